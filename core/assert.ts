@@ -1,0 +1,15 @@
+// Invariants that must hold are assertions that stay on and crash loudly: a broken
+// ledger must stop the writer, not be written down. Refusals of bad input are values
+// (core/errors.ts), never these.
+
+export class InvariantViolation extends Error {
+  override name = 'InvariantViolation';
+}
+
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new InvariantViolation(message);
+}
+
+export function unreachable(value: never, what: string): never {
+  throw new InvariantViolation(`unhandled ${what}: ${JSON.stringify(value)}`);
+}
