@@ -1,0 +1,315 @@
+// The deposit decider: commands (imperative) and decide(command, state) → events or a
+// refusal naming the contract's error code. Commands carry only what decide needs; facts
+// from outside the aggregate (matched legs, the capacity of the withdrawals a leg fills,
+// pre-allocated ids, the fee schedule) are gathered by the command handler and arrive as
+// values. Timer commands that no longer apply decide to no events, never to a refusal,
+// so a timer may fire late or twice without harm.
+
+import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { depositFee, minOf, type FeeSchedule, type Minor } from '../money.ts';
+import { orderReasons, reasonTexts } from './reasons.ts';
+import {
+  isFinalStatus, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
+  type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
+} from './state.ts';
+import { checkTransfer, type SlipTransfer, type VerificationFacts } from './verification.ts';
+
+/** What settling needs from outside the deposit. */
+export interface SettleContext {
+  readonly fees: FeeSchedule;
+  readonly balanceTransactionId: string;
+  readonly feeBalanceTransactionId: string;
+  readonly claimId: string;
+  /** How much each withdrawal leg's order can still take (remaining − other legs in flight). */
+  readonly capacityByLeg: Readonly<Record<string, Minor>>;
+}
+
+export type VerificationOutcome =
+  | { readonly kind: 'found'; readonly transfer: SlipTransfer; readonly facts: VerificationFacts }
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'unreadable' }
+  | { readonly kind: 'provider_unavailable' }
+  | { readonly kind: 'no_image' };
+
+export type NewDeposit = Extract<DepositEvent, { type: 'DepositCreated' }>['deposit'];
+
+export type Match =
+  | { readonly kind: 'matched'; readonly legs: readonly Leg[]; readonly source: 'internal' | 'external_gateway'; readonly expiresAt: number }
+  | { readonly kind: 'waiting'; readonly liquidity: Liquidity };
+
+export type DepositCommand =
+  | { readonly type: 'CreateDeposit'; readonly at: number; readonly deposit: NewDeposit; readonly match: Match }
+  | { readonly type: 'MatchDeposit'; readonly at: number; readonly match: Extract<Match, { kind: 'matched' }> }
+  | { readonly type: 'CancelDeposit'; readonly at: number; readonly by: CanceledBy; readonly reasonCode: CancelReasonCode }
+  | { readonly type: 'EndLiquidityWait'; readonly at: number }
+  | { readonly type: 'ExpireDeposit'; readonly at: number; readonly settle: SettleContext }
+  | { readonly type: 'CloseLateSlipWindow'; readonly at: number }
+  | { readonly type: 'ReceiveSlip'; readonly at: number; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
+  | { readonly type: 'RecordVerification'; readonly at: number; readonly receiptId: string; readonly outcome: VerificationOutcome; readonly settle: SettleContext }
+  | { readonly type: 'EscalateReview'; readonly at: number }
+  | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly settle: SettleContext }
+  | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
+  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string }
+  | { readonly type: 'ClearDeposit'; readonly at: number };
+
+export type DepositDecision = readonly DepositEvent[] | Rejection;
+
+export function isRejection(x: unknown): x is Rejection {
+  return typeof x === 'object' && x !== null && 'code' in x && !Array.isArray(x);
+}
+
+const none: readonly DepositEvent[] = [];
+
+export function decide(command: DepositCommand, state: Deposit | undefined): DepositDecision {
+  if (command.type === 'CreateDeposit') return create(command, state);
+  if (!state) return reject('resource_not_found', 'No such deposit.');
+  switch (command.type) {
+    case 'MatchDeposit':
+      if (state.status !== 'awaiting_liquidity') return none;
+      return [{ type: 'DepositMatched', at: command.at, legs: command.match.legs, source: command.match.source, expiresAt: command.match.expiresAt }];
+    case 'CancelDeposit': return cancel(command, state);
+    case 'EndLiquidityWait':
+      if (state.status !== 'awaiting_liquidity') return none;
+      return [{ type: 'DepositCanceled', at: command.at, by: 'system', reasonCode: 'no_liquidity_available', lateSlipAcceptedUntil: null }];
+    case 'ExpireDeposit': return expire(command, state);
+    case 'CloseLateSlipWindow':
+      if ((state.status !== 'expired' && state.status !== 'canceled') || state.isTerminal) return none;
+      if (state.lateSlipAcceptedUntil != null && command.at < state.lateSlipAcceptedUntil) return none;
+      return [{ type: 'LateSlipWindowClosed', at: command.at }];
+    case 'ReceiveSlip': return receiveSlip(command, state);
+    case 'RecordVerification': return recordVerification(command, state);
+    case 'EscalateReview':
+      if (state.status !== 'under_review' || !state.review || state.review.escalated) return none;
+      return [{ type: 'ReviewEscalated', at: command.at }];
+    case 'ApproveReview': return approve(command, state);
+    case 'DeclineReview': return decline(command, state);
+    case 'ReverseDeposit':
+      if (state.status !== 'settled' || !state.settlement) {
+        return reject('operation_not_allowed', `Only a settled deposit can be reversed; this one is ${state.status}.`, { status: state.status });
+      }
+      return [{ type: 'DepositReversed', at: command.at, reasonCode: command.reasonCode, reversesBalanceTransactionId: state.settlement.balanceTransactionId, balanceTransactionId: command.balanceTransactionId }];
+    case 'ClearDeposit': {
+      const st = state.settlement;
+      if (state.status !== 'settled' || !st || st.clearedAt !== undefined || st.clearingAvailableAt === null || command.at < st.clearingAvailableAt) return none;
+      return [{ type: 'DepositCleared', at: command.at }];
+    }
+    default: {
+      const _exhaustive: never = command;
+      return _exhaustive;
+    }
+  }
+}
+
+function create(c: Extract<DepositCommand, { type: 'CreateDeposit' }>, state: Deposit | undefined): DepositDecision {
+  if (state) return reject('validation_error', 'A deposit with this id already exists.', { fields: [{ path: 'id', reason: 'not_unique' }] });
+  const created: DepositEvent = { type: 'DepositCreated', at: c.at, deposit: c.deposit };
+  if (c.match.kind === 'waiting') return [created, { type: 'DepositAwaitingLiquidity', at: c.at, liquidity: c.match.liquidity }];
+  return [created, { type: 'DepositMatched', at: c.at, legs: c.match.legs, source: c.match.source, expiresAt: c.match.expiresAt }];
+}
+
+function cancel(c: Extract<DepositCommand, { type: 'CancelDeposit' }>, s: Deposit): DepositDecision {
+  const cancelable = (s.status === 'awaiting_payment' && s.uploads === 0) || s.status === 'awaiting_liquidity';
+  if (!cancelable) {
+    return reject('deposit_not_cancelable', s.uploads > 0 ? 'A slip was already uploaded for this deposit.' : `A deposit in status ${s.status} cannot be canceled.`, { status: s.status });
+  }
+  return [{ type: 'DepositCanceled', at: c.at, by: c.by, reasonCode: c.reasonCode, lateSlipAcceptedUntil: lateWindowFrom(s, c.at) }];
+}
+
+/** null when no destination ever existed: nobody could have paid, the order may close. */
+function lateWindowFrom(s: Deposit, at: number): number | null {
+  return s.legs.length === 0 ? null : at + limits.lateSlipWindowMs;
+}
+
+function expire(c: Extract<DepositCommand, { type: 'ExpireDeposit' }>, s: Deposit): DepositDecision {
+  if (s.status !== 'awaiting_payment' || c.at < s.expiresAt) return none;
+  // Multi-leg: an order that expires with some legs complete settles as a short-pay.
+  const completed = s.legs.filter((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined);
+  if (completed.length > 0) {
+    const settled = settle(s, c.at, 'auto', c.settle, legAmounts(s), undefined, false);
+    if (!isRejection(settled) && !('conflict' in settled)) return settled;
+  }
+  return [{ type: 'DepositExpired', at: c.at, lateSlipAcceptedUntil: lateWindowFrom(s, c.at) }];
+}
+
+function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Deposit): DepositDecision {
+  if (s.uploads >= limits.slipUploadsPerDepositMax) {
+    return reject('validation_error', `At most ${limits.slipUploadsPerDepositMax} slips can be uploaded for one deposit.`,
+      { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
+  }
+  const slip = (isLate: boolean, lateFrom?: 'expired' | 'canceled'): Slip => ({
+    receiptId: c.receiptId, receivedAt: c.at, isLate, hasImage: c.hasImage,
+    ...(c.transRef !== undefined ? { transRef: c.transRef } : {}), ...(lateFrom ? { lateFrom } : {}),
+  });
+  switch (s.status) {
+    case 'awaiting_payment':
+      return [{ type: 'SlipReceived', at: c.at, slip: slip(false) }];
+    case 'expired':
+    case 'canceled': {
+      const until = s.lateSlipAcceptedUntil;
+      if (until == null || c.at > until || s.isTerminal) {
+        return reject('late_slip_window_closed', 'The late-slip window of this deposit has closed.',
+          { deposit_id: s.id, late_slip_accepted_until: until ?? null });
+      }
+      return [{ type: 'SlipReceived', at: c.at, slip: slip(true, s.status) }];
+    }
+    case 'settled':
+      return [{ type: 'AdditionalSlipReceived', at: c.at, slip: slip(false) }];
+    default:
+      return reject('validation_error', `A deposit in status ${s.status} does not accept a slip now.`,
+        { fields: [{ path: 'deposit', reason: 'not_accepting_slips' }], status: s.status });
+  }
+}
+
+function legAmounts(s: Deposit): Map<string, Minor> {
+  const verified = new Map<string, Minor>();
+  for (const l of s.legs) if (l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined) verified.set(l.legRef, l.verifiedAmountMinor);
+  return verified;
+}
+
+function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit): DepositDecision {
+  if (s.status === 'settled' && s.additionalSlip?.receiptId === c.receiptId) return additionalTransfer(c, s);
+  if (s.status !== 'slip_processing' || s.slip?.receiptId !== c.receiptId) return none; // a stale or repeated result
+  const slip = s.slip;
+  const review = (reasons: ReviewReason[], verification?: Verification, transferred?: Minor): DepositDecision => {
+    const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
+    return [{
+      type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
+      fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
+      ...(verification ? { verification } : {}), ...(transferred !== undefined ? { transferredAmountMinor: transferred } : {}),
+    }];
+  };
+  const o = c.outcome;
+  switch (o.kind) {
+    case 'unreadable':
+      if (slip.lateFrom === 'canceled') return review([]);
+      return unreadable(c.at, s);
+    case 'provider_unavailable': return review([{ code: 'PROVIDER_UNAVAILABLE' }]);
+    case 'no_image': return review([{ code: 'NO_SLIP_IMAGE' }]);
+    case 'not_found': return review([{ code: 'SLIP_INVALID' }]);
+    case 'found': {
+      const check = checkTransfer(s, o.transfer, o.facts, slip.isLate);
+      const V = o.transfer.amountMinor;
+      if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, check.verification, V);
+      const verified = legAmounts(s);
+      verified.set(check.leg.legRef, V);
+      const pending = s.legs.filter((l) => !verified.has(l.legRef));
+      if (pending.length > 0) {
+        return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification }];
+      }
+      const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false);
+      if ('conflict' in settled) return review([{ code: 'SETTLE_CONFLICT' }], check.verification, V);
+      return settled;
+    }
+    default: {
+      const _exhaustive: never = o;
+      return _exhaustive;
+    }
+  }
+}
+
+function unreadable(at: number, s: Deposit): DepositDecision {
+  const attemptsLeft = Math.max(0, limits.slipUploadsPerDepositMax - s.uploads);
+  const late = s.slip?.isLate === true;
+  const timeRemains = !late && at < s.expiresAt && attemptsLeft > 0;
+  const rejected: DepositEvent = { type: 'SlipRejected', at, attemptsLeft, timeRemains };
+  if (timeRemains) return [rejected];
+  // Back to closed: a late slip keeps the window it came in; a fresh closure opens one.
+  const until = late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
+  if (s.slip?.lateFrom === 'canceled') {
+    return [rejected, { type: 'DepositCanceled', at, by: s.canceledBy ?? 'system', reasonCode: s.cancelReasonCode ?? 'merchant_request', lateSlipAcceptedUntil: until }];
+  }
+  return [rejected, { type: 'DepositExpired', at, lateSlipAcceptedUntil: until }];
+}
+
+function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit): DepositDecision {
+  const o = c.outcome;
+  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || o.transfer.transRef === s.slip?.transRef) return none;
+  return [{
+    type: 'DepositOverpaid', at: c.at,
+    overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: o.transfer.amountMinor, slipReceivedAt: s.additionalSlip!.receivedAt },
+  }];
+}
+
+/**
+ * Settles at V = the sum of verified legs: A = min(V, X), overpayment E = V − A on the
+ * same slip, fee on A. Each leg's accepted share fills its withdrawal; an automatic
+ * settlement that a withdrawal cannot take is a conflict (review decides), while a
+ * reviewer's settlement books the part no withdrawal can take to suspense.
+ */
+function settle(
+  s: Deposit, at: number, via: 'auto' | 'review', ctx: SettleContext, verified: Map<string, Minor>,
+  verification: Verification | undefined, capToCapacity: boolean,
+): DepositEvent[] | { conflict: true } {
+  let V = 0n;
+  for (const v of verified.values()) V += v;
+  const X = s.amountMinor;
+  if (V <= 0n) return { conflict: true };
+  const A = minOf(V, X);
+  const fills: LegFill[] = [];
+  let filledTotal = 0n;
+  for (const leg of s.legs) {
+    const v = verified.get(leg.legRef);
+    if (v === undefined) continue;
+    let share = minOf(minOf(v, leg.amountMinor), A - filledTotal);
+    if (leg.counterparty.kind === 'withdrawal') {
+      const capacity = ctx.capacityByLeg[leg.legRef] ?? 0n;
+      if (share > capacity) {
+        if (!capToCapacity) return { conflict: true };
+        share = capacity;
+      }
+    }
+    if (share > 0n) fills.push({ legRef: leg.legRef, counterparty: leg.counterparty, amountMinor: share });
+    filledTotal += share;
+  }
+  const fee = depositFee(ctx.fees, A);
+  const E = V - A;
+  const slipReceivedAt = s.slip?.receivedAt ?? at;
+  return [{
+    type: 'DepositSettled', at,
+    settlement: {
+      orderedMinor: X, transferredMinor: V, receivedMinor: A, feeTotalMinor: fee.totalMinor, creditedMinor: A - fee.totalMinor,
+      feeBreakdown: fee.breakdown, partial: V < X, settledVia: via, balanceTransactionId: ctx.balanceTransactionId,
+      feeBalanceTransactionId: ctx.feeBalanceTransactionId, settledAt: at, clearingAvailableAt: at + limits.clearingPeriodMs,
+    },
+    ...(verification ? { verification } : {}),
+    ...(E > 0n ? { overpayment: { claimId: ctx.claimId, cause: 'same_transfer_excess' as const, amountMinor: E, slipReceivedAt } } : {}),
+    fills, suspenseMinor: A - filledTotal,
+  }];
+}
+
+function checkNote(note: string): Rejection | null {
+  return [...note.trim()].length >= limits.reviewNoteLengthMin ? null
+    : reject('review_note_required', `A reviewer note of at least ${limits.reviewNoteLengthMin} characters is required.`, { min_length: limits.reviewNoteLengthMin });
+}
+
+function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Deposit): DepositDecision {
+  if (s.status !== 'under_review' || !s.review) return reject('operation_not_allowed', `Only a deposit under review can be approved; this one is ${s.status}.`, { status: s.status });
+  const noteProblem = checkNote(c.note);
+  if (noteProblem) return noteProblem;
+  if (s.review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
+  if (s.review.fourEyesRequired && s.review.approvals.length === 0) {
+    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId }];
+  }
+  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor;
+  if (V === undefined || V <= 0n) {
+    return reject('validation_error', 'The transferred amount is unknown; give amount_minor as verified by the reviewer.', { fields: [{ path: 'amount_minor', reason: 'required' }] });
+  }
+  const verified = legAmounts(s);
+  const target = s.legs.find((l) => l.legRef === s.slip?.legRef) ?? s.legs.find((l) => l.legStatus === 'pending') ?? s.legs[0];
+  if (target) verified.set(target.legRef, V);
+  const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
+  if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
+  return settled;
+}
+
+function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Deposit): DepositDecision {
+  if (s.status !== 'under_review' || !s.review) return reject('operation_not_allowed', `Only a deposit under review can be declined; this one is ${s.status}.`, { status: s.status });
+  const noteProblem = checkNote(c.note);
+  if (noteProblem) return noteProblem;
+  const first = s.review.reasons[0]?.code;
+  const texts = first ? reasonTexts[first] : { th: 'รายการถูกปฏิเสธโดยเจ้าหน้าที่', en: 'The slip was declined by a reviewer.' };
+  return [{ type: 'DepositRejected', at: c.at, code: first ?? 'REVIEW_DECLINED', displayTh: texts.th, displayEn: texts.en }];
+}
+
+export { isFinalStatus };

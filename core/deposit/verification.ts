@@ -1,0 +1,131 @@
+// The six-dimension slip check: compares what the bank says was transferred with the
+// order. Pure: the transfer facts and outside facts (duplicate, bank disabled) come in
+// as values. Names and numbers on slips are often masked ("xxx-x-x1234-x", "สมชาย ใ***"),
+// so each comparison answers match, no_match or indeterminate; an indeterminate answer
+// never settles money on its own: it opens review with AMBIGUOUS_MATCH.
+
+import type { Minor } from '../money.ts';
+import type { Deposit, Leg, ReviewReason, Verification } from './state.ts';
+import { orderReasons } from './reasons.ts';
+
+export interface SlipParty {
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly name: string;
+}
+
+export interface SlipTransfer {
+  readonly transRef: string;
+  readonly amountMinor: Minor;
+  readonly occurredAt: number;
+  readonly sender: SlipParty;
+  readonly receiver: SlipParty;
+}
+
+export interface VerificationFacts {
+  /** Another deposit already used this transfer (same trans_ref). */
+  readonly duplicateOfDepositId?: string;
+  readonly senderBankDisabled: boolean;
+}
+
+export type MatchAnswer = 'match' | 'no_match' | 'indeterminate';
+
+const maskChars = /[xX*•●]/;
+const visibleCharsMin = 4;
+const nameVisiblePrefixMin = 3;
+const honorifics = /^(นาย|นางสาว|นาง|น\.ส\.|ด\.ช\.|ด\.ญ\.|mr\.?|mrs\.?|ms\.?|miss)\s*/i;
+/** A transfer may be stamped a little before the order (clock skew between banks). */
+const timeWindowEarlyMs = 10 * 60_000;
+/** ...and shortly after the leg expired (the app confirmed, the bank stamped late). */
+const timeWindowLateMs = 5 * 60_000;
+
+function digitsOrMask(s: string): string {
+  return s.replace(/[\s-]/g, '');
+}
+
+/** Compares a full account number with one read from a slip, which may be masked. */
+export function matchAccountNumber(full: string, seen: string): MatchAnswer {
+  const a = digitsOrMask(full), b = digitsOrMask(seen);
+  if (b.length === 0) return 'indeterminate';
+  if (!maskChars.test(b)) return a === b ? 'match' : 'no_match';
+  // Masked numbers keep the account's length on Thai slips; compare visible positions,
+  // aligned from the right when lengths differ (some banks drop leading digits).
+  const offset = a.length - b.length;
+  let visible = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!;
+    if (maskChars.test(c)) continue;
+    const j = i + offset;
+    if (j < 0 || a[j] !== c) return 'no_match';
+    visible++;
+  }
+  return visible >= visibleCharsMin ? 'match' : 'indeterminate';
+}
+
+function normaliseName(s: string): string {
+  return s.trim().replace(honorifics, '').replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** Compares a registered name with one read from a slip, which may be cut and masked. */
+export function matchName(full: string, seen: string): MatchAnswer {
+  const a = normaliseName(full), b = normaliseName(seen);
+  if (b.length === 0) return 'indeterminate';
+  const maskAt = b.search(maskChars);
+  if (maskAt < 0) return a === b ? 'match' : 'no_match';
+  const prefix = b.slice(0, maskAt).trimEnd();
+  if (!a.startsWith(prefix)) return 'no_match';
+  return prefix.length >= nameVisiblePrefixMin ? 'match' : 'indeterminate';
+}
+
+export interface LegCheck {
+  readonly leg: Leg | undefined;
+  readonly verification: Verification;
+  readonly reasons: ReviewReason[];
+}
+
+/** Finds the leg the transfer went to (by receiver) and checks all six dimensions. */
+export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: VerificationFacts, isLate: boolean): LegCheck {
+  const reasons: ReviewReason[] = [];
+  const candidates = deposit.legs.filter((l) => l.legStatus === 'pending');
+  const answers = candidates.map((leg) => ({
+    leg,
+    answer: leg.receiver.bankCode !== transfer.receiver.bankCode ? 'no_match' as MatchAnswer
+      : matchAccountNumber(leg.receiver.accountNumber, transfer.receiver.accountNumber),
+  }));
+  const matched = answers.filter((a) => a.answer === 'match');
+  const unsure = answers.filter((a) => a.answer === 'indeterminate');
+  let leg: Leg | undefined;
+  if (matched.length === 1) leg = matched[0]!.leg;
+  else if (matched.length > 1 || unsure.length > 0) {
+    reasons.push({ code: 'AMBIGUOUS_MATCH' });
+    leg = matched[0]?.leg ?? unsure[0]?.leg;
+  } else reasons.push({ code: 'RECEIVER_MISMATCH' });
+
+  const expected = leg?.amountMinor ?? deposit.amountMinor;
+  const expiresAt = leg?.expiresAt ?? deposit.expiresAt;
+  const amountExact = transfer.amountMinor === expected;
+  const withinTimeWindow = transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
+  const senderBankMatch = transfer.sender.bankCode === deposit.sender.bankCode;
+  const account = transfer.sender.accountNumber.trim() === '' ? 'unavailable' : matchAccountNumber(deposit.sender.accountNumber, transfer.sender.accountNumber);
+  const name = matchName(deposit.sender.accountNameTh, transfer.sender.name);
+
+  if (!amountExact) reasons.push({ code: 'AMOUNT_MISMATCH', detail: { expected_minor: Number(expected), transferred_minor: Number(transfer.amountMinor) } });
+  if (!withinTimeWindow) reasons.push({ code: isLate ? 'LATE_SLIP' : 'TIME_WINDOW' });
+  if (!senderBankMatch) reasons.push({ code: 'SENDER_BANK_MISMATCH' });
+  if (account === 'unavailable') reasons.push({ code: 'SENDER_ACCOUNT_UNAVAILABLE' });
+  else if (account === 'no_match') reasons.push({ code: 'SENDER_ACCOUNT_MISMATCH' });
+  else if (account === 'indeterminate') reasons.push({ code: 'AMBIGUOUS_MATCH' });
+  if (name === 'no_match') reasons.push({ code: 'SENDER_NAME_MISMATCH' });
+  else if (name === 'indeterminate') reasons.push({ code: 'AMBIGUOUS_MATCH' });
+  if (facts.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
+  if (facts.senderBankDisabled) reasons.push({ code: 'BANK_DISABLED' });
+
+  return {
+    leg,
+    verification: {
+      amountExact, withinTimeWindow, senderBankMatch,
+      senderAccountMatch: account === 'match', senderNameMatch: name === 'match', receiverMatch: matched.length === 1,
+    },
+    reasons: orderReasons(reasons),
+  };
+}

@@ -1,0 +1,106 @@
+// The directory: white labels (brand, fee schedule, amount policy, gateway route),
+// merchants, beneficiaries, saved senders, bank availability and claims. These change
+// through journal events like everything else, so a replay rebuilds them too.
+
+import type { AmountPolicy, FeeSchedule, Minor } from './money.ts';
+
+export interface GatewayRoute {
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountName: string;
+  readonly expiresAt: number;
+}
+
+export interface WhiteLabel {
+  readonly id: string;
+  readonly name: string;
+  readonly fees: FeeSchedule;
+  readonly amounts: AmountPolicy;
+  readonly gatewayRoute?: GatewayRoute;
+  readonly version: number;
+  readonly createdAt: number;
+}
+
+export interface Merchant {
+  readonly id: string;
+  readonly whiteLabelId: string;
+  readonly name: string;
+  readonly suspended: boolean;
+  readonly technicalContactEmail?: string;
+  readonly version: number;
+  readonly createdAt: number;
+}
+
+export interface Beneficiary {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountNameTh: string;
+  readonly promptpayId?: string;
+  readonly status: 'pending_verification' | 'verified';
+  readonly version: number;
+  readonly createdAt: number;
+  readonly verifiedAt?: number;
+}
+
+export interface SavedSender {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly endUserRef: string;
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountNameTh: string;
+  readonly verifiedAt: number;
+  readonly version: number;
+}
+
+export interface Claim {
+  readonly id: string;
+  readonly kind: 'overpayment' | 'late_slip' | 'other';
+  readonly status: 'open' | 'under_review' | 'refund_pending' | 'return_pending_payout';
+  readonly depositId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly amountMinor: Minor;
+  readonly note?: string;
+  readonly version: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface Bank {
+  readonly bankCode: string;
+  readonly nameTh: string;
+  readonly nameEn: string;
+  readonly side: readonly ('sender' | 'receiver')[];
+}
+
+/** Thai banks that take part in PromptPay transfers (codes of the Bank of Thailand). */
+export const banks: readonly Bank[] = [
+  { bankCode: '002', nameTh: 'ธนาคารกรุงเทพ', nameEn: 'Bangkok Bank', side: ['sender', 'receiver'] },
+  { bankCode: '004', nameTh: 'ธนาคารกสิกรไทย', nameEn: 'Kasikornbank', side: ['sender', 'receiver'] },
+  { bankCode: '006', nameTh: 'ธนาคารกรุงไทย', nameEn: 'Krungthai Bank', side: ['sender', 'receiver'] },
+  { bankCode: '011', nameTh: 'ธนาคารทหารไทยธนชาต', nameEn: 'TMBThanachart Bank', side: ['sender', 'receiver'] },
+  { bankCode: '014', nameTh: 'ธนาคารไทยพาณิชย์', nameEn: 'Siam Commercial Bank', side: ['sender', 'receiver'] },
+  { bankCode: '025', nameTh: 'ธนาคารกรุงศรีอยุธยา', nameEn: 'Bank of Ayudhya', side: ['sender', 'receiver'] },
+  { bankCode: '030', nameTh: 'ธนาคารออมสิน', nameEn: 'Government Savings Bank', side: ['sender', 'receiver'] },
+  { bankCode: '069', nameTh: 'ธนาคารเกียรตินาคินภัทร', nameEn: 'Kiatnakin Phatra Bank', side: ['sender'] },
+];
+
+export function bankByCode(code: string): Bank | undefined {
+  return banks.find((b) => b.bankCode === code);
+}
+
+export type DirectoryEvent =
+  | { readonly type: 'WhiteLabelRegistered'; readonly at: number; readonly whiteLabel: Omit<WhiteLabel, 'version'> }
+  | { readonly type: 'GatewayRouteSet'; readonly at: number; readonly whiteLabelId: string; readonly route: GatewayRoute }
+  | { readonly type: 'MerchantRegistered'; readonly at: number; readonly merchant: Omit<Merchant, 'version'> }
+  | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean }
+  | { readonly type: 'BeneficiaryRegistered'; readonly at: number; readonly beneficiary: Omit<Beneficiary, 'version'> }
+  | { readonly type: 'BeneficiaryVerified'; readonly at: number; readonly beneficiaryId: string }
+  | { readonly type: 'SenderRegistered'; readonly at: number; readonly sender: Omit<SavedSender, 'version'> }
+  | { readonly type: 'BankAvailabilityChanged'; readonly at: number; readonly bankCode: string; readonly available: boolean; readonly messageTh?: string }
+  | { readonly type: 'ClaimOpened'; readonly at: number; readonly claim: Omit<Claim, 'version' | 'updatedAt'> };

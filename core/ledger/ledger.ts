@@ -1,0 +1,156 @@
+// The double-entry ledger. Every balance transaction is a set of postings that sums to
+// zero across accounts: the three buckets of a merchant in one mode, or a system account
+// of that mode (fee revenue, P2P transit, gateway settlement, reversals, suspense,
+// adjustments). A merchant's bucket balance is the sum of its postings, nothing else.
+// The merchant-facing balance_transaction (contract) is one row per transaction; it is
+// derived from the postings that touch that merchant's buckets.
+//
+// Sign convention: a posting's amount is what it adds to the account's balance. For a
+// merchant bucket, + is money in the bucket; system accounts carry the opposite sides.
+
+import { assert } from '../assert.ts';
+import type { Minor } from '../money.ts';
+
+export type Bucket = 'available' | 'pending_clearing' | 'reserved';
+export const buckets: readonly Bucket[] = ['available', 'pending_clearing', 'reserved'];
+
+export type SystemAccount =
+  | 'fee_revenue'       // fees earned by the service
+  | 'p2p_transit'       // a deposit leg paid straight to a withdrawing party: nets to zero per settlement
+  | 'gateway_settlement'// money received through the external gateway route
+  | 'reversals'         // money taken back (bank recall, reversed fills)
+  | 'suspense'          // settled money that no withdrawal could take (late slips into closed orders)
+  | 'adjustments';      // operator funding and corrections
+
+export type AccountRef =
+  | { readonly kind: 'merchant'; readonly merchantId: string; readonly livemode: boolean; readonly bucket: Bucket }
+  | { readonly kind: 'system'; readonly livemode: boolean; readonly account: SystemAccount };
+
+export interface Posting {
+  readonly account: AccountRef;
+  readonly amountMinor: Minor;
+}
+
+export type BalanceTransactionType =
+  | 'deposit_settled' | 'clearing_released' | 'withdrawal_reserved' | 'withdrawal_settled'
+  | 'withdrawal_released' | 'fee' | 'reversal' | 'adjustment';
+
+export interface BalanceTransaction {
+  readonly id: string;
+  readonly type: BalanceTransactionType;
+  readonly merchantId: string;
+  readonly whiteLabelId: string;
+  readonly livemode: boolean;
+  readonly direction: 'credit' | 'debit';
+  readonly amountMinor: Minor;
+  readonly bucketFrom: Bucket | null;
+  readonly bucketTo: Bucket | null;
+  readonly source: { readonly type: string; readonly id: string };
+  readonly createdAt: number;
+  readonly availableAt?: number;
+  readonly reversesBalanceTransactionId?: string;
+  readonly clearedFromBalanceTransactionId?: string;
+  readonly reasonCode?: string;
+  readonly postings: readonly Posting[];
+}
+
+export interface Balances {
+  readonly availableMinor: Minor;
+  readonly pendingClearingMinor: Minor;
+  readonly reservedMinor: Minor;
+}
+
+export const zeroBalances: Balances = { availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
+
+export function accountKey(ref: AccountRef): string {
+  const mode = ref.livemode ? 'live' : 'test';
+  return ref.kind === 'merchant' ? `${ref.merchantId}:${mode}:${ref.bucket}` : `sys:${mode}:${ref.account}`;
+}
+
+export function merchantAccount(merchantId: string, livemode: boolean, bucket: Bucket): AccountRef {
+  return { kind: 'merchant', merchantId, livemode, bucket };
+}
+
+export function systemAccount(livemode: boolean, account: SystemAccount): AccountRef {
+  return { kind: 'system', livemode, account };
+}
+
+export function sumPostings(postings: readonly Posting[]): Minor {
+  let total = 0n;
+  for (const p of postings) total += p.amountMinor;
+  return total;
+}
+
+/** The change a transaction makes to one merchant's three buckets. */
+export function bucketDeltas(txn: BalanceTransaction): Balances {
+  let available = 0n, pending = 0n, reserved = 0n;
+  for (const p of txn.postings) {
+    const a = p.account;
+    if (a.kind !== 'merchant' || a.merchantId !== txn.merchantId || a.livemode !== txn.livemode) continue;
+    if (a.bucket === 'available') available += p.amountMinor;
+    else if (a.bucket === 'pending_clearing') pending += p.amountMinor;
+    else reserved += p.amountMinor;
+  }
+  return { availableMinor: available, pendingClearingMinor: pending, reservedMinor: reserved };
+}
+
+export function addBalances(a: Balances, b: Balances): Balances {
+  return {
+    availableMinor: a.availableMinor + b.availableMinor,
+    pendingClearingMinor: a.pendingClearingMinor + b.pendingClearingMinor,
+    reservedMinor: a.reservedMinor + b.reservedMinor,
+  };
+}
+
+export interface Movement {
+  readonly id: string;
+  readonly type: BalanceTransactionType;
+  readonly merchantId: string;
+  readonly whiteLabelId: string;
+  readonly livemode: boolean;
+  readonly amountMinor: Minor;
+  /** The merchant bucket the amount leaves, or null when it comes from outside. */
+  readonly from: Bucket | null;
+  /** The merchant bucket the amount enters, or null when it leaves the merchant. */
+  readonly to: Bucket | null;
+  /** The system accounts on the other side, with their shares (they sum to amountMinor). */
+  readonly counter: readonly { readonly account: SystemAccount; readonly amountMinor: Minor }[];
+  readonly source: { readonly type: string; readonly id: string };
+  readonly createdAt: number;
+  readonly availableAt?: number;
+  readonly reversesBalanceTransactionId?: string;
+  readonly clearedFromBalanceTransactionId?: string;
+  readonly reasonCode?: string;
+}
+
+/**
+ * Builds a balanced transaction from a movement of money into, out of, or between a
+ * merchant's buckets. Direction follows the merchant's total: a move between two of its
+ * buckets is a debit when it leaves available (a reserve) and a credit when it enters it.
+ */
+export function buildTransaction(m: Movement): BalanceTransaction {
+  assert(m.amountMinor > 0n, `a balance transaction moves a positive amount, got ${m.amountMinor}`);
+  assert(m.from !== null || m.to !== null, 'a balance transaction must touch a merchant bucket');
+  assert(m.from !== m.to, 'a balance transaction must move between different buckets');
+  const postings: Posting[] = [];
+  if (m.from) postings.push({ account: merchantAccount(m.merchantId, m.livemode, m.from), amountMinor: -m.amountMinor });
+  if (m.to) postings.push({ account: merchantAccount(m.merchantId, m.livemode, m.to), amountMinor: m.amountMinor });
+  const outside = m.to === null ? m.amountMinor : m.from === null ? -m.amountMinor : 0n;
+  let counterTotal = 0n;
+  for (const c of m.counter) {
+    counterTotal += c.amountMinor;
+    if (c.amountMinor !== 0n) postings.push({ account: systemAccount(m.livemode, c.account), amountMinor: outside >= 0n ? c.amountMinor : -c.amountMinor });
+  }
+  assert(counterTotal === (outside === 0n ? 0n : m.amountMinor), `counter shares ${counterTotal} do not cover ${m.amountMinor}`);
+  assert(sumPostings(postings) === 0n, `postings of ${m.id} do not sum to zero`);
+  const direction: 'credit' | 'debit' = m.to === null ? 'debit' : m.from === null ? 'credit' : m.from === 'available' ? 'debit' : m.to === 'available' ? 'credit' : 'debit';
+  return {
+    id: m.id, type: m.type, merchantId: m.merchantId, whiteLabelId: m.whiteLabelId, livemode: m.livemode,
+    direction, amountMinor: m.amountMinor, bucketFrom: m.from, bucketTo: m.to, source: m.source,
+    createdAt: m.createdAt, postings,
+    ...(m.availableAt !== undefined ? { availableAt: m.availableAt } : {}),
+    ...(m.reversesBalanceTransactionId ? { reversesBalanceTransactionId: m.reversesBalanceTransactionId } : {}),
+    ...(m.clearedFromBalanceTransactionId ? { clearedFromBalanceTransactionId: m.clearedFromBalanceTransactionId } : {}),
+    ...(m.reasonCode ? { reasonCode: m.reasonCode } : {}),
+  };
+}

@@ -1,0 +1,151 @@
+// Money: integer satang only. Ledger sums and balances are bigint; single amounts cross
+// the edge as JSON numbers and are checked to be safe integers here, in one place.
+// Also the amount policy, the fee schedule per white label and the withdrawal quote.
+//
+// Rounding (written down once): every percentage is computed in integer arithmetic as
+// round-half-up of amount × bps / 10 000, i.e. floor((amount × bps + 5 000) / 10 000).
+// VAT is computed on the rounded fee component it applies to, then rounded the same way.
+
+import { reject, type Rejection } from './errors.ts';
+
+export type Minor = bigint;
+export const safeIntegerMax = 9_007_199_254_740_991;
+
+/** An amount from the edge (a JSON number) → bigint, or null if it is not a safe integer. */
+export function minorFromJson(value: unknown): Minor | null {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) return null;
+  return BigInt(value);
+}
+
+/** A bigint amount → a JSON number; an amount past the safe range is a broken invariant. */
+export function minorToJson(value: Minor): number {
+  if (value > BigInt(safeIntegerMax) || value < -BigInt(safeIntegerMax)) {
+    throw new RangeError(`amount ${value} is outside the safe integer range`);
+  }
+  return Number(value);
+}
+
+export function percentOf(amount: Minor, bps: number): Minor {
+  return (amount * BigInt(bps) + 5_000n) / 10_000n;
+}
+
+export function minOf(a: Minor, b: Minor): Minor {
+  return a < b ? a : b;
+}
+
+export interface AmountPolicy {
+  readonly depositMinMinor: number;
+  readonly depositMaxMinor: number;
+  /** Deposits must be multiples of this ("round amounts, no satang remainder"). */
+  readonly depositStepMinor: number;
+  readonly withdrawalMinMinor: number;
+  readonly withdrawalMaxMinor: number;
+}
+
+export interface FeeSchedule {
+  readonly deposit: { readonly processingFeeBps: number; readonly vatBps: number };
+  readonly withdrawal: { readonly fixedFeeMinor: number; readonly vatBps: number };
+}
+
+export const defaultAmountPolicy: AmountPolicy = {
+  depositMinMinor: 2_000,
+  depositMaxMinor: 20_000_000,
+  depositStepMinor: 100,
+  withdrawalMinMinor: 10_000,
+  withdrawalMaxMinor: safeIntegerMax,
+};
+
+export const defaultFeeSchedule: FeeSchedule = {
+  deposit: { processingFeeBps: 150, vatBps: 700 },
+  withdrawal: { fixedFeeMinor: 1_000, vatBps: 700 },
+};
+
+export type FeeComponent = 'processing_fee' | 'fixed_fee' | 'vat';
+
+export interface FeeLine {
+  readonly component: FeeComponent;
+  readonly amountMinor: Minor;
+  readonly rateBps?: number;
+}
+
+export interface Fee {
+  readonly totalMinor: Minor;
+  readonly breakdown: readonly FeeLine[];
+}
+
+/** The fee on an accepted deposit amount A: processing fee plus VAT on it. Never above A. */
+export function depositFee(schedule: FeeSchedule, acceptedMinor: Minor): Fee {
+  const processing = percentOf(acceptedMinor, schedule.deposit.processingFeeBps);
+  const vat = percentOf(processing, schedule.deposit.vatBps);
+  const total = processing + vat;
+  if (total > acceptedMinor) {
+    // A schedule that would charge more than the amount is capped at the amount.
+    return { totalMinor: acceptedMinor, breakdown: [{ component: 'processing_fee', amountMinor: acceptedMinor, rateBps: schedule.deposit.processingFeeBps }] };
+  }
+  return {
+    totalMinor: total,
+    breakdown: [
+      { component: 'processing_fee', amountMinor: processing, rateBps: schedule.deposit.processingFeeBps },
+      { component: 'vat', amountMinor: vat, rateBps: schedule.deposit.vatBps },
+    ],
+  };
+}
+
+/** The withdrawal fee, fixed at creation and added on top of the amount. */
+export function withdrawalFee(schedule: FeeSchedule): Fee {
+  const fixed = BigInt(schedule.withdrawal.fixedFeeMinor);
+  const vat = percentOf(fixed, schedule.withdrawal.vatBps);
+  return {
+    totalMinor: fixed + vat,
+    breakdown: [
+      { component: 'fixed_fee', amountMinor: fixed },
+      { component: 'vat', amountMinor: vat, rateBps: schedule.withdrawal.vatBps },
+    ],
+  };
+}
+
+/**
+ * Fee recognised after `filled` of `amount` has been paid out: proportional, rounded down,
+ * and exactly the whole fee once the amount is filled. Computed cumulatively so that the
+ * fills' shares add up to the total with no drift.
+ */
+export function feeRecognizedFor(feeTotal: Minor, amount: Minor, filled: Minor): Minor {
+  if (filled >= amount) return feeTotal;
+  if (filled <= 0n) return 0n;
+  return (feeTotal * filled) / amount;
+}
+
+export function checkDepositAmount(policy: AmountPolicy, amount: Minor): Rejection | null {
+  const ok = amount >= BigInt(policy.depositMinMinor) && amount <= BigInt(policy.depositMaxMinor)
+    && amount % BigInt(policy.depositStepMinor) === 0n;
+  if (ok) return null;
+  return reject('amount_not_supported',
+    `amount_minor must be between ${policy.depositMinMinor} and ${policy.depositMaxMinor} and a multiple of ${policy.depositStepMinor}`,
+    { min_minor: policy.depositMinMinor, max_minor: policy.depositMaxMinor });
+}
+
+export function checkWithdrawalAmount(policy: AmountPolicy, amount: Minor, p2pMinimumApplies: boolean): Rejection | null {
+  if (amount <= 0n || amount > BigInt(policy.withdrawalMaxMinor)) {
+    return reject('amount_not_supported', `amount_minor must be between 1 and ${policy.withdrawalMaxMinor}`,
+      { min_minor: policy.withdrawalMinMinor, max_minor: policy.withdrawalMaxMinor });
+  }
+  if (amount < BigInt(policy.withdrawalMinMinor)) {
+    return p2pMinimumApplies
+      ? reject('amount_below_p2p_minimum', `amount_minor must be at least ${policy.withdrawalMinMinor}`, { min_minor: policy.withdrawalMinMinor })
+      : reject('amount_not_supported', `amount_minor must be at least ${policy.withdrawalMinMinor}`,
+        { min_minor: policy.withdrawalMinMinor, max_minor: policy.withdrawalMaxMinor });
+  }
+  return null;
+}
+
+export interface Quote {
+  readonly channel: 'withdrawal';
+  readonly amountMinor: Minor;
+  readonly fee: Fee;
+  readonly totalMinor: Minor;
+}
+
+export function withdrawalQuote(schedule: FeeSchedule, amount: Minor): Quote {
+  const fee = withdrawalFee(schedule);
+  return { channel: 'withdrawal', amountMinor: amount, fee, totalMinor: amount + fee.totalMinor };
+}

@@ -1,0 +1,148 @@
+// The withdrawal decider: commands and decide(command, state) → events or a refusal
+// naming the contract's error code. Balance checks happen in the command handler, which
+// knows the wallet; this decider keeps the order's own rules (approvals by different
+// employees, fills keyed by leg_ref, proportional fee, refunds on close).
+
+import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { feeRecognizedFor, type Minor } from '../money.ts';
+import {
+  inFlightOf, isOpenStatus, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
+} from './state.ts';
+
+export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
+
+export type WithdrawalCommand =
+  | { readonly type: 'CreateWithdrawal'; readonly at: number; readonly withdrawal: NewWithdrawal }
+  | { readonly type: 'ApproveWithdrawal'; readonly at: number; readonly operatorId: string }
+  | { readonly type: 'RejectWithdrawal'; readonly at: number; readonly operatorId: string; readonly note?: string; readonly refund: RefundIds }
+  | { readonly type: 'CancelWithdrawal'; readonly at: number; readonly by: 'merchant' | 'operator'; readonly refund: RefundIds }
+  | { readonly type: 'TimeOutApproval'; readonly at: number; readonly refund: RefundIds }
+  | { readonly type: 'ExpireWithdrawal'; readonly at: number; readonly refund: RefundIds }
+  | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
+  | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string }
+  | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
+  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
+  | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
+  | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number }
+  | { readonly type: 'SubmitDisputeEvidence'; readonly at: number }
+  | { readonly type: 'ResolveDispute'; readonly at: number; readonly outcome: string };
+
+export type WithdrawalDecision = readonly WithdrawalEvent[] | Rejection;
+
+const none: readonly WithdrawalEvent[] = [];
+
+/** What a new leg may still take from this order: remaining minus legs already in flight. */
+export function capacityOf(w: Withdrawal): Minor {
+  return remainingOf(w) - inFlightOf(w);
+}
+
+/** Whether a payer can be matched to this order now. */
+export function isMatchable(w: Withdrawal, at: number): boolean {
+  return (w.status === 'open' || w.status === 'partially_filled') && at < w.expiresAt && capacityOf(w) > 0n
+    && w.settledSplits + Object.keys(w.inFlight).length < w.maxSplits;
+}
+
+export function decide(command: WithdrawalCommand, state: Withdrawal | undefined): WithdrawalDecision {
+  if (command.type === 'CreateWithdrawal') {
+    if (state) return reject('validation_error', 'A withdrawal with this id already exists.', { fields: [{ path: 'id', reason: 'not_unique' }] });
+    return [{ type: 'WithdrawalCreated', at: command.at, withdrawal: command.withdrawal }];
+  }
+  if (!state) return reject('resource_not_found', 'No such withdrawal.');
+  const s = state;
+  const c = command;
+  switch (c.type) {
+    case 'ApproveWithdrawal':
+      if (s.status !== 'pending_approval') return reject('withdrawal_state_conflict', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
+      if (s.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'Each approval must come from a different employee.');
+      return [{ type: 'WithdrawalApprovalRecorded', at: c.at, operatorId: c.operatorId, opens: s.approvals.length + 1 >= s.approvalsRequired }];
+    case 'RejectWithdrawal':
+      if (s.status !== 'pending_approval') return reject('withdrawal_state_conflict', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
+      return [{ type: 'WithdrawalRejected', at: c.at, refund: c.refund, ...(c.note !== undefined ? { note: c.note } : {}) }];
+    case 'CancelWithdrawal':
+      if (!isOpenStatus(s.status)) return reject('withdrawal_not_cancelable', `The withdrawal is already ${s.status}.`, { status: s.status });
+      if (inFlightOf(s) > 0n) {
+        return reject('withdrawal_has_pending_fill', 'A fill is in progress; try again when it has landed or been released.', { reserved_minor: Number(inFlightOf(s)) });
+      }
+      return [{ type: 'WithdrawalCanceled', at: c.at, by: c.by, reasonCode: c.by === 'merchant' ? 'merchant_request' : 'operator_request', refund: c.refund }];
+    case 'TimeOutApproval':
+      if (s.status !== 'pending_approval' || c.at < s.createdAt + limits.withdrawalApprovalTimeoutMs) return none;
+      return [{ type: 'WithdrawalCanceled', at: c.at, by: 'system', reasonCode: 'approval_ttl_expired', refund: c.refund }];
+    case 'ExpireWithdrawal':
+      // Expiry waits while a payer is mid-transfer: the leg lands or is released first.
+      if ((s.status !== 'open' && s.status !== 'partially_filled') || c.at < s.expiresAt || inFlightOf(s) > 0n) return none;
+      return [{ type: 'WithdrawalExpired', at: c.at, refund: c.refund }];
+    case 'ReserveLeg':
+      if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
+        return reject('alloc_state_conflict', 'The withdrawal can no longer take this leg.', { status: s.status });
+      }
+      if (s.inFlight[c.legRef] !== undefined) return none;
+      return [{ type: 'LegReserved', at: c.at, legRef: c.legRef, amountMinor: c.amountMinor }];
+    case 'ReleaseLeg':
+      return s.inFlight[c.legRef] === undefined ? none : [{ type: 'LegReleased', at: c.at, legRef: c.legRef }];
+    case 'FillLeg':
+      return fill(c, s);
+    case 'ReverseFill': {
+      const target = s.fills.find((f) => f.legRef === c.legRef);
+      if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+      if (target.reversal) return none;
+      if (s.status !== 'settled' && s.status !== 'partially_filled') {
+        return reject('withdrawal_state_conflict', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
+      }
+      // A settled order never moves back: the money returns to available and the merchant
+      // may open a replacement; a partially filled one takes the amount back into its lock.
+      return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
+    }
+    case 'ConfirmReceipt': {
+      const target = s.fills.find((f) => f.legRef === c.legRef);
+      if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+      if (target.receiptState !== 'pending' || target.reversal || (c.auto && c.at < target.autoConfirmAt)) return none;
+      return [{ type: 'ReceiptConfirmed', at: c.at, legRef: c.legRef, auto: c.auto }];
+    }
+    case 'OpenDispute': {
+      if (s.dispute?.status === 'open') return reject('operation_not_allowed', 'The withdrawal already has an open dispute.');
+      if (c.amountMinor <= 0n || c.amountMinor > s.filledMinor) {
+        return reject('validation_error', 'The disputed amount must be positive and at most the filled amount.', { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
+      }
+      const dispute: Dispute = { id: c.disputeId, reasonCode: c.reasonCode, amountMinor: c.amountMinor, openedAt: c.at, respondBy: c.respondBy, fundsOnHold: true, status: 'open', evidenceCount: 0 };
+      return [{ type: 'DisputeOpened', at: c.at, dispute }];
+    }
+    case 'SubmitDisputeEvidence':
+      if (s.dispute?.status !== 'open') return reject('operation_not_allowed', 'There is no open dispute on this withdrawal.');
+      if (c.at > s.dispute.respondBy) return reject('operation_not_allowed', 'The evidence deadline of this dispute has passed.');
+      return [{ type: 'DisputeEvidenceSubmitted', at: c.at }];
+    case 'ResolveDispute':
+      if (s.dispute?.status !== 'open') return reject('operation_not_allowed', 'There is no open dispute on this withdrawal.');
+      return [{ type: 'DisputeResolved', at: c.at, outcome: c.outcome }];
+    default: {
+      const _exhaustive: never = c;
+      return _exhaustive;
+    }
+  }
+}
+
+function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal): WithdrawalDecision {
+  if (s.fills.some((f) => f.legRef === c.legRef)) return none; // a repeated leg_ref changes nothing
+  if (s.status !== 'open' && s.status !== 'partially_filled') {
+    return reject('alloc_state_conflict', `A ${s.status} withdrawal cannot take a fill.`, { status: s.status });
+  }
+  const otherInFlight = inFlightOf(s) - (s.inFlight[c.legRef] ?? 0n);
+  if (c.amountMinor <= 0n || c.amountMinor > remainingOf(s) - otherInFlight) {
+    return reject('alloc_state_conflict', 'The fill exceeds what the withdrawal can take.');
+  }
+  const filledAfter = s.filledMinor + c.amountMinor;
+  // Cumulative share, floored at zero: after a reversed fill the rounding of the shares
+  // may run ahead of the proportional curve by a satang, never behind the total.
+  const due = feeRecognizedFor(s.feeTotalMinor, s.amountTotalMinor, filledAfter) - s.feeRecognizedMinor;
+  const feeShare = due > 0n ? due : 0n;
+  const events: WithdrawalEvent[] = [{
+    type: 'FillLanded', at: c.at,
+    fill: {
+      legRef: c.legRef, sequence: s.fills.length + 1, amountMinor: c.amountMinor, feeRecognizedMinor: feeShare,
+      settledAt: c.at, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: feeShare > 0n ? c.feeBalanceTransactionId : null,
+      autoConfirmAt: c.at + limits.fillAutoConfirmMs, receiptState: 'pending',
+    },
+  }];
+  if (filledAfter === s.amountTotalMinor) events.push({ type: 'WithdrawalSettled', at: c.at });
+  return events;
+}

@@ -1,0 +1,67 @@
+// The process logger: pino, JSON lines, with the secrets the contract forbids to log
+// redacted before a line is written — credentials (Authorization, PG-Signature, step-up
+// tokens, API keys), slip capability tokens, raw QR payloads, slip images, and full
+// account numbers and names. Level from SATANG_LOG_LEVEL (default 'info'; 'silent' turns
+// logging off).
+//
+// pino's redaction has no recursive wildcard, so every sensitive key is listed at each
+// depth up to sensitiveKeyDepthMax (arrays count as one level: 'res.body.legs.0.qr_payload'
+// is depth 4). Log objects nested deeper than that are not redacted: keep them shallow.
+
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export const sensitiveKeys = [
+  'token',
+  'step_up_token',
+  'api_key',
+  'secret',
+  'qr_payload',
+  'image_base64',
+  'account_number',
+  'account_name',
+  'account_name_th',
+  'account_name_en',
+] as const;
+
+/** Header names as Node delivers them (lowercase) and as clients write them. */
+export const sensitiveHeaders = [
+  'authorization',
+  'pg-signature',
+  'x-pg-step-up-token',
+  'Authorization',
+  'PG-Signature',
+  'X-PG-Step-Up-Token',
+] as const;
+
+export const sensitiveKeyDepthMax = 5;
+
+export const redactPaths: readonly string[] = [
+  ...sensitiveKeys.flatMap((key) => atEveryDepth(key)),
+  ...sensitiveHeaders.flatMap((header) => atEveryDepth(`headers["${header}"]`)),
+];
+
+function atEveryDepth(path: string): string[] {
+  return Array.from({ length: sensitiveKeyDepthMax + 1 }, (_, depth) => '*.'.repeat(depth) + path);
+}
+
+export const redactCensor = '[redacted]';
+
+export interface LoggerOptions {
+  /** Overrides SATANG_LOG_LEVEL. */
+  level?: string;
+  /** Where lines go; stdout by default. */
+  destination?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? process.env.SATANG_LOG_LEVEL ?? 'info';
+  if (!isLevel(level)) throw new Error(`SATANG_LOG_LEVEL: unknown level '${level}'`);
+  const config = { level, redact: { paths: [...redactPaths], censor: redactCensor } };
+  return options.destination === undefined ? pino(config) : pino(config, options.destination);
+}
+
+const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function isLevel(level: string): boolean {
+  return levels.includes(level);
+}

@@ -1,0 +1,40 @@
+// Gives every request its id (req_ + ULID) before anything else runs, so error bodies,
+// logs and the Request-Id / X-Request-Id response headers all name the same request.
+// Ids are always minted here: a client-supplied id is never trusted or echoed.
+
+import type { Context, Middleware } from 'koa';
+import { monotonicFactory } from 'ulid';
+
+export interface RequestIdState {
+  requestId: string;
+}
+
+export type RequestIdGenerator = () => string;
+
+/** A generator of req_ ids that sort by creation time, also within one millisecond. */
+export function createRequestIdGenerator(): RequestIdGenerator {
+  const nextUlid = monotonicFactory();
+  return () => `req_${nextUlid()}`;
+}
+
+const fallbackGenerator = createRequestIdGenerator();
+
+/** An id for a response produced outside the middleware chain (e.g. an error before ids were set). */
+export function newRequestId(): string {
+  return fallbackGenerator();
+}
+
+export function requestIdMiddleware(generate: RequestIdGenerator = createRequestIdGenerator()): Middleware<RequestIdState> {
+  return async (ctx, next) => {
+    const requestId = generate();
+    ctx.state.requestId = requestId;
+    ctx.set('Request-Id', requestId);
+    ctx.set('X-Request-Id', requestId);
+    await next();
+  };
+}
+
+export function requestIdOf(ctx: Pick<Context, 'state'>): string | undefined {
+  const id: unknown = ctx.state.requestId;
+  return typeof id === 'string' ? id : undefined;
+}
