@@ -42,6 +42,7 @@ export const limits = {
   fillAutoConfirmMs: 3 * hour,
   withdrawalMaxSplits: 10,
   disputeRespondByMs: 7 * day,
+  beneficiaryVerificationMs: 30 * second,
 
   // Text fields
   referenceLengthMax: 64,

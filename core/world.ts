@@ -65,6 +65,7 @@ export class World {
   /** Ledger account balances by accountKey. */
   readonly accounts = new Map<string, bigint>();
   readonly timers = new Map<string, Timer>();
+  readonly timersByStream = new Map<string, Set<string>>();
   private readonly timerQueue = new TimerQueue();
   /** Last version per stream, for every stream (aggregates and records alike). */
   readonly streamVersions = new Map<string, number>();
@@ -76,6 +77,9 @@ export class World {
   readonly withdrawalByReference = new Map<string, string>();
   readonly openDepositsByEndUser = new Map<string, Set<string>>();
   readonly depositByTransRef = new Map<string, string>();
+  readonly withdrawalByDispute = new Map<string, string>();
+  /** Settled deposits not yet cleared, per merchant and mode: deposit id → clearing time. */
+  readonly unclearedDeposits = new Map<string, Map<string, number>>();
   /** Withdrawals that may take payers, per white label and mode, oldest first (insertion order). */
   readonly payableWithdrawals = new Map<string, Set<string>>();
   /** Deposits waiting for liquidity, per white label and mode, oldest first. */
@@ -84,6 +88,15 @@ export class World {
   balances(merchantId: string, livemode: boolean): Balances {
     const get = (b: 'available' | 'pending_clearing' | 'reserved') => this.accounts.get(accountKey(merchantAccount(merchantId, livemode, b))) ?? 0n;
     return { availableMinor: get('available'), pendingClearingMinor: get('pending_clearing'), reservedMinor: get('reserved') };
+  }
+
+  /** When the earliest pending clearing of a merchant's deposits releases funds, if any. */
+  nextClearingAt(merchantId: string, livemode: boolean): number | null {
+    const uncleared = this.unclearedDeposits.get(World.referenceKey(merchantId, livemode, ''));
+    if (!uncleared) return null;
+    let earliest: number | null = null;
+    for (const at of uncleared.values()) if (earliest === null || at < earliest) earliest = at;
+    return earliest;
   }
 
   /** The timers due at `now`, in due order, at most `max`. */
@@ -123,13 +136,26 @@ export class World {
 
   apply(commit: Commit): void {
     for (const entry of commit.entries) this.applyEntry(entry);
-    for (const id of commit.timers.clear) this.timers.delete(id);
+    for (const id of commit.timers.clear) this.clearTimer(id);
     for (const t of commit.timers.set) this.setTimer(t);
   }
 
   setTimer(t: Timer): void {
     this.timers.set(t.id, t);
+    toggle(this.timersByStream, t.stream, t.id, true);
     this.timerQueue.push(t);
+  }
+
+  clearTimer(id: string): void {
+    const t = this.timers.get(id);
+    if (!t) return;
+    this.timers.delete(id);
+    toggle(this.timersByStream, t.stream, id, false);
+  }
+
+  timersOf(stream: string): Timer[] {
+    const ids = this.timersByStream.get(stream);
+    return ids ? [...ids].map((id) => this.timers.get(id)!) : [];
   }
 
   applyEntry(entry: JournalEntry): void {
@@ -214,6 +240,13 @@ export class World {
     const userKey = World.referenceKey(d.merchantId, d.livemode, d.endUserRef);
     toggle(this.openDepositsByEndUser, userKey, d.id, isOpenUnpaid(d));
     toggle(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, d.status === 'awaiting_liquidity');
+    const merchantKey = World.referenceKey(d.merchantId, d.livemode, '');
+    const clearingAt = d.status === 'settled' && d.settlement && d.settlement.clearedAt === undefined ? d.settlement.clearingAvailableAt : null;
+    let uncleared = this.unclearedDeposits.get(merchantKey);
+    if (clearingAt !== null) {
+      if (!uncleared) this.unclearedDeposits.set(merchantKey, (uncleared = new Map()));
+      uncleared.set(d.id, clearingAt);
+    } else if (uncleared?.delete(d.id) && uncleared.size === 0) this.unclearedDeposits.delete(merchantKey);
     for (const slip of [d.slip, d.additionalSlip]) {
       if (slip?.transRef && !this.depositByTransRef.has(World.transRefKey(d.livemode, slip.transRef))) {
         this.depositByTransRef.set(World.transRefKey(d.livemode, slip.transRef), d.id);
@@ -223,6 +256,7 @@ export class World {
 
   private indexWithdrawal(before: Withdrawal | undefined, w: Withdrawal): void {
     if (!before) this.withdrawalByReference.set(World.referenceKey(w.merchantId, w.livemode, w.merchantReference), w.id);
+    if (w.dispute) this.withdrawalByDispute.set(w.dispute.id, w.id);
     const payable = (w.status === 'open' || w.status === 'partially_filled') && isOpenStatus(w.status);
     toggle(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
   }

@@ -1,0 +1,54 @@
+// The commands the outside world sends to the core: from the merchant API, the back
+// office, the slip verification worker and the timer scheduler. Each names its actor;
+// a merchant may only touch its own objects in its own mode (others are "not found").
+
+import type { Minor } from '../money.ts';
+import type { ReversalReasonCode, Sender } from '../deposit/state.ts';
+import type { VerificationOutcome } from '../deposit/decide.ts';
+import type { Bucket } from '../ledger/ledger.ts';
+import type { AmountPolicy, FeeSchedule } from '../money.ts';
+
+export type Actor =
+  | { readonly kind: 'merchant'; readonly merchantId: string; readonly livemode: boolean }
+  | { readonly kind: 'operator'; readonly operatorId: string }
+  | { readonly kind: 'system' };
+
+export type Command =
+  | { readonly type: 'RegisterWhiteLabel'; readonly actor: Actor; readonly name: string; readonly fees?: FeeSchedule; readonly amounts?: AmountPolicy }
+  | { readonly type: 'SetGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string; readonly accountName: string; readonly ttlSeconds: number }
+  | { readonly type: 'RegisterMerchant'; readonly actor: Actor; readonly whiteLabelId: string; readonly name: string; readonly technicalContactEmail?: string }
+  | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean }
+  | { readonly type: 'RegisterBeneficiary'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string; readonly promptpayId?: string; readonly verified: boolean }
+  | { readonly type: 'VerifyBeneficiary'; readonly actor: Actor; readonly beneficiaryId: string }
+  | { readonly type: 'RegisterSender'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly endUserRef: string; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string }
+  | { readonly type: 'SetBankAvailability'; readonly actor: Actor; readonly bankCode: string; readonly available: boolean; readonly messageTh?: string }
+  | { readonly type: 'PostAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reason: string }
+  | {
+    readonly type: 'CreateDeposit'; readonly actor: Actor & { kind: 'merchant' };
+    readonly amountMinor: Minor; readonly merchantReference: string; readonly endUserRef: string;
+    readonly sender?: Sender; readonly senderId?: string; readonly hasClientData: boolean;
+    readonly fillPreference?: 'any' | 'internal_only'; readonly expiresInSeconds?: number; readonly minTtlSeconds?: number;
+    readonly metadata?: Readonly<Record<string, string>>; readonly returnUrl?: string;
+  }
+  | { readonly type: 'CancelDeposit'; readonly actor: Actor; readonly depositId: string; readonly reason?: string }
+  | { readonly type: 'ReceiveSlip'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
+  | { readonly type: 'RecordSlipVerification'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly outcome: VerificationOutcome }
+  | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor }
+  | { readonly type: 'DeclineDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string }
+  | { readonly type: 'ReverseDeposit'; readonly actor: Actor; readonly depositId: string; readonly reasonCode: ReversalReasonCode; readonly note: string }
+  | {
+    readonly type: 'CreateWithdrawal'; readonly actor: Actor & { kind: 'merchant' };
+    readonly amountMinor: Minor; readonly merchantReference: string; readonly endUserRef: string; readonly beneficiaryId: string;
+    readonly metadata?: Readonly<Record<string, string>>; readonly requiresApproval: boolean; readonly p2pMinimumApplies: boolean;
+  }
+  | { readonly type: 'ApproveWithdrawal'; readonly actor: Actor & { kind: 'operator' }; readonly withdrawalId: string }
+  | { readonly type: 'RejectWithdrawal'; readonly actor: Actor & { kind: 'operator' }; readonly withdrawalId: string; readonly note?: string }
+  | { readonly type: 'CancelWithdrawal'; readonly actor: Actor; readonly withdrawalId: string }
+  | { readonly type: 'ReverseFill'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string; readonly reasonCode: string; readonly note: string }
+  | { readonly type: 'ConfirmReceipt'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string }
+  | { readonly type: 'OpenDispute'; readonly actor: Actor; readonly withdrawalId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy?: number }
+  | { readonly type: 'SubmitDisputeEvidence'; readonly actor: Actor; readonly disputeId: string; readonly text: string; readonly fileCount: number }
+  | { readonly type: 'ResolveDispute'; readonly actor: Actor; readonly disputeId: string; readonly outcome: string; readonly note?: string }
+  | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string };
+
+export type CommandType = Command['type'];

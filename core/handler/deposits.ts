@@ -1,0 +1,301 @@
+// Deposit commands across aggregates: gathers the facts the deposit decider needs
+// (liquidity, capacity, duplicates, fees), runs it, and carries out what its events mean
+// for the withdrawals they pay and for the ledger: a matched leg holds capacity on a
+// withdrawal, a released leg frees it, a settlement fills withdrawals and posts the
+// balanced P2P transaction, clearing and reversal move the merchant's buckets.
+
+import { assert } from '../assert.ts';
+import { decide, isRejection, type Match, type SettleContext } from '../deposit/decide.ts';
+import type { Deposit, DepositEvent, Leg } from '../deposit/state.ts';
+import { bankByCode, banks } from '../directory.ts';
+import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { matchLiquidity } from '../matching.ts';
+import { checkDepositAmount, type Minor } from '../money.ts';
+import { capacityOf } from '../withdrawal/decide.ts';
+import { inFlightOf } from '../withdrawal/state.ts';
+import { World } from '../world.ts';
+import type { Actor, Command } from './commands.ts';
+import type { Tx } from './tx.ts';
+import { runWithdrawal } from './withdrawals.ts';
+
+export type Outcome = { readonly ok: true; readonly objectId?: string } | { readonly ok: false; readonly rejection: Rejection };
+const ok = (objectId?: string): Outcome => (objectId === undefined ? { ok: true } : { ok: true, objectId });
+const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
+
+/** A merchant sees only its own objects in its own mode; anything else is "not found". */
+export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | undefined {
+  const d = tx.deposit(id);
+  if (!d) return undefined;
+  if (actor.kind === 'merchant' && (d.merchantId !== actor.merchantId || d.livemode !== actor.livemode)) return undefined;
+  return d;
+}
+
+export function settleContext(tx: Tx, d: Deposit): SettleContext {
+  const wl = tx.world.whiteLabels.get(d.whiteLabelId);
+  assert(wl, `deposit ${d.id} of unknown white label ${d.whiteLabelId}`);
+  const capacityByLeg: Record<string, Minor> = {};
+  for (const leg of d.legs) {
+    if (leg.counterparty.kind !== 'withdrawal') continue;
+    const w = tx.withdrawal(leg.counterparty.withdrawalId);
+    if (!w || (w.status !== 'open' && w.status !== 'partially_filled')) { capacityByLeg[leg.legRef] = 0n; continue; }
+    const own = w.inFlight[leg.counterparty.payoutLegRef] ?? 0n;
+    capacityByLeg[leg.legRef] = capacityOf(w) + own;
+  }
+  return {
+    fees: wl.fees, capacityByLeg,
+    balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'), claimId: tx.ids.next('clm'),
+  };
+}
+
+/** Runs the deposit decider and carries out its events. */
+export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[] | Rejection): Outcome {
+  if (isRejection(decision)) return fail(decision);
+  if (decision.length === 0) return ok(id);
+  const before = tx.deposit(id);
+  const after = tx.emitDeposit(id, decision);
+  assert(after, `deposit ${id} vanished`);
+  for (const e of decision) {
+    const r = carryOut(tx, before, after, e);
+    if (r) return fail(r);
+  }
+  return ok(id);
+}
+
+function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent): Rejection | null {
+  switch (e.type) {
+    case 'DepositMatched':
+      for (const leg of e.legs) {
+        if (leg.counterparty.kind !== 'withdrawal') continue;
+        const r = runWithdrawal(tx, leg.counterparty.withdrawalId, { type: 'ReserveLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef, amountMinor: leg.amountMinor });
+        if (!r.ok) return r.rejection;
+      }
+      return null;
+    case 'DepositSettled':
+      return postSettlement(tx, d, e);
+    case 'DepositExpired':
+    case 'DepositCanceled':
+    case 'DepositRejected':
+      return releaseLegs(tx, before);
+    case 'DepositCleared': {
+      const st = d.settlement!;
+      if (st.creditedMinor > 0n) {
+        tx.post({
+          type: 'clearing_released', merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode,
+          amountMinor: st.creditedMinor, from: 'pending_clearing', to: 'available', counter: [],
+          source: { type: 'deposit', id: d.id }, clearedFromBalanceTransactionId: st.balanceTransactionId,
+        });
+      }
+      return null;
+    }
+    case 'DepositReversed':
+      return postReversal(tx, d, e);
+    case 'DepositOverpaid':
+      openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+      return null;
+    default:
+      return null;
+  }
+}
+
+/** Legs that were holding capacity on a withdrawal and no longer do give it back. */
+function releaseLegs(tx: Tx, before: Deposit | undefined): Rejection | null {
+  for (const leg of before?.legs ?? []) {
+    if (!leg.held || leg.counterparty.kind !== 'withdrawal') continue;
+    const r = runWithdrawal(tx, leg.counterparty.withdrawalId, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
+    if (!r.ok) return r.rejection;
+  }
+  return null;
+}
+
+function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): void {
+  tx.emitRecord(claimId, 'claim', d.livemode, d.merchantId, {
+    type: 'ClaimOpened', at: tx.at,
+    claim: { id: claimId, kind: 'overpayment', status: 'open', depositId: d.id, merchantId: d.merchantId, livemode: d.livemode, amountMinor, createdAt: tx.at },
+  });
+}
+
+/**
+ * The P2P settlement: the depositing merchant's pending_clearing is credited A (against
+ * the withdrawals' transit, the gateway, or suspense for what no order could take) and
+ * debited the fee; each leg fills its withdrawal, which pays out of its reserve.
+ */
+function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>): Rejection | null {
+  const st = e.settlement;
+  let transit = 0n, gateway = 0n;
+  for (const f of e.fills) {
+    if (f.counterparty.kind === 'withdrawal') transit += f.amountMinor;
+    else gateway += f.amountMinor;
+  }
+  const base = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } };
+  tx.post({
+    ...base, id: st.balanceTransactionId, type: 'deposit_settled', amountMinor: st.receivedMinor, from: null, to: 'pending_clearing',
+    counter: [{ account: 'p2p_transit', amountMinor: transit }, { account: 'gateway_settlement', amountMinor: gateway }, { account: 'suspense', amountMinor: e.suspenseMinor }],
+    ...(st.clearingAvailableAt !== null ? { availableAt: st.clearingAvailableAt } : {}),
+  });
+  if (st.feeTotalMinor > 0n) {
+    tx.post({ ...base, id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }] });
+  }
+  if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+  for (const f of e.fills) {
+    if (f.counterparty.kind !== 'withdrawal') continue;
+    const r = runWithdrawal(tx, f.counterparty.withdrawalId, {
+      type: 'FillLeg', at: tx.at, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor,
+      balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
+    });
+    if (!r.ok) return r.rejection;
+  }
+  // Legs that were held but took no fill (short-pay of a multi-leg order) are released.
+  const filled = new Set(e.fills.map((f) => f.legRef));
+  for (const leg of d.legs) {
+    if (leg.counterparty.kind !== 'withdrawal' || filled.has(leg.legRef)) continue;
+    const w = tx.withdrawal(leg.counterparty.withdrawalId);
+    if (w && w.inFlight[leg.counterparty.payoutLegRef] !== undefined) {
+      const r = runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
+      if (!r.ok) return r.rejection;
+    }
+  }
+  return null;
+}
+
+/** Takes the accepted amount back (from pending_clearing inside the clearing window) and refunds the fee. */
+function postReversal(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositReversed' }>): Rejection | null {
+  const st = d.settlement!;
+  const bucket = st.clearedAt === undefined ? 'pending_clearing' : 'available';
+  const base = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id }, reasonCode: e.reasonCode };
+  tx.post({
+    ...base, id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
+    counter: [{ account: 'reversals', amountMinor: st.receivedMinor }], reversesBalanceTransactionId: st.balanceTransactionId,
+  });
+  if (st.feeTotalMinor > 0n) {
+    tx.post({ ...base, type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
+  }
+  return null;
+}
+
+// ---- create ----
+
+function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only' }, expiresAt: number): Match | null {
+  const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
+  const route = wl.gatewayRoute && wl.gatewayRoute.expiresAt > tx.at ? wl.gatewayRoute : undefined;
+  const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? new Set<string>();
+  const candidates = (function* () { for (const id of pool) { const w = tx.withdrawal(id); if (w) yield w; } })();
+  const plan = matchLiquidity({ amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt }, candidates);
+  if (plan.kind === 'none') return null;
+  if (plan.kind === 'gateway') {
+    const legExpiresAt = Math.min(expiresAt, route!.expiresAt);
+    const leg: Leg = {
+      legRef: tx.ids.next('leg'), sequence: 1, amountMinor: d.amountMinor, expiresAt: legExpiresAt, legStatus: 'pending',
+      method: 'promptpay_qr', receiver: { bankCode: route!.bankCode, accountNumber: route!.accountNumber, accountName: route!.accountName },
+      counterparty: { kind: 'gateway' }, held: false,
+    };
+    return { kind: 'matched', legs: [leg], source: 'external_gateway', expiresAt: legExpiresAt };
+  }
+  const legs: Leg[] = plan.legs.map((p, i) => {
+    const ben = tx.world.beneficiaries.get(p.withdrawal.beneficiaryId);
+    assert(ben, `withdrawal ${p.withdrawal.id} pays unknown beneficiary ${p.withdrawal.beneficiaryId}`);
+    return {
+      legRef: tx.ids.next('leg'), sequence: i + 1, amountMinor: p.amountMinor, expiresAt, legStatus: 'pending', method: 'promptpay_qr',
+      receiver: { bankCode: ben.bankCode, accountNumber: ben.accountNumber, accountName: ben.accountNameTh },
+      counterparty: { kind: 'withdrawal', withdrawalId: p.withdrawal.id, merchantId: p.withdrawal.merchantId, payoutLegRef: tx.ids.next('leg') },
+      held: true,
+    };
+  });
+  return { kind: 'matched', legs, source: 'internal', expiresAt };
+}
+
+export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Outcome {
+  const { merchantId, livemode } = c.actor;
+  const merchant = tx.world.merchants.get(merchantId);
+  if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
+  if (merchant.suspended) return fail(reject('tenant_suspended', 'The merchant account is suspended.'));
+  const wl = tx.world.whiteLabels.get(merchant.whiteLabelId)!;
+  const amountProblem = checkDepositAmount(wl.amounts, c.amountMinor);
+  if (amountProblem) return fail(amountProblem);
+
+  let sender = c.sender;
+  if (c.senderId !== undefined) {
+    const saved = tx.world.senders.get(c.senderId);
+    if (!saved || saved.merchantId !== merchantId || saved.livemode !== livemode || saved.endUserRef !== c.endUserRef) {
+      return fail(reject('validation_error', 'sender_id is not a verified sender of this end user.', { fields: [{ path: 'sender_id', reason: 'not_found' }] }));
+    }
+    sender = { bankCode: saved.bankCode, accountNumber: saved.accountNumber, accountNameTh: saved.accountNameTh };
+  }
+  if (!sender) return fail(reject('sender_required', 'Give either sender or sender_id.'));
+  if (!bankByCode(sender.bankCode)?.side.includes('sender')) {
+    return fail(reject('validation_error', 'sender.bank_code is not a known sending bank.', { fields: [{ path: 'sender.bank_code', reason: 'unknown_bank' }] }));
+  }
+  if (tx.world.unavailableBanks.has(sender.bankCode)) {
+    const alternatives = banks.filter((b) => b.side.includes('sender') && !tx.world.unavailableBanks.has(b.bankCode)).map((b) => b.bankCode);
+    return fail(reject('sender_bank_unavailable', 'The sender bank is not accepting new orders right now.', {
+      alternative_banks: alternatives, public_message_th: tx.world.unavailableBanks.get(sender.bankCode) ?? 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น', retry_after_hint_seconds: 300,
+    }));
+  }
+  if (tx.world.depositByReference.has(World.referenceKey(merchantId, livemode, c.merchantReference))) {
+    return fail(reject('validation_error', 'merchant_reference is already used by another deposit.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
+  }
+  const open = [...(tx.world.openDepositsByEndUser.get(World.referenceKey(merchantId, livemode, c.endUserRef)) ?? [])].map((id) => tx.deposit(id)!);
+  const duplicates = open.filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender!.bankCode && d.sender.accountNumber === sender!.accountNumber);
+  if (duplicates.length > 0) return fail(reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) }));
+  const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
+  if (open.length >= cap) return fail(reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) }));
+
+  const lifetimeSeconds = Math.min(limits.depositExpiresInSecondsMax, Math.max(limits.depositExpiresInSecondsMin, c.expiresInSeconds ?? limits.depositExpiresInSecondsDefault));
+  if (c.minTtlSeconds !== undefined && c.minTtlSeconds > lifetimeSeconds) {
+    return fail(reject('validation_error', `min_ttl_seconds ${c.minTtlSeconds} does not fit the order lifetime of ${lifetimeSeconds} s.`, { fields: [{ path: 'min_ttl_seconds', reason: 'exceeds_lifetime', hint: `at most ${lifetimeSeconds}` }] }));
+  }
+  const lifetimeMs = lifetimeSeconds * 1000;
+  const id = tx.ids.next('dep');
+  const fillPreference = c.fillPreference ?? 'any';
+  const shape = { amountMinor: c.amountMinor, whiteLabelId: merchant.whiteLabelId, livemode, fillPreference };
+  const match: Match = plannedLegs(tx, shape, tx.at + lifetimeMs) ?? {
+    kind: 'waiting',
+    liquidity: { waitStartedAt: tx.at, estimatedWaitMs: limits.liquidityWaitMs / 2, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
+  };
+  const decision = decide({
+    type: 'CreateDeposit', at: tx.at, match,
+    deposit: {
+      id, merchantId, whiteLabelId: merchant.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
+      amountMinor: c.amountMinor, createdAt: tx.at, expiresAt: tx.at + lifetimeMs, lifetimeMs, sender, hasClientData: c.hasClientData, fillPreference,
+      ...(c.senderId !== undefined ? { senderId: c.senderId } : {}), ...(c.metadata ? { metadata: c.metadata } : {}), ...(c.returnUrl ? { returnUrl: c.returnUrl } : {}),
+    },
+  }, undefined);
+  return runDeposit(tx, id, decision);
+}
+
+/** Amounts that would match at once: the largest capacities on offer, rounded down to the step. */
+function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean }): Minor[] {
+  const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
+  const step = BigInt(wl.amounts.depositStepMinor);
+  const out = new Set<Minor>();
+  for (const id of tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? []) {
+    const w = tx.withdrawal(id)!;
+    const amount = (capacityOf(w) / step) * step;
+    if (amount >= BigInt(wl.amounts.depositMinMinor)) out.add(amount > BigInt(wl.amounts.depositMaxMinor) ? BigInt(wl.amounts.depositMaxMinor) : amount);
+    if (out.size === 3) break;
+  }
+  return [...out].sort((a, b) => (a < b ? 1 : -1));
+}
+
+/** Matches deposits waiting for liquidity in a pool, oldest first, after capacity appeared. */
+export function matchWaitingDeposits(tx: Tx, whiteLabelId: string, livemode: boolean): Rejection | null {
+  const waiting = tx.world.waitingDeposits.get(World.poolKey(whiteLabelId, livemode));
+  if (!waiting) return null;
+  let tried = 0;
+  for (const id of [...waiting]) {
+    if (tried++ === limits.waitingDepositsMatchedPerCommandMax) break;
+    const d = tx.deposit(id);
+    if (!d || d.status !== 'awaiting_liquidity') continue;
+    const expiresAt = tx.at + d.lifetimeMs;
+    const match = plannedLegs(tx, d, expiresAt);
+    if (!match || match.kind !== 'matched') continue;
+    const r = runDeposit(tx, id, decide({ type: 'MatchDeposit', at: tx.at, match }, d));
+    if (!r.ok) return r.rejection;
+  }
+  return null;
+}
+
+export function hasInFlight(tx: Tx, withdrawalId: string): boolean {
+  const w = tx.withdrawal(withdrawalId);
+  return w !== undefined && inFlightOf(w) > 0n;
+}

@@ -1,0 +1,140 @@
+// Withdrawal commands across aggregates: the wallet check and reserve on creation, the
+// refunds on close, the fill postings, fill reversals, and matching waiting deposits
+// when an order starts taking payers or gets capacity back.
+
+import { assert } from '../assert.ts';
+import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { checkWithdrawalAmount, withdrawalFee, minorToJson } from '../money.ts';
+import { decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
+import { remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { World } from '../world.ts';
+import type { Actor, Command } from './commands.ts';
+import { matchWaitingDeposits, type Outcome } from './deposits.ts';
+import type { Tx } from './tx.ts';
+
+const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
+
+export function visibleWithdrawal(tx: Tx, actor: Actor, id: string): Withdrawal | undefined {
+  const w = tx.withdrawal(id);
+  if (!w) return undefined;
+  if (actor.kind === 'merchant' && (w.merchantId !== actor.merchantId || w.livemode !== actor.livemode)) return undefined;
+  return w;
+}
+
+export function refundIds(tx: Tx): RefundIds {
+  return { principalBalanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn') };
+}
+
+/** Runs the withdrawal decider and carries out its events. */
+export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): Outcome {
+  const before = tx.withdrawal(id);
+  const decision = decide(command, before);
+  if (!Array.isArray(decision)) return fail(decision as Rejection);
+  const events = decision as readonly WithdrawalEvent[];
+  if (events.length === 0) return { ok: true, objectId: id };
+  const after = tx.emitWithdrawal(id, events);
+  assert(after, `withdrawal ${id} vanished`);
+  let capacityGrew = false;
+  for (const e of events) {
+    carryOut(tx, before, after, e);
+    if (e.type === 'LegReleased' || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
+    if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
+  }
+  if (capacityGrew) {
+    const r = matchWaitingDeposits(tx, after.whiteLabelId, after.livemode);
+    if (r) return fail(r);
+  }
+  return { ok: true, objectId: id };
+}
+
+function carryOut(tx: Tx, before: Withdrawal | undefined, w: Withdrawal, e: WithdrawalEvent): void {
+  const base = { merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, source: { type: 'withdrawal', id: w.id } };
+  switch (e.type) {
+    case 'WithdrawalCreated':
+      tx.post({ ...base, id: w.reservedBalanceTransactionId, type: 'withdrawal_reserved', amountMinor: w.amountTotalMinor + w.feeTotalMinor, from: 'available', to: 'reserved', counter: [] });
+      return;
+    case 'WithdrawalRejected':
+    case 'WithdrawalCanceled':
+    case 'WithdrawalExpired': {
+      // Refund the remainder and the unused fee, as separate principal and fee rows.
+      assert(before, 'closing an unknown withdrawal');
+      const principal = remainingOf(before);
+      const unusedFee = before.feeTotalMinor - before.feeRecognizedMinor;
+      if (principal > 0n) tx.post({ ...base, id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', to: 'available', counter: [] });
+      if (unusedFee > 0n) tx.post({ ...base, id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', to: 'available', counter: [] });
+      return;
+    }
+    case 'FillLanded': {
+      const f = e.fill;
+      tx.post({ ...base, id: f.balanceTransactionId, type: 'withdrawal_settled', amountMinor: f.amountMinor, from: 'reserved', to: null, counter: [{ account: 'p2p_transit', amountMinor: f.amountMinor }] });
+      if (f.feeRecognizedMinor > 0n) {
+        tx.post({ ...base, id: f.feeBalanceTransactionId!, type: 'fee', amountMinor: f.feeRecognizedMinor, from: 'reserved', to: null, counter: [{ account: 'fee_revenue', amountMinor: f.feeRecognizedMinor }] });
+      }
+      return;
+    }
+    case 'FillReversed': {
+      const fill = before!.fills.find((f) => f.legRef === e.legRef)!;
+      tx.post({
+        ...base, id: e.balanceTransactionId, type: 'reversal', amountMinor: fill.amountMinor, from: null, to: e.refundTo,
+        counter: [{ account: 'reversals', amountMinor: fill.amountMinor }], reversesBalanceTransactionId: fill.balanceTransactionId, reasonCode: e.reasonCode,
+      });
+      if (fill.feeRecognizedMinor > 0n) {
+        tx.post({ ...base, id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: [{ account: 'fee_revenue', amountMinor: fill.feeRecognizedMinor }] });
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWithdrawal' }>): Outcome {
+  const { merchantId, livemode } = c.actor;
+  const merchant = tx.world.merchants.get(merchantId);
+  if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
+  if (merchant.suspended) return fail(reject('tenant_suspended', 'The merchant account is suspended.'));
+  const wl = tx.world.whiteLabels.get(merchant.whiteLabelId)!;
+  const amountProblem = checkWithdrawalAmount(wl.amounts, c.amountMinor, c.p2pMinimumApplies);
+  if (amountProblem) return fail(amountProblem);
+  const ben = tx.world.beneficiaries.get(c.beneficiaryId);
+  if (!ben || ben.merchantId !== merchantId || ben.livemode !== livemode) {
+    return fail(reject('validation_error', 'beneficiary_id is not a beneficiary of this merchant in this mode.', { fields: [{ path: 'beneficiary_id', reason: 'not_found' }] }));
+  }
+  if (ben.status !== 'verified') return fail(reject('beneficiary_not_verified', 'The beneficiary is not verified yet.', { beneficiary_id: ben.id }));
+  if (tx.world.withdrawalByReference.has(World.referenceKey(merchantId, livemode, c.merchantReference))) {
+    return fail(reject('validation_error', 'merchant_reference is already used by another withdrawal.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
+  }
+  const fee = withdrawalFee(wl.fees);
+  const required = c.amountMinor + fee.totalMinor;
+  const balances = tx.balances(merchantId, livemode);
+  if (balances.availableMinor < required) {
+    const nextClearing = tx.world.nextClearingAt(merchantId, livemode);
+    return fail(reject('insufficient_balance', 'Available balance is below the amount plus fee.', {
+      available_minor: minorToJson(balances.availableMinor), required_minor: minorToJson(required),
+      pending_clearing_minor: minorToJson(balances.pendingClearingMinor), pending_clearing_available_at: nextClearing,
+    }));
+  }
+  const id = tx.ids.next('wdr');
+  const result = runWithdrawal(tx, id, {
+    type: 'CreateWithdrawal', at: tx.at,
+    withdrawal: {
+      id, merchantId, whiteLabelId: merchant.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
+      beneficiaryId: ben.id, amountTotalMinor: c.amountMinor, feeTotalMinor: fee.totalMinor, feeBreakdown: fee.breakdown,
+      maxSplits: limits.withdrawalMaxSplits, createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs,
+      requiresApproval: c.requiresApproval, approvalsRequired: c.requiresApproval ? limits.withdrawalApprovalsRequired : 0,
+      reservedBalanceTransactionId: tx.ids.next('btxn'), ...(c.metadata ? { metadata: c.metadata } : {}),
+    },
+  });
+  if (!result.ok) return result;
+  if (!c.requiresApproval) {
+    const r = matchWaitingDeposits(tx, merchant.whiteLabelId, livemode);
+    if (r) return fail(r);
+  }
+  return result;
+}
+
+export function disputeWithdrawal(tx: Tx, actor: Actor, disputeId: string): Withdrawal | undefined {
+  const id = tx.world.withdrawalByDispute.get(disputeId);
+  return id === undefined ? undefined : visibleWithdrawal(tx, actor, id);
+}
