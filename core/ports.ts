@@ -2,6 +2,7 @@
 // ULID ids, the SQLite journal. Core never reads the time or draws randomness itself.
 
 import type { Commit } from './journal.ts';
+import type { MerchantEvent } from './outbox.ts';
 
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
@@ -14,12 +15,30 @@ export interface Ids {
 }
 
 export interface Journal {
-  /** Appends a command's commit atomically; throws if it cannot be made durable. */
-  append(commit: Commit, meta: CommitMeta): void;
+  /**
+   * Appends a command's commit, with the merchant-facing events it causes, atomically.
+   * The world has already applied it (so the next command sees it); a journal that cannot
+   * make it durable must fail loudly, and the writer rebuilds its world from the journal.
+   */
+  append(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): void;
 }
 
-/** What an API call adds to the commit of the command it caused (for the event outbox). */
+/** What an API call adds to the commit of the command it caused. */
 export interface CommitMeta {
   readonly requestId?: string;
   readonly idempotencyKey?: string;
+  /** The idempotency record to store with the commit (the response to replay). */
+  readonly idempotency?: IdempotencyRecord;
+}
+
+export interface IdempotencyRecord {
+  /** Who the key belongs to, e.g. the api key id plus mode. */
+  readonly scope: string;
+  readonly key: string;
+  readonly requestHash: string;
+  readonly requestId: string;
+  readonly status: number;
+  readonly body: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
 }

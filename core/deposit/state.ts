@@ -171,6 +171,7 @@ export interface Deposit {
   readonly expiredReason?: 'no_payment';
   readonly canceledBy?: CanceledBy;
   readonly cancelReasonCode?: CancelReasonCode;
+  /** A reviewer's decline, or the last unreadable slip (code SLIP_UNREADABLE, retryable). */
   readonly rejection?: { readonly code: string; readonly displayTh: string; readonly displayEn: string };
   readonly settlement?: Settlement;
   readonly overpayment?: Overpayment;
@@ -243,12 +244,17 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
       const { liquidity: _dropped, ...rest } = s;
       return { ...rest, status: 'awaiting_payment', legs: e.legs, liquiditySource: e.source, expiresAt: e.expiresAt };
     }
-    case 'SlipReceived':
-      return { ...s, status: 'slip_processing', slip: e.slip, uploads: s.uploads + 1, isTerminal: false };
+    case 'SlipReceived': {
+      const { rejection: _cleared, ...rest } = s;
+      return { ...rest, status: 'slip_processing', slip: e.slip, uploads: s.uploads + 1, isTerminal: false };
+    }
     case 'AdditionalSlipReceived':
       return { ...s, additionalSlip: e.slip, uploads: s.uploads + 1 };
     case 'SlipRejected':
-      return { ...s, status: e.timeRemains ? 'awaiting_payment' : s.status, attemptsLeft: e.attemptsLeft };
+      return {
+        ...s, status: e.timeRemains ? 'awaiting_payment' : s.status, attemptsLeft: e.attemptsLeft,
+        rejection: { code: 'SLIP_UNREADABLE', displayTh: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดใหม่', displayEn: 'The slip could not be read; please upload it again.' },
+      };
     case 'LegCompleted':
       return {
         ...s, status: 'awaiting_payment', verification: e.verification,

@@ -10,6 +10,7 @@ import { limits } from '../limits.ts';
 import type { Commit } from '../journal.ts';
 import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
 import type { World } from '../world.ts';
+import { merchantEvents } from '../outbox.ts';
 import type { Command } from './commands.ts';
 import { createDeposit, runDeposit, settleContext, visibleDeposit, type Outcome } from './deposits.ts';
 import { createWithdrawal, disputeWithdrawal, refundIds, runWithdrawal, visibleWithdrawal } from './withdrawals.ts';
@@ -257,11 +258,18 @@ function fireTimer(tx: Tx, timerId: string): Outcome {
 export class CommandHandler {
   constructor(readonly world: World, private readonly journal: Journal, private readonly clock: Clock, private readonly ids: Ids) {}
 
-  execute(command: Command, meta: CommitMeta = {}): Outcome {
+  /**
+   * Decides and applies a command; the journal makes it durable (at once, or with the
+   * group commit that the caller awaits before answering). `respond` builds the
+   * idempotency record from the world after the command, so it commits with it.
+   */
+  execute(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): Outcome {
     const { outcome, commit } = handle(this.world, command, this.clock.now(), this.ids);
     if (!commit) return outcome;
-    this.journal.append(commit, meta);
+    const events = commit.entries.length > 0 ? merchantEvents(this.world, commit) : [];
     this.world.apply(commit);
+    const idempotency = respond?.(outcome);
+    this.journal.append(commit, idempotency ? { ...meta, idempotency } : meta, events);
     return outcome;
   }
 

@@ -7,6 +7,7 @@ import type { Commit, JournalEntry } from '../../core/journal.ts';
 import type { Clock, Ids, Journal } from '../../core/ports.ts';
 import { World } from '../../core/world.ts';
 import type { Sender } from '../../core/deposit/state.ts';
+import type { MerchantEvent } from '../../core/outbox.ts';
 
 export class ManualClock implements Clock {
   constructor(public ms = Date.UTC(2026, 10, 21, 3, 0, 0)) {}
@@ -20,7 +21,8 @@ export class CounterIds implements Ids {
 
 export class MemoryJournal implements Journal {
   readonly commits: Commit[] = [];
-  append(commit: Commit): void { this.commits.push(commit); }
+  readonly events: MerchantEvent[] = [];
+  append(commit: Commit, _meta: unknown, events: readonly MerchantEvent[]): void { this.commits.push(commit); this.events.push(...events); }
   get entries(): JournalEntry[] { return this.commits.flatMap((c) => c.entries); }
 }
 

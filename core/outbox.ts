@@ -1,0 +1,132 @@
+// The merchant-facing events a commit causes: which webhook event type each journal
+// entry stands for, with the full snapshot of the object at that version and the
+// previous_attributes (only changed keys, plus the previous version; null on *.created;
+// absent for balance_transaction). Pure: the adapter gives each one its evt_ id, the
+// merchant's next sequence, api_version and the request that caused it.
+
+import { evolve as evolveDeposit, type Deposit } from './deposit/state.ts';
+import type { Commit, JournalEntry } from './journal.ts';
+import { addBalances, bucketDeltas, type Balances } from './ledger/ledger.ts';
+import { presentBalanceTransaction, presentBeneficiary, presentDeposit, presentWithdrawal, type Json } from './present.ts';
+import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
+import type { World } from './world.ts';
+
+export interface MerchantEvent {
+  readonly type: string;
+  readonly merchantId: string;
+  readonly whiteLabelId: string;
+  readonly livemode: boolean;
+  readonly createdAt: number;
+  readonly object: { [key: string]: Json };
+  /** undefined = key absent (balance_transaction); null on *.created. */
+  readonly previousAttributes?: { [key: string]: Json } | null;
+  /** The journal entry this event stands for (stream and version). */
+  readonly stream: string;
+  readonly version: number;
+}
+
+type Obj = { [key: string]: Json };
+
+function diff(before: Obj, after: Obj): Obj {
+  const changed: Obj = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (key === 'version') continue;
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = before[key] === undefined ? null : before[key]!;
+  }
+  changed.version = before.version ?? null;
+  return changed;
+}
+
+function depositEventType(entry: JournalEntry, d: Deposit): string | null {
+  switch (entry.event.type) {
+    case 'DepositCreated': return 'deposit.created';
+    case 'DepositAwaitingLiquidity': return 'deposit.awaiting_liquidity';
+    case 'DepositMatched': return 'deposit.matched';
+    case 'SlipReceived': return 'deposit.slip_received';
+    case 'SlipRejected': return 'deposit.slip_rejected';
+    case 'LegCompleted': return 'deposit.leg_updated';
+    case 'DepositUnderReview': case 'ReviewEscalated': return 'deposit.under_review';
+    case 'DepositSettled': return 'deposit.settled';
+    case 'DepositRejected': return 'deposit.rejected';
+    case 'DepositExpired': return 'deposit.expired';
+    case 'DepositCanceled': return 'deposit.canceled';
+    case 'LateSlipWindowClosed': return d.status === 'canceled' ? 'deposit.canceled' : 'deposit.expired';
+    case 'DepositReversed': return 'deposit.reversed';
+    case 'DepositOverpaid': return 'deposit.overpaid';
+    default: return null; // internal changes: no dedicated event (the version still moves)
+  }
+}
+
+function withdrawalEventType(entry: JournalEntry): string | null {
+  switch (entry.event.type) {
+    case 'WithdrawalCreated': return 'withdrawal.created';
+    case 'WithdrawalRejected': return 'withdrawal.rejected';
+    case 'WithdrawalCanceled': return 'withdrawal.canceled';
+    case 'WithdrawalExpired': return 'withdrawal.expired';
+    case 'LegReserved': return 'withdrawal.matched';
+    case 'FillLanded': return 'withdrawal.filled';
+    case 'WithdrawalSettled': return 'withdrawal.settled';
+    case 'FillReversed': return 'withdrawal.fill_reversed';
+    case 'ReceiptConfirmed': return 'withdrawal.receipt_confirmed';
+    case 'DisputeOpened': return 'withdrawal.disputed';
+    case 'DisputeResolved': return 'withdrawal.dispute_resolved';
+    default: return null; // approvals, leg releases, evidence: no dedicated event
+  }
+}
+
+/**
+ * The events of one commit, computed against the world as it was before the commit.
+ * Deposit settlement credits are announced as balance.credited twice (deposit_settled and
+ * fee) as the contract's transition table says, though the fee row is a debit.
+ */
+export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
+  const events: MerchantEvent[] = [];
+  const deposits = new Map<string, Deposit>();
+  const withdrawals = new Map<string, Withdrawal>();
+  const balances = new Map<string, Balances>();
+  for (const entry of commit.entries) {
+    const e = entry.event;
+    if (entry.streamKind === 'deposit') {
+      const before = deposits.get(entry.stream) ?? world.deposits.get(entry.stream);
+      const after = evolveDeposit(before, e as Parameters<typeof evolveDeposit>[1]);
+      deposits.set(entry.stream, after);
+      const type = depositEventType(entry, after);
+      if (!type) continue;
+      const object = presentDeposit(after);
+      events.push({
+        type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
+        object, previousAttributes: before && type !== 'deposit.created' ? diff(presentDeposit(before), object) : null, stream: entry.stream, version: entry.version,
+      });
+    } else if (entry.streamKind === 'withdrawal') {
+      const before = withdrawals.get(entry.stream) ?? world.withdrawals.get(entry.stream);
+      const after = evolveWithdrawal(before, e as Parameters<typeof evolveWithdrawal>[1]);
+      withdrawals.set(entry.stream, after);
+      const type = withdrawalEventType(entry);
+      if (!type) continue;
+      const object = presentWithdrawal(after);
+      events.push({
+        type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
+        object, previousAttributes: before && type !== 'withdrawal.created' ? diff(presentWithdrawal(before), object) : null, stream: entry.stream, version: entry.version,
+      });
+    } else if (e.type === 'BalanceTransactionPosted') {
+      const t = e.transaction;
+      const key = `${t.merchantId}:${t.livemode}`;
+      const after = addBalances(balances.get(key) ?? world.balances(t.merchantId, t.livemode), bucketDeltas(t));
+      balances.set(key, after);
+      const type = t.type === 'clearing_released' ? 'balance.cleared'
+        : t.type === 'deposit_settled' || (t.type === 'fee' && t.source.type === 'deposit' && !t.reversesBalanceTransactionId) ? 'balance.credited'
+          : t.direction === 'credit' ? 'balance.credited' : 'balance.debited';
+      events.push({
+        type, merchantId: t.merchantId, whiteLabelId: t.whiteLabelId, livemode: t.livemode, createdAt: t.createdAt,
+        object: presentBalanceTransaction(t, after), stream: entry.stream, version: entry.version,
+      });
+    } else if (e.type === 'BeneficiaryVerified') {
+      const b = world.beneficiaries.get(e.beneficiaryId);
+      const m = b && world.merchants.get(b.merchantId);
+      if (!b || !m) continue;
+      const object = presentBeneficiary({ ...b, status: 'verified', verifiedAt: e.at, version: entry.version });
+      events.push({ type: 'beneficiary.verified', merchantId: b.merchantId, whiteLabelId: m.whiteLabelId, livemode: b.livemode, createdAt: entry.recordedAt, object, previousAttributes: { status: b.status, version: b.version }, stream: entry.stream, version: entry.version });
+    }
+  }
+  return events;
+}

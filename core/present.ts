@@ -1,0 +1,184 @@
+// The contract's JSON shapes of deposit_order, withdrawal_order and balance_transaction,
+// built from state. One place, used by API responses and by event snapshots alike, so a
+// webhook and a GET never disagree. Conventions (contract): money as integer satang
+// (numbers, checked safe), timestamps RFC 3339 UTC with exactly three fractional digits,
+// optional keys absent rather than null, nullable keys present.
+
+import { actionableBy, reasonTexts } from './deposit/reasons.ts';
+import type { Deposit, Leg } from './deposit/state.ts';
+import { bankByCode, type Beneficiary, type Claim } from './directory.ts';
+import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
+import { minorToJson as n, type FeeLine } from './money.ts';
+import { inFlightOf, remainingOf, type Fill, type Withdrawal } from './withdrawal/state.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = { [key: string]: Json };
+
+/** RFC 3339 UTC with exactly three fractional digits. Formatting only: no clock is read. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function maskAccountNumber(accountNumber: string): string {
+  const digits = accountNumber.replace(/\D/g, '');
+  return 'x'.repeat(Math.max(0, digits.length - 4)) + digits.slice(-4);
+}
+
+/** First name kept, the rest cut to its first letter: "สมชาย ใจดี" → "สมชาย ใ***". */
+export function maskName(name: string): string {
+  const [first = '', ...rest] = name.trim().split(/\s+/);
+  const last = rest.join(' ');
+  if (!last) return [...first].slice(0, 2).join('') + '***';
+  return `${first} ${[...last][0]}***`;
+}
+
+function fees(lines: readonly FeeLine[]): Json[] {
+  return lines.map((l) => ({ component: l.component, amount_minor: n(l.amountMinor), ...(l.rateBps !== undefined ? { rate_bps: l.rateBps } : {}) }));
+}
+
+function leg(l: Leg, qrPayload: ((l: Leg) => string) | undefined): Obj {
+  return {
+    leg_ref: l.legRef, sequence: l.sequence, amount_minor: n(l.amountMinor), expires_at: iso(l.expiresAt), leg_status: l.legStatus, method: l.method,
+    ...(qrPayload ? { qr_payload: qrPayload(l) } : {}),
+    receiver: {
+      bank_code: l.receiver.bankCode, bank_name_th: bankByCode(l.receiver.bankCode)?.nameTh ?? l.receiver.bankCode,
+      account_number_masked: maskAccountNumber(l.receiver.accountNumber), account_name_masked: maskName(l.receiver.accountName),
+    },
+  };
+}
+
+export interface DepositView {
+  /** Adds each leg's raw QR string (API responses only; never in stored events). */
+  readonly qrPayload?: (leg: Leg) => string;
+}
+
+export function presentDeposit(d: Deposit, view: DepositView = {}): Obj {
+  const o: Obj = {
+    id: d.id, object: 'deposit_order', version: d.version, status: d.status, is_terminal: d.isTerminal,
+    merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
+    created_at: iso(d.createdAt), expires_at: iso(d.expiresAt),
+  };
+  if (d.liquiditySource) o.liquidity_source = d.liquiditySource;
+  o.leg_count = d.legs.length;
+  o.legs = d.legs.map((l) => leg(l, view.qrPayload));
+  o.sender = { bank_code: d.sender.bankCode, account_number_masked: maskAccountNumber(d.sender.accountNumber), account_name_th_masked: maskName(d.sender.accountNameTh) };
+  if (d.verification) {
+    const v = d.verification;
+    o.verification = {
+      amount_exact: v.amountExact, within_time_window: v.withinTimeWindow, sender_bank_match: v.senderBankMatch,
+      sender_account_match: v.senderAccountMatch, sender_name_match: v.senderNameMatch, receiver_match: v.receiverMatch,
+    };
+  }
+  if (d.status === 'under_review' && d.review) {
+    const r = d.review;
+    o.review = {
+      opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: r.fourEyesRequired,
+      estimated_resolution_bucket: r.escalated ? 'under_4h' : r.fourEyesRequired ? 'under_1h' : 'under_15m',
+      reasons: r.reasons.map((x) => ({
+        code: x.code, display_th: reasonTexts[x.code].th, display_en: reasonTexts[x.code].en, actionable_by: actionableBy(x.code),
+        ...(x.detail && x.code !== 'RECEIVER_MISMATCH' ? { detail: x.detail as Obj } : {}),
+      })),
+    };
+  }
+  if (d.slip) o.slip = { received_at: iso(d.slip.receivedAt), is_late: d.slip.isLate };
+  if (d.status === 'awaiting_liquidity' && d.liquidity) {
+    const l = d.liquidity;
+    o.liquidity = {
+      wait_started_at: iso(l.waitStartedAt), estimated_wait_ms: l.estimatedWaitMs, retry_interval_ms: l.retryIntervalMs,
+      suggested_amounts_minor: l.suggestedAmountsMinor.map(n),
+    };
+  }
+  if (d.metadata) o.metadata = { ...d.metadata };
+  if (d.status === 'expired' || d.status === 'canceled') o.late_slip_accepted_until = d.lateSlipAcceptedUntil == null ? null : iso(d.lateSlipAcceptedUntil);
+  if (d.expiredReason) o.expired_reason = d.expiredReason;
+  if (d.canceledBy) o.canceled_by = d.canceledBy;
+  if (d.cancelReasonCode) o.cancel_reason_code = d.cancelReasonCode;
+  if (d.rejection && (d.status === 'rejected' || d.rejection.code === 'SLIP_UNREADABLE')) {
+    o.rejection = {
+      code: d.rejection.code, display_th: d.rejection.displayTh, display_en: d.rejection.displayEn,
+      ...(d.rejection.code === 'SLIP_UNREADABLE' ? { retryable: true, attempts_left: d.attemptsLeft } : {}),
+    };
+  }
+  if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };
+  if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) {
+    const st = d.settlement;
+    Object.assign(o, {
+      ordered_amount_minor: n(st.orderedMinor), transferred_amount_minor: n(st.transferredMinor), amount_received_minor: n(st.receivedMinor),
+      fee_total_minor: n(st.feeTotalMinor), credited_amount_minor: n(st.creditedMinor),
+      overpayment: d.overpayment ? {
+        claim_id: d.overpayment.claimId, cause: d.overpayment.cause, amount_minor: n(d.overpayment.amountMinor),
+        slip_received_at: iso(d.overpayment.slipReceivedAt), status: 'open', action_required: 'contact_support',
+      } : null,
+      partial: st.partial, settled_via: st.settledVia, balance_transaction_id: st.balanceTransactionId, settled_at: iso(st.settledAt),
+      clearing_available_at: st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt), fee_breakdown: fees(st.feeBreakdown),
+    });
+  }
+  return o;
+}
+
+function fill(f: Fill, withReceipt: boolean): Obj {
+  return {
+    leg_ref: f.legRef, sequence: f.sequence, amount_minor: n(f.amountMinor), fee_recognized_minor: n(f.feeRecognizedMinor),
+    settled_at: iso(f.settledAt), balance_transaction_id: f.balanceTransactionId, auto_confirm_at: iso(f.autoConfirmAt),
+    ...(withReceipt ? { receipt_state: f.reversal ? 'reversed' : f.receiptState } : {}),
+  };
+}
+
+export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean } = {}): Obj {
+  const o: Obj = {
+    id: w.id, object: 'withdrawal_order', version: w.version, status: w.status, merchant_reference: w.merchantReference,
+    end_user_ref: w.endUserRef, beneficiary_id: w.beneficiaryId, currency: 'THB',
+    amount_total_minor: n(w.amountTotalMinor), fee_total_minor: n(w.feeTotalMinor), total_locked_minor: n(w.amountTotalMinor + w.feeTotalMinor),
+    fee_recognized_minor: n(w.feeRecognizedMinor), filled_minor: n(w.filledMinor), remaining_minor: n(remainingOf(w)),
+    reserved_minor: n(inFlightOf(w)), refunded_minor: n(w.refundedMinor), settled_splits: w.settledSplits, max_splits: w.maxSplits,
+    created_at: iso(w.createdAt), expires_at: iso(w.expiresAt), requires_approval: w.requiresApproval,
+    reserved_balance_transaction_id: w.reservedBalanceTransactionId, fee_breakdown: fees(w.feeBreakdown),
+    fills: w.fills.map((f) => fill(f, view.withReceipts === true)),
+  };
+  if (w.dispute) {
+    const d = w.dispute;
+    o.dispute = { id: d.id, reason_code: d.reasonCode, amount_minor: n(d.amountMinor), opened_at: iso(d.openedAt), respond_by: iso(d.respondBy), funds_on_hold: d.fundsOnHold, status: d.status, ...(d.outcome ? { outcome: d.outcome } : {}) };
+  }
+  if (w.rejection) o.rejection = { code: w.rejection.code, display_th: w.rejection.displayTh, display_en: w.rejection.displayEn };
+  if (w.canceledBy) o.canceled_by = w.canceledBy;
+  if (w.cancelReasonCode) o.cancel_reason_code = w.cancelReasonCode;
+  if (w.metadata) o.metadata = { ...w.metadata };
+  if (w.replacementOfWithdrawalId) o.replacement_of_withdrawal_id = w.replacementOfWithdrawalId;
+  return o;
+}
+
+export function presentBalances(b: Balances): Obj {
+  return { available_minor: n(b.availableMinor), pending_clearing_minor: n(b.pendingClearingMinor), reserved_minor: n(b.reservedMinor) };
+}
+
+const reversalTexts: Readonly<Record<string, string>> = {
+  BANK_RECALL: 'ธนาคารเรียกคืนเงิน', ACCOUNT_FROZEN: 'บัญชีถูกอายัด', SLIP_INVALIDATED_AFTER_SETTLEMENT: 'สลิปถูกยกเลิกหลังชำระ',
+  DUPLICATE_CREDIT: 'เครดิตซ้ำ', OPS_ERROR: 'ข้อผิดพลาดจากการดำเนินงาน', MERCHANT_DISPUTE_LOST: 'แพ้ข้อพิพาท',
+};
+
+export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: Balances): Obj {
+  return {
+    id: t.id, object: 'balance_transaction', type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), currency: 'THB',
+    bucket_from: t.bucketFrom, bucket_to: t.bucketTo, ...(t.availableAt !== undefined ? { available_at: iso(t.availableAt) } : {}),
+    balance_after: presentBalances(balanceAfter), source: { type: t.source.type, id: t.source.id },
+    ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
+    ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
+    ...(t.reasonCode ? { reason_code: t.reasonCode, ...(reversalTexts[t.reasonCode] ? { reason_display_th: reversalTexts[t.reasonCode]! } : {}) } : {}),
+    created_at: iso(t.createdAt),
+  };
+}
+
+export function presentBeneficiary(b: Beneficiary): Obj {
+  return {
+    id: b.id, object: 'beneficiary', status: b.status, bank_code: b.bankCode, account_number_masked: maskAccountNumber(b.accountNumber),
+    account_name_th_masked: maskName(b.accountNameTh), livemode: b.livemode, created_at: iso(b.createdAt),
+    ...(b.verifiedAt !== undefined ? { verified_at: iso(b.verifiedAt) } : {}),
+  };
+}
+
+export function presentClaim(c: Claim): Obj {
+  return {
+    id: c.id, object: 'claim', kind: c.kind, status: c.status, deposit_id: c.depositId, amount_minor: n(c.amountMinor),
+    version: c.version, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
+  };
+}
