@@ -4,10 +4,10 @@
 // atomically. Balance transactions are entries too (stream = btxn id), so replaying the
 // journal rebuilds every balance from the postings.
 
-import type { DepositEvent } from './deposit/state.ts';
+import type { Deposit, DepositEvent } from './deposit/state.ts';
 import type { DirectoryEvent } from './directory.ts';
 import type { BalanceTransaction } from './ledger/ledger.ts';
-import type { WithdrawalEvent } from './withdrawal/state.ts';
+import type { Withdrawal, WithdrawalEvent } from './withdrawal/state.ts';
 
 export type LedgerEvent = { readonly type: 'BalanceTransactionPosted'; readonly at: number; readonly transaction: BalanceTransaction };
 
@@ -42,6 +42,12 @@ export interface Timer {
 export interface Commit {
   readonly entries: readonly JournalEntry[];
   readonly timers: { readonly set: readonly Timer[]; readonly clear: readonly string[] };
+  /**
+   * The aggregates' states after the commit, as the deciding transaction computed them.
+   * Not stored: the world takes them instead of folding the same events a second time.
+   * Replay (recovery, verify) has no such field and folds the entries.
+   */
+  readonly states?: { readonly deposits: ReadonlyMap<string, Deposit>; readonly withdrawals: ReadonlyMap<string, Withdrawal> };
 }
 
 /** Encodes values with bigint for storage: bigint becomes {"$bigint": "digits"}. */

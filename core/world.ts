@@ -135,7 +135,28 @@ export class World {
   }
 
   apply(commit: Commit): void {
-    for (const entry of commit.entries) this.applyEntry(entry);
+    const states = commit.states;
+    if (!states) {
+      for (const entry of commit.entries) this.applyEntry(entry);
+    } else {
+      for (const entry of commit.entries) {
+        const folded = entry.streamKind === 'deposit' ? states.deposits.has(entry.stream) : entry.streamKind === 'withdrawal' && states.withdrawals.has(entry.stream);
+        if (folded) this.advanceVersion(entry);
+        else this.applyEntry(entry);
+      }
+      for (const [id, d] of states.deposits) {
+        assert(d.version === this.streamVersions.get(id), `deposit ${id}: state version ${d.version} ≠ journal`);
+        const before = this.deposits.get(id);
+        this.deposits.set(id, d);
+        this.indexDeposit(before, d);
+      }
+      for (const [id, w] of states.withdrawals) {
+        assert(w.version === this.streamVersions.get(id), `withdrawal ${id}: state version ${w.version} ≠ journal`);
+        const before = this.withdrawals.get(id);
+        this.withdrawals.set(id, w);
+        this.indexWithdrawal(before, w);
+      }
+    }
     for (const id of commit.timers.clear) this.clearTimer(id);
     for (const t of commit.timers.set) this.setTimer(t);
   }
@@ -158,11 +179,15 @@ export class World {
     return ids ? [...ids].map((id) => this.timers.get(id)!) : [];
   }
 
-  applyEntry(entry: JournalEntry): void {
+  private advanceVersion(entry: JournalEntry): void {
     const previous = this.streamVersions.get(entry.stream);
     assert(previous === undefined ? entry.version === 0 : entry.version === previous + 1,
       `stream ${entry.stream}: version ${entry.version} after ${previous}`);
     this.streamVersions.set(entry.stream, entry.version);
+  }
+
+  applyEntry(entry: JournalEntry): void {
+    this.advanceVersion(entry);
     const e = entry.event;
     switch (e.type) {
       case 'DepositCreated': case 'DepositAwaitingLiquidity': case 'DepositMatched': case 'SlipReceived':

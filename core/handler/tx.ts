@@ -14,8 +14,8 @@ import { depositTimers, withdrawalTimers } from './timers.ts';
 
 export class Tx {
   readonly entries: JournalEntry[] = [];
-  private readonly deposits = new Map<string, Deposit>();
-  private readonly withdrawals = new Map<string, Withdrawal>();
+  readonly deposits = new Map<string, Deposit>();
+  readonly withdrawals = new Map<string, Withdrawal>();
   private readonly balanceDeltas = new Map<string, Balances>();
   private readonly versions = new Map<string, number>();
   /** Timers this command cleared explicitly (a fired timer that changed nothing). */

@@ -1,0 +1,68 @@
+// bench:core — commands decided and applied per second by the pure core, for a realistic
+// mix: fund, withdraw, create deposit (matched), slip received, slip verified (settle +
+// fill), clearing fired by its timer. Runs on one core with a journal that keeps nothing,
+// so it measures decide + evolve + apply (and, separately, with the merchant-event outbox
+// that the write path also computes). Prints JSON.
+
+import { handle } from '../core/handler/handle.ts';
+import type { Command } from '../core/handler/commands.ts';
+import { merchantEvents } from '../core/outbox.ts';
+import { World } from '../core/world.ts';
+
+const cycles = Number(process.env.BENCH_CYCLES ?? 20_000);
+let n = 0;
+const ids = { next: (prefix: string) => `${prefix}_${(++n).toString(36)}` };
+const operator = { kind: 'operator' as const, operatorId: 'emp_bench' };
+
+function run(withOutbox: boolean): { commands: number; seconds: number; perSecond: number } {
+  const world = new World();
+  let now = Date.UTC(2026, 10, 21);
+  let commands = 0;
+  const exec = (c: Command): string => {
+    const { outcome, commit } = handle(world, c, now, ids);
+    if (!outcome.ok) throw new Error(`${c.type}: ${outcome.rejection.code} ${outcome.rejection.message}`);
+    if (commit) {
+      if (withOutbox) merchantEvents(world, commit);
+      world.apply(commit);
+    }
+    commands++;
+    return outcome.objectId ?? '';
+  };
+  const wl = exec({ type: 'RegisterWhiteLabel', actor: operator, name: 'Bench' });
+  const payer = exec({ type: 'RegisterMerchant', actor: operator, whiteLabelId: wl, name: 'Payer' });
+  const shop = exec({ type: 'RegisterMerchant', actor: operator, whiteLabelId: wl, name: 'Shop' });
+  const ben = exec({ type: 'RegisterBeneficiary', actor: operator, merchantId: payer, livemode: true, bankCode: '004', accountNumber: '1234567890', accountNameTh: 'สมหญิง รักดี', verified: true });
+  const sender = { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' };
+  const started = process.hrtime.bigint();
+  commands = 0;
+  for (let i = 0; i < cycles; i++) {
+    exec({ type: 'PostAdjustment', actor: operator, merchantId: payer, livemode: true, amountMinor: 60_000n, direction: 'credit', bucket: 'available', reason: 'top-up' });
+    exec({ type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: payer, livemode: true }, amountMinor: 50_000n, merchantReference: `w${i}`, endUserRef: 'payee', beneficiaryId: ben, requiresApproval: false, p2pMinimumApplies: false });
+    const dep = exec({ type: 'CreateDeposit', actor: { kind: 'merchant', merchantId: shop, livemode: true }, amountMinor: 50_000n, merchantReference: `d${i}`, endUserRef: `u${i}`, sender, hasClientData: true });
+    exec({ type: 'ReceiveSlip', actor: { kind: 'system' }, depositId: dep, receiptId: `rcpt_${i}`, hasImage: true });
+    const leg = world.deposits.get(dep)!.legs[0]!;
+    exec({
+      type: 'RecordSlipVerification', actor: { kind: 'system' }, depositId: dep, receiptId: `rcpt_${i}`,
+      outcome: {
+        kind: 'found', facts: { senderBankDisabled: false },
+        transfer: { transRef: `tr_${i}`, amountMinor: 50_000n, occurredAt: now, sender: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, name: sender.accountNameTh }, receiver: { bankCode: leg.receiver.bankCode, accountNumber: leg.receiver.accountNumber, name: leg.receiver.accountName } },
+      },
+    });
+    // Clearing: fire the deposit's clearing timer as the scheduler would, 72 h on.
+    const clearAt = world.deposits.get(dep)!.settlement!.clearingAvailableAt!;
+    const saved = now;
+    now = clearAt;
+    exec({ type: 'FireTimer', actor: { kind: 'system' }, timerId: `${dep}:deposit.clear` });
+    now = saved + 1;
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { commands, seconds: Math.round(seconds * 1000) / 1000, perSecond: Math.round(commands / seconds) };
+}
+
+run(false); // warm-up
+const core = run(false);
+const withOutbox = run(true);
+console.log(JSON.stringify({
+  bench: 'core', mix: ['fund', 'withdraw', 'create_deposit+match', 'slip_received', 'verify+settle+fill', 'clear'], cycles,
+  decided_and_applied: core, with_outbox_events: withOutbox, target_per_second: 200_000, meets_target: core.perSecond >= 200_000,
+}, null, 2));
