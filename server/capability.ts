@@ -1,0 +1,67 @@
+// The slip_upload capability (contract: "Order capability"): an Ed25519-signed token,
+// audience pg-slip-ingest, scope slip:write, bound to tenant, livemode, deposit_id, the
+// full upload URL (htu), rate_subject, API version and the reservation's hold_until.
+// Signed and verified with node:crypto on the request path (DESIGN.md, Performance).
+// Format: base64url(JSON claims) "." base64url(signature over the first part).
+
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface CapabilityClaims {
+  readonly aud: 'pg-slip-ingest';
+  readonly scope: 'slip:write';
+  readonly tenant: string;
+  readonly livemode: boolean;
+  readonly deposit_id: string;
+  readonly htu: string;
+  readonly rate_subject: string;
+  readonly api_version: string;
+  readonly hold_until: number;
+  readonly iat: number;
+  readonly exp: number;
+}
+
+export class CapabilitySigner {
+  private constructor(private readonly privateKey: KeyObject, private readonly publicKey: KeyObject) {}
+
+  /** Loads the key pair from the data dir, creating it on first start. */
+  static fromDataDir(dataDir: string): CapabilitySigner {
+    const path = join(dataDir, 'slip-capability-ed25519.pem');
+    if (!existsSync(path)) {
+      mkdirSync(dataDir, { recursive: true });
+      const { privateKey } = generateKeyPairSync('ed25519');
+      writeFileSync(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    }
+    const privateKey = createPrivateKey(readFileSync(path));
+    return new CapabilitySigner(privateKey, createPublicKey(privateKey));
+  }
+
+  static ephemeral(): CapabilitySigner {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    return new CapabilitySigner(privateKey, publicKey);
+  }
+
+  issue(claims: CapabilityClaims): string {
+    const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return `${body}.${sign(null, Buffer.from(body), this.privateKey).toString('base64url')}`;
+  }
+
+  /** The claims of a token with a valid signature, or null. Expiry is the caller's check. */
+  read(token: string): CapabilityClaims | null {
+    const dot = token.indexOf('.');
+    if (dot <= 0 || dot !== token.lastIndexOf('.')) return null;
+    const body = token.slice(0, dot);
+    const signature = Buffer.from(token.slice(dot + 1), 'base64url');
+    if (signature.length !== 64 || !verify(null, Buffer.from(body), this.publicKey, signature)) return null;
+    try {
+      return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CapabilityClaims;
+    } catch {
+      return null;
+    }
+  }
+
+  rawPublicKey(): Buffer {
+    return this.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  }
+}

@@ -1,0 +1,95 @@
+// Idempotency for every POST (contract: Errors, "Idempotency replay"). A key belongs to
+// the merchant and mode. The record of a successful command is written in the same
+// transaction as the command (CommitMeta.idempotency), so a key is consumed exactly when
+// its effects exist. A refusal consumes nothing (it changed nothing; a retry is decided
+// afresh); a 429 never reaches here. Same key + same request → the original status and
+// bytes with Idempotent-Replay: true; same key + another request → 409
+// idempotency_key_reused; a request still running under the key → 409
+// idempotency_in_flight (retry in 1 s).
+
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Outcome } from '../core/handler/handle.ts';
+import type { Command } from '../core/handler/commands.ts';
+import type { IdempotencyRecord } from '../core/ports.ts';
+import { limits } from '../core/limits.ts';
+import { ApiError } from './errors.ts';
+import { rawBodyOf } from './auth/merchant.ts';
+import type { Services } from './ports.ts';
+
+export interface Response { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
+
+const inFlight = new Set<string>();
+
+export interface KeyRules { readonly minLength?: number }
+
+export function idempotencyKeyOf(ctx: Context, rules: KeyRules = {}): string {
+  const key = ctx.get('Idempotency-Key');
+  if (!key) throw new ApiError('idempotency_key_required');
+  const min = rules.minLength ?? 1;
+  if (key.length < min || key.length > limits.idempotencyKeyLengthMax) {
+    throw new ApiError('validation_error', `Idempotency-Key must be ${min}–${limits.idempotencyKeyLengthMax} characters.`, {
+      fields: [{ path: 'header.Idempotency-Key', reason: 'length', hint: `${min}–${limits.idempotencyKeyLengthMax} characters` }],
+    });
+  }
+  return key;
+}
+
+function requestHash(ctx: Context): string {
+  return createHash('sha256').update(`${ctx.method}\n${ctx.path}\n${ctx.querystring}\n`).update(rawBodyOf(ctx)).digest('hex');
+}
+
+function send(ctx: Context, r: Response): void {
+  ctx.status = r.status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(r.body ?? null);
+  for (const [k, v] of Object.entries(r.headers ?? {})) ctx.set(k, v);
+}
+
+/**
+ * Runs `command` under the request's Idempotency-Key and answers with `render(outcome)`.
+ * `scope` names whose keys these are (merchant and mode, or the operator).
+ */
+export async function runIdempotent(
+  ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response, rules: KeyRules = {},
+): Promise<void> {
+  const key = idempotencyKeyOf(ctx, rules);
+  const hash = requestHash(ctx);
+  const now = services.write.clock.now();
+  const slot = `${scope}\u0000${key}`;
+  if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
+  const prior = services.idempotency.get(scope, key, now);
+  if (prior) return replay(ctx, prior, hash);
+  inFlight.add(slot);
+  try {
+    const requestId = ctx.state.requestId as string;
+    let response: Response | undefined;
+    const outcome: Outcome = services.write.handler.execute(command, { requestId, idempotencyKey: key }, (o) => {
+      if (!o.ok) return undefined;
+      response = render(o.objectId);
+      const record: IdempotencyRecord = {
+        scope, key, requestHash: hash, requestId, status: response.status, body: JSON.stringify(response.body ?? null),
+        createdAt: now, expiresAt: now + limits.idempotencyKeyLifetimeMs,
+      };
+      return record;
+    });
+    if (!outcome.ok) throw ApiError.from(outcome.rejection);
+    // The key stays in flight until the command is durable: nobody replays an answer
+    // whose effects could still be lost.
+    await services.write.durable();
+    send(ctx, response!);
+  } finally {
+    inFlight.delete(slot);
+  }
+}
+
+function replay(ctx: Context, prior: IdempotencyRecord, hash: string): void {
+  if (prior.requestHash !== hash) {
+    throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { original_request_id: prior.requestId });
+  }
+  ctx.status = prior.status;
+  ctx.type = 'application/json';
+  ctx.body = prior.body; // the stored bytes, not a re-serialisation
+  ctx.set('Idempotent-Replay', 'true');
+  ctx.set('Original-Request-Id', prior.requestId);
+}

@@ -1,0 +1,79 @@
+// What the HTTP layer needs from the write side and from its own stores, as interfaces:
+// the SQLite adapter implements them in production, memory versions serve tests of the
+// HTTP layer alone. API keys live outside the journal on purpose: the journal is
+// published to the bus, and HMAC secrets must never travel with it.
+
+import type { CommandHandler } from '../core/handler/handle.ts';
+import type { IdempotencyRecord } from '../core/ports.ts';
+import type { Clock, Ids } from '../core/ports.ts';
+import type { World } from '../core/world.ts';
+
+export type Scope = 'wallet:read' | 'withdrawals:write' | 'withdrawals:read';
+export const allScopes: readonly Scope[] = ['wallet:read', 'withdrawals:write', 'withdrawals:read'];
+
+export interface ApiKey {
+  readonly keyId: string;
+  readonly secret: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly scopes: readonly Scope[];
+  readonly revokedAt: number | null;
+  readonly createdAt: number;
+}
+
+export interface KeyStore {
+  bySecret(secret: string): ApiKey | undefined;
+  byId(keyId: string): ApiKey | undefined;
+  save(key: ApiKey): void;
+  revoke(keyId: string, at: number): void;
+}
+
+export interface NonceStore {
+  /** Remembers a nonce for its scope; false when it was already seen and has not expired. */
+  remember(scope: string, nonce: string, nowMs: number): boolean;
+}
+
+export interface IdempotencyStore {
+  get(scope: string, key: string, nowMs: number): IdempotencyRecord | undefined;
+}
+
+export interface WriteSide {
+  readonly world: World;
+  readonly handler: CommandHandler;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  /** Resolves once everything appended so far is durable (group commit), rejects if it cannot be. */
+  durable(): Promise<void>;
+  /** Moves a manual clock forward and fires the timers that fall due; absent on the system clock. */
+  advanceClock?(ms: number): Promise<void>;
+}
+
+export interface Services {
+  readonly write: WriteSide;
+  readonly keys: KeyStore;
+  readonly nonces: NonceStore;
+  readonly idempotency: IdempotencyStore;
+}
+
+// ---- memory versions (tests of the HTTP layer; the embedded default uses SQLite) ----
+
+export class MemoryKeyStore implements KeyStore {
+  private readonly keys = new Map<string, ApiKey>();
+  private readonly secrets = new Map<string, string>();
+  bySecret(secret: string) { const id = this.secrets.get(secret); return id === undefined ? undefined : this.keys.get(id); }
+  byId(keyId: string) { return this.keys.get(keyId); }
+  save(key: ApiKey) { this.keys.set(key.keyId, key); this.secrets.set(key.secret, key.keyId); }
+  revoke(keyId: string, at: number) { const k = this.keys.get(keyId); if (k) this.keys.set(keyId, { ...k, revokedAt: at }); }
+}
+
+export class MemoryNonceStore implements NonceStore {
+  private readonly seen = new Map<string, number>();
+  constructor(private readonly memoryMs: number) {}
+  remember(scope: string, nonce: string, nowMs: number): boolean {
+    const key = `${scope}\u0000${nonce}`;
+    const until = this.seen.get(key);
+    if (until !== undefined && until > nowMs) return false;
+    this.seen.set(key, nowMs + this.memoryMs);
+    return true;
+  }
+}

@@ -1,0 +1,199 @@
+// /v1/bo/*: onboarding and the operator actions the core already knows (DESIGN.md,
+// "Operators and onboarding"). Every POST takes an Idempotency-Key scoped to the
+// operator; those marked ⚑ in DESIGN.md also need a step-up token. Reviews, approvals,
+// claims and reports beyond these come with the back-office issue.
+
+import Router from '@koa/router';
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Command } from '../../core/handler/commands.ts';
+import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
+import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
+import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
+import { ApiError } from '../errors.ts';
+import { runIdempotent, type Response } from '../idempotency.ts';
+import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
+import { compile } from '../validate.ts';
+import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+
+const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
+const schemas = {
+  whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: str() } }),
+  gatewayRoute: compile<{ bank_code: string; account_number: string; account_name: string; ttl_seconds: number }>({
+    type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name', 'ttl_seconds'],
+    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: 60, maximum: 31_536_000 } },
+  }),
+  merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({
+    type: 'object', additionalProperties: false, required: ['white_label_id', 'name'],
+    properties: { white_label_id: str(64), name: str(), technical_contact_email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254 } },
+  }),
+  key: compile<{ livemode: boolean; scopes: Scope[] }>({
+    type: 'object', additionalProperties: false, required: ['livemode', 'scopes'],
+    properties: { livemode: { type: 'boolean' }, scopes: { type: 'array', uniqueItems: true, items: { enum: [...allScopes] } } },
+  }),
+  sender: compile<{ livemode: boolean; end_user_ref: string; bank_code: string; account_number: string; account_name_th: string }>({
+    type: 'object', additionalProperties: false, required: ['livemode', 'end_user_ref', 'bank_code', 'account_number', 'account_name_th'],
+    properties: { livemode: { type: 'boolean' }, end_user_ref: str(64), bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: str(140) },
+  }),
+  beneficiary: compile<{ livemode: boolean; bank_code: string; account_number: string; account_name_th: string }>({
+    type: 'object', additionalProperties: false, required: ['livemode', 'bank_code', 'account_number', 'account_name_th'],
+    properties: { livemode: { type: 'boolean' }, bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: str(140) },
+  }),
+  adjustment: compile<{ livemode: boolean; amount_minor: number; direction: 'credit' | 'debit'; bucket: 'available' | 'pending_clearing' | 'reserved'; reason: string }>({
+    type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
+    properties: { livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] }, reason: str(500) },
+  }),
+  note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: 2000 }, amount_minor: { type: 'integer', minimum: 1 } } }),
+  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 2000 } } }),
+  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: 2000 } } }),
+  empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
+  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: 31_536_000 } } }),
+};
+
+export function mintKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {
+  const secret = `${livemode ? 'sk_live_' : 'sk_test_'}${randomBytes(24).toString('base64url')}`;
+  const key: ApiKey = { keyId: services.write.ids.next('key'), secret, merchantId, livemode, scopes: [...scopes], revokedAt: null, createdAt: services.write.clock.now() };
+  services.keys.save(key);
+  return key;
+}
+
+const keyView = (k: ApiKey) => ({ key_id: k.keyId, api_key: k.secret, scopes: [...k.scopes], livemode: k.livemode });
+
+export function backOfficeRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
+  const router = new Router({ prefix: '/v1/bo' });
+  router.use(operatorAuth(verify));
+  const world = services.write.world;
+  const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
+  const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
+    runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, command, render);
+  const merchant = (ctx: Context) => {
+    const m = world.merchants.get(ctx.params.id!);
+    if (!m) throw notFound('merchant');
+    return m;
+  };
+
+  router.post('/white-labels', async (ctx) => {
+    const body = parseWith(schemas.whiteLabel, bodyOf(ctx));
+    await run(ctx, { type: 'RegisterWhiteLabel', actor: actorOf(ctx), name: body.name }, (id) => ({ status: 201, body: { id, object: 'white_label', name: body.name } }));
+  });
+
+  router.post('/white-labels/:id/gateway-route', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.gatewayRoute, bodyOf(ctx));
+    if (!world.whiteLabels.has(ctx.params.id!)) throw notFound('white label');
+    await run(ctx, { type: 'SetGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number, accountName: b.account_name, ttlSeconds: b.ttl_seconds }, (id) => {
+      const route = world.whiteLabels.get(id!)!.gatewayRoute!;
+      return { status: 200, body: { object: 'gateway_route', white_label_id: id, bank_code: route.bankCode, account_number: route.accountNumber, account_name: route.accountName, expires_at: iso(route.expiresAt) } };
+    });
+  });
+
+  router.post('/merchants', async (ctx) => {
+    const b = parseWith(schemas.merchant, bodyOf(ctx));
+    await run(ctx, { type: 'RegisterMerchant', actor: actorOf(ctx), whiteLabelId: b.white_label_id, name: b.name, ...(b.technical_contact_email ? { technicalContactEmail: b.technical_contact_email } : {}) }, (id) => {
+      // The two keys are minted with the merchant; their secrets are shown here once.
+      const live = mintKey(services, id!, true, allScopes);
+      const sandbox = mintKey(services, id!, false, allScopes);
+      return { status: 201, body: { id, object: 'merchant', white_label_id: b.white_label_id, name: b.name, keys: { live: keyView(live), sandbox: keyView(sandbox) } } };
+    });
+  });
+
+  router.post('/merchants/:id/keys', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.key, bodyOf(ctx));
+    const m = merchant(ctx);
+    // Minting a key changes no ledger state; its idempotency is the key store's (one per call).
+    const key = mintKey(services, m.id, b.livemode, b.scopes);
+    ctx.status = 201;
+    ctx.body = keyView(key);
+  });
+
+  router.post('/keys/:keyId/revoke', async (ctx) => {
+    await requireStepUp(ctx);
+    parseWith(schemas.empty, bodyOf(ctx));
+    const key = services.keys.byId(ctx.params.keyId!);
+    if (!key) throw notFound('key');
+    if (key.revokedAt === null) services.keys.revoke(key.keyId, services.write.clock.now());
+    ctx.body = { key_id: key.keyId, object: 'api_key', revoked: true };
+  });
+
+  for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {
+    router.post(`/merchants/:id/${path}`, async (ctx) => {
+      await requireStepUp(ctx);
+      parseWith(schemas.empty, bodyOf(ctx));
+      const m = merchant(ctx);
+      await run(ctx, { type: 'SetMerchantSuspended', actor: actorOf(ctx), merchantId: m.id, suspended }, () => ({ status: 200, body: { id: m.id, object: 'merchant', suspended } }));
+    });
+  }
+
+  router.post('/merchants/:id/senders', async (ctx) => {
+    const b = parseWith(schemas.sender, bodyOf(ctx));
+    const m = merchant(ctx);
+    await run(ctx, { type: 'RegisterSender', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, endUserRef: b.end_user_ref, bankCode: b.bank_code, accountNumber: b.account_number, accountNameTh: b.account_name_th }, (id) => ({
+      status: 201, body: { sender_id: id, object: 'sender', end_user_ref: b.end_user_ref, bank_code: b.bank_code, livemode: b.livemode },
+    }));
+  });
+
+  router.post('/merchants/:id/beneficiaries', async (ctx) => {
+    const b = parseWith(schemas.beneficiary, bodyOf(ctx));
+    const m = merchant(ctx);
+    await run(ctx, { type: 'RegisterBeneficiary', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, bankCode: b.bank_code, accountNumber: b.account_number, accountNameTh: b.account_name_th, verified: true },
+      (id) => ({ status: 201, body: presentBeneficiary(world.beneficiaries.get(id!)!) }));
+  });
+
+  router.post('/merchants/:id/adjustments', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.adjustment, bodyOf(ctx));
+    const m = merchant(ctx);
+    await run(ctx, { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reason: b.reason }, (id) => ({
+      status: 201,
+      body: {
+        id, object: 'balance_transaction', type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
+        bucket_from: b.direction === 'debit' ? b.bucket : null, bucket_to: b.direction === 'credit' ? b.bucket : null,
+        balance_after: presentBalances(world.balances(m.id, b.livemode)), source: { type: 'adjustment', id: operatorOf(ctx).sub },
+        reason_code: b.reason, created_at: iso(services.write.clock.now()),
+      },
+    }));
+  });
+
+  router.post('/deposits/:id/approve', async (ctx) => {
+    const b = parseWith(schemas.note, bodyOf(ctx));
+    await run(ctx, { type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note, ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}) },
+      (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+  });
+
+  router.post('/deposits/:id/decline', async (ctx) => {
+    const b = parseWith(schemas.note, bodyOf(ctx));
+    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+  });
+
+  router.post('/deposits/:id/reverse', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.reversal, bodyOf(ctx));
+    if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
+    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+  });
+
+  router.post('/withdrawals/:id/approve', async (ctx) => {
+    parseWith(schemas.optionalNote, bodyOf(ctx));
+    await run(ctx, { type: 'ApproveWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world.withdrawals.get(id!)!) }));
+  });
+
+  router.post('/withdrawals/:id/reject', async (ctx) => {
+    const b = parseWith(schemas.optionalNote, bodyOf(ctx));
+    await run(ctx, { type: 'RejectWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world.withdrawals.get(id!)!) }));
+  });
+
+  router.post('/clock/advance', async (ctx) => {
+    const b = parseWith(schemas.advance, bodyOf(ctx));
+    if (!services.write.advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
+    await services.write.advanceClock(b.seconds * 1000);
+    ctx.body = { now: iso(services.write.clock.now()) };
+  });
+
+  router.get('/merchants/:id/balance', (ctx) => {
+    const m = merchant(ctx);
+    ctx.body = { merchant_id: m.id, live: presentBalances(world.balances(m.id, true)), sandbox: presentBalances(world.balances(m.id, false)) };
+  });
+
+  return router;
+}

@@ -1,0 +1,42 @@
+// Small helpers shared by the route modules: reading a validated query, checking money
+// at the edge, and the merchant's idempotency scope.
+
+import type { Context } from 'koa';
+import { minorFromJson, type Minor } from '../../core/money.ts';
+import { ApiError } from '../errors.ts';
+import type { MerchantState } from '../auth/merchant.ts';
+
+/** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */
+export function queryOf(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.query)) {
+    if (Array.isArray(v)) throw new ApiError('validation_error', `Query parameter ${k} is repeated.`, { fields: [{ path: `query.${k}`, reason: 'duplicate' }] });
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/** A JSON amount → bigint; an amount beyond the safe integer range is refused here. */
+export function amountOf(value: number, path = 'amount_minor'): Minor {
+  const minor = minorFromJson(value);
+  if (minor === null) throw new ApiError('validation_error', `${path} must be a safe integer (at most 9007199254740991).`, { fields: [{ path, reason: 'unsafe_integer' }] });
+  return minor;
+}
+
+export function merchantScope(m: MerchantState): string {
+  return `${m.merchantId}:${m.livemode ? 'live' : 'test'}`;
+}
+
+export function bodyOf(ctx: Context): unknown {
+  return (ctx.request as { body?: unknown }).body ?? {};
+}
+
+export function notFound(what = 'object'): ApiError {
+  return new ApiError('resource_not_found', `No such ${what}.`);
+}
+
+/** Validates `data` with a compiled schema and returns it typed (the validator throws on failure). */
+export function parseWith<T>(validate: (data: unknown) => data is T, data: unknown): T {
+  if (!validate(data)) throw new ApiError('validation_error');
+  return data;
+}

@@ -1,0 +1,141 @@
+// /v1/pay/withdrawals (create, get with fills[] and dispute, cancel), dispute evidence,
+// balance, quote, banks, senders and beneficiaries. The live_p2p profile narrows the
+// surface as the contract's Deployment profile says: beneficiary_id only, two approvals,
+// the P2P minimum, and no beneficiary or quote APIs (403 feature_not_enabled).
+
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { banks } from '../../core/directory.ts';
+import { minorToJson, withdrawalQuote } from '../../core/money.ts';
+import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentWithdrawal } from '../../core/present.ts';
+import type { Withdrawal } from '../../core/withdrawal/state.ts';
+import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';
+import type { Config } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { runIdempotent } from '../idempotency.ts';
+import type { Services } from '../ports.ts';
+import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
+import { amountOf, bodyOf, merchantScope, notFound, parseWith, queryOf } from './common.ts';
+
+export function walletRoutes(services: Services, config: Config): Router {
+  const router = new Router({ prefix: '/v1/pay' });
+  router.use(merchantAuth(services));
+  const world = services.write.world;
+  const p2p = config.profile === 'live_p2p';
+  const featureOff = (what: string) => new ApiError('feature_not_enabled', `${what} is not enabled in this deployment profile.`);
+
+  const visible = (ctx: Context, id: string): Withdrawal => {
+    const m = merchantOf(ctx);
+    const w = world.withdrawals.get(id);
+    if (!w || w.merchantId !== m.merchantId || w.livemode !== m.livemode) throw notFound('withdrawal');
+    return w;
+  };
+
+  router.post('/withdrawals', async (ctx) => {
+    const m = requireScope(ctx, 'withdrawals:write');
+    const body = parseWith(createWithdrawalBody, bodyOf(ctx));
+    let beneficiaryId = body.beneficiary_id;
+    if (body.beneficiary) {
+      if (p2p) throw featureOff('An inline beneficiary');
+      if (beneficiaryId) throw new ApiError('validation_error', 'Give either beneficiary_id or beneficiary, not both.', { fields: [{ path: 'beneficiary', reason: 'conflict' }] });
+      const inline = body.beneficiary;
+      const known = [...world.beneficiaries.values()].find((b) => b.merchantId === m.merchantId && b.livemode === m.livemode && b.bankCode === inline.bank_code && b.accountNumber === inline.account_number && b.status === 'verified');
+      if (!known) throw new ApiError('beneficiary_not_verified', 'This account is not a verified beneficiary yet; register it and wait for beneficiary.verified.');
+      beneficiaryId = known.id;
+    }
+    if (!beneficiaryId) throw new ApiError('validation_error', 'beneficiary_id is required.', { fields: [{ path: 'beneficiary_id', reason: 'required' }] });
+    await runIdempotent(ctx, services, merchantScope(m), {
+      type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode },
+      amountMinor: amountOf(body.amount_minor), merchantReference: body.merchant_reference, endUserRef: body.end_user_ref,
+      beneficiaryId, requiresApproval: p2p, p2pMinimumApplies: p2p, ...(body.metadata ? { metadata: body.metadata } : {}),
+    }, (id) => ({ status: 201, body: presentWithdrawal(world.withdrawals.get(id!)!) }), { minLength: 8 });
+  });
+
+  router.get('/withdrawals/:id', (ctx) => {
+    requireScope(ctx, 'withdrawals:read');
+    parseWith(emptyQuery, queryOf(ctx));
+    ctx.body = presentWithdrawal(visible(ctx, ctx.params.id!), { withReceipts: true });
+  });
+
+  router.post('/withdrawals/:id/cancel', async (ctx) => {
+    const m = requireScope(ctx, 'withdrawals:write');
+    parseWith(cancelBody, bodyOf(ctx));
+    const w = visible(ctx, ctx.params.id!);
+    await runIdempotent(ctx, services, merchantScope(m), { type: 'CancelWithdrawal', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, withdrawalId: w.id },
+      () => ({ status: 200, body: presentWithdrawal(world.withdrawals.get(w.id)!) }));
+  });
+
+  router.post('/disputes/:id/evidence', async (ctx) => {
+    const m = merchantOf(ctx);
+    const body = parseWith(disputeEvidenceBody, bodyOf(ctx));
+    const withdrawalId = world.withdrawalByDispute.get(ctx.params.id!);
+    const w = withdrawalId ? world.withdrawals.get(withdrawalId) : undefined;
+    if (!w || w.merchantId !== m.merchantId || w.livemode !== m.livemode) throw notFound('dispute');
+    await runIdempotent(ctx, services, merchantScope(m), {
+      type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: body.files?.length ?? 0,
+    }, () => {
+      const after = world.withdrawals.get(w.id)!;
+      return { status: 200, body: presentWithdrawal(after).dispute ?? null };
+    });
+  });
+
+  router.get('/balance', (ctx) => {
+    const m = requireScope(ctx, 'wallet:read');
+    parseWith(emptyQuery, queryOf(ctx));
+    ctx.body = { object: 'balance', ...presentBalances(world.balances(m.merchantId, m.livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
+  });
+
+  router.get('/quote', (ctx) => {
+    const m = merchantOf(ctx);
+    if (p2p) throw featureOff('The merchant quote');
+    const q = parseWith(quoteQuery, queryOf(ctx));
+    const wl = world.whiteLabels.get(m.whiteLabelId)!;
+    const quote = withdrawalQuote(wl.fees, amountOf(Number(q.amount_minor)));
+    ctx.body = {
+      object: 'quote', channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),
+      total_minor: minorToJson(quote.totalMinor), currency: 'THB',
+      fee_breakdown: quote.fee.breakdown.map((l) => ({ component: l.component, amount_minor: minorToJson(l.amountMinor), ...(l.rateBps !== undefined ? { rate_bps: l.rateBps } : {}) })),
+    };
+  });
+
+  router.get('/banks', (ctx) => {
+    merchantOf(ctx);
+    parseWith(emptyQuery, queryOf(ctx));
+    ctx.body = {
+      object: 'list',
+      data: banks.map((b) => {
+        const unavailable = world.unavailableBanks.has(b.bankCode);
+        return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: world.unavailableBanks.get(b.bankCode) ?? 'ธนาคารปิดรับรายการชั่วคราว' } : {}), side: [...b.side] };
+      }),
+    };
+  });
+
+  router.get('/senders', (ctx) => {
+    const m = merchantOf(ctx);
+    const q = parseWith(sendersQuery, queryOf(ctx));
+    const data = [...world.senders.values()]
+      .filter((s) => s.merchantId === m.merchantId && s.livemode === m.livemode && s.endUserRef === q.end_user_ref)
+      .map((s) => ({ sender_id: s.id, bank_code: s.bankCode, account_number_masked: maskAccountNumber(s.accountNumber), account_name_th_masked: maskName(s.accountNameTh), verified_at: iso(s.verifiedAt) }));
+    ctx.body = { object: 'list', data, has_more: false };
+  });
+
+  router.post('/beneficiaries', async (ctx) => {
+    const m = merchantOf(ctx);
+    if (p2p) throw featureOff('Beneficiary registration');
+    const body = parseWith(createBeneficiaryBody, bodyOf(ctx));
+    await runIdempotent(ctx, services, merchantScope(m), {
+      type: 'RegisterBeneficiary', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, merchantId: m.merchantId, livemode: m.livemode,
+      bankCode: body.bank_code, accountNumber: body.account_number, accountNameTh: body.account_name_th, verified: false, ...(body.promptpay_id ? { promptpayId: body.promptpay_id } : {}),
+    }, (id) => ({ status: 201, body: presentBeneficiary(world.beneficiaries.get(id!)!) }));
+  });
+
+  router.get('/beneficiaries/:id', (ctx) => {
+    const m = merchantOf(ctx);
+    if (p2p) throw featureOff('Beneficiary registration');
+    const b = world.beneficiaries.get(ctx.params.id!);
+    if (!b || b.merchantId !== m.merchantId || b.livemode !== m.livemode) throw notFound('beneficiary');
+    ctx.body = presentBeneficiary(b);
+  });
+
+  return router;
+}
