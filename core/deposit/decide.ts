@@ -171,35 +171,40 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
   if (s.status === 'settled' && s.additionalSlip?.receiptId === c.receiptId) return additionalTransfer(c, s);
   if (s.status !== 'slip_processing' || s.slip?.receiptId !== c.receiptId) return none; // a stale or repeated result
   const slip = s.slip;
-  const review = (reasons: ReviewReason[], verification?: Verification, transferred?: Minor): DepositDecision => {
+  // What a found transfer showed is kept with the review: its trans_ref (so a reuse of it is
+  // a duplicate) and the leg it paid (so an approval fills the withdrawal that got the money).
+  const review = (reasons: ReviewReason[], seen?: { verification: Verification; transferred: Minor; transRef: string; legRef?: string }): DepositDecision => {
     const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
       fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
-      ...(verification ? { verification } : {}), ...(transferred !== undefined ? { transferredAmountMinor: transferred } : {}),
+      ...(seen ? { verification: seen.verification, transferredAmountMinor: seen.transferred, transRef: seen.transRef } : {}),
+      ...(seen?.legRef !== undefined ? { legRef: seen.legRef } : {}),
     }];
   };
   const o = c.outcome;
   switch (o.kind) {
     case 'unreadable':
       if (slip.lateFrom === 'canceled') return review([]);
-      return unreadable(c.at, s);
+      return unreadable(c.at, s, c.settle);
     case 'provider_unavailable': return review([{ code: 'PROVIDER_UNAVAILABLE' }]);
     case 'no_image': return review([{ code: 'NO_SLIP_IMAGE' }]);
     case 'not_found': return review([{ code: 'SLIP_INVALID' }]);
     case 'found': {
       const check = checkTransfer(s, o.transfer, o.facts, slip.isLate);
       const V = o.transfer.amountMinor;
-      if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, check.verification, V);
+      const transRef = o.transfer.transRef;
+      const seen = { verification: check.verification, transferred: V, transRef, ...(check.leg ? { legRef: check.leg.legRef } : {}) };
+      if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, seen);
       const verified = legAmounts(s);
       verified.set(check.leg.legRef, V);
       const pending = s.legs.filter((l) => !verified.has(l.legRef));
       if (pending.length > 0) {
-        return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification }];
+        return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef }];
       }
       const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false);
-      if ('conflict' in settled) return review([{ code: 'SETTLE_CONFLICT' }], check.verification, V);
-      return settled;
+      if ('conflict' in settled) return review([{ code: 'SETTLE_CONFLICT' }], seen);
+      return settled.map((e) => (e.type === 'DepositSettled' ? { ...e, transRef } : e));
     }
     default: {
       const _exhaustive: never = o;
@@ -208,12 +213,17 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
   }
 }
 
-function unreadable(at: number, s: Deposit): DepositDecision {
+function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision {
   const attemptsLeft = Math.max(0, limits.slipUploadsPerDepositMax - s.uploads);
   const late = s.slip?.isLate === true;
   const timeRemains = !late && at < s.expiresAt && attemptsLeft > 0;
   const rejected: DepositEvent = { type: 'SlipRejected', at, attemptsLeft, timeRemains };
   if (timeRemains) return [rejected];
+  // The order closes now: legs already verified settle as a short-pay, as on expiry.
+  if (!late && s.legs.some((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined)) {
+    const settled = settle(s, at, 'auto', ctx, legAmounts(s), undefined, false);
+    if (!('conflict' in settled)) return [rejected, ...settled];
+  }
   // Back to closed: a late slip keeps the window it came in; a fresh closure opens one.
   const until = late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
   if (s.slip?.lateFrom === 'canceled') {
@@ -224,7 +234,9 @@ function unreadable(at: number, s: Deposit): DepositDecision {
 
 function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit): DepositDecision {
   const o = c.outcome;
-  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || o.transfer.transRef === s.slip?.transRef) return none;
+  const ref = o.kind === 'found' ? o.transfer.transRef : undefined;
+  const alreadyCounted = ref === s.slip?.transRef || s.legs.some((l) => l.transRef === ref);
+  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || alreadyCounted) return none;
   return [{
     type: 'DepositOverpaid', at: c.at,
     overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: o.transfer.amountMinor, slipReceivedAt: s.additionalSlip!.receivedAt },

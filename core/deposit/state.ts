@@ -58,6 +58,8 @@ export interface Leg {
   readonly counterparty: Counterparty;
   /** V of this leg, once its slip is verified. */
   readonly verifiedAmountMinor?: Minor;
+  /** The bank transfer that paid this leg, once verified (a re-upload of it is no new money). */
+  readonly transRef?: string;
   /** Whether the withdrawing order still holds this leg's amount in flight. */
   readonly held: boolean;
 }
@@ -189,13 +191,13 @@ export type DepositEvent =
   | { readonly type: 'DepositMatched'; readonly at: number; readonly legs: readonly Leg[]; readonly source: 'internal' | 'external_gateway'; readonly expiresAt: number }
   | { readonly type: 'SlipReceived'; readonly at: number; readonly slip: Slip }
   | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean }
-  | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification }
+  | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
-  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor }
+  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
   | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string }
   | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip }
-  | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor }
+  | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string }
   | { readonly type: 'DepositRejected'; readonly at: number; readonly code: string; readonly displayTh: string; readonly displayEn: string }
   | { readonly type: 'DepositExpired'; readonly at: number; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'DepositCanceled'; readonly at: number; readonly by: CanceledBy; readonly reasonCode: CancelReasonCode; readonly lateSlipAcceptedUntil: number | null }
@@ -218,6 +220,19 @@ export function isOpenUnpaid(d: Deposit): boolean {
 
 function withLegs(legs: readonly Leg[], update: (leg: Leg) => Leg): Leg[] {
   return legs.map(update);
+}
+
+/** The slip with what verification learned about it (the transfer it shows, the leg it paid). */
+function slipWith(slip: Slip | undefined, learned: { transRef?: string; legRef?: string; transferredAmountMinor?: Minor }): { slip?: Slip } {
+  if (!slip) return {};
+  return {
+    slip: {
+      ...slip,
+      ...(learned.transRef !== undefined ? { transRef: learned.transRef } : {}),
+      ...(learned.legRef !== undefined ? { legRef: learned.legRef } : {}),
+      ...(learned.transferredAmountMinor !== undefined ? { transferredAmountMinor: learned.transferredAmountMinor } : {}),
+    },
+  };
 }
 
 export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit {
@@ -257,8 +272,9 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
       };
     case 'LegCompleted':
       return {
-        ...s, status: 'awaiting_payment', verification: e.verification,
-        legs: withLegs(s.legs, (l) => l.legRef === e.legRef ? { ...l, legStatus: 'complete', verifiedAmountMinor: e.verifiedAmountMinor } : l),
+        ...s, status: 'awaiting_payment', verification: e.verification, ...slipWith(s.slip, { transRef: e.transRef, legRef: e.legRef }),
+        legs: withLegs(s.legs, (l) => l.legRef === e.legRef
+          ? { ...l, legStatus: 'complete', verifiedAmountMinor: e.verifiedAmountMinor, ...(e.transRef !== undefined ? { transRef: e.transRef } : {}) } : l),
       };
     case 'LegsReleased':
       return { ...s, legs: withLegs(s.legs, (l) => e.legRefs.includes(l.legRef) ? { ...l, held: false } : l) };
@@ -267,7 +283,7 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
         ...s, status: 'under_review',
         review: { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [] },
         ...(e.verification ? { verification: e.verification } : {}),
-        ...(s.slip && e.transferredAmountMinor !== undefined ? { slip: { ...s.slip, transferredAmountMinor: e.transferredAmountMinor } } : {}),
+        ...slipWith(s.slip, { transRef: e.transRef, legRef: e.legRef, transferredAmountMinor: e.transferredAmountMinor }),
       };
     case 'ReviewEscalated':
       assert(s.review, 'escalation without a review');
@@ -279,7 +295,7 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
       const filled = new Set(e.fills.map((f) => f.legRef));
       const legs = withLegs(s.legs, (l) => filled.has(l.legRef) ? { ...l, legStatus: 'complete', held: false } : { ...l, held: false });
       return {
-        ...s, status: 'settled', isTerminal: false, settlement: e.settlement, legs,
+        ...s, status: 'settled', isTerminal: false, settlement: e.settlement, legs, ...slipWith(s.slip, { transRef: e.transRef }),
         ...(e.verification ? { verification: e.verification } : {}),
         ...(e.overpayment ? { overpayment: e.overpayment } : {}),
       };

@@ -70,6 +70,8 @@ function normaliseName(s: string): string {
 export function matchName(full: string, seen: string): MatchAnswer {
   const a = normaliseName(full), b = normaliseName(seen);
   if (b.length === 0) return 'indeterminate';
+  // Equal names match even when they contain a letter that doubles as a mask ("Max").
+  if (a === b) return 'match';
   const maskAt = b.search(maskChars);
   if (maskAt < 0) return a === b ? 'match' : 'no_match';
   const prefix = b.slice(0, maskAt).trimEnd();

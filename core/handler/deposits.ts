@@ -179,7 +179,14 @@ function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; live
   const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
   const route = wl.gatewayRoute && wl.gatewayRoute.expiresAt > tx.at ? wl.gatewayRoute : undefined;
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? new Set<string>();
-  const candidates = (function* () { for (const id of pool) { const w = tx.withdrawal(id); if (w) yield w; } })();
+  // The world's pool, oldest first, then orders this command opened (created or approved
+  // just now): the world's index only learns of those once the commit is applied.
+  const candidates = (function* () {
+    for (const id of pool) { const w = tx.withdrawal(id); if (w) yield w; }
+    for (const w of tx.touchedWithdrawals()) {
+      if (!pool.has(w.id) && w.whiteLabelId === d.whiteLabelId && w.livemode === d.livemode) yield w;
+    }
+  })();
   const plan = matchLiquidity({ amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt }, candidates);
   if (plan.kind === 'none') return null;
   if (plan.kind === 'gateway') {

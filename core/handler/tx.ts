@@ -33,6 +33,11 @@ export class Tx {
     return this.withdrawals.get(id) ?? this.world.withdrawals.get(id);
   }
 
+  /** Withdrawals this command created or changed (not yet in the world's indexes). */
+  touchedWithdrawals(): Iterable<Withdrawal> {
+    return this.withdrawals.values();
+  }
+
   balances(merchantId: string, livemode: boolean): Balances {
     const base = this.world.balances(merchantId, livemode);
     const delta = this.balanceDeltas.get(`${merchantId}:${livemode}`);

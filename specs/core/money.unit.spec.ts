@@ -1,0 +1,124 @@
+// Money at the edges: the documented rounding (round half up of amount × bps / 10 000, VAT
+// on the rounded component), the fee never above the accepted amount, fee recognised
+// proportionally and exactly in full at the last fill, the amount policy's boundaries,
+// and the JSON conversions that keep single amounts safe integers.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  checkDepositAmount, checkWithdrawalAmount, defaultAmountPolicy, defaultFeeSchedule, depositFee, feeRecognizedFor,
+  minorFromJson, minorToJson, percentOf, safeIntegerMax, withdrawalFee, withdrawalQuote, type FeeSchedule,
+} from '../../core/money.ts';
+
+const schedule = (processingFeeBps: number, vatBps: number, fixedFeeMinor = 1_000): FeeSchedule => ({
+  deposit: { processingFeeBps, vatBps }, withdrawal: { fixedFeeMinor, vatBps },
+});
+
+test('percentOf rounds half up in integer arithmetic', () => {
+  assert.is(percentOf(50n, 100), 1n, '0.5 rounds up');
+  assert.is(percentOf(49n, 100), 0n, '0.49 rounds down');
+  assert.is(percentOf(150n, 100), 2n, '1.5 rounds up');
+  assert.is(percentOf(750n, 700), 53n, '52.5 rounds up');
+  assert.is(percentOf(0n, 700), 0n);
+  assert.is(percentOf(9_007_199_254_740_991n, 10_000), 9_007_199_254_740_991n, 'no float on the way');
+});
+
+test('depositFee: processing fee plus VAT on the rounded processing fee, with its breakdown', () => {
+  assert.equal(depositFee(defaultFeeSchedule, 50_000n), {
+    totalMinor: 803n,
+    breakdown: [{ component: 'processing_fee', amountMinor: 750n, rateBps: 150 }, { component: 'vat', amountMinor: 53n, rateBps: 700 }],
+  });
+  assert.is(depositFee(defaultFeeSchedule, 45_000n).totalMinor, 722n, '675 + round(47.25)');
+  assert.is(depositFee(defaultFeeSchedule, 100n).totalMinor, 2n, 'round(1.5) + round(0.14)');
+  assert.is(depositFee(defaultFeeSchedule, 33n).totalMinor, 0n, 'round(0.495) = 0: a tiny amount may carry no fee');
+});
+
+test('depositFee is capped at the accepted amount: 0 ≤ fee ≤ A for every A', () => {
+  assert.equal(depositFee(schedule(20_000, 700), 1_000n), { totalMinor: 1_000n, breakdown: [{ component: 'processing_fee', amountMinor: 1_000n, rateBps: 20_000 }] });
+  for (const s of [defaultFeeSchedule, schedule(9_500, 700), schedule(10_000, 0), schedule(0, 700)]) {
+    for (let a = 1n; a <= 3_000n; a += 7n) {
+      const fee = depositFee(s, a);
+      assert.ok(fee.totalMinor >= 0n && fee.totalMinor <= a, `fee ${fee.totalMinor} of A ${a}`);
+      assert.is(fee.breakdown.reduce((sum, l) => sum + l.amountMinor, 0n), fee.totalMinor, 'breakdown adds up to the total');
+    }
+  }
+});
+
+test('withdrawalFee: fixed fee plus VAT on it, fixed at creation; the quote adds it on top', () => {
+  assert.equal(withdrawalFee(defaultFeeSchedule), {
+    totalMinor: 1_070n, breakdown: [{ component: 'fixed_fee', amountMinor: 1_000n }, { component: 'vat', amountMinor: 70n, rateBps: 700 }],
+  });
+  assert.is(withdrawalFee(schedule(150, 700, 15)).totalMinor, 16n, '15 + round(1.05)');
+  assert.is(withdrawalFee(schedule(150, 700, 0)).totalMinor, 0n);
+  const quote = withdrawalQuote(defaultFeeSchedule, 100_000n);
+  assert.equal([quote.channel, quote.amountMinor, quote.fee.totalMinor, quote.totalMinor], ['withdrawal', 100_000n, 1_070n, 101_070n]);
+});
+
+test('feeRecognizedFor: proportional, rounded down, exactly the whole fee once filled', () => {
+  assert.is(feeRecognizedFor(1_070n, 100_000n, 0n), 0n);
+  assert.is(feeRecognizedFor(1_070n, 100_000n, -5n), 0n);
+  assert.is(feeRecognizedFor(1_070n, 100_000n, 50_000n), 535n);
+  assert.is(feeRecognizedFor(1_070n, 100_000n, 33_333n), 356n, '356.66 rounds down');
+  assert.is(feeRecognizedFor(1_070n, 100_000n, 99_999n), 1_069n);
+  assert.is(feeRecognizedFor(1_070n, 100_000n, 100_000n), 1_070n);
+  assert.is(feeRecognizedFor(1_070n, 100_000n, 200_000n), 1_070n, 'never more than the fee');
+  assert.is(feeRecognizedFor(0n, 100_000n, 50_000n), 0n);
+});
+
+test('feeRecognizedFor: the shares of any split add up to the fee with no drift', () => {
+  const splits: bigint[][] = [[33_333n, 33_333n, 33_334n], [1n, 99_999n], [99_999n, 1n], [10_000n, 10_000n, 10_000n, 70_000n], Array(10).fill(10_000n)];
+  for (const parts of splits) {
+    let filled = 0n, recognised = 0n;
+    for (const part of parts) {
+      filled += part;
+      const share = feeRecognizedFor(1_070n, 100_000n, filled) - recognised;
+      assert.ok(share >= 0n, `share ${share} after ${filled}`);
+      recognised += share;
+    }
+    assert.is(recognised, 1_070n, parts.join('+'));
+  }
+});
+
+test('checkDepositAmount: inside [min, max] and a multiple of the step, else amount_not_supported with the bounds', () => {
+  const p = defaultAmountPolicy;
+  for (const ok of [2_000n, 2_100n, 20_000_000n]) assert.is(checkDepositAmount(p, ok), null, `${ok}`);
+  for (const bad of [1_900n, 2_050n, 20_000_100n, 0n, -2_000n]) {
+    assert.equal(checkDepositAmount(p, bad)?.code, 'amount_not_supported', `${bad}`);
+    assert.equal(checkDepositAmount(p, bad)?.details, { min_minor: 2_000, max_minor: 20_000_000 });
+  }
+});
+
+test('checkWithdrawalAmount: positive, at most max; below the P2P minimum names amount_below_p2p_minimum only under that policy', () => {
+  const p = defaultAmountPolicy;
+  assert.is(checkWithdrawalAmount(p, 10_000n, true), null);
+  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax), false), null);
+  assert.is(checkWithdrawalAmount(p, 0n, false)?.code, 'amount_not_supported');
+  assert.is(checkWithdrawalAmount(p, -1n, true)?.code, 'amount_not_supported');
+  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax) + 1n, false)?.code, 'amount_not_supported');
+  assert.equal(checkWithdrawalAmount(p, 9_999n, true), { code: 'amount_below_p2p_minimum', message: 'amount_minor must be at least 10000', details: { min_minor: 10_000 } });
+  assert.is(checkWithdrawalAmount(p, 9_999n, false)?.code, 'amount_not_supported');
+});
+
+test('minorFromJson: only safe-integer JSON numbers become amounts', () => {
+  assert.is(minorFromJson(0), 0n);
+  assert.is(minorFromJson(-0), 0n);
+  assert.is(minorFromJson(10_000), 10_000n);
+  assert.is(minorFromJson(-5), -5n, 'sign is checked by the amount policy, not here');
+  assert.is(minorFromJson(safeIntegerMax), 9_007_199_254_740_991n);
+  assert.is(minorFromJson(-safeIntegerMax), -9_007_199_254_740_991n);
+  for (const bad of [safeIntegerMax + 1, -safeIntegerMax - 1, 1.5, 0.1, 1e21, Number.NaN, Infinity, -Infinity, '100', '1e3', 100n, null, undefined, true, {}, []]) {
+    assert.is(minorFromJson(bad), null, `${String(bad)} (${typeof bad})`);
+  }
+});
+
+test('minorToJson: a bigint inside the safe range becomes a number; outside it is a broken invariant', () => {
+  assert.is(minorToJson(0n), 0);
+  assert.is(minorToJson(-1_070n), -1_070);
+  assert.is(minorToJson(9_007_199_254_740_991n), safeIntegerMax);
+  assert.is(minorToJson(-9_007_199_254_740_991n), -safeIntegerMax);
+  assert.throws(() => minorToJson(9_007_199_254_740_992n), RangeError);
+  assert.throws(() => minorToJson(-9_007_199_254_740_992n), RangeError);
+  for (const n of [1, 2_000, 20_000_000, safeIntegerMax]) assert.is(minorToJson(minorFromJson(n)!), n, 'round trip');
+});
+
+test.run();
