@@ -9,7 +9,6 @@
 
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Outcome } from '../core/handler/handle.ts';
 import type { Command } from '../core/handler/commands.ts';
 import type { IdempotencyRecord } from '../core/ports.ts';
 import { limits } from '../core/limits.ts';
@@ -64,7 +63,7 @@ export async function runIdempotent(
   try {
     const requestId = ctx.state.requestId as string;
     let response: Response | undefined;
-    const outcome: Outcome = services.write.handler.execute(command, { requestId, idempotencyKey: key }, (o) => {
+    const { outcome, durable } = services.write.execute(command, { requestId, idempotencyKey: key }, (o) => {
       if (!o.ok) return undefined;
       response = render(o.objectId);
       const record: IdempotencyRecord = {
@@ -76,7 +75,7 @@ export async function runIdempotent(
     if (!outcome.ok) throw ApiError.from(outcome.rejection);
     // The key stays in flight until the command is durable: nobody replays an answer
     // whose effects could still be lost.
-    await services.write.durable();
+    await durable;
     send(ctx, response!);
   } finally {
     inFlight.delete(slot);

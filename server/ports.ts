@@ -3,9 +3,9 @@
 // HTTP layer alone. API keys live outside the journal on purpose: the journal is
 // published to the bus, and HMAC secrets must never travel with it.
 
-import type { CommandHandler } from '../core/handler/handle.ts';
-import type { IdempotencyRecord } from '../core/ports.ts';
-import type { Clock, Ids } from '../core/ports.ts';
+import type { Outcome } from '../core/handler/handle.ts';
+import type { Command } from '../core/handler/commands.ts';
+import type { Clock, CommitMeta, IdempotencyRecord, Ids } from '../core/ports.ts';
 import type { World } from '../core/world.ts';
 
 export type Scope = 'wallet:read' | 'withdrawals:write' | 'withdrawals:read';
@@ -38,12 +38,15 @@ export interface IdempotencyStore {
 }
 
 export interface WriteSide {
+  /** The world as of now (read it afresh: a store may rebuild it). */
   readonly world: World;
-  readonly handler: CommandHandler;
   readonly clock: Clock;
   readonly ids: Ids;
-  /** Resolves once everything appended so far is durable (group commit), rejects if it cannot be. */
-  durable(): Promise<void>;
+  /**
+   * Decides and applies a command at once; `durable` resolves when its commit is on disk
+   * (with the group commit of this event-loop turn) and rejects if it could not be written.
+   */
+  execute(command: Command, meta: CommitMeta, respond?: (outcome: Outcome) => CommitMeta['idempotency']): { outcome: Outcome; durable: Promise<void> };
   /** Moves a manual clock forward and fires the timers that fall due; absent on the system clock. */
   advanceClock?(ms: number): Promise<void>;
 }

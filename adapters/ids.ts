@@ -1,0 +1,25 @@
+// The Ids port: `${prefix}_${ULID}` from ulid's monotonic factory, so ids made within one
+// millisecond still sort in creation order. Beneficiary ids are the contract's exception:
+// `ben_` + 32 lowercase hex characters, the same 128 bits written in hex. Invariant kept:
+// one factory per Ids instance — nothing process-global that a second shard would share.
+
+import { monotonicFactory } from 'ulid';
+import type { Ids } from '../core/ports.ts';
+
+const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** A 26-character ULID as 32 lowercase hex characters (the same 128 bits, order kept). */
+export function ulidToHex(ulid: string): string {
+  let value = 0n;
+  for (const ch of ulid) value = (value << 5n) | BigInt(crockford.indexOf(ch));
+  return value.toString(16).padStart(32, '0');
+}
+
+export class UlidIds implements Ids {
+  private readonly ulid = monotonicFactory();
+
+  next(prefix: string): string {
+    const id = this.ulid();
+    return prefix === 'ben' ? `ben_${ulidToHex(id)}` : `${prefix}_${id}`;
+  }
+}

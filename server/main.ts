@@ -1,0 +1,82 @@
+// The process entry point: opens the write side (SQLite journal, recovered world, timer
+// scheduler), the key store, the operator token verifier and the capability signer, and
+// serves the Koa app. `npm start` runs this on the embedded default.
+
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { clockFromEnv, ManualClock } from '../adapters/clock.ts';
+import { UlidIds } from '../adapters/ids.ts';
+import { Scheduler } from '../adapters/scheduler.ts';
+import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
+import { openStore, type Store } from '../adapters/sqlite/store.ts';
+import type { Clock } from '../core/ports.ts';
+import { limits } from '../core/limits.ts';
+import { createApp } from './app.ts';
+import { DevIssuer, operatorVerifier } from './auth/operator.ts';
+import { CapabilitySigner } from './capability.ts';
+import { readConfig, type Config } from './config.ts';
+import { createLogger } from './log.ts';
+import type { Services, WriteSide } from './ports.ts';
+
+export interface Running {
+  readonly url: string;
+  readonly config: Config;
+  readonly store: Store;
+  readonly services: Services;
+  readonly devIssuer?: DevIssuer;
+  close(): Promise<void>;
+}
+
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } = {}): Promise<Running> {
+  const config = readConfig(env);
+  const logger = createLogger({ level: config.logLevel });
+  mkdirSync(config.dataDir, { recursive: true });
+  const clock = options.clock ?? clockFromEnv(env);
+  const ids = new UlidIds();
+  const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
+  const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
+  const write: WriteSide = {
+    get world() { return store.world; },
+    clock, ids,
+    execute(command, meta, respond) {
+      const { result, durable } = store.capture(() => store.handler.execute(command, meta, respond));
+      scheduler.poke();
+      return { outcome: result, durable };
+    },
+    ...(clock instanceof ManualClock ? { advanceClock: async (ms: number) => { await scheduler.advance(ms); } } : {}),
+  };
+  const services: Services = {
+    write, keys: new SqliteKeyStore(store.db),
+    nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },
+    idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
+  };
+  const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir);
+  const verifyOperator = await operatorVerifier(config, devIssuer, () => Math.floor(clock.now() / 1000));
+  const app = createApp({ services, config, logger, capability: CapabilitySigner.fromDataDir(config.dataDir), verifyOperator });
+  const server: Server = await new Promise((resolve) => { const s = app.listen(config.port, config.host, () => resolve(s)); });
+  const port = (server.address() as AddressInfo).port;
+  scheduler.start();
+  const prune = setInterval(() => store.keys.pruneExpired(clock.now()), limits.nonceMemoryMs);
+  prune.unref();
+  const url = `http://${config.host}:${port}`;
+  logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
+  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you');
+  return {
+    url, config, store, services, ...(devIssuer ? { devIssuer } : {}),
+    async close() {
+      scheduler.stop();
+      clearInterval(prune);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      store.close();
+    },
+  };
+}
+
+const isEntryPoint = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntryPoint) {
+  const running = await startServer();
+  const stop = () => { running.close().then(() => process.exit(0), () => process.exit(1)); };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
