@@ -27,6 +27,8 @@ export interface AppParts {
   readonly logger: Logger;
   readonly capability: CapabilitySigner;
   readonly verifyOperator: Parameters<typeof operatorAuth>[0];
+  /** The load meter (tests may pass one whose lag they set). */
+  readonly loadMeter?: LoadMeter;
   /** Extra routers (slip upload, webhooks, sandbox, simulator) mounted by later modules. */
   readonly extraRouters?: readonly Router[];
 }
@@ -34,14 +36,36 @@ export interface AppParts {
 /** Event-loop lag above which new deposits are shed (P3), and above which reads are shed too (P2). */
 const shedDepositsLagMs = 200;
 const shedReadsLagMs = 500;
+const loadWindowMs = 1000;
+
+/**
+ * The event loop's mean delay over the last full window (one second): a spike counts for
+ * the next window and then ages out, so shedding never locks itself on.
+ */
+export class LoadMeter {
+  recentLagMs = 0;
+  private readonly histogram = monitorEventLoopDelay({ resolution: 10 });
+  private readonly timer: NodeJS.Timeout;
+  constructor() {
+    this.histogram.enable();
+    this.timer = setInterval(() => {
+      this.recentLagMs = this.histogram.count > 0 ? this.histogram.mean / 1e6 : 0;
+      this.histogram.reset();
+    }, loadWindowMs);
+    this.timer.unref();
+  }
+  stop(): void {
+    clearInterval(this.timer);
+    this.histogram.disable();
+  }
+}
 
 export function createApp(parts: AppParts): Koa {
   const { services, config, logger } = parts;
   const app = new Koa();
   app.proxy = false;
   const limiter = new RateLimiter();
-  const lag = monitorEventLoopDelay({ resolution: 20 });
-  lag.enable();
+  const loadMeter = parts.loadMeter ?? new LoadMeter();
 
   app.use(requestIdMiddleware());
   app.use(async (ctx, next) => {
@@ -55,25 +79,12 @@ export function createApp(parts: AppParts): Koa {
   app.use(errorMiddleware(logger));
 
   app.use(async (ctx, next) => {
-    // Load shedding by the contract's priorities: slip upload (P0) and crediting (P1)
-    // never; new deposits (P3) first; status reads (P2) only under heavy lag.
-    const lagMs = lag.mean / 1e6;
-    if (lagMs > shedDepositsLagMs) {
-      const isNewDeposit = ctx.method === 'POST' && ctx.path === '/v1/pay/deposits';
-      const isRead = ctx.method === 'GET' && ctx.path.startsWith('/v1/pay/');
-      if (isNewDeposit || (isRead && lagMs > shedReadsLagMs)) throw new ApiError('service_unavailable', 'The service is shedding load; retry shortly.', undefined, 1);
-    }
-    if (lagMs > shedDepositsLagMs) lag.reset();
-    await next();
-  });
-
-  app.use(async (ctx, next) => {
     // Rate limits per api key on merchant routes; headers on every answer, a 429 never
     // reaches idempotency (so it does not consume the key).
     if (!ctx.path.startsWith('/v1/pay/') || ctx.path.endsWith('/slip')) return next();
     const secret = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
     const subject = createHash('sha256').update(secret).digest('hex').slice(0, 32);
-    const bucket: BucketName = ctx.method === 'GET' ? 'pay_read' : 'pay_write';
+    const bucket: BucketName = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
     const result = limiter.take(bucket, subject, services.write.clock.now());
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
@@ -83,6 +94,19 @@ export function createApp(parts: AppParts): Koa {
     } finally {
       ctx.set(headers);
     }
+  });
+
+  app.use(async (ctx, next) => {
+    // Load shedding by the contract's priorities: slip upload (P0) and crediting (P1)
+    // never; new deposits (P3) first; status reads (P2) only under heavy lag. Runs after
+    // the rate limiter, so a shed answer carries the rate-limit headers too.
+    const lagMs = loadMeter.recentLagMs;
+    if (lagMs > shedDepositsLagMs) {
+      const isNewDeposit = ctx.method === 'POST' && ctx.path === '/v1/pay/deposits';
+      const isRead = ctx.method === 'GET' && ctx.path.startsWith('/v1/pay/');
+      if (isNewDeposit || (isRead && lagMs > shedReadsLagMs)) throw new ApiError('service_unavailable', 'The service is shedding load; retry shortly.', undefined, 1);
+    }
+    await next();
   });
 
   app.use(async (ctx, next) => {

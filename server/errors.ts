@@ -285,9 +285,23 @@ export class ApiError extends Error {
 
   /** A core refusal (a value) raised at the HTTP edge. */
   static from(rejection: Rejection): ApiError {
-    const details = rejection.details === undefined ? undefined : { ...rejection.details };
+    const details = rejection.details === undefined ? undefined : presentInstants(rejection.details);
     return new ApiError(rejection.code, rejection.message, details);
   }
+}
+
+// The core speaks instants as epoch milliseconds; the contract's timestamps are RFC 3339
+// UTC with three fractional digits (convention 2). A detail named as an instant (…_at,
+// …_until, e.g. pending_clearing_available_at, late_slip_accepted_until) that holds a
+// number is presented as one; null stays null.
+const instantDetailKey = /_(at|until)$/;
+
+function presentInstants(details: Readonly<Record<string, unknown>>): ErrorDetails {
+  const out: ErrorDetails = {};
+  for (const [key, value] of Object.entries(details)) {
+    out[key] = instantDetailKey.test(key) && typeof value === 'number' && Number.isFinite(value) ? new Date(value).toISOString() : value;
+  }
+  return out;
 }
 
 export interface ErrorBody {
@@ -341,6 +355,11 @@ export function errorMiddleware(logger: Logger): Middleware {
       await next();
       // No route matched (or a route left the body empty with 404): answer in the contract's shape.
       if (ctx.status === 404 && ctx.body == null) throw new ApiError('resource_not_found');
+      // The router's bare 405 (a known path, another method) and 501 (a method it does not
+      // know at all): the catalogue has no code of their own, and a client's choice of
+      // method must never read as a fault of the service (5xx). Both are "no such
+      // resource" here; the router's Allow header stays as the hint.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) throw new ApiError('resource_not_found', `No such resource for the method ${ctx.method}.`);
     } catch (thrown) {
       const requestId = requestIdOf(ctx) ?? newRequestId();
       const apiError = toApiError(thrown);
@@ -367,6 +386,10 @@ function toApiError(thrown: unknown): ApiError {
   const type = (thrown as { type?: unknown } | null)?.type;
   if (thrown instanceof SyntaxError && status === 400) return new ApiError('malformed_json');
   if (type === 'request.aborted' || type === 'request.size.invalid') return new ApiError('malformed_json');
+  // A Content-Encoding (gzip, deflate, br) whose bytes do not decompress: the body cannot
+  // be parsed. zlib names these Z_DATA_ERROR, Z_BUF_ERROR, ...; brotli ERR__ERROR_FORMAT_...
+  const code = (thrown as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(code)) return new ApiError('malformed_json');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
     return new ApiError('unsupported_media_type');
   }

@@ -3,7 +3,7 @@
 // serves the Koa app. `npm start` runs this on the embedded default.
 
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clockFromEnv, ManualClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
@@ -12,7 +12,7 @@ import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import type { Clock } from '../core/ports.ts';
 import { limits } from '../core/limits.ts';
-import { createApp } from './app.ts';
+import { createApp, LoadMeter } from './app.ts';
 import { DevIssuer, operatorVerifier } from './auth/operator.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
@@ -25,13 +25,21 @@ export interface Running {
   readonly store: Store;
   readonly services: Services;
   readonly devIssuer?: DevIssuer;
+  readonly loadMeter: LoadMeter;
   close(): Promise<void>;
 }
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } = {}): Promise<Running> {
-  const config = readConfig(env);
-  const logger = createLogger({ level: config.logLevel });
-  mkdirSync(config.dataDir, { recursive: true });
+  const configured = readConfig(env);
+  const logger = createLogger({ level: configured.logLevel });
+  mkdirSync(configured.dataDir, { recursive: true });
+  // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made.
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(configured.port, configured.host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  const config: Config = env.SATANG_BASE_URL ? configured : {
+    ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
+  };
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
@@ -53,9 +61,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir);
   const verifyOperator = await operatorVerifier(config, devIssuer, () => Math.floor(clock.now() / 1000));
-  const app = createApp({ services, config, logger, capability: CapabilitySigner.fromDataDir(config.dataDir), verifyOperator });
-  const server: Server = await new Promise((resolve) => { const s = app.listen(config.port, config.host, () => resolve(s)); });
-  const port = (server.address() as AddressInfo).port;
+  const loadMeter = new LoadMeter();
+  const app = createApp({ services, config, logger, capability: CapabilitySigner.fromDataDir(config.dataDir), verifyOperator, loadMeter });
+  server.on('request', app.callback());
   scheduler.start();
   const prune = setInterval(() => store.keys.pruneExpired(clock.now()), limits.nonceMemoryMs);
   prune.unref();
@@ -63,9 +71,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
   if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you');
   return {
-    url, config, store, services, ...(devIssuer ? { devIssuer } : {}),
+    url, config, store, services, loadMeter, ...(devIssuer ? { devIssuer } : {}),
     async close() {
       scheduler.stop();
+      loadMeter.stop();
       clearInterval(prune);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       store.close();

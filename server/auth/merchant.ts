@@ -48,6 +48,8 @@ export function merchantAuth(services: Services) {
     });
     if (!nonce || !verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) throw new ApiError('signature_invalid');
     if (!services.nonces.remember(key.keyId, nonce, nowMs)) throw new ApiError('nonce_replayed', `This PG-Nonce was used within the last ${limits.nonceMemoryMs / 60_000} minutes.`);
+    // Every POST needs a key; say so before anything else about the request is judged.
+    if (ctx.method === 'POST' && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
     const state: MerchantState = { key, merchantId: key.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: key.livemode };
     ctx.state.merchant = state;
     await next();

@@ -37,10 +37,12 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
   const slipUpload = (d: Deposit) => {
     const uploadUrl = `${config.uploadUrl}/v1/pay/deposits/${d.id}/slip`;
     const expiresAt = d.expiresAt + limits.lateSlipWindowMs;
+    // Every claim derives from the order's state, so the same order version yields the
+    // same token bytes: a slip-token retry under its Idempotency-Key gets the same answer.
     const token = capability.issue({
       aud: 'pg-slip-ingest', scope: 'slip:write', tenant: d.merchantId, livemode: d.livemode, deposit_id: d.id, htu: uploadUrl,
       rate_subject: createHash('sha256').update(`${d.merchantId}:${d.endUserRef}`).digest('hex').slice(0, 32),
-      api_version: apiVersion, hold_until: d.expiresAt, iat: Math.floor(services.write.clock.now() / 1000), exp: Math.floor(expiresAt / 1000),
+      api_version: apiVersion, hold_until: d.expiresAt, iat: Math.floor(d.updatedAt / 1000), exp: Math.floor(expiresAt / 1000),
     });
     return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipMaxBytes, content_types: slipContentTypes };
   };

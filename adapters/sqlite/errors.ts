@@ -1,0 +1,37 @@
+// The write side's typed failures. A StateConflict names the contract's error code
+// (409, retryable) so the server maps it like any refusal; the others mean the store
+// must not be trusted as it stands.
+
+import type { StreamKind } from '../../core/journal.ts';
+
+export type StateConflictCode = 'withdrawal_state_conflict' | 'alloc_state_conflict';
+
+/**
+ * Another writer changed a stream this commit was decided against (its version is taken),
+ * or the commit depended on a neighbour in its group commit that failed.
+ */
+export class StateConflict extends Error {
+  override name = 'StateConflict';
+  readonly code: StateConflictCode;
+  constructor(readonly stream: string, readonly streamKind: StreamKind, reason: string) {
+    const code = streamKind === 'withdrawal' ? 'withdrawal_state_conflict' : 'alloc_state_conflict';
+    super(`${code}: ${reason}`);
+    this.code = code;
+  }
+}
+
+/** An idempotency record for this scope and key exists and has not expired. */
+export class IdempotencyKeyInUse extends Error {
+  override name = 'IdempotencyKeyInUse';
+  constructor(readonly scope: string, readonly key: string) {
+    super(`idempotency key ${key} of ${scope} is already recorded`);
+  }
+}
+
+/** The hash chain does not hold: the journal was changed behind the service's back. */
+export class ChainBroken extends Error {
+  override name = 'ChainBroken';
+  constructor(readonly seq: number, reason: string) {
+    super(`journal hash chain broken at seq ${seq}: ${reason}; refusing to start (run \`scripts/satang verify\`)`);
+  }
+}

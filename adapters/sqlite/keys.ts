@@ -1,0 +1,90 @@
+// Request keys kept durably beside the journal: HMAC nonces (10 minutes) and idempotency
+// records (7 days; they are written with the commit of their command, see writer.ts).
+// Invariants kept: a nonce is accepted once while it is remembered — the in-memory set,
+// loaded at startup, answers, and its durable row rides the next transaction; expired rows
+// are pruned in bounded batches, so pruning never holds the writer for long.
+
+import { limits } from '../../core/limits.ts';
+import type { IdempotencyRecord } from '../../core/ports.ts';
+import { adapterLimits } from '../limits.ts';
+import type { SqliteJournal } from './journal.ts';
+import type { Db } from './schema.ts';
+
+interface IdempotencyRow {
+  scope: string; key: string; request_hash: string; request_id: string; status: number; body: string; created_at: number; expires_at: number;
+}
+
+export class RequestKeys {
+  /** scope \n nonce → expires_at, in insertion order (which is expiry order for a steady clock). */
+  private readonly nonces = new Map<string, number>();
+  private pending: [string, string, number][] = [];
+  private readonly upsertNonce;
+  private readonly selectIdempotency;
+  private readonly pruneNonces;
+  private readonly pruneIdempotency;
+
+  constructor(db: Db, private readonly journal: SqliteJournal, nowMs: number) {
+    this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
+    this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
+      'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
+    this.pruneNonces = db.prepare('DELETE FROM nonces WHERE (scope, nonce) IN (SELECT scope, nonce FROM nonces WHERE expires_at <= ? LIMIT ?)');
+    this.pruneIdempotency = db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ? LIMIT ?)');
+    const live = db.prepare<[number], [string, string, number]>('SELECT scope, nonce, expires_at FROM nonces WHERE expires_at > ? ORDER BY expires_at').raw(true);
+    for (const [scope, nonce, expiresAt] of live.iterate(nowMs)) this.nonces.set(nonceKey(scope, nonce), expiresAt);
+  }
+
+  /** True the first time a nonce is seen in its memory window; false for a replay. */
+  rememberNonce(scope: string, nonce: string, nowMs: number): boolean {
+    this.forgetExpired(nowMs);
+    const key = nonceKey(scope, nonce);
+    const expiresAt = this.nonces.get(key);
+    if (expiresAt !== undefined && expiresAt > nowMs) return false;
+    this.nonces.delete(key);
+    this.nonces.set(key, nowMs + limits.nonceMemoryMs);
+    if (this.pending.length === 0) this.journal.ride(() => this.writePending());
+    this.pending.push([scope, nonce, nowMs + limits.nonceMemoryMs]);
+    return true;
+  }
+
+  /** The unexpired record stored (durably) for this key, if any. */
+  getIdempotency(scope: string, key: string, nowMs: number): IdempotencyRecord | undefined {
+    const r = this.selectIdempotency.get(scope, key, nowMs);
+    return r && {
+      scope: r.scope, key: r.key, requestHash: r.request_hash, requestId: r.request_id, status: r.status,
+      body: r.body, createdAt: r.created_at, expiresAt: r.expires_at,
+    };
+  }
+
+  /** Deletes expired nonces and idempotency records, at most a bounded number of batches. */
+  pruneExpired(nowMs: number): { nonces: number; idempotency: number } {
+    const batch = adapterLimits.pruneRowsPerBatchMax;
+    const run = (statement: typeof this.pruneNonces) => {
+      let deleted = 0;
+      for (let i = 0; i < adapterLimits.pruneBatchesPerCallMax; i++) {
+        const changes = statement.run(nowMs, batch).changes;
+        deleted += changes;
+        if (changes < batch) break;
+      }
+      return deleted;
+    };
+    return { nonces: run(this.pruneNonces), idempotency: run(this.pruneIdempotency) };
+  }
+
+  private writePending(): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (const [scope, nonce, expiresAt] of pending) this.upsertNonce.run(scope, nonce, expiresAt);
+  }
+
+  /** Drops expired nonces from the head of the in-memory set; bounded work per call. */
+  private forgetExpired(nowMs: number): void {
+    let dropped = 0;
+    for (const [key, expiresAt] of this.nonces) {
+      if (expiresAt > nowMs || dropped === adapterLimits.pruneRowsPerBatchMax) break;
+      this.nonces.delete(key);
+      dropped++;
+    }
+  }
+}
+
+const nonceKey = (scope: string, nonce: string) => `${scope}\n${nonce}`;

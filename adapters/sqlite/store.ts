@@ -1,0 +1,92 @@
+// The write side assembled: journal.db opened durably, the world recovered from it, the
+// SQLite journal, the request keys and the command handler on the clock and ids ports.
+//
+//   const store = openStore(dataDir, { clock, ids, groupCommit: true });
+//   const outcome = await store.execute(command, meta, respond); // durable when it resolves
+//
+// Invariants kept: the world the handler decides against is the fold of the journal —
+// when a commit fails after the world applied it (or another writer appended), the store
+// rebuilds the world from the journal and swaps in a new handler, so read `store.world`
+// and `store.handler` afresh rather than keeping them.
+
+import { CommandHandler, type Outcome } from '../../core/handler/handle.ts';
+import type { Command } from '../../core/handler/commands.ts';
+import type { Clock, CommitMeta, Ids } from '../../core/ports.ts';
+import type { World } from '../../core/world.ts';
+import { SqliteJournal } from './journal.ts';
+import { RequestKeys } from './keys.ts';
+import { recoverWorld, type Recovered } from './recovery.ts';
+import { openDatabase, type Db } from './schema.ts';
+
+export interface StoreOptions {
+  readonly clock: Clock;
+  readonly ids: Ids;
+  /** Batch the commands of one event-loop turn into one transaction (default true). */
+  readonly groupCommit?: boolean;
+  /** Told when the world was rebuilt, and why. */
+  readonly onRebuilt?: (reason: unknown, recovered: Recovered) => void;
+}
+
+export class Store {
+  readonly journal: SqliteJournal;
+  readonly keys: RequestKeys;
+  private current: { world: World; handler: CommandHandler };
+  /** How the world was last rebuilt (entries, timers, time taken). */
+  recovered: Recovered;
+
+  constructor(readonly db: Db, private readonly options: StoreOptions) {
+    this.recovered = recoverWorld(db);
+    this.journal = new SqliteJournal(db, {
+      groupCommit: options.groupCommit ?? true,
+      ids: options.ids,
+      world: () => this.current.world,
+      onStale: (reason) => this.rebuild(reason),
+    });
+    this.current = this.assemble(this.recovered.world);
+    this.keys = new RequestKeys(db, this.journal, options.clock.now());
+  }
+
+  get world(): World { return this.current.world; }
+  get handler(): CommandHandler { return this.current.handler; }
+  get clock(): Clock { return this.options.clock; }
+
+  /** Runs fn (which executes commands) and returns the promise that their commits are durable. */
+  capture<T>(fn: () => T): { result: T; durable: Promise<void> } {
+    return this.journal.capture(fn);
+  }
+
+  /** Executes a command; resolves once its commit is durable (rejects if it was not written). */
+  async execute(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): Promise<Outcome> {
+    const { result, durable } = this.capture(() => this.current.handler.execute(command, meta, respond));
+    await durable;
+    return result;
+  }
+
+  /** Replaces the world (and its handler) by a fresh replay of the journal. */
+  rebuild(reason: unknown): void {
+    this.recovered = recoverWorld(this.db);
+    this.current = this.assemble(this.recovered.world);
+    this.options.onRebuilt?.(reason, this.recovered);
+  }
+
+  /** Writes what is queued, then closes the database. */
+  close(): void {
+    this.journal.flushNow();
+    this.db.close();
+  }
+
+  private assemble(world: World): { world: World; handler: CommandHandler } {
+    return { world, handler: new CommandHandler(world, this.journal, this.options.clock, this.options.ids) };
+  }
+}
+
+/** Opens or creates `dataDir/journal.db` and recovers the world from it. */
+export function openStore(dataDir: string, options: StoreOptions): Store {
+  const db = openDatabase(dataDir);
+  try {
+    return new Store(db, options);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,70 @@
+// The scheduler's running mode (setTimeout to the world's next due time, re-armed by
+// poke()) on a real store, the clock adapters and their production guard, and the ULID ids.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { limits } from '../../core/limits.ts';
+import { clockFromEnv, ManualClock, SystemClock } from '../../adapters/clock.ts';
+import { UlidIds } from '../../adapters/ids.ts';
+import { Scheduler } from '../../adapters/scheduler.ts';
+import { Driver, openTestStore, removeDir, tempDir } from './support.ts';
+
+test('a started scheduler fires timers that fell due, once, and stops when told', async () => {
+  const dir = tempDir('scheduler');
+  try {
+    const { store, clock } = openTestStore(dir);
+    const d = new Driver(store, clock);
+    const merchant = await d.merchant(await d.whiteLabel());
+    const waiting = await d.deposit(merchant, 100_000n); // no withdrawals: awaiting_liquidity, liquidity wait timer
+    const errors: unknown[] = [];
+    const scheduler = new Scheduler(store, (e) => errors.push(e));
+    scheduler.start();
+    clock.advance(limits.liquidityWaitMs);
+    scheduler.poke();
+    for (let i = 0; i < 200 && store.world.deposits.get(waiting)!.status !== 'canceled'; i++) await new Promise((r) => setTimeout(r, 5));
+    await store.journal.flushed();
+    scheduler.stop();
+    assert.equal(errors, []);
+    assert.is(store.world.deposits.get(waiting)!.status, 'canceled');
+    assert.is(store.db.prepare("SELECT COUNT(*) FROM journal WHERE type = 'DepositCanceled'").pluck(true).get(), 1);
+    assert.is(store.db.prepare('SELECT COUNT(*) FROM timers').pluck(true).get(), 0);
+    store.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('advance() needs the manual clock', async () => {
+  const dir = tempDir('scheduler');
+  try {
+    const { store } = openTestStore(dir);
+    const scheduler = new Scheduler({ clock: new SystemClock(), handler: store.handler, capture: (fn) => store.capture(fn) });
+    let message = '';
+    try { await scheduler.advance(1000); } catch (e) { message = (e as Error).message; }
+    assert.match(message, /manual clock/);
+    store.close();
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('SATANG_CLOCK picks the clock; manual is refused in production', () => {
+  assert.instance(clockFromEnv({}), SystemClock);
+  assert.instance(clockFromEnv({ SATANG_CLOCK: 'manual' }), ManualClock);
+  assert.throws(() => clockFromEnv({ SATANG_CLOCK: 'manual', SATANG_ENV: 'production' }), /production/);
+  assert.throws(() => clockFromEnv({ SATANG_CLOCK: 'sundial' }), /system or manual/);
+  const clock = new ManualClock(1000);
+  assert.is(clock.advance(500), 1500);
+  assert.throws(() => clock.advance(-1));
+  assert.throws(() => clock.set(1499));
+});
+
+test('ids are prefixed ULIDs, increasing within a millisecond', () => {
+  const ids = new UlidIds();
+  const made = Array.from({ length: 1000 }, () => ids.next('dep'));
+  for (const id of made) assert.match(id, /^dep_[0-9A-HJKMNP-TV-Z]{26}$/);
+  assert.equal([...made].sort(), made);
+  assert.is(new Set(made).size, made.length);
+});
+
+test.run();

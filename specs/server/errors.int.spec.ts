@@ -1,0 +1,452 @@
+// Every error code the merchant routes (/v1/pay/*) can produce, provoked over real HTTP
+// against a real server and checked against the contract's error object: status, code,
+// type, retryable, the eight keys and nothing else, request_id = Request-Id header,
+// details as the contract names them. The last test closes the loop: every code of the
+// catalogue is either covered here or listed in unreachableFromMerchantRoutes with why.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import type { ErrorCode } from '../../core/errors.ts';
+import { catalogue } from '../../server/errors.ts';
+import { depositBody, signedHeaders, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import {
+  assertTimestamp, expectError, gatewayRoute, journalRows, openDispute, payFirstLeg, receiveSlip, resolveDispute,
+  setBankAvailability, slowDisk, withdrawalBody,
+} from '../support/api-checks.ts';
+
+const covered = new Set<string>();
+
+/** Codes no /v1/pay/* request can provoke today, each with the reason. */
+const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
+  review_note_required: 'back office only: reviewer decisions on deposits (POST /v1/bo/deposits/{id}/approve|decline)',
+  withdrawal_state_conflict: 'back office only: withdrawal approve/reject and fill reversal',
+  alloc_state_conflict: 'raised by the slip worker and operator paths (ReserveLeg/FillLeg, review approval); deposit creation plans legs only on matchable withdrawals inside the same serialised command',
+  invalid_cursor: 'balance history issue (GET /v1/pay/balance/transactions is not built yet)',
+  history_not_ready: 'projections issue (live balance history)',
+  sandbox_run_changed: 'balance history issue (sandbox history)',
+  sandbox_history_cursor_expired: 'balance history issue (sandbox history)',
+  sandbox_rate_limited: 'balance history issue (sandbox history quota)',
+  sandbox_balance_history_not_ready: 'balance history issue (sandbox history)',
+  slip_intake_unavailable: 'slip upload issue (POST /v1/pay/deposits/{id}/slip is not mounted yet)',
+  late_slip_window_closed: 'slip upload issue (a late slip is refused at upload)',
+  route_unavailable: 'nothing produces it yet: without liquidity a deposit answers 202 awaiting_liquidity instead',
+  service_unavailable: 'load shedding keys on the mean event-loop delay of the process; a spec cannot push it over 200 ms deterministically',
+  internal_error: 'never provoked on purpose (fuzz.int.spec.ts asserts it never happens)',
+};
+
+let s: TestServer;
+let p2p: TestServer;
+let payer: MerchantKeys;
+let shop: MerchantKeys;
+let gw: MerchantKeys;
+let payerBen: string;
+
+const now = () => Math.floor(s.clock.now() / 1000);
+
+test.before(async () => {
+  s = await TestServer.start();
+  payer = await s.onboard('Payer');
+  shop = await s.onboard('Shop', payer.whiteLabelId);
+  await s.fund(payer.id, 5_000_000);
+  payerBen = await s.beneficiary(payer.id);
+  gw = await s.onboard('Gateway shop');
+  await gatewayRoute(s, gw.whiteLabelId);
+  p2p = await TestServer.start({ SATANG_PROFILE: 'live_p2p' });
+});
+test.after(async () => { await s.stop(); await p2p.stop(); });
+
+// ---- authentication ----
+
+test('signature_invalid: one flipped byte of the body; no details', async () => {
+  const flip = (b: string) => { const i = b.indexOf('ref-') + 4; return b.slice(0, i) + String.fromCharCode(b.charCodeAt(i) ^ 1) + b.slice(i + 1); };
+  const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { tamper: flip });
+  expectError(r, 'signature_invalid', covered);
+  const wrongSecret = signedHeaders(`${shop.live.api_key}x`, 'GET', '/v1/pay/banks', '', { nowSeconds: now() });
+  const g = await s.raw('GET', '/v1/pay/banks', { headers: { ...wrongSecret, Authorization: `Bearer ${shop.live.api_key}` } });
+  expectError(g, 'signature_invalid');
+});
+
+test('timestamp_out_of_window: 301 s behind the server clock; retryable', async () => {
+  const r = await s.call(shop.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: now() - 301 });
+  expectError(r, 'timestamp_out_of_window', covered);
+});
+
+test('nonce_replayed: the same PG-Nonce twice', async () => {
+  const nonce = randomUUID();
+  assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
+  expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed', covered);
+});
+
+test('api_key_invalid: an unknown key, and no key at all', async () => {
+  expectError(await s.call(`sk_live_${randomUUID()}`, 'GET', '/v1/pay/banks'), 'api_key_invalid', covered);
+  expectError(await s.raw('GET', '/v1/pay/banks'), 'api_key_invalid');
+});
+
+test('api_key_revoked: a key revoked in the back office', async () => {
+  const minted = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, { livemode: true, scopes: ['wallet:read'] }, { stepUp: true });
+  assert.is(minted.status, 201, minted.text);
+  assert.is((await s.call(minted.json.api_key, 'GET', '/v1/pay/balance')).status, 200);
+  const revoked = await s.bo('POST', `/v1/bo/keys/${minted.json.key_id}/revoke`, {}, { stepUp: true });
+  assert.is(revoked.status, 200, revoked.text);
+  expectError(await s.call(minted.json.api_key, 'GET', '/v1/pay/balance'), 'api_key_revoked', covered);
+  assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the other keys still work');
+});
+
+test('tenant_suspended: a suspended merchant, until unsuspended', async () => {
+  const m = await s.onboard('Suspended', payer.whiteLabelId);
+  assert.is((await s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, {}, { stepUp: true })).status, 200);
+  expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/balance'), 'tenant_suspended', covered);
+  expectError(await s.call(m.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody()), 'tenant_suspended');
+  assert.is((await s.bo('POST', `/v1/bo/merchants/${m.id}/unsuspend`, {}, { stepUp: true })).status, 200);
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
+});
+
+test('scope_denied: a live key without wallet:read or withdrawals:write', async () => {
+  const minted = await s.bo('POST', `/v1/bo/merchants/${payer.id}/keys`, { livemode: true, scopes: ['withdrawals:read'] }, { stepUp: true });
+  assert.is(minted.status, 201, minted.text);
+  const e = expectError(await s.call(minted.json.api_key, 'GET', '/v1/pay/balance'), 'scope_denied', covered);
+  assert.is(e.details.required_scope, 'wallet:read');
+  const w = expectError(await s.call(minted.json.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(payerBen), { idempotencyKey: randomUUID() }), 'scope_denied');
+  assert.is(w.details.required_scope, 'withdrawals:write');
+});
+
+// ---- the request itself ----
+
+test('idempotency_key_required: POST without Idempotency-Key (create, cancel, slip-token)', async () => {
+  expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { idempotencyKey: undefined }), 'idempotency_key_required', covered);
+  const d = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  assert.is(d.status, 201, d.text);
+  expectError(await s.call(gw.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {}, { idempotencyKey: undefined }), 'idempotency_key_required');
+  expectError(await s.call(gw.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/slip-token`, undefined, { idempotencyKey: undefined }), 'idempotency_key_required');
+});
+
+test('malformed_json: a body that does not parse', async () => {
+  expectError(await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', '{"amount_minor": 5000,'), 'malformed_json', covered);
+});
+
+test('unsupported_media_type: a signed body sent as text/plain', async () => {
+  const body = JSON.stringify(depositBody());
+  const headers = signedHeaders(shop.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: randomUUID(), nowSeconds: now() });
+  expectError(await s.raw('POST', '/v1/pay/deposits', { headers: { ...headers, 'Content-Type': 'text/plain' }, body }), 'unsupported_media_type', covered);
+});
+
+test('cursor_filter_mismatch: filters changed mid-cursor', async () => {
+  for (let i = 0; i < 3; i++) assert.ok((await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 3_000 + i * 100 }))).status < 300);
+  const first = await s.call(gw.live.api_key, 'GET', '/v1/pay/deposits?limit=1');
+  assert.ok(first.json.has_more);
+  const r = await s.call(gw.live.api_key, 'GET', `/v1/pay/deposits?limit=1&status=canceled&cursor=${first.json.next_cursor}`);
+  expectError(r, 'cursor_filter_mismatch', covered);
+});
+
+test('validation_error: details.fields[] with path and reason for each problem', async () => {
+  const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ currency: 'USD', amount_minor: '5000', colour: 'red' }));
+  const e = expectError(r, 'validation_error', covered);
+  assert.ok(Array.isArray(e.details.fields));
+  for (const f of e.details.fields) {
+    assert.type(f.path, 'string');
+    assert.type(f.reason, 'string');
+  }
+  const byPath = Object.fromEntries(e.details.fields.map((f: { path: string; reason: string }) => [f.path, f.reason]));
+  assert.is(byPath.currency, 'enum');
+  assert.is(byPath.amount_minor, 'type');
+  assert.is(byPath.colour, 'unknown_field');
+  const q = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits?limit=0'), 'validation_error');
+  assert.is(q.details.fields[0].path, 'limit');
+});
+
+test('sender_required: neither sender nor sender_id, and no order', async () => {
+  const before = await journalRows(s);
+  expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ sender: undefined })), 'sender_required', covered);
+  assert.is(await journalRows(s), before, 'no order');
+});
+
+test('amount_not_supported: not round or outside limits; details.min_minor/max_minor', async () => {
+  for (const amount of [2_050, 1_000, 20_000_100]) {
+    const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount })), 'amount_not_supported', covered);
+    assert.is(e.details.min_minor, 2_000);
+    assert.is(e.details.max_minor, 20_000_000);
+  }
+  const w = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(payerBen, { amount_minor: 0 }), { idempotencyKey: randomUUID() }), 'amount_not_supported');
+  assert.type(w.details.min_minor, 'number');
+  assert.type(w.details.max_minor, 'number');
+});
+
+test('insufficient_balance: 402 with available, required and pending clearing', async () => {
+  // The shop's own settled deposit leaves its money in pending_clearing for 72 hours.
+  const ben = await s.beneficiary(payer.id, true, '2223334445');
+  const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 100_000 }), { idempotencyKey: randomUUID() });
+  assert.is(w.status, 201, w.text);
+  const d = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 100_000, fill_preference: 'internal_only' }));
+  assert.is(d.status, 201, d.text);
+  await payFirstLeg(s, d.json.id);
+  const settled = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${d.json.id}`);
+  assert.is(settled.json.status, 'settled', settled.text);
+  const shopBen = await s.beneficiary(shop.id);
+  const before = await journalRows(s);
+  const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(shopBen, { amount_minor: 50_000 }), { idempotencyKey: randomUUID() });
+  const e = expectError(r, 'insufficient_balance', covered);
+  assert.is(e.details.available_minor, 0);
+  assert.is(e.details.required_minor, 50_000 + 1_070);
+  assert.ok(e.details.pending_clearing_minor > 0);
+  assertTimestamp(e.details.pending_clearing_available_at, 'pending_clearing_available_at');
+  assert.is(Date.parse(e.details.pending_clearing_available_at), s.clock.now() + 72 * 3600 * 1000);
+  assert.is(await journalRows(s), before, 'no order, no lock');
+});
+
+test('resource_not_found: unknown ids and unknown routes', async () => {
+  expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits/dep_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 'resource_not_found', covered);
+  expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/withdrawals/wdr_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 'resource_not_found');
+  expectError(await s.call(shop.live.api_key, 'POST', '/v1/pay/disputes/dsp_nope/evidence', { text: 'receipt attached' }), 'resource_not_found');
+  expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/no-such-route'), 'resource_not_found');
+  // Another method on a known path (the router's 405) and a method nobody implements (its 501).
+  const wrongMethod = await s.call(shop.live.api_key, 'DELETE', '/v1/pay/deposits');
+  expectError(wrongMethod, 'resource_not_found');
+  assert.is(wrongMethod.headers.get('allow'), 'POST, HEAD, GET');
+  expectError(await s.call(shop.live.api_key, 'PROPFIND', '/v1/pay/deposits'), 'resource_not_found');
+});
+
+// ---- idempotency ----
+
+test('idempotency_key_reused: same key, different body; details.original_request_id', async () => {
+  const key = randomUUID();
+  const first = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { idempotencyKey: key });
+  assert.is(first.status, 201, first.text);
+  const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { idempotencyKey: key }), 'idempotency_key_reused', covered);
+  assert.is(e.details.original_request_id, first.headers.get('request-id'));
+});
+
+test('idempotency_in_flight: identical requests while the first waits for the disk; retry after 1 s', async () => {
+  const restore = slowDisk(s, 150);
+  try {
+    const body = JSON.stringify(depositBody());
+    const key = randomUUID();
+    const replies = await Promise.all(Array.from({ length: 8 }, () => s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: key })));
+    const inFlight = replies.filter((r) => r.status === 409);
+    assert.ok(inFlight.length > 0, `some request met the key in flight: ${replies.map((r) => r.status)}`);
+    for (const r of inFlight) {
+      const e = expectError(r, 'idempotency_in_flight', covered);
+      assert.is(e.retry_after_seconds, 1);
+      assert.is(r.headers.get('retry-after'), '1');
+    }
+  } finally {
+    restore();
+  }
+});
+
+// ---- state conflicts ----
+
+test('sender_bank_unavailable: the sender bank is closed to new orders', async () => {
+  await setBankAvailability(s, '014', false);
+  try {
+    const banks = await s.call(shop.live.api_key, 'GET', '/v1/pay/banks');
+    assert.is(banks.json.data.find((b: { bank_code: string }) => b.bank_code === '014').available, false);
+    const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody()), 'sender_bank_unavailable', covered);
+    assert.ok(Array.isArray(e.details.alternative_banks) && e.details.alternative_banks.length > 0);
+    assert.not.ok(e.details.alternative_banks.includes('014'));
+    assert.type(e.details.public_message_th, 'string');
+    assert.type(e.details.retry_after_hint_seconds, 'number');
+  } finally {
+    await setBankAvailability(s, '014', true);
+  }
+  assert.ok((await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody())).status < 300);
+});
+
+test('duplicate_open_deposit: same amount and sender already awaiting payment; details.open_deposit_ids', async () => {
+  const user = `dup-${randomUUID().slice(0, 8)}`;
+  const first = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: user, amount_minor: 7_000 }));
+  assert.is(first.status, 201, first.text);
+  const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: user, amount_minor: 7_000 })), 'duplicate_open_deposit', covered);
+  assert.equal(e.details.open_deposit_ids, [first.json.id]);
+});
+
+test('too_many_open_deposits: 2 per end user with client{}, 1 without', async () => {
+  const withClient = `cap2-${randomUUID().slice(0, 8)}`;
+  for (const amount of [4_000, 4_100]) assert.ok((await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: withClient, amount_minor: amount }))).status < 300);
+  const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: withClient, amount_minor: 4_200 })), 'too_many_open_deposits', covered);
+  assert.is(e.details.open_deposit_ids.length, 2);
+  const noClient = `cap1-${randomUUID().slice(0, 8)}`;
+  assert.ok((await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: noClient, amount_minor: 4_000, client: undefined }))).status < 300);
+  const e1 = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: noClient, amount_minor: 4_100, client: undefined })), 'too_many_open_deposits');
+  assert.is(e1.details.open_deposit_ids.length, 1);
+});
+
+test('deposit_not_cancelable: already canceled, or a slip exists; details.status', async () => {
+  const d = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  assert.is((await s.call(gw.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {})).status, 200);
+  const e = expectError(await s.call(gw.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {}), 'deposit_not_cancelable', covered);
+  assert.is(e.details.status, 'canceled');
+  const paid = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  await receiveSlip(s, paid.json.id);
+  const e2 = expectError(await s.call(gw.live.api_key, 'POST', `/v1/pay/deposits/${paid.json.id}/cancel`, {}), 'deposit_not_cancelable');
+  assert.type(e2.details.status, 'string');
+});
+
+test('withdrawal_has_pending_fill: a deposit leg is in flight on the withdrawal', async () => {
+  const ben = await s.beneficiary(payer.id, true, '3334445556');
+  const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 300_000 }), { idempotencyKey: randomUUID() });
+  assert.is(w.status, 201, w.text);
+  const d = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 300_000, fill_preference: 'internal_only' }));
+  assert.is(d.status, 201, d.text);
+  const e = expectError(await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${w.json.id}/cancel`, {}), 'withdrawal_has_pending_fill', covered);
+  assert.is(e.details.reserved_minor, 300_000);
+  // Once the leg is released the cancel goes through.
+  assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {})).status, 200);
+  assert.is((await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${w.json.id}/cancel`, {})).status, 200);
+});
+
+test('withdrawal_not_cancelable: already canceled; details.status', async () => {
+  const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(payerBen), { idempotencyKey: randomUUID() });
+  assert.is(w.status, 201, w.text);
+  assert.is((await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${w.json.id}/cancel`, {})).status, 200);
+  const e = expectError(await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${w.json.id}/cancel`, {}), 'withdrawal_not_cancelable', covered);
+  assert.is(e.details.status, 'canceled');
+});
+
+test('beneficiary_not_verified: an inline account never verified, and a registered one still pending', async () => {
+  const before = await journalRows(s);
+  const inline = { bank_code: '004', account_number: '9990001112', account_name_th: 'สมศรี มีสุข' };
+  const body = withdrawalBody('', { beneficiary: inline });
+  delete body.beneficiary_id;
+  expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', body, { idempotencyKey: randomUUID() }), 'beneficiary_not_verified', covered);
+  assert.is(await journalRows(s), before, 'no order, no lock');
+  const registered = await s.call(payer.live.api_key, 'POST', '/v1/pay/beneficiaries', inline);
+  assert.is(registered.status, 201, registered.text);
+  assert.is(registered.json.status, 'pending_verification');
+  const e = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(registered.json.id), { idempotencyKey: randomUUID() }), 'beneficiary_not_verified');
+  assert.is(e.details.beneficiary_id, registered.json.id);
+});
+
+test('operation_not_allowed: slip-token before a destination exists; evidence on a resolved dispute', async () => {
+  const waiting = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 9_000_000, fill_preference: 'internal_only' }));
+  assert.is(waiting.status, 202, waiting.text);
+  const e = expectError(await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${waiting.json.id}/slip-token`), 'operation_not_allowed', covered);
+  assert.is(e.details.status, 'awaiting_liquidity');
+  assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${waiting.json.id}/cancel`, {})).status, 200);
+
+  const ben = await s.beneficiary(payer.id, true, '4445556667');
+  const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 60_000 }), { idempotencyKey: randomUUID() });
+  const d = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 60_000, fill_preference: 'internal_only' }));
+  assert.is(d.status, 201, d.text);
+  await payFirstLeg(s, d.json.id);
+  const disputeId = await openDispute(s, w.json.id, 60_000n);
+  const ok = await s.call(payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'The payee confirmed receipt by phone.' });
+  assert.is(ok.status, 200, ok.text);
+  await resolveDispute(s, disputeId);
+  const late = await s.call(payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'More evidence after the fact.' });
+  expectError(late, 'operation_not_allowed');
+});
+
+// ---- the Live P2P profile ----
+
+test('amount_below_p2p_minimum and feature_not_enabled in the live_p2p profile', async () => {
+  const m = await p2p.onboard('P2P shop');
+  await p2p.fund(m.id, 1_000_000);
+  const ben = await p2p.beneficiary(m.id);
+  const low = await p2p.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 5_000 }), { idempotencyKey: randomUUID() });
+  const e = expectError(low, 'amount_below_p2p_minimum', covered);
+  assert.is(e.details.min_minor, 10_000);
+  const okay = await p2p.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 10_000 }), { idempotencyKey: randomUUID() });
+  assert.is(okay.status, 201, okay.text);
+  assert.is(okay.json.status, 'pending_approval');
+
+  expectError(await p2p.call(m.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=10000'), 'feature_not_enabled', covered);
+  expectError(await p2p.call(m.live.api_key, 'POST', '/v1/pay/beneficiaries', { bank_code: '004', account_number: '1231231234', account_name_th: 'ทดสอบ ระบบ' }), 'feature_not_enabled');
+  expectError(await p2p.call(m.live.api_key, 'GET', `/v1/pay/beneficiaries/${ben}`), 'feature_not_enabled');
+  const inline = withdrawalBody('', { beneficiary: { bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' } });
+  delete inline.beneficiary_id;
+  expectError(await p2p.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', inline, { idempotencyKey: randomUUID() }), 'feature_not_enabled');
+  const quote = await s.call(shop.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=10000');
+  assert.is(quote.status, 200, 'the wide profile quotes');
+});
+
+// ---- rate limits (a dedicated server, so the buckets start full) ----
+
+test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer; per api_key', async () => {
+  const rl = await TestServer.start();
+  try {
+    const m = await rl.onboard('Busy');
+    const other = await rl.onboard('Quiet', m.whiteLabelId);
+    const remaining: number[] = [];
+    for (let batch = 0; batch < 24; batch++) {
+      const replies = await Promise.all(Array.from({ length: 50 }, () => rl.call(m.live.api_key, 'GET', '/v1/pay/banks')));
+      for (const r of replies) {
+        assert.is(r.status, 200);
+        assert.is(r.headers.get('ratelimit-limit'), '1200');
+        assert.is(r.headers.get('ratelimit-policy'), '1200;w=60');
+        assert.is(r.headers.get('x-ratelimit-scope'), 'pay_read');
+        const reset = Number(r.headers.get('ratelimit-reset'));
+        assert.ok(reset >= 1 && reset <= 60, 'RateLimit-Reset within the window');
+        remaining.push(Number(r.headers.get('ratelimit-remaining')));
+      }
+    }
+    assert.equal(remaining.sort((a, b) => a - b), Array.from({ length: 1200 }, (_, i) => i), 'each read took one unit');
+    const refused = await rl.call(m.live.api_key, 'GET', '/v1/pay/banks');
+    const e = expectError(refused, 'rate_limited', covered);
+    assert.equal(e.details, { bucket: 'pay_read', scope: 'api_key' });
+    assert.is(e.retry_after_seconds, 60);
+    assert.is(refused.headers.get('retry-after'), '60');
+    assert.is(refused.headers.get('ratelimit-remaining'), '0');
+    assert.is(refused.headers.get('x-ratelimit-scope'), 'pay_read');
+    assert.is((await rl.call(other.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'another key has its own bucket');
+    const write = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits/dep_nope/cancel', {});
+    assert.is(write.status, 404, 'writes draw on pay_write');
+    assert.is(write.headers.get('x-ratelimit-scope'), 'pay_write');
+    rl.clock.advance(60_000);
+    assert.is((await rl.call(m.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'a new window after 60 s');
+    const head = await rl.call(m.live.api_key, 'HEAD', '/v1/pay/banks');
+    assert.is(head.status, 200);
+    assert.is(head.headers.get('x-ratelimit-scope'), 'pay_read', 'HEAD is a read');
+    assert.is(head.headers.get('ratelimit-remaining'), '1198');
+  } finally {
+    await rl.stop();
+  }
+});
+
+test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume the Idempotency-Key', async () => {
+  const rl = await TestServer.start();
+  try {
+    const m = await rl.onboard('Busy writer');
+    for (let batch = 0; batch < 12; batch++) {
+      const replies = await Promise.all(Array.from({ length: 50 }, () => rl.call(m.live.api_key, 'POST', '/v1/pay/deposits/dep_nope/cancel', {})));
+      for (const r of replies) {
+        assert.is(r.status, 404);
+        assert.is(r.headers.get('ratelimit-policy'), '600;w=60');
+        assert.is(r.headers.get('x-ratelimit-scope'), 'pay_write');
+        assert.ok(r.headers.get('ratelimit-remaining') !== null && r.headers.get('ratelimit-reset') !== null);
+      }
+    }
+    const key = randomUUID();
+    const body = JSON.stringify(depositBody());
+    const before = await journalRows(rl);
+    const refused = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: key });
+    const e = expectError(refused, 'rate_limited');
+    assert.equal(e.details, { bucket: 'pay_write', scope: 'api_key' });
+    assert.is(await journalRows(rl), before, 'nothing written');
+    rl.clock.advance(60_000);
+    const created = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: key });
+    assert.is(created.status, 202, created.text);
+    assert.is(created.headers.get('idempotent-replay'), null, 'a fresh answer, not a replay of the 429');
+    const replay = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: key });
+    assert.is(replay.headers.get('idempotent-replay'), 'true');
+    assert.is(replay.text, created.text);
+  } finally {
+    await rl.stop();
+  }
+});
+
+// ---- the catalogue, closed ----
+
+test('every catalogue code is covered above or listed as unreachable from the merchant routes, with a reason', () => {
+  const codes = Object.keys(catalogue) as ErrorCode[];
+  const missing = codes.filter((c) => !covered.has(c) && unreachableFromMerchantRoutes[c] === undefined);
+  assert.equal(missing, [], `codes neither provoked nor explained: ${missing.join(', ')}`);
+  const both = codes.filter((c) => covered.has(c) && unreachableFromMerchantRoutes[c] !== undefined);
+  assert.equal(both, [], `covered yet listed as unreachable: ${both.join(', ')}`);
+  for (const [code, reason] of Object.entries(unreachableFromMerchantRoutes)) {
+    assert.ok(code in catalogue, `${code} is a catalogue code`);
+    assert.ok(reason.length > 10, `${code} has a reason`);
+  }
+});
+
+test.run();

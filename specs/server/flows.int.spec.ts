@@ -1,0 +1,88 @@
+// Whole merchant flows over real HTTP against a real server on SQLite: onboarding, a
+// withdrawal that provides liquidity, a deposit matched to it (201 with legs and the slip
+// capability), reads, lists with cursors, cancel, and the 202 awaiting-liquidity path.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+
+let s: TestServer;
+let payer: MerchantKeys;
+let shop: MerchantKeys;
+
+test.before(async () => {
+  s = await TestServer.start();
+  payer = await s.onboard('Payer');
+  shop = await s.onboard('Shop', payer.whiteLabelId);
+  await s.fund(payer.id, 1_000_000);
+});
+test.after(async () => { await s.stop(); });
+
+test('a withdrawal reserves amount plus fee from available', async () => {
+  const ben = await s.beneficiary(payer.id);
+  const r = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 200_000, currency: 'THB', merchant_reference: 'w-1', end_user_ref: 'payee-1', beneficiary_id: ben }, { idempotencyKey: 'withdrawal-key-1' });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.object, 'withdrawal_order');
+  assert.is(r.json.status, 'open');
+  assert.is(r.json.total_locked_minor, 200_000 + r.json.fee_total_minor);
+  assert.is(r.json.remaining_minor, 200_000);
+  const bal = await s.call(payer.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(bal.status, 200);
+  assert.is(bal.json.available_minor, 1_000_000 - r.json.total_locked_minor);
+  assert.is(bal.json.reserved_minor, r.json.total_locked_minor);
+  assert.match(bal.json.as_of, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+test('a deposit is matched to the withdrawal: 201 with a leg, a QR and the slip capability', async () => {
+  const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.status, 'awaiting_payment');
+  assert.is(r.json.legs.length, 1);
+  assert.is(r.json.legs[0].amount_minor, 50_000);
+  assert.ok(r.json.legs[0].qr_payload.startsWith('000201'));
+  assert.is(r.json.legs[0].receiver.account_number_masked, 'xxxxxx7890');
+  assert.is(r.json.slip_upload.upload_url, `${s.url}/v1/pay/deposits/${r.json.id}/slip`);
+  assert.ok(r.json.slip_upload.content_types.includes('application/json'));
+  const got = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${r.json.id}`);
+  assert.is(got.status, 200);
+  assert.is(got.json.version, r.json.version);
+  assert.not.ok('slip_upload' in got.json, 'the capability is only in the creation response');
+});
+
+test('without liquidity a deposit answers 202 awaiting_liquidity with legs [] and liquidity{}', async () => {
+  const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 5_000_000 }));
+  assert.is(r.status, 202, r.text);
+  assert.is(r.json.status, 'awaiting_liquidity');
+  assert.equal(r.json.legs, []);
+  assert.type(r.json.liquidity.retry_interval_ms, 'number');
+  assert.not.ok('slip_upload' in r.json);
+});
+
+test('lists page with a cursor; changing filters mid-cursor is refused', async () => {
+  for (let i = 0; i < 3; i++) await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 2_000 + i * 100 }));
+  const first = await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits?limit=2');
+  assert.is(first.status, 200, first.text);
+  assert.is(first.json.data.length, 2);
+  assert.ok(first.json.has_more);
+  const second = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits?limit=2&cursor=${first.json.next_cursor}`);
+  assert.is(second.status, 200);
+  const ids = [...first.json.data, ...second.json.data].map((d: { id: string }) => d.id);
+  assert.is(new Set(ids).size, ids.length, 'no row twice');
+  const mismatch = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits?limit=2&status=settled&cursor=${first.json.next_cursor}`);
+  assert.is(mismatch.status, 400);
+  assert.is(mismatch.json.error.code, 'cursor_filter_mismatch');
+});
+
+test('cancel an unpaid deposit; a second cancel is deposit_not_cancelable', async () => {
+  const d = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 3_000 }));
+  const c = await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {});
+  assert.is(c.status, 200, c.text);
+  assert.is(c.json.status, 'canceled');
+  assert.is(c.json.canceled_by, 'merchant');
+  const again = await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {});
+  assert.is(again.status, 409);
+  assert.is(again.json.error.code, 'deposit_not_cancelable');
+  assert.is(again.json.error.details.status, 'canceled');
+});
+
+test.run();

@@ -1,0 +1,107 @@
+// Merchant HMAC over real HTTP (contract: Authentication, Limits): the ±300 s timestamp
+// window measured against the server's own clock, the 10-minute nonce memory (also
+// across a restart on the same data dir), and the signature covering the body bytes,
+// the path, the query and the Idempotency-Key. A refused request never burns a nonce.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { depositBody, signedHeaders, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { expectError } from '../support/api-checks.ts';
+
+let s: TestServer;
+let m: MerchantKeys;
+const nowSeconds = () => Math.floor(s.clock.now() / 1000);
+
+test.before(async () => {
+  s = await TestServer.start();
+  m = await s.onboard('Signer');
+});
+test.after(async () => { await s.stop(); });
+
+test('a skew of ±299 s and ±300 s is accepted, ±301 s refused (timestamp_out_of_window)', async () => {
+  s.clock.advance(1_234); // the server's clock, not the wall clock, is the reference
+  for (const skew of [-300, -299, 0, 299, 300]) {
+    const r = await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: nowSeconds() + skew });
+    assert.is(r.status, 200, `skew ${skew}: ${r.text}`);
+  }
+  for (const skew of [-301, 301, -86_400]) {
+    const r = await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: nowSeconds() + skew });
+    expectError(r, 'timestamp_out_of_window');
+  }
+  const wallClock = Math.floor(Date.now() / 1000);
+  if (Math.abs(wallClock - nowSeconds()) > 301) {
+    expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: wallClock }), 'timestamp_out_of_window');
+  }
+});
+
+test('a timestamp that is not plain unix seconds is refused', async () => {
+  for (const ts of ['', '1.5e9', `${nowSeconds()}.0`, `-${nowSeconds()}`, ' ']) {
+    const headers = signedHeaders(m.live.api_key, 'GET', '/v1/pay/banks', '', { nowSeconds: nowSeconds() });
+    headers['PG-Timestamp'] = ts;
+    expectError(await s.raw('GET', '/v1/pay/banks', { headers }), 'timestamp_out_of_window');
+  }
+});
+
+test('a nonce is refused again within 10 minutes, accepted after; nonces belong to one key', async () => {
+  const nonce = randomUUID();
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
+  expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed');
+  // A different request (a POST with a body) does not make the nonce new.
+  expectError(await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { nonce }), 'nonce_replayed');
+  s.clock.advance(599_000);
+  expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed');
+  assert.is((await s.call(m.sandbox.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200, 'another key has its own nonces');
+  s.clock.advance(2_000);
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200, 'remembered for 10 minutes only');
+});
+
+test('a refused request does not burn its nonce', async () => {
+  const nonce = randomUUID();
+  expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce, nowSeconds: nowSeconds() - 400 }), 'timestamp_out_of_window');
+  const bad = signedHeaders(m.live.api_key, 'GET', '/v1/pay/banks', '', { nonce, nowSeconds: nowSeconds() });
+  bad['PG-Signature'] = `v1=${'0'.repeat(64)}`;
+  expectError(await s.raw('GET', '/v1/pay/banks', { headers: bad }), 'signature_invalid');
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
+});
+
+test('one flipped byte of the body, another path, query or Idempotency-Key: signature_invalid with details {}', async () => {
+  const flipAt = (i: number) => (b: string) => b.slice(0, i) + String.fromCharCode(b.charCodeAt(i) ^ 1) + b.slice(i + 1);
+  const body = JSON.stringify(depositBody());
+  for (const i of [body.indexOf('ref-') + 5, body.indexOf('user-') + 6]) {
+    expectError(await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { tamper: flipAt(i) }), 'signature_invalid');
+  }
+  expectError(await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { tamper: (b) => `${b} ` }), 'signature_invalid');
+
+  const ts = nowSeconds();
+  const signedFor = (path: string, key?: string) => signedHeaders(m.live.api_key, key ? 'POST' : 'GET', path, '', { nowSeconds: ts, idempotencyKey: key });
+  expectError(await s.raw('GET', '/v1/pay/balance', { headers: signedFor('/v1/pay/banks') }), 'signature_invalid');
+  expectError(await s.raw('GET', '/v1/pay/deposits?limit=2', { headers: signedFor('/v1/pay/deposits?limit=1') }), 'signature_invalid');
+  const withKey = signedFor('/v1/pay/deposits/dep_x/slip-token', 'key-one');
+  expectError(await s.raw('POST', '/v1/pay/deposits/dep_x/slip-token', { headers: { ...withKey, 'Idempotency-Key': 'key-two' } }), 'signature_invalid');
+  const otherVersion = signedFor('/v1/pay/banks');
+  expectError(await s.raw('GET', '/v1/pay/banks', { headers: { ...otherVersion, 'PG-Version': '2025-01-01' } }), 'signature_invalid');
+  for (const sig of ['', 'v1=', `v2=${'a'.repeat(64)}`, `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(63)}`]) {
+    expectError(await s.raw('GET', '/v1/pay/banks', { headers: { ...signedFor('/v1/pay/banks'), 'PG-Signature': sig } }), 'signature_invalid');
+  }
+});
+
+test('the query is signed in sorted order: any order on the wire is accepted', async () => {
+  const r = await s.call(m.live.api_key, 'GET', '/v1/pay/deposits?status=canceled&limit=5');
+  assert.is(r.status, 200, r.text);
+});
+
+test('nonces survive a restart on the same data dir; after 10 minutes they are free again', async () => {
+  const nonce = randomUUID();
+  const startedAt = s.clock.now();
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
+  const dataDir = s.dataDir;
+  await s.stop(false);
+  s = await TestServer.start({}, dataDir);
+  s.clock.set(startedAt + 1_000); // the restarted server's clock: one second later
+  expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed');
+  s.clock.advance(600_000);
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
+});
+
+test.run();
