@@ -1,7 +1,9 @@
 // The command handler: load → decide → append. handle() is pure: it reads the world,
-// decides, and returns the commit (or the refusal) without changing anything;
-// CommandHandler is the same written against the ports, appending to the Journal and
-// applying to the world only once the append succeeded.
+// decides, and returns the commit (or the refusal) without changing anything.
+// CommandHandler is the same written against the ports: it applies an accepted commit to
+// the world at once (so the next command of the same event-loop turn decides against it)
+// and hands it to the Journal, which makes it durable before any answer goes out; a
+// journal that fails to write rebuilds the world from what is on disk.
 
 import { decide as decideDeposit } from '../deposit/decide.ts';
 import { defaultAmountPolicy, defaultFeeSchedule } from '../money.ts';
