@@ -1,8 +1,11 @@
 // The ports core is written against. Adapters implement them: a system or manual clock,
-// ULID ids, the SQLite journal. Core never reads the time or draws randomness itself.
+// ULID ids, the SQLite journal, the slip verifier. Core never reads the time or draws
+// randomness itself.
 
 import type { Commit } from './journal.ts';
 import type { MerchantEvent } from './outbox.ts';
+
+export type { SlipEvidence, SlipVerdict, SlipVerifier } from './deposit/slip-verifier.ts';
 
 export interface Clock {
   /** Milliseconds since the Unix epoch. */

@@ -29,6 +29,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const clock = env.SATANG_CLOCK ?? 'system';
   if (clock !== 'system' && clock !== 'manual') throw new Error(`SATANG_CLOCK must be system or manual, not ${clock}`);
   if (clock === 'manual' && mode === 'production') throw new Error('SATANG_CLOCK=manual is for tests and is refused when SATANG_ENV=production');
+  if (!env.SATANG_SLIP_PROVIDER_URL && mode === 'production') throw new Error('SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production: the bank simulator is for development only');
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
     port, host, dataDir: env.SATANG_DATA_DIR ?? './data', baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),

@@ -1,6 +1,6 @@
 // /v1/pay/deposits: create (201 matched / 202 awaiting liquidity), get, list with cursor,
-// cancel, slip-token, and the slip image bytes. Thin: validate, build the command, let
-// the core decide, present.
+// cancel, slip-token (the slip upload and image routes are in ../slips/routes.ts). Thin:
+// validate, build the command, let the core decide, present.
 
 import Router from '@koa/router';
 import { createHash } from 'node:crypto';
@@ -15,12 +15,11 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { cancelBody, createDepositBody, listDepositsQuery, emptyQuery } from '../schemas.ts';
-import { parseIso } from '../time.ts';
+import { cancelBody, createDepositBody, emptyQuery } from '../schemas.ts';
 import { amountOf, bodyOf, merchantScope, notFound, parseWith, queryOf } from './common.ts';
+import { listDeposits } from './order-lists.ts';
+import { slipContentTypes, slipMaxBytes } from '../slips/limits.ts';
 
-export const slipMaxBytes = 5 * 1024 * 1024;
-export const slipContentTypes = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/json'];
 export const apiVersion = '2026-08-01';
 
 export function depositRoutes(services: Services, config: Config, capability: CapabilitySigner): Router {
@@ -36,7 +35,9 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
 
   const slipUpload = (d: Deposit) => {
     const uploadUrl = `${config.uploadUrl}/v1/pay/deposits/${d.id}/slip`;
-    const expiresAt = d.expiresAt + limits.lateSlipWindowMs;
+    // Usable until the late-slip window closes: the one the order has once it closed, else the one it will have.
+    const closed = (d.status === 'expired' || d.status === 'canceled') && d.lateSlipAcceptedUntil != null;
+    const expiresAt = closed ? d.lateSlipAcceptedUntil! : d.expiresAt + limits.lateSlipWindowMs;
     // Every claim derives from the order's state, so the same order version yields the
     // same token bytes: a slip-token retry under its Idempotency-Key gets the same answer.
     const token = capability.issue({
@@ -72,33 +73,8 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     });
   });
 
-  router.get('/', (ctx) => {
-    const m = merchantOf(ctx);
-    const q = parseWith(listDepositsQuery, queryOf(ctx));
-    const limit = Number(q.limit ?? limits.pageSizeDefault);
-    if (limit > limits.pageSizeMax) throw new ApiError('validation_error', `limit must be 1–${limits.pageSizeMax}.`, { fields: [{ path: 'query.limit', reason: 'maximum' }] });
-    const updatedAfter = q.updated_after ? parseIso(q.updated_after)! : undefined;
-    const filters = JSON.stringify([q.status ?? null, q.updated_after ?? null]);
-    let after: { id: string; createdAt: number } | undefined;
-    if (q.cursor) {
-      const cursor = decodeCursor(q.cursor);
-      if (cursor.f !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without a cursor.');
-      after = { id: cursor.id, createdAt: cursor.t };
-    }
-    const rows: Deposit[] = [];
-    for (const d of services.write.world.deposits.values()) {
-      if (d.merchantId !== m.merchantId || d.livemode !== m.livemode) continue;
-      if (q.status && d.status !== q.status) continue;
-      if (updatedAfter !== undefined && d.updatedAt <= updatedAfter) continue;
-      if (after && !(d.createdAt < after.createdAt || (d.createdAt === after.createdAt && d.id < after.id))) continue;
-      rows.push(d);
-    }
-    rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const hasMore = rows.length > limit;
-    ctx.body = { object: 'list', data: page.map((d) => presentDeposit(d)), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor({ id: last.id, t: last.createdAt, f: filters }) : null };
-  });
+  // The list is served from the deposit list projection (server/routes/order-lists.ts).
+  router.get('/', (ctx) => listDeposits(ctx, services));
 
   router.get('/:id', (ctx) => {
     emptyQuery(queryOf(ctx));
@@ -125,18 +101,4 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
   });
 
   return router;
-}
-
-interface Cursor { id: string; t: number; f: string }
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
-}
-
-function decodeCursor(raw: string): Cursor {
-  try {
-    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
-    if (typeof c.id === 'string' && typeof c.t === 'number' && typeof c.f === 'string') return c;
-  } catch { /* falls through to the refusal */ }
-  throw new ApiError('validation_error', 'cursor is not one this API issued.', { fields: [{ path: 'query.cursor', reason: 'invalid' }] });
 }

@@ -1,0 +1,176 @@
+// The slip verification worker: takes each received slip, asks the SlipVerifier what the
+// bank knows of it, and hands the verdict to the core as a RecordSlipVerification command
+// (which settles, short-pays, flags an overpayment, opens review or rejects an unreadable
+// image). The journal is the queue: a slip is pending while its deposit is in
+// slip_processing with that receipt (or, for a slip after settlement, until the store
+// marks it verified), so a restart loses nothing — start() rescans the world, and the
+// intake's notify() is only a shortcut to new work.
+//
+// Invariants kept: one slip is verified at a time, in a bounded pass; a failure on our side
+// (the store cannot be read, the journal cannot be written) leaves the slip pending and is
+// tried again, at most workerAttemptsPerSlipMax times before the slip goes to review as
+// provider_unavailable (a person looks, money never moves on a guess); a slip without an
+// image is never sent to the provider — the core holds it for review (NO_SLIP_IMAGE).
+
+import type { Outcome } from '../../core/handler/handle.ts';
+import type { Command } from '../../core/handler/commands.ts';
+import type { VerificationOutcome } from '../../core/deposit/decide.ts';
+import type { Deposit, Slip } from '../../core/deposit/state.ts';
+import { outcomeOf } from '../../core/deposit/slip-verifier.ts';
+import type { CommitMeta, SlipVerifier } from '../../core/ports.ts';
+import type { World } from '../../core/world.ts';
+import { slipAdapterLimits } from './limits.ts';
+import type { SlipStore } from './store.ts';
+
+export interface SlipWorkerHost {
+  /** The world as of now (read afresh: a store may rebuild it). */
+  readonly world: World;
+  execute(command: Command, meta: CommitMeta): { outcome: Outcome; durable: Promise<void> };
+}
+
+export interface SlipWorkerOptions {
+  readonly host: SlipWorkerHost;
+  readonly store: SlipStore;
+  readonly verifier: SlipVerifier;
+  /** 'background' verifies slips as they arrive; 'manual' only when drain() is called (tests). */
+  readonly mode: 'background' | 'manual';
+  readonly onError?: (error: unknown, depositId: string) => void;
+}
+
+/** Attempts at one slip that fail on our side before it is sent to review instead. */
+export const workerAttemptsPerSlipMax = 5;
+
+interface PassResult { readonly verified: number; readonly failed: number }
+interface PendingSlip { readonly slip: Slip; readonly afterSettlement: boolean }
+
+export class SlipWorker {
+  private readonly queue = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private rescanNeeded = true;
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: SlipWorkerOptions) {}
+
+  /** Verifies what is pending at start (slips received before a restart). */
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** A slip was received for this deposit. */
+  notify(depositId: string): void {
+    if (this.queue.size >= slipAdapterLimits.workerQueueLengthMax) this.rescanNeeded = true;
+    else this.queue.add(depositId);
+    this.schedule(0);
+  }
+
+  /** Verifies every pending slip now; resolves with how many were recorded. */
+  async drain(): Promise<number> {
+    let recorded = 0;
+    for (;;) {
+      const pass = await this.runPass();
+      recorded += pass.verified;
+      if (pass.verified === 0 || (this.queue.size === 0 && !this.rescanNeeded)) return recorded;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.chain;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.options.mode !== 'background' || this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.runPass().then((pass) => {
+        if (this.queue.size > 0 || this.rescanNeeded) this.schedule(pass.verified > 0 ? 0 : slipAdapterLimits.workerRetryDelayMs);
+      }, () => this.schedule(slipAdapterLimits.workerRetryDelayMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** Passes never overlap: each waits for the one before. */
+  private runPass(): Promise<PassResult> {
+    const pass = this.chain.then(() => this.pass());
+    this.chain = pass.catch(() => undefined);
+    return pass;
+  }
+
+  private async pass(): Promise<PassResult> {
+    if (this.rescanNeeded) this.rescan();
+    const batch = [...this.queue].slice(0, slipAdapterLimits.workerSlipsPerPassMax);
+    let verified = 0, failed = 0;
+    for (const depositId of batch) {
+      if (this.stopped) break;
+      this.queue.delete(depositId);
+      try {
+        if (await this.verifyOne(depositId)) verified++;
+      } catch (error) {
+        failed++;
+        this.queue.add(depositId);
+        this.options.onError?.(error, depositId);
+      }
+    }
+    return { verified, failed };
+  }
+
+  private rescan(): void {
+    this.rescanNeeded = false;
+    for (const d of this.options.host.world.deposits.values()) {
+      if (!pendingSlip(d)) continue;
+      if (this.queue.size >= slipAdapterLimits.workerQueueLengthMax) { this.rescanNeeded = true; return; }
+      this.queue.add(d.id);
+    }
+  }
+
+  /** True when a verification was recorded; false when nothing was pending. */
+  private async verifyOne(depositId: string): Promise<boolean> {
+    const deposit = this.options.host.world.deposits.get(depositId);
+    const pending = deposit && pendingSlip(deposit);
+    if (!pending) return false;
+    const { receiptId } = pending.slip;
+    if (pending.afterSettlement && await this.options.store.isVerified(receiptId)) return false;
+    const outcome = await this.outcomeFor(pending.slip);
+    const { outcome: result, durable } = this.options.host.execute(
+      { type: 'RecordSlipVerification', actor: { kind: 'system' }, depositId, receiptId, outcome }, {});
+    await durable;
+    this.failures.delete(receiptId);
+    if (pending.afterSettlement) await this.options.store.markVerified(receiptId);
+    if (!result.ok) this.options.onError?.(new Error(`verification of ${receiptId} refused: ${result.rejection.code}`), depositId);
+    return true;
+  }
+
+  private async outcomeFor(slip: Slip): Promise<VerificationOutcome> {
+    if (!slip.hasImage) return { kind: 'no_image' };
+    try {
+      const record = await this.options.store.record(slip.receiptId);
+      if (!record || record.evidence.kind !== 'image') throw new Error(`no image evidence stored for ${slip.receiptId}`);
+      const { imageSha256, payload } = record.evidence;
+      return outcomeOf(await this.options.verifier.verify(payload === undefined ? { imageSha256 } : { imageSha256, payload }));
+    } catch (error) {
+      const failures = (this.failures.get(slip.receiptId) ?? 0) + 1;
+      if (failures < workerAttemptsPerSlipMax) {
+        this.failures.set(slip.receiptId, failures);
+        throw error;
+      }
+      this.failures.delete(slip.receiptId);
+      return { kind: 'provider_unavailable' };
+    }
+  }
+}
+
+/** The slip of this deposit that waits for verification, if any. */
+export function pendingSlip(d: Deposit): PendingSlip | undefined {
+  if (d.status === 'slip_processing' && d.slip) return { slip: d.slip, afterSettlement: false };
+  const extra = d.additionalSlip;
+  if (d.status === 'settled' && extra) {
+    // An additional transfer already recorded for this slip needs nothing more.
+    const recorded = d.overpayment?.cause === 'additional_transfer' && d.overpayment.slipReceivedAt === extra.receivedAt;
+    if (!recorded) return { slip: extra, afterSettlement: true };
+  }
+  return undefined;
+}

@@ -1,0 +1,129 @@
+// The three body shapes of a slip upload (contract: POST /v1/pay/deposits/{id}/slip) turned
+// into one Evidence value, and its versioned fingerprint:
+//   1. multipart/form-data: file (required) and payload (optional mini-QR string);
+//   2. application/json {image_base64, payload?};
+//   3. application/json {trans_ref, sending_bank_code, occurred_at} — no image.
+// Images are typed by magic bytes only and must be among the capability's content_types;
+// max_bytes counts decoded bytes (base64 is measured before it is decoded).
+//
+// The evidence fingerprint ('ef1:' + SHA-256 of a canonical JSON) covers only what the
+// evidence says — the SHA-256 of the decoded image and the payload, or the three no-image
+// fields with occurred_at normalised to the instant — so the same evidence under another
+// multipart boundary, JSON key order, base64 alphabet or line breaks, or sent once as
+// multipart and once as JSON, is the same request for idempotency.
+
+import { createHash } from 'node:crypto';
+import { ApiError } from '../errors.ts';
+import { iso, parseIso } from '../time.ts';
+import { compile } from '../validate.ts';
+import { detectMediaType, type SlipMediaType } from './magic.ts';
+import { boundaryOf, parseMultipart } from './multipart.ts';
+import { slipUploadLimits } from './limits.ts';
+
+export type Evidence =
+  | { readonly kind: 'image'; readonly bytes: Buffer; readonly mediaType: SlipMediaType; readonly imageSha256: string; readonly payload?: string }
+  | { readonly kind: 'no_image'; readonly transRef: string; readonly sendingBankCode: string; readonly occurredAt: number };
+
+export interface Accepts {
+  readonly maxBytes: number;
+  readonly contentTypes: readonly string[];
+}
+
+export const fingerprintVersion = 'ef1';
+
+export function fingerprintOf(e: Evidence): string {
+  // Keys in alphabetical order, written out so the bytes never depend on how a value was built.
+  const canonical = e.kind === 'image'
+    ? JSON.stringify({ image_sha256: e.imageSha256, kind: 'image', payload: e.payload ?? null })
+    : JSON.stringify({ kind: 'no_image', occurred_at: iso(e.occurredAt), sending_bank_code: e.sendingBankCode, trans_ref: e.transRef });
+  return `${fingerprintVersion}:${createHash('sha256').update(canonical).digest('hex')}`;
+}
+
+const fieldError = (path: string, reason: string, hint?: string, message = `${path} is not valid.`) =>
+  new ApiError('validation_error', message, { fields: [{ path, reason, ...(hint ? { hint } : {}) }] });
+
+function imageEvidence(bytes: Buffer, payload: string | undefined, path: string, accepts: Accepts): Evidence {
+  if (bytes.length === 0) throw fieldError(path, 'required', 'the slip image is empty', 'The slip image is empty.');
+  if (bytes.length > accepts.maxBytes) {
+    throw fieldError(path, 'too_large', `at most ${accepts.maxBytes} decoded bytes`, `The slip image is larger than max_bytes (${accepts.maxBytes} bytes).`);
+  }
+  const mediaType = detectMediaType(bytes);
+  if (mediaType === null || !accepts.contentTypes.includes(mediaType)) {
+    throw new ApiError('unsupported_media_type', 'The file is not one of the capability\'s content_types; the type is read from the file\'s bytes, not its name or Content-Type.', {
+      detected_type: mediaType, content_types: [...accepts.contentTypes],
+    });
+  }
+  return {
+    kind: 'image', bytes, mediaType, imageSha256: createHash('sha256').update(bytes).digest('hex'),
+    ...(payload !== undefined ? { payload } : {}),
+  };
+}
+
+function checkPayload(payload: string): string {
+  if (payload.length === 0) throw fieldError('payload', 'too_short', 'at least 1 character');
+  if (payload.length > slipUploadLimits.payloadLengthMax) throw fieldError('payload', 'too_long', `at most ${slipUploadLimits.payloadLengthMax} characters`);
+  return payload;
+}
+
+export function evidenceFromMultipart(body: Buffer, contentType: string, accepts: Accepts): Evidence {
+  const boundary = boundaryOf(contentType);
+  const parts = boundary === null ? null : parseMultipart(body, boundary, slipUploadLimits.multipartPartsMax);
+  if (parts === null) throw fieldError('', 'malformed_multipart', 'a multipart/form-data body with a boundary', 'The body is not well-formed multipart/form-data.');
+  const unknown = parts.find((p) => p.name !== 'file' && p.name !== 'payload');
+  if (unknown) throw fieldError(unknown.name, 'unknown_field', 'only file and payload');
+  const files = parts.filter((p) => p.name === 'file');
+  const payloads = parts.filter((p) => p.name === 'payload');
+  if (files.length !== 1) throw fieldError('file', files.length === 0 ? 'required' : 'duplicate', 'exactly one file part');
+  if (payloads.length > 1) throw fieldError('payload', 'duplicate');
+  const payload = payloads[0] === undefined ? undefined : checkPayload(payloads[0].data.toString('utf8'));
+  return imageEvidence(files[0]!.data, payload, 'file', accepts);
+}
+
+interface ImageBody { image_base64: string; payload?: string }
+interface NoImageBody { trans_ref: string; sending_bank_code: string; occurred_at: string }
+
+const imageBody = compile<ImageBody>({
+  type: 'object', additionalProperties: false, required: ['image_base64'],
+  properties: { image_base64: { type: 'string', minLength: 1 }, payload: { type: 'string', minLength: 1, maxLength: slipUploadLimits.payloadLengthMax } },
+});
+const noImageBody = compile<NoImageBody>({
+  type: 'object', additionalProperties: false, required: ['trans_ref', 'sending_bank_code', 'occurred_at'],
+  properties: {
+    trans_ref: { type: 'string', minLength: 1, maxLength: slipUploadLimits.transRefLengthMax, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
+    sending_bank_code: { type: 'string', pattern: '^[0-9]{3}$' },
+    occurred_at: { type: 'string', format: 'date-time' },
+  },
+});
+
+export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
+  let data: unknown;
+  try {
+    data = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ApiError('malformed_json');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fieldError('', 'type', 'a JSON object', 'The body must be a JSON object.');
+  if ('image_base64' in data) {
+    if (!imageBody(data)) throw new ApiError('validation_error');
+    return imageEvidence(decodeBase64(data.image_base64, accepts.maxBytes), data.payload, 'image_base64', accepts);
+  }
+  if (!noImageBody(data)) throw new ApiError('validation_error');
+  return { kind: 'no_image', transRef: data.trans_ref, sendingBankCode: data.sending_bank_code, occurredAt: parseIso(data.occurred_at)! };
+}
+
+/**
+ * Base64 in either alphabet, padded or not, with any whitespace (line breaks) ignored. The
+ * decoded size is computed and checked before anything is decoded.
+ */
+function decodeBase64(text: string, maxBytes: number): Buffer {
+  const compact = text.replace(/\s+/g, '');
+  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1 || (padding > 0 && compact.length % 4 !== 0)) {
+    throw fieldError('image_base64', 'invalid_base64', 'standard or URL-safe base64');
+  }
+  const decodedBytes = Math.floor((compact.length * 3) / 4) - padding;
+  if (decodedBytes > maxBytes) {
+    throw fieldError('image_base64', 'too_large', `at most ${maxBytes} decoded bytes`, `The slip image is larger than max_bytes (${maxBytes} bytes).`);
+  }
+  return Buffer.from(compact, 'base64');
+}

@@ -1,0 +1,87 @@
+// The slip routes. POST /v1/pay/deposits/{id}/slip (served at slip_upload.upload_url) takes
+// the order capability, never merchant HMAC: admission (admission.ts) → rate limits
+// (quota.ts) → Idempotency-Key → the body, read here under its byte cap (body.ts) → the
+// durable intake (intake.ts), answering 202 with the slip receipt. GET of the same path is
+// a merchant route (HMAC, own orders only) that returns the slip image's bytes with the
+// type its magic bytes show. Thin: every decision about the order is the core's.
+//
+// A request refused before its body was read to the end is answered with Connection:
+// close and its socket is closed once the answer is out, so an oversized or unwanted
+// upload is never read whole.
+
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { merchantAuth, merchantOf } from '../auth/merchant.ts';
+import type { CapabilitySigner } from '../capability.ts';
+import type { SlipStore } from '../../adapters/slips/store.ts';
+import { ApiError } from '../errors.ts';
+import { idempotencyKeyOf } from '../idempotency.ts';
+import type { Services } from '../ports.ts';
+import { apiVersion } from '../routes/deposits.ts';
+import { notFound, queryOf } from '../routes/common.ts';
+import { emptyQuery } from '../schemas.ts';
+import { admit, tokenClaims } from './admission.ts';
+import { bodyWasRead, readEvidence } from './body.ts';
+import type { Accepts } from './evidence.ts';
+import type { SlipIntake } from './intake.ts';
+import { detectMediaType } from './magic.ts';
+import { SlipQuota } from './quota.ts';
+
+export interface SlipRouteParts {
+  readonly services: Services;
+  readonly uploadUrl: string;
+  readonly capability: CapabilitySigner;
+  readonly intake: SlipIntake;
+  readonly store: SlipStore;
+  readonly accepts: Accepts;
+}
+
+export const slipPath = '/v1/pay/deposits/:id/slip';
+
+export function slipRoutes(parts: SlipRouteParts): Router {
+  const { services } = parts;
+  const quota = new SlipQuota();
+  const router = new Router();
+
+  router.post(slipPath, closeUnreadBody, async (ctx) => {
+    const claims = tokenClaims(ctx, parts.capability);
+    const headers = quota.take(ctx, claims?.rate_subject ?? null, services.write.clock.now());
+    try {
+      const admitted = admit(ctx, claims, services, parts.uploadUrl, apiVersion);
+      const key = idempotencyKeyOf(ctx);
+      const evidence = await readEvidence(ctx, parts.accepts);
+      await parts.intake.accept(ctx, admitted, key, evidence);
+    } finally {
+      ctx.set(headers);
+    }
+  });
+
+  router.get(slipPath, merchantAuth(services), async (ctx) => {
+    emptyQuery(queryOf(ctx));
+    const m = merchantOf(ctx);
+    const d = services.write.world.deposits.get(ctx.params.id!);
+    if (!d || d.merchantId !== m.merchantId || d.livemode !== m.livemode) throw notFound('deposit');
+    if (!d.slip?.hasImage) throw new ApiError('resource_not_found', 'This deposit has no slip image.');
+    const bytes = await parts.store.image(d.slip.receiptId);
+    // The receipt was only given once the image was on disk: a missing file is a fault of ours.
+    if (!bytes) throw new Error(`slip image of receipt ${d.slip.receiptId} is missing from the store`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = detectMediaType(bytes) ?? 'application/octet-stream';
+    ctx.body = bytes;
+  });
+
+  return router;
+}
+
+async function closeUnreadBody(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } finally {
+    const hasBody = ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
+    if (hasBody && !bodyWasRead(ctx)) {
+      ctx.set('Connection', 'close');
+      ctx.res.once('finish', () => ctx.req.socket.destroy());
+    }
+  }
+}

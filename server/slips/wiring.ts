@@ -1,0 +1,74 @@
+// Slips assembled for the server: the object store under $SATANG_DATA_DIR/slips/, the
+// SlipVerifier (the HTTP provider at SATANG_SLIP_PROVIDER_URL, else the bank simulator
+// in-process, mounted at /v1/sim/bank/ — never in production), the verification worker,
+// the durable intake and the routes. startServer mounts the routers and exposes the
+// worker (tests call worker.drain() to verify everything pending, deterministically).
+
+import { join } from 'node:path';
+import type Router from '@koa/router';
+import type { Logger } from 'pino';
+import type { SlipVerifier } from '../../core/ports.ts';
+import { BankSimulator, SimulatorVerifier } from '../../adapters/slips/bank-sim.ts';
+import { HttpSlipVerifier } from '../../adapters/slips/http-verifier.ts';
+import { DiskSlipStore, type SlipStore } from '../../adapters/slips/store.ts';
+import { SlipWorker } from '../../adapters/slips/worker.ts';
+import type { CapabilitySigner } from '../capability.ts';
+import type { Config } from '../config.ts';
+import type { Services } from '../ports.ts';
+import { SlipIntake } from './intake.ts';
+import { slipContentTypes, slipMaxBytes } from './limits.ts';
+import { slipRoutes } from './routes.ts';
+import { simulatorPrefix, simulatorRoutes } from './sim-routes.ts';
+
+export interface SlipOptions {
+  /** The slip object store (tests pass one whose fsync fails); default: DiskSlipStore in the data dir. */
+  readonly slipStore?: SlipStore;
+  /** 'background' (default) verifies slips as they arrive; 'manual' only on slipWorker.drain(). */
+  readonly slipWorker?: 'background' | 'manual';
+}
+
+export interface Slips {
+  readonly routers: readonly Router[];
+  readonly worker: SlipWorker;
+  /** The in-process bank simulator, when it is the verifier. */
+  readonly simulator?: BankSimulator;
+  close(): Promise<void>;
+}
+
+export interface SlipParts {
+  readonly services: Services;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly capability: CapabilitySigner;
+}
+
+export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
+  const { services, config, logger } = parts;
+  const store = options.slipStore ?? new DiskSlipStore(join(config.dataDir, 'slips'));
+  const mountSimulator = config.env !== 'production';
+  const simulator = mountSimulator ? new BankSimulator() : undefined;
+  let verifier: SlipVerifier;
+  if (config.slipProviderUrl) {
+    verifier = new HttpSlipVerifier(config.slipProviderUrl, {
+      onAttemptFailed: (attempt, reason) => logger.warn({ attempt, reason }, 'slip provider call failed'),
+    });
+    logger.info({ slip_provider_url: config.slipProviderUrl }, 'slip verification: the provider at SATANG_SLIP_PROVIDER_URL');
+  } else {
+    if (!simulator) throw new Error('no slip verifier: SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production'); // readConfig refuses this first
+    verifier = new SimulatorVerifier(simulator);
+    logger.info(`slip verification: no SATANG_SLIP_PROVIDER_URL, so slips are verified by the bank simulator mounted at ${config.baseUrl}${simulatorPrefix}/ (development only)`);
+  }
+  const worker = new SlipWorker({
+    host: services.write, store, verifier, mode: options.slipWorker ?? 'background',
+    onError: (error, depositId) => logger.error({ err: String(error), deposit_id: depositId }, 'slip verification failed; it will be tried again'),
+  });
+  const intake = new SlipIntake({
+    services, store, logger, onReceived: (depositId) => worker.notify(depositId),
+    claimUrl: (depositId) => `${config.baseUrl}/v1/bo/claims?kind=late_slip&deposit_id=${encodeURIComponent(depositId)}`,
+  });
+  const routers = [
+    slipRoutes({ services, uploadUrl: config.uploadUrl, capability: parts.capability, intake, store, accepts: { maxBytes: slipMaxBytes, contentTypes: slipContentTypes } }),
+    ...(simulator ? [simulatorRoutes(simulator)] : []),
+  ];
+  return { routers, worker, ...(simulator ? { simulator } : {}), close: () => worker.close() };
+}

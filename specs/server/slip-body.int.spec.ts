@@ -1,0 +1,155 @@
+// The slip upload's bodies over real HTTP (contract: POST /v1/pay/deposits/{id}/slip): the
+// three shapes each answer 202 with a receipt; the file type is read from magic bytes only
+// (a PNG named .jpg and sent as image/jpeg is a PNG, and GET /slip returns it as one; a
+// text file named .png is 400 unsupported_media_type); max_bytes counts decoded bytes
+// (base64 of max_bytes + 1 is 422, base64 of exactly max_bytes with line breaks is taken);
+// an oversized request is refused before it is read whole, by Content-Length or, without
+// one, as soon as the byte cap is passed; malformed bodies get the contract's codes.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { expectError } from '../support/api-checks.ts';
+import { signedHeaders } from '../support/server-harness.ts';
+import {
+  assertReceipt, getDeposit, jpegSlip, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, uploadJson, type Capability, type SlipScene,
+} from '../support/slip-harness.ts';
+
+let scene: SlipScene;
+const maxBytes = 5 * 1024 * 1024;
+
+test.before(async () => { scene = await slipScene(); });
+test.after(async () => { await scene.s.stop(); });
+
+/** A PNG of exactly `bytes` bytes (its signature, then filler). */
+function pngOfSize(bytes: number): Buffer {
+  const png = pngSlip();
+  return Buffer.concat([png, Buffer.alloc(bytes - png.length, 0x2e)]);
+}
+
+async function slipImage(depositId: string): Promise<{ status: number; type: string | null; bytes: Buffer }> {
+  const path = `/v1/pay/deposits/${depositId}/slip`;
+  const headers = signedHeaders(scene.shop.live.api_key, 'GET', path, '', { nowSeconds: Math.floor(scene.s.clock.now() / 1000) });
+  const res = await fetch(scene.s.url + path, { headers });
+  return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+test('the three body shapes each answer 202 with a slip receipt, and the order moves to slip_processing', async () => {
+  const shapes: [string, (cap: Capability) => ReturnType<typeof upload>][] = [
+    ['multipart file + payload', (cap) => uploadFile(cap, jpegSlip(), { payload: 'mini-qr-1' })],
+    ['JSON image_base64 + payload', (cap) => uploadJson(cap, { image_base64: pngSlip().toString('base64'), payload: 'mini-qr-2' })],
+    ['JSON without image', (cap) => uploadJson(cap, { trans_ref: 'TR-NO-IMAGE-1', sending_bank_code: '014', occurred_at: new Date(scene.s.clock.now()).toISOString() })],
+  ];
+  for (const [what, send] of shapes) {
+    const deposit = await matchedDeposit(scene);
+    const receipt = assertReceipt(await send(deposit.slip_upload));
+    const after = await getDeposit(scene, deposit.id);
+    assert.is(after.status, 'slip_processing', what);
+    assert.is(after.slip.received_at, receipt.received_at, what);
+    assert.is(after.slip.is_late, false, what);
+  }
+});
+
+test('magic bytes decide: a PNG named slip.jpg sent as image/jpeg is stored and served as image/png', async () => {
+  const deposit = await matchedDeposit(scene);
+  const png = pngSlip();
+  assertReceipt(await uploadFile(deposit.slip_upload, png, { filename: 'slip.jpg', fileType: 'image/jpeg' }));
+  const image = await slipImage(deposit.id);
+  assert.is(image.status, 200);
+  assert.is(image.type, 'image/png');
+  assert.ok(image.bytes.equals(png), 'the same bytes come back');
+  const foreign = await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/deposits/${deposit.id}/slip`);
+  expectError(foreign, 'resource_not_found');
+});
+
+test('a text file renamed .png, a PDF, or base64 of text are 400 unsupported_media_type; nothing is received', async () => {
+  const deposit = await matchedDeposit(scene);
+  const text = expectError(await uploadFile(deposit.slip_upload, Buffer.from('just some text, honestly a PNG'), { filename: 'slip.png', fileType: 'image/png' }), 'unsupported_media_type');
+  assert.is(text.details.detected_type, null);
+  const pdf = expectError(await uploadFile(deposit.slip_upload, Buffer.from('%PDF-1.7\n%slip\n'), { filename: 'slip.png', fileType: 'image/png' }), 'unsupported_media_type');
+  assert.is(pdf.details.detected_type, 'application/pdf', 'PDF is detected, and refused because content_types does not list it');
+  expectError(await uploadJson(deposit.slip_upload, { image_base64: Buffer.from('hello').toString('base64') }), 'unsupported_media_type');
+  expectError(await upload(deposit.slip_upload, 'file=x', 'application/x-www-form-urlencoded'), 'unsupported_media_type');
+  expectError(await upload(deposit.slip_upload, pngSlip(), 'application/json', { headers: { 'Content-Encoding': 'gzip' } }), 'unsupported_media_type');
+  assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment');
+});
+
+test('max_bytes counts decoded bytes: base64 of max_bytes + 1 is 422, of exactly max_bytes with line breaks is 202', async () => {
+  const deposit = await matchedDeposit(scene);
+  const over = expectError(await uploadJson(deposit.slip_upload, { image_base64: pngOfSize(maxBytes + 1).toString('base64') }), 'validation_error');
+  assert.equal(over.details.fields[0], { path: 'image_base64', reason: 'too_large', hint: `at most ${maxBytes} decoded bytes` });
+  const overFile = expectError(await uploadFile(deposit.slip_upload, pngOfSize(maxBytes + 1)), 'validation_error');
+  assert.is(overFile.details.fields[0].path, 'file');
+  assert.is(overFile.details.fields[0].reason, 'too_large');
+  const exact = pngOfSize(maxBytes).toString('base64').replace(/.{76}/g, '$&\r\n');
+  assertReceipt(await uploadJson(deposit.slip_upload, { image_base64: exact }));
+});
+
+/** Sends headers, then body chunks until the server answers (or `sendBytesMax` is sent); resolves with the answer and what was sent. */
+function rawUpload(cap: Capability, headers: Record<string, string>, sendBytesMax: number): Promise<{ status: number; json: any; sentBytes: number }> {
+  const url = new URL(cap.upload_url);
+  return new Promise((resolve, reject) => {
+    let sentBytes = 0;
+    let answered = false;
+    const timer = setTimeout(() => reject(new Error(`no answer after sending ${sentBytes} bytes`)), 10_000);
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { Authorization: `Bearer ${cap.token}`, 'Idempotency-Key': randomUUID(), ...headers } }, (res) => {
+      answered = true;
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => { clearTimeout(timer); req.destroy(); resolve({ status: res.statusCode!, json: JSON.parse(text), sentBytes }); });
+    });
+    req.on('error', (error) => { if (!answered) { clearTimeout(timer); reject(error); } });
+    const chunk = Buffer.alloc(256 * 1024, 0x41);
+    const pump = () => {
+      while (!answered && sentBytes < sendBytesMax) {
+        sentBytes += chunk.length;
+        if (!req.write(chunk)) { req.once('drain', pump); return; }
+      }
+    };
+    pump();
+  });
+}
+
+test('an oversized request is refused before it is read whole: by Content-Length at once, and without one at the byte cap', async () => {
+  const deposit = await matchedDeposit(scene);
+  const declared = 50 * 1024 * 1024;
+  const byLength = await rawUpload(deposit.slip_upload, { 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(declared) }, 256 * 1024);
+  assert.is(byLength.status, 422);
+  assert.is(byLength.json.error.code, 'validation_error');
+  assert.is(byLength.json.error.details.fields[0].reason, 'too_large');
+  assert.is(byLength.sentBytes, 256 * 1024, 'answered after 256 KiB of a declared 50 MiB');
+
+  const streamed = await rawUpload(deposit.slip_upload, { 'Content-Type': 'multipart/form-data; boundary=x' }, declared);
+  assert.is(streamed.status, 422);
+  assert.is(streamed.json.error.details.fields[0].reason, 'too_large');
+  assert.ok(streamed.sentBytes < 20 * 1024 * 1024, `stopped at ${streamed.sentBytes} bytes, far short of 50 MiB`);
+
+  // The connection was closed, not the server: the order still takes a slip.
+  assertReceipt(await uploadFile(deposit.slip_upload, pngSlip()));
+});
+
+test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown fields, bad base64, bad no-image fields, broken multipart 422', async () => {
+  const deposit = await matchedDeposit(scene);
+  const cap: Capability = deposit.slip_upload;
+  expectError(await upload(cap, '{"image_base64": ', 'application/json'), 'malformed_json');
+  const cases: [string, Promise<any>, string, string][] = [
+    ['no file part', upload(cap, ...Object.values(multipartBody([{ name: 'payload', data: 'qr' }])) as [Buffer, string]), 'file', 'required'],
+    ['an unknown part', upload(cap, ...Object.values(multipartBody([{ name: 'file', data: pngSlip() }, { name: 'note', data: 'hi' }])) as [Buffer, string]), 'note', 'unknown_field'],
+    ['no boundary', upload(cap, 'garbage', 'multipart/form-data'), '', 'malformed_multipart'],
+    ['an unclosed multipart body', upload(cap, '--b\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', 'multipart/form-data; boundary=b'), '', 'malformed_multipart'],
+    ['bad base64', uploadJson(cap, { image_base64: 'not*base64!' }), 'image_base64', 'invalid_base64'],
+    ['an unknown JSON field', uploadJson(cap, { image_base64: pngSlip().toString('base64'), note: 'x' }), 'note', 'unknown_field'],
+    ['image and no-image fields mixed', uploadJson(cap, { image_base64: pngSlip().toString('base64'), trans_ref: 'TR1' }), 'trans_ref', 'unknown_field'],
+    ['a bad occurred_at', uploadJson(cap, { trans_ref: 'TR1', sending_bank_code: '014', occurred_at: 'yesterday' }), 'occurred_at', 'format'],
+    ['a bad sending_bank_code', uploadJson(cap, { trans_ref: 'TR1', sending_bank_code: 'KBANK', occurred_at: '2026-11-21T10:00:00+07:00' }), 'sending_bank_code', 'pattern'],
+    ['an empty file', uploadFile(cap, Buffer.alloc(0)), 'file', 'required'],
+  ];
+  for (const [what, sent, path, reason] of cases) {
+    const e = expectError(await sent, 'validation_error');
+    assert.ok(e.details.fields.some((f: any) => f.path === path && f.reason === reason), `${what}: ${JSON.stringify(e.details.fields)}`);
+  }
+  assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
+});
+
+test.run();

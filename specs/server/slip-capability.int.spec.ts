@@ -1,0 +1,143 @@
+// The order capability on a real server over HTTP (contract: "Order capability"): the
+// slip_upload token is an Ed25519 signature that an independent implementation
+// (@noble/ed25519) verifies against the signer's public key, with the bound claims; the
+// upload route takes only that token and an Idempotency-Key — an API key, any PG-* header,
+// no token, a forged or altered token, a token of another order or a URL that is not
+// upload_url byte for byte are all 401 signature_invalid and write nothing; a revoked API
+// key or a suspended merchant does not stop the capability; slip-token issues one that
+// works the same; the route's rate limits (per rate_subject + IP, per end user) answer 429
+// with the RateLimit headers.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as ed from '@noble/ed25519';
+import { randomUUID } from 'node:crypto';
+import { CapabilitySigner } from '../../server/capability.ts';
+import { expectError, journalRows } from '../support/api-checks.ts';
+import { signedHeaders } from '../support/server-harness.ts';
+import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
+
+let scene: SlipScene;
+
+test.before(async () => { scene = await slipScene(); });
+test.after(async () => { await scene.s.stop(); });
+
+function claimsOf(token: string): Record<string, any> {
+  return JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));
+}
+
+test('the token verifies with @noble/ed25519 against the signer\'s public key and carries the bound claims', async () => {
+  const deposit = await matchedDeposit(scene);
+  const cap: Capability = deposit.slip_upload;
+  const [body, signature] = cap.token.split('.') as [string, string];
+  const publicKey = CapabilitySigner.fromDataDir(scene.s.dataDir).rawPublicKey();
+  assert.ok(await ed.verifyAsync(Buffer.from(signature, 'base64url'), Buffer.from(body), publicKey), 'noble verifies node:crypto\'s signature');
+  const claims = claimsOf(cap.token);
+  assert.is(claims.aud, 'pg-slip-ingest');
+  assert.is(claims.scope, 'slip:write');
+  assert.is(claims.tenant, scene.shop.id);
+  assert.is(claims.livemode, true);
+  assert.is(claims.deposit_id, deposit.id);
+  assert.is(claims.htu, cap.upload_url);
+  assert.is(cap.upload_url, `${scene.s.url}/v1/pay/deposits/${deposit.id}/slip`);
+  assert.match(claims.rate_subject, /^[0-9a-f]{32}$/);
+  assert.is(claims.api_version, '2026-08-01');
+  assert.is(claims.hold_until, Date.parse(deposit.expires_at));
+  assert.is(claims.exp * 1000, Date.parse(cap.expires_at));
+  const altered = Buffer.from(JSON.stringify({ ...claims, deposit_id: 'dep_other' })).toString('base64url');
+  assert.not.ok(await ed.verifyAsync(Buffer.from(signature, 'base64url'), Buffer.from(altered), publicKey), 'the signature covers the claims');
+  assert.is(cap.max_bytes, 5 * 1024 * 1024);
+  assert.ok(cap.content_types.includes('image/jpeg') && cap.content_types.includes('application/json'));
+  assert.not.ok(cap.content_types.includes('application/pdf'));
+});
+
+test('only the capability: an API key, PG-* headers, no token, a forged or altered token → 401 signature_invalid, nothing written', async () => {
+  const deposit = await matchedDeposit(scene);
+  const cap: Capability = deposit.slip_upload;
+  const rows = await journalRows(scene.s);
+  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
+  const path = new URL(cap.upload_url).pathname;
+  const hmac = signedHeaders(scene.shop.live.api_key, 'POST', path, body.toString('latin1'), { idempotencyKey: randomUUID(), nowSeconds: Math.floor(scene.s.clock.now() / 1000) });
+  const [claims, signature] = cap.token.split('.') as [string, string];
+  const altered = `${Buffer.from(JSON.stringify({ ...claimsOf(cap.token), tenant: scene.payer.id })).toString('base64url')}.${signature}`;
+  const flipped = `${claims}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+  const attempts: [string, Record<string, string>][] = [
+    ['the merchant\'s API key with a valid HMAC signature', hmac],
+    ['the token plus PG-Signature', { 'PG-Signature': hmac['PG-Signature']! }],
+    ['the token plus PG-Timestamp and PG-Nonce', { 'PG-Timestamp': hmac['PG-Timestamp']!, 'PG-Nonce': hmac['PG-Nonce']! }],
+    ['no Authorization', { Authorization: '' }],
+    ['a forged signature', { Authorization: `Bearer ${flipped}` }],
+    ['altered claims', { Authorization: `Bearer ${altered}` }],
+  ];
+  for (const [what, headers] of attempts) {
+    const r = await upload(cap, body, contentType, { headers });
+    expectError(r, 'signature_invalid');
+    assert.is(r.status, 401, what);
+  }
+  assert.is(await journalRows(scene.s), rows, 'nothing was journaled');
+  assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment');
+});
+
+test('a token for deposit A on deposit B\'s URL, or on a URL that is not upload_url byte for byte, is refused', async () => {
+  const a = await matchedDeposit(scene);
+  const b = await matchedDeposit(scene);
+  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
+  for (const url of [b.slip_upload.upload_url, `${a.slip_upload.upload_url}?x=1`, a.slip_upload.upload_url.replace('/v1/pay/', '/v1/PAY/')]) {
+    expectError(await upload(a.slip_upload, body, contentType, { url }), 'signature_invalid');
+  }
+  assert.is((await getDeposit(scene, b.id)).status, 'awaiting_payment');
+  assertReceipt(await upload(b.slip_upload, body, contentType));
+});
+
+test('a revoked API key or a suspended merchant does not stop the capability of an open order', async () => {
+  const other = await scene.s.onboard('Shop Two', scene.payer.whiteLabelId);
+  const created = await scene.s.call(other.live.api_key, 'POST', '/v1/pay/deposits', {
+    amount_minor: 50_000, currency: 'THB', merchant_reference: `ref-${randomUUID()}`, end_user_ref: 'user-two', fill_preference: 'internal_only',
+    sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' }, client: { device_fingerprint: 'fp', ip: '203.0.113.9', user_agent: 'spec' },
+  });
+  assert.is(created.status, 201, created.text);
+  const revoked = await scene.s.bo('POST', `/v1/bo/keys/${other.live.key_id}/revoke`, {}, { stepUp: true });
+  assert.is(revoked.status, 200, revoked.text);
+  expectError(await scene.s.call(other.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`), 'api_key_revoked');
+  const suspended = await scene.s.bo('POST', `/v1/bo/merchants/${other.id}/suspend`, {}, { stepUp: true });
+  assert.is(suspended.status, 200, suspended.text);
+  assertReceipt(await uploadFile(created.json.slip_upload, pngSlip()));
+  assert.is(scene.s.running.store.world.deposits.get(created.json.id)!.status, 'slip_processing');
+});
+
+test('slip-token issues a capability for the order (Cache-Control: no-store) that uploads like the first', async () => {
+  const deposit = await matchedDeposit(scene);
+  const r = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/slip-token`);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.headers.get('cache-control'), 'no-store');
+  assert.equal(Object.keys(r.json).sort(), ['content_types', 'expires_at', 'max_bytes', 'token', 'upload_url']);
+  assert.is(r.json.upload_url, deposit.slip_upload.upload_url);
+  assertReceipt(await uploadFile(r.json, pngSlip()));
+});
+
+test('an upload without Idempotency-Key is 400 idempotency_key_required', async () => {
+  const deposit = await matchedDeposit(scene);
+  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip() }]);
+  expectError(await upload(deposit.slip_upload, body, contentType, { headers: { 'Idempotency-Key': '' } }), 'idempotency_key_required');
+});
+
+test('rate limits: 20 per minute per end user, with RateLimit headers; the 21st is 429 rate_limited until the window ends', async () => {
+  const deposit = await matchedDeposit(scene);
+  for (let i = 1; i <= 20; i++) {
+    const r = await upload(deposit.slip_upload, 'not a slip', 'text/plain');
+    expectError(r, 'unsupported_media_type');
+    assert.is(r.headers.get('ratelimit-limit'), '20');
+    assert.is(r.headers.get('ratelimit-remaining'), String(20 - i));
+    assert.is(r.headers.get('ratelimit-policy'), '20;w=60');
+    assert.ok(r.headers.get('x-ratelimit-scope')?.startsWith('slip_upload_'));
+  }
+  const limited = await upload(deposit.slip_upload, 'not a slip', 'text/plain');
+  const e = expectError(limited, 'rate_limited');
+  assert.ok(['slip_upload_subject', 'slip_upload_user'].includes(e.details.bucket));
+  assert.ok(Number(limited.headers.get('retry-after')) > 0);
+  assert.is(limited.headers.get('ratelimit-remaining'), '0');
+  await scene.s.running.services.write.advanceClock!(61_000);
+  expectError(await upload(deposit.slip_upload, 'not a slip', 'text/plain'), 'unsupported_media_type');
+});
+
+test.run();

@@ -1,0 +1,78 @@
+// Slip verification through a provider over HTTP: the bank simulator run on its own port
+// (as `scripts/satang bank-sim` runs it) named by SATANG_SLIP_PROVIDER_URL. A transfer
+// registered there settles the deposit whose slip shows it; once the provider is down,
+// the next slip goes to review with PROVIDER_UNAVAILABLE after bounded retries — never a
+// settlement without evidence. Production never mounts the simulator: without a provider
+// URL the server refuses to start, and with one /v1/sim/bank/ does not exist.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBankSimServer, type RunningBankSim } from '../../adapters/slips/bank-sim-server.ts';
+import { startServer } from '../../server/main.ts';
+import {
+  assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene,
+} from '../support/slip-harness.ts';
+
+let bank: RunningBankSim;
+let scene: SlipScene;
+
+test.before(async () => {
+  bank = await startBankSimServer();
+  scene = await slipScene({ SATANG_SLIP_PROVIDER_URL: bank.url });
+});
+test.after(async () => { await scene.s.stop(); await bank.close(); });
+
+test('a transfer registered at the provider settles the deposit whose slip shows it', async () => {
+  const deposit = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, deposit, { image_sha256: sha256Hex(image) }), bank.url);
+  assertReceipt(await uploadFile(deposit.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const after = await getDeposit(scene, deposit.id);
+  assert.is(after.status, 'settled');
+  assert.is(after.verification.receiver_match, true, 'the provider printed the receiver masked; it still matched');
+});
+
+test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settlement', async () => {
+  const deposit = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, deposit, { image_sha256: sha256Hex(image) }), bank.url);
+  await bank.close();
+  assertReceipt(await uploadFile(deposit.slip_upload, image));
+  const started = Date.now();
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  assert.ok(Date.now() - started < 10_000, 'the retries are bounded');
+  const after = await getDeposit(scene, deposit.id);
+  assert.is(after.status, 'under_review');
+  assert.equal(after.review.reasons.map((r: any) => r.code), ['PROVIDER_UNAVAILABLE']);
+  assert.not.ok('balance_transaction_id' in after);
+});
+
+test('production never runs the simulator: no provider URL refuses to start; with one, /v1/sim/bank/ is not there', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'satang-slip-prod-'));
+  const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_ENV: 'production', SATANG_LOG_LEVEL: 'silent' };
+  try {
+    let refused: Error | undefined;
+    try {
+      const running = await startServer(env);
+      await running.close();
+    } catch (error) {
+      refused = error as Error;
+    }
+    assert.match(refused?.message ?? '', /SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production/);
+    const running = await startServer({ ...env, SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9' });
+    try {
+      const r = await fetch(`${running.url}/v1/sim/bank/transfers`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      assert.is(r.status, 404);
+    } finally {
+      await running.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,217 @@
+// Slip verification end to end, over real HTTP against a real server: transfers registered
+// at the mounted bank simulator (which prints them masked, as Thai slips do), slips
+// uploaded with the order capability, the worker drained, the deposit read back. The
+// contract's outcomes after the 202: exact → settled and the withdrawing merchant's order
+// filled; short-pay and same-slip overpayment → settled; a sender mismatch, a duplicate
+// trans_ref and a slip without image → under_review with the right reason; an unreadable
+// image → deposit.slip_rejected with attempts_left; a late slip after expiry or after
+// cancel; 410 once the late window has closed; the worker in the background.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, uploadJson, type SlipScene,
+} from '../support/slip-harness.ts';
+import { expectError } from '../support/api-checks.ts';
+
+let scene: SlipScene;
+
+test.before(async () => { scene = await slipScene(); });
+test.after(async () => { await scene.s.stop(); });
+
+/** Registers the transfer a slip image shows, uploads the image, verifies; returns the deposit after. */
+async function payWith(deposit: any, overrides: Parameters<typeof transferFor>[2] = {}, image = pngSlip()): Promise<any> {
+  await registerTransfer(scene.s, transferFor(scene, deposit, { image_sha256: sha256Hex(image), ...overrides }));
+  assertReceipt(await uploadFile(deposit.slip_upload, image));
+  assert.is((await getDeposit(scene, deposit.id)).status, 'slip_processing', 'verification is asynchronous: the 202 changes nothing but the receipt');
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  return getDeposit(scene, deposit.id);
+}
+
+/** What the payer's withdrawals have been filled with, in total. */
+async function filledMinor(): Promise<{ filled: number; fills: number }> {
+  let filled = 0, fills = 0;
+  for (const id of scene.withdrawalIds) {
+    const r = await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`);
+    assert.is(r.status, 200, r.text);
+    filled += r.json.filled_minor;
+    fills += r.json.fills.length;
+  }
+  return { filled, fills };
+}
+
+test('an exact transfer settles the deposit and fills the withdrawing merchant\'s order', async () => {
+  const before = await filledMinor();
+  const deposit = await matchedDeposit(scene);
+  const after = await payWith(deposit);
+  assert.is(after.status, 'settled');
+  assert.is(after.amount_received_minor, 50_000);
+  assert.is(after.transferred_amount_minor, 50_000);
+  assert.is(after.partial, false);
+  assert.is(after.settled_via, 'auto');
+  assert.equal(after.verification, { amount_exact: true, within_time_window: true, sender_bank_match: true, sender_account_match: true, sender_name_match: true, receiver_match: true });
+  assert.is(after.slip.is_late, false);
+  const w = await filledMinor();
+  assert.is(w.filled, before.filled + 50_000);
+  assert.is(w.fills, before.fills + 1);
+});
+
+test('a short-pay settles automatically at A = V < X with partial true', async () => {
+  const deposit = await matchedDeposit(scene, { amount_minor: 30_000 });
+  const after = await payWith(deposit, { amount_minor: 25_000 });
+  assert.is(after.status, 'settled');
+  assert.is(after.ordered_amount_minor, 30_000);
+  assert.is(after.transferred_amount_minor, 25_000);
+  assert.is(after.amount_received_minor, 25_000);
+  assert.is(after.partial, true);
+  assert.is(after.settled_via, 'auto');
+  assert.is(after.overpayment, null);
+});
+
+test('a same-slip overpayment settles at A = X with the excess flagged, never credited', async () => {
+  const deposit = await matchedDeposit(scene, { amount_minor: 40_000 });
+  const after = await payWith(deposit, { amount_minor: 45_000 });
+  assert.is(after.status, 'settled');
+  assert.is(after.amount_received_minor, 40_000);
+  assert.is(after.transferred_amount_minor, 45_000);
+  assert.is(after.partial, false);
+  assert.is(after.overpayment.cause, 'same_transfer_excess');
+  assert.is(after.overpayment.amount_minor, 5_000);
+  assert.is(after.overpayment.status, 'open');
+});
+
+test('a transfer from a different sender name goes to review with SENDER_NAME_MISMATCH', async () => {
+  const deposit = await matchedDeposit(scene);
+  const after = await payWith(deposit, { sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' } });
+  assert.is(after.status, 'under_review');
+  assert.equal(after.review.reasons.map((r: any) => r.code), ['SENDER_NAME_MISMATCH']);
+  assert.is(after.verification.sender_name_match, false);
+  assert.is(after.verification.sender_account_match, true, 'the masked account number still matches');
+});
+
+test('an unreadable slip is rejected with attempts_left and the order waits for a new image', async () => {
+  const deposit = await matchedDeposit(scene);
+  assertReceipt(await uploadFile(deposit.slip_upload, pngSlip()));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const rejected = await getDeposit(scene, deposit.id);
+  assert.is(rejected.status, 'awaiting_payment');
+  assert.is(rejected.rejection.code, 'SLIP_UNREADABLE');
+  assert.is(rejected.rejection.retryable, true);
+  assert.is(rejected.rejection.attempts_left, 2);
+  const event = scene.s.running.store.db.prepare("SELECT body FROM outbox WHERE type = 'deposit.slip_rejected' AND stream = ?").get(deposit.id) as { body: string };
+  assert.is(JSON.parse(event.body).data.object.rejection.attempts_left, 2);
+  // A second, readable image of the same order settles it.
+  const settled = await payWith(deposit);
+  assert.is(settled.status, 'settled');
+});
+
+test('a slip recognised by its mini-QR payload settles; a payload of no known transfer is SLIP_INVALID', async () => {
+  const deposit = await matchedDeposit(scene);
+  const payload = `0041000600000101030140225${Date.now()}`;
+  await registerTransfer(scene.s, transferFor(scene, deposit, { payload }));
+  assertReceipt(await uploadFile(deposit.slip_upload, pngSlip(), { payload }));
+  await scene.s.running.slipWorker.drain();
+  assert.is((await getDeposit(scene, deposit.id)).status, 'settled');
+
+  const other = await matchedDeposit(scene);
+  assertReceipt(await uploadFile(other.slip_upload, pngSlip(), { payload: 'no-such-transfer' }));
+  await scene.s.running.slipWorker.drain();
+  const invalid = await getDeposit(scene, other.id);
+  assert.is(invalid.status, 'under_review');
+  assert.equal(invalid.review.reasons.map((r: any) => r.code), ['SLIP_INVALID']);
+});
+
+test('the same transfer shown for another deposit goes to review with DUPLICATE_SLIP', async () => {
+  const first = await matchedDeposit(scene);
+  const image = pngSlip();
+  assert.is((await payWith(first, {}, image)).status, 'settled');
+  const second = await matchedDeposit(scene);
+  assertReceipt(await uploadFile(second.slip_upload, image));
+  await scene.s.running.slipWorker.drain();
+  const after = await getDeposit(scene, second.id);
+  assert.is(after.status, 'under_review');
+  assert.is(after.review.reasons[0].code, 'DUPLICATE_SLIP');
+});
+
+test('a second transfer shown after settlement is flagged as an additional overpayment, verified once', async () => {
+  const deposit = await matchedDeposit(scene);
+  assert.is((await payWith(deposit)).status, 'settled');
+  const extra = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, deposit, { amount_minor: 7_000, image_sha256: sha256Hex(extra) }));
+  assertReceipt(await uploadFile(deposit.slip_upload, extra));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const after = await getDeposit(scene, deposit.id);
+  assert.is(after.status, 'settled');
+  assert.is(after.amount_received_minor, 50_000, 'A of the original settlement never changes');
+  assert.is(after.overpayment.cause, 'additional_transfer');
+  assert.is(after.overpayment.amount_minor, 7_000);
+  assert.is(await scene.s.running.slipWorker.drain(), 0, 'nothing left to verify');
+});
+
+test('a slip without image (trans_ref only) always goes to review with NO_SLIP_IMAGE', async () => {
+  const deposit = await matchedDeposit(scene);
+  const transfer = transferFor(scene, deposit);
+  await registerTransfer(scene.s, transfer);
+  assertReceipt(await uploadJson(deposit.slip_upload, { trans_ref: transfer.trans_ref, sending_bank_code: '014', occurred_at: transfer.occurred_at }));
+  await scene.s.running.slipWorker.drain();
+  const after = await getDeposit(scene, deposit.id);
+  assert.is(after.status, 'under_review');
+  assert.equal(after.review.reasons.map((r: any) => r.code), ['NO_SLIP_IMAGE']);
+  const image = await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${deposit.id}/slip`);
+  expectError(image, 'resource_not_found');
+});
+
+test('a late slip after expiry is taken (is_late) and a transfer made after the window goes to review with LATE_SLIP', async () => {
+  const deposit = await matchedDeposit(scene);
+  await scene.s.running.services.write.advanceClock!(30 * 60_000); // past expiry and its 5-minute tolerance
+  const expired = await getDeposit(scene, deposit.id);
+  assert.is(expired.status, 'expired');
+  assert.is(expired.is_terminal, false);
+  const after = await payWith(deposit, { occurred_at: new Date(scene.s.clock.now()).toISOString() });
+  assert.is(after.slip.is_late, true);
+  assert.is(after.status, 'under_review');
+  assert.equal(after.review.reasons.map((r: any) => r.code), ['LATE_SLIP']);
+});
+
+test('a slip for a canceled order is taken within the late window and always held for review (CANCELED_ORDER_SLIP)', async () => {
+  const deposit = await matchedDeposit(scene);
+  const canceled = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/cancel`, {});
+  assert.is(canceled.status, 200, canceled.text);
+  const after = await payWith(deposit);
+  assert.is(after.slip.is_late, true);
+  assert.is(after.status, 'under_review');
+  assert.is(after.review.reasons[0].code, 'CANCELED_ORDER_SLIP');
+});
+
+test('after the late-slip window: 410 late_slip_window_closed with deposit_id, late_slip_accepted_until and claim_url', async () => {
+  const deposit = await matchedDeposit(scene);
+  await scene.s.running.services.write.advanceClock!(15 * 60_000 + 24 * 3_600_000 + 1_000);
+  const closed = await getDeposit(scene, deposit.id);
+  assert.is(closed.status, 'expired');
+  assert.is(closed.is_terminal, true);
+  const r = await uploadFile(deposit.slip_upload, pngSlip());
+  const e = expectError(r, 'late_slip_window_closed');
+  assert.is(e.details.deposit_id, deposit.id);
+  assert.is(e.details.late_slip_accepted_until, closed.late_slip_accepted_until);
+  assert.match(e.details.claim_url, new RegExp(`^${scene.s.url}/.*${deposit.id}`));
+});
+
+test('by default the worker runs in the background: a slip is verified without drain()', async () => {
+  const background = await slipScene({}, { slipWorker: 'background' });
+  try {
+    const deposit = await matchedDeposit(background);
+    const image = pngSlip();
+    await registerTransfer(background.s, transferFor(background, deposit, { image_sha256: sha256Hex(image) }));
+    assertReceipt(await uploadFile(deposit.slip_upload, image));
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'settled'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = (await getDeposit(background, deposit.id)).status;
+    }
+    assert.is(status, 'settled');
+  } finally {
+    await background.s.stop();
+  }
+});
+
+test.run();

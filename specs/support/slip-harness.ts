@@ -1,0 +1,145 @@
+// Shared set-up of the slip specs: a real server with the verification worker on manual
+// (drain() verifies what is pending, deterministically), a withdrawing merchant whose open
+// withdrawal gives deposits a destination, a depositing shop, and a client for the slip
+// routes written here from the contract — slip images with real magic bytes, multipart
+// bodies built byte by byte, uploads with only the capability, transfers registered at
+// the mounted bank simulator over HTTP.
+
+import { createHash, randomUUID } from 'node:crypto';
+import * as assert from 'uvu/assert';
+import type { SlipOptions } from '../../server/slips/wiring.ts';
+import { depositBody, sender, TestServer, type MerchantKeys, type Reply } from './server-harness.ts';
+
+export interface Capability {
+  readonly token: string;
+  readonly expires_at: string;
+  readonly upload_url: string;
+  readonly max_bytes: number;
+  readonly content_types: string[];
+}
+
+export interface SlipScene {
+  readonly s: TestServer;
+  readonly payer: MerchantKeys;
+  readonly shop: MerchantKeys;
+  /** The payer's open withdrawals, oldest first (each takes at most max_splits fills). */
+  readonly withdrawalIds: readonly string[];
+}
+
+const withdrawalsPerScene = 4;
+
+/** The withdrawing merchant's beneficiary: where every matched deposit's money goes. */
+export const receiver = { bank_code: '004', account_number: '1234567890', account_name: 'สมหญิง รักดี' };
+
+export async function slipScene(env: Record<string, string> = {}, options: SlipOptions = {}, dataDir?: string): Promise<SlipScene> {
+  const s = await TestServer.start(env, dataDir, { slipWorker: 'manual', ...options });
+  const payer = await s.onboard('Payer');
+  const shop = await s.onboard('Shop', payer.whiteLabelId);
+  await s.fund(payer.id, 50_000_000);
+  const ben = await s.beneficiary(payer.id, true, receiver.account_number);
+  const withdrawalIds: string[] = [];
+  for (let i = 0; i < withdrawalsPerScene; i++) {
+    const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', {
+      amount_minor: 5_000_000, currency: 'THB', merchant_reference: `w-${randomUUID()}`, end_user_ref: 'payee-1', beneficiary_id: ben,
+    });
+    assert.is(w.status, 201, w.text);
+    withdrawalIds.push(w.json.id);
+  }
+  return { s, payer, shop, withdrawalIds };
+}
+
+/** A deposit matched to the payer's withdrawal: the 201 body, with its slip_upload capability. */
+export async function matchedDeposit(scene: SlipScene, overrides: Record<string, unknown> = {}): Promise<any> {
+  const r = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, fill_preference: 'internal_only', ...overrides }));
+  assert.is(r.status, 201, r.text);
+  return r.json;
+}
+
+export async function getDeposit(scene: SlipScene, id: string): Promise<any> {
+  const r = await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${id}`);
+  assert.is(r.status, 200, r.text);
+  return r.json;
+}
+
+// ---- slip images: only their first bytes matter to the type, the tag makes each unique ----
+
+const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const ihdr = Buffer.from('0000000d49484452000000010000000108060000001f15c489', 'hex');
+
+export function pngSlip(tag: string = randomUUID()): Buffer {
+  return Buffer.concat([pngSignature, ihdr, Buffer.from(`slip ${tag}`)]);
+}
+
+export function jpegSlip(tag: string = randomUUID()): Buffer {
+  return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\u0000'), Buffer.from(`slip ${tag}`), Buffer.from([0xff, 0xd9])]);
+}
+
+// ---- bodies ----
+
+export interface FilePart { readonly name: string; readonly data: Buffer | string; readonly filename?: string; readonly contentType?: string }
+
+export function multipartBody(parts: readonly FilePart[], boundary = `----satang${randomUUID()}`): { body: Buffer; contentType: string } {
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
+    const head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.contentType ? `Content-Type: ${p.contentType}\r\n` : ''}\r\n`;
+    chunks.push(Buffer.from(head), Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** POSTs to the capability's upload_url with only the token and an Idempotency-Key. */
+export async function upload(cap: Capability, body: Buffer | string, contentType: string, options: { key?: string; headers?: Record<string, string>; url?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${cap.token}`, 'Idempotency-Key': options.key ?? randomUUID(), 'Content-Type': contentType, ...options.headers };
+  const res = await fetch(options.url ?? cap.upload_url, { method: 'POST', headers, body: body as BodyInit });
+  const text = await res.text();
+  let json: unknown;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export function uploadFile(cap: Capability, image: Buffer, options: { payload?: string; key?: string; boundary?: string; filename?: string; fileType?: string } = {}): Promise<Reply> {
+  const parts: FilePart[] = [{ name: 'file', data: image, filename: options.filename ?? 'slip.jpg', contentType: options.fileType ?? 'image/jpeg' }];
+  if (options.payload !== undefined) parts.push({ name: 'payload', data: options.payload });
+  const { body, contentType } = multipartBody(parts, options.boundary);
+  return upload(cap, body, contentType, options.key !== undefined ? { key: options.key } : {});
+}
+
+export function uploadJson(cap: Capability, body: unknown, key?: string): Promise<Reply> {
+  return upload(cap, typeof body === 'string' ? body : JSON.stringify(body), 'application/json', key !== undefined ? { key } : {});
+}
+
+export function assertReceipt(r: Reply): { receipt_id: string; status: string; received_at: string } {
+  assert.is(r.status, 202, r.text);
+  assert.equal(Object.keys(r.json).sort(), ['receipt_id', 'received_at', 'status']);
+  assert.match(r.json.receipt_id, /^rcpt_[0-9A-Z]{26}$/);
+  assert.is(r.json.status, 'accepted');
+  assert.match(r.json.received_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  return r.json;
+}
+
+// ---- the bank simulator ----
+
+export interface TransferBody {
+  trans_ref: string; amount_minor: number; occurred_at: string; payload?: string; image_sha256?: string;
+  sender: { bank_code: string; account_number: string; account_name_th: string };
+  receiver: { bank_code: string; account_number: string; account_name: string };
+}
+
+/** The transfer a deposit asks for, as the bank knows it (full numbers and names). */
+export function transferFor(scene: SlipScene, deposit: { amount_minor: number }, overrides: Partial<TransferBody> = {}): TransferBody {
+  return {
+    trans_ref: `TR${randomUUID().replace(/-/g, '').slice(0, 18).toUpperCase()}`, amount_minor: deposit.amount_minor,
+    occurred_at: new Date(scene.s.clock.now()).toISOString(), sender: { ...sender }, receiver: { ...receiver }, ...overrides,
+  };
+}
+
+export async function registerTransfer(s: TestServer, transfer: TransferBody, simulatorUrl = `${s.url}/v1/sim/bank`): Promise<void> {
+  const r = await fetch(`${simulatorUrl}/transfers`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(transfer) });
+  assert.is(r.status, 201, await r.text());
+}
+
+export function sha256Hex(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
