@@ -82,7 +82,7 @@ export async function runIdempotent(
   }
 }
 
-function replay(ctx: Context, prior: IdempotencyRecord, hash: string): void {
+export function replay(ctx: Context, prior: IdempotencyRecord, hash: string): void {
   if (prior.requestHash !== hash) {
     throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { original_request_id: prior.requestId });
   }
@@ -91,4 +91,36 @@ function replay(ctx: Context, prior: IdempotencyRecord, hash: string): void {
   ctx.body = prior.body; // the stored bytes, not a re-serialisation
   ctx.set('Idempotent-Replay', 'true');
   ctx.set('Original-Request-Id', prior.requestId);
+}
+
+/**
+ * The same rules for a request whose effects are not a core command (webhook operations):
+ * `perform` opens its own transaction and stores in it the record that `keep(response)`
+ * builds, so the key is consumed exactly when the effects exist; a refusal it throws
+ * consumes nothing. `beforeRun` runs after the replay check and before `perform` (a quota
+ * belongs there: an idempotent replay must not spend it).
+ */
+export async function runIdempotentOwn(
+  ctx: Context, services: Services, scope: string,
+  perform: (keep: (response: Response) => IdempotencyRecord) => Response | Promise<Response>,
+  options: KeyRules & { beforeRun?: () => void } = {},
+): Promise<void> {
+  const key = idempotencyKeyOf(ctx, options);
+  const hash = requestHash(ctx);
+  const now = services.write.clock.now();
+  const slot = `${scope}\u0000${key}`;
+  if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
+  const prior = services.idempotency.get(scope, key, now);
+  if (prior) return replay(ctx, prior, hash);
+  options.beforeRun?.();
+  inFlight.add(slot);
+  try {
+    const requestId = ctx.state.requestId as string;
+    const response = await perform((r) => ({
+      scope, key, requestHash: hash, requestId, status: r.status, body: JSON.stringify(r.body ?? null), createdAt: now, expiresAt: now + limits.idempotencyKeyLifetimeMs,
+    }));
+    send(ctx, response);
+  } finally {
+    inFlight.delete(slot);
+  }
 }

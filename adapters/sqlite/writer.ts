@@ -68,6 +68,16 @@ export function dependsOn(commit: Commit, keys: ReadonlySet<string>): JournalEnt
     || (entry.event.type === 'BalanceTransactionPosted' && entry.event.transaction.postings.some((p) => keys.has(accountKey(p.account)))));
 }
 
+/**
+ * Stores an idempotency record (9 parameters, the last the journal seq or NULL). A key whose
+ * record expired may be used again; an unexpired one updates nothing (changes = 0).
+ */
+export const insertIdempotencySql = `INSERT INTO idempotency (scope, key, request_hash, request_id, status, body, created_at, expires_at, journal_seq)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, request_id = excluded.request_id, status = excluded.status,
+    body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at, journal_seq = excluded.journal_seq
+  WHERE idempotency.expires_at <= excluded.created_at`;
+
 export class CommitWriter {
   private readonly tailQuery;
   private readonly insertEntry;
@@ -92,12 +102,7 @@ export class CommitWriter {
     this.deleteTimer = db.prepare('DELETE FROM timers WHERE id = ?');
     this.upsertTimer = db.prepare(`INSERT INTO timers (id, stream, kind, due_at, arg) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET stream = excluded.stream, kind = excluded.kind, due_at = excluded.due_at, arg = excluded.arg`);
-    // A key whose record expired may be used again; an unexpired one updates nothing.
-    this.insertIdempotency = db.prepare(`INSERT INTO idempotency (scope, key, request_hash, request_id, status, body, created_at, expires_at, journal_seq)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, request_id = excluded.request_id, status = excluded.status,
-        body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at, journal_seq = excluded.journal_seq
-      WHERE idempotency.expires_at <= excluded.created_at`);
+    this.insertIdempotency = db.prepare(insertIdempotencySql);
   }
 
   /** The journal's tail as committed (read inside the transaction, so another writer's rows count). */

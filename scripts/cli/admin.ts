@@ -6,6 +6,7 @@
 //   satang admin beneficiary create --merchant mch_… --account 1234567890 --name "สมหญิง รักดี" [--bank 004] [--sandbox]
 //   satang admin sender create --merchant mch_… --end-user u1 --account 9876543210 --name "สมชาย ใจดี" [--bank 014]
 //   satang admin key revoke --key key_…   |   satang admin merchant suspend --merchant mch_…
+//   satang admin webhook create --merchant mch_… --endpoint-url http://127.0.0.1:4000/ [--events deposit.settled,withdrawal.filled] [--sandbox]
 //   satang admin clock advance --seconds 900            (manual clock only)
 
 import { randomUUID } from 'node:crypto';
@@ -64,10 +65,14 @@ export async function adminCommand(args: Args): Promise<number> {
     }
     case 'key revoke':
       return print(await bo(ctx, `/v1/bo/keys/${option(args, 'key')}/revoke`, {}, true));
+    case 'webhook create': {
+      const events = typeof args.options.events === 'string' ? { event_types: args.options.events.split(',').filter(Boolean) } : {};
+      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/webhook-endpoints`, { url: option(args, 'endpoint-url'), livemode, ...events }));
+    }
     case 'clock advance':
       return print(await bo(ctx, '/v1/bo/clock/advance', { seconds: Number(option(args, 'seconds')) }));
     default:
-      console.error('usage: satang admin (white-label create | merchant create|suspend|unsuspend | fund | beneficiary create | sender create | key create|revoke | clock advance) [--options]');
+      console.error('usage: satang admin (white-label create | merchant create|suspend|unsuspend | fund | beneficiary create | sender create | key create|revoke | webhook create | clock advance) [--options]');
       return 2;
   }
 }

@@ -1,0 +1,258 @@
+// The webhook dispatcher: turns merchant events into signed HTTP deliveries on the
+// contract's retry schedule. One pump, run on every wake (after a durable commit, on a
+// timer, after outcomes are recorded):
+//   1. fan-out: events after the durable read position become pending deliveries, and
+//      the position moves, in one transaction per batch;
+//   2. health: endpoint down-time milestones that fell due (warnings, auto-disable);
+//   3. claim: due deliveries are claimed in one transaction (the attempt is counted and
+//      the next attempt's time, with ±10 % jitter, already set), then POSTed, each with a
+//      fresh signature by the key that signs now;
+//   4. record: outcomes are written in one transaction per event-loop turn.
+// Invariants: an attempt is durably claimed before it is sent, so no attempt number is
+// ever sent twice and a crash loses nothing (see deliveries.ts); at most
+// inFlightDeliveriesMax requests are open, at most inFlightPerEndpointMax per endpoint;
+// time comes from the service Clock, so on the manual clock nothing is due until the
+// clock is advanced (drain() then runs everything due and waits for the outcomes).
+
+import type { Clock } from '../../core/ports.ts';
+import type { Db } from '../sqlite/schema.ts';
+import type { Delivery, DeliveryStatus, DeliveryStore } from './deliveries.ts';
+import type { LogLike } from './email.ts';
+import type { Endpoint, EndpointStore } from './endpoints.ts';
+import type { EventSource, ServiceEvents } from './events.ts';
+import type { FanOut } from './fan-out.ts';
+import type { EndpointHealth } from './health.ts';
+import type { Poster, PostResult } from './http-post.ts';
+import { webhookLimits } from './limits.ts';
+import type { SigningKeyRing } from './signing-keys.ts';
+import { signDelivery, type SigningKey } from './signing.ts';
+
+export const userAgent = 'satang-webhooks/1.0';
+
+export interface DispatcherParts {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly source: EventSource;
+  readonly poster: Poster;
+  readonly keys: SigningKeyRing;
+  readonly events: ServiceEvents;
+  readonly endpoints: EndpointStore;
+  readonly deliveries: DeliveryStore;
+  readonly fanOut: FanOut;
+  readonly health: EndpointHealth;
+  readonly log: LogLike;
+  /** Uniform in [0, 1); jitter draws from it (injectable for tests). */
+  readonly random?: () => number;
+}
+
+interface Claimed { readonly delivery: Delivery; readonly endpoint: Endpoint; readonly attempt: number; readonly key: SigningKey; readonly body: string | undefined }
+interface Outcome { readonly claimed: Claimed; readonly result: PostResult; readonly done: () => void }
+
+/** A delay of the schedule with ±jitterFraction applied. */
+export function jittered(delayMs: number, random: () => number): number {
+  return Math.round(delayMs * (1 + webhookLimits.jitterFraction * (2 * random() - 1)));
+}
+
+export class Dispatcher {
+  private position: number;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private outcomes: Outcome[] = [];
+  private flushScheduled = false;
+  private wakeScheduled = false;
+  private running = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private readonly random: () => number;
+  private readonly savePosition;
+  private readonly fanOutBatch;
+  private readonly claimBatch;
+  private readonly recordBatch;
+
+  constructor(private readonly p: DispatcherParts) {
+    this.random = p.random ?? Math.random;
+    const name = p.source.name;
+    this.position = p.db.prepare<[string], number>('SELECT position FROM webhook_positions WHERE source = ?').pluck(true).get(name) ?? 0;
+    const upsert = p.db.prepare('INSERT INTO webhook_positions (source, position) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET position = excluded.position');
+    this.savePosition = (position: number) => upsert.run(name, position);
+    this.fanOutBatch = p.db.transaction((events: ReturnType<EventSource['read']>, now: number) => {
+      for (const e of events) p.fanOut.deliver({ ...e, table: p.source.table }, now);
+      this.savePosition(events[events.length - 1]!.position);
+    });
+    this.claimBatch = p.db.transaction((candidates: Delivery[], now: number) => this.claimAll(candidates, now));
+    this.recordBatch = p.db.transaction((outcomes: Outcome[], now: number) => { for (const o of outcomes) this.recordOne(o, now); });
+  }
+
+  /** Recovers interrupted attempts, then runs on wakes and on its timer. */
+  start(): void {
+    const interrupted = this.p.deliveries.recoverInterrupted();
+    if (interrupted > 0) this.p.log.warn({ interrupted }, 'webhook attempts interrupted by the last stop will be retried as their next attempt');
+    this.running = true;
+    this.unsubscribe = this.p.source.subscribe(() => this.wake());
+    this.wake();
+  }
+
+  /** Stops at once: open requests are abandoned (recovered as interrupted at the next start). */
+  stop(): void {
+    this.running = false;
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.p.poster.close();
+  }
+
+  /** Something may have become due: pump on the next turn (coalesced). */
+  wake(): void {
+    if (!this.running || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => { this.wakeScheduled = false; this.pump(); });
+  }
+
+  /** The earliest instant something is due: now when events are unread, else the next attempt or health milestone. */
+  nextDueAt(): number | undefined {
+    if (this.p.source.read(this.position, 1).length > 0) return this.p.clock.now();
+    const a = this.p.deliveries.nextDueAt(), h = this.p.endpoints.nextHealthCheckAt();
+    return a === undefined ? h : h === undefined ? a : Math.min(a, h);
+  }
+
+  /** Runs everything due now and waits for every outcome (the manual clock's step). */
+  async drain(): Promise<void> {
+    for (let step = 0; step < webhookLimits.advanceStepsMax; step++) {
+      this.pump();
+      if (this.inFlight.size > 0) { await Promise.all(this.inFlight.values()); continue; }
+      const next = this.nextDueAt();
+      if (next === undefined || next > this.p.clock.now()) return;
+    }
+    throw new Error(`webhook drain: more than ${webhookLimits.advanceStepsMax} steps; something stays due`);
+  }
+
+  /** One round: fan-out, health milestones, claims and sends. Synchronous; outcomes arrive later. */
+  pump(): void {
+    if (this.stopped) return;
+    const now = this.p.clock.now();
+    for (let i = 0; i < webhookLimits.fanOutBatchesPerPumpMax; i++) {
+      const events = this.p.source.read(this.position, webhookLimits.fanOutEventsPerBatchMax);
+      if (events.length === 0) break;
+      this.fanOutBatch(events, now);
+      this.position = events[events.length - 1]!.position;
+    }
+    for (const e of this.p.endpoints.dueHealthChecks(now, webhookLimits.healthChecksPerPumpMax)) {
+      this.p.db.transaction(() => this.p.health.checkMilestone(e, now))();
+    }
+    this.claimAndSend(now);
+    this.arm();
+  }
+
+  private claimAndSend(now: number): void {
+    const free = webhookLimits.inFlightDeliveriesMax - this.inFlight.size;
+    if (free <= 0) return;
+    const saturated = [...this.perEndpoint].filter(([, n]) => n >= webhookLimits.inFlightPerEndpointMax).map(([id]) => id);
+    const candidates = this.p.deliveries.due(now, free, saturated);
+    if (candidates.length === 0) return;
+    const claimed: Claimed[] = this.claimBatch(candidates, now);
+    for (const c of claimed) this.send(c, now);
+  }
+
+  /** Inside the claim transaction: counts each attempt and sets the following one's time. */
+  private claimAll(candidates: Delivery[], now: number): Claimed[] {
+    const claimed: Claimed[] = [];
+    const added = new Map<string, number>();
+    const key = this.p.keys.current(now);
+    for (const d of candidates) {
+      const endpoint = this.p.endpoints.get(d.endpointId);
+      if (!endpoint || endpoint.status !== 'enabled') { this.p.deliveries.cancelQueued(d.endpointId, 'canceled: the endpoint is disabled'); continue; }
+      const open = (this.perEndpoint.get(endpoint.id) ?? 0) + (added.get(endpoint.id) ?? 0);
+      if (open >= webhookLimits.inFlightPerEndpointMax) continue;
+      const attempt = d.attempt + 1;
+      const following = attempt < webhookLimits.attemptsMax ? now + jittered(webhookLimits.attemptDelaysMs[attempt]!, this.random) : null;
+      if (!this.p.deliveries.claim(d, now, key.kid, following)) continue;
+      added.set(endpoint.id, (added.get(endpoint.id) ?? 0) + 1);
+      claimed.push({ delivery: d, endpoint, attempt, key, body: this.p.events.body(d.eventTable, d.eventId) });
+    }
+    return claimed;
+  }
+
+  private send(c: Claimed, now: number): void {
+    const id = c.delivery.id;
+    this.perEndpoint.set(c.endpoint.id, (this.perEndpoint.get(c.endpoint.id) ?? 0) + 1);
+    const body = c.body === undefined ? undefined : Buffer.from(c.body, 'utf8');
+    const sent = body === undefined
+      ? Promise.resolve<PostResult>({ outcome: 'permanent', status: null, excerpt: null, durationMs: 0, error: 'event_missing: the event is no longer stored' })
+      : this.p.poster.post(c.endpoint.url, this.headers(c, now, body), body);
+    const settled = sent.then((result) => new Promise<void>((done) => {
+      if (this.stopped) return done();
+      this.outcomes.push({ claimed: c, result, done });
+      this.scheduleFlush();
+    }));
+    this.inFlight.set(id, settled);
+  }
+
+  private headers(c: Claimed, now: number, body: Buffer): Record<string, string> {
+    const d = c.delivery;
+    return {
+      'Content-Type': 'application/json; charset=utf-8',
+      'User-Agent': userAgent,
+      'X-PG-Signature': signDelivery(c.key, Math.floor(now / 1000), d.eventId, body),
+      'X-PG-Event-Id': d.eventId,
+      'X-PG-Event-Type': d.eventType,
+      'X-PG-Delivery-Id': d.id,
+      'X-PG-Attempt': String(c.attempt),
+      'X-PG-Api-Version': apiVersionOf(c.body!),
+      'X-PG-Livemode': String(c.endpoint.livemode),
+      ...(d.resend ? { 'X-PG-Resend': 'manual' } : {}),
+    };
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (this.stopped) return;
+      const outcomes = this.outcomes;
+      this.outcomes = [];
+      try {
+        this.recordBatch(outcomes, this.p.clock.now());
+      } catch (error) {
+        this.p.log.error({ err: String(error), outcomes: outcomes.length }, 'recording webhook outcomes failed; the attempts will be recovered as interrupted');
+      }
+      for (const o of outcomes) {
+        this.inFlight.delete(o.claimed.delivery.id);
+        const n = (this.perEndpoint.get(o.claimed.endpoint.id) ?? 1) - 1;
+        if (n <= 0) this.perEndpoint.delete(o.claimed.endpoint.id); else this.perEndpoint.set(o.claimed.endpoint.id, n);
+        o.done();
+      }
+      this.pump();
+    });
+  }
+
+  /** Inside the record transaction: the outcome, then the endpoint's health. */
+  private recordOne(o: Outcome, now: number): void {
+    const { claimed: c, result: r } = o;
+    const endpoint = this.p.endpoints.get(c.endpoint.id);
+    const status: DeliveryStatus = r.outcome === 'delivered' ? 'delivered'
+      : r.outcome === 'permanent' || c.attempt >= webhookLimits.attemptsMax ? 'failed'
+        : endpoint?.status === 'enabled' ? 'pending' : 'canceled';
+    this.p.deliveries.record(c.delivery.id, c.attempt, status, r.outcome, { status: r.status, excerpt: r.excerpt, durationMs: r.durationMs, error: r.error });
+    if (r.outcome === 'delivered') return this.p.health.onSuccess(c.endpoint.id, now);
+    if (c.body === undefined) return; // the event is gone: not the endpoint's failure
+    if (r.outcome === 'permanent') this.p.endpoints.flag(c.endpoint.id, 'http_410_gone', now);
+    this.p.health.onFailure(c.endpoint.id, now);
+  }
+
+  private arm(): void {
+    if (!this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = this.nextDueAt();
+    const wait = next === undefined ? webhookLimits.pollIntervalMsMax : Math.min(webhookLimits.pollIntervalMsMax, Math.max(0, next - this.p.clock.now()));
+    this.timer = setTimeout(() => { this.timer = null; this.pump(); }, Math.max(wait, 1));
+    this.timer.unref();
+  }
+}
+
+/** The api_version pinned in the stored envelope (its key order puts it near the start). */
+function apiVersionOf(body: string): string {
+  return /"api_version":"([^"]+)"/.exec(body.slice(0, 512))?.[1] ?? (JSON.parse(body) as { api_version: string }).api_version;
+}

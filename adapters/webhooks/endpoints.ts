@@ -1,0 +1,151 @@
+// Webhook endpoints per merchant and mode (webhook_endpoints): the URL, the event-type
+// subscription, the status, the 410 flag and the health counters auto-disable reads.
+// Reads go to SQLite every time (a primary-key or indexed lookup costs microseconds), so
+// no cache can disagree with a rolled-back transaction. Invariants: a subscription never
+// leaves out the five mandatory event types; only enabled endpoints receive deliveries;
+// the health counters restart at every success (so "failing since" is the down-time).
+
+import type { Clock, Ids } from '../../core/ports.ts';
+import { iso } from '../../core/present.ts';
+import type { Db } from '../sqlite/schema.ts';
+import { mandatoryEventTypes } from './limits.ts';
+
+export type EndpointStatus = 'enabled' | 'disabled';
+
+export interface Endpoint {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly url: string;
+  /** null = every event type. */
+  readonly eventTypes: readonly string[] | null;
+  readonly status: EndpointStatus;
+  readonly createdAt: number;
+  readonly disabledAt: number | null;
+  readonly disabledReason: string | null;
+  readonly flaggedAt: number | null;
+  readonly flagReason: string | null;
+  readonly failingSince: number | null;
+  readonly failuresSince: number;
+  readonly lastSuccessAt: number | null;
+  readonly warningsSent: number;
+  readonly nextHealthCheckAt: number | null;
+}
+
+interface Row {
+  id: string; merchant_id: string; livemode: number; url: string; event_types: string | null; status: EndpointStatus; created_at: number;
+  disabled_at: number | null; disabled_reason: string | null; flagged_at: number | null; flag_reason: string | null;
+  failing_since: number | null; failures_since: number; last_success_at: number | null; warnings_sent: number; next_health_check_at: number | null;
+}
+
+const fromRow = (r: Row): Endpoint => ({
+  id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: r.url, eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
+  status: r.status, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
+  failingSince: r.failing_since, failuresSince: r.failures_since, lastSuccessAt: r.last_success_at, warningsSent: r.warnings_sent, nextHealthCheckAt: r.next_health_check_at,
+});
+
+export function subscribes(endpoint: Endpoint, type: string): boolean {
+  return endpoint.eventTypes === null || mandatoryEventTypes.has(type) || endpoint.eventTypes.includes(type);
+}
+
+/** The back office's view of an endpoint. */
+export function presentEndpoint(e: Endpoint) {
+  return {
+    id: e.id, object: 'webhook_endpoint', merchant_id: e.merchantId, url: e.url, livemode: e.livemode, status: e.status,
+    event_types: e.eventTypes, mandatory_event_types: [...mandatoryEventTypes], created_at: iso(e.createdAt),
+    disabled_at: e.disabledAt === null ? null : iso(e.disabledAt), disabled_reason: e.disabledReason,
+    flagged: e.flaggedAt !== null, flagged_at: e.flaggedAt === null ? null : iso(e.flaggedAt), flag_reason: e.flagReason,
+    failing_since: e.failingSince === null ? null : iso(e.failingSince), failed_attempts_since_last_success: e.failuresSince,
+    last_success_at: e.lastSuccessAt === null ? null : iso(e.lastSuccessAt),
+  };
+}
+
+export class EndpointStore {
+  private readonly s;
+
+  constructor(db: Db, private readonly clock: Clock, private readonly ids: Ids) {
+    this.s = {
+      insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      byId: db.prepare<[string], Row>('SELECT * FROM webhook_endpoints WHERE id = ?'),
+      byMerchant: db.prepare<[string, number], Row>('SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? ORDER BY id'),
+      enabled: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status = 'enabled' ORDER BY id"),
+      countForMerchant: db.prepare<[string], number>('SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ?').pluck(true),
+      merchantsWithEndpoints: db.prepare<[], [string, number]>("SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints WHERE status = 'enabled'").raw(true),
+      disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
+      enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
+        failures_since = 0, warnings_sent = 0, next_health_check_at = NULL WHERE id = ? AND status = 'disabled'`),
+      flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ? WHERE id = ?'),
+      success: db.prepare('UPDATE webhook_endpoints SET last_success_at = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL WHERE id = ?'),
+      failure: db.prepare<[number, number, string]>(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?), failures_since = failures_since + 1,
+        next_health_check_at = CASE WHEN failing_since IS NULL THEN ? ELSE next_health_check_at END WHERE id = ?`),
+      health: db.prepare('UPDATE webhook_endpoints SET warnings_sent = ?, next_health_check_at = ? WHERE id = ?'),
+      dueHealth: db.prepare<[number, number], Row>('SELECT * FROM webhook_endpoints WHERE next_health_check_at <= ? ORDER BY next_health_check_at LIMIT ?'),
+      nextHealth: db.prepare<[], number | null>('SELECT MIN(next_health_check_at) FROM webhook_endpoints WHERE next_health_check_at IS NOT NULL').pluck(true),
+    };
+  }
+
+  create(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Endpoint {
+    const id = this.ids.next('whep');
+    this.s.insert.run(id, merchantId, livemode ? 1 : 0, url, eventTypes === null ? null : JSON.stringify(eventTypes), 'enabled', this.clock.now());
+    return this.get(id)!;
+  }
+
+  get(id: string): Endpoint | undefined {
+    const r = this.s.byId.get(id);
+    return r && fromRow(r);
+  }
+
+  countForMerchant(merchantId: string): number {
+    return this.s.countForMerchant.get(merchantId)!;
+  }
+
+  forMerchant(merchantId: string, livemode: boolean): Endpoint[] {
+    return this.s.byMerchant.all(merchantId, livemode ? 1 : 0).map(fromRow);
+  }
+
+  /** Enabled endpoints of a merchant and mode that take events of `type`. */
+  subscribers(merchantId: string, livemode: boolean, type: string): Endpoint[] {
+    return this.s.enabled.all(merchantId, livemode ? 1 : 0).map(fromRow).filter((e) => subscribes(e, type));
+  }
+
+  /** Every (merchant, mode) with at least one enabled endpoint. */
+  merchantsWithEndpoints(): { merchantId: string; livemode: boolean }[] {
+    return this.s.merchantsWithEndpoints.all().map(([merchantId, livemode]) => ({ merchantId, livemode: livemode === 1 }));
+  }
+
+  /** false when it was not enabled. */
+  disable(id: string, reason: 'auto_disabled' | 'operator', at: number): boolean {
+    return this.s.disable.run(at, reason, id).changes === 1;
+  }
+
+  /** Re-enabling is manual (contract); the health counters start afresh. false when it was not disabled. */
+  enable(id: string): boolean {
+    return this.s.enable.run(id).changes === 1;
+  }
+
+  flag(id: string, reason: string, at: number): void {
+    this.s.flag.run(at, reason, id);
+  }
+
+  recordSuccess(id: string, at: number): void {
+    this.s.success.run(at, id);
+  }
+
+  /** Counts a failed attempt; the first failure after a success starts the down-time and its first milestone. */
+  recordFailure(id: string, at: number, firstMilestoneMs: number): Endpoint {
+    this.s.failure.run(at, at + firstMilestoneMs, id);
+    return this.get(id)!;
+  }
+
+  setHealth(id: string, warningsSent: number, nextHealthCheckAt: number | null): void {
+    this.s.health.run(warningsSent, nextHealthCheckAt, id);
+  }
+
+  dueHealthChecks(now: number, max: number): Endpoint[] {
+    return this.s.dueHealth.all(now, max).map(fromRow);
+  }
+
+  nextHealthCheckAt(): number | undefined {
+    return this.s.nextHealth.get() ?? undefined;
+  }
+}

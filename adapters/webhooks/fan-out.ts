@@ -1,0 +1,49 @@
+// From one merchant event to its deliveries: one pending delivery per enabled endpoint of
+// the event's merchant and mode that subscribes to its type (the five mandatory types
+// always). When a mandatory event finds no enabled endpoint but the merchant has a
+// disabled one — its only endpoint went down — the event is mailed to the technical
+// contact instead (contract: Events). Invariant: runs inside the caller's transaction,
+// so an event's deliveries exist exactly when the read position says it was handled.
+
+import type { EmailOutbox } from './email.ts';
+import type { EndpointStore } from './endpoints.ts';
+import type { DeliveryStore } from './deliveries.ts';
+import type { EventTable, ServiceEvents } from './events.ts';
+import { mandatoryEventTypes } from './limits.ts';
+
+export interface RoutedEvent {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly type: string;
+  readonly createdAt: number;
+  readonly table: EventTable;
+}
+
+export class FanOut {
+  constructor(
+    private readonly endpoints: EndpointStore,
+    private readonly deliveries: DeliveryStore,
+    private readonly events: ServiceEvents,
+    private readonly email: EmailOutbox,
+  ) {}
+
+  /** Creates the event's deliveries, due at `now`; returns how many. */
+  deliver(event: RoutedEvent, now: number): number {
+    const targets = this.endpoints.subscribers(event.merchantId, event.livemode, event.type);
+    let created = 0;
+    for (const endpoint of targets) {
+      if (this.deliveries.insert({ endpointId: endpoint.id, event, dueAt: now }, now)) created++;
+    }
+    if (targets.length === 0 && mandatoryEventTypes.has(event.type)) this.mailIfOnlyEndpointDisabled(event, now);
+    return created;
+  }
+
+  private mailIfOnlyEndpointDisabled(event: RoutedEvent, now: number): void {
+    const all = this.endpoints.forMerchant(event.merchantId, event.livemode);
+    if (all.length === 0 || all.some((e) => e.status === 'enabled')) return;
+    const body = this.events.body(event.table, event.id) ?? '';
+    this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${event.livemode ? 'live' : 'sandbox'}): your webhook endpoint is disabled`,
+      `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
+  }
+}

@@ -1,0 +1,177 @@
+// What operators (and onboarding) do to webhooks: create, disable and re-enable
+// endpoints, resend one delivery, replay many events, rotate the signing key. Each
+// method runs inside a transaction the caller opens with transact() — together with
+// the idempotency record of the request (keepIdempotency) — and wakes the dispatcher
+// once it has committed. Refusals are values naming the contract's error codes; the
+// HTTP layer maps them. Invariants: a resend or replay sends the stored bytes of the
+// event under its own id, as a new delivery (new whd_ id, attempt 1, a fresh set of 11
+// attempts); nothing is resent more than 30 days after the event was created.
+
+import { reject, type Rejection } from '../../core/errors.ts';
+import type { Clock, IdempotencyRecord, Ids } from '../../core/ports.ts';
+import { iso } from '../../core/present.ts';
+import type { Db } from '../sqlite/schema.ts';
+import { insertIdempotencySql } from '../sqlite/writer.ts';
+import type { Delivery, DeliveryStore } from './deliveries.ts';
+import type { Directory } from './email.ts';
+import { subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
+import type { EventTable, ServiceEvents } from './events.ts';
+import type { FanOut } from './fan-out.ts';
+import { mandatoryEventTypes, webhookLimits } from './limits.ts';
+import type { KeyRecord, SigningKeyRing } from './signing-keys.ts';
+import { publishedKey } from './signing.ts';
+
+export type Result<T> = { ok: true; value: T } | { ok: false; rejection: Rejection };
+const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+const refuse = <T>(rejection: Rejection): Result<T> => ({ ok: false, rejection });
+
+export interface OperationParts {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly endpoints: EndpointStore;
+  readonly deliveries: DeliveryStore;
+  readonly events: ServiceEvents;
+  readonly fanOut: FanOut;
+  readonly keys: SigningKeyRing;
+  readonly directory: Directory;
+  readonly wake: () => void;
+}
+
+export interface ReplayFilter {
+  readonly eventTypes: readonly string[];
+  readonly createdAfter: number;
+  readonly createdBefore: number;
+  readonly onlyFailed: boolean;
+}
+
+export interface ReplayResult {
+  readonly id: string;
+  readonly eventCount: number;
+  readonly hasMore: boolean;
+  /** Where the next replay command should start when hasMore. */
+  readonly nextCreatedAfter: number | null;
+  readonly firstReleaseAt: number | null;
+  readonly lastReleaseAt: number | null;
+}
+
+type EventRow = [string, string, number];
+
+export class WebhookOperations {
+  private readonly storeIdempotency;
+  private readonly replayEvents: Record<EventTable, ReturnType<Db['prepare']>>;
+  private readonly insertReplay;
+
+  constructor(private readonly p: OperationParts) {
+    this.storeIdempotency = p.db.prepare(insertIdempotencySql);
+    // Events of a merchant and mode in a time range, of allowed types (NULL = all), optionally
+    // only those whose delivery to the endpoint failed and never succeeded.
+    const eventsOf = (table: string) => p.db.prepare(`SELECT e.id, e.type, e.created_at FROM ${table} e
+      WHERE e.merchant_id = :merchant AND e.livemode = :livemode AND e.created_at >= :after AND e.created_at < :before
+        AND (:types IS NULL OR e.type IN (SELECT value FROM json_each(:types)))
+        AND (:onlyFailed = 0 OR (
+          EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = :endpoint AND d.event_id = e.id AND d.status = 'failed')
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = :endpoint AND d.event_id = e.id AND d.status = 'delivered')))
+      ORDER BY e.created_at, e.id LIMIT :limit`).raw(true);
+    this.replayEvents = { outbox: eventsOf('outbox'), service: eventsOf('webhook_events') };
+    this.insertReplay = p.db.prepare('INSERT INTO webhook_replays (id, endpoint_id, operator, filter, event_count, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  }
+
+  /** Runs fn in one transaction, then wakes the dispatcher. */
+  transact<T>(fn: () => T): T {
+    let result: T;
+    try {
+      result = this.p.db.transaction(fn)();
+    } catch (error) {
+      this.p.keys.load(); // a rotation that rolled back must not stay in memory
+      throw error;
+    }
+    this.p.wake();
+    return result;
+  }
+
+  /** Writes a request's idempotency record in the open transaction; false when the key is taken. */
+  keepIdempotency(r: IdempotencyRecord): boolean {
+    return this.storeIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, r.body, r.createdAt, r.expiresAt, null).changes === 1;
+  }
+
+  createEndpoint(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Result<Endpoint> {
+    if (this.p.endpoints.countForMerchant(merchantId) >= webhookLimits.endpointsPerMerchantMax) {
+      return refuse(reject('operation_not_allowed', `A merchant may have at most ${webhookLimits.endpointsPerMerchantMax} webhook endpoints.`));
+    }
+    return ok(this.p.endpoints.create(merchantId, livemode, url, eventTypes));
+  }
+
+  /** Manual disable (queued deliveries canceled, no event: the merchant asked) or re-enable. */
+  setEnabled(endpoint: Endpoint, enabled: boolean): Result<Endpoint> {
+    const changed = enabled ? this.p.endpoints.enable(endpoint.id) : this.p.endpoints.disable(endpoint.id, 'operator', this.p.clock.now());
+    if (!changed) return refuse(reject('operation_not_allowed', `The endpoint is already ${endpoint.status}.`));
+    if (!enabled) this.p.deliveries.cancelQueued(endpoint.id, 'canceled: the endpoint was disabled by an operator');
+    return ok(this.p.endpoints.get(endpoint.id)!);
+  }
+
+  resend(endpoint: Endpoint, delivery: Delivery): Result<Delivery> {
+    const now = this.p.clock.now();
+    if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', 'The endpoint is disabled; re-enable it before resending.'));
+    if (now - delivery.eventCreatedAt > webhookLimits.resendEventAgeMsMax) {
+      return refuse(reject('operation_not_allowed', 'Events can be resent only within 30 days of their created_at.', { event_created_at: iso(delivery.eventCreatedAt) }));
+    }
+    const event = { id: delivery.eventId, type: delivery.eventType, createdAt: delivery.eventCreatedAt, table: delivery.eventTable };
+    const id = this.p.deliveries.insert({ endpointId: endpoint.id, event, dueAt: now, resend: true }, now)!;
+    return ok(this.p.deliveries.get(id)!);
+  }
+
+  replay(endpoint: Endpoint, filter: ReplayFilter, operator: string): Result<ReplayResult> {
+    const now = this.p.clock.now();
+    if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', 'The endpoint is disabled; re-enable it before replaying.'));
+    const max = webhookLimits.replayEventsPerCommandMax;
+    const params = {
+      merchant: endpoint.merchantId, livemode: endpoint.livemode ? 1 : 0, endpoint: endpoint.id,
+      after: Math.max(filter.createdAfter, now - webhookLimits.resendEventAgeMsMax), before: filter.createdBefore,
+      types: this.allowedTypes(endpoint, filter.eventTypes), onlyFailed: filter.onlyFailed ? 1 : 0, limit: max + 1,
+    };
+    const found: { row: EventRow; table: EventTable }[] = [];
+    for (const table of ['outbox', 'service'] as const) for (const row of this.replayEvents[table].all(params) as EventRow[]) found.push({ row, table });
+    found.sort((a, b) => a.row[2] - b.row[2] || (a.row[0] < b.row[0] ? -1 : 1));
+    const chosen = found.slice(0, max);
+    const id = this.p.ids.next('whrp');
+    const spacingMs = 1000 / webhookLimits.replayReleasePerSecond;
+    chosen.forEach(({ row: [eventId, type, createdAt], table }, i) => {
+      this.p.deliveries.insert({ endpointId: endpoint.id, event: { id: eventId, type, createdAt, table }, dueAt: now + Math.floor(i * spacingMs), resend: true, replayId: id }, now);
+    });
+    this.insertReplay.run(id, endpoint.id, operator, JSON.stringify(filter), chosen.length, now);
+    const hasMore = found.length > max;
+    return ok({
+      id, eventCount: chosen.length, hasMore, nextCreatedAfter: hasMore ? chosen[chosen.length - 1]!.row[2] + 1 : null,
+      firstReleaseAt: chosen.length > 0 ? now : null, lastReleaseAt: chosen.length > 0 ? now + Math.floor((chosen.length - 1) * spacingMs) : null,
+    });
+  }
+
+  /**
+   * Announces the next signing key, signing from now + noticeMs: one webhook.key.rotating
+   * event per merchant and mode with an enabled endpoint, to every such endpoint.
+   */
+  rotate(noticeMs: number): Result<{ key: KeyRecord; previousKid: string; announcedTo: number }> {
+    const now = this.p.clock.now();
+    const previousKid = this.p.keys.current(now).kid;
+    const key = this.p.keys.rotate(noticeMs);
+    if (!key) return refuse(reject('operation_not_allowed', 'A key rotation is already announced; it completes at its not_before.'));
+    let announcedTo = 0;
+    for (const { merchantId, livemode } of this.p.endpoints.merchantsWithEndpoints()) {
+      const merchant = this.p.directory(merchantId);
+      if (!merchant) continue;
+      const event = this.p.events.emit({
+        merchantId, whiteLabelId: merchant.whiteLabelId, livemode, type: 'webhook.key.rotating', createdAt: now,
+        object: { object: 'webhook_signing_key', kid: key.kid, alg: 'Ed25519', ...publishedKey(key.key.publicKey), status: 'next', not_before: iso(key.notBefore), previous_kid: previousKid },
+      });
+      announcedTo += this.p.fanOut.deliver({ ...event, merchantId, livemode, table: 'service' }, now);
+    }
+    return ok({ key, previousKid, announcedTo });
+  }
+
+  /** The types a replay may send: the filter's (or all) within the endpoint's subscription; null = all. */
+  private allowedTypes(endpoint: Endpoint, requested: readonly string[]): string | null {
+    if (requested.length === 0) return endpoint.eventTypes === null ? null : JSON.stringify([...endpoint.eventTypes, ...mandatoryEventTypes]);
+    return JSON.stringify(requested.filter((t) => subscribes(endpoint, t)));
+  }
+}

@@ -1,0 +1,103 @@
+// The service's webhook signing keys: Ed25519 key pairs in webhook_signing_keys, each with
+// the instant from which it signs (not_before). Which key signs is a function of time —
+// the one with the latest not_before that has passed — so a rotation needs no timer: it
+// is announced with a new key whose not_before lies 7 days ahead (webhook.key.rotating),
+// and the kid switches by itself at that instant. Published statuses follow from the same
+// order: 'next' (announced, not yet signing), 'active' (signing now; not_after = the next
+// key's not_before, or null), 'retired' (stopped signing at not_after; still listed for
+// retiredKeyListedMs). Invariant: at most one 'next' key at a time; keys are never deleted.
+
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { Clock, Ids } from '../../core/ports.ts';
+import { iso } from '../../core/present.ts';
+import type { Db } from '../sqlite/schema.ts';
+import { webhookLimits } from './limits.ts';
+import { publicKeyFromSpki, publishedKey, spkiDer, type SigningKey } from './signing.ts';
+
+export interface KeyRecord {
+  readonly kid: string;
+  readonly notBefore: number;
+  readonly createdAt: number;
+  readonly key: SigningKey;
+}
+
+export type KeyStatus = 'active' | 'next' | 'retired';
+
+export interface PublishedSigningKey {
+  kid: string; alg: 'Ed25519'; public_key: string; format: 'spki_der_base64'; raw_public_key: string;
+  status: KeyStatus; not_before: string; not_after: string | null;
+}
+
+interface Row { kid: string; private_pkcs8: Buffer; public_spki: Buffer; not_before: number; created_at: number }
+
+export class SigningKeyRing {
+  /** Ascending by not_before. */
+  private keys: KeyRecord[] = [];
+  private readonly insert;
+
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly ids: Ids) {
+    this.insert = db.prepare('INSERT INTO webhook_signing_keys (kid, private_pkcs8, public_spki, not_before, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.load();
+    if (this.keys.length === 0) this.add(this.clock.now());
+  }
+
+  /** The key that signs at `now`. */
+  current(now = this.clock.now()): SigningKey {
+    let found: KeyRecord | undefined;
+    for (const k of this.keys) if (k.notBefore <= now) found = k;
+    if (!found) throw new Error('no webhook signing key is valid yet');
+    return found.key;
+  }
+
+  /** The announced key that has not started signing yet, if any. */
+  next(now = this.clock.now()): KeyRecord | undefined {
+    return this.keys.find((k) => k.notBefore > now);
+  }
+
+  publicKey(kid: string): KeyObject | undefined {
+    return this.keys.find((k) => k.kid === kid)?.key.publicKey;
+  }
+
+  /** GET /v1/webhooks/signing-keys: next, active and recently retired keys, newest first. */
+  published(now = this.clock.now()): PublishedSigningKey[] {
+    const out: PublishedSigningKey[] = [];
+    const activeIndex = this.keys.reduce((found, k, i) => (k.notBefore <= now ? i : found), -1);
+    this.keys.forEach((k, i) => {
+      const notAfter = this.keys[i + 1]?.notBefore ?? null;
+      const status: KeyStatus = i > activeIndex ? 'next' : i === activeIndex ? 'active' : 'retired';
+      if (status === 'retired' && now >= notAfter! + webhookLimits.retiredKeyListedMs) return;
+      out.push({ kid: k.kid, alg: 'Ed25519', ...publishedKey(k.key.publicKey), status, not_before: iso(k.notBefore), not_after: notAfter === null ? null : iso(notAfter) });
+    });
+    return out.reverse();
+  }
+
+  /**
+   * Creates the next key, signing from now + noticeMs. Call inside the transaction that
+   * announces it; undefined when a rotation is already announced.
+   */
+  rotate(noticeMs: number): KeyRecord | undefined {
+    const now = this.clock.now();
+    if (this.next(now)) return undefined;
+    return this.add(now + noticeMs);
+  }
+
+  /** Re-reads the table (after a transaction that added a key rolled back). */
+  load(): void {
+    const rows = this.db.prepare<[], Row>('SELECT kid, private_pkcs8, public_spki, not_before, created_at FROM webhook_signing_keys ORDER BY not_before, kid').all();
+    this.keys = rows.map((r) => ({
+      kid: r.kid, notBefore: r.not_before, createdAt: r.created_at,
+      key: { kid: r.kid, privateKey: createPrivateKey({ key: r.private_pkcs8, format: 'der', type: 'pkcs8' }), publicKey: publicKeyFromSpki(r.public_spki) },
+    }));
+  }
+
+  private add(notBefore: number): KeyRecord {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const kid = this.ids.next('whk');
+    const createdAt = this.clock.now();
+    this.insert.run(kid, privateKey.export({ format: 'der', type: 'pkcs8' }), spkiDer(publicKey), notBefore, createdAt);
+    const record: KeyRecord = { kid, notBefore, createdAt, key: { kid, privateKey, publicKey } };
+    this.keys.push(record);
+    this.keys.sort((a, b) => a.notBefore - b.notBefore || (a.kid < b.kid ? -1 : 1));
+    return record;
+  }
+}

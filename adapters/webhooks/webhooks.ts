@@ -1,0 +1,141 @@
+// The webhook service assembled on journal.db: tables, signing keys, endpoints,
+// deliveries, the dispatcher and the operations, plus the two seams the process needs —
+// a timer host whose durable commits wake the dispatcher (the outbox EventSource's
+// trigger), and the manual clock's advance, which interleaves the core's timers with
+// due webhook attempts and health milestones so that each runs at its own instant.
+//
+//   const webhooks = new Webhooks({ db: store.db, clock, ids, log, directory, settings: webhookSettings(config.env, env) });
+//   webhooks.start(); … webhooks.stop();
+
+import type { Clock, Ids } from '../../core/ports.ts';
+import { ManualClock } from '../clock.ts';
+import type { TimerHost } from '../scheduler.ts';
+import type { Db } from '../sqlite/schema.ts';
+import { DeliveryStore } from './deliveries.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { EmailOutbox, type Directory, type LogLike } from './email.ts';
+import { EndpointStore } from './endpoints.ts';
+import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource } from './events.ts';
+import { FanOut } from './fan-out.ts';
+import { EndpointHealth } from './health.ts';
+import { contractTimeouts, HttpPoster, type Poster, type Timeouts } from './http-post.ts';
+import { webhookLimits } from './limits.ts';
+import { WebhookOperations } from './operations.ts';
+import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
+import { migrateWebhooks } from './schema.ts';
+import { SigningKeyRing } from './signing-keys.ts';
+import type { UrlMode } from './url-policy.ts';
+
+export interface WebhookSettings {
+  readonly mode: UrlMode;
+  readonly timeouts: Timeouts;
+}
+
+/**
+ * Production enforces https and public addresses; the contract's timeouts apply unless
+ * SATANG_WEBHOOK_TIMEOUTS_MS="connect,firstByte,total" shortens them (tests; refused in production).
+ */
+export function webhookSettings(mode: 'development' | 'production', env: NodeJS.ProcessEnv = process.env): WebhookSettings {
+  const override = env.SATANG_WEBHOOK_TIMEOUTS_MS;
+  if (!override) return { mode, timeouts: contractTimeouts };
+  if (mode === 'production') throw new Error('SATANG_WEBHOOK_TIMEOUTS_MS is for tests and is refused when SATANG_ENV=production');
+  const [connectMs, firstByteMs, totalMs] = override.split(',').map(Number);
+  if (![connectMs, firstByteMs, totalMs].every((n) => Number.isSafeInteger(n) && n! > 0)) throw new Error(`SATANG_WEBHOOK_TIMEOUTS_MS must be three positive integers, not ${override}`);
+  return { mode, timeouts: { connectMs: connectMs!, firstByteMs: firstByteMs!, totalMs: totalMs! } };
+}
+
+export interface WebhookDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly log: LogLike;
+  readonly directory: Directory;
+  readonly settings: WebhookSettings;
+  /** Defaults to the outbox, woken through `signal`. */
+  readonly source?: EventSource;
+  readonly poster?: Poster;
+  readonly random?: () => number;
+}
+
+/** The core's timers as the manual advance sees them. */
+export interface CoreTimers {
+  nextDueAt(): number | undefined;
+  /** Fires the core timers due within `ms` and moves the clock forward by `ms`. */
+  advance(ms: number): Promise<unknown>;
+}
+
+export class Webhooks {
+  readonly signal = new DurableSignal();
+  readonly keys: SigningKeyRing;
+  readonly endpoints: EndpointStore;
+  readonly deliveries: DeliveryStore;
+  readonly events: ServiceEvents;
+  readonly dispatcher: Dispatcher;
+  readonly operations: WebhookOperations;
+
+  constructor(private readonly deps: WebhookDeps) {
+    const { db, clock, ids, log, directory } = deps;
+    migrateWebhooks(db);
+    this.keys = new SigningKeyRing(db, clock, ids);
+    this.endpoints = new EndpointStore(db, clock, ids);
+    this.deliveries = new DeliveryStore(db, ids);
+    this.events = new ServiceEvents(db, ids);
+    const email = new EmailOutbox(db, ids, directory, log);
+    const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
+    const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
+    this.dispatcher = new Dispatcher({
+      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
+      keys: this.keys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
+      ...(deps.random ? { random: deps.random } : {}),
+    });
+    this.operations = new WebhookOperations({
+      db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, directory, wake: () => this.dispatcher.wake(),
+    });
+  }
+
+  get mode(): UrlMode { return this.deps.settings.mode; }
+
+  start(): void { this.dispatcher.start(); }
+  stop(): void { this.dispatcher.stop(); }
+
+  /** `host` with every durable commit it captures waking the dispatcher (the outbox trigger). */
+  wakingHost(host: TimerHost): TimerHost {
+    const signal = this.signal;
+    return {
+      get clock() { return host.clock; },
+      get handler() { return host.handler; },
+      capture(fn) {
+        const captured = host.capture(fn);
+        captured.durable.then(() => signal.notify(), () => {});
+        return captured;
+      },
+    };
+  }
+
+  /** Writes one out-of-order test case and schedules its deliveries (inside operations.transact). */
+  outOfOrder(merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase) {
+    return runOutOfOrderCase({ ids: this.deps.ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events }, merchant, c, this.deps.clock.now());
+  }
+
+  /**
+   * Manual clock only: moves time forward by `ms`, stopping at every instant where a core
+   * timer, a webhook attempt or an endpoint health milestone falls due, firing it there
+   * and waiting for the webhook outcomes before going on.
+   */
+  async advance(ms: number, core: CoreTimers): Promise<void> {
+    const clock = this.deps.clock;
+    if (!(clock instanceof ManualClock)) throw new Error('advance() needs the manual clock (SATANG_CLOCK=manual)');
+    const target = clock.now() + ms;
+    await this.dispatcher.drain();
+    for (let step = 0; ; step++) {
+      if (step >= webhookLimits.advanceStepsMax) throw new Error(`advance: more than ${webhookLimits.advanceStepsMax} steps`);
+      const a = core.nextDueAt(), b = this.dispatcher.nextDueAt();
+      const next = a === undefined ? b : b === undefined ? a : Math.min(a, b);
+      if (next === undefined || next > target) break;
+      await core.advance(Math.max(0, next - clock.now()));
+      await this.dispatcher.drain();
+    }
+    await core.advance(target - clock.now());
+    await this.dispatcher.drain();
+  }
+}

@@ -1,0 +1,181 @@
+// Operator routes for webhooks under /v1/bo: endpoints (created at onboarding, listed,
+// disabled and re-enabled by hand), delivery records with their attempts, resend of one
+// delivery and bulk replay (both ⚑: step-up token and Idempotency-Key), and the signing
+// key rotation (⚑). Thin: validate, call WebhookOperations inside one transaction with
+// the request's idempotency record, present. The resend quota (10 commands per minute
+// per endpoint) is checked after the idempotent-replay check, so a replayed answer does
+// not spend it; bulk replay does not count against it (contract: Delivery rules).
+
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { presentAttempt, presentDelivery, deliveryStatuses, type DeliveryStatus } from '../../adapters/webhooks/deliveries.ts';
+import { presentEndpoint, type Endpoint } from '../../adapters/webhooks/endpoints.ts';
+import { webhookLimits } from '../../adapters/webhooks/limits.ts';
+import type { Result } from '../../adapters/webhooks/operations.ts';
+import { hostOf, resolvesPublicOnly, urlProblem } from '../../adapters/webhooks/url-policy.ts';
+import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
+import { iso } from '../../core/present.ts';
+import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
+import { ApiError } from '../errors.ts';
+import { runIdempotentOwn, type Response } from '../idempotency.ts';
+import type { Services } from '../ports.ts';
+import { RateLimiter, rateLimitedError, rateLimitHeaders } from '../rate-limit.ts';
+import { parseIso } from '../time.ts';
+import { compile } from '../validate.ts';
+import { bodyOf, notFound, parseWith, queryOf } from './common.ts';
+
+const eventType = { type: 'string', pattern: '^[a-z_]+(\\.[a-z_]+)+$', maxLength: 100 } as const;
+const schemas = {
+  endpoint: compile<{ url: string; livemode: boolean; event_types?: string[] }>({
+    type: 'object', additionalProperties: false, required: ['url', 'livemode'],
+    properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax }, livemode: { type: 'boolean' },
+      event_types: { type: 'array', uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } },
+  }),
+  empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
+  replay: compile<{ event_types?: string[]; created_after: string; created_before: string; only_failed?: boolean }>({
+    type: 'object', additionalProperties: false, required: ['created_after', 'created_before'],
+    properties: { event_types: { type: 'array', uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType },
+      created_after: { type: 'string', format: 'date-time' }, created_before: { type: 'string', format: 'date-time' }, only_failed: { type: 'boolean' } },
+  }),
+  rotate: compile<{ notice_seconds?: number }>({
+    type: 'object', additionalProperties: false,
+    properties: { notice_seconds: { type: 'integer', minimum: webhookLimits.keyRotationNoticeMsMin / 1000, maximum: webhookLimits.keyRotationNoticeMs / 1000 } },
+  }),
+  list: compile<{ limit?: string; status?: DeliveryStatus; cursor?: string }>({
+    type: 'object', additionalProperties: false,
+    properties: { limit: { type: 'string', pattern: '^[0-9]{1,3}$' }, status: { enum: [...deliveryStatuses] }, cursor: { type: 'string', maxLength: 200 } },
+  }),
+};
+
+function unwrap<T>(r: Result<T>): T {
+  if (!r.ok) throw ApiError.from(r.rejection);
+  return r.value;
+}
+
+export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, verify: Parameters<typeof operatorAuth>[0]): Router {
+  const router = new Router({ prefix: '/v1/bo' });
+  router.use(operatorAuth(verify));
+  const ops = webhooks.operations;
+  const resendLimiter = new RateLimiter();
+  const scope = (ctx: Context) => `op:${operatorOf(ctx).sub}`;
+  /** Runs `act` and the idempotency record in one transaction. */
+  const idempotent = (ctx: Context, act: () => Response, beforeRun?: () => void) => runIdempotentOwn(ctx, services, scope(ctx), (keep) => ops.transact(() => {
+    const response = act();
+    if (!ops.keepIdempotency(keep(response))) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
+    return response;
+  }), beforeRun ? { beforeRun } : {});
+  const endpointOf = (ctx: Context): Endpoint => {
+    const e = webhooks.endpoints.get(ctx.params.endpointId!);
+    if (!e) throw notFound('webhook endpoint');
+    return e;
+  };
+
+  router.post('/merchants/:id/webhook-endpoints', async (ctx) => {
+    const b = parseWith(schemas.endpoint, bodyOf(ctx));
+    const merchantId = ctx.params.id!;
+    if (!services.write.world.merchants.has(merchantId)) throw notFound('merchant');
+    await checkUrl(b.url, webhooks.mode);
+    await idempotent(ctx, () => ({ status: 201, body: presentEndpoint(unwrap(ops.createEndpoint(merchantId, b.livemode, b.url, b.event_types ?? null))) }));
+  });
+
+  router.get('/merchants/:id/webhook-endpoints', (ctx) => {
+    if (!services.write.world.merchants.has(ctx.params.id!)) throw notFound('merchant');
+    ctx.body = { data: [true, false].flatMap((livemode) => webhooks.endpoints.forMerchant(ctx.params.id!, livemode).map(presentEndpoint)) };
+  });
+
+  router.get('/webhooks/:endpointId', (ctx) => { ctx.body = presentEndpoint(endpointOf(ctx)); });
+
+  for (const [path, enabled] of [['enable', true], ['disable', false]] as const) {
+    router.post(`/webhooks/:endpointId/${path}`, async (ctx) => {
+      parseWith(schemas.empty, bodyOf(ctx));
+      const endpoint = endpointOf(ctx);
+      await idempotent(ctx, () => ({ status: 200, body: presentEndpoint(unwrap(ops.setEnabled(endpoint, enabled))) }));
+    });
+  }
+
+  router.get('/webhooks/:endpointId/deliveries', (ctx) => {
+    const q = parseWith(schemas.list, queryOf(ctx));
+    const endpoint = endpointOf(ctx);
+    const limit = q.limit === undefined ? webhookLimits.deliveriesPageSizeDefault : Number(q.limit);
+    if (limit < 1 || limit > webhookLimits.deliveriesPageSizeMax) throw new ApiError('validation_error', `limit must be 1–${webhookLimits.deliveriesPageSizeMax}.`, { fields: [{ path: 'query.limit', reason: 'range' }] });
+    const status = q.status ?? null;
+    const before = q.cursor === undefined ? null : readCursor(q.cursor, status);
+    const rows = webhooks.deliveries.page(endpoint.id, status, before, limit + 1);
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    ctx.body = { object: 'list', data: page.map(presentDelivery), has_more: hasMore, next_cursor: hasMore ? writeCursor(page[page.length - 1]!.id, status) : null };
+  });
+
+  router.get('/webhooks/:endpointId/deliveries/:deliveryId', (ctx) => {
+    const endpoint = endpointOf(ctx);
+    const d = webhooks.deliveries.get(ctx.params.deliveryId!);
+    if (!d || d.endpointId !== endpoint.id) throw notFound('delivery');
+    ctx.body = { ...presentDelivery(d), attempts: webhooks.deliveries.attempts(d.id).map(presentAttempt) };
+  });
+
+  router.post('/webhooks/:endpointId/deliveries/:deliveryId/resend', async (ctx) => {
+    await requireStepUp(ctx);
+    parseWith(schemas.empty, bodyOf(ctx));
+    const endpoint = endpointOf(ctx);
+    const original = webhooks.deliveries.get(ctx.params.deliveryId!);
+    if (!original || original.endpointId !== endpoint.id) throw notFound('delivery');
+    const quota = () => {
+      const result = resendLimiter.take('webhook_resend', endpoint.id, services.write.clock.now());
+      ctx.set(rateLimitHeaders(result, 'webhook_resend'));
+      if (!result.allowed) throw rateLimitedError(result, 'webhook_resend', 'endpoint');
+    };
+    await idempotent(ctx, () => {
+      const d = unwrap(ops.resend(endpoint, original));
+      return { status: 201, body: { delivery_id: d.id, event_id: d.eventId, status: d.status, attempt: d.attempt, resend: d.resend, created_at: iso(d.createdAt) } };
+    }, quota);
+  });
+
+  router.post('/webhooks/:endpointId/replay', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.replay, bodyOf(ctx));
+    const endpoint = endpointOf(ctx);
+    const createdAfter = parseIso(b.created_after)!, createdBefore = parseIso(b.created_before)!;
+    if (createdBefore <= createdAfter) throw new ApiError('validation_error', 'created_before must be after created_after.', { fields: [{ path: 'created_before', reason: 'range' }] });
+    await idempotent(ctx, () => {
+      const r = unwrap(ops.replay(endpoint, { eventTypes: b.event_types ?? [], createdAfter, createdBefore, onlyFailed: b.only_failed ?? false }, operatorOf(ctx).sub));
+      return { status: 202, body: {
+        id: r.id, object: 'webhook_replay', endpoint_id: endpoint.id, status: 'scheduled', event_count: r.eventCount, release_per_second: webhookLimits.replayReleasePerSecond,
+        first_release_at: r.firstReleaseAt === null ? null : iso(r.firstReleaseAt), last_release_at: r.lastReleaseAt === null ? null : iso(r.lastReleaseAt),
+        has_more: r.hasMore, next_created_after: r.nextCreatedAfter === null ? null : iso(r.nextCreatedAfter), created_at: iso(services.write.clock.now()),
+      } };
+    });
+  });
+
+  router.post('/webhooks/signing-keys/rotate', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.rotate, bodyOf(ctx));
+    await idempotent(ctx, () => {
+      const r = unwrap(ops.rotate((b.notice_seconds ?? webhookLimits.keyRotationNoticeMs / 1000) * 1000));
+      return { status: 201, body: { kid: r.key.kid, previous_kid: r.previousKid, not_before: iso(r.key.notBefore), status: 'next', announced_deliveries: r.announcedTo } };
+    });
+  });
+
+  return router;
+}
+
+/** Refuses a URL this deployment may not deliver to (production: https, public addresses only). */
+async function checkUrl(url: string, mode: 'production' | 'development'): Promise<void> {
+  const problem = urlProblem(url, mode);
+  const refuse = (hint: string) => new ApiError('validation_error', `url: ${hint}.`, { fields: [{ path: 'url', reason: 'not_allowed', hint }] });
+  if (problem) throw refuse(problem);
+  if (mode !== 'production') return;
+  const resolved = await resolvesPublicOnly(hostOf(new URL(url)));
+  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : 'the host resolves to a loopback, link-local, private or reserved address');
+}
+
+function writeCursor(beforeId: string, status: DeliveryStatus | null): string {
+  return Buffer.from(JSON.stringify({ b: beforeId, s: status })).toString('base64url');
+}
+
+function readCursor(cursor: string, status: DeliveryStatus | null): string {
+  let parsed: { b?: unknown; s?: unknown };
+  try { parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')); } catch { parsed = {}; }
+  if (typeof parsed.b !== 'string') throw new ApiError('validation_error', 'The cursor is not one this list gave.', { fields: [{ path: 'query.cursor', reason: 'invalid' }] });
+  if ((parsed.s ?? null) !== status) throw new ApiError('cursor_filter_mismatch');
+  return parsed.b;
+}

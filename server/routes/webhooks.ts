@@ -1,0 +1,33 @@
+// The public webhook support routes (contract: "Events and webhook support"), no auth:
+// GET /v1/webhooks/signing-keys — the keys merchants verify deliveries with (next, active,
+// recently retired), each as base64 SPKI DER and as the 32 raw bytes in base64url; and
+// GET /v1/webhooks/test-vectors — three fixed signed samples (Thai text, a URL with '/',
+// an emoji outside the BMP) signed by a dedicated test-vector key.
+
+import Router from '@koa/router';
+import { testVectors } from '../../adapters/webhooks/test-vectors.ts';
+import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
+import type { Services } from '../ports.ts';
+import { webhookBackOfficeRoutes } from './webhooks-bo.ts';
+import { webhookTestRoutes } from './webhooks-test.ts';
+
+/** Consumers may cache the list up to 24 h (contract); a rotation is announced 7 days ahead, so 5 minutes here is ample. */
+const signingKeysCacheSeconds = 300;
+
+export function webhookPublicRoutes(webhooks: Webhooks): Router {
+  const router = new Router({ prefix: '/v1/webhooks' });
+  router.get('/signing-keys', (ctx) => {
+    ctx.set('Cache-Control', `public, max-age=${signingKeysCacheSeconds}`);
+    ctx.body = { object: 'list', keys: webhooks.keys.published() };
+  });
+  router.get('/test-vectors', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = testVectors();
+  });
+  return router;
+}
+
+/** Every webhook router, for createApp's extraRouters. */
+export function webhookRouters(services: Services, webhooks: Webhooks, verifyOperator: Parameters<typeof webhookBackOfficeRoutes>[2]): Router[] {
+  return [webhookPublicRoutes(webhooks), webhookBackOfficeRoutes(services, webhooks, verifyOperator), webhookTestRoutes(services, webhooks)];
+}

@@ -1,0 +1,128 @@
+// Auto-disable (contract: Delivery rules) on the manual clock: an endpoint that fails
+// every delivery is warned about at 6 h and 12 h of down-time (a log line and a mail
+// to the technical contact), is still enabled just before 24 h, and is disabled at 24 h
+// (≥ 50 failures, 0 successes): its queued deliveries are canceled and
+// webhook.endpoint.disabled reaches the merchant's other endpoint even though that one
+// subscribes to something else (a mandatory event). When the disabled endpoint was the
+// merchant's only one, the mandatory events are mailed instead. A success in between
+// restarts the down-time.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestServer } from '../support/server-harness.ts';
+import { addEndpoint, advance, deliveries, hour, minute, Receiver, startServer } from './support.ts';
+
+let s: TestServer;
+let wl: string;
+
+test.before(async () => {
+  s = await startServer();
+  wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Brand' })).json.id;
+});
+test.after(async () => { await s.stop(); await Receiver.stopAll(); });
+
+async function merchant(name: string): Promise<string> {
+  const r = await s.bo('POST', '/v1/bo/merchants', { white_label_id: wl, name, technical_contact_email: `tech@${name.toLowerCase()}.example` });
+  return r.json.id;
+}
+
+async function fundTimes(merchantId: string, n: number, direction: 'credit' | 'debit' = 'credit'): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const r = await s.bo('POST', `/v1/bo/merchants/${merchantId}/adjustments`, { livemode: true, amount_minor: 100, direction, bucket: 'available', reason: 'funding' }, { stepUp: true });
+    assert.is(r.status, 201, r.text);
+  }
+}
+
+const mails = (merchantId: string) => s.running.store.db.prepare<[string], { kind: string; to_address: string | null; subject: string; body: string }>(
+  'SELECT kind, to_address, subject, body FROM email_outbox WHERE merchant_id = ? ORDER BY created_at, id').all(merchantId);
+
+const endpoint = async (id: string) => (await s.bo('GET', `/v1/bo/webhooks/${id}`)).json;
+
+test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, webhook.endpoint.disabled to the other endpoint', async () => {
+  const failing = await Receiver.start(() => s.clock.now());
+  failing.answer(503);
+  const healthy = await Receiver.start(() => s.clock.now());
+  const m = await merchant('Shop');
+  const failingId = await addEndpoint(s, m, failing.url);
+  await addEndpoint(s, m, healthy.url, true, ['deposit.settled']);
+  const started = s.clock.now();
+  await fundTimes(m, 50);
+  await advance(s, 0);
+  assert.is(failing.received.length, 50);
+  assert.is(healthy.received.length, 0, 'not subscribed to balance.credited');
+  assert.is((await endpoint(failingId)).failing_since, new Date(started).toISOString());
+
+  await advance(s, 6 * hour - minute);
+  assert.equal(mails(m).map((x) => x.kind), []);
+  await advance(s, minute);
+  assert.equal(mails(m).map((x) => x.kind), ['endpoint_downtime_warning'], 'warned at 6 h');
+  assert.is(mails(m)[0]!.to_address, 'tech@shop.example');
+  await advance(s, 6 * hour);
+  assert.equal(mails(m).map((x) => x.kind), ['endpoint_downtime_warning', 'endpoint_downtime_warning'], 'warned at 12 h');
+  assert.match(mails(m)[1]!.subject, /12 hours/);
+
+  await advance(s, 12 * hour - minute);
+  assert.is((await endpoint(failingId)).status, 'enabled', 'not yet 24 h');
+  await advance(s, minute);
+  const disabled = await endpoint(failingId);
+  assert.is(disabled.status, 'disabled');
+  assert.is(disabled.disabled_reason, 'auto_disabled');
+  assert.is(disabled.disabled_at, new Date(started + 24 * hour).toISOString());
+  assert.ok(disabled.failed_attempts_since_last_success >= 50);
+  const records = await deliveries(s, failingId);
+  assert.is(records.length, 50);
+  assert.ok(records.every((d) => d.status === 'canceled' && d.next_retry_at === null), 'queued deliveries canceled');
+  assert.is(mails(m).at(-1)!.kind, 'endpoint_disabled');
+
+  assert.is(healthy.received.length, 1);
+  const event = JSON.parse(healthy.received[0]!.body.toString('utf8'));
+  assert.is(event.type, 'webhook.endpoint.disabled');
+  assert.is(event.data.object.id, failingId);
+  assert.is(event.data.object.status, 'disabled');
+  assert.is(event.livemode, true);
+  const seen = failing.received.length;
+  await fundTimes(m, 1);
+  await advance(s, hour);
+  assert.is(failing.received.length, seen, 'a disabled endpoint gets no new deliveries');
+
+  const reenabled = await s.bo('POST', `/v1/bo/webhooks/${failingId}/enable`, {});
+  assert.is(reenabled.status, 200, reenabled.text);
+  assert.is(reenabled.json.status, 'enabled');
+  assert.is(reenabled.json.failing_since, null);
+});
+
+test('the only endpoint disabled: the mandatory events go to the technical contact by mail', async () => {
+  const failing = await Receiver.start(() => s.clock.now());
+  failing.answer(500);
+  const m = await merchant('Solo');
+  const id = await addEndpoint(s, m, failing.url);
+  await fundTimes(m, 50);
+  await advance(s, 25 * hour);
+  assert.is((await endpoint(id)).status, 'disabled');
+  assert.equal(mails(m).map((x) => x.kind), ['endpoint_downtime_warning', 'endpoint_downtime_warning', 'endpoint_disabled', 'mandatory_event']);
+  assert.match(mails(m).at(-1)!.body, /"type":"webhook\.endpoint\.disabled"/);
+  await fundTimes(m, 1, 'debit'); // balance.debited: mandatory
+  await fundTimes(m, 1, 'credit'); // balance.credited: not mandatory, not mailed
+  await advance(s, 0);
+  const kinds = mails(m).map((x) => x.kind);
+  assert.is(kinds.length, 5);
+  assert.match(mails(m).at(-1)!.body, /"type":"balance\.debited"/);
+});
+
+test('a success restarts the down-time: no disable at 24 h after the first failure', async () => {
+  const flaky = await Receiver.start(() => s.clock.now());
+  flaky.answer(500);
+  const m = await merchant('Flaky');
+  const id = await addEndpoint(s, m, flaky.url);
+  await fundTimes(m, 50);
+  await advance(s, 20 * hour);
+  flaky.answer(204);
+  await fundTimes(m, 1);
+  await advance(s, 0);
+  assert.is((await endpoint(id)).failing_since, null, 'the success ended the down-time');
+  flaky.answer(500);
+  await advance(s, 10 * hour);
+  assert.is((await endpoint(id)).status, 'enabled');
+});
+
+test.run();

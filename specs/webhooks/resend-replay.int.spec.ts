@@ -1,0 +1,151 @@
+// Resend and bulk replay from the back office (contract: Delivery rules, Back office):
+// a resend sends the same event id and the same stored bytes under a fresh signature, a
+// new delivery id, X-PG-Attempt 1 and X-PG-Resend: manual, with a fresh set of attempts;
+// it needs a step-up token and an Idempotency-Key (a replayed key answers the same and
+// sends nothing more), is limited to 10 per minute per endpoint (429 rate_limited) and
+// to events at most 30 days old. A bulk replay resends a filtered range (only_failed,
+// event types, time window), released at 50 per second, outside the resend quota. The
+// delivery list pages with a cursor bound to its filters.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { MerchantKeys, TestServer } from '../support/server-harness.ts';
+import { addEndpoint, advance, day, deliveries, emitEvent, nobleVerifies, publishedKeys, Receiver, second, startServer } from './support.ts';
+
+let s: TestServer;
+let shop: MerchantKeys;
+let receiver: Receiver;
+let endpointId: string;
+
+test.before(async () => {
+  s = await startServer();
+  receiver = await Receiver.start(() => s.clock.now());
+  shop = await s.onboard('Shop');
+  endpointId = await addEndpoint(s, shop.id, receiver.url);
+});
+test.after(async () => { await s.stop(); await Receiver.stopAll(); });
+
+const resend = (deliveryId: string, options: { stepUp?: boolean; idempotencyKey?: string } = { stepUp: true }) =>
+  s.bo('POST', `/v1/bo/webhooks/${endpointId}/deliveries/${deliveryId}/resend`, {}, options);
+
+test('resend: same event id and bytes, fresh signature, new delivery id, attempt 1, X-PG-Resend: manual; idempotent', async () => {
+  await emitEvent(s, shop);
+  await advance(s, 0);
+  const original = receiver.received.at(-1)!;
+  const [delivered] = await deliveries(s, endpointId);
+  assert.is(delivered.status, 'delivered');
+  await advance(s, 5 * second);
+
+  assert.is((await resend(delivered.id, {})).status, 403, 'step-up token required');
+  const r = await resend(delivered.id, { stepUp: true, idempotencyKey: 'resend-1' });
+  assert.is(r.status, 201, r.text);
+  assert.equal(Object.keys(r.json).sort(), ['attempt', 'created_at', 'delivery_id', 'event_id', 'resend', 'status']);
+  assert.is(r.json.event_id, delivered.event_id);
+  assert.is.not(r.json.delivery_id, delivered.id);
+  assert.is(r.json.resend, true);
+  await advance(s, 0);
+  const again = receiver.received.at(-1)!;
+  assert.is(again.headers['x-pg-event-id'], original.headers['x-pg-event-id']);
+  assert.ok(again.body.equals(original.body), 'the same stored bytes');
+  assert.is(again.headers['x-pg-delivery-id'], r.json.delivery_id);
+  assert.is(again.headers['x-pg-attempt'], '1');
+  assert.is(again.headers['x-pg-resend'], 'manual');
+  assert.is.not(again.headers['x-pg-signature'], original.headers['x-pg-signature'], 'signed afresh');
+  assert.ok((await nobleVerifies(again, await publishedKeys(s))).ok);
+
+  const count = receiver.received.length;
+  const replayed = await resend(delivered.id, { stepUp: true, idempotencyKey: 'resend-1' });
+  assert.is(replayed.status, 201);
+  assert.is(replayed.headers.get('idempotent-replay'), 'true');
+  assert.is(replayed.json.delivery_id, r.json.delivery_id);
+  await advance(s, 0);
+  assert.is(receiver.received.length, count, 'a replayed key sends nothing more');
+  const record = (await deliveries(s, endpointId)).find((d) => d.id === r.json.delivery_id);
+  assert.is(record.resend, true);
+  assert.is(record.status, 'delivered');
+});
+
+test('a resend to a failing receiver runs a fresh set of attempts', async () => {
+  const [delivered] = await deliveries(s, endpointId, '&status=delivered');
+  receiver.answer(500);
+  const r = await resend(delivered.id);
+  await advance(s, 11 * second);
+  const sent = receiver.received.filter((x) => x.headers['x-pg-delivery-id'] === r.json.delivery_id);
+  assert.equal(sent.map((x) => x.headers['x-pg-attempt']), ['1', '2']);
+  assert.ok(sent.every((x) => x.headers['x-pg-resend'] === 'manual'));
+  receiver.answer(204);
+  await advance(s, 2 * 60 * second);
+});
+
+test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a minute later it is open again', async () => {
+  await advance(s, 61 * second);
+  const [d] = await deliveries(s, endpointId, '&status=delivered');
+  for (let i = 0; i < 10; i++) assert.is((await resend(d.id)).status, 201, `resend ${i + 1}`);
+  const refused = await resend(d.id);
+  assert.is(refused.status, 429);
+  assert.is(refused.json.error.code, 'rate_limited');
+  assert.is(refused.json.error.details.bucket, 'webhook_resend');
+  assert.is(refused.headers.get('ratelimit-policy'), '10;w=60');
+  assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  const replay = await s.bo('POST', `/v1/bo/webhooks/${endpointId}/replay`, { created_after: '2020-01-01T00:00:00Z', created_before: '2100-01-01T00:00:00Z', event_types: ['balance.credited'] }, { stepUp: true });
+  assert.is(replay.status, 202, 'bulk replay is outside the resend quota');
+  await advance(s, 61 * second);
+  assert.is((await resend(d.id)).status, 201);
+});
+
+test('nothing is resent 30 days after the event was created', async () => {
+  const [d] = await deliveries(s, endpointId, '&status=delivered');
+  await advance(s, 31 * day);
+  const r = await resend(d.id);
+  assert.is(r.status, 409);
+  assert.is(r.json.error.code, 'operation_not_allowed');
+});
+
+test('bulk replay: only the failed events of the range, released at 50 per second, each as a manual resend', async () => {
+  const m = await s.onboard('Bulk', shop.whiteLabelId);
+  const bulk = await Receiver.start(() => s.clock.now());
+  const bulkEndpoint = await addEndpoint(s, m.id, bulk.url);
+  const from = new Date(s.clock.now()).toISOString();
+  bulk.answer(410); // fails for good at once: these become 'failed'
+  for (let i = 0; i < 60; i++) await emitEvent(s, m);
+  await advance(s, 0);
+  bulk.answer(204);
+  for (let i = 0; i < 5; i++) await emitEvent(s, m);
+  await advance(s, second);
+  assert.is(bulk.received.length, 65);
+  assert.is((await deliveries(s, bulkEndpoint, '&status=failed')).length, 60);
+
+  const before = bulk.received.length;
+  const r = await s.bo('POST', `/v1/bo/webhooks/${bulkEndpoint}/replay`,
+    { event_types: [], created_after: from, created_before: new Date(s.clock.now() + 1).toISOString(), only_failed: true }, { stepUp: true });
+  assert.is(r.status, 202, r.text);
+  assert.is(r.json.event_count, 60);
+  assert.is(r.json.has_more, false);
+  assert.is(Date.parse(r.json.last_release_at) - Date.parse(r.json.first_release_at), 59 * 20, '50 per second: 20 ms apart');
+  await advance(s, 0);
+  assert.is(bulk.received.length - before, 1, 'released one at a time');
+  await advance(s, second);
+  assert.is(bulk.received.length - before, 51, '50 per second');
+  await advance(s, second);
+  const replayed = bulk.received.slice(before);
+  assert.is(replayed.length, 60);
+  assert.ok(replayed.every((x) => x.headers['x-pg-resend'] === 'manual' && x.headers['x-pg-attempt'] === '1'));
+  const failedIds = new Set((await deliveries(s, bulkEndpoint, '&status=failed')).map((d) => d.event_id));
+  assert.equal(new Set(replayed.map((x) => String(x.headers['x-pg-event-id']))), failedIds, 'exactly the failed events');
+});
+
+test('the delivery list pages with a cursor bound to its filters', async () => {
+  const first = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=delivered`);
+  assert.is(first.status, 200);
+  assert.is(first.json.data.length, 2);
+  assert.is(first.json.has_more, true);
+  const next = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=delivered&cursor=${first.json.next_cursor}`);
+  assert.is(next.status, 200);
+  assert.ok(next.json.data[0].id < first.json.data[1].id, 'newest first, continuing');
+  const mismatch = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=failed&cursor=${first.json.next_cursor}`);
+  assert.is(mismatch.status, 400);
+  assert.is(mismatch.json.error.code, 'cursor_filter_mismatch');
+  assert.is((await s.bo('GET', '/v1/bo/webhooks/whep_nope/deliveries')).status, 404);
+});
+
+test.run();

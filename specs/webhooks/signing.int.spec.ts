@@ -1,0 +1,148 @@
+// Webhook signatures end to end, checked independently of the signer with
+// @noble/ed25519: a delivery's headers and signature against GET
+// /v1/webhooks/signing-keys; the published keys' shape; the three test-vector sets
+// (verified with @noble/ed25519 and node:crypto); and a key rotation — announced 7 days
+// ahead by webhook.key.rotating to every endpoint, with deliveries verifying under the
+// old key before the switch and under the new one after it (a retry across the switch
+// is re-signed by the new key).
+
+import * as ed from '@noble/ed25519';
+import { createPublicKey, verify } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { MerchantKeys, TestServer } from '../support/server-harness.ts';
+import { addEndpoint, advance, day, emitEvent, nobleVerifies, publishedKeys, Receiver, second, startServer } from './support.ts';
+
+let s: TestServer;
+let shop: MerchantKeys;
+let receiver: Receiver;
+let endpointId: string;
+
+test.before(async () => {
+  s = await startServer();
+  receiver = await Receiver.start(() => s.clock.now());
+  shop = await s.onboard('Shop');
+  endpointId = await addEndpoint(s, shop.id, receiver.url, true);
+});
+test.after(async () => { await s.stop(); await Receiver.stopAll(); });
+
+test('a delivery carries every contract header, and its signature verifies with @noble/ed25519 against the published key', async () => {
+  await emitEvent(s, shop);
+  await advance(s, 0);
+  assert.is(receiver.received.length, 1);
+  const r = receiver.received[0]!;
+  const body = JSON.parse(r.body.toString('utf8'));
+  assert.is(r.headers['content-type'], 'application/json; charset=utf-8');
+  assert.match(String(r.headers['user-agent']), /^satang-webhooks\//);
+  assert.is(r.headers['x-pg-event-id'], body.id);
+  assert.is(r.headers['x-pg-event-type'], body.type);
+  assert.match(String(r.headers['x-pg-delivery-id']), /^whd_/);
+  assert.is(r.headers['x-pg-attempt'], '1');
+  assert.is(r.headers['x-pg-api-version'], body.api_version);
+  assert.is(r.headers['x-pg-livemode'], 'true');
+  assert.is(r.headers['x-pg-resend'], undefined);
+  assert.match(String(r.headers['x-pg-signature']), /^v1,kid=[^,]+,t=\d+,s=[A-Za-z0-9_-]+$/);
+  const keys = await publishedKeys(s);
+  const checked = await nobleVerifies(r, keys);
+  assert.ok(checked.ok, 'signature verifies with @noble/ed25519');
+  assert.is(checked.t, Math.floor(s.clock.now() / 1000));
+  assert.is(keys.keys.find((k) => k.kid === checked.kid)?.status, 'active');
+  // The check is real: one changed byte of the body fails it.
+  const tampered = { ...r, body: Buffer.from(r.body.toString('utf8').replace('"livemode":true', '"livemode":false')) };
+  assert.not.ok((await nobleVerifies(tampered, keys)).ok);
+});
+
+test('GET /v1/webhooks/signing-keys: Ed25519 keys as base64 SPKI DER and raw base64url bytes that agree', async () => {
+  const r = await s.raw('GET', '/v1/webhooks/signing-keys');
+  assert.is(r.status, 200);
+  const key = r.json.keys[0];
+  assert.equal(Object.keys(key).sort(), ['alg', 'format', 'kid', 'not_after', 'not_before', 'public_key', 'raw_public_key', 'status']);
+  assert.is(key.alg, 'Ed25519');
+  assert.is(key.format, 'spki_der_base64');
+  const spki = Buffer.from(key.public_key, 'base64');
+  const raw = Buffer.from(key.raw_public_key, 'base64url');
+  assert.is(raw.length, 32);
+  assert.ok(spki.subarray(spki.length - 32).equals(raw));
+  assert.is(createPublicKey({ key: spki, format: 'der', type: 'spki' }).asymmetricKeyType, 'ed25519');
+  assert.match(key.not_before, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+test('test vectors: three sets (Thai, a URL with /, an emoji pair) verify with @noble/ed25519 and node:crypto, under a dedicated key', async () => {
+  const r = await s.raw('GET', '/v1/webhooks/test-vectors');
+  assert.is(r.status, 200);
+  const sets = r.json.sets as any[];
+  assert.is(sets.length, 3);
+  const live = (await publishedKeys(s)).keys;
+  for (const v of sets) {
+    const bytes = Buffer.from(v.raw_body_base64, 'base64');
+    assert.is(bytes.toString('utf8'), v.raw_body, `${v.name}: raw_body_base64 is the body's bytes`);
+    assert.is(bytes.length, v.raw_body_bytes);
+    assert.is(JSON.parse(v.raw_body).id, v.event_id);
+    const message = Buffer.concat([Buffer.from(`v1.${v.t}.${v.event_id}.`, 'utf8'), bytes]);
+    assert.ok(Buffer.from(v.signed_payload_base64, 'base64').equals(message));
+    const signature = Buffer.from(v.signature, 'base64url');
+    assert.ok(await ed.verifyAsync(signature, message, Buffer.from(v.raw_public_key, 'base64url')), `${v.name}: @noble/ed25519`);
+    assert.ok(verify(null, message, createPublicKey({ key: Buffer.from(v.public_key, 'base64'), format: 'der', type: 'spki' }), signature), `${v.name}: node:crypto`);
+    assert.is(v.signature_header, `v1,kid=${v.kid},t=${v.t},s=${v.signature}`);
+    assert.not.ok(live.some((k) => k.kid === v.kid || k.raw_public_key === v.raw_public_key), 'never a live signing key');
+  }
+  const [thai, url, emoji] = sets.map((v) => v.raw_body as string);
+  const nonAscii = (text: string) => [...text].filter((ch) => ch.codePointAt(0)! > 0x7f);
+  assert.ok(nonAscii(thai!).length > 0 && nonAscii(thai!).every((ch) => /[\u0E00-\u0E7F]/.test(ch)), 'set 1: Thai text only');
+  assert.ok(/https:\/\/[^"]*\/[^"]*\//.test(url!) && !url!.includes('\\/'), "set 2: a URL with '/' kept unescaped");
+  assert.ok(/[\uD800-\uDBFF][\uDC00-\uDFFF]/.test(emoji!), 'set 3: a surrogate pair');
+  // The vectors are fixed: a second call gives the same bytes.
+  assert.is((await s.raw('GET', '/v1/webhooks/test-vectors')).text, r.text);
+});
+
+test('rotation: announced 7 days ahead to every endpoint; deliveries verify under the old key before the switch and the new key after', async () => {
+  const sandboxReceiver = await Receiver.start(() => s.clock.now());
+  const other = await s.onboard('Other', shop.whiteLabelId);
+  const otherEndpoint = await addEndpoint(s, other.id, sandboxReceiver.url, false);
+  assert.ok(otherEndpoint);
+  const before = (await publishedKeys(s)).keys.find((k) => k.status === 'active')!;
+  assert.is((await s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', {})).status, 403, 'rotation needs a step-up token');
+  const started = s.clock.now();
+  const seen = receiver.received.length;
+  const rotated = await s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', {}, { stepUp: true });
+  assert.is(rotated.status, 201, rotated.text);
+  assert.is(rotated.json.previous_kid, before.kid);
+  assert.is(rotated.json.not_before, new Date(started + 7 * day).toISOString());
+  assert.is((await s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', {}, { stepUp: true })).status, 409, 'one rotation at a time');
+  const listed = (await publishedKeys(s)).keys;
+  assert.is(listed.find((k) => k.kid === rotated.json.kid)?.status, 'next');
+  assert.is(listed.find((k) => k.kid === before.kid)?.not_after, rotated.json.not_before);
+
+  await advance(s, 0);
+  for (const [r, livemode] of [[receiver.received[seen]!, 'true'], [sandboxReceiver.received[0]!, 'false']] as const) {
+    assert.is(r.headers['x-pg-event-type'], 'webhook.key.rotating', 'every endpoint hears of the rotation');
+    assert.is(r.headers['x-pg-livemode'], livemode);
+    const object = JSON.parse(r.body.toString('utf8')).data.object;
+    assert.is(object.kid, rotated.json.kid);
+    assert.is(object.not_before, rotated.json.not_before);
+    assert.ok((await nobleVerifies(r, await publishedKeys(s))).ok);
+  }
+
+  // Just before the switch: signed by the old key. The receiver fails it, so its retry 10 s
+  // later falls after the switch and is signed afresh by the new key.
+  await advance(s, 7 * day - 5 * second);
+  receiver.answer(500);
+  const firstIndex = receiver.received.length;
+  await emitEvent(s, shop);
+  await advance(s, 0);
+  receiver.answer(204);
+  await advance(s, 12 * second);
+  const [beforeSwitch, afterSwitch] = [receiver.received[firstIndex]!, receiver.received[firstIndex + 1]!];
+  assert.is(afterSwitch.headers['x-pg-event-id'], beforeSwitch.headers['x-pg-event-id']);
+  assert.is(afterSwitch.headers['x-pg-attempt'], '2');
+  const keys = await publishedKeys(s);
+  const a = await nobleVerifies(beforeSwitch, keys), b = await nobleVerifies(afterSwitch, keys);
+  assert.ok(a.ok && b.ok, 'both verify against the published keys');
+  assert.is(a.kid, before.kid);
+  assert.is(b.kid, rotated.json.kid);
+  assert.is(keys.keys.find((k) => k.kid === before.kid)?.status, 'retired');
+  assert.is(keys.keys.find((k) => k.kid === rotated.json.kid)?.status, 'active');
+  await sandboxReceiver.stop();
+});
+
+test.run();
