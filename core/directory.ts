@@ -27,8 +27,18 @@ export interface Merchant {
   readonly name: string;
   readonly suspended: boolean;
   readonly technicalContactEmail?: string;
+  /** The merchant's sandbox run (contract: sandbox balance history); absent until the first reset = 1. */
+  readonly sandboxRunGeneration?: number;
   readonly version: number;
   readonly createdAt: number;
+}
+
+/** run_generation of a merchant's sandbox history (contract: integer 1-2147483647). */
+export const sandboxRunGenerationFirst = 1;
+export const sandboxRunGenerationMax = 2_147_483_647;
+
+export function sandboxRunGenerationOf(m: Merchant): number {
+  return m.sandboxRunGeneration ?? sandboxRunGenerationFirst;
 }
 
 export interface Beneficiary {
@@ -99,6 +109,8 @@ export type DirectoryEvent =
   | { readonly type: 'GatewayRouteSet'; readonly at: number; readonly whiteLabelId: string; readonly route: GatewayRoute }
   | { readonly type: 'MerchantRegistered'; readonly at: number; readonly merchant: Omit<Merchant, 'version'> }
   | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean }
+  /** POST /v1/test/sandbox/reset: the merchant's sandbox history view starts a new run (sequences restart). */
+  | { readonly type: 'SandboxRunReset'; readonly at: number; readonly merchantId: string; readonly runGeneration: number }
   | { readonly type: 'BeneficiaryRegistered'; readonly at: number; readonly beneficiary: Omit<Beneficiary, 'version'> }
   | { readonly type: 'BeneficiaryVerified'; readonly at: number; readonly beneficiaryId: string }
   | { readonly type: 'SenderRegistered'; readonly at: number; readonly sender: Omit<SavedSender, 'version'> }

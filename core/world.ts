@@ -236,6 +236,12 @@ export class World {
         this.merchants.set(m.id, { ...m, suspended: e.suspended, version: entry.version });
         return;
       }
+      case 'SandboxRunReset': {
+        const m = this.merchants.get(e.merchantId);
+        assert(m, `sandbox reset of unknown merchant ${e.merchantId}`);
+        this.merchants.set(m.id, { ...m, sandboxRunGeneration: e.runGeneration, version: entry.version });
+        return;
+      }
       case 'BeneficiaryRegistered':
         this.beneficiaries.set(e.beneficiary.id, { ...e.beneficiary, version: 0 });
         return;

@@ -81,7 +81,7 @@ export function createApp(parts: AppParts): Koa {
   app.use(async (ctx, next) => {
     // Rate limits per api key on merchant routes; headers on every answer, a 429 never
     // reaches idempotency (so it does not consume the key).
-    if (!ctx.path.startsWith('/v1/pay/') || ctx.path.endsWith('/slip')) return next();
+    if (!ctx.path.startsWith('/v1/pay/') || isSlipUpload(ctx)) return next(); // the slip upload has its own buckets
     const secret = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
     const subject = createHash('sha256').update(secret).digest('hex').slice(0, 32);
     const bucket: BucketName = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
@@ -118,7 +118,9 @@ export function createApp(parts: AppParts): Koa {
     }
     await next();
   });
-  app.use(koaBody({ jsonLimit: jsonBodyBytesMax, includeUnparsed: true, multipart: false, urlencoded: false, text: false, jsonStrict: true, parsedMethods: [HttpMethodEnum.POST] }));
+  const parseBody = koaBody({ jsonLimit: jsonBodyBytesMax, includeUnparsed: true, multipart: false, urlencoded: false, text: false, jsonStrict: true, parsedMethods: [HttpMethodEnum.POST] });
+  // The slip upload reads its own body, streamed under its byte cap (server/slips/body.ts).
+  app.use((ctx, next) => (isSlipUpload(ctx) ? next() : parseBody(ctx, next)));
   app.use(async (ctx, next) => {
     const body = (ctx.request as { body?: Record<symbol, unknown> }).body;
     const raw = body?.[Symbol.for('unparsedBody')];
@@ -134,4 +136,8 @@ export function createApp(parts: AppParts): Koa {
   const routers = [health, depositRoutes(services, config, parts.capability), walletRoutes(services, config), backOfficeRoutes(services, parts.verifyOperator), ...(parts.extraRouters ?? [])];
   for (const r of routers) app.use(r.routes()).use(r.allowedMethods());
   return app;
+}
+
+function isSlipUpload(ctx: Koa.Context): boolean {
+  return ctx.method === 'POST' && ctx.path.endsWith('/slip');
 }

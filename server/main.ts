@@ -10,6 +10,7 @@ import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
+import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import type { Clock } from '../core/ports.ts';
 import { limits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
@@ -18,6 +19,11 @@ import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
 import { createLogger } from './log.ts';
 import type { Services, WriteSide } from './ports.ts';
+import { startReadSide, type ReadSide } from './read-side.ts';
+import { readRouters } from './routes/read-routes.ts';
+import { webhookRouters } from './routes/webhooks.ts';
+import { startSlips, type SlipOptions } from './slips/wiring.ts';
+import type { SlipWorker } from '../adapters/slips/worker.ts';
 
 export interface Running {
   readonly url: string;
@@ -26,10 +32,15 @@ export interface Running {
   readonly services: Services;
   readonly devIssuer?: DevIssuer;
   readonly loadMeter: LoadMeter;
+  readonly webhooks: Webhooks;
+  /** Verifies received slips; drain() verifies everything pending now (tests). */
+  readonly slipWorker: SlipWorker;
+  /** The relay and projections (embedded), or the relay to NATS and the reads of the projector's projections.db. */
+  readonly readSide: ReadSide;
   close(): Promise<void>;
 }
 
-export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } = {}): Promise<Running> {
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
   const logger = createLogger({ level: configured.logLevel });
   mkdirSync(configured.dataDir, { recursive: true });
@@ -43,40 +54,52 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
-  const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
+  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id) });
+  const host = webhooks.wakingHost(store); // durable commits wake the webhook dispatcher
+  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger });
+  const scheduler = new Scheduler(host, (error) => logger.error({ err: String(error) }, 'timer failed'));
   const write: WriteSide = {
     get world() { return store.world; },
     clock, ids,
     execute(command, meta, respond) {
-      const { result, durable } = store.capture(() => store.handler.execute(command, meta, respond));
+      const { result, durable } = host.capture(() => store.handler.execute(command, meta, respond));
       scheduler.poke();
+      durable.then(() => readSide.wake(), () => {}); // the relay publishes after commit, never inside the request
       return { outcome: result, durable };
     },
-    ...(clock instanceof ManualClock ? { advanceClock: async (ms: number) => { await scheduler.advance(ms); } } : {}),
+    ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
   };
   const services: Services = {
     write, keys: new SqliteKeyStore(store.db),
     nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
+    read: readSide,
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir);
   const verifyOperator = await operatorVerifier(config, devIssuer, () => Math.floor(clock.now() / 1000));
   const loadMeter = new LoadMeter();
-  const app = createApp({ services, config, logger, capability: CapabilitySigner.fromDataDir(config.dataDir), verifyOperator, loadMeter });
+  const capability = CapabilitySigner.fromDataDir(config.dataDir);
+  const slips = startSlips({ services, config, logger, capability }, options);
+  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
   server.on('request', app.callback());
   scheduler.start();
+  webhooks.start();
+  slips.worker.start();
   const prune = setInterval(() => store.keys.pruneExpired(clock.now()), limits.nonceMemoryMs);
   prune.unref();
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
   if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you');
   return {
-    url, config, store, services, loadMeter, ...(devIssuer ? { devIssuer } : {}),
+    url, config, store, services, loadMeter, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
     async close() {
       scheduler.stop();
+      webhooks.stop();
       loadMeter.stop();
       clearInterval(prune);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await slips.close();
+      await readSide.close();
       store.close();
     },
   };

@@ -7,6 +7,7 @@ import type { Outcome } from '../core/handler/handle.ts';
 import type { Command } from '../core/handler/commands.ts';
 import type { Clock, CommitMeta, IdempotencyRecord, Ids } from '../core/ports.ts';
 import type { World } from '../core/world.ts';
+import type { ReadSide } from './read-side.ts';
 
 export type Scope = 'wallet:read' | 'withdrawals:write' | 'withdrawals:read';
 export const allScopes: readonly Scope[] = ['wallet:read', 'withdrawals:write', 'withdrawals:read'];
@@ -56,6 +57,8 @@ export interface Services {
   readonly keys: KeyStore;
   readonly nonces: NonceStore;
   readonly idempotency: IdempotencyStore;
+  /** The projections (balance history, events feed, lists); startServer always has one. */
+  readonly read?: ReadSide;
 }
 
 // ---- memory versions (tests of the HTTP layer; the embedded default uses SQLite) ----

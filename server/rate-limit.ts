@@ -13,6 +13,7 @@
 // refusing a client that is within its quota. Time is always an argument (nowMs).
 
 import { ApiError } from './errors.ts';
+import { readSideLimits } from '../projections/limits.ts';
 
 export interface RateLimitPolicy {
   limit: number;
@@ -26,6 +27,8 @@ export const rateLimitPolicies = {
   slip_upload_user: { limit: 20, windowSeconds: 60 },
   // Limits table: webhook resend quota, 10 commands per minute per endpoint.
   webhook_resend: { limit: 10, windowSeconds: 60 },
+  // Sandbox balance history (contract: sandbox_rate_limited; its quota is not shown).
+  sandbox_history: { limit: readSideLimits.sandboxHistoryRequestsPerWindowMax, windowSeconds: readSideLimits.sandboxHistoryWindowSeconds },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type BucketName = keyof typeof rateLimitPolicies;

@@ -90,6 +90,15 @@ export const listDepositsQuery = compile<{ limit?: string; status?: string; upda
   },
 });
 
+export const listWithdrawalsQuery = compile<{ limit?: string; status?: string; updated_after?: string; cursor?: string }>({
+  type: 'object', additionalProperties: false,
+  properties: {
+    limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    status: { enum: ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'] },
+    updated_after: { type: 'string', format: 'date-time' }, cursor: { type: 'string', minLength: 1, maxLength: 512 },
+  },
+});
+
 export const quoteQuery = compile<{ channel: 'withdrawal'; amount_minor: string }>({
   type: 'object', additionalProperties: false, required: ['channel', 'amount_minor'],
   properties: { channel: { const: 'withdrawal' }, amount_minor: { type: 'string', pattern: '^[0-9]{1,16}$' } },

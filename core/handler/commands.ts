@@ -18,6 +18,7 @@ export type Command =
   | { readonly type: 'SetGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string; readonly accountName: string; readonly ttlSeconds: number }
   | { readonly type: 'RegisterMerchant'; readonly actor: Actor; readonly whiteLabelId: string; readonly name: string; readonly technicalContactEmail?: string }
   | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean }
+  | { readonly type: 'ResetSandboxRun'; readonly actor: Actor & { kind: 'merchant' } }
   | { readonly type: 'RegisterBeneficiary'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string; readonly promptpayId?: string; readonly verified: boolean }
   | { readonly type: 'VerifyBeneficiary'; readonly actor: Actor; readonly beneficiaryId: string }
   | { readonly type: 'RegisterSender'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly endUserRef: string; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string }

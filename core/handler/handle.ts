@@ -7,6 +7,7 @@
 
 import { decide as decideDeposit } from '../deposit/decide.ts';
 import { defaultAmountPolicy, defaultFeeSchedule } from '../money.ts';
+import { sandboxRunGenerationMax, sandboxRunGenerationOf } from '../directory.ts';
 import { reject } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Commit } from '../journal.ts';
@@ -74,6 +75,15 @@ function route(tx: Tx, c: Command): Outcome {
       const m = tx.world.merchants.get(c.merchantId);
       if (!m) return notFound('merchant');
       if (m.suspended !== c.suspended) tx.emitRecord(m.id, 'merchant', null, m.id, { type: 'MerchantSuspensionChanged', at, merchantId: m.id, suspended: c.suspended });
+      return { ok: true, objectId: m.id };
+    }
+    case 'ResetSandboxRun': {
+      const m = tx.world.merchants.get(c.actor.merchantId);
+      if (!m) return notFound('merchant');
+      if (c.actor.livemode) return { ok: false, rejection: reject('operation_not_allowed', 'A sandbox run is reset with a sandbox key only.') };
+      const runGeneration = sandboxRunGenerationOf(m) + 1;
+      if (runGeneration > sandboxRunGenerationMax) return { ok: false, rejection: reject('operation_not_allowed', `run_generation cannot pass ${sandboxRunGenerationMax}.`) };
+      tx.emitRecord(m.id, 'merchant', false, m.id, { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration });
       return { ok: true, objectId: m.id };
     }
     case 'RegisterBeneficiary': {

@@ -12,10 +12,13 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   admin: { summary: 'onboarding through the back office (white labels, merchants, funding, ...)', load: async () => (await import('./admin.ts')).adminCommand },
   call: { summary: 'sign and send a merchant request: call METHOD PATH --key sk_...', load: async () => (await import('./call.ts')).callCommand },
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },
+  projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },
+  projector: { summary: 'run the projections as their own process against NATS (SATANG_NATS_URL)', load: async () => (await import('./projector.ts')).projectorCommand },
+  'bank-sim': { summary: 'run the bank simulator (slip verification provider) on --port N', load: async () => (await import('./bank-sim.ts')).bankSimCommand },
 };
 
 function usage(): string {
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`);
   return `usage: scripts/satang <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
 }
 

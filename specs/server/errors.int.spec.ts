@@ -22,12 +22,6 @@ const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
   review_note_required: 'back office only: reviewer decisions on deposits (POST /v1/bo/deposits/{id}/approve|decline)',
   withdrawal_state_conflict: 'back office only: withdrawal approve/reject and fill reversal',
   alloc_state_conflict: 'raised by the slip worker and operator paths (ReserveLeg/FillLeg, review approval); deposit creation plans legs only on matchable withdrawals inside the same serialised command',
-  invalid_cursor: 'balance history issue (GET /v1/pay/balance/transactions is not built yet)',
-  history_not_ready: 'projections issue (live balance history)',
-  sandbox_run_changed: 'balance history issue (sandbox history)',
-  sandbox_history_cursor_expired: 'balance history issue (sandbox history)',
-  sandbox_rate_limited: 'balance history issue (sandbox history quota)',
-  sandbox_balance_history_not_ready: 'balance history issue (sandbox history)',
   slip_intake_unavailable: 'slip upload issue (POST /v1/pay/deposits/{id}/slip is not mounted yet)',
   late_slip_window_closed: 'slip upload issue (a late slip is refused at upload)',
   route_unavailable: 'nothing produces it yet: without liquidity a deposit answers 202 awaiting_liquidity instead',
@@ -432,6 +426,57 @@ test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume
     assert.is(replay.text, created.text);
   } finally {
     await rl.stop();
+  }
+});
+
+// ---- balance history (served from the projections) ----
+
+test('invalid_cursor: since_sequence ahead of the checkpoint; details.checkpoint_sequence', async () => {
+  const e = expectError(await s.call(payer.live.api_key, 'GET', '/v1/pay/balance/transactions?since_sequence=9223372036854775807'), 'invalid_cursor', covered);
+  assert.match(e.details.checkpoint_sequence, /^[0-9]+$/);
+});
+
+test('history_not_ready and sandbox_balance_history_not_ready: the projection lags the ledger (relay held)', async () => {
+  const relay = s.running.readSide.relay;
+  await relay.stop();
+  try {
+    await s.fund(payer.id, 1_000);
+    await s.fund(payer.id, 1_000, false);
+    const live = expectError(await s.call(payer.live.api_key, 'GET', '/v1/pay/balance/transactions'), 'history_not_ready', covered);
+    assert.is(live.retry_after_seconds, 1);
+    const sandbox = await s.call(payer.sandbox.api_key, 'GET', '/v1/pay/balance/transactions');
+    expectError(sandbox, 'sandbox_balance_history_not_ready', covered);
+    assert.is(sandbox.headers.get('retry-after'), null);
+  } finally {
+    relay.start();
+  }
+});
+
+test('sandbox_run_changed: a cursor of another run; details.current_run_generation', async () => {
+  const e = expectError(await s.call(payer.sandbox.api_key, 'GET', '/v1/pay/balance/transactions?since_sequence=1&run_generation=9'), 'sandbox_run_changed', covered);
+  assert.is(e.details.current_run_generation, 1);
+});
+
+test('sandbox_rate_limited: the sandbox history quota, without Retry-After', async () => {
+  const m = await s.onboard('Sandbox reader', payer.whiteLabelId);
+  let r = await s.call(m.sandbox.api_key, 'GET', '/v1/pay/balance/transactions');
+  while (r.status === 200) r = await s.call(m.sandbox.api_key, 'GET', '/v1/pay/balance/transactions');
+  expectError(r, 'sandbox_rate_limited', covered);
+  assert.is(r.headers.get('retry-after'), null);
+});
+
+test('sandbox_history_cursor_expired: a cursor below the 30-day retention; details.min_since_sequence', async () => {
+  const old = await TestServer.start();
+  try {
+    const m = await old.onboard('Old shop');
+    await old.fund(m.id, 1_000, false);
+    await old.fund(m.id, 2_000, false);
+    await old.running.services.write.advanceClock!(31 * 24 * 3600 * 1000);
+    await old.fund(m.id, 3_000, false);
+    const e = expectError(await old.call(m.sandbox.api_key, 'GET', '/v1/pay/balance/transactions?since_sequence=1&run_generation=1'), 'sandbox_history_cursor_expired', covered);
+    assert.equal(e.details, { run_generation: 1, min_since_sequence: '2' });
+  } finally {
+    await old.stop();
   }
 });
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../adapters/clock.ts';
 import { startServer, type Running } from '../../server/main.ts';
+import type { SlipOptions } from '../../server/slips/wiring.ts';
 
 export interface Reply {
   readonly status: number;
@@ -27,9 +28,9 @@ export interface MerchantKeys {
 export class TestServer {
   private constructor(readonly running: Running, readonly clock: ManualClock, readonly dataDir: string) {}
 
-  static async start(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'satang-spec-'))): Promise<TestServer> {
+  static async start(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'satang-spec-')), options: SlipOptions = {}): Promise<TestServer> {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 3, 0, 0));
-    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock });
+    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock, ...options });
     return new TestServer(running, clock, dataDir);
   }
 

@@ -1,0 +1,222 @@
+// The NATS JetStream bus (SATANG_NATS_URL): the stream SATANG_JOURNAL on subjects
+// satang.journal.<live|test|system>.<merchant_id|system>.<type>, the relay's publisher
+// (Nats-Msg-Id = journal seq, so a re-publish within the duplicate window is dropped by the
+// server) and one durable pull consumer per projection (explicit acks, max_deliver,
+// ack_wait). Connections use noAsyncTraces (DESIGN.md, Performance notes), never give up
+// reconnecting, and are opened in the background: writes never wait for NATS.
+//
+// Invariants kept: the publisher says it is ready only once the stream exists and the
+// relay has been told where the stream ends (so a new or wiped stream is refilled from
+// the journal); a consumer hands deliveries over in the order they arrive.
+
+import {
+  AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, StringCodec,
+  type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
+} from 'nats';
+import { decodeEntry, encodeEntry, journalStreamName, journalSubjectPrefix, subjectOf, type RelayedEntry } from '../../projections/entry.ts';
+import type { Delivery, ReadSideLog } from '../../projections/gate.ts';
+import { readSideLimits } from '../../projections/limits.ts';
+import type { Subscription, Transport } from '../../projections/projector.ts';
+import type { ProjectionName } from '../../projections/projection.ts';
+import type { Publisher } from './relay.ts';
+
+const codec = StringCodec();
+
+/** Connects (waiting for the first connection however long it takes) with the read side's options. */
+export function connectNats(url: string, name: string): Promise<NatsConnection> {
+  return connect({
+    servers: url, name, noAsyncTraces: true, waitOnFirstConnect: true,
+    maxReconnectAttempts: -1, reconnectTimeWait: readSideLimits.natsReconnectWaitMs,
+  });
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && /not found/i.test(error.message);
+}
+
+export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> {
+  try {
+    await jsm.streams.info(journalStreamName);
+    return;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  await jsm.streams.add({
+    name: journalStreamName, subjects: [`${journalSubjectPrefix}.>`], storage: StorageType.File, retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old, duplicate_window: nanos(readSideLimits.streamDuplicateWindowMs), max_age: nanos(readSideLimits.streamMaxAgeMs), num_replicas: 1,
+  });
+}
+
+/**
+ * The journal seq of the stream's last message: 0 for a stream that never held one (all
+ * must be published), null when its messages aged out (it tells nothing).
+ */
+export async function lastJournalSeqInStream(jsm: JetStreamManager): Promise<number | null> {
+  const info = await jsm.streams.info(journalStreamName);
+  if (info.state.last_seq === 0) return 0;
+  if (info.state.messages === 0) return null;
+  const last = await jsm.streams.getMessage(journalStreamName, { seq: info.state.last_seq });
+  const id = Number(last.header?.get('Nats-Msg-Id'));
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+export function durableNameOf(projection: ProjectionName): string {
+  return `satang_${projection}`;
+}
+
+/** The relay's side: publishes entries once connected and the stream is set up. */
+export class JetStreamPublisher implements Publisher {
+  private nc: NatsConnection | null = null;
+  private js: JetStreamClient | null = null;
+  private closed = false;
+
+  /** `onReady` learns the stream's last journal seq each time the link is (re)established. */
+  constructor(private readonly url: string, private readonly log: ReadSideLog, private readonly onReady: (lastInStream: number | null) => void) {}
+
+  /** Connects in the background; returns at once. */
+  start(): void {
+    void this.run();
+  }
+
+  async publish(entries: readonly RelayedEntry[]): Promise<void> {
+    const js = this.js;
+    if (!js) throw new Error('NATS JetStream is not connected');
+    await Promise.all(entries.map((e) => js.publish(subjectOf(e), codec.encode(encodeEntry(e)), { msgID: String(e.seq), timeout: readSideLimits.relayPublishTimeoutMs })));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.js = null;
+    if (this.nc && !this.nc.isClosed()) await this.nc.close();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      this.nc = await connectNats(this.url, 'satang-relay');
+    } catch (error) {
+      this.log.error({ err: String(error) }, 'relay cannot connect to NATS');
+      return;
+    }
+    if (this.closed) { await this.nc.close(); return; }
+    const statuses = this.nc.status();
+    await this.setUp();
+    for await (const s of statuses) {
+      if (this.closed) break;
+      if (s.type === 'disconnect') this.js = null;
+      if (s.type === 'reconnect') await this.setUp();
+    }
+  }
+
+  private async setUp(): Promise<void> {
+    const nc = this.nc;
+    while (nc && !this.closed && !nc.isClosed()) {
+      try {
+        const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
+        await ensureJournalStream(jsm);
+        const last = await lastJournalSeqInStream(jsm);
+        this.js = nc.jetstream({ timeout: readSideLimits.relayPublishTimeoutMs });
+        this.onReady(last);
+        this.log.info({ last_in_stream: last }, 'relay connected to NATS JetStream');
+        return;
+      } catch (error) {
+        this.log.warn({ err: String(error) }, 'NATS JetStream not ready; retrying');
+        await sleep(readSideLimits.relayRetryMs);
+      }
+    }
+  }
+}
+
+/** The projector's side: one durable consumer per projection. */
+export class JetStreamTransport implements Transport {
+  constructor(private readonly nc: NatsConnection, private readonly log: ReadSideLog) {}
+
+  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void): Subscription {
+    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), deliver, this.log);
+    consumer.start();
+    return consumer;
+  }
+}
+
+class DurableConsumer implements Subscription {
+  private stopped = false;
+  private messages: ConsumerMessages | null = null;
+  private pending: Delivery[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly nc: NatsConnection, private readonly durable: string, private readonly deliver: (d: readonly Delivery[]) => void, private readonly log: ReadSideLog) {}
+
+  start(): void {
+    this.running = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    this.pending = [];
+    await this.messages?.close().catch(() => {});
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    let complained = false;
+    while (!this.stopped && !this.nc.isClosed()) {
+      try {
+        const jsm = await this.nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
+        await ensureJournalStream(jsm);
+        await this.ensureConsumer(jsm);
+        const consumer = await this.nc.jetstream().consumers.get(journalStreamName, this.durable);
+        if (this.stopped) return;
+        this.messages = await consumer.consume({ max_messages: readSideLimits.pullMessagesMax });
+        complained = false;
+        for await (const m of this.messages) {
+          const delivery = this.toDelivery(m);
+          if (delivery) this.pending.push(delivery);
+          if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
+        }
+      } catch (error) {
+        if (!complained && !this.stopped) this.log.warn({ consumer: this.durable, err: String(error) }, 'projection consumer cannot reach NATS; retrying');
+        complained = true;
+      }
+      if (!this.stopped) await sleep(readSideLimits.relayRetryMs);
+    }
+  }
+
+  private async ensureConsumer(jsm: JetStreamManager): Promise<void> {
+    try {
+      await jsm.consumers.info(journalStreamName, this.durable);
+      return;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    await jsm.consumers.add(journalStreamName, {
+      durable_name: this.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: `${journalSubjectPrefix}.>`,
+      max_deliver: readSideLimits.deliveriesMax, ack_wait: nanos(readSideLimits.ackWaitMs), max_ack_pending: readSideLimits.ackPendingMax,
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = null;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length > 0 && !this.stopped) this.deliver(batch);
+  }
+
+  private toDelivery(m: JsMsg): Delivery | null {
+    let entry: RelayedEntry;
+    try {
+      entry = decodeEntry(codec.decode(m.data));
+    } catch (error) {
+      // Not a journal entry at all: nothing to apply or park by seq. Dropped, loudly.
+      this.log.error({ consumer: this.durable, stream_seq: m.info.streamSequence, err: String(error) }, 'projection consumer dropped a message that is not a journal entry');
+      m.term();
+      return null;
+    }
+    return { entry, deliveryCount: m.info.deliveryCount, ack: () => m.ack(), nak: () => m.nak() };
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,16 @@
+// Every projection, in the order they are set up, applied and rebuilt.
+
+import { balanceHistory } from './balance-history.ts';
+import { eventsFeed } from './events-feed.ts';
+import { depositList, withdrawalList } from './order-lists.ts';
+import type { Projection, ProjectionName } from './projection.ts';
+
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList];
+
+export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
+
+export function projectionNamed(name: string): Projection | undefined {
+  return projections.find((p) => p.name === name);
+}
+
+export const projectionSchemas: readonly string[] = projections.map((p) => p.schema);

@@ -1,0 +1,20 @@
+// What a projection is: a name, its tables in projections.db, and how one journal entry
+// changes them. The applier (applier.ts) runs `apply` inside a transaction that also
+// moves the projection's position, in journal order, once per entry; so `apply` needs no
+// dedupe of its own, must be deterministic (a rebuild gives byte-identical tables) and
+// must read only its own tables and the entry — never the clock or the write side.
+
+import type { ProjectionsDb } from './db.ts';
+import type { RelayedEntry } from './entry.ts';
+
+export type ProjectionName = 'balance_history' | 'events_feed' | 'deposit_list' | 'withdrawal_list';
+
+export interface Projection {
+  readonly name: ProjectionName;
+  /** Its tables (indexes go with them): dropped on rebuild, dumped when comparing. */
+  readonly tables: readonly string[];
+  /** CREATE ... IF NOT EXISTS statements of its tables and indexes. */
+  readonly schema: string;
+  /** Prepares its statements on `db`; the function writes what one entry changes. */
+  prepare(db: ProjectionsDb): (entry: RelayedEntry) => void;
+}

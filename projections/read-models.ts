@@ -1,0 +1,32 @@
+// The reads the API serves from projections.db: balance history snapshots, events feed
+// pages, deposit and withdrawal list pages, and each projection's position (how far
+// through the journal it is). Read-only: the projector writes, this only reads.
+
+import type { Deposit } from '../core/deposit/state.ts';
+import type { Withdrawal } from '../core/withdrawal/state.ts';
+import { BalanceHistoryReads } from './balance-history.ts';
+import type { ProjectionsDb } from './db.ts';
+import { EventsFeedReads } from './events-feed.ts';
+import { OrderListReads } from './order-lists.ts';
+import type { ProjectionName } from './projection.ts';
+
+export class ReadModels {
+  readonly balanceHistory: BalanceHistoryReads;
+  readonly events: EventsFeedReads;
+  readonly deposits: OrderListReads<Deposit>;
+  readonly withdrawals: OrderListReads<Withdrawal>;
+  private readonly positionOf;
+
+  constructor(db: ProjectionsDb) {
+    this.balanceHistory = new BalanceHistoryReads(db);
+    this.events = new EventsFeedReads(db);
+    this.deposits = new OrderListReads<Deposit>(db, 'dl_deposits');
+    this.withdrawals = new OrderListReads<Withdrawal>(db, 'wl_withdrawals');
+    this.positionOf = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
+  }
+
+  /** The last journal seq `projection` applied (0 before the first). */
+  position(projection: ProjectionName): number {
+    return this.positionOf.get(projection) ?? 0;
+  }
+}

@@ -1,0 +1,83 @@
+// `scripts/satang projections rebuild [NAME] [--data-dir DIR]` drops the named projection
+// (or all of them) and replays it from journal.db; `scripts/satang projections status
+// [--data-dir DIR] [--nats URL]` prints each projection's position and lag behind the
+// journal, the relays' positions, parked (poison) entries with their errors, and — with a
+// NATS URL (or SATANG_NATS_URL) — the JetStream stream and each durable consumer's backlog.
+// Both print JSON. Exit codes: 0 done, 1 rebuild parked entries, 2 a usage or I/O error.
+
+import { connect } from 'nats';
+import { JournalReader } from '../../adapters/bus/journal-reader.ts';
+import { durableNameOf } from '../../adapters/bus/nats.ts';
+import { projectionNamed, projectionNames, projections, projectionSchemas } from '../../projections/all.ts';
+import { openProjectionsDb } from '../../projections/db.ts';
+import { journalStreamName } from '../../projections/entry.ts';
+import { readSideLimits } from '../../projections/limits.ts';
+import { rebuildProjections } from '../../projections/rebuild.ts';
+import { readSideStatus } from '../../projections/status.ts';
+import { createLogger } from '../../server/log.ts';
+import { defaultDataDir, option, type Args } from './args.ts';
+
+export async function projectionsCommand(args: Args): Promise<number> {
+  const [action, name] = args.words;
+  const dataDir = option(args, 'data-dir', defaultDataDir);
+  if (action === 'rebuild') return rebuild(dataDir, name);
+  if (action === 'status') return status(dataDir, option(args, 'nats', process.env.SATANG_NATS_URL ?? ''));
+  process.stderr.write(`usage: scripts/satang projections rebuild [${projectionNames.join('|')}] | projections status [--nats URL]\n`);
+  return 2;
+}
+
+function rebuild(dataDir: string, name: string | undefined): number {
+  const chosen = name === undefined ? projections : [projectionNamed(name)];
+  if (chosen.some((p) => p === undefined)) {
+    process.stderr.write(`unknown projection ${name}; one of ${projectionNames.join(', ')}\n`);
+    return 2;
+  }
+  const journal = new JournalReader(dataDir);
+  const db = openProjectionsDb(dataDir, projectionSchemas);
+  try {
+    const report = rebuildProjections(db, journal, chosen.map((p) => p!), createLogger());
+    console.log(JSON.stringify(report, null, 2));
+    return report.parked === 0 ? 0 : 1;
+  } finally {
+    db.close();
+    journal.close();
+  }
+}
+
+async function status(dataDir: string, natsUrl: string): Promise<number> {
+  const journal = new JournalReader(dataDir);
+  const db = openProjectionsDb(dataDir, projectionSchemas);
+  try {
+    const report = readSideStatus(db, journal.tail());
+    const nats = natsUrl ? await natsStatus(natsUrl) : undefined;
+    console.log(JSON.stringify({ ...report, ...(nats ? { nats } : {}) }, null, 2));
+    return 0;
+  } finally {
+    db.close();
+    journal.close();
+  }
+}
+
+async function natsStatus(url: string): Promise<Record<string, unknown>> {
+  try {
+    const nc = await connect({ servers: url, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });
+    try {
+      const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
+      const stream = await jsm.streams.info(journalStreamName);
+      const consumers: Record<string, unknown> = {};
+      for (const name of projectionNames) {
+        try {
+          const c = await jsm.consumers.info(journalStreamName, durableNameOf(name));
+          consumers[name] = { durable: c.name, num_pending: c.num_pending, num_ack_pending: c.num_ack_pending, num_redelivered: c.num_redelivered, delivered_stream_seq: c.delivered.stream_seq };
+        } catch (error) {
+          consumers[name] = { error: String(error) };
+        }
+      }
+      return { stream: { name: journalStreamName, messages: stream.state.messages, first_seq: stream.state.first_seq, last_seq: stream.state.last_seq }, consumers };
+    } finally {
+      await nc.close();
+    }
+  } catch (error) {
+    return { error: String(error) };
+  }
+}

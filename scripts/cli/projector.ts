@@ -1,0 +1,50 @@
+// `scripts/satang projector [--data-dir DIR] [--nats URL]`: runs every projection as its own
+// process against NATS JetStream (SATANG_NATS_URL), so the API and the projections scale
+// apart. It consumes the durable consumers satang_<projection>, writes projections.db in the
+// data directory (which the API, run with the same SATANG_NATS_URL and data directory,
+// serves its reads from) and reads journal.db there only to fill gaps. Runs until SIGTERM
+// or SIGINT; a poison entry is parked and logged, never retried forever.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { JournalReader } from '../../adapters/bus/journal-reader.ts';
+import { connectNats, JetStreamTransport } from '../../adapters/bus/nats.ts';
+import { projectionSchemas } from '../../projections/all.ts';
+import { openProjectionsDb } from '../../projections/db.ts';
+import { Projector } from '../../projections/projector.ts';
+import { createLogger } from '../../server/log.ts';
+import { defaultDataDir, option, type Args } from './args.ts';
+
+const journalWaitMs = 500;
+
+export async function projectorCommand(args: Args): Promise<number> {
+  const dataDir = option(args, 'data-dir', defaultDataDir);
+  const natsUrl = option(args, 'nats', process.env.SATANG_NATS_URL ?? '');
+  if (!natsUrl) throw new Error('the projector runs against NATS: set SATANG_NATS_URL or pass --nats URL');
+  const log = createLogger();
+  let stopping = false;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => { stopping = true; resolve(); };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  while (!existsSync(join(dataDir, 'journal.db')) && !stopping) {
+    log.info({ data_dir: dataDir }, 'projector waits for journal.db (start the API first)');
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, journalWaitMs))]);
+  }
+  if (stopping) return 0;
+  const db = openProjectionsDb(dataDir, projectionSchemas);
+  const journal = new JournalReader(dataDir);
+  const nc = await Promise.race([connectNats(natsUrl, 'satang-projector'), stopped.then(() => null)]);
+  if (!nc) { journal.close(); db.close(); return 0; }
+  const projector = new Projector(db, journal, log);
+  projector.start(new JetStreamTransport(nc, log));
+  log.info({ data_dir: dataDir, nats: natsUrl, positions: Object.fromEntries(projector.appliers.map((a) => [a.name, a.position()])) }, 'projector running');
+  await stopped;
+  await projector.stop();
+  await nc.close();
+  journal.close();
+  db.close();
+  log.info('projector stopped');
+  return 0;
+}

@@ -1,0 +1,53 @@
+// The relay to NATS JetStream on a worker thread of the API process (SATANG_NATS_URL set).
+// The writer's thread blocks in every group commit's fsync; on a thread of its own the
+// relay publishes while the writer writes, so the journal → read-model lag does not wait
+// for the next commit. It reads journal.db on its own read-only connection (only committed,
+// so durable, rows are visible), keeps its position in projections.db, looks at the
+// journal's tail every relayPollMs and is woken by the writer after each durable commit.
+//
+// Messages: parent → worker 'wake' | 'stop'; worker → parent { position } | { stopped }.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { JournalReader } from '../adapters/bus/journal-reader.ts';
+import { JetStreamPublisher } from '../adapters/bus/nats.ts';
+import { Relay } from '../adapters/bus/relay.ts';
+import { projectionSchemas } from '../projections/all.ts';
+import { openProjectionsDb, RelayPositions } from '../projections/db.ts';
+import { createLogger } from './log.ts';
+
+export interface RelayWorkerData {
+  readonly entry: string;
+  readonly dataDir: string;
+  readonly natsUrl: string;
+  readonly logLevel: string;
+}
+
+const port = parentPort!;
+const options = workerData as RelayWorkerData;
+const log = createLogger({ level: options.logLevel });
+const reader = new JournalReader(options.dataDir);
+const db = openProjectionsDb(options.dataDir, projectionSchemas);
+const publisher = new JetStreamPublisher(options.natsUrl, log, (lastInStream) => {
+  if (lastInStream !== null) relay.rewindTo(lastInStream);
+  relay.wake();
+});
+const relay: Relay = new Relay(reader, publisher, new RelayPositions(db), {
+  bus: 'nats', tail: () => reader.tail(), log, onPosition: (seq) => port.postMessage({ position: seq }),
+});
+port.postMessage({ position: relay.position });
+publisher.start();
+relay.start();
+
+port.on('message', (message: unknown) => {
+  if (message === 'wake') relay.wake();
+  if (message === 'stop') void stop();
+});
+
+async function stop(): Promise<void> {
+  await relay.stop();
+  await publisher.close();
+  reader.close();
+  db.close();
+  port.postMessage({ stopped: true });
+  port.close();
+}

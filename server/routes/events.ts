@@ -1,0 +1,31 @@
+// GET /v1/pay/events?since_sequence=&limit= (DESIGN.md: the events feed, for the merchants'
+// daily reconciliation): the caller's webhook envelopes in its mode, by the merchant's
+// event sequence, from the events feed projection → {object 'list', data: [envelopes],
+// has_more, next_sequence}. Each envelope is written out as the outbox stored it (the
+// bytes a webhook delivery sends); next_sequence is the last one's sequence, or the
+// given since_sequence on an empty page. limit 1–200, default 20.
+
+import Router from '@koa/router';
+import { limits } from '../../core/limits.ts';
+import { readSideLimits } from '../../projections/limits.ts';
+import { merchantAuth, merchantOf } from '../auth/merchant.ts';
+import type { Services } from '../ports.ts';
+import { limitParam, readQuery, readSideOf, sequenceParam } from './read-params.ts';
+
+export function eventsRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/v1/pay/events' });
+  router.use(merchantAuth(services));
+  router.get('/', async (ctx) => {
+    const m = merchantOf(ctx);
+    const q = readQuery(ctx, ['since_sequence', 'limit']);
+    const since = sequenceParam(q.since_sequence);
+    const limit = limitParam(q.limit, limits.pageSizeDefault, limits.pageSizeMax);
+    const read = readSideOf(services);
+    await read.caughtUp('events_feed', services.write.world.lastSeq, readSideLimits.listFreshnessWaitMs);
+    const page = read.models.events.read(m.merchantId, m.livemode, since, limit);
+    const next = page.lastSequence === null ? since.toString() : String(page.lastSequence);
+    ctx.type = 'application/json';
+    ctx.body = `{"object":"list","data":[${page.bodies.join(',')}],"has_more":${page.hasMore},"next_sequence":${next}}`;
+  });
+  return router;
+}
