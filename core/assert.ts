@@ -6,8 +6,12 @@ export class InvariantViolation extends Error {
   override name = 'InvariantViolation';
 }
 
-export function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new InvariantViolation(message);
+/**
+ * Throws when the condition is false. The message may be a function, so that a hot path
+ * pays for building it only when the invariant is broken.
+ */
+export function assert(condition: unknown, message: string | (() => string)): asserts condition {
+  if (!condition) throw new InvariantViolation(typeof message === 'string' ? message : message());
 }
 
 export function unreachable(value: never, what: string): never {

@@ -145,13 +145,13 @@ export class World {
         else this.applyEntry(entry);
       }
       for (const [id, d] of states.deposits) {
-        assert(d.version === this.streamVersions.get(id), `deposit ${id}: state version ${d.version} ≠ journal`);
+        assert(d.version === this.streamVersions.get(id), () => `deposit ${id}: state version ${d.version} ≠ journal`);
         const before = this.deposits.get(id);
         this.deposits.set(id, d);
         this.indexDeposit(before, d);
       }
       for (const [id, w] of states.withdrawals) {
-        assert(w.version === this.streamVersions.get(id), `withdrawal ${id}: state version ${w.version} ≠ journal`);
+        assert(w.version === this.streamVersions.get(id), () => `withdrawal ${id}: state version ${w.version} ≠ journal`);
         const before = this.withdrawals.get(id);
         this.withdrawals.set(id, w);
         this.indexWithdrawal(before, w);
@@ -197,7 +197,7 @@ export class World {
       case 'DepositCleared': case 'DepositReversed': case 'DepositOverpaid': {
         const before = this.deposits.get(entry.stream);
         const after = evolveDeposit(before, e);
-        assert(after.version === entry.version, `deposit ${after.id}: version ${after.version} ≠ entry ${entry.version}`);
+        assert(after.version === entry.version, () => `deposit ${after.id}: version ${after.version} ≠ entry ${entry.version}`);
         this.deposits.set(after.id, after);
         this.indexDeposit(before, after);
         return;
@@ -207,7 +207,7 @@ export class World {
       case 'FillReversed': case 'ReceiptConfirmed': case 'DisputeOpened': case 'DisputeEvidenceSubmitted': case 'DisputeResolved': {
         const before = this.withdrawals.get(entry.stream);
         const after = evolveWithdrawal(before, e);
-        assert(after.version === entry.version, `withdrawal ${after.id}: version ${after.version} ≠ entry ${entry.version}`);
+        assert(after.version === entry.version, () => `withdrawal ${after.id}: version ${after.version} ≠ entry ${entry.version}`);
         this.withdrawals.set(after.id, after);
         this.indexWithdrawal(before, after);
         return;
@@ -223,7 +223,7 @@ export class World {
         return;
       case 'GatewayRouteSet': {
         const wl = this.whiteLabels.get(e.whiteLabelId);
-        assert(wl, `gateway route for unknown white label ${e.whiteLabelId}`);
+        assert(wl, () => `gateway route for unknown white label ${e.whiteLabelId}`);
         this.whiteLabels.set(wl.id, { ...wl, gatewayRoute: e.route, version: entry.version });
         return;
       }
@@ -232,13 +232,13 @@ export class World {
         return;
       case 'MerchantSuspensionChanged': {
         const m = this.merchants.get(e.merchantId);
-        assert(m, `suspension of unknown merchant ${e.merchantId}`);
+        assert(m, () => `suspension of unknown merchant ${e.merchantId}`);
         this.merchants.set(m.id, { ...m, suspended: e.suspended, version: entry.version });
         return;
       }
       case 'SandboxRunReset': {
         const m = this.merchants.get(e.merchantId);
-        assert(m, `sandbox reset of unknown merchant ${e.merchantId}`);
+        assert(m, () => `sandbox reset of unknown merchant ${e.merchantId}`);
         this.merchants.set(m.id, { ...m, sandboxRunGeneration: e.runGeneration, version: entry.version });
         return;
       }
@@ -247,7 +247,7 @@ export class World {
         return;
       case 'BeneficiaryVerified': {
         const b = this.beneficiaries.get(e.beneficiaryId);
-        assert(b, `verification of unknown beneficiary ${e.beneficiaryId}`);
+        assert(b, () => `verification of unknown beneficiary ${e.beneficiaryId}`);
         this.beneficiaries.set(b.id, { ...b, status: 'verified', verifiedAt: e.at, version: entry.version });
         return;
       }

@@ -243,7 +243,7 @@ export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit
       updatedAt: event.at, attemptsLeft: 3,
     };
   }
-  assert(state !== undefined, `${event.type} before DepositCreated`);
+  assert(state !== undefined, () => `${event.type} before DepositCreated`);
   const next = evolveExisting(state, event);
   assert(!isFinalStatus(state.status) || next.status === state.status || (state.status === 'settled' && next.status === 'reversed'),
     `deposit ${state.id} left final status ${state.status} for ${next.status}`);
@@ -334,14 +334,14 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
 /** The X/V/A/E invariants of the contract, on every settled snapshot. */
 export function checkSettlement(d: Deposit): void {
   const st = d.settlement;
-  assert(st, `settled deposit ${d.id} has no settlement`);
+  assert(st, () => `settled deposit ${d.id} has no settlement`);
   const { orderedMinor: X, transferredMinor: V, receivedMinor: A, feeTotalMinor: fee, creditedMinor } = st;
-  assert(X === d.amountMinor, `${d.id}: X ${X} is not the ordered amount ${d.amountMinor}`);
-  assert(A > 0n && A === (V < X ? V : X), `${d.id}: A ${A} is not min(V ${V}, X ${X})`);
-  assert(fee >= 0n && fee <= A, `${d.id}: fee ${fee} outside 0..A ${A}`);
-  assert(A - fee === creditedMinor, `${d.id}: A − fee ≠ credited`);
-  assert(st.partial === (V < X), `${d.id}: partial flag ${st.partial} disagrees with V ${V} < X ${X}`);
+  assert(X === d.amountMinor, () => `${d.id}: X ${X} is not the ordered amount ${d.amountMinor}`);
+  assert(A > 0n && A === (V < X ? V : X), () => `${d.id}: A ${A} is not min(V ${V}, X ${X})`);
+  assert(fee >= 0n && fee <= A, () => `${d.id}: fee ${fee} outside 0..A ${A}`);
+  assert(A - fee === creditedMinor, () => `${d.id}: A − fee ≠ credited`);
+  assert(st.partial === (V < X), () => `${d.id}: partial flag ${st.partial} disagrees with V ${V} < X ${X}`);
   if (d.overpayment?.cause === 'same_transfer_excess') {
-    assert(A === X && V === A + d.overpayment.amountMinor, `${d.id}: same-slip overpayment breaks V = A + E`);
+    assert(A === X && V === A + d.overpayment.amountMinor, () => `${d.id}: same-slip overpayment breaks V = A + E`);
   }
 }

@@ -33,7 +33,7 @@ export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | unde
 
 export function settleContext(tx: Tx, d: Deposit): SettleContext {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId);
-  assert(wl, `deposit ${d.id} of unknown white label ${d.whiteLabelId}`);
+  assert(wl, () => `deposit ${d.id} of unknown white label ${d.whiteLabelId}`);
   const capacityByLeg: Record<string, Minor> = {};
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal') continue;
@@ -54,7 +54,7 @@ export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[]
   if (decision.length === 0) return ok(id);
   const before = tx.deposit(id);
   const after = tx.emitDeposit(id, decision);
-  assert(after, `deposit ${id} vanished`);
+  assert(after, () => `deposit ${id} vanished`);
   for (const e of decision) {
     const r = carryOut(tx, before, after, e);
     if (r) return fail(r);
@@ -200,7 +200,7 @@ function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; live
   }
   const legs: Leg[] = plan.legs.map((p, i) => {
     const ben = tx.world.beneficiaries.get(p.withdrawal.beneficiaryId);
-    assert(ben, `withdrawal ${p.withdrawal.id} pays unknown beneficiary ${p.withdrawal.beneficiaryId}`);
+    assert(ben, () => `withdrawal ${p.withdrawal.id} pays unknown beneficiary ${p.withdrawal.beneficiaryId}`);
     return {
       legRef: tx.ids.next('leg'), sequence: i + 1, amountMinor: p.amountMinor, expiresAt, legStatus: 'pending', method: 'promptpay_qr',
       receiver: { bankCode: ben.bankCode, accountNumber: ben.accountNumber, accountName: ben.accountNameTh },

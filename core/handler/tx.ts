@@ -62,7 +62,7 @@ export class Tx {
     for (const e of events) {
       state = evolveDeposit(state, e);
       const entry = this.push(id, 'deposit', state.livemode, state.merchantId, e);
-      assert(entry.version === state.version, `deposit ${id}: journal version ${entry.version} ≠ object version ${state.version}`);
+      assert(entry.version === state!.version, () => `deposit ${id}: journal version ${entry.version} ≠ object version ${state!.version}`);
     }
     if (state) this.deposits.set(id, state);
     return state;
@@ -73,7 +73,7 @@ export class Tx {
     for (const e of events) {
       state = evolveWithdrawal(state, e);
       const entry = this.push(id, 'withdrawal', state.livemode, state.merchantId, e);
-      assert(entry.version === state.version, `withdrawal ${id}: journal version ${entry.version} ≠ object version ${state.version}`);
+      assert(entry.version === state!.version, () => `withdrawal ${id}: journal version ${entry.version} ≠ object version ${state!.version}`);
     }
     if (state) this.withdrawals.set(id, state);
     return state;

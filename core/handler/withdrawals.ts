@@ -34,7 +34,7 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): O
   const events = decision as readonly WithdrawalEvent[];
   if (events.length === 0) return { ok: true, objectId: id };
   const after = tx.emitWithdrawal(id, events);
-  assert(after, `withdrawal ${id} vanished`);
+  assert(after, () => `withdrawal ${id} vanished`);
   let capacityGrew = false;
   for (const e of events) {
     carryOut(tx, before, after, e);

@@ -129,7 +129,7 @@ export interface Movement {
  * buckets is a debit when it leaves available (a reserve) and a credit when it enters it.
  */
 export function buildTransaction(m: Movement): BalanceTransaction {
-  assert(m.amountMinor > 0n, `a balance transaction moves a positive amount, got ${m.amountMinor}`);
+  assert(m.amountMinor > 0n, () => `a balance transaction moves a positive amount, got ${m.amountMinor}`);
   assert(m.from !== null || m.to !== null, 'a balance transaction must touch a merchant bucket');
   assert(m.from !== m.to, 'a balance transaction must move between different buckets');
   const postings: Posting[] = [];
@@ -141,8 +141,8 @@ export function buildTransaction(m: Movement): BalanceTransaction {
     counterTotal += c.amountMinor;
     if (c.amountMinor !== 0n) postings.push({ account: systemAccount(m.livemode, c.account), amountMinor: outside >= 0n ? c.amountMinor : -c.amountMinor });
   }
-  assert(counterTotal === (outside === 0n ? 0n : m.amountMinor), `counter shares ${counterTotal} do not cover ${m.amountMinor}`);
-  assert(sumPostings(postings) === 0n, `postings of ${m.id} do not sum to zero`);
+  assert(counterTotal === (outside === 0n ? 0n : m.amountMinor), () => `counter shares ${counterTotal} do not cover ${m.amountMinor}`);
+  assert(sumPostings(postings) === 0n, () => `postings of ${m.id} do not sum to zero`);
   const direction: 'credit' | 'debit' = m.to === null ? 'debit' : m.from === null ? 'credit' : m.from === 'available' ? 'debit' : m.to === 'available' ? 'credit' : 'debit';
   return {
     id: m.id, type: m.type, merchantId: m.merchantId, whiteLabelId: m.whiteLabelId, livemode: m.livemode,

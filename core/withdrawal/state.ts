@@ -126,12 +126,12 @@ export function evolve(state: Withdrawal | undefined, event: WithdrawalEvent): W
       refundedMinor: 0n, settledSplits: 0,
     };
   }
-  assert(state !== undefined, `${event.type} before WithdrawalCreated`);
+  assert(state !== undefined, () => `${event.type} before WithdrawalCreated`);
   const next = evolveExisting(state, event);
-  assert(next.filledMinor >= 0n && next.filledMinor <= next.amountTotalMinor, `${state.id}: filled ${next.filledMinor} outside 0..amount`);
-  assert(next.feeRecognizedMinor >= 0n && next.feeRecognizedMinor <= next.feeTotalMinor, `${state.id}: fee recognised outside 0..fee`);
-  assert(inFlightOf(next) <= remainingOf(next) || !isOpenStatus(next.status), `${state.id}: in flight exceeds remaining`);
-  assert(isOpenStatus(state.status) || next.status === state.status, `${state.id} left final status ${state.status}`);
+  assert(next.filledMinor >= 0n && next.filledMinor <= next.amountTotalMinor, () => `${state.id}: filled ${next.filledMinor} outside 0..amount`);
+  assert(next.feeRecognizedMinor >= 0n && next.feeRecognizedMinor <= next.feeTotalMinor, () => `${state.id}: fee recognised outside 0..fee`);
+  assert(inFlightOf(next) <= remainingOf(next) || !isOpenStatus(next.status), () => `${state.id}: in flight exceeds remaining`);
+  assert(isOpenStatus(state.status) || next.status === state.status, () => `${state.id} left final status ${state.status}`);
   return { ...next, version: state.version + 1, updatedAt: event.at };
 }
 
@@ -156,7 +156,7 @@ function evolveExisting(s: Withdrawal, e: Exclude<WithdrawalEvent, { type: 'With
       return { ...s, inFlight: rest };
     }
     case 'FillLanded': {
-      assert(!s.fills.some((f) => f.legRef === e.fill.legRef), `${s.id}: fill ${e.fill.legRef} landed twice`);
+      assert(!s.fills.some((f) => f.legRef === e.fill.legRef), () => `${s.id}: fill ${e.fill.legRef} landed twice`);
       const { [e.fill.legRef]: _landed, ...rest } = s.inFlight;
       const filled = s.filledMinor + e.fill.amountMinor;
       return {
@@ -169,7 +169,7 @@ function evolveExisting(s: Withdrawal, e: Exclude<WithdrawalEvent, { type: 'With
       return { ...s, status: 'settled' };
     case 'FillReversed': {
       const fill = s.fills.find((f) => f.legRef === e.legRef);
-      assert(fill && !fill.reversal, `${s.id}: reversing unknown or reversed fill ${e.legRef}`);
+      assert(fill && !fill.reversal, () => `${s.id}: reversing unknown or reversed fill ${e.legRef}`);
       return {
         ...s,
         fills: s.fills.map((f) => f.legRef === e.legRef ? { ...f, reversal: { at: e.at, reasonCode: e.reasonCode, balanceTransactionId: e.balanceTransactionId } } : f),
