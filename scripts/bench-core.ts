@@ -61,7 +61,7 @@ function run(withOutbox: boolean): { commands: number; seconds: number; perSecon
 
 run(false); // warm-up
 const core = run(false);
-const withOutbox = run(true);
+const withOutbox = process.env.BENCH_CORE_ONLY ? core : run(true);
 console.log(JSON.stringify({
   bench: 'core', mix: ['fund', 'withdraw', 'create_deposit+match', 'slip_received', 'verify+settle+fill', 'clear'], cycles,
   decided_and_applied: core, with_outbox_events: withOutbox, target_per_second: 200_000, meets_target: core.perSecond >= 200_000,
