@@ -18,7 +18,14 @@ import type { Services } from './ports.ts';
 
 export interface Response { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
 
-const inFlight = new Set<string>();
+/** Keys of requests still running, per service instance (nothing process-global). */
+const inFlightBy = new WeakMap<Services, Set<string>>();
+
+function inFlightOf(services: Services): Set<string> {
+  let set = inFlightBy.get(services);
+  if (!set) inFlightBy.set(services, (set = new Set()));
+  return set;
+}
 
 export interface KeyRules { readonly minLength?: number }
 
@@ -52,34 +59,20 @@ function send(ctx: Context, r: Response): void {
 export async function runIdempotent(
   ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response, rules: KeyRules = {},
 ): Promise<void> {
-  const key = idempotencyKeyOf(ctx, rules);
-  const hash = requestHash(ctx);
-  const now = services.write.clock.now();
-  const slot = `${scope}\u0000${key}`;
-  if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
-  const prior = services.idempotency.get(scope, key, now);
-  if (prior) return replay(ctx, prior, hash);
-  inFlight.add(slot);
-  try {
-    const requestId = ctx.state.requestId as string;
+  await runIdempotentOwn(ctx, services, scope, async (keep) => {
     let response: Response | undefined;
-    const { outcome, durable } = services.write.execute(command, { requestId, idempotencyKey: key }, (o) => {
+    const meta = { requestId: ctx.state.requestId as string, idempotencyKey: ctx.get('Idempotency-Key') };
+    const { outcome, durable } = services.write.execute(command, meta, (o) => {
       if (!o.ok) return undefined;
       response = render(o.objectId);
-      const record: IdempotencyRecord = {
-        scope, key, requestHash: hash, requestId, status: response.status, body: JSON.stringify(response.body ?? null),
-        createdAt: now, expiresAt: now + limits.idempotencyKeyLifetimeMs,
-      };
-      return record;
+      return keep(response);
     });
     if (!outcome.ok) throw ApiError.from(outcome.rejection);
     // The key stays in flight until the command is durable: nobody replays an answer
     // whose effects could still be lost.
     await durable;
-    send(ctx, response!);
-  } finally {
-    inFlight.delete(slot);
-  }
+    return response!;
+  }, rules);
 }
 
 export function replay(ctx: Context, prior: IdempotencyRecord, hash: string): void {
@@ -109,6 +102,7 @@ export async function runIdempotentOwn(
   const hash = requestHash(ctx);
   const now = services.write.clock.now();
   const slot = `${scope}\u0000${key}`;
+  const inFlight = inFlightOf(services);
   if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
   const prior = services.idempotency.get(scope, key, now);
   if (prior) return replay(ctx, prior, hash);
