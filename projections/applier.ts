@@ -11,7 +11,7 @@
 
 import type { ProjectionsDb } from './db.ts';
 import type { RelayedEntry } from './entry.ts';
-import type { Projection, ProjectionName } from './projection.ts';
+import type { Projection, ProjectionName, ProjectionWriter } from './projection.ts';
 
 export type RunResult =
   /** `consumed` entries were applied or were duplicates. */
@@ -25,7 +25,7 @@ class Rollback extends Error {}
 
 export class Applier {
   readonly name: ProjectionName;
-  private readonly apply: (entry: RelayedEntry) => void;
+  private readonly writer: ProjectionWriter;
   private readonly selectPosition;
   private readonly upsertPosition;
   private readonly insertParked;
@@ -38,7 +38,7 @@ export class Applier {
 
   constructor(private readonly db: ProjectionsDb, readonly projection: Projection) {
     this.name = projection.name;
-    this.apply = projection.prepare(db);
+    this.writer = projection.prepare(db);
     this.selectPosition = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
     this.upsertPosition = db.prepare('INSERT INTO projection_positions (name, last_seq) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last_seq = excluded.last_seq');
     this.insertParked = db.prepare('INSERT INTO projection_parked (name, seq, type, stream, attempts, error) VALUES (?, ?, ?, ?, ?, ?)');
@@ -48,6 +48,7 @@ export class Applier {
     this.countAttempts = db.prepare<[string], number>('SELECT count(*) FROM projection_attempts WHERE name = ?').pluck(true);
     this.attemptsRecorded = this.countAttempts.get(this.name)! > 0;
     this.run = db.transaction((entries: readonly RelayedEntry[], failed: { index: number; error: unknown } | null): RunResult => {
+      this.writer.reset?.();
       const start = this.position();
       let position = start;
       let consumed = 0;
@@ -57,7 +58,7 @@ export class Applier {
         if (entry.seq > position) {
           if (entry.seq !== position + 1) { outcome = 'gap'; break; }
           try {
-            this.apply(entry);
+            this.writer.apply(entry);
           } catch (error) {
             throw new FailedAt(consumed, error);
           }
@@ -66,6 +67,7 @@ export class Applier {
         consumed++;
       }
       if (position !== start) {
+        this.writer.flush?.();
         this.upsertPosition.run(this.name, position);
         if (this.attemptsRecorded) this.clearAttempts(position);
       }

@@ -11,7 +11,7 @@
 // Invariants kept: for every account, opening + the sum of its run's rows = its totals;
 // sequences of a run are 1, 2, 3, … with no gap; totals are exact (INTEGER, bigint).
 
-import { bucketDeltas, type Balances } from '../core/ledger/ledger.ts';
+import { addBalances, bucketDeltas, type Balances } from '../core/ledger/ledger.ts';
 import type { ProjectionsDb } from './db.ts';
 import { eventOf, type RelayedEntry } from './entry.ts';
 import type { Projection } from './projection.ts';
@@ -99,35 +99,46 @@ export const balanceHistory: Projection = {
         opening_reserved_minor = excluded.opening_reserved_minor`);
     const insertRow = db.prepare(`INSERT INTO bh_rows (merchant_id, livemode, run_generation, sequence, id, created_at,
       available_minor, pending_clearing_minor, reserved_minor, journal_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const save = (merchantId: string, mode: number, a: HistoryAccount) => upsert.run(merchantId, mode, a.runGeneration, a.lastSequence,
-      a.totals.availableMinor, a.totals.pendingClearingMinor, a.totals.reservedMinor, a.opening.availableMinor, a.opening.pendingClearingMinor, a.opening.reservedMinor);
+    // The accounts a transaction touched, written once when it ends (a rebuild applies
+    // thousands of entries per transaction to a handful of accounts).
+    const touched = new Map<string, { merchantId: string; mode: number; account: HistoryAccount }>();
+    const account = (merchantId: string, mode: number) => {
+      const key = `${mode}:${merchantId}`;
+      let held = touched.get(key);
+      if (!held) touched.set(key, (held = { merchantId, mode, account: accountOf(select.get(merchantId, mode)) }));
+      return held;
+    };
 
-    return (entry: RelayedEntry) => {
-      if (entry.type === 'BalanceTransactionPosted') {
-        const e = eventOf(entry);
-        if (e.type !== 'BalanceTransactionPosted') return;
-        const t = e.transaction;
-        const mode = t.livemode ? 1 : 0;
-        const before = accountOf(select.get(t.merchantId, mode));
-        const d = bucketDeltas(t);
-        const totals = {
-          availableMinor: before.totals.availableMinor + d.availableMinor,
-          pendingClearingMinor: before.totals.pendingClearingMinor + d.pendingClearingMinor,
-          reservedMinor: before.totals.reservedMinor + d.reservedMinor,
-        };
-        const makesRow = t.livemode ? !isZero(d) : !isZero(sandboxDeltas(d));
-        const lastSequence = makesRow ? before.lastSequence + 1n : before.lastSequence;
-        if (makesRow) {
-          insertRow.run(t.merchantId, mode, before.runGeneration, lastSequence, t.id, t.createdAt,
-            d.availableMinor, d.pendingClearingMinor, d.reservedMinor, entry.seq);
+    return {
+      reset() { touched.clear(); },
+      flush() {
+        for (const { merchantId, mode, account: a } of touched.values()) {
+          upsert.run(merchantId, mode, a.runGeneration, a.lastSequence, a.totals.availableMinor, a.totals.pendingClearingMinor, a.totals.reservedMinor,
+            a.opening.availableMinor, a.opening.pendingClearingMinor, a.opening.reservedMinor);
         }
-        save(t.merchantId, mode, { ...before, lastSequence, totals });
-      } else if (entry.type === 'SandboxRunReset') {
-        const e = eventOf(entry);
-        if (e.type !== 'SandboxRunReset') return;
-        const before = accountOf(select.get(e.merchantId, 0));
-        save(e.merchantId, 0, { runGeneration: e.runGeneration, lastSequence: 0n, totals: before.totals, opening: before.totals });
-      }
+        touched.clear();
+      },
+      apply(entry: RelayedEntry) {
+        if (entry.type === 'BalanceTransactionPosted') {
+          const e = eventOf(entry);
+          if (e.type !== 'BalanceTransactionPosted') return;
+          const t = e.transaction;
+          const held = account(t.merchantId, t.livemode ? 1 : 0);
+          const before = held.account;
+          const d = bucketDeltas(t);
+          const makesRow = t.livemode ? !isZero(d) : !isZero(sandboxDeltas(d));
+          const lastSequence = makesRow ? before.lastSequence + 1n : before.lastSequence;
+          if (makesRow) {
+            insertRow.run(t.merchantId, held.mode, before.runGeneration, lastSequence, t.id, t.createdAt, d.availableMinor, d.pendingClearingMinor, d.reservedMinor, entry.seq);
+          }
+          held.account = { ...before, lastSequence, totals: addBalances(before.totals, d) };
+        } else if (entry.type === 'SandboxRunReset') {
+          const e = eventOf(entry);
+          if (e.type !== 'SandboxRunReset') return;
+          const held = account(e.merchantId, 0);
+          held.account = { runGeneration: e.runGeneration, lastSequence: 0n, totals: held.account.totals, opening: held.account.totals };
+        }
+      },
     };
   },
 };

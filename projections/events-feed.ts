@@ -27,8 +27,10 @@ export const eventsFeed: Projection = {
   schema,
   prepare(db: ProjectionsDb) {
     const insert = db.prepare('INSERT INTO ev_events (merchant_id, livemode, sequence, id, type, journal_seq, body) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    return (entry: RelayedEntry) => {
-      for (const e of entry.events) insert.run(e.merchantId, e.livemode ? 1 : 0, e.sequence, e.id, e.type, entry.seq, e.body);
+    return {
+      apply(entry: RelayedEntry) {
+        for (const e of entry.events) insert.run(e.merchantId, e.livemode ? 1 : 0, e.sequence, e.id, e.type, entry.seq, e.body);
+      },
     };
   },
 };

@@ -49,11 +49,15 @@ export interface GateOptions {
   readonly backoffMs?: readonly number[];
 }
 
-type FillResult = { readonly ok: true } | { readonly ok: false; readonly entry?: RelayedEntry; readonly error: unknown };
+type FillResult =
+  | { readonly ok: true; readonly done: boolean }
+  | { readonly ok: false; readonly entry?: RelayedEntry; readonly error: unknown };
 
 export class Gate {
   private inbox: Delivery[] = [];
   private backoff: NodeJS.Timeout | null = null;
+  /** Set while a long gap fill yields to the event loop between chunks. */
+  private yielding: NodeJS.Immediate | null = null;
   private awaiting: { readonly seq: number; readonly timer: NodeJS.Timeout } | null = null;
   private stopped = false;
   private readonly deliveriesMax: number;
@@ -74,14 +78,16 @@ export class Gate {
   stop(): void {
     this.stopped = true;
     if (this.backoff) clearTimeout(this.backoff);
+    if (this.yielding) clearImmediate(this.yielding);
     if (this.awaiting) clearTimeout(this.awaiting.timer);
     this.backoff = null;
+    this.yielding = null;
     this.awaiting = null;
     this.inbox = [];
   }
 
   private drain(): void {
-    while (this.inbox.length > 0 && this.backoff === null && !this.stopped) {
+    while (this.inbox.length > 0 && this.backoff === null && this.yielding === null && !this.stopped) {
       const batch = this.take();
       if (batch.length > 0) this.applyBatch(batch);
     }
@@ -104,7 +110,16 @@ export class Gate {
   }
 
   private applyBatch(batch: readonly Delivery[]): void {
-    const result = this.applier.applyRun(batch.map((d) => d.entry));
+    let result;
+    try {
+      result = this.applier.applyRun(batch.map((d) => d.entry));
+    } catch (error) {
+      // Not the entry's fault (the database is locked or unwritable): nothing was applied;
+      // try the same deliveries again later, without counting it against them.
+      this.options.log.error({ projection: this.applier.name, seq: batch[0]!.entry.seq, err: describe(error) }, 'projection cannot write; retrying');
+      this.retryLater(batch[0]!, batch.slice(1), this.backoffMs[this.backoffMs.length - 1]!);
+      return;
+    }
     for (let k = 0; k < result.consumed; k++) batch[k]!.ack();
     if (result.outcome === 'done') return;
     const carrier = batch[result.consumed]!;
@@ -114,8 +129,12 @@ export class Gate {
       return;
     }
     const filled = this.fill(carrier.entry.seq - 1);
-    if (filled.ok) this.inbox = [carrier, ...rest, ...this.inbox];
-    else if (filled.entry) this.failed(filled.entry, filled.error, 0, carrier, rest);
+    if (filled.ok) {
+      this.inbox = [carrier, ...rest, ...this.inbox];
+      // A long gap (a rebuild under way, a long outage) is filled a chunk per turn, so that
+      // the process (the API, in the embedded default) keeps answering meanwhile.
+      if (!filled.done) this.yielding = setImmediate(() => { this.yielding = null; this.drain(); });
+    } else if (filled.entry) this.failed(filled.entry, filled.error, 0, carrier, rest);
     else {
       this.options.log.error({ projection: this.applier.name, seq: carrier.entry.seq, err: describe(filled.error) }, 'projection cannot fill a gap from the journal; retrying');
       this.retryLater(carrier, rest, this.backoffMs[this.backoffMs.length - 1]!);
@@ -166,13 +185,20 @@ export class Gate {
     this.awaiting = null;
   }
 
-  /** Applies journal entries from the position up to `uptoSeq` (the entries a gap lacks). */
+  /**
+   * Applies journal entries from the position towards `uptoSeq` (the entries a gap lacks),
+   * at most gapFillEntriesPerTurnMax of them; done once the position has reached it.
+   */
   private fill(uptoSeq: number): FillResult {
     let filled = 0;
     try {
       for (;;) {
         const position = this.applier.position();
         if (position >= uptoSeq) break;
+        if (filled >= readSideLimits.gapFillEntriesPerTurnMax) {
+          this.options.log.info({ projection: this.applier.name, entries: filled, at: position, upto: uptoSeq }, 'projection is filling a gap from the journal');
+          return { ok: true, done: false };
+        }
         const chunk = this.options.source.read(position, Math.min(readSideLimits.applyEntriesPerTransactionMax, uptoSeq - position));
         if (chunk.length === 0) return { ok: false, error: new Error(`the journal has no entries after ${position}`) };
         const result = this.applier.applyRun(chunk);
@@ -184,6 +210,6 @@ export class Gate {
       return { ok: false, error };
     }
     if (filled > 0) this.options.log.info({ projection: this.applier.name, entries: filled, upto: uptoSeq }, 'projection filled a gap from the journal');
-    return { ok: true };
+    return { ok: true, done: true };
   }
 }

@@ -33,6 +33,8 @@ export const readSideLimits = {
   redeliveryAwaitMsMax: 2 * 30 * second,
   /** Entries applied to a projection in one SQLite transaction (live and gap-fill). */
   applyEntriesPerTransactionMax: 2000,
+  /** Journal entries a gap fill applies before it yields to the event loop. */
+  gapFillEntriesPerTurnMax: 10_000,
 
   // ---- JetStream stream ----
   /** Window within which a re-published journal seq (Nats-Msg-Id) is dropped by the server. */

@@ -56,12 +56,14 @@ function orderList<T extends Order>(spec: OrderListSpec<T>): Projection {
       const select = db.prepare<[string], string>(`SELECT state FROM ${spec.table} WHERE id = ?`).pluck(true);
       const upsert = db.prepare(`INSERT INTO ${spec.table} (id, merchant_id, livemode, status, created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, state = excluded.state`);
-      return (entry: RelayedEntry) => {
-        if (entry.kind !== spec.kind) return;
-        const stored = select.get(entry.stream);
-        const after = spec.evolve(stored === undefined ? undefined : decode<T>(stored), entry);
-        assert(after.id === entry.stream && after.version === entry.version, `${spec.kind} ${entry.stream}: state version ${after.version} ≠ entry ${entry.version}`);
-        upsert.run(after.id, after.merchantId, after.livemode ? 1 : 0, after.status, after.createdAt, after.updatedAt, encode(after));
+      return {
+        apply(entry: RelayedEntry) {
+          if (entry.kind !== spec.kind) return;
+          const stored = select.get(entry.stream);
+          const after = spec.evolve(stored === undefined ? undefined : decode<T>(stored), entry);
+          assert(after.id === entry.stream && after.version === entry.version, () => `${spec.kind} ${entry.stream}: state version ${after.version} ≠ entry ${entry.version}`);
+          upsert.run(after.id, after.merchantId, after.livemode ? 1 : 0, after.status, after.createdAt, after.updatedAt, encode(after));
+        },
       };
     },
   };

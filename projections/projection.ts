@@ -3,6 +3,9 @@
 // moves the projection's position, in journal order, once per entry; so `apply` needs no
 // dedupe of its own, must be deterministic (a rebuild gives byte-identical tables) and
 // must read only its own tables and the entry — never the clock or the write side.
+// A writer may keep rows in memory within one transaction (flush writes them before the
+// transaction commits; reset forgets them when one starts, so a rolled-back transaction
+// leaves nothing behind).
 
 import type { ProjectionsDb } from './db.ts';
 import type { RelayedEntry } from './entry.ts';
@@ -15,6 +18,15 @@ export interface Projection {
   readonly tables: readonly string[];
   /** CREATE ... IF NOT EXISTS statements of its tables and indexes. */
   readonly schema: string;
-  /** Prepares its statements on `db`; the function writes what one entry changes. */
-  prepare(db: ProjectionsDb): (entry: RelayedEntry) => void;
+  /** Prepares its statements on `db`. */
+  prepare(db: ProjectionsDb): ProjectionWriter;
+}
+
+export interface ProjectionWriter {
+  /** Writes (or keeps, until flush) what one entry changes. */
+  apply(entry: RelayedEntry): void;
+  /** Writes what apply kept in memory; called once before the transaction commits. */
+  flush?(): void;
+  /** Forgets what apply kept in memory; called when a transaction starts. */
+  reset?(): void;
 }

@@ -17,9 +17,11 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { JournalReader } from '../adapters/bus/journal-reader.ts';
@@ -41,6 +43,7 @@ const lagPollMs = 1;
 const merchantsCount = 20;
 const operator = { kind: 'operator' as const, operatorId: 'emp_bench' };
 const root = new URL('..', import.meta.url).pathname;
+const require = createRequire(import.meta.url);
 
 const quiet = { info() {}, warn() {}, error(fields: object, message: string) { console.error(message, fields); } };
 
@@ -78,82 +81,89 @@ function mixed(n: number, parties: readonly Party[]): Command {
   }
 }
 
+/**
+ * Watches projections.db from a worker thread (so the writer's fsyncs on this thread do not
+ * delay the observation): each time the lowest projection position moves, it reports the
+ * position and the wall-clock instant (performance.timeOrigin + performance.now()).
+ */
+function positionWatcher(dir: string): { seen: { seq: number; at: number }[]; stop: () => Promise<void> } {
+  const seen: { seq: number; at: number }[] = [];
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const Database = require(workerData.sqlite);
+    const db = new Database(workerData.file, { readonly: true });
+    db.pragma('busy_timeout = 5000');
+    const q = db.prepare('SELECT count(*) AS n, min(last_seq) AS low FROM projection_positions');
+    let last = -1;
+    const timer = setInterval(() => {
+      const r = q.get();
+      const seq = r.n < workerData.projections ? 0 : (r.low ?? 0);
+      if (seq !== last) { last = seq; parentPort.postMessage({ seq, at: performance.timeOrigin + performance.now() }); }
+    }, workerData.pollMs);
+    parentPort.on('message', () => { clearInterval(timer); db.close(); process.exit(0); });
+  `;
+  const worker = new Worker(code, { eval: true, workerData: { sqlite: require.resolve('better-sqlite3'), file: join(dir, projectionsFileName), projections: projections.length, pollMs: lagPollMs } });
+  worker.on('message', (m: { seq: number; at: number }) => seen.push(m));
+  return { seen, stop: () => new Promise((resolve) => { worker.once('exit', () => resolve()); worker.postMessage('stop'); }) };
+}
+
+const wallNow = () => performance.timeOrigin + performance.now();
+
 async function lagOverNats(): Promise<Record<string, unknown>> {
   const nats = await NatsServer.start();
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-lag-'));
   const store = openStore(dir, { clock: new SystemClock(), ids: new UlidIds(), groupCommit: true });
-  if (process.env.DIAG_NORMAL) store.db.pragma('synchronous = NORMAL');
-  const readSide = startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log: quiet });
+  const readSide = startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log: quiet, logLevel: 'warn' });
   const projector = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/cli/main.ts'), 'projector', '--data-dir', dir, '--nats', nats.url], {
     cwd: root, env: { ...process.env, SATANG_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'],
   });
+  const watcher = positionWatcher(dir);
   try {
     const parties = await setUp(store, merchantsCount);
-    const positions = new Database(join(dir, projectionsFileName), { readonly: false });
-    positions.pragma('busy_timeout = 5000');
-    const lowest = positions.prepare<[], { n: number; low: number | null }>('SELECT count(*) AS n, min(last_seq) AS low FROM projection_positions');
-    const position = () => { const r = lowest.get()!; return r.n < projections.length ? 0 : r.low ?? 0; };
-    // Warm up: the projector has connected and caught up with the set-up.
-    const warmDeadline = Date.now() + 30_000;
-    while (position() < store.world.lastSeq) {
-      if (Date.now() > warmDeadline) throw new Error('the projector did not catch up with the set-up');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const reached = () => watcher.seen.length > 0 ? watcher.seen[watcher.seen.length - 1]!.seq : 0;
+    const settle = async (seq: number) => {
+      const deadline = Date.now() + 30_000;
+      while (reached() < seq) {
+        if (Date.now() > deadline) throw new Error(`the projections did not reach seq ${seq}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await settle(store.world.lastSeq); // warm: the projector is connected and has the set-up
 
-    const waiting: { seq: number; at: number }[] = [];
-    const lags: number[] = [];
-    const relayLags: number[] = [];
-    let relayIdx = 0;
-    const poll = setInterval(() => {
-      const now0 = performance.now();
-      while (relayIdx < waiting.length && waiting[relayIdx]!.seq <= readSide.relay.position) { relayLags.push(now0 - waiting[relayIdx]!.at); relayIdx++; }
-      if (waiting.length === 0) return;
-      const at = position();
-      const now = performance.now();
-      while (waiting.length > 0 && waiting[0]!.seq <= at) { lags.push(now - waiting.shift()!.at); relayIdx = Math.max(0, relayIdx - 1); }
-    }, lagPollMs);
-    const flushes: number[] = [];
-    const j = store.journal as unknown as { flushNow: () => void };
-    const orig = j.flushNow.bind(j);
-    j.flushNow = () => { const t = performance.now(); orig(); flushes.push(performance.now() - t); };
-    const { monitorEventLoopDelay } = await import('node:perf_hooks');
-    const h = monitorEventLoopDelay({ resolution: 1 }); h.enable();
-    let n = 0;
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    const commits: { seq: number; at: number }[] = [];
     const total = ratePerSecond * seconds;
     const perTick = (ratePerSecond * tickMs) / 1000;
-    const started = performance.now();
     const inFlight: Promise<unknown>[] = [];
-    while (n < total) {
+    const started = performance.now();
+    for (let n = 0; n < total;) {
       const due = Math.min(total, Math.floor(((performance.now() - started) / tickMs + 1) * perTick));
       for (; n < due; n++) {
         const { durable } = store.capture(() => store.handler.execute(mixed(n, parties)));
-        inFlight.push(durable.then(() => {
-          readSide.wake();
-          const seq = store.world.lastSeq;
-          if (waiting.length === 0 || waiting[waiting.length - 1]!.seq < seq) waiting.push({ seq, at: performance.now() });
-          else waiting.push({ seq: waiting[waiting.length - 1]!.seq, at: performance.now() });
-        }));
+        // Durable: the journal's tail now includes this command's entries.
+        inFlight.push(durable.then(() => { readSide.wake(); commits.push({ seq: store.world.lastSeq, at: wallNow() }); }));
       }
       await new Promise((r) => setTimeout(r, tickMs));
     }
     await Promise.all(inFlight);
     const elapsed = (performance.now() - started) / 1000;
-    const drainDeadline = Date.now() + 30_000;
-    while (waiting.length > 0 && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 5));
-    clearInterval(poll);
-    positions.close();
+    loopDelay.disable();
+    await settle(store.world.lastSeq);
+    const lags: number[] = [];
+    let i = 0;
+    for (const c of commits) {
+      while (watcher.seen[i]!.seq < c.seq) i++;
+      lags.push(Math.max(0, watcher.seen[i]!.at - c.at));
+    }
     lags.sort((a, b) => a - b);
-    relayLags.sort((a, b) => a - b);
-    flushes.sort((a, b) => a - b);
-    console.error('flush p50/p99/max', percentile(flushes, 0.5), percentile(flushes, 0.99), percentile(flushes, 1), flushes.length);
-    console.error('loop delay p50/p99/max ms', h.percentile(50)/1e6, h.percentile(99)/1e6, h.max/1e6);
-    console.error('relay lag p50/p99', percentile(relayLags, 0.5), percentile(relayLags, 0.99));
     return {
       commands: total, commands_per_second: Math.round(total / elapsed), journal_entries: store.world.lastSeq,
       lag_samples: lags.length, lag_p50_ms: percentile(lags, 0.5), lag_p99_ms: percentile(lags, 0.99), lag_max_ms: percentile(lags, 1),
-      unfinished: waiting.length,
+      writer_event_loop_delay_p99_ms: Math.round(loopDelay.percentile(99) / 1e4) / 100,
     };
   } finally {
+    await watcher.stop();
     projector.kill('SIGTERM');
     await new Promise((r) => projector.once('exit', r));
     await readSide.close();
@@ -212,9 +222,11 @@ async function rebuildSpeed(): Promise<Record<string, unknown>> {
   }
 }
 
+const loadBefore = loadavg()[0]!;
 const lag = args.includes('--skip-lag') ? null : await lagOverNats();
 const rebuild = args.includes('--skip-rebuild') ? null : await rebuildSpeed();
 console.log(JSON.stringify({
+  machine: { cpus: cpus().length, load_average_1m_before: Math.round(loadBefore * 100) / 100, load_average_1m_after: Math.round(loadavg()[0]! * 100) / 100 },
   lag_over_nats: lag && { target_commands_per_second: ratePerSecond, seconds, ...lag, target_p99_ms: 50 },
   rebuild: rebuild && { ...rebuild, target_entries_per_second: 25_000 },
 }, null, 2));

@@ -56,7 +56,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
   const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id) });
   const host = webhooks.wakingHost(store); // durable commits wake the webhook dispatcher
-  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger });
+  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger, logLevel: config.logLevel });
   const scheduler = new Scheduler(host, (error) => logger.error({ err: String(error) }, 'timer failed'));
   const write: WriteSide = {
     get world() { return store.world; },

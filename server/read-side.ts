@@ -5,15 +5,16 @@
 //   SATANG_NATS_URL set            journal.db ─relay─▶ JetStream SATANG_JOURNAL ─▶ `satang projector`
 //                                  (another process) ─▶ projections.db, which the API reads
 //
-// The relay runs where the writer runs: it is woken after each durable commit (wake())
-// and polls the world's last seq besides, and never publishes inside a request.
+// The relay runs in the writer's process — on the writer's thread in the embedded default,
+// on a worker thread of its own with NATS (so that the writer's fsyncs never hold up a
+// publish) — and is woken after each durable commit (wake()) and polls the journal's tail
+// besides; it never publishes inside a request.
 // caughtUp() lets a read wait, briefly, until a projection has applied everything the
 // write side had committed when the request came in.
 
 import { JournalReader } from '../adapters/bus/journal-reader.ts';
 import { InProcessBus } from '../adapters/bus/in-process.ts';
-import { JetStreamPublisher } from '../adapters/bus/nats.ts';
-import { Relay } from '../adapters/bus/relay.ts';
+import { Relay, type RelayControl } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions } from '../projections/db.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
@@ -21,11 +22,12 @@ import { readSideLimits } from '../projections/limits.ts';
 import type { ProjectionName } from '../projections/projection.ts';
 import { Projector } from '../projections/projector.ts';
 import { ReadModels } from '../projections/read-models.ts';
+import { RelayThread } from './relay-thread.ts';
 
 export interface ReadSide {
   readonly mode: 'embedded' | 'nats';
   readonly models: ReadModels;
-  readonly relay: Relay;
+  readonly relay: RelayControl;
   /** A commit is durable: the relay has something to publish. */
   wake(): void;
   /** Resolves true once `projection` has applied every entry up to `seq`; false after `timeoutMs`. */
@@ -36,34 +38,32 @@ export interface ReadSide {
 export interface ReadSideOptions {
   readonly dataDir: string;
   readonly natsUrl?: string;
-  /** The write side's last durable journal seq. */
+  /** The write side's last durable journal seq (the embedded relay's tail; the NATS relay's worker reads it from journal.db). */
   readonly tail: () => number;
   readonly log: ReadSideLog;
+  /** The relay worker thread's log level (NATS mode). */
+  readonly logLevel?: string;
 }
 
 export function startReadSide(options: ReadSideOptions): ReadSide {
   const db = openProjectionsDb(options.dataDir, projectionSchemas);
   const models = new ReadModels(db);
-  const relayReader = new JournalReader(options.dataDir);
-  const positions = new RelayPositions(db);
-  let relay: Relay;
+  let relay: RelayControl;
   let stopBus: () => Promise<void>;
 
   if (options.natsUrl) {
-    const publisher = new JetStreamPublisher(options.natsUrl, options.log, (lastInStream) => {
-      if (lastInStream !== null) relay.rewindTo(lastInStream);
-      relay.wake();
-    });
-    relay = new Relay(relayReader, publisher, positions, { bus: 'nats', tail: options.tail, log: options.log });
-    publisher.start();
-    stopBus = () => publisher.close();
+    // The relay runs on a worker thread of its own (server/relay-worker.ts); the projections
+    // run in `scripts/satang projector`.
+    relay = new RelayThread({ dataDir: options.dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel ?? 'info' }, options.log);
+    stopBus = async () => {};
   } else {
+    const relayReader = new JournalReader(options.dataDir);
     const fillReader = new JournalReader(options.dataDir);
     const bus = new InProcessBus();
     const projector = new Projector(db, fillReader, options.log);
     projector.start(bus);
-    relay = new Relay(relayReader, bus, positions, { bus: 'inprocess', tail: options.tail, log: options.log, startAtMost: projector.lowestPosition() });
-    stopBus = async () => { await projector.stop(); fillReader.close(); };
+    relay = new Relay(relayReader, bus, new RelayPositions(db), { bus: 'inprocess', tail: options.tail, log: options.log, startAtMost: projector.lowestPosition() });
+    stopBus = async () => { await projector.stop(); fillReader.close(); relayReader.close(); };
   }
   relay.start();
 
@@ -82,7 +82,6 @@ export function startReadSide(options: ReadSideOptions): ReadSide {
     async close() {
       await relay.stop();
       await stopBus();
-      relayReader.close();
       db.close();
     },
   };

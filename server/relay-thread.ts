@@ -1,16 +1,21 @@
 // The API's handle on the relay worker thread (server/relay-worker.ts): starts it, wakes it
 // after durable commits, mirrors the position it reports, and stops it (waiting until it
-// has closed its connections).
+// has closed its connections). A worker that dies is logged and started again after
+// relayRetryMs: the journal is the truth, so a restarted relay only publishes again.
 
 import { Worker } from 'node:worker_threads';
 import type { RelayControl } from '../adapters/bus/relay.ts';
+import type { ReadSideLog } from '../projections/gate.ts';
+import { readSideLimits } from '../projections/limits.ts';
 import type { RelayWorkerData } from './relay-worker.ts';
 
 export class RelayThread implements RelayControl {
   private worker: Worker | null = null;
   private positionSeq = 0;
+  private stopping = false;
+  private wakeQueued = false;
 
-  constructor(private readonly options: Omit<RelayWorkerData, 'entry'>) {}
+  constructor(private readonly options: Omit<RelayWorkerData, 'entry'>, private readonly log: ReadSideLog) {}
 
   get position(): number {
     return this.positionSeq;
@@ -18,19 +23,33 @@ export class RelayThread implements RelayControl {
 
   start(): void {
     if (this.worker) return;
+    this.stopping = false;
     const data: RelayWorkerData = { ...this.options, entry: new URL('./relay-worker.ts', import.meta.url).href };
     const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data });
     worker.on('message', (m: { position?: number }) => { if (m.position !== undefined) this.positionSeq = m.position; });
-    worker.on('error', (error) => { throw error; }); // a relay that cannot run must not fail silently
+    worker.on('error', (error) => this.log.error({ err: String(error) }, 'relay worker failed'));
+    worker.on('exit', (code) => {
+      if (this.worker !== worker || this.stopping) return;
+      this.worker = null;
+      this.log.error({ code }, 'relay worker exited; starting it again');
+      setTimeout(() => { if (!this.stopping) this.start(); }, readSideLimits.relayRetryMs).unref();
+    });
     worker.unref();
     this.worker = worker;
   }
 
+  /** One message per burst: the commands of a group commit turn durable together. */
   wake(): void {
-    this.worker?.postMessage('wake');
+    if (this.wakeQueued || !this.worker) return;
+    this.wakeQueued = true;
+    queueMicrotask(() => {
+      this.wakeQueued = false;
+      this.worker?.postMessage('wake');
+    });
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;

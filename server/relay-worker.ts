@@ -49,5 +49,5 @@ async function stop(): Promise<void> {
   reader.close();
   db.close();
   port.postMessage({ stopped: true });
-  port.close();
+  process.exit(0); // ends this worker thread only
 }

@@ -4,7 +4,9 @@
 // delivery semantics that the gate relies on: a handed-back (nak) delivery comes again
 // with its delivery count increased, before anything not yet delivered, in nak order.
 // It has no memory across restarts: the relay starts it from the lowest projection
-// position, and each projection drops what it already has.
+// position, and each projection drops what it already has. A publish resolves once every
+// subscription has been handed the entries (on a later turn), so the relay never runs ahead
+// of the projections by more than one batch and a long catch-up yields to requests.
 
 import type { RelayedEntry } from '../../projections/entry.ts';
 import type { Delivery } from '../../projections/gate.ts';
@@ -22,20 +24,24 @@ class InProcessSubscription implements Subscription {
   private fresh: Pending[] = [];
   private redeliveries: Pending[] = [];
   private scheduled: NodeJS.Immediate | null = null;
+  private handedOver: (() => void)[] = [];
   private stopped = false;
 
   constructor(private readonly deliver: (deliveries: readonly Delivery[]) => void, private readonly onStop: () => void) {}
 
-  enqueue(entries: readonly RelayedEntry[]): void {
-    if (this.stopped) return;
+  /** Resolves once the entries have been handed to the subscriber. */
+  enqueue(entries: readonly RelayedEntry[]): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     for (const entry of entries) this.fresh.push({ entry, count: 0 });
     this.schedule();
+    return new Promise((resolve) => this.handedOver.push(resolve));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = null;
+    this.release();
     this.onStop();
   }
 
@@ -48,8 +54,17 @@ class InProcessSubscription implements Subscription {
     const batch = [...this.redeliveries, ...this.fresh];
     this.redeliveries = [];
     this.fresh = [];
-    if (batch.length === 0 || this.stopped) return;
-    this.deliver(batch.map((p) => this.delivery(p)));
+    try {
+      if (batch.length > 0 && !this.stopped) this.deliver(batch.map((p) => this.delivery(p)));
+    } finally {
+      this.release();
+    }
+  }
+
+  private release(): void {
+    const waiting = this.handedOver;
+    this.handedOver = [];
+    for (const resolve of waiting) resolve();
   }
 
   private delivery(p: Pending): Delivery {
@@ -77,6 +92,6 @@ export class InProcessBus implements Publisher, Transport {
 
   /** Accepted once every subscription holds the entries (the in-process "acknowledgement"). */
   async publish(entries: readonly RelayedEntry[]): Promise<void> {
-    for (const s of this.subscriptions) s.enqueue(entries);
+    await Promise.all([...this.subscriptions].map((s) => s.enqueue(entries)));
   }
 }

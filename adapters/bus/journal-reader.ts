@@ -16,6 +16,7 @@ import type { RelayedEntry, RelayedEvent } from '../../projections/entry.ts';
 import type { EntrySource } from '../../projections/gate.ts';
 
 const journalFileName = 'journal.db';
+const noEvents: readonly RelayedEvent[] = Object.freeze([]);
 /** Outbox rows fetched per statement while walking beside the journal. */
 const outboxRowsPerRead = 512;
 
@@ -65,7 +66,7 @@ export class JournalReader implements EntrySource {
     const uptoSeq = rows[rows.length - 1]![0];
     const events = this.eventsOf(afterSeq, uptoSeq);
     return rows.map(([seq, stream, kind, version, type, livemode, merchantId, recordedAt, data]) => ({
-      seq, stream, kind, version, type, livemode: livemode === null ? null : livemode === 1, merchantId, recordedAt, data, events: events.get(seq) ?? [],
+      seq, stream, kind, version, type, livemode: livemode === null ? null : livemode === 1, merchantId, recordedAt, data, events: events.get(seq) ?? noEvents,
     }));
   }
 
@@ -78,7 +79,7 @@ export class JournalReader implements EntrySource {
       const rows = this.outbox.all(rowid, outboxRowsPerRead);
       for (const [rid, journalSeq, id, merchantId, livemode, sequence, type, body] of rows) {
         if (journalSeq > uptoSeq) break outer;
-        assert(journalSeq > afterSeq, `outbox row ${rid} (journal seq ${journalSeq}) is behind the cursor at seq ${afterSeq}: rowid order is not journal order`);
+        assert(journalSeq > afterSeq, () => `outbox row ${rid} (journal seq ${journalSeq}) is behind the cursor at seq ${afterSeq}: rowid order is not journal order`);
         let list = byEntry.get(journalSeq);
         if (!list) byEntry.set(journalSeq, (list = []));
         list.push({ id, merchantId, livemode: livemode === 1, sequence, type, body });

@@ -70,6 +70,11 @@ export class JetStreamPublisher implements Publisher {
   private js: JetStreamClient | null = null;
   private closed = false;
 
+  /** Connected, with the stream set up: the relay publishes only then (and is woken when it becomes so). */
+  get ready(): boolean {
+    return this.js !== null;
+  }
+
   /** `onReady` learns the stream's last journal seq each time the link is (re)established. */
   constructor(private readonly url: string, private readonly log: ReadSideLog, private readonly onReady: (lastInStream: number | null) => void) {}
 
@@ -102,7 +107,10 @@ export class JetStreamPublisher implements Publisher {
     await this.setUp();
     for await (const s of statuses) {
       if (this.closed) break;
-      if (s.type === 'disconnect') this.js = null;
+      if (s.type === 'disconnect') {
+        this.js = null;
+        this.log.warn({ server: String(s.data) }, 'relay lost NATS; writes go on, the relay catches up once it is back');
+      }
       if (s.type === 'reconnect') await this.setUp();
     }
   }
@@ -126,14 +134,34 @@ export class JetStreamPublisher implements Publisher {
   }
 }
 
-/** The projector's side: one durable consumer per projection. */
+/** Parsed messages kept for the other consumers (each projection's consumer gets its own copy). */
+const sharedEntriesMax = 4 * readSideLimits.pullMessagesMax;
+
+/**
+ * The projector's side: one durable consumer per projection. Every consumer receives every
+ * entry; a message is parsed once (by stream sequence) and the entry shared, so the domain
+ * event inside it is decoded once too (projections/entry.ts eventOf).
+ */
 export class JetStreamTransport implements Transport {
+  private readonly parsed = new Map<number, RelayedEntry>();
+
   constructor(private readonly nc: NatsConnection, private readonly log: ReadSideLog) {}
 
   subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void): Subscription {
-    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), deliver, this.log);
+    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), deliver, this.log, (m) => this.entryOf(m));
     consumer.start();
     return consumer;
+  }
+
+  private entryOf(m: JsMsg): RelayedEntry {
+    const key = m.info.streamSequence;
+    let entry = this.parsed.get(key);
+    if (entry === undefined) {
+      entry = decodeEntry(codec.decode(m.data));
+      this.parsed.set(key, entry);
+      if (this.parsed.size > sharedEntriesMax) this.parsed.delete(this.parsed.keys().next().value!);
+    }
+    return entry;
   }
 }
 
@@ -144,7 +172,10 @@ class DurableConsumer implements Subscription {
   private scheduled: NodeJS.Immediate | null = null;
   private running: Promise<void> = Promise.resolve();
 
-  constructor(private readonly nc: NatsConnection, private readonly durable: string, private readonly deliver: (d: readonly Delivery[]) => void, private readonly log: ReadSideLog) {}
+  constructor(
+    private readonly nc: NatsConnection, private readonly durable: string, private readonly deliver: (d: readonly Delivery[]) => void,
+    private readonly log: ReadSideLog, private readonly entryOf: (m: JsMsg) => RelayedEntry,
+  ) {}
 
   start(): void {
     this.running = this.run();
@@ -206,7 +237,7 @@ class DurableConsumer implements Subscription {
   private toDelivery(m: JsMsg): Delivery | null {
     let entry: RelayedEntry;
     try {
-      entry = decodeEntry(codec.decode(m.data));
+      entry = this.entryOf(m);
     } catch (error) {
       // Not a journal entry at all: nothing to apply or park by seq. Dropped, loudly.
       this.log.error({ consumer: this.durable, stream_seq: m.info.streamSequence, err: String(error) }, 'projection consumer dropped a message that is not a journal entry');

@@ -14,6 +14,8 @@ import type { ReadSideLog } from '../../projections/gate.ts';
 import type { JournalReader } from './journal-reader.ts';
 
 export interface Publisher {
+  /** False while the bus cannot take anything (not connected yet, or lost); absent = always. */
+  readonly ready?: boolean;
   /** Resolves once the bus has acknowledged every entry (rejects when it has not). */
   publish(entries: readonly RelayedEntry[]): Promise<void>;
 }
@@ -110,7 +112,7 @@ export class Relay implements RelayControl {
     try {
       do {
         this.again = false;
-        while (!this.stopped && this.options.tail() > this.positionSeq) {
+        while (!this.stopped && this.publisher.ready !== false && this.options.tail() > this.positionSeq) {
           const batch = this.reader.read(this.positionSeq, readSideLimits.relayBatchEntriesMax);
           if (batch.length === 0) break;
           await this.publisher.publish(batch);

@@ -42,9 +42,11 @@ function probe(name: string, fails: (entry: RelayedEntry, failuresSoFar: number)
       schema: `CREATE TABLE IF NOT EXISTS ${table} (n INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL UNIQUE);`,
       prepare(db: ProjectionsDb) {
         const insert = db.prepare(`INSERT INTO ${table} (seq) VALUES (?)`);
-        return (entry: RelayedEntry) => {
-          if (fails(entry, failures)) { failures++; throw new Error(`probe ${name} refuses seq ${entry.seq}`); }
-          insert.run(entry.seq);
+        return {
+          apply(entry: RelayedEntry) {
+            if (fails(entry, failures)) { failures++; throw new Error(`probe ${name} refuses seq ${entry.seq}`); }
+            insert.run(entry.seq);
+          },
         };
       },
     },
@@ -136,7 +138,7 @@ test('NATS JetStream: a flaky entry is redelivered in order; a poison entry is p
   let nc: Awaited<ReturnType<typeof connectNats>> | null = null;
   try {
     const run = await scenario(async (store, _db, dir, projector, log, seen) => {
-      const readSide = startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log });
+      const readSide = startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log, logLevel: 'silent' });
       nc = await connectNats(nats.url, 'spec');
       projector.start(recording(new JetStreamTransport(nc, log), seen));
       return () => readSide.close();
