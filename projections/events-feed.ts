@@ -38,6 +38,7 @@ export const eventsFeed: Projection = {
 export interface EventsPage {
   /** Envelope bodies in sequence order, as stored. */
   readonly bodies: readonly string[];
+  readonly sequences: readonly number[];
   readonly lastSequence: number | null;
   readonly hasMore: boolean;
 }
@@ -53,6 +54,6 @@ export class EventsFeedReads {
   read(merchantId: string, livemode: boolean, since: bigint, limit: number): EventsPage {
     const rows = this.page.all(merchantId, livemode ? 1 : 0, since, limit + 1);
     const page = rows.slice(0, limit);
-    return { bodies: page.map((r) => r[1]), lastSequence: page.length > 0 ? page[page.length - 1]![0] : null, hasMore: rows.length > limit };
+    return { bodies: page.map((r) => r[1]), sequences: page.map((r) => r[0]), lastSequence: page.length > 0 ? page[page.length - 1]![0] : null, hasMore: rows.length > limit };
   }
 }

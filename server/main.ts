@@ -74,6 +74,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
     read: readSide,
+    serviceEvents: webhooks.events.since.bind(webhooks.events),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir);
   const verifyOperator = await operatorVerifier(config, devIssuer, () => Math.floor(clock.now() / 1000));

@@ -59,6 +59,12 @@ export interface Services {
   readonly idempotency: IdempotencyStore;
   /** The projections (balance history, events feed, lists); startServer always has one. */
   readonly read?: ReadSide;
+  /**
+   * Events the service emits outside the journal (webhook.key.rotating,
+   * webhook.endpoint.disabled): they take the merchant's sequence too, so the events feed
+   * merges them in, or a reconciling merchant would see gaps that never close.
+   */
+  readonly serviceEvents?: (merchantId: string, livemode: boolean, since: bigint, limit: number) => readonly { sequence: number; body: string }[];
 }
 
 // ---- memory versions (tests of the HTTP layer; the embedded default uses SQLite) ----

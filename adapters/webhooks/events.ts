@@ -89,8 +89,11 @@ export class ServiceEvents {
   private readonly bump;
   private readonly insert;
   private readonly bodies;
+  private readonly page;
 
   constructor(db: Db, private readonly ids: Ids) {
+    this.page = db.prepare<[string, number, bigint, number], [number, string]>(
+      'SELECT sequence, body FROM webhook_events WHERE merchant_id = ? AND livemode = ? AND sequence > ? ORDER BY sequence LIMIT ?').raw(true);
     this.bump = db.prepare<[string, number], number>(`INSERT INTO outbox_sequences (merchant_id, livemode, last_sequence) VALUES (?, ?, 1)
       ON CONFLICT (merchant_id, livemode) DO UPDATE SET last_sequence = last_sequence + 1 RETURNING last_sequence`).pluck(true);
     this.insert = db.prepare('INSERT INTO webhook_events (id, merchant_id, livemode, sequence, type, created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)');
@@ -110,6 +113,11 @@ export class ServiceEvents {
     };
     this.insert.run(id, e.merchantId, e.livemode ? 1 : 0, sequence, e.type, e.createdAt, envelopeBody(id, sequence, event, {}));
     return { id, sequence, type: e.type, createdAt: e.createdAt };
+  }
+
+  /** The merchant's service events with sequence above `since`, oldest first, at most `limit` (for the events feed). */
+  since(merchantId: string, livemode: boolean, since: bigint, limit: number): { sequence: number; body: string }[] {
+    return this.page.all(merchantId, livemode ? 1 : 0, since, limit).map(([sequence, body]) => ({ sequence, body }));
   }
 
   /** The stored bytes of an event, from the table that holds it. */

@@ -23,9 +23,15 @@ export function eventsRoutes(services: Services): Router {
     const read = readSideOf(services);
     await read.caughtUp('events_feed', services.write.world.lastSeq, readSideLimits.listFreshnessWaitMs);
     const page = read.models.events.read(m.merchantId, m.livemode, since, limit);
-    const next = page.lastSequence === null ? since.toString() : String(page.lastSequence);
+    const fromJournal = page.bodies.map((body, i) => ({ sequence: page.sequences[i]!, body }));
+    const fromService = services.serviceEvents?.(m.merchantId, m.livemode, since, limit + 1) ?? [];
+    const merged = [...fromJournal, ...fromService].sort((a, b) => a.sequence - b.sequence);
+    // Either source holding more than it gave, or the merge holding more than a page, means more.
+    const hasMore = page.hasMore || fromService.length > limit || merged.length > limit;
+    const rows = merged.slice(0, limit);
+    const next = rows.length === 0 ? since.toString() : String(rows[rows.length - 1]!.sequence);
     ctx.type = 'application/json';
-    ctx.body = `{"object":"list","data":[${page.bodies.join(',')}],"has_more":${page.hasMore},"next_sequence":${next}}`;
+    ctx.body = `{"object":"list","data":[${rows.map((r) => r.body).join(',')}],"has_more":${hasMore},"next_sequence":${next}}`;
   });
   return router;
 }
