@@ -14,6 +14,15 @@ export function assert(condition: unknown, message: string | (() => string)): as
   if (!condition) throw new InvariantViolation(typeof message === 'string' ? message : message());
 }
 
+/**
+ * Throws for a broken invariant. For the hottest paths, which test the condition first
+ * (`if (!ok) violated(...)`): a lazy message there is a closure per call, and the
+ * variables it captures live in a heap-allocated context even when it never runs.
+ */
+export function violated(message: string): never {
+  throw new InvariantViolation(message);
+}
+
 export function unreachable(value: never, what: string): never {
   throw new InvariantViolation(`unhandled ${what}: ${JSON.stringify(value)}`);
 }

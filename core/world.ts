@@ -3,11 +3,11 @@
 // from. It is derived: applying the journal's entries in order rebuilds it exactly,
 // which is what recovery and `satang verify` do. Only apply() changes it.
 
-import { assert, unreachable } from './assert.ts';
+import { assert, unreachable, violated } from './assert.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import type { Commit, JournalEntry, Timer } from './journal.ts';
-import { accountKey, merchantAccount, type Balances } from './ledger/ledger.ts';
+import { accountKey, merchantAccountKey, type Balances } from './ledger/ledger.ts';
 import { evolve as evolveWithdrawal, isOpenStatus, type Withdrawal } from './withdrawal/state.ts';
 
 /** A min-heap of timers by (dueAt, id); entries whose timer changed are skipped lazily. */
@@ -86,8 +86,12 @@ export class World {
   readonly waitingDeposits = new Map<string, Set<string>>();
 
   balances(merchantId: string, livemode: boolean): Balances {
-    const get = (b: 'available' | 'pending_clearing' | 'reserved') => this.accounts.get(accountKey(merchantAccount(merchantId, livemode, b))) ?? 0n;
-    return { availableMinor: get('available'), pendingClearingMinor: get('pending_clearing'), reservedMinor: get('reserved') };
+    const accounts = this.accounts;
+    return {
+      availableMinor: accounts.get(merchantAccountKey(merchantId, livemode, 'available')) ?? 0n,
+      pendingClearingMinor: accounts.get(merchantAccountKey(merchantId, livemode, 'pending_clearing')) ?? 0n,
+      reservedMinor: accounts.get(merchantAccountKey(merchantId, livemode, 'reserved')) ?? 0n,
+    };
   }
 
   /** When the earliest pending clearing of a merchant's deposits releases funds, if any. */
@@ -181,8 +185,7 @@ export class World {
 
   private advanceVersion(entry: JournalEntry): void {
     const previous = this.streamVersions.get(entry.stream);
-    assert(previous === undefined ? entry.version === 0 : entry.version === previous + 1,
-      `stream ${entry.stream}: version ${entry.version} after ${previous}`);
+    if (previous === undefined ? entry.version !== 0 : entry.version !== previous + 1) violated(`stream ${entry.stream}: version ${entry.version} after ${previous}`);
     this.streamVersions.set(entry.stream, entry.version);
   }
 

@@ -218,8 +218,28 @@ export function isOpenUnpaid(d: Deposit): boolean {
   return d.status === 'awaiting_liquidity' || d.status === 'awaiting_payment';
 }
 
-function withLegs(legs: readonly Leg[], update: (leg: Leg) => Leg): Leg[] {
-  return legs.map(update);
+/** The state without one optional key (a rest copy is costly, so only when the key is there). */
+function without(s: Deposit, key: 'liquidity' | 'rejection'): Deposit {
+  if (key === 'liquidity') { const { liquidity: _dropped, ...rest } = s; return rest; }
+  const { rejection: _cleared, ...rest } = s;
+  return rest;
+}
+
+/** The legs after an update; the same array when no leg changed (states are immutable). */
+function withLegs(legs: readonly Leg[], update: (leg: Leg) => Leg): readonly Leg[] {
+  let out: Leg[] | undefined;
+  for (let i = 0; i < legs.length; i++) {
+    const leg = legs[i]!;
+    const next = update(leg);
+    if (next !== leg && !out) out = legs.slice(0, i);
+    if (out) out.push(next);
+  }
+  return out ?? legs;
+}
+
+/** The leg released from its withdrawal (itself if it already was). */
+function unheld(l: Leg): Leg {
+  return l.held ? { ...l, held: false } : l;
 }
 
 /** The slip with what verification learned about it (the transfer it shows, the leg it paid). */
@@ -247,20 +267,27 @@ export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit
   const next = evolveExisting(state, event);
   assert(!isFinalStatus(state.status) || next.status === state.status || (state.status === 'settled' && next.status === 'reversed'),
     `deposit ${state.id} left final status ${state.status} for ${next.status}`);
+  // Speed: evolveExisting always returns a new object that nobody else has seen yet, so
+  // the version and time are stamped on it instead of copying some forty fields again.
+  const stamped = next as Stampable;
+  stamped.version = state.version + 1;
+  stamped.updatedAt = event.at;
   if (next.status === 'settled' && next.settlement) checkSettlement(next);
-  return { ...next, version: state.version + 1, updatedAt: event.at };
+  return next;
 }
+
+type Stampable = { -readonly [K in 'version' | 'updatedAt']: Deposit[K] };
 
 function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCreated' }>): Deposit {
   switch (e.type) {
     case 'DepositAwaitingLiquidity':
       return { ...s, status: 'awaiting_liquidity', liquidity: e.liquidity };
     case 'DepositMatched': {
-      const { liquidity: _dropped, ...rest } = s;
+      const rest = 'liquidity' in s ? without(s, 'liquidity') : s;
       return { ...rest, status: 'awaiting_payment', legs: e.legs, liquiditySource: e.source, expiresAt: e.expiresAt };
     }
     case 'SlipReceived': {
-      const { rejection: _cleared, ...rest } = s;
+      const rest = 'rejection' in s ? without(s, 'rejection') : s;
       return { ...rest, status: 'slip_processing', slip: e.slip, uploads: s.uploads + 1, isTerminal: false };
     }
     case 'AdditionalSlipReceived':
@@ -277,7 +304,7 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
           ? { ...l, legStatus: 'complete', verifiedAmountMinor: e.verifiedAmountMinor, ...(e.transRef !== undefined ? { transRef: e.transRef } : {}) } : l),
       };
     case 'LegsReleased':
-      return { ...s, legs: withLegs(s.legs, (l) => e.legRefs.includes(l.legRef) ? { ...l, held: false } : l) };
+      return { ...s, legs: withLegs(s.legs, (l) => e.legRefs.includes(l.legRef) ? unheld(l) : l) };
     case 'DepositUnderReview':
       return {
         ...s, status: 'under_review',
@@ -293,7 +320,7 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
       return { ...s, review: { ...s.review, approvals: [...s.review.approvals, e.operatorId] } };
     case 'DepositSettled': {
       const filled = new Set(e.fills.map((f) => f.legRef));
-      const legs = withLegs(s.legs, (l) => filled.has(l.legRef) ? { ...l, legStatus: 'complete', held: false } : { ...l, held: false });
+      const legs = withLegs(s.legs, (l) => filled.has(l.legRef) && l.legStatus !== 'complete' ? { ...l, legStatus: 'complete', held: false } : unheld(l));
       return {
         ...s, status: 'settled', isTerminal: false, settlement: e.settlement, legs, ...slipWith(s.slip, { transRef: e.transRef }),
         ...(e.verification ? { verification: e.verification } : {}),
@@ -305,12 +332,12 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
     case 'DepositExpired':
       return {
         ...s, status: 'expired', expiredReason: 'no_payment', lateSlipAcceptedUntil: e.lateSlipAcceptedUntil,
-        isTerminal: e.lateSlipAcceptedUntil === null, legs: withLegs(s.legs, (l) => ({ ...l, held: false })),
+        isTerminal: e.lateSlipAcceptedUntil === null, legs: withLegs(s.legs, unheld),
       };
     case 'DepositCanceled':
       return {
         ...s, status: 'canceled', canceledBy: e.by, cancelReasonCode: e.reasonCode, lateSlipAcceptedUntil: e.lateSlipAcceptedUntil,
-        isTerminal: e.lateSlipAcceptedUntil === null, legs: withLegs(s.legs, (l) => ({ ...l, held: false })),
+        isTerminal: e.lateSlipAcceptedUntil === null, legs: withLegs(s.legs, unheld),
       };
     case 'LateSlipWindowClosed':
       return { ...s, isTerminal: true };

@@ -14,6 +14,7 @@ import { matchLiquidity } from '../matching.ts';
 import { checkDepositAmount, type Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
 import { inFlightOf } from '../withdrawal/state.ts';
+import type { MovementOwner } from '../ledger/ledger.ts';
 import { World } from '../world.ts';
 import type { Actor, Command } from './commands.ts';
 import type { Tx } from './tx.ts';
@@ -80,10 +81,9 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
     case 'DepositCleared': {
       const st = d.settlement!;
       if (st.creditedMinor > 0n) {
-        tx.post({
-          type: 'clearing_released', merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode,
-          amountMinor: st.creditedMinor, from: 'pending_clearing', to: 'available', counter: [],
-          source: { type: 'deposit', id: d.id }, clearedFromBalanceTransactionId: st.balanceTransactionId,
+        tx.post({ merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } }, {
+          type: 'clearing_released', amountMinor: st.creditedMinor, from: 'pending_clearing', to: 'available', counter: [],
+          clearedFromBalanceTransactionId: st.balanceTransactionId,
         });
       }
       return null;
@@ -127,14 +127,14 @@ function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'De
     if (f.counterparty.kind === 'withdrawal') transit += f.amountMinor;
     else gateway += f.amountMinor;
   }
-  const base = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } };
-  tx.post({
-    ...base, id: st.balanceTransactionId, type: 'deposit_settled', amountMinor: st.receivedMinor, from: null, to: 'pending_clearing',
+  const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } };
+  tx.post(base, {
+    id: st.balanceTransactionId, type: 'deposit_settled', amountMinor: st.receivedMinor, from: null, to: 'pending_clearing',
     counter: [{ account: 'p2p_transit', amountMinor: transit }, { account: 'gateway_settlement', amountMinor: gateway }, { account: 'suspense', amountMinor: e.suspenseMinor }],
-    ...(st.clearingAvailableAt !== null ? { availableAt: st.clearingAvailableAt } : {}),
+    availableAt: st.clearingAvailableAt ?? undefined,
   });
   if (st.feeTotalMinor > 0n) {
-    tx.post({ ...base, id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }] });
+    tx.post(base, { id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }] });
   }
   if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
   for (const f of e.fills) {
@@ -162,13 +162,13 @@ function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'De
 function postReversal(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositReversed' }>): Rejection | null {
   const st = d.settlement!;
   const bucket = st.clearedAt === undefined ? 'pending_clearing' : 'available';
-  const base = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id }, reasonCode: e.reasonCode };
-  tx.post({
-    ...base, id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
+  const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id }, reasonCode: e.reasonCode };
+  tx.post(base, {
+    id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
     counter: [{ account: 'reversals', amountMinor: st.receivedMinor }], reversesBalanceTransactionId: st.balanceTransactionId,
   });
   if (st.feeTotalMinor > 0n) {
-    tx.post({ ...base, type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
+    tx.post(base, { type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
   }
   return null;
 }

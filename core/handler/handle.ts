@@ -127,10 +127,9 @@ function route(tx: Tx, c: Command): Outcome {
         const have = c.bucket === 'available' ? b.availableMinor : c.bucket === 'pending_clearing' ? b.pendingClearingMinor : b.reservedMinor;
         if (have < c.amountMinor) return { ok: false, rejection: reject('insufficient_balance', `The ${c.bucket} bucket holds less than the debit.`, { available_minor: Number(have), required_minor: Number(c.amountMinor) }) };
       }
-      const txn = tx.post({
-        type: 'adjustment', merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, amountMinor: c.amountMinor,
-        from: c.direction === 'debit' ? c.bucket : null, to: c.direction === 'credit' ? c.bucket : null,
-        counter: [{ account: 'adjustments', amountMinor: c.amountMinor }], source: { type: 'adjustment', id: c.actor.kind === 'operator' ? c.actor.operatorId : 'system' }, reasonCode: c.reason,
+      const txn = tx.post({ merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, source: { type: 'adjustment', id: c.actor.kind === 'operator' ? c.actor.operatorId : 'system' } }, {
+        type: 'adjustment', amountMinor: c.amountMinor, from: c.direction === 'debit' ? c.bucket : null, to: c.direction === 'credit' ? c.bucket : null,
+        counter: [{ account: 'adjustments', amountMinor: c.amountMinor }], reasonCode: c.reason,
       });
       return { ok: true, objectId: txn.id };
     }

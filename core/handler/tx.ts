@@ -7,17 +7,22 @@ import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../dep
 import type { DirectoryEvent } from '../directory.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
-import { addBalances, bucketDeltas, buildTransaction, type BalanceTransaction, type Balances, type Movement } from '../ledger/ledger.ts';
+import { addBalances, buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementFields, type MovementOwner } from '../ledger/ledger.ts';
 import { evolve as evolveWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
 import { depositTimers, withdrawalTimers } from './timers.ts';
+
+/** A merchant's bucket changes within one command, summed in place (one per merchant and mode). */
+interface BalanceDelta { availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint }
 
 export class Tx {
   readonly entries: JournalEntry[] = [];
   readonly deposits = new Map<string, Deposit>();
   readonly withdrawals = new Map<string, Withdrawal>();
-  private readonly balanceDeltas = new Map<string, Balances>();
-  private readonly versions = new Map<string, number>();
+  // Created on first use: most commands touch one or two streams and no balance, and a
+  // Map per command that stays empty is garbage the write path need not make.
+  private balanceDeltas: Map<string, { live?: BalanceDelta; test?: BalanceDelta }> | undefined;
+  private versions: Map<string, number> | undefined;
   /** Timers this command cleared explicitly (a fired timer that changed nothing). */
   readonly clearedTimers: string[] = [];
   /** Timers set explicitly (not derived from an aggregate's state). */
@@ -40,14 +45,16 @@ export class Tx {
 
   balances(merchantId: string, livemode: boolean): Balances {
     const base = this.world.balances(merchantId, livemode);
-    const delta = this.balanceDeltas.get(`${merchantId}:${livemode}`);
+    const byMode = this.balanceDeltas?.get(merchantId);
+    const delta = livemode ? byMode?.live : byMode?.test;
     return delta ? addBalances(base, delta) : base;
   }
 
   private nextVersion(stream: string): number {
-    const current = this.versions.get(stream) ?? this.world.streamVersions.get(stream);
+    const versions = this.versions ??= new Map();
+    const current = versions.get(stream) ?? this.world.streamVersions.get(stream);
     const next = current === undefined ? 0 : current + 1;
-    this.versions.set(stream, next);
+    versions.set(stream, next);
     return next;
   }
 
@@ -59,10 +66,12 @@ export class Tx {
 
   emitDeposit(id: string, events: readonly DepositEvent[]): Deposit | undefined {
     let state = this.deposit(id);
-    for (const e of events) {
-      state = evolveDeposit(state, e);
-      const entry = this.push(id, 'deposit', state.livemode, state.merchantId, e);
-      assert(entry.version === state!.version, () => `deposit ${id}: journal version ${entry.version} ≠ object version ${state!.version}`);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      const next = evolveDeposit(state, e);
+      const entry = this.push(id, 'deposit', next.livemode, next.merchantId, e);
+      assert(entry.version === next.version, () => `deposit ${id}: journal version ${entry.version} ≠ object version ${next.version}`);
+      state = next;
     }
     if (state) this.deposits.set(id, state);
     return state;
@@ -70,10 +79,12 @@ export class Tx {
 
   emitWithdrawal(id: string, events: readonly WithdrawalEvent[]): Withdrawal | undefined {
     let state = this.withdrawal(id);
-    for (const e of events) {
-      state = evolveWithdrawal(state, e);
-      const entry = this.push(id, 'withdrawal', state.livemode, state.merchantId, e);
-      assert(entry.version === state!.version, () => `withdrawal ${id}: journal version ${entry.version} ≠ object version ${state!.version}`);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      const next = evolveWithdrawal(state, e);
+      const entry = this.push(id, 'withdrawal', next.livemode, next.merchantId, e);
+      assert(entry.version === next.version, () => `withdrawal ${id}: journal version ${entry.version} ≠ object version ${next.version}`);
+      state = next;
     }
     if (state) this.withdrawals.set(id, state);
     return state;
@@ -84,30 +95,59 @@ export class Tx {
   }
 
   /** Posts a balanced transaction; returns it. The id is allocated here unless given. */
-  post(movement: Omit<Movement, 'id' | 'createdAt'> & { id?: string }): BalanceTransaction {
-    const txn = buildTransaction({ ...movement, id: movement.id ?? this.ids.next('btxn'), createdAt: this.at });
+  post(owner: MovementOwner, movement: MovementFields & { readonly id?: string }): BalanceTransaction {
+    const txn = buildOwnedTransaction(owner, movement, movement.id ?? this.ids.next('btxn'), this.at);
     this.push(txn.id, 'balance_transaction', txn.livemode, txn.merchantId, { type: 'BalanceTransactionPosted', at: this.at, transaction: txn });
-    const key = `${txn.merchantId}:${txn.livemode}`;
-    const delta = bucketDeltas(txn);
-    const prior = this.balanceDeltas.get(key);
-    this.balanceDeltas.set(key, prior ? addBalances(prior, delta) : delta);
+    const deltas = this.balanceDeltas ??= new Map();
+    let byMode = deltas.get(txn.merchantId);
+    if (!byMode) deltas.set(txn.merchantId, (byMode = {}));
+    const delta = txn.livemode ? (byMode.live ??= zeroDelta()) : (byMode.test ??= zeroDelta());
+    addPostings(delta, txn);
     return txn;
   }
 
-  /** The timer changes: for every aggregate touched, the timers its state calls for. */
+  /**
+   * The timer changes: for every aggregate touched, the timers its state calls for.
+   * Written with small arrays rather than Maps and Sets: an aggregate has at most a few
+   * timers, and this runs on every command.
+   */
   timerChanges(): { set: Timer[]; clear: string[] } {
-    const set: Timer[] = [...this.extraTimers];
-    const clear = new Set(this.clearedTimers);
-    const reconcile = (stream: string, desired: Timer[]) => {
-      const wanted = new Map(desired.map((t) => [t.id, t]));
-      for (const t of this.world.timersOf(stream)) if (!wanted.has(t.id)) clear.add(t.id);
-      for (const t of desired) {
-        const existing = this.world.timers.get(t.id);
-        if (!existing || existing.dueAt !== t.dueAt || clear.has(t.id)) { set.push(t); clear.delete(t.id); }
+    const set: Timer[] = this.extraTimers.slice();
+    const clear: string[] = [];
+    for (const id of this.clearedTimers) if (!clear.includes(id)) clear.push(id);
+    for (const d of this.deposits.values()) this.reconcileTimers(d.id, depositTimers(d), set, clear);
+    for (const w of this.withdrawals.values()) this.reconcileTimers(w.id, withdrawalTimers(w), set, clear);
+    return { set, clear };
+  }
+
+  /** Clears the stream's timers its state no longer calls for; sets the new or moved ones. */
+  private reconcileTimers(stream: string, desired: readonly Timer[], set: Timer[], clear: string[]): void {
+    const current = this.world.timersByStream.get(stream);
+    if (current) {
+      for (const id of current) if (!clear.includes(id) && !desired.some((t) => t.id === id)) clear.push(id);
+    }
+    for (const t of desired) {
+      const existing = this.world.timers.get(t.id);
+      const cleared = clear.indexOf(t.id);
+      if (!existing || existing.dueAt !== t.dueAt || cleared !== -1) {
+        set.push(t);
+        if (cleared !== -1) clear.splice(cleared, 1);
       }
-    };
-    for (const d of this.deposits.values()) reconcile(d.id, depositTimers(d));
-    for (const w of this.withdrawals.values()) reconcile(w.id, withdrawalTimers(w));
-    return { set, clear: [...clear] };
+    }
+  }
+}
+
+function zeroDelta(): BalanceDelta {
+  return { availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
+}
+
+/** Adds what a transaction moves in its own merchant's buckets (as bucketDeltas would). */
+function addPostings(delta: BalanceDelta, txn: BalanceTransaction): void {
+  for (const p of txn.postings) {
+    const a = p.account;
+    if (a.kind !== 'merchant' || a.merchantId !== txn.merchantId || a.livemode !== txn.livemode) continue;
+    if (a.bucket === 'available') delta.availableMinor += p.amountMinor;
+    else if (a.bucket === 'pending_clearing') delta.pendingClearingMinor += p.amountMinor;
+    else delta.reservedMinor += p.amountMinor;
   }
 }

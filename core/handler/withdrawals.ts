@@ -8,6 +8,7 @@ import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, withdrawalFee, minorToJson } from '../money.ts';
 import { decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
 import { remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import type { MovementOwner } from '../ledger/ledger.ts';
 import { World } from '../world.ts';
 import type { Actor, Command } from './commands.ts';
 import { matchWaitingDeposits, type Outcome } from './deposits.ts';
@@ -49,10 +50,10 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): O
 }
 
 function carryOut(tx: Tx, before: Withdrawal | undefined, w: Withdrawal, e: WithdrawalEvent): void {
-  const base = { merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, source: { type: 'withdrawal', id: w.id } };
+  const base: MovementOwner = { merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, source: { type: 'withdrawal', id: w.id } };
   switch (e.type) {
     case 'WithdrawalCreated':
-      tx.post({ ...base, id: w.reservedBalanceTransactionId, type: 'withdrawal_reserved', amountMinor: w.amountTotalMinor + w.feeTotalMinor, from: 'available', to: 'reserved', counter: [] });
+      tx.post(base, { id: w.reservedBalanceTransactionId, type: 'withdrawal_reserved', amountMinor: w.amountTotalMinor + w.feeTotalMinor, from: 'available', to: 'reserved', counter: [] });
       return;
     case 'WithdrawalRejected':
     case 'WithdrawalCanceled':
@@ -61,26 +62,26 @@ function carryOut(tx: Tx, before: Withdrawal | undefined, w: Withdrawal, e: With
       assert(before, 'closing an unknown withdrawal');
       const principal = remainingOf(before);
       const unusedFee = before.feeTotalMinor - before.feeRecognizedMinor;
-      if (principal > 0n) tx.post({ ...base, id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', to: 'available', counter: [] });
-      if (unusedFee > 0n) tx.post({ ...base, id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', to: 'available', counter: [] });
+      if (principal > 0n) tx.post(base, { id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', to: 'available', counter: [] });
+      if (unusedFee > 0n) tx.post(base, { id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', to: 'available', counter: [] });
       return;
     }
     case 'FillLanded': {
       const f = e.fill;
-      tx.post({ ...base, id: f.balanceTransactionId, type: 'withdrawal_settled', amountMinor: f.amountMinor, from: 'reserved', to: null, counter: [{ account: 'p2p_transit', amountMinor: f.amountMinor }] });
+      tx.post(base, { id: f.balanceTransactionId, type: 'withdrawal_settled', amountMinor: f.amountMinor, from: 'reserved', to: null, counter: [{ account: 'p2p_transit', amountMinor: f.amountMinor }] });
       if (f.feeRecognizedMinor > 0n) {
-        tx.post({ ...base, id: f.feeBalanceTransactionId!, type: 'fee', amountMinor: f.feeRecognizedMinor, from: 'reserved', to: null, counter: [{ account: 'fee_revenue', amountMinor: f.feeRecognizedMinor }] });
+        tx.post(base, { id: f.feeBalanceTransactionId!, type: 'fee', amountMinor: f.feeRecognizedMinor, from: 'reserved', to: null, counter: [{ account: 'fee_revenue', amountMinor: f.feeRecognizedMinor }] });
       }
       return;
     }
     case 'FillReversed': {
       const fill = before!.fills.find((f) => f.legRef === e.legRef)!;
-      tx.post({
-        ...base, id: e.balanceTransactionId, type: 'reversal', amountMinor: fill.amountMinor, from: null, to: e.refundTo,
+      tx.post(base, {
+        id: e.balanceTransactionId, type: 'reversal', amountMinor: fill.amountMinor, from: null, to: e.refundTo,
         counter: [{ account: 'reversals', amountMinor: fill.amountMinor }], reversesBalanceTransactionId: fill.balanceTransactionId, reasonCode: e.reasonCode,
       });
       if (fill.feeRecognizedMinor > 0n) {
-        tx.post({ ...base, id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: [{ account: 'fee_revenue', amountMinor: fill.feeRecognizedMinor }] });
+        tx.post(base, { id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: [{ account: 'fee_revenue', amountMinor: fill.feeRecognizedMinor }] });
       }
       return;
     }

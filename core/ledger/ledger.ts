@@ -63,8 +63,33 @@ export interface Balances {
 export const zeroBalances: Balances = { availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
 
 export function accountKey(ref: AccountRef): string {
-  const mode = ref.livemode ? 'live' : 'test';
-  return ref.kind === 'merchant' ? `${ref.merchantId}:${mode}:${ref.bucket}` : `sys:${mode}:${ref.account}`;
+  if (ref.kind === 'merchant') return merchantAccountKey(ref.merchantId, ref.livemode, ref.bucket);
+  const keys = ref.livemode ? systemKeys.live : systemKeys.test;
+  return keys[ref.account] ?? (keys[ref.account] = `sys:${ref.livemode ? 'live' : 'test'}:${ref.account}`);
+}
+
+/** System account keys, built once (see merchantKeys for why). */
+const systemKeys: { live: { [A in SystemAccount]?: string }; test: { [A in SystemAccount]?: string } } = { live: {}, test: {} };
+
+type BucketKeys = { readonly [B in Bucket]: string };
+
+/**
+ * Merchant account keys, built once per merchant and mode. Speed: the write path looks
+ * up every posting's account by key, and a key built afresh each time is a new string
+ * that must be hashed again; the same string object keeps its hash. Bounded by the
+ * number of merchants; the keys are values, so sharing them changes nothing.
+ */
+const merchantKeys = new Map<string, { live?: BucketKeys; test?: BucketKeys }>();
+
+/** accountKey(merchantAccount(merchantId, livemode, bucket)), without building the ref. */
+export function merchantAccountKey(merchantId: string, livemode: boolean, bucket: Bucket): string {
+  let byMode = merchantKeys.get(merchantId);
+  if (!byMode) merchantKeys.set(merchantId, (byMode = {}));
+  const mode = livemode ? 'live' : 'test';
+  const keys = byMode[mode] ?? (byMode[mode] = {
+    available: `${merchantId}:${mode}:available`, pending_clearing: `${merchantId}:${mode}:pending_clearing`, reserved: `${merchantId}:${mode}:reserved`,
+  });
+  return keys[bucket];
 }
 
 export function merchantAccount(merchantId: string, livemode: boolean, bucket: Bucket): AccountRef {
@@ -73,6 +98,26 @@ export function merchantAccount(merchantId: string, livemode: boolean, bucket: B
 
 export function systemAccount(livemode: boolean, account: SystemAccount): AccountRef {
   return { kind: 'system', livemode, account };
+}
+
+/**
+ * The same refs, shared: postings are immutable values, so every posting to one account
+ * may point at one ref object instead of allocating its own (the write path posts several
+ * per command). Bounded like merchantKeys.
+ */
+const merchantRefs = new Map<string, { live?: { [B in Bucket]?: AccountRef }; test?: { [B in Bucket]?: AccountRef } }>();
+const systemRefs: { live: { [A in SystemAccount]?: AccountRef }; test: { [A in SystemAccount]?: AccountRef } } = { live: {}, test: {} };
+
+function sharedMerchantAccount(merchantId: string, livemode: boolean, bucket: Bucket): AccountRef {
+  let byMode = merchantRefs.get(merchantId);
+  if (!byMode) merchantRefs.set(merchantId, (byMode = {}));
+  const refs = livemode ? (byMode.live ??= {}) : (byMode.test ??= {});
+  return refs[bucket] ?? (refs[bucket] = Object.freeze(merchantAccount(merchantId, livemode, bucket)));
+}
+
+function sharedSystemAccount(livemode: boolean, account: SystemAccount): AccountRef {
+  const refs = livemode ? systemRefs.live : systemRefs.test;
+  return refs[account] ?? (refs[account] = Object.freeze(systemAccount(livemode, account)));
 }
 
 export function sumPostings(postings: readonly Posting[]): Minor {
@@ -123,34 +168,53 @@ export interface Movement {
   readonly reasonCode?: string;
 }
 
+/** Whose money a movement moves, shared by the transactions one event posts. */
+export type MovementOwner = Pick<Movement, 'merchantId' | 'whiteLabelId' | 'livemode' | 'source' | 'reasonCode'>;
+/** What one movement moves; a reasonCode here overrides the owner's. */
+export type MovementFields = Omit<Movement, 'id' | 'createdAt' | keyof MovementOwner> & { readonly reasonCode?: string };
+
 /**
  * Builds a balanced transaction from a movement of money into, out of, or between a
  * merchant's buckets. Direction follows the merchant's total: a move between two of its
  * buckets is a debit when it leaves available (a reserve) and a credit when it enters it.
  */
 export function buildTransaction(m: Movement): BalanceTransaction {
+  return buildOwnedTransaction(m, m, m.id, m.createdAt);
+}
+
+/**
+ * buildTransaction for a movement given in two parts, owner and fields. Speed: the write
+ * path posts several transactions per event for one owner, and this saves merging the
+ * two into a new object for each.
+ */
+export function buildOwnedTransaction(owner: MovementOwner, m: MovementFields, id: string, createdAt: number): BalanceTransaction {
+  const { merchantId, livemode } = owner;
+  const reasonCode = m.reasonCode !== undefined ? m.reasonCode : owner.reasonCode;
   assert(m.amountMinor > 0n, () => `a balance transaction moves a positive amount, got ${m.amountMinor}`);
   assert(m.from !== null || m.to !== null, 'a balance transaction must touch a merchant bucket');
   assert(m.from !== m.to, 'a balance transaction must move between different buckets');
   const postings: Posting[] = [];
-  if (m.from) postings.push({ account: merchantAccount(m.merchantId, m.livemode, m.from), amountMinor: -m.amountMinor });
-  if (m.to) postings.push({ account: merchantAccount(m.merchantId, m.livemode, m.to), amountMinor: m.amountMinor });
+  if (m.from) postings.push({ account: sharedMerchantAccount(merchantId, livemode, m.from), amountMinor: -m.amountMinor });
+  if (m.to) postings.push({ account: sharedMerchantAccount(merchantId, livemode, m.to), amountMinor: m.amountMinor });
   const outside = m.to === null ? m.amountMinor : m.from === null ? -m.amountMinor : 0n;
   let counterTotal = 0n;
   for (const c of m.counter) {
     counterTotal += c.amountMinor;
-    if (c.amountMinor !== 0n) postings.push({ account: systemAccount(m.livemode, c.account), amountMinor: outside >= 0n ? c.amountMinor : -c.amountMinor });
+    if (c.amountMinor !== 0n) postings.push({ account: sharedSystemAccount(livemode, c.account), amountMinor: outside >= 0n ? c.amountMinor : -c.amountMinor });
   }
   assert(counterTotal === (outside === 0n ? 0n : m.amountMinor), () => `counter shares ${counterTotal} do not cover ${m.amountMinor}`);
-  assert(sumPostings(postings) === 0n, () => `postings of ${m.id} do not sum to zero`);
+  assert(sumPostings(postings) === 0n, () => `postings of ${id} do not sum to zero`);
   const direction: 'credit' | 'debit' = m.to === null ? 'debit' : m.from === null ? 'credit' : m.from === 'available' ? 'debit' : m.to === 'available' ? 'credit' : 'debit';
-  return {
-    id: m.id, type: m.type, merchantId: m.merchantId, whiteLabelId: m.whiteLabelId, livemode: m.livemode,
-    direction, amountMinor: m.amountMinor, bucketFrom: m.from, bucketTo: m.to, source: m.source,
-    createdAt: m.createdAt, postings,
-    ...(m.availableAt !== undefined ? { availableAt: m.availableAt } : {}),
-    ...(m.reversesBalanceTransactionId ? { reversesBalanceTransactionId: m.reversesBalanceTransactionId } : {}),
-    ...(m.clearedFromBalanceTransactionId ? { clearedFromBalanceTransactionId: m.clearedFromBalanceTransactionId } : {}),
-    ...(m.reasonCode ? { reasonCode: m.reasonCode } : {}),
+  // The optional fields are added in place, in this order, rather than spread from
+  // throwaway objects: the key order (and so the stored JSON) is the same.
+  const txn: { -readonly [K in keyof BalanceTransaction]: BalanceTransaction[K] } = {
+    id, type: m.type, merchantId, whiteLabelId: owner.whiteLabelId, livemode,
+    direction, amountMinor: m.amountMinor, bucketFrom: m.from, bucketTo: m.to, source: owner.source,
+    createdAt, postings,
   };
+  if (m.availableAt !== undefined) txn.availableAt = m.availableAt;
+  if (m.reversesBalanceTransactionId) txn.reversesBalanceTransactionId = m.reversesBalanceTransactionId;
+  if (m.clearedFromBalanceTransactionId) txn.clearedFromBalanceTransactionId = m.clearedFromBalanceTransactionId;
+  if (reasonCode) txn.reasonCode = reasonCode;
+  return txn;
 }
