@@ -3,7 +3,7 @@
 // serves the Koa app. `npm start` runs this on the embedded default.
 
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clockFromEnv, ManualClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
@@ -14,6 +14,8 @@ import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import type { Clock } from '../core/ports.ts';
 import { limits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
+import { errorBody } from './errors.ts';
+import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorVerifier } from './auth/operator.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
@@ -44,8 +46,13 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const configured = readConfig(env);
   const logger = createLogger({ level: configured.logLevel });
   mkdirSync(configured.dataDir, { recursive: true });
-  // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made.
-  const server: Server = createServer();
+  // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
+  // until the app is ready, a request is answered 503 service_unavailable, never left hanging.
+  let handle: RequestListener = (_req, res) => {
+    res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+    res.end(JSON.stringify(errorBody('service_unavailable', newRequestId(), { message: 'The service is starting; retry shortly.', retryAfterSeconds: 1 })));
+  };
+  const server: Server = createServer((req, res) => handle(req, res));
   await new Promise<void>((resolve) => server.listen(configured.port, configured.host, resolve));
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : {
@@ -82,7 +89,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const capability = CapabilitySigner.fromDataDir(config.dataDir);
   const slips = startSlips({ services, config, logger, capability }, options);
   const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
-  server.on('request', app.callback());
+  handle = app.callback();
   scheduler.start();
   webhooks.start();
   slips.worker.start();
