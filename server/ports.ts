@@ -26,6 +26,8 @@ export interface KeyStore {
   bySecret(secret: string): ApiKey | undefined;
   byId(keyId: string): ApiKey | undefined;
   save(key: ApiKey): void;
+  /** Saves a key and the idempotency record of the request that minted it, atomically. */
+  saveWithIdempotency(key: ApiKey, record: IdempotencyRecord): void;
   revoke(keyId: string, at: number): void;
 }
 
@@ -75,6 +77,7 @@ export class MemoryKeyStore implements KeyStore {
   bySecret(secret: string) { const id = this.secrets.get(secret); return id === undefined ? undefined : this.keys.get(id); }
   byId(keyId: string) { return this.keys.get(keyId); }
   save(key: ApiKey) { this.keys.set(key.keyId, key); this.secrets.set(key.secret, key.keyId); }
+  saveWithIdempotency(key: ApiKey) { this.save(key); }
   revoke(keyId: string, at: number) { const k = this.keys.get(keyId); if (k) this.keys.set(keyId, { ...k, revokedAt: at }); }
 }
 

@@ -2,8 +2,10 @@
 // the bus, and an HMAC secret must not travel with it. Each write is its own small
 // transaction (keys change rarely); reads are served from memory, loaded at open.
 
+import type { IdempotencyRecord } from '../../core/ports.ts';
 import type { ApiKey, KeyStore, Scope } from '../../server/ports.ts';
 import type { Db } from './schema.ts';
+import { insertIdempotencySql } from './writer.ts';
 
 interface Row { key_id: string; secret: string; merchant_id: string; livemode: number; scopes: string; revoked_at: number | null; created_at: number }
 
@@ -12,6 +14,8 @@ export class SqliteKeyStore implements KeyStore {
   private readonly bySecretValue = new Map<string, string>();
   private readonly insert;
   private readonly revokeRow;
+  private readonly insertIdempotency;
+  private readonly saveBoth;
 
   constructor(db: Db) {
     db.exec(`CREATE TABLE IF NOT EXISTS api_keys (
@@ -19,6 +23,11 @@ export class SqliteKeyStore implements KeyStore {
       scopes TEXT NOT NULL, revoked_at INTEGER, created_at INTEGER NOT NULL)`);
     this.insert = db.prepare('INSERT INTO api_keys (key_id, secret, merchant_id, livemode, scopes, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.revokeRow = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL');
+    this.insertIdempotency = db.prepare(insertIdempotencySql);
+    this.saveBoth = db.transaction((key: ApiKey, r: IdempotencyRecord) => {
+      this.insertRow(key);
+      this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, r.body, r.createdAt, r.expiresAt, null);
+    });
     for (const r of db.prepare<[], Row>('SELECT * FROM api_keys').iterate()) this.remember(fromRow(r));
   }
 
@@ -32,8 +41,17 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   save(key: ApiKey): void {
-    this.insert.run(key.keyId, key.secret, key.merchantId, key.livemode ? 1 : 0, JSON.stringify(key.scopes), key.revokedAt, key.createdAt);
+    this.insertRow(key);
     this.remember(key);
+  }
+
+  saveWithIdempotency(key: ApiKey, record: IdempotencyRecord): void {
+    this.saveBoth(key, record);
+    this.remember(key);
+  }
+
+  private insertRow(key: ApiKey): void {
+    this.insert.run(key.keyId, key.secret, key.merchantId, key.livemode ? 1 : 0, JSON.stringify(key.scopes), key.revokedAt, key.createdAt);
   }
 
   revoke(keyId: string, at: number): void {

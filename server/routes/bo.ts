@@ -11,7 +11,7 @@ import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdr
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
-import { runIdempotent, type Response } from '../idempotency.ts';
+import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
@@ -50,9 +50,14 @@ const schemas = {
   advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: 31_536_000 } } }),
 };
 
-export function mintKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {
+/** A new key with a fresh secret (not yet saved). */
+function newKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {
   const secret = `${livemode ? 'sk_live_' : 'sk_test_'}${randomBytes(24).toString('base64url')}`;
-  const key: ApiKey = { keyId: services.write.ids.next('key'), secret, merchantId, livemode, scopes: [...scopes], revokedAt: null, createdAt: services.write.clock.now() };
+  return { keyId: services.write.ids.next('key'), secret, merchantId, livemode, scopes: [...scopes], revokedAt: null, createdAt: services.write.clock.now() };
+}
+
+export function mintKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {
+  const key = newKey(services, merchantId, livemode, scopes);
   services.keys.save(key);
   return key;
 }
@@ -101,10 +106,14 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await requireStepUp(ctx);
     const b = parseWith(schemas.key, bodyOf(ctx));
     const m = merchant(ctx);
-    // Minting a key changes no ledger state; its idempotency is the key store's (one per call).
-    const key = mintKey(services, m.id, b.livemode, b.scopes);
-    ctx.status = 201;
-    ctx.body = keyView(key);
+    // Not a core command (keys stay out of the journal): the key and the request's
+    // idempotency record are saved in one transaction, so a retry replays the same key.
+    await runIdempotentOwn(ctx, services, `op:${operatorOf(ctx).sub}`, (keep) => {
+      const key = newKey(services, m.id, b.livemode, b.scopes);
+      const response = { status: 201, body: keyView(key) };
+      services.keys.saveWithIdempotency(key, keep(response));
+      return response;
+    });
   });
 
   router.post('/keys/:keyId/revoke', async (ctx) => {

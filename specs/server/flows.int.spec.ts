@@ -85,4 +85,19 @@ test('cancel an unpaid deposit; a second cancel is deposit_not_cancelable', asyn
   assert.is(again.json.error.details.status, 'canceled');
 });
 
+test('minting a key is idempotent: a retry under the same key answers the same key, once', async () => {
+  const body = { livemode: true, scopes: ['wallet:read'] };
+  const first = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, body, { stepUp: true, idempotencyKey: 'mint-1' });
+  assert.is(first.status, 201, first.text);
+  const again = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, body, { stepUp: true, idempotencyKey: 'mint-1' });
+  assert.is(again.status, 201);
+  assert.is(again.headers.get('idempotent-replay'), 'true');
+  assert.is(again.json.key_id, first.json.key_id);
+  assert.is(again.json.api_key, first.json.api_key);
+  const other = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, body, { stepUp: true, idempotencyKey: 'mint-2' });
+  assert.is.not(other.json.key_id, first.json.key_id);
+  const works = await s.call(first.json.api_key, 'GET', '/v1/pay/balance');
+  assert.is(works.status, 200, 'the minted key signs requests');
+});
+
 test.run();
