@@ -13,6 +13,16 @@ export type Actor =
   | { readonly kind: 'operator'; readonly operatorId: string }
   | { readonly kind: 'system' };
 
+/**
+ * A merchant sees only its own objects in its own mode; anything else is "not found"
+ * (the contract does not tell a missing id from another tenant's on purpose).
+ */
+export function visibleTo<T extends { readonly merchantId: string; readonly livemode: boolean }>(actor: Actor, object: T | undefined): T | undefined {
+  if (!object) return undefined;
+  if (actor.kind === 'merchant' && (object.merchantId !== actor.merchantId || object.livemode !== actor.livemode)) return undefined;
+  return object;
+}
+
 export type Command =
   | { readonly type: 'RegisterWhiteLabel'; readonly actor: Actor; readonly name: string; readonly fees?: FeeSchedule; readonly amounts?: AmountPolicy }
   | { readonly type: 'SetGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string; readonly accountName: string; readonly ttlSeconds: number }

@@ -16,7 +16,7 @@ import { capacityOf } from '../withdrawal/decide.ts';
 import { inFlightOf } from '../withdrawal/state.ts';
 import type { MovementOwner } from '../ledger/ledger.ts';
 import { World } from '../world.ts';
-import type { Actor, Command } from './commands.ts';
+import { visibleTo, type Actor, type Command } from './commands.ts';
 import type { Tx } from './tx.ts';
 import { runWithdrawal } from './withdrawals.ts';
 
@@ -24,12 +24,8 @@ export type Outcome = { readonly ok: true; readonly objectId?: string } | { read
 const ok = (objectId?: string): Outcome => (objectId === undefined ? { ok: true } : { ok: true, objectId });
 const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
 
-/** A merchant sees only its own objects in its own mode; anything else is "not found". */
 export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | undefined {
-  const d = tx.deposit(id);
-  if (!d) return undefined;
-  if (actor.kind === 'merchant' && (d.merchantId !== actor.merchantId || d.livemode !== actor.livemode)) return undefined;
-  return d;
+  return visibleTo(actor, tx.deposit(id));
 }
 
 export function settleContext(tx: Tx, d: Deposit): SettleContext {

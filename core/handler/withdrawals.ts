@@ -10,17 +10,14 @@ import { decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
 import { remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { MovementOwner } from '../ledger/ledger.ts';
 import { World } from '../world.ts';
-import type { Actor, Command } from './commands.ts';
+import { visibleTo, type Actor, type Command } from './commands.ts';
 import { matchWaitingDeposits, type Outcome } from './deposits.ts';
 import type { Tx } from './tx.ts';
 
 const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
 
 export function visibleWithdrawal(tx: Tx, actor: Actor, id: string): Withdrawal | undefined {
-  const w = tx.withdrawal(id);
-  if (!w) return undefined;
-  if (actor.kind === 'merchant' && (w.merchantId !== actor.merchantId || w.livemode !== actor.livemode)) return undefined;
-  return w;
+  return visibleTo(actor, tx.withdrawal(id));
 }
 
 export function refundIds(tx: Tx): RefundIds {

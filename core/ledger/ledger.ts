@@ -35,22 +35,26 @@ export type BalanceTransactionType =
   | 'deposit_settled' | 'clearing_released' | 'withdrawal_reserved' | 'withdrawal_settled'
   | 'withdrawal_released' | 'fee' | 'reversal' | 'adjustment';
 
-export interface BalanceTransaction {
+/** What a movement and the balance transaction built from it have in common. */
+interface TransactionFields {
   readonly id: string;
   readonly type: BalanceTransactionType;
   readonly merchantId: string;
   readonly whiteLabelId: string;
   readonly livemode: boolean;
-  readonly direction: 'credit' | 'debit';
   readonly amountMinor: Minor;
-  readonly bucketFrom: Bucket | null;
-  readonly bucketTo: Bucket | null;
   readonly source: { readonly type: string; readonly id: string };
   readonly createdAt: number;
   readonly availableAt?: number;
   readonly reversesBalanceTransactionId?: string;
   readonly clearedFromBalanceTransactionId?: string;
   readonly reasonCode?: string;
+}
+
+export interface BalanceTransaction extends TransactionFields {
+  readonly direction: 'credit' | 'debit';
+  readonly bucketFrom: Bucket | null;
+  readonly bucketTo: Bucket | null;
   readonly postings: readonly Posting[];
 }
 
@@ -147,25 +151,13 @@ export function addBalances(a: Balances, b: Balances): Balances {
   };
 }
 
-export interface Movement {
-  readonly id: string;
-  readonly type: BalanceTransactionType;
-  readonly merchantId: string;
-  readonly whiteLabelId: string;
-  readonly livemode: boolean;
-  readonly amountMinor: Minor;
+export interface Movement extends TransactionFields {
   /** The merchant bucket the amount leaves, or null when it comes from outside. */
   readonly from: Bucket | null;
   /** The merchant bucket the amount enters, or null when it leaves the merchant. */
   readonly to: Bucket | null;
   /** The system accounts on the other side, with their shares (they sum to amountMinor). */
   readonly counter: readonly { readonly account: SystemAccount; readonly amountMinor: Minor }[];
-  readonly source: { readonly type: string; readonly id: string };
-  readonly createdAt: number;
-  readonly availableAt?: number;
-  readonly reversesBalanceTransactionId?: string;
-  readonly clearedFromBalanceTransactionId?: string;
-  readonly reasonCode?: string;
 }
 
 /** Whose money a movement moves, shared by the transactions one event posts. */

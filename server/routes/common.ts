@@ -3,6 +3,7 @@
 
 import type { Context } from 'koa';
 import { minorFromJson, type Minor } from '../../core/money.ts';
+import { visibleTo } from '../../core/handler/commands.ts';
 import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
 
@@ -39,4 +40,11 @@ export function notFound(what = 'object'): ApiError {
 export function parseWith<T>(validate: (data: unknown) => data is T, data: unknown): T {
   if (!validate(data)) throw new ApiError('validation_error');
   return data;
+}
+
+/** The object if it is the merchant's own in the key's mode, else 404 resource_not_found (core's visibleTo). */
+export function ownedBy<T extends { readonly merchantId: string; readonly livemode: boolean }>(m: MerchantState, object: T | undefined, what: string): T {
+  const visible = visibleTo({ kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, object);
+  if (!visible) throw notFound(what);
+  return visible;
 }

@@ -16,7 +16,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { cancelBody, createDepositBody, emptyQuery } from '../schemas.ts';
-import { amountOf, bodyOf, merchantScope, notFound, parseWith, queryOf } from './common.ts';
+import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 import { listDeposits } from './order-lists.ts';
 import { slipContentTypes, slipMaxBytes } from '../slips/limits.ts';
 
@@ -28,9 +28,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
 
   const visible = (ctx: Context, id: string): Deposit => {
     const m = merchantOf(ctx);
-    const d = services.write.world.deposits.get(id);
-    if (!d || d.merchantId !== m.merchantId || d.livemode !== m.livemode) throw notFound('deposit');
-    return d;
+    return ownedBy(m, services.write.world.deposits.get(id), 'deposit');
   };
 
   const slipUpload = (d: Deposit) => {

@@ -15,7 +15,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
-import { amountOf, bodyOf, merchantScope, notFound, parseWith, queryOf } from './common.ts';
+import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 
 export function walletRoutes(services: Services, config: Config): Router {
   const router = new Router({ prefix: '/v1/pay' });
@@ -26,9 +26,7 @@ export function walletRoutes(services: Services, config: Config): Router {
 
   const visible = (ctx: Context, id: string): Withdrawal => {
     const m = merchantOf(ctx);
-    const w = world.withdrawals.get(id);
-    if (!w || w.merchantId !== m.merchantId || w.livemode !== m.livemode) throw notFound('withdrawal');
-    return w;
+    return ownedBy(m, world.withdrawals.get(id), 'withdrawal');
   };
 
   router.post('/withdrawals', async (ctx) => {
@@ -69,8 +67,7 @@ export function walletRoutes(services: Services, config: Config): Router {
     const m = merchantOf(ctx);
     const body = parseWith(disputeEvidenceBody, bodyOf(ctx));
     const withdrawalId = world.withdrawalByDispute.get(ctx.params.id!);
-    const w = withdrawalId ? world.withdrawals.get(withdrawalId) : undefined;
-    if (!w || w.merchantId !== m.merchantId || w.livemode !== m.livemode) throw notFound('dispute');
+    const w = ownedBy(m, withdrawalId ? world.withdrawals.get(withdrawalId) : undefined, 'dispute');
     await runIdempotent(ctx, services, merchantScope(m), {
       type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: body.files?.length ?? 0,
     }, () => {
@@ -132,8 +129,7 @@ export function walletRoutes(services: Services, config: Config): Router {
   router.get('/beneficiaries/:id', (ctx) => {
     const m = merchantOf(ctx);
     if (p2p) throw featureOff('Beneficiary registration');
-    const b = world.beneficiaries.get(ctx.params.id!);
-    if (!b || b.merchantId !== m.merchantId || b.livemode !== m.livemode) throw notFound('beneficiary');
+    const b = ownedBy(m, world.beneficiaries.get(ctx.params.id!), 'beneficiary');
     ctx.body = presentBeneficiary(b);
   });
 

@@ -18,7 +18,7 @@ import { ApiError } from '../errors.ts';
 import { idempotencyKeyOf } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { apiVersion } from '../routes/deposits.ts';
-import { notFound, queryOf } from '../routes/common.ts';
+import { ownedBy, queryOf } from '../routes/common.ts';
 import { emptyQuery } from '../schemas.ts';
 import { admit, tokenClaims } from './admission.ts';
 import { bodyWasRead, readEvidence } from './body.ts';
@@ -59,8 +59,7 @@ export function slipRoutes(parts: SlipRouteParts): Router {
   router.get(slipPath, merchantAuth(services), async (ctx) => {
     emptyQuery(queryOf(ctx));
     const m = merchantOf(ctx);
-    const d = services.write.world.deposits.get(ctx.params.id!);
-    if (!d || d.merchantId !== m.merchantId || d.livemode !== m.livemode) throw notFound('deposit');
+    const d = ownedBy(m, services.write.world.deposits.get(ctx.params.id!), 'deposit');
     if (!d.slip?.hasImage) throw new ApiError('resource_not_found', 'This deposit has no slip image.');
     const bytes = await parts.store.image(d.slip.receiptId);
     // The receipt was only given once the image was on disk: a missing file is a fault of ours.
