@@ -281,9 +281,9 @@ export class World {
       if (!uncleared) this.unclearedDeposits.set(merchantKey, (uncleared = new Map()));
       uncleared.set(d.id, clearingAt);
     } else if (uncleared?.delete(d.id) && uncleared.size === 0) this.unclearedDeposits.delete(merchantKey);
-    for (const slip of [d.slip, d.additionalSlip]) {
-      if (slip?.transRef && !this.depositByTransRef.has(World.transRefKey(d.livemode, slip.transRef))) {
-        this.depositByTransRef.set(World.transRefKey(d.livemode, slip.transRef), d.id);
+    for (const transRef of [d.slip?.transRef, d.additionalSlip?.transRef, d.routeConfirmation?.transRef]) {
+      if (transRef && !this.depositByTransRef.has(World.transRefKey(d.livemode, transRef))) {
+        this.depositByTransRef.set(World.transRefKey(d.livemode, transRef), d.id);
       }
     }
   }

@@ -51,7 +51,8 @@ export type DepositCommand =
   | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly settle: SettleContext }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
   | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string }
-  | { readonly type: 'ClearDeposit'; readonly at: number };
+  | { readonly type: 'ClearDeposit'; readonly at: number }
+  | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string };
 
 export type DepositDecision = readonly DepositEvent[] | Rejection;
 
@@ -94,6 +95,7 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
       if (state.status !== 'settled' || !st || st.clearedAt !== undefined || st.clearingAvailableAt === null || command.at < st.clearingAvailableAt) return none;
       return [{ type: 'DepositCleared', at: command.at }];
     }
+    case 'ConfirmRoute': return confirmRoute(command, state);
     default: {
       const _exhaustive: never = command;
       return _exhaustive;
@@ -159,6 +161,32 @@ function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Dep
       return reject('validation_error', `A deposit in status ${s.status} does not accept a slip now.`,
         { fields: [{ path: 'deposit', reason: 'not_accepting_slips' }], status: s.status });
   }
+}
+
+/**
+ * The fallback route confirms a transfer after the order closed: the money is real but
+ * came with no slip, so a reviewer decides (LATE_ROUTE_CONFIRMATION). It follows the
+ * late-slip rule: once is_terminal is true the order never changes again, and the
+ * confirmation is refused for operators to handle as a claim.
+ */
+function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: Deposit): DepositDecision {
+  const leg = s.legs.find((l) => l.counterparty.kind === 'gateway');
+  if (!leg) return reject('operation_not_allowed', 'This deposit was not routed to the gateway, so the gateway cannot confirm it.');
+  if (s.routeConfirmation?.transRef === c.transRef) return none; // the feed repeating itself
+  if (s.status !== 'expired' && s.status !== 'canceled') {
+    return reject('operation_not_allowed', `A route confirmation after close applies to an expired or canceled order; this one is ${s.status}.`, { status: s.status });
+  }
+  if (s.isTerminal) {
+    return reject('late_slip_window_closed', 'The late window of this deposit has closed; the transfer is a matter for a claim.',
+      { deposit_id: s.id, late_slip_accepted_until: s.lateSlipAcceptedUntil ?? null });
+  }
+  const reasons: ReviewReason[] = [{ code: 'LATE_ROUTE_CONFIRMATION' }];
+  if (c.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
+  return [{
+    type: 'DepositUnderReview', at: c.at, reasons: orderReasons(reasons),
+    fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
+    routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
+  }];
 }
 
 function legAmounts(s: Deposit): Map<string, Minor> {
@@ -303,12 +331,13 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   if (s.review.fourEyesRequired && s.review.approvals.length === 0) {
     return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId }];
   }
-  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor;
+  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
   if (V === undefined || V <= 0n) {
     return reject('validation_error', 'The transferred amount is unknown; give amount_minor as verified by the reviewer.', { fields: [{ path: 'amount_minor', reason: 'required' }] });
   }
   const verified = legAmounts(s);
-  const target = s.legs.find((l) => l.legRef === s.slip?.legRef) ?? s.legs.find((l) => l.legStatus === 'pending') ?? s.legs[0];
+  const paidLeg = s.slip?.legRef ?? s.routeConfirmation?.legRef;
+  const target = s.legs.find((l) => l.legRef === paidLeg) ?? s.legs.find((l) => l.legStatus === 'pending') ?? s.legs[0];
   if (target) verified.set(target.legRef, V);
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');

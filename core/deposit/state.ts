@@ -125,6 +125,17 @@ export interface Overpayment {
   readonly slipReceivedAt: number;
 }
 
+/**
+ * The gateway (fallback route) told us it received the end user's transfer after the
+ * order closed: money that arrived with no slip, held for a reviewer.
+ */
+export interface RouteConfirmation {
+  readonly transRef: string;
+  readonly amountMinor: Minor;
+  readonly legRef: string;
+  readonly confirmedAt: number;
+}
+
 export interface Liquidity {
   readonly waitStartedAt: number;
   readonly estimatedWaitMs: number;
@@ -177,6 +188,7 @@ export interface Deposit {
   readonly rejection?: { readonly code: string; readonly displayTh: string; readonly displayEn: string };
   readonly settlement?: Settlement;
   readonly overpayment?: Overpayment;
+  readonly routeConfirmation?: RouteConfirmation;
   readonly reversal?: { readonly reasonCode: ReversalReasonCode; readonly reversesBalanceTransactionId: string; readonly balanceTransactionId: string };
   readonly metadata?: Readonly<Record<string, string>>;
   readonly returnUrl?: string;
@@ -193,7 +205,7 @@ export type DepositEvent =
   | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean }
   | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
-  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string }
+  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
   | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string }
   | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip }
@@ -310,6 +322,7 @@ function evolveExisting(s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCre
         ...s, status: 'under_review',
         review: { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [] },
         ...(e.verification ? { verification: e.verification } : {}),
+        ...(e.routeConfirmation ? { routeConfirmation: e.routeConfirmation } : {}),
         ...slipWith(s.slip, { transRef: e.transRef, legRef: e.legRef, transferredAmountMinor: e.transferredAmountMinor }),
       };
     case 'ReviewEscalated':

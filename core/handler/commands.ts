@@ -46,6 +46,7 @@ export type Command =
   | { readonly type: 'RecordSlipVerification'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly outcome: VerificationOutcome }
   | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor }
   | { readonly type: 'DeclineDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string }
+  | { readonly type: 'ConfirmGatewayRoute'; readonly actor: Actor; readonly depositId: string; readonly transRef: string; readonly amountMinor: Minor }
   | { readonly type: 'ReverseDeposit'; readonly actor: Actor; readonly depositId: string; readonly reasonCode: ReversalReasonCode; readonly note: string }
   | {
     readonly type: 'CreateWithdrawal'; readonly actor: Actor & { kind: 'merchant' };

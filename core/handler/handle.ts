@@ -12,7 +12,7 @@ import { reject } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Commit } from '../journal.ts';
 import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
-import type { World } from '../world.ts';
+import { World } from '../world.ts';
 import { merchantEvents } from '../outbox.ts';
 import type { Command } from './commands.ts';
 import { createDeposit, runDeposit, settleContext, visibleDeposit, type Outcome } from './deposits.ts';
@@ -170,6 +170,15 @@ function route(tx: Tx, c: Command): Outcome {
       const d = tx.deposit(c.depositId);
       if (!d) return notFound('deposit');
       return runDeposit(tx, d.id, decideDeposit({ type: 'DeclineReview', at, operatorId: c.actor.operatorId, note: c.note }, d));
+    }
+    case 'ConfirmGatewayRoute': {
+      const d = visibleDeposit(tx, c.actor, c.depositId);
+      if (!d) return notFound('deposit');
+      if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
+      const owner = tx.world.depositByTransRef.get(World.transRefKey(d.livemode, c.transRef));
+      return runDeposit(tx, d.id, decideDeposit({
+        type: 'ConfirmRoute', at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}),
+      }, d));
     }
     case 'ReverseDeposit': {
       const d = tx.deposit(c.depositId);

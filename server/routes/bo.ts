@@ -46,6 +46,10 @@ const schemas = {
   note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: 2000 }, amount_minor: { type: 'integer', minimum: 1 } } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 2000 } } }),
   reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: 2000 } } }),
+  routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
+    type: 'object', additionalProperties: false, required: ['trans_ref', 'amount_minor'],
+    properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
+  }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
   advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: 31_536_000 } } }),
 };
@@ -173,6 +177,15 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/deposits/:id/decline', async (ctx) => {
     const b = parseWith(schemas.note, bodyOf(ctx));
     await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+  });
+
+  // The gateway (fallback route) confirming a transfer after the order closed; the order
+  // goes to review with LATE_ROUTE_CONFIRMATION. The gateway's feed posts here with an
+  // operator token of its own until a dedicated integration exists.
+  router.post('/deposits/:id/route-confirmations', async (ctx) => {
+    const b = parseWith(schemas.routeConfirmation, bodyOf(ctx));
+    await run(ctx, { type: 'ConfirmGatewayRoute', actor: actorOf(ctx), depositId: ctx.params.id!, transRef: b.trans_ref, amountMinor: amountOf(b.amount_minor) },
+      (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
   });
 
   router.post('/deposits/:id/reverse', async (ctx) => {

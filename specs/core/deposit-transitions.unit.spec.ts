@@ -467,6 +467,66 @@ test('expired or canceled → late-slip window closes → unchanged status, is_t
   }
 });
 
+/** A deposit paid through the white label's fallback route (no withdrawal is open). */
+function viaGateway(s: Scene, amountMinor = 30_000n): string {
+  s.h.ok({ type: 'SetGatewayRoute', actor: operator(), whiteLabelId: s.whiteLabel, bankCode: '002', accountNumber: '5550001111', accountName: 'Gateway Co', ttlSeconds: 86_400 });
+  const id = openDeposit(s, amountMinor);
+  assert.equal([dep(s.h, id).liquiditySource, dep(s.h, id).legs[0]!.counterparty.kind], ['external_gateway', 'gateway']);
+  return id;
+}
+
+const confirmRoute = (depositId: string, transRef: string, amountMinor = 30_000n): Command => ({ type: 'ConfirmGatewayRoute', actor: system, depositId, transRef, amountMinor });
+
+test('expired or canceled → fallback route confirms after close → under_review LATE_ROUTE_CONFIRMATION; approval credits what the route received', () => {
+  for (const closed of ['expired', 'canceled'] as const) {
+    const s = scene();
+    const id = viaGateway(s);
+    if (closed === 'canceled') s.h.ok({ type: 'CancelDeposit', actor: merchantActor(s.depositor), depositId: id });
+    else s.h.advance(15 * minute);
+    assert.equal([dep(s.h, id).status, dep(s.h, id).isTerminal], [closed, false]);
+    const version = dep(s.h, id).version;
+    const out = emitted(s.h, () => s.h.ok(confirmRoute(id, `GW-${closed}`, 25_000n)));
+    const d = dep(s.h, id);
+    assert.equal([d.status, d.isTerminal, d.version], ['under_review', false, version + 1]);
+    assert.equal(out.entries, ['DepositUnderReview']);
+    assert.equal(out.events, ['deposit.under_review']);
+    assert.equal(out.ledger, [], 'no money moves before a reviewer decides');
+    assert.equal(shownReasons(s.h, id), [{ code: 'LATE_ROUTE_CONFIRMATION', display_th: 'ช่องทางรับเงินยืนยันหลังปิดรายการ', display_en: 'The route confirmed after the order closed.', actionable_by: 'support' }]);
+    assert.equal(d.routeConfirmation, { transRef: `GW-${closed}`, amountMinor: 25_000n, legRef: d.legs[0]!.legRef, confirmedAt: s.h.clock.ms });
+    // The feed repeating itself changes nothing; the reviewer settles at the confirmed amount, into the gateway.
+    assert.is(s.h.exec(confirmRoute(id, `GW-${closed}`, 25_000n)).ok, true);
+    assert.is(dep(s.h, id).version, version + 1);
+    const approved = emitted(s.h, () => s.h.ok(approve(id)));
+    const st = dep(s.h, id).settlement!;
+    assert.equal([dep(s.h, id).status, st.transferredMinor, st.receivedMinor, st.partial, st.settledVia], ['settled', 25_000n, 25_000n, true, 'review']);
+    assert.equal(approved.ledger.map(row).map((r) => r[0]), ['deposit_settled', 'fee']);
+    assert.equal(balances(s.h, s.depositor), [0n, st.creditedMinor, 0n]);
+  }
+});
+
+test('route confirmation refusals: not a gateway deposit, still open, window closed, bad amount → no change; its trans_ref is then a duplicate elsewhere', () => {
+  const s = withLiquidity();
+  const internal = openDeposit(s, 50_000n);
+  s.h.advance(15 * minute);
+  refused(s.h, confirmRoute(internal, 'GW-1'), 'operation_not_allowed', seen);
+  const g = scene();
+  const open = viaGateway(g);
+  const r = refused(g.h, confirmRoute(open, 'GW-2'), 'operation_not_allowed', seen);
+  assert.equal(r.details, { status: 'awaiting_payment' });
+  refused(g.h, confirmRoute(open, 'GW-2', 0n), 'validation_error', seen);
+  refused(g.h, { ...confirmRoute(open, 'GW-2'), actor: merchantActor(g.payer) } as Command, 'resource_not_found', seen);
+  g.h.advance(15 * minute + limits.lateSlipWindowMs);
+  assert.equal([dep(g.h, open).status, dep(g.h, open).isTerminal], ['expired', true]);
+  refused(g.h, confirmRoute(open, 'GW-2'), 'late_slip_window_closed', seen);
+  // A trans_ref the route already confirmed for one order is a duplicate on another.
+  const first = viaGateway(g);
+  const second = viaGateway(g);
+  g.h.advance(15 * minute);
+  g.h.ok(confirmRoute(first, 'GW-SAME'));
+  g.h.ok(confirmRoute(second, 'GW-SAME'));
+  assert.equal(reasonsOf(g.h, second), ['DUPLICATE_SLIP', 'LATE_ROUTE_CONFIRMATION']);
+});
+
 // ---- under_review ----
 
 test('under_review → escalation timeout → under_review escalated, new version, money untouched', () => {

@@ -104,6 +104,7 @@ function checkDeposit(d: Deposit, r: Real): void {
   r.statuses.set(d.id, d.status);
   r.versions.set(d.id, d.version);
   reached.add(`deposit:${d.status}`);
+  if (d.routeConfirmation) reached.add(`route_confirmed:${d.status}`);
   if (d.status === 'settled' || d.status === 'reversed') {
     const st = d.settlement!;
     const A = st.receivedMinor, V = st.transferredMinor, X = st.orderedMinor;
@@ -293,6 +294,31 @@ class Reverse implements Cmd {
   toString() { return `Reverse(${this.i}, ${this.fill ? 'fill' : 'deposit'})`; }
 }
 
+/** Opens the white label's fallback route for a while: deposits with no liquidity go to the gateway. */
+class SetRoute implements Cmd {
+  constructor(readonly ttlMinutes: number) {}
+  check() { return true; }
+  run(model: Model, r: Real) {
+    const whiteLabelId = r.h.world.merchants.get(model.merchants[0]!.id)!.whiteLabelId;
+    run(r, { type: 'SetGatewayRoute', actor: operator(), whiteLabelId, bankCode: '002', accountNumber: '5550001111', accountName: 'Gateway Co', ttlSeconds: this.ttlMinutes * 60 });
+    checkInvariants(model, r);
+  }
+  toString() { return `SetRoute(${this.ttlMinutes} min)`; }
+}
+
+/** The gateway confirms a transfer for a closed order (or any order: refusals must leave no trace). */
+class ConfirmRoute implements Cmd {
+  constructor(readonly i: number, readonly amount: number, readonly ref: number) {}
+  check() { return true; }
+  run(model: Model, r: Real) {
+    const id = pickDeposit(model, r, this.i, ['expired', 'canceled']);
+    if (!id) return;
+    run(r, { type: 'ConfirmGatewayRoute', actor: system, depositId: id, transRef: `GW-${this.ref}`, amountMinor: BigInt(this.amount) });
+    checkInvariants(model, r);
+  }
+  toString() { return `ConfirmRoute(${this.i}, ${this.amount}, GW-${this.ref})`; }
+}
+
 class Advance implements Cmd {
   constructor(readonly minutes: number) {}
   check() { return true; }
@@ -319,6 +345,8 @@ const commands = [
   fc.tuple(fc.nat(50), fc.nat(5), fc.boolean()).map(([i, e, rj]) => new ApproveWithdrawal(i, e, rj)),
   fc.tuple(fc.nat(50), fc.boolean()).map(([i, f]) => new Reverse(i, f)),
   fc.constantFrom(1, 10, 20, 90, 24 * 60, 73 * 60).map((m) => new Advance(m)),
+  fc.constantFrom(30, 24 * 60).map((m) => new SetRoute(m)),
+  fc.tuple(fc.nat(50), fc.integer({ min: 1, max: 400_000 }), fc.nat(8)).map(([i, a, ref]) => new ConfirmRoute(i, a, ref)),
 ];
 
 test(`random command sequences keep every ledger invariant (${runs} runs)`, () => {
@@ -343,7 +371,7 @@ test(`random command sequences keep every ledger invariant (${runs} runs)`, () =
 test('the sequences reach the interesting states', () => {
   // Guards the generator: a property that never reaches settlement proves little.
   for (const status of ['deposit:settled', 'deposit:under_review', 'deposit:expired', 'deposit:awaiting_liquidity', 'deposit:reversed',
-    'deposit:rejected', 'withdrawal:partially_filled', 'withdrawal:settled', 'withdrawal:pending_approval', 'withdrawal:canceled']) {
+    'deposit:rejected', 'route_confirmed:under_review', 'route_confirmed:settled', 'withdrawal:partially_filled', 'withdrawal:settled', 'withdrawal:pending_approval', 'withdrawal:canceled']) {
     assert.ok(reached.has(status), `generator reaches ${status} (saw ${[...reached].join(', ')})`);
   }
 });
