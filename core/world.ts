@@ -6,7 +6,7 @@
 import { assert, unreachable, violated } from './assert.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, Merchant, SavedSender, WhiteLabel } from './directory.ts';
-import type { Commit, JournalEntry, Timer } from './journal.ts';
+import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
 import { accountKey, merchantAccountKey, type Balances } from './ledger/ledger.ts';
 import { evolve as evolveWithdrawal, isOpenStatus, type Withdrawal } from './withdrawal/state.ts';
 
@@ -64,11 +64,15 @@ export class World {
   readonly unavailableBanks = new Map<string, string | undefined>();
   /** Ledger account balances by accountKey. */
   readonly accounts = new Map<string, bigint>();
-  readonly timers = new Map<string, Timer>();
-  readonly timersByStream = new Map<string, Set<string>>();
+  /**
+   * Pending timers by stream: an aggregate has at most a few, so a small array each. A
+   * timer's id starts with its stream and a colon, so the id alone finds it.
+   */
+  readonly timersByStream = new Map<string, Timer[]>();
+  private pendingTimers = 0;
   private readonly timerQueue = new TimerQueue();
-  /** Last version per stream, for every stream (aggregates and records alike). */
-  readonly streamVersions = new Map<string, number>();
+  /** Versions of the bank-availability records (the only streams with no object here). */
+  private readonly bankVersions = new Map<string, number>();
   /** The journal seq of the last applied entry (set by the adapter that numbers entries). */
   lastSeq = 0;
 
@@ -111,7 +115,7 @@ export class World {
       const t = this.timerQueue.peek();
       if (!t || t.dueAt > now) break;
       this.timerQueue.pop();
-      const current = this.timers.get(t.id);
+      const current = this.timer(t.id);
       if (current && current.dueAt === t.dueAt) { due.push(t); skipped.push(t); }
     }
     for (const t of skipped) this.timerQueue.push(t); // still pending until a commit clears them
@@ -122,7 +126,7 @@ export class World {
     for (;;) {
       const t = this.timerQueue.peek();
       if (!t) return undefined;
-      const current = this.timers.get(t.id);
+      const current = this.timer(t.id);
       if (current && current.dueAt === t.dueAt) return t.dueAt;
       this.timerQueue.pop();
     }
@@ -138,25 +142,58 @@ export class World {
     return `${mode(livemode)}:${transRef}`;
   }
 
+  /**
+   * The version a stream is at, or undefined for a stream not seen yet. Aggregates and
+   * records carry their version; a balance transaction is written once (version 0) and
+   * is never looked up again, so it is always new here: the journal's UNIQUE (stream,
+   * version) refuses a second write of the same id.
+   */
+  streamVersion(stream: string, kind: StreamKind): number | undefined {
+    switch (kind) {
+      case 'deposit': return this.deposits.get(stream)?.version;
+      case 'withdrawal': return this.withdrawals.get(stream)?.version;
+      case 'balance_transaction': return undefined;
+      case 'white_label': return this.whiteLabels.get(stream)?.version;
+      case 'merchant': return this.merchants.get(stream)?.version;
+      case 'beneficiary': return this.beneficiaries.get(stream)?.version;
+      case 'sender': return this.senders.get(stream)?.version;
+      case 'claim': return this.claims.get(stream)?.version;
+      case 'bank': return this.bankVersions.get(stream);
+      default: return unreachable(kind, 'stream kind');
+    }
+  }
+
+  /** Every stream's version the world keeps (all but balance transactions), for checks. */
+  streamVersions(): Map<string, number> {
+    const versions = new Map<string, number>(this.bankVersions);
+    for (const objects of [this.deposits, this.withdrawals, this.whiteLabels, this.merchants, this.beneficiaries, this.senders, this.claims] as ReadonlyMap<string, { readonly version: number }>[]) {
+      for (const [id, o] of objects) versions.set(id, o.version);
+    }
+    return versions;
+  }
+
   apply(commit: Commit): void {
     const states = commit.states;
+    const entries = commit.entries;
     if (!states) {
-      for (const entry of commit.entries) this.applyEntry(entry);
+      for (let i = 0; i < entries.length; i++) this.applyEntry(entries[i]!);
     } else {
-      for (const entry of commit.entries) {
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!;
         const folded = entry.streamKind === 'deposit' ? states.deposits.has(entry.stream) : entry.streamKind === 'withdrawal' && states.withdrawals.has(entry.stream);
-        if (folded) this.advanceVersion(entry);
-        else this.applyEntry(entry);
+        if (!folded) this.applyEntry(entry);
       }
+      // The deciding transaction folded these states from the world it read; they fit
+      // only if the world has not moved since: each stream's entries must continue it.
       for (const [id, d] of states.deposits) {
-        assert(d.version === this.streamVersions.get(id), () => `deposit ${id}: state version ${d.version} ≠ journal`);
         const before = this.deposits.get(id);
+        checkContinues(entries, id, before?.version, d.version);
         this.deposits.set(id, d);
         this.indexDeposit(before, d);
       }
       for (const [id, w] of states.withdrawals) {
-        assert(w.version === this.streamVersions.get(id), () => `withdrawal ${id}: state version ${w.version} ≠ journal`);
         const before = this.withdrawals.get(id);
+        checkContinues(entries, id, before?.version, w.version);
         this.withdrawals.set(id, w);
         this.indexWithdrawal(before, w);
       }
@@ -165,32 +202,57 @@ export class World {
     for (const t of commit.timers.set) this.setTimer(t);
   }
 
+  /** The pending timer with this id, if any. */
+  timer(id: string): Timer | undefined {
+    const timers = this.timersByStream.get(streamOfTimer(id));
+    if (!timers) return undefined;
+    for (let i = 0; i < timers.length; i++) if (timers[i]!.id === id) return timers[i];
+    return undefined;
+  }
+
+  get timerCount(): number { return this.pendingTimers; }
+
+  /** Every pending timer (for checks and tests; the scheduler uses dueTimers). */
+  allTimers(): Timer[] {
+    const all: Timer[] = [];
+    for (const timers of this.timersByStream.values()) all.push(...timers);
+    return all;
+  }
+
   setTimer(t: Timer): void {
-    this.timers.set(t.id, t);
-    toggle(this.timersByStream, t.stream, t.id, true);
+    if (streamOfTimer(t.id) !== t.stream) violated(`timer ${t.id} does not start with its stream ${t.stream}`);
+    const timers = this.timersByStream.get(t.stream);
+    if (!timers) {
+      this.timersByStream.set(t.stream, [t]);
+      this.pendingTimers++;
+    } else {
+      const at = timers.findIndex((x) => x.id === t.id);
+      if (at === -1) { timers.push(t); this.pendingTimers++; } else timers[at] = t;
+    }
     this.timerQueue.push(t);
   }
 
   clearTimer(id: string): void {
-    const t = this.timers.get(id);
-    if (!t) return;
-    this.timers.delete(id);
-    toggle(this.timersByStream, t.stream, id, false);
+    const stream = streamOfTimer(id);
+    const timers = this.timersByStream.get(stream);
+    if (!timers) return;
+    const at = timers.findIndex((x) => x.id === id);
+    if (at === -1) return;
+    this.pendingTimers--;
+    if (timers.length === 1) this.timersByStream.delete(stream);
+    else timers.splice(at, 1);
   }
 
   timersOf(stream: string): Timer[] {
-    const ids = this.timersByStream.get(stream);
-    return ids ? [...ids].map((id) => this.timers.get(id)!) : [];
+    return this.timersByStream.get(stream)?.slice() ?? [];
   }
 
-  private advanceVersion(entry: JournalEntry): void {
-    const previous = this.streamVersions.get(entry.stream);
+  /** Checks a record event continues its stream: version 0 creates it, then one more each time. */
+  private continues(entry: JournalEntry, previous: number | undefined): void {
     if (previous === undefined ? entry.version !== 0 : entry.version !== previous + 1) violated(`stream ${entry.stream}: version ${entry.version} after ${previous}`);
-    this.streamVersions.set(entry.stream, entry.version);
   }
 
   applyEntry(entry: JournalEntry): void {
-    this.advanceVersion(entry);
     const e = entry.event;
     switch (e.type) {
       case 'DepositCreated': case 'DepositAwaitingLiquidity': case 'DepositMatched': case 'SlipReceived':
@@ -216,52 +278,64 @@ export class World {
         return;
       }
       case 'BalanceTransactionPosted':
+        this.continues(entry, undefined);
         for (const p of e.transaction.postings) {
           const key = accountKey(p.account);
           this.accounts.set(key, (this.accounts.get(key) ?? 0n) + p.amountMinor);
         }
         return;
       case 'WhiteLabelRegistered':
+        this.continues(entry, this.whiteLabels.get(e.whiteLabel.id)?.version);
         this.whiteLabels.set(e.whiteLabel.id, { ...e.whiteLabel, version: 0 });
         return;
       case 'GatewayRouteSet': {
         const wl = this.whiteLabels.get(e.whiteLabelId);
         assert(wl, () => `gateway route for unknown white label ${e.whiteLabelId}`);
+        this.continues(entry, wl.version);
         this.whiteLabels.set(wl.id, { ...wl, gatewayRoute: e.route, version: entry.version });
         return;
       }
       case 'MerchantRegistered':
+        this.continues(entry, this.merchants.get(e.merchant.id)?.version);
         this.merchants.set(e.merchant.id, { ...e.merchant, version: 0 });
         return;
       case 'MerchantSuspensionChanged': {
         const m = this.merchants.get(e.merchantId);
         assert(m, () => `suspension of unknown merchant ${e.merchantId}`);
+        this.continues(entry, m.version);
         this.merchants.set(m.id, { ...m, suspended: e.suspended, version: entry.version });
         return;
       }
       case 'SandboxRunReset': {
         const m = this.merchants.get(e.merchantId);
         assert(m, () => `sandbox reset of unknown merchant ${e.merchantId}`);
+        this.continues(entry, m.version);
         this.merchants.set(m.id, { ...m, sandboxRunGeneration: e.runGeneration, version: entry.version });
         return;
       }
       case 'BeneficiaryRegistered':
+        this.continues(entry, this.beneficiaries.get(e.beneficiary.id)?.version);
         this.beneficiaries.set(e.beneficiary.id, { ...e.beneficiary, version: 0 });
         return;
       case 'BeneficiaryVerified': {
         const b = this.beneficiaries.get(e.beneficiaryId);
         assert(b, () => `verification of unknown beneficiary ${e.beneficiaryId}`);
+        this.continues(entry, b.version);
         this.beneficiaries.set(b.id, { ...b, status: 'verified', verifiedAt: e.at, version: entry.version });
         return;
       }
       case 'SenderRegistered':
+        this.continues(entry, this.senders.get(e.sender.id)?.version);
         this.senders.set(e.sender.id, { ...e.sender, version: 0 });
         return;
       case 'BankAvailabilityChanged':
+        this.continues(entry, this.bankVersions.get(entry.stream));
+        this.bankVersions.set(entry.stream, entry.version);
         if (e.available) this.unavailableBanks.delete(e.bankCode);
         else this.unavailableBanks.set(e.bankCode, e.messageTh);
         return;
       case 'ClaimOpened':
+        this.continues(entry, this.claims.get(e.claim.id)?.version);
         this.claims.set(e.claim.id, { ...e.claim, version: 0, updatedAt: e.at });
         return;
       default:
@@ -294,6 +368,24 @@ export class World {
     const payable = (w.status === 'open' || w.status === 'partially_filled') && isOpenStatus(w.status);
     toggle(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
   }
+}
+
+/** A timer id is its stream, a colon, then its kind (and argument). */
+function streamOfTimer(id: string): string {
+  const colon = id.indexOf(':');
+  return colon === -1 ? id : id.slice(0, colon);
+}
+
+/** The commit's entries on `stream` run on from `before` to `after`, one version each. */
+function checkContinues(entries: readonly JournalEntry[], stream: string, before: number | undefined, after: number): void {
+  let expected = before === undefined ? 0 : before + 1;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.stream !== stream) continue;
+    if (entry.version !== expected) violated(`stream ${stream}: version ${entry.version} after ${expected - 1}`);
+    expected++;
+  }
+  if (expected - 1 !== after) violated(`stream ${stream}: state version ${after} ≠ journal ${expected - 1}`);
 }
 
 function toggle(index: Map<string, Set<string>>, key: string, id: string, present: boolean): void {

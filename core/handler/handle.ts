@@ -237,7 +237,7 @@ function route(tx: Tx, c: Command): Outcome {
 
 /** A due timer becomes the command it stands for; one that changes nothing is dropped. */
 function fireTimer(tx: Tx, timerId: string): Outcome {
-  const t = tx.world.timers.get(timerId);
+  const t = tx.world.timer(timerId);
   if (!t || t.dueAt > tx.at) return { ok: true };
   const at = tx.at;
   return ((): Outcome => {

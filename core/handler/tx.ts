@@ -2,7 +2,7 @@
 // already decided; writes are journal entries. Nothing reaches the world until the
 // commit is appended and applied, so a refusal anywhere leaves no trace.
 
-import { assert } from '../assert.ts';
+import { assert, violated } from '../assert.ts';
 import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
 import type { DirectoryEvent } from '../directory.ts';
 import type { Ids } from '../ports.ts';
@@ -50,16 +50,23 @@ export class Tx {
     return delta ? addBalances(base, delta) : base;
   }
 
-  private nextVersion(stream: string): number {
+  private nextVersion(stream: string, kind: StreamKind): number {
+    if (kind === 'balance_transaction') {
+      // Written once, never again: the world keeps no version for them (see streamVersion).
+      const versions = this.versions ??= new Map();
+      if (versions.has(stream)) violated(`balance transaction ${stream} posted twice in one command`);
+      versions.set(stream, 0);
+      return 0;
+    }
     const versions = this.versions ??= new Map();
-    const current = versions.get(stream) ?? this.world.streamVersions.get(stream);
+    const current = versions.get(stream) ?? this.world.streamVersion(stream, kind);
     const next = current === undefined ? 0 : current + 1;
     versions.set(stream, next);
     return next;
   }
 
   private push(stream: string, streamKind: StreamKind, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event']): JournalEntry {
-    const entry: JournalEntry = { stream, streamKind, version: this.nextVersion(stream), type: event.type, livemode, merchantId, recordedAt: this.at, event };
+    const entry: JournalEntry = { stream, streamKind, version: this.nextVersion(stream, streamKind), type: event.type, livemode, merchantId, recordedAt: this.at, event };
     this.entries.push(entry);
     return entry;
   }
@@ -124,10 +131,10 @@ export class Tx {
   private reconcileTimers(stream: string, desired: readonly Timer[], set: Timer[], clear: string[]): void {
     const current = this.world.timersByStream.get(stream);
     if (current) {
-      for (const id of current) if (!clear.includes(id) && !desired.some((t) => t.id === id)) clear.push(id);
+      for (const t of current) if (!clear.includes(t.id) && !desired.some((d) => d.kind === t.kind && d.arg === t.arg)) clear.push(t.id);
     }
     for (const t of desired) {
-      const existing = this.world.timers.get(t.id);
+      const existing = current?.find((c) => c.kind === t.kind && c.arg === t.arg);
       const cleared = clear.indexOf(t.id);
       if (!existing || existing.dueAt !== t.dueAt || cleared !== -1) {
         set.push(t);

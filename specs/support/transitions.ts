@@ -121,7 +121,7 @@ export function balances(h: Harness, merchantId: string): [bigint, bigint, bigin
 export function fingerprint(h: Harness): string {
   const w = h.world;
   const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return encode([sorted(w.accounts), sorted(w.deposits), sorted(w.withdrawals), sorted(w.claims), sorted(w.streamVersions), sorted(w.timers)]);
+  return encode([sorted(w.accounts), sorted(w.deposits), sorted(w.withdrawals), sorted(w.claims), sorted(w.streamVersions()), w.allTimers().sort((a, b) => (a.id < b.id ? -1 : 1))]);
 }
 
 /** Asserts the command is refused with `code` and changes nothing; records the code. */
