@@ -47,7 +47,7 @@ export interface Commit {
    * Not stored: the world takes them instead of folding the same events a second time.
    * Replay (recovery, verify) has no such field and folds the entries.
    */
-  readonly states?: { readonly deposits: ReadonlyMap<string, Deposit>; readonly withdrawals: ReadonlyMap<string, Withdrawal> };
+  readonly states?: { readonly deposits: readonly Deposit[]; readonly withdrawals: readonly Withdrawal[] };
 }
 
 /** Encodes values with bigint for storage: bigint becomes {"$bigint": "digits"}. */

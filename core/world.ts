@@ -8,7 +8,7 @@ import { evolve as evolveDeposit, isOpenUnpaid, type Deposit } from './deposit/s
 import type { Beneficiary, Claim, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
 import { accountKey, merchantAccountKey, type Balances } from './ledger/ledger.ts';
-import { evolve as evolveWithdrawal, isOpenStatus, type Withdrawal } from './withdrawal/state.ts';
+import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
 
 /** A min-heap of timers by (dueAt, id); entries whose timer changed are skipped lazily. */
 class TimerQueue {
@@ -180,21 +180,21 @@ export class World {
     } else {
       for (let i = 0; i < entries.length; i++) {
         const entry = entries[i]!;
-        const folded = entry.streamKind === 'deposit' ? states.deposits.has(entry.stream) : entry.streamKind === 'withdrawal' && states.withdrawals.has(entry.stream);
-        if (!folded) this.applyEntry(entry);
+        const kind = entry.streamKind;
+        if (kind === 'deposit' ? !holds(states.deposits, entry.stream) : kind !== 'withdrawal' || !holds(states.withdrawals, entry.stream)) this.applyEntry(entry);
       }
       // The deciding transaction folded these states from the world it read; they fit
       // only if the world has not moved since: each stream's entries must continue it.
-      for (const [id, d] of states.deposits) {
-        const before = this.deposits.get(id);
-        checkContinues(entries, id, before?.version, d.version);
-        this.deposits.set(id, d);
+      for (const d of states.deposits) {
+        const before = this.deposits.get(d.id);
+        checkContinues(entries, d.id, before?.version, d.version);
+        this.deposits.set(d.id, d);
         this.indexDeposit(before, d);
       }
-      for (const [id, w] of states.withdrawals) {
-        const before = this.withdrawals.get(id);
-        checkContinues(entries, id, before?.version, w.version);
-        this.withdrawals.set(id, w);
+      for (const w of states.withdrawals) {
+        const before = this.withdrawals.get(w.id);
+        checkContinues(entries, w.id, before?.version, w.version);
+        this.withdrawals.set(w.id, w);
         this.indexWithdrawal(before, w);
       }
     }
@@ -343,31 +343,59 @@ export class World {
     }
   }
 
+  // The indexes change only where a membership changed between the old and the new
+  // state: most events touch none of them, and building their keys costs more than
+  // the comparison.
   private indexDeposit(before: Deposit | undefined, d: Deposit): void {
     if (!before) this.depositByReference.set(World.referenceKey(d.merchantId, d.livemode, d.merchantReference), d.id);
-    const userKey = World.referenceKey(d.merchantId, d.livemode, d.endUserRef);
-    toggle(this.openDepositsByEndUser, userKey, d.id, isOpenUnpaid(d));
-    toggle(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, d.status === 'awaiting_liquidity');
-    const merchantKey = World.referenceKey(d.merchantId, d.livemode, '');
-    const clearingAt = d.status === 'settled' && d.settlement && d.settlement.clearedAt === undefined ? d.settlement.clearingAvailableAt : null;
-    let uncleared = this.unclearedDeposits.get(merchantKey);
-    if (clearingAt !== null) {
-      if (!uncleared) this.unclearedDeposits.set(merchantKey, (uncleared = new Map()));
-      uncleared.set(d.id, clearingAt);
-    } else if (uncleared?.delete(d.id) && uncleared.size === 0) this.unclearedDeposits.delete(merchantKey);
-    for (const transRef of [d.slip?.transRef, d.additionalSlip?.transRef, d.routeConfirmation?.transRef]) {
-      if (transRef && !this.depositByTransRef.has(World.transRefKey(d.livemode, transRef))) {
-        this.depositByTransRef.set(World.transRefKey(d.livemode, transRef), d.id);
-      }
+    const open = isOpenUnpaid(d);
+    if (open !== (before !== undefined && isOpenUnpaid(before))) {
+      toggle(this.openDepositsByEndUser, World.referenceKey(d.merchantId, d.livemode, d.endUserRef), d.id, open);
     }
+    const waiting = d.status === 'awaiting_liquidity';
+    if (waiting !== (before?.status === 'awaiting_liquidity')) toggle(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, waiting);
+    const clearingAt = unclearedAt(d);
+    if (clearingAt !== (before ? unclearedAt(before) : null)) {
+      const merchantKey = World.referenceKey(d.merchantId, d.livemode, '');
+      let uncleared = this.unclearedDeposits.get(merchantKey);
+      if (clearingAt !== null) {
+        if (!uncleared) this.unclearedDeposits.set(merchantKey, (uncleared = new Map()));
+        uncleared.set(d.id, clearingAt);
+      } else if (uncleared?.delete(d.id) && uncleared.size === 0) this.unclearedDeposits.delete(merchantKey);
+    }
+    this.indexTransRef(d, d.slip?.transRef, before?.slip?.transRef);
+    this.indexTransRef(d, d.additionalSlip?.transRef, before?.additionalSlip?.transRef);
+    this.indexTransRef(d, d.routeConfirmation?.transRef, before?.routeConfirmation?.transRef);
+  }
+
+  /** The first deposit a trans_ref was seen on keeps it (a later one is the duplicate). */
+  private indexTransRef(d: Deposit, transRef: string | undefined, before: string | undefined): void {
+    if (!transRef || transRef === before) return;
+    const key = World.transRefKey(d.livemode, transRef);
+    if (!this.depositByTransRef.has(key)) this.depositByTransRef.set(key, d.id);
   }
 
   private indexWithdrawal(before: Withdrawal | undefined, w: Withdrawal): void {
     if (!before) this.withdrawalByReference.set(World.referenceKey(w.merchantId, w.livemode, w.merchantReference), w.id);
-    if (w.dispute) this.withdrawalByDispute.set(w.dispute.id, w.id);
-    const payable = (w.status === 'open' || w.status === 'partially_filled') && isOpenStatus(w.status);
-    toggle(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
+    if (w.dispute && w.dispute !== before?.dispute) this.withdrawalByDispute.set(w.dispute.id, w.id);
+    const payable = isPayable(w);
+    if (payable !== (before !== undefined && isPayable(before))) toggle(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
   }
+}
+
+/** When a settled, not yet cleared deposit releases its funds; null otherwise. */
+function unclearedAt(d: Deposit): number | null {
+  return d.status === 'settled' && d.settlement && d.settlement.clearedAt === undefined ? d.settlement.clearingAvailableAt : null;
+}
+
+/** Whether a withdrawal may take payers now. */
+function isPayable(w: Withdrawal): boolean {
+  return w.status === 'open' || w.status === 'partially_filled';
+}
+
+function holds(states: readonly { readonly id: string }[], id: string): boolean {
+  for (let i = 0; i < states.length; i++) if (states[i]!.id === id) return true;
+  return false;
 }
 
 /** A timer id is its stream, a colon, then its kind (and argument). */

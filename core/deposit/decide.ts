@@ -22,7 +22,7 @@ export interface SettleContext {
   readonly feeBalanceTransactionId: string;
   readonly claimId: string;
   /** How much each withdrawal leg's order can still take (remaining − other legs in flight). */
-  readonly capacityByLeg: Readonly<Record<string, Minor>>;
+  readonly capacityByLeg: ReadonlyMap<string, Minor>;
 }
 
 export type VerificationOutcome =
@@ -293,7 +293,7 @@ function settle(
     if (v === undefined) continue;
     let share = minOf(minOf(v, leg.amountMinor), A - filledTotal);
     if (leg.counterparty.kind === 'withdrawal') {
-      const capacity = ctx.capacityByLeg[leg.legRef] ?? 0n;
+      const capacity = ctx.capacityByLeg.get(leg.legRef) ?? 0n;
       if (share > capacity) {
         if (!capToCapacity) return { conflict: true };
         share = capacity;

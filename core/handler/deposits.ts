@@ -13,7 +13,7 @@ import { limits } from '../limits.ts';
 import { matchLiquidity } from '../matching.ts';
 import { checkDepositAmount, type Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
-import { inFlightOf } from '../withdrawal/state.ts';
+import { inFlightFor, inFlightOf } from '../withdrawal/state.ts';
 import type { MovementOwner } from '../ledger/ledger.ts';
 import { World } from '../world.ts';
 import { visibleTo, type Actor, type Command } from './commands.ts';
@@ -31,13 +31,13 @@ export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | unde
 export function settleContext(tx: Tx, d: Deposit): SettleContext {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId);
   assert(wl, () => `deposit ${d.id} of unknown white label ${d.whiteLabelId}`);
-  const capacityByLeg: Record<string, Minor> = {};
+  const capacityByLeg = new Map<string, Minor>();
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal') continue;
     const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    if (!w || (w.status !== 'open' && w.status !== 'partially_filled')) { capacityByLeg[leg.legRef] = 0n; continue; }
-    const own = w.inFlight[leg.counterparty.payoutLegRef] ?? 0n;
-    capacityByLeg[leg.legRef] = capacityOf(w) + own;
+    if (!w || (w.status !== 'open' && w.status !== 'partially_filled')) { capacityByLeg.set(leg.legRef, 0n); continue; }
+    const own = inFlightFor(w, leg.counterparty.payoutLegRef) ?? 0n;
+    capacityByLeg.set(leg.legRef, capacityOf(w) + own);
   }
   return {
     fees: wl.fees, capacityByLeg,
@@ -146,7 +146,7 @@ function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'De
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal' || filled.has(leg.legRef)) continue;
     const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    if (w && w.inFlight[leg.counterparty.payoutLegRef] !== undefined) {
+    if (w && inFlightFor(w, leg.counterparty.payoutLegRef) !== undefined) {
       const r = runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
       if (!r.ok) return r.rejection;
     }

@@ -2,7 +2,7 @@
 // already decided; writes are journal entries. Nothing reaches the world until the
 // commit is appended and applied, so a refusal anywhere leaves no trace.
 
-import { assert, violated } from '../assert.ts';
+import { violated } from '../assert.ts';
 import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
 import type { DirectoryEvent } from '../directory.ts';
 import type { Ids } from '../ports.ts';
@@ -13,16 +13,20 @@ import type { World } from '../world.ts';
 import { depositTimers, withdrawalTimers } from './timers.ts';
 
 /** A merchant's bucket changes within one command, summed in place (one per merchant and mode). */
-interface BalanceDelta { availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint }
+interface BalanceDelta { readonly merchantId: string; readonly livemode: boolean; availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint }
+
+// A command touches a handful of objects at most, so the transaction keeps them in small
+// arrays searched in order: cheaper than a Map per command, which the write path would
+// allocate and throw away some hundred thousand times a second.
 
 export class Tx {
   readonly entries: JournalEntry[] = [];
-  readonly deposits = new Map<string, Deposit>();
-  readonly withdrawals = new Map<string, Withdrawal>();
-  // Created on first use: most commands touch one or two streams and no balance, and a
-  // Map per command that stays empty is garbage the write path need not make.
-  private balanceDeltas: Map<string, { live?: BalanceDelta; test?: BalanceDelta }> | undefined;
-  private versions: Map<string, number> | undefined;
+  /** The deposits and withdrawals this command changed, as they are now. */
+  readonly deposits: Deposit[] = [];
+  readonly withdrawals: Withdrawal[] = [];
+  private readonly balanceDeltas: BalanceDelta[] = [];
+  /** Versions of the records (not aggregates) this command wrote, created on first use. */
+  private recordVersions: Map<string, number> | undefined;
   /** Timers this command cleared explicitly (a fired timer that changed nothing). */
   readonly clearedTimers: string[] = [];
   /** Timers set explicitly (not derived from an aggregate's state). */
@@ -31,56 +35,60 @@ export class Tx {
   constructor(readonly world: World, readonly ids: Ids, readonly at: number) {}
 
   deposit(id: string): Deposit | undefined {
-    return this.deposits.get(id) ?? this.world.deposits.get(id);
+    return find(this.deposits, id) ?? this.world.deposits.get(id);
   }
 
   withdrawal(id: string): Withdrawal | undefined {
-    return this.withdrawals.get(id) ?? this.world.withdrawals.get(id);
+    return find(this.withdrawals, id) ?? this.world.withdrawals.get(id);
   }
 
   /** Withdrawals this command created or changed (not yet in the world's indexes). */
   touchedWithdrawals(): Iterable<Withdrawal> {
-    return this.withdrawals.values();
+    return this.withdrawals;
   }
 
   balances(merchantId: string, livemode: boolean): Balances {
     const base = this.world.balances(merchantId, livemode);
-    const byMode = this.balanceDeltas?.get(merchantId);
-    const delta = livemode ? byMode?.live : byMode?.test;
+    const delta = this.deltaOf(merchantId, livemode, false);
     return delta ? addBalances(base, delta) : base;
   }
 
-  private nextVersion(stream: string, kind: StreamKind): number {
-    if (kind === 'balance_transaction') {
-      // Written once, never again: the world keeps no version for them (see streamVersion).
-      const versions = this.versions ??= new Map();
-      if (versions.has(stream)) violated(`balance transaction ${stream} posted twice in one command`);
-      versions.set(stream, 0);
-      return 0;
+  private deltaOf(merchantId: string, livemode: boolean, create: boolean): BalanceDelta | undefined {
+    const deltas = this.balanceDeltas;
+    for (let i = 0; i < deltas.length; i++) {
+      const d = deltas[i]!;
+      if (d.merchantId === merchantId && d.livemode === livemode) return d;
     }
-    const versions = this.versions ??= new Map();
+    if (!create) return undefined;
+    const d: BalanceDelta = { merchantId, livemode, availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
+    deltas.push(d);
+    return d;
+  }
+
+  /** The next version of a record stream (white label, merchant, beneficiary, ...). */
+  private nextRecordVersion(stream: string, kind: StreamKind): number {
+    const versions = this.recordVersions ??= new Map();
     const current = versions.get(stream) ?? this.world.streamVersion(stream, kind);
     const next = current === undefined ? 0 : current + 1;
     versions.set(stream, next);
     return next;
   }
 
-  private push(stream: string, streamKind: StreamKind, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event']): JournalEntry {
-    const entry: JournalEntry = { stream, streamKind, version: this.nextVersion(stream, streamKind), type: event.type, livemode, merchantId, recordedAt: this.at, event };
-    this.entries.push(entry);
-    return entry;
+  private push(stream: string, streamKind: StreamKind, version: number, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event']): void {
+    this.entries.push({ stream, streamKind, version, type: event.type, livemode, merchantId, recordedAt: this.at, event });
   }
 
+  // An aggregate's entry carries the version evolve gave its new state: evolve checks
+  // it continues the state it was given, and the world checks that state is its own.
   emitDeposit(id: string, events: readonly DepositEvent[]): Deposit | undefined {
     let state = this.deposit(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const next = evolveDeposit(state, e);
-      const entry = this.push(id, 'deposit', next.livemode, next.merchantId, e);
-      assert(entry.version === next.version, () => `deposit ${id}: journal version ${entry.version} ≠ object version ${next.version}`);
+      this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e);
       state = next;
     }
-    if (state) this.deposits.set(id, state);
+    if (state) replace(this.deposits, state);
     return state;
   }
 
@@ -89,27 +97,26 @@ export class Tx {
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const next = evolveWithdrawal(state, e);
-      const entry = this.push(id, 'withdrawal', next.livemode, next.merchantId, e);
-      assert(entry.version === next.version, () => `withdrawal ${id}: journal version ${entry.version} ≠ object version ${next.version}`);
+      this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e);
       state = next;
     }
-    if (state) this.withdrawals.set(id, state);
+    if (state) replace(this.withdrawals, state);
     return state;
   }
 
   emitRecord(stream: string, kind: StreamKind, livemode: boolean | null, merchantId: string | null, event: DirectoryEvent): void {
-    this.push(stream, kind, livemode, merchantId, event);
+    this.push(stream, kind, this.nextRecordVersion(stream, kind), livemode, merchantId, event);
   }
 
-  /** Posts a balanced transaction; returns it. The id is allocated here unless given. */
+  /**
+   * Posts a balanced transaction; returns it. The id is allocated here unless given. A
+   * balance transaction is written once, at version 0 (the world keeps no version for it).
+   */
   post(owner: MovementOwner, movement: MovementFields & { readonly id?: string }): BalanceTransaction {
     const txn = buildOwnedTransaction(owner, movement, movement.id ?? this.ids.next('btxn'), this.at);
-    this.push(txn.id, 'balance_transaction', txn.livemode, txn.merchantId, { type: 'BalanceTransactionPosted', at: this.at, transaction: txn });
-    const deltas = this.balanceDeltas ??= new Map();
-    let byMode = deltas.get(txn.merchantId);
-    if (!byMode) deltas.set(txn.merchantId, (byMode = {}));
-    const delta = txn.livemode ? (byMode.live ??= zeroDelta()) : (byMode.test ??= zeroDelta());
-    addPostings(delta, txn);
+    for (let i = 0; i < this.entries.length; i++) if (this.entries[i]!.stream === txn.id) violated(`balance transaction ${txn.id} posted twice in one command`);
+    this.push(txn.id, 'balance_transaction', 0, txn.livemode, txn.merchantId, { type: 'BalanceTransactionPosted', at: this.at, transaction: txn });
+    addPostings(this.deltaOf(txn.merchantId, txn.livemode, true)!, txn);
     return txn;
   }
 
@@ -122,8 +129,8 @@ export class Tx {
     const set: Timer[] = this.extraTimers.slice();
     const clear: string[] = [];
     for (const id of this.clearedTimers) if (!clear.includes(id)) clear.push(id);
-    for (const d of this.deposits.values()) this.reconcileTimers(d.id, depositTimers(d), set, clear);
-    for (const w of this.withdrawals.values()) this.reconcileTimers(w.id, withdrawalTimers(w), set, clear);
+    for (const d of this.deposits) this.reconcileTimers(d.id, depositTimers(d), set, clear);
+    for (const w of this.withdrawals) this.reconcileTimers(w.id, withdrawalTimers(w), set, clear);
     return { set, clear };
   }
 
@@ -144,8 +151,17 @@ export class Tx {
   }
 }
 
-function zeroDelta(): BalanceDelta {
-  return { availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
+function find<T extends { readonly id: string }>(states: readonly T[], id: string): T | undefined {
+  for (let i = 0; i < states.length; i++) if (states[i]!.id === id) return states[i];
+  return undefined;
+}
+
+/** Puts the object's new state in place of its old one (or adds it). */
+function replace<T extends { readonly id: string }>(states: T[], state: T): void {
+  for (let i = 0; i < states.length; i++) {
+    if (states[i]!.id === state.id) { states[i] = state; return; }
+  }
+  states.push(state);
 }
 
 /** Adds what a transaction moves in its own merchant's buckets (as bucketDeltas would). */

@@ -7,7 +7,7 @@ import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { feeRecognizedFor, type Minor } from '../money.ts';
 import {
-  inFlightOf, isOpenStatus, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
+  inFlightFor, inFlightOf, isOpenStatus, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -40,7 +40,7 @@ export function capacityOf(w: Withdrawal): Minor {
 /** Whether a payer can be matched to this order now. */
 export function isMatchable(w: Withdrawal, at: number): boolean {
   return (w.status === 'open' || w.status === 'partially_filled') && at < w.expiresAt && capacityOf(w) > 0n
-    && w.settledSplits + Object.keys(w.inFlight).length < w.maxSplits;
+    && w.settledSplits + w.inFlight.length < w.maxSplits;
 }
 
 export function decide(command: WithdrawalCommand, state: Withdrawal | undefined): WithdrawalDecision {
@@ -76,10 +76,10 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
         return reject('alloc_state_conflict', 'The withdrawal can no longer take this leg.', { status: s.status });
       }
-      if (s.inFlight[c.legRef] !== undefined) return none;
+      if (inFlightFor(s, c.legRef) !== undefined) return none;
       return [{ type: 'LegReserved', at: c.at, legRef: c.legRef, amountMinor: c.amountMinor }];
     case 'ReleaseLeg':
-      return s.inFlight[c.legRef] === undefined ? none : [{ type: 'LegReleased', at: c.at, legRef: c.legRef }];
+      return inFlightFor(s, c.legRef) === undefined ? none : [{ type: 'LegReleased', at: c.at, legRef: c.legRef }];
     case 'FillLeg':
       return fill(c, s);
     case 'ReverseFill': {
@@ -126,7 +126,7 @@ function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal)
   if (s.status !== 'open' && s.status !== 'partially_filled') {
     return reject('alloc_state_conflict', `A ${s.status} withdrawal cannot take a fill.`, { status: s.status });
   }
-  const otherInFlight = inFlightOf(s) - (s.inFlight[c.legRef] ?? 0n);
+  const otherInFlight = inFlightOf(s) - (inFlightFor(s, c.legRef) ?? 0n);
   if (c.amountMinor <= 0n || c.amountMinor > remainingOf(s) - otherInFlight) {
     return reject('alloc_state_conflict', 'The fill exceeds what the withdrawal can take.');
   }

@@ -81,7 +81,7 @@ test('(create) 201: given an open withdrawal, when a deposit is created, then aw
   assert.equal(balances(s.h, s.payer), payerBefore);
   const leg = d.legs[0]!;
   assert.ok(leg.counterparty.kind === 'withdrawal');
-  assert.equal(wdr(s.h, s.withdrawal).inFlight, { [leg.counterparty.payoutLegRef]: 50_000n });
+  assert.equal(wdr(s.h, s.withdrawal).inFlight, [{ legRef: leg.counterparty.payoutLegRef, amountMinor: 50_000n }]);
 });
 
 test('(create) 202: given no liquidity, when a deposit is created, then awaiting_liquidity with no legs', () => {
@@ -193,7 +193,7 @@ test('awaiting_payment → expires_at passes with no slip → expired (not termi
   assert.is(d.isTerminal, false);
   assert.is(d.expiredReason, 'no_payment');
   assert.is(d.lateSlipAcceptedUntil, expiresAt + limits.lateSlipWindowMs);
-  assert.equal(wdr(s.h, s.withdrawal).inFlight, {});
+  assert.equal(wdr(s.h, s.withdrawal).inFlight, []);
 });
 
 test('awaiting_payment → cancel while no slip exists → canceled (not terminal, leg released)', () => {
@@ -269,7 +269,7 @@ test('slip_processing → short-pay with the other five passing → settled auto
   assert.equal(out.ledger.map(row)[0], ['deposit_settled', s.depositor, null, 'pending_clearing', 40_000n]);
   const w = wdr(s.h, s.withdrawal);
   assert.is(w.filledMinor, 40_000n);
-  assert.equal(w.inFlight, {}, 'the unpaid part of the leg goes back to the withdrawal');
+  assert.equal(w.inFlight, [], 'the unpaid part of the leg goes back to the withdrawal');
 });
 
 test('slip_processing → same-slip overpayment → settled at A = X with E = V − X and an open overpayment claim', () => {
@@ -308,7 +308,7 @@ test('slip_processing → non-amount failures → under_review, reasons ordered 
   assert.equal(d.review!.reasons[2]!.detail, { expected_minor: 50_000, transferred_minor: 45_000 });
   assert.equal([d.review!.escalated, d.review!.fourEyesRequired, d.review!.openedAt], [false, false, s.h.clock.ms]);
   assert.equal(balances(s.h, s.depositor), before, 'review moves no money');
-  assert.is(Object.keys(wdr(s.h, s.withdrawal).inFlight).length, 1, 'the leg stays held during review');
+  assert.is(wdr(s.h, s.withdrawal).inFlight.length, 1, 'the leg stays held during review');
 });
 
 test('slip_processing → wrong receiver and transfer outside the window → under_review [RECEIVER_MISMATCH, TIME_WINDOW]', () => {
@@ -712,7 +712,7 @@ test('(create) multi-leg: a deposit larger than one withdrawal’s capacity gets
     [1, 10_000n, '1111111111'], [2, 10_000n, '2222222222'], [3, 5_000n, '3333333333'],
   ]);
   assert.equal(d.legs.map((l) => (l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : '')), m.withdrawals);
-  assert.equal(m.withdrawals.map((w) => Object.values(wdr(m.h, w).inFlight)), [[10_000n], [10_000n], [5_000n]]);
+  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).inFlight.map((l) => l.amountMinor)), [[10_000n], [10_000n], [5_000n]]);
   const s = scene();
   for (const account of ['1', '2', '3', '4']) withdrawalTo(s, 10_000n, account.repeat(10));
   const tooBig = openDeposit(s, 40_000n);
@@ -782,7 +782,7 @@ test('under_review → approval of a reviewed leg fills the withdrawal that leg 
 
 // ---- the decider on its own: rows no command sequence reaches, and timer no-ops ----
 
-const settleContext: SettleContext = { fees: defaultFeeSchedule, balanceTransactionId: 'btxn_a', feeBalanceTransactionId: 'btxn_b', claimId: 'clm_a', capacityByLeg: {} };
+const settleContext: SettleContext = { fees: defaultFeeSchedule, balanceTransactionId: 'btxn_a', feeBalanceTransactionId: 'btxn_b', claimId: 'clm_a', capacityByLeg: new Map() };
 
 test('decide: a review with no leg to settle against → alloc_state_conflict; no state → resource_not_found; create twice → validation_error', () => {
   const s = scene();

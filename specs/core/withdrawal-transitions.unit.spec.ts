@@ -184,7 +184,7 @@ test('open → payer matched → open; withdrawal.matched every time, capacity h
     const out = emitted(s.h, () => openDeposit(s, amount));
     assert.equal(out.on(id), ['LegReserved']);
     assert.ok(out.events.includes('withdrawal.matched'));
-    assert.equal([wdr(s.h, id).status, wdr(s.h, id).version, Object.keys(wdr(s.h, id).inFlight).length], ['open', n, n]);
+    assert.equal([wdr(s.h, id).status, wdr(s.h, id).version, wdr(s.h, id).inFlight.length], ['open', n, n]);
   }
   const shown = presentWithdrawal(wdr(s.h, id));
   assert.equal([shown.reserved_minor, shown.remaining_minor, shown.filled_minor], [50_000, 100_000, 0]);
@@ -377,7 +377,7 @@ test('max_splits: an order takes at most max_splits legs; the next payer waits u
   const s = scene(funds);
   const id = s.h.withdrawal(s.payer, 100_000n);
   const deposits = Array.from({ length: limits.withdrawalMaxSplits }, () => openDeposit(s, 2_000n));
-  assert.is(Object.keys(wdr(s.h, id).inFlight).length, limits.withdrawalMaxSplits);
+  assert.is(wdr(s.h, id).inFlight.length, limits.withdrawalMaxSplits);
   const waiting = openDeposit(s, 2_000n);
   assert.is(s.h.world.deposits.get(waiting)!.status, 'awaiting_liquidity', 'capacity is left but no split');
   const out = emitted(s.h, () => s.h.ok({ type: 'CancelDeposit', actor: merchantActor(s.depositor), depositId: deposits[0]! }));
@@ -409,7 +409,7 @@ test('decide: fills are keyed by leg_ref (a repeat changes nothing); fills and l
   seen.add('alloc_state_conflict');
   const reserved = decide({ type: 'ReserveLeg', at, legRef: 'leg_r', amountMinor: 1_000n }, w);
   assert.equal(Array.isArray(reserved) && reserved.map((e) => e.type), ['LegReserved']);
-  assert.equal(decide({ type: 'ReserveLeg', at, legRef: 'leg_r', amountMinor: 1_000n }, { ...w, inFlight: { leg_r: 1_000n } }), [], 'reserving a held leg again changes nothing');
+  assert.equal(decide({ type: 'ReserveLeg', at, legRef: 'leg_r', amountMinor: 1_000n }, { ...w, inFlight: [{ legRef: 'leg_r', amountMinor: 1_000n }] }), [], 'reserving a held leg again changes nothing');
 });
 
 test('decide: timer commands that no longer apply decide to no events; unknown or duplicate orders are refused', () => {
