@@ -139,9 +139,10 @@ function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Dep
     return reject('validation_error', `At most ${limits.slipUploadsPerDepositMax} slips can be uploaded for one deposit.`,
       { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
   }
+  // Every key present, unset ones undefined: the shape evolve's copies keep (see state.ts).
   const slip = (isLate: boolean, lateFrom?: 'expired' | 'canceled'): Slip => ({
     receiptId: c.receiptId, receivedAt: c.at, isLate, hasImage: c.hasImage,
-    ...(c.transRef !== undefined ? { transRef: c.transRef } : {}), ...(lateFrom ? { lateFrom } : {}),
+    transRef: c.transRef, transferredAmountMinor: undefined, legRef: undefined, lateFrom,
   });
   switch (s.status) {
     case 'awaiting_payment':
@@ -206,8 +207,7 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
       fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
-      ...(seen ? { verification: seen.verification, transferredAmountMinor: seen.transferred, transRef: seen.transRef } : {}),
-      ...(seen?.legRef !== undefined ? { legRef: seen.legRef } : {}),
+      verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
     }];
   };
   const o = c.outcome;
@@ -222,7 +222,7 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
       const check = checkTransfer(s, o.transfer, o.facts, slip.isLate);
       const V = o.transfer.amountMinor;
       const transRef = o.transfer.transRef;
-      const seen = { verification: check.verification, transferred: V, transRef, ...(check.leg ? { legRef: check.leg.legRef } : {}) };
+      const seen = { verification: check.verification, transferred: V, transRef, legRef: check.leg?.legRef };
       if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, seen);
       const verified = legAmounts(s);
       verified.set(check.leg.legRef, V);
@@ -230,9 +230,9 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
       if (pending.length > 0) {
         return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef }];
       }
-      const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false);
+      const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false, transRef);
       if ('conflict' in settled) return review([{ code: 'SETTLE_CONFLICT' }], seen);
-      return settled.map((e) => (e.type === 'DepositSettled' ? { ...e, transRef } : e));
+      return settled;
     }
     default: {
       const _exhaustive: never = o;
@@ -279,7 +279,7 @@ function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerificati
  */
 function settle(
   s: Deposit, at: number, via: 'auto' | 'review', ctx: SettleContext, verified: Map<string, Minor>,
-  verification: Verification | undefined, capToCapacity: boolean,
+  verification: Verification | undefined, capToCapacity: boolean, transRef?: string,
 ): DepositEvent[] | { conflict: true } {
   let V = 0n;
   for (const v of verified.values()) V += v;
@@ -312,8 +312,9 @@ function settle(
       feeBreakdown: fee.breakdown, partial: V < X, settledVia: via, balanceTransactionId: ctx.balanceTransactionId,
       feeBalanceTransactionId: ctx.feeBalanceTransactionId, settledAt: at, clearingAvailableAt: at + limits.clearingPeriodMs,
     },
-    ...(verification ? { verification } : {}),
-    ...(E > 0n ? { overpayment: { claimId: ctx.claimId, cause: 'same_transfer_excess' as const, amountMinor: E, slipReceivedAt } } : {}),
+    verification,
+    overpayment: E > 0n ? { claimId: ctx.claimId, cause: 'same_transfer_excess', amountMinor: E, slipReceivedAt } : undefined,
+    transRef,
     fills, suspenseMinor: A - filledTotal,
   }];
 }

@@ -260,7 +260,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
     deposit: {
       id, merchantId, whiteLabelId: merchant.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
       amountMinor: c.amountMinor, createdAt: tx.at, expiresAt: tx.at + lifetimeMs, lifetimeMs, sender, hasClientData: c.hasClientData, fillPreference,
-      ...(c.senderId !== undefined ? { senderId: c.senderId } : {}), ...(c.metadata ? { metadata: c.metadata } : {}), ...(c.returnUrl ? { returnUrl: c.returnUrl } : {}),
+      senderId: c.senderId, metadata: c.metadata, returnUrl: c.returnUrl || undefined,
     },
   }, undefined);
   return runDeposit(tx, id, decision);

@@ -18,6 +18,7 @@ import type { Command } from './commands.ts';
 import { createDeposit, runDeposit, settleContext, visibleDeposit, type Outcome } from './deposits.ts';
 import { createWithdrawal, disputeWithdrawal, refundIds, runWithdrawal, visibleWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
+import type { VerificationFacts } from '../deposit/verification.ts';
 import { reversalReasonCodes } from '../deposit/state.ts';
 
 export type { Outcome };
@@ -97,7 +98,7 @@ function route(tx: Tx, c: Command): Outcome {
           ...(c.promptpayId ? { promptpayId: c.promptpayId } : {}),
         },
       });
-      if (!c.verified) tx.extraTimers.push({ id: `${id}:beneficiary.verify`, stream: id, kind: 'beneficiary.verify', dueAt: at + limits.beneficiaryVerificationMs });
+      if (!c.verified) tx.setTimer({ id: `${id}:beneficiary.verify`, stream: id, kind: 'beneficiary.verify', dueAt: at + limits.beneficiaryVerificationMs });
       return { ok: true, objectId: id };
     }
     case 'VerifyBeneficiary': {
@@ -144,7 +145,7 @@ function route(tx: Tx, c: Command): Outcome {
     case 'ReceiveSlip': {
       const d = visibleDeposit(tx, c.actor, c.depositId);
       if (!d) return notFound('deposit');
-      return runDeposit(tx, d.id, decideDeposit({ type: 'ReceiveSlip', at, receiptId: c.receiptId, hasImage: c.hasImage, ...(c.transRef !== undefined ? { transRef: c.transRef } : {}) }, d));
+      return runDeposit(tx, d.id, decideDeposit({ type: 'ReceiveSlip', at, receiptId: c.receiptId, hasImage: c.hasImage, transRef: c.transRef }, d));
     }
     case 'RecordSlipVerification': {
       const d = visibleDeposit(tx, c.actor, c.depositId);
@@ -153,8 +154,11 @@ function route(tx: Tx, c: Command): Outcome {
       if (outcome.kind === 'found') {
         // The duplicate fact comes from the journal's index of trans_refs already used.
         const owner = tx.world.depositByTransRef.get(`${d.livemode ? 'live' : 'test'}:${outcome.transfer.transRef}`);
-        const facts = { ...outcome.facts, senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode) };
-        outcome = { ...outcome, facts: owner !== undefined && owner !== d.id ? { ...facts, duplicateOfDepositId: owner } : facts };
+        const facts = {
+          senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode),
+          duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
+        } satisfies { [K in keyof Required<VerificationFacts>]: VerificationFacts[K] };
+        outcome = { kind: 'found', transfer: outcome.transfer, facts };
       }
       return runDeposit(tx, d.id, decideDeposit({ type: 'RecordVerification', at, receiptId: c.receiptId, outcome, settle: settleContext(tx, d) }, d));
     }
@@ -263,7 +267,7 @@ function fireTimer(tx: Tx, timerId: string): Outcome {
       case 'beneficiary.verify': {
         const b = tx.world.beneficiaries.get(t.stream);
         if (b && b.status !== 'verified') tx.emitRecord(b.id, 'beneficiary', b.livemode, b.merchantId, { type: 'BeneficiaryVerified', at, beneficiaryId: b.id });
-        tx.clearedTimers.push(t.id);
+        tx.clearTimer(t.id);
         return { ok: true, objectId: t.stream };
       }
       default: {

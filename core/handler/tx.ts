@@ -27,12 +27,20 @@ export class Tx {
   private readonly balanceDeltas: BalanceDelta[] = [];
   /** Versions of the records (not aggregates) this command wrote, created on first use. */
   private recordVersions: Map<string, number> | undefined;
-  /** Timers this command cleared explicitly (a fired timer that changed nothing). */
-  readonly clearedTimers: string[] = [];
-  /** Timers set explicitly (not derived from an aggregate's state). */
-  readonly extraTimers: Timer[] = [];
+  /** Timers this command cleared explicitly (a fired timer that changed nothing); rare. */
+  private cleared: string[] | undefined;
+  /** Timers set explicitly (not derived from an aggregate's state); rare. */
+  private extra: Timer[] | undefined;
 
   constructor(readonly world: World, readonly ids: Ids, readonly at: number) {}
+
+  clearTimer(id: string): void {
+    (this.cleared ??= []).push(id);
+  }
+
+  setTimer(t: Timer): void {
+    (this.extra ??= []).push(t);
+  }
 
   deposit(id: string): Deposit | undefined {
     return find(this.deposits, id) ?? this.world.deposits.get(id);
@@ -126,9 +134,9 @@ export class Tx {
    * timers, and this runs on every command.
    */
   timerChanges(): { set: Timer[]; clear: string[] } {
-    const set: Timer[] = this.extraTimers.slice();
+    const set: Timer[] = this.extra ? this.extra.slice() : [];
     const clear: string[] = [];
-    for (const id of this.clearedTimers) if (!clear.includes(id)) clear.push(id);
+    if (this.cleared) for (const id of this.cleared) if (!clear.includes(id)) clear.push(id);
     for (const d of this.deposits) this.reconcileTimers(d.id, depositTimers(d), set, clear);
     for (const w of this.withdrawals) this.reconcileTimers(w.id, withdrawalTimers(w), set, clear);
     return { set, clear };

@@ -121,7 +121,7 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
       beneficiaryId: ben.id, amountTotalMinor: c.amountMinor, feeTotalMinor: fee.totalMinor, feeBreakdown: fee.breakdown,
       maxSplits: limits.withdrawalMaxSplits, createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs,
       requiresApproval: c.requiresApproval, approvalsRequired: c.requiresApproval ? limits.withdrawalApprovalsRequired : 0,
-      reservedBalanceTransactionId: tx.ids.next('btxn'), ...(c.metadata ? { metadata: c.metadata } : {}),
+      reservedBalanceTransactionId: tx.ids.next('btxn'), metadata: c.metadata,
     },
   });
   if (!result.ok) return result;

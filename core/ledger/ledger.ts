@@ -197,16 +197,12 @@ export function buildOwnedTransaction(owner: MovementOwner, m: MovementFields, i
   assert(counterTotal === (outside === 0n ? 0n : m.amountMinor), () => `counter shares ${counterTotal} do not cover ${m.amountMinor}`);
   assert(sumPostings(postings) === 0n, () => `postings of ${id} do not sum to zero`);
   const direction: 'credit' | 'debit' = m.to === null ? 'debit' : m.from === null ? 'credit' : m.from === 'available' ? 'debit' : m.to === 'available' ? 'credit' : 'debit';
-  // The optional fields are added in place, in this order, rather than spread from
-  // throwaway objects: the key order (and so the stored JSON) is the same.
-  const txn: { -readonly [K in keyof BalanceTransaction]: BalanceTransaction[K] } = {
+  // Every key is present, the optional ones last and undefined when unset: one shape for
+  // all transactions, and the stored JSON (which skips undefined) keeps its key order.
+  return {
     id, type: m.type, merchantId, whiteLabelId: owner.whiteLabelId, livemode,
     direction, amountMinor: m.amountMinor, bucketFrom: m.from, bucketTo: m.to, source: owner.source,
-    createdAt, postings,
-  };
-  if (m.availableAt !== undefined) txn.availableAt = m.availableAt;
-  if (m.reversesBalanceTransactionId) txn.reversesBalanceTransactionId = m.reversesBalanceTransactionId;
-  if (m.clearedFromBalanceTransactionId) txn.clearedFromBalanceTransactionId = m.clearedFromBalanceTransactionId;
-  if (reasonCode) txn.reasonCode = reasonCode;
-  return txn;
+    createdAt, postings, availableAt: m.availableAt, reversesBalanceTransactionId: m.reversesBalanceTransactionId || undefined,
+    clearedFromBalanceTransactionId: m.clearedFromBalanceTransactionId || undefined, reasonCode: reasonCode || undefined,
+  } satisfies { [K in keyof Required<BalanceTransaction>]: BalanceTransaction[K] };
 }
