@@ -30,17 +30,36 @@ export interface MatchRequest {
 }
 
 export function matchLiquidity(request: MatchRequest, candidatesOldestFirst: Iterable<Withdrawal>): MatchPlan {
-  const legs: LegPlan[] = [];
-  let left = request.amountMinor;
-  for (const w of candidatesOldestFirst) {
-    if (left === 0n || legs.length === limits.legsPerDepositMax) break;
-    if (!isMatchable(w, request.at) || w.expiresAt < request.payableUntil) continue;
-    const capacity = capacityOf(w);
-    const take = capacity < left ? capacity : left;
-    legs.push({ withdrawal: w, amountMinor: take });
-    left -= take;
+  const planner = new LiquidityPlanner(request);
+  for (const w of candidatesOldestFirst) if (planner.offer(w)) break;
+  return planner.plan();
+}
+
+/**
+ * matchLiquidity one candidate at a time, for a caller that walks its own indexes: offer
+ * orders oldest first until offer answers true (nothing left to place), then plan.
+ */
+export class LiquidityPlanner {
+  private readonly legs: LegPlan[] = [];
+  private left: Minor;
+
+  constructor(private readonly request: MatchRequest) {
+    this.left = request.amountMinor;
   }
-  if (left === 0n) return { kind: 'internal', legs };
-  if (request.fillPreference === 'any' && request.gatewayAvailable) return { kind: 'gateway' };
-  return { kind: 'none' };
+
+  offer(w: Withdrawal): boolean {
+    if (this.left === 0n || this.legs.length === limits.legsPerDepositMax) return true;
+    if (!isMatchable(w, this.request.at) || w.expiresAt < this.request.payableUntil) return false;
+    const capacity = capacityOf(w);
+    const take = capacity < this.left ? capacity : this.left;
+    this.legs.push({ withdrawal: w, amountMinor: take });
+    this.left -= take;
+    return this.left === 0n || this.legs.length === limits.legsPerDepositMax;
+  }
+
+  plan(): MatchPlan {
+    if (this.left === 0n) return { kind: 'internal', legs: this.legs };
+    if (this.request.fillPreference === 'any' && this.request.gatewayAvailable) return { kind: 'gateway' };
+    return { kind: 'none' };
+  }
 }

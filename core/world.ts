@@ -45,6 +45,12 @@ class TimerQueue {
     return top;
   }
   get size(): number { return this.heap.length; }
+
+  /** Replaces the queue's entries with these (a heap built in O(n)). */
+  rebuild(timers: Timer[]): void {
+    const h = timers.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)); // a sorted array is a heap
+    this.heap = h;
+  }
 }
 
 function before(a: Timer, b: Timer): boolean {
@@ -79,7 +85,8 @@ export class World {
   // Indexes for the deciders' facts.
   readonly depositByReference = new Map<string, string>();
   readonly withdrawalByReference = new Map<string, string>();
-  readonly openDepositsByEndUser = new Map<string, Set<string>>();
+  /** An end user's open unpaid deposits (a few at most: the cap is small). */
+  readonly openDepositsByEndUser = new Map<string, string[]>();
   readonly depositByTransRef = new Map<string, string>();
   readonly withdrawalByDispute = new Map<string, string>();
   /** Settled deposits not yet cleared, per merchant and mode: deposit id → clearing time. */
@@ -212,6 +219,9 @@ export class World {
 
   get timerCount(): number { return this.pendingTimers; }
 
+  /** Entries in the due-order queue, stale ones included (bounded by compactTimerQueue). */
+  get queuedTimerEntries(): number { return this.timerQueue.size; }
+
   /** Every pending timer (for checks and tests; the scheduler uses dueTimers). */
   allTimers(): Timer[] {
     const all: Timer[] = [];
@@ -230,6 +240,17 @@ export class World {
       if (at === -1) { timers.push(t); this.pendingTimers++; } else timers[at] = t;
     }
     this.timerQueue.push(t);
+    this.compactTimerQueue();
+  }
+
+  /**
+   * A cleared or moved timer stays in the queue until it reaches the top. When such stale
+   * entries outnumber the pending timers twice over, the queue is rebuilt from the pending
+   * ones, so its memory stays within three times what is pending.
+   */
+  private compactTimerQueue(): void {
+    const stale = this.timerQueue.size - this.pendingTimers;
+    if (stale > 4096 && stale > 2 * this.pendingTimers) this.timerQueue.rebuild(this.allTimers());
   }
 
   clearTimer(id: string): void {
@@ -350,10 +371,10 @@ export class World {
     if (!before) this.depositByReference.set(World.referenceKey(d.merchantId, d.livemode, d.merchantReference), d.id);
     const open = isOpenUnpaid(d);
     if (open !== (before !== undefined && isOpenUnpaid(before))) {
-      toggle(this.openDepositsByEndUser, World.referenceKey(d.merchantId, d.livemode, d.endUserRef), d.id, open);
+      toggleListed(this.openDepositsByEndUser, World.referenceKey(d.merchantId, d.livemode, d.endUserRef), d.id, open);
     }
     const waiting = d.status === 'awaiting_liquidity';
-    if (waiting !== (before?.status === 'awaiting_liquidity')) toggle(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, waiting);
+    if (waiting !== (before?.status === 'awaiting_liquidity')) togglePooled(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, waiting);
     const clearingAt = unclearedAt(d);
     if (clearingAt !== (before ? unclearedAt(before) : null)) {
       const merchantKey = World.referenceKey(d.merchantId, d.livemode, '');
@@ -361,7 +382,7 @@ export class World {
       if (clearingAt !== null) {
         if (!uncleared) this.unclearedDeposits.set(merchantKey, (uncleared = new Map()));
         uncleared.set(d.id, clearingAt);
-      } else if (uncleared?.delete(d.id) && uncleared.size === 0) this.unclearedDeposits.delete(merchantKey);
+      } else uncleared?.delete(d.id); // an empty map stays: one per merchant and mode
     }
     this.indexTransRef(d, d.slip?.transRef, before?.slip?.transRef);
     this.indexTransRef(d, d.additionalSlip?.transRef, before?.additionalSlip?.transRef);
@@ -379,7 +400,7 @@ export class World {
     if (!before) this.withdrawalByReference.set(World.referenceKey(w.merchantId, w.livemode, w.merchantReference), w.id);
     if (w.dispute && w.dispute !== before?.dispute) this.withdrawalByDispute.set(w.dispute.id, w.id);
     const payable = isPayable(w);
-    if (payable !== (before !== undefined && isPayable(before))) toggle(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
+    if (payable !== (before !== undefined && isPayable(before))) togglePooled(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
   }
 }
 
@@ -416,13 +437,28 @@ function checkContinues(entries: readonly JournalEntry[], stream: string, before
   if (expected - 1 !== after) violated(`stream ${stream}: state version ${after} ≠ journal ${expected - 1}`);
 }
 
-function toggle(index: Map<string, Set<string>>, key: string, id: string, present: boolean): void {
+/** Adds or removes an id in a pool; a pool (per white label and mode) stays when empty. */
+function togglePooled(index: Map<string, Set<string>>, key: string, id: string, present: boolean): void {
   let set = index.get(key);
-  if (present) {
-    if (!set) index.set(key, (set = new Set()));
-    set.add(id);
-  } else if (set) {
-    set.delete(id);
-    if (set.size === 0) index.delete(key);
+  if (!set) {
+    if (!present) return;
+    index.set(key, (set = new Set()));
   }
+  if (present) set.add(id);
+  else set.delete(id);
+}
+
+/** Adds or removes an id in a short list keyed by an end user; an empty list goes. */
+function toggleListed(index: Map<string, string[]>, key: string, id: string, present: boolean): void {
+  const list = index.get(key);
+  if (present) {
+    if (!list) index.set(key, [id]);
+    else if (!list.includes(id)) list.push(id);
+    return;
+  }
+  if (!list) return;
+  const at = list.indexOf(id);
+  if (at === -1) return;
+  if (list.length === 1) index.delete(key);
+  else list.splice(at, 1);
 }

@@ -326,18 +326,35 @@ export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit
     return created(event);
   }
   if (state === undefined) violated(`${event.type} before DepositCreated`);
-  const next = copy(state);
-  next.version = state.version + 1;
-  next.updatedAt = event.at;
-  evolveInto(next, state, event);
-  if (isFinalStatus(state.status) && next.status !== state.status && !(state.status === 'settled' && next.status === 'reversed')) {
-    violated(`deposit ${state.id} left final status ${state.status} for ${next.status}`);
-  }
-  if (next.status === 'settled' && next.settlement) checkSettlement(next);
-  return next;
+  return evolveOnto(copy(state), event);
 }
 
-/** Writes the event's change onto `n`, a fresh copy of `s` that nobody else has seen. */
+/**
+ * evolve onto a state the caller got from evolve in the same breath and has shown to
+ * nobody: it is changed in place instead of copied again (a command that emits several
+ * events for one deposit makes one copy, not one per event).
+ */
+export function evolveOwned(owned: Deposit, event: DepositEvent): Deposit {
+  if (event.type === 'DepositCreated') violated('DepositCreated on an existing deposit');
+  return evolveOnto(owned as Complete<Deposit>, event);
+}
+
+function evolveOnto(n: Complete<Deposit>, event: Exclude<DepositEvent, { type: 'DepositCreated' }>): Deposit {
+  const from = n.status;
+  n.version += 1;
+  n.updatedAt = event.at;
+  evolveInto(n, n, event);
+  if (isFinalStatus(from) && n.status !== from && !(from === 'settled' && n.status === 'reversed')) {
+    violated(`deposit ${n.id} left final status ${from} for ${n.status}`);
+  }
+  if (n.status === 'settled' && n.settlement) checkSettlement(n);
+  return n;
+}
+
+/**
+ * Writes the event's change onto `n`, a fresh copy of `s` that nobody else has seen (or
+ * `s` itself: every case reads what it needs from `s` before it writes that field).
+ */
 function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, { type: 'DepositCreated' }>): void {
   switch (e.type) {
     case 'DepositAwaitingLiquidity':

@@ -10,7 +10,7 @@ import type { Deposit, DepositEvent, Leg } from '../deposit/state.ts';
 import { bankByCode, banks } from '../directory.ts';
 import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
-import { matchLiquidity } from '../matching.ts';
+import { LiquidityPlanner } from '../matching.ts';
 import { checkDepositAmount, type Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
 import { inFlightFor, inFlightOf } from '../withdrawal/state.ts';
@@ -174,16 +174,24 @@ function postReversal(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'Depo
 function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only' }, expiresAt: number): Match | null {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
   const route = wl.gatewayRoute && wl.gatewayRoute.expiresAt > tx.at ? wl.gatewayRoute : undefined;
-  const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? new Set<string>();
+  const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
-  const candidates = (function* () {
-    for (const id of pool) { const w = tx.withdrawal(id); if (w) yield w; }
-    for (const w of tx.touchedWithdrawals()) {
-      if (!pool.has(w.id) && w.whiteLabelId === d.whiteLabelId && w.livemode === d.livemode) yield w;
+  const planner = new LiquidityPlanner({ amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt });
+  let placed = false;
+  if (pool) {
+    for (const id of pool) {
+      const w = tx.withdrawal(id);
+      if (w && (placed = planner.offer(w))) break;
     }
-  })();
-  const plan = matchLiquidity({ amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt }, candidates);
+  }
+  if (!placed) {
+    for (const w of tx.touchedWithdrawals()) {
+      if (pool?.has(w.id) || w.whiteLabelId !== d.whiteLabelId || w.livemode !== d.livemode) continue;
+      if (planner.offer(w)) break;
+    }
+  }
+  const plan = planner.plan();
   if (plan.kind === 'none') return null;
   if (plan.kind === 'gateway') {
     const legExpiresAt = Math.min(expiresAt, route!.expiresAt);

@@ -3,14 +3,14 @@
 // commit is appended and applied, so a refusal anywhere leaves no trace.
 
 import { violated } from '../assert.ts';
-import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
+import { evolve as evolveDeposit, evolveOwned as evolveOwnedDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
 import type { DirectoryEvent } from '../directory.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import { addBalances, buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementFields, type MovementOwner } from '../ledger/ledger.ts';
-import { evolve as evolveWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { evolve as evolveWithdrawal, evolveOwned as evolveOwnedWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
-import { depositTimers, withdrawalTimers } from './timers.ts';
+import { depositTimers, TimerReconciler, withdrawalTimers } from './timers.ts';
 
 /** A merchant's bucket changes within one command, summed in place (one per merchant and mode). */
 interface BalanceDelta { readonly merchantId: string; readonly livemode: boolean; availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint }
@@ -88,11 +88,13 @@ export class Tx {
 
   // An aggregate's entry carries the version evolve gave its new state: evolve checks
   // it continues the state it was given, and the world checks that state is its own.
+  // The first event copies the state; the rest of this call's events change that copy in
+  // place (nobody has seen it yet: a caller's `before` is the state it read, never this).
   emitDeposit(id: string, events: readonly DepositEvent[]): Deposit | undefined {
     let state = this.deposit(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      const next = evolveDeposit(state, e);
+      const next = i === 0 ? evolveDeposit(state, e) : evolveOwnedDeposit(state!, e);
       this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e);
       state = next;
     }
@@ -104,7 +106,7 @@ export class Tx {
     let state = this.withdrawal(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      const next = evolveWithdrawal(state, e);
+      const next = i === 0 ? evolveWithdrawal(state, e) : evolveOwnedWithdrawal(state!, e);
       this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e);
       state = next;
     }
@@ -137,25 +139,18 @@ export class Tx {
     const set: Timer[] = this.extra ? this.extra.slice() : [];
     const clear: string[] = [];
     if (this.cleared) for (const id of this.cleared) if (!clear.includes(id)) clear.push(id);
-    for (const d of this.deposits) this.reconcileTimers(d.id, depositTimers(d), set, clear);
-    for (const w of this.withdrawals) this.reconcileTimers(w.id, withdrawalTimers(w), set, clear);
+    const reconciler = new TimerReconciler(set, clear);
+    for (const d of this.deposits) {
+      reconciler.begin(this.world.timersByStream.get(d.id));
+      depositTimers(d, reconciler);
+      reconciler.end();
+    }
+    for (const w of this.withdrawals) {
+      reconciler.begin(this.world.timersByStream.get(w.id));
+      withdrawalTimers(w, reconciler);
+      reconciler.end();
+    }
     return { set, clear };
-  }
-
-  /** Clears the stream's timers its state no longer calls for; sets the new or moved ones. */
-  private reconcileTimers(stream: string, desired: readonly Timer[], set: Timer[], clear: string[]): void {
-    const current = this.world.timersByStream.get(stream);
-    if (current) {
-      for (const t of current) if (!clear.includes(t.id) && !desired.some((d) => d.kind === t.kind && d.arg === t.arg)) clear.push(t.id);
-    }
-    for (const t of desired) {
-      const existing = current?.find((c) => c.kind === t.kind && c.arg === t.arg);
-      const cleared = clear.indexOf(t.id);
-      if (!existing || existing.dueAt !== t.dueAt || cleared !== -1) {
-        set.push(t);
-        if (cleared !== -1) clear.splice(cleared, 1);
-      }
-    }
   }
 }
 

@@ -203,16 +203,26 @@ export function evolve(state: Withdrawal | undefined, event: WithdrawalEvent): W
     return created(event);
   }
   if (state === undefined) violated(`${event.type} before WithdrawalCreated`);
-  const next = copy(state);
-  next.version = state.version + 1;
-  next.updatedAt = event.at;
-  evolveInto(next, state, event);
+  return evolveOnto(copy(state), event);
+}
+
+/** evolve onto a state the caller got from evolve and has shown to nobody (see the deposit's). */
+export function evolveOwned(owned: Withdrawal, event: WithdrawalEvent): Withdrawal {
+  if (event.type === 'WithdrawalCreated') violated('WithdrawalCreated on an existing withdrawal');
+  return evolveOnto(owned as Complete<Withdrawal>, event);
+}
+
+function evolveOnto(n: Complete<Withdrawal>, event: Exclude<WithdrawalEvent, { type: 'WithdrawalCreated' }>): Withdrawal {
+  const from = n.status;
+  n.version += 1;
+  n.updatedAt = event.at;
+  evolveInto(n, n, event);
   // Tested first, messages built on failure only (see violated): this runs on every event.
-  if (!(next.filledMinor >= 0n && next.filledMinor <= next.amountTotalMinor)) violated(`${state.id}: filled ${next.filledMinor} outside 0..amount`);
-  if (!(next.feeRecognizedMinor >= 0n && next.feeRecognizedMinor <= next.feeTotalMinor)) violated(`${state.id}: fee recognised outside 0..fee`);
-  if (!(inFlightOf(next) <= remainingOf(next) || !isOpenStatus(next.status))) violated(`${state.id}: in flight exceeds remaining`);
-  if (!(isOpenStatus(state.status) || next.status === state.status)) violated(`${state.id} left final status ${state.status}`);
-  return next;
+  if (!(n.filledMinor >= 0n && n.filledMinor <= n.amountTotalMinor)) violated(`${n.id}: filled ${n.filledMinor} outside 0..amount`);
+  if (!(n.feeRecognizedMinor >= 0n && n.feeRecognizedMinor <= n.feeTotalMinor)) violated(`${n.id}: fee recognised outside 0..fee`);
+  if (!(inFlightOf(n) <= remainingOf(n) || !isOpenStatus(n.status))) violated(`${n.id}: in flight exceeds remaining`);
+  if (!(isOpenStatus(from) || n.status === from)) violated(`${n.id} left final status ${from}`);
+  return n;
 }
 
 /** Closes the order: what remains is refunded and nothing stays in flight. */
@@ -222,7 +232,7 @@ function close(n: Complete<Withdrawal>, s: Withdrawal, status: WithdrawalStatus)
   n.inFlight = [];
 }
 
-/** Writes the event's change onto `n`, a fresh copy of `s` that nobody else has seen. */
+/** Writes the event's change onto `n`, a fresh copy of `s` or `s` itself (see the deposit's). */
 function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<WithdrawalEvent, { type: 'WithdrawalCreated' }>): void {
   switch (e.type) {
     case 'WithdrawalApprovalRecorded':
