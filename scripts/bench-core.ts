@@ -59,10 +59,18 @@ function run(withOutbox: boolean): { commands: number; seconds: number; perSecon
   return { commands, seconds: Math.round(seconds * 1000) / 1000, perSecond: Math.round(commands / seconds) };
 }
 
+// The machine this runs on is shared and its speed drifts by a fifth from minute to
+// minute, so the figure is the median of several measured runs (each on a fresh world,
+// after one warm-up run); the best and every run are printed beside it.
+const trials = Number(process.env.BENCH_TRIALS ?? 5);
 run(false); // warm-up
-const core = run(false);
-const withOutbox = process.env.BENCH_CORE_ONLY ? core : run(true);
+const runs = Array.from({ length: trials }, () => run(false));
+const rates = runs.map((r) => r.perSecond).sort((a, b) => a - b);
+const median = rates[Math.floor(rates.length / 2)]!;
+const withOutbox = process.env.BENCH_CORE_ONLY ? undefined : run(true);
 console.log(JSON.stringify({
-  bench: 'core', mix: ['fund', 'withdraw', 'create_deposit+match', 'slip_received', 'verify+settle+fill', 'clear'], cycles,
-  decided_and_applied: core, with_outbox_events: withOutbox, target_per_second: 200_000, meets_target: core.perSecond >= 200_000,
+  bench: 'core', mix: ['fund', 'withdraw', 'create_deposit+match', 'slip_received', 'verify+settle+fill', 'clear'], cycles, trials,
+  decided_and_applied: { commands: runs[0]!.commands, per_second_median: median, per_second_best: rates[rates.length - 1], per_second_runs: runs.map((r) => r.perSecond) },
+  ...(withOutbox ? { with_outbox_events: withOutbox } : {}),
+  target_per_second: 200_000, meets_target: median >= 200_000,
 }, null, 2));
