@@ -92,7 +92,19 @@ export function depositFee(schedule: FeeSchedule, acceptedMinor: Minor): Fee {
 }
 
 /** The withdrawal fee, fixed at creation and added on top of the amount. */
+/**
+ * The fee is the same for every withdrawal under one schedule, so it is computed once per
+ * schedule object and shared (fee lines are immutable values; every open order holds one).
+ */
+const withdrawalFees = new WeakMap<FeeSchedule, Fee>();
+
 export function withdrawalFee(schedule: FeeSchedule): Fee {
+  let fee = withdrawalFees.get(schedule);
+  if (!fee) withdrawalFees.set(schedule, (fee = Object.freeze(computeWithdrawalFee(schedule))));
+  return fee;
+}
+
+function computeWithdrawalFee(schedule: FeeSchedule): Fee {
   const fixed = BigInt(schedule.withdrawal.fixedFeeMinor);
   const vat = percentOf(fixed, schedule.withdrawal.vatBps);
   return {

@@ -49,6 +49,7 @@ export const reasonTexts: Readonly<Record<ReviewReasonCode | 'SLIP_UNREADABLE', 
 
 /** Deduplicates and orders reasons by importance; AMOUNT_MISMATCH only alongside another. */
 export function orderReasons(reasons: readonly ReviewReason[]): ReviewReason[] {
+  if (reasons.length === 0) return [];
   const seen = new Map<ReviewReasonCode, ReviewReason>();
   for (const r of reasons) if (!seen.has(r.code)) seen.set(r.code, r);
   if (seen.size === 1 && seen.has('AMOUNT_MISMATCH')) return [];

@@ -79,6 +79,10 @@ export function matchName(full: string, seen: string): MatchAnswer {
   return prefix.length >= nameVisiblePrefixMin ? 'match' : 'indeterminate';
 }
 
+const allSixPass: Verification = Object.freeze({
+  amountExact: true, withinTimeWindow: true, senderBankMatch: true, senderAccountMatch: true, senderNameMatch: true, receiverMatch: true,
+});
+
 export interface LegCheck {
   readonly leg: Leg | undefined;
   readonly verification: Verification;
@@ -122,12 +126,12 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   if (facts.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
   if (facts.senderBankDisabled) reasons.push({ code: 'BANK_DISABLED' });
 
+  const senderAccountMatch = account === 'match', senderNameMatch = name === 'match', receiverMatch = matched.length === 1;
+  const allPass = amountExact && withinTimeWindow && senderBankMatch && senderAccountMatch && senderNameMatch && receiverMatch;
   return {
     leg,
-    verification: {
-      amountExact, withinTimeWindow, senderBankMatch,
-      senderAccountMatch: account === 'match', senderNameMatch: name === 'match', receiverMatch: matched.length === 1,
-    },
+    // The common answer is one shared value: every settled deposit keeps its verification.
+    verification: allPass ? allSixPass : { amountExact, withinTimeWindow, senderBankMatch, senderAccountMatch, senderNameMatch, receiverMatch },
     reasons: orderReasons(reasons),
   };
 }

@@ -185,14 +185,18 @@ export function buildOwnedTransaction(owner: MovementOwner, m: MovementFields, i
   assert(m.amountMinor > 0n, () => `a balance transaction moves a positive amount, got ${m.amountMinor}`);
   assert(m.from !== null || m.to !== null, 'a balance transaction must touch a merchant bucket');
   assert(m.from !== m.to, 'a balance transaction must move between different buckets');
-  const postings: Posting[] = [];
-  if (m.from) postings.push({ account: sharedMerchantAccount(merchantId, livemode, m.from), amountMinor: -m.amountMinor });
-  if (m.to) postings.push({ account: sharedMerchantAccount(merchantId, livemode, m.to), amountMinor: m.amountMinor });
+  // Sized up front: a pushed-into [] would reserve room for sixteen postings.
+  let size = (m.from ? 1 : 0) + (m.to ? 1 : 0);
+  for (const c of m.counter) if (c.amountMinor !== 0n) size++;
+  const postings = new Array<Posting>(size);
+  let n = 0;
+  if (m.from) postings[n++] = { account: sharedMerchantAccount(merchantId, livemode, m.from), amountMinor: -m.amountMinor };
+  if (m.to) postings[n++] = { account: sharedMerchantAccount(merchantId, livemode, m.to), amountMinor: m.amountMinor };
   const outside = m.to === null ? m.amountMinor : m.from === null ? -m.amountMinor : 0n;
   let counterTotal = 0n;
   for (const c of m.counter) {
     counterTotal += c.amountMinor;
-    if (c.amountMinor !== 0n) postings.push({ account: sharedSystemAccount(livemode, c.account), amountMinor: outside >= 0n ? c.amountMinor : -c.amountMinor });
+    if (c.amountMinor !== 0n) postings[n++] = { account: sharedSystemAccount(livemode, c.account), amountMinor: outside >= 0n ? c.amountMinor : -c.amountMinor };
   }
   assert(counterTotal === (outside === 0n ? 0n : m.amountMinor), () => `counter shares ${counterTotal} do not cover ${m.amountMinor}`);
   assert(sumPostings(postings) === 0n, () => `postings of ${id} do not sum to zero`);
