@@ -82,15 +82,18 @@ export class World {
   /** The journal seq of the last applied entry (set by the adapter that numbers entries). */
   lastSeq = 0;
 
-  // Indexes for the deciders' facts.
-  readonly depositByReference = new Map<string, string>();
-  readonly withdrawalByReference = new Map<string, string>();
+  // Indexes for the deciders' facts. Those per merchant and mode are keyed by the
+  // merchant's own string (a reference, an end user), which the object already holds:
+  // no key string is built, hashed and kept per order.
+  readonly depositByReference = new MerchantScoped<string>();
+  readonly withdrawalByReference = new MerchantScoped<string>();
   /** An end user's open unpaid deposits (a few at most: the cap is small). */
-  readonly openDepositsByEndUser = new Map<string, string[]>();
-  readonly depositByTransRef = new Map<string, string>();
+  readonly openDepositsByEndUser = new MerchantScoped<string[]>();
+  /** The deposit that first used a bank transfer (trans_ref), per mode. */
+  readonly depositByTransRef = { live: new Map<string, string>(), test: new Map<string, string>() };
   readonly withdrawalByDispute = new Map<string, string>();
   /** Settled deposits not yet cleared, per merchant and mode: deposit id → clearing time. */
-  readonly unclearedDeposits = new Map<string, Map<string, number>>();
+  readonly unclearedDeposits = new MerchantScoped<number>();
   /** Withdrawals that may take payers, per white label and mode, oldest first (insertion order). */
   readonly payableWithdrawals = new Map<string, Set<string>>();
   /** Deposits waiting for liquidity, per white label and mode, oldest first. */
@@ -107,7 +110,7 @@ export class World {
 
   /** When the earliest pending clearing of a merchant's deposits releases funds, if any. */
   nextClearingAt(merchantId: string, livemode: boolean): number | null {
-    const uncleared = this.unclearedDeposits.get(World.referenceKey(merchantId, livemode, ''));
+    const uncleared = this.unclearedDeposits.scope(merchantId, livemode);
     if (!uncleared) return null;
     let earliest: number | null = null;
     for (const at of uncleared.values()) if (earliest === null || at < earliest) earliest = at;
@@ -139,14 +142,13 @@ export class World {
     }
   }
 
-  static referenceKey(merchantId: string, livemode: boolean, reference: string): string {
-    return `${merchantId}:${mode(livemode)}:${reference}`;
+  /** The deposit that first used this bank transfer in this mode, if any. */
+  transRefOwner(livemode: boolean, transRef: string): string | undefined {
+    return (livemode ? this.depositByTransRef.live : this.depositByTransRef.test).get(transRef);
   }
+
   static poolKey(whiteLabelId: string, livemode: boolean): string {
     return `${whiteLabelId}:${mode(livemode)}`;
-  }
-  static transRefKey(livemode: boolean, transRef: string): string {
-    return `${mode(livemode)}:${transRef}`;
   }
 
   /**
@@ -368,21 +370,17 @@ export class World {
   // state: most events touch none of them, and building their keys costs more than
   // the comparison.
   private indexDeposit(before: Deposit | undefined, d: Deposit): void {
-    if (!before) this.depositByReference.set(World.referenceKey(d.merchantId, d.livemode, d.merchantReference), d.id);
+    if (!before) this.depositByReference.set(d.merchantId, d.livemode, d.merchantReference, d.id);
     const open = isOpenUnpaid(d);
     if (open !== (before !== undefined && isOpenUnpaid(before))) {
-      toggleListed(this.openDepositsByEndUser, World.referenceKey(d.merchantId, d.livemode, d.endUserRef), d.id, open);
+      toggleListed(this.openDepositsByEndUser.scopeFor(d.merchantId, d.livemode), d.endUserRef, d.id, open);
     }
     const waiting = d.status === 'awaiting_liquidity';
     if (waiting !== (before?.status === 'awaiting_liquidity')) togglePooled(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, waiting);
     const clearingAt = unclearedAt(d);
     if (clearingAt !== (before ? unclearedAt(before) : null)) {
-      const merchantKey = World.referenceKey(d.merchantId, d.livemode, '');
-      let uncleared = this.unclearedDeposits.get(merchantKey);
-      if (clearingAt !== null) {
-        if (!uncleared) this.unclearedDeposits.set(merchantKey, (uncleared = new Map()));
-        uncleared.set(d.id, clearingAt);
-      } else uncleared?.delete(d.id); // an empty map stays: one per merchant and mode
+      if (clearingAt !== null) this.unclearedDeposits.set(d.merchantId, d.livemode, d.id, clearingAt);
+      else this.unclearedDeposits.scope(d.merchantId, d.livemode)?.delete(d.id);
     }
     this.indexTransRef(d, d.slip?.transRef, before?.slip?.transRef);
     this.indexTransRef(d, d.additionalSlip?.transRef, before?.additionalSlip?.transRef);
@@ -392,12 +390,12 @@ export class World {
   /** The first deposit a trans_ref was seen on keeps it (a later one is the duplicate). */
   private indexTransRef(d: Deposit, transRef: string | undefined, before: string | undefined): void {
     if (!transRef || transRef === before) return;
-    const key = World.transRefKey(d.livemode, transRef);
-    if (!this.depositByTransRef.has(key)) this.depositByTransRef.set(key, d.id);
+    const owners = d.livemode ? this.depositByTransRef.live : this.depositByTransRef.test;
+    if (!owners.has(transRef)) owners.set(transRef, d.id);
   }
 
   private indexWithdrawal(before: Withdrawal | undefined, w: Withdrawal): void {
-    if (!before) this.withdrawalByReference.set(World.referenceKey(w.merchantId, w.livemode, w.merchantReference), w.id);
+    if (!before) this.withdrawalByReference.set(w.merchantId, w.livemode, w.merchantReference, w.id);
     if (w.dispute && w.dispute !== before?.dispute) this.withdrawalByDispute.set(w.dispute.id, w.id);
     const payable = isPayable(w);
     if (payable !== (before !== undefined && isPayable(before))) togglePooled(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
@@ -435,6 +433,35 @@ function checkContinues(entries: readonly JournalEntry[], stream: string, before
     expected++;
   }
   if (expected - 1 !== after) violated(`stream ${stream}: state version ${after} ≠ journal ${expected - 1}`);
+}
+
+/** Values per merchant and mode, keyed by a string of the merchant's choosing. */
+export class MerchantScoped<V> {
+  private readonly scopes = new Map<string, { live: Map<string, V> | undefined; test: Map<string, V> | undefined }>();
+
+  /** The merchant's map in this mode, if it ever held anything (it stays once made). */
+  scope(merchantId: string, livemode: boolean): ReadonlyMap<string, V> & { delete(key: string): boolean } | undefined {
+    const s = this.scopes.get(merchantId);
+    return s ? (livemode ? s.live : s.test) : undefined;
+  }
+
+  scopeFor(merchantId: string, livemode: boolean): Map<string, V> {
+    let s = this.scopes.get(merchantId);
+    if (!s) this.scopes.set(merchantId, (s = { live: undefined, test: undefined }));
+    return livemode ? (s.live ??= new Map()) : (s.test ??= new Map());
+  }
+
+  get(merchantId: string, livemode: boolean, key: string): V | undefined {
+    return this.scope(merchantId, livemode)?.get(key);
+  }
+
+  has(merchantId: string, livemode: boolean, key: string): boolean {
+    return this.scope(merchantId, livemode)?.has(key) ?? false;
+  }
+
+  set(merchantId: string, livemode: boolean, key: string, value: V): void {
+    this.scopeFor(merchantId, livemode).set(key, value);
+  }
 }
 
 /** Adds or removes an id in a pool; a pool (per white label and mode) stays when empty. */

@@ -242,10 +242,10 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
       alternative_banks: alternatives, public_message_th: tx.world.unavailableBanks.get(sender.bankCode) ?? 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น', retry_after_hint_seconds: 300,
     }));
   }
-  if (tx.world.depositByReference.has(World.referenceKey(merchantId, livemode, c.merchantReference))) {
+  if (tx.world.depositByReference.has(merchantId, livemode, c.merchantReference)) {
     return fail(reject('validation_error', 'merchant_reference is already used by another deposit.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
   }
-  const open = [...(tx.world.openDepositsByEndUser.get(World.referenceKey(merchantId, livemode, c.endUserRef)) ?? [])].map((id) => tx.deposit(id)!);
+  const open = (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!);
   const duplicates = open.filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender!.bankCode && d.sender.accountNumber === sender!.accountNumber);
   if (duplicates.length > 0) return fail(reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) }));
   const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;

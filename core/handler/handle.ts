@@ -12,7 +12,7 @@ import { reject } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Commit } from '../journal.ts';
 import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
-import { World } from '../world.ts';
+import type { World } from '../world.ts';
 import { merchantEvents } from '../outbox.ts';
 import type { Command } from './commands.ts';
 import { createDeposit, runDeposit, settleContext, visibleDeposit, type Outcome } from './deposits.ts';
@@ -153,7 +153,7 @@ function route(tx: Tx, c: Command): Outcome {
       let outcome = c.outcome;
       if (outcome.kind === 'found') {
         // The duplicate fact comes from the journal's index of trans_refs already used.
-        const owner = tx.world.depositByTransRef.get(`${d.livemode ? 'live' : 'test'}:${outcome.transfer.transRef}`);
+        const owner = tx.world.transRefOwner(d.livemode, outcome.transfer.transRef);
         const facts = {
           senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode),
           duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
@@ -179,7 +179,7 @@ function route(tx: Tx, c: Command): Outcome {
       const d = visibleDeposit(tx, c.actor, c.depositId);
       if (!d) return notFound('deposit');
       if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
-      const owner = tx.world.depositByTransRef.get(World.transRefKey(d.livemode, c.transRef));
+      const owner = tx.world.transRefOwner(d.livemode, c.transRef);
       return runDeposit(tx, d.id, decideDeposit({
         type: 'ConfirmRoute', at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}),
       }, d));

@@ -9,7 +9,6 @@ import { checkWithdrawalAmount, withdrawalFee, minorToJson } from '../money.ts';
 import { decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
 import { remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { MovementOwner } from '../ledger/ledger.ts';
-import { World } from '../world.ts';
 import { visibleTo, type Actor, type Command } from './commands.ts';
 import { matchWaitingDeposits, type Outcome } from './deposits.ts';
 import type { Tx } from './tx.ts';
@@ -100,7 +99,7 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
     return fail(reject('validation_error', 'beneficiary_id is not a beneficiary of this merchant in this mode.', { fields: [{ path: 'beneficiary_id', reason: 'not_found' }] }));
   }
   if (ben.status !== 'verified') return fail(reject('beneficiary_not_verified', 'The beneficiary is not verified yet.', { beneficiary_id: ben.id }));
-  if (tx.world.withdrawalByReference.has(World.referenceKey(merchantId, livemode, c.merchantReference))) {
+  if (tx.world.withdrawalByReference.has(merchantId, livemode, c.merchantReference)) {
     return fail(reject('validation_error', 'merchant_reference is already used by another withdrawal.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
   }
   const fee = withdrawalFee(wl.fees);
