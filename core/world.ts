@@ -440,7 +440,7 @@ export class MerchantScoped<V> {
   private readonly scopes = new Map<string, { live: Map<string, V> | undefined; test: Map<string, V> | undefined }>();
 
   /** The merchant's map in this mode, if it ever held anything (it stays once made). */
-  scope(merchantId: string, livemode: boolean): ReadonlyMap<string, V> & { delete(key: string): boolean } | undefined {
+  scope(merchantId: string, livemode: boolean): Map<string, V> | undefined {
     const s = this.scopes.get(merchantId);
     return s ? (livemode ? s.live : s.test) : undefined;
   }
