@@ -232,7 +232,7 @@ export class World {
   }
 
   setTimer(t: Timer): void {
-    if (streamOfTimer(t.id) !== t.stream) violated(`timer ${t.id} does not start with its stream ${t.stream}`);
+    if (t.id.charCodeAt(t.stream.length) !== 58 || !t.id.startsWith(t.stream)) violated(`timer ${t.id} does not start with its stream ${t.stream} and a colon`);
     const timers = this.timersByStream.get(t.stream);
     if (!timers) {
       this.timersByStream.set(t.stream, [t]);
@@ -275,6 +275,20 @@ export class World {
     if (previous === undefined ? entry.version !== 0 : entry.version !== previous + 1) violated(`stream ${entry.stream}: version ${entry.version} after ${previous}`);
   }
 
+  /** A record's first event: version 0 on a stream not seen before. */
+  private register<T extends { readonly version: number }>(records: Map<string, T>, id: string, entry: JournalEntry, record: T): void {
+    this.continues(entry, records.get(id)?.version);
+    records.set(id, record);
+  }
+
+  /** The record an event changes: it must exist, and the entry must continue its stream. */
+  private recordFor<T extends { readonly version: number }>(records: Map<string, T>, id: string, entry: JournalEntry): T {
+    const record = records.get(id);
+    if (!record) violated(`${entry.type} for unknown ${entry.streamKind} ${id}`);
+    this.continues(entry, record.version);
+    return record;
+  }
+
   applyEntry(entry: JournalEntry): void {
     const e = entry.event;
     switch (e.type) {
@@ -308,48 +322,36 @@ export class World {
         }
         return;
       case 'WhiteLabelRegistered':
-        this.continues(entry, this.whiteLabels.get(e.whiteLabel.id)?.version);
-        this.whiteLabels.set(e.whiteLabel.id, { ...e.whiteLabel, version: 0 });
+        this.register(this.whiteLabels, e.whiteLabel.id, entry, { ...e.whiteLabel, version: 0 });
         return;
       case 'GatewayRouteSet': {
-        const wl = this.whiteLabels.get(e.whiteLabelId);
-        assert(wl, () => `gateway route for unknown white label ${e.whiteLabelId}`);
-        this.continues(entry, wl.version);
+        const wl = this.recordFor(this.whiteLabels, e.whiteLabelId, entry);
         this.whiteLabels.set(wl.id, { ...wl, gatewayRoute: e.route, version: entry.version });
         return;
       }
       case 'MerchantRegistered':
-        this.continues(entry, this.merchants.get(e.merchant.id)?.version);
-        this.merchants.set(e.merchant.id, { ...e.merchant, version: 0 });
+        this.register(this.merchants, e.merchant.id, entry, { ...e.merchant, version: 0 });
         return;
       case 'MerchantSuspensionChanged': {
-        const m = this.merchants.get(e.merchantId);
-        assert(m, () => `suspension of unknown merchant ${e.merchantId}`);
-        this.continues(entry, m.version);
+        const m = this.recordFor(this.merchants, e.merchantId, entry);
         this.merchants.set(m.id, { ...m, suspended: e.suspended, version: entry.version });
         return;
       }
       case 'SandboxRunReset': {
-        const m = this.merchants.get(e.merchantId);
-        assert(m, () => `sandbox reset of unknown merchant ${e.merchantId}`);
-        this.continues(entry, m.version);
+        const m = this.recordFor(this.merchants, e.merchantId, entry);
         this.merchants.set(m.id, { ...m, sandboxRunGeneration: e.runGeneration, version: entry.version });
         return;
       }
       case 'BeneficiaryRegistered':
-        this.continues(entry, this.beneficiaries.get(e.beneficiary.id)?.version);
-        this.beneficiaries.set(e.beneficiary.id, { ...e.beneficiary, version: 0 });
+        this.register(this.beneficiaries, e.beneficiary.id, entry, { ...e.beneficiary, version: 0 });
         return;
       case 'BeneficiaryVerified': {
-        const b = this.beneficiaries.get(e.beneficiaryId);
-        assert(b, () => `verification of unknown beneficiary ${e.beneficiaryId}`);
-        this.continues(entry, b.version);
+        const b = this.recordFor(this.beneficiaries, e.beneficiaryId, entry);
         this.beneficiaries.set(b.id, { ...b, status: 'verified', verifiedAt: e.at, version: entry.version });
         return;
       }
       case 'SenderRegistered':
-        this.continues(entry, this.senders.get(e.sender.id)?.version);
-        this.senders.set(e.sender.id, { ...e.sender, version: 0 });
+        this.register(this.senders, e.sender.id, entry, { ...e.sender, version: 0 });
         return;
       case 'BankAvailabilityChanged':
         this.continues(entry, this.bankVersions.get(entry.stream));
@@ -358,8 +360,7 @@ export class World {
         else this.unavailableBanks.set(e.bankCode, e.messageTh);
         return;
       case 'ClaimOpened':
-        this.continues(entry, this.claims.get(e.claim.id)?.version);
-        this.claims.set(e.claim.id, { ...e.claim, version: 0, updatedAt: e.at });
+        this.register(this.claims, e.claim.id, entry, { ...e.claim, version: 0, updatedAt: e.at });
         return;
       default:
         unreachable(e, 'journal event');
