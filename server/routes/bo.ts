@@ -160,7 +160,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await run(ctx, { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reason: b.reason }, (id) => ({
       status: 201,
       body: {
-        id, object: 'balance_transaction', type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
+        id, object: 'balance_transaction', livemode: b.livemode, type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
         bucket_from: b.direction === 'debit' ? b.bucket : null, bucket_to: b.direction === 'credit' ? b.bucket : null,
         balance_after: presentBalances(world.balances(m.id, b.livemode)), source: { type: 'adjustment', id: operatorOf(ctx).sub },
         reason_code: b.reason, created_at: iso(services.write.clock.now()),

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { banks } from '../../core/directory.ts';
 import { minorToJson, withdrawalQuote } from '../../core/money.ts';
-import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentWithdrawal } from '../../core/present.ts';
+import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentDispute, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
 import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';
 import type { Config } from '../config.ts';
@@ -72,14 +72,14 @@ export function walletRoutes(services: Services, config: Config): Router {
       type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: body.files?.length ?? 0,
     }, () => {
       const after = world.withdrawals.get(w.id)!;
-      return { status: 200, body: presentWithdrawal(after).dispute ?? null };
+      return { status: 200, body: after.dispute ? presentDispute(after.dispute, after.livemode) : null };
     });
   });
 
   router.get('/balance', (ctx) => {
     const m = requireScope(ctx, 'wallet:read');
     parseWith(emptyQuery, queryOf(ctx));
-    ctx.body = { object: 'balance', ...presentBalances(world.balances(m.merchantId, m.livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
+    ctx.body = { object: 'balance', livemode: m.livemode, ...presentBalances(world.balances(m.merchantId, m.livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
   });
 
   router.get('/quote', (ctx) => {
@@ -89,7 +89,7 @@ export function walletRoutes(services: Services, config: Config): Router {
     const wl = world.whiteLabels.get(m.whiteLabelId)!;
     const quote = withdrawalQuote(wl.fees, amountOf(Number(q.amount_minor)));
     ctx.body = {
-      object: 'quote', channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),
+      object: 'quote', livemode: m.livemode, channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),
       total_minor: minorToJson(quote.totalMinor), currency: 'THB',
       fee_breakdown: quote.fee.breakdown.map((l) => ({ component: l.component, amount_minor: minorToJson(l.amountMinor), ...(l.rateBps !== undefined ? { rate_bps: l.rateBps } : {}) })),
     };
@@ -112,7 +112,7 @@ export function walletRoutes(services: Services, config: Config): Router {
     const q = parseWith(sendersQuery, queryOf(ctx));
     const data = [...world.senders.values()]
       .filter((s) => s.merchantId === m.merchantId && s.livemode === m.livemode && s.endUserRef === q.end_user_ref)
-      .map((s) => ({ sender_id: s.id, bank_code: s.bankCode, account_number_masked: maskAccountNumber(s.accountNumber), account_name_th_masked: maskName(s.accountNameTh), verified_at: iso(s.verifiedAt) }));
+      .map((s) => ({ sender_id: s.id, livemode: s.livemode, bank_code: s.bankCode, account_number_masked: maskAccountNumber(s.accountNumber), account_name_th_masked: maskName(s.accountNameTh), verified_at: iso(s.verifiedAt) }));
     ctx.body = { object: 'list', data, has_more: false };
   });
 
