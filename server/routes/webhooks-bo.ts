@@ -165,7 +165,7 @@ async function checkUrl(url: string, mode: 'production' | 'development'): Promis
   if (problem) throw refuse(problem);
   if (mode !== 'production') return;
   const resolved = await resolvesPublicOnly(hostOf(new URL(url)));
-  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : 'the host resolves to a loopback, link-local, private or reserved address');
+  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : `the host resolves to ${resolved.refused ?? 'an address that is not public unicast'}`);
 }
 
 function writeCursor(beforeId: string, status: DeliveryStatus | null): string {

@@ -1,6 +1,8 @@
 // Endpoint creation on a server started with SATANG_ENV=production: the back office
-// refuses http URLs, credentials, private or loopback literals and names that resolve to
-// loopback (checked before anything is stored), with 422 validation_error on `url`.
+// refuses http URLs, credentials, literals outside public unicast space (including IPv4
+// addresses carried in IPv6 forms, NAT64, Teredo and the documentation nets) and names
+// that resolve to loopback (checked before anything is stored), with 422
+// validation_error on `url` whose hint names the refusing range.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +37,27 @@ test('production refuses endpoint URLs that are not https or that reach private 
     assert.is(r.status, 422, url);
     assert.is(r.json.error.code, 'validation_error');
     assert.is(r.json.error.details.fields[0].path, 'url');
+  }
+  const list = await bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`);
+  assert.equal(list.json.data, [], 'nothing was stored');
+});
+
+test('production refuses IPv4 hidden in IPv6 forms, NAT64, Teredo and the documentation nets, naming the range', async () => {
+  const cases: [string, string][] = [
+    ['https://[::7f00:1]/hook', 'ipv4Compatible loopback'], ['https://[2002:7f00:1::1]/hook', '6to4 loopback'],
+    ['https://[64:ff9b:1::a00:1]/hook', 'rfc6052'], ['https://[64:ff9b::a00:1]/hook', 'rfc6052'], ['https://[64:ff9b::808:808]/hook', 'rfc6052'],
+    ['https://[2001::1]/hook', 'teredo'], ['https://[::ffff:a9fe:a9fe]/hook', 'ipv4Mapped linkLocal'],
+    ['https://192.0.2.10/hook', 'reserved'], ['https://198.51.100.10/hook', 'reserved'], ['https://203.0.113.10/hook', 'reserved'],
+  ];
+  for (const [url, range] of cases) {
+    const r = await bo('POST', `/v1/bo/merchants/${merchantId}/webhook-endpoints`, { url, livemode: true });
+    assert.is(r.status, 422, `${url}: ${JSON.stringify(r.json)}`);
+    assert.is(r.json.error.code, 'validation_error', url);
+    const field = r.json.error.details.fields[0];
+    assert.is(field.path, 'url', url);
+    assert.is(field.reason, 'not_allowed', url);
+    assert.ok(field.hint.includes(`${range} range`), `${url}: the hint names the ${range} range: ${field.hint}`);
+    assert.ok(r.json.error.message.includes(range), `${url}: the message names the range: ${r.json.error.message}`);
   }
   const list = await bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`);
   assert.equal(list.json.data, [], 'nothing was stored');

@@ -39,7 +39,8 @@ test('resend: same event id and bytes, fresh signature, new delivery id, attempt
   assert.is((await resend(delivered.id, {})).status, 403, 'step-up token required');
   const r = await resend(delivered.id, { stepUp: true, idempotencyKey: 'resend-1' });
   assert.is(r.status, 201, r.text);
-  assert.equal(Object.keys(r.json).sort(), ['attempt', 'created_at', 'delivery_id', 'event_id', 'resend', 'status']);
+  assert.equal(Object.keys(r.json).sort(), ['attempt', 'created_at', 'delivery_id', 'event_id', 'livemode', 'resend', 'status']);
+  assert.is(r.json.livemode, delivered.livemode, "the resend says its endpoint's mode");
   assert.is(r.json.event_id, delivered.event_id);
   assert.is.not(r.json.delivery_id, delivered.id);
   assert.is(r.json.resend, true);
