@@ -126,7 +126,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const key = services.keys.byId(ctx.params.keyId!);
     if (!key) throw notFound('key');
     if (key.revokedAt === null) services.keys.revoke(key.keyId, services.write.clock.now());
-    ctx.body = { key_id: key.keyId, object: 'api_key', revoked: true };
+    ctx.body = { key_id: key.keyId, object: 'api_key', livemode: key.livemode, revoked: true };
   });
 
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {

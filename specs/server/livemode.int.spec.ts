@@ -147,4 +147,11 @@ test('webhook endpoints and their delivery records carry the endpoint’s mode',
   for (const e of list.data) carries(e, e.id === made.live.endpoint, `listed endpoint ${e.id}`);
 });
 
+test('back office: a minted key and its revocation say the key’s mode', async () => {
+  for (const [mode, livemode] of modes) {
+    const key = carries(ok(await s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode, scopes: ['wallet:read'] }, { stepUp: true }), 201, `${mode} key`), livemode, `${mode} api key`);
+    carries(ok(await s.bo('POST', `/v1/bo/keys/${key.key_id}/revoke`, {}, { stepUp: true }), 200, `${mode} revoke`), livemode, `${mode} api_key (revoked)`);
+  }
+});
+
 test.run();
