@@ -101,7 +101,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   prune.unref();
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
-  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you');
+  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
   return {
     url, config, store, services, app, loadMeter, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
     async close() {
