@@ -30,6 +30,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (clock !== 'system' && clock !== 'manual') throw new Error(`SATANG_CLOCK must be system or manual, not ${clock}`);
   if (clock === 'manual' && mode === 'production') throw new Error('SATANG_CLOCK=manual is for tests and is refused when SATANG_ENV=production');
   if (!env.SATANG_SLIP_PROVIDER_URL && mode === 'production') throw new Error('SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production: the bank simulator is for development only');
+  checkIssuer(env, mode);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
     port, host, dataDir: env.SATANG_DATA_DIR ?? './data', baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
@@ -39,4 +40,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
   };
+}
+
+/**
+ * The operator token issuer is configured whole or not at all; without one the server
+ * trusts a development key kept in its own data dir, which production must never do.
+ */
+function checkIssuer(env: NodeJS.ProcessEnv, mode: Config['env']): void {
+  const issuer = Boolean(env.SATANG_OIDC_ISSUER), jwks = Boolean(env.SATANG_OIDC_JWKS);
+  if (!issuer && !jwks && mode === 'production') {
+    throw new Error('SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS are required when SATANG_ENV=production: the development token issuer is for development only');
+  }
+  if (issuer !== jwks) {
+    const missing = issuer ? 'SATANG_OIDC_JWKS' : 'SATANG_OIDC_ISSUER';
+    throw new Error(`${missing} is missing: set both SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS, or neither (development issuer)`);
+  }
 }

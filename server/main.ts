@@ -3,6 +3,7 @@
 // serves the Koa app. `npm start` runs this on the embedded default.
 
 import { mkdirSync } from 'node:fs';
+import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clockFromEnv, ManualClock } from '../adapters/clock.ts';
@@ -32,6 +33,8 @@ export interface Running {
   readonly config: Config;
   readonly store: Store;
   readonly services: Services;
+  /** The Koa app (specs walk its routers, e.g. to check every /v1/bo route has roles). */
+  readonly app: Koa;
   readonly devIssuer?: DevIssuer;
   readonly loadMeter: LoadMeter;
   readonly webhooks: Webhooks;
@@ -84,7 +87,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     serviceEvents: webhooks.events.since.bind(webhooks.events),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir);
-  const verifyOperator = await operatorVerifier(config, devIssuer, () => Math.floor(clock.now() / 1000));
+  // Operator tokens are security time: verified on the wall clock, never the (maybe manual) service clock.
+  const verifyOperator = await operatorVerifier(config, devIssuer);
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir);
   const slips = startSlips({ services, config, logger, capability }, options);
@@ -97,9 +101,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   prune.unref();
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
-  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you');
+  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
   return {
-    url, config, store, services, loadMeter, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
+    url, config, store, services, app, loadMeter, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
     async close() {
       scheduler.stop();
       webhooks.stop();

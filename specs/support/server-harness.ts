@@ -4,10 +4,13 @@
 // server/hmac.ts, so a bug there cannot hide behind the same bug here).
 
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../adapters/clock.ts';
+import { operatorAudience } from '../../server/auth/operator.ts';
+import { operatorRoles } from '../../server/auth/roles.ts';
 import { startServer, type Running } from '../../server/main.ts';
 import type { SlipOptions } from '../../server/slips/wiring.ts';
 
@@ -41,8 +44,13 @@ export class TestServer {
     if (removeData) rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  async operatorToken(sub = 'emp_alice', stepUp = false): Promise<string> {
-    return this.running.devIssuer!.mint(sub, { nowSeconds: Math.floor(this.clock.now() / 1000), stepUp });
+  /**
+   * A development-issuer token with every role unless told otherwise, minted on the wall
+   * clock as `scripts/satang token` does (tokens are security time; the manual clock is
+   * business time and never moves them).
+   */
+  async operatorToken(sub = 'emp_alice', stepUp = false, roles: readonly string[] = operatorRoles): Promise<string> {
+    return this.running.devIssuer!.mint(sub, { nowSeconds: Math.floor(Date.now() / 1000), stepUp, roles });
   }
 
   async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | Uint8Array } = {}): Promise<Reply> {
@@ -53,9 +61,9 @@ export class TestServer {
     return { status: res.status, headers: res.headers, text, json };
   }
 
-  /** An operator call with a fresh idempotency key (and a step-up token when asked). */
-  async bo(method: string, path: string, body?: unknown, options: { sub?: string; stepUp?: boolean; idempotencyKey?: string } = {}): Promise<Reply> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${await this.operatorToken(options.sub)}` };
+  /** An operator call with a fresh idempotency key (and a step-up token when asked); every role unless `roles` names them. */
+  async bo(method: string, path: string, body?: unknown, options: { sub?: string; stepUp?: boolean; idempotencyKey?: string; roles?: readonly string[] } = {}): Promise<Reply> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${await this.operatorToken(options.sub, false, options.roles)}` };
     if (method === 'POST') headers['Idempotency-Key'] = options.idempotencyKey ?? randomUUID();
     if (options.stepUp) headers['X-PG-Step-Up-Token'] = await this.operatorToken(options.sub, true);
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -88,6 +96,27 @@ export class TestServer {
     if (r.status !== 201) throw new Error(`beneficiary failed: ${r.text}`);
     return r.json.id;
   }
+}
+
+/** An OIDC issuer of a test's own: an Ed25519 key whose JWKS is written to `dir`, named by the env a server needs. */
+export interface ExternalIssuer {
+  readonly env: { SATANG_OIDC_ISSUER: string; SATANG_OIDC_JWKS: string };
+  /** A one-hour access token (every role) on the wall clock; `claims` adds or overrides. */
+  mint(sub: string, claims?: JWTPayload): Promise<string>;
+}
+
+export async function externalIssuer(dir: string, issuer = 'https://login.example.test/'): Promise<ExternalIssuer> {
+  const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  const jwksPath = join(dir, 'external-jwks.json');
+  writeFileSync(jwksPath, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'ext-1', alg: 'EdDSA' }] }));
+  return {
+    env: { SATANG_OIDC_ISSUER: issuer, SATANG_OIDC_JWKS: jwksPath },
+    mint: (sub, claims = {}) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ roles: [...operatorRoles], iss: issuer, aud: operatorAudience, sub, iat: now, exp: now + 3600, ...claims })
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'ext-1' }).sign(privateKey);
+    },
+  };
 }
 
 export interface SignOptions {

@@ -11,20 +11,23 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type Running } from '../../server/main.ts';
+import { externalIssuer, type ExternalIssuer } from '../support/server-harness.ts';
 
 let running: Running;
 let dataDir: string;
 let merchantId: string;
+let issuer: ExternalIssuer; // production trusts only a configured OIDC issuer
 
 const bo = async (method: string, path: string, body?: unknown) => {
-  const token = await running.devIssuer!.mint('emp_alice', { nowSeconds: Math.floor(Date.now() / 1000) });
+  const token = await issuer.mint('emp_alice');
   const res = await fetch(running.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() as any };
 };
 
 test.before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'satang-prod-'));
-  running = await startServer({ SATANG_ENV: 'production', SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9' });
+  issuer = await externalIssuer(dataDir);
+  running = await startServer({ SATANG_ENV: 'production', SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', ...issuer.env });
   const wl = (await bo('POST', '/v1/bo/white-labels', { name: 'Brand' })).json.id;
   merchantId = (await bo('POST', '/v1/bo/merchants', { white_label_id: wl, name: 'Shop' })).json.id;
 });
