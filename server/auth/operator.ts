@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
+import { readJsonBody } from '../request-body.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
@@ -86,6 +87,7 @@ export function operatorAuth(verify: Verify) {
         throw new ApiError('scope_denied', 'The step-up token is missing, expired or not yours.');
       }
     };
+    await readJsonBody(ctx); // only now: an unauthenticated caller never makes the server read a body
     await next();
   };
 }
