@@ -38,41 +38,49 @@ const nonceShape = new RegExp(`^[\\x21-\\x7e]{1,${requestLimits.nonceLengthMax}}
 
 export function merchantAuth(services: Services) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const secret = bearer(ctx);
-    if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as Authorization: Bearer sk_live_… or sk_test_….');
-    const key = services.keys.bySecret(secret);
-    if (!key) throw new ApiError('api_key_invalid');
-    if (key.revokedAt !== null) throw new ApiError('api_key_revoked');
-    const merchant = services.write.world.merchants.get(key.merchantId);
-    if (!merchant) throw new ApiError('api_key_invalid');
-    if (merchant.suspended) throw new ApiError('tenant_suspended');
-
+    const { key, whiteLabelId } = liveKeyOf(ctx, services);
     const nowMs = services.securityClock.now();
     const timestamp = ctx.get('PG-Timestamp');
     if (checkTimestamp(timestamp, Math.floor(nowMs / 1000)) !== 'ok') throw new ApiError('timestamp_out_of_window');
     const nonce = ctx.get('PG-Nonce');
     if (!nonceShape.test(nonce)) throw new ApiError('signature_invalid', `PG-Nonce must be 1–${requestLimits.nonceLengthMax} visible ASCII characters, new on every attempt.`);
 
-    const body = await readRawBody(ctx);
+    const body = await readRawBody(ctx); // only now: the caller holds a live key and a fresh timestamp
     const version = ctx.get('PG-Version');
     const canonical = canonicalString({
       timestamp, nonce, method: ctx.method, path: ctx.path, query: ctx.querystring,
       bodySha256Hex: sha256Hex(body), idempotencyKey: ctx.get('Idempotency-Key'), version,
     });
     if (!verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) throw new ApiError('signature_invalid');
-    if (!(apiVersions as readonly string[]).includes(version)) {
-      throw new ApiError('validation_error', `PG-Version ${JSON.stringify(version)} is not supported; send ${apiVersions.join(' or ')}.`, {
-        fields: [{ path: 'PG-Version', reason: 'unsupported', hint: apiVersions.join(', ') }],
-      });
-    }
+    requireSupportedVersion(version);
     parseJsonBody(ctx, body);
     if (!services.nonces.remember(key.keyId, nonce, nowMs)) throw new ApiError('nonce_replayed', `This PG-Nonce was used within the last ${limits.nonceMemoryMs / 60_000} minutes.`);
     // Every POST needs a key; say so before anything else about the request is judged.
     if (ctx.method === 'POST' && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
-    const state: MerchantState = { key, merchantId: key.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: key.livemode };
+    const state: MerchantState = { key, merchantId: key.merchantId, whiteLabelId, livemode: key.livemode };
     ctx.state.merchant = state;
     await next();
   };
+}
+
+/** The bearer key if it exists, is not revoked and its account chain is not suspended. */
+function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelId: string } {
+  const secret = bearer(ctx);
+  if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as Authorization: Bearer sk_live_… or sk_test_….');
+  const key = services.keys.bySecret(secret);
+  if (!key) throw new ApiError('api_key_invalid');
+  if (key.revokedAt !== null) throw new ApiError('api_key_revoked');
+  const merchant = services.write.world.merchants.get(key.merchantId);
+  if (!merchant) throw new ApiError('api_key_invalid');
+  if (merchant.suspended) throw new ApiError('tenant_suspended');
+  return { key, whiteLabelId: merchant.whiteLabelId };
+}
+
+function requireSupportedVersion(version: string): void {
+  if ((apiVersions as readonly string[]).includes(version)) return;
+  throw new ApiError('validation_error', `PG-Version ${JSON.stringify(version)} is not supported; send ${apiVersions.join(' or ')}.`, {
+    fields: [{ path: 'PG-Version', reason: 'unsupported', hint: apiVersions.join(', ') }],
+  });
 }
 
 export function merchantOf(ctx: Context): MerchantState {
