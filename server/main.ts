@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clockFromEnv, ManualClock } from '../adapters/clock.ts';
+import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
@@ -20,6 +20,7 @@ import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorVerifier } from './auth/operator.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
+import { connectionsCheckMs, requestTimeouts } from './request-limits.ts';
 import { createLogger } from './log.ts';
 import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
@@ -45,8 +46,10 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } & SlipOptions = {}): Promise<Running> {
+/** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
+  const timeouts = requestTimeouts(configured.env, env);
   const logger = createLogger({ level: configured.logLevel });
   mkdirSync(configured.dataDir, { recursive: true });
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
@@ -55,7 +58,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
     res.end(JSON.stringify(errorBody('service_unavailable', newRequestId(), { message: 'The service is starting; retry shortly.', retryAfterSeconds: 1 })));
   };
-  const server: Server = createServer((req, res) => handle(req, res));
+  // Slow clients: a header section must arrive within headersMs, a whole request within requestMs.
+  const server: Server = createServer({
+    headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: connectionsCheckMs(timeouts),
+  }, (req, res) => handle(req, res));
   await new Promise<void>((resolve) => server.listen(configured.port, configured.host, resolve));
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : {
@@ -79,8 +86,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     },
     ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
   };
+  const securityClock = options.securityClock ?? new SystemClock();
   const services: Services = {
-    write, keys: new SqliteKeyStore(store.db),
+    write, securityClock, keys: new SqliteKeyStore(store.db),
     nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
     read: readSide,
@@ -92,12 +100,12 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir);
   const slips = startSlips({ services, config, logger, capability }, options);
-  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
+  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
   slips.worker.start();
-  const prune = setInterval(() => store.keys.pruneExpired(clock.now()), limits.nonceMemoryMs);
+  const prune = setInterval(() => store.keys.pruneExpired(securityClock.now(), clock.now()), limits.nonceMemoryMs);
   prune.unref();
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');

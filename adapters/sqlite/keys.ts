@@ -55,19 +55,23 @@ export class RequestKeys {
     };
   }
 
-  /** Deletes expired nonces and idempotency records, at most a bounded number of batches. */
-  pruneExpired(nowMs: number): { nonces: number; idempotency: number } {
+  /**
+   * Deletes expired nonces and idempotency records, at most a bounded number of batches.
+   * Nonces expire on security time (the wall clock), idempotency records on business time
+   * (DESIGN "two clocks"); one instant serves both when the clocks are the same.
+   */
+  pruneExpired(nowMs: number, idempotencyNowMs: number = nowMs): { nonces: number; idempotency: number } {
     const batch = adapterLimits.pruneRowsPerBatchMax;
-    const run = (statement: typeof this.pruneNonces) => {
+    const run = (statement: typeof this.pruneNonces, at: number) => {
       let deleted = 0;
       for (let i = 0; i < adapterLimits.pruneBatchesPerCallMax; i++) {
-        const changes = statement.run(nowMs, batch).changes;
+        const changes = statement.run(at, batch).changes;
         deleted += changes;
         if (changes < batch) break;
       }
       return deleted;
     };
-    return { nonces: run(this.pruneNonces), idempotency: run(this.pruneIdempotency) };
+    return { nonces: run(this.pruneNonces, nowMs), idempotency: run(this.pruneIdempotency, idempotencyNowMs) };
   }
 
   private writePending(): void {

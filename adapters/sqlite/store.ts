@@ -43,7 +43,9 @@ export class Store {
       onStale: (reason) => this.rebuild(reason),
     });
     this.current = this.assemble(this.recovered.world);
-    this.keys = new RequestKeys(db, this.journal, options.clock.now());
+    // Nonces expire on the wall clock, whatever the business clock says: loading from the
+    // earlier of the two keeps every nonce either might still count as live.
+    this.keys = new RequestKeys(db, this.journal, Math.min(options.clock.now(), Date.now()));
   }
 
   get world(): World { return this.current.world; }

@@ -19,6 +19,7 @@ import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
 import { roleRefusal } from './roles.ts';
+import { readJsonBody } from '../request-body.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
@@ -154,6 +155,7 @@ export function operatorAuth(verify: Verify) {
         : tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
     };
+    await readJsonBody(ctx); // only now: an unauthenticated caller never makes the server read a body
     await next();
   };
 }

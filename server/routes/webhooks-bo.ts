@@ -120,7 +120,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const original = webhooks.deliveries.get(ctx.params.deliveryId!);
     if (!original || original.endpointId !== endpoint.id) throw notFound('delivery');
     const quota = () => {
-      const result = resendLimiter.take('webhook_resend', endpoint.id, services.write.clock.now());
+      const result = resendLimiter.take('webhook_resend', endpoint.id, services.securityClock.now()); // security time: the wall clock
       ctx.set(rateLimitHeaders(result, 'webhook_resend'));
       if (!result.allowed) throw rateLimitedError(result, 'webhook_resend', 'endpoint');
     };

@@ -48,7 +48,7 @@ async function check(r: Reply, journalBefore: number, sent: string): Promise<voi
 async function send(method: 'GET' | 'POST', path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<void> {
   const before = await journalRows(s);
   const idempotencyKey = method === 'POST' ? headers['Idempotency-Key'] ?? randomUUID() : undefined;
-  const signed = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey, nowSeconds: Math.floor(s.clock.now() / 1000) });
+  const signed = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey, nowSeconds: s.wallSeconds() });
   const all = { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...signed, ...headers };
   const r = await s.raw(method, path, { headers: all, ...(body !== undefined ? { body } : {}) });
   await check(r, before, `${method} ${path} ${JSON.stringify(headers)} ${(body ?? '').slice(0, 200)}`);
@@ -170,7 +170,7 @@ test('methods: any method on any merchant path is answered, never a 5xx, errors 
   await fc.assert(fc.asyncProperty(fc.constantFrom(...paths), fc.constantFrom(...methods), async (path, method) => {
     const before = await journalRows(s);
     const body = method === 'GET' || method === 'HEAD' ? undefined : '{}';
-    const headers = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey: randomUUID(), nowSeconds: Math.floor(s.clock.now() / 1000) });
+    const headers = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey: randomUUID(), nowSeconds: s.wallSeconds() });
     const r = await s.raw(method, path, { headers: { ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
     assert.ok(r.status < 500, `${method} ${path}: ${r.status} ${r.text.slice(0, 200)}`);
     assert.ok(r.headers.get('x-ratelimit-scope') !== null, 'rate-limit headers on every answer');

@@ -2,6 +2,11 @@
 // temp folder, with the manual clock, driven over HTTP by a signing client written
 // here (it builds the contract's nine-line canonical string itself, independently of
 // server/hmac.ts, so a bug there cannot hide behind the same bug here).
+//
+// Two clocks, as in DESIGN.md: `clock` is business time (manual, moved by the spec);
+// `securityClock` is the wall clock the HMAC window, nonce memory and rate limits run on.
+// Merchant calls are signed with the security clock, which follows the real time unless a
+// spec steps it forward (to age nonces or rate-limit windows without waiting).
 
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +18,17 @@ import { operatorAudience } from '../../server/auth/operator.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
 import { startServer, type Running } from '../../server/main.ts';
 import type { SlipOptions } from '../../server/slips/wiring.ts';
+import type { Clock } from '../../core/ports.ts';
+
+/** The wall clock plus an offset a spec may step forward; never behind the real time. */
+export class SteppedWallClock implements Clock {
+  private offsetMs = 0;
+  now(): number { return Date.now() + this.offsetMs; }
+  advance(ms: number): void {
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`security clock: cannot advance by ${ms} ms`);
+    this.offsetMs += ms;
+  }
+}
 
 export interface Reply {
   readonly status: number;
@@ -29,12 +45,13 @@ export interface MerchantKeys {
 }
 
 export class TestServer {
-  private constructor(readonly running: Running, readonly clock: ManualClock, readonly dataDir: string) {}
+  private constructor(readonly running: Running, readonly clock: ManualClock, readonly securityClock: SteppedWallClock, readonly dataDir: string) {}
 
   static async start(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'satang-spec-')), options: SlipOptions = {}): Promise<TestServer> {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 3, 0, 0));
-    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock, ...options });
-    return new TestServer(running, clock, dataDir);
+    const securityClock = new SteppedWallClock();
+    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock, securityClock, ...options });
+    return new TestServer(running, clock, securityClock, dataDir);
   }
 
   get url(): string { return this.running.url; }
@@ -70,13 +87,16 @@ export class TestServer {
     return this.raw(method, path, { headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   }
 
-  /** A signed merchant call (contract: Merchant HMAC). */
+  /** Unix seconds on the security clock: what a merchant's synchronised clock reads. */
+  wallSeconds(): number { return Math.floor(this.securityClock.now() / 1000); }
+
+  /** A signed merchant call (contract: Merchant HMAC), signed with the wall time; a Uint8Array body is sent and signed as those bytes. */
   async call(key: string, method: string, pathWithQuery: string, body?: unknown, options: SignOptions = {}): Promise<Reply> {
-    const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-    const headers = signedHeaders(key, method, pathWithQuery, text, { idempotencyKey: method === 'POST' ? randomUUID() : undefined, nowSeconds: Math.floor(this.clock.now() / 1000), ...options });
-    if (text !== '') headers['Content-Type'] = 'application/json';
-    const sent = options.tamper ? options.tamper(text) : text;
-    return this.raw(method, pathWithQuery, { headers, ...(sent !== '' ? { body: sent } : {}) });
+    const payload: string | Uint8Array = body === undefined ? '' : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+    const headers = signedHeaders(key, method, pathWithQuery, payload, { idempotencyKey: method === 'POST' ? randomUUID() : undefined, nowSeconds: this.wallSeconds(), ...options });
+    if (payload.length > 0) headers['Content-Type'] = 'application/json';
+    const sent = options.tamper && typeof payload === 'string' ? options.tamper(payload) : payload;
+    return this.raw(method, pathWithQuery, { headers, ...(sent.length > 0 ? { body: sent } : {}) });
   }
 
   async onboard(name = 'Shop', whiteLabelId?: string): Promise<MerchantKeys> {
@@ -128,7 +148,7 @@ export interface SignOptions {
   tamper?: (body: string) => string;
 }
 
-export function canonical(ts: string, nonce: string, method: string, path: string, query: string, body: string, idempotencyKey: string, version: string): string {
+export function canonical(ts: string, nonce: string, method: string, path: string, query: string, body: string | Uint8Array, idempotencyKey: string, version: string): string {
   const sortedQuery = query === '' ? '' : query.split('&').filter((p) => p !== '').sort((a, b) => {
     const [ka = '', va = ''] = a.split('='), [kb = '', vb = ''] = b.split('=');
     return ka < kb ? -1 : ka > kb ? 1 : va < vb ? -1 : va > vb ? 1 : 0;
@@ -137,7 +157,7 @@ export function canonical(ts: string, nonce: string, method: string, path: strin
   return ['v1', ts, nonce, method.toUpperCase(), path, sortedQuery, bodyHash, idempotencyKey, version].map((l) => `${l}\n`).join('');
 }
 
-export function signedHeaders(key: string, method: string, pathWithQuery: string, body: string, o: SignOptions): Record<string, string> {
+export function signedHeaders(key: string, method: string, pathWithQuery: string, body: string | Uint8Array, o: SignOptions): Record<string, string> {
   const [path = '', query = ''] = pathWithQuery.split('?');
   const ts = String(o.nowSeconds ?? Math.floor(Date.now() / 1000));
   const nonce = o.nonce ?? randomUUID();

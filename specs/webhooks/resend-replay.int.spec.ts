@@ -78,8 +78,8 @@ test('a resend to a failing receiver runs a fresh set of attempts', async () => 
   await advance(s, 2 * 60 * second);
 });
 
-test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a minute later it is open again', async () => {
-  await advance(s, 61 * second);
+test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a wall-clock minute later it is open again', async () => {
+  s.securityClock.advance(61 * second); // the earlier tests' resends are in an older window
   const [d] = await deliveries(s, endpointId, '&status=delivered');
   for (let i = 0; i < 10; i++) assert.is((await resend(d.id)).status, 201, `resend ${i + 1}`);
   const refused = await resend(d.id);
@@ -91,11 +91,14 @@ test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a minute 
   const replay = await s.bo('POST', `/v1/bo/webhooks/${endpointId}/replay`, { created_after: '2020-01-01T00:00:00Z', created_before: '2100-01-01T00:00:00Z', event_types: ['balance.credited'] }, { stepUp: true });
   assert.is(replay.status, 202, 'bulk replay is outside the resend quota');
   await advance(s, 61 * second);
+  assert.is((await resend(d.id)).status, 429, 'the quota is security time: moving the business clock does not reopen it');
+  s.securityClock.advance(61 * second);
   assert.is((await resend(d.id)).status, 201);
 });
 
 test('nothing is resent 30 days after the event was created', async () => {
   const [d] = await deliveries(s, endpointId, '&status=delivered');
+  s.securityClock.advance(61 * second); // a fresh resend window
   await advance(s, 31 * day);
   const r = await resend(d.id);
   assert.is(r.status, 409);
