@@ -780,6 +780,90 @@ test('under_review → approval of a reviewed leg fills the withdrawal that leg 
   assert.equal(dep(m.h, m.id).legs.map((l) => l.legStatus), ['pending', 'pending', 'complete']);
 });
 
+// ---- slips that arrive while another is being verified ----
+// Evidence of money is never refused while the order can take a slip; only the upload cap
+// and the late-slip window refuse. A slip claimed while another is verified (or reviewed)
+// is kept in the order's queue and verified after it, in the order the slips came.
+
+const queueOf = (h: Harness, id: string) => (dep(h, id).queuedSlips ?? []).map((q) => q.receiptId);
+
+test('slip_processing → another slip claimed → queued (an upload counted, version +1, no webhook); verified next, in order, and the order settles', () => {
+  const m = multiLeg();
+  receiveSlip(m.h, m.id, 'rcpt_0');
+  const queued = emitted(m.h, () => receiveSlip(m.h, m.id, 'rcpt_1'));
+  let d = dep(m.h, m.id);
+  assert.equal(queued.entries, ['SlipQueued']);
+  assert.equal(queued.events, [], 'status unchanged: the slip is announced (deposit.slip_received) when its verification starts');
+  assert.equal([d.status, d.version, d.uploads, d.slip!.receiptId], ['slip_processing', 3, 2, 'rcpt_0']);
+  assert.equal(queueOf(m.h, m.id), ['rcpt_1']);
+  receiveSlip(m.h, m.id, 'rcpt_2');
+  assert.equal([queueOf(m.h, m.id), dep(m.h, m.id).uploads], [['rcpt_1', 'rcpt_2'], 3]);
+  // A result for a queued slip before its turn is stale: nothing changes.
+  const before = dep(m.h, m.id);
+  verify(m.h, m.id, 'rcpt_2', found(legTransfer(m.h, m.id, 2, 'TX-2')));
+  assert.is(dep(m.h, m.id), before, 'results are taken in the order the slips came');
+
+  const first = emitted(m.h, () => verify(m.h, m.id, 'rcpt_0', found(legTransfer(m.h, m.id, 0, 'TX-0'))));
+  d = dep(m.h, m.id);
+  assert.equal(first.on(m.id), ['LegCompleted', 'SlipDequeued']);
+  assert.equal(first.events, ['deposit.leg_updated', 'deposit.slip_received']);
+  assert.equal([d.status, d.version, d.slip!.receiptId, d.slip!.isLate, d.uploads], ['slip_processing', 6, 'rcpt_1', false, 3]);
+  assert.equal(d.legs.map((l) => l.legStatus), ['complete', 'pending', 'pending']);
+  assert.equal(queueOf(m.h, m.id), ['rcpt_2']);
+  assert.equal(m.h.world.timersOf(m.id), [], 'no expiry while a slip is being verified');
+
+  verify(m.h, m.id, 'rcpt_1', found(legTransfer(m.h, m.id, 1, 'TX-1')));
+  assert.equal([dep(m.h, m.id).status, dep(m.h, m.id).slip!.receiptId, queueOf(m.h, m.id)], ['slip_processing', 'rcpt_2', []]);
+  const last = emitted(m.h, () => verify(m.h, m.id, 'rcpt_2', found(legTransfer(m.h, m.id, 2, 'TX-2'))));
+  d = dep(m.h, m.id);
+  assert.equal(last.on(m.id), ['DepositSettled']);
+  assert.equal([d.status, d.version, d.settlement!.receivedMinor, d.settlement!.partial], ['settled', 9, 25_000n, false]);
+  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [10_000n, 10_000n, 5_000n]);
+  const versions = m.h.journal.entries.filter((e) => e.stream === m.id).map((e) => e.version);
+  assert.equal(versions, versions.map((_, i) => i), 'every change of the order is one new version (0 at creation)');
+});
+
+test('at most 3 uploads: three slips back to back are taken (one verifying, two queued); the 4th gets validation_error upload_limit_reached', () => {
+  const s = withLiquidity();
+  const id = openDeposit(s, 50_000n);
+  for (const receipt of ['rcpt_1', 'rcpt_2', 'rcpt_3']) receiveSlip(s.h, id, receipt);
+  assert.equal([dep(s.h, id).status, dep(s.h, id).uploads, queueOf(s.h, id)], ['slip_processing', 3, ['rcpt_2', 'rcpt_3']]);
+  const r = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_4', hasImage: true }, 'validation_error', seen);
+  assert.equal(r.details, { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
+});
+
+test('slip_processing → unreadable with a slip queued → slip_rejected, and the queued slip is verified next (the order does not close)', () => {
+  const s = withLiquidity();
+  const id = openDeposit(s, 50_000n);
+  s.h.advance(14 * minute);
+  receiveSlip(s.h, id, 'rcpt_1');
+  receiveSlip(s.h, id, 'rcpt_2');
+  s.h.advance(2 * minute);
+  const out = emitted(s.h, () => verify(s.h, id, 'rcpt_1', { kind: 'unreadable' }));
+  const d = dep(s.h, id);
+  assert.equal(out.on(id), ['SlipRejected', 'SlipDequeued']);
+  assert.equal(out.events, ['deposit.slip_rejected', 'deposit.slip_received']);
+  assert.equal([d.status, d.slip!.receiptId, d.slip!.isLate, d.attemptsLeft], ['slip_processing', 'rcpt_2', false, 1]);
+  verify(s.h, id, 'rcpt_2', found(exactTransfer(s.h, id)));
+  assert.is(dep(s.h, id).status, 'settled', 'a slip that came in time settles though the order\'s expiry passed while it waited');
+});
+
+test('under_review → another slip claimed → queued; after approval it is verified as a transfer after settlement (deposit.overpaid, a claim)', () => {
+  const s = withLiquidity();
+  const id = underReview(s);
+  const queued = emitted(s.h, () => receiveSlip(s.h, id, 'rcpt_2'));
+  assert.equal([queued.entries, queued.events], [['SlipQueued'], []]);
+  assert.equal([dep(s.h, id).status, queueOf(s.h, id)], ['under_review', ['rcpt_2']]);
+  const approved = emitted(s.h, () => s.h.ok(approve(id)));
+  assert.equal(approved.on(id), ['DepositSettled', 'SlipDequeued']);
+  assert.equal(approved.events.filter((e) => e.startsWith('deposit.')), ['deposit.settled']);
+  const d = dep(s.h, id);
+  assert.equal([d.status, d.additionalSlip?.receiptId, queueOf(s.h, id)], ['settled', 'rcpt_2', []]);
+  const extra = emitted(s.h, () => verify(s.h, id, 'rcpt_2', found(exactTransfer(s.h, id, { transRef: 'TX-extra', amountMinor: 20_000n }))));
+  assert.equal(extra.events, ['deposit.overpaid']);
+  assert.equal([dep(s.h, id).overpayment?.cause, dep(s.h, id).overpayment?.amountMinor], ['additional_transfer', 20_000n]);
+});
+
 // ---- the decider on its own: rows no command sequence reaches, and timer no-ops ----
 
 const settleContext: SettleContext = { fees: defaultFeeSchedule, balanceTransactionId: 'btxn_a', feeBalanceTransactionId: 'btxn_b', claimId: 'clm_a', capacityByLeg: new Map() };
