@@ -627,10 +627,11 @@ test('settled → reversal inside the clearing window → reversed, taken from p
   const d = dep(s.h, id);
   assert.equal([d.status, d.isTerminal, d.version], ['reversed', true, 4]);
   assert.equal(out.on(id), ['DepositReversed']);
-  assert.equal(out.events, ['deposit.reversed', 'balance.debited', 'balance.credited']);
-  assert.equal(out.ledger.map(row), [['reversal', s.depositor, 'pending_clearing', null, 50_000n], ['fee', s.depositor, null, 'pending_clearing', 803n]]);
-  assert.is(out.ledger[0]!.reversesBalanceTransactionId, settlementId);
-  assert.equal(presentDeposit(d).reversal, { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: settlementId, balance_transaction_id: out.ledger[0]!.id });
+  // The fee comes back first, so pending_clearing (which holds A − fee) never dips below 0.
+  assert.equal(out.events, ['deposit.reversed', 'balance.credited', 'balance.debited']);
+  assert.equal(out.ledger.map(row), [['fee', s.depositor, null, 'pending_clearing', 803n], ['reversal', s.depositor, 'pending_clearing', null, 50_000n]]);
+  assert.is(out.ledger[1]!.reversesBalanceTransactionId, settlementId);
+  assert.equal(presentDeposit(d).reversal, { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: settlementId, balance_transaction_id: out.ledger[1]!.id });
   assert.is(d.settlement!.clearingAvailableAt, null);
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   s.h.advance(limits.clearingPeriodMs);
@@ -643,7 +644,18 @@ test('settled → reversal after clearing is taken from available; every contrac
   const id = settled(s, 20_000n, 'TX-cleared');
   s.h.advance(limits.clearingPeriodMs);
   const out = emitted(s.h, () => s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'ACCOUNT_FROZEN', note: 'frozen' }));
-  assert.equal(out.ledger.map(row), [['reversal', s.depositor, 'available', null, 20_000n], ['fee', s.depositor, null, 'available', 321n]]);
+  assert.equal(out.ledger.map(row), [['fee', s.depositor, null, 'available', 321n], ['reversal', s.depositor, 'available', null, 20_000n]]);
+  assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
+  // Once the merchant has spent what cleared, available cannot give the credit back: refused, nothing moves.
+  const spent = settled(s, 20_000n, 'TX-spent');
+  s.h.advance(limits.clearingPeriodMs);
+  s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'debit', bucket: 'available', reason: 'paid out' });
+  const short = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recall' }, 'insufficient_balance', seen);
+  assert.equal(short.details, { available_minor: 679, required_minor: 19_679, pending_clearing_minor: 0, pending_clearing_available_at: null, bucket: 'available' });
+  assert.is(dep(s.h, spent).status, 'settled');
+  assert.equal(balances(s.h, s.depositor), [679n, 0n, 0n]);
+  s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'credit', bucket: 'available', reason: 'merchant repaid' });
+  s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recall' });
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   for (const reasonCode of reversalReasonCodes) {
     const other = settled(s, 20_000n, `TX-${reasonCode}`);
