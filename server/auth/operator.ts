@@ -5,8 +5,10 @@
 // subject with acr "step-up", sent in X-PG-Step-Up-Token.
 
 import { createLocalJWKSet, createRemoteJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, writePrivateFile } from '../../adapters/private-files.ts';
+import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
@@ -15,6 +17,7 @@ export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
 const accessTokenSeconds = 3600;
 const stepUpTokenSeconds = 300;
+const devIssuerKeyPurpose = 'dev_issuer_key';
 
 export interface Operator {
   readonly sub: string;
@@ -27,15 +30,25 @@ type Verify = (token: string) => Promise<JWTPayload>;
 export class DevIssuer {
   private constructor(private readonly privateKey: KeyLike, readonly publicJwk: JWK) {}
 
-  static async fromDataDir(dataDir: string): Promise<DevIssuer> {
-    const path = join(dataDir, 'dev-issuer.jwk.json');
+  /**
+   * The key is sealed under the master key (dev-issuer.jwk.sealed); a JWK an older build
+   * wrote in clear (dev-issuer.jwk.json) is sealed and removed.
+   */
+  static async fromDataDir(dataDir: string, sealer: Sealer): Promise<DevIssuer> {
+    const path = join(dataDir, 'dev-issuer.jwk.sealed');
+    const clearPath = join(dataDir, 'dev-issuer.jwk.json');
     if (!existsSync(path)) {
-      mkdirSync(dataDir, { recursive: true });
-      const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-      const jwk = await exportJWK(privateKey);
-      writeFileSync(path, JSON.stringify({ ...jwk, kid: 'dev-1', alg: 'EdDSA' }), { mode: 0o600 });
+      ensurePrivateDir(dataDir);
+      let text: string;
+      if (existsSync(clearPath)) text = readFileSync(clearPath, 'utf8');
+      else {
+        const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+        text = JSON.stringify({ ...await exportJWK(privateKey), kid: 'dev-1', alg: 'EdDSA' });
+      }
+      writePrivateFile(path, sealer.seal(text, devIssuerKeyPurpose));
     }
-    const jwk = JSON.parse(readFileSync(path, 'utf8')) as JWK;
+    rmSync(clearPath, { force: true });
+    const jwk = JSON.parse(sealer.openText(readFileSync(path, 'utf8').trim(), devIssuerKeyPurpose)) as JWK;
     const privateKey = (await importJWK(jwk, 'EdDSA')) as KeyLike;
     const { d: _secret, ...publicJwk } = jwk;
     return new DevIssuer(privateKey, publicJwk);
