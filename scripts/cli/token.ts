@@ -1,16 +1,20 @@
 // `satang token --sub emp_alice [--roles reviewer,approver] [--step-up] [--data-dir DIR]`:
 // mints an operator JWT from the local development issuer kept in the data dir, on the
 // wall clock (tokens are security time; a manual service clock never moves them). Roles
-// default to `support` alone (read-only views): name the roles the work needs.
+// default to `support` alone (read-only views): name the roles the work needs. The issuer's
+// key is sealed: the master key comes from the same place as the server's (server/master-key.ts).
 
 import { DevIssuer } from '../../server/auth/operator.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
+import { readConfig } from '../../server/config.ts';
+import { sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, flag, option, type Args } from './args.ts';
 
 export const defaultTokenRoles: readonly string[] = ['support'];
 
 export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {
-  const issuer = await DevIssuer.fromDataDir(dataDir);
+  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+  const issuer = await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
   return issuer.mint(sub, { roles, stepUp });
 }
 

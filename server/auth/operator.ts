@@ -12,9 +12,11 @@
 // a step-up is at most 5 minutes old. Every refusal says what is wrong with the token.
 
 import { createLocalJWKSet, createRemoteJWKSet, errors, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Router from '@koa/router';
+import { ensurePrivateDir, writePrivateFile } from '../../adapters/private-files.ts';
+import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
@@ -34,6 +36,7 @@ const issuerClockSkewSeconds = 60;
 
 /** Security time: the wall clock, in whole seconds. */
 export const wallSeconds = (): number => Math.floor(Date.now() / 1000);
+const devIssuerKeyPurpose = 'dev_issuer_key';
 
 export interface Operator {
   readonly sub: string;
@@ -48,15 +51,25 @@ export type Verify = (token: string) => Promise<Verified>;
 export class DevIssuer {
   private constructor(private readonly privateKey: KeyLike, readonly publicJwk: JWK) {}
 
-  static async fromDataDir(dataDir: string): Promise<DevIssuer> {
-    const path = join(dataDir, 'dev-issuer.jwk.json');
+  /**
+   * The key is sealed under the master key (dev-issuer.jwk.sealed); a JWK an older build
+   * wrote in clear (dev-issuer.jwk.json) is sealed and removed.
+   */
+  static async fromDataDir(dataDir: string, sealer: Sealer): Promise<DevIssuer> {
+    const path = join(dataDir, 'dev-issuer.jwk.sealed');
+    const clearPath = join(dataDir, 'dev-issuer.jwk.json');
     if (!existsSync(path)) {
-      mkdirSync(dataDir, { recursive: true });
-      const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-      const jwk = await exportJWK(privateKey);
-      writeFileSync(path, JSON.stringify({ ...jwk, kid: 'dev-1', alg: 'EdDSA' }), { mode: 0o600 });
+      ensurePrivateDir(dataDir);
+      let text: string;
+      if (existsSync(clearPath)) text = readFileSync(clearPath, 'utf8');
+      else {
+        const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+        text = JSON.stringify({ ...await exportJWK(privateKey), kid: 'dev-1', alg: 'EdDSA' });
+      }
+      writePrivateFile(path, sealer.seal(text, devIssuerKeyPurpose));
     }
-    const jwk = JSON.parse(readFileSync(path, 'utf8')) as JWK;
+    rmSync(clearPath, { force: true });
+    const jwk = JSON.parse(sealer.openText(readFileSync(path, 'utf8').trim(), devIssuerKeyPurpose)) as JWK;
     const privateKey = (await importJWK(jwk, 'EdDSA')) as KeyLike;
     const { d: _secret, ...publicJwk } = jwk;
     return new DevIssuer(privateKey, publicJwk);

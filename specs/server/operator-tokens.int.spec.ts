@@ -7,13 +7,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt, generateKeyPair, importJWK, SignJWT, type JWTPayload, type KeyLike } from 'jose';
+import { Sealer } from '../../adapters/sealing.ts';
 import { DevIssuer, devIssuer, operatorAudience } from '../../server/auth/operator.ts';
+import { readConfig } from '../../server/config.ts';
 import { startServer } from '../../server/main.ts';
+import { sealerFor } from '../../server/master-key.ts';
 import { externalIssuer, TestServer, type Reply } from '../support/server-harness.ts';
 
 const run = promisify(execFile);
@@ -25,7 +29,10 @@ let devKey: KeyLike;
 
 test.before(async () => {
   s = await TestServer.start();
-  devKey = (await importJWK(JSON.parse(readFileSync(join(s.dataDir, 'dev-issuer.jwk.json'), 'utf8')), 'EdDSA')) as KeyLike;
+  // The development issuer's key is sealed at rest; open it the way `scripts/satang token` does.
+  const env = { SATANG_DATA_DIR: s.dataDir };
+  const jwk = sealerFor(readConfig(env), env).openText(readFileSync(join(s.dataDir, 'dev-issuer.jwk.sealed'), 'utf8').trim(), 'dev_issuer_key');
+  devKey = (await importJWK(JSON.parse(jwk), 'EdDSA')) as KeyLike;
 });
 test.after(async () => { await s.stop(); });
 
@@ -136,8 +143,9 @@ test('production refuses to start without SATANG_OIDC_ISSUER and SATANG_OIDC_JWK
 test('production with a configured issuer: its tokens pass, tokens from a development key in the data dir do not', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'satang-oidc-prod-'));
   const issuer = await externalIssuer(dataDir);
-  const leftover = await DevIssuer.fromDataDir(dataDir); // a development key left in the data dir
-  const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_ENV: 'production', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', ...issuer.env });
+  const masterKey = randomBytes(32);
+  const leftover = await DevIssuer.fromDataDir(dataDir, new Sealer(masterKey)); // a development key left in the data dir
+  const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_ENV: 'production', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', SATANG_MASTER_KEY: masterKey.toString('base64'), ...issuer.env });
   try {
     const get = async (token: string) => {
       const res = await fetch(`${running.url}/v1/bo/merchants/mch_missing/balance`, { headers: { Authorization: `Bearer ${token}` } });

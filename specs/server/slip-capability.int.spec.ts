@@ -12,7 +12,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as ed from '@noble/ed25519';
 import { randomUUID } from 'node:crypto';
-import { CapabilitySigner } from '../../server/capability.ts';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { signedHeaders } from '../support/server-harness.ts';
 import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
@@ -30,7 +29,7 @@ test('the token verifies with @noble/ed25519 against the signer\'s public key an
   const deposit = await matchedDeposit(scene);
   const cap: Capability = deposit.slip_upload;
   const [body, signature] = cap.token.split('.') as [string, string];
-  const publicKey = CapabilitySigner.fromDataDir(scene.s.dataDir).rawPublicKey();
+  const publicKey = scene.s.running.capability.rawPublicKey();
   assert.ok(await ed.verifyAsync(Buffer.from(signature, 'base64url'), Buffer.from(body), publicKey), 'noble verifies node:crypto\'s signature');
   const claims = claimsOf(cap.token);
   assert.is(claims.aud, 'pg-slip-ingest');

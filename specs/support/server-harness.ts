@@ -58,7 +58,10 @@ export class TestServer {
 
   async stop(removeData = true): Promise<void> {
     await this.running.close();
-    if (removeData) rmSync(this.dataDir, { recursive: true, force: true });
+    if (removeData) {
+      rmSync(this.dataDir, { recursive: true, force: true });
+      rmSync(`${this.dataDir}.master-key`, { force: true }); // development's key, generated beside the data dir
+    }
   }
 
   /**

@@ -4,7 +4,7 @@
 // that resolve to loopback (checked before anything is stored), with 422
 // validation_error on `url` whose hint names the refusing range.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ const bo = async (method: string, path: string, body?: unknown) => {
 test.before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'satang-prod-'));
   issuer = await externalIssuer(dataDir);
-  running = await startServer({ SATANG_ENV: 'production', SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', ...issuer.env });
+  running = await startServer({ SATANG_ENV: 'production', SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', SATANG_MASTER_KEY: randomBytes(32).toString('base64'), ...issuer.env });
   const wl = (await bo('POST', '/v1/bo/white-labels', { name: 'Brand' })).json.id;
   merchantId = (await bo('POST', '/v1/bo/merchants', { white_label_id: wl, name: 'Shop' })).json.id;
 });
