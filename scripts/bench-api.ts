@@ -25,6 +25,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DevIssuer } from '../server/auth/operator.ts';
+import { readConfig } from '../server/config.ts';
+import { sealerFor } from '../server/master-key.ts';
 import { allScopes } from '../server/ports.ts';
 import type { LoadMessage, LoadPlan, LoadReport } from './bench/api-load.ts';
 
@@ -171,7 +173,9 @@ async function startSatang(dataDir: string): Promise<{ child: ChildProcess; url:
 
 /** Onboards one merchant over the back-office API and mints its extra live keys. */
 async function onboard(url: string, dataDir: string): Promise<string[]> {
-  const issuer = await DevIssuer.fromDataDir(dataDir); // the key pair the server created
+  // The key pair the server created, sealed under the master key it generated beside the data dir.
+  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+  const issuer = await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
   const now = () => Math.floor(Date.now() / 1000);
   const bo = async (path: string, body: unknown, stepUp = false) => {
     const headers: Record<string, string> = {
