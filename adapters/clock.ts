@@ -1,6 +1,12 @@
 // The Clock port's adapters: the system clock, and a manual clock for tests and demos
 // (SATANG_CLOCK=manual) that only moves when told. Invariant kept: the manual clock never
 // runs in production (SATANG_ENV=production refuses it) and never goes backwards.
+//
+// Two clocks, never mixed (DESIGN.md): this Clock is BUSINESS time (order expiry, late-slip
+// windows, clearing, approval TTLs, webhook retries, sandbox steps). SECURITY time (operator
+// JWT exp/nbf/iat and step-up age, the merchant HMAC window, nonce memory, rate-limit
+// windows) is the wall clock, Date.now(), always: an advanced manual clock must never lock
+// operators out or widen a replay window, so never pass this Clock to a security check.
 
 import type { Clock } from '../core/ports.ts';
 

@@ -50,6 +50,10 @@ export const errorCodes = [
   // an operator action not allowed in the current state.
   'feature_not_enabled',
   'operation_not_allowed',
+  // Also beyond the table, for the HTTP layer: a known path asked with another method
+  // (405, with Allow), and a request body that did not arrive before its deadline (408).
+  'method_not_allowed',
+  'request_timeout',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -136,18 +136,46 @@ export function checkDepositAmount(policy: AmountPolicy, amount: Minor): Rejecti
     { min_minor: policy.depositMinMinor, max_minor: policy.depositMaxMinor });
 }
 
-export function checkWithdrawalAmount(policy: AmountPolicy, amount: Minor, p2pMinimumApplies: boolean): Rejection | null {
-  if (amount <= 0n || amount > BigInt(policy.withdrawalMaxMinor)) {
-    return reject('amount_not_supported', `amount_minor must be between 1 and ${policy.withdrawalMaxMinor}`,
-      { min_minor: policy.withdrawalMinMinor, max_minor: policy.withdrawalMaxMinor });
+/**
+ * The largest withdrawal amount: the policy's maximum, lowered so that amount + fee stays a
+ * safe integer (the lock, the quote's total and insufficient_balance's required_minor are
+ * all amount + fee, and each is presented as a JSON number).
+ */
+export function withdrawalAmountMaxMinor(policy: AmountPolicy, feeTotalMinor: Minor): number {
+  const roomForFee = safeIntegerMax - Number(feeTotalMinor);
+  return policy.withdrawalMaxMinor < roomForFee ? policy.withdrawalMaxMinor : roomForFee;
+}
+
+export function checkWithdrawalAmount(policy: AmountPolicy, amount: Minor, p2pMinimumApplies: boolean, feeTotalMinor: Minor): Rejection | null {
+  const max = withdrawalAmountMaxMinor(policy, feeTotalMinor);
+  if (amount <= 0n || amount > BigInt(max)) {
+    const why = max < policy.withdrawalMaxMinor ? ` (the amount plus the fee of ${feeTotalMinor} must stay within ${safeIntegerMax})` : '';
+    return reject('amount_not_supported', `amount_minor must be between 1 and ${max}${why}`, { min_minor: policy.withdrawalMinMinor, max_minor: max });
   }
   if (amount < BigInt(policy.withdrawalMinMinor)) {
     return p2pMinimumApplies
       ? reject('amount_below_p2p_minimum', `amount_minor must be at least ${policy.withdrawalMinMinor}`, { min_minor: policy.withdrawalMinMinor })
       : reject('amount_not_supported', `amount_minor must be at least ${policy.withdrawalMinMinor}`,
-        { min_minor: policy.withdrawalMinMinor, max_minor: policy.withdrawalMaxMinor });
+        { min_minor: policy.withdrawalMinMinor, max_minor: max });
   }
   return null;
+}
+
+/**
+ * The most a merchant may hold across its three buckets of one mode. Money moves between
+ * the buckets (reserve, release, clearing), so the total, not each bucket, is what must
+ * stay presentable: every bucket is then a safe integer whatever moves come later.
+ */
+export const merchantTotalMaxMinor = safeIntegerMax;
+
+/** A credit from outside into a merchant's buckets that would carry its total past merchantTotalMaxMinor. */
+export function checkMerchantCredit(totalMinor: Minor, amount: Minor): Rejection | null {
+  const room = BigInt(merchantTotalMaxMinor) - totalMinor;
+  if (amount <= room) return null;
+  const roomMinor = room > 0n ? Number(room) : 0;
+  return reject('amount_not_supported',
+    `The merchant's balance may not exceed ${merchantTotalMaxMinor} satang across its buckets; at most ${roomMinor} can be credited now.`,
+    { min_minor: 1, max_minor: roomMinor });
 }
 
 export interface Quote {

@@ -43,6 +43,8 @@ function depositEventType(entry: JournalEntry, d: Deposit): string | null {
     case 'DepositAwaitingLiquidity': return 'deposit.awaiting_liquidity';
     case 'DepositMatched': return 'deposit.matched';
     case 'SlipReceived': return 'deposit.slip_received';
+    // A queued slip is announced when its verification starts, not when it joins the queue.
+    case 'SlipDequeued': return entry.event.afterSettlement ? null : 'deposit.slip_received';
     case 'SlipRejected': return 'deposit.slip_rejected';
     case 'LegCompleted': return 'deposit.leg_updated';
     case 'DepositUnderReview': case 'ReviewEscalated': return 'deposit.under_review';

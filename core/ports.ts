@@ -7,6 +7,11 @@ import type { MerchantEvent } from './outbox.ts';
 
 export type { SlipEvidence, SlipVerdict, SlipVerifier } from './deposit/slip-verifier.ts';
 
+/**
+ * Business time: what expiry, windows, clearing, approval TTLs and timers are measured on
+ * (tests drive it). Security time (token exp/nbf/iat, the HMAC window, nonces, rate limits)
+ * is the wall clock and never this port: two clocks, never mixed (adapters/clock.ts).
+ */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;

@@ -2,14 +2,17 @@
 // built from state. One place, used by API responses and by event snapshots alike, so a
 // webhook and a GET never disagree. Conventions (contract): money as integer satang
 // (numbers, checked safe), timestamps RFC 3339 UTC with exactly three fractional digits,
-// optional keys absent rather than null, nullable keys present.
+// optional keys absent rather than null, nullable keys present. Every object carries
+// livemode (false = sandbox), right after `object`: the contract's "every object and event
+// carries livemode", so a snapshot read out of context (a webhook body, a list item, a
+// log) still says which mode's money it describes.
 
 import { actionableBy, reasonTexts } from './deposit/reasons.ts';
 import type { Deposit, Leg } from './deposit/state.ts';
 import { bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
-import { inFlightOf, remainingOf, type Fill, type Withdrawal } from './withdrawal/state.ts';
+import { inFlightOf, remainingOf, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -54,7 +57,7 @@ export interface DepositView {
 
 export function presentDeposit(d: Deposit, view: DepositView = {}): Obj {
   const o: Obj = {
-    id: d.id, object: 'deposit_order', version: d.version, status: d.status, is_terminal: d.isTerminal,
+    id: d.id, object: 'deposit_order', livemode: d.livemode, version: d.version, status: d.status, is_terminal: d.isTerminal,
     merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
     created_at: iso(d.createdAt), expires_at: iso(d.expiresAt),
   };
@@ -126,7 +129,7 @@ function fill(f: Fill, withReceipt: boolean): Obj {
 
 export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean } = {}): Obj {
   const o: Obj = {
-    id: w.id, object: 'withdrawal_order', version: w.version, status: w.status, merchant_reference: w.merchantReference,
+    id: w.id, object: 'withdrawal_order', livemode: w.livemode, version: w.version, status: w.status, merchant_reference: w.merchantReference,
     end_user_ref: w.endUserRef, beneficiary_id: w.beneficiaryId, currency: 'THB',
     amount_total_minor: n(w.amountTotalMinor), fee_total_minor: n(w.feeTotalMinor), total_locked_minor: n(w.amountTotalMinor + w.feeTotalMinor),
     fee_recognized_minor: n(w.feeRecognizedMinor), filled_minor: n(w.filledMinor), remaining_minor: n(remainingOf(w)),
@@ -135,10 +138,7 @@ export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean 
     reserved_balance_transaction_id: w.reservedBalanceTransactionId, fee_breakdown: fees(w.feeBreakdown),
     fills: w.fills.map((f) => fill(f, view.withReceipts === true)),
   };
-  if (w.dispute) {
-    const d = w.dispute;
-    o.dispute = { id: d.id, reason_code: d.reasonCode, amount_minor: n(d.amountMinor), opened_at: iso(d.openedAt), respond_by: iso(d.respondBy), funds_on_hold: d.fundsOnHold, status: d.status, ...(d.outcome ? { outcome: d.outcome } : {}) };
-  }
+  if (w.dispute) o.dispute = presentDispute(w.dispute, w.livemode);
   if (w.rejection) o.rejection = { code: w.rejection.code, display_th: w.rejection.displayTh, display_en: w.rejection.displayEn };
   if (w.canceledBy) o.canceled_by = w.canceledBy;
   if (w.cancelReasonCode) o.cancel_reason_code = w.cancelReasonCode;
@@ -147,6 +147,15 @@ export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean 
   return o;
 }
 
+/** A withdrawal's dispute: inside the withdrawal, and on its own as the evidence answer. */
+export function presentDispute(d: Dispute, livemode: boolean): Obj {
+  return {
+    id: d.id, livemode, reason_code: d.reasonCode, amount_minor: n(d.amountMinor), opened_at: iso(d.openedAt), respond_by: iso(d.respondBy),
+    funds_on_hold: d.fundsOnHold, status: d.status, ...(d.outcome ? { outcome: d.outcome } : {}),
+  };
+}
+
+/** The three buckets (also balance_after inside a balance_transaction, whose livemode is the transaction's). */
 export function presentBalances(b: Balances): Obj {
   return { available_minor: n(b.availableMinor), pending_clearing_minor: n(b.pendingClearingMinor), reserved_minor: n(b.reservedMinor) };
 }
@@ -158,7 +167,7 @@ const reversalTexts: Readonly<Record<string, string>> = {
 
 export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: Balances): Obj {
   return {
-    id: t.id, object: 'balance_transaction', type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), currency: 'THB',
+    id: t.id, object: 'balance_transaction', livemode: t.livemode, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), currency: 'THB',
     bucket_from: t.bucketFrom, bucket_to: t.bucketTo, ...(t.availableAt !== undefined ? { available_at: iso(t.availableAt) } : {}),
     balance_after: presentBalances(balanceAfter), source: { type: t.source.type, id: t.source.id },
     ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
@@ -170,15 +179,15 @@ export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: B
 
 export function presentBeneficiary(b: Beneficiary): Obj {
   return {
-    id: b.id, object: 'beneficiary', status: b.status, bank_code: b.bankCode, account_number_masked: maskAccountNumber(b.accountNumber),
-    account_name_th_masked: maskName(b.accountNameTh), livemode: b.livemode, created_at: iso(b.createdAt),
+    id: b.id, object: 'beneficiary', livemode: b.livemode, status: b.status, bank_code: b.bankCode, account_number_masked: maskAccountNumber(b.accountNumber),
+    account_name_th_masked: maskName(b.accountNameTh), created_at: iso(b.createdAt),
     ...(b.verifiedAt !== undefined ? { verified_at: iso(b.verifiedAt) } : {}),
   };
 }
 
 export function presentClaim(c: Claim): Obj {
   return {
-    id: c.id, object: 'claim', kind: c.kind, status: c.status, deposit_id: c.depositId, amount_minor: n(c.amountMinor),
+    id: c.id, object: 'claim', livemode: c.livemode, kind: c.kind, status: c.status, deposit_id: c.depositId, amount_minor: n(c.amountMinor),
     version: c.version, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
   };
 }

@@ -1,10 +1,24 @@
-// The PromptPay QR payload (EMVCo merchant-presented format, Thai QR standard) for a
-// transfer to a bank account with a fixed amount. The string is secret-ish: never
+// The PromptPay QR payload (EMVCo merchant-presented format, Thai QR Payment standard) for
+// a one-time transfer of a fixed amount to a bank account. The string is secret-ish: never
 // logged, stored or forwarded (contract); it is built only when a response renders it.
+//
+// Layout: 00 payload format "01"; 01 point of initiation "12" (dynamic: one order, one
+// amount); 29 PromptPay credit transfer { 00 AID A000000677010111, 04 bank account = the
+// 3-digit bank code followed by the account number }; 53 currency "764" (THB); 54 amount
+// in baht with two decimals; 58 country "TH"; 63 CRC-16/CCITT-FALSE over everything before
+// it, "6304" included. Sub-tags 01–03 of tag 29 are mobile number, national/tax ID and
+// e-Wallet ID: a bank account number under any of them is not a transfer to that account.
 
+import { assert } from './assert.ts';
 import type { Minor } from './money.ts';
 
+const promptPayCreditTransferAid = 'A000000677010111';
+const bankAccountSubTag = '04';
+/** EMV values are at most 99 characters (two length digits). */
+const tlvValueLengthMax = 99;
+
 function tlv(tag: string, value: string): string {
+  assert(value.length <= tlvValueLengthMax, () => `QR tag ${tag}: value of ${value.length} characters`);
   return tag + String(value.length).padStart(2, '0') + value;
 }
 
@@ -18,9 +32,23 @@ export function crc16(text: string): string {
   return crc.toString(16).toUpperCase().padStart(4, '0');
 }
 
-export function promptPayPayload(accountNumber: string, amountMinor: Minor): string {
-  const account = tlv('00', 'A000000677010111') + tlv('03', accountNumber.replace(/\D/g, ''));
-  const baht = `${amountMinor / 100n}.${String(amountMinor % 100n).padStart(2, '0')}`;
-  const body = tlv('00', '01') + tlv('01', '12') + tlv('29', account) + tlv('53', '764') + tlv('54', baht) + tlv('58', 'TH') + '6304';
+/** Integer satang as baht with exactly two decimals ("500.00"), in bigint arithmetic only. */
+function baht(amountMinor: Minor): string {
+  return `${amountMinor / 100n}.${String(amountMinor % 100n).padStart(2, '0')}`;
+}
+
+export interface QrReceiver {
+  /** The receiving bank's 3-digit code (GET /v1/pay/banks). */
+  readonly bankCode: string;
+  readonly accountNumber: string;
+}
+
+export function promptPayPayload(receiver: QrReceiver, amountMinor: Minor): string {
+  const account = receiver.accountNumber.replace(/\D/g, '');
+  assert(/^\d{3}$/.test(receiver.bankCode), () => `QR receiver bank code ${JSON.stringify(receiver.bankCode)} is not 3 digits`);
+  assert(account.length > 0, () => 'QR receiver has no account number');
+  assert(amountMinor > 0n, () => `QR amount ${amountMinor} is not positive`);
+  const merchantAccount = tlv('00', promptPayCreditTransferAid) + tlv(bankAccountSubTag, receiver.bankCode + account);
+  const body = tlv('00', '01') + tlv('01', '12') + tlv('29', merchantAccount) + tlv('53', '764') + tlv('54', baht(amountMinor)) + tlv('58', 'TH') + '6304';
   return body + crc16(body);
 }

@@ -7,7 +7,7 @@ import { assert, unreachable, violated } from './assert.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
-import { accountKey, merchantAccountKey, type Balances } from './ledger/ledger.ts';
+import { accountKey, bucketInRange, bucketOutOfRange, merchantAccountKey, type Balances } from './ledger/ledger.ts';
 import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
 
 /** A min-heap of timers by (dueAt, id); entries whose timer changed are skipped lazily. */
@@ -293,7 +293,7 @@ export class World {
     const e = entry.event;
     switch (e.type) {
       case 'DepositCreated': case 'DepositAwaitingLiquidity': case 'DepositMatched': case 'SlipReceived':
-      case 'AdditionalSlipReceived': case 'SlipRejected': case 'LegCompleted': case 'LegsReleased':
+      case 'SlipQueued': case 'SlipDequeued': case 'AdditionalSlipReceived': case 'SlipRejected': case 'LegCompleted': case 'LegsReleased':
       case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewApprovalRecorded': case 'DepositSettled':
       case 'DepositRejected': case 'DepositExpired': case 'DepositCanceled': case 'LateSlipWindowClosed':
       case 'DepositCleared': case 'DepositReversed': case 'DepositOverpaid': {
@@ -318,7 +318,10 @@ export class World {
         this.continues(entry, undefined);
         for (const p of e.transaction.postings) {
           const key = accountKey(p.account);
-          this.accounts.set(key, (this.accounts.get(key) ?? 0n) + p.amountMinor);
+          const balance = (this.accounts.get(key) ?? 0n) + p.amountMinor;
+          // The ledger's range invariant (ledger.ts); a replayed journal that breaks it is refused.
+          if (p.account.kind === 'merchant' && !bucketInRange(balance)) bucketOutOfRange(key, balance, e.transaction.id);
+          this.accounts.set(key, balance);
         }
         return;
       case 'WhiteLabelRegistered':

@@ -14,6 +14,7 @@
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { preparePrivateDatabase } from '../adapters/private-files.ts';
 
 export type ProjectionsDb = Database.Database;
 
@@ -51,6 +52,8 @@ CREATE TABLE IF NOT EXISTS relay_positions (
 
 /** Opens (creating if needed) `dir/projections.db` with the bookkeeping tables and `schemas`. */
 export function openProjectionsDb(dir: string, schemas: readonly string[]): ProjectionsDb {
+  // 0600 before SQLite opens it: the -wal and -shm it makes later take the database file's mode.
+  preparePrivateDatabase(join(dir, projectionsFileName));
   const db = new Database(join(dir, projectionsFileName));
   try {
     const mode = db.pragma('journal_mode = WAL', { simple: true });

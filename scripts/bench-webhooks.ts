@@ -17,6 +17,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
+import { Sealer } from '../adapters/sealing.ts';
 import { openDatabase } from '../adapters/sqlite/schema.ts';
 import { webhookLimits } from '../adapters/webhooks/limits.ts';
 import { Webhooks } from '../adapters/webhooks/webhooks.ts';
@@ -55,7 +56,7 @@ function envelope(id: string, sequence: number): string {
 function open(dir: string, clock: Clock) {
   const db = openDatabase(dir);
   const ids = new UlidIds();
-  const webhooks = new Webhooks({ db, clock, ids, log: silent, directory, settings: { mode: 'development', timeouts: { connectMs: 5000, firstByteMs: 10_000, totalMs: 15_000 } } });
+  const webhooks = new Webhooks({ db, clock, ids, log: silent, directory, sealer: Sealer.ephemeral(), settings: { mode: 'development', timeouts: { connectMs: 5000, firstByteMs: 10_000, totalMs: 15_000 } } });
   return { db, ids, webhooks };
 }
 

@@ -1,10 +1,12 @@
 // The Koa application: a tiny core with everything else as middleware, in this order:
-// request id → access log → the one error mapper → load shedding → rate limits (headers
-// on every answer) → body (raw bytes kept for signatures) → routers per surface.
+// request id → access log → the one error mapper → the body policy (deadline; an unread
+// body closes its connection) → rate limits (headers on every answer) → load shedding →
+// the body's declared type → routers per surface. No body is read here: each surface
+// reads its own once the request is authenticated (server/request-body.ts), so a request
+// refused before that costs the server its headers only.
 
 import Koa from 'koa';
 import Router from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -18,8 +20,7 @@ import { walletRoutes } from './routes/withdrawals.ts';
 import { backOfficeRoutes } from './routes/bo.ts';
 import type { CapabilitySigner } from './capability.ts';
 import type { operatorAuth } from './auth/operator.ts';
-
-export const jsonBodyBytesMax = 1024 * 1024;
+import { bodyPolicy, declaresBody } from './request-body.ts';
 
 export interface AppParts {
   readonly services: Services;
@@ -29,6 +30,8 @@ export interface AppParts {
   readonly verifyOperator: Parameters<typeof operatorAuth>[0];
   /** The load meter (tests may pass one whose lag they set). */
   readonly loadMeter?: LoadMeter;
+  /** How long a JSON body may take to arrive (request-limits.ts; tests shorten it). */
+  readonly bodyDeadlineMs?: number;
   /** Extra routers (slip upload, webhooks, sandbox, simulator) mounted by later modules. */
   readonly extraRouters?: readonly Router[];
 }
@@ -77,6 +80,7 @@ export function createApp(parts: AppParts): Koa {
     }
   });
   app.use(errorMiddleware(logger));
+  app.use(bodyPolicy(parts.bodyDeadlineMs, isSlipUpload));
 
   app.use(async (ctx, next) => {
     // Rate limits per api key on merchant routes; headers on every answer, a 429 never
@@ -85,7 +89,7 @@ export function createApp(parts: AppParts): Koa {
     const secret = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
     const subject = createHash('sha256').update(secret).digest('hex').slice(0, 32);
     const bucket: BucketName = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
-    const result = limiter.take(bucket, subject, services.write.clock.now());
+    const result = limiter.take(bucket, subject, services.securityClock.now());
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
     if (!result.allowed) throw rateLimitedError(result, bucket, 'api_key');
@@ -110,23 +114,14 @@ export function createApp(parts: AppParts): Koa {
   });
 
   app.use(async (ctx, next) => {
-    // Only JSON bodies on these routes; anything else is refused rather than ignored,
-    // since the signature covers the bytes the client sent.
-    const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (hasBody && ctx.method !== 'GET' && !ctx.is('application/json') && !ctx.path.endsWith('/slip')) {
-      throw new ApiError('unsupported_media_type', 'Send request bodies as application/json.');
-    }
-    await next();
-  });
-  const parseBody = koaBody({ jsonLimit: jsonBodyBytesMax, includeUnparsed: true, multipart: false, urlencoded: false, text: false, jsonStrict: true, parsedMethods: [HttpMethodEnum.POST] });
-  // The slip upload reads its own body, streamed under its byte cap (server/slips/body.ts).
-  app.use((ctx, next) => (isSlipUpload(ctx) ? next() : parseBody(ctx, next)));
-  app.use(async (ctx, next) => {
-    const body = (ctx.request as { body?: Record<symbol, unknown> }).body;
-    const raw = body?.[Symbol.for('unparsedBody')];
-    ctx.state.rawBody = typeof raw === 'string' ? raw : '';
-    if (ctx.method === 'POST' && ctx.state.rawBody !== '' && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-      throw new ApiError('validation_error', 'The body must be a JSON object.', { fields: [{ path: '', reason: 'type' }] });
+    // Only JSON bodies, as UTF-8 and uncompressed, on these routes; anything else is refused
+    // rather than ignored, since the signature covers the bytes the client sent.
+    if (declaresBody(ctx) && ctx.method !== 'GET' && !isSlipUpload(ctx)) {
+      if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send request bodies as application/json.');
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get('Content-Type'))?.[1]?.toLowerCase();
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new ApiError('unsupported_media_type', 'JSON bodies are UTF-8; send charset=utf-8 or none.');
+      const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+      if (encoding !== '' && encoding !== 'identity') throw new ApiError('unsupported_media_type', 'Compressed request bodies are not accepted.');
     }
     await next();
   });

@@ -3,10 +3,20 @@
 // full upload URL (htu), rate_subject, API version and the reservation's hold_until.
 // Signed and verified with node:crypto on the request path (DESIGN.md, Performance).
 // Format: base64url(JSON claims) "." base64url(signature over the first part).
+// The signing key lives in the data dir sealed under the master key
+// (slip-capability-ed25519.key: the sealed PKCS#8 DER); a PEM an older build wrote in
+// clear is sealed on the next start and removed.
 
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, writePrivateFile } from '../adapters/private-files.ts';
+import type { Sealer } from '../adapters/sealing.ts';
+
+const keyFileName = 'slip-capability-ed25519.key';
+/** Where an older build kept the key, in clear. */
+const clearKeyFileName = 'slip-capability-ed25519.pem';
+const keyPurpose = 'slip_capability_key';
 
 export interface CapabilityClaims {
   readonly aud: 'pg-slip-ingest';
@@ -25,15 +35,17 @@ export interface CapabilityClaims {
 export class CapabilitySigner {
   private constructor(private readonly privateKey: KeyObject, private readonly publicKey: KeyObject) {}
 
-  /** Loads the key pair from the data dir, creating it on first start. */
-  static fromDataDir(dataDir: string): CapabilitySigner {
-    const path = join(dataDir, 'slip-capability-ed25519.pem');
+  /** Loads the key pair from the data dir (sealed), creating it on first start. */
+  static fromDataDir(dataDir: string, sealer: Sealer): CapabilitySigner {
+    const path = join(dataDir, keyFileName);
+    const clearPath = join(dataDir, clearKeyFileName);
     if (!existsSync(path)) {
-      mkdirSync(dataDir, { recursive: true });
-      const { privateKey } = generateKeyPairSync('ed25519');
-      writeFileSync(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+      ensurePrivateDir(dataDir);
+      const privateKey = existsSync(clearPath) ? createPrivateKey(readFileSync(clearPath)) : generateKeyPairSync('ed25519').privateKey;
+      writePrivateFile(path, sealer.seal(privateKey.export({ type: 'pkcs8', format: 'der' }), keyPurpose));
     }
-    const privateKey = createPrivateKey(readFileSync(path));
+    rmSync(clearPath, { force: true }); // sealed now (or never used): no key stays in clear
+    const privateKey = createPrivateKey({ key: sealer.open(readFileSync(path, 'utf8').trim(), keyPurpose), format: 'der', type: 'pkcs8' });
     return new CapabilitySigner(privateKey, createPublicKey(privateKey));
   }
 

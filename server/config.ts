@@ -1,6 +1,8 @@
 // The service's configuration, read once from the environment (all optional; DESIGN.md
 // "Configuration"). Refuses combinations that must never run in production.
 
+import { isAbsolute, relative, resolve } from 'node:path';
+
 export type Profile = 'wide' | 'live_p2p';
 
 export interface Config {
@@ -17,7 +19,19 @@ export interface Config {
   readonly oidcJwks?: string;
   readonly slipProviderUrl?: string;
   readonly logLevel: string;
+  /** Where the master key (the key-encryption key of secrets at rest) comes from; see server/master-key.ts. */
+  readonly masterKey: MasterKeySource;
 }
+
+/**
+ * SATANG_MASTER_KEY (base64 of 32 bytes; read from the environment when needed, never kept
+ * here), SATANG_MASTER_KEY_FILE (a file outside the data dir holding that base64), or in
+ * development only a key generated beside the data dir (`<data dir>.master-key`).
+ */
+export type MasterKeySource =
+  | { readonly kind: 'env' }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'development'; readonly path: string };
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.SATANG_PORT ?? 8080);
@@ -30,13 +44,51 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (clock !== 'system' && clock !== 'manual') throw new Error(`SATANG_CLOCK must be system or manual, not ${clock}`);
   if (clock === 'manual' && mode === 'production') throw new Error('SATANG_CLOCK=manual is for tests and is refused when SATANG_ENV=production');
   if (!env.SATANG_SLIP_PROVIDER_URL && mode === 'production') throw new Error('SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production: the bank simulator is for development only');
+  checkIssuer(env, mode);
+  const dataDir = env.SATANG_DATA_DIR ?? './data';
+  const masterKey = masterKeySource(env, dataDir, mode);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
-    port, host, dataDir: env.SATANG_DATA_DIR ?? './data', baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
+    port, host, dataDir, masterKey, baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
     profile, env: mode, clock, logLevel: env.SATANG_LOG_LEVEL ?? 'info',
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
   };
+}
+
+/**
+ * The operator token issuer is configured whole or not at all; without one the server
+ * trusts a development key kept in its own data dir, which production must never do.
+ */
+function checkIssuer(env: NodeJS.ProcessEnv, mode: Config['env']): void {
+  const issuer = Boolean(env.SATANG_OIDC_ISSUER), jwks = Boolean(env.SATANG_OIDC_JWKS);
+  if (!issuer && !jwks && mode === 'production') {
+    throw new Error('SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS are required when SATANG_ENV=production: the development token issuer is for development only');
+  }
+  if (issuer !== jwks) {
+    const missing = issuer ? 'SATANG_OIDC_JWKS' : 'SATANG_OIDC_ISSUER';
+    throw new Error(`${missing} is missing: set both SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS, or neither (development issuer)`);
+  }
+}
+
+/** base64 (or base64url) of exactly 32 bytes: 43 characters and an optional '='. */
+export const masterKeyPattern = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+function masterKeySource(env: NodeJS.ProcessEnv, dataDir: string, mode: 'development' | 'production'): MasterKeySource {
+  const value = env.SATANG_MASTER_KEY, file = env.SATANG_MASTER_KEY_FILE;
+  if (value && file) throw new Error('Set SATANG_MASTER_KEY or SATANG_MASTER_KEY_FILE, not both');
+  // The message never repeats the value: it is a secret even when it is malformed.
+  if (value) {
+    if (!masterKeyPattern.test(value.trim())) throw new Error('SATANG_MASTER_KEY must be the base64 of 32 bytes (e.g. `openssl rand -base64 32`)');
+    return { kind: 'env' };
+  }
+  if (file) {
+    const inside = relative(resolve(dataDir), resolve(file));
+    if (!inside.startsWith('..') && !isAbsolute(inside)) throw new Error('SATANG_MASTER_KEY_FILE must be outside the data dir: a key kept with the data it seals protects nothing');
+    return { kind: 'file', path: resolve(file) };
+  }
+  if (mode === 'production') throw new Error('SATANG_MASTER_KEY or SATANG_MASTER_KEY_FILE is required when SATANG_ENV=production: secrets at rest are sealed with it (only development generates one)');
+  return { kind: 'development', path: `${resolve(dataDir)}.master-key` };
 }

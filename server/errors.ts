@@ -103,6 +103,16 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
     message: 'The Content-Type or file type is not supported.',
     message_th: 'ไม่รองรับ Content-Type หรือประเภทไฟล์นี้',
   },
+  method_not_allowed: {
+    status: 405, type: 'invalid_request_error', retryable: false,
+    message: 'This path does not take this HTTP method; the Allow header lists those it takes.',
+    message_th: 'เส้นทางนี้ไม่รองรับ HTTP method นี้ ดู header Allow สำหรับ method ที่รองรับ',
+  },
+  request_timeout: {
+    status: 408, type: 'invalid_request_error', retryable: true,
+    message: 'The request body did not arrive in time; send it again, whole and promptly.',
+    message_th: 'ได้รับเนื้อหาของคำขอไม่ครบภายในเวลาที่กำหนด กรุณาส่งใหม่',
+  },
   cursor_filter_mismatch: {
     status: 400, type: 'invalid_request_error', retryable: false,
     message: 'The filters changed while paging with a cursor.',
@@ -356,10 +366,10 @@ export function errorMiddleware(logger: Logger): Middleware {
       // No route matched (or a route left the body empty with 404): answer in the contract's shape.
       if (ctx.status === 404 && ctx.body == null) throw new ApiError('resource_not_found');
       // The router's bare 405 (a known path, another method) and 501 (a method it does not
-      // know at all): the catalogue has no code of their own, and a client's choice of
-      // method must never read as a fault of the service (5xx). Both are "no such
-      // resource" here; the router's Allow header stays as the hint.
-      if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) throw new ApiError('resource_not_found', `No such resource for the method ${ctx.method}.`);
+      // know at all, e.g. PROPFIND): on a known path both are 405 method_not_allowed with
+      // the router's Allow header, since a client's choice of method must never read as a
+      // fault of the service (5xx); with nothing allowed the path itself is unknown.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) throw methodNotAllowed(ctx.method, ctx.response.get('Allow'));
     } catch (thrown) {
       const requestId = requestIdOf(ctx) ?? newRequestId();
       const apiError = toApiError(thrown);
@@ -377,6 +387,12 @@ export function errorMiddleware(logger: Logger): Middleware {
       if (body.error.retry_after_seconds !== null) ctx.set('Retry-After', String(body.error.retry_after_seconds));
     }
   };
+}
+
+function methodNotAllowed(method: string, allowHeader: string): ApiError {
+  const allowed = allowHeader.split(',').map((m) => m.trim()).filter((m) => m !== '');
+  if (allowed.length === 0) return new ApiError('resource_not_found', `No such resource for the method ${method}.`);
+  return new ApiError('method_not_allowed', `${method} is not allowed here; this path takes ${allowed.join(', ')}.`, { allowed_methods: allowed });
 }
 
 /** Errors the body parser (koa-body → co-body / raw-body) throws, by their `type` or shape. */

@@ -11,6 +11,9 @@ import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto
 
 export const timestampToleranceSeconds = 300;
 
+/** The PG-Version values this service speaks (contract: Versioning); any other is refused once the signature verifies. */
+export const apiVersions = ['2026-08-01'] as const;
+
 export interface CanonicalFields {
   /** PG-Timestamp as sent (unix seconds). */
   timestamp: string | number;

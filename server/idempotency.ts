@@ -13,7 +13,7 @@ import type { Command } from '../core/handler/commands.ts';
 import type { IdempotencyRecord } from '../core/ports.ts';
 import { limits } from '../core/limits.ts';
 import { ApiError } from './errors.ts';
-import { rawBodyOf } from './auth/merchant.ts';
+import { rawBodyOf } from './request-body.ts';
 import type { Services } from './ports.ts';
 
 export interface Response { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }

@@ -2,12 +2,14 @@
 // scheduler), the key store, the operator token verifier and the capability signer, and
 // serves the Koa app. `npm start` runs this on the embedded default.
 
-import { mkdirSync } from 'node:fs';
+import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clockFromEnv, ManualClock } from '../adapters/clock.ts';
+import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
+import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
+import { compactAfterSealing } from '../adapters/sealing.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
@@ -19,7 +21,9 @@ import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorVerifier } from './auth/operator.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
+import { connectionsCheckMs, requestTimeouts } from './request-limits.ts';
 import { createLogger } from './log.ts';
+import { sealerFor } from './master-key.ts';
 import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
 import { readRouters } from './routes/read-routes.ts';
@@ -32,6 +36,8 @@ export interface Running {
   readonly config: Config;
   readonly store: Store;
   readonly services: Services;
+  /** The Koa app (specs walk its routers, e.g. to check every /v1/bo route has roles). */
+  readonly app: Koa;
   readonly devIssuer?: DevIssuer;
   readonly loadMeter: LoadMeter;
   readonly webhooks: Webhooks;
@@ -39,20 +45,34 @@ export interface Running {
   readonly slipWorker: SlipWorker;
   /** The relay and projections (embedded), or the relay to NATS and the reads of the projector's projections.db. */
   readonly readSide: ReadSide;
+  /** Signs and reads slip upload capabilities. */
+  readonly capability: CapabilitySigner;
   close(): Promise<void>;
 }
 
-export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } & SlipOptions = {}): Promise<Running> {
+/** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
+  const timeouts = requestTimeouts(configured.env, env);
   const logger = createLogger({ level: configured.logLevel });
-  mkdirSync(configured.dataDir, { recursive: true });
+  // Secrets at rest (adapters/private-files.ts): everything this process creates from here
+  // on is private by default — SQLite makes -wal and -shm lazily, the slip store its files —
+  // and a data dir left looser by an older build is tightened to 0700/0600.
+  process.umask(0o077);
+  ensurePrivateDir(configured.dataDir);
+  tightenDataDir(configured.dataDir);
+  const sealer = sealerFor(configured, env);
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
   // until the app is ready, a request is answered 503 service_unavailable, never left hanging.
   let handle: RequestListener = (_req, res) => {
     res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
     res.end(JSON.stringify(errorBody('service_unavailable', newRequestId(), { message: 'The service is starting; retry shortly.', retryAfterSeconds: 1 })));
   };
-  const server: Server = createServer((req, res) => handle(req, res));
+  // Slow clients: a header section must arrive within headersMs, a whole request within requestMs.
+  const server: Server = createServer({
+    headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: connectionsCheckMs(timeouts),
+  }, (req, res) => handle(req, res));
   await new Promise<void>((resolve) => server.listen(configured.port, configured.host, resolve));
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : {
@@ -60,8 +80,17 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   };
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
-  const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
-  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id) });
+  let store: Store;
+  try {
+    store = openStore(config.dataDir, { clock, ids, groupCommit: true, sealer, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
+  } catch (error) {
+    server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
+    throw error;
+  }
+  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id) });
+  const apiKeys = new SqliteKeyStore(store.db, sealer);
+  // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
+  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen > 0) compactAfterSealing(store.db);
   const host = webhooks.wakingHost(store); // durable commits wake the webhook dispatcher
   const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger, logLevel: config.logLevel });
   const scheduler = new Scheduler(host, (error) => logger.error({ err: String(error) }, 'timer failed'));
@@ -76,30 +105,32 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     },
     ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
   };
+  const securityClock = options.securityClock ?? new SystemClock();
   const services: Services = {
-    write, keys: new SqliteKeyStore(store.db),
+    write, securityClock, keys: apiKeys,
     nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
   };
-  const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir);
-  const verifyOperator = await operatorVerifier(config, devIssuer, () => Math.floor(clock.now() / 1000));
+  const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);
+  // Operator tokens are security time: verified on the wall clock, never the (maybe manual) service clock.
+  const verifyOperator = await operatorVerifier(config, devIssuer);
   const loadMeter = new LoadMeter();
-  const capability = CapabilitySigner.fromDataDir(config.dataDir);
+  const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability }, options);
-  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
+  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
   slips.worker.start();
-  const prune = setInterval(() => store.keys.pruneExpired(clock.now()), limits.nonceMemoryMs);
+  const prune = setInterval(() => store.keys.pruneExpired(securityClock.now(), clock.now()), limits.nonceMemoryMs);
   prune.unref();
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
-  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you');
+  if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
   return {
-    url, config, store, services, loadMeter, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
+    url, config, store, services, app, loadMeter, capability, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
     async close() {
       scheduler.stop();
       webhooks.stop();

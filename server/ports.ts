@@ -56,6 +56,12 @@ export interface WriteSide {
 
 export interface Services {
   readonly write: WriteSide;
+  /**
+   * Security time (DESIGN "two clocks"): the HMAC timestamp window, nonce memory and
+   * rate-limit windows. Always the wall clock in a served process, even with
+   * SATANG_CLOCK=manual; tests may step their own forward.
+   */
+  readonly securityClock: Clock;
   readonly keys: KeyStore;
   readonly nonces: NonceStore;
   readonly idempotency: IdempotencyStore;

@@ -4,7 +4,9 @@
 // image). The journal is the queue: a slip is pending while its deposit is in
 // slip_processing with that receipt (or, for a slip after settlement, until the store
 // marks it verified), so a restart loses nothing — start() rescans the world, and the
-// intake's notify() is only a shortcut to new work.
+// intake's notify() is only a shortcut to new work. A slip that came while another of its
+// order was verifying waits in the order's own queue (Deposit.queuedSlips); the core hands
+// it over when the one before it is recorded, and the worker then takes the order again.
 //
 // Invariants kept: one slip is verified at a time, in a bounded pass; a failure on our side
 // (the store cannot be read, the journal cannot be written) leaves the slip pending and is
@@ -141,6 +143,10 @@ export class SlipWorker {
     this.failures.delete(receiptId);
     if (pending.afterSettlement) await this.options.store.markVerified(receiptId);
     if (!result.ok) this.options.onError?.(new Error(`verification of ${receiptId} refused: ${result.rejection.code}`), depositId);
+    // The order's next queued slip, if the core handed one over, is verified next, in order.
+    const after = this.options.host.world.deposits.get(depositId);
+    const next = after && pendingSlip(after);
+    if (next && next.slip.receiptId !== receiptId) this.notify(depositId);
     return true;
   }
 

@@ -30,6 +30,7 @@ import type { MerchantEvent } from '../../core/outbox.ts';
 import type { CommitMeta, Ids, Journal } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
 import { adapterLimits } from '../limits.ts';
+import type { Sealer } from '../sealing.ts';
 import { StateConflict } from './errors.ts';
 import type { Db } from './schema.ts';
 import { CommitWriter, dependsOn, pendingCommit, touchedKeys, type PendingCommit, type Tail } from './writer.ts';
@@ -43,6 +44,8 @@ export interface SqliteJournalOptions {
   readonly world: () => World;
   /** The world no longer matches the journal; the owner must rebuild it. */
   readonly onStale?: (reason: unknown) => void;
+  /** Seals the idempotency bodies written with commits (adapters/sqlite/keys.ts). */
+  readonly sealer?: Sealer;
 }
 
 interface Queued {
@@ -64,7 +67,7 @@ export class SqliteJournal implements Journal {
   private captured: Promise<void>[] | null = null;
 
   constructor(db: Db, private readonly options: SqliteJournalOptions) {
-    this.writer = new CommitWriter(db, options.ids);
+    this.writer = new CommitWriter(db, options.ids, options.sealer);
     this.savepoint = db.transaction((p: PendingCommit, tail: Tail) => this.writer.write(p, tail));
     this.transaction = db.transaction((body: (tail: Tail) => Tail) => {
       const tail = this.writer.tail();

@@ -3,10 +3,15 @@
 // Invariants kept: a nonce is accepted once while it is remembered — the in-memory set,
 // loaded at startup, answers, and its durable row rides the next transaction; expired rows
 // are pruned in bounded batches, so pruning never holds the writer for long.
+// Idempotency bodies are sealed at rest (they carry API key secrets, slip tokens and QR
+// payloads): every writer stores sealIdempotencyBody(), the reader opens it, and a body an
+// older build stored in clear is sealed when the store opens. A replay answers the exact
+// bytes of the original response, opened from the seal.
 
 import { limits } from '../../core/limits.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
 import { adapterLimits } from '../limits.ts';
+import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
 import type { SqliteJournal } from './journal.ts';
 import type { Db } from './schema.ts';
 
@@ -23,7 +28,10 @@ export class RequestKeys {
   private readonly pruneNonces;
   private readonly pruneIdempotency;
 
-  constructor(db: Db, private readonly journal: SqliteJournal, nowMs: number) {
+  /** Bodies an older build stored in clear, sealed when this store opened. */
+  readonly sealedOnOpen: number;
+
+  constructor(db: Db, private readonly journal: SqliteJournal, nowMs: number, private readonly sealer?: Sealer) {
     this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
       'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
@@ -31,6 +39,7 @@ export class RequestKeys {
     this.pruneIdempotency = db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ? LIMIT ?)');
     const live = db.prepare<[number], [string, string, number]>('SELECT scope, nonce, expires_at FROM nonces WHERE expires_at > ? ORDER BY expires_at').raw(true);
     for (const [scope, nonce, expiresAt] of live.iterate(nowMs)) this.nonces.set(nonceKey(scope, nonce), expiresAt);
+    this.sealedOnOpen = sealer ? sealClearBodies(db, sealer) : 0;
   }
 
   /** True the first time a nonce is seen in its memory window; false for a replay. */
@@ -51,23 +60,27 @@ export class RequestKeys {
     const r = this.selectIdempotency.get(scope, key, nowMs);
     return r && {
       scope: r.scope, key: r.key, requestHash: r.request_hash, requestId: r.request_id, status: r.status,
-      body: r.body, createdAt: r.created_at, expiresAt: r.expires_at,
+      body: openIdempotencyBody(this.sealer, r.scope, r.key, r.body), createdAt: r.created_at, expiresAt: r.expires_at,
     };
   }
 
-  /** Deletes expired nonces and idempotency records, at most a bounded number of batches. */
-  pruneExpired(nowMs: number): { nonces: number; idempotency: number } {
+  /**
+   * Deletes expired nonces and idempotency records, at most a bounded number of batches.
+   * Nonces expire on security time (the wall clock), idempotency records on business time
+   * (DESIGN "two clocks"); one instant serves both when the clocks are the same.
+   */
+  pruneExpired(nowMs: number, idempotencyNowMs: number = nowMs): { nonces: number; idempotency: number } {
     const batch = adapterLimits.pruneRowsPerBatchMax;
-    const run = (statement: typeof this.pruneNonces) => {
+    const run = (statement: typeof this.pruneNonces, at: number) => {
       let deleted = 0;
       for (let i = 0; i < adapterLimits.pruneBatchesPerCallMax; i++) {
-        const changes = statement.run(nowMs, batch).changes;
+        const changes = statement.run(at, batch).changes;
         deleted += changes;
         if (changes < batch) break;
       }
       return deleted;
     };
-    return { nonces: run(this.pruneNonces), idempotency: run(this.pruneIdempotency) };
+    return { nonces: run(this.pruneNonces, nowMs), idempotency: run(this.pruneIdempotency, idempotencyNowMs) };
   }
 
   private writePending(): void {
@@ -88,3 +101,31 @@ export class RequestKeys {
 }
 
 const nonceKey = (scope: string, nonce: string) => `${scope}\n${nonce}`;
+
+/** Binds a sealed body to its record: it opens only as the body of this scope and key. */
+const bodyPurpose = (scope: string, key: string) => `idempotency:${scope}\n${key}`;
+
+/** The body as stored: sealed under the master key; as given only by a store opened without one (journal specs, benches). */
+export function sealIdempotencyBody(sealer: Sealer | undefined, r: IdempotencyRecord): string {
+  return sealer ? sealer.seal(r.body, bodyPurpose(r.scope, r.key)) : r.body;
+}
+
+function openIdempotencyBody(sealer: Sealer | undefined, scope: string, key: string, stored: string): string {
+  if (!isSealed(stored)) {
+    if (sealer) throw new Error(`idempotency ${scope} ${key}: the body is stored in clear, but every body is sealed when the store opens`);
+    return stored;
+  }
+  if (!sealer) throw new Error(`idempotency ${scope} ${key}: the body is sealed and this store was opened without the master key`);
+  return sealer.openText(stored, bodyPurpose(scope, key));
+}
+
+/** Seals the bodies an older build stored in clear; returns how many. */
+function sealClearBodies(db: Db, sealer: Sealer): number {
+  const clear = db.prepare<[string], { rowid: number; scope: string; key: string; body: string }>(
+    "SELECT rowid, scope, key, body FROM idempotency WHERE body NOT LIKE ? || '%'").all(sealedPrefix);
+  const update = db.prepare('UPDATE idempotency SET body = ? WHERE rowid = ?');
+  db.transaction(() => {
+    for (const r of clear) update.run(sealer.seal(r.body, bodyPurpose(r.scope, r.key)), r.rowid);
+  })();
+  return clear.length;
+}

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { adapterLimits } from '../limits.ts';
+import { preparePrivateDatabase } from '../private-files.ts';
 
 export type Db = Database.Database;
 
@@ -111,6 +112,8 @@ CREATE INDEX IF NOT EXISTS nonces_by_expiry ON nonces (expires_at);
 export function openDatabase(dir: string, options: { mustExist?: boolean } = {}): Db {
   const file = join(dir, journalFileName);
   if (options.mustExist && !existsSync(file)) throw new Error(`no ${journalFileName} in ${dir}`);
+  // 0600 before SQLite opens it: the -wal and -shm it makes later take the database file's mode.
+  if (!options.mustExist) preparePrivateDatabase(file);
   const db = new Database(file);
   try {
     configure(db);

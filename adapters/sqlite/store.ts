@@ -15,6 +15,7 @@ import type { Clock, CommitMeta, Ids } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
 import { SqliteJournal } from './journal.ts';
 import { RequestKeys } from './keys.ts';
+import { checkMasterKey, type Sealer } from '../sealing.ts';
 import { recoverWorld, type Recovered } from './recovery.ts';
 import { openDatabase, type Db } from './schema.ts';
 
@@ -25,6 +26,12 @@ export interface StoreOptions {
   readonly groupCommit?: boolean;
   /** Told when the world was rebuilt, and why. */
   readonly onRebuilt?: (reason: unknown, recovered: Recovered) => void;
+  /**
+   * Seals what the store keeps of secrets (idempotency bodies) under the master key, which
+   * is checked first (a wrong one is refused). The server always gives one; journal specs
+   * and benches that keep no secrets may leave it out.
+   */
+  readonly sealer?: Sealer;
 }
 
 export class Store {
@@ -35,15 +42,19 @@ export class Store {
   recovered: Recovered;
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
+    if (options.sealer) checkMasterKey(db, options.sealer);
     this.recovered = recoverWorld(db);
     this.journal = new SqliteJournal(db, {
       groupCommit: options.groupCommit ?? true,
       ids: options.ids,
       world: () => this.current.world,
       onStale: (reason) => this.rebuild(reason),
+      ...(options.sealer ? { sealer: options.sealer } : {}),
     });
     this.current = this.assemble(this.recovered.world);
-    this.keys = new RequestKeys(db, this.journal, options.clock.now());
+    // Nonces expire on the wall clock, whatever the business clock says: loading from the
+    // earlier of the two keeps every nonce either might still count as live.
+    this.keys = new RequestKeys(db, this.journal, Math.min(options.clock.now(), Date.now()), options.sealer);
   }
 
   get world(): World { return this.current.world; }

@@ -3,13 +3,16 @@
 // snapshot with encode() of the replayed state; re-derives every account balance from the
 // postings table and compares it with the replayed world; checks that the postings sum to
 // zero overall and per balance transaction and that they are exactly the postings the
-// journal's entries carry; checks that every outbox row and idempotency record points at a
+// journal's entries carry; checks from the postings table that no merchant bucket ever
+// left 0..2^53−1 after any balance transaction (the ledger's range invariant, re-derived
+// without the core: a journal forged past the writer is caught here); checks that every outbox row and idempotency record points at a
 // journal row that exists, that no outbox sequence counter is behind the sequences it
 // gave, and that every timer belongs to a stream of the journal. Any mismatch makes `ok`
 // false.
 
 import type { JournalEntry } from '../../core/journal.ts';
 import { accountKey } from '../../core/ledger/ledger.ts';
+import { safeIntegerMax } from '../../core/money.ts';
 import { World } from '../../core/world.ts';
 import { adapterLimits } from '../limits.ts';
 import { replayJournal } from './recovery.ts';
@@ -26,6 +29,8 @@ export interface VerifyReport {
   accounts_checked: number;
   postings: number;
   postings_sum: string;
+  /** Merchant buckets whose running balance left 0..2^53−1 at some balance transaction. */
+  buckets_out_of_range: number;
   outbox_rows: number;
   idempotency_records: number;
   timers: number;
@@ -63,13 +68,14 @@ class Verification {
     }
     const snapshots = this.checkSnapshots();
     const { accounts, postings, sum } = this.checkPostings();
+    const outOfRange = this.checkBucketRange();
     const outbox = this.checkReferences('outbox', 'id');
     const idempotency = this.checkReferences('idempotency', "scope || ' ' || key");
     this.checkSequenceCounters();
     const timers = this.checkTimers();
     return {
       ok: this.mismatchCount === 0, entries: this.entries, chain_ok: firstBadSeq === null, first_bad_seq: firstBadSeq, replay_ok: replayOk,
-      snapshots_checked: snapshots, accounts_checked: accounts, postings, postings_sum: sum.toString(),
+      snapshots_checked: snapshots, accounts_checked: accounts, postings, postings_sum: sum.toString(), buckets_out_of_range: outOfRange,
       outbox_rows: outbox, idempotency_records: idempotency, timers, mismatch_count: this.mismatchCount, mismatches: this.mismatches,
     };
   }
@@ -143,6 +149,27 @@ class Verification {
     const postings = db.prepare<[], number>('SELECT COUNT(*) FROM postings').pluck(true).get()!;
     if (postings !== this.journalPostingCount) this.mismatch(`postings table holds ${postings} rows, the journal's entries ${this.journalPostingCount}`);
     return { accounts: accountKeys.size, postings, sum };
+  }
+
+  /**
+   * The range invariant, from the postings table alone: each merchant bucket's running
+   * balance in journal order (one balance transaction per journal row, touching a bucket
+   * at most once) must stay within 0..2^53−1. Reports the first break of each bucket.
+   */
+  private checkBucketRange(): number {
+    const rows = this.db.prepare<[bigint], [string, bigint, string, bigint]>(`
+      SELECT account, journal_seq, balance_transaction_id, balance FROM (
+        SELECT account, journal_seq, balance_transaction_id,
+          SUM(amount) OVER (PARTITION BY account ORDER BY journal_seq, rowid ROWS UNBOUNDED PRECEDING) AS balance
+        FROM postings WHERE account NOT LIKE 'sys:%')
+      WHERE balance < 0 OR balance > ? ORDER BY journal_seq`).raw(true).safeIntegers(true);
+    const reported = new Set<string>();
+    for (const [account, seq, id, balance] of rows.iterate(BigInt(safeIntegerMax))) {
+      if (reported.has(account)) continue;
+      reported.add(account);
+      this.mismatch(`bucket ${account}: ${balance} after balance transaction ${id} (seq ${seq}); a merchant bucket stays within 0..${safeIntegerMax}`);
+    }
+    return reported.size;
   }
 
   /** Rows of `table` whose journal_seq names no journal row. Returns the table's row count. */

@@ -13,7 +13,9 @@ import type { CommitMeta, Ids } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
 import { chainHash, entryValues, genesisHash, hashedColumns } from './chain.ts';
 import { envelopeBody } from './envelope.ts';
+import type { Sealer } from '../sealing.ts';
 import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
+import { sealIdempotencyBody } from './keys.ts';
 import type { Db } from './schema.ts';
 import { snapshotData } from './snapshots.ts';
 
@@ -89,7 +91,7 @@ export class CommitWriter {
   private readonly upsertTimer;
   private readonly insertIdempotency;
 
-  constructor(db: Db, private readonly ids: Ids) {
+  constructor(db: Db, private readonly ids: Ids, private readonly sealer?: Sealer) {
     this.tailQuery = db.prepare<[], [number, string]>('SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').raw(true);
     this.insertEntry = db.prepare(`INSERT INTO journal (${hashedColumns.join(', ')}, prev_hash, hash) VALUES (${'?, '.repeat(hashedColumns.length)}?, ?)`);
     this.insertPosting = db.prepare('INSERT INTO postings (journal_seq, balance_transaction_id, account, amount) VALUES (?, ?, ?, ?)');
@@ -120,7 +122,7 @@ export class CommitWriter {
     for (const t of p.commit.timers.set) this.upsertTimer.run(t.id, t.stream, t.kind, t.dueAt, t.arg ?? null);
     const r = p.meta.idempotency;
     if (r) {
-      const info = this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, r.body, r.createdAt, r.expiresAt, seqs.length > 0 ? next.seq : null);
+      const info = this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.sealer, r), r.createdAt, r.expiresAt, seqs.length > 0 ? next.seq : null);
       if (info.changes !== 1) throw new IdempotencyKeyInUse(r.scope, r.key);
     }
     return next;

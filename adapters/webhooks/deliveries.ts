@@ -56,10 +56,10 @@ export interface Attempt {
   readonly responseStatus: number | null; readonly durationMs: number | null; readonly error: string | null;
 }
 
-/** The contract's webhook_delivery record. */
-export function presentDelivery(d: Delivery) {
+/** The contract's webhook_delivery record; its mode is its endpoint's (an endpoint serves one mode). */
+export function presentDelivery(d: Delivery, endpoint: { readonly livemode: boolean }) {
   return {
-    id: d.id, object: 'webhook_delivery', endpoint_id: d.endpointId, event_id: d.eventId, event_type: d.eventType, status: d.status,
+    id: d.id, object: 'webhook_delivery', livemode: endpoint.livemode, endpoint_id: d.endpointId, event_id: d.eventId, event_type: d.eventType, status: d.status,
     attempt: d.attempt, resend: d.resend, created_at: iso(d.createdAt), last_attempt_at: d.lastAttemptAt === null ? null : iso(d.lastAttemptAt),
     next_retry_at: d.status === 'pending' && d.nextAttemptAt !== null ? iso(d.nextAttemptAt) : null,
     response_status: d.responseStatus, response_body_excerpt: d.responseBodyExcerpt, duration_ms: d.durationMs, error: d.error,

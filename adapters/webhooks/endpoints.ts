@@ -51,7 +51,7 @@ export function subscribes(endpoint: Endpoint, type: string): boolean {
 /** The back office's view of an endpoint. */
 export function presentEndpoint(e: Endpoint) {
   return {
-    id: e.id, object: 'webhook_endpoint', merchant_id: e.merchantId, url: e.url, livemode: e.livemode, status: e.status,
+    id: e.id, object: 'webhook_endpoint', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
     event_types: e.eventTypes, mandatory_event_types: [...mandatoryEventTypes], created_at: iso(e.createdAt),
     disabled_at: e.disabledAt === null ? null : iso(e.disabledAt), disabled_reason: e.disabledReason,
     flagged: e.flaggedAt !== null, flagged_at: e.flaggedAt === null ? null : iso(e.flaggedAt), flag_reason: e.flagReason,

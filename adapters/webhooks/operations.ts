@@ -11,6 +11,8 @@ import { reject, type Rejection } from '../../core/errors.ts';
 import type { Clock, IdempotencyRecord, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
 import type { Db } from '../sqlite/schema.ts';
+import type { Sealer } from '../sealing.ts';
+import { sealIdempotencyBody } from '../sqlite/keys.ts';
 import { insertIdempotencySql } from '../sqlite/writer.ts';
 import type { Delivery, DeliveryStore } from './deliveries.ts';
 import type { Directory } from './email.ts';
@@ -36,6 +38,8 @@ export interface OperationParts {
   readonly keys: SigningKeyRing;
   readonly directory: Directory;
   readonly wake: () => void;
+  /** Seals the idempotency bodies kept here (adapters/sqlite/keys.ts). */
+  readonly sealer: Sealer;
 }
 
 export interface ReplayFilter {
@@ -92,7 +96,7 @@ export class WebhookOperations {
 
   /** Writes a request's idempotency record in the open transaction; false when the key is taken. */
   keepIdempotency(r: IdempotencyRecord): boolean {
-    return this.storeIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, r.body, r.createdAt, r.expiresAt, null).changes === 1;
+    return this.storeIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.p.sealer, r), r.createdAt, r.expiresAt, null).changes === 1;
   }
 
   createEndpoint(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Result<Endpoint> {

@@ -56,7 +56,7 @@ function previousAttributes(before: Obj, after: Obj): Obj {
 function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
   const created = iso(now - 3_600_000);
   const base: Obj = {
-    id, object: 'deposit_order', version: 0, status: 'awaiting_payment', is_terminal: false, merchant_reference: `test-out-of-order-${c}-${id.slice(-6)}`,
+    id, object: 'deposit_order', livemode: false, version: 0, status: 'awaiting_payment', is_terminal: false, merchant_reference: `test-out-of-order-${c}-${id.slice(-6)}`,
     amount_minor: 10000, currency: 'THB', created_at: created, expires_at: iso(now - 2_700_000), legs: [],
     sender: { bank_code: '014', account_number_masked: 'xxxxxx3210', account_name_th_masked: 'สมชาย ใ***' },
     metadata: { satang_test: 'replay-out-of-order', case: c },
@@ -88,7 +88,7 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
 function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
   const total = 90000, fee = 1070, chunk = 30000;
   const base: Obj = {
-    id, object: 'withdrawal_order', version: 1, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
+    id, object: 'withdrawal_order', livemode: false, version: 1, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
     beneficiary_id: ids.next('ben'), currency: 'THB', amount_total_minor: total, fee_total_minor: fee, total_locked_minor: total + fee,
     fee_recognized_minor: 0, filled_minor: 0, remaining_minor: total, refunded_minor: 0, settled_splits: 0, max_splits: 10,
     created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), fills: [], metadata: { satang_test: 'replay-out-of-order', case: 'C' },

@@ -6,10 +6,14 @@
 // order: 'next' (announced, not yet signing), 'active' (signing now; not_after = the next
 // key's not_before, or null), 'retired' (stopped signing at not_after; still listed for
 // retiredKeyListedMs). Invariant: at most one 'next' key at a time; keys are never deleted.
+// At rest the private key (PKCS#8 DER) is sealed under the master key, bound to its kid
+// (private_pkcs8 then holds the sealed text); a key an older build kept in clear is sealed
+// when the ring opens.
 
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Clock, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
+import { isSealed, type Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
 import { webhookLimits } from './limits.ts';
 import { publicKeyFromSpki, publishedKey, spkiDer, type SigningKey } from './signing.ts';
@@ -28,15 +32,22 @@ export interface PublishedSigningKey {
   status: KeyStatus; not_before: string; not_after: string | null;
 }
 
-interface Row { kid: string; private_pkcs8: Buffer; public_spki: Buffer; not_before: number; created_at: number }
+/** private_pkcs8: sealed text (sealing.ts), or DER bytes as an older build kept them. */
+interface Row { kid: string; private_pkcs8: string | Buffer; public_spki: Buffer; not_before: number; created_at: number }
+
+const privateKeyPurpose = (kid: string) => `webhook_signing_key:${kid}`;
 
 export class SigningKeyRing {
   /** Ascending by not_before. */
   private keys: KeyRecord[] = [];
   private readonly insert;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly ids: Ids) {
+  /** Keys an older build kept in clear, sealed when the ring opened. */
+  readonly sealedOnOpen: number;
+
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly ids: Ids, private readonly sealer: Sealer) {
     this.insert = db.prepare('INSERT INTO webhook_signing_keys (kid, private_pkcs8, public_spki, not_before, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.sealedOnOpen = this.sealClearKeys();
     this.load();
     if (this.keys.length === 0) this.add(this.clock.now());
   }
@@ -86,15 +97,31 @@ export class SigningKeyRing {
     const rows = this.db.prepare<[], Row>('SELECT kid, private_pkcs8, public_spki, not_before, created_at FROM webhook_signing_keys ORDER BY not_before, kid').all();
     this.keys = rows.map((r) => ({
       kid: r.kid, notBefore: r.not_before, createdAt: r.created_at,
-      key: { kid: r.kid, privateKey: createPrivateKey({ key: r.private_pkcs8, format: 'der', type: 'pkcs8' }), publicKey: publicKeyFromSpki(r.public_spki) },
+      key: { kid: r.kid, privateKey: createPrivateKey({ key: this.openPrivate(r), format: 'der', type: 'pkcs8' }), publicKey: publicKeyFromSpki(r.public_spki) },
     }));
+  }
+
+  private openPrivate(r: Row): Buffer {
+    if (!isSealed(r.private_pkcs8)) throw new Error(`webhook signing key ${r.kid}: the private key is stored in clear, but every key is sealed when the ring opens`);
+    return this.sealer.open(r.private_pkcs8, privateKeyPurpose(r.kid));
+  }
+
+  /** Seals the private keys an older build kept in clear; returns how many. */
+  private sealClearKeys(): number {
+    const rows = this.db.prepare<[], { kid: string; private_pkcs8: string | Buffer }>('SELECT kid, private_pkcs8 FROM webhook_signing_keys').all()
+      .filter((r) => !isSealed(r.private_pkcs8));
+    const update = this.db.prepare('UPDATE webhook_signing_keys SET private_pkcs8 = ? WHERE kid = ?');
+    this.db.transaction(() => {
+      for (const r of rows) update.run(this.sealer.seal(r.private_pkcs8, privateKeyPurpose(r.kid)), r.kid);
+    })();
+    return rows.length;
   }
 
   private add(notBefore: number): KeyRecord {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const kid = this.ids.next('whk');
     const createdAt = this.clock.now();
-    this.insert.run(kid, privateKey.export({ format: 'der', type: 'pkcs8' }), spkiDer(publicKey), notBefore, createdAt);
+    this.insert.run(kid, this.sealer.seal(privateKey.export({ format: 'der', type: 'pkcs8' }), privateKeyPurpose(kid)), spkiDer(publicKey), notBefore, createdAt);
     const record: KeyRecord = { kid, notBefore, createdAt, key: { kid, privateKey, publicKey } };
     this.keys.push(record);
     this.keys.sort((a, b) => a.notBefore - b.notBefore || (a.kid < b.kid ? -1 : 1));

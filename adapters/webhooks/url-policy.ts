@@ -1,55 +1,77 @@
 // Which endpoint URLs the service may POST to (server-side request forgery guard). In
 // production (SATANG_ENV=production) a URL must be https, carry no credentials, and its
-// host must resolve only to public addresses — never loopback, link-local, private,
-// carrier-grade NAT, unspecified, multicast or reserved ranges. The check runs when the
-// endpoint is created and again on every delivery, inside the connection's own DNS
-// lookup, so the address that is checked is the address that is connected to (a DNS
-// answer that changes between check and use cannot slip through). Development allows
-// http and local receivers (http://127.0.0.1:…), which tests and demos need.
+// host must resolve only to public unicast addresses. Addresses are classified by
+// ipaddr.js's range table (kept up to date with the IANA special-purpose registries), not
+// by a hand-written list: anything it does not call 'unicast' is refused — loopback,
+// private, link-local, carrier-grade NAT, unspecified, broadcast, multicast, discard,
+// reserved (which includes the documentation nets 192.0.2.0/24, 198.51.100.0/24,
+// 203.0.113.0/24 and 2001:db8::/32), NAT64 (64:ff9b::/96, 64:ff9b:1::/48), SIIT, Teredo
+// and the rest. IPv6 forms that carry an IPv4 address — IPv4-mapped (::ffff:0:0/96),
+// IPv4-compatible (::/96, which ipaddr.js calls unicast) and 6to4 (2002::/16) — are
+// judged by the IPv4 address they carry. The check runs when the endpoint is created and
+// again on every delivery, inside the connection's own DNS lookup, so the address that is
+// checked is the address that is connected to (a DNS answer that changes between check
+// and use cannot slip through). Development allows http and local receivers
+// (http://127.0.0.1:…), which tests and demos need.
 
+import ipaddr from 'ipaddr.js';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { webhookLimits } from './limits.ts';
 
 export type UrlMode = 'production' | 'development';
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['100::', 64], ['2001:db8::', 32],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+/** Whether a delivery may connect to an address; a refusal names the range that refuses it. */
+export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly range: string };
+
+/** The IPv6 forms whose last 32 bits (or, for 6to4, bits 16–48) are an IPv4 address that decides. */
+function embeddedIpv4(address: ipaddr.IPv6, range: string): { form: string; ipv4: ipaddr.IPv4 } | undefined {
+  const p = address.parts;
+  const ipv4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  if (range === 'ipv4Mapped') return { form: 'ipv4Mapped', ipv4: address.toIPv4Address() };
+  if (range === '6to4') return { form: '6to4', ipv4: ipv4(p[1]!, p[2]!) };
+  // ::/96 is ranged 'unicast' except :: (unspecified) and ::1 (loopback), which stay as ranged.
+  if (range === 'unicast' && p.slice(0, 6).every((part) => part === 0)) return { form: 'ipv4Compatible', ipv4: ipv4(p[6]!, p[7]!) };
+  return undefined;
+}
+
+/**
+ * The address as the WHATWG URL parser writes it (hex groups, '::' compressed), or
+ * undefined when it has a zone id or otherwise is no URL host. ipaddr.js reads '::a.b.c.d'
+ * as IPv4-mapped (::ffff:a.b.c.d) though it is IPv4-compatible (::/96); the hex form
+ * leaves nothing for it to guess.
+ */
+function canonicalIpv6(address: string): string | undefined {
+  try { return new URL(`http://[${address}]/`).hostname.slice(1, -1); } catch { return undefined; }
+}
+
+/** Public unicast or not, by ipaddr.js's ranges; `address` must be a plain IP literal (no brackets). */
+export function classifyAddress(address: string): AddressVerdict {
+  // isIP first: ipaddr.parse also takes loose IPv4 forms ('127.1', '0x7f.0.0.1') that are not addresses here.
+  const family = isIP(address);
+  if (family === 4) return verdictOf(ipaddr.IPv4.parse(address).range());
+  const canonical = family === 6 ? canonicalIpv6(address) : undefined;
+  if (canonical === undefined) return { ok: false, range: 'not an IP address' };
+  const v6 = ipaddr.IPv6.parse(canonical);
+  const range = v6.range();
+  const embedded = embeddedIpv4(v6, range);
+  if (!embedded) return verdictOf(range);
+  const inner = embedded.ipv4.range();
+  return inner === 'unicast' ? { ok: true } : { ok: false, range: `${embedded.form} ${inner}` };
+}
+
+function verdictOf(range: string): AddressVerdict {
+  return range === 'unicast' ? { ok: true } : { ok: false, range };
+}
 
 /** True for an address a production delivery may connect to. */
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 4) return !blocked.check(address, 'ipv4');
-  // IPv4-mapped (::ffff:0:0/96) and NAT64 (64:ff9b::/96) addresses carry an IPv4 address
-  // that must pass the IPv4 rules, in whichever notation they are written.
-  const hextets = ipv6Hextets(address);
-  const prefix = hextets.slice(0, 6).join(':');
-  if (prefix === '0:0:0:0:0:65535' || prefix === '100:65435:0:0:0:0') {
-    const [hi, lo] = [hextets[6]!, hextets[7]!];
-    return isPublicAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
-  }
-  return !blocked.check(address, 'ipv6');
+  return classifyAddress(address).ok;
 }
 
-/** The eight 16-bit groups of a valid IPv6 address ('::' expanded, a trailing dotted quad folded in). */
-function ipv6Hextets(address: string): number[] {
-  let text = address.toLowerCase();
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
-  const left = parse(head), right = tail === undefined ? [] : parse(tail);
-  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+/** Why `address` is refused, for messages: "10.0.0.5 is in the private range". */
+function refusalText(address: string, verdict: AddressVerdict): string {
+  return verdict.ok ? '' : verdict.range === 'not an IP address' ? `${address} is not an IP address` : `${address} is in the ${verdict.range} range, not a public unicast address`;
 }
 
 export class DestinationNotAllowed extends Error {
@@ -67,7 +89,10 @@ export function urlProblem(raw: string, mode: UrlMode): string | undefined {
   if (mode === 'production' && url.protocol !== 'https:') return 'production endpoints must use https';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must be http or https';
   const host = hostOf(url);
-  if (mode === 'production' && isIP(host) !== 0 && !isPublicAddress(host)) return 'the address is loopback, link-local, private or reserved';
+  if (mode === 'production' && isIP(host) !== 0) {
+    const verdict = classifyAddress(host);
+    if (!verdict.ok) return `the address ${refusalText(host, verdict)}`;
+  }
   return undefined;
 }
 
@@ -78,16 +103,39 @@ export function hostOf(url: URL): string {
 
 type Lookup = typeof dnsLookup;
 
+export interface Resolution {
+  readonly ok: boolean;
+  readonly addresses: string[];
+  /** The DNS failure (code), when the name did not resolve. */
+  readonly error?: string;
+  /** The first answer refused, and why ("10.0.0.5 is in the private range, …"). */
+  readonly refused?: string;
+}
+
 /** Resolves `host` and says whether every address it gives is public (creation-time check). */
-export function resolvesPublicOnly(host: string, lookup: Lookup = dnsLookup): Promise<{ ok: boolean; addresses: string[]; error?: string }> {
-  if (isIP(host) !== 0) return Promise.resolve({ ok: isPublicAddress(host), addresses: [host] });
+export function resolvesPublicOnly(host: string, lookup: Lookup = dnsLookup): Promise<Resolution> {
+  if (isIP(host) !== 0) {
+    const verdict = classifyAddress(host);
+    return Promise.resolve({ ok: verdict.ok, addresses: [host], ...(verdict.ok ? {} : { refused: refusalText(host, verdict) }) });
+  }
   return new Promise((resolve) => {
     lookup(host, { all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return resolve({ ok: false, addresses: [], error: error.code ?? error.message });
       const list = addresses.map((a) => a.address);
-      resolve({ ok: list.length > 0 && list.every(isPublicAddress), addresses: list });
+      if (list.length === 0) return resolve({ ok: false, addresses: list, error: 'no addresses' });
+      const bad = firstRefused(list);
+      resolve({ ok: bad === undefined, addresses: list, ...(bad ? { refused: bad } : {}) });
     });
   });
+}
+
+/** The refusal text of the first address that is not public, if any. */
+function firstRefused(addresses: readonly string[]): string | undefined {
+  for (const address of addresses) {
+    const verdict = classifyAddress(address);
+    if (!verdict.ok) return refusalText(address, verdict);
+  }
+  return undefined;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -101,8 +149,9 @@ export function guardedLookup(lookup: Lookup = dnsLookup) {
   return (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void => {
     lookup(hostname, { ...options, all: true } as LookupAllOptions, (error, addresses) => {
       if (error) return callback(error, '');
-      const bad = addresses.find((a) => !isPublicAddress(a.address));
-      if (bad || addresses.length === 0) return callback(new DestinationNotAllowed(`${hostname} resolves to a non-public address`), '');
+      if (addresses.length === 0) return callback(new DestinationNotAllowed(`${hostname} resolves to no address`), '');
+      const bad = firstRefused(addresses.map((a) => a.address));
+      if (bad) return callback(new DestinationNotAllowed(`${hostname} resolves to a non-public address: ${bad}`), '');
       if ((options as LookupAllOptions).all) return callback(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });

@@ -4,12 +4,13 @@
 // trigger), and the manual clock's advance, which interleaves the core's timers with
 // due webhook attempts and health milestones so that each runs at its own instant.
 //
-//   const webhooks = new Webhooks({ db: store.db, clock, ids, log, directory, settings: webhookSettings(config.env, env) });
+//   const webhooks = new Webhooks({ db: store.db, clock, ids, log, directory, sealer, settings: webhookSettings(config.env, env) });
 //   webhooks.start(); … webhooks.stop();
 
 import type { Clock, Ids } from '../../core/ports.ts';
 import { ManualClock } from '../clock.ts';
 import type { TimerHost } from '../scheduler.ts';
+import type { Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
 import { DeliveryStore } from './deliveries.ts';
 import { Dispatcher } from './dispatcher.ts';
@@ -51,6 +52,8 @@ export interface WebhookDeps {
   readonly log: LogLike;
   readonly directory: Directory;
   readonly settings: WebhookSettings;
+  /** Seals the signing keys and the idempotency bodies kept here under the master key. */
+  readonly sealer: Sealer;
   /** Defaults to the outbox, woken through `signal`. */
   readonly source?: EventSource;
   readonly poster?: Poster;
@@ -74,9 +77,9 @@ export class Webhooks {
   readonly operations: WebhookOperations;
 
   constructor(private readonly deps: WebhookDeps) {
-    const { db, clock, ids, log, directory } = deps;
+    const { db, clock, ids, log, directory, sealer } = deps;
     migrateWebhooks(db);
-    this.keys = new SigningKeyRing(db, clock, ids);
+    this.keys = new SigningKeyRing(db, clock, ids, sealer);
     this.endpoints = new EndpointStore(db, clock, ids);
     this.deliveries = new DeliveryStore(db, ids);
     this.events = new ServiceEvents(db, ids);
@@ -89,7 +92,7 @@ export class Webhooks {
       ...(deps.random ? { random: deps.random } : {}),
     });
     this.operations = new WebhookOperations({
-      db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, directory, wake: () => this.dispatcher.wake(),
+      db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, directory, wake: () => this.dispatcher.wake(), sealer,
     });
   }
 

@@ -10,7 +10,7 @@ import { limits } from '../limits.ts';
 import { depositFee, minOf, type FeeSchedule, type Minor } from '../money.ts';
 import { orderReasons, reasonTexts } from './reasons.ts';
 import {
-  isFinalStatus, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
+  evolve, isFinalStatus, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkTransfer, type SlipTransfer, type VerificationFacts } from './verification.ts';
@@ -158,9 +158,46 @@ function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Dep
     }
     case 'settled':
       return [{ type: 'AdditionalSlipReceived', at: c.at, slip: slip(false) }];
+    case 'slip_processing':
+    case 'under_review': {
+      // Another slip is being verified or reviewed. This one is evidence of money too (a
+      // multi-leg order takes one slip per leg): it is kept and verified when its turn comes.
+      const late = latenessNow(s);
+      return [{ type: 'SlipQueued', at: c.at, slip: slip(late.isLate, late.lateFrom) }];
+    }
     default:
+      // No destination yet (nobody can have paid), or a final order.
       return reject('validation_error', `A deposit in status ${s.status} does not accept a slip now.`,
         { fields: [{ path: 'deposit', reason: 'not_accepting_slips' }], status: s.status });
+  }
+}
+
+/** Whether a slip claimed now, during a verification or review, came after the order closed. */
+function latenessNow(s: Deposit): { isLate: boolean; lateFrom?: 'expired' | 'canceled' } {
+  if (s.status === 'under_review' && s.routeConfirmation) return { isLate: true, lateFrom: s.canceledBy !== undefined ? 'canceled' : 'expired' };
+  return { isLate: s.slip?.isLate ?? false, lateFrom: s.slip?.lateFrom };
+}
+
+/**
+ * After the slip before it is decided, the oldest queued slip takes its turn, as a slip
+ * the order would take now: verified as the order's slip while the order waits for
+ * payment or lies closed, as a transfer after settlement once settled. Under review it
+ * waits for the reviewer; on a rejected order it stays on record for operators.
+ */
+function thenNextQueued(s: Deposit, at: number, decision: DepositDecision): DepositDecision {
+  const next = s.queuedSlips?.[0];
+  if (!next || isRejection(decision)) return decision;
+  let after = s;
+  for (const e of decision) after = evolve(after, e);
+  switch (after.status) {
+    case 'awaiting_payment':
+    case 'expired':
+    case 'canceled':
+      return [...decision, { type: 'SlipDequeued', at, slip: next, afterSettlement: false }];
+    case 'settled':
+      return [...decision, { type: 'SlipDequeued', at, slip: next, afterSettlement: true }];
+    default:
+      return decision;
   }
 }
 
@@ -197,9 +234,14 @@ function legAmounts(s: Deposit): Map<string, Minor> {
 }
 
 function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit): DepositDecision {
-  if (s.status === 'settled' && s.additionalSlip?.receiptId === c.receiptId) return additionalTransfer(c, s);
-  if (s.status !== 'slip_processing' || s.slip?.receiptId !== c.receiptId) return none; // a stale or repeated result
-  const slip = s.slip;
+  if (s.status === 'settled' && s.additionalSlip?.receiptId === c.receiptId) return thenNextQueued(s, c.at, additionalTransfer(c, s));
+  // A stale or repeated result, or one for a queued slip before its turn (slips are verified in order).
+  if (s.status !== 'slip_processing' || !s.slip || s.slip.receiptId !== c.receiptId) return none;
+  return thenNextQueued(s, c.at, verifiedSlip(c, s, s.slip));
+}
+
+/** What the verification of the order's current slip decides. */
+function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit, slip: Slip): DepositDecision {
   // What a found transfer showed is kept with the review: its trans_ref (so a reuse of it is
   // a duplicate) and the leg it paid (so an approval fills the withdrawal that got the money).
   const review = (reasons: ReviewReason[], seen?: { verification: Verification; transferred: Minor; transRef: string; legRef?: string }): DepositDecision => {
@@ -244,7 +286,10 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
 function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision {
   const attemptsLeft = Math.max(0, limits.slipUploadsPerDepositMax - s.uploads);
   const late = s.slip?.isLate === true;
-  const timeRemains = !late && at < s.expiresAt && attemptsLeft > 0;
+  // A slip queued behind this one came while the order was open: it is the next attempt,
+  // so the order does not close now (thenNextQueued hands it over).
+  const nextQueued = (s.queuedSlips?.length ?? 0) > 0;
+  const timeRemains = !late && ((at < s.expiresAt && attemptsLeft > 0) || nextQueued);
   const rejected: DepositEvent = { type: 'SlipRejected', at, attemptsLeft, timeRemains };
   if (timeRemains) return [rejected];
   // The order closes now: legs already verified settle as a short-pay, as on expiry.
@@ -342,7 +387,7 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   if (target) verified.set(target.legRef, V);
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
-  return settled;
+  return thenNextQueued(s, c.at, settled);
 }
 
 function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Deposit): DepositDecision {

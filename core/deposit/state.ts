@@ -176,6 +176,12 @@ export interface Deposit {
   readonly liquidity?: Liquidity;
   readonly uploads: number;
   readonly slip?: Slip;
+  /**
+   * Slips claimed while another was being verified or reviewed, oldest first (undefined
+   * when none): evidence of money taken with a 202 and verified, in order, when its turn
+   * comes (see SlipDequeued).
+   */
+  readonly queuedSlips?: readonly Slip[];
   /** A slip uploaded after settlement: a possible additional transfer. */
   readonly additionalSlip?: Slip;
   readonly verification?: Verification;
@@ -202,6 +208,9 @@ export type DepositEvent =
   | { readonly type: 'DepositAwaitingLiquidity'; readonly at: number; readonly liquidity: Liquidity }
   | { readonly type: 'DepositMatched'; readonly at: number; readonly legs: readonly Leg[]; readonly source: 'internal' | 'external_gateway'; readonly expiresAt: number }
   | { readonly type: 'SlipReceived'; readonly at: number; readonly slip: Slip }
+  | { readonly type: 'SlipQueued'; readonly at: number; readonly slip: Slip }
+  /** The oldest queued slip takes its turn: verified as the order's slip, or as a transfer after settlement. */
+  | { readonly type: 'SlipDequeued'; readonly at: number; readonly slip: Slip; readonly afterSettlement: boolean }
   | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean }
   | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
@@ -247,7 +256,7 @@ function copy(s: Deposit): Complete<Deposit> {
     isTerminal: s.isTerminal, merchantReference: s.merchantReference, endUserRef: s.endUserRef, amountMinor: s.amountMinor,
     createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.expiresAt, lifetimeMs: s.lifetimeMs, sender: s.sender,
     senderId: s.senderId, hasClientData: s.hasClientData, fillPreference: s.fillPreference, liquiditySource: s.liquiditySource,
-    legs: s.legs, liquidity: s.liquidity, uploads: s.uploads, slip: s.slip, additionalSlip: s.additionalSlip,
+    legs: s.legs, liquidity: s.liquidity, uploads: s.uploads, slip: s.slip, queuedSlips: s.queuedSlips, additionalSlip: s.additionalSlip,
     verification: s.verification, review: s.review, lateSlipAcceptedUntil: s.lateSlipAcceptedUntil, expiredReason: s.expiredReason,
     canceledBy: s.canceledBy, cancelReasonCode: s.cancelReasonCode, rejection: s.rejection, settlement: s.settlement,
     overpayment: s.overpayment, routeConfirmation: s.routeConfirmation, reversal: s.reversal, metadata: s.metadata,
@@ -262,7 +271,7 @@ function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete
     isTerminal: false, merchantReference: d.merchantReference, endUserRef: d.endUserRef, amountMinor: d.amountMinor,
     createdAt: d.createdAt, updatedAt: e.at, expiresAt: d.expiresAt, lifetimeMs: d.lifetimeMs, sender: d.sender,
     senderId: d.senderId, hasClientData: d.hasClientData, fillPreference: d.fillPreference, liquiditySource: d.liquiditySource,
-    legs: [], liquidity: d.liquidity, uploads: 0, slip: d.slip, additionalSlip: d.additionalSlip,
+    legs: [], liquidity: d.liquidity, uploads: 0, slip: d.slip, queuedSlips: d.queuedSlips, additionalSlip: d.additionalSlip,
     verification: d.verification, review: d.review, lateSlipAcceptedUntil: d.lateSlipAcceptedUntil, expiredReason: d.expiredReason,
     canceledBy: d.canceledBy, cancelReasonCode: d.cancelReasonCode, rejection: d.rejection, settlement: d.settlement,
     overpayment: d.overpayment, routeConfirmation: d.routeConfirmation, reversal: d.reversal, metadata: d.metadata,
@@ -379,6 +388,25 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       n.additionalSlip = e.slip;
       n.uploads = s.uploads + 1;
       return;
+    case 'SlipQueued':
+      n.queuedSlips = [...(s.queuedSlips ?? []), e.slip];
+      n.uploads = s.uploads + 1;
+      return;
+    case 'SlipDequeued': {
+      const queue = s.queuedSlips ?? [];
+      if (queue[0]?.receiptId !== e.slip.receiptId) violated(`deposit ${s.id}: ${e.slip.receiptId} is not the oldest queued slip`);
+      n.queuedSlips = queue.length > 1 ? queue.slice(1) : undefined;
+      // Counted as an upload when it was queued; its turn is no new upload.
+      if (e.afterSettlement) {
+        n.additionalSlip = e.slip;
+        return;
+      }
+      n.rejection = undefined;
+      n.status = 'slip_processing';
+      n.slip = e.slip;
+      n.isTerminal = false;
+      return;
+    }
     case 'SlipRejected':
       if (e.timeRemains) n.status = 'awaiting_payment';
       n.attemptsLeft = e.attemptsLeft;

@@ -11,7 +11,7 @@ import { bankByCode, banks } from '../directory.ts';
 import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
-import { checkDepositAmount, type Minor } from '../money.ts';
+import { checkDepositAmount, minorToJson, type Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
 import { inFlightFor, inFlightOf } from '../withdrawal/state.ts';
 import type { MovementOwner } from '../ledger/ledger.ts';
@@ -154,18 +154,31 @@ function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'De
   return null;
 }
 
-/** Takes the accepted amount back (from pending_clearing inside the clearing window) and refunds the fee. */
+/**
+ * Takes the accepted amount back (from pending_clearing inside the clearing window) and
+ * refunds the fee. The fee is refunded first, so the bucket never dips below zero between
+ * the two rows; the net is the credit, and a bucket that holds less (the merchant spent
+ * what cleared) refuses the reversal: no bucket goes negative (ledger.ts).
+ */
 function postReversal(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositReversed' }>): Rejection | null {
   const st = d.settlement!;
   const bucket = st.clearedAt === undefined ? 'pending_clearing' : 'available';
+  const b = tx.balances(d.merchantId, d.livemode);
+  const holds = bucket === 'available' ? b.availableMinor : b.pendingClearingMinor;
+  if (holds < st.creditedMinor) {
+    return reject('insufficient_balance', `The ${bucket} bucket holds less than the reversal takes back; top it up, then reverse again.`, {
+      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(st.creditedMinor),
+      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(d.merchantId, d.livemode), bucket,
+    });
+  }
   const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id }, reasonCode: e.reasonCode };
+  if (st.feeTotalMinor > 0n) {
+    tx.post(base, { type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
+  }
   tx.post(base, {
     id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
     counter: [{ account: 'reversals', amountMinor: st.receivedMinor }], reversesBalanceTransactionId: st.balanceTransactionId,
   });
-  if (st.feeTotalMinor > 0n) {
-    tx.post(base, { type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
-  }
   return null;
 }
 

@@ -6,7 +6,7 @@
 // journal that fails to write rebuilds the world from what is on disk.
 
 import { decide as decideDeposit } from '../deposit/decide.ts';
-import { defaultAmountPolicy, defaultFeeSchedule } from '../money.ts';
+import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
 import { sandboxRunGenerationMax, sandboxRunGenerationOf } from '../directory.ts';
 import { reject } from '../errors.ts';
 import { limits } from '../limits.ts';
@@ -119,21 +119,8 @@ function route(tx: Tx, c: Command): Outcome {
     case 'SetBankAvailability':
       tx.emitRecord(`bank_${c.bankCode}`, 'bank', null, null, { type: 'BankAvailabilityChanged', at, bankCode: c.bankCode, available: c.available, ...(c.messageTh ? { messageTh: c.messageTh } : {}) });
       return { ok: true };
-    case 'PostAdjustment': {
-      const m = tx.world.merchants.get(c.merchantId);
-      if (!m) return notFound('merchant');
-      if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
-      if (c.direction === 'debit') {
-        const b = tx.balances(m.id, c.livemode);
-        const have = c.bucket === 'available' ? b.availableMinor : c.bucket === 'pending_clearing' ? b.pendingClearingMinor : b.reservedMinor;
-        if (have < c.amountMinor) return { ok: false, rejection: reject('insufficient_balance', `The ${c.bucket} bucket holds less than the debit.`, { available_minor: Number(have), required_minor: Number(c.amountMinor) }) };
-      }
-      const txn = tx.post({ merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, source: { type: 'adjustment', id: c.actor.kind === 'operator' ? c.actor.operatorId : 'system' } }, {
-        type: 'adjustment', amountMinor: c.amountMinor, from: c.direction === 'debit' ? c.bucket : null, to: c.direction === 'credit' ? c.bucket : null,
-        counter: [{ account: 'adjustments', amountMinor: c.amountMinor }], reasonCode: c.reason,
-      });
-      return { ok: true, objectId: txn.id };
-    }
+    case 'PostAdjustment':
+      return postAdjustment(tx, c);
     case 'CreateDeposit':
       return createDeposit(tx, c);
     case 'CancelDeposit': {
@@ -237,6 +224,41 @@ function route(tx: Tx, c: Command): Outcome {
       return _exhaustive;
     }
   }
+}
+
+/**
+ * An operator's adjustment moves money between the merchant's available bucket and the
+ * adjustments account. The other two buckets belong to orders: reserved is what open
+ * withdrawals lock (their close releases exactly their lock), pending_clearing is what
+ * settled deposits wait to clear (their clearing moves exactly their credit), so a change
+ * there by hand would make a later release or clearing drive the bucket negative. A debit
+ * takes at most what available holds; a credit keeps the merchant's total presentable.
+ */
+function postAdjustment(tx: Tx, c: Extract<Command, { type: 'PostAdjustment' }>): Outcome {
+  const m = tx.world.merchants.get(c.merchantId);
+  if (!m) return notFound('merchant');
+  if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
+  if (c.bucket !== 'available') {
+    const owner = c.bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
+    return { ok: false, rejection: reject('operation_not_allowed',
+      `Adjustments move only the available bucket; ${c.bucket} belongs to ${owner}. Adjust available instead (cancel or reverse the order to change its part).`, { bucket: c.bucket }) };
+  }
+  const b = tx.balances(m.id, c.livemode);
+  if (c.direction === 'debit' && b.availableMinor < c.amountMinor) {
+    return { ok: false, rejection: reject('insufficient_balance', 'The available bucket holds less than the debit.', {
+      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(c.amountMinor),
+      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(m.id, c.livemode),
+    }) };
+  }
+  if (c.direction === 'credit') {
+    const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
+    if (tooMuch) return { ok: false, rejection: tooMuch };
+  }
+  const txn = tx.post({ merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, source: { type: 'adjustment', id: c.actor.kind === 'operator' ? c.actor.operatorId : 'system' } }, {
+    type: 'adjustment', amountMinor: c.amountMinor, from: c.direction === 'debit' ? c.bucket : null, to: c.direction === 'credit' ? c.bucket : null,
+    counter: [{ account: 'adjustments', amountMinor: c.amountMinor }], reasonCode: c.reason,
+  });
+  return { ok: true, objectId: txn.id };
 }
 
 /** A due timer becomes the command it stands for; one that changes nothing is dropped. */

@@ -7,13 +7,23 @@ import { evolve as evolveDeposit, evolveOwned as evolveOwnedDeposit, type Deposi
 import type { DirectoryEvent } from '../directory.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
-import { addBalances, buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementFields, type MovementOwner } from '../ledger/ledger.ts';
+import {
+  addBalances, bucketInRange, bucketOutOfRange, buildOwnedTransaction, merchantAccountKey,
+  type BalanceTransaction, type Balances, type Bucket, type MovementFields, type MovementOwner,
+} from '../ledger/ledger.ts';
 import { evolve as evolveWithdrawal, evolveOwned as evolveOwnedWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
 import { depositTimers, TimerReconciler, withdrawalTimers } from './timers.ts';
 
-/** A merchant's bucket changes within one command, summed in place (one per merchant and mode). */
-interface BalanceDelta { readonly merchantId: string; readonly livemode: boolean; availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint }
+/**
+ * A merchant's bucket changes within one command, summed in place (one per merchant and
+ * mode), with the world's balances they start from (the world does not change while a
+ * command decides), so that each posting's result is checked without another lookup.
+ */
+interface BalanceDelta {
+  readonly merchantId: string; readonly livemode: boolean; readonly base: Balances;
+  availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint;
+}
 
 // A command touches a handful of objects at most, so the transaction keeps them in small
 // arrays searched in order: cheaper than a Map per command, which the write path would
@@ -56,9 +66,8 @@ export class Tx {
   }
 
   balances(merchantId: string, livemode: boolean): Balances {
-    const base = this.world.balances(merchantId, livemode);
     const delta = this.deltaOf(merchantId, livemode, false);
-    return delta ? addBalances(base, delta) : base;
+    return delta ? addBalances(delta.base, delta) : this.world.balances(merchantId, livemode);
   }
 
   private deltaOf(merchantId: string, livemode: boolean, create: boolean): BalanceDelta | undefined {
@@ -68,7 +77,7 @@ export class Tx {
       if (d.merchantId === merchantId && d.livemode === livemode) return d;
     }
     if (!create) return undefined;
-    const d: BalanceDelta = { merchantId, livemode, availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
+    const d: BalanceDelta = { merchantId, livemode, base: this.world.balances(merchantId, livemode), availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
     deltas.push(d);
     return d;
   }
@@ -121,6 +130,8 @@ export class Tx {
   /**
    * Posts a balanced transaction; returns it. The id is allocated here unless given. A
    * balance transaction is written once, at version 0 (the world keeps no version for it).
+   * Asserts the ledger's range invariant on every bucket it moves (ledger.ts): a decider
+   * that let a bucket go negative is a bug, and the command stops before anything applies.
    */
   post(owner: MovementOwner, movement: MovementFields & { readonly id?: string }): BalanceTransaction {
     const txn = buildOwnedTransaction(owner, movement, movement.id ?? this.ids.next('btxn'), this.at);
@@ -167,13 +178,23 @@ function replace<T extends { readonly id: string }>(states: T[], state: T): void
   states.push(state);
 }
 
-/** Adds what a transaction moves in its own merchant's buckets (as bucketDeltas would). */
+/**
+ * Adds what a transaction moves in its own merchant's buckets (as bucketDeltas would), and
+ * checks each bucket it moves keeps the range invariant.
+ */
 function addPostings(delta: BalanceDelta, txn: BalanceTransaction): void {
+  const base = delta.base;
   for (const p of txn.postings) {
     const a = p.account;
     if (a.kind !== 'merchant' || a.merchantId !== txn.merchantId || a.livemode !== txn.livemode) continue;
-    if (a.bucket === 'available') delta.availableMinor += p.amountMinor;
-    else if (a.bucket === 'pending_clearing') delta.pendingClearingMinor += p.amountMinor;
-    else delta.reservedMinor += p.amountMinor;
+    let balance: bigint;
+    if (a.bucket === 'available') balance = base.availableMinor + (delta.availableMinor += p.amountMinor);
+    else if (a.bucket === 'pending_clearing') balance = base.pendingClearingMinor + (delta.pendingClearingMinor += p.amountMinor);
+    else balance = base.reservedMinor + (delta.reservedMinor += p.amountMinor);
+    if (!bucketInRange(balance)) outOfRange(delta, a.bucket, balance, txn.id);
   }
+}
+
+function outOfRange(delta: BalanceDelta, bucket: Bucket, balance: bigint, id: string): never {
+  bucketOutOfRange(merchantAccountKey(delta.merchantId, delta.livemode, bucket), balance, id);
 }

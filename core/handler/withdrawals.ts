@@ -92,7 +92,8 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
   if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
   if (merchant.suspended) return fail(reject('tenant_suspended', 'The merchant account is suspended.'));
   const wl = tx.world.whiteLabels.get(merchant.whiteLabelId)!;
-  const amountProblem = checkWithdrawalAmount(wl.amounts, c.amountMinor, c.p2pMinimumApplies);
+  const fee = withdrawalFee(wl.fees);
+  const amountProblem = checkWithdrawalAmount(wl.amounts, c.amountMinor, c.p2pMinimumApplies, fee.totalMinor);
   if (amountProblem) return fail(amountProblem);
   const ben = tx.world.beneficiaries.get(c.beneficiaryId);
   if (!ben || ben.merchantId !== merchantId || ben.livemode !== livemode) {
@@ -102,7 +103,6 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
   if (tx.world.withdrawalByReference.has(merchantId, livemode, c.merchantReference)) {
     return fail(reject('validation_error', 'merchant_reference is already used by another withdrawal.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
   }
-  const fee = withdrawalFee(wl.fees);
   const required = c.amountMinor + fee.totalMinor;
   const balances = tx.balances(merchantId, livemode);
   if (balances.availableMinor < required) {

@@ -7,9 +7,14 @@
 //
 // Sign convention: a posting's amount is what it adds to the account's balance. For a
 // merchant bucket, + is money in the bucket; system accounts carry the opposite sides.
+//
+// Range invariant: after every balance transaction each merchant bucket (available,
+// pending_clearing, reserved; per merchant and mode) is at least 0 and at most the safe
+// integer maximum (balances are presented as JSON numbers). Deciders refuse before either
+// could happen; the places that apply postings (Tx.post, World.applyEntry) assert it.
 
-import { assert } from '../assert.ts';
-import type { Minor } from '../money.ts';
+import { assert, violated } from '../assert.ts';
+import { safeIntegerMax, type Minor } from '../money.ts';
 
 export type Bucket = 'available' | 'pending_clearing' | 'reserved';
 export const buckets: readonly Bucket[] = ['available', 'pending_clearing', 'reserved'];
@@ -122,6 +127,18 @@ function sharedMerchantAccount(merchantId: string, livemode: boolean, bucket: Bu
 function sharedSystemAccount(livemode: boolean, account: SystemAccount): AccountRef {
   const refs = livemode ? systemRefs.live : systemRefs.test;
   return refs[account] ?? (refs[account] = Object.freeze(systemAccount(livemode, account)));
+}
+
+const bucketMaxMinor = BigInt(safeIntegerMax);
+
+/** Whether a merchant bucket's balance keeps the range invariant. */
+export function bucketInRange(balance: Minor): boolean {
+  return balance >= 0n && balance <= bucketMaxMinor;
+}
+
+/** The range invariant broken: stops the writer (nothing of the command is applied). */
+export function bucketOutOfRange(account: string, balance: Minor, balanceTransactionId: string): never {
+  violated(`merchant bucket ${account} would hold ${balance} after balance transaction ${balanceTransactionId}; a bucket stays within 0..${safeIntegerMax}`);
 }
 
 export function sumPostings(postings: readonly Posting[]): Minor {

@@ -1,6 +1,6 @@
 // `satang admin …`: the onboarding back office from the command line. It mints an
-// operator token from the local development issuer (or takes SATANG_OPERATOR_TOKEN) and
-// prints the JSON answers. Examples:
+// ops_admin operator token from the local development issuer (or takes
+// SATANG_OPERATOR_TOKEN) and prints the JSON answers. Examples:
 //   satang admin merchant create --name Shop            (creates a white label if none given)
 //   satang admin fund --merchant mch_… --amount 1000000 [--sandbox]
 //   satang admin beneficiary create --merchant mch_… --account 1234567890 --name "สมหญิง รักดี" [--bank 004] [--sandbox]
@@ -15,10 +15,13 @@ import { mintToken } from './token.ts';
 
 interface Context { url: string; dataDir: string; sub: string }
 
+/** Every action here (onboarding, funding, keys, suspension, webhooks, the clock) is ops_admin's. */
+const adminRoles = ['ops_admin'] as const;
+
 async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Promise<{ status: number; json: any }> {
-  const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, [], false);
+  const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' };
-  if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, [], true);
+  if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, true);
   const res = await fetch(ctx.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
 }

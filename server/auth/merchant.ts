@@ -1,14 +1,24 @@
 // Merchant HMAC authentication for /v1/pay/* (contract: "Merchant HMAC"). Order of
-// checks: the key (unknown → api_key_invalid, revoked → api_key_revoked), the account
-// chain (suspended → tenant_suspended), the timestamp window, the signature over the
-// nine-line canonical string (constant-time), then the nonce (remembered 10 minutes,
-// durably), so an attacker without the secret can neither probe nonces nor burn them.
+// checks, everything that needs no body first: the key (unknown → api_key_invalid,
+// revoked → api_key_revoked), the account chain (suspended → tenant_suspended), the
+// timestamp window, the nonce's shape. Only then is the body read (request-body.ts: capped,
+// with a deadline), and the signature over the nine-line canonical string — line 7 the
+// SHA-256 of the body's bytes as sent — checked in constant time. After it: PG-Version
+// (an unauthenticated caller learns nothing about versions), the body as JSON (strict
+// UTF-8: malformed_json), then the nonce is remembered (10 minutes, durably). So an
+// attacker without the secret can neither make the server read a body, nor probe or burn
+// nonces; and a refused request leaves no nonce behind.
+//
+// Security time: the timestamp window and the nonce memory run on services.securityClock,
+// the wall clock, never on the business clock a test may move (DESIGN "two clocks").
 
 import type { Context, Next } from 'koa';
 import { limits } from '../../core/limits.ts';
 import { ApiError } from '../errors.ts';
-import { canonicalString, checkTimestamp, sha256Hex, verifySignatureHeader } from '../hmac.ts';
+import { apiVersions, canonicalString, checkTimestamp, sha256Hex, verifySignatureHeader } from '../hmac.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
+import { parseJsonBody, readRawBody } from '../request-body.ts';
+import { requestLimits } from '../request-limits.ts';
 
 export interface MerchantState {
   readonly key: ApiKey;
@@ -23,37 +33,54 @@ export function bearer(ctx: Context): string | undefined {
   return match?.[1];
 }
 
-export function rawBodyOf(ctx: Context): string {
-  return (ctx.state as { rawBody?: string }).rawBody ?? '';
-}
+// Visible ASCII without spaces: a nonce is an opaque token (a UUID, usually).
+const nonceShape = new RegExp(`^[\\x21-\\x7e]{1,${requestLimits.nonceLengthMax}}$`);
 
 export function merchantAuth(services: Services) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const secret = bearer(ctx);
-    if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as Authorization: Bearer sk_live_… or sk_test_….');
-    const key = services.keys.bySecret(secret);
-    if (!key) throw new ApiError('api_key_invalid');
-    if (key.revokedAt !== null) throw new ApiError('api_key_revoked');
-    const merchant = services.write.world.merchants.get(key.merchantId);
-    if (!merchant) throw new ApiError('api_key_invalid');
-    if (merchant.suspended) throw new ApiError('tenant_suspended');
-
-    const nowMs = services.write.clock.now();
+    const { key, whiteLabelId } = liveKeyOf(ctx, services);
+    const nowMs = services.securityClock.now();
     const timestamp = ctx.get('PG-Timestamp');
     if (checkTimestamp(timestamp, Math.floor(nowMs / 1000)) !== 'ok') throw new ApiError('timestamp_out_of_window');
     const nonce = ctx.get('PG-Nonce');
+    if (!nonceShape.test(nonce)) throw new ApiError('signature_invalid', `PG-Nonce must be 1–${requestLimits.nonceLengthMax} visible ASCII characters, new on every attempt.`);
+
+    const body = await readRawBody(ctx); // only now: the caller holds a live key and a fresh timestamp
+    const version = ctx.get('PG-Version');
     const canonical = canonicalString({
       timestamp, nonce, method: ctx.method, path: ctx.path, query: ctx.querystring,
-      bodySha256Hex: sha256Hex(rawBodyOf(ctx)), idempotencyKey: ctx.get('Idempotency-Key'), version: ctx.get('PG-Version'),
+      bodySha256Hex: sha256Hex(body), idempotencyKey: ctx.get('Idempotency-Key'), version,
     });
-    if (!nonce || !verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) throw new ApiError('signature_invalid');
+    if (!verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) throw new ApiError('signature_invalid');
+    requireSupportedVersion(version);
+    parseJsonBody(ctx, body);
     if (!services.nonces.remember(key.keyId, nonce, nowMs)) throw new ApiError('nonce_replayed', `This PG-Nonce was used within the last ${limits.nonceMemoryMs / 60_000} minutes.`);
     // Every POST needs a key; say so before anything else about the request is judged.
     if (ctx.method === 'POST' && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
-    const state: MerchantState = { key, merchantId: key.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: key.livemode };
+    const state: MerchantState = { key, merchantId: key.merchantId, whiteLabelId, livemode: key.livemode };
     ctx.state.merchant = state;
     await next();
   };
+}
+
+/** The bearer key if it exists, is not revoked and its account chain is not suspended. */
+function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelId: string } {
+  const secret = bearer(ctx);
+  if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as Authorization: Bearer sk_live_… or sk_test_….');
+  const key = services.keys.bySecret(secret);
+  if (!key) throw new ApiError('api_key_invalid');
+  if (key.revokedAt !== null) throw new ApiError('api_key_revoked');
+  const merchant = services.write.world.merchants.get(key.merchantId);
+  if (!merchant) throw new ApiError('api_key_invalid');
+  if (merchant.suspended) throw new ApiError('tenant_suspended');
+  return { key, whiteLabelId: merchant.whiteLabelId };
+}
+
+function requireSupportedVersion(version: string): void {
+  if ((apiVersions as readonly string[]).includes(version)) return;
+  throw new ApiError('validation_error', `PG-Version ${JSON.stringify(version)} is not supported; send ${apiVersions.join(' or ')}.`, {
+    fields: [{ path: 'PG-Version', reason: 'unsupported', hint: apiVersions.join(', ') }],
+  });
 }
 
 export function merchantOf(ctx: Context): MerchantState {

@@ -1,55 +1,92 @@
-// Operator authentication for /v1/bo/*: an OIDC bearer JWT verified against a JWKS
-// (SATANG_OIDC_ISSUER + SATANG_OIDC_JWKS as a URL or a file). With neither set, a local
-// development issuer (Ed25519 key pair in the data dir) signs and verifies, and
-// `scripts/satang token` mints from it. Step-up tokens are short-lived JWTs of the same
-// subject with acr "step-up", sent in X-PG-Step-Up-Token.
+// Operator authentication and authorisation for /v1/bo/*: an OIDC bearer JWT verified
+// against a JWKS (SATANG_OIDC_ISSUER + SATANG_OIDC_JWKS as a URL or a file). With neither
+// set (development only: production refuses to start so), a local development issuer
+// (Ed25519 key pair in the data dir) signs and verifies, and `scripts/satang token` mints
+// from it. Step-up tokens are short-lived JWTs of the same subject with acr "step-up",
+// sent in X-PG-Step-Up-Token. After authentication the same middleware checks the roles
+// table (./roles.ts), so every /v1/bo router is authorised in one place.
+//
+// Invariants kept: token times (exp, nbf, iat, auth_time) are security time and are
+// always checked against the wall clock, never the service Clock a test may advance
+// (DESIGN.md "Two clocks"); access tokens live at most 12 h and must carry exp and iat;
+// a step-up is at most 5 minutes old. Every refusal says what is wrong with the token.
 
-import { createLocalJWKSet, createRemoteJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createLocalJWKSet, createRemoteJWKSet, errors, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type Router from '@koa/router';
+import { ensurePrivateDir, writePrivateFile } from '../../adapters/private-files.ts';
+import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
+import { roleRefusal } from './roles.ts';
+import { readJsonBody } from '../request-body.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
 const accessTokenSeconds = 3600;
 const stepUpTokenSeconds = 300;
+/** The longest an access token may live, by exp − iat and by exp − now (12 h). */
+export const tokenLifetimeSecondsMax = 12 * 3600;
+/** The oldest a step-up may be, by auth_time if present, else iat (5 minutes). */
+export const stepUpAgeSecondsMax = 300;
+/** Tolerated disagreement between the issuer's clock and ours, for iat in the future. */
+const issuerClockSkewSeconds = 60;
+
+/** Security time: the wall clock, in whole seconds. */
+export const wallSeconds = (): number => Math.floor(Date.now() / 1000);
+const devIssuerKeyPurpose = 'dev_issuer_key';
 
 export interface Operator {
   readonly sub: string;
   readonly roles: readonly string[];
 }
 
-type Verify = (token: string) => Promise<JWTPayload>;
+/** A verified token's claims, or why it is refused (in words an operator can act on). */
+export type Verified = { readonly ok: true; readonly payload: JWTPayload } | { readonly ok: false; readonly problem: string };
+export type Verify = (token: string) => Promise<Verified>;
 
 /** The local development issuer: key pair kept in the data dir so tokens survive restarts. */
 export class DevIssuer {
   private constructor(private readonly privateKey: KeyLike, readonly publicJwk: JWK) {}
 
-  static async fromDataDir(dataDir: string): Promise<DevIssuer> {
-    const path = join(dataDir, 'dev-issuer.jwk.json');
+  /**
+   * The key is sealed under the master key (dev-issuer.jwk.sealed); a JWK an older build
+   * wrote in clear (dev-issuer.jwk.json) is sealed and removed.
+   */
+  static async fromDataDir(dataDir: string, sealer: Sealer): Promise<DevIssuer> {
+    const path = join(dataDir, 'dev-issuer.jwk.sealed');
+    const clearPath = join(dataDir, 'dev-issuer.jwk.json');
     if (!existsSync(path)) {
-      mkdirSync(dataDir, { recursive: true });
-      const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-      const jwk = await exportJWK(privateKey);
-      writeFileSync(path, JSON.stringify({ ...jwk, kid: 'dev-1', alg: 'EdDSA' }), { mode: 0o600 });
+      ensurePrivateDir(dataDir);
+      let text: string;
+      if (existsSync(clearPath)) text = readFileSync(clearPath, 'utf8');
+      else {
+        const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+        text = JSON.stringify({ ...await exportJWK(privateKey), kid: 'dev-1', alg: 'EdDSA' });
+      }
+      writePrivateFile(path, sealer.seal(text, devIssuerKeyPurpose));
     }
-    const jwk = JSON.parse(readFileSync(path, 'utf8')) as JWK;
+    rmSync(clearPath, { force: true });
+    const jwk = JSON.parse(sealer.openText(readFileSync(path, 'utf8').trim(), devIssuerKeyPurpose)) as JWK;
     const privateKey = (await importJWK(jwk, 'EdDSA')) as KeyLike;
     const { d: _secret, ...publicJwk } = jwk;
     return new DevIssuer(privateKey, publicJwk);
   }
 
-  async mint(sub: string, options: { roles?: readonly string[]; stepUp?: boolean; nowSeconds: number }): Promise<string> {
+  /** Mints on the wall clock unless `nowSeconds` says otherwise (tokens are security time). */
+  async mint(sub: string, options: { roles?: readonly string[]; stepUp?: boolean; nowSeconds?: number } = {}): Promise<string> {
+    const now = options.nowSeconds ?? wallSeconds();
     const lifetime = options.stepUp ? stepUpTokenSeconds : accessTokenSeconds;
     return new SignJWT({ roles: [...(options.roles ?? [])], ...(options.stepUp ? { acr: 'step-up' } : {}) })
       .setProtectedHeader({ alg: 'EdDSA', kid: 'dev-1' }).setIssuer(devIssuer).setAudience(operatorAudience).setSubject(sub)
-      .setIssuedAt(options.nowSeconds).setExpirationTime(options.nowSeconds + lifetime).sign(this.privateKey);
+      .setIssuedAt(now).setExpirationTime(now + lifetime).sign(this.privateKey);
   }
 }
 
-export async function operatorVerifier(config: Config, dev: DevIssuer | undefined, nowSeconds: () => number): Promise<Verify> {
+/** Verifies signature, issuer, audience, exp and nbf against the wall clock; the lifetime bounds are tokenBoundsProblem's. */
+export async function operatorVerifier(config: Config, dev: DevIssuer | undefined): Promise<Verify> {
   let jwks: Parameters<typeof jwtVerify>[1];
   let issuer: string;
   if (config.oidcIssuer && config.oidcJwks) {
@@ -60,34 +97,90 @@ export async function operatorVerifier(config: Config, dev: DevIssuer | undefine
     issuer = devIssuer;
     jwks = createLocalJWKSet({ keys: [{ ...dev.publicJwk, kid: 'dev-1', alg: 'EdDSA' }] });
   }
-  return async (token) => (await jwtVerify(token, jwks as never, { issuer, audience: operatorAudience, currentDate: new Date(nowSeconds() * 1000) })).payload;
+  return async (token) => {
+    if (/^sk_(live|test)_/.test(token)) return { ok: false, problem: 'this is a merchant API key; /v1/bo needs an operator OIDC token' };
+    if (token.split('.').length !== 3) return { ok: false, problem: 'the bearer token is not a JWT; /v1/bo needs an operator OIDC token' };
+    try {
+      return { ok: true, payload: (await jwtVerify(token, jwks as never, { issuer, audience: operatorAudience, currentDate: new Date(wallSeconds() * 1000) })).payload };
+    } catch (error) {
+      return { ok: false, problem: verifyProblem(error, issuer) };
+    }
+  };
 }
 
+/** A jose failure in words: which check failed and, for times, when. */
+function verifyProblem(error: unknown, issuer: string): string {
+  const at = (seconds: unknown) => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : 'an unknown time');
+  if (error instanceof errors.JWTExpired) return `token expired at ${at(error.payload.exp)} (wall clock now ${at(wallSeconds())}); mint a new one`;
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
+    return `token signature does not verify against the configured issuer (${issuer})`;
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return `wrong audience ${JSON.stringify(error.payload.aud ?? null)}: operator tokens are for ${operatorAudience}`;
+    if (error.claim === 'iss') return `wrong issuer ${JSON.stringify(error.payload.iss ?? null)}: this service trusts ${issuer}`;
+    if (error.claim === 'nbf') return `token not valid before ${at(error.payload.nbf)}`;
+    return `token claim ${error.claim} is invalid (${error.reason})`;
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return `the configured issuer's keys (JWKS) could not be read: ${error.message}`;
+  if (error instanceof errors.JOSEError) return `token is malformed or unsupported: ${error.message}`;
+  return 'token could not be verified against the configured issuer';
+}
+
+/** Why a verified token's times are out of bounds (all on the wall clock), or undefined. */
+export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', nowSeconds: number): string | undefined {
+  if (typeof p.exp !== 'number') return 'token has no exp claim; operator tokens must expire (at most 12 h after iat)';
+  if (typeof p.iat !== 'number') return 'token has no iat claim; operator tokens must say when they were issued';
+  const max = `at most ${tokenLifetimeSecondsMax} s (12 h) is accepted`;
+  if (p.exp - p.iat > tokenLifetimeSecondsMax) return `token lifetime too long: exp − iat is ${p.exp - p.iat} s, ${max}`;
+  if (p.exp - nowSeconds > tokenLifetimeSecondsMax) return `token lifetime too long: it is valid for ${p.exp - nowSeconds} s more, ${max}`;
+  if (p.iat > nowSeconds + issuerClockSkewSeconds) return `token issued in the future (iat ${new Date(p.iat * 1000).toISOString()})`;
+  if (kind === 'step-up') {
+    const by = typeof p.auth_time === 'number' ? 'auth_time' : 'iat';
+    const age = nowSeconds - (by === 'auth_time' ? (p.auth_time as number) : p.iat);
+    if (age > stepUpAgeSecondsMax) return `step-up token is ${age} s old (by ${by}); at most ${stepUpAgeSecondsMax} s is accepted, step up again`;
+  }
+  return undefined;
+}
+
+/** Authenticates the bearer token, then checks the roles table for the route this router matched. */
 export function operatorAuth(verify: Verify) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const token = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1];
     if (!token) throw new ApiError('api_key_invalid', 'Operator routes need an OIDC bearer token.');
-    let payload: JWTPayload;
-    try {
-      payload = await verify(token);
-    } catch {
-      throw new ApiError('signature_invalid');
-    }
-    if (!payload.sub || payload.acr === 'step-up') throw new ApiError('signature_invalid');
-    const operator: Operator = { sub: payload.sub, roles: Array.isArray(payload.roles) ? (payload.roles as string[]) : [] };
+    const verified = await verify(token);
+    if (!verified.ok) throw new ApiError('signature_invalid', verified.problem);
+    const payload = verified.payload;
+    if (payload.acr === 'step-up') throw new ApiError('signature_invalid', 'this is a step-up token; send it in X-PG-Step-Up-Token and an access token in Authorization');
+    if (!payload.sub) throw new ApiError('signature_invalid', 'token has no sub claim naming the operator');
+    const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
+    if (bounds) throw new ApiError('signature_invalid', bounds);
+    const operator: Operator = { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] };
+    authorise(ctx, operator);
     ctx.state.operator = operator;
     ctx.state.verifyStepUp = async () => {
       const stepUp = ctx.get('X-PG-Step-Up-Token');
       if (!stepUp) throw new ApiError('scope_denied', 'This action needs a step-up token in X-PG-Step-Up-Token.');
-      try {
-        const p = await verify(stepUp);
-        if (p.acr !== 'step-up' || p.sub !== operator.sub) throw new Error('not a step-up token of this operator');
-      } catch {
-        throw new ApiError('scope_denied', 'The step-up token is missing, expired or not yours.');
-      }
+      const checked = await verify(stepUp);
+      const p = checked.ok ? checked.payload : undefined;
+      const problem = !checked.ok ? checked.problem
+        : p!.acr !== 'step-up' ? 'the X-PG-Step-Up-Token is not a step-up token (acr "step-up")'
+        : p!.sub !== operator.sub ? 'the step-up token belongs to another operator'
+        : tokenBoundsProblem(p!, 'step-up', wallSeconds());
+      if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
     };
+    await readJsonBody(ctx); // only now: an unauthenticated caller never makes the server read a body
     await next();
   };
+}
+
+/** 403 scope_denied unless the operator holds one of the roles the table gives the matched route. */
+function authorise(ctx: Context, operator: Operator): void {
+  // koa-router runs this middleware for a route of its own router; ask it which one (the
+  // first route layer in the stack is the one that answers).
+  const router = (ctx as Context & { router?: Router }).router;
+  const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
+  const refusal = roleRefusal(operator.roles, ctx.method, layer ? String(layer.path) : ctx.path);
+  if (refusal) throw new ApiError('scope_denied', refusal.message, { required_roles: [...refusal.requiredRoles], token_roles: [...operator.roles] });
 }
 
 export function operatorOf(ctx: Context): Operator {

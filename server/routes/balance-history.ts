@@ -91,7 +91,7 @@ export function balanceHistoryRoutes(services: Services): Router {
     }
 
     const now = services.write.clock.now();
-    const quota = sandboxQuota.take('sandbox_history', m.key.keyId, now);
+    const quota = sandboxQuota.take('sandbox_history', m.key.keyId, services.securityClock.now()); // a rate limit: wall clock
     if (!quota.allowed) throw new ApiError('sandbox_rate_limited', undefined, { bucket: 'sandbox_history', scope: 'api_key' });
     const merchant = services.write.world.merchants.get(m.merchantId)!;
     const current = sandboxRunGenerationOf(merchant);

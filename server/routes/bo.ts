@@ -71,12 +71,13 @@ const keyView = (k: ApiKey) => ({ key_id: k.keyId, api_key: k.secret, scopes: [.
 export function backOfficeRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo' });
   router.use(operatorAuth(verify));
-  const world = services.write.world;
+  // The world is read afresh on every use: a store may rebuild it (server/ports.ts WriteSide).
+  const world = () => services.write.world;
   const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
   const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
     runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, command, render);
   const merchant = (ctx: Context) => {
-    const m = world.merchants.get(ctx.params.id!);
+    const m = world().merchants.get(ctx.params.id!);
     if (!m) throw notFound('merchant');
     return m;
   };
@@ -89,9 +90,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/white-labels/:id/gateway-route', async (ctx) => {
     await requireStepUp(ctx);
     const b = parseWith(schemas.gatewayRoute, bodyOf(ctx));
-    if (!world.whiteLabels.has(ctx.params.id!)) throw notFound('white label');
+    if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
     await run(ctx, { type: 'SetGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number, accountName: b.account_name, ttlSeconds: b.ttl_seconds }, (id) => {
-      const route = world.whiteLabels.get(id!)!.gatewayRoute!;
+      const route = world().whiteLabels.get(id!)!.gatewayRoute!;
       return { status: 200, body: { object: 'gateway_route', white_label_id: id, bank_code: route.bankCode, account_number: route.accountNumber, account_name: route.accountName, expires_at: iso(route.expiresAt) } };
     });
   });
@@ -126,7 +127,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const key = services.keys.byId(ctx.params.keyId!);
     if (!key) throw notFound('key');
     if (key.revokedAt === null) services.keys.revoke(key.keyId, services.write.clock.now());
-    ctx.body = { key_id: key.keyId, object: 'api_key', revoked: true };
+    ctx.body = { key_id: key.keyId, object: 'api_key', livemode: key.livemode, revoked: true };
   });
 
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {
@@ -150,7 +151,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.beneficiary, bodyOf(ctx));
     const m = merchant(ctx);
     await run(ctx, { type: 'RegisterBeneficiary', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, bankCode: b.bank_code, accountNumber: b.account_number, accountNameTh: b.account_name_th, verified: true },
-      (id) => ({ status: 201, body: presentBeneficiary(world.beneficiaries.get(id!)!) }));
+      (id) => ({ status: 201, body: presentBeneficiary(world().beneficiaries.get(id!)!) }));
   });
 
   router.post('/merchants/:id/adjustments', async (ctx) => {
@@ -160,9 +161,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await run(ctx, { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reason: b.reason }, (id) => ({
       status: 201,
       body: {
-        id, object: 'balance_transaction', type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
+        id, object: 'balance_transaction', livemode: b.livemode, type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
         bucket_from: b.direction === 'debit' ? b.bucket : null, bucket_to: b.direction === 'credit' ? b.bucket : null,
-        balance_after: presentBalances(world.balances(m.id, b.livemode)), source: { type: 'adjustment', id: operatorOf(ctx).sub },
+        balance_after: presentBalances(world().balances(m.id, b.livemode)), source: { type: 'adjustment', id: operatorOf(ctx).sub },
         reason_code: b.reason, created_at: iso(services.write.clock.now()),
       },
     }));
@@ -171,12 +172,12 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/deposits/:id/approve', async (ctx) => {
     const b = parseWith(schemas.note, bodyOf(ctx));
     await run(ctx, { type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note, ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}) },
-      (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   router.post('/deposits/:id/decline', async (ctx) => {
     const b = parseWith(schemas.note, bodyOf(ctx));
-    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   // The gateway (fallback route) confirming a transfer after the order closed; the order
@@ -185,24 +186,24 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/deposits/:id/route-confirmations', async (ctx) => {
     const b = parseWith(schemas.routeConfirmation, bodyOf(ctx));
     await run(ctx, { type: 'ConfirmGatewayRoute', actor: actorOf(ctx), depositId: ctx.params.id!, transRef: b.trans_ref, amountMinor: amountOf(b.amount_minor) },
-      (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   router.post('/deposits/:id/reverse', async (ctx) => {
     await requireStepUp(ctx);
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
-    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world.deposits.get(id!)!) }));
+    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {
     parseWith(schemas.optionalNote, bodyOf(ctx));
-    await run(ctx, { type: 'ApproveWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world.withdrawals.get(id!)!) }));
+    await run(ctx, { type: 'ApproveWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 
   router.post('/withdrawals/:id/reject', async (ctx) => {
     const b = parseWith(schemas.optionalNote, bodyOf(ctx));
-    await run(ctx, { type: 'RejectWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world.withdrawals.get(id!)!) }));
+    await run(ctx, { type: 'RejectWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 
   router.post('/clock/advance', async (ctx) => {
@@ -214,7 +215,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   router.get('/merchants/:id/balance', (ctx) => {
     const m = merchant(ctx);
-    ctx.body = { merchant_id: m.id, live: presentBalances(world.balances(m.id, true)), sandbox: presentBalances(world.balances(m.id, false)) };
+    ctx.body = { merchant_id: m.id, live: presentBalances(world().balances(m.id, true)), sandbox: presentBalances(world().balances(m.id, false)) };
   });
 
   return router;

@@ -46,7 +46,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipMaxBytes, content_types: slipContentTypes };
   };
 
-  const withQr = (d: Deposit) => presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver.accountNumber, leg.amountMinor) });
+  const withQr = (d: Deposit) => presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) });
 
   router.post('/', async (ctx) => {
     const m = merchantOf(ctx);

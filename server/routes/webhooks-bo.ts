@@ -103,14 +103,14 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const rows = webhooks.deliveries.page(endpoint.id, status, before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    ctx.body = { object: 'list', data: page.map(presentDelivery), has_more: hasMore, next_cursor: hasMore ? writeCursor(page[page.length - 1]!.id, status) : null };
+    ctx.body = { object: 'list', data: page.map((d) => presentDelivery(d, endpoint)), has_more: hasMore, next_cursor: hasMore ? writeCursor(page[page.length - 1]!.id, status) : null };
   });
 
   router.get('/webhooks/:endpointId/deliveries/:deliveryId', (ctx) => {
     const endpoint = endpointOf(ctx);
     const d = webhooks.deliveries.get(ctx.params.deliveryId!);
     if (!d || d.endpointId !== endpoint.id) throw notFound('delivery');
-    ctx.body = { ...presentDelivery(d), attempts: webhooks.deliveries.attempts(d.id).map(presentAttempt) };
+    ctx.body = { ...presentDelivery(d, endpoint), attempts: webhooks.deliveries.attempts(d.id).map(presentAttempt) };
   });
 
   router.post('/webhooks/:endpointId/deliveries/:deliveryId/resend', async (ctx) => {
@@ -120,13 +120,13 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const original = webhooks.deliveries.get(ctx.params.deliveryId!);
     if (!original || original.endpointId !== endpoint.id) throw notFound('delivery');
     const quota = () => {
-      const result = resendLimiter.take('webhook_resend', endpoint.id, services.write.clock.now());
+      const result = resendLimiter.take('webhook_resend', endpoint.id, services.securityClock.now()); // security time: the wall clock
       ctx.set(rateLimitHeaders(result, 'webhook_resend'));
       if (!result.allowed) throw rateLimitedError(result, 'webhook_resend', 'endpoint');
     };
     await idempotent(ctx, () => {
       const d = unwrap(ops.resend(endpoint, original));
-      return { status: 201, body: { delivery_id: d.id, event_id: d.eventId, status: d.status, attempt: d.attempt, resend: d.resend, created_at: iso(d.createdAt) } };
+      return { status: 201, body: { delivery_id: d.id, livemode: endpoint.livemode, event_id: d.eventId, status: d.status, attempt: d.attempt, resend: d.resend, created_at: iso(d.createdAt) } };
     }, quota);
   });
 
@@ -139,7 +139,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     await idempotent(ctx, () => {
       const r = unwrap(ops.replay(endpoint, { eventTypes: b.event_types ?? [], createdAfter, createdBefore, onlyFailed: b.only_failed ?? false }, operatorOf(ctx).sub));
       return { status: 202, body: {
-        id: r.id, object: 'webhook_replay', endpoint_id: endpoint.id, status: 'scheduled', event_count: r.eventCount, release_per_second: webhookLimits.replayReleasePerSecond,
+        id: r.id, object: 'webhook_replay', livemode: endpoint.livemode, endpoint_id: endpoint.id, status: 'scheduled', event_count: r.eventCount, release_per_second: webhookLimits.replayReleasePerSecond,
         first_release_at: r.firstReleaseAt === null ? null : iso(r.firstReleaseAt), last_release_at: r.lastReleaseAt === null ? null : iso(r.lastReleaseAt),
         has_more: r.hasMore, next_created_after: r.nextCreatedAfter === null ? null : iso(r.nextCreatedAfter), created_at: iso(services.write.clock.now()),
       } };
@@ -165,7 +165,7 @@ async function checkUrl(url: string, mode: 'production' | 'development'): Promis
   if (problem) throw refuse(problem);
   if (mode !== 'production') return;
   const resolved = await resolvesPublicOnly(hostOf(new URL(url)));
-  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : 'the host resolves to a loopback, link-local, private or reserved address');
+  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : `the host resolves to ${resolved.refused ?? 'an address that is not public unicast'}`);
 }
 
 function writeCursor(beforeId: string, status: DeliveryStatus | null): string {

@@ -6,8 +6,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { banks } from '../../core/directory.ts';
-import { minorToJson, withdrawalQuote } from '../../core/money.ts';
-import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentWithdrawal } from '../../core/present.ts';
+import { checkWithdrawalAmount, minorToJson, withdrawalAmountMaxMinor, withdrawalFee, withdrawalQuote } from '../../core/money.ts';
+import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentDispute, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
 import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';
 import type { Config } from '../config.ts';
@@ -20,13 +20,14 @@ import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './
 export function walletRoutes(services: Services, config: Config): Router {
   const router = new Router({ prefix: '/v1/pay' });
   router.use(merchantAuth(services));
-  const world = services.write.world;
+  // The world is read afresh on every use: a store may rebuild it (server/ports.ts WriteSide).
+  const world = () => services.write.world;
   const p2p = config.profile === 'live_p2p';
   const featureOff = (what: string) => new ApiError('feature_not_enabled', `${what} is not enabled in this deployment profile.`);
 
   const visible = (ctx: Context, id: string): Withdrawal => {
     const m = merchantOf(ctx);
-    return ownedBy(m, world.withdrawals.get(id), 'withdrawal');
+    return ownedBy(m, world().withdrawals.get(id), 'withdrawal');
   };
 
   router.post('/withdrawals', async (ctx) => {
@@ -37,7 +38,7 @@ export function walletRoutes(services: Services, config: Config): Router {
       if (p2p) throw featureOff('An inline beneficiary');
       if (beneficiaryId) throw new ApiError('validation_error', 'Give either beneficiary_id or beneficiary, not both.', { fields: [{ path: 'beneficiary', reason: 'conflict' }] });
       const inline = body.beneficiary;
-      const known = [...world.beneficiaries.values()].find((b) => b.merchantId === m.merchantId && b.livemode === m.livemode && b.bankCode === inline.bank_code && b.accountNumber === inline.account_number && b.status === 'verified');
+      const known = [...world().beneficiaries.values()].find((b) => b.merchantId === m.merchantId && b.livemode === m.livemode && b.bankCode === inline.bank_code && b.accountNumber === inline.account_number && b.status === 'verified');
       if (!known) throw new ApiError('beneficiary_not_verified', 'This account is not a verified beneficiary yet; register it and wait for beneficiary.verified.');
       beneficiaryId = known.id;
     }
@@ -46,7 +47,7 @@ export function walletRoutes(services: Services, config: Config): Router {
       type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode },
       amountMinor: amountOf(body.amount_minor), merchantReference: body.merchant_reference, endUserRef: body.end_user_ref,
       beneficiaryId, requiresApproval: p2p, p2pMinimumApplies: p2p, ...(body.metadata ? { metadata: body.metadata } : {}),
-    }, (id) => ({ status: 201, body: presentWithdrawal(world.withdrawals.get(id!)!) }), { minLength: 8 });
+    }, (id) => ({ status: 201, body: presentWithdrawal(world().withdrawals.get(id!)!) }), { minLength: 8 });
   });
 
   router.get('/withdrawals/:id', (ctx) => {
@@ -60,36 +61,41 @@ export function walletRoutes(services: Services, config: Config): Router {
     parseWith(cancelBody, bodyOf(ctx));
     const w = visible(ctx, ctx.params.id!);
     await runIdempotent(ctx, services, merchantScope(m), { type: 'CancelWithdrawal', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, withdrawalId: w.id },
-      () => ({ status: 200, body: presentWithdrawal(world.withdrawals.get(w.id)!) }));
+      () => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(w.id)!) }));
   });
 
   router.post('/disputes/:id/evidence', async (ctx) => {
     const m = merchantOf(ctx);
     const body = parseWith(disputeEvidenceBody, bodyOf(ctx));
-    const withdrawalId = world.withdrawalByDispute.get(ctx.params.id!);
-    const w = ownedBy(m, withdrawalId ? world.withdrawals.get(withdrawalId) : undefined, 'dispute');
+    const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
+    const w = ownedBy(m, withdrawalId ? world().withdrawals.get(withdrawalId) : undefined, 'dispute');
     await runIdempotent(ctx, services, merchantScope(m), {
       type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: body.files?.length ?? 0,
     }, () => {
-      const after = world.withdrawals.get(w.id)!;
-      return { status: 200, body: presentWithdrawal(after).dispute ?? null };
+      const after = world().withdrawals.get(w.id)!;
+      return { status: 200, body: after.dispute ? presentDispute(after.dispute, after.livemode) : null };
     });
   });
 
   router.get('/balance', (ctx) => {
     const m = requireScope(ctx, 'wallet:read');
     parseWith(emptyQuery, queryOf(ctx));
-    ctx.body = { object: 'balance', ...presentBalances(world.balances(m.merchantId, m.livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
+    ctx.body = { object: 'balance', livemode: m.livemode, ...presentBalances(world().balances(m.merchantId, m.livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
   });
 
   router.get('/quote', (ctx) => {
     const m = merchantOf(ctx);
     if (p2p) throw featureOff('The merchant quote');
     const q = parseWith(quoteQuery, queryOf(ctx));
-    const wl = world.whiteLabels.get(m.whiteLabelId)!;
-    const quote = withdrawalQuote(wl.fees, amountOf(Number(q.amount_minor)));
+    const wl = world().whiteLabels.get(m.whiteLabelId)!;
+    const amount = amountOf(Number(q.amount_minor));
+    // Only an amount whose total would pass the safe range is refused: a preview of a
+    // small amount is still useful, the minimum applies when the withdrawal is created.
+    const fee = withdrawalFee(wl.fees).totalMinor;
+    if (amount > BigInt(withdrawalAmountMaxMinor(wl.amounts, fee))) throw ApiError.from(checkWithdrawalAmount(wl.amounts, amount, false, fee)!);
+    const quote = withdrawalQuote(wl.fees, amount);
     ctx.body = {
-      object: 'quote', channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),
+      object: 'quote', livemode: m.livemode, channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),
       total_minor: minorToJson(quote.totalMinor), currency: 'THB',
       fee_breakdown: quote.fee.breakdown.map((l) => ({ component: l.component, amount_minor: minorToJson(l.amountMinor), ...(l.rateBps !== undefined ? { rate_bps: l.rateBps } : {}) })),
     };
@@ -101,8 +107,8 @@ export function walletRoutes(services: Services, config: Config): Router {
     ctx.body = {
       object: 'list',
       data: banks.map((b) => {
-        const unavailable = world.unavailableBanks.has(b.bankCode);
-        return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: world.unavailableBanks.get(b.bankCode) ?? 'ธนาคารปิดรับรายการชั่วคราว' } : {}), side: [...b.side] };
+        const unavailable = world().unavailableBanks.has(b.bankCode);
+        return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: world().unavailableBanks.get(b.bankCode) ?? 'ธนาคารปิดรับรายการชั่วคราว' } : {}), side: [...b.side] };
       }),
     };
   });
@@ -110,9 +116,9 @@ export function walletRoutes(services: Services, config: Config): Router {
   router.get('/senders', (ctx) => {
     const m = merchantOf(ctx);
     const q = parseWith(sendersQuery, queryOf(ctx));
-    const data = [...world.senders.values()]
+    const data = [...world().senders.values()]
       .filter((s) => s.merchantId === m.merchantId && s.livemode === m.livemode && s.endUserRef === q.end_user_ref)
-      .map((s) => ({ sender_id: s.id, bank_code: s.bankCode, account_number_masked: maskAccountNumber(s.accountNumber), account_name_th_masked: maskName(s.accountNameTh), verified_at: iso(s.verifiedAt) }));
+      .map((s) => ({ sender_id: s.id, livemode: s.livemode, bank_code: s.bankCode, account_number_masked: maskAccountNumber(s.accountNumber), account_name_th_masked: maskName(s.accountNameTh), verified_at: iso(s.verifiedAt) }));
     ctx.body = { object: 'list', data, has_more: false };
   });
 
@@ -123,13 +129,13 @@ export function walletRoutes(services: Services, config: Config): Router {
     await runIdempotent(ctx, services, merchantScope(m), {
       type: 'RegisterBeneficiary', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, merchantId: m.merchantId, livemode: m.livemode,
       bankCode: body.bank_code, accountNumber: body.account_number, accountNameTh: body.account_name_th, verified: false, ...(body.promptpay_id ? { promptpayId: body.promptpay_id } : {}),
-    }, (id) => ({ status: 201, body: presentBeneficiary(world.beneficiaries.get(id!)!) }));
+    }, (id) => ({ status: 201, body: presentBeneficiary(world().beneficiaries.get(id!)!) }));
   });
 
   router.get('/beneficiaries/:id', (ctx) => {
     const m = merchantOf(ctx);
     if (p2p) throw featureOff('Beneficiary registration');
-    const b = ownedBy(m, world.beneficiaries.get(ctx.params.id!), 'beneficiary');
+    const b = ownedBy(m, world().beneficiaries.get(ctx.params.id!), 'beneficiary');
     ctx.body = presentBeneficiary(b);
   });
 

@@ -139,7 +139,7 @@ export class SlipIntake {
   /** The slip receipt, read from the world the command just changed. */
   private receipt(depositId: string, receiptId: string): { receipt_id: string; status: 'accepted'; received_at: string } {
     const d = this.parts.services.write.world.deposits.get(depositId)!;
-    const slip = [d.slip, d.additionalSlip].find((s) => s?.receiptId === receiptId)!;
+    const slip = [d.slip, d.additionalSlip, ...(d.queuedSlips ?? [])].find((s) => s?.receiptId === receiptId)!;
     return { receipt_id: receiptId, status: 'accepted', received_at: iso(slip.receivedAt) };
   }
 

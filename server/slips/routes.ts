@@ -45,7 +45,7 @@ export function slipRoutes(parts: SlipRouteParts): Router {
 
   router.post(slipPath, closeUnreadBody, async (ctx) => {
     const claims = tokenClaims(ctx, parts.capability);
-    const headers = quota.take(ctx, claims?.rate_subject ?? null, services.write.clock.now());
+    const headers = quota.take(ctx, claims?.rate_subject ?? null, services.securityClock.now()); // rate limits run on the wall clock
     try {
       const admitted = admit(ctx, claims, services, parts.uploadUrl, apiVersion);
       const key = idempotencyKeyOf(ctx);

@@ -6,13 +6,15 @@
 import Router from '@koa/router';
 import type { BankSimulator } from '../../adapters/slips/bank-sim.ts';
 import { bodyOf } from '../routes/common.ts';
+import { readJsonBody } from '../request-body.ts';
 
 export const simulatorPrefix = '/v1/sim/bank';
 
 export function simulatorRoutes(simulator: BankSimulator): Router {
   const router = new Router({ prefix: simulatorPrefix });
   for (const path of ['/transfers', '/verify']) {
-    router.post(path, (ctx) => {
+    router.post(path, async (ctx) => {
+      await readJsonBody(ctx);
       const answer = simulator.handle('POST', path, bodyOf(ctx));
       ctx.status = answer.status;
       ctx.body = answer.body;

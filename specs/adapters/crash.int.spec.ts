@@ -66,6 +66,7 @@ function effectCounts(db: ReturnType<typeof openDatabase>): Map<string, number> 
         WHEN 'BalanceTransactionPosted' THEN json_extract(data, '$.transaction.reasonCode')
         WHEN 'SlipReceived' THEN json_extract(data, '$.slip.receiptId')
         WHEN 'AdditionalSlipReceived' THEN json_extract(data, '$.slip.receiptId')
+        WHEN 'SlipQueued' THEN json_extract(data, '$.slip.receiptId')
         WHEN 'MerchantRegistered' THEN json_extract(data, '$.merchant.name')
         WHEN 'WhiteLabelRegistered' THEN json_extract(data, '$.whiteLabel.name')
       END AS k FROM journal) WHERE k LIKE 'key-%' GROUP BY k`).raw(true).all();

@@ -627,10 +627,11 @@ test('settled → reversal inside the clearing window → reversed, taken from p
   const d = dep(s.h, id);
   assert.equal([d.status, d.isTerminal, d.version], ['reversed', true, 4]);
   assert.equal(out.on(id), ['DepositReversed']);
-  assert.equal(out.events, ['deposit.reversed', 'balance.debited', 'balance.credited']);
-  assert.equal(out.ledger.map(row), [['reversal', s.depositor, 'pending_clearing', null, 50_000n], ['fee', s.depositor, null, 'pending_clearing', 803n]]);
-  assert.is(out.ledger[0]!.reversesBalanceTransactionId, settlementId);
-  assert.equal(presentDeposit(d).reversal, { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: settlementId, balance_transaction_id: out.ledger[0]!.id });
+  // The fee comes back first, so pending_clearing (which holds A − fee) never dips below 0.
+  assert.equal(out.events, ['deposit.reversed', 'balance.credited', 'balance.debited']);
+  assert.equal(out.ledger.map(row), [['fee', s.depositor, null, 'pending_clearing', 803n], ['reversal', s.depositor, 'pending_clearing', null, 50_000n]]);
+  assert.is(out.ledger[1]!.reversesBalanceTransactionId, settlementId);
+  assert.equal(presentDeposit(d).reversal, { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: settlementId, balance_transaction_id: out.ledger[1]!.id });
   assert.is(d.settlement!.clearingAvailableAt, null);
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   s.h.advance(limits.clearingPeriodMs);
@@ -643,7 +644,18 @@ test('settled → reversal after clearing is taken from available; every contrac
   const id = settled(s, 20_000n, 'TX-cleared');
   s.h.advance(limits.clearingPeriodMs);
   const out = emitted(s.h, () => s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'ACCOUNT_FROZEN', note: 'frozen' }));
-  assert.equal(out.ledger.map(row), [['reversal', s.depositor, 'available', null, 20_000n], ['fee', s.depositor, null, 'available', 321n]]);
+  assert.equal(out.ledger.map(row), [['fee', s.depositor, null, 'available', 321n], ['reversal', s.depositor, 'available', null, 20_000n]]);
+  assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
+  // Once the merchant has spent what cleared, available cannot give the credit back: refused, nothing moves.
+  const spent = settled(s, 20_000n, 'TX-spent');
+  s.h.advance(limits.clearingPeriodMs);
+  s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'debit', bucket: 'available', reason: 'paid out' });
+  const short = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recall' }, 'insufficient_balance', seen);
+  assert.equal(short.details, { available_minor: 679, required_minor: 19_679, pending_clearing_minor: 0, pending_clearing_available_at: null, bucket: 'available' });
+  assert.is(dep(s.h, spent).status, 'settled');
+  assert.equal(balances(s.h, s.depositor), [679n, 0n, 0n]);
+  s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'credit', bucket: 'available', reason: 'merchant repaid' });
+  s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recall' });
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   for (const reasonCode of reversalReasonCodes) {
     const other = settled(s, 20_000n, `TX-${reasonCode}`);
@@ -778,6 +790,90 @@ test('under_review → approval of a reviewed leg fills the withdrawal that leg 
   assert.equal(m.withdrawals.map((w) => out.on(w)), [['LegReleased'], ['LegReleased'], ['FillLanded']]);
   assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [0n, 0n, 5_000n]);
   assert.equal(dep(m.h, m.id).legs.map((l) => l.legStatus), ['pending', 'pending', 'complete']);
+});
+
+// ---- slips that arrive while another is being verified ----
+// Evidence of money is never refused while the order can take a slip; only the upload cap
+// and the late-slip window refuse. A slip claimed while another is verified (or reviewed)
+// is kept in the order's queue and verified after it, in the order the slips came.
+
+const queueOf = (h: Harness, id: string) => (dep(h, id).queuedSlips ?? []).map((q) => q.receiptId);
+
+test('slip_processing → another slip claimed → queued (an upload counted, version +1, no webhook); verified next, in order, and the order settles', () => {
+  const m = multiLeg();
+  receiveSlip(m.h, m.id, 'rcpt_0');
+  const queued = emitted(m.h, () => receiveSlip(m.h, m.id, 'rcpt_1'));
+  let d = dep(m.h, m.id);
+  assert.equal(queued.entries, ['SlipQueued']);
+  assert.equal(queued.events, [], 'status unchanged: the slip is announced (deposit.slip_received) when its verification starts');
+  assert.equal([d.status, d.version, d.uploads, d.slip!.receiptId], ['slip_processing', 3, 2, 'rcpt_0']);
+  assert.equal(queueOf(m.h, m.id), ['rcpt_1']);
+  receiveSlip(m.h, m.id, 'rcpt_2');
+  assert.equal([queueOf(m.h, m.id), dep(m.h, m.id).uploads], [['rcpt_1', 'rcpt_2'], 3]);
+  // A result for a queued slip before its turn is stale: nothing changes.
+  const before = dep(m.h, m.id);
+  verify(m.h, m.id, 'rcpt_2', found(legTransfer(m.h, m.id, 2, 'TX-2')));
+  assert.is(dep(m.h, m.id), before, 'results are taken in the order the slips came');
+
+  const first = emitted(m.h, () => verify(m.h, m.id, 'rcpt_0', found(legTransfer(m.h, m.id, 0, 'TX-0'))));
+  d = dep(m.h, m.id);
+  assert.equal(first.on(m.id), ['LegCompleted', 'SlipDequeued']);
+  assert.equal(first.events, ['deposit.leg_updated', 'deposit.slip_received']);
+  assert.equal([d.status, d.version, d.slip!.receiptId, d.slip!.isLate, d.uploads], ['slip_processing', 6, 'rcpt_1', false, 3]);
+  assert.equal(d.legs.map((l) => l.legStatus), ['complete', 'pending', 'pending']);
+  assert.equal(queueOf(m.h, m.id), ['rcpt_2']);
+  assert.equal(m.h.world.timersOf(m.id), [], 'no expiry while a slip is being verified');
+
+  verify(m.h, m.id, 'rcpt_1', found(legTransfer(m.h, m.id, 1, 'TX-1')));
+  assert.equal([dep(m.h, m.id).status, dep(m.h, m.id).slip!.receiptId, queueOf(m.h, m.id)], ['slip_processing', 'rcpt_2', []]);
+  const last = emitted(m.h, () => verify(m.h, m.id, 'rcpt_2', found(legTransfer(m.h, m.id, 2, 'TX-2'))));
+  d = dep(m.h, m.id);
+  assert.equal(last.on(m.id), ['DepositSettled']);
+  assert.equal([d.status, d.version, d.settlement!.receivedMinor, d.settlement!.partial], ['settled', 9, 25_000n, false]);
+  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [10_000n, 10_000n, 5_000n]);
+  const versions = m.h.journal.entries.filter((e) => e.stream === m.id).map((e) => e.version);
+  assert.equal(versions, versions.map((_, i) => i), 'every change of the order is one new version (0 at creation)');
+});
+
+test('at most 3 uploads: three slips back to back are taken (one verifying, two queued); the 4th gets validation_error upload_limit_reached', () => {
+  const s = withLiquidity();
+  const id = openDeposit(s, 50_000n);
+  for (const receipt of ['rcpt_1', 'rcpt_2', 'rcpt_3']) receiveSlip(s.h, id, receipt);
+  assert.equal([dep(s.h, id).status, dep(s.h, id).uploads, queueOf(s.h, id)], ['slip_processing', 3, ['rcpt_2', 'rcpt_3']]);
+  const r = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_4', hasImage: true }, 'validation_error', seen);
+  assert.equal(r.details, { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
+});
+
+test('slip_processing → unreadable with a slip queued → slip_rejected, and the queued slip is verified next (the order does not close)', () => {
+  const s = withLiquidity();
+  const id = openDeposit(s, 50_000n);
+  s.h.advance(14 * minute);
+  receiveSlip(s.h, id, 'rcpt_1');
+  receiveSlip(s.h, id, 'rcpt_2');
+  s.h.advance(2 * minute);
+  const out = emitted(s.h, () => verify(s.h, id, 'rcpt_1', { kind: 'unreadable' }));
+  const d = dep(s.h, id);
+  assert.equal(out.on(id), ['SlipRejected', 'SlipDequeued']);
+  assert.equal(out.events, ['deposit.slip_rejected', 'deposit.slip_received']);
+  assert.equal([d.status, d.slip!.receiptId, d.slip!.isLate, d.attemptsLeft], ['slip_processing', 'rcpt_2', false, 1]);
+  verify(s.h, id, 'rcpt_2', found(exactTransfer(s.h, id)));
+  assert.is(dep(s.h, id).status, 'settled', 'a slip that came in time settles though the order\'s expiry passed while it waited');
+});
+
+test('under_review → another slip claimed → queued; after approval it is verified as a transfer after settlement (deposit.overpaid, a claim)', () => {
+  const s = withLiquidity();
+  const id = underReview(s);
+  const queued = emitted(s.h, () => receiveSlip(s.h, id, 'rcpt_2'));
+  assert.equal([queued.entries, queued.events], [['SlipQueued'], []]);
+  assert.equal([dep(s.h, id).status, queueOf(s.h, id)], ['under_review', ['rcpt_2']]);
+  const approved = emitted(s.h, () => s.h.ok(approve(id)));
+  assert.equal(approved.on(id), ['DepositSettled', 'SlipDequeued']);
+  assert.equal(approved.events.filter((e) => e.startsWith('deposit.')), ['deposit.settled']);
+  const d = dep(s.h, id);
+  assert.equal([d.status, d.additionalSlip?.receiptId, queueOf(s.h, id)], ['settled', 'rcpt_2', []]);
+  const extra = emitted(s.h, () => verify(s.h, id, 'rcpt_2', found(exactTransfer(s.h, id, { transRef: 'TX-extra', amountMinor: 20_000n }))));
+  assert.equal(extra.events, ['deposit.overpaid']);
+  assert.equal([dep(s.h, id).overpayment?.cause, dep(s.h, id).overpayment?.amountMinor], ['additional_transfer', 20_000n]);
 });
 
 // ---- the decider on its own: rows no command sequence reaches, and timer no-ops ----

@@ -4,7 +4,9 @@
 //   conservation        every balance transaction's postings sum to zero, and so do all accounts
 //   derived balance     each merchant bucket = the sum of its balance_transaction rows
 //                       (amount, bucket_from, bucket_to), an independent derivation
-//   overdraft safety    available never goes below zero through withdrawals
+//   bucket range        no merchant bucket (available, pending_clearing, reserved; per
+//                       merchant and mode) is ever below zero or above 2^53 − 1, whatever
+//                       operators adjust, reverse or cancel
 //   holds               reserved = what the merchant's open withdrawals still lock;
 //                       pending_clearing = credited amounts of settled, uncleared deposits
 //   lifecycle           per object the version strictly increases; a final status is never
@@ -22,7 +24,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Deposit } from '../../core/deposit/state.ts';
 import { isFinalStatus } from '../../core/deposit/state.ts';
-import type { BalanceTransaction } from '../../core/ledger/ledger.ts';
+import type { BalanceTransaction, Bucket } from '../../core/ledger/ledger.ts';
+import { safeIntegerMax } from '../../core/money.ts';
 import { sumPostings } from '../../core/ledger/ledger.ts';
 import { isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
 import { encode } from '../../core/journal.ts';
@@ -34,8 +37,6 @@ interface Model {
   merchants: { id: string; livemode: boolean }[];
   deposits: string[];
   withdrawals: string[];
-  /** Merchants whose available may go negative through a deposit reversal after clearing. */
-  reversedAfterClearing: Set<string>;
   transRefs: string[];
 }
 
@@ -80,7 +81,6 @@ function checkInvariants(m: Model, r: Real): void {
     assert.is(b.availableMinor, d.available, `${id} available = sum of its rows`);
     assert.is(b.pendingClearingMinor, d.pending_clearing, `${id} pending_clearing = sum of its rows`);
     assert.is(b.reservedMinor, d.reserved, `${id} reserved = sum of its rows`);
-    if (!m.reversedAfterClearing.has(`${id}:${livemode}`)) assert.ok(b.availableMinor >= 0n, `${id} available ${b.availableMinor} ≥ 0`);
     let locked = 0n, uncleared = 0n;
     for (const w of h.world.withdrawals.values()) if (w.merchantId === id && w.livemode === livemode) locked += lockedOf(w);
     for (const dep of h.world.deposits.values()) {
@@ -88,6 +88,13 @@ function checkInvariants(m: Model, r: Real): void {
     }
     assert.is(b.reservedMinor, locked, `${id} reserved = what open withdrawals lock`);
     assert.is(b.pendingClearingMinor, uncleared, `${id} pending_clearing = uncleared settled credits`);
+  }
+
+  // Every merchant bucket the world holds, not only the model's: 0 ≤ balance ≤ 2^53 − 1.
+  for (const [key, balance] of h.world.accounts) {
+    if (key.startsWith('sys:')) continue;
+    assert.ok(balance >= 0n, `${key} is ${balance}: a merchant bucket is never negative`);
+    assert.ok(balance <= BigInt(safeIntegerMax), `${key} is ${balance}: a merchant bucket stays a safe integer`);
   }
 
   for (const d of h.world.deposits.values()) checkDeposit(d, r);
@@ -162,6 +169,25 @@ class Fund implements Cmd {
     checkInvariants(model, r);
   }
   toString() { return `Fund(${this.m}, ${this.amount})`; }
+}
+
+/**
+ * An operator adjustment of any bucket in either direction, sized anywhere from 1 to the
+ * safe maximum, or sized to exactly what the bucket holds: only what keeps every bucket in
+ * range may be accepted.
+ */
+class Adjust implements Cmd {
+  constructor(readonly m: number, readonly amount: bigint | 'all', readonly direction: 'credit' | 'debit', readonly bucket: Bucket) {}
+  check() { return true; }
+  run(model: Model, r: Real) {
+    const mer = pick(model.merchants, this.m)!;
+    const b = r.h.world.balances(mer.id, mer.livemode);
+    const held = this.bucket === 'available' ? b.availableMinor : this.bucket === 'pending_clearing' ? b.pendingClearingMinor : b.reservedMinor;
+    const amountMinor = this.amount === 'all' ? (held > 0n ? held : 1n) : this.amount;
+    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor, direction: this.direction, bucket: this.bucket, reason: 'correction' });
+    checkInvariants(model, r);
+  }
+  toString() { return `Adjust(${this.m}, ${this.amount}, ${this.direction}, ${this.bucket})`; }
 }
 
 class CreateWithdrawal implements Cmd {
@@ -284,10 +310,7 @@ class Reverse implements Cmd {
     } else {
       const id = pickDeposit(model, r, this.i, ['settled']);
       const d = id ? r.h.world.deposits.get(id) : undefined;
-      if (d) {
-        if (d.status === 'settled' && d.settlement?.clearedAt !== undefined) model.reversedAfterClearing.add(`${d.merchantId}:${d.livemode}`);
-        run(r, { type: 'ReverseDeposit', actor: operator(), depositId: d.id, reasonCode: 'BANK_RECALL', note: 'bank recall' });
-      }
+      if (d) run(r, { type: 'ReverseDeposit', actor: operator(), depositId: d.id, reasonCode: 'BANK_RECALL', note: 'bank recall' });
     }
     checkInvariants(model, r);
   }
@@ -337,6 +360,10 @@ const commands = [
   paySlip, paySlip,
   fc.tuple(merchantIndex, fc.integer({ min: 100, max: 500_000 })).map(([m, a]) => new Fund(m, a)),
   fc.tuple(merchantIndex, fc.integer({ min: 5_000, max: 300_000 }), fc.boolean()).map(([m, a, ap]) => new CreateWithdrawal(m, a, ap)),
+  fc.tuple(merchantIndex, fc.oneof(fc.bigInt({ min: 1n, max: 500_000n }), fc.constantFrom<bigint | 'all'>('all', 'all', BigInt(safeIntegerMax), BigInt(safeIntegerMax) - 2_000_000n)),
+    fc.constantFrom<'credit' | 'debit'>('credit', 'debit'), fc.constantFrom<Bucket>('available', 'available', 'pending_clearing', 'reserved'))
+    .map(([m, a, d, b]) => new Adjust(m, a, d, b)),
+  fc.tuple(merchantIndex, fc.constantFrom(safeIntegerMax, safeIntegerMax - 1_070, safeIntegerMax - 1_071)).map(([m, a]) => new CreateWithdrawal(m, a, false)),
   fc.tuple(merchantIndex, fc.integer({ min: 10_000, max: 300_000 })).map(([m, a]) => new CreateWithdrawal(m, a, false)),
   fc.tuple(merchantIndex, fc.integer({ min: 20, max: 3_000 })).map(([m, h]) => new CreateDeposit(m, h)),
   fc.tuple(merchantIndex, fc.integer({ min: 20, max: 300 })).map(([m, h]) => new CreateDeposit(m, h)),
@@ -359,7 +386,7 @@ test(`random command sequences keep every ledger invariant (${runs} runs)`, () =
       fundAll(h, ids);
       const model: Model = {
         merchants: ids.flatMap((id) => [{ id, livemode: true }, { id, livemode: false }]),
-        deposits: [], withdrawals: [], reversedAfterClearing: new Set(), transRefs: [],
+        deposits: [], withdrawals: [], transRefs: [],
       };
       const real: Real = { h, statuses: new Map(), versions: new Map(), remainingBefore: new Map() };
       fc.modelRun(() => ({ model, real }), cmds);

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  checkDepositAmount, checkWithdrawalAmount, defaultAmountPolicy, defaultFeeSchedule, depositFee, feeRecognizedFor,
+  checkDepositAmount, checkMerchantCredit, checkWithdrawalAmount, withdrawalAmountMaxMinor, defaultAmountPolicy, defaultFeeSchedule, depositFee, feeRecognizedFor,
   minorFromJson, minorToJson, percentOf, safeIntegerMax, withdrawalFee, withdrawalQuote, type FeeSchedule,
 } from '../../core/money.ts';
 
@@ -90,13 +90,37 @@ test('checkDepositAmount: inside [min, max] and a multiple of the step, else amo
 
 test('checkWithdrawalAmount: positive, at most max; below the P2P minimum names amount_below_p2p_minimum only under that policy', () => {
   const p = defaultAmountPolicy;
-  assert.is(checkWithdrawalAmount(p, 10_000n, true), null);
-  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax), false), null);
-  assert.is(checkWithdrawalAmount(p, 0n, false)?.code, 'amount_not_supported');
-  assert.is(checkWithdrawalAmount(p, -1n, true)?.code, 'amount_not_supported');
-  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax) + 1n, false)?.code, 'amount_not_supported');
-  assert.equal(checkWithdrawalAmount(p, 9_999n, true), { code: 'amount_below_p2p_minimum', message: 'amount_minor must be at least 10000', details: { min_minor: 10_000 } });
-  assert.is(checkWithdrawalAmount(p, 9_999n, false)?.code, 'amount_not_supported');
+  const fee = 0n;
+  assert.is(checkWithdrawalAmount(p, 10_000n, true, fee), null);
+  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax), false, fee), null);
+  assert.is(checkWithdrawalAmount(p, 0n, false, fee)?.code, 'amount_not_supported');
+  assert.is(checkWithdrawalAmount(p, -1n, true, fee)?.code, 'amount_not_supported');
+  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax) + 1n, false, fee)?.code, 'amount_not_supported');
+  assert.equal(checkWithdrawalAmount(p, 9_999n, true, fee), { code: 'amount_below_p2p_minimum', message: 'amount_minor must be at least 10000', details: { min_minor: 10_000 } });
+  assert.is(checkWithdrawalAmount(p, 9_999n, false, fee)?.code, 'amount_not_supported');
+});
+
+test('checkWithdrawalAmount: amount + fee must stay a safe integer, so the maximum is lowered by the fee', () => {
+  const p = defaultAmountPolicy;
+  const fee = withdrawalFee(defaultFeeSchedule).totalMinor;
+  const max = safeIntegerMax - Number(fee);
+  assert.is(withdrawalAmountMaxMinor(p, fee), max);
+  assert.is(checkWithdrawalAmount(p, BigInt(max), false, fee), null);
+  const over = checkWithdrawalAmount(p, BigInt(max) + 1n, false, fee);
+  assert.is(over?.code, 'amount_not_supported');
+  assert.equal(over?.details, { min_minor: 10_000, max_minor: max });
+  assert.is(checkWithdrawalAmount(p, BigInt(safeIntegerMax), false, fee)?.code, 'amount_not_supported');
+  // A policy maximum below the safe range is the limit as it is.
+  assert.is(withdrawalAmountMaxMinor({ ...p, withdrawalMaxMinor: 5_000_000 }, fee), 5_000_000);
+});
+
+test('checkMerchantCredit: a credit may fill the merchant up to the safe maximum, no further', () => {
+  assert.is(checkMerchantCredit(0n, BigInt(safeIntegerMax)), null);
+  assert.is(checkMerchantCredit(1_000n, BigInt(safeIntegerMax) - 1_000n), null);
+  const over = checkMerchantCredit(1_000n, BigInt(safeIntegerMax) - 999n);
+  assert.is(over?.code, 'amount_not_supported');
+  assert.equal(over?.details, { min_minor: 1, max_minor: safeIntegerMax - 1_000 });
+  assert.equal(checkMerchantCredit(BigInt(safeIntegerMax), 1n)?.details, { min_minor: 1, max_minor: 0 });
 });
 
 test('minorFromJson: only safe-integer JSON numbers become amounts', () => {

@@ -227,6 +227,8 @@ test('sandbox: its own quota, 429 sandbox_rate_limited (retryable, no Retry-Afte
   assert.is(e.retry_after_seconds, null);
   assert.is(r.headers.get('retry-after'), null);
   s.clock.advance(readSideLimits.sandboxHistoryWindowSeconds * 1000);
+  expectError(await history(m.sandbox.api_key), 'sandbox_rate_limited'); // a quota window is security time, not business time
+  s.securityClock.advance(readSideLimits.sandboxHistoryWindowSeconds * 1000);
   assert.is((await history(m.sandbox.api_key)).status, 200);
 });
 

@@ -27,6 +27,7 @@ const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
   route_unavailable: 'nothing produces it yet: without liquidity a deposit answers 202 awaiting_liquidity instead',
   service_unavailable: 'load shedding keys on the mean event-loop delay of the process; a spec cannot push it over 200 ms deterministically',
   internal_error: 'never provoked on purpose (fuzz.int.spec.ts asserts it never happens)',
+  request_timeout: 'needs a body deadline shorter than a test should wait: requests.int.spec.ts provokes it on a server started with SATANG_REQUEST_TIMEOUTS_MS',
 };
 
 let s: TestServer;
@@ -36,7 +37,7 @@ let shop: MerchantKeys;
 let gw: MerchantKeys;
 let payerBen: string;
 
-const now = () => Math.floor(s.clock.now() / 1000);
+const now = () => s.wallSeconds(); // merchants sign with the wall clock (security time)
 
 test.before(async () => {
   s = await TestServer.start();
@@ -61,7 +62,7 @@ test('signature_invalid: one flipped byte of the body; no details', async () => 
   expectError(g, 'signature_invalid');
 });
 
-test('timestamp_out_of_window: 301 s behind the server clock; retryable', async () => {
+test('timestamp_out_of_window: 301 s behind the wall clock; retryable', async () => {
   const r = await s.call(shop.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: now() - 301 });
   expectError(r, 'timestamp_out_of_window', covered);
 });
@@ -188,16 +189,18 @@ test('insufficient_balance: 402 with available, required and pending clearing', 
   assert.is(await journalRows(s), before, 'no order, no lock');
 });
 
-test('resource_not_found: unknown ids and unknown routes', async () => {
+test('resource_not_found and method_not_allowed: unknown ids and routes; a known path with another method', async () => {
   expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits/dep_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 'resource_not_found', covered);
   expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/withdrawals/wdr_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 'resource_not_found');
   expectError(await s.call(shop.live.api_key, 'POST', '/v1/pay/disputes/dsp_nope/evidence', { text: 'receipt attached' }), 'resource_not_found');
   expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/no-such-route'), 'resource_not_found');
-  // Another method on a known path (the router's 405) and a method nobody implements (its 501).
+  // Another method on a known path (the router's 405) and a method nobody implements (its 501): 405 with Allow.
   const wrongMethod = await s.call(shop.live.api_key, 'DELETE', '/v1/pay/deposits');
-  expectError(wrongMethod, 'resource_not_found');
+  const e = expectError(wrongMethod, 'method_not_allowed', covered);
   assert.is(wrongMethod.headers.get('allow'), 'POST, HEAD, GET');
-  expectError(await s.call(shop.live.api_key, 'PROPFIND', '/v1/pay/deposits'), 'resource_not_found');
+  assert.equal(e.details.allowed_methods, ['POST', 'HEAD', 'GET']);
+  expectError(await s.call(shop.live.api_key, 'PROPFIND', '/v1/pay/deposits'), 'method_not_allowed');
+  expectError(await s.call(shop.live.api_key, 'PROPFIND', '/v1/pay/no-such-route'), 'resource_not_found');
 });
 
 // ---- idempotency ----
@@ -378,8 +381,9 @@ test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer
     const refused = await rl.call(m.live.api_key, 'GET', '/v1/pay/banks');
     const e = expectError(refused, 'rate_limited', covered);
     assert.equal(e.details, { bucket: 'pay_read', scope: 'api_key' });
-    assert.is(e.retry_after_seconds, 60);
-    assert.is(refused.headers.get('retry-after'), '60');
+    // The window opened at the first read, on the wall clock: what is left of its 60 s.
+    assert.ok(e.retry_after_seconds >= 1 && e.retry_after_seconds <= 60, `retry after ${e.retry_after_seconds} s`);
+    assert.is(refused.headers.get('retry-after'), String(e.retry_after_seconds));
     assert.is(refused.headers.get('ratelimit-remaining'), '0');
     assert.is(refused.headers.get('x-ratelimit-scope'), 'pay_read');
     assert.is((await rl.call(other.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'another key has its own bucket');
@@ -387,7 +391,9 @@ test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer
     assert.is(write.status, 404, 'writes draw on pay_write');
     assert.is(write.headers.get('x-ratelimit-scope'), 'pay_write');
     rl.clock.advance(60_000);
-    assert.is((await rl.call(m.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'a new window after 60 s');
+    expectError(await rl.call(m.live.api_key, 'GET', '/v1/pay/banks'), 'rate_limited'); // business time does not reopen the window
+    rl.securityClock.advance(60_000);
+    assert.is((await rl.call(m.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'a new window after 60 s of wall time');
     const head = await rl.call(m.live.api_key, 'HEAD', '/v1/pay/banks');
     assert.is(head.status, 200);
     assert.is(head.headers.get('x-ratelimit-scope'), 'pay_read', 'HEAD is a read');
@@ -417,7 +423,7 @@ test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume
     const e = expectError(refused, 'rate_limited');
     assert.equal(e.details, { bucket: 'pay_write', scope: 'api_key' });
     assert.is(await journalRows(rl), before, 'nothing written');
-    rl.clock.advance(60_000);
+    rl.securityClock.advance(60_000);
     const created = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: key });
     assert.is(created.status, 202, created.text);
     assert.is(created.headers.get('idempotent-replay'), null, 'a fresh answer, not a replay of the 429');

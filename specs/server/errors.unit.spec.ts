@@ -7,7 +7,8 @@ import { ApiError, catalogue, errorBody, errorMiddleware } from '../../server/er
 import { requestIdMiddleware } from '../../server/request-id.ts';
 import { captureLogger, serve } from './support.ts';
 
-// Copied by hand from the contract's Errors table (plus the two codes DESIGN.md adds),
+// Copied by hand from the contract's Errors table (plus the two codes DESIGN.md adds and
+// the HTTP layer's 405 and 408),
 // so that the catalogue is checked against the contract, not against itself.
 const contractTable: Record<ErrorCode, [status: number, retryable: boolean]> = {
   signature_invalid: [401, false],
@@ -53,6 +54,8 @@ const contractTable: Record<ErrorCode, [status: number, retryable: boolean]> = {
   internal_error: [500, true],
   feature_not_enabled: [403, false],
   operation_not_allowed: [409, false],
+  method_not_allowed: [405, false],
+  request_timeout: [408, true],
 };
 
 const errorBodyKeys = ['code', 'details', 'message', 'message_th', 'request_id', 'retry_after_seconds', 'retryable', 'type'];

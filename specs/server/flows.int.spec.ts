@@ -40,6 +40,8 @@ test('a deposit is matched to the withdrawal: 201 with a leg, a QR and the slip 
   assert.is(r.json.legs.length, 1);
   assert.is(r.json.legs[0].amount_minor, 50_000);
   assert.ok(r.json.legs[0].qr_payload.startsWith('000201'));
+  // PromptPay to a bank account: tag 29, sub-tag 04 = bank code 004 + the beneficiary's account.
+  assert.ok(r.json.legs[0].qr_payload.includes('29370016A00000067701011104130041234567890'), r.json.legs[0].qr_payload);
   assert.is(r.json.legs[0].receiver.account_number_masked, 'xxxxxx7890');
   assert.is(r.json.slip_upload.upload_url, `${s.url}/v1/pay/deposits/${r.json.id}/slip`);
   assert.ok(r.json.slip_upload.content_types.includes('application/json'));

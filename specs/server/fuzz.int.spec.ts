@@ -1,9 +1,11 @@
 // Fuzzing the merchant API over real HTTP with fast-check: generated bodies (wrong types,
 // huge and deep JSON, unicode, missing and extra fields, negative, fractional and unsafe
 // amounts written as raw JSON literals), queries and headers against every POST route
-// under /v1/pay and the GET list, quote and read queries. Properties checked on every
-// answer: never a 5xx; an error answer is the contract's error object; and a refused
-// request writes no journal entry (rejection atomicity at the HTTP edge).
+// under /v1/pay and the GET list, quote and read queries; and every amount field of the
+// back office (adjustments, route confirmations, review approvals) with the same extreme
+// amounts. Properties checked on every answer: never a 5xx; an error answer is the
+// contract's error object; and a refused request writes no journal entry (rejection
+// atomicity at the HTTP edge).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,12 +17,13 @@ import { expectError, gatewayRoute, journalRows, openDispute, payFirstLeg, withd
 
 let s: TestServer;
 let m: MerchantKeys;
+let payer: MerchantKeys;
 const ids = { deposit: '', withdrawal: '', dispute: '', beneficiary: '' };
 
 test.before(async () => {
   s = await TestServer.start();
   m = await s.onboard('Fuzzed');
-  const payer = await s.onboard('Fuzz payer', m.whiteLabelId);
+  payer = await s.onboard('Fuzz payer', m.whiteLabelId);
   await s.fund(m.id, 50_000_000);
   ids.beneficiary = await s.beneficiary(m.id);
   const w = await s.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ids.beneficiary, { amount_minor: 40_000 }), { idempotencyKey: randomUUID() });
@@ -48,7 +51,7 @@ async function check(r: Reply, journalBefore: number, sent: string): Promise<voi
 async function send(method: 'GET' | 'POST', path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<void> {
   const before = await journalRows(s);
   const idempotencyKey = method === 'POST' ? headers['Idempotency-Key'] ?? randomUUID() : undefined;
-  const signed = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey, nowSeconds: Math.floor(s.clock.now() / 1000) });
+  const signed = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey, nowSeconds: s.wallSeconds() });
   const all = { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...signed, ...headers };
   const r = await s.raw(method, path, { headers: all, ...(body !== undefined ? { body } : {}) });
   await check(r, before, `${method} ${path} ${JSON.stringify(headers)} ${(body ?? '').slice(0, 200)}`);
@@ -57,7 +60,12 @@ async function send(method: 'GET' | 'POST', path: string, body: string | undefin
 // ---- generators ----
 
 const unicodeText = fc.string({ unit: 'grapheme', maxLength: 80 });
-const amountLiterals = ['9007199254740993', '9007199254740992', '-9007199254740993', '1e400', '-1', '0', '-0', '0.5', '2000.0', '2000.5', '1e3', '1E-7', '100000000000000000000000'];
+/** Amounts at every edge: zero and signs, 1, 2^53 − 1 and its neighbours, huge, fractional, digits in a string. */
+const amountLiterals = [
+  '0', '-0', '-1', '1', '9007199254740991', '9007199254740990', '9007199254739921', '9007199254739922', '9007199254740992', '9007199254740993',
+  '-9007199254740993', '1e308', '-1e308', '1e400', '0.5', '2000.0', '2000.5', '20000.000001', '1e3', '1E-7', '100000000000000000000000',
+  '"20000"', '"9007199254740991"', '"1e3"', '""', 'null',
+];
 const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   unicodeText,
@@ -86,7 +94,11 @@ function mutated(base: Record<string, unknown>): fc.Arbitrary<string> {
 
 /** The base body with amount_minor written as a raw JSON literal (so 9007199254740993 reaches the server as typed). */
 function rawAmount(base: Record<string, unknown>): fc.Arbitrary<string> {
-  return fc.constantFrom(...amountLiterals).map((literal) => JSON.stringify({ ...base, amount_minor: '__amount__' }).replace('"__amount__"', literal));
+  return fc.constantFrom(...amountLiterals).map((literal) => withAmount(base, literal));
+}
+
+function withAmount(base: Record<string, unknown>, literal: string): string {
+  return JSON.stringify({ ...base, amount_minor: '__amount__' }).replace('"__amount__"', literal);
 }
 
 const deep = (depth: number) => `{"metadata":${'['.repeat(depth)}${']'.repeat(depth)}}`;
@@ -170,7 +182,7 @@ test('methods: any method on any merchant path is answered, never a 5xx, errors 
   await fc.assert(fc.asyncProperty(fc.constantFrom(...paths), fc.constantFrom(...methods), async (path, method) => {
     const before = await journalRows(s);
     const body = method === 'GET' || method === 'HEAD' ? undefined : '{}';
-    const headers = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey: randomUUID(), nowSeconds: Math.floor(s.clock.now() / 1000) });
+    const headers = signedHeaders(m.live.api_key, method, path, body ?? '', { idempotencyKey: randomUUID(), nowSeconds: s.wallSeconds() });
     const r = await s.raw(method, path, { headers: { ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
     assert.ok(r.status < 500, `${method} ${path}: ${r.status} ${r.text.slice(0, 200)}`);
     assert.ok(r.headers.get('x-ratelimit-scope') !== null, 'rate-limit headers on every answer');
@@ -179,6 +191,81 @@ test('methods: any method on any merchant path is answered, never a 5xx, errors 
       assert.is(await journalRows(s), before);
     }
   }), { numRuns: 24 });
+});
+
+test('quote: every extreme amount_minor is answered with the contract\'s code, never a 5xx', async () => {
+  for (const value of ['0', '1', '10000', '9007199254739921', '9007199254739922', '9007199254740990', '9007199254740991', '9007199254740992', '9999999999999999', '-1', '1.5', '1e3', '']) {
+    await send('GET', `/v1/pay/quote?channel=withdrawal&amount_minor=${value}`, undefined);
+  }
+});
+
+test('every amount literal on every merchant amount field, one by one', async () => {
+  for (const literal of amountLiterals) {
+    await send('POST', '/v1/pay/deposits', withAmount(depositBody({ merchant_reference: `edge-${randomUUID()}` }), literal));
+    await send('POST', '/v1/pay/withdrawals', withAmount(withdrawalBody(ids.beneficiary, { merchant_reference: `edge-${randomUUID()}` }), literal));
+  }
+});
+
+// ---- the back office's amount fields ----
+
+/** An operator POST (with a step-up token) that must keep the same properties as a merchant one. */
+async function sendBo(path: string, body: string): Promise<Reply> {
+  const before = await journalRows(s);
+  const headers = {
+    Authorization: `Bearer ${await s.operatorToken('emp_fuzz')}`, 'X-PG-Step-Up-Token': await s.operatorToken('emp_fuzz', true),
+    'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json',
+  };
+  const r = await s.raw('POST', path, { headers, body });
+  await check(r, before, `POST ${path} ${body.slice(0, 200)}`);
+  return r;
+}
+
+/** A deposit of the payer's routed to the gateway and canceled: open to a route confirmation. */
+async function canceledGatewayDeposit(): Promise<string> {
+  const d = await s.call(payer.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 100_000 }));
+  assert.is(d.status, 201, d.text);
+  const c = await s.call(payer.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, { reason: 'fuzz' });
+  assert.is(c.status, 200, c.text);
+  return d.json.id;
+}
+
+const amountBody = (base: Record<string, unknown>) => fc.oneof({ weight: 3, arbitrary: rawAmount(base) }, { weight: 1, arbitrary: mutated(base) });
+const adjustmentBase = (direction: string, bucket: string) => ({ livemode: true, amount_minor: 1_000, direction, bucket, reason: 'fuzz' });
+
+test('adjustments: extreme amounts in both directions on every bucket (40 runs); the balance stays presentable and ≥ 0', async () => {
+  const bodies = fc.tuple(fc.constantFrom('credit', 'debit'), fc.constantFrom('available', 'pending_clearing', 'reserved'))
+    .chain(([direction, bucket]) => amountBody(adjustmentBase(direction, bucket)));
+  await fc.assert(fc.asyncProperty(bodies, async (body) => {
+    await sendBo(`/v1/bo/merchants/${m.id}/adjustments`, body);
+  }), { numRuns: 40 });
+  for (const literal of amountLiterals) {
+    for (const [direction, bucket] of [['credit', 'available'], ['debit', 'available'], ['debit', 'reserved'], ['credit', 'pending_clearing']] as const) {
+      await sendBo(`/v1/bo/merchants/${m.id}/adjustments`, withAmount(adjustmentBase(direction, bucket), literal));
+    }
+  }
+  const b = await s.call(m.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(b.status, 200, b.text);
+  for (const key of ['available_minor', 'pending_clearing_minor', 'reserved_minor']) {
+    assert.ok(Number.isSafeInteger(b.json[key]) && b.json[key] >= 0, `${key} ${b.json[key]}`);
+  }
+});
+
+test('route confirmations and review approvals: every amount literal on a deposit that can take it', async () => {
+  for (const literal of amountLiterals) {
+    const id = await canceledGatewayDeposit();
+    const confirmed = await sendBo(`/v1/bo/deposits/${id}/route-confirmations`, withAmount({ trans_ref: `GW-${randomUUID()}` }, literal));
+    // Each literal also meets an approval, on a deposit under review when the confirmation could not put it there.
+    let reviewed = id;
+    if (confirmed.status !== 200) {
+      reviewed = await canceledGatewayDeposit();
+      const r = await sendBo(`/v1/bo/deposits/${reviewed}/route-confirmations`, JSON.stringify({ trans_ref: `GW-${randomUUID()}`, amount_minor: 100_000 }));
+      assert.is(r.status, 200, r.text);
+    }
+    assert.is(s.running.store.world.deposits.get(reviewed)!.status, 'under_review');
+    await sendBo(`/v1/bo/deposits/${reviewed}/approve`, withAmount({ note: 'Checked the bank statement line by line.' }, literal));
+  }
+  const b = await s.call(payer.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(b.status, 200, b.text);
 });
 
 test('the known sharp edges, one by one: unsafe, fractional and negative amounts are refused as validation errors', async () => {

@@ -1,7 +1,8 @@
 // Merchant HMAC over real HTTP (contract: Authentication, Limits): the ±300 s timestamp
-// window measured against the server's own clock, the 10-minute nonce memory (also
-// across a restart on the same data dir), and the signature covering the body bytes,
-// the path, the query and the Idempotency-Key. A refused request never burns a nonce.
+// window measured against the wall clock (security time; the business clock a test moves
+// plays no part), the 10-minute nonce memory (also across a restart on the same data
+// dir), and the signature covering the body bytes, the path, the query and the
+// Idempotency-Key. A refused request never burns a nonce.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,7 @@ import { expectError } from '../support/api-checks.ts';
 
 let s: TestServer;
 let m: MerchantKeys;
-const nowSeconds = () => Math.floor(s.clock.now() / 1000);
+const nowSeconds = () => s.wallSeconds();
 
 test.before(async () => {
   s = await TestServer.start();
@@ -20,7 +21,7 @@ test.before(async () => {
 test.after(async () => { await s.stop(); });
 
 test('a skew of ±299 s and ±300 s is accepted, ±301 s refused (timestamp_out_of_window)', async () => {
-  s.clock.advance(1_234); // the server's clock, not the wall clock, is the reference
+  s.clock.advance(86_400_000); // business time moves; the window stays on the wall clock
   for (const skew of [-300, -299, 0, 299, 300]) {
     const r = await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: nowSeconds() + skew });
     assert.is(r.status, 200, `skew ${skew}: ${r.text}`);
@@ -29,10 +30,9 @@ test('a skew of ±299 s and ±300 s is accepted, ±301 s refused (timestamp_out_
     const r = await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: nowSeconds() + skew });
     expectError(r, 'timestamp_out_of_window');
   }
-  const wallClock = Math.floor(Date.now() / 1000);
-  if (Math.abs(wallClock - nowSeconds()) > 301) {
-    expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: wallClock }), 'timestamp_out_of_window');
-  }
+  const businessSeconds = Math.floor(s.clock.now() / 1000);
+  assert.ok(Math.abs(businessSeconds - nowSeconds()) > 301);
+  expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/balance', undefined, { nowSeconds: businessSeconds }), 'timestamp_out_of_window');
 });
 
 test('a timestamp that is not plain unix seconds is refused', async () => {
@@ -49,10 +49,10 @@ test('a nonce is refused again within 10 minutes, accepted after; nonces belong 
   expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed');
   // A different request (a POST with a body) does not make the nonce new.
   expectError(await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { nonce }), 'nonce_replayed');
-  s.clock.advance(599_000);
+  s.securityClock.advance(599_000);
   expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed');
   assert.is((await s.call(m.sandbox.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200, 'another key has its own nonces');
-  s.clock.advance(2_000);
+  s.securityClock.advance(2_000);
   assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200, 'remembered for 10 minutes only');
 });
 
@@ -93,14 +93,14 @@ test('the query is signed in sorted order: any order on the wire is accepted', a
 
 test('nonces survive a restart on the same data dir; after 10 minutes they are free again', async () => {
   const nonce = randomUUID();
-  const startedAt = s.clock.now();
+  const startedAt = s.securityClock.now();
   assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
   const dataDir = s.dataDir;
   await s.stop(false);
   s = await TestServer.start({}, dataDir);
-  s.clock.set(startedAt + 1_000); // the restarted server's clock: one second later
+  s.securityClock.advance(Math.max(0, startedAt + 1_000 - s.securityClock.now())); // the restarted server's wall clock: a second later at least
   expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce }), 'nonce_replayed');
-  s.clock.advance(600_000);
+  s.securityClock.advance(600_000);
   assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
 });
 

@@ -30,7 +30,7 @@ function pngOfSize(bytes: number): Buffer {
 
 async function slipImage(depositId: string): Promise<{ status: number; type: string | null; bytes: Buffer }> {
   const path = `/v1/pay/deposits/${depositId}/slip`;
-  const headers = signedHeaders(scene.shop.live.api_key, 'GET', path, '', { nowSeconds: Math.floor(scene.s.clock.now() / 1000) });
+  const headers = signedHeaders(scene.shop.live.api_key, 'GET', path, '', { nowSeconds: scene.s.wallSeconds() });
   const res = await fetch(scene.s.url + path, { headers });
   return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
 }

@@ -12,7 +12,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as ed from '@noble/ed25519';
 import { randomUUID } from 'node:crypto';
-import { CapabilitySigner } from '../../server/capability.ts';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { signedHeaders } from '../support/server-harness.ts';
 import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
@@ -30,7 +29,7 @@ test('the token verifies with @noble/ed25519 against the signer\'s public key an
   const deposit = await matchedDeposit(scene);
   const cap: Capability = deposit.slip_upload;
   const [body, signature] = cap.token.split('.') as [string, string];
-  const publicKey = CapabilitySigner.fromDataDir(scene.s.dataDir).rawPublicKey();
+  const publicKey = scene.s.running.capability.rawPublicKey();
   assert.ok(await ed.verifyAsync(Buffer.from(signature, 'base64url'), Buffer.from(body), publicKey), 'noble verifies node:crypto\'s signature');
   const claims = claimsOf(cap.token);
   assert.is(claims.aud, 'pg-slip-ingest');
@@ -57,7 +56,7 @@ test('only the capability: an API key, PG-* headers, no token, a forged or alter
   const rows = await journalRows(scene.s);
   const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
   const path = new URL(cap.upload_url).pathname;
-  const hmac = signedHeaders(scene.shop.live.api_key, 'POST', path, body.toString('latin1'), { idempotencyKey: randomUUID(), nowSeconds: Math.floor(scene.s.clock.now() / 1000) });
+  const hmac = signedHeaders(scene.shop.live.api_key, 'POST', path, body.toString('latin1'), { idempotencyKey: randomUUID(), nowSeconds: scene.s.wallSeconds() });
   const [claims, signature] = cap.token.split('.') as [string, string];
   const altered = `${Buffer.from(JSON.stringify({ ...claimsOf(cap.token), tenant: scene.payer.id })).toString('base64url')}.${signature}`;
   const flipped = `${claims}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
@@ -137,6 +136,8 @@ test('rate limits: 20 per minute per end user, with RateLimit headers; the 21st 
   assert.ok(Number(limited.headers.get('retry-after')) > 0);
   assert.is(limited.headers.get('ratelimit-remaining'), '0');
   await scene.s.running.services.write.advanceClock!(61_000);
+  expectError(await upload(deposit.slip_upload, 'not a slip', 'text/plain'), 'rate_limited'); // business time does not reopen a quota
+  scene.s.securityClock.advance(61_000);
   expectError(await upload(deposit.slip_upload, 'not a slip', 'text/plain'), 'unsupported_media_type');
 });
 

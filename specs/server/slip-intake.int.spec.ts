@@ -151,12 +151,13 @@ test('no-image fields in another key order and with occurred_at in +07:00 are th
   expectError(await uploadJson(deposit.slip_upload, { trans_ref: 'TR-778899', sending_bank_code: '004', occurred_at: '2026-11-21T03:00:00Z' }, key), 'idempotency_key_reused');
 });
 
-test('a second slip under a new key while the first is being verified is refused 422 and stores nothing', async () => {
+test('slips under new keys while the first is being verified are taken up to the cap; the 4th is refused 422 and stores nothing', async () => {
   const deposit = await matchedDeposit(scene);
-  assertReceipt(await uploadFile(deposit.slip_upload, pngSlip()));
+  for (let i = 0; i < 3; i++) assertReceipt(await uploadFile(deposit.slip_upload, pngSlip()));
+  assert.is((await getDeposit(scene, deposit.id)).status, 'slip_processing');
   const stored = store.puts.length;
   const e = expectError(await uploadFile(deposit.slip_upload, pngSlip()), 'validation_error');
-  assert.is(e.details.status, 'slip_processing');
+  assert.equal(e.details.fields, [{ path: 'file', reason: 'upload_limit_reached' }]);
   assert.is(store.puts.length, stored, 'the core refused before anything was written');
 });
 

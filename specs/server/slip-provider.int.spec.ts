@@ -7,7 +7,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBankSimServer, type RunningBankSim } from '../../adapters/slips/bank-sim-server.ts';
@@ -53,7 +54,8 @@ test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settl
 
 test('production never runs the simulator: no provider URL refuses to start; with one, /v1/sim/bank/ is not there', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'satang-slip-prod-'));
-  const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_ENV: 'production', SATANG_LOG_LEVEL: 'silent' };
+  const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_ENV: 'production', SATANG_LOG_LEVEL: 'silent', SATANG_MASTER_KEY: randomBytes(32).toString('base64'), SATANG_OIDC_ISSUER: 'https://login.example.test/', SATANG_OIDC_JWKS: join(dataDir, 'jwks.json') };
+  writeFileSync(env.SATANG_OIDC_JWKS, JSON.stringify({ keys: [] })); // production needs a configured operator issuer too
   try {
     let refused: Error | undefined;
     try {

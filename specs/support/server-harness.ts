@@ -2,14 +2,33 @@
 // temp folder, with the manual clock, driven over HTTP by a signing client written
 // here (it builds the contract's nine-line canonical string itself, independently of
 // server/hmac.ts, so a bug there cannot hide behind the same bug here).
+//
+// Two clocks, as in DESIGN.md: `clock` is business time (manual, moved by the spec);
+// `securityClock` is the wall clock the HMAC window, nonce memory and rate limits run on.
+// Merchant calls are signed with the security clock, which follows the real time unless a
+// spec steps it forward (to age nonces or rate-limit windows without waiting).
 
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../adapters/clock.ts';
+import { operatorAudience } from '../../server/auth/operator.ts';
+import { operatorRoles } from '../../server/auth/roles.ts';
 import { startServer, type Running } from '../../server/main.ts';
 import type { SlipOptions } from '../../server/slips/wiring.ts';
+import type { Clock } from '../../core/ports.ts';
+
+/** The wall clock plus an offset a spec may step forward; never behind the real time. */
+export class SteppedWallClock implements Clock {
+  private offsetMs = 0;
+  now(): number { return Date.now() + this.offsetMs; }
+  advance(ms: number): void {
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`security clock: cannot advance by ${ms} ms`);
+    this.offsetMs += ms;
+  }
+}
 
 export interface Reply {
   readonly status: number;
@@ -26,23 +45,32 @@ export interface MerchantKeys {
 }
 
 export class TestServer {
-  private constructor(readonly running: Running, readonly clock: ManualClock, readonly dataDir: string) {}
+  private constructor(readonly running: Running, readonly clock: ManualClock, readonly securityClock: SteppedWallClock, readonly dataDir: string) {}
 
   static async start(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'satang-spec-')), options: SlipOptions = {}): Promise<TestServer> {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 3, 0, 0));
-    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock, ...options });
-    return new TestServer(running, clock, dataDir);
+    const securityClock = new SteppedWallClock();
+    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock, securityClock, ...options });
+    return new TestServer(running, clock, securityClock, dataDir);
   }
 
   get url(): string { return this.running.url; }
 
   async stop(removeData = true): Promise<void> {
     await this.running.close();
-    if (removeData) rmSync(this.dataDir, { recursive: true, force: true });
+    if (removeData) {
+      rmSync(this.dataDir, { recursive: true, force: true });
+      rmSync(`${this.dataDir}.master-key`, { force: true }); // development's key, generated beside the data dir
+    }
   }
 
-  async operatorToken(sub = 'emp_alice', stepUp = false): Promise<string> {
-    return this.running.devIssuer!.mint(sub, { nowSeconds: Math.floor(this.clock.now() / 1000), stepUp });
+  /**
+   * A development-issuer token with every role unless told otherwise, minted on the wall
+   * clock as `scripts/satang token` does (tokens are security time; the manual clock is
+   * business time and never moves them).
+   */
+  async operatorToken(sub = 'emp_alice', stepUp = false, roles: readonly string[] = operatorRoles): Promise<string> {
+    return this.running.devIssuer!.mint(sub, { nowSeconds: Math.floor(Date.now() / 1000), stepUp, roles });
   }
 
   async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string | Uint8Array } = {}): Promise<Reply> {
@@ -53,22 +81,25 @@ export class TestServer {
     return { status: res.status, headers: res.headers, text, json };
   }
 
-  /** An operator call with a fresh idempotency key (and a step-up token when asked). */
-  async bo(method: string, path: string, body?: unknown, options: { sub?: string; stepUp?: boolean; idempotencyKey?: string } = {}): Promise<Reply> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${await this.operatorToken(options.sub)}` };
+  /** An operator call with a fresh idempotency key (and a step-up token when asked); every role unless `roles` names them. */
+  async bo(method: string, path: string, body?: unknown, options: { sub?: string; stepUp?: boolean; idempotencyKey?: string; roles?: readonly string[] } = {}): Promise<Reply> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${await this.operatorToken(options.sub, false, options.roles)}` };
     if (method === 'POST') headers['Idempotency-Key'] = options.idempotencyKey ?? randomUUID();
     if (options.stepUp) headers['X-PG-Step-Up-Token'] = await this.operatorToken(options.sub, true);
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     return this.raw(method, path, { headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   }
 
-  /** A signed merchant call (contract: Merchant HMAC). */
+  /** Unix seconds on the security clock: what a merchant's synchronised clock reads. */
+  wallSeconds(): number { return Math.floor(this.securityClock.now() / 1000); }
+
+  /** A signed merchant call (contract: Merchant HMAC), signed with the wall time; a Uint8Array body is sent and signed as those bytes. */
   async call(key: string, method: string, pathWithQuery: string, body?: unknown, options: SignOptions = {}): Promise<Reply> {
-    const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-    const headers = signedHeaders(key, method, pathWithQuery, text, { idempotencyKey: method === 'POST' ? randomUUID() : undefined, nowSeconds: Math.floor(this.clock.now() / 1000), ...options });
-    if (text !== '') headers['Content-Type'] = 'application/json';
-    const sent = options.tamper ? options.tamper(text) : text;
-    return this.raw(method, pathWithQuery, { headers, ...(sent !== '' ? { body: sent } : {}) });
+    const payload: string | Uint8Array = body === undefined ? '' : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+    const headers = signedHeaders(key, method, pathWithQuery, payload, { idempotencyKey: method === 'POST' ? randomUUID() : undefined, nowSeconds: this.wallSeconds(), ...options });
+    if (payload.length > 0) headers['Content-Type'] = 'application/json';
+    const sent = options.tamper && typeof payload === 'string' ? options.tamper(payload) : payload;
+    return this.raw(method, pathWithQuery, { headers, ...(sent.length > 0 ? { body: sent } : {}) });
   }
 
   async onboard(name = 'Shop', whiteLabelId?: string): Promise<MerchantKeys> {
@@ -90,6 +121,27 @@ export class TestServer {
   }
 }
 
+/** An OIDC issuer of a test's own: an Ed25519 key whose JWKS is written to `dir`, named by the env a server needs. */
+export interface ExternalIssuer {
+  readonly env: { SATANG_OIDC_ISSUER: string; SATANG_OIDC_JWKS: string };
+  /** A one-hour access token (every role) on the wall clock; `claims` adds or overrides. */
+  mint(sub: string, claims?: JWTPayload): Promise<string>;
+}
+
+export async function externalIssuer(dir: string, issuer = 'https://login.example.test/'): Promise<ExternalIssuer> {
+  const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  const jwksPath = join(dir, 'external-jwks.json');
+  writeFileSync(jwksPath, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'ext-1', alg: 'EdDSA' }] }));
+  return {
+    env: { SATANG_OIDC_ISSUER: issuer, SATANG_OIDC_JWKS: jwksPath },
+    mint: (sub, claims = {}) => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ roles: [...operatorRoles], iss: issuer, aud: operatorAudience, sub, iat: now, exp: now + 3600, ...claims })
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'ext-1' }).sign(privateKey);
+    },
+  };
+}
+
 export interface SignOptions {
   idempotencyKey?: string | undefined;
   nowSeconds?: number;
@@ -99,7 +151,7 @@ export interface SignOptions {
   tamper?: (body: string) => string;
 }
 
-export function canonical(ts: string, nonce: string, method: string, path: string, query: string, body: string, idempotencyKey: string, version: string): string {
+export function canonical(ts: string, nonce: string, method: string, path: string, query: string, body: string | Uint8Array, idempotencyKey: string, version: string): string {
   const sortedQuery = query === '' ? '' : query.split('&').filter((p) => p !== '').sort((a, b) => {
     const [ka = '', va = ''] = a.split('='), [kb = '', vb = ''] = b.split('=');
     return ka < kb ? -1 : ka > kb ? 1 : va < vb ? -1 : va > vb ? 1 : 0;
@@ -108,7 +160,7 @@ export function canonical(ts: string, nonce: string, method: string, path: strin
   return ['v1', ts, nonce, method.toUpperCase(), path, sortedQuery, bodyHash, idempotencyKey, version].map((l) => `${l}\n`).join('');
 }
 
-export function signedHeaders(key: string, method: string, pathWithQuery: string, body: string, o: SignOptions): Record<string, string> {
+export function signedHeaders(key: string, method: string, pathWithQuery: string, body: string | Uint8Array, o: SignOptions): Record<string, string> {
   const [path = '', query = ''] = pathWithQuery.split('?');
   const ts = String(o.nowSeconds ?? Math.floor(Date.now() / 1000));
   const nonce = o.nonce ?? randomUUID();

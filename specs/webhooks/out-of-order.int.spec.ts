@@ -56,6 +56,7 @@ test('case A: an older deposit.expired arrives after deposit.settled; the order 
   const stored = consumer.object(r.object_id)!;
   assert.is(stored.status, 'settled');
   assert.is(stored.version, settled.version);
+  assert.is(stored.data.livemode, false, 'the sandbox test order says it is sandbox');
   assert.equal(credits, [r.object_id], 'credited once');
 });
 
@@ -77,6 +78,7 @@ test('case C: withdrawal.filled chunks out of order; remaining_minor follows the
   const stored = consumer.object(r.object_id)!;
   assert.is(stored.version, 4);
   assert.is(stored.data.remaining_minor, 0);
+  assert.is(stored.data.livemode, false, 'the sandbox test withdrawal says it is sandbox');
   assert.is(stored.data.filled_minor, stored.data.amount_total_minor);
 });
 

@@ -39,7 +39,8 @@ test('resend: same event id and bytes, fresh signature, new delivery id, attempt
   assert.is((await resend(delivered.id, {})).status, 403, 'step-up token required');
   const r = await resend(delivered.id, { stepUp: true, idempotencyKey: 'resend-1' });
   assert.is(r.status, 201, r.text);
-  assert.equal(Object.keys(r.json).sort(), ['attempt', 'created_at', 'delivery_id', 'event_id', 'resend', 'status']);
+  assert.equal(Object.keys(r.json).sort(), ['attempt', 'created_at', 'delivery_id', 'event_id', 'livemode', 'resend', 'status']);
+  assert.is(r.json.livemode, delivered.livemode, "the resend says its endpoint's mode");
   assert.is(r.json.event_id, delivered.event_id);
   assert.is.not(r.json.delivery_id, delivered.id);
   assert.is(r.json.resend, true);
@@ -77,8 +78,8 @@ test('a resend to a failing receiver runs a fresh set of attempts', async () => 
   await advance(s, 2 * 60 * second);
 });
 
-test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a minute later it is open again', async () => {
-  await advance(s, 61 * second);
+test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a wall-clock minute later it is open again', async () => {
+  s.securityClock.advance(61 * second); // the earlier tests' resends are in an older window
   const [d] = await deliveries(s, endpointId, '&status=delivered');
   for (let i = 0; i < 10; i++) assert.is((await resend(d.id)).status, 201, `resend ${i + 1}`);
   const refused = await resend(d.id);
@@ -90,11 +91,14 @@ test('resend quota: 10 per minute per endpoint, then 429 rate_limited; a minute 
   const replay = await s.bo('POST', `/v1/bo/webhooks/${endpointId}/replay`, { created_after: '2020-01-01T00:00:00Z', created_before: '2100-01-01T00:00:00Z', event_types: ['balance.credited'] }, { stepUp: true });
   assert.is(replay.status, 202, 'bulk replay is outside the resend quota');
   await advance(s, 61 * second);
+  assert.is((await resend(d.id)).status, 429, 'the quota is security time: moving the business clock does not reopen it');
+  s.securityClock.advance(61 * second);
   assert.is((await resend(d.id)).status, 201);
 });
 
 test('nothing is resent 30 days after the event was created', async () => {
   const [d] = await deliveries(s, endpointId, '&status=delivered');
+  s.securityClock.advance(61 * second); // a fresh resend window
   await advance(s, 31 * day);
   const r = await resend(d.id);
   assert.is(r.status, 409);

@@ -1,0 +1,108 @@
+// Sealing secrets at rest (DESIGN.md "Secrets at rest"): AES-256-GCM under a key derived
+// from the master key (the key-encryption key, which never lives in the data dir).
+//
+//   sealed = "sealed:v1:" base64url(nonce 12 bytes ‖ ciphertext ‖ tag 16 bytes)
+//
+// Invariants kept: every value gets a fresh random nonce; the additional data names the
+// value's purpose and row (e.g. "api_key:key_…"), so a sealed value copied onto another
+// row or purpose does not open; a value that does not open — wrong master key, tampered
+// bytes, wrong row — throws, never returns garbage. The master key is checked once when
+// a database is opened (checkMasterKey): a sealed marker row that must open with it.
+// The version prefix leaves room for another scheme (or a rotated key) later.
+
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import type { Db } from './sqlite/schema.ts';
+
+export const masterKeyBytes = 32;
+/** Every sealed value starts with this (SQL finds values stored in clear by it). */
+export const sealedPrefix = 'sealed:v1:';
+const nonceBytes = 12;
+const tagBytes = 16;
+
+export class SealError extends Error {}
+
+export class Sealer {
+  private readonly sealingKey: Buffer;
+  private readonly indexKey: Buffer;
+
+  constructor(masterKey: Buffer) {
+    if (masterKey.length !== masterKeyBytes) throw new Error(`the master key must be ${masterKeyBytes} bytes, not ${masterKey.length}`);
+    // Separate keys for separate jobs, so an index value says nothing about a sealed one.
+    this.sealingKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'satang seal v1', 32));
+    this.indexKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'satang secret index v1', 32));
+  }
+
+  /** A sealer with a random key, for tools and specs that keep nothing across runs. */
+  static ephemeral(): Sealer {
+    return new Sealer(randomBytes(masterKeyBytes));
+  }
+
+  seal(plain: string | Uint8Array, purpose: string): string {
+    const nonce = randomBytes(nonceBytes);
+    const cipher = createCipheriv('aes-256-gcm', this.sealingKey, nonce);
+    cipher.setAAD(Buffer.from(purpose, 'utf8'));
+    const body = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain), cipher.final()]);
+    return sealedPrefix + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The plaintext bytes of a sealed value; throws SealError when it does not open under this key and purpose. */
+  open(sealed: string, purpose: string): Buffer {
+    if (!isSealed(sealed)) throw new SealError(`${purpose}: the stored value is not sealed`);
+    const bytes = Buffer.from(sealed.slice(sealedPrefix.length), 'base64url');
+    if (bytes.length < nonceBytes + tagBytes) throw new SealError(`${purpose}: the sealed value is truncated`);
+    const decipher = createDecipheriv('aes-256-gcm', this.sealingKey, bytes.subarray(0, nonceBytes));
+    decipher.setAAD(Buffer.from(purpose, 'utf8'));
+    decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes));
+    try {
+      return Buffer.concat([decipher.update(bytes.subarray(nonceBytes, bytes.length - tagBytes)), decipher.final()]);
+    } catch {
+      throw new SealError(`${purpose}: the sealed value does not open with this master key`);
+    }
+  }
+
+  openText(sealed: string, purpose: string): string {
+    return this.open(sealed, purpose).toString('utf8');
+  }
+
+  /** A keyed digest of a secret: lets a secret be looked up and kept unique without storing it. */
+  index(secret: string): string {
+    return createHmac('sha256', this.indexKey).update(secret, 'utf8').digest('hex');
+  }
+}
+
+export function isSealed(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(sealedPrefix);
+}
+
+const checkPurpose = 'master_key_check';
+const checkPlain = 'satang master key check';
+
+/**
+ * Refuses a master key other than the one the database's secrets were sealed with: the
+ * first open stores a sealed marker, every later open must open it. Throws a message that
+ * says what to do, never a decryption error from deep inside a store.
+ */
+export function checkMasterKey(db: Db, sealer: Sealer): void {
+  db.exec('CREATE TABLE IF NOT EXISTS sealing (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+  const stored = db.prepare<[string], string>('SELECT value FROM sealing WHERE name = ?').pluck(true).get(checkPurpose);
+  if (stored === undefined) {
+    db.prepare('INSERT INTO sealing (name, value) VALUES (?, ?)').run(checkPurpose, sealer.seal(checkPlain, checkPurpose));
+    return;
+  }
+  let opened: string | undefined;
+  try { opened = sealer.openText(stored, checkPurpose); } catch { opened = undefined; }
+  if (opened !== checkPlain) {
+    throw new Error('the master key does not open this data dir: its secrets were sealed with another key. '
+      + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was created with; rotating the master key is not supported yet.');
+  }
+}
+
+/**
+ * After sealing values an older build stored in clear: rebuilds the database (VACUUM
+ * drops the free pages and cell remnants that still hold the old bytes) and empties the
+ * WAL into it. Run at startup, before other connections open.
+ */
+export function compactAfterSealing(db: Db): void {
+  db.exec('VACUUM');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}

@@ -1,0 +1,106 @@
+// `satang verify`'s secrets-at-rest section (DESIGN.md "Secrets at rest"): reads every
+// file of the data dir as bytes and reports any secret found in clear — an API key
+// secret (sk_live_/sk_test_), a slip upload token (server/capability.ts: base64url of its
+// JSON claims, which open with {"aud":"pg-slip-ingest", then "." and a 64-byte Ed25519
+// signature), a PEM private key, a DER PKCS#8 Ed25519 private key, or a JWK with its
+// private part — and any mode looser than 0700 for a directory and 0600 for a file.
+// Sealed values (adapters/sealing.ts) are random bytes in base64url and match none of
+// these. A finding names the file and the kind of secret, never the secret itself.
+// Kept apart from verify.ts (the journal's checks): it reads files, not the database.
+
+import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { adapterLimits } from '../limits.ts';
+
+export interface AtRestReport {
+  ok: boolean;
+  files_scanned: number;
+  bytes_scanned: number;
+  finding_count: number;
+  findings: string[];
+}
+
+const dirMode = 0o700;
+const fileMode = 0o600;
+/** Files are read in chunks this large, overlapping by the longest pattern, so a file of any size is scanned in bounded memory. */
+const chunkBytes = 4 * 1024 * 1024;
+const overlapBytes = 4096;
+/** How deep the scan descends below the data dir (it holds slips/ one level down). */
+const depthMax = 8;
+
+/** What a secret in clear looks like, by kind. Latin-1 decoding keeps one character per byte. */
+const patterns: readonly { kind: string; pattern: RegExp }[] = [
+  { kind: 'an API key secret (sk_live_)', pattern: /sk_live_[A-Za-z0-9_-]{16,}/ },
+  { kind: 'an API key secret (sk_test_)', pattern: /sk_test_[A-Za-z0-9_-]{16,}/ },
+  // base64url('{"aud":"pg-slip-ingest",') then more claims, a dot and 86 characters of signature.
+  { kind: 'a slip upload token', pattern: /eyJhdWQiOiJwZy1zbGlwLWluZ2VzdCIs[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{86}/ },
+  { kind: 'a PEM private key', pattern: /-----BEGIN (?:[A-Z0-9]+ )?PRIVATE KEY-----/ },
+  // SEQUENCE, version 0, AlgorithmIdentifier id-Ed25519 (1.3.101.112), OCTET STRING { OCTET STRING (32) }.
+  { kind: 'a PKCS#8 private key (Ed25519, DER)', pattern: /\x30\x2e\x02\x01\x00\x30\x05\x06\x03\x2b\x65\x70\x04\x22\x04\x20/ },
+  { kind: 'a JWK private key', pattern: /"d"\s*:\s*"[A-Za-z0-9_-]{32,}"/ },
+];
+
+export function scanDataDir(dir: string): AtRestReport {
+  const scan = new Scan(dir);
+  scan.directory(dir, 0);
+  return scan.report();
+}
+
+class Scan {
+  private readonly findings: string[] = [];
+  private findingCount = 0;
+  private files = 0;
+  private bytes = 0;
+
+  constructor(private readonly root: string) {}
+
+  report(): AtRestReport {
+    return { ok: this.findingCount === 0, files_scanned: this.files, bytes_scanned: this.bytes, finding_count: this.findingCount, findings: this.findings };
+  }
+
+  directory(path: string, depth: number): void {
+    this.checkMode(path, dirMode);
+    if (depth > depthMax) { this.find(path, `nested deeper than ${depthMax} levels; not scanned`); return; }
+    for (const name of readdirSync(path).sort()) {
+      const child = join(path, name);
+      const stat = lstatSync(child);
+      if (stat.isDirectory()) this.directory(child, depth + 1);
+      else if (stat.isFile()) this.file(child);
+      else this.find(child, 'not a regular file or directory');
+    }
+  }
+
+  private file(path: string): void {
+    this.files++;
+    this.checkMode(path, fileMode);
+    const found = new Set<string>();
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(chunkBytes + overlapBytes);
+      let carried = 0;
+      for (;;) {
+        const read = readSync(fd, buffer, carried, chunkBytes, null);
+        if (read === 0) break;
+        this.bytes += read;
+        const text = buffer.toString('latin1', 0, carried + read);
+        for (const { kind, pattern } of patterns) if (pattern.test(text)) found.add(kind);
+        carried = Math.min(overlapBytes, carried + read);
+        buffer.copy(buffer, 0, text.length - carried, text.length);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    for (const kind of found) this.find(path, `${kind} in clear`);
+  }
+
+  private checkMode(path: string, expected: number): void {
+    const mode = lstatSync(path).mode & 0o777;
+    if (mode !== expected) this.find(path, `mode ${mode.toString(8)}, expected ${expected.toString(8)}`);
+  }
+
+  private find(path: string, what: string): void {
+    this.findingCount++;
+    const name = relative(this.root, path) || '.';
+    if (this.findings.length < adapterLimits.verifyMismatchesListedMax) this.findings.push(`${name}: ${what}`);
+  }
+}

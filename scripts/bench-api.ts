@@ -1,0 +1,285 @@
+// `npm run bench:api`: the service's headline figures, measured from outside over HTTP and
+// printed as one JSON object (progress goes to stderr).
+//
+// Four scenarios, each a fixed window after a warm-up, at a fixed number of connections,
+// each server in its own process and the load generator (scripts/bench/api-load.ts) in
+// another, so no two share an event loop:
+//   1. bare:        Koa + koa-body + the nine-line HMAC check answering 201 (the ceiling);
+//   2. bare_fsync:  the same + one synchronous=FULL WAL SQLite insert per request;
+//   3. create:      satang (`server/main.ts` on the embedded default, temp data dir),
+//                   signed POST /v1/pay/deposits; 201 and 202 (awaiting liquidity: the
+//                   merchant has none) both count as created;
+//   4. get:         signed GET /v1/pay/deposits/{id} over the deposits created in 3, on the
+//                   same satang process.
+// The merchant gets enough live keys that the per-key rate limits (600 writes and 1,200
+// reads a minute) do not bind at up to rateCeilingPerSecond, and requests go round-robin
+// over them. Ratios compare created deposits with the bare ceilings of the same run.
+//
+// Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N]
+
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DevIssuer } from '../server/auth/operator.ts';
+import { readConfig } from '../server/config.ts';
+import { sealerFor } from '../server/master-key.ts';
+import { allScopes } from '../server/ports.ts';
+import type { LoadMessage, LoadPlan, LoadReport } from './bench/api-load.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    keys: { type: 'string' },
+  },
+});
+const seconds = positive('seconds', values.seconds);
+const warmupSeconds = positive('warmup', values.warmup, true);
+const connections = positive('connections', values.connections);
+// Per-key quotas: a fixed 60 s window per key and bucket (server/rate-limit.ts).
+const writesPerKeyPerWindow = 600;
+// The key count assumes no scenario goes faster than this; --keys overrides it.
+const rateCeilingPerSecond = 10_000;
+const keysCount = values.keys !== undefined ? positive('keys', values.keys) : Math.ceil((rateCeilingPerSecond * (warmupSeconds + seconds)) / writesPerKeyPerWindow);
+
+const host = '127.0.0.1';
+const root = new URL('..', import.meta.url).pathname;
+const tsx = ['--import', 'tsx'];
+const serverReadyTimeoutMs = 30_000;
+const serverStopTimeoutMs = 5_000;
+// /proc/<pid>/stat counts CPU time in clock ticks: 100 a second on Linux (getconf CLK_TCK).
+const clockTicksPerSecond = 100;
+const bareKey = `sk_live_bench_${randomUUID()}`;
+const operatorSub = 'emp_bench';
+const operatorRoles = ['ops_admin', 'reviewer', 'approver', 'finance', 'support'];
+
+const targets = {
+  createPerSecondMin: 3_000,
+  createP99MsMax: 50,
+  createOverBareMin: 0.45,
+  getPerSecondMin: 6_000,
+  getP99MsMax: 20,
+};
+
+function positive(name: string, text: string | undefined, zeroAllowed = false): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || (!zeroAllowed && n === 0)) throw new Error(`--${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, not ${text}`);
+  return n;
+}
+
+const progress = (message: string) => console.error(`[bench:api] ${message}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** Children still running, stopped if this process is interrupted. */
+const children = new Set<ChildProcess>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => { for (const c of children) c.kill('SIGKILL'); process.exit(130); });
+}
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), serverStopTimeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU seconds (all threads) a process has used so far; undefined where /proc is missing. */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond; // utime, stime
+  } catch {
+    return undefined;
+  }
+}
+
+type Measured = LoadReport & { server_cpu_percent: number | null };
+
+/**
+ * Runs one load plan in a fresh load-generator process. The server's CPU use over the
+ * window shows how much of the shared machine it got (two cores: up to 200 %).
+ */
+function load(plan: LoadPlan, server: ChildProcess): Promise<Measured> {
+  const child = track(fork(join(root, 'scripts/bench/api-load.ts'), [], { execArgv: tsx, stdio: ['ignore', 2, 2, 'ipc'] }));
+  let serverCpuAtStart: number | undefined;
+  return new Promise((resolve, reject) => {
+    child.on('message', (message: LoadMessage) => {
+      if (message.kind === 'window_started') {
+        serverCpuAtStart = cpuSecondsOf(server.pid);
+        return;
+      }
+      const serverCpuAtEnd = cpuSecondsOf(server.pid);
+      const serverCpu = serverCpuAtStart !== undefined && serverCpuAtEnd !== undefined
+        ? Math.round(((serverCpuAtEnd - serverCpuAtStart) * 100) / message.report.measured_seconds) : null;
+      resolve({ ...message.report, server_cpu_percent: serverCpu });
+    });
+    child.once('exit', (code) => reject(new Error(`load generator exited with ${code} before reporting`)));
+    child.send(plan);
+  });
+}
+
+/** A bare server process; resolves with its port once it listens. */
+async function startBare(fsyncDb?: string): Promise<{ child: ChildProcess; port: number }> {
+  const args = ['--key', bareKey, ...(fsyncDb ? ['--fsync', '--db', fsyncDb] : [])];
+  const child = track(fork(join(root, 'scripts/bench/api-bare.ts'), args, { execArgv: tsx, stdio: ['ignore', 2, 2, 'ipc'] }));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code} before listening`)));
+  });
+  return { child, port };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, host, resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** satang on the embedded default, as `npm start` runs it, on a temp data dir. */
+async function startSatang(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: host, SATANG_LOG_LEVEL: 'error' };
+  delete env.SATANG_NATS_URL; // the embedded default: no bus
+  // Its stdout (pino) goes to our stderr: stdout carries only the report. Level 'error':
+  // server faults show, the warning logged for every shed or refused request does not.
+  const child = track(spawn(process.execPath, [...tsx, join(root, 'server/main.ts')], { env, stdio: ['ignore', 2, 2] }));
+  const url = `http://${host}:${port}`;
+  const deadline = Date.now() + serverReadyTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`satang exited with ${child.exitCode} while starting`);
+    const ready = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+    if (ready) return { child, url };
+    if (Date.now() > deadline) throw new Error(`satang did not answer /healthz within ${serverReadyTimeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** Onboards one merchant over the back-office API and mints its extra live keys. */
+async function onboard(url: string, dataDir: string): Promise<string[]> {
+  // The key pair the server created, sealed under the master key it generated beside the data dir.
+  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+  const issuer = await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
+  const now = () => Math.floor(Date.now() / 1000);
+  const bo = async (path: string, body: unknown, stepUp = false) => {
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${await issuer.mint(operatorSub, { roles: operatorRoles, nowSeconds: now() })}`,
+      'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(),
+    };
+    if (stepUp) headers['X-PG-Step-Up-Token'] = await issuer.mint(operatorSub, { roles: operatorRoles, stepUp: true, nowSeconds: now() });
+    const res = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
+    const json = await res.json() as Record<string, any>;
+    if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  const whiteLabel = await bo('/v1/bo/white-labels', { name: 'Bench brand' });
+  const merchant = await bo('/v1/bo/merchants', { white_label_id: whiteLabel.id, name: 'Bench shop' });
+  const keys: string[] = [merchant.keys.live.api_key];
+  while (keys.length < keysCount) {
+    const key = await bo(`/v1/bo/merchants/${merchant.id}/keys`, { livemode: true, scopes: allScopes }, true);
+    keys.push(key.api_key);
+  }
+  return keys;
+}
+
+type Scenario = Omit<Measured, 'ids'>;
+
+function plan(port: number, mode: LoadPlan['mode'], keys: string[], okStatuses: number[], depositIds: string[] = [], collectIds = false): LoadPlan {
+  return { host, port, mode, keys, depositIds, connections, warmupSeconds, seconds, okStatuses, collectIds };
+}
+
+function summary(name: string, r: Scenario): void {
+  progress(`${name}: ${r.requests_per_second}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${JSON.stringify(r.errors_by_status)}, CPU server ${r.server_cpu_percent} % / load generator ${r.load_generator_cpu_percent} %`);
+}
+
+async function bareScenario(fsyncDb?: string): Promise<Scenario> {
+  const { child, port } = await startBare(fsyncDb);
+  try {
+    const { ids: _ids, ...report } = await load(plan(port, 'create', [bareKey], [201]), child);
+    return report;
+  } finally {
+    await stop(child);
+  }
+}
+
+async function satangScenarios(dataDir: string): Promise<{ create: Scenario; get: Scenario }> {
+  const { child, url } = await startSatang(dataDir);
+  try {
+    progress(`satang up at ${url}; onboarding a merchant with ${keysCount} live keys`);
+    const keys = await onboard(url, dataDir);
+    const port = Number(new URL(url).port);
+    progress('create: signed POST /v1/pay/deposits');
+    const { ids, ...create } = await load(plan(port, 'create', keys, [201, 202], [], true), child);
+    summary('create', create);
+    if (ids.length === 0) throw new Error('no deposit was created: nothing to read');
+    progress(`get: signed GET /v1/pay/deposits/{id} over ${ids.length} deposits`);
+    const { ids: _none, ...get } = await load(plan(port, 'get', keys, [200], ids), child);
+    summary('get', get);
+    return { create, get };
+  } finally {
+    await stop(child);
+  }
+}
+
+const check = (measured: number, op: '>=' | '<=', target: number) => ({ measured, target: `${op} ${target}`, meets: op === '>=' ? measured >= target : measured <= target });
+
+async function main(): Promise<void> {
+  const startedMs = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'satang-bench-api-'));
+  const loadAtStart = loadavg().map(round2);
+  try {
+    progress(`bare: Koa + koa-body + HMAC, ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s`);
+    const bare = await bareScenario();
+    summary('bare', bare);
+    progress('bare_fsync: the same + one synchronous=FULL SQLite insert per request');
+    const bareFsync = await bareScenario(join(dir, 'bare-fsync.db'));
+    summary('bare_fsync', bareFsync);
+    const { create, get } = await satangScenarios(join(dir, 'satang'));
+    const createOverBare = round2(create.requests_per_second / Math.max(1, bare.requests_per_second));
+    const createOverBareFsync = round2(create.requests_per_second / Math.max(1, bareFsync.requests_per_second));
+    const checks = {
+      create_requests_per_second: check(create.requests_per_second, '>=', targets.createPerSecondMin),
+      create_p99_ms: check(create.p99_ms, '<=', targets.createP99MsMax),
+      create_over_bare: check(createOverBare, '>=', targets.createOverBareMin),
+      get_requests_per_second: check(get.requests_per_second, '>=', targets.getPerSecondMin),
+      get_p99_ms: check(get.p99_ms, '<=', targets.getP99MsMax),
+    };
+    const cpu = cpus();
+    const report = {
+      scenarios: { bare, bare_fsync: bareFsync, create, get },
+      create_over_bare: createOverBare,
+      create_over_bare_fsync: createOverBareFsync,
+      targets: { ...checks, all_met: Object.values(checks).every((c) => c.meets) },
+      settings: { connections, warmup_seconds: warmupSeconds, seconds, keys: keysCount },
+      machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', loadavg_at_start: loadAtStart },
+      node: process.version,
+      date: new Date().toISOString(),
+      elapsed_seconds: round2((Date.now() - startedMs) / 1000),
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  console.error(error);
+  for (const c of children) c.kill('SIGKILL');
+  process.exit(1);
+});

@@ -1,0 +1,72 @@
+// Who may call which /v1/bo route: the operator roles (DESIGN.md "Operators: roles") and
+// the one table mapping every back-office route (method + the router's path pattern) to
+// the roles that may call it. operatorAuth enforces it for every /v1/bo router, so a route
+// is authorised here or nowhere; a route missing from the table is refused (fail closed),
+// and specs/server/operator-roles.int.spec.ts fails until it has an entry. The README's
+// "Operator roles" table lists the same rows.
+//
+// A token needs ONE of a route's roles. Reads name the roles whose work needs them:
+// ops_admin sees the endpoints and deliveries it manages and the balances it adjusts.
+
+export const operatorRoles = ['reviewer', 'approver', 'ops_admin', 'finance', 'support'] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+
+const opsAdmin = ['ops_admin'] as const;
+const reviewer = ['reviewer'] as const;
+const approver = ['approver'] as const;
+const webhookReads = ['ops_admin', 'support'] as const;
+const balanceReads = ['finance', 'support', 'ops_admin'] as const;
+
+/** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
+export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
+  // onboarding, keys, suspension, adjustments, gateway routes (server/routes/bo.ts)
+  'POST /v1/bo/white-labels': opsAdmin,
+  'POST /v1/bo/white-labels/:id/gateway-route': opsAdmin,
+  'POST /v1/bo/merchants': opsAdmin,
+  'POST /v1/bo/merchants/:id/keys': opsAdmin,
+  'POST /v1/bo/keys/:keyId/revoke': opsAdmin,
+  'POST /v1/bo/merchants/:id/suspend': opsAdmin,
+  'POST /v1/bo/merchants/:id/unsuspend': opsAdmin,
+  'POST /v1/bo/merchants/:id/senders': opsAdmin,
+  'POST /v1/bo/merchants/:id/beneficiaries': opsAdmin,
+  'POST /v1/bo/merchants/:id/adjustments': opsAdmin,
+  'GET /v1/bo/merchants/:id/balance': balanceReads,
+  // deposit review decisions; the gateway's late confirmation and reversals are ops work
+  'POST /v1/bo/deposits/:id/approve': reviewer,
+  'POST /v1/bo/deposits/:id/decline': reviewer,
+  'POST /v1/bo/deposits/:id/route-confirmations': opsAdmin,
+  'POST /v1/bo/deposits/:id/reverse': opsAdmin,
+  // withdrawal approvals
+  'POST /v1/bo/withdrawals/:id/approve': approver,
+  'POST /v1/bo/withdrawals/:id/reject': approver,
+  // the manual test clock moves every business deadline at once: an ops_admin decision
+  'POST /v1/bo/clock/advance': opsAdmin,
+  // webhooks (server/routes/webhooks-bo.ts)
+  'POST /v1/bo/merchants/:id/webhook-endpoints': opsAdmin,
+  'GET /v1/bo/merchants/:id/webhook-endpoints': webhookReads,
+  'GET /v1/bo/webhooks/:endpointId': webhookReads,
+  'POST /v1/bo/webhooks/:endpointId/enable': opsAdmin,
+  'POST /v1/bo/webhooks/:endpointId/disable': opsAdmin,
+  'GET /v1/bo/webhooks/:endpointId/deliveries': webhookReads,
+  'GET /v1/bo/webhooks/:endpointId/deliveries/:deliveryId': webhookReads,
+  'POST /v1/bo/webhooks/:endpointId/deliveries/:deliveryId/resend': opsAdmin,
+  'POST /v1/bo/webhooks/:endpointId/replay': opsAdmin,
+  'POST /v1/bo/webhooks/signing-keys/rotate': opsAdmin,
+};
+
+/** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */
+export function routeKey(method: string, pattern: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${pattern}`;
+}
+
+export type RoleRefusal = { readonly requiredRoles: readonly OperatorRole[]; readonly message: string };
+
+/** Undefined when the operator holds one of the route's roles; else why not (a route without an entry is refused). */
+export function roleRefusal(tokenRoles: readonly string[], method: string, pattern: string): RoleRefusal | undefined {
+  const key = routeKey(method, pattern);
+  const required = routeRoles[key];
+  if (!required) return { requiredRoles: [], message: `${key} has no entry in the operator roles table, so no role may call it.` };
+  if (required.some((role) => tokenRoles.includes(role))) return undefined;
+  const held = tokenRoles.length === 0 ? 'none' : tokenRoles.join(', ');
+  return { requiredRoles: required, message: `${key} needs one of the roles ${required.join(', ')}; this token has: ${held}.` };
+}

@@ -1,0 +1,56 @@
+// The master key (DESIGN.md "Secrets at rest"): the key-encryption key under which the
+// service seals every secret it keeps (adapters/sealing.ts). It never lives in the data
+// dir: it comes from SATANG_MASTER_KEY, from SATANG_MASTER_KEY_FILE, or — development
+// only — from `<data dir>.master-key`, generated (0600) beside the data dir on first
+// start, so that a copy of the data dir alone opens nothing. config.ts decides which
+// (and refuses production without one); this module reads the 32 bytes.
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { privateFileMode } from '../adapters/private-files.ts';
+import { masterKeyBytes, Sealer } from '../adapters/sealing.ts';
+import { masterKeyPattern, type Config, type MasterKeySource } from './config.ts';
+
+export function loadMasterKey(source: MasterKeySource, env: NodeJS.ProcessEnv = process.env): Buffer {
+  switch (source.kind) {
+    case 'env': return decode(env.SATANG_MASTER_KEY ?? '', 'SATANG_MASTER_KEY');
+    case 'file': return decode(readKeyFile(source.path, 'SATANG_MASTER_KEY_FILE'), `SATANG_MASTER_KEY_FILE ${source.path}`);
+    case 'development': return decode(developmentKey(source.path), source.path);
+    default: { const _: never = source; throw new Error('unknown master key source'); }
+  }
+}
+
+export function sealerFor(config: Config, env: NodeJS.ProcessEnv = process.env): Sealer {
+  return new Sealer(loadMasterKey(config.masterKey, env));
+}
+
+function decode(text: string, where: string): Buffer {
+  const trimmed = text.trim();
+  if (!masterKeyPattern.test(trimmed)) throw new Error(`${where} must hold the base64 of ${masterKeyBytes} bytes`);
+  return Buffer.from(trimmed, 'base64');
+}
+
+function readKeyFile(path: string, name: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** The development key beside the data dir, made on first start ('wx': two starts at once keep one key). */
+function developmentKey(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dirname(path), { recursive: true }); // the data dir's parent: not ours to tighten
+  try {
+    writeFileSync(path, `${randomBytes(masterKeyBytes).toString('base64')}\n`, { mode: privateFileMode, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readFileSync(path, 'utf8');
+}

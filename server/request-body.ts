@@ -1,0 +1,134 @@
+// Reading a JSON route's body, only once the request is authenticated: merchantAuth reads
+// it after the key, account, timestamp and nonce shape check out (and then verifies the
+// signature over exactly these bytes); operatorAuth after the token verifies; the
+// development bank simulator (no authentication) in its route. Nothing else reads a body,
+// so a request refused earlier (no credentials, unknown route, wrong method, rate limit)
+// never costs more than its headers, and is answered at once.
+//
+// Invariants kept: the bytes are kept as sent (a Buffer; the HMAC and the idempotency
+// hash are over them, not over decoded text); a body over jsonBodyBytesMax is refused by
+// its Content-Length before a byte is read, or as soon as the running count passes the
+// cap; a body not complete within the body deadline is 408 request_timeout; the text is
+// decoded as strict UTF-8 (invalid bytes are 400 malformed_json, never U+FFFD); a request
+// whose body was not read to its end is answered with Connection: close and its socket
+// closed, so the unread rest is never waited for.
+
+import type { Context, Next } from 'koa';
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from './errors.ts';
+import { requestLimits, requestTimeoutsDefault } from './request-limits.ts';
+
+interface BodyState {
+  /** The body's bytes once read; absent until then. */
+  rawBody?: Buffer;
+  /** The deadline for reading a body, set per app (tests shorten it). */
+  bodyDeadlineMs?: number;
+}
+
+const stateOf = (ctx: Context) => ctx.state as BodyState;
+
+/** True when the request says it carries a body (a length above zero, or chunked). */
+export function declaresBody(ctx: Context): boolean {
+  return ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
+}
+
+/** The bytes read so far: empty until readRawBody ran (or when the request has none). */
+export function rawBodyOf(ctx: Context): Buffer {
+  return stateOf(ctx).rawBody ?? Buffer.alloc(0);
+}
+
+/**
+ * The app's outermost body rule: sets the read deadline, and closes the connection of a
+ * request whose body was not read to its end once the answer is out. A route that reads
+ * its own body (the slip upload, under its own cap) is left to do its own closing.
+ */
+export function bodyPolicy(bodyDeadlineMs: number = requestTimeoutsDefault.bodyMs, readsItsOwn: (ctx: Context) => boolean = () => false) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (readsItsOwn(ctx)) return next();
+    stateOf(ctx).bodyDeadlineMs = bodyDeadlineMs;
+    try {
+      await next();
+    } finally {
+      if (declaresBody(ctx) && stateOf(ctx).rawBody === undefined) {
+        ctx.set('Connection', 'close');
+        ctx.res.once('finish', () => ctx.req.socket.destroy());
+      }
+    }
+  };
+}
+
+/** Reads the body once (later calls give the same bytes), under the JSON cap and the deadline. */
+export async function readRawBody(ctx: Context): Promise<Buffer> {
+  const state = stateOf(ctx);
+  if (state.rawBody !== undefined) return state.rawBody;
+  if (!declaresBody(ctx)) return (state.rawBody = Buffer.alloc(0));
+  const capBytes = requestLimits.jsonBodyBytesMax;
+  if (Number(ctx.get('Content-Length') || 0) > capBytes) throw tooLarge(capBytes);
+  const deadlineMs = state.bodyDeadlineMs ?? requestTimeoutsDefault.bodyMs;
+  return (state.rawBody = await readBounded(ctx.req, capBytes, deadlineMs));
+}
+
+/**
+ * Reads the body and, on a POST, parses it as a JSON object into ctx.request.body (an
+ * empty body is {}). Call it only after the request is authenticated — and for merchant
+ * requests only after the signature over rawBodyOf(ctx) verified.
+ */
+export async function readJsonBody(ctx: Context): Promise<void> {
+  parseJsonBody(ctx, await readRawBody(ctx));
+}
+
+export function parseJsonBody(ctx: Context, raw: Buffer): void {
+  if (ctx.method !== 'POST' || raw.length === 0) return;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw); // a leading BOM is dropped
+  } catch {
+    throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError('malformed_json');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('validation_error', 'The body must be a JSON object.', { fields: [{ path: '', reason: 'type' }] });
+  }
+  (ctx.request as { body?: unknown }).body = body;
+}
+
+function tooLarge(capBytes: number): ApiError {
+  return new ApiError('validation_error', `The request body is larger than ${capBytes} bytes.`, {
+    fields: [{ path: '', reason: 'too_large', hint: `at most ${capBytes} bytes` }],
+  });
+}
+
+/** The whole body; refuses as soon as it passes capBytes or the deadline passes (the stream is then left unread). */
+function readBounded(req: IncomingMessage, capBytes: number, deadlineMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onEndedEarly);
+      req.off('close', onEndedEarly);
+      req.pause();
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > capBytes) settle(() => reject(tooLarge(capBytes)));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks, total)));
+    // The client went away mid-body (Node reports 'aborted' as an error, then 'close'): nobody waits for the answer.
+    const onEndedEarly = () => settle(() => reject(new ApiError('validation_error', 'The request body ended early.', { fields: [{ path: '', reason: 'incomplete' }] })));
+    const timer = setTimeout(() => settle(() => reject(new ApiError('request_timeout', `The request body did not arrive within ${deadlineMs / 1000} s.`))), deadlineMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onEndedEarly);
+    req.on('close', onEndedEarly);
+  });
+}

@@ -1,0 +1,166 @@
+// Operator tokens on /v1/bo: verified on the wall clock whatever the manual business
+// clock says (a token from `scripts/satang token` works after the clock moved 100 h);
+// bounded lifetimes (access ≤ 12 h, exp and iat required, step-up ≤ 5 min old); refusals
+// that tell the operator what is wrong; and production refusing to start without a
+// configured issuer (or with half of one), so the development key is never trusted there.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { decodeJwt, generateKeyPair, importJWK, SignJWT, type JWTPayload, type KeyLike } from 'jose';
+import { Sealer } from '../../adapters/sealing.ts';
+import { DevIssuer, devIssuer, operatorAudience } from '../../server/auth/operator.ts';
+import { readConfig } from '../../server/config.ts';
+import { startServer } from '../../server/main.ts';
+import { sealerFor } from '../../server/master-key.ts';
+import { externalIssuer, TestServer, type Reply } from '../support/server-harness.ts';
+
+const run = promisify(execFile);
+const root = new URL('../..', import.meta.url).pathname;
+const hour = 3600;
+const wallSeconds = () => Math.floor(Date.now() / 1000);
+let s: TestServer;
+let devKey: KeyLike;
+
+test.before(async () => {
+  s = await TestServer.start();
+  // The development issuer's key is sealed at rest; open it the way `scripts/satang token` does.
+  const env = { SATANG_DATA_DIR: s.dataDir };
+  const jwk = sealerFor(readConfig(env), env).openText(readFileSync(join(s.dataDir, 'dev-issuer.jwk.sealed'), 'utf8').trim(), 'dev_issuer_key');
+  devKey = (await importJWK(JSON.parse(jwk), 'EdDSA')) as KeyLike;
+});
+test.after(async () => { await s.stop(); });
+
+/** A token signed by the development key with exactly these claims (defaults: a fresh one-hour ops_admin token). */
+async function signed(claims: JWTPayload, options: { key?: KeyLike; kid?: string; omit?: readonly string[] } = {}): Promise<string> {
+  const now = wallSeconds();
+  const payload: JWTPayload = { iss: devIssuer, aud: operatorAudience, sub: 'emp_bounds', roles: ['ops_admin'], iat: now, exp: now + hour, ...claims };
+  for (const name of options.omit ?? []) delete payload[name];
+  return new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', kid: options.kid ?? 'dev-1' }).sign(options.key ?? devKey);
+}
+
+/** A read that passes the gate with a good token: 404 for a merchant that does not exist. */
+const read = (token: string) => s.raw('GET', '/v1/bo/merchants/mch_missing/balance', { headers: { Authorization: `Bearer ${token}` } });
+/** A ⚑ action: the access token from the harness, the step-up token given. */
+const stepUpAction = async (stepUp: string) => s.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
+  headers: { Authorization: `Bearer ${await s.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': 'k-' + Math.random(), 'Content-Type': 'application/json' }, body: '{}',
+});
+
+function refused(r: Reply, code: string, message: RegExp): void {
+  assert.is(r.status, code === 'scope_denied' ? 403 : 401, r.text);
+  assert.is(r.json.error.code, code, r.text);
+  assert.match(r.json.error.message, message);
+}
+
+const satang = (args: string[]) => run(join(root, 'scripts/satang'), args, { cwd: root, env: { ...process.env, SATANG_DATA_DIR: s.dataDir, SATANG_BASE_URL: s.url } });
+
+test('two clocks: after the manual clock moved 100 hours, tokens from `scripts/satang token` (wall clock) still work', async () => {
+  const advanced = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 100 * hour });
+  assert.is(advanced.status, 200, advanced.text);
+  assert.ok(s.clock.now() - Date.now() > 12 * hour * 1000, 'the business clock runs well past any token lifetime ahead of the wall clock');
+  const access = (await satang(['token', '--sub', 'emp_x', '--roles', 'ops_admin,finance'])).stdout.trim();
+  const stepUp = (await satang(['token', '--sub', 'emp_x', '--step-up'])).stdout.trim();
+  assert.is((await read(access)).status, 404, 'the access token passes the gate');
+  const r = await s.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
+    headers: { Authorization: `Bearer ${access}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': 'clock-k1', 'Content-Type': 'application/json' }, body: '{}',
+  });
+  assert.is(r.status, 404, r.text);
+});
+
+test('scripts/satang token: --roles as given, support alone by default, an unknown role refused', async () => {
+  assert.equal(decodeJwt((await satang(['token', '--sub', 'emp_r', '--roles', 'reviewer,approver'])).stdout.trim()).roles, ['reviewer', 'approver']);
+  assert.equal(decodeJwt((await satang(['token', '--sub', 'emp_r'])).stdout.trim()).roles, ['support']);
+  const bad = await satang(['token', '--sub', 'emp_r', '--roles', 'root']).then(() => undefined, (e: { code: number; stderr: string }) => e);
+  assert.ok(bad && bad.code !== 0, 'an unknown role is refused');
+  assert.match(bad!.stderr, /unknown role root/);
+});
+
+test('lifetime bounds: access tokens over 12 h (by exp − iat or exp − now) or without exp/iat are refused; 11 h passes', async () => {
+  const now = wallSeconds();
+  refused(await read(await signed({ iat: now, exp: now + 10 * 365 * 24 * hour })), 'signature_invalid', /lifetime too long/);
+  refused(await read(await signed({ iat: now - 10 * hour, exp: now + 3 * hour })), 'signature_invalid', /lifetime too long/);
+  refused(await read(await signed({ iat: now + 11 * hour, exp: now + 13 * hour })), 'signature_invalid', /lifetime too long/);
+  refused(await read(await signed({}, { omit: ['exp'] })), 'signature_invalid', /no exp/);
+  refused(await read(await signed({}, { omit: ['iat'] })), 'signature_invalid', /no iat/);
+  assert.is((await read(await signed({ iat: now, exp: now + 11 * hour }))).status, 404);
+});
+
+test('step-up tokens older than 5 minutes (by auth_time, else iat) are refused; a fresh one passes', async () => {
+  const now = wallSeconds();
+  refused(await stepUpAction(await signed({ acr: 'step-up', iat: now - 360, exp: now + 600 })), 'scope_denied', /step-up token is 36\d s old \(by iat\); at most 300 s/);
+  refused(await stepUpAction(await signed({ acr: 'step-up', auth_time: now - 400, iat: now, exp: now + 300 })), 'scope_denied', /step-up token is 40\d s old \(by auth_time\)/);
+  refused(await stepUpAction(await signed({ acr: 'step-up', iat: now, exp: now + 10 * 365 * 24 * hour })), 'scope_denied', /lifetime too long/);
+  assert.is((await stepUpAction(await signed({ acr: 'step-up', auth_time: now - 10, iat: now, exp: now + 300 }))).status, 404);
+});
+
+test('refusals say what is wrong: expired, forged, merchant key, wrong audience or issuer, step-up as access, missing', async () => {
+  const now = wallSeconds();
+  const expired = await read(await signed({ iat: now - 2 * hour, exp: now - hour }));
+  refused(expired, 'signature_invalid', /^token expired at \d{4}-\d\d-\d\dT/);
+  assert.match(expired.json.error.message, new Date((now - hour) * 1000).toISOString());
+  const { privateKey: otherKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  refused(await read(await signed({}, { key: otherKey })), 'signature_invalid', /token signature does not verify against the configured issuer/);
+  refused(await read(await signed({}, { key: otherKey, kid: 'someone-else' })), 'signature_invalid', /token signature does not verify against the configured issuer/);
+  const merchant = await s.onboard('Key holder');
+  refused(await read(merchant.live.api_key), 'signature_invalid', /this is a merchant API key; \/v1\/bo needs an operator OIDC token/);
+  refused(await read(merchant.sandbox.api_key), 'signature_invalid', /merchant API key/);
+  refused(await read(await signed({ aud: 'some-other-api' })), 'signature_invalid', /wrong audience/);
+  refused(await read(await signed({ iss: 'https://evil.example/' })), 'signature_invalid', /wrong issuer/);
+  refused(await read(await signed({ acr: 'step-up' })), 'signature_invalid', /step-up token.*X-PG-Step-Up-Token/);
+  refused(await read('not-a-jwt'), 'signature_invalid', /not a JWT/);
+  refused(await s.raw('GET', '/v1/bo/merchants/mch_missing/balance'), 'api_key_invalid', /OIDC bearer token/);
+});
+
+async function startRefusal(env: Record<string, string>): Promise<string | undefined> {
+  try {
+    const running = await startServer(env);
+    await running.close();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+test('production refuses to start without SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS; either without the other is refused anywhere', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'satang-oidc-prod-'));
+  try {
+    const base = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_ENV: 'production', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9' };
+    assert.match(await startRefusal(base) ?? 'started', /SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS are required when SATANG_ENV=production/);
+    const dev = { ...base, SATANG_ENV: 'development' };
+    assert.match(await startRefusal({ ...base, SATANG_OIDC_ISSUER: 'https://login.example.test/' }) ?? 'started', /SATANG_OIDC_JWKS/);
+    assert.match(await startRefusal({ ...dev, SATANG_OIDC_ISSUER: 'https://login.example.test/' }) ?? 'started', /set both SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS, or neither/);
+    assert.match(await startRefusal({ ...dev, SATANG_OIDC_JWKS: join(dataDir, 'jwks.json') }) ?? 'started', /set both SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS, or neither/);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('production with a configured issuer: its tokens pass, tokens from a development key in the data dir do not', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'satang-oidc-prod-'));
+  const issuer = await externalIssuer(dataDir);
+  const masterKey = randomBytes(32);
+  const leftover = await DevIssuer.fromDataDir(dataDir, new Sealer(masterKey)); // a development key left in the data dir
+  const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', SATANG_ENV: 'production', SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', SATANG_MASTER_KEY: masterKey.toString('base64'), ...issuer.env });
+  try {
+    const get = async (token: string) => {
+      const res = await fetch(`${running.url}/v1/bo/merchants/mch_missing/balance`, { headers: { Authorization: `Bearer ${token}` } });
+      return { status: res.status, json: await res.json() as any };
+    };
+    assert.is((await get(await issuer.mint('emp_prod'))).status, 404);
+    const dev = await get(await leftover.mint('emp_prod', { roles: ['ops_admin'] }));
+    assert.is(dev.status, 401);
+    assert.match(dev.json.error.message, /does not verify against the configured issuer/);
+    const wrongIssuer = await get(await issuer.mint('emp_prod', { iss: devIssuer }));
+    assert.match(wrongIssuer.json.error.message, /wrong issuer/);
+  } finally {
+    await running.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,161 @@
+// Slips that arrive while another slip of the same order is being verified, over real
+// HTTP against a real server: a two-leg deposit (two withdrawals paying into two different
+// accounts, so each slip matches its leg by receiver), transfers registered at the mounted
+// bank simulator, the verification worker on manual. Contract: evidence of money is never
+// refused while the order can take a slip — only the 3-upload cap and the late-slip window
+// refuse — and a 202 means the evidence is durable; the slip queued behind another is
+// verified when its turn comes, in order, and the order settles when every leg is paid.
+
+import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { expectError } from '../support/api-checks.ts';
+import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { assertReceipt, pngSlip, registerTransfer, sha256Hex, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+
+const legAccounts = ['1111111111', '2222222222'] as const;
+
+interface TwoLegScene extends SlipScene { readonly deposit: any }
+
+/** A fresh server whose only liquidity is two withdrawals of 300 THB into two accounts; a 500 THB deposit takes both. */
+async function twoLegScene(dataDir?: string): Promise<TwoLegScene> {
+  const s = await TestServer.start({}, dataDir, { slipWorker: 'manual' });
+  const payer: MerchantKeys = await s.onboard('Payer');
+  const shop = await s.onboard('Shop', payer.whiteLabelId);
+  await s.fund(payer.id, 1_000_000);
+  const withdrawalIds: string[] = [];
+  for (const account of legAccounts) {
+    const beneficiary = await s.beneficiary(payer.id, true, account);
+    const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', {
+      amount_minor: 30_000, currency: 'THB', merchant_reference: `w-${randomUUID()}`, end_user_ref: 'payee-1', beneficiary_id: beneficiary,
+    });
+    assert.is(w.status, 201, w.text);
+    withdrawalIds.push(w.json.id);
+  }
+  const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, fill_preference: 'internal_only' }));
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.legs.map((l: any) => [l.sequence, l.amount_minor, l.receiver.account_number_masked]), [[1, 30_000, 'xxxxxx1111'], [2, 20_000, 'xxxxxx2222']]);
+  return { s, payer, shop, withdrawalIds, deposit: r.json };
+}
+
+/** The slip image of leg `index` and the transfer the bank knows it by. */
+function legSlip(scene: TwoLegScene, index: number, image = pngSlip()) {
+  const leg = scene.deposit.legs[index];
+  const transfer = transferFor(scene, { amount_minor: leg.amount_minor }, {
+    image_sha256: sha256Hex(image), receiver: { bank_code: '004', account_number: legAccounts[index]!, account_name: 'สมหญิง รักดี' },
+  });
+  return { image, transfer };
+}
+
+async function depositOf(scene: TwoLegScene): Promise<any> {
+  const r = await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${scene.deposit.id}`);
+  assert.is(r.status, 200, r.text);
+  return r.json;
+}
+
+async function filledMinor(scene: TwoLegScene): Promise<number[]> {
+  const out: number[] = [];
+  for (const id of scene.withdrawalIds) {
+    const r = await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`);
+    assert.is(r.status, 200, r.text);
+    out.push(r.json.filled_minor);
+  }
+  return out;
+}
+
+/** The deposit's merchant events in journal order: [type, object status, object version]. */
+function depositEvents(scene: TwoLegScene): [string, string, number][] {
+  const rows = scene.s.running.store.db.prepare('SELECT type, body FROM outbox WHERE stream = ? ORDER BY rowid').all(scene.deposit.id) as { type: string; body: string }[];
+  return rows.map((r) => {
+    const object = JSON.parse(r.body).data.object;
+    return [r.type, object.status, object.version];
+  });
+}
+
+test('2 legs: the slip of leg 2 uploaded while leg 1 is verifying is taken (202); after the worker runs both legs are verified and the deposit settles', async () => {
+  const scene = await twoLegScene();
+  try {
+    const legs = [legSlip(scene, 0), legSlip(scene, 1)];
+    for (const { transfer } of legs) await registerTransfer(scene.s, transfer);
+    const first = assertReceipt(await uploadFile(scene.deposit.slip_upload, legs[0]!.image));
+    assert.is((await depositOf(scene)).status, 'slip_processing');
+    const second = assertReceipt(await uploadFile(scene.deposit.slip_upload, legs[1]!.image));
+    assert.is.not(second.receipt_id, first.receipt_id);
+    assert.is((await depositOf(scene)).status, 'slip_processing', 'nothing is verified before the worker runs');
+
+    assert.is(await scene.s.running.slipWorker.drain(), 2, 'both slips verified, the queued one after the first');
+    const after = await depositOf(scene);
+    assert.is(after.status, 'settled');
+    assert.equal(after.legs.map((l: any) => l.leg_status), ['complete', 'complete']);
+    assert.equal([after.transferred_amount_minor, after.amount_received_minor, after.partial], [50_000, 50_000, false]);
+    assert.is(after.slip.received_at, second.received_at, 'the slip shown is the last one verified');
+    assert.equal(await filledMinor(scene), [30_000, 20_000], 'each leg filled the withdrawal it paid');
+
+    const events = depositEvents(scene);
+    assert.equal(events.map(([type, status]) => [type, status]), [
+      ['deposit.created', 'awaiting_liquidity'], ['deposit.matched', 'awaiting_payment'],
+      ['deposit.slip_received', 'slip_processing'],
+      ['deposit.leg_updated', 'awaiting_payment'], ['deposit.slip_received', 'slip_processing'],
+      ['deposit.settled', 'settled'],
+    ]);
+    const versions = events.slice(2).map(([, , v]) => v);
+    assert.ok(versions.every((v, i) => i === 0 || v > versions[i - 1]!), `versions strictly increase: ${versions}`);
+    assert.is(await scene.s.running.slipWorker.drain(), 0, 'nothing left to verify');
+  } finally {
+    await scene.s.stop();
+  }
+});
+
+test('a queued slip is durable: after a restart before the worker runs, both legs are still verified in order', async () => {
+  const scene = await twoLegScene();
+  const legs = [legSlip(scene, 0), legSlip(scene, 1)];
+  assertReceipt(await uploadFile(scene.deposit.slip_upload, legs[0]!.image));
+  assertReceipt(await uploadFile(scene.deposit.slip_upload, legs[1]!.image));
+  await scene.s.stop(false);
+  const s = await TestServer.start({}, scene.s.dataDir, { slipWorker: 'manual' });
+  const restarted: TwoLegScene = { ...scene, s };
+  try {
+    // The in-process bank simulator keeps its transfers in memory: tell it again.
+    for (const { transfer } of legs) await registerTransfer(s, transfer);
+    assert.is(await s.running.slipWorker.drain(), 2);
+    const after = await depositOf(restarted);
+    assert.is(after.status, 'settled');
+    assert.equal(after.legs.map((l: any) => l.leg_status), ['complete', 'complete']);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('3 slips back to back are all taken (the cap); the 4th is refused 422 validation_error upload_limit_reached and leaves nothing behind', async () => {
+  const scene = await twoLegScene();
+  try {
+    const legs = [legSlip(scene, 0), legSlip(scene, 1)];
+    for (const { transfer } of legs) await registerTransfer(scene.s, transfer);
+    // Leg 1, leg 2, then leg 1's slip again (a payer who was not sure it went through).
+    const receipts = [];
+    for (const image of [legs[0]!.image, legs[1]!.image, legs[0]!.image]) receipts.push(assertReceipt(await uploadFile(scene.deposit.slip_upload, image)));
+    assert.is((await depositOf(scene)).status, 'slip_processing');
+    assert.is(new Set(receipts.map((r) => r.receipt_id)).size, 3);
+    const slipsDir = join(scene.s.dataDir, 'slips');
+    const stored = readdirSync(slipsDir).sort();
+
+    const fourth = await uploadFile(scene.deposit.slip_upload, pngSlip());
+    const e = expectError(fourth, 'validation_error');
+    assert.equal(e.details.fields, [{ path: 'file', reason: 'upload_limit_reached' }]);
+    assert.equal(readdirSync(slipsDir).sort(), stored, 'a refused upload stores nothing');
+
+    assert.is(await scene.s.running.slipWorker.drain(), 3);
+    const after = await depositOf(scene);
+    assert.is(after.status, 'settled');
+    assert.equal(after.legs.map((l: any) => l.leg_status), ['complete', 'complete']);
+    assert.is(after.amount_received_minor, 50_000);
+    assert.is(after.overpayment, null, 'leg 1\'s transfer shown again is not new money');
+    assert.equal(await filledMinor(scene), [30_000, 20_000]);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
+test.run();
