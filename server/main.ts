@@ -1,6 +1,7 @@
 // The process entry point: opens the write side (SQLite journal, recovered world, timer
 // scheduler), the key store, the operator token verifier and the capability signer, and
-// serves the Koa app. `npm start` runs this on the embedded default.
+// serves the Koa app. `npm start` runs this on the embedded default (and execs node, so a
+// SIGTERM sent to npm reaches this process, which drains and exits).
 
 import { mkdirSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -58,6 +59,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const config: Config = env.SATANG_BASE_URL ? configured : {
     ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
   };
+  const drainMs = shutdownDrainMs(env);
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
@@ -105,7 +107,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       webhooks.stop();
       loadMeter.stop();
       clearInterval(prune);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await drain(server, drainMs);
       await slips.close();
       await readSide.close();
       store.close();
@@ -113,10 +115,49 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   };
 }
 
+/** How long shutdown lets in-flight requests run before it cuts the connections left open. */
+const shutdownDrainMsDefault = 10_000;
+/** What closing the stores may take after the drain before the process exits anyway. */
+const shutdownAfterDrainMsMax = 5_000;
+/** How often the drain closes connections that became idle (a kept-alive one after its answer). */
+const idleSweepMs = 50;
+
+function shutdownDrainMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.SATANG_SHUTDOWN_DRAIN_MS;
+  if (raw === undefined || raw === '') return shutdownDrainMsDefault;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`SATANG_SHUTDOWN_DRAIN_MS must be a whole number of milliseconds, not ${raw}`);
+  return Number(raw);
+}
+
+/**
+ * Stops accepting connections and lets the requests in flight finish; a connection still
+ * open after drainMs (a slow or stalled client) is cut, so shutdown never waits on a client.
+ */
+async function drain(server: Server, drainMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+  server.closeIdleConnections();
+  const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(deadline);
+  }
+}
+
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isEntryPoint) {
   const running = await startServer();
-  const stop = () => { running.close().then(() => process.exit(0), () => process.exit(1)); };
+  const drainMs = shutdownDrainMs(process.env);
+  let stopping = false;
+  // The first SIGTERM or SIGINT drains and exits; a second one exits at once.
+  const stop = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    setTimeout(() => process.exit(1), drainMs + shutdownAfterDrainMsMax).unref();
+    running.close().then(() => process.exit(0), () => process.exit(1));
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
