@@ -24,7 +24,8 @@ interface Ran { code: number | null; stdout: Buffer; stderr: string; timedOut: b
 
 function satang(args: readonly string[], env: Record<string, string>): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(satangPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // From outside the repository, as a user with scripts/satang on the PATH would.
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '', timedOut = false;
     child.stdout.on('data', (d: Buffer) => out.push(d));
