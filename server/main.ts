@@ -45,6 +45,7 @@ export interface Running {
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
+  const drainMs = shutdownDrainMs(env); // a bad value refuses to start, before anything listens
   const logger = createLogger({ level: configured.logLevel });
   mkdirSync(configured.dataDir, { recursive: true });
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
@@ -59,7 +60,6 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const config: Config = env.SATANG_BASE_URL ? configured : {
     ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
   };
-  const drainMs = shutdownDrainMs(env);
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   const store = openStore(config.dataDir, { clock, ids, groupCommit: true, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
