@@ -13,16 +13,13 @@ import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
 import { checkDepositAmount, minorToJson, type Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
-import { inFlightFor, inFlightOf } from '../withdrawal/state.ts';
+import { inFlightFor } from '../withdrawal/state.ts';
+
 import type { MovementOwner } from '../ledger/ledger.ts';
 import { World } from '../world.ts';
 import { visibleTo, type Actor, type Command } from './commands.ts';
+import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
-import { runWithdrawal } from './withdrawals.ts';
-
-export type Outcome = { readonly ok: true; readonly objectId?: string } | { readonly ok: false; readonly rejection: Rejection };
-const ok = (objectId?: string): Outcome => (objectId === undefined ? { ok: true } : { ok: true, objectId });
-const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
 
 export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | undefined {
   return visibleTo(actor, tx.deposit(id));
@@ -45,35 +42,40 @@ export function settleContext(tx: Tx, d: Deposit): SettleContext {
   };
 }
 
-/** Runs the deposit decider and carries out its events. */
-export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[] | Rejection): Outcome {
+/**
+ * Runs the deposit decider and carries out its events: emits them, posts what they move
+ * in the ledger, and names what they ask of the withdrawals their legs pay (reactions).
+ */
+export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[] | Rejection): Step {
   if (isRejection(decision)) return fail(decision);
-  if (decision.length === 0) return ok(id);
+  if (decision.length === 0) return done(id);
   const before = tx.deposit(id);
   const after = tx.emitDeposit(id, decision);
   assert(after, () => `deposit ${id} vanished`);
+  const then: Reaction[] = [];
   for (const e of decision) {
-    const r = carryOut(tx, before, after, e);
+    const r = carryOut(tx, before, after, e, then);
     if (r) return fail(r);
   }
-  return ok(id);
+  return done(id, then);
 }
 
-function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent): Rejection | null {
+function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent, then: Reaction[]): Rejection | null {
   switch (e.type) {
     case 'DepositMatched':
       for (const leg of e.legs) {
         if (leg.counterparty.kind !== 'withdrawal') continue;
-        const r = runWithdrawal(tx, leg.counterparty.withdrawalId, { type: 'ReserveLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef, amountMinor: leg.amountMinor });
-        if (!r.ok) return r.rejection;
+        then.push({ type: 'ReserveLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef, amountMinor: leg.amountMinor });
       }
       return null;
     case 'DepositSettled':
-      return postSettlement(tx, d, e);
+      postSettlement(tx, d, e, then);
+      return null;
     case 'DepositExpired':
     case 'DepositCanceled':
     case 'DepositRejected':
-      return releaseLegs(tx, before);
+      releaseLegs(before, then);
+      return null;
     case 'DepositCleared': {
       const st = d.settlement!;
       if (st.creditedMinor > 0n) {
@@ -95,13 +97,11 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
 }
 
 /** Legs that were holding capacity on a withdrawal and no longer do give it back. */
-function releaseLegs(tx: Tx, before: Deposit | undefined): Rejection | null {
+function releaseLegs(before: Deposit | undefined, then: Reaction[]): void {
   for (const leg of before?.legs ?? []) {
     if (!leg.held || leg.counterparty.kind !== 'withdrawal') continue;
-    const r = runWithdrawal(tx, leg.counterparty.withdrawalId, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
-    if (!r.ok) return r.rejection;
+    then.push({ type: 'ReleaseLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
   }
-  return null;
 }
 
 function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): void {
@@ -116,7 +116,7 @@ function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): voi
  * the withdrawals' transit, the gateway, or suspense for what no order could take) and
  * debited the fee; each leg fills its withdrawal, which pays out of its reserve.
  */
-function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>): Rejection | null {
+function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>, then: Reaction[]): void {
   const st = e.settlement;
   let transit = 0n, gateway = 0n;
   for (const f of e.fills) {
@@ -135,23 +135,13 @@ function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'De
   if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
   for (const f of e.fills) {
     if (f.counterparty.kind !== 'withdrawal') continue;
-    const r = runWithdrawal(tx, f.counterparty.withdrawalId, {
-      type: 'FillLeg', at: tx.at, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor,
-      balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
-    });
-    if (!r.ok) return r.rejection;
+    then.push({ type: 'FillLeg', withdrawalId: f.counterparty.withdrawalId, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor });
   }
   // Legs that were held but took no fill (short-pay of a multi-leg order) are released.
-  const filled = new Set(e.fills.map((f) => f.legRef));
   for (const leg of d.legs) {
-    if (leg.counterparty.kind !== 'withdrawal' || filled.has(leg.legRef)) continue;
-    const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    if (w && inFlightFor(w, leg.counterparty.payoutLegRef) !== undefined) {
-      const r = runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
-      if (!r.ok) return r.rejection;
-    }
+    if (leg.counterparty.kind !== 'withdrawal' || e.fills.some((f) => f.legRef === leg.legRef)) continue;
+    then.push({ type: 'ReleaseUnfilledLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
   }
-  return null;
 }
 
 /**
@@ -228,7 +218,7 @@ function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; live
   return { kind: 'matched', legs, source: 'internal', expiresAt };
 }
 
-export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Outcome {
+export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Step {
   const { merchantId, livemode } = c.actor;
   const merchant = tx.world.merchants.get(merchantId);
   if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
@@ -301,25 +291,23 @@ function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean }
   return [...out].sort((a, b) => (a < b ? 1 : -1));
 }
 
-/** Matches deposits waiting for liquidity in a pool, oldest first, after capacity appeared. */
-export function matchWaitingDeposits(tx: Tx, whiteLabelId: string, livemode: boolean): Rejection | null {
+/** Capacity appeared in a pool: the deposits waiting there, oldest first, each get a turn. */
+export function waitingDepositsOf(tx: Tx, whiteLabelId: string, livemode: boolean): Step {
   const waiting = tx.world.waitingDeposits.get(World.poolKey(whiteLabelId, livemode));
-  if (!waiting) return null;
-  let tried = 0;
-  for (const id of [...waiting]) {
-    if (tried++ === limits.waitingDepositsMatchedPerCommandMax) break;
-    const d = tx.deposit(id);
-    if (!d || d.status !== 'awaiting_liquidity') continue;
-    const expiresAt = tx.at + d.lifetimeMs;
-    const match = plannedLegs(tx, d, expiresAt);
-    if (!match || match.kind !== 'matched') continue;
-    const r = runDeposit(tx, id, decide({ type: 'MatchDeposit', at: tx.at, match }, d));
-    if (!r.ok) return r.rejection;
+  if (!waiting) return done();
+  const then: Reaction[] = [];
+  for (const depositId of waiting) {
+    if (then.length === limits.waitingDepositsMatchedPerCommandMax) break;
+    then.push({ type: 'MatchWaitingDeposit', depositId });
   }
-  return null;
+  return done(undefined, then);
 }
 
-export function hasInFlight(tx: Tx, withdrawalId: string): boolean {
-  const w = tx.withdrawal(withdrawalId);
-  return w !== undefined && inFlightOf(w) > 0n;
+/** One waiting deposit's turn: matched if the pool, as it is now, can take it. */
+export function matchWaitingDeposit(tx: Tx, id: string): Step {
+  const d = tx.deposit(id);
+  if (!d || d.status !== 'awaiting_liquidity') return done();
+  const match = plannedLegs(tx, d, tx.at + d.lifetimeMs);
+  if (!match || match.kind !== 'matched') return done();
+  return runDeposit(tx, id, decide({ type: 'MatchDeposit', at: tx.at, match }, d));
 }

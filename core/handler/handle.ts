@@ -15,7 +15,9 @@ import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
 import type { World } from '../world.ts';
 import { merchantEvents } from '../outbox.ts';
 import type { Command } from './commands.ts';
-import { createDeposit, runDeposit, settleContext, visibleDeposit, type Outcome } from './deposits.ts';
+import { createDeposit, runDeposit, settleContext, visibleDeposit } from './deposits.ts';
+import { runToQuiescence } from './react.ts';
+import type { Outcome, Step } from './reactions.ts';
 import { createWithdrawal, disputeWithdrawal, refundIds, runWithdrawal, visibleWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
 import type { VerificationFacts } from '../deposit/verification.ts';
@@ -33,7 +35,7 @@ const notFound = (what: string): Outcome => ({ ok: false, rejection: reject('res
 
 export function handle(world: World, command: Command, at: number, ids: Ids): Handled {
   const tx = new Tx(world, ids, at);
-  const outcome = route(tx, command);
+  const outcome = runToQuiescence(tx, route(tx, command));
   if (command.type === 'FireTimer' && (!outcome.ok || tx.entries.length === 0)) {
     // A timer command is never refused to its scheduler: one that is refused or changes
     // nothing is dropped (its aggregate's next change derives it again if still wanted).
@@ -43,7 +45,7 @@ export function handle(world: World, command: Command, at: number, ids: Ids): Ha
   return { outcome, commit: { entries: tx.entries, timers: tx.timerChanges(), states: { deposits: tx.deposits, withdrawals: tx.withdrawals } } };
 }
 
-function route(tx: Tx, c: Command): Outcome {
+function route(tx: Tx, c: Command): Step {
   const at = tx.at;
   switch (c.type) {
     case 'RegisterWhiteLabel': {
@@ -234,7 +236,7 @@ function route(tx: Tx, c: Command): Outcome {
  * there by hand would make a later release or clearing drive the bucket negative. A debit
  * takes at most what available holds; a credit keeps the merchant's total presentable.
  */
-function postAdjustment(tx: Tx, c: Extract<Command, { type: 'PostAdjustment' }>): Outcome {
+function postAdjustment(tx: Tx, c: Extract<Command, { type: 'PostAdjustment' }>): Step {
   const m = tx.world.merchants.get(c.merchantId);
   if (!m) return notFound('merchant');
   if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
@@ -262,11 +264,11 @@ function postAdjustment(tx: Tx, c: Extract<Command, { type: 'PostAdjustment' }>)
 }
 
 /** A due timer becomes the command it stands for; one that changes nothing is dropped. */
-function fireTimer(tx: Tx, timerId: string): Outcome {
+function fireTimer(tx: Tx, timerId: string): Step {
   const t = tx.world.timer(timerId);
   if (!t || t.dueAt > tx.at) return { ok: true };
   const at = tx.at;
-  return ((): Outcome => {
+  return ((): Step => {
     switch (t.kind) {
       case 'deposit.expire': {
         const d = tx.deposit(t.stream);

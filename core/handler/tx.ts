@@ -13,6 +13,8 @@ import {
 } from '../ledger/ledger.ts';
 import { evolve as evolveWithdrawal, evolveOwned as evolveOwnedWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
+import { limits } from '../limits.ts';
+import type { Reaction } from './reactions.ts';
 import { depositTimers, TimerReconciler, withdrawalTimers } from './timers.ts';
 
 /**
@@ -42,7 +44,23 @@ export class Tx {
   /** Timers set explicitly (not derived from an aggregate's state); rare. */
   private extra: Timer[] | undefined;
 
+  /** Reactions still to run, the next one last: a stack, so they run depth first. */
+  private readonly reactions: Reaction[] = [];
+  private reactionsRun = 0;
+
   constructor(readonly world: World, readonly ids: Ids, readonly at: number) {}
+
+  /** Queues a step's reactions to run next, in the order given (before older ones). */
+  react(then: readonly Reaction[]): void {
+    for (let i = then.length - 1; i >= 0; i--) this.reactions.push(then[i]!);
+  }
+
+  /** The next reaction to run; a command that causes more than the limit is a bug (a loop). */
+  nextReaction(): Reaction | undefined {
+    const r = this.reactions.pop();
+    if (r !== undefined && ++this.reactionsRun > limits.reactionsPerCommandMax) violated(`more than ${limits.reactionsPerCommandMax} reactions in one command`);
+    return r;
+  }
 
   clearTimer(id: string): void {
     (this.cleared ??= []).push(id);

@@ -10,10 +10,8 @@ import { decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
 import { remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { MovementOwner } from '../ledger/ledger.ts';
 import { visibleTo, type Actor, type Command } from './commands.ts';
-import { matchWaitingDeposits, type Outcome } from './deposits.ts';
+import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
-
-const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
 
 export function visibleWithdrawal(tx: Tx, actor: Actor, id: string): Withdrawal | undefined {
   return visibleTo(actor, tx.withdrawal(id));
@@ -23,13 +21,16 @@ export function refundIds(tx: Tx): RefundIds {
   return { principalBalanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn') };
 }
 
-/** Runs the withdrawal decider and carries out its events. */
-export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): Outcome {
+/**
+ * Runs the withdrawal decider and carries out its events: emits them and posts what they
+ * move. An order that gained capacity asks for the deposits waiting in its pool (a reaction).
+ */
+export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): Step {
   const before = tx.withdrawal(id);
   const decision = decide(command, before);
   if (!Array.isArray(decision)) return fail(decision as Rejection);
   const events = decision as readonly WithdrawalEvent[];
-  if (events.length === 0) return { ok: true, objectId: id };
+  if (events.length === 0) return done(id);
   const after = tx.emitWithdrawal(id, events);
   assert(after, () => `withdrawal ${id} vanished`);
   let capacityGrew = false;
@@ -38,11 +39,11 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): O
     if (e.type === 'LegReleased' || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
     if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
   }
-  if (capacityGrew) {
-    const r = matchWaitingDeposits(tx, after.whiteLabelId, after.livemode);
-    if (r) return fail(r);
-  }
-  return { ok: true, objectId: id };
+  return done(id, capacityGrew ? [matchWaiting(after)] : undefined);
+}
+
+function matchWaiting(w: Withdrawal): Reaction {
+  return { type: 'MatchWaitingDeposits', whiteLabelId: w.whiteLabelId, livemode: w.livemode };
 }
 
 function carryOut(tx: Tx, before: Withdrawal | undefined, w: Withdrawal, e: WithdrawalEvent): void {
@@ -86,7 +87,7 @@ function carryOut(tx: Tx, before: Withdrawal | undefined, w: Withdrawal, e: With
   }
 }
 
-export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWithdrawal' }>): Outcome {
+export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWithdrawal' }>): Step {
   const { merchantId, livemode } = c.actor;
   const merchant = tx.world.merchants.get(merchantId);
   if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
@@ -123,12 +124,9 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
       reservedBalanceTransactionId: tx.ids.next('btxn'), metadata: c.metadata,
     },
   });
-  if (!result.ok) return result;
-  if (!c.requiresApproval) {
-    const r = matchWaitingDeposits(tx, merchant.whiteLabelId, livemode);
-    if (r) return fail(r);
-  }
-  return result;
+  // An order that opens at once (no approval to wait for) offers its capacity to waiting deposits.
+  if (!result.ok || c.requiresApproval) return result;
+  return done(id, [...(result.then ?? []), { type: 'MatchWaitingDeposits', whiteLabelId: merchant.whiteLabelId, livemode }]);
 }
 
 export function disputeWithdrawal(tx: Tx, actor: Actor, disputeId: string): Withdrawal | undefined {
