@@ -6,7 +6,8 @@
 
 import { evolve as evolveDeposit, type Deposit } from './deposit/state.ts';
 import type { Commit, JournalEntry } from './journal.ts';
-import { addBalances, bucketDeltas, type Balances } from './ledger/ledger.ts';
+import type { Balances } from './ledger/ledger.ts';
+import { balancesAfter } from './ledger/postings.ts';
 import { presentBalanceTransaction, presentBeneficiary, presentDeposit, presentWithdrawal, type Json } from './present.ts';
 import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
 import type { World } from './world.ts';
@@ -113,7 +114,7 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
     } else if (e.type === 'BalanceTransactionPosted') {
       const t = e.transaction;
       const key = `${t.merchantId}:${t.livemode}`;
-      const after = addBalances(balances.get(key) ?? world.balances(t.merchantId, t.livemode), bucketDeltas(t));
+      const after = balancesAfter(balances.get(key) ?? world.balances(t.merchantId, t.livemode), t);
       balances.set(key, after);
       const type = t.type === 'clearing_released' ? 'balance.cleared'
         : t.type === 'deposit_settled' || (t.type === 'fee' && t.source.type === 'deposit' && !t.reversesBalanceTransactionId) ? 'balance.credited'

@@ -15,7 +15,7 @@ import { checkDepositAmount, minorToJson, type Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
 import { inFlightFor } from '../withdrawal/state.ts';
 
-import type { MovementOwner } from '../ledger/ledger.ts';
+import { creditBucketOf, depositPostings } from '../ledger/postings.ts';
 import { World } from '../world.ts';
 import { visibleTo, type Actor, type Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
@@ -61,6 +61,11 @@ export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[]
 }
 
 function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent, then: Reaction[]): Rejection | null {
+  if (e.type === 'DepositReversed') {
+    const refused = reversalRefusal(tx, d);
+    if (refused) return refused;
+  }
+  tx.postAll(depositPostings(d, e));
   switch (e.type) {
     case 'DepositMatched':
       for (const leg of e.legs) {
@@ -69,25 +74,14 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
       }
       return null;
     case 'DepositSettled':
-      postSettlement(tx, d, e, then);
+      if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+      settledLegs(d, e, then);
       return null;
     case 'DepositExpired':
     case 'DepositCanceled':
     case 'DepositRejected':
       releaseLegs(before, then);
       return null;
-    case 'DepositCleared': {
-      const st = d.settlement!;
-      if (st.creditedMinor > 0n) {
-        tx.post({ merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } }, {
-          type: 'clearing_released', amountMinor: st.creditedMinor, from: 'pending_clearing', to: 'available', counter: [],
-          clearedFromBalanceTransactionId: st.balanceTransactionId,
-        });
-      }
-      return null;
-    }
-    case 'DepositReversed':
-      return postReversal(tx, d, e);
     case 'DepositOverpaid':
       openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
       return null;
@@ -111,33 +105,12 @@ function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): voi
   });
 }
 
-/**
- * The P2P settlement: the depositing merchant's pending_clearing is credited A (against
- * the withdrawals' transit, the gateway, or suspense for what no order could take) and
- * debited the fee; each leg fills its withdrawal, which pays out of its reserve.
- */
-function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>, then: Reaction[]): void {
-  const st = e.settlement;
-  let transit = 0n, gateway = 0n;
-  for (const f of e.fills) {
-    if (f.counterparty.kind === 'withdrawal') transit += f.amountMinor;
-    else gateway += f.amountMinor;
-  }
-  const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } };
-  tx.post(base, {
-    id: st.balanceTransactionId, type: 'deposit_settled', amountMinor: st.receivedMinor, from: null, to: 'pending_clearing',
-    counter: [{ account: 'p2p_transit', amountMinor: transit }, { account: 'gateway_settlement', amountMinor: gateway }, { account: 'suspense', amountMinor: e.suspenseMinor }],
-    availableAt: st.clearingAvailableAt ?? undefined,
-  });
-  if (st.feeTotalMinor > 0n) {
-    tx.post(base, { id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }] });
-  }
-  if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+/** Each settled leg fills its withdrawal; legs that were held but took no fill (short-pay of a multi-leg order) are released. */
+function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>, then: Reaction[]): void {
   for (const f of e.fills) {
     if (f.counterparty.kind !== 'withdrawal') continue;
     then.push({ type: 'FillLeg', withdrawalId: f.counterparty.withdrawalId, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor });
   }
-  // Legs that were held but took no fill (short-pay of a multi-leg order) are released.
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal' || e.fills.some((f) => f.legRef === leg.legRef)) continue;
     then.push({ type: 'ReleaseUnfilledLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
@@ -145,31 +118,19 @@ function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'De
 }
 
 /**
- * Takes the accepted amount back (from pending_clearing inside the clearing window) and
- * refunds the fee. The fee is refunded first, so the bucket never dips below zero between
- * the two rows; the net is the credit, and a bucket that holds less (the merchant spent
- * what cleared) refuses the reversal: no bucket goes negative (ledger.ts).
+ * A reversal takes the credit back from the bucket it sits in; a bucket that holds less
+ * (the merchant spent what cleared) refuses it: no bucket goes negative (ledger.ts).
  */
-function postReversal(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositReversed' }>): Rejection | null {
+function reversalRefusal(tx: Tx, d: Deposit): Rejection | null {
   const st = d.settlement!;
-  const bucket = st.clearedAt === undefined ? 'pending_clearing' : 'available';
+  const bucket = creditBucketOf(d);
   const b = tx.balances(d.merchantId, d.livemode);
   const holds = bucket === 'available' ? b.availableMinor : b.pendingClearingMinor;
-  if (holds < st.creditedMinor) {
-    return reject('insufficient_balance', `The ${bucket} bucket holds less than the reversal takes back; top it up, then reverse again.`, {
-      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(st.creditedMinor),
-      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(d.merchantId, d.livemode), bucket,
-    });
-  }
-  const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id }, reasonCode: e.reasonCode };
-  if (st.feeTotalMinor > 0n) {
-    tx.post(base, { type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
-  }
-  tx.post(base, {
-    id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
-    counter: [{ account: 'reversals', amountMinor: st.receivedMinor }], reversesBalanceTransactionId: st.balanceTransactionId,
+  if (holds >= st.creditedMinor) return null;
+  return reject('insufficient_balance', `The ${bucket} bucket holds less than the reversal takes back; top it up, then reverse again.`, {
+    available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(st.creditedMinor),
+    pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(d.merchantId, d.livemode), bucket,
   });
-  return null;
 }
 
 // ---- create ----

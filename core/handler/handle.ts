@@ -22,6 +22,7 @@ import { createWithdrawal, disputeWithdrawal, refundIds, runWithdrawal, visibleW
 import { Tx } from './tx.ts';
 import type { VerificationFacts } from '../deposit/verification.ts';
 import { reversalReasonCodes } from '../deposit/state.ts';
+import { adjustmentPostings } from '../ledger/postings.ts';
 
 export type { Outcome };
 
@@ -256,10 +257,10 @@ function postAdjustment(tx: Tx, c: Extract<Command, { type: 'PostAdjustment' }>)
     const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
     if (tooMuch) return { ok: false, rejection: tooMuch };
   }
-  const txn = tx.post({ merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, source: { type: 'adjustment', id: c.actor.kind === 'operator' ? c.actor.operatorId : 'system' } }, {
-    type: 'adjustment', amountMinor: c.amountMinor, from: c.direction === 'debit' ? c.bucket : null, to: c.direction === 'credit' ? c.bucket : null,
-    counter: [{ account: 'adjustments', amountMinor: c.amountMinor }], reasonCode: c.reason,
-  });
+  const txn = tx.postAll(adjustmentPostings({
+    merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, operatorId: c.actor.kind === 'operator' ? c.actor.operatorId : 'system',
+    amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reason: c.reason,
+  }))!;
   return { ok: true, objectId: txn.id };
 }
 

@@ -7,8 +7,8 @@ import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, withdrawalFee, minorToJson } from '../money.ts';
 import { decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
-import { remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
-import type { MovementOwner } from '../ledger/ledger.ts';
+import { type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { withdrawalPostings } from '../ledger/postings.ts';
 import { visibleTo, type Actor, type Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
@@ -35,7 +35,7 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): S
   assert(after, () => `withdrawal ${id} vanished`);
   let capacityGrew = false;
   for (const e of events) {
-    carryOut(tx, before, after, e);
+    tx.postAll(withdrawalPostings(before, after, e));
     if (e.type === 'LegReleased' || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
     if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
   }
@@ -44,47 +44,6 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): S
 
 function matchWaiting(w: Withdrawal): Reaction {
   return { type: 'MatchWaitingDeposits', whiteLabelId: w.whiteLabelId, livemode: w.livemode };
-}
-
-function carryOut(tx: Tx, before: Withdrawal | undefined, w: Withdrawal, e: WithdrawalEvent): void {
-  const base: MovementOwner = { merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, source: { type: 'withdrawal', id: w.id } };
-  switch (e.type) {
-    case 'WithdrawalCreated':
-      tx.post(base, { id: w.reservedBalanceTransactionId, type: 'withdrawal_reserved', amountMinor: w.amountTotalMinor + w.feeTotalMinor, from: 'available', to: 'reserved', counter: [] });
-      return;
-    case 'WithdrawalRejected':
-    case 'WithdrawalCanceled':
-    case 'WithdrawalExpired': {
-      // Refund the remainder and the unused fee, as separate principal and fee rows.
-      assert(before, 'closing an unknown withdrawal');
-      const principal = remainingOf(before);
-      const unusedFee = before.feeTotalMinor - before.feeRecognizedMinor;
-      if (principal > 0n) tx.post(base, { id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', to: 'available', counter: [] });
-      if (unusedFee > 0n) tx.post(base, { id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', to: 'available', counter: [] });
-      return;
-    }
-    case 'FillLanded': {
-      const f = e.fill;
-      tx.post(base, { id: f.balanceTransactionId, type: 'withdrawal_settled', amountMinor: f.amountMinor, from: 'reserved', to: null, counter: [{ account: 'p2p_transit', amountMinor: f.amountMinor }] });
-      if (f.feeRecognizedMinor > 0n) {
-        tx.post(base, { id: f.feeBalanceTransactionId!, type: 'fee', amountMinor: f.feeRecognizedMinor, from: 'reserved', to: null, counter: [{ account: 'fee_revenue', amountMinor: f.feeRecognizedMinor }] });
-      }
-      return;
-    }
-    case 'FillReversed': {
-      const fill = before!.fills.find((f) => f.legRef === e.legRef)!;
-      tx.post(base, {
-        id: e.balanceTransactionId, type: 'reversal', amountMinor: fill.amountMinor, from: null, to: e.refundTo,
-        counter: [{ account: 'reversals', amountMinor: fill.amountMinor }], reversesBalanceTransactionId: fill.balanceTransactionId, reasonCode: e.reasonCode,
-      });
-      if (fill.feeRecognizedMinor > 0n) {
-        tx.post(base, { id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: [{ account: 'fee_revenue', amountMinor: fill.feeRecognizedMinor }] });
-      }
-      return;
-    }
-    default:
-      return;
-  }
 }
 
 export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWithdrawal' }>): Step {
