@@ -1,29 +1,25 @@
-// Deposit commands across aggregates: gathers the facts the deposit decider needs
-// (liquidity, capacity, duplicates, fees), runs it, and carries out what its events mean
-// for the withdrawals they pay and for the ledger: a matched leg holds capacity on a
-// withdrawal, a released leg frees it, a settlement fills withdrawals and posts the
-// balanced P2P transaction, clearing and reversal move the merchant's buckets.
+// Deposit steps: gathers the facts the deposit decider needs (the creation facts, the
+// liquidity plan, the capacity of the withdrawals a leg fills, ids), runs it, emits its
+// events, posts what the postings table says they move, and names the reactions they
+// ask of withdrawals (a matched leg reserves, a closed one releases, a settled one fills).
+// It never calls the withdrawal side: the reaction loop (react.ts) does.
 
 import { assert } from '../assert.ts';
 import { decide, isRejection, type Match, type SettleContext } from '../deposit/decide.ts';
 import type { Deposit, DepositEvent, Leg } from '../deposit/state.ts';
-import { bankByCode, banks } from '../directory.ts';
-import { reject, type Rejection } from '../errors.ts';
+import { admitDeposit } from '../deposit/create.ts';
+import type { Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
-import { checkDepositAmount, minorToJson, type Minor } from '../money.ts';
+import type { Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
 import { inFlightFor } from '../withdrawal/state.ts';
 
-import { creditBucketOf, depositPostings } from '../ledger/postings.ts';
+import { depositPostings } from '../ledger/postings.ts';
 import { World } from '../world.ts';
-import { visibleTo, type Actor, type Command } from './commands.ts';
+import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
-
-export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | undefined {
-  return visibleTo(actor, tx.deposit(id));
-}
 
 export function settleContext(tx: Tx, d: Deposit): SettleContext {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId);
@@ -53,18 +49,11 @@ export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[]
   const after = tx.emitDeposit(id, decision);
   assert(after, () => `deposit ${id} vanished`);
   const then: Reaction[] = [];
-  for (const e of decision) {
-    const r = carryOut(tx, before, after, e, then);
-    if (r) return fail(r);
-  }
+  for (const e of decision) carryOut(tx, before, after, e, then);
   return done(id, then);
 }
 
-function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent, then: Reaction[]): Rejection | null {
-  if (e.type === 'DepositReversed') {
-    const refused = reversalRefusal(tx, d);
-    if (refused) return refused;
-  }
+function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent, then: Reaction[]): void {
   tx.postAll(depositPostings(d, e));
   switch (e.type) {
     case 'DepositMatched':
@@ -72,21 +61,21 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
         if (leg.counterparty.kind !== 'withdrawal') continue;
         then.push({ type: 'ReserveLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef, amountMinor: leg.amountMinor });
       }
-      return null;
+      return;
     case 'DepositSettled':
       if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
       settledLegs(d, e, then);
-      return null;
+      return;
     case 'DepositExpired':
     case 'DepositCanceled':
     case 'DepositRejected':
       releaseLegs(before, then);
-      return null;
+      return;
     case 'DepositOverpaid':
       openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
-      return null;
+      return;
     default:
-      return null;
+      return;
   }
 }
 
@@ -115,22 +104,6 @@ function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettle
     if (leg.counterparty.kind !== 'withdrawal' || e.fills.some((f) => f.legRef === leg.legRef)) continue;
     then.push({ type: 'ReleaseUnfilledLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
   }
-}
-
-/**
- * A reversal takes the credit back from the bucket it sits in; a bucket that holds less
- * (the merchant spent what cleared) refuses it: no bucket goes negative (ledger.ts).
- */
-function reversalRefusal(tx: Tx, d: Deposit): Rejection | null {
-  const st = d.settlement!;
-  const bucket = creditBucketOf(d);
-  const b = tx.balances(d.merchantId, d.livemode);
-  const holds = bucket === 'available' ? b.availableMinor : b.pendingClearingMinor;
-  if (holds >= st.creditedMinor) return null;
-  return reject('insufficient_balance', `The ${bucket} bucket holds less than the reversal takes back; top it up, then reverse again.`, {
-    available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(st.creditedMinor),
-    pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(d.merchantId, d.livemode), bucket,
-  });
 }
 
 // ---- create ----
@@ -182,47 +155,18 @@ function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; live
 export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Step {
   const { merchantId, livemode } = c.actor;
   const merchant = tx.world.merchants.get(merchantId);
-  if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
-  if (merchant.suspended) return fail(reject('tenant_suspended', 'The merchant account is suspended.'));
-  const wl = tx.world.whiteLabels.get(merchant.whiteLabelId)!;
-  const amountProblem = checkDepositAmount(wl.amounts, c.amountMinor);
-  if (amountProblem) return fail(amountProblem);
-
-  let sender = c.sender;
-  if (c.senderId !== undefined) {
-    const saved = tx.world.senders.get(c.senderId);
-    if (!saved || saved.merchantId !== merchantId || saved.livemode !== livemode || saved.endUserRef !== c.endUserRef) {
-      return fail(reject('validation_error', 'sender_id is not a verified sender of this end user.', { fields: [{ path: 'sender_id', reason: 'not_found' }] }));
-    }
-    sender = { bankCode: saved.bankCode, accountNumber: saved.accountNumber, accountNameTh: saved.accountNameTh };
-  }
-  if (!sender) return fail(reject('sender_required', 'Give either sender or sender_id.'));
-  if (!bankByCode(sender.bankCode)?.side.includes('sender')) {
-    return fail(reject('validation_error', 'sender.bank_code is not a known sending bank.', { fields: [{ path: 'sender.bank_code', reason: 'unknown_bank' }] }));
-  }
-  if (tx.world.unavailableBanks.has(sender.bankCode)) {
-    const alternatives = banks.filter((b) => b.side.includes('sender') && !tx.world.unavailableBanks.has(b.bankCode)).map((b) => b.bankCode);
-    return fail(reject('sender_bank_unavailable', 'The sender bank is not accepting new orders right now.', {
-      alternative_banks: alternatives, public_message_th: tx.world.unavailableBanks.get(sender.bankCode) ?? 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น', retry_after_hint_seconds: 300,
-    }));
-  }
-  if (tx.world.depositByReference.has(merchantId, livemode, c.merchantReference)) {
-    return fail(reject('validation_error', 'merchant_reference is already used by another deposit.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
-  }
-  const open = (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!);
-  const duplicates = open.filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender!.bankCode && d.sender.accountNumber === sender!.accountNumber);
-  if (duplicates.length > 0) return fail(reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) }));
-  const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
-  if (open.length >= cap) return fail(reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) }));
-
-  const lifetimeSeconds = Math.min(limits.depositExpiresInSecondsMax, Math.max(limits.depositExpiresInSecondsMin, c.expiresInSeconds ?? limits.depositExpiresInSecondsDefault));
-  if (c.minTtlSeconds !== undefined && c.minTtlSeconds > lifetimeSeconds) {
-    return fail(reject('validation_error', `min_ttl_seconds ${c.minTtlSeconds} does not fit the order lifetime of ${lifetimeSeconds} s.`, { fields: [{ path: 'min_ttl_seconds', reason: 'exceeds_lifetime', hint: `at most ${lifetimeSeconds}` }] }));
-  }
+  const admitted = admitDeposit(c, {
+    merchant, amounts: merchant && tx.world.whiteLabels.get(merchant.whiteLabelId)?.amounts,
+    savedSender: c.senderId === undefined ? undefined : tx.world.senders.get(c.senderId), unavailableBanks: tx.world.unavailableBanks,
+    referenceUsed: tx.world.depositByReference.has(merchantId, livemode, c.merchantReference),
+    openDeposits: (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!),
+  });
+  if (isRejection(admitted)) return fail(admitted);
+  const { sender, lifetimeSeconds } = admitted;
   const lifetimeMs = lifetimeSeconds * 1000;
   const id = tx.ids.next('dep');
   const fillPreference = c.fillPreference ?? 'any';
-  const shape = { amountMinor: c.amountMinor, whiteLabelId: merchant.whiteLabelId, livemode, fillPreference };
+  const shape = { amountMinor: c.amountMinor, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
   const match: Match = plannedLegs(tx, shape, tx.at + lifetimeMs) ?? {
     kind: 'waiting',
     liquidity: { waitStartedAt: tx.at, estimatedWaitMs: limits.liquidityWaitMs / 2, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
@@ -230,7 +174,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const decision = decide({
     type: 'CreateDeposit', at: tx.at, match,
     deposit: {
-      id, merchantId, whiteLabelId: merchant.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
+      id, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
       amountMinor: c.amountMinor, createdAt: tx.at, expiresAt: tx.at + lifetimeMs, lifetimeMs, sender, hasClientData: c.hasClientData, fillPreference,
       senderId: c.senderId, metadata: c.metadata, returnUrl: c.returnUrl || undefined,
     },

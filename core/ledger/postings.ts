@@ -133,11 +133,12 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
  */
 export function adjustmentPostings(
   a: { readonly merchantId: string; readonly whiteLabelId: string; readonly livemode: boolean; readonly operatorId: string; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reason: string },
+  balanceTransactionId: string,
 ): Postings {
   return {
     owner: { merchantId: a.merchantId, whiteLabelId: a.whiteLabelId, livemode: a.livemode, source: { type: 'adjustment', id: a.operatorId } },
     movements: [{
-      type: 'adjustment', amountMinor: a.amountMinor, from: a.direction === 'debit' ? a.bucket : null, to: a.direction === 'credit' ? a.bucket : null,
+      id: balanceTransactionId, type: 'adjustment', amountMinor: a.amountMinor, from: a.direction === 'debit' ? a.bucket : null, to: a.direction === 'credit' ? a.bucket : null,
       counter: [{ account: 'adjustments', amountMinor: a.amountMinor }], reasonCode: a.reason,
     }],
   };

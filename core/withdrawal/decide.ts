@@ -1,11 +1,15 @@
 // The withdrawal decider: commands and decide(command, state) → events or a refusal
-// naming the contract's error code. Balance checks happen in the command handler, which
-// knows the wallet; this decider keeps the order's own rules (approvals by different
-// employees, fills keyed by leg_ref, proportional fee, refunds on close).
+// naming the contract's error code. It keeps the order's own rules (approvals by different
+// employees, fills keyed by leg_ref, proportional fee, refunds on close) and, in
+// admitWithdrawal, every check a new order must pass over the facts the handler gathers
+// (the merchant, its white label, the beneficiary, the reference index, the wallet).
 
+import type { Beneficiary, Merchant, WhiteLabel } from '../directory.ts';
 import { reject, type Rejection } from '../errors.ts';
+import type { Command } from '../handler/commands.ts';
+import type { Balances } from '../ledger/ledger.ts';
 import { limits } from '../limits.ts';
-import { feeRecognizedFor, type Minor } from '../money.ts';
+import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import {
   inFlightFor, inFlightOf, isOpenStatus, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
@@ -41,6 +45,44 @@ export function capacityOf(w: Withdrawal): Minor {
 export function isMatchable(w: Withdrawal, at: number): boolean {
   return (w.status === 'open' || w.status === 'partially_filled') && at < w.expiresAt && capacityOf(w) > 0n
     && w.settledSplits + w.inFlight.length < w.maxSplits;
+}
+
+export interface CreateWithdrawalFacts {
+  readonly merchant: Merchant | undefined;
+  readonly whiteLabel: Pick<WhiteLabel, 'fees' | 'amounts'> | undefined;
+  readonly beneficiary: Beneficiary | undefined;
+  readonly referenceUsed: boolean;
+  readonly balances: Balances;
+  /** Asked only to explain a refusal (it scans the merchant's uncleared deposits). */
+  nextClearingAt(): number | null;
+}
+
+export type AdmittedWithdrawal = { readonly fee: ReturnType<typeof withdrawalFee>; readonly beneficiary: Beneficiary };
+
+/** Every check a new withdrawal must pass, before any id is drawn for it. */
+export function admitWithdrawal(c: Extract<Command, { type: 'CreateWithdrawal' }>, facts: CreateWithdrawalFacts): AdmittedWithdrawal | Rejection {
+  const { merchant, beneficiary: ben } = facts;
+  if (!merchant) return reject('api_key_invalid', 'Unknown merchant.');
+  if (merchant.suspended) return reject('tenant_suspended', 'The merchant account is suspended.');
+  const fee = withdrawalFee(facts.whiteLabel!.fees);
+  const amountProblem = checkWithdrawalAmount(facts.whiteLabel!.amounts, c.amountMinor, c.p2pMinimumApplies, fee.totalMinor);
+  if (amountProblem) return amountProblem;
+  if (!ben || ben.merchantId !== c.actor.merchantId || ben.livemode !== c.actor.livemode) {
+    return reject('validation_error', 'beneficiary_id is not a beneficiary of this merchant in this mode.', { fields: [{ path: 'beneficiary_id', reason: 'not_found' }] });
+  }
+  if (ben.status !== 'verified') return reject('beneficiary_not_verified', 'The beneficiary is not verified yet.', { beneficiary_id: ben.id });
+  if (facts.referenceUsed) {
+    return reject('validation_error', 'merchant_reference is already used by another withdrawal.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] });
+  }
+  const required = c.amountMinor + fee.totalMinor;
+  const balances = facts.balances;
+  if (balances.availableMinor < required) {
+    return reject('insufficient_balance', 'Available balance is below the amount plus fee.', {
+      available_minor: minorToJson(balances.availableMinor), required_minor: minorToJson(required),
+      pending_clearing_minor: minorToJson(balances.pendingClearingMinor), pending_clearing_available_at: facts.nextClearingAt(),
+    });
+  }
+  return { fee, beneficiary: ben };
 }
 
 export function decide(command: WithdrawalCommand, state: Withdrawal | undefined): WithdrawalDecision {
