@@ -12,7 +12,7 @@ import { creditBucketOf } from '../ledger/postings.ts';
 import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '../money.ts';
 import { orderReasons, reasonTexts } from './reasons.ts';
 import {
-  evolve, isFinalStatus, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
+  evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkTransfer, type SlipTransfer, type VerificationFacts } from './verification.ts';
@@ -93,11 +93,9 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
     case 'ApproveReview': return approve(command, state);
     case 'DeclineReview': return decline(command, state);
     case 'ReverseDeposit': return reverse(command, state);
-    case 'ClearDeposit': {
-      const st = state.settlement;
-      if (state.status !== 'settled' || !st || st.clearedAt !== undefined || st.clearingAvailableAt === null || command.at < st.clearingAvailableAt) return none;
+    case 'ClearDeposit':
+      if (!isSettledAndUncleared(state) || state.settlement.clearingAvailableAt === null || command.at < state.settlement.clearingAvailableAt) return none;
       return [{ type: 'DepositCleared', at: command.at }];
-    }
     case 'ConfirmRoute': return confirmRoute(command, state);
     default: {
       const _exhaustive: never = command;
@@ -254,9 +252,13 @@ function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: D
   if (c.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
   return [{
     type: 'DepositUnderReview', at: c.at, reasons: orderReasons(reasons),
-    fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
-    routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
+    fourEyesRequired: fourEyesRequiredFor(s), routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
   }];
+}
+
+/** A review of an order this large needs two different approvers (four eyes). */
+function fourEyesRequiredFor(s: Deposit): boolean {
+  return s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin);
 }
 
 function legAmounts(s: Deposit): Map<string, Minor> {
@@ -280,8 +282,7 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
     const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
-      fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
-      verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
+      fourEyesRequired: fourEyesRequiredFor(s), verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
     }];
   };
   const o = c.outcome;

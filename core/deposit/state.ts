@@ -5,6 +5,7 @@
 // 0 ≤ fee ≤ A, A − fee = credited, and V = A + E for a same-slip overpayment.
 
 import { assert, unreachable, violated } from '../assert.ts';
+import { limits } from '../limits.ts';
 import type { FeeLine, Minor } from '../money.ts';
 
 export type DepositStatus =
@@ -275,7 +276,7 @@ function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete
     verification: d.verification, review: d.review, lateSlipAcceptedUntil: d.lateSlipAcceptedUntil, expiredReason: d.expiredReason,
     canceledBy: d.canceledBy, cancelReasonCode: d.cancelReasonCode, rejection: d.rejection, settlement: d.settlement,
     overpayment: d.overpayment, routeConfirmation: d.routeConfirmation, reversal: d.reversal, metadata: d.metadata,
-    returnUrl: d.returnUrl, attemptsLeft: 3,
+    returnUrl: d.returnUrl, attemptsLeft: limits.slipUploadsPerDepositMax,
   };
 }
 
@@ -377,6 +378,25 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       n.liquiditySource = e.source;
       n.expiresAt = e.expiresAt;
       return;
+    case 'LegsReleased':
+      n.legs = withLegs(s.legs, (l) => (e.legRefs.includes(l.legRef) ? unheld(l) : l));
+      return;
+    case 'SlipReceived': case 'AdditionalSlipReceived': case 'SlipQueued': case 'SlipDequeued': case 'SlipRejected': case 'LegCompleted':
+      return evolveSlip(n, s, e);
+    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewApprovalRecorded':
+      return evolveReview(n, s, e);
+    default:
+      return evolveOutcome(n, s, e);
+  }
+}
+
+type SlipEvent = Extract<DepositEvent, { type: 'SlipReceived' | 'AdditionalSlipReceived' | 'SlipQueued' | 'SlipDequeued' | 'SlipRejected' | 'LegCompleted' }>;
+type ReviewEvent = Extract<DepositEvent, { type: 'DepositUnderReview' | 'ReviewEscalated' | 'ReviewApprovalRecorded' }>;
+type OutcomeEvent = Exclude<DepositEvent, { type: 'DepositCreated' | 'DepositAwaitingLiquidity' | 'DepositMatched' | 'LegsReleased' } | SlipEvent | ReviewEvent>;
+
+/** Slips arriving, queued, taking their turn, rejected, or completing a leg. */
+function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
+  switch (e.type) {
     case 'SlipReceived':
       n.rejection = undefined;
       n.status = 'slip_processing';
@@ -425,9 +445,14 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
         return leg;
       });
       return;
-    case 'LegsReleased':
-      n.legs = withLegs(s.legs, (l) => (e.legRefs.includes(l.legRef) ? unheld(l) : l));
-      return;
+    default:
+      return unreachable(e, 'deposit slip event');
+  }
+}
+
+/** A review opened, escalated, or approved once (four eyes). */
+function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
+  switch (e.type) {
     case 'DepositUnderReview':
       n.status = 'under_review';
       n.review = { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [] };
@@ -449,6 +474,14 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       n.review = review;
       return;
     }
+    default:
+      return unreachable(e, 'deposit review event');
+  }
+}
+
+/** Where the order ends up: settled, rejected, expired, canceled, cleared, reversed, overpaid. */
+function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void {
+  switch (e.type) {
     case 'DepositSettled': {
       const fills = e.fills;
       n.legs = withLegs(s.legs, (l) => {
@@ -514,6 +547,11 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
     default:
       return unreachable(e, 'deposit event');
   }
+}
+
+/** Whether a deposit has settled and its credit still waits in pending_clearing. */
+export function isSettledAndUncleared(d: Deposit): d is Deposit & { readonly settlement: Settlement } {
+  return d.status === 'settled' && d.settlement !== undefined && d.settlement.clearedAt === undefined;
 }
 
 /** The X/V/A/E invariants of the contract, on every settled snapshot. */

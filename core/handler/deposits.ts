@@ -13,7 +13,7 @@ import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
 import type { Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
-import { inFlightFor } from '../withdrawal/state.ts';
+import { inFlightFor, isPayable } from '../withdrawal/state.ts';
 
 import { depositPostings } from '../ledger/postings.ts';
 import { World } from '../world.ts';
@@ -28,7 +28,7 @@ export function settleContext(tx: Tx, d: Deposit): SettleContext {
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal') continue;
     const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    if (!w || (w.status !== 'open' && w.status !== 'partially_filled')) { capacityByLeg.set(leg.legRef, 0n); continue; }
+    if (!w || !isPayable(w)) { capacityByLeg.set(leg.legRef, 0n); continue; }
     const own = inFlightFor(w, leg.counterparty.payoutLegRef) ?? 0n;
     capacityByLeg.set(leg.legRef, capacityOf(w) + own);
   }

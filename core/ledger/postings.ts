@@ -24,7 +24,7 @@ export interface Postings {
   readonly movements: readonly PlannedMovement[];
 }
 
-/** The bucket a settled deposit's credit sits in: pending_clearing until it clears. */
+/** The bucket a settled deposit's credit sits (or sat, before a reversal) in: pending_clearing until it clears. */
 export function creditBucketOf(d: Deposit): Bucket {
   return d.settlement!.clearedAt === undefined ? 'pending_clearing' : 'available';
 }

@@ -11,7 +11,7 @@ import type { Balances } from '../ledger/ledger.ts';
 import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import {
-  inFlightFor, inFlightOf, isOpenStatus, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
+  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -43,7 +43,7 @@ export function capacityOf(w: Withdrawal): Minor {
 
 /** Whether a payer can be matched to this order now. */
 export function isMatchable(w: Withdrawal, at: number): boolean {
-  return (w.status === 'open' || w.status === 'partially_filled') && at < w.expiresAt && capacityOf(w) > 0n
+  return isPayable(w) && at < w.expiresAt && capacityOf(w) > 0n
     && w.settledSplits + w.inFlight.length < w.maxSplits;
 }
 
@@ -112,7 +112,7 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       return [{ type: 'WithdrawalCanceled', at: c.at, by: 'system', reasonCode: 'approval_ttl_expired', refund: c.refund }];
     case 'ExpireWithdrawal':
       // Expiry waits while a payer is mid-transfer: the leg lands or is released first.
-      if ((s.status !== 'open' && s.status !== 'partially_filled') || c.at < s.expiresAt || inFlightOf(s) > 0n) return none;
+      if (!isPayable(s) || c.at < s.expiresAt || inFlightOf(s) > 0n) return none;
       return [{ type: 'WithdrawalExpired', at: c.at, refund: c.refund }];
     case 'ReserveLeg':
       if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
@@ -124,23 +124,37 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       return inFlightFor(s, c.legRef) === undefined ? none : [{ type: 'LegReleased', at: c.at, legRef: c.legRef }];
     case 'FillLeg':
       return fill(c, s);
-    case 'ReverseFill': {
-      const target = s.fills.find((f) => f.legRef === c.legRef);
-      if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
-      if (target.reversal) return none;
-      if (s.status !== 'settled' && s.status !== 'partially_filled') {
-        return reject('withdrawal_state_conflict', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
-      }
-      // A settled order never moves back: the money returns to available and the merchant
-      // may open a replacement; a partially filled one takes the amount back into its lock.
-      return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
+    case 'ReverseFill': return reverseFill(c, s);
+    case 'ConfirmReceipt': return confirmReceipt(c, s);
+    case 'OpenDispute': case 'SubmitDisputeEvidence': case 'ResolveDispute': return dispute(c, s);
+    default: {
+      const _exhaustive: never = c;
+      return _exhaustive;
     }
-    case 'ConfirmReceipt': {
-      const target = s.fills.find((f) => f.legRef === c.legRef);
-      if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
-      if (target.receiptState !== 'pending' || target.reversal || (c.auto && c.at < target.autoConfirmAt)) return none;
-      return [{ type: 'ReceiptConfirmed', at: c.at, legRef: c.legRef, auto: c.auto }];
-    }
+  }
+}
+
+function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: Withdrawal): WithdrawalDecision {
+  const target = s.fills.find((f) => f.legRef === c.legRef);
+  if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+  if (target.reversal) return none;
+  if (s.status !== 'settled' && s.status !== 'partially_filled') {
+    return reject('withdrawal_state_conflict', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
+  }
+  // A settled order never moves back: the money returns to available and the merchant
+  // may open a replacement; a partially filled one takes the amount back into its lock.
+  return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
+}
+
+function confirmReceipt(c: Extract<WithdrawalCommand, { type: 'ConfirmReceipt' }>, s: Withdrawal): WithdrawalDecision {
+  const target = s.fills.find((f) => f.legRef === c.legRef);
+  if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+  if (target.receiptState !== 'pending' || target.reversal || (c.auto && c.at < target.autoConfirmAt)) return none;
+  return [{ type: 'ReceiptConfirmed', at: c.at, legRef: c.legRef, auto: c.auto }];
+}
+
+function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDisputeEvidence' | 'ResolveDispute' }>, s: Withdrawal): WithdrawalDecision {
+  switch (c.type) {
     case 'OpenDispute': {
       if (s.dispute?.status === 'open') return reject('operation_not_allowed', 'The withdrawal already has an open dispute.');
       if (c.amountMinor <= 0n || c.amountMinor > s.filledMinor) {
@@ -165,7 +179,7 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
 
 function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal): WithdrawalDecision {
   if (s.fills.some((f) => f.legRef === c.legRef)) return none; // a repeated leg_ref changes nothing
-  if (s.status !== 'open' && s.status !== 'partially_filled') {
+  if (!isPayable(s)) {
     return reject('alloc_state_conflict', `A ${s.status} withdrawal cannot take a fill.`, { status: s.status });
   }
   const otherInFlight = inFlightOf(s) - (inFlightFor(s, c.legRef) ?? 0n);

@@ -121,6 +121,11 @@ export function lockedOf(w: Withdrawal): Minor {
   return remainingOf(w) + w.feeTotalMinor - w.feeRecognizedMinor;
 }
 
+/** Whether a withdrawal takes payers now: open, or partially filled. */
+export function isPayable(w: Pick<Withdrawal, 'status'>): boolean {
+  return w.status === 'open' || w.status === 'partially_filled';
+}
+
 export function isOpenStatus(status: WithdrawalStatus): boolean {
   return status === 'pending_approval' || status === 'open' || status === 'partially_filled';
 }
@@ -251,6 +256,21 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
     case 'WithdrawalExpired':
       close(n, s, 'expired');
       return;
+    case 'LegReserved': case 'LegReleased': case 'FillLanded': case 'WithdrawalSettled': case 'FillReversed': case 'ReceiptConfirmed':
+      return evolveFill(n, s, e);
+    case 'DisputeOpened': case 'DisputeEvidenceSubmitted': case 'DisputeResolved':
+      return evolveDispute(n, s, e);
+    default:
+      return unreachable(e, 'withdrawal event');
+  }
+}
+
+type FillEvent = Extract<WithdrawalEvent, { type: 'LegReserved' | 'LegReleased' | 'FillLanded' | 'WithdrawalSettled' | 'FillReversed' | 'ReceiptConfirmed' }>;
+type DisputeEvent = Extract<WithdrawalEvent, { type: 'DisputeOpened' | 'DisputeEvidenceSubmitted' | 'DisputeResolved' }>;
+
+/** Legs in flight, fills landing, reversed or confirmed. */
+function evolveFill(n: Complete<Withdrawal>, s: Withdrawal, e: FillEvent): void {
+  switch (e.type) {
     case 'LegReserved':
       n.inFlight = withInFlight(s.inFlight, e.legRef, e.amountMinor);
       return;
@@ -292,6 +312,13 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
         return confirmed;
       });
       return;
+    default:
+      return unreachable(e, 'withdrawal fill event');
+  }
+}
+
+function evolveDispute(n: Complete<Withdrawal>, s: Withdrawal, e: DisputeEvent): void {
+  switch (e.type) {
     case 'DisputeOpened':
       n.dispute = e.dispute;
       return;
@@ -312,6 +339,6 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
       return;
     }
     default:
-      return unreachable(e, 'withdrawal event');
+      return unreachable(e, 'withdrawal dispute event');
   }
 }
