@@ -339,15 +339,6 @@ export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit
   return evolveOnto(copy(state), event);
 }
 
-/**
- * evolve onto a state the caller got from evolve in the same breath and has shown to
- * nobody: it is changed in place instead of copied again (a command that emits several
- * events for one deposit makes one copy, not one per event).
- */
-export function evolveOwned(owned: Deposit, event: DepositEvent): Deposit {
-  if (event.type === 'DepositCreated') violated('DepositCreated on an existing deposit');
-  return evolveOnto(owned as Complete<Deposit>, event);
-}
 
 function evolveOnto(n: Complete<Deposit>, event: Exclude<DepositEvent, { type: 'DepositCreated' }>): Deposit {
   const from = n.status;

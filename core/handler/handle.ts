@@ -41,7 +41,7 @@ export function handle(world: World, command: Command, at: number, ids: Ids): Ha
     return { outcome: { ok: true }, commit: { entries: [], timers: { set: [], clear: [command.timerId] } } };
   }
   if (!outcome.ok) return { outcome };
-  return { outcome, commit: { entries: tx.entries, timers: tx.timerChanges(), states: { deposits: tx.deposits, withdrawals: tx.withdrawals } } };
+  return { outcome, commit: { entries: tx.entries, timers: tx.timerChanges(), states: { deposits: tx.deposits, withdrawals: tx.withdrawals }, entryStates: tx.entryStates } };
 }
 
 type Handler<T extends CommandType> = (tx: Tx, c: Extract<Command, { type: T }>) => Step;

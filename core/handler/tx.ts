@@ -3,13 +3,13 @@
 // commit is appended and applied, so a refusal anywhere leaves no trace.
 
 import { violated } from '../assert.ts';
-import { evolve as evolveDeposit, evolveOwned as evolveOwnedDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
+import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
 import type { DirectoryEvent } from '../directory.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import { buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementOwner } from '../ledger/ledger.ts';
 import { balancesAfter, type PlannedMovement, type Postings } from '../ledger/postings.ts';
-import { evolve as evolveWithdrawal, evolveOwned as evolveOwnedWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { evolve as evolveWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
 import { limits } from '../limits.ts';
 import type { Reaction } from './reactions.ts';
@@ -30,6 +30,8 @@ interface RunningBalances {
 
 export class Tx {
   readonly entries: JournalEntry[] = [];
+  /** Per entry, the deposit or withdrawal it left (undefined for the others): see Commit.entryStates. */
+  readonly entryStates: (Deposit | Withdrawal | undefined)[] = [];
   /** The deposits and withdrawals this command changed, as they are now. */
   readonly deposits: Deposit[] = [];
   readonly withdrawals: Withdrawal[] = [];
@@ -102,20 +104,21 @@ export class Tx {
     return next;
   }
 
-  private push(stream: string, streamKind: StreamKind, version: number, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event']): void {
+  private push(stream: string, streamKind: StreamKind, version: number, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event'], state?: Deposit | Withdrawal): void {
     this.entries.push({ stream, streamKind, version, type: event.type, livemode, merchantId, recordedAt: this.at, event });
+    this.entryStates.push(state);
   }
 
   // An aggregate's entry carries the version evolve gave its new state: evolve checks
   // it continues the state it was given, and the world checks that state is its own.
-  // The first event copies the state; the rest of this call's events change that copy in
-  // place (nobody has seen it yet: a caller's `before` is the state it read, never this).
+  // Each event folds once, here, into a new state kept with its entry (the outbox
+  // presents each entry's state without folding again).
   emitDeposit(id: string, events: readonly DepositEvent[]): Deposit | undefined {
     let state = this.deposit(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      const next = i === 0 ? evolveDeposit(state, e) : evolveOwnedDeposit(state!, e);
-      this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e);
+      const next = evolveDeposit(state, e);
+      this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e, next);
       state = next;
     }
     if (state) replace(this.deposits, state);
@@ -126,8 +129,8 @@ export class Tx {
     let state = this.withdrawal(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      const next = i === 0 ? evolveWithdrawal(state, e) : evolveOwnedWithdrawal(state!, e);
-      this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e);
+      const next = evolveWithdrawal(state, e);
+      this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e, next);
       state = next;
     }
     if (state) replace(this.withdrawals, state);

@@ -211,11 +211,6 @@ export function evolve(state: Withdrawal | undefined, event: WithdrawalEvent): W
   return evolveOnto(copy(state), event);
 }
 
-/** evolve onto a state the caller got from evolve and has shown to nobody (see the deposit's). */
-export function evolveOwned(owned: Withdrawal, event: WithdrawalEvent): Withdrawal {
-  if (event.type === 'WithdrawalCreated') violated('WithdrawalCreated on an existing withdrawal');
-  return evolveOnto(owned as Complete<Withdrawal>, event);
-}
 
 function evolveOnto(n: Complete<Withdrawal>, event: Exclude<WithdrawalEvent, { type: 'WithdrawalCreated' }>): Withdrawal {
   const from = n.status;
