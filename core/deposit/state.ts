@@ -349,7 +349,16 @@ function evolveOnto(n: Complete<Deposit>, event: Exclude<DepositEvent, { type: '
     violated(`deposit ${n.id} left final status ${from} for ${n.status}`);
   }
   if (n.status === 'settled' && n.settlement) checkSettlement(n);
+  checkLegs(n);
   return n;
+}
+
+/** An order's legs, once it has any, split exactly its amount. */
+function checkLegs(d: Deposit): void {
+  if (d.legs.length === 0) return;
+  let total = 0n;
+  for (let i = 0; i < d.legs.length; i++) total += d.legs[i]!.amountMinor;
+  if (total !== d.amountMinor) violated(`${d.id}: legs sum to ${total}, not the order's ${d.amountMinor}`);
 }
 
 /**
@@ -470,28 +479,36 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
   }
 }
 
+/** Settled: the legs that took money complete, every hold released, the settlement recorded. */
+function settleInto(n: Complete<Deposit>, s: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>): void {
+  const fills = e.fills;
+  // A settles in full: what the legs' withdrawals take plus what goes to suspense.
+  let filled = e.suspenseMinor;
+  for (let i = 0; i < fills.length; i++) filled += fills[i]!.amountMinor;
+  if (filled !== e.settlement.receivedMinor || e.suspenseMinor < 0n) violated(`deposit ${s.id}: fills and suspense ${filled} do not make A ${e.settlement.receivedMinor}`);
+  n.legs = withLegs(s.legs, (l) => {
+    if (l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) {
+      const leg = copyLeg(l);
+      leg.legStatus = 'complete';
+      leg.held = false;
+      return leg;
+    }
+    return unheld(l);
+  });
+  n.status = 'settled';
+  n.isTerminal = false;
+  n.settlement = e.settlement;
+  n.slip = slipWith(s.slip, e.transRef);
+  if (e.verification) n.verification = e.verification;
+  if (e.overpayment) n.overpayment = e.overpayment;
+}
+
 /** Where the order ends up: settled, rejected, expired, canceled, cleared, reversed, overpaid. */
 function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void {
   switch (e.type) {
-    case 'DepositSettled': {
-      const fills = e.fills;
-      n.legs = withLegs(s.legs, (l) => {
-        if (l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) {
-          const leg = copyLeg(l);
-          leg.legStatus = 'complete';
-          leg.held = false;
-          return leg;
-        }
-        return unheld(l);
-      });
-      n.status = 'settled';
-      n.isTerminal = false;
-      n.settlement = e.settlement;
-      n.slip = slipWith(s.slip, e.transRef);
-      if (e.verification) n.verification = e.verification;
-      if (e.overpayment) n.overpayment = e.overpayment;
+    case 'DepositSettled':
+      settleInto(n, s, e);
       return;
-    }
     case 'DepositRejected':
       n.status = 'rejected';
       n.isTerminal = true;

@@ -222,7 +222,20 @@ function evolveOnto(n: Complete<Withdrawal>, event: Exclude<WithdrawalEvent, { t
   if (!(n.feeRecognizedMinor >= 0n && n.feeRecognizedMinor <= n.feeTotalMinor)) violated(`${n.id}: fee recognised outside 0..fee`);
   if (!(inFlightOf(n) <= remainingOf(n) || !isOpenStatus(n.status))) violated(`${n.id}: in flight exceeds remaining`);
   if (!(isOpenStatus(from) || n.status === from)) violated(`${n.id} left final status ${from}`);
+  checkFillSums(n);
   return n;
+}
+
+/** filled and fee recognised are the sums of the fills that stand (not reversed). */
+function checkFillSums(w: Withdrawal): void {
+  let filled = 0n, fee = 0n;
+  for (let i = 0; i < w.fills.length; i++) {
+    const f = w.fills[i]!;
+    if (f.reversal) continue;
+    filled += f.amountMinor;
+    fee += f.feeRecognizedMinor;
+  }
+  if (filled !== w.filledMinor || fee !== w.feeRecognizedMinor) violated(`${w.id}: filled ${w.filledMinor} / fee ${w.feeRecognizedMinor} are not the sums of its fills (${filled} / ${fee})`);
 }
 
 /** Closes the order: what remains is refunded and nothing stays in flight. */
