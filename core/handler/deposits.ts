@@ -50,7 +50,7 @@ export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[]
   assert(after, () => `deposit ${id} vanished`);
   const then: Reaction[] = [];
   for (const e of decision) carryOut(tx, before, after, e, then);
-  return done(id, then);
+  return done(id, then.length > 0 ? then : undefined);
 }
 
 function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent, then: Reaction[]): void {

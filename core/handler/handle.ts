@@ -8,7 +8,7 @@
 import { decide as decideDeposit, checkReversalReason, type WalletFacts } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import type { VerificationFacts } from '../deposit/verification.ts';
-import { beneficiaryVerified, decide as decideDirectory, type DirectoryCommand, type DirectoryReads } from '../directory/decide.ts';
+import { beneficiaryVerified, decide as decideDirectory, type DirectoryCommand } from '../directory/decide.ts';
 import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Commit } from '../journal.ts';
@@ -85,16 +85,8 @@ function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'Record
   return { kind: 'found', transfer: outcome.transfer, facts };
 }
 
-function directoryReads(tx: Tx): DirectoryReads {
-  const w = tx.world;
-  return {
-    hasWhiteLabel: (id) => w.whiteLabels.has(id), merchant: (id) => w.merchants.get(id), beneficiary: (id) => w.beneficiaries.get(id),
-    balances: (merchantId, livemode) => tx.balances(merchantId, livemode), nextClearingAt: (merchantId, livemode) => w.nextClearingAt(merchantId, livemode),
-  };
-}
-
 function directory(tx: Tx, c: DirectoryCommand): Step {
-  const decision = decideDirectory(c, directoryReads(tx), tx.at, tx.ids);
+  const decision = decideDirectory(c, tx, tx.at, tx.ids);
   if (isRejection(decision)) return fail(decision);
   for (const r of decision.records) tx.emitRecord(r.stream, r.kind, r.livemode, r.merchantId, r.event);
   if (decision.timer) tx.setTimer(decision.timer);

@@ -4,7 +4,8 @@
 
 import { violated } from '../assert.ts';
 import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
-import type { DirectoryEvent } from '../directory.ts';
+import type { Beneficiary, DirectoryEvent, Merchant } from '../directory.ts';
+import type { DirectoryReads } from '../directory/decide.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import { buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementOwner } from '../ledger/ledger.ts';
@@ -28,7 +29,7 @@ interface RunningBalances {
 // arrays searched in order: cheaper than a Map per command, which the write path would
 // allocate and throw away some hundred thousand times a second.
 
-export class Tx {
+export class Tx implements DirectoryReads {
   readonly entries: JournalEntry[] = [];
   /** Per entry, the deposit or withdrawal it left (undefined for the others): see Commit.entryStates. */
   readonly entryStates: (Deposit | Withdrawal | undefined)[] = [];
@@ -80,6 +81,22 @@ export class Tx {
   /** Withdrawals this command created or changed (not yet in the world's indexes). */
   touchedWithdrawals(): Iterable<Withdrawal> {
     return this.withdrawals;
+  }
+
+  hasWhiteLabel(id: string): boolean {
+    return this.world.whiteLabels.has(id);
+  }
+
+  merchant(id: string): Merchant | undefined {
+    return this.world.merchants.get(id);
+  }
+
+  beneficiary(id: string): Beneficiary | undefined {
+    return this.world.beneficiaries.get(id);
+  }
+
+  nextClearingAt(merchantId: string, livemode: boolean): number | null {
+    return this.world.nextClearingAt(merchantId, livemode);
   }
 
   balances(merchantId: string, livemode: boolean): Balances {
