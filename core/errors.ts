@@ -68,3 +68,8 @@ export interface Rejection {
 export function reject(code: ErrorCode, message: string, details?: Record<string, unknown>): Rejection {
   return details === undefined ? { code, message } : { code, message, details };
 }
+
+/** Whether a decision is a refusal (the other kinds of decision are arrays or plain records without a code). */
+export function isRejection(x: unknown): x is Rejection {
+  return typeof x === 'object' && x !== null && 'code' in x && !Array.isArray(x);
+}

@@ -48,6 +48,11 @@ export interface Commit {
    * Replay (recovery, verify) has no such field and folds the entries.
    */
   readonly states?: { readonly deposits: readonly Deposit[]; readonly withdrawals: readonly Withdrawal[] };
+  /**
+   * Per entry, the deposit or withdrawal as that entry left it (undefined for other
+   * entries). Not stored: the outbox presents these instead of folding the events again.
+   */
+  readonly entryStates?: readonly (Deposit | Withdrawal | undefined)[];
 }
 
 /** Encodes values with bigint for storage: bigint becomes {"$bigint": "digits"}. */

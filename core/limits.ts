@@ -55,6 +55,11 @@ export const limits = {
   pageSizeDefault: 20,
   pageSizeMax: 200,
   balanceHistoryPageSizeMax: 100,
+
+  // Write path: follow-up steps one command may cause (a settlement's fills and releases,
+  // each release matching up to waitingDepositsMatchedPerCommandMax deposits of up to
+  // legsPerDepositMax legs): far above any real chain, so hitting it means a loop.
+  reactionsPerCommandMax: 1000,
 } as const;
 
 export const durations = { second, minute, hour, day } as const;

@@ -6,7 +6,8 @@
 
 import { evolve as evolveDeposit, type Deposit } from './deposit/state.ts';
 import type { Commit, JournalEntry } from './journal.ts';
-import { addBalances, bucketDeltas, type Balances } from './ledger/ledger.ts';
+import type { Balances } from './ledger/ledger.ts';
+import { balancesAfter } from './ledger/postings.ts';
 import { presentBalanceTransaction, presentBeneficiary, presentDeposit, presentWithdrawal, type Json } from './present.ts';
 import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
 import type { World } from './world.ts';
@@ -78,42 +79,45 @@ function withdrawalEventType(entry: JournalEntry): string | null {
 
 /**
  * The events of one commit, computed against the world as it was before the commit.
+ * Each deposit and withdrawal entry's state comes from the commit (Commit.entryStates:
+ * folded once, by the deciding transaction); only a commit without them (built by hand)
+ * is folded here. Each state is presented once: the snapshot of one event is the
+ * "before" of the next event on the same object.
  * Deposit settlement credits are announced as balance.credited twice (deposit_settled and
  * fee) as the contract's transition table says, though the fee row is a debit.
  */
 export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
   const events: MerchantEvent[] = [];
-  const deposits = new Map<string, Deposit>();
-  const withdrawals = new Map<string, Withdrawal>();
+  /** Per object, its latest state in this commit. */
+  const latest = new Map<string, Deposit | Withdrawal>();
+  /** Per object, the presentation of its latest state in this commit, if it was presented. */
+  const presented = new Map<string, Obj>();
   const balances = new Map<string, Balances>();
-  for (const entry of commit.entries) {
+  const entries = commit.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     const e = entry.event;
-    if (entry.streamKind === 'deposit') {
-      const before = deposits.get(entry.stream) ?? world.deposits.get(entry.stream);
-      const after = evolveDeposit(before, e as Parameters<typeof evolveDeposit>[1]);
-      deposits.set(entry.stream, after);
-      const type = depositEventType(entry, after);
+    if (entry.streamKind === 'deposit' || entry.streamKind === 'withdrawal') {
+      const isDeposit = entry.streamKind === 'deposit';
+      const before = latest.get(entry.stream) ?? (isDeposit ? world.deposits.get(entry.stream) : world.withdrawals.get(entry.stream));
+      const after = commit.entryStates?.[i] ?? foldOnce(before, entry);
+      latest.set(entry.stream, after);
+      const shownBefore = presented.get(entry.stream);
+      presented.delete(entry.stream);
+      const type = isDeposit ? depositEventType(entry, after as Deposit) : withdrawalEventType(entry);
       if (!type) continue;
-      const object = presentDeposit(after);
+      const object = isDeposit ? presentDeposit(after as Deposit) : presentWithdrawal(after as Withdrawal);
+      presented.set(entry.stream, object);
+      const created = type === 'deposit.created' || type === 'withdrawal.created';
+      const previous = before && !created ? diff(shownBefore ?? (isDeposit ? presentDeposit(before as Deposit) : presentWithdrawal(before as Withdrawal)), object) : null;
       events.push({
         type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
-        object, previousAttributes: before && type !== 'deposit.created' ? diff(presentDeposit(before), object) : null, stream: entry.stream, version: entry.version,
-      });
-    } else if (entry.streamKind === 'withdrawal') {
-      const before = withdrawals.get(entry.stream) ?? world.withdrawals.get(entry.stream);
-      const after = evolveWithdrawal(before, e as Parameters<typeof evolveWithdrawal>[1]);
-      withdrawals.set(entry.stream, after);
-      const type = withdrawalEventType(entry);
-      if (!type) continue;
-      const object = presentWithdrawal(after);
-      events.push({
-        type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
-        object, previousAttributes: before && type !== 'withdrawal.created' ? diff(presentWithdrawal(before), object) : null, stream: entry.stream, version: entry.version,
+        object, previousAttributes: previous, stream: entry.stream, version: entry.version,
       });
     } else if (e.type === 'BalanceTransactionPosted') {
       const t = e.transaction;
       const key = `${t.merchantId}:${t.livemode}`;
-      const after = addBalances(balances.get(key) ?? world.balances(t.merchantId, t.livemode), bucketDeltas(t));
+      const after = balancesAfter(balances.get(key) ?? world.balances(t.merchantId, t.livemode), t);
       balances.set(key, after);
       const type = t.type === 'clearing_released' ? 'balance.cleared'
         : t.type === 'deposit_settled' || (t.type === 'fee' && t.source.type === 'deposit' && !t.reversesBalanceTransactionId) ? 'balance.credited'
@@ -131,4 +135,11 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
     }
   }
   return events;
+}
+
+/** A hand-built commit's entry folded onto the object's state (the write path never needs this). */
+function foldOnce(before: Deposit | Withdrawal | undefined, entry: JournalEntry): Deposit | Withdrawal {
+  return entry.streamKind === 'deposit'
+    ? evolveDeposit(before as Deposit | undefined, entry.event as Parameters<typeof evolveDeposit>[1])
+    : evolveWithdrawal(before as Withdrawal | undefined, entry.event as Parameters<typeof evolveWithdrawal>[1]);
 }

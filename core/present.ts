@@ -14,6 +14,9 @@ import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
 import { inFlightOf, remainingOf, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
 
+/** The API version (contract: Versioning) this build speaks and pins on every event and slip capability. */
+export const apiVersion = '2026-08-01';
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 

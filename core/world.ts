@@ -4,11 +4,11 @@
 // which is what recovery and `satang verify` do. Only apply() changes it.
 
 import { assert, unreachable, violated } from './assert.ts';
-import { evolve as evolveDeposit, isOpenUnpaid, type Deposit } from './deposit/state.ts';
-import type { Beneficiary, Claim, Merchant, SavedSender, WhiteLabel } from './directory.ts';
+import { evolve as evolveDeposit, isOpenUnpaid, isSettledAndUncleared, type Deposit } from './deposit/state.ts';
+import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
 import { accountKey, bucketInRange, bucketOutOfRange, merchantAccountKey, type Balances } from './ledger/ledger.ts';
-import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
+import { evolve as evolveWithdrawal, isPayable, type Withdrawal } from './withdrawal/state.ts';
 
 /** A min-heap of timers by (dueAt, id); entries whose timer changed are skipped lazily. */
 class TimerQueue {
@@ -324,6 +324,14 @@ export class World {
           this.accounts.set(key, balance);
         }
         return;
+      default:
+        this.applyRecord(entry, e);
+    }
+  }
+
+  /** A directory record's entry: white labels, merchants, beneficiaries, senders, banks, claims. */
+  private applyRecord(entry: JournalEntry, e: DirectoryEvent): void {
+    switch (e.type) {
       case 'WhiteLabelRegistered':
         this.register(this.whiteLabels, e.whiteLabel.id, entry, { ...e.whiteLabel, version: 0 });
         return;
@@ -408,12 +416,7 @@ export class World {
 
 /** When a settled, not yet cleared deposit releases its funds; null otherwise. */
 function unclearedAt(d: Deposit): number | null {
-  return d.status === 'settled' && d.settlement && d.settlement.clearedAt === undefined ? d.settlement.clearingAvailableAt : null;
-}
-
-/** Whether a withdrawal may take payers now. */
-function isPayable(w: Withdrawal): boolean {
-  return w.status === 'open' || w.status === 'partially_filled';
+  return isSettledAndUncleared(d) ? d.settlement.clearingAvailableAt : null;
 }
 
 function holds(states: readonly { readonly id: string }[], id: string): boolean {

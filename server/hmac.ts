@@ -8,11 +8,12 @@
 // the query line keeps the raw encoding of each pair (only their order changes).
 
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { apiVersion } from '../core/present.ts';
 
 export const timestampToleranceSeconds = 300;
 
 /** The PG-Version values this service speaks (contract: Versioning); any other is refused once the signature verifies. */
-export const apiVersions = ['2026-08-01'] as const;
+export const apiVersions = [apiVersion] as const;
 
 export interface CanonicalFields {
   /** PG-Timestamp as sent (unix seconds). */

@@ -93,17 +93,17 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen > 0) compactAfterSealing(store.db);
-  const host = webhooks.wakingHost(store); // durable commits wake the webhook dispatcher
+  store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
   const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger, logLevel: config.logLevel });
-  const scheduler = new Scheduler(host, (error) => logger.error({ err: String(error) }, 'timer failed'));
+  store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
+  const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   const write: WriteSide = {
     get world() { return store.world; },
     clock, ids,
     execute(command, meta, respond) {
-      const { result, durable } = host.capture(() => store.handler.execute(command, meta, respond));
-      scheduler.poke();
-      durable.then(() => readSide.wake(), () => {}); // the relay publishes after commit, never inside the request
-      return { outcome: result, durable };
+      const submitted = store.submit(command, meta, respond);
+      scheduler.poke(); // the command may have set an earlier timer
+      return submitted;
     },
     ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
   };

@@ -6,10 +6,10 @@
 
 import type { MerchantEvent } from '../../core/outbox.ts';
 import type { CommitMeta } from '../../core/ports.ts';
-import { iso } from '../../core/present.ts';
+import { apiVersion, iso } from '../../core/present.ts';
 
 /** The API version pinned on every event this build creates. */
-export const apiVersion = '2026-08-01';
+export { apiVersion };
 
 export function envelopeBody(id: string, sequence: number, event: MerchantEvent, meta: CommitMeta): string {
   const data = event.previousAttributes === undefined

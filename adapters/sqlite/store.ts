@@ -2,8 +2,12 @@
 // SQLite journal, the request keys and the command handler on the clock and ids ports.
 //
 //   const store = openStore(dataDir, { clock, ids, groupCommit: true });
-//   const outcome = await store.execute(command, meta, respond); // durable when it resolves
+//   const { outcome, durable } = store.submit(command, meta, respond); // decided now; await durable before answering
+//   const outcome = await store.execute(command, meta, respond);       // the same, awaited
+//   store.onDurable(() => relay.wake());                               // told after every durable write
 //
+// submit (and capture, for a batch of commands such as due timers) is the one way from
+// the HTTP edge, the slip worker and the scheduler to the journal.
 // Invariants kept: the world the handler decides against is the fold of the journal —
 // when a commit fails after the world applied it (or another writer appended), the store
 // rebuilds the world from the journal and swaps in a new handler, so read `store.world`
@@ -40,6 +44,7 @@ export class Store {
   private current: { world: World; handler: CommandHandler };
   /** How the world was last rebuilt (entries, timers, time taken). */
   recovered: Recovered;
+  private readonly durableListeners: (() => void)[] = [];
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
     if (options.sealer) checkMasterKey(db, options.sealer);
@@ -61,16 +66,37 @@ export class Store {
   get handler(): CommandHandler { return this.current.handler; }
   get clock(): Clock { return this.options.clock; }
 
-  /** Runs fn (which executes commands) and returns the promise that their commits are durable. */
-  capture<T>(fn: () => T): { result: T; durable: Promise<void> } {
-    return this.journal.capture(fn);
+  /** Calls `listener` after every write captured here is durable (outbox and relay wake-ups). */
+  onDurable(listener: () => void): void {
+    this.durableListeners.push(listener);
   }
 
-  /** Executes a command; resolves once its commit is durable (rejects if it was not written). */
-  async execute(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): Promise<Outcome> {
+  /**
+   * Runs fn (which executes commands) and returns the promise that their commits are
+   * durable; once they are, the durable listeners are told.
+   */
+  capture<T>(fn: () => T): { result: T; durable: Promise<void> } {
+    const captured = this.journal.capture(fn);
+    if (this.durableListeners.length > 0) {
+      captured.durable.then(() => { for (const listener of this.durableListeners) listener(); }, () => {});
+    }
+    return captured;
+  }
+
+  /**
+   * Decides and applies a command at once; `durable` resolves when its commit is on disk
+   * (with the group commit of this event-loop turn) and rejects if it could not be written.
+   */
+  submit(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): { outcome: Outcome; durable: Promise<void> } {
     const { result, durable } = this.capture(() => this.current.handler.execute(command, meta, respond));
+    return { outcome: result, durable };
+  }
+
+  /** submit, awaited: resolves once the commit is durable (rejects if it was not written). */
+  async execute(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): Promise<Outcome> {
+    const { outcome, durable } = this.submit(command, meta, respond);
     await durable;
-    return result;
+    return outcome;
   }
 
   /** Replaces the world (and its handler) by a fresh replay of the journal. */

@@ -9,7 +9,6 @@
 
 import type { Clock, Ids } from '../../core/ports.ts';
 import { ManualClock } from '../clock.ts';
-import type { TimerHost } from '../scheduler.ts';
 import type { Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
 import { DeliveryStore } from './deliveries.ts';
@@ -100,20 +99,6 @@ export class Webhooks {
 
   start(): void { this.dispatcher.start(); }
   stop(): void { this.dispatcher.stop(); }
-
-  /** `host` with every durable commit it captures waking the dispatcher (the outbox trigger). */
-  wakingHost(host: TimerHost): TimerHost {
-    const signal = this.signal;
-    return {
-      get clock() { return host.clock; },
-      get handler() { return host.handler; },
-      capture(fn) {
-        const captured = host.capture(fn);
-        captured.durable.then(() => signal.notify(), () => {});
-        return captured;
-      },
-    };
-  }
 
   /** Writes one out-of-order test case and schedules its deliveries (inside operations.transact). */
   outOfOrder(merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase) {

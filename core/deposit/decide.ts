@@ -5,12 +5,14 @@
 // values. Timer commands that no longer apply decide to no events, never to a refusal,
 // so a timer may fire late or twice without harm.
 
-import { reject, type Rejection } from '../errors.ts';
+import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
-import { depositFee, minOf, type FeeSchedule, type Minor } from '../money.ts';
+import type { Balances } from '../ledger/ledger.ts';
+import { creditBucketOf } from '../ledger/postings.ts';
+import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '../money.ts';
 import { orderReasons, reasonTexts } from './reasons.ts';
 import {
-  evolve, isFinalStatus, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
+  evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkTransfer, type SlipTransfer, type VerificationFacts } from './verification.ts';
@@ -50,15 +52,20 @@ export type DepositCommand =
   | { readonly type: 'EscalateReview'; readonly at: number }
   | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly settle: SettleContext }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string }
+  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts }
   | { readonly type: 'ClearDeposit'; readonly at: number }
   | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string };
 
+/** The depositing merchant's wallet, for a reversal that takes its credit back. */
+export interface WalletFacts {
+  readonly balances: Balances;
+  /** Asked only to explain a refusal (it scans the merchant's uncleared deposits). */
+  nextClearingAt(): number | null;
+}
+
 export type DepositDecision = readonly DepositEvent[] | Rejection;
 
-export function isRejection(x: unknown): x is Rejection {
-  return typeof x === 'object' && x !== null && 'code' in x && !Array.isArray(x);
-}
+export { isRejection };
 
 const none: readonly DepositEvent[] = [];
 
@@ -85,16 +92,10 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
       return [{ type: 'ReviewEscalated', at: command.at }];
     case 'ApproveReview': return approve(command, state);
     case 'DeclineReview': return decline(command, state);
-    case 'ReverseDeposit':
-      if (state.status !== 'settled' || !state.settlement) {
-        return reject('operation_not_allowed', `Only a settled deposit can be reversed; this one is ${state.status}.`, { status: state.status });
-      }
-      return [{ type: 'DepositReversed', at: command.at, reasonCode: command.reasonCode, reversesBalanceTransactionId: state.settlement.balanceTransactionId, balanceTransactionId: command.balanceTransactionId }];
-    case 'ClearDeposit': {
-      const st = state.settlement;
-      if (state.status !== 'settled' || !st || st.clearedAt !== undefined || st.clearingAvailableAt === null || command.at < st.clearingAvailableAt) return none;
+    case 'ReverseDeposit': return reverse(command, state);
+    case 'ClearDeposit':
+      if (!isSettledAndUncleared(state) || state.settlement.clearingAvailableAt === null || command.at < state.settlement.clearingAvailableAt) return none;
       return [{ type: 'DepositCleared', at: command.at }];
-    }
     case 'ConfirmRoute': return confirmRoute(command, state);
     default: {
       const _exhaustive: never = command;
@@ -108,6 +109,34 @@ function create(c: Extract<DepositCommand, { type: 'CreateDeposit' }>, state: De
   const created: DepositEvent = { type: 'DepositCreated', at: c.at, deposit: c.deposit };
   if (c.match.kind === 'waiting') return [created, { type: 'DepositAwaitingLiquidity', at: c.at, liquidity: c.match.liquidity }];
   return [created, { type: 'DepositMatched', at: c.at, legs: c.match.legs, source: c.match.source, expiresAt: c.match.expiresAt }];
+}
+
+/** A reversal's reason must be one the contract lists; checked before an id is drawn for it. */
+export function checkReversalReason(reasonCode: string): Rejection | null {
+  if ((reversalReasonCodes as readonly string[]).includes(reasonCode)) return null;
+  return reject('validation_error', 'Unknown reversal reason_code.', { fields: [{ path: 'reason_code', reason: 'enum' }] });
+}
+
+/**
+ * Takes the accepted amount back from the bucket the credit sits in (pending_clearing
+ * inside the clearing window). A bucket that holds less than the credit (the merchant
+ * spent what cleared) refuses the reversal: no bucket goes negative (ledger.ts).
+ */
+function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Deposit): DepositDecision {
+  const st = s.settlement;
+  if (s.status !== 'settled' || !st) {
+    return reject('operation_not_allowed', `Only a settled deposit can be reversed; this one is ${s.status}.`, { status: s.status });
+  }
+  const bucket = creditBucketOf(s);
+  const b = c.wallet.balances;
+  const holds = bucket === 'available' ? b.availableMinor : b.pendingClearingMinor;
+  if (holds < st.creditedMinor) {
+    return reject('insufficient_balance', `The ${bucket} bucket holds less than the reversal takes back; top it up, then reverse again.`, {
+      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(st.creditedMinor),
+      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: c.wallet.nextClearingAt(), bucket,
+    });
+  }
+  return [{ type: 'DepositReversed', at: c.at, reasonCode: c.reasonCode, reversesBalanceTransactionId: st.balanceTransactionId, balanceTransactionId: c.balanceTransactionId }];
 }
 
 function cancel(c: Extract<DepositCommand, { type: 'CancelDeposit' }>, s: Deposit): DepositDecision {
@@ -208,6 +237,7 @@ function thenNextQueued(s: Deposit, at: number, decision: DepositDecision): Depo
  * confirmation is refused for operators to handle as a claim.
  */
 function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: Deposit): DepositDecision {
+  if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
   const leg = s.legs.find((l) => l.counterparty.kind === 'gateway');
   if (!leg) return reject('operation_not_allowed', 'This deposit was not routed to the gateway, so the gateway cannot confirm it.');
   if (s.routeConfirmation?.transRef === c.transRef) return none; // the feed repeating itself
@@ -222,9 +252,13 @@ function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: D
   if (c.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
   return [{
     type: 'DepositUnderReview', at: c.at, reasons: orderReasons(reasons),
-    fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
-    routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
+    fourEyesRequired: fourEyesRequiredFor(s), routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
   }];
+}
+
+/** A review of an order this large needs two different approvers (four eyes). */
+function fourEyesRequiredFor(s: Deposit): boolean {
+  return s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin);
 }
 
 function legAmounts(s: Deposit): Map<string, Minor> {
@@ -248,8 +282,7 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
     const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
-      fourEyesRequired: s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin),
-      verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
+      fourEyesRequired: fourEyesRequiredFor(s), verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
     }];
   };
   const o = c.outcome;

@@ -5,6 +5,7 @@
 // 0 ≤ fee ≤ A, A − fee = credited, and V = A + E for a same-slip overpayment.
 
 import { assert, unreachable, violated } from '../assert.ts';
+import { limits } from '../limits.ts';
 import type { FeeLine, Minor } from '../money.ts';
 
 export type DepositStatus =
@@ -275,7 +276,7 @@ function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete
     verification: d.verification, review: d.review, lateSlipAcceptedUntil: d.lateSlipAcceptedUntil, expiredReason: d.expiredReason,
     canceledBy: d.canceledBy, cancelReasonCode: d.cancelReasonCode, rejection: d.rejection, settlement: d.settlement,
     overpayment: d.overpayment, routeConfirmation: d.routeConfirmation, reversal: d.reversal, metadata: d.metadata,
-    returnUrl: d.returnUrl, attemptsLeft: 3,
+    returnUrl: d.returnUrl, attemptsLeft: limits.slipUploadsPerDepositMax,
   };
 }
 
@@ -338,15 +339,6 @@ export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit
   return evolveOnto(copy(state), event);
 }
 
-/**
- * evolve onto a state the caller got from evolve in the same breath and has shown to
- * nobody: it is changed in place instead of copied again (a command that emits several
- * events for one deposit makes one copy, not one per event).
- */
-export function evolveOwned(owned: Deposit, event: DepositEvent): Deposit {
-  if (event.type === 'DepositCreated') violated('DepositCreated on an existing deposit');
-  return evolveOnto(owned as Complete<Deposit>, event);
-}
 
 function evolveOnto(n: Complete<Deposit>, event: Exclude<DepositEvent, { type: 'DepositCreated' }>): Deposit {
   const from = n.status;
@@ -357,7 +349,16 @@ function evolveOnto(n: Complete<Deposit>, event: Exclude<DepositEvent, { type: '
     violated(`deposit ${n.id} left final status ${from} for ${n.status}`);
   }
   if (n.status === 'settled' && n.settlement) checkSettlement(n);
+  checkLegs(n);
   return n;
+}
+
+/** An order's legs, once it has any, split exactly its amount. */
+function checkLegs(d: Deposit): void {
+  if (d.legs.length === 0) return;
+  let total = 0n;
+  for (let i = 0; i < d.legs.length; i++) total += d.legs[i]!.amountMinor;
+  if (total !== d.amountMinor) violated(`${d.id}: legs sum to ${total}, not the order's ${d.amountMinor}`);
 }
 
 /**
@@ -377,6 +378,25 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       n.liquiditySource = e.source;
       n.expiresAt = e.expiresAt;
       return;
+    case 'LegsReleased':
+      n.legs = withLegs(s.legs, (l) => (e.legRefs.includes(l.legRef) ? unheld(l) : l));
+      return;
+    case 'SlipReceived': case 'AdditionalSlipReceived': case 'SlipQueued': case 'SlipDequeued': case 'SlipRejected': case 'LegCompleted':
+      return evolveSlip(n, s, e);
+    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewApprovalRecorded':
+      return evolveReview(n, s, e);
+    default:
+      return evolveOutcome(n, s, e);
+  }
+}
+
+type SlipEvent = Extract<DepositEvent, { type: 'SlipReceived' | 'AdditionalSlipReceived' | 'SlipQueued' | 'SlipDequeued' | 'SlipRejected' | 'LegCompleted' }>;
+type ReviewEvent = Extract<DepositEvent, { type: 'DepositUnderReview' | 'ReviewEscalated' | 'ReviewApprovalRecorded' }>;
+type OutcomeEvent = Exclude<DepositEvent, { type: 'DepositCreated' | 'DepositAwaitingLiquidity' | 'DepositMatched' | 'LegsReleased' } | SlipEvent | ReviewEvent>;
+
+/** Slips arriving, queued, taking their turn, rejected, or completing a leg. */
+function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
+  switch (e.type) {
     case 'SlipReceived':
       n.rejection = undefined;
       n.status = 'slip_processing';
@@ -425,9 +445,14 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
         return leg;
       });
       return;
-    case 'LegsReleased':
-      n.legs = withLegs(s.legs, (l) => (e.legRefs.includes(l.legRef) ? unheld(l) : l));
-      return;
+    default:
+      return unreachable(e, 'deposit slip event');
+  }
+}
+
+/** A review opened, escalated, or approved once (four eyes). */
+function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
+  switch (e.type) {
     case 'DepositUnderReview':
       n.status = 'under_review';
       n.review = { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [] };
@@ -449,25 +474,41 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       n.review = review;
       return;
     }
-    case 'DepositSettled': {
-      const fills = e.fills;
-      n.legs = withLegs(s.legs, (l) => {
-        if (l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) {
-          const leg = copyLeg(l);
-          leg.legStatus = 'complete';
-          leg.held = false;
-          return leg;
-        }
-        return unheld(l);
-      });
-      n.status = 'settled';
-      n.isTerminal = false;
-      n.settlement = e.settlement;
-      n.slip = slipWith(s.slip, e.transRef);
-      if (e.verification) n.verification = e.verification;
-      if (e.overpayment) n.overpayment = e.overpayment;
-      return;
+    default:
+      return unreachable(e, 'deposit review event');
+  }
+}
+
+/** Settled: the legs that took money complete, every hold released, the settlement recorded. */
+function settleInto(n: Complete<Deposit>, s: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>): void {
+  const fills = e.fills;
+  // A settles in full: what the legs' withdrawals take plus what goes to suspense.
+  let filled = e.suspenseMinor;
+  for (let i = 0; i < fills.length; i++) filled += fills[i]!.amountMinor;
+  if (filled !== e.settlement.receivedMinor || e.suspenseMinor < 0n) violated(`deposit ${s.id}: fills and suspense ${filled} do not make A ${e.settlement.receivedMinor}`);
+  n.legs = withLegs(s.legs, (l) => {
+    if (l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) {
+      const leg = copyLeg(l);
+      leg.legStatus = 'complete';
+      leg.held = false;
+      return leg;
     }
+    return unheld(l);
+  });
+  n.status = 'settled';
+  n.isTerminal = false;
+  n.settlement = e.settlement;
+  n.slip = slipWith(s.slip, e.transRef);
+  if (e.verification) n.verification = e.verification;
+  if (e.overpayment) n.overpayment = e.overpayment;
+}
+
+/** Where the order ends up: settled, rejected, expired, canceled, cleared, reversed, overpaid. */
+function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void {
+  switch (e.type) {
+    case 'DepositSettled':
+      settleInto(n, s, e);
+      return;
     case 'DepositRejected':
       n.status = 'rejected';
       n.isTerminal = true;
@@ -514,6 +555,11 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
     default:
       return unreachable(e, 'deposit event');
   }
+}
+
+/** Whether a deposit has settled and its credit still waits in pending_clearing. */
+export function isSettledAndUncleared(d: Deposit): d is Deposit & { readonly settlement: Settlement } {
+  return d.status === 'settled' && d.settlement !== undefined && d.settlement.clearedAt === undefined;
 }
 
 /** The X/V/A/E invariants of the contract, on every settled snapshot. */

@@ -1,32 +1,25 @@
-// Deposit commands across aggregates: gathers the facts the deposit decider needs
-// (liquidity, capacity, duplicates, fees), runs it, and carries out what its events mean
-// for the withdrawals they pay and for the ledger: a matched leg holds capacity on a
-// withdrawal, a released leg frees it, a settlement fills withdrawals and posts the
-// balanced P2P transaction, clearing and reversal move the merchant's buckets.
+// Deposit steps: gathers the facts the deposit decider needs (the creation facts, the
+// liquidity plan, the capacity of the withdrawals a leg fills, ids), runs it, emits its
+// events, posts what the postings table says they move, and names the reactions they
+// ask of withdrawals (a matched leg reserves, a closed one releases, a settled one fills).
+// It never calls the withdrawal side: the reaction loop (react.ts) does.
 
 import { assert } from '../assert.ts';
 import { decide, isRejection, type Match, type SettleContext } from '../deposit/decide.ts';
 import type { Deposit, DepositEvent, Leg } from '../deposit/state.ts';
-import { bankByCode, banks } from '../directory.ts';
-import { reject, type Rejection } from '../errors.ts';
+import { admitDeposit } from '../deposit/create.ts';
+import type { Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
-import { checkDepositAmount, minorToJson, type Minor } from '../money.ts';
+import type { Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
-import { inFlightFor, inFlightOf } from '../withdrawal/state.ts';
-import type { MovementOwner } from '../ledger/ledger.ts';
+import { inFlightFor, isPayable } from '../withdrawal/state.ts';
+
+import { depositPostings } from '../ledger/postings.ts';
 import { World } from '../world.ts';
-import { visibleTo, type Actor, type Command } from './commands.ts';
+import type { Command } from './commands.ts';
+import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
-import { runWithdrawal } from './withdrawals.ts';
-
-export type Outcome = { readonly ok: true; readonly objectId?: string } | { readonly ok: false; readonly rejection: Rejection };
-const ok = (objectId?: string): Outcome => (objectId === undefined ? { ok: true } : { ok: true, objectId });
-const fail = (rejection: Rejection): Outcome => ({ ok: false, rejection });
-
-export function visibleDeposit(tx: Tx, actor: Actor, id: string): Deposit | undefined {
-  return visibleTo(actor, tx.deposit(id));
-}
 
 export function settleContext(tx: Tx, d: Deposit): SettleContext {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId);
@@ -35,7 +28,7 @@ export function settleContext(tx: Tx, d: Deposit): SettleContext {
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal') continue;
     const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    if (!w || (w.status !== 'open' && w.status !== 'partially_filled')) { capacityByLeg.set(leg.legRef, 0n); continue; }
+    if (!w || !isPayable(w)) { capacityByLeg.set(leg.legRef, 0n); continue; }
     const own = inFlightFor(w, leg.counterparty.payoutLegRef) ?? 0n;
     capacityByLeg.set(leg.legRef, capacityOf(w) + own);
   }
@@ -45,63 +38,53 @@ export function settleContext(tx: Tx, d: Deposit): SettleContext {
   };
 }
 
-/** Runs the deposit decider and carries out its events. */
-export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[] | Rejection): Outcome {
+/**
+ * Runs the deposit decider and carries out its events: emits them, posts what they move
+ * in the ledger, and names what they ask of the withdrawals their legs pay (reactions).
+ */
+export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[] | Rejection): Step {
   if (isRejection(decision)) return fail(decision);
-  if (decision.length === 0) return ok(id);
+  if (decision.length === 0) return done(id);
   const before = tx.deposit(id);
   const after = tx.emitDeposit(id, decision);
   assert(after, () => `deposit ${id} vanished`);
-  for (const e of decision) {
-    const r = carryOut(tx, before, after, e);
-    if (r) return fail(r);
-  }
-  return ok(id);
+  const then: Reaction[] = [];
+  for (const e of decision) carryOut(tx, before, after, e, then);
+  return done(id, then.length > 0 ? then : undefined);
 }
 
-function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent): Rejection | null {
+function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEvent, then: Reaction[]): void {
+  tx.postAll(depositPostings(d, e));
   switch (e.type) {
     case 'DepositMatched':
       for (const leg of e.legs) {
         if (leg.counterparty.kind !== 'withdrawal') continue;
-        const r = runWithdrawal(tx, leg.counterparty.withdrawalId, { type: 'ReserveLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef, amountMinor: leg.amountMinor });
-        if (!r.ok) return r.rejection;
+        then.push({ type: 'ReserveLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef, amountMinor: leg.amountMinor });
       }
-      return null;
+      return;
     case 'DepositSettled':
-      return postSettlement(tx, d, e);
+      if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+      settledLegs(d, e, then);
+      return;
     case 'DepositExpired':
     case 'DepositCanceled':
     case 'DepositRejected':
-      return releaseLegs(tx, before);
-    case 'DepositCleared': {
-      const st = d.settlement!;
-      if (st.creditedMinor > 0n) {
-        tx.post({ merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } }, {
-          type: 'clearing_released', amountMinor: st.creditedMinor, from: 'pending_clearing', to: 'available', counter: [],
-          clearedFromBalanceTransactionId: st.balanceTransactionId,
-        });
-      }
-      return null;
-    }
-    case 'DepositReversed':
-      return postReversal(tx, d, e);
+      releaseLegs(before, then);
+      return;
     case 'DepositOverpaid':
       openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
-      return null;
+      return;
     default:
-      return null;
+      return;
   }
 }
 
 /** Legs that were holding capacity on a withdrawal and no longer do give it back. */
-function releaseLegs(tx: Tx, before: Deposit | undefined): Rejection | null {
+function releaseLegs(before: Deposit | undefined, then: Reaction[]): void {
   for (const leg of before?.legs ?? []) {
     if (!leg.held || leg.counterparty.kind !== 'withdrawal') continue;
-    const r = runWithdrawal(tx, leg.counterparty.withdrawalId, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
-    if (!r.ok) return r.rejection;
+    then.push({ type: 'ReleaseLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
   }
-  return null;
 }
 
 function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): void {
@@ -111,75 +94,16 @@ function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): voi
   });
 }
 
-/**
- * The P2P settlement: the depositing merchant's pending_clearing is credited A (against
- * the withdrawals' transit, the gateway, or suspense for what no order could take) and
- * debited the fee; each leg fills its withdrawal, which pays out of its reserve.
- */
-function postSettlement(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>): Rejection | null {
-  const st = e.settlement;
-  let transit = 0n, gateway = 0n;
-  for (const f of e.fills) {
-    if (f.counterparty.kind === 'withdrawal') transit += f.amountMinor;
-    else gateway += f.amountMinor;
-  }
-  const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } };
-  tx.post(base, {
-    id: st.balanceTransactionId, type: 'deposit_settled', amountMinor: st.receivedMinor, from: null, to: 'pending_clearing',
-    counter: [{ account: 'p2p_transit', amountMinor: transit }, { account: 'gateway_settlement', amountMinor: gateway }, { account: 'suspense', amountMinor: e.suspenseMinor }],
-    availableAt: st.clearingAvailableAt ?? undefined,
-  });
-  if (st.feeTotalMinor > 0n) {
-    tx.post(base, { id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }] });
-  }
-  if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+/** Each settled leg fills its withdrawal; legs that were held but took no fill (short-pay of a multi-leg order) are released. */
+function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>, then: Reaction[]): void {
   for (const f of e.fills) {
     if (f.counterparty.kind !== 'withdrawal') continue;
-    const r = runWithdrawal(tx, f.counterparty.withdrawalId, {
-      type: 'FillLeg', at: tx.at, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor,
-      balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
-    });
-    if (!r.ok) return r.rejection;
+    then.push({ type: 'FillLeg', withdrawalId: f.counterparty.withdrawalId, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor });
   }
-  // Legs that were held but took no fill (short-pay of a multi-leg order) are released.
-  const filled = new Set(e.fills.map((f) => f.legRef));
   for (const leg of d.legs) {
-    if (leg.counterparty.kind !== 'withdrawal' || filled.has(leg.legRef)) continue;
-    const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    if (w && inFlightFor(w, leg.counterparty.payoutLegRef) !== undefined) {
-      const r = runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at: tx.at, legRef: leg.counterparty.payoutLegRef });
-      if (!r.ok) return r.rejection;
-    }
+    if (leg.counterparty.kind !== 'withdrawal' || e.fills.some((f) => f.legRef === leg.legRef)) continue;
+    then.push({ type: 'ReleaseUnfilledLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
   }
-  return null;
-}
-
-/**
- * Takes the accepted amount back (from pending_clearing inside the clearing window) and
- * refunds the fee. The fee is refunded first, so the bucket never dips below zero between
- * the two rows; the net is the credit, and a bucket that holds less (the merchant spent
- * what cleared) refuses the reversal: no bucket goes negative (ledger.ts).
- */
-function postReversal(tx: Tx, d: Deposit, e: Extract<DepositEvent, { type: 'DepositReversed' }>): Rejection | null {
-  const st = d.settlement!;
-  const bucket = st.clearedAt === undefined ? 'pending_clearing' : 'available';
-  const b = tx.balances(d.merchantId, d.livemode);
-  const holds = bucket === 'available' ? b.availableMinor : b.pendingClearingMinor;
-  if (holds < st.creditedMinor) {
-    return reject('insufficient_balance', `The ${bucket} bucket holds less than the reversal takes back; top it up, then reverse again.`, {
-      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(st.creditedMinor),
-      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(d.merchantId, d.livemode), bucket,
-    });
-  }
-  const base: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id }, reasonCode: e.reasonCode };
-  if (st.feeTotalMinor > 0n) {
-    tx.post(base, { type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
-  }
-  tx.post(base, {
-    id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
-    counter: [{ account: 'reversals', amountMinor: st.receivedMinor }], reversesBalanceTransactionId: st.balanceTransactionId,
-  });
-  return null;
 }
 
 // ---- create ----
@@ -228,50 +152,21 @@ function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; live
   return { kind: 'matched', legs, source: 'internal', expiresAt };
 }
 
-export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Outcome {
+export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Step {
   const { merchantId, livemode } = c.actor;
   const merchant = tx.world.merchants.get(merchantId);
-  if (!merchant) return fail(reject('api_key_invalid', 'Unknown merchant.'));
-  if (merchant.suspended) return fail(reject('tenant_suspended', 'The merchant account is suspended.'));
-  const wl = tx.world.whiteLabels.get(merchant.whiteLabelId)!;
-  const amountProblem = checkDepositAmount(wl.amounts, c.amountMinor);
-  if (amountProblem) return fail(amountProblem);
-
-  let sender = c.sender;
-  if (c.senderId !== undefined) {
-    const saved = tx.world.senders.get(c.senderId);
-    if (!saved || saved.merchantId !== merchantId || saved.livemode !== livemode || saved.endUserRef !== c.endUserRef) {
-      return fail(reject('validation_error', 'sender_id is not a verified sender of this end user.', { fields: [{ path: 'sender_id', reason: 'not_found' }] }));
-    }
-    sender = { bankCode: saved.bankCode, accountNumber: saved.accountNumber, accountNameTh: saved.accountNameTh };
-  }
-  if (!sender) return fail(reject('sender_required', 'Give either sender or sender_id.'));
-  if (!bankByCode(sender.bankCode)?.side.includes('sender')) {
-    return fail(reject('validation_error', 'sender.bank_code is not a known sending bank.', { fields: [{ path: 'sender.bank_code', reason: 'unknown_bank' }] }));
-  }
-  if (tx.world.unavailableBanks.has(sender.bankCode)) {
-    const alternatives = banks.filter((b) => b.side.includes('sender') && !tx.world.unavailableBanks.has(b.bankCode)).map((b) => b.bankCode);
-    return fail(reject('sender_bank_unavailable', 'The sender bank is not accepting new orders right now.', {
-      alternative_banks: alternatives, public_message_th: tx.world.unavailableBanks.get(sender.bankCode) ?? 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น', retry_after_hint_seconds: 300,
-    }));
-  }
-  if (tx.world.depositByReference.has(merchantId, livemode, c.merchantReference)) {
-    return fail(reject('validation_error', 'merchant_reference is already used by another deposit.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] }));
-  }
-  const open = (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!);
-  const duplicates = open.filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender!.bankCode && d.sender.accountNumber === sender!.accountNumber);
-  if (duplicates.length > 0) return fail(reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) }));
-  const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
-  if (open.length >= cap) return fail(reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) }));
-
-  const lifetimeSeconds = Math.min(limits.depositExpiresInSecondsMax, Math.max(limits.depositExpiresInSecondsMin, c.expiresInSeconds ?? limits.depositExpiresInSecondsDefault));
-  if (c.minTtlSeconds !== undefined && c.minTtlSeconds > lifetimeSeconds) {
-    return fail(reject('validation_error', `min_ttl_seconds ${c.minTtlSeconds} does not fit the order lifetime of ${lifetimeSeconds} s.`, { fields: [{ path: 'min_ttl_seconds', reason: 'exceeds_lifetime', hint: `at most ${lifetimeSeconds}` }] }));
-  }
+  const admitted = admitDeposit(c, {
+    merchant, amounts: merchant && tx.world.whiteLabels.get(merchant.whiteLabelId)?.amounts,
+    savedSender: c.senderId === undefined ? undefined : tx.world.senders.get(c.senderId), unavailableBanks: tx.world.unavailableBanks,
+    referenceUsed: tx.world.depositByReference.has(merchantId, livemode, c.merchantReference),
+    openDeposits: (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!),
+  });
+  if (isRejection(admitted)) return fail(admitted);
+  const { sender, lifetimeSeconds } = admitted;
   const lifetimeMs = lifetimeSeconds * 1000;
   const id = tx.ids.next('dep');
   const fillPreference = c.fillPreference ?? 'any';
-  const shape = { amountMinor: c.amountMinor, whiteLabelId: merchant.whiteLabelId, livemode, fillPreference };
+  const shape = { amountMinor: c.amountMinor, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
   const match: Match = plannedLegs(tx, shape, tx.at + lifetimeMs) ?? {
     kind: 'waiting',
     liquidity: { waitStartedAt: tx.at, estimatedWaitMs: limits.liquidityWaitMs / 2, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
@@ -279,7 +174,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const decision = decide({
     type: 'CreateDeposit', at: tx.at, match,
     deposit: {
-      id, merchantId, whiteLabelId: merchant.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
+      id, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
       amountMinor: c.amountMinor, createdAt: tx.at, expiresAt: tx.at + lifetimeMs, lifetimeMs, sender, hasClientData: c.hasClientData, fillPreference,
       senderId: c.senderId, metadata: c.metadata, returnUrl: c.returnUrl || undefined,
     },
@@ -301,25 +196,23 @@ function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean }
   return [...out].sort((a, b) => (a < b ? 1 : -1));
 }
 
-/** Matches deposits waiting for liquidity in a pool, oldest first, after capacity appeared. */
-export function matchWaitingDeposits(tx: Tx, whiteLabelId: string, livemode: boolean): Rejection | null {
+/** Capacity appeared in a pool: the deposits waiting there, oldest first, each get a turn. */
+export function waitingDepositsOf(tx: Tx, whiteLabelId: string, livemode: boolean): Step {
   const waiting = tx.world.waitingDeposits.get(World.poolKey(whiteLabelId, livemode));
-  if (!waiting) return null;
-  let tried = 0;
-  for (const id of [...waiting]) {
-    if (tried++ === limits.waitingDepositsMatchedPerCommandMax) break;
-    const d = tx.deposit(id);
-    if (!d || d.status !== 'awaiting_liquidity') continue;
-    const expiresAt = tx.at + d.lifetimeMs;
-    const match = plannedLegs(tx, d, expiresAt);
-    if (!match || match.kind !== 'matched') continue;
-    const r = runDeposit(tx, id, decide({ type: 'MatchDeposit', at: tx.at, match }, d));
-    if (!r.ok) return r.rejection;
+  if (!waiting) return done();
+  const then: Reaction[] = [];
+  for (const depositId of waiting) {
+    if (then.length === limits.waitingDepositsMatchedPerCommandMax) break;
+    then.push({ type: 'MatchWaitingDeposit', depositId });
   }
-  return null;
+  return done(undefined, then);
 }
 
-export function hasInFlight(tx: Tx, withdrawalId: string): boolean {
-  const w = tx.withdrawal(withdrawalId);
-  return w !== undefined && inFlightOf(w) > 0n;
+/** One waiting deposit's turn: matched if the pool, as it is now, can take it. */
+export function matchWaitingDeposit(tx: Tx, id: string): Step {
+  const d = tx.deposit(id);
+  if (!d || d.status !== 'awaiting_liquidity') return done();
+  const match = plannedLegs(tx, d, tx.at + d.lifetimeMs);
+  if (!match || match.kind !== 'matched') return done();
+  return runDeposit(tx, id, decide({ type: 'MatchDeposit', at: tx.at, match }, d));
 }

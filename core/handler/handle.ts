@@ -5,21 +5,24 @@
 // and hands it to the Journal, which makes it durable before any answer goes out; a
 // journal that fails to write rebuilds the world from what is on disk.
 
-import { decide as decideDeposit } from '../deposit/decide.ts';
-import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
-import { sandboxRunGenerationMax, sandboxRunGenerationOf } from '../directory.ts';
-import { reject } from '../errors.ts';
+import { decide as decideDeposit, checkReversalReason, type WalletFacts } from '../deposit/decide.ts';
+import type { Deposit } from '../deposit/state.ts';
+import type { VerificationFacts } from '../deposit/verification.ts';
+import { beneficiaryVerified, decide as decideDirectory, type DirectoryCommand } from '../directory/decide.ts';
+import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Commit } from '../journal.ts';
 import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
 import type { World } from '../world.ts';
 import { merchantEvents } from '../outbox.ts';
-import type { Command } from './commands.ts';
-import { createDeposit, runDeposit, settleContext, visibleDeposit, type Outcome } from './deposits.ts';
-import { createWithdrawal, disputeWithdrawal, refundIds, runWithdrawal, visibleWithdrawal } from './withdrawals.ts';
+import type { WithdrawalCommand } from '../withdrawal/decide.ts';
+import type { Withdrawal } from '../withdrawal/state.ts';
+import { visibleTo, type Actor, type Command, type CommandType } from './commands.ts';
+import { createDeposit, runDeposit, settleContext } from './deposits.ts';
+import { runToQuiescence } from './react.ts';
+import { done, fail, type Outcome, type Step } from './reactions.ts';
+import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
-import type { VerificationFacts } from '../deposit/verification.ts';
-import { reversalReasonCodes } from '../deposit/state.ts';
 
 export type { Outcome };
 
@@ -29,275 +32,147 @@ export interface Handled {
   readonly commit?: Commit;
 }
 
-const notFound = (what: string): Outcome => ({ ok: false, rejection: reject('resource_not_found', `No such ${what}.`) });
-
 export function handle(world: World, command: Command, at: number, ids: Ids): Handled {
   const tx = new Tx(world, ids, at);
-  const outcome = route(tx, command);
+  const outcome = runToQuiescence(tx, route(tx, command));
   if (command.type === 'FireTimer' && (!outcome.ok || tx.entries.length === 0)) {
     // A timer command is never refused to its scheduler: one that is refused or changes
     // nothing is dropped (its aggregate's next change derives it again if still wanted).
     return { outcome: { ok: true }, commit: { entries: [], timers: { set: [], clear: [command.timerId] } } };
   }
   if (!outcome.ok) return { outcome };
-  return { outcome, commit: { entries: tx.entries, timers: tx.timerChanges(), states: { deposits: tx.deposits, withdrawals: tx.withdrawals } } };
+  return { outcome, commit: { entries: tx.entries, timers: tx.timerChanges(), states: { deposits: tx.deposits, withdrawals: tx.withdrawals }, entryStates: tx.entryStates } };
 }
 
-function route(tx: Tx, c: Command): Outcome {
+type Handler<T extends CommandType> = (tx: Tx, c: Extract<Command, { type: T }>) => Step;
+
+function route(tx: Tx, c: Command): Step {
+  return (handlers[c.type] as Handler<CommandType>)(tx, c);
+}
+
+// Loading is the handler's part: a stream the actor may not see is "not found" (the
+// contract does not tell a missing id from another tenant's), decided before any id is
+// drawn for the command. Everything after that is the decider's.
+const notFound = (what: string): Step => fail(reject('resource_not_found', `No such ${what}.`));
+
+/** Loads a deposit (as the actor may see it, when given) and runs the decision made on it. */
+function withDeposit(tx: Tx, actor: Actor | undefined, id: string, decision: (d: Deposit) => Parameters<typeof runDeposit>[2]): Step {
+  const d = actor ? visibleTo(actor, tx.deposit(id)) : tx.deposit(id);
+  return d ? runDeposit(tx, d.id, decision(d)) : notFound('deposit');
+}
+
+/** Loads a withdrawal (as the actor may see it, when given) and runs the command made for it. */
+function withWithdrawal(tx: Tx, actor: Actor | undefined, id: string | undefined, command: (w: Withdrawal) => WithdrawalCommand | Rejection, what = 'withdrawal'): Step {
+  const w = id === undefined ? undefined : actor ? visibleTo(actor, tx.withdrawal(id)) : tx.withdrawal(id);
+  if (!w) return notFound(what);
+  const c = command(w);
+  return isRejection(c) ? fail(c) : runWithdrawal(tx, w.id, c);
+}
+
+/** The wallet a reversal takes back from. */
+function walletOf(tx: Tx, d: Deposit): WalletFacts {
+  return { balances: tx.balances(d.merchantId, d.livemode), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, d.livemode) };
+}
+
+/** The duplicate index and bank availability, added to what the verifier found. */
+function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'RecordSlipVerification' }>['outcome']): typeof outcome {
+  if (outcome.kind !== 'found') return outcome;
+  const owner = tx.world.transRefOwner(d.livemode, outcome.transfer.transRef);
+  const facts = {
+    senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode),
+    duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
+  } satisfies { [K in keyof Required<VerificationFacts>]: VerificationFacts[K] };
+  return { kind: 'found', transfer: outcome.transfer, facts };
+}
+
+function directory(tx: Tx, c: DirectoryCommand): Step {
+  const decision = decideDirectory(c, tx, tx.at, tx.ids);
+  if (isRejection(decision)) return fail(decision);
+  for (const r of decision.records) tx.emitRecord(r.stream, r.kind, r.livemode, r.merchantId, r.event);
+  if (decision.timer) tx.setTimer(decision.timer);
+  if (decision.postings) tx.postAll(decision.postings);
+  return done(decision.objectId);
+}
+
+const handlers: { readonly [T in CommandType]: Handler<T> } = {
+  RegisterWhiteLabel: directory, SetGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: directory,
+  ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
+  SetBankAvailability: directory, PostAdjustment: directory,
+  CreateDeposit: createDeposit,
+  CancelDeposit: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) =>
+    decideDeposit({ type: 'CancelDeposit', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'system', reasonCode: 'merchant_request' }, d)),
+  ReceiveSlip: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) =>
+    decideDeposit({ type: 'ReceiveSlip', at: tx.at, receiptId: c.receiptId, hasImage: c.hasImage, transRef: c.transRef }, d)),
+  RecordSlipVerification: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) =>
+    decideDeposit({ type: 'RecordVerification', at: tx.at, receiptId: c.receiptId, outcome: withFacts(tx, d, c.outcome), settle: settleContext(tx, d) }, d)),
+  ApproveDepositReview: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => decideDeposit({
+    type: 'ApproveReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note, settle: settleContext(tx, d),
+    ...(c.transferredAmountMinor !== undefined ? { transferredAmountMinor: c.transferredAmountMinor } : {}),
+  }, d)),
+  DeclineDepositReview: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) =>
+    decideDeposit({ type: 'DeclineReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note }, d)),
+  ConfirmGatewayRoute: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) => {
+    const owner = tx.world.transRefOwner(d.livemode, c.transRef);
+    return decideDeposit({ type: 'ConfirmRoute', at: tx.at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}) }, d);
+  }),
+  ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode)
+    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), wallet: walletOf(tx, d) }, d)),
+  CreateWithdrawal: createWithdrawal,
+  ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId }),
+  RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, () =>
+    ({ type: 'RejectWithdrawal', at: tx.at, operatorId: c.actor.operatorId, refund: refundIds(tx), ...(c.note !== undefined ? { note: c.note } : {}) })),
+  CancelWithdrawal: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () =>
+    ({ type: 'CancelWithdrawal', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx) })),
+  ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({
+    type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
+  })),
+  ConfirmReceipt: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({ type: 'ConfirmReceipt', at: tx.at, legRef: c.legRef, auto: false })),
+  OpenDispute: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({
+    type: 'OpenDispute', at: tx.at, disputeId: tx.ids.next('dsp'), reasonCode: c.reasonCode, amountMinor: c.amountMinor, respondBy: c.respondBy ?? tx.at + limits.disputeRespondByMs,
+  })),
+  SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at }), 'dispute'),
+  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome }), 'dispute'),
+  FireTimer: (tx, c) => fireTimer(tx, c.timerId),
+};
+
+/** A due timer becomes the command it stands for; one that changes nothing is dropped. */
+function fireTimer(tx: Tx, timerId: string): Step {
+  const t = tx.world.timer(timerId);
+  if (!t || t.dueAt > tx.at) return done();
   const at = tx.at;
-  switch (c.type) {
-    case 'RegisterWhiteLabel': {
-      const id = tx.ids.next('wl');
-      tx.emitRecord(id, 'white_label', null, null, {
-        type: 'WhiteLabelRegistered', at, whiteLabel: { id, name: c.name, fees: c.fees ?? defaultFeeSchedule, amounts: c.amounts ?? defaultAmountPolicy, createdAt: at },
-      });
-      return { ok: true, objectId: id };
+  switch (t.kind) {
+    case 'deposit.expire': {
+      const d = tx.deposit(t.stream);
+      return d ? runDeposit(tx, d.id, decideDeposit({ type: 'ExpireDeposit', at, settle: settleContext(tx, d) }, d)) : done();
     }
-    case 'SetGatewayRoute': {
-      if (!tx.world.whiteLabels.has(c.whiteLabelId)) return notFound('white label');
-      tx.emitRecord(c.whiteLabelId, 'white_label', null, null, {
-        type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId,
-        route: { bankCode: c.bankCode, accountNumber: c.accountNumber, accountName: c.accountName, expiresAt: at + c.ttlSeconds * 1000 },
-      });
-      return { ok: true, objectId: c.whiteLabelId };
-    }
-    case 'RegisterMerchant': {
-      if (!tx.world.whiteLabels.has(c.whiteLabelId)) {
-        return { ok: false, rejection: reject('validation_error', 'Unknown white label.', { fields: [{ path: 'white_label_id', reason: 'not_found' }] }) };
+    case 'deposit.close_late_window':
+      return runDeposit(tx, t.stream, decideDeposit({ type: 'CloseLateSlipWindow', at }, tx.deposit(t.stream)));
+    case 'deposit.escalate_review':
+      return runDeposit(tx, t.stream, decideDeposit({ type: 'EscalateReview', at }, tx.deposit(t.stream)));
+    case 'deposit.clear':
+      return runDeposit(tx, t.stream, decideDeposit({ type: 'ClearDeposit', at }, tx.deposit(t.stream)));
+    case 'deposit.liquidity_wait':
+      return runDeposit(tx, t.stream, decideDeposit({ type: 'EndLiquidityWait', at }, tx.deposit(t.stream)));
+    case 'withdrawal.approval_timeout':
+      return runWithdrawal(tx, t.stream, { type: 'TimeOutApproval', at, refund: refundIds(tx) });
+    case 'withdrawal.expire':
+      return runWithdrawal(tx, t.stream, { type: 'ExpireWithdrawal', at, refund: refundIds(tx) });
+    case 'withdrawal.auto_confirm':
+      return runWithdrawal(tx, t.stream, { type: 'ConfirmReceipt', at, legRef: t.arg!, auto: true });
+    case 'beneficiary.verify': {
+      const b = tx.world.beneficiaries.get(t.stream);
+      if (b && b.status !== 'verified') {
+        const r = beneficiaryVerified(b, at);
+        tx.emitRecord(r.stream, r.kind, r.livemode, r.merchantId, r.event);
       }
-      const id = tx.ids.next('mch');
-      tx.emitRecord(id, 'merchant', null, id, {
-        type: 'MerchantRegistered', at,
-        merchant: { id, whiteLabelId: c.whiteLabelId, name: c.name, suspended: false, createdAt: at, ...(c.technicalContactEmail ? { technicalContactEmail: c.technicalContactEmail } : {}) },
-      });
-      return { ok: true, objectId: id };
+      tx.clearTimer(t.id);
+      return done(t.stream);
     }
-    case 'SetMerchantSuspended': {
-      const m = tx.world.merchants.get(c.merchantId);
-      if (!m) return notFound('merchant');
-      if (m.suspended !== c.suspended) tx.emitRecord(m.id, 'merchant', null, m.id, { type: 'MerchantSuspensionChanged', at, merchantId: m.id, suspended: c.suspended });
-      return { ok: true, objectId: m.id };
-    }
-    case 'ResetSandboxRun': {
-      const m = tx.world.merchants.get(c.actor.merchantId);
-      if (!m) return notFound('merchant');
-      if (c.actor.livemode) return { ok: false, rejection: reject('operation_not_allowed', 'A sandbox run is reset with a sandbox key only.') };
-      const runGeneration = sandboxRunGenerationOf(m) + 1;
-      if (runGeneration > sandboxRunGenerationMax) return { ok: false, rejection: reject('operation_not_allowed', `run_generation cannot pass ${sandboxRunGenerationMax}.`) };
-      tx.emitRecord(m.id, 'merchant', false, m.id, { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration });
-      return { ok: true, objectId: m.id };
-    }
-    case 'RegisterBeneficiary': {
-      if (!tx.world.merchants.has(c.merchantId)) return notFound('merchant');
-      const id = tx.ids.next('ben');
-      tx.emitRecord(id, 'beneficiary', c.livemode, c.merchantId, {
-        type: 'BeneficiaryRegistered', at,
-        beneficiary: {
-          id, merchantId: c.merchantId, livemode: c.livemode, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh,
-          status: c.verified ? 'verified' : 'pending_verification', createdAt: at, ...(c.verified ? { verifiedAt: at } : {}),
-          ...(c.promptpayId ? { promptpayId: c.promptpayId } : {}),
-        },
-      });
-      if (!c.verified) tx.setTimer({ id: `${id}:beneficiary.verify`, stream: id, kind: 'beneficiary.verify', dueAt: at + limits.beneficiaryVerificationMs });
-      return { ok: true, objectId: id };
-    }
-    case 'VerifyBeneficiary': {
-      const b = tx.world.beneficiaries.get(c.beneficiaryId);
-      if (!b) return notFound('beneficiary');
-      if (b.status !== 'verified') tx.emitRecord(b.id, 'beneficiary', b.livemode, b.merchantId, { type: 'BeneficiaryVerified', at, beneficiaryId: b.id });
-      return { ok: true, objectId: b.id };
-    }
-    case 'RegisterSender': {
-      if (!tx.world.merchants.has(c.merchantId)) return notFound('merchant');
-      const id = tx.ids.next('snd');
-      tx.emitRecord(id, 'sender', c.livemode, c.merchantId, {
-        type: 'SenderRegistered', at,
-        sender: { id, merchantId: c.merchantId, livemode: c.livemode, endUserRef: c.endUserRef, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh, verifiedAt: at },
-      });
-      return { ok: true, objectId: id };
-    }
-    case 'SetBankAvailability':
-      tx.emitRecord(`bank_${c.bankCode}`, 'bank', null, null, { type: 'BankAvailabilityChanged', at, bankCode: c.bankCode, available: c.available, ...(c.messageTh ? { messageTh: c.messageTh } : {}) });
-      return { ok: true };
-    case 'PostAdjustment':
-      return postAdjustment(tx, c);
-    case 'CreateDeposit':
-      return createDeposit(tx, c);
-    case 'CancelDeposit': {
-      const d = visibleDeposit(tx, c.actor, c.depositId);
-      if (!d) return notFound('deposit');
-      const by = c.actor.kind === 'merchant' ? 'merchant' : 'system';
-      return runDeposit(tx, d.id, decideDeposit({ type: 'CancelDeposit', at, by, reasonCode: 'merchant_request' }, d));
-    }
-    case 'ReceiveSlip': {
-      const d = visibleDeposit(tx, c.actor, c.depositId);
-      if (!d) return notFound('deposit');
-      return runDeposit(tx, d.id, decideDeposit({ type: 'ReceiveSlip', at, receiptId: c.receiptId, hasImage: c.hasImage, transRef: c.transRef }, d));
-    }
-    case 'RecordSlipVerification': {
-      const d = visibleDeposit(tx, c.actor, c.depositId);
-      if (!d) return notFound('deposit');
-      let outcome = c.outcome;
-      if (outcome.kind === 'found') {
-        // The duplicate fact comes from the journal's index of trans_refs already used.
-        const owner = tx.world.transRefOwner(d.livemode, outcome.transfer.transRef);
-        const facts = {
-          senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode),
-          duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
-        } satisfies { [K in keyof Required<VerificationFacts>]: VerificationFacts[K] };
-        outcome = { kind: 'found', transfer: outcome.transfer, facts };
-      }
-      return runDeposit(tx, d.id, decideDeposit({ type: 'RecordVerification', at, receiptId: c.receiptId, outcome, settle: settleContext(tx, d) }, d));
-    }
-    case 'ApproveDepositReview': {
-      const d = tx.deposit(c.depositId);
-      if (!d) return notFound('deposit');
-      return runDeposit(tx, d.id, decideDeposit({
-        type: 'ApproveReview', at, operatorId: c.actor.operatorId, note: c.note, settle: settleContext(tx, d),
-        ...(c.transferredAmountMinor !== undefined ? { transferredAmountMinor: c.transferredAmountMinor } : {}),
-      }, d));
-    }
-    case 'DeclineDepositReview': {
-      const d = tx.deposit(c.depositId);
-      if (!d) return notFound('deposit');
-      return runDeposit(tx, d.id, decideDeposit({ type: 'DeclineReview', at, operatorId: c.actor.operatorId, note: c.note }, d));
-    }
-    case 'ConfirmGatewayRoute': {
-      const d = visibleDeposit(tx, c.actor, c.depositId);
-      if (!d) return notFound('deposit');
-      if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
-      const owner = tx.world.transRefOwner(d.livemode, c.transRef);
-      return runDeposit(tx, d.id, decideDeposit({
-        type: 'ConfirmRoute', at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}),
-      }, d));
-    }
-    case 'ReverseDeposit': {
-      const d = tx.deposit(c.depositId);
-      if (!d) return notFound('deposit');
-      if (!reversalReasonCodes.includes(c.reasonCode)) {
-        return { ok: false, rejection: reject('validation_error', 'Unknown reversal reason_code.', { fields: [{ path: 'reason_code', reason: 'enum' }] }) };
-      }
-      return runDeposit(tx, d.id, decideDeposit({ type: 'ReverseDeposit', at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn') }, d));
-    }
-    case 'CreateWithdrawal':
-      return createWithdrawal(tx, c);
-    case 'ApproveWithdrawal':
-      if (!tx.withdrawal(c.withdrawalId)) return notFound('withdrawal');
-      return runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at, operatorId: c.actor.operatorId });
-    case 'RejectWithdrawal':
-      if (!tx.withdrawal(c.withdrawalId)) return notFound('withdrawal');
-      return runWithdrawal(tx, c.withdrawalId, { type: 'RejectWithdrawal', at, operatorId: c.actor.operatorId, refund: refundIds(tx), ...(c.note !== undefined ? { note: c.note } : {}) });
-    case 'CancelWithdrawal': {
-      const w = visibleWithdrawal(tx, c.actor, c.withdrawalId);
-      if (!w) return notFound('withdrawal');
-      return runWithdrawal(tx, w.id, { type: 'CancelWithdrawal', at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx) });
-    }
-    case 'ReverseFill': {
-      const w = visibleWithdrawal(tx, c.actor, c.withdrawalId);
-      if (!w) return notFound('withdrawal');
-      return runWithdrawal(tx, w.id, { type: 'ReverseFill', at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn') });
-    }
-    case 'ConfirmReceipt': {
-      const w = visibleWithdrawal(tx, c.actor, c.withdrawalId);
-      if (!w) return notFound('withdrawal');
-      return runWithdrawal(tx, w.id, { type: 'ConfirmReceipt', at, legRef: c.legRef, auto: false });
-    }
-    case 'OpenDispute': {
-      const w = visibleWithdrawal(tx, c.actor, c.withdrawalId);
-      if (!w) return notFound('withdrawal');
-      return runWithdrawal(tx, w.id, { type: 'OpenDispute', at, disputeId: tx.ids.next('dsp'), reasonCode: c.reasonCode, amountMinor: c.amountMinor, respondBy: c.respondBy ?? at + limits.disputeRespondByMs });
-    }
-    case 'SubmitDisputeEvidence': {
-      const w = disputeWithdrawal(tx, c.actor, c.disputeId);
-      if (!w) return notFound('dispute');
-      return runWithdrawal(tx, w.id, { type: 'SubmitDisputeEvidence', at });
-    }
-    case 'ResolveDispute': {
-      const w = disputeWithdrawal(tx, c.actor, c.disputeId);
-      if (!w) return notFound('dispute');
-      return runWithdrawal(tx, w.id, { type: 'ResolveDispute', at, outcome: c.outcome });
-    }
-    case 'FireTimer':
-      return fireTimer(tx, c.timerId);
     default: {
-      const _exhaustive: never = c;
+      const _exhaustive: never = t.kind;
       return _exhaustive;
     }
   }
-}
-
-/**
- * An operator's adjustment moves money between the merchant's available bucket and the
- * adjustments account. The other two buckets belong to orders: reserved is what open
- * withdrawals lock (their close releases exactly their lock), pending_clearing is what
- * settled deposits wait to clear (their clearing moves exactly their credit), so a change
- * there by hand would make a later release or clearing drive the bucket negative. A debit
- * takes at most what available holds; a credit keeps the merchant's total presentable.
- */
-function postAdjustment(tx: Tx, c: Extract<Command, { type: 'PostAdjustment' }>): Outcome {
-  const m = tx.world.merchants.get(c.merchantId);
-  if (!m) return notFound('merchant');
-  if (c.amountMinor <= 0n) return { ok: false, rejection: reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] }) };
-  if (c.bucket !== 'available') {
-    const owner = c.bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
-    return { ok: false, rejection: reject('operation_not_allowed',
-      `Adjustments move only the available bucket; ${c.bucket} belongs to ${owner}. Adjust available instead (cancel or reverse the order to change its part).`, { bucket: c.bucket }) };
-  }
-  const b = tx.balances(m.id, c.livemode);
-  if (c.direction === 'debit' && b.availableMinor < c.amountMinor) {
-    return { ok: false, rejection: reject('insufficient_balance', 'The available bucket holds less than the debit.', {
-      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(c.amountMinor),
-      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: tx.world.nextClearingAt(m.id, c.livemode),
-    }) };
-  }
-  if (c.direction === 'credit') {
-    const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
-    if (tooMuch) return { ok: false, rejection: tooMuch };
-  }
-  const txn = tx.post({ merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, source: { type: 'adjustment', id: c.actor.kind === 'operator' ? c.actor.operatorId : 'system' } }, {
-    type: 'adjustment', amountMinor: c.amountMinor, from: c.direction === 'debit' ? c.bucket : null, to: c.direction === 'credit' ? c.bucket : null,
-    counter: [{ account: 'adjustments', amountMinor: c.amountMinor }], reasonCode: c.reason,
-  });
-  return { ok: true, objectId: txn.id };
-}
-
-/** A due timer becomes the command it stands for; one that changes nothing is dropped. */
-function fireTimer(tx: Tx, timerId: string): Outcome {
-  const t = tx.world.timer(timerId);
-  if (!t || t.dueAt > tx.at) return { ok: true };
-  const at = tx.at;
-  return ((): Outcome => {
-    switch (t.kind) {
-      case 'deposit.expire': {
-        const d = tx.deposit(t.stream);
-        return d ? runDeposit(tx, d.id, decideDeposit({ type: 'ExpireDeposit', at, settle: settleContext(tx, d) }, d)) : { ok: true };
-      }
-      case 'deposit.close_late_window':
-        return runDeposit(tx, t.stream, decideDeposit({ type: 'CloseLateSlipWindow', at }, tx.deposit(t.stream)));
-      case 'deposit.escalate_review':
-        return runDeposit(tx, t.stream, decideDeposit({ type: 'EscalateReview', at }, tx.deposit(t.stream)));
-      case 'deposit.clear':
-        return runDeposit(tx, t.stream, decideDeposit({ type: 'ClearDeposit', at }, tx.deposit(t.stream)));
-      case 'deposit.liquidity_wait':
-        return runDeposit(tx, t.stream, decideDeposit({ type: 'EndLiquidityWait', at }, tx.deposit(t.stream)));
-      case 'withdrawal.approval_timeout':
-        return runWithdrawal(tx, t.stream, { type: 'TimeOutApproval', at, refund: refundIds(tx) });
-      case 'withdrawal.expire':
-        return runWithdrawal(tx, t.stream, { type: 'ExpireWithdrawal', at, refund: refundIds(tx) });
-      case 'withdrawal.auto_confirm':
-        return runWithdrawal(tx, t.stream, { type: 'ConfirmReceipt', at, legRef: t.arg!, auto: true });
-      case 'beneficiary.verify': {
-        const b = tx.world.beneficiaries.get(t.stream);
-        if (b && b.status !== 'verified') tx.emitRecord(b.id, 'beneficiary', b.livemode, b.merchantId, { type: 'BeneficiaryVerified', at, beneficiaryId: b.id });
-        tx.clearTimer(t.id);
-        return { ok: true, objectId: t.stream };
-      }
-      default: {
-        const _exhaustive: never = t.kind;
-        return _exhaustive;
-      }
-    }
-  })();
 }
 
 /** The command handler on its ports. Commands are serialised: Node runs one writer. */

@@ -6,9 +6,9 @@
 // objects, so the usual case (the timers it already has) allocates nothing.
 
 import { limits } from '../limits.ts';
-import type { Deposit } from '../deposit/state.ts';
+import { isSettledAndUncleared, type Deposit } from '../deposit/state.ts';
 import type { Timer, TimerKind } from '../journal.ts';
-import { inFlightOf, type Withdrawal } from '../withdrawal/state.ts';
+import { inFlightOf, isPayable, type Withdrawal } from '../withdrawal/state.ts';
 
 export interface TimerSink {
   want(stream: string, kind: TimerKind, dueAt: number, arg?: string): void;
@@ -34,8 +34,7 @@ export function depositTimers(d: Deposit, sink: TimerSink): void {
       if (d.review && !d.review.escalated) sink.want(d.id, 'deposit.escalate_review', d.review.openedAt + limits.reviewEscalationMs);
       return;
     case 'settled': {
-      const st = d.settlement;
-      if (st && st.clearedAt === undefined && st.clearingAvailableAt !== null) sink.want(d.id, 'deposit.clear', st.clearingAvailableAt);
+      if (isSettledAndUncleared(d) && d.settlement.clearingAvailableAt !== null) sink.want(d.id, 'deposit.clear', d.settlement.clearingAvailableAt);
       return;
     }
     case 'slip_processing':
@@ -52,7 +51,7 @@ export function depositTimers(d: Deposit, sink: TimerSink): void {
 export function withdrawalTimers(w: Withdrawal, sink: TimerSink): void {
   if (w.status === 'pending_approval') sink.want(w.id, 'withdrawal.approval_timeout', w.createdAt + limits.withdrawalApprovalTimeoutMs);
   // Expiry waits while a payer is mid-transfer; it is armed again once nothing is in flight.
-  if ((w.status === 'open' || w.status === 'partially_filled') && inFlightOf(w) === 0n) sink.want(w.id, 'withdrawal.expire', w.expiresAt);
+  if (isPayable(w) && inFlightOf(w) === 0n) sink.want(w.id, 'withdrawal.expire', w.expiresAt);
   for (const f of w.fills) {
     if (f.receiptState === 'pending' && !f.reversal) sink.want(w.id, 'withdrawal.auto_confirm', f.autoConfirmAt, f.legRef);
   }

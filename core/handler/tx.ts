@@ -3,38 +3,40 @@
 // commit is appended and applied, so a refusal anywhere leaves no trace.
 
 import { violated } from '../assert.ts';
-import { evolve as evolveDeposit, evolveOwned as evolveOwnedDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
-import type { DirectoryEvent } from '../directory.ts';
+import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
+import type { Beneficiary, DirectoryEvent, Merchant } from '../directory.ts';
+import type { DirectoryReads } from '../directory/decide.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
-import {
-  addBalances, bucketInRange, bucketOutOfRange, buildOwnedTransaction, merchantAccountKey,
-  type BalanceTransaction, type Balances, type Bucket, type MovementFields, type MovementOwner,
-} from '../ledger/ledger.ts';
-import { evolve as evolveWithdrawal, evolveOwned as evolveOwnedWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementOwner } from '../ledger/ledger.ts';
+import { balancesAfter, type PlannedMovement, type Postings } from '../ledger/postings.ts';
+import { evolve as evolveWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
+import { limits } from '../limits.ts';
+import type { Reaction } from './reactions.ts';
 import { depositTimers, TimerReconciler, withdrawalTimers } from './timers.ts';
 
 /**
- * A merchant's bucket changes within one command, summed in place (one per merchant and
- * mode), with the world's balances they start from (the world does not change while a
- * command decides), so that each posting's result is checked without another lookup.
+ * A merchant's buckets as this command has left them so far (one per merchant and mode,
+ * starting from the world's balances: the world does not change while a command decides).
  */
-interface BalanceDelta {
-  readonly merchantId: string; readonly livemode: boolean; readonly base: Balances;
-  availableMinor: bigint; pendingClearingMinor: bigint; reservedMinor: bigint;
+interface RunningBalances {
+  readonly merchantId: string; readonly livemode: boolean;
+  current: Balances;
 }
 
 // A command touches a handful of objects at most, so the transaction keeps them in small
 // arrays searched in order: cheaper than a Map per command, which the write path would
 // allocate and throw away some hundred thousand times a second.
 
-export class Tx {
+export class Tx implements DirectoryReads {
   readonly entries: JournalEntry[] = [];
+  /** Per entry, the deposit or withdrawal it left (undefined for the others): see Commit.entryStates. */
+  readonly entryStates: (Deposit | Withdrawal | undefined)[] = [];
   /** The deposits and withdrawals this command changed, as they are now. */
   readonly deposits: Deposit[] = [];
   readonly withdrawals: Withdrawal[] = [];
-  private readonly balanceDeltas: BalanceDelta[] = [];
+  private readonly running: RunningBalances[] = [];
   /** Versions of the records (not aggregates) this command wrote, created on first use. */
   private recordVersions: Map<string, number> | undefined;
   /** Timers this command cleared explicitly (a fired timer that changed nothing); rare. */
@@ -42,7 +44,23 @@ export class Tx {
   /** Timers set explicitly (not derived from an aggregate's state); rare. */
   private extra: Timer[] | undefined;
 
+  /** Reactions still to run, the next one last: a stack, so they run depth first. */
+  private readonly reactions: Reaction[] = [];
+  private reactionsRun = 0;
+
   constructor(readonly world: World, readonly ids: Ids, readonly at: number) {}
+
+  /** Queues a step's reactions to run next, in the order given (before older ones). */
+  react(then: readonly Reaction[]): void {
+    for (let i = then.length - 1; i >= 0; i--) this.reactions.push(then[i]!);
+  }
+
+  /** The next reaction to run; a command that causes more than the limit is a bug (a loop). */
+  nextReaction(): Reaction | undefined {
+    const r = this.reactions.pop();
+    if (r !== undefined && ++this.reactionsRun > limits.reactionsPerCommandMax) violated(`more than ${limits.reactionsPerCommandMax} reactions in one command`);
+    return r;
+  }
 
   clearTimer(id: string): void {
     (this.cleared ??= []).push(id);
@@ -65,21 +83,33 @@ export class Tx {
     return this.withdrawals;
   }
 
-  balances(merchantId: string, livemode: boolean): Balances {
-    const delta = this.deltaOf(merchantId, livemode, false);
-    return delta ? addBalances(delta.base, delta) : this.world.balances(merchantId, livemode);
+  hasWhiteLabel(id: string): boolean {
+    return this.world.whiteLabels.has(id);
   }
 
-  private deltaOf(merchantId: string, livemode: boolean, create: boolean): BalanceDelta | undefined {
-    const deltas = this.balanceDeltas;
-    for (let i = 0; i < deltas.length; i++) {
-      const d = deltas[i]!;
-      if (d.merchantId === merchantId && d.livemode === livemode) return d;
+  merchant(id: string): Merchant | undefined {
+    return this.world.merchants.get(id);
+  }
+
+  beneficiary(id: string): Beneficiary | undefined {
+    return this.world.beneficiaries.get(id);
+  }
+
+  nextClearingAt(merchantId: string, livemode: boolean): number | null {
+    return this.world.nextClearingAt(merchantId, livemode);
+  }
+
+  balances(merchantId: string, livemode: boolean): Balances {
+    return this.runningOf(merchantId, livemode)?.current ?? this.world.balances(merchantId, livemode);
+  }
+
+  private runningOf(merchantId: string, livemode: boolean): RunningBalances | undefined {
+    const running = this.running;
+    for (let i = 0; i < running.length; i++) {
+      const r = running[i]!;
+      if (r.merchantId === merchantId && r.livemode === livemode) return r;
     }
-    if (!create) return undefined;
-    const d: BalanceDelta = { merchantId, livemode, base: this.world.balances(merchantId, livemode), availableMinor: 0n, pendingClearingMinor: 0n, reservedMinor: 0n };
-    deltas.push(d);
-    return d;
+    return undefined;
   }
 
   /** The next version of a record stream (white label, merchant, beneficiary, ...). */
@@ -91,20 +121,21 @@ export class Tx {
     return next;
   }
 
-  private push(stream: string, streamKind: StreamKind, version: number, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event']): void {
+  private push(stream: string, streamKind: StreamKind, version: number, livemode: boolean | null, merchantId: string | null, event: JournalEntry['event'], state?: Deposit | Withdrawal): void {
     this.entries.push({ stream, streamKind, version, type: event.type, livemode, merchantId, recordedAt: this.at, event });
+    this.entryStates.push(state);
   }
 
   // An aggregate's entry carries the version evolve gave its new state: evolve checks
   // it continues the state it was given, and the world checks that state is its own.
-  // The first event copies the state; the rest of this call's events change that copy in
-  // place (nobody has seen it yet: a caller's `before` is the state it read, never this).
+  // Each event folds once, here, into a new state kept with its entry (the outbox
+  // presents each entry's state without folding again).
   emitDeposit(id: string, events: readonly DepositEvent[]): Deposit | undefined {
     let state = this.deposit(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      const next = i === 0 ? evolveDeposit(state, e) : evolveOwnedDeposit(state!, e);
-      this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e);
+      const next = evolveDeposit(state, e);
+      this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e, next);
       state = next;
     }
     if (state) replace(this.deposits, state);
@@ -115,8 +146,8 @@ export class Tx {
     let state = this.withdrawal(id);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
-      const next = i === 0 ? evolveWithdrawal(state, e) : evolveOwnedWithdrawal(state!, e);
-      this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e);
+      const next = evolveWithdrawal(state, e);
+      this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e, next);
       state = next;
     }
     if (state) replace(this.withdrawals, state);
@@ -130,15 +161,26 @@ export class Tx {
   /**
    * Posts a balanced transaction; returns it. The id is allocated here unless given. A
    * balance transaction is written once, at version 0 (the world keeps no version for it).
-   * Asserts the ledger's range invariant on every bucket it moves (ledger.ts): a decider
-   * that let a bucket go negative is a bug, and the command stops before anything applies.
+   * balancesAfter (ledger/postings.ts) asserts the range invariant on the merchant's
+   * buckets: a decider that let a bucket go negative is a bug, and the command stops
+   * before anything applies.
    */
-  post(owner: MovementOwner, movement: MovementFields & { readonly id?: string }): BalanceTransaction {
+  post(owner: MovementOwner, movement: PlannedMovement): BalanceTransaction {
     const txn = buildOwnedTransaction(owner, movement, movement.id ?? this.ids.next('btxn'), this.at);
     for (let i = 0; i < this.entries.length; i++) if (this.entries[i]!.stream === txn.id) violated(`balance transaction ${txn.id} posted twice in one command`);
     this.push(txn.id, 'balance_transaction', 0, txn.livemode, txn.merchantId, { type: 'BalanceTransactionPosted', at: this.at, transaction: txn });
-    addPostings(this.deltaOf(txn.merchantId, txn.livemode, true)!, txn);
+    const running = this.runningOf(txn.merchantId, txn.livemode);
+    if (running) running.current = balancesAfter(running.current, txn);
+    else this.running.push({ merchantId: txn.merchantId, livemode: txn.livemode, current: balancesAfter(this.world.balances(txn.merchantId, txn.livemode), txn) });
     return txn;
+  }
+
+  /** Posts what one event moves (postings.ts), in the table's order; returns the last transaction. */
+  postAll(postings: Postings | null): BalanceTransaction | undefined {
+    if (!postings) return undefined;
+    let last: BalanceTransaction | undefined;
+    for (const m of postings.movements) last = this.post(postings.owner, m);
+    return last;
   }
 
   /**
@@ -176,25 +218,4 @@ function replace<T extends { readonly id: string }>(states: T[], state: T): void
     if (states[i]!.id === state.id) { states[i] = state; return; }
   }
   states.push(state);
-}
-
-/**
- * Adds what a transaction moves in its own merchant's buckets (as bucketDeltas would), and
- * checks each bucket it moves keeps the range invariant.
- */
-function addPostings(delta: BalanceDelta, txn: BalanceTransaction): void {
-  const base = delta.base;
-  for (const p of txn.postings) {
-    const a = p.account;
-    if (a.kind !== 'merchant' || a.merchantId !== txn.merchantId || a.livemode !== txn.livemode) continue;
-    let balance: bigint;
-    if (a.bucket === 'available') balance = base.availableMinor + (delta.availableMinor += p.amountMinor);
-    else if (a.bucket === 'pending_clearing') balance = base.pendingClearingMinor + (delta.pendingClearingMinor += p.amountMinor);
-    else balance = base.reservedMinor + (delta.reservedMinor += p.amountMinor);
-    if (!bucketInRange(balance)) outOfRange(delta, a.bucket, balance, txn.id);
-  }
-}
-
-function outOfRange(delta: BalanceDelta, bucket: Bucket, balance: bigint, id: string): never {
-  bucketOutOfRange(merchantAccountKey(delta.merchantId, delta.livemode, bucket), balance, id);
 }

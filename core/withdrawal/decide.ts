@@ -1,13 +1,17 @@
 // The withdrawal decider: commands and decide(command, state) → events or a refusal
-// naming the contract's error code. Balance checks happen in the command handler, which
-// knows the wallet; this decider keeps the order's own rules (approvals by different
-// employees, fills keyed by leg_ref, proportional fee, refunds on close).
+// naming the contract's error code. It keeps the order's own rules (approvals by different
+// employees, fills keyed by leg_ref, proportional fee, refunds on close) and, in
+// admitWithdrawal, every check a new order must pass over the facts the handler gathers
+// (the merchant, its white label, the beneficiary, the reference index, the wallet).
 
+import type { Beneficiary, Merchant, WhiteLabel } from '../directory.ts';
 import { reject, type Rejection } from '../errors.ts';
+import type { Command } from '../handler/commands.ts';
+import type { Balances } from '../ledger/ledger.ts';
 import { limits } from '../limits.ts';
-import { feeRecognizedFor, type Minor } from '../money.ts';
+import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import {
-  inFlightFor, inFlightOf, isOpenStatus, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
+  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -39,8 +43,46 @@ export function capacityOf(w: Withdrawal): Minor {
 
 /** Whether a payer can be matched to this order now. */
 export function isMatchable(w: Withdrawal, at: number): boolean {
-  return (w.status === 'open' || w.status === 'partially_filled') && at < w.expiresAt && capacityOf(w) > 0n
+  return isPayable(w) && at < w.expiresAt && capacityOf(w) > 0n
     && w.settledSplits + w.inFlight.length < w.maxSplits;
+}
+
+export interface CreateWithdrawalFacts {
+  readonly merchant: Merchant | undefined;
+  readonly whiteLabel: Pick<WhiteLabel, 'fees' | 'amounts'> | undefined;
+  readonly beneficiary: Beneficiary | undefined;
+  readonly referenceUsed: boolean;
+  readonly balances: Balances;
+  /** Asked only to explain a refusal (it scans the merchant's uncleared deposits). */
+  nextClearingAt(): number | null;
+}
+
+export type AdmittedWithdrawal = { readonly fee: ReturnType<typeof withdrawalFee>; readonly beneficiary: Beneficiary };
+
+/** Every check a new withdrawal must pass, before any id is drawn for it. */
+export function admitWithdrawal(c: Extract<Command, { type: 'CreateWithdrawal' }>, facts: CreateWithdrawalFacts): AdmittedWithdrawal | Rejection {
+  const { merchant, beneficiary: ben } = facts;
+  if (!merchant) return reject('api_key_invalid', 'Unknown merchant.');
+  if (merchant.suspended) return reject('tenant_suspended', 'The merchant account is suspended.');
+  const fee = withdrawalFee(facts.whiteLabel!.fees);
+  const amountProblem = checkWithdrawalAmount(facts.whiteLabel!.amounts, c.amountMinor, c.p2pMinimumApplies, fee.totalMinor);
+  if (amountProblem) return amountProblem;
+  if (!ben || ben.merchantId !== c.actor.merchantId || ben.livemode !== c.actor.livemode) {
+    return reject('validation_error', 'beneficiary_id is not a beneficiary of this merchant in this mode.', { fields: [{ path: 'beneficiary_id', reason: 'not_found' }] });
+  }
+  if (ben.status !== 'verified') return reject('beneficiary_not_verified', 'The beneficiary is not verified yet.', { beneficiary_id: ben.id });
+  if (facts.referenceUsed) {
+    return reject('validation_error', 'merchant_reference is already used by another withdrawal.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] });
+  }
+  const required = c.amountMinor + fee.totalMinor;
+  const balances = facts.balances;
+  if (balances.availableMinor < required) {
+    return reject('insufficient_balance', 'Available balance is below the amount plus fee.', {
+      available_minor: minorToJson(balances.availableMinor), required_minor: minorToJson(required),
+      pending_clearing_minor: minorToJson(balances.pendingClearingMinor), pending_clearing_available_at: facts.nextClearingAt(),
+    });
+  }
+  return { fee, beneficiary: ben };
 }
 
 export function decide(command: WithdrawalCommand, state: Withdrawal | undefined): WithdrawalDecision {
@@ -70,7 +112,7 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       return [{ type: 'WithdrawalCanceled', at: c.at, by: 'system', reasonCode: 'approval_ttl_expired', refund: c.refund }];
     case 'ExpireWithdrawal':
       // Expiry waits while a payer is mid-transfer: the leg lands or is released first.
-      if ((s.status !== 'open' && s.status !== 'partially_filled') || c.at < s.expiresAt || inFlightOf(s) > 0n) return none;
+      if (!isPayable(s) || c.at < s.expiresAt || inFlightOf(s) > 0n) return none;
       return [{ type: 'WithdrawalExpired', at: c.at, refund: c.refund }];
     case 'ReserveLeg':
       if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
@@ -82,23 +124,37 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       return inFlightFor(s, c.legRef) === undefined ? none : [{ type: 'LegReleased', at: c.at, legRef: c.legRef }];
     case 'FillLeg':
       return fill(c, s);
-    case 'ReverseFill': {
-      const target = s.fills.find((f) => f.legRef === c.legRef);
-      if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
-      if (target.reversal) return none;
-      if (s.status !== 'settled' && s.status !== 'partially_filled') {
-        return reject('withdrawal_state_conflict', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
-      }
-      // A settled order never moves back: the money returns to available and the merchant
-      // may open a replacement; a partially filled one takes the amount back into its lock.
-      return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
+    case 'ReverseFill': return reverseFill(c, s);
+    case 'ConfirmReceipt': return confirmReceipt(c, s);
+    case 'OpenDispute': case 'SubmitDisputeEvidence': case 'ResolveDispute': return dispute(c, s);
+    default: {
+      const _exhaustive: never = c;
+      return _exhaustive;
     }
-    case 'ConfirmReceipt': {
-      const target = s.fills.find((f) => f.legRef === c.legRef);
-      if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
-      if (target.receiptState !== 'pending' || target.reversal || (c.auto && c.at < target.autoConfirmAt)) return none;
-      return [{ type: 'ReceiptConfirmed', at: c.at, legRef: c.legRef, auto: c.auto }];
-    }
+  }
+}
+
+function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: Withdrawal): WithdrawalDecision {
+  const target = s.fills.find((f) => f.legRef === c.legRef);
+  if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+  if (target.reversal) return none;
+  if (s.status !== 'settled' && s.status !== 'partially_filled') {
+    return reject('withdrawal_state_conflict', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
+  }
+  // A settled order never moves back: the money returns to available and the merchant
+  // may open a replacement; a partially filled one takes the amount back into its lock.
+  return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
+}
+
+function confirmReceipt(c: Extract<WithdrawalCommand, { type: 'ConfirmReceipt' }>, s: Withdrawal): WithdrawalDecision {
+  const target = s.fills.find((f) => f.legRef === c.legRef);
+  if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+  if (target.receiptState !== 'pending' || target.reversal || (c.auto && c.at < target.autoConfirmAt)) return none;
+  return [{ type: 'ReceiptConfirmed', at: c.at, legRef: c.legRef, auto: c.auto }];
+}
+
+function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDisputeEvidence' | 'ResolveDispute' }>, s: Withdrawal): WithdrawalDecision {
+  switch (c.type) {
     case 'OpenDispute': {
       if (s.dispute?.status === 'open') return reject('operation_not_allowed', 'The withdrawal already has an open dispute.');
       if (c.amountMinor <= 0n || c.amountMinor > s.filledMinor) {
@@ -123,7 +179,7 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
 
 function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal): WithdrawalDecision {
   if (s.fills.some((f) => f.legRef === c.legRef)) return none; // a repeated leg_ref changes nothing
-  if (s.status !== 'open' && s.status !== 'partially_filled') {
+  if (!isPayable(s)) {
     return reject('alloc_state_conflict', `A ${s.status} withdrawal cannot take a fill.`, { status: s.status });
   }
   const otherInFlight = inFlightOf(s) - (inFlightFor(s, c.legRef) ?? 0n);

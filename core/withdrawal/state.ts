@@ -121,6 +121,11 @@ export function lockedOf(w: Withdrawal): Minor {
   return remainingOf(w) + w.feeTotalMinor - w.feeRecognizedMinor;
 }
 
+/** Whether a withdrawal takes payers now: open, or partially filled. */
+export function isPayable(w: Pick<Withdrawal, 'status'>): boolean {
+  return w.status === 'open' || w.status === 'partially_filled';
+}
+
 export function isOpenStatus(status: WithdrawalStatus): boolean {
   return status === 'pending_approval' || status === 'open' || status === 'partially_filled';
 }
@@ -206,11 +211,6 @@ export function evolve(state: Withdrawal | undefined, event: WithdrawalEvent): W
   return evolveOnto(copy(state), event);
 }
 
-/** evolve onto a state the caller got from evolve and has shown to nobody (see the deposit's). */
-export function evolveOwned(owned: Withdrawal, event: WithdrawalEvent): Withdrawal {
-  if (event.type === 'WithdrawalCreated') violated('WithdrawalCreated on an existing withdrawal');
-  return evolveOnto(owned as Complete<Withdrawal>, event);
-}
 
 function evolveOnto(n: Complete<Withdrawal>, event: Exclude<WithdrawalEvent, { type: 'WithdrawalCreated' }>): Withdrawal {
   const from = n.status;
@@ -222,7 +222,20 @@ function evolveOnto(n: Complete<Withdrawal>, event: Exclude<WithdrawalEvent, { t
   if (!(n.feeRecognizedMinor >= 0n && n.feeRecognizedMinor <= n.feeTotalMinor)) violated(`${n.id}: fee recognised outside 0..fee`);
   if (!(inFlightOf(n) <= remainingOf(n) || !isOpenStatus(n.status))) violated(`${n.id}: in flight exceeds remaining`);
   if (!(isOpenStatus(from) || n.status === from)) violated(`${n.id} left final status ${from}`);
+  checkFillSums(n);
   return n;
+}
+
+/** filled and fee recognised are the sums of the fills that stand (not reversed). */
+function checkFillSums(w: Withdrawal): void {
+  let filled = 0n, fee = 0n;
+  for (let i = 0; i < w.fills.length; i++) {
+    const f = w.fills[i]!;
+    if (f.reversal) continue;
+    filled += f.amountMinor;
+    fee += f.feeRecognizedMinor;
+  }
+  if (filled !== w.filledMinor || fee !== w.feeRecognizedMinor) violated(`${w.id}: filled ${w.filledMinor} / fee ${w.feeRecognizedMinor} are not the sums of its fills (${filled} / ${fee})`);
 }
 
 /** Closes the order: what remains is refunded and nothing stays in flight. */
@@ -251,6 +264,21 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
     case 'WithdrawalExpired':
       close(n, s, 'expired');
       return;
+    case 'LegReserved': case 'LegReleased': case 'FillLanded': case 'WithdrawalSettled': case 'FillReversed': case 'ReceiptConfirmed':
+      return evolveFill(n, s, e);
+    case 'DisputeOpened': case 'DisputeEvidenceSubmitted': case 'DisputeResolved':
+      return evolveDispute(n, s, e);
+    default:
+      return unreachable(e, 'withdrawal event');
+  }
+}
+
+type FillEvent = Extract<WithdrawalEvent, { type: 'LegReserved' | 'LegReleased' | 'FillLanded' | 'WithdrawalSettled' | 'FillReversed' | 'ReceiptConfirmed' }>;
+type DisputeEvent = Extract<WithdrawalEvent, { type: 'DisputeOpened' | 'DisputeEvidenceSubmitted' | 'DisputeResolved' }>;
+
+/** Legs in flight, fills landing, reversed or confirmed. */
+function evolveFill(n: Complete<Withdrawal>, s: Withdrawal, e: FillEvent): void {
+  switch (e.type) {
     case 'LegReserved':
       n.inFlight = withInFlight(s.inFlight, e.legRef, e.amountMinor);
       return;
@@ -292,6 +320,13 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
         return confirmed;
       });
       return;
+    default:
+      return unreachable(e, 'withdrawal fill event');
+  }
+}
+
+function evolveDispute(n: Complete<Withdrawal>, s: Withdrawal, e: DisputeEvent): void {
+  switch (e.type) {
     case 'DisputeOpened':
       n.dispute = e.dispute;
       return;
@@ -312,6 +347,6 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
       return;
     }
     default:
-      return unreachable(e, 'withdrawal event');
+      return unreachable(e, 'withdrawal dispute event');
   }
 }

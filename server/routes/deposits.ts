@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Deposit } from '../../core/deposit/state.ts';
 import { limits } from '../../core/limits.ts';
-import { iso, presentDeposit } from '../../core/present.ts';
+import { apiVersion, iso, presentDeposit } from '../../core/present.ts';
 import { promptPayPayload } from '../../core/qr.ts';
 import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import type { CapabilitySigner } from '../capability.ts';
@@ -20,7 +20,7 @@ import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './
 import { listDeposits } from './order-lists.ts';
 import { slipContentTypes, slipMaxBytes } from '../slips/limits.ts';
 
-export const apiVersion = '2026-08-01';
+export { apiVersion };
 
 export function depositRoutes(services: Services, config: Config, capability: CapabilitySigner): Router {
   const router = new Router({ prefix: '/v1/pay/deposits' });

@@ -913,8 +913,8 @@ test('decide: timer and worker commands that no longer apply decide to no events
   assert.equal(noOps, noOps.map(() => []));
 });
 
-test('every refusal code the deposit decider and its handler can return appears in a row of this table', () => {
-  const expected = refusalCodesIn('core/deposit/decide.ts', 'core/handler/deposits.ts');
+test('every refusal code the deposit decider (decide and its creation rules) and its handler can return appears in a row of this table', () => {
+  const expected = refusalCodesIn('core/deposit/decide.ts', 'core/deposit/create.ts', 'core/handler/deposits.ts');
   assert.ok(expected.size >= 10, `found ${expected.size} codes in the sources`);
   assert.equal([...expected].filter((code) => !seen.has(code)).sort(), [], 'codes with no row');
 });

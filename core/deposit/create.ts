@@ -1,0 +1,80 @@
+// The deposit decider's creation rules: every check a new order must pass, in the
+// contract's order of precedence, over the facts the handler gathers (the merchant and its
+// amount policy, the saved sender, bank availability, the reference index, the end user's
+// open orders). admitDeposit runs before any id is drawn, so a refused create uses none;
+// what it admits (the sender, the lifetime) goes on to decide's CreateDeposit with the
+// planned legs.
+
+import { bankByCode, banks, type Merchant, type SavedSender } from '../directory.ts';
+import { reject, type Rejection } from '../errors.ts';
+import type { Command } from '../handler/commands.ts';
+import { limits } from '../limits.ts';
+import { checkDepositAmount, type AmountPolicy } from '../money.ts';
+import type { Deposit, Sender } from './state.ts';
+
+export type CreateDepositRequest = Extract<Command, { type: 'CreateDeposit' }>;
+
+export interface CreateDepositFacts {
+  readonly merchant: Merchant | undefined;
+  /** The amount policy of the merchant's white label. */
+  readonly amounts: AmountPolicy | undefined;
+  /** The saved sender named by sender_id, if any. */
+  readonly savedSender: SavedSender | undefined;
+  /** Banks not accepting new orders, with their Thai message. */
+  readonly unavailableBanks: ReadonlyMap<string, string | undefined>;
+  readonly referenceUsed: boolean;
+  /** The end user's open deposits with this merchant in this mode. */
+  readonly openDeposits: readonly Deposit[];
+}
+
+export interface AdmittedDeposit {
+  readonly sender: Sender;
+  readonly lifetimeSeconds: number;
+}
+
+const senderBankUnavailableTh = 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น';
+const senderBankRetryAfterSeconds = 300;
+
+export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts): AdmittedDeposit | Rejection {
+  const { merchant } = facts;
+  if (!merchant) return reject('api_key_invalid', 'Unknown merchant.');
+  if (merchant.suspended) return reject('tenant_suspended', 'The merchant account is suspended.');
+  const amountProblem = checkDepositAmount(facts.amounts!, c.amountMinor);
+  if (amountProblem) return amountProblem;
+  const sender = senderOf(c, facts);
+  if ('code' in sender) return sender;
+  if (!bankByCode(sender.bankCode)?.side.includes('sender')) {
+    return reject('validation_error', 'sender.bank_code is not a known sending bank.', { fields: [{ path: 'sender.bank_code', reason: 'unknown_bank' }] });
+  }
+  if (facts.unavailableBanks.has(sender.bankCode)) {
+    const alternatives = banks.filter((b) => b.side.includes('sender') && !facts.unavailableBanks.has(b.bankCode)).map((b) => b.bankCode);
+    return reject('sender_bank_unavailable', 'The sender bank is not accepting new orders right now.', {
+      alternative_banks: alternatives, public_message_th: facts.unavailableBanks.get(sender.bankCode) ?? senderBankUnavailableTh, retry_after_hint_seconds: senderBankRetryAfterSeconds,
+    });
+  }
+  if (facts.referenceUsed) {
+    return reject('validation_error', 'merchant_reference is already used by another deposit.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] });
+  }
+  const open = facts.openDeposits;
+  const duplicates = open.filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender.bankCode && d.sender.accountNumber === sender.accountNumber);
+  if (duplicates.length > 0) return reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) });
+  const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
+  if (open.length >= cap) return reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) });
+  const lifetimeSeconds = Math.min(limits.depositExpiresInSecondsMax, Math.max(limits.depositExpiresInSecondsMin, c.expiresInSeconds ?? limits.depositExpiresInSecondsDefault));
+  if (c.minTtlSeconds !== undefined && c.minTtlSeconds > lifetimeSeconds) {
+    return reject('validation_error', `min_ttl_seconds ${c.minTtlSeconds} does not fit the order lifetime of ${lifetimeSeconds} s.`, { fields: [{ path: 'min_ttl_seconds', reason: 'exceeds_lifetime', hint: `at most ${lifetimeSeconds}` }] });
+  }
+  return { sender, lifetimeSeconds };
+}
+
+/** The sender given inline, or the saved sender named by sender_id (of this end user, merchant and mode). */
+function senderOf(c: CreateDepositRequest, facts: CreateDepositFacts): Sender | Rejection {
+  if (c.senderId !== undefined) {
+    const saved = facts.savedSender;
+    if (!saved || saved.merchantId !== c.actor.merchantId || saved.livemode !== c.actor.livemode || saved.endUserRef !== c.endUserRef) {
+      return reject('validation_error', 'sender_id is not a verified sender of this end user.', { fields: [{ path: 'sender_id', reason: 'not_found' }] });
+    }
+    return { bankCode: saved.bankCode, accountNumber: saved.accountNumber, accountNameTh: saved.accountNameTh };
+  }
+  return c.sender ?? reject('sender_required', 'Give either sender or sender_id.');
+}

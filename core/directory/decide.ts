@@ -1,0 +1,165 @@
+// The directory decider: white labels, merchants, beneficiaries, saved senders, bank
+// availability, sandbox resets, suspension and operators' adjustments. decide(command,
+// reads, at, ids) → the records to write (and, for an adjustment, what it posts) or a
+// refusal naming the contract's error code. The handler gives it read access to the
+// directory and the wallets it needs; ids are drawn only once a command is accepted, so
+// a refused command uses none.
+
+import { reject, type Rejection } from '../errors.ts';
+import type { Command } from '../handler/commands.ts';
+import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
+import type { Balances } from '../ledger/ledger.ts';
+import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
+import { limits } from '../limits.ts';
+import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
+import type { Ids } from '../ports.ts';
+import { sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant } from '../directory.ts';
+
+export type DirectoryCommand = Extract<Command, {
+  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
+    | 'RegisterBeneficiary' | 'VerifyBeneficiary' | 'RegisterSender' | 'SetBankAvailability' | 'PostAdjustment';
+}>;
+
+/** What the directory decider may read: the directory and a merchant's wallet. */
+export interface DirectoryReads {
+  hasWhiteLabel(id: string): boolean;
+  merchant(id: string): Merchant | undefined;
+  beneficiary(id: string): Beneficiary | undefined;
+  balances(merchantId: string, livemode: boolean): Balances;
+  nextClearingAt(merchantId: string, livemode: boolean): number | null;
+}
+
+/** One record entry to write: its stream, kind, mode and merchant as the journal keeps them. */
+export interface RecordWrite {
+  readonly stream: string;
+  readonly kind: StreamKind;
+  readonly livemode: JournalEntry['livemode'];
+  readonly merchantId: string | null;
+  readonly event: DirectoryEvent;
+}
+
+export interface DirectoryChange {
+  readonly objectId?: string;
+  readonly records: readonly RecordWrite[];
+  readonly postings?: Postings;
+  readonly timer?: Timer;
+}
+
+export type DirectoryDecision = DirectoryChange | Rejection;
+
+const notFound = (what: string): Rejection => reject('resource_not_found', `No such ${what}.`);
+
+export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, ids: Ids): DirectoryDecision {
+  switch (c.type) {
+    case 'RegisterWhiteLabel': {
+      const id = ids.next('wl');
+      const whiteLabel = { id, name: c.name, fees: c.fees ?? defaultFeeSchedule, amounts: c.amounts ?? defaultAmountPolicy, createdAt: at };
+      return { objectId: id, records: [{ stream: id, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'WhiteLabelRegistered', at, whiteLabel } }] };
+    }
+    case 'SetGatewayRoute': {
+      if (!reads.hasWhiteLabel(c.whiteLabelId)) return notFound('white label');
+      const route = { bankCode: c.bankCode, accountNumber: c.accountNumber, accountName: c.accountName, expiresAt: at + c.ttlSeconds * 1000 };
+      return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route } }] };
+    }
+    case 'RegisterMerchant': return registerMerchant(c, reads, at, ids);
+    case 'SetMerchantSuspended': {
+      const m = reads.merchant(c.merchantId);
+      if (!m) return notFound('merchant');
+      if (m.suspended === c.suspended) return { objectId: m.id, records: [] };
+      return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event: { type: 'MerchantSuspensionChanged', at, merchantId: m.id, suspended: c.suspended } }] };
+    }
+    case 'ResetSandboxRun': return resetSandboxRun(c, reads, at);
+    case 'RegisterBeneficiary': return registerBeneficiary(c, reads, at, ids);
+    case 'VerifyBeneficiary': {
+      const b = reads.beneficiary(c.beneficiaryId);
+      if (!b) return notFound('beneficiary');
+      return { objectId: b.id, records: b.status === 'verified' ? [] : [beneficiaryVerified(b, at)] };
+    }
+    case 'RegisterSender': {
+      if (!reads.merchant(c.merchantId)) return notFound('merchant');
+      const id = ids.next('snd');
+      const sender = { id, merchantId: c.merchantId, livemode: c.livemode, endUserRef: c.endUserRef, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh, verifiedAt: at };
+      return { objectId: id, records: [{ stream: id, kind: 'sender', livemode: c.livemode, merchantId: c.merchantId, event: { type: 'SenderRegistered', at, sender } }] };
+    }
+    case 'SetBankAvailability': {
+      const event: DirectoryEvent = { type: 'BankAvailabilityChanged', at, bankCode: c.bankCode, available: c.available, ...(c.messageTh ? { messageTh: c.messageTh } : {}) };
+      return { records: [{ stream: `bank_${c.bankCode}`, kind: 'bank', livemode: null, merchantId: null, event }] };
+    }
+    case 'PostAdjustment': return postAdjustment(c, reads, ids);
+    default: {
+      const _exhaustive: never = c;
+      return _exhaustive;
+    }
+  }
+}
+
+/** A beneficiary's verification (by an operator, or by its timer). */
+export function beneficiaryVerified(b: Beneficiary, at: number): RecordWrite {
+  return { stream: b.id, kind: 'beneficiary', livemode: b.livemode, merchantId: b.merchantId, event: { type: 'BeneficiaryVerified', at, beneficiaryId: b.id } };
+}
+
+function registerMerchant(c: Extract<DirectoryCommand, { type: 'RegisterMerchant' }>, reads: DirectoryReads, at: number, ids: Ids): DirectoryDecision {
+  if (!reads.hasWhiteLabel(c.whiteLabelId)) {
+    return reject('validation_error', 'Unknown white label.', { fields: [{ path: 'white_label_id', reason: 'not_found' }] });
+  }
+  const id = ids.next('mch');
+  const merchant = { id, whiteLabelId: c.whiteLabelId, name: c.name, suspended: false, createdAt: at, ...(c.technicalContactEmail ? { technicalContactEmail: c.technicalContactEmail } : {}) };
+  return { objectId: id, records: [{ stream: id, kind: 'merchant', livemode: null, merchantId: id, event: { type: 'MerchantRegistered', at, merchant } }] };
+}
+
+function resetSandboxRun(c: Extract<DirectoryCommand, { type: 'ResetSandboxRun' }>, reads: DirectoryReads, at: number): DirectoryDecision {
+  const m = reads.merchant(c.actor.merchantId);
+  if (!m) return notFound('merchant');
+  if (c.actor.livemode) return reject('operation_not_allowed', 'A sandbox run is reset with a sandbox key only.');
+  const runGeneration = sandboxRunGenerationOf(m) + 1;
+  if (runGeneration > sandboxRunGenerationMax) return reject('operation_not_allowed', `run_generation cannot pass ${sandboxRunGenerationMax}.`);
+  return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: false, merchantId: m.id, event: { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration } }] };
+}
+
+function registerBeneficiary(c: Extract<DirectoryCommand, { type: 'RegisterBeneficiary' }>, reads: DirectoryReads, at: number, ids: Ids): DirectoryDecision {
+  if (!reads.merchant(c.merchantId)) return notFound('merchant');
+  const id = ids.next('ben');
+  const beneficiary = {
+    id, merchantId: c.merchantId, livemode: c.livemode, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh,
+    status: c.verified ? 'verified' as const : 'pending_verification' as const, createdAt: at, ...(c.verified ? { verifiedAt: at } : {}),
+    ...(c.promptpayId ? { promptpayId: c.promptpayId } : {}),
+  };
+  const records: RecordWrite[] = [{ stream: id, kind: 'beneficiary', livemode: c.livemode, merchantId: c.merchantId, event: { type: 'BeneficiaryRegistered', at, beneficiary } }];
+  if (c.verified) return { objectId: id, records };
+  return { objectId: id, records, timer: { id: `${id}:beneficiary.verify`, stream: id, kind: 'beneficiary.verify', dueAt: at + limits.beneficiaryVerificationMs } };
+}
+
+/**
+ * An operator's adjustment moves money between the merchant's available bucket and the
+ * adjustments account. The other two buckets belong to orders: reserved is what open
+ * withdrawals lock (their close releases exactly their lock), pending_clearing is what
+ * settled deposits wait to clear (their clearing moves exactly their credit), so a change
+ * there by hand would make a later release or clearing drive the bucket negative. A debit
+ * takes at most what available holds; a credit keeps the merchant's total presentable.
+ */
+function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>, reads: DirectoryReads, ids: Ids): DirectoryDecision {
+  const m = reads.merchant(c.merchantId);
+  if (!m) return notFound('merchant');
+  if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
+  if (c.bucket !== 'available') {
+    const owner = c.bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
+    return reject('operation_not_allowed',
+      `Adjustments move only the available bucket; ${c.bucket} belongs to ${owner}. Adjust available instead (cancel or reverse the order to change its part).`, { bucket: c.bucket });
+  }
+  const b = reads.balances(m.id, c.livemode);
+  if (c.direction === 'debit' && b.availableMinor < c.amountMinor) {
+    return reject('insufficient_balance', 'The available bucket holds less than the debit.', {
+      available_minor: minorToJson(b.availableMinor), required_minor: minorToJson(c.amountMinor),
+      pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: reads.nextClearingAt(m.id, c.livemode),
+    });
+  }
+  if (c.direction === 'credit') {
+    const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
+    if (tooMuch) return tooMuch;
+  }
+  const postings = adjustmentPostings({
+    merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, operatorId: c.actor.kind === 'operator' ? c.actor.operatorId : 'system',
+    amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reason: c.reason,
+  }, ids.next('btxn'));
+  return { objectId: postings.movements[0]!.id!, records: [], postings };
+}

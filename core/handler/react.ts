@@ -1,0 +1,51 @@
+// The reaction loop: a command's first step, then every reaction its events call for,
+// run on the transaction's bounded worklist until none is left. Depth first: a step's
+// reactions run, in order, before the reactions still pending from earlier steps — the
+// order in which entries (and ids) are appended is the order the journal has always had.
+// The first refusal stops the loop; the transaction is then dropped whole.
+
+import { inFlightFor } from '../withdrawal/state.ts';
+import { matchWaitingDeposit, waitingDepositsOf } from './deposits.ts';
+import { done, type Outcome, type Reaction, type Step } from './reactions.ts';
+import type { Tx } from './tx.ts';
+import { runWithdrawal } from './withdrawals.ts';
+
+/** Runs a command's first step and every reaction that follows; the outcome is the first step's. */
+export function runToQuiescence(tx: Tx, first: Step): Outcome {
+  if (!first.ok) return first;
+  if (first.then) tx.react(first.then);
+  for (let r = tx.nextReaction(); r !== undefined; r = tx.nextReaction()) {
+    const step = runReaction(tx, r);
+    if (!step.ok) return step;
+    if (step.then) tx.react(step.then);
+  }
+  return first.objectId === undefined ? { ok: true } : { ok: true, objectId: first.objectId };
+}
+
+function runReaction(tx: Tx, r: Reaction): Step {
+  const at = tx.at;
+  switch (r.type) {
+    case 'ReserveLeg':
+      return runWithdrawal(tx, r.withdrawalId, { type: 'ReserveLeg', at, legRef: r.legRef, amountMinor: r.amountMinor });
+    case 'ReleaseLeg':
+      return runWithdrawal(tx, r.withdrawalId, { type: 'ReleaseLeg', at, legRef: r.legRef });
+    case 'ReleaseUnfilledLeg': {
+      const w = tx.withdrawal(r.withdrawalId);
+      if (!w || inFlightFor(w, r.legRef) === undefined) return done();
+      return runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at, legRef: r.legRef });
+    }
+    case 'FillLeg':
+      return runWithdrawal(tx, r.withdrawalId, {
+        type: 'FillLeg', at, legRef: r.legRef, amountMinor: r.amountMinor,
+        balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
+      });
+    case 'MatchWaitingDeposits':
+      return waitingDepositsOf(tx, r.whiteLabelId, r.livemode);
+    case 'MatchWaitingDeposit':
+      return matchWaitingDeposit(tx, r.depositId);
+    default: {
+      const _exhaustive: never = r;
+      return _exhaustive;
+    }
+  }
+}
