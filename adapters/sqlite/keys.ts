@@ -12,8 +12,16 @@ import { limits } from '../../core/limits.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
 import { adapterLimits } from '../limits.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
-import type { SqliteJournal } from './journal.ts';
 import type { Db } from './schema.ts';
+
+/**
+ * What the keys need of the journal: a durable write that joins its next transaction
+ * (SqliteJournal.ride). Named here rather than imported, so keys.ts does not import
+ * journal.ts, which imports writer.ts, which imports keys.ts.
+ */
+export interface TransactionRider {
+  ride(write: () => void): void;
+}
 
 interface IdempotencyRow {
   scope: string; key: string; request_hash: string; request_id: string; status: number; body: string; created_at: number; expires_at: number;
@@ -31,7 +39,7 @@ export class RequestKeys {
   /** Bodies an older build stored in clear, sealed when this store opened. */
   readonly sealedOnOpen: number;
 
-  constructor(db: Db, private readonly journal: SqliteJournal, nowMs: number, private readonly sealer?: Sealer) {
+  constructor(db: Db, private readonly journal: TransactionRider, nowMs: number, private readonly sealer?: Sealer) {
     this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
       'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
