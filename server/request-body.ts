@@ -16,7 +16,8 @@
 import type { Context, Next } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
-import { requestLimits, requestTimeoutsDefault } from './request-limits.ts';
+import { requestLimits } from '../core/limits.ts';
+import { requestTimeoutsDefault } from './request-timeouts.ts';
 
 interface BodyState {
   /** The body's bytes once read; absent until then. */

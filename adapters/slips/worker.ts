@@ -21,7 +21,7 @@ import type { Deposit, Slip } from '../../core/deposit/state.ts';
 import { outcomeOf } from '../../core/deposit/slip-verifier.ts';
 import type { CommitMeta, SlipVerifier } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
-import { slipAdapterLimits } from './limits.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 import type { SlipStore } from './store.ts';
 
 export interface SlipWorkerHost {
@@ -62,7 +62,7 @@ export class SlipWorker {
 
   /** A slip was received for this deposit. */
   notify(depositId: string): void {
-    if (this.queue.size >= slipAdapterLimits.workerQueueLengthMax) this.rescanNeeded = true;
+    if (this.queue.size >= slipAdapterLimits.workerQueuedDepositsMax) this.rescanNeeded = true;
     else this.queue.add(depositId);
     this.schedule(0);
   }
@@ -124,7 +124,7 @@ export class SlipWorker {
     this.rescanNeeded = false;
     for (const d of this.options.host.world.deposits.values()) {
       if (!pendingSlip(d)) continue;
-      if (this.queue.size >= slipAdapterLimits.workerQueueLengthMax) { this.rescanNeeded = true; return; }
+      if (this.queue.size >= slipAdapterLimits.workerQueuedDepositsMax) { this.rescanNeeded = true; return; }
       this.queue.add(d.id);
     }
   }

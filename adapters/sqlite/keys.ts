@@ -8,9 +8,8 @@
 // older build stored in clear is sealed when the store opens. A replay answers the exact
 // bytes of the original response, opened from the seal.
 
-import { limits } from '../../core/limits.ts';
+import { limits, writeSideLimits } from '../../core/limits.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
-import { adapterLimits } from '../limits.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
 import type { Db } from './schema.ts';
 
@@ -78,10 +77,10 @@ export class RequestKeys {
    * (DESIGN "two clocks"); one instant serves both when the clocks are the same.
    */
   pruneExpired(nowMs: number, idempotencyNowMs: number = nowMs): { nonces: number; idempotency: number } {
-    const batch = adapterLimits.pruneRowsPerBatchMax;
+    const batch = writeSideLimits.pruneRowsPerBatchMax;
     const run = (statement: typeof this.pruneNonces, at: number) => {
       let deleted = 0;
-      for (let i = 0; i < adapterLimits.pruneBatchesPerCallMax; i++) {
+      for (let i = 0; i < writeSideLimits.pruneBatchesPerCallMax; i++) {
         const changes = statement.run(at, batch).changes;
         deleted += changes;
         if (changes < batch) break;
@@ -101,7 +100,7 @@ export class RequestKeys {
   private forgetExpired(nowMs: number): void {
     let dropped = 0;
     for (const [key, expiresAt] of this.nonces) {
-      if (expiresAt > nowMs || dropped === adapterLimits.pruneRowsPerBatchMax) break;
+      if (expiresAt > nowMs || dropped === writeSideLimits.pruneRowsPerBatchMax) break;
       this.nonces.delete(key);
       dropped++;
     }
