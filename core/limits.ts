@@ -103,6 +103,8 @@ export const slipAdapterLimits = {
   workerQueuedDepositsMax: 100_000,
   /** Wait before a slip whose verification failed on our side (store, journal) is tried again. */
   workerRetryDelayMs: 5_000,
+  /** Attempts at one slip that fail on our side before it is sent to review instead. */
+  workerAttemptsPerSlipMax: 5,
   /** Transfers the bank simulator remembers. */
   simulatorTransfersMax: 100_000,
   /** A request body the standalone simulator reads. */

@@ -39,9 +39,6 @@ export interface SlipWorkerOptions {
   readonly onError?: (error: unknown, depositId: string) => void;
 }
 
-/** Attempts at one slip that fail on our side before it is sent to review instead. */
-export const workerAttemptsPerSlipMax = 5;
-
 interface PassResult { readonly verified: number; readonly failed: number }
 interface PendingSlip { readonly slip: Slip; readonly afterSettlement: boolean }
 
@@ -159,7 +156,7 @@ export class SlipWorker {
       return outcomeOf(await this.options.verifier.verify(payload === undefined ? { imageSha256 } : { imageSha256, payload }));
     } catch (error) {
       const failures = (this.failures.get(slip.receiptId) ?? 0) + 1;
-      if (failures < workerAttemptsPerSlipMax) {
+      if (failures < slipAdapterLimits.workerAttemptsPerSlipMax) {
         this.failures.set(slip.receiptId, failures);
         throw error;
       }
