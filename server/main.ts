@@ -1,6 +1,7 @@
 // The process entry point: opens the write side (SQLite journal, recovered world, timer
 // scheduler), the key store, the operator token verifier and the capability signer, and
-// serves the Koa app. `npm start` runs this on the embedded default.
+// serves the Koa app. `npm start` runs this on the embedded default (and execs node, so a
+// SIGTERM sent to npm reaches this process, which drains and exits).
 
 import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -54,6 +55,7 @@ export interface Running {
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
   const timeouts = requestTimeouts(configured.env, env);
+  const drainMs = shutdownDrainMs(env); // a bad value refuses to start, before anything listens
   const logger = createLogger({ level: configured.logLevel });
   // Secrets at rest (adapters/private-files.ts): everything this process creates from here
   // on is private by default — SQLite makes -wal and -shm lazily, the slip store its files —
@@ -136,7 +138,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       webhooks.stop();
       loadMeter.stop();
       clearInterval(prune);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await drain(server, drainMs);
       await slips.close();
       await readSide.close();
       store.close();
@@ -144,10 +146,49 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   };
 }
 
+/** How long shutdown lets in-flight requests run before it cuts the connections left open. */
+const shutdownDrainMsDefault = 10_000;
+/** What closing the stores may take after the drain before the process exits anyway. */
+const shutdownAfterDrainMsMax = 5_000;
+/** How often the drain closes connections that became idle (a kept-alive one after its answer). */
+const idleSweepMs = 50;
+
+function shutdownDrainMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.SATANG_SHUTDOWN_DRAIN_MS;
+  if (raw === undefined || raw === '') return shutdownDrainMsDefault;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`SATANG_SHUTDOWN_DRAIN_MS must be a whole number of milliseconds, not ${raw}`);
+  return Number(raw);
+}
+
+/**
+ * Stops accepting connections and lets the requests in flight finish; a connection still
+ * open after drainMs (a slow or stalled client) is cut, so shutdown never waits on a client.
+ */
+async function drain(server: Server, drainMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+  server.closeIdleConnections();
+  const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(deadline);
+  }
+}
+
 const isEntryPoint = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isEntryPoint) {
   const running = await startServer();
-  const stop = () => { running.close().then(() => process.exit(0), () => process.exit(1)); };
+  const drainMs = shutdownDrainMs(process.env);
+  let stopping = false;
+  // The first SIGTERM or SIGINT drains and exits; a second one exits at once.
+  const stop = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    setTimeout(() => process.exit(1), drainMs + shutdownAfterDrainMsMax).unref();
+    running.close().then(() => process.exit(0), () => process.exit(1));
+  };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -50,11 +50,31 @@ export function bodyPolicy(bodyDeadlineMs: number = requestTimeoutsDefault.bodyM
     try {
       await next();
     } finally {
-      if (declaresBody(ctx) && stateOf(ctx).rawBody === undefined) {
-        ctx.set('Connection', 'close');
-        ctx.res.once('finish', () => ctx.req.socket.destroy());
-      }
+      if (declaresBody(ctx) && stateOf(ctx).rawBody === undefined) closeAfterAnswer(ctx);
     }
+  };
+}
+
+/** How long a connection refused mid-body may go on sending before it is cut. */
+const unreadBodyLingerMs = 1_000;
+
+/**
+ * Closes the connection of a request whose body was not read, once its answer is out —
+ * a lingering close, as nginx does it. With `Connection: close` Node destroys the socket
+ * the moment the answer is flushed (socket.destroySoon), and a kernel that still holds
+ * unread request bytes then answers the client with RST, which can make the client lose
+ * the answer itself (the 401 or 422 it was meant to read). So for this socket the close
+ * lingers: the server half-closes (FIN) after the answer, Node goes on reading and
+ * dropping what the client still sends, and the socket is cut after unreadBodyLingerMs
+ * at the latest.
+ */
+export function closeAfterAnswer(ctx: Context): void {
+  ctx.set('Connection', 'close');
+  const socket = ctx.req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    socket.resume();
+    setTimeout(() => socket.destroy(), unreadBodyLingerMs).unref();
   };
 }
 

@@ -1,24 +1,26 @@
 // `satang admin …`: the onboarding back office from the command line. It mints an
-// ops_admin operator token from the local development issuer (or takes
-// SATANG_OPERATOR_TOKEN) and prints the JSON answers. Examples:
-//   satang admin merchant create --name Shop            (creates a white label if none given)
-//   satang admin fund --merchant mch_… --amount 1000000 [--sandbox]
-//   satang admin beneficiary create --merchant mch_… --account 1234567890 --name "สมหญิง รักดี" [--bank 004] [--sandbox]
-//   satang admin sender create --merchant mch_… --end-user u1 --account 9876543210 --name "สมชาย ใจดี" [--bank 014]
-//   satang admin key revoke --key key_…   |   satang admin merchant suspend --merchant mch_…
-//   satang admin webhook create --merchant mch_… --endpoint-url http://127.0.0.1:4000/ [--events deposit.settled,withdrawal.filled] [--sandbox]
-//   satang admin clock advance --seconds 900            (manual clock only)
+// ops_admin operator token from the local development issuer (or takes SATANG_OPERATOR_TOKEN, and
+// SATANG_STEP_UP_TOKEN for the calls that need a step-up) and prints the JSON answers.
+// Every subcommand declares its options below; `satang admin <subcommand> --help` prints
+// them, and the README's command-line section lists them.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, defaultUrl, flag, option, type Args } from './args.ts';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { mintToken } from './token.ts';
 
 interface Context { url: string; dataDir: string; sub: string }
 
+interface Answer { status: number; json: any }
+
+/** Secret files (a merchant's keys) are readable by their owner only. */
+const secretFileMode = 0o600;
+const secretDirMode = 0o700;
 /** Every action here (onboarding, funding, keys, suspension, webhooks, the clock) is ops_admin's. */
 const adminRoles = ['ops_admin'] as const;
 
-async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Promise<{ status: number; json: any }> {
+async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Promise<Answer> {
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' };
   if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, true);
@@ -26,56 +28,152 @@ async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Pr
   return { status: res.status, json: await res.json() };
 }
 
-function print(r: { status: number; json: unknown }): number {
+function print(r: Answer): number {
   console.log(JSON.stringify(r.json, null, 2));
   return r.status < 300 ? 0 : 1;
 }
 
-export async function adminCommand(args: Args): Promise<number> {
-  const ctx: Context = { url: option(args, 'url', defaultUrl), dataDir: option(args, 'data-dir', defaultDataDir), sub: option(args, 'sub', 'emp_admin') };
-  const [noun = '', verb = ''] = args.words;
-  const livemode = !flag(args, 'sandbox');
-  switch (`${noun} ${verb}`.trim()) {
-    case 'white-label create':
-      return print(await bo(ctx, '/v1/bo/white-labels', { name: option(args, 'name', 'Default brand') }));
-    case 'merchant create': {
-      let wl = typeof args.options['white-label'] === 'string' ? args.options['white-label'] : undefined;
+// ---- options ----
+
+const common: Record<string, OptionSpec> = {
+  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, where the development issuer's key is ($SATANG_DATA_DIR)" },
+  sub: { type: 'string', value: 'ID', default: 'emp_admin', help: 'the operator the minted token names' },
+};
+const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, help: 'the merchant (mch_…)' };
+const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
+
+function spec(usage: string, summary: string, options: Record<string, OptionSpec>, notes?: string[]): CommandSpec {
+  return { usage: `satang admin ${usage}`, summary, options: { ...options, ...common }, ...(notes ? { notes } : {}) };
+}
+
+function context(args: Args): Context {
+  return { url: text(args, 'url'), dataDir: text(args, 'data-dir'), sub: text(args, 'sub') };
+}
+
+const livemode = (args: Args) => !flag(args, 'sandbox');
+const merchantPath = (args: Args, rest: string) => `/v1/bo/merchants/${encodeURIComponent(text(args, 'merchant'))}/${rest}`;
+
+/** Writes the merchant (with its keys) to a file only its owner can read; prints where. */
+function saveMerchant(path: string, answer: Answer): number {
+  mkdirSync(dirname(path), { recursive: true, mode: secretDirMode });
+  writeFileSync(path, JSON.stringify(answer.json, null, 2) + '\n', { mode: secretFileMode });
+  chmodSync(path, secretFileMode); // an existing file keeps its old mode otherwise
+  console.log(JSON.stringify({ id: answer.json.id, white_label_id: answer.json.white_label_id, saved_to: path, note: 'the file holds the live and sandbox secret keys (mode 0600); they are shown only once' }, null, 2));
+  return 0;
+}
+
+// ---- subcommands ----
+
+const subcommands: readonly Subcommand[] = [
+  {
+    words: ['white-label', 'create'],
+    spec: spec('white-label create', 'Creates a white label (a brand; deposits match withdrawals within one).', {
+      name: { type: 'string', value: 'NAME', default: 'Default brand', help: "the white label's name" },
+    }),
+    run: async (args) => print(await bo(context(args), '/v1/bo/white-labels', { name: text(args, 'name') })),
+  },
+  {
+    words: ['merchant', 'create'],
+    spec: spec('merchant create', 'Creates a merchant with live and sandbox API keys (shown once), in a new white label unless one is given.', {
+      name: { type: 'string', value: 'NAME', default: 'Shop', help: "the merchant's name" },
+      'white-label': { type: 'string', value: 'WL_ID', help: 'put the merchant in this white label (default: create one named "NAME brand")' },
+      out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret keys) to FILE, mode 0600, and print only the ids' },
+    }, ['example: scripts/satang admin merchant create --name Shop --out .satang/shop.json']),
+    run: async (args) => {
+      const ctx = context(args);
+      let wl = text(args, 'white-label');
       if (!wl) {
-        const created = await bo(ctx, '/v1/bo/white-labels', { name: `${option(args, 'name', 'Shop')} brand` });
+        const created = await bo(ctx, '/v1/bo/white-labels', { name: `${text(args, 'name')} brand` });
         if (created.status >= 300) return print(created);
         wl = created.json.id as string;
       }
-      return print(await bo(ctx, '/v1/bo/merchants', { white_label_id: wl, name: option(args, 'name', 'Shop') }));
-    }
-    case 'merchant suspend':
-    case 'merchant unsuspend':
-      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/${verb}`, {}, true));
-    case 'fund':
-      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/adjustments`, {
-        livemode, amount_minor: Number(option(args, 'amount')), direction: 'credit', bucket: 'available', reason: option(args, 'reason', 'funding'),
-      }, true));
-    case 'beneficiary create':
-      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/beneficiaries`, {
-        livemode, bank_code: option(args, 'bank', '004'), account_number: option(args, 'account'), account_name_th: option(args, 'name'),
-      }));
-    case 'sender create':
-      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/senders`, {
-        livemode, end_user_ref: option(args, 'end-user'), bank_code: option(args, 'bank', '014'), account_number: option(args, 'account'), account_name_th: option(args, 'name'),
-      }));
-    case 'key create': {
-      const scopes = option(args, 'scopes', 'wallet:read,withdrawals:write,withdrawals:read').split(',').filter(Boolean);
-      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/keys`, { livemode, scopes }, true));
-    }
-    case 'key revoke':
-      return print(await bo(ctx, `/v1/bo/keys/${option(args, 'key')}/revoke`, {}, true));
-    case 'webhook create': {
-      const events = typeof args.options.events === 'string' ? { event_types: args.options.events.split(',').filter(Boolean) } : {};
-      return print(await bo(ctx, `/v1/bo/merchants/${option(args, 'merchant')}/webhook-endpoints`, { url: option(args, 'endpoint-url'), livemode, ...events }));
-    }
-    case 'clock advance':
-      return print(await bo(ctx, '/v1/bo/clock/advance', { seconds: Number(option(args, 'seconds')) }));
-    default:
-      console.error('usage: satang admin (white-label create | merchant create|suspend|unsuspend | fund | beneficiary create | sender create | key create|revoke | webhook create | clock advance) [--options]');
-      return 2;
-  }
+      const answer = await bo(ctx, '/v1/bo/merchants', { white_label_id: wl, name: text(args, 'name') });
+      return answer.status < 300 && text(args, 'out') ? saveMerchant(text(args, 'out'), answer) : print(answer);
+    },
+  },
+  ...(['suspend', 'unsuspend'] as const).map((verb): Subcommand => ({
+    words: ['merchant', verb],
+    spec: spec(`merchant ${verb}`, `${verb === 'suspend' ? 'Suspends' : 'Lifts the suspension of'} a merchant (a step-up token is minted for you).`, { merchant }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, verb), {}, true)),
+  })),
+  {
+    words: ['fund'],
+    spec: spec('fund', "Credits a merchant's available balance by an operator adjustment (a step-up token is minted for you).", {
+      merchant,
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the amount in satang (100 = THB 1.00)' },
+      reason: { type: 'string', value: 'TEXT', default: 'funding', help: 'the reason recorded with the adjustment' },
+      sandbox,
+    }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, 'adjustments'), {
+      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason: text(args, 'reason'),
+    }, true)),
+  },
+  {
+    words: ['beneficiary', 'create'],
+    spec: spec('beneficiary create', "Registers a beneficiary: the bank account a merchant's withdrawals pay out to.", {
+      merchant,
+      account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
+      name: { type: 'string', value: 'NAME', required: true, help: "the account holder's name in Thai" },
+      bank: { type: 'string', value: 'CODE', default: '004', help: 'the bank code' },
+      sandbox,
+    }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, 'beneficiaries'), {
+      livemode: livemode(args), bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name_th: text(args, 'name'),
+    })),
+  },
+  {
+    words: ['sender', 'create'],
+    spec: spec('sender create', "Registers an end user's sending bank account (a deposit may then name it by sender_id).", {
+      merchant,
+      'end-user': { type: 'string', value: 'REF', required: true, help: "the merchant's reference of the end user" },
+      account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
+      name: { type: 'string', value: 'NAME', required: true, help: "the account holder's name in Thai" },
+      bank: { type: 'string', value: 'CODE', default: '014', help: 'the bank code' },
+      sandbox,
+    }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, 'senders'), {
+      livemode: livemode(args), end_user_ref: text(args, 'end-user'), bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name_th: text(args, 'name'),
+    })),
+  },
+  {
+    words: ['key', 'create'],
+    spec: spec('key create', 'Creates another API key for a merchant (its secret is shown once; a step-up token is minted for you).', {
+      merchant,
+      scopes: { type: 'string', value: 'LIST', default: 'wallet:read,withdrawals:write,withdrawals:read', help: 'comma-separated scopes' },
+      sandbox,
+    }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true)),
+  },
+  {
+    words: ['key', 'revoke'],
+    spec: spec('key revoke', 'Revokes an API key (a step-up token is minted for you).', {
+      key: { type: 'string', value: 'KEY_ID', required: true, help: 'the key id (key_…)' },
+    }),
+    run: async (args) => print(await bo(context(args), `/v1/bo/keys/${encodeURIComponent(text(args, 'key'))}/revoke`, {}, true)),
+  },
+  {
+    words: ['webhook', 'create'],
+    spec: spec('webhook create', 'Registers a webhook endpoint for a merchant; the answer holds its id and signing details.', {
+      merchant,
+      'endpoint-url': { type: 'string', value: 'URL', required: true, help: 'where the events are POSTed' },
+      events: { type: 'string', value: 'LIST', help: 'comma-separated event types, e.g. deposit.settled,withdrawal.filled (default: all)' },
+      sandbox,
+    }),
+    run: async (args) => {
+      const events = text(args, 'events') ? { event_types: text(args, 'events').split(',').filter(Boolean) } : {};
+      return print(await bo(context(args), merchantPath(args, 'webhook-endpoints'), { url: text(args, 'endpoint-url'), livemode: livemode(args), ...events }));
+    },
+  },
+  {
+    words: ['clock', 'advance'],
+    spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
+      seconds: { type: 'string', value: 'N', required: true, integer: true, help: 'how far to move' },
+    }),
+    run: async (args) => print(await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
+  },
+];
+
+export async function adminCommand(argv: readonly string[]): Promise<number> {
+  return dispatch('admin', 'The back office from the command line: each subcommand mints an operator token from the development issuer (or uses $SATANG_OPERATOR_TOKEN) and prints the JSON answer.', subcommands, argv);
 }

@@ -1,41 +1,157 @@
-// Argument parsing shared by the satang subcommands: words, `--name value` options and
-// `--flag` switches; the data directory defaults to $SATANG_DATA_DIR, then ./data, and the
-// server address to $SATANG_BASE_URL, then http://$SATANG_HOST:$SATANG_PORT (DESIGN.md,
+// Argument parsing shared by the satang subcommands: a thin layer over node:util parseArgs
+// (strict) that also gives every command its --help. A command declares its words and
+// options once (CommandSpec); the same declaration parses the arguments and prints the
+// help, so the help cannot drift from what is accepted. Parsing happens before anything
+// else a command does: --help, an unknown option, a missing value or a stray word ends the
+// command with no side effect (exit 0 for help, 2 for a usage error).
+//
+// Defaults from the environment: the data directory is $SATANG_DATA_DIR, then ./data; the
+// server address $SATANG_BASE_URL, then http://$SATANG_HOST:$SATANG_PORT (DESIGN.md,
 // Configuration).
 
-export interface Args {
-  /** The words that are not options, in order (e.g. `merchant create`). */
-  readonly words: readonly string[];
-  /** `--name value` as a string, a bare `--flag` as true. */
-  readonly options: Readonly<Record<string, string | true>>;
-}
+import { parseArgs } from 'node:util';
 
 export const defaultDataDir = process.env.SATANG_DATA_DIR ?? './data';
 export const defaultUrl = process.env.SATANG_BASE_URL
   ?? `http://${process.env.SATANG_HOST ?? '127.0.0.1'}:${process.env.SATANG_PORT ?? '8080'}`;
 
-export function parseArgs(argv: readonly string[]): Args {
-  const words: string[] = [];
-  const options: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) { words.push(arg); continue; }
-    const next = argv[i + 1];
-    if (next !== undefined && !next.startsWith('--')) { options[arg.slice(2)] = next; i++; }
-    else options[arg.slice(2)] = true;
-  }
-  return { words, options };
+/** Exit codes of every command: done, the request or check failed, a usage error. */
+export const exitOk = 0;
+export const exitFailed = 1;
+export const exitUsage = 2;
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** The value's placeholder in the help (`--port N`). */
+  readonly value?: string;
+  readonly help: string;
+  readonly default?: string;
+  readonly required?: boolean;
+  /** The value must be a safe integer (checked here, before the command runs). */
+  readonly integer?: boolean;
 }
 
-/** The option's value, else the fallback; throws when there is neither. */
-export function option(args: Args, name: string, fallback?: string): string {
-  const value = args.options[name];
-  if (typeof value === 'string') return value;
-  if (value === true) throw new Error(`--${name} needs a value`);
-  if (fallback === undefined) throw new Error(`--${name} is required`);
-  return fallback;
+export interface CommandSpec {
+  /** How it is called, without options: `satang call METHOD PATH`. */
+  readonly usage: string;
+  /** One line on what it does; the first sentence serves command lists too. */
+  readonly summary: string;
+  /** Positional words in order; a name in brackets (`[NAME]`) is optional. */
+  readonly words?: readonly string[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Lines printed after the options (examples, notes). */
+  readonly notes?: readonly string[];
+}
+
+export interface Args {
+  readonly words: readonly string[];
+  /** Every option's value: a string, a boolean for switches, undefined when absent. */
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+}
+
+const helpOption: OptionSpec = { type: 'boolean', short: 'h', help: 'show this help and do nothing else' };
+
+export function helpText(spec: CommandSpec): string {
+  const entries = Object.entries({ ...spec.options, help: helpOption }).map(([name, o]) => {
+    const left = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+    const extra = o.required ? ' (required)' : o.default !== undefined ? ` (default: ${o.default})` : '';
+    return `  ${left.padEnd(28)} ${o.help}${extra}`;
+  });
+  const usage = `usage: ${spec.usage}${Object.keys(spec.options).length > 0 ? ' [options]' : ''}`;
+  return [usage, '', spec.summary, '', 'options:', ...entries, ...(spec.notes ? ['', ...spec.notes] : []), ''].join('\n');
+}
+
+/** `satang admin merchant create` of `satang admin merchant create [NAME]`. */
+function commandName(spec: CommandSpec): string {
+  const words = spec.usage.split(' ');
+  const end = words.findIndex((w) => !/^[a-z-]+$/.test(w));
+  return words.slice(0, end === -1 ? undefined : end).join(' ');
+}
+
+/** A usage error: printed with a pointer to --help, exit code 2. */
+export function usageError(spec: CommandSpec, message: string): number {
+  const name = commandName(spec);
+  process.stderr.write(`${name}: ${message}\n(see: ${name} --help)\n`);
+  return exitUsage;
+}
+
+/**
+ * Parses argv against the spec. Returns the arguments, or an exit code when the command
+ * must stop here: 0 after printing the help, 2 after printing a usage error.
+ */
+export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args | number {
+  const options = Object.fromEntries(Object.entries({ ...spec.options, help: helpOption })
+    .map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    if (argv.includes('--help') || argv.includes('-h')) return printHelp(spec);
+    return usageError(spec, (error as Error).message.split('. ')[0]!); // parseArgs goes on about '--' after the first sentence
+  }
+  if (parsed.values.help) return printHelp(spec);
+  const words = spec.words ?? [];
+  const requiredWords = words.filter((w) => !w.startsWith('['));
+  if (parsed.positionals.length > words.length) return usageError(spec, `unexpected argument '${parsed.positionals[words.length]}'`);
+  if (parsed.positionals.length < requiredWords.length) return usageError(spec, `missing ${requiredWords.slice(parsed.positionals.length).join(' ')}`);
+  const values: Record<string, string | boolean | undefined> = {};
+  for (const [name, o] of Object.entries(spec.options)) {
+    const given = parsed.values[name] as string | boolean | undefined;
+    const value = given ?? (o.type === 'boolean' ? false : o.default);
+    if (value === undefined && o.required) return usageError(spec, `--${name} is required`);
+    if (typeof value === 'string' && o.integer && !/^-?\d+$/.test(value)) return usageError(spec, `--${name} must be an integer, not '${value}'`);
+    values[name] = value;
+  }
+  return { words: parsed.positionals, values };
+}
+
+function printHelp(spec: CommandSpec): number {
+  process.stdout.write(helpText(spec));
+  return exitOk;
+}
+
+/** A string option's value ('' when absent and without default). */
+export function text(args: Args, name: string): string {
+  const value = args.values[name];
+  return typeof value === 'string' ? value : '';
 }
 
 export function flag(args: Args, name: string): boolean {
-  return args.options[name] === true;
+  return args.values[name] === true;
+}
+
+// ---- command groups (`admin merchant create`, `projections rebuild`) ----
+
+export interface Subcommand {
+  /** The words that name it after the group: ['merchant', 'create']. */
+  readonly words: readonly string[];
+  readonly spec: CommandSpec;
+  run(args: Args): Promise<number>;
+}
+
+/**
+ * Picks the subcommand the leading words name (the longest match) and runs it with the rest.
+ * No words, or --help after words that begin subcommands: their list (exit 0); anything else
+ * that names no subcommand: a usage error (exit 2).
+ */
+export async function dispatch(group: string, summary: string, subcommands: readonly Subcommand[], argv: readonly string[]): Promise<number> {
+  const leading: string[] = [];
+  for (const a of argv) { if (a.startsWith('-')) break; leading.push(a); }
+  const match = subcommands
+    .filter((s) => s.words.every((w, i) => leading[i] === w))
+    .sort((a, b) => b.words.length - a.words.length)[0];
+  if (match) {
+    const args = parseCommand(match.spec, argv.slice(match.words.length));
+    return typeof args === 'number' ? args : match.run(args);
+  }
+  // `admin merchant --help` lists the subcommands those words begin.
+  const named = subcommands.filter((s) => leading.every((w, i) => s.words[i] === w));
+  const shown = named.length > 0 ? named : subcommands;
+  const list = `usage: satang ${group} <subcommand> [options]\n\n${summary}\n\nsubcommands (each takes --help):\n`
+    + shown.map((s) => `  ${s.words.join(' ').padEnd(20)} ${s.spec.summary.split('. ')[0]!.replace(/\.$/, '')}`).join('\n') + '\n';
+  const asked = argv.length === 0 || argv.includes('--help') || argv.includes('-h');
+  if (asked && named.length > 0) { process.stdout.write(list); return exitOk; }
+  process.stderr.write(`satang ${group}: '${leading.join(' ') || argv[0]}' is not a subcommand\n\n${list}`);
+  return exitUsage;
 }

@@ -3,12 +3,26 @@
 // SATANG_SLIP_PROVIDER_URL=http://H:N, and register transfers there before uploading slips.
 
 import { startBankSimServer } from '../../adapters/slips/bank-sim-server.ts';
-import { option, type Args } from './args.ts';
+import { parseCommand, text, usageError, type CommandSpec } from './args.ts';
 
-export async function bankSimCommand(args: Args): Promise<number> {
-  const port = Number(option(args, 'port', '8090'));
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
-  const running = await startBankSimServer({ host: option(args, 'host', '127.0.0.1'), port });
+const portMax = 65_535;
+
+export const bankSimSpec: CommandSpec = {
+  usage: 'satang bank-sim',
+  summary: 'Runs the bank simulator (a slip verification provider: POST /transfers, POST /verify) on its own port until interrupted.',
+  options: {
+    port: { type: 'string', value: 'N', default: '8090', integer: true, help: 'the port to listen on (0: a free one)' },
+    host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'the address to listen on' },
+  },
+  notes: ['Start the server with SATANG_SLIP_PROVIDER_URL=http://HOST:N to verify slips here.'],
+};
+
+export async function bankSimCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(bankSimSpec, argv);
+  if (typeof args === 'number') return args;
+  const port = Number(text(args, 'port'));
+  if (port < 0 || port > portMax) return usageError(bankSimSpec, '--port must be a port number (0-65535)');
+  const running = await startBankSimServer({ host: text(args, 'host'), port });
   console.log(`bank simulator listening on ${running.url} (POST /transfers, POST /verify); use SATANG_SLIP_PROVIDER_URL=${running.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => { running.close().then(resolve, resolve); };

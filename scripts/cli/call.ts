@@ -1,25 +1,96 @@
-// `satang call METHOD PATH --key sk_... [--data JSON] [--idempotency-key K] [--url URL]`:
-// signs a merchant request (contract: Merchant HMAC) and prints the status and the JSON
-// answer — the curl of this API. POSTs get a fresh Idempotency-Key unless one is given.
+// `satang call METHOD PATH --key sk_... [--data JSON] [-i] [--output FILE]`: signs a
+// merchant request (contract: Merchant HMAC) and shows the answer — the curl of this API.
+// POSTs get a fresh Idempotency-Key unless one is given. The body is passed on as the
+// bytes received (a slip image stays an image): to --output FILE, or to stdout when that
+// is a pipe or a file; only a terminal gets JSON pretty-printed, and never binary bytes.
+// -i puts the status line and headers on stdout first, as curl -i does.
 
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { signRequest } from '../../server/hmac.ts';
-import { defaultUrl, option, type Args } from './args.ts';
+import { defaultUrl, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 
-export async function callCommand(args: Args): Promise<number> {
+const apiVersion = '2026-08-01';
+
+export const callSpec: CommandSpec = {
+  usage: 'satang call METHOD PATH',
+  summary: 'Signs a merchant request with an API key (PG-Signature, PG-Timestamp, PG-Nonce) and sends it. Exit 0 on a 2xx or 3xx answer, 1 otherwise.',
+  words: ['METHOD', 'PATH'],
+  options: {
+    key: { type: 'string', value: 'SK', help: 'the secret API key (sk_…; $SATANG_API_KEY)' },
+    data: { type: 'string', value: 'JSON', help: 'the JSON request body' },
+    'idempotency-key': { type: 'string', value: 'KEY', help: 'the Idempotency-Key of a POST (default: a fresh UUID)' },
+    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    output: { type: 'string', short: 'o', value: 'FILE', help: 'write the body, byte for byte, to FILE' },
+    include: { type: 'boolean', short: 'i', help: 'print the status line and the response headers before the body' },
+  },
+  notes: [
+    "PATH may carry a query: 'GET /v1/pay/events?since_sequence=0'. The status goes to stderr (HTTP 200), unless -i.",
+    'example: scripts/satang call GET /v1/pay/deposits/dep_…/slip --key $KEY --output slip.jpg',
+  ],
+};
+
+interface Answer { readonly head: IncomingMessage; readonly body: Buffer }
+
+function send(url: URL, method: string, headers: Record<string, string>, body: string): Promise<Answer> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (head) => {
+      const chunks: Buffer[] = [];
+      head.on('data', (c: Buffer) => chunks.push(c));
+      head.on('end', () => resolve({ head, body: Buffer.concat(chunks) }));
+      head.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body === '' ? undefined : body);
+  });
+}
+
+/** `HTTP/1.1 200 OK` and the headers as the server spelled them. */
+function statusAndHeaders(head: IncomingMessage): string {
+  const lines = [`HTTP/${head.httpVersion} ${head.statusCode} ${head.statusMessage ?? ''}`.trimEnd()];
+  for (let i = 0; i < head.rawHeaders.length; i += 2) lines.push(`${head.rawHeaders[i]}: ${head.rawHeaders[i + 1]}`);
+  return lines.join('\r\n') + '\r\n\r\n';
+}
+
+function isText(contentType: string): boolean {
+  return /^(text\/|application\/([\w.+-]*\+)?json)/i.test(contentType);
+}
+
+/** What a terminal is shown: JSON indented, text as is, binary only described. */
+function forTerminal(answer: Answer): string {
+  const type = answer.head.headers['content-type'] ?? '';
+  if (!isText(type)) return `(${answer.body.length} bytes of ${type || 'binary data'}; not written to a terminal: use --output FILE or a pipe)\n`;
+  const body = answer.body.toString('utf8');
+  try { return JSON.stringify(JSON.parse(body), null, 2) + '\n'; } catch { return body.endsWith('\n') || body === '' ? body : body + '\n'; }
+}
+
+export async function callCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(callSpec, argv);
+  if (typeof args === 'number') return args;
   const [method = '', target = ''] = args.words;
-  if (!method || !target.startsWith('/')) throw new Error('usage: satang call METHOD PATH --key sk_... [--data JSON]');
+  if (!/^[A-Za-z]+$/.test(method)) return usageError(callSpec, `METHOD must be an HTTP method, not '${method}'`);
+  if (!target.startsWith('/')) return usageError(callSpec, `PATH must start with /, not '${target}'`);
+  const key = text(args, 'key') || (process.env.SATANG_API_KEY ?? '');
+  if (!key) return usageError(callSpec, '--key is required (or set SATANG_API_KEY)');
+  const body = text(args, 'data');
+  if (body !== '') {
+    try { JSON.parse(body); } catch (error) { return usageError(callSpec, `--data is not JSON: ${(error as Error).message}`); } // here, not at the server
+  }
   const upper = method.toUpperCase();
-  const key = option(args, 'key', process.env.SATANG_API_KEY);
-  const body = typeof args.options.data === 'string' ? args.options.data : '';
-  if (body !== '') JSON.parse(body); // fail here, not at the server, on a typo
   const [path = '', query = ''] = target.split('?');
-  const idempotencyKey = upper === 'POST' ? option(args, 'idempotency-key', randomUUID()) : undefined;
-  const headers = signRequest({ secret: key, method: upper, path, query, body, version: '2026-08-01', ...(idempotencyKey ? { idempotencyKey } : {}) });
+  const idempotencyKey = upper === 'POST' ? text(args, 'idempotency-key') || randomUUID() : undefined;
+  const headers = signRequest({ secret: key, method: upper, path, query, body, version: apiVersion, ...(idempotencyKey ? { idempotencyKey } : {}) });
   if (body !== '') headers['Content-Type'] = 'application/json';
-  const res = await fetch(option(args, 'url', defaultUrl) + target, { method: upper, headers, ...(body !== '' ? { body } : {}) });
-  const text = await res.text();
-  console.error(`HTTP ${res.status}${res.headers.get('idempotent-replay') ? ' (replay)' : ''}`);
-  try { console.log(JSON.stringify(JSON.parse(text), null, 2)); } catch { console.log(text); }
-  return res.ok ? 0 : 1;
+  const answer = await send(new URL(text(args, 'url') + target), upper, headers, body);
+  const status = answer.head.statusCode ?? 0;
+  if (flag(args, 'include')) process.stdout.write(statusAndHeaders(answer.head));
+  else process.stderr.write(`HTTP ${status}${answer.head.headers['idempotent-replay'] ? ' (replay)' : ''}\n`);
+  const output = text(args, 'output');
+  if (output) writeFileSync(output, answer.body);
+  else if (process.stdout.isTTY) process.stdout.write(forTerminal(answer));
+  else process.stdout.write(answer.body);
+  return status >= 200 && status < 400 ? 0 : 1;
 }

@@ -15,15 +15,37 @@ import { readSideLimits } from '../../core/limits.ts';
 import { rebuildProjections } from '../../projections/rebuild.ts';
 import { readSideStatus } from '../../projections/status.ts';
 import { createLogger } from '../../server/log.ts';
-import { defaultDataDir, option, type Args } from './args.ts';
+import { defaultDataDir, dispatch, text, type Subcommand } from './args.ts';
 
-export async function projectionsCommand(args: Args): Promise<number> {
-  const [action, name] = args.words;
-  const dataDir = option(args, 'data-dir', defaultDataDir);
-  if (action === 'rebuild') return rebuild(dataDir, name);
-  if (action === 'status') return status(dataDir, option(args, 'nats', process.env.SATANG_NATS_URL ?? ''));
-  process.stderr.write(`usage: scripts/satang projections rebuild [${projectionNames.join('|')}] | projections status [--nats URL]\n`);
-  return 2;
+const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
+
+const subcommands: readonly Subcommand[] = [
+  {
+    words: ['rebuild'],
+    spec: {
+      usage: 'satang projections rebuild [NAME]',
+      summary: `Drops the named projection (or all of them) and replays it from journal.db; prints a JSON report (exit 1 when entries were parked). NAME: one of ${projectionNames.join(', ')}.`,
+      words: ['[NAME]'],
+      options: { 'data-dir': dataDirOption },
+    },
+    run: async (args) => rebuild(text(args, 'data-dir'), args.words[0]),
+  },
+  {
+    words: ['status'],
+    spec: {
+      usage: 'satang projections status',
+      summary: "Prints each projection's position and lag behind the journal, the relays' positions, parked entries and, with a NATS URL, the JetStream backlog, as JSON.",
+      options: {
+        'data-dir': dataDirOption,
+        nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: 'a NATS server to ask for the stream and consumers ($SATANG_NATS_URL)' },
+      },
+    },
+    run: async (args) => status(text(args, 'data-dir'), text(args, 'nats')),
+  },
+];
+
+export async function projectionsCommand(argv: readonly string[]): Promise<number> {
+  return dispatch('projections', 'The read models built from the journal (see README, Read side).', subcommands, argv);
 }
 
 function rebuild(dataDir: string, name: string | undefined): number {

@@ -13,14 +13,25 @@ import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
 import { createLogger } from '../../server/log.ts';
-import { defaultDataDir, option, type Args } from './args.ts';
+import { defaultDataDir, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 
 const journalWaitMs = 500;
 
-export async function projectorCommand(args: Args): Promise<number> {
-  const dataDir = option(args, 'data-dir', defaultDataDir);
-  const natsUrl = option(args, 'nats', process.env.SATANG_NATS_URL ?? '');
-  if (!natsUrl) throw new Error('the projector runs against NATS: set SATANG_NATS_URL or pass --nats URL');
+export const projectorSpec: CommandSpec = {
+  usage: 'satang projector',
+  summary: 'Runs every projection as its own process against NATS JetStream, writing projections.db in the data directory, until SIGTERM or SIGINT.',
+  options: {
+    'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the API's data directory ($SATANG_DATA_DIR)" },
+    nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: 'the NATS server ($SATANG_NATS_URL; required)' },
+  },
+};
+
+export async function projectorCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(projectorSpec, argv);
+  if (typeof args === 'number') return args;
+  const dataDir = text(args, 'data-dir');
+  const natsUrl = text(args, 'nats');
+  if (!natsUrl) return usageError(projectorSpec, 'the projector runs against NATS: set SATANG_NATS_URL or pass --nats URL');
   const log = createLogger();
   let stopping = false;
   const stopped = new Promise<void>((resolve) => {

@@ -8,9 +8,19 @@ import { DevIssuer } from '../../server/auth/operator.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
 import { readConfig } from '../../server/config.ts';
 import { sealerFor } from '../../server/master-key.ts';
-import { defaultDataDir, flag, option, type Args } from './args.ts';
+import { defaultDataDir, flag, parseCommand, text, type CommandSpec } from './args.ts';
 
-export const defaultTokenRoles: readonly string[] = ['support'];
+export const tokenSpec: CommandSpec = {
+  usage: 'satang token',
+  summary: 'Mints an operator JWT from the local development issuer (its key is in the data directory, sealed under the master key) and prints it.',
+  options: {
+    sub: { type: 'string', value: 'ID', default: 'emp_dev', help: "the operator's employee id (the token's subject)" },
+    roles: { type: 'string', value: 'LIST', default: 'support', help: `comma-separated roles (${operatorRoles.join(', ')}); default support, read-only` },
+    'step-up': { type: 'boolean', help: 'a short-lived step-up token (X-PG-Step-Up-Token) instead of a session token' },
+    'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
+  },
+  notes: ['example: curl -H "Authorization: Bearer $(scripts/satang token --sub emp_alice --roles reviewer)" http://127.0.0.1:8080/v1/bo/...'],
+};
 
 export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {
   const env = { ...process.env, SATANG_DATA_DIR: dataDir };
@@ -18,10 +28,12 @@ export async function mintToken(dataDir: string, sub: string, roles: readonly st
   return issuer.mint(sub, { roles, stepUp });
 }
 
-export async function tokenCommand(args: Args): Promise<number> {
-  const roles = typeof args.options.roles === 'string' ? args.options.roles.split(',').filter(Boolean) : defaultTokenRoles;
+export async function tokenCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(tokenSpec, argv);
+  if (typeof args === 'number') return args;
+  const roles = text(args, 'roles').split(',').filter(Boolean);
   const unknown = roles.filter((r) => !(operatorRoles as readonly string[]).includes(r));
   if (unknown.length > 0) throw new Error(`unknown role ${unknown.join(', ')}; roles: ${operatorRoles.join(', ')}`);
-  console.log(await mintToken(option(args, 'data-dir', defaultDataDir), option(args, 'sub', 'emp_dev'), roles, flag(args, 'step-up')));
+  console.log(await mintToken(text(args, 'data-dir'), text(args, 'sub'), roles, flag(args, 'step-up')));
   return 0;
 }

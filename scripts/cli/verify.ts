@@ -7,10 +7,20 @@
 import { openDatabase } from '../../adapters/sqlite/schema.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
-import { defaultDataDir, option, type Args } from './args.ts';
+import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
 
-export async function verifyCommand(args: Args): Promise<number> {
-  const dataDir = option(args, 'data-dir', defaultDataDir);
+export const verifySpec: CommandSpec = {
+  usage: 'satang verify',
+  summary: "Checks journal.db without changing it: the hash chain, a replay against the snapshots, every balance against the postings, outbox and idempotency rows, and scans every file of the data dir for secrets in clear and loose file modes. Prints a JSON report; exit 0 when all holds, 1 on a mismatch, 2 when the database cannot be read.",
+  options: {
+    'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
+  },
+};
+
+export async function verifyCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(verifySpec, argv);
+  if (typeof args === 'number') return args;
+  const dataDir = text(args, 'data-dir');
   let db;
   try {
     db = openDatabase(dataDir, { mustExist: true });

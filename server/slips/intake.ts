@@ -9,7 +9,7 @@
 //   3. the evidence is written to the slip store and fsynced;
 //   4. ReceiveSlip is executed with the idempotency record (scope slip:<deposit>,
 //      request hash = fingerprint) in the same commit, and awaited until durable.
-// Only then 202 {receipt_id, status 'accepted', received_at}. If the store or the journal
+// Only then 202 {receipt_id, livemode, status 'accepted', received_at}. If the store or the journal
 // fails: 503 slip_intake_unavailable with Retry-After and no journal entry (the command
 // commits whole or not at all); the same key and evidence then gets the same receipt.
 // That allocation is kept in memory (bounded, 24 h): after a process restart a retry gets
@@ -136,10 +136,11 @@ export class SlipIntake {
   }
 
   /** The slip receipt, read from the world the command just changed. */
-  private receipt(depositId: string, receiptId: string): { receipt_id: string; status: 'accepted'; received_at: string } {
+  /** Carries the order's livemode, as every object the API returns does. */
+  private receipt(depositId: string, receiptId: string): { receipt_id: string; livemode: boolean; status: 'accepted'; received_at: string } {
     const d = this.parts.services.write.world.deposits.get(depositId)!;
     const slip = [d.slip, d.additionalSlip, ...(d.queuedSlips ?? [])].find((s) => s?.receiptId === receiptId)!;
-    return { receipt_id: receiptId, status: 'accepted', received_at: iso(slip.receivedAt) };
+    return { receipt_id: receiptId, livemode: d.livemode, status: 'accepted', received_at: iso(slip.receivedAt) };
   }
 
   private refusal(rejection: Rejection): ApiError {

@@ -15,6 +15,7 @@ import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import type { CapabilitySigner } from '../capability.ts';
 import type { SlipStore } from '../../adapters/slips/store.ts';
 import { ApiError } from '../errors.ts';
+import { closeAfterAnswer } from '../request-body.ts';
 import { idempotencyKeyOf } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { apiVersion } from '../routes/deposits.ts';
@@ -78,9 +79,6 @@ async function closeUnreadBody(ctx: Context, next: Next): Promise<void> {
     await next();
   } finally {
     const hasBody = ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
-    if (hasBody && !bodyWasRead(ctx)) {
-      ctx.set('Connection', 'close');
-      ctx.res.once('finish', () => ctx.req.socket.destroy());
-    }
+    if (hasBody && !bodyWasRead(ctx)) closeAfterAnswer(ctx);
   }
 }

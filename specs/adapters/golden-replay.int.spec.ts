@@ -21,24 +21,13 @@ import type { Command } from '../../core/handler/commands.ts';
 import type { VerificationOutcome } from '../../core/deposit/decide.ts';
 import { openStore, type Store } from '../../adapters/sqlite/store.ts';
 import { CounterIds, ManualClock } from '../support/core-harness.ts';
+import { prng } from '../support/prng.ts';
 
 const fixturePath = join(import.meta.dirname, 'fixtures', 'golden-replay.json');
 const seed = 20261123;
 const steps = 4000;
 /** Commands decided in one group commit: several per transaction, as the server runs. */
 const batchSize = 25;
-
-/** mulberry32: a tiny, well-known 32-bit PRNG, so the sequence never depends on a library version. */
-function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Golden {
   readonly steps: number;

@@ -29,7 +29,8 @@ test.after(async () => { server.closeAllConnections(); await new Promise<void>((
 test.before.each(() => { attempts = 0; });
 
 const evidence = { imageSha256: 'a'.repeat(64), payload: 'qr-1' };
-const noSleep = { sleep: async () => {}, attemptTimeoutMs: 300 };
+// Generous per attempt, so a loaded machine never turns an answer into a timeout; the timeout test sets its own.
+const noSleep = { sleep: async () => {}, attemptTimeoutMs: 5_000 };
 const transfer = {
   trans_ref: 'TR1', amount_minor: 50_000, occurred_at: '2026-11-21T03:00:00.000Z',
   sender: { bank_code: '014', account_number: 'xxx-x-x4321-x', account_name_th: 'สมชาย ใ***' },

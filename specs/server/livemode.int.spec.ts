@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { depositBody, TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
 import { delay, gatewayRoute, openDispute, payFirstLeg, withdrawalBody } from '../support/api-checks.ts';
+import { assertReceipt, uploadJson } from '../support/slip-harness.ts';
 
 let s: TestServer;
 let m: MerchantKeys;
@@ -151,6 +152,18 @@ test('back office: a minted key and its revocation say the key’s mode', async 
   for (const [mode, livemode] of modes) {
     const key = carries(ok(await s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode, scopes: ['wallet:read'] }, { stepUp: true }), 201, `${mode} key`), livemode, `${mode} api key`);
     carries(ok(await s.bo('POST', `/v1/bo/keys/${key.key_id}/revoke`, {}, { stepUp: true }), 200, `${mode} revoke`), livemode, `${mode} api_key (revoked)`);
+  }
+});
+
+test('the slip receipt says the mode of its order: a sandbox upload answers livemode false, a live one true', async () => {
+  const payer = await s.onboard('Payer', m.whiteLabelId); // a deposit is paid into another merchant's withdrawal
+  for (const [mode, livemode] of modes) {
+    await s.fund(payer.id, 5_000_000, livemode);
+    const ben = await s.beneficiary(payer.id, livemode, '5550009999');
+    ok(await s.call(payer[mode].api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 4_000_000 })), 201, `${mode} withdrawal for the slip (room left after the waiting deposits of the tests above take theirs)`);
+    const d = ok(await s.call(keyOf(mode), 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 30_000, fill_preference: 'internal_only' })), 201, `${mode} deposit for the slip`);
+    const receipt = assertReceipt(await uploadJson(d.slip_upload, { trans_ref: `TR-${randomUUID().slice(0, 8)}`, sending_bank_code: '014', occurred_at: new Date(s.clock.now()).toISOString() }));
+    assert.is(receipt.livemode, livemode, `${mode} slip receipt`);
   }
 });
 

@@ -80,6 +80,7 @@ test('2 legs: the slip of leg 2 uploaded while leg 1 is verifying is taken (202)
     const legs = [legSlip(scene, 0), legSlip(scene, 1)];
     for (const { transfer } of legs) await registerTransfer(scene.s, transfer);
     const first = assertReceipt(await uploadFile(scene.deposit.slip_upload, legs[0]!.image));
+    assert.is(first.livemode, true, 'the receipt says the mode of its (live) order');
     assert.is((await depositOf(scene)).status, 'slip_processing');
     const second = assertReceipt(await uploadFile(scene.deposit.slip_upload, legs[1]!.image));
     assert.is.not(second.receipt_id, first.receipt_id);

@@ -110,9 +110,10 @@ export function uploadJson(cap: Capability, body: unknown, key?: string): Promis
   return upload(cap, typeof body === 'string' ? body : JSON.stringify(body), 'application/json', key !== undefined ? { key } : {});
 }
 
-export function assertReceipt(r: Reply): { receipt_id: string; status: string; received_at: string } {
+export function assertReceipt(r: Reply): { receipt_id: string; livemode: boolean; status: string; received_at: string } {
   assert.is(r.status, 202, r.text);
-  assert.equal(Object.keys(r.json).sort(), ['receipt_id', 'received_at', 'status']);
+  assert.equal(Object.keys(r.json).sort(), ['livemode', 'receipt_id', 'received_at', 'status']);
+  assert.type(r.json.livemode, 'boolean');
   assert.match(r.json.receipt_id, /^rcpt_[0-9A-Z]{26}$/);
   assert.is(r.json.status, 'accepted');
   assert.match(r.json.received_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

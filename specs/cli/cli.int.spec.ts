@@ -1,0 +1,193 @@
+// The satang command line run as a user runs it: `scripts/satang …` as child processes
+// against a real server (TestServer, its clock set to the wall clock the CLI signs and
+// mints tokens with) sharing its data directory. Checks that --help and bad arguments
+// never act (no merchant, no journal entry, no token, no server, no rebuild) and that
+// `call` hands over the answer's bytes as received (a slip image stays an image).
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { waitForProjections } from '../support/projections.ts';
+import { pngSlip, receiver, uploadFile, type Capability } from '../support/slip-harness.ts';
+
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+/** A --help or a refused argument must end the process long before this. */
+const exitWaitMs = 15_000;
+
+interface Ran { code: number | null; stdout: Buffer; stderr: string; timedOut: boolean }
+
+function satang(args: readonly string[], env: Record<string, string>): Promise<Ran> {
+  return new Promise((resolve) => {
+    // From outside the repository, as a user with scripts/satang on the PATH would.
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let stderr = '', timedOut = false;
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, exitWaitMs);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout: Buffer.concat(out), stderr, timedOut }); });
+  });
+}
+
+interface Scene { s: TestServer; env: Record<string, string>; shop: MerchantKeys }
+
+async function scene(): Promise<Scene> {
+  const s = await TestServer.start({}, undefined, { slipWorker: 'manual' });
+  s.clock.set(Date.now()); // the CLI signs and mints on the wall clock
+  const shop = await s.onboard('Shop');
+  await waitForProjections(s.dataDir, s.running.store.world.lastSeq); // so that projections.db is at rest
+  return { s, shop, env: { SATANG_DATA_DIR: s.dataDir, SATANG_BASE_URL: s.url, SATANG_LOG_LEVEL: 'silent' } };
+}
+
+/** What an action would change: journal entries, merchants, projections.db on disk. */
+function footprint(sc: Scene): string {
+  const files = ['projections.db', 'projections.db-wal'].map((f) => {
+    try { const st = statSync(join(sc.s.dataDir, f)); return `${f}:${st.size}:${st.mtimeMs}`; } catch { return `${f}:none`; }
+  });
+  return JSON.stringify({ seq: sc.s.running.store.world.lastSeq, merchants: sc.s.running.store.world.merchants.size, files });
+}
+
+/** Runs `each` over the items, a few at a time (each one is a node process start). */
+async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<void>, width = 4): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await each(items[next++]!);
+  }));
+}
+
+const helpCases: readonly (readonly string[])[] = [
+  [], ['--help'],
+  ['admin', '--help'], ['admin', 'merchant', '--help'],
+  ...['white-label create', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance']
+    .map((words) => ['admin', ...words.split(' '), '--help']),
+  ['admin', 'merchant', 'create', '--name', 'Helped', '--help'],
+  ['call', '--help'], ['call', 'GET', '/v1/pay/balance', '--help'],
+  ['token', '--sub', 'emp_x', '-h'],
+  ['verify', '--help'],
+  ['bank-sim', '--port', '0', '--help'],
+  ['projections', '--help'], ['projections', 'rebuild', '--help'], ['projections', 'status', '--help'],
+  ['projector', '--help'],
+];
+
+const help = suite('satang --help');
+
+help('every command and subcommand: --help prints its usage, exits 0 at once and changes nothing', async () => {
+  const sc = await scene();
+  try {
+    const before = footprint(sc);
+    await inParallel(helpCases, async (args) => {
+      const r = await satang(args, sc.env);
+      const label = `satang ${args.join(' ')}`;
+      assert.not.ok(r.timedOut, `${label} did not exit (a server left running?)`);
+      assert.is(r.code, 0, `${label}: ${r.stderr}`);
+      const out = r.stdout.toString('utf8');
+      assert.match(out, /^usage: /, `${label} printed ${out}`);
+      assert.not.match(out, /eyJ[\w-]+\.[\w-]+\./, `${label} printed a token`);
+      assert.not.match(out, /"id":|listening/, `${label} acted: ${out}`);
+    });
+    assert.is(footprint(sc), before, 'a --help changed the journal, the merchants or projections.db');
+    // A subcommand's help lists its options, e.g. the webhook's --endpoint-url.
+    assert.match((await satang(['admin', 'webhook', 'create', '--help'], sc.env)).stdout.toString(), /--endpoint-url URL/);
+  } finally {
+    await sc.s.stop();
+  }
+});
+
+help('an unknown option, a missing value or a stray word: exit 2, an error naming it, no side effect', async () => {
+  const sc = await scene();
+  try {
+    const cases: readonly [readonly string[], RegExp][] = [
+      [['admin', 'merchant', 'create', '--name', 'Bogus', '--bogus'], /unknown option '--bogus'/i],
+      [['admin', 'merchant', 'create', '--name'], /--name.*argument missing|--name/i],
+      [['admin', 'merchant', 'create', 'Shop2'], /unexpected argument 'Shop2'/],
+      [['admin', 'fund', '--merchant', sc.shop.id, '--amount', '12x'], /--amount must be an integer/],
+      [['admin', 'merchant', 'make'], /'merchant make' is not a subcommand/],
+      [['token', '--bogus'], /unknown option '--bogus'/i],
+      [['projections', 'rebuild', '--bogus'], /unknown option '--bogus'/i],
+      [['bank-sim', '--bogus'], /unknown option '--bogus'/i],
+      [['call', 'GET', '/v1/pay/balance', '--key', sc.shop.live.api_key, '--bogus'], /unknown option '--bogus'/i],
+      [['call', 'POST', '/v1/pay/deposits', '--key', sc.shop.live.api_key, '--data', '{oops'], /--data is not JSON/],
+    ];
+    const before = footprint(sc);
+    await inParallel(cases, async ([args, message]) => {
+      const r = await satang(args, sc.env);
+      const label = `satang ${args.join(' ')}`;
+      assert.not.ok(r.timedOut, `${label} did not exit`);
+      assert.is(r.code, 2, `${label} exited ${r.code}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, message, `${label}: ${r.stderr}`);
+      assert.is(r.stdout.length, 0, `${label} printed ${r.stdout}`);
+    });
+    assert.is(footprint(sc), before, 'a refused command changed something');
+  } finally {
+    await sc.s.stop();
+  }
+});
+
+help.run();
+
+const call = suite('satang call');
+
+/** A deposit with an uploaded PNG slip: a withdrawing merchant gives it a destination. */
+async function depositWithSlip(sc: Scene): Promise<{ id: string; image: Buffer }> {
+  const payer = await sc.s.onboard('Payer', sc.shop.whiteLabelId);
+  await sc.s.fund(payer.id, 5_000_000);
+  const ben = await sc.s.beneficiary(payer.id, true, receiver.account_number);
+  const w = await sc.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 1_000_000, currency: 'THB', merchant_reference: `w-${randomUUID()}`, end_user_ref: 'payee-1', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  const d = await sc.s.call(sc.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ fill_preference: 'internal_only' }));
+  assert.is(d.status, 201, d.text);
+  // Every byte value, so any text decoding on the way would show.
+  const image = Buffer.concat([pngSlip(), Buffer.from(Array.from({ length: 256 }, (_, i) => i))]);
+  const r = await uploadFile(d.json.slip_upload as Capability, image, { fileType: 'image/png', filename: 'slip.png' });
+  assert.is(r.status, 202, r.text);
+  return { id: d.json.id, image };
+}
+
+call('--output FILE and a piped stdout get the slip image byte for byte', async () => {
+  const sc = await scene();
+  const dir = mkdtempSync(join(tmpdir(), 'satang-cli-'));
+  try {
+    const { id, image } = await depositWithSlip(sc);
+    const file = join(dir, 'slip.png');
+    const saved = await satang(['call', 'GET', `/v1/pay/deposits/${id}/slip`, '--key', sc.shop.live.api_key, '--output', file], sc.env);
+    assert.is(saved.code, 0, saved.stderr);
+    assert.ok(readFileSync(file).equals(image), 'the file differs from the uploaded image');
+    const piped = await satang(['call', 'GET', `/v1/pay/deposits/${id}/slip`, '--key', sc.shop.live.api_key], sc.env);
+    assert.is(piped.code, 0, piped.stderr);
+    assert.ok(piped.stdout.equals(image), 'stdout differs from the uploaded image');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await sc.s.stop();
+  }
+});
+
+call('-i shows the status line and the headers, then the body', async () => {
+  const sc = await scene();
+  try {
+    const { id } = await depositWithSlip(sc);
+    const r = await satang(['call', '-i', 'GET', `/v1/pay/deposits/${id}`, '--key', sc.shop.live.api_key], sc.env);
+    assert.is(r.code, 0, r.stderr);
+    const out = r.stdout.toString('utf8');
+    const [head = '', body = ''] = out.split('\r\n\r\n');
+    const lines = head.split('\r\n');
+    assert.is(lines[0], 'HTTP/1.1 200 OK');
+    assert.ok(lines.some((l) => /^content-type: application\/json/i.test(l)), head);
+    assert.is(JSON.parse(body).id, id);
+    const image = await satang(['call', '--include', 'GET', `/v1/pay/deposits/${id}/slip`, '--key', sc.shop.live.api_key], sc.env);
+    assert.match(image.stdout.toString('latin1'), /^HTTP\/1\.1 200 OK\r\n[\s\S]*content-type: image\/png\r\n/i);
+    // A refused call: the status line still says what happened, and the exit code is 1.
+    const refused = await satang(['call', '-i', 'GET', '/v1/pay/deposits/dep_nope', '--key', sc.shop.live.api_key], sc.env);
+    assert.is(refused.code, 1);
+    assert.match(refused.stdout.toString(), /^HTTP\/1\.1 404 /);
+  } finally {
+    await sc.s.stop();
+  }
+});
+
+call.run();

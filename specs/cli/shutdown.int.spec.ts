@@ -1,0 +1,138 @@
+// Stopping the server as an operator does: `npm start` signalled with SIGTERM (what a
+// process manager sends to the PID it started) must stop the server itself, not just npm;
+// and shutdown drains — in-flight requests finish, then the process exits even while a
+// slow client holds a connection open, no later than SATANG_SHUTDOWN_DRAIN_MS.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const readyWaitMs = 60_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function answers(port: number): Promise<boolean> {
+  try {
+    const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) });
+    return r.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** The processes whose environment names this data directory: the ones a run started. */
+function processesUsing(dataDir: string): number[] {
+  const needle = `SATANG_DATA_DIR=${dataDir}\0`;
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try { if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(needle)) pids.push(Number(entry)); } catch { /* gone or not ours */ }
+  }
+  return pids;
+}
+
+interface Started { child: ChildProcess; port: number; dataDir: string; exited: Promise<number | null> }
+
+async function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'satang-shutdown-'));
+  const child = spawn(command, args, {
+    cwd: root, stdio: 'ignore',
+    env: { ...process.env, SATANG_PORT: String(port), SATANG_DATA_DIR: dataDir, SATANG_LOG_LEVEL: 'warn', ...env },
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await until('the server answers /healthz', () => answers(port), readyWaitMs);
+  return { child, port, dataDir, exited };
+}
+
+/** Kills whatever a failed run left behind (processes this spec started), removes its data. */
+function cleanUp(run: Started): void {
+  for (const pid of processesUsing(run.dataDir)) { try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } }
+  rmSync(run.dataDir, { recursive: true, force: true });
+}
+
+/** A client that sent half of its request headers and then went quiet. */
+async function slowClient(port: number): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.on('error', () => {});
+  socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  await sleep(200);
+  return socket;
+}
+
+const test = suite('shutdown');
+
+test('npm start: SIGTERM to the npm process stops the server; nothing is left answering', async () => {
+  const run = await start('npm', ['start']);
+  try {
+    assert.ok(processesUsing(run.dataDir).length > 0);
+    run.child.kill('SIGTERM');
+    await until('npm exits', async () => run.child.exitCode !== null || run.child.signalCode !== null, 20_000);
+    await until('the port stops answering', async () => !(await answers(run.port)), 20_000);
+    await until('no server process remains', () => processesUsing(run.dataDir).length === 0, 5_000);
+  } finally {
+    cleanUp(run);
+  }
+});
+
+test('a request in flight at SIGTERM gets its answer, then the process exits', async () => {
+  const run = await start(process.execPath, ['--import', 'tsx', 'server/main.ts'], { SATANG_SHUTDOWN_DRAIN_MS: '10000' });
+  try {
+    const socket = await slowClient(run.port);
+    let reply = '';
+    socket.on('data', (d) => { reply += d; });
+    run.child.kill('SIGTERM');
+    await sleep(500);
+    socket.write('\r\n'); // the rest of the request, after the signal
+    await until('the answer arrives', () => reply.includes('\r\n\r\n'), 5_000);
+    assert.match(reply, /^HTTP\/1\.1 200 /);
+    const answeredAt = Date.now();
+    await run.exited;
+    assert.ok(Date.now() - answeredAt < 3_000, `exited ${Date.now() - answeredAt} ms after answering (waited on the kept-alive connection?)`);
+    socket.destroy();
+  } finally {
+    cleanUp(run);
+  }
+});
+
+test('a slow client holding a connection does not keep the process alive past the drain deadline', async () => {
+  const drainMs = 1_000;
+  const run = await start(process.execPath, ['--import', 'tsx', 'server/main.ts'], { SATANG_SHUTDOWN_DRAIN_MS: String(drainMs) });
+  try {
+    const socket = await slowClient(run.port);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const signalledAt = Date.now();
+    run.child.kill('SIGTERM');
+    const code = await Promise.race([run.exited, sleep(drainMs + 10_000).then(() => 'still running')]);
+    assert.is.not(code, 'still running', 'the process outlived the drain deadline by 10 s');
+    assert.ok(Date.now() - signalledAt >= drainMs - 100, 'it did not wait for the drain deadline');
+    await closed;
+  } finally {
+    cleanUp(run);
+  }
+});
+
+test.run();

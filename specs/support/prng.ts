@@ -1,0 +1,13 @@
+// mulberry32: a tiny, well-known 32-bit seeded PRNG for specs, so a failing seed can be
+// replayed and a generated sequence never depends on a library's version.
+
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
