@@ -148,6 +148,8 @@ export const requestLimits = {
   keepAliveTimeoutMs: 5 * second,
   /** How often, at most, the server looks for connections past their timeouts (Node's default of 30 s would let a slow client overstay by 30 s). */
   connectionsCheckMsMax: 1 * second,
+  /** How long a connection refused mid-body may go on sending after its answer before it is cut (a lingering close). */
+  unreadBodyLingerMs: 1 * second,
 } as const;
 
 // ---- webhook delivery (contract: Delivery rules, Limits, Webhook signatures; adapters/webhooks/) ----
