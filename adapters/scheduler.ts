@@ -8,7 +8,7 @@
 import type { CommandHandler } from '../core/handler/handle.ts';
 import type { Clock } from '../core/ports.ts';
 import { ManualClock } from './clock.ts';
-import { adapterLimits } from './limits.ts';
+import { writeSideLimits } from '../core/limits.ts';
 
 export interface TimerHost {
   readonly clock: Clock;
@@ -45,7 +45,7 @@ export class Scheduler {
   async tick(): Promise<number> {
     this.ticking = true;
     try {
-      const { result, durable } = this.host.capture(() => this.host.handler.fireDueTimers(adapterLimits.schedulerTimersPerTickMax));
+      const { result, durable } = this.host.capture(() => this.host.handler.fireDueTimers(writeSideLimits.schedulerTimersPerTickMax));
       await durable;
       return result;
     } finally {
@@ -69,7 +69,7 @@ export class Scheduler {
         if (next === undefined || next > target) break;
         if (next > clock.now()) clock.set(next);
         count += this.host.handler.fireDueTimers(1);
-        if (count > adapterLimits.advanceTimersMax) throw new Error(`advance: more than ${adapterLimits.advanceTimersMax} timers fired; a timer keeps falling due`);
+        if (count > writeSideLimits.advanceTimersMax) throw new Error(`advance: more than ${writeSideLimits.advanceTimersMax} timers fired; a timer keeps falling due`);
       }
       return count;
     });
@@ -84,7 +84,7 @@ export class Scheduler {
     this.timeout = null;
     if (!this.running) return;
     const next = this.host.handler.world.nextTimerDueAt();
-    const wait = next === undefined ? adapterLimits.schedulerPollMsMax : Math.min(adapterLimits.schedulerPollMsMax, Math.max(0, next - this.host.clock.now()));
+    const wait = next === undefined ? writeSideLimits.schedulerPollMsMax : Math.min(writeSideLimits.schedulerPollMsMax, Math.max(0, next - this.host.clock.now()));
     this.timeout = setTimeout(() => {
       this.timeout = null;
       this.tick().catch(this.onError).finally(() => this.arm());

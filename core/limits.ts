@@ -1,5 +1,11 @@
-// Every limit of the service in one place, units last in the names. Values come from the
-// contract's Limits table where it gives one, and from DESIGN.md's choices otherwise.
+// Every limit of the service in one place, units last in the names (Ms, Seconds, Bytes,
+// Minor for satang; Length counts characters; a count names what it counts, as in
+// relayBatchEntriesMax). Values come from the contract's Limits table where it gives one,
+// and from DESIGN.md's choices otherwise. Pure constants only, so the one module can live
+// in core/ and the outer folders import it from here (core imports nothing from them):
+// `limits` is core's own; after it come the write side's adapters, slip verification, the
+// slip upload, the HTTP server, webhook delivery and the read side, one object each, so a
+// reader sees which part of the service a limit bounds.
 
 const second = 1000;
 const minute = 60 * second;
@@ -63,3 +69,218 @@ export const limits = {
 } as const;
 
 export const durations = { second, minute, hour, day } as const;
+
+// ---- write side: the SQLite journal, request keys, scheduler, verify (adapters/) ----
+
+export const writeSideLimits = {
+  /** Commands in one group-commit transaction; a longer queue is flushed in several. */
+  groupCommitCommandsMax: 1000,
+  /** How long a writer waits for another connection's write lock before failing. */
+  sqliteBusyTimeoutMs: 5000,
+  /** Expired nonces or idempotency records deleted per prune statement. */
+  pruneRowsPerBatchMax: 1000,
+  /** Prune batches per pruneExpired() call, so one call never stalls the writer for long. */
+  pruneBatchesPerCallMax: 10,
+  /** Timers fired per scheduler tick before it yields to the event loop. */
+  schedulerTimersPerTickMax: 100,
+  /** Timers one manual-clock advance may fire: more means a timer that never stops falling due. */
+  advanceTimersMax: 1_000_000,
+  /** The scheduler looks again at least this often, whatever the next due time. */
+  schedulerPollMsMax: 1000,
+  /** verify: mismatches listed in the report (the count is always exact). */
+  verifyMismatchesListedMax: 100,
+} as const;
+
+// ---- slip verification: provider client, worker, bank simulator (adapters/slips/) ----
+
+export const slipAdapterLimits = {
+  /** Calls to the provider for one slip before its answer counts as provider_unavailable. */
+  providerAttemptsMax: 3,
+  /** One provider call, connect to last byte. */
+  providerAttemptTimeoutMs: 5_000,
+  /** Wait before the second attempt; each later wait doubles it. */
+  providerRetryDelayMs: 200,
+  /** A provider answer larger than this is not read (it is not a verdict). */
+  providerResponseBytesMax: 64 * 1024,
+  /** Slips one worker pass verifies before it yields. */
+  workerSlipsPerPassMax: 1_000,
+  /** Deposits queued for verification; past it the worker rescans the world instead. */
+  workerQueuedDepositsMax: 100_000,
+  /** Wait before a slip whose verification failed on our side (store, journal) is tried again. */
+  workerRetryDelayMs: 5_000,
+  /** Attempts at one slip that fail on our side before it is sent to review instead. */
+  workerAttemptsPerSlipMax: 5,
+  /** Transfers the bank simulator remembers. */
+  simulatorTransfersMax: 100_000,
+  /** A request body the standalone simulator reads. */
+  simulatorRequestBytesMax: 64 * 1024,
+  /** The mini-QR payload of a slip. */
+  payloadLengthMax: 1_024,
+} as const;
+
+// ---- slip upload (contract: slip_upload capability, Limits; server/slips/) ----
+
+export const slipUploadLimits = {
+  /** slip_upload.max_bytes: decoded evidence bytes (5 MiB). */
+  evidenceBytesMax: 5 * 1024 * 1024,
+  /** Boundaries, part headers and the payload field around the file of a multipart body. */
+  multipartOverheadBytesMax: 64 * 1024,
+  /** Keys, quotes and the payload around image_base64 in a JSON body. */
+  jsonOverheadBytesMax: 64 * 1024,
+  /** Parts of a multipart body (file and payload, with room for nothing else). */
+  multipartPartsMax: 4,
+  payloadLengthMax: slipAdapterLimits.payloadLengthMax,
+  transRefLengthMax: 64,
+  /** Receipts allocated to an intake that has not committed yet (a retry after 503 reuses them). */
+  pendingIntakesMax: 10_000,
+  pendingIntakeLifetimeMs: 1 * day,
+} as const;
+
+// ---- HTTP requests (server/): what one request may cost before it is answered ----
+
+export const requestLimits = {
+  /** The JSON body of a merchant or back-office route; the slip upload has its own cap (slipUploadLimits). */
+  jsonBodyBytesMax: 256 * 1024,
+  /** PG-Nonce: a UUID is 36 characters; anything much longer is not a nonce. */
+  nonceLengthMax: 128,
+  /** From a connection's first byte (or the end of its previous request) to the end of the header section: server.headersTimeout. */
+  headersTimeoutMs: 10 * second,
+  /** From the start of reading a JSON body to its last byte, then 408 request_timeout and the connection closed. */
+  bodyTimeoutMs: 10 * second,
+  /** The whole request, headers and body, on any route (slip uploads too): server.requestTimeout. */
+  requestTimeoutMs: 60 * second,
+  /** An idle keep-alive connection between two requests: server.keepAliveTimeout. */
+  keepAliveTimeoutMs: 5 * second,
+  /** How often, at most, the server looks for connections past their timeouts (Node's default of 30 s would let a slow client overstay by 30 s). */
+  connectionsCheckMsMax: 1 * second,
+  /** How long a connection refused mid-body may go on sending after its answer before it is cut (a lingering close). */
+  unreadBodyLingerMs: 1 * second,
+} as const;
+
+// ---- webhook delivery (contract: Delivery rules, Limits, Webhook signatures; adapters/webhooks/) ----
+
+export const webhookLimits = {
+  // Contract: Delivery rules, "Attempts": 11, delays from the previous attempt.
+  attemptDelaysMs: [0, 10 * second, 1 * minute, 5 * minute, 30 * minute, 2 * hour, 6 * hour, 12 * hour, 24 * hour, 24 * hour, 24 * hour] as readonly number[],
+  attemptsMax: 11,
+  /** ±10 % on every delay. */
+  jitterFraction: 0.1,
+
+  // Contract: Delivery rules, "Timeouts".
+  connectTimeoutMs: 5 * second,
+  firstByteTimeoutMs: 10 * second,
+  totalTimeoutMs: 15 * second,
+  /** Contract: response body retained up to 8 KB. */
+  responseExcerptBytesMax: 8 * 1024,
+
+  // Contract: Delivery rules, "Auto-disable".
+  autoDisableDowntimeMs: 24 * hour,
+  autoDisableFailuresMin: 50,
+  downtimeWarningsMs: [6 * hour, 12 * hour] as readonly number[],
+
+  // Contract: Delivery rules, "Resend" and "Bulk replay"; Limits.
+  resendEventAgeMsMax: 30 * day,
+  replayEventsPerCommandMax: 10_000,
+  replayEventsReleasedPerSecond: 50,
+  /** Out-of-order test events are released this far apart, in the order the case names. */
+  outOfOrderSpacingMs: 1 * second,
+
+  // Contract: Webhook signatures.
+  keyRotationNoticeMs: 7 * day,
+  /** A rotation may be announced sooner in an emergency, never with less notice than this. */
+  keyRotationNoticeMsMin: 1 * minute,
+  /** Retired signing keys stay listed this long after they stop signing (event retention). */
+  retiredKeyListedMs: 30 * day,
+
+  // Endpoint URLs.
+  endpointUrlLengthMax: 2048,
+  endpointsPerMerchantMax: 16,
+  eventTypesPerEndpointMax: 64,
+
+  // The dispatcher's own bounds.
+  /** Requests in flight at once, over all endpoints. */
+  inFlightDeliveriesMax: 512,
+  /** Requests in flight at once to one endpoint: a slow receiver cannot take every slot. */
+  inFlightDeliveriesPerEndpointMax: 64,
+  /** Outbox events fanned out into deliveries per transaction. */
+  fanOutEventsPerBatchMax: 500,
+  /** Fan-out batches per pump before the dispatcher yields to the event loop. */
+  fanOutBatchesPerPumpMax: 20,
+  /** Endpoint health milestones (warnings, disable) handled per pump. */
+  healthChecksPerPumpMax: 100,
+  /** The dispatcher looks at the outbox and the due attempts at least this often. */
+  pollIntervalMsMax: 1 * second,
+  /** Manual clock: steps one advance may take before it is a runaway (a due row that never clears). */
+  advanceStepsMax: 1_000_000,
+  /** Idle keep-alive sockets kept per receiver host. */
+  keepAliveSocketsPerHostMax: 64,
+
+  // Back office lists.
+  deliveriesPageSizeDefault: 20,
+  deliveriesPageSizeMax: 200,
+  attemptsListedPerDeliveryMax: 50,
+} as const;
+
+// ---- read side: relay, bus (in-process or NATS JetStream), projections, rebuilds, reads (projections/) ----
+
+export const readSideLimits = {
+  // Relay (journal → bus).
+  /** Journal entries read and published per relay round. */
+  relayBatchEntriesMax: 500,
+  /** The relay looks at the journal's tail at least this often without a wake-up (timer-fired commands). */
+  relayPollMs: 10,
+  /** Wait after a failed publish (bus down) before the relay tries again from its position. */
+  relayRetryMs: 250,
+  /** A JetStream publish not acknowledged within this is failed (and retried: Nats-Msg-Id dedupes). */
+  relayPublishTimeoutMs: 5 * second,
+
+  // Deliveries to a projection.
+  /** max_deliver: deliveries of one entry before it is parked as poison. */
+  deliveriesMax: 5,
+  /** Wait before an entry that failed is delivered again, by delivery count (last value repeats). */
+  redeliveryBackoffMs: [100, 250, 500, 1000] as readonly number[],
+  /** ack_wait of the durable consumers: an unacknowledged delivery comes back after this. */
+  ackWaitMs: 30 * second,
+  /** max_ack_pending of the durable consumers: deliveries in flight per projection. */
+  ackPendingDeliveriesMax: 2000,
+  /** Messages one pull of a consumer asks for (the client's prefetch window). */
+  pullMessagesMax: 500,
+  /** A redelivery awaited longer than this is given up on, and the gap is filled from the journal. */
+  redeliveryAwaitMsMax: 2 * 30 * second,
+  /** Entries applied to a projection in one SQLite transaction (live and gap-fill). */
+  applyEntriesPerTransactionMax: 2000,
+  /** Journal entries a gap fill applies before it yields to the event loop. */
+  gapFillEntriesPerTurnMax: 10_000,
+
+  // JetStream stream.
+  /** Window within which a re-published journal seq (Nats-Msg-Id) is dropped by the server. */
+  streamDuplicateWindowMs: 10 * minute,
+  /** Messages older than this leave the stream; a projection further behind fills from the journal. */
+  streamMessageAgeMsMax: 7 * day,
+  /** Waiting for nats-server to accept JetStream API calls (stream/consumer set-up). */
+  natsApiTimeoutMs: 5 * second,
+  /** Pause between reconnection attempts to nats-server (forever: writes never wait for NATS). */
+  natsReconnectWaitMs: 250,
+
+  // Rebuild.
+  /** Entries per SQLite transaction when a projection is replayed from the journal. */
+  rebuildEntriesPerTransactionMax: 10_000,
+
+  // Reads.
+  /** Polling interval while a read waits for a projection to reach the write side's tail. */
+  freshnessPollMs: 2,
+  /** Balance history waits this long for its projection before answering 503 history_not_ready. */
+  historyFreshnessWaitMs: 250,
+  /** Lists and the events feed wait this long for their projection, then answer what they have. */
+  listFreshnessWaitMs: 1000,
+  /** Sandbox balance history keeps rows this many days (contract: retention_days 30). */
+  sandboxHistoryRetentionDays: 30,
+  sandboxHistoryRetentionMs: 30 * day,
+  /** Sandbox balance history quota per API key (contract: sandbox_rate_limited; its value is not shown). */
+  sandboxHistoryRequestsPerWindowMax: 600,
+  sandboxHistoryWindowSeconds: 60,
+  /** Largest since_sequence (contract: 0..9223372036854775807). */
+  sequenceMax: 9_223_372_036_854_775_807n,
+  /** run_generation of a sandbox history request (contract: integer 1-2147483647). */
+  runGenerationMax: 2_147_483_647,
+} as const;

@@ -17,7 +17,7 @@
 // Invariants kept: never an entry applied twice or skipped (the applier's position check);
 // an entry is acknowledged only once its effects (or its parking) are committed.
 
-import { readSideLimits } from './limits.ts';
+import { readSideLimits } from '../core/limits.ts';
 import { describe, type Applier } from './applier.ts';
 import type { RelayedEntry } from './entry.ts';
 

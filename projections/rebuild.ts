@@ -1,6 +1,6 @@
 // Drops projections and replays them from the journal (`scripts/satang projections rebuild
 // [NAME]`): each named projection is emptied (tables, position, parked and retry rows), then
-// the journal is read once, in chunks of rebuildEntriesPerTransaction entries, and every
+// the journal is read once, in chunks of rebuildEntriesPerTransactionMax entries, and every
 // chunk is applied to each projection in one transaction per projection. An entry that
 // fails is parked at once (a replay fails the same way every time) and the replay goes on.
 //
@@ -12,7 +12,7 @@
 import { Applier } from './applier.ts';
 import type { ProjectionsDb } from './db.ts';
 import type { EntrySource, ReadSideLog } from './gate.ts';
-import { readSideLimits } from './limits.ts';
+import { readSideLimits } from '../core/limits.ts';
 import type { Projection } from './projection.ts';
 
 export interface RebuildReport {
@@ -46,7 +46,7 @@ function replay(db: ProjectionsDb, journal: EntrySource & { tail(): number }, pr
   let entries = 0;
   let parked = 0;
   while (after < tail) {
-    const chunk = journal.read(after, readSideLimits.rebuildEntriesPerTransaction);
+    const chunk = journal.read(after, readSideLimits.rebuildEntriesPerTransactionMax);
     if (chunk.length === 0) break;
     for (const applier of appliers) {
       let rest = chunk;

@@ -19,7 +19,7 @@ import { ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Sealer } from '../adapters/sealing.ts';
 import { openDatabase } from '../adapters/sqlite/schema.ts';
-import { webhookLimits } from '../adapters/webhooks/limits.ts';
+import { webhookLimits } from '../core/limits.ts';
 import { Webhooks } from '../adapters/webhooks/webhooks.ts';
 import type { Clock } from '../core/ports.ts';
 
@@ -81,7 +81,7 @@ async function benchDeliveries(): Promise<Record<string, unknown>> {
     const failed = db.prepare<[], number>("SELECT COUNT(*) FROM webhook_deliveries WHERE status <> 'delivered'").pluck(true).get()!;
     return {
       count: deliveriesCount, seconds: round(seconds, 3), per_second: Math.round(deliveriesCount / seconds), not_delivered: failed,
-      receiver: 'node:http 204 in a child process, keep-alive', in_flight_per_endpoint_max: webhookLimits.inFlightPerEndpointMax,
+      receiver: 'node:http 204 in a child process, keep-alive', in_flight_per_endpoint_max: webhookLimits.inFlightDeliveriesPerEndpointMax,
       includes: 'outbox fan-out, durable claim, Ed25519 signature (node:crypto), HTTP POST, durable outcome (synchronous=FULL)',
     };
   } finally {

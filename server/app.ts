@@ -30,7 +30,7 @@ export interface AppParts {
   readonly verifyOperator: Parameters<typeof operatorAuth>[0];
   /** The load meter (tests may pass one whose lag they set). */
   readonly loadMeter?: LoadMeter;
-  /** How long a JSON body may take to arrive (request-limits.ts; tests shorten it). */
+  /** How long a JSON body may take to arrive (request-timeouts.ts; tests shorten it). */
   readonly bodyDeadlineMs?: number;
   /** Extra routers (slip upload, webhooks, sandbox, simulator) mounted by later modules. */
   readonly extraRouters?: readonly Router[];

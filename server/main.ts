@@ -22,7 +22,7 @@ import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorVerifier } from './auth/operator.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
-import { connectionsCheckMs, requestTimeouts } from './request-limits.ts';
+import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
 import { sealerFor } from './master-key.ts';
 import type { Services, WriteSide } from './ports.ts';

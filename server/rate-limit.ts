@@ -13,7 +13,7 @@
 // refusing a client that is within its quota. Time is always an argument (nowMs).
 
 import { ApiError } from './errors.ts';
-import { readSideLimits } from '../projections/limits.ts';
+import { readSideLimits } from '../core/limits.ts';
 
 export interface RateLimitPolicy {
   limit: number;

@@ -18,7 +18,7 @@ import { Relay, type RelayControl } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions } from '../projections/db.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
-import { readSideLimits } from '../projections/limits.ts';
+import { readSideLimits } from '../core/limits.ts';
 import type { ProjectionName } from '../projections/projection.ts';
 import { Projector } from '../projections/projector.ts';
 import { ReadModels } from '../projections/read-models.ts';

@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { RelayControl } from '../adapters/bus/relay.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
-import { readSideLimits } from '../projections/limits.ts';
+import { readSideLimits } from '../core/limits.ts';
 import type { RelayWorkerData } from './relay-worker.ts';
 
 export class RelayThread implements RelayControl {

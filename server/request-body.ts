@@ -16,7 +16,8 @@
 import type { Context, Next } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
-import { requestLimits, requestTimeoutsDefault } from './request-limits.ts';
+import { requestLimits } from '../core/limits.ts';
+import { requestTimeoutsDefault } from './request-timeouts.ts';
 
 interface BodyState {
   /** The body's bytes once read; absent until then. */
@@ -54,9 +55,6 @@ export function bodyPolicy(bodyDeadlineMs: number = requestTimeoutsDefault.bodyM
   };
 }
 
-/** How long a connection refused mid-body may go on sending before it is cut. */
-const unreadBodyLingerMs = 1_000;
-
 /**
  * Closes the connection of a request whose body was not read, once its answer is out —
  * a lingering close, as nginx does it. With `Connection: close` Node destroys the socket
@@ -64,7 +62,7 @@ const unreadBodyLingerMs = 1_000;
  * unread request bytes then answers the client with RST, which can make the client lose
  * the answer itself (the 401 or 422 it was meant to read). So for this socket the close
  * lingers: the server half-closes (FIN) after the answer, Node goes on reading and
- * dropping what the client still sends, and the socket is cut after unreadBodyLingerMs
+ * dropping what the client still sends, and the socket is cut after requestLimits.unreadBodyLingerMs
  * at the latest.
  */
 export function closeAfterAnswer(ctx: Context): void {
@@ -73,7 +71,7 @@ export function closeAfterAnswer(ctx: Context): void {
   socket.destroySoon = () => {
     socket.end();
     socket.resume();
-    setTimeout(() => socket.destroy(), unreadBodyLingerMs).unref();
+    setTimeout(() => socket.destroy(), requestLimits.unreadBodyLingerMs).unref();
   };
 }
 

@@ -15,7 +15,7 @@ import {
 } from 'nats';
 import { decodeEntry, encodeEntry, journalStreamName, journalSubjectPrefix, subjectOf, type RelayedEntry } from '../../projections/entry.ts';
 import type { Delivery, ReadSideLog } from '../../projections/gate.ts';
-import { readSideLimits } from '../../projections/limits.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import type { Subscription, Transport } from '../../projections/projector.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
 import type { Publisher } from './relay.ts';
@@ -43,7 +43,7 @@ export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> 
   }
   await jsm.streams.add({
     name: journalStreamName, subjects: [`${journalSubjectPrefix}.>`], storage: StorageType.File, retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old, duplicate_window: nanos(readSideLimits.streamDuplicateWindowMs), max_age: nanos(readSideLimits.streamMaxAgeMs), num_replicas: 1,
+    discard: DiscardPolicy.Old, duplicate_window: nanos(readSideLimits.streamDuplicateWindowMs), max_age: nanos(readSideLimits.streamMessageAgeMsMax), num_replicas: 1,
   });
 }
 
@@ -223,7 +223,7 @@ class DurableConsumer implements Subscription {
     }
     await jsm.consumers.add(journalStreamName, {
       durable_name: this.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: `${journalSubjectPrefix}.>`,
-      max_deliver: readSideLimits.deliveriesMax, ack_wait: nanos(readSideLimits.ackWaitMs), max_ack_pending: readSideLimits.ackPendingMax,
+      max_deliver: readSideLimits.deliveriesMax, ack_wait: nanos(readSideLimits.ackWaitMs), max_ack_pending: readSideLimits.ackPendingDeliveriesMax,
     });
   }
 

@@ -8,7 +8,7 @@
 // duplicates themselves); a bus that is down never holds up a write — the relay retries
 // every relayRetryMs and catches up when the bus returns.
 
-import { readSideLimits } from '../../projections/limits.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import type { RelayedEntry } from '../../projections/entry.ts';
 import type { ReadSideLog } from '../../projections/gate.ts';
 import type { JournalReader } from './journal-reader.ts';

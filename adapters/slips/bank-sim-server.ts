@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BankSimulator } from './bank-sim.ts';
-import { slipAdapterLimits } from './limits.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 
 export interface RunningBankSim {
   readonly url: string;

@@ -15,7 +15,7 @@
 // Koa mount and the standalone server only carry bytes.
 
 import type { SlipEvidence, SlipVerdict, SlipVerifier } from '../../core/ports.ts';
-import { slipAdapterLimits } from './limits.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 import { instantOf, isObject, verdictOf, verifyRequestOf, type TransferJson, type VerifyResponseJson } from './protocol.ts';
 
 export interface SimResponse {

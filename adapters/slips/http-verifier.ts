@@ -6,7 +6,7 @@
 // anything but a verdict, is provider_unavailable (the deposit goes to review).
 
 import type { SlipEvidence, SlipVerdict, SlipVerifier } from '../../core/ports.ts';
-import { slipAdapterLimits } from './limits.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 import { verdictOf, verifyRequestOf } from './protocol.ts';
 
 export interface HttpSlipVerifierOptions {

@@ -21,7 +21,7 @@ import type { Deposit, Slip } from '../../core/deposit/state.ts';
 import { outcomeOf } from '../../core/deposit/slip-verifier.ts';
 import type { CommitMeta, SlipVerifier } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
-import { slipAdapterLimits } from './limits.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 import type { SlipStore } from './store.ts';
 
 export interface SlipWorkerHost {
@@ -38,9 +38,6 @@ export interface SlipWorkerOptions {
   readonly mode: 'background' | 'manual';
   readonly onError?: (error: unknown, depositId: string) => void;
 }
-
-/** Attempts at one slip that fail on our side before it is sent to review instead. */
-export const workerAttemptsPerSlipMax = 5;
 
 interface PassResult { readonly verified: number; readonly failed: number }
 interface PendingSlip { readonly slip: Slip; readonly afterSettlement: boolean }
@@ -62,7 +59,7 @@ export class SlipWorker {
 
   /** A slip was received for this deposit. */
   notify(depositId: string): void {
-    if (this.queue.size >= slipAdapterLimits.workerQueueLengthMax) this.rescanNeeded = true;
+    if (this.queue.size >= slipAdapterLimits.workerQueuedDepositsMax) this.rescanNeeded = true;
     else this.queue.add(depositId);
     this.schedule(0);
   }
@@ -124,7 +121,7 @@ export class SlipWorker {
     this.rescanNeeded = false;
     for (const d of this.options.host.world.deposits.values()) {
       if (!pendingSlip(d)) continue;
-      if (this.queue.size >= slipAdapterLimits.workerQueueLengthMax) { this.rescanNeeded = true; return; }
+      if (this.queue.size >= slipAdapterLimits.workerQueuedDepositsMax) { this.rescanNeeded = true; return; }
       this.queue.add(d.id);
     }
   }
@@ -159,7 +156,7 @@ export class SlipWorker {
       return outcomeOf(await this.options.verifier.verify(payload === undefined ? { imageSha256 } : { imageSha256, payload }));
     } catch (error) {
       const failures = (this.failures.get(slip.receiptId) ?? 0) + 1;
-      if (failures < workerAttemptsPerSlipMax) {
+      if (failures < slipAdapterLimits.workerAttemptsPerSlipMax) {
         this.failures.set(slip.receiptId, failures);
         throw error;
       }

@@ -29,7 +29,7 @@ import type { Commit } from '../../core/journal.ts';
 import type { MerchantEvent } from '../../core/outbox.ts';
 import type { CommitMeta, Ids, Journal } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
-import { adapterLimits } from '../limits.ts';
+import { writeSideLimits } from '../../core/limits.ts';
 import type { Sealer } from '../sealing.ts';
 import { StateConflict } from './errors.ts';
 import type { Db } from './schema.ts';
@@ -136,8 +136,8 @@ export class SqliteJournal implements Journal {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0 && this.riders.length > 0) this.writeBatch([]);
-    for (let i = 0; i < batch.length; i += adapterLimits.groupCommitCommandsMax) {
-      this.writeBatch(batch.slice(i, i + adapterLimits.groupCommitCommandsMax));
+    for (let i = 0; i < batch.length; i += writeSideLimits.groupCommitCommandsMax) {
+      this.writeBatch(batch.slice(i, i + writeSideLimits.groupCommitCommandsMax));
     }
     scheduled.resolve();
   }

@@ -8,12 +8,19 @@
 // older build stored in clear is sealed when the store opens. A replay answers the exact
 // bytes of the original response, opened from the seal.
 
-import { limits } from '../../core/limits.ts';
+import { limits, writeSideLimits } from '../../core/limits.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
-import { adapterLimits } from '../limits.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
-import type { SqliteJournal } from './journal.ts';
 import type { Db } from './schema.ts';
+
+/**
+ * What the keys need of the journal: a durable write that joins its next transaction
+ * (SqliteJournal.ride). Named here rather than imported, so keys.ts does not import
+ * journal.ts, which imports writer.ts, which imports keys.ts.
+ */
+export interface TransactionRider {
+  ride(write: () => void): void;
+}
 
 interface IdempotencyRow {
   scope: string; key: string; request_hash: string; request_id: string; status: number; body: string; created_at: number; expires_at: number;
@@ -31,7 +38,7 @@ export class RequestKeys {
   /** Bodies an older build stored in clear, sealed when this store opened. */
   readonly sealedOnOpen: number;
 
-  constructor(db: Db, private readonly journal: SqliteJournal, nowMs: number, private readonly sealer?: Sealer) {
+  constructor(db: Db, private readonly journal: TransactionRider, nowMs: number, private readonly sealer?: Sealer) {
     this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
       'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
@@ -70,10 +77,10 @@ export class RequestKeys {
    * (DESIGN "two clocks"); one instant serves both when the clocks are the same.
    */
   pruneExpired(nowMs: number, idempotencyNowMs: number = nowMs): { nonces: number; idempotency: number } {
-    const batch = adapterLimits.pruneRowsPerBatchMax;
+    const batch = writeSideLimits.pruneRowsPerBatchMax;
     const run = (statement: typeof this.pruneNonces, at: number) => {
       let deleted = 0;
-      for (let i = 0; i < adapterLimits.pruneBatchesPerCallMax; i++) {
+      for (let i = 0; i < writeSideLimits.pruneBatchesPerCallMax; i++) {
         const changes = statement.run(at, batch).changes;
         deleted += changes;
         if (changes < batch) break;
@@ -93,7 +100,7 @@ export class RequestKeys {
   private forgetExpired(nowMs: number): void {
     let dropped = 0;
     for (const [key, expiresAt] of this.nonces) {
-      if (expiresAt > nowMs || dropped === adapterLimits.pruneRowsPerBatchMax) break;
+      if (expiresAt > nowMs || dropped === writeSideLimits.pruneRowsPerBatchMax) break;
       this.nonces.delete(key);
       dropped++;
     }

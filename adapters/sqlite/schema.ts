@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { adapterLimits } from '../limits.ts';
+import { writeSideLimits } from '../../core/limits.ts';
 import { preparePrivateDatabase } from '../private-files.ts';
 
 export type Db = Database.Database;
@@ -133,7 +133,7 @@ function configure(db: Db): void {
   // by default; in memory it costs a quarter less per command. Durability is unaffected:
   // it only serves a rollback inside the open transaction.
   db.pragma('temp_store = MEMORY');
-  db.pragma(`busy_timeout = ${adapterLimits.sqliteBusyTimeoutMs}`);
+  db.pragma(`busy_timeout = ${writeSideLimits.sqliteBusyTimeoutMs}`);
   assertDurable(db);
 }
 

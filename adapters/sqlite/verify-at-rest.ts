@@ -10,7 +10,7 @@
 
 import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { adapterLimits } from '../limits.ts';
+import { writeSideLimits } from '../../core/limits.ts';
 
 export interface AtRestReport {
   ok: boolean;
@@ -101,6 +101,6 @@ class Scan {
   private find(path: string, what: string): void {
     this.findingCount++;
     const name = relative(this.root, path) || '.';
-    if (this.findings.length < adapterLimits.verifyMismatchesListedMax) this.findings.push(`${name}: ${what}`);
+    if (this.findings.length < writeSideLimits.verifyMismatchesListedMax) this.findings.push(`${name}: ${what}`);
   }
 }

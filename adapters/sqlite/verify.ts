@@ -14,7 +14,7 @@ import type { JournalEntry } from '../../core/journal.ts';
 import { accountKey } from '../../core/ledger/ledger.ts';
 import { safeIntegerMax } from '../../core/money.ts';
 import { World } from '../../core/world.ts';
-import { adapterLimits } from '../limits.ts';
+import { writeSideLimits } from '../../core/limits.ts';
 import { replayJournal } from './recovery.ts';
 import type { Db } from './schema.ts';
 import { snapshotData } from './snapshots.ts';
@@ -82,7 +82,7 @@ class Verification {
 
   private mismatch(text: string): void {
     this.mismatchCount++;
-    if (this.mismatches.length < adapterLimits.verifyMismatchesListedMax) this.mismatches.push(text);
+    if (this.mismatches.length < writeSideLimits.verifyMismatchesListedMax) this.mismatches.push(text);
   }
 
   private observe(seq: number, entry: JournalEntry): void {

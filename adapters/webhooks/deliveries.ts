@@ -12,7 +12,7 @@ import { iso } from '../../core/present.ts';
 import type { Db } from '../sqlite/schema.ts';
 import type { EventTable } from './events.ts';
 import type { PostOutcome } from './http-post.ts';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
 export const deliveryStatuses: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'canceled'];

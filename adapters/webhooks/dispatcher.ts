@@ -10,7 +10,7 @@
 //   4. record: outcomes are written in one transaction per event-loop turn.
 // Invariants: an attempt is durably claimed before it is sent, so no attempt number is
 // ever sent twice and a crash loses nothing (see deliveries.ts); at most
-// inFlightDeliveriesMax requests are open, at most inFlightPerEndpointMax per endpoint;
+// inFlightDeliveriesMax requests are open, at most inFlightDeliveriesPerEndpointMax per endpoint;
 // time comes from the service Clock, so on the manual clock nothing is due until the
 // clock is advanced (drain() then runs everything due and waits for the outcomes).
 
@@ -23,7 +23,7 @@ import type { EventSource, ServiceEvents } from './events.ts';
 import type { FanOut } from './fan-out.ts';
 import type { EndpointHealth } from './health.ts';
 import type { Poster, PostResult } from './http-post.ts';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import type { SigningKeyRing } from './signing-keys.ts';
 import { signDelivery, type SigningKey } from './signing.ts';
 
@@ -148,7 +148,7 @@ export class Dispatcher {
   private claimAndSend(now: number): void {
     const free = webhookLimits.inFlightDeliveriesMax - this.inFlight.size;
     if (free <= 0) return;
-    const saturated = [...this.perEndpoint].filter(([, n]) => n >= webhookLimits.inFlightPerEndpointMax).map(([id]) => id);
+    const saturated = [...this.perEndpoint].filter(([, n]) => n >= webhookLimits.inFlightDeliveriesPerEndpointMax).map(([id]) => id);
     const candidates = this.p.deliveries.due(now, free, saturated);
     if (candidates.length === 0) return;
     const claimed: Claimed[] = this.claimBatch(candidates, now);
@@ -164,7 +164,7 @@ export class Dispatcher {
       const endpoint = this.p.endpoints.get(d.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') { this.p.deliveries.cancelQueued(d.endpointId, 'canceled: the endpoint is disabled'); continue; }
       const open = (this.perEndpoint.get(endpoint.id) ?? 0) + (added.get(endpoint.id) ?? 0);
-      if (open >= webhookLimits.inFlightPerEndpointMax) continue;
+      if (open >= webhookLimits.inFlightDeliveriesPerEndpointMax) continue;
       const attempt = d.attempt + 1;
       const following = attempt < webhookLimits.attemptsMax ? now + jittered(webhookLimits.attemptDelaysMs[attempt]!, this.random) : null;
       if (!this.p.deliveries.claim(d, now, key.kid, following)) continue;

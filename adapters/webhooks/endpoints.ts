@@ -8,7 +8,11 @@
 import type { Clock, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
 import type { Db } from '../sqlite/schema.ts';
-import { mandatoryEventTypes } from './limits.ts';
+
+/** The five events a subscription can never leave out (contract: Events). */
+export const mandatoryEventTypes: ReadonlySet<string> = new Set([
+  'deposit.reversed', 'withdrawal.fill_reversed', 'balance.debited', 'webhook.key.rotating', 'webhook.endpoint.disabled',
+]);
 
 export type EndpointStatus = 'enabled' | 'disabled';
 

@@ -9,7 +9,7 @@ import type { EmailOutbox } from './email.ts';
 import type { EndpointStore } from './endpoints.ts';
 import type { DeliveryStore } from './deliveries.ts';
 import type { EventTable, ServiceEvents } from './events.ts';
-import { mandatoryEventTypes } from './limits.ts';
+import { mandatoryEventTypes } from './endpoints.ts';
 
 export interface RoutedEvent {
   readonly id: string;

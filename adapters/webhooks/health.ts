@@ -16,7 +16,7 @@ import type { Directory, EmailOutbox, LogLike } from './email.ts';
 import type { Endpoint, EndpointStore } from './endpoints.ts';
 import type { ServiceEvents } from './events.ts';
 import type { FanOut } from './fan-out.ts';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 
 const hours = (ms: number) => ms / 3_600_000;
 

@@ -11,7 +11,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import { successStatuses, webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import { DestinationNotAllowed, guardedLookup, urlProblem, type UrlMode } from './url-policy.ts';
 
 export interface Timeouts {
@@ -45,7 +45,7 @@ export class HttpPoster implements Poster {
   private readonly lookup = guardedLookup();
 
   constructor(private readonly timeouts: Timeouts, private readonly mode: UrlMode) {
-    const agentOptions = { keepAlive: true, maxSockets: webhookLimits.inFlightPerEndpointMax, maxFreeSockets: webhookLimits.keepAliveSocketsPerHostMax };
+    const agentOptions = { keepAlive: true, maxSockets: webhookLimits.inFlightDeliveriesPerEndpointMax, maxFreeSockets: webhookLimits.keepAliveSocketsPerHostMax };
     this.httpAgent = new HttpAgent(agentOptions);
     this.httpsAgent = new HttpsAgent({ ...agentOptions, minVersion: 'TLSv1.2' });
   }
@@ -117,6 +117,9 @@ export class HttpPoster implements Poster {
     res.on('aborted', () => fail('connection_reset: the answer was cut off'));
   }
 }
+
+/** Contract: Delivery rules, "Success": these statuses only. */
+const successStatuses: ReadonlySet<number> = new Set([200, 201, 202, 204]);
 
 function classify(status: number, location: string | undefined): Omit<PostResult, 'durationMs' | 'excerpt'> {
   if (successStatuses.has(status)) return { outcome: 'delivered', status, error: null };

@@ -19,7 +19,8 @@ import type { Directory } from './email.ts';
 import { subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
 import type { EventTable, ServiceEvents } from './events.ts';
 import type { FanOut } from './fan-out.ts';
-import { mandatoryEventTypes, webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
+import { mandatoryEventTypes } from './endpoints.ts';
 import type { KeyRecord, SigningKeyRing } from './signing-keys.ts';
 import { publishedKey } from './signing.ts';
 
@@ -139,7 +140,7 @@ export class WebhookOperations {
     found.sort((a, b) => a.row[2] - b.row[2] || (a.row[0] < b.row[0] ? -1 : 1));
     const chosen = found.slice(0, max);
     const id = this.p.ids.next('whrp');
-    const spacingMs = 1000 / webhookLimits.replayReleasePerSecond;
+    const spacingMs = 1000 / webhookLimits.replayEventsReleasedPerSecond;
     chosen.forEach(({ row: [eventId, type, createdAt], table }, i) => {
       this.p.deliveries.insert({ endpointId: endpoint.id, event: { id: eventId, type, createdAt, table }, dueAt: now + Math.floor(i * spacingMs), resend: true, replayId: id }, now);
     });

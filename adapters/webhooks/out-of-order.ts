@@ -15,7 +15,7 @@ import type { Ids } from '../../core/ports.ts';
 import type { DeliveryStore } from './deliveries.ts';
 import type { EndpointStore } from './endpoints.ts';
 import type { ServiceEvents } from './events.ts';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import type { Result } from './operations.ts';
 
 export type OutOfOrderCase = 'A' | 'B' | 'C';

@@ -15,7 +15,7 @@ import type { Clock, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
 import { isSealed, type Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import { publicKeyFromSpki, publishedKey, spkiDer, type SigningKey } from './signing.ts';
 
 export interface KeyRecord {

@@ -17,7 +17,7 @@
 import ipaddr from 'ipaddr.js';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 
 export type UrlMode = 'production' | 'development';
 

@@ -19,7 +19,7 @@ import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource } fro
 import { FanOut } from './fan-out.ts';
 import { EndpointHealth } from './health.ts';
 import { contractTimeouts, HttpPoster, type Poster, type Timeouts } from './http-post.ts';
-import { webhookLimits } from './limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import { WebhookOperations } from './operations.ts';
 import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
 import { migrateWebhooks } from './schema.ts';

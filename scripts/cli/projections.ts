@@ -11,7 +11,7 @@ import { durableNameOf } from '../../adapters/bus/nats.ts';
 import { projectionNamed, projectionNames, projections, projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { journalStreamName } from '../../projections/entry.ts';
-import { readSideLimits } from '../../projections/limits.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import { rebuildProjections } from '../../projections/rebuild.ts';
 import { readSideStatus } from '../../projections/status.ts';
 import { createLogger } from '../../server/log.ts';

@@ -13,12 +13,11 @@
 // the wall clock, never on the business clock a test may move (DESIGN "two clocks").
 
 import type { Context, Next } from 'koa';
-import { limits } from '../../core/limits.ts';
+import { limits, requestLimits } from '../../core/limits.ts';
 import { ApiError } from '../errors.ts';
 import { apiVersions, canonicalString, checkTimestamp, sha256Hex, verifySignatureHeader } from '../hmac.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
-import { requestLimits } from '../request-limits.ts';
 
 export interface MerchantState {
   readonly key: ApiKey;

@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Deposit } from '../../core/deposit/state.ts';
-import { limits } from '../../core/limits.ts';
+import { limits, slipUploadLimits } from '../../core/limits.ts';
 import { apiVersion, iso, presentDeposit } from '../../core/present.ts';
 import { promptPayPayload } from '../../core/qr.ts';
 import { merchantAuth, merchantOf } from '../auth/merchant.ts';
@@ -18,7 +18,7 @@ import type { Services } from '../ports.ts';
 import { cancelBody, createDepositBody, emptyQuery } from '../schemas.ts';
 import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 import { listDeposits } from './order-lists.ts';
-import { slipContentTypes, slipMaxBytes } from '../slips/limits.ts';
+import { slipContentTypes } from '../slips/evidence.ts';
 
 export { apiVersion };
 
@@ -43,7 +43,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
       rate_subject: createHash('sha256').update(`${d.merchantId}:${d.endUserRef}`).digest('hex').slice(0, 32),
       api_version: apiVersion, hold_until: d.expiresAt, iat: Math.floor(d.updatedAt / 1000), exp: Math.floor(expiresAt / 1000),
     });
-    return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipMaxBytes, content_types: slipContentTypes };
+    return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipUploadLimits.evidenceBytesMax, content_types: slipContentTypes };
   };
 
   const withQr = (d: Deposit) => presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) });

@@ -6,8 +6,7 @@
 // given since_sequence on an empty page. limit 1–200, default 20.
 
 import Router from '@koa/router';
-import { limits } from '../../core/limits.ts';
-import { readSideLimits } from '../../projections/limits.ts';
+import { limits, readSideLimits } from '../../core/limits.ts';
 import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import type { Services } from '../ports.ts';
 import { limitParam, readQuery, readSideOf, sequenceParam } from './read-params.ts';

@@ -9,10 +9,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Deposit } from '../../core/deposit/state.ts';
-import { limits } from '../../core/limits.ts';
+import { limits, readSideLimits } from '../../core/limits.ts';
 import { presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
-import { readSideLimits } from '../../projections/limits.ts';
 import type { OrderListReads } from '../../projections/order-lists.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
 import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';

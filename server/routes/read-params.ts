@@ -5,7 +5,7 @@
 // in a named range. Also the read side as the routes reach it.
 
 import type { Context } from 'koa';
-import { readSideLimits } from '../../projections/limits.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import type { ReadSide } from '../read-side.ts';

@@ -10,7 +10,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { presentAttempt, presentDelivery, deliveryStatuses, type DeliveryStatus } from '../../adapters/webhooks/deliveries.ts';
 import { presentEndpoint, type Endpoint } from '../../adapters/webhooks/endpoints.ts';
-import { webhookLimits } from '../../adapters/webhooks/limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import type { Result } from '../../adapters/webhooks/operations.ts';
 import { hostOf, resolvesPublicOnly, urlProblem } from '../../adapters/webhooks/url-policy.ts';
 import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
@@ -139,7 +139,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     await idempotent(ctx, () => {
       const r = unwrap(ops.replay(endpoint, { eventTypes: b.event_types ?? [], createdAfter, createdBefore, onlyFailed: b.only_failed ?? false }, operatorOf(ctx).sub));
       return { status: 202, body: {
-        id: r.id, object: 'webhook_replay', livemode: endpoint.livemode, endpoint_id: endpoint.id, status: 'scheduled', event_count: r.eventCount, release_per_second: webhookLimits.replayReleasePerSecond,
+        id: r.id, object: 'webhook_replay', livemode: endpoint.livemode, endpoint_id: endpoint.id, status: 'scheduled', event_count: r.eventCount, release_per_second: webhookLimits.replayEventsReleasedPerSecond,
         first_release_at: r.firstReleaseAt === null ? null : iso(r.firstReleaseAt), last_release_at: r.lastReleaseAt === null ? null : iso(r.lastReleaseAt),
         has_more: r.hasMore, next_created_after: r.nextCreatedAfter === null ? null : iso(r.nextCreatedAfter), created_at: iso(services.write.clock.now()),
       } };

@@ -1,5 +1,5 @@
 // Reads a slip upload's body from the socket itself (the app's JSON body parser skips this
-// route): the Content-Type picks the shape, the shape's wire cap (limits.ts) bounds what
+// route): the Content-Type picks the shape, the shape's wire cap (wireBytesMax) bounds what
 // is read. Invariants kept: a body whose Content-Length is over the cap is refused before a
 // byte of it is read; a body without Content-Length is read until the cap and no further
 // (the socket is paused, and the route closes the connection after answering, so the rest
@@ -8,8 +8,21 @@
 import type { Context } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { slipUploadLimits } from '../../core/limits.ts';
 import { evidenceFromJson, evidenceFromMultipart, type Accepts, type Evidence } from './evidence.ts';
-import { wireBytesMax } from './limits.ts';
+
+/** Base64 of `bytes`, with room for a line break (escaped in JSON: up to 4 bytes) every 64 characters. */
+function base64WireBytesMax(bytes: number): number {
+  const chars = Math.ceil(bytes / 3) * 4;
+  return chars + 4 * Math.ceil(chars / 64);
+}
+
+/** The most a request body may carry on the wire, by shape, for `maxBytes` of decoded evidence; a larger one is refused unread. */
+function wireBytesMax(shape: 'multipart' | 'json', maxBytes: number): number {
+  return shape === 'multipart'
+    ? maxBytes + slipUploadLimits.multipartOverheadBytesMax
+    : base64WireBytesMax(maxBytes) + slipUploadLimits.jsonOverheadBytesMax;
+}
 
 /** True once the request's body was read to its end (the connection can then be kept). */
 export function bodyWasRead(ctx: Context): boolean {

@@ -18,7 +18,7 @@ import { iso, parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { detectMediaType, type SlipMediaType } from './magic.ts';
 import { boundaryOf, parseMultipart } from './multipart.ts';
-import { slipUploadLimits } from './limits.ts';
+import { slipUploadLimits } from '../../core/limits.ts';
 
 export type Evidence =
   | { readonly kind: 'image'; readonly bytes: Buffer; readonly mediaType: SlipMediaType; readonly imageSha256: string; readonly payload?: string }
@@ -28,6 +28,9 @@ export interface Accepts {
   readonly maxBytes: number;
   readonly contentTypes: readonly string[];
 }
+
+/** slip_upload.content_types; 'application/json' allows the two JSON shapes. PDF is not offered. */
+export const slipContentTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/json'];
 
 export const fingerprintVersion = 'ef1';
 

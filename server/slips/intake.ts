@@ -21,7 +21,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { handle } from '../../core/handler/handle.ts';
 import type { Rejection } from '../../core/errors.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
-import { limits } from '../../core/limits.ts';
+import { limits, slipUploadLimits } from '../../core/limits.ts';
 import type { IntakeRecord, SlipStore, StoredEvidence } from '../../adapters/slips/store.ts';
 import { ApiError } from '../errors.ts';
 import { replay } from '../idempotency.ts';
@@ -29,7 +29,6 @@ import type { Services } from '../ports.ts';
 import { iso } from '../time.ts';
 import type { Admitted } from './admission.ts';
 import { fingerprintOf, type Evidence } from './evidence.ts';
-import { slipUploadLimits } from './limits.ts';
 
 type ReceiveSlip = Extract<Command, { type: 'ReceiveSlip' }>;
 

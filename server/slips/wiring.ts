@@ -16,7 +16,8 @@ import type { CapabilitySigner } from '../capability.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../ports.ts';
 import { SlipIntake } from './intake.ts';
-import { slipContentTypes, slipMaxBytes } from './limits.ts';
+import { slipUploadLimits } from '../../core/limits.ts';
+import { slipContentTypes } from './evidence.ts';
 import { slipRoutes } from './routes.ts';
 import { simulatorPrefix, simulatorRoutes } from './sim-routes.ts';
 
@@ -67,7 +68,7 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
     claimUrl: (depositId) => `${config.baseUrl}/v1/bo/claims?kind=late_slip&deposit_id=${encodeURIComponent(depositId)}`,
   });
   const routers = [
-    slipRoutes({ services, uploadUrl: config.uploadUrl, capability: parts.capability, intake, store, accepts: { maxBytes: slipMaxBytes, contentTypes: slipContentTypes } }),
+    slipRoutes({ services, uploadUrl: config.uploadUrl, capability: parts.capability, intake, store, accepts: { maxBytes: slipUploadLimits.evidenceBytesMax, contentTypes: slipContentTypes } }),
     ...(simulator ? [simulatorRoutes(simulator)] : []),
   ];
   return { routers, worker, ...(simulator ? { simulator } : {}), close: () => worker.close() };

@@ -5,8 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { limits } from '../../core/limits.ts';
-import { adapterLimits } from '../../adapters/limits.ts';
+import { limits, writeSideLimits } from '../../core/limits.ts';
 import { openTestStore, operator, record, removeDir, startMs, tempDir } from './support.ts';
 import { ManualClock } from '../../adapters/clock.ts';
 
@@ -60,7 +59,7 @@ test('an idempotency record is found until it expires; pruning deletes expired r
   assert.is(store.keys.getIdempotency('spec', 'idem-1', startMs + limits.idempotencyKeyLifetimeMs), undefined);
   assert.is(store.keys.getIdempotency('other', 'idem-1', startMs), undefined);
 
-  const rows = adapterLimits.pruneRowsPerBatchMax * adapterLimits.pruneBatchesPerCallMax + 5;
+  const rows = writeSideLimits.pruneRowsPerBatchMax * writeSideLimits.pruneBatchesPerCallMax + 5;
   const insert = store.db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?)');
   store.db.transaction(() => { for (let i = 0; i < rows; i++) insert.run('bulk', `n${i}`, startMs); })();
   insert.run('bulk', 'alive', startMs + limits.nonceMemoryMs);

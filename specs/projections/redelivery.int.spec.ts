@@ -17,7 +17,7 @@ import type { Store } from '../../adapters/sqlite/store.ts';
 import { openProjectionsDb, RelayPositions, type ProjectionsDb } from '../../projections/db.ts';
 import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
 import type { ReadSideLog } from '../../projections/gate.ts';
-import { readSideLimits } from '../../projections/limits.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import type { Projection, ProjectionName } from '../../projections/projection.ts';
 import { Projector, type Transport } from '../../projections/projector.ts';
 import { readSideStatus } from '../../projections/status.ts';

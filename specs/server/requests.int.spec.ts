@@ -14,7 +14,8 @@ import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { depositBody, sender, signedHeaders, TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
 import { expectError } from '../support/api-checks.ts';
-import { requestLimits, requestTimeouts } from '../../server/request-limits.ts';
+import { requestLimits } from '../../core/limits.ts';
+import { requestTimeouts } from '../../server/request-timeouts.ts';
 
 let s: TestServer;
 let m: MerchantKeys;

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { DiskSlipStore, type IntakeRecord, type SlipStore } from '../../adapters/slips/store.ts';
-import { workerAttemptsPerSlipMax } from '../../adapters/slips/worker.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { TestServer } from '../support/server-harness.ts';
 import {
@@ -169,7 +169,7 @@ test('evidence the worker cannot read is tried again, and after workerAttemptsPe
   assertReceipt(await uploadFile(deposit.slip_upload, image));
   store.recordFailing = true;
   try {
-    for (let attempt = 1; attempt < workerAttemptsPerSlipMax; attempt++) {
+    for (let attempt = 1; attempt < slipAdapterLimits.workerAttemptsPerSlipMax; attempt++) {
       assert.is(await scene.s.running.slipWorker.drain(), 0, `attempt ${attempt} failed on our side`);
       assert.is((await getDeposit(scene, deposit.id)).status, 'slip_processing');
     }

@@ -7,7 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { webhookLimits } from '../../adapters/webhooks/limits.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { addEndpoint, advance, deliveries, deliveryWithAttempts, emitEvent, hour, Receiver, second, startServer, until } from './support.ts';
 

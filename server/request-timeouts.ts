@@ -1,21 +1,15 @@
-// What one HTTP request may cost the server before it is answered: how large a JSON body
-// may be, how long a client may take over its header section and over its body, and how
-// long an idle keep-alive connection is kept. Together with "authenticate before reading
-// the body" (server/request-body.ts), they bound what an unauthenticated or slow client
-// can make the server hold: a few KB of headers for at most headersMs, never a body.
+// The HTTP server's timeouts: how long a client may take over its header section and over
+// its body, how long the whole request may take, and how long an idle keep-alive
+// connection is kept. Together with the body cap (requestLimits in core/limits.ts) and
+// "authenticate before reading the body" (server/request-body.ts), they bound what an
+// unauthenticated or slow client can make the server hold: a few KB of headers for at
+// most headersMs, never a body. The values are core/limits.ts's; this module only adds
+// the test override.
 //
 // SATANG_REQUEST_TIMEOUTS_MS="headers,body" shortens the first two for tests; it is
 // refused when SATANG_ENV=production, like SATANG_WEBHOOK_TIMEOUTS_MS.
 
-const second = 1000;
-const kibibyte = 1024;
-
-export const requestLimits = {
-  /** The JSON body of a merchant or back-office route; the slip upload has its own cap (slips/limits.ts). */
-  jsonBodyBytesMax: 256 * kibibyte,
-  /** PG-Nonce: a UUID is 36 characters; anything much longer is not a nonce. */
-  nonceLengthMax: 128,
-} as const;
+import { requestLimits } from '../core/limits.ts';
 
 export interface RequestTimeouts {
   /** From a connection's first byte (or the end of its previous request) to the end of the header section: server.headersTimeout. */
@@ -29,10 +23,10 @@ export interface RequestTimeouts {
 }
 
 export const requestTimeoutsDefault: RequestTimeouts = {
-  headersMs: 10 * second,
-  bodyMs: 10 * second,
-  requestMs: 60 * second,
-  keepAliveMs: 5 * second,
+  headersMs: requestLimits.headersTimeoutMs,
+  bodyMs: requestLimits.bodyTimeoutMs,
+  requestMs: requestLimits.requestTimeoutMs,
+  keepAliveMs: requestLimits.keepAliveTimeoutMs,
 };
 
 /** The timeouts to serve with; SATANG_REQUEST_TIMEOUTS_MS shortens headers and body (tests only). */
@@ -54,5 +48,5 @@ export function requestTimeouts(mode: 'development' | 'production', env: NodeJS.
  * hold a connection up to 30 s past the timeout).
  */
 export function connectionsCheckMs(timeouts: RequestTimeouts): number {
-  return Math.min(1 * second, timeouts.headersMs);
+  return Math.min(requestLimits.connectionsCheckMsMax, timeouts.headersMs);
 }
