@@ -92,7 +92,7 @@ export function refusalCodesOfRows(rows: readonly ({ readonly refused?: ErrorCod
 // ---- what a decider's source can refuse with ----
 
 const source = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
-const rejectCodes = (text: string) => [...text.matchAll(/reject\(\s*'([a-z_]+)'/g)].map((m) => m[1]!);
+const rejectCodes = (text: string) => [...text.matchAll(/reject\(\s*'([a-z0-9_]+)'/g)].map((m) => m[1]!);
 
 /** The body of `function name(` in `text`, up to the closing brace at column 0. */
 function functionBody(text: string, name: string): string | undefined {

@@ -144,7 +144,7 @@ export function refusalCodesIn(...paths: string[]): Set<string> {
   const codes = new Set<string>();
   for (const p of paths) {
     const text = readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
-    for (const m of text.matchAll(/reject\(\s*'([a-z_]+)'/g)) codes.add(m[1]!);
+    for (const m of text.matchAll(/reject\(\s*'([a-z0-9_]+)'/g)) codes.add(m[1]!);
   }
   return codes;
 }
