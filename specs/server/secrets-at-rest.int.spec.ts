@@ -155,13 +155,19 @@ test('no secret the API returned is in clear in any file of the data dir; the di
   rmSync(join(dataDir, '..'), { recursive: true, force: true });
 });
 
-test('a server started with another master key refuses with a clear error, and a replay still answers after a restart with the right one', async () => {
+/** A server on a fresh data dir with its own master key, and a merchant onboarded under a known idempotency key. */
+async function onboardedOnFreshDir() {
   const dataDir = freshDataDir();
   const key = masterKey();
   const s = await TestServer.start({ SATANG_MASTER_KEY: key }, dataDir);
   const onboardKey = randomUUID();
   const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Brand' })).json.id;
   const created = await s.bo('POST', '/v1/bo/merchants', { white_label_id: wl, name: 'Shop' }, { idempotencyKey: onboardKey });
+  return { dataDir, key, s, onboardKey, wl, created };
+}
+
+test('a server started with another master key refuses with a clear error, and a replay still answers after a restart with the right one', async () => {
+  const { dataDir, key, s, onboardKey, wl, created } = await onboardedOnFreshDir();
   await s.stop(false);
   try {
     assert.match(await refusal(TestServer.start({ SATANG_MASTER_KEY: masterKey() }, dataDir)), /master key does not open this data dir/);
@@ -221,12 +227,7 @@ test('readConfig: production refuses to start without a master key; bad keys and
 });
 
 test('a data dir written in clear by an older build is sealed on open: the keys still work, replays answer, nothing stays in clear', async () => {
-  const dataDir = freshDataDir();
-  const key = masterKey();
-  const s = await TestServer.start({ SATANG_MASTER_KEY: key }, dataDir);
-  const onboardKey = randomUUID();
-  const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Brand' })).json.id;
-  const created = await s.bo('POST', '/v1/bo/merchants', { white_label_id: wl, name: 'Shop' }, { idempotencyKey: onboardKey });
+  const { dataDir, key, s, onboardKey, wl, created } = await onboardedOnFreshDir();
   const keys = created.json.keys as { live: { key_id: string; api_key: string }; sandbox: { key_id: string; api_key: string } };
   const signing = signingKeySecrets(s);
   await s.stop(false);
