@@ -15,7 +15,9 @@
 // reads a minute) do not bind at up to rateCeilingPerSecond, and requests go round-robin
 // over them. Ratios compare created deposits with the bare ceilings of the same run.
 //
-// Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N]
+// Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N --profile DIR]
+// (--profile: the satang server writes a V8 CPU profile there; summarise it with
+// `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`.)
 
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +38,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     keys: { type: 'string' },
+    // Where the satang server writes a V8 CPU profile (node --cpu-prof) of its whole run.
+    profile: { type: 'string' },
   },
 });
 const seconds = positive('seconds', values.seconds);
@@ -159,7 +163,8 @@ async function startSatang(dataDir: string): Promise<{ child: ChildProcess; url:
   delete env.SATANG_NATS_URL; // the embedded default: no bus
   // Its stdout (pino) goes to our stderr: stdout carries only the report. Level 'error':
   // server faults show, the warning logged for every shed or refused request does not.
-  const child = track(spawn(process.execPath, [...tsx, join(root, 'server/main.ts')], { env, stdio: ['ignore', 2, 2] }));
+  const profiling = values.profile ? ['--cpu-prof', '--cpu-prof-dir', values.profile] : [];
+  const child = track(spawn(process.execPath, [...profiling, ...tsx, join(root, 'server/main.ts')], { env, stdio: ['ignore', 2, 2] }));
   const url = `http://${host}:${port}`;
   const deadline = Date.now() + serverReadyTimeoutMs;
   for (;;) {
