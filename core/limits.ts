@@ -85,6 +85,14 @@ export const writeSideLimits = {
   schedulerTimersPerTickMax: 100,
   /** Timers one manual-clock advance may fire: more means a timer that never stops falling due. */
   advanceTimersMax: 1_000_000,
+  /** The most one manual-clock advance (POST /v1/bo/clock/advance) moves business time: a year. */
+  manualClockAdvanceSecondsMax: 31_536_000,
+  /**
+   * The latest instant the manual clock reaches (9899-12-31T23:59:59.999Z): a century short
+   * of year 9999's end, so every instant derived from now (expiry, clearing, retention,
+   * timers) still has an RFC 3339 form. An advance past it is refused.
+   */
+  manualClockMsMax: Date.UTC(9900, 0, 1) - 1,
   /** The scheduler looks again at least this often, whatever the next due time. */
   schedulerPollMsMax: 1000,
   /** verify: mismatches listed in the report (the count is always exact). */

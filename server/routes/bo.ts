@@ -14,6 +14,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
+import { writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -51,7 +52,7 @@ const schemas = {
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
   }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
-  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: 31_536_000 } } }),
+  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: writeSideLimits.manualClockAdvanceSecondsMax } } }),
 };
 
 /** A new key with a fresh secret (not yet saved). */
@@ -64,6 +65,19 @@ export function mintKey(services: Services, merchantId: string, livemode: boolea
   const key = newKey(services, merchantId, livemode, scopes);
   services.keys.save(key);
   return key;
+}
+
+/**
+ * The manual clock stops at writeSideLimits.manualClockMsMax: past it the API's instants
+ * (created_at, expires_at, …) would leave RFC 3339's four-digit years. An advance that
+ * would cross it is refused, so the clock stays where it was and every answer stays valid.
+ */
+function checkClockRoom(nowMs: number, seconds: number): void {
+  const roomSeconds = Math.max(0, Math.floor((writeSideLimits.manualClockMsMax - nowMs) / 1000));
+  if (seconds <= roomSeconds) return;
+  throw new ApiError('validation_error', `The manual clock stops at ${iso(writeSideLimits.manualClockMsMax)}; it can be advanced by at most ${roomSeconds} s more.`, {
+    fields: [{ path: 'seconds', reason: 'maximum', hint: `at most ${roomSeconds}` }],
+  });
 }
 
 const keyView = (k: ApiKey) => ({ key_id: k.keyId, api_key: k.secret, scopes: [...k.scopes], livemode: k.livemode });
@@ -209,6 +223,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/clock/advance', async (ctx) => {
     const b = parseWith(schemas.advance, bodyOf(ctx));
     if (!services.write.advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
+    checkClockRoom(services.write.clock.now(), b.seconds);
     await services.write.advanceClock(b.seconds * 1000);
     ctx.body = { now: iso(services.write.clock.now()) };
   });
