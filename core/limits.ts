@@ -49,6 +49,9 @@ export const limits = {
   withdrawalMaxSplits: 10,
   disputeRespondByMs: 7 * day,
   beneficiaryVerificationMs: 30 * second,
+  /** A gateway route's lifetime (POST /v1/bo/white-labels/{id}/gateway-route ttl_seconds): a minute to a year. */
+  gatewayRouteTtlSecondsMin: 60,
+  gatewayRouteTtlSecondsMax: 31_536_000,
 
   // Text fields
   referenceLengthMax: 64,
@@ -163,6 +166,18 @@ export const requestLimits = {
   connectionsCheckMsMax: 1 * second,
   /** How long a connection refused mid-body may go on sending after its answer before it is cut (a lingering close). */
   unreadBodyLingerMs: 1 * second,
+  /** Fields listed in one validation_error's details.fields (the rest are left out). */
+  validationFieldsReportedMax: 50,
+  // Operator tokens (server/auth/operator.ts), all on the wall clock:
+  /** What the development issuer mints: an access token lives an hour, a step-up token five minutes. */
+  operatorAccessTokenLifetimeSeconds: 3600,
+  operatorStepUpTokenLifetimeSeconds: 300,
+  /** The longest an access token may live, by exp − iat and by exp − now (12 h). */
+  operatorTokenLifetimeSecondsMax: 12 * 3600,
+  /** The oldest a step-up may be, by auth_time if present, else iat (5 minutes). */
+  operatorStepUpAgeSecondsMax: 300,
+  /** Tolerated disagreement between the issuer's clock and ours, for iat in the future. */
+  operatorIssuerClockSkewSecondsMax: 60,
 } as const;
 
 // ---- webhook delivery (contract: Delivery rules, Limits, Webhook signatures; adapters/webhooks/) ----

@@ -23,17 +23,15 @@ import type { Config } from '../config.ts';
 import { roleRefusal } from './roles.ts';
 import { readJsonBody } from '../request-body.ts';
 import { iso, isIsoInstant } from '../../core/present.ts';
+import { requestLimits } from '../../core/limits.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
-const accessTokenSeconds = 3600;
-const stepUpTokenSeconds = 300;
-/** The longest an access token may live, by exp − iat and by exp − now (12 h). */
-export const tokenLifetimeSecondsMax = 12 * 3600;
-/** The oldest a step-up may be, by auth_time if present, else iat (5 minutes). */
-export const stepUpAgeSecondsMax = 300;
-/** Tolerated disagreement between the issuer's clock and ours, for iat in the future. */
-const issuerClockSkewSeconds = 60;
+const {
+  operatorAccessTokenLifetimeSeconds: accessTokenSeconds, operatorStepUpTokenLifetimeSeconds: stepUpTokenSeconds,
+  operatorTokenLifetimeSecondsMax: tokenLifetimeSecondsMax, operatorStepUpAgeSecondsMax: stepUpAgeSecondsMax,
+  operatorIssuerClockSkewSecondsMax: issuerClockSkewSeconds,
+} = requestLimits; // token lifetimes and ages live with every other limit (core/limits.ts)
 
 /** Security time: the wall clock, in whole seconds. */
 export const wallSeconds = (): number => Math.floor(Date.now() / 1000);

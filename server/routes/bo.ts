@@ -14,7 +14,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
-import { writeSideLimits } from '../../core/limits.ts';
+import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -22,7 +22,7 @@ const schemas = {
   whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: str() } }),
   gatewayRoute: compile<{ bank_code: string; account_number: string; account_name: string; ttl_seconds: number }>({
     type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name', 'ttl_seconds'],
-    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: 60, maximum: 31_536_000 } },
+    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: limits.gatewayRouteTtlSecondsMin, maximum: limits.gatewayRouteTtlSecondsMax } },
   }),
   merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({
     type: 'object', additionalProperties: false, required: ['white_label_id', 'name'],
@@ -44,9 +44,9 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
     properties: { livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] }, reason: str(500) },
   }),
-  note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: 2000 }, amount_minor: { type: 'integer', minimum: 1 } } }),
-  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 2000 } } }),
-  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: 2000 } } }),
+  note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 } } }),
+  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
+  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
     type: 'object', additionalProperties: false, required: ['trans_ref', 'amount_minor'],
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
