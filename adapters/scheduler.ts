@@ -1,21 +1,18 @@
-// Fires durable timers: each due timer becomes an ordinary FireTimer command through
-// CommandHandler.fireDueTimers. On the system clock a setTimeout waits for the world's next
+// Fires durable timers: each due timer becomes an ordinary FireTimer command, submitted
+// through the command port like any other (the store's submit). On the system clock a setTimeout waits for the world's next
 // due time (looking again at least every schedulerPollMsMax, and at once after poke());
 // on the manual clock advance(ms) moves time to each due instant in turn and fires what
 // falls due there. Invariants kept: timers fire in due order, each once (a fired timer is
 // cleared or moved by its own commit); a tick fires a bounded batch, then yields.
 
-import type { CommandHandler } from '../core/handler/handle.ts';
+import type { CommandPort } from '../core/handler/handle.ts';
 import type { Clock } from '../core/ports.ts';
 import { ManualClock } from './clock.ts';
 import { writeSideLimits } from '../core/limits.ts';
 
-export interface TimerHost {
+/** The command port the timers are submitted to, and the business clock they fall due on. */
+export interface TimerHost extends CommandPort {
   readonly clock: Clock;
-  /** The current handler (a store swaps it when it rebuilds its world). */
-  readonly handler: CommandHandler;
-  /** Runs fn and returns the promise that every commit it appended is durable. */
-  capture<T>(fn: () => T): { result: T; durable: Promise<void> };
 }
 
 export class Scheduler {
@@ -45,9 +42,10 @@ export class Scheduler {
   async tick(): Promise<number> {
     this.ticking = true;
     try {
-      const { result, durable } = this.host.capture(() => this.host.handler.fireDueTimers(writeSideLimits.schedulerTimersPerTickMax));
-      await durable;
-      return result;
+      const durables: Promise<void>[] = [];
+      while (durables.length < writeSideLimits.schedulerTimersPerTickMax && this.fireNextDue(durables)) { /* fired one */ }
+      await Promise.all(durables);
+      return durables.length;
     } finally {
       this.ticking = false;
     }
@@ -62,28 +60,33 @@ export class Scheduler {
     const clock = this.host.clock;
     if (!(clock instanceof ManualClock)) throw new Error('advance() needs the manual clock (SATANG_CLOCK=manual)');
     const target = clock.now() + ms;
-    const { result: fired, durable } = this.host.capture(() => {
-      let count = 0;
-      for (;;) {
-        const next = this.host.handler.world.nextTimerDueAt();
-        if (next === undefined || next > target) break;
-        if (next > clock.now()) clock.set(next);
-        count += this.host.handler.fireDueTimers(1);
-        if (count > writeSideLimits.advanceTimersMax) throw new Error(`advance: more than ${writeSideLimits.advanceTimersMax} timers fired; a timer keeps falling due`);
-      }
-      return count;
-    });
+    const durables: Promise<void>[] = [];
+    for (;;) {
+      const next = this.host.world.nextTimerDueAt();
+      if (next === undefined || next > target) break;
+      if (next > clock.now()) clock.set(next);
+      this.fireNextDue(durables);
+      if (durables.length > writeSideLimits.advanceTimersMax) throw new Error(`advance: more than ${writeSideLimits.advanceTimersMax} timers fired; a timer keeps falling due`);
+    }
     clock.set(target);
-    await durable;
+    await Promise.all(durables);
     this.poke();
-    return fired;
+    return durables.length;
+  }
+
+  /** Submits the earliest timer due now as a FireTimer command; false when none is due. */
+  private fireNextDue(durables: Promise<void>[]): boolean {
+    const due = this.host.world.dueTimers(this.host.clock.now(), 1)[0];
+    if (!due) return false;
+    durables.push(this.host.submit({ type: 'FireTimer', actor: { kind: 'system' }, timerId: due.id }).durable);
+    return true;
   }
 
   private arm(): void {
     if (this.timeout) clearTimeout(this.timeout);
     this.timeout = null;
     if (!this.running) return;
-    const next = this.host.handler.world.nextTimerDueAt();
+    const next = this.host.world.nextTimerDueAt();
     const wait = next === undefined ? writeSideLimits.schedulerPollMsMax : Math.min(writeSideLimits.schedulerPollMsMax, Math.max(0, next - this.host.clock.now()));
     this.timeout = setTimeout(() => {
       this.timeout = null;

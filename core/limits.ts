@@ -49,6 +49,9 @@ export const limits = {
   withdrawalMaxSplits: 10,
   disputeRespondByMs: 7 * day,
   beneficiaryVerificationMs: 30 * second,
+  /** A gateway route's lifetime (POST /v1/bo/white-labels/{id}/gateway-route ttl_seconds): a minute to a year. */
+  gatewayRouteTtlSecondsMin: 60,
+  gatewayRouteTtlSecondsMax: 31_536_000,
 
   // Text fields
   referenceLengthMax: 64,
@@ -85,6 +88,14 @@ export const writeSideLimits = {
   schedulerTimersPerTickMax: 100,
   /** Timers one manual-clock advance may fire: more means a timer that never stops falling due. */
   advanceTimersMax: 1_000_000,
+  /** The most one manual-clock advance (POST /v1/bo/clock/advance) moves business time: a year. */
+  manualClockAdvanceSecondsMax: 31_536_000,
+  /**
+   * The latest instant the manual clock reaches (9899-12-31T23:59:59.999Z): a century short
+   * of year 9999's end, so every instant derived from now (expiry, clearing, retention,
+   * timers) still has an RFC 3339 form. An advance past it is refused.
+   */
+  manualClockMsMax: Date.UTC(9900, 0, 1) - 1,
   /** The scheduler looks again at least this often, whatever the next due time. */
   schedulerPollMsMax: 1000,
   /** verify: mismatches listed in the report (the count is always exact). */
@@ -155,6 +166,18 @@ export const requestLimits = {
   connectionsCheckMsMax: 1 * second,
   /** How long a connection refused mid-body may go on sending after its answer before it is cut (a lingering close). */
   unreadBodyLingerMs: 1 * second,
+  /** Fields listed in one validation_error's details.fields (the rest are left out). */
+  validationFieldsReportedMax: 50,
+  // Operator tokens (server/auth/operator.ts), all on the wall clock:
+  /** What the development issuer mints: an access token lives an hour, a step-up token five minutes. */
+  operatorAccessTokenLifetimeSeconds: 3600,
+  operatorStepUpTokenLifetimeSeconds: 300,
+  /** The longest an access token may live, by exp − iat and by exp − now (12 h). */
+  operatorTokenLifetimeSecondsMax: 12 * 3600,
+  /** The oldest a step-up may be, by auth_time if present, else iat (5 minutes). */
+  operatorStepUpAgeSecondsMax: 300,
+  /** Tolerated disagreement between the issuer's clock and ours, for iat in the future. */
+  operatorIssuerClockSkewSecondsMax: 60,
 } as const;
 
 // ---- webhook delivery (contract: Delivery rules, Limits, Webhook signatures; adapters/webhooks/) ----

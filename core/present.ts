@@ -20,8 +20,24 @@ export const apiVersion = '2026-08-01';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 
-/** RFC 3339 UTC with exactly three fractional digits. Formatting only: no clock is read. */
+/** Largest instant whose ISO form still has a four-digit year (9999-12-31T23:59:59.999Z). */
+export const isoMsMax = 253_402_300_799_999;
+/** Earliest instant with a four-digit year (0000-01-01T00:00:00.000Z). */
+export const isoMsMin = -62_167_219_200_000;
+
+/** True when `ms` is a whole millisecond that RFC 3339 can write (years 0000-9999). */
+export function isIsoInstant(ms: number): boolean {
+  return Number.isSafeInteger(ms) && ms >= isoMsMin && ms <= isoMsMax;
+}
+
+/**
+ * RFC 3339 UTC with exactly three fractional digits. Formatting only: no clock is read.
+ * Outside years 0000-9999 toISOString writes a six-digit '+YYYYYY' year, which is not
+ * RFC 3339, so that throws instead: the manual clock stops short of it
+ * (writeSideLimits.manualClockMsMax), and a foreign instant is checked with isIsoInstant.
+ */
 export function iso(ms: number): string {
+  if (!isIsoInstant(ms)) throw new RangeError(`iso: ${ms} is not a whole millisecond within years 0000-9999`);
   return new Date(ms).toISOString();
 }
 

@@ -18,6 +18,7 @@ import { UlidIds } from '../adapters/ids.ts';
 import { openDatabase } from '../adapters/sqlite/schema.ts';
 import { recoverWorld } from '../adapters/sqlite/recovery.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
+import { settled } from '../core/handler/handle.ts';
 
 const inFlight = 100;
 const args = process.argv.slice(2);
@@ -29,8 +30,8 @@ interface Figures { commands: number; commands_per_second: number; p50_commit_ms
 
 async function setUp(store: Store): Promise<string> {
   const actor = { kind: 'operator' as const, operatorId: 'emp_bench' };
-  const wl = await store.execute({ type: 'RegisterWhiteLabel', actor, name: 'Bench' });
-  const m = await store.execute({ type: 'RegisterMerchant', actor, whiteLabelId: (wl as { objectId: string }).objectId, name: 'Shop' });
+  const wl = await settled(store.submit({ type: 'RegisterWhiteLabel', actor, name: 'Bench' }));
+  const m = await settled(store.submit({ type: 'RegisterMerchant', actor, whiteLabelId: (wl as { objectId: string }).objectId, name: 'Shop' }));
   return (m as { objectId: string }).objectId;
 }
 
@@ -45,10 +46,10 @@ function depositCommand(merchantId: string, n: number): Command {
 function run(store: Store, merchantId: string, n: number): Promise<unknown> {
   const key = `idem-${n}`;
   const now = store.clock.now();
-  return store.execute(depositCommand(merchantId, n), { requestId: `req_${n}`, idempotencyKey: key }, (outcome) => ({
+  return settled(store.submit(depositCommand(merchantId, n), { requestId: `req_${n}`, idempotencyKey: key }, (outcome) => ({
     scope: `${merchantId}:live`, key, requestHash: 'h'.repeat(64), requestId: `req_${n}`, status: 201,
     body: JSON.stringify({ id: outcome.ok ? outcome.objectId : null }), createdAt: now, expiresAt: now + limits.idempotencyKeyLifetimeMs,
-  }));
+  })));
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -32,6 +32,7 @@ import { openProjectionsDb, projectionsFileName } from '../projections/db.ts';
 import { rebuildProjections } from '../projections/rebuild.ts';
 import { startReadSide } from '../server/read-side.ts';
 import { NatsServer } from '../specs/support/nats.ts';
+import { settled } from '../core/handler/handle.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
@@ -52,7 +53,7 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 async function ok(store: Store, command: Command): Promise<string> {
-  const r = await store.execute(command);
+  const r = await settled(store.submit(command));
   if (!r.ok) throw new Error(`${command.type}: ${r.rejection.code}`);
   return r.objectId ?? '';
 }
@@ -189,7 +190,7 @@ async function benchJournal(entries: number): Promise<{ dir: string; written_now
   const parties = await setUp(store, 100);
   for (let n = 0; store.world.lastSeq < entries;) {
     const batch: Promise<unknown>[] = [];
-    for (let i = 0; i < 1000; i++, n++) batch.push(store.execute(n % 10 === 1 ? withdrawal(n, parties) : funding(n, parties)));
+    for (let i = 0; i < 1000; i++, n++) batch.push(settled(store.submit(n % 10 === 1 ? withdrawal(n, parties) : funding(n, parties))));
     await Promise.all(batch);
   }
   store.close();

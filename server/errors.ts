@@ -25,6 +25,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { ErrorCode, Rejection } from '../core/errors.ts';
+import { iso, isIsoInstant } from '../core/present.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
 
 export type ErrorType =
@@ -303,13 +304,13 @@ export class ApiError extends Error {
 // The core speaks instants as epoch milliseconds; the contract's timestamps are RFC 3339
 // UTC with three fractional digits (convention 2). A detail named as an instant (…_at,
 // …_until, e.g. pending_clearing_available_at, late_slip_accepted_until) that holds a
-// number is presented as one; null stays null.
+// number is presented as one (one RFC 3339 cannot write stays a number); null stays null.
 const instantDetailKey = /_(at|until)$/;
 
 function presentInstants(details: Readonly<Record<string, unknown>>): ErrorDetails {
   const out: ErrorDetails = {};
   for (const [key, value] of Object.entries(details)) {
-    out[key] = instantDetailKey.test(key) && typeof value === 'number' && Number.isFinite(value) ? new Date(value).toISOString() : value;
+    out[key] = instantDetailKey.test(key) && typeof value === 'number' && isIsoInstant(value) ? iso(value) : value;
   }
   return out;
 }

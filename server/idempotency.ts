@@ -62,7 +62,7 @@ export async function runIdempotent(
   await runIdempotentOwn(ctx, services, scope, async (keep) => {
     let response: Response | undefined;
     const meta = { requestId: ctx.state.requestId as string, idempotencyKey: ctx.get('Idempotency-Key') };
-    const { outcome, durable } = services.write.execute(command, meta, (o) => {
+    const { outcome, durable } = services.write.submit(command, meta, (o) => {
       if (!o.ok) return undefined;
       response = render(o.objectId);
       return keep(response);

@@ -97,14 +97,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger, logLevel: config.logLevel });
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
+  store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer
   const write: WriteSide = {
     get world() { return store.world; },
     clock, ids,
-    execute(command, meta, respond) {
-      const submitted = store.submit(command, meta, respond);
-      scheduler.poke(); // the command may have set an earlier timer
-      return submitted;
-    },
+    submit: store.submit.bind(store), // the one door: routes, the slip worker and the scheduler all submit here
     ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
   };
   const securityClock = options.securityClock ?? new SystemClock();

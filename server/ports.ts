@@ -3,10 +3,8 @@
 // HTTP layer alone. API keys live outside the journal on purpose: the journal is
 // published to the bus, and HMAC secrets must never travel with it.
 
-import type { Outcome } from '../core/handler/handle.ts';
-import type { Command } from '../core/handler/commands.ts';
-import type { Clock, CommitMeta, IdempotencyRecord, Ids } from '../core/ports.ts';
-import type { World } from '../core/world.ts';
+import type { CommandPort } from '../core/handler/handle.ts';
+import type { Clock, IdempotencyRecord, Ids } from '../core/ports.ts';
 import type { ReadSide } from './read-side.ts';
 
 export type Scope = 'wallet:read' | 'withdrawals:write' | 'withdrawals:read';
@@ -40,16 +38,10 @@ export interface IdempotencyStore {
   get(scope: string, key: string, nowMs: number): IdempotencyRecord | undefined;
 }
 
-export interface WriteSide {
-  /** The world as of now (read it afresh: a store may rebuild it). */
-  readonly world: World;
+/** The command port (the store's submit, the one door to the journal) and what routes read beside it. */
+export interface WriteSide extends CommandPort {
   readonly clock: Clock;
   readonly ids: Ids;
-  /**
-   * Decides and applies a command at once; `durable` resolves when its commit is on disk
-   * (with the group commit of this event-loop turn) and rejects if it could not be written.
-   */
-  execute(command: Command, meta: CommitMeta, respond?: (outcome: Outcome) => CommitMeta['idempotency']): { outcome: Outcome; durable: Promise<void> };
   /** Moves a manual clock forward and fires the timers that fall due; absent on the system clock. */
   advanceClock?(ms: number): Promise<void>;
 }

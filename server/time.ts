@@ -1,20 +1,8 @@
 // Timestamps on the wire. The contract fixes one output form: RFC 3339 UTC with exactly
 // three fractional digits and a trailing Z ('2026-08-01T10:00:00.000Z'). Input is parsed
 // strictly as RFC 3339 (no Date.parse leniency): a full date and time, optional fraction,
-// and Z or a numeric offset, because Thai merchants often send '+07:00'.
-
-/** Largest instant whose ISO form still has a four-digit year (9999-12-31T23:59:59.999Z). */
-const isoMsMax = 253_402_300_799_999;
-/** Earliest instant with a four-digit year (0000-01-01T00:00:00.000Z). */
-const isoMsMin = -62_167_219_200_000;
-
-export function iso(ms: number): string {
-  // toISOString switches to a six-digit '+YYYYYY' year outside this range, which is not RFC 3339.
-  if (!Number.isSafeInteger(ms) || ms < isoMsMin || ms > isoMsMax) {
-    throw new RangeError(`iso: ${ms} is not a whole millisecond within years 0000-9999`);
-  }
-  return new Date(ms).toISOString();
-}
+// and Z or a numeric offset, because Thai merchants often send '+07:00'. Output is
+// core/present.ts iso, the one formatter.
 
 const rfc3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;

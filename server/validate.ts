@@ -11,8 +11,9 @@
 import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
 import { ApiError } from './errors.ts';
 import { parseIso } from './time.ts';
+import { requestLimits } from '../core/limits.ts';
 
-export const fieldsReportedMax = 50;
+const fieldsReportedMax = requestLimits.validationFieldsReportedMax;
 
 export interface FieldError {
   path: string;

@@ -14,24 +14,17 @@
 // provider_unavailable (a person looks, money never moves on a guess); a slip without an
 // image is never sent to the provider — the core holds it for review (NO_SLIP_IMAGE).
 
-import type { Outcome } from '../../core/handler/handle.ts';
-import type { Command } from '../../core/handler/commands.ts';
+import type { CommandPort } from '../../core/handler/handle.ts';
 import type { VerificationOutcome } from '../../core/deposit/decide.ts';
 import type { Deposit, Slip } from '../../core/deposit/state.ts';
 import { outcomeOf } from '../../core/deposit/slip-verifier.ts';
-import type { CommitMeta, SlipVerifier } from '../../core/ports.ts';
-import type { World } from '../../core/world.ts';
+import type { SlipVerifier } from '../../core/ports.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import type { SlipStore } from './store.ts';
 
-export interface SlipWorkerHost {
-  /** The world as of now (read afresh: a store may rebuild it). */
-  readonly world: World;
-  execute(command: Command, meta: CommitMeta): { outcome: Outcome; durable: Promise<void> };
-}
-
 export interface SlipWorkerOptions {
-  readonly host: SlipWorkerHost;
+  /** Where verdicts go: the one command port (the store's submit). */
+  readonly host: CommandPort;
   readonly store: SlipStore;
   readonly verifier: SlipVerifier;
   /** 'background' verifies slips as they arrive; 'manual' only when drain() is called (tests). */
@@ -134,8 +127,8 @@ export class SlipWorker {
     const { receiptId } = pending.slip;
     if (pending.afterSettlement && await this.options.store.isVerified(receiptId)) return false;
     const outcome = await this.outcomeFor(pending.slip);
-    const { outcome: result, durable } = this.options.host.execute(
-      { type: 'RecordSlipVerification', actor: { kind: 'system' }, depositId, receiptId, outcome }, {});
+    const { outcome: result, durable } = this.options.host.submit(
+      { type: 'RecordSlipVerification', actor: { kind: 'system' }, depositId, receiptId, outcome });
     await durable;
     this.failures.delete(receiptId);
     if (pending.afterSettlement) await this.options.store.markVerified(receiptId);

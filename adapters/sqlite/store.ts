@@ -3,17 +3,17 @@
 //
 //   const store = openStore(dataDir, { clock, ids, groupCommit: true });
 //   const { outcome, durable } = store.submit(command, meta, respond); // decided now; await durable before answering
-//   const outcome = await store.execute(command, meta, respond);       // the same, awaited
 //   store.onDurable(() => relay.wake());                               // told after every durable write
 //
-// submit (and capture, for a batch of commands such as due timers) is the one way from
-// the HTTP edge, the slip worker and the scheduler to the journal.
+// submit is the CommandPort (core/handler/handle.ts): the one way from the HTTP edge, the
+// slip worker and the scheduler to the journal. capture batches direct handler calls
+// (journal specs, benches) under one durable promise.
 // Invariants kept: the world the handler decides against is the fold of the journal —
 // when a commit fails after the world applied it (or another writer appended), the store
 // rebuilds the world from the journal and swaps in a new handler, so read `store.world`
 // and `store.handler` afresh rather than keeping them.
 
-import { CommandHandler, type Outcome } from '../../core/handler/handle.ts';
+import { CommandHandler, type CommandPort, type Respond, type Submitted } from '../../core/handler/handle.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import type { Clock, CommitMeta, Ids } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
@@ -38,7 +38,7 @@ export interface StoreOptions {
   readonly sealer?: Sealer;
 }
 
-export class Store {
+export class Store implements CommandPort {
   readonly journal: SqliteJournal;
   readonly keys: RequestKeys;
   private current: { world: World; handler: CommandHandler };
@@ -72,14 +72,12 @@ export class Store {
   }
 
   /**
-   * Runs fn (which executes commands) and returns the promise that their commits are
-   * durable; once they are, the durable listeners are told.
+   * Runs fn (which executes commands on the handler) and returns the promise that their
+   * commits are durable; once they are, the durable listeners are told.
    */
   capture<T>(fn: () => T): { result: T; durable: Promise<void> } {
     const captured = this.journal.capture(fn);
-    if (this.durableListeners.length > 0) {
-      captured.durable.then(() => { for (const listener of this.durableListeners) listener(); }, () => {});
-    }
+    this.tellWhenDurable(captured.durable);
     return captured;
   }
 
@@ -87,16 +85,10 @@ export class Store {
    * Decides and applies a command at once; `durable` resolves when its commit is on disk
    * (with the group commit of this event-loop turn) and rejects if it could not be written.
    */
-  submit(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): { outcome: Outcome; durable: Promise<void> } {
-    const { result, durable } = this.capture(() => this.current.handler.execute(command, meta, respond));
+  submit(command: Command, meta: CommitMeta = {}, respond?: Respond): Submitted {
+    const { result, durable } = this.journal.capture(() => this.current.handler.execute(command, meta, respond));
+    this.tellWhenDurable(durable);
     return { outcome: result, durable };
-  }
-
-  /** submit, awaited: resolves once the commit is durable (rejects if it was not written). */
-  async execute(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): Promise<Outcome> {
-    const { outcome, durable } = this.submit(command, meta, respond);
-    await durable;
-    return outcome;
   }
 
   /** Replaces the world (and its handler) by a fresh replay of the journal. */
@@ -110,6 +102,11 @@ export class Store {
   close(): void {
     this.journal.flushNow();
     this.db.close();
+  }
+
+  private tellWhenDurable(durable: Promise<void>): void {
+    if (this.durableListeners.length === 0) return;
+    durable.then(() => { for (const listener of this.durableListeners) listener(); }, () => {});
   }
 
   private assemble(world: World): { world: World; handler: CommandHandler } {

@@ -26,6 +26,33 @@ import { Tx } from './tx.ts';
 
 export type { Outcome };
 
+/** The outcome once its commit is durable, for a caller with nothing to do meanwhile (specs, benches). */
+export async function settled({ outcome, durable }: Submitted): Promise<Outcome> {
+  await durable;
+  return outcome;
+}
+
+/** Builds the idempotency record from the command's outcome, so it commits with the command. */
+export type Respond = (outcome: Outcome) => CommitMeta['idempotency'];
+
+/** A command decided and applied: its outcome now, and the promise that its commit is on disk. */
+export interface Submitted {
+  readonly outcome: Outcome;
+  /** Resolves when the commit is durable (with the group commit of this event-loop turn); rejects if it was not written. */
+  readonly durable: Promise<void>;
+}
+
+/**
+ * The one door to the journal: the HTTP routes, the slip worker and the scheduler submit
+ * every command here (adapters/sqlite/store.ts implements it). Nothing answers or acts on
+ * an outcome before `durable` resolves.
+ */
+export interface CommandPort {
+  /** The world as of now (read it afresh: a store may rebuild it). */
+  readonly world: World;
+  submit(command: Command, meta?: CommitMeta, respond?: Respond): Submitted;
+}
+
 export interface Handled {
   readonly outcome: Outcome;
   /** Present when the command was accepted; may hold no entries (nothing to change). */
@@ -175,7 +202,11 @@ function fireTimer(tx: Tx, timerId: string): Step {
   }
 }
 
-/** The command handler on its ports. Commands are serialised: Node runs one writer. */
+/**
+ * The command handler on its ports. Commands are serialised: Node runs one writer. The
+ * edge never calls it: the store's submit (the CommandPort) runs it inside the journal's
+ * capture; specs of the core drive it directly.
+ */
 export class CommandHandler {
   constructor(readonly world: World, private readonly journal: Journal, private readonly clock: Clock, private readonly ids: Ids) {}
 
@@ -184,7 +215,7 @@ export class CommandHandler {
    * group commit that the caller awaits before answering). `respond` builds the
    * idempotency record from the world after the command, so it commits with it.
    */
-  execute(command: Command, meta: CommitMeta = {}, respond?: (outcome: Outcome) => CommitMeta['idempotency']): Outcome {
+  execute(command: Command, meta: CommitMeta = {}, respond?: Respond): Outcome {
     const { outcome, commit } = handle(this.world, command, this.clock.now(), this.ids);
     if (!commit) return outcome;
     const events = commit.entries.length > 0 ? merchantEvents(this.world, commit) : [];

@@ -22,17 +22,16 @@ import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
 import { roleRefusal } from './roles.ts';
 import { readJsonBody } from '../request-body.ts';
+import { iso, isIsoInstant } from '../../core/present.ts';
+import { requestLimits } from '../../core/limits.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
-const accessTokenSeconds = 3600;
-const stepUpTokenSeconds = 300;
-/** The longest an access token may live, by exp − iat and by exp − now (12 h). */
-export const tokenLifetimeSecondsMax = 12 * 3600;
-/** The oldest a step-up may be, by auth_time if present, else iat (5 minutes). */
-export const stepUpAgeSecondsMax = 300;
-/** Tolerated disagreement between the issuer's clock and ours, for iat in the future. */
-const issuerClockSkewSeconds = 60;
+const {
+  operatorAccessTokenLifetimeSeconds: accessTokenSeconds, operatorStepUpTokenLifetimeSeconds: stepUpTokenSeconds,
+  operatorTokenLifetimeSecondsMax: tokenLifetimeSecondsMax, operatorStepUpAgeSecondsMax: stepUpAgeSecondsMax,
+  operatorIssuerClockSkewSecondsMax: issuerClockSkewSeconds,
+} = requestLimits; // token lifetimes and ages live with every other limit (core/limits.ts)
 
 /** Security time: the wall clock, in whole seconds. */
 export const wallSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -108,9 +107,14 @@ export async function operatorVerifier(config: Config, dev: DevIssuer | undefine
   };
 }
 
+/** A token's claim (Unix seconds) in words; a claim RFC 3339 cannot write is quoted as it came. */
+function instantText(seconds: number): string {
+  return isIsoInstant(seconds * 1000) ? iso(seconds * 1000) : `${seconds} (Unix seconds)`;
+}
+
 /** A jose failure in words: which check failed and, for times, when. */
 function verifyProblem(error: unknown, issuer: string): string {
-  const at = (seconds: unknown) => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : 'an unknown time');
+  const at = (seconds: unknown) => (typeof seconds === 'number' ? instantText(seconds) : 'an unknown time');
   if (error instanceof errors.JWTExpired) return `token expired at ${at(error.payload.exp)} (wall clock now ${at(wallSeconds())}); mint a new one`;
   if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
     return `token signature does not verify against the configured issuer (${issuer})`;
@@ -133,7 +137,7 @@ export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', no
   const max = `at most ${tokenLifetimeSecondsMax} s (12 h) is accepted`;
   if (p.exp - p.iat > tokenLifetimeSecondsMax) return `token lifetime too long: exp − iat is ${p.exp - p.iat} s, ${max}`;
   if (p.exp - nowSeconds > tokenLifetimeSecondsMax) return `token lifetime too long: it is valid for ${p.exp - nowSeconds} s more, ${max}`;
-  if (p.iat > nowSeconds + issuerClockSkewSeconds) return `token issued in the future (iat ${new Date(p.iat * 1000).toISOString()})`;
+  if (p.iat > nowSeconds + issuerClockSkewSeconds) return `token issued in the future (iat ${instantText(p.iat)})`;
   if (kind === 'step-up') {
     const by = typeof p.auth_time === 'number' ? 'auth_time' : 'iat';
     const age = nowSeconds - (by === 'auth_time' ? (p.auth_time as number) : p.iat);

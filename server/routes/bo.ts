@@ -14,6 +14,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
+import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -21,7 +22,7 @@ const schemas = {
   whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: str() } }),
   gatewayRoute: compile<{ bank_code: string; account_number: string; account_name: string; ttl_seconds: number }>({
     type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name', 'ttl_seconds'],
-    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: 60, maximum: 31_536_000 } },
+    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: limits.gatewayRouteTtlSecondsMin, maximum: limits.gatewayRouteTtlSecondsMax } },
   }),
   merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({
     type: 'object', additionalProperties: false, required: ['white_label_id', 'name'],
@@ -43,15 +44,15 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
     properties: { livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] }, reason: str(500) },
   }),
-  note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: 2000 }, amount_minor: { type: 'integer', minimum: 1 } } }),
-  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 2000 } } }),
-  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: 2000 } } }),
+  note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 } } }),
+  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
+  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
     type: 'object', additionalProperties: false, required: ['trans_ref', 'amount_minor'],
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
   }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
-  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: 31_536_000 } } }),
+  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: writeSideLimits.manualClockAdvanceSecondsMax } } }),
 };
 
 /** A new key with a fresh secret (not yet saved). */
@@ -64,6 +65,19 @@ export function mintKey(services: Services, merchantId: string, livemode: boolea
   const key = newKey(services, merchantId, livemode, scopes);
   services.keys.save(key);
   return key;
+}
+
+/**
+ * The manual clock stops at writeSideLimits.manualClockMsMax: past it the API's instants
+ * (created_at, expires_at, …) would leave RFC 3339's four-digit years. An advance that
+ * would cross it is refused, so the clock stays where it was and every answer stays valid.
+ */
+function checkClockRoom(nowMs: number, seconds: number): void {
+  const roomSeconds = Math.max(0, Math.floor((writeSideLimits.manualClockMsMax - nowMs) / 1000));
+  if (seconds <= roomSeconds) return;
+  throw new ApiError('validation_error', `The manual clock stops at ${iso(writeSideLimits.manualClockMsMax)}; it can be advanced by at most ${roomSeconds} s more.`, {
+    fields: [{ path: 'seconds', reason: 'maximum', hint: `at most ${roomSeconds}` }],
+  });
 }
 
 const keyView = (k: ApiKey) => ({ key_id: k.keyId, api_key: k.secret, scopes: [...k.scopes], livemode: k.livemode });
@@ -209,6 +223,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/clock/advance', async (ctx) => {
     const b = parseWith(schemas.advance, bodyOf(ctx));
     if (!services.write.advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
+    checkClockRoom(services.write.clock.now(), b.seconds);
     await services.write.advanceClock(b.seconds * 1000);
     ctx.body = { now: iso(services.write.clock.now()) };
   });

@@ -14,7 +14,8 @@
 
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
-import { iso, parseIso } from '../time.ts';
+import { iso } from '../../core/present.ts';
+import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { detectMediaType, type SlipMediaType } from './magic.ts';
 import { boundaryOf, parseMultipart } from './multipart.ts';

@@ -26,7 +26,7 @@ import type { IntakeRecord, SlipStore, StoredEvidence } from '../../adapters/sli
 import { ApiError } from '../errors.ts';
 import { replay } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { iso } from '../time.ts';
+import { iso } from '../../core/present.ts';
 import type { Admitted } from './admission.ts';
 import { fingerprintOf, type Evidence } from './evidence.ts';
 
@@ -98,7 +98,7 @@ export class SlipIntake {
   /** Executes ReceiveSlip with its idempotency record; resolves with the receipt's JSON once both are durable. */
   private async commit(command: ReceiveSlip, key: { slot: string; scope: string; key: string; requestHash: string; requestId: string; now: number }): Promise<string> {
     let answer = '';
-    const { outcome, durable } = this.parts.services.write.execute(command, { requestId: key.requestId, idempotencyKey: key.key }, (o) => {
+    const { outcome, durable } = this.parts.services.write.submit(command, { requestId: key.requestId, idempotencyKey: key.key }, (o) => {
       if (!o.ok) return undefined;
       answer = JSON.stringify(this.receipt(command.depositId, command.receiptId));
       const record: IdempotencyRecord = {

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { StateConflict, IdempotencyKeyInUse } from '../../adapters/sqlite/errors.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { Driver, merchantActor, openTestStore, operator, record, removeDir, rowCounts, tempDir } from './support.ts';
+import { settled } from '../../core/handler/handle.ts';
 
 const dirs: string[] = [];
 test.after(() => { for (const d of dirs) removeDir(d); });
@@ -44,18 +45,18 @@ async function conflict(promise: Promise<unknown>): Promise<StateConflict> {
 
 test('a second writer changing a withdrawal already changed gets withdrawal_state_conflict and writes nothing', async () => {
   const w = await twoWriters();
-  assert.ok((await w.a.execute({ type: 'CancelWithdrawal', actor: merchantActor(w.payer), withdrawalId: w.withdrawal })).ok);
+  assert.ok((await settled(w.a.submit({ type: 'CancelWithdrawal', actor: merchantActor(w.payer), withdrawalId: w.withdrawal }))).ok);
   const before = rowCounts(w.b);
   const stale = w.b.world;
   assert.is(stale.withdrawals.get(w.withdrawal)!.status, 'open', 'b decides against its stale world');
-  const e = await conflict(w.b.execute({ type: 'CancelWithdrawal', actor: merchantActor(w.payer), withdrawalId: w.withdrawal }));
+  const e = await conflict(settled(w.b.submit({ type: 'CancelWithdrawal', actor: merchantActor(w.payer), withdrawalId: w.withdrawal })));
   assert.is(e.code, 'withdrawal_state_conflict');
   assert.is(e.stream, w.withdrawal);
   assert.equal(rowCounts(w.b), before);
   assert.is(typeCount(w.b, 'WithdrawalCanceled', w.withdrawal), 1, 'no lost update, no double refund');
   assert.is.not(w.b.world, stale, 'the world was rebuilt');
   assert.is(w.b.world.withdrawals.get(w.withdrawal)!.status, 'canceled');
-  const retry = await w.b.execute({ type: 'CancelWithdrawal', actor: merchantActor(w.payer), withdrawalId: w.withdrawal });
+  const retry = await settled(w.b.submit({ type: 'CancelWithdrawal', actor: merchantActor(w.payer), withdrawalId: w.withdrawal }));
   assert.is(retry.ok ? 'accepted' : retry.rejection.code, 'withdrawal_not_cancelable', 'a retry decides on the fresh world');
   assert.ok(verifyStore(w.b.db).ok);
   w.a.close(); w.b.close();
@@ -63,8 +64,8 @@ test('a second writer changing a withdrawal already changed gets withdrawal_stat
 
 test('a conflict on any other stream is alloc_state_conflict', async () => {
   const w = await twoWriters();
-  assert.ok((await w.a.execute({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting })).ok);
-  const e = await conflict(w.b.execute({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting }));
+  assert.ok((await settled(w.a.submit({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting }))).ok);
+  const e = await conflict(settled(w.b.submit({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting })));
   assert.is(e.code, 'alloc_state_conflict');
   assert.is(e.stream, w.waiting);
   assert.is(typeCount(w.b, 'DepositCanceled', w.waiting), 1);
@@ -79,7 +80,7 @@ test('the same conflict through one-transaction-per-command append() throws Stat
   const d = new Driver(a.store, a.clock);
   const merchant = await d.merchant(await d.whiteLabel());
   const b = openTestStore(dir, { groupCommit: false, clock: a.clock });
-  await a.store.execute({ type: 'SetMerchantSuspended', actor: operator(), merchantId: merchant, suspended: true });
+  await settled(a.store.submit({ type: 'SetMerchantSuspended', actor: operator(), merchantId: merchant, suspended: true }));
   assert.throws(() => b.store.handler.execute({ type: 'SetMerchantSuspended', actor: operator(), merchantId: merchant, suspended: true }),
     (e: unknown) => e instanceof StateConflict && e.code === 'alloc_state_conflict');
   assert.ok(b.store.world.merchants.get(merchant)!.suspended, 'rebuilt');
@@ -100,14 +101,14 @@ test('group commit: a failing command is rolled back alone; its dependants fail 
   const w = await twoWriters();
   const s = w.a;
   const now = w.d.clock.now();
-  await s.execute({ type: 'RegisterWhiteLabel', actor: operator(), name: 'keyed' }, {}, record('taken', now));
+  await settled(s.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'keyed' }, {}, record('taken', now)));
   const before = rowCounts(s);
   const availableBefore = s.world.balances(w.depositor, true).availableMinor;
   // One event-loop turn: (1) a credit whose commit will fail (its idempotency key is taken),
   // (2) an unrelated deposit, (3) a debit that only the failed credit made possible.
-  const failing = s.execute({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reason: 'x' }, {}, record('taken', now));
-  const neighbour = s.execute(w.d.depositCommand(w.depositor, 3_000n));
-  const dependant = s.execute({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'debit', bucket: 'available', reason: 'y' });
+  const failing = settled(s.submit({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reason: 'x' }, {}, record('taken', now)));
+  const neighbour = settled(s.submit(w.d.depositCommand(w.depositor, 3_000n)));
+  const dependant = settled(s.submit({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'debit', bucket: 'available', reason: 'y' }));
   const [r1, r2, r3] = await Promise.allSettled([failing, neighbour, dependant]);
   assert.is(r1.status, 'rejected');
   assert.instance((r1 as PromiseRejectedResult).reason, IdempotencyKeyInUse);
@@ -128,9 +129,9 @@ test('group commit: a failing command is rolled back alone; its dependants fail 
 
 test('group commit: a conflict from a second writer fails that command only', async () => {
   const w = await twoWriters();
-  await w.a.execute({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting });
-  const conflicting = w.b.execute({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting });
-  const other = w.b.execute(w.d.depositCommand(w.depositor, 4_000n));
+  await settled(w.a.submit({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting }));
+  const conflicting = settled(w.b.submit({ type: 'CancelDeposit', actor: merchantActor(w.depositor), depositId: w.waiting }));
+  const other = settled(w.b.submit(w.d.depositCommand(w.depositor, 4_000n)));
   const [r1, r2] = await Promise.allSettled([conflicting, other]);
   assert.is(r1.status, 'rejected');
   assert.is(((r1 as PromiseRejectedResult).reason as StateConflict).code, 'alloc_state_conflict');

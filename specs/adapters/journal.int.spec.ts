@@ -16,6 +16,7 @@ import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { ManualClock } from '../../adapters/clock.ts';
 import { UlidIds } from '../../adapters/ids.ts';
 import { Driver, merchantActor, openTestStore, operator, record, removeDir, rowCounts, startMs, tempDir } from './support.ts';
+import { settled } from '../../core/handler/handle.ts';
 
 const satang = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const dirs: string[] = [];
@@ -48,9 +49,9 @@ test('one command writes its entries, postings, snapshot, envelope and idempoten
   const s = await scene();
   const before = rowCounts(s.store);
   const meta = { requestId: 'req_fund', idempotencyKey: 'idem-fund' };
-  const r = await s.store.execute(
+  const r = await settled(s.store.submit(
     { type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 123_456n, direction: 'credit', bucket: 'available', reason: 'funding' },
-    meta, record('idem-fund', s.clock.now()));
+    meta, record('idem-fund', s.clock.now())));
   assert.ok(r.ok);
   const btxn = r.objectId!;
   const after = rowCounts(s.store);
@@ -123,10 +124,10 @@ test('snapshots and timers match the world after a mixed run; verify agrees', as
 test('a refused command writes nothing', async () => {
   const s = await scene();
   const before = rowCounts(s.store);
-  const r = await s.store.execute({
+  const r = await settled(s.store.submit({
     type: 'CreateWithdrawal', actor: merchantActor(s.depositor), amountMinor: 1_000_000n, merchantReference: 'too-much', endUserRef: 'payee',
     beneficiaryId: await s.d.beneficiary(s.depositor), requiresApproval: false, p2pMinimumApplies: false,
-  }, { requestId: 'req_x', idempotencyKey: 'idem-x' }, record('idem-x', s.clock.now()));
+  }, { requestId: 'req_x', idempotencyKey: 'idem-x' }, record('idem-x', s.clock.now())));
   assert.is(r.ok ? 'accepted' : r.rejection.code, 'insufficient_balance');
   const after = rowCounts(s.store);
   assert.equal(after, { ...before, journal: before.journal + 1, snapshots: before.snapshots + 1 }, 'only the beneficiary registered before it');
@@ -136,15 +137,15 @@ test('a refused command writes nothing', async () => {
 for (const groupCommit of [false, true]) {
   test(`an append that fails leaves no partial rows and the world is rebuilt from the journal (groupCommit ${groupCommit})`, async () => {
     const s = await scene(groupCommit);
-    await s.d.ok({ type: 'RegisterWhiteLabel', actor: operator(), name: 'first' }, {}).then(() => s.store.execute(
-      { type: 'RegisterWhiteLabel', actor: operator(), name: 'keyed' }, {}, record('taken', s.clock.now())));
+    await s.d.ok({ type: 'RegisterWhiteLabel', actor: operator(), name: 'first' }, {}).then(() => settled(s.store.submit(
+      { type: 'RegisterWhiteLabel', actor: operator(), name: 'keyed' }, {}, record('taken', s.clock.now()))));
     const before = rowCounts(s.store);
     const balances = s.store.world.balances(s.depositor, true);
     let error: unknown;
     try {
       // The same unexpired key again: the record insert fails after the entries were written.
-      await s.store.execute({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 5_000n, direction: 'credit', bucket: 'available', reason: 'dup' },
-        {}, record('taken', s.clock.now()));
+      await settled(s.store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 5_000n, direction: 'credit', bucket: 'available', reason: 'dup' },
+        {}, record('taken', s.clock.now())));
     } catch (e) { error = e; }
     assert.instance(error, IdempotencyKeyInUse);
     assert.equal(rowCounts(s.store), before);
@@ -243,7 +244,7 @@ test('recovery of a journal of thousands of commands rebuilds the world that wro
   const merchant = await d.merchant(await d.whiteLabel());
   for (let round = 0; round < 80; round++) {
     const batch = [];
-    for (let i = 0; i < 100; i++) batch.push(store.execute(d.depositCommand(merchant, 100_000n)));
+    for (let i = 0; i < 100; i++) batch.push(settled(store.submit(d.depositCommand(merchant, 100_000n))));
     await Promise.all(batch);
   }
   const live = store.world;

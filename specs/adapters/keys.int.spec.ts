@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { openTestStore, operator, record, removeDir, startMs, tempDir } from './support.ts';
 import { ManualClock } from '../../adapters/clock.ts';
+import { settled } from '../../core/handler/handle.ts';
 
 const dirs: string[] = [];
 const fresh = () => { const d = tempDir('keys'); dirs.push(d); return d; };
@@ -42,14 +43,14 @@ test('nonces survive a restart: the row rides the next transaction', async () =>
 test('a nonce rides the same transaction as a command enqueued in the same turn', async () => {
   const { store } = openTestStore(fresh());
   store.keys.rememberNonce('key_1', 'n-ride', startMs);
-  await store.execute({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Brand' });
+  await settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Brand' }));
   assert.is(store.db.prepare('SELECT COUNT(*) FROM nonces').pluck(true).get(), 1);
   store.close();
 });
 
 test('an idempotency record is found until it expires; pruning deletes expired rows in bounded batches', async () => {
   const { store, clock } = openTestStore(fresh());
-  const r = await store.execute({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Brand' }, {}, record('idem-1', clock.now()));
+  const r = await settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Brand' }, {}, record('idem-1', clock.now())));
   assert.ok(r.ok);
   const found = store.keys.getIdempotency('spec', 'idem-1', clock.now() + limits.idempotencyKeyLifetimeMs - 1)!;
   assert.equal({ ...found }, {
@@ -72,9 +73,9 @@ test('an idempotency record is found until it expires; pruning deletes expired r
 
 test('an expired idempotency key may be used again', async () => {
   const { store, clock } = openTestStore(fresh());
-  await store.execute({ type: 'RegisterWhiteLabel', actor: operator(), name: 'A' }, {}, record('again', clock.now()));
+  await settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'A' }, {}, record('again', clock.now())));
   clock.advance(limits.idempotencyKeyLifetimeMs);
-  const r = await store.execute({ type: 'RegisterWhiteLabel', actor: operator(), name: 'B' }, {}, record('again', clock.now()));
+  const r = await settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'B' }, {}, record('again', clock.now())));
   assert.ok(r.ok);
   assert.is(JSON.parse(store.keys.getIdempotency('spec', 'again', clock.now())!.body).id, r.objectId);
   store.close();

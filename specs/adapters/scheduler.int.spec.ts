@@ -38,7 +38,7 @@ test('advance() needs the manual clock', async () => {
   const dir = tempDir('scheduler');
   try {
     const { store } = openTestStore(dir);
-    const scheduler = new Scheduler({ clock: new SystemClock(), handler: store.handler, capture: (fn) => store.capture(fn) });
+    const scheduler = new Scheduler({ clock: new SystemClock(), get world() { return store.world; }, submit: store.submit.bind(store) });
     let message = '';
     try { await scheduler.advance(1000); } catch (e) { message = (e as Error).message; }
     assert.match(message, /manual clock/);

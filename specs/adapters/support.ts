@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../../core/handler/commands.ts';
-import type { Outcome } from '../../core/handler/handle.ts';
+import { settled, type Outcome } from '../../core/handler/handle.ts';
 import type { CommitMeta, IdempotencyRecord } from '../../core/ports.ts';
 import { limits } from '../../core/limits.ts';
 import { ManualClock } from '../../adapters/clock.ts';
@@ -46,7 +46,7 @@ export class Driver {
   constructor(readonly store: Store, readonly clock: ManualClock) {}
 
   async ok(command: Command, meta: CommitMeta = {}): Promise<string> {
-    const r = await this.store.execute(command, meta);
+    const r = await settled(this.store.submit(command, meta));
     if (!r.ok) throw new Error(`${command.type} refused: ${r.rejection.code} ${r.rejection.message}`);
     return r.objectId ?? '';
   }

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from '../../core/handler/commands.ts';
 import { Driver, merchantActor } from '../adapters/support.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { settled } from '../../core/handler/handle.ts';
 
 const historyRuns = 50;
 const commandsPerRunMax = 25;
@@ -63,7 +64,7 @@ async function parties(): Promise<Party[]> {
 async function run(o: Op, ps: Party[]): Promise<void> {
   const store = s.running.store;
   const operator = { kind: 'operator' as const, operatorId: 'emp_prop' };
-  const attempt = (c: Command) => store.execute(c); // a refusal is a fine outcome here
+  const attempt = (c: Command) => settled(store.submit(c)); // a refusal is a fine outcome here
   switch (o.kind) {
     case 'fund':
     case 'debit':

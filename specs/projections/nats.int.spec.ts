@@ -16,6 +16,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { NatsServer } from '../support/nats.ts';
 import { dumpProjections, lowestPosition, satang, satangRun, waitForProjections } from '../support/projections.ts';
+import { settled } from '../../core/handler/handle.ts';
 
 let nats: NatsServer;
 let s: TestServer;
@@ -46,7 +47,7 @@ async function fundings(count: number, livemode = true): Promise<void> {
     amountMinor: BigInt(100 + i), direction: 'credit', bucket: 'available', reason: 'spec funding',
   });
   for (let done = 0; done < count; done += 200) {
-    const batch = Array.from({ length: Math.min(200, count - done) }, (_, i) => store.execute(command(done + i)));
+    const batch = Array.from({ length: Math.min(200, count - done) }, (_, i) => settled(store.submit(command(done + i))));
     for (const outcome of await Promise.all(batch)) assert.ok(outcome.ok);
   }
 }

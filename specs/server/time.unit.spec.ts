@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { iso, parseIso } from '../../server/time.ts';
+import { iso } from '../../core/present.ts';
+import { parseIso } from '../../server/time.ts';
 
 const contractFormat = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

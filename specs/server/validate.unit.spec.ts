@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../server/errors.ts';
-import { compile, dottedPath, fieldsReportedMax, type FieldError } from '../../server/validate.ts';
+import { compile, dottedPath, type FieldError } from '../../server/validate.ts';
+import { requestLimits } from '../../core/limits.ts';
 
 interface CreateDeposit {
   amount_minor: number;
@@ -157,7 +158,7 @@ test('the number of reported fields is capped', () => {
     assert.unreachable('should have thrown');
   } catch (error) {
     assert.instance(error, ApiError);
-    assert.is(((error as ApiError).details?.fields as FieldError[]).length, fieldsReportedMax);
+    assert.is(((error as ApiError).details?.fields as FieldError[]).length, requestLimits.validationFieldsReportedMax);
   }
 });
 

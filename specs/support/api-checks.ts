@@ -10,6 +10,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { catalogue } from '../../server/errors.ts';
 import type { Reply, TestServer } from './server-harness.ts';
+import { settled } from '../../core/handler/handle.ts';
 
 /** The eight keys of the contract's error object, in no particular order. */
 export const errorObjectKeys = ['code', 'type', 'message', 'message_th', 'retryable', 'retry_after_seconds', 'request_id', 'details'].sort();
@@ -102,7 +103,7 @@ export async function gatewayRoute(s: TestServer, whiteLabelId: string): Promise
 
 /** Runs a command on the server's own write side and waits until it is durable. */
 export async function runCommand(s: TestServer, command: Command): Promise<string | undefined> {
-  const outcome = await s.running.store.execute(command, { requestId: `req_spec_${randomUUID()}` });
+  const outcome = await settled(s.running.store.submit(command, { requestId: `req_spec_${randomUUID()}` }));
   if (!outcome.ok) throw new Error(`${command.type} refused: ${outcome.rejection.code} ${outcome.rejection.message}`);
   return outcome.objectId;
 }
@@ -164,13 +165,13 @@ export async function journalRows(s: TestServer): Promise<number> {
  * Returns the function that puts the fast disk back.
  */
 export function slowDisk(s: TestServer, delayMs: number): () => void {
-  const write = s.running.services.write as { execute: typeof s.running.services.write.execute };
-  const original = write.execute;
-  write.execute = (command, meta, respond) => {
+  const write = s.running.services.write as { submit: typeof s.running.services.write.submit };
+  const original = write.submit;
+  write.submit = (command, meta, respond) => {
     const r = original.call(write, command, meta, respond);
     return { outcome: r.outcome, durable: r.durable.then(() => new Promise<void>((resolve) => setTimeout(resolve, delayMs))) };
   };
-  return () => { write.execute = original; };
+  return () => { write.submit = original; };
 }
 
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
