@@ -470,7 +470,7 @@ const commands = [
 
 test(`random command sequences keep every ledger invariant (${runs} runs)`, () => {
   fc.assert(
-    fc.property(fc.commands(commands, { maxCommands: 40, size: 'max' }), (cmds) => {
+    fc.property(fc.commands(commands, { maxCommands: 40, size: 'max', ...(process.env.SATANG_PROP_REPLAY ? { replayPath: process.env.SATANG_PROP_REPLAY } : {}) }), (cmds) => {
       const h = new Harness();
       const wl = h.whiteLabel();
       // Three merchants, each in both modes: six wallets in one white label.
@@ -483,7 +483,8 @@ test(`random command sequences keep every ledger invariant (${runs} runs)`, () =
       const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set() };
       fc.modelRun(() => ({ model, real }), cmds);
     }),
-    // SATANG_PROP_SEED and SATANG_PROP_PATH (printed on failure) replay one failing run.
+    // SATANG_PROP_SEED, SATANG_PROP_PATH and SATANG_PROP_REPLAY (the seed, path and replayPath a
+    // failure prints) replay one failing run.
     { numRuns: runs, ...(process.env.SATANG_PROP_SEED ? { seed: Number(process.env.SATANG_PROP_SEED), path: process.env.SATANG_PROP_PATH ?? '', endOnFailure: true } : {}) },
   );
 });
