@@ -178,6 +178,22 @@ export const requestLimits = {
   operatorStepUpAgeSecondsMax: 300,
   /** Tolerated disagreement between the issuer's clock and ours, for iat in the future. */
   operatorIssuerClockSkewSecondsMax: 60,
+  // Load shedding by the contract's priorities (server/app.ts), on the event loop's mean lag:
+  /** Mean lag above which new deposits (P3) are shed. */
+  shedDepositsLagMs: 200,
+  /** Mean lag above which status reads (P2) are shed too. */
+  shedReadsLagMs: 500,
+  /** The window the lag is averaged over; a spike counts for the next window, then ages out. */
+  loadWindowMs: 1 * second,
+  /** Rate-limit subjects (keys, IPs) tracked at once per limiter; the least recently used go first. */
+  rateLimitTrackedKeysMax: 100_000,
+  // Shutdown (server/main.ts):
+  /** How long shutdown lets in-flight requests run before it cuts the connections left open (SATANG_SHUTDOWN_DRAIN_MS). */
+  shutdownDrainMsDefault: 10 * second,
+  /** What closing the stores may take after the drain before the process exits anyway. */
+  shutdownAfterDrainMsMax: 5 * second,
+  /** How often the drain closes connections that became idle (a kept-alive one after its answer). */
+  shutdownIdleSweepMs: 50,
 } as const;
 
 // ---- webhook delivery (contract: Delivery rules, Limits, Webhook signatures; adapters/webhooks/) ----

@@ -21,6 +21,7 @@ import { backOfficeRoutes } from './routes/bo.ts';
 import type { CapabilitySigner } from './capability.ts';
 import type { operatorAuth } from './auth/operator.ts';
 import { bodyPolicy, declaresBody } from './request-body.ts';
+import { requestLimits } from '../core/limits.ts';
 
 export interface AppParts {
   readonly services: Services;
@@ -36,10 +37,7 @@ export interface AppParts {
   readonly extraRouters?: readonly Router[];
 }
 
-/** Event-loop lag above which new deposits are shed (P3), and above which reads are shed too (P2). */
-const shedDepositsLagMs = 200;
-const shedReadsLagMs = 500;
-const loadWindowMs = 1000;
+const { shedDepositsLagMs, shedReadsLagMs, loadWindowMs } = requestLimits;
 
 /**
  * The event loop's mean delay over the last full window (one second): a spike counts for

@@ -15,7 +15,7 @@ import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import type { Clock } from '../core/ports.ts';
-import { limits } from '../core/limits.ts';
+import { limits, requestLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
@@ -143,16 +143,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   };
 }
 
-/** How long shutdown lets in-flight requests run before it cuts the connections left open. */
-const shutdownDrainMsDefault = 10_000;
-/** What closing the stores may take after the drain before the process exits anyway. */
-const shutdownAfterDrainMsMax = 5_000;
-/** How often the drain closes connections that became idle (a kept-alive one after its answer). */
-const idleSweepMs = 50;
-
 function shutdownDrainMs(env: NodeJS.ProcessEnv): number {
   const raw = env.SATANG_SHUTDOWN_DRAIN_MS;
-  if (raw === undefined || raw === '') return shutdownDrainMsDefault;
+  if (raw === undefined || raw === '') return requestLimits.shutdownDrainMsDefault;
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`SATANG_SHUTDOWN_DRAIN_MS must be a whole number of milliseconds, not ${raw}`);
   return Number(raw);
 }
@@ -163,7 +156,7 @@ function shutdownDrainMs(env: NodeJS.ProcessEnv): number {
  */
 async function drain(server: Server, drainMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+  const sweep = setInterval(() => server.closeIdleConnections(), requestLimits.shutdownIdleSweepMs);
   server.closeIdleConnections();
   const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
   try {
@@ -183,7 +176,7 @@ if (isEntryPoint) {
   const stop = () => {
     if (stopping) process.exit(1);
     stopping = true;
-    setTimeout(() => process.exit(1), drainMs + shutdownAfterDrainMsMax).unref();
+    setTimeout(() => process.exit(1), drainMs + requestLimits.shutdownAfterDrainMsMax).unref();
     running.close().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', stop);

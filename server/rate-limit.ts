@@ -13,7 +13,7 @@
 // refusing a client that is within its quota. Time is always an argument (nowMs).
 
 import { ApiError } from './errors.ts';
-import { readSideLimits } from '../core/limits.ts';
+import { readSideLimits, requestLimits } from '../core/limits.ts';
 
 export interface RateLimitPolicy {
   limit: number;
@@ -32,8 +32,6 @@ export const rateLimitPolicies = {
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type BucketName = keyof typeof rateLimitPolicies;
-
-export const trackedKeysMaxDefault = 100_000;
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -62,7 +60,7 @@ export class RateLimiter {
   private readonly policies: Record<BucketName, RateLimitPolicy>;
 
   constructor(options: RateLimiterOptions = {}) {
-    this.maxKeys = options.maxKeys ?? trackedKeysMaxDefault;
+    this.maxKeys = options.maxKeys ?? requestLimits.rateLimitTrackedKeysMax;
     if (!Number.isSafeInteger(this.maxKeys) || this.maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
     this.policies = options.policies ?? rateLimitPolicies;
   }
