@@ -12,8 +12,8 @@ import type { Ids } from '../core/ports.ts';
 const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const randomBlockBytes = 4096;
 
-/** A PRNG for ulid: uniform fractions k/256, as ulid's own, from a CSPRNG-filled block. */
-function blockRandom(): () => number {
+/** A PRNG for ulid: uniform fractions k/256, as ulid's own, from a CSPRNG-filled block (one per factory). */
+export function blockRandom(): () => number {
   const block = new Uint8Array(randomBlockBytes);
   let next = block.length;
   return () => {

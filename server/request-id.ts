@@ -4,6 +4,7 @@
 
 import type { Context, Middleware } from 'koa';
 import { monotonicFactory } from 'ulid';
+import { blockRandom } from '../adapters/ids.ts';
 
 export interface RequestIdState {
   requestId: string;
@@ -11,9 +12,13 @@ export interface RequestIdState {
 
 export type RequestIdGenerator = () => string;
 
-/** A generator of req_ ids that sort by creation time, also within one millisecond. */
+/**
+ * A generator of req_ ids that sort by creation time, also within one millisecond. Its
+ * random part is drawn from a CSPRNG block (adapters/ids.ts), not one randomFillSync per
+ * character as ulid's default does: that cost 6 % of the server's thread under load.
+ */
 export function createRequestIdGenerator(): RequestIdGenerator {
-  const nextUlid = monotonicFactory();
+  const nextUlid = monotonicFactory(blockRandom());
   return () => `req_${nextUlid()}`;
 }
 
