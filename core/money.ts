@@ -185,7 +185,13 @@ export interface Quote {
   readonly totalMinor: Minor;
 }
 
-export function withdrawalQuote(schedule: FeeSchedule, amount: Minor): Quote {
+/**
+ * What a withdrawal of `amount` would cost. Only an amount whose total would pass the safe
+ * range is refused: a preview of a small amount is still useful, and the minimum applies
+ * when the withdrawal is created.
+ */
+export function withdrawalQuote(schedule: FeeSchedule, policy: AmountPolicy, amount: Minor): Quote | Rejection {
   const fee = withdrawalFee(schedule);
+  if (amount > BigInt(withdrawalAmountMaxMinor(policy, fee.totalMinor))) return checkWithdrawalAmount(policy, amount, false, fee.totalMinor)!;
   return { channel: 'withdrawal', amountMinor: amount, fee, totalMinor: amount + fee.totalMinor };
 }

@@ -6,7 +6,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { banks } from '../../core/directory.ts';
-import { checkWithdrawalAmount, minorToJson, withdrawalAmountMaxMinor, withdrawalFee, withdrawalQuote } from '../../core/money.ts';
+import { isRejection } from '../../core/errors.ts';
+import { minorToJson, withdrawalQuote } from '../../core/money.ts';
 import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentDispute, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
 import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';
@@ -88,12 +89,8 @@ export function walletRoutes(services: Services, config: Config): Router {
     if (p2p) throw featureOff('The merchant quote');
     const q = parseWith(quoteQuery, queryOf(ctx));
     const wl = world().whiteLabels.get(m.whiteLabelId)!;
-    const amount = amountOf(Number(q.amount_minor));
-    // Only an amount whose total would pass the safe range is refused: a preview of a
-    // small amount is still useful, the minimum applies when the withdrawal is created.
-    const fee = withdrawalFee(wl.fees).totalMinor;
-    if (amount > BigInt(withdrawalAmountMaxMinor(wl.amounts, fee))) throw ApiError.from(checkWithdrawalAmount(wl.amounts, amount, false, fee)!);
-    const quote = withdrawalQuote(wl.fees, amount);
+    const quote = withdrawalQuote(wl.fees, wl.amounts, amountOf(Number(q.amount_minor)));
+    if (isRejection(quote)) throw ApiError.from(quote);
     ctx.body = {
       object: 'quote', livemode: m.livemode, channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),
       total_minor: minorToJson(quote.totalMinor), currency: 'THB',

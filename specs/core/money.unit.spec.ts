@@ -4,6 +4,7 @@
 // and the JSON conversions that keep single amounts safe integers.
 
 import { test } from 'uvu';
+import { isRejection } from '../../core/errors.ts';
 import * as assert from 'uvu/assert';
 import {
   checkDepositAmount, checkMerchantCredit, checkWithdrawalAmount, withdrawalAmountMaxMinor, defaultAmountPolicy, defaultFeeSchedule, depositFee, feeRecognizedFor,
@@ -50,8 +51,13 @@ test('withdrawalFee: fixed fee plus VAT on it, fixed at creation; the quote adds
   });
   assert.is(withdrawalFee(schedule(150, 700, 15)).totalMinor, 16n, '15 + round(1.05)');
   assert.is(withdrawalFee(schedule(150, 700, 0)).totalMinor, 0n);
-  const quote = withdrawalQuote(defaultFeeSchedule, 100_000n);
+  const quote = withdrawalQuote(defaultFeeSchedule, defaultAmountPolicy, 100_000n);
+  assert.ok(!isRejection(quote));
   assert.equal([quote.channel, quote.amountMinor, quote.fee.totalMinor, quote.totalMinor], ['withdrawal', 100_000n, 1_070n, 101_070n]);
+  // A preview below the minimum is still a quote; only a total past the safe range is refused.
+  assert.ok(!isRejection(withdrawalQuote(defaultFeeSchedule, defaultAmountPolicy, 100n)));
+  const tooMuch = withdrawalQuote(defaultFeeSchedule, { ...defaultAmountPolicy, withdrawalMaxMinor: safeIntegerMax }, BigInt(safeIntegerMax));
+  assert.ok(isRejection(tooMuch) && tooMuch.code === 'amount_not_supported');
 });
 
 test('feeRecognizedFor: proportional, rounded down, exactly the whole fee once filled', () => {
