@@ -9,7 +9,6 @@ import type { CommitMeta } from '../../core/ports.ts';
 import { apiVersion, iso } from '../../core/present.ts';
 
 /** The API version pinned on every event this build creates. */
-export { apiVersion };
 
 export function envelopeBody(id: string, sequence: number, event: MerchantEvent, meta: CommitMeta): string {
   const data = event.previousAttributes === undefined

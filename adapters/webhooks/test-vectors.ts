@@ -7,7 +7,7 @@
 // deployment and forever (Ed25519 signatures are deterministic).
 
 import { createHash, createPublicKey } from 'node:crypto';
-import { apiVersion } from '../sqlite/envelope.ts';
+import { apiVersion } from '../../core/present.ts';
 import { privateKeyFromSeed, publishedKey, signDelivery, signedBytes, type SigningKey } from './signing.ts';
 
 export const testVectorKid = 'whk_test_vectors_1';

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { signRequest } from '../../server/hmac.ts';
-import { apiVersion } from '../../server/routes/deposits.ts';
+import { apiVersion } from '../../core/present.ts';
 
 export type LoadMode = 'create' | 'get';
 

@@ -20,8 +20,6 @@ import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './
 import { listDeposits } from './order-lists.ts';
 import { slipContentTypes } from '../slips/evidence.ts';
 
-export { apiVersion };
-
 export function depositRoutes(services: Services, config: Config, capability: CapabilitySigner): Router {
   const router = new Router({ prefix: '/v1/pay/deposits' });
   router.use(merchantAuth(services));

@@ -18,7 +18,7 @@ import { ApiError } from '../errors.ts';
 import { closeAfterAnswer } from '../request-body.ts';
 import { idempotencyKeyOf } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { apiVersion } from '../routes/deposits.ts';
+import { apiVersion } from '../../core/present.ts';
 import { ownedBy, queryOf } from '../routes/common.ts';
 import { emptyQuery } from '../schemas.ts';
 import { admit, tokenClaims } from './admission.ts';
