@@ -323,3 +323,20 @@ export const readSideLimits = {
   /** run_generation of a sandbox history request (contract: integer 1-2147483647). */
   runGenerationMax: 2_147_483_647,
 } as const;
+
+/** The back office (issue 15): operator views, logs and the action log. */
+export const backOfficeLimits = {
+  /** Rows any one part of a deposit's timeline reads from the journal (entries, transactions, events, deliveries). */
+  trailEntriesMax: 500,
+  /** Review and approval queues: page size (same bounds as the merchant lists). */
+  queuePageSizeDefault: 20,
+  queuePageSizeMax: 200,
+  /** A review waiting this long without escalation is estimated 'under_1h'; beyond the escalation, 'under_4h'; after this, 'extended'. */
+  reviewExtendedAfterMs: 4 * hour,
+  /** Request logs: bytes of each request and response body kept (after redaction), and how long rows are kept. */
+  requestLogBodyBytesMax: 2048,
+  requestLogRetentionMs: 30 * day,
+  /** Request log and action log reads: page size. */
+  logPageSizeDefault: 50,
+  logPageSizeMax: 200,
+} as const;

@@ -408,7 +408,7 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   if (noteProblem) return noteProblem;
   if (s.review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
   if (s.review.fourEyesRequired && s.review.approvals.length === 0) {
-    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId }];
+    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note }];
   }
   const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
   if (V === undefined || V <= 0n) {
@@ -420,7 +420,8 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   if (target) verified.set(target.legRef, V);
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
-  return thenNextQueued(s, c.at, settled);
+  const decision = { operatorId: c.operatorId, note: c.note };
+  return thenNextQueued(s, c.at, settled.map((e) => (e.type === 'DepositSettled' ? { ...e, decision } : e)));
 }
 
 function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Deposit): DepositDecision {
@@ -429,7 +430,7 @@ function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Depos
   if (noteProblem) return noteProblem;
   const first = s.review.reasons[0]?.code;
   const texts = first ? reasonTexts[first] : { th: 'รายการถูกปฏิเสธโดยเจ้าหน้าที่', en: 'The slip was declined by a reviewer.' };
-  return [{ type: 'DepositRejected', at: c.at, code: first ?? 'REVIEW_DECLINED', displayTh: texts.th, displayEn: texts.en }];
+  return [{ type: 'DepositRejected', at: c.at, code: first ?? 'REVIEW_DECLINED', displayTh: texts.th, displayEn: texts.en, decision: { operatorId: c.operatorId, note: c.note } }];
 }
 
 export { isFinalStatus };

@@ -83,6 +83,12 @@ export interface Review {
   readonly approvals: readonly string[];
 }
 
+/** Who decided a review and why (kept on the deciding event for the back office's timeline; evolve ignores it). */
+export interface ReviewDecision {
+  readonly operatorId: string;
+  readonly note: string;
+}
+
 export interface Slip {
   readonly receiptId: string;
   readonly receivedAt: number;
@@ -217,10 +223,10 @@ export type DepositEvent =
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
   | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
-  | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string }
+  | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly note?: string }
   | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip }
-  | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string }
-  | { readonly type: 'DepositRejected'; readonly at: number; readonly code: string; readonly displayTh: string; readonly displayEn: string }
+  | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string; readonly decision?: ReviewDecision }
+  | { readonly type: 'DepositRejected'; readonly at: number; readonly code: string; readonly displayTh: string; readonly displayEn: string; readonly decision?: ReviewDecision }
   | { readonly type: 'DepositExpired'; readonly at: number; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'DepositCanceled'; readonly at: number; readonly by: CanceledBy; readonly reasonCode: CancelReasonCode; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'LateSlipWindowClosed'; readonly at: number }

@@ -59,7 +59,7 @@ export type Command =
   | { readonly type: 'ReverseFill'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string; readonly reasonCode: string; readonly note: string }
   | { readonly type: 'ConfirmReceipt'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string }
   | { readonly type: 'OpenDispute'; readonly actor: Actor; readonly withdrawalId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy?: number }
-  | { readonly type: 'SubmitDisputeEvidence'; readonly actor: Actor; readonly disputeId: string; readonly text: string; readonly fileCount: number }
+  | { readonly type: 'SubmitDisputeEvidence'; readonly actor: Actor; readonly disputeId: string; readonly text: string; readonly fileCount: number; readonly files?: readonly { readonly name: string; readonly bytes: number }[] }
   | { readonly type: 'ResolveDispute'; readonly actor: Actor; readonly disputeId: string; readonly outcome: string; readonly note?: string }
   | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string };
 

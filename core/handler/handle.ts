@@ -157,8 +157,8 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   OpenDispute: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({
     type: 'OpenDispute', at: tx.at, disputeId: tx.ids.next('dsp'), reasonCode: c.reasonCode, amountMinor: c.amountMinor, respondBy: c.respondBy ?? tx.at + limits.disputeRespondByMs,
   })),
-  SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at }), 'dispute'),
-  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome }), 'dispute'),
+  SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at, evidence: { text: c.text, files: c.files ?? [] } }), 'dispute'),
+  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}) }), 'dispute'),
   FireTimer: (tx, c) => fireTimer(tx, c.timerId),
 };
 

@@ -11,7 +11,7 @@ import type { Balances } from '../ledger/ledger.ts';
 import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import {
-  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type RefundIds, type Withdrawal, type WithdrawalEvent,
+  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -29,8 +29,8 @@ export type WithdrawalCommand =
   | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number }
-  | { readonly type: 'SubmitDisputeEvidence'; readonly at: number }
-  | { readonly type: 'ResolveDispute'; readonly at: number; readonly outcome: string };
+  | { readonly type: 'SubmitDisputeEvidence'; readonly at: number; readonly evidence?: DisputeEvidence }
+  | { readonly type: 'ResolveDispute'; readonly at: number; readonly outcome: string; readonly note?: string };
 
 export type WithdrawalDecision = readonly WithdrawalEvent[] | Rejection;
 
@@ -166,10 +166,10 @@ function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDi
     case 'SubmitDisputeEvidence':
       if (s.dispute?.status !== 'open') return reject('operation_not_allowed', 'There is no open dispute on this withdrawal.');
       if (c.at > s.dispute.respondBy) return reject('operation_not_allowed', 'The evidence deadline of this dispute has passed.');
-      return [{ type: 'DisputeEvidenceSubmitted', at: c.at }];
+      return [{ type: 'DisputeEvidenceSubmitted', at: c.at, ...(c.evidence ? { evidence: c.evidence } : {}) }];
     case 'ResolveDispute':
       if (s.dispute?.status !== 'open') return reject('operation_not_allowed', 'There is no open dispute on this withdrawal.');
-      return [{ type: 'DisputeResolved', at: c.at, outcome: c.outcome }];
+      return [{ type: 'DisputeResolved', at: c.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}) }];
     default: {
       const _exhaustive: never = c;
       return _exhaustive;

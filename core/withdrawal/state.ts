@@ -42,6 +42,12 @@ export interface Dispute {
   readonly evidenceCount: number;
 }
 
+/** What a merchant submitted against a dispute (the operator reads it from the journal; file contents are not kept). */
+export interface DisputeEvidence {
+  readonly text: string;
+  readonly files: readonly { readonly name: string; readonly bytes: number }[];
+}
+
 export interface Withdrawal {
   readonly id: string;
   readonly merchantId: string;
@@ -96,8 +102,8 @@ export type WithdrawalEvent =
   | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket }
   | { readonly type: 'ReceiptConfirmed'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute }
-  | { readonly type: 'DisputeEvidenceSubmitted'; readonly at: number }
-  | { readonly type: 'DisputeResolved'; readonly at: number; readonly outcome: string };
+  | { readonly type: 'DisputeEvidenceSubmitted'; readonly at: number; readonly evidence?: DisputeEvidence }
+  | { readonly type: 'DisputeResolved'; readonly at: number; readonly outcome: string; readonly note?: string };
 
 export function remainingOf(w: Withdrawal): Minor {
   return w.amountTotalMinor - w.filledMinor;

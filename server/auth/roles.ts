@@ -16,6 +16,8 @@ const reviewer = ['reviewer'] as const;
 const approver = ['approver'] as const;
 const webhookReads = ['ops_admin', 'support'] as const;
 const balanceReads = ['finance', 'support', 'ops_admin'] as const;
+const reviewQueueReads = ['reviewer', 'support', 'ops_admin'] as const;
+const approvalQueueReads = ['approver', 'support', 'ops_admin'] as const;
 
 /** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
 export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
@@ -52,6 +54,16 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/webhooks/:endpointId/deliveries/:deliveryId/resend': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/replay': opsAdmin,
   'POST /v1/bo/webhooks/signing-keys/rotate': opsAdmin,
+  // the back office's desk (server/routes/bo-desk.ts): queues and one order with its evidence
+  'GET /v1/bo/deposits': reviewQueueReads,
+  'GET /v1/bo/deposits/:id': reviewQueueReads,
+  'GET /v1/bo/deposits/:id/slips/:receiptId/image': reviewQueueReads,
+  'GET /v1/bo/withdrawals': approvalQueueReads,
+  'GET /v1/bo/withdrawals/:id': approvalQueueReads,
+  'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': opsAdmin,
+  'POST /v1/bo/withdrawals/:id/disputes': opsAdmin,
+  'GET /v1/bo/disputes/:id': webhookReads,
+  'POST /v1/bo/disputes/:id/resolve': opsAdmin,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */

@@ -72,6 +72,7 @@ export function walletRoutes(services: Services, config: Config): Router {
     const w = ownedBy(m, withdrawalId ? world().withdrawals.get(withdrawalId) : undefined, 'dispute');
     await runIdempotent(ctx, services, merchantScope(m), {
       type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: body.files?.length ?? 0,
+      files: (body.files ?? []).map((f) => ({ name: f.name, bytes: Buffer.byteLength(f.content_base64, 'base64') })),
     }, () => {
       const after = world().withdrawals.get(w.id)!;
       return { status: 200, body: after.dispute ? presentDispute(after.dispute, after.livemode) : null };

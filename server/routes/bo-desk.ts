@@ -1,0 +1,244 @@
+// The operator's desk (/v1/bo): the review queue and one deposit with its evidence and
+// timeline; the approvals queue and one withdrawal with its fills and dispute evidence;
+// fill reversals ⚑ and disputes. Queues read the write side's world (the orders that wait
+// on a person are few, and a reviewer must see a decision the moment it is made); paging
+// is oldest first by (waiting since, id) with an opaque cursor bound to the filters.
+
+import Router from '@koa/router';
+import { join } from 'node:path';
+import type { Context } from 'koa';
+import type { Deposit, DepositStatus, ReversalReasonCode } from '../../core/deposit/state.ts';
+import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
+import { backOfficeLimits, limits } from '../../core/limits.ts';
+import { iso, presentDeposit, presentDispute, presentWithdrawal } from '../../core/present.ts';
+import type { Withdrawal, WithdrawalStatus } from '../../core/withdrawal/state.ts';
+import type { DisputeEvidence } from '../../core/withdrawal/state.ts';
+import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
+import { JournalTrail } from '../../adapters/sqlite/trail.ts';
+import type { Db } from '../../adapters/sqlite/schema.ts';
+import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
+import { ApiError } from '../errors.ts';
+import { runIdempotent, type Response } from '../idempotency.ts';
+import type { Services } from '../ports.ts';
+import { parseIso } from '../time.ts';
+import { compile } from '../validate.ts';
+import type { Command } from '../../core/handler/commands.ts';
+import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+import { limitParam, readQuery } from './read-params.ts';
+import { operatorDepositView } from './bo-timeline.ts';
+
+const withdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'];
+const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
+
+const schemas = {
+  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, note: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax } } }),
+  dispute: compile<{ reason_code: string; amount_minor: number; respond_by?: string }>({
+    type: 'object', additionalProperties: false, required: ['reason_code', 'amount_minor'],
+    properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, amount_minor: { type: 'integer', minimum: 1 }, respond_by: { type: 'string', maxLength: 40 } },
+  }),
+  resolve: compile<{ outcome: (typeof disputeOutcomes)[number]; note?: string }>({
+    type: 'object', additionalProperties: false, required: ['outcome'], properties: { outcome: { enum: [...disputeOutcomes] }, note: { type: 'string', maxLength: limits.noteLengthMax } },
+  }),
+};
+
+// ---- paging: oldest first by (since, id); the cursor names the last row and the filters ----
+
+interface Cursor { readonly since: number; readonly id: string; readonly filters: string }
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(raw: string | undefined, filters: string): Cursor | undefined {
+  if (raw === undefined) return undefined;
+  let c: Cursor | undefined;
+  try { c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor; } catch { c = undefined; }
+  if (!c || typeof c.since !== 'number' || typeof c.id !== 'string' || typeof c.filters !== 'string') {
+    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
+  }
+  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
+  return c;
+}
+
+/** One page of `rows`, oldest first by (since, id), after the cursor. */
+export function pageOf<T>(rows: readonly T[], key: (row: T) => { since: number; id: string }, q: Record<string, string>, filters: string): { page: T[]; hasMore: boolean; next: string | null } {
+  const limit = limitParam(q.limit, backOfficeLimits.queuePageSizeDefault, backOfficeLimits.queuePageSizeMax);
+  const after = decodeCursor(q.cursor, filters);
+  const sorted = rows.map((r) => ({ r, k: key(r) })).sort((a, b) => a.k.since - b.k.since || (a.k.id < b.k.id ? -1 : a.k.id > b.k.id ? 1 : 0));
+  const rest = after ? sorted.filter(({ k }) => k.since > after.since || (k.since === after.since && k.id > after.id)) : sorted;
+  const page = rest.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = rest.length > limit;
+  return { page: page.map((x) => x.r), hasMore, next: hasMore && last ? encodeCursor({ since: last.k.since, id: last.k.id, filters }) : null };
+}
+
+export function booleanParam(raw: string | undefined, name: string): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ApiError('validation_error', `${name} is true or false.`, { fields: [{ path: `query.${name}`, reason: 'enum', hint: 'true, false' }] });
+}
+
+export function enumParam<T extends string>(raw: string | undefined, name: string, values: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined;
+  if ((values as readonly string[]).includes(raw)) return raw as T;
+  throw new ApiError('validation_error', `${name} is one of ${values.join(', ')}.`, { fields: [{ path: `query.${name}`, reason: 'enum', hint: values.join(', ') }] });
+}
+
+/** The queue entry: the deposit as the merchant sees it plus what a reviewer sorts by. */
+function queueEntry(d: Deposit, now: number): Record<string, unknown> {
+  const since = d.review?.openedAt ?? d.createdAt;
+  return {
+    ...presentDeposit(d), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
+    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: resolutionBucket(d, now) } : {}),
+  };
+}
+
+/** The contract's estimate, sharpened by age: a review older than reviewExtendedAfterMs is 'extended'. */
+function resolutionBucket(d: Deposit, now: number): string {
+  const r = d.review!;
+  if (now - r.openedAt >= backOfficeLimits.reviewExtendedAfterMs) return 'extended';
+  return r.escalated ? 'under_4h' : r.fourEyesRequired ? 'under_1h' : 'under_15m';
+}
+
+function depositQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
+  const status = enumParam<DepositStatus>(q.status, 'status', depositStatuses) ?? 'under_review';
+  const escalated = booleanParam(q.escalated, 'escalated');
+  const livemode = booleanParam(q.livemode, 'livemode');
+  const filters = JSON.stringify([status, q.reason ?? null, escalated ?? null, q.merchant_id ?? null, livemode ?? null]);
+  const now = services.write.clock.now();
+  const rows = [...services.write.world.deposits.values()].filter((d) => d.status === status
+    && (q.reason === undefined || (d.review?.reasons.some((r) => r.code === q.reason) ?? false))
+    && (escalated === undefined || (d.review?.escalated ?? false) === escalated)
+    && (q.merchant_id === undefined || d.merchantId === q.merchant_id)
+    && (livemode === undefined || d.livemode === livemode));
+  const { page, hasMore, next } = pageOf(rows, (d) => ({ since: d.review?.openedAt ?? d.createdAt, id: d.id }), q, filters);
+  const oldest = rows.reduce<number | null>((m, d) => Math.min(m ?? Infinity, d.review?.openedAt ?? d.createdAt), null);
+  return {
+    object: 'list', data: page.map((d) => queueEntry(d, now)), has_more: hasMore, next_cursor: next,
+    total: rows.length, oldest_age_seconds: oldest === null ? null : Math.max(0, Math.floor((now - oldest) / 1000)), as_of: iso(now),
+  };
+}
+
+function withdrawalQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
+  const status = enumParam<WithdrawalStatus>(q.status, 'status', withdrawalStatuses) ?? 'pending_approval';
+  const livemode = booleanParam(q.livemode, 'livemode');
+  const disputed = booleanParam(q.disputed, 'disputed');
+  const filters = JSON.stringify([status, q.merchant_id ?? null, livemode ?? null, disputed ?? null]);
+  const now = services.write.clock.now();
+  const rows = [...services.write.world.withdrawals.values()].filter((w) => w.status === status
+    && (q.merchant_id === undefined || w.merchantId === q.merchant_id)
+    && (livemode === undefined || w.livemode === livemode)
+    && (disputed === undefined || (w.dispute?.status === 'open') === disputed));
+  const { page, hasMore, next } = pageOf(rows, (w) => ({ since: w.createdAt, id: w.id }), q, filters);
+  return {
+    object: 'list', has_more: hasMore, next_cursor: next, total: rows.length, as_of: iso(now),
+    data: page.map((w) => ({
+      ...presentWithdrawal(w), merchant_id: w.merchantId, age_seconds: Math.max(0, Math.floor((now - w.createdAt) / 1000)),
+      approvals: [...w.approvals], approvals_required: w.approvalsRequired,
+    })),
+  };
+}
+
+/** One withdrawal as an operator sees it: the order, its approvals, and every dispute's evidence from the journal. */
+function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<string, unknown> {
+  const evidence = trail.stream(w.id).filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
+    const ev = (e.event as { evidence?: DisputeEvidence }).evidence;
+    return { seq: e.seq, hash: e.hash, submitted_at: iso(e.recordedAt), text: ev?.text ?? null, files: ev?.files ?? [] };
+  });
+  return {
+    withdrawal: presentWithdrawal(w, { withReceipts: true }), merchant_id: w.merchantId,
+    approvals: [...w.approvals], approvals_required: w.approvalsRequired,
+    dispute: w.dispute ? { ...presentDispute(w.dispute, w.livemode), evidence } : null,
+  };
+}
+
+export interface DeskParts {
+  readonly services: Services;
+  readonly journalDb: Db;
+  readonly dataDir: string;
+  readonly verify: Parameters<typeof operatorAuth>[0];
+}
+
+export function backOfficeDeskRoutes(parts: DeskParts): Router {
+  const { services } = parts;
+  const router = new Router({ prefix: '/v1/bo' });
+  router.use(operatorAuth(parts.verify));
+  const trail = new JournalTrail(parts.journalDb);
+  const slips = new DiskSlipStore(join(parts.dataDir, 'slips'));
+  const world = () => services.write.world;
+  const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
+  const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
+    runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, command, render);
+  const withdrawal = (id: string) => world().withdrawals.get(id) ?? (() => { throw notFound('withdrawal'); })();
+
+  router.get('/deposits', (ctx) => {
+    ctx.body = depositQueue(services, readQuery(ctx, ['status', 'reason', 'escalated', 'merchant_id', 'livemode', 'cursor', 'limit']));
+  });
+
+  router.get('/deposits/:id', async (ctx) => {
+    readQuery(ctx, []);
+    const d = world().deposits.get(ctx.params.id!);
+    if (!d) throw notFound('deposit');
+    const records = new Map<string, IntakeRecord | undefined>();
+    for (const s of [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip]) if (s) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
+    ctx.body = operatorDepositView(d, { world: world(), trail, slips: records, now: services.write.clock.now() });
+  });
+
+  router.get('/deposits/:id/slips/:receiptId/image', async (ctx) => {
+    readQuery(ctx, []);
+    const d = world().deposits.get(ctx.params.id!);
+    const receipt = [d?.slip, ...(d?.queuedSlips ?? []), d?.additionalSlip].find((s) => s?.receiptId === ctx.params.receiptId);
+    const record = receipt ? await slips.record(receipt.receiptId).catch(() => undefined) : undefined;
+    const image = record?.evidence.kind === 'image' ? await slips.image(record.receiptId).catch(() => undefined) : undefined;
+    if (!image || record?.evidence.kind !== 'image') throw notFound('slip image');
+    ctx.type = record.evidence.mediaType;
+    ctx.body = image;
+  });
+
+  router.get('/withdrawals', (ctx) => {
+    ctx.body = withdrawalQueue(services, readQuery(ctx, ['status', 'merchant_id', 'livemode', 'disputed', 'cursor', 'limit']));
+  });
+
+  router.get('/withdrawals/:id', (ctx) => {
+    readQuery(ctx, []);
+    ctx.body = operatorWithdrawalView(withdrawal(ctx.params.id!), trail);
+  });
+
+  router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.reversal, bodyOf(ctx));
+    if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
+    await run(ctx, { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note },
+      (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }));
+  });
+
+  router.post('/withdrawals/:id/disputes', async (ctx) => {
+    const b = parseWith(schemas.dispute, bodyOf(ctx));
+    const respondBy = b.respond_by === undefined ? undefined : parseIso(b.respond_by);
+    if (respondBy === null || (respondBy !== undefined && respondBy <= services.write.clock.now())) {
+      throw new ApiError('validation_error', 'respond_by is an RFC 3339 instant in the future.', { fields: [{ path: 'respond_by', reason: 'format' }] });
+    }
+    await run(ctx, { type: 'OpenDispute', actor: actorOf(ctx), withdrawalId: ctx.params.id!, reasonCode: b.reason_code, amountMinor: amountOf(b.amount_minor), ...(respondBy !== undefined ? { respondBy } : {}) },
+      (id) => {
+        const w = world().withdrawals.get(id!)!;
+        return { status: 201, body: presentDispute(w.dispute!, w.livemode) };
+      });
+  });
+
+  router.get('/disputes/:id', (ctx) => {
+    readQuery(ctx, []);
+    const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
+    if (!withdrawalId) throw notFound('dispute');
+    ctx.body = operatorWithdrawalView(withdrawal(withdrawalId), trail);
+  });
+
+  router.post('/disputes/:id/resolve', async (ctx) => {
+    const b = parseWith(schemas.resolve, bodyOf(ctx));
+    await run(ctx, { type: 'ResolveDispute', actor: actorOf(ctx), disputeId: ctx.params.id!, outcome: b.outcome, ...(b.note !== undefined ? { note: b.note } : {}) }, (id) => {
+      const w = world().withdrawals.get(id!)!;
+      return { status: 200, body: presentDispute(w.dispute!, w.livemode) };
+    });
+  });
+
+  return router;
+}

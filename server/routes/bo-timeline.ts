@@ -1,0 +1,203 @@
+// The operator's view of one deposit (GET /v1/bo/deposits/{id}): the six verdicts side by
+// side with what was expected and what the slip showed (masked as the contract asks), the
+// slip evidence (its mini-QR decoded to trans_ref and sending bank, the image's
+// fingerprint and where to fetch it), the duplicate-registry hits, the receiver match, and
+// ONE timeline in journal order: created → matched (legs, receivers) → each slip and its
+// verdicts → review decisions (who, when, note) → fills of the counterparty withdrawals →
+// balance transactions → merchant events and each webhook delivery → every step with the
+// journal seq and hash it rode in on. Presentation only: it reads the journal trail and
+// the world, decides nothing.
+
+import type { Deposit, DepositEvent, Leg, Verification } from '../../core/deposit/state.ts';
+import type { DomainEvent } from '../../core/journal.ts';
+import type { World } from '../../core/world.ts';
+import { iso, maskAccountNumber, maskName, presentDeposit } from '../../core/present.ts';
+import type { IntakeRecord } from '../../adapters/slips/store.ts';
+import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
+import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
+
+type Obj = Record<string, unknown>;
+const n = (minor: bigint) => Number(minor);
+
+/** The Thai slip mini-QR (EMVCo TLV: tag 00 holds 00 API id, 01 sending bank, 02 trans_ref; 51 country; 91 CRC), or null. */
+export function decodeSlipQr(payload: string): { sendingBankCode: string; transRef: string } | null {
+  const outer = tlv(payload);
+  const inner = outer?.get('00');
+  const fields = inner === undefined ? null : tlv(inner);
+  const bank = fields?.get('01');
+  const ref = fields?.get('02');
+  return bank && ref ? { sendingBankCode: bank, transRef: ref } : null;
+}
+
+function tlv(text: string): Map<string, string> | null {
+  const out = new Map<string, string>();
+  let i = 0;
+  while (i < text.length) {
+    const tag = text.slice(i, i + 2);
+    const length = Number(text.slice(i + 2, i + 4));
+    if (!/^\d\d$/.test(tag) || !Number.isInteger(length) || i + 4 + length > text.length) return out.size > 0 ? out : null;
+    out.set(tag, text.slice(i + 4, i + 4 + length));
+    i += 4 + length;
+  }
+  return out;
+}
+
+const verdictNames: readonly [keyof Verification, string][] = [
+  ['amountExact', 'amount'], ['withinTimeWindow', 'time_window'], ['senderBankMatch', 'sender_bank'],
+  ['senderAccountMatch', 'sender_account'], ['senderNameMatch', 'sender_name'], ['receiverMatch', 'receiver'],
+];
+
+/** The six verdicts side by side: what was expected, what the slip showed (masked), and whether they match. */
+function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | undefined): Obj[] {
+  const expected: Record<string, unknown> = {
+    amount: n(d.amountMinor), time_window: { from: iso(d.createdAt), to: iso(d.expiresAt) }, sender_bank: d.sender.bankCode,
+    sender_account: maskAccountNumber(d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
+    receiver: d.legs.map((l) => ({ leg_ref: l.legRef, bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumber(l.receiver.accountNumber) })),
+  };
+  return verdictNames.map(([key, name]) => ({
+    dimension: name, expected: expected[name], match: v ? v[key] : null,
+    ...(name === 'amount' && shownMinor !== undefined ? { shown: n(shownMinor) } : {}),
+  }));
+}
+
+function legView(l: Leg): Obj {
+  return {
+    leg_ref: l.legRef, sequence: l.sequence, amount_minor: n(l.amountMinor), leg_status: l.legStatus,
+    receiver: { bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumber(l.receiver.accountNumber), account_name_masked: maskName(l.receiver.accountName) },
+    counterparty: l.counterparty.kind === 'withdrawal' ? { kind: 'withdrawal', withdrawal_id: l.counterparty.withdrawalId, merchant_id: l.counterparty.merchantId, payout_leg_ref: l.counterparty.payoutLegRef } : { kind: 'gateway' },
+    ...(l.verifiedAmountMinor !== undefined ? { verified_amount_minor: n(l.verifiedAmountMinor) } : {}),
+    ...(l.transRef ? { trans_ref: l.transRef } : {}),
+  };
+}
+
+/** What one deposit event says, for the timeline. */
+function depositStep(e: DepositEvent): { step: string; detail: Obj } {
+  switch (e.type) {
+    case 'DepositCreated': return { step: 'created', detail: { amount_minor: n(e.deposit.amountMinor), merchant_reference: e.deposit.merchantReference } };
+    case 'DepositAwaitingLiquidity': return { step: 'awaiting_liquidity', detail: {} };
+    case 'DepositMatched': return { step: 'matched', detail: { source: e.source, legs: e.legs.map(legView) } };
+    case 'SlipReceived': case 'SlipQueued': case 'SlipDequeued': case 'AdditionalSlipReceived':
+      return { step: 'slip', detail: { event: e.type, receipt_id: e.slip.receiptId, is_late: e.slip.isLate, has_image: e.slip.hasImage, ...(e.slip.transRef ? { trans_ref: e.slip.transRef } : {}) } };
+    case 'SlipRejected': return { step: 'verdict', detail: { outcome: 'unreadable', attempts_left: e.attemptsLeft } };
+    case 'LegCompleted': return { step: 'verdict', detail: { outcome: 'leg_complete', leg_ref: e.legRef, verified_amount_minor: n(e.verifiedAmountMinor), ...(e.transRef ? { trans_ref: e.transRef } : {}), verification: e.verification } };
+    case 'LegsReleased': return { step: 'legs_released', detail: { leg_refs: e.legRefs } };
+    case 'DepositUnderReview':
+      return { step: 'verdict', detail: { outcome: 'under_review', reasons: e.reasons.map((r) => r.code), four_eyes_required: e.fourEyesRequired, ...(e.transferredAmountMinor !== undefined ? { transferred_amount_minor: n(e.transferredAmountMinor) } : {}), ...(e.verification ? { verification: e.verification } : {}) } };
+    case 'ReviewEscalated': return { step: 'review_escalated', detail: {} };
+    case 'ReviewApprovalRecorded': return { step: 'review_decision', detail: { decision: 'approve', operator: e.operatorId, note: e.note ?? null, settles: false } };
+    case 'DepositSettled':
+      return { step: e.decision ? 'review_decision' : 'settled', detail: { ...(e.decision ? { decision: 'approve', operator: e.decision.operatorId, note: e.decision.note, settles: true } : {}), settled_via: e.settlement.settledVia, amount_received_minor: n(e.settlement.receivedMinor), transferred_amount_minor: n(e.settlement.transferredMinor), fee_total_minor: n(e.settlement.feeTotalMinor), fills: e.fills.map((f) => ({ leg_ref: f.legRef, amount_minor: n(f.amountMinor) })) } };
+    case 'DepositRejected': return { step: e.decision ? 'review_decision' : 'rejected', detail: { ...(e.decision ? { decision: 'decline', operator: e.decision.operatorId, note: e.decision.note } : {}), code: e.code } };
+    case 'DepositExpired': return { step: 'expired', detail: {} };
+    case 'DepositCanceled': return { step: 'canceled', detail: { by: e.by, reason_code: e.reasonCode } };
+    case 'LateSlipWindowClosed': return { step: 'late_window_closed', detail: {} };
+    case 'DepositCleared': return { step: 'cleared', detail: {} };
+    case 'DepositReversed': return { step: 'reversed', detail: { reason_code: e.reasonCode, balance_transaction_id: e.balanceTransactionId } };
+    case 'DepositOverpaid': return { step: 'overpaid', detail: { claim_id: e.overpayment.claimId, amount_minor: n(e.overpayment.amountMinor) } };
+    default: {
+      const _exhaustive: never = e;
+      return _exhaustive;
+    }
+  }
+}
+
+function withdrawalStep(e: WithdrawalEvent, legRefs: ReadonlySet<string>): { step: string; detail: Obj } | null {
+  switch (e.type) {
+    case 'LegReserved': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_reserved', detail: { leg_ref: e.legRef, amount_minor: n(e.amountMinor) } } : null;
+    case 'LegReleased': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_released', detail: { leg_ref: e.legRef } } : null;
+    case 'FillLanded': return legRefs.has(e.fill.legRef) ? { step: 'fill', detail: { leg_ref: e.fill.legRef, amount_minor: n(e.fill.amountMinor), fee_recognized_minor: n(e.fill.feeRecognizedMinor), balance_transaction_id: e.fill.balanceTransactionId } } : null;
+    case 'FillReversed': return legRefs.has(e.legRef) ? { step: 'fill_reversed', detail: { leg_ref: e.legRef, reason_code: e.reasonCode } } : null;
+    case 'WithdrawalSettled': return { step: 'counterparty_settled', detail: {} };
+    default: return null;
+  }
+}
+
+function stepOf(entry: TrailEntry, rest: Obj): Obj {
+  return { seq: entry.seq, hash: entry.hash, at: iso(entry.recordedAt), stream: entry.stream, kind: entry.kind, version: entry.version, type: entry.type, ...rest };
+}
+
+function balanceStep(entry: TrailEntry): Obj {
+  const t = (entry.event as Extract<DomainEvent, { type: 'BalanceTransactionPosted' }>).transaction;
+  return stepOf(entry, { step: 'balance_transaction', detail: { id: t.id, merchant_id: t.merchantId, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo } });
+}
+
+/** Every step of the deposit's life, in journal order (deliveries sit after the event they carry). */
+export function depositTimeline(d: Deposit, trail: JournalTrail): Obj[] {
+  const own = trail.stream(d.id);
+  const firstSeq = own[0]?.seq ?? 0;
+  const steps: { seq: number; order: number; view: Obj }[] = own.map((e) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent)) }));
+  for (const e of trail.postedFor(d.id, firstSeq)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });
+  const payoutRefs = new Map<string, Set<string>>();
+  for (const l of d.legs) {
+    if (l.counterparty.kind !== 'withdrawal') continue;
+    const refs = payoutRefs.get(l.counterparty.withdrawalId) ?? new Set<string>();
+    payoutRefs.set(l.counterparty.withdrawalId, refs.add(l.counterparty.payoutLegRef));
+  }
+  for (const [withdrawalId, refs] of payoutRefs) {
+    for (const e of trail.stream(withdrawalId)) {
+      if (e.seq < firstSeq) continue;
+      const step = withdrawalStep(e.event as WithdrawalEvent, refs);
+      if (step) steps.push({ seq: e.seq, order: 2, view: stepOf(e, step) });
+    }
+    for (const e of trail.postedFor(withdrawalId, firstSeq)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });
+  }
+  const events = trail.events(d.id);
+  const deliveries = trail.deliveries(events.map((e) => e.id));
+  for (const e of events) {
+    steps.push({ seq: e.journalSeq, order: 3, view: { seq: e.journalSeq, step: 'event', at: iso(e.createdAt), detail: { event_id: e.id, type: e.type, sequence: e.sequence } } });
+    for (const w of deliveries.filter((x) => x.eventId === e.id)) {
+      steps.push({ seq: e.journalSeq, order: 4, view: {
+        seq: e.journalSeq, step: 'webhook_delivery', at: iso(w.createdAt),
+        detail: { delivery_id: w.id, event_id: e.id, endpoint_id: w.endpointId, status: w.status, attempt: w.attempt, response_status: w.responseStatus, error: w.error, last_attempt_at: w.lastAttemptAt === null ? null : iso(w.lastAttemptAt) },
+      } });
+    }
+  }
+  steps.sort((a, b) => a.seq - b.seq || a.order - b.order);
+  return steps.map((s) => s.view);
+}
+
+/** The slip evidence a reviewer sees: never the raw mini-QR string (DESIGN, Logging), its decoded fields instead. */
+function slipEvidence(record: IntakeRecord | undefined, depositId: string, receiptId: string): Obj {
+  if (!record) return { receipt_id: receiptId, stored: false };
+  const e = record.evidence;
+  if (e.kind === 'no_image') return { receipt_id: receiptId, kind: 'no_image', trans_ref: e.transRef, sending_bank_code: e.sendingBankCode, occurred_at: iso(e.occurredAt) };
+  const qr = e.payload ? decodeSlipQr(e.payload) : null;
+  return {
+    receipt_id: receiptId, kind: 'image', media_type: e.mediaType, image_sha256: e.imageSha256, image_bytes: e.imageBytes,
+    image_url: `/v1/bo/deposits/${depositId}/slips/${receiptId}/image`, qr_present: e.payload !== undefined,
+    qr_decoded: qr ? { trans_ref: qr.transRef, sending_bank_code: qr.sendingBankCode } : null,
+  };
+}
+
+export interface DepositFacts {
+  readonly world: World;
+  readonly trail: JournalTrail;
+  readonly slips: ReadonlyMap<string, IntakeRecord | undefined>;
+  readonly now: number;
+}
+
+/** The whole operator view of one deposit. */
+export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
+  const { world } = facts;
+  const receipts = [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip].filter((s) => s !== undefined);
+  const transRefs = [...new Set([...receipts.map((s) => s.transRef), ...d.legs.map((l) => l.transRef)].filter((t): t is string => t !== undefined))];
+  const merchant = world.merchants.get(d.merchantId);
+  return {
+    deposit: presentDeposit(d),
+    merchant: { id: d.merchantId, name: merchant?.name ?? null, white_label_id: d.whiteLabelId },
+    review: d.review ? {
+      status: d.status, opened_at: iso(d.review.openedAt), age_seconds: Math.max(0, Math.floor((facts.now - d.review.openedAt) / 1000)),
+      escalated: d.review.escalated, four_eyes_required: d.review.fourEyesRequired, approvals: [...d.review.approvals],
+      approvals_needed: d.review.fourEyesRequired ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
+    } : null,
+    evidence: {
+      verdicts: verdicts(d, d.verification, d.slip?.transferredAmountMinor ?? d.settlement?.transferredMinor),
+      receiver_match: d.verification ? d.verification.receiverMatch : null,
+      legs: d.legs.map(legView),
+      slips: receipts.map((s) => ({ received_at: iso(s.receivedAt), is_late: s.isLate, ...(s.transRef ? { trans_ref: s.transRef } : {}), ...slipEvidence(facts.slips.get(s.receiptId), d.id, s.receiptId) })),
+      duplicate_hits: transRefs.map((t) => ({ trans_ref: t, used_by_deposit_id: world.transRefOwner(d.livemode, t) ?? null })).filter((h) => h.used_by_deposit_id !== null && h.used_by_deposit_id !== d.id),
+      route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt) } : null,
+    },
+    timeline: depositTimeline(d, facts.trail),
+  };
+}

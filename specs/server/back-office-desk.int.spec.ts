@@ -1,0 +1,198 @@
+// The back office's desk over real HTTP against a real server: the review queue (oldest
+// first, reasons, age, estimated_resolution_bucket, filters, cursor paging), one deposit
+// with the evidence side by side and ONE timeline in which every step carries the journal
+// seq (and hash) it rode in on; four-eyes (one reviewer twice stays under_review, two
+// reviewers settle); the approvals queue of live_p2p withdrawals with the same
+// two-different-people rule.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene,
+} from '../support/slip-harness.ts';
+import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
+import { limits } from '../../core/limits.ts';
+import { depositBody } from '../support/server-harness.ts';
+
+let scene: SlipScene;
+const note = 'checked the bank statement against the slip';
+const otherName = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' };
+
+test.before(async () => { scene = await slipScene(); });
+test.after(async () => { await Receiver.stopAll(); await scene.s.stop(); });
+
+/** Pays one leg of `deposit` with a slip (overrides change what the bank saw) and verifies it. */
+async function payLeg(deposit: any, leg: any, overrides: Record<string, unknown> = {}): Promise<void> {
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: leg.amount_minor }, { image_sha256: sha256Hex(image), ...overrides }));
+  assertReceipt(await uploadFile(deposit.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+}
+
+async function underReview(amount = 50_000): Promise<any> {
+  const d = await matchedDeposit(scene, { amount_minor: amount });
+  await payLeg(d, d.legs[0], { sender: otherName });
+  return d;
+}
+
+test('the review queue lists deposits under review oldest first, with reasons, age and estimate, and pages by cursor', async () => {
+  const first = await underReview();
+  await advance(scene.s, 60_000);
+  const second = await underReview();
+  await advance(scene.s, 60_000);
+  const third = await underReview();
+  const all = await scene.s.bo('GET', '/v1/bo/deposits?status=under_review', undefined, { roles: ['support'] });
+  assert.is(all.status, 200, all.text);
+  const ids = all.json.data.map((d: any) => d.id);
+  assert.ok(ids.indexOf(first.id) < ids.indexOf(second.id) && ids.indexOf(second.id) < ids.indexOf(third.id), 'oldest first');
+  const row = all.json.data.find((d: any) => d.id === first.id);
+  assert.equal(row.review.reasons.map((r: any) => r.code), ['SENDER_NAME_MISMATCH']);
+  assert.is(row.age_seconds, 120);
+  assert.is(row.estimated_resolution_bucket, 'under_15m');
+  assert.is(all.json.oldest_age_seconds >= 120, true);
+
+  const page1 = await scene.s.bo('GET', '/v1/bo/deposits?status=under_review&limit=2', undefined, { roles: ['reviewer'] });
+  assert.is(page1.json.data.length, 2);
+  assert.is(page1.json.has_more, all.json.data.length > 2);
+  const page2 = await scene.s.bo('GET', `/v1/bo/deposits?status=under_review&limit=2&cursor=${page1.json.next_cursor}`, undefined, { roles: ['reviewer'] });
+  assert.equal([...page1.json.data, ...page2.json.data].map((d: any) => d.id), ids.slice(0, 4));
+  const mismatch = await scene.s.bo('GET', `/v1/bo/deposits?status=under_review&livemode=false&cursor=${page1.json.next_cursor}`);
+  assert.is(mismatch.status, 400, mismatch.text);
+  assert.is(mismatch.json.error.code, 'cursor_filter_mismatch');
+
+  const byReason = await scene.s.bo('GET', '/v1/bo/deposits?reason=DUPLICATE_SLIP');
+  assert.not.ok(byReason.json.data.some((d: any) => d.id === first.id));
+  const byMerchant = await scene.s.bo('GET', `/v1/bo/deposits?merchant_id=${scene.payer.id}`);
+  assert.is(byMerchant.json.data.length, 0, 'the payer has no deposits');
+  assert.is((await scene.s.bo('GET', '/v1/bo/deposits?escalated=maybe')).status, 422);
+
+  // An hour later the review escalates, and the queue shows it.
+  await advance(scene.s, limits.reviewEscalationMs);
+  const escalated = await scene.s.bo('GET', '/v1/bo/deposits?escalated=true');
+  assert.ok(escalated.json.data.some((d: any) => d.id === first.id && d.review.escalated === true && d.estimated_resolution_bucket === 'under_4h'));
+  for (const d of [first, second, third]) assert.is((await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/decline`, { note }, { sub: 'emp_cleanup', roles: ['reviewer'] })).status, 200);
+});
+
+test('four-eyes: one reviewer twice stays under_review; a second reviewer settles; the timeline shows every step with its journal seq', async () => {
+  const hook = await Receiver.start();
+  // A white label of its own: two withdrawals to two different accounts, so a deposit above
+  // the four-eyes amount takes two legs, each recognised by its receiver.
+  const payer = await scene.s.onboard('Payer two');
+  const shop = await scene.s.onboard('Shop two', payer.whiteLabelId);
+  await addEndpoint(scene.s, shop.id, hook.url);
+  await scene.s.fund(payer.id, 10_000_000);
+  const accounts = ['1111222233', '4444555566'];
+  for (const account of accounts) {
+    const ben = await scene.s.beneficiary(payer.id, true, account);
+    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 3_000_000, currency: 'THB', merchant_reference: `two-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+  }
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 5_000_000, fill_preference: 'internal_only' }));
+  assert.is(created.status, 201, created.text);
+  const d = created.json;
+  assert.is(d.legs.length, 2, JSON.stringify(d.legs));
+  const receiverOf = (i: number) => ({ bank_code: '004', account_number: accounts[i]!, account_name: 'สมหญิง รักดี' });
+  await payLeg(d, d.legs[0], { receiver: receiverOf(0) });
+  const mid = await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${d.id}`);
+  assert.is(mid.json.status, 'awaiting_payment', mid.text);
+  await payLeg(d, d.legs[1], { receiver: receiverOf(1), sender: otherName });
+  const queued = await scene.s.bo('GET', `/v1/bo/deposits?merchant_id=${shop.id}`);
+  const row = queued.json.data.find((x: any) => x.id === d.id);
+  assert.is(row.review.four_eyes_required, true);
+  assert.is(row.estimated_resolution_bucket, 'under_1h');
+
+  const first = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note }, { sub: 'emp_anna', roles: ['reviewer'] });
+  assert.is(first.status, 200, first.text);
+  assert.is(first.json.status, 'under_review', 'the first approval is recorded, the deposit waits for a second reviewer');
+  const again = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note }, { sub: 'emp_anna', roles: ['reviewer'] });
+  assert.is(again.status, 409, again.text);
+  assert.is(again.json.error.code, 'operation_not_allowed');
+  const shown = await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['reviewer'] });
+  assert.equal(shown.json.review.approvals, ['emp_anna']);
+  assert.is(shown.json.review.approvals_needed, 2);
+  assert.is(shown.json.deposit.status, 'under_review');
+
+  const second = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note: 'second pair of eyes agrees with it' }, { sub: 'emp_boon', roles: ['reviewer'] });
+  assert.is(second.status, 200, second.text);
+  assert.is(second.json.status, 'settled');
+  await advance(scene.s, 1000); // deliver the webhooks
+
+  const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
+  const steps = view.timeline.map((x: any) => x.step);
+  for (const step of ['created', 'matched', 'slip', 'verdict', 'review_decision', 'fill', 'balance_transaction', 'event', 'webhook_delivery']) {
+    assert.ok(steps.includes(step), `timeline lacks ${step}: ${steps.join(', ')}`);
+  }
+  assert.is(steps[0], 'created');
+  const seqs = view.timeline.map((x: any) => x.seq);
+  assert.equal(seqs, [...seqs].sort((a: number, b: number) => a - b), 'journal order');
+  // Every journal step names its seq and the hash the journal holds for it.
+  const db = scene.s.running.store.db;
+  for (const step of view.timeline.filter((x: any) => x.hash !== undefined)) {
+    const row = db.prepare('SELECT hash, stream FROM journal WHERE seq = ?').get(step.seq) as { hash: string; stream: string };
+    assert.is(step.hash, row.hash);
+    assert.is(step.stream, row.stream);
+  }
+  const decisions = view.timeline.filter((x: any) => x.step === 'review_decision');
+  assert.equal(decisions.map((x: any) => [x.detail.operator, x.detail.settles]), [['emp_anna', false], ['emp_boon', true]]);
+  assert.is(decisions[1].detail.note, 'second pair of eyes agrees with it');
+  const fills = view.timeline.filter((x: any) => x.step === 'fill');
+  assert.is(fills.length, 2, 'both counterparty withdrawals filled');
+  assert.is(new Set(fills.map((x: any) => x.stream)).size, 2);
+  assert.ok(view.timeline.some((x: any) => x.step === 'webhook_delivery' && x.detail.status === 'delivered'));
+  // Evidence side by side: six verdicts, the legs and their receivers, the slips.
+  assert.equal(view.evidence.verdicts.map((v: any) => v.dimension), ['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver']);
+  assert.is(view.evidence.verdicts.find((v: any) => v.dimension === 'sender_name').match, false);
+  assert.is(view.evidence.legs.length, 2);
+  assert.match(view.evidence.legs[0].receiver.account_number_masked, /^x+\d{4}$|\*/);
+  assert.not.match(JSON.stringify(view), /1111222233|4444555566|9876543210/, 'no full account number in the view');
+  assert.ok(view.evidence.slips.length >= 1);
+  const slip = view.evidence.slips[0];
+  assert.is(slip.kind, 'image');
+  const image = await scene.s.bo('GET', slip.image_url, undefined, { roles: ['reviewer'] });
+  assert.is(image.status, 200);
+  assert.is(image.headers.get('content-type'), slip.media_type);
+});
+
+test('a slip mini-QR is decoded to its trans_ref and sending bank, never shown raw', async () => {
+  const d = await matchedDeposit(scene);
+  const ref = '20251121TRXQRDECODE001510';
+  const inner = `0006000001010301402${String(ref.length).padStart(2, '0')}${ref}`;
+  const payload = `00${String(inner.length).padStart(2, '0')}${inner}5102TH9104ABCD`;
+  await registerTransfer(scene.s, transferFor(scene, d, { payload, sender: otherName }));
+  assertReceipt(await uploadFile(d.slip_upload, pngSlip(), { payload }));
+  await scene.s.running.slipWorker.drain();
+  const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json;
+  assert.equal(view.evidence.slips[0].qr_decoded, { trans_ref: '20251121TRXQRDECODE001510', sending_bank_code: '014' });
+  assert.not.ok(JSON.stringify(view).includes(payload));
+  await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/decline`, { note });
+});
+
+test('the approvals queue lists live_p2p withdrawals pending approval; two different approvers open one, nobody twice', async () => {
+  const { TestServer } = await import('../support/server-harness.ts');
+  const s = await TestServer.start({ SATANG_PROFILE: 'live_p2p' });
+  try {
+    const m = await s.onboard('P2P payer');
+    await s.fund(m.id, 10_000_000);
+    const ben = await s.beneficiary(m.id);
+    const w = await s.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 100_000, currency: 'THB', merchant_reference: 'p2p-1', end_user_ref: 'u1', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+    assert.is(w.json.status, 'pending_approval');
+    const queue = await s.bo('GET', '/v1/bo/withdrawals?status=pending_approval', undefined, { roles: ['approver'] });
+    assert.is(queue.status, 200, queue.text);
+    const row = queue.json.data.find((x: any) => x.id === w.json.id);
+    assert.is(row.approvals_required, 2);
+    assert.equal(row.approvals, []);
+    assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_a', roles: ['approver'] })).json.status, 'pending_approval');
+    const twice = await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_a', roles: ['approver'] });
+    assert.is(twice.status, 409, twice.text);
+    const shown = await s.bo('GET', `/v1/bo/withdrawals/${w.json.id}`, undefined, { roles: ['support'] });
+    assert.equal(shown.json.approvals, ['emp_a']);
+    assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_b', roles: ['approver'] })).json.status, 'open');
+    const after = await s.bo('GET', '/v1/bo/withdrawals?status=pending_approval');
+    assert.not.ok(after.json.data.some((x: any) => x.id === w.json.id));
+  } finally {
+    await s.stop();
+  }
+});
+
+test.run();
