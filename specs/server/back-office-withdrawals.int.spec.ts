@@ -1,0 +1,105 @@
+// Fill reversal ⚑ and disputes over real HTTP: a deposit settles and fills the payer's
+// withdrawal; reversing that fill emits withdrawal.fill_reversed and balance.credited and
+// puts amount + fee share back where the contract says (the order's lock while it is
+// still payable); a dispute opens (withdrawal.disputed, funds_on_hold), the merchant's
+// evidence is visible to the operator with its journal seq, and resolving it emits
+// withdrawal.dispute_resolved. The ledger stays balanced at each step (satang verify).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { verifyStore } from '../../adapters/sqlite/verify.ts';
+
+let scene: SlipScene;
+
+test.before(async () => { scene = await slipScene(); });
+test.after(async () => { await scene.s.stop(); });
+
+const eventsOf = (stream: string, type: string) =>
+  scene.s.running.store.db.prepare('SELECT body FROM outbox WHERE stream = ? AND type = ? ORDER BY sequence').all(stream, type).map((r: any) => JSON.parse(r.body));
+const balance = async () => (await scene.s.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance')).json;
+
+async function settledFill(): Promise<{ withdrawalId: string; legRef: string; fill: any }> {
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, d, { image_sha256: sha256Hex(image) }));
+  assert.is((await uploadFile(d.slip_upload, image)).status, 202);
+  await scene.s.running.slipWorker.drain();
+  const withdrawalId = scene.withdrawalIds[0]!;
+  const w = await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`, undefined, { roles: ['support'] });
+  const fill = w.json.withdrawal.fills.at(-1);
+  return { withdrawalId, legRef: fill.leg_ref, fill };
+}
+
+async function ledgerBalanced(): Promise<void> {
+  const report = verifyStore(scene.s.running.store.db);
+  assert.ok(report.ok, JSON.stringify(report).slice(0, 2000));
+}
+
+test('reversing a fill needs step-up, emits withdrawal.fill_reversed and balance.credited, and returns amount and fee to the lock', async () => {
+  const { withdrawalId, legRef, fill } = await settledFill();
+  const before = await balance();
+  const body = { reason_code: 'BANK_RECALL', note: 'the bank recalled the payer transfer' };
+  const noStepUp = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'] });
+  assert.is(noStepUp.status, 403, noStepUp.text);
+  const badReason = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, { ...body, reason_code: 'WHIM' }, { roles: ['ops_admin'], stepUp: true });
+  assert.is(badReason.status, 422);
+  const r = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'], stepUp: true });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.fills.find((f: any) => f.leg_ref === legRef).receipt_state, 'reversed');
+  const after = await balance();
+  assert.is(after.reserved_minor, before.reserved_minor + fill.amount_minor + fill.fee_recognized_minor);
+  assert.is(after.available_minor, before.available_minor);
+  assert.is(eventsOf(withdrawalId, 'withdrawal.fill_reversed').length, 1);
+  const credited = scene.s.running.store.db.prepare("SELECT body FROM outbox WHERE merchant_id = ? AND type = 'balance.credited' ORDER BY sequence DESC LIMIT 2").all(scene.payer.id).map((x: any) => JSON.parse(x.body));
+  assert.ok(credited.some((e: any) => e.data.object.type === 'reversal' && e.data.object.amount_minor === fill.amount_minor), JSON.stringify(credited));
+  // Again: nothing more happens.
+  const again = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'], stepUp: true });
+  assert.is(again.status, 200);
+  assert.equal(await balance(), { ...after, as_of: (await balance()).as_of });
+  const unknown = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/leg_nope/reverse`, body, { roles: ['ops_admin'], stepUp: true });
+  assert.is(unknown.status, 404);
+  await ledgerBalanced();
+});
+
+test('a dispute: opened by ops, the merchant\'s evidence visible to the operator, resolved with its events', async () => {
+  const { withdrawalId } = await settledFill();
+  const open = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: 30_000 }, { roles: ['ops_admin'] });
+  assert.is(open.status, 201, open.text);
+  assert.is(open.json.funds_on_hold, true);
+  assert.is(open.json.status, 'open');
+  const disputeId = open.json.id;
+  assert.match(disputeId, /^dsp_/);
+  assert.is(eventsOf(withdrawalId, 'withdrawal.disputed').length, 1);
+  const twice = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: 1 });
+  assert.is(twice.status, 409, twice.text);
+  const tooMuch = await scene.s.bo('POST', `/v1/bo/withdrawals/${scene.withdrawalIds[3]}/disputes`, { reason_code: 'x', amount_minor: 1 });
+  assert.is(tooMuch.status, 422, 'nothing filled, nothing to dispute');
+  const past = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'x', amount_minor: 1, respond_by: '2020-01-01T00:00:00Z' });
+  assert.is(past.status, 422);
+
+  const evidence = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
+    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: Buffer.from('%PDF-1.4 statement').toString('base64') }],
+  });
+  assert.is(evidence.status, 200, evidence.text);
+  const view = await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}`, undefined, { roles: ['support'] });
+  assert.is(view.status, 200, view.text);
+  assert.is(view.json.dispute.evidence.length, 1);
+  assert.is(view.json.dispute.evidence[0].text, 'The payee confirmed receipt by phone on the day.');
+  assert.equal(view.json.dispute.evidence[0].files, [{ name: 'statement.pdf', bytes: 18 }]);
+  assert.type(view.json.dispute.evidence[0].seq, 'number');
+
+  const resolved = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'merchant_won', note: 'evidence accepted' }, { roles: ['ops_admin'] });
+  assert.is(resolved.status, 200, resolved.text);
+  assert.is(resolved.json.status, 'resolved');
+  assert.is(resolved.json.funds_on_hold, false);
+  assert.is(resolved.json.outcome, 'merchant_won');
+  assert.is(eventsOf(withdrawalId, 'withdrawal.dispute_resolved').length, 1);
+  const badOutcome = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'coin_flip' });
+  assert.is(badOutcome.status, 422);
+  const again = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'withdrawn' });
+  assert.is(again.status, 409);
+  await ledgerBalanced();
+});
+
+test.run();
