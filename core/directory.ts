@@ -2,7 +2,8 @@
 // merchants, beneficiaries, saved senders, bank availability and claims. These change
 // through journal events like everything else, so a replay rebuilds them too.
 
-import type { AmountPolicy, FeeSchedule, Minor } from './money.ts';
+import type { Claim, ClaimEvent } from './claim/state.ts';
+import type { AmountPolicy, FeeSchedule } from './money.ts';
 
 export interface GatewayRoute {
   readonly bankCode: string;
@@ -67,19 +68,9 @@ export interface SavedSender {
   readonly version: number;
 }
 
-export interface Claim {
-  readonly id: string;
-  readonly kind: 'overpayment' | 'late_slip' | 'other';
-  readonly status: 'open' | 'under_review' | 'refund_pending' | 'return_pending_payout';
-  readonly depositId: string;
-  readonly merchantId: string;
-  readonly livemode: boolean;
-  readonly amountMinor: Minor;
-  readonly note?: string;
-  readonly version: number;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-}
+// Claims are an aggregate of their own (core/claim/); their opening is recorded here with
+// the other records, and their events ride the same record path.
+export type { Claim } from './claim/state.ts';
 
 export interface Bank {
   readonly bankCode: string;
@@ -115,4 +106,5 @@ export type DirectoryEvent =
   | { readonly type: 'BeneficiaryVerified'; readonly at: number; readonly beneficiaryId: string }
   | { readonly type: 'SenderRegistered'; readonly at: number; readonly sender: Omit<SavedSender, 'version'> }
   | { readonly type: 'BankAvailabilityChanged'; readonly at: number; readonly bankCode: string; readonly available: boolean; readonly messageTh?: string }
-  | { readonly type: 'ClaimOpened'; readonly at: number; readonly claim: Omit<Claim, 'version' | 'updatedAt'> };
+  | { readonly type: 'ClaimOpened'; readonly at: number; readonly claim: Omit<Claim, 'version' | 'updatedAt'> }
+  | ClaimEvent;

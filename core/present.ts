@@ -163,6 +163,7 @@ export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean 
   if (w.cancelReasonCode) o.cancel_reason_code = w.cancelReasonCode;
   if (w.metadata) o.metadata = { ...w.metadata };
   if (w.replacementOfWithdrawalId) o.replacement_of_withdrawal_id = w.replacementOfWithdrawalId;
+  if (w.refundOfDepositId) o.refund_of_deposit_id = w.refundOfDepositId;
   return o;
 }
 
@@ -206,7 +207,12 @@ export function presentBeneficiary(b: Beneficiary): Obj {
 
 export function presentClaim(c: Claim): Obj {
   return {
-    id: c.id, object: 'claim', livemode: c.livemode, kind: c.kind, status: c.status, deposit_id: c.depositId, amount_minor: n(c.amountMinor),
+    id: c.id, object: 'claim', livemode: c.livemode, kind: c.kind, status: c.status, deposit_id: c.depositId, merchant_id: c.merchantId, amount_minor: n(c.amountMinor),
     version: c.version, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
+    note: c.note ?? null, evidence: c.evidence ?? null,
+    notes: (c.notes ?? []).map((x) => ({ at: iso(x.at), operator: x.operatorId, status: x.status, note: x.note })),
+    refund_minor: c.refundMinor === undefined ? null : n(c.refundMinor),
+    refund_account: c.refundAccount ? { bank_code: c.refundAccount.bankCode, account_number_masked: maskAccountNumber(c.refundAccount.accountNumber), account_name_th_masked: maskName(c.refundAccount.accountNameTh) } : null,
+    refund_withdrawal_id: c.refundWithdrawalId ?? null, refunded_minor: c.refundedMinor === undefined ? null : n(c.refundedMinor),
   };
 }

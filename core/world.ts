@@ -6,6 +6,7 @@
 import { assert, unreachable, violated } from './assert.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, isSettledAndUncleared, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLabel } from './directory.ts';
+import { evolveClaim } from './claim/state.ts';
 import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
 import { accountKey, bucketInRange, bucketOutOfRange, merchantAccountKey, type Balances } from './ledger/ledger.ts';
 import { evolve as evolveWithdrawal, isPayable, type Withdrawal } from './withdrawal/state.ts';
@@ -373,6 +374,11 @@ export class World {
       case 'ClaimOpened':
         this.register(this.claims, e.claim.id, entry, { ...e.claim, version: 0, updatedAt: e.at });
         return;
+      case 'ClaimReviewStarted': case 'ClaimRefundApproved': case 'ClaimRefundPaidOut': case 'ClaimClosed': case 'ClaimRejected': {
+        const c = this.recordFor(this.claims, e.claimId, entry);
+        this.claims.set(c.id, evolveClaim(c, e));
+        return;
+      }
       default:
         unreachable(e, 'journal event');
     }

@@ -29,6 +29,7 @@ import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
 import { readRouters } from './routes/read-routes.ts';
 import { backOfficeDeskRoutes } from './routes/bo-desk.ts';
+import { backOfficeClaimRoutes } from './routes/bo-claims.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
@@ -120,7 +121,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability }, options);
   const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services),
-    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator })] });
+    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator)] });
   handle = app.callback();
   scheduler.start();
   webhooks.start();

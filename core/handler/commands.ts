@@ -3,6 +3,8 @@
 // a merchant may only touch its own objects in its own mode (others are "not found").
 
 import type { Minor } from '../money.ts';
+import type { ClaimKind } from '../claim/state.ts';
+import type { ClaimTransition } from '../claim/decide.ts';
 import type { ReversalReasonCode, Sender } from '../deposit/state.ts';
 import type { VerificationOutcome } from '../deposit/decide.ts';
 import type { Bucket } from '../ledger/ledger.ts';
@@ -61,6 +63,8 @@ export type Command =
   | { readonly type: 'OpenDispute'; readonly actor: Actor; readonly withdrawalId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy?: number }
   | { readonly type: 'SubmitDisputeEvidence'; readonly actor: Actor; readonly disputeId: string; readonly text: string; readonly fileCount: number; readonly files?: readonly { readonly name: string; readonly bytes: number }[] }
   | { readonly type: 'ResolveDispute'; readonly actor: Actor; readonly disputeId: string; readonly outcome: string; readonly note?: string }
-  | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string };
+  | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string }
+  | { readonly type: 'OpenClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly kind: ClaimKind; readonly depositId: string; readonly amountMinor: Minor; readonly note: string; readonly evidence?: string }
+  | { readonly type: 'DecideClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly transition: ClaimTransition; readonly note: string; readonly amountMinor?: Minor };
 
 export type CommandType = Command['type'];

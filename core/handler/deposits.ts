@@ -6,7 +6,7 @@
 
 import { assert } from '../assert.ts';
 import { decide, isRejection, type Match, type SettleContext } from '../deposit/decide.ts';
-import type { Deposit, DepositEvent, Leg } from '../deposit/state.ts';
+import type { Deposit, DepositEvent, Leg, Overpayment } from '../deposit/state.ts';
 import { admitDeposit } from '../deposit/create.ts';
 import type { Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
@@ -63,7 +63,7 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
       }
       return;
     case 'DepositSettled':
-      if (e.overpayment) openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+      if (e.overpayment) openClaim(tx, d, e.overpayment);
       settledLegs(d, e, then);
       return;
     case 'DepositExpired':
@@ -72,7 +72,7 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
       releaseLegs(before, then);
       return;
     case 'DepositOverpaid':
-      openClaim(tx, d, e.overpayment.claimId, e.overpayment.amountMinor);
+      openClaim(tx, d, e.overpayment);
       return;
     default:
       return;
@@ -87,10 +87,15 @@ function releaseLegs(before: Deposit | undefined, then: Reaction[]): void {
   }
 }
 
-function openClaim(tx: Tx, d: Deposit, claimId: string, amountMinor: Minor): void {
-  tx.emitRecord(claimId, 'claim', d.livemode, d.merchantId, {
+/** An overpayment opens its claim at once: the excess is never the merchant's, so a person decides where it goes. */
+function openClaim(tx: Tx, d: Deposit, o: Overpayment): void {
+  const note = o.cause === 'same_transfer_excess' ? 'Opened automatically: the slip showed more than the order asked.' : 'Opened automatically: a further transfer arrived after settlement.';
+  tx.emitRecord(o.claimId, 'claim', d.livemode, d.merchantId, {
     type: 'ClaimOpened', at: tx.at,
-    claim: { id: claimId, kind: 'overpayment', status: 'open', depositId: d.id, merchantId: d.merchantId, livemode: d.livemode, amountMinor, createdAt: tx.at },
+    claim: {
+      id: o.claimId, kind: 'overpayment', status: 'open', depositId: d.id, merchantId: d.merchantId, livemode: d.livemode, amountMinor: o.amountMinor, createdAt: tx.at,
+      note, evidence: o.cause, notes: [{ at: tx.at, operatorId: null, status: 'open', note }],
+    },
   });
 }
 

@@ -23,6 +23,7 @@ import { runToQuiescence } from './react.ts';
 import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
+import { decideClaimStep, openClaim } from './claims.ts';
 
 export type { Outcome };
 
@@ -160,6 +161,8 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at, evidence: { text: c.text, files: c.files ?? [] } }), 'dispute'),
   ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}) }), 'dispute'),
   FireTimer: (tx, c) => fireTimer(tx, c.timerId),
+  OpenClaim: openClaim,
+  DecideClaim: decideClaimStep,
 };
 
 /** A due timer becomes the command it stands for; one that changes nothing is dropped. */

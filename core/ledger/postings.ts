@@ -90,6 +90,11 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
   const owner: MovementOwner = { merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, source: { type: 'withdrawal', id: w.id } };
   switch (e.type) {
     case 'WithdrawalCreated':
+      // A claim's refund is locked out of suspense, where money that is no merchant's is
+      // kept (DESIGN "Claims"): the merchant's available is never touched.
+      if (w.refundOfDepositId !== undefined) {
+        return { owner, movements: [{ id: w.reservedBalanceTransactionId, type: 'withdrawal_reserved', amountMinor: w.amountTotalMinor + w.feeTotalMinor, from: null, to: 'reserved', counter: [{ account: 'suspense', amountMinor: w.amountTotalMinor + w.feeTotalMinor }] }] };
+      }
       return { owner, movements: [{ id: w.reservedBalanceTransactionId, type: 'withdrawal_reserved', amountMinor: w.amountTotalMinor + w.feeTotalMinor, from: 'available', to: 'reserved', counter: [] }] };
     case 'WithdrawalRejected':
     case 'WithdrawalCanceled':
@@ -98,8 +103,10 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
       const principal = remainingOf(before);
       const unusedFee = before.feeTotalMinor - before.feeRecognizedMinor;
       const movements: PlannedMovement[] = [];
-      if (principal > 0n) movements.push({ id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', to: 'available', counter: [] });
-      if (unusedFee > 0n) movements.push({ id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', to: 'available', counter: [] });
+      // What a claim's refund did not pay out goes back to suspense, where it came from.
+      const back = (amountMinor: Minor) => (w.refundOfDepositId !== undefined ? { to: null, counter: [{ account: 'suspense' as const, amountMinor }] } : { to: 'available' as const, counter: [] });
+      if (principal > 0n) movements.push({ id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', ...back(principal) });
+      if (unusedFee > 0n) movements.push({ id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', ...back(unusedFee) });
       return { owner, movements };
     }
     case 'FillLanded': {

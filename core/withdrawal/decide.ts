@@ -143,6 +143,10 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
   }
   // A settled order never moves back: the money returns to available and the merchant
   // may open a replacement; a partially filled one takes the amount back into its lock.
+  // A settled claim refund has no available to return to (it was never the merchant's).
+  if (s.refundOfDepositId !== undefined && s.status === 'settled') {
+    return reject('operation_not_allowed', 'A fill of a settled claim refund cannot be reversed here; open a new claim for the payer.', { refund_of_deposit_id: s.refundOfDepositId });
+  }
   return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
 }
 

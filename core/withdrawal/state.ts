@@ -82,6 +82,12 @@ export interface Withdrawal {
   readonly cancelReasonCode?: string;
   readonly metadata?: Readonly<Record<string, string>>;
   readonly replacementOfWithdrawalId?: string;
+  /**
+   * Set on a refund to an end user (a claim's payout): the deposit whose excess it returns.
+   * Its lock is funded from the suspense account, never from the merchant's available
+   * (core/ledger/postings.ts), and what it does not pay out goes back there.
+   */
+  readonly refundOfDepositId?: string;
 }
 
 export interface RefundIds {
@@ -157,7 +163,7 @@ function copy(s: Withdrawal): Complete<Withdrawal> {
     expiresAt: s.expiresAt, requiresApproval: s.requiresApproval, approvalsRequired: s.approvalsRequired, approvals: s.approvals,
     reservedBalanceTransactionId: s.reservedBalanceTransactionId, inFlight: s.inFlight, fills: s.fills, dispute: s.dispute,
     rejection: s.rejection, canceledBy: s.canceledBy, cancelReasonCode: s.cancelReasonCode, metadata: s.metadata,
-    replacementOfWithdrawalId: s.replacementOfWithdrawalId,
+    replacementOfWithdrawalId: s.replacementOfWithdrawalId, refundOfDepositId: s.refundOfDepositId,
   };
 }
 
@@ -172,7 +178,7 @@ function created(e: Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>): Co
     expiresAt: w.expiresAt, requiresApproval: w.requiresApproval, approvalsRequired: w.approvalsRequired, approvals: [],
     reservedBalanceTransactionId: w.reservedBalanceTransactionId, inFlight: [], fills: [], dispute: w.dispute,
     rejection: w.rejection, canceledBy: w.canceledBy, cancelReasonCode: w.cancelReasonCode, metadata: w.metadata,
-    replacementOfWithdrawalId: w.replacementOfWithdrawalId,
+    replacementOfWithdrawalId: w.replacementOfWithdrawalId, refundOfDepositId: w.refundOfDepositId,
   };
 }
 

@@ -18,6 +18,7 @@ const webhookReads = ['ops_admin', 'support'] as const;
 const balanceReads = ['finance', 'support', 'ops_admin'] as const;
 const reviewQueueReads = ['reviewer', 'support', 'ops_admin'] as const;
 const approvalQueueReads = ['approver', 'support', 'ops_admin'] as const;
+const claimReads = ['ops_admin', 'support', 'finance'] as const;
 
 /** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
 export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
@@ -64,6 +65,15 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/withdrawals/:id/disputes': opsAdmin,
   'GET /v1/bo/disputes/:id': webhookReads,
   'POST /v1/bo/disputes/:id/resolve': opsAdmin,
+  // claims (server/routes/bo-claims.ts)
+  'POST /v1/bo/claims': opsAdmin,
+  'GET /v1/bo/claims': claimReads,
+  'GET /v1/bo/claims/:id': claimReads,
+  'POST /v1/bo/claims/:id/review': opsAdmin,
+  'POST /v1/bo/claims/:id/refund': opsAdmin,
+  'POST /v1/bo/claims/:id/payout': opsAdmin,
+  'POST /v1/bo/claims/:id/close': opsAdmin,
+  'POST /v1/bo/claims/:id/reject': opsAdmin,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */

@@ -15,6 +15,7 @@ const tables: Record<string, string> = {
   'core/deposit/create.ts': 'specs/core/deposit-decider.unit.spec.ts',
   'core/withdrawal/decide.ts': 'specs/core/withdrawal-decider.unit.spec.ts',
   'core/directory/decide.ts': 'specs/core/directory-decider.unit.spec.ts',
+  'core/claim/decide.ts': 'specs/core/claim-decider.unit.spec.ts',
 };
 
 /** Files that refuse but are no decider, and where their codes are covered. */

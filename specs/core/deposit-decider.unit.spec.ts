@@ -391,21 +391,21 @@ const rows: DepositRow[] = [
   {
     row: 'under_review → reviewer approves → settled via review at the verified V',
     given: underReview, when: approve(),
-    then: [settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review' })],
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
   },
   {
     row: 'under_review → reviewer approves with a corrected amount → settled at A = min(V, X)',
     given: underReview, when: approve('emp_alice', { transferredAmountMinor: 30_000n }),
-    then: [settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review' })],
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → first approval → under_review, approval recorded',
-    given: bigUnderReview, when: approve('emp_alice'), then: [{ type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice' }],
+    given: bigUnderReview, when: approve('emp_alice'), then: [{ type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice', note }],
   },
   {
     row: 'under_review (four eyes) → a second approval by a different operator → settled',
     given: [...bigUnderReview, { type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice' }], when: approve('emp_bob', { settle: settle(big) }),
-    then: [settled({ at: T0 + hour, X: big, V: big, A: big, fee: [75_000n, 5_250n], via: 'review' })],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big, A: big, fee: [75_000n, 5_250n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
   },
   {
     row: 'under_review (four eyes): the second approval by the same operator → operation_not_allowed',
@@ -428,7 +428,7 @@ const rows: DepositRow[] = [
   {
     row: 'under_review → reviewer declines → rejected, with the first reason\'s texts',
     given: underReview, when: { type: 'DeclineReview', at: T0 + hour, operatorId: 'emp_alice', note },
-    then: [{ type: 'DepositRejected', at: T0 + hour, code: 'SENDER_NAME_MISMATCH', displayTh: reasonTexts.SENDER_NAME_MISMATCH.th, displayEn: reasonTexts.SENDER_NAME_MISMATCH.en }],
+    then: [{ type: 'DepositRejected', at: T0 + hour, code: 'SENDER_NAME_MISMATCH', displayTh: reasonTexts.SENDER_NAME_MISMATCH.th, displayEn: reasonTexts.SENDER_NAME_MISMATCH.en, decision: { operatorId: 'emp_alice', note } }],
   },
   {
     row: 'under_review: a decline with a short note → review_note_required',

@@ -1,0 +1,88 @@
+// The claim decider: decide(command, claim, facts) → events or a refusal naming the
+// contract's error code. Transitions (DESIGN.md "Claims"; the contract leaves them open):
+//
+//   open ──review──▶ under_review ──refund──▶ refund_pending ──payout──▶ return_pending_payout ──close──▶ closed
+//     └──reject──▶ rejected ◀──reject──┘   └──close (no refund)──▶ closed
+//
+// Every decision needs an operator note of at least limits.reviewNoteLengthMin characters.
+// A refund is at most the claim's amount. A claim closes out of return_pending_payout only
+// once its refund withdrawal is final (settled, expired or canceled); what it filled is
+// what was refunded.
+
+import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import type { Minor } from '../money.ts';
+import type { Claim, ClaimEvent, ClaimStatus, RefundAccount } from './state.ts';
+
+export type ClaimCommand =
+  | { readonly type: 'StartClaimReview'; readonly at: number; readonly operatorId: string; readonly note: string }
+  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount }
+  | { readonly type: 'PayOutClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly withdrawalId: string }
+  | { readonly type: 'CloseClaim'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refund?: { readonly final: boolean; readonly filledMinor: Minor } }
+  | { readonly type: 'RejectClaim'; readonly at: number; readonly operatorId: string; readonly note: string };
+
+export type ClaimDecision = readonly ClaimEvent[] | Rejection;
+
+/** The transition a route names, and the statuses it may start from. */
+export const claimTransitions = {
+  review: ['open'],
+  refund: ['under_review'],
+  payout: ['refund_pending'],
+  close: ['under_review', 'return_pending_payout'],
+  reject: ['open', 'under_review'],
+} as const satisfies Record<string, readonly ClaimStatus[]>;
+export type ClaimTransition = keyof typeof claimTransitions;
+
+const transitionOf: { readonly [T in ClaimCommand['type']]: ClaimTransition } = {
+  StartClaimReview: 'review', ApproveClaimRefund: 'refund', PayOutClaimRefund: 'payout', CloseClaim: 'close', RejectClaim: 'reject',
+};
+
+function checkNote(note: string): Rejection | null {
+  return [...note.trim()].length >= limits.reviewNoteLengthMin ? null
+    : reject('review_note_required', `A note of at least ${limits.reviewNoteLengthMin} characters is required on every claim decision.`, { min_length: limits.reviewNoteLengthMin });
+}
+
+/** The facts a new claim is admitted on: the deposit it is about, if it exists. */
+export interface OpenClaimFacts {
+  readonly deposit: { readonly id: string } | undefined;
+}
+
+/** Every check a claim opened by an operator must pass, before any id is drawn for it; null when admitted. */
+export function admitClaim(c: { readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
+  if (!facts.deposit) return reject('validation_error', 'deposit_id names no deposit.', { fields: [{ path: 'deposit_id', reason: 'not_found' }] });
+  if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
+  return checkNote(c.note);
+}
+
+export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecision {
+  if (!s) return reject('resource_not_found', 'No such claim.');
+  const transition = transitionOf[c.type];
+  const from: readonly ClaimStatus[] = claimTransitions[transition];
+  if (!from.includes(s.status)) {
+    return reject('operation_not_allowed', `A claim that is ${s.status} cannot take "${transition}"; it needs status ${from.join(' or ')}.`, { status: s.status, transition });
+  }
+  const noteProblem = checkNote(c.note);
+  if (noteProblem) return noteProblem;
+  const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
+  switch (c.type) {
+    case 'StartClaimReview': return [{ type: 'ClaimReviewStarted', ...base }];
+    case 'ApproveClaimRefund': {
+      const refundMinor = c.refundMinor ?? s.amountMinor;
+      if (refundMinor <= 0n || refundMinor > s.amountMinor) {
+        return reject('validation_error', `The refund must be from 1 to the claim's amount (${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
+      }
+      return [{ type: 'ClaimRefundApproved', ...base, refundMinor, account: c.account }];
+    }
+    case 'PayOutClaimRefund': return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];
+    case 'CloseClaim': {
+      if (s.status === 'under_review') return [{ type: 'ClaimClosed', ...base, refundedMinor: 0n }];
+      if (!c.refund?.final) return reject('operation_not_allowed', 'The refund withdrawal is still being paid out; close the claim once it is final.', { refund_withdrawal_id: s.refundWithdrawalId ?? null });
+      return [{ type: 'ClaimClosed', ...base, refundedMinor: c.refund.filledMinor }];
+    }
+    case 'RejectClaim': return [{ type: 'ClaimRejected', ...base }];
+    default: {
+      const _exhaustive: never = c;
+      return _exhaustive;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// The claim aggregate (DESIGN.md "Claims"): money that is not the merchant's — a same-slip
+// overpayment's excess, an additional transfer after settlement, a transfer after the late
+// window, or anything an operator opens by hand — and what becomes of it. A claim is one
+// journal stream (its clm_ id). Statuses: open → under_review → refund_pending →
+// return_pending_payout → closed, or rejected (from open or under_review); under_review
+// may also close without a refund. evolve is total and pure; every event bumps the
+// version by one; a final status (closed, rejected) is never left. Every decision keeps
+// the operator and the note.
+
+import { assert } from '../assert.ts';
+import type { Minor } from '../money.ts';
+
+export type ClaimKind = 'overpayment' | 'late_slip' | 'manual';
+export const claimKinds: readonly ClaimKind[] = ['overpayment', 'late_slip', 'manual'];
+
+export type ClaimStatus = 'open' | 'under_review' | 'refund_pending' | 'return_pending_payout' | 'closed' | 'rejected';
+export const claimStatuses: readonly ClaimStatus[] = ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed', 'rejected'];
+
+/** Where a refund goes: the payer's account, as the deposit's sender named it. */
+export interface RefundAccount {
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountNameTh: string;
+}
+
+/** One decision on the claim: who, when, what status it led to, and why. */
+export interface ClaimNote {
+  readonly at: number;
+  readonly operatorId: string | null;
+  readonly status: ClaimStatus;
+  readonly note: string;
+}
+
+export interface Claim {
+  readonly id: string;
+  readonly kind: ClaimKind;
+  readonly status: ClaimStatus;
+  readonly depositId: string;
+  readonly merchantId: string;
+  readonly livemode: boolean;
+  readonly amountMinor: Minor;
+  /** The opening note (an automatic claim says what opened it). */
+  readonly note?: string;
+  /** What the claim rests on (free text an operator gives; an automatic claim names its cause). */
+  readonly evidence?: string;
+  /** Every decision, oldest first. */
+  readonly notes?: readonly ClaimNote[];
+  /** Set by the refund decision: how much goes back, and where to. */
+  readonly refundMinor?: Minor;
+  readonly refundAccount?: RefundAccount;
+  /** The refund withdrawal (refund_of_deposit_id = depositId), once paid out. */
+  readonly refundWithdrawalId?: string;
+  /** What was actually returned, on close. */
+  readonly refundedMinor?: Minor;
+  readonly version: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export type ClaimEvent =
+  | { readonly type: 'ClaimReviewStarted'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string }
+  | { readonly type: 'ClaimRefundApproved'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string; readonly refundMinor: Minor; readonly account: RefundAccount }
+  | { readonly type: 'ClaimRefundPaidOut'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string; readonly withdrawalId: string }
+  | { readonly type: 'ClaimClosed'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string; readonly refundedMinor: Minor }
+  | { readonly type: 'ClaimRejected'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string };
+
+export const isFinalClaimStatus = (s: ClaimStatus): boolean => s === 'closed' || s === 'rejected';
+
+const statusAfter: { readonly [T in ClaimEvent['type']]: ClaimStatus } = {
+  ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout',
+  ClaimClosed: 'closed', ClaimRejected: 'rejected',
+};
+
+/** The claim after one event; asserts it is not final and that a refund stays within the claim. */
+export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
+  assert(!isFinalClaimStatus(c.status), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
+  const status = statusAfter[e.type];
+  const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note }];
+  const next: Claim = { ...c, status, notes, version: c.version + 1, updatedAt: e.at };
+  switch (e.type) {
+    case 'ClaimRefundApproved':
+      assert(e.refundMinor > 0n && e.refundMinor <= c.amountMinor, () => `claim ${c.id}: refund ${e.refundMinor} outside 1..${c.amountMinor}`);
+      return { ...next, refundMinor: e.refundMinor, refundAccount: e.account };
+    case 'ClaimRefundPaidOut': return { ...next, refundWithdrawalId: e.withdrawalId };
+    case 'ClaimClosed':
+      assert(e.refundedMinor >= 0n && e.refundedMinor <= c.amountMinor, () => `claim ${c.id}: refunded ${e.refundedMinor} outside 0..${c.amountMinor}`);
+      return { ...next, refundedMinor: e.refundedMinor };
+    case 'ClaimReviewStarted': case 'ClaimRejected': return next;
+    default: {
+      const _exhaustive: never = e;
+      return _exhaustive;
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// Claim steps: gathers what the claim decider needs (the claim, the deposit it is about,
+// the payer's account, the refund withdrawal's outcome), runs it, and carries out a payout:
+// the payer's account becomes a verified beneficiary of the deposit's merchant and a
+// refund withdrawal (refund_of_deposit_id) opens for the refund, locked out of suspense
+// (core/ledger/postings.ts) and filled by deposits like any other order. Ids are drawn
+// only once the decider has accepted.
+
+import { admitClaim, decideClaim, type ClaimCommand } from '../claim/decide.ts';
+import type { Claim, ClaimEvent } from '../claim/state.ts';
+import { isRejection, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { isOpenStatus } from '../withdrawal/state.ts';
+import type { Command } from './commands.ts';
+import { done, fail, type Step } from './reactions.ts';
+import type { Tx } from './tx.ts';
+import { runWithdrawal } from './withdrawals.ts';
+
+export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
+  const d = tx.deposit(c.depositId);
+  const refusal = admitClaim(c, { deposit: d });
+  if (refusal || !d) return fail(refusal!);
+  const id = tx.ids.next('clm');
+  tx.emitRecord(id, 'claim', d.livemode, d.merchantId, {
+    type: 'ClaimOpened', at: tx.at,
+    claim: {
+      id, kind: c.kind, status: 'open', depositId: d.id, merchantId: d.merchantId, livemode: d.livemode, amountMinor: c.amountMinor, createdAt: tx.at,
+      note: c.note, notes: [{ at: tx.at, operatorId: c.actor.operatorId, status: 'open', note: c.note }], ...(c.evidence !== undefined ? { evidence: c.evidence } : {}),
+    },
+  });
+  return done(id);
+}
+
+/** The decider's command for a transition, with the facts it needs. */
+function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideClaim' }>, withdrawalId: string): ClaimCommand {
+  const base = { at: tx.at, operatorId: c.actor.operatorId, note: c.note };
+  switch (c.transition) {
+    case 'review': return { type: 'StartClaimReview', ...base };
+    case 'refund': {
+      const sender = tx.deposit(claim.depositId)!.sender;
+      return { type: 'ApproveClaimRefund', ...base, account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
+    }
+    case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId };
+    case 'close': {
+      const w = claim.refundWithdrawalId === undefined ? undefined : tx.withdrawal(claim.refundWithdrawalId);
+      return { type: 'CloseClaim', ...base, ...(w ? { refund: { final: !isOpenStatus(w.status), filledMinor: w.filledMinor } } : {}) };
+    }
+    case 'reject': return { type: 'RejectClaim', ...base };
+    default: {
+      const _exhaustive: never = c.transition;
+      return _exhaustive;
+    }
+  }
+}
+
+export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim' }>): Step {
+  const claim = tx.world.claims.get(c.claimId);
+  if (!claim) return fail(decideClaim({ type: 'RejectClaim', at: tx.at, operatorId: c.actor.operatorId, note: c.note }, undefined) as Rejection);
+  const checked = decideClaim(claimCommand(tx, claim, c, ''), claim);
+  if (isRejection(checked)) return fail(checked);
+  const withdrawalId = c.transition === 'payout' ? tx.ids.next('wdr') : '';
+  const events = c.transition === 'payout' ? (decideClaim(claimCommand(tx, claim, c, withdrawalId), claim) as readonly ClaimEvent[]) : checked;
+  for (const e of events) tx.emitRecord(claim.id, 'claim', claim.livemode, claim.merchantId, e);
+  if (c.transition !== 'payout') return done(claim.id);
+  const payout = openRefundWithdrawal(tx, claim, withdrawalId);
+  return payout.ok ? done(claim.id, payout.then) : payout;
+}
+
+/** The refund withdrawal to the payer's account: the claim's refund, no fee, opened at once. */
+function openRefundWithdrawal(tx: Tx, claim: Claim, id: string): Step {
+  const d = tx.deposit(claim.depositId)!;
+  const account = claim.refundAccount!;
+  const beneficiaryId = tx.ids.next('ben');
+  tx.emitRecord(beneficiaryId, 'beneficiary', d.livemode, d.merchantId, {
+    type: 'BeneficiaryRegistered', at: tx.at,
+    beneficiary: { id: beneficiaryId, merchantId: d.merchantId, livemode: d.livemode, bankCode: account.bankCode, accountNumber: account.accountNumber, accountNameTh: account.accountNameTh, status: 'verified', createdAt: tx.at, verifiedAt: tx.at },
+  });
+  const created = runWithdrawal(tx, id, {
+    type: 'CreateWithdrawal', at: tx.at,
+    withdrawal: {
+      id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, merchantReference: `refund-${claim.id}`, endUserRef: d.endUserRef,
+      beneficiaryId, amountTotalMinor: claim.refundMinor!, feeTotalMinor: 0n, feeBreakdown: [], maxSplits: limits.withdrawalMaxSplits,
+      createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs, requiresApproval: false, approvalsRequired: 0,
+      reservedBalanceTransactionId: tx.ids.next('btxn'), metadata: { claim_id: claim.id }, refundOfDepositId: d.id,
+    },
+  });
+  if (!created.ok) return created;
+  return done(id, [...(created.then ?? []), { type: 'MatchWaitingDeposits', whiteLabelId: d.whiteLabelId, livemode: d.livemode }]);
+}

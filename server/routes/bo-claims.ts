@@ -1,0 +1,79 @@
+// Claims in the back office (DESIGN.md "Claims"): open one by hand, list them (kind,
+// status, deposit, merchant; oldest first, cursor paging), read one with every decision
+// and its refund withdrawal, and one route per transition (review, refund, payout, close,
+// reject), each an idempotent operator command the claim decider rules on.
+
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { claimTransitions, type ClaimTransition } from '../../core/claim/decide.ts';
+import { claimKinds, claimStatuses, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
+import { limits } from '../../core/limits.ts';
+import { presentClaim, presentWithdrawal } from '../../core/present.ts';
+import { operatorAuth, operatorOf } from '../auth/operator.ts';
+import type { Services } from '../ports.ts';
+import { runIdempotent } from '../idempotency.ts';
+import { compile } from '../validate.ts';
+import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+import { readQuery } from './read-params.ts';
+import { enumParam, pageOf } from './bo-desk.ts';
+
+const schemas = {
+  open: compile<{ kind: ClaimKind; deposit_id: string; amount_minor: number; note: string; evidence?: string }>({
+    type: 'object', additionalProperties: false, required: ['kind', 'deposit_id', 'amount_minor', 'note'],
+    properties: {
+      kind: { enum: [...claimKinds] }, deposit_id: { type: 'string', minLength: 1, maxLength: 64 }, amount_minor: { type: 'integer', minimum: 1 },
+      note: { type: 'string', maxLength: limits.noteLengthMax }, evidence: { type: 'string', maxLength: limits.noteLengthMax },
+    },
+  }),
+  decide: compile<{ note: string; amount_minor?: number }>({
+    type: 'object', additionalProperties: false, required: ['note'],
+    properties: { note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 } },
+  }),
+};
+
+export function backOfficeClaimRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
+  const router = new Router({ prefix: '/v1/bo' });
+  router.use(operatorAuth(verify));
+  const world = () => services.write.world;
+  const operator = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
+  const claimView = (id: string) => {
+    const c = world().claims.get(id);
+    if (!c) throw notFound('claim');
+    const refund = c.refundWithdrawalId ? world().withdrawals.get(c.refundWithdrawalId) : undefined;
+    return { ...presentClaim(c), refund_withdrawal: refund ? presentWithdrawal(refund) : null };
+  };
+
+  router.post('/claims', async (ctx) => {
+    const b = parseWith(schemas.open, bodyOf(ctx));
+    await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
+      type: 'OpenClaim', actor: operator(ctx), kind: b.kind, depositId: b.deposit_id, amountMinor: amountOf(b.amount_minor), note: b.note, ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
+    }, (id) => ({ status: 201, body: claimView(id!) }));
+  });
+
+  router.get('/claims', (ctx) => {
+    const q = readQuery(ctx, ['kind', 'status', 'deposit_id', 'merchant_id', 'cursor', 'limit']);
+    const kind = enumParam<ClaimKind>(q.kind, 'kind', claimKinds);
+    const status = enumParam<ClaimStatus>(q.status, 'status', claimStatuses);
+    const filters = JSON.stringify([kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null]);
+    const rows = [...world().claims.values()].filter((c) => (kind === undefined || c.kind === kind) && (status === undefined || c.status === status)
+      && (q.deposit_id === undefined || c.depositId === q.deposit_id) && (q.merchant_id === undefined || c.merchantId === q.merchant_id));
+    const { page, hasMore, next } = pageOf(rows, (c) => ({ since: c.createdAt, id: c.id }), q, filters);
+    ctx.body = { object: 'list', data: page.map(presentClaim), has_more: hasMore, next_cursor: next };
+  });
+
+  router.get('/claims/:id', (ctx) => {
+    readQuery(ctx, []);
+    ctx.body = claimView(ctx.params.id!);
+  });
+
+  for (const transition of Object.keys(claimTransitions) as ClaimTransition[]) {
+    router.post(`/claims/:id/${transition}`, async (ctx) => {
+      const b = parseWith(schemas.decide, bodyOf(ctx));
+      await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
+        type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note, ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
+      }, (id) => ({ status: 200, body: claimView(id!) }));
+    });
+  }
+
+  return router;
+}

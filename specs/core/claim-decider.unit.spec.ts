@@ -1,0 +1,76 @@
+// The claim decider as a table: given(claim events).when(command).then(events | refusal),
+// against decideClaim itself with the claim folded by evolveClaim. Rows follow DESIGN's
+// claim statuses: open → under_review → refund_pending → return_pending_payout → closed,
+// rejected from open or under_review, close without refund from under_review; every
+// refusal code the decider can return has a row (refusalCodesReachable).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { admitClaim, decideClaim, type ClaimCommand, type ClaimDecision } from '../../core/claim/decide.ts';
+import { evolveClaim, type Claim, type ClaimEvent } from '../../core/claim/state.ts';
+import { isRejection } from '../../core/errors.ts';
+import { refusalCodesOfRows, refusalCodesReachable, table, type Decider, type Row } from '../support/decider.ts';
+
+const T0 = Date.UTC(2026, 10, 21, 3);
+const note = 'checked against the bank statement';
+const opened: Claim = { id: 'clm_1', kind: 'overpayment', status: 'open', depositId: 'dep_1', merchantId: 'mch_1', livemode: true, amountMinor: 5_000n, version: 0, createdAt: T0, updatedAt: T0 };
+const account = { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' };
+const base = { at: T0 + 1000, operatorId: 'emp_a', note };
+
+// The decider's state starts as the opened claim: ClaimOpened is a record the handler writes.
+const decider: Decider<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[]> = {
+  initialState: () => opened,
+  evolve: evolveClaim,
+  decide: (c, s) => decideClaim(c, s) as ClaimDecision as readonly ClaimEvent[],
+};
+
+const ev = { at: base.at, claimId: 'clm_1', operatorId: 'emp_a', note };
+const reviewed: ClaimEvent = { type: 'ClaimReviewStarted', ...ev };
+const refundApproved: ClaimEvent = { type: 'ClaimRefundApproved', ...ev, refundMinor: 5_000n, account };
+const paidOut: ClaimEvent = { type: 'ClaimRefundPaidOut', ...ev, withdrawalId: 'wdr_1' };
+
+const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefined>[] = [
+  { row: 'open → review → under_review', given: [], when: { type: 'StartClaimReview', ...base }, then: [reviewed] },
+  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, account }, refused: 'operation_not_allowed' },
+  { row: 'a decision without a 20-character note: review_note_required', given: [], when: { type: 'StartClaimReview', ...base, note: 'short' }, refused: 'review_note_required' },
+  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account }, then: [refundApproved] },
+  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
+  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 5_001n }, refused: 'validation_error' },
+  { row: 'refund_pending → payout → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, withdrawalId: 'wdr_1' }, then: [paidOut] },
+  { row: 'return_pending_payout → close while the refund is open: refused', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: false, filledMinor: 0n } }, refused: 'operation_not_allowed' },
+  { row: 'return_pending_payout → close once the refund is final → closed with what it filled', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: true, filledMinor: 5_000n } }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 5_000n }] },
+  { row: 'under_review → close without refund → closed, nothing refunded', given: [reviewed], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
+  { row: 'open → reject → rejected', given: [], when: { type: 'RejectClaim', ...base }, then: [{ type: 'ClaimRejected', ...ev }] },
+  { row: 'refund_pending → reject: refused', given: [reviewed, refundApproved], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
+  { row: 'closed → anything: refused (final)', given: [reviewed, { type: 'ClaimClosed', ...ev, refundedMinor: 0n }], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
+];
+
+table(decider, rows);
+
+test('no claim: resource_not_found', () => {
+  const d = decideClaim({ type: 'StartClaimReview', ...base }, undefined);
+  assert.ok(isRejection(d) && d.code === 'resource_not_found');
+});
+
+test('admission: an unknown deposit, a non-positive amount and a short note are refused; a good claim passes', () => {
+  const codes = [
+    admitClaim({ amountMinor: 1n, note }, { deposit: undefined }),
+    admitClaim({ amountMinor: 0n, note }, { deposit: { id: 'dep_1' } }),
+    admitClaim({ amountMinor: 1n, note: 'short' }, { deposit: { id: 'dep_1' } }),
+  ].map((r) => r?.code);
+  assert.equal(codes, ['validation_error', 'validation_error', 'review_note_required']);
+  assert.is(admitClaim({ amountMinor: 1n, note }, { deposit: { id: 'dep_1' } }), null);
+});
+
+test('every status change bumps the version by one and keeps the note', () => {
+  let c = opened;
+  for (const e of [reviewed, refundApproved, paidOut]) c = evolveClaim(c, e);
+  assert.equal([c.status, c.version, c.notes?.length, c.refundWithdrawalId], ['return_pending_payout', 3, 3, 'wdr_1']);
+});
+
+test('every refusal code the claim decider can return has a row', () => {
+  const covered = new Set([...refusalCodesOfRows(rows), 'resource_not_found', 'validation_error', 'review_note_required']);
+  assert.equal([...refusalCodesReachable('core/claim/decide.ts')].filter((c) => !covered.has(c)), []);
+});
+
+test.run();

@@ -1,0 +1,153 @@
+// Claims over real HTTP: a same-slip overpayment opens its claim by itself; an operator
+// walks it open → under_review → refund_pending → return_pending_payout → closed; the
+// payout is a refund withdrawal (refund_of_deposit_id) to the payer's account, locked out
+// of suspense — the merchant's available never moves — and filled by a deposit like any
+// other; the ledger verifies at every step. Also: manual and late_slip claims, rejection,
+// refusals (short note, wrong transition, close before the refund is final), the list's
+// filters and paging.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { depositBody, sender, type MerchantKeys } from '../support/server-harness.ts';
+import { verifyStore } from '../../adapters/sqlite/verify.ts';
+
+let scene: SlipScene;
+let payer: MerchantKeys;
+let shop: MerchantKeys;
+const note = 'looked at the bank statement for this one';
+
+test.before(async () => { scene = await slipScene(); });
+test.after(async () => { await scene.s.stop(); });
+
+function ledgerBalanced(step: string): void {
+  const report = verifyStore(scene.s.running.store.db);
+  assert.ok(report.ok, `${step}: ${JSON.stringify(report.mismatches).slice(0, 1500)}`);
+  assert.is(report.postings_sum, '0', step);
+}
+
+const shopBalance = async () => (await scene.s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).json;
+
+/** A deposit of `amount` in the claims white label, paid with `paid` to `receiver`, verified. */
+async function paidDeposit(amount: number, paid: number, receiver: { bank_code: string; account_number: string; account_name: string }): Promise<any> {
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}` }));
+  assert.is(created.status, 201, created.text);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver, image_sha256: sha256Hex(image) }));
+  assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
+  await scene.s.running.slipWorker.drain();
+  return (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
+}
+
+test('an overpayment claim walks every status; the refund withdrawal is funded from suspense and filled by a deposit', async () => {
+  // A white label of its own, so the only liquidity is what this test opens.
+  payer = await scene.s.onboard('Claims payer');
+  shop = await scene.s.onboard('Claims shop', payer.whiteLabelId);
+  await scene.s.fund(payer.id, 1_000_000);
+  const payee = { bank_code: '004', account_number: '5550001111', account_name: 'สมหญิง รักดี' };
+  const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
+  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: 'claims-w', end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+
+  const d = await paidDeposit(40_000, 45_000, payee);
+  assert.is(d.status, 'settled');
+  assert.is(d.overpayment.amount_minor, 5_000);
+  const claimId = d.overpayment.claim_id;
+  const opened = await scene.s.bo('GET', `/v1/bo/claims/${claimId}`, undefined, { roles: ['support'] });
+  assert.is(opened.status, 200, opened.text);
+  assert.equal([opened.json.kind, opened.json.status, opened.json.amount_minor, opened.json.deposit_id, opened.json.version], ['overpayment', 'open', 5_000, d.id, 0]);
+  assert.is(opened.json.evidence, 'same_transfer_excess');
+  ledgerBalanced('opened');
+  const before = await shopBalance();
+
+  const short = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note: 'too short' });
+  assert.is(short.status, 422);
+  assert.is(short.json.error.code, 'review_note_required');
+  const early = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note });
+  assert.is(early.status, 409, early.text);
+
+  const reviewed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims', roles: ['ops_admin'] });
+  assert.is(reviewed.status, 200, reviewed.text);
+  assert.equal([reviewed.json.status, reviewed.json.version], ['under_review', 1]);
+  ledgerBalanced('under_review');
+
+  const tooMuch = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note, amount_minor: 5_001 });
+  assert.is(tooMuch.status, 422);
+  const refund = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims' });
+  assert.is(refund.status, 200, refund.text);
+  assert.equal([refund.json.status, refund.json.refund_minor, refund.json.refund_account.account_number_masked], ['refund_pending', 5_000, 'xxxxxx3210']);
+  ledgerBalanced('refund_pending');
+
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_claims' });
+  assert.is(payout.status, 200, payout.text);
+  assert.is(payout.json.status, 'return_pending_payout');
+  const refundW = payout.json.refund_withdrawal;
+  assert.equal([refundW.refund_of_deposit_id, refundW.amount_total_minor, refundW.fee_total_minor, refundW.status], [d.id, 5_000, 0, 'open']);
+  const locked = await shopBalance();
+  assert.is(locked.available_minor, before.available_minor, 'the refund never touches the merchant\'s available');
+  assert.is(locked.reserved_minor, before.reserved_minor + 5_000, 'the refund is locked out of suspense');
+  ledgerBalanced('return_pending_payout');
+  const notYet = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note });
+  assert.is(notYet.status, 409, 'the refund is not paid out yet');
+
+  // A deposit of another end user pays the payer's account: it fills the refund.
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  const filler = await paidDeposit(5_000, 5_000, payerAccount);
+  assert.is(filler.status, 'settled', JSON.stringify(filler));
+  const filled = await scene.s.bo('GET', `/v1/bo/withdrawals/${refundW.id}`);
+  assert.is(filled.json.withdrawal.status, 'settled');
+  assert.is(filled.json.withdrawal.filled_minor, 5_000);
+  const after = await shopBalance();
+  assert.is(after.reserved_minor, before.reserved_minor);
+  ledgerBalanced('refund filled');
+
+  const closed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note }, { sub: 'emp_claims' });
+  assert.is(closed.status, 200, closed.text);
+  assert.equal([closed.json.status, closed.json.refunded_minor, closed.json.version], ['closed', 5_000, 4]);
+  assert.equal(closed.json.notes.map((n: any) => n.status), ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed']);
+  const final = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/reject`, { note });
+  assert.is(final.status, 409);
+  ledgerBalanced('closed');
+  // Every change is journaled on the claim's stream, version by version.
+  const versions = scene.s.running.store.db.prepare('SELECT version, type FROM journal WHERE stream = ? ORDER BY version').all(claimId);
+  assert.equal(versions.map((r: any) => r.type), ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed']);
+});
+
+test('manual and late_slip claims: opened by an operator, listed by kind and status with paging, rejected', async () => {
+  const d = await matchedDeposit(scene); // any deposit: a claim is about money, whatever the order's status
+  const opened: string[] = [];
+  for (const kind of ['manual', 'late_slip', 'manual']) {
+    const r = await scene.s.bo('POST', '/v1/bo/claims', { kind, deposit_id: d.id, amount_minor: 2_000, note, evidence: 'bank statement line 42' });
+    assert.is(r.status, 201, r.text);
+    assert.equal([r.json.kind, r.json.status, r.json.evidence], [kind, 'open', 'bank statement line 42']);
+    opened.push(r.json.id);
+  }
+  const unknownDeposit = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: 'dep_nope', amount_minor: 2_000, note });
+  assert.is(unknownDeposit.status, 422);
+  const badKind = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'gift', deposit_id: d.id, amount_minor: 2_000, note });
+  assert.is(badKind.status, 422);
+
+  const manual = await scene.s.bo('GET', `/v1/bo/claims?kind=manual&deposit_id=${d.id}&limit=1`, undefined, { roles: ['finance'] });
+  assert.is(manual.status, 200, manual.text);
+  assert.equal(manual.json.data.map((c: any) => c.id), [opened[0]]);
+  assert.is(manual.json.has_more, true);
+  const next = await scene.s.bo('GET', `/v1/bo/claims?kind=manual&deposit_id=${d.id}&limit=1&cursor=${manual.json.next_cursor}`);
+  assert.equal(next.json.data.map((c: any) => c.id), [opened[2]]);
+  assert.is(next.json.has_more, false);
+  assert.is(next.json.next_cursor, null);
+  const late = await scene.s.bo('GET', `/v1/bo/claims?kind=late_slip&status=open&deposit_id=${d.id}`);
+  assert.equal(late.json.data.map((c: any) => c.id), [opened[1]]);
+
+  const rejected = await scene.s.bo('POST', `/v1/bo/claims/${opened[1]}/reject`, { note });
+  assert.is(rejected.status, 200, rejected.text);
+  assert.is(rejected.json.status, 'rejected');
+  assert.equal((await scene.s.bo('GET', `/v1/bo/claims?status=rejected&deposit_id=${d.id}`)).json.data.map((c: any) => c.id), [opened[1]]);
+  // under_review may close without a refund (resolved some other way), with its note.
+  await scene.s.bo('POST', `/v1/bo/claims/${opened[0]}/review`, { note });
+  const closed = await scene.s.bo('POST', `/v1/bo/claims/${opened[0]}/close`, { note: 'payer confirmed it was a test transfer' });
+  assert.equal([closed.json.status, closed.json.refunded_minor], ['closed', 0]);
+  ledgerBalanced('manual claims');
+});
+
+test.run();
