@@ -336,6 +336,10 @@ export const backOfficeLimits = {
   /** Request logs: bytes of each request and response body kept (after redaction), and how long rows are kept. */
   requestLogBodyBytesMax: 2048,
   requestLogRetentionMs: 30 * day,
+  /** The request log is written in batches: every this many ms, or at this many rows; old rows are pruned every this many batches. */
+  requestLogFlushIntervalMs: 100,
+  requestLogFlushRowsMax: 500,
+  requestLogPruneEveryFlushes: 50,
   /** Request log and action log reads: page size. */
   logPageSizeDefault: 50,
   logPageSizeMax: 200,

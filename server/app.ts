@@ -35,6 +35,8 @@ export interface AppParts {
   readonly bodyDeadlineMs?: number;
   /** Extra routers (slip upload, webhooks, sandbox, simulator) mounted by later modules. */
   readonly extraRouters?: readonly Router[];
+  /** Middleware that must see every answer as sent (outside the error mapper): the back office's audit (request log, action log). */
+  readonly outerMiddleware?: readonly Koa.Middleware[];
 }
 
 const { shedDepositsLagMs, shedReadsLagMs, loadWindowMs } = requestLimits;
@@ -77,6 +79,7 @@ export function createApp(parts: AppParts): Koa {
       logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
     }
   });
+  for (const m of parts.outerMiddleware ?? []) app.use(m);
   app.use(errorMiddleware(logger));
   app.use(bodyPolicy(parts.bodyDeadlineMs, isSlipUpload));
 

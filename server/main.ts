@@ -30,6 +30,9 @@ import { startReadSide, type ReadSide } from './read-side.ts';
 import { readRouters } from './routes/read-routes.ts';
 import { backOfficeDeskRoutes } from './routes/bo-desk.ts';
 import { backOfficeClaimRoutes } from './routes/bo-claims.ts';
+import { auditMiddleware, backOfficeAuditRoutes } from './routes/bo-audit.ts';
+import { ActionLog } from '../adapters/sqlite/action-log.ts';
+import { RequestLogStore } from '../adapters/request-log.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
@@ -120,8 +123,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability }, options);
-  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services),
-    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator)] });
+  const actionLog = new ActionLog(store.db);
+  const requestLog = new RequestLogStore(config.dataDir, () => securityClock.now());
+  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock)], extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services),
+    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator), backOfficeAuditRoutes(actionLog, requestLog, verifyOperator)] });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
@@ -141,6 +146,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       await drain(server, drainMs);
       await slips.close();
       await readSide.close();
+      requestLog.close();
       store.close();
     },
   };

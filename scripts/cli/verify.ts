@@ -6,12 +6,13 @@
 
 import { openDatabase } from '../../adapters/sqlite/schema.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
+import { verifyActionLog } from '../../adapters/sqlite/action-log.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
 
 export const verifySpec: CommandSpec = {
   usage: 'satang verify',
-  summary: "Checks journal.db without changing it: the hash chain, a replay against the snapshots, every balance against the postings, outbox and idempotency rows, and scans every file of the data dir for secrets in clear and loose file modes. Prints a JSON report; exit 0 when all holds, 1 on a mismatch, 2 when the database cannot be read.",
+  summary: "Checks journal.db without changing it: the hash chain, a replay against the snapshots, every balance against the postings, outbox and idempotency rows, the action log's hash chain, and scans every file of the data dir for secrets in clear and loose file modes. Prints a JSON report; exit 0 when all holds, 1 on a mismatch, 2 when the database cannot be read.",
   options: {
     'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
   },
@@ -30,10 +31,12 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   }
   try {
     const report = verifyStore(db);
+    const actionLog = verifyActionLog(db);
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
     const atRest = scanDataDir(dataDir);
-    console.log(JSON.stringify({ ...report, ok: report.ok && atRest.ok, secrets_at_rest: atRest }, null, 2));
-    return report.ok && atRest.ok ? 0 : 1;
+    const ok = report.ok && atRest.ok && actionLog.ok;
+    console.log(JSON.stringify({ ...report, ok, action_log: actionLog, secrets_at_rest: atRest }, null, 2));
+    return ok ? 0 : 1;
   } finally {
     db.close();
   }

@@ -159,6 +159,7 @@ export function operatorAuth(verify: Verify) {
     const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
     if (bounds) throw new ApiError('signature_invalid', bounds);
     const operator: Operator = { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] };
+    ctx.state.authenticatedOperator = operator; // the action log names who was refused by the roles table
     authorise(ctx, operator);
     ctx.state.operator = operator;
     ctx.state.verifyStepUp = async () => {
@@ -171,6 +172,7 @@ export function operatorAuth(verify: Verify) {
         : p!.sub !== operator.sub ? 'the step-up token belongs to another operator'
         : tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
+      ctx.state.stepUpUsed = true; // for the action log
     };
     await readJsonBody(ctx); // only now: an unauthenticated caller never makes the server read a body
     await next();

@@ -19,6 +19,7 @@ const balanceReads = ['finance', 'support', 'ops_admin'] as const;
 const reviewQueueReads = ['reviewer', 'support', 'ops_admin'] as const;
 const approvalQueueReads = ['approver', 'support', 'ops_admin'] as const;
 const claimReads = ['ops_admin', 'support', 'finance'] as const;
+const auditReads = ['finance', 'ops_admin'] as const;
 
 /** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
 export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
@@ -74,6 +75,9 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/claims/:id/payout': opsAdmin,
   'POST /v1/bo/claims/:id/close': opsAdmin,
   'POST /v1/bo/claims/:id/reject': opsAdmin,
+  // who did what (server/routes/bo-audit.ts): request logs and the action log
+  'GET /v1/bo/logs': balanceReads,
+  'GET /v1/bo/reports/action-logs': auditReads,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */

@@ -1,0 +1,141 @@
+// The action log: every operator call on /v1/bo and every refused operator
+// authentication, in journal.db beside the journal (so a backup of the one file carries
+// both), append-only and tamper-evident like the journal: triggers refuse UPDATE and
+// DELETE, and each row's hash = sha256(prev_hash ‖ canonical(row)), the canonical encoding
+// being the hashed columns in the pinned order below, each `<utf-8 byte length>:<text>`
+// (or `~` for NULL), as the journal's chain (./chain.ts). `satang verify` re-walks it
+// (verifyActionLog). Rows hold no secret: the server writes subjects, roles, routes, ids.
+
+import { createHash } from 'node:crypto';
+import type { Db } from './schema.ts';
+import { genesisHash } from './chain.ts';
+
+const schema = `
+CREATE TABLE IF NOT EXISTS action_log (
+  id            INTEGER PRIMARY KEY,
+  at            INTEGER NOT NULL,  -- wall clock, ms since the epoch (security time)
+  request_id    TEXT    NOT NULL,
+  subject       TEXT,              -- the operator (sub); for a refused token, the sub it claimed (unverified)
+  authenticated INTEGER NOT NULL,  -- 1 when the token verified
+  roles         TEXT    NOT NULL,  -- JSON array
+  method        TEXT    NOT NULL,
+  route         TEXT    NOT NULL,  -- the route pattern, or the path when none matched
+  target_ids    TEXT    NOT NULL,  -- JSON object of the route's params
+  ip            TEXT    NOT NULL,
+  step_up       INTEGER NOT NULL,  -- 1 when a step-up token was verified for this call
+  status        INTEGER NOT NULL,
+  outcome       TEXT    NOT NULL,  -- ok | refused_authentication | refused_authorization | refused | failed
+  error_code    TEXT,
+  prev_hash     TEXT    NOT NULL,
+  hash          TEXT    NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS action_log_refuses_update BEFORE UPDATE ON action_log
+  BEGIN SELECT RAISE(ABORT, 'action_log is append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS action_log_refuses_delete BEFORE DELETE ON action_log
+  BEGIN SELECT RAISE(ABORT, 'action_log is append-only: DELETE refused'); END;
+`;
+
+/** The hashed columns in canonical order: a storage format, never reordered. */
+const hashedColumns = ['id', 'at', 'request_id', 'subject', 'authenticated', 'roles', 'method', 'route', 'target_ids', 'ip', 'step_up', 'status', 'outcome', 'error_code'] as const;
+
+export interface ActionRecord {
+  readonly at: number;
+  readonly requestId: string;
+  readonly subject: string | null;
+  readonly authenticated: boolean;
+  readonly roles: readonly string[];
+  readonly method: string;
+  readonly route: string;
+  readonly targetIds: Readonly<Record<string, string>>;
+  readonly ip: string;
+  readonly stepUp: boolean;
+  readonly status: number;
+  readonly outcome: 'ok' | 'refused_authentication' | 'refused_authorization' | 'refused' | 'failed';
+  readonly errorCode: string | null;
+}
+
+type Row = { [K in (typeof hashedColumns)[number]]: string | number | null } & { prev_hash: string; hash: string };
+
+function field(value: string | number | null): string {
+  if (value === null) return '~';
+  const text = typeof value === 'number' ? String(value) : value;
+  return `${Buffer.byteLength(text)}:${text}`;
+}
+
+function rowHash(prevHash: string, row: Row): string {
+  let canonical = '';
+  for (const c of hashedColumns) canonical += field(row[c]);
+  return createHash('sha256').update(prevHash).update(canonical).digest('hex');
+}
+
+export interface ActionLogQuery {
+  readonly subject?: string;
+  readonly outcome?: string;
+  readonly route?: string;
+  readonly since?: number;
+  /** Rows with id below this (newest first paging). */
+  readonly beforeId?: number;
+  readonly limit: number;
+}
+
+export class ActionLog {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    db.exec(schema);
+    this.s = {
+      last: db.prepare<[], { id: number; hash: string }>('SELECT id, hash FROM action_log ORDER BY id DESC LIMIT 1'),
+      insert: db.prepare(`INSERT INTO action_log (${hashedColumns.join(', ')}, prev_hash, hash) VALUES (${hashedColumns.map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
+      page: db.prepare<[{ subject: string | null; outcome: string | null; route: string | null; since: number | null; before: number | null; limit: number }], Row>(
+        `SELECT * FROM action_log WHERE (@subject IS NULL OR subject = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
+         AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
+    };
+  }
+
+  /** Appends one record, chained to the last (one transaction: the chain never forks). */
+  append(r: ActionRecord): void {
+    this.db.transaction(() => {
+      const last = this.s.last.get();
+      const row: Row = {
+        id: (last?.id ?? 0) + 1, at: r.at, request_id: r.requestId, subject: r.subject, authenticated: r.authenticated ? 1 : 0, roles: JSON.stringify(r.roles),
+        method: r.method, route: r.route, target_ids: JSON.stringify(r.targetIds), ip: r.ip, step_up: r.stepUp ? 1 : 0, status: r.status,
+        outcome: r.outcome, error_code: r.errorCode, prev_hash: last?.hash ?? genesisHash, hash: '',
+      };
+      row.hash = rowHash(row.prev_hash, row);
+      this.s.insert.run(row);
+    }).immediate();
+  }
+
+  page(q: ActionLogQuery): Row[] {
+    return this.s.page.all({ subject: q.subject ?? null, outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, before: q.beforeId ?? null, limit: q.limit });
+  }
+}
+
+export type ActionLogRow = Row;
+
+export interface ActionLogReport {
+  readonly ok: boolean;
+  readonly rows: number;
+  readonly first_bad_id: number | null;
+  readonly problem: string | null;
+}
+
+/** Re-walks the action log's chain (a database without the table has an empty, valid log). */
+export function verifyActionLog(db: Db): ActionLogReport {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'action_log'").get();
+  if (!exists) return { ok: true, rows: 0, first_bad_id: null, problem: null };
+  let prev = genesisHash;
+  let expectedId = 1;
+  let rows = 0;
+  for (const row of db.prepare('SELECT * FROM action_log ORDER BY id').iterate() as IterableIterator<Row>) {
+    rows++;
+    const problem = row.id !== expectedId ? `row ${row.id} follows row ${expectedId - 1}`
+      : row.prev_hash !== prev ? `row ${row.id}: prev_hash does not name the previous row's hash`
+      : rowHash(row.prev_hash, row) !== row.hash ? `row ${row.id}: its hash does not match its contents`
+      : null;
+    if (problem) return { ok: false, rows, first_bad_id: row.id as number, problem };
+    prev = row.hash;
+    expectedId++;
+  }
+  return { ok: true, rows, first_bad_id: null, problem: null };
+}

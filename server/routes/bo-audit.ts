@@ -1,0 +1,161 @@
+// Who did what: the audit middleware and its two reads.
+//
+// The middleware runs outside the error mapper (server/app.ts outerMiddleware), so it sees
+// every answer as sent. For every request it adds a row to the request log (redacted and
+// truncated before storage: server/redact.ts); for every /v1/bo request it appends to the
+// action log — the operator's subject and roles, the route, the target ids, request_id,
+// IP, whether a step-up was verified, and the outcome — including refused
+// authentications (subject as the token claimed it, unverified, flagged so) and refused
+// authorisations (the roles table said no).
+//
+// GET /v1/bo/logs reads the request log, GET /v1/bo/reports/action-logs the action log;
+// both newest first with an opaque cursor bound to their filters.
+
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Clock } from '../../core/ports.ts';
+import { backOfficeLimits } from '../../core/limits.ts';
+import { iso } from '../../core/present.ts';
+import type { ActionLog, ActionRecord } from '../../adapters/sqlite/action-log.ts';
+import type { RequestLogStore } from '../../adapters/request-log.ts';
+import { operatorAuth, type Operator } from '../auth/operator.ts';
+import { ApiError } from '../errors.ts';
+import { parseIso } from '../time.ts';
+import { bodyForLog } from '../redact.ts';
+import { limitParam, readQuery } from './read-params.ts';
+
+interface AuditState {
+  requestId?: string;
+  operator?: Operator;
+  authenticatedOperator?: Operator;
+  stepUpUsed?: boolean;
+  errorCode?: string;
+  merchant?: { merchantId: string; livemode: boolean };
+}
+
+/** The sub a bearer JWT claims, read without verifying it (for the record of a refusal only). */
+function claimedSubject(ctx: Context): string | null {
+  const token = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1];
+  const payload = token?.split('.')[1];
+  if (!payload) return null;
+  try {
+    const sub = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub.slice(0, 200) : null;
+  } catch {
+    return null;
+  }
+}
+
+function outcomeOf(state: AuditState, status: number): ActionRecord['outcome'] {
+  if (!state.operator) return state.authenticatedOperator ? 'refused_authorization' : 'refused_authentication';
+  return status < 400 ? 'ok' : status >= 500 ? 'failed' : 'refused';
+}
+
+/** The route pattern that answered (asked of the router that dispatched, as the roles check does), else the path. */
+function routeOf(ctx: Context): string {
+  const router = (ctx as Context & { router?: Router }).router;
+  const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
+  return layer ? String(layer.path) : ctx.path;
+}
+const isLogRead = (route: string) => route === '/v1/bo/logs' || route === '/v1/bo/reports/action-logs';
+
+export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogStore, wallClock: Clock): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const state = ctx.state as AuditState;
+      const route = routeOf(ctx);
+      const operator = state.operator ?? state.authenticatedOperator;
+      const at = wallClock.now();
+      requestLog.add({
+        at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
+        operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
+        errorCode: state.errorCode ?? null, requestBody: bodyForLog((ctx.request as { body?: unknown }).body),
+        responseBody: isLogRead(route) ? '[omitted: a log read]' : bodyForLog(ctx.body),
+      });
+      if (ctx.path.startsWith('/v1/bo/') || ctx.path === '/v1/bo') {
+        actionLog.append({
+          at, requestId: state.requestId ?? '', subject: operator?.sub ?? claimedSubject(ctx), authenticated: operator !== undefined,
+          roles: operator?.roles ?? [], method: ctx.method, route, targetIds: { ...(ctx as Context & { params?: Record<string, string> }).params },
+          ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: outcomeOf(state, ctx.status), errorCode: state.errorCode ?? null,
+        });
+      }
+    }
+  };
+}
+
+// ---- reads: newest first by row id, the cursor names the last id and the filters ----
+
+function cursorOf(raw: string | undefined, filters: string): number | undefined {
+  if (raw === undefined) return undefined;
+  let parsed: { before?: unknown; filters?: unknown } | undefined;
+  try { parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')); } catch { parsed = undefined; }
+  if (!parsed || typeof parsed.before !== 'number' || typeof parsed.filters !== 'string') {
+    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
+  }
+  if (parsed.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
+  return parsed.before;
+}
+
+function sinceOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = parseIso(raw);
+  if (ms === null) throw new ApiError('validation_error', 'since is an RFC 3339 instant.', { fields: [{ path: 'query.since', reason: 'format' }] });
+  return ms;
+}
+
+function pageAnswer<T extends { id: number }>(rows: T[], limit: number, filters: string, present: (row: T) => unknown): Record<string, unknown> {
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { object: 'list', data: page.map(present), has_more: hasMore, next_cursor: hasMore && last ? Buffer.from(JSON.stringify({ before: last.id, filters })).toString('base64url') : null };
+}
+
+export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogStore, verify: Parameters<typeof operatorAuth>[0]): Router {
+  const router = new Router({ prefix: '/v1/bo' });
+  router.use(operatorAuth(verify));
+  const { logPageSizeDefault, logPageSizeMax } = backOfficeLimits;
+
+  router.get('/logs', (ctx) => {
+    const q = readQuery(ctx, ['request_id', 'merchant_id', 'route', 'status', 'since', 'cursor', 'limit']);
+    const status = q.status === undefined ? undefined : /^[1-5][0-9]{2}$/.test(q.status) ? Number(q.status) : undefined;
+    if (q.status !== undefined && status === undefined) throw new ApiError('validation_error', 'status is an HTTP status code.', { fields: [{ path: 'query.status', reason: 'format' }] });
+    const filters = JSON.stringify([q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null]);
+    const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
+    const before = cursorOf(q.cursor, filters);
+    const since = sinceOf(q.since);
+    const rows = requestLog.page({
+      ...(q.request_id !== undefined ? { requestId: q.request_id } : {}), ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}),
+      ...(q.route !== undefined ? { route: q.route } : {}), ...(status !== undefined ? { status } : {}), ...(since !== undefined ? { since } : {}),
+      ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
+    });
+    ctx.body = {
+      ...pageAnswer(rows, limit, filters, (r) => ({
+        id: r.id, at: iso(r.at), request_id: r.request_id, merchant_id: r.merchant_id, livemode: r.livemode === null ? null : r.livemode === 1, operator: r.operator,
+        method: r.method, route: r.route, status: r.status, duration_ms: r.duration_ms, error_code: r.error_code, request_body: r.request_body, response_body: r.response_body,
+      })),
+      retention_days: backOfficeLimits.requestLogRetentionMs / 86_400_000,
+    };
+  });
+
+  router.get('/reports/action-logs', (ctx) => {
+    const q = readQuery(ctx, ['subject', 'outcome', 'route', 'since', 'cursor', 'limit']);
+    const filters = JSON.stringify([q.subject ?? null, q.outcome ?? null, q.route ?? null, q.since ?? null]);
+    const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
+    const before = cursorOf(q.cursor, filters);
+    const since = sinceOf(q.since);
+    const rows = actionLog.page({
+      ...(q.subject !== undefined ? { subject: q.subject } : {}), ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(q.route !== undefined ? { route: q.route } : {}),
+      ...(since !== undefined ? { since } : {}), ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
+    });
+    ctx.body = pageAnswer(rows as (typeof rows[number] & { id: number })[], limit, filters, (r) => ({
+      id: r.id, at: iso(r.at as number), request_id: r.request_id, subject: r.subject, authenticated: r.authenticated === 1, roles: JSON.parse(r.roles as string),
+      method: r.method, route: r.route, target_ids: JSON.parse(r.target_ids as string), ip: r.ip, step_up: r.step_up === 1, status: r.status,
+      outcome: r.outcome, error_code: r.error_code, hash: r.hash, prev_hash: r.prev_hash,
+    }));
+  });
+
+  return router;
+}

@@ -1,0 +1,140 @@
+// Who did what, over real HTTP: every operator call and every refused operator
+// authentication lands in the action log (subject, roles, route, target ids, request_id,
+// IP, step-up, outcome), readable at GET /v1/bo/reports/action-logs; the log is
+// hash-chained and `satang verify` fails once a row is altered. The request log keeps
+// merchant and operator calls redacted before storage: a byte scan of logs.db finds no
+// API key secret, token, QR payload, signature or full account number; bodies are cut to
+// the limit; rows older than the retention are pruned.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { TestServer, depositBody, sender } from '../support/server-harness.ts';
+import { RequestLogStore } from '../../adapters/request-log.ts';
+import { backOfficeLimits } from '../../core/limits.ts';
+
+const run = promisify(execFile);
+const root = new URL('../..', import.meta.url).pathname;
+let s: TestServer;
+
+test.before(async () => { s = await TestServer.start(); });
+test.after(async () => { await s.stop(); });
+
+async function satangVerify(): Promise<{ code: number; report: any }> {
+  try {
+    const r = await run(join(root, 'scripts/satang'), ['verify', '--data-dir', s.dataDir], { cwd: root });
+    return { code: 0, report: JSON.parse(r.stdout) };
+  } catch (error) {
+    const e = error as { code: number; stdout: string };
+    return { code: e.code, report: JSON.parse(e.stdout) };
+  }
+}
+
+test('every operator call and every refused authentication is in the action log with who, what, where and how it ended', async () => {
+  const m = await s.onboard('Audited');
+  const funded = await s.bo('POST', `/v1/bo/merchants/${m.id}/adjustments`, { livemode: true, amount_minor: 10_000, direction: 'credit', bucket: 'available', reason: 'audit' }, { sub: 'emp_audit', roles: ['ops_admin'], stepUp: true });
+  assert.is(funded.status, 201);
+  const denied = await s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, {}, { sub: 'emp_nosy', roles: ['support'], stepUp: true });
+  assert.is(denied.status, 403);
+  const forged = await s.raw('GET', '/v1/bo/deposits', { headers: { Authorization: `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"emp_mallory"}').toString('base64url')}.x` } });
+  assert.is(forged.status, 401);
+  const anonymous = await s.raw('GET', '/v1/bo/claims');
+  assert.is(anonymous.status, 401);
+
+  const log = await s.bo('GET', '/v1/bo/reports/action-logs?limit=200', undefined, { roles: ['finance'] });
+  assert.is(log.status, 200, log.text);
+  const rows = log.json.data;
+  const adjustment = rows.find((r: any) => r.request_id === funded.headers.get('x-request-id') || (r.route === '/v1/bo/merchants/:id/adjustments' && r.subject === 'emp_audit'));
+  assert.equal([adjustment.subject, adjustment.roles, adjustment.method, adjustment.target_ids, adjustment.step_up, adjustment.outcome, adjustment.status, adjustment.authenticated],
+    ['emp_audit', ['ops_admin'], 'POST', { id: m.id }, true, 'ok', 201, true]);
+  assert.match(adjustment.ip, /127\.0\.0\.1/);
+  assert.match(adjustment.request_id, /.+/);
+  const refusedRole = rows.find((r: any) => r.subject === 'emp_nosy');
+  assert.equal([refusedRole.outcome, refusedRole.error_code, refusedRole.route, refusedRole.step_up], ['refused_authorization', 'scope_denied', '/v1/bo/merchants/:id/suspend', false]);
+  const refusedToken = rows.find((r: any) => r.subject === 'emp_mallory');
+  assert.equal([refusedToken.outcome, refusedToken.authenticated, refusedToken.roles], ['refused_authentication', false, []]);
+  assert.ok(rows.some((r: any) => r.route === '/v1/bo/claims' && r.subject === null && r.outcome === 'refused_authentication'));
+  // Filters and paging, newest first.
+  const mine = await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_audit&limit=1', undefined, { roles: ['ops_admin'] });
+  assert.is(mine.json.data.length, 1);
+  const refused = await s.bo('GET', '/v1/bo/reports/action-logs?outcome=refused_authentication');
+  assert.ok(refused.json.data.every((r: any) => r.outcome === 'refused_authentication') && refused.json.data.length >= 2);
+  const page1 = await s.bo('GET', '/v1/bo/reports/action-logs?limit=2');
+  const page2 = await s.bo('GET', `/v1/bo/reports/action-logs?limit=2&cursor=${page1.json.next_cursor}`);
+  assert.ok(page2.json.data[0].id < page1.json.data[1].id);
+  assert.is((await s.bo('GET', '/v1/bo/reports/action-logs', undefined, { roles: ['support'] })).status, 403, 'support does not read the audit trail');
+});
+
+test('the request log keeps redacted, truncated bodies: a scan of logs.db finds no secret', async () => {
+  const m = await s.onboard('Logged'); // its answer carries both API key secrets
+  const ben = await s.beneficiary(m.id);
+  await s.fund(m.id, 1_000_000);
+  const w = await s.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 500_000, currency: 'THB', merchant_reference: 'log-w', end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  const d = await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, metadata: Object.fromEntries(['m1', 'm2', 'm3', 'm4', 'm5', 'm6'].map((k) => [k, 'x'.repeat(400)])), fill_preference: 'internal_only' }));
+  assert.is(d.status, 201, d.text);
+  const secrets = [m.live.api_key, m.sandbox.api_key, d.json.slip_upload.token, d.json.legs[0].qr_payload, sender.account_number, '1234567890', await s.operatorToken()];
+  for (const x of secrets) assert.ok(typeof x === 'string' && x.length > 8);
+
+  const found = await s.bo('GET', `/v1/bo/logs?request_id=${d.headers.get('x-request-id')}`, undefined, { roles: ['support'] });
+  assert.is(found.status, 200, found.text);
+  assert.is(found.json.data.length, 1);
+  const row = found.json.data[0];
+  assert.equal([row.merchant_id, row.livemode, row.method, row.route, row.status], [m.id, true, 'POST', '/v1/pay/deposits', 201]);
+  assert.match(row.request_body, /xxxxxx3210/, 'the sender account is kept masked');
+  assert.match(row.response_body, /\[redacted\]/);
+  assert.ok(Buffer.byteLength(row.response_body) <= backOfficeLimits.requestLogBodyBytesMax + 20);
+  assert.match(row.response_body, /…\[truncated\]$/);
+  assert.is(found.json.retention_days, 30);
+  const byMerchant = await s.bo('GET', `/v1/bo/logs?merchant_id=${m.id}&route=/v1/pay/withdrawals&status=201`);
+  assert.is(byMerchant.json.data.length, 1);
+
+  // The store, byte by byte (the WAL too): no secret in any form the service handed out.
+  await s.bo('GET', '/v1/bo/logs?limit=1'); // a read flushes what is buffered
+  const files = readdirSync(s.dataDir).filter((f) => f.startsWith('logs.db'));
+  assert.ok(files.length >= 1);
+  const bytes = Buffer.concat(files.map((f) => readFileSync(join(s.dataDir, f))));
+  for (const secret of secrets) assert.is(bytes.includes(Buffer.from(secret)), false, `logs.db holds ${secret.slice(0, 12)}…`);
+  assert.is(bytes.includes(Buffer.from('eyJ')), false, 'no JWT at all');
+});
+
+test('rows older than the retention are pruned', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-logs-'));
+  let now = Date.UTC(2026, 10, 1);
+  const store = new RequestLogStore(dir, () => now);
+  try {
+    const row = { requestId: 'req_old', merchantId: null, livemode: null, operator: null, method: 'GET', route: '/x', status: 200, durationMs: 1, errorCode: null, requestBody: null, responseBody: null };
+    store.add({ ...row, at: now });
+    store.flush();
+    now += backOfficeLimits.requestLogRetentionMs + 1;
+    store.add({ ...row, requestId: 'req_new', at: now });
+    assert.is(store.prune(), 1);
+    assert.equal(store.page({ limit: 10 }).map((r) => r.request_id), ['req_new']);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('satang verify checks the action log: it passes, then fails on the row an attacker altered', async () => {
+  const clean = await satangVerify();
+  assert.is(clean.code, 0, JSON.stringify(clean.report).slice(0, 2000));
+  assert.is(clean.report.action_log.ok, true);
+  assert.ok(clean.report.action_log.rows >= 5);
+  const db = s.running.store.db;
+  const victim = db.prepare("SELECT id FROM action_log WHERE subject = 'emp_nosy'").get() as { id: number };
+  // The triggers refuse an UPDATE; an attacker with the file drops them first.
+  assert.throws(() => db.prepare("UPDATE action_log SET outcome = 'ok' WHERE id = ?").run(victim.id), /append-only/);
+  db.exec('DROP TRIGGER action_log_refuses_update');
+  db.prepare("UPDATE action_log SET outcome = 'ok' WHERE id = ?").run(victim.id);
+  const broken = await satangVerify();
+  assert.is(broken.code, 1);
+  assert.is(broken.report.action_log.ok, false);
+  assert.is(broken.report.action_log.first_bad_id, victim.id);
+});
+
+test.run();
