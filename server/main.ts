@@ -31,6 +31,7 @@ import { readRouters } from './routes/read-routes.ts';
 import { backOfficeDeskRoutes } from './routes/bo-desk.ts';
 import { backOfficeClaimRoutes } from './routes/bo-claims.ts';
 import { auditMiddleware, backOfficeAuditRoutes } from './routes/bo-audit.ts';
+import { backOfficeReadRoutes } from './routes/bo-reads.ts';
 import { ActionLog } from '../adapters/sqlite/action-log.ts';
 import { RequestLogStore } from '../adapters/request-log.ts';
 import { webhookRouters } from './routes/webhooks.ts';
@@ -125,8 +126,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const slips = startSlips({ services, config, logger, capability }, options);
   const actionLog = new ActionLog(store.db);
   const requestLog = new RequestLogStore(config.dataDir, () => securityClock.now());
+  const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
   const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock)], extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services),
-    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator), backOfficeAuditRoutes(actionLog, requestLog, verifyOperator)] });
+    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator), backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router] });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
@@ -147,6 +149,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       await slips.close();
       await readSide.close();
       requestLog.close();
+      boReads.close();
       store.close();
     },
   };

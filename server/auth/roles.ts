@@ -20,6 +20,7 @@ const reviewQueueReads = ['reviewer', 'support', 'ops_admin'] as const;
 const approvalQueueReads = ['approver', 'support', 'ops_admin'] as const;
 const claimReads = ['ops_admin', 'support', 'finance'] as const;
 const auditReads = ['finance', 'ops_admin'] as const;
+const directoryReads = ['ops_admin', 'support', 'finance', 'reviewer', 'approver'] as const;
 
 /** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
 export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
@@ -78,6 +79,11 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // who did what (server/routes/bo-audit.ts): request logs and the action log
   'GET /v1/bo/logs': balanceReads,
   'GET /v1/bo/reports/action-logs': auditReads,
+  // dashboard, wallet and the directories (server/routes/bo-reads.ts)
+  'GET /v1/bo/dashboard': balanceReads,
+  'GET /v1/bo/wallet': balanceReads,
+  'GET /v1/bo/merchants': directoryReads,
+  'GET /v1/bo/white-labels': directoryReads,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */

@@ -1,0 +1,105 @@
+// Back-office reads: the dashboard (replica aggregates from the projections, each figure
+// with its as_of and the journal position it reflects; webhook failure rates from the
+// delivery store), the wallet (the same numbers as the merchant's balance, from the write
+// side's ledger), and the merchant and white-label directories with search.
+
+import Router from '@koa/router';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { durations, readSideLimits } from '../../core/limits.ts';
+import { iso, presentBalances } from '../../core/present.ts';
+import type { Db } from '../../adapters/sqlite/schema.ts';
+import { projectionsFileName } from '../../projections/db.ts';
+import { DashboardReads, type StatusCount } from '../../projections/dashboard.ts';
+import { operatorAuth } from '../auth/operator.ts';
+import { ApiError } from '../errors.ts';
+import type { Services } from '../ports.ts';
+import { notFound } from './common.ts';
+import { readQuery, readSideOf } from './read-params.ts';
+import { booleanParam, pageOf } from './bo-desk.ts';
+
+/** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
+const bangkokOffsetMs = 7 * durations.hour;
+export const businessDayStart = (now: number) => Math.floor((now + bangkokOffsetMs) / durations.day) * durations.day - bangkokOffsetMs;
+
+const n = (minor: bigint) => Number(minor);
+const statusRows = (rows: readonly StatusCount[]) => rows.map((r) => ({ status: r.status, count: r.count, amount_minor: n(r.amountMinor) }));
+
+function webhookHealth(journalDb: Db) {
+  const s = journalDb.prepare<[{ since: number; livemode: number; merchant: string | null }], { endpoint_id: string; merchant_id: string; url: string; status: string; total: number; delivered: number; failed: number; pending: number }>(
+    `SELECT e.id AS endpoint_id, e.merchant_id, e.url, e.status, count(d.id) AS total, coalesce(sum(d.status = 'delivered'), 0) AS delivered,
+       coalesce(sum(d.status = 'failed'), 0) AS failed, coalesce(sum(d.status = 'pending'), 0) AS pending
+     FROM webhook_endpoints e LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.created_at >= @since
+     WHERE e.livemode = @livemode AND (@merchant IS NULL OR e.merchant_id = @merchant) GROUP BY e.id ORDER BY e.id`);
+  return (since: number, livemode: boolean, merchantId: string | undefined) => s.all({ since, livemode: livemode ? 1 : 0, merchant: merchantId ?? null }).map((r) => ({
+    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: r.url, status: r.status, deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending,
+    failure_rate: r.delivered + r.failed === 0 ? null : r.failed / (r.delivered + r.failed),
+  }));
+}
+
+export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir: string, verify: Parameters<typeof operatorAuth>[0]): { router: Router; close(): void } {
+  const router = new Router({ prefix: '/v1/bo' });
+  router.use(operatorAuth(verify));
+  // A read-only connection of our own to the projections (in NATS mode another process writes them).
+  const projections = new Database(join(dataDir, projectionsFileName), { readonly: true, fileMustExist: true });
+  const dashboard = new DashboardReads(projections);
+  const webhooks = webhookHealth(journalDb);
+  const world = () => services.write.world;
+
+  router.get('/dashboard', async (ctx) => {
+    const q = readQuery(ctx, ['livemode', 'merchant_id']);
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    const readSide = readSideOf(services);
+    // Read your writes, briefly, as the lists do; then answer with what the replica has.
+    await Promise.all([readSide.caughtUp('deposit_list', world().lastSeq, readSideLimits.listFreshnessWaitMs), readSide.caughtUp('withdrawal_list', world().lastSeq, readSideLimits.listFreshnessWaitMs)]);
+    const now = services.write.clock.now();
+    const since = businessDayStart(now);
+    const f = dashboard.figures({ livemode, since, ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}) });
+    const asOf = { as_of: iso(now), journal_seq: Math.min(readSide.models.position('deposit_list'), readSide.models.position('withdrawal_list')) };
+    ctx.body = {
+      object: 'dashboard', livemode, merchant_id: q.merchant_id ?? null, day_started_at: iso(since),
+      orders_today: { deposits: statusRows(f.depositsByStatus), withdrawals: statusRows(f.withdrawalsByStatus), ...asOf },
+      volumes_today: { deposits_received_minor: n(f.depositVolumeMinor), withdrawals_filled_minor: n(f.withdrawalFilledMinor), ...asOf },
+      review_queue: { size: f.reviewQueue.size, oldest_age_seconds: f.reviewQueue.oldestOpenedAt === null ? null : Math.max(0, Math.floor((now - f.reviewQueue.oldestOpenedAt) / 1000)), ...asOf },
+      liquidity_waiting: { deposits: f.liquidityWaiting.count, amount_minor: n(f.liquidityWaiting.amountMinor), ...asOf },
+      webhooks_last_24h: { endpoints: webhooks(now - durations.day, livemode, q.merchant_id), as_of: iso(now) },
+      slip_provider_today: { slips: f.slipProvider.slips, provider_unavailable: f.slipProvider.unavailable, error_rate: f.slipProvider.slips === 0 ? null : f.slipProvider.unavailable / f.slipProvider.slips, ...asOf },
+    };
+  });
+
+  router.get('/wallet', (ctx) => {
+    const q = readQuery(ctx, ['merchant_id', 'livemode']);
+    if (q.merchant_id === undefined) throw new ApiError('validation_error', 'merchant_id is required.', { fields: [{ path: 'query.merchant_id', reason: 'required' }] });
+    const m = world().merchants.get(q.merchant_id);
+    if (!m) throw notFound('merchant');
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    ctx.body = { object: 'wallet', merchant_id: m.id, livemode, ...presentBalances(world().balances(m.id, livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
+  });
+
+  router.get('/merchants', (ctx) => {
+    const q = readQuery(ctx, ['q', 'white_label_id', 'suspended', 'cursor', 'limit']);
+    const suspended = booleanParam(q.suspended, 'suspended');
+    const needle = q.q?.toLowerCase();
+    const rows = [...world().merchants.values()].filter((m) => (needle === undefined || m.name.toLowerCase().includes(needle) || m.id.toLowerCase() === needle)
+      && (q.white_label_id === undefined || m.whiteLabelId === q.white_label_id) && (suspended === undefined || m.suspended === suspended));
+    const { page, hasMore, next } = pageOf(rows, (m) => ({ since: m.createdAt, id: m.id }), q, JSON.stringify([needle ?? null, q.white_label_id ?? null, suspended ?? null]));
+    ctx.body = {
+      object: 'list', has_more: hasMore, next_cursor: next,
+      data: page.map((m) => ({ id: m.id, object: 'merchant', name: m.name, white_label_id: m.whiteLabelId, suspended: m.suspended, created_at: iso(m.createdAt) })),
+    };
+  });
+
+  router.get('/white-labels', (ctx) => {
+    const q = readQuery(ctx, ['q', 'cursor', 'limit']);
+    const needle = q.q?.toLowerCase();
+    const rows = [...world().whiteLabels.values()].filter((w) => needle === undefined || w.name.toLowerCase().includes(needle) || w.id.toLowerCase() === needle);
+    const { page, hasMore, next } = pageOf(rows, (w) => ({ since: w.createdAt, id: w.id }), q, JSON.stringify([needle ?? null]));
+    const merchantsOf = (id: string) => [...world().merchants.values()].filter((m) => m.whiteLabelId === id).length;
+    ctx.body = {
+      object: 'list', has_more: hasMore, next_cursor: next,
+      data: page.map((w) => ({ id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id), gateway_route: w.gatewayRoute ? { bank_code: w.gatewayRoute.bankCode, expires_at: iso(w.gatewayRoute.expiresAt) } : null, created_at: iso(w.createdAt) })),
+    };
+  });
+
+  return { router, close: () => projections.close() };
+}
