@@ -8,6 +8,7 @@ type Run = (argv: readonly string[]) => Promise<number>;
 
 const commands: Record<string, { summary: string; load: () => Promise<Run> }> = {
   admin: { summary: 'onboarding through the back office: white labels, merchants, keys, funding, senders, beneficiaries, webhooks, suspension, the manual clock', load: async () => (await import('./admin.ts')).adminCommand },
+  bo: { summary: "an operator's day: review queue, show a deposit with its timeline, approve/decline, approvals, claims, disputes, logs (tables, or --json)", load: async () => (await import('./bo.ts')).boCommand },
   call: { summary: 'sign and send a merchant request: call METHOD PATH --key sk_... [--data JSON] [-i] [--output FILE]', load: async () => (await import('./call.ts')).callCommand },
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },

@@ -1,0 +1,190 @@
+// `satang bo …`: an operator's day from the command line — the review queue, one deposit
+// with its evidence and timeline, approve/decline with a note, the approvals queue,
+// claims, disputes, request logs and the action log. Each subcommand mints a token from
+// the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
+// $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
+// server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise.
+
+import { randomUUID } from 'node:crypto';
+import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { mintToken } from './token.ts';
+
+interface Answer { status: number; json: any }
+type Role = 'reviewer' | 'approver' | 'ops_admin' | 'finance' | 'support';
+
+async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  const dataDir = text(args, 'data-dir');
+  const sub = text(args, 'sub');
+  const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(dataDir, sub, [role], false);
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (method === 'POST') {
+    headers['Idempotency-Key'] = randomUUID();
+    headers['Content-Type'] = 'application/json';
+  }
+  const res = await fetch(text(args, 'url') + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, json: await res.json() };
+}
+
+// ---- output ----
+
+/** A plain table: a header row, then rows, columns padded to their widest cell (cells cut at 60). */
+export function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const cell = (v: unknown) => {
+    const s = v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return s.length > 60 ? `${s.slice(0, 59)}…` : s;
+  };
+  const cells = [headers.map(String), ...rows.map((r) => r.map(cell))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** Prints the answer: JSON with --json or on an error, else what `render` makes of it. */
+function print(args: Args, a: Answer, render: (json: any) => string): number {
+  if (flag(args, 'json') || a.status >= 300) console.log(JSON.stringify(a.json, null, 2));
+  else console.log(render(a.json));
+  return a.status < 300 ? 0 : 1;
+}
+
+const thb = (minor: number | null | undefined) => (typeof minor === 'number' ? (minor / 100).toFixed(2) : '-');
+const query = (pairs: Record<string, string>) => {
+  const q = new URLSearchParams(Object.entries(pairs).filter(([, v]) => v !== ''));
+  return q.size > 0 ? `?${q}` : '';
+};
+
+// ---- options ----
+
+const common: Record<string, OptionSpec> = {
+  json: { type: 'boolean', help: "print the server's JSON answer instead of a table" },
+  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, where the development issuer's key is ($SATANG_DATA_DIR)" },
+  sub: { type: 'string', value: 'ID', default: 'emp_operator', help: 'the operator the minted token names' },
+};
+const note: OptionSpec = { type: 'string', value: 'TEXT', required: true, help: 'why (at least 20 characters; kept with the decision)' };
+const paging: Record<string, OptionSpec> = {
+  limit: { type: 'string', value: 'N', integer: true, help: 'rows per page (1–200)' },
+  cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
+};
+
+function spec(usage: string, summary: string, options: Record<string, OptionSpec> = {}, words?: string[]): CommandSpec {
+  return { usage: `satang bo ${usage}`, summary, options: { ...options, ...common }, ...(words ? { words } : {}) };
+}
+
+const id = (args: Args) => encodeURIComponent(args.words[0]!);
+
+function renderQueue(json: any): string {
+  const rows = json.data.map((d: any) => [d.id, d.merchant_id, thb(d.amount_minor), `${Math.floor(d.age_seconds / 60)}m`, d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
+    d.review?.escalated ? 'yes' : 'no', d.estimated_resolution_bucket ?? '-', (d.approvals ?? []).join(',') || '-']);
+  return `${table(['DEPOSIT', 'MERCHANT', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${json.next_cursor ? `; next page: --cursor ${json.next_cursor}` : ''}`;
+}
+
+function renderDeposit(json: any): string {
+  const d = json.deposit;
+  const head = `${d.id}  ${d.status}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})`;
+  const review = json.review ? `review: ${json.review.reasons.map((r: any) => r.code).join(', ')}; approvals ${json.review.approvals.join(', ') || 'none'} of ${json.review.approvals_needed}` : 'no review';
+  const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, v.expected, v.shown, v.match]));
+  const timeline = table(['SEQ', 'AT', 'STEP', 'STREAM', 'DETAIL'], json.timeline.map((t: any) => [t.seq, t.at, t.step, t.stream ?? '', t.detail]));
+  return [head, review, '', verdicts, '', timeline].join('\n');
+}
+
+const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'VERSION', 'REFUND'], [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.version, c.refund_withdrawal_id]])
+  + (c.notes?.length ? `\n\n${table(['AT', 'OPERATOR', 'STATUS', 'NOTE'], c.notes.map((n: any) => [n.at, n.operator, n.status, n.note]))}` : '');
+
+const subcommands: readonly Subcommand[] = [
+  {
+    words: ['queue'],
+    spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate.', {
+      reason: { type: 'string', value: 'CODE', help: 'only this review reason' }, escalated: { type: 'boolean', help: 'only escalated reviews' },
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({ reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`), renderQueue),
+  },
+  {
+    words: ['show'],
+    spec: spec('show DEPOSIT_ID', 'One deposit: the verdicts side by side with what was expected, and its timeline with the journal seq of every step.', {}, ['DEPOSIT_ID']),
+    run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits/${id(a)}`), renderDeposit),
+  },
+  ...(['approve', 'decline'] as const).map((verb): Subcommand => ({
+    words: [verb],
+    spec: spec(`${verb} DEPOSIT_ID`, `${verb === 'approve' ? 'Approves' : 'Declines'} a deposit under review (four-eyes reviews need two different reviewers).`, {
+      note, ...(verb === 'approve' ? { amount: { type: 'string', value: 'SATANG', integer: true, help: 'the transferred amount as you verified it, when the slip gave none' } } : {}),
+    }, ['DEPOSIT_ID']),
+    run: async (a) => print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }),
+      (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (first approval recorded; a second reviewer settles it)' : ''}`),
+  })),
+  {
+    words: ['approvals'],
+    spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with who approved so far.', { merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...paging }),
+    run: async (a) => print(a, await call(a, 'approver', 'GET', `/v1/bo/withdrawals${query({ status: 'pending_approval', merchant_id: text(a, 'merchant'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => table(['WITHDRAWAL', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], j.data.map((w: any) => [w.id, w.merchant_id, thb(w.amount_total_minor), `${Math.floor(w.age_seconds / 60)}m`, `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`]))),
+  },
+  ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
+    words: ['withdrawal', verb],
+    spec: spec(`withdrawal ${verb} WITHDRAWAL_ID`, `${verb === 'approve' ? 'Approves' : 'Rejects'} a withdrawal pending approval (live_p2p: two different approvers).`, { note: { ...note, required: false } }, ['WITHDRAWAL_ID']),
+    run: async (a) => print(a, await call(a, 'approver', 'POST', `/v1/bo/withdrawals/${id(a)}/${verb}`, text(a, 'note') ? { note: text(a, 'note') } : {}), (w) => `${w.id}: ${w.status}`),
+  })),
+  {
+    words: ['claims'],
+    spec: spec('claims', 'Claims, oldest first.', { kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...paging }),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({ kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'UPDATED'], j.data.map((c: any) => [c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.updated_at]))),
+  },
+  {
+    words: ['claim', 'show'],
+    spec: spec('claim show CLAIM_ID', 'One claim with every decision and its refund withdrawal.', {}, ['CLAIM_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims/${id(a)}`), renderClaim),
+  },
+  {
+    words: ['claim', 'open'],
+    spec: spec('claim open', 'Opens a claim about a deposit.', {
+      kind: { type: 'string', value: 'KIND', required: true, help: 'overpayment, late_slip or manual' }, deposit: { type: 'string', value: 'DEP_ID', required: true, help: 'the deposit' },
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
+    }),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', '/v1/bo/claims', { kind: text(a, 'kind'), deposit_id: text(a, 'deposit'), amount_minor: Number(text(a, 'amount')), note: text(a, 'note'), ...(text(a, 'evidence') ? { evidence: text(a, 'evidence') } : {}) }), renderClaim),
+  },
+  ...(['review', 'refund', 'payout', 'close', 'reject'] as const).map((transition): Subcommand => ({
+    words: ['claim', transition],
+    spec: spec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.`, { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }), renderClaim),
+  })),
+  {
+    words: ['dispute', 'open'],
+    spec: spec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed, funds on hold).', {
+      reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the disputed amount' },
+      'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
+    }, ['WITHDRAWAL_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
+      (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} on hold until resolved; evidence by ${d.respond_by}`),
+  },
+  {
+    words: ['dispute', 'show'],
+    spec: spec('dispute show DISPUTE_ID', "A dispute with the merchant's evidence.", {}, ['DISPUTE_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/disputes/${id(a)}`),
+      (j) => `${j.dispute.id} on ${j.withdrawal.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}\n\n${table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], j.dispute.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]))}`),
+  },
+  {
+    words: ['dispute', 'resolve'],
+    spec: spec('dispute resolve DISPUTE_ID', 'Resolves a dispute (withdrawal.dispute_resolved).', { outcome: { type: 'string', value: 'OUTCOME', required: true, help: 'merchant_won, merchant_lost or withdrawn' }, note: { ...note, required: false } }, ['DISPUTE_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/disputes/${id(a)}/resolve`, { outcome: text(a, 'outcome'), ...(text(a, 'note') ? { note: text(a, 'note') } : {}) }), (d) => `${d.id}: ${d.status} (${d.outcome})`),
+  },
+  {
+    words: ['logs'],
+    spec: spec('logs', 'Request logs (redacted), newest first.', {
+      'request-id': { type: 'string', value: 'REQ_ID', help: 'one request' }, merchant: { type: 'string', value: 'MCH_ID', help: 'one merchant' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
+      status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), route: text(a, 'route'), status: text(a, 'status'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => table(['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO'], j.data.map((r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id]))),
+  },
+  {
+    words: ['actions'],
+    spec: spec('actions', 'The action log: every operator call and refused authentication, newest first.', {
+      subject: { type: 'string', value: 'SUB', help: 'one operator' }, outcome: { type: 'string', value: 'OUTCOME', help: 'ok, refused, failed, refused_authorization, refused_authentication' }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => table(['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], j.data.map((r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome]))),
+  },
+];
+
+export async function boCommand(argv: readonly string[]): Promise<number> {
+  return dispatch('bo', "An operator's day: review queue, deposits with their timeline, approvals, claims, disputes, logs. Tables for people, --json for scripts.", subcommands, argv);
+}

@@ -1,0 +1,84 @@
+// `satang bo …` run as an operator runs it (child processes against a real server sharing
+// its data directory): the review queue as a table and as JSON, one deposit with its
+// verdicts and timeline, a decision with a note, claims, request logs and the action log
+// naming the operator the CLI minted a token for; --help lists the subcommands.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+
+const run = promisify(execFile);
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+let scene: SlipScene;
+let env: Record<string, string>;
+
+async function bo(...args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const r = await run(satangPath, ['bo', ...args], { cwd: tmpdir(), env: { ...process.env, ...env } });
+    return { code: 0, out: r.stdout };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+test.before(async () => {
+  scene = await slipScene();
+  env = { SATANG_DATA_DIR: scene.s.dataDir, SATANG_BASE_URL: scene.s.url, SATANG_LOG_LEVEL: 'silent' };
+});
+test.after(async () => { await scene.s.stop(); });
+
+test('queue, show, approve, claims, logs and actions from the command line', async () => {
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, d, { image_sha256: sha256Hex(image), sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' } }));
+  await uploadFile(d.slip_upload, image);
+  await scene.s.running.slipWorker.drain();
+
+  const queue = await bo('queue');
+  assert.is(queue.code, 0, queue.out);
+  assert.match(queue.out, /DEPOSIT\s+MERCHANT\s+THB\s+AGE\s+REASONS/);
+  assert.match(queue.out, new RegExp(`${d.id}.*500\\.00.*SENDER_NAME_MISMATCH`));
+  const json = JSON.parse((await bo('queue', '--json')).out);
+  assert.ok(json.data.some((x: any) => x.id === d.id));
+
+  const shown = await bo('show', d.id);
+  assert.is(shown.code, 0, shown.out);
+  assert.match(shown.out, /VERDICT\s+EXPECTED\s+SHOWN\s+MATCH/);
+  assert.match(shown.out, /sender_name\s+.*false/);
+  assert.match(shown.out, /SEQ\s+AT\s+STEP/);
+  assert.match(shown.out, /created/);
+
+  const short = await bo('approve', d.id, '--note', 'too short');
+  assert.is(short.code, 1);
+  assert.match(short.out, /review_note_required/);
+  const approved = await bo('approve', d.id, '--note', 'the sender changed her name at the bank', '--sub', 'emp_cli');
+  assert.is(approved.code, 0, approved.out);
+  assert.match(approved.out, new RegExp(`${d.id}: settled`));
+
+  const claims = await bo('claims', '--json');
+  assert.is(claims.code, 0, claims.out);
+  assert.ok(Array.isArray(JSON.parse(claims.out).data));
+  const logs = await bo('logs', '--route', '/v1/bo/deposits/:id/approve');
+  assert.is(logs.code, 0, logs.out);
+  assert.match(logs.out, /POST\s+\/v1\/bo\/deposits\/:id\/approve\s+(200|422)/);
+  const actions = await bo('actions', '--subject', 'emp_cli');
+  assert.is(actions.code, 0, actions.out);
+  assert.match(actions.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`));
+});
+
+test('bo --help lists the subcommands; a bad one is a usage error', async () => {
+  const help = await bo('--help');
+  assert.is(help.code, 0);
+  for (const word of ['queue', 'show', 'approve', 'decline', 'approvals', 'claims', 'claim refund', 'dispute resolve', 'logs', 'actions']) assert.match(help.out, word);
+  const bad = await bo('frobnicate');
+  assert.is(bad.code, 2);
+  const missing = await bo('show');
+  assert.is(missing.code, 2);
+});
+
+test.run();
