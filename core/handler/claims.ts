@@ -65,6 +65,27 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
   return payout.ok ? done(claim.id, payout.then) : payout;
 }
 
+/** The operator id a claim decision of the service itself carries (the close that follows a final refund). */
+export const systemOperatorId = 'system';
+
+/**
+ * A claim whose refund withdrawal has just closed (settled, expired, canceled) closes with
+ * what the refund paid out: the same decision an operator's close makes, taken by the
+ * service. A claim no longer waiting for its payout is left as it is.
+ */
+export function closeRefundedClaim(tx: Tx, claimId: string): Step {
+  const claim = tx.world.claims.get(claimId);
+  const w = claim?.refundWithdrawalId === undefined ? undefined : tx.withdrawal(claim.refundWithdrawalId);
+  if (!claim || !w || claim.status !== 'return_pending_payout') return done();
+  const events = decideClaim({
+    type: 'CloseClaim', at: tx.at, operatorId: systemOperatorId, note: `Closed automatically: the refund withdrawal ${w.id} is ${w.status}.`,
+    refund: { final: !isOpenStatus(w.status), filledMinor: w.filledMinor },
+  }, claim);
+  if (isRejection(events)) return fail(events);
+  for (const e of events) tx.emitRecord(claim.id, 'claim', claim.livemode, claim.merchantId, e);
+  return done(claim.id);
+}
+
 /** The refund withdrawal to the payer's account: the claim's refund, no fee, opened at once. */
 function openRefundWithdrawal(tx: Tx, claim: Claim, id: string): Step {
   const d = tx.deposit(claim.depositId)!;

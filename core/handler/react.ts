@@ -9,6 +9,7 @@ import { matchWaitingDeposit, waitingDepositsOf } from './deposits.ts';
 import { done, type Outcome, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 import { runWithdrawal } from './withdrawals.ts';
+import { closeRefundedClaim } from './claims.ts';
 
 /** Runs a command's first step and every reaction that follows; the outcome is the first step's. */
 export function runToQuiescence(tx: Tx, first: Step): Outcome {
@@ -43,6 +44,8 @@ function runReaction(tx: Tx, r: Reaction): Step {
       return waitingDepositsOf(tx, r.whiteLabelId, r.livemode);
     case 'MatchWaitingDeposit':
       return matchWaitingDeposit(tx, r.depositId);
+    case 'CloseRefundedClaim':
+      return closeRefundedClaim(tx, r.claimId);
     default: {
       const _exhaustive: never = r;
       return _exhaustive;

@@ -7,7 +7,7 @@ import { assert } from '../assert.ts';
 import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { admitWithdrawal, decide, type WithdrawalCommand } from '../withdrawal/decide.ts';
-import type { RefundIds, Withdrawal, WithdrawalEvent } from '../withdrawal/state.ts';
+import { isOpenStatus, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import { withdrawalPostings } from '../ledger/postings.ts';
 import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
@@ -35,7 +35,11 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): S
     if (e.type === 'LegReleased' || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
     if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
   }
-  return done(id, capacityGrew ? [matchWaiting(after)] : undefined);
+  const then: Reaction[] = capacityGrew ? [matchWaiting(after)] : [];
+  // A claim's refund that has just closed closes its claim (claims.ts decides how).
+  const claimId = after.refundOfDepositId !== undefined ? after.metadata?.claim_id : undefined;
+  if (claimId !== undefined && before && isOpenStatus(before.status) && !isOpenStatus(after.status)) then.push({ type: 'CloseRefundedClaim', claimId });
+  return done(id, then.length > 0 ? then : undefined);
 }
 
 function matchWaiting(w: Withdrawal): Reaction {

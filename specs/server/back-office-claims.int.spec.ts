@@ -1,5 +1,6 @@
 // Claims over real HTTP: a same-slip overpayment opens its claim by itself; an operator
-// walks it open → under_review → refund_pending → return_pending_payout → closed; the
+// walks it open → under_review → refund_pending → return_pending_payout, and it closes by
+// itself once its refund is paid out; the
 // payout is a refund withdrawal (refund_of_deposit_id) to the payer's account, locked out
 // of suspense — the merchant's available never moves — and filled by a deposit like any
 // other; the ledger verifies at every step. Also: manual and late_slip claims, rejection,
@@ -102,10 +103,13 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   assert.is(after.reserved_minor, before.reserved_minor);
   ledgerBalanced('refund filled');
 
-  const closed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note }, { sub: 'emp_claims' });
-  assert.is(closed.status, 200, closed.text);
+  // The refund withdrawal settled, so the claim closed by itself with what it paid out.
+  const closed = await scene.s.bo('GET', `/v1/bo/claims/${claimId}`);
   assert.equal([closed.json.status, closed.json.refunded_minor, closed.json.version], ['closed', 5_000, 4]);
   assert.equal(closed.json.notes.map((n: any) => n.status), ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed']);
+  assert.equal(closed.json.notes.map((n: any) => n.operator), [null, 'emp_claims', 'emp_claims', 'emp_claims', 'system']);
+  const closeAgain = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note });
+  assert.is(closeAgain.status, 409);
   const final = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/reject`, { note });
   assert.is(final.status, 409);
   ledgerBalanced('closed');

@@ -218,7 +218,7 @@ test('a wrong method on a known path: 405 method_not_allowed with Allow, in the 
   const cases: [string, () => Promise<Reply>, string[]][] = [
     ['PUT /v1/pay/deposits', () => s.call(m.live.api_key, 'PUT', '/v1/pay/deposits'), ['GET', 'HEAD', 'POST']],
     ['DELETE /v1/pay/deposits/{id}', () => s.call(m.live.api_key, 'DELETE', `/v1/pay/deposits/${d.json.id}`), ['GET', 'HEAD']],
-    ['GET /v1/bo/white-labels', () => s.bo('GET', '/v1/bo/white-labels'), ['POST']],
+    ['GET /v1/bo/clock/advance', () => s.bo('GET', '/v1/bo/clock/advance'), ['POST']], // (GET /v1/bo/white-labels is the directory list since the back office)
     ['PROPFIND /v1/pay/deposits', () => s.call(m.live.api_key, 'PROPFIND', '/v1/pay/deposits'), ['GET', 'HEAD', 'POST']],
   ];
   for (const [what, send, allowed] of cases) {
