@@ -139,6 +139,10 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.is(fills.length, 2, 'both counterparty withdrawals filled');
   assert.is(new Set(fills.map((x: any) => x.stream)).size, 2);
   assert.ok(view.timeline.some((x: any) => x.step === 'webhook_delivery' && x.detail.status === 'delivered'));
+  // The dashboard's webhook health counts those deliveries for the shop's endpoint.
+  const dash = await scene.s.bo('GET', `/v1/bo/dashboard?merchant_id=${shop.id}`, undefined, { roles: ['finance'] });
+  const endpoint = dash.json.webhooks_last_24h.endpoints[0];
+  assert.ok(endpoint.delivered >= 1 && endpoint.failed === 0 && endpoint.failure_rate === 0, JSON.stringify(endpoint));
   // Evidence side by side: six verdicts, the legs and their receivers, the slips.
   assert.equal(view.evidence.verdicts.map((v: any) => v.dimension), ['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver']);
   assert.is(view.evidence.verdicts.find((v: any) => v.dimension === 'sender_name').match, false);
