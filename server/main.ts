@@ -84,17 +84,26 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const ids = new UlidIds();
   let store: Store;
   try {
-    store = openStore(config.dataDir, { clock, ids, groupCommit: true, sealer, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
+    store = openStore(config.dataDir, {
+      clock, ids, groupCommit: true, sealer,
+      onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
+      onDurabilityLost: (error) => {
+        // The WAL could not be synced: no write can be called durable any more. Stop, as
+        // PostgreSQL does on a failed fsync; a restart recovers from what the disk holds.
+        logger.fatal({ err: String(error) }, 'journal WAL fdatasync failed; exiting');
+        process.exit(70);
+      },
+    });
   } catch (error) {
     server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
     throw error;
   }
-  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id) });
+  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), durableSeq: () => store.durableSeq });
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen > 0) compactAfterSealing(store.db);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
-  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger, logLevel: config.logLevel });
+  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.durableSeq, log: logger, logLevel: config.logLevel });
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer

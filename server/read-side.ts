@@ -38,7 +38,7 @@ export interface ReadSide {
 export interface ReadSideOptions {
   readonly dataDir: string;
   readonly natsUrl?: string;
-  /** The write side's last durable journal seq (the embedded relay's tail; the NATS relay's worker reads it from journal.db). */
+  /** The write side's last durable journal seq: the relay (embedded, or the NATS relay's worker) publishes nothing later. */
   readonly tail: () => number;
   readonly log: ReadSideLog;
   /** The relay worker thread's log level (NATS mode). */
@@ -54,7 +54,7 @@ export function startReadSide(options: ReadSideOptions): ReadSide {
   if (options.natsUrl) {
     // The relay runs on a worker thread of its own (server/relay-worker.ts); the projections
     // run in `scripts/satang projector`.
-    relay = new RelayThread({ dataDir: options.dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel ?? 'info' }, options.log);
+    relay = new RelayThread({ dataDir: options.dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel ?? 'info' }, options.log, options.tail);
     stopBus = async () => {};
   } else {
     const relayReader = new JournalReader(options.dataDir);

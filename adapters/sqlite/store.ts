@@ -22,6 +22,7 @@ import { RequestKeys } from './keys.ts';
 import { checkMasterKey, type Sealer } from '../sealing.ts';
 import { recoverWorld, type Recovered } from './recovery.ts';
 import { openDatabase, type Db } from './schema.ts';
+import { WalSync, type SyncWal } from './wal-sync.ts';
 
 export interface StoreOptions {
   readonly clock: Clock;
@@ -36,6 +37,19 @@ export interface StoreOptions {
    * and benches that keep no secrets may leave it out.
    */
   readonly sealer?: Sealer;
+  /**
+   * Group commits made durable by an fdatasync of the WAL off the event loop, so the next
+   * batch is decided while one syncs (wal-sync.ts; default true with groupCommit). False:
+   * every batch commits with synchronous=FULL on this thread, as before.
+   */
+  readonly pipelined?: boolean;
+  /** The fdatasync the pipeline runs (default node:fs fdatasync; specs hold or fail it). */
+  readonly syncWal?: SyncWal;
+  /**
+   * The WAL could not be synced: nothing can be called durable any more. The server logs
+   * it and exits (as PostgreSQL panics); recovery replays what the WAL holds.
+   */
+  readonly onDurabilityLost?: (error: unknown) => void;
 }
 
 export class Store implements CommandPort {
@@ -45,16 +59,20 @@ export class Store implements CommandPort {
   /** How the world was last rebuilt (entries, timers, time taken). */
   recovered: Recovered;
   private readonly durableListeners: (() => void)[] = [];
+  private readonly walSync: WalSync | null;
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
     if (options.sealer) checkMasterKey(db, options.sealer);
     this.recovered = recoverWorld(db);
+    const groupCommit = options.groupCommit ?? true;
+    this.walSync = groupCommit && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {
-      groupCommit: options.groupCommit ?? true,
+      groupCommit,
       ids: options.ids,
       world: () => this.current.world,
       onStale: (reason) => this.rebuild(reason),
       ...(options.sealer ? { sealer: options.sealer } : {}),
+      ...(this.walSync ? { walSync: this.walSync } : {}),
     });
     this.current = this.assemble(this.recovered.world);
     // Nonces expire on the wall clock, whatever the business clock says: loading from the
@@ -65,6 +83,8 @@ export class Store implements CommandPort {
   get world(): World { return this.current.world; }
   get handler(): CommandHandler { return this.current.handler; }
   get clock(): Clock { return this.options.clock; }
+  /** Every journal seq at or below this is on disk: the relay and the webhook reader go no further. */
+  get durableSeq(): number { return this.journal.durableSeq; }
 
   /** Calls `listener` after every write captured here is durable (outbox and relay wake-ups). */
   onDurable(listener: () => void): void {
@@ -101,12 +121,14 @@ export class Store implements CommandPort {
   /** Writes what is queued, then closes the database. */
   close(): void {
     this.journal.flushNow();
+    this.walSync?.close();
     this.db.close();
   }
 
   private tellWhenDurable(durable: Promise<void>): void {
-    if (this.durableListeners.length === 0) return;
-    durable.then(() => { for (const listener of this.durableListeners) listener(); }, () => {});
+    durable.then(() => { for (const listener of this.durableListeners) listener(); }, (error) => {
+      if (this.walSync?.failed) this.options.onDurabilityLost?.(error);
+    });
   }
 
   private assemble(world: World): { world: World; handler: CommandHandler } {

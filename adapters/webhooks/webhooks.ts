@@ -55,6 +55,8 @@ export interface WebhookDeps {
   readonly sealer: Sealer;
   /** Defaults to the outbox, woken through `signal`. */
   readonly source?: EventSource;
+  /** The journal's durable tail: the outbox is read no further (default: every committed row). */
+  readonly durableSeq?: () => number;
   readonly poster?: Poster;
   readonly random?: () => number;
 }
@@ -86,7 +88,7 @@ export class Webhooks {
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
     this.dispatcher = new Dispatcher({
-      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
+      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
       keys: this.keys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
       ...(deps.random ? { random: deps.random } : {}),
     });
