@@ -104,6 +104,7 @@ export class SqliteJournal implements Journal {
       throw error;
     }
     if (stale) this.options.onStale?.(stale);
+    else this.options.world().evictClosed();
   }
 
   enqueue(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): Promise<void> {
@@ -156,6 +157,7 @@ export class SqliteJournal implements Journal {
     for (let i = 0; i < batch.length; i += writeSideLimits.groupCommitCommandsMax) {
       this.writeBatch(batch.slice(i, i + writeSideLimits.groupCommitCommandsMax));
     }
+    this.options.world().evictClosed(); // their snapshots are written now
     scheduled.resolve();
   }
 

@@ -23,6 +23,7 @@ import { checkMasterKey, type Sealer } from '../sealing.ts';
 import { recoverWorld, type Recovered } from './recovery.ts';
 import { openDatabase, type Db } from './schema.ts';
 import { WalSync, type SyncWal } from './wal-sync.ts';
+import { SnapshotArchive } from './archive.ts';
 
 export interface StoreOptions {
   readonly clock: Clock;
@@ -46,6 +47,11 @@ export interface StoreOptions {
   /** The fdatasync the pipeline runs (default node:fs fdatasync; specs hold or fail it). */
   readonly syncWal?: SyncWal;
   /**
+   * Closed orders leave memory once their snapshots are written and are read back from
+   * them (archive.ts), so memory is bounded by open work (default true).
+   */
+  readonly evictClosed?: boolean;
+  /**
    * The WAL could not be synced: nothing can be called durable any more. The server logs
    * it and exits (as PostgreSQL panics); recovery replays what the WAL holds.
    */
@@ -60,10 +66,12 @@ export class Store implements CommandPort {
   recovered: Recovered;
   private readonly durableListeners: (() => void)[] = [];
   private readonly walSync: WalSync | null;
+  private readonly archive: SnapshotArchive;
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
     if (options.sealer) checkMasterKey(db, options.sealer);
     this.recovered = recoverWorld(db);
+    this.archive = new SnapshotArchive(db);
     const groupCommit = options.groupCommit ?? true;
     this.walSync = groupCommit && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {
@@ -75,9 +83,7 @@ export class Store implements CommandPort {
       ...(this.walSync ? { walSync: this.walSync } : {}),
     });
     this.current = this.assemble(this.recovered.world);
-    // Nonces expire on the wall clock, whatever the business clock says: loading from the
-    // earlier of the two keeps every nonce either might still count as live.
-    this.keys = new RequestKeys(db, this.journal, Math.min(options.clock.now(), Date.now()), options.sealer);
+    this.keys = new RequestKeys(db, this.journal, options.sealer);
   }
 
   get world(): World { return this.current.world; }
@@ -132,6 +138,11 @@ export class Store implements CommandPort {
   }
 
   private assemble(world: World): { world: World; handler: CommandHandler } {
+    if (this.options.evictClosed ?? true) {
+      world.archive = this.archive;
+      world.considerAllClosed();
+      world.evictClosed();
+    }
     return { world, handler: new CommandHandler(world, this.journal, this.options.clock, this.options.ids) };
   }
 }
