@@ -108,6 +108,12 @@ export class World {
   archive: Archive | null = null;
   readonly deposits = new Orders<Deposit>((id) => this.archive?.deposit(id));
   readonly withdrawals = new Orders<Withdrawal>((id) => this.archive?.withdrawal(id));
+  /**
+   * Per order in memory, the API presentation of its latest presented state (core/outbox.ts):
+   * a state is immutable, so the snapshot one commit's event carries is the "before" of the
+   * next; it goes when the order leaves memory.
+   */
+  readonly presentations = new Map<string, { readonly state: object; readonly shown: unknown }>();
   /** Orders that reached a final state since the last eviction: candidates to let go. */
   private closedSinceEviction: string[] = [];
   readonly whiteLabels = new Map<string, WhiteLabel>();
@@ -479,6 +485,7 @@ export class World {
       const d = this.deposits.isResident(id) ? this.deposits.get(id)! : undefined;
       if (d && isClosedDeposit(d)) {
         this.deposits.evict(id);
+        this.presentations.delete(id);
         this.depositByReference.forget(d.merchantId, d.livemode, d.merchantReference);
         evicted++;
         continue;
@@ -486,6 +493,7 @@ export class World {
       const w = this.withdrawals.isResident(id) ? this.withdrawals.get(id)! : undefined;
       if (w && isFinalWithdrawalStatus(w.status) && w.dispute?.status !== 'open') {
         this.withdrawals.evict(id);
+        this.presentations.delete(id);
         this.withdrawalByReference.forget(w.merchantId, w.livemode, w.merchantReference);
         evicted++;
       }
