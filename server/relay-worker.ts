@@ -14,6 +14,7 @@ import { Relay } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions } from '../projections/db.ts';
 import { createLogger } from './log.ts';
+import { observabilityLimits } from '../core/limits.ts';
 
 export interface RelayWorkerData {
   readonly entry: string;
@@ -36,6 +37,11 @@ const relay: Relay = new Relay(reader, publisher, new RelayPositions(db), {
 });
 port.postMessage({ position: relay.position });
 publisher.start();
+// Readiness (GET /readyz) needs to know whether NATS is connected; a change is reported within busStatusReportMs.
+let reportedConnected: boolean | null = null;
+setInterval(() => {
+  if (publisher.ready !== reportedConnected) port.postMessage({ connected: (reportedConnected = publisher.ready) });
+}, observabilityLimits.busStatusReportMs).unref();
 relay.start();
 
 port.on('message', (message: unknown) => {

@@ -57,6 +57,8 @@ export interface WebhookDeps {
   readonly source?: EventSource;
   readonly poster?: Poster;
   readonly random?: () => number;
+  /** Told each delivery attempt's outcome once recorded (server/metrics.ts). */
+  readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
 
 /** The core's timers as the manual advance sees them. */
@@ -88,7 +90,7 @@ export class Webhooks {
     this.dispatcher = new Dispatcher({
       db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
       keys: this.keys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
-      ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.random ? { random: deps.random } : {}), ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
     });
     this.operations = new WebhookOperations({
       db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, directory, wake: () => this.dispatcher.wake(), sealer,

@@ -40,3 +40,6 @@ export function webhookTestRoutes(services: Services, webhooks: Webhooks): Route
   });
   return router;
 }
+
+/** The request schema, for the OpenAPI document (server/openapi/). */
+export { caseBody as outOfOrderCaseBody };
