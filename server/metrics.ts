@@ -63,7 +63,7 @@ export class Metrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'satang_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'satang_' });
   }
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {

@@ -38,7 +38,6 @@ const limit = { type: 'string', pattern: '^[1-9][0-9]{0,2}$' };
 export const operations: Record<string, OperationInfo> = {
   'GET /healthz': { summary: 'Liveness: the process answers.', auth: 'none', responses: { 200: 'Health' } },
   'GET /readyz': { summary: 'Readiness: journal writable, projections within their lag bound, NATS connected when configured (503 service_unavailable otherwise).', auth: 'none', responses: { 200: 'Readiness' } },
-  'GET /metrics': { summary: 'Prometheus metrics (text exposition format); operator token with the ops_admin role.', auth: 'operator', responses: { 200: { mediaType: 'text/plain', description: 'Prometheus text format 0.0.4' } } },
   'GET /v1/openapi.json': { summary: 'This document.', auth: 'none', responses: { 200: 'Object' } },
 
   'POST /v1/pay/deposits': {
