@@ -334,3 +334,10 @@ export const observabilityLimits = {
   /** How often the relay worker thread tells the API whether NATS JetStream is connected. */
   busStatusReportMs: 500,
 } as const;
+
+// ── `satang listen` (server/routes/webhooks-listen.ts) ──
+
+export const listenLimits = {
+  /** An SSE comment this often keeps proxies and the CLI's idle detection from closing a quiet stream. */
+  heartbeatMs: 15 * second,
+} as const;

@@ -19,6 +19,7 @@ import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource } fro
 import { FanOut } from './fan-out.ts';
 import { EndpointHealth } from './health.ts';
 import { contractTimeouts, HttpPoster, type Poster, type Timeouts } from './http-post.ts';
+import { CliAwarePoster, CliStreams } from './cli-streams.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import { WebhookOperations } from './operations.ts';
 import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
@@ -75,6 +76,8 @@ export class Webhooks {
   readonly deliveries: DeliveryStore;
   readonly events: ServiceEvents;
   readonly dispatcher: Dispatcher;
+  /** The open `satang listen` streams (cli endpoints; adapters/webhooks/cli-streams.ts). */
+  readonly cliStreams = new CliStreams();
   readonly operations: WebhookOperations;
 
   constructor(private readonly deps: WebhookDeps) {
@@ -88,7 +91,8 @@ export class Webhooks {
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
     this.dispatcher = new Dispatcher({
-      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
+      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal),
+      poster: new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams),
       keys: this.keys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
       ...(deps.random ? { random: deps.random } : {}), ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
     });
@@ -99,8 +103,15 @@ export class Webhooks {
 
   get mode(): UrlMode { return this.deps.settings.mode; }
 
-  start(): void { this.dispatcher.start(); }
-  stop(): void { this.dispatcher.stop(); }
+  start(): void {
+    // No `satang listen` stream survives a restart: their temporary endpoints go before anything is delivered.
+    this.operations.transact(() => { for (const id of this.endpoints.cliEndpointIds()) this.endpoints.remove(id); });
+    this.dispatcher.start();
+  }
+  stop(): void {
+    this.cliStreams.closeAll();
+    this.dispatcher.stop();
+  }
 
   /** Writes one out-of-order test case and schedules its deliveries (inside operations.transact). */
   outOfOrder(merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase) {

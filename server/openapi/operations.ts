@@ -75,6 +75,10 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation).", auth: 'merchant', queryParams: { since_sequence: decimal, limit }, responses: { 200: 'EventsPage' } },
   'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', responses: { 200: 'Object' } },
   'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'Object' }, example: { case: outOfOrderCases[0] } },
+  'GET /v1/test/webhooks/listen': {
+    summary: "The stream `satang listen` reads (sandbox key): a temporary `cli` endpoint for as long as it is open, each delivery as a Server-Sent Event with its original headers and body.",
+    auth: 'merchant', query: emptyQuery, responses: { 200: { mediaType: 'text/event-stream', description: 'event: ready, then event: delivery per delivery ({headers, body_base64}), and : keepalive comments' } },
+  },
   'GET /v1/webhooks/signing-keys': { summary: 'The Ed25519 keys webhook deliveries are signed with.', auth: 'none', responses: { 200: 'SigningKeys' } },
   'GET /v1/webhooks/test-vectors': { summary: 'Fixed signed samples to test a webhook verifier against.', auth: 'none', responses: { 200: 'Object' } },
 
