@@ -333,6 +333,8 @@ export const observabilityLimits = {
   readinessProjectionLagEntriesMax: 10_000,
   /** How often the relay worker thread tells the API whether NATS JetStream is connected. */
   busStatusReportMs: 500,
+  /** Long CLI work (verify) reports its progress once per this many journal entries. */
+  progressEntriesPerStep: 1000,
 } as const;
 
 // ── `satang listen` (server/routes/webhooks-listen.ts) ──

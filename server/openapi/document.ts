@@ -76,7 +76,7 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
   const out: Json = {};
   for (const [status, answer] of Object.entries(info.responses)) {
     if (typeof answer !== 'string') {
-      out[status] = { description: answer.description, headers: responseHeaders, content: { [answer.mediaType]: { schema: { type: 'string' } } } };
+      out[status] = { description: answer.description, headers: responseHeaders, content: { [answer.mediaType]: { schema: { type: 'string' }, ...(answer.example !== undefined ? { example: answer.example } : {}) } } };
       continue;
     }
     const schema = { $ref: `#/components/schemas/${answer}` };

@@ -28,7 +28,7 @@ export interface OperationInfo {
   /** Query parameters of routes that check them by hand (server/routes/read-params.ts). */
   readonly queryParams?: Record<string, Record<string, unknown>>;
   /** Success status → schema name in components.schemas (or a media type for non-JSON answers). */
-  readonly responses: Record<string, string | { mediaType: string; description: string }>;
+  readonly responses: Record<string, string | { mediaType: string; description: string; example?: string }>;
   readonly example?: Record<string, unknown>;
 }
 
@@ -77,7 +77,8 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'Object' }, example: { case: outOfOrderCases[0] } },
   'GET /v1/test/webhooks/listen': {
     summary: "The stream `satang listen` reads (sandbox key): a temporary `cli` endpoint for as long as it is open, each delivery as a Server-Sent Event with its original headers and body.",
-    auth: 'merchant', query: emptyQuery, responses: { 200: { mediaType: 'text/event-stream', description: 'event: ready, then event: delivery per delivery ({headers, body_base64}), and : keepalive comments' } },
+    auth: 'merchant', query: emptyQuery, responses: { 200: { mediaType: 'text/event-stream', description: 'event: ready, then event: delivery per delivery ({headers, body_base64}), and : keepalive comments',
+      example: 'event: ready\ndata: {"endpoint_id":"whep_01JD0000000000000000000000","livemode":false,"heartbeat_ms":15000}\n\n' } },
   },
   'GET /v1/webhooks/signing-keys': { summary: 'The Ed25519 keys webhook deliveries are signed with.', auth: 'none', responses: { 200: 'SigningKeys' } },
   'GET /v1/webhooks/test-vectors': { summary: 'Fixed signed samples to test a webhook verifier against.', auth: 'none', responses: { 200: 'Object' } },

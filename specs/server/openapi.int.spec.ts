@@ -80,7 +80,7 @@ test('every operation has an example, and every example validates against its sc
       const media: [string, Json][] = [];
       if (op.requestBody) media.push([`${method} ${path} request`, op.requestBody.content['application/json']]);
       for (const [status, response] of Object.entries(op.responses as Json)) {
-        if (response.content?.['application/json']?.example !== undefined) media.push([`${method} ${path} ${status}`, response.content['application/json']]);
+        for (const [type, m] of Object.entries((response.content ?? {}) as Json)) if (m.example !== undefined) media.push([`${method} ${path} ${status} ${type}`, m]);
       }
       const parameterExamples = (op.parameters as Json[]).filter((p) => p.example !== undefined);
       assert.ok(media.length + parameterExamples.length > 0, `${method} ${path} has an example`);
