@@ -147,7 +147,6 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
     extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)],
   });
-
   handle = app.callback();
   scheduler.start();
   webhooks.start();

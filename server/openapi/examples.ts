@@ -33,6 +33,7 @@ const patternSamples: Record<string, string> = {
   '^whep_': `whep_${ulid}`,
   '^whd_': `whd_${ulid}`,
   '^v1=[0-9a-f]{64}$': `v1=${'0'.repeat(64)}`,
+  '^sk_(live|test)_': 'sk_test_example',
 };
 
 const formatSamples: Record<string, string> = { 'date-time': '2026-11-21T03:00:00.000Z', uri: 'https://merchant.example/return' };
@@ -42,7 +43,11 @@ export function exampleOf(schema: Schema, components: Record<string, Schema> = {
   if (typeof schema.$ref === 'string') return exampleOf(components[schema.$ref.split('/').pop()!]!, components);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (Array.isArray(schema.allOf)) return exampleOf(schema.allOf[0] as Schema, components);
+  if (Array.isArray(schema.allOf)) {
+    // Every part must hold: objects are merged, anything else is the first part's example.
+    const parts = schema.allOf.map((part) => exampleOf(part as Schema, components));
+    return parts.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0];
+  }
   if (Array.isArray(schema.oneOf)) return exampleOf(schema.oneOf[0] as Schema, components);
   switch (schema.type) {
     case 'object': {

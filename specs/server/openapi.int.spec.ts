@@ -103,6 +103,7 @@ test('the response check refuses what the document does not describe', async () 
   assert.throws(() => checkAgainstOpenApi('GET', '/v1/pay/balance', { ...good, json: withoutField }), /does not match its schema/);
   assert.throws(() => checkAgainstOpenApi('GET', '/v1/pay/balance', { ...good, status: 201 }), /does not declare this status/);
   assert.throws(() => checkAgainstOpenApi('GET', '/v1/pay/nowhere', good), /no operation/);
+  assert.throws(() => checkAgainstOpenApi('GET', '/v1/pay/balance', { ...good, headers: new Headers() }), /Request-Id header is missing/);
   const notFound = await s.call(keys.sandbox.api_key, 'GET', '/v1/pay/deposits/dep_missing');
   assert.is(notFound.status, 404);
   assert.throws(() => checkAgainstOpenApi('GET', '/v1/pay/deposits/dep_missing', { ...notFound, status: 409 }), /catalogued with 404/);

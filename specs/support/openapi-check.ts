@@ -64,6 +64,7 @@ export function checkAgainstOpenApi(method: string, pathWithQuery: string, reply
   const where = `${upper} ${path} → ${reply.status}`;
   const fail = (why: string): never => { throw new Error(`OpenAPI (docs/openapi.json): ${where}: ${why}\n${reply.text.slice(0, 600)}`); };
 
+  checkRequiredHeaders(doc, operation, reply, fail);
   if (reply.status >= 400) {
     const validate = validatorAt(pointer('components', 'schemas', 'Error'));
     if (!validate(reply.json)) fail(`not the error object: ${JSON.stringify(validate.errors)}`);
@@ -79,4 +80,18 @@ export function checkAgainstOpenApi(method: string, pathWithQuery: string, reply
   if (!/^application\/json/.test(reply.headers.get('content-type') ?? '')) fail(`declared JSON, answered ${reply.headers.get('content-type')}`);
   const validate = validatorAt(pointer('paths', template!, upper.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema'));
   if (!validate(reply.json)) fail(`body does not match its schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+}
+
+/** The headers the document marks required on this answer (Request-Id on every one) are present and match their schema. */
+function checkRequiredHeaders(doc: Json, operation: Json | undefined, reply: CheckedReply, fail: (why: string) => never): void {
+  const declared = operation?.responses[String(reply.status)] ?? operation?.responses[`${String(reply.status)[0]}XX`];
+  const response = declared?.$ref ? doc.components.responses[String(declared.$ref).split('/').pop()!] : declared;
+  const headers = (response?.headers ?? { 'Request-Id': { $ref: '#/components/headers/Request-Id' } }) as Record<string, Json>;
+  for (const [name, header] of Object.entries(headers)) {
+    const spec = header.$ref ? doc.components.headers[String(header.$ref).split('/').pop()!] : header;
+    if (!spec.required) continue;
+    const value = reply.headers.get(name);
+    if (value === null) fail(`the ${name} header is missing`);
+    if (spec.schema?.pattern && !new RegExp(spec.schema.pattern).test(value!)) fail(`${name}: ${value} does not match ${spec.schema.pattern}`);
+  }
 }
