@@ -73,6 +73,7 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
   if (!info) return { '2XX': { description: 'Success (not yet described in server/openapi/operations.ts).', headers: commonHeaderRefs, content: { 'application/json': { schema: { $ref: '#/components/schemas/Object' } } } } };
   const rateLimited = info.auth === 'merchant' && route.path.startsWith('/v1/pay/');
   const responseHeaders = { ...commonHeaderRefs, ...(rateLimited ? { 'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' }, 'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' }, 'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' } } : {}) };
+  const replayHeaders = route.method === 'POST' ? { 'Idempotent-Replay': { $ref: '#/components/headers/Idempotent-Replay' }, 'Original-Request-Id': { $ref: '#/components/headers/Original-Request-Id' } } : {};
   const out: Json = {};
   for (const [status, answer] of Object.entries(info.responses)) {
     if (typeof answer !== 'string') {
@@ -80,7 +81,7 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
       continue;
     }
     const schema = { $ref: `#/components/schemas/${answer}` };
-    out[status] = { description: answer, headers: responseHeaders, content: { 'application/json': { schema, example: exampleOf(schema, schemas) } } };
+    out[status] = { description: answer, headers: { ...responseHeaders, ...replayHeaders }, content: { 'application/json': { schema, example: exampleOf(schema, schemas) } } };
   }
   return out;
 }
