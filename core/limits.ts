@@ -323,3 +323,23 @@ export const readSideLimits = {
   /** run_generation of a sandbox history request (contract: integer 1-2147483647). */
   runGenerationMax: 2_147_483_647,
 } as const;
+
+// ── Observability: metrics and readiness (server/metrics.ts, server/readiness.ts) ──
+
+export const observabilityLimits = {
+  /** A timer still pending this long after it fell due counts as overdue (the scheduler runs due timers within a second). */
+  timerOverdueAfterMs: minute,
+  /** GET /readyz is 503 while a projection is further than this behind the journal's tail. */
+  readinessProjectionLagEntriesMax: 10_000,
+  /** How often the relay worker thread tells the API whether NATS JetStream is connected. */
+  busStatusReportMs: 500,
+  /** Long CLI work (verify) reports its progress once per this many journal entries. */
+  progressEntriesPerStep: 1000,
+} as const;
+
+// ── `satang listen` (server/routes/webhooks-listen.ts) ──
+
+export const listenLimits = {
+  /** An SSE comment this often keeps proxies and the CLI's idle detection from closing a quiet stream. */
+  heartbeatMs: 15 * second,
+} as const;

@@ -31,6 +31,8 @@ import { readRouters } from './routes/read-routes.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
+import { listenMetrics, Metrics, type MetricsListener } from './metrics.ts';
+import { readinessOf, type Readiness } from './readiness.ts';
 
 export interface Running {
   readonly url: string;
@@ -48,6 +50,11 @@ export interface Running {
   readonly readSide: ReadSide;
   /** Signs and reads slip upload capabilities. */
   readonly capability: CapabilitySigner;
+  /** Prometheus metrics; served at metricsUrl when SATANG_METRICS_PORT is set. */
+  readonly metrics: Metrics;
+  readonly metricsUrl?: string;
+  /** What GET /readyz answers from. */
+  readiness(): Readiness;
   close(): Promise<void>;
 }
 
@@ -80,6 +87,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const config: Config = env.SATANG_BASE_URL ? configured : {
     ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
   };
+  const metrics = new Metrics();
+  let metricsListener: MetricsListener | undefined;
+  try {
+    metricsListener = configured.metrics ? await listenMetrics(metrics, configured.metrics.host, configured.metrics.port) : undefined;
+  } catch (error) {
+    server.close(); // the metrics port is taken: refuse to start rather than run unobserved
+    throw error;
+  }
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   let store: Store;
@@ -96,9 +111,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     });
   } catch (error) {
     server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
+    void metricsListener?.close();
     throw error;
   }
-  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), durableSeq: () => store.durableSeq });
+  store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
+  const webhooks = new Webhooks({
+    db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id),
+    durableSeq: () => store.durableSeq, onAttempt: (endpointId, outcome) => metrics.webhookAttempt(endpointId, outcome),
+  });
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen > 0) compactAfterSealing(store.db);
@@ -126,8 +146,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const verifyOperator = await operatorVerifier(config, devIssuer);
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
-  const slips = startSlips({ services, config, logger, capability }, options);
-  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
+  const slips = startSlips({ services, config, logger, capability, metrics }, options);
+  metrics.watch({
+    tail: () => store.durableSeq, readSide, world: () => store.world, now: () => clock.now(),
+    webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,
+  });
+  const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
+  const app = createApp({
+    services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
+    extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)],
+  });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
@@ -139,7 +167,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
   return {
     url, config, store, services, app, loadMeter, capability, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
+    metrics, readiness, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     async close() {
+      await metricsListener?.close();
       scheduler.stop();
       webhooks.stop();
       loadMeter.stop();

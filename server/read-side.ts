@@ -30,6 +30,8 @@ export interface ReadSide {
   readonly relay: RelayControl;
   /** A commit is durable: the relay has something to publish. */
   wake(): void;
+  /** NATS mode: whether the relay is connected to JetStream; null in the embedded mode (readiness). */
+  busConnected(): boolean | null;
   /** Resolves true once `projection` has applied every entry up to `seq`; false after `timeoutMs`. */
   caughtUp(projection: ProjectionName, seq: number, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -71,6 +73,7 @@ export function startReadSide(options: ReadSideOptions): ReadSide {
     mode: options.natsUrl ? 'nats' : 'embedded',
     models, relay,
     wake: () => relay.wake(),
+    busConnected: () => (relay instanceof RelayThread ? relay.connected : null),
     async caughtUp(projection, seq, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
       for (;;) {

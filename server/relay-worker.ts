@@ -6,7 +6,7 @@
 // It publishes no entry past the durable tail the writer tells it: a group commit is
 // visible in the WAL before its fdatasync ends (adapters/sqlite/wal-sync.ts).
 //
-// Messages: parent → worker { wake: durableSeq } | 'stop'; worker → parent { position } | { stopped }.
+// Messages: parent → worker { wake: durableSeq } | 'stop'; worker → parent { position } | { connected } | { stopped }.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { JournalReader } from '../adapters/bus/journal-reader.ts';
@@ -15,6 +15,7 @@ import { Relay } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions } from '../projections/db.ts';
 import { createLogger } from './log.ts';
+import { observabilityLimits } from '../core/limits.ts';
 
 export interface RelayWorkerData {
   readonly entry: string;
@@ -40,6 +41,11 @@ const relay: Relay = new Relay(reader, publisher, new RelayPositions(db), {
 });
 port.postMessage({ position: relay.position });
 publisher.start();
+// Readiness (GET /readyz) needs to know whether NATS is connected; a change is reported within busStatusReportMs.
+let reportedConnected: boolean | null = null;
+setInterval(() => {
+  if (publisher.ready !== reportedConnected) port.postMessage({ connected: (reportedConnected = publisher.ready) });
+}, observabilityLimits.busStatusReportMs).unref();
 relay.start();
 
 port.on('message', (message: unknown) => {

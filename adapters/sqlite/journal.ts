@@ -74,6 +74,8 @@ export class SqliteJournal implements Journal {
   private captured: Promise<void>[] | null = null;
   /** PRAGMA synchronous for a pipelined batch's COMMIT, and back to FULL after it. */
   private readonly synchronous: { normal: () => void; full: () => void } | null;
+  /** Told once each group commit is durable: its commands and how long it took, from write to disk (server/metrics.ts). */
+  onGroupCommit?: (commands: number, seconds: number) => void;
 
   constructor(db: Db, private readonly options: SqliteJournalOptions) {
     this.writer = new CommitWriter(db, options.ids, options.sealer);
@@ -188,6 +190,7 @@ export class SqliteJournal implements Journal {
   }
 
   private writeBatch(batch: readonly Queued[]): void {
+    const started = performance.now();
     const errors = new Map<Queued, unknown>();
     let stale: Error | null = null;
     this.synchronous?.normal();
@@ -219,6 +222,11 @@ export class SqliteJournal implements Journal {
     }
     const durable = this.synchronous ? this.options.walSync!.after(this.options.world().lastSeq) : null;
     if (durable && errors.size === batch.length) durable.catch(noop); // only riders wrote: nobody waits
+    const observe = () => this.onGroupCommit?.(batch.length, (performance.now() - started) / 1000);
+    if (batch.length > 0) {
+      if (durable) durable.then(observe, noop);
+      else observe();
+    }
     for (const item of batch) {
       if (errors.has(item)) item.reject(errors.get(item));
       else if (durable) durable.then(item.resolve, item.reject);

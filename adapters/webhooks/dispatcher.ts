@@ -43,6 +43,8 @@ export interface DispatcherParts {
   readonly log: LogLike;
   /** Uniform in [0, 1); jitter draws from it (injectable for tests). */
   readonly random?: () => number;
+  /** Told each attempt's outcome once it is recorded (metrics). */
+  readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
 
 interface Claimed { readonly delivery: Delivery; readonly endpoint: Endpoint; readonly attempt: number; readonly key: SigningKey; readonly body: string | undefined }
@@ -220,6 +222,7 @@ export class Dispatcher {
       }
       for (const o of outcomes) {
         this.inFlight.delete(o.claimed.delivery.id);
+        this.p.onAttempt?.(o.claimed.endpoint.id, o.result.outcome);
         const n = (this.perEndpoint.get(o.claimed.endpoint.id) ?? 1) - 1;
         if (n <= 0) this.perEndpoint.delete(o.claimed.endpoint.id); else this.perEndpoint.set(o.claimed.endpoint.id, n);
         o.done();

@@ -19,6 +19,7 @@ import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource } fro
 import { FanOut } from './fan-out.ts';
 import { EndpointHealth } from './health.ts';
 import { contractTimeouts, HttpPoster, type Poster, type Timeouts } from './http-post.ts';
+import { CliAwarePoster, CliStreams } from './cli-streams.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import { WebhookOperations } from './operations.ts';
 import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
@@ -59,6 +60,8 @@ export interface WebhookDeps {
   readonly durableSeq?: () => number;
   readonly poster?: Poster;
   readonly random?: () => number;
+  /** Told each delivery attempt's outcome once recorded (server/metrics.ts). */
+  readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
 
 /** The core's timers as the manual advance sees them. */
@@ -75,6 +78,8 @@ export class Webhooks {
   readonly deliveries: DeliveryStore;
   readonly events: ServiceEvents;
   readonly dispatcher: Dispatcher;
+  /** The open `satang listen` streams (cli endpoints; adapters/webhooks/cli-streams.ts). */
+  readonly cliStreams = new CliStreams();
   readonly operations: WebhookOperations;
 
   constructor(private readonly deps: WebhookDeps) {
@@ -88,9 +93,10 @@ export class Webhooks {
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
     this.dispatcher = new Dispatcher({
-      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
+      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
+      poster: new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams),
       keys: this.keys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
-      ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.random ? { random: deps.random } : {}), ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
     });
     this.operations = new WebhookOperations({
       db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, directory, wake: () => this.dispatcher.wake(), sealer,
@@ -99,8 +105,15 @@ export class Webhooks {
 
   get mode(): UrlMode { return this.deps.settings.mode; }
 
-  start(): void { this.dispatcher.start(); }
-  stop(): void { this.dispatcher.stop(); }
+  start(): void {
+    // No `satang listen` stream survives a restart: their temporary endpoints go before anything is delivered.
+    this.operations.transact(() => { for (const id of this.endpoints.cliEndpointIds()) this.endpoints.remove(id); });
+    this.dispatcher.start();
+  }
+  stop(): void {
+    this.cliStreams.closeAll();
+    this.dispatcher.stop();
+  }
 
   /** Writes one out-of-order test case and schedules its deliveries (inside operations.transact). */
   outOfOrder(merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase) {

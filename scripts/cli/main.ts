@@ -9,6 +9,7 @@ type Run = (argv: readonly string[]) => Promise<number>;
 const commands: Record<string, { summary: string; load: () => Promise<Run> }> = {
   admin: { summary: 'onboarding through the back office: white labels, merchants, keys, funding, senders, beneficiaries, webhooks, suspension, the manual clock', load: async () => (await import('./admin.ts')).adminCommand },
   call: { summary: 'sign and send a merchant request: call METHOD PATH --key sk_... [--data JSON] [-i] [--output FILE]', load: async () => (await import('./call.ts')).callCommand },
+  listen: { summary: 'forward the sandbox webhook deliveries to a local URL: listen --forward-to URL --key sk_test_…', load: async () => (await import('./listen.ts')).listenCommand },
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },

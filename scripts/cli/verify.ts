@@ -7,6 +7,7 @@
 import { openDatabase } from '../../adapters/sqlite/schema.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
+import { startProgress } from './progress.ts';
 import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
 
 export const verifySpec: CommandSpec = {
@@ -29,7 +30,9 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const report = verifyStore(db);
+    const progress = startProgress('verify', { total: 0 });
+    const report = verifyStore(db, (seq, lastSeq) => progress.step(seq, { phase: 'replay', total: lastSeq }));
+    progress.finish();
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
     const atRest = scanDataDir(dataDir);
     console.log(JSON.stringify({ ...report, ok: report.ok && atRest.ok, secrets_at_rest: atRest }, null, 2));

@@ -235,3 +235,6 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   return router;
 }
+
+/** The request schemas, for the OpenAPI document (server/openapi/). */
+export { schemas as backOfficeSchemas };
