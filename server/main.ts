@@ -28,6 +28,7 @@ import { sealerFor } from './master-key.ts';
 import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
 import { readRouters } from './routes/read-routes.ts';
+import { reportRouters } from './routes/reports.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
@@ -118,7 +119,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability }, options);
-  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)] });
+  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services), ...reportRouters(services, verifyOperator)] });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
