@@ -5,6 +5,7 @@
 //   DepositMatched     a leg is told (amount, receiver, the withdrawal and its leg ref)
 //   LegCompleted       the leg's slip is verified (its transferred amount)
 //   LegsReleased       the leg no longer holds the withdrawal's money
+//   DepositExpired, DepositCanceled, DepositRejected   every leg of the order is released
 //   DepositSettled     a single-leg deposit's slip amount (V) when no LegCompleted gave one
 //   DepositReversed    the settled deposit is taken back
 //   FillLanded         the withdrawal is credited the leg (keyed by its payout leg ref)
@@ -53,6 +54,7 @@ export const receivingAccounts: Projection = {
     const verifyIfUnset = db.prepare('UPDATE ra_legs SET verified_minor = ? WHERE deposit_id = ? AND leg_ref = ? AND verified_minor IS NULL');
     const legCount = db.prepare<[string], number>('SELECT count(*) FROM ra_legs WHERE deposit_id = ?').pluck(true);
     const release = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND leg_ref = ?');
+    const releaseAll = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ?');
     const reverseDeposit = db.prepare('UPDATE ra_legs SET deposit_reversed = 1 WHERE deposit_id = ?');
     const fill = db.prepare('UPDATE ra_legs SET filled_minor = ? WHERE withdrawal_id = ? AND payout_leg_ref = ?');
     const reverseFill = db.prepare('UPDATE ra_legs SET fill_reversed = 1 WHERE withdrawal_id = ? AND payout_leg_ref = ?');
@@ -79,6 +81,11 @@ export const receivingAccounts: Projection = {
         }
         case 'DepositReversed':
           reverseDeposit.run(id);
+          return;
+        case 'DepositExpired':
+        case 'DepositCanceled':
+        case 'DepositRejected':
+          releaseAll.run(id); // closed: no leg of it is still awaited
           return;
         default:
           return;

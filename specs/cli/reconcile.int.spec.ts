@@ -19,13 +19,12 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Command } from '../../core/handler/commands.ts';
-import { settled } from '../../core/handler/handle.ts';
-import { merchantActor, system } from '../adapters/support.ts';
+import { merchantActor } from '../adapters/support.ts';
+import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const dayMs = 86_400_000;
-const operator = { kind: 'operator' as const, operatorId: 'emp_reconcile' };
 
 let s: TestServer;
 let shop: MerchantKeys;
@@ -49,11 +48,7 @@ function reconcile(args: readonly string[]): Promise<{ code: number | null; repo
   });
 }
 
-async function ok(c: Command): Promise<string> {
-  const r = await settled(s.running.store.submit(c));
-  if (!r.ok) throw new Error(`${c.type}: ${r.rejection.code}`);
-  return r.objectId ?? '';
-}
+const ok = (c: Command) => accepted(s, c);
 
 /** Funding, a withdrawal of `shop` filled by another merchant's paid deposit, a second withdrawal canceled. */
 async function moveMoney(): Promise<{ canceledId: string }> {
@@ -63,13 +58,7 @@ async function moveMoney(): Promise<{ canceledId: string }> {
   const withdraw = (amount: bigint) => ok({ type: 'CreateWithdrawal', actor: merchantActor(shop.id), amountMinor: amount, merchantReference: `w-${randomUUID()}`, endUserRef: 'payee', beneficiaryId, requiresApproval: false, p2pMinimumApplies: false });
   await withdraw(100_000n);
   const depositId = await ok({ type: 'CreateDeposit', actor: merchantActor(payer.id), amountMinor: 50_000n, merchantReference: `d-${randomUUID()}`, endUserRef: 'u-1', sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true });
-  const d = s.running.store.world.deposits.get(depositId)!;
-  const leg = d.legs[0]!;
-  await ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_1', hasImage: true, transRef: 'tr_1' });
-  await ok({
-    type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_1',
-    outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: { transRef: 'tr_1', amountMinor: leg.amountMinor, occurredAt: s.clock.now(), sender: { bankCode: '014', accountNumber: '9876543210', name: 'สมชาย ใจดี' }, receiver: { bankCode: leg.receiver.bankCode, accountNumber: leg.receiver.accountNumber, name: leg.receiver.accountName } } },
-  });
+  await payLeg(s, depositId, 0, s.running.store.world.deposits.get(depositId)!.legs[0]!.amountMinor);
   const canceledId = await withdraw(30_000n);
   await s.running.services.write.advanceClock!(60_000);
   await ok({ type: 'CancelWithdrawal', actor: merchantActor(shop.id), withdrawalId: canceledId });

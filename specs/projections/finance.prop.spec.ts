@@ -21,15 +21,14 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Command } from '../../core/handler/commands.ts';
-import { settled } from '../../core/handler/handle.ts';
 import { bangkokDayBounds, bangkokDayOf } from '../../core/finance/calendar.ts';
-import { merchantActor, system } from '../adapters/support.ts';
+import { merchantActor } from '../adapters/support.ts';
+import { attempt as attemptCommand, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 
 const financeRuns = 20;
 const commandsPerRunMax = 22;
 const hourMs = 3_600_000;
-const operator = { kind: 'operator' as const, operatorId: 'emp_finance_prop' };
 const bucketNames = ['available', 'pending_clearing', 'reserved'] as const;
 
 type Op =
@@ -60,9 +59,7 @@ const seenTypes = new Set<string>();
 
 interface Party { keys: MerchantKeys; beneficiary: { live: string; test: string } }
 
-async function attempt(c: Command) {
-  return settled(s.running.store.submit(c)); // a refusal is a fine outcome here
-}
+const attempt = (c: Command) => attemptCommand(s, c); // a refusal is a fine outcome here
 
 async function parties(): Promise<Party[]> {
   const first = await s.onboard('ร้านหนึ่ง, "First"');
@@ -79,31 +76,6 @@ async function parties(): Promise<Party[]> {
   return out;
 }
 
-/** Uploads and verifies a slip for one leg, transferring `amountMinor`. */
-async function payLeg(depositId: string, legIndex: number, amountMinor: bigint): Promise<void> {
-  const store = s.running.store;
-  const receiptId = `rcpt_${++n}`;
-  const transRef = `tr_${depositId}_${legIndex}`;
-  if (!(await attempt({ type: 'ReceiveSlip', actor: system, depositId, receiptId, hasImage: true, transRef })).ok) return;
-  const d = store.world.deposits.get(depositId)!;
-  const leg = d.legs[legIndex]!;
-  await attempt({
-    type: 'RecordSlipVerification', actor: system, depositId, receiptId,
-    outcome: {
-      kind: 'found', facts: { senderBankDisabled: false },
-      transfer: {
-        transRef, amountMinor, occurredAt: s.clock.now(),
-        sender: { bankCode: d.sender.bankCode, accountNumber: d.sender.accountNumber, name: d.sender.accountNameTh },
-        receiver: { bankCode: leg.receiver.bankCode, accountNumber: leg.receiver.accountNumber, name: leg.receiver.accountName },
-      },
-    },
-  });
-  const after = store.world.deposits.get(depositId)!;
-  if (after.status === 'under_review') {
-    await attempt({ type: 'ApproveDepositReview', actor: operator, depositId, note: 'verified by phone with the payer bank', transferredAmountMinor: amountMinor });
-  }
-}
-
 async function deposit(o: Extract<Op, { kind: 'deposit' }>, ps: Party[]): Promise<void> {
   const store = s.running.store;
   const created = await attempt({ type: 'CreateDeposit', actor: merchantActor(ps[o.m]!.keys.id, o.live), amountMinor: BigInt(o.amount), merchantReference: `d-${randomUUID()}`, endUserRef: `u-${++n}`, sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true });
@@ -113,7 +85,7 @@ async function deposit(o: Extract<Op, { kind: 'deposit' }>, ps: Party[]): Promis
     const asked = legs[i]!.amountMinor;
     const last = i === legs.length - 1;
     const amount = !last || o.pay === 'exact' ? asked : o.pay === 'short' ? asked - asked / 3n : asked + 700n;
-    await payLeg(created.objectId!, i, amount > 0n ? amount : asked);
+    await payLeg(s, created.objectId!, i, amount > 0n ? amount : asked);
   }
 }
 
