@@ -13,7 +13,9 @@
 //   RELEASED_UNPAID      told, never paid, the leg released (expired or canceled): no money moved
 // A leg with none of them agrees.
 
-import type { Minor } from '../money.ts';
+import { minorToJson, type Minor } from '../money.ts';
+import { iso, maskAccountNumber } from '../present.ts';
+import { bahtOf, csvText } from './money-text.ts';
 
 export interface ReceivingLeg {
   readonly depositId: string;
@@ -87,4 +89,38 @@ export function summariseReceivingAccount(
     if (differences.length < differencesListedMax) differences.push({ ...leg, reason });
   }
   return { ...account, legs: legs.length, toldMinor: told, verifiedMinor: verified, filledMinor: filled, differences, pending, disagreeing, releasedUnpaid };
+}
+
+/** One receiving account as the API answers it (the account number masked). */
+export function presentReceivingAccount(a: ReceivingAccountSummary): Record<string, unknown> {
+  return {
+    object: 'receiving_account', livemode: a.livemode, merchant_id: a.merchantId, bank_code: a.bankCode,
+    account_number_masked: maskAccountNumber(a.accountNumber), account_name: a.accountName, legs: a.legs,
+    told_minor: minorToJson(a.toldMinor), verified_minor: minorToJson(a.verifiedMinor), filled_minor: minorToJson(a.filledMinor),
+    pending_legs: a.pending, released_unpaid_legs: a.releasedUnpaid, agrees: a.disagreeing === 0, disagreeing_legs: a.disagreeing,
+    differences: a.differences.map((d) => ({
+      deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
+      told_minor: minorToJson(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : minorToJson(d.verifiedMinor),
+      filled_minor: d.filledMinor === null ? null : minorToJson(d.filledMinor),
+    })),
+  };
+}
+
+export const receivingCsvHeader = [
+  'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
+  'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht',
+] as const;
+
+/** RFC 4180: per account a line with its totals, then a line per leg that differs or is pending. */
+export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[]): string {
+  const rows: (string | number | bigint | boolean | null)[][] = [];
+  const baht = (m: Minor | null) => (m === null ? null : bahtOf(m));
+  for (const a of accounts) {
+    const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), a.accountName] as const;
+    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor)]);
+    for (const d of a.differences) {
+      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor)]);
+    }
+  }
+  return csvText(receivingCsvHeader, rows);
 }

@@ -107,10 +107,7 @@ const subcommands: Subcommand[] = [
         ...common,
       },
     },
-    run: (args) => {
-      if (flag(args, 'csv')) { process.stderr.write('report receiving-account: --csv is not offered for this report; it prints a table\n'); return Promise.resolve(2); }
-      return show(args, `/v1/bo/reports/receiving-accounts?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}`, receivingTable);
-    },
+    run: (args) => show(args, `/v1/bo/reports/receiving-accounts?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}`, receivingTable),
   },
 ];
 

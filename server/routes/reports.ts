@@ -2,7 +2,7 @@
 // projections/receiving-accounts.ts), never from the journal:
 //   GET /v1/bo/reports/statements?merchant_id=&livemode=&date=&format=   role finance
 //   GET /v1/bo/reports/trial-balance?as_of=&format=                      role finance
-//   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=         role finance
+//   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format= role finance
 //   GET /v1/pay/reports/statements?date=&format=                         scope wallet:read
 // date is a day in Asia/Bangkok (YYYY-MM-DD); as_of an RFC 3339 instant (default: now on
 // the service clock). format=csv answers RFC 4180 text (UTF-8, header row). A report waits
@@ -12,12 +12,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { bangkokDayBounds, bangkokDayOf, isCalendarDay } from '../../core/finance/calendar.ts';
-import { summariseReceivingAccount, type ReceivingAccountSummary } from '../../core/finance/receiving.ts';
+import { presentReceivingAccount, receivingAccountsCsv, summariseReceivingAccount } from '../../core/finance/receiving.ts';
 import { buildStatement, presentStatement, statementCsv, type Statement } from '../../core/finance/statement.ts';
 import { buildTrialBalance, presentTrialBalance, trialBalanceCsv } from '../../core/finance/trial-balance.ts';
 import { financeLimits } from '../../core/limits.ts';
-import { minorToJson } from '../../core/money.ts';
-import { iso, maskAccountNumber } from '../../core/present.ts';
+import { iso } from '../../core/present.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
 import { merchantAuth, requireScope } from '../auth/merchant.ts';
 import { operatorAuth } from '../auth/operator.ts';
@@ -83,21 +82,6 @@ function answerStatement(ctx: Context, services: Services, s: Statement, format:
   ctx.body = presentStatement(s, Math.min(endMs, services.write.clock.now()));
 }
 
-export function presentReceivingAccount(a: ReceivingAccountSummary): Record<string, unknown> {
-  return {
-    object: 'receiving_account', livemode: a.livemode, merchant_id: a.merchantId, bank_code: a.bankCode,
-    account_number_masked: maskAccountNumber(a.accountNumber), account_name: a.accountName, legs: a.legs,
-    told_minor: minorToJson(a.toldMinor), verified_minor: minorToJson(a.verifiedMinor), filled_minor: minorToJson(a.filledMinor),
-    pending_legs: a.pending, released_unpaid_legs: a.releasedUnpaid,
-    agrees: a.disagreeing === 0, disagreeing_legs: a.disagreeing,
-    differences: a.differences.map((d) => ({
-      deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
-      told_minor: minorToJson(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : minorToJson(d.verifiedMinor),
-      filled_minor: d.filledMinor === null ? null : minorToJson(d.filledMinor),
-    })),
-  };
-}
-
 function backOfficeReports(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo/reports' });
   router.use(operatorAuth(verify));
@@ -132,12 +116,19 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
   });
 
   router.get('/receiving-accounts', async (ctx) => {
-    const q = readQuery(ctx, ['merchant_id', 'livemode']);
+    const q = readQuery(ctx, ['merchant_id', 'livemode', 'format']);
     const merchantId = merchantParam(q);
     const livemode = livemodeParam(q.livemode);
+    const format = formatParam(q.format);
     await fresh(services, 'receiving_accounts');
     const accounts = readSideOf(services).models.receiving.accounts(merchantId, livemode, financeLimits.receivingAccountsPerReportMax);
-    const data = accounts.map((a) => presentReceivingAccount(summariseReceivingAccount(a, a.legs, financeLimits.receivingDifferencesListedMax)));
+    const summaries = accounts.map((a) => summariseReceivingAccount(a, a.legs, financeLimits.receivingDifferencesListedMax));
+    if (format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8; header=present';
+      ctx.body = receivingAccountsCsv(summaries);
+      return;
+    }
+    const data = summaries.map(presentReceivingAccount);
     ctx.body = { object: 'list', merchant_id: merchantId, livemode, as_of: iso(services.write.clock.now()), data, has_more: accounts.length >= financeLimits.receivingAccountsPerReportMax };
   });
   return router;

@@ -107,6 +107,11 @@ test('satang report: receiving-account, statement and trial-balance as tables, a
   assert.is(receiving.code, 0, receiving.stderr);
   assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+7\s+2700\.00\s+1960\.00\s+850\.00\s+NO/);
   assert.match(receiving.stdout, /SHORT_PAID \(told 300\.00, verified 250\.00, filled 250\.00\)/);
+  const receivingCsv = await report(['receiving-account', '--merchant', withdrawer.id, '--csv']);
+  assert.is(receivingCsv.code, 0, receivingCsv.stderr);
+  const legs = parse(receivingCsv.stdout, { columns: true }) as Record<string, string>[];
+  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '270000', '196000', '85000', '2700.00', 'DIFFERENCES']]);
+  assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
 
   const day = bangkokDayOf(s.clock.now());
   const table = await report(['statement', '--merchant', withdrawer.id, '--date', day]);
