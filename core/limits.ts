@@ -343,3 +343,22 @@ export const listenLimits = {
   /** An SSE comment this often keeps proxies and the CLI's idle detection from closing a quiet stream. */
   heartbeatMs: 15 * second,
 } as const;
+
+// ---- finance reports (issue 16: statements, trial balance, receiving accounts, reconcile) ----
+
+export const financeLimits = {
+  /** Statements and the trial balance speak of days in Asia/Bangkok: UTC+7, no daylight saving. */
+  bangkokOffsetMs: 7 * hour,
+  /** How long a report waits for the finance projections to apply what the write side had committed. */
+  reportFreshnessWaitMs: 2 * second,
+  /** Receiving accounts listed in one report (the busiest first). */
+  receivingAccountsPerReportMax: 500,
+  /** Legs shown per receiving account with a difference (the rest are counted). */
+  receivingDifferencesListedMax: 200,
+  /** Contract (Limits): a sequence gap older than this is a real loss; younger, it is pending. */
+  sequenceGapLostAfterMs: 4 * day,
+  /** Events pages the reconcile job reads in one run before it stops and says so. */
+  reconcilePagesPerRunMax: 100_000,
+  /** Objects the reconcile job compares with a GET in one run (the most recently changed). */
+  reconcileObjectsCheckedMax: 1_000,
+} as const;

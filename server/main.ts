@@ -28,6 +28,7 @@ import { sealerFor } from './master-key.ts';
 import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
 import { readRouters } from './routes/read-routes.ts';
+import { reportRouters } from './routes/reports.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
@@ -154,7 +155,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
-    extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services)],
+    extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services), ...reportRouters(services, verifyOperator)],
   });
   handle = app.callback();
   scheduler.start();

@@ -14,6 +14,8 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },
   projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },
+  report: { summary: 'finance reports: statement, trial-balance, receiving-account (a table, or --csv)', load: async () => (await import('./report.ts')).reportCommand },
+  reconcile: { summary: "the merchant's daily reconciliation job: events since the last sequence, gaps, balance sums, orders vs GET", load: async () => (await import('./reconcile.ts')).reconcileCommand },
   projector: { summary: 'run the projections as their own process against NATS (SATANG_NATS_URL)', load: async () => (await import('./projector.ts')).projectorCommand },
 };
 

@@ -16,6 +16,7 @@ const reviewer = ['reviewer'] as const;
 const approver = ['approver'] as const;
 const webhookReads = ['ops_admin', 'support'] as const;
 const balanceReads = ['finance', 'support', 'ops_admin'] as const;
+const finance = ['finance'] as const;
 
 /** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
 export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
@@ -52,6 +53,10 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/webhooks/:endpointId/deliveries/:deliveryId/resend': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/replay': opsAdmin,
   'POST /v1/bo/webhooks/signing-keys/rotate': opsAdmin,
+  // finance reports (server/routes/reports.ts)
+  'GET /v1/bo/reports/statements': finance,
+  'GET /v1/bo/reports/trial-balance': finance,
+  'GET /v1/bo/reports/receiving-accounts': finance,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */
