@@ -26,6 +26,8 @@ export interface VerificationFacts {
   /** Another deposit already used this transfer (same trans_ref). */
   readonly duplicateOfDepositId?: string;
   readonly senderBankDisabled: boolean;
+  /** The bank stamped the transfer outside the order's window (the sandbox's scenario 10200 says so of its late slip). */
+  readonly outsideTimeWindow?: boolean;
 }
 
 export type MatchAnswer = 'match' | 'no_match' | 'indeterminate';
@@ -110,7 +112,7 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   const expected = leg?.amountMinor ?? deposit.amountMinor;
   const expiresAt = leg?.expiresAt ?? deposit.expiresAt;
   const amountExact = transfer.amountMinor === expected;
-  const withinTimeWindow = transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
+  const withinTimeWindow = facts.outsideTimeWindow !== true && transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
   const senderBankMatch = transfer.sender.bankCode === deposit.sender.bankCode;
   const account = transfer.sender.accountNumber.trim() === '' ? 'unavailable' : matchAccountNumber(deposit.sender.accountNumber, transfer.sender.accountNumber);
   const name = matchName(deposit.sender.accountNameTh, transfer.sender.name);
