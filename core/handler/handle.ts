@@ -110,6 +110,7 @@ function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'Record
     senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode),
     duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
     outsideTimeWindow: outcome.facts.outsideTimeWindow,
+    allocationConflict: outcome.facts.allocationConflict,
   } satisfies { [K in keyof Required<VerificationFacts>]: VerificationFacts[K] };
   return { kind: 'found', transfer: outcome.transfer, facts };
 }

@@ -9,9 +9,9 @@
 import { decide } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import type { Timer } from '../journal.ts';
-import { sandboxStepOf, sandboxTransRef, sandboxVerification, type SandboxStep } from '../sandbox/scenarios.ts';
+import { sandboxStepOf, sandboxTransRef, sandboxVerification, scenarioOf, type SandboxStep } from '../sandbox/scenarios.ts';
 import { runDeposit, settleContext, simulatedMatch } from './deposits.ts';
-import { done, type Step } from './reactions.ts';
+import { done, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 
 /** The operator id a scenario's automatic review decision is recorded under. */
@@ -59,6 +59,23 @@ function payBySandboxBank(tx: Tx, d: Deposit): Step {
   const outcome = sandboxVerification(after, slip, sandboxTransRef(receiptId));
   const verified = runDeposit(tx, d.id, decide({ type: 'RecordVerification', at: tx.at, receiptId, outcome, settle: settleContext(tx, after) }, after));
   if (!verified.ok) return verified;
-  const then = [...(received.then ?? []), ...(verified.then ?? [])];
+  const then = [...(received.then ?? []), ...(verified.then ?? []), ...counterpartyDisputes(tx, tx.deposit(d.id)!)];
   return done(d.id, then.length > 0 ? then : undefined);
+}
+
+/**
+ * 11000: the payee of the counterparty withdrawal disputes what it was paid, up to this
+ * order's amount. Only a withdrawal (the merchant's own, in sandbox) with fills can be
+ * disputed; the simulated counterparty has no withdrawal to dispute.
+ */
+function counterpartyDisputes(tx: Tx, d: Deposit): Reaction[] {
+  if (scenarioOf(d) !== 11_000 || d.review?.reasons.every((r) => r.code !== 'ALLOCATION_CONFLICT')) return [];
+  const out: Reaction[] = [];
+  for (const leg of d.legs) {
+    if (leg.counterparty.kind !== 'withdrawal') continue;
+    const w = tx.withdrawal(leg.counterparty.withdrawalId);
+    if (!w || w.filledMinor <= 0n || w.dispute?.status === 'open') continue;
+    out.push({ type: 'DisputeFills', withdrawalId: w.id, amountMinor: w.filledMinor < leg.amountMinor ? w.filledMinor : leg.amountMinor, reasonCode: 'ALLOCATION_CONFLICT' });
+  }
+  return out;
 }

@@ -60,7 +60,7 @@ export function withdrawalScenarioRefuses(o: { readonly livemode: boolean; reado
 export type SandboxStep = 'pay' | 'expire' | 'cancel' | 'late_slip' | 'close_late_window' | 'approve' | 'reverse' | 'duplicate_transfer' | 'match';
 
 /** Scenarios whose end user pays (the scenario's own transfer) shortly after creation. */
-const paidAfterCreation = new Set([10_000, 10_100, 10_300, 10_600, 10_800, 11_100, 11_600]);
+const paidAfterCreation = new Set([10_000, 10_100, 10_300, 10_600, 10_800, 11_000, 11_100, 11_600]);
 
 /** The next step a sandbox deposit's scenario takes from its state, and when; undefined when none. */
 export function sandboxStepOf(d: Deposit): { readonly step: SandboxStep; readonly dueAt: number } | undefined {
@@ -134,7 +134,11 @@ export function sandboxVerification(d: Deposit, slip: Slip, transRef: string): V
   };
   return {
     kind: 'found', transfer,
-    facts: { senderBankDisabled: scenario === 10_600, ...(scenario === 10_200 && slip.isLate ? { outsideTimeWindow: true } : {}) },
+    facts: {
+      senderBankDisabled: scenario === 10_600,
+      ...(scenario === 10_200 && slip.isLate ? { outsideTimeWindow: true } : {}),
+      ...(scenario === 11_000 ? { allocationConflict: true } : {}),
+    },
   };
 }
 

@@ -160,6 +160,31 @@ test('10900: canceled, then a transfer arrives: late slip, under_review CANCELED
   assert.is(events[4]!.object.review.reasons[0].code, 'CANCELED_ORDER_SLIP');
 });
 
+test('11000: ALLOCATION_CONFLICT on the deposit plus withdrawal.disputed on the counterparty (the merchant\'s own sandbox withdrawal)', async () => {
+  const scene = await nextShop(base);
+  await scene.s.fund(scene.shop.id, 1_000_000, false);
+  const ben = await scene.s.beneficiary(scene.shop.id, false);
+  await advanceSeconds(scene, 31); // the beneficiary's verification
+  const w = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 50_000 }));
+  assert.is(w.status, 201, w.text);
+  const first = await sandboxDeposit(scene, 10_000);
+  assert.is(first.legs.length, 1);
+  assert.is(first.liquidity_source, 'internal');
+  await advanceSeconds(scene, 5);
+  assert.is((await awaitEvents(scene, first.id, 4)).at(-1)!.object.status, 'settled');
+  const d = await sandboxDeposit(scene, 11_000);
+  await advanceSeconds(scene, 5);
+  const events = await awaitEvents(scene, d.id, 4);
+  assert.equal(shape(events), [...opening, ['deposit.slip_received', 'slip_processing', 2], ['deposit.under_review', 'under_review', 3]]);
+  assert.ok(events[3]!.object.review.reasons.some((r: any) => r.code === 'ALLOCATION_CONFLICT'));
+  const withdrawalEvents = await awaitEvents(scene, w.json.id, 5);
+  const types = withdrawalEvents.map((e) => e.type);
+  assert.ok(types.includes('withdrawal.filled'), types.join());
+  assert.is(types.at(-1), 'withdrawal.disputed', types.join());
+  assert.is(withdrawalEvents.at(-1)!.object.dispute.status, 'open');
+  assert.is(withdrawalEvents.at(-1)!.object.dispute.amount_minor, 10_000, 'at most what was filled');
+});
+
 test('11100: clean short-pay: settled automatically, A = V < X, partial true', async () => {
   const scene = await nextShop(base);
   const d = await sandboxDeposit(scene, 11_100);
