@@ -68,6 +68,8 @@ export const limits = {
   sandboxFallbackRouteTtlMs: 4 * minute,
   /** 11100: the clean short-pay transfers this much less than ordered. */
   sandboxShortPayMinor: 1_100n,
+  /** 11400: the sandbox's next signing key signs from this long after the announcement ("kid switches within 60 s"). */
+  sandboxKeyRotationNoticeMs: 60 * second,
   /** 11600: the same slip carries this much more than ordered (X = 11600, V = 12100). */
   sandboxOverpayMinor: 500n,
 

@@ -12,8 +12,9 @@ import * as assert from 'uvu/assert';
 import { depositBody } from '../support/server-harness.ts';
 import { expectError, withdrawalBody } from '../support/api-checks.ts';
 import { jpegSlip, uploadFile } from '../support/slip-harness.ts';
+import { addEndpoint, nobleVerifies, publishedKeys, Receiver, until } from '../webhooks/support.ts';
 import {
-  advanceSeconds, awaitEvents, eventsOf, getSandboxDeposit, nextShop, sandboxDeposit, sandboxHistory, sandboxScene, secondsAfter, shape, stopScene, type SandboxScene,
+  advanceSeconds, awaitEvents, delivered, eventsOf, getSandboxDeposit, nextShop, sandboxDeposit, sandboxHistory, sandboxScene, secondsAfter, shape, stopScene, type SandboxScene,
 } from './support.ts';
 
 let base: SandboxScene;
@@ -222,6 +223,49 @@ test('11300: a sandbox withdrawal of 11300 gets 402 insufficient_balance naming 
   assert.is(details.pending_clearing_available_at, settled.clearing_available_at);
   const other = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 11_400 }));
   assert.is(other.status, 201, `an ordinary amount is not refused: ${other.text}`);
+});
+
+test('11400: webhook.key.rotating, then the sandbox kid switches within 60 s; the live key never moves', async () => {
+  const scene = await nextShop(base);
+  const liveReceiver = await Receiver.start(() => scene.s.clock.now());
+  await addEndpoint(scene.s, scene.shop.id, liveReceiver.url, true);
+  const liveBefore = (await publishedKeys(scene.s)).keys.map((k) => [k.kid, k.status]);
+  await scene.s.fund(scene.shop.id, 1_000, true);
+  await advanceSeconds(scene, 0);
+  await until(() => liveReceiver.received.length === 1);
+  const liveKid = (await nobleVerifies(liveReceiver.received[0]!, await publishedKeys(scene.s))).kid;
+
+  const d = await sandboxDeposit(scene, 11_400);
+  await advanceSeconds(scene, 0);
+  await until(() => delivered(scene).some((e) => e.type === 'webhook.key.rotating'));
+  const all = delivered(scene);
+  // The announcement is fanned out as deposit.created is: it may arrive before deposit.matched.
+  assert.equal(all.map((e) => e.type).slice(0, 3).sort(), ['deposit.created', 'deposit.matched', 'webhook.key.rotating']);
+  assert.is(all.filter((e) => e.type === 'webhook.key.rotating').length, 1);
+  const rotating = all.find((e) => e.type === 'webhook.key.rotating')!;
+  const keys = await publishedKeys(scene.s);
+  const before = await nobleVerifies(scene.receiver.received[0]!, keys);
+  assert.ok(before.ok);
+  assert.is(rotating.object.previous_kid, before.kid);
+  assert.is(rotating.object.not_before, new Date(scene.s.clock.now() + 60_000).toISOString());
+  assert.is(keys.keys.find((k) => k.kid === rotating.object.kid)?.status, 'next');
+  assert.not.equal(before.kid, liveKid, 'sandbox deliveries are signed by a sandbox key of their own');
+
+  await advanceSeconds(scene, 60);
+  await scene.s.fund(scene.shop.id, 1_000, false);
+  await scene.s.fund(scene.shop.id, 1_000, true);
+  await advanceSeconds(scene, 0);
+  await until(() => liveReceiver.received.length === 2);
+  const after = await publishedKeys(scene.s);
+  const last = scene.receiver.received.at(-1)!;
+  const signed = await nobleVerifies(last, after);
+  assert.ok(signed.ok);
+  assert.is(signed.kid, rotating.object.kid, 'the sandbox kid switched');
+  const liveNow = await nobleVerifies(liveReceiver.received[1]!, after);
+  assert.equal([liveNow.ok, liveNow.kid], [true, liveKid], 'live deliveries keep the live key');
+  assert.ok(liveBefore.every(([kid]) => after.keys.find((k) => k.kid === kid)?.status !== 'next'));
+  assert.is(after.keys.filter((k) => k.kid === liveKid)[0]!.status, 'active', 'the live key is untouched');
+  assert.ok(eventsOf(scene, d.id).length >= 2);
 });
 
 test('11500: idempotency conflict: the same key with a different body is 409 idempotency_key_reused', async () => {
