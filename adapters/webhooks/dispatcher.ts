@@ -166,14 +166,15 @@ export class Dispatcher {
   private claimAll(candidates: Delivery[], now: number): Claimed[] {
     const claimed: Claimed[] = [];
     const added = new Map<string, number>();
-    const liveKey = this.p.keys.current(now), sandboxKey = this.p.sandboxKeys.current(now);
+    // Each mode's key is looked up once per batch, and only when a delivery of that mode is claimed.
+    let liveKey: SigningKey | undefined, sandboxKey: SigningKey | undefined;
     for (const d of candidates) {
       const endpoint = this.p.endpoints.get(d.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') { this.p.deliveries.cancelQueued(d.endpointId, 'canceled: the endpoint is disabled'); continue; }
       const open = (this.perEndpoint.get(endpoint.id) ?? 0) + (added.get(endpoint.id) ?? 0);
       if (open >= webhookLimits.inFlightDeliveriesPerEndpointMax) continue;
       const attempt = d.attempt + 1;
-      const key = endpoint.livemode ? liveKey : sandboxKey;
+      const key = endpoint.livemode ? (liveKey ??= this.p.keys.current(now)) : (sandboxKey ??= this.p.sandboxKeys.current(now));
       const following = attempt < webhookLimits.attemptsMax ? now + jittered(webhookLimits.attemptDelaysMs[attempt]!, this.random) : null;
       if (!this.p.deliveries.claim(d, now, key.kid, following)) continue;
       added.set(endpoint.id, (added.get(endpoint.id) ?? 0) + 1);

@@ -90,6 +90,7 @@ export class WebhookOperations {
       result = this.p.db.transaction(fn)();
     } catch (error) {
       this.p.keys.load(); // a rotation that rolled back must not stay in memory
+      this.p.sandboxKeys.load();
       throw error;
     }
     this.p.wake();
