@@ -13,6 +13,9 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },
   projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },
+  scenarios: { summary: 'list the sandbox scenarios (amount_minor, name, what happens)', load: async () => (await import('./sandbox.ts')).scenariosCommand },
+  trigger: { summary: 'play one sandbox scenario: trigger <amount | name> --key sk_test_... (creates, drives the clock, prints events)', load: async () => (await import('./sandbox.ts')).triggerCommand },
+  certify: { summary: 'run certification with a sandbox key and print a pass/fail table (the live-key rule in production)', load: async () => (await import('./sandbox.ts')).certifyCommand },
   projector: { summary: 'run the projections as their own process against NATS (SATANG_NATS_URL)', load: async () => (await import('./projector.ts')).projectorCommand },
 };
 
