@@ -44,13 +44,20 @@ test('10000: matched at once, automatic slip check, settled 5 s after creation; 
   assert.ok(history.data.every((r: any) => r.id.startsWith('sbxbtxn_l_') && r.bucket_deltas.pending_clearing_minor === '0'));
 });
 
-test('10100: under_review with SENDER_NAME_MISMATCH until an operator approves it', async () => {
+/** A scenario whose transfer at +5 s opens a review with `reason`: the deposit and the scene. */
+async function reviewedAt5s(amount: number, reason: string): Promise<{ scene: SandboxScene; d: any }> {
   const scene = await nextShop(base);
-  const d = await sandboxDeposit(scene, 10_100);
+  const d = await sandboxDeposit(scene, amount);
   await advanceSeconds(scene, 5);
   const events = await awaitEvents(scene, d.id, 4);
   assert.equal(shape(events), [...opening, ['deposit.slip_received', 'slip_processing', 2], ['deposit.under_review', 'under_review', 3]]);
-  assert.equal(events[3]!.object.review.reasons.map((r: any) => r.code), ['SENDER_NAME_MISMATCH']);
+  assert.ok(events[3]!.object.review.reasons.some((r: any) => r.code === reason), reason);
+  return { scene, d };
+}
+
+test('10100: under_review with SENDER_NAME_MISMATCH until an operator approves it', async () => {
+  const { scene, d } = await reviewedAt5s(10_100, 'SENDER_NAME_MISMATCH');
+  assert.equal(eventsOf(scene, d.id)[3]!.object.review.reasons.map((r: any) => r.code), ['SENDER_NAME_MISMATCH']);
   await advanceSeconds(scene, 120);
   assert.is((await getSandboxDeposit(scene, d.id)).status, 'under_review', 'it waits for a person');
   const approved = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note: 'The sender is the account holder spouse.' });
@@ -118,12 +125,8 @@ test('10500: awaiting_liquidity for 25 s, then matched', async () => {
 });
 
 test('10600: under_review with BANK_DISABLED', async () => {
-  const scene = await nextShop(base);
-  const d = await sandboxDeposit(scene, 10_600);
-  await advanceSeconds(scene, 5);
-  const events = await awaitEvents(scene, d.id, 4);
-  assert.equal(shape(events), [...opening, ['deposit.slip_received', 'slip_processing', 2], ['deposit.under_review', 'under_review', 3]]);
-  assert.equal(events[3]!.object.review.reasons.map((r: any) => r.code), ['BANK_DISABLED']);
+  const { scene, d } = await reviewedAt5s(10_600, 'BANK_DISABLED');
+  assert.equal(eventsOf(scene, d.id)[3]!.object.review.reasons.map((r: any) => r.code), ['BANK_DISABLED']);
 });
 
 test('10700: the counterparty withdrawal split into 3 chunks (3 legs)', async () => {
@@ -176,7 +179,7 @@ test('11000: ALLOCATION_CONFLICT on the deposit plus withdrawal.disputed on the 
   const d = await sandboxDeposit(scene, 11_000);
   await advanceSeconds(scene, 5);
   const events = await awaitEvents(scene, d.id, 4);
-  assert.equal(shape(events), [...opening, ['deposit.slip_received', 'slip_processing', 2], ['deposit.under_review', 'under_review', 3]]);
+  assert.equal(shape(events).at(-1), ['deposit.under_review', 'under_review', 3]);
   assert.ok(events[3]!.object.review.reasons.some((r: any) => r.code === 'ALLOCATION_CONFLICT'));
   const withdrawalEvents = await awaitEvents(scene, w.json.id, 5);
   const types = withdrawalEvents.map((e) => e.type);
