@@ -53,6 +53,26 @@ export const limits = {
   gatewayRouteTtlSecondsMin: 60,
   gatewayRouteTtlSecondsMax: 31_536_000,
 
+  // Sandbox scenarios (contract: "Sandbox scenarios"; each step a durable timer on the service clock)
+  /** The scenario's automatic transfer (or expiry, or cancellation) comes this long after creation ("settled in about 5 seconds"). */
+  sandboxAutoStepMs: 5 * second,
+  /** 10200 and 10900: the transfer after the order closed comes this long after it closed. */
+  sandboxLateSlipDelayMs: 60 * second,
+  /** 10300: the reversal comes this long after settlement. */
+  sandboxReversalDelayMs: 60 * second,
+  /** 10800: the duplicate transfer comes this long after settlement. */
+  sandboxDuplicateTransferDelayMs: 45 * second,
+  /** 10500: how long the order waits for liquidity before a destination appears. */
+  sandboxLiquidityWaitMs: 25 * second,
+  /** 10400: the fallback route's legs live this long ("TTL about 4 minutes"). */
+  sandboxFallbackRouteTtlMs: 4 * minute,
+  /** 11100: the clean short-pay transfers this much less than ordered. */
+  sandboxShortPayMinor: 1_100n,
+  /** 11400: the sandbox's next signing key signs from this long after the announcement ("kid switches within 60 s"). */
+  sandboxKeyRotationNoticeMs: 60 * second,
+  /** 11600: the same slip carries this much more than ordered (X = 11600, V = 12100). */
+  sandboxOverpayMinor: 500n,
+
   // Text fields
   referenceLengthMax: 64,
   metadataKeysMax: 20,

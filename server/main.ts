@@ -34,6 +34,8 @@ import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
 import { listenMetrics, Metrics, type MetricsListener } from './metrics.ts';
 import { readinessOf, type Readiness } from './readiness.ts';
+import { CertificationStore } from '../adapters/sandbox/certification.ts';
+import { certificationRoutes } from './routes/certification.ts';
 
 export interface Running {
   readonly url: string;
@@ -122,7 +124,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   });
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
-  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen > 0) compactAfterSealing(store.db);
+  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen > 0) compactAfterSealing(store.db);
+  const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
   const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.durableSeq, log: logger, logLevel: config.logLevel });
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
@@ -141,6 +144,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
+    ...(config.env === 'production' ? { liveKeys: { certified: (id: string) => certification.certified(id, (ids) => ids.flatMap((e) => webhooks.endpoints.get(e) ?? []), clock.now()) } } : {}),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);
   // Operator tokens are security time: verified on the wall clock, never the (maybe manual) service clock.
@@ -155,7 +159,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
-    extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services), ...reportRouters(services, verifyOperator)],
+    extraRouters: [...webhookRouters(services, webhooks, verifyOperator), certificationRoutes(services, webhooks, certification), ...slips.routers, ...readRouters(services), ...reportRouters(services, verifyOperator)],
   });
   handle = app.callback();
   scheduler.start();

@@ -20,7 +20,9 @@ export type Reaction =
   /** Capacity appeared in a pool: the deposits waiting there get their turn, oldest first. */
   | { readonly type: 'MatchWaitingDeposits'; readonly whiteLabelId: string; readonly livemode: boolean }
   /** One waiting deposit's turn to be matched against the pool as it is now. */
-  | { readonly type: 'MatchWaitingDeposit'; readonly depositId: string };
+  | { readonly type: 'MatchWaitingDeposit'; readonly depositId: string }
+  /** The payee of a withdrawal disputes what it was paid (the sandbox's scenario 11000). */
+  | { readonly type: 'DisputeFills'; readonly withdrawalId: string; readonly amountMinor: Minor; readonly reasonCode: string };
 
 export type Outcome = { readonly ok: true; readonly objectId?: string } | { readonly ok: false; readonly rejection: Rejection };
 

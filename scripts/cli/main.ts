@@ -16,6 +16,9 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },
   report: { summary: 'finance reports: statement, trial-balance, receiving-account (a table, or --csv)', load: async () => (await import('./report.ts')).reportCommand },
   reconcile: { summary: "the merchant's daily reconciliation job: events since the last sequence, gaps, balance sums, orders vs GET", load: async () => (await import('./reconcile.ts')).reconcileCommand },
+  scenarios: { summary: 'list the sandbox scenarios (amount_minor, name, what happens)', load: async () => (await import('./sandbox.ts')).scenariosCommand },
+  trigger: { summary: 'play one sandbox scenario: trigger <amount | name> --key sk_test_... (creates, drives the clock, prints events)', load: async () => (await import('./sandbox.ts')).triggerCommand },
+  certify: { summary: 'run certification with a sandbox key and print a pass/fail table (the live-key rule in production)', load: async () => (await import('./sandbox.ts')).certifyCommand },
   projector: { summary: 'run the projections as their own process against NATS (SATANG_NATS_URL)', load: async () => (await import('./projector.ts')).projectorCommand },
 };
 

@@ -214,7 +214,10 @@ class Generator {
 
   private cancel(): Command {
     if (this.int(2) === 0) {
-      const id = this.pick(this.deposits) ?? 'dep_missing';
+      // Half of the picks among orders still open, or the sequence rarely meets a cancelable
+      // one (sandbox orders are matched and paid by their scenarios at once).
+      const open = this.deposits.filter((d) => ['awaiting_payment', 'awaiting_liquidity'].includes(this.world.deposits.get(d)?.status ?? ''));
+      const id = this.pick(this.int(2) === 0 && open.length > 0 ? open : this.deposits) ?? 'dep_missing';
       const d = this.world.deposits.get(id);
       return { type: 'CancelDeposit', actor: d ? { kind: 'merchant', merchantId: d.merchantId, livemode: d.livemode } : sys, depositId: id };
     }
