@@ -53,6 +53,26 @@ export const limits = {
   gatewayRouteTtlSecondsMin: 60,
   gatewayRouteTtlSecondsMax: 31_536_000,
 
+  // Sandbox scenarios (contract: "Sandbox scenarios"; each step a durable timer on the service clock)
+  /** The scenario's automatic transfer (or expiry, or cancellation) comes this long after creation ("settled in about 5 seconds"). */
+  sandboxAutoStepMs: 5 * second,
+  /** 10200 and 10900: the transfer after the order closed comes this long after it closed. */
+  sandboxLateSlipDelayMs: 60 * second,
+  /** 10300: the reversal comes this long after settlement. */
+  sandboxReversalDelayMs: 60 * second,
+  /** 10800: the duplicate transfer comes this long after settlement. */
+  sandboxDuplicateTransferDelayMs: 45 * second,
+  /** 10500: how long the order waits for liquidity before a destination appears. */
+  sandboxLiquidityWaitMs: 25 * second,
+  /** 10400: the fallback route's legs live this long ("TTL about 4 minutes"). */
+  sandboxFallbackRouteTtlMs: 4 * minute,
+  /** 11100: the clean short-pay transfers this much less than ordered. */
+  sandboxShortPayMinor: 1_100n,
+  /** 11400: the sandbox's next signing key signs from this long after the announcement ("kid switches within 60 s"). */
+  sandboxKeyRotationNoticeMs: 60 * second,
+  /** 11600: the same slip carries this much more than ordered (X = 11600, V = 12100). */
+  sandboxOverpayMinor: 500n,
+
   // Text fields
   referenceLengthMax: 64,
   metadataKeysMax: 20,
@@ -343,4 +363,43 @@ export const backOfficeLimits = {
   /** Request log and action log reads: page size. */
   logPageSizeDefault: 50,
   logPageSizeMax: 200,
+} as const;
+
+// ── Observability: metrics and readiness (server/metrics.ts, server/readiness.ts) ──
+
+export const observabilityLimits = {
+  /** A timer still pending this long after it fell due counts as overdue (the scheduler runs due timers within a second). */
+  timerOverdueAfterMs: minute,
+  /** GET /readyz is 503 while a projection is further than this behind the journal's tail. */
+  readinessProjectionLagEntriesMax: 10_000,
+  /** How often the relay worker thread tells the API whether NATS JetStream is connected. */
+  busStatusReportMs: 500,
+  /** Long CLI work (verify) reports its progress once per this many journal entries. */
+  progressEntriesPerStep: 1000,
+} as const;
+
+// ── `satang listen` (server/routes/webhooks-listen.ts) ──
+
+export const listenLimits = {
+  /** An SSE comment this often keeps proxies and the CLI's idle detection from closing a quiet stream. */
+  heartbeatMs: 15 * second,
+} as const;
+
+// ---- finance reports (issue 16: statements, trial balance, receiving accounts, reconcile) ----
+
+export const financeLimits = {
+  /** Statements and the trial balance speak of days in Asia/Bangkok: UTC+7, no daylight saving. */
+  bangkokOffsetMs: 7 * hour,
+  /** How long a report waits for the finance projections to apply what the write side had committed. */
+  reportFreshnessWaitMs: 2 * second,
+  /** Receiving accounts listed in one report (the busiest first). */
+  receivingAccountsPerReportMax: 500,
+  /** Legs shown per receiving account with a difference (the rest are counted). */
+  receivingDifferencesListedMax: 200,
+  /** Contract (Limits): a sequence gap older than this is a real loss; younger, it is pending. */
+  sequenceGapLostAfterMs: 4 * day,
+  /** Events pages the reconcile job reads in one run before it stops and says so. */
+  reconcilePagesPerRunMax: 100_000,
+  /** Objects the reconcile job compares with a GET in one run (the most recently changed). */
+  reconcileObjectsCheckedMax: 1_000,
 } as const;

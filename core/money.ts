@@ -18,8 +18,11 @@ export function minorFromJson(value: unknown): Minor | null {
 }
 
 /** A bigint amount → a JSON number; an amount past the safe range is a broken invariant. */
+const safeMinorMax = BigInt(safeIntegerMax);
+const safeMinorMin = -safeMinorMax;
+
 export function minorToJson(value: Minor): number {
-  if (value > BigInt(safeIntegerMax) || value < -BigInt(safeIntegerMax)) {
+  if (value > safeMinorMax || value < safeMinorMin) {
     throw new RangeError(`amount ${value} is outside the safe integer range`);
   }
   return Number(value);

@@ -28,14 +28,40 @@ export interface MerchantEvent {
 
 type Obj = { [key: string]: Json };
 
+/**
+ * The keys whose values differ, with their values before (null for a key that was
+ * absent), then the version before. Keys in the order of `before`, then those new in
+ * `after`. Two values are the same when they would serialise to the same JSON.
+ */
 function diff(before: Obj, after: Obj): Obj {
   const changed: Obj = {};
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (key === 'version') continue;
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = before[key] === undefined ? null : before[key]!;
+  for (const key in before) {
+    if (key !== 'version' && !sameJson(before[key]!, after[key])) changed[key] = before[key]!;
+  }
+  for (const key in after) {
+    if (key !== 'version' && !(key in before)) changed[key] = null;
   }
   changed.version = before.version ?? null;
   return changed;
+}
+
+/** JSON.stringify(a) === JSON.stringify(b) for JSON values, without building the strings. */
+function sameJson(a: Json | undefined, b: Json | undefined): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  const aKeys = Object.keys(a);
+  const bKeys = Object.keys(b);
+  if (aKeys.length !== bKeys.length) return false;
+  for (let i = 0; i < aKeys.length; i++) {
+    const key = aKeys[i]!;
+    if (bKeys[i] !== key || !sameJson(a[key], b[key])) return false; // key order counts, as in the JSON text
+  }
+  return true;
 }
 
 function depositEventType(entry: JournalEntry, d: Deposit): string | null {
@@ -106,10 +132,10 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       presented.delete(entry.stream);
       const type = isDeposit ? depositEventType(entry, after as Deposit) : withdrawalEventType(entry);
       if (!type) continue;
-      const object = isDeposit ? presentDeposit(after as Deposit) : presentWithdrawal(after as Withdrawal);
+      const object = presentOrder(world, after, isDeposit);
       presented.set(entry.stream, object);
       const created = type === 'deposit.created' || type === 'withdrawal.created';
-      const previous = before && !created ? diff(shownBefore ?? (isDeposit ? presentDeposit(before as Deposit) : presentWithdrawal(before as Withdrawal)), object) : null;
+      const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit), object) : null;
       events.push({
         type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
         object, previousAttributes: previous, stream: entry.stream, version: entry.version,
@@ -135,6 +161,19 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
     }
   }
   return events;
+}
+
+/**
+ * The API presentation of an order's state, made once per state: states are immutable, so
+ * the snapshot an event carries is the "before" of the next commit's event on the object
+ * (world.presentations holds the latest per order in memory).
+ */
+function presentOrder(world: World, state: Deposit | Withdrawal, isDeposit: boolean): Obj {
+  const last = world.presentations.get(state.id);
+  if (last?.state === state) return last.shown as Obj;
+  const shown = isDeposit ? presentDeposit(state as Deposit) : presentWithdrawal(state as Withdrawal);
+  world.presentations.set(state.id, { state, shown });
+  return shown;
 }
 
 /** A hand-built commit's entry folded onto the object's state (the write path never needs this). */

@@ -9,7 +9,7 @@ import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLa
 import { evolveClaim } from './claim/state.ts';
 import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
 import { accountKey, bucketInRange, bucketOutOfRange, merchantAccountKey, type Balances } from './ledger/ledger.ts';
-import { evolve as evolveWithdrawal, isPayable, type Withdrawal } from './withdrawal/state.ts';
+import { evolve as evolveWithdrawal, isFinalWithdrawalStatus, isPayable, type Withdrawal } from './withdrawal/state.ts';
 
 /** A min-heap of timers by (dueAt, id); entries whose timer changed are skipped lazily. */
 class TimerQueue {
@@ -60,9 +60,63 @@ function before(a: Timer, b: Timer): boolean {
 
 const mode = (livemode: boolean) => (livemode ? 'live' : 'test');
 
+/**
+ * Where closed orders go when the world lets them go: the write side's snapshots. Memory
+ * is then bounded by open work, not history; a command or a GET that names a closed order
+ * reads it back from here. Implemented by the adapter that writes the snapshots.
+ */
+export interface Archive {
+  deposit(id: string): Deposit | undefined;
+  withdrawal(id: string): Withdrawal | undefined;
+  depositReferenceUsed(merchantId: string, livemode: boolean, reference: string): boolean;
+  withdrawalReferenceUsed(merchantId: string, livemode: boolean, reference: string): boolean;
+}
+
+/**
+ * The orders of one kind: those in memory, and behind them the archive. get() reads an
+ * archived order back without keeping it; set() (an event applied) keeps it again until
+ * it closes. Iteration and size cover the orders in memory only — every order, for a
+ * world with no archive (recovery, verify, core specs).
+ */
+export class Orders<T> {
+  private readonly resident = new Map<string, T>();
+  constructor(private readonly archived: (id: string) => T | undefined) {}
+  get(id: string): T | undefined { return this.resident.get(id) ?? this.archived(id); }
+  has(id: string): boolean { return this.get(id) !== undefined; }
+  set(id: string, value: T): void { this.resident.set(id, value); }
+  /** Lets a closed order go from memory (its snapshot is written). */
+  evict(id: string): void { this.resident.delete(id); }
+  isResident(id: string): boolean { return this.resident.has(id); }
+  get size(): number { return this.resident.size; }
+  keys(): IterableIterator<string> { return this.resident.keys(); }
+  values(): IterableIterator<T> { return this.resident.values(); }
+  [Symbol.iterator](): IterableIterator<[string, T]> { return this.resident.entries(); }
+}
+
+/** Whether `reference` is taken: by an order in memory, or by an archived one. */
+class References {
+  private readonly inMemory = new MerchantScoped<string>();
+  constructor(private readonly archived: (merchantId: string, livemode: boolean, reference: string) => boolean) {}
+  has(merchantId: string, livemode: boolean, reference: string): boolean {
+    return this.inMemory.has(merchantId, livemode, reference) || this.archived(merchantId, livemode, reference);
+  }
+  set(merchantId: string, livemode: boolean, reference: string, id: string): void { this.inMemory.set(merchantId, livemode, reference, id); }
+  forget(merchantId: string, livemode: boolean, reference: string): void { this.inMemory.scope(merchantId, livemode)?.delete(reference); }
+}
+
 export class World {
-  readonly deposits = new Map<string, Deposit>();
-  readonly withdrawals = new Map<string, Withdrawal>();
+  /** Set by the write side once its snapshots can answer for closed orders; null keeps every order in memory. */
+  archive: Archive | null = null;
+  readonly deposits = new Orders<Deposit>((id) => this.archive?.deposit(id));
+  readonly withdrawals = new Orders<Withdrawal>((id) => this.archive?.withdrawal(id));
+  /**
+   * Per order in memory, the API presentation of its latest presented state (core/outbox.ts):
+   * a state is immutable, so the snapshot one commit's event carries is the "before" of the
+   * next; it goes when the order leaves memory.
+   */
+  readonly presentations = new Map<string, { readonly state: object; readonly shown: unknown }>();
+  /** Orders that reached a final state since the last eviction: candidates to let go. */
+  private closedSinceEviction: string[] = [];
   readonly whiteLabels = new Map<string, WhiteLabel>();
   readonly merchants = new Map<string, Merchant>();
   readonly beneficiaries = new Map<string, Beneficiary>();
@@ -86,8 +140,8 @@ export class World {
   // Indexes for the deciders' facts. Those per merchant and mode are keyed by the
   // merchant's own string (a reference, an end user), which the object already holds:
   // no key string is built, hashed and kept per order.
-  readonly depositByReference = new MerchantScoped<string>();
-  readonly withdrawalByReference = new MerchantScoped<string>();
+  readonly depositByReference = new References((m, l, r) => this.archive?.depositReferenceUsed(m, l, r) ?? false);
+  readonly withdrawalByReference = new References((m, l, r) => this.archive?.withdrawalReferenceUsed(m, l, r) ?? false);
   /** An end user's open unpaid deposits (a few at most: the cap is small). */
   readonly openDepositsByEndUser = new MerchantScoped<string[]>();
   /** The deposit that first used a bank transfer (trans_ref), per mode. */
@@ -176,7 +230,7 @@ export class World {
   /** Every stream's version the world keeps (all but balance transactions), for checks. */
   streamVersions(): Map<string, number> {
     const versions = new Map<string, number>(this.bankVersions);
-    for (const objects of [this.deposits, this.withdrawals, this.whiteLabels, this.merchants, this.beneficiaries, this.senders, this.claims] as ReadonlyMap<string, { readonly version: number }>[]) {
+    for (const objects of [this.deposits, this.withdrawals, this.whiteLabels, this.merchants, this.beneficiaries, this.senders, this.claims] as Iterable<[string, { readonly version: number }]>[]) {
       for (const [id, o] of objects) versions.set(id, o.version);
     }
     return versions;
@@ -400,6 +454,7 @@ export class World {
       if (clearingAt !== null) this.unclearedDeposits.set(d.merchantId, d.livemode, d.id, clearingAt);
       else this.unclearedDeposits.scope(d.merchantId, d.livemode)?.delete(d.id);
     }
+    if (this.archive && isClosedDeposit(d)) this.closedSinceEviction.push(d.id);
     this.indexTransRef(d, d.slip?.transRef, before?.slip?.transRef);
     this.indexTransRef(d, d.additionalSlip?.transRef, before?.additionalSlip?.transRef);
     this.indexTransRef(d, d.routeConfirmation?.transRef, before?.routeConfirmation?.transRef);
@@ -417,7 +472,55 @@ export class World {
     if (w.dispute && w.dispute !== before?.dispute) this.withdrawalByDispute.set(w.dispute.id, w.id);
     const payable = isPayable(w);
     if (payable !== (before !== undefined && isPayable(before))) togglePooled(this.payableWithdrawals, World.poolKey(w.whiteLabelId, w.livemode), w.id, payable);
+    if (this.archive && isFinalWithdrawalStatus(w.status)) this.closedSinceEviction.push(w.id);
   }
+
+  /**
+   * Lets go of the orders that closed since the last call and still are closed: final,
+   * no timer pending (a late-slip window, a clearing), no money uncleared, no dispute
+   * open. Call it only once their snapshots are written (the journal does, after each
+   * group commit); with no archive it keeps everything. Returns how many went.
+   */
+  evictClosed(): number {
+    if (!this.archive || this.closedSinceEviction.length === 0) return 0;
+    const candidates = this.closedSinceEviction;
+    this.closedSinceEviction = [];
+    let evicted = 0;
+    for (const id of candidates) {
+      if (this.timersByStream.has(id)) continue;
+      const d = this.deposits.isResident(id) ? this.deposits.get(id)! : undefined;
+      if (d && isClosedDeposit(d)) {
+        this.deposits.evict(id);
+        this.presentations.delete(id);
+        this.depositByReference.forget(d.merchantId, d.livemode, d.merchantReference);
+        evicted++;
+        continue;
+      }
+      const w = this.withdrawals.isResident(id) ? this.withdrawals.get(id)! : undefined;
+      if (w && isFinalWithdrawalStatus(w.status) && w.dispute?.status !== 'open') {
+        this.withdrawals.evict(id);
+        this.presentations.delete(id);
+        this.withdrawalByReference.forget(w.merchantId, w.livemode, w.merchantReference);
+        evicted++;
+      }
+    }
+    return evicted;
+  }
+
+  /** After recovery: every order already closed is a candidate (evictClosed lets them go). */
+  considerAllClosed(): void {
+    for (const d of this.deposits.values()) if (isClosedDeposit(d)) this.closedSinceEviction.push(d.id);
+    for (const w of this.withdrawals.values()) if (isFinalWithdrawalStatus(w.status)) this.closedSinceEviction.push(w.id);
+  }
+}
+
+/**
+ * A deposit with no work left but what an operator or a late transfer may start: final
+ * (is_terminal), or settled with its funds cleared (a reversal or an additional transfer
+ * can still come, and reads it back from the archive).
+ */
+function isClosedDeposit(d: Deposit): boolean {
+  return d.isTerminal || (d.status === 'settled' && d.settlement !== undefined && d.settlement.clearedAt !== undefined);
 }
 
 /** When a settled, not yet cleared deposit releases its funds; null otherwise. */

@@ -2,10 +2,12 @@
 
 import { balanceHistory } from './balance-history.ts';
 import { eventsFeed } from './events-feed.ts';
+import { financeLedger } from './finance-ledger.ts';
 import { depositList, withdrawalList } from './order-lists.ts';
 import type { Projection, ProjectionName } from './projection.ts';
+import { receivingAccounts } from './receiving-accounts.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, receivingAccounts];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

@@ -7,14 +7,18 @@ import type { Withdrawal } from '../core/withdrawal/state.ts';
 import { BalanceHistoryReads } from './balance-history.ts';
 import type { ProjectionsDb } from './db.ts';
 import { EventsFeedReads } from './events-feed.ts';
+import { FinanceReads } from './finance-reads.ts';
 import { OrderListReads } from './order-lists.ts';
 import type { ProjectionName } from './projection.ts';
+import { ReceivingAccountReads } from './receiving-accounts.ts';
 
 export class ReadModels {
   readonly balanceHistory: BalanceHistoryReads;
   readonly events: EventsFeedReads;
   readonly deposits: OrderListReads<Deposit>;
   readonly withdrawals: OrderListReads<Withdrawal>;
+  readonly finance: FinanceReads;
+  readonly receiving: ReceivingAccountReads;
   private readonly positionOf;
 
   constructor(db: ProjectionsDb) {
@@ -22,6 +26,8 @@ export class ReadModels {
     this.events = new EventsFeedReads(db);
     this.deposits = new OrderListReads<Deposit>(db, 'dl_deposits');
     this.withdrawals = new OrderListReads<Withdrawal>(db, 'wl_withdrawals');
+    this.finance = new FinanceReads(db);
+    this.receiving = new ReceivingAccountReads(db);
     this.positionOf = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
   }
 

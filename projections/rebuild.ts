@@ -24,7 +24,8 @@ export interface RebuildReport {
   readonly entriesPerSecond: number;
 }
 
-export function rebuildProjections(db: ProjectionsDb, journal: EntrySource & { tail(): number }, projections: readonly Projection[], log?: ReadSideLog): RebuildReport {
+/** `onProgress` is told the entries replayed so far and the journal's tail after each chunk (scripts/cli/progress.ts). */
+export function rebuildProjections(db: ProjectionsDb, journal: EntrySource & { tail(): number }, projections: readonly Projection[], log?: ReadSideLog, onProgress?: (entries: number, tail: number) => void): RebuildReport {
   const started = performance.now();
   // A rebuild is derived work end to end: if the machine dies mid-way, the projection's
   // position says how far it got and a rebuild (or the live applier) carries on. So the
@@ -32,13 +33,13 @@ export function rebuildProjections(db: ProjectionsDb, journal: EntrySource & { t
   const synchronous = db.pragma('synchronous', { simple: true });
   db.pragma('synchronous = OFF');
   try {
-    return replay(db, journal, projections, started, log);
+    return replay(db, journal, projections, started, log, onProgress);
   } finally {
     db.pragma(`synchronous = ${Number(synchronous)}`);
   }
 }
 
-function replay(db: ProjectionsDb, journal: EntrySource & { tail(): number }, projections: readonly Projection[], started: number, log?: ReadSideLog): RebuildReport {
+function replay(db: ProjectionsDb, journal: EntrySource & { tail(): number }, projections: readonly Projection[], started: number, log?: ReadSideLog, onProgress?: (entries: number, tail: number) => void): RebuildReport {
   const appliers = projections.map((p) => new Applier(db, p));
   for (const a of appliers) a.reset();
   const tail = journal.tail();
@@ -62,6 +63,7 @@ function replay(db: ProjectionsDb, journal: EntrySource & { tail(): number }, pr
     }
     after = chunk[chunk.length - 1]!.seq;
     entries += chunk.length;
+    onProgress?.(after, tail);
   }
   const elapsedMs = performance.now() - started;
   return { projections: projections.map((p) => p.name), entries, parked, elapsedMs: Math.round(elapsedMs), entriesPerSecond: Math.round(entries / Math.max(elapsedMs / 1000, 1e-9)) };

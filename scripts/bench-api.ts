@@ -15,7 +15,15 @@
 // reads a minute) do not bind at up to rateCeilingPerSecond, and requests go round-robin
 // over them. Ratios compare created deposits with the bare ceilings of the same run.
 //
+// `npm run bench:memory` (`--memory N`) is the bounded-memory run instead: satang on a
+// manual clock takes N signed deposits (default 1,000,000) in windows of --seconds; after
+// each window the clock is advanced past the liquidity wait (POST /v1/bo/clock/advance), so
+// every deposit of the window expires (canceled for want of liquidity: the merchant has
+// none) and leaves the write side's memory; the server's RSS (VmRSS) is sampled after
+// every window. Prints the samples, the peak and the final RSS against the 300 MB target.
+//
 // Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N --profile DIR]
+//        npm run bench:memory [-- --memory 1000000 --seconds 20]
 // (--profile: the satang server writes a V8 CPU profile there; summarise it with
 // `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`.)
 
@@ -40,8 +48,11 @@ const { values } = parseArgs({
     keys: { type: 'string' },
     // Where the satang server writes a V8 CPU profile (node --cpu-prof) of its whole run.
     profile: { type: 'string' },
+    // The bounded-memory run: this many deposits created and expired (see above).
+    memory: { type: 'string' },
   },
 });
+const memoryDeposits = values.memory !== undefined ? positive('memory', values.memory) : undefined;
 const seconds = positive('seconds', values.seconds);
 const warmupSeconds = positive('warmup', values.warmup, true);
 const connections = positive('connections', values.connections);
@@ -49,7 +60,10 @@ const connections = positive('connections', values.connections);
 const writesPerKeyPerWindow = 600;
 // The key count assumes no scenario goes faster than this; --keys overrides it.
 const rateCeilingPerSecond = 10_000;
-const keysCount = values.keys !== undefined ? positive('keys', values.keys) : Math.ceil((rateCeilingPerSecond * (warmupSeconds + seconds)) / writesPerKeyPerWindow);
+// The memory run goes on for minutes: enough keys that a 60 s window never binds.
+const rateWindowSeconds = 60;
+const keysCount = values.keys !== undefined ? positive('keys', values.keys)
+  : Math.ceil((rateCeilingPerSecond * (memoryDeposits !== undefined ? rateWindowSeconds : warmupSeconds + seconds)) / writesPerKeyPerWindow);
 
 const host = '127.0.0.1';
 const root = new URL('..', import.meta.url).pathname;
@@ -68,7 +82,10 @@ const targets = {
   createOverBareMin: 0.45,
   getPerSecondMin: 6_000,
   getP99MsMax: 20,
+  memoryRssMbMax: 300,
 };
+/** Past the liquidity wait (core/limits.ts liquidityWaitMs, 10 minutes) with a minute to spare. */
+const memoryAdvanceSeconds = 11 * 60;
 
 function positive(name: string, text: string | undefined, zeroAllowed = false): number {
   const n = Number(text);
@@ -157,9 +174,9 @@ async function freePort(): Promise<number> {
 }
 
 /** satang on the embedded default, as `npm start` runs it, on a temp data dir. */
-async function startSatang(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startSatang(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: host, SATANG_LOG_LEVEL: 'error' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: host, SATANG_LOG_LEVEL: 'error' };
   delete env.SATANG_NATS_URL; // the embedded default: no bus
   // Its stdout (pino) goes to our stderr: stdout carries only the report. Level 'error':
   // server faults show, the warning logged for every shed or refused request does not.
@@ -176,13 +193,16 @@ async function startSatang(dataDir: string): Promise<{ child: ChildProcess; url:
   }
 }
 
+/** A signed-in operator's POST to the back office (all roles, step-up on request). */
+type BoPost = (path: string, body: unknown, stepUp?: boolean, expected?: number) => Promise<Record<string, any>>;
+
 /** Onboards one merchant over the back-office API and mints its extra live keys. */
-async function onboard(url: string, dataDir: string): Promise<string[]> {
+async function onboard(url: string, dataDir: string): Promise<{ keys: string[]; bo: BoPost }> {
   // The key pair the server created, sealed under the master key it generated beside the data dir.
   const env = { ...process.env, SATANG_DATA_DIR: dataDir };
   const issuer = await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
   const now = () => Math.floor(Date.now() / 1000);
-  const bo = async (path: string, body: unknown, stepUp = false) => {
+  const bo: BoPost = async (path, body, stepUp = false, expected = 201) => {
     const headers: Record<string, string> = {
       Authorization: `Bearer ${await issuer.mint(operatorSub, { roles: operatorRoles, nowSeconds: now() })}`,
       'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(),
@@ -190,7 +210,7 @@ async function onboard(url: string, dataDir: string): Promise<string[]> {
     if (stepUp) headers['X-PG-Step-Up-Token'] = await issuer.mint(operatorSub, { roles: operatorRoles, stepUp: true, nowSeconds: now() });
     const res = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
     const json = await res.json() as Record<string, any>;
-    if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    if (res.status !== expected) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json;
   };
   const whiteLabel = await bo('/v1/bo/white-labels', { name: 'Bench brand' });
@@ -200,7 +220,7 @@ async function onboard(url: string, dataDir: string): Promise<string[]> {
     const key = await bo(`/v1/bo/merchants/${merchant.id}/keys`, { livemode: true, scopes: allScopes }, true);
     keys.push(key.api_key);
   }
-  return keys;
+  return { keys, bo };
 }
 
 type Scenario = Omit<Measured, 'ids'>;
@@ -227,7 +247,7 @@ async function satangScenarios(dataDir: string): Promise<{ create: Scenario; get
   const { child, url } = await startSatang(dataDir);
   try {
     progress(`satang up at ${url}; onboarding a merchant with ${keysCount} live keys`);
-    const keys = await onboard(url, dataDir);
+    const { keys } = await onboard(url, dataDir);
     const port = Number(new URL(url).port);
     progress('create: signed POST /v1/pay/deposits');
     const { ids, ...create } = await load(plan(port, 'create', keys, [201, 202], [], true), child);
@@ -283,7 +303,58 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
+/** The server's resident set size in MB (VmRSS), or null where /proc is missing. */
+function rssMbOf(pid: number | undefined): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function memoryMain(target: number): Promise<void> {
+  const startedMs = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'));
+  try {
+    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual' });
+    try {
+      progress(`satang up at ${url} (manual clock); onboarding a merchant with ${keysCount} live keys`);
+      const { keys, bo } = await onboard(url, join(dir, 'satang'));
+      const port = Number(new URL(url).port);
+      const samples: { deposits: number; rss_mb: number | null; requests_per_second: number }[] = [{ deposits: 0, rss_mb: rssMbOf(child.pid), requests_per_second: 0 }];
+      let created = 0;
+      const errors: Record<string, number> = {};
+      while (created < target) {
+        const { ids: _ids, ...window } = await load({ ...plan(port, 'create', keys, [201, 202]), warmupSeconds: 0 }, child);
+        created += window.count;
+        for (const [status, n] of Object.entries(window.errors_by_status)) errors[status] = (errors[status] ?? 0) + n;
+        await bo('/v1/bo/clock/advance', { seconds: memoryAdvanceSeconds }, true, 200);
+        samples.push({ deposits: created, rss_mb: rssMbOf(child.pid), requests_per_second: window.requests_per_second });
+        progress(`${created} deposits created and expired; RSS ${samples.at(-1)!.rss_mb} MB`);
+      }
+      const peak = Math.max(...samples.map((x) => x.rss_mb ?? 0));
+      const final = samples.at(-1)!.rss_mb ?? 0;
+      const report = {
+        scenario: 'memory', deposits_created_and_expired: created, rss_mb_final: final, rss_mb_peak: peak, errors_by_status: errors, samples,
+        targets: { rss_mb_final: check(final, '<=', targets.memoryRssMbMax), rss_mb_peak: check(peak, '<=', targets.memoryRssMbMax) },
+        settings: { connections, window_seconds: seconds, keys: keysCount, clock_advance_seconds: memoryAdvanceSeconds },
+        machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown' },
+        node: process.version,
+        date: new Date().toISOString(),
+        elapsed_seconds: round2((Date.now() - startedMs) / 1000),
+      };
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } finally {
+      await stop(child);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+(memoryDeposits !== undefined ? memoryMain(memoryDeposits) : main()).then(() => process.exit(0), (error: unknown) => {
   console.error(error);
   for (const c of children) c.kill('SIGKILL');
   process.exit(1);

@@ -15,7 +15,7 @@ let n = 0;
 const ids = { next: (prefix: string) => `${prefix}_${(++n).toString(36)}` };
 const operator = { kind: 'operator' as const, operatorId: 'emp_bench' };
 
-function run(withOutbox: boolean): { commands: number; seconds: number; perSecond: number } {
+function run(withOutbox: boolean): { commands: number; seconds: number; perSecond: number; perCpuSecond: number } {
   const world = new World();
   let now = Date.UTC(2026, 10, 21);
   let commands = 0;
@@ -35,6 +35,7 @@ function run(withOutbox: boolean): { commands: number; seconds: number; perSecon
   const ben = exec({ type: 'RegisterBeneficiary', actor: operator, merchantId: payer, livemode: true, bankCode: '004', accountNumber: '1234567890', accountNameTh: 'สมหญิง รักดี', verified: true });
   const sender = { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' };
   const started = process.hrtime.bigint();
+  const cpuAtStart = process.cpuUsage();
   commands = 0;
   for (let i = 0; i < cycles; i++) {
     exec({ type: 'PostAdjustment', actor: operator, merchantId: payer, livemode: true, amountMinor: 60_000n, direction: 'credit', bucket: 'available', reason: 'top-up' });
@@ -57,7 +58,9 @@ function run(withOutbox: boolean): { commands: number; seconds: number; perSecon
     now = saved + 1;
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { commands, seconds: Math.round(seconds * 1000) / 1000, perSecond: Math.round(commands / seconds) };
+  // CPU time of this thread (user), which a busy machine's other processes inflate far less than the wall clock.
+  const cpuSeconds = process.cpuUsage(cpuAtStart).user / 1e6;
+  return { commands, seconds: Math.round(seconds * 1000) / 1000, perSecond: Math.round(commands / seconds), perCpuSecond: Math.round(commands / cpuSeconds) };
 }
 
 // The machine this runs on is shared and its speed drifts by a fifth from minute to
@@ -70,10 +73,15 @@ const headlineTargetPerSecond = 100_000;
 const decideOnlyTargetPerSecond = 200_000;
 if (process.env.BENCH_CORE_ONLY) console.error('BENCH_CORE_ONLY is gone: the outbox run is the headline, so both kinds always run.');
 
-function summary(what: string, runs: readonly { perSecond: number }[], targetPerSecond: number) {
-  const rates = runs.map((r) => r.perSecond).sort((a, b) => a - b);
-  const median = rates[Math.floor(rates.length / 2)]!;
-  return { what, median, best: rates[rates.length - 1]!, runs: runs.map((r) => r.perSecond), target: targetPerSecond, meets_target: median >= targetPerSecond };
+function summary(what: string, runs: readonly { perSecond: number; perCpuSecond: number }[], targetPerSecond: number) {
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rates = runs.map((r) => r.perSecond);
+  const medianRate = median(rates);
+  return {
+    what, median: medianRate, best: Math.max(...rates), runs: rates, target: targetPerSecond, meets_target: medianRate >= targetPerSecond,
+    // The same per second of this thread's CPU time (process.cpuUsage), for a machine others share.
+    median_per_cpu_second: median(runs.map((r) => r.perCpuSecond)),
+  };
 }
 
 run(true); run(false); // warm-up

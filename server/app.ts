@@ -22,6 +22,9 @@ import type { CapabilitySigner } from './capability.ts';
 import type { operatorAuth } from './auth/operator.ts';
 import { bodyPolicy, declaresBody } from './request-body.ts';
 import { requestLimits } from '../core/limits.ts';
+import { documentOf } from './openapi/document.ts';
+import type { Metrics } from './metrics.ts';
+import type { Readiness } from './readiness.ts';
 
 export interface AppParts {
   readonly services: Services;
@@ -37,6 +40,10 @@ export interface AppParts {
   readonly extraRouters?: readonly Router[];
   /** Middleware that must see every answer as sent (outside the error mapper): the back office's audit (request log, action log). */
   readonly outerMiddleware?: readonly Koa.Middleware[];
+  /** Prometheus metrics (server/metrics.ts); absent in specs that build the app alone. */
+  readonly metrics?: Metrics;
+  /** GET /readyz's answer (server/readiness.ts); without it the app is ready once it answers. */
+  readonly readiness?: () => Readiness;
 }
 
 const { shedDepositsLagMs, shedReadsLagMs, loadWindowMs } = requestLimits;
@@ -76,6 +83,7 @@ export function createApp(parts: AppParts): Koa {
     try {
       await next();
     } finally {
+      parts.metrics?.observeRequest(ctx.method, ctx._matchedRoute as string | undefined, ctx.status, (performance.now() - started) / 1000);
       logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
     }
   });
@@ -109,7 +117,10 @@ export function createApp(parts: AppParts): Koa {
     if (lagMs > shedDepositsLagMs) {
       const isNewDeposit = ctx.method === 'POST' && ctx.path === '/v1/pay/deposits';
       const isRead = ctx.method === 'GET' && ctx.path.startsWith('/v1/pay/');
-      if (isNewDeposit || (isRead && lagMs > shedReadsLagMs)) throw new ApiError('service_unavailable', 'The service is shedding load; retry shortly.', undefined, 1);
+      if (isNewDeposit || (isRead && lagMs > shedReadsLagMs)) {
+        parts.metrics?.loadShed(isNewDeposit ? 'new_deposit' : 'read');
+        throw new ApiError('service_unavailable', 'The service is shedding load; retry shortly.', undefined, 1);
+      }
     }
     await next();
   });
@@ -129,6 +140,12 @@ export function createApp(parts: AppParts): Koa {
 
   const health = new Router();
   health.get('/healthz', (ctx) => { ctx.body = { status: 'ok', profile: config.profile, livemode_default: false }; });
+  health.get('/v1/openapi.json', (ctx) => { ctx.body = documentOf(ctx.app); });
+  health.get('/readyz', (ctx) => {
+    const readiness = parts.readiness?.();
+    if (readiness && !readiness.ready) throw new ApiError('service_unavailable', 'The service is not ready; see details.checks.', { checks: readiness.checks }, 1);
+    ctx.body = { status: 'ready', ...(readiness ? { checks: readiness.checks } : {}) };
+  });
   const routers = [health, depositRoutes(services, config, parts.capability), walletRoutes(services, config), backOfficeRoutes(services, parts.verifyOperator), ...(parts.extraRouters ?? [])];
   for (const r of routers) app.use(r.routes()).use(r.allowedMethods());
   return app;

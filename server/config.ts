@@ -21,6 +21,8 @@ export interface Config {
   readonly logLevel: string;
   /** Where the master key (the key-encryption key of secrets at rest) comes from; see server/master-key.ts. */
   readonly masterKey: MasterKeySource;
+  /** SATANG_METRICS_PORT (and SATANG_METRICS_HOST, default 127.0.0.1): where GET /metrics is served; unset, no metrics listener (server/metrics.ts). */
+  readonly metrics?: { readonly host: string; readonly port: number };
 }
 
 /**
@@ -55,6 +57,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
+    ...metricsListen(env),
   };
 }
 
@@ -91,4 +94,12 @@ function masterKeySource(env: NodeJS.ProcessEnv, dataDir: string, mode: 'develop
   }
   if (mode === 'production') throw new Error('SATANG_MASTER_KEY or SATANG_MASTER_KEY_FILE is required when SATANG_ENV=production: secrets at rest are sealed with it (only development generates one)');
   return { kind: 'development', path: `${resolve(dataDir)}.master-key` };
+}
+
+function metricsListen(env: NodeJS.ProcessEnv): Pick<Config, 'metrics'> {
+  const raw = env.SATANG_METRICS_PORT;
+  if (raw === undefined || raw === '') return {};
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65_535) throw new Error(`SATANG_METRICS_PORT must be a port number (0 = any free port), not ${raw}`);
+  return { metrics: { host: env.SATANG_METRICS_HOST ?? '127.0.0.1', port } };
 }

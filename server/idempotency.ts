@@ -45,10 +45,11 @@ function requestHash(ctx: Context): string {
   return createHash('sha256').update(`${ctx.method}\n${ctx.path}\n${ctx.querystring}\n`).update(rawBodyOf(ctx)).digest('hex');
 }
 
-function send(ctx: Context, r: Response): void {
+/** Answers with `r`; `text` is its body already serialised (for the idempotency record), if it was. */
+function send(ctx: Context, r: Response, text = JSON.stringify(r.body ?? null)): void {
   ctx.status = r.status;
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(r.body ?? null);
+  ctx.body = text;
   for (const [k, v] of Object.entries(r.headers ?? {})) ctx.set(k, v);
 }
 
@@ -110,10 +111,13 @@ export async function runIdempotentOwn(
   inFlight.add(slot);
   try {
     const requestId = ctx.state.requestId as string;
-    const response = await perform((r) => ({
-      scope, key, requestHash: hash, requestId, status: r.status, body: JSON.stringify(r.body ?? null), createdAt: now, expiresAt: now + limits.idempotencyKeyLifetimeMs,
-    }));
-    send(ctx, response);
+    // The body is serialised once: the record stores the bytes the answer sends.
+    let kept: { response: Response; text: string } | undefined;
+    const response = await perform((r) => {
+      kept = { response: r, text: JSON.stringify(r.body ?? null) };
+      return { scope, key, requestHash: hash, requestId, status: r.status, body: kept.text, createdAt: now, expiresAt: now + limits.idempotencyKeyLifetimeMs };
+    });
+    send(ctx, response, kept?.response === response ? kept.text : undefined);
   } finally {
     inFlight.delete(slot);
   }

@@ -34,9 +34,14 @@ import { auditMiddleware, backOfficeAuditRoutes } from './routes/bo-audit.ts';
 import { backOfficeReadRoutes } from './routes/bo-reads.ts';
 import { ActionLog } from '../adapters/sqlite/action-log.ts';
 import { RequestLogStore } from '../adapters/request-log.ts';
+import { reportRouters } from './routes/reports.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
 import type { SlipWorker } from '../adapters/slips/worker.ts';
+import { listenMetrics, Metrics, type MetricsListener } from './metrics.ts';
+import { readinessOf, type Readiness } from './readiness.ts';
+import { CertificationStore } from '../adapters/sandbox/certification.ts';
+import { certificationRoutes } from './routes/certification.ts';
 
 export interface Running {
   readonly url: string;
@@ -54,6 +59,11 @@ export interface Running {
   readonly readSide: ReadSide;
   /** Signs and reads slip upload capabilities. */
   readonly capability: CapabilitySigner;
+  /** Prometheus metrics; served at metricsUrl when SATANG_METRICS_PORT is set. */
+  readonly metrics: Metrics;
+  readonly metricsUrl?: string;
+  /** What GET /readyz answers from. */
+  readiness(): Readiness;
   close(): Promise<void>;
 }
 
@@ -86,21 +96,44 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const config: Config = env.SATANG_BASE_URL ? configured : {
     ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
   };
+  const metrics = new Metrics();
+  let metricsListener: MetricsListener | undefined;
+  try {
+    metricsListener = configured.metrics ? await listenMetrics(metrics, configured.metrics.host, configured.metrics.port) : undefined;
+  } catch (error) {
+    server.close(); // the metrics port is taken: refuse to start rather than run unobserved
+    throw error;
+  }
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   let store: Store;
   try {
-    store = openStore(config.dataDir, { clock, ids, groupCommit: true, sealer, onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit') });
+    store = openStore(config.dataDir, {
+      clock, ids, groupCommit: true, sealer,
+      onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
+      onDurabilityLost: (error) => {
+        // The WAL could not be synced: no write can be called durable any more. Stop, as
+        // PostgreSQL does on a failed fsync; a restart recovers from what the disk holds.
+        logger.fatal({ err: String(error) }, 'journal WAL fdatasync failed; exiting');
+        process.exit(70);
+      },
+    });
   } catch (error) {
     server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
+    void metricsListener?.close();
     throw error;
   }
-  const webhooks = new Webhooks({ db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id) });
+  store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
+  const webhooks = new Webhooks({
+    db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id),
+    durableSeq: () => store.durableSeq, onAttempt: (endpointId, outcome) => metrics.webhookAttempt(endpointId, outcome),
+  });
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
-  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen > 0) compactAfterSealing(store.db);
+  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen > 0) compactAfterSealing(store.db);
+  const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
-  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.world.lastSeq, log: logger, logLevel: config.logLevel });
+  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.durableSeq, log: logger, logLevel: config.logLevel });
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer
@@ -117,18 +150,32 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
+    ...(config.env === 'production' ? { liveKeys: { certified: (id: string) => certification.certified(id, (ids) => ids.flatMap((e) => webhooks.endpoints.get(e) ?? []), clock.now()) } } : {}),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);
   // Operator tokens are security time: verified on the wall clock, never the (maybe manual) service clock.
   const verifyOperator = await operatorVerifier(config, devIssuer);
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
-  const slips = startSlips({ services, config, logger, capability }, options);
+  const slips = startSlips({ services, config, logger, capability, metrics }, options);
+  metrics.watch({
+    tail: () => store.durableSeq, readSide, world: () => store.world, now: () => clock.now(),
+    webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,
+  });
+  const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
   const actionLog = new ActionLog(store.db);
   const requestLog = new RequestLogStore(config.dataDir, () => securityClock.now());
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
-  const app = createApp({ services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock)], extraRouters: [...webhookRouters(services, webhooks, verifyOperator), ...slips.routers, ...readRouters(services),
-    backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator), backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router] });
+  const app = createApp({
+    services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
+    outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock)],
+    extraRouters: [
+      ...webhookRouters(services, webhooks, verifyOperator), certificationRoutes(services, webhooks, certification), ...slips.routers, ...readRouters(services),
+      ...reportRouters(services, verifyOperator),
+      backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator),
+      backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router,
+    ],
+  });
   handle = app.callback();
   scheduler.start();
   webhooks.start();
@@ -140,7 +187,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
   return {
     url, config, store, services, app, loadMeter, capability, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
+    metrics, readiness, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     async close() {
+      await metricsListener?.close();
       scheduler.stop();
       webhooks.stop();
       loadMeter.stop();

@@ -65,6 +65,12 @@ export interface Services {
    * merges them in, or a reconciling merchant would see gaps that never close.
    */
   readonly serviceEvents?: (merchantId: string, livemode: boolean, since: bigint, limit: number) => readonly { sequence: number; body: string }[];
+  /**
+   * SATANG_ENV=production (DESIGN.md "Sandbox"): a merchant starts with its sandbox key
+   * only, and a live key is issued once a certification run passed. Absent in
+   * development, where both keys come at once.
+   */
+  readonly liveKeys?: { certified(merchantId: string): boolean };
 }
 
 // ---- memory versions (tests of the HTTP layer; the embedded default uses SQLite) ----

@@ -30,6 +30,8 @@ export interface ReadSide {
   readonly relay: RelayControl;
   /** A commit is durable: the relay has something to publish. */
   wake(): void;
+  /** NATS mode: whether the relay is connected to JetStream; null in the embedded mode (readiness). */
+  busConnected(): boolean | null;
   /** Resolves true once `projection` has applied every entry up to `seq`; false after `timeoutMs`. */
   caughtUp(projection: ProjectionName, seq: number, timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -38,7 +40,7 @@ export interface ReadSide {
 export interface ReadSideOptions {
   readonly dataDir: string;
   readonly natsUrl?: string;
-  /** The write side's last durable journal seq (the embedded relay's tail; the NATS relay's worker reads it from journal.db). */
+  /** The write side's last durable journal seq: the relay (embedded, or the NATS relay's worker) publishes nothing later. */
   readonly tail: () => number;
   readonly log: ReadSideLog;
   /** The relay worker thread's log level (NATS mode). */
@@ -54,7 +56,7 @@ export function startReadSide(options: ReadSideOptions): ReadSide {
   if (options.natsUrl) {
     // The relay runs on a worker thread of its own (server/relay-worker.ts); the projections
     // run in `scripts/satang projector`.
-    relay = new RelayThread({ dataDir: options.dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel ?? 'info' }, options.log);
+    relay = new RelayThread({ dataDir: options.dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel ?? 'info' }, options.log, options.tail);
     stopBus = async () => {};
   } else {
     const relayReader = new JournalReader(options.dataDir);
@@ -71,6 +73,7 @@ export function startReadSide(options: ReadSideOptions): ReadSide {
     mode: options.natsUrl ? 'nats' : 'embedded',
     models, relay,
     wake: () => relay.wake(),
+    busConnected: () => (relay instanceof RelayThread ? relay.connected : null),
     async caughtUp(projection, seq, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
       for (;;) {

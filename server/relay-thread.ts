@@ -14,8 +14,11 @@ export class RelayThread implements RelayControl {
   private positionSeq = 0;
   private stopping = false;
   private wakeQueued = false;
+  /** Whether the worker last reported NATS JetStream as connected (readiness). */
+  connected = false;
 
-  constructor(private readonly options: Omit<RelayWorkerData, 'entry'>, private readonly log: ReadSideLog) {}
+  /** `durableSeq`: the write side's durable tail, told to the worker so it publishes nothing later. */
+  constructor(private readonly options: Omit<RelayWorkerData, 'entry' | 'durableSeq'>, private readonly log: ReadSideLog, private readonly durableSeq: () => number) {}
 
   get position(): number {
     return this.positionSeq;
@@ -24,13 +27,17 @@ export class RelayThread implements RelayControl {
   start(): void {
     if (this.worker) return;
     this.stopping = false;
-    const data: RelayWorkerData = { ...this.options, entry: new URL('./relay-worker.ts', import.meta.url).href };
+    const data: RelayWorkerData = { ...this.options, durableSeq: this.durableSeq(), entry: new URL('./relay-worker.ts', import.meta.url).href };
     const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data });
-    worker.on('message', (m: { position?: number }) => { if (m.position !== undefined) this.positionSeq = m.position; });
+    worker.on('message', (m: { position?: number; connected?: boolean }) => {
+      if (m.position !== undefined) this.positionSeq = m.position;
+      if (m.connected !== undefined) this.connected = m.connected;
+    });
     worker.on('error', (error) => this.log.error({ err: String(error) }, 'relay worker failed'));
     worker.on('exit', (code) => {
       if (this.worker !== worker || this.stopping) return;
       this.worker = null;
+      this.connected = false;
       this.log.error({ code }, 'relay worker exited; starting it again');
       setTimeout(() => { if (!this.stopping) this.start(); }, readSideLimits.relayRetryMs).unref();
     });
@@ -44,7 +51,7 @@ export class RelayThread implements RelayControl {
     this.wakeQueued = true;
     queueMicrotask(() => {
       this.wakeQueued = false;
-      this.worker?.postMessage('wake');
+      this.worker?.postMessage({ wake: this.durableSeq() });
     });
   }
 

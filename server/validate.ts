@@ -36,14 +36,18 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
+/** A compiled request schema; `schema` is kept so the OpenAPI document (server/openapi/) is built from the same source. */
+export type Validator<T> = ((data: unknown) => data is T) & { readonly schema: AnySchema };
+
 /** A validator for `schema`: returns true for valid data, throws validation_error otherwise. */
-export function compile<T>(schema: AnySchema): (data: unknown) => data is T {
+export function compile<T>(schema: AnySchema): Validator<T> {
   const validate = ajv.compile<T>(schema);
-  return (data: unknown): data is T => {
+  const guard = (data: unknown): data is T => {
     if (validate(data)) return true;
     const fields = fieldErrors(validate.errors ?? []);
     throw new ApiError('validation_error', undefined, { fields });
   };
+  return Object.assign(guard, { schema });
 }
 
 /** ajv's errors as the contract's details.fields[], deduplicated, in ajv's order. */

@@ -34,6 +34,18 @@ function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
 }
 
+/**
+ * Replicas of the journal stream when it is created: SATANG_NATS_REPLICAS (1, 3 or 5;
+ * default 1 for a single nats-server; production runs a three-node cluster with 3). Read
+ * here because both the API's relay and the projector create the stream, whichever comes
+ * first; an existing stream keeps its replicas (change them with `nats stream edit`).
+ */
+export function journalStreamReplicas(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SATANG_NATS_REPLICAS ?? '1';
+  if (raw !== '1' && raw !== '3' && raw !== '5') throw new Error(`SATANG_NATS_REPLICAS must be 1, 3 or 5, not ${raw}`);
+  return Number(raw);
+}
+
 export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> {
   try {
     await jsm.streams.info(journalStreamName);
@@ -43,7 +55,7 @@ export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> 
   }
   await jsm.streams.add({
     name: journalStreamName, subjects: [`${journalSubjectPrefix}.>`], storage: StorageType.File, retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old, duplicate_window: nanos(readSideLimits.streamDuplicateWindowMs), max_age: nanos(readSideLimits.streamMessageAgeMsMax), num_replicas: 1,
+    discard: DiscardPolicy.Old, duplicate_window: nanos(readSideLimits.streamDuplicateWindowMs), max_age: nanos(readSideLimits.streamMessageAgeMsMax), num_replicas: journalStreamReplicas(),
   });
 }
 

@@ -33,6 +33,7 @@ import { writeSideLimits } from '../../core/limits.ts';
 import type { Sealer } from '../sealing.ts';
 import { StateConflict } from './errors.ts';
 import type { Db } from './schema.ts';
+import type { WalSync } from './wal-sync.ts';
 import { CommitWriter, dependsOn, pendingCommit, touchedKeys, type PendingCommit, type Tail } from './writer.ts';
 
 export interface SqliteJournalOptions {
@@ -46,6 +47,12 @@ export interface SqliteJournalOptions {
   readonly onStale?: (reason: unknown) => void;
   /** Seals the idempotency bodies written with commits (adapters/sqlite/keys.ts). */
   readonly sealer?: Sealer;
+  /**
+   * Pipelined durability (group commit only): batches commit without SQLite's fsync and
+   * their promises resolve after this syncs the WAL off the event loop (wal-sync.ts).
+   * Without it every batch commits with synchronous=FULL on this thread.
+   */
+  readonly walSync?: WalSync;
 }
 
 interface Queued {
@@ -65,9 +72,16 @@ export class SqliteJournal implements Journal {
   private riders: (() => void)[] = [];
   private scheduled: { promise: Promise<void>; resolve: () => void } | null = null;
   private captured: Promise<void>[] | null = null;
+  /** PRAGMA synchronous for a pipelined batch's COMMIT, and back to FULL after it. */
+  private readonly synchronous: { normal: () => void; full: () => void } | null;
+  /** Told once each group commit is durable: its commands and how long it took, from write to disk (server/metrics.ts). */
+  onGroupCommit?: (commands: number, seconds: number) => void;
 
   constructor(db: Db, private readonly options: SqliteJournalOptions) {
     this.writer = new CommitWriter(db, options.ids, options.sealer);
+    const normal = db.prepare('PRAGMA synchronous = NORMAL');
+    const full = db.prepare('PRAGMA synchronous = FULL');
+    this.synchronous = options.walSync && options.groupCommit ? { normal: () => normal.run(), full: () => full.run() } : null;
     this.savepoint = db.transaction((p: PendingCommit, tail: Tail) => this.writer.write(p, tail));
     this.transaction = db.transaction((body: (tail: Tail) => Tail) => {
       const tail = this.writer.tail();
@@ -92,6 +106,7 @@ export class SqliteJournal implements Journal {
       throw error;
     }
     if (stale) this.options.onStale?.(stale);
+    else this.options.world().evictClosed();
   }
 
   enqueue(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): Promise<void> {
@@ -123,6 +138,11 @@ export class SqliteJournal implements Journal {
     return this.scheduled?.promise ?? Promise.resolve();
   }
 
+  /** Every journal seq at or below this is on disk (readers publish no further). */
+  get durableSeq(): number {
+    return this.options.walSync?.durableSeq ?? this.options.world().lastSeq;
+  }
+
   ride(write: () => void): void {
     this.riders.push(write);
     this.schedule();
@@ -139,6 +159,7 @@ export class SqliteJournal implements Journal {
     for (let i = 0; i < batch.length; i += writeSideLimits.groupCommitCommandsMax) {
       this.writeBatch(batch.slice(i, i + writeSideLimits.groupCommitCommandsMax));
     }
+    this.options.world().evictClosed(); // their snapshots are written now
     scheduled.resolve();
   }
 
@@ -169,8 +190,10 @@ export class SqliteJournal implements Journal {
   }
 
   private writeBatch(batch: readonly Queued[]): void {
+    const started = performance.now();
     const errors = new Map<Queued, unknown>();
     let stale: Error | null = null;
+    this.synchronous?.normal();
     try {
       stale = this.transact((start) => {
         const failedKeys = new Set<string>();
@@ -194,9 +217,19 @@ export class SqliteJournal implements Journal {
       });
     } catch (error) {
       for (const item of batch) if (!errors.has(item)) errors.set(item, error); // nothing of the batch was written
+    } finally {
+      this.synchronous?.full();
+    }
+    const durable = this.synchronous ? this.options.walSync!.after(this.options.world().lastSeq) : null;
+    if (durable && errors.size === batch.length) durable.catch(noop); // only riders wrote: nobody waits
+    const observe = () => this.onGroupCommit?.(batch.length, (performance.now() - started) / 1000);
+    if (batch.length > 0) {
+      if (durable) durable.then(observe, noop);
+      else observe();
     }
     for (const item of batch) {
       if (errors.has(item)) item.reject(errors.get(item));
+      else if (durable) durable.then(item.resolve, item.reject);
       else item.resolve();
     }
     const firstError = errors.values().next();

@@ -1,8 +1,9 @@
 // Request keys kept durably beside the journal: HMAC nonces (10 minutes) and idempotency
 // records (7 days; they are written with the commit of their command, see writer.ts).
-// Invariants kept: a nonce is accepted once while it is remembered — the in-memory set,
-// loaded at startup, answers, and its durable row rides the next transaction; expired rows
-// are pruned in bounded batches, so pruning never holds the writer for long.
+// Invariants kept: a nonce is accepted once while it is remembered — its row (a primary-key
+// lookup) or, until that row rides the next transaction, the few nonces of this turn
+// answer; memory holds only those, not ten minutes of traffic. Expired rows are pruned in
+// bounded batches, so pruning never holds the writer for long.
 // Idempotency bodies are sealed at rest (they carry API key secrets, slip tokens and QR
 // payloads): every writer stores sealIdempotencyBody(), the reader opens it, and a body an
 // older build stored in clear is sealed when the store opens. A replay answers the exact
@@ -27,10 +28,10 @@ interface IdempotencyRow {
 }
 
 export class RequestKeys {
-  /** scope \n nonce → expires_at, in insertion order (which is expiry order for a steady clock). */
-  private readonly nonces = new Map<string, number>();
-  private pending: [string, string, number][] = [];
+  /** Nonces accepted since the last transaction, not yet written: scope \n nonce → [scope, nonce, expires_at]. */
+  private pending = new Map<string, [string, string, number]>();
   private readonly upsertNonce;
+  private readonly selectNonce;
   private readonly selectIdempotency;
   private readonly pruneNonces;
   private readonly pruneIdempotency;
@@ -38,27 +39,23 @@ export class RequestKeys {
   /** Bodies an older build stored in clear, sealed when this store opened. */
   readonly sealedOnOpen: number;
 
-  constructor(db: Db, private readonly journal: TransactionRider, nowMs: number, private readonly sealer?: Sealer) {
+  constructor(db: Db, private readonly journal: TransactionRider, private readonly sealer?: Sealer) {
+    this.selectNonce = db.prepare<[string, string], number>('SELECT expires_at FROM nonces WHERE scope = ? AND nonce = ?').pluck(true);
     this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
       'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
     this.pruneNonces = db.prepare('DELETE FROM nonces WHERE (scope, nonce) IN (SELECT scope, nonce FROM nonces WHERE expires_at <= ? LIMIT ?)');
     this.pruneIdempotency = db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ? LIMIT ?)');
-    const live = db.prepare<[number], [string, string, number]>('SELECT scope, nonce, expires_at FROM nonces WHERE expires_at > ? ORDER BY expires_at').raw(true);
-    for (const [scope, nonce, expiresAt] of live.iterate(nowMs)) this.nonces.set(nonceKey(scope, nonce), expiresAt);
     this.sealedOnOpen = sealer ? sealClearBodies(db, sealer) : 0;
   }
 
   /** True the first time a nonce is seen in its memory window; false for a replay. */
   rememberNonce(scope: string, nonce: string, nowMs: number): boolean {
-    this.forgetExpired(nowMs);
     const key = nonceKey(scope, nonce);
-    const expiresAt = this.nonces.get(key);
+    const expiresAt = this.pending.get(key)?.[2] ?? this.selectNonce.get(scope, nonce);
     if (expiresAt !== undefined && expiresAt > nowMs) return false;
-    this.nonces.delete(key);
-    this.nonces.set(key, nowMs + limits.nonceMemoryMs);
-    if (this.pending.length === 0) this.journal.ride(() => this.writePending());
-    this.pending.push([scope, nonce, nowMs + limits.nonceMemoryMs]);
+    if (this.pending.size === 0) this.journal.ride(() => this.writePending());
+    this.pending.set(key, [scope, nonce, nowMs + limits.nonceMemoryMs]);
     return true;
   }
 
@@ -92,18 +89,8 @@ export class RequestKeys {
 
   private writePending(): void {
     const pending = this.pending;
-    this.pending = [];
-    for (const [scope, nonce, expiresAt] of pending) this.upsertNonce.run(scope, nonce, expiresAt);
-  }
-
-  /** Drops expired nonces from the head of the in-memory set; bounded work per call. */
-  private forgetExpired(nowMs: number): void {
-    let dropped = 0;
-    for (const [key, expiresAt] of this.nonces) {
-      if (expiresAt > nowMs || dropped === writeSideLimits.pruneRowsPerBatchMax) break;
-      this.nonces.delete(key);
-      dropped++;
-    }
+    this.pending = new Map();
+    for (const [scope, nonce, expiresAt] of pending.values()) this.upsertNonce.run(scope, nonce, expiresAt);
   }
 }
 

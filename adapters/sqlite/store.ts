@@ -22,6 +22,8 @@ import { RequestKeys } from './keys.ts';
 import { checkMasterKey, type Sealer } from '../sealing.ts';
 import { recoverWorld, type Recovered } from './recovery.ts';
 import { openDatabase, type Db } from './schema.ts';
+import { WalSync, type SyncWal } from './wal-sync.ts';
+import { SnapshotArchive } from './archive.ts';
 
 export interface StoreOptions {
   readonly clock: Clock;
@@ -36,6 +38,24 @@ export interface StoreOptions {
    * and benches that keep no secrets may leave it out.
    */
   readonly sealer?: Sealer;
+  /**
+   * Group commits made durable by an fdatasync of the WAL off the event loop, so the next
+   * batch is decided while one syncs (wal-sync.ts; default true with groupCommit). False:
+   * every batch commits with synchronous=FULL on this thread, as before.
+   */
+  readonly pipelined?: boolean;
+  /** The fdatasync the pipeline runs (default node:fs fdatasync; specs hold or fail it). */
+  readonly syncWal?: SyncWal;
+  /**
+   * Closed orders leave memory once their snapshots are written and are read back from
+   * them (archive.ts), so memory is bounded by open work (default true).
+   */
+  readonly evictClosed?: boolean;
+  /**
+   * The WAL could not be synced: nothing can be called durable any more. The server logs
+   * it and exits (as PostgreSQL panics); recovery replays what the WAL holds.
+   */
+  readonly onDurabilityLost?: (error: unknown) => void;
 }
 
 export class Store implements CommandPort {
@@ -45,26 +65,32 @@ export class Store implements CommandPort {
   /** How the world was last rebuilt (entries, timers, time taken). */
   recovered: Recovered;
   private readonly durableListeners: (() => void)[] = [];
+  private readonly walSync: WalSync | null;
+  private readonly archive: SnapshotArchive;
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
     if (options.sealer) checkMasterKey(db, options.sealer);
     this.recovered = recoverWorld(db);
+    this.archive = new SnapshotArchive(db);
+    const groupCommit = options.groupCommit ?? true;
+    this.walSync = groupCommit && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {
-      groupCommit: options.groupCommit ?? true,
+      groupCommit,
       ids: options.ids,
       world: () => this.current.world,
       onStale: (reason) => this.rebuild(reason),
       ...(options.sealer ? { sealer: options.sealer } : {}),
+      ...(this.walSync ? { walSync: this.walSync } : {}),
     });
     this.current = this.assemble(this.recovered.world);
-    // Nonces expire on the wall clock, whatever the business clock says: loading from the
-    // earlier of the two keeps every nonce either might still count as live.
-    this.keys = new RequestKeys(db, this.journal, Math.min(options.clock.now(), Date.now()), options.sealer);
+    this.keys = new RequestKeys(db, this.journal, options.sealer);
   }
 
   get world(): World { return this.current.world; }
   get handler(): CommandHandler { return this.current.handler; }
   get clock(): Clock { return this.options.clock; }
+  /** Every journal seq at or below this is on disk: the relay and the webhook reader go no further. */
+  get durableSeq(): number { return this.journal.durableSeq; }
 
   /** Calls `listener` after every write captured here is durable (outbox and relay wake-ups). */
   onDurable(listener: () => void): void {
@@ -101,15 +127,22 @@ export class Store implements CommandPort {
   /** Writes what is queued, then closes the database. */
   close(): void {
     this.journal.flushNow();
+    this.walSync?.close();
     this.db.close();
   }
 
   private tellWhenDurable(durable: Promise<void>): void {
-    if (this.durableListeners.length === 0) return;
-    durable.then(() => { for (const listener of this.durableListeners) listener(); }, () => {});
+    durable.then(() => { for (const listener of this.durableListeners) listener(); }, (error) => {
+      if (this.walSync?.failed) this.options.onDurabilityLost?.(error);
+    });
   }
 
   private assemble(world: World): { world: World; handler: CommandHandler } {
+    if (this.options.evictClosed ?? true) {
+      world.archive = this.archive;
+      world.considerAllClosed();
+      world.evictClosed();
+    }
     return { world, handler: new CommandHandler(world, this.journal, this.options.clock, this.options.ids) };
   }
 }

@@ -14,7 +14,7 @@ import type { JournalEntry } from '../../core/journal.ts';
 import { accountKey } from '../../core/ledger/ledger.ts';
 import { safeIntegerMax } from '../../core/money.ts';
 import { World } from '../../core/world.ts';
-import { writeSideLimits } from '../../core/limits.ts';
+import { writeSideLimits, observabilityLimits } from '../../core/limits.ts';
 import { replayJournal } from './recovery.ts';
 import type { Db } from './schema.ts';
 import { snapshotData } from './snapshots.ts';
@@ -38,8 +38,9 @@ export interface VerifyReport {
   mismatches: string[];
 }
 
-export function verifyStore(db: Db): VerifyReport {
-  return db.transaction(() => new Verification(db).run()).deferred();
+/** `onProgress` is told the journal seq replayed so far and the last seq, every observabilityLimits.progressEntriesPerStep entries (scripts/cli/progress.ts). */
+export function verifyStore(db: Db, onProgress?: (seq: number, lastSeq: number) => void): VerifyReport {
+  return db.transaction(() => new Verification(db, onProgress).run()).deferred();
 }
 
 class Verification {
@@ -52,7 +53,11 @@ class Verification {
   private journalPostingCount = 0;
   private entries = 0;
 
-  constructor(private readonly db: Db) {}
+  private readonly lastSeq: number;
+
+  constructor(private readonly db: Db, private readonly onProgress?: (seq: number, lastSeq: number) => void) {
+    this.lastSeq = onProgress ? (db.prepare('SELECT MAX(seq) FROM journal').pluck(true).get() as number | null) ?? 0 : 0;
+  }
 
   run(): VerifyReport {
     let firstBadSeq: number | null = null;
@@ -87,6 +92,7 @@ class Verification {
 
   private observe(seq: number, entry: JournalEntry): void {
     this.entries++;
+    if (this.onProgress && (this.entries % observabilityLimits.progressEntriesPerStep === 0 || seq === this.lastSeq)) this.onProgress(seq, this.lastSeq);
     // Only the last entry of a stream is kept; a balance transaction's snapshot needs its entry.
     this.lastEntry.set(entry.stream, { seq, entry });
     if (entry.event.type !== 'BalanceTransactionPosted') return;

@@ -19,7 +19,7 @@ import type { Db } from '../sqlite/schema.ts';
 import type { Delivery, DeliveryStatus, DeliveryStore } from './deliveries.ts';
 import type { LogLike } from './email.ts';
 import type { Endpoint, EndpointStore } from './endpoints.ts';
-import type { EventSource, ServiceEvents } from './events.ts';
+import type { EventSource, ServiceEvents, SourcedEvent } from './events.ts';
 import type { FanOut } from './fan-out.ts';
 import type { EndpointHealth } from './health.ts';
 import type { Poster, PostResult } from './http-post.ts';
@@ -35,6 +35,10 @@ export interface DispatcherParts {
   readonly source: EventSource;
   readonly poster: Poster;
   readonly keys: SigningKeyRing;
+  /** Signs the deliveries to sandbox endpoints. */
+  readonly sandboxKeys: SigningKeyRing;
+  /** Called for each event as it is fanned out, inside the fan-out's transaction. */
+  readonly onFannedOut?: (event: SourcedEvent, now: number) => void;
   readonly events: ServiceEvents;
   readonly endpoints: EndpointStore;
   readonly deliveries: DeliveryStore;
@@ -43,6 +47,8 @@ export interface DispatcherParts {
   readonly log: LogLike;
   /** Uniform in [0, 1); jitter draws from it (injectable for tests). */
   readonly random?: () => number;
+  /** Told each attempt's outcome once it is recorded (metrics). */
+  readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
 
 interface Claimed { readonly delivery: Delivery; readonly endpoint: Endpoint; readonly attempt: number; readonly key: SigningKey; readonly body: string | undefined }
@@ -77,7 +83,10 @@ export class Dispatcher {
     const upsert = p.db.prepare('INSERT INTO webhook_positions (source, position) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET position = excluded.position');
     this.savePosition = (position: number) => upsert.run(name, position);
     this.fanOutBatch = p.db.transaction((events: ReturnType<EventSource['read']>, now: number) => {
-      for (const e of events) p.fanOut.deliver({ ...e, table: p.source.table }, now);
+      for (const e of events) {
+        p.fanOut.deliver({ ...e, table: p.source.table }, now);
+        p.onFannedOut?.(e, now);
+      }
       this.savePosition(events[events.length - 1]!.position);
     });
     this.claimBatch = p.db.transaction((candidates: Delivery[], now: number) => this.claimAll(candidates, now));
@@ -159,13 +168,15 @@ export class Dispatcher {
   private claimAll(candidates: Delivery[], now: number): Claimed[] {
     const claimed: Claimed[] = [];
     const added = new Map<string, number>();
-    const key = this.p.keys.current(now);
+    // Each mode's key is looked up once per batch, and only when a delivery of that mode is claimed.
+    let liveKey: SigningKey | undefined, sandboxKey: SigningKey | undefined;
     for (const d of candidates) {
       const endpoint = this.p.endpoints.get(d.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') { this.p.deliveries.cancelQueued(d.endpointId, 'canceled: the endpoint is disabled'); continue; }
       const open = (this.perEndpoint.get(endpoint.id) ?? 0) + (added.get(endpoint.id) ?? 0);
       if (open >= webhookLimits.inFlightDeliveriesPerEndpointMax) continue;
       const attempt = d.attempt + 1;
+      const key = endpoint.livemode ? (liveKey ??= this.p.keys.current(now)) : (sandboxKey ??= this.p.sandboxKeys.current(now));
       const following = attempt < webhookLimits.attemptsMax ? now + jittered(webhookLimits.attemptDelaysMs[attempt]!, this.random) : null;
       if (!this.p.deliveries.claim(d, now, key.kid, following)) continue;
       added.set(endpoint.id, (added.get(endpoint.id) ?? 0) + 1);
@@ -220,6 +231,7 @@ export class Dispatcher {
       }
       for (const o of outcomes) {
         this.inFlight.delete(o.claimed.delivery.id);
+        this.p.onAttempt?.(o.claimed.endpoint.id, o.result.outcome);
         const n = (this.perEndpoint.get(o.claimed.endpoint.id) ?? 1) - 1;
         if (n <= 0) this.perEndpoint.delete(o.claimed.endpoint.id); else this.perEndpoint.set(o.claimed.endpoint.id, n);
         o.done();

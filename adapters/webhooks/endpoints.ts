@@ -55,7 +55,7 @@ export function subscribes(endpoint: Endpoint, type: string): boolean {
 /** The back office's view of an endpoint. */
 export function presentEndpoint(e: Endpoint) {
   return {
-    id: e.id, object: 'webhook_endpoint', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
+    id: e.id, object: 'webhook_endpoint', type: e.url.startsWith('cli://') ? 'cli' : 'url', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
     event_types: e.eventTypes, mandatory_event_types: [...mandatoryEventTypes], created_at: iso(e.createdAt),
     disabled_at: e.disabledAt === null ? null : iso(e.disabledAt), disabled_reason: e.disabledReason,
     flagged: e.flaggedAt !== null, flagged_at: e.flaggedAt === null ? null : iso(e.flaggedAt), flag_reason: e.flagReason,
@@ -71,6 +71,10 @@ export class EndpointStore {
     this.s = {
       insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       byId: db.prepare<[string], Row>('SELECT * FROM webhook_endpoints WHERE id = ?'),
+      removeAttempts: db.prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)'),
+      removeDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
+      remove: db.prepare('DELETE FROM webhook_endpoints WHERE id = ?'),
+      cliIds: db.prepare<[], string>("SELECT id FROM webhook_endpoints WHERE url LIKE 'cli://%'").pluck(true),
       byMerchant: db.prepare<[string, number], Row>('SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? ORDER BY id'),
       enabled: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status = 'enabled' ORDER BY id"),
       countForMerchant: db.prepare<[string], number>('SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ?').pluck(true),
@@ -92,6 +96,18 @@ export class EndpointStore {
     const id = this.ids.next('whep');
     this.s.insert.run(id, merchantId, livemode ? 1 : 0, url, eventTypes === null ? null : JSON.stringify(eventTypes), 'enabled', this.clock.now());
     return this.get(id)!;
+  }
+
+  /** Deletes the endpoint with its deliveries and attempts (a temporary `cli` endpoint when its stream closes; inside the caller's transaction). */
+  remove(id: string): void {
+    this.s.removeAttempts.run(id);
+    this.s.removeDeliveries.run(id);
+    this.s.remove.run(id);
+  }
+
+  /** The temporary `cli` endpoints (left behind only by a process that stopped without closing its streams). */
+  cliEndpointIds(): string[] {
+    return this.s.cliIds.all();
   }
 
   get(id: string): Endpoint | undefined {

@@ -56,13 +56,14 @@ export class OutboxEventSource implements EventSource {
   readonly table = 'outbox' as const;
   private readonly select;
 
-  constructor(db: Db, private readonly signal: DurableSignal) {
-    this.select = db.prepare<[number, number], OutboxRow>(
-      'SELECT id, merchant_id, livemode, type, created_at, journal_seq FROM outbox WHERE journal_seq > ? ORDER BY journal_seq, rowid LIMIT ?').raw(true);
+  /** `durableSeq`: rows of later journal seqs are committed but not yet on disk, and wait. */
+  constructor(db: Db, private readonly signal: DurableSignal, private readonly durableSeq: () => number = () => Number.MAX_SAFE_INTEGER) {
+    this.select = db.prepare<[number, number, number], OutboxRow>(
+      'SELECT id, merchant_id, livemode, type, created_at, journal_seq FROM outbox WHERE journal_seq > ? AND journal_seq <= ? ORDER BY journal_seq, rowid LIMIT ?').raw(true);
   }
 
   read(position: number, limit: number): SourcedEvent[] {
-    const rows = this.select.all(position, limit + 1);
+    const rows = this.select.all(position, this.durableSeq(), limit + 1);
     let events = rows.map(([id, merchantId, livemode, type, createdAt, seq]) => ({ id, merchantId, livemode: livemode === 1, type, createdAt, position: seq }));
     if (events.length > limit) {
       // Cut before the last position so one position is never split across two reads.

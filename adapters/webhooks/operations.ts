@@ -37,6 +37,7 @@ export interface OperationParts {
   readonly events: ServiceEvents;
   readonly fanOut: FanOut;
   readonly keys: SigningKeyRing;
+  readonly sandboxKeys: SigningKeyRing;
   readonly directory: Directory;
   readonly wake: () => void;
   /** Seals the idempotency bodies kept here (adapters/sqlite/keys.ts). */
@@ -89,6 +90,7 @@ export class WebhookOperations {
       result = this.p.db.transaction(fn)();
     } catch (error) {
       this.p.keys.load(); // a rotation that rolled back must not stay in memory
+      this.p.sandboxKeys.load();
       throw error;
     }
     this.p.wake();
@@ -161,8 +163,25 @@ export class WebhookOperations {
     const previousKid = this.p.keys.current(now).kid;
     const key = this.p.keys.rotate(noticeMs);
     if (!key) return refuse(reject('operation_not_allowed', 'A key rotation is already announced; it completes at its not_before.'));
+    return ok({ key, previousKid, announcedTo: this.announce(key, previousKid, now, () => true) });
+  }
+
+  /**
+   * Sandbox scenario 11400: the sandbox's own key is rotated (never a live one), announced
+   * to the sandbox endpoints. Returns how many deliveries were queued; 0 when a sandbox
+   * rotation is already announced (the kid switches at its not_before all the same).
+   */
+  rotateSandbox(noticeMs: number, now: number): number {
+    const previousKid = this.p.sandboxKeys.current(now).kid;
+    const key = this.p.sandboxKeys.rotate(noticeMs);
+    return key ? this.announce(key, previousKid, now, (livemode) => !livemode) : 0;
+  }
+
+  /** One webhook.key.rotating per merchant and mode with an endpoint, where `modes` says. */
+  private announce(key: KeyRecord, previousKid: string, now: number, modes: (livemode: boolean) => boolean): number {
     let announcedTo = 0;
     for (const { merchantId, livemode } of this.p.endpoints.merchantsWithEndpoints()) {
+      if (!modes(livemode)) continue;
       const merchant = this.p.directory(merchantId);
       if (!merchant) continue;
       const event = this.p.events.emit({
@@ -171,7 +190,7 @@ export class WebhookOperations {
       });
       announcedTo += this.p.fanOut.deliver({ ...event, merchantId, livemode, table: 'service' }, now);
     }
-    return ok({ key, previousKid, announcedTo });
+    return announcedTo;
   }
 
   /** The types a replay may send: the filter's (or all) within the endpoint's subscription; null = all. */

@@ -96,6 +96,14 @@ CREATE TABLE IF NOT EXISTS webhook_signing_keys (
   not_before    INTEGER NOT NULL,
   created_at    INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- The sandbox's own signing keys (sandbox deliveries; scenario 11400 rotates them).
+CREATE TABLE IF NOT EXISTS webhook_signing_keys_sandbox (
+  kid           TEXT    PRIMARY KEY,
+  private_pkcs8 BLOB    NOT NULL,
+  public_spki   BLOB    NOT NULL,
+  not_before    INTEGER NOT NULL,
+  created_at    INTEGER NOT NULL
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS webhook_replays (
   id            TEXT    PRIMARY KEY,  -- whrp_<ULID>

@@ -8,7 +8,9 @@
 // retiredKeyListedMs). Invariant: at most one 'next' key at a time; keys are never deleted.
 // At rest the private key (PKCS#8 DER) is sealed under the master key, bound to its kid
 // (private_pkcs8 then holds the sealed text); a key an older build kept in clear is sealed
-// when the ring opens.
+// when the ring opens. Two rings exist: live deliveries are signed by the keys in
+// webhook_signing_keys, sandbox deliveries by the sandbox's own keys in
+// webhook_signing_keys_sandbox (DESIGN.md "Sandbox"; scenario 11400 rotates only those).
 
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { Clock, Ids } from '../../core/ports.ts';
@@ -37,6 +39,9 @@ interface Row { kid: string; private_pkcs8: string | Buffer; public_spki: Buffer
 
 const privateKeyPurpose = (kid: string) => `webhook_signing_key:${kid}`;
 
+/** The table a ring keeps its keys in, by mode. */
+export type SigningKeyTable = 'webhook_signing_keys' | 'webhook_signing_keys_sandbox';
+
 export class SigningKeyRing {
   /** Ascending by not_before. */
   private keys: KeyRecord[] = [];
@@ -45,8 +50,8 @@ export class SigningKeyRing {
   /** Keys an older build kept in clear, sealed when the ring opened. */
   readonly sealedOnOpen: number;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly ids: Ids, private readonly sealer: Sealer) {
-    this.insert = db.prepare('INSERT INTO webhook_signing_keys (kid, private_pkcs8, public_spki, not_before, created_at) VALUES (?, ?, ?, ?, ?)');
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly ids: Ids, private readonly sealer: Sealer, private readonly table: SigningKeyTable = 'webhook_signing_keys') {
+    this.insert = db.prepare(`INSERT INTO ${table} (kid, private_pkcs8, public_spki, not_before, created_at) VALUES (?, ?, ?, ?, ?)`);
     this.sealedOnOpen = this.sealClearKeys();
     this.load();
     if (this.keys.length === 0) this.add(this.clock.now());
@@ -94,7 +99,7 @@ export class SigningKeyRing {
 
   /** Re-reads the table (after a transaction that added a key rolled back). */
   load(): void {
-    const rows = this.db.prepare<[], Row>('SELECT kid, private_pkcs8, public_spki, not_before, created_at FROM webhook_signing_keys ORDER BY not_before, kid').all();
+    const rows = this.db.prepare<[], Row>(`SELECT kid, private_pkcs8, public_spki, not_before, created_at FROM ${this.table} ORDER BY not_before, kid`).all();
     this.keys = rows.map((r) => ({
       kid: r.kid, notBefore: r.not_before, createdAt: r.created_at,
       key: { kid: r.kid, privateKey: createPrivateKey({ key: this.openPrivate(r), format: 'der', type: 'pkcs8' }), publicKey: publicKeyFromSpki(r.public_spki) },
@@ -108,9 +113,9 @@ export class SigningKeyRing {
 
   /** Seals the private keys an older build kept in clear; returns how many. */
   private sealClearKeys(): number {
-    const rows = this.db.prepare<[], { kid: string; private_pkcs8: string | Buffer }>('SELECT kid, private_pkcs8 FROM webhook_signing_keys').all()
+    const rows = this.db.prepare<[], { kid: string; private_pkcs8: string | Buffer }>(`SELECT kid, private_pkcs8 FROM ${this.table}`).all()
       .filter((r) => !isSealed(r.private_pkcs8));
-    const update = this.db.prepare('UPDATE webhook_signing_keys SET private_pkcs8 = ? WHERE kid = ?');
+    const update = this.db.prepare(`UPDATE ${this.table} SET private_pkcs8 = ? WHERE kid = ?`);
     this.db.transaction(() => {
       for (const r of rows) update.run(this.sealer.seal(r.private_pkcs8, privateKeyPurpose(r.kid)), r.kid);
     })();

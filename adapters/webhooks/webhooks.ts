@@ -15,15 +15,17 @@ import { DeliveryStore } from './deliveries.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { EmailOutbox, type Directory, type LogLike } from './email.ts';
 import { EndpointStore } from './endpoints.ts';
-import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource } from './events.ts';
+import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource, type SourcedEvent } from './events.ts';
 import { FanOut } from './fan-out.ts';
 import { EndpointHealth } from './health.ts';
 import { contractTimeouts, HttpPoster, type Poster, type Timeouts } from './http-post.ts';
-import { webhookLimits } from '../../core/limits.ts';
+import { CliAwarePoster, CliStreams } from './cli-streams.ts';
+import { limits, webhookLimits } from '../../core/limits.ts';
+import { scenarioOf } from '../../core/sandbox/scenarios.ts';
 import { WebhookOperations } from './operations.ts';
 import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
 import { migrateWebhooks } from './schema.ts';
-import { SigningKeyRing } from './signing-keys.ts';
+import { SigningKeyRing, type PublishedSigningKey } from './signing-keys.ts';
 import type { UrlMode } from './url-policy.ts';
 
 export interface WebhookSettings {
@@ -55,8 +57,12 @@ export interface WebhookDeps {
   readonly sealer: Sealer;
   /** Defaults to the outbox, woken through `signal`. */
   readonly source?: EventSource;
+  /** The journal's durable tail: the outbox is read no further (default: every committed row). */
+  readonly durableSeq?: () => number;
   readonly poster?: Poster;
   readonly random?: () => number;
+  /** Told each delivery attempt's outcome once recorded (server/metrics.ts). */
+  readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
 
 /** The core's timers as the manual advance sees them. */
@@ -69,16 +75,21 @@ export interface CoreTimers {
 export class Webhooks {
   readonly signal = new DurableSignal();
   readonly keys: SigningKeyRing;
+  /** The sandbox's own signing keys: sandbox deliveries are signed by these (DESIGN.md "Sandbox"). */
+  readonly sandboxKeys: SigningKeyRing;
   readonly endpoints: EndpointStore;
   readonly deliveries: DeliveryStore;
   readonly events: ServiceEvents;
   readonly dispatcher: Dispatcher;
+  /** The open `satang listen` streams (cli endpoints; adapters/webhooks/cli-streams.ts). */
+  readonly cliStreams = new CliStreams();
   readonly operations: WebhookOperations;
 
   constructor(private readonly deps: WebhookDeps) {
     const { db, clock, ids, log, directory, sealer } = deps;
     migrateWebhooks(db);
     this.keys = new SigningKeyRing(db, clock, ids, sealer);
+    this.sandboxKeys = new SigningKeyRing(db, clock, ids, sealer, 'webhook_signing_keys_sandbox');
     this.endpoints = new EndpointStore(db, clock, ids);
     this.deliveries = new DeliveryStore(db, ids);
     this.events = new ServiceEvents(db, ids);
@@ -86,19 +97,47 @@ export class Webhooks {
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
     this.dispatcher = new Dispatcher({
-      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal), poster: deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode),
-      keys: this.keys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
-      ...(deps.random ? { random: deps.random } : {}),
+      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
+      poster: new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams),
+      keys: this.keys, sandboxKeys: this.sandboxKeys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
+      onFannedOut: (event, now) => this.playKeyRotationScenario(event, now),
+      ...(deps.random ? { random: deps.random } : {}), ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
     });
     this.operations = new WebhookOperations({
-      db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, directory, wake: () => this.dispatcher.wake(), sealer,
+      db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, sandboxKeys: this.sandboxKeys, directory, wake: () => this.dispatcher.wake(), sealer,
     });
   }
 
   get mode(): UrlMode { return this.deps.settings.mode; }
 
-  start(): void { this.dispatcher.start(); }
-  stop(): void { this.dispatcher.stop(); }
+  /** GET /v1/webhooks/signing-keys: the live keys, then the sandbox's own. */
+  publishedKeys(): PublishedSigningKey[] {
+    return [...this.keys.published(), ...this.sandboxKeys.published()];
+  }
+
+  /**
+   * Sandbox scenario 11400, played as the merchant's deposit.created of that amount is
+   * fanned out (inside the fan-out's transaction, so once): the sandbox's signing key is
+   * rotated with 60 s notice and webhook.key.rotating announced. Never a live key.
+   */
+  private playKeyRotationScenario(event: SourcedEvent, now: number): void {
+    if (event.livemode || event.type !== 'deposit.created') return;
+    const body = this.events.body('outbox', event.id);
+    const amount = body === undefined ? undefined : (JSON.parse(body) as { data?: { object?: { amount_minor?: unknown } } }).data?.object?.amount_minor;
+    if (typeof amount !== 'number' || scenarioOf({ livemode: false, amountMinor: BigInt(amount) }) !== 11_400) return;
+    this.operations.rotateSandbox(limits.sandboxKeyRotationNoticeMs, now);
+  }
+
+
+  start(): void {
+    // No `satang listen` stream survives a restart: their temporary endpoints go before anything is delivered.
+    this.operations.transact(() => { for (const id of this.endpoints.cliEndpointIds()) this.endpoints.remove(id); });
+    this.dispatcher.start();
+  }
+  stop(): void {
+    this.cliStreams.closeAll();
+    this.dispatcher.stop();
+  }
 
   /** Writes one out-of-order test case and schedules its deliveries (inside operations.transact). */
   outOfOrder(merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase) {

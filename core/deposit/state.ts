@@ -42,10 +42,14 @@ export interface Receiver {
   readonly accountName: string;
 }
 
-/** Who is paid by a leg: a withdrawing merchant's order, or the external gateway route. */
+/**
+ * Who is paid by a leg: a withdrawing merchant's order, the external gateway route, or
+ * (sandbox only) the simulated counterparty that gives a sandbox deposit legs at once.
+ */
 export type Counterparty =
   | { readonly kind: 'withdrawal'; readonly withdrawalId: string; readonly merchantId: string; readonly payoutLegRef: string }
-  | { readonly kind: 'gateway' };
+  | { readonly kind: 'gateway' }
+  | { readonly kind: 'simulated' };
 
 export interface Leg {
   /** The depositing side's reference; the withdrawing side knows the leg by payoutLegRef. */

@@ -26,6 +26,10 @@ export interface VerificationFacts {
   /** Another deposit already used this transfer (same trans_ref). */
   readonly duplicateOfDepositId?: string;
   readonly senderBankDisabled: boolean;
+  /** The bank stamped the transfer outside the order's window (the sandbox's scenario 10200 says so of its late slip). */
+  readonly outsideTimeWindow?: boolean;
+  /** The destination was allocated to another payment meanwhile (the sandbox's scenario 11000 says so). */
+  readonly allocationConflict?: boolean;
 }
 
 export type MatchAnswer = 'match' | 'no_match' | 'indeterminate';
@@ -110,7 +114,7 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   const expected = leg?.amountMinor ?? deposit.amountMinor;
   const expiresAt = leg?.expiresAt ?? deposit.expiresAt;
   const amountExact = transfer.amountMinor === expected;
-  const withinTimeWindow = transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
+  const withinTimeWindow = facts.outsideTimeWindow !== true && transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
   const senderBankMatch = transfer.sender.bankCode === deposit.sender.bankCode;
   const account = transfer.sender.accountNumber.trim() === '' ? 'unavailable' : matchAccountNumber(deposit.sender.accountNumber, transfer.sender.accountNumber);
   const name = matchName(deposit.sender.accountNameTh, transfer.sender.name);
@@ -125,6 +129,7 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   else if (name === 'indeterminate') reasons.push({ code: 'AMBIGUOUS_MATCH' });
   if (facts.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
   if (facts.senderBankDisabled) reasons.push({ code: 'BANK_DISABLED' });
+  if (facts.allocationConflict) reasons.push({ code: 'ALLOCATION_CONFLICT' });
 
   const senderAccountMatch = account === 'match', senderNameMatch = name === 'match', receiverMatch = matched.length === 1;
   const allPass = amountExact && withinTimeWindow && senderBankMatch && senderAccountMatch && senderNameMatch && receiverMatch;

@@ -13,7 +13,8 @@ import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
 import type { Minor } from '../money.ts';
 import { capacityOf } from '../withdrawal/decide.ts';
-import { inFlightFor, isPayable } from '../withdrawal/state.ts';
+import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
+import { scenarioOf, simulatedLegs, simulatedShape } from '../sandbox/scenarios.ts';
 
 import { depositPostings } from '../ledger/postings.ts';
 import { World } from '../world.ts';
@@ -113,7 +114,14 @@ function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettle
 
 // ---- create ----
 
-function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only' }, expiresAt: number): Match | null {
+type MatchShape = { amountMinor: Minor; merchantId: string; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only' };
+
+/** A sandbox order pays only its own merchant's sandbox withdrawals (DESIGN.md "Sandbox"); a live one any of its pool. */
+function mayPay(d: MatchShape, w: Withdrawal): boolean {
+  return d.livemode || w.merchantId === d.merchantId;
+}
+
+function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
   const route = wl.gatewayRoute && wl.gatewayRoute.expiresAt > tx.at ? wl.gatewayRoute : undefined;
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
@@ -124,12 +132,12 @@ function plannedLegs(tx: Tx, d: { amountMinor: Minor; whiteLabelId: string; live
   if (pool) {
     for (const id of pool) {
       const w = tx.withdrawal(id);
-      if (w && (placed = planner.offer(w))) break;
+      if (w && mayPay(d, w) && (placed = planner.offer(w))) break;
     }
   }
   if (!placed) {
     for (const w of tx.touchedWithdrawals()) {
-      if (pool?.has(w.id) || w.whiteLabelId !== d.whiteLabelId || w.livemode !== d.livemode) continue;
+      if (pool?.has(w.id) || w.whiteLabelId !== d.whiteLabelId || w.livemode !== d.livemode || !mayPay(d, w)) continue;
       if (planner.offer(w)) break;
     }
   }
@@ -171,8 +179,8 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const lifetimeMs = lifetimeSeconds * 1000;
   const id = tx.ids.next('dep');
   const fillPreference = c.fillPreference ?? 'any';
-  const shape = { amountMinor: c.amountMinor, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
-  const match: Match = plannedLegs(tx, shape, tx.at + lifetimeMs) ?? {
+  const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
+  const match: Match = firstMatch(tx, shape, tx.at + lifetimeMs) ?? {
     kind: 'waiting',
     liquidity: { waitStartedAt: tx.at, estimatedWaitMs: limits.liquidityWaitMs / 2, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
   };
@@ -185,6 +193,25 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
     },
   }, undefined);
   return runDeposit(tx, id, decision);
+}
+
+/**
+ * A new order's destination. Sandbox liquidity: its own sandbox withdrawals first, else the
+ * simulated counterparty, so a sandbox deposit gets legs at once — except where its
+ * scenario says otherwise (10500 waits; 10400 and 10700 take the shaped simulated legs).
+ */
+function firstMatch(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
+  if (d.livemode) return plannedLegs(tx, d, expiresAt);
+  const scenario = scenarioOf(d);
+  if (scenario === 10_500) return null;
+  if (scenario === 10_400 || scenario === 10_700) return simulatedMatch(tx, d, expiresAt);
+  return plannedLegs(tx, d, expiresAt) ?? simulatedMatch(tx, d, expiresAt);
+}
+
+/** Legs to the sandbox's simulated counterparty, shaped by the order's scenario (2 for 10400, 3 for 10700, else 1). */
+export function simulatedMatch(tx: Tx, d: { livemode: boolean; amountMinor: Minor }, expiresAt: number): Extract<Match, { kind: 'matched' }> {
+  const shape = simulatedShape(d, expiresAt, tx.at);
+  return { kind: 'matched', legs: simulatedLegs(d.amountMinor, shape.legs, shape.expiresAt, () => tx.ids.next('leg')), source: shape.source, expiresAt: shape.expiresAt };
 }
 
 /** Amounts that would match at once: the largest capacities on offer, rounded down to the step. */

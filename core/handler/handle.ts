@@ -24,6 +24,7 @@ import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
 import { decideClaimStep, openClaim } from './claims.ts';
+import { fireSandboxStep } from './sandbox.ts';
 
 export type { Outcome };
 
@@ -109,6 +110,8 @@ function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'Record
   const facts = {
     senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode),
     duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
+    outsideTimeWindow: outcome.facts.outsideTimeWindow,
+    allocationConflict: outcome.facts.allocationConflict,
   } satisfies { [K in keyof Required<VerificationFacts>]: VerificationFacts[K] };
   return { kind: 'found', transfer: outcome.transfer, facts };
 }
@@ -189,6 +192,8 @@ function fireTimer(tx: Tx, timerId: string): Step {
       return runWithdrawal(tx, t.stream, { type: 'ExpireWithdrawal', at, refund: refundIds(tx) });
     case 'withdrawal.auto_confirm':
       return runWithdrawal(tx, t.stream, { type: 'ConfirmReceipt', at, legRef: t.arg!, auto: true });
+    case 'sandbox.step':
+      return fireSandboxStep(tx, t);
     case 'beneficiary.verify': {
       const b = tx.world.beneficiaries.get(t.stream);
       if (b && b.status !== 'verified') {

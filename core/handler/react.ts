@@ -4,6 +4,7 @@
 // order in which entries (and ids) are appended is the order the journal has always had.
 // The first refusal stops the loop; the transaction is then dropped whole.
 
+import { limits } from '../limits.ts';
 import { inFlightFor } from '../withdrawal/state.ts';
 import { matchWaitingDeposit, waitingDepositsOf } from './deposits.ts';
 import { done, type Outcome, type Reaction, type Step } from './reactions.ts';
@@ -46,6 +47,10 @@ function runReaction(tx: Tx, r: Reaction): Step {
       return matchWaitingDeposit(tx, r.depositId);
     case 'CloseRefundedClaim':
       return closeRefundedClaim(tx, r.claimId);
+    case 'DisputeFills':
+      return runWithdrawal(tx, r.withdrawalId, {
+        type: 'OpenDispute', at, disputeId: tx.ids.next('dsp'), reasonCode: r.reasonCode, amountMinor: r.amountMinor, respondBy: at + limits.disputeRespondByMs,
+      });
     default: {
       const _exhaustive: never = r;
       return _exhaustive;

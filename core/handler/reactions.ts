@@ -22,7 +22,9 @@ export type Reaction =
   /** One waiting deposit's turn to be matched against the pool as it is now. */
   | { readonly type: 'MatchWaitingDeposit'; readonly depositId: string }
   /** A claim's refund withdrawal reached a final status: the claim closes with what it paid out. */
-  | { readonly type: 'CloseRefundedClaim'; readonly claimId: string };
+  | { readonly type: 'CloseRefundedClaim'; readonly claimId: string }
+  /** The payee of a withdrawal disputes what it was paid (the sandbox's scenario 11000). */
+  | { readonly type: 'DisputeFills'; readonly withdrawalId: string; readonly amountMinor: Minor; readonly reasonCode: string };
 
 export type Outcome = { readonly ok: true; readonly objectId?: string } | { readonly ok: false; readonly rejection: Rejection };
 

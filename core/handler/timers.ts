@@ -9,6 +9,7 @@ import { limits } from '../limits.ts';
 import { isSettledAndUncleared, type Deposit } from '../deposit/state.ts';
 import type { Timer, TimerKind } from '../journal.ts';
 import { inFlightOf, isPayable, type Withdrawal } from '../withdrawal/state.ts';
+import { sandboxStepOf } from '../sandbox/scenarios.ts';
 
 export interface TimerSink {
   want(stream: string, kind: TimerKind, dueAt: number, arg?: string): void;
@@ -19,6 +20,8 @@ export function timer(stream: string, kind: TimerKind, dueAt: number, arg?: stri
 }
 
 export function depositTimers(d: Deposit, sink: TimerSink): void {
+  const scenarioStep = d.livemode ? undefined : sandboxStepOf(d);
+  if (scenarioStep) sink.want(d.id, 'sandbox.step', scenarioStep.dueAt, scenarioStep.step);
   switch (d.status) {
     case 'awaiting_liquidity':
       if (d.liquidity) sink.want(d.id, 'deposit.liquidity_wait', d.liquidity.waitStartedAt + limits.liquidityWaitMs);

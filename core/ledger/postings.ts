@@ -37,8 +37,9 @@ export function depositPostings(d: Deposit, e: DepositEvent): Postings | null {
   const owner: MovementOwner = { merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, source: { type: 'deposit', id: d.id } };
   switch (e.type) {
     case 'DepositSettled': {
-      // pending_clearing is credited A, against the withdrawals' transit, the gateway, or
-      // suspense for what no order could take, and debited the fee.
+      // pending_clearing is credited A, against the withdrawals' transit, the gateway (or the
+      // sandbox's simulated counterparty, which stands where a gateway would, in the sandbox
+      // ledger), or suspense for what no order could take, and debited the fee.
       const st = e.settlement;
       let transit = 0n, gateway = 0n;
       for (const f of e.fills) {

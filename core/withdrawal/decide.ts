@@ -10,6 +10,7 @@ import type { Command } from '../handler/commands.ts';
 import type { Balances } from '../ledger/ledger.ts';
 import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
+import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
 import {
   inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
@@ -76,7 +77,8 @@ export function admitWithdrawal(c: Extract<Command, { type: 'CreateWithdrawal' }
   }
   const required = c.amountMinor + fee.totalMinor;
   const balances = facts.balances;
-  if (balances.availableMinor < required) {
+  // Sandbox scenario 11300: refused as if the funds it needs were still clearing.
+  if (balances.availableMinor < required || withdrawalScenarioRefuses({ livemode: c.actor.livemode, amountMinor: c.amountMinor })) {
     return reject('insufficient_balance', 'Available balance is below the amount plus fee.', {
       available_minor: minorToJson(balances.availableMinor), required_minor: minorToJson(required),
       pending_clearing_minor: minorToJson(balances.pendingClearingMinor), pending_clearing_available_at: facts.nextClearingAt(),

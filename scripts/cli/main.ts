@@ -10,10 +10,16 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   admin: { summary: 'onboarding through the back office: white labels, merchants, keys, funding, senders, beneficiaries, webhooks, suspension, the manual clock', load: async () => (await import('./admin.ts')).adminCommand },
   bo: { summary: "an operator's day: review queue, show a deposit with its timeline, approve/decline, approvals, claims, disputes, logs (tables, or --json)", load: async () => (await import('./bo.ts')).boCommand },
   call: { summary: 'sign and send a merchant request: call METHOD PATH --key sk_... [--data JSON] [-i] [--output FILE]', load: async () => (await import('./call.ts')).callCommand },
+  listen: { summary: 'forward the sandbox webhook deliveries to a local URL: listen --forward-to URL --key sk_test_…', load: async () => (await import('./listen.ts')).listenCommand },
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },
   projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },
+  report: { summary: 'finance reports: statement, trial-balance, receiving-account (a table, or --csv)', load: async () => (await import('./report.ts')).reportCommand },
+  reconcile: { summary: "the merchant's daily reconciliation job: events since the last sequence, gaps, balance sums, orders vs GET", load: async () => (await import('./reconcile.ts')).reconcileCommand },
+  scenarios: { summary: 'list the sandbox scenarios (amount_minor, name, what happens)', load: async () => (await import('./sandbox.ts')).scenariosCommand },
+  trigger: { summary: 'play one sandbox scenario: trigger <amount | name> --key sk_test_... (creates, drives the clock, prints events)', load: async () => (await import('./sandbox.ts')).triggerCommand },
+  certify: { summary: 'run certification with a sandbox key and print a pass/fail table (the live-key rule in production)', load: async () => (await import('./sandbox.ts')).certifyCommand },
   projector: { summary: 'run the projections as their own process against NATS (SATANG_NATS_URL)', load: async () => (await import('./projector.ts')).projectorCommand },
 };
 

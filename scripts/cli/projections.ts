@@ -13,6 +13,7 @@ import { openProjectionsDb } from '../../projections/db.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { rebuildProjections } from '../../projections/rebuild.ts';
+import { startProgress } from './progress.ts';
 import { readSideStatus } from '../../projections/status.ts';
 import { createLogger } from '../../server/log.ts';
 import { defaultDataDir, dispatch, text, type Subcommand } from './args.ts';
@@ -57,7 +58,9 @@ function rebuild(dataDir: string, name: string | undefined): number {
   const journal = new JournalReader(dataDir);
   const db = openProjectionsDb(dataDir, projectionSchemas);
   try {
-    const report = rebuildProjections(db, journal, chosen.map((p) => p!), createLogger());
+    const progress = startProgress('projections rebuild', { total: journal.tail() });
+    const report = rebuildProjections(db, journal, chosen.map((p) => p!), createLogger(), (entries, tail) => progress.step(entries, { phase: 'replay', total: tail }));
+    progress.finish();
     console.log(JSON.stringify(report, null, 2));
     return report.parked === 0 ? 0 : 1;
   } finally {

@@ -8,6 +8,7 @@ import { openDatabase } from '../../adapters/sqlite/schema.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { verifyActionLog } from '../../adapters/sqlite/action-log.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
+import { startProgress } from './progress.ts';
 import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
 
 export const verifySpec: CommandSpec = {
@@ -30,7 +31,9 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const report = verifyStore(db);
+    const progress = startProgress('verify', { total: 0 });
+    const report = verifyStore(db, (seq, lastSeq) => progress.step(seq, { phase: 'replay', total: lastSeq }));
+    progress.finish();
     const actionLog = verifyActionLog(db);
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
     const atRest = scanDataDir(dataDir);

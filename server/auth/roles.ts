@@ -21,6 +21,7 @@ const approvalQueueReads = ['approver', 'support', 'ops_admin'] as const;
 const claimReads = ['ops_admin', 'support', 'finance'] as const;
 const auditReads = ['finance', 'ops_admin'] as const;
 const directoryReads = ['ops_admin', 'support', 'finance', 'reviewer', 'approver'] as const;
+const finance = ['finance'] as const;
 
 /** `METHOD /v1/bo/path/:param` (exactly as registered on the router) → the roles that may call it. */
 export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
@@ -84,6 +85,10 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'GET /v1/bo/wallet': balanceReads,
   'GET /v1/bo/merchants': directoryReads,
   'GET /v1/bo/white-labels': directoryReads,
+  // finance reports (server/routes/reports.ts)
+  'GET /v1/bo/reports/statements': finance,
+  'GET /v1/bo/reports/trial-balance': finance,
+  'GET /v1/bo/reports/receiving-accounts': finance,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */

@@ -115,9 +115,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.merchant, bodyOf(ctx));
     await run(ctx, { type: 'RegisterMerchant', actor: actorOf(ctx), whiteLabelId: b.white_label_id, name: b.name, ...(b.technical_contact_email ? { technicalContactEmail: b.technical_contact_email } : {}) }, (id) => {
       // The two keys are minted with the merchant; their secrets are shown here once.
-      const live = mintKey(services, id!, true, allScopes);
+      // In production the live key waits for a passed certification run (services.liveKeys).
+      const live = services.liveKeys ? null : mintKey(services, id!, true, allScopes);
       const sandbox = mintKey(services, id!, false, allScopes);
-      return { status: 201, body: { id, object: 'merchant', white_label_id: b.white_label_id, name: b.name, keys: { live: keyView(live), sandbox: keyView(sandbox) } } };
+      return { status: 201, body: { id, object: 'merchant', white_label_id: b.white_label_id, name: b.name, keys: { live: live && keyView(live), sandbox: keyView(sandbox) } } };
     });
   });
 
@@ -125,6 +126,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await requireStepUp(ctx);
     const b = parseWith(schemas.key, bodyOf(ctx));
     const m = merchant(ctx);
+    if (b.livemode && services.liveKeys && !services.liveKeys.certified(m.id)) {
+      throw new ApiError('operation_not_allowed', 'A live key is issued once a certification run passed: run POST /v1/test/certification with the sandbox key, then ask again.',
+        { reason: 'certification_required', certification_url: '/v1/test/certification' });
+    }
     // Not a core command (keys stay out of the journal): the key and the request's
     // idempotency record are saved in one transaction, so a retry replays the same key.
     await runIdempotentOwn(ctx, services, `op:${operatorOf(ctx).sub}`, (keep) => {
@@ -235,3 +240,6 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   return router;
 }
+
+/** The request schemas, for the OpenAPI document (server/openapi/). */
+export { schemas as backOfficeSchemas };

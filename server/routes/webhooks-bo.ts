@@ -179,3 +179,6 @@ function readCursor(cursor: string, status: DeliveryStatus | null): string {
   if ((parsed.s ?? null) !== status) throw new ApiError('cursor_filter_mismatch');
   return parsed.b;
 }
+
+/** The request schemas, for the OpenAPI document (server/openapi/). */
+export { schemas as webhookBackOfficeSchemas };

@@ -14,6 +14,7 @@ import { runIdempotentOwn } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { bodyOf, merchantScope, parseWith } from './common.ts';
+import { addListenRoute } from './webhooks-listen.ts';
 
 const caseBody = compile<{ case: OutOfOrderCase }>({ type: 'object', additionalProperties: false, required: ['case'], properties: { case: { enum: [...outOfOrderCases] } } });
 
@@ -38,5 +39,9 @@ export function webhookTestRoutes(services: Services, webhooks: Webhooks): Route
       return response;
     }));
   });
+  addListenRoute(router, webhooks); // GET /v1/test/webhooks/listen: the stream of `satang listen`
   return router;
 }
+
+/** The request schema, for the OpenAPI document (server/openapi/). */
+export { caseBody as outOfOrderCaseBody };

@@ -18,7 +18,7 @@ export function webhookPublicRoutes(webhooks: Webhooks): Router {
   const router = new Router({ prefix: '/v1/webhooks' });
   router.get('/signing-keys', (ctx) => {
     ctx.set('Cache-Control', `public, max-age=${signingKeysCacheSeconds}`);
-    ctx.body = { object: 'list', keys: webhooks.keys.published() };
+    ctx.body = { object: 'list', keys: webhooks.publishedKeys() };
   });
   router.get('/test-vectors', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=86400');

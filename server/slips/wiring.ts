@@ -20,6 +20,7 @@ import { slipUploadLimits } from '../../core/limits.ts';
 import { slipContentTypes } from './evidence.ts';
 import { slipRoutes } from './routes.ts';
 import { simulatorPrefix, simulatorRoutes } from './sim-routes.ts';
+import type { Metrics } from '../metrics.ts';
 
 export interface SlipOptions {
   /** The slip object store (tests pass one whose fsync fails); default: DiskSlipStore in the data dir. */
@@ -41,6 +42,8 @@ export interface SlipParts {
   readonly config: Config;
   readonly logger: Logger;
   readonly capability: CapabilitySigner;
+  /** Times every verification and counts provider failures (server/metrics.ts). */
+  readonly metrics?: Metrics;
 }
 
 export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
@@ -51,7 +54,10 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
   let verifier: SlipVerifier;
   if (config.slipProviderUrl) {
     verifier = new HttpSlipVerifier(config.slipProviderUrl, {
-      onAttemptFailed: (attempt, reason) => logger.warn({ attempt, reason }, 'slip provider call failed'),
+      onAttemptFailed: (attempt, reason) => {
+        parts.metrics?.slipProviderError('attempt_failed');
+        logger.warn({ attempt, reason }, 'slip provider call failed');
+      },
     });
     logger.info({ slip_provider_url: config.slipProviderUrl }, 'slip verification: the provider at SATANG_SLIP_PROVIDER_URL');
   } else {
@@ -59,6 +65,7 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
     verifier = new SimulatorVerifier(simulator);
     logger.info(`slip verification: no SATANG_SLIP_PROVIDER_URL, so slips are verified by the bank simulator mounted at ${config.baseUrl}${simulatorPrefix}/ (development only)`);
   }
+  if (parts.metrics) verifier = parts.metrics.timed(verifier);
   const worker = new SlipWorker({
     host: services.write, store, verifier, mode: options.slipWorker ?? 'background',
     onError: (error, depositId) => logger.error({ err: String(error), deposit_id: depositId }, 'slip verification failed; it will be tried again'),

@@ -73,6 +73,8 @@ const helpCases: readonly (readonly string[])[] = [
   ['bank-sim', '--port', '0', '--help'],
   ['projections', '--help'], ['projections', 'rebuild', '--help'], ['projections', 'status', '--help'],
   ['projector', '--help'],
+  ['report', '--help'], ['report', 'statement', '--help'], ['report', 'trial-balance', '--help'], ['report', 'receiving-account', '--help'],
+  ['reconcile', '--help'], ['reconcile', '--key', 'sk_live_x', '--help'],
 ];
 
 const help = suite('satang --help');

@@ -75,6 +75,7 @@ const expiredEvent: DepositEvent = { type: 'DepositExpired', at: expiresAt, late
 const expired: Events = [...awaitingPayment, expiredEvent];
 const canceledAt = T0 + 2 * minute;
 const canceled: Events = [...awaitingPayment, { type: 'DepositCanceled', at: canceledAt, by: 'merchant', reasonCode: 'merchant_request', lateSlipAcceptedUntil: canceledAt + lateWindow }];
+const sandboxAwaitingPayment: Events = [{ type: 'DepositCreated', at: T0, deposit: { ...newDeposit(), livemode: false } }, matched([leg(1, X, { kind: 'simulated' })])];
 const gatewayExpired: Events = [created(), matched([leg(1, X, gateway)], 'external_gateway'), expiredEvent];
 
 // ---- commands ----
@@ -210,6 +211,24 @@ const rows: DepositRow[] = [
     given: awaitingPayment, when: { type: 'ExpireDeposit', at: expiresAt - 1, settle: settle() }, then: [],
   },
   {
+    row: 'sandbox awaiting_payment: the scenario engine expires the order before expires_at (10200, 11200) → expired',
+    given: sandboxAwaitingPayment, when: { type: 'ExpireDeposit', at: T0 + 5_000, settle: settle(), scenario: true },
+    then: [{ type: 'DepositExpired', at: T0 + 5_000, lateSlipAcceptedUntil: T0 + 5_000 + lateWindow }],
+  },
+  {
+    row: 'live awaiting_payment: a scenario expiry before expires_at → no events (live has no scenarios)',
+    given: awaitingPayment, when: { type: 'ExpireDeposit', at: T0 + 5_000, settle: settle(), scenario: true }, then: [],
+  },
+  {
+    row: 'sandbox expired: the scenario engine closes the late window at once (11200) → is_terminal true',
+    given: [...sandboxAwaitingPayment, { type: 'DepositExpired', at: T0 + 5_000, lateSlipAcceptedUntil: T0 + 5_000 + lateWindow }],
+    when: { type: 'CloseLateSlipWindow', at: T0 + 5_000, scenario: true }, then: [{ type: 'LateSlipWindowClosed', at: T0 + 5_000 }],
+  },
+  {
+    row: 'live expired: a scenario close before late_slip_accepted_until → no events',
+    given: expired, when: { type: 'CloseLateSlipWindow', at: expiresAt + 1, scenario: true }, then: [],
+  },
+  {
     row: 'awaiting_payment → cancel while no slip exists → canceled with a 24 h late window (is_terminal false)',
     given: awaitingPayment, when: { type: 'CancelDeposit', at: canceledAt, by: 'merchant', reasonCode: 'merchant_request' }, then: canceled.slice(2),
   },
@@ -338,6 +357,17 @@ const rows: DepositRow[] = [
     given: [...expired, slipReceived(1, 'expired', expiresAt + hour)],
     when: verify(found(transfer(X, { occurredAt: expiresAt + hour })), { at: expiresAt + hour + minute }),
     then: [review(expiresAt + hour + minute, ['LATE_SLIP'], { verification: { ...allSix, withinTimeWindow: false }, V: X })],
+  },
+  {
+    row: 'expired → a late slip the bank stamped outside the window (sandbox 10200 says so) → under_review LATE_SLIP',
+    given: [...expired, slipReceived(1, 'expired', expiresAt + minute)],
+    when: verify({ kind: 'found', transfer: transfer(X, { occurredAt: expiresAt + minute }), facts: { senderBankDisabled: false, outsideTimeWindow: true } }, { at: expiresAt + 2 * minute }),
+    then: [review(expiresAt + 2 * minute, ['LATE_SLIP'], { verification: { ...allSix, withinTimeWindow: false }, V: X })],
+  },
+  {
+    row: 'slip_processing → the destination was allocated to another payment (sandbox 11000) → under_review ALLOCATION_CONFLICT',
+    given: slipProcessing, when: verify({ kind: 'found', transfer: transfer(X), facts: { senderBankDisabled: false, allocationConflict: true } }),
+    then: [review(verifiedAt, ['ALLOCATION_CONFLICT'], { verification: allSix, V: X })],
   },
   {
     row: 'canceled → late slip within the window → slip_processing (is_late, from canceled)',

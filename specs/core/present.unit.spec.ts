@@ -5,7 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Claim } from '../../core/directory.ts';
-import { presentClaim } from '../../core/present.ts';
+import fc from 'fast-check';
+import { iso, maskName, presentClaim } from '../../core/present.ts';
 
 const claim = (livemode: boolean): Claim => ({
   id: 'clm_01JGTV0000000000000000000C', kind: 'overpayment', status: 'open', depositId: 'dep_01JGTV0000000000000000000D', merchantId: 'mch_01JGTV0000000000000000000M',
@@ -18,6 +19,29 @@ test('a claim says its mode', () => {
     assert.is(shown.object, 'claim');
     assert.is(shown.livemode, livemode);
   }
+});
+
+test('iso writes every instant of years 0000-9999 as toISOString does (it formats the time of day itself)', () => {
+  const yearZero = new Date('0000-01-01T00:00:00.000Z').getTime();
+  const last = new Date('9999-12-31T23:59:59.999Z').getTime();
+  for (const ms of [yearZero, last, 0, -1, 1, 86_399_999, 86_400_000, -86_400_001]) assert.is(iso(ms), new Date(ms).toISOString(), String(ms));
+  fc.assert(fc.property(fc.integer({ min: yearZero, max: last }), (ms) => iso(ms) === new Date(ms).toISOString()), { numRuns: 20_000 });
+  assert.throws(() => iso(last + 1), /years 0000-9999/);
+  assert.throws(() => iso(0.5), /whole millisecond/);
+});
+
+test('maskName keeps the first name and the first letter of the rest, whole code points, for any text', () => {
+  assert.is(maskName('สมชาย ใจดี'), 'สมชาย ใ***');
+  assert.is(maskName('  สมหญิง   รักดี  '), 'สมหญิง ร***');
+  assert.is(maskName('Somchai'), 'So***');
+  assert.is(maskName('😀😀😀 😀x'), '😀😀😀 😀***');
+  // The plain statement of the rule, as a reference: split on whitespace, spread to code points.
+  const reference = (name: string) => {
+    const [first = '', ...rest] = name.trim().split(/\s+/);
+    const last = rest.join(' ');
+    return last ? `${first} ${[...last][0]}***` : `${[...first].slice(0, 2).join('')}***`;
+  };
+  fc.assert(fc.property(fc.string({ unit: 'binary' }), (name) => maskName(name) === reference(name)), { numRuns: 20_000 });
 });
 
 test.run();

@@ -243,6 +243,16 @@ const admissionRows: AdmissionRow[] = [
   { row: '(create) a beneficiary not verified yet → beneficiary_not_verified', given: [], when: request(), facts: facts({ beneficiary: { ...beneficiary, status: 'pending_verification' } }), refused: 'beneficiary_not_verified' },
   { row: '(create) merchant_reference already used → validation_error (not_unique)', given: [], when: request(), facts: facts({ referenceUsed: true }), refused: 'validation_error', message: /merchant_reference/ },
   {
+    row: '(create) sandbox scenario 11300 → insufficient_balance even when available covers it, naming the clearing funds',
+    given: [], when: request({ actor: { kind: 'merchant', merchantId: 'mch_payer', livemode: false }, amountMinor: 11_300n }),
+    facts: facts({ beneficiary: { ...beneficiary, livemode: false }, balances: { availableMinor: 1_000_000n, pendingClearingMinor: 9_839n, reservedMinor: 0n } }),
+    refused: 'insufficient_balance',
+  },
+  {
+    row: '(create) live 11300 is an ordinary amount → admitted',
+    given: [], when: request({ amountMinor: 11_300n }), facts: facts({ balances: { availableMinor: 1_000_000n, pendingClearingMinor: 0n, reservedMinor: 0n } }), then: { fee, beneficiary },
+  },
+  {
     row: '(create) available below amount + fee → insufficient_balance',
     given: [], when: request(), facts: facts({ balances: { availableMinor: amount + fee.totalMinor - 1n, pendingClearingMinor: 5_000n, reservedMinor: 0n } }), refused: 'insufficient_balance',
   },

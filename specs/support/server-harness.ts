@@ -19,6 +19,7 @@ import { operatorRoles } from '../../server/auth/roles.ts';
 import { startServer, type Running } from '../../server/main.ts';
 import type { SlipOptions } from '../../server/slips/wiring.ts';
 import type { Clock } from '../../core/ports.ts';
+import { checkAgainstOpenApi } from './openapi-check.ts';
 
 /** The wall clock plus an offset a spec may step forward; never behind the real time. */
 export class SteppedWallClock implements Clock {
@@ -78,7 +79,9 @@ export class TestServer {
     const text = await res.text();
     let json: unknown = undefined;
     try { json = JSON.parse(text); } catch { /* not JSON */ }
-    return { status: res.status, headers: res.headers, text, json };
+    const reply = { status: res.status, headers: res.headers, text, json };
+    checkAgainstOpenApi(method, path, reply); // every answer a spec sees matches docs/openapi.json
+    return reply;
   }
 
   /** An operator call with a fresh idempotency key (and a step-up token when asked); every role unless `roles` names them. */

@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import type { SlipOptions } from '../../server/slips/wiring.ts';
 import { depositBody, sender, TestServer, type MerchantKeys, type Reply } from './server-harness.ts';
+import { checkAgainstOpenApi } from './openapi-check.ts';
 
 export interface Capability {
   readonly token: string;
@@ -92,11 +93,14 @@ export function multipartBody(parts: readonly FilePart[], boundary = `----satang
 /** POSTs to the capability's upload_url with only the token and an Idempotency-Key. */
 export async function upload(cap: Capability, body: Buffer | string, contentType: string, options: { key?: string; headers?: Record<string, string>; url?: string } = {}): Promise<Reply> {
   const headers: Record<string, string> = { Authorization: `Bearer ${cap.token}`, 'Idempotency-Key': options.key ?? randomUUID(), 'Content-Type': contentType, ...options.headers };
-  const res = await fetch(options.url ?? cap.upload_url, { method: 'POST', headers, body: body as BodyInit });
+  const url = options.url ?? cap.upload_url;
+  const res = await fetch(url, { method: 'POST', headers, body: body as BodyInit });
   const text = await res.text();
   let json: unknown;
   try { json = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: res.status, headers: res.headers, text, json };
+  const reply = { status: res.status, headers: res.headers, text, json };
+  checkAgainstOpenApi('POST', new URL(url).pathname, reply); // the answer matches docs/openapi.json
+  return reply;
 }
 
 export function uploadFile(cap: Capability, image: Buffer, options: { payload?: string; key?: string; boundary?: string; filename?: string; fileType?: string } = {}): Promise<Reply> {

@@ -120,7 +120,7 @@ export function balances(h: Harness, merchantId: string): [bigint, bigint, bigin
 /** Everything a refusal must leave untouched, as bytes. */
 export function fingerprint(h: Harness): string {
   const w = h.world;
-  const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = <T>(m: Iterable<[string, T]>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return encode([sorted(w.accounts), sorted(w.deposits), sorted(w.withdrawals), sorted(w.claims), sorted(w.streamVersions()), w.allTimers().sort((a, b) => (a.id < b.id ? -1 : 1))]);
 }
 

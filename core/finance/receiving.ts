@@ -1,0 +1,126 @@
+// The receiving-account statement: satang tells payers to transfer straight into a
+// withdrawing party's beneficiary account (a leg), the payer's slip is verified, and the
+// accepted money is credited to the withdrawal as a fill. For every receiving account the
+// three — told, verified, filled — must agree; this names, per leg, why they do not.
+// Reasons, in order of precedence (the first that applies is the leg's):
+//   DEPOSIT_REVERSED     the settled deposit was reversed after the fact (difference)
+//   FILL_REVERSED        the fill was reversed by an operator (difference)
+//   OVERPAID             the slip shows more than the leg asked; the excess waits in suspense for a claim (difference)
+//   SHORT_PAID           the slip shows less than the leg asked (difference)
+//   FILL_DIFFERS         the fill is not the verified amount for another reason (difference)
+//   FILL_PENDING         verified, not yet credited (the order waits for other legs or a review)
+//   SLIP_AWAITED         told, no verified slip yet, the leg still open
+//   RELEASED_UNPAID      told, never paid, the leg released (expired or canceled): no money moved
+// A leg with none of them agrees.
+
+import { minorToJson, type Minor } from '../money.ts';
+import { iso, maskAccountNumber } from '../present.ts';
+import { bahtOf, csvText } from './money-text.ts';
+
+export interface ReceivingLeg {
+  readonly depositId: string;
+  readonly legRef: string;
+  readonly withdrawalId: string;
+  readonly toldMinor: Minor;
+  readonly toldAt: number;
+  readonly verifiedMinor: Minor | null;
+  readonly filledMinor: Minor | null;
+  readonly released: boolean;
+  readonly fillReversed: boolean;
+  readonly depositReversed: boolean;
+}
+
+export type ReceivingReason =
+  | 'DEPOSIT_REVERSED' | 'FILL_REVERSED' | 'OVERPAID' | 'SHORT_PAID' | 'FILL_DIFFERS' | 'FILL_PENDING' | 'SLIP_AWAITED' | 'RELEASED_UNPAID';
+
+/** Whether a reason means the figures disagree (the others are pending or moved no money). */
+export function isDifference(reason: ReceivingReason): boolean {
+  return reason !== 'FILL_PENDING' && reason !== 'SLIP_AWAITED' && reason !== 'RELEASED_UNPAID';
+}
+
+/** Why a leg's told, verified and filled amounts do not agree; null when they do. */
+export function receivingReason(leg: ReceivingLeg): ReceivingReason | null {
+  if (leg.depositReversed) return 'DEPOSIT_REVERSED';
+  if (leg.fillReversed) return 'FILL_REVERSED';
+  if (leg.verifiedMinor === null) return leg.released ? 'RELEASED_UNPAID' : 'SLIP_AWAITED';
+  if (leg.verifiedMinor > leg.toldMinor) return 'OVERPAID';
+  if (leg.verifiedMinor < leg.toldMinor) return 'SHORT_PAID';
+  if (leg.filledMinor === null) return leg.released ? 'FILL_DIFFERS' : 'FILL_PENDING';
+  if (leg.filledMinor !== leg.verifiedMinor) return 'FILL_DIFFERS';
+  return null;
+}
+
+export interface ReceivingAccountSummary {
+  readonly livemode: boolean;
+  readonly merchantId: string;
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountName: string;
+  readonly legs: number;
+  readonly toldMinor: Minor;
+  readonly verifiedMinor: Minor;
+  readonly filledMinor: Minor;
+  readonly differences: readonly (ReceivingLeg & { readonly reason: ReceivingReason })[];
+  readonly pending: number;
+  /** Legs whose reason is a difference (all of them, however many are listed). */
+  readonly disagreeing: number;
+  readonly releasedUnpaid: number;
+}
+
+/**
+ * One account's totals and its legs that do not agree. Reversed fills and deposits do not
+ * count as filled; `differencesListedMax` bounds the list (the summary counts every leg).
+ */
+export function summariseReceivingAccount(
+  account: Pick<ReceivingAccountSummary, 'livemode' | 'merchantId' | 'bankCode' | 'accountNumber' | 'accountName'>,
+  legs: readonly ReceivingLeg[], differencesListedMax: number,
+): ReceivingAccountSummary {
+  let told = 0n, verified = 0n, filled = 0n, pending = 0, disagreeing = 0, releasedUnpaid = 0;
+  const differences: (ReceivingLeg & { reason: ReceivingReason })[] = [];
+  for (const leg of legs) {
+    const reason = receivingReason(leg);
+    if (reason === 'RELEASED_UNPAID') { releasedUnpaid++; continue; }
+    told += leg.toldMinor;
+    verified += leg.verifiedMinor ?? 0n;
+    if (!leg.fillReversed && !leg.depositReversed) filled += leg.filledMinor ?? 0n;
+    if (reason === null) continue;
+    if (isDifference(reason)) disagreeing++;
+    else pending++;
+    if (differences.length < differencesListedMax) differences.push({ ...leg, reason });
+  }
+  return { ...account, legs: legs.length, toldMinor: told, verifiedMinor: verified, filledMinor: filled, differences, pending, disagreeing, releasedUnpaid };
+}
+
+/** One receiving account as the API answers it (the account number masked). */
+export function presentReceivingAccount(a: ReceivingAccountSummary): Record<string, unknown> {
+  return {
+    object: 'receiving_account', livemode: a.livemode, merchant_id: a.merchantId, bank_code: a.bankCode,
+    account_number_masked: maskAccountNumber(a.accountNumber), account_name: a.accountName, legs: a.legs,
+    told_minor: minorToJson(a.toldMinor), verified_minor: minorToJson(a.verifiedMinor), filled_minor: minorToJson(a.filledMinor),
+    pending_legs: a.pending, released_unpaid_legs: a.releasedUnpaid, agrees: a.disagreeing === 0, disagreeing_legs: a.disagreeing,
+    differences: a.differences.map((d) => ({
+      deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
+      told_minor: minorToJson(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : minorToJson(d.verifiedMinor),
+      filled_minor: d.filledMinor === null ? null : minorToJson(d.filledMinor),
+    })),
+  };
+}
+
+export const receivingCsvHeader = [
+  'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
+  'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht',
+] as const;
+
+/** RFC 4180: per account a line with its totals, then a line per leg that differs or is pending. */
+export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[]): string {
+  const rows: (string | number | bigint | boolean | null)[][] = [];
+  const baht = (m: Minor | null) => (m === null ? null : bahtOf(m));
+  for (const a of accounts) {
+    const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), a.accountName] as const;
+    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor)]);
+    for (const d of a.differences) {
+      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor)]);
+    }
+  }
+  return csvText(receivingCsvHeader, rows);
+}

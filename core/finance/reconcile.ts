@@ -1,0 +1,96 @@
+// The merchant's daily reconciliation job, its rules (contract: Webhook envelope
+// "sequence", Limits "Sequence gap considered lost", Events "GET /v1/pay/events"):
+// - sequences increase per merchant; a missing run of them is a gap, normal while young
+//   (pending) and a real loss once the event after it is older than 4 days (lost);
+// - balance transactions accumulate (never overwrite): their signed amounts per bucket,
+//   summed from the first sequence, must equal the balance;
+// - an object's latest stored snapshot must agree with a GET of it (a missing event shows
+//   as a status or fill figure the events never told).
+// Pure: the command line (scripts/cli/reconcile.ts) fetches, stores and reports.
+
+import { financeLimits } from '../limits.ts';
+
+export interface StoredEvent {
+  readonly id: string;
+  readonly sequence: number;
+  readonly type: string;
+  readonly created_at: string;
+  readonly data: { readonly object: Record<string, unknown> & { readonly object?: string; readonly id?: string } };
+}
+
+export interface SequenceGap {
+  /** The first and last missing sequence. */
+  readonly from: number;
+  readonly to: number;
+  readonly state: 'pending' | 'lost';
+  /** How long ago the first event after the gap was created (ms, service clock). */
+  readonly ageMs: number;
+}
+
+/**
+ * The gaps in `sequences` above `base` (the sequence the store started after), each aged
+ * by the created_at of the event that follows it. Sorted input is not required.
+ */
+export function sequenceGaps(base: number, events: readonly Pick<StoredEvent, 'sequence' | 'created_at'>[], nowMs: number): SequenceGap[] {
+  const sorted = [...events].filter((e) => e.sequence > base).sort((a, b) => a.sequence - b.sequence);
+  const gaps: SequenceGap[] = [];
+  let expected = base + 1;
+  for (const e of sorted) {
+    if (e.sequence > expected) {
+      const ageMs = nowMs - Date.parse(e.created_at);
+      gaps.push({ from: expected, to: e.sequence - 1, state: ageMs > financeLimits.sequenceGapLostAfterMs ? 'lost' : 'pending', ageMs });
+    }
+    expected = Math.max(expected, e.sequence + 1);
+  }
+  return gaps;
+}
+
+export interface BucketSums {
+  available_minor: bigint;
+  pending_clearing_minor: bigint;
+  reserved_minor: bigint;
+}
+
+const bucketField = { available: 'available_minor', pending_clearing: 'pending_clearing_minor', reserved: 'reserved_minor' } as const;
+
+/** The buckets' totals from every balance transaction among the events (each id once). */
+export function balanceTransactionSums(events: readonly StoredEvent[]): BucketSums {
+  const sums: BucketSums = { available_minor: 0n, pending_clearing_minor: 0n, reserved_minor: 0n };
+  const seen = new Set<string>();
+  for (const e of events) {
+    const t = e.data.object;
+    if (t.object !== 'balance_transaction' || typeof t.id !== 'string' || seen.has(t.id)) continue;
+    seen.add(t.id);
+    const amount = BigInt(t.amount_minor as number);
+    const from = t.bucket_from as keyof typeof bucketField | null;
+    const to = t.bucket_to as keyof typeof bucketField | null;
+    if (from) sums[bucketField[from]] -= amount;
+    if (to) sums[bucketField[to]] += amount;
+  }
+  return sums;
+}
+
+/** The latest stored snapshot of every deposit and withdrawal order, by id. */
+export function latestSnapshots(events: readonly StoredEvent[]): Map<string, Record<string, unknown>> {
+  const latest = new Map<string, Record<string, unknown>>();
+  for (const e of events) {
+    const o = e.data.object;
+    if ((o.object !== 'deposit_order' && o.object !== 'withdrawal_order') || typeof o.id !== 'string') continue;
+    const held = latest.get(o.id);
+    if (!held || (held.version as number) < (o.version as number)) latest.set(o.id, o);
+  }
+  return latest;
+}
+
+/**
+ * Where a GET of an order disagrees with its latest event snapshot: the status, and for a
+ * withdrawal its fill figures. A withdrawal's pending_approval → open has no event of its
+ * own (contract), so that alone is no disagreement.
+ */
+export function snapshotDisagreement(stored: Record<string, unknown>, current: Record<string, unknown>): string | null {
+  const fields = stored.object === 'withdrawal_order' ? ['status', 'filled_minor', 'remaining_minor'] : ['status'];
+  const differing = fields.filter((f) => stored[f] !== current[f]);
+  if (differing.length === 1 && differing[0] === 'status' && stored.status === 'pending_approval' && current.status === 'open') return null;
+  if (differing.length === 0) return null;
+  return differing.map((f) => `${f}: events say ${String(stored[f])}, GET says ${String(current[f])}`).join('; ');
+}

@@ -1,0 +1,114 @@
+// The daily statement of one merchant, mode and Bangkok day: for each bucket (available,
+// pending_clearing, reserved) the opening balance, the day's movements grouped by
+// balance-transaction type (count, credits, debits), and the closing balance.
+// Invariant asserted: opening + Σ(credits − debits) = closing for every bucket — the
+// closing is computed, then checked against the projection's own closing (the sum of all
+// days up to the day's end), so the two independent sums must agree to the satang.
+
+import { assert } from '../assert.ts';
+import { buckets, type BalanceTransactionType, type Bucket } from '../ledger/ledger.ts';
+import { minorToJson, type Minor } from '../money.ts';
+import { iso } from '../present.ts';
+import { bangkokDayBounds, financeTimeZone } from './calendar.ts';
+import { bahtOf, csvText } from './money-text.ts';
+
+/** The balance-transaction types in the order a statement lists them (an unknown one goes last). */
+export const movementTypes: readonly BalanceTransactionType[] = [
+  'deposit_settled', 'fee', 'clearing_released', 'withdrawal_reserved', 'withdrawal_settled', 'withdrawal_released', 'reversal', 'adjustment',
+];
+
+/** What a Thai reader sees beside each line (CSV): the statement is read in Thai too. */
+const descriptionTh: Readonly<Record<string, string>> = {
+  opening: 'ยอดยกมา', closing: 'ยอดคงเหลือ',
+  deposit_settled: 'รับชำระเงินฝาก', fee: 'ค่าธรรมเนียม', clearing_released: 'พ้นระยะเคลียริ่ง', withdrawal_reserved: 'กันเงินถอน',
+  withdrawal_settled: 'จ่ายเงินถอน', withdrawal_released: 'คืนเงินกันถอน', reversal: 'รายการกลับ', adjustment: 'ปรับปรุงยอด',
+};
+
+/** One bucket's movements of one type in the day. */
+export interface MovementLine {
+  readonly bucket: Bucket;
+  readonly type: string;
+  readonly count: number;
+  readonly creditMinor: Minor;
+  readonly debitMinor: Minor;
+}
+
+export interface BucketStatement {
+  readonly bucket: Bucket;
+  readonly openingMinor: Minor;
+  readonly movements: readonly MovementLine[];
+  readonly closingMinor: Minor;
+}
+
+export interface Statement {
+  readonly merchantId: string;
+  readonly merchantName: string;
+  readonly livemode: boolean;
+  readonly day: string;
+  readonly buckets: readonly BucketStatement[];
+}
+
+export type BucketTotals = { readonly [B in Bucket]: Minor };
+
+function typeRank(type: string): number {
+  const i = movementTypes.indexOf(type as BalanceTransactionType);
+  return i < 0 ? movementTypes.length : i;
+}
+
+/**
+ * The statement from the balances before the day, the day's movement lines and the
+ * balances at its end (read separately); asserts the identity for every bucket.
+ */
+export function buildStatement(
+  head: { readonly merchantId: string; readonly merchantName: string; readonly livemode: boolean; readonly day: string },
+  opening: BucketTotals, lines: readonly MovementLine[], closing: BucketTotals,
+): Statement {
+  const perBucket = buckets.map((bucket): BucketStatement => {
+    const movements = lines.filter((l) => l.bucket === bucket)
+      .sort((a, b) => typeRank(a.type) - typeRank(b.type) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    let closingMinor = opening[bucket];
+    for (const m of movements) closingMinor += m.creditMinor - m.debitMinor;
+    assert(closingMinor === closing[bucket], () => `statement ${head.merchantId} ${head.day} ${bucket}: opening + movements = ${closingMinor}, the balance at the day's end is ${closing[bucket]}`);
+    return { bucket, openingMinor: opening[bucket], movements, closingMinor };
+  });
+  return { ...head, buckets: perBucket };
+}
+
+/** The statement as the API answers it (JSON). */
+export function presentStatement(s: Statement, asOfMs: number): Record<string, unknown> {
+  const { startMs, endMs } = bangkokDayBounds(s.day);
+  return {
+    object: 'statement', merchant_id: s.merchantId, livemode: s.livemode, currency: 'THB', date: s.day, time_zone: financeTimeZone,
+    period_start: iso(startMs), period_end: iso(endMs), as_of: iso(asOfMs),
+    buckets: s.buckets.map((b) => ({
+      bucket: b.bucket, opening_minor: minorToJson(b.openingMinor),
+      movements: b.movements.map((m) => ({
+        type: m.type, count: m.count, credit_minor: minorToJson(m.creditMinor), debit_minor: minorToJson(m.debitMinor), net_minor: minorToJson(m.creditMinor - m.debitMinor),
+      })),
+      closing_minor: minorToJson(b.closingMinor),
+    })),
+  };
+}
+
+export const statementCsvHeader = [
+  'date', 'time_zone', 'merchant_id', 'merchant_name', 'livemode', 'bucket', 'line', 'type', 'description_th',
+  'count', 'credit_minor', 'debit_minor', 'amount_minor', 'amount_baht',
+] as const;
+
+/**
+ * The statement as RFC 4180 CSV: per bucket an opening line, one line per movement type
+ * (amount = credits − debits) and a closing line; amounts in satang and in baht.
+ */
+export function statementCsv(s: Statement): string {
+  const rows: (string | number | bigint | boolean | null)[][] = [];
+  const head = [s.day, financeTimeZone, s.merchantId, s.merchantName, s.livemode] as const;
+  for (const b of s.buckets) {
+    rows.push([...head, b.bucket, 'opening', null, descriptionTh.opening!, null, null, null, b.openingMinor, bahtOf(b.openingMinor)]);
+    for (const m of b.movements) {
+      const net = m.creditMinor - m.debitMinor;
+      rows.push([...head, b.bucket, 'movement', m.type, descriptionTh[m.type] ?? m.type, m.count, m.creditMinor, m.debitMinor, net, bahtOf(net)]);
+    }
+    rows.push([...head, b.bucket, 'closing', null, descriptionTh.closing!, null, null, null, b.closingMinor, bahtOf(b.closingMinor)]);
+  }
+  return csvText(statementCsvHeader, rows);
+}

@@ -1,0 +1,92 @@
+// Reads of the finance ledger projection (finance-ledger.ts) for the reports. Each report
+// is one read transaction, so its figures are of one journal position, which it returns.
+// A statement reads the merchant's day rows and the sums of the days before and up to it
+// (the primary key leads with merchant, mode and day); a trial balance sums whole days,
+// then whole hours of the last day, then the postings of the last partial hour.
+
+import { bangkokDayBounds, bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
+import type { MovementLine, BucketTotals } from '../core/finance/statement.ts';
+import type { AccountTurnover } from '../core/finance/trial-balance.ts';
+import type { Bucket } from '../core/ledger/ledger.ts';
+import type { ProjectionsDb } from './db.ts';
+
+export interface StatementFigures {
+  readonly opening: BucketTotals;
+  readonly lines: readonly MovementLine[];
+  readonly closing: BucketTotals;
+  readonly position: number;
+}
+
+export interface TrialBalanceFigures {
+  readonly turnovers: readonly AccountTurnover[];
+  readonly position: number;
+}
+
+type SumRow = [string, bigint];
+type LineRow = [string, string, bigint, bigint, bigint];
+type TurnoverRow = [bigint, string, bigint, bigint, bigint];
+
+function totals(rows: readonly SumRow[]): BucketTotals {
+  const t: Record<Bucket, bigint> = { available: 0n, pending_clearing: 0n, reserved: 0n };
+  for (const [bucket, net] of rows) t[bucket as Bucket] += net;
+  return t;
+}
+
+export class FinanceReads {
+  private readonly statementTx;
+  private readonly trialBalanceTx;
+
+  constructor(db: ProjectionsDb) {
+    const position = db.prepare<[], number>("SELECT last_seq FROM projection_positions WHERE name = 'finance_ledger'").pluck(true);
+    const before = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
+      WHERE merchant_id = ? AND livemode = ? AND day < ? GROUP BY bucket`).raw(true).safeIntegers(true);
+    const upTo = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
+      WHERE merchant_id = ? AND livemode = ? AND day <= ? GROUP BY bucket`).raw(true).safeIntegers(true);
+    const dayLines = db.prepare<[string, number, string], LineRow>(`SELECT bucket, type, count, credit_minor, debit_minor FROM fin_statement_days
+      WHERE merchant_id = ? AND livemode = ? AND day = ?`).raw(true).safeIntegers(true);
+    this.statementTx = db.transaction((merchantId: string, livemode: boolean, day: string): StatementFigures => {
+      const mode = livemode ? 1 : 0;
+      return {
+        opening: totals(before.all(merchantId, mode, day)),
+        lines: dayLines.all(merchantId, mode, day).map(([bucket, type, count, credit, debit]) => ({ bucket: bucket as Bucket, type, count: Number(count), creditMinor: credit, debitMinor: debit })),
+        closing: totals(upTo.all(merchantId, mode, day)),
+        position: position.get() ?? 0,
+      };
+    });
+
+    const days = db.prepare<[string], TurnoverRow>(`SELECT livemode, account, sum(count), sum(credit_minor), sum(debit_minor) FROM fin_account_days
+      WHERE day < ? GROUP BY livemode, account`).raw(true).safeIntegers(true);
+    const hours = db.prepare<[number, number], TurnoverRow>(`SELECT livemode, account, sum(count), sum(credit_minor), sum(debit_minor) FROM fin_account_hours
+      WHERE hour >= ? AND hour < ? GROUP BY livemode, account`).raw(true).safeIntegers(true);
+    const recent = db.prepare<[number, number], [bigint, string]>('SELECT livemode, postings FROM fin_transactions WHERE created_at >= ? AND created_at <= ?').raw(true).safeIntegers(true);
+    this.trialBalanceTx = db.transaction((asOfMs: number): TrialBalanceFigures => {
+      const day = bangkokDayOf(asOfMs);
+      const hour = hourOf(asOfMs);
+      const sums = new Map<string, { livemode: boolean; account: string; count: number; creditMinor: bigint; debitMinor: bigint }>();
+      const addTo = (livemode: boolean, account: string, count: number, credit: bigint, debit: bigint) => {
+        const key = `${livemode ? 1 : 0}|${account}`;
+        const s = sums.get(key);
+        if (s) { s.count += count; s.creditMinor += credit; s.debitMinor += debit; } else sums.set(key, { livemode, account, count, creditMinor: credit, debitMinor: debit });
+      };
+      for (const [mode, account, count, credit, debit] of days.all(day)) addTo(mode === 1n, account, Number(count), credit, debit);
+      for (const [mode, account, count, credit, debit] of hours.all(bangkokDayBounds(day).startMs, hour)) addTo(mode === 1n, account, Number(count), credit, debit);
+      for (const [mode, text] of recent.all(hour, asOfMs)) {
+        for (const [account, amount] of JSON.parse(text) as [string, string][]) {
+          const a = BigInt(amount);
+          addTo(mode === 1n, account, 1, a > 0n ? a : 0n, a < 0n ? -a : 0n);
+        }
+      }
+      return { turnovers: [...sums.values()], position: position.get() ?? 0 };
+    });
+  }
+
+  /** The figures of one merchant's statement for a Bangkok day. */
+  statement(merchantId: string, livemode: boolean, day: string): StatementFigures {
+    return this.statementTx.deferred(merchantId, livemode, day);
+  }
+
+  /** Every account's turnover over the transactions booked at or before `asOfMs`. */
+  trialBalance(asOfMs: number): TrialBalanceFigures {
+    return this.trialBalanceTx.deferred(asOfMs);
+  }
+}

@@ -1,0 +1,121 @@
+// `satang listen --forward-to http://localhost:PORT/path --key sk_test_…`, like `stripe
+// listen`: opens the signed, long-lived GET /v1/test/webhooks/listen (Server-Sent Events;
+// the server creates a temporary `cli` endpoint for the merchant's sandbox and removes it
+// when the stream closes) and forwards every delivery to the local URL byte for byte, with
+// its original headers and X-PG-Signature, printing one line per delivery with the local
+// answer. It works when the server cannot reach this machine: the CLI connects out.
+// Runs until Ctrl-C (exit 0); a stream the server ends is exit 1.
+
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { signRequest } from '../../server/hmac.ts';
+import { defaultUrl, exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+
+const apiVersion = '2026-08-01';
+const listenPath = '/v1/test/webhooks/listen';
+
+export const listenSpec: CommandSpec = {
+  usage: 'satang listen',
+  summary: "Streams the merchant's sandbox webhook deliveries from the server and forwards each, byte for byte with its original headers and signature, to a local URL.",
+  words: [],
+  options: {
+    'forward-to': { type: 'string', value: 'URL', required: true, help: 'where each delivery is POSTed (e.g. http://localhost:3000/webhooks)' },
+    key: { type: 'string', value: 'SK', help: 'a sandbox API key (sk_test_…; $SATANG_API_KEY)' },
+    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  },
+  notes: [
+    'Prints "ready endpoint=whep_…" once the temporary cli endpoint exists, then per delivery: <event type> <event id> → <status> (or the error).',
+    'Verify the forwarded deliveries exactly as production ones: GET /v1/webhooks/signing-keys.',
+  ],
+};
+
+interface Delivery { readonly headers: Record<string, string>; readonly body_base64: string }
+
+/** Splits an SSE byte stream into events ({event, data}); comments and ids are dropped. */
+export function sseEvents(onEvent: (event: string, data: string) => void): (chunk: string) => void {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data.push(line.slice(6));
+      }
+      if (data.length > 0) onEvent(event, data.join('\n'));
+    }
+  };
+}
+
+async function forward(target: URL, delivery: Delivery): Promise<string> {
+  const body = Buffer.from(delivery.body_base64, 'base64');
+  const headers = { ...delivery.headers, 'Content-Length': String(body.length) };
+  try {
+    const res = await fetch(target, { method: 'POST', headers, body, redirect: 'manual' });
+    await res.arrayBuffer();
+    return String(res.status);
+  } catch (error) {
+    return `failed: ${(error as Error).cause ?? (error as Error).message}`;
+  }
+}
+
+function open(url: URL, headers: Record<string, string>): Promise<IncomingMessage> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', headers: { ...headers, Accept: 'text/event-stream' } }, resolve);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export async function listenCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(listenSpec, argv);
+  if (typeof args === 'number') return args;
+  const key = text(args, 'key') || (process.env.SATANG_API_KEY ?? '');
+  if (!key.startsWith('sk_test_')) return usageError(listenSpec, '--key must be a sandbox key (sk_test_…), or set SATANG_API_KEY');
+  let target: URL;
+  try { target = new URL(text(args, 'forward-to')); } catch { return usageError(listenSpec, `--forward-to is not a URL: ${text(args, 'forward-to')}`); }
+  const headers = signRequest({ secret: key, method: 'GET', path: listenPath, query: '', body: '', version: apiVersion });
+  const res = await open(new URL(text(args, 'url') + listenPath), headers).catch((error: Error) => error);
+  if (res instanceof Error) {
+    process.stderr.write(`cannot reach ${text(args, 'url')}: ${res.message}\n`);
+    return exitFailed;
+  }
+  if (res.statusCode !== 200) {
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    process.stderr.write(`HTTP ${res.statusCode} ${Buffer.concat(chunks).toString('utf8')}\n`);
+    return exitFailed;
+  }
+  let stopping = false;
+  process.once('SIGINT', () => { stopping = true; res.destroy(); });
+  process.once('SIGTERM', () => { stopping = true; res.destroy(); });
+  // Deliveries are forwarded one at a time, in the order they arrive.
+  let queue = Promise.resolve();
+  const parse = sseEvents((event, data) => {
+    if (event === 'ready') {
+      process.stdout.write(`ready endpoint=${(JSON.parse(data) as { endpoint_id: string }).endpoint_id} forwarding to ${target.href}\n`);
+      return;
+    }
+    if (event !== 'delivery') return;
+    const delivery = JSON.parse(data) as Delivery;
+    queue = queue.then(async () => {
+      const answer = await forward(target, delivery);
+      process.stdout.write(`${delivery.headers['X-PG-Event-Type']} ${delivery.headers['X-PG-Event-Id']} → ${answer}\n`);
+    });
+  });
+  res.setEncoding('utf8');
+  await new Promise<void>((resolve) => {
+    res.on('data', (chunk: string) => parse(chunk));
+    res.on('close', resolve);
+    res.on('end', resolve);
+    res.on('error', () => resolve());
+  });
+  await queue;
+  if (stopping) return exitOk;
+  process.stderr.write('the server closed the stream\n');
+  return exitFailed;
+}

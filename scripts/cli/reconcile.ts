@@ -1,0 +1,178 @@
+// `satang reconcile --key sk_… [--since-sequence N] --store FILE`: the daily reconciliation
+// job the contract makes mandatory for merchants, and its reference implementation. It
+// reads GET /v1/pay/events from the last sequence it saw (or from the first gap it still
+// waits on), stores every event by id in FILE (JSON, written whole and renamed into place,
+// 0600), and reports (rules in core/finance/reconcile.ts):
+//   - sequence gaps: pending while the event after the gap is under 4 days old on the
+//     service clock (as_of of GET /v1/pay/balance), lost after;
+//   - balance-transaction sums against GET /v1/pay/balance (when the store holds every
+//     event from sequence 1 and no gap);
+//   - the latest stored snapshot of the orders this run saw against a GET of each.
+// Exit 0 when nothing is lost and nothing disagrees (pending gaps are normal), 1 when
+// something is lost or disagrees, 2 on a usage error.
+
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { balanceTransactionSums, latestSnapshots, sequenceGaps, snapshotDisagreement, type SequenceGap, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { financeLimits } from '../../core/limits.ts';
+import { signRequest } from '../../server/hmac.ts';
+import { defaultUrl, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+
+const apiVersion = '2026-08-01';
+const storeFormat = 'satang-reconcile-store/1';
+const pageLimit = 200;
+
+export const reconcileSpec: CommandSpec = {
+  usage: 'satang reconcile',
+  summary: 'Reads GET /v1/pay/events since the last sequence seen, stores the events by id, and reports sequence gaps (pending under 4 days, lost after), balance-transaction sums against the balance, and orders whose latest event disagrees with a GET. Exit 1 when anything is lost or disagrees.',
+  options: {
+    key: { type: 'string', value: 'SK', help: 'the secret API key (sk_…; $SATANG_API_KEY) with wallet:read' },
+    'since-sequence': { type: 'string', value: 'N', default: '0', integer: true, help: 'where a new store starts (events after N); a store continues from what it holds' },
+    store: { type: 'string', value: 'FILE', required: true, help: 'the JSON file the events are kept in (created if missing)' },
+    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    json: { type: 'boolean', help: 'print the report as JSON instead of text' },
+  },
+  notes: ['example: scripts/satang reconcile --key $KEY --store reconcile-live.json   (run daily; keep the file)'],
+};
+
+interface Store {
+  readonly format: typeof storeFormat;
+  /** The sequence the store started after: events at or below it are not expected. */
+  readonly base_sequence: number;
+  merchant_id: string | null;
+  events: Record<string, StoredEvent>;
+}
+
+function loadStore(path: string, since: number): Store {
+  if (!existsSync(path)) return { format: storeFormat, base_sequence: since, merchant_id: null, events: {} };
+  const store = JSON.parse(readFileSync(path, 'utf8')) as Store;
+  if (store.format !== storeFormat) throw new Error(`${path} is not a reconcile store (format ${String(store.format)})`);
+  return store;
+}
+
+function saveStore(path: string, store: Store): void {
+  const temporary = `${path}.tmp-${process.pid}`;
+  writeFileSync(temporary, JSON.stringify(store), { mode: 0o600 });
+  renameSync(temporary, path);
+}
+
+class Api {
+  constructor(private readonly base: string, private readonly key: string) {}
+  async get(pathWithQuery: string): Promise<{ status: number; json: any }> {
+    const [path = '', query = ''] = pathWithQuery.split('?');
+    const headers = signRequest({ secret: this.key, method: 'GET', path, query, body: '', version: apiVersion });
+    const r = await fetch(this.base + pathWithQuery, { headers });
+    const body = await r.text();
+    let json: any = null;
+    try { json = JSON.parse(body); } catch { /* reported below */ }
+    if (r.status !== 200 && r.status !== 404) throw new Error(`GET ${path}: HTTP ${r.status} ${body.slice(0, 300)}`);
+    return { status: r.status, json };
+  }
+}
+
+/** Reads the feed after `since` to its end; returns the events read. */
+async function readFeed(api: Api, since: number): Promise<StoredEvent[]> {
+  const read: StoredEvent[] = [];
+  let next = since;
+  for (let page = 0; page < financeLimits.reconcilePagesPerRunMax; page++) {
+    const r = await api.get(`/v1/pay/events?since_sequence=${next}&limit=${pageLimit}`);
+    read.push(...(r.json.data as StoredEvent[]));
+    next = Number(r.json.next_sequence);
+    if (!r.json.has_more) return read;
+  }
+  throw new Error(`the events feed did not end within ${financeLimits.reconcilePagesPerRunMax} pages; run again to continue`);
+}
+
+interface ObjectCheck { readonly id: string; readonly problem: string }
+
+async function checkObjects(api: Api, snapshots: Map<string, Record<string, unknown>>, touched: ReadonlySet<string>): Promise<{ checked: number; problems: ObjectCheck[] }> {
+  const problems: ObjectCheck[] = [];
+  let checked = 0;
+  for (const id of touched) {
+    const stored = snapshots.get(id);
+    if (!stored || checked >= financeLimits.reconcileObjectsCheckedMax) continue;
+    checked++;
+    const path = stored.object === 'deposit_order' ? `/v1/pay/deposits/${id}` : `/v1/pay/withdrawals/${id}`;
+    const r = await api.get(path);
+    if (r.status === 404) { problems.push({ id, problem: 'GET answers 404 for an order the events name' }); continue; }
+    const problem = snapshotDisagreement(stored, r.json);
+    if (problem) problems.push({ id, problem });
+  }
+  return { checked, problems };
+}
+
+function hours(ms: number): string {
+  return ms >= 86_400_000 ? `${Math.floor(ms / 86_400_000)} d ${Math.floor((ms % 86_400_000) / 3_600_000)} h` : `${Math.floor(ms / 3_600_000)} h ${Math.floor((ms % 3_600_000) / 60_000)} min`;
+}
+
+interface Report {
+  merchant_id: string | null; livemode: boolean; as_of: string; read_from_sequence: number; events_read: number; new_events: number; stored_events: number;
+  last_sequence: number; gaps: SequenceGap[];
+  balance: { checked: boolean; reason?: string; events_sum?: Record<string, string>; balance?: Record<string, string>; agrees?: boolean };
+  objects: { checked: number; disagreements: ObjectCheck[] };
+  ok: boolean;
+}
+
+function printText(r: Report, storePath: string): void {
+  const out: string[] = [];
+  out.push(`reconcile ${r.merchant_id ?? '(no events yet)'} ${r.livemode ? 'live' : 'sandbox'} as of ${r.as_of}`);
+  out.push(`events: read ${r.events_read} after sequence ${r.read_from_sequence} (${r.new_events} new); ${r.stored_events} stored in ${storePath}; last sequence ${r.last_sequence}`);
+  if (r.gaps.length === 0) out.push('sequence gaps: none');
+  for (const g of r.gaps) out.push(`sequence gap ${g.from}${g.to > g.from ? `–${g.to}` : ''}: ${g.state === 'lost' ? 'LOST' : 'pending'} (the event after it is ${hours(g.ageMs)} old; lost after 4 d)`);
+  if (!r.balance.checked) out.push(`balance: not checked (${r.balance.reason})`);
+  else out.push(`balance: events sum to ${JSON.stringify(r.balance.events_sum)}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: ${JSON.stringify(r.balance.balance)}`}`);
+  out.push(`orders: ${r.objects.checked} checked against GET, ${r.objects.disagreements.length === 0 ? 'all agree' : `${r.objects.disagreements.length} DISAGREE`}`);
+  for (const d of r.objects.disagreements) out.push(`  ${d.id}: ${d.problem}`);
+  out.push(`result: ${r.ok ? 'OK' : 'FAILED'}`);
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+export async function reconcileCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(reconcileSpec, argv);
+  if (typeof args === 'number') return args;
+  const key = text(args, 'key') || (process.env.SATANG_API_KEY ?? '');
+  if (!key) return usageError(reconcileSpec, '--key is required (or set SATANG_API_KEY)');
+  const since = Number(text(args, 'since-sequence'));
+  if (since < 0) return usageError(reconcileSpec, '--since-sequence must be 0 or more');
+  const storePath = text(args, 'store');
+  const api = new Api(text(args, 'url'), key);
+  const store = loadStore(storePath, since);
+
+  const held = Object.values(store.events);
+  const lastSequence = held.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence);
+  const openGaps = sequenceGaps(store.base_sequence, held, 0);
+  const readFrom = openGaps.length > 0 ? openGaps[0]!.from - 1 : lastSequence;
+  const read = await readFeed(api, readFrom);
+  let added = 0;
+  const touched = new Set<string>();
+  for (const e of read) {
+    if (!store.events[e.id]) { store.events[e.id] = e; added++; }
+    const o = e.data.object;
+    if ((o.object === 'deposit_order' || o.object === 'withdrawal_order') && typeof o.id === 'string') touched.add(o.id);
+    store.merchant_id ??= (e as unknown as { account?: { merchant_id?: string } }).account?.merchant_id ?? null;
+  }
+  saveStore(storePath, store);
+
+  const balance = (await api.get('/v1/pay/balance')).json;
+  const nowMs = Date.parse(balance.as_of);
+  const events = Object.values(store.events);
+  const gaps = sequenceGaps(store.base_sequence, events, nowMs);
+  const report: Report = {
+    merchant_id: store.merchant_id, livemode: balance.livemode !== false, as_of: balance.as_of, read_from_sequence: readFrom, events_read: read.length, new_events: added,
+    stored_events: events.length, last_sequence: events.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence), gaps,
+    balance: { checked: false }, objects: { checked: 0, disagreements: [] }, ok: true,
+  };
+  if (store.base_sequence !== 0) report.balance = { checked: false, reason: `the store starts after sequence ${store.base_sequence}, not at the first event` };
+  else if (gaps.length > 0) report.balance = { checked: false, reason: 'sequence gaps: the sums would be short' };
+  else {
+    const sums = balanceTransactionSums(events);
+    const asText = (o: object) => Object.fromEntries(['available_minor', 'pending_clearing_minor', 'reserved_minor'].map((k) => [k, String((o as Record<string, unknown>)[k])]));
+    const agrees = (['available_minor', 'pending_clearing_minor', 'reserved_minor'] as const).every((k) => sums[k] === BigInt(balance[k]));
+    report.balance = { checked: true, events_sum: asText(sums), balance: asText(balance), agrees };
+  }
+  const objects = await checkObjects(api, latestSnapshots(events), touched);
+  report.objects = { checked: objects.checked, disagreements: objects.problems };
+  report.ok = !gaps.some((g) => g.state === 'lost') && report.balance.agrees !== false && objects.problems.length === 0;
+  if (flag(args, 'json')) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else printText(report, storePath);
+  return report.ok ? exitOk : exitFailed;
+}

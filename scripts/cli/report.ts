@@ -1,0 +1,116 @@
+// `satang report statement|trial-balance|receiving-account …`: the finance reports
+// (GET /v1/bo/reports/*) on the command line, as a readable table or, with --csv, the
+// server's RFC 4180 CSV unchanged. Mints a finance operator token from the development
+// issuer (or takes $SATANG_OPERATOR_TOKEN). Exit 0 on an answer, 1 when the server
+// refuses (its error is printed), 2 on a usage error.
+
+import { bahtOf } from '../../core/finance/money-text.ts';
+import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type OptionSpec, type Subcommand } from './args.ts';
+import { mintToken } from './token.ts';
+
+const common: Record<string, OptionSpec> = {
+  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, for the development issuer ($SATANG_DATA_DIR)" },
+  sub: { type: 'string', value: 'ID', default: 'emp_finance', help: "the operator's employee id" },
+  csv: { type: 'boolean', help: 'print the CSV the server writes (RFC 4180, UTF-8) instead of a table' },
+};
+
+async function fetchReport(args: Args, path: string): Promise<{ status: number; body: string }> {
+  const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(text(args, 'data-dir'), text(args, 'sub'), ['finance'], false);
+  const r = await fetch(text(args, 'url') + path, { headers: { Authorization: `Bearer ${token}` } });
+  return { status: r.status, body: await r.text() };
+}
+
+/** Runs a report: the CSV as is, or the JSON through `table`. */
+async function show(args: Args, path: string, table: (json: any) => string[]): Promise<number> {
+  const csv = flag(args, 'csv');
+  const r = await fetchReport(args, csv ? `${path}${path.includes('?') ? '&' : '?'}format=csv` : path);
+  if (r.status !== 200) {
+    process.stderr.write(`HTTP ${r.status}: ${r.body}\n`);
+    return 1;
+  }
+  process.stdout.write(csv ? r.body : table(JSON.parse(r.body)).join('\n') + '\n');
+  return 0;
+}
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+function columns(rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length)));
+  return rows.map((r) => r.map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+const baht = (minor: number) => bahtOf(BigInt(minor));
+
+function statementTable(s: any): string[] {
+  const rows: string[][] = [['bucket', 'line', 'count', 'credit THB', 'debit THB', 'amount THB']];
+  for (const b of s.buckets) {
+    rows.push([b.bucket, 'opening', '', '', '', baht(b.opening_minor)]);
+    for (const m of b.movements) rows.push(['', m.type, String(m.count), baht(m.credit_minor), baht(m.debit_minor), baht(m.net_minor)]);
+    rows.push(['', 'closing', '', '', '', baht(b.closing_minor)]);
+  }
+  return [`statement ${s.merchant_id} ${s.livemode ? 'live' : 'sandbox'} ${s.date} (${s.time_zone}: ${s.period_start} – ${s.period_end})`, '', ...columns(rows, [2, 3, 4, 5])];
+}
+
+function trialBalanceTable(tb: any): string[] {
+  const out = [`trial balance as of ${tb.as_of}`];
+  for (const s of tb.sections) {
+    const rows: string[][] = [['account', 'postings', 'debit THB', 'credit THB', 'balance THB', 'side']];
+    for (const a of s.accounts) rows.push([a.account, String(a.postings), baht(a.debit_minor), baht(a.credit_minor), baht(a.balance_minor), a.side]);
+    rows.push(['total', '', baht(s.total_debit_minor), baht(s.total_credit_minor), '', s.balanced ? 'balanced' : 'NOT BALANCED']);
+    out.push('', `${s.livemode ? 'live' : 'sandbox'}:`, ...columns(rows, [1, 2, 3, 4]));
+  }
+  return out;
+}
+
+function receivingTable(list: any): string[] {
+  const out = [`receiving accounts of ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} as of ${list.as_of}`];
+  const rows: string[][] = [['bank', 'account', 'name', 'legs', 'told THB', 'verified THB', 'filled THB', 'agrees']];
+  for (const a of list.data) rows.push([a.bank_code, a.account_number_masked, a.account_name, String(a.legs), baht(a.told_minor), baht(a.verified_minor), baht(a.filled_minor), a.agrees ? 'yes' : 'NO']);
+  out.push('', ...columns(rows, [3, 4, 5, 6]));
+  for (const a of list.data) {
+    for (const d of a.differences) {
+      out.push(`  ${a.account_number_masked} ${d.deposit_id} ${d.leg_ref}: ${d.reason} (told ${baht(d.told_minor)}, verified ${d.verified_minor === null ? '—' : baht(d.verified_minor)}, filled ${d.filled_minor === null ? '—' : baht(d.filled_minor)})`);
+    }
+  }
+  return out;
+}
+
+const subcommands: Subcommand[] = [
+  {
+    words: ['statement'],
+    spec: {
+      usage: 'satang report statement', summary: "A merchant's daily statement for a day in Asia/Bangkok: per bucket the opening balance, the movements by type and the closing balance.",
+      options: {
+        merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' },
+        date: { type: 'string', value: 'YYYY-MM-DD', required: true, help: 'the day, in Asia/Bangkok' },
+        sandbox: { type: 'boolean', help: 'the sandbox ledger instead of live' },
+        ...common,
+      },
+    },
+    run: (args) => show(args, `/v1/bo/reports/statements?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}&date=${encodeURIComponent(text(args, 'date'))}`, statementTable),
+  },
+  {
+    words: ['trial-balance'],
+    spec: {
+      usage: 'satang report trial-balance', summary: 'Every ledger account, system accounts included, with debits, credits and balance at an instant; live and sandbox apart.',
+      options: { 'as-of': { type: 'string', value: 'TIME', help: 'an RFC 3339 instant (default: now on the service clock)' }, ...common },
+    },
+    run: (args) => show(args, `/v1/bo/reports/trial-balance${text(args, 'as-of') ? `?as_of=${encodeURIComponent(text(args, 'as-of'))}` : ''}`, trialBalanceTable),
+  },
+  {
+    words: ['receiving-account'],
+    spec: {
+      usage: 'satang report receiving-account', summary: "A withdrawing merchant's beneficiary accounts: what payers were told to send there, the verified slips and the fills, and each leg where they differ with its reason.",
+      options: {
+        merchant: { type: 'string', value: 'ID', required: true, help: 'the withdrawing merchant (mch_…)' },
+        sandbox: { type: 'boolean', help: 'the sandbox ledger instead of live' },
+        ...common,
+      },
+    },
+    run: (args) => show(args, `/v1/bo/reports/receiving-accounts?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}`, receivingTable),
+  },
+];
+
+export async function reportCommand(argv: readonly string[]): Promise<number> {
+  return dispatch('report', 'Finance reports from the back office (role finance): a table, or the CSV with --csv.', subcommands, argv);
+}

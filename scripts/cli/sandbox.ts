@@ -1,0 +1,203 @@
+// The sandbox from the command line (README "Sandbox"):
+//   satang scenarios                                  the contract's scenario table
+//   satang trigger <amount | name> --key sk_test_…   plays one scenario, like `stripe trigger`
+//   satang certify --key sk_test_…                    runs certification, prints pass/fail
+// trigger creates the sandbox deposit (and, for 11300, the withdrawal; for 11500, the
+// conflicting retry), uploads a slip where the scenario needs one (11200), moves a manual
+// clock when the server has one (POST /v1/bo/clock/advance with a development operator
+// token) or else waits in real time, and prints each of the merchant's events as the
+// events feed shows it. The scenario table itself is core's (core/sandbox/scenarios.ts).
+
+import { randomUUID } from 'node:crypto';
+import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts';
+import { signRequest } from '../../server/hmac.ts';
+import { defaultDataDir, defaultUrl, parseCommand, text, usageError, type CommandSpec, type OptionSpec } from './args.ts';
+import { mintToken } from './token.ts';
+
+const apiVersion = '2026-08-01';
+
+const common: Record<string, OptionSpec> = {
+  key: { type: 'string', value: 'SK', help: 'the sandbox API key (sk_test_…; $SATANG_API_KEY)' },
+  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, for the operator token that moves a manual clock ($SATANG_DATA_DIR)" },
+};
+
+interface Reply { status: number; json: any }
+interface Ctx { url: string; key: string; dataDir: string }
+
+async function merchant(ctx: Ctx, method: string, target: string, body?: unknown, idempotencyKey?: string): Promise<Reply> {
+  const [path = '', query = ''] = target.split('?');
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  const key = method === 'POST' ? idempotencyKey ?? randomUUID() : undefined;
+  const headers = signRequest({ secret: ctx.key, method, path, query, body: payload, version: apiVersion, ...(key ? { idempotencyKey: key } : {}) });
+  if (payload !== '') headers['Content-Type'] = 'application/json';
+  const res = await fetch(ctx.url + target, { method, headers, ...(payload !== '' ? { body: payload } : {}) });
+  return { status: res.status, json: await res.json().catch(() => null) };
+}
+
+/** Moves a manual clock by `seconds`; false when the server runs on the system clock (or refuses). */
+async function advance(ctx: Ctx, seconds: number): Promise<boolean> {
+  const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, 'emp_sandbox_cli', ['ops_admin'], false).catch(() => undefined);
+  if (!token) return false;
+  const res = await fetch(`${ctx.url}/v1/bo/clock/advance`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' }, body: JSON.stringify({ seconds }) });
+  return res.status === 200;
+}
+
+function context(args: { values: Record<string, unknown> }): Ctx | string {
+  const key = text(args as never, 'key') || (process.env.SATANG_API_KEY ?? '');
+  if (!key.startsWith('sk_test_')) return '--key must be a sandbox key (sk_test_…; or set SATANG_API_KEY)';
+  return { url: text(args as never, 'url'), key, dataDir: text(args as never, 'data-dir') };
+}
+
+// ---- scenarios ----
+
+export const scenariosSpec: CommandSpec = { usage: 'satang scenarios', summary: 'Lists the sandbox scenarios: amount_minor, name and what happens.', options: {} };
+
+export async function scenariosCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(scenariosSpec, argv);
+  if (typeof args === 'number') return args;
+  for (const s of sandboxScenarios) process.stdout.write(`${String(s.amountMinor).padEnd(7)} ${s.name.padEnd(22)} ${s.summary}\n`);
+  return 0;
+}
+
+// ---- trigger ----
+
+export const triggerSpec: CommandSpec = {
+  usage: 'satang trigger <amount | scenario name>',
+  summary: 'Plays one sandbox scenario: creates the deposit, drives the clock and prints each event as it arrives. Exit 0 when the scenario ran.',
+  words: ['SCENARIO'],
+  options: { ...common, seconds: { type: 'string', value: 'N', default: '', help: 'how long to play (default: the scenario\'s own length)' } },
+  notes: ['example: scripts/satang trigger 10300 --key sk_test_…', 'scripts/satang scenarios lists the amounts and names.'],
+};
+
+/** How long each scenario takes to play out (service-clock seconds). */
+function lengthOf(s: Scenario | undefined): number {
+  return s?.amountMinor === 10_400 ? 245 : s?.amountMinor === 10_500 ? 30 : 75;
+}
+
+const demoSender = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' };
+
+export async function triggerCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(triggerSpec, argv);
+  if (typeof args === 'number') return args;
+  const ctx = context(args);
+  if (typeof ctx === 'string') return usageError(triggerSpec, ctx);
+  const word = args.words[0] ?? '';
+  const scenario = sandboxScenarios.find((s) => s.name === word || String(s.amountMinor) === word);
+  const amount = scenario?.amountMinor ?? Number(word);
+  if (!Number.isSafeInteger(amount) || amount <= 0) return usageError(triggerSpec, `'${word}' is neither a scenario name nor an amount in satang`);
+  const feed = new EventFeed(ctx);
+  await feed.skipToEnd();
+  process.stdout.write(scenario ? `scenario ${scenario.amountMinor} ${scenario.name}: ${scenario.summary}\n` : `amount ${amount}: no scenario, an exact transfer verifies\n`);
+  const body = { amount_minor: amount, currency: 'THB', merchant_reference: `trigger-${randomUUID()}`, end_user_ref: `trigger-${randomUUID().slice(0, 8)}`, sender: demoSender };
+  const key = randomUUID();
+  const created = await merchant(ctx, 'POST', '/v1/pay/deposits', body, key);
+  process.stdout.write(`POST /v1/pay/deposits → ${created.status} ${created.json?.id ?? JSON.stringify(created.json)}\n`);
+  if (created.status >= 300) return 1;
+  if (amount === 11_500) {
+    const again = await merchant(ctx, 'POST', '/v1/pay/deposits', { ...body, amount_minor: amount + 100 }, key);
+    process.stdout.write(`POST /v1/pay/deposits (same Idempotency-Key, another body) → ${again.status} ${again.json?.error?.code ?? ''}\n`);
+  }
+  const seconds = Number(text(args, 'seconds') || lengthOf(scenario));
+  const manual = await play(ctx, feed, seconds, amount === 11_200 ? created.json : undefined);
+  if (amount === 11_300) await refusedWithdrawal(ctx, manual);
+  await feed.print();
+  return 0;
+}
+
+/** Moves the clock (or waits) in 5 s steps, printing events; 11200 uploads its slip once the window closed. */
+async function play(ctx: Ctx, feed: EventFeed, seconds: number, slipFor?: any): Promise<boolean> {
+  let manual = true;
+  for (let t = 0; t < seconds; t += 5) {
+    if (manual) manual = await advance(ctx, 5);
+    if (!manual) await new Promise((r) => setTimeout(r, 5000));
+    await feed.print();
+    if (slipFor && t === 5) await uploadSlip(slipFor);
+  }
+  return manual;
+}
+
+/** A tiny JPEG (the magic bytes the intake checks), posted with the deposit's slip capability. */
+async function uploadSlip(deposit: any): Promise<void> {
+  const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`satang trigger ${randomUUID()}`), Buffer.from([0xff, 0xd9])]);
+  const form = new FormData();
+  form.set('file', new Blob([jpeg], { type: 'image/jpeg' }), 'slip.jpg');
+  const res = await fetch(deposit.slip_upload.upload_url, { method: 'POST', headers: { Authorization: `Bearer ${deposit.slip_upload.token}`, 'Idempotency-Key': randomUUID() }, body: form });
+  const json: any = await res.json().catch(() => null);
+  process.stdout.write(`POST slip → ${res.status} ${json?.error?.code ?? json?.status ?? ''}${json?.error?.details?.claim_url ? ` claim_url=${json.error.details.claim_url}` : ''}\n`);
+}
+
+/** 11300: a beneficiary, its verification, then the withdrawal of 11300 that is refused. */
+async function refusedWithdrawal(ctx: Ctx, manual: boolean): Promise<void> {
+  const ben = await merchant(ctx, 'POST', '/v1/pay/beneficiaries', { bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' });
+  if (ben.status !== 201) { process.stdout.write(`POST /v1/pay/beneficiaries → ${ben.status}\n`); return; }
+  for (let i = 0; i < 8; i++) {
+    const b = await merchant(ctx, 'GET', `/v1/pay/beneficiaries/${ben.json.id}`);
+    if (b.json?.status === 'verified') break;
+    if (!manual || !(await advance(ctx, 5))) await new Promise((r) => setTimeout(r, 5000));
+  }
+  const w = await merchant(ctx, 'POST', '/v1/pay/withdrawals', { amount_minor: 11_300, currency: 'THB', merchant_reference: `trigger-${randomUUID()}`, end_user_ref: 'payee-1', beneficiary_id: ben.json.id });
+  const d = w.json?.error?.details ?? {};
+  process.stdout.write(`POST /v1/pay/withdrawals 11300 → ${w.status} ${w.json?.error?.code ?? w.json?.id} pending_clearing_minor=${d.pending_clearing_minor} pending_clearing_available_at=${d.pending_clearing_available_at}\n`);
+}
+
+/** The merchant's events feed (sandbox), read from where it ended when the command started. */
+class EventFeed {
+  private since = '0';
+  constructor(private readonly ctx: Ctx) {}
+
+  async skipToEnd(): Promise<void> {
+    for (let page = 0; page < 10_000; page++) {
+      const r = await merchant(this.ctx, 'GET', `/v1/pay/events?since_sequence=${this.since}&limit=100`);
+      if (r.status !== 200) throw new Error(`GET /v1/pay/events → ${r.status}`);
+      this.since = String(r.json.next_sequence);
+      if (!r.json.has_more) return;
+    }
+  }
+
+  async print(): Promise<void> {
+    for (let page = 0; page < 100; page++) {
+      const r = await merchant(this.ctx, 'GET', `/v1/pay/events?since_sequence=${this.since}&limit=100`);
+      if (r.status !== 200) return;
+      for (const e of r.json.data) {
+        const o = e.data?.object ?? {};
+        const reasons = o.review?.reasons?.map((x: any) => x.code).join(',');
+        process.stdout.write(`  #${e.sequence} ${e.created_at} ${e.type} ${o.id ?? o.kid ?? ''}${o.status ? ` ${o.status}` : ''}${o.version !== undefined ? ` v${o.version}` : ''}${reasons ? ` [${reasons}]` : ''}\n`);
+      }
+      this.since = String(r.json.next_sequence);
+      if (!r.json.has_more) return;
+    }
+  }
+}
+
+// ---- certify ----
+
+export const certifySpec: CommandSpec = {
+  usage: 'satang certify',
+  summary: 'Runs certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against your sandbox webhook endpoints and prints a pass/fail table. Exit 0 when it passed.',
+  options: { ...common, wait: { type: 'string', value: 'SECONDS', default: '150', help: 'on a system clock, how long to wait for the result' } },
+};
+
+export async function certifyCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(certifySpec, argv);
+  if (typeof args === 'number') return args;
+  const ctx = context(args);
+  if (typeof ctx === 'string') return usageError(certifySpec, ctx);
+  const started = await merchant(ctx, 'POST', '/v1/test/certification', {});
+  if (started.status !== 202) { process.stderr.write(`POST /v1/test/certification → ${started.status} ${JSON.stringify(started.json)}\n`); return 1; }
+  let run = started.json;
+  const deadline = Date.now() + Number(text(args, 'wait')) * 1000;
+  let manual = true;
+  for (const seconds of [5, 5, 60, 60]) if (manual) manual = await advance(ctx, seconds);
+  for (;;) {
+    run = (await merchant(ctx, 'GET', '/v1/test/certification')).json;
+    if (run.status !== 'running' || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  process.stdout.write(`certification ${run.id}: ${run.status}\n`);
+  for (const c of run.checks) {
+    const why = c.failure ? `  ${c.failure.event_type} → ${c.failure.reason}${c.failure.response_status ? ` (HTTP ${c.failure.response_status})` : ''}` : '';
+    process.stdout.write(`  ${c.check.padEnd(13)} ${c.status.padEnd(8)}${why}\n`);
+  }
+  return run.status === 'passed' ? 0 : 1;
+}

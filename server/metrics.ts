@@ -1,0 +1,156 @@
+// Prometheus metrics (prom-client), one registry per server (no process-global state), and
+// the listener that serves them: GET /metrics on SATANG_METRICS_HOST:SATANG_METRICS_PORT,
+// a port of its own, not the API's. Why a separate port rather than the operator token:
+// a scraper holds a static credential or none, while operator tokens are short-lived OIDC
+// tokens; the metrics hold no merchant data beyond opaque endpoint ids, so they are served
+// without auth on an address that only the monitoring network reaches (127.0.0.1 by
+// default). README "Metrics" lists every metric.
+//
+// Cost on the request path: one histogram observation per request (in the access-log
+// middleware) and counter increments where something happens; everything that is a level
+// (lags, queue depths, timers) is read only when Prometheus scrapes, by collect().
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SlipVerifier } from '../core/deposit/slip-verifier.ts';
+import { observabilityLimits } from '../core/limits.ts';
+import type { World } from '../core/world.ts';
+import { projectionNames } from '../projections/all.ts';
+import type { ReadSide } from './read-side.ts';
+
+/** Levels read at scrape time. */
+export interface MetricSources {
+  /** The journal's last durable seq. */
+  readonly tail: () => number;
+  readonly readSide: ReadSide;
+  readonly world: () => World;
+  /** Business time (timers fall due on it). */
+  readonly now: () => number;
+  /** Pending webhook deliveries per endpoint id. */
+  readonly webhookQueue: () => ReadonlyMap<string, number>;
+  /** The load meter's recent event-loop lag, ms (the load-shedding signal). */
+  readonly eventLoopLagMs: () => number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requestSeconds = new Histogram({
+    name: 'satang_http_request_duration_seconds', help: 'HTTP request duration by route template, method and status.',
+    labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry],
+  });
+  private readonly groupCommitSeconds = new Histogram({
+    name: 'satang_journal_group_commit_seconds', help: 'Time to write and commit one group commit transaction of the journal.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [this.registry],
+  });
+  private readonly groupCommitCommands = new Histogram({
+    name: 'satang_journal_group_commit_commands', help: 'Commands per group commit transaction.',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], registers: [this.registry],
+  });
+  private readonly webhookAttempts = new Counter({
+    name: 'satang_webhook_attempts_total', help: 'Webhook delivery attempts by endpoint and outcome.', labelNames: ['endpoint', 'outcome'], registers: [this.registry],
+  });
+  private readonly slipSeconds = new Histogram({
+    name: 'satang_slip_verification_seconds', help: 'Slip verification latency (provider or simulator call) by verdict.',
+    labelNames: ['verdict'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry],
+  });
+  private readonly slipProviderErrors = new Counter({
+    name: 'satang_slip_provider_errors_total', help: 'Slip provider failures: a failed HTTP attempt (retried) or a verification that ended provider_unavailable.',
+    labelNames: ['kind'], registers: [this.registry],
+  });
+  private readonly shed = new Counter({
+    name: 'satang_load_shedding_decisions_total', help: 'Requests refused 503 by load shedding, by request class.', labelNames: ['class'], registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'satang_' });
+  }
+
+  observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+    this.requestSeconds.observe({ method, route: route ?? 'unmatched', status: String(status) }, seconds);
+  }
+
+  observeGroupCommit(commands: number, seconds: number): void {
+    this.groupCommitSeconds.observe(seconds);
+    this.groupCommitCommands.observe(commands);
+  }
+
+  webhookAttempt(endpointId: string, outcome: string): void {
+    this.webhookAttempts.inc({ endpoint: endpointId, outcome });
+  }
+
+  slipProviderError(kind: 'attempt_failed' | 'unavailable'): void {
+    this.slipProviderErrors.inc({ kind });
+  }
+
+  loadShed(requestClass: 'new_deposit' | 'read'): void {
+    this.shed.inc({ class: requestClass });
+  }
+
+  /** The verifier, timed: latency by verdict; an unavailable provider also counts as an error. */
+  timed(verifier: SlipVerifier): SlipVerifier {
+    return {
+      verify: async (evidence) => {
+        const end = this.slipSeconds.startTimer();
+        const verdict = await verifier.verify(evidence);
+        end({ verdict: verdict.kind });
+        if (verdict.kind === 'provider_unavailable') this.slipProviderError('unavailable');
+        return verdict;
+      },
+    };
+  }
+
+  /** The gauges read at scrape time. */
+  watch(sources: MetricSources): void {
+    const registers = [this.registry];
+    new Gauge({ name: 'satang_relay_lag_entries', help: 'Journal entries committed but not yet published to the bus (journal seq − published seq).', registers, collect() { this.set(Math.max(0, sources.tail() - sources.readSide.relay.position)); } });
+    new Gauge({
+      name: 'satang_projection_lag_entries', help: 'Journal entries a projection has not applied yet (journal seq − projection position).', labelNames: ['projection'], registers,
+      collect() { for (const name of projectionNames) this.set({ projection: name }, Math.max(0, sources.tail() - sources.readSide.models.position(name))); },
+    });
+    new Gauge({
+      name: 'satang_webhook_queue_depth', help: 'Pending webhook deliveries per endpoint.', labelNames: ['endpoint'], registers,
+      collect() { this.reset(); for (const [endpoint, count] of sources.webhookQueue()) this.set({ endpoint }, count); },
+    });
+    const timerCounts = () => countTimers(sources.world(), sources.now());
+    new Gauge({ name: 'satang_timers_due', help: 'Timers whose due time has passed and that have not run yet.', registers, collect() { this.set(timerCounts().due); } });
+    new Gauge({ name: 'satang_timers_overdue', help: `Timers still pending more than ${observabilityLimits.timerOverdueAfterMs / 1000} s after they fell due.`, registers, collect() { this.set(timerCounts().overdue); } });
+    new Gauge({ name: 'satang_event_loop_lag_seconds', help: 'Mean event-loop delay over the last second (the load-shedding signal).', registers, collect() { this.set(sources.eventLoopLagMs() / 1000); } });
+  }
+}
+
+function countTimers(world: World, now: number): { due: number; overdue: number } {
+  let due = 0, overdue = 0;
+  for (const timers of world.timersByStream.values()) {
+    for (const timer of timers) {
+      if (timer.dueAt <= now) due++;
+      if (timer.dueAt <= now - observabilityLimits.timerOverdueAfterMs) overdue++;
+    }
+  }
+  return { due, overdue };
+}
+
+export interface MetricsListener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Serves GET /metrics (and nothing else) on its own port. */
+export async function listenMetrics(metrics: Metrics, host: string, port: number): Promise<MetricsListener> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+      (error: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`metrics failed: ${String(error)}\n`),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics`,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}

@@ -1,0 +1,177 @@
+// The reusable parts of the OpenAPI document: response object schemas (written from the
+// contract's Resources tables and core/present.ts, required keys only — the contract's
+// rule 7 lets clients expect unknown fields, so objects stay open), the error object and
+// one error response per HTTP status built from the error catalogue (server/errors.ts),
+// the headers every answer carries, and the three security schemes.
+//
+// Invariant kept: every code of the catalogue appears in exactly one error response, the
+// one of its status, so a code added to the catalogue reaches the document by itself.
+
+import { depositStatuses } from '../../core/deposit/state.ts';
+import type { ErrorCode } from '../../core/errors.ts';
+import { withdrawalStatuses } from '../../core/withdrawal/state.ts';
+import { catalogue, errorBody } from '../errors.ts';
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer' };
+const bool: Schema = { type: 'boolean' };
+/** Convention 2: RFC 3339 UTC with exactly three fractional digits. */
+const instant: Schema = { type: 'string', pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$' };
+const nullable = (s: Schema): Schema => ({ oneOf: [s, { type: 'null' }] });
+const decimalString: Schema = { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' };
+
+function object(required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
+  return { type: 'object', required: Object.keys(required), properties: { ...required, ...optional } };
+}
+
+const balances = object({ available_minor: int, pending_clearing_minor: int, reserved_minor: int });
+const feeLine = object({ component: str, amount_minor: int }, { rate_bps: int });
+
+const depositOrder = object({
+  id: { type: 'string', pattern: '^dep_' }, object: { const: 'deposit_order' }, livemode: bool, version: int,
+  status: { enum: [...depositStatuses] }, is_terminal: bool, merchant_reference: str, amount_minor: int, currency: { const: 'THB' },
+  created_at: instant, expires_at: instant,
+  sender: object({ bank_code: str, account_number_masked: str, account_name_th_masked: str }),
+}, {
+  leg_count: int, legs: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, expires_at: instant, leg_status: { enum: ['pending', 'complete'] }, receiver: { type: 'object' } }, { qr_payload: str }) },
+  slip_upload: ref('SlipUpload'), late_slip_accepted_until: nullable(instant), settled_at: instant, fee_breakdown: { type: 'array', items: feeLine },
+  clearing_available_at: nullable(instant), metadata: { type: 'object', additionalProperties: str },
+});
+
+const withdrawalOrder = object({
+  id: { type: 'string', pattern: '^wdr_' }, object: { const: 'withdrawal_order' }, livemode: bool, version: int, status: { enum: [...withdrawalStatuses] },
+  merchant_reference: str, end_user_ref: str, beneficiary_id: str, currency: { const: 'THB' },
+  amount_total_minor: int, fee_total_minor: int, total_locked_minor: int, fee_recognized_minor: int, filled_minor: int, remaining_minor: int,
+  refunded_minor: int, settled_splits: int, max_splits: int, created_at: instant, expires_at: instant, requires_approval: bool,
+}, { fills: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, settled_at: instant, auto_confirm_at: instant }) }, dispute: ref('Dispute') });
+
+const errorObject = {
+  type: 'object', additionalProperties: false,
+  required: ['code', 'type', 'message', 'message_th', 'retryable', 'retry_after_seconds', 'request_id', 'details'],
+  properties: {
+    code: { enum: Object.keys(catalogue) }, type: { enum: [...new Set(Object.values(catalogue).map((e) => e.type))] },
+    message: { type: 'string', minLength: 1 }, message_th: { type: 'string', minLength: 1 }, retryable: bool,
+    retry_after_seconds: nullable({ type: 'integer', minimum: 0 }), request_id: { type: 'string', pattern: '^req_[0-9A-Z]{26}$' }, details: { type: 'object' },
+  },
+};
+
+export const schemas: Record<string, Schema> = {
+  Error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: errorObject } },
+  DepositOrder: depositOrder,
+  WithdrawalOrder: withdrawalOrder,
+  SlipUpload: object({ token: str, expires_at: instant, upload_url: { type: 'string', format: 'uri' }, max_bytes: int, content_types: { type: 'array', items: str } }),
+  SlipReceipt: object({ receipt_id: { type: 'string', pattern: '^rcpt_' }, status: { const: 'accepted' }, received_at: instant }),
+  Dispute: object({ id: str, reason_code: str, amount_minor: int, opened_at: instant, respond_by: instant, funds_on_hold: bool }),
+  Balance: object({ object: { const: 'balance' }, livemode: bool, available_minor: int, pending_clearing_minor: int, reserved_minor: int, currency: { const: 'THB' }, as_of: instant }),
+  Balances: balances,
+  BalanceTransaction: object({ id: str, object: { const: 'balance_transaction' }, type: str, direction: { enum: ['credit', 'debit'] }, amount_minor: { type: 'integer', minimum: 1 }, currency: { const: 'THB' }, balance_after: balances, created_at: instant }),
+  BalanceHistoryPage: object({
+    contract: { const: 'merchant_balance_history_v1' }, schema_version: int, livemode: bool, currency: { const: 'THB' },
+    data: { type: 'array', items: object({ id: str, object: { const: 'balance_transaction' }, sequence: decimalString, currency: { const: 'THB' }, created_at: instant, bucket_deltas: object({ available_minor: decimalString, pending_clearing_minor: decimalString, reserved_minor: decimalString }) }) },
+    has_more: bool, next_sequence: decimalString, checkpoint: object({ sequence: decimalString }), as_of: instant,
+  }),
+  Quote: object({ object: { const: 'quote' }, livemode: bool, channel: str, amount_minor: int, fee_total_minor: int, total_minor: int, currency: { const: 'THB' }, fee_breakdown: { type: 'array', items: feeLine } }),
+  Beneficiary: object({ id: { type: 'string', pattern: '^ben_' }, object: { const: 'beneficiary' }, livemode: bool, status: str, bank_code: str, account_number_masked: str, account_name_th_masked: str, created_at: instant }),
+  Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }), data: object({ object: { type: 'object' } }) }),
+  SigningKeys: object({ object: { const: 'list' }, keys: { type: 'array', items: object({ kid: str, alg: { const: 'Ed25519' }, public_key: str, raw_public_key: str, status: str, not_before: instant }) } }),
+  List: object({ object: { const: 'list' }, data: { type: 'array' } }),
+  EventsPage: object({ object: { const: 'list' }, data: { type: 'array', items: ref('Event') }, has_more: bool, next_sequence: int }),
+  WebhookEndpoint: object({ id: { type: 'string', pattern: '^whep_' }, livemode: bool, url: str }),
+  WebhookDelivery: object({ id: { type: 'string', pattern: '^whd_' }, object: { const: 'webhook_delivery' }, endpoint_id: str, event_id: str, status: { enum: ['pending', 'delivered', 'failed', 'canceled'] }, attempt: int }),
+  DepositList: object({ object: { const: 'list' }, data: { type: 'array', items: ref('DepositOrder') }, has_more: bool, next_cursor: nullable(str) }),
+  WithdrawalList: object({ object: { const: 'list' }, data: { type: 'array', items: ref('WithdrawalOrder') }, has_more: bool, next_cursor: nullable(str) }),
+  Banks: object({ object: { const: 'list' }, data: { type: 'array', items: object({ bank_code: str, name_th: str, name_en: str, available: bool, side: { type: 'array', items: { enum: ['sender', 'receiver'] } } }, { message_th: str }) } }),
+  Senders: object({ object: { const: 'list' }, has_more: bool, data: { type: 'array', items: object({ sender_id: str, livemode: bool, bank_code: str, account_number_masked: str, account_name_th_masked: str, verified_at: instant }) } }),
+  DisputeOrNull: nullable(ref('Dispute')),
+  SandboxRun: object({ object: { const: 'sandbox_run' }, livemode: { const: false }, run_generation: { type: 'integer', minimum: 1 } }),
+  OutOfOrderRun: object({ object: { const: 'webhook_test_replay' }, case: str, livemode: { const: false }, object_id: str, events: { type: 'array' }, delivery_order: { type: 'array' }, deliveries: { type: 'array', items: object({ endpoint_id: str, delivery_id: str, event_id: str, release_at: instant }) } }),
+  WhiteLabel: object({ id: str, object: { const: 'white_label' }, name: str }),
+  GatewayRoute: object({ object: { const: 'gateway_route' }, white_label_id: str, bank_code: str, account_number: str, account_name: str, expires_at: instant }),
+  ApiKey: object({ key_id: str, api_key: { type: 'string', pattern: '^sk_(live|test)_' }, scopes: { type: 'array', items: str }, livemode: bool }),
+  OnboardedMerchant: object({ id: str, object: { const: 'merchant' }, white_label_id: str, name: str, keys: object({ live: ref('ApiKey'), sandbox: ref('ApiKey') }) }),
+  MerchantSuspension: object({ id: str, object: { const: 'merchant' }, suspended: bool }),
+  RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true } }),
+  Sender: object({ sender_id: str, object: { const: 'sender' }, end_user_ref: str, bank_code: str, livemode: bool }),
+  ClockNow: object({ now: instant }),
+  MerchantBalances: object({ merchant_id: str, live: balances, sandbox: balances }),
+  WebhookEndpoints: object({ data: { type: 'array', items: ref('WebhookEndpoint') } }),
+  WebhookDeliveryPage: object({ object: { const: 'list' }, data: { type: 'array', items: ref('WebhookDelivery') }, has_more: bool, next_cursor: nullable(str) }),
+  WebhookDeliveryWithAttempts: { allOf: [ref('WebhookDelivery'), object({ attempts: { type: 'array', items: object({ attempt: int, started_at: instant, kid: str, outcome: str }) } })] },
+  WebhookResend: object({ delivery_id: { type: 'string', pattern: '^whd_' }, livemode: bool, event_id: str, status: str, attempt: int, resend: { const: true }, created_at: instant }),
+  WebhookReplay: object({ id: str, object: { const: 'webhook_replay' }, livemode: bool, endpoint_id: str, status: { const: 'scheduled' }, event_count: int, has_more: bool, created_at: instant }),
+  SigningKeyRotation: object({ kid: str, previous_kid: nullable(str), not_before: instant, status: { const: 'next' }, announced_deliveries: int }),
+  Health: object({ status: { const: 'ok' } }),
+  Readiness: object({ status: { enum: ['ready', 'not_ready'] }, checks: { type: 'object' } }),
+  Object: { type: 'object' },
+};
+
+/** The HTTP statuses the catalogue uses, each with the codes answered with it. */
+export function codesByStatus(): Map<number, ErrorCode[]> {
+  const out = new Map<number, ErrorCode[]>();
+  for (const [code, entry] of Object.entries(catalogue) as [ErrorCode, (typeof catalogue)[ErrorCode]][]) {
+    out.set(entry.status, [...(out.get(entry.status) ?? []), code]);
+  }
+  return new Map([...out.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+export const errorResponseName = (status: number): string => `Error${status}`;
+
+/** One response per status: the error object with `code` narrowed to that status's codes, and an example for each code. */
+export function errorResponses(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const [status, codes] of codesByStatus()) {
+    const examples = Object.fromEntries(codes.map((code) => [code, { value: errorBody(code, 'req_01JD0000000000000000000000', { retryAfterSeconds: catalogue[code].retryable ? 1 : undefined }) }]));
+    out[errorResponseName(status)] = {
+      description: codes.map((c) => `\`${c}\``).join(', '),
+      headers: { ...commonHeaderRefs, ...(codes.some((c) => catalogue[c].retryable) ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) },
+      content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: codes } } } } }] }, examples } },
+    };
+  }
+  return out;
+}
+
+export const headers: Record<string, Schema> = {
+  'Request-Id': { description: 'The id of this request (req_ + ULID); equals error.request_id on errors.', required: true, schema: { type: 'string', pattern: '^req_' } },
+  'Retry-After': { description: 'Whole seconds to wait before retrying; equals error.retry_after_seconds.', schema: { type: 'integer', minimum: 0 } },
+  'Idempotent-Replay': { description: "'true' when this answer is the stored answer of an earlier request with the same Idempotency-Key.", schema: { const: 'true' } },
+  'Original-Request-Id': { description: 'On a replayed answer: the Request-Id of the request that produced it.', schema: { type: 'string', pattern: '^req_' } },
+  'RateLimit-Limit': { description: 'Requests allowed in the window of the bucket this request counted against (merchant routes).', schema: int },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: int },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: int },
+};
+
+export const commonHeaderRefs = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };
+
+/** Request headers, as reusable parameters. */
+export const parameters: Record<string, Schema> = {
+  IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, description: 'Required on every POST; a retry keeps the same key. Scoped per merchant (per operator on /v1/bo).', schema: { type: 'string', minLength: 1, maxLength: 255 }, example: '6f1c2a4e-2d0b-4c55-9c39-0d6f0e6e8a11' },
+  PgTimestamp: { name: 'PG-Timestamp', in: 'header', required: true, description: 'Unix seconds; within ±300 s of real time.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1795143600' },
+  PgNonce: { name: 'PG-Nonce', in: 'header', required: true, description: 'New on every attempt; remembered for 10 minutes.', schema: { type: 'string', minLength: 1 }, example: '2b0f6a53-5a43-4d4e-8f57-6c9f5f0f1a2b' },
+  PgVersion: { name: 'PG-Version', in: 'header', required: true, description: 'The API version the request is written for.', schema: { type: 'string' }, example: '2026-08-01' },
+  PgSignature: { name: 'PG-Signature', in: 'header', required: true, description: "'v1=' + lowercase hex HMAC-SHA256 of the canonical string (see the MerchantHmac security scheme).", schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}$' }, example: `v1=${'0'.repeat(64)}` },
+  StepUpToken: { name: 'X-PG-Step-Up-Token', in: 'header', required: true, description: 'An unexpired step-up operator token (⚑ actions).', schema: str },
+};
+
+const canonicalString = [
+  'The signature covers a canonical string of nine lines, each ending in a newline (the last too):',
+  "(1) the literal 'v1', (2) PG-Timestamp, (3) PG-Nonce, (4) the uppercase HTTP method, (5) the request path,",
+  '(6) the query string with its pairs sorted by key then value (empty if none), (7) the lowercase hex SHA-256 of the body bytes',
+  '(of the empty string when there is no body), (8) the Idempotency-Key (empty line if none), (9) the PG-Version value.',
+  "PG-Signature = 'v1=' + lowercase hex HMAC-SHA256(key = the API key, message = the canonical string).",
+  'Send the API key as Authorization: Bearer sk_live_… or sk_test_… together with PG-Timestamp, PG-Nonce, PG-Version and PG-Signature.',
+].join(' ');
+
+export const securitySchemes: Record<string, Schema> = {
+  MerchantHmac: { type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_live_… / sk_test_…) with an HMAC request signature', description: canonicalString },
+  SlipCapability: {
+    type: 'http', scheme: 'bearer', bearerFormat: 'Ed25519 order capability',
+    description: "slip_upload.token from the deposit's 201 answer or the slip-token route: audience pg-slip-ingest, scope slip:write, bound to the merchant, livemode, deposit, the full upload URL (htu), a rate subject, the API version and the hold. No API key and no PG-* headers.",
+  },
+  OperatorBearer: {
+    type: 'http', scheme: 'bearer', bearerFormat: 'JWT (OIDC access token)',
+    description: 'An operator OIDC access token whose roles claim names the roles the route needs (reviewer, approver, ops_admin, finance, support); ⚑ actions also take X-PG-Step-Up-Token.',
+  },
+};

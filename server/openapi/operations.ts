@@ -1,0 +1,114 @@
+// What the routers cannot say about themselves, per operation: a summary, the auth scheme,
+// the ajv validators of the body and query (the very objects the routes call, so the
+// document and the validation share one schema), the success statuses with their
+// response schema (components.ts), and an example body where a generated one would not
+// read well. Keyed "METHOD /koa/path". An operation a router registers but this table
+// does not know still appears in the document, with a generic 2XX answer, so a new route
+// is never missing — only less described.
+
+import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
+import { backOfficeSchemas as bo } from '../routes/bo.ts';
+import { webhookBackOfficeSchemas as wh } from '../routes/webhooks-bo.ts';
+import { outOfOrderCaseBody } from '../routes/webhooks-test.ts';
+import {
+  cancelBody, createBeneficiaryBody, createDepositBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery,
+  listDepositsQuery, listWithdrawalsQuery, quoteQuery, sendersQuery,
+} from '../schemas.ts';
+import type { Validator } from '../validate.ts';
+
+export type Auth = 'merchant' | 'operator' | 'capability' | 'none';
+
+export interface OperationInfo {
+  readonly summary: string;
+  readonly auth: Auth;
+  /** Needs X-PG-Step-Up-Token as well (⚑). */
+  readonly stepUp?: boolean;
+  readonly body?: Validator<unknown>;
+  readonly query?: Validator<unknown>;
+  /** Query parameters of routes that check them by hand (server/routes/read-params.ts). */
+  readonly queryParams?: Record<string, Record<string, unknown>>;
+  /** Success status → schema name in components.schemas (or a media type for non-JSON answers). */
+  readonly responses: Record<string, string | { mediaType: string; description: string; example?: string }>;
+  readonly example?: Record<string, unknown>;
+}
+
+const decimal = { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' };
+const limit = { type: 'string', pattern: '^[1-9][0-9]{0,2}$' };
+
+export const operations: Record<string, OperationInfo> = {
+  'GET /healthz': { summary: 'Liveness: the process answers.', auth: 'none', responses: { 200: 'Health' } },
+  'GET /readyz': { summary: 'Readiness: journal writable, projections within their lag bound, NATS connected when configured (503 service_unavailable otherwise).', auth: 'none', responses: { 200: 'Readiness' } },
+  'GET /v1/openapi.json': { summary: 'This document.', auth: 'none', responses: { 200: 'Object' } },
+
+  'POST /v1/pay/deposits': {
+    summary: 'Create a deposit order (201 matched to a destination, 202 awaiting liquidity).', auth: 'merchant', body: createDepositBody,
+    responses: { 201: 'DepositOrder', 202: 'DepositOrder' },
+    example: { amount_minor: 50000, currency: 'THB', merchant_reference: 'order-10001', end_user_ref: 'user-42', sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' } },
+  },
+  'GET /v1/pay/deposits': { summary: 'List deposit orders, newest first, with a cursor.', auth: 'merchant', query: listDepositsQuery, responses: { 200: 'DepositList' } },
+  'GET /v1/pay/deposits/:id': { summary: 'Get a deposit order.', auth: 'merchant', query: emptyQuery, responses: { 200: 'DepositOrder' } },
+  'POST /v1/pay/deposits/:id/cancel': { summary: 'Cancel a deposit order.', auth: 'merchant', body: cancelBody, responses: { 200: 'DepositOrder' }, example: { reason: 'customer left' } },
+  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order.', auth: 'merchant', responses: { 200: 'SlipUpload' } },
+  'POST /v1/pay/deposits/:id/slip': { summary: 'Upload slip evidence (image bytes, multipart or JSON) with the order capability.', auth: 'capability', responses: { 202: 'SlipReceipt' } },
+  'GET /v1/pay/deposits/:id/slip': { summary: "The slip image's bytes.", auth: 'merchant', query: emptyQuery, responses: { 200: { mediaType: 'application/octet-stream', description: 'The image, typed by its magic bytes (image/jpeg, image/png, …).' } } },
+  'POST /v1/pay/withdrawals': {
+    summary: 'Create a withdrawal order.', auth: 'merchant', body: createWithdrawalBody, responses: { 201: 'WithdrawalOrder' },
+    example: { amount_minor: 20000, currency: 'THB', merchant_reference: 'payout-2001', end_user_ref: 'payee-1', beneficiary_id: `ben_${'0'.repeat(32)}` },
+  },
+  'GET /v1/pay/withdrawals': { summary: 'List withdrawal orders, newest first, with a cursor.', auth: 'merchant', query: listWithdrawalsQuery, responses: { 200: 'WithdrawalList' } },
+  'GET /v1/pay/withdrawals/:id': { summary: 'Get a withdrawal order with its fills.', auth: 'merchant', query: emptyQuery, responses: { 200: 'WithdrawalOrder' } },
+  'POST /v1/pay/withdrawals/:id/cancel': { summary: 'Cancel a withdrawal order.', auth: 'merchant', body: cancelBody, responses: { 200: 'WithdrawalOrder' }, example: { reason: 'no longer needed' } },
+  'POST /v1/pay/disputes/:id/evidence': { summary: 'Submit dispute evidence.', auth: 'merchant', body: disputeEvidenceBody, responses: { 200: 'DisputeOrNull' }, example: { text: 'The payee confirmed receipt by phone on 21 Nov.' } },
+  'GET /v1/pay/balance': { summary: 'The balance buckets.', auth: 'merchant', query: emptyQuery, responses: { 200: 'Balance' } },
+  'GET /v1/pay/balance/transactions': {
+    summary: 'Balance history (merchant_balance_history_v1) by sequence.', auth: 'merchant', responses: { 200: 'BalanceHistoryPage' },
+    queryParams: { limit, since_sequence: decimal, run_generation: { type: 'string', pattern: '^[1-9][0-9]{0,9}$' } },
+  },
+  'GET /v1/pay/quote': { summary: 'Fee preview for a withdrawal amount.', auth: 'merchant', query: quoteQuery, responses: { 200: 'Quote' } },
+  'GET /v1/pay/banks': { summary: 'Banks and their availability.', auth: 'merchant', query: emptyQuery, responses: { 200: 'Banks' } },
+  'GET /v1/pay/senders': { summary: "An end user's verified sender accounts.", auth: 'merchant', query: sendersQuery, responses: { 200: 'Senders' } },
+  'POST /v1/pay/beneficiaries': {
+    summary: 'Register a beneficiary (verified later; beneficiary.verified).', auth: 'merchant', body: createBeneficiaryBody, responses: { 201: 'Beneficiary' },
+    example: { bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' },
+  },
+  'GET /v1/pay/beneficiaries/:id': { summary: 'Get a beneficiary.', auth: 'merchant', responses: { 200: 'Beneficiary' } },
+  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation).", auth: 'merchant', queryParams: { since_sequence: decimal, limit }, responses: { 200: 'EventsPage' } },
+  'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', responses: { 200: 'SandboxRun' } },
+  'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'OutOfOrderRun' }, example: { case: outOfOrderCases[0] } },
+  'GET /v1/test/webhooks/listen': {
+    summary: "The stream `satang listen` reads (sandbox key): a temporary `cli` endpoint for as long as it is open, each delivery as a Server-Sent Event with its original headers and body.",
+    auth: 'merchant', query: emptyQuery, responses: { 200: { mediaType: 'text/event-stream', description: 'event: ready, then event: delivery per delivery ({headers, body_base64}), and : keepalive comments',
+      example: 'event: ready\ndata: {"endpoint_id":"whep_01JD0000000000000000000000","livemode":false,"heartbeat_ms":15000}\n\n' } },
+  },
+  'GET /v1/webhooks/signing-keys': { summary: 'The Ed25519 keys webhook deliveries are signed with.', auth: 'none', responses: { 200: 'SigningKeys' } },
+  'GET /v1/webhooks/test-vectors': { summary: 'Fixed signed samples to test a webhook verifier against.', auth: 'none', responses: { 200: 'Object' } },
+
+  'POST /v1/bo/white-labels': { summary: 'Register a white label.', auth: 'operator', body: bo.whiteLabel, responses: { 201: 'WhiteLabel' }, example: { name: 'Brand' } },
+  'POST /v1/bo/white-labels/:id/gateway-route': { summary: "Set the white label's gateway (fallback) route.", auth: 'operator', stepUp: true, body: bo.gatewayRoute, responses: { 200: 'GatewayRoute' }, example: { bank_code: '004', account_number: '5550001111', account_name: 'Gateway Co', ttl_seconds: 86400 } },
+  'POST /v1/bo/merchants': { summary: 'Onboard a merchant (answers its live and sandbox keys once).', auth: 'operator', body: bo.merchant, responses: { 201: 'OnboardedMerchant' }, example: { white_label_id: 'wl_01JD0000000000000000000000', name: 'Shop' } },
+  'POST /v1/bo/merchants/:id/keys': { summary: 'Mint an API key.', auth: 'operator', stepUp: true, body: bo.key, responses: { 201: 'ApiKey' }, example: { livemode: false, scopes: ['wallet:read'] } },
+  'POST /v1/bo/keys/:keyId/revoke': { summary: 'Revoke an API key.', auth: 'operator', stepUp: true, body: bo.empty, responses: { 200: 'RevokedKey' } },
+  'POST /v1/bo/merchants/:id/suspend': { summary: 'Suspend a merchant.', auth: 'operator', stepUp: true, body: bo.empty, responses: { 200: 'MerchantSuspension' } },
+  'POST /v1/bo/merchants/:id/unsuspend': { summary: 'Lift a suspension.', auth: 'operator', stepUp: true, body: bo.empty, responses: { 200: 'MerchantSuspension' } },
+  'POST /v1/bo/merchants/:id/senders': { summary: 'Register a verified sender account.', auth: 'operator', body: bo.sender, responses: { 201: 'Sender' }, example: { livemode: true, end_user_ref: 'user-42', bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' } },
+  'POST /v1/bo/merchants/:id/beneficiaries': { summary: 'Register a verified beneficiary.', auth: 'operator', body: bo.beneficiary, responses: { 201: 'Beneficiary' }, example: { livemode: true, bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' } },
+  'POST /v1/bo/merchants/:id/adjustments': { summary: 'Post a manual balance adjustment.', auth: 'operator', stepUp: true, body: bo.adjustment, responses: { 201: 'BalanceTransaction' }, example: { livemode: true, amount_minor: 100000, direction: 'credit', bucket: 'available', reason: 'funding' } },
+  'POST /v1/bo/deposits/:id/approve': { summary: 'Approve a deposit under review.', auth: 'operator', body: bo.note, responses: { 200: 'DepositOrder' }, example: { note: 'Slip checked against the bank statement.' } },
+  'POST /v1/bo/deposits/:id/decline': { summary: 'Decline a deposit under review.', auth: 'operator', body: bo.note, responses: { 200: 'DepositOrder' }, example: { note: 'The slip does not match any transfer.' } },
+  'POST /v1/bo/deposits/:id/route-confirmations': { summary: "The gateway's late confirmation of a transfer.", auth: 'operator', body: bo.routeConfirmation, responses: { 200: 'DepositOrder' }, example: { trans_ref: 'TR0001', amount_minor: 50000 } },
+  'POST /v1/bo/deposits/:id/reverse': { summary: 'Reverse a settled deposit.', auth: 'operator', stepUp: true, body: bo.reversal, responses: { 200: 'DepositOrder' }, example: { reason_code: 'BANK_RECALL', note: 'Recalled by the sender bank.' } },
+  'POST /v1/bo/withdrawals/:id/approve': { summary: 'Approve a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
+  'POST /v1/bo/withdrawals/:id/reject': { summary: 'Reject a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
+  'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },
+  'GET /v1/bo/merchants/:id/balance': { summary: "A merchant's live and sandbox balances.", auth: 'operator', responses: { 200: 'MerchantBalances' } },
+  'POST /v1/bo/merchants/:id/webhook-endpoints': { summary: 'Create a webhook endpoint.', auth: 'operator', body: wh.endpoint, responses: { 201: 'WebhookEndpoint' }, example: { url: 'https://merchant.example/webhooks', livemode: true } },
+  'GET /v1/bo/merchants/:id/webhook-endpoints': { summary: "A merchant's webhook endpoints.", auth: 'operator', responses: { 200: 'WebhookEndpoints' } },
+  'GET /v1/bo/webhooks/:endpointId': { summary: 'Get a webhook endpoint.', auth: 'operator', responses: { 200: 'WebhookEndpoint' } },
+  'POST /v1/bo/webhooks/:endpointId/enable': { summary: 'Enable a webhook endpoint.', auth: 'operator', body: wh.empty, responses: { 200: 'WebhookEndpoint' } },
+  'POST /v1/bo/webhooks/:endpointId/disable': { summary: 'Disable a webhook endpoint.', auth: 'operator', body: wh.empty, responses: { 200: 'WebhookEndpoint' } },
+  'GET /v1/bo/webhooks/:endpointId/deliveries': { summary: "An endpoint's delivery records, newest first.", auth: 'operator', query: wh.list, responses: { 200: 'WebhookDeliveryPage' } },
+  'GET /v1/bo/webhooks/:endpointId/deliveries/:deliveryId': { summary: 'A delivery record with its attempts.', auth: 'operator', responses: { 200: 'WebhookDeliveryWithAttempts' } },
+  'POST /v1/bo/webhooks/:endpointId/deliveries/:deliveryId/resend': { summary: 'Resend one delivery.', auth: 'operator', stepUp: true, body: wh.empty, responses: { 201: 'WebhookResend' } },
+  'POST /v1/bo/webhooks/:endpointId/replay': { summary: 'Replay events of a time range to an endpoint.', auth: 'operator', stepUp: true, body: wh.replay, responses: { 202: 'WebhookReplay' }, example: { created_after: '2026-11-20T00:00:00.000Z', created_before: '2026-11-21T00:00:00.000Z', only_failed: true } },
+  'POST /v1/bo/webhooks/signing-keys/rotate': { summary: 'Rotate the webhook signing key (announced ahead).', auth: 'operator', stepUp: true, body: wh.rotate, responses: { 201: 'SigningKeyRotation' } },
+};

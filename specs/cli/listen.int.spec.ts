@@ -1,0 +1,92 @@
+// `satang listen` end to end, as a developer runs it: the real CLI as a child process opens
+// the signed SSE stream of a real server, which creates a temporary `cli` endpoint; a
+// sandbox event is delivered down the stream; the CLI forwards it to a local receiver,
+// which verifies the Ed25519 signature of the bytes it got against the published keys
+// (@noble/ed25519, not the signer's code); the CLI prints the receiver's answer; Ctrl-C
+// ends the CLI and the server removes the endpoint.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { expectError } from '../support/api-checks.ts';
+import { advance, nobleVerifies, publishedKeys, Receiver, until } from '../webhooks/support.ts';
+
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+
+let s: TestServer;
+let shop: MerchantKeys;
+
+test.before(async () => {
+  s = await TestServer.start();
+  s.clock.set(Date.now()); // webhook signatures carry the service clock's time; keep it real
+  shop = await s.onboard('Shop');
+});
+test.after(async () => {
+  await Receiver.stopAll();
+  await s.stop();
+});
+
+interface Listening { readonly child: ChildProcessWithoutNullStreams; stdout: string; stderr: string; readonly exited: Promise<number | null> }
+
+function listen(key: string, forwardTo: string): Listening {
+  const child = spawn(satangPath, ['listen', '--forward-to', forwardTo, '--key', key], {
+    cwd: tmpdir(), env: { ...process.env, SATANG_BASE_URL: s.url }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const l: Listening = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('close', resolve)) };
+  child.stdout.on('data', (d) => { l.stdout += d; });
+  child.stderr.on('data', (d) => { l.stderr += d; });
+  return l;
+}
+
+const endpointsOf = async () => (await s.bo('GET', `/v1/bo/merchants/${shop.id}/webhook-endpoints`)).json.data as { id: string; type: string; livemode: boolean }[];
+
+test('server → stream → CLI → local receiver: the forwarded bytes verify against the published key; Ctrl-C removes the endpoint', async () => {
+  const receiver = await Receiver.start(() => s.clock.now(), '/webhooks');
+  const cli = listen(shop.sandbox.api_key, receiver.url);
+  try {
+    await until(() => /ready endpoint=whep_/.test(cli.stdout), 20_000);
+    const endpoints = await endpointsOf();
+    assert.is(endpoints.length, 1);
+    assert.is(endpoints[0]!.type, 'cli');
+    assert.is(endpoints[0]!.livemode, false);
+    assert.ok(cli.stdout.includes(endpoints[0]!.id));
+
+    await s.fund(shop.id, 10_000, false); // a sandbox balance.credited event
+    await advance(s, 0);
+    await until(() => receiver.received.length >= 1 && / → 204/.test(cli.stdout), 20_000);
+
+    const got = receiver.received[0]!;
+    const verified = await nobleVerifies(got, await publishedKeys(s));
+    assert.ok(verified.ok, 'the Ed25519 signature verifies over the forwarded bytes');
+    const envelope = JSON.parse(got.body.toString('utf8'));
+    assert.is(envelope.id, got.headers['x-pg-event-id']);
+    assert.is(envelope.livemode, false);
+    assert.is(got.headers['x-pg-livemode'], 'false');
+    assert.ok(got.headers['x-pg-delivery-id'], 'the original delivery headers');
+    assert.match(got.headers['content-type'] ?? '', /^application\/json/);
+    assert.ok(cli.stdout.includes(`${got.headers['x-pg-event-type']} ${envelope.id} → 204`), cli.stdout);
+
+    receiver.answer(500);
+    await s.fund(shop.id, 10_000, false);
+    await advance(s, 0);
+    await until(() => / → 500/.test(cli.stdout), 20_000);
+  } finally {
+    cli.child.kill('SIGINT');
+  }
+  assert.is(await cli.exited, 0, cli.stderr);
+  await until(() => false, 200).catch(() => {});
+  assert.equal(await endpointsOf(), [], 'the temporary endpoint is gone with its stream');
+});
+
+test('a live key is refused by the CLI and by the server', async () => {
+  const cli = listen(shop.live.api_key, 'http://127.0.0.1:9/hook');
+  assert.is(await cli.exited, 2);
+  assert.match(cli.stderr, /sandbox key/);
+  expectError(await s.call(shop.live.api_key, 'GET', '/v1/test/webhooks/listen'), 'scope_denied');
+  assert.equal(await endpointsOf(), []);
+});
+
+test.run();

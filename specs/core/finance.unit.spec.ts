@@ -1,0 +1,95 @@
+// The finance rules that need no server: the Bangkok calendar, satang as baht and CSV
+// fields, the receiving-leg reasons (a table, every reason reached), the statement identity
+// and trial balance assertions, and the reconcile job's gap ages.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse } from 'csv-parse/sync';
+import { bangkokDayBounds, bangkokDayOf, isCalendarDay } from '../../core/finance/calendar.ts';
+import { bahtOf, csvText } from '../../core/finance/money-text.ts';
+import { receivingReason, type ReceivingLeg, type ReceivingReason } from '../../core/finance/receiving.ts';
+import { balanceTransactionSums, sequenceGaps, snapshotDisagreement, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { buildStatement } from '../../core/finance/statement.ts';
+import { buildTrialBalance } from '../../core/finance/trial-balance.ts';
+
+const dayMs = 86_400_000;
+
+test('a Bangkok day is 17:00 UTC to 17:00 UTC; its name follows UTC+7', () => {
+  assert.equal(bangkokDayBounds('2026-11-21'), { startMs: Date.UTC(2026, 10, 20, 17), endMs: Date.UTC(2026, 10, 21, 17) });
+  assert.is(bangkokDayOf(Date.UTC(2026, 10, 20, 16, 59, 59, 999)), '2026-11-20');
+  assert.is(bangkokDayOf(Date.UTC(2026, 10, 20, 17)), '2026-11-21');
+  assert.ok(isCalendarDay('2028-02-29'));
+  for (const bad of ['2026-02-29', '2026-13-01', '2026-1-01', 'yesterday', '2026-11-21T00:00:00Z']) assert.not.ok(isCalendarDay(bad), bad);
+});
+
+test('baht with two decimals from integer satang; CSV fields quoted as RFC 4180 says', () => {
+  assert.equal([0n, 5n, -5n, 100n, 123456n, -123456n, 9_007_199_254_740_991n].map(bahtOf), ['0.00', '0.05', '-0.05', '1.00', '1234.56', '-1234.56', '90071992547409.91']);
+  const text = csvText(['a', 'b'], [['ร้าน "หนึ่ง", สาขา 1', 'line\r\nbreak'], [null, 7n]]);
+  assert.is(text, 'a,b\r\n"ร้าน ""หนึ่ง"", สาขา 1","line\r\nbreak"\r\n,7\r\n');
+  assert.equal(parse(text, { columns: true }), [{ a: 'ร้าน "หนึ่ง", สาขา 1', b: 'line\r\nbreak' }, { a: '', b: '7' }]);
+});
+
+const leg = (o: Partial<ReceivingLeg>): ReceivingLeg => ({
+  depositId: 'dep_1', legRef: 'leg_1', withdrawalId: 'wdr_1', toldMinor: 1000n, toldAt: 0, verifiedMinor: null, filledMinor: null,
+  released: false, fillReversed: false, depositReversed: false, ...o,
+});
+
+test('receiving legs: each reason, in its order of precedence', () => {
+  const table: [Partial<ReceivingLeg>, ReceivingReason | null][] = [
+    [{ verifiedMinor: 1000n, filledMinor: 1000n }, null],
+    [{ verifiedMinor: 1000n, filledMinor: 1000n, depositReversed: true, fillReversed: true }, 'DEPOSIT_REVERSED'],
+    [{ verifiedMinor: 1000n, filledMinor: 1000n, fillReversed: true }, 'FILL_REVERSED'],
+    [{ verifiedMinor: 1200n, filledMinor: 1000n }, 'OVERPAID'],
+    [{ verifiedMinor: 800n, filledMinor: 800n }, 'SHORT_PAID'],
+    [{ verifiedMinor: 1000n, filledMinor: 900n }, 'FILL_DIFFERS'],
+    [{ verifiedMinor: 1000n, released: true }, 'FILL_DIFFERS'],
+    [{ verifiedMinor: 1000n }, 'FILL_PENDING'],
+    [{}, 'SLIP_AWAITED'],
+    [{ released: true }, 'RELEASED_UNPAID'],
+  ];
+  for (const [fields, reason] of table) assert.is(receivingReason(leg(fields)), reason, JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? String(v) : v)));
+});
+
+test('a statement whose movements do not reach the closing balance is refused loudly', () => {
+  const head = { merchantId: 'mch_1', merchantName: 'ร้าน', livemode: true, day: '2026-11-21' };
+  const opening = { available: 100n, pending_clearing: 0n, reserved: 0n };
+  const lines = [{ bucket: 'available' as const, type: 'adjustment', count: 1, creditMinor: 50n, debitMinor: 0n }];
+  assert.is(buildStatement(head, opening, lines, { ...opening, available: 150n }).buckets[0]!.closingMinor, 150n);
+  assert.throws(() => buildStatement(head, opening, lines, { ...opening, available: 151n }), /opening \+ movements = 150/);
+});
+
+test('a trial balance that does not balance is refused loudly; one that does lists system accounts first', () => {
+  const ok = buildTrialBalance(0, [
+    { livemode: true, account: 'mch_1:live:available', count: 1, creditMinor: 500n, debitMinor: 0n },
+    { livemode: true, account: 'sys:live:adjustments', count: 1, creditMinor: 0n, debitMinor: 500n },
+  ]);
+  assert.equal(ok.sections[0]!.lines.map((l) => [l.kind, l.name, l.balanceMinor]), [['system', 'adjustments', -500n], ['merchant', 'available', 500n]]);
+  assert.throws(() => buildTrialBalance(0, [{ livemode: false, account: 'sys:test:fee_revenue', count: 1, creditMinor: 1n, debitMinor: 0n }]), /debits 0 ≠ credits 1/);
+});
+
+const event = (sequence: number, createdAtMs: number, object: Record<string, unknown> = {}): StoredEvent => ({
+  id: `evt_${sequence}`, sequence, type: 'x', created_at: new Date(createdAtMs).toISOString(), data: { object },
+});
+
+test('reconcile: a gap is pending until the event after it is more than 4 days old, then lost', () => {
+  const now = Date.UTC(2026, 10, 30);
+  const events = [event(1, now - 10 * dayMs), event(3, now - 4 * dayMs), event(4, now), event(7, now - 4 * dayMs - 1)];
+  assert.equal(sequenceGaps(0, events, now).map((g) => [g.from, g.to, g.state]), [[2, 2, 'pending'], [5, 6, 'lost']]);
+  assert.equal(sequenceGaps(3, events, now).map((g) => g.from), [5], 'nothing at or below the base is expected');
+  assert.equal(sequenceGaps(0, [event(2, now)], now).map((g) => [g.from, g.to]), [[1, 1]]);
+});
+
+test('reconcile: balance transactions accumulate by id; an order disagrees on status or fill figures', () => {
+  const bt = (id: string, amount: number, from: string | null, to: string | null) => ({ object: 'balance_transaction', id, amount_minor: amount, bucket_from: from, bucket_to: to });
+  const sums = balanceTransactionSums([
+    event(1, 0, bt('btxn_1', 1000, null, 'available')), event(2, 0, bt('btxn_2', 300, 'available', 'reserved')),
+    event(3, 0, bt('btxn_2', 300, 'available', 'reserved')), event(4, 0, bt('btxn_3', 100, 'reserved', null)),
+  ]);
+  assert.equal(sums, { available_minor: 700n, pending_clearing_minor: 0n, reserved_minor: 200n });
+  const w = { object: 'withdrawal_order', status: 'pending_approval', filled_minor: 0, remaining_minor: 100 };
+  assert.is(snapshotDisagreement(w, { ...w, status: 'open' }), null, 'approval has no event of its own');
+  assert.match(snapshotDisagreement(w, { ...w, status: 'open', filled_minor: 10, remaining_minor: 90 })!, /filled_minor: events say 0, GET says 10/);
+  assert.match(snapshotDisagreement({ object: 'deposit_order', status: 'settled' }, { status: 'reversed' })!, /status/);
+});
+
+test.run();

@@ -1,0 +1,141 @@
+// The receiving-account statement over HTTP and through `satang report`, against a real
+// server: one withdrawing merchant whose beneficiary account payers are told to pay, and
+// every way told, verified and filled can part — an exact payment (agrees), a short and an
+// over payment, a leg still awaiting its slip, a leg released unpaid at expiry, a reversed
+// fill and a reversed deposit. Each appears with its reason; the totals add up. The same
+// server answers `satang report statement|trial-balance|receiving-account` as tables and
+// CSV with the figures of the API.
+
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse } from 'csv-parse/sync';
+import { bangkokDayOf } from '../../core/finance/calendar.ts';
+import { merchantActor } from '../adapters/support.ts';
+import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
+import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+
+let s: TestServer;
+let withdrawer: MerchantKeys;
+let payer: MerchantKeys;
+const expect: Record<string, string> = {};
+
+async function deposit(amount: bigint, expiresInSeconds?: number): Promise<string> {
+  return accepted(s, {
+    type: 'CreateDeposit', actor: merchantActor(payer.id), amountMinor: amount, merchantReference: `d-${randomUUID()}`, endUserRef: `u-${randomUUID().slice(0, 8)}`,
+    sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true, ...(expiresInSeconds ? { expiresInSeconds } : {}),
+  });
+}
+
+function report(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(satangPath, ['report', ...args], { cwd: tmpdir(), env: { ...process.env, SATANG_DATA_DIR: s.dataDir, SATANG_BASE_URL: s.url, SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test.before(async () => {
+  s = await TestServer.start();
+  withdrawer = await s.onboard('ผู้ถอน');
+  payer = await s.onboard('Payer', withdrawer.whiteLabelId);
+  await s.fund(withdrawer.id, 5_000_000);
+  const beneficiaryId = await accepted(s, { type: 'RegisterBeneficiary', actor: operator, merchantId: withdrawer.id, livemode: true, bankCode: '004', accountNumber: '7123456789', accountNameTh: 'สมหญิง รักดี', verified: true });
+  const withdrawalId = await accepted(s, { type: 'CreateWithdrawal', actor: merchantActor(withdrawer.id), amountMinor: 2_000_000n, merchantReference: 'w-1', endUserRef: 'payee', beneficiaryId, requiresApproval: false, p2pMinimumApplies: false });
+
+  const released = await deposit(10_000n, 60); // expires unpaid
+  await s.running.services.write.advanceClock!(120_000);
+  expect[released] = 'RELEASED_UNPAID';
+  const exact = await deposit(20_000n);
+  await payLeg(s, exact, 0, 20_000n);
+  expect[exact] = 'agrees';
+  const short = await deposit(30_000n);
+  await payLeg(s, short, 0, 25_000n);
+  expect[short] = 'SHORT_PAID';
+  const over = await deposit(40_000n);
+  await payLeg(s, over, 0, 41_000n);
+  expect[over] = 'OVERPAID';
+  const fillReversed = await deposit(50_000n);
+  await payLeg(s, fillReversed, 0, 50_000n);
+  const payoutLegRef = s.running.store.world.deposits.get(fillReversed)!.legs[0]!.counterparty;
+  assert.is(payoutLegRef.kind, 'withdrawal');
+  await accepted(s, { type: 'ReverseFill', actor: operator, withdrawalId, legRef: payoutLegRef.kind === 'withdrawal' ? payoutLegRef.payoutLegRef : '', reasonCode: 'OPS_ERROR', note: 'paid to the wrong account' });
+  expect[fillReversed] = 'FILL_REVERSED';
+  const reversed = await deposit(60_000n);
+  await payLeg(s, reversed, 0, 60_000n);
+  await accepted(s, { type: 'ReverseDeposit', actor: operator, depositId: reversed, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer' });
+  expect[reversed] = 'DEPOSIT_REVERSED';
+  const awaiting = await deposit(70_000n);
+  expect[awaiting] = 'SLIP_AWAITED';
+  for (const [id, what] of Object.entries(expect)) assert.ok(s.running.store.world.deposits.get(id)!.legs.length === 1, `${what}: one leg`);
+});
+test.after(async () => { await s.stop(); });
+
+test('receiving account: told, verified and filled per leg, each difference with its reason', async () => {
+  const r = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}&livemode=true`, undefined, { roles: ['finance'] });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.data.length, 1);
+  const a = r.json.data[0];
+  assert.equal([a.bank_code, a.account_number_masked, a.account_name], ['004', 'xxxxxx6789', 'สมหญิง รักดี']);
+  const byDeposit = Object.fromEntries(a.differences.map((d: any) => [d.deposit_id, d]));
+  for (const [id, reason] of Object.entries(expect)) {
+    if (reason === 'agrees' || reason === 'RELEASED_UNPAID') assert.not.ok(byDeposit[id], `${id} is not listed as a difference`);
+    else assert.is(byDeposit[id]?.reason, reason, `${id}: ${reason}`);
+  }
+  assert.equal([byDeposit[Object.keys(expect).find((k) => expect[k] === 'SHORT_PAID')!].told_minor, byDeposit[Object.keys(expect).find((k) => expect[k] === 'SHORT_PAID')!].verified_minor], [30_000, 25_000]);
+  assert.is(a.released_unpaid_legs, 1);
+  assert.is(a.pending_legs, 1, 'the leg awaiting its slip');
+  assert.is(a.disagreeing_legs, 4);
+  assert.is(a.agrees, false);
+  assert.is(a.legs, 7);
+  assert.is(a.told_minor, 20_000 + 30_000 + 40_000 + 50_000 + 60_000 + 70_000);
+  assert.is(a.verified_minor, 20_000 + 25_000 + 41_000 + 50_000 + 60_000);
+  assert.is(a.filled_minor, 20_000 + 25_000 + 40_000, 'reversed fills and deposits are not filled');
+  const support = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}`, undefined, { roles: ['support'] });
+  assert.is(support.status, 403);
+});
+
+test('satang report: receiving-account, statement and trial-balance as tables, and CSV equal to the API', async () => {
+  const receiving = await report(['receiving-account', '--merchant', withdrawer.id]);
+  assert.is(receiving.code, 0, receiving.stderr);
+  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+7\s+2700\.00\s+1960\.00\s+850\.00\s+NO/);
+  assert.match(receiving.stdout, /SHORT_PAID \(told 300\.00, verified 250\.00, filled 250\.00\)/);
+  const receivingCsv = await report(['receiving-account', '--merchant', withdrawer.id, '--csv']);
+  assert.is(receivingCsv.code, 0, receivingCsv.stderr);
+  const legs = parse(receivingCsv.stdout, { columns: true }) as Record<string, string>[];
+  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '270000', '196000', '85000', '2700.00', 'DIFFERENCES']]);
+  assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
+
+  const day = bangkokDayOf(s.clock.now());
+  const table = await report(['statement', '--merchant', withdrawer.id, '--date', day]);
+  assert.is(table.code, 0, table.stderr);
+  const api = (await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${withdrawer.id}&date=${day}`, undefined, { roles: ['finance'] })).json;
+  const available = api.buckets.find((b: any) => b.bucket === 'available');
+  assert.match(table.stdout, new RegExp(`^available\\s+opening\\s+${(available.opening_minor / 100).toFixed(2)}$`, 'm'));
+  assert.match(table.stdout, new RegExp(`closing\\s+${(available.closing_minor / 100).toFixed(2)}$`, 'm'));
+  const csv = await report(['statement', '--merchant', withdrawer.id, '--date', day, '--csv']);
+  assert.is(csv.code, 0);
+  const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
+  assert.is(rows[0]!.merchant_name, 'ผู้ถอน');
+  assert.is(Number(rows.find((r) => r.bucket === 'available' && r.line === 'closing')!.amount_minor), available.closing_minor);
+
+  const tb = await report(['trial-balance']);
+  assert.is(tb.code, 0, tb.stderr);
+  assert.match(tb.stdout, /^live:$/m);
+  assert.match(tb.stdout, /sys:live:fee_revenue/);
+  assert.match(tb.stdout, /total\s+[\d.]+\s+[\d.]+\s+balanced/);
+  const refused = await report(['statement', '--merchant', withdrawer.id, '--date', 'yesterday']);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /HTTP 422/);
+  const usage = await report(['statement', '--date', day]);
+  assert.is(usage.code, 2);
+});
+
+test.run();

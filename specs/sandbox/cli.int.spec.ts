@@ -1,0 +1,80 @@
+// `satang scenarios`, `satang trigger` and `satang certify` run as a user runs them: child
+// processes of scripts/satang against a real server on the manual clock (set to the wall
+// clock the CLI signs with), sharing its data directory so the CLI can mint the operator
+// token that moves the clock. trigger prints the scenario's events in order; certify
+// prints the pass/fail table and exits 0 on a pass.
+
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { sandboxScenarios } from '../../core/sandbox/scenarios.ts';
+import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { addEndpoint, Receiver } from '../webhooks/support.ts';
+
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+const exitWaitMs = 120_000;
+
+interface Ran { code: number | null; stdout: string; stderr: string }
+
+function satang(args: readonly string[], env: Record<string, string>): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), exitWaitMs);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+let s: TestServer;
+let shop: MerchantKeys;
+let env: Record<string, string>;
+test.before(async () => {
+  s = await TestServer.start();
+  s.clock.set(Date.now()); // the CLI signs on the wall clock
+  shop = await s.onboard('Shop');
+  env = { SATANG_DATA_DIR: s.dataDir, SATANG_BASE_URL: s.url, SATANG_LOG_LEVEL: 'silent' };
+});
+test.after(async () => { await s.stop(); await Receiver.stopAll(); });
+
+test('satang scenarios lists the seventeen amounts of the table', async () => {
+  const r = await satang(['scenarios'], env);
+  assert.is(r.code, 0, r.stderr);
+  const amounts = r.stdout.trim().split('\n').map((line) => Number(line.split(/\s+/)[0]));
+  assert.equal(amounts, sandboxScenarios.map((x) => x.amountMinor));
+  assert.ok(r.stdout.includes('11600   same_slip_overpayment'));
+});
+
+test('satang trigger 10300 creates the deposit, moves the manual clock and prints settled then reversed', async () => {
+  const r = await satang(['trigger', '10300', '--key', shop.sandbox.api_key], env);
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  const types = [...r.stdout.matchAll(/ (deposit\.[a-z_]+) dep_/g)].map((m) => m[1]);
+  assert.equal(types, ['deposit.created', 'deposit.matched', 'deposit.slip_received', 'deposit.settled', 'deposit.reversed'], r.stdout);
+});
+
+test('satang trigger pending_clearing (by name) shows the 402 of a withdrawal of 11300', async () => {
+  const r = await satang(['trigger', 'pending_clearing', '--key', shop.sandbox.api_key], env);
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.match(r.stdout, /POST \/v1\/pay\/withdrawals 11300 → 402 insufficient_balance/);
+});
+
+test('satang trigger refuses a live key and an unknown scenario before acting', async () => {
+  const before = s.running.store.world.lastSeq;
+  assert.is((await satang(['trigger', '10000', '--key', shop.live.api_key], env)).code, 2);
+  assert.is((await satang(['trigger', 'no_such_scenario', '--key', shop.sandbox.api_key], env)).code, 2);
+  assert.is(s.running.store.world.lastSeq, before, 'nothing was written');
+});
+
+test('satang certify runs certification and prints a passing table', async () => {
+  const receiver = await Receiver.start(() => s.clock.now());
+  await addEndpoint(s, shop.id, receiver.url, false);
+  const r = await satang(['certify', '--key', shop.sandbox.api_key], env);
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.match(r.stdout, /certification cert_[0-9A-Z]+: passed/);
+  for (const check of ['10300', '10800', '10900', '11600', 'out_of_order']) assert.match(r.stdout, new RegExp(`${check}\\s+passed`));
+});
+
+test.run();

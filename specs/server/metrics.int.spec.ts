@@ -1,0 +1,133 @@
+// Prometheus metrics (server/metrics.ts) on their own port (SATANG_METRICS_PORT=0 here):
+// real traffic is driven through the API — deposits, a webhook delivered to a local
+// receiver, a slip verified by the bank simulator, a shed request, timers left due — and
+// each metric is read back from GET /metrics, in the Prometheus text format.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { depositBody, type TestServer } from '../support/server-harness.ts';
+import { assertReceipt, jpegSlip, matchedDeposit, registerTransfer, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { addEndpoint, advance, Receiver, until } from '../webhooks/support.ts';
+
+let scene: SlipScene;
+let s: TestServer;
+
+test.before(async () => {
+  scene = await slipScene({ SATANG_METRICS_PORT: '0' });
+  s = scene.s;
+});
+test.after(async () => {
+  await Receiver.stopAll();
+  await s.stop();
+});
+
+interface Sample { readonly name: string; readonly labels: Record<string, string>; readonly value: number }
+
+async function scrape(): Promise<Sample[]> {
+  const res = await fetch(s.running.metricsUrl!);
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+  const samples: Sample[] = [];
+  for (const line of (await res.text()).split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return samples;
+}
+
+function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  return samples.find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v))?.value;
+}
+
+test('the metrics port serves GET /metrics only; the API port has no /metrics', async () => {
+  assert.match(s.running.metricsUrl!, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+  const other = await fetch(s.running.metricsUrl!.replace('/metrics', '/healthz'));
+  assert.is(other.status, 404);
+  assert.is((await s.raw('GET', '/metrics')).status, 404);
+});
+
+test('request durations by route template and status; group commits with their size', async () => {
+  const before = await scrape();
+  const created = await s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ fill_preference: 'internal_only' }));
+  assert.is(created.status, 201, created.text);
+  await s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`);
+  await s.call(scene.shop.live.api_key, 'GET', '/v1/pay/deposits/dep_nope');
+  const after = await scrape();
+  const count = (samples: Sample[], labels: Record<string, string>) => value(samples, 'satang_http_request_duration_seconds_count', labels) ?? 0;
+  assert.is(count(after, { method: 'POST', route: '/v1/pay/deposits', status: '201' }) - count(before, { method: 'POST', route: '/v1/pay/deposits', status: '201' }), 1);
+  assert.is(count(after, { method: 'GET', route: '/v1/pay/deposits/:id', status: '200' }) - count(before, { method: 'GET', route: '/v1/pay/deposits/:id', status: '200' }), 1, 'the template, not the id');
+  assert.is(count(after, { method: 'GET', route: '/v1/pay/deposits/:id', status: '404' }) - count(before, { method: 'GET', route: '/v1/pay/deposits/:id', status: '404' }), 1);
+  assert.ok((value(after, 'satang_journal_group_commit_seconds_count') ?? 0) > (value(before, 'satang_journal_group_commit_seconds_count') ?? 0));
+  assert.ok((value(after, 'satang_journal_group_commit_commands_sum') ?? 0) > (value(before, 'satang_journal_group_commit_commands_sum') ?? 0));
+});
+
+test('relay and projection lag per projection, event-loop lag, process metrics', async () => {
+  const samples = await scrape();
+  for (const projection of ['balance_history', 'events_feed', 'deposit_list', 'withdrawal_list']) {
+    const lag = value(samples, 'satang_projection_lag_entries', { projection });
+    assert.ok(lag !== undefined && lag >= 0, projection);
+  }
+  const relayLag = value(samples, 'satang_relay_lag_entries');
+  assert.ok(relayLag !== undefined && relayLag >= 0);
+  assert.ok(value(samples, 'satang_event_loop_lag_seconds') !== undefined);
+  assert.ok(value(samples, 'satang_process_cpu_user_seconds_total') !== undefined);
+});
+
+test('webhook attempts by endpoint and outcome; queue depth per endpoint', async () => {
+  const receiver = await Receiver.start(() => s.clock.now());
+  receiver.answer(500);
+  const endpointId = await addEndpoint(s, scene.shop.id, receiver.url);
+  await s.fund(scene.shop.id, 10_000);
+  await advance(s, 0);
+  await until(() => receiver.received.length >= 1);
+  await until(() => false, 300).catch(() => {}); // the outcome is recorded on the next turn
+  const samples = await scrape();
+  assert.ok((value(samples, 'satang_webhook_attempts_total', { endpoint: endpointId, outcome: 'retry' }) ?? 0) >= 1, 'a failed attempt counted');
+  assert.is(value(samples, 'satang_webhook_queue_depth', { endpoint: endpointId }), 1, 'the delivery waits to be retried');
+  receiver.answer(204);
+  await advance(s, 60 * 60 * 1000);
+  await until(() => receiver.received.length >= 2);
+  await until(() => false, 300).catch(() => {});
+  const later = await scrape();
+  assert.ok((value(later, 'satang_webhook_attempts_total', { endpoint: endpointId, outcome: 'delivered' }) ?? 0) >= 1, 'a delivered attempt counted');
+  assert.is(value(later, 'satang_webhook_queue_depth', { endpoint: endpointId }), undefined, 'nothing pending any more');
+});
+
+test('slip verification latency by verdict', async () => {
+  const deposit = await matchedDeposit(scene);
+  await registerTransfer(s, transferFor(scene, deposit));
+  assertReceipt(await uploadFile(deposit.slip_upload, jpegSlip()));
+  await s.running.slipWorker.drain();
+  const samples = await scrape();
+  const counts = samples.filter((x) => x.name === 'satang_slip_verification_seconds_count');
+  assert.ok(counts.length > 0 && counts.every((x) => ['found', 'not_found', 'unreadable', 'provider_unavailable'].includes(x.labels.verdict!)), 'by verdict');
+  assert.ok(counts.reduce((sum, x) => sum + x.value, 0) >= 1, 'the verification was timed');
+});
+
+test('load shedding decisions by request class', async () => {
+  s.running.loadMeter.recentLagMs = 800;
+  const shed = await s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  const read = await s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance');
+  s.running.loadMeter.recentLagMs = 0;
+  assert.is(shed.status, 503);
+  assert.is(read.status, 503);
+  const samples = await scrape();
+  assert.ok((value(samples, 'satang_load_shedding_decisions_total', { class: 'new_deposit' }) ?? 0) >= 1);
+  assert.ok((value(samples, 'satang_load_shedding_decisions_total', { class: 'read' }) ?? 0) >= 1);
+});
+
+test('timers due and overdue', async () => {
+  const created = await s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ fill_preference: 'internal_only' }));
+  assert.is(created.status, 201, created.text);
+  s.clock.advance(2 * 24 * 60 * 60 * 1000); // the manual clock moves; nothing fires until the scheduler is told
+  const samples = await scrape();
+  assert.ok((value(samples, 'satang_timers_due') ?? 0) >= 1, 'the expiry timer is due');
+  assert.ok((value(samples, 'satang_timers_overdue') ?? 0) >= 1, 'and overdue');
+  await advance(s, 0); // the scheduler runs them
+  const after = await scrape();
+  assert.is(value(after, 'satang_timers_overdue'), 0);
+});
+
+test.run();

@@ -1,0 +1,76 @@
+// Readiness (GET /readyz, server/readiness.ts) against liveness (GET /healthz): ready on
+// the embedded read side; with SATANG_NATS_URL, ready only while the relay is connected to
+// a real nats-server (specs/support/nats.ts) — it flips to 503 when the server stops and
+// back when it returns, while /healthz stays 200 throughout. A closed journal and a
+// projection beyond its lag bound are not ready either.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import Database from 'better-sqlite3';
+import { NatsServer } from '../support/nats.ts';
+import { TestServer } from '../support/server-harness.ts';
+import { readinessOf } from '../../server/readiness.ts';
+import { observabilityLimits } from '../../core/limits.ts';
+
+test('embedded: ready, with the checks named; /healthz is liveness only', async () => {
+  const s = await TestServer.start();
+  try {
+    const ready = await s.raw('GET', '/readyz');
+    assert.is(ready.status, 200, ready.text);
+    assert.is(ready.json.status, 'ready');
+    assert.is(ready.json.checks.journal, 'writable');
+    assert.is(ready.json.checks.nats, 'not_configured');
+    assert.equal(Object.keys(ready.json.checks.projections).sort(), ['balance_history', 'deposit_list', 'events_feed', 'withdrawal_list']);
+    assert.is((await s.raw('GET', '/healthz')).status, 200);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('a closed journal and a projection beyond its lag bound are not ready', async () => {
+  const s = await TestServer.start();
+  try {
+    const closed = new Database(':memory:');
+    closed.close();
+    const base = { dataDir: s.dataDir, readSide: s.running.readSide };
+    assert.is(readinessOf({ ...base, journal: () => closed, tail: () => 0 }).checks.journal, 'closed');
+    assert.not.ok(readinessOf({ ...base, journal: () => closed, tail: () => 0 }).ready);
+    const behind = readinessOf({ ...base, journal: () => s.running.store.db, tail: () => observabilityLimits.readinessProjectionLagEntriesMax + 1_000_000 });
+    assert.not.ok(behind.ready);
+    assert.not.ok(behind.checks.projections.deposit_list!.ready);
+    assert.ok(readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq }).ready);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('with NATS: ready while connected, 503 service_unavailable when nats-server stops, ready again when it returns', async () => {
+  const nats = await NatsServer.start();
+  const s = await TestServer.start({ SATANG_NATS_URL: nats.url });
+  /** Polls /readyz until it answers `expected` or `ms` pass; returns the last status. */
+  const waitFor = async (expected: number, ms: number): Promise<number> => {
+    let last = 0;
+    for (const deadline = Date.now() + ms; (last = (await s.raw('GET', '/readyz')).status) !== expected && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+    return last;
+  };
+  try {
+    assert.is(await waitFor(200, 10_000), 200, 'ready once the relay is connected');
+    assert.is((await s.raw('GET', '/readyz')).json.checks.nats, 'connected');
+
+    await nats.stop();
+    assert.is(await waitFor(503, 10_000), 503, 'not ready once NATS is gone');
+    const down = await s.raw('GET', '/readyz');
+    assert.is(down.status, 503);
+    assert.is(down.json.error.code, 'service_unavailable');
+    assert.is(down.json.error.details.checks.nats, 'disconnected');
+    assert.is((await s.raw('GET', '/healthz')).status, 200, 'still alive');
+
+    await nats.restart();
+    assert.is(await waitFor(200, 15_000), 200, 'ready again');
+  } finally {
+    await s.stop();
+    await nats.remove();
+  }
+});
+
+test.run();

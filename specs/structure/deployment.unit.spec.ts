@@ -1,0 +1,95 @@
+// The deployment files (deploy/, .env.example): the systemd units parse (`systemd-analyze
+// verify`, where systemd is installed) and are hardened — a dedicated user, no new
+// privileges, a read-only system, the data dir 0700 under a 0077 umask; the nats-server
+// config has JetStream with sync_interval always and a three-node cluster, and parses
+// (`nats-server -t`, where installed); .env.example names every SATANG_ variable the code
+// reads.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const root = new URL('../../', import.meta.url).pathname;
+const unitsDir = join(root, 'deploy/systemd');
+const units = readdirSync(unitsDir).filter((f) => f.endsWith('.service')).sort();
+const natsConf = join(root, 'deploy/nats/nats-server.conf');
+const systemdAnalyze = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find(existsSync);
+const natsServer = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
+
+test('the three units exist', () => {
+  assert.equal(units, ['satang-api.service', 'satang-nats.service', 'satang-projector.service']);
+});
+
+test('systemd-analyze verify accepts every unit', () => {
+  if (!systemdAnalyze) {
+    console.log('systemd-analyze is not installed here: only the hardening checks ran');
+    return;
+  }
+  const result = spawnSync(systemdAnalyze, ['verify', ...units.map((u) => join(unitsDir, u))], { encoding: 'utf8' });
+  assert.is(result.status, 0, `${result.stdout}${result.stderr}`);
+  assert.is(result.stderr.trim(), '', `warnings: ${result.stderr}`);
+});
+
+test('every unit is hardened: its own user, no new privileges, read-only system, private data dir', () => {
+  for (const unit of units) {
+    const text = readFileSync(join(unitsDir, unit), 'utf8');
+    const has = (line: RegExp, why: string) => assert.match(text, line, `${unit}: ${why}`);
+    has(/^User=satang(-nats)?$/m, 'a dedicated user');
+    has(/^NoNewPrivileges=yes$/m, 'NoNewPrivileges');
+    has(/^ProtectSystem=strict$/m, 'ProtectSystem=strict');
+    has(/^ProtectHome=yes$/m, 'ProtectHome');
+    has(/^PrivateTmp=yes$/m, 'PrivateTmp');
+    has(/^StateDirectoryMode=0700$/m, 'the data dir 0700');
+    has(/^UMask=0077$/m, 'files private by default');
+    has(/^CapabilityBoundingSet=$/m, 'no capabilities');
+    has(/^ReadWritePaths=\/var\/lib\/satang(-nats)?$/m, 'writes only to its data dir');
+    assert.not.match(text, /^User=root$/m, `${unit}: not root`);
+  }
+  const api = readFileSync(join(unitsDir, 'satang-api.service'), 'utf8');
+  assert.match(api, /^LoadCredential=master-key:/m, 'the master key as a credential, not in the environment file');
+});
+
+test('nats-server: JetStream with sync_interval always in a three-node cluster, and the journal stream on 3 replicas', () => {
+  const conf = readFileSync(natsConf, 'utf8');
+  assert.match(conf, /^\s*sync_interval:\s*always$/m);
+  assert.is((conf.match(/nats-route:\/\//g) ?? []).length, 3, 'three routes');
+  assert.match(readFileSync(join(root, '.env.example'), 'utf8'), /^SATANG_NATS_REPLICAS=3$/m);
+  if (!natsServer) return;
+  // `sync_interval` came with nats-server 2.10; an older one here parses the rest.
+  const version = /v(\d+)\.(\d+)/.exec(execFileSync(natsServer, ['--version'], { encoding: 'utf8' }))!;
+  const knowsSyncInterval = Number(version[1]) > 2 || (Number(version[1]) === 2 && Number(version[2]) >= 10);
+  const dir = mkdtempSync(join(tmpdir(), 'satang-nats-conf-'));
+  try {
+    const file = join(dir, 'nats-server.conf');
+    writeFileSync(file, knowsSyncInterval ? conf : conf.replace(/^\s*sync_interval:.*$/m, ''));
+    const result = spawnSync(natsServer, ['-t', '-c', file], { encoding: 'utf8', env: { ...process.env, NATS_SERVER_NAME: 'nats-1' } });
+    assert.is(result.status, 0, `${result.stdout}${result.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return /\.(ts|mjs)$/.test(e.name) ? [full] : [];
+  });
+}
+
+test('.env.example lists every SATANG_ variable the code reads, and nothing else', () => {
+  const read = new Set<string>();
+  for (const dir of ['server', 'adapters', 'projections', 'scripts', 'core']) {
+    for (const file of sourceFiles(join(root, dir))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/\b(?:env|process\.env)(?:\.|\[')(SATANG_[A-Z0-9_]+)/g)) read.add(m[1]!);
+    }
+  }
+  const listed = new Set([...readFileSync(join(root, '.env.example'), 'utf8').matchAll(/^#?(SATANG_[A-Z0-9_]+)=/gm)].map((m) => m[1]!));
+  assert.equal([...read].filter((v) => !listed.has(v)).sort(), [], 'read by the code but missing from .env.example');
+  assert.equal([...listed].filter((v) => !read.has(v)).sort(), [], 'in .env.example but read nowhere');
+});
+
+test.run();
