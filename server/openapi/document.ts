@@ -77,7 +77,9 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
   const out: Json = {};
   for (const [status, answer] of Object.entries(info.responses)) {
     if (typeof answer !== 'string') {
-      out[status] = { description: answer.description, headers: responseHeaders, content: { [answer.mediaType]: { schema: { type: 'string' }, ...(answer.example !== undefined ? { example: answer.example } : {}) } } };
+      const jsonSchema = { $ref: `#/components/schemas/${answer.json}` };
+      const json = answer.json === undefined ? {} : { 'application/json': { schema: jsonSchema, example: exampleOf(jsonSchema, schemas) } };
+      out[status] = { description: answer.description, headers: responseHeaders, content: { ...json, [answer.mediaType]: { schema: { type: 'string' }, ...(answer.example !== undefined ? { example: answer.example } : {}) } } };
       continue;
     }
     const schema = { $ref: `#/components/schemas/${answer}` };

@@ -28,7 +28,7 @@ export interface OperationInfo {
   /** Query parameters of routes that check them by hand (server/routes/read-params.ts). */
   readonly queryParams?: Record<string, Record<string, unknown>>;
   /** Success status → schema name in components.schemas (or a media type for non-JSON answers). */
-  readonly responses: Record<string, string | { mediaType: string; description: string; example?: string }>;
+  readonly responses: Record<string, string | { mediaType: string; description: string; example?: string; json?: string }>;
   readonly example?: Record<string, unknown>;
 }
 
@@ -99,6 +99,40 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/bo/deposits/:id/reverse': { summary: 'Reverse a settled deposit.', auth: 'operator', stepUp: true, body: bo.reversal, responses: { 200: 'DepositOrder' }, example: { reason_code: 'BANK_RECALL', note: 'Recalled by the sender bank.' } },
   'POST /v1/bo/withdrawals/:id/approve': { summary: 'Approve a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   'POST /v1/bo/withdrawals/:id/reject': { summary: 'Reject a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
+  // the back office's desk, claims, audit and reads (issue 15)
+  'GET /v1/bo/deposits': { summary: 'The review queue (default status under_review), oldest first, with reasons, age and estimated_resolution_bucket; cursor paging.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/deposits/:id': { summary: "One deposit as an operator sees it: the six verdicts side by side, legs, evidence, duplicate hits and one timeline with each step's journal seq and hash.", auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/deposits/:id/slips/:receiptId/image': { summary: "A slip image's bytes.", auth: 'operator', responses: { 200: { mediaType: 'application/octet-stream', description: 'The image, typed by its magic bytes.' } } },
+  'GET /v1/bo/withdrawals': { summary: 'The approvals queue (status=pending_approval) and other withdrawal lists.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/withdrawals/:id': { summary: 'One withdrawal with its approvals, fills and dispute.', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': { summary: 'Reverse one fill of a withdrawal (withdrawal.fill_reversed, balance.credited).', auth: 'operator', stepUp: true, responses: { 200: 'Object' } },
+  'POST /v1/bo/withdrawals/:id/disputes': { summary: 'Open a dispute on a withdrawal (withdrawal.disputed).', auth: 'operator', responses: { 201: 'Object', 200: 'Object' } },
+  'GET /v1/bo/disputes/:id': { summary: "A dispute with the merchant's evidence.", auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/disputes/:id/resolve': { summary: 'Resolve a dispute (withdrawal.dispute_resolved).', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims': { summary: 'Open a manual claim.', auth: 'operator', responses: { 201: 'Object' } },
+  'GET /v1/bo/claims': { summary: 'Claims by kind and status, with a cursor.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/claims/:id': { summary: 'One claim with its history.', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/review': { summary: 'Take a claim under review.', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/refund': { summary: "Resolve a claim by refund: a refund withdrawal to the payer's account.", auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/payout': { summary: 'The refund awaits its payout.', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/close': { summary: 'Close a claim.', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/reject': { summary: 'Reject a claim.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/logs': { summary: 'Request logs of merchant and operator calls, redacted before storage.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/reports/action-logs': { summary: 'The hash-chained action log: every operator call and refused operator authentication.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/dashboard': { summary: 'Replica aggregates, each figure with its as_of.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/wallet': { summary: "A merchant's wallet (the ledger's numbers).", auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },
+
+  // finance (issue 16)
+  'GET /v1/bo/reports/statements': { summary: 'Daily statement of a merchant, mode and day (Asia/Bangkok) per bucket: opening, movements by type, closing.', auth: 'operator', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
+  'GET /v1/bo/reports/trial-balance': { summary: 'Trial balance of every ledger account at as_of: debits = credits.', auth: 'operator', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
+  'GET /v1/bo/reports/receiving-accounts': { summary: 'Receiving-account statements: legs told, slips verified, fills credited, and their differences.', auth: 'operator', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
+  'GET /v1/pay/reports/statements': { summary: "The merchant's own daily statement (scope wallet:read).", auth: 'merchant', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
+
+  // certification (issue 14)
+  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
+  'GET /v1/test/certification': { summary: 'The latest certification run and its result per check (sandbox key).', auth: 'merchant', responses: { 200: 'Object' } },
   'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },
   'GET /v1/bo/merchants/:id/balance': { summary: "A merchant's live and sandbox balances.", auth: 'operator', responses: { 200: 'MerchantBalances' } },
   'POST /v1/bo/merchants/:id/webhook-endpoints': { summary: 'Create a webhook endpoint.', auth: 'operator', body: wh.endpoint, responses: { 201: 'WebhookEndpoint' }, example: { url: 'https://merchant.example/webhooks', livemode: true } },
