@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import type { Deposit, DepositStatus, ReversalReasonCode } from '../../core/deposit/state.ts';
-import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
+import { reversalReasonCodes } from '../../core/deposit/state.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { iso, presentDeposit, presentDispute, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../core/withdrawal/state.ts';
@@ -27,6 +27,11 @@ import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { limitParam, readQuery } from './read-params.ts';
 import { operatorDepositView } from './bo-timeline.ts';
 
+// The queues list open work, which the write side keeps in memory; closed orders leave it
+// (README "Write path") and are read one at a time by id. A final withdrawal stays while
+// its dispute is open, so the final statuses are listed with disputed=true.
+const depositQueueStatuses: readonly DepositStatus[] = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'under_review'];
+const openWithdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled'];
 const withdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'];
 const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
 
@@ -101,7 +106,7 @@ function resolutionBucket(d: Deposit, now: number): string {
 }
 
 function depositQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
-  const status = enumParam<DepositStatus>(q.status, 'status', depositStatuses) ?? 'under_review';
+  const status = enumParam<DepositStatus>(q.status, 'status', depositQueueStatuses) ?? 'under_review';
   const escalated = booleanParam(q.escalated, 'escalated');
   const livemode = booleanParam(q.livemode, 'livemode');
   const filters = JSON.stringify([status, q.reason ?? null, escalated ?? null, q.merchant_id ?? null, livemode ?? null]);
@@ -123,6 +128,9 @@ function withdrawalQueue(services: Services, q: Record<string, string>): Record<
   const status = enumParam<WithdrawalStatus>(q.status, 'status', withdrawalStatuses) ?? 'pending_approval';
   const livemode = booleanParam(q.livemode, 'livemode');
   const disputed = booleanParam(q.disputed, 'disputed');
+  if (!openWithdrawalStatuses.includes(status) && disputed !== true) {
+    throw new ApiError('validation_error', `The queue lists open withdrawals (${openWithdrawalStatuses.join(', ')}); a ${status} one is listed only with disputed=true, or read by id.`, { fields: [{ path: 'query.status', reason: 'closed_status' }] });
+  }
   const filters = JSON.stringify([status, q.merchant_id ?? null, livemode ?? null, disputed ?? null]);
   const now = services.write.clock.now();
   const rows = [...services.write.world.withdrawals.values()].filter((w) => w.status === status

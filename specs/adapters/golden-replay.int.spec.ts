@@ -19,12 +19,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Command } from '../../core/handler/commands.ts';
 import type { VerificationOutcome } from '../../core/deposit/decide.ts';
-import type { Deposit } from '../../core/deposit/state.ts';
-import { decode } from '../../core/journal.ts';
-import type { Withdrawal } from '../../core/withdrawal/state.ts';
-import type { Db } from '../../adapters/sqlite/schema.ts';
 import { openStore, type Store } from '../../adapters/sqlite/store.ts';
 import { CounterIds, ManualClock } from '../support/core-harness.ts';
+import { allDeposits, allWithdrawals } from '../support/orders.ts';
 import { prng } from '../support/prng.ts';
 
 const fixturePath = join(import.meta.dirname, 'fixtures', 'golden-replay.json');
@@ -350,8 +347,8 @@ async function replay(): Promise<Golden> {
     const reached: Record<string, number> = {};
     const count = (k: string) => { reached[k] = (reached[k] ?? 0) + 1; };
     // Every order's last state, closed ones included: the world keeps only open ones in memory.
-    for (const d of orders<Deposit>(db, 'deposit')) { count(`deposit:${d.status}`); count(`deposit:legs=${d.legs.length}`); }
-    for (const w of orders<Withdrawal>(db, 'withdrawal')) count(`withdrawal:${w.status}`);
+    for (const d of allDeposits(db)) { count(`deposit:${d.status}`); count(`deposit:legs=${d.legs.length}`); }
+    for (const w of allWithdrawals(db)) count(`withdrawal:${w.status}`);
     const sorted: Record<string, number> = {};
     for (const k of Object.keys(outcomeCounts).sort()) sorted[k] = outcomeCounts[k]!;
     return {
@@ -371,10 +368,6 @@ async function replay(): Promise<Golden> {
     store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function orders<T>(db: Db, kind: 'deposit' | 'withdrawal'): T[] {
-  return db.prepare<[string], string>('SELECT data FROM snapshots WHERE kind = ? ORDER BY stream').pluck(true).all(kind).map((data) => decode<T>(data));
 }
 
 test('a seeded sequence of every command type replays to the recorded journal, postings, outbox and wallets', async () => {

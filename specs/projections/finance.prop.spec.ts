@@ -25,6 +25,7 @@ import { bangkokDayBounds, bangkokDayOf } from '../../core/finance/calendar.ts';
 import { merchantActor } from '../adapters/support.ts';
 import { attempt as attemptCommand, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { allDeposits, allWithdrawals } from '../support/orders.ts';
 
 const financeRuns = 20;
 const commandsPerRunMax = 22;
@@ -108,13 +109,13 @@ async function run(o: Op, ps: Party[]): Promise<void> {
       return deposit(o, ps);
     case 'reverse': {
       const ids = new Set(ps.map((p) => p.keys.id));
-      const candidates = [...store.world.deposits.values()].filter((d) => ids.has(d.merchantId) && d.status === 'settled');
+      const candidates = allDeposits(store.db).filter((d) => ids.has(d.merchantId) && d.status === 'settled'); // cleared ones too: they leave memory
       if (candidates.length > 0) await attempt({ type: 'ReverseDeposit', actor: operator, depositId: candidates[o.pick % candidates.length]!.id, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer' });
       return;
     }
     case 'reverseFill': {
       const ids = new Set(ps.map((p) => p.keys.id));
-      const fills = [...store.world.withdrawals.values()].filter((w) => ids.has(w.merchantId)).flatMap((w) => w.fills.filter((f) => !f.reversal).map((f) => ({ w, f })));
+      const fills = allWithdrawals(store.db).filter((w) => ids.has(w.merchantId)).flatMap((w) => w.fills.filter((f) => !f.reversal).map((f) => ({ w, f })));
       if (fills.length > 0) {
         const { w, f } = fills[o.pick % fills.length]!;
         await attempt({ type: 'ReverseFill', actor: operator, withdrawalId: w.id, legRef: f.legRef, reasonCode: 'OPS_ERROR', note: 'paid to the wrong account' });

@@ -65,6 +65,13 @@ test('the review queue lists deposits under review oldest first, with reasons, a
   const byMerchant = await scene.s.bo('GET', `/v1/bo/deposits?merchant_id=${scene.payer.id}`);
   assert.is(byMerchant.json.data.length, 0, 'the payer has no deposits');
   assert.is((await scene.s.bo('GET', '/v1/bo/deposits?escalated=maybe')).status, 422);
+  // Queues are open work: closed orders leave the write side's memory and are read by id.
+  for (const path of ['/v1/bo/deposits?status=settled', '/v1/bo/deposits?status=canceled', '/v1/bo/withdrawals?status=settled']) {
+    const closed = await scene.s.bo('GET', path);
+    assert.is(closed.status, 422, path);
+    assert.is(closed.json.error.code, 'validation_error', path);
+  }
+  assert.is((await scene.s.bo('GET', '/v1/bo/withdrawals?status=settled&disputed=true')).status, 200, 'a final withdrawal with an open dispute is still open work');
 
   // An hour later the review escalates, and the queue shows it.
   await advance(scene.s, limits.reviewEscalationMs);

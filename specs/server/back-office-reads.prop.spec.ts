@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { depositBody, sender, TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { pngSlip, registerTransfer, sha256Hex, uploadFile } from '../support/slip-harness.ts';
 import { businessDayStart } from '../../server/routes/bo-reads.ts';
+import { allDeposits, allWithdrawals } from '../support/orders.ts';
 
 let s: TestServer;
 test.before(async () => { s = await TestServer.start({}, undefined, { slipWorker: 'manual' }); });
@@ -100,8 +101,9 @@ function expectedDashboard(merchantId: string) {
     }
     return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([status, g]) => ({ status, count: g.count, amount_minor: g.amount }));
   };
-  const deposits = [...world.deposits.values()].filter((d) => d.merchantId === merchantId && d.livemode);
-  const withdrawals = [...world.withdrawals.values()].filter((w) => w.merchantId === merchantId && w.livemode);
+  // Every order, closed ones included (the world keeps open ones only).
+  const deposits = allDeposits(s.running.store.db).filter((d) => d.merchantId === merchantId && d.livemode);
+  const withdrawals = allWithdrawals(s.running.store.db).filter((w) => w.merchantId === merchantId && w.livemode);
   const review = deposits.filter((d) => d.status === 'under_review');
   const waiting = deposits.filter((d) => d.status === 'awaiting_liquidity');
   const oldest = review.length === 0 ? null : Math.min(...review.map((d) => d.review!.openedAt));

@@ -11,6 +11,7 @@ import { NatsServer } from '../support/nats.ts';
 import { TestServer } from '../support/server-harness.ts';
 import { readinessOf } from '../../server/readiness.ts';
 import { observabilityLimits } from '../../core/limits.ts';
+import { projectionNames } from '../../projections/all.ts';
 
 test('embedded: ready, with the checks named; /healthz is liveness only', async () => {
   const s = await TestServer.start();
@@ -20,7 +21,7 @@ test('embedded: ready, with the checks named; /healthz is liveness only', async 
     assert.is(ready.json.status, 'ready');
     assert.is(ready.json.checks.journal, 'writable');
     assert.is(ready.json.checks.nats, 'not_configured');
-    assert.equal(Object.keys(ready.json.checks.projections).sort(), ['balance_history', 'deposit_list', 'events_feed', 'withdrawal_list']);
+    assert.equal(Object.keys(ready.json.checks.projections).sort(), [...projectionNames].sort());
     assert.is((await s.raw('GET', '/healthz')).status, 200);
   } finally {
     await s.stop();
