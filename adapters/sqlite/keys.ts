@@ -1,8 +1,9 @@
 // Request keys kept durably beside the journal: HMAC nonces (10 minutes) and idempotency
 // records (7 days; they are written with the commit of their command, see writer.ts).
-// Invariants kept: a nonce is accepted once while it is remembered — its row (a primary-key
-// lookup) or, until that row rides the next transaction, the few nonces of this turn
-// answer; memory holds only those, not ten minutes of traffic. Expired rows are pruned in
+// Invariants kept: a nonce is accepted once while it is remembered — a fixed-size sketch
+// says at once that most nonces are new, and for the rest its row (a primary-key lookup)
+// or, until that row rides the next transaction, the few nonces of this turn answer;
+// memory holds those and the sketch, not ten minutes of traffic. Expired rows are pruned in
 // bounded batches, so pruning never holds the writer for long.
 // Idempotency bodies are sealed at rest (they carry API key secrets, slip tokens and QR
 // payloads): every writer stores sealIdempotencyBody(), the reader opens it, and a body an
@@ -27,9 +28,66 @@ interface IdempotencyRow {
   scope: string; key: string; request_hash: string; request_id: string; status: number; body: string; created_at: number; expires_at: number;
 }
 
+/**
+ * Which nonces may have been seen in the last nonce window: two Bloom filters of a fixed
+ * size (the current window's and the one before), so memory is a few megabytes whatever
+ * the traffic. "No" is certain — the nonce is new and needs no lookup; "maybe" (a nonce
+ * seen, or about one in a hundred new ones at the busiest) is settled by its table row.
+ * A filter is kept for at least one window after its last nonce was added: the current one
+ * becomes the previous one a window after it started, and is cleared a window after that.
+ */
+class NonceSketch {
+  private current = new Uint32Array(nonceSketchWords);
+  private previous = new Uint32Array(nonceSketchWords);
+  private since: number;
+
+  constructor(nowMs: number) {
+    this.since = nowMs;
+  }
+
+  add(key: string, nowMs: number): void {
+    this.rotate(nowMs);
+    const [a, b, c] = bitsOf(key);
+    set(this.current, a); set(this.current, b); set(this.current, c);
+  }
+
+  mayHave(key: string, nowMs: number): boolean {
+    this.rotate(nowMs);
+    const [a, b, c] = bitsOf(key);
+    return (has(this.current, a) && has(this.current, b) && has(this.current, c)) || (has(this.previous, a) && has(this.previous, b) && has(this.previous, c));
+  }
+
+  private rotate(nowMs: number): void {
+    if (nowMs - this.since < limits.nonceMemoryMs) return;
+    const cleared = this.previous.fill(0);
+    this.previous = this.current;
+    this.current = cleared;
+    this.since = nowMs;
+  }
+}
+
+/** 2^24 bits a filter (2 MiB): three bits a nonce keep false "maybe"s near 1 % at 1.2 million nonces a window. */
+const nonceSketchWords = 1 << 19;
+const nonceSketchMask = (nonceSketchWords << 5) - 1;
+const set = (bits: Uint32Array, i: number) => { bits[i >>> 5]! |= 1 << (i & 31); };
+const has = (bits: Uint32Array, i: number) => (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
+
+/** Three bit positions of a key: two FNV-1a variants combined (Kirsch–Mitzenmacher). */
+function bitsOf(key: string): [number, number, number] {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
+  }
+  return [h1 & nonceSketchMask, (h1 + h2) & nonceSketchMask, (h1 + 2 * h2) & nonceSketchMask];
+}
+
 export class RequestKeys {
   /** Nonces accepted since the last transaction, not yet written: scope \n nonce → [scope, nonce, expires_at]. */
   private pending = new Map<string, [string, string, number]>();
+  private readonly seen: NonceSketch;
   private readonly upsertNonce;
   private readonly selectNonce;
   private readonly selectIdempotency;
@@ -39,7 +97,12 @@ export class RequestKeys {
   /** Bodies an older build stored in clear, sealed when this store opened. */
   readonly sealedOnOpen: number;
 
-  constructor(db: Db, private readonly journal: TransactionRider, private readonly sealer?: Sealer) {
+  /** `nowMs`: the earliest instant a nonce may be checked at (the nonces still live then, from before a restart, join the sketch). */
+  constructor(db: Db, private readonly journal: TransactionRider, nowMs: number, private readonly sealer?: Sealer) {
+    const now = nowMs;
+    this.seen = new NonceSketch(now);
+    const live = db.prepare<[number], [string, string]>('SELECT scope, nonce FROM nonces WHERE expires_at > ?').raw(true);
+    for (const [scope, nonce] of live.iterate(now)) this.seen.add(nonceKey(scope, nonce), now);
     this.selectNonce = db.prepare<[string, string], number>('SELECT expires_at FROM nonces WHERE scope = ? AND nonce = ?').pluck(true);
     this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
@@ -52,8 +115,11 @@ export class RequestKeys {
   /** True the first time a nonce is seen in its memory window; false for a replay. */
   rememberNonce(scope: string, nonce: string, nowMs: number): boolean {
     const key = nonceKey(scope, nonce);
-    const expiresAt = this.pending.get(key)?.[2] ?? this.selectNonce.get(scope, nonce);
-    if (expiresAt !== undefined && expiresAt > nowMs) return false;
+    if (this.seen.mayHave(key, nowMs)) {
+      const expiresAt = this.pending.get(key)?.[2] ?? this.selectNonce.get(scope, nonce);
+      if (expiresAt !== undefined && expiresAt > nowMs) return false;
+    }
+    this.seen.add(key, nowMs);
     if (this.pending.size === 0) this.journal.ride(() => this.writePending());
     this.pending.set(key, [scope, nonce, nowMs + limits.nonceMemoryMs]);
     return true;

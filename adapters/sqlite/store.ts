@@ -83,7 +83,9 @@ export class Store implements CommandPort {
       ...(this.walSync ? { walSync: this.walSync } : {}),
     });
     this.current = this.assemble(this.recovered.world);
-    this.keys = new RequestKeys(db, this.journal, options.sealer);
+    // Nonces expire on the wall clock, whatever the business clock says: loading from the
+    // earlier of the two keeps every nonce either might still count as live.
+    this.keys = new RequestKeys(db, this.journal, Math.min(options.clock.now(), Date.now()), options.sealer);
   }
 
   get world(): World { return this.current.world; }

@@ -25,6 +25,22 @@ test('a nonce is accepted once within its memory, per scope, and again after it'
   store.close();
 });
 
+test('the nonce sketch: thousands of new nonces pass, every replay is refused, across the window the sketch rotates at', async () => {
+  const { store } = openTestStore(fresh());
+  const k = store.keys;
+  const minute = 60_000;
+  const at = startMs + 5 * minute;
+  const nonces = Array.from({ length: 20_000 }, (_, i) => `nonce-${i}`);
+  for (const n of nonces) assert.ok(k.rememberNonce('key_1', n, at));
+  for (const n of nonces.slice(0, 500)) assert.not.ok(k.rememberNonce('key_1', n, at + 1), 'a replay in the same turn (rows not yet written)');
+  await store.journal.flushed();
+  const later = at + 7 * minute; // past the sketch's first window: it has rotated, the nonces sit in the previous filter
+  for (const n of nonces.slice(0, 2_000)) assert.not.ok(k.rememberNonce('key_1', n, later), `${n} replayed after the rotation`);
+  assert.ok(k.rememberNonce('key_2', nonces[0]!, later), 'the same nonce under another key is new');
+  assert.ok(k.rememberNonce('key_1', nonces[1]!, at + limits.nonceMemoryMs), 'a nonce is new again once its window is over');
+  store.close();
+});
+
 test('nonces survive a restart: the row rides the next transaction', async () => {
   const dir = fresh();
   const first = openTestStore(dir);
