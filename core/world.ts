@@ -70,6 +70,8 @@ export interface Archive {
   withdrawal(id: string): Withdrawal | undefined;
   depositReferenceUsed(merchantId: string, livemode: boolean, reference: string): boolean;
   withdrawalReferenceUsed(merchantId: string, livemode: boolean, reference: string): boolean;
+  /** Told when an order leaves memory (its snapshot is written): the archive now answers for it. */
+  archived(kind: 'deposit' | 'withdrawal', order: { readonly id: string; readonly merchantId: string; readonly livemode: boolean; readonly merchantReference: string }): void;
 }
 
 /**
@@ -493,6 +495,7 @@ export class World {
         this.deposits.evict(id);
         this.presentations.delete(id);
         this.depositByReference.forget(d.merchantId, d.livemode, d.merchantReference);
+        this.archive.archived('deposit', d);
         evicted++;
         continue;
       }
@@ -501,6 +504,7 @@ export class World {
         this.withdrawals.evict(id);
         this.presentations.delete(id);
         this.withdrawalByReference.forget(w.merchantId, w.livemode, w.merchantReference);
+        this.archive.archived('withdrawal', w);
         evicted++;
       }
     }

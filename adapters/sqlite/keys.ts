@@ -13,6 +13,7 @@
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
+import { Bloom } from '../bloom.ts';
 import type { Db } from './schema.ts';
 
 /**
@@ -37,8 +38,8 @@ interface IdempotencyRow {
  * becomes the previous one a window after it started, and is cleared a window after that.
  */
 class NonceSketch {
-  private current = new Uint32Array(nonceSketchWords);
-  private previous = new Uint32Array(nonceSketchWords);
+  private current = new Bloom(nonceSketchBitsLog2);
+  private previous = new Bloom(nonceSketchBitsLog2);
   private since: number;
 
   constructor(nowMs: number) {
@@ -47,42 +48,26 @@ class NonceSketch {
 
   add(key: string, nowMs: number): void {
     this.rotate(nowMs);
-    const [a, b, c] = bitsOf(key);
-    set(this.current, a); set(this.current, b); set(this.current, c);
+    this.current.add(key);
   }
 
   mayHave(key: string, nowMs: number): boolean {
     this.rotate(nowMs);
-    const [a, b, c] = bitsOf(key);
-    return (has(this.current, a) && has(this.current, b) && has(this.current, c)) || (has(this.previous, a) && has(this.previous, b) && has(this.previous, c));
+    return this.current.mayHave(key) || this.previous.mayHave(key);
   }
 
   private rotate(nowMs: number): void {
     if (nowMs - this.since < limits.nonceMemoryMs) return;
-    const cleared = this.previous.fill(0);
+    const cleared = this.previous;
+    cleared.clear();
     this.previous = this.current;
     this.current = cleared;
     this.since = nowMs;
   }
 }
 
-/** 2^24 bits a filter (2 MiB): three bits a nonce keep false "maybe"s near 1 % at 1.2 million nonces a window. */
-const nonceSketchWords = 1 << 19;
-const nonceSketchMask = (nonceSketchWords << 5) - 1;
-const set = (bits: Uint32Array, i: number) => { bits[i >>> 5]! |= 1 << (i & 31); };
-const has = (bits: Uint32Array, i: number) => (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
-
-/** Three bit positions of a key: two FNV-1a variants combined (Kirsch–Mitzenmacher). */
-function bitsOf(key: string): [number, number, number] {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15);
-  }
-  return [h1 & nonceSketchMask, (h1 + h2) & nonceSketchMask, (h1 + 2 * h2) & nonceSketchMask];
-}
+/** 2^24 bits a filter (2 MiB): false "maybe"s near 1 % at 1.2 million nonces a window. */
+const nonceSketchBitsLog2 = 24;
 
 export class RequestKeys {
   /** Nonces accepted since the last transaction, not yet written: scope \n nonce → [scope, nonce, expires_at]. */

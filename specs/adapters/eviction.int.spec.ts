@@ -10,6 +10,8 @@ import { presentDeposit } from '../../core/present.ts';
 import { limits } from '../../core/limits.ts';
 import { settled } from '../../core/handler/handle.ts';
 import { Scheduler } from '../../adapters/scheduler.ts';
+import { Bloom } from '../../adapters/bloom.ts';
+import { SnapshotArchive } from '../../adapters/sqlite/archive.ts';
 import { Driver, merchantActor, openTestStore, operator, removeDir, tempDir } from './support.ts';
 
 const dirs: string[] = [];
@@ -86,6 +88,35 @@ test('memory holds open work only: a thousand expired deposits leave nothing res
   assert.is(again.store.world.deposits.size, 1, 'recovery lets the closed ones go as well');
   assert.is(again.store.world.deposits.get(ids[999]!)!.status, 'canceled');
   again.store.close();
+});
+
+test('the archive answers "never archived" from its filters and finds every archived order as they grow', async () => {
+  const s = await scene();
+  const ids: string[] = [];
+  for (let i = 0; i < 60; i++) ids.push(await s.d.deposit(s.merchant, BigInt(10_000 + 100 * i)));
+  await s.scheduler.advance(limits.liquidityWaitMs);
+  await s.store.journal.flushed();
+  // A fresh archive on the same snapshots, sized for 4 orders: told of 60, it grows four times.
+  const archive = new SnapshotArchive(s.store.db, 2);
+  for (const id of ids) archive.archived('deposit', s.store.world.deposits.get(id)!);
+  for (const id of ids) assert.is(archive.deposit(id)?.status, 'canceled', id);
+  const reference = s.store.world.deposits.get(ids[7]!)!.merchantReference;
+  assert.ok(archive.depositReferenceUsed(s.merchant, true, reference));
+  assert.not.ok(archive.depositReferenceUsed(s.merchant, false, reference), 'another mode');
+  assert.not.ok(archive.depositReferenceUsed(s.merchant, true, 'never-used'));
+  assert.is(archive.deposit('dep_never'), undefined);
+  s.store.close();
+});
+
+test('Bloom: no key added is ever missed; keys never added are "maybe" rarely', () => {
+  const bloom = new Bloom(20);
+  for (let i = 0; i < 50_000; i++) bloom.add(`key-${i}`);
+  for (let i = 0; i < 50_000; i++) assert.ok(bloom.mayHave(`key-${i}`));
+  let maybes = 0;
+  for (let i = 0; i < 50_000; i++) if (bloom.mayHave(`other-${i}`)) maybes++;
+  assert.ok(maybes < 500, `${maybes} false maybes of 50,000 (three bits a key, 21 bits each: about 0.3 %)`);
+  bloom.clear();
+  assert.not.ok(bloom.mayHave('key-1'));
 });
 
 test.run();
