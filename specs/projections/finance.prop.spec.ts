@@ -39,6 +39,7 @@ type Op =
   | { kind: 'deposit'; m: number; live: boolean; amount: number; pay: 'exact' | 'short' | 'over' | 'none' }
   | { kind: 'reverse'; pick: number }
   | { kind: 'reverseFill'; pick: number }
+  | { kind: 'refund'; pick: number; amount: number }
   | { kind: 'advance'; hours: number };
 
 const merchant = fc.integer({ min: 0, max: 2 });
@@ -49,6 +50,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('deposit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 20, max: 5_000 }).map((x) => x * 100), pay: fc.constantFrom('exact' as const, 'short' as const, 'over' as const, 'none' as const) }),
   fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('reverseFill' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), amount: fc.integer({ min: 1, max: 50 }).map((x) => x * 100) }),
   fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 80 }) }),
 );
 
@@ -122,11 +124,30 @@ async function run(o: Op, ps: Party[]): Promise<void> {
       }
       return;
     }
+    case 'refund': {
+      // A manual claim on a settled deposit, walked to its payout: a refund withdrawal to the
+      // payer, funded from suspense (never the merchant's available), filled by later deposits.
+      const ids = new Set(ps.map((p) => p.keys.id));
+      const candidates = allDeposits(store.db).filter((d) => ids.has(d.merchantId) && d.status === 'settled');
+      if (candidates.length === 0) return;
+      const d = candidates[o.pick % candidates.length]!;
+      const opened = await attempt({ type: 'OpenClaim', actor: operator, kind: 'manual', depositId: d.id, amountMinor: BigInt(o.amount), note: 'payer asks for money back' });
+      if (!opened.ok) return;
+      for (const transition of ['review', 'refund', 'payout'] as const) {
+        const r = await attempt({ type: 'DecideClaim', actor: operator, claimId: opened.objectId!, transition, note: `claim ${transition} in the property` });
+        if (!r.ok) return;
+      }
+      refundsPaidOut++;
+      return;
+    }
     case 'advance':
       await s.running.services.write.advanceClock!(o.hours * hourMs);
       return;
   }
 }
+
+/** Claims walked to a refund payout across the runs (the generator must reach some). */
+let refundsPaidOut = 0;
 
 /** The ledger's balance of `account` over transactions booked before `beforeMs`, from journal.db itself. */
 function ledgerBalance(account: string, beforeMs: number): bigint {
@@ -239,6 +260,7 @@ test('finance: statements add up and match the ledger at each day end; the trial
   ), { numRuns: financeRuns, endOnFailure: true });
   assert.ok(statements > financeRuns * 18, `statements checked: ${statements}`);
   assert.equal([...seenTypes].sort(), ['adjustment', 'clearing_released', 'deposit_settled', 'fee', 'reversal', 'withdrawal_released', 'withdrawal_reserved', 'withdrawal_settled'], 'every movement type occurred');
+  assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
 });
 
 test('finance: the merchant reads its own statement with wallet:read; operators need the finance role', async () => {
