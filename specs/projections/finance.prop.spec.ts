@@ -26,6 +26,7 @@ import { merchantActor } from '../adapters/support.ts';
 import { attempt as attemptCommand, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { allDeposits, allWithdrawals } from '../support/orders.ts';
+import { runWalletOp } from '../support/wallet-ops.ts';
 
 const financeRuns = 20;
 const commandsPerRunMax = 22;
@@ -97,16 +98,9 @@ async function run(o: Op, ps: Party[]): Promise<void> {
   switch (o.kind) {
     case 'fund':
     case 'debit':
-      await attempt({ type: 'PostAdjustment', actor: operator, merchantId: ps[o.m]!.keys.id, livemode: o.live, amountMinor: BigInt(o.amount), direction: o.kind === 'fund' ? 'credit' : 'debit', bucket: 'available', reason: 'ปรับยอด, "prop"' });
-      return;
     case 'withdraw':
-      await attempt({ type: 'CreateWithdrawal', actor: merchantActor(ps[o.m]!.keys.id, o.live), amountMinor: BigInt(o.amount), merchantReference: `w-${randomUUID()}`, endUserRef: 'payee', beneficiaryId: o.live ? ps[o.m]!.beneficiary.live : ps[o.m]!.beneficiary.test, requiresApproval: false, p2pMinimumApplies: false });
-      return;
-    case 'cancel': {
-      const open = [...store.world.withdrawals.values()].filter((w) => w.merchantId === ps[o.m]!.keys.id && w.livemode === o.live && (w.status === 'open' || w.status === 'partially_filled'));
-      if (open.length > 0) await attempt({ type: 'CancelWithdrawal', actor: merchantActor(ps[o.m]!.keys.id, o.live), withdrawalId: open[o.pick % open.length]!.id });
-      return;
-    }
+    case 'cancel':
+      return runWalletOp(o, ps, { world: store.world, attempt, operator, reason: 'ปรับยอด, "prop"' });
     case 'deposit':
       return deposit(o, ps);
     case 'reverse': {

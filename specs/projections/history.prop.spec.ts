@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from '../../core/handler/commands.ts';
 import { Driver, merchantActor } from '../adapters/support.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { runWalletOp } from '../support/wallet-ops.ts';
 import { settled } from '../../core/handler/handle.ts';
 
 const historyRuns = 50;
@@ -68,16 +69,9 @@ async function run(o: Op, ps: Party[]): Promise<void> {
   switch (o.kind) {
     case 'fund':
     case 'debit':
-      await attempt({ type: 'PostAdjustment', actor: operator, merchantId: ps[o.m]!.keys.id, livemode: o.live, amountMinor: BigInt(o.amount), direction: o.kind === 'fund' ? 'credit' : 'debit', bucket: 'available', reason: 'prop' });
-      return;
     case 'withdraw':
-      await attempt({ type: 'CreateWithdrawal', actor: merchantActor(ps[o.m]!.keys.id, o.live), amountMinor: BigInt(o.amount), merchantReference: `w-${randomUUID()}`, endUserRef: 'payee', beneficiaryId: o.live ? ps[o.m]!.beneficiary.live : ps[o.m]!.beneficiary.test, requiresApproval: false, p2pMinimumApplies: false });
-      return;
-    case 'cancel': {
-      const open = [...store.world.withdrawals.values()].filter((w) => w.merchantId === ps[o.m]!.keys.id && w.livemode === o.live && (w.status === 'open' || w.status === 'partially_filled'));
-      if (open.length > 0) await attempt({ type: 'CancelWithdrawal', actor: merchantActor(ps[o.m]!.keys.id, o.live), withdrawalId: open[o.pick % open.length]!.id });
-      return;
-    }
+    case 'cancel':
+      return runWalletOp(o, ps, { world: store.world, attempt, operator, reason: 'prop' });
     case 'deposit': {
       const created = await attempt({ type: 'CreateDeposit', actor: merchantActor(ps[o.m]!.keys.id, o.live), amountMinor: BigInt(o.amount), merchantReference: `d-${randomUUID()}`, endUserRef: `u-${randomUUID().slice(0, 8)}`, sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true });
       if (created.ok && (store.world.deposits.get(created.objectId!)?.legs.length ?? 0) > 0) await driver.payFirstLeg(created.objectId!);
