@@ -38,6 +38,21 @@ export interface SlipStore {
   /** Notes that a receipt's verification is recorded where the journal cannot show it (a slip after settlement). */
   markVerified(receiptId: string): Promise<void>;
   isVerified(receiptId: string): Promise<boolean>;
+  /** Keeps what the verifier answered for a receipt, masked (the back office shows it beside what was expected). */
+  putAnswer(receiptId: string, answer: ProviderAnswer): Promise<void>;
+  answer(receiptId: string): Promise<ProviderAnswer | undefined>;
+}
+
+/** The verifier's answer as kept: the transfer the bank knows, with accounts and names masked. */
+export interface ProviderAnswer {
+  readonly kind: 'found' | 'not_found' | 'unreadable' | 'provider_unavailable' | 'no_image';
+  readonly transfer?: {
+    readonly trans_ref: string;
+    readonly amount_minor: string;
+    readonly occurred_at: string;
+    readonly sender: { readonly bank_code: string; readonly account_number_masked: string; readonly name_masked: string };
+    readonly receiver: { readonly bank_code: string; readonly account_number_masked: string; readonly name_masked: string };
+  };
 }
 
 export interface DiskSlipStoreOptions {
@@ -83,6 +98,7 @@ export class DiskSlipStore implements SlipStore {
     const base = this.base(receiptId);
     await rm(`${base}.json`, { force: true });
     await rm(`${base}.img`, { force: true });
+    await rm(`${base}.answer.json`, { force: true });
   }
 
   // Not fsynced: a marker lost in a crash only means the slip is verified once more.
@@ -92,6 +108,16 @@ export class DiskSlipStore implements SlipStore {
 
   async isVerified(receiptId: string): Promise<boolean> {
     return (await readIfExists(`${this.base(receiptId)}.verified`)) !== undefined;
+  }
+
+  // Not fsynced either: it is what the journal's verdicts were decided from, kept for people to read.
+  async putAnswer(receiptId: string, answer: ProviderAnswer): Promise<void> {
+    await writeFile(`${this.base(receiptId)}.answer.json`, JSON.stringify(answer), { mode: 0o600 });
+  }
+
+  async answer(receiptId: string): Promise<ProviderAnswer | undefined> {
+    const text = await readIfExists(`${this.base(receiptId)}.answer.json`);
+    return text === undefined ? undefined : (JSON.parse(text.toString('utf8')) as ProviderAnswer);
   }
 
   private base(receiptId: string): string {

@@ -21,7 +21,8 @@ import { outcomeOf } from '../../core/deposit/slip-verifier.ts';
 import type { SlipVerifier } from '../../core/ports.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import { sandboxTransRef, sandboxVerification } from '../../core/sandbox/scenarios.ts';
-import type { SlipStore } from './store.ts';
+import type { ProviderAnswer, SlipStore } from './store.ts';
+import { iso, maskAccountNumber, maskName } from '../../core/present.ts';
 
 export interface SlipWorkerOptions {
   /** Where verdicts go: the one command port (the store's submit). */
@@ -128,6 +129,7 @@ export class SlipWorker {
     const { receiptId } = pending.slip;
     if (pending.afterSettlement && await this.options.store.isVerified(receiptId)) return false;
     const outcome = await this.outcomeFor(deposit, pending.slip);
+    await this.options.store.putAnswer(receiptId, answerOf(outcome)).catch(() => {}); // for the back office; the verdict does not wait on it
     const { outcome: result, durable } = this.options.host.submit(
       { type: 'RecordSlipVerification', actor: { kind: 'system' }, depositId, receiptId, outcome });
     await durable;
@@ -174,4 +176,12 @@ export function pendingSlip(d: Deposit): PendingSlip | undefined {
     if (!recorded) return { slip: extra, afterSettlement: true };
   }
   return undefined;
+}
+
+/** The verifier's answer as the slip store keeps it: accounts and names masked (DESIGN, Logging). */
+function answerOf(outcome: VerificationOutcome): ProviderAnswer {
+  if (outcome.kind !== 'found') return { kind: outcome.kind };
+  const t = outcome.transfer;
+  const party = (p: { bankCode: string; accountNumber: string; name: string }) => ({ bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), name_masked: maskName(p.name) });
+  return { kind: 'found', transfer: { trans_ref: t.transRef, amount_minor: String(t.amountMinor), occurred_at: iso(t.occurredAt), sender: party(t.sender), receiver: party(t.receiver) } };
 }

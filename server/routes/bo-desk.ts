@@ -189,7 +189,8 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     if (!d) throw notFound('deposit');
     const records = new Map<string, IntakeRecord | undefined>();
     for (const s of [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip]) if (s) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
-    ctx.body = operatorDepositView(d, { world: world(), trail, slips: records, now: services.write.clock.now() });
+    const answer = d.slip ? await slips.answer(d.slip.receiptId).catch(() => undefined) : undefined;
+    ctx.body = operatorDepositView(d, { world: world(), trail, slips: records, ...(answer ? { answer } : {}), now: services.write.clock.now() });
   });
 
   router.get('/deposits/:id/slips/:receiptId/image', async (ctx) => {

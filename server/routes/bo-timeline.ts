@@ -12,7 +12,7 @@ import type { Deposit, DepositEvent, Leg, Verification } from '../../core/deposi
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
 import { iso, maskAccountNumber, maskName, presentDeposit } from '../../core/present.ts';
-import type { IntakeRecord } from '../../adapters/slips/store.ts';
+import type { IntakeRecord, ProviderAnswer } from '../../adapters/slips/store.ts';
 import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
 
@@ -47,8 +47,14 @@ const verdictNames: readonly [keyof Verification, string][] = [
   ['senderAccountMatch', 'sender_account'], ['senderNameMatch', 'sender_name'], ['receiverMatch', 'receiver'],
 ];
 
-/** The six verdicts side by side: what was expected, what the slip showed (masked), and whether they match. */
-function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | undefined): Obj[] {
+/** The six verdicts side by side: what was expected, what the slip showed (masked: the verifier's answer as kept), and whether they match. */
+function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | undefined, answer: ProviderAnswer | undefined): Obj[] {
+  const t = answer?.transfer;
+  const shown: Record<string, unknown> = t ? {
+    amount: Number(t.amount_minor), time_window: t.occurred_at, sender_bank: t.sender.bank_code,
+    sender_account: t.sender.account_number_masked, sender_name: t.sender.name_masked,
+    receiver: { bank_code: t.receiver.bank_code, account_number_masked: t.receiver.account_number_masked, name_masked: t.receiver.name_masked },
+  } : {};
   const expected: Record<string, unknown> = {
     amount: n(d.amountMinor), time_window: { from: iso(d.createdAt), to: iso(d.expiresAt) }, sender_bank: d.sender.bankCode,
     sender_account: maskAccountNumber(d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
@@ -56,7 +62,7 @@ function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | 
   };
   return verdictNames.map(([key, name]) => ({
     dimension: name, expected: expected[name], match: v ? v[key] : null,
-    ...(name === 'amount' && shownMinor !== undefined ? { shown: n(shownMinor) } : {}),
+    ...(name in shown ? { shown: shown[name] } : name === 'amount' && shownMinor !== undefined ? { shown: n(shownMinor) } : {}),
   }));
 }
 
@@ -173,6 +179,8 @@ export interface DepositFacts {
   readonly world: World;
   readonly trail: JournalTrail;
   readonly slips: ReadonlyMap<string, IntakeRecord | undefined>;
+  /** What the verifier answered for the order's slip, as the slip store keeps it (masked). */
+  readonly answer?: ProviderAnswer;
   readonly now: number;
 }
 
@@ -191,7 +199,8 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
       approvals_needed: d.review.fourEyesRequired ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
     } : null,
     evidence: {
-      verdicts: verdicts(d, d.verification, d.slip?.transferredAmountMinor ?? d.settlement?.transferredMinor),
+      verdicts: verdicts(d, d.verification, d.slip?.transferredAmountMinor ?? d.settlement?.transferredMinor, facts.answer),
+      provider_answer: facts.answer ?? null,
       receiver_match: d.verification ? d.verification.receiverMatch : null,
       legs: d.legs.map(legView),
       slips: receipts.map((s) => ({ received_at: iso(s.receivedAt), is_late: s.isLate, ...(s.transRef ? { trans_ref: s.transRef } : {}), ...slipEvidence(facts.slips.get(s.receiptId), d.id, s.receiptId) })),

@@ -152,7 +152,14 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.ok(endpoint.delivered >= 1 && endpoint.failed === 0 && endpoint.failure_rate === 0, JSON.stringify(endpoint));
   // Evidence side by side: six verdicts, the legs and their receivers, the slips.
   assert.equal(view.evidence.verdicts.map((v: any) => v.dimension), ['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver']);
-  assert.is(view.evidence.verdicts.find((v: any) => v.dimension === 'sender_name').match, false);
+  const verdict = (name: string) => view.evidence.verdicts.find((v: any) => v.dimension === name);
+  assert.is(verdict('sender_name').match, false);
+  // What the slip showed, from the verifier's answer as the slip store keeps it (masked), beside what was expected.
+  assert.is(view.evidence.provider_answer.kind, 'found');
+  for (const name of ['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver']) assert.ok(verdict(name).shown !== undefined, `${name} shows what the slip showed`);
+  assert.match(verdict("sender_account").shown, /^x*\d{1,4}$/, JSON.stringify(verdict("sender_account")));
+  assert.match(verdict('sender_name').shown, /\*\*\*$/);
+  assert.not.equal(verdict('sender_name').shown, verdict('sender_name').expected, 'the mismatching name is shown beside the expected one');
   assert.is(view.evidence.legs.length, 2);
   assert.match(view.evidence.legs[0].receiver.account_number_masked, /^x+\d{4}$|\*/);
   assert.not.match(JSON.stringify(view), /1111222233|4444555566|9876543210/, 'no full account number in the view');

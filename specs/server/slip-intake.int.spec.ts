@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { DiskSlipStore, type IntakeRecord, type SlipStore } from '../../adapters/slips/store.ts';
+import { DiskSlipStore, type IntakeRecord, type ProviderAnswer, type SlipStore } from '../../adapters/slips/store.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { TestServer } from '../support/server-harness.ts';
@@ -48,6 +48,8 @@ class FlakyStore implements SlipStore {
   remove(id: string) { return this.inner.remove(id); }
   markVerified(id: string) { return this.inner.markVerified(id); }
   isVerified(id: string) { return this.inner.isVerified(id); }
+  putAnswer(id: string, answer: ProviderAnswer) { return this.inner.putAnswer(id, answer); }
+  answer(id: string) { return this.inner.answer(id); }
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'satang-slip-intake-'));
