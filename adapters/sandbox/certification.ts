@@ -49,7 +49,7 @@ interface DeliveryRow { id: string; status: string; attempt: number; inflight: n
 export class CertificationStore {
   private readonly s;
 
-  constructor(private readonly db: Db, private readonly isSandboxKid: (kid: string) => boolean) {
+  constructor(db: Db, private readonly isSandboxKid: (kid: string) => boolean) {
     db.exec(`CREATE TABLE IF NOT EXISTS certification_runs (
       id          TEXT    PRIMARY KEY,  -- cert_<ULID>
       merchant_id TEXT    NOT NULL,

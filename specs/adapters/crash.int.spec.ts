@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert';
 import { openDatabase } from '../../adapters/sqlite/schema.ts';
 import { recoverWorld } from '../../adapters/sqlite/recovery.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
-import { crashSpecs, specKey, type Spec } from './fixtures/crash-specs.ts';
+import { crashSpecs, type Spec } from './fixtures/crash-specs.ts';
 import { removeDir, tempDir } from './support.ts';
 
 const child = fileURLToPath(new URL('./fixtures/crash-child.ts', import.meta.url));

@@ -14,7 +14,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { limits, readSideLimits } from '../../core/limits.ts';
 import { expectError } from '../support/api-checks.ts';
 import { TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
-import { Driver, merchantActor, system } from '../adapters/support.ts';
+import { Driver, merchantActor } from '../adapters/support.ts';
 
 let s: TestServer;
 let payer: MerchantKeys;

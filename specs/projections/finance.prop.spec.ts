@@ -31,7 +31,6 @@ import { runWalletOp } from '../support/wallet-ops.ts';
 const financeRuns = 20;
 const commandsPerRunMax = 22;
 const hourMs = 3_600_000;
-const bucketNames = ['available', 'pending_clearing', 'reserved'] as const;
 
 type Op =
   | { kind: 'fund' | 'debit'; m: number; live: boolean; amount: number }
