@@ -20,6 +20,7 @@ import { createApp, LoadMeter } from './app.ts';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorVerifier } from './auth/operator.ts';
+import { startDevOidc } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
@@ -153,8 +154,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     ...(config.env === 'production' ? { liveKeys: { certified: (id: string) => certification.certified(id, (ids) => ids.flatMap((e) => webhooks.endpoints.get(e) ?? []), clock.now()) } } : {}),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);
+  // In development the console signs in at a real OpenID provider on this port (/oidc) that signs with the development key.
+  const devOidc = devIssuer ? startDevOidc({ baseUrl: config.baseUrl, signingJwk: devIssuer.signingJwk }) : undefined;
   // Operator tokens are security time: verified on the wall clock, never the (maybe manual) service clock.
-  const verifyOperator = await operatorVerifier(config, devIssuer);
+  const verifyOperator = await operatorVerifier(config, devIssuer, devOidc?.issuer);
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability, metrics }, options);
@@ -176,7 +179,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router,
     ],
   });
-  handle = app.callback();
+  const appHandle = app.callback();
+  handle = devOidc ? (req, res) => { if (!devOidc.handle(req, res)) void appHandle(req, res); } : appHandle;
   scheduler.start();
   webhooks.start();
   slips.worker.start();
@@ -185,6 +189,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
   if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
+  if (devOidc) logger.info({ console: `${config.baseUrl}/console/`, issuer: devOidc.issuer }, 'the console signs in at the development OpenID provider (seeded operators, password satang-dev)');
   return {
     url, config, store, services, app, loadMeter, capability, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
     metrics, readiness, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),

@@ -48,7 +48,12 @@ export type Verify = (token: string) => Promise<Verified>;
 
 /** The local development issuer: key pair kept in the data dir so tokens survive restarts. */
 export class DevIssuer {
-  private constructor(private readonly privateKey: KeyLike, readonly publicJwk: JWK) {}
+  private constructor(private readonly privateKey: KeyLike, readonly publicJwk: JWK, private readonly jwk: JWK) {}
+
+  /** The private JWK, for the development OpenID provider (server/auth/dev-oidc.ts) that signs with the same key. */
+  get signingJwk(): JWK {
+    return { ...this.jwk };
+  }
 
   /**
    * The key is sealed under the master key (dev-issuer.jwk.sealed); a JWK an older build
@@ -71,7 +76,7 @@ export class DevIssuer {
     const jwk = JSON.parse(sealer.openText(readFileSync(path, 'utf8').trim(), devIssuerKeyPurpose)) as JWK;
     const privateKey = (await importJWK(jwk, 'EdDSA')) as KeyLike;
     const { d: _secret, ...publicJwk } = jwk;
-    return new DevIssuer(privateKey, publicJwk);
+    return new DevIssuer(privateKey, publicJwk, jwk);
   }
 
   /** Mints on the wall clock unless `nowSeconds` says otherwise (tokens are security time). */
@@ -84,16 +89,20 @@ export class DevIssuer {
   }
 }
 
-/** Verifies signature, issuer, audience, exp and nbf against the wall clock; the lifetime bounds are tokenBoundsProblem's. */
-export async function operatorVerifier(config: Config, dev: DevIssuer | undefined): Promise<Verify> {
+/**
+ * Verifies signature, issuer, audience, exp and nbf against the wall clock; the lifetime bounds
+ * are tokenBoundsProblem's. In development the key of the local issuer signs for two issuer
+ * names: `scripts/satang token`'s and the development OpenID provider's (`devProviderIssuer`).
+ */
+export async function operatorVerifier(config: Config, dev: DevIssuer | undefined, devProviderIssuer?: string): Promise<Verify> {
   let jwks: Parameters<typeof jwtVerify>[1];
-  let issuer: string;
+  let issuer: string | string[];
   if (config.oidcIssuer && config.oidcJwks) {
     issuer = config.oidcIssuer;
     jwks = /^https?:/.test(config.oidcJwks) ? createRemoteJWKSet(new URL(config.oidcJwks)) : createLocalJWKSet(JSON.parse(readFileSync(config.oidcJwks, 'utf8')));
   } else {
     if (!dev) throw new Error('no OIDC issuer configured and no development issuer available');
-    issuer = devIssuer;
+    issuer = devProviderIssuer ? [devIssuer, devProviderIssuer] : devIssuer;
     jwks = createLocalJWKSet({ keys: [{ ...dev.publicJwk, kid: 'dev-1', alg: 'EdDSA' }] });
   }
   return async (token) => {
@@ -113,7 +122,8 @@ function instantText(seconds: number): string {
 }
 
 /** A jose failure in words: which check failed and, for times, when. */
-function verifyProblem(error: unknown, issuer: string): string {
+function verifyProblem(error: unknown, issuers: string | string[]): string {
+  const issuer = [issuers].flat().join(' or ');
   const at = (seconds: unknown) => (typeof seconds === 'number' ? instantText(seconds) : 'an unknown time');
   if (error instanceof errors.JWTExpired) return `token expired at ${at(error.payload.exp)} (wall clock now ${at(wallSeconds())}); mint a new one`;
   if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
