@@ -6,9 +6,9 @@
 //
 // Access tokens are JWTs for the resource `${baseUrl}/v1/bo` with audience
 // satang-back-office, the operator's `roles`, `acr` and `auth_time`. A step-up is an
-// authorization that asks for `acr_values=step-up` with `prompt=login`: the operator types
-// their password again and the token it yields carries `acr: "step-up"` and lives five
-// minutes (the API takes it only in X-PG-Step-Up-Token). Seeded operators (below) share
+// authorization for the resource `${baseUrl}/v1/bo/step-up` with `acr_values=step-up` and
+// `prompt=login`: the operator types their password again and the token it yields carries
+// `acr: "step-up"` and lives five minutes (the API takes it only in X-PG-Step-Up-Token). Seeded operators (below) share
 // one development password; production refuses to start without a real issuer.
 
 import Provider, { errors as oidcErrors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
@@ -47,6 +47,8 @@ export interface DevOidc {
   readonly issuer: string;
   /** The resource indicator of /v1/bo (its access tokens' audience is satang-back-office). */
   readonly resource: string;
+  /** The resource indicator a step-up asks for (`resource=`): its token carries acr step-up and lives five minutes. */
+  readonly stepUpResource: string;
   /** Answers the request when it is the provider's (under /oidc) and says so. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
 }
@@ -56,7 +58,7 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
   const resource = `${options.baseUrl}/v1/bo`;
   const operators = new Map(devOperators.map((o) => [o.sub, o]));
   const console = `${options.baseUrl}/console/`;
-  const stepUpOf = (ctx: KoaContextWithOIDC) => ctx.oidc.entities.AuthorizationCode?.acr === stepUpAcr;
+  const stepUpResource = `${resource}/step-up`;
 
   const configuration: Configuration = {
     clients: [{
@@ -76,23 +78,29 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
       rpInitiatedLogout: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resource,
+        defaultResource: (_ctx, _client, oneOf) => oneOf ?? resource,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== resource) throw new oidcErrors.InvalidTarget();
-          return { scope: 'bo', audience: operatorAudience, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'EdDSA' } } };
+          // A step-up token is for one action now; an access token for a working stretch (≤ 12 h).
+          const jwt = { sign: { alg: 'EdDSA' as const } };
+          if (indicator === resource) return { scope: 'bo', audience: operatorAudience, accessTokenFormat: 'jwt', accessTokenTTL: requestLimits.operatorAccessTokenLifetimeSeconds, jwt };
+          if (indicator === stepUpResource) return { scope: 'step-up', audience: operatorAudience, accessTokenFormat: 'jwt', accessTokenTTL: requestLimits.operatorStepUpTokenLifetimeSeconds, jwt };
+          throw new oidcErrors.InvalidTarget();
         },
       },
     },
     ttl: {
-      // A step-up token is for one action now; an access token for a working stretch (≤ 12 h).
-      AccessToken: (ctx) => (stepUpOf(ctx) ? requestLimits.operatorStepUpTokenLifetimeSeconds : requestLimits.operatorAccessTokenLifetimeSeconds),
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? requestLimits.operatorAccessTokenLifetimeSeconds,
       AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 12 * 3600, Grant: 12 * 3600,
     },
+    // Roles, and how and when the operator signed in. Only a token for the step-up resource
+    // carries the session's acr (step-up after the password was typed again for it); the
+    // API checks its auth_time (≤ 5 minutes old), so an old session yields no usable step-up.
     extraTokenClaims: (ctx, token) => {
       const code = ctx.oidc.entities.AuthorizationCode;
       const roles = operators.get(String((token as { accountId?: string }).accountId))?.roles ?? [];
-      return { roles: [...roles], acr: code?.acr ?? passwordAcr, ...(code?.authTime ? { auth_time: code.authTime } : {}) };
+      const forStepUp = (token as { aud?: unknown; resourceServer?: { identifier(): string } }).resourceServer?.identifier() === stepUpResource;
+      return { roles: [...roles], acr: forStepUp ? code?.acr ?? passwordAcr : passwordAcr, ...(code?.authTime ? { auth_time: code.authTime } : {}) };
     },
     findAccount: (_ctx, sub) => {
       const operator = operators.get(sub);
@@ -105,6 +113,7 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
       const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
       grant.addOIDCScope('openid profile');
       grant.addResourceScope(resource, 'bo');
+      grant.addResourceScope(stepUpResource, 'step-up');
       await grant.save();
       return grant;
     },
@@ -149,6 +158,7 @@ ${problem ? `<p class="problem" role="alert">${problem}</p>` : ''}
   return {
     issuer,
     resource,
+    stepUpResource,
     handle(req, res) {
       const url = req.url ?? '/';
       if (url !== devOidcPath && !url.startsWith(`${devOidcPath}/`) && !url.startsWith(`${devOidcPath}?`)) return false;

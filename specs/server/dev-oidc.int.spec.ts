@@ -20,7 +20,7 @@ let s: TestServer;
 test.before(async () => { s = await TestServer.start(); });
 test.after(async () => { await s.stop(); });
 
-const browser = () => new OidcBrowser(`${s.url}/oidc`, consoleClientId, `${s.url}/console/`);
+const browser = () => new OidcBrowser(`${s.url}/oidc`, consoleClientId, `${s.url}/console/`, `${s.url}/v1/bo/step-up`);
 const bearer = (token: string, extra: Record<string, string> = {}) => ({ headers: { Authorization: `Bearer ${token}`, ...extra } });
 
 test('discovery names the code flow with PKCE S256 and the EdDSA keys the API verifies with', async () => {
@@ -84,6 +84,24 @@ test('step-up: the password again, an acr step-up token of five minutes that a â
   const misuse = await s.raw('GET', '/v1/bo/merchants', bearer(stepUp.accessToken));
   assert.is(misuse.status, 401);
   assert.match(misuse.json.error.message, /step-up token/);
+});
+
+test('after a step-up the same session still signs in for ordinary access tokens (acr pwd, an hour), and asking for the step-up resource without typing the password again yields no step-up', async () => {
+  const b = browser();
+  await b.signIn('emp_mali', devOperatorPassword);
+  await b.signIn('emp_mali', devOperatorPassword, { stepUp: true });
+  const again = await b.signIn('emp_mali', devOperatorPassword);
+  assert.not.ok(again.formShown);
+  const claims = decodeJwt(again.accessToken);
+  assert.is(claims.acr, 'pwd');
+  assert.ok((claims.exp as number) - (claims.iat as number) > 300);
+  assert.is((await s.raw('GET', '/v1/bo/merchants', bearer(again.accessToken))).status, 200);
+
+  const plain = browser();
+  await plain.signIn('emp_ton', devOperatorPassword);
+  const sneaky = await plain.signIn('emp_ton', devOperatorPassword, { resource: `${s.url}/v1/bo/step-up` });
+  assert.not.ok(sneaky.formShown);
+  assert.is(decodeJwt(sneaky.accessToken).acr, 'pwd', 'no password typed for it, no step-up');
 });
 
 test('a step-up signs in as the operator it names, whoever types in the form', async () => {

@@ -17,7 +17,8 @@ export class OidcBrowser {
   private readonly cookies = new Map<string, string>();
   private as?: oauth.AuthorizationServer;
 
-  constructor(readonly issuer: string, readonly clientId: string, readonly redirectUri: string) {}
+  /** `stepUpResource`: the resource indicator a step-up asks for (the provider's step-up audience). */
+  constructor(readonly issuer: string, readonly clientId: string, readonly redirectUri: string, readonly stepUpResource?: string) {}
 
   private async server(): Promise<oauth.AuthorizationServer> {
     const url = new URL(this.issuer);
@@ -46,7 +47,7 @@ export class OidcBrowser {
    * and exchanges the code. `answerForm` fills the provider's form; undefined when the
    * provider's session lets the operator through without one.
    */
-  async signIn(operator: string, password: string, options: { stepUp?: boolean } = {}): Promise<ProviderLogin & { formShown: boolean }> {
+  async signIn(operator: string, password: string, options: { stepUp?: boolean; resource?: string } = {}): Promise<ProviderLogin & { formShown: boolean }> {
     const as = await this.server();
     const client: oauth.Client = { client_id: this.clientId };
     const verifier = oauth.generateRandomCodeVerifier();
@@ -56,7 +57,8 @@ export class OidcBrowser {
     const params: Record<string, string> = {
       client_id: this.clientId, redirect_uri: this.redirectUri, response_type: 'code', scope: 'openid profile',
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce,
-      ...(options.stepUp ? { prompt: 'login', max_age: '0', acr_values: 'step-up', login_hint: operator } : {}),
+      ...(options.stepUp ? { prompt: 'login', max_age: '0', acr_values: 'step-up', login_hint: operator, ...(this.stepUpResource ? { resource: this.stepUpResource } : {}) } : {}),
+      ...(options.resource ? { resource: options.resource } : {}),
     };
     for (const [k, v] of Object.entries(params)) authorize.searchParams.set(k, v);
     let res = await this.request(authorize.href);
