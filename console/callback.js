@@ -1,0 +1,9 @@
+// The step-up popup's landing page: hands the issuer's answer (code and state, or an error)
+// to the console window that opened it, on this origin only, and closes. The code is useless
+// without the PKCE verifier, which never left the opener's memory.
+if (window.opener && window.opener.location.origin === location.origin) {
+  window.opener.postMessage({ type: 'satang-oidc-callback', url: location.href }, location.origin);
+  window.close();
+} else {
+  document.body.textContent = 'This page finishes a step-up in the console; open the console instead.';
+}

@@ -1,0 +1,76 @@
+// Debian's Chromium, headless, driven by playwright-core, for the console's end-to-end specs
+// and the page-load benchmark. Each operator gets a browser context of their own (their
+// own cookies at the OpenID provider) and signs in through the provider's form, as a
+// person does. Screenshots go to screenshots/ at the repository root (ignored by git).
+
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { devOperatorPassword } from '../../server/auth/dev-oidc.ts';
+
+export const chromiumPath = process.env.SATANG_CHROMIUM ?? '/usr/bin/chromium';
+const root = new URL('../..', import.meta.url).pathname;
+export const screenshotDir = join(root, 'screenshots');
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not at ${chromiumPath}: apt-get install chromium (or set SATANG_CHROMIUM)`);
+  return chromium.launch({
+    executablePath: chromiumPath, headless: true,
+    // As root in a sandbox without a GPU or network beyond loopback (see the machine notes).
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+export interface OperatorSession {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** The console's page `name` has rendered its data (main[data-page=name][data-ready]). */
+  ready(name: string, timeoutMs?: number): Promise<void>;
+  goto(hash: string, name: string): Promise<void>;
+  screenshot(name: string): Promise<string>;
+}
+
+/** A new context; the operator signs in at the provider's form and lands on the console. */
+export async function signIn(browser: Browser, baseUrl: string, operator: string, options: { hash?: string; page?: string } = {}): Promise<OperatorSession> {
+  const context = await browser.newContext({ locale: 'en-GB', timezoneId: 'Asia/Bangkok', viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${baseUrl}/console/${options.hash ?? ''}`);
+  await page.waitForURL(/\/oidc\/interaction\//);
+  await page.selectOption('[data-testid=login-operator]', operator);
+  await page.fill('[data-testid=login-password]', devOperatorPassword);
+  await page.click('[data-testid=login-submit]');
+  await page.waitForURL(new RegExp(`^${baseUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/console/`));
+  const session: OperatorSession = {
+    context, page,
+    async ready(name, timeoutMs = 15_000) {
+      try {
+        await page.waitForSelector(`main[data-page="${name}"][data-ready="1"]`, { timeout: timeoutMs });
+      } catch (error) {
+        throw new Error(`page ${name} did not render (${page.url()}): ${problems.join('; ') || (error as Error).message}`);
+      }
+    },
+    async goto(hash, name) {
+      await page.evaluate((h) => { location.hash = h; }, hash);
+      await session.ready(name);
+    },
+    async screenshot(name) {
+      mkdirSync(screenshotDir, { recursive: true });
+      const path = join(screenshotDir, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+  };
+  await session.ready(options.page ?? 'queue');
+  return session;
+}
+
+/** Answers the step-up popup the next click opens: the operator types the password again. */
+export async function answerStepUp(session: OperatorSession, click: () => Promise<void>): Promise<void> {
+  const [popup] = await Promise.all([session.context.waitForEvent('page'), click()]);
+  await popup.waitForURL(/\/oidc\/interaction\//);
+  await popup.fill('[data-testid=login-password]', devOperatorPassword);
+  await popup.click('[data-testid=login-submit]');
+  await popup.waitForEvent('close', { timeout: 15_000 });
+}
