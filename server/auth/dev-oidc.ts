@@ -15,6 +15,7 @@ import Provider, { errors as oidcErrors, type Configuration, type KoaContextWith
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import { operatorAudience } from './operator.ts';
 import { requestLimits } from '../../core/limits.ts';
 
@@ -24,6 +25,13 @@ export const devOperatorPassword = 'satang-dev';
 export const stepUpAcr = 'step-up';
 const passwordAcr = 'pwd';
 const loginFormBytesMax = 4096;
+
+/**
+ * The library's own in-memory store, chosen on purpose (the provider warns when it falls
+ * back to it): development only, so sessions and grants end with the process and the
+ * console signs in again after a restart.
+ */
+class DevelopmentStore extends MemoryAdapter {}
 
 export interface DevOperator {
   readonly sub: string;
@@ -69,6 +77,7 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
     jwks: { keys: [{ ...options.signingJwk, use: 'sig' } as never] },
     acrValues: [passwordAcr, stepUpAcr],
     responseTypes: ['code'],
+    adapter: DevelopmentStore,
     claims: { openid: ['sub'], profile: ['name', 'roles'] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
