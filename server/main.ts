@@ -19,7 +19,7 @@ import { limits, requestLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
-import { DevIssuer, operatorVerifier } from './auth/operator.ts';
+import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
@@ -42,6 +42,7 @@ import { listenMetrics, Metrics, type MetricsListener } from './metrics.ts';
 import { readinessOf, type Readiness } from './readiness.ts';
 import { CertificationStore } from '../adapters/sandbox/certification.ts';
 import { certificationRoutes } from './routes/certification.ts';
+import { consoleRoutes } from './console/static.ts';
 
 export interface Running {
   readonly url: string;
@@ -174,6 +175,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       ...reportRouters(services, verifyOperator),
       backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator),
       backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router,
+      // The operator console (/console/): it logs in with the OIDC issuer (the configured one, else the development issuer under /oidc).
+      consoleRoutes({ issuer: config.oidcIssuer ?? `${config.baseUrl}/oidc`, clientId: 'satang-console', audience: operatorAudience, scopes: ['openid'] }),
     ],
   });
   handle = app.callback();
