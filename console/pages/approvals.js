@@ -24,7 +24,7 @@ export function ApprovalsPage({ query }) {
   return html`<section>
     <div class="page-head">
       <h1>${t('approvals.title')}</h1>
-      <div class="summary"><span data-testid="approvals-total"><strong>${data ? data.total : '…'}</strong> ${t('approvals.total')}</span>
+      <div class="summary"><span data-testid="approvals-total"><strong>${data ? data.total : loading ? '…' : '—'}</strong> ${t('approvals.total')}</span>
         ${data?.as_of ? html`<span class="muted">${t('common.asOf')} <${Time} at=${data.as_of} /></span>` : null}</div>
     </div>
     <form class="filters" data-testid="approvals-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>

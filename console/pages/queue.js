@@ -30,7 +30,7 @@ export function QueuePage({ query }) {
     <div class="page-head">
       <h1>${t('queue.title')}</h1>
       <div class="summary">
-        <span data-testid="queue-total"><strong>${data ? data.total : '…'}</strong> ${t('queue.total')}</span>
+        <span data-testid="queue-total"><strong>${data ? data.total : loading ? '…' : '—'}</strong> ${t('queue.total')}</span>
         <span data-testid="queue-oldest">${t('queue.oldest')} <strong>${data?.oldest_age_seconds == null ? '—' : formatAge(data.oldest_age_seconds)}</strong></span>
         ${data?.as_of ? html`<span class="muted">${t('common.asOf')} <${Time} at=${data.as_of} /></span>` : null}
       </div>
