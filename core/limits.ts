@@ -403,3 +403,12 @@ export const financeLimits = {
   /** Objects the reconcile job compares with a GET in one run (the most recently changed). */
   reconcileObjectsCheckedMax: 1_000,
 } as const;
+
+// ---- the operator console's files (issue 17: server/console/static.ts) ----
+
+export const consoleLimits = {
+  /** Files read from console/ at startup (they are kept in memory: a bound on that memory). */
+  filesMax: 200,
+  /** Folder levels below console/ that are read (console/pages/ is one). */
+  folderDepthMax: 3,
+} as const;

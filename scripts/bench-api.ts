@@ -318,7 +318,7 @@ async function memoryMain(target: number): Promise<void> {
   const startedMs = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'));
   try {
-    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual' });
+    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) });
     try {
       progress(`satang up at ${url} (manual clock); onboarding a merchant with ${keysCount} live keys`);
       const { keys, bo } = await onboard(url, join(dir, 'satang'));

@@ -17,6 +17,8 @@ export interface Config {
   readonly clock: 'system' | 'manual';
   readonly oidcIssuer?: string;
   readonly oidcJwks?: string;
+  /** SATANG_OIDC_CLIENT_ID: the console's client at the issuer (a public client, code flow with PKCE; default satang-console). */
+  readonly oidcClientId: string;
   readonly slipProviderUrl?: string;
   readonly logLevel: string;
   /** Where the master key (the key-encryption key of secrets at rest) comes from; see server/master-key.ts. */
@@ -56,6 +58,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
+    oidcClientId: env.SATANG_OIDC_CLIENT_ID || 'satang-console',
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
     ...metricsListen(env),
   };

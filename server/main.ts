@@ -19,8 +19,8 @@ import { limits, requestLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
-import { DevIssuer, operatorVerifier } from './auth/operator.ts';
-import { startDevOidc } from './auth/dev-oidc.ts';
+import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.ts';
+import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
 import { readConfig, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
@@ -43,6 +43,7 @@ import { listenMetrics, Metrics, type MetricsListener } from './metrics.ts';
 import { readinessOf, type Readiness } from './readiness.ts';
 import { CertificationStore } from '../adapters/sandbox/certification.ts';
 import { certificationRoutes } from './routes/certification.ts';
+import { consoleRoutes } from './console/static.ts';
 
 export interface Running {
   readonly url: string;
@@ -177,6 +178,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       ...reportRouters(services, verifyOperator),
       backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator),
       backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router,
+      // The operator console (/console/): it logs in with the OIDC issuer (the configured one, else the development issuer under /oidc).
+      consoleRoutes({
+        issuer: devOidc?.issuer ?? config.oidcIssuer!, clientId: config.oidcClientId, audience: operatorAudience, scopes: ['openid', 'profile'],
+        ...(devOidc ? { resource: devOidc.resource } : {}), stepUp: { acrValues: stepUpAcr, ...(devOidc ? { resource: devOidc.stepUpResource } : {}) },
+      }),
     ],
   });
   const appHandle = app.callback();

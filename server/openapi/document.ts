@@ -8,7 +8,8 @@
 //
 // Invariant kept: the output depends only on the routes and the code's tables (sorted
 // paths, no clock, no host), so the committed file can be compared byte for byte.
-// The bank simulator (/v1/sim/, development only) is not part of the API and left out.
+// The bank simulator (/v1/sim/, development only) and the operator console's files
+// (/console/, a web page served beside the API) are not part of the API and left out.
 
 import type Router from '@koa/router';
 import type Koa from 'koa';
@@ -25,7 +26,7 @@ export interface RouteKey {
   readonly path: string;
 }
 
-const undocumentedPrefixes = ['/v1/sim/'];
+const undocumentedPrefixes = ['/v1/sim/', '/console'];
 
 /** Every METHOD path the app's routers register (HEAD rides on GET), in a stable order. */
 export function routesOf(app: Koa): RouteKey[] {

@@ -1,0 +1,170 @@
+// The console's shell: logs the operator in (auth.ensureSession), loads the server's
+// tables (/console/tables.json: roles per route, claim transitions, reason codes), and
+// renders the header (operator, roles, language ไทย/English, sign out), the navigation
+// (only the pages the operator's roles can read), the error banner and the page the
+// hash names. Routes: #/queue (default), #/deposits/<id>, #/approvals,
+// #/withdrawals/<id>, #/claims, #/claims/<id>, #/disputes/<id>, #/merchants,
+// #/merchants/<id>?livemode=, #/statement, #/dashboard.
+//
+// Test hooks: <main data-page="<name>" data-ready="1"> once the page's data has rendered
+// (absent while loading), and data-error="1" while the error banner shows. data-testids here:
+//   nav-<page>, operator, roles, lang-th, lang-en, logout, error-banner, error-code,
+//   dismiss-error, sign-in-again, notice; load-failed (ui.js: a page whose data did not load).
+
+import { render } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { ensureSession, logout } from './auth.js';
+import { ApiProblem } from './api.js';
+import { language, problemText, setLanguage, t } from './i18n.js';
+import { html, PageContext } from './ui.js';
+import { QueuePage } from './pages/queue.js';
+import { DepositPage } from './pages/deposit.js';
+import { ApprovalsPage } from './pages/approvals.js';
+import { WithdrawalPage } from './pages/withdrawal.js';
+import { ClaimsPage } from './pages/claims.js';
+import { ClaimPage } from './pages/claim.js';
+import { DisputePage } from './pages/dispute.js';
+import { MerchantsPage } from './pages/merchants.js';
+import { MerchantPage } from './pages/merchant.js';
+import { StatementPage } from './pages/statement.js';
+import { DashboardPage } from './pages/dashboard.js';
+
+const routes = [
+  { name: 'queue', pattern: /^\/queue$/, page: QueuePage },
+  { name: 'deposit', pattern: /^\/deposits\/([^/]+)$/, page: DepositPage, section: 'queue' },
+  { name: 'approvals', pattern: /^\/approvals$/, page: ApprovalsPage },
+  { name: 'withdrawal', pattern: /^\/withdrawals\/([^/]+)$/, page: WithdrawalPage, section: 'approvals' },
+  { name: 'claims', pattern: /^\/claims$/, page: ClaimsPage },
+  { name: 'claim', pattern: /^\/claims\/([^/]+)$/, page: ClaimPage, section: 'claims' },
+  { name: 'dispute', pattern: /^\/disputes\/([^/]+)$/, page: DisputePage, section: 'approvals' },
+  { name: 'merchants', pattern: /^\/merchants$/, page: MerchantsPage },
+  { name: 'merchant', pattern: /^\/merchants\/([^/]+)$/, page: MerchantPage, section: 'merchants' },
+  { name: 'statement', pattern: /^\/statement$/, page: StatementPage },
+  { name: 'dashboard', pattern: /^\/dashboard$/, page: DashboardPage },
+];
+
+/** The navigation, each entry shown when the operator may call the read its page starts with. */
+const nav = [
+  { name: 'queue', read: 'GET /v1/bo/deposits' },
+  { name: 'approvals', read: 'GET /v1/bo/withdrawals' },
+  { name: 'claims', read: 'GET /v1/bo/claims' },
+  { name: 'merchants', read: 'GET /v1/bo/merchants' },
+  { name: 'statement', read: 'GET /v1/bo/reports/statements' },
+  { name: 'dashboard', read: 'GET /v1/bo/dashboard' },
+];
+
+function parseHash(hash) {
+  const text = hash.replace(/^#/, '');
+  const [rawPath, rawQuery = ''] = text.split('?', 2);
+  const path = rawPath || '/';
+  const query = Object.fromEntries(new URLSearchParams(rawQuery));
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (m) return { path, query, route, id: m[1] === undefined ? undefined : decodeURIComponent(m[1]) };
+  }
+  return { path, query, route: null };
+}
+
+function useHash() {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const changed = () => setHash(location.hash);
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, []);
+  return hash;
+}
+
+function ErrorBanner({ problem, onDismiss }) {
+  if (!problem) return null;
+  const p = problem instanceof ApiProblem ? problem : null;
+  const required = p?.details?.required_roles;
+  return html`<div class="banner error" role="alert" data-testid="error-banner">
+    <div>
+      <strong data-testid="error-code">${p ? `${p.status || ''} ${p.code}`.trim() : t('error.unexpected')}</strong>
+      <span title=${p?.message ?? ''}> ${problemText(problem)}</span>
+      ${language() === 'th' && p?.message && p.messageTh ? html`<div class="small">${p.message}</div>` : null}
+      ${Array.isArray(required) && required.length > 0 ? html`<div class="small">${t('error.requiredRoles', { roles: required.join(', ') })}</div>` : null}
+      ${p?.requestId ? html`<div class="small mono">request_id ${p.requestId}</div>` : null}
+    </div>
+    <div class="banner-actions">
+      ${p?.status === 401 ? html`<button type="button" data-testid="sign-in-again" onClick=${() => logout()}>${t('auth.signInAgain')}</button>` : null}
+      <button type="button" class="ghost" data-testid="dismiss-error" onClick=${onDismiss} aria-label=${t('common.dismiss')}>✕</button>
+    </div>
+  </div>`;
+}
+
+function Header({ session, allowed, section, lang, onLanguage }) {
+  return html`<header class="top">
+    <a class="brand" href="#/queue"><span class="logo">฿</span> satang <span class="muted">console</span></a>
+    <nav>${nav.filter((n) => allowed(n.read)).map((n) => html`<a href=${`#/${n.name}`} class=${section === n.name ? 'active' : ''} data-testid=${`nav-${n.name}`}>${t(`nav.${n.name}`)}</a>`)}</nav>
+    <div class="who">
+      <span class="mono" data-testid="operator" title=${t('header.operator')}>${session.sub}</span>
+      <span data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>
+      <span class="lang" role="group" aria-label=${t('header.language')}>
+        <button type="button" class=${lang === 'th' ? 'on' : ''} data-testid="lang-th" onClick=${() => onLanguage('th')}>ไทย</button>
+        <button type="button" class=${lang === 'en' ? 'on' : ''} data-testid="lang-en" onClick=${() => onLanguage('en')}>English</button>
+      </span>
+      <button type="button" class="ghost" data-testid="logout" onClick=${() => logout()}>${t('header.logout')}</button>
+    </div>
+  </header>`;
+}
+
+function App({ session, tables }) {
+  const hash = useHash();
+  const [lang, setLang] = useState(language());
+  // Ready belongs to one page (its hash path): a new page starts not ready in the same render.
+  const [readyPath, setReadyPath] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const allowed = useCallback((route) => (tables.route_roles[route] ?? []).some((r) => session.roles.includes(r)), [session, tables]);
+  const home = allowed('GET /v1/bo/deposits') ? 'queue' : nav.find((n) => allowed(n.read))?.name ?? 'merchants';
+  const where = parseHash(hash);
+
+  useEffect(() => { if (where.path === '/') location.replace(`#/${home}`); }, [where.path, home]);
+  useEffect(() => { setProblem(null); }, [where.path]);
+  useEffect(() => {
+    if (!notice) return undefined;
+    const timer = setTimeout(() => setNotice(null), 3000);
+    return () => clearTimeout(timer);
+  }, [notice]);
+
+  const ready = readyPath === where.path;
+  const context = useMemo(() => ({
+    session, tables, setReady: (value) => setReadyPath(value ? where.path : null),
+    showError: (error) => { console.error(error); setProblem(error); },
+    showNotice: (text) => setNotice(text),
+  }), [session, tables, where.path]);
+  const onLanguage = (l) => { setLanguage(l); setLang(l); };
+  const Page = where.route?.page;
+  const name = where.route?.name ?? 'not-found';
+  useEffect(() => { if (!Page) setReadyPath(where.path); }, [Page, where.path]);
+
+  return html`<${PageContext.Provider} value=${context}>
+    <${Header} session=${session} allowed=${allowed} section=${where.route?.section ?? where.route?.name} lang=${lang} onLanguage=${onLanguage} />
+    <${ErrorBanner} problem=${problem} onDismiss=${() => setProblem(null)} />
+    ${notice ? html`<div class="banner notice" role="status" data-testid="notice">${notice}</div>` : null}
+    <main data-page=${name} data-ready=${ready ? '1' : undefined} data-error=${problem ? '1' : undefined} data-lang=${lang}>
+      ${Page ? html`<${Page} key=${where.path} id=${where.id} query=${where.query} path=${where.path} />` : html`<h1>${t('common.notFound')}</h1>`}
+    </main>
+  </${PageContext.Provider}>`;
+}
+
+async function start() {
+  const root = document.getElementById('app');
+  setLanguage(language());
+  try {
+    const session = await ensureSession();
+    const res = await fetch('/console/tables.json', { cache: 'no-cache' });
+    if (!res.ok) throw new Error(`tables.json: HTTP ${res.status}`);
+    const tables = await res.json();
+    root.textContent = '';
+    render(html`<${App} session=${session} tables=${tables} />`, root);
+  } catch (error) {
+    console.error(error);
+    root.textContent = `${t('error.startFailed')}: ${error?.message ?? error}`;
+    root.className = 'boot-error';
+  }
+}
+
+start();

@@ -1,0 +1,120 @@
+// How the console writes money, time and counts. Money is integer satang from the API
+// (a JSON number, or a decimal string for sums beyond 2^53): it is turned into baht with
+// BigInt and string arithmetic only, never divided into a float, so ฿0.01 is always
+// exact. Times are shown in Asia/Bangkok (the business's clock: UTC+7, no daylight
+// saving) with the UTC ISO instant kept for the title attribute (hover).
+
+const bangkok = 'Asia/Bangkok';
+const bangkokOffsetMs = 7 * 3600 * 1000;
+
+/** A satang amount as a BigInt, or null when it is absent or not an integer. */
+export function minorOf(value) {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : null;
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
+  return null;
+}
+
+/** '1234567' → '12,345.67': the digits of a non-negative satang amount as baht. */
+function bahtDigits(minorAbs) {
+  const digits = minorAbs.toString().padStart(3, '0');
+  const whole = digits.slice(0, -2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${whole}.${digits.slice(-2)}`;
+}
+
+/** 1234567 → '฿12,345.67'; -1 → '-฿0.01'; absent → '—'. */
+export function formatBaht(value) {
+  const minor = minorOf(value);
+  if (minor === null) return '—';
+  return minor < 0n ? `-฿${bahtDigits(-minor)}` : `฿${bahtDigits(minor)}`;
+}
+
+/**
+ * What an operator typed as baht ('12,345.67', '฿ 100', '0.5') → satang as a safe integer
+ * Number, or null when it is not an amount with at most two decimals. String arithmetic:
+ * '0.1' is 10 satang exactly.
+ */
+export function parseBahtToMinor(text) {
+  const cleaned = String(text ?? '').replace(/[฿,\s]/g, '');
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(cleaned);
+  if (!m) return null;
+  const minor = BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
+  return minor <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(minor) : null;
+}
+
+export function formatCount(n) {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return '—';
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** 0.1234 → '12.3%'; null → '—'. */
+export function formatPercent(rate) {
+  if (typeof rate !== 'number' || !Number.isFinite(rate)) return '—';
+  return `${(Math.round(rate * 1000) / 10).toFixed(1)}%`;
+}
+
+const dateTimeParts = new Intl.DateTimeFormat('en-GB', {
+  timeZone: bangkok, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+});
+
+/** An instant (ISO text or epoch ms) → 'YYYY-MM-DD HH:mm:ss' in Bangkok; '—' when absent or unreadable. */
+export function formatTime(value) {
+  const date = toDate(value);
+  if (!date) return '—';
+  const p = Object.fromEntries(dateTimeParts.formatToParts(date).map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** The UTC ISO instant, for the title attribute. */
+export function isoTitle(value) {
+  const date = toDate(value);
+  return date ? `${date.toISOString()} (UTC)` : '';
+}
+
+function toDate(value) {
+  if (value === null || value === undefined || value === '') return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** Today's date in Bangkok as YYYY-MM-DD (the finance reports' day). */
+export function bangkokToday(nowMs = Date.now()) {
+  return new Date(nowMs + bangkokOffsetMs).toISOString().slice(0, 10);
+}
+
+/** A Bangkok wall time from <input type="datetime-local"> ('2026-11-21T09:30') → the UTC ISO instant; null if unreadable. */
+export function bangkokLocalToIso(local) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(String(local ?? ''));
+  if (!m) return null;
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0)) - bangkokOffsetMs;
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/** An instant → the Bangkok wall time for <input type="datetime-local">. */
+export function isoToBangkokLocal(value) {
+  const date = toDate(value);
+  return date ? new Date(date.getTime() + bangkokOffsetMs).toISOString().slice(0, 16) : '';
+}
+
+/** Seconds → parts for an age ('2d 3h', '4h 05m', '12m', '40s'); the words come from i18n. */
+export function ageParts(seconds) {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return null;
+  const s = Math.floor(seconds);
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  if (d > 0) return { d, h };
+  if (h > 0) return { h, m };
+  if (m > 0) return { m };
+  return { s };
+}
+
+/** The first and last characters of a long id or hash, for dense tables (the whole one goes in the title). */
+export function shortId(text, keep = 8) {
+  const s = String(text ?? '');
+  return s.length <= keep * 2 + 1 ? s : `${s.slice(0, keep)}…${s.slice(-keep)}`;
+}
+
+/** Characters as the server counts a note: code points of the trimmed text. */
+export function noteLength(text) {
+  return [...String(text ?? '').trim()].length;
+}

@@ -1,0 +1,51 @@
+// Thai and English for every label of the console. Both dictionaries have the same keys
+// (specs/console/i18n.unit.spec.ts checks that, the placeholders of each pair, and that
+// every t('key') in console/ exists). The chosen language is remembered in localStorage —
+// only the language, never a token. Placeholders are written {name}.
+
+import { th } from './i18n-th.js';
+import { en } from './i18n-en.js';
+
+export const dictionaries = { th, en };
+export const languages = ['th', 'en'];
+
+const storageKey = 'satang.console.lang';
+let current = readStoredLanguage();
+
+function readStoredLanguage() {
+  try {
+    const stored = globalThis.localStorage?.getItem(storageKey);
+    return languages.includes(stored) ? stored : 'th';
+  } catch {
+    return 'th';
+  }
+}
+
+export function language() {
+  return current;
+}
+
+export function setLanguage(lang) {
+  if (!languages.includes(lang)) return;
+  current = lang;
+  try { globalThis.localStorage?.setItem(storageKey, lang); } catch { /* private mode: the choice lasts this page */ }
+  if (globalThis.document) document.documentElement.lang = lang;
+}
+
+/** The label for `key` in the current language, with {placeholders} filled; the key itself if it is unknown (visible, never blank). */
+export function t(key, vars) {
+  const text = dictionaries[current][key] ?? dictionaries.en[key] ?? key;
+  return vars ? text.replace(/\{(\w+)\}/g, (whole, name) => (vars[name] === undefined ? whole : String(vars[name]))) : text;
+}
+
+/** A label that may be missing: a status or code the dictionary does not know yet is shown as the code. */
+export function label(prefix, code) {
+  const key = `${prefix}.${code}`;
+  return dictionaries[current][key] ?? String(code ?? '—');
+}
+
+/** The server's error message in the current language (the catalogue's Thai text, the specific English one in the title). */
+export function problemText(problem) {
+  if (current === 'th' && problem?.messageTh) return problem.messageTh;
+  return problem?.message ?? String(problem);
+}

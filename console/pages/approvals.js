@@ -1,0 +1,83 @@
+// Withdrawal approvals: GET /v1/bo/withdrawals (default status=pending_approval; also the
+// open ones, and final ones with an open dispute), oldest first with the server's cursor.
+// Each row: age, merchant, amount and fee, the four-eyes approvals so far of
+// approvals_required, and — for an approver — approve and reject (with an optional note)
+// right in the row; the server refuses the same approver twice (409), shown in the banner.
+//
+// data-testids: approvals-filters, filter-status, filter-merchant, filter-livemode,
+//   filter-disputed, refresh, approvals-total, approvals-table, approval-row (data-id),
+//   approve, reject, reject-note, reject-confirm, prev-page, next-page.
+
+import { useState } from 'preact/hooks';
+import { get, post } from '../api.js';
+import { label, t } from '../i18n.js';
+import { ActionButton, Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+
+const statuses = ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'];
+
+export function ApprovalsPage({ query }) {
+  const filters = { status: query.status ?? 'pending_approval', merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? '', disputed: query.disputed ?? '', limit: query.limit ?? '50' };
+  const filterKey = JSON.stringify(filters);
+  const pager = usePager(filterKey);
+  const { data, loading, reload } = usePageData(() => get('/v1/bo/withdrawals', { ...filters, cursor: pager.cursor }), [filterKey, pager.cursor]);
+  const set = (patch) => navigate('/approvals', { ...filters, ...patch });
+  return html`<section>
+    <div class="page-head">
+      <h1>${t('approvals.title')}</h1>
+      <div class="summary"><span data-testid="approvals-total"><strong>${data ? data.total : loading ? '…' : '—'}</strong> ${t('approvals.total')}</span>
+        ${data?.as_of ? html`<span class="muted">${t('common.asOf')} <${Time} at=${data.as_of} /></span>` : null}</div>
+    </div>
+    <form class="filters" data-testid="approvals-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>
+      <label>${t('common.status')}
+        <select name="status" data-testid="filter-status" value=${filters.status} onChange=${(e) => set({ status: e.currentTarget.value })}>
+          ${statuses.map((s) => html`<option value=${s}>${label('status', s)}</option>`)}
+        </select></label>
+      <label>${t('approvals.disputed')}
+        <select name="disputed" data-testid="filter-disputed" value=${filters.disputed} onChange=${(e) => set({ disputed: e.currentTarget.value })}>
+          <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
+        </select></label>
+      <label>${t('common.merchant')}<input name="merchant_id" data-testid="filter-merchant" placeholder="mch_…" value=${filters.merchant_id} size="24" /></label>
+      <label>${t('common.mode')}
+        <select name="livemode" data-testid="filter-livemode" value=${filters.livemode} onChange=${(e) => set({ livemode: e.currentTarget.value })}>
+          <option value="">${t('common.any')}</option><option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option>
+        </select></label>
+      <input type="hidden" name="limit" value=${filters.limit} />
+      <button type="submit">${t('common.apply')}</button>
+      <button type="button" class="ghost" data-testid="refresh" onClick=${reload}>${t('common.refresh')}</button>
+    </form>
+    ${data && data.data.length === 0 ? html`<${Empty}>${t('approvals.empty')}</${Empty}>` : null}
+    ${data && data.data.length > 0 ? html`<table class="grid" data-testid="approvals-table" aria-busy=${loading}>
+      <thead><tr><th>${t('queue.age')}</th><th>${t('common.withdrawal')}</th><th>${t('common.merchant')}</th><th>${t('common.status')}</th>
+        <th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.fee')}</th><th>${t('queue.fourEyes')}</th><th>${t('common.created')}</th><th></th></tr></thead>
+      <tbody>${data.data.map((w) => html`<${ApprovalRow} key=${w.id} w=${w} reload=${reload} />`)}</tbody>
+    </table>` : null}
+    <${Pager} pager=${pager} nextCursor=${data?.next_cursor} />
+  </section>`;
+}
+
+function ApprovalRow({ w, reload }) {
+  const can = useCan();
+  const [rejecting, setRejecting] = useState(false);
+  const [note, setNote] = useState('');
+  const path = (verb) => `/v1/bo/withdrawals/${encodeURIComponent(w.id)}/${verb}`;
+  const pending = w.status === 'pending_approval';
+  return html`<tr data-testid="approval-row" data-id=${w.id}>
+    <td><${Age} seconds=${w.age_seconds} /></td>
+    <td><${Id} id=${w.id} to=${`#/withdrawals/${encodeURIComponent(w.id)}`} /> ${w.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
+    <td><${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
+    <td><${Status} status=${w.status} />${w.dispute ? html` <${PageLink} cls="badge bad" to=${`#/disputes/${encodeURIComponent(w.dispute.id)}`}>${t('withdrawal.disputeBadge')}</${PageLink}>` : null}</td>
+    <td class="num"><${Money} minor=${w.amount_total_minor} /></td>
+    <td class="num"><${Money} minor=${w.fee_total_minor} /></td>
+    <td><span class=${w.approvals.length > 0 ? 'badge info' : 'muted'} title=${w.approvals.join(', ')}>${w.approvals.length}/${w.approvals_required}</span></td>
+    <td><${Time} at=${w.created_at} /></td>
+    <td class="row-actions">
+      ${pending && can('POST /v1/bo/withdrawals/:id/approve') ? html`<${ActionButton} testid="approve" tone="primary" onRun=${() => post(path('approve'), {})} done=${reload}>${t('approvals.approve')}</${ActionButton}>` : null}
+      ${pending && can('POST /v1/bo/withdrawals/:id/reject') && !rejecting ? html`<button type="button" class="danger" data-testid="reject" onClick=${() => setRejecting(true)}>${t('approvals.reject')}</button>` : null}
+      ${rejecting ? html`<span class="inline-form">
+        <input data-testid="reject-note" placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
+        <${ActionButton} testid="reject-confirm" tone="danger" onRun=${() => post(path('reject'), note.trim() ? { note: note.trim() } : {})} done=${reload}>${t('approvals.reject')}</${ActionButton}>
+        <button type="button" class="ghost" onClick=${() => setRejecting(false)}>${t('common.cancel')}</button>
+      </span>` : null}
+    </td>
+  </tr>`;
+}

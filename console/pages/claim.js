@@ -1,0 +1,98 @@
+// One claim: GET /v1/bo/claims/{id} → the claim with every decision (notes[]: at,
+// operator, status, note) and its refund withdrawal. ops_admin moves it with one route per
+// transition (review, refund, payout, close, reject), each with a note of at least the
+// server's minimum (checked here first, and by the server) and, for refund, an optional
+// amount. Only the transitions the server's table (claim_transitions in
+// /console/tables.json) allows from the current status are offered; the server still
+// refuses a wrong one (409 operation_not_allowed, shown in the banner).
+//
+// data-testids: claim-status, claim-amount, notes, note-row, refund-withdrawal,
+//   transition-form, note, note-error, refund-amount, claim-review, claim-refund,
+//   claim-payout, claim-close, claim-reject.
+
+import { useState } from 'preact/hooks';
+import { get, post } from '../api.js';
+import { label, t } from '../i18n.js';
+import { parseBahtToMinor } from '../format.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+
+const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
+
+export function ClaimPage({ id }) {
+  const { data: c, error, reload } = usePageData(() => get(`/v1/bo/claims/${encodeURIComponent(id)}`), [id]);
+  if (!c) return html`<${Loading} error=${error} />`;
+  const refund = c.refund_withdrawal;
+  return html`<section>
+    <div class="page-head">
+      <h1>${t('claims.claim')} <span class="mono">${c.id}</span></h1>
+      <div class="summary">
+        <span data-testid="claim-status"><${Status} status=${c.status} prefix="claimStatus" /></span>
+        <${Mode} livemode=${c.livemode} />
+        <strong data-testid="claim-amount"><${Money} minor=${c.amount_minor} /></strong>
+      </div>
+    </div>
+    <div class="columns">
+      <div class="card"><h2>${t('claims.claim')}</h2>
+        <${Facts} rows=${[
+          [t('claims.kind'), label('claimKind', c.kind)],
+          [t('common.deposit'), html`<${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} keep=${14} />`],
+          [t('common.merchant'), html`<${Id} id=${c.merchant_id} to=${`#/merchants/${encodeURIComponent(c.merchant_id)}?livemode=${c.livemode}`} keep=${14} />`],
+          [t('common.created'), html`<${Time} at=${c.created_at} />`],
+          [t('claims.updated'), html`<${Time} at=${c.updated_at} />`],
+          c.evidence ? [t('claims.evidence'), html`<span class="prewrap">${c.evidence}</span>`] : null,
+          c.refund_minor !== null ? [t('claims.refundAmount'), html`<${Money} minor=${c.refund_minor} />`] : null,
+          c.refund_account ? [t('claims.refundAccount'), html`<span class="mono">${c.refund_account.bank_code} ${c.refund_account.account_number_masked} ${c.refund_account.account_name_th_masked}</span>`] : null,
+          c.refunded_minor !== null ? [t('claims.refunded'), html`<${Money} minor=${c.refunded_minor} />`] : null,
+        ]} />
+      </div>
+      <div class="card" data-testid="refund-withdrawal"><h2>${t('claims.refundWithdrawal')}</h2>
+        ${refund ? html`<${Facts} rows=${[
+          [t('common.withdrawal'), html`<${Id} id=${refund.id} to=${`#/withdrawals/${encodeURIComponent(refund.id)}`} keep=${14} />`],
+          [t('common.status'), html`<${Status} status=${refund.status} />`],
+          [t('withdrawal.amountTotal'), html`<${Money} minor=${refund.amount_total_minor} />`],
+          [t('withdrawal.filled'), html`<${Money} minor=${refund.filled_minor} />`],
+        ]} />` : html`<${Empty}>${t('claims.noRefundWithdrawal')}</${Empty}>`}
+      </div>
+    </div>
+    <div class="card"><h2>${t('claims.notes')}</h2>
+      ${c.notes.length === 0 ? html`<${Empty} />` : html`<table class="grid" data-testid="notes">
+        <thead><tr><th>${t('timeline.at')}</th><th>${t('claims.operator')}</th><th>${t('common.status')}</th><th>${t('claims.note')}</th></tr></thead>
+        <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono">${x.operator}</td>
+          <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap">${x.note}</td></tr>`)}</tbody>
+      </table>`}
+      ${c.note ? html`<p class="small muted">${t('claims.openingNote')}: ${c.note}</p>` : null}
+    </div>
+    <${Transitions} claim=${c} reload=${reload} />
+  </section>`;
+}
+
+function Transitions({ claim, reload }) {
+  const can = useCan();
+  const { tables } = usePageContext();
+  const n = useNote();
+  const [amount, setAmount] = useState('');
+  const [amountError, setAmountError] = useState(null);
+  const offered = transitionOrder.filter((tr) => (tables.claim_transitions?.[tr] ?? []).includes(claim.status) && can(`POST /v1/bo/claims/:id/${tr}`));
+  if (offered.length === 0) return null;
+  const run = async (transition) => {
+    if (!n.check()) return false;
+    const body = { note: n.note.trim() };
+    if (transition === 'refund' && amount.trim() !== '') {
+      const minor = parseBahtToMinor(amount);
+      if (minor === null || minor <= 0) { setAmountError(t('amount.invalid')); return false; }
+      body.amount_minor = minor;
+    }
+    await post(`/v1/bo/claims/${encodeURIComponent(claim.id)}/${transition}`, body);
+    n.clear();
+    setAmount('');
+    return true;
+  };
+  return html`<div class="card action-card" data-testid="transition-form">
+    <h2>${t('claims.decide')}</h2>
+    <${NoteField} n=${n} />
+    ${offered.includes('refund') ? html`<label class="inline">${t('claims.refundAmountInput')}
+      <input data-testid="refund-amount" inputmode="decimal" placeholder=${t('claims.refundAll')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
+      ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
+    <div class="buttons">${offered.map((tr) => html`<${ActionButton} testid=${`claim-${tr}`} tone=${tr === 'reject' ? 'danger' : 'primary'} onRun=${() => run(tr)} done=${reload}>${t(`claims.t.${tr}`)}</${ActionButton}>`)}</div>
+  </div>`;
+}

@@ -1,0 +1,139 @@
+// One deposit: GET /v1/bo/deposits/{id} → {deposit, merchant, review, evidence, timeline}.
+// The order and its review state (reasons, age, escalation, four-eyes approvals of
+// approvals_needed), the reviewer's decision (approve / decline with a note; the page
+// refuses a note under the server's minimum before calling, the server refuses it too and
+// any other refusal — the same reviewer twice is a 409 — shows in the banner), the
+// reversal ⚑ of a settled deposit (ops_admin), then the evidence (deposit-evidence.js):
+// the six verdicts side by side, the slips with their images, duplicate hits, legs and the
+// timeline with journal seqs. Buttons the operator's roles cannot call are not shown.
+//
+// data-testids: deposit-status, deposit-amount, review-panel, approvals, approvals-needed,
+//   decision-form, note, note-error, amount, approve, decline, reverse-form,
+//   reverse-reason, reverse-note, reverse-note-error, reverse, (deposit-evidence.js: verdicts, verdict-row,
+//   slip, slip-image, duplicate-hits, legs, timeline, timeline-step).
+
+import { get, post } from '../api.js';
+import { label, language, t } from '../i18n.js';
+import { parseBahtToMinor } from '../format.js';
+import { ActionButton, Age, Badge, Facts, html, Id, Loading, Mode, Money, NoteField, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+import { Evidence } from './deposit-evidence.js';
+import { useState } from 'preact/hooks';
+
+export function DepositPage({ id }) {
+  const can = useCan();
+  const { data, error, reload } = usePageData(() => get(`/v1/bo/deposits/${encodeURIComponent(id)}`), [id]);
+  if (!data) return html`<${Loading} error=${error} />`;
+  const { deposit, merchant, review } = data;
+  return html`<section>
+    <div class="page-head">
+      <h1>${t('common.deposit')} <span class="mono">${deposit.id}</span></h1>
+      <div class="summary">
+        <span data-testid="deposit-status"><${Status} status=${deposit.status} /></span>
+        <${Mode} livemode=${deposit.livemode} />
+        <strong data-testid="deposit-amount"><${Money} minor=${deposit.amount_minor} /></strong>
+      </div>
+    </div>
+    <div class="columns">
+      <div class="card">
+        <h2>${t('deposit.order')}</h2>
+        <${Facts} rows=${[
+          [t('common.merchant'), html`<a href=${`#/merchants/${encodeURIComponent(merchant.id)}?livemode=${deposit.livemode}`}>${merchant.name ?? merchant.id}</a> <${Id} id=${merchant.id} />`],
+          [t('deposit.reference'), html`<span class="mono">${deposit.merchant_reference}</span>`],
+          [t('common.created'), html`<${Time} at=${deposit.created_at} />`],
+          [t('deposit.expires'), html`<${Time} at=${deposit.expires_at} />`],
+          [t('deposit.sender'), `${deposit.sender?.bank_code ?? ''} ${deposit.sender?.account_number_masked ?? ''} ${deposit.sender?.account_name_th_masked ?? ''}`],
+          deposit.amount_received_minor !== undefined ? [t('deposit.received'), html`<${Money} minor=${deposit.amount_received_minor} />`] : null,
+          deposit.credited_amount_minor !== undefined ? [t('deposit.credited'), html`<${Money} minor=${deposit.credited_amount_minor} />`] : null,
+          deposit.fee_total_minor !== undefined ? [t('deposit.fee'), html`<${Money} minor=${deposit.fee_total_minor} />`] : null,
+          deposit.settled_at ? [t('deposit.settledAt'), html`<${Time} at=${deposit.settled_at} />`] : null,
+          deposit.overpayment ? [t('deposit.overpayment'), html`<${Money} minor=${deposit.overpayment.amount_minor} /> <${Id} id=${deposit.overpayment.claim_id} to=${`#/claims/${encodeURIComponent(deposit.overpayment.claim_id)}`} keep=${14} />`] : null,
+          deposit.rejection ? [t('deposit.rejection'), `${deposit.rejection.code} — ${language() === 'th' ? deposit.rejection.display_th : deposit.rejection.display_en}`] : null,
+          deposit.reversal ? [t('deposit.reversal'), deposit.reversal.reason_code] : null,
+          can('GET /v1/bo/claims') ? [t('deposit.claims'), html`<a href=${`#/claims?deposit_id=${encodeURIComponent(deposit.id)}`}>${t('deposit.claimsLink')}</a>`] : null,
+        ]} />
+      </div>
+      ${review ? html`<${ReviewPanel} review=${review} />` : null}
+    </div>
+    <${Decision} deposit=${deposit} review=${review} reload=${reload} />
+    <${Reversal} deposit=${deposit} reload=${reload} />
+    <${Evidence} data=${data} />
+  </section>`;
+}
+
+function ReviewPanel({ review }) {
+  const { tables } = usePageContext();
+  const reasonText = (code) => {
+    const r = (tables.review_reasons ?? []).find((x) => x.code === code);
+    return r ? (language() === 'th' ? r.th : r.en) : '';
+  };
+  return html`<div class="card" data-testid="review-panel">
+    <h2>${t('deposit.review')} ${review.escalated ? html`<${Badge} tone="bad">${t('queue.escalatedBadge')}</${Badge}>` : null}</h2>
+    <${Facts} rows=${[
+      [t('deposit.reviewOpened'), html`<${Time} at=${review.opened_at} />`],
+      [t('queue.age'), html`<${Age} seconds=${review.age_seconds} />`],
+      [t('queue.fourEyes'), html`<span data-testid="approvals">${review.approvals.length}</span> / <span data-testid="approvals-needed">${review.approvals_needed}</span>
+        ${review.approvals.length > 0 ? html` <span class="muted">(${review.approvals.join(', ')})</span>` : null}`],
+      [t('queue.reasons'), html`<ul class="plain">${review.reasons.map((r) => html`<li><${Badge} tone="warn">${r.code}</${Badge}> ${reasonText(r.code)}
+        ${r.detail ? html`<div class="small mono">${JSON.stringify(r.detail)}</div>` : null}</li>`)}</ul>`],
+    ]} />
+  </div>`;
+}
+
+function Decision({ deposit, review, reload }) {
+  const can = useCan();
+  const n = useNote();
+  const [amount, setAmount] = useState('');
+  const [amountError, setAmountError] = useState(null);
+  const mayApprove = can('POST /v1/bo/deposits/:id/approve'), mayDecline = can('POST /v1/bo/deposits/:id/decline');
+  if (deposit.status !== 'under_review' || !review || (!mayApprove && !mayDecline)) return null;
+  const path = (verb) => `/v1/bo/deposits/${encodeURIComponent(deposit.id)}/${verb}`;
+  const decide = async (verb) => {
+    if (!n.check()) return false;
+    const body = { note: n.note.trim() };
+    if (verb === 'approve' && amount.trim() !== '') {
+      const minor = parseBahtToMinor(amount);
+      if (minor === null || minor <= 0) { setAmountError(t('amount.invalid')); return false; }
+      body.amount_minor = minor;
+    }
+    await post(path(verb), body);
+    n.clear();
+    setAmount('');
+    return true;
+  };
+  return html`<div class="card action-card" data-testid="decision-form">
+    <h2>${t('deposit.decision')}</h2>
+    <${NoteField} n=${n} />
+    ${mayApprove ? html`<label class="inline">${t('deposit.transferredAmount')}
+      <input data-testid="amount" inputmode="decimal" placeholder=${t('deposit.transferredAmountHint')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
+      ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
+    <div class="buttons">
+      ${mayApprove ? html`<${ActionButton} testid="approve" tone="primary" onRun=${() => decide('approve')} done=${reload}>${t('deposit.approve')}</${ActionButton}>` : null}
+      ${mayDecline ? html`<${ActionButton} testid="decline" tone="danger" onRun=${() => decide('decline')} done=${reload}>${t('deposit.decline')}</${ActionButton}>` : null}
+    </div>
+  </div>`;
+}
+
+function Reversal({ deposit, reload }) {
+  const can = useCan();
+  const { tables } = usePageContext();
+  const n = useNote(1);
+  const codes = tables.reversal_reason_codes ?? [];
+  const [reason, setReason] = useState(codes[0] ?? '');
+  if (deposit.status !== 'settled' || !can('POST /v1/bo/deposits/:id/reverse')) return null;
+  const reverse = async () => {
+    if (!n.check()) return false;
+    await post(`/v1/bo/deposits/${encodeURIComponent(deposit.id)}/reverse`, { reason_code: reason, note: n.note.trim() }, { stepUp: true });
+    n.clear();
+    return true;
+  };
+  return html`<details class="card action-card" data-testid="reverse-form">
+    <summary><span class="flag">⚑</span> ${t('deposit.reverseTitle')}</summary>
+    <p class="small muted">${t('deposit.reverseHelp')}</p>
+    <label class="inline">${t('common.reason')}
+      <select data-testid="reverse-reason" value=${reason} onChange=${(e) => setReason(e.currentTarget.value)}>
+        ${codes.map((c) => html`<option value=${c}>${label('reversal', c)}</option>`)}
+      </select></label>
+    <${NoteField} n=${n} testid="reverse-note" rows=${2} />
+    <div class="buttons"><${ActionButton} testid="reverse" tone="danger" stepUp onRun=${reverse} done=${reload}>${t('deposit.reverse')}</${ActionButton}></div>
+  </details>`;
+}

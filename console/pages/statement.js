@@ -1,0 +1,79 @@
+// The daily statement (finance): GET /v1/bo/reports/statements?merchant_id=&livemode=&date=
+// (a day in Asia/Bangkok). Per bucket: the opening balance, each movement type (count,
+// credits, debits, net) and the closing balance, exactly as the server computed them.
+// "Download CSV" fetches the same statement with format=csv using the operator's token and
+// saves it through a blob link (statement-<merchant>-<live|test>-<date>.csv).
+//
+// data-testids: statement-form, statement-merchant, statement-livemode, statement-date,
+//   show-statement, statement, statement-bucket (data-bucket), movement-row (data-type),
+//   opening, closing, download-csv.
+
+import { useState } from 'preact/hooks';
+import { get, getBlob } from '../api.js';
+import { label, t } from '../i18n.js';
+import { bangkokToday, formatCount } from '../format.js';
+import { ActionButton, Empty, html, Money, navigate, Time, usePageData } from '../ui.js';
+
+export function StatementPage({ query }) {
+  const params = { merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? 'true', date: query.date ?? bangkokToday() };
+  const key = JSON.stringify(params);
+  const { data } = usePageData(() => (params.merchant_id ? get('/v1/bo/reports/statements', params) : Promise.resolve(null)), [key]);
+  return html`<section>
+    <div class="page-head"><h1>${t('statement.title')}</h1></div>
+    <${StatementForm} key=${key} params=${params} />
+    ${!params.merchant_id ? html`<${Empty}>${t('statement.chooseMerchant')}</${Empty}>` : null}
+    ${data ? html`<${Statement} s=${data} params=${params} />` : null}
+  </section>`;
+}
+
+function StatementForm({ params }) {
+  const [merchant, setMerchant] = useState(params.merchant_id);
+  const [livemode, setLivemode] = useState(params.livemode);
+  const [date, setDate] = useState(params.date);
+  return html`<form class="filters" data-testid="statement-form" onSubmit=${(e) => { e.preventDefault(); navigate('/statement', { merchant_id: merchant.trim(), livemode, date }); }}>
+    <label>${t('common.merchant')}<input data-testid="statement-merchant" placeholder="mch_…" required value=${merchant} onInput=${(e) => setMerchant(e.currentTarget.value)} size="30" /></label>
+    <label>${t('common.mode')}<select data-testid="statement-livemode" value=${livemode} onChange=${(e) => setLivemode(e.currentTarget.value)}>
+      <option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option></select></label>
+    <label>${t('statement.date')}<input type="date" data-testid="statement-date" required value=${date} max=${bangkokToday()} onInput=${(e) => setDate(e.currentTarget.value)} /></label>
+    <button type="submit" data-testid="show-statement">${t('statement.show')}</button>
+  </form>`;
+}
+
+/** Saves a Blob under `filename` through a temporary link (the token never leaves fetch). */
+function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function Statement({ s, params }) {
+  const download = async () => {
+    const blob = await getBlob('/v1/bo/reports/statements', { ...params, format: 'csv' });
+    saveBlob(blob, `statement-${s.merchant_id}-${s.livemode ? 'live' : 'test'}-${s.date}.csv`);
+  };
+  return html`<div class="card" data-testid="statement">
+    <div class="sub-head">
+      <h2>${s.merchant_id} · ${s.livemode ? t('mode.live') : t('mode.test')} · ${s.date} <span class="muted small">(${s.time_zone})</span></h2>
+      <${ActionButton} testid="download-csv" onRun=${download}>⬇ ${t('statement.downloadCsv')}</${ActionButton}>
+    </div>
+    <p class="small muted">${t('statement.period')} <${Time} at=${s.period_start} /> – <${Time} at=${s.period_end} /> · ${t('common.asOf')} <${Time} at=${s.as_of} /></p>
+    <table class="grid statement">
+      <thead><tr><th>${t('statement.line')}</th><th class="num">${t('statement.count')}</th><th class="num">${t('statement.credit')}</th><th class="num">${t('statement.debit')}</th><th class="num">${t('statement.net')}</th></tr></thead>
+      ${s.buckets.map((b) => html`<tbody data-testid="statement-bucket" data-bucket=${b.bucket}>
+        <tr class="bucket-head"><th colspan="5">${label('bucket', b.bucket)}</th></tr>
+        <tr data-testid="opening"><td>${t('statement.opening')}</td><td></td><td></td><td></td><td class="num"><${Money} minor=${b.opening_minor} /></td></tr>
+        ${b.movements.length === 0 ? html`<tr><td colspan="5" class="muted">${t('statement.noMovements')}</td></tr>` : null}
+        ${b.movements.map((m) => html`<tr data-testid="movement-row" data-type=${m.type}>
+          <td>${label('btType', m.type)} <span class="mono small muted">${m.type}</span></td><td class="num">${formatCount(m.count)}</td>
+          <td class="num"><${Money} minor=${m.credit_minor} /></td><td class="num"><${Money} minor=${m.debit_minor} /></td><td class="num"><${Money} minor=${m.net_minor} signed /></td>
+        </tr>`)}
+        <tr class="total" data-testid="closing"><td>${t('statement.closing')}</td><td></td><td></td><td></td><td class="num"><${Money} minor=${b.closing_minor} /></td></tr>
+      </tbody>`)}
+    </table>
+  </div>`;
+}

@@ -1,0 +1,171 @@
+// One withdrawal: GET /v1/bo/withdrawals/{id} → {withdrawal, merchant_id, approvals,
+// approvals_required, dispute (with every evidence submission) | null}. The figures
+// (total, fee, locked, filled, remaining, in flight, refunded), the approvals so far and
+// — for an approver, while pending — approve / reject; the fills, each with its reversal
+// ⚑ for ops_admin (reason and note; step-up); the dispute (a link to its page) or, for
+// ops_admin, a form to open one (POST …/disputes: no step-up in the server's table).
+//
+// data-testids: withdrawal-status, withdrawal-amount, approvals, approve, reject,
+//   reject-note, fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
+//   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm,
+//   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by,
+//   open-dispute.
+
+import { useState } from 'preact/hooks';
+import { get, post } from '../api.js';
+import { label, t } from '../i18n.js';
+import { bangkokLocalToIso, parseBahtToMinor } from '../format.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, PageLink, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+
+export function WithdrawalPage({ id }) {
+  const { data, error, reload } = usePageData(() => get(`/v1/bo/withdrawals/${encodeURIComponent(id)}`), [id]);
+  if (!data) return html`<${Loading} error=${error} />`;
+  const w = data.withdrawal;
+  return html`<section>
+    <div class="page-head">
+      <h1>${t('common.withdrawal')} <span class="mono">${w.id}</span></h1>
+      <div class="summary">
+        <span data-testid="withdrawal-status"><${Status} status=${w.status} /></span>
+        <${Mode} livemode=${w.livemode} />
+        <strong data-testid="withdrawal-amount"><${Money} minor=${w.amount_total_minor} /></strong>
+      </div>
+    </div>
+    <div class="columns">
+      <div class="card">
+        <h2>${t('withdrawal.order')}</h2>
+        <${Facts} rows=${[
+          [t('common.merchant'), html`<${Id} id=${data.merchant_id} to=${`#/merchants/${encodeURIComponent(data.merchant_id)}?livemode=${w.livemode}`} keep=${14} />`],
+          [t('deposit.reference'), html`<span class="mono">${w.merchant_reference}</span>`],
+          [t('withdrawal.endUser'), html`<span class="mono">${w.end_user_ref}</span>`],
+          [t('withdrawal.beneficiary'), html`<${Id} id=${w.beneficiary_id} />`],
+          [t('common.created'), html`<${Time} at=${w.created_at} />`],
+          [t('deposit.expires'), html`<${Time} at=${w.expires_at} />`],
+          w.refund_of_deposit_id ? [t('withdrawal.refundOf'), html`<${Id} id=${w.refund_of_deposit_id} to=${`#/deposits/${encodeURIComponent(w.refund_of_deposit_id)}`} />`] : null,
+          w.replacement_of_withdrawal_id ? [t('withdrawal.replacementOf'), html`<${Id} id=${w.replacement_of_withdrawal_id} to=${`#/withdrawals/${encodeURIComponent(w.replacement_of_withdrawal_id)}`} />`] : null,
+          w.rejection ? [t('deposit.rejection'), w.rejection.code] : null,
+          w.cancel_reason_code ? [t('withdrawal.canceled'), `${w.canceled_by ?? ''} ${w.cancel_reason_code}`] : null,
+        ]} />
+      </div>
+      <div class="card">
+        <h2>${t('withdrawal.figures')}</h2>
+        <${Facts} rows=${[
+          [t('withdrawal.amountTotal'), html`<${Money} minor=${w.amount_total_minor} />`],
+          [t('withdrawal.fee'), html`<${Money} minor=${w.fee_total_minor} />`],
+          [t('withdrawal.locked'), html`<${Money} minor=${w.total_locked_minor} />`],
+          [t('withdrawal.filled'), html`<${Money} minor=${w.filled_minor} />`],
+          [t('withdrawal.remaining'), html`<${Money} minor=${w.remaining_minor} />`],
+          [t('withdrawal.inFlight'), html`<${Money} minor=${w.reserved_minor} />`],
+          [t('withdrawal.refunded'), html`<${Money} minor=${w.refunded_minor} />`],
+          [t('withdrawal.feeRecognized'), html`<${Money} minor=${w.fee_recognized_minor} />`],
+          [t('withdrawal.splits'), `${w.settled_splits} / ${w.max_splits}`],
+        ]} />
+      </div>
+      <${Approval} data=${data} reload=${reload} />
+    </div>
+    <div class="card"><h2>${t('withdrawal.fills')}</h2><${Fills} w=${w} reload=${reload} /></div>
+    <${DisputeCard} data=${data} reload=${reload} />
+  </section>`;
+}
+
+function Approval({ data, reload }) {
+  const can = useCan();
+  const [note, setNote] = useState('');
+  const w = data.withdrawal;
+  const path = (verb) => `/v1/bo/withdrawals/${encodeURIComponent(w.id)}/${verb}`;
+  const pending = w.status === 'pending_approval';
+  return html`<div class="card">
+    <h2>${t('withdrawal.approval')}</h2>
+    <${Facts} rows=${[
+      [t('withdrawal.requiresApproval'), w.requires_approval ? t('common.yes') : t('common.no')],
+      [t('queue.fourEyes'), html`<span data-testid="approvals">${data.approvals.length}/${data.approvals_required}</span> ${data.approvals.length > 0 ? html`<span class="muted">(${data.approvals.join(', ')})</span>` : null}`],
+    ]} />
+    ${pending && can('POST /v1/bo/withdrawals/:id/approve') ? html`<div class="buttons">
+      <${ActionButton} testid="approve" tone="primary" onRun=${() => post(path('approve'), {})} done=${reload}>${t('approvals.approve')}</${ActionButton}>
+    </div>` : null}
+    ${pending && can('POST /v1/bo/withdrawals/:id/reject') ? html`<div class="inline-form">
+      <input data-testid="reject-note" placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
+      <${ActionButton} testid="reject" tone="danger" onRun=${() => post(path('reject'), note.trim() ? { note: note.trim() } : {})} done=${reload}>${t('approvals.reject')}</${ActionButton}>
+    </div>` : null}
+  </div>`;
+}
+
+function Fills({ w, reload }) {
+  const can = useCan();
+  const [reversing, setReversing] = useState(null);
+  if (w.fills.length === 0) return html`<${Empty}>${t('withdrawal.noFills')}</${Empty}>`;
+  const mayReverse = can('POST /v1/bo/withdrawals/:id/fills/:legRef/reverse');
+  return html`<table class="grid" data-testid="fills">
+    <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.feeShare')}</th>
+      <th>${t('withdrawal.settledAt')}</th><th>${t('withdrawal.autoConfirm')}</th><th>${t('withdrawal.receipt')}</th><th>${t('withdrawal.balanceTransaction')}</th><th></th></tr></thead>
+    <tbody>${w.fills.map((f) => html`<tr data-testid="fill-row" data-leg=${f.leg_ref}>
+      <td class="mono">${f.leg_ref}</td><td>${f.sequence}</td>
+      <td class="num"><${Money} minor=${f.amount_minor} /></td><td class="num"><${Money} minor=${f.fee_recognized_minor} /></td>
+      <td><${Time} at=${f.settled_at} /></td><td><${Time} at=${f.auto_confirm_at} /></td>
+      <td>${f.receipt_state ? html`<${Status} status=${f.receipt_state} prefix="receipt" />` : '—'}</td>
+      <td><${Id} id=${f.balance_transaction_id} /></td>
+      <td>${mayReverse && f.receipt_state !== 'reversed' ? html`<button type="button" class="danger" data-testid="reverse-fill" data-leg=${f.leg_ref} onClick=${() => setReversing(f.leg_ref)}><span class="flag">⚑</span> ${t('withdrawal.reverseFill')}</button>` : null}</td>
+    </tr>`)}</tbody>
+  </table>
+  ${reversing ? html`<${ReverseFill} key=${reversing} w=${w} legRef=${reversing} onClose=${() => setReversing(null)} reload=${reload} />` : null}`;
+}
+
+function ReverseFill({ w, legRef, onClose, reload }) {
+  const { tables } = usePageContext();
+  const codes = tables.reversal_reason_codes ?? [];
+  const [reason, setReason] = useState(codes[0] ?? '');
+  const n = useNote(1);
+  const run = async () => {
+    if (!n.check()) return false;
+    await post(`/v1/bo/withdrawals/${encodeURIComponent(w.id)}/fills/${encodeURIComponent(legRef)}/reverse`, { reason_code: reason, note: n.note.trim() }, { stepUp: true });
+    return true;
+  };
+  return html`<div class="subcard" data-testid="reverse-fill-form">
+    <h3><span class="flag">⚑</span> ${t('withdrawal.reverseFillTitle', { leg: legRef })}</h3>
+    <p class="small muted">${t('withdrawal.reverseFillHelp')}</p>
+    <label class="inline">${t('common.reason')}
+      <select data-testid="reverse-fill-reason" value=${reason} onChange=${(e) => setReason(e.currentTarget.value)}>
+        ${codes.map((c) => html`<option value=${c}>${label('reversal', c)}</option>`)}
+      </select></label>
+    <${NoteField} n=${n} testid="reverse-fill-note" rows=${2} />
+    <div class="buttons">
+      <${ActionButton} testid="reverse-fill-confirm" tone="danger" stepUp onRun=${run} done=${async () => { onClose(); await reload(); }}>${t('withdrawal.reverseFill')}</${ActionButton}>
+      <button type="button" class="ghost" onClick=${onClose}>${t('common.cancel')}</button>
+    </div>
+  </div>`;
+}
+
+function DisputeCard({ data, reload }) {
+  const can = useCan();
+  const [reason, setReason] = useState('');
+  const [amount, setAmount] = useState('');
+  const [respondBy, setRespondBy] = useState('');
+  const [error, setError] = useState(null);
+  const d = data.dispute;
+  if (d) {
+    return html`<div class="card">
+      <h2>${t('dispute.title')}</h2>
+      <p><${PageLink} testid="dispute-link" to=${`#/disputes/${encodeURIComponent(d.id)}`}>${d.id}</${PageLink}> <${Status} status=${d.status} prefix="disputeStatus" />
+        ${d.outcome ? html` <${Status} status=${d.outcome} prefix="outcome" />` : null}
+        · ${d.reason_code} · <${Money} minor=${d.amount_minor} /> · ${t('dispute.respondBy')} <${Time} at=${d.respond_by} /></p>
+    </div>`;
+  }
+  if (!can('POST /v1/bo/withdrawals/:id/disputes')) return null;
+  const open = async () => {
+    const minor = parseBahtToMinor(amount);
+    if (reason.trim() === '' || minor === null || minor <= 0) { setError(t('dispute.formInvalid')); return false; }
+    const body = { reason_code: reason.trim(), amount_minor: minor };
+    if (respondBy) body.respond_by = bangkokLocalToIso(respondBy);
+    await post(`/v1/bo/withdrawals/${encodeURIComponent(data.withdrawal.id)}/disputes`, body);
+    return true;
+  };
+  return html`<details class="card" data-testid="dispute-form">
+    <summary>${t('dispute.open')}</summary>
+    <div class="form-row">
+      <label>${t('common.reason')}<input data-testid="dispute-reason" placeholder="e.g. CHARGEBACK" value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('dispute.amount')}<input data-testid="dispute-amount" inputmode="decimal" placeholder="0.00" value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('dispute.respondByBangkok')}<input type="datetime-local" data-testid="dispute-respond-by" value=${respondBy} onInput=${(e) => setRespondBy(e.currentTarget.value)} /></label>
+    </div>
+    ${error ? html`<p class="field-error">${error}</p>` : null}
+    <div class="buttons"><${ActionButton} testid="open-dispute" tone="danger" onRun=${open} done=${reload}>${t('dispute.open')}</${ActionButton}></div>
+  </details>`;
+}

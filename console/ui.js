@@ -1,0 +1,251 @@
+// The console's small shared pieces: the htm binding, the page context (the operator's
+// session, the server's tables, the ready flag and the error banner), the hash links,
+// and the components every page writes with (money, time, status, pager, action button).
+// No business rule here: `can(route)` reads the server's roles table (/console/tables.json)
+// to hide what the operator's roles cannot call; the server still decides.
+
+import { createContext, h } from 'preact';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import htm from 'htm';
+import { ageParts, formatBaht, formatTime, isoTitle, minorOf, noteLength, shortId } from './format.js';
+import { label, t } from './i18n.js';
+
+export const html = htm.bind(h);
+
+/** {session: {sub, roles}, tables, setReady(bool), showError(problem), showNotice(text)} — provided by app.js. */
+export const PageContext = createContext(null);
+
+export function usePageContext() {
+  return useContext(PageContext);
+}
+
+/** Whether the operator holds one of the roles the server's table gives `route` ('POST /v1/bo/deposits/:id/approve'). */
+export function useCan() {
+  const { session, tables } = usePageContext();
+  return useCallback((route) => {
+    const roles = tables?.route_roles?.[route];
+    return Array.isArray(roles) && roles.some((r) => session.roles.includes(r));
+  }, [session, tables]);
+}
+
+/** The read a console page starts with, by its hash: a link to a page the roles cannot read is not offered. */
+const pageReads = [
+  [/^#\/deposits\//, 'GET /v1/bo/deposits/:id'], [/^#\/withdrawals\//, 'GET /v1/bo/withdrawals/:id'], [/^#\/claims\//, 'GET /v1/bo/claims/:id'],
+  [/^#\/claims(\?|$)/, 'GET /v1/bo/claims'], [/^#\/disputes\//, 'GET /v1/bo/disputes/:id'], [/^#\/merchants/, 'GET /v1/bo/merchants'],
+  [/^#\/queue/, 'GET /v1/bo/deposits'], [/^#\/approvals/, 'GET /v1/bo/withdrawals'], [/^#\/statement/, 'GET /v1/bo/reports/statements'], [/^#\/dashboard/, 'GET /v1/bo/dashboard'],
+];
+
+/** (hash) → the hash when the operator may open that page, else null. */
+export function useLinkable() {
+  const can = useCan();
+  return useCallback((to) => {
+    const read = pageReads.find(([re]) => re.test(to))?.[1];
+    return read === undefined || can(read) ? to : null;
+  }, [can]);
+}
+
+/** A link to a console page, or its text alone when the operator's roles cannot read that page. */
+export function PageLink({ to, children, testid, cls }) {
+  const linkable = useLinkable();
+  return linkable(to) ? html`<a href=${to} data-testid=${testid} class=${cls}>${children}</a>` : html`<span data-testid=${testid} class=${cls}>${children}</span>`;
+}
+
+// ---- hash routes: #/path?query ----
+
+export function href(path, query) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const text = q.toString();
+  return `#${path}${text ? `?${text}` : ''}`;
+}
+
+export function navigate(path, query) {
+  location.hash = href(path, query).slice(1);
+}
+
+/**
+ * Loads a page's data with `load()` (async), re-running when `deps` change. Keeps <main>'s
+ * data-ready off while loading and sets it once the data (or the error) has rendered.
+ */
+export function usePageData(load, deps) {
+  const { setReady, showError } = usePageContext();
+  const [state, setState] = useState({ data: null, error: null, loading: true });
+  const generation = useRef(0);
+  const run = useCallback(async () => {
+    const mine = ++generation.current;
+    setReady(false);
+    setState((s) => ({ ...s, loading: true }));
+    try {
+      const data = await load();
+      if (mine === generation.current) setState({ data, error: null, loading: false });
+    } catch (error) {
+      if (mine !== generation.current) return;
+      setState({ data: null, error, loading: false });
+      showError(error);
+    }
+  }, deps);
+  useEffect(() => { run(); }, [run]);
+  useEffect(() => { if (!state.loading) setReady(true); }, [state.loading, state.data, state.error]);
+  return { ...state, reload: run };
+}
+
+// ---- small components ----
+
+export function Money({ minor, signed = false }) {
+  const value = minorOf(minor);
+  const cls = value === null ? 'money muted' : value < 0n ? 'money negative' : 'money';
+  const text = formatBaht(minor);
+  return html`<span class=${cls}>${signed && value !== null && value > 0n ? '+' : ''}${text}</span>`;
+}
+
+export function Time({ at }) {
+  if (!at) return html`<span class="muted">—</span>`;
+  return html`<time datetime=${at} title=${isoTitle(at)}>${formatTime(at)}</time>`;
+}
+
+export function formatAge(seconds) {
+  const p = ageParts(seconds);
+  if (!p) return '—';
+  const units = [['d', 'age.d'], ['h', 'age.h'], ['m', 'age.m'], ['s', 'age.s']];
+  return units.filter(([u]) => p[u] !== undefined).map(([u, key]) => t(key, { n: u === 'm' && p.h !== undefined ? String(p[u]).padStart(2, '0') : p[u] })).join(' ');
+}
+
+export function Age({ seconds }) {
+  const cls = seconds >= 4 * 3600 ? 'age old' : seconds >= 3600 ? 'age late' : 'age';
+  return html`<span class=${cls}>${formatAge(seconds)}</span>`;
+}
+
+const toneOfStatus = {
+  settled: 'good', delivered: 'good', closed: 'good', enabled: 'good', merchant_won: 'good', complete: 'good', cleared: 'good', ok: 'good',
+  under_review: 'warn', pending_approval: 'warn', pending: 'warn', open: 'info', partially_filled: 'info', awaiting_payment: 'info', slip_processing: 'info',
+  awaiting_liquidity: 'warn', refund_pending: 'warn', return_pending_payout: 'warn',
+  confirmed: 'good', auto_confirmed: 'good', retry: 'warn', interrupted: 'warn', in_flight: 'info', permanent: 'bad', resolved: 'muted',
+  rejected: 'bad', failed: 'bad', reversed: 'bad', disabled: 'bad', merchant_lost: 'bad', expired: 'muted', canceled: 'muted', withdrawn: 'muted',
+};
+
+export function Status({ status, prefix = 'status' }) {
+  return html`<span class=${`badge ${toneOfStatus[status] ?? 'muted'}`} data-status=${status}>${label(prefix, status)}</span>`;
+}
+
+export function Badge({ tone = 'muted', title, children }) {
+  return html`<span class=${`badge ${tone}`} title=${title}>${children}</span>`;
+}
+
+export function Mode({ livemode }) {
+  return livemode === false ? html`<span class="badge test">${t('mode.test')}</span>` : html`<span class="badge live">${t('mode.live')}</span>`;
+}
+
+export function Id({ id, to, keep = 10 }) {
+  const linkable = useLinkable();
+  if (!id) return html`<span class="muted">—</span>`;
+  const text = shortId(id, keep);
+  return to && linkable(to) ? html`<a class="mono" href=${to} title=${id}>${text}</a>` : html`<span class="mono" title=${id}>${text}</span>`;
+}
+
+export function Check({ value }) {
+  if (value === true) return html`<span class="check yes" title=${t('verdict.match')}>✓</span>`;
+  if (value === false) return html`<span class="check no" title=${t('verdict.mismatch')}>✗</span>`;
+  return html`<span class="check none" title=${t('verdict.unknown')}>—</span>`;
+}
+
+/** Key–value rows: [[label, value], …]; a null value row is left out. */
+export function Facts({ rows }) {
+  return html`<dl class="facts">${rows.filter((r) => r && r[1] !== null && r[1] !== undefined).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
+}
+
+/**
+ * Cursor paging: the server's next_cursor forward, the cursors seen so far backward. The
+ * cursors belong to one set of filters (`filterKey`): new filters start at page 1 in the
+ * same render, so a cursor is never sent with filters it was not issued for.
+ */
+export function usePager(filterKey) {
+  const [state, setState] = useState({ key: filterKey, cursors: [] });
+  const cursors = state.key === filterKey ? state.cursors : [];
+  return {
+    cursor: cursors[cursors.length - 1],
+    page: cursors.length + 1,
+    next: (nextCursor) => nextCursor && setState({ key: filterKey, cursors: [...cursors, nextCursor] }),
+    prev: () => setState({ key: filterKey, cursors: cursors.slice(0, -1) }),
+    first: () => setState({ key: filterKey, cursors: [] }),
+  };
+}
+
+export function Pager({ pager, nextCursor }) {
+  return html`<div class="pager">
+    <button type="button" data-testid="prev-page" disabled=${pager.page <= 1} onClick=${pager.prev}>‹ ${t('pager.prev')}</button>
+    <span class="muted">${t('pager.page', { n: pager.page })}</span>
+    <button type="button" data-testid="next-page" disabled=${!nextCursor} onClick=${() => pager.next(nextCursor)}>${t('pager.next')} ›</button>
+  </div>`;
+}
+
+/**
+ * A button that runs an async action once at a time: busy while it runs, the server's
+ * refusal in the error banner, `done` after success. ⚑ marks an action that needs step-up.
+ */
+export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', disabled = false, children, title }) {
+  const { showError, showNotice } = usePageContext();
+  const [busy, setBusy] = useState(false);
+  const click = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      const result = await onRun();
+      if (result !== false) {
+        showNotice(t('notice.done'));
+        await done?.(result);
+      }
+    } catch (error) {
+      showError(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<button type="button" class=${`action ${tone}`} data-testid=${testid} disabled=${disabled || busy} onClick=${click} title=${stepUp ? t('stepup.title') : title}>
+    ${stepUp ? html`<span class="flag" aria-label=${t('stepup.title')}>⚑</span> ` : null}${children}${busy ? '…' : ''}
+  </button>`;
+}
+
+/** Pretty JSON in a closed <details>, for what the server says that the page has no layout for. */
+export function RawJson({ value, summary }) {
+  return html`<details class="raw"><summary>${summary ?? t('common.raw')}</summary><pre>${JSON.stringify(value, null, 2)}</pre></details>`;
+}
+
+export function Empty({ children }) {
+  return html`<p class="empty">${children ?? t('common.none')}</p>`;
+}
+
+/** While the page's data loads; after a failed load, says so (the banner has the server's reason). */
+export function Loading({ error }) {
+  return error ? html`<p class="empty" data-testid="load-failed">${t('common.loadFailed')}</p>` : html`<p class="loading">${t('common.loading')}</p>`;
+}
+
+/**
+ * An operator's note for a decision, with the length check the server makes too (code
+ * points of the trimmed text, at least the server's note_length_min), so the operator
+ * hears it in their language before a round trip. check() shows why and returns false.
+ * minOverride: a note the server only requires to be present (reversals) passes 1.
+ */
+export function useNote(minOverride) {
+  const { tables } = usePageContext();
+  const min = minOverride ?? tables?.note_length_min ?? 20;
+  const [note, setNote] = useState('');
+  const [error, setError] = useState(null);
+  return {
+    note, error, min,
+    onInput: (e) => { setNote(e.currentTarget.value); setError(null); },
+    check: () => {
+      if (noteLength(note) >= min) return true;
+      setError(min <= 1 ? t('note.required') : t('note.tooShort', { min, n: noteLength(note) }));
+      return false;
+    },
+    clear: () => setNote(''),
+  };
+}
+
+export function NoteField({ n, testid = 'note', rows = 3, optional = false }) {
+  const title = optional ? t('note.optional') : n.min <= 1 ? t('note.labelRequired') : t('note.label', { min: n.min });
+  return html`<label class="block">${title}
+    <textarea data-testid=${testid} rows=${rows} placeholder=${optional || n.min <= 1 ? '' : t('note.placeholder', { min: n.min })} value=${n.note} onInput=${n.onInput} />
+  </label>
+  ${n.error ? html`<p class="field-error" data-testid=${`${testid}-error`}>${n.error}</p>` : null}`;
+}

@@ -1,0 +1,149 @@
+// The console's words and numbers, run in node on the very browser modules
+// (console/i18n.js, console/format.js): both languages have every key with the same
+// placeholders, every t('key') the pages write exists, every code the server's tables can
+// hand a label (statuses, claim kinds and transitions, reversal reasons, timeline steps)
+// has one in both languages; baht is exact from integer satang by string arithmetic
+// (0, one satang, negatives, 2^53 − 1, sums beyond it as decimal text, and a property
+// against an independent reading), amounts typed as baht read back exactly, and times are
+// Bangkok's with the UTC instant kept for the title.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { claimKinds, claimStatuses } from '../../core/claim/state.ts';
+import { claimTransitions } from '../../core/claim/decide.ts';
+import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
+
+const consoleDir = new URL('../../console/', import.meta.url).pathname;
+// Plain browser modules (no types): imported by URL so the type checker leaves them alone.
+const i18n = await import(new URL('../../console/i18n.js', import.meta.url).href);
+const format = await import(new URL('../../console/format.js', import.meta.url).href);
+const th: Record<string, string> = i18n.dictionaries.th;
+const en: Record<string, string> = i18n.dictionaries.en;
+
+function sources(dir = consoleDir): { file: string; text: string }[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = join(dir, e.name);
+    if (e.isDirectory()) return sources(full);
+    return e.name.endsWith('.js') && !e.name.startsWith('i18n') ? [{ file: full.slice(consoleDir.length), text: readFileSync(full, 'utf8') }] : [];
+  });
+}
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+test('Thai and English have the same keys, none empty, with the same placeholders', () => {
+  assert.equal(Object.keys(th).sort(), Object.keys(en).sort());
+  for (const key of Object.keys(en)) {
+    assert.ok(th[key]!.trim() !== '' && en[key]!.trim() !== '', `${key} is empty`);
+    assert.equal(placeholders(th[key]!), placeholders(en[key]!), `${key}: placeholders differ`);
+  }
+  assert.ok(Object.keys(en).length > 300, 'the whole console is labelled');
+});
+
+test('every t(\'key\') written in console/ is in both dictionaries', () => {
+  const used = new Set<string>();
+  for (const { text } of sources()) for (const m of text.matchAll(/\bt\('([^']+)'/g)) used.add(m[1]!);
+  assert.ok(used.size > 200, `found ${used.size} keys`);
+  const missing = [...used].filter((k) => !(k in en) || !(k in th));
+  assert.equal(missing, [], `missing: ${missing.join(', ')}`);
+});
+
+test('every code the server can hand the page has a label in both languages', () => {
+  const timeline = readFileSync(new URL('../../server/routes/bo-timeline.ts', import.meta.url), 'utf8');
+  const steps = [...new Set([...timeline.matchAll(/step: '(\w+)'/g)].map((m) => m[1]!))];
+  assert.ok(steps.length > 15, `timeline steps found: ${steps.join(', ')}`);
+  const keys = [
+    ...depositStatuses.map((s) => `status.${s}`),
+    ...['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'].map((s) => `status.${s}`),
+    ...['pending', 'delivered', 'failed', 'canceled', 'enabled', 'disabled', 'retry', 'permanent', 'in_flight', 'interrupted'].map((s) => `status.${s}`),
+    ...claimStatuses.map((s) => `claimStatus.${s}`), ...claimKinds.map((k) => `claimKind.${k}`),
+    ...Object.keys(claimTransitions).map((tr) => `claims.t.${tr}`), ...reversalReasonCodes.map((c) => `reversal.${c}`),
+    ...steps.map((s) => `step.${s}`),
+    ...['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver'].map((d) => `dimension.${d}`),
+    ...['queue', 'approvals', 'claims', 'merchants', 'statement', 'dashboard'].map((n) => `nav.${n}`),
+    ...['d', 'h', 'm', 's'].map((u) => `age.${u}`),
+  ];
+  const missing = keys.filter((k) => !(k in en) || !(k in th));
+  assert.equal(missing, [], `missing: ${missing.join(', ')}`);
+});
+
+test('t() fills placeholders in the chosen language and label() falls back to the code', () => {
+  i18n.setLanguage('en');
+  assert.is(i18n.t('note.tooShort', { min: 20, n: 3 }), 'The note needs at least 20 characters; it has 3.');
+  i18n.setLanguage('th');
+  assert.is(i18n.language(), 'th');
+  assert.is(i18n.t('pager.page', { n: 2 }), 'หน้า 2');
+  assert.is(i18n.label('status', 'settled'), 'สำเร็จ');
+  assert.is(i18n.label('status', 'some_new_status'), 'some_new_status');
+  assert.is(i18n.t('no.such.key'), 'no.such.key');
+  i18n.setLanguage('xx');
+  assert.is(i18n.language(), 'th', 'an unknown language is ignored');
+});
+
+test('baht from integer satang, exactly, at the edges', () => {
+  const cases: [unknown, string][] = [
+    [0, '฿0.00'], [1, '฿0.01'], [99, '฿0.99'], [100, '฿1.00'], [-1, '-฿0.01'], [-100_000, '-฿1,000.00'],
+    [1_234_567, '฿12,345.67'], [100_000_000, '฿1,000,000.00'], [Number.MAX_SAFE_INTEGER, '฿90,071,992,547,409.91'],
+    [-Number.MAX_SAFE_INTEGER, '-฿90,071,992,547,409.91'], [10n ** 20n, '฿1,000,000,000,000,000,000.00'],
+    ['123456789012345678901', '฿1,234,567,890,123,456,789.01'], ['-5', '-฿0.05'], ['0', '฿0.00'],
+    [1.5, '—'], [2 ** 53, '—'], [Number.NaN, '—'], [null, '—'], [undefined, '—'], ['12.5', '—'], ['', '—'],
+  ];
+  for (const [minor, text] of cases) assert.is(format.formatBaht(minor), text, String(minor));
+});
+
+test('property: reading a formatted amount back gives the same satang (every safe integer)', () => {
+  const readBack = (text: string): bigint => {
+    const negative = text.startsWith('-');
+    const digits = text.replace(/^-?฿/, '');
+    assert.match(digits, /^\d{1,3}(,\d{3})*\.\d{2}$/);
+    const minor = BigInt(digits.replace(/[,.]/g, ''));
+    return negative ? -minor : minor;
+  };
+  fc.assert(fc.property(fc.maxSafeInteger(), fc.integer({ min: -1_000_000, max: 1_000_000 }), (big, small) => {
+    for (const n of [big, small]) assert.is(readBack(format.formatBaht(n)), BigInt(n));
+  }), { numRuns: 2000 });
+});
+
+test('amounts typed as baht read back as satang without floats', () => {
+  const cases: [string, number | null][] = [
+    ['0.1', 10], ['0.01', 1], ['1,234.56', 123_456], ['฿ 100', 10_000], ['90071992547409.91', Number.MAX_SAFE_INTEGER],
+    ['90071992547409.92', null], ['12.345', null], ['-1', null], ['', null], ['abc', null], ['1e3', null], ['.5', null],
+  ];
+  for (const [text, minor] of cases) assert.is(format.parseBahtToMinor(text), minor, text);
+});
+
+test('times are Bangkok\'s, with the UTC instant in the title; a Bangkok wall time reads back as UTC', () => {
+  assert.is(format.formatTime('2026-11-20T17:00:00.000Z'), '2026-11-21 00:00:00');
+  assert.is(format.formatTime('2026-11-21T03:04:05Z'), '2026-11-21 10:04:05');
+  assert.is(format.formatTime(null), '—');
+  assert.is(format.formatTime('not a time'), '—');
+  assert.is(format.isoTitle('2026-11-21T03:04:05Z'), '2026-11-21T03:04:05.000Z (UTC)');
+  assert.is(format.bangkokToday(Date.UTC(2026, 10, 20, 17, 0, 0)), '2026-11-21');
+  assert.is(format.bangkokToday(Date.UTC(2026, 10, 20, 16, 59, 59)), '2026-11-20');
+  assert.is(format.bangkokLocalToIso('2026-11-21T10:00'), '2026-11-21T03:00:00.000Z');
+  assert.is(format.isoToBangkokLocal('2026-11-21T03:00:00.000Z'), '2026-11-21T10:00');
+  assert.is(format.bangkokLocalToIso('yesterday'), null);
+});
+
+test('a note is counted as the server counts it: code points of the trimmed text', () => {
+  assert.is(format.noteLength('  abc  '), 3);
+  assert.is(format.noteLength('สวัสดี'), 6);
+  assert.is(format.noteLength('😀'.repeat(20)), 20);
+  assert.is(format.noteLength(undefined), 0);
+});
+
+test('ages and short ids', () => {
+  assert.equal(format.ageParts(40), { s: 40 });
+  assert.equal(format.ageParts(3 * 3600 + 5 * 60), { h: 3, m: 5 });
+  assert.equal(format.ageParts(2 * 86400 + 3600), { d: 2, h: 1 });
+  assert.is(format.ageParts(-1), null);
+  assert.is(format.shortId('dep_01M8ARVTHW8S968TYPGESJB7WJ', 6), 'dep_01…SJB7WJ');
+  assert.is(format.shortId('dep_short', 6), 'dep_short');
+  assert.is(format.formatPercent(0.1234), '12.3%');
+  assert.is(format.formatPercent(null), '—');
+  assert.is(format.formatCount(1234567), '1,234,567');
+});
+
+test.run();
