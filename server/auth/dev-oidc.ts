@@ -81,6 +81,8 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
     claims: { openid: ['sub'], profile: ['name', 'roles'] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
+    // The console calls the token endpoint from its own page: the API's origin, nothing else.
+    clientBasedCORS: (_ctx, origin) => origin === new URL(options.baseUrl).origin,
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },

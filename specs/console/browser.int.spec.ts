@@ -1,0 +1,184 @@
+// The operator console end to end, in Debian's Chromium (playwright-core), against a real
+// server whose development issuer is a real OpenID provider: every operator signs in
+// through the provider's form (code flow with PKCE), in a browser context of their own.
+//
+// Proves: the sign-in; the queue worked by two reviewers — the first approval of a
+// four-eyes deposit leaves it under review, a second reviewer in a second context settles
+// it; a decline with a short note is refused in the page and never reaches the server; a
+// failed webhook delivery resent with a step-up (the password typed again in the popup);
+// the statement's CSV download is the API's CSV byte for byte; a role without `reviewer`
+// sees no approve button and the server refuses the call anyway. Every page is
+// screenshotted into screenshots/ (ignored by git).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { limits } from '../../core/limits.ts';
+import { answerStepUp, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { addEndpoint, advance, day, deliveries, Receiver } from '../webhooks/support.ts';
+
+let scene: SlipScene;
+let browser: Browser;
+let failing: Receiver;
+let endpointId: string;
+const sessions: OperatorSession[] = [];
+const otherName = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' };
+const goodNote = 'the transfer is on the bank statement of the receiver';
+
+async function underReview(amount: number): Promise<string> {
+  const d = await matchedDeposit(scene, { amount_minor: amount });
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: d.legs[0].amount_minor }, { image_sha256: sha256Hex(image), sender: otherName }));
+  assertReceipt(await uploadFile(d.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  return d.id;
+}
+
+async function operator(sub: string, options: { hash?: string; page?: string } = {}): Promise<OperatorSession> {
+  const session = await signIn(browser, scene.s.url, sub, options);
+  sessions.push(session);
+  return session;
+}
+
+test.before(async () => {
+  scene = await slipScene();
+  // A receiver that fails every delivery, until the retries are spent.
+  failing = await Receiver.start(() => scene.s.clock.now());
+  failing.answer(500);
+  endpointId = await addEndpoint(scene.s, scene.shop.id, failing.url);
+  await matchedDeposit(scene); // deposit.created to the failing endpoint
+  await advance(scene.s, 4 * day);
+  browser = await launchChromium();
+});
+test.after(async () => {
+  for (const s of sessions) await s.context.close().catch(() => {});
+  await browser?.close();
+  await Receiver.stopAll();
+  await scene.s.stop();
+});
+
+test('an operator signs in through the OpenID provider and lands on the review queue with their name and roles', async () => {
+  const lead = await operator('emp_lead');
+  assert.match(await lead.page.textContent('[data-testid=operator]') ?? '', /emp_lead/);
+  assert.match(await lead.page.textContent('[data-testid=roles]') ?? '', /reviewer/);
+  // no token in storage the page could leak: the language is all it keeps
+  const stored = await lead.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  assert.not.match(stored, /eyJ/);
+  await lead.screenshot('queue-empty');
+});
+
+test('four-eyes: one reviewer approves and the deposit stays under review; a second reviewer in another browser settles it', async () => {
+  const id = await underReview(limits.fourEyesAmountMinorMin);
+  const ploy = await operator('emp_ploy');
+  await ploy.page.click(`[data-testid=queue-row][data-id="${id}"]`);
+  await ploy.ready('deposit');
+  assert.is(await ploy.page.textContent('[data-testid=approvals-needed]'), '2');
+  await ploy.screenshot('deposit');
+  await ploy.page.fill('[data-testid=note]', goodNote);
+  await ploy.page.click('[data-testid=approve]');
+  await ploy.page.waitForSelector('[data-testid=approvals]:text("1")');
+  assert.match(await ploy.page.textContent('[data-testid=deposit-status]') ?? '', /under.review|ตรวจสอบ/i);
+  assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
+
+  const krit = await operator('emp_krit', { hash: `#/deposits/${id}`, page: 'deposit' });
+  assert.is(await krit.page.textContent('[data-testid=approvals]'), '1');
+  await krit.page.fill('[data-testid=note]', goodNote);
+  await krit.page.click('[data-testid=approve]');
+  await krit.page.waitForFunction(async (depositId) => {
+    const text = document.querySelector('[data-testid=deposit-status]')?.textContent ?? '';
+    return /settled|สำเร็จ/i.test(text) || depositId === '';
+  }, id, { timeout: 10_000 });
+  const after = (await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json;
+  assert.is(after.deposit.status, 'settled');
+  assert.equal(after.review.approvals.map((a: { operator: string }) => a.operator).sort(), ['emp_krit', 'emp_ploy']);
+  // The actions were ordinary API calls with Idempotency-Keys: the action log has both.
+  const log = await scene.s.bo('GET', '/v1/bo/reports/action-logs?route=' + encodeURIComponent('POST /v1/bo/deposits/:id/approve'));
+  const subjects = log.json.data.filter((r: { target_ids?: Record<string, string> }) => JSON.stringify(r).includes(id)).map((r: { subject: string }) => r.subject);
+  assert.ok(subjects.includes('emp_ploy') && subjects.includes('emp_krit'), JSON.stringify(log.json.data.slice(0, 3)));
+});
+
+test('a decline with a note under 20 characters is refused in the page and never reaches the server', async () => {
+  const id = await underReview(50_000);
+  const ploy = await operator('emp_ploy', { hash: `#/deposits/${id}`, page: 'deposit' });
+  let calls = 0;
+  ploy.page.on('request', (r) => { if (r.method() === 'POST' && r.url().includes(`/v1/bo/deposits/${id}/`)) calls++; });
+  await ploy.page.fill('[data-testid=note]', 'too short');
+  await ploy.page.click('[data-testid=decline]');
+  await ploy.page.waitForSelector('[data-testid=note-error]');
+  assert.match(await ploy.page.textContent('[data-testid=note-error]') ?? '', /20/);
+  assert.is(calls, 0);
+  assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
+  // ... while a proper note declines it
+  await ploy.page.fill('[data-testid=note]', goodNote);
+  await ploy.page.click('[data-testid=decline]');
+  await ploy.page.waitForFunction(() => !document.querySelector('[data-testid=decision-form]'), undefined, { timeout: 10_000 });
+  assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'rejected');
+});
+
+test('a failed webhook delivery is resent with a step-up: the password again in a popup, then a new delivery', async () => {
+  const failed = (await deliveries(scene.s, endpointId)).find((d) => d.status === 'failed');
+  assert.ok(failed, 'the scene has a failed delivery');
+  const mali = await operator('emp_mali', { hash: `#/merchants/${scene.shop.id}?livemode=true&endpoint=${endpointId}`, page: 'merchant' });
+  await mali.page.waitForSelector('[data-testid=deliveries][data-loaded="1"]');
+  await mali.page.click(`[data-testid=delivery-row][data-id="${failed.id}"]`);
+  await mali.screenshot('merchant');
+  const before = (await deliveries(scene.s, endpointId)).length;
+  let stepUpHeader: string | undefined;
+  mali.page.on('request', (r) => { if (r.url().endsWith('/resend')) stepUpHeader = r.headers()['x-pg-step-up-token']; });
+  failing.answer(204);
+  await answerStepUp(mali, () => mali.page.click('[data-testid=resend]'));
+  await mali.page.waitForFunction(() => document.querySelector('[data-testid=notice]') !== null, undefined, { timeout: 10_000 });
+  assert.ok(stepUpHeader && stepUpHeader.split('.').length === 3, 'the resend carried a step-up token');
+  const after = await deliveries(scene.s, endpointId);
+  assert.is(after.length, before + 1);
+  assert.ok(after.some((d) => d.resend === true || d.resend?.of === failed.id || JSON.stringify(d).includes(failed.id)), JSON.stringify(after[0]));
+});
+
+test('the statement CSV the page downloads is the API\'s CSV', async () => {
+  const fah = await operator('emp_fah', { page: 'dashboard' });
+  const date = new Date(scene.s.clock.now() + 7 * 3600_000).toISOString().slice(0, 10);
+  await fah.goto(`#/statement?merchant_id=${scene.shop.id}&livemode=true&date=${date}`, 'statement');
+  await fah.screenshot('statement');
+  const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
+  const saved = readFileSync((await download.path())!, 'utf8');
+  const api = await scene.s.bo('GET', `/v1/bo/reports/statements?merchant_id=${scene.shop.id}&livemode=true&date=${date}&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(api.status, 200, api.text);
+  assert.is(saved, api.text);
+  assert.match(download.suggestedFilename(), new RegExp(`statement-${scene.shop.id}-live-${date}\\.csv`));
+  await fah.goto('#/dashboard', 'dashboard');
+  await fah.screenshot('dashboard');
+});
+
+test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {
+  const id = await underReview(50_000);
+  const ton = await operator('emp_ton', { hash: `#/deposits/${id}`, page: 'deposit' });
+  assert.is(await ton.page.$('[data-testid=approve]'), null);
+  assert.is(await ton.page.$('[data-testid=decision-form]'), null);
+  const status = await ton.page.evaluate(async ([depositId, authModule]) => {
+    const { accessToken } = await import(authModule!);
+    const r = await fetch(`/v1/bo/deposits/${depositId}/approve`, {
+      method: 'POST', headers: { Authorization: `Bearer ${accessToken()}`, 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      body: JSON.stringify({ note: 'approving without the reviewer role' }),
+    });
+    return { status: r.status, code: (await r.json()).error?.code };
+  }, [id, '/console/auth.js']);
+  assert.equal(status, { status: 403, code: 'scope_denied' });
+  assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
+});
+
+test('every other page renders for an operator with every role (screenshots)', async () => {
+  const lead = await operator('emp_lead');
+  await lead.screenshot('queue');
+  for (const [hash, name] of [['#/approvals', 'approvals'], ['#/claims', 'claims'], ['#/merchants', 'merchants'], [`#/withdrawals/${scene.withdrawalIds[0]}`, 'withdrawal']] as const) {
+    await lead.goto(hash, name);
+    await lead.screenshot(name);
+  }
+  await lead.page.click('[data-testid=lang-th]');
+  await lead.goto('#/queue', 'queue');
+  assert.match(await lead.page.textContent('main') ?? '', /[\u0E00-\u0E7F]/, 'Thai labels');
+  await lead.screenshot('queue-th');
+});
+
+test.run();
