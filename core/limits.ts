@@ -353,6 +353,12 @@ export const backOfficeLimits = {
   queuePageSizeMax: 200,
   /** A review waiting this long without escalation is estimated 'under_1h'; beyond the escalation, 'under_4h'; after this, 'extended'. */
   reviewExtendedAfterMs: 4 * hour,
+  /**
+   * The dashboard's histogram of review ages (review_queue.age_buckets): the upper edges of
+   * its buckets, in seconds — under 5 min, 5–15 min, 15–60 min, 1–4 h — and the last
+   * bucket, from reviewExtendedAfterMs on, is the contract's 'extended'.
+   */
+  reviewAgeBucketEdgesSeconds: [5 * 60, 15 * 60, 60 * 60, (4 * hour) / second] as readonly number[],
   /** Request logs: bytes of each request and response body kept (after redaction), and how long rows are kept. */
   requestLogBodyBytesMax: 2048,
   requestLogRetentionMs: 30 * day,

@@ -9,6 +9,7 @@
 
 import { depositStatuses } from '../../core/deposit/state.ts';
 import type { ErrorCode } from '../../core/errors.ts';
+import { durations } from '../../core/limits.ts';
 import { withdrawalStatuses } from '../../core/withdrawal/state.ts';
 import { catalogue, errorBody } from '../errors.ts';
 
@@ -40,6 +41,37 @@ const depositOrder = object({
   slip_upload: ref('SlipUpload'), late_slip_accepted_until: nullable(instant), settled_at: instant, fee_breakdown: { type: 'array', items: feeLine },
   clearing_available_at: nullable(instant), metadata: { type: 'object', additionalProperties: str },
 });
+
+/**
+ * GET /v1/bo/dashboard (README "Dashboard, wallet, directories"): every figure with its as_of,
+ * those from projections with the journal_seq they reflect; the hourly series have one entry
+ * per hour of the business day (00:00 Bangkok), named by its start in UTC.
+ */
+const dashboard = (() => {
+  const projected = { as_of: instant, journal_seq: int };
+  const rate = nullable({ type: 'number', minimum: 0, maximum: 1 });
+  const list = (items: Schema): Schema => ({ type: 'array', items });
+  const hoursPerDay = durations.day / durations.hour;
+  const day = (items: Schema): Schema => ({ type: 'array', minItems: hoursPerDay, maxItems: hoursPerDay, items });
+  const byStatus = list(object({ status: str, count: int, amount_minor: int }));
+  return object({
+    object: { const: 'dashboard' }, livemode: bool, merchant_id: nullable(str), day_started_at: instant,
+    orders_today: object({ deposits: byStatus, withdrawals: byStatus, ...projected }),
+    volumes_today: object({ deposits_received_minor: int, withdrawals_filled_minor: int, ...projected }),
+    volumes_by_hour: object({ hours: day(object({ hour_start: instant, deposits_settled_count: int, deposits_settled_minor: int, withdrawals_filled_minor: int })), ...projected }),
+    review_queue: object({
+      size: int, oldest_age_seconds: nullable(int),
+      age_buckets: list(object({ label: str, min_seconds: int, max_seconds: nullable(int), count: int })), ...projected,
+    }),
+    liquidity_waiting: object({ deposits: int, amount_minor: int, ...projected }),
+    webhooks_last_24h: object({
+      endpoints: list(object({ endpoint_id: str, merchant_id: str, url: str, status: str, deliveries: int, delivered: int, failed: int, pending: int, canceled: int, failure_rate: rate })),
+      as_of: instant,
+    }),
+    slip_provider_today: object({ slips: int, provider_unavailable: int, error_rate: rate, ...projected }),
+    slip_provider_by_hour: object({ hours: day(object({ hour_start: instant, slips: int, provider_errors: int })), ...projected }),
+  });
+})();
 
 const withdrawalOrder = object({
   id: { type: 'string', pattern: '^wdr_' }, object: { const: 'withdrawal_order' }, livemode: bool, version: int, status: { enum: [...withdrawalStatuses] },
@@ -104,6 +136,7 @@ export const schemas: Record<string, Schema> = {
   WebhookReplay: object({ id: str, object: { const: 'webhook_replay' }, livemode: bool, endpoint_id: str, status: { const: 'scheduled' }, event_count: int, has_more: bool, created_at: instant }),
   SigningKeyRotation: object({ kid: str, previous_kid: nullable(str), not_before: instant, status: { const: 'next' }, announced_deliveries: int }),
   Health: object({ status: { const: 'ok' } }),
+  Dashboard: dashboard,
   Readiness: object({ status: { enum: ['ready', 'not_ready'] }, checks: { type: 'object' } }),
   Object: { type: 'object' },
 };

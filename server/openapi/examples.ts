@@ -55,8 +55,9 @@ export function exampleOf(schema: Schema, components: Record<string, Schema> = {
       const required = (schema.required ?? []) as string[];
       return Object.fromEntries(required.map((key) => [key, exampleOf(properties[key] ?? {}, components)]));
     }
-    case 'array': return (schema.minItems as number | undefined) ? [exampleOf((schema.items ?? {}) as Schema, components)] : [];
+    case 'array': return Array.from({ length: (schema.minItems as number | undefined) ?? 0 }, () => exampleOf((schema.items ?? {}) as Schema, components));
     case 'integer': return (schema.minimum as number | undefined) ?? 1;
+    case 'number': return (schema.minimum as number | undefined) ?? 0;
     case 'boolean': return true;
     case 'string': return stringExample(schema);
     default: return {};

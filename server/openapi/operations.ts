@@ -119,7 +119,7 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/bo/claims/:id/reject': { summary: 'Reject a claim.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/logs': { summary: 'Request logs of merchant and operator calls, redacted before storage.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/reports/action-logs': { summary: 'The hash-chained action log: every operator call and refused operator authentication.', auth: 'operator', responses: { 200: 'Object' } },
-  'GET /v1/bo/dashboard': { summary: 'Replica aggregates, each figure with its as_of.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/dashboard': { summary: 'Replica aggregates for the business day (00:00 Bangkok), each figure with its as_of: orders and volumes today, hourly volumes and slips, the review queue with its age histogram, liquidity waiting, webhook health per endpoint.', auth: 'operator', responses: { 200: 'Dashboard' } },
   'GET /v1/bo/wallet': { summary: "A merchant's wallet (the ledger's numbers).", auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },

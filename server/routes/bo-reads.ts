@@ -10,7 +10,7 @@ import { durations, readSideLimits } from '../../core/limits.ts';
 import { iso, presentBalances } from '../../core/present.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { projectionsFileName } from '../../projections/db.ts';
-import { DashboardReads, type StatusCount } from '../../projections/dashboard.ts';
+import { DashboardReads, reviewAgeBuckets, type DashboardFigures, type StatusCount } from '../../projections/dashboard.ts';
 import { operatorAuth } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
@@ -25,17 +25,29 @@ export const businessDayStart = (now: number) => Math.floor((now + bangkokOffset
 const n = (minor: bigint) => Number(minor);
 const statusRows = (rows: readonly StatusCount[]) => rows.map((r) => ({ status: r.status, count: r.count, amount_minor: n(r.amountMinor) }));
 
+/** Per endpoint, the deliveries created in the window by status: delivered + failed + pending + canceled = deliveries. */
 function webhookHealth(journalDb: Db) {
-  const s = journalDb.prepare<[{ since: number; livemode: number; merchant: string | null }], { endpoint_id: string; merchant_id: string; url: string; status: string; total: number; delivered: number; failed: number; pending: number }>(
+  const s = journalDb.prepare<[{ since: number; livemode: number; merchant: string | null }], { endpoint_id: string; merchant_id: string; url: string; status: string; total: number; delivered: number; failed: number; pending: number; canceled: number }>(
     `SELECT e.id AS endpoint_id, e.merchant_id, e.url, e.status, count(d.id) AS total, coalesce(sum(d.status = 'delivered'), 0) AS delivered,
-       coalesce(sum(d.status = 'failed'), 0) AS failed, coalesce(sum(d.status = 'pending'), 0) AS pending
+       coalesce(sum(d.status = 'failed'), 0) AS failed, coalesce(sum(d.status = 'pending'), 0) AS pending, coalesce(sum(d.status = 'canceled'), 0) AS canceled
      FROM webhook_endpoints e LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.created_at >= @since
      WHERE e.livemode = @livemode AND (@merchant IS NULL OR e.merchant_id = @merchant) GROUP BY e.id ORDER BY e.id`);
   return (since: number, livemode: boolean, merchantId: string | undefined) => s.all({ since, livemode: livemode ? 1 : 0, merchant: merchantId ?? null }).map((r) => ({
-    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: r.url, status: r.status, deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending,
+    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: r.url, status: r.status, deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending, canceled: r.canceled,
     failure_rate: r.delivered + r.failed === 0 ? null : r.failed / (r.delivered + r.failed),
   }));
 }
+
+/** The day's hourly series, each hour named by its start (UTC). */
+function hourlySeries(f: DashboardFigures, since: number) {
+  const hourStart = (i: number) => iso(since + i * durations.hour);
+  return {
+    volumes: f.volumesByHour.map((h, i) => ({ hour_start: hourStart(i), deposits_settled_count: h.depositsSettledCount, deposits_settled_minor: n(h.depositsSettledMinor), withdrawals_filled_minor: n(h.withdrawalsFilledMinor) })),
+    slips: f.slipsByHour.map((h, i) => ({ hour_start: hourStart(i), slips: h.slips, provider_errors: h.providerErrors })),
+  };
+}
+
+const ageBuckets = (counts: readonly number[]) => reviewAgeBuckets.map((b, i) => ({ label: b.label, min_seconds: b.minSeconds, max_seconds: b.maxSeconds, count: counts[i]! }));
 
 export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir: string, verify: Parameters<typeof operatorAuth>[0]): { router: Router; close(): void } {
   const router = new Router({ prefix: '/v1/bo' });
@@ -54,16 +66,22 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     await Promise.all([readSide.caughtUp('deposit_list', world().lastSeq, readSideLimits.listFreshnessWaitMs), readSide.caughtUp('withdrawal_list', world().lastSeq, readSideLimits.listFreshnessWaitMs)]);
     const now = services.write.clock.now();
     const since = businessDayStart(now);
-    const f = dashboard.figures({ livemode, since, ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}) });
+    const f = dashboard.figures({ livemode, since, now, ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}) });
     const asOf = { as_of: iso(now), journal_seq: Math.min(readSide.models.position('deposit_list'), readSide.models.position('withdrawal_list')) };
+    const hourly = hourlySeries(f, since);
     ctx.body = {
       object: 'dashboard', livemode, merchant_id: q.merchant_id ?? null, day_started_at: iso(since),
       orders_today: { deposits: statusRows(f.depositsByStatus), withdrawals: statusRows(f.withdrawalsByStatus), ...asOf },
       volumes_today: { deposits_received_minor: n(f.depositVolumeMinor), withdrawals_filled_minor: n(f.withdrawalFilledMinor), ...asOf },
-      review_queue: { size: f.reviewQueue.size, oldest_age_seconds: f.reviewQueue.oldestOpenedAt === null ? null : Math.max(0, Math.floor((now - f.reviewQueue.oldestOpenedAt) / 1000)), ...asOf },
+      volumes_by_hour: { hours: hourly.volumes, ...asOf },
+      review_queue: {
+        size: f.reviewQueue.size, oldest_age_seconds: f.reviewQueue.oldestOpenedAt === null ? null : Math.max(0, Math.floor((now - f.reviewQueue.oldestOpenedAt) / 1000)),
+        age_buckets: ageBuckets(f.reviewAges), ...asOf,
+      },
       liquidity_waiting: { deposits: f.liquidityWaiting.count, amount_minor: n(f.liquidityWaiting.amountMinor), ...asOf },
       webhooks_last_24h: { endpoints: webhooks(now - durations.day, livemode, q.merchant_id), as_of: iso(now) },
       slip_provider_today: { slips: f.slipProvider.slips, provider_unavailable: f.slipProvider.unavailable, error_rate: f.slipProvider.slips === 0 ? null : f.slipProvider.unavailable / f.slipProvider.slips, ...asOf },
+      slip_provider_by_hour: { hours: hourly.slips, ...asOf },
     };
   });
 

@@ -3,7 +3,8 @@
 // with the evidence side by side and ONE timeline in which every step carries the journal
 // seq (and hash) it rode in on; four-eyes (one reviewer twice stays under_review, two
 // reviewers settle); the approvals queue of live_p2p withdrawals with the same
-// two-different-people rule.
+// two-different-people rule; the dashboard's hourly series and review-age histogram over
+// a business day driven hour by hour on the manual clock.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,8 +12,9 @@ import {
   assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene,
 } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
-import { limits } from '../../core/limits.ts';
+import { durations, limits } from '../../core/limits.ts';
 import { depositBody } from '../support/server-harness.ts';
+import { businessDayStart } from '../../server/routes/bo-reads.ts';
 
 let scene: SlipScene;
 const note = 'checked the bank statement against the slip';
@@ -150,6 +152,8 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   const dash = await scene.s.bo('GET', `/v1/bo/dashboard?merchant_id=${shop.id}`, undefined, { roles: ['finance'] });
   const endpoint = dash.json.webhooks_last_24h.endpoints[0];
   assert.ok(endpoint.delivered >= 1 && endpoint.failed === 0 && endpoint.failure_rate === 0, JSON.stringify(endpoint));
+  assert.is(endpoint.url, hook.url);
+  assert.is(endpoint.delivered + endpoint.failed + endpoint.pending + endpoint.canceled, endpoint.deliveries, 'a chart can stack the statuses');
   // Evidence side by side: six verdicts, the legs and their receivers, the slips.
   assert.equal(view.evidence.verdicts.map((v: any) => v.dimension), ['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver']);
   const verdict = (name: string) => view.evidence.verdicts.find((v: any) => v.dimension === name);
@@ -211,6 +215,81 @@ test('the approvals queue lists live_p2p withdrawals pending approval; two diffe
   } finally {
     await s.stop();
   }
+});
+
+test('the dashboard by the hour: settlements and fills per hour sum to what settled, slips per hour, the review queue by age', async () => {
+  const { s } = scene;
+  // A business day of its own (01:00 Bangkok the next day), and a white label of its own so
+  // the figures scoped to its merchants hold only what this test does.
+  const day = businessDayStart(s.clock.now()) + durations.day;
+  await advance(s, day + durations.hour - s.clock.now());
+  const payer = await s.onboard('Chart payer');
+  const shop = await s.onboard('Chart shop', payer.whiteLabelId);
+  await s.fund(payer.id, 10_000_000);
+  const ben = await s.beneficiary(payer.id, true, '1234567890');
+  const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 1_000_000, currency: 'THB', merchant_reference: 'chart-payout', end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  const deposit = async (amount: number, review: boolean) => {
+    const created = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only' }));
+    assert.is(created.status, 201, created.text);
+    await payLeg(created.json, created.json.legs[0], review ? { sender: otherName } : {});
+    const after = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`);
+    assert.is(after.json.status, review ? 'under_review' : 'settled', after.text);
+    return after.json;
+  };
+  // Hour 1 (01:00): two settle, one review opens. Hour 3: one settles, one review. Hour 5: a
+  // review at 05:00, then at 05:30 a settlement and a review, at 05:38 a last review.
+  const settled = [await deposit(50_000, false), await deposit(70_000, false)];
+  await deposit(40_000, true);
+  await advance(s, 2 * durations.hour);
+  settled.push(await deposit(30_000, false));
+  await deposit(41_000, true);
+  await advance(s, 2 * durations.hour);
+  await deposit(42_000, true);
+  await advance(s, 30 * durations.minute);
+  settled.push(await deposit(20_000, false));
+  await deposit(43_000, true);
+  await advance(s, 8 * durations.minute);
+  await deposit(44_000, true);
+  await advance(s, 2 * durations.minute); // now 05:40: the reviews are 4 h 40, 2 h 40, 40, 10 and 2 minutes old
+
+  const dash = await s.bo('GET', `/v1/bo/dashboard?merchant_id=${shop.id}`, undefined, { roles: ['finance'] });
+  assert.is(dash.status, 200, dash.text);
+  const hours = dash.json.volumes_by_hour.hours;
+  assert.is(hours.length, 24);
+  assert.equal(hours.map((h: any) => h.hour_start), Array.from({ length: 24 }, (_, i) => new Date(day + i * durations.hour).toISOString()));
+  const busy = (rows: any[], field: string) => rows.map((h: any, i: number) => [i, h[field]]).filter(([, v]) => v !== 0);
+  assert.equal(busy(hours, 'deposits_settled_count'), [[1, 2], [3, 1], [5, 1]]);
+  assert.equal(busy(hours, 'deposits_settled_minor'), [[1, 120_000], [3, 30_000], [5, 20_000]]);
+  const received = settled.reduce((sum, d) => sum + d.amount_received_minor, 0);
+  assert.is(hours.reduce((sum: number, h: any) => sum + h.deposits_settled_minor, 0), received, 'the hours sum to what settled');
+  assert.is(dash.json.volumes_today.deposits_received_minor, received);
+  assert.equal(busy(hours, 'withdrawals_filled_minor'), [], 'the shop fills no withdrawal');
+  assert.is(dash.json.volumes_by_hour.journal_seq, dash.json.volumes_today.journal_seq);
+  // Every slip, by the hour it came in; the simulator answered every one of them.
+  assert.equal(busy(dash.json.slip_provider_by_hour.hours, 'slips'), [[1, 3], [3, 2], [5, 4]]);
+  assert.equal(busy(dash.json.slip_provider_by_hour.hours, 'provider_errors'), []);
+  assert.equal(dash.json.review_queue.age_buckets, [
+    { label: 'under_5m', min_seconds: 0, max_seconds: 300, count: 1 },
+    { label: '5m_to_15m', min_seconds: 300, max_seconds: 900, count: 1 },
+    { label: '15m_to_1h', min_seconds: 900, max_seconds: 3600, count: 1 },
+    { label: '1h_to_4h', min_seconds: 3600, max_seconds: 14_400, count: 1 },
+    { label: 'extended', min_seconds: 14_400, max_seconds: null, count: 1 },
+  ]);
+  assert.is(dash.json.review_queue.size, 5);
+  assert.is(dash.json.review_queue.oldest_age_seconds, (4 * 60 + 40) * 60);
+  // The payer's side: each settled leg filled its withdrawal in the hour it settled.
+  const payerDash = await s.bo('GET', `/v1/bo/dashboard?merchant_id=${payer.id}`, undefined, { roles: ['finance'] });
+  assert.equal(busy(payerDash.json.volumes_by_hour.hours, 'withdrawals_filled_minor'), [[1, 120_000], [3, 30_000], [5, 20_000]]);
+  assert.equal(busy(payerDash.json.volumes_by_hour.hours, 'deposits_settled_count'), []);
+  // The next day starts empty: the series are today's.
+  await advance(s, durations.day);
+  const tomorrow = await s.bo('GET', `/v1/bo/dashboard?merchant_id=${shop.id}`, undefined, { roles: ['finance'] });
+  assert.equal(busy(tomorrow.json.volumes_by_hour.hours, 'deposits_settled_count'), []);
+  assert.equal(busy(tomorrow.json.slip_provider_by_hour.hours, 'slips'), []);
+  const payerTomorrow = await s.bo('GET', `/v1/bo/dashboard?merchant_id=${payer.id}`, undefined, { roles: ['finance'] });
+  assert.equal(busy(payerTomorrow.json.volumes_by_hour.hours, 'withdrawals_filled_minor'), []);
+  assert.equal(tomorrow.json.review_queue.age_buckets.map((b: any) => b.count), [0, 0, 0, 0, 5], 'a day later every review is extended');
 });
 
 test.run();

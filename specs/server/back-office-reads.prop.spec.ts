@@ -5,9 +5,12 @@
 //     in journal.db, bucket by bucket (the ledger);
 //   - GET /v1/bo/dashboard (scoped to the merchant) equals what the write side's orders
 //     say: orders created today by status with their amounts, the settled volume, the
-//     review queue and its oldest age, the deposits waiting for liquidity.
+//     review queue and its oldest age, the deposits waiting for liquidity; and its series:
+//     the hourly volumes (deposits settled and fills landed, by the hour they happened),
+//     the hourly slips, and the review queue's age histogram, each recomputed here from
+//     the write side's snapshots.
 // Plus: the merchant and white-label directories find what was onboarded, by search.
-// Bounded: numRuns × commands ≤ 8 × 14; on failure fast-check prints the sequence.
+// Bounded: numRuns × commands ≤ 8 × (2 + 14); on failure fast-check prints the sequence.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { depositBody, sender, TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { pngSlip, registerTransfer, sha256Hex, uploadFile } from '../support/slip-harness.ts';
 import { businessDayStart } from '../../server/routes/bo-reads.ts';
+import { backOfficeLimits, durations } from '../../core/limits.ts';
 import { allDeposits, allWithdrawals } from '../support/orders.ts';
 
 let s: TestServer;
@@ -33,15 +37,20 @@ type Cmd =
   | { kind: 'cancelWithdrawal'; index: number }
   | { kind: 'advance'; seconds: number };
 
+// Deposits and payments weigh more, and advances reach past the hour now and then, so that
+// runs settle, review and age across hours (what the dashboard's series are about).
 const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
   fc.record({ kind: fc.constant('fund' as const), amount: fc.integer({ min: 1, max: 50 }).map((x) => x * 10_000) }),
   fc.record({ kind: fc.constant('withdraw' as const), amount: fc.integer({ min: 1, max: 20 }).map((x) => x * 10_000) }),
-  fc.record({ kind: fc.constant('deposit' as const), amount: fc.integer({ min: 20, max: 1_000 }).map((x) => x * 100) }),
-  fc.record({ kind: fc.constant('pay' as const), index: fc.nat(20), exact: fc.boolean() }),
+  { arbitrary: fc.record({ kind: fc.constant('deposit' as const), amount: fc.integer({ min: 20, max: 1_000 }).map((x) => x * 100) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('pay' as const), index: fc.nat(20), exact: fc.boolean() }), weight: 3 },
   fc.record({ kind: fc.constant('cancelDeposit' as const), index: fc.nat(20) }),
   fc.record({ kind: fc.constant('cancelWithdrawal' as const), index: fc.nat(20) }),
-  fc.record({ kind: fc.constant('advance' as const), seconds: fc.integer({ min: 1, max: 1_200 }) }),
+  { arbitrary: fc.record({ kind: fc.constant('advance' as const), seconds: fc.oneof(fc.integer({ min: 1, max: 1_200 }), fc.integer({ min: 1_200, max: 5 * 3_600 })) }), weight: 2 },
 );
+
+/** Every run starts with a funded payer and an open withdrawal, so its deposits find a destination. */
+const prelude: readonly Cmd[] = [{ kind: 'fund', amount: 2_000_000 }, { kind: 'withdraw', amount: 1_000_000 }];
 
 async function runCommand(r: Run, c: Cmd): Promise<void> {
   switch (c.kind) {
@@ -106,6 +115,26 @@ function expectedDashboard(merchantId: string) {
   const review = deposits.filter((d) => d.status === 'under_review');
   const waiting = deposits.filter((d) => d.status === 'awaiting_liquidity');
   const oldest = review.length === 0 ? null : Math.min(...review.map((d) => d.review!.openedAt));
+  // The series, by the hour (0–23 from the day's start) in which each thing happened.
+  const hourOf = (at: number) => (at >= since && at < since + durations.day ? Math.floor((at - since) / durations.hour) : undefined);
+  const hours = Array.from({ length: 24 }, (_, i) => ({ hour_start: new Date(since + i * durations.hour).toISOString(), deposits_settled_count: 0, deposits_settled_minor: 0, withdrawals_filled_minor: 0 }));
+  const slips = hours.map((h) => ({ hour_start: h.hour_start, slips: 0, provider_errors: 0 }));
+  for (const d of deposits) {
+    const settled = d.status === 'settled' ? hourOf(d.settlement!.settledAt) : undefined;
+    if (settled !== undefined) { hours[settled]!.deposits_settled_count++; hours[settled]!.deposits_settled_minor += Number(d.settlement!.receivedMinor); }
+    const slipped = d.slip ? hourOf(d.slip.receivedAt) : undefined;
+    if (slipped !== undefined) {
+      slips[slipped]!.slips++;
+      if (d.review?.reasons.some((r) => r.code === 'PROVIDER_UNAVAILABLE')) slips[slipped]!.provider_errors++;
+    }
+  }
+  for (const f of withdrawals.flatMap((w) => w.fills)) {
+    const filled = f.reversal ? undefined : hourOf(f.settledAt);
+    if (filled !== undefined) hours[filled]!.withdrawals_filled_minor += Number(f.amountMinor);
+  }
+  const edges = [0, ...backOfficeLimits.reviewAgeBucketEdgesSeconds, Infinity];
+  const ages = review.map((d) => Math.floor((now - d.review!.openedAt) / 1000));
+  const ageCounts = edges.slice(1).map((upper, i) => ages.filter((a) => a >= edges[i]! && a < upper).length);
   return {
     deposits: group(deposits.map((d) => ({ status: d.status, createdAt: d.createdAt, amount: d.amountMinor }))),
     withdrawals: group(withdrawals.map((w) => ({ status: w.status, createdAt: w.createdAt, amount: w.amountTotalMinor }))),
@@ -113,6 +142,7 @@ function expectedDashboard(merchantId: string) {
     filled: withdrawals.filter((w) => w.createdAt >= since).reduce((a, w) => a + Number(w.filledMinor), 0),
     review: { size: review.length, oldest_age_seconds: oldest === null ? null : Math.floor((now - oldest) / 1000) },
     waiting: { deposits: waiting.length, amount_minor: waiting.reduce((a, d) => a + Number(d.amountMinor), 0) },
+    hours, slips, ageCounts,
   };
 }
 
@@ -134,7 +164,11 @@ async function check(r: Run): Promise<void> {
     assert.is(dash.json.volumes_today.withdrawals_filled_minor, want.filled);
     assert.equal({ size: dash.json.review_queue.size, oldest_age_seconds: dash.json.review_queue.oldest_age_seconds }, want.review);
     assert.equal({ deposits: dash.json.liquidity_waiting.deposits, amount_minor: dash.json.liquidity_waiting.amount_minor }, want.waiting);
-    for (const figure of ['orders_today', 'volumes_today', 'review_queue', 'liquidity_waiting', 'webhooks_last_24h', 'slip_provider_today']) assert.type(dash.json[figure].as_of, 'string');
+    assert.equal(dash.json.volumes_by_hour.hours, want.hours, 'volumes by hour');
+    assert.equal(dash.json.slip_provider_by_hour.hours, want.slips, 'slips by hour');
+    assert.equal(dash.json.review_queue.age_buckets.map((b: any) => b.count), want.ageCounts, 'review ages');
+    assert.is(want.ageCounts.reduce((a, c) => a + c, 0), want.review.size);
+    for (const figure of ['orders_today', 'volumes_today', 'volumes_by_hour', 'review_queue', 'liquidity_waiting', 'webhooks_last_24h', 'slip_provider_today', 'slip_provider_by_hour']) assert.type(dash.json[figure].as_of, 'string');
   }
 }
 
@@ -147,7 +181,7 @@ test('dashboard and wallet equal the ledger and the write side after a random se
     const payee = { bank_code: '004', account_number: `55500${String(runs).padStart(5, '0')}`, account_name: 'สมหญิง รักดี' };
     const beneficiary = await s.beneficiary(payer.id, true, payee.account_number);
     const r: Run = { payer, shop, payee, beneficiary, deposits: [], withdrawals: [] };
-    for (const c of commands) await runCommand(r, c);
+    for (const c of [...prelude, ...commands]) await runCommand(r, c);
     try {
       await check(r);
     } catch (error) {

@@ -50,6 +50,12 @@ test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settl
   assert.is(after.status, 'under_review');
   assert.equal(after.review.reasons.map((r: any) => r.code), ['PROVIDER_UNAVAILABLE']);
   assert.not.ok('balance_transaction_id' in after);
+  // The dashboard counts it, in the hour the slip came: two slips today (the one before it settled), one provider error.
+  const dash = await scene.s.bo('GET', `/v1/bo/dashboard?merchant_id=${scene.shop.id}`, undefined, { roles: ['finance'] });
+  assert.is(dash.status, 200, dash.text);
+  assert.equal({ slips: dash.json.slip_provider_today.slips, provider_unavailable: dash.json.slip_provider_today.provider_unavailable }, { slips: 2, provider_unavailable: 1 });
+  const hour = Math.floor((Date.parse(after.slip.received_at) - Date.parse(dash.json.day_started_at)) / 3_600_000);
+  assert.equal(dash.json.slip_provider_by_hour.hours.filter((h: any) => h.slips > 0), [{ ...dash.json.slip_provider_by_hour.hours[hour], slips: 2, provider_errors: 1 }]);
 });
 
 test('production never runs the simulator: no provider URL refuses to start; with one, /v1/sim/bank/ is not there', async () => {
