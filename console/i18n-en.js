@@ -415,15 +415,15 @@ export const en = {
   'step.event': 'Event',
   'step.webhook_delivery': 'Webhook delivery',
 
-  'series.deposits_received_minor': 'Deposits received',
+  'series.deposits_settled_minor': 'Deposits settled',
   'series.withdrawals_filled_minor': 'Withdrawals filled',
   'series.slips': 'Slips',
-  'series.provider_unavailable': 'Provider unavailable',
-  'series.errors': 'Errors',
-  'series.count': 'Count',
+  'series.provider_errors': 'Provider errors',
 
-  'ageBucket.under_15m': '< 15 min',
-  'ageBucket.under_1h': '< 1 h',
-  'ageBucket.under_4h': '< 4 h',
-  'ageBucket.over_4h': '≥ 4 h',
+  'queueAge.under_5m': '< 5 min',
+  'queueAge.5m_to_15m': '5–15 min',
+  'queueAge.15m_to_1h': '15–60 min',
+  'queueAge.1h_to_4h': '1–4 h',
+  'queueAge.extended': '≥ 4 h (extended)',
+
 };

@@ -415,15 +415,15 @@ export const th = {
   'step.event': 'เหตุการณ์',
   'step.webhook_delivery': 'ส่ง webhook',
 
-  'series.deposits_received_minor': 'ยอดฝากที่ได้รับ',
+  'series.deposits_settled_minor': 'ยอดฝากที่สำเร็จ',
   'series.withdrawals_filled_minor': 'ยอดถอนที่จ่าย',
   'series.slips': 'สลิป',
-  'series.provider_unavailable': 'ระบบตรวจสลิปไม่พร้อม',
-  'series.errors': 'ข้อผิดพลาด',
-  'series.count': 'จำนวน',
+  'series.provider_errors': 'ระบบตรวจสลิปผิดพลาด',
 
-  'ageBucket.under_15m': '< 15 นาที',
-  'ageBucket.under_1h': '< 1 ชม.',
-  'ageBucket.under_4h': '< 4 ชม.',
-  'ageBucket.over_4h': '≥ 4 ชม.',
+  'queueAge.under_5m': '< 5 นาที',
+  'queueAge.5m_to_15m': '5–15 นาที',
+  'queueAge.15m_to_1h': '15–60 นาที',
+  'queueAge.1h_to_4h': '1–4 ชม.',
+  'queueAge.extended': '≥ 4 ชม. (ล่าช้า)',
+
 };

@@ -3,10 +3,9 @@
 // volumes, the review queue, deposits waiting for liquidity, webhook delivery health per
 // endpoint (last 24 h) and slip-provider errors. Charts (charts.js, plain SVG) for volume
 // per hour, review-queue age, webhook success rate per endpoint and slip-provider errors
-// per hour. The hourly series (volumes_by_hour, review_queue.age_buckets,
-// slip_provider_by_hour) are drawn from whatever rows the answer carries — a list of
-// objects with a time (or bucket) field and numeric fields — and a series the answer does
-// not have says so instead of a chart.
+// per hour: volumes_by_hour.hours and slip_provider_by_hour.hours (24 rows from 00:00
+// Bangkok, labelled by hour_start) and review_queue.age_buckets ({label, count} with fixed
+// edges); a series the answer does not have says so instead of a chart.
 //
 // data-testids: dashboard-filters, filter-livemode, filter-merchant, refresh,
 //   figure-review-queue, figure-oldest, figure-liquidity, figure-volume-deposits,
@@ -58,66 +57,32 @@ function Figures({ d }) {
   <p class="small muted">${t('common.asOf')} <${Time} at=${q.as_of ?? d.webhooks_last_24h?.as_of} />${q.journal_seq !== undefined ? html` · journal seq <span class="mono">${q.journal_seq}</span>` : null}</p>`;
 }
 
-/** The rows of a series in whatever list shape the answer has, or null when it is absent. */
-export function seriesRows(series) {
-  if (series === undefined || series === null) return null;
-  if (Array.isArray(series)) return series;
-  for (const k of ['data', 'hours', 'buckets', 'series', 'rows']) if (Array.isArray(series[k])) return series[k];
-  if (typeof series === 'object') return Object.entries(series).filter(([, v]) => typeof v === 'number').map(([bucket, count]) => ({ bucket, count }));
-  return null;
-}
-
-const timeKeys = ['hour', 'hour_start', 'start', 'starts_at', 'at', 'from', 'bucket', 'label', 'le_seconds', 'max_age_seconds', 'age_seconds_max', 'under_seconds'];
-
-/** Label of a row: an instant becomes its Bangkok hour (HH:00), a bound in seconds an age, anything else its text. */
-function rowLabel(row) {
-  const k = timeKeys.find((key) => row[key] !== undefined && row[key] !== null);
-  if (k === undefined) return '';
-  const v = row[k];
-  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v)) return formatTime(v).slice(11, 16);
-  if (typeof v === 'number' && /seconds/.test(k)) return `≤ ${formatAge(v)}`;
-  return typeof v === 'string' ? label('ageBucket', v) : String(v);
-}
-
-/** The numeric fields of the rows (everything but the label fields), as chart series. */
-function numericSeries(rows) {
-  const names = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => !timeKeys.includes(k) && k !== 'as_of' && k !== 'journal_seq'
-    && rows.some((r) => typeof r[k] === 'number' || (typeof r[k] === 'string' && /^-?\d+$/.test(r[k]))));
-  return names.map((name) => ({
-    key: name, name: label('series', name), values: rows.map((r) => r[name] ?? 0),
-    format: /_minor$/.test(name) ? (v) => formatBaht(v) : (v) => formatCount(magnitude(v)),
-  }));
-}
+/** An hour's label: its start in Bangkok time (HH:00). */
+const hourLabel = (row) => formatTime(row.hour_start).slice(11, 16);
 
 function Missing({ what }) {
   return html`<p class="empty" data-testid="series-missing">${t('dashboard.seriesMissing', { what })}</p>`;
 }
 
-function HourlyChart({ rows, testid, kind, what }) {
-  if (rows === null) return html`<${Missing} what=${what} />`;
-  if (rows.length === 0) return html`<${Empty}>${t('dashboard.noData')}</${Empty}>`;
-  const all = numericSeries(rows);
-  if (all.length === 0) return html`<${Missing} what=${what} />`;
-  // One axis: amounts and counts do not share it, so when the rows have amounts only those are drawn.
-  const money = all.some((s) => /_minor$/.test(s.key));
-  const series = money ? all.filter((s) => /_minor$/.test(s.key)) : all;
+/** Columns (or a line) per hour of the business day: `fields` name the numbers drawn; amounts and counts never share an axis. */
+function HourlyChart({ series, fields, money, testid, kind, what }) {
+  const rows = series?.hours;
+  if (!Array.isArray(rows)) return html`<${Missing} what=${what} />`;
+  const drawn = fields.map((name) => ({ key: name, name: label('series', name), values: rows.map((r) => r[name] ?? 0) }));
   const axis = (v) => (money ? formatBaht(Math.round(v)).replace(/\.\d\d$/, '') : formatCount(Math.round(v)));
   const Chart = kind === 'line' ? LineChart : ColumnChart;
-  return html`<div><${Chart} testid=${testid} labels=${rows.map(rowLabel)} series=${series} format=${axis} />
-    <div class="legend">${series.map((s, k) => html`<span class=${`key series-${k}`}>${s.name}</span>`)}</div></div>`;
+  return html`<div><${Chart} testid=${testid} labels=${rows.map(hourLabel)} series=${drawn} format=${axis} />
+    <div class="legend">${drawn.map((s, k) => html`<span class=${`key series-${k}`}>${s.name}</span>`)}</div></div>`;
 }
 
 function Charts({ d }) {
   const endpoints = d.webhooks_last_24h?.endpoints ?? [];
-  const queueAge = seriesRows(d.review_queue?.age_buckets);
+  const queueAge = d.review_queue?.age_buckets;
   return html`<div class="columns charts">
-    <div class="card"><h2>${t('dashboard.volumeByHour')}</h2><${HourlyChart} rows=${seriesRows(d.volumes_by_hour)} testid="chart-volume" what="volumes_by_hour" /></div>
+    <div class="card"><h2>${t('dashboard.volumeByHour')}</h2><${HourlyChart} series=${d.volumes_by_hour} fields=${['deposits_settled_minor', 'withdrawals_filled_minor']} money testid="chart-volume" what="volumes_by_hour" /></div>
     <div class="card"><h2>${t('dashboard.queueAge')}</h2>
-      ${queueAge === null ? html`<${Missing} what="review_queue.age_buckets" />` : queueAge.length === 0 ? html`<${Empty}>${t('dashboard.noData')}</${Empty}>`
-        : html`<${BarList} testid="chart-queue-age" rows=${queueAge.map((r) => {
-          const count = r.count ?? r.deposits ?? r.size ?? numericSeries([r])[0]?.values[0] ?? 0;
-          return { label: rowLabel(r), value: magnitude(count), text: formatCount(magnitude(count)), tone: 'series-2' };
-        })} />`}
+      ${!Array.isArray(queueAge) ? html`<${Missing} what="review_queue.age_buckets" />`
+        : html`<${BarList} testid="chart-queue-age" rows=${queueAge.map((r) => ({ label: label('queueAge', r.label), value: r.count, text: formatCount(r.count), tone: 'series-2' }))} />`}
     </div>
     <div class="card"><h2>${t('dashboard.webhookSuccess')}</h2>
       ${endpoints.length === 0 ? html`<${Empty}>${t('dashboard.noEndpoints')}</${Empty}>` : html`<${BarList} testid="chart-webhooks" max=${1} rows=${endpoints.map((e) => {
@@ -128,7 +93,7 @@ function Charts({ d }) {
         };
       })} />`}
     </div>
-    <div class="card"><h2>${t('dashboard.slipErrorsByHour')}</h2><${HourlyChart} rows=${seriesRows(d.slip_provider_by_hour)} testid="chart-slip-errors" kind="line" what="slip_provider_by_hour" /></div>
+    <div class="card"><h2>${t('dashboard.slipErrorsByHour')}</h2><${HourlyChart} series=${d.slip_provider_by_hour} fields=${['slips', 'provider_errors']} kind="line" testid="chart-slip-errors" what="slip_provider_by_hour" /></div>
   </div>`;
 }
 

@@ -20,14 +20,17 @@ import { ActionButton, Badge, Empty, html, navigate, Status, Time, useCan, usePa
 
 const deliveryStatuses = ['pending', 'delivered', 'failed', 'canceled'];
 
-export function Webhooks({ merchantId, livemode, endpoints, query }) {
+export function Webhooks({ merchantId, livemode, endpoints: listed, query }) {
+  // An enable or disable answers the endpoint's new status: the row and the delivery log both follow it.
+  const [statusOf, setStatusOf] = useState({});
+  const endpoints = listed.map((e) => (statusOf[e.id] ? { ...e, status: statusOf[e.id] } : e));
   const chosen = endpoints.find((e) => e.id === query.endpoint) ?? endpoints[0];
   const choose = (endpointId) => navigate(`/merchants/${encodeURIComponent(merchantId)}`, { ...query, livemode, endpoint: endpointId, delivery_status: undefined });
   return html`<div class="card">
     <h2>${t('webhooks.endpoints')}</h2>
     ${endpoints.length === 0 ? html`<${Empty}>${t('webhooks.noEndpoints')}</${Empty}>` : html`<table class="grid" data-testid="endpoints">
       <thead><tr><th></th><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th>${t('webhooks.events')}</th><th>${t('webhooks.lastSuccess')}</th><th>${t('webhooks.failingSince')}</th><th></th></tr></thead>
-      <tbody>${endpoints.map((e) => html`<${EndpointRow} key=${e.id} e=${e} chosen=${chosen?.id === e.id} onChoose=${() => choose(e.id)} />`)}</tbody>
+      <tbody>${endpoints.map((e) => html`<${EndpointRow} key=${e.id} e=${e} chosen=${chosen?.id === e.id} onChoose=${() => choose(e.id)} onStatus=${(status) => setStatusOf({ ...statusOf, [e.id]: status })} />`)}</tbody>
     </table>`}
     ${chosen ? html`<${Deliveries} key=${`${chosen.id}:${query.delivery_status ?? ''}`} endpoint=${chosen} status=${query.delivery_status ?? ''}
       onStatus=${(s) => navigate(`/merchants/${encodeURIComponent(merchantId)}`, { ...query, livemode, endpoint: chosen.id, delivery_status: s })} />
@@ -35,12 +38,12 @@ export function Webhooks({ merchantId, livemode, endpoints, query }) {
   </div>`;
 }
 
-function EndpointRow({ e, chosen, onChoose }) {
+function EndpointRow({ e, chosen, onChoose, onStatus }) {
   const can = useCan();
-  const [status, setStatus] = useState(e.status);
+  const status = e.status;
   const toggle = async (verb) => {
     const answer = await post(`/v1/bo/webhooks/${encodeURIComponent(e.id)}/${verb}`, {});
-    setStatus(answer.status);
+    onStatus(answer.status);
   };
   return html`<tr data-testid="endpoint-row" data-id=${e.id} class=${chosen ? 'chosen' : ''}>
     <td><input type="radio" name="endpoint" data-testid="select-endpoint" checked=${chosen} onChange=${onChoose} aria-label=${e.id} /></td>
