@@ -13,7 +13,7 @@
 
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { ensureSession, logout } from './auth.js';
+import { logout } from './auth.js';
 import { ApiProblem } from './api.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
 import { html, PageContext } from './ui.js';
@@ -150,11 +150,11 @@ function App({ session, tables }) {
   </${PageContext.Provider}>`;
 }
 
-async function start() {
+/** Renders the console for a signed-in operator (boot.js signs in first, before this module and its pages load). */
+export async function start(session) {
   const root = document.getElementById('app');
   setLanguage(language());
   try {
-    const session = await ensureSession();
     const res = await fetch('/console/tables.json', { cache: 'no-cache' });
     if (!res.ok) throw new Error(`tables.json: HTTP ${res.status}`);
     const tables = await res.json();
@@ -166,5 +166,3 @@ async function start() {
     root.className = 'boot-error';
   }
 }
-
-start();

@@ -25,12 +25,26 @@ let current; // {accessToken, expiresAt, sub, roles, name}
 /** Thrown when the operator closes the step-up window or the issuer refuses. */
 export class StepUpAbandoned extends Error {}
 
+/** The sign-in configuration index.html carries (the server's /console/config.json, inlined so no request waits for it). */
+function consoleConfig() {
+  const inline = document.querySelector('meta[name="satang-console-config"]')?.content;
+  return inline ? JSON.parse(inline) : fetch('/console/config.json', { cache: 'no-store' }).then((r) => r.json());
+}
+
 async function discover() {
   if (setup) return setup;
-  const config = await (await fetch('/console/config.json', { cache: 'no-store' })).json();
+  const config = await consoleConfig();
   const issuer = new URL(config.issuer);
   const options = { [oauth.allowInsecureRequests]: issuer.protocol === 'http:' };
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }));
+  // The issuer's metadata (public) is kept for the tab, so the way back from the issuer does not ask for it again.
+  const metadataKey = `satang.console.issuer-metadata:${issuer.href}`;
+  const kept = sessionStorage.getItem(metadataKey);
+  let as;
+  if (kept) as = JSON.parse(kept);
+  else {
+    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...options }));
+    sessionStorage.setItem(metadataKey, JSON.stringify(as));
+  }
   setup = { config, as, client: { client_id: config.client_id }, options };
   return setup;
 }

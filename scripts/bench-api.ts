@@ -27,10 +27,9 @@
 // (--profile: the satang server writes a V8 CPU profile there; summarise it with
 // `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`.)
 
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,6 +38,7 @@ import { readConfig } from '../server/config.ts';
 import { sealerFor } from '../server/master-key.ts';
 import { allScopes } from '../server/ports.ts';
 import type { LoadMessage, LoadPlan, LoadReport } from './bench/api-load.ts';
+import { startSatangProcess, stopProcess } from './bench/satang-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -68,8 +68,6 @@ const keysCount = values.keys !== undefined ? positive('keys', values.keys)
 const host = '127.0.0.1';
 const root = new URL('..', import.meta.url).pathname;
 const tsx = ['--import', 'tsx'];
-const serverReadyTimeoutMs = 30_000;
-const serverStopTimeoutMs = 5_000;
 // /proc/<pid>/stat counts CPU time in clock ticks: 100 a second on Linux (getconf CLK_TCK).
 const clockTicksPerSecond = 100;
 const bareKey = `sk_live_bench_${randomUUID()}`;
@@ -94,7 +92,6 @@ function positive(name: string, text: string | undefined, zeroAllowed = false): 
 }
 
 const progress = (message: string) => console.error(`[bench:api] ${message}`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Children still running, stopped if this process is interrupted. */
@@ -109,14 +106,7 @@ function track(child: ChildProcess): ChildProcess {
   return child;
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), serverStopTimeoutMs);
-  await exited;
-  clearTimeout(timer);
-}
+const stop = stopProcess;
 
 /** CPU seconds (all threads) a process has used so far; undefined where /proc is missing. */
 function cpuSecondsOf(pid: number | undefined): number | undefined {
@@ -165,32 +155,11 @@ async function startBare(fsyncDb?: string): Promise<{ child: ChildProcess; port:
   return { child, port };
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, host, resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
-/** satang on the embedded default, as `npm start` runs it, on a temp data dir. */
-async function startSatang(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: host, SATANG_LOG_LEVEL: 'error' };
-  delete env.SATANG_NATS_URL; // the embedded default: no bus
-  // Its stdout (pino) goes to our stderr: stdout carries only the report. Level 'error':
-  // server faults show, the warning logged for every shed or refused request does not.
+/** satang on the embedded default, as `npm start` runs it, on a temp data dir (profiled with --profile). */
+function startSatang(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
   const profiling = values.profile ? ['--cpu-prof', '--cpu-prof-dir', values.profile] : [];
-  const child = track(spawn(process.execPath, [...profiling, ...tsx, join(root, 'server/main.ts')], { env, stdio: ['ignore', 2, 2] }));
-  const url = `http://${host}:${port}`;
-  const deadline = Date.now() + serverReadyTimeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`satang exited with ${child.exitCode} while starting`);
-    const ready = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
-    if (ready) return { child, url };
-    if (Date.now() > deadline) throw new Error(`satang did not answer /healthz within ${serverReadyTimeoutMs} ms`);
-    await sleep(100);
-  }
+  return startSatangProcess(dataDir, { extraEnv, nodeArgs: profiling, track });
 }
 
 /** A signed-in operator's POST to the back office (all roles, step-up on request). */

@@ -118,9 +118,9 @@ function consoleTables(): Record<string, unknown> {
   };
 }
 
-function answer(ctx: Context, file: ServedFile): void {
+function answer(ctx: Context, file: ServedFile, cacheControl = 'no-cache'): void {
   ctx.set('ETag', file.etag);
-  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Cache-Control', cacheControl);
   if (ctx.get('If-None-Match') === file.etag) {
     ctx.status = 304;
     return;
@@ -133,17 +133,31 @@ function answer(ctx: Context, file: ServedFile): void {
 export function consoleRoutes(options: ConsoleOptions): Router {
   const root = resolve(options.root ?? join(repositoryRoot, 'console'));
   const files = readConsoleFiles(root);
-  const index = files.get('index.html');
-  if (!index) throw new Error(`console: no index.html in ${root}`);
-  const csp = contentSecurityPolicy(importMapHash(index.body.toString('utf8')), new URL(options.issuer).origin);
+  const template = files.get('index.html');
+  if (!template) throw new Error(`console: no index.html in ${root}`);
   const vendor = new Map(Object.entries(vendorModules).map(([name, path]) => [name, served(readFileSync(join(repositoryRoot, path)), contentTypes['.js']!)]));
   const json = (value: unknown) => served(Buffer.from(JSON.stringify(value)), contentTypes['.json']!);
-  const config = json({
+  const configValue = {
     issuer: options.issuer, client_id: options.clientId, audience: options.audience, scopes: [...options.scopes],
     ...(options.resource ? { resource: options.resource } : {}),
     step_up: { acr_values: options.stepUp.acrValues, ...(options.stepUp.resource ? { resource: options.stepUp.resource } : {}) },
-  });
+  };
+  const config = json(configValue);
   const tables = json(consoleTables());
+  // This build's files under /console/v/<version>/ are immutable (cached for a year, never
+  // revalidated), so a page load after the sign-in redirect fetches nothing twice; index.html
+  // names them there, and carries the sign-in configuration, so no request waits for either.
+  const version = createHash('sha256').update([...files.values(), ...vendor.values()].map((f) => f.etag).join()).digest('base64url').slice(0, 12);
+  const assets = `/console/v/${version}`;
+  const index = served(Buffer.from(template.body.toString('utf8')
+    .replaceAll('{{assets}}', assets)
+    .replace('{{config}}', escapeAttribute(JSON.stringify(configValue)))), contentTypes['.html']!);
+  const csp = contentSecurityPolicy(importMapHash(index.body.toString('utf8')), new URL(options.issuer).origin);
+  const fileAt = (path: string | undefined): ServedFile | undefined => {
+    // The router has decoded the path; a name that resolves outside the folder is simply not found.
+    const full = resolve(root, path ?? '');
+    return full.startsWith(root + sep) ? files.get(relative(root, full).split(sep).join('/')) : undefined;
+  };
 
   const router = new Router({ strict: true }); // '/console' (a redirect) and '/console/' (the page) are two routes
   router.use('/console', async (ctx, next) => {
@@ -160,13 +174,18 @@ export function consoleRoutes(options: ConsoleOptions): Router {
   router.get('/console/config.json', (ctx) => answer(ctx, config));
   router.get('/console/tables.json', (ctx) => answer(ctx, tables));
   router.get('/console/vendor/:name', (ctx) => answer(ctx, vendor.get(ctx.params.name!) ?? missing()));
-  router.get('/console/:path(.*)', (ctx) => {
-    // The router has decoded the path; a name that resolves outside the folder is simply not found.
-    const full = resolve(root, ctx.params.path ?? '');
-    const file = full.startsWith(root + sep) ? files.get(relative(root, full).split(sep).join('/')) : undefined;
-    answer(ctx, file ?? missing());
+  router.get('/console/v/:version/:path(.*)', (ctx) => {
+    if (ctx.params.version !== version) missing(); // another build's: its page reloads into this one
+    const path = ctx.params.path ?? '';
+    const file = path.startsWith('vendor/') ? vendor.get(path.slice('vendor/'.length)) : path === 'index.html' ? undefined : fileAt(path);
+    answer(ctx, file ?? missing(), 'public, max-age=31536000, immutable');
   });
+  router.get('/console/:path(.*)', (ctx) => answer(ctx, (ctx.params.path === 'index.html' ? index : fileAt(ctx.params.path)) ?? missing()));
   return router;
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function missing(): never {

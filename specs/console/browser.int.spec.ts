@@ -164,6 +164,8 @@ test('without the reviewer role there is no approve button, and the server refus
   const ton = await operator('emp_ton', { hash: `#/deposits/${id}`, page: 'deposit' });
   assert.is(await ton.page.$('[data-testid=approve]'), null);
   assert.is(await ton.page.$('[data-testid=decision-form]'), null);
+  // The page's own token (the module instance the console loaded), sent without the page's checks.
+  const authModule = await ton.page.evaluate(() => (document.querySelector('script[type=module][src]') as HTMLScriptElement).src.replace(/boot\.js$/, 'auth.js'));
   const status = await ton.page.evaluate(async ([depositId, authModule]) => {
     const { accessToken } = await import(authModule!);
     const r = await fetch(`/v1/bo/deposits/${depositId}/approve`, {
@@ -171,7 +173,7 @@ test('without the reviewer role there is no approve button, and the server refus
       body: JSON.stringify({ note: 'approving without the reviewer role' }),
     });
     return { status: r.status, code: (await r.json()).error?.code };
-  }, [id, '/console/auth.js']);
+  }, [id, authModule]);
   assert.equal(status, { status: 403, code: 'scope_denied' });
   assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
 });

@@ -63,7 +63,10 @@ test('/console/ serves index.html with a CSP whose script hash is the import map
   const r = await rawGet(s.url, '/console/');
   assert.is(r.status, 200);
   assert.match(String(r.headers['content-type']), /^text\/html/);
-  assert.is(r.body, readFileSync(join(consoleDir, 'index.html'), 'utf8'));
+  assert.not.match(r.body, /\{\{/, 'every placeholder of the template filled');
+  assert.is(r.body.replace(/\/console\/v\/[A-Za-z0-9_-]{12}/g, '{{assets}}').replace(/content="\{&#34;[^"]*"/, 'content="{{config}}"'), readFileSync(join(consoleDir, 'index.html'), 'utf8'));
+  const inline = /<meta name="satang-console-config" content="([^"]*)">/.exec(r.body)![1]!.replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c)));
+  assert.equal(JSON.parse(inline), JSON.parse((await rawGet(s.url, '/console/config.json')).body), 'index.html carries config.json');
   assertSecurityHeaders(r.headers, '/console/');
   const csp = String(r.headers['content-security-policy']);
   const hash = createHash('sha256').update(importMapOf(r.body).text, 'utf8').digest('base64');
@@ -75,6 +78,23 @@ test('/console/ serves index.html with a CSP whose script hash is the import map
   const redirect = await rawGet(s.url, '/console');
   assert.is(redirect.status, 301);
   assert.is(redirect.headers.location, '/console/');
+});
+
+test('this build\'s files are immutable under /console/v/<version>/, every module is preloaded, and another version is not found', async () => {
+  const body = (await rawGet(s.url, '/console/')).body;
+  const assets = /\/console\/v\/[A-Za-z0-9_-]{12}/.exec(body)![0];
+  const preloaded = [...body.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]!);
+  for (const module of consoleModules().filter((m) => m !== 'boot.js' && m !== 'callback.js')) {
+    assert.ok(preloaded.includes(`${assets}/${module}`), `${module} is preloaded (index.html), so the page never waits on a chain of imports`);
+  }
+  for (const path of [...preloaded, `${assets}/boot.js`, `${assets}/style.css`]) {
+    const r = await rawGet(s.url, path);
+    assert.is(r.status, 200, path);
+    assert.is(r.headers['cache-control'], 'public, max-age=31536000, immutable', path);
+  }
+  assert.is((await rawGet(s.url, '/console/v/AAAAAAAAAAAA/app.js')).status, 404);
+  assert.is((await rawGet(s.url, `${assets}/../../../package.json`)).status, 404);
+  assert.is((await rawGet(s.url, `${assets}/%2e%2e/%2e%2e/package.json`)).status, 404);
 });
 
 test('an ETag answers If-None-Match with 304', async () => {
