@@ -21,9 +21,11 @@
 // every deposit of the window expires (canceled for want of liquidity: the merchant has
 // none) and leaves the write side's memory; the server's RSS (VmRSS) is sampled after
 // every window. Prints the samples, the peak and the final RSS against the 300 MB target.
+// --server-heap-mb caps V8's old space in the satang process (as a deployment would): what
+// stays above it is native memory (SQLite caches, code, buffers).
 //
 // Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N --profile DIR]
-//        npm run bench:memory [-- --memory 1000000 --seconds 20]
+//        npm run bench:memory [-- --memory 1000000 --seconds 20 --server-heap-mb 160]
 // (--profile: the satang server writes a V8 CPU profile there; summarise it with
 // `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`.)
 
@@ -50,6 +52,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // The bounded-memory run: this many deposits created and expired (see above).
     memory: { type: 'string' },
+    // The memory run: V8's old-space limit of the satang process, MB (node --max-old-space-size); unset, V8's default.
+    'server-heap-mb': { type: 'string' },
   },
 });
 const memoryDeposits = values.memory !== undefined ? positive('memory', values.memory) : undefined;
@@ -287,7 +291,8 @@ async function memoryMain(target: number): Promise<void> {
   const startedMs = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'));
   try {
-    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) });
+    const heapMb = values['server-heap-mb'] !== undefined ? positive('server-heap-mb', values['server-heap-mb']) : undefined;
+    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(heapMb ? { NODE_OPTIONS: `--max-old-space-size=${heapMb}` } : {}) });
     try {
       progress(`satang up at ${url} (manual clock); onboarding a merchant with ${keysCount} live keys`);
       const { keys, bo } = await onboard(url, join(dir, 'satang'));
@@ -308,7 +313,7 @@ async function memoryMain(target: number): Promise<void> {
       const report = {
         scenario: 'memory', deposits_created_and_expired: created, rss_mb_final: final, rss_mb_peak: peak, errors_by_status: errors, samples,
         targets: { rss_mb_final: check(final, '<=', targets.memoryRssMbMax), rss_mb_peak: check(peak, '<=', targets.memoryRssMbMax) },
-        settings: { connections, window_seconds: seconds, keys: keysCount, clock_advance_seconds: memoryAdvanceSeconds },
+        settings: { connections, window_seconds: seconds, keys: keysCount, clock_advance_seconds: memoryAdvanceSeconds, server_heap_mb: heapMb ?? 'V8 default' },
         machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown' },
         node: process.version,
         date: new Date().toISOString(),

@@ -104,6 +104,13 @@ async function main(): Promise<void> {
       if (i > 0) nextPage.push(ms);
     }
     const queueTotal = await page.textContent('[data-testid=queue-total]');
+    // The full queue and dashboard, for the README (screenshots/ is ignored by git).
+    for (const [name, hash] of [['queue', '#/queue?limit=20'], ['dashboard', '#/dashboard']]) {
+      await page.goto('about:blank');
+      await page.goto(`${url}/console/${hash}`);
+      await readyOf(page, name);
+      await lead.screenshot(`bench-${name}`);
+    }
     const worst = Math.max(...Object.values(results).flatMap((r) => [r.load.max_ms, r.navigate.max_ms]), summary(nextPage).max_ms);
     const report = {
       scenario: 'console pages with a full review queue', deposits_under_review: seeded.depositIds.length, queue_total_shown: queueTotal?.trim(),

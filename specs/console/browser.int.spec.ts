@@ -23,6 +23,7 @@ let scene: SlipScene;
 let browser: Browser;
 let failing: Receiver;
 let endpointId: string;
+let fourEyesId: string;
 const sessions: OperatorSession[] = [];
 const otherName = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' };
 const goodNote = 'the transfer is on the bank statement of the receiver';
@@ -71,6 +72,7 @@ test('an operator signs in through the OpenID provider and lands on the review q
 
 test('four-eyes: one reviewer approves and the deposit stays under review; a second reviewer in another browser settles it', async () => {
   const id = await underReview(limits.fourEyesAmountMinorMin);
+  fourEyesId = id;
   const ploy = await operator('emp_ploy');
   await ploy.page.click(`[data-testid=queue-row][data-id="${id}"]`);
   await ploy.ready('deposit');
@@ -179,9 +181,19 @@ test('without the reviewer role there is no approve button, and the server refus
 });
 
 test('every other page renders for an operator with every role (screenshots)', async () => {
+  // A claim on the settled four-eyes deposit, and a dispute on the withdrawal it filled.
+  const claim = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: fourEyesId, amount_minor: 2_000, note: 'the payer says they sent two hundred baht too much' });
+  assert.is(claim.status, 201, claim.text);
+  const filled = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${fourEyesId}`)).json))![0];
+  const dispute = await scene.s.bo('POST', `/v1/bo/withdrawals/${filled}/disputes`, { reason_code: 'not_received', amount_minor: 30_000 });
+  assert.is(dispute.status, 201, dispute.text);
   const lead = await operator('emp_lead');
   await lead.screenshot('queue');
-  for (const [hash, name] of [['#/approvals', 'approvals'], ['#/claims', 'claims'], ['#/merchants', 'merchants'], [`#/withdrawals/${scene.withdrawalIds[0]}`, 'withdrawal']] as const) {
+  const pages = [
+    ['#/approvals', 'approvals'], ['#/claims', 'claims'], [`#/claims/${claim.json.id}`, 'claim'], [`#/disputes/${dispute.json.id}`, 'dispute'],
+    ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'],
+  ] as const;
+  for (const [hash, name] of pages) {
     await lead.goto(hash, name);
     await lead.screenshot(name);
   }
