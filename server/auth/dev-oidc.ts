@@ -140,6 +140,11 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
   async function interaction(req: IncomingMessage, res: ServerResponse, uid: string, submitted: boolean): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     if (details.uid !== uid) throw new oidcErrors.InvalidRequest('interaction does not match its cookie');
+    if (details.prompt.name !== 'login') {
+      // The console's grant is given (loadExistingGrant); asking for more than it holds is refused, never a loop of forms.
+      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: `the development issuer grants the console openid, profile and /v1/bo only (${details.prompt.name} asked)` }, { mergeWithLastSubmission: false });
+      return;
+    }
     const stepUp = String(details.params.acr_values ?? '').split(' ').includes(stepUpAcr);
     const hint = typeof details.params.login_hint === 'string' ? details.params.login_hint : '';
     let problem = '';

@@ -127,6 +127,21 @@ test('no PKCE, no code: the provider refuses an authorization request without co
   assert.not.ok(location.searchParams.has('code'));
 });
 
+test('a consent prompt (prompt=consent) is refused with access_denied at the redirect URI, not a loop of sign-in forms', async () => {
+  const b = browser();
+  await b.signIn('emp_ton', devOperatorPassword);
+  const url = new URL(`${s.url}/oidc/auth`);
+  for (const [k, v] of Object.entries({ client_id: consoleClientId, redirect_uri: `${s.url}/console/`, response_type: 'code', scope: 'openid', prompt: 'consent', state: 'st2', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+  let res = await b.request(url.href);
+  for (let hops = 0; hops < 6 && res.headers.get('location') && !res.headers.get('location')!.startsWith(`${s.url}/console/`); hops++) {
+    res = await b.request(new URL(res.headers.get('location')!, s.url).href);
+  }
+  const back = new URL(res.headers.get('location') ?? '', s.url);
+  assert.ok(back.href.startsWith(`${s.url}/console/`), `redirected back to the console: ${back.href}`);
+  assert.is(back.searchParams.get('error'), 'access_denied');
+  assert.not.ok(back.searchParams.has('code'));
+});
+
 test('a redirect_uri the console does not own is refused (no open redirect)', async () => {
   const url = new URL(`${s.url}/oidc/auth`);
   for (const [k, v] of Object.entries({ client_id: consoleClientId, redirect_uri: 'https://evil.example/cb', response_type: 'code', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
