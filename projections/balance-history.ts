@@ -2,6 +2,9 @@
 // one row per balance transaction of a merchant in a mode, numbered by a per-(merchant,
 // mode) `sequence` given in journal order, with the bucket deltas; and per merchant and
 // mode the running totals of the three buckets and the last sequence (the checkpoint).
+// Read by the merchant's GET /v1/pay/balance/transactions (oldest first from a sequence) and
+// the back office's GET /v1/bo/merchants/:id/balance-transactions (newest first, each row
+// naming the journal entry that posted it).
 //
 // Sandbox (livemode false) differs as the contract says: sequences restart with every
 // run (POST /v1/test/sandbox/reset journals SandboxRunReset with the new run_generation;
