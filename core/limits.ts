@@ -366,6 +366,9 @@ export const backOfficeLimits = {
   requestLogFlushIntervalMs: 100,
   requestLogFlushRowsMax: 500,
   requestLogPruneEveryFlushes: 50,
+  /** A merchant's balance transactions (GET /v1/bo/merchants/:id/balance-transactions): page size. */
+  balanceTransactionPageSizeDefault: 50,
+  balanceTransactionPageSizeMax: 200,
   /** Request log and action log reads: page size. */
   logPageSizeDefault: 50,
   logPageSizeMax: 200,

@@ -2,6 +2,9 @@
 // one row per balance transaction of a merchant in a mode, numbered by a per-(merchant,
 // mode) `sequence` given in journal order, with the bucket deltas; and per merchant and
 // mode the running totals of the three buckets and the last sequence (the checkpoint).
+// Read by the merchant's GET /v1/pay/balance/transactions (oldest first from a sequence) and
+// the back office's GET /v1/bo/merchants/:id/balance-transactions (newest first, each row
+// naming the journal entry that posted it).
 //
 // Sandbox (livemode false) differs as the contract says: sequences restart with every
 // run (POST /v1/test/sandbox/reset journals SandboxRunReset with the new run_generation;
@@ -161,10 +164,27 @@ export interface HistorySnapshot {
   readonly position: number;
 }
 
+/** A row as the back office pages it: with the journal entry that posted it. */
+export interface PostedRow extends HistoryRow {
+  readonly journalSeq: number;
+}
+
+export interface NewestFirstPage {
+  /** The run the rows belong to (live: always the first). */
+  readonly runGeneration: number;
+  /** Rows of the run with sequence below `before`, newest first, at most `limit`. */
+  readonly rows: readonly PostedRow[];
+  readonly hasMore: boolean;
+  /** The projection's position when the page was read. */
+  readonly position: number;
+}
+
 /** Reads of the balance history tables; one snapshot is one read transaction. */
 export class BalanceHistoryReads {
   private readonly account;
   private readonly rows;
+  private readonly rowsNewestFirst;
+  private readonly newestFirstTx;
   private readonly floor;
   private readonly position;
   private readonly snapshotTx;
@@ -174,6 +194,10 @@ export class BalanceHistoryReads {
     this.rows = db.prepare<[string, number, number, bigint, number], [bigint, string, bigint, bigint, bigint, bigint]>(
       `SELECT sequence, id, created_at, available_minor, pending_clearing_minor, reserved_minor FROM bh_rows
        WHERE merchant_id = ? AND livemode = ? AND run_generation = ? AND sequence > ? ORDER BY sequence LIMIT ?`).raw(true).safeIntegers(true);
+    // Walks the primary key backwards: (merchant, mode, run) fixed, sequence descending.
+    this.rowsNewestFirst = db.prepare<[string, number, number, bigint, number], [bigint, string, bigint, bigint, bigint, bigint, bigint]>(
+      `SELECT sequence, id, created_at, available_minor, pending_clearing_minor, reserved_minor, journal_seq FROM bh_rows
+       WHERE merchant_id = ? AND livemode = ? AND run_generation = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?`).raw(true).safeIntegers(true);
     this.floor = db.prepare<[string, number, number], bigint | null>(
       'SELECT max(sequence) FROM bh_rows WHERE merchant_id = ? AND livemode = 0 AND run_generation = ? AND created_at < ?').pluck(true).safeIntegers(true);
     this.position = db.prepare<[], number>("SELECT last_seq FROM projection_positions WHERE name = 'balance_history'").pluck(true);
@@ -188,6 +212,23 @@ export class BalanceHistoryReads {
       }));
       return { account, rows, hasMore: raw.length > limit, retentionFloor, position: this.position.get() ?? 0 };
     });
+    this.newestFirstTx = db.transaction((merchantId: string, livemode: boolean, before: bigint, limit: number): NewestFirstPage => {
+      const mode = livemode ? 1 : 0;
+      const run = accountOf(this.account.get(merchantId, mode)).runGeneration;
+      const raw = this.rowsNewestFirst.all(merchantId, mode, run, before, limit + 1);
+      const rows = raw.slice(0, limit).map(([sequence, id, createdAt, a, p, r, journalSeq]) => ({
+        sequence, id, createdAt: Number(createdAt), journalSeq: Number(journalSeq), deltas: { availableMinor: a, pendingClearingMinor: p, reservedMinor: r },
+      }));
+      return { runGeneration: run, rows, hasMore: raw.length > limit, position: this.position.get() ?? 0 };
+    });
+  }
+
+  /**
+   * The rows of the account's current run with sequence below `before`, newest first: the
+   * back office's page of balance transactions.
+   */
+  newestFirst(merchantId: string, livemode: boolean, before: bigint, limit: number): NewestFirstPage {
+    return this.newestFirstTx.deferred(merchantId, livemode, before, limit);
   }
 
   /**

@@ -1,25 +1,29 @@
 // One merchant, in one mode (#/merchants/<id>?livemode=true|false): its directory entry
 // (GET /v1/bo/merchants?q=<id>), the wallet's three buckets from the ledger
 // (GET /v1/bo/wallet), links to its work elsewhere (review queue, approvals, claims, the
-// day's statement with its balance movements, the dashboard), and its webhook endpoints
-// with their delivery log, resend ⚑ and replay ⚑ (merchant-webhooks.js). Each part is
-// read only when the operator's roles may read it; the server has no per-merchant list of
-// balance transactions for operators — the statement is where movements are read.
+// day's statement with its balance movements, the dashboard), under the wallet its
+// balance transactions newest first (GET /v1/bo/merchants/{id}/balance-transactions,
+// merchant-transactions.js), and its webhook endpoints with their delivery log, resend ⚑
+// and replay ⚑ (merchant-webhooks.js). Each part is read only when the operator's roles
+// may read it.
 //
 // data-testids: merchant-name, mode-live, mode-test, wallet, wallet-available,
-//   wallet-pending, wallet-reserved, merchant-links, (merchant-webhooks.js: endpoints,
-//   endpoint-row, …).
+//   wallet-pending, wallet-reserved, merchant-links, (merchant-transactions.js:
+//   balance-transactions, btxn-row, btxn-prev-page, btxn-next-page), (merchant-webhooks.js:
+//   endpoints, endpoint-row, …).
 
 import { get } from '../api.js';
 import { t } from '../i18n.js';
 import { bangkokToday } from '../format.js';
 import { Badge, Empty, html, Id, Loading, Money, navigate, Time, useCan, usePageData } from '../ui.js';
+import { BalanceTransactions } from './merchant-transactions.js';
 import { Webhooks } from './merchant-webhooks.js';
 
 export function MerchantPage({ id, query }) {
   const can = useCan();
   const livemode = query.livemode !== 'false';
   const mayWallet = can('GET /v1/bo/wallet'), mayEndpoints = can('GET /v1/bo/merchants/:id/webhook-endpoints');
+  const mayTransactions = can('GET /v1/bo/merchants/:id/balance-transactions');
   const { data, error } = usePageData(async () => {
     const [directory, wallet, endpoints] = await Promise.all([
       get('/v1/bo/merchants', { q: id, limit: 20 }),
@@ -55,6 +59,7 @@ export function MerchantPage({ id, query }) {
         <${Links} id=${id} livemode=${livemode} can=${can} />
       </div>
     </div>
+    ${mayTransactions && m ? html`<${BalanceTransactions} merchantId=${id} livemode=${livemode} />` : null}
     ${data.endpoints ? html`<${Webhooks} merchantId=${id} livemode=${livemode} endpoints=${data.endpoints.filter((e) => e.livemode === livemode)} query=${query} />` : null}
   </section>`;
 }

@@ -36,9 +36,12 @@ export interface Posting {
   readonly amountMinor: Minor;
 }
 
-export type BalanceTransactionType =
-  | 'deposit_settled' | 'clearing_released' | 'withdrawal_reserved' | 'withdrawal_settled'
-  | 'withdrawal_released' | 'fee' | 'reversal' | 'adjustment';
+/** The contract's balance_transaction.type values (an open enum: readers keep a default branch). */
+export const balanceTransactionTypes = [
+  'deposit_settled', 'clearing_released', 'withdrawal_reserved', 'withdrawal_settled',
+  'withdrawal_released', 'fee', 'reversal', 'adjustment',
+] as const;
+export type BalanceTransactionType = (typeof balanceTransactionTypes)[number];
 
 /** What a movement and the balance transaction built from it have in common. */
 interface TransactionFields {

@@ -83,6 +83,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // dashboard, wallet and the directories (server/routes/bo-reads.ts)
   'GET /v1/bo/dashboard': balanceReads,
   'GET /v1/bo/wallet': balanceReads,
+  'GET /v1/bo/merchants/:id/balance-transactions': balanceReads,
   'GET /v1/bo/merchants': directoryReads,
   'GET /v1/bo/white-labels': directoryReads,
   // finance reports (server/routes/reports.ts)

@@ -105,6 +105,17 @@ export const schemas: Record<string, Schema> = {
     data: { type: 'array', items: object({ id: str, object: { const: 'balance_transaction' }, sequence: decimalString, currency: { const: 'THB' }, created_at: instant, bucket_deltas: object({ available_minor: decimalString, pending_clearing_minor: decimalString, reserved_minor: decimalString }) }) },
     has_more: bool, next_sequence: decimalString, checkpoint: object({ sequence: decimalString }), as_of: instant,
   }),
+  BalanceTransactionPage: object({
+    object: { const: 'list' }, livemode: bool, has_more: bool, next_cursor: nullable(str),
+    data: {
+      type: 'array', items: object({
+        id: { type: 'string', pattern: '^(btxn_|sbxbtxn_l_)' }, object: { const: 'balance_transaction' }, sequence: { type: 'string', pattern: '^[1-9][0-9]*$' },
+        type: str, direction: { enum: ['credit', 'debit'] }, amount_minor: { type: 'integer', minimum: 1 },
+        bucket_from: nullable({ enum: ['available', 'pending_clearing', 'reserved'] }), bucket_to: nullable({ enum: ['available', 'pending_clearing', 'reserved'] }),
+        bucket_deltas: balances, source: object({ type: str, id: str }), created_at: instant, journal_seq: { type: 'integer', minimum: 1 },
+      }, { reverses_balance_transaction_id: str, cleared_from_balance_transaction_id: str, reason_code: str }),
+    },
+  }),
   Quote: object({ object: { const: 'quote' }, livemode: bool, channel: str, amount_minor: int, fee_total_minor: int, total_minor: int, currency: { const: 'THB' }, fee_breakdown: { type: 'array', items: feeLine } }),
   Beneficiary: object({ id: { type: 'string', pattern: '^ben_' }, object: { const: 'beneficiary' }, livemode: bool, status: str, bank_code: str, account_number_masked: str, account_name_th_masked: str, created_at: instant }),
   Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }), data: object({ object: { type: 'object' } }) }),

@@ -121,6 +121,11 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/reports/action-logs': { summary: 'The hash-chained action log: every operator call and refused operator authentication.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/dashboard': { summary: 'Replica aggregates for the business day (00:00 Bangkok), each figure with its as_of: orders and volumes today, hourly volumes and slips, the review queue with its age histogram, liquidity waiting, webhook health per endpoint.', auth: 'operator', responses: { 200: 'Dashboard' } },
   'GET /v1/bo/wallet': { summary: "A merchant's wallet (the ledger's numbers).", auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/merchants/:id/balance-transactions': {
+    summary: "A merchant's balance transactions in one mode, newest first, from the balance history (sandbox: the current run, sbxbtxn_l_ ids), each with its journal entry's type, direction, amount, buckets and source; cursor paging.",
+    auth: 'operator', responses: { 200: 'BalanceTransactionPage' },
+    queryParams: { livemode: { type: 'string', enum: ['true', 'false'] }, limit, cursor: { type: 'string' } },
+  },
   'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },
 

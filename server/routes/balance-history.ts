@@ -37,9 +37,14 @@ function sameBalances(a: Balances, b: Balances): boolean {
   return a.availableMinor === b.availableMinor && a.pendingClearingMinor === b.pendingClearingMinor && a.reservedMinor === b.reservedMinor;
 }
 
+/** A sandbox row's id (contract: sbxbtxn_l_ prefix in sandbox), derived from the btxn_ id. */
+export function sandboxRowId(btxnId: string): string {
+  return `sbxbtxn_l_${btxnId.replace(/^btxn_/, '')}`;
+}
+
 function presentRow(row: HistoryRow, livemode: boolean): Record<string, unknown> {
   return {
-    id: livemode ? row.id : `sbxbtxn_l_${row.id.replace(/^btxn_/, '')}`,
+    id: livemode ? row.id : sandboxRowId(row.id),
     object: 'balance_transaction', sequence: row.sequence.toString(), currency: 'THB', created_at: iso(row.createdAt),
     bucket_deltas: decimalDeltas(livemode ? row.deltas : sandboxDeltas(row.deltas)),
   };

@@ -1,7 +1,8 @@
 // Back-office reads: the dashboard (replica aggregates from the projections, each figure
 // with its as_of and the journal position it reflects; webhook failure rates from the
 // delivery store), the wallet (the same numbers as the merchant's balance, from the write
-// side's ledger), and the merchant and white-label directories with search.
+// side's ledger), a merchant's balance transactions (bo-balance-transactions.ts), and the
+// merchant and white-label directories with search.
 
 import Router from '@koa/router';
 import Database from 'better-sqlite3';
@@ -17,6 +18,7 @@ import type { Services } from '../ports.ts';
 import { notFound } from './common.ts';
 import { readQuery, readSideOf } from './read-params.ts';
 import { booleanParam, pageOf } from './bo-desk.ts';
+import { registerBalanceTransactions } from './bo-balance-transactions.ts';
 
 /** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
 const bangkokOffsetMs = 7 * durations.hour;
@@ -93,6 +95,8 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     ctx.body = { object: 'wallet', merchant_id: m.id, livemode, ...presentBalances(world().balances(m.id, livemode)), currency: 'THB', as_of: iso(services.write.clock.now()) };
   });
+
+  registerBalanceTransactions(router, services, journalDb);
 
   router.get('/merchants', (ctx) => {
     const q = readQuery(ctx, ['q', 'white_label_id', 'suspended', 'cursor', 'limit']);

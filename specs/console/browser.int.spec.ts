@@ -6,7 +6,8 @@
 // four-eyes deposit leaves it under review, a second reviewer in a second context settles
 // it; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
-// the statement's CSV download is the API's CSV byte for byte; a role without `reviewer`
+// the statement's CSV download is the API's CSV byte for byte; the merchant page's balance
+// transactions are the API's, page by page; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
 
@@ -159,6 +160,30 @@ test('the statement CSV the page downloads is the API\'s CSV', async () => {
   for (const chart of ['chart-volume', 'chart-queue-age', 'chart-webhooks', 'chart-slip-errors']) assert.ok(await fah.page.$(`[data-testid=${chart}]`), chart);
   assert.is(await fah.page.$('[data-testid=series-missing]'), null);
   await fah.screenshot('dashboard');
+});
+
+test("the merchant page lists the merchant's balance transactions as the API does, page by page", async () => {
+  // More movements than one page of the console (20): small adjustments on top of the scene's.
+  for (let i = 1; i <= 21; i++) await scene.s.fund(scene.payer.id, 100 * i);
+  const api = (cursor?: string) => scene.s.bo('GET', `/v1/bo/merchants/${scene.payer.id}/balance-transactions?livemode=true&limit=20${cursor ? `&cursor=${cursor}` : ''}`, undefined, { roles: ['finance'] });
+  const first = await api();
+  assert.is(first.status, 200, first.text);
+  assert.is(first.json.has_more, true);
+  const fah = await operator('emp_fah', { page: 'claims' });
+  await fah.goto(`#/merchants/${scene.payer.id}?livemode=true`, 'merchant');
+  await fah.page.waitForSelector('[data-testid=balance-transactions][data-loaded="1"]');
+  const shownIds = () => fah.page.$$eval('[data-testid=btxn-row]', (rows) => rows.map((r) => r.getAttribute('data-id')));
+  assert.equal(await shownIds(), first.json.data.map((b: { id: string }) => b.id));
+  assert.match(await fah.page.textContent('[data-testid=balance-transactions]') ?? '', /Adjustment|ปรับยอด/);
+  assert.ok(await fah.page.$eval('[data-testid=btxn-prev-page]', (b) => (b as HTMLButtonElement).disabled));
+  await fah.screenshot('merchant-transactions');
+  const second = await api(first.json.next_cursor);
+  await fah.page.click('[data-testid=btxn-next-page]');
+  await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${second.json.data[0].id}"]`);
+  assert.equal(await shownIds(), second.json.data.map((b: { id: string }) => b.id));
+  await fah.page.click('[data-testid=btxn-prev-page]');
+  await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${first.json.data[0].id}"]`);
+  assert.equal(await shownIds(), first.json.data.map((b: { id: string }) => b.id));
 });
 
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {

@@ -1,8 +1,8 @@
 // The console's words and numbers, run in node on the very browser modules
 // (console/i18n.js, console/format.js): both languages have every key with the same
 // placeholders, every t('key') the pages write exists, every code the server's tables can
-// hand a label (statuses, claim kinds and transitions, reversal reasons, timeline steps)
-// has one in both languages; baht is exact from integer satang by string arithmetic
+// hand a label (statuses, claim kinds and transitions, reversal reasons, timeline steps,
+// balance transaction types) has one in both languages; baht is exact from integer satang by string arithmetic
 // (0, one satang, negatives, 2^53 − 1, sums beyond it as decimal text, and a property
 // against an independent reading), amounts typed as baht read back exactly, and times are
 // Bangkok's with the UTC instant kept for the title.
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { claimKinds, claimStatuses } from '../../core/claim/state.ts';
 import { claimTransitions } from '../../core/claim/decide.ts';
 import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
+import { balanceTransactionTypes } from '../../core/ledger/ledger.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -61,6 +62,7 @@ test('every code the server can hand the page has a label in both languages', ()
     ...claimStatuses.map((s) => `claimStatus.${s}`), ...claimKinds.map((k) => `claimKind.${k}`),
     ...Object.keys(claimTransitions).map((tr) => `claims.t.${tr}`), ...reversalReasonCodes.map((c) => `reversal.${c}`),
     ...steps.map((s) => `step.${s}`),
+    ...balanceTransactionTypes.flatMap((type) => [`btxn.type.${type}`, `btType.${type}`]),
     ...['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver'].map((d) => `dimension.${d}`),
     ...['queue', 'approvals', 'claims', 'merchants', 'statement', 'dashboard'].map((n) => `nav.${n}`),
     ...['d', 'h', 'm', 's'].map((u) => `age.${u}`),

@@ -1,0 +1,117 @@
+// GET /v1/bo/merchants/:id/balance-transactions?livemode=&limit=&cursor= — a merchant's
+// balance transactions in one mode, newest first, for the operator console's merchant
+// page. Presentation only.
+//
+// Rows come from the balance history projection (bh_rows: one row per transaction that
+// moved money, numbered per merchant and mode; sandbox: the merchant's current run only,
+// ids and deltas as the merchant's own history shows them — sbxbtxn_l_ ids, pending
+// clearing folded into available). Each row is enriched from the journal entry that posted
+// it (BalanceTransactionPosted at the row's journal_seq): type, direction, amount, buckets,
+// source. The page's entries are read by seq in one statement (primary-key lookups), never
+// a scan of the journal.
+//
+// Read your writes, briefly: the read waits up to listFreshnessWaitMs for the projection
+// to reach what the write side had committed when the request came in, then answers what
+// the projection has. The cursor is opaque: the last sequence shown, the run it belongs
+// to and the filters (livemode) it was issued under — another livemode: 400
+// cursor_filter_mismatch; a sandbox run reset since: 409 sandbox_run_changed.
+//
+// Invariants kept: every row's journal entry exists and posted that very transaction
+// (asserted: the projection is derived from the journal, so anything else is corruption).
+
+import type Router from '@koa/router';
+import { assert } from '../../core/assert.ts';
+import type { DomainEvent } from '../../core/journal.ts';
+import { decode } from '../../core/journal.ts';
+import type { BalanceTransaction, Balances } from '../../core/ledger/ledger.ts';
+import { backOfficeLimits, readSideLimits } from '../../core/limits.ts';
+import { iso } from '../../core/present.ts';
+import type { Db } from '../../adapters/sqlite/schema.ts';
+import { sandboxDeltas, type PostedRow } from '../../projections/balance-history.ts';
+import { ApiError } from '../errors.ts';
+import type { Services } from '../ports.ts';
+import { sandboxRowId } from './balance-history.ts';
+import { booleanParam } from './bo-desk.ts';
+import { notFound } from './common.ts';
+import { limitParam, readQuery, readSideOf } from './read-params.ts';
+
+const n = (minor: bigint) => Number(minor);
+
+interface Cursor { readonly sequence: string; readonly run: number; readonly filters: string }
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(raw: string | undefined, filters: string): Cursor | undefined {
+  if (raw === undefined) return undefined;
+  let c: Cursor | undefined;
+  try { c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor; } catch { c = undefined; }
+  if (!c || typeof c.sequence !== 'string' || !/^[1-9][0-9]{0,18}$/.test(c.sequence) || !Number.isSafeInteger(c.run) || typeof c.filters !== 'string') {
+    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
+  }
+  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
+  return c;
+}
+
+/** The journal entries that posted the page's rows, by seq: one statement of primary-key lookups. */
+function postedTransactions(journalDb: Db) {
+  const bySeq = journalDb.prepare<[string], { seq: number; data: string }>(
+    `SELECT seq, data FROM journal WHERE seq IN (SELECT value FROM json_each(?)) LIMIT ${backOfficeLimits.balanceTransactionPageSizeMax}`);
+  return (rows: readonly PostedRow[]): Map<number, BalanceTransaction> => {
+    const out = new Map<number, BalanceTransaction>();
+    if (rows.length === 0) return out;
+    for (const entry of bySeq.all(JSON.stringify(rows.map((r) => r.journalSeq)))) {
+      const event = decode<DomainEvent>(entry.data);
+      assert(event.type === 'BalanceTransactionPosted', () => `journal seq ${entry.seq} is ${event.type}, not the BalanceTransactionPosted the balance history names`);
+      out.set(entry.seq, event.transaction);
+    }
+    return out;
+  };
+}
+
+function presentDeltas(d: Balances) {
+  return { available_minor: n(d.availableMinor), pending_clearing_minor: n(d.pendingClearingMinor), reserved_minor: n(d.reservedMinor) };
+}
+
+function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean): Record<string, unknown> {
+  assert(t !== undefined && t.id === row.id, () => `balance history row ${row.id} (journal seq ${row.journalSeq}) has no matching journal entry`);
+  return {
+    id: livemode ? t.id : sandboxRowId(t.id), object: 'balance_transaction', sequence: row.sequence.toString(),
+    type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
+    bucket_deltas: presentDeltas(livemode ? row.deltas : sandboxDeltas(row.deltas)),
+    source: { type: t.source.type, id: t.source.id },
+    ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
+    ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
+    ...(t.reasonCode ? { reason_code: t.reasonCode } : {}),
+    created_at: iso(row.createdAt), journal_seq: row.journalSeq,
+  };
+}
+
+/** Registers the route on the back office's read router (operatorAuth already applies). */
+export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
+  const posted = postedTransactions(journalDb);
+  router.get('/merchants/:id/balance-transactions', async (ctx) => {
+    const q = readQuery(ctx, ['livemode', 'limit', 'cursor']);
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    const limit = limitParam(q.limit, backOfficeLimits.balanceTransactionPageSizeDefault, backOfficeLimits.balanceTransactionPageSizeMax);
+    const filters = JSON.stringify([livemode]);
+    const after = decodeCursor(q.cursor, filters);
+    const merchant = services.write.world.merchants.get(ctx.params.id!);
+    if (!merchant) throw notFound('merchant');
+    const readSide = readSideOf(services);
+    await readSide.caughtUp('balance_history', services.write.world.lastSeq, readSideLimits.listFreshnessWaitMs);
+    const page = readSide.models.balanceHistory.newestFirst(merchant.id, livemode, after ? BigInt(after.sequence) : readSideLimits.sequenceMax, limit);
+    if (after && after.run !== page.runGeneration) {
+      throw new ApiError('sandbox_run_changed', 'The sandbox run changed since this cursor was issued; start again without cursor.', { run_generation: after.run, current_run_generation: page.runGeneration });
+    }
+    const transactions = posted(page.rows);
+    const last = page.rows[page.rows.length - 1];
+    ctx.body = {
+      object: 'list', livemode,
+      data: page.rows.map((r) => presentRow(r, transactions.get(r.journalSeq), livemode)),
+      has_more: page.hasMore,
+      next_cursor: page.hasMore && last ? encodeCursor({ sequence: last.sequence.toString(), run: page.runGeneration, filters }) : null,
+    };
+  });
+}
