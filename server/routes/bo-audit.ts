@@ -22,7 +22,7 @@ import { operatorAuth, type Operator } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyForLog } from '../redact.ts';
-import { limitParam, readQuery } from './read-params.ts';
+import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
 
 interface AuditState {
   requestId?: string;
@@ -89,14 +89,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogStor
 // ---- reads: newest first by row id, the cursor names the last id and the filters ----
 
 function cursorOf(raw: string | undefined, filters: string): number | undefined {
-  if (raw === undefined) return undefined;
-  let parsed: { before?: unknown; filters?: unknown } | undefined;
-  try { parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')); } catch { parsed = undefined; }
-  if (!parsed || typeof parsed.before !== 'number' || typeof parsed.filters !== 'string') {
-    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
-  }
-  if (parsed.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
-  return parsed.before;
+  return decodeFilterCursor(raw, filters, (c): c is Record<string, unknown> & { before: number } => typeof c.before === 'number')?.before;
 }
 
 function sinceOf(raw: string | undefined): number | undefined {
@@ -110,7 +103,7 @@ function pageAnswer<T extends { id: number }>(rows: T[], limit: number, filters:
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { object: 'list', data: page.map(present), has_more: hasMore, next_cursor: hasMore && last ? Buffer.from(JSON.stringify({ before: last.id, filters })).toString('base64url') : null };
+  return { object: 'list', data: page.map(present), has_more: hasMore, next_cursor: hasMore && last ? encodeFilterCursor({ before: last.id }, filters) : null };
 }
 
 export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogStore, verify: Parameters<typeof operatorAuth>[0]): Router {

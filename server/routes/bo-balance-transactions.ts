@@ -33,26 +33,13 @@ import type { Services } from '../ports.ts';
 import { sandboxRowId } from './balance-history.ts';
 import { booleanParam } from './bo-desk.ts';
 import { notFound } from './common.ts';
-import { limitParam, readQuery, readSideOf } from './read-params.ts';
+import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery, readSideOf } from './read-params.ts';
 
 const n = (minor: bigint) => Number(minor);
 
-interface Cursor { readonly sequence: string; readonly run: number; readonly filters: string }
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
-}
-
-function decodeCursor(raw: string | undefined, filters: string): Cursor | undefined {
-  if (raw === undefined) return undefined;
-  let c: Cursor | undefined;
-  try { c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor; } catch { c = undefined; }
-  if (!c || typeof c.sequence !== 'string' || !/^[1-9][0-9]{0,18}$/.test(c.sequence) || !Number.isSafeInteger(c.run) || typeof c.filters !== 'string') {
-    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
-  }
-  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
-  return c;
-}
+interface Cursor { readonly sequence: string; readonly run: number }
+const isCursor = (c: Record<string, unknown>): c is Record<string, unknown> & Cursor =>
+  typeof c.sequence === 'string' && /^[1-9][0-9]{0,18}$/.test(c.sequence) && Number.isSafeInteger(c.run);
 
 /** The journal entries that posted the page's rows, by seq: one statement of primary-key lookups. */
 function postedTransactions(journalDb: Db) {
@@ -96,7 +83,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const limit = limitParam(q.limit, backOfficeLimits.balanceTransactionPageSizeDefault, backOfficeLimits.balanceTransactionPageSizeMax);
     const filters = JSON.stringify([livemode]);
-    const after = decodeCursor(q.cursor, filters);
+    const after = decodeFilterCursor(q.cursor, filters, isCursor);
     const merchant = services.write.world.merchants.get(ctx.params.id!);
     if (!merchant) throw notFound('merchant');
     const readSide = readSideOf(services);
@@ -111,7 +98,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       object: 'list', livemode,
       data: page.rows.map((r) => presentRow(r, transactions.get(r.journalSeq), livemode)),
       has_more: page.hasMore,
-      next_cursor: page.hasMore && last ? encodeCursor({ sequence: last.sequence.toString(), run: page.runGeneration, filters }) : null,
+      next_cursor: page.hasMore && last ? encodeFilterCursor({ sequence: last.sequence.toString(), run: page.runGeneration }, filters) : null,
     };
   });
 }

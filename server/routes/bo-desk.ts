@@ -24,7 +24,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
-import { limitParam, readQuery } from './read-params.ts';
+import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
 import { operatorDepositView } from './bo-timeline.ts';
 
 // The queues list open work, which the write side keeps in memory; closed orders leave it
@@ -48,33 +48,19 @@ const schemas = {
 
 // ---- paging: oldest first by (since, id); the cursor names the last row and the filters ----
 
-interface Cursor { readonly since: number; readonly id: string; readonly filters: string }
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
-}
-
-function decodeCursor(raw: string | undefined, filters: string): Cursor | undefined {
-  if (raw === undefined) return undefined;
-  let c: Cursor | undefined;
-  try { c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor; } catch { c = undefined; }
-  if (!c || typeof c.since !== 'number' || typeof c.id !== 'string' || typeof c.filters !== 'string') {
-    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
-  }
-  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
-  return c;
-}
+interface Cursor { readonly since: number; readonly id: string }
+const isCursor = (c: Record<string, unknown>): c is Record<string, unknown> & Cursor => typeof c.since === 'number' && typeof c.id === 'string';
 
 /** One page of `rows`, oldest first by (since, id), after the cursor. */
 export function pageOf<T>(rows: readonly T[], key: (row: T) => { since: number; id: string }, q: Record<string, string>, filters: string): { page: T[]; hasMore: boolean; next: string | null } {
   const limit = limitParam(q.limit, backOfficeLimits.queuePageSizeDefault, backOfficeLimits.queuePageSizeMax);
-  const after = decodeCursor(q.cursor, filters);
+  const after = decodeFilterCursor(q.cursor, filters, isCursor);
   const sorted = rows.map((r) => ({ r, k: key(r) })).sort((a, b) => a.k.since - b.k.since || (a.k.id < b.k.id ? -1 : a.k.id > b.k.id ? 1 : 0));
   const rest = after ? sorted.filter(({ k }) => k.since > after.since || (k.since === after.since && k.id > after.id)) : sorted;
   const page = rest.slice(0, limit);
   const last = page[page.length - 1];
   const hasMore = rest.length > limit;
-  return { page: page.map((x) => x.r), hasMore, next: hasMore && last ? encodeCursor({ since: last.k.since, id: last.k.id, filters }) : null };
+  return { page: page.map((x) => x.r), hasMore, next: hasMore && last ? encodeFilterCursor({ since: last.k.since, id: last.k.id }, filters) : null };
 }
 
 export function booleanParam(raw: string | undefined, name: string): boolean | undefined {

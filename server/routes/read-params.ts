@@ -58,3 +58,24 @@ export function readSideOf(services: Services): ReadSide {
   if (!services.read) throw new ApiError('service_unavailable', 'The read side is not running.');
   return services.read;
 }
+
+/** A back-office list's opaque cursor: base64url JSON naming where the page ended and the filters it was issued under. */
+export function encodeFilterCursor(position: Record<string, unknown>, filters: string): string {
+  return Buffer.from(JSON.stringify({ ...position, filters })).toString('base64url');
+}
+
+/**
+ * The position a cursor names, or undefined without one: 422 validation_error when it is not
+ * one this list issued (`valid` checks its fields), 400 cursor_filter_mismatch when the
+ * filters changed since.
+ */
+export function decodeFilterCursor<T>(raw: string | undefined, filters: string, valid: (c: Record<string, unknown>) => c is Record<string, unknown> & T): T | undefined {
+  if (raw === undefined) return undefined;
+  let c: Record<string, unknown> | undefined;
+  try { c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Record<string, unknown>; } catch { c = undefined; }
+  if (c === null || typeof c !== 'object' || typeof c.filters !== 'string' || !valid(c)) {
+    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
+  }
+  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
+  return c;
+}
