@@ -27,8 +27,7 @@ export class StepUpAbandoned extends Error {}
 
 /** The sign-in configuration index.html carries (the server's /console/config.json, inlined so no request waits for it). */
 function consoleConfig() {
-  const inline = document.querySelector('meta[name="satang-console-config"]')?.content;
-  return inline ? JSON.parse(inline) : fetch('/console/config.json', { cache: 'no-store' }).then((r) => r.json());
+  return JSON.parse(document.querySelector('meta[name="satang-console-config"]').content);
 }
 
 async function discover() {

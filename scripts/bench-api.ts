@@ -35,9 +35,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DevIssuer } from '../server/auth/operator.ts';
-import { readConfig } from '../server/config.ts';
-import { sealerFor } from '../server/master-key.ts';
+import { devIssuerOf } from './cli/token.ts';
 import { allScopes } from '../server/ports.ts';
 import type { LoadMessage, LoadPlan, LoadReport } from './bench/api-load.ts';
 import { startSatangProcess, stopProcess } from './bench/satang-process.ts';
@@ -172,8 +170,7 @@ type BoPost = (path: string, body: unknown, stepUp?: boolean, expected?: number)
 /** Onboards one merchant over the back-office API and mints its extra live keys. */
 async function onboard(url: string, dataDir: string): Promise<{ keys: string[]; bo: BoPost }> {
   // The key pair the server created, sealed under the master key it generated beside the data dir.
-  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
-  const issuer = await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
+  const issuer = await devIssuerOf(dataDir);
   const now = () => Math.floor(Date.now() / 1000);
   const bo: BoPost = async (path, body, stepUp = false, expected = 201) => {
     const headers: Record<string, string> = {

@@ -29,10 +29,9 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { limits } from '../../core/limits.ts';
-import { DevIssuer } from '../../server/auth/operator.ts';
-import { readConfig } from '../../server/config.ts';
+import type { DevIssuer } from '../../server/auth/operator.ts';
+import { devIssuerOf } from '../cli/token.ts';
 import { signRequest } from '../../server/hmac.ts';
-import { sealerFor } from '../../server/master-key.ts';
 import { allScopes } from '../../server/ports.ts';
 
 const apiVersion = '2026-08-01';
@@ -119,8 +118,7 @@ class Operator {
   private constructor(private readonly baseUrl: string, private readonly issuer: DevIssuer) {}
 
   static async of(baseUrl: string, dataDir: string): Promise<Operator> {
-    const env = { ...process.env, SATANG_DATA_DIR: dataDir };
-    return new Operator(baseUrl, await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env)));
+    return new Operator(baseUrl, await devIssuerOf(dataDir));
   }
 
   async headers(stepUp = false): Promise<Record<string, string>> {

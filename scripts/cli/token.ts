@@ -22,10 +22,14 @@ export const tokenSpec: CommandSpec = {
   notes: ['example: curl -H "Authorization: Bearer $(scripts/satang token --sub emp_alice --roles reviewer)" http://127.0.0.1:8080/v1/bo/...'],
 };
 
-export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {
+/** The development issuer of a server's data dir, its key opened with the master key the server uses (beside the data dir, or SATANG_MASTER_KEY). */
+export async function devIssuerOf(dataDir: string): Promise<DevIssuer> {
   const env = { ...process.env, SATANG_DATA_DIR: dataDir };
-  const issuer = await DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
-  return issuer.mint(sub, { roles, stepUp });
+  return DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
+}
+
+export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {
+  return (await devIssuerOf(dataDir)).mint(sub, { roles, stepUp });
 }
 
 export async function tokenCommand(argv: readonly string[]): Promise<number> {
