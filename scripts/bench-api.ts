@@ -110,10 +110,13 @@ function track(child: ChildProcess): ChildProcess {
 
 const stop = stopProcess;
 
-/** CPU seconds (all threads) a process has used so far; undefined where /proc is missing. */
-function cpuSecondsOf(pid: number | undefined): number | undefined {
+/**
+ * CPU seconds a process has used so far, all its threads, or only its main thread (the
+ * event loop: /proc/<pid>/task/<pid>); undefined where /proc is missing.
+ */
+function cpuSecondsOf(pid: number | undefined, mainThreadOnly = false): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces
     return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond; // utime, stime
   } catch {
@@ -121,7 +124,13 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
-type Measured = LoadReport & { server_cpu_percent: number | null };
+type Measured = LoadReport & {
+  server_cpu_percent: number | null;
+  /** The server's event-loop thread alone: what decides throughput once it is saturated. */
+  server_main_thread_cpu_percent: number | null;
+  /** Event-loop CPU per successful answer, µs: the path's cost, less sensitive than req/s to what else the machine runs. */
+  server_main_thread_cpu_us_per_request: number | null;
+};
 
 /**
  * Runs one load plan in a fresh load-generator process. The server's CPU use over the
@@ -130,16 +139,26 @@ type Measured = LoadReport & { server_cpu_percent: number | null };
 function load(plan: LoadPlan, server: ChildProcess): Promise<Measured> {
   const child = track(fork(join(root, 'scripts/bench/api-load.ts'), [], { execArgv: tsx, stdio: ['ignore', 2, 2, 'ipc'] }));
   let serverCpuAtStart: number | undefined;
+  let mainCpuAtStart: number | undefined;
   return new Promise((resolve, reject) => {
     child.on('message', (message: LoadMessage) => {
       if (message.kind === 'window_started') {
         serverCpuAtStart = cpuSecondsOf(server.pid);
+        mainCpuAtStart = cpuSecondsOf(server.pid, true);
         return;
       }
       const serverCpuAtEnd = cpuSecondsOf(server.pid);
+      const mainCpuAtEnd = cpuSecondsOf(server.pid, true);
+      const r = message.report;
       const serverCpu = serverCpuAtStart !== undefined && serverCpuAtEnd !== undefined
-        ? Math.round(((serverCpuAtEnd - serverCpuAtStart) * 100) / message.report.measured_seconds) : null;
-      resolve({ ...message.report, server_cpu_percent: serverCpu });
+        ? Math.round(((serverCpuAtEnd - serverCpuAtStart) * 100) / r.measured_seconds) : null;
+      const mainCpu = mainCpuAtStart !== undefined && mainCpuAtEnd !== undefined ? mainCpuAtEnd - mainCpuAtStart : null;
+      const answered = r.requests_per_second * r.measured_seconds;
+      resolve({
+        ...r, server_cpu_percent: serverCpu,
+        server_main_thread_cpu_percent: mainCpu === null ? null : Math.round((mainCpu * 100) / r.measured_seconds),
+        server_main_thread_cpu_us_per_request: mainCpu === null || answered === 0 ? null : Math.round((mainCpu * 1e6) / answered),
+      });
     });
     child.once('exit', (code) => reject(new Error(`load generator exited with ${code} before reporting`)));
     child.send(plan);
@@ -200,7 +219,7 @@ function plan(port: number, mode: LoadPlan['mode'], keys: string[], okStatuses: 
 }
 
 function summary(name: string, r: Scenario): void {
-  progress(`${name}: ${r.requests_per_second}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${JSON.stringify(r.errors_by_status)}, CPU server ${r.server_cpu_percent} % / load generator ${r.load_generator_cpu_percent} %`);
+  progress(`${name}: ${r.requests_per_second}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${JSON.stringify(r.errors_by_status)}, CPU server ${r.server_cpu_percent} % (event loop ${r.server_main_thread_cpu_percent} %, ${r.server_main_thread_cpu_us_per_request} µs a request) / load generator ${r.load_generator_cpu_percent} %`);
 }
 
 async function bareScenario(fsyncDb?: string): Promise<Scenario> {
