@@ -481,14 +481,20 @@ export class World {
    * Lets go of the orders that closed since the last call and still are closed: final,
    * no timer pending (a late-slip window, a clearing), no money uncleared, no dispute
    * open. Call it only once their snapshots are written (the journal does, after each
-   * group commit); with no archive it keeps everything. Returns how many went.
+   * group commit); with no archive it keeps everything. `unwritten(id)` says an order's
+   * last change is not written yet (a writer thread still holds it): it stays a candidate.
+   * Returns how many went.
    */
-  evictClosed(): number {
+  evictClosed(unwritten?: (id: string) => boolean): number {
     if (!this.archive || this.closedSinceEviction.length === 0) return 0;
     const candidates = this.closedSinceEviction;
     this.closedSinceEviction = [];
     let evicted = 0;
     for (const id of candidates) {
+      if (unwritten?.(id)) {
+        this.closedSinceEviction.push(id);
+        continue;
+      }
       if (this.timersByStream.has(id)) continue;
       const d = this.deposits.isResident(id) ? this.deposits.get(id)! : undefined;
       if (d && isClosedDeposit(d)) {

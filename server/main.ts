@@ -111,7 +111,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   let store: Store;
   try {
     store = openStore(config.dataDir, {
-      clock, ids, groupCommit: true, sealer,
+      clock, ids, groupCommit: true, writerThread: true, sealer,
       onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
       onDurabilityLost: (error) => {
         // The WAL could not be synced: no write can be called durable any more. Stop, as

@@ -13,17 +13,21 @@
 //   SAVEPOINT: a failing command is rolled back alone and its promise rejects; so does any
 //   later command of the batch that wrote a stream or ledger account the failed one wrote
 //   (it was decided on state that will not exist), with StateConflict; the others commit.
+// - With a writer thread (journal-thread.ts) the batch is handed to the thread, which owns
+//   journal.db's writes, and the next batch is decided while it writes and syncs; a commit
+//   that fails there fails every later one decided on the same world (see `epoch`).
 // - capture(fn): runs fn (which appends through the port) and returns the promise that
 //   every commit appended meanwhile is durable. flushed(): all enqueued so far is written.
-// - ride(write): a durable write that belongs to no command (nonces) joins the next
-//   transaction, or a transaction of its own on the next turn.
+// - rideNonces(take): nonce rows that belong to no command join the next transaction, or a
+//   transaction of their own on the next turn.
 //
 // Invariants kept: the world the handler decides against holds exactly the journal plus
 // what is queued. The journal numbers the entries, so it keeps world.lastSeq (the last
-// durable seq); when the journal's tail is not that seq at the start of a transaction,
+// written seq); when the journal's tail is not that seq at the start of a transaction,
 // another writer appended, and when a commit fails after the world applied it, the world
 // is stale: onStale is called and the owner rebuilds the world from the journal.
-// Snapshots are read from the world at append time, before it moves on.
+// Snapshots are read from the world at append time, before it moves on; an order leaves
+// memory only once the snapshot of its last change is written.
 
 import type { Commit } from '../../core/journal.ts';
 import type { MerchantEvent } from '../../core/outbox.ts';
@@ -31,10 +35,12 @@ import type { CommitMeta, Ids, Journal } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
 import { writeSideLimits } from '../../core/limits.ts';
 import type { Sealer } from '../sealing.ts';
-import { StateConflict } from './errors.ts';
+import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
+import type { BatchAck, JournalThread } from './journal-thread.ts';
+import type { RidingNonces } from './keys.ts';
 import type { Db } from './schema.ts';
 import type { WalSync } from './wal-sync.ts';
-import { CommitWriter, dependsOn, pendingCommit, touchedKeys, type PendingCommit, type Tail } from './writer.ts';
+import { BatchWriter, dependsOn, pendingCommit, touchedKeys, type NonceRow, type PendingCommit, type Tail } from './writer.ts';
 
 export interface SqliteJournalOptions {
   /** append() enqueues into the next group commit instead of writing at once. */
@@ -53,41 +59,67 @@ export interface SqliteJournalOptions {
    * Without it every batch commits with synchronous=FULL on this thread.
    */
   readonly walSync?: WalSync;
+  /**
+   * Group commit only: batches are written and synced by this writer thread instead of on
+   * this connection, which then only reads (walSync is not used).
+   */
+  readonly thread?: JournalThread;
+  /** The writer thread failed: nothing handed to it can be called durable (the owner stops). */
+  readonly onThreadFailed?: (error: unknown) => void;
 }
 
 interface Queued {
+  readonly commit: Commit;
   readonly pending: PendingCommit;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
 
+/** A batch handed to the writer thread, until its acknowledgement. */
+interface Posted {
+  readonly items: readonly Queued[];
+  readonly started: number;
+  readonly done: () => void;
+}
+
 const noop = () => {};
 
 export class SqliteJournal implements Journal {
-  private readonly writer: CommitWriter;
-  /** Writes one command inside the batch's transaction: better-sqlite3 nests it as a SAVEPOINT. */
-  private readonly savepoint: (p: PendingCommit, tail: Tail) => Tail;
-  private readonly transaction;
+  private readonly batches: BatchWriter;
   private queue: Queued[] = [];
-  private riders: (() => void)[] = [];
+  private nonceRiders: (() => RidingNonces)[] = [];
   private scheduled: { promise: Promise<void>; resolve: () => void } | null = null;
   private captured: Promise<void>[] | null = null;
   /** PRAGMA synchronous for a pipelined batch's COMMIT, and back to FULL after it. */
   private readonly synchronous: { normal: () => void; full: () => void } | null;
+  /** Writer thread: batches handed over and not yet acknowledged, in order. */
+  private readonly posted = new Map<number, Posted>();
+  private batchNumber = 0;
+  /** Writer thread: the last batch acknowledged once posted is (flushed()). */
+  private lastPosted: Promise<void> = Promise.resolve();
+  /** Writer thread: every seq at or below this is written and on disk. */
+  private acknowledgedSeq = 0;
+  /**
+   * Writer thread: the world's generation. A commit that fails on the thread makes the
+   * world stale; commits decided on it after that (already handed over) are refused by the
+   * thread, and the rebuilt world starts the next generation.
+   */
+  private epoch = 0;
+  /** Writer thread: per stream, how many handed-over snapshots are not yet written (eviction waits for 0). */
+  private readonly unwritten = new Map<string, number>();
   /** Told once each group commit is durable: its commands and how long it took, from write to disk (server/metrics.ts). */
   onGroupCommit?: (commands: number, seconds: number) => void;
 
   constructor(db: Db, private readonly options: SqliteJournalOptions) {
-    this.writer = new CommitWriter(db, options.ids, options.sealer);
+    this.batches = new BatchWriter(db, options.ids);
     const normal = db.prepare('PRAGMA synchronous = NORMAL');
     const full = db.prepare('PRAGMA synchronous = FULL');
-    this.synchronous = options.walSync && options.groupCommit ? { normal: () => normal.run(), full: () => full.run() } : null;
-    this.savepoint = db.transaction((p: PendingCommit, tail: Tail) => this.writer.write(p, tail));
-    this.transaction = db.transaction((body: (tail: Tail) => Tail) => {
-      const tail = this.writer.tail();
-      this.writeRiders();
-      return { found: tail.seq, written: body(tail).seq };
-    });
+    this.synchronous = options.walSync && options.groupCommit && !options.thread ? { normal: () => normal.run(), full: () => full.run() } : null;
+    if (options.thread) {
+      this.acknowledgedSeq = options.thread.startTail;
+      options.thread.onAck = (ack) => this.acknowledged(ack);
+      options.thread.onFatal = (error) => this.threadFailed(error);
+    }
   }
 
   append(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): void {
@@ -97,10 +129,13 @@ export class SqliteJournal implements Journal {
       return;
     }
     if (isEmpty(commit, meta)) return;
-    const pending = pendingCommit(this.options.world(), commit, meta, events);
+    const pending = pendingCommit(this.options.world(), commit, meta, events, this.options.sealer);
     let stale: Error | null;
     try {
-      stale = this.transact((tail) => this.writer.write(pending, tail));
+      const { errors, stale: foreign } = this.transact([pending]);
+      const error = errors.get(0);
+      if (error !== undefined) throw error;
+      stale = foreign;
     } catch (error) {
       this.options.onStale?.(error);
       throw error;
@@ -111,8 +146,8 @@ export class SqliteJournal implements Journal {
 
   enqueue(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): Promise<void> {
     if (isEmpty(commit, meta)) return Promise.resolve();
-    const pending = pendingCommit(this.options.world(), commit, meta, events);
-    const promise = new Promise<void>((resolve, reject) => this.queue.push({ pending, resolve, reject }));
+    const pending = pendingCommit(this.options.world(), commit, meta, events, this.options.sealer);
+    const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit, pending, resolve, reject }));
     promise.catch(noop); // the error also reaches onStale; an uncaptured rejection must not crash the writer
     this.schedule();
     return promise;
@@ -135,27 +170,33 @@ export class SqliteJournal implements Journal {
 
   /** Resolves once everything enqueued so far has been written (or refused). */
   flushed(): Promise<void> {
-    return this.scheduled?.promise ?? Promise.resolve();
+    return this.scheduled?.promise ?? this.lastPosted;
   }
 
   /** Every journal seq at or below this is on disk (readers publish no further). */
   get durableSeq(): number {
+    if (this.options.thread) return this.acknowledgedSeq;
     return this.options.walSync?.durableSeq ?? this.options.world().lastSeq;
   }
 
-  ride(write: () => void): void {
-    this.riders.push(write);
+  /** `take` is called once, when the next transaction is made, for the rows to write with it. */
+  rideNonces(take: () => RidingNonces): void {
+    this.nonceRiders.push(take);
     this.schedule();
   }
 
-  /** Writes the queue now rather than on the next turn (shutdown, tests). */
+  /** Writes (or hands to the writer thread) the queue now rather than on the next turn (shutdown, tests). */
   flushNow(): void {
     const scheduled = this.scheduled;
     if (!scheduled) return;
     this.scheduled = null;
     const batch = this.queue;
     this.queue = [];
-    if (batch.length === 0 && this.riders.length > 0) this.writeBatch([]);
+    if (this.options.thread) {
+      this.post(batch, scheduled.resolve);
+      return;
+    }
+    if (batch.length === 0 && this.nonceRiders.length > 0) this.writeBatch([]);
     for (let i = 0; i < batch.length; i += writeSideLimits.groupCommitCommandsMax) {
       this.writeBatch(batch.slice(i, i + writeSideLimits.groupCommitCommandsMax));
     }
@@ -171,52 +212,51 @@ export class SqliteJournal implements Journal {
     setImmediate(() => this.flushNow());
   }
 
-  /**
-   * One IMMEDIATE transaction: the riders, then `body`. Advances world.lastSeq; returns
-   * why the world is stale when another writer appended since it was last advanced.
-   */
-  private transact(body: (tail: Tail) => Tail): Error | null {
-    const world = this.options.world();
-    const expected = world.lastSeq;
-    const { found, written } = this.transaction.immediate(body);
-    world.lastSeq = written;
-    return found === expected ? null : new Error(`another writer appended to the journal (seq ${expected} → ${found})`);
+  /** The riding nonces' rows, and what to call once the transaction holding them is written. */
+  private takeNonces(): { rows: NonceRow[]; written: () => void } {
+    const riders = this.nonceRiders;
+    this.nonceRiders = [];
+    const taken = riders.map((take) => take());
+    return { rows: taken.flatMap((t) => t.rows), written: () => { for (const t of taken) t.written(); } };
   }
 
-  private writeRiders(): void {
-    const riders = this.riders;
-    this.riders = [];
-    for (const write of riders) write();
+  /**
+   * One IMMEDIATE transaction on this connection: the riding nonces, then `items`. Advances
+   * world.lastSeq; `stale` says why the world is stale when another writer appended since
+   * it was last advanced.
+   */
+  private transact(items: readonly PendingCommit[], refuse: (i: number) => unknown = noop, failed: (i: number) => void = noop): { errors: Map<number, unknown>; stale: Error | null } {
+    const world = this.options.world();
+    const expected = world.lastSeq;
+    const nonces = this.takeNonces();
+    let result;
+    try {
+      result = this.batches.write(items, nonces.rows, refuse, failed);
+    } finally {
+      nonces.written();
+    }
+    const { found, written, errors } = result;
+    world.lastSeq = written.seq;
+    return { errors, stale: found.seq === expected ? null : new Error(`another writer appended to the journal (seq ${expected} → ${found.seq})`) };
   }
 
   private writeBatch(batch: readonly Queued[]): void {
     const started = performance.now();
-    const errors = new Map<Queued, unknown>();
+    let errors = new Map<number, unknown>();
     let stale: Error | null = null;
     this.synchronous?.normal();
     try {
-      stale = this.transact((start) => {
-        const failedKeys = new Set<string>();
-        let tail = start;
-        for (const item of batch) {
-          const commit = item.pending.commit;
-          const blocked = failedKeys.size === 0 ? undefined : dependsOn(commit, failedKeys);
-          if (blocked) {
-            errors.set(item, new StateConflict(blocked.stream, blocked.streamKind, 'an earlier command of its group commit that it depends on failed'));
-          } else {
-            try {
-              tail = this.savepoint(item.pending, tail);
-              continue;
-            } catch (error) {
-              errors.set(item, error);
-            }
-          }
-          for (const key of touchedKeys(commit)) failedKeys.add(key);
-        }
-        return tail;
-      });
+      const failedKeys = new Set<string>();
+      const refuse = (i: number) => {
+        const blocked = failedKeys.size === 0 ? undefined : dependsOn(batch[i]!.commit, failedKeys);
+        if (!blocked) return undefined;
+        for (const key of touchedKeys(batch[i]!.commit)) failedKeys.add(key);
+        return new StateConflict(blocked.stream, blocked.streamKind, 'an earlier command of its group commit that it depends on failed');
+      };
+      const failed = (i: number) => { for (const key of touchedKeys(batch[i]!.commit)) failedKeys.add(key); };
+      ({ errors, stale } = this.transact(batch.map((q) => q.pending), refuse, failed));
     } catch (error) {
-      for (const item of batch) if (!errors.has(item)) errors.set(item, error); // nothing of the batch was written
+      errors = new Map(batch.map((_, i) => [i, error])); // nothing of the batch was written
     } finally {
       this.synchronous?.full();
     }
@@ -227,15 +267,79 @@ export class SqliteJournal implements Journal {
       if (durable) durable.then(observe, noop);
       else observe();
     }
-    for (const item of batch) {
-      if (errors.has(item)) item.reject(errors.get(item));
+    batch.forEach((item, i) => {
+      if (errors.has(i)) item.reject(errors.get(i));
       else if (durable) durable.then(item.resolve, item.reject);
       else item.resolve();
-    }
+    });
     const firstError = errors.values().next();
     if (!firstError.done) stale = firstError.value as Error;
     if (stale) this.options.onStale?.(stale);
   }
+
+  /** Hands the batch (and the riding nonces) to the writer thread; `done` runs at its acknowledgement. */
+  private post(batch: Queued[], done: () => void): void {
+    const nonces = this.takeNonces();
+    if (batch.length === 0 && nonces.rows.length === 0) {
+      nonces.written();
+      done();
+      return;
+    }
+    const number = ++this.batchNumber;
+    for (const item of batch) for (const [stream] of item.pending.snapshots) this.unwritten.set(stream, (this.unwritten.get(stream) ?? 0) + 1);
+    let acknowledged = noop;
+    this.lastPosted = new Promise<void>((resolve) => { acknowledged = resolve; });
+    this.posted.set(number, { items: batch, started: performance.now(), done: () => { nonces.written(); done(); acknowledged(); } });
+    this.options.thread!.post({ batch: number, epoch: this.epoch, items: batch.map((q) => q.pending), nonces: nonces.rows });
+  }
+
+  private acknowledged(ack: BatchAck): void {
+    const posted = this.posted.get(ack.batch);
+    if (!posted) return;
+    this.posted.delete(ack.batch);
+    const world = this.options.world();
+    if (ack.written > world.lastSeq) world.lastSeq = ack.written;
+    if (ack.written > this.acknowledgedSeq) this.acknowledgedSeq = ack.written;
+    for (const item of posted.items) {
+      for (const [stream] of item.pending.snapshots) {
+        const left = (this.unwritten.get(stream) ?? 1) - 1;
+        if (left === 0) this.unwritten.delete(stream);
+        else this.unwritten.set(stream, left);
+      }
+    }
+    const errors = new Map(ack.errors.map(([i, wire]) => [i, threadError(wire)]));
+    const failure = ack.errors.find(([, wire]) => !wire.refused);
+    if (posted.items.length > errors.size) this.onGroupCommit?.(posted.items.length, (performance.now() - posted.started) / 1000);
+    posted.items.forEach((item, i) => {
+      if (errors.has(i)) item.reject(errors.get(i));
+      else item.resolve();
+    });
+    const stale = failure ? errors.get(failure[0]) : ack.foreign ? new Error(`another writer appended to the journal (found by the writer thread at batch ${ack.batch})`) : undefined;
+    if (stale !== undefined) {
+      this.epoch++;
+      this.options.onStale?.(stale);
+    }
+    this.options.world().evictClosed((id) => this.unwritten.has(id)); // only orders whose last snapshot is written
+    posted.done();
+  }
+
+  /** The writer thread cannot go on: nothing handed to it can be called durable. */
+  private threadFailed(error: unknown): void {
+    const posted = [...this.posted.values()];
+    this.posted.clear();
+    for (const p of posted) {
+      for (const item of p.items) item.reject(error);
+      p.done();
+    }
+    this.options.onThreadFailed?.(error);
+  }
+}
+
+/** An error the writer thread reported, as the class the callers know. */
+function threadError(wire: BatchAck['errors'][number][1]): Error {
+  if (wire.conflict) return new StateConflict(wire.conflict.stream, wire.conflict.streamKind, wire.conflict.reason);
+  if (wire.keyInUse) return new IdempotencyKeyInUse(wire.keyInUse.scope, wire.keyInUse.key);
+  return new Error(wire.message);
 }
 
 function isEmpty(commit: Commit, meta: CommitMeta): boolean {

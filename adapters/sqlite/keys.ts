@@ -18,12 +18,24 @@ import type { Db } from './schema.ts';
 
 /**
  * What the keys need of the journal: a durable write that joins its next transaction
- * (SqliteJournal.ride). Named here rather than imported, so keys.ts does not import
+ * (SqliteJournal.rideNonces). Named here rather than imported, so keys.ts does not import
  * journal.ts, which imports writer.ts, which imports keys.ts.
  */
 export interface TransactionRider {
-  ride(write: () => void): void;
+  /**
+   * `take` is called when the next transaction is made, for the nonce rows to write with
+   * it; `written` is called once that transaction is written (or has failed).
+   */
+  rideNonces(take: () => RidingNonces): void;
 }
+
+export interface RidingNonces {
+  readonly rows: readonly NonceRow[];
+  readonly written: () => void;
+}
+
+/** [scope, nonce, expires_at], as writer.ts writes it. */
+type NonceRow = readonly [string, string, number];
 
 interface IdempotencyRow {
   scope: string; key: string; request_hash: string; request_id: string; status: number; body: string; created_at: number; expires_at: number;
@@ -72,8 +84,9 @@ const nonceSketchBitsLog2 = 24;
 export class RequestKeys {
   /** Nonces accepted since the last transaction, not yet written: scope \n nonce → [scope, nonce, expires_at]. */
   private pending = new Map<string, [string, string, number]>();
+  /** Nonces taken by a transaction not yet written (a writer thread may hold it): still answered from here. */
+  private readonly riding = new Set<Map<string, [string, string, number]>>();
   private readonly seen: NonceSketch;
-  private readonly upsertNonce;
   private readonly selectNonce;
   private readonly selectIdempotency;
   private readonly pruneNonces;
@@ -89,7 +102,6 @@ export class RequestKeys {
     const live = db.prepare<[number], [string, string]>('SELECT scope, nonce FROM nonces WHERE expires_at > ?').raw(true);
     for (const [scope, nonce] of live.iterate(now)) this.seen.add(nonceKey(scope, nonce), now);
     this.selectNonce = db.prepare<[string, string], number>('SELECT expires_at FROM nonces WHERE scope = ? AND nonce = ?').pluck(true);
-    this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.selectIdempotency = db.prepare<[string, string, number], IdempotencyRow>(
       'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
     this.pruneNonces = db.prepare('DELETE FROM nonces WHERE (scope, nonce) IN (SELECT scope, nonce FROM nonces WHERE expires_at <= ? LIMIT ?)');
@@ -101,11 +113,11 @@ export class RequestKeys {
   rememberNonce(scope: string, nonce: string, nowMs: number): boolean {
     const key = nonceKey(scope, nonce);
     if (this.seen.mayHave(key, nowMs)) {
-      const expiresAt = this.pending.get(key)?.[2] ?? this.selectNonce.get(scope, nonce);
+      const expiresAt = this.pending.get(key)?.[2] ?? this.ridingExpiry(key) ?? this.selectNonce.get(scope, nonce);
       if (expiresAt !== undefined && expiresAt > nowMs) return false;
     }
     this.seen.add(key, nowMs);
-    if (this.pending.size === 0) this.journal.ride(() => this.writePending());
+    if (this.pending.size === 0) this.journal.rideNonces(() => this.takePending());
     this.pending.set(key, [scope, nonce, nowMs + limits.nonceMemoryMs]);
     return true;
   }
@@ -138,10 +150,20 @@ export class RequestKeys {
     return { nonces: run(this.pruneNonces, nowMs), idempotency: run(this.pruneIdempotency, idempotencyNowMs) };
   }
 
-  private writePending(): void {
-    const pending = this.pending;
+  /** The nonces accepted since the last transaction, for it to write; once it is written they are looked up in the table. */
+  private takePending(): RidingNonces {
+    const taken = this.pending;
     this.pending = new Map();
-    for (const [scope, nonce, expiresAt] of pending.values()) this.upsertNonce.run(scope, nonce, expiresAt);
+    this.riding.add(taken);
+    return { rows: [...taken.values()], written: () => this.riding.delete(taken) };
+  }
+
+  private ridingExpiry(key: string): number | undefined {
+    for (const taken of this.riding) {
+      const row = taken.get(key);
+      if (row) return row[2];
+    }
+    return undefined;
   }
 }
 

@@ -137,6 +137,21 @@ function configure(db: Db): void {
   assertDurable(db);
 }
 
+/**
+ * Makes `db.transaction(fn)` begin IMMEDIATE by default (its .deferred() stays available).
+ * For a connection that shares journal.db's writes with the writer thread: a DEFERRED
+ * transaction that reads and then writes fails with SQLITE_BUSY_SNAPSHOT when the other
+ * connection committed in between, and no busy timeout helps it; an IMMEDIATE one takes
+ * the write lock first and waits (busy_timeout) for the other's short transaction to end.
+ */
+export function immediateTransactions(db: Db): void {
+  const make = db.transaction.bind(db);
+  db.transaction = ((fn: Parameters<Db['transaction']>[0]) => {
+    const t = make(fn);
+    return Object.assign((...args: unknown[]) => t.immediate(...args), { default: t.immediate, deferred: t.deferred, immediate: t.immediate, exclusive: t.exclusive });
+  }) as Db['transaction'];
+}
+
 /** Refuses to run unless a commit reaches the disk before it returns. */
 export function assertDurable(db: Db): void {
   const synchronous = db.pragma('synchronous', { simple: true });

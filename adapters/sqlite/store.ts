@@ -21,7 +21,9 @@ import { SqliteJournal } from './journal.ts';
 import { RequestKeys } from './keys.ts';
 import { checkMasterKey, type Sealer } from '../sealing.ts';
 import { recoverWorld, type Recovered } from './recovery.ts';
-import { openDatabase, type Db } from './schema.ts';
+import { immediateTransactions, openDatabase, type Db } from './schema.ts';
+import { JournalThread } from './journal-thread.ts';
+import { dirname } from 'node:path';
 import { WalSync, type SyncWal } from './wal-sync.ts';
 import { SnapshotArchive } from './archive.ts';
 
@@ -52,6 +54,12 @@ export interface StoreOptions {
    */
   readonly evictClosed?: boolean;
   /**
+   * Group commits are written and synced by a writer thread that owns journal.db's
+   * commits (journal-thread.ts), and this connection reads, with the rare writes of its
+   * own (webhooks, keys, the action log) in IMMEDIATE transactions (default false).
+   */
+  readonly writerThread?: boolean;
+  /**
    * The WAL could not be synced: nothing can be called durable any more. The server logs
    * it and exits (as PostgreSQL panics); recovery replays what the WAL holds.
    */
@@ -66,6 +74,7 @@ export class Store implements CommandPort {
   recovered: Recovered;
   private readonly durableListeners: (() => void)[] = [];
   private readonly walSync: WalSync | null;
+  private readonly thread: JournalThread | null;
   private readonly archive: SnapshotArchive;
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
@@ -73,7 +82,9 @@ export class Store implements CommandPort {
     this.recovered = recoverWorld(db);
     this.archive = new SnapshotArchive(db);
     const groupCommit = options.groupCommit ?? true;
-    this.walSync = groupCommit && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
+    this.thread = groupCommit && options.writerThread ? JournalThread.start(dirname(db.name), this.recovered.world.lastSeq) : null;
+    if (this.thread && !process.env.EXP_NOIMM) immediateTransactions(db);
+    this.walSync = groupCommit && !this.thread && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {
       groupCommit,
       ids: options.ids,
@@ -81,6 +92,7 @@ export class Store implements CommandPort {
       onStale: (reason) => this.rebuild(reason),
       ...(options.sealer ? { sealer: options.sealer } : {}),
       ...(this.walSync ? { walSync: this.walSync } : {}),
+      ...(this.thread ? { thread: this.thread, onThreadFailed: (error: unknown) => options.onDurabilityLost?.(error) } : {}),
     });
     this.current = this.assemble(this.recovered.world);
     // Nonces expire on the wall clock, whatever the business clock says: loading from the
@@ -129,6 +141,7 @@ export class Store implements CommandPort {
   /** Writes what is queued, then closes the database. */
   close(): void {
     this.journal.flushNow();
+    this.thread?.stopSync();
     this.walSync?.close();
     this.db.close();
   }

@@ -6,13 +6,13 @@
 // version already taken surfaces as StateConflict, never as a lost update; outbox
 // sequences per merchant and mode come from a durable counter and are never reused.
 
-import type { Commit, JournalEntry } from '../../core/journal.ts';
+import type { Commit, JournalEntry, StreamKind } from '../../core/journal.ts';
 import { accountKey } from '../../core/ledger/ledger.ts';
 import type { MerchantEvent } from '../../core/outbox.ts';
 import type { CommitMeta, Ids } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
-import { chainHash, entryValues, genesisHash, hashedColumns } from './chain.ts';
-import { envelopeBody } from './envelope.ts';
+import { chainHash, entryValues, genesisHash, hashedColumns, type HashedValues } from './chain.ts';
+import { assembleEnvelope, envelopeParts, type EnvelopeParts } from './envelope.ts';
 import type { Sealer } from '../sealing.ts';
 import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
 import { sealIdempotencyBody } from './keys.ts';
@@ -25,33 +25,67 @@ export interface Tail {
   readonly hash: string;
 }
 
-interface Snapshot {
-  readonly stream: string;
-  readonly kind: string;
-  readonly version: number;
-  readonly data: string;
-  /** Index in commit.entries of the stream's last entry (its seq is known only when written). */
-  readonly entryIndex: number;
-}
-
-/** A commit with what must be read from the world at append time, ready to write later. */
+/**
+ * A commit as the writer stores it: plain values only (strings, numbers, arrays), so it
+ * crosses to the writer thread by structured clone without the world's objects. Everything
+ * that needs the world (snapshots, the presented event objects, the sealed idempotency
+ * body) is read or made at append time; what needs the journal's tail (seqs, hashes, outbox
+ * sequences, event ids) is left to the writer.
+ */
 export interface PendingCommit {
-  readonly commit: Commit;
-  readonly meta: CommitMeta;
-  readonly events: readonly MerchantEvent[];
-  readonly snapshots: readonly Snapshot[];
+  /** Per entry: its hashed values but the seq, and the postings it writes as [balance transaction id, account key, amount]. */
+  readonly entries: readonly PendingEntry[];
+  /** [stream, kind, version, data, index in entries of the stream's last entry]. */
+  readonly snapshots: readonly (readonly [string, string, number, string, number])[];
+  readonly events: readonly PendingEvent[];
+  /** [id, stream, kind, due_at, arg]. */
+  readonly timersSet: readonly (readonly [string, string, string, number, string | null])[];
+  readonly timersClear: readonly string[];
+  /** The idempotency row but its journal seq: [scope, key, request_hash, request_id, status, body (sealed), created_at, expires_at]. */
+  readonly idempotency: readonly [string, string, string, string, number, string, number, number] | null;
 }
 
-/** Captures the snapshots now: the world moves on before a group commit writes them. */
-export function pendingCommit(world: World, commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): PendingCommit {
+export interface PendingEntry {
+  /** entryValues() without the seq: [stream, kind, version, type, livemode, merchant_id, recorded_at, data]. */
+  readonly values: readonly [string, string, number, string, 0 | 1 | null, string | null, number, string];
+  readonly postings: readonly (readonly [string, string, number | bigint])[] | null;
+}
+
+export interface PendingEvent {
+  readonly merchantId: string;
+  readonly livemode: 0 | 1;
+  readonly type: string;
+  readonly stream: string;
+  readonly version: number;
+  readonly createdAt: number;
+  /** The envelope but its id and sequence (envelope.ts). */
+  readonly envelope: EnvelopeParts;
+}
+
+/** Reads from the world now what the commit must store: the world moves on before a group commit writes it. */
+export function pendingCommit(world: World, commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[], sealer?: Sealer): PendingCommit {
   const last = new Map<string, number>();
   commit.entries.forEach((entry, i) => last.set(entry.stream, i));
-  const snapshots: Snapshot[] = [];
+  const snapshots: [string, string, number, string, number][] = [];
   for (const [stream, entryIndex] of last) {
     const entry = commit.entries[entryIndex]!;
-    snapshots.push({ stream, kind: entry.streamKind, version: entry.version, data: snapshotData(world, entry), entryIndex });
+    snapshots.push([stream, entry.streamKind, entry.version, snapshotData(world, entry), entryIndex]);
   }
-  return { commit, meta, events, snapshots };
+  const entries = commit.entries.map((entry): PendingEntry => {
+    const [, ...values] = entryValues(0, entry);
+    const e = entry.event;
+    return { values, postings: e.type === 'BalanceTransactionPosted' ? e.transaction.postings.map((p) => [e.transaction.id, accountKey(p.account), p.amountMinor] as const) : null };
+  });
+  const r = meta.idempotency;
+  return {
+    entries, snapshots,
+    events: events.map((e) => ({
+      merchantId: e.merchantId, livemode: e.livemode ? 1 : 0, type: e.type, stream: e.stream, version: e.version, createdAt: e.createdAt, envelope: envelopeParts(e, meta),
+    })),
+    timersSet: commit.timers.set.map((t) => [t.id, t.stream, t.kind, t.dueAt, t.arg ?? null] as const),
+    timersClear: commit.timers.clear,
+    idempotency: r ? [r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(sealer, r), r.createdAt, r.expiresAt] : null,
+  };
 }
 
 /** The streams and ledger accounts a commit writes: what a later command may depend on. */
@@ -91,7 +125,7 @@ export class CommitWriter {
   private readonly upsertTimer;
   private readonly insertIdempotency;
 
-  constructor(db: Db, private readonly ids: Ids, private readonly sealer?: Sealer) {
+  constructor(db: Db, private readonly ids: Ids) {
     this.tailQuery = db.prepare<[], [number, string]>('SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').raw(true);
     this.insertEntry = db.prepare(`INSERT INTO journal (${hashedColumns.join(', ')}, prev_hash, hash) VALUES (${'?, '.repeat(hashedColumns.length)}?, ?)`);
     this.insertPosting = db.prepare('INSERT INTO postings (journal_seq, balance_transaction_id, account, amount) VALUES (?, ?, ?, ?)');
@@ -115,38 +149,36 @@ export class CommitWriter {
 
   /** Writes everything of one commit after `tail`; returns the new tail. */
   write(p: PendingCommit, tail: Tail): Tail {
-    const { seqs, next } = this.writeEntries(p.commit.entries, tail);
-    for (const s of p.snapshots) this.upsertSnapshot.run(s.stream, s.kind, s.version, s.data, seqs[s.entryIndex]!);
+    const { seqs, next } = this.writeEntries(p.entries, tail);
+    for (const [stream, kind, version, data, entryIndex] of p.snapshots) this.upsertSnapshot.run(stream, kind, version, data, seqs[entryIndex]!);
     this.writeEvents(p, seqs);
-    for (const id of p.commit.timers.clear) this.deleteTimer.run(id);
-    for (const t of p.commit.timers.set) this.upsertTimer.run(t.id, t.stream, t.kind, t.dueAt, t.arg ?? null);
-    const r = p.meta.idempotency;
+    for (const id of p.timersClear) this.deleteTimer.run(id);
+    for (const t of p.timersSet) this.upsertTimer.run(...t);
+    const r = p.idempotency;
     if (r) {
-      const info = this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.sealer, r), r.createdAt, r.expiresAt, seqs.length > 0 ? next.seq : null);
-      if (info.changes !== 1) throw new IdempotencyKeyInUse(r.scope, r.key);
+      const info = this.insertIdempotency.run(...r, seqs.length > 0 ? next.seq : null);
+      if (info.changes !== 1) throw new IdempotencyKeyInUse(r[0], r[1]);
     }
     return next;
   }
 
-  private writeEntries(entries: readonly JournalEntry[], tail: Tail): { seqs: number[]; next: Tail } {
+  private writeEntries(entries: readonly PendingEntry[], tail: Tail): { seqs: number[]; next: Tail } {
     const seqs: number[] = [];
     let { seq, hash } = tail;
     for (const entry of entries) {
       seq++;
-      const values = entryValues(seq, entry);
+      const values: HashedValues = [seq, ...entry.values];
       const next = chainHash(hash, values);
       try {
         this.insertEntry.run(...values, hash, next);
       } catch (error) {
-        if (isVersionTaken(error)) throw new StateConflict(entry.stream, entry.streamKind, `${entry.stream} version ${entry.version} was written by another writer`);
+        const [stream, kind, version] = entry.values;
+        if (isVersionTaken(error)) throw new StateConflict(stream, kind as StreamKind, `${stream} version ${version} was written by another writer`);
         throw error;
       }
       hash = next;
       seqs.push(seq);
-      if (entry.event.type === 'BalanceTransactionPosted') {
-        const txn = entry.event.transaction;
-        for (const posting of txn.postings) this.insertPosting.run(seq, txn.id, accountKey(posting.account), posting.amountMinor);
-      }
+      if (entry.postings) for (const [txnId, account, amount] of entry.postings) this.insertPosting.run(seq, txnId, account, amount);
     }
     return { seqs, next: { seq, hash } };
   }
@@ -154,14 +186,14 @@ export class CommitWriter {
   private writeEvents(p: PendingCommit, seqs: readonly number[]): void {
     if (p.events.length === 0) return;
     const seqOf = new Map<string, number>();
-    p.commit.entries.forEach((entry, i) => seqOf.set(`${entry.stream}@${entry.version}`, seqs[i]!));
+    p.entries.forEach((entry, i) => seqOf.set(`${entry.values[0]}@${entry.values[2]}`, seqs[i]!));
     // One counter bump per merchant and mode, then the commit's events take the numbers in order.
     const counters = new Map<string, { merchantId: string; livemode: number; count: number; next: number }>();
     for (const e of p.events) {
       const key = `${e.merchantId}:${e.livemode}`;
       const c = counters.get(key);
       if (c) c.count++;
-      else counters.set(key, { merchantId: e.merchantId, livemode: e.livemode ? 1 : 0, count: 1, next: 0 });
+      else counters.set(key, { merchantId: e.merchantId, livemode: e.livemode, count: 1, next: 0 });
     }
     for (const c of counters.values()) c.next = this.bumpSequence.get(c.merchantId, c.livemode, c.count)! - c.count + 1;
     for (const e of p.events) {
@@ -169,8 +201,71 @@ export class CommitWriter {
       const sequence = counter.next++;
       const id = this.ids.next('evt');
       this.insertEvent.run(id, e.merchantId, counter.livemode, sequence, e.type, e.stream, e.version, e.createdAt,
-        envelopeBody(id, sequence, e, p.meta), seqOf.get(`${e.stream}@${e.version}`)!);
+        assembleEnvelope(id, sequence, e.envelope), seqOf.get(`${e.stream}@${e.version}`)!);
     }
+  }
+}
+
+/** A nonce row: [scope, nonce, expires_at] (adapters/sqlite/keys.ts). */
+export type NonceRow = readonly [string, string, number];
+
+export interface BatchResult {
+  /** The journal's tail when the transaction began: another writer appended if it is not the tail last written here. */
+  readonly found: Tail;
+  readonly written: Tail;
+  /** Why each item not written was not (by index); the others are in the transaction. */
+  readonly errors: Map<number, unknown>;
+}
+
+/**
+ * One group commit: one IMMEDIATE transaction holding the nonces, then each commit in a
+ * SAVEPOINT of its own, so a failing commit is rolled back alone. The same code serves the
+ * journal on the event loop (journal.ts) and on the writer thread (journal-worker.ts).
+ */
+export class BatchWriter {
+  private readonly writer: CommitWriter;
+  private readonly upsertNonce;
+  /** Writes one commit inside the batch's transaction: better-sqlite3 nests it as a SAVEPOINT. */
+  private readonly savepoint: (p: PendingCommit, tail: Tail) => Tail;
+  private readonly transaction;
+
+  constructor(db: Db, ids: Ids) {
+    this.writer = new CommitWriter(db, ids);
+    this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
+    this.savepoint = db.transaction((p: PendingCommit, tail: Tail) => this.writer.write(p, tail));
+    this.transaction = db.transaction((items: readonly PendingCommit[], nonces: readonly NonceRow[], refuse: (i: number) => unknown, failed: (i: number) => void): BatchResult => {
+      const found = this.writer.tail();
+      for (const row of nonces) this.upsertNonce.run(...row);
+      const errors = new Map<number, unknown>();
+      let tail = found;
+      items.forEach((item, i) => {
+        const refusal = refuse(i);
+        if (refusal !== undefined) {
+          errors.set(i, refusal);
+          return;
+        }
+        try {
+          tail = this.savepoint(item, tail);
+        } catch (error) {
+          errors.set(i, error);
+          failed(i);
+        }
+      });
+      return { found, written: tail, errors };
+    });
+  }
+
+  tail(): Tail {
+    return this.writer.tail();
+  }
+
+  /**
+   * Writes the batch: `refuse(i)` gives a reason not to write item i (checked in order, so
+   * it may depend on what failed before), `failed(i)` hears of each item that failed.
+   * Throws, having written nothing, when the transaction itself fails.
+   */
+  write(items: readonly PendingCommit[], nonces: readonly NonceRow[], refuse: (i: number) => unknown, failed: (i: number) => void): BatchResult {
+    return this.transaction.immediate(items, nonces, refuse, failed);
   }
 }
 

@@ -1,9 +1,11 @@
 // Crash safety of the write side, with real SIGKILLs. A child process (fixtures/crash-child.ts)
 // runs a deterministic stream of mixed commands — white label, merchants, funding, beneficiaries,
 // withdrawals, deposits, slips, verifications, cancels, and retries under the same
-// idempotency key — alternating one transaction per command and group commit between
-// lives, and prints one line per command once its commit is durable. The parent kills it at
-// random points (SATANG_CRASH_KILLS times, 20 by default) and after every kill checks:
+// idempotency key — alternating between lives one transaction per command, group commit, and
+// group commit on the journal's writer thread (as the server runs it, so a kill may land in
+// the middle of the thread's batch), and prints one line per command once its commit is
+// durable. The parent kills it at random points (SATANG_CRASH_KILLS times, 20 by default)
+// and after every kill checks:
 //   - the store reopens: the hash chain holds and the journal replays (recovery);
 //   - `verify` passes: snapshots = replay, balances = sum of postings, postings sum to zero
 //     overall and per balance transaction, every outbox row's journal_seq exists;
@@ -31,7 +33,7 @@ const seed = Number(process.env.SATANG_CRASH_SEED ?? Math.floor(Math.random() * 
 interface Life { readonly lines: string[]; readonly killed: boolean; readonly done: boolean }
 
 /** Runs the child until it has acknowledged `acks` commands or `ms` passed, then SIGKILLs it. */
-function live(dir: string, mode: 'single' | 'group', stop: { acks: number } | { ms: number }): Promise<Life> {
+function live(dir: string, mode: 'single' | 'group' | 'thread', stop: { acks: number } | { ms: number }): Promise<Life> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', child, dir, String(seed), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
@@ -123,7 +125,7 @@ test(`SIGKILL at random points never loses or duplicates a durable command (${ki
   try {
     for (let life = 0; killed < kills; life++) {
       const stop = Math.random() < 0.5 ? { acks: 1 + Math.floor(Math.random() * 300) } : { ms: Math.floor(Math.random() * 80) };
-      const result = await live(dir, life % 2 === 0 ? 'group' : 'single', stop);
+      const result = await live(dir, (['group', 'single', 'thread'] as const)[life % 3]!, stop);
       for (const line of result.lines) {
         if (!line.startsWith('ack ')) continue;
         const [, , key, objectId] = line.split(' ');

@@ -26,9 +26,9 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-export function openTestStore(dir: string, opts: { groupCommit?: boolean; clock?: ManualClock } = {}): { store: Store; clock: ManualClock } {
+export function openTestStore(dir: string, opts: { groupCommit?: boolean; writerThread?: boolean; clock?: ManualClock } = {}): { store: Store; clock: ManualClock } {
   const clock = opts.clock ?? new ManualClock(startMs);
-  const store = openStore(dir, { clock, ids: new UlidIds(), groupCommit: opts.groupCommit ?? true });
+  const store = openStore(dir, { clock, ids: new UlidIds(), groupCommit: opts.groupCommit ?? true, writerThread: opts.writerThread ?? false });
   return { store, clock };
 }
 
