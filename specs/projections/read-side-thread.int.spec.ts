@@ -20,6 +20,7 @@ import { projectionNames, projections, projectionSchemas } from '../../projectio
 import { Applier } from '../../projections/applier.ts';
 import { openProjectionsDb, projectionsFileName, RelayPositions } from '../../projections/db.ts';
 import type { ReadSideLog } from '../../projections/gate.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import { rebuildProjections } from '../../projections/rebuild.ts';
 import { startReadSide, type ReadSide } from '../../server/read-side.ts';
 import { Driver, openTestStore, removeDir, tempDir } from '../adapters/support.ts';
@@ -43,9 +44,9 @@ function blockedUntil(check: () => boolean, ms: number): boolean {
   return check();
 }
 
+/** Appends `entries` journal entries (adjustments, submitted together: a few group commits); the durable tail after. */
 async function funded(store: Store, driver: Driver, merchantId: string, entries: number): Promise<number> {
-  const target = store.durableSeq + entries;
-  while (store.durableSeq < target) await driver.fund(merchantId, 1000n);
+  await Promise.all(Array.from({ length: entries }, () => driver.fund(merchantId, 1000n)));
   return store.durableSeq;
 }
 
@@ -85,7 +86,7 @@ for (const onThisThread of [false, true]) {
     const { dir, store, write } = await writeSide('read-side-restart');
     const rebuilt = tempDir('read-side-rebuilt');
     try {
-      await write(300);
+      await write(3 * readSideLimits.relayBatchEntriesMax); // three relay batches: close() comes while they are applied
       const first = await startReadSide({ dataDir: dir, tail: () => store.durableSeq, log: silent, onThisThread });
       assert.ok(await first.caughtUp('balance_history', 1, catchUpMs));
       await first.close();
