@@ -132,7 +132,8 @@ export class Gate {
     if (filled.ok) {
       this.inbox = [carrier, ...rest, ...this.inbox];
       // A long gap (a rebuild under way, a long outage) is filled a chunk per turn, so that
-      // the process (the API, in the embedded default) keeps answering meanwhile.
+      // the thread it runs on keeps serving its other work meanwhile (wake-ups and stops on
+      // the read side's worker; requests where it shares the API's thread).
       if (!filled.done) this.yielding = setImmediate(() => { this.yielding = null; this.drain(); });
     } else if (filled.entry) this.failed(filled.entry, filled.error, 0, carrier, rest);
     else {

@@ -1,7 +1,7 @@
 // Runs every projection on a bus: one subscription (a JetStream durable consumer, or an
 // in-process subscription) and one gate per projection, each moving at its own pace.
-// The same code runs inside the server (embedded default) and in `scripts/satang
-// projector` (against NATS).
+// The same code runs inside the server (embedded default, on the read side's worker
+// thread) and in `scripts/satang projector` (against NATS).
 
 import { projections as allProjections } from './all.ts';
 import { Applier } from './applier.ts';

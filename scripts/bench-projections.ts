@@ -114,7 +114,7 @@ async function lagOverNats(): Promise<Record<string, unknown>> {
   const nats = await NatsServer.start();
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-lag-'));
   const store = openStore(dir, { clock: new SystemClock(), ids: new UlidIds(), groupCommit: true });
-  const readSide = startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log: quiet, logLevel: 'warn' });
+  const readSide = await startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log: quiet });
   const projector = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/cli/main.ts'), 'projector', '--data-dir', dir, '--nats', nats.url], {
     cwd: root, env: { ...process.env, SATANG_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'],
   });

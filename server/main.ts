@@ -57,7 +57,7 @@ export interface Running {
   readonly webhooks: Webhooks;
   /** Verifies received slips; drain() verifies everything pending now (tests). */
   readonly slipWorker: SlipWorker;
-  /** The relay and projections (embedded), or the relay to NATS and the reads of the projector's projections.db. */
+  /** The relay and projections (embedded, on a worker thread), or the relay to NATS and the reads of the projector's projections.db. */
   readonly readSide: ReadSide;
   /** Signs and reads slip upload capabilities. */
   readonly capability: CapabilitySigner;
@@ -135,7 +135,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen > 0) compactAfterSealing(store.db);
   const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
-  const readSide = startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.durableSeq, log: logger, logLevel: config.logLevel });
+  const readSide = await startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.durableSeq, log: logger });
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer

@@ -1,28 +1,29 @@
 // The server's read side, assembled at start-up (DESIGN.md, Read side):
 //
 //   embedded (no SATANG_NATS_URL)  journal.db ─relay─▶ in-process bus ─▶ projections ─▶ projections.db
-//                                  all in this process; the API reads projections.db
+//                                  on a worker thread of this process; the API reads projections.db
 //   SATANG_NATS_URL set            journal.db ─relay─▶ JetStream SATANG_JOURNAL ─▶ `satang projector`
 //                                  (another process) ─▶ projections.db, which the API reads
 //
-// The relay runs in the writer's process — on the writer's thread in the embedded default,
-// on a worker thread of its own with NATS (so that the writer's fsyncs never hold up a
-// publish) — and is woken after each durable commit (wake()) and polls the journal's tail
-// besides; it never publishes inside a request.
+// The relay runs in the writer's process, on a worker thread (server/read-side-worker.ts) —
+// with the in-process bus and the projections in the embedded default — so that neither
+// publishing nor applying takes the request thread's time, and the writer's fsyncs never
+// hold up a publish. It is woken after each durable commit (wake(), which tells it the
+// durable tail) and polls the journal's tail besides; it never publishes inside a request.
 // caughtUp() lets a read wait, briefly, until a projection has applied everything the
-// write side had committed when the request came in.
+// write side had committed when the request came in: it reads the projection's position
+// in projections.db, whichever thread writes it.
 
-import { JournalReader } from '../adapters/bus/journal-reader.ts';
-import { InProcessBus } from '../adapters/bus/in-process.ts';
-import { Relay, type RelayControl } from '../adapters/bus/relay.ts';
+import { assert } from '../core/assert.ts';
+import type { RelayControl } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
-import { openProjectionsDb, RelayPositions } from '../projections/db.ts';
+import { openProjectionsDb } from '../projections/db.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
 import { readSideLimits } from '../core/limits.ts';
 import type { ProjectionName } from '../projections/projection.ts';
-import { Projector } from '../projections/projector.ts';
 import { ReadModels } from '../projections/read-models.ts';
-import { RelayThread } from './relay-thread.ts';
+import { inProcessRelay } from './in-process-relay.ts';
+import { ReadSideThread } from './read-side-thread.ts';
 
 export interface ReadSide {
   readonly mode: 'embedded' | 'nats';
@@ -34,46 +35,53 @@ export interface ReadSide {
   busConnected(): boolean | null;
   /** Resolves true once `projection` has applied every entry up to `seq`; false after `timeoutMs`. */
   caughtUp(projection: ProjectionName, seq: number, timeoutMs: number): Promise<boolean>;
+  /** Stops the relay and the projections; resolves once every connection of the read side is closed. */
   close(): Promise<void>;
 }
 
 export interface ReadSideOptions {
   readonly dataDir: string;
   readonly natsUrl?: string;
-  /** The write side's last durable journal seq: the relay (embedded, or the NATS relay's worker) publishes nothing later. */
+  /** The write side's last durable journal seq: the relay publishes nothing later. */
   readonly tail: () => number;
   readonly log: ReadSideLog;
-  /** The relay worker thread's log level (NATS mode). */
-  readonly logLevel?: string;
+  /**
+   * Embedded only: run the relay, the in-process bus and the projections on the calling
+   * thread rather than a worker thread, so that they move only when it yields (specs).
+   */
+  readonly onThisThread?: boolean;
 }
 
-export function startReadSide(options: ReadSideOptions): ReadSide {
+/** Resolves once the read side runs (its worker thread has opened its files). */
+export async function startReadSide(options: ReadSideOptions): Promise<ReadSide> {
+  assert(!(options.natsUrl && options.onThisThread), 'onThisThread is for the embedded read side; with NATS the relay runs on a worker thread');
   const db = openProjectionsDb(options.dataDir, projectionSchemas);
   const models = new ReadModels(db);
   let relay: RelayControl;
-  let stopBus: () => Promise<void>;
-
-  if (options.natsUrl) {
-    // The relay runs on a worker thread of its own (server/relay-worker.ts); the projections
-    // run in `scripts/satang projector`.
-    relay = new RelayThread({ dataDir: options.dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel ?? 'info' }, options.log, options.tail);
-    stopBus = async () => {};
-  } else {
-    const relayReader = new JournalReader(options.dataDir);
-    const fillReader = new JournalReader(options.dataDir);
-    const bus = new InProcessBus();
-    const projector = new Projector(db, fillReader, options.log);
-    projector.start(bus);
-    relay = new Relay(relayReader, bus, new RelayPositions(db), { bus: 'inprocess', tail: options.tail, log: options.log, startAtMost: projector.lowestPosition() });
-    stopBus = async () => { await projector.stop(); fillReader.close(); relayReader.close(); };
+  let busConnected: () => boolean | null;
+  let stopRelay: () => Promise<void>;
+  try {
+    if (options.onThisThread) {
+      const embedded = inProcessRelay(options.dataDir, db, { tail: options.tail, log: options.log });
+      embedded.relay.start();
+      relay = embedded.relay;
+      busConnected = () => null;
+      stopRelay = () => embedded.close();
+    } else {
+      const thread = await ReadSideThread.start({ dataDir: options.dataDir, ...(options.natsUrl ? { natsUrl: options.natsUrl } : {}) }, options.log, options.tail);
+      relay = thread;
+      busConnected = () => (options.natsUrl ? thread.connected : null);
+      stopRelay = () => thread.close();
+    }
+  } catch (error) {
+    db.close();
+    throw error;
   }
-  relay.start();
 
   return {
     mode: options.natsUrl ? 'nats' : 'embedded',
-    models, relay,
+    models, relay, busConnected,
     wake: () => relay.wake(),
-    busConnected: () => (relay instanceof RelayThread ? relay.connected : null),
     async caughtUp(projection, seq, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
       for (;;) {
@@ -83,8 +91,7 @@ export function startReadSide(options: ReadSideOptions): ReadSide {
       }
     },
     async close() {
-      await relay.stop();
-      await stopBus();
+      await stopRelay();
       db.close();
     },
   };

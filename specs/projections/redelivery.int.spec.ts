@@ -138,7 +138,7 @@ test('NATS JetStream: a flaky entry is redelivered in order; a poison entry is p
   let nc: Awaited<ReturnType<typeof connectNats>> | null = null;
   try {
     const run = await scenario(async (store, _db, dir, projector, log, seen) => {
-      const readSide = startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log, logLevel: 'silent' });
+      const readSide = await startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log });
       nc = await connectNats(nats.url, 'spec');
       projector.start(recording(new JetStreamTransport(nc, log), seen));
       return () => readSide.close();
