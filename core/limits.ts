@@ -362,10 +362,25 @@ export const backOfficeLimits = {
   /** Request logs: bytes of each request and response body kept (after redaction), and how long rows are kept. */
   requestLogBodyBytesMax: 2048,
   requestLogRetentionMs: 30 * day,
-  /** The request log is written in batches: every this many ms, or at this many rows; old rows are pruned every this many batches. */
+  /**
+   * The request log is handed to its worker thread in batches: every this many ms, or at
+   * this many rows, or once the batch's bodies reach this many characters (bodies travel
+   * whole, to be cut on the worker); old rows are pruned every this many batches.
+   */
   requestLogFlushIntervalMs: 100,
   requestLogFlushRowsMax: 500,
+  requestLogFlushCharsMax: 1_000_000,
   requestLogPruneEveryFlushes: 50,
+  /**
+   * Rows handed over but not yet written (the worker is behind, or restarting): past this
+   * many rows, or this many characters of bodies, a new row is dropped (counted and logged).
+   */
+  requestLogBacklogRowsMax: 20_000,
+  requestLogBacklogCharsMax: 32_000_000,
+  /** Wait before a request log worker that died is started again. */
+  requestLogWorkerRetryMs: 1 * second,
+  /** A read of the request log waits at most this long for the rows handed over before it to be written, then reads what is there. */
+  requestLogReadWaitMsMax: 5 * second,
   /** A merchant's balance transactions (GET /v1/bo/merchants/:id/balance-transactions): page size. */
   balanceTransactionPageSizeDefault: 50,
   balanceTransactionPageSizeMax: 200,

@@ -34,7 +34,7 @@ import { backOfficeClaimRoutes } from './routes/bo-claims.ts';
 import { auditMiddleware, backOfficeAuditRoutes } from './routes/bo-audit.ts';
 import { backOfficeReadRoutes } from './routes/bo-reads.ts';
 import { ActionLog } from '../adapters/sqlite/action-log.ts';
-import { RequestLogStore } from '../adapters/request-log.ts';
+import { RequestLogThread } from './request-log-thread.ts';
 import { reportRouters } from './routes/reports.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
@@ -168,7 +168,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   });
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
   const actionLog = new ActionLog(store.db);
-  const requestLog = new RequestLogStore(config.dataDir, () => securityClock.now());
+  const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
@@ -208,7 +208,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       await drain(server, drainMs);
       await slips.close();
       await readSide.close();
-      requestLog.close();
+      await requestLog.close();
       boReads.close();
       store.close();
     },

@@ -5,44 +5,76 @@
 // their masked form (core/present.ts); any string anywhere that looks like an API key
 // secret or a JWT is replaced too, whatever its key. Then the JSON text is cut to
 // backOfficeLimits.requestLogBodyBytesMax bytes. Pure: the same input, the same output.
+// It runs on the request log's worker thread (server/request-log-worker.ts), not the API's.
 
 import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
+import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
 
 const redacted = '[redacted]';
 /** Keys whose value is a secret or a capability, or raw evidence: never kept. */
-const secretKey = /^(api_key|secret|signing_secret|token|step_up_token|password|private_key|qr_payload|payload|image_base64|content_base64|signature)$/i;
-const accountNumberKey = /^(account_number|promptpay_id)$/i;
-const nameKey = /^account_name(_th|_en)?$/i;
+const secretKeys = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64', 'signature'];
+const accountNumberKeys = ['account_number', 'promptpay_id'];
+const nameKeys = ['account_name', 'account_name_th', 'account_name_en'];
 /** Strings that are secrets whatever key holds them: API key secrets and JWTs (operator, step-up, slip capability tokens). */
 const secretText = /sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
 const depthMax = 12;
 
-export function redactValue(value: unknown, key = '', depth = 0): unknown {
+type KeyKind = 'secret' | 'account_number' | 'name' | 'plain';
+const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
+  ...secretKeys.map((k) => [k, 'secret'] as const), ...accountNumberKeys.map((k) => [k, 'account_number'] as const), ...nameKeys.map((k) => [k, 'name'] as const),
+]);
+/**
+ * What a key names is decided by these case-insensitive patterns (a /i pattern without the
+ * u flag folds ASCII letters only). The table finds a key's kind with one lookup of its
+ * lower-case form instead of a pattern test per kind and key; a hit is confirmed by the
+ * pattern, since toLowerCase also folds a few other letters onto ASCII (U+212A KELVIN SIGN
+ * → k). A miss needs no check: a key a pattern matches is ASCII, its lower case a word here.
+ */
+const keyPatterns: Record<Exclude<KeyKind, 'plain'>, RegExp> = {
+  secret: new RegExp(`^(${secretKeys.join('|')})$`, 'i'), account_number: new RegExp(`^(${accountNumberKeys.join('|')})$`, 'i'), name: new RegExp(`^(${nameKeys.join('|')})$`, 'i'),
+};
+
+function kindOf(key: string): KeyKind {
+  const kind = keyKinds.get(key.toLowerCase());
+  return kind !== undefined && keyPatterns[kind].test(key) ? kind : 'plain';
+}
+
+/** Every match of secretText starts with one of these, so a string holding neither is kept as it is, unscanned. */
+function withoutSecretText(text: string): string {
+  return text.includes('sk_') || text.includes('eyJ') ? text.replace(secretText, redacted) : text;
+}
+
+export function redactValue(value: unknown, key = ''): unknown {
+  return redactAs(value, kindOf(key), 0);
+}
+
+function redactAs(value: unknown, kind: KeyKind, depth: number): unknown {
   if (depth > depthMax) return redacted;
   if (typeof value === 'string') {
-    if (secretKey.test(key)) return redacted;
-    if (accountNumberKey.test(key)) return maskAccountNumber(value);
-    if (nameKey.test(key)) return maskName(value);
-    return value.replace(secretText, redacted);
+    if (kind === 'plain') return withoutSecretText(value);
+    return kind === 'secret' ? redacted : kind === 'account_number' ? maskAccountNumber(value) : maskName(value);
   }
-  if (value === null || typeof value !== 'object') return secretKey.test(key) && value !== null && value !== undefined ? redacted : value;
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, key, depth + 1));
+  if (value === null || typeof value !== 'object') return kind === 'secret' && value !== null && value !== undefined ? redacted : value;
+  if (Array.isArray(value)) return value.map((v) => redactAs(v, kind, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = secretKey.test(k) && typeof v === 'object' && v !== null ? redacted : redactValue(v, k, depth + 1);
+  for (const k of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[k];
+    const kindOfK = kindOf(k);
+    out[k] = kindOfK === 'secret' && typeof v === 'object' && v !== null ? redacted : redactAs(v, kindOfK, depth + 1);
+  }
   return out;
 }
 
-/** A body as the request log keeps it: redacted JSON, cut to the byte limit (marked when cut). */
+/** A body as the request log keeps it: redacted JSON, cut to the byte limit (marked when cut). A string is parsed as JSON when it is JSON. */
 export function bodyForLog(body: unknown): string | null {
-  if (body === undefined || body === null || body === '') return null;
-  if (Buffer.isBuffer(body) || body instanceof Uint8Array) return `[binary ${body.byteLength} bytes]`;
-  if (typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function') return '[stream]';
+  const mark = bodyMarkOf(body);
+  if (mark !== undefined) return mark;
   let text: string;
   try {
     text = JSON.stringify(redactValue(typeof body === 'string' ? tryParse(body) : body)) ?? '';
   } catch {
-    return '[unserialisable]';
+    return unserialisableMark;
   }
   const max = backOfficeLimits.requestLogBodyBytesMax;
   if (Buffer.byteLength(text) <= max) return text;
@@ -51,5 +83,5 @@ export function bodyForLog(body: unknown): string | null {
 }
 
 function tryParse(text: string): unknown {
-  try { return JSON.parse(text); } catch { return text.replace(secretText, redacted); }
+  try { return JSON.parse(text); } catch { return withoutSecretText(text); }
 }

@@ -24,6 +24,8 @@ interface BodyState {
   rawBody?: Buffer;
   /** The deadline for reading a body, set per app (tests shorten it). */
   bodyDeadlineMs?: number;
+  /** The decoded text that ctx.request.body was parsed from; absent while that body is. */
+  jsonText?: string;
 }
 
 const stateOf = (ctx: Context) => ctx.state as BodyState;
@@ -36,6 +38,11 @@ export function declaresBody(ctx: Context): boolean {
 /** The bytes read so far: empty until readRawBody ran (or when the request has none). */
 export function rawBodyOf(ctx: Context): Buffer {
   return stateOf(ctx).rawBody ?? Buffer.alloc(0);
+}
+
+/** The text ctx.request.body was parsed from (JSON.parse of it gives that body again), or undefined when there is none. */
+export function jsonTextOf(ctx: Context): string | undefined {
+  return stateOf(ctx).jsonText;
 }
 
 /**
@@ -113,6 +120,7 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
     throw new ApiError('validation_error', 'The body must be a JSON object.', { fields: [{ path: '', reason: 'type' }] });
   }
   (ctx.request as { body?: unknown }).body = body;
+  stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there
 }
 
 function tooLarge(capBytes: number): ApiError {

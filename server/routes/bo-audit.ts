@@ -2,7 +2,8 @@
 //
 // The middleware runs outside the error mapper (server/app.ts outerMiddleware), so it sees
 // every answer as sent. For every request it adds a row to the request log (redacted and
-// truncated before storage: server/redact.ts); for every /v1/bo request it appends to the
+// truncated before storage, on the request log's worker thread: server/request-log-thread.ts;
+// this thread hands over only texts it has anyway); for every /v1/bo request it appends to the
 // action log — the operator's subject and roles, the route, the target ids, request_id,
 // IP, whether a step-up was verified, and the outcome — including refused
 // authentications (subject as the token claimed it, unverified, flagged so) and refused
@@ -17,11 +18,12 @@ import type { Clock } from '../../core/ports.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import type { ActionLog, ActionRecord } from '../../adapters/sqlite/action-log.ts';
-import type { RequestLogStore } from '../../adapters/request-log.ts';
 import { operatorAuth, type Operator } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
-import { bodyForLog } from '../redact.ts';
+import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
+import { jsonTextOf } from '../request-body.ts';
+import type { BodyHandoff, RequestLogThread } from '../request-log-thread.ts';
 import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
 
 interface AuditState {
@@ -59,7 +61,31 @@ function routeOf(ctx: Context): string {
 }
 const isLogRead = (route: string) => route === '/v1/bo/logs' || route === '/v1/bo/reports/action-logs';
 
-export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogStore, wallClock: Clock): Middleware {
+/**
+ * The answer's body as the request log's worker takes it. An object is serialised here,
+ * once, and its text becomes ctx.body: Koa would run the same JSON.stringify on it when
+ * it sends the answer (Content-Type is already JSON, so the bytes sent do not change), so
+ * this thread pays nothing more, and redacting that text on the worker gives what
+ * redacting the object did (bodyForLog parses a JSON string). A string is handed over as
+ * it is; bytes, a stream or no body are marked here, without reading them.
+ */
+function responseHandoff(ctx: Context): BodyHandoff {
+  const body: unknown = ctx.body;
+  const mark = bodyMarkOf(body);
+  if (mark !== undefined) return mark === null ? null : { kept: mark };
+  if (typeof body === 'string') return body;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body);
+  } catch {
+    return { kept: unserialisableMark }; // Koa's own JSON.stringify will fail the same way; ctx.body is left to it
+  }
+  if (text === undefined) return null; // a toJSON that answered undefined: no JSON to keep
+  if (!ctx.headerSent) ctx.body = text;
+  return text;
+}
+
+export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThread, wallClock: Clock): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {
@@ -72,8 +98,8 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogStor
       requestLog.add({
         at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
         operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
-        errorCode: state.errorCode ?? null, requestBody: bodyForLog((ctx.request as { body?: unknown }).body),
-        responseBody: isLogRead(route) ? '[omitted: a log read]' : bodyForLog(ctx.body),
+        errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
+        responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),
       });
       if (ctx.path.startsWith('/v1/bo/') || ctx.path === '/v1/bo') {
         actionLog.append({
@@ -106,12 +132,12 @@ function pageAnswer<T extends { id: number }>(rows: T[], limit: number, filters:
   return { object: 'list', data: page.map(present), has_more: hasMore, next_cursor: hasMore && last ? encodeFilterCursor({ before: last.id }, filters) : null };
 }
 
-export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogStore, verify: Parameters<typeof operatorAuth>[0]): Router {
+export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogThread, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo' });
   router.use(operatorAuth(verify));
   const { logPageSizeDefault, logPageSizeMax } = backOfficeLimits;
 
-  router.get('/logs', (ctx) => {
+  router.get('/logs', async (ctx) => {
     const q = readQuery(ctx, ['request_id', 'merchant_id', 'route', 'status', 'since', 'cursor', 'limit']);
     const status = q.status === undefined ? undefined : /^[1-5][0-9]{2}$/.test(q.status) ? Number(q.status) : undefined;
     if (q.status !== undefined && status === undefined) throw new ApiError('validation_error', 'status is an HTTP status code.', { fields: [{ path: 'query.status', reason: 'format' }] });
@@ -119,7 +145,7 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);
-    const rows = requestLog.page({
+    const rows = await requestLog.page({
       ...(q.request_id !== undefined ? { requestId: q.request_id } : {}), ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}),
       ...(q.route !== undefined ? { route: q.route } : {}), ...(status !== undefined ? { status } : {}), ...(since !== undefined ? { since } : {}),
       ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,

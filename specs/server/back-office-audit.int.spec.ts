@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestServer, depositBody, sender } from '../support/server-harness.ts';
-import { RequestLogStore } from '../../adapters/request-log.ts';
+import { RequestLogReader, RequestLogStore } from '../../adapters/request-log.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 
 const run = promisify(execFile);
@@ -105,17 +105,18 @@ test('the request log keeps redacted, truncated bodies: a scan of logs.db finds 
 test('rows older than the retention are pruned', () => {
   const dir = mkdtempSync(join(tmpdir(), 'satang-logs-'));
   let now = Date.UTC(2026, 10, 1);
-  const store = new RequestLogStore(dir, () => now);
+  const store = new RequestLogStore(dir);
+  const reader = new RequestLogReader(dir);
   try {
     const row = { requestId: 'req_old', merchantId: null, livemode: null, operator: null, method: 'GET', route: '/x', status: 200, durationMs: 1, errorCode: null, requestBody: null, responseBody: null };
-    store.add({ ...row, at: now });
-    store.flush();
+    store.append([{ ...row, at: now }], now);
     now += backOfficeLimits.requestLogRetentionMs + 1;
-    store.add({ ...row, requestId: 'req_new', at: now });
-    assert.is(store.prune(), 1);
-    assert.equal(store.page({ limit: 10 }).map((r) => r.request_id), ['req_new']);
+    store.append([{ ...row, requestId: 'req_new', at: now }], now);
+    assert.is(store.prune(now), 1);
+    assert.equal(reader.page({ limit: 10 }).map((r) => r.request_id), ['req_new']);
   } finally {
     store.close();
+    reader.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -14,32 +14,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { posix } from 'node:path';
-import { readSource, sourceFiles, ts } from './source-files.ts';
-
-type Graph = ReadonlyMap<string, readonly string[]>;
-
-/** The file a relative specifier names, if it is one of ours (`./x.ts`, `./x`, `./dir` → index). */
-function resolveSpecifier(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
-  const base = posix.normalize(posix.join(posix.dirname(from), specifier));
-  const candidates = [base, base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}.mjs`, `${base}/index.ts`];
-  return candidates.find((candidate) => files.has(candidate));
-}
-
-function importGraph(files: readonly string[]): Graph {
-  const known = new Set(files);
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const { importedFiles } = ts.preProcessFile(readSource(file), true, true);
-    const targets = importedFiles
-      .map((imported) => imported.fileName)
-      .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'))
-      .map((specifier) => resolveSpecifier(file, specifier, known))
-      .filter((target): target is string => target !== undefined);
-    graph.set(file, [...new Set(targets)].sort());
-  }
-  return graph;
-}
+import { importGraph, resolveSpecifier, sourceFiles, type Graph } from './source-files.ts';
 
 /** Tarjan's strongly connected components; iterative, so a deep chain cannot overflow the stack. */
 function stronglyConnectedComponents(graph: Graph): string[][] {

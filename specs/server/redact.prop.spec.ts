@@ -1,0 +1,62 @@
+// server/redact.ts on random bodies. (1) redactValue agrees with the reference — the
+// definition in its plain form: each key tested against the three case-insensitive
+// patterns, every string scanned for API key secrets and JWTs — on random JSON whose keys
+// are the kinds' words in random case, with look-alike letters (KELVIN SIGN for k, LONG S
+// for s, dotted capital I for i) and random text, and whose strings hold secrets among
+// random text; values nest past the depth limit. (2) What the request log's worker is
+// handed gives what the API's thread held: bodyForLog of an object's JSON text equals
+// bodyForLog of the object (the audit middleware hands over the text, the worker parses it).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { bodyForLog, redactValue } from '../../server/redact.ts';
+import { maskAccountNumber, maskName } from '../../core/present.ts';
+
+const secretKey = /^(api_key|secret|signing_secret|token|step_up_token|password|private_key|qr_payload|payload|image_base64|content_base64|signature)$/i;
+const accountNumberKey = /^(account_number|promptpay_id)$/i;
+const nameKey = /^account_name(_th|_en)?$/i;
+const secretText = /sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
+
+function reference(value: unknown, key = '', depth = 0): unknown {
+  if (depth > 12) return '[redacted]';
+  if (typeof value === 'string') {
+    if (secretKey.test(key)) return '[redacted]';
+    if (accountNumberKey.test(key)) return maskAccountNumber(value);
+    if (nameKey.test(key)) return maskName(value);
+    return value.replace(secretText, '[redacted]');
+  }
+  if (value === null || typeof value !== 'object') return secretKey.test(key) && value !== null && value !== undefined ? '[redacted]' : value;
+  if (Array.isArray(value)) return value.map((v) => reference(v, key, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = secretKey.test(k) && typeof v === 'object' && v !== null ? '[redacted]' : reference(v, k, depth + 1);
+  return out;
+}
+
+const words = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64',
+  'signature', 'account_number', 'promptpay_id', 'account_name', 'account_name_th', 'account_name_en', 'account_name_fr', 'api_keys', 'name'];
+const lookAlike = (word: string) => word.replace('k', '\u212A').replace('s', '\u017F').replace('i', '\u0130');
+const key = fc.oneof(fc.mixedCase(fc.constantFrom(...words)), fc.constantFrom(...words).map(lookAlike), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 4 }));
+const secretish = fc.constantFrom('sk_live_abcdefgh12', 'sk_test_ABC-defg_hij', 'sk_live_short', 'eyJhbGciOiJI.eyJzdWIiOiJl.c2ln', 'eyJshort.eyJx.y', '987-654-3210', 'สมชาย ใจดี');
+const text = fc.oneof(fc.string({ maxLength: 12 }), secretish, fc.tuple(fc.string({ maxLength: 6 }), secretish, fc.string({ maxLength: 6 })).map((parts) => parts.join('')));
+const json = fc.letrec((tie) => ({
+  v: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 5 })),
+})).v;
+/** Bodies: objects and arrays, some wrapped deeper than the depth limit. */
+const body = fc.tuple(fc.oneof(fc.dictionary(key, json, { maxKeys: 6 }), fc.array(json, { maxLength: 4 })), fc.nat(16))
+  .map(([inner, levels]) => { let v: unknown = inner; for (let i = 0; i < levels; i++) v = { [`level${i}`]: v }; return v; });
+
+test('redactValue agrees with the reference on random bodies, keys in any case and look-alikes', () => {
+  fc.assert(fc.property(body, key, (b, k) => {
+    assert.is(JSON.stringify(redactValue(b)), JSON.stringify(reference(b)));
+    assert.is(JSON.stringify(redactValue(b, k)), JSON.stringify(reference(b, k)));
+  }), { numRuns: 3000 });
+});
+
+test('a body handed over as its JSON text is stored as the body itself would be', () => {
+  fc.assert(fc.property(body, (b) => {
+    assert.is(bodyForLog(JSON.stringify(b)), bodyForLog(b));
+  }), { numRuns: 3000 });
+});
+
+test.run();

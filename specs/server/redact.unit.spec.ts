@@ -1,0 +1,51 @@
+// server/redact.ts bodyForLog, byte for byte: each body below is stored exactly as the
+// request log stored it before redaction moved to its worker thread and the per-key
+// patterns became one table lookup (the expected texts were taken from that build). The
+// bodies are a signed create-deposit request and its 201 answer, and a body of every shape
+// the redaction treats differently: keys in any case, a look-alike key (KELVIN SIGN for k),
+// a secret key over an object, a list or a number, secrets inside free text, a JSON string,
+// plain text, an array, a number, depth past the limit and a cut inside a Thai letter.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bodyForLog } from '../../server/redact.ts';
+
+const jwt = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJlbXBfYXVkaXQiLCJyb2xlcyI6WyJzdXBwb3J0Il19.qg7C7Kv4ARE-0Pza5oEWlAyQUXxp';
+/** {a:{a:…{a:'deep'}}} with `levels` objects. */
+const deep = (levels: number): unknown => (levels === 0 ? 'deep' : { a: deep(levels - 1) });
+
+const cases: [name: string, body: unknown, stored: string | null][] = [
+  ['a create-deposit request', {
+    amount_minor: 50000, currency: 'THB', merchant_reference: 'ref-0dd11cfe', end_user_ref: 'user-ba9f56a4',
+    sender: { bank_code: '014', account_number: '987-654-3210', account_name_th: 'สมชาย ใจดี' },
+    client: { device_fingerprint: 'fp-1', ip: '203.0.113.7', user_agent: 'spec' },
+  }, '{"amount_minor":50000,"currency":"THB","merchant_reference":"ref-0dd11cfe","end_user_ref":"user-ba9f56a4","sender":{"bank_code":"014","account_number":"xxxxxx3210","account_name_th":"สมชาย ใ***"},"client":{"device_fingerprint":"fp-1","ip":"203.0.113.7","user_agent":"spec"}}'],
+  ['its 201 answer', {
+    id: 'dep_01M8B1EM9WYNKD31GJRG7PJ20X', object: 'deposit_order', livemode: true, version: 1, status: 'awaiting_payment', is_terminal: false,
+    amount_minor: 50000, currency: 'THB', legs: [{ leg_ref: 'leg_01', sequence: 1, amount_minor: 50000, method: 'promptpay_qr',
+      qr_payload: '00020101021229370016A000000677010111', receiver: { bank_code: '004', account_number_masked: 'xxxxxx7890', account_name_masked: 'สมหญิง ร***' } }],
+    slip_upload: { token: jwt, upload_url: 'http://127.0.0.1:1/v1/pay/deposits/dep_01/slip', max_bytes: 5242880, content_types: ['image/jpeg', 'application/json'] },
+  }, '{"id":"dep_01M8B1EM9WYNKD31GJRG7PJ20X","object":"deposit_order","livemode":true,"version":1,"status":"awaiting_payment","is_terminal":false,"amount_minor":50000,"currency":"THB","legs":[{"leg_ref":"leg_01","sequence":1,"amount_minor":50000,"method":"promptpay_qr","qr_payload":"[redacted]","receiver":{"bank_code":"004","account_number_masked":"xxxxxx7890","account_name_masked":"สมหญิง ร***"}}],"slip_upload":{"token":"[redacted]","upload_url":"http://127.0.0.1:1/v1/pay/deposits/dep_01/slip","max_bytes":5242880,"content_types":["image/jpeg","application/json"]}}'],
+  ['keys in any case, look-alikes, secrets over objects, lists and numbers, secrets in text, depth', {
+    API_KEY: 'sk_live_abcdefghijkl', Account_Name_TH: 'นาย ทดสอบ', ACCOUNT_NUMBER: '1234567890', PromptPay_Id: '0812345678', account_name_en: 'John Smith',
+    'api_\u212Aey': 'kelvin sign is not k for a /i pattern', Token: { nested: 'object under a secret key' }, signature: ['a', 'b'], password: 12345, secret: null,
+    private_key: undefined, payload: true, note: `a key sk_test_ABCDEFGH12 and a jwt ${jwt} inside text`, empty: '', list: [1, 'two', null, { image_base64: 'AAAA' }],
+    nested: deep(14),
+  }, '{"API_KEY":"[redacted]","Account_Name_TH":"นาย ท***","ACCOUNT_NUMBER":"xxxxxx7890","PromptPay_Id":"xxxxxx5678","account_name_en":"John S***","api_\u212Aey":"kelvin sign is not k for a /i pattern","Token":"[redacted]","signature":"[redacted]","password":"[redacted]","secret":null,"payload":"[redacted]","note":"a key [redacted] and a jwt [redacted] inside text","empty":"","list":[1,"two",null,{"image_base64":"[redacted]"}],"nested":{"a":{"a":{"a":{"a":{"a":{"a":{"a":{"a":{"a":{"a":{"a":{"a":"[redacted]"}}}}}}}}}}}}}'],
+  ['plain text', 'plain text with sk_live_abcdefghijkl in it', '"plain text with [redacted] in it"'],
+  ['a JSON text', '{"api_key":"sk_live_abcdefghijkl","amount_minor":1}', '{"api_key":"[redacted]","amount_minor":1}'],
+  ['a body past the limit, cut inside a Thai letter', { memo: 'ก'.repeat(700), api_key: 'x' }, `{"memo":"${'ก'.repeat(679)}…[truncated]`],
+  ['an array', [{ token: 'abc' }, 'eyJabcdefghij.klmnopqrstu.vw'], '[{"token":"[redacted]"},"[redacted]"]'],
+  ['a number', 42, '42'],
+  ['no body', undefined, null],
+  ['an empty string', '', null],
+  ['bytes', Buffer.from('abc'), '[binary 3 bytes]'],
+];
+
+for (const [name, body, stored] of cases) {
+  test(`${name}: stored as before`, () => {
+    assert.is(bodyForLog(body), stored);
+  });
+}
+
+test.run();

@@ -1,0 +1,164 @@
+// The request log's worker thread (server/request-log-thread.ts, request-log-worker.ts):
+// redaction, truncation and the writes to logs.db happen on the worker, and give the rows
+// the API's thread used to store. The API's thread never loads the redaction (no import
+// from server/main.ts reaches server/redact.ts), and a row arrives in logs.db, redacted,
+// while the API's thread is busy and never yields. close() writes everything still buffered or handed over, then closes
+// logs.db. A worker that dies is logged and started again, and the rows added meanwhile
+// are written by the next one. Over HTTP, the row of a signed create-deposit equals
+// bodyForLog of the body sent and of the answer received, and the answer's bytes are
+// unchanged (its JSON text, now made by the audit middleware instead of Koa).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RequestLogThread, type BodyHandoff, type RequestLogEntry, type RequestLogThreadLog } from '../../server/request-log-thread.ts';
+import { RequestLogReader, requestLogFileName } from '../../adapters/request-log.ts';
+import { bodyForLog } from '../../server/redact.ts';
+import { backOfficeLimits } from '../../core/limits.ts';
+import { TestServer, depositBody } from '../support/server-harness.ts';
+import { importGraph, sourceFiles } from '../structure/source-files.ts';
+
+const now = Date.UTC(2026, 10, 1);
+const jwt = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJlbXBfYXVkaXQiLCJyb2xlcyI6WyJzdXBwb3J0Il19.qg7C7Kv4ARE-0Pza5oEWlAyQUXxp';
+
+function entry(requestId: string, requestBody: BodyHandoff = null, responseBody: BodyHandoff = null): RequestLogEntry {
+  return { at: now, requestId, merchantId: 'mch_1', livemode: true, operator: null, method: 'POST', route: '/v1/pay/deposits', status: 201, durationMs: 3, errorCode: null, requestBody, responseBody };
+}
+
+/** A log that keeps its lines, and resolves a promise when a line with a given message arrives. */
+function recordingLog(): RequestLogThreadLog & { lines: { message: string; fields: Record<string, unknown> }[]; next(message: string): Promise<Record<string, unknown>> } {
+  const lines: { message: string; fields: Record<string, unknown> }[] = [];
+  const waiting: { message: string; resolve: (fields: Record<string, unknown>) => void }[] = [];
+  const record = (fields: object, message: string) => {
+    lines.push({ message, fields: fields as Record<string, unknown> });
+    for (const w of waiting.filter((x) => x.message === message)) w.resolve(fields as Record<string, unknown>);
+  };
+  return { lines, error: record, warn: record, next: (message) => new Promise((resolve) => waiting.push({ message, resolve })) };
+}
+
+async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-request-log-'));
+  try {
+    await run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const request = depositBody({ api_key: 'sk_live_abcdefghijkl', sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' } });
+const answer = { id: 'dep_1', legs: [{ qr_payload: '000201010212', receiver: { account_name_masked: 'สมหญิง ร***' } }], slip_upload: { token: jwt }, memo: 'ก'.repeat(700) };
+
+test('the API\'s thread never loads the redaction: the worker is the only way into server/redact.ts', () => {
+  const graph = importGraph(sourceFiles(['core', 'adapters', 'server', 'projections']));
+  const loaded = new Set<string>();
+  const work = ['server/main.ts'];
+  for (let file = work.pop(); file !== undefined; file = work.pop()) {
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    work.push(...(graph.get(file) ?? []));
+  }
+  assert.ok(loaded.has('server/routes/bo-audit.ts') && loaded.has('server/request-log-thread.ts'));
+  assert.is(loaded.has('server/redact.ts'), false, 'server/main.ts reaches server/redact.ts');
+  assert.is(loaded.has('server/request-log-worker.ts'), false);
+  assert.ok(graph.get('server/request-log-worker.ts')!.includes('server/redact.ts'));
+});
+
+test('redaction and truncation run on the worker: the row arrives while this thread never yields, as bodyForLog gives it', () => withDir(async (dir) => {
+  const thread = new RequestLogThread(dir, recordingLog(), () => now);
+  try {
+    thread.add(entry('req_warm'));
+    await thread.page({ limit: 1 }); // the worker is up
+    thread.add(entry('req_known', JSON.stringify(request), JSON.stringify(answer)));
+    thread.flush();
+    // From here until the row is found this thread runs one synchronous loop: only another thread can redact and write it.
+    const probe = new Database(join(dir, requestLogFileName), { readonly: true });
+    const find = probe.prepare<[string], { request_body: string; response_body: string }>('SELECT request_body, response_body FROM request_logs WHERE request_id = ?');
+    const until = Date.now() + 10_000;
+    let row = find.get('req_known');
+    while (row === undefined && Date.now() < until) row = find.get('req_known');
+    probe.close();
+    assert.ok(row, 'the worker wrote the row within 10 s');
+    assert.equal(row, { request_body: bodyForLog(request), response_body: bodyForLog(answer) });
+    assert.match(row.request_body, /"account_number":"xxxxxx3210".*"api_key":"\[redacted\]"/);
+    assert.match(row.response_body, /"qr_payload":"\[redacted\]".*"token":"\[redacted\]".*…\[truncated\]$/);
+  } finally {
+    await thread.close();
+  }
+}));
+
+test('close() writes every row still buffered or handed over, then closes logs.db', () => withDir(async (dir) => {
+  const log = recordingLog();
+  const thread = new RequestLogThread(dir, log, () => now);
+  const rows = backOfficeLimits.requestLogFlushRowsMax * 2 + 234; // two batches handed over as they fill, the rest buffered
+  const requestOf = (i: number) => ({ n: i, api_key: `sk_live_${'k'.repeat(12)}${i}` });
+  for (let i = 0; i < rows; i++) thread.add(entry(`req_${i}`, JSON.stringify(requestOf(i)), JSON.stringify({ id: `dep_${i}` })));
+  await thread.close(); // the worker may not even have started yet
+  assert.equal(log.lines, [], 'nothing lost, nothing dropped');
+  assert.is(existsSync(join(dir, `${requestLogFileName}-wal`)), false, 'every connection closed (the last one to close removes the WAL)');
+  const reader = new RequestLogReader(dir);
+  try {
+    const stored = reader.page({ limit: rows + 1 });
+    assert.is(stored.length, rows);
+    assert.equal(stored.map((r) => r.request_id), Array.from({ length: rows }, (_, i) => `req_${rows - 1 - i}`));
+    assert.equal([stored[0]!.request_body, stored[0]!.response_body], [bodyForLog(requestOf(rows - 1)), `{"id":"dep_${rows - 1}"}`]);
+  } finally {
+    reader.close();
+  }
+}));
+
+test('a worker that dies is logged and started again; rows added meanwhile are written by the next one', () => withDir(async (dir) => {
+  const log = recordingLog();
+  const thread = new RequestLogThread(dir, log, () => now);
+  // The thread's worker and timers are unref'd (a server's sockets keep its process up); here nothing else would while the worker dies.
+  const keepAlive = setInterval(() => {}, 1_000);
+  try {
+    thread.add(entry('req_before'));
+    await thread.page({ limit: 1 });
+    const exited = log.next('request log worker exited; starting it again');
+    // A damaged store: the worker's next insert fails, and the exception ends the worker.
+    const db = new Database(join(dir, requestLogFileName));
+    db.exec('DROP TABLE request_logs');
+    db.close();
+    thread.add(entry('req_lost'));
+    thread.flush();
+    assert.equal((await exited).rows_lost, 1);
+    assert.ok(log.lines.some((l) => l.message === 'request log worker failed' && /no such table/.test(String(l.fields.err))));
+    thread.add(entry('req_after'));
+    // The read waits for the new worker (started after requestLogWorkerRetryMs), which recreates the table.
+    let found: string[] = [];
+    for (let attempt = 0; attempt < 3 && found.length === 0; attempt++) found = (await thread.page({ limit: 10 })).map((r) => r.request_id);
+    assert.equal(found, ['req_after']);
+  } finally {
+    clearInterval(keepAlive);
+    await thread.close();
+  }
+}));
+
+test('over HTTP: the row of a signed create-deposit is bodyForLog of the body sent and the answer received; the answer is its JSON text', async () => {
+  const s = await TestServer.start();
+  try {
+    const m = await s.onboard('Logged');
+    const ben = await s.beneficiary(m.id);
+    await s.fund(m.id, 1_000_000);
+    const w = await s.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 500_000, currency: 'THB', merchant_reference: 'log-w', end_user_ref: 'payee', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+    const sent = depositBody({ amount_minor: 50_000 });
+    const d = await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', sent);
+    assert.is(d.status, 201, d.text);
+    assert.is(d.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.is(d.headers.get('content-length'), String(Buffer.byteLength(d.text)));
+    assert.is(d.text, JSON.stringify(d.json));
+    const found = await s.bo('GET', `/v1/bo/logs?request_id=${d.headers.get('x-request-id')}`, undefined, { roles: ['support'] });
+    assert.is(found.status, 200, found.text);
+    const row = found.json.data[0];
+    assert.equal([row.request_body, row.response_body], [bodyForLog(sent), bodyForLog(d.json)]);
+    assert.match(row.response_body, /"qr_payload":"\[redacted\]"/);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.run();
