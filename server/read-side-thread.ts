@@ -7,7 +7,8 @@
 // and started again after relayRetryMs: the journal is the truth, so a restarted worker
 // only publishes and applies again what the projections drop as duplicates.
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../adapters/worker-thread.ts';
 import type { RelayControl } from '../adapters/bus/relay.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
 import { readSideLimits } from '../core/limits.ts';
@@ -89,9 +90,9 @@ export class ReadSideThread implements RelayControl {
 
   private spawn(): void {
     const data: ReadSideWorkerData = {
-      ...this.options, durableSeq: this.durableSeq(), relayStopped: !this.relayStarted, entry: new URL('./read-side-worker.ts', import.meta.url).href,
+      ...this.options, durableSeq: this.durableSeq(), relayStopped: !this.relayStarted,
     };
-    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data });
+    const worker = startWorker(new URL('./read-side-worker.ts', import.meta.url), { workerData: data });
     worker.unref();
     this.worker = worker;
     let failure: unknown = null;

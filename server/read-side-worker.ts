@@ -23,7 +23,6 @@ import { observabilityLimits } from '../core/limits.ts';
 import { inProcessRelay, type BusRelay } from './in-process-relay.ts';
 
 export interface ReadSideWorkerData {
-  readonly entry: string;
   readonly dataDir: string;
   /** The bus: NATS JetStream at this URL; absent, the in-process bus with the projections. */
   readonly natsUrl?: string;

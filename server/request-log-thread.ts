@@ -17,7 +17,8 @@
 //   it held, handed over but not committed, are lost (counted in the log line). That is
 //   accepted: the request log is operational data, written synchronous=NORMAL already.
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../adapters/worker-thread.ts';
 import { backOfficeLimits } from '../core/limits.ts';
 import { RequestLogReader, type RequestLogQuery, type RequestLogRecord, type RequestLogRow } from '../adapters/request-log.ts';
 
@@ -26,9 +27,8 @@ const {
   requestLogBacklogRowsMax: backlogRowsMax, requestLogBacklogCharsMax: backlogCharsMax, requestLogWorkerRetryMs: retryMs, requestLogReadWaitMsMax: readWaitMsMax,
 } = backOfficeLimits;
 
-/** What the worker starts with (server/worker-boot.mjs imports `entry`). */
+/** What the worker starts with. */
 export interface RequestLogWorkerData {
-  readonly entry: string;
   readonly dataDir: string;
 }
 
@@ -137,8 +137,8 @@ export class RequestLogThread {
   }
 
   private start(): void {
-    const data: RequestLogWorkerData = { entry: new URL('./request-log-worker.ts', import.meta.url).href, dataDir: this.dataDir };
-    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), { workerData: data });
+    const data: RequestLogWorkerData = { dataDir: this.dataDir };
+    const worker = startWorker(new URL('./request-log-worker.ts', import.meta.url), { workerData: data });
     worker.on('message', (m: { written: number }) => this.onWritten(m.written));
     worker.on('error', (error) => this.log.error({ err: String(error) }, 'request log worker failed'));
     worker.on('exit', (code) => {

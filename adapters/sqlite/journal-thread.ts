@@ -13,7 +13,8 @@
 // once and acknowledges nothing more — nothing it held can be called durable, and the
 // owner stops (as on a failed fdatasync, wal-sync.ts).
 
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { startWorker } from '../worker-thread.ts';
 import type { StreamKind } from '../../core/journal.ts';
 import type { NonceRow, PendingCommit } from './writer.ts';
 
@@ -48,7 +49,6 @@ export interface BatchAck {
 export type WorkerMessage = { readonly acks: readonly BatchAck[] } | { readonly fatal: string };
 
 export interface JournalWorkerData {
-  readonly entry: string;
   readonly dataDir: string;
   /** The journal's tail as the event loop's world knows it. */
   readonly tail: number;
@@ -77,9 +77,8 @@ export class JournalThread {
   static start(dataDir: string, tail: number): JournalThread {
     const { port1, port2 } = new MessageChannel();
     const stopped = new SharedArrayBuffer(4);
-    const data: JournalWorkerData = { entry: new URL('./journal-worker.ts', import.meta.url).href, dataDir, tail, port: port2, stopped };
-    // server/worker-boot.mjs registers tsx in the thread, then imports data.entry.
-    const worker = new Worker(new URL('../../server/worker-boot.mjs', import.meta.url), { workerData: data, transferList: [port2] });
+    const data: JournalWorkerData = { dataDir, tail, port: port2, stopped };
+    const worker = startWorker(new URL('./journal-worker.ts', import.meta.url), { workerData: data, transferList: [port2] });
     return new JournalThread(tail, worker, port1, new Int32Array(stopped));
   }
 
