@@ -83,7 +83,7 @@ export class Store implements CommandPort {
     this.archive = new SnapshotArchive(db);
     const groupCommit = options.groupCommit ?? true;
     this.thread = groupCommit && options.writerThread ? JournalThread.start(dirname(db.name), this.recovered.world.lastSeq) : null;
-    if (this.thread && !process.env.EXP_NOIMM) immediateTransactions(db);
+    if (this.thread) immediateTransactions(db);
     this.walSync = groupCommit && !this.thread && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {
       groupCommit,
