@@ -61,17 +61,26 @@ export class Scheduler {
     if (!(clock instanceof ManualClock)) throw new Error('advance() needs the manual clock (SATANG_CLOCK=manual)');
     const target = clock.now() + ms;
     const durables: Promise<void>[] = [];
-    for (;;) {
-      const next = this.host.world.nextTimerDueAt();
-      if (next === undefined || next > target) break;
-      if (next > clock.now()) clock.set(next);
-      this.fireNextDue(durables);
-      if (durables.length > writeSideLimits.advanceTimersMax) throw new Error(`advance: more than ${writeSideLimits.advanceTimersMax} timers fired; a timer keeps falling due`);
+    let fired = 0;
+    this.ticking = true; // no tick of its own meanwhile: the advance fires in due order alone
+    try {
+      for (;;) {
+        const next = this.host.world.nextTimerDueAt();
+        if (next === undefined || next > target) break;
+        if (next > clock.now()) clock.set(next);
+        this.fireNextDue(durables);
+        if (++fired > writeSideLimits.advanceTimersMax) throw new Error(`advance: more than ${writeSideLimits.advanceTimersMax} timers fired; a timer keeps falling due`);
+        // A long advance (thousands of deposits expiring) is made durable a slice at a
+        // time, so the commits waiting to be written stay bounded.
+        if (durables.length === writeSideLimits.groupCommitCommandsMax) await Promise.all(durables.splice(0));
+      }
+      clock.set(target);
+      await Promise.all(durables);
+    } finally {
+      this.ticking = false;
     }
-    clock.set(target);
-    await Promise.all(durables);
     this.poke();
-    return durables.length;
+    return fired;
   }
 
   /** Submits the earliest timer due now as a FireTimer command; false when none is due. */

@@ -16,13 +16,14 @@ import { buildSync } from 'esbuild';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { writeSideLimits } from '../core/limits.ts';
 
 /** Bundled entries of this process, by the entry's URL: code, not state (no shard shares anything through it). */
 const bundles = new Map<string, URL>();
 const builtins = new Set(builtinModules);
 
 export function startWorker(entry: URL, options: WorkerOptions = {}): Worker {
-  return new Worker(bundleOf(entry), options);
+  return new Worker(bundleOf(entry), { ...options, resourceLimits: { maxOldGenerationSizeMb: writeSideLimits.workerOldSpaceMb, ...options.resourceLimits } });
 }
 
 function bundleOf(entry: URL): URL {

@@ -120,6 +120,15 @@ export const writeSideLimits = {
   schedulerPollMsMax: 1000,
   /** verify: mismatches listed in the report (the count is always exact). */
   verifyMismatchesListedMax: 100,
+  /**
+   * V8's old space of each worker thread (adapters/worker-thread.ts), MB. Set, so a worker
+   * neither inherits the process's own limit (--max-old-space-size is process-wide) nor
+   * grows its heap lazily as V8 does on a large machine: what a worker holds is bounded
+   * (the journal's writer: two batches; the read side: one projection batch; the request
+   * log: its rows in flight), and a worker over it ends with ERR_WORKER_OUT_OF_MEMORY and
+   * is handled as a failed worker.
+   */
+  workerOldSpaceMb: 64,
 } as const;
 
 // ---- slip verification: provider client, worker, bank simulator (adapters/slips/) ----

@@ -69,20 +69,34 @@ export interface SqliteJournalOptions {
 }
 
 interface Queued {
-  readonly commit: Commit;
+  /** For a failure's dependants in a group commit on this thread; null with the writer thread (not kept while waiting). */
+  readonly commit: Commit | null;
   readonly pending: PendingCommit;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+  /** The world's generation it was decided on (writer thread). */
+  readonly epoch: number;
+}
+
+/** A command handed to the writer thread: what its acknowledgement needs, nothing of the world. */
+interface Handed {
+  /** The streams whose snapshots it writes. */
+  readonly streams: readonly string[];
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
 
 /** A batch handed to the writer thread, until its acknowledgement. */
 interface Posted {
-  readonly items: readonly Queued[];
+  readonly items: readonly Handed[];
   readonly started: number;
-  readonly done: () => void;
+  /** The riding nonces are written (or lost with the thread). */
+  readonly noncesWritten: () => void;
 }
 
 const noop = () => {};
+/** Commands with the writer thread at most at a time (two full batches): see `waiting`. */
+const threadItemsInFlightMax = 2 * writeSideLimits.groupCommitCommandsMax;
 
 export class SqliteJournal implements Journal {
   private readonly batches: BatchWriter;
@@ -95,8 +109,18 @@ export class SqliteJournal implements Journal {
   /** Writer thread: batches handed over and not yet acknowledged, in order. */
   private readonly posted = new Map<number, Posted>();
   private batchNumber = 0;
-  /** Writer thread: the last batch acknowledged once posted is (flushed()). */
-  private lastPosted: Promise<void> = Promise.resolve();
+  /**
+   * Writer thread: commands decided but not yet handed over. At most
+   * threadItemsInFlightMax commands are with the thread at a time, in batches of at most
+   * groupCommitCommandsMax: a burst (a clock advance firing thousands of timers) waits
+   * here, where it is already held, instead of being copied to the thread all at once.
+   */
+  private waiting: Queued[] = [];
+  private itemsInFlight = 0;
+  /** Writer thread: told when nothing waits and nothing is with the thread (flushed()). */
+  private idleWaiters: (() => void)[] = [];
+  /** Writer thread: why it failed; nothing more is handed to it. */
+  private threadFailure: unknown = null;
   /** Writer thread: every seq at or below this is written and on disk. */
   private acknowledgedSeq = 0;
   /**
@@ -147,7 +171,9 @@ export class SqliteJournal implements Journal {
   enqueue(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): Promise<void> {
     if (isEmpty(commit, meta)) return Promise.resolve();
     const pending = pendingCommit(this.options.world(), commit, meta, events, this.options.sealer);
-    const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit, pending, resolve, reject }));
+    const epoch = this.epoch;
+    const kept = this.options.thread ? null : commit;
+    const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit: kept, pending, resolve, reject, epoch }));
     promise.catch(noop); // the error also reaches onStale; an uncaptured rejection must not crash the writer
     this.schedule();
     return promise;
@@ -168,9 +194,11 @@ export class SqliteJournal implements Journal {
     return { result, durable };
   }
 
-  /** Resolves once everything enqueued so far has been written (or refused). */
+  /** Resolves once everything enqueued so far has been written (or refused); with the writer thread, once it holds nothing. */
   flushed(): Promise<void> {
-    return this.scheduled?.promise ?? this.lastPosted;
+    const flushed = this.scheduled?.promise ?? Promise.resolve();
+    if (!this.options.thread) return flushed;
+    return flushed.then(() => (this.isIdle() ? undefined : new Promise<void>((resolve) => this.idleWaiters.push(resolve))));
   }
 
   /** Every journal seq at or below this is on disk (readers publish no further). */
@@ -193,7 +221,9 @@ export class SqliteJournal implements Journal {
     const batch = this.queue;
     this.queue = [];
     if (this.options.thread) {
-      this.post(batch, scheduled.resolve);
+      for (const item of batch) this.waiting.push(item);
+      this.handOver(threadItemsInFlightMax);
+      scheduled.resolve();
       return;
     }
     if (batch.length === 0 && this.nonceRiders.length > 0) this.writeBatch([]);
@@ -248,12 +278,12 @@ export class SqliteJournal implements Journal {
     try {
       const failedKeys = new Set<string>();
       const refuse = (i: number) => {
-        const blocked = failedKeys.size === 0 ? undefined : dependsOn(batch[i]!.commit, failedKeys);
+        const blocked = failedKeys.size === 0 ? undefined : dependsOn(batch[i]!.commit!, failedKeys);
         if (!blocked) return undefined;
-        for (const key of touchedKeys(batch[i]!.commit)) failedKeys.add(key);
+        for (const key of touchedKeys(batch[i]!.commit!)) failedKeys.add(key);
         return new StateConflict(blocked.stream, blocked.streamKind, 'an earlier command of its group commit that it depends on failed');
       };
-      const failed = (i: number) => { for (const key of touchedKeys(batch[i]!.commit)) failedKeys.add(key); };
+      const failed = (i: number) => { for (const key of touchedKeys(batch[i]!.commit!)) failedKeys.add(key); };
       ({ errors, stale } = this.transact(batch.map((q) => q.pending), refuse, failed));
     } catch (error) {
       errors = new Map(batch.map((_, i) => [i, error])); // nothing of the batch was written
@@ -277,20 +307,49 @@ export class SqliteJournal implements Journal {
     if (stale) this.options.onStale?.(stale);
   }
 
-  /** Hands the batch (and the riding nonces) to the writer thread; `done` runs at its acknowledgement. */
-  private post(batch: Queued[], done: () => void): void {
-    const nonces = this.takeNonces();
-    if (batch.length === 0 && nonces.rows.length === 0) {
-      nonces.written();
-      done();
+  /**
+   * Writes what is queued and, with the writer thread, hands it everything that waits and
+   * stops it once it has written and synced it all (shutdown).
+   */
+  close(): void {
+    this.flushNow();
+    const thread = this.options.thread;
+    if (!thread) return;
+    this.handOver(Infinity);
+    thread.stopSync();
+  }
+
+  /**
+   * Hands waiting commands to the writer thread while fewer than `limit` are with it, in
+   * batches of one world generation and at most groupCommitCommandsMax; riding nonces go
+   * with the first batch, or alone.
+   */
+  private handOver(limit: number): void {
+    if (this.threadFailure !== null) {
+      for (const item of this.waiting.splice(0)) item.reject(this.threadFailure);
       return;
     }
+    while (this.waiting.length > 0 && this.itemsInFlight < limit) {
+      const epoch = this.waiting[0]!.epoch;
+      let n = 1;
+      while (n < this.waiting.length && n < writeSideLimits.groupCommitCommandsMax && this.waiting[n]!.epoch === epoch) n++;
+      this.post(this.waiting.splice(0, n), epoch);
+    }
+    if (this.nonceRiders.length > 0) this.post([], this.epoch);
+  }
+
+  private post(batch: readonly Queued[], epoch: number): void {
+    const nonces = this.takeNonces();
     const number = ++this.batchNumber;
-    for (const item of batch) for (const [stream] of item.pending.snapshots) this.unwritten.set(stream, (this.unwritten.get(stream) ?? 0) + 1);
-    let acknowledged = noop;
-    this.lastPosted = new Promise<void>((resolve) => { acknowledged = resolve; });
-    this.posted.set(number, { items: batch, started: performance.now(), done: () => { nonces.written(); done(); acknowledged(); } });
-    this.options.thread!.post({ batch: number, epoch: this.epoch, items: batch.map((q) => q.pending), nonces: nonces.rows });
+    const items = batch.map((q): Handed => ({ streams: q.pending.snapshots.map(([stream]) => stream), resolve: q.resolve, reject: q.reject }));
+    for (const item of items) for (const stream of item.streams) this.unwritten.set(stream, (this.unwritten.get(stream) ?? 0) + 1);
+    this.itemsInFlight += items.length;
+    this.posted.set(number, { items, started: performance.now(), noncesWritten: nonces.written });
+    this.options.thread!.post({ batch: number, epoch, items: batch.map((q) => q.pending), nonces: nonces.rows });
+  }
+
+  private isIdle(): boolean {
+    return this.waiting.length === 0 && this.posted.size === 0 && this.queue.length === 0;
   }
 
   private acknowledged(ack: BatchAck): void {
@@ -300,8 +359,10 @@ export class SqliteJournal implements Journal {
     const world = this.options.world();
     if (ack.written > world.lastSeq) world.lastSeq = ack.written;
     if (ack.written > this.acknowledgedSeq) this.acknowledgedSeq = ack.written;
+    this.itemsInFlight -= posted.items.length;
+    posted.noncesWritten();
     for (const item of posted.items) {
-      for (const [stream] of item.pending.snapshots) {
+      for (const stream of item.streams) {
         const left = (this.unwritten.get(stream) ?? 1) - 1;
         if (left === 0) this.unwritten.delete(stream);
         else this.unwritten.set(stream, left);
@@ -320,17 +381,22 @@ export class SqliteJournal implements Journal {
       this.options.onStale?.(stale);
     }
     this.options.world().evictClosed((id) => this.unwritten.has(id)); // only orders whose last snapshot is written
-    posted.done();
+    this.handOver(threadItemsInFlightMax);
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** The writer thread cannot go on: nothing handed to it can be called durable. */
   private threadFailed(error: unknown): void {
+    this.threadFailure = error;
     const posted = [...this.posted.values()];
     this.posted.clear();
     for (const p of posted) {
       for (const item of p.items) item.reject(error);
-      p.done();
+      p.noncesWritten();
     }
+    for (const item of this.waiting.splice(0)) item.reject(error);
+    this.itemsInFlight = 0;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.options.onThreadFailed?.(error);
   }
 }

@@ -140,8 +140,7 @@ export class Store implements CommandPort {
 
   /** Writes what is queued, then closes the database. */
   close(): void {
-    this.journal.flushNow();
-    this.thread?.stopSync();
+    this.journal.close();
     this.walSync?.close();
     this.db.close();
   }

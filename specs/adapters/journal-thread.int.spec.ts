@@ -1,11 +1,11 @@
 // The journal's writer thread (adapters/sqlite/journal-thread.ts, journal-worker.ts), as the
 // server runs it, on a real journal.db: group commits written and synced by the thread while
-// the event loop decides the next; a failed commit refuses every later command decided on
-// the same (now stale) world and the world is rebuilt; another writer's entries found at the
-// tail make the world stale too; the event loop's own writes share the file without
-// SQLITE_BUSY_SNAPSHOT; close() writes and syncs what the thread holds; nonces in flight to
-// the thread are still refused as replays; a closed order leaves memory only once its
-// snapshot is written.
+// the event loop decides the next; a burst reaches the thread in bounded batches; a failed
+// commit refuses every later command decided on the same (now stale) world and the world is
+// rebuilt; another writer's entries found at the tail make the world stale too; the event
+// loop's own writes share the file without SQLITE_BUSY_SNAPSHOT; close() writes and syncs
+// what the thread holds; nonces in flight to the thread are still refused as replays; a
+// closed order leaves memory only once its snapshot is written.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +14,7 @@ import { IdempotencyKeyInUse, StateConflict } from '../../adapters/sqlite/errors
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { settled } from '../../core/handler/handle.ts';
 import { World } from '../../core/world.ts';
+import { writeSideLimits } from '../../core/limits.ts';
 import { Driver, merchantActor, openTestStore, operator, record, removeDir, rowCounts, tempDir } from './support.ts';
 
 const dirs: string[] = [];
@@ -41,6 +42,23 @@ test('commands are written by the thread: answered once on disk, the tail and th
   assert.is(store.db.prepare('SELECT COUNT(*) FROM outbox').pluck(true).get() as number > 40, true, 'their events are in the outbox');
   const report = verifyStore(store.db);
   assert.ok(report.ok, JSON.stringify(report.mismatches));
+  store.close();
+});
+
+test('a burst of thousands of commands in one turn reaches the thread in batches of at most 1,000, two at a time, and all commit', async () => {
+  const { store, d } = threaded('thread-burst');
+  const wl = await d.whiteLabel();
+  const merchant = await d.merchant(wl);
+  const batches: number[] = [];
+  store.journal.onGroupCommit = (commands) => { batches.push(commands); };
+  const burst = Array.from({ length: 4_500 }, () => settled(store.submit(d.depositCommand(merchant, 2_000n))));
+  const outcomes = await Promise.all(burst);
+  assert.equal(outcomes.filter((o) => !o.ok), [], 'every command accepted and durable');
+  assert.ok(batches.every((n) => n <= writeSideLimits.groupCommitCommandsMax), `batches ${JSON.stringify(batches)}`);
+  assert.is(batches.reduce((a, b) => a + b, 0), 4_500);
+  assert.ok(batches.length >= 5);
+  assert.is(store.db.prepare("SELECT COUNT(*) FROM journal WHERE type = 'DepositCreated'").pluck(true).get(), 4_500);
+  assert.ok(verifyStore(store.db).ok);
   store.close();
 });
 
