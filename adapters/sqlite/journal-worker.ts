@@ -80,6 +80,7 @@ function flush(): void {
 class Refused extends StateConflict {}
 
 function refused(item: PendingCommit): Refused {
+  // A commit of timer changes only names no stream; its caller (the scheduler) retries a refused timer anyway.
   const [stream, kind] = item.entries[0]?.values ?? ['', 'deposit'];
   return new Refused(stream, kind as StreamKind, 'an earlier command decided on the same state failed; the state is being rebuilt from the journal');
 }

@@ -74,7 +74,6 @@ export class Store implements CommandPort {
   recovered: Recovered;
   private readonly durableListeners: (() => void)[] = [];
   private readonly walSync: WalSync | null;
-  private readonly thread: JournalThread | null;
   private readonly archive: SnapshotArchive;
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
@@ -82,9 +81,10 @@ export class Store implements CommandPort {
     this.recovered = recoverWorld(db);
     this.archive = new SnapshotArchive(db);
     const groupCommit = options.groupCommit ?? true;
-    this.thread = groupCommit && options.writerThread ? JournalThread.start(dirname(db.name), this.recovered.world.lastSeq) : null;
-    if (this.thread) immediateTransactions(db);
-    this.walSync = groupCommit && !this.thread && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
+    // The writer thread (journal-thread.ts) owns the journal's commits; it is stopped by journal.close().
+    const thread = groupCommit && options.writerThread ? JournalThread.start(dirname(db.name), this.recovered.world.lastSeq) : null;
+    if (thread) immediateTransactions(db);
+    this.walSync = groupCommit && !thread && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {
       groupCommit,
       ids: options.ids,
@@ -92,7 +92,7 @@ export class Store implements CommandPort {
       onStale: (reason) => this.rebuild(reason),
       ...(options.sealer ? { sealer: options.sealer } : {}),
       ...(this.walSync ? { walSync: this.walSync } : {}),
-      ...(this.thread ? { thread: this.thread, onThreadFailed: (error: unknown) => options.onDurabilityLost?.(error) } : {}),
+      ...(thread ? { thread, onThreadFailed: (error: unknown) => options.onDurabilityLost?.(error) } : {}),
     });
     this.current = this.assemble(this.recovered.world);
     // Nonces expire on the wall clock, whatever the business clock says: loading from the
