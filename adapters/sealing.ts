@@ -18,18 +18,43 @@ export const masterKeyBytes = 32;
 export const sealedPrefix = 'sealed:v1:';
 const nonceBytes = 12;
 const tagBytes = 16;
+/** Nonces drawn per random fill (4 KB). */
+const noncesPerFill = 341;
 
 export class SealError extends Error {}
+
+/** A sealer's derived keys as they cross to a worker thread (structured clone). */
+export interface SharedSealer {
+  readonly sealingKey: Uint8Array;
+  readonly indexKey: Uint8Array;
+}
 
 export class Sealer {
   private readonly sealingKey: Buffer;
   private readonly indexKey: Buffer;
+  /** Random bytes filled a block at a time: a seal takes its 96-bit nonce from here, not from a fill of its own. */
+  private nonces = Buffer.alloc(0);
+  private nonceAt = 0;
 
-  constructor(masterKey: Buffer) {
-    if (masterKey.length !== masterKeyBytes) throw new Error(`the master key must be ${masterKeyBytes} bytes, not ${masterKey.length}`);
+  /** From the master key, or (in a worker thread) from the keys another sealer of this process shared. */
+  constructor(key: Buffer | SharedSealer) {
+    if (!Buffer.isBuffer(key)) {
+      this.sealingKey = Buffer.from(key.sealingKey);
+      this.indexKey = Buffer.from(key.indexKey);
+      return;
+    }
+    if (key.length !== masterKeyBytes) throw new Error(`the master key must be ${masterKeyBytes} bytes, not ${key.length}`);
     // Separate keys for separate jobs, so an index value says nothing about a sealed one.
-    this.sealingKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'satang seal v1', 32));
-    this.indexKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'satang secret index v1', 32));
+    this.sealingKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'satang seal v1', 32));
+    this.indexKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'satang secret index v1', 32));
+  }
+
+  /**
+   * The derived keys, for a worker thread of this process to make the same sealer
+   * (new Sealer(shared)): they cross in process memory only, and are never logged or stored.
+   */
+  shareWithThread(): SharedSealer {
+    return { sealingKey: Uint8Array.from(this.sealingKey), indexKey: Uint8Array.from(this.indexKey) };
   }
 
   /** A sealer with a random key, for tools and specs that keep nothing across runs. */
@@ -38,11 +63,22 @@ export class Sealer {
   }
 
   seal(plain: string | Uint8Array, purpose: string): string {
-    const nonce = randomBytes(nonceBytes);
+    const nonce = this.nextNonce();
     const cipher = createCipheriv('aes-256-gcm', this.sealingKey, nonce);
     cipher.setAAD(Buffer.from(purpose, 'utf8'));
     const body = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain), cipher.final()]);
     return sealedPrefix + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** A fresh random nonce (AES-GCM: never repeated under one key; 96 random bits per seal, as randomBytes gives). */
+  private nextNonce(): Buffer {
+    if (this.nonceAt + nonceBytes > this.nonces.length) {
+      this.nonces = randomBytes(nonceBytes * noncesPerFill);
+      this.nonceAt = 0;
+    }
+    const nonce = this.nonces.subarray(this.nonceAt, this.nonceAt + nonceBytes);
+    this.nonceAt += nonceBytes;
+    return nonce;
   }
 
   /** The plaintext bytes of a sealed value; throws SealError when it does not open under this key and purpose. */

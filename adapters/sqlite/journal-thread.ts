@@ -17,6 +17,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } f
 import { startWorker } from '../worker-thread.ts';
 import type { StreamKind } from '../../core/journal.ts';
 import type { NonceRow, PendingCommit } from './writer.ts';
+import type { Sealer, SharedSealer } from '../sealing.ts';
 
 /** A group commit handed to the thread. */
 export interface BatchMessage {
@@ -55,6 +56,8 @@ export interface JournalWorkerData {
   readonly port: MessagePort;
   /** Int32 set to 1 (and notified) once the thread has closed journal.db on stop. */
   readonly stopped: SharedArrayBuffer;
+  /** The master key's sealer, for the idempotency bodies the thread writes. */
+  readonly sealer?: SharedSealer;
 }
 
 /** How long stopSync waits for the thread to write, sync and close. */
@@ -74,10 +77,10 @@ export class JournalThread {
   }
 
   /** Starts the thread on journal.db in `dataDir` (which must exist), whose tail the world holds at `tail`. */
-  static start(dataDir: string, tail: number): JournalThread {
+  static start(dataDir: string, tail: number, sealer?: Sealer): JournalThread {
     const { port1, port2 } = new MessageChannel();
     const stopped = new SharedArrayBuffer(4);
-    const data: JournalWorkerData = { dataDir, tail, port: port2, stopped };
+    const data: JournalWorkerData = { dataDir, tail, port: port2, stopped, ...(sealer ? { sealer: sealer.shareWithThread() } : {}) };
     const worker = startWorker(new URL('./journal-worker.ts', import.meta.url), { workerData: data, transferList: [port2] });
     return new JournalThread(tail, worker, port1, new Int32Array(stopped));
   }

@@ -10,6 +10,7 @@
 
 import { workerData } from 'node:worker_threads';
 import { UlidIds } from '../ids.ts';
+import { Sealer } from '../sealing.ts';
 import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
 import type { BatchAck, BatchMessage, JournalWorkerData, WireError, WorkerMessage } from './journal-thread.ts';
 import { openDatabase } from './schema.ts';
@@ -22,7 +23,7 @@ const port = data.port;
 const db = openDatabase(data.dataDir, { mustExist: true });
 // Every commit here is followed by walSync's fdatasync before anyone is told (wal-sync.ts).
 db.pragma('synchronous = NORMAL');
-const writer = new BatchWriter(db, new UlidIds());
+const writer = new BatchWriter(db, new UlidIds(), data.sealer ? new Sealer(data.sealer) : undefined);
 const walSync = WalSync.open(db, data.tail);
 let expectedSeq = data.tail;
 /** Items of this epoch or an earlier one are refused: their world is stale. */

@@ -135,7 +135,7 @@ export class SqliteJournal implements Journal {
   onGroupCommit?: (commands: number, seconds: number) => void;
 
   constructor(db: Db, private readonly options: SqliteJournalOptions) {
-    this.batches = new BatchWriter(db, options.ids);
+    this.batches = new BatchWriter(db, options.ids, options.sealer);
     const normal = db.prepare('PRAGMA synchronous = NORMAL');
     const full = db.prepare('PRAGMA synchronous = FULL');
     this.synchronous = options.walSync && options.groupCommit && !options.thread ? { normal: () => normal.run(), full: () => full.run() } : null;
@@ -153,7 +153,7 @@ export class SqliteJournal implements Journal {
       return;
     }
     if (isEmpty(commit, meta)) return;
-    const pending = pendingCommit(this.options.world(), commit, meta, events, this.options.sealer);
+    const pending = pendingCommit(this.options.world(), commit, meta, events);
     let stale: Error | null;
     try {
       const { errors, stale: foreign } = this.transact([pending]);
@@ -170,7 +170,7 @@ export class SqliteJournal implements Journal {
 
   enqueue(commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): Promise<void> {
     if (isEmpty(commit, meta)) return Promise.resolve();
-    const pending = pendingCommit(this.options.world(), commit, meta, events, this.options.sealer);
+    const pending = pendingCommit(this.options.world(), commit, meta, events);
     const epoch = this.epoch;
     const kept = this.options.thread ? null : commit;
     const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit: kept, pending, resolve, reject, epoch }));

@@ -173,7 +173,7 @@ const nonceKey = (scope: string, nonce: string) => `${scope}\n${nonce}`;
 const bodyPurpose = (scope: string, key: string) => `idempotency:${scope}\n${key}`;
 
 /** The body as stored: sealed under the master key; as given only by a store opened without one (journal specs, benches). */
-export function sealIdempotencyBody(sealer: Sealer | undefined, r: IdempotencyRecord): string {
+export function sealIdempotencyBody(sealer: Sealer | undefined, r: Pick<IdempotencyRecord, 'scope' | 'key' | 'body'>): string {
   return sealer ? sealer.seal(r.body, bodyPurpose(r.scope, r.key)) : r.body;
 }
 

@@ -82,7 +82,7 @@ export class Store implements CommandPort {
     this.archive = new SnapshotArchive(db);
     const groupCommit = options.groupCommit ?? true;
     // The writer thread (journal-thread.ts) owns the journal's commits; it is stopped by journal.close().
-    const thread = groupCommit && options.writerThread ? JournalThread.start(dirname(db.name), this.recovered.world.lastSeq) : null;
+    const thread = groupCommit && options.writerThread ? JournalThread.start(dirname(db.name), this.recovered.world.lastSeq, options.sealer) : null;
     if (thread) immediateTransactions(db);
     this.walSync = groupCommit && !thread && (options.pipelined ?? true) ? WalSync.open(db, this.recovered.world.lastSeq, options.syncWal) : null;
     this.journal = new SqliteJournal(db, {

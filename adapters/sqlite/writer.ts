@@ -28,9 +28,9 @@ export interface Tail {
 /**
  * A commit as the writer stores it: plain values only (strings, numbers, arrays), so it
  * crosses to the writer thread by structured clone without the world's objects. Everything
- * that needs the world (snapshots, the presented event objects, the sealed idempotency
- * body) is read or made at append time; what needs the journal's tail (seqs, hashes, outbox
- * sequences, event ids) is left to the writer.
+ * that needs the world (snapshots, the presented event objects) is read or made at append
+ * time; what needs the journal's tail (seqs, hashes, outbox sequences, event ids) and the
+ * sealing of the idempotency body (under the master key) is left to the writer.
  */
 export interface PendingCommit {
   /** Per entry: its hashed values but the seq, and the postings it writes as [balance transaction id, account key, amount]. */
@@ -41,7 +41,7 @@ export interface PendingCommit {
   /** [id, stream, kind, due_at, arg]. */
   readonly timersSet: readonly (readonly [string, string, string, number, string | null])[];
   readonly timersClear: readonly string[];
-  /** The idempotency row but its journal seq: [scope, key, request_hash, request_id, status, body (sealed), created_at, expires_at]. */
+  /** The idempotency row but its journal seq: [scope, key, request_hash, request_id, status, body (in clear: the writer seals it), created_at, expires_at]. */
   readonly idempotency: readonly [string, string, string, string, number, string, number, number] | null;
 }
 
@@ -63,7 +63,7 @@ export interface PendingEvent {
 }
 
 /** Reads from the world now what the commit must store: the world moves on before a group commit writes it. */
-export function pendingCommit(world: World, commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[], sealer?: Sealer): PendingCommit {
+export function pendingCommit(world: World, commit: Commit, meta: CommitMeta, events: readonly MerchantEvent[]): PendingCommit {
   const last = new Map<string, number>();
   commit.entries.forEach((entry, i) => last.set(entry.stream, i));
   const snapshots: [string, string, number, string, number][] = [];
@@ -84,7 +84,7 @@ export function pendingCommit(world: World, commit: Commit, meta: CommitMeta, ev
     })),
     timersSet: commit.timers.set.map((t) => [t.id, t.stream, t.kind, t.dueAt, t.arg ?? null] as const),
     timersClear: commit.timers.clear,
-    idempotency: r ? [r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(sealer, r), r.createdAt, r.expiresAt] : null,
+    idempotency: r ? [r.scope, r.key, r.requestHash, r.requestId, r.status, r.body, r.createdAt, r.expiresAt] : null,
   };
 }
 
@@ -125,7 +125,7 @@ export class CommitWriter {
   private readonly upsertTimer;
   private readonly insertIdempotency;
 
-  constructor(db: Db, private readonly ids: Ids) {
+  constructor(db: Db, private readonly ids: Ids, private readonly sealer?: Sealer) {
     this.tailQuery = db.prepare<[], [number, string]>('SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').raw(true);
     this.insertEntry = db.prepare(`INSERT INTO journal (${hashedColumns.join(', ')}, prev_hash, hash) VALUES (${'?, '.repeat(hashedColumns.length)}?, ?)`);
     this.insertPosting = db.prepare('INSERT INTO postings (journal_seq, balance_transaction_id, account, amount) VALUES (?, ?, ?, ?)');
@@ -156,7 +156,9 @@ export class CommitWriter {
     for (const t of p.timersSet) this.upsertTimer.run(...t);
     const r = p.idempotency;
     if (r) {
-      const info = this.insertIdempotency.run(...r, seqs.length > 0 ? next.seq : null);
+      const [scope, key, requestHash, requestId, status, body, createdAt, expiresAt] = r;
+      const sealed = sealIdempotencyBody(this.sealer, { scope, key, body });
+      const info = this.insertIdempotency.run(scope, key, requestHash, requestId, status, sealed, createdAt, expiresAt, seqs.length > 0 ? next.seq : null);
       if (info.changes !== 1) throw new IdempotencyKeyInUse(r[0], r[1]);
     }
     return next;
@@ -229,8 +231,9 @@ export class BatchWriter {
   private readonly savepoint: (p: PendingCommit, tail: Tail) => Tail;
   private readonly transaction;
 
-  constructor(db: Db, ids: Ids) {
-    this.writer = new CommitWriter(db, ids);
+  /** `sealer` seals the idempotency bodies (adapters/sqlite/keys.ts); none only in journal specs and benches that keep no secrets. */
+  constructor(db: Db, ids: Ids, sealer?: Sealer) {
+    this.writer = new CommitWriter(db, ids, sealer);
     this.upsertNonce = db.prepare('INSERT INTO nonces (scope, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT (scope, nonce) DO UPDATE SET expires_at = excluded.expires_at');
     this.savepoint = db.transaction((p: PendingCommit, tail: Tail) => this.writer.write(p, tail));
     this.transaction = db.transaction((items: readonly PendingCommit[], nonces: readonly NonceRow[], refuse: (i: number) => unknown, failed: (i: number) => void): BatchResult => {
