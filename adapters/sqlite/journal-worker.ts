@@ -87,8 +87,10 @@ function refused(item: PendingCommit): Refused {
 }
 
 function wire(error: unknown): WireError {
-  if (error instanceof Refused) return { message: error.message, refused: true, conflict: { stream: error.stream, streamKind: error.streamKind, reason: error.message.slice(error.code.length + 2) } };
-  if (error instanceof StateConflict) return { message: error.message, conflict: { stream: error.stream, streamKind: error.streamKind, reason: error.message.slice(error.code.length + 2) } };
+  if (error instanceof StateConflict) {
+    const conflict = { stream: error.stream, streamKind: error.streamKind, reason: error.message.slice(error.code.length + 2) };
+    return { message: error.message, conflict, ...(error instanceof Refused ? { refused: true } : {}) };
+  }
   if (error instanceof IdempotencyKeyInUse) return { message: error.message, keyInUse: { scope: error.scope, key: error.key } };
   return { message: error instanceof Error ? error.message : String(error) };
 }

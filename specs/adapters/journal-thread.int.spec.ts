@@ -92,6 +92,26 @@ test('a failed commit refuses every later command decided on the same world; the
   store.close();
 });
 
+test('commands still waiting to be handed over when a commit fails are refused too: they were decided on the stale world', async () => {
+  const { store, d } = threaded('thread-failure-waiting');
+  const wl = await d.whiteLabel();
+  const merchant = await d.merchant(wl, 100_000n);
+  const now = d.clock.now();
+  await settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'keyed' }, {}, record('taken', now)));
+  const before = rowCounts(store);
+  // One turn: a failing credit, then more deposits than the thread takes at a time, so most
+  // of them are handed over only after the failure is known.
+  const failing = settled(store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: merchant, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reason: 'x' }, {}, record('taken', now)));
+  const deposits = Array.from({ length: 3 * writeSideLimits.groupCommitCommandsMax }, () => settled(store.submit(d.depositCommand(merchant, 2_000n))));
+  const results = await Promise.allSettled([failing, ...deposits]);
+  assert.instance((results[0] as PromiseRejectedResult).reason, IdempotencyKeyInUse);
+  const refused = results.slice(1).filter((r) => r.status === 'rejected' && r.reason instanceof StateConflict).length;
+  assert.is(refused, deposits.length, 'every deposit decided on the stale world is refused, the waiting ones too');
+  assert.equal(rowCounts(store).journal, before.journal, 'none of them was written');
+  assert.ok(verifyStore(store.db).ok);
+  store.close();
+});
+
 test('another writer\'s entries at the tail: that batch commits on top, the world is rebuilt, the chain holds', async () => {
   const a = threaded('thread-foreign');
   const wl = await a.d.whiteLabel();
