@@ -23,7 +23,7 @@ const bundles = new Map<string, URL>();
 const builtins = new Set(builtinModules);
 
 export function startWorker(entry: URL, options: WorkerOptions = {}): Worker {
-  return new Worker(bundleOf(entry), { ...options, resourceLimits: { maxOldGenerationSizeMb: writeSideLimits.workerOldSpaceMb, ...options.resourceLimits } });
+  return new Worker(bundleOf(entry), { ...options, resourceLimits: { maxOldGenerationSizeMb: writeSideLimits.workerOldSpaceMb, maxYoungGenerationSizeMb: writeSideLimits.workerYoungSpaceMb, ...options.resourceLimits } });
 }
 
 function bundleOf(entry: URL): URL {

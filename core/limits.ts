@@ -129,6 +129,13 @@ export const writeSideLimits = {
    * is handled as a failed worker.
    */
   workerOldSpaceMb: 64,
+  /**
+   * V8's young generation of each worker thread, MB. V8 sizes it for the machine (32 MB a
+   * thread here), and a scavenge touches all of it: three workers held about 100 MB
+   * resident in young space they barely use. A worker's allocation rate is a fraction of
+   * the event loop's, so a small one costs a few more scavenges, not throughput.
+   */
+  workerYoungSpaceMb: 8,
 } as const;
 
 // ---- slip verification: provider client, worker, bank simulator (adapters/slips/) ----

@@ -308,7 +308,7 @@ async function memoryMain(target: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'));
   try {
     const heapMb = values['server-heap-mb'] !== undefined ? positive('server-heap-mb', values['server-heap-mb']) : undefined;
-    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(heapMb ? { NODE_OPTIONS: `--max-old-space-size=${heapMb}` } : {}) });
+    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(heapMb ? { NODE_OPTIONS: `--max-old-space-size=${heapMb} ${process.env.BENCH_SERVER_NODE_OPTIONS ?? ""}` } : {}) });
     try {
       progress(`satang up at ${url} (manual clock); onboarding a merchant with ${keysCount} live keys`);
       const { keys, bo } = await onboard(url, join(dir, 'satang'));

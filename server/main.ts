@@ -1,7 +1,8 @@
 // The process entry point: opens the write side (SQLite journal, recovered world, timer
 // scheduler), the key store, the operator token verifier and the capability signer, and
-// serves the Koa app. `npm start` runs this on the embedded default (and execs node, so a
-// SIGTERM sent to npm reaches this process, which drains and exits).
+// serves the Koa app. `npm start` runs this on the embedded default through
+// server/start.mjs (and execs node, so a SIGTERM sent to npm reaches this process, which
+// drains and exits).
 
 import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -239,12 +240,15 @@ async function drain(server: Server, drainMs: number): Promise<void> {
   }
 }
 
-const isEntryPoint = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (isEntryPoint) {
+/**
+ * Serves until SIGTERM or SIGINT: the first drains and exits, a second one exits at once.
+ * `npm start` reaches it through server/start.mjs (this module bundled, without tsx); `node
+ * --import tsx server/main.ts` runs it directly.
+ */
+export async function serveUntilSignalled(): Promise<void> {
   const running = await startServer();
   const drainMs = shutdownDrainMs(process.env);
   let stopping = false;
-  // The first SIGTERM or SIGINT drains and exits; a second one exits at once.
   const stop = () => {
     if (stopping) process.exit(1);
     stopping = true;
@@ -254,3 +258,6 @@ if (isEntryPoint) {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
+
+const isEntryPoint = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntryPoint) await serveUntilSignalled();

@@ -27,9 +27,10 @@ export async function freePort(): Promise<number> {
  */
 export async function startSatangProcess(dataDir: string, options: { extraEnv?: NodeJS.ProcessEnv; nodeArgs?: readonly string[]; track?: (child: ChildProcess) => void } = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: benchHost, SATANG_LOG_LEVEL: 'error' };
+  // MALLOC_ARENA_MAX as package.json's start script sets it.
+  const env: NodeJS.ProcessEnv = { MALLOC_ARENA_MAX: '2', ...process.env, ...options.extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: benchHost, SATANG_LOG_LEVEL: 'error' };
   delete env.SATANG_NATS_URL;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', join(root, 'server/main.ts')], { env, stdio: ['ignore', 2, 2] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(root, 'server/start.mjs')], { env, stdio: ['ignore', 2, 2] });
   options.track?.(child);
   const url = `http://${benchHost}:${port}`;
   const deadline = Date.now() + serverReadyTimeoutMs;

@@ -89,6 +89,13 @@ test('npm start: SIGTERM to the npm process stops the server; nothing is left an
   const run = await start('npm', ['start']);
   try {
     assert.ok(processesUsing(run.dataDir).length > 0);
+    // npm start runs the server bundled (server/start.mjs): what reads its own location
+    // (the console's files beside their module) still finds it.
+    const consolePage = await fetch(`http://127.0.0.1:${run.port}/console/`);
+    assert.is(consolePage.status, 200);
+    assert.match(await consolePage.text(), /<html lang="th">/);
+    const server = processesUsing(run.dataDir).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('server/start.mjs'));
+    assert.ok(server !== undefined, 'a node process runs server/start.mjs');
     run.child.kill('SIGTERM');
     await until('npm exits', async () => run.child.exitCode !== null || run.child.signalCode !== null, 20_000);
     await until('the port stops answering', async () => !(await answers(run.port)), 20_000);
@@ -99,7 +106,7 @@ test('npm start: SIGTERM to the npm process stops the server; nothing is left an
 });
 
 test('a request in flight at SIGTERM gets its answer, then the process exits', async () => {
-  const run = await start(process.execPath, ['--import', 'tsx', 'server/main.ts'], { SATANG_SHUTDOWN_DRAIN_MS: '10000' });
+  const run = await start(process.execPath, ['server/start.mjs'], { SATANG_SHUTDOWN_DRAIN_MS: '10000' });
   try {
     const socket = await slowClient(run.port);
     let reply = '';
@@ -120,7 +127,7 @@ test('a request in flight at SIGTERM gets its answer, then the process exits', a
 
 test('a slow client holding a connection does not keep the process alive past the drain deadline', async () => {
   const drainMs = 1_000;
-  const run = await start(process.execPath, ['--import', 'tsx', 'server/main.ts'], { SATANG_SHUTDOWN_DRAIN_MS: String(drainMs) });
+  const run = await start(process.execPath, ['server/start.mjs'], { SATANG_SHUTDOWN_DRAIN_MS: String(drainMs) });
   try {
     const socket = await slowClient(run.port);
     const closed = new Promise((resolve) => socket.once('close', resolve));

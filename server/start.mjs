@@ -1,0 +1,10 @@
+// `npm start`: the server without tsx in its process. server/bundle.mjs bundles
+// server/main.ts (in a process of its own, so the build leaves nothing behind here) and
+// names the bundle; this imports it and serves until signalled.
+
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const bundle = execFileSync(process.execPath, [fileURLToPath(new URL('./bundle.mjs', import.meta.url))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const { serveUntilSignalled } = await import(bundle);
+await serveUntilSignalled();
