@@ -128,6 +128,13 @@ export const writeSideLimits = {
    * log: its rows in flight), and a worker over it ends with ERR_WORKER_OUT_OF_MEMORY and
    * is handled as a failed worker.
    */
+  /**
+   * Orders whose latest presentation the write path keeps (World.presentations), most
+   * recent first: an order's next event compares against it instead of presenting the
+   * state again. More than a burst of commits touches; fewer than the orders a busy
+   * merchant base keeps open.
+   */
+  presentationsCachedMax: 4_096,
   workerOldSpaceMb: 64,
   /**
    * V8's young generation of each worker thread, MB. V8 sizes it for the machine (32 MB a

@@ -8,7 +8,7 @@ import { evolve as evolveDeposit, type Deposit } from './deposit/state.ts';
 import type { Commit, JournalEntry } from './journal.ts';
 import type { Balances } from './ledger/ledger.ts';
 import { balancesAfter } from './ledger/postings.ts';
-import { presentBalanceTransaction, presentBeneficiary, presentDeposit, presentWithdrawal, type Json } from './present.ts';
+import { presentBalanceTransaction, presentBeneficiary, presentDeposit, presentWithdrawal, type Json, type Prior } from './present.ts';
 import { evolve as evolveWithdrawal, type Withdrawal } from './withdrawal/state.ts';
 import type { World } from './world.ts';
 
@@ -114,26 +114,31 @@ function withdrawalEventType(entry: JournalEntry): string | null {
  */
 export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
   const events: MerchantEvent[] = [];
-  /** Per object, its latest state in this commit. */
-  const latest = new Map<string, Deposit | Withdrawal>();
-  /** Per object, the presentation of its latest state in this commit, if it was presented. */
-  const presented = new Map<string, Obj>();
-  const balances = new Map<string, Balances>();
+  /**
+   * Per object, its latest state in this commit and the presentation of that state if it
+   * was presented; per wallet, its balances. A commit touches a handful of each, so these
+   * are short lists (one item per object or wallet), not maps.
+   */
+  const latest: { stream: string; state: Deposit | Withdrawal; shown: Obj | undefined }[] = [];
+  const balances: { merchantId: string; livemode: boolean; after: Balances }[] = [];
   const entries = commit.entries;
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     const e = entry.event;
     if (entry.streamKind === 'deposit' || entry.streamKind === 'withdrawal') {
       const isDeposit = entry.streamKind === 'deposit';
-      const before = latest.get(entry.stream) ?? (isDeposit ? world.deposits.get(entry.stream) : world.withdrawals.get(entry.stream));
+      let mine = latest.find((x) => x.stream === entry.stream);
+      const before = mine?.state ?? (isDeposit ? world.deposits.get(entry.stream) : world.withdrawals.get(entry.stream));
       const after = commit.entryStates?.[i] ?? foldOnce(before, entry);
-      latest.set(entry.stream, after);
-      const shownBefore = presented.get(entry.stream);
-      presented.delete(entry.stream);
+      const shownBefore = mine?.shown;
+      if (mine) {
+        mine.state = after;
+        mine.shown = undefined;
+      } else latest.push(mine = { stream: entry.stream, state: after, shown: undefined });
       const type = isDeposit ? depositEventType(entry, after as Deposit) : withdrawalEventType(entry);
       if (!type) continue;
       const object = presentOrder(world, after, isDeposit);
-      presented.set(entry.stream, object);
+      mine.shown = object;
       const created = type === 'deposit.created' || type === 'withdrawal.created';
       const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit), object) : null;
       events.push({
@@ -142,9 +147,10 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       });
     } else if (e.type === 'BalanceTransactionPosted') {
       const t = e.transaction;
-      const key = `${t.merchantId}:${t.livemode}`;
-      const after = balancesAfter(balances.get(key) ?? world.balances(t.merchantId, t.livemode), t);
-      balances.set(key, after);
+      const wallet = balances.find((x) => x.merchantId === t.merchantId && x.livemode === t.livemode);
+      const after = balancesAfter(wallet?.after ?? world.balances(t.merchantId, t.livemode), t);
+      if (wallet) wallet.after = after;
+      else balances.push({ merchantId: t.merchantId, livemode: t.livemode, after });
       const type = t.type === 'clearing_released' ? 'balance.cleared'
         : t.type === 'deposit_settled' || (t.type === 'fee' && t.source.type === 'deposit' && !t.reversesBalanceTransactionId) ? 'balance.credited'
           : t.direction === 'credit' ? 'balance.credited' : 'balance.debited';
@@ -169,9 +175,10 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
  * (world.presentations holds the latest per order in memory).
  */
 function presentOrder(world: World, state: Deposit | Withdrawal, isDeposit: boolean): Obj {
-  const last = world.presentations.get(state.id);
-  if (last?.state === state) return last.shown as Obj;
-  const shown = isDeposit ? presentDeposit(state as Deposit) : presentWithdrawal(state as Withdrawal);
+  const last = world.presentations.get(state.id) as Prior<Deposit & Withdrawal> | undefined;
+  if (last?.state === state) return last.shown;
+  // The last presentation lends the nested parts that did not change (Prior in present.ts).
+  const shown = isDeposit ? presentDeposit(state as Deposit, {}, last) : presentWithdrawal(state as Withdrawal, {}, last);
   world.presentations.set(state.id, { state, shown });
   return shown;
 }

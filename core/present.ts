@@ -37,10 +37,26 @@ export function isIsoInstant(ms: number): boolean {
  * (writeSideLimits.manualClockMsMax), and a foreign instant is checked with isIsoInstant.
  */
 export function iso(ms: number): string {
+  if (ms === last.ms) return last.text;
   if (!isIsoInstant(ms)) throw new RangeError(`iso: ${ms} is not a whole millisecond within years 0000-9999`);
   const day = Math.floor(ms / msPerDay);
-  return isoDate(day) + isoTimeOfDay(ms - day * msPerDay);
+  if (day !== last.day) {
+    last.day = day;
+    last.date = isoDate(day);
+  }
+  const text = last.date + isoTimeOfDay(ms - day * msPerDay);
+  last.ms = ms;
+  last.text = text;
+  return text;
 }
+
+/**
+ * The last instant written and its text, and the last day's date: the objects of one
+ * commit carry the same instant many times over (its `now`), and most instants written
+ * fall on a few days. A pure function's memo: the same input gives the same text with or
+ * without it.
+ */
+const last = { ms: Number.NaN, text: '', day: Number.NaN, date: '' };
 
 const msPerDay = 86_400_000;
 /** '00'…'59' and '000'…'999': a date and a time of day are written from these, not by Date. */
@@ -114,7 +130,20 @@ export interface DepositView {
   readonly qrPayload?: (leg: Leg) => string;
 }
 
-export function presentDeposit(d: Deposit, view: DepositView = {}): Obj {
+/**
+ * An earlier presentation of the same order (made with no view). States are immutable and
+ * keep an unchanged part as the same object, so a nested part whose state is that same
+ * object is shared with the earlier presentation, not built again: the outbox presents each
+ * version of an order, and its previous_attributes compare the two (equal by identity).
+ * Presentations are never mutated.
+ */
+export interface Prior<S> {
+  readonly state: S;
+  readonly shown: Obj;
+}
+
+export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
+  const p = view.qrPayload ? undefined : prior;
   const o: Obj = {
     id: d.id, object: 'deposit_order', livemode: d.livemode, version: d.version, status: d.status, is_terminal: d.isTerminal,
     merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
@@ -122,11 +151,13 @@ export function presentDeposit(d: Deposit, view: DepositView = {}): Obj {
   };
   if (d.liquiditySource) o.liquidity_source = d.liquiditySource;
   o.leg_count = d.legs.length;
-  o.legs = d.legs.map((l) => leg(l, view.qrPayload));
-  o.sender = { bank_code: d.sender.bankCode, account_number_masked: maskAccountNumber(d.sender.accountNumber), account_name_th_masked: maskName(d.sender.accountNameTh) };
+  o.legs = p && d.legs === p.state.legs ? p.shown.legs!
+    : d.legs.map((l, i) => (p && p.state.legs[i] === l ? (p.shown.legs as Json[])[i]! : leg(l, view.qrPayload)));
+  o.sender = p && d.sender === p.state.sender ? p.shown.sender!
+    : { bank_code: d.sender.bankCode, account_number_masked: maskAccountNumber(d.sender.accountNumber), account_name_th_masked: maskName(d.sender.accountNameTh) };
   if (d.verification) {
     const v = d.verification;
-    o.verification = {
+    o.verification = p && v === p.state.verification ? p.shown.verification! : {
       amount_exact: v.amountExact, within_time_window: v.withinTimeWindow, sender_bank_match: v.senderBankMatch,
       sender_account_match: v.senderAccountMatch, sender_name_match: v.senderNameMatch, receiver_match: v.receiverMatch,
     };
@@ -172,7 +203,8 @@ export function presentDeposit(d: Deposit, view: DepositView = {}): Obj {
         slip_received_at: iso(d.overpayment.slipReceivedAt), status: 'open', action_required: 'contact_support',
       } : null,
       partial: st.partial, settled_via: st.settledVia, balance_transaction_id: st.balanceTransactionId, settled_at: iso(st.settledAt),
-      clearing_available_at: st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt), fee_breakdown: fees(st.feeBreakdown),
+      clearing_available_at: st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt),
+      fee_breakdown: p && p.shown.fee_breakdown !== undefined && st.feeBreakdown === p.state.settlement?.feeBreakdown ? p.shown.fee_breakdown : fees(st.feeBreakdown),
     });
   }
   return o;
@@ -186,7 +218,8 @@ function fill(f: Fill, withReceipt: boolean): Obj {
   };
 }
 
-export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean } = {}): Obj {
+export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean } = {}, prior?: Prior<Withdrawal>): Obj {
+  const p = view.withReceipts ? undefined : prior;
   const o: Obj = {
     id: w.id, object: 'withdrawal_order', livemode: w.livemode, version: w.version, status: w.status, merchant_reference: w.merchantReference,
     end_user_ref: w.endUserRef, beneficiary_id: w.beneficiaryId, currency: 'THB',
@@ -194,8 +227,10 @@ export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean 
     fee_recognized_minor: n(w.feeRecognizedMinor), filled_minor: n(w.filledMinor), remaining_minor: n(remainingOf(w)),
     reserved_minor: n(inFlightOf(w)), refunded_minor: n(w.refundedMinor), settled_splits: w.settledSplits, max_splits: w.maxSplits,
     created_at: iso(w.createdAt), expires_at: iso(w.expiresAt), requires_approval: w.requiresApproval,
-    reserved_balance_transaction_id: w.reservedBalanceTransactionId, fee_breakdown: fees(w.feeBreakdown),
-    fills: w.fills.map((f) => fill(f, view.withReceipts === true)),
+    reserved_balance_transaction_id: w.reservedBalanceTransactionId,
+    fee_breakdown: p && w.feeBreakdown === p.state.feeBreakdown ? p.shown.fee_breakdown! : fees(w.feeBreakdown),
+    fills: p && w.fills === p.state.fills ? p.shown.fills!
+      : w.fills.map((f, i) => (p && p.state.fills[i] === f ? (p.shown.fills as Json[])[i]! : fill(f, view.withReceipts === true))),
   };
   if (w.dispute) o.dispute = presentDispute(w.dispute, w.livemode);
   if (w.rejection) o.rejection = { code: w.rejection.code, display_th: w.rejection.displayTh, display_en: w.rejection.displayEn };
@@ -226,15 +261,22 @@ const reversalTexts: Readonly<Record<string, string>> = {
 };
 
 export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: Balances): Obj {
-  return {
+  const o: Obj = {
     id: t.id, object: 'balance_transaction', livemode: t.livemode, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), currency: 'THB',
-    bucket_from: t.bucketFrom, bucket_to: t.bucketTo, ...(t.availableAt !== undefined ? { available_at: iso(t.availableAt) } : {}),
-    balance_after: presentBalances(balanceAfter), source: { type: t.source.type, id: t.source.id },
-    ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
-    ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
-    ...(t.reasonCode ? { reason_code: t.reasonCode, ...(reversalTexts[t.reasonCode] ? { reason_display_th: reversalTexts[t.reasonCode]! } : {}) } : {}),
-    created_at: iso(t.createdAt),
+    bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
   };
+  // Optional keys in the contract's order, set one by one (no spread of a temporary object).
+  if (t.availableAt !== undefined) o.available_at = iso(t.availableAt);
+  o.balance_after = presentBalances(balanceAfter);
+  o.source = { type: t.source.type, id: t.source.id };
+  if (t.reversesBalanceTransactionId) o.reverses_balance_transaction_id = t.reversesBalanceTransactionId;
+  if (t.clearedFromBalanceTransactionId) o.cleared_from_balance_transaction_id = t.clearedFromBalanceTransactionId;
+  if (t.reasonCode) {
+    o.reason_code = t.reasonCode;
+    if (reversalTexts[t.reasonCode]) o.reason_display_th = reversalTexts[t.reasonCode]!;
+  }
+  o.created_at = iso(t.createdAt);
+  return o;
 }
 
 export function presentBeneficiary(b: Beneficiary): Obj {

@@ -4,6 +4,7 @@
 // which is what recovery and `satang verify` do. Only apply() changes it.
 
 import { assert, unreachable, violated } from './assert.ts';
+import { writeSideLimits } from './limits.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, isSettledAndUncleared, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import { evolveClaim } from './claim/state.ts';
@@ -106,17 +107,37 @@ class References {
   forget(merchantId: string, livemode: boolean, reference: string): void { this.inMemory.scope(merchantId, livemode)?.delete(reference); }
 }
 
+/**
+ * At most `max` orders' latest presentations, the oldest entered dropped first: bounded by
+ * recent work rather than by the orders open (16,000 deposits waiting for liquidity kept
+ * one each, about as much as the deposits themselves).
+ */
+class RecentPresentations {
+  private readonly byId = new Map<string, { readonly state: object; readonly shown: unknown }>();
+  constructor(private readonly max: number) {}
+  get(id: string): { readonly state: object; readonly shown: unknown } | undefined { return this.byId.get(id); }
+  set(id: string, presented: { readonly state: object; readonly shown: unknown }): void {
+    const isNew = !this.byId.has(id);
+    this.byId.set(id, presented);
+    if (isNew && this.byId.size > this.max) this.byId.delete(this.byId.keys().next().value!);
+  }
+  delete(id: string): void { this.byId.delete(id); }
+  clear(): void { this.byId.clear(); }
+  get size(): number { return this.byId.size; }
+}
+
 export class World {
   /** Set by the write side once its snapshots can answer for closed orders; null keeps every order in memory. */
   archive: Archive | null = null;
   readonly deposits = new Orders<Deposit>((id) => this.archive?.deposit(id));
   readonly withdrawals = new Orders<Withdrawal>((id) => this.archive?.withdrawal(id));
   /**
-   * Per order in memory, the API presentation of its latest presented state (core/outbox.ts):
-   * a state is immutable, so the snapshot one commit's event carries is the "before" of the
-   * next; it goes when the order leaves memory.
+   * Per order presented lately, the API presentation of its latest presented state
+   * (core/outbox.ts): a state is immutable, so the snapshot one commit's event carries is
+   * the "before" of the next. A cache of the most recent orders only: an order presented
+   * again after it left is presented afresh, to the same JSON.
    */
-  readonly presentations = new Map<string, { readonly state: object; readonly shown: unknown }>();
+  readonly presentations = new RecentPresentations(writeSideLimits.presentationsCachedMax);
   /** Orders that reached a final state since the last eviction: candidates to let go. */
   private closedSinceEviction: string[] = [];
   readonly whiteLabels = new Map<string, WhiteLabel>();
