@@ -36,7 +36,10 @@ type Obj = { [key: string]: Json };
 function diff(before: Obj, after: Obj): Obj {
   const changed: Obj = {};
   for (const key in before) {
-    if (key !== 'version' && !sameJson(before[key]!, after[key])) changed[key] = before[key]!;
+    if (key === 'version') continue;
+    const was = before[key]!;
+    const is = after[key];
+    if (was !== is && !sameJson(was, is)) changed[key] = was; // shared parts are the same object
   }
   for (const key in after) {
     if (key !== 'version' && !(key in before)) changed[key] = null;
@@ -127,7 +130,8 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
     const e = entry.event;
     if (entry.streamKind === 'deposit' || entry.streamKind === 'withdrawal') {
       const isDeposit = entry.streamKind === 'deposit';
-      let mine = latest.find((x) => x.stream === entry.stream);
+      let mine: (typeof latest)[number] | undefined;
+      for (let k = 0; k < latest.length && !mine; k++) if (latest[k]!.stream === entry.stream) mine = latest[k];
       const before = mine?.state ?? (isDeposit ? world.deposits.get(entry.stream) : world.withdrawals.get(entry.stream));
       const after = commit.entryStates?.[i] ?? foldOnce(before, entry);
       const shownBefore = mine?.shown;
@@ -147,7 +151,8 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       });
     } else if (e.type === 'BalanceTransactionPosted') {
       const t = e.transaction;
-      const wallet = balances.find((x) => x.merchantId === t.merchantId && x.livemode === t.livemode);
+      let wallet: (typeof balances)[number] | undefined;
+      for (let k = 0; k < balances.length && !wallet; k++) if (balances[k]!.merchantId === t.merchantId && balances[k]!.livemode === t.livemode) wallet = balances[k];
       const after = balancesAfter(wallet?.after ?? world.balances(t.merchantId, t.livemode), t);
       if (wallet) wallet.after = after;
       else balances.push({ merchantId: t.merchantId, livemode: t.livemode, after });

@@ -2,21 +2,51 @@
 // mix: fund, withdraw, create deposit (matched), slip received, slip verified (settle +
 // fill), clearing fired by its timer. Runs on one core with a journal that keeps nothing.
 // The headline is the figure with the merchant-event outbox built for every commit, as the
-// server's write path does (decide + evolve + apply + outbox); decide + evolve + apply
-// alone is measured in the same run, with the same trials, as `decide_only`. Prints JSON.
+// server's write path does (decide + evolve + apply + outbox), on a world that lets closed
+// orders go as the server's does: the server evicts them after each written batch (about
+// 32 commands under load) into its archive of snapshots, whose in-memory part is two Bloom
+// filters (adapters/sqlite/archive.ts); here the same filters, over snapshots that are not
+// kept (nothing here reads a closed order back). In the same run, with the same trials:
+// `decide_only` (no outbox, evicting alike) and `no_eviction` (outbox, every order kept in
+// memory, as a world without an archive does). Prints JSON.
 
+import { Bloom } from '../adapters/bloom.ts';
 import { handle } from '../core/handler/handle.ts';
 import type { Command } from '../core/handler/commands.ts';
 import { merchantEvents } from '../core/outbox.ts';
-import { World } from '../core/world.ts';
+import { World, type Archive } from '../core/world.ts';
+
+/** Commands between evictions: the server's batch under bench:api's load. */
+const evictEvery = 32;
+
+/** The server's archive (SnapshotArchive) without its table: archived ids and references in the same Bloom filters, asked as the server asks them (a "maybe" there reads a snapshot; none is kept here). */
+class BloomArchive implements Archive {
+  private readonly ids = new Bloom(20);
+  private readonly references = new Bloom(20);
+  archived(kind: 'deposit' | 'withdrawal', order: { id: string; merchantId: string; livemode: boolean; merchantReference: string }): void {
+    this.ids.add(order.id);
+    this.references.add(`${kind}\n${order.merchantId}\n${order.livemode ? 1 : 0}\n${order.merchantReference}`);
+  }
+  deposit(id: string): undefined { this.ids.mayHave(id); return undefined; }
+  withdrawal(id: string): undefined { this.ids.mayHave(id); return undefined; }
+  depositReferenceUsed(merchantId: string, livemode: boolean, reference: string): boolean {
+    this.references.mayHave(`deposit\n${merchantId}\n${livemode ? 1 : 0}\n${reference}`);
+    return false; // no reference repeats in this mix
+  }
+  withdrawalReferenceUsed(merchantId: string, livemode: boolean, reference: string): boolean {
+    this.references.mayHave(`withdrawal\n${merchantId}\n${livemode ? 1 : 0}\n${reference}`);
+    return false;
+  }
+}
 
 const cycles = Number(process.env.BENCH_CYCLES ?? 20_000);
 let n = 0;
 const ids = { next: (prefix: string) => `${prefix}_${(++n).toString(36)}` };
 const operator = { kind: 'operator' as const, operatorId: 'emp_bench' };
 
-function run(withOutbox: boolean): { commands: number; seconds: number; perSecond: number; perCpuSecond: number } {
+function run(withOutbox: boolean, evict: boolean): { commands: number; seconds: number; perSecond: number; perCpuSecond: number } {
   const world = new World();
+  if (evict) world.archive = new BloomArchive();
   let now = Date.UTC(2026, 10, 21);
   let commands = 0;
   const exec = (c: Command): string => {
@@ -26,7 +56,7 @@ function run(withOutbox: boolean): { commands: number; seconds: number; perSecon
       if (withOutbox) merchantEvents(world, commit);
       world.apply(commit);
     }
-    commands++;
+    if (++commands % evictEvery === 0 && evict) world.evictClosed();
     return outcome.objectId ?? '';
   };
   const wl = exec({ type: 'RegisterWhiteLabel', actor: operator, name: 'Bench' });
@@ -66,8 +96,8 @@ function run(withOutbox: boolean): { commands: number; seconds: number; perSecon
 // The machine this runs on is shared and its speed drifts by a fifth from minute to
 // minute, so each figure is the median of several measured runs (each on a fresh world,
 // after one warm-up run of each kind); the best and every run are printed beside it. The
-// two kinds alternate within each trial, and which goes first alternates between trials,
-// so a slow minute falls on both alike.
+// three kinds alternate within each trial, and which goes first rotates between trials,
+// so a slow minute falls on all alike.
 const trials = Number(process.env.BENCH_TRIALS ?? 5);
 const headlineTargetPerSecond = 100_000;
 const decideOnlyTargetPerSecond = 200_000;
@@ -84,21 +114,22 @@ function summary(what: string, runs: readonly { perSecond: number; perCpuSecond:
   };
 }
 
-run(true); run(false); // warm-up
+run(true, true); run(false, true); run(true, false); // warm-up
 const withOutboxRuns: ReturnType<typeof run>[] = [];
 const decideOnlyRuns: ReturnType<typeof run>[] = [];
+const noEvictionRuns: ReturnType<typeof run>[] = [];
 for (let trial = 0; trial < trials; trial++) {
-  const outboxFirst = trial % 2 === 0;
-  if (outboxFirst) withOutboxRuns.push(run(true));
-  decideOnlyRuns.push(run(false));
-  if (!outboxFirst) withOutboxRuns.push(run(true));
+  const kinds = [() => withOutboxRuns.push(run(true, true)), () => decideOnlyRuns.push(run(false, true)), () => noEvictionRuns.push(run(true, false))];
+  for (let k = 0; k < kinds.length; k++) kinds[(k + trial) % kinds.length]!(); // which goes first rotates
 }
-const headline = summary('commands/s with outbox events', withOutboxRuns, headlineTargetPerSecond);
+const headline = summary('commands/s with outbox events, closed orders evicted as the server does', withOutboxRuns, headlineTargetPerSecond);
 const decideOnly = summary('commands/s decided and applied, no outbox events', decideOnlyRuns, decideOnlyTargetPerSecond);
+const noEviction = summary('commands/s with outbox events, every order kept in memory', noEvictionRuns, headlineTargetPerSecond);
 console.log(JSON.stringify({
-  bench: 'core', mix: ['fund', 'withdraw', 'create_deposit+match', 'slip_received', 'verify+settle+fill', 'clear'], cycles, trials,
+  bench: 'core', mix: ['fund', 'withdraw', 'create_deposit+match', 'slip_received', 'verify+settle+fill', 'clear'], cycles, trials, evict_every_commands: evictEvery,
   commands_per_run: withOutboxRuns[0]!.commands,
   headline,
   decide_only: decideOnly,
+  no_eviction: noEviction,
   meets_target: headline.meets_target,
 }, null, 2));

@@ -1,6 +1,7 @@
-// Bundles server/main.ts for `npm start` and prints the bundle's file URL; server/start.mjs
-// runs this in a short-lived process of its own, so the build's memory (esbuild's output,
-// its service) never stays in the server.
+// Bundles server/main.ts for `npm start` (or the TypeScript entry named as the argument:
+// `scripts/bundled.mjs` runs a benchmark so, as the server runs) and prints the bundle's
+// file URL. server/start.mjs runs this in a short-lived process of its own, so the build's
+// memory (esbuild's output, its service) never stays in the server.
 //
 // Why a bundle: run through tsx, the server keeps tsx's loader thread, its compiled sources
 // and their source maps for the life of the process, about 80 MB resident on an idle
@@ -17,9 +18,10 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const entry = fileURLToPath(new URL('./main.ts', import.meta.url));
+const entry = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('./main.ts', import.meta.url));
 const cacheDir = new URL('../node_modules/.cache/satang/', import.meta.url);
 
 /** Each bundled file's import.meta.url: a constant declared at its top, which define points the expression at. */
@@ -41,7 +43,7 @@ const built = await build({
 });
 const mapFile = built.outputFiles.find((f) => f.path.endsWith('.map'));
 const codeFile = built.outputFiles.find((f) => !f.path.endsWith('.map'));
-const name = `server-${createHash('sha256').update(codeFile.contents).digest('hex').slice(0, 16)}`;
+const name = `${basename(entry, '.ts')}-${createHash('sha256').update(codeFile.contents).digest('hex').slice(0, 16)}`;
 mkdirSync(cacheDir, { recursive: true });
 // Written under a temporary name and renamed: a process starting beside this one never imports half a file.
 const put = (url, text) => {

@@ -18,11 +18,11 @@ type Step =
   | { kind: 'advance'; minutes: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('withdraw' as const), amount: fc.integer({ min: 100, max: 5_000 }) }),
-  fc.record({ kind: fc.constant('deposit' as const), amount: fc.integer({ min: 100, max: 5_000 }) }),
-  fc.record({ kind: fc.constant('slip' as const), pick: fc.nat(), exact: fc.boolean() }),
-  fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 60 * 80 }) }),
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), amount: fc.integer({ min: 100, max: 5_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deposit' as const), amount: fc.integer({ min: 100, max: 5_000 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('slip' as const), pick: fc.nat(), exact: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 60 * 80 }) }) },
 );
 
 /** Runs the steps on a fresh harness; `forget` empties the presentation cache before each step. */
@@ -31,6 +31,7 @@ function run(steps: readonly Step[], forget: boolean): string {
   const wl = h.whiteLabel();
   const payer = h.merchant(wl, 100_000_000n);
   const shop = h.merchant(wl);
+  h.withdrawal(payer, 2_000_000n); // liquidity from the start: deposits get legs
   const deposits: string[] = [];
   for (const s of steps) {
     if (forget) h.world.presentations.clear();
@@ -56,12 +57,14 @@ function run(steps: readonly Step[], forget: boolean): string {
 
 test('events are the same with every earlier presentation remembered and with none', () => {
   let legsChanged = 0;
-  fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
+  fc.assert(fc.property(fc.array(step, { minLength: 2, maxLength: 40 }), (steps) => {
     const remembered = run(steps, false);
-    if (remembered.includes('"previousAttributes":{"status":"matched","legs"')) legsChanged++;
+    // A run where a deposit's legs changed after it had some (a leg paid, expired or released):
+    // the case where one leg's presentation may be shared and another's may not.
+    if ((JSON.parse(remembered) as { previousAttributes?: { legs?: unknown[] } | null }[]).some((e) => (e.previousAttributes?.legs?.length ?? 0) > 0)) legsChanged++;
     assert.is(run(steps, true), remembered);
   }), { numRuns: 150 });
-  assert.ok(legsChanged > 10, `only ${legsChanged} runs changed a deposit's legs after matching`);
+  assert.ok(legsChanged > 15, `only ${legsChanged} of 150 runs changed a deposit's legs after matching`);
 });
 
 test.run();

@@ -1,0 +1,16 @@
+// Runs a TypeScript entry as `npm start` runs the server: bundled by server/bundle.mjs and
+// imported by plain node, without tsx's loader in the process (nor the keepNames wrapper
+// tsx gives every function it compiles). The benchmarks of the server's code run so.
+//   node scripts/bundled.mjs scripts/bench-core.ts [args…]
+
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const [entry, ...rest] = process.argv.slice(2);
+if (!entry) {
+  console.error('usage: node scripts/bundled.mjs ENTRY.ts [args…]');
+  process.exit(2);
+}
+const bundle = execFileSync(process.execPath, [fileURLToPath(new URL('../server/bundle.mjs', import.meta.url)), entry], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+process.argv = [process.argv[0], fileURLToPath(bundle), ...rest];
+await import(bundle);
