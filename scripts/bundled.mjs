@@ -11,6 +11,6 @@ if (!entry) {
   console.error('usage: node scripts/bundled.mjs ENTRY.ts [args…]');
   process.exit(2);
 }
-const bundle = execFileSync(process.execPath, [fileURLToPath(new URL('../server/bundle.mjs', import.meta.url)), entry], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const bundle = execFileSync(process.execPath, [fileURLToPath(new URL('../server/bundle.mjs', import.meta.url)), entry], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
 process.argv = [process.argv[0], fileURLToPath(bundle), ...rest];
 await import(bundle);

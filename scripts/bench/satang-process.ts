@@ -1,8 +1,9 @@
-// satang as its own process for the benchmarks, as `npm start` runs it on the embedded
-// default: a temp data dir, a free port, stdout (pino) to our stderr so that the bench's
+// satang as its own process for the benchmarks, as `npm start` runs it (package.json's
+// start script, flags and environment included) on the embedded default: a temp data dir, a free port, stdout (pino) to our stderr so that the bench's
 // stdout carries only its JSON report, and a stop that drains then kills.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,10 +28,12 @@ export async function freePort(): Promise<number> {
  */
 export async function startSatangProcess(dataDir: string, options: { extraEnv?: NodeJS.ProcessEnv; nodeArgs?: readonly string[]; track?: (child: ChildProcess) => void } = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  // MALLOC_ARENA_MAX as package.json's start script sets it.
-  const env: NodeJS.ProcessEnv = { MALLOC_ARENA_MAX: '2', ...process.env, ...options.extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: benchHost, SATANG_LOG_LEVEL: 'error' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: benchHost, SATANG_LOG_LEVEL: 'error' };
   delete env.SATANG_NATS_URL;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(root, 'server/start.mjs')], { env, stdio: ['ignore', 2, 2] });
+  // nodeArgs (a CPU profile) reach node through NODE_OPTIONS (server/start.mjs bundles without them).
+  if (options.nodeArgs?.length) env.NODE_OPTIONS = [env.NODE_OPTIONS ?? '', ...options.nodeArgs].join(' ').trim();
+  // package.json's start script itself (its node flags and environment), which execs node: the child is the server.
+  const child = spawn('sh', ['-c', startScript()], { cwd: root, env, stdio: ['ignore', 2, 2] });
   options.track?.(child);
   const url = `http://${benchHost}:${port}`;
   const deadline = Date.now() + serverReadyTimeoutMs;
@@ -41,6 +44,13 @@ export async function startSatangProcess(dataDir: string, options: { extraEnv?: 
     if (Date.now() > deadline) throw new Error(`satang did not answer /healthz within ${serverReadyTimeoutMs} ms`);
     await sleep(100);
   }
+}
+
+/** `npm start` without npm: the start script of package.json, run by sh as npm runs it. */
+function startScript(): string {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  if (!/^(\S+=\S+ )*exec node /.test(start)) throw new Error(`package.json's start script no longer execs node (${start}): the benchmarks measure the process it starts`);
+  return start;
 }
 
 /** SIGTERM (the server drains), SIGKILL when it has not exited within a few seconds. */
