@@ -17,7 +17,7 @@
 
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -54,4 +54,12 @@ const put = (url, text) => {
 const bundle = new URL(`${name}.mjs`, cacheDir);
 put(new URL(`${name}.mjs.map`, cacheDir), mapFile.text);
 put(bundle, `${codeFile.text}//# sourceMappingURL=${name}.mjs.map\n`);
+// Earlier builds of this entry go once they are an hour old (a process starting beside
+// this one on other code has long imported its own by then).
+const prefix = `${basename(entry, '.ts')}-`;
+for (const file of readdirSync(cacheDir)) {
+  if (!file.startsWith(prefix) || file.startsWith(name)) continue;
+  const path = fileURLToPath(new URL(file, cacheDir));
+  try { if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path); } catch { /* gone already */ }
+}
 process.stdout.write(bundle.href);
