@@ -5,7 +5,8 @@
 // rebuilt; another writer's entries found at the tail make the world stale too; the event
 // loop's own writes share the file without SQLITE_BUSY_SNAPSHOT; close() writes and syncs
 // what the thread holds; nonces in flight to the thread are still refused as replays; a
-// closed order leaves memory only once its snapshot is written.
+// closed order leaves memory only once its snapshot is written; a thread that dies is
+// durability lost, and nothing it did not acknowledge is answered.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +17,10 @@ import { settled } from '../../core/handler/handle.ts';
 import { World } from '../../core/world.ts';
 import { writeSideLimits } from '../../core/limits.ts';
 import { Driver, merchantActor, openTestStore, operator, record, removeDir, rowCounts, tempDir } from './support.ts';
+import { ManualClock } from '../../adapters/clock.ts';
+import { UlidIds } from '../../adapters/ids.ts';
+import { openStore } from '../../adapters/sqlite/store.ts';
+import type { Worker } from 'node:worker_threads';
 
 const dirs: string[] = [];
 test.after(() => { for (const d of dirs) removeDir(d); });
@@ -203,6 +208,34 @@ test('a canceled deposit leaves memory once the thread wrote its snapshot, but n
   assert.is(world.evictClosed(() => false), 1, 'written: evicted');
   assert.equal(archived, [deposit]);
   store.close();
+});
+
+test('a writer thread that dies mid-burst: durability is reported lost once, every command not acknowledged is refused, later ones too; what was acknowledged is on disk', async () => {
+  const dir = tempDir('thread-dies');
+  dirs.push(dir);
+  const lost: unknown[] = [];
+  const store = openStore(dir, { clock: new ManualClock(Date.UTC(2026, 10, 21, 3)), ids: new UlidIds(), groupCommit: true, writerThread: true, onDurabilityLost: (error) => lost.push(error) });
+  const d = new Driver(store, new ManualClock(Date.UTC(2026, 10, 21, 3)));
+  const wl = await d.whiteLabel();
+  const merchant = await d.merchant(wl);
+  const burst = Array.from({ length: 600 }, () => store.submit(d.depositCommand(merchant, 2_000n)));
+  // The thread goes as a crash would take it: no stop message, no last sync.
+  const thread = (store.journal as unknown as { options: { thread: { worker: Worker } } }).options.thread;
+  void thread.worker.terminate();
+  const results = await Promise.allSettled(burst.map((b) => b.durable));
+  assert.is(lost.length, 1, 'durability lost, reported once');
+  const acknowledged = burst.filter((b, i) => results[i]!.status === 'fulfilled' && b.outcome.ok).map((b) => (b.outcome as { objectId: string }).objectId);
+  assert.ok(results.some((r) => r.status === 'rejected'), 'the commands in flight when it died are refused');
+  const later = store.submit(d.depositCommand(merchant, 2_000n));
+  const refusedLater = await later.durable.then(() => false, () => true);
+  assert.ok(refusedLater, 'a command after the death is refused');
+  store.close();
+  // Reopened (as the server restarts after exiting): every acknowledged deposit is there and the ledger verifies.
+  const reopened = openTestStore(dir).store;
+  for (const id of acknowledged) assert.ok(reopened.world.deposits.get(id), `acknowledged ${id} is on disk`);
+  const report = verifyStore(reopened.db);
+  assert.ok(report.ok, JSON.stringify(report.mismatches));
+  reopened.close();
 });
 
 test.run();
