@@ -99,7 +99,8 @@ const noop = () => {};
 const threadItemsInFlightMax = 2 * writeSideLimits.groupCommitCommandsMax;
 
 export class SqliteJournal implements Journal {
-  private readonly batches: BatchWriter;
+  /** This connection's batch writer, prepared on first use: never, when a writer thread owns the commits. */
+  private inThreadWriter: BatchWriter | null = null;
   private queue: Queued[] = [];
   private nonceRiders: (() => RidingNonces)[] = [];
   private scheduled: { promise: Promise<void>; resolve: () => void } | null = null;
@@ -134,8 +135,7 @@ export class SqliteJournal implements Journal {
   /** Told once each group commit is durable: its commands and how long it took, from write to disk (server/metrics.ts). */
   onGroupCommit?: (commands: number, seconds: number) => void;
 
-  constructor(db: Db, private readonly options: SqliteJournalOptions) {
-    this.batches = new BatchWriter(db, options.ids, options.sealer);
+  constructor(private readonly db: Db, private readonly options: SqliteJournalOptions) {
     const normal = db.prepare('PRAGMA synchronous = NORMAL');
     const full = db.prepare('PRAGMA synchronous = FULL');
     this.synchronous = options.walSync && options.groupCommit && !options.thread ? { normal: () => normal.run(), full: () => full.run() } : null;
@@ -261,7 +261,7 @@ export class SqliteJournal implements Journal {
     const nonces = this.takeNonces();
     let result;
     try {
-      result = this.batches.write(items, nonces.rows, refuse, failed);
+      result = (this.inThreadWriter ??= new BatchWriter(this.db, this.options.ids, this.options.sealer)).write(items, nonces.rows, refuse, failed);
     } finally {
       nonces.written();
     }
