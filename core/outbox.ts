@@ -177,10 +177,10 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
 /**
  * The API presentation of an order's state, made once per state: states are immutable, so
  * the snapshot an event carries is the "before" of the next commit's event on the object
- * (world.presentations holds the latest per order in memory).
+ * (world.presentations keeps the latest of the orders presented most recently).
  */
 function presentOrder(world: World, state: Deposit | Withdrawal, isDeposit: boolean): Obj {
-  const last = world.presentations.get(state.id) as Prior<Deposit & Withdrawal> | undefined;
+  const last = world.presentations.get(state.id) as Prior<Deposit & Withdrawal> | undefined; // the same kind as `state`: ids are prefixed by kind
   if (last?.state === state) return last.shown;
   // The last presentation lends the nested parts that did not change (Prior in present.ts).
   const shown = isDeposit ? presentDeposit(state as Deposit, {}, last) : presentWithdrawal(state as Withdrawal, {}, last);
