@@ -17,15 +17,16 @@ export function minorFromJson(value: unknown): Minor | null {
   return BigInt(value);
 }
 
-/** A bigint amount → a JSON number; an amount past the safe range is a broken invariant. */
-const safeMinorMax = BigInt(safeIntegerMax);
-const safeMinorMin = -safeMinorMax;
-
+/**
+ * A bigint amount → a JSON number; an amount past the safe range is a broken invariant.
+ * One conversion, then the number's check: a bigint beyond ±(2^53 − 1) converts to a
+ * number of magnitude 2^53 or more (rounding cannot bring it back under), which is not a
+ * safe integer, so no bigint comparison is needed.
+ */
 export function minorToJson(value: Minor): number {
-  if (value > safeMinorMax || value < safeMinorMin) {
-    throw new RangeError(`amount ${value} is outside the safe integer range`);
-  }
-  return Number(value);
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw new RangeError(`amount ${value} is outside the safe integer range`);
+  return number;
 }
 
 export function percentOf(amount: Minor, bps: number): Minor {

@@ -3,6 +3,7 @@
 // proportionally and exactly in full at the last fill, the amount policy's boundaries,
 // and the JSON conversions that keep single amounts safe integers.
 
+import fc from 'fast-check';
 import { test } from 'uvu';
 import { isRejection } from '../../core/errors.ts';
 import * as assert from 'uvu/assert';
@@ -149,6 +150,13 @@ test('minorToJson: a bigint inside the safe range becomes a number; outside it i
   assert.throws(() => minorToJson(9_007_199_254_740_992n), RangeError);
   assert.throws(() => minorToJson(-9_007_199_254_740_992n), RangeError);
   for (const n of [1, 2_000, 20_000_000, safeIntegerMax]) assert.is(minorToJson(minorFromJson(n)!), n, 'round trip');
+  // Around and far past the edge: refused exactly when the magnitude exceeds 2^53 - 1, else the same value.
+  const edge = BigInt(safeIntegerMax);
+  fc.assert(fc.property(fc.oneof(fc.bigInt({ min: -edge - 1_000n, max: -edge + 1_000n }), fc.bigInt({ min: edge - 1_000n, max: edge + 1_000n }), fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n })), (v) => {
+    const outside = v > edge || v < -edge;
+    if (outside) assert.throws(() => minorToJson(v), RangeError);
+    else assert.is(BigInt(minorToJson(v)), v);
+  }), { numRuns: 2_000 });
 });
 
 test.run();
