@@ -25,7 +25,7 @@
 // stays above it is native memory (SQLite caches, code, buffers).
 //
 // Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N --profile DIR]
-//        npm run bench:memory [-- --memory 1000000 --seconds 20 --server-heap-mb 160]
+//        npm run bench:memory [-- --memory 1000000 --seconds 10 --server-heap-mb 160]
 // (--profile: the satang server writes a V8 CPU profile there; summarise it with
 // `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`.)
 
@@ -308,7 +308,7 @@ async function memoryMain(target: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'satang-bench-memory-'));
   try {
     const heapMb = values['server-heap-mb'] !== undefined ? positive('server-heap-mb', values['server-heap-mb']) : undefined;
-    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(heapMb ? { NODE_OPTIONS: `--max-old-space-size=${heapMb} ${process.env.BENCH_SERVER_NODE_OPTIONS ?? ""}` } : {}) });
+    const { child, url } = await startSatang(join(dir, 'satang'), { SATANG_CLOCK: 'manual', ...(heapMb ? { NODE_OPTIONS: `--max-old-space-size=${heapMb}` } : {}) });
     try {
       progress(`satang up at ${url} (manual clock); onboarding a merchant with ${keysCount} live keys`);
       const { keys, bo } = await onboard(url, join(dir, 'satang'));
