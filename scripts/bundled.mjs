@@ -1,6 +1,6 @@
 // Runs a TypeScript entry as `npm start` runs the server: bundled by server/bundle.mjs and
 // imported by plain node, without tsx's loader in the process (nor the keepNames wrapper
-// tsx gives every function it compiles). The benchmarks of the server's code run so.
+// tsx gives every function it compiles): for profiling the core as the server runs it.
 //   node scripts/bundled.mjs scripts/bench-core.ts [args…]
 
 import { execFileSync } from 'node:child_process';

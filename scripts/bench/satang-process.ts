@@ -1,6 +1,7 @@
 // satang as its own process for the benchmarks, as `npm start` runs it (package.json's
-// start script, flags and environment included) on the embedded default: a temp data dir, a free port, stdout (pino) to our stderr so that the bench's
-// stdout carries only its JSON report, and a stop that drains then kills.
+// start script, flags and environment included) on the embedded default: a temp data dir,
+// a free port, stdout (pino) to our stderr so that the bench's stdout carries only its
+// JSON report, and a stop that drains then kills.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
