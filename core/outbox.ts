@@ -35,15 +35,18 @@ type Obj = { [key: string]: Json };
  */
 function diff(before: Obj, after: Obj): Obj {
   const changed: Obj = {};
+  let kept = 0; // keys of `before` that `after` has (no JSON value is undefined)
   for (const key in before) {
+    const is = after[key];
+    if (is !== undefined) kept++;
     if (key === 'version') continue;
     const was = before[key]!;
-    const is = after[key];
     if (was !== is && !sameJson(was, is)) changed[key] = was; // shared parts are the same object
   }
-  for (const key in after) {
-    if (key !== 'version' && !(key in before)) changed[key] = null;
-  }
+  let keys = 0;
+  for (const _ in after) keys++;
+  // Only when `after` has keys `before` lacks are they looked for, one by one.
+  if (keys !== kept) for (const key in after) if (key !== 'version' && !(key in before)) changed[key] = null;
   changed.version = before.version ?? null;
   return changed;
 }

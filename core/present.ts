@@ -44,7 +44,7 @@ export function iso(ms: number): string {
     last.day = day;
     last.date = isoDate(day);
   }
-  const text = last.date + isoTimeOfDay(ms - day * msPerDay);
+  const text = isoTimeOfDay(last.date, ms - day * msPerDay);
   last.ms = ms;
   last.text = text;
   return text;
@@ -81,12 +81,16 @@ function isoDate(day: number): string {
   return `${threeDigits[Math.floor(year / 10)]}${year % 10}-${twoDigits[month]}-${twoDigits[dayOfMonth]}T`;
 }
 
-/** 'HH:MM:SS.mmmZ' of a millisecond of the day (0 ≤ msOfDay < 86,400,000). */
-function isoTimeOfDay(msOfDay: number): string {
+/**
+ * `date` then 'HH:MM:SS.mmmZ' of a millisecond of the day (0 ≤ msOfDay < 86,400,000), as
+ * one flat string: a date joined on afterwards would be a rope, flattened again (a second
+ * copy) when it is first hashed or serialised.
+ */
+function isoTimeOfDay(date: string, msOfDay: number): string {
   const hours = Math.floor(msOfDay / 3_600_000);
   const minutes = Math.floor(msOfDay / 60_000) % 60;
   const seconds = Math.floor(msOfDay / 1000) % 60;
-  return `${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[msOfDay % 1000]}Z`;
+  return `${date}${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[msOfDay % 1000]}Z`;
 }
 
 export function maskAccountNumber(accountNumber: string): string {
@@ -133,9 +137,9 @@ export interface DepositView {
 /**
  * An earlier presentation of the same order (made with no view). States are immutable and
  * keep an unchanged part as the same object, so a nested part whose state is that same
- * object is shared with the earlier presentation, not built again: the outbox presents each
- * version of an order, and its previous_attributes compare the two (equal by identity).
- * Presentations are never mutated.
+ * object is shared with the earlier presentation, not built again, and an instant that did
+ * not change keeps its text: the outbox presents each version of an order, and its
+ * previous_attributes compare the two (equal by identity). Presentations are never mutated.
  */
 export interface Prior<S> {
   readonly state: S;
@@ -147,7 +151,8 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   const o: Obj = {
     id: d.id, object: 'deposit_order', livemode: d.livemode, version: d.version, status: d.status, is_terminal: d.isTerminal,
     merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
-    created_at: iso(d.createdAt), expires_at: iso(d.expiresAt),
+    created_at: p && d.createdAt === p.state.createdAt ? p.shown.created_at! : iso(d.createdAt),
+    expires_at: p && d.expiresAt === p.state.expiresAt ? p.shown.expires_at! : iso(d.expiresAt),
   };
   if (d.liquiditySource) o.liquidity_source = d.liquiditySource;
   o.leg_count = d.legs.length;
@@ -173,7 +178,7 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
       })),
     };
   }
-  if (d.slip) o.slip = { received_at: iso(d.slip.receivedAt), is_late: d.slip.isLate };
+  if (d.slip) o.slip = p && d.slip === p.state.slip ? p.shown.slip! : { received_at: iso(d.slip.receivedAt), is_late: d.slip.isLate };
   if (d.status === 'awaiting_liquidity' && d.liquidity) {
     const l = d.liquidity;
     o.liquidity = {
@@ -195,17 +200,22 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };
   if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) {
     const st = d.settlement;
-    Object.assign(o, {
-      ordered_amount_minor: n(st.orderedMinor), transferred_amount_minor: n(st.transferredMinor), amount_received_minor: n(st.receivedMinor),
-      fee_total_minor: n(st.feeTotalMinor), credited_amount_minor: n(st.creditedMinor),
-      overpayment: d.overpayment ? {
-        claim_id: d.overpayment.claimId, cause: d.overpayment.cause, amount_minor: n(d.overpayment.amountMinor),
-        slip_received_at: iso(d.overpayment.slipReceivedAt), status: 'open', action_required: 'contact_support',
-      } : null,
-      partial: st.partial, settled_via: st.settledVia, balance_transaction_id: st.balanceTransactionId, settled_at: iso(st.settledAt),
-      clearing_available_at: st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt),
-      fee_breakdown: p && p.shown.fee_breakdown !== undefined && st.feeBreakdown === p.state.settlement?.feeBreakdown ? p.shown.fee_breakdown : fees(st.feeBreakdown),
-    });
+    // Set one by one, in the contract's order (no temporary object assigned over).
+    o.ordered_amount_minor = n(st.orderedMinor);
+    o.transferred_amount_minor = n(st.transferredMinor);
+    o.amount_received_minor = n(st.receivedMinor);
+    o.fee_total_minor = n(st.feeTotalMinor);
+    o.credited_amount_minor = n(st.creditedMinor);
+    o.overpayment = d.overpayment ? {
+      claim_id: d.overpayment.claimId, cause: d.overpayment.cause, amount_minor: n(d.overpayment.amountMinor),
+      slip_received_at: iso(d.overpayment.slipReceivedAt), status: 'open', action_required: 'contact_support',
+    } : null;
+    o.partial = st.partial;
+    o.settled_via = st.settledVia;
+    o.balance_transaction_id = st.balanceTransactionId;
+    o.settled_at = iso(st.settledAt);
+    o.clearing_available_at = st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt);
+    o.fee_breakdown = p && p.shown.fee_breakdown !== undefined && st.feeBreakdown === p.state.settlement?.feeBreakdown ? p.shown.fee_breakdown : fees(st.feeBreakdown);
   }
   return o;
 }
@@ -226,7 +236,9 @@ export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean 
     amount_total_minor: n(w.amountTotalMinor), fee_total_minor: n(w.feeTotalMinor), total_locked_minor: n(w.amountTotalMinor + w.feeTotalMinor),
     fee_recognized_minor: n(w.feeRecognizedMinor), filled_minor: n(w.filledMinor), remaining_minor: n(remainingOf(w)),
     reserved_minor: n(inFlightOf(w)), refunded_minor: n(w.refundedMinor), settled_splits: w.settledSplits, max_splits: w.maxSplits,
-    created_at: iso(w.createdAt), expires_at: iso(w.expiresAt), requires_approval: w.requiresApproval,
+    created_at: p && w.createdAt === p.state.createdAt ? p.shown.created_at! : iso(w.createdAt),
+    expires_at: p && w.expiresAt === p.state.expiresAt ? p.shown.expires_at! : iso(w.expiresAt),
+    requires_approval: w.requiresApproval,
     reserved_balance_transaction_id: w.reservedBalanceTransactionId,
     fee_breakdown: p && w.feeBreakdown === p.state.feeBreakdown ? p.shown.fee_breakdown! : fees(w.feeBreakdown),
     fills: p && w.fills === p.state.fills ? p.shown.fills!
