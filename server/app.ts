@@ -8,7 +8,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiError, errorMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './request-id.ts';
@@ -84,7 +84,7 @@ export function createApp(parts: AppParts): Koa {
       await next();
     } finally {
       parts.metrics?.observeRequest(ctx.method, ctx._matchedRoute as string | undefined, ctx.status, (performance.now() - started) / 1000);
-      logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
+      if (logger.isLevelEnabled('info')) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
     }
   });
   for (const m of parts.outerMiddleware ?? []) app.use(m);
@@ -96,7 +96,7 @@ export function createApp(parts: AppParts): Koa {
     // reaches idempotency (so it does not consume the key).
     if (!ctx.path.startsWith('/v1/pay/') || isSlipUpload(ctx)) return next(); // the slip upload has its own buckets
     const secret = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
-    const subject = createHash('sha256').update(secret).digest('hex').slice(0, 32);
+    const subject = hash('sha256', secret, 'hex').slice(0, 32);
     const bucket: BucketName = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
     const result = limiter.take(bucket, subject, services.securityClock.now());
     const headers = rateLimitHeaders(result, bucket);

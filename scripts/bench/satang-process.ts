@@ -31,10 +31,8 @@ export async function startSatangProcess(dataDir: string, options: { extraEnv?: 
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.extraEnv, SATANG_DATA_DIR: dataDir, SATANG_PORT: String(port), SATANG_HOST: benchHost, SATANG_LOG_LEVEL: 'error' };
   delete env.SATANG_NATS_URL;
-  // nodeArgs (a CPU profile) reach node through NODE_OPTIONS (server/start.mjs bundles without them).
-  if (options.nodeArgs?.length) env.NODE_OPTIONS = [env.NODE_OPTIONS ?? '', ...options.nodeArgs].join(' ').trim();
   // package.json's start script itself (its node flags and environment), which execs node: the child is the server.
-  const child = spawn('sh', ['-c', startScript()], { cwd: root, env, stdio: ['ignore', 2, 2] });
+  const child = spawn('sh', ['-c', startScript(options.nodeArgs ?? [])], { cwd: root, env, stdio: ['ignore', 2, 2] });
   options.track?.(child);
   const url = `http://${benchHost}:${port}`;
   const deadline = Date.now() + serverReadyTimeoutMs;
@@ -47,11 +45,16 @@ export async function startSatangProcess(dataDir: string, options: { extraEnv?: 
   }
 }
 
-/** `npm start` without npm: the start script of package.json, run by sh as npm runs it. */
-function startScript(): string {
+/**
+ * `npm start` without npm: the start script of package.json, run by sh as npm runs it, with
+ * `nodeArgs` put on node's command line (not NODE_OPTIONS, which refuses --cpu-prof).
+ */
+export function startScript(nodeArgs: readonly string[]): string {
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  if (!/^(\S+=\S+ )*exec node /.test(start)) throw new Error(`package.json's start script no longer execs node (${start}): the benchmarks measure the process it starts`);
-  return start;
+  const execNode = /^((?:\S+=\S+ )*exec node )/;
+  if (!execNode.test(start)) throw new Error(`package.json's start script no longer execs node (${start}): the benchmarks measure the process it starts`);
+  const quoted = nodeArgs.map((a) => `'${a.replaceAll("'", `'\\''`)}'`);
+  return quoted.length ? start.replace(execNode, `$1${quoted.join(' ')} `) : start;
 }
 
 /** SIGTERM (the server drains), SIGKILL when it has not exited within a few seconds. */
