@@ -37,26 +37,30 @@ export function isIsoInstant(ms: number): boolean {
  * (writeSideLimits.manualClockMsMax), and a foreign instant is checked with isIsoInstant.
  */
 export function iso(ms: number): string {
-  if (ms === last.ms) return last.text;
+  const instants = recent.ms;
+  for (let i = 0; i < recentSize; i++) if (instants[i] === ms) return recent.text[i]!;
   if (!isIsoInstant(ms)) throw new RangeError(`iso: ${ms} is not a whole millisecond within years 0000-9999`);
   const day = Math.floor(ms / msPerDay);
-  if (day !== last.day) {
-    last.day = day;
-    last.date = isoDate(day);
+  if (day !== recent.day) {
+    recent.day = day;
+    recent.date = isoDate(day);
   }
-  const text = isoTimeOfDay(last.date, ms - day * msPerDay);
-  last.ms = ms;
-  last.text = text;
+  const text = isoTimeOfDay(recent.date, ms - day * msPerDay);
+  const slot = recent.next;
+  recent.next = (slot + 1) % recentSize;
+  instants[slot] = ms;
+  recent.text[slot] = text;
   return text;
 }
 
 /**
- * The last instant written and its text, and the last day's date: the objects of one
- * commit carry the same instant many times over (its `now`), and most instants written
- * fall on a few days. A pure function's memo: the same input gives the same text with or
- * without it.
+ * The last few instants written and their texts, and the last day's date: the objects of
+ * one commit carry the same few instants many times over (its `now`, an expiry, a clearing
+ * time, written in turn), and most instants written fall on a few days. A pure function's
+ * memo: the same input gives the same text with or without it.
  */
-const last = { ms: Number.NaN, text: '', day: Number.NaN, date: '' };
+const recentSize = 4;
+const recent = { ms: new Array<number>(recentSize).fill(Number.NaN), text: new Array<string>(recentSize).fill(''), next: 0, day: Number.NaN, date: '' };
 
 const msPerDay = 86_400_000;
 /** '00'…'59' and '000'…'999': a date and a time of day are written from these, not by Date. */
