@@ -30,6 +30,16 @@ test('iso writes every instant of years 0000-9999 as toISOString does (it format
   assert.throws(() => iso(0.5), /whole millisecond/);
 });
 
+test('iso answers instants written again (its memo of recent ones) as it answers them the first time', () => {
+  // Sequences over a few instants, some a day or a millisecond apart, so that most calls find one remembered.
+  const pool = fc.array(fc.integer({ min: 0, max: 253_402_300_799_999 }), { minLength: 1, maxLength: 6 })
+    .chain((base) => fc.array(fc.tuple(fc.constantFrom(...base), fc.constantFrom(0, 1, -1, 86_400_000)), { minLength: 1, maxLength: 40 }));
+  fc.assert(fc.property(pool, (calls) => calls.every(([ms, delta]) => {
+    const at = Math.min(ms + delta, 253_402_300_799_999);
+    return iso(at) === new Date(at).toISOString();
+  })), { numRuns: 2_000 });
+});
+
 test('maskName keeps the first name and the first letter of the rest, whole code points, for any text', () => {
   assert.is(maskName('สมชาย ใจดี'), 'สมชาย ใ***');
   assert.is(maskName('  สมหญิง   รักดี  '), 'สมหญิง ร***');
