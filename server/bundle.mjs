@@ -1,6 +1,6 @@
 // Bundles server/main.ts for `npm start` (or the TypeScript entry named as the argument:
 // `scripts/bundled.mjs` runs a benchmark so, as the server runs) and prints the bundle's
-// file URL. server/start.mjs runs this in a short-lived process of its own, so the build's
+// file URL. server/bundled.mjs runs this in a short-lived process of its own, so the build's
 // memory (esbuild's output, its service) never stays in the server.
 //
 // Why a bundle: run through tsx, the server keeps tsx's loader thread, its compiled sources
@@ -44,7 +44,6 @@ const built = await build({
 const mapFile = built.outputFiles.find((f) => f.path.endsWith('.map'));
 const codeFile = built.outputFiles.find((f) => !f.path.endsWith('.map'));
 const name = `${basename(entry, '.ts')}-${createHash('sha256').update(codeFile.contents).digest('hex').slice(0, 16)}`;
-mkdirSync(cacheDir, { recursive: true });
 // Written under a temporary name and renamed: a process starting beside this one never imports half a file.
 const put = (url, text) => {
   const temporary = `${fileURLToPath(url)}.${process.pid}.tmp`;
@@ -52,8 +51,14 @@ const put = (url, text) => {
   renameSync(temporary, url);
 };
 const bundle = new URL(`${name}.mjs`, cacheDir);
-put(new URL(`${name}.mjs.map`, cacheDir), mapFile.text);
-put(bundle, `${codeFile.text}//# sourceMappingURL=${name}.mjs.map\n`);
+try {
+  mkdirSync(cacheDir, { recursive: true });
+  put(new URL(`${name}.mjs.map`, cacheDir), mapFile.text);
+  put(bundle, `${codeFile.text}//# sourceMappingURL=${name}.mjs.map\n`);
+} catch (error) {
+  process.stderr.write(`bundle.mjs: the bundle cannot be written under ${fileURLToPath(cacheDir)}: ${error.message}\n`);
+  process.exit(1);
+}
 // Earlier builds of this entry go once they are an hour old (a process starting beside
 // this one on other code has long imported its own by then).
 const prefix = `${basename(entry, '.ts')}-`;

@@ -1,11 +1,23 @@
-// `npm start`: the server without tsx in its process. server/bundle.mjs bundles
-// server/main.ts (in a process of its own, so the build leaves nothing behind here) and
-// names the bundle (without NODE_OPTIONS: a profile or a heap limit is for the server); this
-// imports it and serves until signalled.
+// `npm start`: the server without tsx in its process. server/bundled.mjs has server/main.ts
+// bundled (in a process of its own, so the build leaves nothing behind here); this imports
+// the bundle and serves until signalled.
+//
+// When the bundle cannot be written (an install whose node_modules/ is read-only: the
+// bundle lies under node_modules/.cache/ so that its packages resolve), the server still
+// starts, through tsx's loader as `node --import tsx server/main.ts` runs it, at the cost
+// of the memory that loader keeps (about 80 MB resident; see bundle.mjs), and says so.
 
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { bundled } from './bundled.mjs';
 
-const bundle = execFileSync(process.execPath, [fileURLToPath(new URL('./bundle.mjs', import.meta.url))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } });
-const { serveUntilSignalled } = await import(bundle);
+let url;
+try {
+  url = bundled();
+} catch {
+  // bundle.mjs said why on stderr.
+  process.stderr.write('satang: the server could not be bundled; starting it through tsx instead, which keeps about 80 MB more resident\n');
+  const { register } = await import('tsx/esm/api');
+  register();
+  url = new URL('./main.ts', import.meta.url).href;
+}
+const { serveUntilSignalled } = await import(url);
 await serveUntilSignalled();
