@@ -136,9 +136,10 @@ export class SqliteJournal implements Journal {
   onGroupCommit?: (commands: number, seconds: number) => void;
 
   constructor(private readonly db: Db, private readonly options: SqliteJournalOptions) {
-    const normal = db.prepare('PRAGMA synchronous = NORMAL');
-    const full = db.prepare('PRAGMA synchronous = FULL');
-    this.synchronous = options.walSync && options.groupCommit && !options.thread ? { normal: () => normal.run(), full: () => full.run() } : null;
+    // Through db.pragma each time: SQLite applies PRAGMA synchronous when the statement is
+    // prepared, so prepared ones run again changed nothing (every batch committed FULL).
+    this.synchronous = options.walSync && options.groupCommit && !options.thread
+      ? { normal: () => db.pragma('synchronous = NORMAL'), full: () => db.pragma('synchronous = FULL') } : null;
     if (options.thread) {
       this.acknowledgedSeq = options.thread.startTail;
       options.thread.onAck = (ack) => this.acknowledged(ack);

@@ -110,6 +110,23 @@ test('while one batch syncs the next is decided and written; one fdatasync then 
   store.close();
 });
 
+test('the batch commits with synchronous=NORMAL (the fdatasync after it makes it durable), and the connection is FULL again after', async () => {
+  const sync = new HeldSync();
+  const { store } = open(sync);
+  // What the connection's synchronous reads right after each change the journal makes.
+  const seen: number[] = [];
+  const pragma = store.db.pragma.bind(store.db);
+  store.db.pragma = ((source: string, options?: { simple?: boolean }) => {
+    const result = pragma(source, options);
+    if (/^synchronous\s*=/.test(source)) seen.push(pragma('synchronous', { simple: true }) as number);
+    return result;
+  }) as typeof store.db.pragma;
+  const a = store.submit(whiteLabel());
+  await a.durable;
+  assert.equal(seen, [1, 2], 'NORMAL (1) for the batch, FULL (2) after it');
+  store.close();
+});
+
 test('a failed fdatasync rejects what it covered and every later write, and tells the owner', async () => {
   const sync = new HeldSync();
   const lost: unknown[] = [];
