@@ -73,6 +73,9 @@ export class Dispatcher {
   private readonly random: () => number;
   private readonly savePosition;
   private readonly fanOutBatch;
+  /** busy_timeout 0 and back: the fan-out's try for the write lock (tryFanOut). */
+  private readonly lockWait: { none: () => void; restore: () => void };
+  private fanOutRetry: NodeJS.Timeout | null = null;
   private readonly claimBatch;
   private readonly recordBatch;
 
@@ -89,6 +92,10 @@ export class Dispatcher {
       }
       this.savePosition(events[events.length - 1]!.position);
     });
+    // Through db.pragma each time: SQLite applies PRAGMA busy_timeout when the statement is
+    // prepared, so a prepared one run again would change nothing.
+    const waitMs = p.db.pragma('busy_timeout', { simple: true }) as number;
+    this.lockWait = { none: () => p.db.pragma('busy_timeout = 0'), restore: () => p.db.pragma(`busy_timeout = ${waitMs}`) };
     this.claimBatch = p.db.transaction((candidates: Delivery[], now: number) => this.claimAll(candidates, now));
     this.recordBatch = p.db.transaction((outcomes: Outcome[], now: number) => { for (const o of outcomes) this.recordOne(o, now); });
   }
@@ -109,6 +116,8 @@ export class Dispatcher {
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.fanOutRetry) clearTimeout(this.fanOutRetry);
+    this.fanOutRetry = null;
     this.p.poster.close();
   }
 
@@ -129,7 +138,7 @@ export class Dispatcher {
   /** Runs everything due now and waits for every outcome (the manual clock's step). */
   async drain(): Promise<void> {
     for (let step = 0; step < webhookLimits.advanceStepsMax; step++) {
-      this.pump();
+      this.pump(true);
       if (this.inFlight.size > 0) { await Promise.all(this.inFlight.values()); continue; }
       const next = this.nextDueAt();
       if (next === undefined || next > this.p.clock.now()) return;
@@ -137,14 +146,24 @@ export class Dispatcher {
     throw new Error(`webhook drain: more than ${webhookLimits.advanceStepsMax} steps; something stays due`);
   }
 
-  /** One round: fan-out, health milestones, claims and sends. Synchronous; outcomes arrive later. */
-  pump(): void {
+  /**
+   * One round: fan-out, health milestones, claims and sends. Synchronous; outcomes arrive
+   * later. The fan-out waits for the database's write lock only when `waitForLock` (the
+   * manual clock's drain). Otherwise it tries: while another connection holds the lock (the
+   * journal's writer thread, writing a batch) it tries again a millisecond later, rather
+   * than sleep on the event loop in SQLite's busy handler (1, 2, 5 ms…) while requests wait.
+   */
+  pump(waitForLock = false): void {
     if (this.stopped) return;
     const now = this.p.clock.now();
     for (let i = 0; i < webhookLimits.fanOutBatchesPerPumpMax; i++) {
       const events = this.p.source.read(this.position, webhookLimits.fanOutEventsPerBatchMax);
       if (events.length === 0) break;
-      this.fanOutBatch(events, now);
+      if (waitForLock) this.fanOutBatch(events, now);
+      else if (!this.tryFanOut(events, now)) {
+        this.fanOutRetry ??= setTimeout(() => { this.fanOutRetry = null; this.pump(); }, 1);
+        break;
+      }
       this.position = events[events.length - 1]!.position;
     }
     for (const e of this.p.endpoints.dueHealthChecks(now, webhookLimits.healthChecksPerPumpMax)) {
@@ -152,6 +171,20 @@ export class Dispatcher {
     }
     this.claimAndSend(now);
     this.arm();
+  }
+
+  /** The fan-out of `events` if the write lock is free now; false (nothing written) while another connection holds it. */
+  private tryFanOut(events: ReturnType<EventSource['read']>, now: number): boolean {
+    this.lockWait.none();
+    try {
+      this.fanOutBatch.immediate(events, now); // the lock taken first, before anything is read or called
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+      throw error;
+    } finally {
+      this.lockWait.restore();
+    }
   }
 
   private claimAndSend(now: number): void {
