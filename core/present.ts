@@ -202,26 +202,27 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
     };
   }
   if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };
-  if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) {
-    const st = d.settlement;
-    // Set one by one, in the contract's order (no temporary object assigned over).
-    o.ordered_amount_minor = n(st.orderedMinor);
-    o.transferred_amount_minor = n(st.transferredMinor);
-    o.amount_received_minor = n(st.receivedMinor);
-    o.fee_total_minor = n(st.feeTotalMinor);
-    o.credited_amount_minor = n(st.creditedMinor);
-    o.overpayment = d.overpayment ? {
-      claim_id: d.overpayment.claimId, cause: d.overpayment.cause, amount_minor: n(d.overpayment.amountMinor),
-      slip_received_at: iso(d.overpayment.slipReceivedAt), status: 'open', action_required: 'contact_support',
-    } : null;
-    o.partial = st.partial;
-    o.settled_via = st.settledVia;
-    o.balance_transaction_id = st.balanceTransactionId;
-    o.settled_at = iso(st.settledAt);
-    o.clearing_available_at = st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt);
-    o.fee_breakdown = p && p.shown.fee_breakdown !== undefined && st.feeBreakdown === p.state.settlement?.feeBreakdown ? p.shown.fee_breakdown : fees(st.feeBreakdown);
-  }
+  if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) addSettlement(o, d, d.settlement, p);
   return o;
+}
+
+/** A settled (or reversed) deposit's settlement keys, set one by one in the contract's order onto `o` (no temporary object assigned over). */
+function addSettlement(o: Obj, d: Deposit, st: NonNullable<Deposit['settlement']>, p: Prior<Deposit> | undefined): void {
+  o.ordered_amount_minor = n(st.orderedMinor);
+  o.transferred_amount_minor = n(st.transferredMinor);
+  o.amount_received_minor = n(st.receivedMinor);
+  o.fee_total_minor = n(st.feeTotalMinor);
+  o.credited_amount_minor = n(st.creditedMinor);
+  o.overpayment = d.overpayment ? {
+    claim_id: d.overpayment.claimId, cause: d.overpayment.cause, amount_minor: n(d.overpayment.amountMinor),
+    slip_received_at: iso(d.overpayment.slipReceivedAt), status: 'open', action_required: 'contact_support',
+  } : null;
+  o.partial = st.partial;
+  o.settled_via = st.settledVia;
+  o.balance_transaction_id = st.balanceTransactionId;
+  o.settled_at = iso(st.settledAt);
+  o.clearing_available_at = st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt);
+  o.fee_breakdown = p && p.shown.fee_breakdown !== undefined && st.feeBreakdown === p.state.settlement?.feeBreakdown ? p.shown.fee_breakdown : fees(st.feeBreakdown);
 }
 
 function fill(f: Fill, withReceipt: boolean): Obj {
