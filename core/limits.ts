@@ -143,6 +143,12 @@ export const writeSideLimits = {
    * the event loop's, so a small one costs a few more scavenges, not throughput.
    */
   workerYoungSpaceMb: 8,
+  /**
+   * The nice value of the background worker threads (the read side, the request log):
+   * they run whenever a core is free, and give way while the event loop or the journal's
+   * writer thread wants one (adapters/thread-priority.ts).
+   */
+  backgroundThreadNice: 10,
 } as const;
 
 // ---- slip verification: provider client, worker, bank simulator (adapters/slips/) ----

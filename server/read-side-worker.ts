@@ -13,13 +13,14 @@
 // worker → parent { position } (the first says it runs) | { connected } | { log } | { relayStopped }.
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { setThisThreadNice } from '../adapters/thread-priority.ts';
 import { JournalReader } from '../adapters/bus/journal-reader.ts';
 import { JetStreamPublisher } from '../adapters/bus/nats.ts';
 import { Relay } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions, type ProjectionsDb } from '../projections/db.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
-import { observabilityLimits } from '../core/limits.ts';
+import { observabilityLimits, writeSideLimits } from '../core/limits.ts';
 import { inProcessRelay, type BusRelay } from './in-process-relay.ts';
 
 export interface ReadSideWorkerData {
@@ -41,6 +42,7 @@ export interface PostedLine {
 
 const port = parentPort!;
 const options = workerData as ReadSideWorkerData;
+setThisThreadNice(writeSideLimits.backgroundThreadNice); // background work: the request path first
 const at = (level: keyof ReadSideLog) => (fields: object, message: string) => port.postMessage({ log: { level, fields, message } satisfies PostedLine });
 const log: ReadSideLog = { info: at('info'), warn: at('warn'), error: at('error') };
 let durableSeq = options.durableSeq;

@@ -12,6 +12,8 @@
 // batch sent before it: the store is closed only when they are all written.
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { setThisThreadNice } from '../adapters/thread-priority.ts';
+import { writeSideLimits } from '../core/limits.ts';
 import { RequestLogStore } from '../adapters/request-log.ts';
 import { bodyForLog } from './redact.ts';
 import type { BodyHandoff, RequestLogBatch, RequestLogWorkerData } from './request-log-thread.ts';
@@ -26,6 +28,7 @@ function fatal(error: unknown): never {
 }
 
 const port = parentPort!;
+setThisThreadNice(writeSideLimits.backgroundThreadNice); // background work: the request path first
 let store: RequestLogStore;
 try {
   store = new RequestLogStore((workerData as RequestLogWorkerData).dataDir);
