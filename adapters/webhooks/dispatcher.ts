@@ -180,7 +180,7 @@ export class Dispatcher {
       this.fanOutBatch.immediate(events, now); // the lock taken first, before anything is read or called
       return true;
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+      if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return false; // the lock is held (or the WAL being recovered): later
       throw error;
     } finally {
       this.lockWait.restore();
