@@ -98,6 +98,12 @@ export const durations = { second, minute, hour, day } as const;
 export const writeSideLimits = {
   /** Commands in one group-commit transaction; a longer queue is flushed in several. */
   groupCommitCommandsMax: 1000,
+  /**
+   * With the writer thread, commands decided in one turn of the event loop are handed over
+   * this many at a time, before the turn ends: a turn that reads fifty requests would
+   * otherwise decide them all before the thread could start writing the first.
+   */
+  handOverEarlyCommands: 16,
   /** How long a writer waits for another connection's write lock before failing. */
   sqliteBusyTimeoutMs: 5000,
   /** Expired nonces or idempotency records deleted per prune statement. */

@@ -176,6 +176,9 @@ export class SqliteJournal implements Journal {
     const kept = this.options.thread ? null : commit;
     const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit: kept, pending, resolve, reject, epoch }));
     promise.catch(noop); // the error also reaches onStale; an uncaptured rejection must not crash the writer
+    // With the writer thread, a full hand-over batch goes now rather than at the end of this
+    // turn: the thread writes and syncs it while this loop decides the requests still waiting.
+    if (this.options.thread && this.queue.length >= writeSideLimits.handOverEarlyCommands) this.handOverQueued();
     this.schedule();
     return promise;
   }
@@ -219,14 +222,13 @@ export class SqliteJournal implements Journal {
     const scheduled = this.scheduled;
     if (!scheduled) return;
     this.scheduled = null;
-    const batch = this.queue;
-    this.queue = [];
     if (this.options.thread) {
-      for (const item of batch) this.waiting.push(item);
-      this.handOver(threadItemsInFlightMax);
+      this.handOverQueued();
       scheduled.resolve();
       return;
     }
+    const batch = this.queue;
+    this.queue = [];
     if (batch.length === 0 && this.nonceRiders.length > 0) this.writeBatch([]);
     for (let i = 0; i < batch.length; i += writeSideLimits.groupCommitCommandsMax) {
       this.writeBatch(batch.slice(i, i + writeSideLimits.groupCommitCommandsMax));
@@ -318,6 +320,13 @@ export class SqliteJournal implements Journal {
     if (!thread) return;
     this.handOver(Infinity);
     thread.stopSync();
+  }
+
+  /** Writer thread: what is queued joins what waits, and is handed over as far as the limit allows. */
+  private handOverQueued(): void {
+    for (const item of this.queue) this.waiting.push(item);
+    this.queue = [];
+    this.handOver(threadItemsInFlightMax);
   }
 
   /**

@@ -1,6 +1,7 @@
 // The journal's writer thread (adapters/sqlite/journal-thread.ts, journal-worker.ts), as the
 // server runs it, on a real journal.db: group commits written and synced by the thread while
-// the event loop decides the next; a burst reaches the thread in bounded batches; a failed
+// the event loop decides the next; commands decided in one turn are handed over 16 at a time
+// before it ends; a burst reaches the thread in bounded batches; a failed
 // commit refuses every later command decided on the same (now stale) world and the world is
 // rebuilt; another writer's entries found at the tail make the world stale too; the event
 // loop's own writes share the file without SQLITE_BUSY_SNAPSHOT; close() writes and syncs
@@ -21,6 +22,7 @@ import { ManualClock } from '../../adapters/clock.ts';
 import { UlidIds } from '../../adapters/ids.ts';
 import { openStore } from '../../adapters/sqlite/store.ts';
 import type { Worker } from 'node:worker_threads';
+import { JournalThread, type BatchMessage } from '../../adapters/sqlite/journal-thread.ts';
 
 const dirs: string[] = [];
 test.after(() => { for (const d of dirs) removeDir(d); });
@@ -65,6 +67,30 @@ test('a burst of thousands of commands in one turn reaches the thread in batches
   assert.is(store.db.prepare("SELECT COUNT(*) FROM journal WHERE type = 'DepositCreated'").pluck(true).get(), 4_500);
   assert.ok(verifyStore(store.db).ok);
   store.close();
+});
+
+test('commands decided in one turn go to the thread 16 at a time before the turn ends, the rest at its end', async () => {
+  const { store, d } = threaded('thread-early');
+  const wl = await d.whiteLabel();
+  const merchant = await d.merchant(wl);
+  const posted: number[] = [];
+  const post = JournalThread.prototype.post;
+  JournalThread.prototype.post = function (this: JournalThread, message: BatchMessage) {
+    posted.push(message.items.length);
+    post.call(this, message);
+  };
+  try {
+    const early = writeSideLimits.handOverEarlyCommands;
+    const burst = Array.from({ length: 2 * early + 5 }, () => settled(store.submit(d.depositCommand(merchant, 2_000n))));
+    assert.equal(posted, [early, early], 'two full batches handed over while the turn still runs');
+    const outcomes = await Promise.all(burst);
+    assert.equal(posted.slice(0, 3), [early, early, 5], 'the rest at the end of the turn');
+    assert.equal(outcomes.filter((o) => !o.ok), []);
+    assert.ok(verifyStore(store.db).ok);
+  } finally {
+    JournalThread.prototype.post = post;
+    store.close();
+  }
 });
 
 test('a failed commit refuses every later command decided on the same world; the world is rebuilt and a retry commits', async () => {
