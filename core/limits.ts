@@ -300,6 +300,11 @@ export const webhookLimits = {
   fanOutEventsPerBatchMax: 500,
   /** Fan-out batches per pump before the dispatcher yields to the event loop. */
   fanOutBatchesPerPumpMax: 20,
+  /**
+   * A fan-out that found journal.db's write lock held is tried again after this long (or at
+   * the next wake, when the writer thread's batch is acknowledged, whichever comes first).
+   */
+  fanOutRetryMs: 5,
   /** Endpoint health milestones (warnings, disable) handled per pump. */
   healthChecksPerPumpMax: 100,
   /** The dispatcher looks at the outbox and the due attempts at least this often. */

@@ -85,12 +85,18 @@ export class Dispatcher {
     this.position = p.db.prepare<[string], number>('SELECT position FROM webhook_positions WHERE source = ?').pluck(true).get(name) ?? 0;
     const upsert = p.db.prepare('INSERT INTO webhook_positions (source, position) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET position = excluded.position');
     this.savePosition = (position: number) => upsert.run(name, position);
-    this.fanOutBatch = p.db.transaction((events: ReturnType<EventSource['read']>, now: number) => {
+    // The events after the position are read inside the transaction (once its lock is held):
+    // returns the position reached, or null when there were none.
+    this.fanOutBatch = p.db.transaction((now: number): number | null => {
+      const events = p.source.read(this.position, webhookLimits.fanOutEventsPerBatchMax);
+      if (events.length === 0) return null;
       for (const e of events) {
         p.fanOut.deliver({ ...e, table: p.source.table }, now);
         p.onFannedOut?.(e, now);
       }
-      this.savePosition(events[events.length - 1]!.position);
+      const reached = events[events.length - 1]!.position;
+      this.savePosition(reached);
+      return reached;
     });
     // Through db.pragma each time: SQLite applies PRAGMA busy_timeout when the statement is
     // prepared, so a prepared one run again would change nothing.
@@ -150,21 +156,22 @@ export class Dispatcher {
    * One round: fan-out, health milestones, claims and sends. Synchronous; outcomes arrive
    * later. The fan-out waits for the database's write lock only when `waitForLock` (the
    * manual clock's drain). Otherwise it tries: while another connection holds the lock (the
-   * journal's writer thread, writing a batch) it tries again a millisecond later, rather
-   * than sleep on the event loop in SQLite's busy handler (1, 2, 5 ms…) while requests wait.
+   * journal's writer thread, writing a batch) the round ends there, to run again at the next
+   * wake (that batch's acknowledgement) or after fanOutRetryMs, rather than sleep on the
+   * event loop in SQLite's busy handler (1, 2, 5 ms…) while requests wait, or spin.
    */
   pump(waitForLock = false): void {
     if (this.stopped) return;
     const now = this.p.clock.now();
     for (let i = 0; i < webhookLimits.fanOutBatchesPerPumpMax; i++) {
-      const events = this.p.source.read(this.position, webhookLimits.fanOutEventsPerBatchMax);
-      if (events.length === 0) break;
-      if (waitForLock) this.fanOutBatch(events, now);
-      else if (!this.tryFanOut(events, now)) {
-        this.fanOutRetry ??= setTimeout(() => { this.fanOutRetry = null; this.pump(); }, 1);
-        break;
+      if (this.p.source.read(this.position, 1).length === 0) break; // nothing unread: no transaction
+      const reached = waitForLock ? this.fanOutBatch(now) : this.tryFanOut(now);
+      if (reached === 'busy') {
+        this.fanOutRetry ??= setTimeout(() => { this.fanOutRetry = null; this.pump(); }, webhookLimits.fanOutRetryMs);
+        return; // not armed: arm() would see the unread events as due now and run this again at once
       }
-      this.position = events[events.length - 1]!.position;
+      if (reached === null) break;
+      this.position = reached;
     }
     for (const e of this.p.endpoints.dueHealthChecks(now, webhookLimits.healthChecksPerPumpMax)) {
       this.p.db.transaction(() => this.p.health.checkMilestone(e, now))();
@@ -173,14 +180,13 @@ export class Dispatcher {
     this.arm();
   }
 
-  /** The fan-out of `events` if the write lock is free now; false (nothing written) while another connection holds it. */
-  private tryFanOut(events: ReturnType<EventSource['read']>, now: number): boolean {
+  /** The next fan-out batch if the write lock is free now (the position reached, null when nothing was unread); 'busy', nothing read or written, while another connection holds it. */
+  private tryFanOut(now: number): number | null | 'busy' {
     this.lockWait.none();
     try {
-      this.fanOutBatch.immediate(events, now); // the lock taken first, before anything is read or called
-      return true;
+      return this.fanOutBatch.immediate(now); // the lock taken first, before anything is read or called
     } catch (error) {
-      if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return false; // the lock is held (or the WAL being recovered): later
+      if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return 'busy'; // the lock is held (or the WAL being recovered): later
       throw error;
     } finally {
       this.lockWait.restore();
