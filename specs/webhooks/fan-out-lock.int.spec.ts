@@ -67,11 +67,11 @@ test('while another connection holds the write lock the event loop goes on; the 
     s.other.prepare('BEGIN IMMEDIATE').run();
     s.source.add(event('evt_1'));
     s.source.add(event('evt_2'));
-    // The event loop turns while the lock is held: timers fire on time (a pump that waited
+    // The event loop turns while the lock is held: timers fire (a pump that waited
     // in the busy handler would hold this thread for busy_timeout, 5 s, then throw).
     const started = performance.now();
     for (let i = 0; i < 20; i++) await sleep(5);
-    assert.ok(performance.now() - started < 1_000, `20 turns of 5 ms took ${Math.round(performance.now() - started)} ms`);
+    assert.ok(performance.now() - started < 3_000, `20 turns of 5 ms took ${Math.round(performance.now() - started)} ms`);
     assert.is(s.count(), 0, 'nothing fanned out while the lock is held');
     assert.is(s.db.pragma('busy_timeout', { simple: true }), 5_000, 'the connection waits for locks again everywhere else');
     s.other.prepare('COMMIT').run();
