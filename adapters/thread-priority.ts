@@ -8,15 +8,18 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-/** Sets the calling thread's nice value (0 normal … 19 lowest); false where threads cannot be told apart. */
+/**
+ * Sets the calling thread's nice value (0 normal … 19 lowest). Best effort: false where
+ * threads cannot be told apart or the system refuses (a sandbox that forbids setpriority),
+ * and the thread goes on at its priority rather than fail to start.
+ */
 export function setThisThreadNice(nice: number): boolean {
-  let tid: number;
   try {
-    tid = Number(readlinkSync('/proc/thread-self').split('/task/')[1]); // "<pid>/task/<tid>"
+    const tid = Number(readlinkSync('/proc/thread-self').split('/task/')[1]); // "<pid>/task/<tid>"
+    if (!Number.isSafeInteger(tid) || tid <= 0) return false;
+    setPriority(tid, nice);
+    return true;
   } catch {
-    return false; // not Linux
+    return false; // not Linux, or refused
   }
-  if (!Number.isSafeInteger(tid) || tid <= 0) return false;
-  setPriority(tid, nice);
-  return true;
 }

@@ -61,8 +61,13 @@ export function sha256Hex(body: string | Uint8Array): string {
   return body.length === 0 ? emptySha256Hex : hash('sha256', body, 'hex');
 }
 
+/** HMAC-SHA256 of the canonical string under the API key, as bytes. */
+function hmacSha256(secret: string, canonical: string): Buffer {
+  return createHmac('sha256', secret).update(canonical, 'utf8').digest();
+}
+
 export function sign(secret: string, canonical: string): string {
-  return createHmac('sha256', secret).update(canonical, 'utf8').digest('hex');
+  return hmacSha256(secret, canonical).toString('hex');
 }
 
 const signatureHeaderPattern = /^v1=([0-9a-fA-F]{64})$/;
@@ -72,7 +77,7 @@ export function verifySignatureHeader(secret: string, canonical: string, headerV
   const match = signatureHeaderPattern.exec(headerValue?.trim() ?? '');
   if (match === null) return false;
   const given = Buffer.from(match[1]!, 'hex');
-  const expected = createHmac('sha256', secret).update(canonical, 'utf8').digest(); // the bytes, not hex to decode again
+  const expected = hmacSha256(secret, canonical); // the bytes, not hex to decode again
   // timingSafeEqual throws on unequal lengths; the pattern already fixes 32 bytes, this keeps it so.
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

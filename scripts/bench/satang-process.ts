@@ -49,7 +49,7 @@ export async function startSatangProcess(dataDir: string, options: { extraEnv?: 
  * `npm start` without npm: the start script of package.json, run by sh as npm runs it, with
  * `nodeArgs` put on node's command line (not NODE_OPTIONS, which refuses --cpu-prof).
  */
-export function startScript(nodeArgs: readonly string[]): string {
+function startScript(nodeArgs: readonly string[]): string {
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const execNode = /^((?:\S+=\S+ )*exec node )/;
   if (!execNode.test(start)) throw new Error(`package.json's start script no longer execs node (${start}): the benchmarks measure the process it starts`);

@@ -15,17 +15,25 @@ import * as assert from 'uvu/assert';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-test('a bundle that cannot be written: npm start serves through tsx instead, and says so', async () => {
+/** A temp dir with a copy of the real start.mjs and bundled.mjs under server/, and `bundleScript` as server/bundle.mjs. */
+function startBeside(bundleScript: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'satang-start-'));
+  mkdirSync(join(dir, 'server'));
+  for (const file of ['start.mjs', 'bundled.mjs']) copyFileSync(join(root, 'server', file), join(dir, 'server', file));
+  writeFileSync(join(dir, 'server', 'bundle.mjs'), bundleScript);
+  return dir;
+}
+
+const runStart = (dir: string) => promisify(execFile)(process.execPath, [join(dir, 'server', 'start.mjs')], { encoding: 'utf8', timeout: 60_000 });
+
+test('a bundle that cannot be written: npm start serves through tsx instead, and says so', async () => {
+  const dir = startBeside("process.stderr.write('bundle.mjs: the bundle cannot be written under the cache: EROFS\\n');\nprocess.exit(1);\n");
   try {
-    mkdirSync(join(dir, 'server'));
-    for (const file of ['start.mjs', 'bundled.mjs']) copyFileSync(join(root, 'server', file), join(dir, 'server', file));
-    writeFileSync(join(dir, 'server', 'bundle.mjs'), "process.stderr.write('bundle.mjs: the bundle cannot be written under the cache: EROFS\\n');\nprocess.exit(1);\n");
     // TypeScript only tsx can load (a type annotation), reporting what loaded it.
     writeFileSync(join(dir, 'server', 'main.ts'), "export async function serveUntilSignalled(): Promise<void> {\n  const how: string = 'served from main.ts';\n  process.stdout.write(how);\n}\n");
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n'); // as the repository's
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(dir, 'server', 'start.mjs')], { encoding: 'utf8', timeout: 60_000 });
+    const { stdout, stderr } = await runStart(dir);
     assert.is(stdout, 'served from main.ts');
     assert.match(stderr, /bundle\.mjs: the bundle cannot be written under the cache: EROFS/);
     assert.match(stderr, /could not be bundled; starting it through tsx instead/);
@@ -35,15 +43,10 @@ test('a bundle that cannot be written: npm start serves through tsx instead, and
 });
 
 test('a bundle that can be written: npm start imports it, with no word of tsx', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'satang-start-'));
+  // A bundle.mjs that "builds" a plain module beside it and prints its URL, as the real one does.
+  const dir = startBeside("import { writeFileSync } from 'node:fs';\nconst out = new URL('../bundle-out.mjs', import.meta.url);\nwriteFileSync(out, \"export async function serveUntilSignalled() { process.stdout.write('served from the bundle'); }\\n\");\nprocess.stdout.write(out.href);\n");
   try {
-    mkdirSync(join(dir, 'server'));
-    for (const file of ['start.mjs', 'bundled.mjs']) copyFileSync(join(root, 'server', file), join(dir, 'server', file));
-    // A bundle.mjs that "builds" a plain module and prints its URL, as the real one does.
-    const bundle = join(dir, 'bundle-out.mjs');
-    writeFileSync(bundle, "export async function serveUntilSignalled() { process.stdout.write('served from the bundle'); }\n");
-    writeFileSync(join(dir, 'server', 'bundle.mjs'), `process.stdout.write(${JSON.stringify(new URL(`file://${bundle}`).href)});\n`);
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(dir, 'server', 'start.mjs')], { encoding: 'utf8', timeout: 60_000 });
+    const { stdout, stderr } = await runStart(dir);
     assert.is(stdout, 'served from the bundle');
     assert.is(stderr, '');
   } finally {
