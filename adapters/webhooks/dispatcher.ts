@@ -2,7 +2,9 @@
 // contract's retry schedule. One pump, run on every wake (after a durable commit, on a
 // timer, after outcomes are recorded):
 //   1. fan-out: events after the durable read position become pending deliveries, and
-//      the position moves, in one transaction per batch;
+//      the position moves, in one transaction per batch, committed without its own fsync
+//      (see fanOutDeferringSync: what it wrote can be redone, and is on disk before any
+//      delivery of it is sent);
 //   2. health: endpoint down-time milestones that fell due (warnings, auto-disable);
 //   3. claim: due deliveries are claimed in one transaction (the attempt is counted and
 //      the next attempt's time, with ±10 % jitter, already set), then POSTed, each with a
@@ -37,8 +39,12 @@ export interface DispatcherParts {
   readonly keys: SigningKeyRing;
   /** Signs the deliveries to sandbox endpoints. */
   readonly sandboxKeys: SigningKeyRing;
-  /** Called for each event as it is fanned out, inside the fan-out's transaction. */
-  readonly onFannedOut?: (event: SourcedEvent, now: number) => void;
+  /**
+   * Called for each event as it is fanned out, inside the fan-out's transaction; returns
+   * true when it wrote something that must not be done twice (the commit is then fsynced
+   * before the fan-out goes on, see fanOutDeferringSync).
+   */
+  readonly onFannedOut?: (event: SourcedEvent, now: number) => boolean;
   readonly events: ServiceEvents;
   readonly endpoints: EndpointStore;
   readonly deliveries: DeliveryStore;
@@ -50,6 +56,9 @@ export interface DispatcherParts {
   /** Told each attempt's outcome once it is recorded (metrics). */
   readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
+
+/** Thrown inside a fan-out transaction that may not defer its fsync: rolls it back, to be run again at synchronous=FULL. */
+class MustSyncNow extends Error {}
 
 interface Claimed { readonly delivery: Delivery; readonly endpoint: Endpoint; readonly attempt: number; readonly key: SigningKey; readonly body: string | undefined }
 interface Outcome { readonly claimed: Claimed; readonly result: PostResult; readonly done: () => void }
@@ -75,6 +84,8 @@ export class Dispatcher {
   private readonly fanOutBatch;
   /** busy_timeout 0 and back: the fan-out's try for the write lock (tryFanOut). */
   private readonly lockWait: { none: () => void; restore: () => void };
+  /** synchronous=NORMAL and back: the fan-out's commit without its own fsync (fanOutDeferringSync). */
+  private readonly syncMode: { deferred: () => void; restore: () => void };
   private fanOutRetry: NodeJS.Timeout | null = null;
   private readonly claimBatch;
   private readonly recordBatch;
@@ -86,14 +97,18 @@ export class Dispatcher {
     const upsert = p.db.prepare('INSERT INTO webhook_positions (source, position) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET position = excluded.position');
     this.savePosition = (position: number) => upsert.run(name, position);
     // The events after the position are read inside the transaction (once its lock is held):
-    // returns the position reached, or null when there were none.
-    this.fanOutBatch = p.db.transaction((now: number): number | null => {
+    // returns the position reached, or null when there were none. `deferredSync`: the
+    // commit will not be fsynced, so a mail or a scenario's write refuses it (MustSyncNow).
+    this.fanOutBatch = p.db.transaction((now: number, deferredSync: boolean): number | null => {
       const events = p.source.read(this.position, webhookLimits.fanOutEventsPerBatchMax);
       if (events.length === 0) return null;
+      const mailed = p.fanOut.mailed;
+      let once = false;
       for (const e of events) {
         p.fanOut.deliver({ ...e, table: p.source.table }, now);
-        p.onFannedOut?.(e, now);
+        if (p.onFannedOut?.(e, now) === true) once = true;
       }
+      if (deferredSync && (once || p.fanOut.mailed !== mailed)) throw new MustSyncNow();
       const reached = events[events.length - 1]!.position;
       this.savePosition(reached);
       return reached;
@@ -102,6 +117,8 @@ export class Dispatcher {
     // prepared, so a prepared one run again would change nothing.
     const waitMs = p.db.pragma('busy_timeout', { simple: true }) as number;
     this.lockWait = { none: () => p.db.pragma('busy_timeout = 0'), restore: () => p.db.pragma(`busy_timeout = ${waitMs}`) };
+    const synchronous = p.db.pragma('synchronous', { simple: true }) as number;
+    this.syncMode = { deferred: () => p.db.pragma('synchronous = NORMAL'), restore: () => p.db.pragma(`synchronous = ${synchronous}`) };
     this.claimBatch = p.db.transaction((candidates: Delivery[], now: number) => this.claimAll(candidates, now));
     this.recordBatch = p.db.transaction((outcomes: Outcome[], now: number) => { for (const o of outcomes) this.recordOne(o, now); });
   }
@@ -136,7 +153,7 @@ export class Dispatcher {
 
   /** The earliest instant something is due: now when events are unread, else the next attempt or health milestone. */
   nextDueAt(): number | undefined {
-    if (this.p.source.read(this.position, 1).length > 0) return this.p.clock.now();
+    if (this.p.source.hasUnread(this.position)) return this.p.clock.now();
     const a = this.p.deliveries.nextDueAt(), h = this.p.endpoints.nextHealthCheckAt();
     return a === undefined ? h : h === undefined ? a : Math.min(a, h);
   }
@@ -164,8 +181,8 @@ export class Dispatcher {
     if (this.stopped) return;
     const now = this.p.clock.now();
     for (let i = 0; i < webhookLimits.fanOutBatchesPerPumpMax; i++) {
-      if (this.p.source.read(this.position, 1).length === 0) break; // nothing unread: no transaction
-      const reached = waitForLock ? this.fanOutBatch(now) : this.tryFanOut(now);
+      if (!this.p.source.hasUnread(this.position)) break; // nothing unread: no transaction
+      const reached = waitForLock ? this.fanOutBatch(now, false) : this.tryFanOut(now);
       if (reached === 'busy') {
         this.fanOutRetry ??= setTimeout(() => { this.fanOutRetry = null; this.pump(); }, webhookLimits.fanOutRetryMs);
         return; // not armed: arm() would see the unread events as due now and run this again at once
@@ -184,13 +201,39 @@ export class Dispatcher {
   private tryFanOut(now: number): number | null | 'busy' {
     this.lockWait.none();
     try {
-      return this.fanOutBatch.immediate(now); // the lock taken first, before anything is read or called
+      return this.fanOutDeferringSync(now);
     } catch (error) {
       if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return 'busy'; // the lock is held (or the WAL being recovered): later
       throw error;
     } finally {
       this.lockWait.restore();
     }
+  }
+
+  /**
+   * The next fan-out batch, its lock taken first (before anything is read or called) and
+   * its commit not fsynced (synchronous=NORMAL): during load a third of the event loop's
+   * fsyncs were these. Why that loses nothing: what a fan-out writes (the deliveries, the
+   * read position) is redone the same from the durable outbox if a power cut takes it
+   * (a delivery is inserted once per endpoint and event); the next fsync of the WAL (the
+   * journal writer's, after its next batch, or this connection's next FULL commit) makes it
+   * durable; and no delivery is sent before its claim commits at FULL, which syncs the WAL
+   * and so every fan-out before it. A mail or a scenario's write cannot be taken back from
+   * outside, so a batch that makes one is rolled back and run again at FULL.
+   */
+  private fanOutDeferringSync(now: number): number | null {
+    this.syncMode.deferred();
+    try {
+      return this.fanOutBatch.immediate(now, true);
+    } catch (error) {
+      if (!(error instanceof MustSyncNow)) throw error;
+    } finally {
+      this.syncMode.restore();
+    }
+    // A scenario's key rotation was rolled back with the rest: it must not stay in memory.
+    this.p.keys.load();
+    this.p.sandboxKeys.load();
+    return this.fanOutBatch.immediate(now, false);
   }
 
   private claimAndSend(now: number): void {

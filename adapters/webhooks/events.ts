@@ -33,6 +33,8 @@ export interface EventSource {
   readonly table: EventTable;
   /** Events after `position` in commit order, at most `limit`; never splits one position. */
   read(position: number, limit: number): SourcedEvent[];
+  /** Whether any event lies after `position` (cheaper than read: nothing of the event is read). */
+  hasUnread(position: number): boolean;
   /** Calls `wake` whenever new events may be readable; returns the unsubscribe. */
   subscribe(wake: () => void): () => void;
 }
@@ -55,11 +57,18 @@ export class OutboxEventSource implements EventSource {
   readonly name = 'outbox';
   readonly table = 'outbox' as const;
   private readonly select;
+  private readonly unread;
 
   /** `durableSeq`: rows of later journal seqs are committed but not yet on disk, and wait. */
   constructor(db: Db, private readonly signal: DurableSignal, private readonly durableSeq: () => number = () => Number.MAX_SAFE_INTEGER) {
     this.select = db.prepare<[number, number, number], OutboxRow>(
       'SELECT id, merchant_id, livemode, type, created_at, journal_seq FROM outbox WHERE journal_seq > ? AND journal_seq <= ? ORDER BY journal_seq, rowid LIMIT ?').raw(true);
+    // Answered from the journal_seq index alone (webhooks/schema.ts), without the rows.
+    this.unread = db.prepare<[number, number], number>('SELECT 1 FROM outbox WHERE journal_seq > ? AND journal_seq <= ? LIMIT 1').pluck(true);
+  }
+
+  hasUnread(position: number): boolean {
+    return this.unread.get(position, this.durableSeq()) !== undefined;
   }
 
   read(position: number, limit: number): SourcedEvent[] {

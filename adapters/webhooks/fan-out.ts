@@ -21,6 +21,9 @@ export interface RoutedEvent {
 }
 
 export class FanOut {
+  /** Mails queued so far (by this object): a commit that queued one is made durable before it returns (dispatcher.ts). */
+  mailed = 0;
+
   constructor(
     private readonly endpoints: EndpointStore,
     private readonly deliveries: DeliveryStore,
@@ -43,6 +46,7 @@ export class FanOut {
     const all = this.endpoints.forMerchant(event.merchantId, event.livemode);
     if (all.length === 0 || all.some((e) => e.status === 'enabled')) return;
     const body = this.events.body(event.table, event.id) ?? '';
+    this.mailed++;
     this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${event.livemode ? 'live' : 'sandbox'}): your webhook endpoint is disabled`,
       `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
   }

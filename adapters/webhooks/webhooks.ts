@@ -118,14 +118,16 @@ export class Webhooks {
   /**
    * Sandbox scenario 11400, played as the merchant's deposit.created of that amount is
    * fanned out (inside the fan-out's transaction, so once): the sandbox's signing key is
-   * rotated with 60 s notice and webhook.key.rotating announced. Never a live key.
+   * rotated with 60 s notice and webhook.key.rotating announced. Never a live key. Returns
+   * whether it rotated (a write the fan-out must not repeat).
    */
-  private playKeyRotationScenario(event: SourcedEvent, now: number): void {
-    if (event.livemode || event.type !== 'deposit.created') return;
+  private playKeyRotationScenario(event: SourcedEvent, now: number): boolean {
+    if (event.livemode || event.type !== 'deposit.created') return false;
     const body = this.events.body('outbox', event.id);
     const amount = body === undefined ? undefined : (JSON.parse(body) as { data?: { object?: { amount_minor?: unknown } } }).data?.object?.amount_minor;
-    if (typeof amount !== 'number' || scenarioOf({ livemode: false, amountMinor: BigInt(amount) }) !== 11_400) return;
+    if (typeof amount !== 'number' || scenarioOf({ livemode: false, amountMinor: BigInt(amount) }) !== 11_400) return false;
     this.operations.rotateSandbox(limits.sandboxKeyRotationNoticeMs, now);
+    return true;
   }
 
 

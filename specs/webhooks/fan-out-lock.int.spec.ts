@@ -1,10 +1,16 @@
-// The dispatcher's fan-out while another connection holds journal.db's write lock (the
-// journal's writer thread does, for every batch it writes): the event loop does not sleep
-// in SQLite's busy handler waiting for it; the fan-out is tried again a millisecond later
-// and happens once the lock is free, each event fanned out once (the manual clock's drain
-// still waits for the lock: every spec that advances the clock runs it). Real parts: journal.db in a temp dir, a second connection
-// holding BEGIN IMMEDIATE, the dispatcher as the server builds it (Webhooks); only the
-// event source is the spec's (events it hands out by hand) and the poster answers at once.
+// The dispatcher's fan-out on the event loop:
+// - while another connection holds journal.db's write lock (the journal's writer thread
+//   does, for every batch it writes) the event loop does not sleep in SQLite's busy
+//   handler waiting for it; the fan-out is tried again shortly and happens once the lock
+//   is free, each event fanned out once (the manual clock's drain still waits for the
+//   lock: every spec that advances the clock runs it);
+// - its commit is not fsynced (synchronous=NORMAL: what it wrote is redone from the
+//   outbox after a power cut), except a batch that mails a merchant, which is rolled back
+//   and committed again at FULL; the connection is FULL again after either.
+// Real parts: journal.db in a temp dir, a second connection holding BEGIN IMMEDIATE, the
+// dispatcher as the server builds it (Webhooks); only the event source is the spec's
+// (events it hands out by hand, noting the connection's synchronous setting each time
+// the fan-out reads them, inside its transaction) and the poster answers at once.
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -13,7 +19,7 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../../adapters/clock.ts';
 import { UlidIds } from '../../adapters/ids.ts';
 import { Sealer } from '../../adapters/sealing.ts';
-import { openDatabase } from '../../adapters/sqlite/schema.ts';
+import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
 import type { EventSource, SourcedEvent } from '../../adapters/webhooks/events.ts';
 import type { Poster } from '../../adapters/webhooks/http-post.ts';
 import { Webhooks, webhookSettings } from '../../adapters/webhooks/webhooks.ts';
@@ -23,10 +29,17 @@ import { removeDir, startMs, tempDir } from '../adapters/support.ts';
 class HandedEvents implements EventSource {
   readonly name = 'spec';
   readonly table = 'outbox' as const;
+  /** PRAGMA synchronous at each read: 1 NORMAL, 2 FULL. */
+  readonly synchronousAtRead: number[] = [];
   private readonly events: SourcedEvent[] = [];
   private wake: () => void = () => {};
+  constructor(private readonly db: Db) {}
   read(position: number, limit: number): SourcedEvent[] {
+    this.synchronousAtRead.push(this.db.pragma('synchronous', { simple: true }) as number);
     return this.events.filter((e) => e.position > position).slice(0, limit);
+  }
+  hasUnread(position: number): boolean {
+    return this.events.some((e) => e.position > position);
   }
   subscribe(wake: () => void): () => void {
     this.wake = wake;
@@ -45,7 +58,7 @@ function setUp() {
   const dir = tempDir('fanout-lock');
   const db = openDatabase(dir);
   const clock = new ManualClock(startMs);
-  const source = new HandedEvents();
+  const source = new HandedEvents(db);
   const webhooks = new Webhooks({
     db, clock, ids: new UlidIds(), log: { info: () => {}, warn: () => {}, error: () => {} }, sealer: Sealer.ephemeral(),
     settings: webhookSettings('development', {}), directory: () => undefined, source, poster: answered,
@@ -55,7 +68,8 @@ function setUp() {
   // Another connection to the same file, as the writer thread has.
   const other = new Database(join(dir, 'journal.db'));
   const close = () => { webhooks.stop(); other.close(); db.close(); removeDir(dir); };
-  return { db, clock, source, webhooks, count: () => deliveries.get(endpoint.id)!, other, close };
+  const mails = db.prepare<[], number>("SELECT COUNT(*) FROM email_outbox WHERE kind = 'mandatory_event'").pluck(true);
+  return { db, clock, source, webhooks, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, other, close };
 }
 
 const event = (id: string): Omit<SourcedEvent, 'position'> => ({ id, merchantId: 'mch_shop', livemode: false, type: 'deposit.created', createdAt: startMs });
@@ -81,6 +95,78 @@ test('while another connection holds the write lock the event loop goes on; the 
     for (let i = 0; i < 200 && s.count() < 3; i++) await sleep(5);
     await sleep(20);
     assert.is(s.count(), 3, 'each event once');
+  } finally {
+    s.close();
+  }
+});
+
+const normal = 1, full = 2;
+
+test('a fan-out commits without its own fsync, and leaves the connection at FULL', async () => {
+  const s = setUp();
+  try {
+    s.webhooks.start();
+    s.source.add(event('evt_1'));
+    for (let i = 0; i < 200 && s.count() < 1; i++) await sleep(5);
+    assert.is(s.count(), 1);
+    assert.equal(s.source.synchronousAtRead, [normal], 'read (and committed) at NORMAL');
+    assert.is(s.db.pragma('synchronous', { simple: true }), full);
+  } finally {
+    s.close();
+  }
+});
+
+test('a fan-out that mails the merchant is rolled back and committed again at FULL: one mail, and the event handled once', async () => {
+  const s = setUp();
+  try {
+    // The merchant's only endpoint is disabled: its mandatory events go by e-mail (contract: Events).
+    assert.ok(s.webhooks.endpoints.disable(s.endpoint.id, 'operator', startMs));
+    s.webhooks.start();
+    s.source.add({ ...event('evt_1'), type: 'balance.debited' });
+    for (let i = 0; i < 200 && s.mails() < 1; i++) await sleep(5);
+    await sleep(20);
+    assert.is(s.mails(), 1, 'one mail');
+    assert.equal(s.source.synchronousAtRead, [normal, full], 'tried at NORMAL, rolled back, committed at FULL');
+    assert.is(s.db.pragma('synchronous', { simple: true }), full);
+    s.source.add(event('evt_2')); // not mandatory: no mail, so no fsync of its own
+    for (let i = 0; i < 200 && s.source.synchronousAtRead.length < 3; i++) await sleep(5);
+    await sleep(20);
+    assert.equal(s.source.synchronousAtRead, [normal, full, normal]);
+    assert.is(s.mails(), 1);
+  } finally {
+    s.close();
+  }
+});
+
+test('a fan-out that plays the sandbox key-rotation scenario rotates once, committed at FULL', async () => {
+  const s = setUp();
+  try {
+    // The sandbox deposit.created of scenario amount 11400, as the journal's writer stores it.
+    const body = JSON.stringify({ id: 'evt_1', type: 'deposit.created', data: { object: { amount_minor: 11_400 } } });
+    s.db.prepare(`INSERT INTO outbox (id, merchant_id, livemode, sequence, type, stream, version, created_at, body, journal_seq)
+      VALUES ('evt_1', 'mch_shop', 0, 1, 'deposit.created', 'dep_1', 1, ?, ?, 1)`).run(startMs, body);
+    const stored = s.db.prepare<[], number>('SELECT COUNT(*) FROM webhook_signing_keys_sandbox').pluck(true);
+    assert.is(stored.get(), 1);
+    s.webhooks.start();
+    s.source.add(event('evt_1'));
+    for (let i = 0; i < 200 && s.count() < 1; i++) await sleep(5);
+    await sleep(20);
+    assert.equal(s.source.synchronousAtRead, [normal, full], 'tried at NORMAL, rolled back, committed at FULL');
+    assert.is(stored.get(), 2, 'the next key is stored');
+    assert.ok(s.webhooks.sandboxKeys.next(), 'and announced as next in memory');
+    assert.is(s.webhooks.sandboxKeys.published().length, 2, 'memory holds what the table holds');
+  } finally {
+    s.close();
+  }
+});
+
+test('the manual clock\'s drain fans out at FULL', async () => {
+  const s = setUp();
+  try {
+    s.source.add(event('evt_1')); // not started: nothing runs it but the drain
+    await s.webhooks.dispatcher.drain();
+    assert.is(s.count(), 1);
+    assert.equal(s.source.synchronousAtRead, [full]);
   } finally {
     s.close();
   }
