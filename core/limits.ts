@@ -305,6 +305,13 @@ export const webhookLimits = {
    * the next wake, when the writer thread's batch is acknowledged, whichever comes first).
    */
   fanOutRetryMs: 5,
+  /**
+   * A wake (a durable commit, an operator's change) runs the pump at most once in this
+   * long: under load the writer's acknowledgements come every few milliseconds, and each
+   * pump's fixed cost (the write lock tried, a transaction, the due and health queries)
+   * is paid once for all the events of the interval instead of once per batch.
+   */
+  wakeIntervalMinMs: 10,
   /** Endpoint health milestones (warnings, disable) handled per pump. */
   healthChecksPerPumpMax: 100,
   /** The dispatcher looks at the outbox and the due attempts at least this often. */

@@ -1,6 +1,6 @@
 // The webhook dispatcher: turns merchant events into signed HTTP deliveries on the
-// contract's retry schedule. One pump, run on every wake (after a durable commit, on a
-// timer, after outcomes are recorded):
+// contract's retry schedule. One pump, run on wakes (after a durable commit, at most once
+// in wakeIntervalMinMs), on a timer, and after outcomes are recorded:
 //   1. fan-out: events after the durable read position become pending deliveries, and
 //      the position moves, in one transaction per batch, committed without its own fsync
 //      (see fanOutDeferringSync: what it wrote can be redone, and is on disk before any
@@ -75,6 +75,8 @@ export class Dispatcher {
   private outcomes: Outcome[] = [];
   private flushScheduled = false;
   private wakeScheduled = false;
+  /** performance.now() when the last pump began: wakes are spaced by wakeIntervalMinMs. */
+  private lastPumpAt = Number.NEGATIVE_INFINITY;
   private running = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
@@ -144,11 +146,14 @@ export class Dispatcher {
     this.p.poster.close();
   }
 
-  /** Something may have become due: pump on the next turn (coalesced). */
+  /** Something may have become due: pump on the next turn, or once wakeIntervalMinMs has passed since the last pump (coalesced). */
   wake(): void {
     if (!this.running || this.wakeScheduled) return;
     this.wakeScheduled = true;
-    setImmediate(() => { this.wakeScheduled = false; this.pump(); });
+    const run = () => { this.wakeScheduled = false; this.pump(); };
+    const wait = this.lastPumpAt + webhookLimits.wakeIntervalMinMs - performance.now();
+    if (wait <= 0) setImmediate(run);
+    else setTimeout(run, wait).unref();
   }
 
   /** The earliest instant something is due: now when events are unread, else the next attempt or health milestone. */
@@ -179,6 +184,7 @@ export class Dispatcher {
    */
   pump(waitForLock = false): void {
     if (this.stopped) return;
+    this.lastPumpAt = performance.now();
     const now = this.p.clock.now();
     for (let i = 0; i < webhookLimits.fanOutBatchesPerPumpMax; i++) {
       if (!this.p.source.hasUnread(this.position)) break; // nothing unread: no transaction
@@ -318,7 +324,7 @@ export class Dispatcher {
         if (n <= 0) this.perEndpoint.delete(o.claimed.endpoint.id); else this.perEndpoint.set(o.claimed.endpoint.id, n);
         o.done();
       }
-      this.pump();
+      this.wake(); // the next due deliveries, spaced like every wake
     });
   }
 

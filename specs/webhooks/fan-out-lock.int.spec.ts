@@ -6,7 +6,9 @@
 //   lock: every spec that advances the clock runs it);
 // - its commit is not fsynced (synchronous=NORMAL: what it wrote is redone from the
 //   outbox after a power cut), except a batch that mails a merchant, which is rolled back
-//   and committed again at FULL; the connection is FULL again after either.
+//   and committed again at FULL; the connection is FULL again after either;
+// - wakes (one per durable commit) run the pump at most once in wakeIntervalMinMs, so a
+//   burst of commits is fanned out in a few transactions, every event once.
 // Real parts: journal.db in a temp dir, a second connection holding BEGIN IMMEDIATE, the
 // dispatcher as the server builds it (Webhooks); only the event source is the spec's
 // (events it hands out by hand, noting the connection's synchronous setting each time
@@ -23,6 +25,7 @@ import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
 import type { EventSource, SourcedEvent } from '../../adapters/webhooks/events.ts';
 import type { Poster } from '../../adapters/webhooks/http-post.ts';
 import { Webhooks, webhookSettings } from '../../adapters/webhooks/webhooks.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import { removeDir, startMs, tempDir } from '../adapters/support.ts';
 
 /** Events the spec appends; the dispatcher is woken as the outbox's signal would wake it. */
@@ -31,6 +34,8 @@ class HandedEvents implements EventSource {
   readonly table = 'outbox' as const;
   /** PRAGMA synchronous at each read: 1 NORMAL, 2 FULL. */
   readonly synchronousAtRead: number[] = [];
+  /** hasUnread calls: each pump makes one or more. */
+  unreadChecks = 0;
   private readonly events: SourcedEvent[] = [];
   private wake: () => void = () => {};
   constructor(private readonly db: Db) {}
@@ -39,6 +44,7 @@ class HandedEvents implements EventSource {
     return this.events.filter((e) => e.position > position).slice(0, limit);
   }
   hasUnread(position: number): boolean {
+    this.unreadChecks++;
     return this.events.some((e) => e.position > position);
   }
   subscribe(wake: () => void): () => void {
@@ -155,6 +161,30 @@ test('a fan-out that plays the sandbox key-rotation scenario rotates once, commi
     assert.is(stored.get(), 2, 'the next key is stored');
     assert.ok(s.webhooks.sandboxKeys.next(), 'and announced as next in memory');
     assert.is(s.webhooks.sandboxKeys.published().length, 2, 'memory holds what the table holds');
+  } finally {
+    s.close();
+  }
+});
+
+test('a burst of wakes runs the pump at most once in wakeIntervalMinMs, and fans out every event once', async () => {
+  const s = setUp();
+  try {
+    s.webhooks.start();
+    await sleep(50);
+    const checksBefore = s.source.unreadChecks;
+    const started = performance.now();
+    for (let i = 1; i <= 100; i++) {
+      s.source.add(event(`evt_${i}`)); // a wake each, as each durable commit does
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (let i = 0; i < 200 && s.count() < 100; i++) await sleep(5);
+    const elapsed = performance.now() - started;
+    assert.is(s.count(), 100, 'every event fanned out, once');
+    const pumps = s.source.synchronousAtRead.length; // one fan-out transaction per pump that found events
+    const allowed = Math.ceil(elapsed / webhookLimits.wakeIntervalMinMs) + 2;
+    assert.ok(pumps <= allowed, `${pumps} fan-outs in ${Math.round(elapsed)} ms: at most ${allowed}`);
+    assert.ok(pumps < 50, `${pumps} fan-outs for 100 wakes`);
+    assert.ok(s.source.unreadChecks - checksBefore < 200, 'the pump did not run once a wake');
   } finally {
     s.close();
   }
