@@ -96,6 +96,9 @@ test('npm start: SIGTERM to the npm process stops the server; nothing is left an
     assert.match(await consolePage.text(), /<html lang="th">/);
     const server = processesUsing(run.dataDir).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('server/start.mjs'));
     assert.ok(server !== undefined, 'a node process runs server/start.mjs');
+    // The worker threads' bundles were built without esbuild's service staying beside the server.
+    const esbuild = processesUsing(run.dataDir).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('esbuild'));
+    assert.equal(esbuild, [], 'no esbuild process stays beside the server');
     run.child.kill('SIGTERM');
     await until('npm exits', async () => run.child.exitCode !== null || run.child.signalCode !== null, 20_000);
     await until('the port stops answering', async () => !(await answers(run.port)), 20_000);
