@@ -123,9 +123,9 @@ export class EndpointStore {
     return this.s.byMerchant.all(merchantId, livemode ? 1 : 0).map(fromRow);
   }
 
-  /** Enabled endpoints of a merchant and mode that take events of `type`. */
-  subscribers(merchantId: string, livemode: boolean, type: string): Endpoint[] {
-    return this.s.enabled.all(merchantId, livemode ? 1 : 0).map(fromRow).filter((e) => subscribes(e, type));
+  /** Enabled endpoints of a merchant and mode. */
+  enabled(merchantId: string, livemode: boolean): Endpoint[] {
+    return this.s.enabled.all(merchantId, livemode ? 1 : 0).map(fromRow);
   }
 
   /** Every (merchant, mode) with at least one enabled endpoint. */

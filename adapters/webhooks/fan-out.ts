@@ -6,7 +6,7 @@
 // so an event's deliveries exist exactly when the read position says it was handled.
 
 import type { EmailOutbox } from './email.ts';
-import type { EndpointStore } from './endpoints.ts';
+import { subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
 import type { DeliveryStore } from './deliveries.ts';
 import type { EventTable, ServiceEvents } from './events.ts';
 import { mandatoryEventTypes } from './endpoints.ts';
@@ -31,15 +31,27 @@ export class FanOut {
     private readonly email: EmailOutbox,
   ) {}
 
-  /** Creates the event's deliveries, due at `now`; returns how many. */
-  deliver(event: RoutedEvent, now: number): number {
-    const targets = this.endpoints.subscribers(event.merchantId, event.livemode, event.type);
+  /**
+   * Creates the event's deliveries, due at `now`; returns how many. `enabled`: the enabled
+   * endpoints by merchant and mode already read in this transaction (a batch of events
+   * reads each merchant's once); filled as they are read.
+   */
+  deliver(event: RoutedEvent, now: number, enabled?: Map<string, readonly Endpoint[]>): number {
+    const targets = this.enabledEndpoints(event, enabled).filter((e) => subscribes(e, event.type));
     let created = 0;
     for (const endpoint of targets) {
       if (this.deliveries.insert({ endpointId: endpoint.id, event, dueAt: now }, now)) created++;
     }
     if (targets.length === 0 && mandatoryEventTypes.has(event.type)) this.mailIfOnlyEndpointDisabled(event, now);
     return created;
+  }
+
+  private enabledEndpoints(event: RoutedEvent, read: Map<string, readonly Endpoint[]> | undefined): readonly Endpoint[] {
+    if (!read) return this.endpoints.enabled(event.merchantId, event.livemode);
+    const key = `${event.merchantId}:${event.livemode ? 1 : 0}`;
+    let endpoints = read.get(key);
+    if (!endpoints) read.set(key, endpoints = this.endpoints.enabled(event.merchantId, event.livemode));
+    return endpoints;
   }
 
   private mailIfOnlyEndpointDisabled(event: RoutedEvent, now: number): void {
