@@ -159,9 +159,13 @@ export class Dispatcher {
 
   /** The earliest instant something is due: now when events are unread, else the next attempt or health milestone. */
   nextDueAt(): number | undefined {
+    return this.nextDueGiven(this.p.deliveries.nextDueAt(), this.p.endpoints.nextHealthCheckAt());
+  }
+
+  /** nextDueAt from the earliest attempt and milestone already read. */
+  private nextDueGiven(attemptAt: number | undefined, healthAt: number | undefined): number | undefined {
     if (this.p.source.hasUnread(this.position)) return this.p.clock.now();
-    const a = this.p.deliveries.nextDueAt(), h = this.p.endpoints.nextHealthCheckAt();
-    return a === undefined ? h : h === undefined ? a : Math.min(a, h);
+    return attemptAt === undefined ? healthAt : healthAt === undefined ? attemptAt : Math.min(attemptAt, healthAt);
   }
 
   /** Runs everything due now and waits for every outcome (the manual clock's step). */
@@ -198,14 +202,19 @@ export class Dispatcher {
       this.position = reached;
     }
     // The earliest milestone and attempt (a MIN over an index each) decide whether the
-    // queries for what is due run at all: under load most pumps find nothing due.
-    if (isDue(this.p.endpoints.nextHealthCheckAt(), now)) {
+    // queries for what is due run at all: under load most pumps find nothing due. When
+    // nothing was, they also arm the timer (nothing they cover changed since).
+    const healthAt = this.p.endpoints.nextHealthCheckAt();
+    const healthDue = isDue(healthAt, now);
+    if (healthDue) {
       for (const e of this.p.endpoints.dueHealthChecks(now, webhookLimits.healthChecksPerPumpMax)) {
         this.p.db.transaction(() => this.p.health.checkMilestone(e, now))();
       }
     }
-    if (isDue(this.p.deliveries.nextDueAt(), now)) this.claimAndSend(now);
-    this.arm();
+    const attemptAt = this.p.deliveries.nextDueAt();
+    const attemptDue = isDue(attemptAt, now);
+    if (attemptDue) this.claimAndSend(now);
+    if (this.running) this.arm(healthDue || attemptDue ? this.nextDueAt() : this.nextDueGiven(attemptAt, healthAt));
   }
 
   /** The next fan-out batch if the write lock is free now (the position reached, null when nothing was unread); 'busy', nothing read or written, while another connection holds it. */
@@ -347,10 +356,9 @@ export class Dispatcher {
     this.p.health.onFailure(c.endpoint.id, now);
   }
 
-  private arm(): void {
-    if (!this.running) return;
+  /** The timer for the next pump, at `next` (the earliest thing due) or within pollIntervalMsMax. */
+  private arm(next: number | undefined): void {
     if (this.timer) clearTimeout(this.timer);
-    const next = this.nextDueAt();
     const wait = next === undefined ? webhookLimits.pollIntervalMsMax : Math.min(webhookLimits.pollIntervalMsMax, Math.max(0, next - this.p.clock.now()));
     this.timer = setTimeout(() => { this.timer = null; this.pump(); }, Math.max(wait, 1));
     this.timer.unref();
