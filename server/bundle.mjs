@@ -7,8 +7,13 @@
 // and their source maps for the life of the process, about 80 MB resident on an idle
 // server (235 MB against 153 MB, measured). So main.ts and what it imports from this
 // repository are bundled by esbuild (which tsx itself runs on) into one ES module, written
-// once per distinct build under node_modules/.cache/satang/, where packages resolve as
-// from the repository. Worker threads bundle their modules likewise (adapters/worker-thread.ts).
+// once per distinct build under node_modules/.cache/satang/, where packages resolve as from
+// the repository. Where the install's node_modules/ is read-only, it goes to a cache of the
+// user's own instead ($XDG_CACHE_HOME/satang/<checkout>/, or ~/.cache/…, then
+// $TMPDIR/satang-<uid>/<checkout>/), beside a node_modules symlink to the repository's, so
+// that packages resolve the same from there (the bundle's imports, and the worker threads'
+// import.meta.resolve); such a cache is used only when it is this user's and nobody else
+// may write it, since code is loaded from it.
 //
 // A module that reads its own location keeps it: each bundled file's `import.meta.url` is
 // that file's URL, not the bundle's (a per-file constant, through esbuild's define). Stack
@@ -17,12 +22,13 @@
 
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const entry = process.argv[2] ? resolve(process.argv[2]) : fileURLToPath(new URL('./main.ts', import.meta.url));
-const cacheDir = new URL('../node_modules/.cache/satang/', import.meta.url);
+const cacheDir = writableCacheDir();
 
 /** Each bundled file's import.meta.url: a constant declared at its top, which define points the expression at. */
 const ownUrl = {
@@ -52,7 +58,6 @@ const put = (url, text) => {
 };
 const bundle = new URL(`${name}.mjs`, cacheDir);
 try {
-  mkdirSync(cacheDir, { recursive: true });
   put(new URL(`${name}.mjs.map`, cacheDir), mapFile.text);
   put(bundle, `${codeFile.text}//# sourceMappingURL=${name}.mjs.map\n`);
 } catch (error) {
@@ -68,3 +73,50 @@ for (const file of readdirSync(cacheDir)) {
   try { if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path); } catch { /* gone already */ }
 }
 process.stdout.write(bundle.href);
+
+/**
+ * The first place the bundle can be written: the install's node_modules/.cache/satang/, else
+ * this checkout's directory in a cache of the user's that only this user may write, with a
+ * node_modules symlink to the repository's. Exits (saying why) when there is none.
+ */
+function writableCacheDir() {
+  const packages = fileURLToPath(new URL('../node_modules/', import.meta.url));
+  const checkout = createHash('sha256').update(packages).digest('hex').slice(0, 16);
+  const home = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const candidates = [
+    { dir: join(packages, '.cache', 'satang'), own: null },
+    { dir: join(home, 'satang', checkout), own: join(home, 'satang') },
+    { dir: join(tmpdir(), `satang-${process.getuid?.() ?? 'user'}`, checkout), own: join(tmpdir(), `satang-${process.getuid?.() ?? 'user'}`) },
+  ];
+  const reasons = [];
+  for (const { dir, own } of candidates) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (own !== null) {
+        for (const path of [own, dir]) {
+          if (!isPrivate(path)) throw new Error(`${path} is not a directory of this user's that only this user may write`);
+        }
+        const link = join(dir, 'node_modules');
+        let target = null;
+        try { target = readlinkSync(link); } catch { /* absent (or not a link: symlinkSync says so) */ }
+        if (target !== packages) {
+          if (target !== null) rmSync(link);
+          symlinkSync(packages, link);
+        }
+      }
+      const probe = join(dir, `.probe-${process.pid}`);
+      writeFileSync(probe, '');
+      rmSync(probe);
+      return pathToFileURL(dir + '/');
+    } catch (error) {
+      reasons.push(`${dir}: ${error.message}`);
+    }
+  }
+  process.stderr.write(`bundle.mjs: the bundle cannot be written under any cache: ${reasons.join('; ')}\n`);
+  process.exit(1);
+}
+
+function isPrivate(path) {
+  const stat = lstatSync(path);
+  return stat.isDirectory() && (!process.getuid || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
+}

@@ -2,10 +2,10 @@
 // bundled (in a process of its own, so the build leaves nothing behind here); this imports
 // the bundle and serves until signalled.
 //
-// When the bundle cannot be written (an install whose node_modules/ is read-only: the
-// bundle lies under node_modules/.cache/ so that its packages resolve), the server still
-// starts, through tsx's loader as `node --import tsx server/main.ts` runs it, at the cost
-// of the memory that loader keeps (about 80 MB resident; see bundle.mjs), and says so.
+// When the bundle cannot be built or written (bundle.mjs tries node_modules/.cache/satang/,
+// then a cache of the user's own that nobody else may write), the server still starts,
+// through tsx's loader as `node --import tsx server/main.ts` runs it, at the cost of the
+// memory that loader keeps (about 80 MB resident; see bundle.mjs), and says so.
 
 import { bundled } from './bundled.mjs';
 
