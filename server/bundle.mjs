@@ -13,7 +13,8 @@
 // $TMPDIR/satang-<uid>/<checkout>/), beside a node_modules symlink to the repository's, so
 // that packages resolve the same from there (the bundle's imports, and the worker threads'
 // import.meta.resolve); such a cache is used only when it is this user's and nobody else
-// may write it, since code is loaded from it.
+// may write it, since code is loaded from it. Worker threads bundle their modules at start,
+// into data: URLs (adapters/worker-thread.ts).
 //
 // A module that reads its own location keeps it: each bundled file's `import.meta.url` is
 // that file's URL, not the bundle's (a per-file constant, through esbuild's define). Stack
@@ -82,12 +83,8 @@ process.stdout.write(bundle.href);
 function writableCacheDir() {
   const packages = fileURLToPath(new URL('../node_modules/', import.meta.url));
   const checkout = createHash('sha256').update(packages).digest('hex').slice(0, 16);
-  const home = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const candidates = [
-    { dir: join(packages, '.cache', 'satang'), own: null },
-    { dir: join(home, 'satang', checkout), own: join(home, 'satang') },
-    { dir: join(tmpdir(), `satang-${process.getuid?.() ?? 'user'}`, checkout), own: join(tmpdir(), `satang-${process.getuid?.() ?? 'user'}`) },
-  ];
+  const users = [join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'satang'), join(tmpdir(), `satang-${process.getuid?.() ?? 'user'}`)];
+  const candidates = [{ dir: join(packages, '.cache', 'satang'), own: null }, ...users.map((own) => ({ dir: join(own, checkout), own }))];
   const reasons = [];
   for (const { dir, own } of candidates) {
     try {
@@ -96,13 +93,7 @@ function writableCacheDir() {
         for (const path of [own, dir]) {
           if (!isPrivate(path)) throw new Error(`${path} is not a directory of this user's that only this user may write`);
         }
-        const link = join(dir, 'node_modules');
-        let target = null;
-        try { target = readlinkSync(link); } catch { /* absent (or not a link: symlinkSync says so) */ }
-        if (target !== packages) {
-          if (target !== null) rmSync(link);
-          symlinkSync(packages, link);
-        }
+        linkPackages(join(dir, 'node_modules'), packages);
       }
       const probe = join(dir, `.probe-${process.pid}`);
       writeFileSync(probe, '');
@@ -114,6 +105,19 @@ function writableCacheDir() {
   }
   process.stderr.write(`bundle.mjs: the bundle cannot be written under any cache: ${reasons.join('; ')}\n`);
   process.exit(1);
+}
+
+/** `link` → `packages`, made or mended; another process making the same link at once is fine. */
+function linkPackages(link, packages) {
+  const target = () => { try { return readlinkSync(link); } catch { return null; } };
+  const found = target();
+  if (found === packages) return;
+  if (found !== null) rmSync(link);
+  try {
+    symlinkSync(packages, link);
+  } catch (error) {
+    if (target() !== packages) throw error; // a directory or file of that name, or another link
+  }
 }
 
 function isPrivate(path) {
