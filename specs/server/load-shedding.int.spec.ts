@@ -1,5 +1,5 @@
 // Load shedding by the contract's priorities, with the event-loop lag set by the test
-// (the meter is the server's own; only its reading is forced): new deposits (P3) are
+// (the meter is the server's own, stopped; only its reading is forced): new deposits (P3) are
 // shed first, status reads (P2) only under heavier lag, and the answer is a retryable
 // 503 service_unavailable with the rate-limit headers still on it.
 
@@ -13,6 +13,9 @@ let shop: MerchantKeys;
 test.before(async () => {
   s = await TestServer.start();
   shop = await s.onboard('Shop');
+  // The tests set the reading; the meter's own one-second window must not replace it
+  // between a test's setting and its request (it did, once, in a loaded CI run).
+  s.running.loadMeter.stop();
 });
 test.after(async () => { await s.stop(); });
 
