@@ -5,8 +5,8 @@
 // The random part comes from the system CSPRNG drawn in blocks (ulid's default asks the
 // OS for one byte per character, a measurable cost on the journal's hot path).
 
-import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { createHash, randomFillSync } from 'node:crypto';
+import { encodeTime, monotonicFactory } from 'ulid';
 import type { Ids } from '../core/ports.ts';
 
 const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -27,6 +27,20 @@ export function ulidToHex(ulid: string): string {
   let value = 0n;
   for (const ch of ulid) value = (value << 5n) | BigInt(crockford.indexOf(ch));
   return value.toString(16).padStart(32, '0');
+}
+
+/**
+ * A ULID made again, identically, from what it names: the time part is `timeMs`, the 80
+ * bits after it the first 80 of SHA-256(`name`). For a record that is redone from durable
+ * inputs after a commit that was not fsynced (a webhook fan-out), so it keeps its id.
+ */
+export function derivedUlid(timeMs: number, name: string): string {
+  const hash = createHash('sha256').update(name).digest();
+  let bits = 0n;
+  for (let i = 0; i < 10; i++) bits = (bits << 8n) | BigInt(hash[i]!);
+  let tail = '';
+  for (let i = 0; i < 16; i++, bits >>= 5n) tail = crockford[Number(bits & 31n)]! + tail;
+  return encodeTime(timeMs, 10) + tail;
 }
 
 export class UlidIds implements Ids {

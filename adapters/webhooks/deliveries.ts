@@ -8,6 +8,7 @@
 // attempt number, never lost.
 
 import type { Ids } from '../../core/ports.ts';
+import { derivedUlid } from '../ids.ts';
 import { iso } from '../../core/present.ts';
 import type { Db } from '../sqlite/schema.ts';
 import type { EventTable } from './events.ts';
@@ -110,9 +111,15 @@ export class DeliveryStore {
     return new Map(this.s.pendingByEndpoint.all().map((r) => [r.endpoint_id, r.n]));
   }
 
-  /** Creates a pending delivery (inside the caller's transaction); undefined if fan-out already made it. */
+  /**
+   * Creates a pending delivery (inside the caller's transaction); undefined if fan-out
+   * already made it. An event's one delivery to an endpoint (not a resend) has an id made
+   * from the two (derivedUlid, at the event's instant): a fan-out lost to a power cut before
+   * its commit reached the disk is redone under the same id, so an id an operator saw
+   * listed still names the delivery.
+   */
   insert(d: NewDelivery, now: number): string | undefined {
-    const id = this.ids.next('whd');
+    const id = d.resend === true ? this.ids.next('whd') : `whd_${derivedUlid(d.event.createdAt, `${d.endpointId}\n${d.event.id}`)}`;
     const info = this.s.insert.run(id, d.endpointId, d.event.id, d.event.type, d.event.table, d.event.createdAt, d.resend ? 1 : 0, d.replayId ?? null, now, d.dueAt);
     return info.changes === 1 ? id : undefined;
   }

@@ -6,7 +6,8 @@
 //   lock: every spec that advances the clock runs it);
 // - its commit is not fsynced (synchronous=NORMAL: what it wrote is redone from the
 //   outbox after a power cut), except a batch that mails a merchant, which is rolled back
-//   and committed again at FULL; the connection is FULL again after either;
+//   and committed again at FULL; the connection is FULL again after either; a fan-out
+//   lost that way and redone writes its deliveries under the same ids (derivedUlid);
 // - wakes (one per durable commit) run the pump at most once in wakeIntervalMinMs, so a
 //   burst of commits is fanned out in a few transactions, every event once.
 // Real parts: journal.db in a temp dir, a second connection holding BEGIN IMMEDIATE, the
@@ -16,6 +17,7 @@
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { decodeTime, isValid } from 'ulid';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../adapters/clock.ts';
@@ -65,17 +67,20 @@ function setUp() {
   const db = openDatabase(dir);
   const clock = new ManualClock(startMs);
   const source = new HandedEvents(db);
-  const webhooks = new Webhooks({
-    db, clock, ids: new UlidIds(), log: { info: () => {}, warn: () => {}, error: () => {} }, sealer: Sealer.ephemeral(),
+  const sealer = Sealer.ephemeral();
+  // The service's webhooks on this database, as a (re)started process builds them.
+  const build = () => new Webhooks({
+    db, clock, ids: new UlidIds(), log: { info: () => {}, warn: () => {}, error: () => {} }, sealer,
     settings: webhookSettings('development', {}), directory: () => undefined, source, poster: answered,
   });
+  const webhooks = build();
   const endpoint = webhooks.endpoints.create('mch_shop', false, 'http://127.0.0.1:9/hook', null);
   const deliveries = db.prepare<[string], number>('SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ?').pluck(true);
   // Another connection to the same file, as the writer thread has.
   const other = new Database(join(dir, 'journal.db'));
   const close = () => { webhooks.stop(); other.close(); db.close(); removeDir(dir); };
   const mails = db.prepare<[], number>("SELECT COUNT(*) FROM email_outbox WHERE kind = 'mandatory_event'").pluck(true);
-  return { db, clock, source, webhooks, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, other, close };
+  return { db, clock, source, webhooks, build, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, other, close };
 }
 
 const event = (id: string): Omit<SourcedEvent, 'position'> => ({ id, merchantId: 'mch_shop', livemode: false, type: 'deposit.created', createdAt: startMs });
@@ -197,6 +202,41 @@ test('the manual clock\'s drain fans out at FULL', async () => {
     await s.webhooks.dispatcher.drain();
     assert.is(s.count(), 1);
     assert.equal(s.source.synchronousAtRead, [full]);
+  } finally {
+    s.close();
+  }
+});
+
+test('a fan-out lost before its commit reached the disk is redone under the same delivery ids; a resend gets a fresh one', async () => {
+  const s = setUp();
+  try {
+    const second = s.webhooks.endpoints.create('mch_shop', false, 'http://127.0.0.1:9/second', null);
+    const ids = s.db.prepare<[], { id: string; endpoint_id: string; event_id: string }>('SELECT id, endpoint_id, event_id FROM webhook_deliveries ORDER BY endpoint_id, event_id');
+    s.webhooks.start();
+    s.source.add(event('evt_1'));
+    s.source.add({ ...event('evt_2'), createdAt: startMs + 1 });
+    for (let i = 0; i < 200 && s.count() < 2; i++) await sleep(5);
+    const first = ids.all();
+    assert.is(first.length, 4, 'two events to two endpoints');
+    assert.is(new Set(first.map((d) => d.id)).size, 4);
+    for (const d of first) {
+      assert.ok(isValid(d.id.slice('whd_'.length)), `${d.id} is whd_ and a ULID`);
+      assert.is(decodeTime(d.id.slice('whd_'.length)), d.event_id === 'evt_1' ? startMs : startMs + 1, 'at its event\'s instant');
+    }
+    s.webhooks.stop();
+    // What a power cut leaves when the fan-out's commit (not fsynced) did not reach the disk:
+    // the outbox and the read position as they were before it.
+    s.db.exec("DELETE FROM webhook_attempts; DELETE FROM webhook_deliveries; UPDATE webhook_positions SET position = 0 WHERE source = 'spec'");
+    const again = s.build();
+    try {
+      await again.dispatcher.drain();
+      assert.equal(ids.all(), first, 'the same deliveries, under the same ids');
+      const resent = again.operations.resend(again.endpoints.get(second.id)!, again.deliveries.get(first.find((d) => d.endpoint_id === second.id)!.id)!);
+      assert.ok(resent.ok);
+      assert.ok(!first.some((d) => d.id === resent.value.id), 'a resend is a delivery of its own');
+    } finally {
+      again.stop();
+    }
   } finally {
     s.close();
   }
