@@ -36,11 +36,14 @@ export function ulidToHex(ulid: string): string {
  */
 export function derivedUlid(timeMs: number, name: string): string {
   const hash = createHash('sha256').update(name).digest();
-  let bits = 0n;
-  for (let i = 0; i < 10; i++) bits = (bits << 8n) | BigInt(hash[i]!);
-  let tail = '';
-  for (let i = 0; i < 16; i++, bits >>= 5n) tail = crockford[Number(bits & 31n)]! + tail;
-  return encodeTime(timeMs, 10) + tail;
+  let text = encodeTime(timeMs, 10);
+  let bits = 0, held = 0; // bits not yet written, most significant first
+  for (let i = 0; i < 10; i++) {
+    bits = (bits << 8) | hash[i]!;
+    for (held += 8; held >= 5; held -= 5) text += crockford[(bits >> (held - 5)) & 31];
+    bits &= (1 << held) - 1;
+  }
+  return text;
 }
 
 export class UlidIds implements Ids {
