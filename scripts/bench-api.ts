@@ -27,11 +27,13 @@
 // Usage: npm run bench:api [-- --seconds 8 --warmup 2 --connections 50 --keys N --profile DIR]
 //        npm run bench:memory [-- --memory 1000000 --seconds 10 --server-heap-mb 160]
 // (--profile: the satang server writes a V8 CPU profile there; summarise it with
-// `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`.)
+// `node scripts/bench/profile-summary.mjs DIR/*.cpuprofile`. --wal-copy DIR: journal.db
+// and its WAL are copied there as the create window ends; `node scripts/bench/wal-pages.mjs
+// DIR/journal.db` says which tables and indexes the last group commits wrote pages of.)
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -52,6 +54,8 @@ const { values } = parseArgs({
     memory: { type: 'string' },
     // The memory run: V8's old-space limit of the satang process, MB (node --max-old-space-size); unset, V8's default.
     'server-heap-mb': { type: 'string' },
+    // Where journal.db and its WAL are copied as the create window ends (read them with scripts/bench/wal-pages.mjs).
+    'wal-copy': { type: 'string' },
   },
 });
 const memoryDeposits = values.memory !== undefined ? positive('memory', values.memory) : undefined;
@@ -111,6 +115,21 @@ function track(child: ChildProcess): ChildProcess {
 const stop = stopProcess;
 
 /**
+ * What a process has written so far (/proc/<pid>/io: bytes sent to the block layer, and
+ * write system calls, all its threads); undefined where /proc is missing.
+ */
+function writesOf(pid: number | undefined): { bytes: number; calls: number } | undefined {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1]);
+    const w = { bytes: field('write_bytes'), calls: field('syscw') };
+    return Number.isFinite(w.bytes) && Number.isFinite(w.calls) ? w : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * CPU seconds a process has used so far, all its threads, or only its main thread (the
  * event loop: /proc/<pid>/task/<pid>); undefined where /proc is missing.
  */
@@ -130,6 +149,10 @@ type Measured = LoadReport & {
   server_main_thread_cpu_percent: number | null;
   /** Event-loop CPU per successful answer, µs: the path's cost, less sensitive than req/s to what else the machine runs. */
   server_main_thread_cpu_us_per_request: number | null;
+  /** Bytes the server wrote to its files (WAL frames, checkpoints, projections, request log) per successful answer. */
+  server_write_bytes_per_request: number | null;
+  /** Write system calls (sockets included) per successful answer. */
+  server_write_calls_per_request: number | null;
 };
 
 /**
@@ -140,15 +163,18 @@ function load(plan: LoadPlan, server: ChildProcess): Promise<Measured> {
   const child = track(fork(join(root, 'scripts/bench/api-load.ts'), [], { execArgv: tsx, stdio: ['ignore', 2, 2, 'ipc'] }));
   let serverCpuAtStart: number | undefined;
   let mainCpuAtStart: number | undefined;
+  let writesAtStart: { bytes: number; calls: number } | undefined;
   return new Promise((resolve, reject) => {
     child.on('message', (message: LoadMessage) => {
       if (message.kind === 'window_started') {
         serverCpuAtStart = cpuSecondsOf(server.pid);
         mainCpuAtStart = cpuSecondsOf(server.pid, true);
+        writesAtStart = writesOf(server.pid);
         return;
       }
       const serverCpuAtEnd = cpuSecondsOf(server.pid);
       const mainCpuAtEnd = cpuSecondsOf(server.pid, true);
+      const writesAtEnd = writesOf(server.pid);
       const r = message.report;
       const serverCpu = serverCpuAtStart !== undefined && serverCpuAtEnd !== undefined
         ? Math.round(((serverCpuAtEnd - serverCpuAtStart) * 100) / r.measured_seconds) : null;
@@ -158,6 +184,8 @@ function load(plan: LoadPlan, server: ChildProcess): Promise<Measured> {
         ...r, server_cpu_percent: serverCpu,
         server_main_thread_cpu_percent: mainCpu === null ? null : Math.round((mainCpu * 100) / r.measured_seconds),
         server_main_thread_cpu_us_per_request: mainCpu === null || answered === 0 ? null : Math.round((mainCpu * 1e6) / answered),
+        server_write_bytes_per_request: writesAtStart && writesAtEnd && answered > 0 ? Math.round((writesAtEnd.bytes - writesAtStart.bytes) / answered) : null,
+        server_write_calls_per_request: writesAtStart && writesAtEnd && answered > 0 ? round2((writesAtEnd.calls - writesAtStart.calls) / answered) : null,
       });
     });
     child.once('exit', (code) => reject(new Error(`load generator exited with ${code} before reporting`)));
@@ -219,7 +247,7 @@ function plan(port: number, mode: LoadPlan['mode'], keys: string[], okStatuses: 
 }
 
 function summary(name: string, r: Scenario): void {
-  progress(`${name}: ${r.requests_per_second}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${JSON.stringify(r.errors_by_status)}, CPU server ${r.server_cpu_percent} % (event loop ${r.server_main_thread_cpu_percent} %, ${r.server_main_thread_cpu_us_per_request} µs a request) / load generator ${r.load_generator_cpu_percent} %`);
+  progress(`${name}: ${r.requests_per_second}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, errors ${JSON.stringify(r.errors_by_status)}, CPU server ${r.server_cpu_percent} % (event loop ${r.server_main_thread_cpu_percent} %, ${r.server_main_thread_cpu_us_per_request} µs a request) / load generator ${r.load_generator_cpu_percent} %, server wrote ${r.server_write_bytes_per_request} bytes in ${r.server_write_calls_per_request} write calls a request`);
 }
 
 async function bareScenario(fsyncDb?: string): Promise<Scenario> {
@@ -232,6 +260,13 @@ async function bareScenario(fsyncDb?: string): Promise<Scenario> {
   }
 }
 
+/** journal.db's WAL (the last group commits of the create window) and the database, copied for scripts/bench/wal-pages.mjs. */
+function copyWal(dataDir: string, into: string): void {
+  mkdirSync(into, { recursive: true });
+  for (const file of ['journal.db-wal', 'journal.db']) copyFileSync(join(dataDir, file), join(into, file));
+  progress(`journal.db and its WAL copied to ${into}: node scripts/bench/wal-pages.mjs ${join(into, 'journal.db')}`);
+}
+
 async function satangScenarios(dataDir: string): Promise<{ create: Scenario; get: Scenario }> {
   const { child, url } = await startSatang(dataDir);
   try {
@@ -241,6 +276,7 @@ async function satangScenarios(dataDir: string): Promise<{ create: Scenario; get
     progress('create: signed POST /v1/pay/deposits');
     const { ids, ...create } = await load(plan(port, 'create', keys, [201, 202], [], true), child);
     summary('create', create);
+    if (values['wal-copy'] !== undefined) copyWal(dataDir, values['wal-copy']);
     if (ids.length === 0) throw new Error('no deposit was created: nothing to read');
     progress(`get: signed GET /v1/pay/deposits/{id} over ${ids.length} deposits`);
     const { ids: _none, ...get } = await load(plan(port, 'get', keys, [200], ids), child);
