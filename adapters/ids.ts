@@ -6,7 +6,7 @@
 // OS for one byte per character, a measurable cost on the journal's hot path).
 
 import { createHash, randomFillSync } from 'node:crypto';
-import { encodeTime, monotonicFactory } from 'ulid';
+import { encodeTime, isValid, monotonicFactory } from 'ulid';
 import type { Ids } from '../core/ports.ts';
 
 const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -30,17 +30,26 @@ export function ulidToHex(ulid: string): string {
 }
 
 /**
- * A ULID made again, identically, from what it names: the time part is `timeMs`, the 80
- * bits after it the first 80 of SHA-256(`name`). For a record that is redone from durable
- * inputs after a commit that was not fsynced (a webhook fan-out), so it keeps its id.
+ * A ULID made again, identically, from what it names, for a record that is redone from
+ * durable inputs after a commit that was not fsynced (a webhook fan-out), so it keeps its
+ * id. When `of` ends in a ULID (`evt_…`): that ULID with the first 20 bits of its random
+ * part replaced by the first 20 of SHA-256(`name`), so the records of one `name` sort as
+ * their `of`s do (a monotonic factory's ids differ in their last bits). Otherwise a ULID
+ * at `timeMs` whose random part is SHA-256 of both.
  */
-export function derivedUlid(timeMs: number, name: string): string {
-  const hash = createHash('sha256').update(name).digest();
-  let text = encodeTime(timeMs, 10);
-  let bits = 0, held = 0; // bits not yet written, most significant first
-  for (let i = 0; i < 10; i++) {
-    bits = (bits << 8) | hash[i]!;
-    for (held += 8; held >= 5; held -= 5) text += crockford[(bits >> (held - 5)) & 31];
+export function derivedUlid(of: string, name: string, timeMs: number): string {
+  const base = of.slice(of.indexOf('_') + 1);
+  if (isValid(base)) return base.slice(0, 10) + crockfordBits(createHash('sha256').update(name).digest(), 4) + base.slice(14);
+  return encodeTime(timeMs, 10) + crockfordBits(createHash('sha256').update(`${name}\n${of}`).digest(), 16);
+}
+
+/** The first 5 × `chars` bits of `bytes` in Crockford's base 32, most significant first. */
+function crockfordBits(bytes: Uint8Array, chars: number): string {
+  let text = '';
+  let bits = 0, held = 0; // bits read and not yet written
+  for (let i = 0; text.length < chars; i++) {
+    bits = (bits << 8) | bytes[i]!;
+    for (held += 8; held >= 5 && text.length < chars; held -= 5) text += crockford[(bits >> (held - 5)) & 31];
     bits &= (1 << held) - 1;
   }
   return text;

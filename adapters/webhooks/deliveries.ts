@@ -114,12 +114,13 @@ export class DeliveryStore {
   /**
    * Creates a pending delivery (inside the caller's transaction); undefined if fan-out
    * already made it. An event's one delivery to an endpoint (not a resend) has an id made
-   * from the two (derivedUlid, at the event's instant): a fan-out lost to a power cut before
-   * its commit reached the disk is redone under the same id, so an id an operator saw
-   * listed still names the delivery.
+   * from the two (derivedUlid: the event's ULID marked with the endpoint's): a fan-out lost
+   * to a power cut before its commit reached the disk is redone under the same id, so an id
+   * an operator saw listed still names the delivery, and an endpoint's deliveries list in
+   * the order of their events.
    */
   insert(d: NewDelivery, now: number): string | undefined {
-    const id = d.resend === true ? this.ids.next('whd') : `whd_${derivedUlid(d.event.createdAt, `${d.endpointId}\n${d.event.id}`)}`;
+    const id = d.resend === true ? this.ids.next('whd') : `whd_${derivedUlid(d.event.id, d.endpointId, d.event.createdAt)}`;
     const info = this.s.insert.run(id, d.endpointId, d.event.id, d.event.type, d.event.table, d.event.createdAt, d.resend ? 1 : 0, d.replayId ?? null, now, d.dueAt);
     return info.changes === 1 ? id : undefined;
   }

@@ -7,7 +7,8 @@
 // - its commit is not fsynced (synchronous=NORMAL: what it wrote is redone from the
 //   outbox after a power cut), except a batch that mails a merchant, which is rolled back
 //   and committed again at FULL; the connection is FULL again after either; a fan-out
-//   lost that way and redone writes its deliveries under the same ids (derivedUlid);
+//   lost that way and redone writes its deliveries under the same ids (derivedUlid), which
+//   sort, for one endpoint, as their events' ids do;
 // - wakes (one per durable commit) run the pump at most once in wakeIntervalMinMs, so a
 //   burst of commits is fanned out in a few transactions, every event once.
 // Real parts: journal.db in a temp dir, a second connection holding BEGIN IMMEDIATE, the
@@ -207,21 +208,30 @@ test('the manual clock\'s drain fans out at FULL', async () => {
   }
 });
 
-test('a fan-out lost before its commit reached the disk is redone under the same delivery ids; a resend gets a fresh one', async () => {
+test('a fan-out lost before its commit reached the disk is redone under the same delivery ids, listed in the events\' order; a resend gets a fresh id', async () => {
   const s = setUp();
   try {
     const second = s.webhooks.endpoints.create('mch_shop', false, 'http://127.0.0.1:9/second', null);
-    const ids = s.db.prepare<[], { id: string; endpoint_id: string; event_id: string }>('SELECT id, endpoint_id, event_id FROM webhook_deliveries ORDER BY endpoint_id, event_id');
+    const rows = s.db.prepare<[], { id: string; endpoint_id: string; event_id: string }>('SELECT id, endpoint_id, event_id FROM webhook_deliveries ORDER BY endpoint_id, id');
+    // Events as the journal's writer names them (one monotonic factory: within a millisecond
+    // they differ in their last bits), and one whose id holds no ULID.
+    const eventIds = new UlidIds();
+    const named = [eventIds.next('evt'), eventIds.next('evt'), eventIds.next('evt'), 'evt_not_a_ulid'];
     s.webhooks.start();
-    s.source.add(event('evt_1'));
-    s.source.add({ ...event('evt_2'), createdAt: startMs + 1 });
-    for (let i = 0; i < 200 && s.count() < 2; i++) await sleep(5);
-    const first = ids.all();
-    assert.is(first.length, 4, 'two events to two endpoints');
-    assert.is(new Set(first.map((d) => d.id)).size, 4);
+    for (const [i, id] of named.entries()) s.source.add({ ...event(id), createdAt: startMs + i });
+    for (let i = 0; i < 200 && s.count() < named.length; i++) await sleep(5);
+    const first = rows.all();
+    assert.is(first.length, 8, 'four events to two endpoints');
+    assert.is(new Set(first.map((d) => d.id)).size, 8);
+    for (const endpoint of [s.endpoint.id, second.id]) {
+      const ofUlids = first.filter((d) => d.endpoint_id === endpoint && d.event_id !== 'evt_not_a_ulid'); // by id
+      assert.equal(ofUlids.map((d) => d.event_id), named.slice(0, 3), 'an endpoint\'s deliveries sort as their events do');
+    }
     for (const d of first) {
-      assert.ok(isValid(d.id.slice('whd_'.length)), `${d.id} is whd_ and a ULID`);
-      assert.is(decodeTime(d.id.slice('whd_'.length)), d.event_id === 'evt_1' ? startMs : startMs + 1, 'at its event\'s instant');
+      const ulid = d.id.slice('whd_'.length);
+      assert.ok(d.id.startsWith('whd_') && isValid(ulid), `${d.id} is whd_ and a ULID`);
+      const instant = d.event_id === 'evt_not_a_ulid' ? startMs + 3 : decodeTime(d.event_id.slice('evt_'.length));
+      assert.is(decodeTime(ulid), instant, 'at its event id\'s instant, or the event\'s when its id holds no ULID');
     }
     s.webhooks.stop();
     // What a power cut leaves when the fan-out's commit (not fsynced) did not reach the disk:
@@ -230,7 +240,7 @@ test('a fan-out lost before its commit reached the disk is redone under the same
     const again = s.build();
     try {
       await again.dispatcher.drain();
-      assert.equal(ids.all(), first, 'the same deliveries, under the same ids');
+      assert.equal(rows.all(), first, 'the same deliveries, under the same ids');
       const resent = again.operations.resend(again.endpoints.get(second.id)!, again.deliveries.get(first.find((d) => d.endpoint_id === second.id)!.id)!);
       assert.ok(resent.ok);
       assert.ok(!first.some((d) => d.id === resent.value.id), 'a resend is a delivery of its own');
