@@ -127,8 +127,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     throw error;
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
+  const securityClock = options.securityClock ?? new SystemClock();
   const webhooks = new Webhooks({
-    db: store.db, clock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id),
+    db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id),
     durableSeq: () => store.durableSeq, onAttempt: (endpointId, outcome) => metrics.webhookAttempt(endpointId, outcome),
   });
   const apiKeys = new SqliteKeyStore(store.db, sealer);
@@ -146,7 +147,6 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     submit: store.submit.bind(store), // the one door: routes, the slip worker and the scheduler all submit here
     ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
   };
-  const securityClock = options.securityClock ?? new SystemClock();
   const services: Services = {
     write, securityClock, keys: apiKeys,
     nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },

@@ -33,7 +33,13 @@ export const userAgent = 'satang-webhooks/1.0';
 
 export interface DispatcherParts {
   readonly db: Db;
+  /** Business time: when deliveries are due, the retry schedule, the attempts' times. */
   readonly clock: Clock;
+  /**
+   * Security time, the wall clock always: the signature's timestamp, which receivers hold
+   * to ±300 s of their own clock (an advanced test clock must not make them refuse).
+   */
+  readonly securityClock: Clock;
   readonly source: EventSource;
   readonly poster: Poster;
   readonly keys: SigningKeyRing;
@@ -263,7 +269,7 @@ export class Dispatcher {
     const candidates = this.p.deliveries.due(now, free, saturated);
     if (candidates.length === 0) return;
     const claimed: Claimed[] = this.claimBatch(candidates, now);
-    for (const c of claimed) this.send(c, now);
+    for (const c of claimed) this.send(c);
   }
 
   /** Inside the claim transaction: counts each attempt and sets the following one's time. */
@@ -287,13 +293,13 @@ export class Dispatcher {
     return claimed;
   }
 
-  private send(c: Claimed, now: number): void {
+  private send(c: Claimed): void {
     const id = c.delivery.id;
     this.perEndpoint.set(c.endpoint.id, (this.perEndpoint.get(c.endpoint.id) ?? 0) + 1);
     const body = c.body === undefined ? undefined : Buffer.from(c.body, 'utf8');
     const sent = body === undefined
       ? Promise.resolve<PostResult>({ outcome: 'permanent', status: null, excerpt: null, durationMs: 0, error: 'event_missing: the event is no longer stored' })
-      : this.p.poster.post(c.endpoint.url, this.headers(c, now, body), body);
+      : this.p.poster.post(c.endpoint.url, this.headers(c, body), body);
     const settled = sent.then((result) => new Promise<void>((done) => {
       if (this.stopped) return done();
       this.outcomes.push({ claimed: c, result, done });
@@ -302,12 +308,12 @@ export class Dispatcher {
     this.inFlight.set(id, settled);
   }
 
-  private headers(c: Claimed, now: number, body: Buffer): Record<string, string> {
+  private headers(c: Claimed, body: Buffer): Record<string, string> {
     const d = c.delivery;
     return {
       'Content-Type': 'application/json; charset=utf-8',
       'User-Agent': userAgent,
-      'X-PG-Signature': signDelivery(c.key, Math.floor(now / 1000), d.eventId, body),
+      'X-PG-Signature': signDelivery(c.key, Math.floor(this.p.securityClock.now() / 1000), d.eventId, body),
       'X-PG-Event-Id': d.eventId,
       'X-PG-Event-Type': d.eventType,
       'X-PG-Delivery-Id': d.id,

@@ -8,7 +8,7 @@
 //   webhooks.start(); … webhooks.stop();
 
 import type { Clock, Ids } from '../../core/ports.ts';
-import { ManualClock } from '../clock.ts';
+import { ManualClock, SystemClock } from '../clock.ts';
 import type { Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
 import { DeliveryStore } from './deliveries.ts';
@@ -48,7 +48,10 @@ export function webhookSettings(mode: 'development' | 'production', env: NodeJS.
 
 export interface WebhookDeps {
   readonly db: Db;
+  /** Business time (the service clock): due times, retries, key rotation. */
   readonly clock: Clock;
+  /** Security time for the signatures' timestamps: the wall clock (default: the system clock). */
+  readonly securityClock?: Clock;
   readonly ids: Ids;
   readonly log: LogLike;
   readonly directory: Directory;
@@ -97,7 +100,7 @@ export class Webhooks {
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
     this.dispatcher = new Dispatcher({
-      db, clock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
+      db, clock, securityClock: deps.securityClock ?? new SystemClock(), source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
       poster: new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams),
       keys: this.keys, sandboxKeys: this.sandboxKeys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
       onFannedOut: (event, now) => this.playKeyRotationScenario(event, now),

@@ -1,6 +1,7 @@
 // Webhook signatures end to end, checked independently of the signer with
 // @noble/ed25519: a delivery's headers and signature against GET
-// /v1/webhooks/signing-keys; the published keys' shape; the three test-vector sets
+// /v1/webhooks/signing-keys, its timestamp the wall clock's (security time) whatever the
+// service clock says, as the reference consumer requires; the published keys' shape; the three test-vector sets
 // (verified with @noble/ed25519 and node:crypto); and a key rotation — announced 7 days
 // ahead by webhook.key.rotating to every endpoint, with deliveries verifying under the
 // old key before the switch and under the new one after it (a retry across the switch
@@ -10,6 +11,7 @@ import * as ed from '@noble/ed25519';
 import { createPublicKey, verify } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { WebhookConsumer } from '../../scripts/webhook-consumer.ts';
 import type { MerchantKeys, TestServer } from '../support/server-harness.ts';
 import { addEndpoint, advance, day, emitEvent, nobleVerifies, publishedKeys, Receiver, second, startServer } from './support.ts';
 
@@ -45,11 +47,23 @@ test('a delivery carries every contract header, and its signature verifies with 
   const keys = await publishedKeys(s);
   const checked = await nobleVerifies(r, keys);
   assert.ok(checked.ok, 'signature verifies with @noble/ed25519');
-  assert.is(checked.t, Math.floor(s.clock.now() / 1000));
+  assert.ok(Math.abs(checked.t - s.wallSeconds()) <= 1, `t=${checked.t} is the wall clock's (${s.wallSeconds()}), not the service clock's`);
   assert.is(keys.keys.find((k) => k.kid === checked.kid)?.status, 'active');
   // The check is real: one changed byte of the body fails it.
   const tampered = { ...r, body: Buffer.from(r.body.toString('utf8').replace('"livemode":true', '"livemode":false')) };
   assert.not.ok((await nobleVerifies(tampered, keys)).ok);
+});
+
+test('on a service clock hours (and days) from the wall clock, t is the wall clock\'s: the reference consumer, holding t to ±300 s of its real clock, applies the delivery', async () => {
+  await advance(s, 3 * 3_600_000);
+  assert.ok(Math.abs(s.clock.now() - Date.now()) > 3_600_000, 'the service clock is hours from the wall clock');
+  const consumer = new WebhookConsumer({ signingKeysUrl: `${s.url}/v1/webhooks/signing-keys`, livemode: true, db: ':memory:' }); // Date.now
+  const before = receiver.received.length;
+  await emitEvent(s, shop);
+  await advance(s, 0);
+  const r = receiver.received.at(-1)!;
+  assert.ok(receiver.received.length > before, 'delivered');
+  assert.equal(await consumer.handle(r.headers, r.body), { status: 200, outcome: 'applied' });
 });
 
 test('GET /v1/webhooks/signing-keys: Ed25519 keys as base64 SPKI DER and raw base64url bytes that agree', async () => {
