@@ -1,8 +1,8 @@
 // Webhook signatures end to end, checked independently of the signer with
 // @noble/ed25519: a delivery's headers and signature against GET
 // /v1/webhooks/signing-keys, its timestamp the wall clock's (security time) whatever the
-// service clock says, as the reference consumer requires; the published keys' shape; the three test-vector sets
-// (verified with @noble/ed25519 and node:crypto); and a key rotation — announced 7 days
+// service clock says, as the reference consumer requires; the published keys' shape; the
+// three test-vector sets (verified with @noble/ed25519 and node:crypto); and a key rotation — announced 7 days
 // ahead by webhook.key.rotating to every endpoint, with deliveries verifying under the
 // old key before the switch and under the new one after it (a retry across the switch
 // is re-signed by the new key).
