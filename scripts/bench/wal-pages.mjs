@@ -30,8 +30,8 @@ function committedFrames(wal) {
   return { pageSize, transactions };
 }
 
-/** The deposits created after the last checkpoint: journal rows past the database file's own. */
-function depositsInWal() {
+/** The deposits created after the last checkpoint: rows of `db`'s journal past the database file's own. */
+function depositsInWal(db) {
   const dir = mkdtempSync(join(tmpdir(), 'wal-pages-'));
   try {
     copyFileSync(file, join(dir, 'journal.db')); // the database file without its WAL
@@ -48,7 +48,7 @@ const { pageSize, transactions } = committedFrames(readFileSync(`${file}-wal`));
 const db = new Database(file, { readonly: true });
 const owner = new Map(db.prepare('SELECT pageno, name, pagetype FROM dbstat').all()
   .map((r) => [r.pageno, r.pagetype === 'overflow' ? `${r.name} (overflow)` : r.name]));
-const deposits = depositsInWal();
+const deposits = depositsInWal(db);
 db.close();
 
 const byBtree = new Map();
