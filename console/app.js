@@ -12,7 +12,7 @@
 //   dismiss-error, sign-in-again, notice; load-failed (ui.js: a page whose data did not load).
 
 import { render } from 'preact';
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { logout } from './auth.js';
 import { ApiProblem } from './api.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
@@ -95,15 +95,23 @@ function ErrorBanner({ problem, onDismiss }) {
 }
 
 function Header({ session, allowed, section, lang, onLanguage }) {
-  return html`<header class="top">
+  // With many roles the header wraps to two lines; the tables' sticky heads sit below it.
+  const ref = useRef(null);
+  useEffect(() => {
+    const header = ref.current;
+    const observer = new ResizeObserver(() => document.documentElement.style.setProperty('--header-height', `${header.offsetHeight}px`));
+    observer.observe(header);
+    return () => observer.disconnect();
+  }, []);
+  return html`<header class="top" ref=${ref}>
     <a class="brand" href="#/queue"><span class="logo">฿</span> satang <span class="muted">console</span></a>
     <nav>${nav.filter((n) => allowed(n.read)).map((n) => html`<a href=${`#/${n.name}`} class=${section === n.name ? 'active' : ''} data-testid=${`nav-${n.name}`}>${t(`nav.${n.name}`)}</a>`)}</nav>
     <div class="who">
       <span class="mono" data-testid="operator" title=${t('header.operator')}>${session.sub}</span>
       <span data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>
       <span class="lang" role="group" aria-label=${t('header.language')}>
-        <button type="button" class=${lang === 'th' ? 'on' : ''} data-testid="lang-th" onClick=${() => onLanguage('th')}>ไทย</button>
-        <button type="button" class=${lang === 'en' ? 'on' : ''} data-testid="lang-en" onClick=${() => onLanguage('en')}>English</button>
+        <button type="button" class=${lang === 'th' ? 'on' : ''} data-testid="lang-th" lang="th" onClick=${() => onLanguage('th')}>ไทย</button>
+        <button type="button" class=${lang === 'en' ? 'on' : ''} data-testid="lang-en" lang="en" onClick=${() => onLanguage('en')}>English</button>
       </span>
       <button type="button" class="ghost" data-testid="logout" onClick=${() => logout()}>${t('header.logout')}</button>
     </div>

@@ -205,6 +205,23 @@ test('without the reviewer role there is no approve button, and the server refus
   assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
 });
 
+/** Every link of the header's nav is whole on screen, not clipped into a scroll nor under the operator's block. */
+async function assertNavVisible(session: OperatorSession, lang: string): Promise<void> {
+  const hidden = await session.page.evaluate(() => {
+    const nav = document.querySelector('header nav')!.getBoundingClientRect();
+    const who = document.querySelector('header .who')!.getBoundingClientRect();
+    return [...document.querySelectorAll('header nav a')].map((a) => [a.textContent, a.getBoundingClientRect()] as const)
+      .filter(([, r]) => r.right > nav.right + 0.5 || r.left < nav.left - 0.5 || r.right > innerWidth
+        || (r.right > who.left && r.left < who.right && r.bottom > who.top && r.top < who.bottom))
+      .map(([text]) => text);
+  });
+  assert.equal(hidden, [], `nav links hidden in ${lang} for ${await session.page.textContent('[data-testid=roles]')}`);
+  // A table's sticky head stops below the header, however many lines the header took.
+  const [headerHeight, stickyTop] = await session.page.evaluate(() => [
+    (document.querySelector('header.top') as HTMLElement).offsetHeight, getComputedStyle(document.querySelector('table.grid thead th')!).top]);
+  assert.is(stickyTop, `${headerHeight}px`);
+}
+
 test('every other page renders for an operator with every role (screenshots)', async () => {
   // A claim on the settled four-eyes deposit, and a dispute on the withdrawal it filled.
   const claim = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: fourEyesId, amount_minor: 2_000, note: 'the payer says they sent two hundred baht too much' });
@@ -214,6 +231,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   assert.is(dispute.status, 201, dispute.text);
   const lead = await operator('emp_lead');
   await lead.screenshot('queue');
+  await assertNavVisible(lead, 'en');
   const pages = [
     ['#/approvals', 'approvals'], ['#/claims', 'claims'], [`#/claims/${claim.json.id}`, 'claim'], [`#/disputes/${dispute.json.id}`, 'dispute'],
     ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'],
@@ -225,6 +243,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   await lead.page.click('[data-testid=lang-th]');
   await lead.goto('#/queue', 'queue');
   assert.match(await lead.page.textContent('main') ?? '', /[\u0E00-\u0E7F]/, 'Thai labels');
+  await assertNavVisible(lead, 'th');
   await lead.screenshot('queue-th');
 });
 
