@@ -5,7 +5,7 @@ export const th = {
   'nav.approvals': 'อนุมัติถอน',
   'nav.claims': 'เคลม',
   'nav.merchants': 'ร้านค้า',
-  'nav.statement': 'รายงานประจำวัน',
+  'nav.statement': 'รายการเดินบัญชี',
   'nav.dashboard': 'แดชบอร์ด',
 
   'header.operator': 'เจ้าหน้าที่ที่เข้าสู่ระบบ',
@@ -297,9 +297,11 @@ export const th = {
   'webhooks.replayResult': 'ตั้งเวลาส่ง {n} เหตุการณ์แล้ว',
   'webhooks.replayMore': 'ยังมีต่อหลัง',
 
-  'statement.title': 'รายงานประจำวัน',
-  'statement.chooseMerchant': 'เลือกร้านค้าและวันที่',
-  'statement.date': 'วันที่ (กรุงเทพฯ)',
+  'statement.title': 'รายการเดินบัญชี',
+  'statement.chooseMerchant': 'เลือกร้านค้าและวันที่ หรือช่วงวันที่',
+  'statement.date': 'วันที่หรือตั้งแต่ (กรุงเทพฯ)',
+  'statement.dateTo': 'ถึงวันที่ (รวมวันนั้น ไม่บังคับ)',
+  'statement.thisMonth': 'เดือนนี้',
   'statement.show': 'แสดง',
   'statement.downloadCsv': 'ดาวน์โหลด CSV',
   'statement.period': 'ช่วงเวลา',

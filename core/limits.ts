@@ -461,6 +461,8 @@ export const listenLimits = {
 export const financeLimits = {
   /** Statements and the trial balance speak of days in Asia/Bangkok: UTC+7, no daylight saving. */
   bangkokOffsetMs: 7 * hour,
+  /** The longest statement period, in Bangkok days (a leap year): a year's close in one answer. */
+  statementPeriodDaysMax: 366,
   /** How long a report waits for the finance projections to apply what the write side had committed. */
   reportFreshnessWaitMs: 2 * second,
   /** Receiving accounts listed in one report (the busiest first). */

@@ -1,7 +1,8 @@
 // Reads of the finance ledger projection (finance-ledger.ts) for the reports. Each report
 // is one read transaction, so its figures are of one journal position, which it returns.
-// A statement reads the merchant's day rows and the sums of the days before and up to it
-// (the primary key leads with merchant, mode and day); a trial balance sums whole days,
+// A statement reads the merchant's day rows of its period, summed by bucket and type, and
+// the sums of the days before and up to its end (the primary key leads with merchant, mode
+// and day); a trial balance sums whole days,
 // then whole hours of the last day, then the postings of the last partial hour.
 
 import { bangkokDayBounds, bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
@@ -42,14 +43,14 @@ export class FinanceReads {
       WHERE merchant_id = ? AND livemode = ? AND day < ? GROUP BY bucket`).raw(true).safeIntegers(true);
     const upTo = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
       WHERE merchant_id = ? AND livemode = ? AND day <= ? GROUP BY bucket`).raw(true).safeIntegers(true);
-    const dayLines = db.prepare<[string, number, string], LineRow>(`SELECT bucket, type, count, credit_minor, debit_minor FROM fin_statement_days
-      WHERE merchant_id = ? AND livemode = ? AND day = ?`).raw(true).safeIntegers(true);
-    this.statementTx = db.transaction((merchantId: string, livemode: boolean, day: string): StatementFigures => {
+    const periodLines = db.prepare<[string, number, string, string], LineRow>(`SELECT bucket, type, sum(count), sum(credit_minor), sum(debit_minor) FROM fin_statement_days
+      WHERE merchant_id = ? AND livemode = ? AND day >= ? AND day <= ? GROUP BY bucket, type`).raw(true).safeIntegers(true);
+    this.statementTx = db.transaction((merchantId: string, livemode: boolean, from: string, to: string): StatementFigures => {
       const mode = livemode ? 1 : 0;
       return {
-        opening: totals(before.all(merchantId, mode, day)),
-        lines: dayLines.all(merchantId, mode, day).map(([bucket, type, count, credit, debit]) => ({ bucket: bucket as Bucket, type, count: Number(count), creditMinor: credit, debitMinor: debit })),
-        closing: totals(upTo.all(merchantId, mode, day)),
+        opening: totals(before.all(merchantId, mode, from)),
+        lines: periodLines.all(merchantId, mode, from, to).map(([bucket, type, count, credit, debit]) => ({ bucket: bucket as Bucket, type, count: Number(count), creditMinor: credit, debitMinor: debit })),
+        closing: totals(upTo.all(merchantId, mode, to)),
         position: position.get() ?? 0,
       };
     });
@@ -80,9 +81,9 @@ export class FinanceReads {
     });
   }
 
-  /** The figures of one merchant's statement for a Bangkok day. */
-  statement(merchantId: string, livemode: boolean, day: string): StatementFigures {
-    return this.statementTx.deferred(merchantId, livemode, day);
+  /** The figures of one merchant's statement from one Bangkok day to another, both included. */
+  statement(merchantId: string, livemode: boolean, from: string, to: string): StatementFigures {
+    return this.statementTx.deferred(merchantId, livemode, from, to);
   }
 
   /** Every account's turnover over the transactions booked at or before `asOfMs`. */

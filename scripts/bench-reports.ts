@@ -11,7 +11,8 @@
 // Measured (each repeated after one warm-up, p50 and max printed), over HTTP against a real
 // server (startServer, manual clock at the end of the 100 days), each request signed or
 // with an operator token as a client sends it: GET /v1/bo/reports/statements (JSON and
-// CSV) for the first, a middle and the last day, GET /v1/pay/reports/statements (HMAC,
+// CSV) for the first, a middle and the last day, for the last 30 days and for all 100
+// days (periods: from and to), GET /v1/pay/reports/statements (HMAC,
 // wallet:read), and GET /v1/bo/reports/trial-balance at the end and in the middle of an
 // hour (which sums whole days, whole hours and that hour's transactions). Also the same
 // reads in-process (projection read + build + present), without HTTP.
@@ -159,11 +160,13 @@ try {
     };
     const first = bangkokDayOf(startMs), middle = bangkokDayOf(startMs + Math.floor(days / 2) * dayMs), last = bangkokDayOf(endMs);
     const statementPath = (day: string) => `/v1/bo/reports/statements?merchant_id=${merchantId}&livemode=true&date=${day}`;
+    const periodPath = (from: string, to: string) => `/v1/bo/reports/statements?merchant_id=${merchantId}&livemode=true&from=${from}&to=${to}`;
+    const monthBefore = bangkokDayOf(endMs - 29 * dayMs);
     const midHour = startMs + Math.floor(days / 2) * dayMs + 13 * 3_600_000 + 1_799_999;
     const reads = running.readSide.models.finance;
-    const inProcessStatement = (day: string) => () => {
-      const f = reads.statement(merchantId, true, day);
-      const st = buildStatement({ merchantId, merchantName: 'ร้านทดสอบ', livemode: true, day }, f.opening, f.lines, f.closing);
+    const inProcessStatement = (from: string, to = from) => () => {
+      const f = reads.statement(merchantId, true, from, to);
+      const st = buildStatement({ merchantId, merchantName: 'ร้านทดสอบ', livemode: true, from, to }, f.opening, f.lines, f.closing);
       JSON.stringify(presentStatement(st, endMs));
       statementCsv(st);
     };
@@ -172,7 +175,7 @@ try {
       JSON.stringify(presentTrialBalance(tb));
       trialBalanceCsv(tb);
     };
-    const perDay = reads.statement(merchantId, true, middle).lines.reduce((t, l) => t + l.count, 0);
+    const perDay = reads.statement(merchantId, true, middle, middle).lines.reduce((t, l) => t + l.count, 0);
     const result = {
       transactions_of_merchant: transactions, entries_applied: built.entries, days, apply_ms: built.applyMs,
       bucket_postings_on_a_middle_day: perDay, repeat,
@@ -181,6 +184,9 @@ try {
         bo_statement_middle_day: await timed(bo(statementPath(middle))),
         bo_statement_last_day: await timed(bo(statementPath(last))),
         bo_statement_last_day_csv: await timed(bo(`${statementPath(last)}&format=csv`)),
+        bo_statement_last_30_days: await timed(bo(periodPath(monthBefore, last))),
+        bo_statement_every_day: await timed(bo(periodPath(first, last))),
+        bo_statement_every_day_csv: await timed(bo(`${periodPath(first, last)}&format=csv`)),
         pay_statement_last_day: await timed(pay(`/v1/pay/reports/statements?date=${last}`)),
         trial_balance_at_end: await timed(bo('/v1/bo/reports/trial-balance')),
         trial_balance_mid_hour: await timed(bo(`/v1/bo/reports/trial-balance?as_of=${new Date(midHour).toISOString()}`)),
@@ -189,6 +195,7 @@ try {
       in_process: {
         statement_middle_day: await timed(inProcessStatement(middle)),
         statement_last_day: await timed(inProcessStatement(last)),
+        statement_every_day: await timed(inProcessStatement(first, last)),
         trial_balance_at_end: await timed(inProcessTrialBalance(endMs)),
         trial_balance_mid_hour: await timed(inProcessTrialBalance(midHour)),
       },

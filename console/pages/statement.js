@@ -1,12 +1,13 @@
-// The daily statement (finance): GET /v1/bo/reports/statements?merchant_id=&livemode=&date=
-// (a day in Asia/Bangkok). Per bucket: the opening balance, each movement type (count,
+// The statement (finance): GET /v1/bo/reports/statements?merchant_id=&livemode=&date= (a
+// day in Asia/Bangkok), &from=&to= for a period of days (both included), or &month= ("This
+// month": its days up to the server's today). Per bucket: the opening balance, each movement type (count,
 // credits, debits, net) and the closing balance, exactly as the server computed them.
 // "Download CSV" fetches the same statement with format=csv using the operator's token and
-// saves it through a blob link (statement-<merchant>-<live|test>-<date>.csv).
+// saves it through a blob link (statement-<merchant>-<live|test>-<date or from_to>.csv).
 //
 // data-testids: statement-form, statement-merchant, statement-livemode, statement-date,
-//   show-statement, statement, statement-bucket (data-bucket), movement-row (data-type),
-//   opening, closing, download-csv.
+//   statement-date-to, statement-month, show-statement, statement, statement-bucket
+//   (data-bucket), movement-row (data-type), opening, closing, download-csv.
 
 import { useState } from 'preact/hooks';
 import { get, getBlob } from '../api.js';
@@ -14,8 +15,15 @@ import { label, t } from '../i18n.js';
 import { bangkokToday, formatCount } from '../format.js';
 import { ActionButton, Empty, html, Money, navigate, Time, usePageData } from '../ui.js';
 
+/** The query the page's URL names: one day (date), a month (its days up to the server's today), or a period (from, to). */
+function periodOf(query) {
+  if (query.month) return { month: query.month };
+  if (query.from && query.to) return query.from === query.to ? { date: query.from } : { from: query.from, to: query.to };
+  return { date: query.date ?? bangkokToday() };
+}
+
 export function StatementPage({ query }) {
-  const params = { merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? 'true', date: query.date ?? bangkokToday() };
+  const params = { merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? 'true', ...periodOf(query) };
   const key = JSON.stringify(params);
   const { data } = usePageData(() => (params.merchant_id ? get('/v1/bo/reports/statements', params) : Promise.resolve(null)), [key]);
   return html`<section>
@@ -29,13 +37,20 @@ export function StatementPage({ query }) {
 function StatementForm({ params }) {
   const [merchant, setMerchant] = useState(params.merchant_id);
   const [livemode, setLivemode] = useState(params.livemode);
-  const [date, setDate] = useState(params.date);
-  return html`<form class="filters" data-testid="statement-form" onSubmit=${(e) => { e.preventDefault(); navigate('/statement', { merchant_id: merchant.trim(), livemode, date }); }}>
+  const [from, setFrom] = useState(params.date ?? params.from ?? (params.month ? `${params.month}-01` : bangkokToday()));
+  const [to, setTo] = useState(params.to ?? '');
+  const base = () => ({ merchant_id: merchant.trim(), livemode });
+  const show = (first, last) => navigate('/statement', { ...base(), ...(last && last !== first ? { from: first, to: last } : { date: first }) });
+  // The month so far as the server counts it (its today), not this browser's.
+  const thisMonth = () => navigate('/statement', { ...base(), month: bangkokToday().slice(0, 7) });
+  return html`<form class="filters" data-testid="statement-form" onSubmit=${(e) => { e.preventDefault(); show(from, to); }}>
     <label>${t('common.merchant')}<input data-testid="statement-merchant" placeholder="mch_…" required value=${merchant} onInput=${(e) => setMerchant(e.currentTarget.value)} size="30" /></label>
     <label>${t('common.mode')}<select data-testid="statement-livemode" value=${livemode} onChange=${(e) => setLivemode(e.currentTarget.value)}>
       <option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option></select></label>
-    <label>${t('statement.date')}<input type="date" data-testid="statement-date" required value=${date} max=${bangkokToday()} onInput=${(e) => setDate(e.currentTarget.value)} /></label>
+    <label>${t('statement.date')}<input type="date" data-testid="statement-date" required value=${from} max=${bangkokToday()} onInput=${(e) => setFrom(e.currentTarget.value)} /></label>
+    <label>${t('statement.dateTo')}<input type="date" data-testid="statement-date-to" value=${to} min=${from} max=${bangkokToday()} onInput=${(e) => setTo(e.currentTarget.value)} /></label>
     <button type="submit" data-testid="show-statement">${t('statement.show')}</button>
+    <button type="button" class="ghost" data-testid="statement-month" disabled=${!merchant.trim()} onClick=${thisMonth}>${t('statement.thisMonth')}</button>
   </form>`;
 }
 
@@ -54,11 +69,12 @@ function saveBlob(blob, filename) {
 function Statement({ s, params }) {
   const download = async () => {
     const blob = await getBlob('/v1/bo/reports/statements', { ...params, format: 'csv' });
-    saveBlob(blob, `statement-${s.merchant_id}-${s.livemode ? 'live' : 'test'}-${s.date}.csv`);
+    saveBlob(blob, `statement-${s.merchant_id}-${s.livemode ? 'live' : 'test'}-${s.date ?? `${s.date_from}_${s.date_to}`}.csv`);
   };
+  const period = s.date ?? `${s.date_from} – ${s.date_to}`;
   return html`<div class="card" data-testid="statement">
     <div class="sub-head">
-      <h2>${s.merchant_id} · ${s.livemode ? t('mode.live') : t('mode.test')} · ${s.date} <span class="muted small">(${s.time_zone})</span></h2>
+      <h2>${s.merchant_id} · ${s.livemode ? t('mode.live') : t('mode.test')} · ${period} <span class="muted small">(${s.time_zone})</span></h2>
       <${ActionButton} testid="download-csv" onRun=${download}>⬇ ${t('statement.downloadCsv')}</${ActionButton}>
     </div>
     <p class="small muted">${t('statement.period')} <${Time} at=${s.period_start} /> – <${Time} at=${s.period_end} /> · ${t('common.asOf')} <${Time} at=${s.as_of} /></p>

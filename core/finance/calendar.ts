@@ -29,6 +29,11 @@ export function bangkokDayBounds(day: string): { readonly startMs: number; reado
   return { startMs, endMs: startMs + dayMs };
 }
 
+/** How many Bangkok days run from `from` to `to`, both included (0 when `to` is before `from`). */
+export function bangkokDaysIn(from: string, to: string): number {
+  return Math.max(0, Math.round((bangkokDayBounds(to).startMs - bangkokDayBounds(from).startMs) / dayMs) + 1);
+}
+
 /** The start of the UTC hour an instant falls in. */
 export function hourOf(ms: number): number {
   return Math.floor(ms / hourMs) * hourMs;

@@ -1,6 +1,7 @@
-// The daily statement of one merchant, mode and Bangkok day: for each bucket (available,
-// pending_clearing, reserved) the opening balance, the day's movements grouped by
-// balance-transaction type (count, credits, debits), and the closing balance.
+// The statement of one merchant and mode over Bangkok days — one day, or a period from one
+// day to another (a month, for the close): for each bucket (available, pending_clearing,
+// reserved) the opening balance, the period's movements grouped by balance-transaction
+// type (count, credits, debits), and the closing balance.
 // Invariant asserted: opening + Σ(credits − debits) = closing for every bucket — the
 // closing is computed, then checked against the projection's own closing (the sum of all
 // days up to the day's end), so the two independent sums must agree to the satang.
@@ -24,7 +25,7 @@ const descriptionTh: Readonly<Record<string, string>> = {
   withdrawal_settled: 'จ่ายเงินถอน', withdrawal_released: 'คืนเงินกันถอน', reversal: 'รายการกลับ', adjustment: 'ปรับปรุงยอด',
 };
 
-/** One bucket's movements of one type in the day. */
+/** One bucket's movements of one type in the period. */
 export interface MovementLine {
   readonly bucket: Bucket;
   readonly type: string;
@@ -40,12 +41,22 @@ export interface BucketStatement {
   readonly closingMinor: Minor;
 }
 
-export interface Statement {
+/** Bangkok days, both included: `from` = `to` for a daily statement. */
+export interface StatementPeriod {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface Statement extends StatementPeriod {
   readonly merchantId: string;
   readonly merchantName: string;
   readonly livemode: boolean;
-  readonly day: string;
   readonly buckets: readonly BucketStatement[];
+}
+
+/** The period as the CSV's date column and file names say it: the day, or the ISO 8601 interval `from/to`. */
+export function periodText(p: StatementPeriod): string {
+  return p.from === p.to ? p.from : `${p.from}/${p.to}`;
 }
 
 export type BucketTotals = { readonly [B in Bucket]: Minor };
@@ -56,11 +67,12 @@ function typeRank(type: string): number {
 }
 
 /**
- * The statement from the balances before the day, the day's movement lines and the
- * balances at its end (read separately); asserts the identity for every bucket.
+ * The statement from the balances before the period, the period's movement lines (one per
+ * bucket and type) and the balances at its end (read separately); asserts the identity
+ * for every bucket.
  */
 export function buildStatement(
-  head: { readonly merchantId: string; readonly merchantName: string; readonly livemode: boolean; readonly day: string },
+  head: { readonly merchantId: string; readonly merchantName: string; readonly livemode: boolean } & StatementPeriod,
   opening: BucketTotals, lines: readonly MovementLine[], closing: BucketTotals,
 ): Statement {
   const perBucket = buckets.map((bucket): BucketStatement => {
@@ -68,18 +80,18 @@ export function buildStatement(
       .sort((a, b) => typeRank(a.type) - typeRank(b.type) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
     let closingMinor = opening[bucket];
     for (const m of movements) closingMinor += m.creditMinor - m.debitMinor;
-    assert(closingMinor === closing[bucket], () => `statement ${head.merchantId} ${head.day} ${bucket}: opening + movements = ${closingMinor}, the balance at the day's end is ${closing[bucket]}`);
+    assert(closingMinor === closing[bucket], () => `statement ${head.merchantId} ${periodText(head)} ${bucket}: opening + movements = ${closingMinor}, the balance at the period's end is ${closing[bucket]}`);
     return { bucket, openingMinor: opening[bucket], movements, closingMinor };
   });
   return { ...head, buckets: perBucket };
 }
 
-/** The statement as the API answers it (JSON). */
+/** The statement as the API answers it (JSON); `date` only for a single day. */
 export function presentStatement(s: Statement, asOfMs: number): Record<string, unknown> {
-  const { startMs, endMs } = bangkokDayBounds(s.day);
   return {
-    object: 'statement', merchant_id: s.merchantId, livemode: s.livemode, currency: 'THB', date: s.day, time_zone: financeTimeZone,
-    period_start: iso(startMs), period_end: iso(endMs), as_of: iso(asOfMs),
+    object: 'statement', merchant_id: s.merchantId, livemode: s.livemode, currency: 'THB',
+    ...(s.from === s.to ? { date: s.from } : {}), date_from: s.from, date_to: s.to, time_zone: financeTimeZone,
+    period_start: iso(bangkokDayBounds(s.from).startMs), period_end: iso(bangkokDayBounds(s.to).endMs), as_of: iso(asOfMs),
     buckets: s.buckets.map((b) => ({
       bucket: b.bucket, opening_minor: minorToJson(b.openingMinor),
       movements: b.movements.map((m) => ({
@@ -97,11 +109,12 @@ export const statementCsvHeader = [
 
 /**
  * The statement as RFC 4180 CSV: per bucket an opening line, one line per movement type
- * (amount = credits − debits) and a closing line; amounts in satang and in baht.
+ * (amount = credits − debits) and a closing line; amounts in satang and in baht. The date
+ * column is the day, or `from/to` for a period.
  */
 export function statementCsv(s: Statement): string {
   const rows: (string | number | bigint | boolean | null)[][] = [];
-  const head = [s.day, financeTimeZone, s.merchantId, s.merchantName, s.livemode] as const;
+  const head = [periodText(s), financeTimeZone, s.merchantId, s.merchantName, s.livemode] as const;
   for (const b of s.buckets) {
     rows.push([...head, b.bucket, 'opening', null, descriptionTh.opening!, null, null, null, b.openingMinor, bahtOf(b.openingMinor)]);
     for (const m of b.movements) {

@@ -5,7 +5,7 @@
 // refuses (its error is printed), 2 on a usage error.
 
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, defaultUrl, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { mintToken } from './token.ts';
 
 const common: Record<string, OptionSpec> = {
@@ -48,7 +48,8 @@ function statementTable(s: any): string[] {
     for (const m of b.movements) rows.push(['', m.type, String(m.count), baht(m.credit_minor), baht(m.debit_minor), baht(m.net_minor)]);
     rows.push(['', 'closing', '', '', '', baht(b.closing_minor)]);
   }
-  return [`statement ${s.merchant_id} ${s.livemode ? 'live' : 'sandbox'} ${s.date} (${s.time_zone}: ${s.period_start} – ${s.period_end})`, '', ...columns(rows, [2, 3, 4, 5])];
+  const period = s.date_from === s.date_to ? s.date_from : `${s.date_from} to ${s.date_to}`;
+  return [`statement ${s.merchant_id} ${s.livemode ? 'live' : 'sandbox'} ${period} (${s.time_zone}: ${s.period_start} – ${s.period_end})`, '', ...columns(rows, [2, 3, 4, 5])];
 }
 
 function trialBalanceTable(tb: any): string[] {
@@ -75,19 +76,30 @@ function receivingTable(list: any): string[] {
   return out;
 }
 
+const statementSpec: CommandSpec = {
+  usage: 'satang report statement',
+  summary: "A merchant's statement for a day, a month or a period of days in Asia/Bangkok: per bucket the opening balance, the movements by type and the closing balance.",
+  options: {
+    merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' },
+    date: { type: 'string', value: 'YYYY-MM-DD', help: 'one day, in Asia/Bangkok' },
+    month: { type: 'string', value: 'YYYY-MM', help: 'a month: its days, up to today while it runs' },
+    from: { type: 'string', value: 'YYYY-MM-DD', help: "a period's first day (with --to)" },
+    to: { type: 'string', value: 'YYYY-MM-DD', help: "a period's last day, included (at most 366 days)" },
+    sandbox: { type: 'boolean', help: 'the sandbox ledger instead of live' },
+    ...common,
+  },
+};
+
 const subcommands: Subcommand[] = [
   {
     words: ['statement'],
-    spec: {
-      usage: 'satang report statement', summary: "A merchant's daily statement for a day in Asia/Bangkok: per bucket the opening balance, the movements by type and the closing balance.",
-      options: {
-        merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' },
-        date: { type: 'string', value: 'YYYY-MM-DD', required: true, help: 'the day, in Asia/Bangkok' },
-        sandbox: { type: 'boolean', help: 'the sandbox ledger instead of live' },
-        ...common,
-      },
+    spec: statementSpec,
+    run: (args) => {
+      const period = (['date', 'month', 'from', 'to'] as const).filter((name) => text(args, name));
+      if (period.length === 0) return Promise.resolve(usageError(statementSpec, '--date, --month, or --from and --to is required'));
+      const query = period.map((name) => `&${name}=${encodeURIComponent(text(args, name))}`).join('');
+      return show(args, `/v1/bo/reports/statements?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}${query}`, statementTable);
     },
-    run: (args) => show(args, `/v1/bo/reports/statements?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}&date=${encodeURIComponent(text(args, 'date'))}`, statementTable),
   },
   {
     words: ['trial-balance'],

@@ -7,6 +7,9 @@
 // is never missing — only less described.
 
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
+import { receivingCsvHeader } from '../../core/finance/receiving.ts';
+import { statementCsvHeader } from '../../core/finance/statement.ts';
+import { trialBalanceCsvHeader } from '../../core/finance/trial-balance.ts';
 import { backOfficeSchemas as bo } from '../routes/bo.ts';
 import { webhookBackOfficeSchemas as wh } from '../routes/webhooks-bo.ts';
 import { outOfOrderCaseBody } from '../routes/webhooks-test.ts';
@@ -34,6 +37,18 @@ export interface OperationInfo {
 
 const decimal = { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' };
 const limit = { type: 'string', pattern: '^[1-9][0-9]{0,2}$' };
+const day = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a day in Asia/Bangkok' };
+const format = { type: 'string', enum: ['json', 'csv'] };
+const livemodeParam = { type: 'string', enum: ['true', 'false'] };
+/** A report's CSV answer: its header row as the example. */
+const csvAnswer = (header: readonly string[]) => ({ mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: `${header.join(',')}\r\n` });
+const statementQuery = {
+  date: { ...day, description: 'one day in Asia/Bangkok; or month, or from and to' },
+  month: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}$', description: 'a month in Asia/Bangkok: its days, up to today while it runs' },
+  from: { ...day, description: "a period's first day (Asia/Bangkok), with to" },
+  to: { ...day, description: "a period's last day, included (at most 366 days from from)" },
+  format,
+};
 
 export const operations: Record<string, OperationInfo> = {
   'GET /healthz': { summary: 'Liveness: the process answers.', auth: 'none', responses: { 200: 'Health' } },
@@ -130,10 +145,16 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },
 
   // finance (issue 16)
-  'GET /v1/bo/reports/statements': { summary: 'Daily statement of a merchant, mode and day (Asia/Bangkok) per bucket: opening, movements by type, closing.', auth: 'operator', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
-  'GET /v1/bo/reports/trial-balance': { summary: 'Trial balance of every ledger account at as_of: debits = credits.', auth: 'operator', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
-  'GET /v1/bo/reports/receiving-accounts': { summary: 'Receiving-account statements: legs told, slips verified, fills credited, and their differences.', auth: 'operator', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
-  'GET /v1/pay/reports/statements': { summary: "The merchant's own daily statement (scope wallet:read).", auth: 'merchant', responses: { 200: { mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: 'merchant_id,livemode,date,bucket,type,count,net_minor,net_baht\r\n' } } },
+  'GET /v1/bo/reports/statements': {
+    summary: 'Statement of a merchant and mode for a day or a period of days (Asia/Bangkok) per bucket: opening, movements by type, closing.', auth: 'operator',
+    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(statementCsvHeader) },
+  },
+  'GET /v1/bo/reports/trial-balance': { summary: 'Trial balance of every ledger account at as_of: debits = credits.', auth: 'operator', queryParams: { as_of: { type: 'string', format: 'date-time' }, format }, responses: { 200: csvAnswer(trialBalanceCsvHeader) } },
+  'GET /v1/bo/reports/receiving-accounts': {
+    summary: 'Receiving-account statements: legs told, slips verified, fills credited, and their differences.', auth: 'operator',
+    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, format }, responses: { 200: csvAnswer(receivingCsvHeader) },
+  },
+  'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
 
   // certification (issue 14)
   'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },

@@ -1,19 +1,21 @@
 // Finance reports (issue 16), read from the finance projections (projections/finance-*.ts,
 // projections/receiving-accounts.ts), never from the journal:
-//   GET /v1/bo/reports/statements?merchant_id=&livemode=&date=&format=   role finance
-//   GET /v1/bo/reports/trial-balance?as_of=&format=                      role finance
-//   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format= role finance
-//   GET /v1/pay/reports/statements?date=&format=                         scope wallet:read
-// date is a day in Asia/Bangkok (YYYY-MM-DD); as_of an RFC 3339 instant (default: now on
-// the service clock). format=csv answers RFC 4180 text (UTF-8, header row). A report waits
-// briefly until the projections have applied everything the write side had committed
-// when the request came in; otherwise 503 service_unavailable (retry).
+//   GET /v1/bo/reports/statements?merchant_id=&livemode=&{date|month|from&to}=&format=  finance
+//   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance
+//   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
+//   GET /v1/pay/reports/statements?{date|month|from&to}=&format=                        wallet:read
+// date is a day in Asia/Bangkok (YYYY-MM-DD); month (YYYY-MM) its days, up to today while
+// it runs; from and to (both included) a period of such days, at most a year; as_of an
+// RFC 3339 instant (default: now on the service clock). format=csv answers RFC 4180 text
+// (UTF-8, header row). A report waits briefly until the projections have applied
+// everything the write side had committed when the request came in; otherwise 503
+// service_unavailable (retry).
 
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { bangkokDayBounds, bangkokDayOf, isCalendarDay } from '../../core/finance/calendar.ts';
+import { bangkokDayBounds, bangkokDayOf, bangkokDaysIn, isCalendarDay } from '../../core/finance/calendar.ts';
 import { presentReceivingAccount, receivingAccountsCsv, summariseReceivingAccount } from '../../core/finance/receiving.ts';
-import { buildStatement, presentStatement, statementCsv, type Statement } from '../../core/finance/statement.ts';
+import { buildStatement, periodText, presentStatement, statementCsv, type Statement, type StatementPeriod } from '../../core/finance/statement.ts';
 import { buildTrialBalance, presentTrialBalance, trialBalanceCsv } from '../../core/finance/trial-balance.ts';
 import { financeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
@@ -36,12 +38,53 @@ function required(q: Record<string, string>, name: string, hint: string): string
   return value;
 }
 
-/** date=YYYY-MM-DD, a Bangkok day that has begun. */
-function dayParam(services: Services, q: Record<string, string>): string {
-  const day = required(q, 'date', 'a day in Asia/Bangkok as YYYY-MM-DD');
-  if (!isCalendarDay(day)) throw invalid('date', 'a day in Asia/Bangkok as YYYY-MM-DD');
-  if (bangkokDayBounds(day).startMs > services.write.clock.now()) throw invalid('date', `a day that has begun (today in Asia/Bangkok is ${bangkokDayOf(services.write.clock.now())})`);
+const dayHint = 'a day in Asia/Bangkok as YYYY-MM-DD';
+
+/** A Bangkok day named by query parameter `name` that has begun. */
+function begunDay(services: Services, name: string, day: string): string {
+  if (!isCalendarDay(day)) throw invalid(name, dayHint);
+  if (bangkokDayBounds(day).startMs > services.write.clock.now()) throw invalid(name, `a day that has begun (today in Asia/Bangkok is ${bangkokDayOf(services.write.clock.now())})`);
   return day;
+}
+
+/**
+ * date=YYYY-MM-DD (one day), month=YYYY-MM (its days, up to today while it runs), or from=
+ * and to= (a period, both days included, at most a year): exactly one of the three.
+ */
+function periodParam(services: Services, q: Record<string, string>): StatementPeriod {
+  const given = (name: string) => q[name] !== undefined && q[name] !== '';
+  const ways = [['date'], ['month'], ['from', 'to']].filter((names) => names.some(given));
+  if (ways.length > 1) {
+    throw new ApiError('validation_error', 'A statement is for a date, a month, or a period from one day to another: send one of them.', {
+      fields: ways.flat().filter(given).map((name) => ({ path: `query.${name}`, reason: 'conflict', hint: 'either date, month, or from and to' })),
+    });
+  }
+  if (given('date')) {
+    const day = begunDay(services, 'date', q.date!);
+    return { from: day, to: day };
+  }
+  if (given('month')) return monthPeriod(services, q.month!);
+  if (!given('from') && !given('to')) {
+    throw new ApiError('validation_error', `date is required (${dayHint}), or month, or from and to for a period.`, { fields: [{ path: 'query.date', reason: 'required', hint: `${dayHint}; month=YYYY-MM; or from and to` }] });
+  }
+  const from = begunDay(services, 'from', required(q, 'from', `the period's first day, ${dayHint}`));
+  const to = begunDay(services, 'to', required(q, 'to', `the period's last day (included), ${dayHint}`));
+  if (to < from) throw invalid('to', `a day not before from (${from})`);
+  const days = bangkokDaysIn(from, to);
+  if (days > financeLimits.statementPeriodDaysMax) throw invalid('to', `at most ${financeLimits.statementPeriodDaysMax} days from from (this period has ${days})`);
+  return { from, to };
+}
+
+/** A calendar month in Asia/Bangkok that has begun: its first day to its last, or to today while it runs. */
+function monthPeriod(services: Services, month: string): StatementPeriod {
+  const hint = 'a month in Asia/Bangkok as YYYY-MM';
+  const from = `${month}-01`;
+  if (!/^\d{4}-\d{2}$/.test(month) || !isCalendarDay(from)) throw invalid('month', hint);
+  const today = bangkokDayOf(services.write.clock.now());
+  if (from > today) throw invalid('month', `a month that has begun (today in Asia/Bangkok is ${today})`);
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  const last = new Date(Date.UTC(year, m, 0)).toISOString().slice(0, 10);
+  return { from, to: last < today ? last : today };
 }
 
 function livemodeParam(raw: string | undefined): boolean {
@@ -64,21 +107,21 @@ async function fresh(services: Services, projection: ProjectionName): Promise<vo
   }
 }
 
-async function statementOf(services: Services, merchantId: string, livemode: boolean, day: string): Promise<Statement> {
+async function statementOf(services: Services, merchantId: string, livemode: boolean, period: StatementPeriod): Promise<Statement> {
   await fresh(services, 'finance_ledger');
-  const f = readSideOf(services).models.finance.statement(merchantId, livemode, day);
+  const f = readSideOf(services).models.finance.statement(merchantId, livemode, period.from, period.to);
   const name = services.write.world.merchants.get(merchantId)?.name ?? '';
-  return buildStatement({ merchantId, merchantName: name, livemode, day }, f.opening, f.lines, f.closing);
+  return buildStatement({ merchantId, merchantName: name, livemode, ...period }, f.opening, f.lines, f.closing);
 }
 
 function answerStatement(ctx: Context, services: Services, s: Statement, format: 'json' | 'csv'): void {
   if (format === 'csv') {
     ctx.type = 'text/csv; charset=utf-8; header=present';
-    ctx.set('Content-Disposition', `attachment; filename="statement-${s.merchantId}-${s.livemode ? 'live' : 'test'}-${s.day}.csv"`);
+    ctx.set('Content-Disposition', `attachment; filename="statement-${s.merchantId}-${s.livemode ? 'live' : 'test'}-${periodText(s).replace('/', '_')}.csv"`);
     ctx.body = statementCsv(s);
     return;
   }
-  const { endMs } = bangkokDayBounds(s.day);
+  const { endMs } = bangkokDayBounds(s.to);
   ctx.body = presentStatement(s, Math.min(endMs, services.write.clock.now()));
 }
 
@@ -92,12 +135,12 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
   };
 
   router.get('/statements', async (ctx) => {
-    const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'format']);
+    const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
     const merchantId = merchantParam(q);
     const livemode = livemodeParam(q.livemode);
-    const day = dayParam(services, q);
+    const period = periodParam(services, q);
     const format = formatParam(q.format);
-    answerStatement(ctx, services, await statementOf(services, merchantId, livemode, day), format);
+    answerStatement(ctx, services, await statementOf(services, merchantId, livemode, period), format);
   });
 
   router.get('/trial-balance', async (ctx) => {
@@ -139,10 +182,10 @@ function merchantReports(services: Services): Router {
   router.use(merchantAuth(services));
   router.get('/statements', async (ctx) => {
     const m = requireScope(ctx, 'wallet:read');
-    const q = readQuery(ctx, ['date', 'format']);
-    const day = dayParam(services, q);
+    const q = readQuery(ctx, ['date', 'month', 'from', 'to', 'format']);
+    const period = periodParam(services, q);
     const format = formatParam(q.format);
-    answerStatement(ctx, services, await statementOf(services, m.merchantId, m.livemode, day), format);
+    answerStatement(ctx, services, await statementOf(services, m.merchantId, m.livemode, period), format);
   });
   return router;
 }

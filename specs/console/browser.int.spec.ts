@@ -156,6 +156,20 @@ test('the statement CSV the page downloads is the API\'s CSV', async () => {
   assert.is(api.status, 200, api.text);
   assert.is(saved, api.text);
   assert.match(download.suggestedFilename(), new RegExp(`statement-${scene.shop.id}-live-${date}\\.csv`));
+  // A period typed into the form: from the day before to the day; its CSV is the API's too.
+  const dayBefore = new Date(scene.s.clock.now() + 7 * 3600_000 - 24 * 3600_000).toISOString().slice(0, 10);
+  await fah.page.fill('[data-testid=statement-date]', dayBefore);
+  await fah.page.fill('[data-testid=statement-date-to]', date);
+  await fah.page.click('[data-testid=show-statement]');
+  await fah.page.waitForFunction((text) => document.querySelector('[data-testid=statement] h2')?.textContent?.includes(text), `${dayBefore} – ${date}`);
+  const [periodDownload] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
+  const periodApi = await scene.s.bo('GET', `/v1/bo/reports/statements?merchant_id=${scene.shop.id}&livemode=true&from=${dayBefore}&to=${date}&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(periodApi.status, 200, periodApi.text);
+  assert.is(readFileSync((await periodDownload.path())!, 'utf8'), periodApi.text);
+  assert.is(periodDownload.suggestedFilename(), `statement-${scene.shop.id}-live-${dayBefore}_${date}.csv`);
+  // "This month" asks the server for the month (this browser's), which counts its days up to the server's today.
+  await fah.page.click('[data-testid=statement-month]');
+  await fah.page.waitForFunction((m) => location.hash.includes(`month=${m}`), new Date(Date.now() + 7 * 3600_000).toISOString().slice(0, 7));
   await fah.goto('#/dashboard', 'dashboard');
   for (const chart of ['chart-volume', 'chart-queue-age', 'chart-webhooks', 'chart-slip-errors']) assert.ok(await fah.page.$(`[data-testid=${chart}]`), chart);
   assert.is(await fah.page.$('[data-testid=series-missing]'), null);

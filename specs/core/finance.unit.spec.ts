@@ -51,7 +51,7 @@ test('receiving legs: each reason, in its order of precedence', () => {
 });
 
 test('a statement whose movements do not reach the closing balance is refused loudly', () => {
-  const head = { merchantId: 'mch_1', merchantName: 'ร้าน', livemode: true, day: '2026-11-21' };
+  const head = { merchantId: 'mch_1', merchantName: 'ร้าน', livemode: true, from: '2026-11-21', to: '2026-11-21' };
   const opening = { available: 100n, pending_clearing: 0n, reserved: 0n };
   const lines = [{ bucket: 'available' as const, type: 'adjustment', count: 1, creditMinor: 50n, debitMinor: 0n }];
   assert.is(buildStatement(head, opening, lines, { ...opening, available: 150n }).buckets[0]!.closingMinor, 150n);

@@ -6,12 +6,14 @@
 // - every daily statement (each merchant, mode, bucket, Bangkok day): opening + movements
 //   = closing; closing = the ledger's balance at the day's end, summed independently from
 //   journal.db's postings; one day's opening is the day before's closing;
+// - a statement for a period of days (from, to) is its first day's opening, the sum of its
+//   days' movements type by type, and its last day's closing;
 // - the trial balance at day ends and at random instants balances in each mode (Σ debits =
 //   Σ credits, balances sum to zero) and every account equals the journal's postings up to
 //   that instant;
 // - the CSV of each statement and trial balance, parsed back with csv-parse, gives the same
 //   figures as the JSON.
-// Refunds are not driven: the service has no refund command yet (claims issue).
+// Refunds are driven as claims paid out through a refund withdrawal.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -160,9 +162,12 @@ async function checkStatements(ps: Party[], fromMs: number): Promise<number> {
   for (const p of ps) {
     for (const live of [true, false]) {
       let previousClosing: Record<string, number> | null = null;
-      for (const day of daysBetween(fromMs, s.clock.now())) {
+      const days = daysBetween(fromMs, s.clock.now());
+      const daily: any[] = [];
+      for (const day of days) {
         const r = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p.keys.id}&livemode=${live}&date=${day}`, undefined, { roles: ['finance'] });
         assert.is(r.status, 200, r.text);
+        daily.push(r.json);
         const endMs = bangkokDayBounds(day).endMs;
         const rows = (parse(await csvOf(`/v1/bo/reports/statements?merchant_id=${p.keys.id}&livemode=${live}&date=${day}&format=csv`), { columns: true }) as Record<string, string>[]);
         for (const b of r.json.buckets) {
@@ -183,9 +188,38 @@ async function checkStatements(ps: Party[], fromMs: number): Promise<number> {
         }
         previousClosing = Object.fromEntries(r.json.buckets.map((b: any) => [b.bucket, b.closing_minor]));
       }
+      const inner = Math.min(1, days.length - 1);
+      for (const [i, j] of [[0, days.length - 1], [inner, Math.max(inner, days.length - 2)]] as const) {
+        await checkPeriod(`/v1/bo/reports/statements?merchant_id=${p.keys.id}&livemode=${live}&from=${days[i]}&to=${days[j]}`, daily.slice(i, j + 1));
+      }
     }
   }
   return checked;
+}
+
+/** The statement at `path` for a period against its days' statements: first opening, movements summed, last closing. */
+async function checkPeriod(path: string, days: readonly any[]): Promise<void> {
+  const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+  assert.is(r.status, 200, r.text);
+  const [first, last] = [days[0], days[days.length - 1]];
+  assert.equal([r.json.date_from, r.json.date_to, r.json.period_start, r.json.period_end], [first.date, last.date, first.period_start, last.period_end]);
+  assert.is(r.json.date, days.length === 1 ? first.date : undefined, 'date only for a single day');
+  for (const b of r.json.buckets) {
+    const sums = new Map<string, [number, number, number]>();
+    for (const d of days) {
+      for (const m of d.buckets.find((x: any) => x.bucket === b.bucket).movements) {
+        const t = sums.get(m.type) ?? [0, 0, 0];
+        sums.set(m.type, [t[0] + m.count, t[1] + m.credit_minor, t[2] + m.debit_minor]);
+      }
+    }
+    assert.is(b.opening_minor, first.buckets.find((x: any) => x.bucket === b.bucket).opening_minor, `${path} ${b.bucket}: the first day's opening`);
+    assert.is(b.closing_minor, last.buckets.find((x: any) => x.bucket === b.bucket).closing_minor, `${path} ${b.bucket}: the last day's closing`);
+    assert.equal(b.movements.map((m: any) => [m.type, m.count, m.credit_minor, m.debit_minor]).sort(),
+      [...sums].map(([type, [count, credit, debit]]) => [type, count, credit, debit]).sort(), `${path} ${b.bucket}: the days' movements summed`);
+  }
+  const rows = parse(await csvOf(`${path}&format=csv`), { columns: true }) as Record<string, string>[];
+  const period = days.length === 1 ? first.date : `${first.date}/${last.date}`;
+  assert.ok(rows.length > 0 && rows.every((row) => row.date === period), `the CSV's date column is ${period}`);
 }
 
 function bahtText(minor: number): string {
@@ -293,6 +327,52 @@ test('finance: the merchant reads its own statement with wallet:read; operators 
   assert.is(future.json.error.code, 'validation_error');
   const unknown = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=mch_nobody&date=${day}`, undefined, { roles: ['finance'] });
   assert.is(unknown.status, 404);
+});
+
+test('finance: a statement for a month or a period of days; the period is one of date, month, or from and to, at most a year', async () => {
+  const [p] = await parties();
+  const firstDay = bangkokDayOf(s.clock.now());
+  const before = (await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p!.keys.id}&date=${firstDay}`, undefined, { roles: ['finance'] })).json;
+  await run({ kind: 'fund', m: 0, live: true, amount: 10_000 }, [p!]);
+  await s.running.services.write.advanceClock!(2 * 24 * hourMs);
+  await run({ kind: 'fund', m: 0, live: true, amount: 20_000 }, [p!]);
+  const today = bangkokDayOf(s.clock.now());
+  const month = today.slice(0, 7);
+  const base = `/v1/bo/reports/statements?merchant_id=${p!.keys.id}`;
+  const byPeriod = await s.bo('GET', `${base}&from=${firstDay}&to=${today}`, undefined, { roles: ['finance'] });
+  assert.is(byPeriod.status, 200, byPeriod.text);
+  const available = (st: any) => st.buckets.find((b: any) => b.bucket === 'available');
+  const adjustment = (st: any) => available(st).movements.find((m: any) => m.type === 'adjustment') ?? { count: 0, credit_minor: 0 };
+  assert.equal([adjustment(byPeriod.json).count - adjustment(before).count, adjustment(byPeriod.json).credit_minor - adjustment(before).credit_minor], [2, 30_000],
+    'both fundings, two days apart, in one period');
+  assert.is(available(byPeriod.json).opening_minor, available(before).opening_minor);
+  const byMonth = await s.bo('GET', `${base}&month=${month}`, undefined, { roles: ['finance'] });
+  assert.is(byMonth.status, 200, byMonth.text);
+  assert.equal([byMonth.json.date_from, byMonth.json.date_to], [`${month}-01`, today], 'a month that runs: its first day to today');
+  assert.equal(byMonth.json.buckets, (await s.bo('GET', `${base}&from=${month}-01&to=${today}`, undefined, { roles: ['finance'] })).json.buckets);
+  // The merchant's own, signed, over the same period.
+  const own = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?from=${firstDay}&to=${today}`);
+  assert.is(own.status, 200, own.text);
+  assert.equal(own.json.buckets, byPeriod.json.buckets);
+  const csv = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?month=${month}&format=csv`);
+  assert.match(csv.text.split('\r\n')[1]!, new RegExp(`^${month}-01/${today},Asia/Bangkok,${p!.keys.id},`));
+  // Refused, each with the parameter it is about.
+  const tomorrow = bangkokDayOf(s.clock.now() + 24 * hourMs);
+  const yearAgo = bangkokDayOf(s.clock.now() - 366 * 24 * hourMs);
+  const nextMonth = bangkokDayOf(Date.parse(`${month}-28T00:00:00Z`) + 5 * 24 * hourMs).slice(0, 7);
+  for (const [query, path, reason] of [
+    [`date=${today}&from=${today}`, 'query.date', 'conflict'], [`month=${month}&to=${today}`, 'query.month', 'conflict'],
+    [`from=${today}`, 'query.to', 'required'], [`to=${today}`, 'query.from', 'required'],
+    [`from=${today}&to=${bangkokDayOf(s.clock.now() - 24 * hourMs)}`, 'query.to', 'format'],
+    [`from=${yearAgo}&to=${today}`, 'query.to', 'format'], [`from=${today}&to=${tomorrow}`, 'query.to', 'format'],
+    ['month=2026-13', 'query.month', 'format'], [`month=${nextMonth}`, 'query.month', 'format'], ['', 'query.date', 'required'],
+  ] as const) {
+    const r = await s.bo('GET', `${base}${query ? `&${query}` : ''}`, undefined, { roles: ['finance'] });
+    assert.is(r.status, 422, `${query}: ${r.text}`);
+    assert.equal([r.json.error.code, r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['validation_error', path, reason], `${query}: ${r.text}`);
+  }
+  const year = await s.bo('GET', `${base}&from=${bangkokDayOf(s.clock.now() - 365 * 24 * hourMs)}&to=${today}`, undefined, { roles: ['finance'] });
+  assert.is(year.status, 200, `366 days are a period: ${year.text}`);
 });
 
 test.run();
