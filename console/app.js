@@ -8,7 +8,7 @@
 //
 // Test hooks: <main data-page="<name>" data-ready="1"> once the page's data has rendered
 // (absent while loading), and data-error="1" while the error banner shows. data-testids here:
-//   nav-<page>, operator, roles, lang-th, lang-en, logout, error-banner, error-code,
+//   nav-<page>, search-form, search, operator, roles, lang-th, lang-en, logout, error-banner, error-code,
 //   dismiss-error, sign-in-again, notice; load-failed (ui.js: a page whose data did not load).
 
 import { render } from 'preact';
@@ -28,6 +28,7 @@ import { MerchantsPage } from './pages/merchants.js';
 import { MerchantPage } from './pages/merchant.js';
 import { StatementPage } from './pages/statement.js';
 import { DashboardPage } from './pages/dashboard.js';
+import { SearchPage } from './pages/search.js';
 
 const routes = [
   { name: 'queue', pattern: /^\/queue$/, page: QueuePage },
@@ -41,6 +42,7 @@ const routes = [
   { name: 'merchant', pattern: /^\/merchants\/([^/]+)$/, page: MerchantPage, section: 'merchants' },
   { name: 'statement', pattern: /^\/statement$/, page: StatementPage },
   { name: 'dashboard', pattern: /^\/dashboard$/, page: DashboardPage },
+  { name: 'search', pattern: /^\/search$/, page: SearchPage },
 ];
 
 /** The navigation, each entry shown when the operator may call the read its page starts with. */
@@ -106,6 +108,11 @@ function Header({ session, allowed, section, lang, onLanguage }) {
   return html`<header class="top" ref=${ref}>
     <a class="brand" href="#/queue"><span class="logo">฿</span> satang <span class="muted">console</span></a>
     <nav>${nav.filter((n) => allowed(n.read)).map((n) => html`<a href=${`#/${n.name}`} class=${section === n.name ? 'active' : ''} data-testid=${`nav-${n.name}`}>${t(`nav.${n.name}`)}</a>`)}</nav>
+    ${allowed('GET /v1/bo/search') ? html`<form class="search" role="search" data-testid="search-form" onSubmit=${(e) => {
+      e.preventDefault();
+      const q = new FormData(e.currentTarget).get('q').trim();
+      if (q) location.hash = `#/search?${new URLSearchParams({ q })}`;
+    }}><input name="q" type="search" data-testid="search" maxlength="64" placeholder=${t('search.placeholder')} aria-label=${t('search.title')} /></form>` : null}
     <div class="who">
       <span class="mono" data-testid="operator" title=${t('header.operator')}>${session.sub}</span>
       <span data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>

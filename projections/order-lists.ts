@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS ${table} (
 );
 CREATE INDEX IF NOT EXISTS ${table}_by_created ON ${table} (merchant_id, livemode, created_at, id);
 CREATE INDEX IF NOT EXISTS ${table}_by_status ON ${table} (merchant_id, livemode, status, created_at, id);
+-- Support's search (server/routes/bo-search.ts): an order by the merchant's or the end user's reference, any status.
+CREATE INDEX IF NOT EXISTS ${table}_by_reference ON ${table} (json_extract(state, '$.merchantReference'));
+CREATE INDEX IF NOT EXISTS ${table}_by_end_user ON ${table} (json_extract(state, '$.endUserRef'));
 `;
 }
 

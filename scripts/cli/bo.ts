@@ -99,6 +99,17 @@ const subcommands: readonly Subcommand[] = [
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({ reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`), renderQueue),
   },
   {
+    words: ['search'],
+    spec: spec('search TEXT', 'Finds deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip\'s bank transaction reference, any status, newest first.', {
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, sandbox: { type: 'boolean', help: 'only sandbox orders' }, live: { type: 'boolean', help: 'only live orders' },
+      limit: paging.limit!,
+    }, ['TEXT']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: id(a), merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit') })}`),
+      (j) => table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
+        h.object, h.id, h.merchant_id, h.livemode === null ? '-' : h.livemode ? 'live' : 'sandbox', h.status, h.amount_minor === null ? '-' : thb(h.amount_minor),
+        h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on]))),
+  },
+  {
     words: ['show'],
     spec: spec('show DEPOSIT_ID', 'One deposit: the verdicts side by side with what was expected, and its timeline with the journal seq of every step.', {}, ['DEPOSIT_ID']),
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits/${id(a)}`), renderDeposit),
@@ -186,5 +197,5 @@ const subcommands: readonly Subcommand[] = [
 ];
 
 export async function boCommand(argv: readonly string[]): Promise<number> {
-  return dispatch('bo', "An operator's day: review queue, deposits with their timeline, approvals, claims, disputes, logs. Tables for people, --json for scripts.", subcommands, argv);
+  return dispatch('bo', "An operator's day: search, review queue, deposits with their timeline, approvals, claims, disputes, logs. Tables for people, --json for scripts.", subcommands, argv);
 }

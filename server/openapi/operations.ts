@@ -143,6 +143,11 @@ export const operations: Record<string, OperationInfo> = {
   },
   'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/search': {
+    summary: "Support's search: deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip's bank transaction reference (exact), any status, newest first.",
+    auth: 'operator', responses: { 200: 'Object' },
+    queryParams: { q: { type: 'string', minLength: 1, maxLength: 64 }, livemode: livemodeParam, merchant_id: { type: 'string' }, limit },
+  },
 
   // finance (issue 16)
   'GET /v1/bo/reports/statements': {

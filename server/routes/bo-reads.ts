@@ -2,7 +2,8 @@
 // with its as_of and the journal position it reflects; webhook failure rates from the
 // delivery store), the wallet (the same numbers as the merchant's balance, from the write
 // side's ledger), a merchant's balance transactions (bo-balance-transactions.ts), and the
-// merchant and white-label directories with search.
+// merchant and white-label directories with search, and support's search for orders and
+// claims by id or reference (bo-search.ts).
 
 import Router from '@koa/router';
 import Database from 'better-sqlite3';
@@ -19,6 +20,7 @@ import { notFound } from './common.ts';
 import { readQuery, readSideOf } from './read-params.ts';
 import { booleanParam, pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
+import { registerSearch } from './bo-search.ts';
 
 /** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
 const bangkokOffsetMs = 7 * durations.hour;
@@ -97,6 +99,7 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
   });
 
   registerBalanceTransactions(router, services, journalDb);
+  registerSearch(router, services, projections);
 
   router.get('/merchants', (ctx) => {
     const q = readQuery(ctx, ['q', 'white_label_id', 'suspended', 'cursor', 'limit']);

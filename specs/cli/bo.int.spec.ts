@@ -1,6 +1,6 @@
 // `satang bo …` run as an operator runs it (child processes against a real server sharing
 // its data directory): the review queue as a table and as JSON, one deposit with its
-// verdicts and timeline, a decision with a note, claims, request logs and the action log
+// verdicts and timeline, a decision with a note, a search by reference, claims, request logs and the action log
 // naming the operator the CLI minted a token for; --help lists the subcommands.
 
 import { test } from 'uvu';
@@ -60,6 +60,13 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.is(approved.code, 0, approved.out);
   assert.match(approved.out, new RegExp(`${d.id}: settled`));
 
+  // The ticket says "order X": found by the merchant's reference, settled now.
+  const found = await bo('search', d.merchant_reference);
+  assert.is(found.code, 0, found.out);
+  assert.match(found.out, /OBJECT\s+ID\s+MERCHANT\s+MODE\s+STATUS/);
+  assert.match(found.out, new RegExp(`deposit\\s+${d.id}\\s+${scene.shop.id}\\s+live\\s+settled\\s+500\\.00\\s+${d.merchant_reference}.*merchant_reference`));
+  assert.equal(JSON.parse((await bo('search', d.merchant_reference, '--sandbox', '--json')).out).data, []);
+
   const claims = await bo('claims', '--json');
   assert.is(claims.code, 0, claims.out);
   assert.ok(Array.isArray(JSON.parse(claims.out).data));
@@ -74,7 +81,7 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
 test('bo --help lists the subcommands; a bad one is a usage error', async () => {
   const help = await bo('--help');
   assert.is(help.code, 0);
-  for (const word of ['queue', 'show', 'approve', 'decline', 'approvals', 'claims', 'claim refund', 'dispute resolve', 'logs', 'actions']) assert.match(help.out, word);
+  for (const word of ['search', 'queue', 'show', 'approve', 'decline', 'approvals', 'claims', 'claim refund', 'dispute resolve', 'logs', 'actions']) assert.match(help.out, word);
   const bad = await bo('frobnicate');
   assert.is(bad.code, 2);
   const missing = await bo('show');

@@ -6,7 +6,7 @@
 // four-eyes deposit leaves it under review, a second reviewer in a second context settles
 // it; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
-// the statement's CSV download is the API's CSV byte for byte; the merchant page's balance
+// the statement's CSV download is the API's CSV byte for byte; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
@@ -198,6 +198,24 @@ test("the merchant page lists the merchant's balance transactions as the API doe
   await fah.page.click('[data-testid=btxn-prev-page]');
   await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${first.json.data[0].id}"]`);
   assert.equal(await shownIds(), first.json.data.map((b: { id: string }) => b.id));
+});
+
+test('support finds a deposit by the merchant\'s reference from the header\'s search box and opens it', async () => {
+  const id = await underReview(40_000);
+  const reference = (await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.merchant_reference;
+  const ton = await operator('emp_ton');
+  await ton.page.fill('[data-testid=search]', ` ${reference} `);
+  await ton.page.press('[data-testid=search]', 'Enter');
+  await ton.ready('search');
+  assert.equal(await ton.page.$$eval('[data-testid=search-row]', (rows) => rows.map((r) => [r.getAttribute('data-object'), r.getAttribute('data-id')])), [['deposit', id]]);
+  await ton.screenshot('search');
+  await ton.page.click(`[data-testid=search-row][data-id="${id}"]`);
+  await ton.ready('deposit');
+  assert.match(ton.page.url(), new RegExp(`#/deposits/${id}$`));
+  await ton.page.fill('[data-testid=search]', 'nobody-has-this-reference');
+  await ton.page.press('[data-testid=search]', 'Enter');
+  await ton.ready('search');
+  assert.ok(await ton.page.$('[data-testid=search-empty]'));
 });
 
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {
