@@ -105,9 +105,9 @@ const subcommands: readonly Subcommand[] = [
       limit: paging.limit!,
     }, ['TEXT']),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: id(a), merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit') })}`),
-      (j) => table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
+      (j) => (j.data.length === 0 ? `nothing has exactly the id or reference ${JSON.stringify(j.q)}` : table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
         h.object, h.id, h.merchant_id, h.livemode === null ? '-' : h.livemode ? 'live' : 'sandbox', h.status, h.amount_minor === null ? '-' : thb(h.amount_minor),
-        h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on]))),
+        h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on])))),
   },
   {
     words: ['show'],

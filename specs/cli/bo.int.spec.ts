@@ -66,6 +66,7 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(found.out, /OBJECT\s+ID\s+MERCHANT\s+MODE\s+STATUS/);
   assert.match(found.out, new RegExp(`deposit\\s+${d.id}\\s+${scene.shop.id}\\s+live\\s+settled\\s+500\\.00\\s+${d.merchant_reference}.*merchant_reference`));
   assert.equal(JSON.parse((await bo('search', d.merchant_reference, '--sandbox', '--json')).out).data, []);
+  assert.match((await bo('search', d.merchant_reference, '--sandbox')).out, /nothing has exactly the id or reference/);
 
   const claims = await bo('claims', '--json');
   assert.is(claims.code, 0, claims.out);
