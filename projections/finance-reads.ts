@@ -2,8 +2,8 @@
 // is one read transaction, so its figures are of one journal position, which it returns.
 // A statement reads the merchant's day rows of its period, summed by bucket and type, and
 // the sums of the days before and up to its end (the primary key leads with merchant, mode
-// and day); a trial balance sums whole days,
-// then whole hours of the last day, then the postings of the last partial hour.
+// and day); a trial balance sums whole days, then whole hours of the last day, then the
+// postings of the last partial hour.
 
 import { bangkokDayBounds, bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
 import type { MovementLine, BucketTotals } from '../core/finance/statement.ts';

@@ -98,8 +98,8 @@ export function registerSearch(router: Router, services: Services, projections: 
     if (c) add({ object: 'claim', id: c.id, merchant_id: c.merchantId, livemode: c.livemode, status: c.status, amount_minor: Number(c.amountMinor), merchant_reference: null, end_user_ref: null, created_at: iso(c.createdAt), matched_on: 'id' });
     const m = world().merchants.get(text);
     if (m) add({ object: 'merchant', id: m.id, merchant_id: m.id, livemode: null, status: m.suspended ? 'suspended' : 'active', amount_minor: null, merchant_reference: null, end_user_ref: null, created_at: iso(m.createdAt), matched_on: 'id' });
-    for (const mode of [true, false]) {
-      const owner = world().transRefOwner(mode, text);
+    for (const live of [true, false]) {
+      const owner = world().transRefOwner(live, text);
       const paid = owner === undefined ? undefined : deposit(owner);
       if (paid) add(depositHit(paid, 'trans_ref'));
     }
