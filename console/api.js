@@ -1,6 +1,7 @@
 // The console's only door to the server: /v1/bo/* with the operator's bearer token.
 //
-// - get(path, query) → the JSON answer; getBlob(path, query) → a Blob (slip image, CSV).
+// - get(path, query) → the JSON answer; getBlob(path, query) → a Blob (slip image); getFile(path,
+//   query) → {blob, filename}, the name the server gives in Content-Disposition (CSV reports).
 // - post(path, body, {stepUp}) sends Content-Type: application/json and an
 //   Idempotency-Key; the key is kept for the same action (same path and body) until the
 //   server gives a definite answer, so a retry after a network failure, a 5xx or a
@@ -71,6 +72,12 @@ export async function get(path, query) {
 export async function getBlob(path, query) {
   const res = await send('GET', urlOf(path, query), { headers: { Accept: '*/*' } });
   return res.blob();
+}
+
+export async function getFile(path, query) {
+  const res = await send('GET', urlOf(path, query), { headers: { Accept: '*/*' } });
+  const filename = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'download';
+  return { blob: await res.blob(), filename };
 }
 
 /** POST a JSON body; options.stepUp adds a fresh step-up token (re-authentication in a popup). */

@@ -1,16 +1,16 @@
 // The statement (finance): GET /v1/bo/reports/statements?merchant_id=&livemode=&date= (a
 // day in Asia/Bangkok), &from=&to= for a period of days (both included), or &month= ("This
-// month": its days up to the server's today). Per bucket: the opening balance, each movement type (count,
-// credits, debits, net) and the closing balance, exactly as the server computed them.
-// "Download CSV" fetches the same statement with format=csv using the operator's token and
-// saves it through a blob link (statement-<merchant>-<live|test>-<date or from_to>.csv).
+// month": its days up to the server's today). Per bucket: the opening balance, each
+// movement type (count, credits, debits, net) and the closing balance, exactly as the
+// server computed them. "Download CSV" fetches the same statement with format=csv using
+// the operator's token and saves it through a blob link, under the name the server gives.
 //
 // data-testids: statement-form, statement-merchant, statement-livemode, statement-date,
 //   statement-date-to, statement-month, show-statement, statement, statement-bucket
 //   (data-bucket), movement-row (data-type), opening, closing, download-csv.
 
 import { useState } from 'preact/hooks';
-import { get, getBlob } from '../api.js';
+import { get, getFile } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokToday, formatCount } from '../format.js';
 import { ActionButton, Empty, html, Money, navigate, Time, usePageData } from '../ui.js';
@@ -68,8 +68,8 @@ function saveBlob(blob, filename) {
 
 function Statement({ s, params }) {
   const download = async () => {
-    const blob = await getBlob('/v1/bo/reports/statements', { ...params, format: 'csv' });
-    saveBlob(blob, `statement-${s.merchant_id}-${s.livemode ? 'live' : 'test'}-${s.date ?? `${s.date_from}_${s.date_to}`}.csv`);
+    const { blob, filename } = await getFile('/v1/bo/reports/statements', { ...params, format: 'csv' });
+    saveBlob(blob, filename);
   };
   const period = s.date ?? `${s.date_from} – ${s.date_to}`;
   return html`<div class="card" data-testid="statement">
