@@ -29,6 +29,15 @@ function usage(): string {
     + 'The server is $SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT (127.0.0.1:8080); the data directory $SATANG_DATA_DIR (./data).\n';
 }
 
+// A reader that stops early (`satang scenarios | head -5`) closes the pipe: stop quietly,
+// as Unix tools do, instead of an unhandled EPIPE and its stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const [name, ...rest] = process.argv.slice(2);
 const command = name === undefined ? undefined : commands[name];
 if (!command) {

@@ -131,6 +131,19 @@ help('an unknown option, a missing value or a stray word: exit 2, an error namin
   }
 });
 
+help('a reader that closes the pipe early (`| head`): the CLI stops quietly, exit 0, no EPIPE trace', async () => {
+  // The read end is closed before the CLI writes its first line, so every write meets EPIPE.
+  const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(satangPath, ['scenarios'], { cwd: tmpdir(), env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+  assert.is(r.stderr, '');
+  assert.is(r.code, 0);
+});
+
 help.run();
 
 const call = suite('satang call');
