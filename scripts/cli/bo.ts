@@ -38,6 +38,16 @@ export function table(headers: readonly string[], rows: readonly (readonly unkno
   return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }
 
+/**
+ * A page of a list: its table, then where the next page starts (--cursor) when there is
+ * one; `nothing` instead of a bare header when the page is empty.
+ */
+function page(json: any, headers: readonly string[], row: (item: any) => readonly unknown[], nothing: string): string {
+  if (json.data.length === 0) return nothing;
+  const rows = table(headers, json.data.map(row));
+  return json.has_more && json.next_cursor ? `${rows}\nmore: --cursor ${json.next_cursor}` : rows;
+}
+
 /** Prints the answer: JSON with --json or on an error, else what `render` makes of it. */
 function print(args: Args, a: Answer, render: (json: any) => string): number {
   if (flag(args, 'json') || a.status >= 300) console.log(JSON.stringify(a.json, null, 2));
@@ -107,7 +117,8 @@ const subcommands: readonly Subcommand[] = [
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: id(a), merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit') })}`),
       (j) => (j.data.length === 0 ? `nothing has exactly the id or reference ${JSON.stringify(j.q)}` : table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
         h.object, h.id, h.merchant_id, h.livemode === null ? '-' : h.livemode ? 'live' : 'sandbox', h.status, h.amount_minor === null ? '-' : thb(h.amount_minor),
-        h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on])))),
+        h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on]))
+        + (j.has_more ? '\nmore match: raise --limit, or narrow with --merchant, --live or --sandbox' : ''))),
   },
   {
     words: ['show'],
@@ -126,7 +137,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['approvals'],
     spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with who approved so far.', { merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...paging }),
     run: async (a) => print(a, await call(a, 'approver', 'GET', `/v1/bo/withdrawals${query({ status: 'pending_approval', merchant_id: text(a, 'merchant'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => table(['WITHDRAWAL', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], j.data.map((w: any) => [w.id, w.merchant_id, thb(w.amount_total_minor), `${Math.floor(w.age_seconds / 60)}m`, `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`]))),
+      (j) => page(j, ['WITHDRAWAL', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.merchant_id, thb(w.amount_total_minor), `${Math.floor(w.age_seconds / 60)}m`, `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
   },
   ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
     words: ['withdrawal', verb],
@@ -137,7 +148,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['claims'],
     spec: spec('claims', 'Claims, oldest first.', { kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...paging }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({ kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'UPDATED'], j.data.map((c: any) => [c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.updated_at]))),
+      (j) => page(j, ['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'UPDATED'], (c: any) => [c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.updated_at], 'no claim matches')),
   },
   {
     words: ['claim', 'show'],
@@ -184,7 +195,7 @@ const subcommands: readonly Subcommand[] = [
       status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), route: text(a, 'route'), status: text(a, 'status'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => table(['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO'], j.data.map((r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id]))),
+      (j) => page(j, ['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO'], (r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id], 'no request log matches')),
   },
   {
     words: ['actions'],
@@ -192,7 +203,7 @@ const subcommands: readonly Subcommand[] = [
       subject: { type: 'string', value: 'SUB', help: 'one operator' }, outcome: { type: 'string', value: 'OUTCOME', help: 'ok, refused, failed, refused_authorization, refused_authentication' }, ...paging,
     }),
     run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => table(['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], j.data.map((r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome]))),
+      (j) => page(j, ['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], (r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome], 'no operator action matches')),
   },
 ];
 

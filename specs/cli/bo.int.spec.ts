@@ -1,7 +1,8 @@
 // `satang bo …` run as an operator runs it (child processes against a real server sharing
 // its data directory): the review queue as a table and as JSON, one deposit with its
 // verdicts and timeline, a decision with a note, a search by reference, claims, request logs and the action log
-// naming the operator the CLI minted a token for; --help lists the subcommands.
+// naming the operator the CLI minted a token for; a page's next cursor, an empty list said
+// in words; --help lists the subcommands.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -74,6 +75,19 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const logs = await bo('logs', '--route', '/v1/bo/deposits/:id/approve');
   assert.is(logs.code, 0, logs.out);
   assert.match(logs.out, /POST\s+\/v1\/bo\/deposits\/:id\/approve\s+(200|422)/);
+  // A page of the log says where the next starts, and that cursor gives the next request.
+  const first = await bo('logs', '--limit', '1');
+  const cursor = /^more: --cursor (\S+)$/m.exec(first.out)?.[1];
+  assert.ok(cursor, first.out);
+  const second = await bo('logs', '--limit', '1', '--cursor', cursor);
+  assert.is(second.code, 0, second.out);
+  const requestOf = (out: string) => /req_\w+/.exec(out)?.[0];
+  assert.ok(requestOf(second.out) && requestOf(second.out) !== requestOf(first.out), second.out);
+  // An empty list says so rather than printing a bare header.
+  const none = await bo('approvals');
+  assert.is(none.code, 0, none.out);
+  assert.is(none.out.trim(), 'no withdrawal is waiting for approval');
+  assert.is((await bo('claims', '--status', 'rejected')).out.trim(), 'no claim matches');
   const actions = await bo('actions', '--subject', 'emp_cli');
   assert.is(actions.code, 0, actions.out);
   assert.match(actions.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`));
