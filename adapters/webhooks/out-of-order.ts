@@ -10,6 +10,7 @@
 // No ledger state is touched: these are test events only.
 
 import { reject } from '../../core/errors.ts';
+import { replayTestMetadata } from '../../core/finance/reconcile.ts';
 import { iso, type Json } from '../../core/present.ts';
 import type { Ids } from '../../core/ports.ts';
 import type { DeliveryStore } from './deliveries.ts';
@@ -59,7 +60,7 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
     id, object: 'deposit_order', livemode: false, version: 0, status: 'awaiting_payment', is_terminal: false, merchant_reference: `test-out-of-order-${c}-${id.slice(-6)}`,
     amount_minor: 10000, currency: 'THB', created_at: created, expires_at: iso(now - 2_700_000), legs: [],
     sender: { bank_code: '014', account_number_masked: 'xxxxxx3210', account_name_th_masked: 'สมชาย ใ***' },
-    metadata: { satang_test: 'replay-out-of-order', case: c },
+    metadata: { ...replayTestMetadata, case: c },
   };
   const settled = (version: number): Obj => ({
     ...base, version, status: 'settled', ordered_amount_minor: 10000, transferred_amount_minor: 10000, amount_received_minor: 10000,
@@ -91,7 +92,7 @@ function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
     id, object: 'withdrawal_order', livemode: false, version: 1, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
     beneficiary_id: ids.next('ben'), currency: 'THB', amount_total_minor: total, fee_total_minor: fee, total_locked_minor: total + fee,
     fee_recognized_minor: 0, filled_minor: 0, remaining_minor: total, refunded_minor: 0, settled_splits: 0, max_splits: 10,
-    created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), fills: [], metadata: { satang_test: 'replay-out-of-order', case: 'C' },
+    created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), fills: [], metadata: { ...replayTestMetadata, case: 'C' },
   };
   const fills: Json[] = [];
   const steps: Step[] = [];

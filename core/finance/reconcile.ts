@@ -82,6 +82,18 @@ export function latestSnapshots(events: readonly StoredEvent[]): Map<string, Rec
   return latest;
 }
 
+/** What the sandbox's out-of-order replay writes in its test orders' metadata (adapters/webhooks/out-of-order.ts). */
+export const replayTestMetadata = { satang_test: 'replay-out-of-order' } as const;
+
+/**
+ * Whether a snapshot is of a test order of the sandbox's out-of-order replay: events only,
+ * with no order behind them, so its GET answers 404 by design.
+ */
+export function isReplayTestOrder(snapshot: Record<string, unknown>): boolean {
+  const metadata = snapshot.metadata as Record<string, unknown> | null | undefined;
+  return snapshot.livemode === false && metadata?.satang_test === replayTestMetadata.satang_test;
+}
+
 /**
  * Where a GET of an order disagrees with its latest event snapshot: the status, and for a
  * withdrawal its fill figures. A withdrawal's pending_approval → open has no event of its

@@ -7,7 +7,8 @@
 // - a withheld event is a pending gap (exit 0, balance not summed), still pending after 3
 //   days on the service clock, lost after 4 (exit 1); once the feed serves it again the
 //   gap closes and the sums agree (exit 0);
-// - a withheld last event of an order shows as a disagreement with its GET (exit 1).
+// - a withheld last event of an order shows as a disagreement with its GET (exit 1);
+// - the sandbox's out-of-order replay's test order (events only, GET 404) is counted apart.
 
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -22,6 +23,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { merchantActor } from '../adapters/support.ts';
 import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { addEndpoint, Receiver } from '../webhooks/support.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const dayMs = 86_400_000;
@@ -34,9 +36,9 @@ let proxyUrl: string;
 /** Sequences the proxy leaves out of every events page. */
 let withheld = new Set<number>();
 
-function reconcile(args: readonly string[]): Promise<{ code: number | null; report: any; stdout: string; stderr: string }> {
+function reconcile(args: readonly string[], key = shop.live.api_key): Promise<{ code: number | null; report: any; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(satangPath, ['reconcile', '--key', shop.live.api_key, '--url', proxyUrl, ...args], { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(satangPath, ['reconcile', '--key', key, '--url', proxyUrl, ...args], { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
@@ -159,6 +161,29 @@ test("a withheld last event of an order disagrees with the order's GET (exit 1)"
   const disagreement = r.report.objects.disagreements.find((d: any) => d.id === canceledId);
   assert.ok(disagreement, JSON.stringify(r.report.objects));
   assert.match(disagreement.problem, /status: events say open, GET says canceled/);
+});
+
+test("the sandbox's out-of-order replay names test orders with events only: counted apart, not a disagreement; a real sandbox order is still checked", async () => {
+  const receiver = await Receiver.start(() => s.clock.now());
+  try {
+    await addEndpoint(s, shop.id, receiver.url, false); // the replay delivers to an enabled sandbox endpoint
+    const replay = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/webhooks/replay-out-of-order', { case: 'C' });
+    assert.is(replay.status, 202, replay.text);
+    assert.is((await s.call(shop.sandbox.api_key, 'GET', `/v1/pay/withdrawals/${replay.json.object_id}`)).status, 404, 'a test order has no GET');
+    const real = await s.call(shop.sandbox.api_key, 'POST', '/v1/pay/deposits', { amount_minor: 25_000, currency: 'THB', merchant_reference: `sbx-${randomUUID()}`, end_user_ref: 'u-2',
+      sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' } });
+    assert.ok(real.status === 201 || real.status === 202, real.text);
+    const r = await reconcile(['--store', join(dir, 'sandbox.json'), '--json'], shop.sandbox.api_key);
+    assert.is(r.code, 0, r.stdout + r.stderr);
+    assert.is(r.report.livemode, false);
+    assert.is(r.report.objects.test_orders, 1);
+    assert.is(r.report.objects.checked, 2, 'the test order and the real deposit');
+    assert.equal(r.report.objects.disagreements, []);
+    const text = await reconcile(['--store', join(dir, 'sandbox-text.json')], shop.sandbox.api_key);
+    assert.match(text.stdout, /orders: 2 checked against GET \(1 of them test orders of the out-of-order replay: events only, no GET\), all agree/);
+  } finally {
+    await Receiver.stopAll();
+  }
 });
 
 test('usage: --store is required, nothing is read without it', async () => {

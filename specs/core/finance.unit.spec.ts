@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { bangkokDayBounds, bangkokDayOf, isCalendarDay } from '../../core/finance/calendar.ts';
 import { bahtOf, csvText } from '../../core/finance/money-text.ts';
 import { receivingReason, type ReceivingLeg, type ReceivingReason } from '../../core/finance/receiving.ts';
-import { balanceTransactionSums, sequenceGaps, snapshotDisagreement, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { balanceTransactionSums, isReplayTestOrder, sequenceGaps, snapshotDisagreement, type StoredEvent } from '../../core/finance/reconcile.ts';
 import { buildStatement } from '../../core/finance/statement.ts';
 import { buildTrialBalance } from '../../core/finance/trial-balance.ts';
 
@@ -90,6 +90,12 @@ test('reconcile: balance transactions accumulate by id; an order disagrees on st
   assert.is(snapshotDisagreement(w, { ...w, status: 'open' }), null, 'approval has no event of its own');
   assert.match(snapshotDisagreement(w, { ...w, status: 'open', filled_minor: 10, remaining_minor: 90 })!, /filled_minor: events say 0, GET says 10/);
   assert.match(snapshotDisagreement({ object: 'deposit_order', status: 'settled' }, { status: 'reversed' })!, /status/);
+  // The out-of-order replay's test orders carry its metadata, in sandbox only.
+  const test = { object: 'deposit_order', livemode: false, metadata: { satang_test: 'replay-out-of-order', case: 'A' } };
+  assert.ok(isReplayTestOrder(test));
+  assert.not.ok(isReplayTestOrder({ ...test, livemode: true }));
+  assert.not.ok(isReplayTestOrder({ ...test, metadata: { satang_test: 'other' } }));
+  assert.not.ok(isReplayTestOrder({ ...test, metadata: null }));
 });
 
 test.run();
