@@ -114,6 +114,11 @@ async function statementOf(services: Services, merchantId: string, livemode: boo
   return buildStatement({ merchantId, merchantName: name, livemode, ...period }, f.opening, f.lines, f.closing);
 }
 
+/** A CSV's file name for a report at an instant: `<stem>-20261127T084227Z.csv` (UTC, no separators a file system minds). */
+function csvFileInstant(stem: string, at: number): string {
+  return `${stem}-${iso(at).replace(/[-:]|\.\d{3}/g, '')}.csv`;
+}
+
 function answerStatement(ctx: Context, services: Services, s: Statement, format: 'json' | 'csv'): void {
   if (format === 'csv') {
     ctx.type = 'text/csv; charset=utf-8; header=present';
@@ -154,6 +159,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const tb = buildTrialBalance(asOf, readSideOf(services).models.finance.trialBalance(asOf).turnovers);
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
+      ctx.set('Content-Disposition', `attachment; filename="${csvFileInstant('trial-balance', asOf)}"`);
       ctx.body = trialBalanceCsv(tb);
     } else ctx.body = presentTrialBalance(tb);
   });
@@ -168,6 +174,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const summaries = accounts.map((a) => summariseReceivingAccount(a, a.legs, financeLimits.receivingDifferencesListedMax));
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
+      ctx.set('Content-Disposition', `attachment; filename="${csvFileInstant(`receiving-accounts-${merchantId}-${livemode ? 'live' : 'test'}`, services.write.clock.now())}"`);
       ctx.body = receivingAccountsCsv(summaries);
       return;
     }

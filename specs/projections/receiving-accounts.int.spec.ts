@@ -98,6 +98,10 @@ test('receiving account: told, verified and filled per leg, each difference with
   assert.is(a.told_minor, 20_000 + 30_000 + 40_000 + 50_000 + 60_000 + 70_000);
   assert.is(a.verified_minor, 20_000 + 25_000 + 41_000 + 50_000 + 60_000);
   assert.is(a.filled_minor, 20_000 + 25_000 + 40_000, 'reversed fills and deposits are not filled');
+  const csv = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}&livemode=true&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(csv.status, 200, csv.text);
+  const at = new Date(s.clock.now()).toISOString().replace(/[-:]|\.\d{3}/g, '');
+  assert.is(csv.headers.get('content-disposition'), `attachment; filename="receiving-accounts-${withdrawer.id}-live-${at}.csv"`);
   const support = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}`, undefined, { roles: ['support'] });
   assert.is(support.status, 403);
 });
