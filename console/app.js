@@ -29,6 +29,8 @@ import { MerchantPage } from './pages/merchant.js';
 import { StatementPage } from './pages/statement.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { SearchPage } from './pages/search.js';
+import { TrialBalancePage } from './pages/trial-balance.js';
+import { ActivityPage } from './pages/activity.js';
 
 const routes = [
   { name: 'queue', pattern: /^\/queue$/, page: QueuePage },
@@ -43,6 +45,8 @@ const routes = [
   { name: 'statement', pattern: /^\/statement$/, page: StatementPage },
   { name: 'dashboard', pattern: /^\/dashboard$/, page: DashboardPage },
   { name: 'search', pattern: /^\/search$/, page: SearchPage },
+  { name: 'trial-balance', pattern: /^\/trial-balance$/, page: TrialBalancePage },
+  { name: 'activity', pattern: /^\/activity$/, page: ActivityPage },
 ];
 
 /** The navigation, each entry shown when the operator may call the read its page starts with. */
@@ -52,7 +56,10 @@ const nav = [
   { name: 'claims', read: 'GET /v1/bo/claims' },
   { name: 'merchants', read: 'GET /v1/bo/merchants' },
   { name: 'statement', read: 'GET /v1/bo/reports/statements' },
+  { name: 'trial-balance', read: 'GET /v1/bo/reports/trial-balance' },
   { name: 'dashboard', read: 'GET /v1/bo/dashboard' },
+  // Operator actions (finance, ops_admin) or API requests (support too): the page shows the tabs the roles may read.
+  { name: 'activity', read: 'GET /v1/bo/logs' },
 ];
 
 function parseHash(hash) {

@@ -9,6 +9,7 @@ import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hoo
 import htm from 'htm';
 import { ageParts, formatBaht, formatTime, isoTitle, minorOf, noteLength, shortId } from './format.js';
 import { label, t } from './i18n.js';
+import { getFile } from './api.js';
 
 export const html = htm.bind(h);
 
@@ -33,6 +34,7 @@ const pageReads = [
   [/^#\/deposits\//, 'GET /v1/bo/deposits/:id'], [/^#\/withdrawals\//, 'GET /v1/bo/withdrawals/:id'], [/^#\/claims\//, 'GET /v1/bo/claims/:id'],
   [/^#\/claims(\?|$)/, 'GET /v1/bo/claims'], [/^#\/disputes\//, 'GET /v1/bo/disputes/:id'], [/^#\/merchants/, 'GET /v1/bo/merchants'],
   [/^#\/queue/, 'GET /v1/bo/deposits'], [/^#\/approvals/, 'GET /v1/bo/withdrawals'], [/^#\/statement/, 'GET /v1/bo/reports/statements'], [/^#\/dashboard/, 'GET /v1/bo/dashboard'],
+  [/^#\/trial-balance/, 'GET /v1/bo/reports/trial-balance'], [/^#\/activity/, 'GET /v1/bo/logs'],
 ];
 
 /** (hash) → the hash when the operator may open that page, else null. */
@@ -120,6 +122,7 @@ const toneOfStatus = {
   under_review: 'warn', pending_approval: 'warn', pending: 'warn', open: 'info', partially_filled: 'info', awaiting_payment: 'info', slip_processing: 'info',
   awaiting_liquidity: 'warn', refund_pending: 'warn', return_pending_payout: 'warn',
   confirmed: 'good', auto_confirmed: 'good', retry: 'warn', interrupted: 'warn', in_flight: 'info', permanent: 'bad', resolved: 'muted',
+  refused: 'warn', refused_authorization: 'bad', refused_authentication: 'bad',
   rejected: 'bad', failed: 'bad', reversed: 'bad', disabled: 'bad', merchant_lost: 'bad', expired: 'muted', canceled: 'muted', withdrawn: 'muted',
 };
 
@@ -203,6 +206,23 @@ export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', d
   return html`<button type="button" class=${`action ${tone}`} data-testid=${testid} disabled=${disabled || busy} onClick=${click} title=${stepUp ? t('stepup.title') : title}>
     ${stepUp ? html`<span class="flag" aria-label=${t('stepup.title')}>⚑</span> ` : null}${children}${busy ? '…' : ''}
   </button>`;
+}
+
+/**
+ * Fetches a report's file (a CSV) with the operator's token and saves it through a
+ * temporary link, under the name the server's Content-Disposition gives (the token never
+ * leaves fetch).
+ */
+export async function saveReport(path, query) {
+  const { blob, filename } = await getFile(path, query);
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** Pretty JSON in a closed <details>, for what the server says that the page has no layout for. */

@@ -10,10 +10,10 @@
 //   (data-bucket), movement-row (data-type), opening, closing, download-csv.
 
 import { useState } from 'preact/hooks';
-import { get, getFile } from '../api.js';
+import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokToday, formatCount } from '../format.js';
-import { ActionButton, Empty, html, Money, navigate, Time, usePageData } from '../ui.js';
+import { ActionButton, Empty, html, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 /** The query the page's URL names: one day (date), a month (its days up to the server's today), or a period (from, to). */
 function periodOf(query) {
@@ -54,23 +54,8 @@ function StatementForm({ params }) {
   </form>`;
 }
 
-/** Saves a Blob under `filename` through a temporary link (the token never leaves fetch). */
-function saveBlob(blob, filename) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 function Statement({ s, params }) {
-  const download = async () => {
-    const { blob, filename } = await getFile('/v1/bo/reports/statements', { ...params, format: 'csv' });
-    saveBlob(blob, filename);
-  };
+  const download = () => saveReport('/v1/bo/reports/statements', { ...params, format: 'csv' });
   const period = s.date ?? `${s.date_from} – ${s.date_to}`;
   return html`<div class="card" data-testid="statement">
     <div class="sub-head">

@@ -7,7 +7,8 @@
 // it; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
 // the statement's CSV download is the API's CSV byte for byte; support's search box finds a deposit by reference; the merchant page's balance
-// transactions are the API's, page by page; a role without `reviewer`
+// transactions are the API's, page by page; the trial balance is the API's (its CSV too);
+// the activity page finds an approval in the action log and a request by its id; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
 
@@ -218,6 +219,68 @@ test('support finds a deposit by the merchant\'s reference from the header\'s se
   assert.ok(await ton.page.$('[data-testid=search-empty]'));
 });
 
+test("finance's trial balance is the API's: every account and total, the CSV byte for byte, and an instant typed in Bangkok time", async () => {
+  const fah = await operator('emp_fah', { page: 'claims' });
+  await fah.page.click('[data-testid=nav-trial-balance]');
+  await fah.ready('trial-balance');
+  const api = (await scene.s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] })).json;
+  const shown = () => fah.page.$$eval('[data-testid=tb-section]', (sections) => sections.map((s) => [s.getAttribute('data-livemode'),
+    s.querySelector('[data-testid=tb-balanced]')!.getAttribute('data-balanced'), [...s.querySelectorAll('[data-testid=tb-account]')].map((r) => r.getAttribute('data-account'))]));
+  assert.equal(await shown(), api.sections.map((s: any) => [String(s.livemode), String(s.balanced), s.accounts.map((a: any) => a.account)]));
+  // A merchant's account links to the merchant in the section's mode.
+  const merchant = api.sections[0].accounts.find((a: any) => a.kind === 'merchant');
+  assert.is(await fah.page.$eval(`[data-testid=tb-account][data-account="${merchant.account}"] a`, (a) => a.getAttribute('href')!), `#/merchants/${merchant.merchant_id}?livemode=true`);
+  await fah.screenshot('trial-balance');
+  const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
+  const asOf = await fah.page.$eval('[data-testid=trial-balance] h2 time', (t) => t.getAttribute('datetime')!);
+  const csv = await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
+  assert.is(download.suggestedFilename(), `trial-balance-${asOf.replace(/[-:]|\.\d{3}/g, '')}.csv`);
+  // An hour ago, typed as the Bangkok wall time: the page asks for that instant.
+  const earlier = scene.s.clock.now() - 3_600_000 - (scene.s.clock.now() % 1000);
+  await fah.page.fill('[data-testid=trial-balance-as-of]', new Date(earlier + 7 * 3_600_000).toISOString().slice(0, 19));
+  await fah.page.click('[data-testid=show-trial-balance]');
+  await fah.page.waitForFunction((at) => document.querySelector('[data-testid=trial-balance] h2 time')?.getAttribute('datetime') === at, new Date(earlier).toISOString());
+  const then = (await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(earlier).toISOString()}`, undefined, { roles: ['finance'] })).json;
+  assert.equal(await shown(), then.sections.map((s: any) => [String(s.livemode), String(s.balanced), s.accounts.map((a: any) => a.account)]));
+});
+
+test('activity: ops_admin finds a reviewer\'s approval in the action log with its deposit linked; support sees only API requests and finds one by request_id, bodies redacted', async () => {
+  const mali = await operator('emp_mali');
+  await mali.page.click('[data-testid=nav-activity]');
+  await mali.ready('activity');
+  assert.ok(await mali.page.$('[data-testid=activity-tab-requests]'), 'ops_admin reads both');
+  await mali.page.fill('[data-testid=filter-subject]', 'emp_ploy');
+  await mali.page.press('[data-testid=filter-subject]', 'Enter');
+  // The filtered page has replaced the unfiltered one: every row is the reviewer's.
+  await mali.page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll('[data-testid=action-row] td:nth-child(2)')];
+    return location.hash.includes('subject=emp_ploy') && rows.length > 0 && rows.every((td) => td.textContent!.trim() === 'emp_ploy');
+  });
+  const rows = await mali.page.$$eval('[data-testid=action-row]', (rs) => rs.map((r) => [r.querySelector('td:nth-child(2)')!.textContent!.trim(), r.querySelector('td:nth-child(4)')!.textContent!.trim(),
+    r.querySelector('td:nth-child(5) a')?.getAttribute('href') ?? null, r.getAttribute('data-outcome')]));
+  assert.ok(rows.length > 0 && rows.every(([who]) => who === 'emp_ploy'), JSON.stringify(rows));
+  assert.ok(rows.some(([, route, to, outcome]) => route === 'POST /v1/bo/deposits/:id/approve' && to === `#/deposits/${fourEyesId}` && outcome === 'ok'), JSON.stringify(rows));
+  await mali.screenshot('activity-actions');
+
+  const logged = (await scene.s.bo('GET', '/v1/bo/logs?route=/v1/pay/deposits&status=201&limit=1', undefined, { roles: ['support'] })).json.data[0];
+  assert.ok(logged?.request_id, 'a deposit creation was logged');
+  const ton = await operator('emp_ton');
+  await ton.goto('#/activity?tab=actions', 'activity');
+  assert.is(await ton.page.$('[data-testid=activity-tab-actions]'), null, 'support does not read the action log');
+  assert.ok(await ton.page.$('[data-testid=requests-table]'), 'support lands on the API requests');
+  await ton.page.fill('[data-testid=filter-request]', logged.request_id);
+  await ton.page.press('[data-testid=filter-request]', 'Enter');
+  await ton.page.waitForFunction((id) => location.hash.includes('request_id=') && document.querySelectorAll('[data-testid=request-row]').length === 1
+    && document.querySelector('[data-testid=request-row]')!.getAttribute('data-request-id') === id, logged.request_id);
+  assert.equal(await ton.page.$$eval('[data-testid=request-row]', (rs) => rs.map((r) => r.getAttribute('data-request-id'))), [logged.request_id]);
+  await ton.page.click('[data-testid=request-bodies] summary');
+  const bodies = await ton.page.textContent('[data-testid=request-bodies]') ?? '';
+  assert.match(bodies, /"qr_payload": "\[redacted\]"/);
+  assert.not.match(bodies, /000201010212/, 'no QR payload in clear');
+  await ton.screenshot('activity-requests');
+});
+
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {
   const id = await underReview(50_000);
   const ton = await operator('emp_ton', { hash: `#/deposits/${id}`, page: 'deposit' });
@@ -266,7 +329,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   await assertNavVisible(lead, 'en');
   const pages = [
     ['#/approvals', 'approvals'], ['#/claims', 'claims'], [`#/claims/${claim.json.id}`, 'claim'], [`#/disputes/${dispute.json.id}`, 'dispute'],
-    ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'],
+    ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'], ['#/trial-balance', 'trial-balance'], ['#/activity', 'activity'],
   ] as const;
   for (const [hash, name] of pages) {
     await lead.goto(hash, name);

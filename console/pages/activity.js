@@ -1,0 +1,130 @@
+// Activity — who did what, newest first, each list with the server's cursor:
+//   - operator actions (finance, ops_admin): GET /v1/bo/reports/action-logs?subject=&outcome=&route=&since=
+//     every back-office call and refused sign-in: the operator (unverified when the token
+//     was refused), roles, route, the ids it named (linked), step-up, status and outcome;
+//   - API requests (finance, support, ops_admin): GET /v1/bo/logs?request_id=&merchant_id=&route=&status=&since=
+//     every request as logged (redacted on the server), its bodies one click away — what
+//     support needs when a merchant quotes a request_id.
+// The tab shown is `tab` (actions | requests) when the operator may read it, else the one
+// they may.
+//
+// data-testids: activity-tab-actions, activity-tab-requests, activity-filters,
+//   filter-subject, filter-outcome, filter-route, filter-request, filter-merchant,
+//   filter-status, filter-since, actions-table, action-row (data-id, data-outcome),
+//   requests-table, request-row (data-request-id), request-bodies, prev-page, next-page.
+
+import { get } from '../api.js';
+import { label, t } from '../i18n.js';
+import { bangkokLocalToIso, isoToBangkokLocal } from '../format.js';
+import { Badge, Empty, html, Id, Mode, navigate, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+
+const paths = { actions: '/v1/bo/reports/action-logs', requests: '/v1/bo/logs' };
+const outcomes = ['ok', 'refused', 'failed', 'refused_authorization', 'refused_authentication'];
+const fields = {
+  actions: ['subject', 'outcome', 'route', 'since'],
+  requests: ['request_id', 'merchant_id', 'route', 'status', 'since'],
+};
+
+/** Where an id a log names opens, by its prefix (a merchant in the request's mode, else live). */
+function pageOf(id, livemode = true) {
+  const to = { dep_: 'deposits', wdr_: 'withdrawals', clm_: 'claims', dsp_: 'disputes', mch_: 'merchants' }[String(id).slice(0, 4)];
+  return to ? `#/${to}/${encodeURIComponent(id)}${to === 'merchants' ? `?livemode=${livemode !== false}` : ''}` : undefined;
+}
+
+export function ActivityPage({ query }) {
+  const can = useCan();
+  const tabs = Object.keys(paths).filter((tab) => can(`GET ${paths[tab]}`));
+  const tab = tabs.includes(query.tab) ? query.tab : tabs[0];
+  const filters = Object.fromEntries(fields[tab].map((f) => [f, query[f] ?? '']));
+  const set = (patch) => navigate('/activity', { tab, ...filters, ...patch });
+  return html`<section>
+    <div class="page-head"><h1>${t('activity.title')}</h1></div>
+    <div class="tabs" role="tablist">${tabs.map((name) => html`<a role="tab" href=${`#/activity?tab=${name}`} aria-selected=${String(name === tab)}
+      class=${name === tab ? 'active' : ''} data-testid=${`activity-tab-${name}`}>${t(`activity.tab.${name}`)}</a>`)}</div>
+    <${Filters} tab=${tab} filters=${filters} set=${set} />
+    ${tab === 'actions' ? html`<${Actions} filters=${filters} />` : html`<${Requests} filters=${filters} />`}
+  </section>`;
+}
+
+function Filters({ tab, filters, set }) {
+  const submit = (e) => {
+    e.preventDefault();
+    const form = Object.fromEntries(new FormData(e.currentTarget));
+    set({ ...form, since: form.since ? bangkokLocalToIso(form.since) ?? '' : '' });
+  };
+  const text = (name, placeholder, size = 20) => html`<label>${t(`activity.${name}`)}<input name=${name} data-testid=${`filter-${name.replace('_id', '')}`}
+    placeholder=${placeholder} value=${filters[name]} size=${size} /></label>`;
+  return html`<form class="filters" data-testid="activity-filters" key=${JSON.stringify(filters)} onSubmit=${submit}>
+    ${tab === 'actions' ? html`
+      ${text('subject', 'emp_…', 14)}
+      <label>${t('activity.outcome')}<select name="outcome" data-testid="filter-outcome" value=${filters.outcome} onChange=${(e) => set({ outcome: e.currentTarget.value })}>
+        <option value="">${t('common.any')}</option>${outcomes.map((o) => html`<option value=${o}>${label('actionOutcome', o)}</option>`)}</select></label>` : html`
+      ${text('request_id', 'req_…', 26)}
+      ${text('merchant_id', 'mch_…', 26)}
+      <label>${t('activity.status')}<input name="status" data-testid="filter-status" inputmode="numeric" placeholder="422" value=${filters.status} size="4" /></label>`}
+    ${text('route', '/v1/bo/deposits/:id/approve', 26)}
+    <label>${t('activity.since')}<input type="datetime-local" name="since" data-testid="filter-since" value=${filters.since ? isoToBangkokLocal(filters.since) : ''} /></label>
+    <button type="submit">${t('common.apply')}</button>
+  </form>`;
+}
+
+/** The ids an action named, each linked to its page. */
+function Targets({ ids }) {
+  const values = Object.values(ids ?? {});
+  if (values.length === 0) return html`<span class="muted">—</span>`;
+  return html`${values.map((id, i) => html`${i > 0 ? ' ' : ''}<${Id} id=${String(id)} to=${pageOf(id)} keep=${12} />`)}`;
+}
+
+function Actions({ filters }) {
+  const filterKey = JSON.stringify(filters);
+  const pager = usePager(filterKey);
+  const { data, loading } = usePageData(() => get(paths.actions, { ...filters, limit: '50', cursor: pager.cursor }), [filterKey, pager.cursor]);
+  if (data && data.data.length === 0) return html`<${Empty}>${t('activity.none')}</${Empty}>`;
+  return html`${data ? html`<table class="grid" data-testid="actions-table" aria-busy=${loading}>
+      <thead><tr><th>${t('activity.at')}</th><th>${t('activity.operator')}</th><th>${t('activity.roles')}</th><th>${t('activity.route')}</th>
+        <th>${t('activity.targets')}</th><th>${t('activity.stepUp')}</th><th class="num">${t('activity.status')}</th><th>${t('activity.outcome')}</th><th>request_id</th></tr></thead>
+      <tbody>${data.data.map((r) => html`<tr data-testid="action-row" data-id=${r.id} data-outcome=${r.outcome}>
+        <td><${Time} at=${r.at} /></td>
+        <td class="mono">${r.subject ?? '—'} ${r.authenticated ? null : html`<${Badge} tone="bad" title=${t('activity.unverifiedTitle')}>${t('activity.unverified')}</${Badge}>`}</td>
+        <td>${r.roles.map((role) => html`<span class="badge role">${role}</span> `)}</td>
+        <td class="mono small">${r.method} ${r.route}</td>
+        <td><${Targets} ids=${r.target_ids} /></td>
+        <td>${r.step_up ? html`<span class="flag" title=${t('stepup.title')}>⚑</span>` : ''}</td>
+        <td class="num">${r.status}</td>
+        <td><${Status} status=${r.outcome} prefix="actionOutcome" />${r.error_code ? html` <span class="mono small muted">${r.error_code}</span>` : null}</td>
+        <td class="mono small" title=${`hash ${r.hash}`}>${r.request_id}</td>
+      </tr>`)}</tbody>
+    </table>` : null}
+    <${Pager} pager=${pager} nextCursor=${data?.next_cursor} />`;
+}
+
+/** A stored body (JSON text, redacted on the server) shown pretty when it parses. */
+function Body({ text }) {
+  if (text === null || text === undefined) return html`<span class="muted">—</span>`;
+  try { return html`<pre>${JSON.stringify(JSON.parse(text), null, 2)}</pre>`; } catch { return html`<pre>${text}</pre>`; }
+}
+
+function Requests({ filters }) {
+  const filterKey = JSON.stringify(filters);
+  const pager = usePager(filterKey);
+  const { data, loading } = usePageData(() => get(paths.requests, { ...filters, limit: '50', cursor: pager.cursor }), [filterKey, pager.cursor]);
+  if (data && data.data.length === 0) return html`<${Empty}>${t('activity.none')}</${Empty}>`;
+  return html`${data ? html`<p class="small muted">${t('activity.retention', { days: data.retention_days })}</p>
+    <table class="grid" data-testid="requests-table" aria-busy=${loading}>
+      <thead><tr><th>${t('activity.at')}</th><th>request_id</th><th>${t('activity.who')}</th><th>${t('common.mode')}</th><th>${t('activity.route')}</th>
+        <th class="num">${t('activity.status')}</th><th class="num">ms</th><th>${t('activity.bodies')}</th></tr></thead>
+      <tbody>${data.data.map((r) => html`<tr data-testid="request-row" data-request-id=${r.request_id}>
+        <td><${Time} at=${r.at} /></td>
+        <td class="mono small">${r.request_id}</td>
+        <td>${r.operator ? html`<span class="mono">${r.operator}</span>` : html`<${Id} id=${r.merchant_id} to=${r.merchant_id ? pageOf(r.merchant_id, r.livemode) : undefined} keep=${12} />`}</td>
+        <td>${r.livemode === null ? '—' : html`<${Mode} livemode=${r.livemode} />`}</td>
+        <td class="mono small">${r.method} ${r.route}</td>
+        <td class="num">${r.status}${r.error_code ? html` <span class="mono small muted">${r.error_code}</span>` : null}</td>
+        <td class="num">${r.duration_ms}</td>
+        <td>${r.request_body === null && r.response_body === null ? html`<span class="muted">—</span>` : html`<details data-testid="request-bodies"><summary>${t('activity.show')}</summary>
+          <div class="small">${t('activity.request')}</div><${Body} text=${r.request_body} />
+          <div class="small">${t('activity.response')}</div><${Body} text=${r.response_body} /></details>`}</td>
+      </tr>`)}</tbody>
+    </table>` : null}
+    <${Pager} pager=${pager} nextCursor=${data?.next_cursor} />`;
+}

@@ -1,0 +1,79 @@
+// The trial balance (finance): GET /v1/bo/reports/trial-balance[?as_of=] — every ledger
+// account at an instant (now, or a Bangkok time typed in), live and sandbox apart (two
+// ledgers): postings, debit and credit turnover, balance and side, then the section's
+// totals and whether it balances, exactly as the server computed them. A merchant's
+// account links to the merchant's page in that mode. "Download CSV" saves format=csv under
+// the name the server gives.
+//
+// data-testids: trial-balance-form, trial-balance-as-of, show-trial-balance,
+//   trial-balance-now, trial-balance, tb-section (data-livemode), tb-account
+//   (data-account), tb-totals, tb-balanced (data-balanced), download-csv.
+
+import { useState } from 'preact/hooks';
+import { get } from '../api.js';
+import { label, t } from '../i18n.js';
+import { bangkokLocalToIso, formatCount, isoToBangkokLocal } from '../format.js';
+import { ActionButton, Badge, html, Id, Mode, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
+
+export function TrialBalancePage({ query }) {
+  const params = query.as_of ? { as_of: query.as_of } : {};
+  const key = JSON.stringify(params);
+  const { data } = usePageData(() => get('/v1/bo/reports/trial-balance', params), [key]);
+  return html`<section>
+    <div class="page-head"><h1>${t('trialBalance.title')}</h1></div>
+    <${AsOfForm} key=${key} asOf=${query.as_of ?? ''} />
+    ${data ? html`<${TrialBalance} tb=${data} params=${params} />` : null}
+  </section>`;
+}
+
+function AsOfForm({ asOf }) {
+  const [local, setLocal] = useState(asOf ? isoToBangkokLocal(asOf) : '');
+  const show = () => {
+    const at = local ? bangkokLocalToIso(local) : null;
+    navigate('/trial-balance', at ? { as_of: at } : {});
+  };
+  return html`<form class="filters" data-testid="trial-balance-form" onSubmit=${(e) => { e.preventDefault(); show(); }}>
+    <label>${t('trialBalance.at')}<input type="datetime-local" step="1" data-testid="trial-balance-as-of" value=${local} onInput=${(e) => setLocal(e.currentTarget.value)} /></label>
+    <button type="submit" data-testid="show-trial-balance">${t('statement.show')}</button>
+    <button type="button" class="ghost" data-testid="trial-balance-now" onClick=${() => navigate('/trial-balance', {})}>${t('trialBalance.now')}</button>
+  </form>`;
+}
+
+function TrialBalance({ tb, params }) {
+  const download = () => saveReport('/v1/bo/reports/trial-balance', { ...params, format: 'csv' });
+  return html`<div class="card" data-testid="trial-balance">
+    <div class="sub-head">
+      <h2>${t('common.asOf')} <${Time} at=${tb.as_of} /> <span class="muted small">${tb.currency}</span></h2>
+      <${ActionButton} testid="download-csv" onRun=${download}>⬇ ${t('statement.downloadCsv')}</${ActionButton}>
+    </div>
+    ${tb.sections.map((s) => html`<${Section} s=${s} />`)}
+  </div>`;
+}
+
+/** A merchant's account names its merchant (linked, in the section's mode) and bucket; a system account its purpose. */
+function AccountName({ a, livemode }) {
+  if (a.kind !== 'merchant') return html`${label('systemAccount', a.name)} <span class="mono small muted">${a.account}</span>`;
+  const to = `#/merchants/${encodeURIComponent(a.merchant_id)}?livemode=${livemode}`;
+  return html`<${Id} id=${a.merchant_id} to=${to} keep=${14} /> · ${label('bucket', a.name)}`;
+}
+
+function Section({ s }) {
+  return html`<section class="tb-section" data-testid="tb-section" data-livemode=${String(s.livemode)}>
+    <h3><${Mode} livemode=${s.livemode} /> ${s.balanced
+      ? html`<span data-testid="tb-balanced" data-balanced="true"><${Badge} tone="good">${t('trialBalance.balanced')}</${Badge}></span>`
+      : html`<span data-testid="tb-balanced" data-balanced="false"><${Badge} tone="bad">${t('trialBalance.unbalanced')}</${Badge}></span>`}</h3>
+    <table class="grid">
+      <thead><tr><th>${t('trialBalance.account')}</th><th class="num">${t('trialBalance.postings')}</th><th class="num">${t('trialBalance.debit')}</th>
+        <th class="num">${t('trialBalance.credit')}</th><th class="num">${t('trialBalance.balance')}</th><th>${t('trialBalance.side')}</th></tr></thead>
+      <tbody>${s.accounts.map((a) => html`<tr data-testid="tb-account" data-account=${a.account}>
+        <td><${AccountName} a=${a} livemode=${s.livemode} /></td><td class="num">${formatCount(a.postings)}</td>
+        <td class="num"><${Money} minor=${a.debit_minor} /></td><td class="num"><${Money} minor=${a.credit_minor} /></td>
+        <td class="num"><${Money} minor=${a.balance_minor} /></td><td>${label('side', a.side)}</td>
+      </tr>`)}</tbody>
+      <tfoot data-testid="tb-totals">
+        <tr class="total"><td>${t('trialBalance.turnover')}</td><td></td><td class="num"><${Money} minor=${s.total_debit_minor} /></td><td class="num"><${Money} minor=${s.total_credit_minor} /></td><td></td><td></td></tr>
+        <tr class="total"><td>${t('trialBalance.balances')}</td><td></td><td class="num"><${Money} minor=${s.total_debit_balance_minor} /></td><td class="num"><${Money} minor=${s.total_credit_balance_minor} /></td><td></td><td></td></tr>
+      </tfoot>
+    </table>
+  </section>`;
+}
