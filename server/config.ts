@@ -2,6 +2,7 @@
 // "Configuration"). Refuses combinations that must never run in production.
 
 import { isAbsolute, relative, resolve } from 'node:path';
+import { requestLimits } from '../core/limits.ts';
 
 export type Profile = 'wide' | 'live_p2p';
 
@@ -37,31 +38,67 @@ export type MasterKeySource =
   | { readonly kind: 'file'; readonly path: string }
   | { readonly kind: 'development'; readonly path: string };
 
+/** Everything wrong with the environment at once, so that one restart fixes it all (npm start prints the list and exits 78). */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`the configuration is refused: ${problems.join('; ')}`);
+  }
+}
+
+/** Exit code of a refused configuration (sysexits.h EX_CONFIG), so that a supervisor can tell it from a crash. */
+export const configErrorExitCode = 78;
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = Number(env.SATANG_PORT ?? 8080);
+  const problems: string[] = [];
+  /** Runs one check; a refusal is noted and `fallback` stands in, so that every check runs. */
+  const check = <T>(read: () => T, fallback: T): T => {
+    try { return read(); } catch (error) { problems.push((error as Error).message); return fallback; }
+  };
+  const port = check(() => portOf(env), 8080);
   const host = env.SATANG_HOST ?? '127.0.0.1';
   const profile = (env.SATANG_PROFILE ?? 'wide') as Profile;
-  if (profile !== 'wide' && profile !== 'live_p2p') throw new Error(`SATANG_PROFILE must be wide or live_p2p, not ${profile}`);
+  if (profile !== 'wide' && profile !== 'live_p2p') problems.push(`SATANG_PROFILE must be wide or live_p2p, not ${profile}`);
   const mode = env.SATANG_ENV ?? 'development';
-  if (mode !== 'development' && mode !== 'production') throw new Error(`SATANG_ENV must be development or production, not ${mode}`);
+  if (mode !== 'development' && mode !== 'production') problems.push(`SATANG_ENV must be development or production, not ${mode}`);
   const clock = env.SATANG_CLOCK ?? 'system';
-  if (clock !== 'system' && clock !== 'manual') throw new Error(`SATANG_CLOCK must be system or manual, not ${clock}`);
-  if (clock === 'manual' && mode === 'production') throw new Error('SATANG_CLOCK=manual is for tests and is refused when SATANG_ENV=production');
-  if (!env.SATANG_SLIP_PROVIDER_URL && mode === 'production') throw new Error('SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production: the bank simulator is for development only');
-  checkIssuer(env, mode);
+  if (clock !== 'system' && clock !== 'manual') problems.push(`SATANG_CLOCK must be system or manual, not ${clock}`);
+  if (clock === 'manual' && mode === 'production') problems.push('SATANG_CLOCK=manual is for tests and is refused when SATANG_ENV=production');
+  if (!env.SATANG_SLIP_PROVIDER_URL && mode === 'production') problems.push('SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production: the bank simulator is for development only');
+  const production = mode === 'production' ? 'production' : 'development';
+  check(() => checkIssuer(env, production), undefined);
   const dataDir = env.SATANG_DATA_DIR ?? './data';
-  const masterKey = masterKeySource(env, dataDir, mode);
+  const masterKey = check(() => masterKeySource(env, dataDir, production), { kind: 'env' } as MasterKeySource);
+  const metrics = check(() => metricsListen(env), {});
+  check(() => shutdownDrainMs(env), 0);
+  if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
     port, host, dataDir, masterKey, baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
-    profile, env: mode, clock, logLevel: env.SATANG_LOG_LEVEL ?? 'info',
+    profile, env: production, clock: clock === 'manual' ? 'manual' : 'system', logLevel: env.SATANG_LOG_LEVEL ?? 'info',
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
     oidcClientId: env.SATANG_OIDC_CLIENT_ID || 'satang-console',
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
-    ...metricsListen(env),
+    ...metrics,
   };
+}
+
+/** SATANG_PORT: 0 (any free port) to 65535. */
+function portOf(env: NodeJS.ProcessEnv): number {
+  const raw = env.SATANG_PORT;
+  if (raw === undefined || raw === '') return 8080;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65_535) throw new Error(`SATANG_PORT must be a port number (0 = any free port), not ${raw}`);
+  return Number(raw);
+}
+
+/** SATANG_SHUTDOWN_DRAIN_MS: how long a stop waits for requests in flight (default 10,000). */
+export function shutdownDrainMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.SATANG_SHUTDOWN_DRAIN_MS;
+  if (raw === undefined || raw === '') return requestLimits.shutdownDrainMsDefault;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`SATANG_SHUTDOWN_DRAIN_MS must be a whole number of milliseconds, not ${raw}`);
+  return Number(raw);
 }
 
 /**

@@ -23,7 +23,7 @@ import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.ts';
 import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
-import { readConfig, type Config } from './config.ts';
+import { ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
 import { sealerFor } from './master-key.ts';
@@ -216,13 +216,6 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   };
 }
 
-function shutdownDrainMs(env: NodeJS.ProcessEnv): number {
-  const raw = env.SATANG_SHUTDOWN_DRAIN_MS;
-  if (raw === undefined || raw === '') return requestLimits.shutdownDrainMsDefault;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`SATANG_SHUTDOWN_DRAIN_MS must be a whole number of milliseconds, not ${raw}`);
-  return Number(raw);
-}
-
 /**
  * Stops accepting connections and lets the requests in flight finish; a connection still
  * open after drainMs (a slow or stalled client) is cut, so shutdown never waits on a client.
@@ -246,7 +239,15 @@ async function drain(server: Server, drainMs: number): Promise<void> {
  * --import tsx server/main.ts` runs it directly.
  */
 export async function serveUntilSignalled(): Promise<void> {
-  const running = await startServer();
+  let running: Running;
+  try {
+    running = await startServer();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // What an operator reads in the journal: the whole list, no stack trace.
+    process.stderr.write(`satang: the configuration is refused (see .env.example):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
+    process.exit(configErrorExitCode);
+  }
   const drainMs = shutdownDrainMs(process.env);
   let stopping = false;
   const stop = () => {

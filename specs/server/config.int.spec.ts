@@ -1,0 +1,67 @@
+// The configuration as an operator meets it: everything wrong with the environment is
+// refused at once, before the data dir is touched or a port is bound. readConfig collects
+// every problem into one ConfigError; the server started as `npm start` starts it prints
+// the list without a stack trace (never echoing a secret's value) and exits 78 (EX_CONFIG),
+// which the systemd unit does not restart.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
+
+const mainPath = fileURLToPath(new URL('../../server/main.ts', import.meta.url));
+const unitPath = fileURLToPath(new URL('../../deploy/systemd/satang-api.service', import.meta.url));
+const badKey = 'not-a-key-but-still-a-secret';
+
+test('readConfig: every problem at once, in one ConfigError', () => {
+  const error = (() => {
+    try { readConfig({ SATANG_ENV: 'production', SATANG_PORT: '80x', SATANG_CLOCK: 'manual', SATANG_METRICS_PORT: 'nine', SATANG_SHUTDOWN_DRAIN_MS: '1.5' }); } catch (e) { return e; }
+    return null;
+  })();
+  assert.instance(error, ConfigError);
+  const problems = (error as ConfigError).problems;
+  for (const name of ['SATANG_PORT', 'SATANG_CLOCK=manual', 'SATANG_SLIP_PROVIDER_URL', 'SATANG_OIDC_ISSUER', 'SATANG_MASTER_KEY', 'SATANG_METRICS_PORT', 'SATANG_SHUTDOWN_DRAIN_MS']) {
+    assert.ok(problems.some((p) => p.includes(name)), `${name} in ${JSON.stringify(problems)}`);
+  }
+  assert.is(problems.length, 7);
+  // A good environment still reads as before.
+  assert.is(readConfig({ SATANG_PORT: '0' }).port, 0);
+  assert.is(readConfig({}).port, 8080);
+});
+
+test('the server refuses a bad environment with the whole list, no stack trace, no secret, exit 78, nothing created', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-config-'));
+  const dataDir = join(dir, 'data');
+  try {
+    const r = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', mainPath], {
+        env: { PATH: process.env.PATH, SATANG_ENV: 'production', SATANG_PORT: '80x', SATANG_DATA_DIR: dataDir, SATANG_MASTER_KEY: badKey, SATANG_LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '', stdout = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      child.stdout.on('data', (d) => { stdout += d; });
+      child.on('close', (code) => resolve({ code, stderr, stdout }));
+    });
+    assert.is(r.code, configErrorExitCode);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.is(lines[0], 'satang: the configuration is refused (see .env.example):');
+    assert.is(lines.length, 5, r.stderr);
+    assert.ok(lines.slice(1).every((l) => l.startsWith('  - SATANG_')), r.stderr);
+    assert.not.match(r.stderr, /\n\s+at /, 'no stack trace');
+    assert.not.match(r.stderr, new RegExp(badKey), 'the secret is not echoed');
+    assert.not.ok(existsSync(dataDir), 'the data dir was not created');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the systemd unit does not restart a refused configuration', () => {
+  assert.match(readFileSync(unitPath, 'utf8'), new RegExp(`^RestartPreventExitStatus=${configErrorExitCode}$`, 'm'));
+});
+
+test.run();
