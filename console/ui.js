@@ -37,6 +37,12 @@ const pageReads = [
   [/^#\/trial-balance/, 'GET /v1/bo/reports/trial-balance'], [/^#\/activity/, 'GET /v1/bo/logs'],
 ];
 
+/** The console page of an id the server names, by its typed prefix (a merchant in `livemode`, live by default); undefined for any other id. */
+export function pageOfId(id, livemode = true) {
+  const to = { dep_: 'deposits', wdr_: 'withdrawals', clm_: 'claims', dsp_: 'disputes', mch_: 'merchants' }[String(id ?? '').slice(0, 4)];
+  return to ? `#/${to}/${encodeURIComponent(id)}${to === 'merchants' ? `?livemode=${livemode !== false}` : ''}` : undefined;
+}
+
 /** (hash) → the hash when the operator may open that page, else null. */
 export function useLinkable() {
   const can = useCan();

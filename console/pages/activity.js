@@ -16,7 +16,7 @@
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal } from '../format.js';
-import { Badge, Empty, html, Id, Mode, navigate, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+import { Badge, Empty, html, Id, Mode, navigate, pageOfId, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
 
 const paths = { actions: '/v1/bo/reports/action-logs', requests: '/v1/bo/logs' };
 const outcomes = ['ok', 'refused', 'failed', 'refused_authorization', 'refused_authentication'];
@@ -24,12 +24,6 @@ const fields = {
   actions: ['subject', 'outcome', 'route', 'since'],
   requests: ['request_id', 'merchant_id', 'route', 'status', 'since'],
 };
-
-/** Where an id a log names opens, by its prefix (a merchant in the request's mode, else live). */
-function pageOf(id, livemode = true) {
-  const to = { dep_: 'deposits', wdr_: 'withdrawals', clm_: 'claims', dsp_: 'disputes', mch_: 'merchants' }[String(id).slice(0, 4)];
-  return to ? `#/${to}/${encodeURIComponent(id)}${to === 'merchants' ? `?livemode=${livemode !== false}` : ''}` : undefined;
-}
 
 export function ActivityPage({ query }) {
   const can = useCan();
@@ -72,7 +66,7 @@ function Filters({ tab, filters, set }) {
 function Targets({ ids }) {
   const values = Object.values(ids ?? {});
   if (values.length === 0) return html`<span class="muted">—</span>`;
-  return html`${values.map((id, i) => html`${i > 0 ? ' ' : ''}<${Id} id=${String(id)} to=${pageOf(id)} keep=${12} />`)}`;
+  return html`${values.map((id, i) => html`${i > 0 ? ' ' : ''}<${Id} id=${String(id)} to=${pageOfId(id)} keep=${12} />`)}`;
 }
 
 function Actions({ filters }) {
@@ -116,7 +110,7 @@ function Requests({ filters }) {
       <tbody>${data.data.map((r) => html`<tr data-testid="request-row" data-request-id=${r.request_id}>
         <td><${Time} at=${r.at} /></td>
         <td class="mono small">${r.request_id}</td>
-        <td>${r.operator ? html`<span class="mono">${r.operator}</span>` : html`<${Id} id=${r.merchant_id} to=${r.merchant_id ? pageOf(r.merchant_id, r.livemode) : undefined} keep=${12} />`}</td>
+        <td>${r.operator ? html`<span class="mono">${r.operator}</span>` : html`<${Id} id=${r.merchant_id} to=${r.merchant_id ? pageOfId(r.merchant_id, r.livemode) : undefined} keep=${12} />`}</td>
         <td>${r.livemode === null ? '—' : html`<${Mode} livemode=${r.livemode} />`}</td>
         <td class="mono small">${r.method} ${r.route}</td>
         <td class="num">${r.status}${r.error_code ? html` <span class="mono small muted">${r.error_code}</span>` : null}</td>

@@ -11,15 +11,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { Empty, html, Id, Money, Time, usePageContext, usePager } from '../ui.js';
+import { Empty, html, Id, Money, pageOfId, Time, usePageContext, usePager } from '../ui.js';
 
 const pageSize = 20;
-
-/** The console page of a transaction's source, by its id's prefix (the server's ids are typed: dep_, wdr_, clm_). */
-function sourcePage(id) {
-  const prefix = [['dep_', 'deposits'], ['wdr_', 'withdrawals'], ['clm_', 'claims']].find(([p]) => id?.startsWith(p));
-  return prefix ? `#/${prefix[1]}/${encodeURIComponent(id)}` : undefined;
-}
 
 export function BalanceTransactions({ merchantId, livemode }) {
   const { showError } = usePageContext();
@@ -54,7 +48,7 @@ function Row({ b }) {
   return html`<tr data-testid="btxn-row" data-id=${b.id}>
     <td><${Time} at=${b.created_at} /></td>
     <td>${label('btxn.type', b.type)}<div class="small muted mono" title=${b.id}>${b.id.slice(0, 16)}…</div></td>
-    <td><span class="small muted">${b.source?.type ?? ''}</span> <${Id} id=${b.source?.id} to=${sourcePage(b.source?.id)} keep=${16} /></td>
+    <td><span class="small muted">${b.source?.type ?? ''}</span> <${Id} id=${b.source?.id} to=${pageOfId(b.source?.id)} keep=${16} /></td>
     <td class="num"><${Money} minor=${signed} signed /></td>
     <td class="num">${delta(b.bucket_deltas.available_minor)}</td>
     <td class="num">${delta(b.bucket_deltas.pending_clearing_minor)}</td>

@@ -3,13 +3,15 @@
 // (GET /v1/bo/wallet), links to its work elsewhere (review queue, approvals, claims, the
 // day's statement with its balance movements, the dashboard), under the wallet its
 // balance transactions newest first (GET /v1/bo/merchants/{id}/balance-transactions,
-// merchant-transactions.js), and its webhook endpoints with their delivery log, resend ⚑
+// merchant-transactions.js), for finance its receiving accounts (told, verified, filled;
+// merchant-receiving.js), and its webhook endpoints with their delivery log, resend ⚑
 // and replay ⚑ (merchant-webhooks.js). Each part is read only when the operator's roles
 // may read it.
 //
 // data-testids: merchant-name, mode-live, mode-test, wallet, wallet-available,
 //   wallet-pending, wallet-reserved, merchant-links, (merchant-transactions.js:
-//   balance-transactions, btxn-row, btxn-prev-page, btxn-next-page), (merchant-webhooks.js:
+//   balance-transactions, btxn-row, btxn-prev-page, btxn-next-page), (merchant-receiving.js:
+//   receiving-accounts, receiving-account, …), (merchant-webhooks.js:
 //   endpoints, endpoint-row, …).
 
 import { get } from '../api.js';
@@ -18,6 +20,7 @@ import { bangkokToday } from '../format.js';
 import { Badge, Empty, html, Id, Loading, Money, navigate, Time, useCan, usePageData } from '../ui.js';
 import { BalanceTransactions } from './merchant-transactions.js';
 import { Webhooks } from './merchant-webhooks.js';
+import { ReceivingAccounts } from './merchant-receiving.js';
 
 export function MerchantPage({ id, query }) {
   const can = useCan();
@@ -60,6 +63,7 @@ export function MerchantPage({ id, query }) {
       </div>
     </div>
     ${mayTransactions && m ? html`<${BalanceTransactions} merchantId=${id} livemode=${livemode} />` : null}
+    ${can('GET /v1/bo/reports/receiving-accounts') && m ? html`<${ReceivingAccounts} merchantId=${id} livemode=${livemode} />` : null}
     ${data.endpoints ? html`<${Webhooks} merchantId=${id} livemode=${livemode} endpoints=${data.endpoints.filter((e) => e.livemode === livemode)} query=${query} />` : null}
   </section>`;
 }

@@ -6,14 +6,12 @@
 
 import { get } from '../api.js';
 import { t } from '../i18n.js';
-import { Empty, html, Id, Mode, Money, navigate, Status, Time, usePageData } from '../ui.js';
-
-const pageOf = { deposit: 'deposits', withdrawal: 'withdrawals', claim: 'claims', merchant: 'merchants' };
+import { Empty, html, Id, Mode, Money, navigate, pageOfId, Status, Time, usePageData } from '../ui.js';
 
 export function SearchPage({ query }) {
   const q = query.q ?? '';
   const { data } = usePageData(() => (q ? get('/v1/bo/search', { q, limit: '50' }) : Promise.resolve(null)), [q]);
-  const href = (h) => `#/${pageOf[h.object]}/${encodeURIComponent(h.id)}${h.object === 'merchant' ? '?livemode=true' : ''}`;
+  const href = (h) => pageOfId(h.id);
   return html`<section>
     <div class="page-head"><h1>${t('search.title')} <span class="mono">${q}</span></h1></div>
     ${!q || (data && data.data.length === 0) ? html`<div data-testid="search-empty"><${Empty}>${q ? t('search.none') : t('search.hint')}</${Empty}></div>` : null}

@@ -7,7 +7,8 @@
 // it; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
 // the statement's CSV download is the API's CSV byte for byte; support's search box finds a deposit by reference; the merchant page's balance
-// transactions are the API's, page by page; the trial balance is the API's (its CSV too);
+// transactions are the API's, page by page, and its receiving accounts the report's (CSV
+// too); the trial balance is the API's (its CSV too);
 // the activity page finds an approval in the action log and a request by its id; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
@@ -199,6 +200,24 @@ test("the merchant page lists the merchant's balance transactions as the API doe
   await fah.page.click('[data-testid=btxn-prev-page]');
   await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${first.json.data[0].id}"]`);
   assert.equal(await shownIds(), first.json.data.map((b: { id: string }) => b.id));
+
+  // The payer withdraws: its receiving accounts are the report's, each leg that waits or differs with its reason; the CSV is the API's.
+  const awaited = await matchedDeposit(scene); // told, no slip yet: SLIP_AWAITED
+  const receiving = await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${scene.payer.id}&livemode=true`, undefined, { roles: ['finance'] });
+  assert.is(receiving.status, 200, receiving.text);
+  assert.ok(receiving.json.data.some((a: any) => a.differences.some((d: any) => d.deposit_id === awaited.id && d.reason === 'SLIP_AWAITED')), receiving.text);
+  await fah.page.reload();
+  await fah.ready('merchant');
+  await fah.page.waitForSelector('[data-testid=receiving-accounts][data-loaded="1"]');
+  const shownAccounts = await fah.page.$$eval('[data-testid=receiving-account]', (accounts) => accounts.map((a) => [a.getAttribute('data-account'),
+    a.querySelector('[data-testid=receiving-agrees]')!.getAttribute('data-agrees'),
+    [...a.querySelectorAll('[data-testid=receiving-leg]')].map((l) => [l.getAttribute('data-deposit'), l.getAttribute('data-reason')])]));
+  assert.equal(shownAccounts, receiving.json.data.map((a: any) => [`${a.bank_code}:${a.account_number_masked}`, String(a.agrees), a.differences.map((d: any) => [d.deposit_id, d.reason])]));
+  const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=receiving-csv]')]);
+  const csv = await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${scene.payer.id}&livemode=true&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
+  assert.match(download.suggestedFilename(), new RegExp(`^receiving-accounts-${scene.payer.id}-live-\\d{8}T\\d{6}Z\\.csv$`));
+  await fah.screenshot('merchant-receiving');
 });
 
 test('support finds a deposit by the merchant\'s reference from the header\'s search box and opens it', async () => {
