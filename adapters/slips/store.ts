@@ -61,7 +61,8 @@ export interface DiskSlipStoreOptions {
 }
 
 const receiptIdPattern = /^rcpt_[0-9A-Za-z]{1,64}$/;
-const temporaryMarker = '.tmp-';
+/** Part of a file's name while it is being written (backup.ts leaves such files out). */
+export const slipTemporaryMarker = '.tmp-';
 
 export class DiskSlipStore implements SlipStore {
   private readonly fsync: (handle: FileHandle) => Promise<void>;
@@ -70,7 +71,7 @@ export class DiskSlipStore implements SlipStore {
     this.fsync = options.fsync ?? ((handle) => handle.sync());
     const created = mkdirSync(dir, { recursive: true }) !== undefined;
     if (created) syncDirectory(dirname(dir)); // the new directory's own entry must survive a crash too
-    for (const name of readdirSync(dir)) if (name.includes(temporaryMarker)) rmSync(join(dir, name), { force: true });
+    for (const name of readdirSync(dir)) if (name.includes(slipTemporaryMarker)) rmSync(join(dir, name), { force: true });
   }
 
   async put(record: IntakeRecord, image?: Uint8Array): Promise<void> {
@@ -126,7 +127,7 @@ export class DiskSlipStore implements SlipStore {
   }
 
   private async writeFile(path: string, bytes: Uint8Array): Promise<void> {
-    const temporary = `${path}${temporaryMarker}${randomUUID()}`;
+    const temporary = `${path}${slipTemporaryMarker}${randomUUID()}`;
     try {
       const handle = await open(temporary, 'wx', 0o600);
       try {

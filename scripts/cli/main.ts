@@ -12,6 +12,8 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   call: { summary: 'sign and send a merchant request: call METHOD PATH --key sk_... [--data JSON] [-i] [--output FILE]', load: async () => (await import('./call.ts')).callCommand },
   listen: { summary: 'forward the sandbox webhook deliveries to a local URL: listen --forward-to URL --key sk_test_…', load: async () => (await import('./listen.ts')).listenCommand },
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },
+  backup: { summary: 'back the data dir up while the server runs (consistent journal and logs, slips, sealed keys, a manifest), then verify the copy', load: async () => (await import('./backup.ts')).backupCommand },
+  restore: { summary: 'restore a backup into a data dir without a journal, checked against its manifest and verified', load: async () => (await import('./backup.ts')).restoreCommand },
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },
   projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },

@@ -70,6 +70,7 @@ const helpCases: readonly (readonly string[])[] = [
   ['call', '--help'], ['call', 'GET', '/v1/pay/balance', '--help'],
   ['token', '--sub', 'emp_x', '-h'],
   ['verify', '--help'],
+  ['backup', '--help'], ['backup', '--to', '/nonexistent/never-made', '--help'], ['restore', '--help'],
   ['bank-sim', '--port', '0', '--help'],
   ['projections', '--help'], ['projections', 'rebuild', '--help'], ['projections', 'status', '--help'],
   ['projector', '--help'],
@@ -113,6 +114,8 @@ help('an unknown option, a missing value or a stray word: exit 2, an error namin
       [['token', '--bogus'], /unknown option '--bogus'/i],
       [['projections', 'rebuild', '--bogus'], /unknown option '--bogus'/i],
       [['bank-sim', '--bogus'], /unknown option '--bogus'/i],
+      [['backup'], /--to is required/],
+      [['restore', '--from'], /--from.*argument missing|--from/i],
       [['call', 'GET', '/v1/pay/balance', '--key', sc.shop.live.api_key, '--bogus'], /unknown option '--bogus'/i],
       [['call', 'POST', '/v1/pay/deposits', '--key', sc.shop.live.api_key, '--data', '{oops'], /--data is not JSON/],
     ];

@@ -1,0 +1,176 @@
+// A backup of the data dir taken while the server runs, and its restore into an empty one.
+//
+// What a backup holds (and why):
+//   - journal.db, the source of truth (the journal, postings, snapshots, outbox, webhook
+//     state, the action log), copied by `VACUUM INTO` inside one read transaction: a
+//     consistent snapshot at one journal seq, compacted, while the writer goes on;
+//   - logs.db (the request log, support's evidence), the same way;
+//   - slips/ (the payers' evidence), copied after the journal, so every receipt the copied
+//     journal names is there (the store writes a receipt's files before the journal names
+//     it); half-written files (the store's temporary names) are left out;
+//   - the sealed keys of the data dir (slip capability, development issuer): sealed under
+//     the master key, which is never in a backup — keep it apart, as for the data dir.
+// Not held: projections.db, rebuilt from the journal when the server starts without it.
+//
+// Every file is written 0600 in a 0700 directory, fsynced, with a manifest (backup.json:
+// the journal's tail seq and head hash, each file's size and SHA-256) written last, so a
+// directory without a manifest is not a backup. A restore checks every file against the
+// manifest before it copies anything, and refuses a data dir that already holds a journal.
+
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, writePrivateFile } from '../private-files.ts';
+import { requestLogFileName } from '../request-log.ts';
+import { slipTemporaryMarker } from '../slips/store.ts';
+import { journalFileName } from './schema.ts';
+
+export const backupFormat = 'satang-backup/1';
+export const manifestFileName = 'backup.json';
+const slipsDir = 'slips';
+/** The sealed keys a data dir keeps beside its databases (server/capability.ts, server/auth/operator.ts). */
+const sealedKeyFiles = ['slip-capability-ed25519.key', 'dev-issuer.jwk.sealed'] as const;
+
+export interface BackupFile { readonly path: string; readonly bytes: number; readonly sha256: string }
+
+export interface BackupManifest {
+  readonly format: typeof backupFormat;
+  /** Wall-clock instant the journal's snapshot was taken (ISO 8601). */
+  readonly taken_at: string;
+  readonly journal: { readonly tail_seq: number; readonly head_hash: string | null };
+  readonly files: readonly BackupFile[];
+  readonly not_included: readonly string[];
+}
+
+function sha256Of(path: string): { bytes: number; sha256: string } {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let bytes = 0;
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) { hash.update(chunk.subarray(0, n)); bytes += n; }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+/** A copy of a file, 0600 and fsynced (large files are never read into memory). */
+function copyPrivate(source: string, target: string): void {
+  copyFileSync(source, target);
+  chmodSync(target, privateFileMode);
+  fsyncPath(target);
+}
+
+/** A consistent copy of a live SQLite database in WAL mode (one read transaction), 0600 and fsynced. */
+function vacuumInto(source: string, target: string): void {
+  preparePrivateDatabase(target); // an empty 0600 file, which VACUUM INTO fills
+  const db = new Database(source, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare('VACUUM INTO ?').run(target);
+  } finally {
+    db.close();
+  }
+  fsyncPath(target);
+}
+
+function journalHead(path: string): BackupManifest['journal'] {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').get();
+    return { tail_seq: row?.seq ?? 0, head_hash: row?.hash ?? null };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Backs `dataDir` up into `toDir`, which must not exist yet (a backup is never written over
+ * another). Returns the manifest. Throws, leaving `toDir` without a manifest, on any failure.
+ */
+export function makeBackup(dataDir: string, toDir: string, now: () => number = Date.now): BackupManifest {
+  const journal = join(dataDir, journalFileName);
+  if (!existsSync(journal)) throw new Error(`no ${journalFileName} in ${dataDir}`);
+  if (existsSync(toDir)) throw new Error(`${toDir} exists: a backup goes into a new directory`);
+  ensurePrivateDir(toDir);
+  const files: BackupFile[] = [];
+  const note = (relative: string) => { files.push({ path: relative, ...sha256Of(join(toDir, relative)) }); };
+
+  const takenAt = now();
+  vacuumInto(journal, join(toDir, journalFileName));
+  note(journalFileName);
+  const logs = join(dataDir, requestLogFileName);
+  if (existsSync(logs)) { vacuumInto(logs, join(toDir, requestLogFileName)); note(requestLogFileName); }
+  // After the journal: every receipt it names is already on disk.
+  const slips = join(dataDir, slipsDir);
+  if (existsSync(slips)) {
+    ensurePrivateDir(join(toDir, slipsDir));
+    for (const name of readdirSync(slips).sort()) {
+      if (name.includes(slipTemporaryMarker) || !lstatSync(join(slips, name)).isFile()) continue;
+      copyPrivate(join(slips, name), join(toDir, slipsDir, name));
+      note(`${slipsDir}/${name}`);
+    }
+    fsyncPath(join(toDir, slipsDir));
+  }
+  for (const name of sealedKeyFiles) {
+    if (!existsSync(join(dataDir, name))) continue;
+    copyPrivate(join(dataDir, name), join(toDir, name));
+    note(name);
+  }
+  const manifest: BackupManifest = {
+    format: backupFormat, taken_at: new Date(takenAt).toISOString(), journal: journalHead(join(toDir, journalFileName)), files,
+    not_included: ['projections.db (rebuilt from the journal when the server starts without it)', 'the master key (keep it apart from the data and its backups)'],
+  };
+  // Written last, under a temporary name and renamed: a directory without it is no backup.
+  writePrivateFile(join(toDir, `${manifestFileName}.partial`), `${JSON.stringify(manifest, null, 2)}\n`);
+  fsyncPath(join(toDir, `${manifestFileName}.partial`));
+  renameSync(join(toDir, `${manifestFileName}.partial`), join(toDir, manifestFileName));
+  fsyncPath(toDir);
+  return manifest;
+}
+
+/** The manifest of a backup directory, checked: every file it lists has its size and SHA-256. */
+export function checkBackup(fromDir: string): BackupManifest {
+  const path = join(fromDir, manifestFileName);
+  if (!existsSync(path)) throw new Error(`${fromDir} holds no ${manifestFileName}: not a finished backup`);
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as BackupManifest;
+  if (manifest.format !== backupFormat) throw new Error(`${path}: format ${String(manifest.format)}, expected ${backupFormat}`);
+  for (const f of manifest.files) {
+    if (f.path.split('/').some((part) => part === '..' || part === '') || f.path.startsWith('/')) throw new Error(`${path}: ${f.path} is not a plain path inside the backup`);
+    const at = join(fromDir, f.path);
+    if (!existsSync(at)) throw new Error(`${f.path} is missing from the backup`);
+    const { bytes, sha256 } = sha256Of(at);
+    if (bytes !== f.bytes || sha256 !== f.sha256) throw new Error(`${f.path} differs from the manifest (damaged or changed since the backup)`);
+  }
+  return manifest;
+}
+
+/**
+ * Restores a checked backup into `dataDir`, which must hold no journal (an existing data
+ * dir is moved aside by the operator, never overwritten here). Files are copied 0600 under
+ * temporary names and renamed into place, journal.db last, so an interrupted restore leaves
+ * no journal behind to start on.
+ */
+export function restoreBackup(fromDir: string, dataDir: string): BackupManifest {
+  const manifest = checkBackup(fromDir);
+  if (existsSync(join(dataDir, journalFileName))) throw new Error(`${dataDir} already holds ${journalFileName}: move the data dir aside first`);
+  ensurePrivateDir(dataDir);
+  const ordered = [...manifest.files.filter((f) => f.path !== journalFileName), ...manifest.files.filter((f) => f.path === journalFileName)];
+  for (const f of ordered) {
+    const target = join(dataDir, f.path);
+    if (f.path.includes('/')) ensurePrivateDir(join(dataDir, f.path.slice(0, f.path.lastIndexOf('/'))));
+    const partial = `${target}${slipTemporaryMarker}restore`; // swept by the slip store if a restore is cut short
+    copyPrivate(join(fromDir, f.path), partial);
+    renameSync(partial, target);
+  }
+  if (existsSync(join(dataDir, slipsDir))) fsyncPath(join(dataDir, slipsDir));
+  fsyncPath(dataDir);
+  return manifest;
+}

@@ -1,0 +1,143 @@
+// `satang backup` and `satang restore` run as an operator runs them (child processes)
+// against a real server's data dir:
+// - a backup taken while deposits are being created verifies (hash chain, replay,
+//   balances), holds the slips and the sealed keys but neither the master key nor a secret
+//   in clear, every file 0600 in 0700 directories, listed with its SHA-256;
+// - restored into a new data dir and served, it answers what the server answered when the
+//   backup was taken: the balance, the deposit with its slip image byte for byte, the
+//   balance history (its projections rebuilt from the journal);
+// - refusals change nothing: a backup into an existing directory, a restore of a damaged
+//   backup or into a data dir that has a journal.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
+import { depositBody, signedHeaders, TestServer } from '../support/server-harness.ts';
+import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+let scene: SlipScene;
+let dir: string;
+
+function satang(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Every file and directory under `root`, with its mode. */
+function modes(root: string, at = ''): [string, number][] {
+  return readdirSync(join(root, at)).flatMap((name) => {
+    const path = join(at, name), st = statSync(join(root, path));
+    return st.isDirectory() ? [[path + '/', st.mode & 0o777] as [string, number], ...modes(root, path)] : [[path, st.mode & 0o777] as [string, number]];
+  });
+}
+
+let settledId = '';
+let image: Buffer;
+
+test.before(async () => {
+  scene = await slipScene();
+  dir = mkdtempSync(join(tmpdir(), 'satang-backup-'));
+  // A settled deposit with its slip image in slips/.
+  const d = await matchedDeposit(scene);
+  image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: d.legs[0].amount_minor }, { image_sha256: sha256Hex(image) }));
+  assertReceipt(await uploadFile(d.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  settledId = d.id;
+});
+test.after(async () => {
+  await scene.s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a backup taken while deposits are created verifies, holds the slips and sealed keys, no master key and no secret in clear', async () => {
+  const to = join(dir, 'live');
+  let creating = true;
+  const load = (async () => {
+    let n = 0;
+    while (creating) {
+      const r = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 10_000 }));
+      assert.ok(r.status === 201 || r.status === 202, r.text);
+      n++;
+    }
+    return n;
+  })();
+  const r = await satang(['backup', '--to', to, '--data-dir', scene.s.dataDir, '--json']);
+  creating = false;
+  assert.ok(await load > 0, 'deposits were created during the backup');
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const { manifest, verified } = JSON.parse(r.stdout);
+  assert.ok(verified.ok, JSON.stringify(verified));
+  assert.ok(manifest.journal.tail_seq > 0 && manifest.journal.tail_seq <= scene.s.running.store.world.lastSeq);
+  const listed = manifest.files.map((f: any) => f.path);
+  for (const name of ['journal.db', 'logs.db', 'slip-capability-ed25519.key', 'dev-issuer.jwk.sealed']) assert.ok(listed.includes(name), `${name} in ${listed}`);
+  assert.ok(listed.some((p: string) => p.startsWith('slips/') && p.endsWith('.img')), 'a slip image');
+  assert.not.ok(listed.some((p: string) => /master|projections/.test(p)), 'no master key, no projections');
+  assert.equal(listed.slice().sort(), modes(to).filter(([p]) => !p.endsWith('/') && p !== 'backup.json').map(([p]) => p).sort(), 'the manifest lists every file');
+  for (const [path, mode] of modes(to)) assert.is(mode, path.endsWith('/') ? 0o700 : 0o600, path);
+  assert.ok(scanDataDir(to).ok, JSON.stringify(scanDataDir(to).findings));
+  // The same directory again: refused, nothing changed.
+  const before = readFileSync(join(to, 'backup.json'), 'utf8');
+  const again = await satang(['backup', '--to', to, '--data-dir', scene.s.dataDir]);
+  assert.is(again.code, 2);
+  assert.match(again.stderr, /exists: a backup goes into a new directory/);
+  assert.is(readFileSync(join(to, 'backup.json'), 'utf8'), before);
+});
+
+test("restored and served, the backup answers what the server answered when it was taken; damaged backups and used data dirs are refused", async () => {
+  const to = join(dir, 'quiet');
+  const backedUp = await satang(['backup', '--to', to, '--data-dir', scene.s.dataDir]);
+  assert.is(backedUp.code, 0, backedUp.stdout + backedUp.stderr);
+  assert.match(backedUp.stdout, /verified: hash chain, replay against the snapshots, balances against the postings, action log: OK/);
+  const balance = (await scene.s.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance')).json;
+  const history = (await scene.s.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance/transactions?limit=100')).json;
+
+  // A damaged copy is refused before anything is written.
+  const damaged = join(dir, 'damaged');
+  mkdirSync(damaged, { mode: 0o700 });
+  for (const [path] of modes(to)) {
+    if (path.endsWith('/')) mkdirSync(join(damaged, path), { recursive: true });
+    else copyFileSync(join(to, path), join(damaged, path));
+  }
+  const img = modes(damaged).find(([p]) => p.endsWith('.img'))![0];
+  writeFileSync(join(damaged, img), Buffer.concat([readFileSync(join(damaged, img)), Buffer.from('!')]));
+  const refusedDamaged = await satang(['restore', '--from', damaged, '--data-dir', join(dir, 'from-damaged')]);
+  assert.is(refusedDamaged.code, 2);
+  assert.match(refusedDamaged.stderr, /differs from the manifest/);
+  assert.not.ok(existsSync(join(dir, 'from-damaged')), 'nothing restored');
+  // Into the server's own data dir: refused.
+  const refusedUsed = await satang(['restore', '--from', to, '--data-dir', scene.s.dataDir]);
+  assert.is(refusedUsed.code, 2);
+  assert.match(refusedUsed.stderr, /already holds journal\.db/);
+
+  const restoredDir = join(dir, 'restored');
+  const restored = await satang(['restore', '--from', to, '--data-dir', restoredDir]);
+  assert.is(restored.code, 0, restored.stdout + restored.stderr);
+  assert.not.ok(existsSync(join(restoredDir, 'projections.db')), 'projections are not restored');
+  copyFileSync(`${scene.s.dataDir}.master-key`, `${restoredDir}.master-key`); // kept apart from the backup
+  const s2 = await TestServer.start({}, restoredDir);
+  try {
+    assert.equal((await s2.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance')).json, balance);
+    assert.equal((await s2.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance/transactions?limit=100')).json.data, history.data, 'the history, rebuilt');
+    assert.is((await s2.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${settledId}`)).json.status, 'settled');
+    const slipPath = `/v1/pay/deposits/${settledId}/slip`;
+    const slip = await fetch(s2.url + slipPath, { headers: signedHeaders(scene.shop.live.api_key, 'GET', slipPath, '', { nowSeconds: s2.wallSeconds() }) });
+    assert.is(slip.status, 200);
+    assert.equal(Buffer.from(await slip.arrayBuffer()), image, 'the slip image, byte for byte');
+  } finally {
+    await s2.stop();
+  }
+});
+
+test.run();
