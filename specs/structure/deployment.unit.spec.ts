@@ -15,12 +15,17 @@ import * as assert from 'uvu/assert';
 const root = new URL('../../', import.meta.url).pathname;
 const unitsDir = join(root, 'deploy/systemd');
 const units = readdirSync(unitsDir).filter((f) => f.endsWith('.service')).sort();
+const timers = readdirSync(unitsDir).filter((f) => f.endsWith('.timer')).sort();
 const natsConf = join(root, 'deploy/nats/nats-server.conf');
 const systemdAnalyze = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find(existsSync);
 const natsServer = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
 
-test('the three units exist', () => {
-  assert.equal(units, ['satang-api.service', 'satang-nats.service', 'satang-projector.service']);
+test('the units exist: API, NATS, projector, and the daily backup with its timer', () => {
+  assert.equal(units, ['satang-api.service', 'satang-backup.service', 'satang-nats.service', 'satang-projector.service']);
+  assert.equal(timers, ['satang-backup.timer']);
+  const backup = readFileSync(join(unitsDir, 'satang-backup.service'), 'utf8');
+  assert.match(backup, /backup --to "\/var\/backups\/satang\//, 'backs up into a new directory');
+  assert.not.match(backup, /LoadCredential|master-key/, 'a backup never needs the master key');
 });
 
 test('systemd-analyze verify accepts every unit', () => {
@@ -28,7 +33,7 @@ test('systemd-analyze verify accepts every unit', () => {
     console.log('systemd-analyze is not installed here: only the hardening checks ran');
     return;
   }
-  const result = spawnSync(systemdAnalyze, ['verify', ...units.map((u) => join(unitsDir, u))], { encoding: 'utf8' });
+  const result = spawnSync(systemdAnalyze, ['verify', ...[...units, ...timers].map((u) => join(unitsDir, u))], { encoding: 'utf8' });
   assert.is(result.status, 0, `${result.stdout}${result.stderr}`);
   assert.is(result.stderr.trim(), '', `warnings: ${result.stderr}`);
 });
@@ -45,7 +50,7 @@ test('every unit is hardened: its own user, no new privileges, read-only system,
     has(/^StateDirectoryMode=0700$/m, 'the data dir 0700');
     has(/^UMask=0077$/m, 'files private by default');
     has(/^CapabilityBoundingSet=$/m, 'no capabilities');
-    has(/^ReadWritePaths=\/var\/lib\/satang(-nats)?$/m, 'writes only to its data dir');
+    has(unit === 'satang-backup.service' ? /^ReadWritePaths=\/var\/lib\/satang \/var\/backups\/satang$/m : /^ReadWritePaths=\/var\/lib\/satang(-nats)?$/m, 'writes only to its data dir (and the backups)');
     assert.not.match(text, /^User=root$/m, `${unit}: not root`);
   }
   const api = readFileSync(join(unitsDir, 'satang-api.service'), 'utf8');
