@@ -23,6 +23,7 @@ import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.ts';
 import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
+import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
@@ -81,6 +82,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // and a data dir left looser by an older build is tightened to 0700/0600.
   process.umask(0o077);
   ensurePrivateDir(configured.dataDir);
+  // One API server per data dir (adapters/data-dir-lock.ts): refused before anything is read or bound.
+  const lock = DataDirLock.acquire(configured.dataDir);
   tightenDataDir(configured.dataDir);
   const sealer = sealerFor(configured, env);
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
@@ -105,6 +108,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     metricsListener = configured.metrics ? await listenMetrics(metrics, configured.metrics.host, configured.metrics.port) : undefined;
   } catch (error) {
     server.close(); // the metrics port is taken: refuse to start rather than run unobserved
+    lock.release();
     throw error;
   }
   const clock = options.clock ?? clockFromEnv(env);
@@ -124,6 +128,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   } catch (error) {
     server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
     void metricsListener?.close();
+    lock.release();
     throw error;
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
@@ -212,6 +217,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       await requestLog.close();
       boReads.close();
       store.close();
+      lock.release();
     },
   };
 }
@@ -243,9 +249,10 @@ export async function serveUntilSignalled(): Promise<void> {
   try {
     running = await startServer();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    // What an operator reads in the journal: the whole list, no stack trace.
-    process.stderr.write(`satang: the configuration is refused (see .env.example):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
+    // What an operator reads in the journal: what to mend, no stack trace; exit 78, which the unit does not restart.
+    if (error instanceof ConfigError) process.stderr.write(`satang: the configuration is refused (see .env.example):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
+    else if (error instanceof DataDirInUse) process.stderr.write(`satang: ${error.message}\n`);
+    else throw error;
     process.exit(configErrorExitCode);
   }
   const drainMs = shutdownDrainMs(process.env);
