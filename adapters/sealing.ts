@@ -8,7 +8,8 @@
 // row or purpose does not open; a value that does not open — wrong master key, tampered
 // bytes, wrong row — throws, never returns garbage. The master key is checked once when
 // a database is opened (checkMasterKey): a sealed marker row that must open with it.
-// The version prefix leaves room for another scheme (or a rotated key) later.
+// The version prefix leaves room for another scheme later; a new master key reseals
+// everything (server/rekey.ts).
 
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { Db } from './sqlite/schema.ts';
@@ -110,8 +111,8 @@ export function isSealed(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(sealedPrefix);
 }
 
-const checkPurpose = 'master_key_check';
-const checkPlain = 'satang master key check';
+export const checkPurpose = 'master_key_check';
+export const checkPlain = 'satang master key check';
 
 /**
  * Refuses a master key other than the one the database's secrets were sealed with: the
@@ -129,7 +130,7 @@ export function checkMasterKey(db: Db, sealer: Sealer): void {
   try { opened = sealer.openText(stored, checkPurpose); } catch { opened = undefined; }
   if (opened !== checkPlain) {
     throw new Error('the master key does not open this data dir: its secrets were sealed with another key. '
-      + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was created with; rotating the master key is not supported yet.');
+      + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was sealed with (after `satang rekey`, the new one).');
   }
 }
 

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { ensurePrivateDir, writePrivateFile } from '../adapters/private-files.ts';
 import type { Sealer } from '../adapters/sealing.ts';
 
-const keyFileName = 'slip-capability-ed25519.key';
+export const keyFileName = 'slip-capability-ed25519.key';
 /** Where an older build kept the key, in clear. */
 const clearKeyFileName = 'slip-capability-ed25519.pem';
-const keyPurpose = 'slip_capability_key';
+export const keyPurpose = 'slip_capability_key';
 
 export interface CapabilityClaims {
   readonly aud: 'pg-slip-ingest';

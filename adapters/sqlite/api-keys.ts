@@ -14,7 +14,8 @@ import { insertIdempotencySql } from './writer.ts';
 
 interface Row { key_id: string; secret: string; secret_index: string | null; merchant_id: string; livemode: number; scopes: string; revoked_at: number | null; created_at: number }
 
-const secretPurpose = (keyId: string) => `api_key:${keyId}`;
+/** What a key's sealed secret is bound to (server/rekey.ts reseals it). */
+export const secretPurpose = (keyId: string) => `api_key:${keyId}`;
 
 export class SqliteKeyStore implements KeyStore {
   private readonly byKeyId = new Map<string, ApiKey>();

@@ -170,7 +170,7 @@ export class RequestKeys {
 const nonceKey = (scope: string, nonce: string) => `${scope}\n${nonce}`;
 
 /** Binds a sealed body to its record: it opens only as the body of this scope and key. */
-const bodyPurpose = (scope: string, key: string) => `idempotency:${scope}\n${key}`;
+export const bodyPurpose = (scope: string, key: string) => `idempotency:${scope}\n${key}`;
 
 /** The body as stored: sealed under the master key; as given only by a store opened without one (journal specs, benches). */
 export function sealIdempotencyBody(sealer: Sealer | undefined, r: Pick<IdempotencyRecord, 'scope' | 'key' | 'body'>): string {

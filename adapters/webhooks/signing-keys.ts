@@ -37,7 +37,8 @@ export interface PublishedSigningKey {
 /** private_pkcs8: sealed text (sealing.ts), or DER bytes as an older build kept them. */
 interface Row { kid: string; private_pkcs8: string | Buffer; public_spki: Buffer; not_before: number; created_at: number }
 
-const privateKeyPurpose = (kid: string) => `webhook_signing_key:${kid}`;
+/** What a signing key's sealed private key is bound to (server/rekey.ts reseals it). */
+export const privateKeyPurpose = (kid: string) => `webhook_signing_key:${kid}`;
 
 /** The table a ring keeps its keys in, by mode. */
 export type SigningKeyTable = 'webhook_signing_keys' | 'webhook_signing_keys_sandbox';

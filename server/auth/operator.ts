@@ -35,7 +35,8 @@ const {
 
 /** Security time: the wall clock, in whole seconds. */
 export const wallSeconds = (): number => Math.floor(Date.now() / 1000);
-const devIssuerKeyPurpose = 'dev_issuer_key';
+export const devIssuerKeyPurpose = 'dev_issuer_key';
+export const devIssuerKeyFileName = 'dev-issuer.jwk.sealed';
 
 export interface Operator {
   readonly sub: string;
@@ -60,7 +61,7 @@ export class DevIssuer {
    * wrote in clear (dev-issuer.jwk.json) is sealed and removed.
    */
   static async fromDataDir(dataDir: string, sealer: Sealer): Promise<DevIssuer> {
-    const path = join(dataDir, 'dev-issuer.jwk.sealed');
+    const path = join(dataDir, devIssuerKeyFileName);
     const clearPath = join(dataDir, 'dev-issuer.jwk.json');
     if (!existsSync(path)) {
       ensurePrivateDir(dataDir);

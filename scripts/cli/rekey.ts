@@ -1,0 +1,56 @@
+// `satang rekey --new-key-file FILE`: rotates the master key of a stopped server's data dir
+// (server/rekey.ts). The current key comes from where the server takes it
+// (SATANG_MASTER_KEY, SATANG_MASTER_KEY_FILE, or in development `<data dir>.master-key`);
+// the next from FILE (the base64 of 32 bytes, as `openssl rand -base64 32` writes it).
+// Prints what was resealed; exit 0 when done (or found done), 1 when refused (a running
+// server, a key that opens nothing), 2 on a usage error.
+
+import { loadMasterKey } from '../../server/master-key.ts';
+import { readConfig } from '../../server/config.ts';
+import { rekeyDataDir } from '../../server/rekey.ts';
+import { Sealer } from '../../adapters/sealing.ts';
+import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+
+export const rekeySpec: CommandSpec = {
+  usage: 'satang rekey --new-key-file FILE',
+  summary: "Rotates the master key of a stopped server's data dir: every API key secret, idempotency body, webhook signing key and sealed key file is opened with the current key and sealed again with the new one (the journal in one transaction, then vacuumed). Run it again with the same keys to finish one cut short. Then start the server with the new key; keep the old one as long as backups sealed with it.",
+  options: {
+    'new-key-file': { type: 'string', value: 'FILE', required: true, help: 'the new master key: a file holding the base64 of 32 bytes (openssl rand -base64 32)' },
+    'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
+    json: { type: 'boolean', help: 'print the report as JSON' },
+  },
+};
+
+export async function rekeyCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(rekeySpec, argv);
+  if (typeof args === 'number') return args;
+  const dataDir = text(args, 'data-dir');
+  const newKeyFile = text(args, 'new-key-file');
+  let current: Buffer, next: Buffer;
+  try {
+    const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+    current = loadMasterKey(readConfig(env).masterKey, env);
+    next = loadMasterKey({ kind: 'file', path: newKeyFile });
+  } catch (error) {
+    return usageError(rekeySpec, (error as Error).message);
+  }
+  if (current.equals(next)) return usageError(rekeySpec, 'the new key is the current key');
+  let report;
+  try {
+    report = rekeyDataDir(dataDir, new Sealer(current), new Sealer(next));
+  } catch (error) {
+    process.stderr.write(`satang rekey: ${(error as Error).message}\n`);
+    return exitFailed;
+  }
+  if (flag(args, 'json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    process.stdout.write([
+      `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys; vacuumed`}`,
+      ...report.files.map((f) => `${f.name}: ${f.state === 'already' ? 'sealed with the new key already' : 'resealed'}`),
+      `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key).`,
+      'Keep the old key as long as you keep backups taken before now: they are sealed with it.',
+      '',
+    ].join('\n'));
+  }
+  return exitOk;
+}
