@@ -115,8 +115,42 @@ export class Metrics {
     const timerCounts = () => countTimers(sources.world(), sources.now());
     new Gauge({ name: 'satang_timers_due', help: 'Timers whose due time has passed and that have not run yet.', registers, collect() { this.set(timerCounts().due); } });
     new Gauge({ name: 'satang_timers_overdue', help: `Timers still pending more than ${observabilityLimits.timerOverdueAfterMs / 1000} s after they fell due.`, registers, collect() { this.set(timerCounts().overdue); } });
+    // The operators' queues, from the write side's open work (what GET /v1/bo/deposits?status=under_review and the approvals queue list).
+    const queues = () => queueFigures(sources.world(), sources.now());
+    new Gauge({
+      name: 'satang_review_queue_deposits', help: 'Deposits under review, per mode.', labelNames: ['livemode'], registers,
+      collect() { for (const [livemode, q] of queues().review) this.set({ livemode }, q.count); },
+    });
+    new Gauge({
+      name: 'satang_review_queue_oldest_seconds', help: 'How long the oldest deposit under review has waited since its review opened (0 when none), per mode.', labelNames: ['livemode'], registers,
+      collect() { for (const [livemode, q] of queues().review) this.set({ livemode }, q.oldestSeconds); },
+    });
+    new Gauge({
+      name: 'satang_approval_queue_withdrawals', help: 'Withdrawals pending approval, per mode.', labelNames: ['livemode'], registers,
+      collect() { for (const [livemode, q] of queues().approval) this.set({ livemode }, q.count); },
+    });
+    new Gauge({
+      name: 'satang_approval_queue_oldest_seconds', help: 'How long the oldest withdrawal pending approval has waited since it was created (0 when none), per mode.', labelNames: ['livemode'], registers,
+      collect() { for (const [livemode, q] of queues().approval) this.set({ livemode }, q.oldestSeconds); },
+    });
     new Gauge({ name: 'satang_event_loop_lag_seconds', help: 'Mean event-loop delay over the last second (the load-shedding signal).', registers, collect() { this.set(sources.eventLoopLagMs() / 1000); } });
   }
+}
+
+interface QueueFigure { count: number; oldestSeconds: number }
+
+/** Per mode ('true' | 'false'): deposits under review and withdrawals pending approval, with the oldest one's wait. */
+function queueFigures(world: World, now: number): { review: Map<string, QueueFigure>; approval: Map<string, QueueFigure> } {
+  const empty = () => new Map([['true', { count: 0, oldestSeconds: 0 }], ['false', { count: 0, oldestSeconds: 0 }]]);
+  const review = empty(), approval = empty();
+  const note = (into: Map<string, QueueFigure>, livemode: boolean, since: number) => {
+    const q = into.get(String(livemode))!;
+    q.count++;
+    q.oldestSeconds = Math.max(q.oldestSeconds, Math.max(0, Math.floor((now - since) / 1000)));
+  };
+  for (const d of world.deposits.values()) if (d.status === 'under_review') note(review, d.livemode, d.review?.openedAt ?? d.createdAt);
+  for (const w of world.withdrawals.values()) if (w.status === 'pending_approval') note(approval, w.livemode, w.createdAt);
+  return { review, approval };
 }
 
 function countTimers(world: World, now: number): { due: number; overdue: number } {

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { depositBody, type TestServer } from '../support/server-harness.ts';
-import { assertReceipt, jpegSlip, matchedDeposit, registerTransfer, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { assertReceipt, jpegSlip, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver, until } from '../webhooks/support.ts';
 
 let scene: SlipScene;
@@ -117,6 +117,25 @@ test('load shedding decisions by request class', async () => {
   const samples = await scrape();
   assert.ok((value(samples, 'satang_load_shedding_decisions_total', { class: 'new_deposit' }) ?? 0) >= 1);
   assert.ok((value(samples, 'satang_load_shedding_decisions_total', { class: 'read' }) ?? 0) >= 1);
+});
+
+test("the operators' queues: deposits under review and withdrawals pending approval, with the oldest one's wait, per mode", async () => {
+  const before = await scrape();
+  assert.is(value(before, 'satang_review_queue_deposits', { livemode: 'false' }), 0, 'an empty sandbox queue is 0, not absent');
+  const deposit = await matchedDeposit(scene);
+  const image = pngSlip(); // paid from another name: held for review (SENDER_NAME_MISMATCH)
+  await registerTransfer(s, transferFor(scene, { amount_minor: deposit.legs[0].amount_minor }, { image_sha256: sha256Hex(image), sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' } }));
+  assertReceipt(await uploadFile(deposit.slip_upload, image));
+  await s.running.slipWorker.drain();
+  const review = (await s.bo('GET', '/v1/bo/deposits?status=under_review&livemode=true&limit=200')).json;
+  assert.ok(review.total >= 1, 'a deposit waits for review');
+  const approval = (await s.bo('GET', '/v1/bo/withdrawals?status=pending_approval&livemode=true&limit=200')).json;
+  s.clock.advance(90_000);
+  const samples = await scrape();
+  assert.is(value(samples, 'satang_review_queue_deposits', { livemode: 'true' }), review.total, 'the queue the reviewers see');
+  assert.is(value(samples, 'satang_review_queue_oldest_seconds', { livemode: 'true' }), review.oldest_age_seconds + 90);
+  assert.is(value(samples, 'satang_approval_queue_withdrawals', { livemode: 'true' }), approval.data.length);
+  assert.ok(value(samples, 'satang_approval_queue_oldest_seconds', { livemode: 'true' }) !== undefined);
 });
 
 test('timers due and overdue', async () => {
