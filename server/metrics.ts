@@ -117,22 +117,12 @@ export class Metrics {
     new Gauge({ name: 'satang_timers_overdue', help: `Timers still pending more than ${observabilityLimits.timerOverdueAfterMs / 1000} s after they fell due.`, registers, collect() { this.set(timerCounts().overdue); } });
     // The operators' queues, from the write side's open work (what GET /v1/bo/deposits?status=under_review and the approvals queue list).
     const queues = () => queueFigures(sources.world(), sources.now());
-    new Gauge({
-      name: 'satang_review_queue_deposits', help: 'Deposits under review, per mode.', labelNames: ['livemode'], registers,
-      collect() { for (const [livemode, q] of queues().review) this.set({ livemode }, q.count); },
-    });
-    new Gauge({
-      name: 'satang_review_queue_oldest_seconds', help: 'How long the oldest deposit under review has waited since its review opened (0 when none), per mode.', labelNames: ['livemode'], registers,
-      collect() { for (const [livemode, q] of queues().review) this.set({ livemode }, q.oldestSeconds); },
-    });
-    new Gauge({
-      name: 'satang_approval_queue_withdrawals', help: 'Withdrawals pending approval, per mode.', labelNames: ['livemode'], registers,
-      collect() { for (const [livemode, q] of queues().approval) this.set({ livemode }, q.count); },
-    });
-    new Gauge({
-      name: 'satang_approval_queue_oldest_seconds', help: 'How long the oldest withdrawal pending approval has waited since it was created (0 when none), per mode.', labelNames: ['livemode'], registers,
-      collect() { for (const [livemode, q] of queues().approval) this.set({ livemode }, q.oldestSeconds); },
-    });
+    const queueGauge = (name: string, help: string, read: (q: ReturnType<typeof queueFigures>) => Map<string, QueueFigure>, field: keyof QueueFigure) =>
+      new Gauge({ name, help, labelNames: ['livemode'], registers, collect() { for (const [livemode, q] of read(queues())) this.set({ livemode }, q[field]); } });
+    queueGauge('satang_review_queue_deposits', 'Deposits under review, per mode.', (q) => q.review, 'count');
+    queueGauge('satang_review_queue_oldest_seconds', 'How long the oldest deposit under review has waited since its review opened (0 when none), per mode.', (q) => q.review, 'oldestSeconds');
+    queueGauge('satang_approval_queue_withdrawals', 'Withdrawals pending approval, per mode.', (q) => q.approval, 'count');
+    queueGauge('satang_approval_queue_oldest_seconds', 'How long the oldest withdrawal pending approval has waited since it was created (0 when none), per mode.', (q) => q.approval, 'oldestSeconds');
     new Gauge({ name: 'satang_event_loop_lag_seconds', help: 'Mean event-loop delay over the last second (the load-shedding signal).', registers, collect() { this.set(sources.eventLoopLagMs() / 1000); } });
   }
 }
