@@ -4,16 +4,19 @@
 // day's statement with its balance movements, the dashboard), under the wallet its
 // balance transactions newest first (GET /v1/bo/merchants/{id}/balance-transactions,
 // merchant-transactions.js), for finance its receiving accounts (told, verified, filled;
-// merchant-receiving.js), and its webhook endpoints with their delivery log, resend ⚑
+// merchant-receiving.js), for ops_admin suspension and manual adjustments ⚑
+// (merchant-admin.js), and its webhook endpoints with their delivery log, resend ⚑
 // and replay ⚑ (merchant-webhooks.js). Each part is read only when the operator's roles
 // may read it.
 //
 // data-testids: merchant-name, mode-live, mode-test, wallet, wallet-available,
 //   wallet-pending, wallet-reserved, merchant-links, (merchant-transactions.js:
 //   balance-transactions, btxn-row, btxn-prev-page, btxn-next-page), (merchant-receiving.js:
-//   receiving-accounts, receiving-account, …), (merchant-webhooks.js:
+//   receiving-accounts, receiving-account, …), (merchant-admin.js: merchant-admin, suspend,
+//   unsuspend, adjustment-form, …), (merchant-webhooks.js:
 //   endpoints, endpoint-row, …).
 
+import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { t } from '../i18n.js';
 import { bangkokToday } from '../format.js';
@@ -21,13 +24,16 @@ import { Badge, Empty, html, Id, Loading, Money, navigate, Time, useCan, usePage
 import { BalanceTransactions } from './merchant-transactions.js';
 import { Webhooks } from './merchant-webhooks.js';
 import { ReceivingAccounts } from './merchant-receiving.js';
+import { MerchantAdmin } from './merchant-admin.js';
 
 export function MerchantPage({ id, query }) {
   const can = useCan();
   const livemode = query.livemode !== 'false';
   const mayWallet = can('GET /v1/bo/wallet'), mayEndpoints = can('GET /v1/bo/merchants/:id/webhook-endpoints');
   const mayTransactions = can('GET /v1/bo/merchants/:id/balance-transactions');
-  const { data, error } = usePageData(async () => {
+  // An operator's action here (merchant-admin.js) reloads the page and remounts the parts that read on their own.
+  const [generation, setGeneration] = useState(0);
+  const { data, error, reload } = usePageData(async () => {
     const [directory, wallet, endpoints] = await Promise.all([
       get('/v1/bo/merchants', { q: id, limit: 20 }),
       mayWallet ? get('/v1/bo/wallet', { merchant_id: id, livemode }) : null,
@@ -62,7 +68,8 @@ export function MerchantPage({ id, query }) {
         <${Links} id=${id} livemode=${livemode} can=${can} />
       </div>
     </div>
-    ${mayTransactions && m ? html`<${BalanceTransactions} merchantId=${id} livemode=${livemode} />` : null}
+    ${m ? html`<${MerchantAdmin} merchant=${m} livemode=${livemode} onChanged=${async () => { await reload(); setGeneration((g) => g + 1); }} />` : null}
+    ${mayTransactions && m ? html`<${BalanceTransactions} key=${generation} merchantId=${id} livemode=${livemode} />` : null}
     ${can('GET /v1/bo/reports/receiving-accounts') && m ? html`<${ReceivingAccounts} merchantId=${id} livemode=${livemode} />` : null}
     ${data.endpoints ? html`<${Webhooks} merchantId=${id} livemode=${livemode} endpoints=${data.endpoints.filter((e) => e.livemode === livemode)} query=${query} />` : null}
   </section>`;

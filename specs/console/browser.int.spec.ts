@@ -9,7 +9,8 @@
 // the statement's CSV download is the API's CSV byte for byte; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
 // too); the trial balance is the API's (its CSV too);
-// the activity page finds an approval in the action log and a request by its id; a role without `reviewer`
+// the activity page finds an approval in the action log and a request by its id; ops_admin
+// posts an adjustment and suspends and reinstates a merchant after step-ups; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
 
@@ -298,6 +299,41 @@ test('activity: ops_admin finds a reviewer\'s approval in the action log with it
   assert.match(bodies, /"qr_payload": "\[redacted\]"/);
   assert.not.match(bodies, /000201010212/, 'no QR payload in clear');
   await ton.screenshot('activity-requests');
+});
+
+test('ops_admin posts a manual adjustment and suspends then reinstates a merchant from its page, each after a step-up', async () => {
+  const wallet = async () => (await scene.s.bo('GET', `/v1/bo/wallet?merchant_id=${scene.shop.id}&livemode=true`, undefined, { roles: ['finance'] })).json;
+  const before = await wallet();
+  const mali = await operator('emp_mali', { hash: `#/merchants/${scene.shop.id}?livemode=true`, page: 'merchant' });
+  await mali.page.click('[data-testid=adjustment-form] summary');
+  // An amount that is not one is refused in the page, before any popup.
+  await mali.page.fill('[data-testid=adjustment-amount]', '12,x');
+  await mali.page.fill('[data-testid=adjustment-reason]', 'goodwill credit for ticket 4411');
+  await mali.page.click('[data-testid=post-adjustment]');
+  await mali.page.waitForSelector('[data-testid=adjustment-error]');
+  await mali.page.fill('[data-testid=adjustment-amount]', '15.25');
+  const posted = mali.page.waitForResponse((r) => r.url().endsWith('/adjustments'), { timeout: 20_000 });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=post-adjustment]'));
+  assert.is((await posted).status(), 201);
+  const after = await wallet();
+  assert.is(after.available_minor - before.available_minor, 1525, 'credited 15.25 baht to available');
+  await mali.page.waitForFunction((n) => document.querySelector('[data-testid=wallet-available]')?.textContent?.includes(n), '฿');
+  const firstRow = await mali.page.waitForSelector('[data-testid=btxn-row]');
+  assert.match(await firstRow.textContent() ?? '', /\+฿15\.25/, 'the adjustment heads the balance transactions');
+
+  const suspended = mali.page.waitForResponse((r) => r.url().endsWith('/suspend'), { timeout: 20_000 });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=suspend]'));
+  assert.is((await suspended).status(), 200);
+  const refused = await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(refused.status, 403);
+  assert.is(refused.json.error.code, 'tenant_suspended');
+  await mali.page.waitForSelector('[data-testid=unsuspend]');
+  await mali.screenshot('merchant-admin');
+  const lifted = mali.page.waitForResponse((r) => r.url().endsWith('/unsuspend'), { timeout: 20_000 });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=unsuspend]'));
+  assert.is((await lifted).status(), 200);
+  assert.is((await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
+  await mali.page.waitForSelector('[data-testid=suspend]');
 });
 
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {

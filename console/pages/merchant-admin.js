@@ -1,0 +1,67 @@
+// An ops_admin's actions on a merchant, on its page, each ⚑ (a step-up, as the server
+// requires): suspend or lift a suspension (POST /v1/bo/merchants/{id}/suspend |
+// unsuspend: the merchant's keys answer 403 tenant_suspended meanwhile), and a manual
+// balance adjustment in the page's mode (POST /v1/bo/merchants/{id}/adjustments {livemode,
+// direction, bucket, amount_minor, reason}): a credit or a debit of one bucket, with the
+// reason kept on the balance transaction; the server refuses one that would take a bucket
+// below zero. Shown only when the operator's roles may call the routes (merchant.js checks);
+// after either, the page reloads its wallet and transactions.
+//
+// data-testids: merchant-admin, suspend, unsuspend, adjustment-form, adjustment-direction,
+//   adjustment-bucket, adjustment-amount, adjustment-reason, adjustment-error, post-adjustment.
+
+import { useState } from 'preact/hooks';
+import { post } from '../api.js';
+import { label, t } from '../i18n.js';
+import { parseBahtToMinor } from '../format.js';
+import { ActionButton, html, Mode, useCan } from '../ui.js';
+
+const buckets = ['available', 'pending_clearing', 'reserved'];
+
+export function MerchantAdmin({ merchant, livemode, onChanged }) {
+  const can = useCan();
+  const id = encodeURIComponent(merchant.id);
+  const verb = merchant.suspended ? 'unsuspend' : 'suspend';
+  const mayToggle = can(`POST /v1/bo/merchants/:id/${verb}`);
+  const mayAdjust = can('POST /v1/bo/merchants/:id/adjustments');
+  if (!mayToggle && !mayAdjust) return null;
+  return html`<div class="card" data-testid="merchant-admin">
+    <h2>${t('merchantAdmin.title')}</h2>
+    ${mayToggle ? html`<div class="buttons">
+      <${ActionButton} testid=${verb} stepUp tone=${merchant.suspended ? 'primary' : 'danger'} onRun=${() => post(`/v1/bo/merchants/${id}/${verb}`, {}, { stepUp: true })} done=${onChanged}>
+        ${t(`merchantAdmin.${verb}`)}</${ActionButton}>
+      <span class="small muted">${t(merchant.suspended ? 'merchantAdmin.suspendedHelp' : 'merchantAdmin.suspendHelp')}</span>
+    </div>` : null}
+    ${mayAdjust ? html`<${Adjustment} id=${id} livemode=${livemode} onChanged=${onChanged} />` : null}
+  </div>`;
+}
+
+function Adjustment({ id, livemode, onChanged }) {
+  const [direction, setDirection] = useState('credit');
+  const [bucket, setBucket] = useState('available');
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState(null);
+  const run = async () => {
+    const minor = parseBahtToMinor(amount);
+    if (minor === null || minor <= 0) { setError(t('merchantAdmin.amountInvalid')); return false; }
+    if (reason.trim() === '') { setError(t('merchantAdmin.reasonRequired')); return false; }
+    await post(`/v1/bo/merchants/${id}/adjustments`, { livemode, direction, bucket, amount_minor: minor, reason: reason.trim() }, { stepUp: true });
+    setAmount('');
+    setReason('');
+    return true;
+  };
+  return html`<details class="subcard" data-testid="adjustment-form">
+    <summary><span class="flag">⚑</span> ${t('merchantAdmin.adjustment')} <${Mode} livemode=${livemode} /></summary>
+    <div class="form-row">
+      <label>${t('merchantAdmin.direction')}<select data-testid="adjustment-direction" value=${direction} onChange=${(e) => setDirection(e.currentTarget.value)}>
+        <option value="credit">${t('merchantAdmin.credit')}</option><option value="debit">${t('merchantAdmin.debit')}</option></select></label>
+      <label>${t('merchantAdmin.bucket')}<select data-testid="adjustment-bucket" value=${bucket} onChange=${(e) => setBucket(e.currentTarget.value)}>
+        ${buckets.map((b) => html`<option value=${b}>${label('bucket', b)}</option>`)}</select></label>
+      <label>${t('common.amount')}<input data-testid="adjustment-amount" inputmode="decimal" placeholder="0.00" value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
+    </div>
+    <label class="block">${t('merchantAdmin.reason')}<input data-testid="adjustment-reason" maxlength="500" value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
+    ${error ? html`<p class="field-error" data-testid="adjustment-error">${error}</p>` : null}
+    <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged}>${t('merchantAdmin.post')}</${ActionButton}></div>
+  </details>`;
+}
