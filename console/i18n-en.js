@@ -548,5 +548,16 @@ export const en = {
   'merchantAdmin.post': 'Post the adjustment',
   'merchantAdmin.amountInvalid': 'Enter an amount in baht greater than zero, e.g. 1500.00.',
   'merchantAdmin.reasonRequired': 'Say why: the reason is kept on the balance transaction.',
+  'keys.title': 'API keys',
+  'keys.none': 'No key in this mode.',
+  'keys.key': 'Key',
+  'keys.scopes': 'Scopes',
+  'keys.secret': 'Secret (hint)',
+  'keys.revoked': 'Revoked',
+  'keys.revokedBadge': 'revoked',
+  'keys.revoke': 'Revoke',
+  'keys.new': 'Mint a key in this mode',
+  'keys.mint': 'Mint the key',
+  'keys.shownOnce': 'The new key: its secret is shown this once. Hand it to the merchant over a safe channel.',
 
 };

@@ -548,5 +548,16 @@ export const th = {
   'merchantAdmin.post': 'บันทึกการปรับยอด',
   'merchantAdmin.amountInvalid': 'กรอกจำนวนเงินบาทที่มากกว่าศูนย์ เช่น 1500.00',
   'merchantAdmin.reasonRequired': 'ระบุเหตุผล: เหตุผลจะถูกบันทึกไว้กับรายการยอดเงิน',
+  'keys.title': 'คีย์ API',
+  'keys.none': 'ไม่มีคีย์ในโหมดนี้',
+  'keys.key': 'คีย์',
+  'keys.scopes': 'สิทธิ์',
+  'keys.secret': 'ความลับ (บางส่วน)',
+  'keys.revoked': 'เพิกถอน',
+  'keys.revokedBadge': 'เพิกถอนแล้ว',
+  'keys.revoke': 'เพิกถอน',
+  'keys.new': 'ออกคีย์ใหม่ในโหมดนี้',
+  'keys.mint': 'ออกคีย์',
+  'keys.shownOnce': 'คีย์ใหม่: ความลับแสดงเพียงครั้งนี้ครั้งเดียว ส่งให้ร้านค้าผ่านช่องทางที่ปลอดภัย',
 
 };

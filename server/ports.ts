@@ -27,6 +27,8 @@ export interface KeyStore {
   /** Saves a key and the idempotency record of the request that minted it, atomically. */
   saveWithIdempotency(key: ApiKey, record: IdempotencyRecord): void;
   revoke(keyId: string, at: number): void;
+  /** A merchant's keys, both modes, revoked ones too, in no order (the back office's list sorts them). */
+  forMerchant(merchantId: string): ApiKey[];
 }
 
 export interface NonceStore {
@@ -83,6 +85,7 @@ export class MemoryKeyStore implements KeyStore {
   save(key: ApiKey) { this.keys.set(key.keyId, key); this.secrets.set(key.secret, key.keyId); }
   saveWithIdempotency(key: ApiKey) { this.save(key); }
   revoke(keyId: string, at: number) { const k = this.keys.get(keyId); if (k) this.keys.set(keyId, { ...k, revokedAt: at }); }
+  forMerchant(merchantId: string) { return [...this.keys.values()].filter((k) => k.merchantId === merchantId); }
 }
 
 export class MemoryNonceStore implements NonceStore {

@@ -76,6 +76,10 @@ export class SqliteKeyStore implements KeyStore {
     if (k && k.revokedAt === null) this.byKeyId.set(keyId, { ...k, revokedAt: at });
   }
 
+  forMerchant(merchantId: string): ApiKey[] {
+    return [...this.byKeyId.values()].filter((k) => k.merchantId === merchantId);
+  }
+
   private remember(key: ApiKey): void {
     this.byKeyId.set(key.keyId, key);
     this.bySecretValue.set(key.secret, key.keyId);

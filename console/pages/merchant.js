@@ -5,7 +5,7 @@
 // balance transactions newest first (GET /v1/bo/merchants/{id}/balance-transactions,
 // merchant-transactions.js), for finance its receiving accounts (told, verified, filled;
 // merchant-receiving.js), for ops_admin suspension and manual adjustments ⚑
-// (merchant-admin.js), and its webhook endpoints with their delivery log, resend ⚑
+// (merchant-admin.js), its API keys with revocation and minting ⚑ (merchant-keys.js), and its webhook endpoints with their delivery log, resend ⚑
 // and replay ⚑ (merchant-webhooks.js). Each part is read only when the operator's roles
 // may read it.
 //
@@ -13,7 +13,8 @@
 //   wallet-pending, wallet-reserved, merchant-links, (merchant-transactions.js:
 //   balance-transactions, btxn-row, btxn-prev-page, btxn-next-page), (merchant-receiving.js:
 //   receiving-accounts, receiving-account, …), (merchant-admin.js: merchant-admin, suspend,
-//   unsuspend, adjustment-form, …), (merchant-webhooks.js:
+//   unsuspend, adjustment-form, …), (merchant-keys.js: api-keys, key-row, revoke-key, …),
+//   (merchant-webhooks.js:
 //   endpoints, endpoint-row, …).
 
 import { useState } from 'preact/hooks';
@@ -25,6 +26,7 @@ import { BalanceTransactions } from './merchant-transactions.js';
 import { Webhooks } from './merchant-webhooks.js';
 import { ReceivingAccounts } from './merchant-receiving.js';
 import { MerchantAdmin } from './merchant-admin.js';
+import { ApiKeys } from './merchant-keys.js';
 
 export function MerchantPage({ id, query }) {
   const can = useCan();
@@ -69,6 +71,7 @@ export function MerchantPage({ id, query }) {
       </div>
     </div>
     ${m ? html`<${MerchantAdmin} merchant=${m} livemode=${livemode} onChanged=${async () => { await reload(); setGeneration((g) => g + 1); }} />` : null}
+    ${can('GET /v1/bo/merchants/:id/keys') && m ? html`<${ApiKeys} merchantId=${id} livemode=${livemode} />` : null}
     ${mayTransactions && m ? html`<${BalanceTransactions} key=${generation} merchantId=${id} livemode=${livemode} />` : null}
     ${can('GET /v1/bo/reports/receiving-accounts') && m ? html`<${ReceivingAccounts} merchantId=${id} livemode=${livemode} />` : null}
     ${data.endpoints ? html`<${Webhooks} merchantId=${id} livemode=${livemode} endpoints=${data.endpoints.filter((e) => e.livemode === livemode)} query=${query} />` : null}

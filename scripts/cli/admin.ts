@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { table } from './bo.ts';
 import { mintToken } from './token.ts';
 
 interface Context { url: string; dataDir: string; sub: string }
@@ -20,9 +21,15 @@ const secretDirMode = 0o700;
 /** Every action here (onboarding, funding, keys, suspension, webhooks, the clock) is ops_admin's. */
 const adminRoles = ['ops_admin'] as const;
 
+/** A POST with a fresh idempotency key (a step-up token too when asked), or a GET when `body` is undefined. */
 async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Promise<Answer> {
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, false);
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' };
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (body === undefined) {
+    const res = await fetch(ctx.url + path, { headers });
+    return { status: res.status, json: await res.json() };
+  }
+  Object.assign(headers, { 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' });
   if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, true);
   const res = await fetch(ctx.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
@@ -144,6 +151,20 @@ const subcommands: readonly Subcommand[] = [
       sandbox,
     }),
     run: async (args) => print(await bo(context(args), merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true)),
+  },
+  {
+    words: ['key', 'list'],
+    spec: spec('key list', "A merchant's API keys, newest first, both modes unless --live or --sandbox: id, mode, scopes, a hint of the secret (never the secret), created, revoked.", {
+      merchant, live: { type: 'boolean', help: 'live keys only' }, sandbox: { type: 'boolean', help: 'sandbox keys only' }, json: { type: 'boolean', help: "print the server's JSON instead of a table" },
+    }),
+    run: async (args) => {
+      const mode = flag(args, 'live') ? '?livemode=true' : flag(args, 'sandbox') ? '?livemode=false' : '';
+      const r = await bo(context(args), `${merchantPath(args, 'keys')}${mode}`, undefined);
+      if (flag(args, 'json') || r.status >= 300) return print(r);
+      console.log(r.json.data.length === 0 ? 'no key'
+        : table(['KEY', 'MODE', 'SCOPES', 'SECRET', 'CREATED', 'REVOKED'], r.json.data.map((k: any) => [k.key_id, k.livemode ? 'live' : 'sandbox', k.scopes.join(','), k.api_key_hint, k.created_at, k.revoked_at ?? '-'])));
+      return 0;
+    },
   },
   {
     words: ['key', 'revoke'],

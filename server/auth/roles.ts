@@ -15,6 +15,7 @@ const opsAdmin = ['ops_admin'] as const;
 const reviewer = ['reviewer'] as const;
 const approver = ['approver'] as const;
 const webhookReads = ['ops_admin', 'support'] as const;
+const keyReads = ['ops_admin', 'support'] as const;
 const balanceReads = ['finance', 'support', 'ops_admin'] as const;
 const reviewQueueReads = ['reviewer', 'support', 'ops_admin'] as const;
 const approvalQueueReads = ['approver', 'support', 'ops_admin'] as const;
@@ -50,6 +51,8 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // webhooks (server/routes/webhooks-bo.ts)
   'POST /v1/bo/merchants/:id/webhook-endpoints': opsAdmin,
   'GET /v1/bo/merchants/:id/webhook-endpoints': webhookReads,
+  // which keys a merchant has (never a secret): for a revocation, or a merchant asking which key failed
+  'GET /v1/bo/merchants/:id/keys': keyReads,
   'GET /v1/bo/webhooks/:endpointId': webhookReads,
   'POST /v1/bo/webhooks/:endpointId/enable': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/disable': opsAdmin,

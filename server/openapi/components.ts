@@ -136,6 +136,13 @@ export const schemas: Record<string, Schema> = {
   ApiKey: object({ key_id: str, api_key: { type: 'string', pattern: '^sk_(live|test)_' }, scopes: { type: 'array', items: str }, livemode: bool }),
   OnboardedMerchant: object({ id: str, object: { const: 'merchant' }, white_label_id: str, name: str, keys: object({ live: ref('ApiKey'), sandbox: ref('ApiKey') }) }),
   MerchantSuspension: object({ id: str, object: { const: 'merchant' }, suspended: bool }),
+  ApiKeys: object({
+    object: { const: 'list' }, merchant_id: str,
+    data: { type: 'array', items: object({
+      key_id: str, object: { const: 'api_key' }, livemode: bool, scopes: { type: 'array', items: str },
+      api_key_hint: { type: 'string', pattern: '^sk_(live|test)_…[A-Za-z0-9_-]{4}$' }, created_at: instant, revoked_at: nullable(instant),
+    }) },
+  }),
   RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true } }),
   Sender: object({ sender_id: str, object: { const: 'sender' }, end_user_ref: str, bank_code: str, livemode: bool }),
   ClockNow: object({ now: instant }),

@@ -31,9 +31,8 @@ import { sandboxDeltas, type PostedRow } from '../../projections/balance-history
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import { sandboxRowId } from './balance-history.ts';
-import { booleanParam } from './bo-desk.ts';
 import { notFound } from './common.ts';
-import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery, readSideOf } from './read-params.ts';
+import { booleanParam, decodeFilterCursor, encodeFilterCursor, limitParam, readQuery, readSideOf } from './read-params.ts';
 
 const n = (minor: bigint) => Number(minor);
 

@@ -14,8 +14,8 @@ import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
-import { readQuery } from './read-params.ts';
-import { enumParam, pageOf } from './bo-desk.ts';
+import { enumParam, readQuery } from './read-params.ts';
+import { pageOf } from './bo-desk.ts';
 
 const schemas = {
   open: compile<{ kind: ClaimKind; deposit_id: string; amount_minor: number; note: string; evidence?: string }>({

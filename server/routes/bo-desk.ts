@@ -24,7 +24,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
-import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
+import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 import { operatorDepositView } from './bo-timeline.ts';
 
 // The queues list open work, which the write side keeps in memory; closed orders leave it
@@ -61,18 +61,6 @@ export function pageOf<T>(rows: readonly T[], key: (row: T) => { since: number; 
   const last = page[page.length - 1];
   const hasMore = rest.length > limit;
   return { page: page.map((x) => x.r), hasMore, next: hasMore && last ? encodeFilterCursor({ since: last.k.since, id: last.k.id }, filters) : null };
-}
-
-export function booleanParam(raw: string | undefined, name: string): boolean | undefined {
-  if (raw === undefined) return undefined;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new ApiError('validation_error', `${name} is true or false.`, { fields: [{ path: `query.${name}`, reason: 'enum', hint: 'true, false' }] });
-}
-
-export function enumParam<T extends string>(raw: string | undefined, name: string, values: readonly T[]): T | undefined {
-  if (raw === undefined) return undefined;
-  if ((values as readonly string[]).includes(raw)) return raw as T;
-  throw new ApiError('validation_error', `${name} is one of ${values.join(', ')}.`, { fields: [{ path: `query.${name}`, reason: 'enum', hint: values.join(', ') }] });
 }
 
 /** The queue entry: the deposit as the merchant sees it plus what a reviewer sorts by. */

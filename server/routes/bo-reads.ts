@@ -17,8 +17,8 @@ import { operatorAuth } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import { notFound } from './common.ts';
-import { readQuery, readSideOf } from './read-params.ts';
-import { booleanParam, pageOf } from './bo-desk.ts';
+import { booleanParam, readQuery, readSideOf } from './read-params.ts';
+import { pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
 import { registerSearch } from './bo-search.ts';
 

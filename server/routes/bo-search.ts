@@ -17,8 +17,7 @@ import { iso } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
-import { booleanParam } from './bo-desk.ts';
-import { limitParam, readQuery, readSideOf } from './read-params.ts';
+import { booleanParam, limitParam, readQuery, readSideOf } from './read-params.ts';
 
 type MatchedOn = 'id' | 'merchant_reference' | 'end_user_ref' | 'trans_ref';
 

@@ -16,6 +16,7 @@ import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 const schemas = {
@@ -138,6 +139,22 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       services.keys.saveWithIdempotency(key, keep(response));
       return response;
     });
+  });
+
+  // A merchant's keys for the operators who answer for them: never a secret, only its last
+  // four characters to tell keys apart (as the merchant's dashboard of a PSP shows them).
+  router.get('/merchants/:id/keys', (ctx) => {
+    const q = readQuery(ctx, ['livemode']);
+    const livemode = booleanParam(q.livemode, 'livemode');
+    const m = merchant(ctx);
+    const keys = services.keys.forMerchant(m.id).filter((k) => livemode === undefined || k.livemode === livemode)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.keyId < b.keyId ? 1 : -1));
+    ctx.body = {
+      object: 'list', merchant_id: m.id, data: keys.map((k) => ({
+        key_id: k.keyId, object: 'api_key', livemode: k.livemode, scopes: [...k.scopes], api_key_hint: `${k.secret.slice(0, 8)}…${k.secret.slice(-4)}`,
+        created_at: iso(k.createdAt), revoked_at: k.revokedAt === null ? null : iso(k.revokedAt),
+      })),
+    };
   });
 
   router.post('/keys/:keyId/revoke', async (ctx) => {

@@ -79,3 +79,15 @@ export function decodeFilterCursor<T>(raw: string | undefined, filters: string, 
   if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
   return c;
 }
+
+export function booleanParam(raw: string | undefined, name: string): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ApiError('validation_error', `${name} is true or false.`, { fields: [{ path: `query.${name}`, reason: 'enum', hint: 'true, false' }] });
+}
+
+export function enumParam<T extends string>(raw: string | undefined, name: string, values: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined;
+  if ((values as readonly string[]).includes(raw)) return raw as T;
+  throw new ApiError('validation_error', `${name} is one of ${values.join(', ')}.`, { fields: [{ path: `query.${name}`, reason: 'enum', hint: values.join(', ') }] });
+}

@@ -10,7 +10,8 @@
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
 // too); the trial balance is the API's (its CSV too);
 // the activity page finds an approval in the action log and a request by its id; ops_admin
-// posts an adjustment and suspends and reinstates a merchant after step-ups; a role without `reviewer`
+// posts an adjustment, suspends and reinstates a merchant, mints and revokes a key after
+// step-ups; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
 
@@ -301,7 +302,7 @@ test('activity: ops_admin finds a reviewer\'s approval in the action log with it
   await ton.screenshot('activity-requests');
 });
 
-test('ops_admin posts a manual adjustment and suspends then reinstates a merchant from its page, each after a step-up', async () => {
+test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, mints a key and revokes it from its page, each after a step-up', async () => {
   const wallet = async () => (await scene.s.bo('GET', `/v1/bo/wallet?merchant_id=${scene.shop.id}&livemode=true`, undefined, { roles: ['finance'] })).json;
   const before = await wallet();
   const mali = await operator('emp_mali', { hash: `#/merchants/${scene.shop.id}?livemode=true`, page: 'merchant' });
@@ -334,6 +335,25 @@ test('ops_admin posts a manual adjustment and suspends then reinstates a merchan
   assert.is((await lifted).status(), 200);
   assert.is((await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
   await mali.page.waitForSelector('[data-testid=suspend]');
+
+  // A key minted here: its secret shown once and working; revoked here: refused at once.
+  await mali.page.waitForSelector('[data-testid=api-keys][data-loaded="1"]');
+  await mali.page.click('[data-testid=new-key] summary');
+  await mali.page.click('[data-testid=new-key-scope][data-scope="withdrawals:write"]');
+  const minted = mali.page.waitForResponse((r) => r.url().endsWith(`/merchants/${scene.shop.id}/keys`) && r.request().method() === 'POST', { timeout: 20_000 });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=mint-key]'));
+  const key = await (await minted).json();
+  assert.equal(key.scopes, ['wallet:read', 'withdrawals:read']);
+  assert.match(await mali.page.textContent('[data-testid=new-key-secret]') ?? '', new RegExp(key.api_key));
+  assert.is((await scene.s.call(key.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the new key works');
+  await mali.page.waitForSelector(`[data-testid=key-row][data-id="${key.key_id}"][data-revoked="false"]`);
+  const listed = await mali.page.textContent(`[data-testid=key-row][data-id="${key.key_id}"]`) ?? '';
+  assert.match(listed, new RegExp(`sk_live_…${key.api_key.slice(-4)}`));
+  assert.not.match(listed, new RegExp(key.api_key), 'the list shows a hint, not the secret');
+  await answerStepUp(mali, () => mali.page.click(`[data-testid=key-row][data-id="${key.key_id}"] [data-testid=revoke-key]`));
+  await mali.page.waitForSelector(`[data-testid=key-row][data-id="${key.key_id}"][data-revoked="true"]`);
+  assert.is((await scene.s.call(key.api_key, 'GET', '/v1/pay/balance')).json.error.code, 'api_key_revoked');
+  await mali.screenshot('merchant-keys');
 });
 
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {
