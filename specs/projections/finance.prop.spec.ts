@@ -358,7 +358,9 @@ test('finance: a statement for a month or a period of days; the period is one of
   assert.is(own.status, 200, own.text);
   assert.equal(own.json.buckets, byPeriod.json.buckets);
   const csv = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?month=${month}&format=csv`);
-  assert.match(csv.text.split('\r\n')[1]!, new RegExp(`^${month}-01/${today},Asia/Bangkok,${p!.keys.id},`));
+  // On the month's first day the month so far is one day, written as the day itself.
+  const csvPeriod = `${month}-01` === today ? today : `${month}-01/${today}`;
+  assert.match(csv.text.split('\r\n')[1]!, new RegExp(`^${csvPeriod},Asia/Bangkok,${p!.keys.id},`));
   // Refused, each with the parameter it is about.
   const tomorrow = bangkokDayOf(s.clock.now() + 24 * hourMs);
   const yearAgo = bangkokDayOf(s.clock.now() - 366 * 24 * hourMs);
