@@ -559,5 +559,17 @@ export const en = {
   'keys.new': 'Mint a key in this mode',
   'keys.mint': 'Mint the key',
   'keys.shownOnce': 'The new key: its secret is shown this once. Hand it to the merchant over a safe channel.',
+  'newMerchant.title': 'Onboard a merchant',
+  'newMerchant.email': 'Technical contact e-mail (optional)',
+  'newMerchant.newWhiteLabel': '— a new white label —',
+  'newMerchant.whiteLabelName': 'New white label name',
+  'newMerchant.onboard': 'Onboard',
+  'newMerchant.formInvalid': 'Give the merchant a name, and the new white label one.',
+  'newMerchant.made': 'Onboarded:',
+  'newMerchant.liveAfterCertification': 'the live key is issued once a sandbox certification run passes',
+  'webhooks.newEndpoint': 'Register an endpoint in this mode',
+  'webhooks.allEvents': 'every event (or: deposit.settled, …)',
+  'webhooks.newEndpointHelp': 'The five mandatory event types are always delivered. Production takes https URLs that resolve to public addresses only.',
+  'webhooks.create': 'Register',
 
 };

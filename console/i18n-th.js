@@ -559,5 +559,17 @@ export const th = {
   'keys.new': 'ออกคีย์ใหม่ในโหมดนี้',
   'keys.mint': 'ออกคีย์',
   'keys.shownOnce': 'คีย์ใหม่: ความลับแสดงเพียงครั้งนี้ครั้งเดียว ส่งให้ร้านค้าผ่านช่องทางที่ปลอดภัย',
+  'newMerchant.title': 'เพิ่มร้านค้า',
+  'newMerchant.email': 'อีเมลผู้ติดต่อด้านเทคนิค (ไม่บังคับ)',
+  'newMerchant.newWhiteLabel': '— ไวต์เลเบลใหม่ —',
+  'newMerchant.whiteLabelName': 'ชื่อไวต์เลเบลใหม่',
+  'newMerchant.onboard': 'เพิ่มร้านค้า',
+  'newMerchant.formInvalid': 'ระบุชื่อร้านค้า และชื่อไวต์เลเบลใหม่',
+  'newMerchant.made': 'เพิ่มแล้ว:',
+  'newMerchant.liveAfterCertification': 'คีย์ live จะออกให้เมื่อผ่านการทดสอบรับรองในแซนด์บ็อกซ์',
+  'webhooks.newEndpoint': 'ลงทะเบียนปลายทางในโหมดนี้',
+  'webhooks.allEvents': 'ทุกเหตุการณ์ (หรือ: deposit.settled, …)',
+  'webhooks.newEndpointHelp': 'เหตุการณ์บังคับทั้งห้าประเภทส่งเสมอ โหมด production รับเฉพาะ URL https ที่ชี้ไปยังที่อยู่สาธารณะ',
+  'webhooks.create': 'ลงทะเบียน',
 
 };

@@ -3,14 +3,16 @@
 // cursor). A delivery row opens its attempts (GET …/deliveries/{id}). ops_admin may
 // resend one delivery ⚑ (step-up and Idempotency-Key; the server's quota of 10 a minute
 // per endpoint answers 429, shown in the banner), replay a time range ⚑, and disable or
-// enable the endpoint. The chosen endpoint and filter live in the hash (endpoint=,
-// delivery_status=).
+// enable the endpoint, and register a new one in the page's mode (POST
+// /v1/bo/merchants/{id}/webhook-endpoints; the server decides what URL it takes). The
+// chosen endpoint and filter live in the hash (endpoint=, delivery_status=).
 //
 // data-testids: endpoints, endpoint-row (data-id), select-endpoint, endpoint-disable,
 //   endpoint-enable, deliveries (data-loaded="1" once read), delivery-status-filter,
 //   delivery-row (data-id), delivery-attempts, resend, replay-form, replay-after,
 //   replay-before, replay-only-failed, replay-types, replay, replay-result,
-//   deliveries-prev-page, deliveries-next-page.
+//   deliveries-prev-page, deliveries-next-page, new-endpoint, new-endpoint-url,
+//   new-endpoint-types, create-endpoint.
 
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -20,7 +22,8 @@ import { ActionButton, Badge, Empty, html, navigate, Status, Time, useCan, usePa
 
 const deliveryStatuses = ['pending', 'delivered', 'failed', 'canceled'];
 
-export function Webhooks({ merchantId, livemode, endpoints: listed, query }) {
+export function Webhooks({ merchantId, livemode, endpoints: listed, query, onCreated }) {
+  const can = useCan();
   // An enable or disable answers the endpoint's new status: the row and the delivery log both follow it.
   const [statusOf, setStatusOf] = useState({});
   const endpoints = listed.map((e) => (statusOf[e.id] ? { ...e, status: statusOf[e.id] } : e));
@@ -35,7 +38,30 @@ export function Webhooks({ merchantId, livemode, endpoints: listed, query }) {
     ${chosen ? html`<${Deliveries} key=${`${chosen.id}:${query.delivery_status ?? ''}`} endpoint=${chosen} status=${query.delivery_status ?? ''}
       onStatus=${(s) => navigate(`/merchants/${encodeURIComponent(merchantId)}`, { ...query, livemode, endpoint: chosen.id, delivery_status: s })} />
       <${Replay} endpoint=${chosen} />` : null}
+    ${can('POST /v1/bo/merchants/:id/webhook-endpoints') ? html`<${NewEndpoint} merchantId=${merchantId} livemode=${livemode} onCreated=${onCreated} />` : null}
   </div>`;
+}
+
+/** A new endpoint in the page's mode: its URL and, when it should not take every event, the types it subscribes to. */
+function NewEndpoint({ merchantId, livemode, onCreated }) {
+  const [url, setUrl] = useState('');
+  const [types, setTypes] = useState('');
+  const create = async () => {
+    const eventTypes = types.split(/[\s,]+/).filter(Boolean);
+    await post(`/v1/bo/merchants/${encodeURIComponent(merchantId)}/webhook-endpoints`, { url: url.trim(), livemode, ...(eventTypes.length > 0 ? { event_types: eventTypes } : {}) });
+    setUrl('');
+    setTypes('');
+    return true;
+  };
+  return html`<details class="subcard" data-testid="new-endpoint">
+    <summary>${t('webhooks.newEndpoint')}</summary>
+    <div class="form-row">
+      <label>${t('webhooks.url')}<input type="url" data-testid="new-endpoint-url" placeholder="https://merchant.example/webhooks" size="40" value=${url} onInput=${(e) => setUrl(e.currentTarget.value)} /></label>
+      <label>${t('webhooks.eventTypes')}<input data-testid="new-endpoint-types" placeholder=${t('webhooks.allEvents')} size="30" value=${types} onInput=${(e) => setTypes(e.currentTarget.value)} /></label>
+    </div>
+    <p class="small muted">${t('webhooks.newEndpointHelp')}</p>
+    <div class="buttons"><${ActionButton} testid="create-endpoint" tone="primary" onRun=${create} done=${onCreated}>${t('webhooks.create')}</${ActionButton}></div>
+  </details>`;
 }
 
 function EndpointRow({ e, chosen, onChoose, onStatus }) {

@@ -74,7 +74,7 @@ export function MerchantPage({ id, query }) {
     ${can('GET /v1/bo/merchants/:id/keys') && m ? html`<${ApiKeys} merchantId=${id} livemode=${livemode} />` : null}
     ${mayTransactions && m ? html`<${BalanceTransactions} key=${generation} merchantId=${id} livemode=${livemode} />` : null}
     ${can('GET /v1/bo/reports/receiving-accounts') && m ? html`<${ReceivingAccounts} merchantId=${id} livemode=${livemode} />` : null}
-    ${data.endpoints ? html`<${Webhooks} merchantId=${id} livemode=${livemode} endpoints=${data.endpoints.filter((e) => e.livemode === livemode)} query=${query} />` : null}
+    ${data.endpoints ? html`<${Webhooks} merchantId=${id} livemode=${livemode} endpoints=${data.endpoints.filter((e) => e.livemode === livemode)} query=${query} onCreated=${reload} />` : null}
   </section>`;
 }
 

@@ -1,14 +1,17 @@
 // The merchant directory: GET /v1/bo/merchants?q=&white_label_id=&suspended= (search by
-// name or exact id; the server's cursor). A row opens the merchant page.
+// name or exact id; the server's cursor). A row opens the merchant page. ops_admin
+// onboards a merchant below it (merchant-new.js).
 //
 // data-testids: merchants-filters, filter-q, filter-white-label, filter-suspended, refresh,
 //   merchants-table, merchant-row (data-id), prev-page, next-page.
 
 import { get } from '../api.js';
 import { t } from '../i18n.js';
-import { Badge, Empty, html, Id, navigate, Pager, Time, usePageData, usePager } from '../ui.js';
+import { Badge, Empty, html, Id, navigate, Pager, Time, useCan, usePageData, usePager } from '../ui.js';
+import { NewMerchant } from './merchant-new.js';
 
 export function MerchantsPage({ query }) {
+  const can = useCan();
   const filters = { q: query.q ?? '', white_label_id: query.white_label_id ?? '', suspended: query.suspended ?? '', limit: query.limit ?? '50' };
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
@@ -39,5 +42,6 @@ export function MerchantsPage({ query }) {
       </tr>`)}</tbody>
     </table>` : null}
     <${Pager} pager=${pager} nextCursor=${data?.next_cursor} />
+    ${can('POST /v1/bo/merchants') ? html`<${NewMerchant} />` : null}
   </section>`;
 }

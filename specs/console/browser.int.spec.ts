@@ -11,7 +11,7 @@
 // too); the trial balance is the API's (its CSV too);
 // the activity page finds an approval in the action log and a request by its id; ops_admin
 // posts an adjustment, suspends and reinstates a merchant, mints and revokes a key after
-// step-ups; a role without `reviewer`
+// step-ups, onboards a merchant and registers its endpoint; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
 
@@ -354,6 +354,36 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   await mali.page.waitForSelector(`[data-testid=key-row][data-id="${key.key_id}"][data-revoked="true"]`);
   assert.is((await scene.s.call(key.api_key, 'GET', '/v1/pay/balance')).json.error.code, 'api_key_revoked');
   await mali.screenshot('merchant-keys');
+});
+
+test('ops_admin onboards a merchant under a new white label (its keys shown once, and working) and registers its webhook endpoint', async () => {
+  const mali = await operator('emp_mali', { hash: '#/merchants', page: 'merchants' });
+  await mali.page.click('[data-testid=new-merchant] summary');
+  await mali.page.click('[data-testid=onboard]'); // nothing named yet: said in the page, nothing sent
+  await mali.page.waitForSelector('[data-testid=new-merchant] .field-error');
+  await mali.page.fill('[data-testid=new-merchant-name]', 'ร้านใหม่ Onboarded');
+  await mali.page.fill('[data-testid=new-white-label-name]', 'Brand From Console');
+  await mali.page.click('[data-testid=onboard]');
+  const made = await mali.page.waitForSelector('[data-testid=onboarded]');
+  const merchantId = (await made.getAttribute('data-id'))!;
+  const keyOf = async (mode: string) => /sk_(live|test)_[A-Za-z0-9_-]+/.exec(await mali.page.textContent(`[data-testid=onboarded-key][data-mode=${mode}]`) ?? '')![0];
+  const live = await keyOf('live'), sandbox = await keyOf('sandbox');
+  assert.is((await scene.s.call(live, 'GET', '/v1/pay/balance')).status, 200, 'the live key shown works');
+  assert.is((await scene.s.call(sandbox, 'GET', '/v1/pay/balance')).json.livemode, false, 'the sandbox key shown works');
+  const listed = (await scene.s.bo('GET', `/v1/bo/merchants?q=${merchantId}`)).json.data[0];
+  const label = (await scene.s.bo('GET', `/v1/bo/white-labels?q=${listed.white_label_id}`)).json.data[0];
+  assert.equal([listed.name, label.name], ['ร้านใหม่ Onboarded', 'Brand From Console']);
+
+  await mali.page.click('[data-testid=onboarded] a');
+  await mali.ready('merchant');
+  await mali.page.click('[data-testid=new-endpoint] summary');
+  await mali.page.fill('[data-testid=new-endpoint-url]', `${failing.url}/onboarded`);
+  await mali.page.fill('[data-testid=new-endpoint-types]', 'deposit.settled, withdrawal.filled');
+  await mali.page.click('[data-testid=create-endpoint]');
+  await mali.page.waitForSelector('[data-testid=endpoint-row]');
+  const endpoints = (await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data;
+  assert.equal(endpoints.map((e: any) => [e.url, e.livemode, e.event_types]), [[`${failing.url}/onboarded`, true, ['deposit.settled', 'withdrawal.filled']]]);
+  await mali.screenshot('merchant-onboarded');
 });
 
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {
