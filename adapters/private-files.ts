@@ -9,6 +9,9 @@
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The sealed key files a data dir keeps beside its databases (made by server/capability.ts and server/auth/operator.ts; backed up and rekeyed whole). */
+export const sealedKeyFileNames = { slipCapability: 'slip-capability-ed25519.key', devIssuer: 'dev-issuer.jwk.sealed' } as const;
+
 export const privateDirMode = 0o700;
 export const privateFileMode = 0o600;
 /** tightenDataDir descends this many levels (the data dir holds slips/ one level down). */

@@ -10,10 +10,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, writePrivateFile } from '../adapters/private-files.ts';
+import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../adapters/private-files.ts';
 import type { Sealer } from '../adapters/sealing.ts';
 
-export const keyFileName = 'slip-capability-ed25519.key';
+export const keyFileName = sealedKeyFileNames.slipCapability;
 /** Where an older build kept the key, in clear. */
 const clearKeyFileName = 'slip-capability-ed25519.pem';
 export const keyPurpose = 'slip_capability_key';

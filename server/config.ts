@@ -65,17 +65,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (clock !== 'system' && clock !== 'manual') problems.push(`SATANG_CLOCK must be system or manual, not ${clock}`);
   if (clock === 'manual' && mode === 'production') problems.push('SATANG_CLOCK=manual is for tests and is refused when SATANG_ENV=production');
   if (!env.SATANG_SLIP_PROVIDER_URL && mode === 'production') problems.push('SATANG_SLIP_PROVIDER_URL is required when SATANG_ENV=production: the bank simulator is for development only');
-  const production = mode === 'production' ? 'production' : 'development';
-  check(() => checkIssuer(env, production), undefined);
+  const envMode = mode === 'production' ? 'production' : 'development';
+  check(() => checkIssuer(env, envMode), undefined);
   const dataDir = env.SATANG_DATA_DIR ?? './data';
-  const masterKey = check(() => masterKeySource(env, dataDir, production), { kind: 'env' } as MasterKeySource);
+  const masterKey = check(() => masterKeySource(env, dataDir, envMode), { kind: 'env' } as MasterKeySource);
   const metrics = check(() => metricsListen(env), {});
   check(() => shutdownDrainMs(env), 0);
   if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
     port, host, dataDir, masterKey, baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
-    profile, env: production, clock: clock === 'manual' ? 'manual' : 'system', logLevel: env.SATANG_LOG_LEVEL ?? 'info',
+    profile, env: envMode, clock: clock === 'manual' ? 'manual' : 'system', logLevel: env.SATANG_LOG_LEVEL ?? 'info',
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),

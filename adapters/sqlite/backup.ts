@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, writePrivateFile } from '../private-files.ts';
+import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, sealedKeyFileNames, writePrivateFile } from '../private-files.ts';
 import { requestLogFileName } from '../request-log.ts';
 import { slipTemporaryMarker } from '../slips/store.ts';
 import { journalFileName } from './schema.ts';
@@ -29,8 +29,7 @@ import { journalFileName } from './schema.ts';
 export const backupFormat = 'satang-backup/1';
 export const manifestFileName = 'backup.json';
 const slipsDir = 'slips';
-/** The sealed keys a data dir keeps beside its databases (server/capability.ts, server/auth/operator.ts). */
-const sealedKeyFiles = ['slip-capability-ed25519.key', 'dev-issuer.jwk.sealed'] as const;
+const sealedKeyFiles = Object.values(sealedKeyFileNames);
 
 export interface BackupFile { readonly path: string; readonly bytes: number; readonly sha256: string }
 

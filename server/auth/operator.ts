@@ -15,7 +15,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, exportJWK, generateKeyPa
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Router from '@koa/router';
-import { ensurePrivateDir, writePrivateFile } from '../../adapters/private-files.ts';
+import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../../adapters/private-files.ts';
 import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
@@ -36,7 +36,7 @@ const {
 /** Security time: the wall clock, in whole seconds. */
 export const wallSeconds = (): number => Math.floor(Date.now() / 1000);
 export const devIssuerKeyPurpose = 'dev_issuer_key';
-export const devIssuerKeyFileName = 'dev-issuer.jwk.sealed';
+export const devIssuerKeyFileName = sealedKeyFileNames.devIssuer;
 
 export interface Operator {
   readonly sub: string;
