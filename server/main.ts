@@ -24,6 +24,7 @@ import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.t
 import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
+import { lastBackup } from '../adapters/sqlite/backup.ts';
 import { ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
@@ -171,6 +172,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   metrics.watch({
     tail: () => store.durableSeq, readSide, world: () => store.world, now: () => clock.now(),
     webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,
+    lastBackupAtMs: () => { const last = lastBackup(config.dataDir); return last ? Date.parse(last.taken_at) : null; },
   });
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
   const actionLog = new ActionLog(store.db);

@@ -31,6 +31,8 @@ export interface MetricSources {
   readonly webhookQueue: () => ReadonlyMap<string, number>;
   /** The load meter's recent event-loop lag, ms (the load-shedding signal). */
   readonly eventLoopLagMs: () => number;
+  /** When the data dir's last verified backup was taken (wall clock, ms), null when none. */
+  readonly lastBackupAtMs: () => number | null;
 }
 
 export class Metrics {
@@ -123,6 +125,10 @@ export class Metrics {
     queueGauge('satang_review_queue_oldest_seconds', 'How long the oldest deposit under review has waited since its review opened (0 when none), per mode.', (q) => q.review, 'oldestSeconds');
     queueGauge('satang_approval_queue_withdrawals', 'Withdrawals pending approval, per mode.', (q) => q.approval, 'count');
     queueGauge('satang_approval_queue_oldest_seconds', 'How long the oldest withdrawal pending approval has waited since it was created (0 when none), per mode.', (q) => q.approval, 'oldestSeconds');
+    new Gauge({
+      name: 'satang_backup_last_success_timestamp_seconds', help: "When the data dir's last verified backup was taken (Unix seconds; 0 when none): satang backup notes it.", registers,
+      collect() { this.set((sources.lastBackupAtMs() ?? 0) / 1000); },
+    });
     new Gauge({ name: 'satang_event_loop_lag_seconds', help: 'Mean event-loop delay over the last second (the load-shedding signal).', registers, collect() { this.set(sources.eventLoopLagMs() / 1000); } });
   }
 }

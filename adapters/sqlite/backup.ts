@@ -135,6 +135,27 @@ export function makeBackup(dataDir: string, toDir: string, now: () => number = D
   return manifest;
 }
 
+/** Where the data dir notes its last verified backup (satang backup writes it; the server's metrics read it). */
+export const lastBackupFileName = 'last-backup.json';
+
+export interface LastBackup { readonly taken_at: string; readonly tail_seq: number; readonly head_hash: string | null; readonly path: string }
+
+/** Notes a backup that verified in the data dir it was taken of (0600, written whole): the alert on a stale backup reads it. */
+export function recordBackup(dataDir: string, toDir: string, manifest: BackupManifest): void {
+  const last: LastBackup = { taken_at: manifest.taken_at, tail_seq: manifest.journal.tail_seq, head_hash: manifest.journal.head_hash, path: toDir };
+  writePrivateFile(join(dataDir, lastBackupFileName), `${JSON.stringify(last, null, 2)}\n`);
+}
+
+/** The last verified backup the data dir notes, or null (none yet, or a note that does not read). */
+export function lastBackup(dataDir: string): LastBackup | null {
+  try {
+    const last = JSON.parse(readFileSync(join(dataDir, lastBackupFileName), 'utf8')) as LastBackup;
+    return typeof last.taken_at === 'string' && Number.isFinite(Date.parse(last.taken_at)) ? last : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The manifest of a backup directory, checked: every file it lists has its size and SHA-256. */
 export function checkBackup(fromDir: string): BackupManifest {
   const path = join(fromDir, manifestFileName);

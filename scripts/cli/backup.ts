@@ -1,13 +1,14 @@
 // `satang backup --to DIR` and `satang restore --from DIR` (adapters/sqlite/backup.ts): a
 // consistent backup of the data dir taken while the server runs, checked as `satang
 // verify` checks a journal, and its restore into a data dir without a journal. Both print
-// a summary (or the JSON with --json); exit 0 when the result verifies, 1 when it does not
+// a summary (or the JSON with --json); a backup that verifies is noted in the data dir
+// (last-backup.json, read by the metrics); exit 0 when the result verifies, 1 when it does not
 // (the backup or the restore is kept, for a person to look at), 2 on a usage error or a
 // refusal (an existing target, a damaged backup).
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { makeBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
+import { makeBackup, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { verifyActionLog } from '../../adapters/sqlite/action-log.ts';
@@ -77,7 +78,9 @@ export async function backupCommand(argv: readonly string[]): Promise<number> {
   } catch (error) {
     return refused('backup', error);
   }
-  return print(args, 'backup', to, manifest, verifyCopy(to));
+  const verified = verifyCopy(to);
+  if (verified.ok) recordBackup(text(args, 'data-dir'), to, manifest); // the stale-backup alert's clock (server/metrics.ts)
+  return print(args, 'backup', to, manifest, verified);
 }
 
 export async function restoreCommand(argv: readonly string[]): Promise<number> {

@@ -2,7 +2,8 @@
 // against a real server's data dir:
 // - a backup taken while deposits are being created verifies (hash chain, replay,
 //   balances), holds the slips and the sealed keys but neither the master key nor a secret
-//   in clear, every file 0600 in 0700 directories, listed with its SHA-256;
+//   in clear, every file 0600 in 0700 directories, listed with its SHA-256; the data dir
+//   notes it and the metrics say when it was taken (the stale-backup alert);
 // - restored into a new data dir and served, it answers what the server answered when the
 //   backup was taken: the balance, the deposit with its slip image byte for byte, the
 //   balance history (its projections rebuilt from the journal);
@@ -46,7 +47,7 @@ let settledId = '';
 let image: Buffer;
 
 test.before(async () => {
-  scene = await slipScene();
+  scene = await slipScene({ SATANG_METRICS_PORT: '0' });
   dir = mkdtempSync(join(tmpdir(), 'satang-backup-'));
   // A settled deposit with its slip image in slips/.
   const d = await matchedDeposit(scene);
@@ -87,6 +88,10 @@ test('a backup taken while deposits are created verifies, holds the slips and se
   assert.equal(listed.slice().sort(), modes(to).filter(([p]) => !p.endsWith('/') && p !== 'backup.json').map(([p]) => p).sort(), 'the manifest lists every file');
   for (const [path, mode] of modes(to)) assert.is(mode, path.endsWith('/') ? 0o700 : 0o600, path);
   assert.ok(scanDataDir(to).ok, JSON.stringify(scanDataDir(to).findings));
+  // The data dir notes the verified backup, and the server's metrics say when it was taken.
+  const metrics = await (await fetch(scene.s.running.metricsUrl!)).text();
+  assert.match(metrics, new RegExp(`^satang_backup_last_success_timestamp_seconds ${Date.parse(manifest.taken_at) / 1000}$`, 'm'));
+  assert.is(JSON.parse(readFileSync(join(scene.s.dataDir, 'last-backup.json'), 'utf8')).path, to);
   // The same directory again: refused, nothing changed.
   const before = readFileSync(join(to, 'backup.json'), 'utf8');
   const again = await satang(['backup', '--to', to, '--data-dir', scene.s.dataDir]);
