@@ -38,6 +38,10 @@ CREATE TRIGGER IF NOT EXISTS action_log_refuses_delete BEFORE DELETE ON action_l
 /** The hashed columns in canonical order: a storage format, never reordered. */
 const hashedColumns = ['id', 'at', 'request_id', 'subject', 'authenticated', 'roles', 'method', 'route', 'target_ids', 'ip', 'step_up', 'status', 'outcome', 'error_code'] as const;
 
+/** What became of an operator's call (the action log's outcome column). */
+export const actionOutcomes = ['ok', 'refused_authentication', 'refused_authorization', 'refused', 'failed'] as const;
+export type ActionOutcome = typeof actionOutcomes[number];
+
 export interface ActionRecord {
   readonly at: number;
   readonly requestId: string;
@@ -50,7 +54,7 @@ export interface ActionRecord {
   readonly ip: string;
   readonly stepUp: boolean;
   readonly status: number;
-  readonly outcome: 'ok' | 'refused_authentication' | 'refused_authorization' | 'refused' | 'failed';
+  readonly outcome: ActionOutcome;
   readonly errorCode: string | null;
 }
 

@@ -17,14 +17,14 @@ import type { Context, Middleware } from 'koa';
 import type { Clock } from '../../core/ports.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
-import type { ActionLog, ActionRecord } from '../../adapters/sqlite/action-log.ts';
+import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
 import { operatorAuth, type Operator } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
 import { jsonTextOf } from '../request-body.ts';
 import type { BodyHandoff, RequestLogThread } from '../request-log-thread.ts';
-import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
+import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 
 interface AuditState {
   requestId?: string;
@@ -161,12 +161,13 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
 
   router.get('/reports/action-logs', (ctx) => {
     const q = readQuery(ctx, ['subject', 'outcome', 'route', 'since', 'cursor', 'limit']);
+    const outcome = enumParam(q.outcome, 'outcome', actionOutcomes); // a typo is refused, not answered with an empty list
     const filters = JSON.stringify([q.subject ?? null, q.outcome ?? null, q.route ?? null, q.since ?? null]);
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);
     const rows = actionLog.page({
-      ...(q.subject !== undefined ? { subject: q.subject } : {}), ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(q.route !== undefined ? { route: q.route } : {}),
+      ...(q.subject !== undefined ? { subject: q.subject } : {}), ...(outcome !== undefined ? { outcome } : {}), ...(q.route !== undefined ? { route: q.route } : {}),
       ...(since !== undefined ? { since } : {}), ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
     });
     ctx.body = pageAnswer(rows as (typeof rows[number] & { id: number })[], limit, filters, (r) => ({

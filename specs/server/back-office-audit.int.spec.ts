@@ -63,6 +63,9 @@ test('every operator call and every refused authentication is in the action log 
   assert.is(mine.json.data.length, 1);
   const refused = await s.bo('GET', '/v1/bo/reports/action-logs?outcome=refused_authentication');
   assert.ok(refused.json.data.every((r: any) => r.outcome === 'refused_authentication') && refused.json.data.length >= 2);
+  const typo = await s.bo('GET', '/v1/bo/reports/action-logs?outcome=refuse');
+  assert.is(typo.status, 422, 'an outcome that does not exist is refused, not answered with an empty list');
+  assert.equal(typo.json.error.details.fields[0], { path: 'query.outcome', reason: 'enum', hint: 'ok, refused_authentication, refused_authorization, refused, failed' });
   const page1 = await s.bo('GET', '/v1/bo/reports/action-logs?limit=2');
   const page2 = await s.bo('GET', `/v1/bo/reports/action-logs?limit=2&cursor=${page1.json.next_cursor}`);
   assert.ok(page2.json.data[0].id < page1.json.data[1].id);
