@@ -14,6 +14,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },
   backup: { summary: 'back the data dir up while the server runs (consistent journal and logs, slips, sealed keys, a manifest), then verify the copy', load: async () => (await import('./backup.ts')).backupCommand },
   restore: { summary: 'restore a backup into a data dir without a journal, checked against its manifest and verified', load: async () => (await import('./backup.ts')).restoreCommand },
+  doctor: { summary: "a deployment's health in one list (config, master key, secrets at rest, disk, last backup, readiness): OK, WARN or FAIL", load: async () => (await import('./doctor.ts')).doctorCommand },
   rekey: { summary: "rotate the master key of a stopped server's data dir: every sealed secret opened with the current key and sealed with the new one", load: async () => (await import('./rekey.ts')).rekeyCommand },
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },

@@ -70,7 +70,7 @@ const helpCases: readonly (readonly string[])[] = [
   ['call', '--help'], ['call', 'GET', '/v1/pay/balance', '--help'],
   ['token', '--sub', 'emp_x', '-h'],
   ['verify', '--help'],
-  ['rekey', '--help'], ['backup', '--help'], ['backup', '--to', '/nonexistent/never-made', '--help'], ['restore', '--help'],
+  ['rekey', '--help'], ['doctor', '--help'], ['backup', '--help'], ['backup', '--to', '/nonexistent/never-made', '--help'], ['restore', '--help'],
   ['bank-sim', '--port', '0', '--help'],
   ['projections', '--help'], ['projections', 'rebuild', '--help'], ['projections', 'status', '--help'],
   ['projector', '--help'],

@@ -1,0 +1,104 @@
+// `satang doctor [--data-dir DIR] [--url URL]`: a deployment's health in one list, before a
+// go-live or during an incident — each check OK, WARN or FAIL with what it saw. Read-only:
+// it writes nothing to the data dir and takes no lock.
+//   config      the environment as the server would read it (every problem at once)
+//   master key  the configured key opens the data dir's secrets (its sealed marker)
+//   at rest     no secret in clear, every file 0600 and directory 0700 (satang verify's scan)
+//   disk        free space where the data dir lives (WARN under 10 %)
+//   backup      the last verified backup (WARN when none, or older than 26 h)
+//   server      GET /readyz at the URL (WARN when it is not ready or not reachable)
+// Exit 0 when nothing FAILs (a WARN is for a person to read), 1 otherwise, 2 on a usage error.
+
+import Database from 'better-sqlite3';
+import { existsSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkPlain, checkPurpose } from '../../adapters/sealing.ts';
+import { lastBackup } from '../../adapters/sqlite/backup.ts';
+import { journalFileName } from '../../adapters/sqlite/schema.ts';
+import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
+import { readConfig, type Config } from '../../server/config.ts';
+import { sealerFor } from '../../server/master-key.ts';
+import { defaultDataDir, defaultUrl, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec } from './args.ts';
+
+export const doctorSpec: CommandSpec = {
+  usage: 'satang doctor',
+  summary: "A deployment's health in one list, each check OK, WARN or FAIL: the configuration, the master key against the data dir, secrets at rest and file modes, free disk, the last verified backup, and the server's readiness. Read-only. Exit 1 when a check FAILs.",
+  options: {
+    'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
+    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    json: { type: 'boolean', help: 'print the checks as JSON' },
+  },
+};
+
+type Level = 'OK' | 'WARN' | 'FAIL';
+interface Check { readonly check: string; readonly level: Level; readonly detail: string }
+
+const backupStaleMs = 26 * 3_600_000;
+const diskFreeWarnFraction = 0.1;
+
+function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
+  const file = join(config.dataDir, journalFileName);
+  if (!existsSync(file)) return { check: 'master key', level: 'WARN', detail: `no ${journalFileName} yet: nothing is sealed` };
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const marker = db.prepare<[string], string>("SELECT value FROM sealing WHERE name = ?").pluck(true).get(checkPurpose);
+    if (marker === undefined) return { check: 'master key', level: 'WARN', detail: 'the data dir has no sealed marker yet (a server has not started on it)' };
+    const opened = (() => { try { return sealerFor(config, env).openText(marker, checkPurpose); } catch { return undefined; } })();
+    return opened === checkPlain
+      ? { check: 'master key', level: 'OK', detail: `the configured key (${config.masterKey.kind}) opens the data dir` }
+      : { check: 'master key', level: 'FAIL', detail: 'the configured key does not open the data dir: a server would refuse to start' };
+  } catch (error) {
+    return { check: 'master key', level: 'FAIL', detail: (error as Error).message };
+  } finally {
+    db.close();
+  }
+}
+
+async function serverCheck(url: string): Promise<Check> {
+  try {
+    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
+    const body = await res.json() as { checks?: Record<string, unknown> };
+    return res.status === 200
+      ? { check: 'server', level: 'OK', detail: `${url} is ready` }
+      : { check: 'server', level: 'WARN', detail: `${url} is not ready (${res.status}): ${JSON.stringify(body.checks ?? body)}` };
+  } catch (error) {
+    return { check: 'server', level: 'WARN', detail: `${url} does not answer (${(error as Error).message})` };
+  }
+}
+
+export async function doctorCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(doctorSpec, argv);
+  if (typeof args === 'number') return args;
+  const dataDir = text(args, 'data-dir');
+  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+  const checks: Check[] = [];
+  let config: Config | undefined;
+  try {
+    config = readConfig(env);
+    checks.push({ check: 'config', level: 'OK', detail: `${config.env}, profile ${config.profile}, clock ${config.clock}` });
+  } catch (error) {
+    const problems = (error as { problems?: readonly string[] }).problems ?? [(error as Error).message];
+    checks.push({ check: 'config', level: 'FAIL', detail: problems.join('; ') });
+  }
+  if (config) checks.push(masterKeyCheck(config, env));
+  if (existsSync(dataDir)) {
+    const atRest = scanDataDir(dataDir);
+    checks.push(atRest.ok
+      ? { check: 'at rest', level: 'OK', detail: `${atRest.files_scanned} files: no secret in clear, modes 0600/0700` }
+      : { check: 'at rest', level: 'FAIL', detail: atRest.findings.slice(0, 5).join('; ') });
+    const fs = statfsSync(dataDir);
+    const free = fs.bavail / fs.blocks;
+    checks.push({ check: 'disk', level: free < diskFreeWarnFraction ? 'WARN' : 'OK', detail: `${(fs.bavail * fs.bsize / 1e9).toFixed(1)} GB free (${(free * 100).toFixed(0)} %) where ${dataDir} lives` });
+    const last = lastBackup(dataDir);
+    const age = last ? Date.now() - Date.parse(last.taken_at) : Infinity;
+    checks.push(last && age <= backupStaleMs
+      ? { check: 'backup', level: 'OK', detail: `last verified backup ${(age / 3_600_000).toFixed(1)} h ago, up to journal seq ${last.tail_seq}, in ${last.path}` }
+      : { check: 'backup', level: 'WARN', detail: last ? `the last verified backup is ${(age / 3_600_000).toFixed(1)} h old (${last.path})` : 'no verified backup of this data dir (satang backup --to DIR)' });
+  } else {
+    checks.push({ check: 'data dir', level: 'WARN', detail: `${dataDir} does not exist yet` });
+  }
+  checks.push(await serverCheck(text(args, 'url')));
+  if (flag(args, 'json')) process.stdout.write(`${JSON.stringify({ ok: !checks.some((c) => c.level === 'FAIL'), checks }, null, 2)}\n`);
+  else process.stdout.write(`${checks.map((c) => `${c.level.padEnd(4)}  ${c.check.padEnd(10)}  ${c.detail}`).join('\n')}\n`);
+  return checks.some((c) => c.level === 'FAIL') ? exitFailed : exitOk;
+}

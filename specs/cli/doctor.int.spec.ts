@@ -1,0 +1,79 @@
+// `satang doctor` run as an operator runs it (a child process) against a real server's data
+// dir and URL: all OK but the backup (WARN: none yet) on a fresh server; OK once a verified
+// backup is noted; FAIL (exit 1) with a master key that does not open the data dir, and with
+// a file left readable by others; WARN when the server does not answer. It writes nothing.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TestServer } from '../support/server-harness.ts';
+
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+let s: TestServer;
+let dir: string;
+
+function satang(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const doctor = async (env: Record<string, string> = {}, url = s.url) => {
+  const r = await satang(['doctor', '--data-dir', s.dataDir, '--url', url, '--json'], env);
+  return { code: r.code, levels: Object.fromEntries((JSON.parse(r.stdout).checks as { check: string; level: string }[]).map((c) => [c.check, c.level])), raw: r.stdout + r.stderr };
+};
+
+/** What doctor must not change: the data dir's files, their sizes and modification times. */
+const footprint = () => readdirSync(s.dataDir).sort().map((f) => { const st = statSync(join(s.dataDir, f)); return `${f}:${st.isFile() ? st.size : 'dir'}`; }).join(',');
+
+test.before(async () => {
+  s = await TestServer.start();
+  await s.onboard('Shop');
+  dir = mkdtempSync(join(tmpdir(), 'satang-doctor-'));
+});
+test.after(async () => {
+  await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a fresh server: everything OK but the backup, which is not taken yet; after a backup, OK too', async () => {
+  const first = await doctor();
+  assert.is(first.code, 0, first.raw);
+  assert.equal(first.levels, { config: 'OK', 'master key': 'OK', 'at rest': 'OK', disk: first.levels.disk, backup: 'WARN', server: 'OK' });
+  assert.ok(['OK', 'WARN'].includes(first.levels.disk!));
+  const backedUp = await satang(['backup', '--to', join(dir, 'b1'), '--data-dir', s.dataDir]);
+  assert.is(backedUp.code, 0, backedUp.stdout + backedUp.stderr);
+  assert.is((await doctor()).levels.backup, 'OK');
+});
+
+test('FAIL and exit 1: a master key that does not open the data dir; a file others may read. WARN: a server that does not answer', async () => {
+  const before = footprint();
+  // Not asking the server here: its own request log would change the data dir meanwhile.
+  const wrongKey = await doctor({ SATANG_MASTER_KEY: randomBytes(32).toString('base64') }, 'http://127.0.0.1:9');
+  assert.is(wrongKey.code, 1);
+  assert.is(wrongKey.levels['master key'], 'FAIL');
+  assert.is(footprint(), before, 'doctor wrote nothing');
+  const unreachable = await doctor({}, 'http://127.0.0.1:9');
+  assert.is(unreachable.levels.server, 'WARN');
+  assert.is(unreachable.code, 0, 'a WARN alone is exit 0');
+  chmodSync(join(s.dataDir, 'journal.db'), 0o644);
+  try {
+    const loose = await doctor();
+    assert.is(loose.code, 1);
+    assert.is(loose.levels['at rest'], 'FAIL');
+    assert.match(loose.raw, /journal\.db: mode 644, expected 600/);
+  } finally {
+    chmodSync(join(s.dataDir, 'journal.db'), 0o600);
+  }
+});
+
+test.run();
