@@ -121,17 +121,23 @@ export const checkPlain = 'satang master key check';
  */
 export function checkMasterKey(db: Db, sealer: Sealer): void {
   db.exec('CREATE TABLE IF NOT EXISTS sealing (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
-  const stored = db.prepare<[string], string>('SELECT value FROM sealing WHERE name = ?').pluck(true).get(checkPurpose);
-  if (stored === undefined) {
+  const opens = masterKeyOpens(db, sealer);
+  if (opens === undefined) {
     db.prepare('INSERT INTO sealing (name, value) VALUES (?, ?)').run(checkPurpose, sealer.seal(checkPlain, checkPurpose));
     return;
   }
-  let opened: string | undefined;
-  try { opened = sealer.openText(stored, checkPurpose); } catch { opened = undefined; }
-  if (opened !== checkPlain) {
+  if (!opens) {
     throw new Error('the master key does not open this data dir: its secrets were sealed with another key. '
       + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was sealed with (after `satang rekey`, the new one).');
   }
+}
+
+/** Whether `sealer` opens the database's marker; undefined when it has none yet. Reads only (satang doctor asks it too). */
+export function masterKeyOpens(db: Db, sealer: Sealer): boolean | undefined {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sealing'").get() !== undefined;
+  const stored = hasTable ? db.prepare<[string], string>('SELECT value FROM sealing WHERE name = ?').pluck(true).get(checkPurpose) : undefined;
+  if (stored === undefined) return undefined;
+  try { return sealer.openText(stored, checkPurpose) === checkPlain; } catch { return false; }
 }
 
 /**

@@ -72,6 +72,23 @@ export function navigate(path, query) {
 }
 
 /**
+ * A part of a page that loads on its own beside the page's data (the page is ready without
+ * it): `load()` (async) runs again when `deps` change; null while it loads; after a refusal
+ * the banner says why and `failed` stands in, so the part shows empty, not loading forever.
+ */
+export function usePartData(load, deps, failed) {
+  const { showError } = usePageContext();
+  const [data, setData] = useState(null);
+  useEffect(() => {
+    let gone = false;
+    setData(null);
+    load().then((d) => { if (!gone) setData(d); }, (error) => { if (!gone) { showError(error); setData(failed); } });
+    return () => { gone = true; };
+  }, deps);
+  return data;
+}
+
+/**
  * Loads a page's data with `load()` (async), re-running when `deps` change. Keeps <main>'s
  * data-ready off while loading and sets it once the data (or the error) has rendered.
  */

@@ -20,7 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataDirLock } from '../adapters/data-dir-lock.ts';
 import { writePrivateFile } from '../adapters/private-files.ts';
-import { checkPlain, checkPurpose, compactAfterSealing, isSealed, sealedPrefix, type Sealer } from '../adapters/sealing.ts';
+import { checkPlain, checkPurpose, compactAfterSealing, isSealed, masterKeyOpens, sealedPrefix, type Sealer } from '../adapters/sealing.ts';
 import { secretPurpose } from '../adapters/sqlite/api-keys.ts';
 import { bodyPurpose } from '../adapters/sqlite/keys.ts';
 import { openDatabase, type Db } from '../adapters/sqlite/schema.ts';
@@ -107,8 +107,7 @@ export function rekeyDataDir(dataDir: string, current: Sealer, next: Sealer): Re
     const db = openDatabase(dataDir, { mustExist: true });
     let journal: Pick<RekeyReport, 'api_keys' | 'idempotency_bodies' | 'signing_keys'> & { journal: RekeyReport['journal'] };
     try {
-      const marker = db.prepare<[string], string>('SELECT value FROM sealing WHERE name = ?').pluck(true).get(checkPurpose);
-      const by = marker === undefined ? null : openedBy(marker, checkPurpose, current, next);
+      const by = masterKeyOpens(db, current) ? 'current' : masterKeyOpens(db, next) ? 'next' : null;
       if (by === null) throw new Error('neither key opens this data dir: give the key it was sealed with as the current one (SATANG_MASTER_KEY or SATANG_MASTER_KEY_FILE)');
       if (by === 'next') journal = { journal: 'already', api_keys: 0, idempotency_bodies: 0, signing_keys: 0 };
       else {

@@ -9,25 +9,19 @@
 // data-testids: api-keys (data-loaded="1" once read), key-row (data-id, data-revoked),
 //   revoke-key, new-key, new-key-scope (data-scope), mint-key, new-key-secret.
 
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { t } from '../i18n.js';
-import { ActionButton, Badge, Empty, html, Time, useCan, usePageContext } from '../ui.js';
+import { ActionButton, Badge, Empty, html, Time, useCan, usePartData } from '../ui.js';
 
 const scopes = ['wallet:read', 'withdrawals:write', 'withdrawals:read'];
 
 export function ApiKeys({ merchantId, livemode }) {
-  const { showError } = usePageContext();
   const can = useCan();
-  const [keys, setKeys] = useState(null);
   const [generation, setGeneration] = useState(0);
   const [minted, setMinted] = useState(null);
   const id = encodeURIComponent(merchantId);
-  useEffect(() => {
-    let gone = false;
-    get(`/v1/bo/merchants/${id}/keys`, { livemode }).then((r) => { if (!gone) setKeys(r.data); }, (error) => { if (!gone) { showError(error); setKeys([]); } });
-    return () => { gone = true; };
-  }, [merchantId, livemode, generation]);
+  const keys = usePartData(() => get(`/v1/bo/merchants/${id}/keys`, { livemode }).then((r) => r.data), [merchantId, livemode, generation], []);
   const reload = () => setGeneration((g) => g + 1);
   const mayRevoke = can('POST /v1/bo/keys/:keyId/revoke');
   return html`<div class="card" data-testid="api-keys" data-loaded=${keys ? '1' : undefined}>

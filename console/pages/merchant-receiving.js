@@ -10,24 +10,15 @@
 //   (data-account), receiving-agrees (data-agrees), receiving-leg (data-deposit,
 //   data-reason), receiving-csv.
 
-import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Badge, Empty, html, Id, Money, pageOfId, saveReport, Time, usePageContext } from '../ui.js';
+import { ActionButton, Badge, Empty, html, Id, Money, pageOfId, saveReport, Time, usePartData } from '../ui.js';
 
 const path = '/v1/bo/reports/receiving-accounts';
 
 export function ReceivingAccounts({ merchantId, livemode }) {
-  const { showError } = usePageContext();
   const query = { merchant_id: merchantId, livemode: String(livemode) };
-  // Its own load, beside the page's: the page is ready without it (as the balance transactions).
-  const [data, setData] = useState(null);
-  useEffect(() => {
-    let gone = false;
-    setData(null);
-    get(path, query).then((d) => { if (!gone) setData(d); }, (error) => { if (!gone) { showError(error); setData({ data: [], has_more: false }); } });
-    return () => { gone = true; };
-  }, [merchantId, livemode]);
+  const data = usePartData(() => get(path, query), [merchantId, livemode], { data: [], has_more: false });
   return html`<div class="card" data-testid="receiving-accounts" data-loaded=${data ? '1' : undefined}>
     <div class="sub-head">
       <h2>${t('receiving.title')} ${data?.as_of ? html`<span class="muted small">${t('common.asOf')} <${Time} at=${data.as_of} /></span>` : null}</h2>

@@ -8,24 +8,16 @@
 // data-testids: balance-transactions (the table; data-loaded="1" once read), btxn-row
 //   (data-id), btxn-prev-page, btxn-next-page.
 
-import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { Empty, html, Id, Money, pageOfId, Time, usePageContext, usePager } from '../ui.js';
+import { Empty, html, Id, Money, pageOfId, Time, usePager, usePartData } from '../ui.js';
 
 const pageSize = 20;
 
 export function BalanceTransactions({ merchantId, livemode }) {
-  const { showError } = usePageContext();
   const pager = usePager(`${merchantId}:${livemode}`);
-  const [page, setPage] = useState(null);
-  useEffect(() => {
-    let gone = false;
-    setPage(null);
-    get(`/v1/bo/merchants/${encodeURIComponent(merchantId)}/balance-transactions`, { livemode, limit: pageSize, cursor: pager.cursor })
-      .then((p) => { if (!gone) setPage(p); }, (error) => { if (!gone) { showError(error); setPage({ data: [], next_cursor: null }); } });
-    return () => { gone = true; };
-  }, [merchantId, livemode, pager.cursor]);
+  const page = usePartData(() => get(`/v1/bo/merchants/${encodeURIComponent(merchantId)}/balance-transactions`, { livemode, limit: pageSize, cursor: pager.cursor }),
+    [merchantId, livemode, pager.cursor], { data: [], next_cursor: null });
   return html`<div class="card">
     <h2>${t('btxn.title')}</h2>
     <table class="grid" data-testid="balance-transactions" data-loaded=${page ? '1' : undefined}>

@@ -18,7 +18,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal } from '../format.js';
-import { ActionButton, Badge, Empty, html, navigate, Status, Time, useCan, usePageContext, usePager } from '../ui.js';
+import { ActionButton, Badge, Empty, html, navigate, Status, Time, useCan, usePageContext, usePager, usePartData } from '../ui.js';
 
 const deliveryStatuses = ['pending', 'delivered', 'failed', 'canceled'];
 
@@ -87,18 +87,11 @@ function EndpointRow({ e, chosen, onChoose, onStatus }) {
 }
 
 function Deliveries({ endpoint, status, onStatus }) {
-  const { showError } = usePageContext();
   const pager = usePager(`${endpoint.id}:${status}`);
-  const [page, setPage] = useState(null);
   const [open, setOpen] = useState(null);
   const [generation, setGeneration] = useState(0);
-  useEffect(() => {
-    let gone = false;
-    setPage(null);
-    get(`/v1/bo/webhooks/${encodeURIComponent(endpoint.id)}/deliveries`, { limit: 20, status, cursor: pager.cursor })
-      .then((p) => { if (!gone) setPage(p); }, (error) => { if (!gone) { showError(error); setPage({ data: [], next_cursor: null }); } });
-    return () => { gone = true; };
-  }, [endpoint.id, status, pager.cursor, generation]);
+  const page = usePartData(() => get(`/v1/bo/webhooks/${encodeURIComponent(endpoint.id)}/deliveries`, { limit: 20, status, cursor: pager.cursor }),
+    [endpoint.id, status, pager.cursor, generation], { data: [], next_cursor: null });
   return html`<div class="subcard">
     <div class="sub-head">
       <h3>${t('webhooks.deliveries')} <span class="mono small muted">${endpoint.id}</span></h3>

@@ -10,10 +10,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { makeBackup, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
-import { verifyStore } from '../../adapters/sqlite/verify.ts';
-import { verifyActionLog } from '../../adapters/sqlite/action-log.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
-import { startProgress } from './progress.ts';
+import { verifyJournal } from './verify.ts';
 
 const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
 const jsonOption = { type: 'boolean', help: 'print the manifest and the verification as JSON' } as const;
@@ -36,10 +34,7 @@ interface Verified { readonly ok: boolean; readonly journal_ok: boolean; readonl
 function verifyCopy(dir: string): Verified {
   const db = new Database(join(dir, journalFileName), { readonly: true, fileMustExist: true });
   try {
-    const progress = startProgress('verify', { total: 0 });
-    const report = verifyStore(db, (seq, lastSeq) => progress.step(seq, { phase: 'replay', total: lastSeq }));
-    progress.finish();
-    const actionLog = verifyActionLog(db);
+    const { report, actionLog } = verifyJournal(db);
     return { ok: report.ok && actionLog.ok, journal_ok: report.ok, action_log_ok: actionLog.ok, mismatches: report.mismatches.slice(0, 20) };
   } finally {
     db.close();

@@ -12,7 +12,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkPlain, checkPurpose } from '../../adapters/sealing.ts';
+import { masterKeyOpens } from '../../adapters/sealing.ts';
 import { lastBackup } from '../../adapters/sqlite/backup.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
@@ -41,10 +41,9 @@ function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
   if (!existsSync(file)) return { check: 'master key', level: 'WARN', detail: `no ${journalFileName} yet: nothing is sealed` };
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const marker = db.prepare<[string], string>("SELECT value FROM sealing WHERE name = ?").pluck(true).get(checkPurpose);
-    if (marker === undefined) return { check: 'master key', level: 'WARN', detail: 'the data dir has no sealed marker yet (a server has not started on it)' };
-    const opened = (() => { try { return sealerFor(config, env).openText(marker, checkPurpose); } catch { return undefined; } })();
-    return opened === checkPlain
+    const opens = masterKeyOpens(db, sealerFor(config, env));
+    if (opens === undefined) return { check: 'master key', level: 'WARN', detail: 'the data dir has no sealed marker yet (a server has not started on it)' };
+    return opens
       ? { check: 'master key', level: 'OK', detail: `the configured key (${config.masterKey.kind}) opens the data dir` }
       : { check: 'master key', level: 'FAIL', detail: 'the configured key does not open the data dir: a server would refuse to start' };
   } catch (error) {

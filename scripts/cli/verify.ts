@@ -4,9 +4,9 @@
 // fields, and `secrets_at_rest`). Exit code 0 when everything holds, 1 on any mismatch or
 // finding, 2 when the database cannot be read.
 
-import { openDatabase } from '../../adapters/sqlite/schema.ts';
-import { verifyStore } from '../../adapters/sqlite/verify.ts';
-import { verifyActionLog } from '../../adapters/sqlite/action-log.ts';
+import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
+import { verifyStore, type VerifyReport } from '../../adapters/sqlite/verify.ts';
+import { verifyActionLog, type ActionLogReport } from '../../adapters/sqlite/action-log.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { startProgress } from './progress.ts';
 import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
@@ -18,6 +18,14 @@ export const verifySpec: CommandSpec = {
     'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
   },
 };
+
+/** The journal's checks (chain, replay, balances, rows) and the action log's chain, with progress on stderr; the database is only read. */
+export function verifyJournal(db: Db): { report: VerifyReport; actionLog: ActionLogReport } {
+  const progress = startProgress('verify', { total: 0 });
+  const report = verifyStore(db, (seq, lastSeq) => progress.step(seq, { phase: 'replay', total: lastSeq }));
+  progress.finish();
+  return { report, actionLog: verifyActionLog(db) };
+}
 
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(verifySpec, argv);
@@ -31,10 +39,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const progress = startProgress('verify', { total: 0 });
-    const report = verifyStore(db, (seq, lastSeq) => progress.step(seq, { phase: 'replay', total: lastSeq }));
-    progress.finish();
-    const actionLog = verifyActionLog(db);
+    const { report, actionLog } = verifyJournal(db);
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
     const atRest = scanDataDir(dataDir);
     const ok = report.ok && atRest.ok && actionLog.ok;
