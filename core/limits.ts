@@ -286,6 +286,18 @@ export const webhookLimits = {
   /** Retired signing keys stay listed this long after they stop signing (event retention). */
   retiredKeyListedMs: 30 * day,
 
+  // Event retention (adapters/webhooks/retention.ts). Contract Limits: event retention 30
+  // days, resend age limit 30 days; a resend made on the 30th day is retried for about four
+  // more (attemptDelaysMs), so envelopes, deliveries and attempts go after 35.
+  eventRetentionDays: 35,
+  eventRetentionMs: 35 * day,
+  /** How often the server looks for what has outlived the retention. */
+  retentionSweepEveryMs: 10 * minute,
+  /** Rows of one table deleted per transaction (journal.db's write lock is shared with the writer). */
+  retentionRowsPerBatchMax: 500,
+  /** Batches per sweep; a sweep yields to the event loop between two. */
+  retentionBatchesPerSweepMax: 2_000,
+
   // Endpoint URLs.
   endpointUrlLengthMax: 2048,
   endpointsPerMerchantMax: 16,
@@ -382,6 +394,16 @@ export const readSideLimits = {
   /** Sandbox balance history keeps rows this many days (contract: retention_days 30). */
   sandboxHistoryRetentionDays: 30,
   sandboxHistoryRetentionMs: 30 * day,
+  /**
+   * The events feed projection drops an envelope this long after it was created: a day
+   * after the write side drops it (webhookLimits.eventRetentionMs), so the write side has
+   * always recorded what it dropped (the feed's coverage) before the feed stops showing it.
+   */
+  eventsFeedRetentionMs: 36 * day,
+  /** The feed drops old envelopes once the oldest is this far past its retention: a minute's worth at a time. */
+  eventsFeedPruneSlackMs: 1 * minute,
+  /** Envelopes the feed drops per applied journal entry at most (it catches up entry by entry). */
+  eventsFeedPruneRowsPerApplyMax: 500,
   /** Sandbox balance history quota per API key (contract: sandbox_rate_limited; its value is not shown). */
   sandboxHistoryRequestsPerWindowMax: 600,
   sandboxHistoryWindowSeconds: 60,

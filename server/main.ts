@@ -15,8 +15,9 @@ import { compactAfterSealing } from '../adapters/sealing.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
+import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
 import type { Clock } from '../core/ports.ts';
-import { limits, requestLimits } from '../core/limits.ts';
+import { limits, requestLimits, webhookLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
@@ -147,11 +148,19 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer
+  const retentionSweeps = new RetentionSweeps(webhooks.retention, {
+    now: () => clock.now(), publishedSeq: () => readSide.relay.position,
+    onSwept: (d) => { if (d.outbox + d.serviceEvents + d.deliveries > 0) logger.info({ outbox: d.outbox, service_events: d.serviceEvents, deliveries: d.deliveries }, `event retention: deleted what had outlived ${webhookLimits.eventRetentionDays} days`); },
+    onError: (error) => logger.error({ err: error }, 'event retention failed; it runs again at the next sweep'),
+  });
   const write: WriteSide = {
     get world() { return store.world; },
     clock, ids,
     submit: store.submit.bind(store), // the one door: routes, the slip worker and the scheduler all submit here
-    ...(clock instanceof ManualClock ? { advanceClock: (ms: number) => webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }) } : {}),
+    // A manual clock's advance may age events past the retention: a sweep follows it.
+    ...(clock instanceof ManualClock ? {
+      advanceClock: async (ms: number) => { await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }); retentionSweeps.run(); },
+    } : {}),
   };
   const services: Services = {
     write, securityClock, keys: apiKeys,
@@ -159,6 +168,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
+    eventFloor: webhooks.retention.floor.bind(webhooks.retention),
     ...(config.env === 'production' ? { liveKeys: { certified: (id: string) => certification.certified(id, (ids) => ids.flatMap((e) => webhooks.endpoints.get(e) ?? []), clock.now()) } } : {}),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);
@@ -173,6 +183,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     tail: () => store.durableSeq, readSide, world: () => store.world, now: () => clock.now(),
     webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,
     lastBackupAtMs: () => { const last = lastBackup(config.dataDir); return last ? Date.parse(last.taken_at) : null; },
+    oldestEnvelopeAtMs: () => webhooks.retention.oldestEnvelopeAt(),
   });
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
   const actionLog = new ActionLog(store.db);
@@ -200,6 +211,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   slips.worker.start();
   const prune = setInterval(() => store.keys.pruneExpired(securityClock.now(), clock.now()), limits.nonceMemoryMs);
   prune.unref();
+  retentionSweeps.start();
   const url = `http://${config.host}:${port}`;
   logger.info({ url, data_dir: config.dataDir, profile: config.profile, clock: config.clock, entries: store.recovered.entries }, 'satang listening');
   if (devIssuer) logger.info('operator tokens come from the local development issuer: scripts/satang token --sub emp_you --roles ops_admin');
@@ -213,6 +225,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       webhooks.stop();
       loadMeter.stop();
       clearInterval(prune);
+      retentionSweeps.stop();
       await drain(server, drainMs);
       await slips.close();
       await readSide.close();

@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SlipVerifier } from '../core/deposit/slip-verifier.ts';
-import { observabilityLimits } from '../core/limits.ts';
+import { observabilityLimits, webhookLimits } from '../core/limits.ts';
 import type { World } from '../core/world.ts';
 import { projectionNames } from '../projections/all.ts';
 import type { ReadSide } from './read-side.ts';
@@ -33,6 +33,8 @@ export interface MetricSources {
   readonly eventLoopLagMs: () => number;
   /** When the data dir's last verified backup was taken (wall clock, ms), null when none. */
   readonly lastBackupAtMs: () => number | null;
+  /** created_at (business time, ms) of the oldest outbox envelope the event retention could delete; null when none. */
+  readonly oldestEnvelopeAtMs: () => number | null;
 }
 
 export class Metrics {
@@ -128,6 +130,10 @@ export class Metrics {
     new Gauge({
       name: 'satang_backup_last_success_timestamp_seconds', help: "When the data dir's last verified backup was taken (Unix seconds; 0 when none): satang backup notes it.", registers,
       collect() { this.set((sources.lastBackupAtMs() ?? 0) / 1000); },
+    });
+    new Gauge({
+      name: 'satang_events_oldest_age_seconds', help: `Age of the oldest webhook envelope in journal.db (0 when none): the event retention keeps it under ${webhookLimits.eventRetentionDays} days.`, registers,
+      collect() { const at = sources.oldestEnvelopeAtMs(); this.set(at === null ? 0 : Math.max(0, sources.now() - at) / 1000); },
     });
     new Gauge({ name: 'satang_event_loop_lag_seconds', help: 'Mean event-loop delay over the last second (the load-shedding signal).', registers, collect() { this.set(sources.eventLoopLagMs() / 1000); } });
   }

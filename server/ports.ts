@@ -67,6 +67,8 @@ export interface Services {
    * merges them in, or a reconciling merchant would see gaps that never close.
    */
   readonly serviceEvents?: (merchantId: string, livemode: boolean, since: bigint, limit: number) => readonly { sequence: number; body: string }[];
+  /** The highest sequence of the merchant's events in this mode that retention deleted (0: none). */
+  readonly eventFloor?: (merchantId: string, livemode: boolean) => number;
   /**
    * SATANG_ENV=production (DESIGN.md "Sandbox"): a merchant starts with its sandbox key
    * only, and a live key is issued once a certification run passed. Absent in

@@ -105,6 +105,15 @@ CREATE TABLE IF NOT EXISTS webhook_signing_keys_sandbox (
   created_at    INTEGER NOT NULL
 ) WITHOUT ROWID;
 
+-- Event retention (adapters/webhooks/retention.ts): per merchant and mode, the highest
+-- sequence whose envelope has been deleted (the events feed's coverage.min_since_sequence).
+CREATE TABLE IF NOT EXISTS event_floors (
+  merchant_id TEXT    NOT NULL,
+  livemode    INTEGER NOT NULL,
+  sequence    INTEGER NOT NULL,
+  PRIMARY KEY (merchant_id, livemode)
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS webhook_replays (
   id            TEXT    PRIMARY KEY,  -- whrp_<ULID>
   endpoint_id   TEXT    NOT NULL,

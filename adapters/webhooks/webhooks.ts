@@ -24,6 +24,7 @@ import { limits, webhookLimits } from '../../core/limits.ts';
 import { scenarioOf } from '../../core/sandbox/scenarios.ts';
 import { WebhookOperations } from './operations.ts';
 import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
+import { EventRetention } from './retention.ts';
 import { migrateWebhooks } from './schema.ts';
 import { SigningKeyRing, type PublishedSigningKey } from './signing-keys.ts';
 import type { UrlMode } from './url-policy.ts';
@@ -87,6 +88,8 @@ export class Webhooks {
   /** The open `satang listen` streams (cli endpoints; adapters/webhooks/cli-streams.ts). */
   readonly cliStreams = new CliStreams();
   readonly operations: WebhookOperations;
+  /** What has outlived the event retention goes (swept by the server; adapters/webhooks/retention.ts). */
+  readonly retention: EventRetention;
 
   constructor(private readonly deps: WebhookDeps) {
     const { db, clock, ids, log, directory, sealer } = deps;
@@ -96,6 +99,7 @@ export class Webhooks {
     this.endpoints = new EndpointStore(db, clock, ids);
     this.deliveries = new DeliveryStore(db, ids);
     this.events = new ServiceEvents(db, ids);
+    this.retention = new EventRetention(db);
     const email = new EmailOutbox(db, ids, directory, log);
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);

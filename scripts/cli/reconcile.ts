@@ -38,7 +38,7 @@ export const reconcileSpec: CommandSpec = {
 interface Store {
   readonly format: typeof storeFormat;
   /** The sequence the store started after: events at or below it are not expected. */
-  readonly base_sequence: number;
+  base_sequence: number;
   merchant_id: string | null;
   events: Record<string, StoredEvent>;
 }
@@ -70,15 +70,18 @@ class Api {
   }
 }
 
-/** Reads the feed after `since` to its end; returns the events read. */
-async function readFeed(api: Api, since: number): Promise<StoredEvent[]> {
+/** What the feed says retention has deleted: events at or below min_since_sequence may be gone. */
+interface Coverage { readonly retention_days: number; readonly min_since_sequence: number }
+
+/** Reads the feed after `since` to its end; returns the events read and the feed's coverage. */
+async function readFeed(api: Api, since: number): Promise<{ events: StoredEvent[]; coverage: Coverage }> {
   const read: StoredEvent[] = [];
   let next = since;
   for (let page = 0; page < financeLimits.reconcilePagesPerRunMax; page++) {
     const r = await api.get(`/v1/pay/events?since_sequence=${next}&limit=${pageLimit}`);
     read.push(...(r.json.data as StoredEvent[]));
     next = Number(r.json.next_sequence);
-    if (!r.json.has_more) return read;
+    if (!r.json.has_more) return { events: read, coverage: r.json.coverage as Coverage };
   }
   throw new Error(`the events feed did not end within ${financeLimits.reconcilePagesPerRunMax} pages; run again to continue`);
 }
@@ -109,6 +112,8 @@ function hours(ms: number): string {
 interface Report {
   merchant_id: string | null; livemode: boolean; as_of: string; read_from_sequence: number; events_read: number; new_events: number; stored_events: number;
   last_sequence: number; gaps: SequenceGap[];
+  /** The feed's coverage: events at or below min_since_sequence were deleted after `days`; a new store starts after it. */
+  retention: { days: number; min_since_sequence: number; store_starts_after_it: boolean };
   balance: { checked: boolean; reason?: string; events_sum?: Record<string, string>; balance?: Record<string, string>; agrees?: boolean };
   /** test_orders: orders of the sandbox's out-of-order replay, events only (their GET answers 404 by design). */
   objects: { checked: number; test_orders: number; disagreements: ObjectCheck[] };
@@ -120,7 +125,11 @@ function printText(r: Report, storePath: string): void {
   out.push(`reconcile ${r.merchant_id ?? '(no events yet)'} ${r.livemode ? 'live' : 'sandbox'} as of ${r.as_of}`);
   out.push(`events: read ${r.events_read} after sequence ${r.read_from_sequence} (${r.new_events} new); ${r.stored_events} stored in ${storePath}; last sequence ${r.last_sequence}`);
   if (r.gaps.length === 0) out.push('sequence gaps: none');
-  for (const g of r.gaps) out.push(`sequence gap ${g.from}${g.to > g.from ? `–${g.to}` : ''}: ${g.state === 'lost' ? 'LOST' : 'pending'} (the event after it is ${hours(g.ageMs)} old; lost after 4 d)`);
+  if (r.retention.store_starts_after_it) out.push(`retention: the feed keeps ${r.retention.days} days; events up to sequence ${r.retention.min_since_sequence} were deleted before this store began, so it starts after them`);
+  for (const g of r.gaps) {
+    const deleted = g.from <= r.retention.min_since_sequence ? `; the feed deleted events up to ${r.retention.min_since_sequence} after ${r.retention.days} days, before this store read them` : '';
+    out.push(`sequence gap ${g.from}${g.to > g.from ? `–${g.to}` : ''}: ${g.state === 'lost' ? 'LOST' : 'pending'} (the event after it is ${hours(g.ageMs)} old; lost after 4 d${deleted})`);
+  }
   if (!r.balance.checked) out.push(`balance: not checked (${r.balance.reason})`);
   else out.push(`balance: events sum to ${JSON.stringify(r.balance.events_sum)}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: ${JSON.stringify(r.balance.balance)}`}`);
   const testOrders = r.objects.test_orders > 0 ? ` (${r.objects.test_orders} of them test orders of the out-of-order replay: events only, no GET)` : '';
@@ -145,7 +154,10 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
   const lastSequence = held.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence);
   const openGaps = sequenceGaps(store.base_sequence, held, 0);
   const readFrom = openGaps.length > 0 ? openGaps[0]!.from - 1 : lastSequence;
-  const read = await readFeed(api, readFrom);
+  const { events: read, coverage } = await readFeed(api, readFrom);
+  // A new store cannot hold what retention deleted before it began: it starts after the feed's floor.
+  const startsAfterRetention = held.length === 0 && coverage.min_since_sequence > store.base_sequence;
+  if (startsAfterRetention) store.base_sequence = coverage.min_since_sequence;
   let added = 0;
   const touched = new Set<string>();
   for (const e of read) {
@@ -163,6 +175,7 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
   const report: Report = {
     merchant_id: store.merchant_id, livemode: balance.livemode !== false, as_of: balance.as_of, read_from_sequence: readFrom, events_read: read.length, new_events: added,
     stored_events: events.length, last_sequence: events.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence), gaps,
+    retention: { days: coverage.retention_days, min_since_sequence: coverage.min_since_sequence, store_starts_after_it: startsAfterRetention },
     balance: { checked: false }, objects: { checked: 0, test_orders: 0, disagreements: [] }, ok: true,
   };
   if (store.base_sequence !== 0) report.balance = { checked: false, reason: `the store starts after sequence ${store.base_sequence}, not at the first event` };

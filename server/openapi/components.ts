@@ -121,7 +121,11 @@ export const schemas: Record<string, Schema> = {
   Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }), data: object({ object: { type: 'object' } }) }),
   SigningKeys: object({ object: { const: 'list' }, keys: { type: 'array', items: object({ kid: str, alg: { const: 'Ed25519' }, public_key: str, raw_public_key: str, status: str, not_before: instant }) } }),
   List: object({ object: { const: 'list' }, data: { type: 'array' } }),
-  EventsPage: object({ object: { const: 'list' }, data: { type: 'array', items: ref('Event') }, has_more: bool, next_sequence: int }),
+  EventsPage: object({
+    object: { const: 'list' }, data: { type: 'array', items: ref('Event') }, has_more: bool, next_sequence: int,
+    // What retention has deleted: events at or below min_since_sequence may be missing (older than retention_days).
+    coverage: object({ state: { enum: ['complete', 'partial'] }, retention_days: int, min_since_sequence: int }),
+  }),
   WebhookEndpoint: object({ id: { type: 'string', pattern: '^whep_' }, livemode: bool, url: str }),
   WebhookDelivery: object({ id: { type: 'string', pattern: '^whd_' }, object: { const: 'webhook_delivery' }, endpoint_id: str, event_id: str, status: { enum: ['pending', 'delivered', 'failed', 'canceled'] }, attempt: int }),
   DepositList: object({ object: { const: 'list' }, data: { type: 'array', items: ref('DepositOrder') }, has_more: bool, next_cursor: nullable(str) }),

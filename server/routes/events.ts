@@ -3,10 +3,14 @@
 // event sequence, from the events feed projection → {object 'list', data: [envelopes],
 // has_more, next_sequence}. Each envelope is written out as the outbox stored it (the
 // bytes a webhook delivery sends); next_sequence is the last one's sequence, or the
-// given since_sequence on an empty page. limit 1–200, default 20.
+// given since_sequence on an empty page. limit 1–200, default 20. coverage tells what
+// retention has deleted (adapters/webhooks/retention.ts): min_since_sequence is the highest
+// sequence it deleted for the caller (0: none), and state is 'partial' when the page starts
+// below it — events at or below it may be missing because they were older than
+// retention_days, not because they were lost.
 
 import Router from '@koa/router';
-import { limits, readSideLimits } from '../../core/limits.ts';
+import { limits, readSideLimits, webhookLimits } from '../../core/limits.ts';
 import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import type { Services } from '../ports.ts';
 import { limitParam, readQuery, readSideOf, sequenceParam } from './read-params.ts';
@@ -29,8 +33,10 @@ export function eventsRoutes(services: Services): Router {
     const hasMore = page.hasMore || fromService.length > limit || merged.length > limit;
     const rows = merged.slice(0, limit);
     const next = rows.length === 0 ? since.toString() : String(rows[rows.length - 1]!.sequence);
+    const floor = services.eventFloor?.(m.merchantId, m.livemode) ?? 0;
+    const coverage = `{"state":"${since < BigInt(floor) ? 'partial' : 'complete'}","retention_days":${webhookLimits.eventRetentionDays},"min_since_sequence":${floor}}`;
     ctx.type = 'application/json';
-    ctx.body = `{"object":"list","data":[${rows.map((r) => r.body).join(',')}],"has_more":${hasMore},"next_sequence":${next}}`;
+    ctx.body = `{"object":"list","data":[${rows.map((r) => r.body).join(',')}],"has_more":${hasMore},"next_sequence":${next},"coverage":${coverage}}`;
   });
   return router;
 }

@@ -48,7 +48,7 @@ test('events: the envelopes exactly as stored, by sequence; paging keeps every o
   assert.ok(stored.length >= 8);
   const all = await s.call(shop.live.api_key, 'GET', '/v1/pay/events?limit=200');
   assert.is(all.status, 200);
-  assert.is(all.text, `{"object":"list","data":[${stored.join(',')}],"has_more":false,"next_sequence":${stored.length}}`);
+  assert.is(all.text, `{"object":"list","data":[${stored.join(',')}],"has_more":false,"next_sequence":${stored.length},"coverage":{"state":"complete","retention_days":35,"min_since_sequence":0}}`);
   const seen: string[] = [];
   let since = 0;
   for (;;) {
@@ -61,7 +61,7 @@ test('events: the envelopes exactly as stored, by sequence; paging keeps every o
   }
   assert.equal(seen, stored);
   const empty = await s.call(shop.live.api_key, 'GET', '/v1/pay/events?since_sequence=9223372036854775807');
-  assert.is(empty.text, '{"object":"list","data":[],"has_more":false,"next_sequence":9223372036854775807}');
+  assert.is(empty.text, '{"object":"list","data":[],"has_more":false,"next_sequence":9223372036854775807,"coverage":{"state":"complete","retention_days":35,"min_since_sequence":0}}');
 });
 
 test('events: modes and merchants apart; parameters refused', async () => {
