@@ -49,7 +49,7 @@ export const eventsFeed: Projection = {
         const rows = oldest.all(batch);
         let last: number | null = null;
         for (const [rowid, createdAt] of rows) {
-          if (Date.parse(createdAt) >= cutoff) break;
+          if (!(Date.parse(createdAt) < cutoff)) break; // an unreadable created_at stays too
           last = rowid;
         }
         if (last !== null) drop.run(last);

@@ -150,7 +150,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer
   const retentionSweeps = new RetentionSweeps(webhooks.retention, {
     now: () => clock.now(), publishedSeq: () => readSide.relay.position,
-    onSwept: (d) => { if (d.outbox + d.serviceEvents + d.deliveries > 0) logger.info({ outbox: d.outbox, service_events: d.serviceEvents, deliveries: d.deliveries }, `event retention: deleted what had outlived ${webhookLimits.eventRetentionDays} days`); },
+    onSwept: (d) => {
+      metrics.retentionSwept(d);
+      if (d.outbox + d.serviceEvents + d.deliveries === 0) return;
+      logger.info({ outbox: d.outbox, service_events: d.serviceEvents, deliveries: d.deliveries }, `event retention: deleted what had outlived ${webhookLimits.eventRetentionDays} days`);
+    },
     onError: (error) => logger.error({ err: error }, 'event retention failed; it runs again at the next sweep'),
   });
   const write: WriteSide = {

@@ -62,6 +62,10 @@ export class Metrics {
     name: 'satang_slip_provider_errors_total', help: 'Slip provider failures: a failed HTTP attempt (retried) or a verification that ended provider_unavailable.',
     labelNames: ['kind'], registers: [this.registry],
   });
+  private readonly retentionDeleted = new Counter({
+    name: 'satang_event_retention_deleted_total', help: 'Rows the event retention deleted, by table (outbox, webhook_events, webhook_deliveries).',
+    labelNames: ['table'], registers: [this.registry],
+  });
   private readonly shed = new Counter({
     name: 'satang_load_shedding_decisions_total', help: 'Requests refused 503 by load shedding, by request class.', labelNames: ['class'], registers: [this.registry],
   });
@@ -85,6 +89,12 @@ export class Metrics {
 
   slipProviderError(kind: 'attempt_failed' | 'unavailable'): void {
     this.slipProviderErrors.inc({ kind });
+  }
+
+  retentionSwept(deleted: { outbox: number; serviceEvents: number; deliveries: number }): void {
+    this.retentionDeleted.inc({ table: 'outbox' }, deleted.outbox);
+    this.retentionDeleted.inc({ table: 'webhook_events' }, deleted.serviceEvents);
+    this.retentionDeleted.inc({ table: 'webhook_deliveries' }, deleted.deliveries);
   }
 
   loadShed(requestClass: 'new_deposit' | 'read'): void {

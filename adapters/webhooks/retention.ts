@@ -2,8 +2,8 @@
 // webhook envelopes in journal.db — the outbox's and webhook_events' — and the deliveries
 // and attempts made of them are deleted once older than webhookLimits.eventRetentionMs
 // (35 days: a resend made on the 30th day is retried for about four more). The journal
-// itself is never touched: it holds the money facts; an envelope is what was told of them,
-// and without this the envelopes were half of what journal.db grows by.
+// itself is never touched: it holds the money facts; an envelope is what was told of them
+// (about two fifths of what a deposit adds to journal.db, measured).
 // Invariants kept:
 // - only a prefix goes, oldest first by rowid (commit order); the walk stops at the first
 //   row that must stay, so a batch costs what it deletes, not the size of the table;

@@ -108,6 +108,8 @@ test('past 35 days the envelopes, deliveries and attempts go, the journal stays,
   const metrics = await (await fetch(s.running.metricsUrl!)).text();
   const age = Number(/^satang_events_oldest_age_seconds (\S+)$/m.exec(metrics)?.[1]);
   assert.ok(age > 0 && age < webhookLimits.eventRetentionMs / 1000, `oldest envelope ${age} s`);
+  const deletedFrom = (table: string) => Number(new RegExp(`^satang_event_retention_deleted_total\\{table="${table}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  assert.equal([deletedFrom('outbox'), deletedFrom('webhook_events'), deletedFrom('webhook_deliveries')], [old.outbox, old.service, old.deliveries], 'the server\'s sweep counted what it deleted');
 });
 
 test('a rebuild of the feed from the journal gives the same feed', async () => {
