@@ -399,7 +399,7 @@ export const readSideLimits = {
    * after the write side drops it (webhookLimits.eventRetentionMs), so the write side has
    * always recorded what it dropped (the feed's coverage) before the feed stops showing it.
    */
-  eventsFeedRetentionMs: 36 * day,
+  eventsFeedRetentionMs: webhookLimits.eventRetentionMs + day,
   /** The feed drops old envelopes once the oldest is this far past its retention: a minute's worth at a time. */
   eventsFeedPruneSlackMs: 1 * minute,
   /** Envelopes the feed drops per applied journal entry at most (it catches up entry by entry). */
