@@ -13,6 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RetentionBatch } from '../adapters/webhooks/retention.ts';
 import type { SlipVerifier } from '../core/deposit/slip-verifier.ts';
 import { observabilityLimits, webhookLimits } from '../core/limits.ts';
 import type { World } from '../core/world.ts';
@@ -91,7 +92,7 @@ export class Metrics {
     this.slipProviderErrors.inc({ kind });
   }
 
-  retentionSwept(deleted: { outbox: number; serviceEvents: number; deliveries: number }): void {
+  retentionSwept(deleted: RetentionBatch): void {
     this.retentionDeleted.inc({ table: 'outbox' }, deleted.outbox);
     this.retentionDeleted.inc({ table: 'webhook_events' }, deleted.serviceEvents);
     this.retentionDeleted.inc({ table: 'webhook_deliveries' }, deleted.deliveries);

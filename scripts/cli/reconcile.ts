@@ -161,10 +161,11 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
   let added = 0;
   const touched = new Set<string>();
   for (const e of read) {
+    store.merchant_id ??= (e as unknown as { account?: { merchant_id?: string } }).account?.merchant_id ?? null;
+    if (e.sequence <= store.base_sequence) continue; // still shown by the feed, but before the store's start
     if (!store.events[e.id]) { store.events[e.id] = e; added++; }
     const o = e.data.object;
     if ((o.object === 'deposit_order' || o.object === 'withdrawal_order') && typeof o.id === 'string') touched.add(o.id);
-    store.merchant_id ??= (e as unknown as { account?: { merchant_id?: string } }).account?.merchant_id ?? null;
   }
   saveStore(storePath, store);
 
