@@ -14,7 +14,8 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { logout } from './auth.js';
-import { ApiProblem } from './api.js';
+import { ApiProblem, get } from './api.js';
+import { setServiceTime } from './format.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
 import { html, PageContext } from './ui.js';
 import { QueuePage } from './pages/queue.js';
@@ -177,9 +178,12 @@ export async function start(session) {
   const root = document.getElementById('app');
   setLanguage(language());
   try {
+    // The service's clock (a manual test clock runs apart from this browser's); without it the browser's stands in.
+    const clock = get('/v1/bo/clock').then((c) => setServiceTime(c.now), (error) => console.warn('service clock', error));
     const res = await fetch('/console/tables.json', { cache: 'no-cache' });
     if (!res.ok) throw new Error(`tables.json: HTTP ${res.status}`);
     const tables = await res.json();
+    await clock;
     root.textContent = '';
     render(html`<${App} session=${session} tables=${tables} />`, root);
   } catch (error) {

@@ -78,8 +78,22 @@ function toDate(value) {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-/** Today's date in Bangkok as YYYY-MM-DD (the finance reports' day). */
-export function bangkokToday(nowMs = Date.now()) {
+/** How far the service's clock runs ahead of this browser's (ms): a manual test clock may be days ahead. */
+let serviceAheadMs = 0;
+
+/** The service's time as GET /v1/bo/clock answered it: "today" is the service's from then on. */
+export function setServiceTime(iso, atMs = Date.now()) {
+  const ms = Date.parse(iso);
+  if (!Number.isNaN(ms)) serviceAheadMs = ms - atMs;
+}
+
+/** The service's time now (ms), as far as this browser knows it. */
+export function serviceNow() {
+  return Date.now() + serviceAheadMs;
+}
+
+/** Today's date in Bangkok as YYYY-MM-DD (the finance reports' day), on the service's clock. */
+export function bangkokToday(nowMs = serviceNow()) {
   return new Date(nowMs + bangkokOffsetMs).toISOString().slice(0, 10);
 }
 

@@ -17,7 +17,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { bangkokLocalToIso, isoToBangkokLocal } from '../format.js';
+import { bangkokLocalToIso, isoToBangkokLocal, serviceNow } from '../format.js';
 import { ActionButton, Badge, Empty, html, navigate, Status, Time, useCan, usePageContext, usePager, usePartData } from '../ui.js';
 
 const deliveryStatuses = ['pending', 'delivered', 'failed', 'canceled'];
@@ -150,7 +150,7 @@ function Attempts({ endpoint, delivery }) {
 
 function Replay({ endpoint }) {
   const can = useCan();
-  const now = Date.now();
+  const now = serviceNow(); // events are created on the service's clock
   const [after, setAfter] = useState(isoToBangkokLocal(new Date(now - 24 * 3600 * 1000).toISOString()));
   const [before, setBefore] = useState(isoToBangkokLocal(new Date(now + 60 * 1000).toISOString()));
   const [onlyFailed, setOnlyFailed] = useState(true);

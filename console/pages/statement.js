@@ -41,8 +41,7 @@ function StatementForm({ params }) {
   const [to, setTo] = useState(params.to ?? '');
   const base = () => ({ merchant_id: merchant.trim(), livemode });
   const show = (first, last) => navigate('/statement', { ...base(), ...(last && last !== first ? { from: first, to: last } : { date: first }) });
-  // This browser's month; the server counts its days up to its own today (the two clocks
-  // agree outside a test server on a manual clock, where a month not begun is refused).
+  // The service's month (format.js: the console reads the service's clock when it opens); the server counts its days up to its today.
   const thisMonth = () => navigate('/statement', { ...base(), month: bangkokToday().slice(0, 7) });
   return html`<form class="filters" data-testid="statement-form" onSubmit=${(e) => { e.preventDefault(); show(from, to); }}>
     <label>${t('common.merchant')}<input data-testid="statement-merchant" placeholder="mch_…" required value=${merchant} onInput=${(e) => setMerchant(e.currentTarget.value)} size="30" /></label>

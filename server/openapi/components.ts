@@ -150,6 +150,7 @@ export const schemas: Record<string, Schema> = {
   RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true } }),
   Sender: object({ sender_id: str, object: { const: 'sender' }, end_user_ref: str, bank_code: str, livemode: bool }),
   ClockNow: object({ now: instant }),
+  ServiceClock: object({ object: { const: 'service_clock' }, now: instant, clock: { enum: ['system', 'manual'] } }),
   MerchantBalances: object({ merchant_id: str, live: balances, sandbox: balances }),
   WebhookEndpoints: object({ data: { type: 'array', items: ref('WebhookEndpoint') } }),
   WebhookDeliveryPage: object({ object: { const: 'list' }, data: { type: 'array', items: ref('WebhookDelivery') }, has_more: bool, next_cursor: nullable(str) }),

@@ -165,6 +165,7 @@ export const operations: Record<string, OperationInfo> = {
   // certification (issue 14)
   'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
   'GET /v1/test/certification': { summary: 'The latest certification run and its result per check (sandbox key).', auth: 'merchant', responses: { 200: 'Object' } },
+  'GET /v1/bo/clock': { summary: "The service's time, and whether its clock is the system's or a manual test clock.", auth: 'operator', responses: { 200: 'ServiceClock' } },
   'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },
   'GET /v1/bo/merchants/:id/balance': { summary: "A merchant's live and sandbox balances.", auth: 'operator', responses: { 200: 'MerchantBalances' } },
   'POST /v1/bo/merchants/:id/webhook-endpoints': { summary: 'Create a webhook endpoint.', auth: 'operator', body: wh.endpoint, responses: { 201: 'WebhookEndpoint' }, example: { url: 'https://merchant.example/webhooks', livemode: true } },

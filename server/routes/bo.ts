@@ -242,6 +242,11 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await run(ctx, { type: 'RejectWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 
+  // The service's time: a manual test clock runs apart from the operator's, and the console's "today" is the service's.
+  router.get('/clock', (ctx) => {
+    ctx.body = { object: 'service_clock', now: iso(services.write.clock.now()), clock: services.write.advanceClock ? 'manual' : 'system' };
+  });
+
   router.post('/clock/advance', async (ctx) => {
     const b = parseWith(schemas.advance, bodyOf(ctx));
     if (!services.write.advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');

@@ -104,4 +104,12 @@ test('scripts/satang admin mints an ops_admin token: onboarding and the clock ad
   assert.ok(typeof JSON.parse(advanced.stdout).now === 'string', advanced.stdout);
 });
 
+test("every role reads the service's clock: the manual clock's time, not the wall clock's", async () => {
+  for (const role of operatorRoles) {
+    const r = await s.bo('GET', '/v1/bo/clock', undefined, { roles: [role] });
+    assert.is(r.status, 200, `${role}: ${r.text}`);
+    assert.equal(r.json, { object: 'service_clock', now: new Date(s.clock.now()).toISOString(), clock: 'manual' });
+  }
+});
+
 test.run();
