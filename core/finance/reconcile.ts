@@ -3,7 +3,9 @@
 // - sequences increase per merchant; a missing run of them is a gap, normal while young
 //   (pending) and a real loss once the event after it is older than 4 days (lost);
 // - balance transactions accumulate (never overwrite): their signed amounts per bucket,
-//   summed from the first sequence, must equal the balance;
+//   summed from the first sequence, must equal the balance; a store that began later
+//   (retention, or --since-sequence) starts from the balance before its first balance
+//   transaction, which that transaction's balance_after less its own movement gives;
 // - an object's latest stored snapshot must agree with a GET of it (a missing event shows
 //   as a status or fill figure the events never told).
 // Pure: the command line (scripts/cli/reconcile.ts) fetches, stores and reports.
@@ -53,21 +55,49 @@ export interface BucketSums {
 
 const bucketField = { available: 'available_minor', pending_clearing: 'pending_clearing_minor', reserved: 'reserved_minor' } as const;
 
-/** The buckets' totals from every balance transaction among the events (each id once). */
-export function balanceTransactionSums(events: readonly StoredEvent[]): BucketSums {
-  const sums: BucketSums = { available_minor: 0n, pending_clearing_minor: 0n, reserved_minor: 0n };
+type TransactionObject = StoredEvent['data']['object'];
+
+/** Adds a balance transaction's movement to `sums` (sign 1), or takes it away (sign -1). */
+function move(sums: BucketSums, t: TransactionObject, sign: 1n | -1n): void {
+  const amount = BigInt(t.amount_minor as number) * sign;
+  const from = t.bucket_from as keyof typeof bucketField | null;
+  const to = t.bucket_to as keyof typeof bucketField | null;
+  if (from) sums[bucketField[from]] -= amount;
+  if (to) sums[bucketField[to]] += amount;
+}
+
+/** The buckets' totals from every balance transaction among the events (each id once), added to `opening` (zero by default). */
+export function balanceTransactionSums(events: readonly StoredEvent[], opening?: BucketSums): BucketSums {
+  const sums: BucketSums = opening ? { ...opening } : { available_minor: 0n, pending_clearing_minor: 0n, reserved_minor: 0n };
   const seen = new Set<string>();
   for (const e of events) {
     const t = e.data.object;
     if (t.object !== 'balance_transaction' || typeof t.id !== 'string' || seen.has(t.id)) continue;
     seen.add(t.id);
-    const amount = BigInt(t.amount_minor as number);
-    const from = t.bucket_from as keyof typeof bucketField | null;
-    const to = t.bucket_to as keyof typeof bucketField | null;
-    if (from) sums[bucketField[from]] -= amount;
-    if (to) sums[bucketField[to]] += amount;
+    move(sums, t, 1n);
   }
   return sums;
+}
+
+/**
+ * The balance before the first balance transaction among the events (the lowest sequence:
+ * a merchant's sequences are given in booking order), from its balance_after less its own
+ * movement; null when the events hold none. Where a store that did not begin at the first
+ * event starts its sums.
+ */
+export function openingBalance(events: readonly StoredEvent[]): BucketSums | null {
+  let first: StoredEvent | null = null;
+  for (const e of events) {
+    if (e.data.object.object === 'balance_transaction' && (!first || e.sequence < first.sequence)) first = e;
+  }
+  if (!first) return null;
+  const t = first.data.object;
+  const after = t.balance_after as Record<string, unknown>;
+  const opening: BucketSums = {
+    available_minor: BigInt(after.available_minor as number), pending_clearing_minor: BigInt(after.pending_clearing_minor as number), reserved_minor: BigInt(after.reserved_minor as number),
+  };
+  move(opening, t, -1n);
+  return opening;
 }
 
 /** The latest stored snapshot of every deposit and withdrawal order, by id. */

@@ -13,7 +13,7 @@
 // something is lost or disagrees, 2 on a usage error.
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, sequenceGaps, snapshotDisagreement, type SequenceGap, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, openingBalance, sequenceGaps, snapshotDisagreement, type SequenceGap, type StoredEvent } from '../../core/finance/reconcile.ts';
 import { financeLimits } from '../../core/limits.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { defaultUrl, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
@@ -114,7 +114,8 @@ interface Report {
   last_sequence: number; gaps: SequenceGap[];
   /** The feed's coverage: events at or below min_since_sequence were deleted after `days`; a new store starts after it. */
   retention: { days: number; min_since_sequence: number; store_starts_after_it: boolean };
-  balance: { checked: boolean; reason?: string; events_sum?: Record<string, string>; balance?: Record<string, string>; agrees?: boolean };
+  /** opening: when the store began after the first event, the balance its sums start from (the first balance transaction's balance_after less its movement). */
+  balance: { checked: boolean; reason?: string; opening?: Record<string, string>; events_sum?: Record<string, string>; balance?: Record<string, string>; agrees?: boolean };
   /** test_orders: orders of the sandbox's out-of-order replay, events only (their GET answers 404 by design). */
   objects: { checked: number; test_orders: number; disagreements: ObjectCheck[] };
   ok: boolean;
@@ -131,7 +132,10 @@ function printText(r: Report, storePath: string): void {
     out.push(`sequence gap ${g.from}${g.to > g.from ? `–${g.to}` : ''}: ${g.state === 'lost' ? 'LOST' : 'pending'} (the event after it is ${hours(g.ageMs)} old; lost after 4 d${deleted})`);
   }
   if (!r.balance.checked) out.push(`balance: not checked (${r.balance.reason})`);
-  else out.push(`balance: events sum to ${JSON.stringify(r.balance.events_sum)}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: ${JSON.stringify(r.balance.balance)}`}`);
+  else {
+    const from = r.balance.opening ? ` from the balance before the store's first balance transaction ${JSON.stringify(r.balance.opening)}` : '';
+    out.push(`balance: events sum to ${JSON.stringify(r.balance.events_sum)}${from}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: ${JSON.stringify(r.balance.balance)}`}`);
+  }
   const testOrders = r.objects.test_orders > 0 ? ` (${r.objects.test_orders} of them test orders of the out-of-order replay: events only, no GET)` : '';
   out.push(`orders: ${r.objects.checked} checked against GET${testOrders}, ${r.objects.disagreements.length === 0 ? 'all agree' : `${r.objects.disagreements.length} DISAGREE`}`);
   for (const d of r.objects.disagreements) out.push(`  ${d.id}: ${d.problem}`);
@@ -179,13 +183,15 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
     retention: { days: coverage.retention_days, min_since_sequence: coverage.min_since_sequence, store_starts_after_it: startsAfterRetention },
     balance: { checked: false }, objects: { checked: 0, test_orders: 0, disagreements: [] }, ok: true,
   };
-  if (store.base_sequence !== 0) report.balance = { checked: false, reason: `the store starts after sequence ${store.base_sequence}, not at the first event` };
-  else if (gaps.length > 0) report.balance = { checked: false, reason: 'sequence gaps: the sums would be short' };
+  // A store that began after the first event sums from the balance before its first balance transaction.
+  const opening = store.base_sequence === 0 ? undefined : openingBalance(events);
+  if (gaps.length > 0) report.balance = { checked: false, reason: 'sequence gaps: the sums would be short' };
+  else if (opening === null) report.balance = { checked: false, reason: `the store starts after sequence ${store.base_sequence} and holds no balance transaction yet` };
   else {
-    const sums = balanceTransactionSums(events);
+    const sums = balanceTransactionSums(events, opening);
     const asText = (o: object) => Object.fromEntries(['available_minor', 'pending_clearing_minor', 'reserved_minor'].map((k) => [k, String((o as Record<string, unknown>)[k])]));
     const agrees = (['available_minor', 'pending_clearing_minor', 'reserved_minor'] as const).every((k) => sums[k] === BigInt(balance[k]));
-    report.balance = { checked: true, events_sum: asText(sums), balance: asText(balance), agrees };
+    report.balance = { checked: true, ...(opening ? { opening: asText(opening) } : {}), events_sum: asText(sums), balance: asText(balance), agrees };
   }
   const objects = await checkObjects(api, latestSnapshots(events), touched);
   report.objects = { checked: objects.checked, test_orders: objects.testOrders, disagreements: objects.problems };

@@ -4,6 +4,8 @@
 // that can withhold chosen events from GET /v1/pay/events, as a lost delivery would.
 // - a clean run finds no gap, the balance-transaction sums equal GET /v1/pay/balance, every
 //   order agrees with its GET, exit 0; a second run reads nothing new;
+// - a store begun at any later sequence sums from the balance before its first balance
+//   transaction (its balance_after less its movement) and agrees too;
 // - a withheld event is a pending gap (exit 0, balance not summed), still pending after 3
 //   days on the service clock, lost after 4 (exit 1); once the feed serves it again the
 //   gap closes and the sums agree (exit 0);
@@ -123,6 +125,31 @@ test('a clean run: no gap, the balance transactions sum to the balance, every or
   assert.match(again.stdout, /sequence gaps: none/);
   assert.match(again.stdout, /GET \/v1\/pay\/balance agrees/);
   assert.match(again.stdout, /result: OK/);
+});
+
+test('a store that begins later (--since-sequence) sums from the balance before its first balance transaction, and agrees', async () => {
+  const events = await feed();
+  const last = events[events.length - 1].sequence;
+  const balance = (await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).json;
+  let checked = 0;
+  for (let since = 1; since < last; since++) {
+    const r = await reconcile(['--store', join(dir, `since-${since}.json`), '--since-sequence', String(since), '--json']);
+    assert.is(r.code, 0, `since ${since}: ${r.stdout}${r.stderr}`);
+    const later = events.filter((e) => e.sequence > since && e.data.object.object === 'balance_transaction');
+    if (later.length === 0) {
+      assert.is(r.report.balance.checked, false, `since ${since}: nothing to start from`);
+      continue;
+    }
+    const first = later[0].data.object;
+    assert.ok(r.report.balance.checked && r.report.balance.agrees, `since ${since}: ${JSON.stringify(r.report.balance)}`);
+    assert.equal(r.report.balance.events_sum, { available_minor: String(balance.available_minor), pending_clearing_minor: String(balance.pending_clearing_minor), reserved_minor: String(balance.reserved_minor) });
+    assert.ok(r.report.balance.opening, `since ${since}: the opening is reported`);
+    if (first.bucket_to === 'available' && first.bucket_from === null) {
+      assert.is(r.report.balance.opening.available_minor, String(first.balance_after.available_minor - first.amount_minor), 'a credit to available: its balance_after less its amount');
+    }
+    checked++;
+  }
+  assert.ok(checked >= 5, `stores checked from a later start: ${checked}`);
 });
 
 test('a withheld event is a pending gap, still pending after 3 days, lost after 4 (exit 1); served again, the gap closes', async () => {

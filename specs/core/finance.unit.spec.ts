@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { bangkokDayBounds, bangkokDayOf, isCalendarDay } from '../../core/finance/calendar.ts';
 import { bahtOf, csvText } from '../../core/finance/money-text.ts';
 import { receivingReason, type ReceivingLeg, type ReceivingReason } from '../../core/finance/receiving.ts';
-import { balanceTransactionSums, isReplayTestOrder, sequenceGaps, snapshotDisagreement, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { balanceTransactionSums, isReplayTestOrder, openingBalance, sequenceGaps, snapshotDisagreement, type StoredEvent } from '../../core/finance/reconcile.ts';
 import { buildStatement } from '../../core/finance/statement.ts';
 import { buildTrialBalance } from '../../core/finance/trial-balance.ts';
 
@@ -86,6 +86,13 @@ test('reconcile: balance transactions accumulate by id; an order disagrees on st
     event(3, 0, bt('btxn_2', 300, 'available', 'reserved')), event(4, 0, bt('btxn_3', 100, 'reserved', null)),
   ]);
   assert.equal(sums, { available_minor: 700n, pending_clearing_minor: 0n, reserved_minor: 200n });
+  // A store that began later: the balance before its first balance transaction (lowest sequence), then the sums from it.
+  const after = (available: number, reserved: number) => ({ available_minor: available, pending_clearing_minor: 0, reserved_minor: reserved });
+  const later = [event(7, 0, { ...bt('btxn_5', 100, 'reserved', null), balance_after: after(5000, 400) }), event(6, 0, { ...bt('btxn_4', 300, 'available', 'reserved'), balance_after: after(5000, 500) })];
+  const opening = openingBalance(later)!;
+  assert.equal(opening, { available_minor: 5300n, pending_clearing_minor: 0n, reserved_minor: 200n }, 'btxn_4 (sequence 6) less its movement');
+  assert.equal(balanceTransactionSums(later, opening), { available_minor: 5000n, pending_clearing_minor: 0n, reserved_minor: 400n }, "the last one's balance_after");
+  assert.is(openingBalance([event(8, 0, { object: 'deposit_order', id: 'dep_1' })]), null, 'no balance transaction: nothing to start from');
   const w = { object: 'withdrawal_order', status: 'pending_approval', filled_minor: 0, remaining_minor: 100 };
   assert.is(snapshotDisagreement(w, { ...w, status: 'open' }), null, 'approval has no event of its own');
   assert.match(snapshotDisagreement(w, { ...w, status: 'open', filled_minor: 10, remaining_minor: 90 })!, /filled_minor: events say 0, GET says 10/);

@@ -133,6 +133,7 @@ test('satang reconcile: a new store starts after the floor, and nothing is repor
   const report = JSON.parse(result.stdout);
   assert.equal(report.retention, { days: 35, min_since_sequence: floor, store_starts_after_it: true });
   assert.equal(report.gaps, []);
+  assert.ok(report.balance.checked && report.balance.agrees, `the balance is checked from the first balance transaction it holds: ${JSON.stringify(report.balance)}`);
   assert.is(report.ok, true);
 });
 
