@@ -380,6 +380,12 @@ export const readSideLimits = {
   /** Pause between reconnection attempts to nats-server (forever: writes never wait for NATS). */
   natsReconnectWaitMs: 250,
 
+  /**
+   * Entries of the journal stream past a backup that `satang restore --nats` lists (read
+   * one by one); beyond, they are only counted (journal seqs are gapless).
+   */
+  restoreLostEntriesListedMax: 10_000,
+
   // Rebuild.
   /** Entries per SQLite transaction when a projection is replayed from the journal. */
   rebuildEntriesPerTransactionMax: 10_000,

@@ -72,6 +72,78 @@ export async function lastJournalSeqInStream(jsm: JetStreamManager): Promise<num
   return Number.isSafeInteger(id) ? id : null;
 }
 
+/** What the journal stream holds past a journal seq: for a restore, what the restored journal lacks. */
+export interface StreamBeyond {
+  /** Entries after the seq, oldest first, each once (at most the `max` asked for). */
+  readonly entries: readonly RelayedEntry[];
+  /** Whether the stream holds more of them than were read. */
+  readonly more: boolean;
+  /** The journal seq of the stream's last message (null: the stream holds none, or does not exist). */
+  readonly lastSeq: number | null;
+}
+
+/**
+ * The entries the journal stream holds after journal seq `afterSeq`. The relay publishes in
+ * seq order, so the stream's messages rise with the journal seq (Nats-Msg-Id): a binary
+ * search finds the first one past `afterSeq`, and the rest are read from there.
+ */
+export async function journalEntriesBeyond(jsm: JetStreamManager, afterSeq: number, max: number): Promise<StreamBeyond> {
+  let state;
+  try {
+    state = (await jsm.streams.info(journalStreamName)).state;
+  } catch (error) {
+    if (isNotFound(error)) return { entries: [], more: false, lastSeq: null };
+    throw error;
+  }
+  if (state.messages === 0) return { entries: [], more: false, lastSeq: null };
+  const at = async (streamSeq: number) => {
+    try {
+      return await jsm.streams.getMessage(journalStreamName, { seq: streamSeq });
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  };
+  const journalSeqOf = (m: { header?: { get(k: string): string } }) => Number(m.header?.get('Nats-Msg-Id'));
+  let lo = state.first_seq, hi = state.last_seq + 1; // the first stream seq past afterSeq lies in [lo, hi]
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const m = await at(mid);
+    if (m === null || journalSeqOf(m) > afterSeq) hi = mid;
+    else lo = mid + 1;
+  }
+  const entries: RelayedEntry[] = [];
+  let last = afterSeq;
+  for (let streamSeq = lo; streamSeq <= state.last_seq; streamSeq++) {
+    const m = await at(streamSeq);
+    if (m === null) continue;
+    const entry = decodeEntry(codec.decode(m.data));
+    if (entry.seq <= last) continue; // a re-published duplicate
+    if (entries.length === max) return { entries, more: true, lastSeq: await lastJournalSeqInStream(jsm) };
+    entries.push(entry);
+    last = entry.seq;
+  }
+  return { entries, more: false, lastSeq: await lastJournalSeqInStream(jsm) };
+}
+
+/**
+ * Deletes the journal stream, with its consumers and its duplicate window; answers how many
+ * messages it held. After a restore the journal gives its seqs again, and a stream that kept
+ * them would drop the new entries as duplicates of the lost ones: a purge empties the
+ * stream but (nats-server 2.9, Debian's) keeps the message ids of the duplicate window. The
+ * relay and the projector create the stream and the consumers again when they start.
+ */
+export async function deleteJournalStream(jsm: JetStreamManager): Promise<number> {
+  try {
+    const held = (await jsm.streams.info(journalStreamName)).state.messages;
+    await jsm.streams.delete(journalStreamName);
+    return held;
+  } catch (error) {
+    if (isNotFound(error)) return 0;
+    throw error;
+  }
+}
+
 export function durableNameOf(projection: ProjectionName): string {
   return `satang_${projection}`;
 }

@@ -156,12 +156,19 @@ export function lastBackup(dataDir: string): LastBackup | null {
   }
 }
 
-/** The manifest of a backup directory, checked: every file it lists has its size and SHA-256. */
-export function checkBackup(fromDir: string): BackupManifest {
+/** The manifest of a backup directory as it says it is (checkBackup checks the files against it). */
+export function readManifest(fromDir: string): BackupManifest {
   const path = join(fromDir, manifestFileName);
   if (!existsSync(path)) throw new Error(`${fromDir} holds no ${manifestFileName}: not a finished backup`);
   const manifest = JSON.parse(readFileSync(path, 'utf8')) as BackupManifest;
   if (manifest.format !== backupFormat) throw new Error(`${path}: format ${String(manifest.format)}, expected ${backupFormat}`);
+  return manifest;
+}
+
+/** The manifest of a backup directory, checked: every file it lists has its size and SHA-256. */
+export function checkBackup(fromDir: string): BackupManifest {
+  const manifest = readManifest(fromDir);
+  const path = join(fromDir, manifestFileName);
   for (const f of manifest.files) {
     if (f.path.split('/').some((part) => part === '..' || part === '') || f.path.startsWith('/')) throw new Error(`${path}: ${f.path} is not a plain path inside the backup`);
     const at = join(fromDir, f.path);

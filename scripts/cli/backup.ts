@@ -4,11 +4,22 @@
 // a summary (or the JSON with --json); a backup that verifies is noted in the data dir
 // (last-backup.json, read by the metrics); exit 0 when the result verifies, 1 when it does not
 // (the backup or the restore is kept, for a person to look at), 2 on a usage error or a
-// refusal (an existing target, a damaged backup).
+// refusal (an existing target, a damaged backup, an unreachable NATS).
+// With NATS (--nats, $SATANG_NATS_URL), restore first reads what the journal stream holds
+// past the backup's tail — the entries committed after the backup, which the restore loses
+// — and, once the files are restored and verify, deletes the stream: the restored journal
+// gives those seqs again, and the stream must not hold the lost entries, nor their message
+// ids in its duplicate window (a purge keeps those), or it would drop the new entries.
+// What was lost is printed and kept in the data dir (restore-lost.json) for the operators.
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { makeBackup, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
+import { connect, type NatsConnection } from 'nats';
+import { journalEntriesBeyond, deleteJournalStream, type StreamBeyond } from '../../adapters/bus/nats.ts';
+import { writePrivateFile } from '../../adapters/private-files.ts';
+import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
+import { readSideLimits } from '../../core/limits.ts';
+import type { RelayedEntry } from '../../projections/entry.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
 import { verifyJournal } from './verify.ts';
@@ -24,9 +35,52 @@ export const backupSpec: CommandSpec = {
 
 export const restoreSpec: CommandSpec = {
   usage: 'satang restore --from DIR',
-  summary: "Restores a backup into a data dir that holds no journal (stop the server and move the old data dir aside first): checks every file against the manifest, copies them, verifies the journal. Projections are rebuilt when the server starts. With NATS, purge the journal stream first (nats stream purge SATANG_JOURNAL).",
-  options: { from: { type: 'string', value: 'DIR', required: true, help: 'the backup directory (its backup.json)' }, 'data-dir': dataDirOption, json: jsonOption },
+  summary: "Restores a backup into a data dir that holds no journal (stop the API and the projector, and move the old data dir aside first): checks every file against the manifest, copies them, verifies the journal. Projections are rebuilt when the server starts. With NATS, it lists what the journal stream holds past the backup (committed after it: lost), keeps that list in restore-lost.json, and deletes the stream (the relay and the projector make it again).",
+  options: {
+    from: { type: 'string', value: 'DIR', required: true, help: 'the backup directory (its backup.json)' }, 'data-dir': dataDirOption,
+    nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: "the journal stream's NATS server ($SATANG_NATS_URL): what it holds past the backup is listed, then the stream is deleted" },
+    json: jsonOption,
+  },
 };
+
+/** Where a restore with NATS keeps what it lost, in the restored data dir. */
+export const restoreLostFileName = 'restore-lost.json';
+
+/** What a restore loses: the entries committed after the backup, as the journal stream still holds them. */
+interface Lost {
+  readonly backup_tail_seq: number;
+  readonly stream_last_seq: number | null;
+  /** Entries committed after the backup (journal seqs are gapless: the stream's last seq less the backup's). */
+  readonly entries: number;
+  readonly from_seq: number | null;
+  readonly to_seq: number | null;
+  readonly first_recorded_at: string | null;
+  readonly last_recorded_at: string | null;
+  /** Whether every lost entry was read (else only the first restoreLostEntriesListedMax are in `merchants`). */
+  readonly listed_all: boolean;
+  /** Per merchant and mode: the entries, the webhook events emitted for them, and the orders they touched. */
+  readonly merchants: readonly { merchant_id: string | null; livemode: boolean | null; entries: number; events: number; orders: string[] }[];
+  readonly stream_deleted_messages: number;
+}
+
+function lostOf(tail: number, beyond: StreamBeyond, deletedMessages: number): Lost {
+  const byMerchant = new Map<string, { merchant_id: string | null; livemode: boolean | null; entries: number; events: number; orders: Set<string> }>();
+  for (const e of beyond.entries) {
+    const key = `${e.merchantId}\n${e.livemode}`;
+    let m = byMerchant.get(key);
+    if (!m) byMerchant.set(key, (m = { merchant_id: e.merchantId, livemode: e.livemode, entries: 0, events: 0, orders: new Set() }));
+    m.entries++;
+    m.events += e.events.length;
+    if (e.kind === 'deposit' || e.kind === 'withdrawal') m.orders.add(e.stream);
+  }
+  const last = beyond.lastSeq ?? tail;
+  const at = (e: RelayedEntry | undefined) => (e ? new Date(e.recordedAt).toISOString() : null);
+  return {
+    backup_tail_seq: tail, stream_last_seq: beyond.lastSeq, entries: Math.max(0, last - tail), from_seq: last > tail ? tail + 1 : null, to_seq: last > tail ? last : null,
+    first_recorded_at: at(beyond.entries[0]), last_recorded_at: at(beyond.entries[beyond.entries.length - 1]), listed_all: !beyond.more,
+    merchants: [...byMerchant.values()].map((m) => ({ ...m, orders: [...m.orders].sort() })), stream_deleted_messages: deletedMessages,
+  };
+}
 
 interface Verified { readonly ok: boolean; readonly journal_ok: boolean; readonly action_log_ok: boolean; readonly mismatches: readonly string[] }
 
@@ -41,9 +95,9 @@ function verifyCopy(dir: string): Verified {
   }
 }
 
-function print(args: Args, what: string, dir: string, manifest: BackupManifest, verified: Verified): number {
+function print(args: Args, what: string, dir: string, manifest: BackupManifest, verified: Verified, lost?: Lost): number {
   if (flag(args, 'json')) {
-    process.stdout.write(`${JSON.stringify({ [what]: dir, manifest, verified }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ [what]: dir, manifest, verified, ...(lost ? { lost } : {}) }, null, 2)}\n`);
   } else {
     const bytes = manifest.files.reduce((t, f) => t + f.bytes, 0);
     const slips = manifest.files.filter((f) => f.path.startsWith('slips/')).length;
@@ -54,6 +108,7 @@ function print(args: Args, what: string, dir: string, manifest: BackupManifest, 
       `not included: ${manifest.not_included.join('; ')}`,
       '',
     ].join('\n'));
+    if (lost) printLost(lost, dir);
   }
   return verified.ok ? exitOk : exitFailed;
 }
@@ -82,13 +137,45 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(restoreSpec, argv);
   if (typeof args === 'number') return args;
   const dataDir = text(args, 'data-dir');
-  let manifest: BackupManifest;
+  const natsUrl = text(args, 'nats');
+  let nc: NatsConnection | undefined;
   try {
-    manifest = restoreBackup(text(args, 'from'), dataDir);
+    // With NATS, what the stream holds past the backup is read before anything is restored.
+    let beyond: StreamBeyond | undefined;
+    let tail = 0;
+    if (natsUrl) {
+      tail = readManifest(text(args, 'from')).journal.tail_seq;
+      nc = await connect({ servers: natsUrl, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs }).catch((error: unknown) => {
+        throw new Error(`cannot reach NATS at ${natsUrl} (${(error as Error).message}): bring it up, or restore without --nats and delete the journal stream by hand (nats stream rm SATANG_JOURNAL) before the server starts`);
+      });
+      beyond = await journalEntriesBeyond(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), tail, readSideLimits.restoreLostEntriesListedMax);
+    }
+    const manifest = restoreBackup(text(args, 'from'), dataDir);
+    const verified = verifyCopy(dataDir);
+    let lost: Lost | undefined;
+    // Only a restore that verifies is one to start on; otherwise the stream is left as it is.
+    if (nc && beyond && verified.ok) {
+      lost = lostOf(tail, beyond, await deleteJournalStream(await nc.jetstreamManager()));
+      writePrivateFile(join(dataDir, restoreLostFileName), `${JSON.stringify(lost, null, 2)}\n`);
+    } else if (nc) {
+      process.stderr.write('satang restore: the restored journal does not verify, so the journal stream was left as it is\n');
+    }
+    const code = print(args, 'restored into', dataDir, manifest, verified, lost);
+    if (!flag(args, 'json')) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
+    return code;
   } catch (error) {
     return refused('restore', error);
+  } finally {
+    await nc?.close();
   }
-  const code = print(args, 'restored into', dataDir, manifest, verifyCopy(dataDir));
-  if (!flag(args, 'json')) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
-  return code;
+}
+
+function printLost(lost: Lost, dataDir: string): void {
+  const lines = [lost.entries === 0
+    ? `journal stream: nothing past the backup's seq ${lost.backup_tail_seq}; deleted (${lost.stream_deleted_messages} messages), the relay makes it again`
+    : `LOST: ${lost.entries} journal entries committed after the backup (seq ${lost.from_seq}–${lost.to_seq}, ${lost.first_recorded_at} – ${lost.last_recorded_at}); the journal stream was deleted (${lost.stream_deleted_messages} messages), the relay makes it again`];
+  for (const m of lost.merchants) lines.push(`  ${m.merchant_id ?? 'system'} ${m.livemode === null ? '' : m.livemode ? 'live' : 'sandbox'}: ${m.entries} entries, ${m.events} webhook events emitted (in its feed, and sent to its endpoints), orders ${m.orders.join(' ') || '—'}`);
+  if (!lost.listed_all) lines.push(`  (the first ${lost.merchants.reduce((t, m) => t + m.entries, 0)} entries are listed)`);
+  if (lost.entries > 0) lines.push(`the list is kept in ${join(dataDir, restoreLostFileName)}: tell these merchants, whose events feed and webhooks told of what the journal no longer holds`);
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
