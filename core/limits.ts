@@ -349,6 +349,8 @@ export const readSideLimits = {
   relayPollMs: 10,
   /** Wait after a failed publish (bus down) before the relay tries again from its position. */
   relayRetryMs: 250,
+  /** How often the relay looks again at a journal stream that is not this journal's (until it is deleted). */
+  foreignStreamRecheckMs: 1 * second,
   /** A JetStream publish not acknowledged within this is failed (and retried: Nats-Msg-Id dedupes). */
   relayPublishTimeoutMs: 5 * second,
 

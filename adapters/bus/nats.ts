@@ -64,12 +64,17 @@ export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> 
  * must be published), null when its messages aged out (it tells nothing).
  */
 export async function lastJournalSeqInStream(jsm: JetStreamManager): Promise<number | null> {
+  const last = await lastEntryInStream(jsm);
+  return last === 0 || last === null ? last : last.seq;
+}
+
+/** The stream's last entry: 0 for a stream that never held one, null when its messages aged out. */
+async function lastEntryInStream(jsm: JetStreamManager): Promise<RelayedEntry | 0 | null> {
   const info = await jsm.streams.info(journalStreamName);
   if (info.state.last_seq === 0) return 0;
   if (info.state.messages === 0) return null;
   const last = await jsm.streams.getMessage(journalStreamName, { seq: info.state.last_seq });
-  const id = Number(last.header?.get('Nats-Msg-Id'));
-  return Number.isSafeInteger(id) ? id : null;
+  return decodeEntry(codec.decode(last.data));
 }
 
 /** What the journal stream holds past a journal seq: for a restore, what the restored journal lacks. */
@@ -159,8 +164,18 @@ export class JetStreamPublisher implements Publisher {
     return this.js !== null;
   }
 
-  /** `onReady` learns the stream's last journal seq each time the link is (re)established. */
-  constructor(private readonly url: string, private readonly log: ReadSideLog, private readonly onReady: (lastInStream: number | null) => void) {}
+  /**
+   * `onReady` learns the stream's last journal seq each time the link is (re)established.
+   * `ours` says whether an entry the stream holds is this journal's, as journal.db has it:
+   * a stream whose last entry is not (a restored journal behind a stream that was not
+   * reset, another deployment's stream) is never published to — its message ids would
+   * drop the new entries as duplicates and its consumers would skip them — and the relay
+   * stays unready (/readyz 503) until the stream is deleted.
+   */
+  constructor(
+    private readonly url: string, private readonly log: ReadSideLog, private readonly onReady: (lastInStream: number | null) => void,
+    private readonly ours: (entry: RelayedEntry) => boolean = () => true,
+  ) {}
 
   /** Connects in the background; returns at once. */
   start(): void {
@@ -201,14 +216,22 @@ export class JetStreamPublisher implements Publisher {
 
   private async setUp(): Promise<void> {
     const nc = this.nc;
+    let foreignLogged = false;
     while (nc && !this.closed && !nc.isClosed()) {
       try {
         const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
         await ensureJournalStream(jsm);
-        const last = await lastJournalSeqInStream(jsm);
+        const last = await lastEntryInStream(jsm);
+        if (last !== 0 && last !== null && !this.ours(last)) {
+          if (!foreignLogged) this.log.error({ last_in_stream: last.seq }, `the journal stream ${journalStreamName} holds an entry at seq ${last.seq} that is not this journal's (a journal restored without \`satang restore --nats\`, or another deployment's stream): the relay publishes nothing until the stream is deleted (nats stream rm ${journalStreamName})`);
+          foreignLogged = true;
+          await sleep(readSideLimits.foreignStreamRecheckMs);
+          continue;
+        }
         this.js = nc.jetstream({ timeout: readSideLimits.relayPublishTimeoutMs });
-        this.onReady(last);
-        this.log.info({ last_in_stream: last }, 'relay connected to NATS JetStream');
+        const lastSeq = last === 0 || last === null ? last : last.seq;
+        this.onReady(lastSeq);
+        this.log.info({ last_in_stream: lastSeq }, 'relay connected to NATS JetStream');
         return;
       } catch (error) {
         this.log.warn({ err: String(error) }, 'NATS JetStream not ready; retrying');

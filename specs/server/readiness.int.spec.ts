@@ -2,12 +2,16 @@
 // the embedded read side; with SATANG_NATS_URL, ready only while the relay is connected to
 // a real nats-server (specs/support/nats.ts) — it flips to 503 when the server stops and
 // back when it returns, while /healthz stays 200 throughout. A closed journal and a
-// projection beyond its lag bound are not ready either.
+// projection beyond its lag bound are not ready either. A journal stream that is not this
+// journal's (another data dir's, or one a restore left behind) keeps the relay unready and
+// unpublished, however far the journal grows, until the stream is deleted.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
+import { connect } from 'nats';
 import { NatsServer } from '../support/nats.ts';
+import { journalStreamName } from '../../projections/entry.ts';
 import { TestServer } from '../support/server-harness.ts';
 import { readinessOf } from '../../server/readiness.ts';
 import { observabilityLimits } from '../../core/limits.ts';
@@ -70,6 +74,51 @@ test('with NATS: ready while connected, 503 service_unavailable when nats-server
     assert.is(await waitFor(200, 15_000), 200, 'ready again');
   } finally {
     await s.stop();
+    await nats.remove();
+  }
+});
+
+test("with NATS: a journal stream that is not this journal's is never published to; deleting it lets the relay start over", async () => {
+  const nats = await NatsServer.start();
+  /** Polls /readyz until it answers `expected` or `ms` pass; returns the last status. */
+  const waitFor = async (server: TestServer, expected: number, ms: number): Promise<number> => {
+    let last = 0;
+    for (const deadline = Date.now() + ms; (last = (await server.raw('GET', '/readyz')).status) !== expected && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 100));
+    return last;
+  };
+  const other = await TestServer.start({ SATANG_NATS_URL: nats.url });
+  let s: TestServer | undefined;
+  try {
+    // Another data dir's journal fills the stream.
+    const shop = await other.onboard('Other');
+    for (let i = 0; i < 3; i++) await other.fund(shop.id, 1000 + i);
+    assert.is(await waitFor(other, 200, 10_000), 200);
+    for (const deadline = Date.now() + 10_000; other.running.readSide.relay.position < other.running.store.world.lastSeq && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+    const theirs = other.running.store.world.lastSeq;
+    await other.stop();
+
+    // This server's journal is shorter, then longer than the stream: never published to.
+    s = await TestServer.start({ SATANG_NATS_URL: nats.url });
+    const mine = await s.onboard('Mine');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.is((await s.raw('GET', '/readyz')).json.error?.details?.checks?.nats, 'disconnected', 'not ready: the stream is not ours');
+    for (let i = 0; s.running.store.world.lastSeq <= theirs + 2; i++) await s.fund(mine.id, 500 + i);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.is((await s.raw('GET', '/readyz')).status, 503, 'a longer journal does not make a foreign stream ours');
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await nc.jetstreamManager();
+      assert.is((await jsm.streams.info(journalStreamName)).state.messages, theirs, 'nothing of this journal was published');
+      await jsm.streams.delete(journalStreamName);
+      assert.is(await waitFor(s, 200, 10_000), 200, 'ready once the stream is deleted');
+      const tail = s.running.store.world.lastSeq;
+      for (const deadline = Date.now() + 10_000; s.running.readSide.relay.position < tail && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+      assert.is((await jsm.streams.info(journalStreamName)).state.messages, tail, 'the whole journal published from seq 1');
+    } finally {
+      await nc.close();
+    }
+  } finally {
+    await s?.stop();
     await nats.remove();
   }
 });
