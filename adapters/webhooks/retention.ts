@@ -3,7 +3,7 @@
 // and attempts made of them are deleted once older than webhookLimits.eventRetentionMs
 // (35 days: a resend made on the 30th day is retried for about four more). The journal
 // itself is never touched: it holds the money facts; an envelope is what was told of them
-// (about two fifths of what a deposit adds to journal.db, measured).
+// (without them journal.db grows by ≈ 2.5 KB a deposit instead of ≈ 4.8 KB, measured).
 // Invariants kept:
 // - only a prefix goes, oldest first by rowid (commit order); the walk stops at the first
 //   row that must stay, so a batch costs what it deletes, not the size of the table;
