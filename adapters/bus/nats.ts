@@ -68,13 +68,17 @@ export async function lastJournalSeqInStream(jsm: JetStreamManager): Promise<num
   return last === 0 || last === null ? last : last.seq;
 }
 
-/** The stream's last entry: 0 for a stream that never held one, null when its messages aged out. */
+/** The stream's last entry: 0 for a stream that never held one, null when its messages aged out (or it is not an entry: it tells nothing). */
 async function lastEntryInStream(jsm: JetStreamManager): Promise<RelayedEntry | 0 | null> {
   const info = await jsm.streams.info(journalStreamName);
   if (info.state.last_seq === 0) return 0;
   if (info.state.messages === 0) return null;
   const last = await jsm.streams.getMessage(journalStreamName, { seq: info.state.last_seq });
-  return decodeEntry(codec.decode(last.data));
+  try {
+    return decodeEntry(codec.decode(last.data));
+  } catch {
+    return null;
+  }
 }
 
 /** What the journal stream holds past a journal seq: for a restore, what the restored journal lacks. */
