@@ -72,11 +72,7 @@ function natsRelay(url: string, db: ProjectionsDb): BusRelay {
   const publisher = new JetStreamPublisher(url, log, (lastInStream) => {
     if (lastInStream !== null) relay.rewindTo(lastInStream);
     relay.wake();
-  }, (entry) => {
-    // The stream's entry is ours when journal.db holds the same entry at its seq.
-    const row = reader.read(entry.seq - 1, 1)[0];
-    return row !== undefined && row.seq === entry.seq && row.stream === entry.stream && row.version === entry.version && row.type === entry.type && row.data === entry.data;
-  });
+  }, (entry) => reader.holds(entry));
   const relay: Relay = new Relay(reader, publisher, new RelayPositions(db), { ...relayOptions, bus: 'nats' });
   publisher.start();
   let reportedConnected: boolean | null = null;

@@ -51,6 +51,12 @@ export class JournalReader implements EntrySource {
     return this.maxSeq.get() ?? 0;
   }
 
+  /** Whether journal.db holds this entry at its seq: the same stream, version, type and data (a bus message is this journal's). */
+  holds(entry: RelayedEntry): boolean {
+    const row = this.read(entry.seq - 1, 1)[0];
+    return row !== undefined && row.seq === entry.seq && row.stream === entry.stream && row.version === entry.version && row.type === entry.type && row.data === entry.data;
+  }
+
   /** Up to `max` entries after `afterSeq`, with their events; one consistent snapshot. */
   read(afterSeq: number, max: number): RelayedEntry[] {
     return this.readTx.deferred(afterSeq, max);

@@ -69,7 +69,7 @@ export async function lastJournalSeqInStream(jsm: JetStreamManager): Promise<num
 }
 
 /** The stream's last entry: 0 for a stream that never held one, null when its messages aged out (or it is not an entry: it tells nothing). */
-async function lastEntryInStream(jsm: JetStreamManager): Promise<RelayedEntry | 0 | null> {
+export async function lastEntryInStream(jsm: JetStreamManager): Promise<RelayedEntry | 0 | null> {
   const info = await jsm.streams.info(journalStreamName);
   if (info.state.last_seq === 0) return 0;
   if (info.state.messages === 0) return null;

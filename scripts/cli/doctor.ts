@@ -7,9 +7,17 @@
 //   disk        free space where the data dir lives (WARN under 10 %)
 //   backup      the last verified backup (WARN when none, or older than 26 h)
 //   server      GET /readyz at the URL (WARN when it is not ready or not reachable)
+//   stream      with NATS (--nats, $SATANG_NATS_URL): the journal stream's last entry is this
+//               journal's (FAIL when it is not: the relay would publish nothing; WARN when
+//               NATS does not answer)
 // Exit 0 when nothing FAILs (a WARN is for a person to read), 1 otherwise, 2 on a usage error.
 
 import Database from 'better-sqlite3';
+import { connect } from 'nats';
+import { JournalReader } from '../../adapters/bus/journal-reader.ts';
+import { lastEntryInStream } from '../../adapters/bus/nats.ts';
+import { readSideLimits } from '../../core/limits.ts';
+import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
@@ -22,10 +30,11 @@ import { defaultDataDir, defaultUrl, exitFailed, exitOk, flag, parseCommand, tex
 
 export const doctorSpec: CommandSpec = {
   usage: 'satang doctor',
-  summary: "A deployment's health in one list, each check OK, WARN or FAIL: the configuration, the master key against the data dir, secrets at rest and file modes, free disk, the last verified backup, and the server's readiness. Read-only. Exit 1 when a check FAILs.",
+  summary: "A deployment's health in one list, each check OK, WARN or FAIL: the configuration, the master key against the data dir, secrets at rest and file modes, free disk, the last verified backup, the server's readiness and, with NATS, whether the journal stream is this journal's. Read-only. Exit 1 when a check FAILs.",
   options: {
     'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
     url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: "the journal stream's NATS server ($SATANG_NATS_URL): is the stream this journal's?" },
     json: { type: 'boolean', help: 'print the checks as JSON' },
   },
 };
@@ -65,6 +74,35 @@ async function serverCheck(url: string): Promise<Check> {
   }
 }
 
+/** Whether the journal stream's last entry is this journal's (the relay's own test, adapters/bus/nats.ts). */
+async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
+  let nc;
+  try {
+    nc = await connect({ servers: natsUrl, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });
+  } catch (error) {
+    return { check: 'stream', level: 'WARN', detail: `NATS at ${natsUrl} does not answer (${(error as Error).message})` };
+  }
+  try {
+    const last = await lastEntryInStream(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs })).catch((error: unknown) => {
+      if (/not found/i.test((error as Error).message)) return 0 as const;
+      throw error;
+    });
+    if (last === 0) return { check: 'stream', level: 'OK', detail: `no entry in ${journalStreamName} yet: the relay publishes from seq 1` };
+    if (last === null) return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s messages aged out: it tells nothing` };
+    if (!existsSync(join(dataDir, journalFileName))) return { check: 'stream', level: 'WARN', detail: `${journalStreamName} holds seq ${last.seq}, and ${dataDir} no journal to compare it with` };
+    const reader = new JournalReader(dataDir);
+    try {
+      return reader.holds(last)
+        ? { check: 'stream', level: 'OK', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is this journal's` }
+        : { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is not this journal's: the relay publishes nothing until it is deleted (nats stream rm ${journalStreamName}; after a restore, satang restore --nats does it)` };
+    } finally {
+      reader.close();
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
 export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(doctorSpec, argv);
   if (typeof args === 'number') return args;
@@ -97,6 +135,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     checks.push({ check: 'data dir', level: 'WARN', detail: `${dataDir} does not exist yet` });
   }
   checks.push(await serverCheck(text(args, 'url')));
+  if (text(args, 'nats')) checks.push(await streamCheck(text(args, 'nats'), dataDir));
   if (flag(args, 'json')) process.stdout.write(`${JSON.stringify({ ok: !checks.some((c) => c.level === 'FAIL'), checks }, null, 2)}\n`);
   else process.stdout.write(`${checks.map((c) => `${c.level.padEnd(4)}  ${c.check.padEnd(10)}  ${c.detail}`).join('\n')}\n`);
   return checks.some((c) => c.level === 'FAIL') ? exitFailed : exitOk;

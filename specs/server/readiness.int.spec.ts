@@ -4,11 +4,15 @@
 // back when it returns, while /healthz stays 200 throughout. A closed journal and a
 // projection beyond its lag bound are not ready either. A journal stream that is not this
 // journal's (another data dir's, or one a restore left behind) keeps the relay unready and
-// unpublished, however far the journal grows, until the stream is deleted.
+// unpublished, however far the journal grows, until the stream is deleted; `satang doctor
+// --nats` says FAIL while it is foreign and OK once the relay has published its own.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { connect } from 'nats';
 import { NatsServer } from '../support/nats.ts';
 import { journalStreamName } from '../../projections/entry.ts';
@@ -16,6 +20,8 @@ import { TestServer } from '../support/server-harness.ts';
 import { readinessOf } from '../../server/readiness.ts';
 import { observabilityLimits } from '../../core/limits.ts';
 import { projectionNames } from '../../projections/all.ts';
+
+const run = promisify(execFile);
 
 test('embedded: ready, with the checks named; /healthz is liveness only', async () => {
   const s = await TestServer.start();
@@ -78,6 +84,13 @@ test('with NATS: ready while connected, 503 service_unavailable when nats-server
   }
 });
 
+/** `satang doctor --nats`'s stream check, as an operator runs it (a child process). */
+async function doctorStream(server: TestServer, natsUrl: string): Promise<{ level: string; detail: string }> {
+  const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+  const { stdout } = await run(satangPath, ['doctor', '--data-dir', server.dataDir, '--url', server.url, '--nats', natsUrl, '--json'], { env: { ...process.env, SATANG_LOG_LEVEL: 'silent' } }).catch((e: { stdout: string }) => e);
+  return (JSON.parse(stdout).checks as { check: string; level: string; detail: string }[]).find((c) => c.check === 'stream')!;
+}
+
 test("with NATS: a journal stream that is not this journal's is never published to; deleting it lets the relay start over", async () => {
   const nats = await NatsServer.start();
   /** Polls /readyz until it answers `expected` or `ms` pass; returns the last status. */
@@ -105,6 +118,9 @@ test("with NATS: a journal stream that is not this journal's is never published 
     for (let i = 0; s.running.store.world.lastSeq <= theirs + 2; i++) await s.fund(mine.id, 500 + i);
     await new Promise((r) => setTimeout(r, 1500));
     assert.is((await s.raw('GET', '/readyz')).status, 503, 'a longer journal does not make a foreign stream ours');
+    const foreign = await doctorStream(s, nats.url);
+    assert.is(foreign.level, 'FAIL', foreign.detail);
+    assert.match(foreign.detail, /is not this journal's/);
     const nc = await connect({ servers: nats.url });
     try {
       const jsm = await nc.jetstreamManager();
@@ -114,6 +130,8 @@ test("with NATS: a journal stream that is not this journal's is never published 
       const tail = s.running.store.world.lastSeq;
       for (const deadline = Date.now() + 10_000; s.running.readSide.relay.position < tail && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
       assert.is((await jsm.streams.info(journalStreamName)).state.messages, tail, 'the whole journal published from seq 1');
+      const ours = await doctorStream(s, nats.url);
+      assert.is(ours.level, 'OK', ours.detail);
     } finally {
       await nc.close();
     }
