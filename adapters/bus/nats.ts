@@ -68,9 +68,15 @@ export async function lastJournalSeqInStream(jsm: JetStreamManager): Promise<num
   return last === 0 || last === null ? last : last.seq;
 }
 
-/** The stream's last entry: 0 for a stream that never held one, null when its messages aged out (or it is not an entry: it tells nothing). */
+/** The stream's last entry: 0 for a stream that never held one (or does not exist), null when its messages aged out (or it is not an entry: it tells nothing). */
 export async function lastEntryInStream(jsm: JetStreamManager): Promise<RelayedEntry | 0 | null> {
-  const info = await jsm.streams.info(journalStreamName);
+  let info;
+  try {
+    info = await jsm.streams.info(journalStreamName);
+  } catch (error) {
+    if (isNotFound(error)) return 0;
+    throw error;
+  }
   if (info.state.last_seq === 0) return 0;
   if (info.state.messages === 0) return null;
   const last = await jsm.streams.getMessage(journalStreamName, { seq: info.state.last_seq });
