@@ -30,6 +30,11 @@ export function connectNats(url: string, name: string): Promise<NatsConnection> 
   });
 }
 
+/** Connects once for a command line's look at the stream (status, restore, doctor): fails after natsApiTimeoutMs instead of waiting. */
+export function connectNatsOnce(url: string): Promise<NatsConnection> {
+  return connect({ servers: url, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });
+}
+
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
 }

@@ -14,8 +14,8 @@
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from 'nats';
-import { journalEntriesBeyond, deleteJournalStream, type StreamBeyond } from '../../adapters/bus/nats.ts';
+import type { NatsConnection } from 'nats';
+import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type StreamBeyond } from '../../adapters/bus/nats.ts';
 import { writePrivateFile } from '../../adapters/private-files.ts';
 import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
 import { readSideLimits } from '../../core/limits.ts';
@@ -145,7 +145,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     let tail = 0;
     if (natsUrl) {
       tail = readManifest(text(args, 'from')).journal.tail_seq;
-      nc = await connect({ servers: natsUrl, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs }).catch((error: unknown) => {
+      nc = await connectNatsOnce(natsUrl).catch((error: unknown) => {
         throw new Error(`cannot reach NATS at ${natsUrl} (${(error as Error).message}): bring it up, or restore without --nats and delete the journal stream by hand (nats stream rm SATANG_JOURNAL) before the server starts`);
       });
       beyond = await journalEntriesBeyond(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), tail, readSideLimits.restoreLostEntriesListedMax);

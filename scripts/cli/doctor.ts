@@ -13,9 +13,8 @@
 // Exit 0 when nothing FAILs (a WARN is for a person to read), 1 otherwise, 2 on a usage error.
 
 import Database from 'better-sqlite3';
-import { connect } from 'nats';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { lastEntryInStream } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, lastEntryInStream } from '../../adapters/bus/nats.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync } from 'node:fs';
@@ -78,7 +77,7 @@ async function serverCheck(url: string): Promise<Check> {
 async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
   let nc;
   try {
-    nc = await connect({ servers: natsUrl, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });
+    nc = await connectNatsOnce(natsUrl);
   } catch (error) {
     return { check: 'stream', level: 'WARN', detail: `NATS at ${natsUrl} does not answer (${(error as Error).message})` };
   }

@@ -5,9 +5,8 @@
 // NATS URL (or SATANG_NATS_URL) — the JetStream stream and each durable consumer's backlog.
 // Both print JSON. Exit codes: 0 done, 1 rebuild parked entries, 2 a usage or I/O error.
 
-import { connect } from 'nats';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { durableNameOf } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, durableNameOf } from '../../adapters/bus/nats.ts';
 import { projectionNamed, projectionNames, projections, projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { journalStreamName } from '../../projections/entry.ts';
@@ -85,7 +84,7 @@ async function status(dataDir: string, natsUrl: string): Promise<number> {
 
 async function natsStatus(url: string): Promise<Record<string, unknown>> {
   try {
-    const nc = await connect({ servers: url, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });
+    const nc = await connectNatsOnce(url);
     try {
       const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
       const stream = await jsm.streams.info(journalStreamName);
