@@ -26,7 +26,7 @@ import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import { parseIso } from '../time.ts';
 import { notFound } from './common.ts';
-import { readQuery, readSideOf } from './read-params.ts';
+import { booleanParam, readQuery, readSideOf } from './read-params.ts';
 
 function invalid(name: string, hint: string): ApiError {
   return new ApiError('validation_error', `${name}: ${hint}.`, { fields: [{ path: `query.${name}`, reason: 'format', hint }] });
@@ -87,12 +87,6 @@ function monthPeriod(services: Services, month: string): StatementPeriod {
   return { from, to: last < today ? last : today };
 }
 
-function livemodeParam(raw: string | undefined): boolean {
-  if (raw === undefined || raw === 'true') return true;
-  if (raw === 'false') return false;
-  throw invalid('livemode', 'true or false');
-}
-
 function formatParam(raw: string | undefined): 'json' | 'csv' {
   if (raw === undefined || raw === 'json') return 'json';
   if (raw === 'csv') return 'csv';
@@ -142,7 +136,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
   router.get('/statements', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
     const merchantId = merchantParam(q);
-    const livemode = livemodeParam(q.livemode);
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     const format = formatParam(q.format);
     answerStatement(ctx, services, await statementOf(services, merchantId, livemode, period), format);
@@ -167,7 +161,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
   router.get('/receiving-accounts', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'livemode', 'format']);
     const merchantId = merchantParam(q);
-    const livemode = livemodeParam(q.livemode);
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const format = formatParam(q.format);
     await fresh(services, 'receiving_accounts');
     const accounts = readSideOf(services).models.receiving.accounts(merchantId, livemode, financeLimits.receivingAccountsPerReportMax);

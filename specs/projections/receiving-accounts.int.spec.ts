@@ -104,6 +104,13 @@ test('receiving account: told, verified and filled per leg, each difference with
   assert.is(csv.headers.get('content-disposition'), `attachment; filename="receiving-accounts-${withdrawer.id}-live-${at}.csv"`);
   const support = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}`, undefined, { roles: ['support'] });
   assert.is(support.status, 403);
+  // A mode that is neither true nor false is refused, naming the parameter, on each report.
+  for (const report of ['receiving-accounts', 'statements']) {
+    const bad = await s.bo('GET', `/v1/bo/reports/${report}?merchant_id=${withdrawer.id}&livemode=yes`, undefined, { roles: ['finance'] });
+    assert.is(bad.status, 422, `${report}: ${bad.text}`);
+    assert.is(bad.json.error.code, 'validation_error');
+    assert.is(bad.json.error.details.fields[0].path, 'query.livemode');
+  }
 });
 
 test('satang report: receiving-account, statement and trial-balance as tables, and CSV equal to the API', async () => {
