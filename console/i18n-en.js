@@ -477,6 +477,7 @@ export const en = {
   'trialBalance.turnover': 'Turnover',
   'trialBalance.balances': 'Debit and credit balances',
   'systemAccount.fee_revenue': 'Fee revenue',
+  'systemAccount.vat_payable': 'Output VAT payable',
   'systemAccount.p2p_transit': 'P2P transit',
   'systemAccount.gateway_settlement': 'Gateway settlement',
   'systemAccount.reversals': 'Reversals',

@@ -477,6 +477,7 @@ export const th = {
   'trialBalance.turnover': 'ยอดหมุนเวียน',
   'trialBalance.balances': 'ยอดคงเหลือด้านเดบิตและเครดิต',
   'systemAccount.fee_revenue': 'รายได้ค่าธรรมเนียม',
+  'systemAccount.vat_payable': 'ภาษีขายรอนำส่ง',
   'systemAccount.p2p_transit': 'พักระหว่างโอน P2P',
   'systemAccount.gateway_settlement': 'ชำระผ่านเกตเวย์',
   'systemAccount.reversals': 'รายการกลับ',

@@ -131,6 +131,26 @@ export function feeRecognizedFor(feeTotal: Minor, amount: Minor, filled: Minor):
   return (feeTotal * filled) / amount;
 }
 
+/** The VAT a fee holds: its vat line, or 0 when it has none (a deposit fee capped at the amount). */
+export function vatOf(breakdown: readonly FeeLine[]): Minor {
+  let vat = 0n;
+  for (const line of breakdown) if (line.component === 'vat') vat += line.amountMinor;
+  return vat;
+}
+
+/**
+ * The VAT part of `recognized` of a fee of `total` that holds `vat`: proportional, rounded
+ * down, 0 at 0 and exactly `vat` at the whole fee. A function of the recognised amount, not
+ * of the path to it, so each recognition or refund moves the difference between two values
+ * of it, and what a fee's fills and reversals move adds up to the VAT of what is recognised.
+ * The difference never exceeds the fee movement it belongs to (vat < total).
+ */
+export function vatRecognizedFor(total: Minor, vat: Minor, recognized: Minor): Minor {
+  if (recognized >= total) return vat;
+  if (recognized <= 0n) return 0n;
+  return (vat * recognized) / total;
+}
+
 export function checkDepositAmount(policy: AmountPolicy, amount: Minor): Rejection | null {
   const ok = amount >= BigInt(policy.depositMinMinor) && amount <= BigInt(policy.depositMaxMinor)
     && amount % BigInt(policy.depositStepMinor) === 0n;

@@ -20,7 +20,8 @@ export type Bucket = 'available' | 'pending_clearing' | 'reserved';
 export const buckets: readonly Bucket[] = ['available', 'pending_clearing', 'reserved'];
 
 export type SystemAccount =
-  | 'fee_revenue'       // fees earned by the service
+  | 'fee_revenue'       // fees earned by the service, net of VAT
+  | 'vat_payable'       // output VAT charged on those fees, owed to the Revenue Department
   | 'p2p_transit'       // a deposit leg paid straight to a withdrawing party: nets to zero per settlement
   | 'gateway_settlement'// money received through the external gateway route
   | 'reversals'         // money taken back (bank recall, reversed fills)

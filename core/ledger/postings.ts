@@ -5,10 +5,11 @@
 // balance transaction (buildOwnedTransaction asserts it balances) and applies it with
 // balancesAfter, the one place that adds a transaction to a merchant's buckets and
 // asserts the range invariant (no bucket below zero or above the safe integer maximum).
+// A fee is earned net of VAT: its VAT goes to vat_payable, the output tax owed on it.
 
 import { assert } from '../assert.ts';
 import type { Deposit, DepositEvent } from '../deposit/state.ts';
-import type { Minor } from '../money.ts';
+import { vatOf, vatRecognizedFor, type Minor } from '../money.ts';
 import { remainingOf, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import {
   bucketDeltas, bucketInRange, bucketOutOfRange, merchantAccountKey,
@@ -22,6 +23,28 @@ export type PlannedMovement = MovementFields & { readonly id?: string };
 export interface Postings {
   readonly owner: MovementOwner;
   readonly movements: readonly PlannedMovement[];
+}
+
+/**
+ * The system side of a fee movement of `amount` holding `vat`: fee revenue takes the fee
+ * net of VAT, VAT payable the VAT (the output tax the service owes on the fee it charged).
+ * A zero share posts nothing (buildOwnedTransaction skips it).
+ */
+function feeCounter(amount: Minor, vat: Minor): PlannedMovement['counter'] {
+  return [{ account: 'fee_revenue', amountMinor: amount - vat }, { account: 'vat_payable', amountMinor: vat }];
+}
+
+/**
+ * The VAT in `fee`, a fill's fee share that the decision recognised (or, reversed, took
+ * back): the difference the decision made to the VAT of the order's recognised fee. One
+ * fill lands or is reversed per decision, which the assertion holds to.
+ */
+function vatMoved(before: Withdrawal, w: Withdrawal, fee: Minor): Minor {
+  const moved = w.feeRecognizedMinor - before.feeRecognizedMinor;
+  assert(moved === fee || moved === -fee, () => `${w.id}: one decision moved ${moved} of recognised fee, not one fill's ${fee}`);
+  const vat = vatOf(w.feeBreakdown);
+  const change = vatRecognizedFor(w.feeTotalMinor, vat, w.feeRecognizedMinor) - vatRecognizedFor(w.feeTotalMinor, vat, before.feeRecognizedMinor);
+  return change < 0n ? -change : change;
 }
 
 /** The bucket a settled deposit's credit sits (or sat, before a reversal) in: pending_clearing until it clears. */
@@ -52,7 +75,7 @@ export function depositPostings(d: Deposit, e: DepositEvent): Postings | null {
         availableAt: st.clearingAvailableAt ?? undefined,
       }];
       if (st.feeTotalMinor > 0n) {
-        movements.push({ id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }] });
+        movements.push({ id: st.feeBalanceTransactionId, type: 'fee', amountMinor: st.feeTotalMinor, from: 'pending_clearing', to: null, counter: feeCounter(st.feeTotalMinor, vatOf(st.feeBreakdown)) });
       }
       return { owner, movements };
     }
@@ -68,7 +91,7 @@ export function depositPostings(d: Deposit, e: DepositEvent): Postings | null {
       const bucket = creditBucketOf(d);
       const movements: PlannedMovement[] = [];
       if (st.feeTotalMinor > 0n) {
-        movements.push({ type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: [{ account: 'fee_revenue', amountMinor: st.feeTotalMinor }], reversesBalanceTransactionId: st.feeBalanceTransactionId });
+        movements.push({ type: 'fee', amountMinor: st.feeTotalMinor, from: null, to: bucket, counter: feeCounter(st.feeTotalMinor, vatOf(st.feeBreakdown)), reversesBalanceTransactionId: st.feeBalanceTransactionId });
       }
       movements.push({
         id: e.balanceTransactionId, type: 'reversal', amountMinor: st.receivedMinor, from: bucket, to: null,
@@ -114,7 +137,9 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
       const f = e.fill;
       const movements: PlannedMovement[] = [{ id: f.balanceTransactionId, type: 'withdrawal_settled', amountMinor: f.amountMinor, from: 'reserved', to: null, counter: [{ account: 'p2p_transit', amountMinor: f.amountMinor }] }];
       if (f.feeRecognizedMinor > 0n) {
-        movements.push({ id: f.feeBalanceTransactionId!, type: 'fee', amountMinor: f.feeRecognizedMinor, from: 'reserved', to: null, counter: [{ account: 'fee_revenue', amountMinor: f.feeRecognizedMinor }] });
+        assert(before, 'a fill lands on a known withdrawal');
+        const vat = vatMoved(before, w, f.feeRecognizedMinor);
+        movements.push({ id: f.feeBalanceTransactionId!, type: 'fee', amountMinor: f.feeRecognizedMinor, from: 'reserved', to: null, counter: feeCounter(f.feeRecognizedMinor, vat) });
       }
       return { owner, movements };
     }
@@ -126,7 +151,8 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
         counter: [{ account: 'reversals', amountMinor: fill.amountMinor }], reversesBalanceTransactionId: fill.balanceTransactionId, reasonCode: e.reasonCode,
       }];
       if (fill.feeRecognizedMinor > 0n) {
-        movements.push({ id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: [{ account: 'fee_revenue', amountMinor: fill.feeRecognizedMinor }] });
+        const vat = vatMoved(before!, w, fill.feeRecognizedMinor);
+        movements.push({ id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: feeCounter(fill.feeRecognizedMinor, vat) });
       }
       return { owner, movements };
     }

@@ -16,6 +16,10 @@
 //   withdrawal amounts  filled + remaining = amount; fee recognised ≤ fee; refunded on close
 //                       = the remainder at close
 //   rejection atomicity a refused command leaves the journal and every balance byte-identical
+//   fees and VAT        per mode, vat_payable = the VAT of every fee charged and not refunded
+//                       (a settled deposit's vat line; a withdrawal's share of its VAT in
+//                       proportion to the fee recognised), and fee_revenue = those fees less
+//                       it, both derived from the domain events, not from the postings
 // Runs SATANG_PROP_RUNS sequences (default 1000) of up to 40 commands; on failure
 // fast-check prints the shrunk command list.
 //
@@ -35,7 +39,7 @@ import * as assert from 'uvu/assert';
 import type { Deposit } from '../../core/deposit/state.ts';
 import { isFinalStatus } from '../../core/deposit/state.ts';
 import type { BalanceTransaction, Bucket } from '../../core/ledger/ledger.ts';
-import { safeIntegerMax } from '../../core/money.ts';
+import { safeIntegerMax, vatOf, vatRecognizedFor } from '../../core/money.ts';
 import { sumPostings } from '../../core/ledger/ledger.ts';
 import { isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
 import { encode } from '../../core/journal.ts';
@@ -147,8 +151,40 @@ function checkInvariants(m: Model, r: Real): void {
     assert.ok(balance <= BigInt(safeIntegerMax), `${key} is ${balance}: a merchant bucket stays a safe integer`);
   }
 
+  checkFees(r);
   for (const d of h.world.deposits.values()) checkDeposit(d, r);
   for (const w of h.world.withdrawals.values()) checkWithdrawal(w, r);
+}
+
+/**
+ * Fee revenue and VAT payable, per mode, against what the domain events say was charged:
+ * a settled deposit's fee (its vat line is its VAT) until it is reversed; a withdrawal's
+ * fills' fee shares, net of reversed fills, whose VAT is the VAT's share in proportion.
+ */
+function checkFees(r: Real): void {
+  const deposits = new Map<string, { livemode: boolean; fee: bigint; vat: bigint }>();
+  const orders = new Map<string, { livemode: boolean; total: bigint; vat: bigint; recognized: bigint; fills: Map<string, bigint> }>();
+  for (const { stream, livemode, event: e } of r.h.journal.entries) {
+    if (e.type === 'DepositSettled') deposits.set(stream, { livemode: livemode!, fee: e.settlement.feeTotalMinor, vat: vatOf(e.settlement.feeBreakdown) });
+    else if (e.type === 'DepositReversed') deposits.delete(stream);
+    else if (e.type === 'WithdrawalCreated') orders.set(stream, { livemode: livemode!, total: e.withdrawal.feeTotalMinor, vat: vatOf(e.withdrawal.feeBreakdown), recognized: 0n, fills: new Map() });
+    else if (e.type === 'FillLanded') {
+      const o = orders.get(stream)!;
+      o.recognized += e.fill.feeRecognizedMinor;
+      o.fills.set(e.fill.legRef, e.fill.feeRecognizedMinor);
+    } else if (e.type === 'FillReversed') {
+      const o = orders.get(stream)!;
+      o.recognized -= o.fills.get(e.legRef)!;
+    }
+  }
+  for (const livemode of [true, false]) {
+    let fees = 0n, vat = 0n;
+    for (const d of deposits.values()) if (d.livemode === livemode) { fees += d.fee; vat += d.vat; }
+    for (const o of orders.values()) if (o.livemode === livemode) { fees += o.recognized; vat += vatRecognizedFor(o.total, o.vat, o.recognized); }
+    const mode = livemode ? 'live' : 'test';
+    assert.is(r.h.world.accounts.get(`sys:${mode}:vat_payable`) ?? 0n, vat, `${mode}: vat_payable = the VAT of the fees charged`);
+    assert.is(r.h.world.accounts.get(`sys:${mode}:fee_revenue`) ?? 0n, fees - vat, `${mode}: fee_revenue = the fees charged less their VAT`);
+  }
 }
 
 function checkDeposit(d: Deposit, r: Real): void {

@@ -1,6 +1,6 @@
 // Money at the edges: the documented rounding (round half up of amount × bps / 10 000, VAT
 // on the rounded component), the fee never above the accepted amount, fee recognised
-// proportionally and exactly in full at the last fill, the amount policy's boundaries,
+// proportionally and exactly in full at the last fill (and its VAT with it), the amount policy's boundaries,
 // and the JSON conversions that keep single amounts safe integers.
 
 import fc from 'fast-check';
@@ -9,7 +9,7 @@ import { isRejection } from '../../core/errors.ts';
 import * as assert from 'uvu/assert';
 import {
   checkDepositAmount, checkMerchantCredit, checkWithdrawalAmount, withdrawalAmountMaxMinor, defaultAmountPolicy, defaultFeeSchedule, depositFee, feeRecognizedFor,
-  minorFromJson, minorToJson, percentOf, safeIntegerMax, withdrawalFee, withdrawalQuote, type FeeSchedule,
+  minorFromJson, minorToJson, percentOf, safeIntegerMax, vatOf, vatRecognizedFor, withdrawalFee, withdrawalQuote, type FeeSchedule,
 } from '../../core/money.ts';
 
 const schedule = (processingFeeBps: number, vatBps: number, fixedFeeMinor = 1_000): FeeSchedule => ({
@@ -84,6 +84,38 @@ test('feeRecognizedFor: the shares of any split add up to the fee with no drift'
     }
     assert.is(recognised, 1_070n, parts.join('+'));
   }
+});
+
+test('vatOf: the vat line of a fee, 0 for a fee capped at the amount (which has none)', () => {
+  assert.is(vatOf(depositFee(defaultFeeSchedule, 100_000n).breakdown), 105n);
+  assert.is(vatOf(withdrawalFee(defaultFeeSchedule).breakdown), 70n);
+  assert.is(vatOf(depositFee(schedule(20_000, 700), 2_000n).breakdown), 0n);
+});
+
+test('vatRecognizedFor: the VAT of a recognised part, 0 at none, exact at the whole fee, its steps never above the fee moved', () => {
+  assert.is(vatRecognizedFor(1_070n, 70n, 0n), 0n);
+  assert.is(vatRecognizedFor(1_070n, 70n, 535n), 35n);
+  assert.is(vatRecognizedFor(1_070n, 70n, 356n), 23n, '23.28 rounds down');
+  assert.is(vatRecognizedFor(1_070n, 70n, 1_070n), 70n);
+  fc.assert(fc.property(
+    fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 5_000 }), fc.array(fc.integer({ min: -400, max: 400 }), { maxLength: 30 }),
+    (fixed, vatBps, steps) => {
+      // Any walk of the recognised fee, up and down (fills and their reversals), within 0..total.
+      const fee = withdrawalFee(schedule(150, vatBps, fixed));
+      const vat = vatOf(fee.breakdown);
+      let recognised = 0n, vatSoFar = 0n;
+      for (const step of [...steps, Number.MAX_SAFE_INTEGER]) {
+        const next = BigInt(Math.max(0, Math.min(Number(fee.totalMinor), Number(recognised) + step)));
+        const moved = vatRecognizedFor(fee.totalMinor, vat, next) - vatRecognizedFor(fee.totalMinor, vat, recognised);
+        const feeMoved = next - recognised;
+        assert.ok(moved >= 0n === feeMoved >= 0n || moved === 0n, 'VAT moves with the fee');
+        assert.ok((moved < 0n ? -moved : moved) <= (feeMoved < 0n ? -feeMoved : feeMoved), 'never more VAT than fee in one movement');
+        vatSoFar += moved;
+        recognised = next;
+      }
+      assert.is(vatSoFar, vat, 'the whole fee recognised carries the whole VAT');
+    },
+  ), { numRuns: 500 });
 });
 
 test('checkDepositAmount: inside [min, max] and a multiple of the step, else amount_not_supported with the bounds', () => {

@@ -13,6 +13,7 @@
 //   that instant;
 // - the CSV of each statement and trial balance, parsed back with csv-parse, gives the same
 //   figures as the JSON.
+// And a worked example of fees and their VAT in the trial balance.
 // Refunds are driven as claims paid out through a refund withdrawal.
 
 import { test } from 'uvu';
@@ -305,6 +306,35 @@ test('finance: statements add up and match the ledger at each day end; the trial
   for (let batch = 0; batch < coverageBatchesMax && !covered(); batch++) await checkRuns(financeRuns);
   assert.equal([...seenTypes].sort(), movementTypes, 'every movement type occurred');
   assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
+});
+
+/** The live trial balance's balance of each system account, now. */
+async function systemBalances(): Promise<Record<string, number>> {
+  const r = await s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] });
+  assert.is(r.status, 200, r.text);
+  const live = r.json.sections.find((x: any) => x.livemode === true);
+  return Object.fromEntries(live.accounts.filter((a: any) => a.kind === 'system').map((a: any) => [a.name, a.balance_minor]));
+}
+
+test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee recognised in part carries its part of the VAT; reversals take back what they moved', async () => {
+  const ps = await parties();
+  await run({ kind: 'fund', m: 1, live: true, amount: 2_000_000 }, ps);
+  const start = await systemBalances();
+  const moved = async () => {
+    const now = await systemBalances();
+    return { fee_revenue: (now.fee_revenue ?? 0) - (start.fee_revenue ?? 0), vat_payable: (now.vat_payable ?? 0) - (start.vat_payable ?? 0) };
+  };
+  // A withdrawal of 3,000.00 (fee 10.00 + VAT 0.70), a third filled by a deposit of 1,000.00
+  // (fee 15.00 + VAT 1.05): the order recognises 1,070 × ⅓ = 3.56, whose VAT is 70 × 356 / 1,070 = 0.23.
+  await run({ kind: 'withdraw', m: 1, live: true, amount: 300_000 }, ps);
+  await run({ kind: 'deposit', m: 0, live: true, amount: 100_000, pay: 'exact' }, ps);
+  assert.equal(await moved(), { fee_revenue: 1_500 + 333, vat_payable: 105 + 23 });
+  const w = allWithdrawals(s.running.store.db).find((x) => x.merchantId === ps[1]!.keys.id && x.fills.length > 0)!;
+  assert.ok((await attempt({ type: 'ReverseFill', actor: operator, withdrawalId: w.id, legRef: w.fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'paid to the wrong account' })).ok);
+  assert.equal(await moved(), { fee_revenue: 1_500, vat_payable: 105 }, 'the reversed fill takes back its fee share and the VAT in it');
+  const d = allDeposits(s.running.store.db).find((x) => x.merchantId === ps[0]!.keys.id && x.status === 'settled')!;
+  assert.ok((await attempt({ type: 'ReverseDeposit', actor: operator, depositId: d.id, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer' })).ok);
+  assert.equal(await moved(), { fee_revenue: 0, vat_payable: 0 }, 'the reversed deposit refunds its fee, VAT and all');
 });
 
 test('finance: the merchant reads its own statement with wallet:read; operators need the finance role', async () => {
