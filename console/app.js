@@ -31,6 +31,7 @@ import { StatementPage } from './pages/statement.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { SearchPage } from './pages/search.js';
 import { TrialBalancePage } from './pages/trial-balance.js';
+import { FeesPage } from './pages/fees.js';
 import { ActivityPage } from './pages/activity.js';
 
 const routes = [
@@ -47,6 +48,7 @@ const routes = [
   { name: 'dashboard', pattern: /^\/dashboard$/, page: DashboardPage },
   { name: 'search', pattern: /^\/search$/, page: SearchPage },
   { name: 'trial-balance', pattern: /^\/trial-balance$/, page: TrialBalancePage },
+  { name: 'fees', pattern: /^\/fees$/, page: FeesPage },
   { name: 'activity', pattern: /^\/activity$/, page: ActivityPage },
 ];
 
@@ -58,6 +60,7 @@ const nav = [
   { name: 'merchants', read: 'GET /v1/bo/merchants' },
   { name: 'statement', read: 'GET /v1/bo/reports/statements' },
   { name: 'trial-balance', read: 'GET /v1/bo/reports/trial-balance' },
+  { name: 'fees', read: 'GET /v1/bo/reports/fees' },
   { name: 'dashboard', read: 'GET /v1/bo/dashboard' },
   // Operator actions (finance, ops_admin) or API requests (support too): the page shows the tabs the roles may read.
   { name: 'activity', read: 'GET /v1/bo/logs' },

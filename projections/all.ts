@@ -2,12 +2,13 @@
 
 import { balanceHistory } from './balance-history.ts';
 import { eventsFeed } from './events-feed.ts';
+import { feeLedger } from './fee-ledger.ts';
 import { financeLedger } from './finance-ledger.ts';
 import { depositList, withdrawalList } from './order-lists.ts';
 import type { Projection, ProjectionName } from './projection.ts';
 import { receivingAccounts } from './receiving-accounts.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, receivingAccounts];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

@@ -3,10 +3,12 @@
 // A statement reads the merchant's day rows of its period, summed by bucket and type, and
 // the sums of the days before and up to its end (the primary key leads with merchant, mode
 // and day); a trial balance sums whole days, then whole hours of the last day, then the
-// postings of the last partial hour.
+// postings of the last partial hour. The fees report reads the fee ledger's day rows of
+// its period (fee-ledger.ts).
 
 import { bangkokDayBounds, bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
 import type { MovementLine, BucketTotals } from '../core/finance/statement.ts';
+import { noFees, type FeeSums, type MerchantFees } from '../core/finance/fees.ts';
 import type { AccountTurnover } from '../core/finance/trial-balance.ts';
 import type { Bucket } from '../core/ledger/ledger.ts';
 import type { ProjectionsDb } from './db.ts';
@@ -33,11 +35,16 @@ function totals(rows: readonly SumRow[]): BucketTotals {
   return t;
 }
 
+type FeeRow = [string, string, bigint, bigint, bigint];
+
 export class FinanceReads {
   private readonly statementTx;
   private readonly trialBalanceTx;
+  private readonly feeDays;
 
   constructor(db: ProjectionsDb) {
+    this.feeDays = db.prepare<[number, string, string, string | null, string | null], FeeRow>(`SELECT merchant_id, direction, sum(count), sum(fee_minor), sum(vat_minor) FROM fin_fee_days
+      WHERE livemode = ? AND day >= ? AND day <= ? AND (? IS NULL OR merchant_id = ?) GROUP BY merchant_id, direction`).raw(true).safeIntegers(true);
     const position = db.prepare<[], number>("SELECT last_seq FROM projection_positions WHERE name = 'finance_ledger'").pluck(true);
     const before = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
       WHERE merchant_id = ? AND livemode = ? AND day < ? GROUP BY bucket`).raw(true).safeIntegers(true);
@@ -84,6 +91,17 @@ export class FinanceReads {
   /** The figures of one merchant's statement from one Bangkok day to another, both included. */
   statement(merchantId: string, livemode: boolean, from: string, to: string): StatementFigures {
     return this.statementTx.deferred(merchantId, livemode, from, to);
+  }
+
+  /** Each merchant's fees charged and refunded from one Bangkok day to another, both included (fee_ledger); one merchant's when given. */
+  fees(livemode: boolean, from: string, to: string, merchantId?: string): MerchantFees[] {
+    const byMerchant = new Map<string, { merchantId: string; charged: FeeSums; refunded: FeeSums }>();
+    for (const [id, direction, count, fee, vat] of this.feeDays.all(livemode ? 1 : 0, from, to, merchantId ?? null, merchantId ?? null)) {
+      let m = byMerchant.get(id);
+      if (!m) byMerchant.set(id, (m = { merchantId: id, charged: noFees, refunded: noFees }));
+      m[direction === 'refunded' ? 'refunded' : 'charged'] = { count: Number(count), feeMinor: fee, vatMinor: vat };
+    }
+    return [...byMerchant.values()];
   }
 
   /** Every account's turnover over the transactions booked at or before `asOfMs`. */

@@ -44,6 +44,7 @@ import { buildTransaction, type Movement } from '../core/ledger/ledger.ts';
 import { Applier } from '../projections/applier.ts';
 import { openProjectionsDb } from '../projections/db.ts';
 import type { RelayedEntry } from '../projections/entry.ts';
+import { projectionNames } from '../projections/all.ts';
 import { financeLedger } from '../projections/finance-ledger.ts';
 
 const args = process.argv.slice(2);
@@ -132,7 +133,7 @@ async function onboard(dir: string): Promise<{ merchantId: string; secret: strin
   const wl = await ok({ type: 'RegisterWhiteLabel', actor: operator, name: 'Bench' });
   const merchantId = await ok({ type: 'RegisterMerchant', actor: operator, whiteLabelId: wl, name: 'ร้านทดสอบ' });
   const secret = mintKey(running.services, merchantId, true, allScopes).secret;
-  for (const name of ['balance_history', 'events_feed', 'deposit_list', 'withdrawal_list', 'finance_ledger', 'receiving_accounts'] as const) {
+  for (const name of projectionNames) {
     if (!(await running.readSide.caughtUp(name, running.store.world.lastSeq, 10_000))) throw new Error(`${name} did not catch up`);
   }
   await running.close();

@@ -1,4 +1,4 @@
-// `satang report statement|trial-balance|receiving-account …`: the finance reports
+// `satang report statement|trial-balance|fees|receiving-account …`: the finance reports
 // (GET /v1/bo/reports/*) on the command line, as a readable table or, with --csv, the
 // server's RFC 4180 CSV unchanged. Mints a finance operator token from the development
 // issuer (or takes $SATANG_OPERATOR_TOKEN). Exit 0 on an answer, 1 when the server
@@ -63,6 +63,15 @@ function trialBalanceTable(tb: any): string[] {
   return out;
 }
 
+function feesTable(r: any): string[] {
+  const period = r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`;
+  const rows: string[][] = [['merchant', 'name', 'charged', 'fee THB', 'VAT THB', 'refunded', 'fee THB', 'VAT THB', 'net fee THB', 'net VAT THB', 'total THB']];
+  const row = (id: string, name: string, l: any) => [id, name, String(l.charged.count), baht(l.charged.fee_minor), baht(l.charged.vat_minor), String(l.refunded.count), baht(l.refunded.fee_minor), baht(l.refunded.vat_minor), baht(l.fee_minor), baht(l.vat_minor), baht(l.total_minor)];
+  for (const m of r.merchants) rows.push(row(m.merchant_id, m.merchant_name, m));
+  rows.push(row('total', '', r.totals));
+  return [`fees and VAT ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [2, 3, 4, 5, 6, 7, 8, 9, 10])];
+}
+
 function receivingTable(list: any): string[] {
   const out = [`receiving accounts of ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} as of ${list.as_of}`];
   const rows: string[][] = [['bank', 'account', 'name', 'legs', 'told THB', 'verified THB', 'filled THB', 'agrees']];
@@ -76,29 +85,51 @@ function receivingTable(list: any): string[] {
   return out;
 }
 
+const periodOptions: Record<string, OptionSpec> = {
+  date: { type: 'string', value: 'YYYY-MM-DD', help: 'one day, in Asia/Bangkok' },
+  month: { type: 'string', value: 'YYYY-MM', help: 'a month: its days, up to today while it runs' },
+  from: { type: 'string', value: 'YYYY-MM-DD', help: "a period's first day (with --to)" },
+  to: { type: 'string', value: 'YYYY-MM-DD', help: "a period's last day, included (at most 366 days)" },
+  sandbox: { type: 'boolean', help: 'the sandbox ledger instead of live' },
+};
+
 const statementSpec: CommandSpec = {
   usage: 'satang report statement',
   summary: "A merchant's statement for a day, a month or a period of days in Asia/Bangkok: per bucket the opening balance, the movements by type and the closing balance.",
-  options: {
-    merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' },
-    date: { type: 'string', value: 'YYYY-MM-DD', help: 'one day, in Asia/Bangkok' },
-    month: { type: 'string', value: 'YYYY-MM', help: 'a month: its days, up to today while it runs' },
-    from: { type: 'string', value: 'YYYY-MM-DD', help: "a period's first day (with --to)" },
-    to: { type: 'string', value: 'YYYY-MM-DD', help: "a period's last day, included (at most 366 days)" },
-    sandbox: { type: 'boolean', help: 'the sandbox ledger instead of live' },
-    ...common,
-  },
+  options: { merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' }, ...periodOptions, ...common },
 };
+
+const feesSpec: CommandSpec = {
+  usage: 'satang report fees',
+  summary: 'Fees and VAT for a day, a month or a period of days in Asia/Bangkok: per merchant the fees charged and refunded, as fee revenue net of VAT and output VAT, and the totals.',
+  options: { merchant: { type: 'string', value: 'ID', help: 'only this merchant (mch_…)' }, ...periodOptions, ...common },
+};
+
+/** The period and mode query of a report (`&date=…&livemode=…`), or null when no period is given. */
+function periodQuery(args: Args): string | null {
+  const period = (['date', 'month', 'from', 'to'] as const).filter((name) => text(args, name));
+  if (period.length === 0) return null;
+  return `&livemode=${!flag(args, 'sandbox')}` + period.map((name) => `&${name}=${encodeURIComponent(text(args, name))}`).join('');
+}
 
 const subcommands: Subcommand[] = [
   {
     words: ['statement'],
     spec: statementSpec,
     run: (args) => {
-      const period = (['date', 'month', 'from', 'to'] as const).filter((name) => text(args, name));
-      if (period.length === 0) return Promise.resolve(usageError(statementSpec, '--date, --month, or --from and --to is required'));
-      const query = period.map((name) => `&${name}=${encodeURIComponent(text(args, name))}`).join('');
-      return show(args, `/v1/bo/reports/statements?merchant_id=${encodeURIComponent(text(args, 'merchant'))}&livemode=${!flag(args, 'sandbox')}${query}`, statementTable);
+      const query = periodQuery(args);
+      if (query === null) return Promise.resolve(usageError(statementSpec, '--date, --month, or --from and --to is required'));
+      return show(args, `/v1/bo/reports/statements?merchant_id=${encodeURIComponent(text(args, 'merchant'))}${query}`, statementTable);
+    },
+  },
+  {
+    words: ['fees'],
+    spec: feesSpec,
+    run: (args) => {
+      const query = periodQuery(args);
+      if (query === null) return Promise.resolve(usageError(feesSpec, '--date, --month, or --from and --to is required'));
+      const merchant = text(args, 'merchant') ? `&merchant_id=${encodeURIComponent(text(args, 'merchant'))}` : '';
+      return show(args, `/v1/bo/reports/fees?${query.slice(1)}${merchant}`, feesTable);
     },
   },
   {

@@ -7,6 +7,7 @@
 // is never missing — only less described.
 
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
+import { feeReportCsvHeader } from '../../core/finance/fees.ts';
 import { receivingCsvHeader } from '../../core/finance/receiving.ts';
 import { statementCsvHeader } from '../../core/finance/statement.ts';
 import { trialBalanceCsvHeader } from '../../core/finance/trial-balance.ts';
@@ -159,6 +160,10 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/reports/receiving-accounts': {
     summary: 'Receiving-account statements: legs told, slips verified, fills credited, and their differences.', auth: 'operator',
     queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, format }, responses: { 200: csvAnswer(receivingCsvHeader) },
+  },
+  'GET /v1/bo/reports/fees': {
+    summary: 'Fees and VAT for a day or a period of days (Asia/Bangkok) in one mode: per merchant the fees charged and refunded, each as fee revenue net of VAT and output VAT, and their totals.', auth: 'operator',
+    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader) },
   },
   'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
 

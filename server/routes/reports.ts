@@ -3,6 +3,7 @@
 //   GET /v1/bo/reports/statements?merchant_id=&livemode=&{date|month|from&to}=&format=  finance
 //   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance
 //   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
+//   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&format=        finance
 //   GET /v1/pay/reports/statements?{date|month|from&to}=&format=                        wallet:read
 // date is a day in Asia/Bangkok (YYYY-MM-DD); month (YYYY-MM) its days, up to today while
 // it runs; from and to (both included) a period of such days, at most a year; as_of an
@@ -14,6 +15,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { bangkokDayBounds, bangkokDayOf, bangkokDaysIn, isCalendarDay } from '../../core/finance/calendar.ts';
+import { buildFeeReport, feeReportCsv, presentFeeReport } from '../../core/finance/fees.ts';
 import { presentReceivingAccount, receivingAccountsCsv, summariseReceivingAccount } from '../../core/finance/receiving.ts';
 import { buildStatement, periodText, presentStatement, statementCsv, type Statement, type StatementPeriod } from '../../core/finance/statement.ts';
 import { buildTrialBalance, presentTrialBalance, trialBalanceCsv } from '../../core/finance/trial-balance.ts';
@@ -55,7 +57,7 @@ function periodParam(services: Services, q: Record<string, string>): StatementPe
   const given = (name: string) => q[name] !== undefined && q[name] !== '';
   const ways = [['date'], ['month'], ['from', 'to']].filter((names) => names.some(given));
   if (ways.length > 1) {
-    throw new ApiError('validation_error', 'A statement is for a date, a month, or a period from one day to another: send one of them.', {
+    throw new ApiError('validation_error', 'A report is for a date, a month, or a period from one day to another: send one of them.', {
       fields: ways.flat().filter(given).map((name) => ({ path: `query.${name}`, reason: 'conflict', hint: 'either date, month, or from and to' })),
     });
   }
@@ -156,6 +158,24 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
       ctx.set('Content-Disposition', `attachment; filename="${csvFileInstant('trial-balance', asOf)}"`);
       ctx.body = trialBalanceCsv(tb);
     } else ctx.body = presentTrialBalance(tb);
+  });
+
+  router.get('/fees', async (ctx) => {
+    const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
+    const merchantId = q.merchant_id === undefined ? undefined : merchantParam(q);
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    const period = periodParam(services, q);
+    const format = formatParam(q.format);
+    await fresh(services, 'fee_ledger');
+    const fees = readSideOf(services).models.finance.fees(livemode, period.from, period.to, merchantId);
+    const report = buildFeeReport(period, livemode, fees, (id) => services.write.world.merchants.get(id)?.name ?? '');
+    if (format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8; header=present';
+      ctx.set('Content-Disposition', `attachment; filename="fees-${merchantId ? `${merchantId}-` : ''}${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
+      ctx.body = feeReportCsv(report);
+      return;
+    }
+    ctx.body = presentFeeReport(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now()));
   });
 
   router.get('/receiving-accounts', async (ctx) => {

@@ -19,6 +19,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
+import { bangkokDayOf } from '../../core/finance/calendar.ts';
 import { limits } from '../../core/limits.ts';
 import { answerStepUp, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
@@ -267,6 +268,27 @@ test("finance's trial balance is the API's: every account and total, the CSV byt
   await fah.page.waitForFunction((at) => document.querySelector('[data-testid=trial-balance] h2 time')?.getAttribute('datetime') === at, new Date(earlier).toISOString());
   const then = (await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(earlier).toISOString()}`, undefined, { roles: ['finance'] })).json;
   assert.equal(await shown(), then.sections.map((s: any) => [String(s.livemode), String(s.balanced), s.accounts.map((a: any) => a.account)]));
+});
+
+test("finance's fees and VAT page is the API's: this month by default, each merchant's line and the totals, the CSV byte for byte, a merchant's statement linked", async () => {
+  const fah = await operator('emp_fah', { page: 'claims' });
+  await fah.page.click('[data-testid=nav-fees]');
+  await fah.ready('fees');
+  const month = bangkokDayOf(scene.s.clock.now()).slice(0, 7);
+  const api = (await scene.s.bo('GET', `/v1/bo/reports/fees?livemode=true&month=${month}`, undefined, { roles: ['finance'] })).json;
+  assert.ok(api.totals.charged.count > 0, 'the scene charged fees');
+  const minor = (text: string) => Number(text.replace(/[^\d-]/g, ''));
+  const cells = (l: any) => [l.charged.count, l.charged.fee_minor, l.charged.vat_minor, l.refunded.count, l.refunded.fee_minor, l.refunded.vat_minor, l.fee_minor, l.vat_minor, l.total_minor];
+  const shown = await fah.page.$$eval('[data-testid=fees-row], [data-testid=fees-totals] tr', (rows) => rows.map((r) => [r.getAttribute('data-merchant'), [...r.querySelectorAll('td.num')].map((td) => td.textContent!.trim())]));
+  assert.equal(shown.map(([id, texts]) => [id, (texts as string[]).map(minor)]), [...api.merchants.map((m: any) => [m.merchant_id, cells(m)]), [null, cells(api.totals)]]);
+  const first = api.merchants[0];
+  assert.is(await fah.page.$eval(`[data-testid=fees-row][data-merchant="${first.merchant_id}"] a`, (a) => a.getAttribute('href')!),
+    `#/statement?${new URLSearchParams({ merchant_id: first.merchant_id, livemode: 'true', ...(api.date ? { date: api.date } : { from: api.date_from, to: api.date_to }) })}`);
+  await fah.screenshot('fees');
+  const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
+  const csv = await scene.s.bo('GET', `/v1/bo/reports/fees?livemode=true&month=${month}&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
+  assert.is(download.suggestedFilename(), `fees-live-${api.date_from}_${api.date_to}.csv`.replace(`${api.date_from}_${api.date_from}`, api.date_from));
 });
 
 test('activity: ops_admin finds a reviewer\'s approval in the action log with its deposit linked; support sees only API requests and finds one by request_id, bodies redacted', async () => {

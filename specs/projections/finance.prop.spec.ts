@@ -13,7 +13,10 @@
 //   that instant;
 // - the CSV of each statement and trial balance, parsed back with csv-parse, gives the same
 //   figures as the JSON.
-// And a worked example of fees and their VAT in the trial balance.
+// - the fees report (each mode, from the run's first day to today) sums its merchants'
+//   lines, and its net fee and VAT are fee_revenue's and vat_payable's change in the trial
+//   balance over those days; its CSV gives the same figures.
+// And a worked example of fees and their VAT, in the trial balance and the fees report.
 // Refunds are driven as claims paid out through a refund withdrawal.
 
 import { test } from 'uvu';
@@ -27,6 +30,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { bangkokDayBounds, bangkokDayOf } from '../../core/finance/calendar.ts';
 import { merchantActor } from '../adapters/support.ts';
 import { attempt as attemptCommand, financeOperator as operator, payLeg } from '../support/finance.ts';
+import { satangRun } from '../support/projections.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { allDeposits, allWithdrawals } from '../support/orders.ts';
 import { runWalletOp } from '../support/wallet-ops.ts';
@@ -260,6 +264,42 @@ async function checkTrialBalance(asOfMs: number): Promise<void> {
   if (systemAccounts.length > 0) assert.ok(systemAccounts.includes('adjustments'), 'system accounts are listed');
 }
 
+/** The trial balance's balance of each system account of one mode at `asOfMs`. */
+async function systemBalancesAt(asOfMs: number, livemode: boolean): Promise<Record<string, number>> {
+  const r = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(asOfMs).toISOString()}`, undefined, { roles: ['finance'] });
+  assert.is(r.status, 200, r.text);
+  const section = r.json.sections.find((x: any) => x.livemode === livemode);
+  return Object.fromEntries(section.accounts.filter((a: any) => a.kind === 'system').map((a: any) => [a.name, a.balance_minor]));
+}
+
+/** The fees report from `fromMs`'s day to today: its lines add up, and it is the ledger's fee and VAT turnover over those days. */
+async function checkFees(fromMs: number): Promise<void> {
+  const from = bangkokDayOf(fromMs), today = bangkokDayOf(s.clock.now());
+  for (const livemode of [true, false]) {
+    const path = `/v1/bo/reports/fees?livemode=${livemode}&from=${from}&to=${today}`;
+    const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+    assert.is(r.status, 200, r.text);
+    const t = r.json.totals;
+    for (const k of ['fee_minor', 'vat_minor', 'total_minor'] as const) {
+      assert.is(r.json.merchants.reduce((sum: number, m: any) => sum + m[k], 0), t[k], `fees ${from}–${today}: the lines add up to the ${k} total`);
+      assert.is(t.charged[k] - t.refunded[k], t[k], `${k}: charged − refunded`);
+    }
+    const before = await systemBalancesAt(bangkokDayBounds(from).startMs - 1, livemode);
+    const now = await systemBalancesAt(s.clock.now(), livemode);
+    const change = (name: string) => (now[name] ?? 0) - (before[name] ?? 0);
+    assert.equal([t.fee_minor, t.vat_minor], [change('fee_revenue'), change('vat_payable')], `fees ${livemode ? 'live' : 'test'} ${from}–${today}: the ledger's fee revenue and VAT payable over the days`);
+    const csv = parse(await csvOf(`${path}&format=csv`), { columns: true }) as Record<string, string>[];
+    assert.equal(csv.map((row) => [row.line, row.merchant_id, Number(row.fee_minor), Number(row.vat_minor), Number(row.charged_count), Number(row.refunded_count)]), [
+      ...r.json.merchants.map((m: any) => ['merchant', m.merchant_id, m.fee_minor, m.vat_minor, m.charged.count, m.refunded.count]),
+      ['total', '', t.fee_minor, t.vat_minor, t.charged.count, t.refunded.count],
+    ]);
+    if (t.charged.count > 0) feesSeen++;
+  }
+}
+
+/** Fee reports checked that held a charged fee (the generator must reach some). */
+let feesSeen = 0;
+
 test.before(async () => {
   s = await TestServer.start();
   journal = new Database(join(s.dataDir, 'journal.db'), { readonly: true });
@@ -292,6 +332,7 @@ async function checkRuns(numRuns: number): Promise<number> {
         if (endMs <= toMs) await checkTrialBalance(endMs);
       }
       for (const x of instants) await checkTrialBalance(Math.floor(fromMs + (toMs - fromMs) * x));
+      await checkFees(fromMs);
     },
   ), { numRuns, endOnFailure: true });
   return statements;
@@ -306,22 +347,15 @@ test('finance: statements add up and match the ledger at each day end; the trial
   for (let batch = 0; batch < coverageBatchesMax && !covered(); batch++) await checkRuns(financeRuns);
   assert.equal([...seenTypes].sort(), movementTypes, 'every movement type occurred');
   assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
+  assert.ok(feesSeen > 0, 'the fee reports checked hold fees');
 });
 
-/** The live trial balance's balance of each system account, now. */
-async function systemBalances(): Promise<Record<string, number>> {
-  const r = await s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] });
-  assert.is(r.status, 200, r.text);
-  const live = r.json.sections.find((x: any) => x.livemode === true);
-  return Object.fromEntries(live.accounts.filter((a: any) => a.kind === 'system').map((a: any) => [a.name, a.balance_minor]));
-}
-
-test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee recognised in part carries its part of the VAT; reversals take back what they moved', async () => {
+test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee recognised in part carries its part of the VAT; reversals take back what they moved; the fees report says so per merchant', async () => {
   const ps = await parties();
   await run({ kind: 'fund', m: 1, live: true, amount: 2_000_000 }, ps);
-  const start = await systemBalances();
+  const start = await systemBalancesAt(s.clock.now(), true);
   const moved = async () => {
-    const now = await systemBalances();
+    const now = await systemBalancesAt(s.clock.now(), true);
     return { fee_revenue: (now.fee_revenue ?? 0) - (start.fee_revenue ?? 0), vat_payable: (now.vat_payable ?? 0) - (start.vat_payable ?? 0) };
   };
   // A withdrawal of 3,000.00 (fee 10.00 + VAT 0.70), a third filled by a deposit of 1,000.00
@@ -335,6 +369,38 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   const d = allDeposits(s.running.store.db).find((x) => x.merchantId === ps[0]!.keys.id && x.status === 'settled')!;
   assert.ok((await attempt({ type: 'ReverseDeposit', actor: operator, depositId: d.id, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer' })).ok);
   assert.equal(await moved(), { fee_revenue: 0, vat_payable: 0 }, 'the reversed deposit refunds its fee, VAT and all');
+
+  // The fees report of the day: each merchant's fee charged and refunded, net of VAT and VAT.
+  const day = bangkokDayOf(s.clock.now());
+  const line = async (m: number) => {
+    const r = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[m]!.keys.id}`, undefined, { roles: ['finance'] });
+    assert.is(r.status, 200, r.text);
+    assert.is(r.json.merchants.length, 1);
+    const { merchant_id, charged, refunded, fee_minor, vat_minor, total_minor } = r.json.merchants[0];
+    assert.equal(r.json.totals, { charged, refunded, fee_minor, vat_minor, total_minor }, 'one merchant: the totals are its line');
+    return { merchant_id, charged, refunded, fee_minor, vat_minor };
+  };
+  assert.equal(await line(0), {
+    merchant_id: ps[0]!.keys.id, charged: { count: 1, fee_minor: 1_500, vat_minor: 105, total_minor: 1_605 }, refunded: { count: 1, fee_minor: 1_500, vat_minor: 105, total_minor: 1_605 }, fee_minor: 0, vat_minor: 0,
+  });
+  assert.equal(await line(1), {
+    merchant_id: ps[1]!.keys.id, charged: { count: 1, fee_minor: 333, vat_minor: 23, total_minor: 356 }, refunded: { count: 1, fee_minor: 333, vat_minor: 23, total_minor: 356 }, fee_minor: 0, vat_minor: 0,
+  });
+  const csv = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[1]!.keys.id}&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(csv.headers.get('content-disposition'), `attachment; filename="fees-${ps[1]!.keys.id}-live-${day}.csv"`);
+  assert.match(csv.text, new RegExp(`^${day},Asia/Bangkok,true,merchant,${ps[1]!.keys.id},ร้านสอง,1,333,23,1,333,23,0,0,0,0\\.00,0\\.00,0\\.00\r$`, 'm'));
+  // A rebuild of the fee ledger from the journal gives the same report.
+  const before = (await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json;
+  const rebuilt = await satangRun(['projections', 'rebuild', 'fee_ledger', '--data-dir', s.dataDir]);
+  assert.is(rebuilt.code, 0, rebuilt.stderr);
+  assert.equal((await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json, before);
+  const support = await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['support'] });
+  assert.is(support.status, 403);
+  const unknown = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=mch_nobody`, undefined, { roles: ['finance'] });
+  assert.is(unknown.status, 404);
+  const noPeriod = await s.bo('GET', '/v1/bo/reports/fees', undefined, { roles: ['finance'] });
+  assert.is(noPeriod.status, 422);
+  assert.is(noPeriod.json.error.details.fields[0].path, 'query.date');
 });
 
 test('finance: the merchant reads its own statement with wallet:read; operators need the finance role', async () => {

@@ -113,7 +113,7 @@ test('receiving account: told, verified and filled per leg, each difference with
   }
 });
 
-test('satang report: receiving-account, statement and trial-balance as tables, and CSV equal to the API', async () => {
+test('satang report: receiving-account, statement, trial-balance and fees as tables, and CSV equal to the API', async () => {
   const receiving = await report(['receiving-account', '--merchant', withdrawer.id]);
   assert.is(receiving.code, 0, receiving.stderr);
   assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+7\s+2700\.00\s+1960\.00\s+850\.00\s+NO/);
@@ -142,6 +142,16 @@ test('satang report: receiving-account, statement and trial-balance as tables, a
   assert.match(tb.stdout, /^live:$/m);
   assert.match(tb.stdout, /sys:live:fee_revenue/);
   assert.match(tb.stdout, /total\s+[\d.]+\s+[\d.]+\s+balanced/);
+  const fees = await report(['fees', '--date', day]);
+  assert.is(fees.code, 0, fees.stderr);
+  const feesApi = (await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json;
+  assert.ok(feesApi.totals.charged.count > 0, 'the scene charged fees');
+  const t = feesApi.totals;
+  assert.match(fees.stdout, new RegExp(`^total\\s+${t.charged.count}\\s+${(t.charged.fee_minor / 100).toFixed(2)}\\s+${(t.charged.vat_minor / 100).toFixed(2)}\\s+${t.refunded.count}\\s+`, 'm'));
+  const feesCsv = await report(['fees', '--date', day, '--merchant', withdrawer.id, '--csv']);
+  assert.is(feesCsv.code, 0, feesCsv.stderr);
+  assert.is(feesCsv.stdout, (await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${withdrawer.id}&format=csv`, undefined, { roles: ['finance'] })).text);
+  assert.is((await report(['fees'])).code, 2, 'a period is required');
   const refused = await report(['statement', '--merchant', withdrawer.id, '--date', 'yesterday']);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /HTTP 422/);
