@@ -134,6 +134,9 @@ export function logout() {
   location.assign(url.href);
 }
 
+/** How long after the step-up window closed its answer may still arrive. */
+const popupClosedGraceMs = 1_000;
+
 /** Re-authenticates the same operator in a popup and answers a fresh step-up token. */
 export async function stepUpToken() {
   if (!current) throw new Error('not signed in');
@@ -145,13 +148,21 @@ export async function stepUpToken() {
   const popup = window.open(started.url, 'satang-step-up', 'popup,width=480,height=640');
   if (!popup) throw new StepUpAbandoned('The browser blocked the step-up window; allow pop-ups for the console.');
   const answer = await new Promise((resolve, reject) => {
-    const done = () => { window.removeEventListener('message', onMessage); clearInterval(watch); };
+    let settled = false;
+    const done = () => { settled = true; window.removeEventListener('message', onMessage); clearInterval(watch); };
     const onMessage = (event) => {
       if (event.origin !== location.origin || event.source !== popup || event.data?.type !== 'satang-oidc-callback') return;
       done();
       resolve(new URL(event.data.url));
     };
-    const watch = setInterval(() => { if (popup.closed) { done(); reject(new StepUpAbandoned('Step-up was cancelled.')); } }, 300);
+    // The callback page posts its answer, then closes: a check that finds the window closed
+    // may run before that message is delivered (a busy page queues both), so the step-up is
+    // called cancelled only once a moment has passed without it.
+    const watch = setInterval(() => {
+      if (!popup.closed) return;
+      clearInterval(watch);
+      setTimeout(() => { if (!settled) { done(); reject(new StepUpAbandoned('Step-up was cancelled.')); } }, popupClosedGraceMs);
+    }, 300);
     window.addEventListener('message', onMessage);
   });
   let exchanged;

@@ -33,6 +33,12 @@ let fourEyesId: string;
 const sessions: OperatorSession[] = [];
 const otherName = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' };
 const goodNote = 'the transfer is on the bank statement of the receiver';
+/**
+ * How long an action behind a step-up may take, from the click to the server's answer: the
+ * popup's sign-in at the provider, its close, then the request — on a 2-core machine that
+ * Chromium, the provider and the server share.
+ */
+const stepUpAnswerMs = 60_000;
 
 async function underReview(amount: number): Promise<string> {
   const d = await matchedDeposit(scene, { amount_minor: amount });
@@ -141,7 +147,7 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   const before = (await deliveries(scene.s, endpointId)).length;
   let stepUpHeader: string | undefined;
   mali.page.on('request', (r) => { if (r.url().endsWith('/resend')) stepUpHeader = r.headers()['x-pg-step-up-token']; });
-  const resent = mali.page.waitForResponse((r) => r.url().endsWith('/resend'), { timeout: 20_000 });
+  const resent = mali.page.waitForResponse((r) => r.url().endsWith('/resend'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click(`[data-testid=delivery-row][data-id="${failed.id}"] [data-testid=resend]`));
   assert.is((await resent).status(), 201);
   assert.ok(stepUpHeader && stepUpHeader.split('.').length === 3, 'the resend carried a step-up token');
@@ -338,7 +344,7 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   await mali.page.click('[data-testid=post-adjustment]');
   await mali.page.waitForSelector('[data-testid=adjustment-error]');
   await mali.page.fill('[data-testid=adjustment-amount]', '15.25');
-  const posted = mali.page.waitForResponse((r) => r.url().endsWith('/adjustments'), { timeout: 20_000 });
+  const posted = mali.page.waitForResponse((r) => r.url().endsWith('/adjustments'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=post-adjustment]'));
   assert.is((await posted).status(), 201);
   const after = await wallet();
@@ -346,7 +352,7 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   // The page reloads its wallet and transactions: the adjustment heads them once they are read again.
   await mali.page.waitForFunction(() => /\+฿15\.25/.test(document.querySelector('[data-testid=btxn-row]')?.textContent ?? ''), undefined, { timeout: 15_000 });
 
-  const suspended = mali.page.waitForResponse((r) => r.url().endsWith('/suspend'), { timeout: 20_000 });
+  const suspended = mali.page.waitForResponse((r) => r.url().endsWith('/suspend'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=suspend]'));
   assert.is((await suspended).status(), 200);
   const refused = await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance');
@@ -354,7 +360,7 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   assert.is(refused.json.error.code, 'tenant_suspended');
   await mali.page.waitForSelector('[data-testid=unsuspend]');
   await mali.screenshot('merchant-admin');
-  const lifted = mali.page.waitForResponse((r) => r.url().endsWith('/unsuspend'), { timeout: 20_000 });
+  const lifted = mali.page.waitForResponse((r) => r.url().endsWith('/unsuspend'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=unsuspend]'));
   assert.is((await lifted).status(), 200);
   assert.is((await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
@@ -364,7 +370,7 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   await mali.page.waitForSelector('[data-testid=api-keys][data-loaded="1"]');
   await mali.page.click('[data-testid=new-key] summary');
   await mali.page.click('[data-testid=new-key-scope][data-scope="withdrawals:write"]');
-  const minted = mali.page.waitForResponse((r) => r.url().endsWith(`/merchants/${scene.shop.id}/keys`) && r.request().method() === 'POST', { timeout: 20_000 });
+  const minted = mali.page.waitForResponse((r) => r.url().endsWith(`/merchants/${scene.shop.id}/keys`) && r.request().method() === 'POST', { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=mint-key]'));
   const key = await (await minted).json();
   assert.equal(key.scopes, ['wallet:read', 'withdrawals:read']);
