@@ -166,6 +166,7 @@ export const operations: Record<string, OperationInfo> = {
     queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader) },
   },
   'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
+  'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },
 
   // certification (issue 14)
   'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },

@@ -5,6 +5,7 @@
 //   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
 //   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&format=        finance
 //   GET /v1/pay/reports/statements?{date|month|from&to}=&format=                        wallet:read
+//   GET /v1/pay/reports/fees?{date|month|from&to}=&format=                              wallet:read
 // date is a day in Asia/Bangkok (YYYY-MM-DD); month (YYYY-MM) its days, up to today while
 // it runs; from and to (both included) a period of such days, at most a year; as_of an
 // RFC 3339 instant (default: now on the service clock). format=csv answers RFC 4180 text
@@ -126,6 +127,20 @@ function answerStatement(ctx: Context, services: Services, s: Statement, format:
   ctx.body = presentStatement(s, Math.min(endMs, services.write.clock.now()));
 }
 
+/** The fees report of a period and mode, all merchants' or one's, as JSON or CSV. */
+async function answerFees(ctx: Context, services: Services, livemode: boolean, period: StatementPeriod, merchantId: string | undefined, format: 'json' | 'csv'): Promise<void> {
+  await fresh(services, 'fee_ledger');
+  const fees = readSideOf(services).models.finance.fees(livemode, period.from, period.to, merchantId);
+  const report = buildFeeReport(period, livemode, fees, (id) => services.write.world.merchants.get(id)?.name ?? '');
+  if (format === 'csv') {
+    ctx.type = 'text/csv; charset=utf-8; header=present';
+    ctx.set('Content-Disposition', `attachment; filename="fees-${merchantId ? `${merchantId}-` : ''}${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
+    ctx.body = feeReportCsv(report);
+    return;
+  }
+  ctx.body = presentFeeReport(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now()));
+}
+
 function backOfficeReports(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo/reports' });
   router.use(operatorAuth(verify));
@@ -165,17 +180,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const merchantId = q.merchant_id === undefined ? undefined : merchantParam(q);
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
-    const format = formatParam(q.format);
-    await fresh(services, 'fee_ledger');
-    const fees = readSideOf(services).models.finance.fees(livemode, period.from, period.to, merchantId);
-    const report = buildFeeReport(period, livemode, fees, (id) => services.write.world.merchants.get(id)?.name ?? '');
-    if (format === 'csv') {
-      ctx.type = 'text/csv; charset=utf-8; header=present';
-      ctx.set('Content-Disposition', `attachment; filename="fees-${merchantId ? `${merchantId}-` : ''}${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
-      ctx.body = feeReportCsv(report);
-      return;
-    }
-    ctx.body = presentFeeReport(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now()));
+    await answerFees(ctx, services, livemode, period, merchantId, formatParam(q.format));
   });
 
   router.get('/receiving-accounts', async (ctx) => {
@@ -207,6 +212,12 @@ function merchantReports(services: Services): Router {
     const period = periodParam(services, q);
     const format = formatParam(q.format);
     answerStatement(ctx, services, await statementOf(services, m.merchantId, m.livemode, period), format);
+  });
+  router.get('/fees', async (ctx) => {
+    const m = requireScope(ctx, 'wallet:read');
+    const q = readQuery(ctx, ['date', 'month', 'from', 'to', 'format']);
+    const period = periodParam(services, q);
+    await answerFees(ctx, services, m.livemode, period, m.merchantId, formatParam(q.format));
   });
   return router;
 }

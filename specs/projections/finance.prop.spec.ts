@@ -389,6 +389,14 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   const csv = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[1]!.keys.id}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(csv.headers.get('content-disposition'), `attachment; filename="fees-${ps[1]!.keys.id}-live-${day}.csv"`);
   assert.match(csv.text, new RegExp(`^${day},Asia/Bangkok,true,merchant,${ps[1]!.keys.id},ร้านสอง,1,333,23,1,333,23,0,0,0,0\\.00,0\\.00,0\\.00\r$`, 'm'));
+  // The merchant reads its own line with wallet:read, in its key's mode: the same figures.
+  const own = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
+  assert.is(own.status, 200, own.text);
+  assert.equal(own.json.merchants.map((m: any) => [m.merchant_id, m.charged, m.refunded]), [[ps[1]!.keys.id, (await line(1)).charged, (await line(1)).refunded]]);
+  const ownCsv = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}&format=csv`);
+  assert.is(ownCsv.text, csv.text, "the merchant's CSV is the back office's for that merchant");
+  const ownSandbox = await s.call(ps[1]!.keys.sandbox.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
+  assert.equal([ownSandbox.json.livemode, ownSandbox.json.merchants], [false, []], 'a sandbox key reads the sandbox ledger');
   // A rebuild of the fee ledger from the journal gives the same report.
   const before = (await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json;
   const rebuilt = await satangRun(['projections', 'rebuild', 'fee_ledger', '--data-dir', s.dataDir]);
