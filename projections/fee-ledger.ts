@@ -11,7 +11,7 @@
 // a separate projection from finance_ledger, so that a deployment that had the other
 // before this one fills it from the journal's first entry on its own.
 
-import { type BalanceTransaction } from '../core/ledger/ledger.ts';
+import type { BalanceTransaction } from '../core/ledger/ledger.ts';
 import { bangkokDayOf } from '../core/finance/calendar.ts';
 import type { ProjectionsDb } from './db.ts';
 import { eventOf, type RelayedEntry } from './entry.ts';
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS fin_fee_days (
 `;
 
 /** What a transaction moved in fee revenue and VAT payable (credits +), or null when it touched neither. */
-export function feeMoved(t: BalanceTransaction): { readonly fee: bigint; readonly vat: bigint } | null {
+function feeMoved(t: BalanceTransaction): { readonly fee: bigint; readonly vat: bigint } | null {
   let fee = 0n, vat = 0n, touched = false;
   for (const p of t.postings) {
     if (p.account.kind !== 'system') continue;

@@ -1,8 +1,9 @@
 // The trial balance: every ledger account — each merchant's three buckets per mode and
 // the system accounts (fee revenue net of VAT, the VAT payable on fees, P2P transit,
 // gateway settlement, reversals, suspense where overpayment excess and claims' money
-// waits, adjustments) — with its debit and credit turnover and its balance at an instant. Live and sandbox are separate ledgers,
-// so each mode is its own section and balances on its own.
+// waits, adjustments) — with its debit and credit turnover and its balance at an
+// instant. Live and sandbox are separate ledgers, so each mode is its own section and
+// balances on its own.
 //
 // Sign convention (core/ledger): a posting adds its amount to the account; + is a credit
 // (money a merchant bucket holds is owed to the merchant), − a debit. Invariant asserted:

@@ -177,7 +177,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
 
   router.get('/fees', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
-    const merchantId = q.merchant_id === undefined ? undefined : merchantParam(q);
+    const merchantId = q.merchant_id ? merchantParam(q) : undefined; // empty: every merchant
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     await answerFees(ctx, services, livemode, period, merchantId, formatParam(q.format));
