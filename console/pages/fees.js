@@ -1,13 +1,15 @@
 // Fees and VAT (finance): GET /v1/bo/reports/fees?livemode=&date= (a day in Asia/Bangkok),
 // &from=&to= for a period of days, or &month= ("This month", the default: its days up to
-// the server's today), optionally &merchant_id=. Per merchant the fees charged and
-// refunded, each as fee revenue net of VAT and VAT, the net of both and their total; then
-// the totals — the figures of the month's tax invoices and its output VAT, exactly as the
-// server computed them. A merchant links to its statement of the same period. "Download
-// CSV" saves format=csv under the name the server gives.
+// the server's today), optionally &merchant_id= or &white_label_id=. Per merchant (with
+// its white label) the fees charged and refunded, each as fee revenue net of VAT and VAT,
+// the net of both and their total; then the totals — the figures of the month's tax
+// invoices and its output VAT, exactly as the server computed them. A merchant links to
+// its statement of the same period. "Download CSV" saves format=csv under the name the
+// server gives.
 //
-// data-testids: fees-form, fees-merchant, fees-livemode, fees-date, fees-date-to,
-//   fees-month, show-fees, fees, fees-row (data-merchant), fees-totals, download-csv.
+// data-testids: fees-form, fees-merchant, fees-white-label, fees-livemode, fees-date,
+//   fees-date-to, fees-month, show-fees, fees, fees-row (data-merchant), fees-totals,
+//   download-csv.
 
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
@@ -23,7 +25,8 @@ function periodOf(query) {
 }
 
 export function FeesPage({ query }) {
-  const params = { livemode: query.livemode ?? 'true', ...(query.merchant_id ? { merchant_id: query.merchant_id } : {}), ...periodOf(query) };
+  const only = (name) => (query[name] ? { [name]: query[name] } : {});
+  const params = { livemode: query.livemode ?? 'true', ...only('merchant_id'), ...only('white_label_id'), ...periodOf(query) };
   const key = JSON.stringify(params);
   const { data } = usePageData(() => get('/v1/bo/reports/fees', params), [key]);
   return html`<section>
@@ -35,14 +38,16 @@ export function FeesPage({ query }) {
 
 function FeesForm({ params }) {
   const [merchant, setMerchant] = useState(params.merchant_id ?? '');
+  const [whiteLabel, setWhiteLabel] = useState(params.white_label_id ?? '');
   const [livemode, setLivemode] = useState(params.livemode);
   const [from, setFrom] = useState(params.date ?? params.from ?? `${params.month}-01`);
   const [to, setTo] = useState(params.to ?? '');
-  const base = () => ({ livemode, ...(merchant.trim() ? { merchant_id: merchant.trim() } : {}) });
+  const base = () => ({ livemode, ...(merchant.trim() ? { merchant_id: merchant.trim() } : {}), ...(whiteLabel.trim() ? { white_label_id: whiteLabel.trim() } : {}) });
   const show = (first, last) => navigate('/fees', { ...base(), ...(last && last !== first ? { from: first, to: last } : { date: first }) });
   const thisMonth = () => navigate('/fees', { ...base(), month: bangkokToday().slice(0, 7) });
   return html`<form class="filters" data-testid="fees-form" onSubmit=${(e) => { e.preventDefault(); show(from, to); }}>
     <label>${t('common.merchant')}<input data-testid="fees-merchant" placeholder=${t('fees.allMerchants')} value=${merchant} onInput=${(e) => setMerchant(e.currentTarget.value)} size="30" /></label>
+    <label>${t('merchants.whiteLabel')}<input data-testid="fees-white-label" placeholder="wl_…" value=${whiteLabel} onInput=${(e) => setWhiteLabel(e.currentTarget.value)} size="30" /></label>
     <label>${t('common.mode')}<select data-testid="fees-livemode" value=${livemode} onChange=${(e) => setLivemode(e.currentTarget.value)}>
       <option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option></select></label>
     <label>${t('statement.date')}<input type="date" data-testid="fees-date" required value=${from} max=${bangkokToday()} onInput=${(e) => setFrom(e.currentTarget.value)} /></label>
@@ -77,7 +82,7 @@ function Fees({ r, params }) {
           <th class="num">${t('fees.fee')}</th><th class="num">${t('fees.vat')}</th><th class="num">${t('fees.total')}</th></tr>
       </thead>
       <tbody>${r.merchants.map((m) => html`<tr data-testid="fees-row" data-merchant=${m.merchant_id}>
-        <td><${Id} id=${m.merchant_id} to=${statementOf(m.merchant_id)} keep=${14} /> ${m.merchant_name}</td><${FeeCells} l=${m} />
+        <td><${Id} id=${m.merchant_id} to=${statementOf(m.merchant_id)} keep=${14} /> ${m.merchant_name} <span class="mono small muted">${m.white_label_id}</span></td><${FeeCells} l=${m} />
       </tr>`)}</tbody>
       <tfoot data-testid="fees-totals"><tr class="total"><td>${t('fees.totals')}</td><${FeeCells} l=${r.totals} /></tr></tfoot>
     </table>

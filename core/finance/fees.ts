@@ -31,6 +31,8 @@ export interface MerchantFees {
 
 export interface FeeReportLine extends MerchantFees {
   readonly merchantName: string;
+  /** The merchant's white label (whose fee schedule it pays). */
+  readonly whiteLabelId: string;
   /** Charged less refunded: the fee revenue, net of VAT, and the VAT of the period. */
   readonly feeMinor: Minor;
   readonly vatMinor: Minor;
@@ -39,7 +41,16 @@ export interface FeeReportLine extends MerchantFees {
 export interface FeeReport extends StatementPeriod {
   readonly livemode: boolean;
   readonly lines: readonly FeeReportLine[];
-  readonly totals: Omit<FeeReportLine, 'merchantId' | 'merchantName'>;
+  readonly totals: FeeFigures;
+}
+
+/** What a line and the totals share: charged, refunded, and the net of both. */
+type FeeFigures = Omit<FeeReportLine, 'merchantId' | 'merchantName' | 'whiteLabelId'>;
+
+/** What the directory says of a merchant the report names. */
+export interface MerchantNames {
+  readonly name: string;
+  readonly whiteLabelId: string;
 }
 
 export const noFees: FeeSums = { count: 0, feeMinor: 0n, vatMinor: 0n };
@@ -48,24 +59,33 @@ function plus(a: FeeSums, b: FeeSums): FeeSums {
   return { count: a.count + b.count, feeMinor: a.feeMinor + b.feeMinor, vatMinor: a.vatMinor + b.vatMinor };
 }
 
-function lineOf(m: MerchantFees, merchantName: string): FeeReportLine {
+function lineOf(m: MerchantFees, names: MerchantNames): FeeReportLine {
   for (const s of [m.charged, m.refunded]) assert(s.count >= 0 && s.feeMinor >= 0n && s.vatMinor >= 0n, () => `fees of ${m.merchantId}: a negative sum`);
-  return { ...m, merchantName, feeMinor: m.charged.feeMinor - m.refunded.feeMinor, vatMinor: m.charged.vatMinor - m.refunded.vatMinor };
+  return { ...m, merchantName: names.name, whiteLabelId: names.whiteLabelId, feeMinor: m.charged.feeMinor - m.refunded.feeMinor, vatMinor: m.charged.vatMinor - m.refunded.vatMinor };
 }
 
-/** The report over `merchants` (in merchant id order), with the names the directory gives them. */
-export function buildFeeReport(period: StatementPeriod, livemode: boolean, merchants: readonly MerchantFees[], nameOf: (merchantId: string) => string): FeeReport {
-  const lines = [...merchants].sort((a, b) => (a.merchantId < b.merchantId ? -1 : a.merchantId > b.merchantId ? 1 : 0)).map((m) => lineOf(m, nameOf(m.merchantId)));
+/**
+ * The report over `merchants`, ordered by white label then merchant, with what the
+ * directory says of each; only one white label's merchants when `whiteLabelId` is given.
+ */
+export function buildFeeReport(period: StatementPeriod, livemode: boolean, merchants: readonly MerchantFees[], namesOf: (merchantId: string) => MerchantNames, whiteLabelId?: string): FeeReport {
+  const lines = merchants.map((m) => lineOf(m, namesOf(m.merchantId)))
+    .filter((l) => whiteLabelId === undefined || l.whiteLabelId === whiteLabelId)
+    .sort((a, b) => compare(a.whiteLabelId, b.whiteLabelId) || compare(a.merchantId, b.merchantId));
   let charged = noFees, refunded = noFees;
   for (const l of lines) { charged = plus(charged, l.charged); refunded = plus(refunded, l.refunded); }
   return { ...period, livemode, lines, totals: { charged, refunded, feeMinor: charged.feeMinor - refunded.feeMinor, vatMinor: charged.vatMinor - refunded.vatMinor } };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function presentSums(s: FeeSums): Record<string, unknown> {
   return { count: s.count, fee_minor: minorToJson(s.feeMinor), vat_minor: minorToJson(s.vatMinor), total_minor: minorToJson(s.feeMinor + s.vatMinor) };
 }
 
-function presentNet(l: Omit<FeeReportLine, 'merchantId' | 'merchantName'>): Record<string, unknown> {
+function presentNet(l: FeeFigures): Record<string, unknown> {
   return {
     charged: presentSums(l.charged), refunded: presentSums(l.refunded),
     fee_minor: minorToJson(l.feeMinor), vat_minor: minorToJson(l.vatMinor), total_minor: minorToJson(l.feeMinor + l.vatMinor),
@@ -77,26 +97,26 @@ export function presentFeeReport(r: FeeReport, asOfMs: number): Record<string, u
     object: 'fee_report', livemode: r.livemode, currency: 'THB',
     ...(r.from === r.to ? { date: r.from } : {}), date_from: r.from, date_to: r.to, time_zone: financeTimeZone,
     period_start: iso(bangkokDayBounds(r.from).startMs), period_end: iso(bangkokDayBounds(r.to).endMs), as_of: iso(asOfMs),
-    merchants: r.lines.map((l) => ({ merchant_id: l.merchantId, merchant_name: l.merchantName, ...presentNet(l) })),
+    merchants: r.lines.map((l) => ({ merchant_id: l.merchantId, merchant_name: l.merchantName, white_label_id: l.whiteLabelId, ...presentNet(l) })),
     totals: presentNet(r.totals),
   };
 }
 
 export const feeReportCsvHeader = [
-  'date', 'time_zone', 'livemode', 'line', 'merchant_id', 'merchant_name',
+  'date', 'time_zone', 'livemode', 'line', 'white_label_id', 'merchant_id', 'merchant_name',
   'charged_count', 'charged_fee_minor', 'charged_vat_minor', 'refunded_count', 'refunded_fee_minor', 'refunded_vat_minor',
   'fee_minor', 'vat_minor', 'total_minor', 'fee_baht', 'vat_baht', 'total_baht',
 ] as const;
 
 /** One row per merchant, then a `total` row; baht with exactly two decimals, computed from the integers. */
 export function feeReportCsv(r: FeeReport): string {
-  const row = (line: 'merchant' | 'total', id: string | null, name: string | null, l: Omit<FeeReportLine, 'merchantId' | 'merchantName'>) => {
+  const row = (line: 'merchant' | 'total', who: readonly (string | null)[], l: FeeFigures) => {
     const total = l.feeMinor + l.vatMinor;
     return [
-      periodText(r), financeTimeZone, r.livemode, line, id, name,
+      periodText(r), financeTimeZone, r.livemode, line, ...who,
       l.charged.count, l.charged.feeMinor, l.charged.vatMinor, l.refunded.count, l.refunded.feeMinor, l.refunded.vatMinor,
       l.feeMinor, l.vatMinor, total, bahtOf(l.feeMinor), bahtOf(l.vatMinor), bahtOf(total),
     ];
   };
-  return csvText(feeReportCsvHeader, [...r.lines.map((l) => row('merchant', l.merchantId, l.merchantName, l)), row('total', null, null, r.totals)]);
+  return csvText(feeReportCsvHeader, [...r.lines.map((l) => row('merchant', [l.whiteLabelId, l.merchantId, l.merchantName], l)), row('total', [null, null, null], r.totals)]);
 }

@@ -65,11 +65,11 @@ function trialBalanceTable(tb: any): string[] {
 
 function feesTable(r: any): string[] {
   const period = r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`;
-  const rows: string[][] = [['merchant', 'name', 'charged', 'fee THB', 'VAT THB', 'refunded', 'fee THB', 'VAT THB', 'net fee THB', 'net VAT THB', 'total THB']];
-  const row = (id: string, name: string, l: any) => [id, name, String(l.charged.count), baht(l.charged.fee_minor), baht(l.charged.vat_minor), String(l.refunded.count), baht(l.refunded.fee_minor), baht(l.refunded.vat_minor), baht(l.fee_minor), baht(l.vat_minor), baht(l.total_minor)];
-  for (const m of r.merchants) rows.push(row(m.merchant_id, m.merchant_name, m));
-  rows.push(row('total', '', r.totals));
-  return [`fees and VAT ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [2, 3, 4, 5, 6, 7, 8, 9, 10])];
+  const rows: string[][] = [['white label', 'merchant', 'name', 'charged', 'fee THB', 'VAT THB', 'refunded', 'fee THB', 'VAT THB', 'net fee THB', 'net VAT THB', 'total THB']];
+  const row = (label: string, id: string, name: string, l: any) => [label, id, name, String(l.charged.count), baht(l.charged.fee_minor), baht(l.charged.vat_minor), String(l.refunded.count), baht(l.refunded.fee_minor), baht(l.refunded.vat_minor), baht(l.fee_minor), baht(l.vat_minor), baht(l.total_minor)];
+  for (const m of r.merchants) rows.push(row(m.white_label_id, m.merchant_id, m.merchant_name, m));
+  rows.push(row('total', '', '', r.totals));
+  return [`fees and VAT ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [3, 4, 5, 6, 7, 8, 9, 10, 11])];
 }
 
 function receivingTable(list: any): string[] {
@@ -102,7 +102,11 @@ const statementSpec: CommandSpec = {
 const feesSpec: CommandSpec = {
   usage: 'satang report fees',
   summary: 'Fees and VAT for a day, a month or a period of days in Asia/Bangkok: per merchant the fees charged and refunded, as fee revenue net of VAT and output VAT, and the totals.',
-  options: { merchant: { type: 'string', value: 'ID', help: 'only this merchant (mch_…)' }, ...periodOptions, ...common },
+  options: {
+    merchant: { type: 'string', value: 'ID', help: 'only this merchant (mch_…)' },
+    'white-label': { type: 'string', value: 'ID', help: "only this white label's merchants (wl_…)" },
+    ...periodOptions, ...common,
+  },
 };
 
 /** The period and mode query of a report (`&date=…&livemode=…`), or null when no period is given. */
@@ -128,8 +132,8 @@ const subcommands: Subcommand[] = [
     run: (args) => {
       const query = periodQuery(args);
       if (query === null) return Promise.resolve(usageError(feesSpec, '--date, --month, or --from and --to is required'));
-      const merchant = text(args, 'merchant') ? `&merchant_id=${encodeURIComponent(text(args, 'merchant'))}` : '';
-      return show(args, `/v1/bo/reports/fees?${query.slice(1)}${merchant}`, feesTable);
+      const only = (option: string, param: string) => (text(args, option) ? `&${param}=${encodeURIComponent(text(args, option))}` : '');
+      return show(args, `/v1/bo/reports/fees?${query.slice(1)}${only('merchant', 'merchant_id')}${only('white-label', 'white_label_id')}`, feesTable);
     },
   },
   {

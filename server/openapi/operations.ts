@@ -162,8 +162,8 @@ export const operations: Record<string, OperationInfo> = {
     queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, format }, responses: { 200: csvAnswer(receivingCsvHeader) },
   },
   'GET /v1/bo/reports/fees': {
-    summary: 'Fees and VAT for a day or a period of days (Asia/Bangkok) in one mode: per merchant the fees charged and refunded, each as fee revenue net of VAT and output VAT, and their totals.', auth: 'operator',
-    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader) },
+    summary: 'Fees and VAT for a day or a period of days (Asia/Bangkok) in one mode: per merchant (with its white label) the fees charged and refunded, each as fee revenue net of VAT and output VAT, and their totals; all merchants, one white label\'s or one merchant\'s.', auth: 'operator',
+    queryParams: { merchant_id: { type: 'string' }, white_label_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader) },
   },
   'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
   'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },

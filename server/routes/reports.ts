@@ -3,7 +3,7 @@
 //   GET /v1/bo/reports/statements?merchant_id=&livemode=&{date|month|from&to}=&format=  finance
 //   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance
 //   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
-//   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&format=        finance
+//   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&white_label_id=&format=  finance
 //   GET /v1/pay/reports/statements?{date|month|from&to}=&format=                        wallet:read
 //   GET /v1/pay/reports/fees?{date|month|from&to}=&format=                              wallet:read
 // date is a day in Asia/Bangkok (YYYY-MM-DD); month (YYYY-MM) its days, up to today while
@@ -128,13 +128,18 @@ function answerStatement(ctx: Context, services: Services, s: Statement, format:
 }
 
 /** The fees report of a period and mode, all merchants' or one's, as JSON or CSV. */
-async function answerFees(ctx: Context, services: Services, livemode: boolean, period: StatementPeriod, merchantId: string | undefined, format: 'json' | 'csv'): Promise<void> {
+async function answerFees(ctx: Context, services: Services, livemode: boolean, period: StatementPeriod, of: { merchantId?: string; whiteLabelId?: string }, format: 'json' | 'csv'): Promise<void> {
   await fresh(services, 'fee_ledger');
-  const fees = readSideOf(services).models.finance.fees(livemode, period.from, period.to, merchantId);
-  const report = buildFeeReport(period, livemode, fees, (id) => services.write.world.merchants.get(id)?.name ?? '');
+  const fees = readSideOf(services).models.finance.fees(livemode, period.from, period.to, of.merchantId);
+  const namesOf = (id: string) => {
+    const m = services.write.world.merchants.get(id);
+    return { name: m?.name ?? '', whiteLabelId: m?.whiteLabelId ?? '' };
+  };
+  const report = buildFeeReport(period, livemode, fees, namesOf, of.whiteLabelId);
   if (format === 'csv') {
+    const whose = of.merchantId ?? of.whiteLabelId;
     ctx.type = 'text/csv; charset=utf-8; header=present';
-    ctx.set('Content-Disposition', `attachment; filename="fees-${merchantId ? `${merchantId}-` : ''}${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
+    ctx.set('Content-Disposition', `attachment; filename="fees-${whose ? `${whose}-` : ''}${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
     ctx.body = feeReportCsv(report);
     return;
   }
@@ -176,11 +181,14 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
   });
 
   router.get('/fees', async (ctx) => {
-    const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
-    const merchantId = q.merchant_id ? merchantParam(q) : undefined; // empty: every merchant
+    const q = readQuery(ctx, ['merchant_id', 'white_label_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
+    // Empty: every merchant, of every white label.
+    const merchantId = q.merchant_id ? merchantParam(q) : undefined;
+    const whiteLabelId = q.white_label_id || undefined;
+    if (whiteLabelId !== undefined && !services.write.world.whiteLabels.has(whiteLabelId)) throw notFound('white label');
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
-    await answerFees(ctx, services, livemode, period, merchantId, formatParam(q.format));
+    await answerFees(ctx, services, livemode, period, { merchantId, whiteLabelId }, formatParam(q.format));
   });
 
   router.get('/receiving-accounts', async (ctx) => {
@@ -217,7 +225,7 @@ function merchantReports(services: Services): Router {
     const m = requireScope(ctx, 'wallet:read');
     const q = readQuery(ctx, ['date', 'month', 'from', 'to', 'format']);
     const period = periodParam(services, q);
-    await answerFees(ctx, services, m.livemode, period, m.merchantId, formatParam(q.format));
+    await answerFees(ctx, services, m.livemode, period, { merchantId: m.merchantId }, formatParam(q.format));
   });
   return router;
 }

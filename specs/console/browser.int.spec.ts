@@ -295,6 +295,15 @@ test("finance's fees and VAT page is the API's: this month by default, each merc
   const csv = await scene.s.bo('GET', `/v1/bo/reports/fees?livemode=true&month=${month}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
   assert.is(download.suggestedFilename(), `fees-live-${api.date_from}_${api.date_to}.csv`.replace(`${api.date_from}_${api.date_from}`, api.date_from));
+  // One white label's merchants, typed into the form: the page asks for them and shows the API's lines.
+  await fah.page.fill('[data-testid=fees-white-label]', scene.shop.whiteLabelId);
+  await fah.page.click('[data-testid=fees-month]');
+  await fah.page.waitForFunction(() => location.hash.includes('white_label_id='));
+  await fah.ready('fees');
+  const one = (await scene.s.bo('GET', `/v1/bo/reports/fees?livemode=true&month=${month}&white_label_id=${scene.shop.whiteLabelId}`, undefined, { roles: ['finance'] })).json;
+  assert.ok(one.merchants.length > 0 && one.merchants.every((m: any) => m.white_label_id === scene.shop.whiteLabelId));
+  await fah.page.waitForFunction((n) => document.querySelectorAll('[data-testid=fees-row]').length === n, one.merchants.length);
+  assert.equal(await fah.page.$$eval('[data-testid=fees-row]', (rows) => rows.map((r) => r.getAttribute('data-merchant'))), one.merchants.map((m: any) => m.merchant_id));
 });
 
 test('activity: ops_admin finds a reviewer\'s approval in the action log with its deposit linked; support sees only API requests and finds one by request_id, bodies redacted', async () => {

@@ -289,9 +289,9 @@ async function checkFees(fromMs: number): Promise<void> {
     const change = (name: string) => (now[name] ?? 0) - (before[name] ?? 0);
     assert.equal([t.fee_minor, t.vat_minor], [change('fee_revenue'), change('vat_payable')], `fees ${livemode ? 'live' : 'test'} ${from}–${today}: the ledger's fee revenue and VAT payable over the days`);
     const csv = parse(await csvOf(`${path}&format=csv`), { columns: true }) as Record<string, string>[];
-    assert.equal(csv.map((row) => [row.line, row.merchant_id, Number(row.fee_minor), Number(row.vat_minor), Number(row.charged_count), Number(row.refunded_count)]), [
-      ...r.json.merchants.map((m: any) => ['merchant', m.merchant_id, m.fee_minor, m.vat_minor, m.charged.count, m.refunded.count]),
-      ['total', '', t.fee_minor, t.vat_minor, t.charged.count, t.refunded.count],
+    assert.equal(csv.map((row) => [row.line, row.white_label_id, row.merchant_id, Number(row.fee_minor), Number(row.vat_minor), Number(row.charged_count), Number(row.refunded_count)]), [
+      ...r.json.merchants.map((m: any) => ['merchant', m.white_label_id, m.merchant_id, m.fee_minor, m.vat_minor, m.charged.count, m.refunded.count]),
+      ['total', '', '', t.fee_minor, t.vat_minor, t.charged.count, t.refunded.count],
     ]);
     if (t.charged.count > 0) feesSeen++;
   }
@@ -388,7 +388,11 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   });
   const csv = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[1]!.keys.id}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(csv.headers.get('content-disposition'), `attachment; filename="fees-${ps[1]!.keys.id}-live-${day}.csv"`);
-  assert.match(csv.text, new RegExp(`^${day},Asia/Bangkok,true,merchant,${ps[1]!.keys.id},ร้านสอง,1,333,23,1,333,23,0,0,0,0\\.00,0\\.00,0\\.00\r$`, 'm'));
+  assert.match(csv.text, new RegExp(`^${day},Asia/Bangkok,true,merchant,${ps[1]!.keys.whiteLabelId},${ps[1]!.keys.id},ร้านสอง,1,333,23,1,333,23,0,0,0,0\\.00,0\\.00,0\\.00\r$`, 'm'));
+  // One white label's merchants: the two that paid fees, each named with its white label.
+  const byLabel = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}`, undefined, { roles: ['finance'] });
+  assert.equal(byLabel.json.merchants.map((m: any) => [m.white_label_id, m.merchant_id]).sort(), [ps[0]!, ps[1]!].map((p) => [p.keys.whiteLabelId, p.keys.id]).sort());
+  assert.is((await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=wl_nobody`, undefined, { roles: ['finance'] })).status, 404);
   // The merchant reads its own line with wallet:read, in its key's mode: the same figures.
   const own = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
   assert.is(own.status, 200, own.text);

@@ -151,6 +151,8 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   const feesCsv = await report(['fees', '--date', day, '--merchant', withdrawer.id, '--csv']);
   assert.is(feesCsv.code, 0, feesCsv.stderr);
   assert.is(feesCsv.stdout, (await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${withdrawer.id}&format=csv`, undefined, { roles: ['finance'] })).text);
+  const oneLabel = await report(['fees', '--date', day, '--white-label', withdrawer.whiteLabelId, '--csv']);
+  assert.is(oneLabel.stdout, (await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${withdrawer.whiteLabelId}&format=csv`, undefined, { roles: ['finance'] })).text);
   assert.is((await report(['fees'])).code, 2, 'a period is required');
   const refused = await report(['statement', '--merchant', withdrawer.id, '--date', 'yesterday']);
   assert.is(refused.code, 1);
