@@ -153,6 +153,9 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   assert.is(feesCsv.stdout, (await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${withdrawer.id}&format=csv`, undefined, { roles: ['finance'] })).text);
   const oneLabel = await report(['fees', '--date', day, '--white-label', withdrawer.whiteLabelId, '--csv']);
   assert.is(oneLabel.stdout, (await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${withdrawer.whiteLabelId}&format=csv`, undefined, { roles: ['finance'] })).text);
+  const unknownLabel = await report(['fees', '--date', day, '--white-label', 'wl_nobody']);
+  assert.is(unknownLabel.code, 1, 'the white label is asked for');
+  assert.match(unknownLabel.stderr, /HTTP 404/);
   assert.is((await report(['fees'])).code, 2, 'a period is required');
   const refused = await report(['statement', '--merchant', withdrawer.id, '--date', 'yesterday']);
   assert.is(refused.code, 1);
