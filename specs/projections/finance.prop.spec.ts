@@ -383,7 +383,8 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   assert.equal(await line(0), {
     merchant_id: ps[0]!.keys.id, charged: { count: 1, fee_minor: 1_500, vat_minor: 105, total_minor: 1_605 }, refunded: { count: 1, fee_minor: 1_500, vat_minor: 105, total_minor: 1_605 }, fee_minor: 0, vat_minor: 0,
   });
-  assert.equal(await line(1), {
+  const withdrawer = await line(1);
+  assert.equal(withdrawer, {
     merchant_id: ps[1]!.keys.id, charged: { count: 1, fee_minor: 333, vat_minor: 23, total_minor: 356 }, refunded: { count: 1, fee_minor: 333, vat_minor: 23, total_minor: 356 }, fee_minor: 0, vat_minor: 0,
   });
   const csv = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[1]!.keys.id}&format=csv`, undefined, { roles: ['finance'] });
@@ -396,7 +397,7 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   // The merchant reads its own line with wallet:read, in its key's mode: the same figures.
   const own = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
   assert.is(own.status, 200, own.text);
-  assert.equal(own.json.merchants.map((m: any) => [m.merchant_id, m.charged, m.refunded]), [[ps[1]!.keys.id, (await line(1)).charged, (await line(1)).refunded]]);
+  assert.equal(own.json.merchants.map((m: any) => [m.merchant_id, m.charged, m.refunded]), [[ps[1]!.keys.id, withdrawer.charged, withdrawer.refunded]]);
   const ownCsv = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}&format=csv`);
   assert.is(ownCsv.text, csv.text, "the merchant's CSV is the back office's for that merchant");
   const ownSandbox = await s.call(ps[1]!.keys.sandbox.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
