@@ -304,6 +304,11 @@ test("finance's fees and VAT page is the API's: this month by default, each merc
   assert.ok(one.merchants.length > 0 && one.merchants.every((m: any) => m.white_label_id === scene.shop.whiteLabelId));
   await fah.page.waitForFunction((n) => document.querySelectorAll('[data-testid=fees-row]').length === n, one.merchants.length);
   assert.equal(await fah.page.$$eval('[data-testid=fees-row]', (rows) => rows.map((r) => r.getAttribute('data-merchant'))), one.merchants.map((m: any) => m.merchant_id));
+  // A white label the server does not know: the page asked for it, and says what the server answered.
+  await fah.page.fill('[data-testid=fees-white-label]', 'wl_nobody');
+  await fah.page.click('[data-testid=fees-month]');
+  await fah.page.waitForSelector('[data-testid=error-code]');
+  assert.match(await fah.page.textContent('[data-testid=error-code]') ?? '', /404 resource_not_found/);
 });
 
 test('activity: ops_admin finds a reviewer\'s approval in the action log with its deposit linked; support sees only API requests and finds one by request_id, bodies redacted', async () => {
