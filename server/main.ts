@@ -133,6 +133,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     lock.release();
     throw error;
   }
+  // SATANG_CLOCK=manual starts at the wall clock. After advances and a restart, it resumes
+  // at the journal's last entry instead, when that is later: business time never runs
+  // back behind what the journal recorded (the advance itself is not journaled, so time
+  // advanced past the last commit is not resumed). A test's own clock is left as given.
+  if (!options.clock && clock instanceof ManualClock) {
+    const last = store.db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get();
+    if (last !== undefined && last > clock.now()) clock.set(last);
+  }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
   const securityClock = options.securityClock ?? new SystemClock();
   const webhooks = new Webhooks({

@@ -1,0 +1,43 @@
+// SATANG_CLOCK=manual across a restart: the clock a server makes for itself starts at the
+// wall clock, and on a data dir whose journal was written after clock advances it resumes
+// at the journal's last entry, so business time never runs back behind what was recorded
+// (reports would refuse their own days as "not yet begun", timers would wait again).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { settled } from '../../core/handler/handle.ts';
+import { startServer } from '../../server/main.ts';
+import { operator } from '../support/core-harness.ts';
+
+const dayMs = 86_400_000;
+
+test('a manual clock resumes at the journal\'s last entry after a restart, and starts at the wall clock on a fresh data dir', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-manual-clock-'));
+  const env = { SATANG_DATA_DIR: join(dir, 'data'), SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent' };
+  try {
+    const first = await startServer(env);
+    const startedAt = first.services.write.clock.now();
+    assert.ok(Math.abs(startedAt - Date.now()) < 60_000, 'a fresh data dir starts at the wall clock');
+    await first.services.write.advanceClock!(4 * dayMs);
+    const r = await settled(first.store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'After four days' }));
+    assert.ok(r.ok);
+    const recordedAt = first.services.write.clock.now();
+    assert.ok(recordedAt >= startedAt + 4 * dayMs);
+    await first.close();
+
+    const second = await startServer(env);
+    try {
+      assert.is(second.services.write.clock.now(), recordedAt, 'resumed at the last entry, not at the wall clock four days earlier');
+      assert.ok(second.store.world.whiteLabels.size === 1);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
