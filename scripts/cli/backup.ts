@@ -11,6 +11,8 @@
 // gives those seqs again, and the stream must not hold the lost entries, nor their message
 // ids in its duplicate window (a purge keeps those), or it would drop the new entries.
 // What was lost is printed and kept in the data dir (restore-lost.json) for the operators.
+// A NATS failure at the deletion, once the files are restored, exits 1 with the command
+// to delete the stream by hand (the relay publishes nothing to it meanwhile).
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type Stream
 import { writePrivateFile } from '../../adapters/private-files.ts';
 import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
 import { readSideLimits } from '../../core/limits.ts';
-import type { RelayedEntry } from '../../projections/entry.ts';
+import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
 import { verifyJournal } from './verify.ts';
@@ -60,10 +62,11 @@ interface Lost {
   readonly listed_all: boolean;
   /** Per merchant and mode: the entries, the webhook events emitted for them, and the orders they touched. */
   readonly merchants: readonly { merchant_id: string | null; livemode: boolean | null; entries: number; events: number; orders: string[] }[];
-  readonly stream_deleted_messages: number;
+  /** How many messages the deleted stream held; null when it could not be deleted (it must be, by hand, before the server starts). */
+  readonly stream_deleted_messages: number | null;
 }
 
-function lostOf(tail: number, beyond: StreamBeyond, deletedMessages: number): Lost {
+function lostOf(tail: number, beyond: StreamBeyond, deletedMessages: number | null): Lost {
   const byMerchant = new Map<string, { merchant_id: string | null; livemode: boolean | null; entries: number; events: number; orders: Set<string> }>();
   for (const e of beyond.entries) {
     const key = `${e.merchantId}\n${e.livemode}`;
@@ -155,14 +158,20 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     let lost: Lost | undefined;
     // Only a restore that verifies is one to start on; otherwise the stream is left as it is.
     if (nc && beyond && verified.ok) {
-      lost = lostOf(tail, beyond, await deleteJournalStream(await nc.jetstreamManager()));
+      // The files are restored: from here a NATS failure is reported as what it is, not as a
+      // refused restore, and what was lost is still kept.
+      const deleted = await deleteJournalStream(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs })).catch((error: unknown) => {
+        process.stderr.write(`satang restore: the journal is restored and verifies, but the journal stream could not be deleted (${(error as Error).message}): delete it (nats stream rm ${journalStreamName}) before the server starts; until then the relay publishes nothing\n`);
+        return null;
+      });
+      lost = lostOf(tail, beyond, deleted);
       writePrivateFile(join(dataDir, restoreLostFileName), `${JSON.stringify(lost, null, 2)}\n`);
     } else if (nc) {
       process.stderr.write('satang restore: the restored journal does not verify, so the journal stream was left as it is\n');
     }
     const code = print(args, 'restored into', dataDir, manifest, verified, lost);
     if (!flag(args, 'json')) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
-    return code;
+    return lost?.stream_deleted_messages === null ? exitFailed : code;
   } catch (error) {
     return refused('restore', error);
   } finally {
@@ -171,9 +180,12 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
 }
 
 function printLost(lost: Lost, dataDir: string): void {
+  const stream = lost.stream_deleted_messages === null
+    ? `the journal stream could NOT be deleted: delete it (nats stream rm ${journalStreamName}) before the server starts`
+    : `the journal stream was deleted (${lost.stream_deleted_messages} messages), the relay makes it again`;
   const lines = [lost.entries === 0
-    ? `journal stream: nothing past the backup's seq ${lost.backup_tail_seq}; deleted (${lost.stream_deleted_messages} messages), the relay makes it again`
-    : `LOST: ${lost.entries} journal entries committed after the backup (seq ${lost.from_seq}–${lost.to_seq}, ${lost.first_recorded_at} – ${lost.last_recorded_at}); the journal stream was deleted (${lost.stream_deleted_messages} messages), the relay makes it again`];
+    ? `journal stream: nothing past the backup's seq ${lost.backup_tail_seq}; ${stream}`
+    : `LOST: ${lost.entries} journal entries committed after the backup (seq ${lost.from_seq}–${lost.to_seq}, ${lost.first_recorded_at} – ${lost.last_recorded_at}); ${stream}`];
   for (const m of lost.merchants) lines.push(`  ${m.merchant_id ?? 'system'} ${m.livemode === null ? '' : m.livemode ? 'live' : 'sandbox'}: ${m.entries} entries, ${m.events} webhook events emitted (in its feed, and sent to its endpoints), orders ${m.orders.join(' ') || '—'}`);
   if (!lost.listed_all) lines.push(`  (the first ${lost.merchants.reduce((t, m) => t + m.entries, 0)} entries are listed)`);
   if (lost.entries > 0) lines.push(`the list is kept in ${join(dataDir, restoreLostFileName)}: tell these merchants, whose events feed and webhooks told of what the journal no longer holds`);

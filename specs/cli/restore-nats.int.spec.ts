@@ -8,7 +8,9 @@
 //   duplicate window), so a server started on the restored journal publishes its new
 //   entries under the seqs the lost ones had, and JetStream takes them instead of
 //   dropping them as duplicates;
-// - an unreachable NATS refuses the restore before the data dir is touched.
+// - an unreachable NATS refuses the restore before the data dir is touched;
+// - a stream NATS will not delete, once the files are restored: exit 1, the list of what was
+//   lost still kept, and the command to delete the stream by hand.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -135,6 +137,37 @@ test('what was committed after the backup is listed and kept; the stream is dele
     assert.is(balance.available_minor, 100_000 + 200_000 + 700_000, 'the backup\'s balance and the new funding, nothing of what was lost');
   } finally {
     await s2.stop();
+  }
+});
+
+test('a journal stream NATS refuses to delete, once the files are restored: exit 1, what was lost still kept, the stream named to delete by hand', async () => {
+  const guarded = await NatsServer.start({ denyPublish: ['$JS.API.STREAM.DELETE.>'] });
+  const g = await TestServer.start({ SATANG_NATS_URL: guarded.url });
+  try {
+    const shop2 = await g.onboard('Shop');
+    await g.fund(shop2.id, 100_000);
+    await published(g);
+    const backup = join(dir, 'guarded-backup');
+    assert.is((await satang(['backup', '--to', backup, '--data-dir', g.dataDir])).code, 0);
+    await g.fund(shop2.id, 200_000);
+    await published(g);
+    const lostTail = g.running.store.world.lastSeq;
+    await g.stop(false);
+    const restored = join(dir, 'guarded-restored');
+    copyFileSync(`${g.dataDir}.master-key`, `${restored}.master-key`);
+    const r = await satang(['restore', '--from', backup, '--data-dir', restored, '--nats', guarded.url]);
+    assert.is(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /the journal is restored and verifies, but the journal stream could not be deleted \(.*Permissions Violation/);
+    assert.match(r.stderr, new RegExp(`nats stream rm ${journalStreamName}`));
+    assert.match(r.stdout, /LOST: \d+ journal entries .* the journal stream could NOT be deleted/);
+    const lost = JSON.parse(readFileSync(join(restored, 'restore-lost.json'), 'utf8'));
+    assert.is(lost.stream_last_seq, lostTail);
+    assert.ok(lost.entries > 0);
+    assert.is(lost.stream_deleted_messages, null);
+    assert.ok(existsSync(join(restored, 'journal.db')), 'the files are restored');
+  } finally {
+    await g.stop();
+    await guarded.remove();
   }
 });
 

@@ -6,7 +6,7 @@
 //   await nats.stop(); … await nats.restart(); … await nats.remove();
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,10 +38,22 @@ export class NatsServer {
   private child: ChildProcess | null = null;
   private output = '';
 
-  private constructor(readonly port: number, readonly storeDir: string) {}
+  private constructor(readonly port: number, readonly storeDir: string, private readonly config: string | null = null) {}
 
-  static async start(): Promise<NatsServer> {
-    const server = new NatsServer(await freePort(), mkdtempSync(join(tmpdir(), 'satang-nats-')));
+  /**
+   * `denyPublish`: subjects no client may publish to (say `$JS.API.STREAM.DELETE.>`, a
+   * stream that cannot be deleted), through a config file whose one user every client
+   * connecting without credentials is (no_auth_user).
+   */
+  static async start(options: { denyPublish?: readonly string[] } = {}): Promise<NatsServer> {
+    const storeDir = mkdtempSync(join(tmpdir(), 'satang-nats-'));
+    let config: string | null = null;
+    if (options.denyPublish) {
+      config = join(storeDir, 'nats.conf');
+      const deny = options.denyPublish.map((subject) => JSON.stringify(subject)).join(', ');
+      writeFileSync(config, `authorization { users: [ { user: satang, password: satang, permissions: { publish: { allow: [">"], deny: [${deny}] }, subscribe: { allow: [">"] } } } ] }\nno_auth_user: satang\n`);
+    }
+    const server = new NatsServer(await freePort(), storeDir, config);
     await server.restart();
     return server;
   }
@@ -57,7 +69,7 @@ export class NatsServer {
   /** Starts the server (again) on its port and store directory; resolves once JetStream answers. */
   async restart(): Promise<void> {
     if (this.child) return;
-    const child = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, [...(this.config ? ['-c', this.config] : []), '-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stdout!.on('data', (d) => { this.output += d; });
     child.stderr!.on('data', (d) => { this.output += d; });
