@@ -88,9 +88,16 @@ export function merchantOf(ctx: Context): MerchantState {
   return m;
 }
 
-/** Scopes bind live keys; sandbox keys carry every scope (the contract names them for live keys). */
-export function requireScope(ctx: Context, scope: Scope): MerchantState {
+/**
+ * Scopes bind live keys; sandbox keys carry every scope (the contract names them for live
+ * keys). Every scope given is needed; the refusal names the first one missing (and, when
+ * more than one is needed, all of them).
+ */
+export function requireScope(ctx: Context, ...scopes: [Scope, ...Scope[]]): MerchantState {
   const m = merchantOf(ctx);
-  if (m.livemode && !m.key.scopes.includes(scope)) throw new ApiError('scope_denied', `This key lacks the scope ${scope}.`, { required_scope: scope });
-  return m;
+  if (!m.livemode) return m;
+  const missing = scopes.find((scope) => !m.key.scopes.includes(scope));
+  if (missing === undefined) return m;
+  if (scopes.length === 1) throw new ApiError('scope_denied', `This key lacks the scope ${missing}.`, { required_scope: missing });
+  throw new ApiError('scope_denied', `This key lacks the scope ${missing}; this route needs ${scopes.join(' and ')}.`, { required_scope: missing, required_scopes: [...scopes] });
 }

@@ -88,7 +88,7 @@ export const operations: Record<string, OperationInfo> = {
     example: { bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' },
   },
   'GET /v1/pay/beneficiaries/:id': { summary: 'Get a beneficiary.', auth: 'merchant', responses: { 200: 'Beneficiary' } },
-  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation).", auth: 'merchant', queryParams: { since_sequence: decimal, limit }, responses: { 200: 'EventsPage' } },
+  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation; a live key needs wallet:read and withdrawals:read).", auth: 'merchant', queryParams: { since_sequence: decimal, limit }, responses: { 200: 'EventsPage' } },
   'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', responses: { 200: 'SandboxRun' } },
   'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'OutOfOrderRun' }, example: { case: outOfOrderCases[0] } },
   'GET /v1/test/webhooks/listen': {

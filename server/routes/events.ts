@@ -8,10 +8,15 @@
 // sequence it deleted for the caller (0: none), and state is 'partial' when the page starts
 // below it — events at or below it may be missing because they were older than
 // retention_days, not because they were lost.
+// The feed carries every object of the merchant's — balance transactions and withdrawals
+// among them — so a live key reads it only with wallet:read and withdrawals:read, the
+// scopes that guard those objects' own routes; otherwise the feed would leak what the key
+// is refused directly. It is not filtered instead: a filtered feed would have gaps that a
+// reconciliation must take for losses.
 
 import Router from '@koa/router';
 import { limits, readSideLimits, webhookLimits } from '../../core/limits.ts';
-import { merchantAuth, merchantOf } from '../auth/merchant.ts';
+import { merchantAuth, requireScope } from '../auth/merchant.ts';
 import type { Services } from '../ports.ts';
 import { limitParam, readQuery, readSideOf, sequenceParam } from './read-params.ts';
 
@@ -19,7 +24,7 @@ export function eventsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/v1/pay/events' });
   router.use(merchantAuth(services));
   router.get('/', async (ctx) => {
-    const m = merchantOf(ctx);
+    const m = requireScope(ctx, 'wallet:read', 'withdrawals:read');
     const q = readQuery(ctx, ['since_sequence', 'limit']);
     const since = sequenceParam(q.since_sequence);
     const limit = limitParam(q.limit, limits.pageSizeDefault, limits.pageSizeMax);

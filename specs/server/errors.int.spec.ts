@@ -106,6 +106,21 @@ test('scope_denied: a live key without wallet:read or withdrawals:write', async 
   assert.is(w.details.required_scope, 'withdrawals:write');
 });
 
+test('scope_denied: the events feed carries balance transactions and withdrawals, so it needs both read scopes', async () => {
+  const readsFeed = async (scopes: string[]) => {
+    const minted = await s.bo('POST', `/v1/bo/merchants/${payer.id}/keys`, { livemode: true, scopes }, { stepUp: true });
+    assert.is(minted.status, 201, minted.text);
+    return s.call(minted.json.api_key, 'GET', '/v1/pay/events?since_sequence=0&limit=5');
+  };
+  const noWallet = expectError(await readsFeed(['withdrawals:read', 'withdrawals:write']), 'scope_denied');
+  assert.equal([noWallet.details.required_scope, noWallet.details.required_scopes], ['wallet:read', ['wallet:read', 'withdrawals:read']]);
+  const noWithdrawals = expectError(await readsFeed(['wallet:read']), 'scope_denied');
+  assert.is(noWithdrawals.details.required_scope, 'withdrawals:read');
+  const both = await readsFeed(['wallet:read', 'withdrawals:read']);
+  assert.is(both.status, 200, both.text);
+  assert.ok(both.json.data.some((e: { type: string }) => e.type.startsWith('balance.')), 'the payer was funded: the feed holds balance events');
+});
+
 // ---- the request itself ----
 
 test('idempotency_key_required: POST without Idempotency-Key (create, cancel, slip-token)', async () => {
