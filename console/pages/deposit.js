@@ -8,7 +8,7 @@
 // timeline with journal seqs. Buttons the operator's roles cannot call are not shown.
 //
 // data-testids: deposit-status, deposit-amount, review-panel, approvals, approvals-needed,
-//   decision-form, note, note-error, amount, approve, decline, reverse-form,
+//   decision-form, note, note-error, amount, leg-amount (data-leg), approve, decline, reverse-form,
 //   reverse-reason, reverse-note, reverse-note-error, reverse, (deposit-evidence.js: verdicts, verdict-row,
 //   slip, slip-image, duplicate-hits, legs, timeline, timeline-step).
 
@@ -84,13 +84,22 @@ function Decision({ deposit, review, reload }) {
   const n = useNote();
   const [amount, setAmount] = useState('');
   const [amountError, setAmountError] = useState(null);
+  const [legAmounts, setLegAmounts] = useState({});
+  // More than one leg waiting: one figure cannot say which destination got the money, so
+  // the reviewer gives each leg's (the server refuses a single amount then).
+  const waiting = (deposit.legs ?? []).filter((l) => l.leg_status !== 'complete');
+  const perLeg = waiting.length > 1;
   const mayApprove = can('POST /v1/bo/deposits/:id/approve'), mayDecline = can('POST /v1/bo/deposits/:id/decline');
   if (deposit.status !== 'under_review' || !review || (!mayApprove && !mayDecline)) return null;
   const path = (verb) => `/v1/bo/deposits/${encodeURIComponent(deposit.id)}/${verb}`;
   const decide = async (verb) => {
     if (!n.check()) return false;
     const body = { note: n.note.trim() };
-    if (verb === 'approve' && amount.trim() !== '') {
+    if (verb === 'approve' && perLeg) {
+      const legs = waiting.map((l) => ({ leg_ref: l.leg_ref, amount_minor: parseBahtToMinor((legAmounts[l.leg_ref] ?? '').trim()) }));
+      if (legs.some((l) => l.amount_minor === null || l.amount_minor < 0)) { setAmountError(t('deposit.legAmountsRequired')); return false; }
+      body.legs = legs;
+    } else if (verb === 'approve' && amount.trim() !== '') {
       const minor = parseBahtToMinor(amount);
       if (minor === null || minor <= 0) { setAmountError(t('amount.invalid')); return false; }
       body.amount_minor = minor;
@@ -98,12 +107,18 @@ function Decision({ deposit, review, reload }) {
     await post(path(verb), body);
     n.clear();
     setAmount('');
+    setLegAmounts({});
     return true;
   };
   return html`<div class="card action-card" data-testid="decision-form">
     <h2>${t('deposit.decision')}</h2>
     <${NoteField} n=${n} />
-    ${mayApprove ? html`<label class="inline">${t('deposit.transferredAmount')}
+    ${mayApprove && perLeg ? html`<p class="small">${t('deposit.legAmountsHint')}</p>
+      ${waiting.map((l) => html`<label class="inline">${t('deposit.legReceived', { leg: l.leg_ref })} <${Money} minor=${l.amount_minor} />
+        <input data-testid="leg-amount" data-leg=${l.leg_ref} inputmode="decimal" value=${legAmounts[l.leg_ref] ?? ''}
+          onInput=${(e) => { setLegAmounts({ ...legAmounts, [l.leg_ref]: e.currentTarget.value }); setAmountError(null); }} /></label>`)}
+      ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
+    ${mayApprove && !perLeg ? html`<label class="inline">${t('deposit.transferredAmount')}
       <input data-testid="amount" inputmode="decimal" placeholder=${t('deposit.transferredAmountHint')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
       ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
     <div class="buttons">

@@ -12,7 +12,7 @@ import { creditBucketOf } from '../ledger/postings.ts';
 import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '../money.ts';
 import { orderReasons, reasonTexts } from './reasons.ts';
 import {
-  evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegFill,
+  evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkTransfer, type SlipTransfer, type VerificationFacts } from './verification.ts';
@@ -51,7 +51,8 @@ export type DepositCommand =
   | { readonly type: 'ReceiveSlip'; readonly at: number; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
   | { readonly type: 'RecordVerification'; readonly at: number; readonly receiptId: string; readonly outcome: VerificationOutcome; readonly settle: SettleContext }
   | { readonly type: 'EscalateReview'; readonly at: number }
-  | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly settle: SettleContext }
+  /** `transferredAmountMinor` or `legAmounts` (never both): what the reviewer found received (see receivedAmounts). */
+  | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
   | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts }
   | { readonly type: 'ClearDeposit'; readonly at: number }
@@ -403,26 +404,82 @@ function checkNote(note: string): Rejection | null {
     : reject('review_note_required', `A reviewer note of at least ${limits.reviewNoteLengthMin} characters is required.`, { min_length: limits.reviewNoteLengthMin });
 }
 
+/**
+ * A reviewer's approval settles the order (the contract: under_review → settled) at what
+ * the legs received. Four eyes: the first approval records its figures and the order stays
+ * under review; a second, different reviewer settles at the same figures (giving none
+ * takes the first's). A second approval with other figures replaces the first (restarted),
+ * so the amount credited is always the one two reviewers agreed on.
+ */
 function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Deposit): DepositDecision {
   if (s.status !== 'under_review' || !s.review) return reject('operation_not_allowed', `Only a deposit under review can be approved; this one is ${s.status}.`, { status: s.status });
   const noteProblem = checkNote(c.note);
   if (noteProblem) return noteProblem;
-  if (s.review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
-  if (s.review.fourEyesRequired && s.review.approvals.length === 0) {
-    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note }];
-  }
-  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
-  if (V === undefined || V <= 0n) {
-    return reject('validation_error', 'The transferred amount is unknown; give amount_minor as verified by the reviewer.', { fields: [{ path: 'amount_minor', reason: 'required' }] });
+  const review = s.review;
+  if (review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
+  const explicit = c.transferredAmountMinor !== undefined || c.legAmounts !== undefined;
+  const recorded = review.fourEyesRequired && review.approvals.length > 0 ? review.approvedAmounts : undefined;
+  const received = recorded !== undefined && !explicit ? recorded : receivedAmounts(c, s);
+  if (isRejection(received)) return received;
+  if (review.fourEyesRequired && (review.approvals.length === 0 || (recorded !== undefined && !sameAmounts(recorded, received)))) {
+    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(review.approvals.length > 0 ? { restarted: true as const } : {}) }];
   }
   const verified = legAmounts(s);
-  const paidLeg = s.slip?.legRef ?? s.routeConfirmation?.legRef;
-  const target = s.legs.find((l) => l.legRef === paidLeg) ?? s.legs.find((l) => l.legStatus === 'pending') ?? s.legs[0];
-  if (target) verified.set(target.legRef, V);
+  for (const r of received) verified.set(r.legRef, r.amountMinor);
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
   const decision = { operatorId: c.operatorId, note: c.note };
   return thenNextQueued(s, c.at, settled.map((e) => (e.type === 'DepositSettled' ? { ...e, decision } : e)));
+}
+
+/**
+ * What each leg still waiting for money received, as the approval states it. `legs[]`
+ * names every such leg (0 where nothing arrived). A single amount (or, without one, the
+ * amount the slip or the route confirmation showed) goes to the leg the slip paid, or the
+ * one leg waiting: with more than one waiting, a single figure cannot say which
+ * destination got the money, and the withdrawals behind the others would be paid again or
+ * lose their money to suspense, so legs[] is required.
+ */
+function receivedAmounts(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Deposit): readonly LegAmount[] | Rejection {
+  const waiting = s.legs.filter((l) => !(l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined));
+  const invalid = (path: string, reason: string, message: string, hint?: string) =>
+    reject('validation_error', message, { fields: [{ path, reason, ...(hint !== undefined ? { hint } : {}) }] });
+  if (c.legAmounts !== undefined) {
+    if (c.transferredAmountMinor !== undefined) return invalid('amount_minor', 'conflict', 'Give amount_minor or legs, not both.');
+    const seen = new Set<string>();
+    let total = 0n;
+    for (const [i, r] of c.legAmounts.entries()) {
+      if (!waiting.some((l) => l.legRef === r.legRef)) {
+        const complete = s.legs.some((l) => l.legRef === r.legRef);
+        return invalid(`legs[${i}].leg_ref`, complete ? 'leg_complete' : 'unknown_leg',
+          complete ? `Leg ${r.legRef} is already complete.` : `This deposit has no leg ${r.legRef}.`);
+      }
+      if (seen.has(r.legRef)) return invalid(`legs[${i}].leg_ref`, 'duplicate', `Leg ${r.legRef} is named twice.`);
+      if (r.amountMinor < 0n) return invalid(`legs[${i}].amount_minor`, 'minimum', 'A leg received 0 or more.');
+      seen.add(r.legRef);
+      total += r.amountMinor;
+    }
+    const missing = waiting.filter((l) => !seen.has(l.legRef)).map((l) => l.legRef);
+    if (missing.length > 0) return invalid('legs', 'required', 'Name every leg still waiting for money (0 where nothing arrived).', missing.join(', '));
+    if (total <= 0n && legAmounts(s).size === 0) return invalid('legs', 'minimum', 'Nothing was received: decline the review instead.');
+    return waiting.map((l) => c.legAmounts!.find((r) => r.legRef === l.legRef)!);
+  }
+  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
+  if (V === undefined || V <= 0n) {
+    return invalid('amount_minor', 'required', 'The transferred amount is unknown; give amount_minor as verified by the reviewer.');
+  }
+  if (waiting.length > 1) {
+    return invalid('legs', 'required', `This deposit has ${waiting.length} legs waiting for money; give legs[] with what each destination received (0 where nothing arrived).`,
+      waiting.map((l) => l.legRef).join(', '));
+  }
+  const paidLeg = s.slip?.legRef ?? s.routeConfirmation?.legRef;
+  const target = s.legs.find((l) => l.legRef === paidLeg) ?? waiting[0] ?? s.legs[0];
+  if (!target) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
+  return [{ legRef: target.legRef, amountMinor: V }];
+}
+
+function sameAmounts(a: readonly LegAmount[], b: readonly LegAmount[]): boolean {
+  return a.length === b.length && a.every((r) => b.some((o) => o.legRef === r.legRef && o.amountMinor === r.amountMinor));
 }
 
 function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Deposit): DepositDecision {

@@ -85,6 +85,14 @@ export interface Review {
   readonly reasons: readonly ReviewReason[];
   /** Operators who approved so far (four-eyes reviews need two different ones). */
   readonly approvals: readonly string[];
+  /** What the approvals so far say each leg received; a second approval must agree with it. */
+  readonly approvedAmounts: readonly LegAmount[] | undefined;
+}
+
+/** What one destination (leg) received, as a reviewer states it (0: nothing arrived). */
+export interface LegAmount {
+  readonly legRef: string;
+  readonly amountMinor: Minor;
 }
 
 /** Who decided a review and why (kept on the deciding event for the back office's timeline; evolve ignores it). */
@@ -227,7 +235,12 @@ export type DepositEvent =
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
   | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
-  | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly note?: string }
+  /**
+   * A first approval of a four-eyes review. `received`: what it says each leg received
+   * (absent in journals from before it was kept); `restarted`: it disagreed with the
+   * approval before it, which it replaces, so the review needs another approver again.
+   */
+  | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly note?: string; readonly received?: readonly LegAmount[]; readonly restarted?: true }
   | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip }
   | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string; readonly decision?: ReviewDecision }
   | { readonly type: 'DepositRejected'; readonly at: number; readonly code: string; readonly displayTh: string; readonly displayEn: string; readonly decision?: ReviewDecision }
@@ -307,7 +320,7 @@ function copySettlement(st: Settlement): Complete<Settlement> {
 }
 
 function copyReview(r: Review): Complete<Review> {
-  return { openedAt: r.openedAt, escalated: r.escalated, fourEyesRequired: r.fourEyesRequired, reasons: r.reasons, approvals: r.approvals };
+  return { openedAt: r.openedAt, escalated: r.escalated, fourEyesRequired: r.fourEyesRequired, reasons: r.reasons, approvals: r.approvals, approvedAmounts: r.approvedAmounts };
 }
 
 /** The legs after an update; the same array when no leg changed (states are immutable). */
@@ -465,7 +478,7 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
   switch (e.type) {
     case 'DepositUnderReview':
       n.status = 'under_review';
-      n.review = { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [] };
+      n.review = { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [], approvedAmounts: undefined };
       if (e.verification) n.verification = e.verification;
       if (e.routeConfirmation) n.routeConfirmation = e.routeConfirmation;
       n.slip = slipWith(s.slip, e.transRef, e.legRef, e.transferredAmountMinor);
@@ -480,7 +493,8 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
     case 'ReviewApprovalRecorded': {
       if (!s.review) violated('approval without a review');
       const review = copyReview(s.review);
-      review.approvals = [...s.review.approvals, e.operatorId];
+      review.approvals = e.restarted ? [e.operatorId] : [...s.review.approvals, e.operatorId];
+      review.approvedAmounts = e.received;
       n.review = review;
       return;
     }

@@ -5,7 +5,7 @@
 import type { Minor } from '../money.ts';
 import type { ClaimKind } from '../claim/state.ts';
 import type { ClaimTransition } from '../claim/decide.ts';
-import type { ReversalReasonCode, Sender } from '../deposit/state.ts';
+import type { LegAmount, ReversalReasonCode, Sender } from '../deposit/state.ts';
 import type { VerificationOutcome } from '../deposit/decide.ts';
 import type { Bucket } from '../ledger/ledger.ts';
 import type { AmountPolicy, FeeSchedule } from '../money.ts';
@@ -46,7 +46,7 @@ export type Command =
   | { readonly type: 'CancelDeposit'; readonly actor: Actor; readonly depositId: string; readonly reason?: string }
   | { readonly type: 'ReceiveSlip'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
   | { readonly type: 'RecordSlipVerification'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly outcome: VerificationOutcome }
-  | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor }
+  | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[] }
   | { readonly type: 'DeclineDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string }
   | { readonly type: 'ConfirmGatewayRoute'; readonly actor: Actor; readonly depositId: string; readonly transRef: string; readonly amountMinor: Minor }
   | { readonly type: 'ReverseDeposit'; readonly actor: Actor; readonly depositId: string; readonly reasonCode: ReversalReasonCode; readonly note: string }

@@ -139,6 +139,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   ApproveDepositReview: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => decideDeposit({
     type: 'ApproveReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note, settle: settleContext(tx, d),
     ...(c.transferredAmountMinor !== undefined ? { transferredAmountMinor: c.transferredAmountMinor } : {}),
+    ...(c.legAmounts !== undefined ? { legAmounts: c.legAmounts } : {}),
   }, d)),
   DeclineDepositReview: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) =>
     decideDeposit({ type: 'DeclineReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note }, d)),

@@ -6,7 +6,7 @@
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, defaultUrl, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { mintToken } from './token.ts';
 
 interface Answer { status: number; json: any }
@@ -75,6 +75,14 @@ const paging: Record<string, OptionSpec> = {
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
 };
 
+/** `--legs leg_1=30000,leg_2=0` → [{leg_ref, amount_minor}]; [] when absent, null when malformed. */
+function legAmounts(value: string): { leg_ref: string; amount_minor: number }[] | null {
+  if (value === '') return [];
+  const pairs = value.split(',').map((pair) => /^([A-Za-z0-9_]+)=(\d+)$/.exec(pair.trim()));
+  if (pairs.some((m) => m === null)) return null;
+  return pairs.map((m) => ({ leg_ref: m![1]!, amount_minor: Number(m![2]) }));
+}
+
 function spec(usage: string, summary: string, options: Record<string, OptionSpec> = {}, words?: string[]): CommandSpec {
   return { usage: `satang bo ${usage}`, summary, options: { ...options, ...common }, ...(words ? { words } : {}) };
 }
@@ -125,14 +133,25 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('show DEPOSIT_ID', 'One deposit: the verdicts side by side with what was expected, and its timeline with the journal seq of every step.', {}, ['DEPOSIT_ID']),
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits/${id(a)}`), renderDeposit),
   },
-  ...(['approve', 'decline'] as const).map((verb): Subcommand => ({
-    words: [verb],
-    spec: spec(`${verb} DEPOSIT_ID`, `${verb === 'approve' ? 'Approves' : 'Declines'} a deposit under review (four-eyes reviews need two different reviewers).`, {
-      note, ...(verb === 'approve' ? { amount: { type: 'string', value: 'SATANG', integer: true, help: 'the transferred amount as you verified it, when the slip gave none' } } : {}),
-    }, ['DEPOSIT_ID']),
-    run: async (a) => print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }),
-      (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (first approval recorded; a second reviewer settles it)' : ''}`),
-  })),
+  ...(['approve', 'decline'] as const).map((verb): Subcommand => {
+    const decision = spec(`${verb} DEPOSIT_ID`, `${verb === 'approve' ? 'Approves' : 'Declines'} a deposit under review (four-eyes reviews need two different reviewers).`, {
+      note, ...(verb === 'approve' ? {
+        amount: { type: 'string', value: 'SATANG', integer: true, help: 'the transferred amount as you verified it, when the slip gave none' },
+        legs: { type: 'string', value: 'LEG=SATANG,…', help: 'what each leg still waiting received (0 where nothing arrived), needed when more than one waits' },
+      } : {}),
+    }, ['DEPOSIT_ID']);
+    return {
+      words: [verb],
+      spec: decision,
+      run: async (a) => {
+        const legs = legAmounts(text(a, 'legs'));
+        if (legs === null) return usageError(decision, `--legs takes LEG_REF=SATANG pairs separated by commas, not '${text(a, 'legs')}'`);
+        return print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, {
+          note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}), ...(legs.length > 0 ? { legs } : {}),
+        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; a second reviewer settles it at the same figures)' : ''}`);
+      },
+    };
+  }),
   {
     words: ['approvals'],
     spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with who approved so far.', { merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...paging }),

@@ -90,7 +90,10 @@ function depositStep(e: DepositEvent): { step: string; detail: Obj } {
     case 'DepositUnderReview':
       return { step: 'verdict', detail: { outcome: 'under_review', reasons: e.reasons.map((r) => r.code), four_eyes_required: e.fourEyesRequired, ...(e.transferredAmountMinor !== undefined ? { transferred_amount_minor: n(e.transferredAmountMinor) } : {}), ...(e.verification ? { verification: e.verification } : {}) } };
     case 'ReviewEscalated': return { step: 'review_escalated', detail: {} };
-    case 'ReviewApprovalRecorded': return { step: 'review_decision', detail: { decision: 'approve', operator: e.operatorId, note: e.note ?? null, settles: false } };
+    case 'ReviewApprovalRecorded': return { step: 'review_decision', detail: {
+      decision: 'approve', operator: e.operatorId, note: e.note ?? null, settles: false,
+      ...(e.received ? { received: e.received.map((r) => ({ leg_ref: r.legRef, amount_minor: n(r.amountMinor) })) } : {}), ...(e.restarted ? { restarted: true } : {}),
+    } };
     case 'DepositSettled':
       return { step: e.decision ? 'review_decision' : 'settled', detail: { ...(e.decision ? { decision: 'approve', operator: e.decision.operatorId, note: e.decision.note, settles: true } : {}), settled_via: e.settlement.settledVia, amount_received_minor: n(e.settlement.receivedMinor), transferred_amount_minor: n(e.settlement.transferredMinor), fee_total_minor: n(e.settlement.feeTotalMinor), fills: e.fills.map((f) => ({ leg_ref: f.legRef, amount_minor: n(f.amountMinor) })) } };
     case 'DepositRejected': return { step: e.decision ? 'review_decision' : 'rejected', detail: { ...(e.decision ? { decision: 'decline', operator: e.decision.operatorId, note: e.decision.note } : {}), code: e.code } };

@@ -45,7 +45,18 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
     properties: { livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] }, reason: str(500) },
   }),
-  note: compile<{ note: string; amount_minor?: number }>({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 } } }),
+  // A reviewer's note is checked by the core (review_note_required, missing or short alike).
+  approval: compile<{ note?: string; amount_minor?: number; legs?: { leg_ref: string; amount_minor: number }[] }>({
+    type: 'object', additionalProperties: false,
+    properties: {
+      note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 },
+      legs: {
+        type: 'array', minItems: 1, maxItems: limits.legsPerDepositMax,
+        items: { type: 'object', additionalProperties: false, required: ['leg_ref', 'amount_minor'], properties: { leg_ref: str(64), amount_minor: { type: 'integer', minimum: 0 } } },
+      },
+    },
+  }),
+  decline: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
@@ -206,14 +217,17 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/deposits/:id/approve', async (ctx) => {
-    const b = parseWith(schemas.note, bodyOf(ctx));
-    await run(ctx, { type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note, ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}) },
-      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
+    const b = parseWith(schemas.approval, bodyOf(ctx));
+    await run(ctx, {
+      type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '',
+      ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}),
+      ...(b.legs !== undefined ? { legAmounts: b.legs.map((l, i) => ({ legRef: l.leg_ref, amountMinor: amountOf(l.amount_minor, `legs[${i}].amount_minor`) })) } : {}),
+    }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   router.post('/deposits/:id/decline', async (ctx) => {
-    const b = parseWith(schemas.note, bodyOf(ctx));
-    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
+    const b = parseWith(schemas.decline, bodyOf(ctx));
+    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   // The gateway (fallback route) confirming a transfer after the order closed; the order

@@ -206,6 +206,11 @@ class Generator {
     const actor = op(`emp_${this.int(3)}`);
     const d = this.world.deposits.get(id);
     if (this.int(3) === 0) return { type: 'DeclineDepositReview', actor, depositId: id, note: this.int(10) === 0 ? 'too short' : note };
+    // A multi-leg order needs what each waiting leg received (all of it, or nothing) in half the approvals.
+    const waiting = d?.legs.filter((l) => l.legStatus !== 'complete') ?? [];
+    if (waiting.length > 1 && this.int(2) === 0) {
+      return { type: 'ApproveDepositReview', actor, depositId: id, note, legAmounts: waiting.map((l) => ({ legRef: l.legRef, amountMinor: this.int(3) === 0 ? 0n : l.amountMinor })) };
+    }
     return { type: 'ApproveDepositReview', actor, depositId: id, note, ...(d && this.int(2) === 0 ? { transferredAmountMinor: d.amountMinor } : {}) };
   }
 

@@ -57,6 +57,11 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const short = await bo('approve', d.id, '--note', 'too short');
   assert.is(short.code, 1);
   assert.match(short.out, /review_note_required/);
+  const malformed = await bo('approve', d.id, '--note', 'the sender changed her name at the bank', '--legs', 'leg_1:100');
+  assert.is(malformed.code, 2, malformed.out);
+  const unknownLeg = await bo('approve', d.id, '--note', 'the sender changed her name at the bank', '--legs', `${d.legs[0].leg_ref}=100,leg_nope=0`);
+  assert.is(unknownLeg.code, 1, 'the legs reach the server, which refuses a leg the deposit does not have');
+  assert.match(unknownLeg.out, /validation_error[\s\S]*leg_nope/);
   const approved = await bo('approve', d.id, '--note', 'the sender changed her name at the bank', '--sub', 'emp_cli');
   assert.is(approved.code, 0, approved.out);
   assert.match(approved.out, new RegExp(`${d.id}: settled`));

@@ -97,9 +97,13 @@ const verify = (outcome: VerificationOutcome, over: { at?: number; receiptId?: s
   type: 'RecordVerification', at: over.at ?? verifiedAt, receiptId: over.receiptId ?? 'rcpt_1', outcome, settle: over.settle ?? settle(),
 });
 const receive = (n: number, at = slipAt(n)): DepositCommand => ({ type: 'ReceiveSlip', at, receiptId: `rcpt_${n}`, hasImage: true });
-const approve = (operatorId = 'emp_alice', over: { note?: string; transferredAmountMinor?: Minor; at?: number; settle?: SettleContext } = {}): DepositCommand => ({
+const approve = (operatorId = 'emp_alice', over: { note?: string; transferredAmountMinor?: Minor; legs?: [number, Minor][]; at?: number; settle?: SettleContext } = {}): DepositCommand => ({
   type: 'ApproveReview', at: over.at ?? T0 + hour, operatorId, note: over.note ?? note, settle: over.settle ?? settle(),
   ...(over.transferredAmountMinor !== undefined ? { transferredAmountMinor: over.transferredAmountMinor } : {}),
+  ...(over.legs !== undefined ? { legAmounts: over.legs.map(([n, amountMinor]) => ({ legRef: `leg_${n}`, amountMinor })) } : {}),
+});
+const approvalRecorded = (operatorId: string, received: [number, Minor][], restarted = false): DepositEvent => ({
+  type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId, note, received: received.map(([n, amountMinor]) => ({ legRef: `leg_${n}`, amountMinor })), ...(restarted ? { restarted: true as const } : {}),
 });
 const wallet = (pendingClearingMinor: Minor, availableMinor = 0n): WalletFacts => ({
   balances: { availableMinor, pendingClearingMinor, reservedMinor: 0n }, nextClearingAt: () => null,
@@ -429,13 +433,76 @@ const rows: DepositRow[] = [
     then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
   },
   {
-    row: 'under_review (four eyes) → first approval → under_review, approval recorded',
-    given: bigUnderReview, when: approve('emp_alice'), then: [{ type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice', note }],
+    row: 'under_review (four eyes) → first approval → under_review, approval recorded with what the leg received',
+    given: bigUnderReview, when: approve('emp_alice'), then: [approvalRecorded('emp_alice', [[1, big]])],
   },
   {
     row: 'under_review (four eyes) → a second approval by a different operator → settled',
     given: [...bigUnderReview, { type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice' }], when: approve('emp_bob', { settle: settle(big) }),
     then: [{ ...settled({ at: T0 + hour, X: big, V: big, A: big, fee: [75_000n, 5_250n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (four eyes) → a second approval giving no amount → settled at the first approval\'s amount, not the slip\'s',
+    given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big - 100_000n]])], when: approve('emp_bob', { settle: settle(big) }),
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (four eyes) → a second approval with the same amount → settled',
+    given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big - 100_000n]])], when: approve('emp_bob', { transferredAmountMinor: big - 100_000n, settle: settle(big) }),
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (four eyes) → a second approval with another amount → under_review, it replaces the first (restarted): nothing settles on one reviewer\'s figure',
+    given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big]])], when: approve('emp_bob', { transferredAmountMinor: big - 100_000n }),
+    then: [approvalRecorded('emp_bob', [[1, big - 100_000n]], true)],
+  },
+  {
+    row: 'under_review (four eyes), restarted by a second reviewer → the first reviewer may confirm the new amount → settled',
+    given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big]]), approvalRecorded('emp_bob', [[1, big - 100_000n]], true)],
+    when: approve('emp_alice', { settle: settle(big) }),
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (four eyes): a first approval when no transferred amount is known → validation_error (the first reviewer states it)',
+    given: [created(big), matched([leg(1, big)]), slipReceived(1), review(verifiedAt, ['PROVIDER_UNAVAILABLE'], undefined, true)], when: approve('emp_alice'),
+    refused: 'validation_error', message: /transferred amount is unknown/,
+  },
+  {
+    row: 'under_review (multi-leg, two legs waiting) → approve with one amount → validation_error: legs[] must say what each destination received',
+    given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { transferredAmountMinor: X }),
+    refused: 'validation_error', message: /2 legs waiting/,
+  },
+  {
+    row: 'under_review (multi-leg) → approve with legs[] → settled, each withdrawal filled by what its destination received',
+    given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (multi-leg) → approve with legs[], nothing at the second → settled short at the first leg, the second released',
+    given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (multi-leg): legs[] without a waiting leg → validation_error naming it',
+    given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n]] }),
+    refused: 'validation_error', message: /every leg still waiting/,
+  },
+  {
+    row: 'under_review (multi-leg): legs[] naming a leg the deposit does not have → validation_error',
+    given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n], [7, 1n]] }),
+    refused: 'validation_error', message: /no leg leg_7/,
+  },
+  {
+    row: 'under_review (multi-leg, first leg complete, the second\'s slip held) → approve → settled at both legs',
+    given: [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)), review(slipAt(6), ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 20_000n, leg: 2, transRef: 'tr_2' })],
+    when: approve('emp_alice', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+  },
+  {
+    row: 'under_review (multi-leg, first leg complete): legs[] naming the complete leg → validation_error',
+    given: [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)), review(slipAt(6), ['NO_SLIP_IMAGE'])],
+    when: approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n]] }),
+    refused: 'validation_error', message: /already complete/,
   },
   {
     row: 'under_review (four eyes): the second approval by the same operator → operation_not_allowed',

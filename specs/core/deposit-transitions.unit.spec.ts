@@ -780,16 +780,23 @@ test('slip_processing → unreadable after expiry with some legs complete → se
   assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [10_000n, 0n, 0n]);
 });
 
-test('under_review → approval of a reviewed leg fills the withdrawal that leg paid, not the first pending one', () => {
+test('under_review (multi-leg) → one amount cannot say which destination got the money (refused); legs[] fills each withdrawal by what its leg received', () => {
   const m = multiLeg();
   receiveSlip(m.h, m.id, 'rcpt_0');
   const transfer = legTransfer(m.h, m.id, 2, 'TX-2');
   verify(m.h, m.id, 'rcpt_0', found({ ...transfer, sender: { ...transfer.sender, name: 'สมศรี มีสุข' } }));
   assert.equal(reasonsOf(m.h, m.id), ['SENDER_NAME_MISMATCH']);
-  const out = emitted(m.h, () => m.h.ok(approve(m.id)));
-  assert.equal(m.withdrawals.map((w) => out.on(w)), [['LegReleased'], ['LegReleased'], ['FillLanded']]);
-  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [0n, 0n, 5_000n]);
-  assert.equal(dep(m.h, m.id).legs.map((l) => l.legStatus), ['pending', 'pending', 'complete']);
+  const before = dep(m.h, m.id).version;
+  const refused = m.h.exec(approve(m.id));
+  assert.equal(refused.ok ? null : [refused.rejection.code, (refused.rejection.details as { fields: { path: string }[] }).fields[0]!.path], ['validation_error', 'legs']);
+  assert.is(dep(m.h, m.id).version, before, 'a refused approval changes nothing');
+  const legs = dep(m.h, m.id).legs;
+  // The slip showed the third leg's transfer; the reviewer found the second leg paid too, the first not.
+  const out = emitted(m.h, () => m.h.ok({ ...approve(m.id), legAmounts: [{ legRef: legs[0]!.legRef, amountMinor: 0n }, { legRef: legs[1]!.legRef, amountMinor: legs[1]!.amountMinor }, { legRef: legs[2]!.legRef, amountMinor: legs[2]!.amountMinor }] } as Command));
+  assert.equal(m.withdrawals.map((w) => out.on(w)), [['LegReleased'], ['FillLanded', 'WithdrawalSettled'], ['FillLanded']]);
+  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [0n, legs[1]!.amountMinor, legs[2]!.amountMinor]);
+  assert.equal(dep(m.h, m.id).legs.map((l) => l.legStatus), ['pending', 'complete', 'complete']);
+  assert.equal([dep(m.h, m.id).settlement!.receivedMinor, dep(m.h, m.id).settlement!.partial], [legs[1]!.amountMinor + legs[2]!.amountMinor, true]);
 });
 
 // ---- slips that arrive while another is being verified ----

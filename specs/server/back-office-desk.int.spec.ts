@@ -175,6 +175,52 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.is(image.headers.get('content-type'), slip.media_type);
 });
 
+test('a multi-leg deposit under review: one amount is refused (which destination got it?); legs[] fill each withdrawal; a second reviewer who disagrees restarts four-eyes; nothing goes to suspense', async () => {
+  const payer = await scene.s.onboard('Payer legs');
+  const shop = await scene.s.onboard('Shop legs', payer.whiteLabelId);
+  await scene.s.fund(payer.id, 10_000_000);
+  const withdrawals: string[] = [];
+  for (const account of ['2222333344', '5555666677']) {
+    const ben = await scene.s.beneficiary(payer.id, true, account);
+    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 3_000_000, currency: 'THB', merchant_reference: `legs-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+    withdrawals.push(w.json.id);
+  }
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 5_000_000, fill_preference: 'internal_only' }));
+  assert.is(created.status, 201, created.text);
+  const d = created.json;
+  assert.is(d.legs.length, 2, JSON.stringify(d.legs));
+  // The first leg's slip is held (another sender's name); the second leg still waits.
+  await payLeg(d, d.legs[0], { receiver: { bank_code: '004', account_number: '2222333344', account_name: 'สมหญิง รักดี' }, sender: otherName });
+  const approve = (sub: string, body: object) => scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note, ...body }, { sub, roles: ['reviewer'] });
+  const legs = (second: number) => [{ leg_ref: d.legs[0].leg_ref, amount_minor: d.legs[0].amount_minor }, { leg_ref: d.legs[1].leg_ref, amount_minor: second }];
+
+  const one = await approve('emp_anna', { amount_minor: 5_000_000 });
+  assert.is(one.status, 422, one.text);
+  assert.equal([one.json.error.code, one.json.error.details.fields[0].path], ['validation_error', 'legs']);
+  const noNote = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { legs: legs(0) }, { sub: 'emp_anna', roles: ['reviewer'] });
+  assert.is(noNote.json.error?.code, 'review_note_required', 'a missing note is a note too short');
+
+  // Anna finds only the first transfer; Boon finds both: he restarts four-eyes; Anna confirms his figures.
+  assert.is((await approve('emp_anna', { legs: legs(0) })).json.status, 'under_review');
+  const boon = await approve('emp_boon', { legs: legs(d.legs[1].amount_minor) });
+  assert.is(boon.json.status, 'under_review', 'two reviewers disagree: nothing settles');
+  const shown = await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['reviewer'] });
+  assert.equal(shown.json.review.approvals, ['emp_boon']);
+  const confirmed = await approve('emp_anna', {});
+  assert.is(confirmed.status, 200, confirmed.text);
+  assert.equal([confirmed.json.status, confirmed.json.amount_received_minor, confirmed.json.partial], ['settled', 5_000_000, false]);
+  for (const [i, id] of withdrawals.entries()) {
+    const w = await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`);
+    assert.is(w.json.filled_minor, d.legs[i].amount_minor, `withdrawal ${i + 1} records the transfer its payee received`);
+  }
+  const suspense = scene.s.running.store.db.prepare("SELECT COALESCE(SUM(amount), 0) AS total FROM postings WHERE account LIKE '%suspense%'").get() as { total: number };
+  assert.is(suspense.total, 0, 'nothing booked to suspense');
+  const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
+  const decisions = view.timeline.filter((x: any) => x.step === 'review_decision').map((x: any) => [x.detail.operator, x.detail.settles, x.detail.restarted ?? false, x.detail.received?.[1]?.amount_minor ?? null]);
+  assert.equal(decisions, [['emp_anna', false, false, 0], ['emp_boon', false, true, d.legs[1].amount_minor], ['emp_anna', true, false, null]]);
+});
+
 test('a slip mini-QR is decoded to its trans_ref and sending bank, never shown raw', async () => {
   const d = await matchedDeposit(scene);
   const ref = '20251121TRXQRDECODE001510';
