@@ -2,8 +2,10 @@
 // white label and mode. Pure: it takes the candidate orders oldest first and returns
 // legs. Capacity of an order = remaining − what is already in flight to it. At most
 // legsPerDepositMax legs; an amount that does not fit in that many legs is not split
-// further. With fill_preference 'any' and a live gateway route, the gateway takes the
-// whole amount when internal liquidity cannot.
+// further. No two legs of one deposit pay the same account: a slip is matched to its leg
+// by the receiving account, so two such legs would make every slip ambiguous (two orders
+// of one payee are taken by two deposits instead). With fill_preference 'any' and a live
+// gateway route, the gateway takes the whole amount when internal liquidity cannot.
 
 import { limits } from './limits.ts';
 import type { Minor } from './money.ts';
@@ -27,6 +29,8 @@ export interface MatchRequest {
   readonly at: number;
   /** The order must stay payable at least this long (the deposit's lifetime). */
   readonly payableUntil: number;
+  /** The account an order is paid into (bank and number), which no two legs may share. */
+  readonly destinationOf: (w: Withdrawal) => string;
 }
 
 export function matchLiquidity(request: MatchRequest, candidatesOldestFirst: Iterable<Withdrawal>): MatchPlan {
@@ -41,6 +45,7 @@ export function matchLiquidity(request: MatchRequest, candidatesOldestFirst: Ite
  */
 export class LiquidityPlanner {
   private readonly legs: LegPlan[] = [];
+  private readonly destinations: string[] = [];
   private left: Minor;
 
   constructor(private readonly request: MatchRequest) {
@@ -50,6 +55,9 @@ export class LiquidityPlanner {
   offer(w: Withdrawal): boolean {
     if (this.left === 0n || this.legs.length === limits.legsPerDepositMax) return true;
     if (!isMatchable(w, this.request.at) || w.expiresAt < this.request.payableUntil) return false;
+    const destination = this.request.destinationOf(w);
+    if (this.destinations.includes(destination)) return false;
+    this.destinations.push(destination);
     const capacity = capacityOf(w);
     const take = capacity < this.left ? capacity : this.left;
     this.legs.push({ withdrawal: w, amountMinor: take });

@@ -127,7 +127,13 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
-  const planner = new LiquidityPlanner({ amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt });
+  const planner = new LiquidityPlanner({
+    amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt,
+    destinationOf: (w) => {
+      const ben = tx.world.beneficiaries.get(w.beneficiaryId);
+      return ben ? `${ben.bankCode}:${ben.accountNumber}` : w.beneficiaryId;
+    },
+  });
   let placed = false;
   if (pool) {
     for (const id of pool) {

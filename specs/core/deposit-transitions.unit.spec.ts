@@ -731,6 +731,21 @@ test('(create) multi-leg: a deposit larger than one withdrawal’s capacity gets
   assert.equal([dep(s.h, tooBig).status, dep(s.h, tooBig).legs], ['awaiting_liquidity', []], 'four legs are never planned');
 });
 
+test('(create) multi-leg: no two legs pay the same account (a slip is matched to its leg by the receiving account); the payee\'s second order waits for another deposit', () => {
+  const s = scene();
+  const sameA = withdrawalTo(s, 10_000n, '1111111111');
+  s.h.clock.ms += 1;
+  const alsoA = s.h.ok({ type: 'CreateWithdrawal', actor: merchantActor(s.payer), amountMinor: 10_000n, merchantReference: 'ref-a-again', endUserRef: 'payee', beneficiaryId: wdr(s.h, sameA).beneficiaryId, requiresApproval: false, p2pMinimumApplies: false });
+  const otherB = withdrawalTo(s, 20_000n, '2222222222');
+  const id = openDeposit(s, 25_000n);
+  const d = dep(s.h, id);
+  assert.equal(d.legs.map((l) => [l.amountMinor, l.receiver.accountNumber]), [[10_000n, '1111111111'], [15_000n, '2222222222']]);
+  assert.equal(d.legs.map((l) => (l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : '')), [sameA, otherB]);
+  assert.equal(wdr(s.h, alsoA).inFlight, [], 'the same payee\'s second order is left for the next deposit');
+  const next = dep(s.h, openDeposit(s, 10_000n));
+  assert.equal(next.legs.map((l) => (l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : '')), [alsoA]);
+});
+
 test('any non-terminal → a leg is verified → LegCompleted (deposit.leg_updated); all legs complete → settled with a fill per leg', () => {
   const m = multiLeg();
   for (const [i, version] of [[0, 3], [1, 5]] as const) {
