@@ -116,7 +116,7 @@ function withdrawalStep(e: WithdrawalEvent, legRefs: ReadonlySet<string>): { ste
     case 'LegReleased': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_released', detail: { leg_ref: e.legRef } } : null;
     case 'FillLanded': return legRefs.has(e.fill.legRef) ? { step: 'fill', detail: { leg_ref: e.fill.legRef, amount_minor: n(e.fill.amountMinor), fee_recognized_minor: n(e.fill.feeRecognizedMinor), balance_transaction_id: e.fill.balanceTransactionId } } : null;
     case 'FillReversed': return legRefs.has(e.legRef) ? { step: 'fill_reversed', detail: { leg_ref: e.legRef, reason_code: e.reasonCode } } : null;
-    case 'WithdrawalSettled': return { step: 'counterparty_settled', detail: {} };
+    case 'WithdrawalSettled': return { step: 'counterparty_settled', detail: {} }; // by this deposit's fill (the caller skips others)
     default: return null;
   }
 }
@@ -143,12 +143,26 @@ export function depositTimeline(d: Deposit, trail: JournalTrail): Obj[] {
     payoutRefs.set(l.counterparty.withdrawalId, refs.add(l.counterparty.payoutLegRef));
   }
   for (const [withdrawalId, refs] of payoutRefs) {
+    // Only this deposit's part of the counterparty's life: its legs, their fills and
+    // reversals and the balance transactions those posted (the withdrawal's other fills,
+    // its reserve and refunds belong to other timelines).
+    const ours = new Set<string>();
+    let lastFillOurs = false;
     for (const e of trail.stream(withdrawalId)) {
       if (e.seq < firstSeq) continue;
-      const step = withdrawalStep(e.event as WithdrawalEvent, refs);
+      const event = e.event as WithdrawalEvent;
+      if (event.type === 'FillLanded') {
+        lastFillOurs = refs.has(event.fill.legRef);
+        if (lastFillOurs) for (const id of [event.fill.balanceTransactionId, event.fill.feeBalanceTransactionId]) if (id) ours.add(id);
+      }
+      if (event.type === 'FillReversed' && refs.has(event.legRef)) for (const id of [event.balanceTransactionId, event.feeBalanceTransactionId]) ours.add(id);
+      if (event.type === 'WithdrawalSettled' && !lastFillOurs) continue;
+      const step = withdrawalStep(event, refs);
       if (step) steps.push({ seq: e.seq, order: 2, view: stepOf(e, step) });
     }
-    for (const e of trail.postedFor(withdrawalId, firstSeq)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });
+    for (const e of trail.postedFor(withdrawalId, firstSeq)) {
+      if (ours.has((e.event as Extract<DomainEvent, { type: 'BalanceTransactionPosted' }>).transaction.id)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });
+    }
   }
   const events = trail.events(d.id);
   const deliveries = trail.deliveries(events.map((e) => e.id));

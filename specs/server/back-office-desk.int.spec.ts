@@ -219,6 +219,17 @@ test('a multi-leg deposit under review: one amount is refused (which destination
   const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
   const decisions = view.timeline.filter((x: any) => x.step === 'review_decision').map((x: any) => [x.detail.operator, x.detail.settles, x.detail.restarted ?? false, x.detail.received?.[1]?.amount_minor ?? null]);
   assert.equal(decisions, [['emp_anna', false, false, 0], ['emp_boon', false, true, d.legs[1].amount_minor], ['emp_anna', true, false, null]]);
+
+  // Another deposit fills the rest of the second withdrawal: its fill is in its own timeline, not this one's.
+  const next = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 1_000_000, fill_preference: 'internal_only', end_user_ref: 'another-payer' }));
+  assert.is(next.status, 201, next.text);
+  await payLeg(next.json, next.json.legs[0], { receiver: { bank_code: '004', account_number: '5555666677', account_name: 'สมหญิง รักดี' } });
+  const fills = (await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawals[1]}`)).json.fills;
+  assert.is(fills.length, 2);
+  const ownIds = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json.timeline
+    .filter((x: any) => x.step === 'balance_transaction').map((x: any) => x.detail.id);
+  assert.ok(ownIds.includes(fills[0].balance_transaction_id), 'this deposit\'s fill is in its timeline');
+  assert.not.ok(ownIds.includes(fills[1].balance_transaction_id), 'the other deposit\'s fill of the same withdrawal is not');
 });
 
 test('a slip mini-QR is decoded to its trans_ref and sending bank, never shown raw', async () => {
