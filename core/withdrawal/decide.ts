@@ -97,11 +97,12 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
   const c = command;
   switch (c.type) {
     case 'ApproveWithdrawal':
-      if (s.status !== 'pending_approval') return reject('withdrawal_state_conflict', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
+      // Permanent, so not the retryable withdrawal_state_conflict: a retry would meet the same state.
+      if (s.status !== 'pending_approval') return reject('operation_not_allowed', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
       if (s.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'Each approval must come from a different employee.');
       return [{ type: 'WithdrawalApprovalRecorded', at: c.at, operatorId: c.operatorId, opens: s.approvals.length + 1 >= s.approvalsRequired }];
     case 'RejectWithdrawal':
-      if (s.status !== 'pending_approval') return reject('withdrawal_state_conflict', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
+      if (s.status !== 'pending_approval') return reject('operation_not_allowed', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
       return [{ type: 'WithdrawalRejected', at: c.at, refund: c.refund, ...(c.note !== undefined ? { note: c.note } : {}) }];
     case 'CancelWithdrawal':
       if (!isOpenStatus(s.status)) return reject('withdrawal_not_cancelable', `The withdrawal is already ${s.status}.`, { status: s.status });
@@ -141,7 +142,7 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
   if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
   if (target.reversal) return none;
   if (s.status !== 'settled' && s.status !== 'partially_filled') {
-    return reject('withdrawal_state_conflict', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
+    return reject('operation_not_allowed', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
   }
   // A settled order never moves back: the money returns to available and the merchant
   // may open a replacement; a partially filled one takes the amount back into its lock.

@@ -105,13 +105,13 @@ const rows: WithdrawalRow[] = [
     given: [...pendingApproval, { type: 'WithdrawalApprovalRecorded', at: T0 + minute, operatorId: 'emp_alice', opens: false }],
     when: { type: 'ApproveWithdrawal', at: T0 + 2 * minute, operatorId: 'emp_alice' }, refused: 'operation_not_allowed', message: /different employee/,
   },
-  { row: 'open: approve → withdrawal_state_conflict', given: open, when: { type: 'ApproveWithdrawal', at: T0 + minute, operatorId: 'emp_alice' }, refused: 'withdrawal_state_conflict' },
+  { row: 'open: approve → operation_not_allowed', given: open, when: { type: 'ApproveWithdrawal', at: T0 + minute, operatorId: 'emp_alice' }, refused: 'operation_not_allowed' },
   {
     row: 'pending_approval → back office rejects → rejected (full refund)',
     given: pendingApproval, when: { type: 'RejectWithdrawal', at: T0 + minute, operatorId: 'emp_alice', note: 'Unknown payee', refund },
     then: thenStatus([{ type: 'WithdrawalRejected', at: T0 + minute, refund, note: 'Unknown payee' }], 'rejected'),
   },
-  { row: 'open: reject → withdrawal_state_conflict (rejected only from pending_approval)', given: open, when: { type: 'RejectWithdrawal', at: T0 + minute, operatorId: 'emp_alice', refund }, refused: 'withdrawal_state_conflict' },
+  { row: 'open: reject → operation_not_allowed (rejected only from pending_approval)', given: open, when: { type: 'RejectWithdrawal', at: T0 + minute, operatorId: 'emp_alice', refund }, refused: 'operation_not_allowed' },
   {
     row: 'pending_approval → cancel → canceled (merchant_request)',
     given: pendingApproval, when: { type: 'CancelWithdrawal', at: T0 + minute, by: 'merchant', refund },
@@ -177,7 +177,7 @@ const rows: WithdrawalRow[] = [
   { row: 'partially_filled → a fill is reversed → partially_filled; the amount returns to the order\'s lock', given: partiallyFilled, when: reverseFill('leg_p1'), then: thenStatus([reversed('leg_p1', 'reserved')], 'partially_filled') },
   { row: 'settled: the same fill reversed again → no events', given: [...settled, reversed('leg_p1', 'available')], when: reverseFill('leg_p1', T0 + 4 * hour), then: [] },
   { row: 'settled: reversing a leg_ref with no fill → resource_not_found', given: settled, when: reverseFill('leg_p9'), refused: 'resource_not_found' },
-  { row: 'expired: reversing one of its fills → withdrawal_state_conflict', given: expired, when: reverseFill('leg_p1', expiresAt + hour), refused: 'withdrawal_state_conflict' },
+  { row: 'expired: reversing one of its fills → operation_not_allowed', given: expired, when: reverseFill('leg_p1', expiresAt + hour), refused: 'operation_not_allowed' },
 
   // ---- receipts and disputes ----
   { row: 'any → payee confirms receipt → unchanged (withdrawal.receipt_confirmed)', given: settled, when: { type: 'ConfirmReceipt', at: T0 + 3 * hour, legRef: 'leg_p1', auto: false }, then: [{ type: 'ReceiptConfirmed', at: T0 + 3 * hour, legRef: 'leg_p1', auto: false }] },

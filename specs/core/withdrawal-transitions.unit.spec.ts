@@ -131,7 +131,7 @@ test('pending_approval → back office approves (two different operators) → op
   assert.equal([wdr(s.h, id).status, wdr(s.h, id).version], ['open', 3]);
   assert.is(s.h.world.deposits.get(deposit)!.status, 'awaiting_payment');
   assert.equal(s.h.world.timersOf(id).map((t) => t.kind), [], 'no approval timeout once open; expiry waits while a leg is in flight');
-  refused(s.h, { type: 'ApproveWithdrawal', actor: operator('emp_carol'), withdrawalId: id }, 'withdrawal_state_conflict', seen);
+  refused(s.h, { type: 'ApproveWithdrawal', actor: operator('emp_carol'), withdrawalId: id }, 'operation_not_allowed', seen);
   refused(s.h, { type: 'ApproveWithdrawal', actor: operator('emp_carol'), withdrawalId: 'wdr_unknown' }, 'resource_not_found', seen);
   assertReservedMatchesLocks(s);
 });
@@ -146,9 +146,9 @@ test('pending_approval → back office rejects → rejected; withdrawal.rejected
   assert.equal(out.events, ['withdrawal.rejected', 'balance.credited', 'balance.credited']);
   assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 100_000n], ['fee', s.payer, 'reserved', 'available', 1_070n]]);
   assert.equal(balances(s.h, s.payer), [funds, 0n, 0n]);
-  refused(s.h, { type: 'RejectWithdrawal', actor: operator(), withdrawalId: id }, 'withdrawal_state_conflict', seen);
+  refused(s.h, { type: 'RejectWithdrawal', actor: operator(), withdrawalId: id }, 'operation_not_allowed', seen);
   const open = s.h.withdrawal(s.payer, 100_000n);
-  const r = refused(s.h, { type: 'RejectWithdrawal', actor: operator(), withdrawalId: open }, 'withdrawal_state_conflict', seen);
+  const r = refused(s.h, { type: 'RejectWithdrawal', actor: operator(), withdrawalId: open }, 'operation_not_allowed', seen);
   assert.equal(r.details, { status: 'open' });
 });
 
@@ -318,7 +318,7 @@ test('settled → a fill is reversed → stays settled with remaining > 0; the m
   fill(s, 20_000n);
   s.h.advance(limits.withdrawalLifetimeMs);
   assert.is(wdr(s.h, expired).status, 'expired');
-  const r = refused(s.h, { type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef: wdr(s.h, expired).fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'late' }, 'withdrawal_state_conflict', seen);
+  const r = refused(s.h, { type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef: wdr(s.h, expired).fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'late' }, 'operation_not_allowed', seen);
   assert.equal(r.details, { status: 'expired' });
 });
 
