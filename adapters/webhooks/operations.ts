@@ -186,7 +186,9 @@ export class WebhookOperations {
       if (!merchant) continue;
       const event = this.p.events.emit({
         merchantId, whiteLabelId: merchant.whiteLabelId, livemode, type: 'webhook.key.rotating', createdAt: now,
-        object: { object: 'webhook_signing_key', kid: key.kid, alg: 'Ed25519', ...publishedKey(key.key.publicKey), status: 'next', not_before: iso(key.notBefore), previous_kid: previousKid },
+        // Every object carries livemode (the contract's rule): the mode of the endpoints told.
+        object: { object: 'webhook_signing_key', livemode, kid: key.kid, alg: 'Ed25519', ...publishedKey(key.key.publicKey), status: 'next', not_before: iso(key.notBefore), previous_kid: previousKid },
+        previousAttributes: null, // a new key: nothing before it (null, as for *.created)
       });
       announcedTo += this.p.fanOut.deliver({ ...event, merchantId, livemode, table: 'service' }, now);
     }

@@ -131,9 +131,12 @@ test('rotation: announced 7 days ahead to every endpoint; deliveries verify unde
   for (const [r, livemode] of [[receiver.received[seen]!, 'true'], [sandboxReceiver.received[0]!, 'false']] as const) {
     assert.is(r.headers['x-pg-event-type'], 'webhook.key.rotating', 'every endpoint hears of the rotation');
     assert.is(r.headers['x-pg-livemode'], livemode);
-    const object = JSON.parse(r.body.toString('utf8')).data.object;
+    const data = JSON.parse(r.body.toString('utf8')).data;
+    const object = data.object;
     assert.is(object.kid, rotated.json.kid);
     assert.is(object.not_before, rotated.json.not_before);
+    assert.is(String(object.livemode), livemode, 'the object carries its mode, as every object does');
+    assert.ok('previous_attributes' in data && data.previous_attributes === null, 'previous_attributes is null (a new key), not absent');
     assert.ok((await nobleVerifies(r, await publishedKeys(s))).ok);
   }
 
