@@ -13,7 +13,7 @@ import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
 import type { Ids } from '../ports.ts';
-import { sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant } from '../directory.ts';
+import { bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant } from '../directory.ts';
 
 export type DirectoryCommand = Extract<Command, {
   type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
@@ -58,6 +58,8 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
     }
     case 'SetGatewayRoute': {
       if (!reads.hasWhiteLabel(c.whiteLabelId)) return notFound('white label');
+      const unknownBank = checkBank(c.bankCode, 'receiver');
+      if (unknownBank) return unknownBank;
       const route = { bankCode: c.bankCode, accountNumber: c.accountNumber, accountName: c.accountName, expiresAt: at + c.ttlSeconds * 1000 };
       return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route } }] };
     }
@@ -77,6 +79,8 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
     }
     case 'RegisterSender': {
       if (!reads.merchant(c.merchantId)) return notFound('merchant');
+      const unknownBank = checkBank(c.bankCode, 'sender');
+      if (unknownBank) return unknownBank;
       const id = ids.next('snd');
       const sender = { id, merchantId: c.merchantId, livemode: c.livemode, endUserRef: c.endUserRef, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh, verifiedAt: at };
       return { objectId: id, records: [{ stream: id, kind: 'sender', livemode: c.livemode, merchantId: c.merchantId, event: { type: 'SenderRegistered', at, sender } }] };
@@ -116,8 +120,16 @@ function resetSandboxRun(c: Extract<DirectoryCommand, { type: 'ResetSandboxRun' 
   return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: false, merchantId: m.id, event: { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration } }] };
 }
 
+/** A bank the account's side of a transfer can use: a deposit could not be paid from, or into, any other. */
+function checkBank(bankCode: string, side: 'sender' | 'receiver'): Rejection | null {
+  if (bankByCode(bankCode)?.side.includes(side)) return null;
+  return reject('validation_error', `bank_code ${bankCode} is not a known ${side === 'sender' ? 'sending' : 'receiving'} bank (GET /v1/pay/banks).`, { fields: [{ path: 'bank_code', reason: 'unknown_bank' }] });
+}
+
 function registerBeneficiary(c: Extract<DirectoryCommand, { type: 'RegisterBeneficiary' }>, reads: DirectoryReads, at: number, ids: Ids): DirectoryDecision {
   if (!reads.merchant(c.merchantId)) return notFound('merchant');
+  const unknownBank = checkBank(c.bankCode, 'receiver');
+  if (unknownBank) return unknownBank;
   const id = ids.next('ben');
   const beneficiary = {
     id, merchantId: c.merchantId, livemode: c.livemode, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh,

@@ -182,6 +182,21 @@ const rows: DirectoryRow[] = [
       }, true, 'mch_1')],
     },
   },
+  {
+    row: 'beneficiary at a bank that receives no PromptPay transfer (unknown code) → validation_error (unknown_bank)',
+    given: registered, when: { type: 'RegisterBeneficiary', actor: ops, merchantId: 'mch_1', livemode: true, bankCode: '999', accountNumber: '1112223331', accountNameTh: 'สมหญิง รักดี', verified: true },
+    refused: 'validation_error', message: /not a known receiving bank/,
+  },
+  {
+    row: 'beneficiary at a bank that only sends (069) → validation_error (unknown_bank)',
+    given: registered, when: { type: 'RegisterBeneficiary', actor: ops, merchantId: 'mch_1', livemode: true, bankCode: '069', accountNumber: '1112223331', accountNameTh: 'สมหญิง รักดี', verified: true },
+    refused: 'validation_error', message: /not a known receiving bank/,
+  },
+  {
+    row: 'saved sender at an unknown bank → validation_error (unknown_bank)',
+    given: registered, when: { type: 'RegisterSender', actor: ops, merchantId: 'mch_1', livemode: true, endUserRef: 'user-1', bankCode: '999', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' },
+    refused: 'validation_error', message: /not a known sending bank/,
+  },
   { row: 'saved sender of an unknown merchant → resource_not_found', given: [], when: { type: 'RegisterSender', actor: ops, merchantId: 'mch_1', livemode: true, endUserRef: 'u', bankCode: '014', accountNumber: '1', accountNameTh: 'x' }, refused: 'resource_not_found' },
   {
     row: 'bank availability changed, with its Thai message',
