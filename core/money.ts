@@ -174,7 +174,7 @@ export function checkWithdrawalAmount(policy: AmountPolicy, amount: Minor, p2pMi
   const max = withdrawalAmountMaxMinor(policy, feeTotalMinor);
   if (amount <= 0n || amount > BigInt(max)) {
     const why = max < policy.withdrawalMaxMinor ? ` (the amount plus the fee of ${feeTotalMinor} must stay within ${safeIntegerMax})` : '';
-    return reject('amount_not_supported', `amount_minor must be between 1 and ${max}${why}`, { min_minor: policy.withdrawalMinMinor, max_minor: max });
+    return reject('amount_not_supported', `amount_minor must be between ${policy.withdrawalMinMinor} and ${max}${why}`, { min_minor: policy.withdrawalMinMinor, max_minor: max });
   }
   if (amount < BigInt(policy.withdrawalMinMinor)) {
     return p2pMinimumApplies
