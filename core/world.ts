@@ -5,6 +5,7 @@
 
 import { assert, unreachable, violated } from './assert.ts';
 import { writeSideLimits } from './limits.ts';
+import type { Minor } from './money.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, isSettledAndUncleared, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import { evolveClaim } from './claim/state.ts';
@@ -167,6 +168,11 @@ export class World {
   readonly withdrawalByReference = new References((m, l, r) => this.archive?.withdrawalReferenceUsed(m, l, r) ?? false);
   /** An end user's open unpaid deposits (a few at most: the cap is small). */
   readonly openDepositsByEndUser = new MerchantScoped<string[]>();
+  /**
+   * Deposits awaiting payment by sender account and amount (senderAmountKey): one at most
+   * but for orders from before the duplicate rule covered every end user.
+   */
+  readonly awaitingPaymentBySenderAmount = new MerchantScoped<string[]>();
   /** The deposit that first used a bank transfer (trans_ref), per mode. */
   readonly depositByTransRef = { live: new Map<string, string>(), test: new Map<string, string>() };
   readonly withdrawalByDispute = new Map<string, string>();
@@ -470,6 +476,10 @@ export class World {
     if (open !== (before !== undefined && isOpenUnpaid(before))) {
       toggleListed(this.openDepositsByEndUser.scopeFor(d.merchantId, d.livemode), d.endUserRef, d.id, open);
     }
+    const awaiting = d.status === 'awaiting_payment';
+    if (awaiting !== (before?.status === 'awaiting_payment')) {
+      toggleListed(this.awaitingPaymentBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, awaiting);
+    }
     const waiting = d.status === 'awaiting_liquidity';
     if (waiting !== (before?.status === 'awaiting_liquidity')) togglePooled(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, waiting);
     const clearingAt = unclearedAt(d);
@@ -623,6 +633,11 @@ function togglePooled(index: Map<string, Set<string>>, key: string, id: string, 
 }
 
 /** Adds or removes an id in a short list keyed by an end user; an empty list goes. */
+/** The key of the duplicate-open-deposit rule: the same sender account and amount. */
+export function senderAmountKey(bankCode: string, accountNumber: string, amountMinor: Minor): string {
+  return `${bankCode}:${accountNumber}:${amountMinor}`;
+}
+
 function toggleListed(index: Map<string, string[]>, key: string, id: string, present: boolean): void {
   const list = index.get(key);
   if (present) {

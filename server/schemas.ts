@@ -15,9 +15,15 @@ const metadata = {
   propertyNames: { minLength: 1, maxLength: limits.metadataKeyLengthMax },
   additionalProperties: { type: 'string', maxLength: limits.metadataValueBytesMax },
 } as const;
+// The contract's "validated then excluded from stored metadata": an address that is an
+// address, and text without control characters.
+const visible = '^[^\\u0000-\\u001f\\u007f]*$';
 const client = {
   type: 'object', additionalProperties: false,
-  properties: { device_fingerprint: { type: 'string', maxLength: 512 }, ip: { type: 'string', maxLength: 64 }, user_agent: { type: 'string', maxLength: 1024 } },
+  properties: {
+    device_fingerprint: { type: 'string', minLength: 1, maxLength: 512, pattern: visible }, ip: { type: 'string', format: 'ip', maxLength: 64 },
+    user_agent: { type: 'string', minLength: 1, maxLength: 1024, pattern: visible },
+  },
 } as const;
 
 export interface CreateDepositBody {

@@ -8,6 +8,7 @@
 // removal of extra keys); an unknown key is reported as reason 'unknown_field' at its own
 // path; at most fieldsReportedMax fields are reported.
 
+import { isIP } from 'node:net';
 import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
 import { ApiError } from './errors.ts';
 import { parseIso } from './time.ts';
@@ -26,6 +27,8 @@ const ajv = new Ajv({ allErrors: true, strict: true });
 // with parseIso, the parser the routes use.
 ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseIso(s) !== null });
 ajv.addFormat('uri', { type: 'string', validate: isHttpUrl });
+// An IPv4 or IPv6 address as node:net reads one (no ranges, no zone-less oddities).
+ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIP(s) !== 0 });
 
 function isHttpUrl(s: string): boolean {
   try {

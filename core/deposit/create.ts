@@ -9,7 +9,7 @@ import { bankByCode, banks, type Merchant, type SavedSender } from '../directory
 import { reject, type Rejection } from '../errors.ts';
 import type { Command } from '../handler/commands.ts';
 import { limits } from '../limits.ts';
-import { checkDepositAmount, type AmountPolicy } from '../money.ts';
+import { checkDepositAmount, type AmountPolicy, type Minor } from '../money.ts';
 import type { Deposit, Sender } from './state.ts';
 
 export type CreateDepositRequest = Extract<Command, { type: 'CreateDeposit' }>;
@@ -25,6 +25,8 @@ export interface CreateDepositFacts {
   readonly referenceUsed: boolean;
   /** The end user's open deposits with this merchant in this mode. */
   readonly openDeposits: readonly Deposit[];
+  /** This merchant's deposits in this mode awaiting payment from a sender account for an amount, any end user's. */
+  readonly awaitingPaymentFrom: (bankCode: string, accountNumber: string, amountMinor: Minor) => readonly Deposit[];
 }
 
 export interface AdmittedDeposit {
@@ -55,8 +57,11 @@ export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts)
   if (facts.referenceUsed) {
     return reject('validation_error', 'merchant_reference is already used by another deposit.', { fields: [{ path: 'merchant_reference', reason: 'not_unique' }] });
   }
+  // The contract's rule is the sender and the amount, whoever the end user: two such orders
+  // would make the sender's slip ambiguous between them.
+  const duplicates = facts.awaitingPaymentFrom(sender.bankCode, sender.accountNumber, c.amountMinor)
+    .filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender.bankCode && d.sender.accountNumber === sender.accountNumber);
   const open = facts.openDeposits;
-  const duplicates = open.filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender.bankCode && d.sender.accountNumber === sender.accountNumber);
   if (duplicates.length > 0) return reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) });
   const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
   if (open.length >= cap) return reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) });

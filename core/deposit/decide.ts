@@ -451,11 +451,11 @@ function receivedAmounts(c: Extract<DepositCommand, { type: 'ApproveReview' }>, 
     for (const [i, r] of c.legAmounts.entries()) {
       if (!waiting.some((l) => l.legRef === r.legRef)) {
         const complete = s.legs.some((l) => l.legRef === r.legRef);
-        return invalid(`legs[${i}].leg_ref`, complete ? 'leg_complete' : 'unknown_leg',
+        return invalid(`legs.${i}.leg_ref`, complete ? 'leg_complete' : 'unknown_leg',
           complete ? `Leg ${r.legRef} is already complete.` : `This deposit has no leg ${r.legRef}.`);
       }
-      if (seen.has(r.legRef)) return invalid(`legs[${i}].leg_ref`, 'duplicate', `Leg ${r.legRef} is named twice.`);
-      if (r.amountMinor < 0n) return invalid(`legs[${i}].amount_minor`, 'minimum', 'A leg received 0 or more.');
+      if (seen.has(r.legRef)) return invalid(`legs.${i}.leg_ref`, 'duplicate', `Leg ${r.legRef} is named twice.`);
+      if (r.amountMinor < 0n) return invalid(`legs.${i}.amount_minor`, 'minimum', 'A leg received 0 or more.');
       seen.add(r.legRef);
       total += r.amountMinor;
     }

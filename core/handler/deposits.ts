@@ -17,7 +17,7 @@ import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts'
 import { scenarioOf, simulatedLegs, simulatedShape } from '../sandbox/scenarios.ts';
 
 import { depositPostings } from '../ledger/postings.ts';
-import { World } from '../world.ts';
+import { senderAmountKey, World } from '../world.ts';
 import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
@@ -179,6 +179,8 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
     savedSender: c.senderId === undefined ? undefined : tx.world.senders.get(c.senderId), unavailableBanks: tx.world.unavailableBanks,
     referenceUsed: tx.world.depositByReference.has(merchantId, livemode, c.merchantReference),
     openDeposits: (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!),
+    awaitingPaymentFrom: (bankCode, accountNumber, amountMinor) =>
+      (tx.world.awaitingPaymentBySenderAmount.get(merchantId, livemode, senderAmountKey(bankCode, accountNumber, amountMinor)) ?? []).map((id) => tx.deposit(id)!),
   });
   if (isRejection(admitted)) return fail(admitted);
   const { sender, lifetimeSeconds } = admitted;

@@ -221,7 +221,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await run(ctx, {
       type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '',
       ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}),
-      ...(b.legs !== undefined ? { legAmounts: b.legs.map((l, i) => ({ legRef: l.leg_ref, amountMinor: amountOf(l.amount_minor, `legs[${i}].amount_minor`) })) } : {}),
+      ...(b.legs !== undefined ? { legAmounts: b.legs.map((l, i) => ({ legRef: l.leg_ref, amountMinor: amountOf(l.amount_minor, `legs.${i}.amount_minor`) })) } : {}),
     }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 

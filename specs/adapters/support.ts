@@ -85,7 +85,8 @@ export class Driver {
     const n = ++this.n;
     return {
       type: 'CreateDeposit', actor: merchantActor(merchantId), amountMinor, merchantReference: opts.reference ?? `dref-${n}`, endUserRef: `user-${n}`,
-      sender: defaultSender, hasClientData: true, ...(opts.expiresInSeconds !== undefined ? { expiresInSeconds: opts.expiresInSeconds } : {}),
+      // Each payer its own account: one account's open orders for one amount are duplicates.
+      sender: { ...defaultSender, accountNumber: String(9_876_543_210 + n) }, hasClientData: true, ...(opts.expiresInSeconds !== undefined ? { expiresInSeconds: opts.expiresInSeconds } : {}),
     };
   }
 

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
-import { depositBody, signedHeaders, TestServer } from '../support/server-harness.ts';
+import { depositBody, freshSender, signedHeaders, TestServer } from '../support/server-harness.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -68,7 +68,7 @@ test('a backup taken while deposits are created verifies, holds the slips and se
   const load = (async () => {
     let n = 0;
     while (creating) {
-      const r = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 10_000 }));
+      const r = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 10_000, sender: freshSender() }));
       assert.ok(r.status === 201 || r.status === 202, r.text);
       n++;
     }

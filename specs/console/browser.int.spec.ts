@@ -24,7 +24,7 @@ import { limits } from '../../core/limits.ts';
 import { answerStepUp, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, day, deliveries, Receiver } from '../webhooks/support.ts';
-import { depositBody } from '../support/server-harness.ts';
+import { depositBody, freshSender } from '../support/server-harness.ts';
 
 let scene: SlipScene;
 let browser: Browser;
@@ -62,7 +62,7 @@ test.before(async () => {
   failing = await Receiver.start(() => scene.s.clock.now());
   failing.answer(500);
   endpointId = await addEndpoint(scene.s, scene.shop.id, failing.url);
-  await matchedDeposit(scene); // deposit.created to the failing endpoint
+  await matchedDeposit(scene, { sender: freshSender() }); // deposit.created to the failing endpoint (a payer of its own: it stays open)
   await advance(scene.s, 4 * day);
   browser = await launchChromium();
 });
@@ -256,7 +256,7 @@ test("the merchant page lists the merchant's balance transactions as the API doe
   assert.equal(await shownIds(), first.json.data.map((b: { id: string }) => b.id));
 
   // The payer withdraws: its receiving accounts are the report's, each leg that waits or differs with its reason; the CSV is the API's.
-  const awaited = await matchedDeposit(scene); // told, no slip yet: SLIP_AWAITED
+  const awaited = await matchedDeposit(scene, { sender: freshSender() }); // told, no slip yet: SLIP_AWAITED
   const receiving = await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${scene.payer.id}&livemode=true`, undefined, { roles: ['finance'] });
   assert.is(receiving.status, 200, receiving.text);
   assert.ok(receiving.json.data.some((a: any) => a.differences.some((d: any) => d.deposit_id === awaited.id && d.reason === 'SLIP_AWAITED')), receiving.text);

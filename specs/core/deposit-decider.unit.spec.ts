@@ -606,7 +606,7 @@ table(reversalReason, reasonRows);
 
 const merchant: Merchant = { id: 'mch_dep', whiteLabelId: 'wl_1', name: 'Shop', suspended: false, version: 0, createdAt: T0 };
 const facts = (over: Partial<CreateDepositFacts> = {}): CreateDepositFacts => ({
-  merchant, amounts: defaultAmountPolicy, savedSender: undefined, unavailableBanks: new Map(), referenceUsed: false, openDeposits: [], ...over,
+  merchant, amounts: defaultAmountPolicy, savedSender: undefined, unavailableBanks: new Map(), referenceUsed: false, openDeposits: [], awaitingPaymentFrom: () => [], ...over,
 });
 const request = (over: Partial<CreateDepositRequest> = {}): CreateDepositRequest => ({
   type: 'CreateDeposit', actor: { kind: 'merchant', merchantId: 'mch_dep', livemode: true }, amountMinor: X, merchantReference: 'order-2',
@@ -641,8 +641,16 @@ const admissionRows: AdmissionRow[] = [
   },
   { row: '(create) merchant_reference already used → validation_error (not_unique)', given: [], when: request(), facts: facts({ referenceUsed: true }), refused: 'validation_error', message: /merchant_reference/ },
   {
-    row: '(create) an identical order awaiting payment → duplicate_open_deposit',
-    given: [], when: request(), facts: facts({ openDeposits: [openOrder(awaitingPayment)] }), refused: 'duplicate_open_deposit',
+    row: '(create) an order awaiting payment from the same sender for the same amount, another end user\'s → duplicate_open_deposit',
+    given: [], when: request({ endUserRef: 'user-2' }),
+    facts: facts({ awaitingPaymentFrom: (bank, account, amount) => (bank === defaultSender.bankCode && account === defaultSender.accountNumber && amount === X ? [openOrder(awaitingPayment)] : []) }),
+    refused: 'duplicate_open_deposit',
+  },
+  {
+    row: '(create) the same sender\'s order for another amount → admitted',
+    given: [], when: request({ amountMinor: 40_000n }),
+    facts: facts({ awaitingPaymentFrom: (_b, _a, amount) => (amount === X ? [openOrder(awaitingPayment)] : []) }),
+    then: { sender: defaultSender, lifetimeSeconds: 900 },
   },
   {
     row: '(create) the end user already has the most open orders → too_many_open_deposits',

@@ -113,8 +113,11 @@ test('(create) refusals: each names its code and creates no order', () => {
   refused(s.h, createCommand(s), 'duplicate_open_deposit', seen);
   s.h.ok(createCommand(s, { amountMinor: 30_000n }));
   refused(s.h, createCommand(s, { amountMinor: 40_000n }), 'too_many_open_deposits', seen);
-  s.h.ok(createCommand(s, { endUserRef: 'user-3' }));
-  refused(s.h, createCommand(s, { endUserRef: 'user-3', amountMinor: 40_000n, hasClientData: false }), 'too_many_open_deposits', seen);
+  // Another end user, from the same account, for the same amount: a duplicate too (the rule is the sender and the amount).
+  refused(s.h, createCommand(s, { endUserRef: 'user-3' }), 'duplicate_open_deposit', seen);
+  const own = { ...defaultSender, accountNumber: '1231231231' };
+  s.h.ok(createCommand(s, { endUserRef: 'user-3', sender: own }));
+  refused(s.h, createCommand(s, { endUserRef: 'user-3', sender: own, amountMinor: 40_000n, hasClientData: false }), 'too_many_open_deposits', seen);
   s.h.ok({ type: 'SetBankAvailability', actor: operator(), bankCode: '014', available: false });
   const unavailable = refused(s.h, createCommand(s, { endUserRef: 'user-4' }), 'sender_bank_unavailable', seen);
   assert.ok((unavailable.details!.alternative_banks as string[]).includes('004'));

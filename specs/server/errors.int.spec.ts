@@ -9,18 +9,20 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from '../../core/errors.ts';
 import { catalogue } from '../../server/errors.ts';
-import { depositBody, signedHeaders, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { depositBody as baseDepositBody, freshSender, signedHeaders, TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import {
   assertTimestamp, expectError, gatewayRoute, journalRows, openDispute, payFirstLeg, receiveSlip, resolveDispute,
   setBankAvailability, slowDisk, withdrawalBody,
 } from '../support/api-checks.ts';
 
 const covered = new Set<string>();
+/** Every order from a payer account of its own, unless a test names one: this spec keeps many open orders of one amount. */
+const depositBody = (overrides: Record<string, unknown> = {}) => baseDepositBody({ sender: freshSender(), ...overrides });
 
 /** Codes no /v1/pay/* request can provoke today, each with the reason. */
 const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
   review_note_required: 'back office only: reviewer decisions on deposits (POST /v1/bo/deposits/{id}/approve|decline)',
-  withdrawal_state_conflict: 'back office only: withdrawal approve/reject and fill reversal',
+  withdrawal_state_conflict: 'nothing produces it: commands on a withdrawal are decided one at a time, so none changes state during a request; an approve, reject or fill reversal meeting the wrong state is operation_not_allowed (a retry would meet the same state)',
   alloc_state_conflict: 'raised by the slip worker and operator paths (ReserveLeg/FillLeg, review approval); deposit creation plans legs only on matchable withdrawals inside the same serialised command',
   slip_intake_unavailable: 'slip upload issue (POST /v1/pay/deposits/{id}/slip is not mounted yet)',
   late_slip_window_closed: 'slip upload issue (a late slip is refused at upload)',
@@ -161,6 +163,14 @@ test('validation_error: details.fields[] with path and reason for each problem',
   assert.is(byPath.currency, 'enum');
   assert.is(byPath.amount_minor, 'type');
   assert.is(byPath.colour, 'unknown_field');
+  // client{} is validated (then left out of what is stored): an address must be one, text without control characters.
+  for (const path of ['/v1/pay/deposits', '/v1/pay/withdrawals']) {
+    const bad = await s.call(payer.live.api_key, 'POST', path, { ...(path.endsWith('deposits') ? depositBody() : withdrawalBody(payerBen)), client: { ip: 'notanip', user_agent: 'a\u0007b', device_fingerprint: 'fp-1' } }, { idempotencyKey: randomUUID() });
+    const fields = Object.fromEntries(expectError(bad, 'validation_error').details.fields.map((f: { path: string; reason: string }) => [f.path, f.reason]));
+    assert.equal([fields['client.ip'], fields['client.user_agent']], ['format', 'pattern'], `${path}: ${bad.text}`);
+  }
+  const v6 = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_300, client: { ip: '2001:db8::7', user_agent: 'spec', device_fingerprint: 'fp-1' } }));
+  assert.ok(v6.status === 201 || v6.status === 202, v6.text);
   const q = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits?limit=0'), 'validation_error');
   assert.is(q.details.fields[0].path, 'limit');
 });
@@ -266,10 +276,16 @@ test('sender_bank_unavailable: the sender bank is closed to new orders', async (
 
 test('duplicate_open_deposit: same amount and sender already awaiting payment; details.open_deposit_ids', async () => {
   const user = `dup-${randomUUID().slice(0, 8)}`;
-  const first = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: user, amount_minor: 7_000 }));
+  const sender = freshSender();
+  const first = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: user, amount_minor: 7_000, sender }));
   assert.is(first.status, 201, first.text);
-  const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: user, amount_minor: 7_000 })), 'duplicate_open_deposit', covered);
+  const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: user, amount_minor: 7_000, sender })), 'duplicate_open_deposit', covered);
   assert.equal(e.details.open_deposit_ids, [first.json.id]);
+  // The rule is the sender and the amount, whoever the end user (their slips could not be told apart).
+  const other = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: `${user}-b`, amount_minor: 7_000, sender })), 'duplicate_open_deposit');
+  assert.equal(other.details.open_deposit_ids, [first.json.id]);
+  const otherSender = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ end_user_ref: `${user}-c`, amount_minor: 7_000 }));
+  assert.is(otherSender.status, 201, otherSender.text);
 });
 
 test('too_many_open_deposits: 2 per end user with client{}, 1 without', async () => {

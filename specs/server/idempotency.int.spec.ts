@@ -7,8 +7,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { depositBody, TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
+import { depositBody as baseDepositBody, freshSender, TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
 import { expectError, gatewayRoute, journalRows, slowDisk, withdrawalBody } from '../support/api-checks.ts';
+
+/** Every order from a payer account of its own (this spec keeps many open orders of one amount). */
+const depositBody = (overrides: Record<string, unknown> = {}) => baseDepositBody({ sender: freshSender(), ...overrides });
 
 let s: TestServer;
 let shop: MerchantKeys;

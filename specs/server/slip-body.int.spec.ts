@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { expectError } from '../support/api-checks.ts';
-import { signedHeaders } from '../support/server-harness.ts';
+import { signedHeaders, freshSender } from '../support/server-harness.ts';
 import {
   assertReceipt, getDeposit, jpegSlip, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, uploadJson, type Capability, type SlipScene,
 } from '../support/slip-harness.ts';
@@ -42,7 +42,7 @@ test('the three body shapes each answer 202 with a slip receipt, and the order m
     ['JSON without image', (cap) => uploadJson(cap, { trans_ref: 'TR-NO-IMAGE-1', sending_bank_code: '014', occurred_at: new Date(scene.s.clock.now()).toISOString() })],
   ];
   for (const [what, send] of shapes) {
-    const deposit = await matchedDeposit(scene);
+    const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
     const receipt = assertReceipt(await send(deposit.slip_upload));
     const after = await getDeposit(scene, deposit.id);
     assert.is(after.status, 'slip_processing', what);
@@ -52,7 +52,7 @@ test('the three body shapes each answer 202 with a slip receipt, and the order m
 });
 
 test('magic bytes decide: a PNG named slip.jpg sent as image/jpeg is stored and served as image/png', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const png = pngSlip();
   assertReceipt(await uploadFile(deposit.slip_upload, png, { filename: 'slip.jpg', fileType: 'image/jpeg' }));
   const image = await slipImage(deposit.id);
@@ -64,7 +64,7 @@ test('magic bytes decide: a PNG named slip.jpg sent as image/jpeg is stored and 
 });
 
 test('a text file renamed .png, a PDF, or base64 of text are 400 unsupported_media_type; nothing is received', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const text = expectError(await uploadFile(deposit.slip_upload, Buffer.from('just some text, honestly a PNG'), { filename: 'slip.png', fileType: 'image/png' }), 'unsupported_media_type');
   assert.is(text.details.detected_type, null);
   const pdf = expectError(await uploadFile(deposit.slip_upload, Buffer.from('%PDF-1.7\n%slip\n'), { filename: 'slip.png', fileType: 'image/png' }), 'unsupported_media_type');
@@ -76,7 +76,7 @@ test('a text file renamed .png, a PDF, or base64 of text are 400 unsupported_med
 });
 
 test('max_bytes counts decoded bytes: base64 of max_bytes + 1 is 422, of exactly max_bytes with line breaks is 202', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const over = expectError(await uploadJson(deposit.slip_upload, { image_base64: pngOfSize(maxBytes + 1).toString('base64') }), 'validation_error');
   assert.equal(over.details.fields[0], { path: 'image_base64', reason: 'too_large', hint: `at most ${maxBytes} decoded bytes` });
   const overFile = expectError(await uploadFile(deposit.slip_upload, pngOfSize(maxBytes + 1)), 'validation_error');
@@ -112,7 +112,7 @@ function rawUpload(cap: Capability, headers: Record<string, string>, sendBytesMa
 }
 
 test('an oversized request is refused before it is read whole: by Content-Length at once, and without one at the byte cap', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const declared = 50 * 1024 * 1024;
   const byLength = await rawUpload(deposit.slip_upload, { 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(declared) }, 256 * 1024);
   assert.is(byLength.status, 422);
@@ -130,7 +130,7 @@ test('an oversized request is refused before it is read whole: by Content-Length
 });
 
 test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown fields, bad base64, bad no-image fields, broken multipart 422', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const cap: Capability = deposit.slip_upload;
   expectError(await upload(cap, '{"image_base64": ', 'application/json'), 'malformed_json');
   const cases: [string, Promise<any>, string, string][] = [

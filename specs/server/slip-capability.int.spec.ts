@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import * as ed from '@noble/ed25519';
 import { randomUUID } from 'node:crypto';
 import { expectError, journalRows } from '../support/api-checks.ts';
-import { signedHeaders } from '../support/server-harness.ts';
+import { signedHeaders, freshSender } from '../support/server-harness.ts';
 import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
@@ -26,7 +26,7 @@ function claimsOf(token: string): Record<string, any> {
 }
 
 test('the token verifies with @noble/ed25519 against the signer\'s public key and carries the bound claims', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const cap: Capability = deposit.slip_upload;
   const [body, signature] = cap.token.split('.') as [string, string];
   const publicKey = scene.s.running.capability.rawPublicKey();
@@ -51,7 +51,7 @@ test('the token verifies with @noble/ed25519 against the signer\'s public key an
 });
 
 test('only the capability: an API key, PG-* headers, no token, a forged or altered token → 401 signature_invalid, nothing written', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const cap: Capability = deposit.slip_upload;
   const rows = await journalRows(scene.s);
   const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
@@ -78,8 +78,8 @@ test('only the capability: an API key, PG-* headers, no token, a forged or alter
 });
 
 test('a token for deposit A on deposit B\'s URL, or on a URL that is not upload_url byte for byte, is refused', async () => {
-  const a = await matchedDeposit(scene);
-  const b = await matchedDeposit(scene);
+  const a = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
+  const b = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
   for (const url of [b.slip_upload.upload_url, `${a.slip_upload.upload_url}?x=1`, a.slip_upload.upload_url.replace('/v1/pay/', '/v1/PAY/')]) {
     expectError(await upload(a.slip_upload, body, contentType, { url }), 'signature_invalid');
@@ -105,7 +105,7 @@ test('a revoked API key or a suspended merchant does not stop the capability of 
 });
 
 test('slip-token issues a capability for the order (Cache-Control: no-store) that uploads like the first', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const r = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/slip-token`);
   assert.is(r.status, 200, r.text);
   assert.is(r.headers.get('cache-control'), 'no-store');
@@ -115,13 +115,13 @@ test('slip-token issues a capability for the order (Cache-Control: no-store) tha
 });
 
 test('an upload without Idempotency-Key is 400 idempotency_key_required', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip() }]);
   expectError(await upload(deposit.slip_upload, body, contentType, { headers: { 'Idempotency-Key': '' } }), 'idempotency_key_required');
 });
 
 test('rate limits: 20 per minute per end user, with RateLimit headers; the 21st is 429 rate_limited until the window ends', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   for (let i = 1; i <= 20; i++) {
     const r = await upload(deposit.slip_upload, 'not a slip', 'text/plain');
     expectError(r, 'unsupported_media_type');

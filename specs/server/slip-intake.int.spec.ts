@@ -18,7 +18,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { DiskSlipStore, type IntakeRecord, type ProviderAnswer, type SlipStore } from '../../adapters/slips/store.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import { expectError, journalRows } from '../support/api-checks.ts';
-import { TestServer } from '../support/server-harness.ts';
+import { TestServer, freshSender } from '../support/server-harness.ts';
 import {
   assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, uploadJson, type SlipScene,
 } from '../support/slip-harness.ts';
@@ -60,7 +60,7 @@ test.before(async () => { scene = await slipScene({}, { slipStore: store }, data
 test.after(async () => { await scene.s.stop(); });
 
 test('a store that fails fsync → 503 slip_intake_unavailable, no journal entry; the retry after recovery gets the same receipt id', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const image = pngSlip();
   const key = randomUUID();
   const rows = await journalRows(scene.s);
@@ -91,7 +91,7 @@ test('a store that fails fsync → 503 slip_intake_unavailable, no journal entry
 });
 
 test('different evidence after a 503 under the same key is 409 idempotency_key_reused', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const key = randomUUID();
   store.failing = true;
   expectError(await uploadFile(deposit.slip_upload, pngSlip(), { key }), 'slip_intake_unavailable');
@@ -101,7 +101,7 @@ test('different evidence after a 503 under the same key is 409 idempotency_key_r
 });
 
 test('the same evidence under another multipart boundary, or as JSON base64 with line breaks, is a replay with the same receipt', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const image = pngSlip();
   const key = randomUUID();
   const rows = await journalRows(scene.s);
@@ -125,7 +125,7 @@ test('the same evidence under another multipart boundary, or as JSON base64 with
 });
 
 test('a retry while the first attempt is still being stored is 409 idempotency_in_flight; the first still gets its 202', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const image = pngSlip();
   const key = randomUUID();
   store.putDelayMs = 300;
@@ -143,7 +143,7 @@ test('a retry while the first attempt is still being stored is 409 idempotency_i
 });
 
 test('no-image fields in another key order and with occurred_at in +07:00 are the same evidence', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const key = randomUUID();
   const first = assertReceipt(await uploadJson(deposit.slip_upload, { trans_ref: 'TR-778899', sending_bank_code: '014', occurred_at: '2026-11-21T03:00:00Z' }, key));
   const replay = await uploadJson(deposit.slip_upload, '{"occurred_at":"2026-11-21T10:00:00.000+07:00","sending_bank_code":"014","trans_ref":"TR-778899"}', key);
@@ -154,7 +154,7 @@ test('no-image fields in another key order and with occurred_at in +07:00 are th
 });
 
 test('slips under new keys while the first is being verified are taken up to the cap; the 4th is refused 422 and stores nothing', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   for (let i = 0; i < 3; i++) assertReceipt(await uploadFile(deposit.slip_upload, pngSlip()));
   assert.is((await getDeposit(scene, deposit.id)).status, 'slip_processing');
   const stored = store.puts.length;
@@ -164,7 +164,7 @@ test('slips under new keys while the first is being verified are taken up to the
 });
 
 test('evidence the worker cannot read is tried again, and after workerAttemptsPerSlipMax goes to review — never settled, never lost', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { amount_minor: 50_100 }); // paid by the default sender: an amount no other open order has
   const image = pngSlip();
   await registerTransfer(scene.s, transferFor(scene, deposit, { image_sha256: sha256Hex(image) }));
   await scene.s.running.slipWorker.drain(); // what earlier tests left pending
@@ -185,7 +185,7 @@ test('evidence the worker cannot read is tried again, and after workerAttemptsPe
 });
 
 test('a slip received before a restart is verified after it (the journal is the queue)', async () => {
-  const deposit = await matchedDeposit(scene);
+  const deposit = await matchedDeposit(scene, { amount_minor: 50_200 }); // paid by the default sender: an amount no other open order has
   const image = pngSlip();
   assertReceipt(await uploadFile(deposit.slip_upload, image));
   await scene.s.stop(false);

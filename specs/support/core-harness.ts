@@ -81,10 +81,25 @@ export class Harness {
     });
   }
 
+  private readonly senders = new Map<string, Sender>();
+
+  /**
+   * Each end user sends from an account of their own (one without an end user gets a new
+   * one): two open orders for one amount from one account are duplicate_open_deposit
+   * whoever the end user, so scenes with many payers give each its own.
+   */
+  senderOf(endUser: string | undefined): Sender {
+    const known = endUser === undefined ? undefined : this.senders.get(endUser);
+    if (known) return known;
+    const sender = this.senders.size === 0 && endUser === undefined ? defaultSender : { ...defaultSender, accountNumber: String(9_876_543_210 + this.senders.size + 1) };
+    this.senders.set(endUser ?? `#${this.senders.size}`, sender);
+    return sender;
+  }
+
   deposit(merchantId: string, amountMinor: bigint, opts: { livemode?: boolean; endUser?: string; sender?: Sender; expiresInSeconds?: number } = {}): Outcome {
     return this.exec({
       type: 'CreateDeposit', actor: merchantActor(merchantId, opts.livemode ?? true), amountMinor, merchantReference: this.ids.next('ref'),
-      endUserRef: opts.endUser ?? this.ids.next('user'), sender: opts.sender ?? defaultSender, hasClientData: true,
+      endUserRef: opts.endUser ?? this.ids.next('user'), sender: opts.sender ?? this.senderOf(opts.endUser), hasClientData: true,
       ...(opts.expiresInSeconds !== undefined ? { expiresInSeconds: opts.expiresInSeconds } : {}),
     });
   }

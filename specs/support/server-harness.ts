@@ -177,6 +177,16 @@ export function signedHeaders(key: string, method: string, pathWithQuery: string
 
 export const sender = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' };
 
+let senders = 0;
+/**
+ * A sender account of its own: one account's open orders for one amount are
+ * duplicate_open_deposit whoever the end user, so a spec that keeps several open orders of
+ * one amount gives each payer one of these (slips of the default `sender` won't match them).
+ */
+export function freshSender(): typeof sender {
+  return { ...sender, account_number: String(1_000_000_000 + process.pid * 1000 + ++senders).slice(-10) };
+}
+
 export function depositBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     amount_minor: 50_000, currency: 'THB', merchant_reference: `ref-${randomUUID()}`, end_user_ref: `user-${randomUUID().slice(0, 8)}`,
