@@ -73,6 +73,22 @@ export interface Running {
   close(): Promise<void>;
 }
 
+/**
+ * Every request while the server starts (replaying a long journal can take a while):
+ * 503 service_unavailable, but GET /healthz — liveness, "the process answers" — is 200
+ * {"status":"starting"}, so a liveness probe does not kill a server that is replaying;
+ * readiness (/readyz) says 503 until it is ready.
+ */
+export const answerWhileStarting: RequestListener = (req, res) => {
+  if (req.method === 'GET' && req.url?.split('?')[0] === '/healthz') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"status":"starting"}');
+    return;
+  }
+  res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+  res.end(JSON.stringify(errorBody('service_unavailable', newRequestId(), { message: 'The service is starting; retry shortly.', retryAfterSeconds: 1 })));
+};
+
 /** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
@@ -89,11 +105,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   tightenDataDir(configured.dataDir);
   const sealer = sealerFor(configured, env);
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
-  // until the app is ready, a request is answered 503 service_unavailable, never left hanging.
-  let handle: RequestListener = (_req, res) => {
-    res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
-    res.end(JSON.stringify(errorBody('service_unavailable', newRequestId(), { message: 'The service is starting; retry shortly.', retryAfterSeconds: 1 })));
-  };
+  // until the app is ready, a request is answered at once, never left hanging.
+  let handle: RequestListener = answerWhileStarting;
   // Slow clients: a header section must arrive within headersMs, a whole request within requestMs.
   const server: Server = createServer({
     headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs,

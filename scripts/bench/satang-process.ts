@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
 
 /**
  * Starts satang on `dataDir` (no NATS: the embedded default; log level error, so server
- * faults show and the warning of every refused request does not) and waits for /healthz.
+ * faults show and the warning of every refused request does not) and waits for /readyz.
  * `nodeArgs` go before the entry point (a CPU profile); `track` sees the child at once.
  */
 export async function startSatangProcess(dataDir: string, options: { extraEnv?: NodeJS.ProcessEnv; nodeArgs?: readonly string[]; track?: (child: ChildProcess) => void } = {}): Promise<{ child: ChildProcess; url: string }> {
@@ -38,9 +38,9 @@ export async function startSatangProcess(dataDir: string, options: { extraEnv?: 
   const deadline = Date.now() + serverReadyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`satang exited with ${child.exitCode} while starting`);
-    const ready = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
     if (ready) return { child, url };
-    if (Date.now() > deadline) throw new Error(`satang did not answer /healthz within ${serverReadyTimeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`satang was not ready (/readyz) within ${serverReadyTimeoutMs} ms`);
     await sleep(100);
   }
 }

@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function answers(port: number): Promise<boolean> {
   try {
-    const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) });
+    const r = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) });
     return r.status === 200;
   } catch {
     return false;
@@ -63,7 +63,7 @@ async function start(command: string, args: readonly string[], env: Record<strin
     env: { ...process.env, SATANG_PORT: String(port), SATANG_DATA_DIR: dataDir, SATANG_LOG_LEVEL: 'warn', ...env },
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await until('the server answers /healthz', () => answers(port), readyWaitMs);
+  await until('the server is ready (/readyz)', () => answers(port), readyWaitMs);
   return { child, port, dataDir, exited };
 }
 

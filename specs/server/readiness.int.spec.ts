@@ -20,6 +20,9 @@ import { TestServer } from '../support/server-harness.ts';
 import { readinessOf } from '../../server/readiness.ts';
 import { observabilityLimits } from '../../core/limits.ts';
 import { projectionNames } from '../../projections/all.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerWhileStarting } from '../../server/main.ts';
 
 const run = promisify(execFile);
 
@@ -35,6 +38,22 @@ test('embedded: ready, with the checks named; /healthz is liveness only', async 
     assert.is((await s.raw('GET', '/healthz')).status, 200);
   } finally {
     await s.stop();
+  }
+});
+
+test('while the server starts, /healthz is 200 {"status":"starting"} (a liveness probe spares a replaying server) and every other request 503 with Retry-After', async () => {
+  const server = createServer(answerWhileStarting);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const health = await fetch(`${url}/healthz`);
+    assert.equal([health.status, await health.json()], [200, { status: 'starting' }]);
+    for (const path of ['/readyz', '/v1/pay/balance', '/v1/bo/deposits']) {
+      const r = await fetch(`${url}${path}`);
+      assert.equal([r.status, r.headers.get('retry-after'), (await r.json()).error.code], [503, '1', 'service_unavailable'], path);
+    }
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 
