@@ -46,6 +46,8 @@ const common: Record<string, OptionSpec> = {
   url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, where the development issuer's key is ($SATANG_DATA_DIR)" },
   sub: { type: 'string', value: 'ID', default: 'emp_admin', help: 'the operator the minted token names' },
+  // Admin commands always print the server's JSON; --json is taken too, as the other commands take it (DESIGN.md's example uses it).
+  json: { type: 'boolean', help: "print the server's JSON answer (what admin commands print anyway)" },
 };
 const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, help: 'the merchant (mch_…)' };
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };

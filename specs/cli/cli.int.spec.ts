@@ -148,6 +148,19 @@ help('a reader that closes the pipe early (`| head`): the CLI stops quietly, exi
   assert.is(r.code, 0);
 });
 
+help('DESIGN.md\'s example: admin merchant create --json prints the server\'s JSON answer', async () => {
+  const sc = await scene();
+  try {
+    const r = await satang(['admin', 'merchant', 'create', '--name', 'Shop', '--json'], sc.env);
+    assert.is(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout);
+    assert.match(answer.id, /^mch_/);
+    assert.match(answer.keys.sandbox.api_key, /^sk_test_/);
+  } finally {
+    await sc.s.stop();
+  }
+});
+
 help.run();
 
 const call = suite('satang call');
