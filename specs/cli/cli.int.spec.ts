@@ -153,7 +153,7 @@ help('DESIGN.md\'s example: admin merchant create --json prints the server\'s JS
   try {
     const r = await satang(['admin', 'merchant', 'create', '--name', 'Shop', '--json'], sc.env);
     assert.is(r.code, 0, r.stderr);
-    const answer = JSON.parse(r.stdout);
+    const answer = JSON.parse(r.stdout.toString());
     assert.match(answer.id, /^mch_/);
     assert.match(answer.keys.sandbox.api_key, /^sk_test_/);
   } finally {
