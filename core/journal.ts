@@ -28,7 +28,7 @@ export interface JournalEntry {
 }
 
 export type TimerKind =
-  | 'deposit.expire' | 'deposit.close_late_window' | 'deposit.escalate_review' | 'deposit.clear' | 'deposit.liquidity_wait'
+  | 'deposit.expire' | 'deposit.close_late_window' | 'deposit.escalate_review' | 'deposit.extend_review' | 'deposit.clear' | 'deposit.liquidity_wait'
   | 'withdrawal.approval_timeout' | 'withdrawal.expire' | 'withdrawal.auto_confirm' | 'beneficiary.verify'
   /** The next step of a sandbox deposit's scenario (arg: the step; core/sandbox/scenarios.ts). */
   | 'sandbox.step';

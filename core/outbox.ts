@@ -80,7 +80,7 @@ function depositEventType(entry: JournalEntry, d: Deposit): string | null {
     case 'SlipDequeued': return entry.event.afterSettlement ? null : 'deposit.slip_received';
     case 'SlipRejected': return 'deposit.slip_rejected';
     case 'LegCompleted': return 'deposit.leg_updated';
-    case 'DepositUnderReview': case 'ReviewEscalated': return 'deposit.under_review';
+    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': return 'deposit.under_review';
     case 'DepositSettled': return 'deposit.settled';
     case 'DepositRejected': return 'deposit.rejected';
     case 'DepositExpired': return 'deposit.expired';

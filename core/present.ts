@@ -8,7 +8,7 @@
 // log) still says which mode's money it describes.
 
 import { actionableBy, reasonTexts } from './deposit/reasons.ts';
-import type { Deposit, Leg } from './deposit/state.ts';
+import type { Deposit, Leg, Review } from './deposit/state.ts';
 import { bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
@@ -150,6 +150,11 @@ export interface Prior<S> {
   readonly shown: Obj;
 }
 
+/** The contract's estimate of a review: by four eyes, then by its escalation (1 h) and its extension (4 h) timers. */
+export function resolutionBucketOf(r: Review): 'under_15m' | 'under_1h' | 'under_4h' | 'extended' {
+  return r.extended === true ? 'extended' : r.escalated ? 'under_4h' : r.fourEyesRequired ? 'under_1h' : 'under_15m';
+}
+
 export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
   const p = view.qrPayload ? undefined : prior;
   const o: Obj = {
@@ -175,7 +180,7 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
     const r = d.review;
     o.review = {
       opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: r.fourEyesRequired,
-      estimated_resolution_bucket: r.escalated ? 'under_4h' : r.fourEyesRequired ? 'under_1h' : 'under_15m',
+      estimated_resolution_bucket: resolutionBucketOf(r),
       reasons: r.reasons.map((x) => ({
         code: x.code, display_th: reasonTexts[x.code].th, display_en: reasonTexts[x.code].en, actionable_by: actionableBy(x.code),
         ...(x.detail && x.code !== 'RECEIVER_MISMATCH' ? { detail: x.detail as Obj } : {}),

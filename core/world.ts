@@ -378,7 +378,7 @@ export class World {
     switch (e.type) {
       case 'DepositCreated': case 'DepositAwaitingLiquidity': case 'DepositMatched': case 'SlipReceived':
       case 'SlipQueued': case 'SlipDequeued': case 'AdditionalSlipReceived': case 'SlipRejected': case 'LegCompleted': case 'LegsReleased':
-      case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewApprovalRecorded': case 'DepositSettled':
+      case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': case 'ReviewApprovalRecorded': case 'DepositSettled':
       case 'DepositRejected': case 'DepositExpired': case 'DepositCanceled': case 'LateSlipWindowClosed':
       case 'DepositCleared': case 'DepositReversed': case 'DepositOverpaid': {
         const before = this.deposits.get(entry.stream);

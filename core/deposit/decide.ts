@@ -51,6 +51,7 @@ export type DepositCommand =
   | { readonly type: 'ReceiveSlip'; readonly at: number; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
   | { readonly type: 'RecordVerification'; readonly at: number; readonly receiptId: string; readonly outcome: VerificationOutcome; readonly settle: SettleContext }
   | { readonly type: 'EscalateReview'; readonly at: number }
+  | { readonly type: 'ExtendReview'; readonly at: number }
   /** `transferredAmountMinor` or `legAmounts` (never both): what the reviewer found received (see receivedAmounts). */
   | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
@@ -92,6 +93,9 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
     case 'EscalateReview':
       if (state.status !== 'under_review' || !state.review || state.review.escalated) return none;
       return [{ type: 'ReviewEscalated', at: command.at }];
+    case 'ExtendReview':
+      if (state.status !== 'under_review' || !state.review || state.review.extended) return none;
+      return [{ type: 'ReviewExtended', at: command.at }];
     case 'ApproveReview': return approve(command, state);
     case 'DeclineReview': return decline(command, state);
     case 'ReverseDeposit': return reverse(command, state);

@@ -81,6 +81,8 @@ export interface Verification {
 export interface Review {
   readonly openedAt: number;
   readonly escalated: boolean;
+  /** Still open reviewExtendedAfterMs after it opened: the contract's 'extended' estimate. */
+  readonly extended: boolean;
   readonly fourEyesRequired: boolean;
   readonly reasons: readonly ReviewReason[];
   /** Operators who approved so far (four-eyes reviews need two different ones). */
@@ -235,6 +237,7 @@ export type DepositEvent =
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
   | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
+  | { readonly type: 'ReviewExtended'; readonly at: number }
   /**
    * A first approval of a four-eyes review. `received`: what it says each leg received
    * (absent in journals from before it was kept); `restarted`: it disagreed with the
@@ -320,7 +323,8 @@ function copySettlement(st: Settlement): Complete<Settlement> {
 }
 
 function copyReview(r: Review): Complete<Review> {
-  return { openedAt: r.openedAt, escalated: r.escalated, fourEyesRequired: r.fourEyesRequired, reasons: r.reasons, approvals: r.approvals, approvedAmounts: r.approvedAmounts };
+  // extended: absent from snapshots written before it existed.
+  return { openedAt: r.openedAt, escalated: r.escalated, extended: r.extended === true, fourEyesRequired: r.fourEyesRequired, reasons: r.reasons, approvals: r.approvals, approvedAmounts: r.approvedAmounts };
 }
 
 /** The legs after an update; the same array when no leg changed (states are immutable). */
@@ -406,7 +410,7 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       return;
     case 'SlipReceived': case 'AdditionalSlipReceived': case 'SlipQueued': case 'SlipDequeued': case 'SlipRejected': case 'LegCompleted':
       return evolveSlip(n, s, e);
-    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewApprovalRecorded':
+    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': case 'ReviewApprovalRecorded':
       return evolveReview(n, s, e);
     default:
       return evolveOutcome(n, s, e);
@@ -414,7 +418,7 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
 }
 
 type SlipEvent = Extract<DepositEvent, { type: 'SlipReceived' | 'AdditionalSlipReceived' | 'SlipQueued' | 'SlipDequeued' | 'SlipRejected' | 'LegCompleted' }>;
-type ReviewEvent = Extract<DepositEvent, { type: 'DepositUnderReview' | 'ReviewEscalated' | 'ReviewApprovalRecorded' }>;
+type ReviewEvent = Extract<DepositEvent, { type: 'DepositUnderReview' | 'ReviewEscalated' | 'ReviewExtended' | 'ReviewApprovalRecorded' }>;
 type OutcomeEvent = Exclude<DepositEvent, { type: 'DepositCreated' | 'DepositAwaitingLiquidity' | 'DepositMatched' | 'LegsReleased' } | SlipEvent | ReviewEvent>;
 
 /** Slips arriving, queued, taking their turn, rejected, or completing a leg. */
@@ -478,7 +482,7 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
   switch (e.type) {
     case 'DepositUnderReview':
       n.status = 'under_review';
-      n.review = { openedAt: e.at, escalated: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [], approvedAmounts: undefined };
+      n.review = { openedAt: e.at, escalated: false, extended: false, fourEyesRequired: e.fourEyesRequired, reasons: e.reasons, approvals: [], approvedAmounts: undefined };
       if (e.verification) n.verification = e.verification;
       if (e.routeConfirmation) n.routeConfirmation = e.routeConfirmation;
       n.slip = slipWith(s.slip, e.transRef, e.legRef, e.transferredAmountMinor);
@@ -487,6 +491,13 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       if (!s.review) violated('escalation without a review');
       const review = copyReview(s.review);
       review.escalated = true;
+      n.review = review;
+      return;
+    }
+    case 'ReviewExtended': {
+      if (!s.review) violated('extension without a review');
+      const review = copyReview(s.review);
+      review.extended = true;
       n.review = review;
       return;
     }

@@ -183,6 +183,8 @@ function fireTimer(tx: Tx, timerId: string): Step {
       return runDeposit(tx, t.stream, decideDeposit({ type: 'CloseLateSlipWindow', at }, tx.deposit(t.stream)));
     case 'deposit.escalate_review':
       return runDeposit(tx, t.stream, decideDeposit({ type: 'EscalateReview', at }, tx.deposit(t.stream)));
+    case 'deposit.extend_review':
+      return runDeposit(tx, t.stream, decideDeposit({ type: 'ExtendReview', at }, tx.deposit(t.stream)));
     case 'deposit.clear':
       return runDeposit(tx, t.stream, decideDeposit({ type: 'ClearDeposit', at }, tx.deposit(t.stream)));
     case 'deposit.liquidity_wait':

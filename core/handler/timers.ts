@@ -5,7 +5,7 @@
 // Speed: a state names the timers it wants through a sink rather than returning Timer
 // objects, so the usual case (the timers it already has) allocates nothing.
 
-import { limits } from '../limits.ts';
+import { backOfficeLimits, limits } from '../limits.ts';
 import { isSettledAndUncleared, type Deposit } from '../deposit/state.ts';
 import type { Timer, TimerKind } from '../journal.ts';
 import { inFlightOf, isPayable, type Withdrawal } from '../withdrawal/state.ts';
@@ -35,6 +35,7 @@ export function depositTimers(d: Deposit, sink: TimerSink): void {
       return;
     case 'under_review':
       if (d.review && !d.review.escalated) sink.want(d.id, 'deposit.escalate_review', d.review.openedAt + limits.reviewEscalationMs);
+      else if (d.review && !d.review.extended) sink.want(d.id, 'deposit.extend_review', d.review.openedAt + backOfficeLimits.reviewExtendedAfterMs);
       return;
     case 'settled': {
       if (isSettledAndUncleared(d) && d.settlement.clearingAvailableAt !== null) sink.want(d.id, 'deposit.clear', d.settlement.clearingAvailableAt);

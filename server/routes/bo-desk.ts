@@ -10,7 +10,7 @@ import type { Context } from 'koa';
 import type { Deposit, DepositStatus, ReversalReasonCode } from '../../core/deposit/state.ts';
 import { reversalReasonCodes } from '../../core/deposit/state.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
-import { iso, presentDeposit, presentDispute, presentWithdrawal } from '../../core/present.ts';
+import { iso, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import type { DisputeEvidence } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
@@ -68,16 +68,10 @@ function queueEntry(d: Deposit, now: number): Record<string, unknown> {
   const since = d.review?.openedAt ?? d.createdAt;
   return {
     ...presentDeposit(d), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
-    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: resolutionBucket(d, now) } : {}),
+    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: resolutionBucketOf(d.review) } : {}),
   };
 }
 
-/** The contract's estimate, sharpened by age: a review older than reviewExtendedAfterMs is 'extended'. */
-function resolutionBucket(d: Deposit, now: number): string {
-  const r = d.review!;
-  if (now - r.openedAt >= backOfficeLimits.reviewExtendedAfterMs) return 'extended';
-  return r.escalated ? 'under_4h' : r.fourEyesRequired ? 'under_1h' : 'under_15m';
-}
 
 function depositQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
   const status = enumParam<DepositStatus>(q.status, 'status', depositQueueStatuses) ?? 'under_review';

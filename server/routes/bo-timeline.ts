@@ -90,6 +90,7 @@ function depositStep(e: DepositEvent): { step: string; detail: Obj } {
     case 'DepositUnderReview':
       return { step: 'verdict', detail: { outcome: 'under_review', reasons: e.reasons.map((r) => r.code), four_eyes_required: e.fourEyesRequired, ...(e.transferredAmountMinor !== undefined ? { transferred_amount_minor: n(e.transferredAmountMinor) } : {}), ...(e.verification ? { verification: e.verification } : {}) } };
     case 'ReviewEscalated': return { step: 'review_escalated', detail: {} };
+    case 'ReviewExtended': return { step: 'review_extended', detail: {} };
     case 'ReviewApprovalRecorded': return { step: 'review_decision', detail: {
       decision: 'approve', operator: e.operatorId, note: e.note ?? null, settles: false,
       ...(e.received ? { received: e.received.map((r) => ({ leg_ref: r.legRef, amount_minor: n(r.amountMinor) })) } : {}), ...(e.restarted ? { restarted: true } : {}),

@@ -423,6 +423,14 @@ const rows: DepositRow[] = [
     given: underReview, when: { type: 'EscalateReview', at: T0 + 4 * hour }, then: [{ type: 'ReviewEscalated', at: T0 + 4 * hour }],
   },
   {
+    row: 'under_review, escalated → four hours open → under_review with the estimate extended, money untouched',
+    given: [...underReview, { type: 'ReviewEscalated', at: T0 + hour }], when: { type: 'ExtendReview', at: T0 + 4 * hour }, then: [{ type: 'ReviewExtended', at: T0 + 4 * hour }],
+  },
+  {
+    row: 'under_review, already extended → extend again → no events',
+    given: [...underReview, { type: 'ReviewEscalated', at: T0 + hour }, { type: 'ReviewExtended', at: T0 + 4 * hour }], when: { type: 'ExtendReview', at: T0 + 5 * hour }, then: [],
+  },
+  {
     row: 'under_review → reviewer approves → settled via review at the verified V',
     given: underReview, when: approve(),
     then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { decide, type SettleContext } from '../../core/deposit/decide.ts';
 import { evolve, reversalReasonCodes } from '../../core/deposit/state.ts';
 import type { Command } from '../../core/handler/commands.ts';
-import { limits } from '../../core/limits.ts';
+import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { defaultFeeSchedule } from '../../core/money.ts';
 import { presentDeposit } from '../../core/present.ts';
 import { defaultSender, exactTransfer, merchantActor, operator, system, type Harness } from '../support/core-harness.ts';
@@ -545,7 +545,15 @@ test('under_review → escalation timeout → under_review escalated, new versio
   assert.equal(out.entries, ['ReviewEscalated']);
   assert.equal(out.events, ['deposit.under_review']);
   assert.equal([balances(s.h, s.depositor), balances(s.h, s.payer)], money);
-  assert.equal(s.h.world.timersOf(id), [], 'escalation happens once');
+  assert.is(presentDeposit(d).review!.estimated_resolution_bucket, 'under_4h');
+  // Still open four hours after it opened: the contract's 'extended', told to the merchant once.
+  const opened = d.review!.openedAt;
+  assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['deposit.extend_review', opened + backOfficeLimits.reviewExtendedAfterMs]]);
+  s.h.advance(opened + backOfficeLimits.reviewExtendedAfterMs - s.h.clock.ms);
+  const extended = dep(s.h, id);
+  assert.equal([extended.status, extended.review!.extended, extended.version, presentDeposit(extended).review!.estimated_resolution_bucket], ['under_review', true, version + 2, 'extended']);
+  assert.equal([balances(s.h, s.depositor), balances(s.h, s.payer)], money);
+  assert.equal(s.h.world.timersOf(id), [], 'escalation and extension happen once');
 });
 
 test('under_review → reviewer approves with a note of 20+ characters → settled via review (shorter note refused)', () => {
