@@ -6,7 +6,8 @@
 // releases them outOfOrderSpacingMs apart in the stated wrong order:
 //   A  deposit.settled (v4), then the older deposit.expired (v2)   → stays settled
 //   B  deposit.reversed (v4), then the older deposit.settled (v3)  → no credit
-//   C  withdrawal.filled v4 (remaining 0), then v2, then v3        → remaining follows v4
+//   C  withdrawal.filled v6 (remaining 0), then v2, then v4, then   → remaining follows v6;
+//      withdrawal.settled v7                                          settled closes it
 // No ledger state is touched: these are test events only.
 
 import { reject } from '../../core/errors.ts';
@@ -86,32 +87,44 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
   ];
 }
 
+/**
+ * Case C in the shape production sends (core/outbox.ts): created at version 0; each payer
+ * matched (withdrawal.matched) before its fill lands (withdrawal.filled); the fill that
+ * completes the order leaves it partially_filled with remaining_minor 0 and the next
+ * version, withdrawal.settled, closes it — each event's object is the order as that event
+ * left it. The three fills are delivered last first; the settlement after them.
+ */
 function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
   const total = 90000, fee = 1070, chunk = 30000;
   const base: Obj = {
-    id, object: 'withdrawal_order', livemode: false, version: 1, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
+    id, object: 'withdrawal_order', livemode: false, version: 0, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
     beneficiary_id: ids.next('ben'), currency: 'THB', amount_total_minor: total, fee_total_minor: fee, total_locked_minor: total + fee,
     fee_recognized_minor: 0, filled_minor: 0, remaining_minor: total, refunded_minor: 0, settled_splits: 0, max_splits: 10,
     created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), fills: [], metadata: { ...replayTestMetadata, case: 'C' },
   };
   const fills: Json[] = [];
-  const steps: Step[] = [];
+  const steps: Step[] = [{ type: 'withdrawal.created', object: base, deliver: false }];
+  let last = base;
   for (let n = 1; n <= 3; n++) {
     const settledAt = now - (4 - n) * 60_000;
+    last = { ...last, version: (last.version as number) + 1 };
+    steps.push({ type: 'withdrawal.matched', deliver: false, object: last });
     fills.push({ leg_ref: `leg_test_${n}`, sequence: n, amount_minor: chunk, fee_recognized_minor: Math.round((fee * n) / 3) - Math.round((fee * (n - 1)) / 3),
       settled_at: iso(settledAt), balance_transaction_id: ids.next('btxn'), auto_confirm_at: iso(settledAt + 3 * 3_600_000) });
-    steps.push({ type: 'withdrawal.filled', deliver: true, object: {
-      ...base, version: 1 + n, status: n === 3 ? 'settled' : 'partially_filled', filled_minor: chunk * n, remaining_minor: total - chunk * n,
+    last = {
+      ...last, version: (last.version as number) + 1, status: 'partially_filled', filled_minor: chunk * n, remaining_minor: total - chunk * n,
       fee_recognized_minor: Math.round((fee * n) / 3), settled_splits: n, fills: [...fills],
-    } });
+    };
+    steps.push({ type: 'withdrawal.filled', deliver: true, object: last });
   }
-  return [{ type: 'withdrawal.created', object: base, deliver: false }, ...steps];
+  steps.push({ type: 'withdrawal.settled', deliver: true, object: { ...last, version: (last.version as number) + 1, status: 'settled' } });
+  return steps;
 }
 
 const expectations: Record<OutOfOrderCase, string> = {
   A: 'the older deposit.expired (version 2) arrives after deposit.settled (version 4): the order stays settled',
   B: 'the older deposit.settled (version 3) arrives after deposit.reversed (version 4): no credit',
-  C: 'withdrawal.filled arrives as version 4, 2, 3: remaining_minor follows the highest version (0)',
+  C: 'withdrawal.filled arrives as version 6, 2, 4, then withdrawal.settled (7): remaining_minor follows the highest version (0), and the order closes at settled',
 };
 
 /** Writes the case's events and schedules their deliveries (inside the caller's transaction). */
@@ -127,8 +140,8 @@ export function runOutOfOrderCase(p: OutOfOrderParts, merchant: { merchantId: st
     return { ...e, version: step.object.version as number, deliver: step.deliver };
   });
   const delivered = written.filter((w) => w.deliver);
-  // The wrong order: newest first, then the older ones (C: the last chunk, then the first two).
-  const order = c === 'C' ? [delivered[2]!, delivered[0]!, delivered[1]!] : [...delivered].reverse();
+  // The wrong order: newest first, then the older ones (C: the last chunk, then the first two, then the settlement).
+  const order = c === 'C' ? [delivered[2]!, delivered[0]!, delivered[1]!, delivered[3]!] : [...delivered].reverse();
   const deliveries: OutOfOrderRun['deliveries'] = [];
   order.forEach((e, i) => {
     const releaseAt = now + i * webhookLimits.outOfOrderSpacingMs;

@@ -545,13 +545,13 @@ test('under_review → escalation timeout → under_review escalated, new versio
   assert.equal(out.entries, ['ReviewEscalated']);
   assert.equal(out.events, ['deposit.under_review']);
   assert.equal([balances(s.h, s.depositor), balances(s.h, s.payer)], money);
-  assert.is(presentDeposit(d).review!.estimated_resolution_bucket, 'under_4h');
+  assert.is((presentDeposit(d).review as { estimated_resolution_bucket: string }).estimated_resolution_bucket, 'under_4h');
   // Still open four hours after it opened: the contract's 'extended', told to the merchant once.
   const opened = d.review!.openedAt;
   assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['deposit.extend_review', opened + backOfficeLimits.reviewExtendedAfterMs]]);
   s.h.advance(opened + backOfficeLimits.reviewExtendedAfterMs - s.h.clock.ms);
   const extended = dep(s.h, id);
-  assert.equal([extended.status, extended.review!.extended, extended.version, presentDeposit(extended).review!.estimated_resolution_bucket], ['under_review', true, version + 2, 'extended']);
+  assert.equal([extended.status, extended.review!.extended, extended.version, (presentDeposit(extended).review as { estimated_resolution_bucket: string }).estimated_resolution_bucket], ['under_review', true, version + 2, 'extended']);
   assert.equal([balances(s.h, s.depositor), balances(s.h, s.payer)], money);
   assert.equal(s.h.world.timersOf(id), [], 'escalation and extension happen once');
 });

@@ -69,14 +69,17 @@ test('case B: an older deposit.settled arrives after deposit.reversed; no credit
   assert.is(credits.length, before, 'the stale settlement credits nothing');
 });
 
-test('case C: withdrawal.filled chunks out of order; remaining_minor follows the highest version', async () => {
+test('case C: withdrawal.filled chunks out of order; remaining_minor follows the highest version; withdrawal.settled closes it, as production sends them', async () => {
   const { r, got } = await run('C');
-  assert.equal(got.map((g) => g.type), ['withdrawal.filled', 'withdrawal.filled', 'withdrawal.filled']);
+  assert.equal(got.map((g) => g.type), ['withdrawal.filled', 'withdrawal.filled', 'withdrawal.filled', 'withdrawal.settled']);
   const versionOf = (id: string) => r.events.find((e: any) => e.id === id).version;
-  assert.equal(got.map((g) => versionOf(g.eventId)), [4, 2, 3]);
-  assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale', 'stale']);
+  assert.equal(got.map((g) => versionOf(g.eventId)), [6, 2, 4, 7]);
+  assert.equal(r.events.map((e: any) => [e.type, e.version]), [['withdrawal.created', 0], ['withdrawal.matched', 1], ['withdrawal.filled', 2], ['withdrawal.matched', 3],
+    ['withdrawal.filled', 4], ['withdrawal.matched', 5], ['withdrawal.filled', 6], ['withdrawal.settled', 7]], 'created at 0, a match before each fill, settled after the last, as production');
+  assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale', 'stale', 'applied']);
   const stored = consumer.object(r.object_id)!;
-  assert.is(stored.version, 4);
+  assert.is(stored.version, 7);
+  assert.is(stored.status, 'settled');
   assert.is(stored.data.remaining_minor, 0);
   assert.is(stored.data.livemode, false, 'the sandbox test withdrawal says it is sandbox');
   assert.is(stored.data.filled_minor, stored.data.amount_total_minor);
