@@ -336,8 +336,10 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
     const settled = settle(s, at, 'auto', ctx, legAmounts(s), undefined, false);
     if (!('conflict' in settled)) return [rejected, ...settled];
   }
-  // Back to closed: a late slip keeps the window it came in; a fresh closure opens one.
-  const until = late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
+  // Back to closed: a late slip keeps the window it came in; a fresh closure opens one —
+  // unless the uploads are used up: no slip can come any more, so the order is final now
+  // (is_terminal true) rather than promising a window that refuses every upload.
+  const until = attemptsLeft === 0 ? null : late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
   if (s.slip?.lateFrom === 'canceled') {
     return [rejected, { type: 'DepositCanceled', at, by: s.canceledBy ?? 'system', reasonCode: s.cancelReasonCode ?? 'merchant_request', lateSlipAcceptedUntil: until }];
   }

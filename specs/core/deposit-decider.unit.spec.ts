@@ -319,10 +319,10 @@ const rows: DepositRow[] = [
     then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 2, timeRemains: false }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
   },
   {
-    row: 'slip_processing → image unreadable on the last allowed upload → expired although time remains (no attempts left)',
+    row: 'slip_processing → image unreadable on the last allowed upload → expired although time remains (no attempts left), final at once: no upload can come',
     given: [...slipProcessing, unreadableRejected(1, 2), slipReceived(2), unreadableRejected(2, 1), slipReceived(3)],
     when: verify({ kind: 'unreadable' }, { receiptId: 'rcpt_3' }),
-    then: [{ type: 'SlipRejected', at: verifiedAt, attemptsLeft: 0, timeRemains: false }, { type: 'DepositExpired', at: verifiedAt, lateSlipAcceptedUntil: verifiedAt + lateWindow }],
+    then: [{ type: 'SlipRejected', at: verifiedAt, attemptsLeft: 0, timeRemains: false }, { type: 'DepositExpired', at: verifiedAt, lateSlipAcceptedUntil: null }],
   },
   {
     row: 'slip_processing: a second slip while the first is verified → queued (SlipQueued), verified in its turn',
