@@ -566,6 +566,9 @@ function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void 
       return;
     case 'LateSlipWindowClosed':
       n.isTerminal = true;
+      // Closed before its time (a sandbox scenario does): the window says when it closed,
+      // so a 410's late_slip_accepted_until is never in the future.
+      if (s.lateSlipAcceptedUntil != null && e.at < s.lateSlipAcceptedUntil) n.lateSlipAcceptedUntil = e.at;
       return;
     case 'DepositCleared': {
       if (!s.settlement) violated('clearing without a settlement');

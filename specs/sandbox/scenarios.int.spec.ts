@@ -210,6 +210,10 @@ test('11200: the late-slip window closes; a slip then gets 410 late_slip_window_
   const { details } = expectError(r, 'late_slip_window_closed');
   assert.match(String(details.claim_url), /^https?:\/\//);
   assert.is(details.deposit_id, d.id);
+  // The window closed early (the scenario's clock): it says when, never a time still to come.
+  const closedAt = events[3]!.object.late_slip_accepted_until as string;
+  assert.is(details.late_slip_accepted_until, closedAt);
+  assert.ok(Date.parse(closedAt) <= scene.s.clock.now(), `closed at ${closedAt}, now ${new Date(scene.s.clock.now()).toISOString()}`);
 });
 
 test('11300: a sandbox withdrawal of 11300 gets 402 insufficient_balance naming the clearing funds', async () => {
