@@ -12,7 +12,7 @@ import type { Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
 import type { Minor } from '../money.ts';
-import { capacityOf } from '../withdrawal/decide.ts';
+import { capacityOf, isMatchable } from '../withdrawal/decide.ts';
 import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
 import { scenarioOf, simulatedLegs, simulatedShape } from '../sandbox/scenarios.ts';
 
@@ -117,7 +117,7 @@ function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettle
 type MatchShape = { amountMinor: Minor; merchantId: string; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only' };
 
 /** A sandbox order pays only its own merchant's sandbox withdrawals (DESIGN.md "Sandbox"); a live one any of its pool. */
-function mayPay(d: MatchShape, w: Withdrawal): boolean {
+function mayPay(d: Pick<MatchShape, 'livemode' | 'merchantId'>, w: Withdrawal): boolean {
   return d.livemode || w.merchantId === d.merchantId;
 }
 
@@ -222,13 +222,18 @@ export function simulatedMatch(tx: Tx, d: { livemode: boolean; amountMinor: Mino
   return { kind: 'matched', legs: simulatedLegs(d.amountMinor, shape.legs, shape.expiresAt, () => tx.ids.next('leg')), source: shape.source, expiresAt: shape.expiresAt };
 }
 
-/** Amounts that would match at once: the largest capacities on offer, rounded down to the step. */
-function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean }): Minor[] {
+/**
+ * Amounts that would match at once: the largest capacities on offer, rounded down to the
+ * step — of orders a payer can be matched to now (not those whose splits are all taken,
+ * nor, for a sandbox order, another merchant's).
+ */
+function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean; merchantId: string }): Minor[] {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
   const step = BigInt(wl.amounts.depositStepMinor);
   const out = new Set<Minor>();
   for (const id of tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? []) {
     const w = tx.withdrawal(id)!;
+    if (!isMatchable(w, tx.at) || !mayPay(d, w)) continue;
     const amount = (capacityOf(w) / step) * step;
     if (amount >= BigInt(wl.amounts.depositMinMinor)) out.add(amount > BigInt(wl.amounts.depositMaxMinor) ? BigInt(wl.amounts.depositMaxMinor) : amount);
     if (out.size === 3) break;

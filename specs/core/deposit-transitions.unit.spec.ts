@@ -742,6 +742,19 @@ test('(create) multi-leg: a deposit larger than one withdrawal’s capacity gets
   assert.equal([dep(s.h, tooBig).status, dep(s.h, tooBig).legs], ['awaiting_liquidity', []], 'four legs are never planned');
 });
 
+test('(create) 202: suggested_amounts_minor names only orders a payer can be matched to now (not one whose splits are all taken)', () => {
+  const s = scene();
+  const busy = withdrawalTo(s, 500_000n, '7777777777');
+  for (let i = 0; i < wdr(s.h, busy).maxSplits; i++) assert.is(dep(s.h, openDeposit(s, 2_000n)).status, 'awaiting_payment');
+  assert.is(wdr(s.h, busy).inFlight.length, wdr(s.h, busy).maxSplits);
+  const waiting = dep(s.h, openDeposit(s, 3_000n));
+  assert.equal([waiting.status, waiting.liquidity?.suggestedAmountsMinor], ['awaiting_liquidity', []], 'its capacity cannot take a payer: no suggestion');
+  withdrawalTo(s, 40_000n, '8888888888'); // the waiting 3,000 takes 3,000 of it at once
+  assert.is(dep(s.h, waiting.id).status, 'awaiting_payment');
+  const next = dep(s.h, openDeposit(s, 60_000n));
+  assert.equal([next.status, next.liquidity?.suggestedAmountsMinor], ['awaiting_liquidity', [37_000n]]);
+});
+
 test('(create) multi-leg: no two legs pay the same account (a slip is matched to its leg by the receiving account); the payee\'s second order waits for another deposit', () => {
   const s = scene();
   const sameA = withdrawalTo(s, 10_000n, '1111111111');
