@@ -13,7 +13,7 @@
 // Read your writes, briefly: the read waits up to listFreshnessWaitMs for the projection
 // to reach what the write side had committed when the request came in, then answers what
 // the projection has. The cursor is opaque: the last sequence shown, the run it belongs
-// to and the filters (livemode) it was issued under — another livemode: 400
+// to and the filters (the merchant, livemode) it was issued under — another merchant or livemode: 400
 // cursor_filter_mismatch; a sandbox run reset since: 409 sandbox_run_changed.
 //
 // Invariants kept: every row's journal entry exists and posted that very transaction
@@ -81,7 +81,8 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     const q = readQuery(ctx, ['livemode', 'limit', 'cursor']);
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const limit = limitParam(q.limit, backOfficeLimits.balanceTransactionPageSizeDefault, backOfficeLimits.balanceTransactionPageSizeMax);
-    const filters = JSON.stringify([livemode]);
+    // The merchant in the path is a filter too: another merchant's cursor would skip rows.
+    const filters = JSON.stringify([ctx.params.id!, livemode]);
     const after = decodeFilterCursor(q.cursor, filters, isCursor);
     const merchant = services.write.world.merchants.get(ctx.params.id!);
     if (!merchant) throw notFound('merchant');

@@ -99,11 +99,11 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const limit = q.limit === undefined ? webhookLimits.deliveriesPageSizeDefault : Number(q.limit);
     if (limit < 1 || limit > webhookLimits.deliveriesPageSizeMax) throw new ApiError('validation_error', `limit must be 1–${webhookLimits.deliveriesPageSizeMax}.`, { fields: [{ path: 'query.limit', reason: 'range' }] });
     const status = q.status ?? null;
-    const before = q.cursor === undefined ? null : readCursor(q.cursor, status);
+    const before = q.cursor === undefined ? null : readCursor(q.cursor, endpoint.id, status);
     const rows = webhooks.deliveries.page(endpoint.id, status, before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    ctx.body = { object: 'list', data: page.map((d) => presentDelivery(d, endpoint)), has_more: hasMore, next_cursor: hasMore ? writeCursor(page[page.length - 1]!.id, status) : null };
+    ctx.body = { object: 'list', data: page.map((d) => presentDelivery(d, endpoint)), has_more: hasMore, next_cursor: hasMore ? writeCursor(page[page.length - 1]!.id, endpoint.id, status) : null };
   });
 
   router.get('/webhooks/:endpointId/deliveries/:deliveryId', (ctx) => {
@@ -168,15 +168,16 @@ async function checkUrl(url: string, mode: 'production' | 'development'): Promis
   if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : `the host resolves to ${resolved.refused ?? 'an address that is not public unicast'}`);
 }
 
-function writeCursor(beforeId: string, status: DeliveryStatus | null): string {
-  return Buffer.from(JSON.stringify({ b: beforeId, s: status })).toString('base64url');
+/** A deliveries page's cursor: where it ended, for which endpoint (the path's) and status filter. */
+function writeCursor(beforeId: string, endpointId: string, status: DeliveryStatus | null): string {
+  return Buffer.from(JSON.stringify({ b: beforeId, e: endpointId, s: status })).toString('base64url');
 }
 
-function readCursor(cursor: string, status: DeliveryStatus | null): string {
-  let parsed: { b?: unknown; s?: unknown };
+function readCursor(cursor: string, endpointId: string, status: DeliveryStatus | null): string {
+  let parsed: { b?: unknown; e?: unknown; s?: unknown };
   try { parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')); } catch { parsed = {}; }
   if (typeof parsed.b !== 'string') throw new ApiError('validation_error', 'The cursor is not one this list gave.', { fields: [{ path: 'query.cursor', reason: 'invalid' }] });
-  if ((parsed.s ?? null) !== status) throw new ApiError('cursor_filter_mismatch');
+  if ((parsed.s ?? null) !== status || parsed.e !== endpointId) throw new ApiError('cursor_filter_mismatch', 'This cursor was issued for another endpoint or status filter; start again without cursor.');
   return parsed.b;
 }
 

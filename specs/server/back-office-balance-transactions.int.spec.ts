@@ -136,6 +136,8 @@ test('paging by cursor visits every row exactly once, in order; the cursor is bo
   const mismatch = await list(scene.payer.id, { livemode: 'false', limit: '2', cursor });
   assert.is(mismatch.status, 400, mismatch.text);
   assert.is(mismatch.json.error.code, 'cursor_filter_mismatch');
+  const otherMerchant = await list(scene.shop.id, { limit: '2', cursor });
+  assert.equal([otherMerchant.status, otherMerchant.json.error?.code], [400, 'cursor_filter_mismatch'], 'the payer\'s cursor does not page the shop\'s rows');
   const forged = await list(scene.payer.id, { cursor: 'not-a-cursor' });
   assert.is(forged.status, 422, forged.text);
   assert.is(forged.json.error.code, 'validation_error');

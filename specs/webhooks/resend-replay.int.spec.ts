@@ -150,6 +150,9 @@ test('the delivery list pages with a cursor bound to its filters', async () => {
   const mismatch = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=failed&cursor=${first.json.next_cursor}`);
   assert.is(mismatch.status, 400);
   assert.is(mismatch.json.error.code, 'cursor_filter_mismatch');
+  const otherEndpoint = await addEndpoint(s, shop.id, `${receiver.url}/other`);
+  const elsewhere = await s.bo('GET', `/v1/bo/webhooks/${otherEndpoint}/deliveries?limit=2&status=delivered&cursor=${first.json.next_cursor}`);
+  assert.equal([elsewhere.status, elsewhere.json.error?.code], [400, 'cursor_filter_mismatch'], 'one endpoint\'s cursor does not page another\'s');
   assert.is((await s.bo('GET', '/v1/bo/webhooks/whep_nope/deliveries')).status, 404);
 });
 
