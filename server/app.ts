@@ -70,6 +70,9 @@ export class LoadMeter {
   }
 }
 
+/** The public webhook support routes (no auth), limited per client address. */
+const publicWebhookPaths = new Set(['/v1/webhooks/signing-keys', '/v1/webhooks/test-vectors']);
+
 export function createApp(parts: AppParts): Koa {
   const { services, config, logger } = parts;
   const app = new Koa();
@@ -92,16 +95,18 @@ export function createApp(parts: AppParts): Koa {
   app.use(bodyPolicy(parts.bodyDeadlineMs, isSlipUpload));
 
   app.use(async (ctx, next) => {
-    // Rate limits per api key on merchant routes; headers on every answer, a 429 never
-    // reaches idempotency (so it does not consume the key).
-    if (!ctx.path.startsWith('/v1/pay/') || isSlipUpload(ctx)) return next(); // the slip upload has its own buckets
-    const secret = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
+    // Rate limits per api key on merchant routes, per client address on the public webhook
+    // support routes; headers on every answer, a 429 never reaches idempotency (so it does
+    // not consume the key).
+    const publicRead = publicWebhookPaths.has(ctx.path);
+    if (!publicRead && (!ctx.path.startsWith('/v1/pay/') || isSlipUpload(ctx))) return next(); // the slip upload has its own buckets
+    const secret = publicRead ? `ip:${ctx.ip}` : /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
     const subject = hash('sha256', secret, 'hex').slice(0, 32);
-    const bucket: BucketName = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
+    const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
     const result = limiter.take(bucket, subject, services.securityClock.now());
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
-    if (!result.allowed) throw rateLimitedError(result, bucket, 'api_key');
+    if (!result.allowed) throw rateLimitedError(result, bucket, publicRead ? 'ip' : 'api_key');
     try {
       await next();
     } finally {

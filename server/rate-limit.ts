@@ -27,6 +27,9 @@ export const rateLimitPolicies = {
   slip_upload_user: { limit: 20, windowSeconds: 60 },
   // Limits table: webhook resend quota, 10 commands per minute per endpoint.
   webhook_resend: { limit: 10, windowSeconds: 60 },
+  // The public webhook support routes (signing keys, test vectors), per client address:
+  // no key to count by, and a verifier caches the keys for hours, so this is generous.
+  public_read: { limit: 600, windowSeconds: 60 },
   // Sandbox balance history (contract: sandbox_rate_limited; its quota is not shown).
   sandbox_history: { limit: readSideLimits.sandboxHistoryRequestsPerWindowMax, windowSeconds: readSideLimits.sandboxHistoryWindowSeconds },
 } as const satisfies Record<string, RateLimitPolicy>;

@@ -434,6 +434,27 @@ test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer
   }
 });
 
+test('rate_limited: the public webhook support routes carry the headers too, limited per client address (public_read, 600 a minute)', async () => {
+  const rl = await TestServer.start();
+  try {
+    for (const path of ['/v1/webhooks/signing-keys', '/v1/webhooks/test-vectors']) {
+      const r = await rl.raw('GET', path);
+      assert.is(r.status, 200, path);
+      assert.equal([r.headers.get('ratelimit-policy'), r.headers.get('x-ratelimit-scope'), r.headers.get('ratelimit-limit')], ['600;w=60', 'public_read', '600'], path);
+    }
+    for (let batch = 0; batch < 12; batch++) {
+      const replies = await Promise.all(Array.from({ length: 50 }, () => rl.raw('GET', '/v1/webhooks/signing-keys')));
+      for (const r of replies) if (r.status !== 200) assert.is(r.status, 429);
+    }
+    const refused = await rl.raw('GET', '/v1/webhooks/test-vectors');
+    const e = expectError(refused, 'rate_limited');
+    assert.equal(e.details, { bucket: 'public_read', scope: 'ip' });
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  } finally {
+    await rl.stop();
+  }
+});
+
 test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume the Idempotency-Key', async () => {
   const rl = await TestServer.start();
   try {
