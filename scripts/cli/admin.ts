@@ -195,6 +195,11 @@ const subcommands: readonly Subcommand[] = [
     }),
     run: async (args) => print(await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
   },
+  {
+    words: ['clock', 'show'],
+    spec: spec('clock show', "Prints the service's business time ({now, clock: 'manual' | 'system'}): what a transfer's occurred_at must be near on a manual clock."),
+    run: async (args) => print(await bo(context(args), '/v1/bo/clock', undefined)),
+  },
 ];
 
 export async function adminCommand(argv: readonly string[]): Promise<number> {

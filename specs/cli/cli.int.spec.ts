@@ -64,7 +64,7 @@ async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<voi
 const helpCases: readonly (readonly string[])[] = [
   [], ['--help'],
   ['admin', '--help'], ['admin', 'merchant', '--help'],
-  ...['white-label create', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance']
+  ...['white-label create', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance', 'clock show']
     .map((words) => ['admin', ...words.split(' '), '--help']),
   ['admin', 'merchant', 'create', '--name', 'Helped', '--help'],
   ['call', '--help'], ['call', 'GET', '/v1/pay/balance', '--help'],
@@ -156,6 +156,11 @@ help('DESIGN.md\'s example: admin merchant create --json prints the server\'s JS
     const answer = JSON.parse(r.stdout.toString());
     assert.match(answer.id, /^mch_/);
     assert.match(answer.keys.sandbox.api_key, /^sk_test_/);
+    // The business time a README walkthrough puts in occurred_at on a manual clock.
+    const clock = await satang(['admin', 'clock', 'show'], sc.env);
+    assert.is(clock.code, 0, clock.stderr.toString());
+    const shown = JSON.parse(clock.stdout.toString());
+    assert.equal([shown.now, shown.clock], [new Date(sc.s.clock.now()).toISOString(), 'manual']);
   } finally {
     await sc.s.stop();
   }
