@@ -197,7 +197,7 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['clock', 'show'],
-    spec: spec('clock show', "Prints the service's business time ({now, clock: 'manual' | 'system'}): what a transfer's occurred_at must be near on a manual clock."),
+    spec: spec('clock show', "Prints the service's business time ({now, clock: 'manual' | 'system'}): what a transfer's occurred_at must be near on a manual clock.", {}),
     run: async (args) => print(await bo(context(args), '/v1/bo/clock', undefined)),
   },
 ];
