@@ -487,17 +487,12 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       if (e.routeConfirmation) n.routeConfirmation = e.routeConfirmation;
       n.slip = slipWith(s.slip, e.transRef, e.legRef, e.transferredAmountMinor);
       return;
-    case 'ReviewEscalated': {
-      if (!s.review) violated('escalation without a review');
+    case 'ReviewEscalated': case 'ReviewExtended': {
+      // The review's estimate moves on: escalated at 1 h, extended at 4 h.
+      if (!s.review) violated(`${e.type} without a review`);
       const review = copyReview(s.review);
-      review.escalated = true;
-      n.review = review;
-      return;
-    }
-    case 'ReviewExtended': {
-      if (!s.review) violated('extension without a review');
-      const review = copyReview(s.review);
-      review.extended = true;
+      if (e.type === 'ReviewEscalated') review.escalated = true;
+      else review.extended = true;
       n.review = review;
       return;
     }
