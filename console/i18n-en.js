@@ -438,6 +438,7 @@ export const en = {
   'step.verdict': 'Verdict',
   'step.legs_released': 'Legs released',
   'step.review_escalated': 'Review escalated',
+  'step.review_extended': 'Review open 4 hours (extended)',
   'step.review_decision': 'Review decision',
   'step.settled': 'Settled',
   'step.rejected': 'Rejected',

@@ -438,6 +438,7 @@ export const th = {
   'step.verdict': 'ผลตรวจ',
   'step.legs_released': 'ปล่อยปลายทาง',
   'step.review_escalated': 'ส่งต่อการตรวจสอบ',
+  'step.review_extended': 'ตรวจสอบนานเกิน 4 ชั่วโมง',
   'step.review_decision': 'ผลการตรวจสอบ',
   'step.settled': 'สำเร็จ',
   'step.rejected': 'ปฏิเสธ',
