@@ -51,7 +51,7 @@ test('a run passes against a receiver that acknowledges everything, each event s
     assert.ok(c.events.length >= 1 && c.events.every((e: any) => e.status === 'passed' && e.response_status === 204 && e.kid), c.check);
   }
   assert.equal(run.checks[0].events.map((e: any) => e.event_type), ['deposit.settled', 'deposit.reversed']);
-  assert.is(run.checks[4].events.length, 7, 'A and B two events each, C three chunks');
+  assert.is(run.checks[4].events.length, 8, 'A and B two events each, C three chunks and the settlement');
   const sandboxKids = new Set(run.checks.flatMap((c: any) => c.events.map((e: any) => e.kid)));
   const keys = (await s.raw('GET', '/v1/webhooks/signing-keys')).json.keys.map((k: any) => k.kid);
   assert.ok([...sandboxKids].every((kid) => keys.includes(kid)), 'signed by published keys');
