@@ -100,8 +100,12 @@ function renderDeposit(json: any): string {
   const head = `${d.id}  ${d.status}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})`;
   const review = json.review ? `review: ${json.review.reasons.map((r: any) => r.code).join(', ')}; approvals ${json.review.approvals.join(', ') || 'none'} of ${json.review.approvals_needed}` : 'no review';
   const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, v.expected, v.shown, v.match]));
+  // The legs, with the refs an approval's --legs names when more than one waits for money.
+  const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
+    l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',
+  ]));
   const timeline = table(['SEQ', 'AT', 'STEP', 'STREAM', 'DETAIL'], json.timeline.map((t: any) => [t.seq, t.at, t.step, t.stream ?? '', t.detail]));
-  return [head, review, '', verdicts, '', timeline].join('\n');
+  return [head, review, '', legs, '', verdicts, '', timeline].join('\n');
 }
 
 const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'VERSION', 'REFUND'], [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.version, c.refund_withdrawal_id]])

@@ -50,6 +50,7 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const shown = await bo('show', d.id);
   assert.is(shown.code, 0, shown.out);
   assert.match(shown.out, /VERDICT\s+EXPECTED\s+SHOWN\s+MATCH/);
+  assert.match(shown.out, new RegExp(`LEG\\s+THB\\s+STATUS\\s+RECEIVER\\s+PAID TO[\\s\\S]*${d.legs[0].leg_ref}`), 'the legs, with the refs --legs takes');
   assert.match(shown.out, /sender_name\s+.*false/);
   assert.match(shown.out, /SEQ\s+AT\s+STEP/);
   assert.match(shown.out, /created/);
