@@ -100,6 +100,7 @@ export const en = {
   'deposit.legAmountsHint': 'More than one leg is waiting for money: enter what each destination received (0 where nothing arrived).',
   'deposit.legReceived': 'Received at {leg}, of',
   'deposit.legAmountsRequired': 'Enter what each destination received in baht (0 where nothing arrived).',
+  'deposit.approvedAmounts': 'The first approval found (leave the fields empty to confirm it):',
   'deposit.approve': 'Approve',
   'deposit.decline': 'Decline',
   'deposit.reverseTitle': 'Reverse this deposit',

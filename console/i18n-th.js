@@ -100,6 +100,7 @@ export const th = {
   'deposit.legAmountsHint': 'มีมากกว่าหนึ่งปลายทางที่รอเงิน: กรอกยอดที่แต่ละปลายทางได้รับ (0 หากไม่ได้รับ)',
   'deposit.legReceived': 'ยอดที่ {leg} ได้รับ จาก',
   'deposit.legAmountsRequired': 'กรอกยอดเป็นบาทที่แต่ละปลายทางได้รับ (0 หากไม่ได้รับ)',
+  'deposit.approvedAmounts': 'ผู้อนุมัติคนแรกระบุยอด (เว้นว่างไว้เพื่อยืนยัน):',
   'deposit.approve': 'อนุมัติ',
   'deposit.decline': 'ปฏิเสธ',
   'deposit.reverseTitle': 'กลับรายการฝากนี้',

@@ -95,7 +95,8 @@ function Decision({ deposit, review, reload }) {
   const decide = async (verb) => {
     if (!n.check()) return false;
     const body = { note: n.note.trim() };
-    if (verb === 'approve' && perLeg) {
+    const confirming = (review.approved_amounts ?? null) !== null && waiting.every((l) => (legAmounts[l.leg_ref] ?? '').trim() === '');
+    if (verb === 'approve' && perLeg && !confirming) {
       const legs = waiting.map((l) => ({ leg_ref: l.leg_ref, amount_minor: parseBahtToMinor((legAmounts[l.leg_ref] ?? '').trim()) }));
       if (legs.some((l) => l.amount_minor === null || l.amount_minor < 0)) { setAmountError(t('deposit.legAmountsRequired')); return false; }
       body.legs = legs;
@@ -114,6 +115,8 @@ function Decision({ deposit, review, reload }) {
     <h2>${t('deposit.decision')}</h2>
     <${NoteField} n=${n} />
     ${mayApprove && perLeg ? html`<p class="small">${t('deposit.legAmountsHint')}</p>
+      ${review.approved_amounts ? html`<p class="small" data-testid="approved-amounts">${t('deposit.approvedAmounts')}
+        ${review.approved_amounts.map((r) => html` <span class="mono">${r.leg_ref}</span> <${Money} minor=${r.amount_minor} />`)}</p>` : null}
       ${waiting.map((l) => html`<label class="inline">${t('deposit.legReceived', { leg: l.leg_ref })} <${Money} minor=${l.amount_minor} />
         <input data-testid="leg-amount" data-leg=${l.leg_ref} inputmode="decimal" value=${legAmounts[l.leg_ref] ?? ''}
           onInput=${(e) => { setLegAmounts({ ...legAmounts, [l.leg_ref]: e.currentTarget.value }); setAmountError(null); }} /></label>`)}

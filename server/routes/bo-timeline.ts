@@ -215,6 +215,8 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
       status: d.status, opened_at: iso(d.review.openedAt), age_seconds: Math.max(0, Math.floor((facts.now - d.review.openedAt) / 1000)),
       escalated: d.review.escalated, four_eyes_required: d.review.fourEyesRequired, approvals: [...d.review.approvals],
       approvals_needed: d.review.fourEyesRequired ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
+      // What the approval so far says each leg received: a second reviewer confirms it (or gives other figures).
+      approved_amounts: d.review.approvedAmounts ? d.review.approvedAmounts.map((r) => ({ leg_ref: r.legRef, amount_minor: n(r.amountMinor) })) : null,
     } : null,
     evidence: {
       verdicts: verdicts(d, d.verification, d.slip?.transferredAmountMinor ?? d.settlement?.transferredMinor, facts.answer),

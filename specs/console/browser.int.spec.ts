@@ -115,22 +115,22 @@ test('four-eyes: one reviewer approves and the deposit stays under review; a sec
   assert.ok(subjects.includes('emp_ploy') && subjects.includes('emp_krit'), JSON.stringify(log.json.data.slice(0, 3)));
 });
 
-test('a multi-leg deposit under review: the reviewer gives what each waiting leg received, and each withdrawal is filled by its own', async () => {
+test('a multi-leg deposit under review (four eyes): the first reviewer gives what each waiting leg received, the second confirms those figures, and each withdrawal is filled by its own', async () => {
   // A white label of its own, so these withdrawals take no other test's deposits.
   const payer = await scene.s.onboard('Payer legs');
   const shop = await scene.s.onboard('Shop legs', payer.whiteLabelId);
-  await scene.s.fund(payer.id, 1_000_000);
+  await scene.s.fund(payer.id, 10_000_000);
   const withdrawals: string[] = [];
   for (const account of ['2323232323', '4545454545']) {
     const ben = await scene.s.beneficiary(payer.id, true, account);
-    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 30_000, currency: 'THB', merchant_reference: `legs-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
+    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 3_000_000, currency: 'THB', merchant_reference: `legs-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
     assert.is(w.status, 201, w.text);
     withdrawals.push(w.json.id);
   }
-  const d = (await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, fill_preference: 'internal_only' }))).json;
-  assert.equal(d.legs.map((l: { amount_minor: number }) => l.amount_minor), [30_000, 20_000]);
+  const d = (await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: limits.fourEyesAmountMinorMin, fill_preference: 'internal_only' }))).json;
+  assert.equal(d.legs.map((l: { amount_minor: number }) => l.amount_minor), [3_000_000, limits.fourEyesAmountMinorMin - 3_000_000]);
   const image = pngSlip();
-  await registerTransfer(scene.s, transferFor(scene, { amount_minor: 30_000 }, {
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: 3_000_000 }, {
     image_sha256: sha256Hex(image), sender: otherName, receiver: { bank_code: '004', account_number: '2323232323', account_name: 'สมหญิง รักดี' },
   }));
   assertReceipt(await uploadFile(d.slip_upload, image));
@@ -142,18 +142,27 @@ test('a multi-leg deposit under review: the reviewer gives what each waiting leg
   let calls = 0;
   ploy.page.on('request', (r) => { if (r.method() === 'POST' && r.url().includes(`/v1/bo/deposits/${d.id}/`)) calls++; });
   await ploy.page.fill('[data-testid=note]', goodNote);
-  await ploy.page.fill(`[data-testid=leg-amount][data-leg="${d.legs[0].leg_ref}"]`, '300.00');
+  await ploy.page.fill(`[data-testid=leg-amount][data-leg="${d.legs[0].leg_ref}"]`, '30,000.00');
   await ploy.page.click('[data-testid=approve]');
   await ploy.page.waitForSelector('.field-error');
   assert.is(calls, 0, 'a leg left empty is caught in the page');
   await ploy.page.fill(`[data-testid=leg-amount][data-leg="${d.legs[1].leg_ref}"]`, '0');
   await ploy.page.click('[data-testid=approve]');
-  await ploy.page.waitForFunction(() => /settled|สำเร็จ/i.test(document.querySelector('[data-testid=deposit-status]')?.textContent ?? ''), undefined, { timeout: 10_000 });
+  await ploy.page.waitForSelector('[data-testid=approvals]:text("1")');
+  const recorded = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json.review;
+  assert.equal(recorded.approved_amounts, [{ leg_ref: d.legs[0].leg_ref, amount_minor: 3_000_000 }, { leg_ref: d.legs[1].leg_ref, amount_minor: 0 }]);
+
+  // The second reviewer sees the first's figures and confirms them by leaving the fields empty.
+  const krit = await operator('emp_krit', { hash: `#/deposits/${d.id}`, page: 'deposit' });
+  assert.match(await krit.page.textContent('[data-testid=approved-amounts]') ?? '', /30,000\.00/);
+  await krit.page.fill('[data-testid=note]', goodNote);
+  await krit.page.click('[data-testid=approve]');
+  await krit.page.waitForFunction(() => /settled|สำเร็จ/i.test(document.querySelector('[data-testid=deposit-status]')?.textContent ?? ''), undefined, { timeout: 10_000 });
   const after = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json.deposit;
-  assert.equal([after.status, after.amount_received_minor, after.partial], ['settled', 30_000, true]);
+  assert.equal([after.status, after.amount_received_minor, after.partial], ['settled', 3_000_000, true]);
   const filled = [];
   for (const id of withdrawals) filled.push((await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`)).json.filled_minor);
-  assert.equal(filled, [30_000, 0], 'the first payee was paid, the second leg released');
+  assert.equal(filled, [3_000_000, 0], 'the first payee was paid, the second leg released');
 });
 
 test('a decline with a note under 20 characters is refused in the page and never reaches the server', async () => {

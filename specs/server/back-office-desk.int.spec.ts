@@ -207,6 +207,7 @@ test('a multi-leg deposit under review: one amount is refused (which destination
   assert.is(boon.json.status, 'under_review', 'two reviewers disagree: nothing settles');
   const shown = await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['reviewer'] });
   assert.equal(shown.json.review.approvals, ['emp_boon']);
+  assert.equal(shown.json.review.approved_amounts, legs(d.legs[1].amount_minor), 'the figures a second reviewer confirms');
   const confirmed = await approve('emp_anna', {});
   assert.is(confirmed.status, 200, confirmed.text);
   assert.equal([confirmed.json.status, confirmed.json.amount_received_minor, confirmed.json.partial], ['settled', 5_000_000, false]);
