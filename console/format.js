@@ -105,6 +105,16 @@ export function bangkokLocalToIso(local) {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
+/**
+ * The last instant a typed Bangkok wall time names: the end of its second, so "as of
+ * 23:59:59" takes in what was posted during that second. (A time input with seconds drops
+ * ":00" from its value, so a value without seconds is the second :00, not the minute.)
+ */
+export function bangkokLocalEndToIso(local) {
+  const start = bangkokLocalToIso(local);
+  return start === null ? null : new Date(Date.parse(start) + 999).toISOString();
+}
+
 /** An instant → the Bangkok wall time for <input type="datetime-local">. */
 export function isoToBangkokLocal(value) {
   const date = toDate(value);

@@ -95,7 +95,7 @@ export const en = {
   'deposit.review': 'Review',
   'deposit.reviewOpened': 'Review opened',
   'deposit.decision': 'Decision',
-  'deposit.transferredAmount': 'Amount actually transferred (baht, optional)',
+  'deposit.transferredAmount': 'Amount actually transferred (baht; needed when the slip shows none)',
   'deposit.transferredAmountHint': 'as on the slip',
   'deposit.legAmountsHint': 'More than one leg is waiting for money: enter what each destination received (0 where nothing arrived).',
   'deposit.legReceived': 'Received at {leg}, of',
@@ -143,6 +143,7 @@ export const en = {
   'leg.counterparty': 'Paid to',
   'leg.gateway': 'Gateway',
   'leg.verified': 'Verified',
+  'leg.filled': 'Filled',
 
   'timeline.at': 'When',
   'timeline.step': 'Step',
@@ -585,7 +586,7 @@ export const en = {
   'newMerchant.made': 'Onboarded:',
   'newMerchant.liveAfterCertification': 'the live key is issued once a sandbox certification run passes',
   'webhooks.newEndpoint': 'Register an endpoint in this mode',
-  'webhooks.allEvents': 'every event (or: deposit.settled, …)',
+  'webhooks.eventTypesHint': 'every event (or: deposit.settled, …)',
   'webhooks.newEndpointHelp': 'The five mandatory event types are always delivered. Production takes https URLs that resolve to public addresses only.',
   'webhooks.create': 'Register',
 

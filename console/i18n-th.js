@@ -95,7 +95,7 @@ export const th = {
   'deposit.review': 'การตรวจสอบ',
   'deposit.reviewOpened': 'เริ่มตรวจสอบ',
   'deposit.decision': 'ผลการตรวจสอบ',
-  'deposit.transferredAmount': 'ยอดที่โอนจริง (บาท ไม่บังคับ)',
+  'deposit.transferredAmount': 'ยอดที่โอนจริง (บาท; จำเป็นเมื่อสลิปไม่แสดงยอด)',
   'deposit.transferredAmountHint': 'ตามสลิป',
   'deposit.legAmountsHint': 'มีมากกว่าหนึ่งปลายทางที่รอเงิน: กรอกยอดที่แต่ละปลายทางได้รับ (0 หากไม่ได้รับ)',
   'deposit.legReceived': 'ยอดที่ {leg} ได้รับ จาก',
@@ -143,6 +143,7 @@ export const th = {
   'leg.counterparty': 'จ่ายให้',
   'leg.gateway': 'เกตเวย์',
   'leg.verified': 'ตรวจแล้ว',
+  'leg.filled': 'จ่ายเข้าคำสั่งถอน',
 
   'timeline.at': 'เมื่อ',
   'timeline.step': 'ขั้นตอน',
@@ -585,7 +586,7 @@ export const th = {
   'newMerchant.made': 'เพิ่มแล้ว:',
   'newMerchant.liveAfterCertification': 'คีย์ live จะออกให้เมื่อผ่านการทดสอบรับรองในแซนด์บ็อกซ์',
   'webhooks.newEndpoint': 'ลงทะเบียนปลายทางในโหมดนี้',
-  'webhooks.allEvents': 'ทุกเหตุการณ์ (หรือ: deposit.settled, …)',
+  'webhooks.eventTypesHint': 'ทุกเหตุการณ์ (หรือ: deposit.settled, …)',
   'webhooks.newEndpointHelp': 'เหตุการณ์บังคับทั้งห้าประเภทส่งเสมอ โหมด production รับเฉพาะ URL https ที่ชี้ไปยังที่อยู่สาธารณะ',
   'webhooks.create': 'ลงทะเบียน',
 

@@ -6,7 +6,9 @@
 //   LegCompleted       the leg's slip is verified (its transferred amount)
 //   LegsReleased       the leg no longer holds the withdrawal's money
 //   DepositExpired, DepositCanceled, DepositRejected   every leg of the order is released
-//   DepositSettled     a single-leg deposit's slip amount (V) when no LegCompleted gave one
+//   DepositSettled     a single-leg deposit's slip amount (V), or what the approving reviewer
+//                      found each leg received, when no LegCompleted gave one; a leg with
+//                      nothing verified is released (unpaid), no longer awaited
 //   DepositReversed    the settled deposit is taken back
 //   FillLanded         the withdrawal is credited the leg (keyed by its payout leg ref)
 //   FillReversed       the fill is taken back
@@ -55,6 +57,7 @@ export const receivingAccounts: Projection = {
     const legCount = db.prepare<[string], number>('SELECT count(*) FROM ra_legs WHERE deposit_id = ?').pluck(true);
     const release = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND leg_ref = ?');
     const releaseAll = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ?');
+    const releaseUnverified = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND verified_minor IS NULL');
     const reverseDeposit = db.prepare('UPDATE ra_legs SET deposit_reversed = 1 WHERE deposit_id = ?');
     const fill = db.prepare('UPDATE ra_legs SET filled_minor = ? WHERE withdrawal_id = ? AND payout_leg_ref = ?');
     const reverseFill = db.prepare('UPDATE ra_legs SET fill_reversed = 1 WHERE withdrawal_id = ? AND payout_leg_ref = ?');
@@ -75,8 +78,12 @@ export const receivingAccounts: Projection = {
           for (const legRef of e.legRefs) release.run(id, legRef);
           return;
         case 'DepositSettled': {
+          // What a reviewer found each leg received, else the fill (the whole slip for a single leg).
+          for (const r of e.decision?.received ?? []) if (r.amountMinor > 0n) verifyIfUnset.run(r.amountMinor, id, r.legRef);
           const single = legCount.get(id) === 1;
           for (const f of e.fills) verifyIfUnset.run(single ? e.settlement.transferredMinor : f.amountMinor, id, f.legRef);
+          // Settled: a leg nothing was verified for is released unpaid, never awaited again.
+          releaseUnverified.run(id);
           return;
         }
         case 'DepositReversed':

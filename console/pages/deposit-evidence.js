@@ -94,7 +94,7 @@ function Slip({ slip }) {
 function Legs({ legs, livemode }) {
   if (legs.length === 0) return html`<${Empty}>${t('evidence.noLegs')}</${Empty}>`;
   return html`<table class="grid" data-testid="legs">
-    <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th>${t('common.status')}</th><th>${t('leg.receiver')}</th><th>${t('leg.counterparty')}</th><th class="num">${t('leg.verified')}</th><th>trans_ref</th></tr></thead>
+    <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th>${t('common.status')}</th><th>${t('leg.receiver')}</th><th>${t('leg.counterparty')}</th><th class="num">${t('leg.verified')}</th><th class="num">${t('leg.filled')}</th><th>trans_ref</th></tr></thead>
     <tbody>${legs.map((l) => html`<tr>
       <td class="mono">${l.leg_ref}</td><td>${l.sequence}</td><td class="num"><${Money} minor=${l.amount_minor} /></td>
       <td><${Status} status=${l.leg_status} prefix="legStatus" /></td>
@@ -102,7 +102,8 @@ function Legs({ legs, livemode }) {
       <td>${l.counterparty.kind === 'withdrawal'
         ? html`<${Id} id=${l.counterparty.withdrawal_id} to=${`#/withdrawals/${encodeURIComponent(l.counterparty.withdrawal_id)}`} /> <a class="small" href=${`#/merchants/${encodeURIComponent(l.counterparty.merchant_id)}?livemode=${livemode}`}>${t('common.merchant')}</a>`
         : t('leg.gateway')}</td>
-      <td class="num">${l.verified_amount_minor !== undefined ? html`<${Money} minor=${l.verified_amount_minor} />` : '—'}</td>
+      <td class="num" data-testid="leg-verified">${l.verified_amount_minor !== undefined ? html`<${Money} minor=${l.verified_amount_minor} />` : '—'}</td>
+      <td class="num" data-testid="leg-filled">${l.filled_minor !== undefined ? html`<${Money} minor=${l.filled_minor} />` : '—'}</td>
       <td class="mono">${l.trans_ref ?? '—'}</td>
     </tr>`)}</tbody>
   </table>`;
@@ -111,7 +112,7 @@ function Legs({ legs, livemode }) {
 const idLinks = [[/^dep_/, '/deposits/'], [/^wdr_/, '/withdrawals/'], [/^clm_/, '/claims/'], [/^dsp_/, '/disputes/'], [/^mch_/, '/merchants/']];
 
 /** One detail value: ids of pages the console has (and the operator may read) become links; money fields are baht. */
-function DetailValue({ name, value }) {
+export function DetailValue({ name, value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   if (/_minor$/.test(name) && (typeof value === 'number' || typeof value === 'string')) return html`<${Money} minor=${value} />`;
   if (/_at$/.test(name) && typeof value === 'string') return html`<${Time} at=${value} />`;

@@ -57,7 +57,7 @@ function NewEndpoint({ merchantId, livemode, onCreated }) {
     <summary>${t('webhooks.newEndpoint')}</summary>
     <div class="form-row">
       <label>${t('webhooks.url')}<input type="url" data-testid="new-endpoint-url" placeholder="https://merchant.example/webhooks" size="40" value=${url} onInput=${(e) => setUrl(e.currentTarget.value)} /></label>
-      <label>${t('webhooks.eventTypes')}<input data-testid="new-endpoint-types" placeholder=${t('webhooks.allEvents')} size="30" value=${types} onInput=${(e) => setTypes(e.currentTarget.value)} /></label>
+      <label>${t('webhooks.eventTypes')}<input data-testid="new-endpoint-types" placeholder=${t('webhooks.eventTypesHint')} size="30" value=${types} onInput=${(e) => setTypes(e.currentTarget.value)} /></label>
     </div>
     <p class="small muted">${t('webhooks.newEndpointHelp')}</p>
     <div class="buttons"><${ActionButton} testid="create-endpoint" tone="primary" onRun=${create} done=${onCreated}>${t('webhooks.create')}</${ActionButton}></div>

@@ -12,7 +12,7 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { bangkokLocalToIso, formatCount, isoToBangkokLocal } from '../format.js';
+import { bangkokLocalEndToIso, formatCount, isoToBangkokLocal } from '../format.js';
 import { ActionButton, Badge, html, Id, Mode, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 export function TrialBalancePage({ query }) {
@@ -29,7 +29,7 @@ export function TrialBalancePage({ query }) {
 function AsOfForm({ asOf }) {
   const [local, setLocal] = useState(asOf ? isoToBangkokLocal(asOf) : '');
   const show = () => {
-    const at = local ? bangkokLocalToIso(local) : null;
+    const at = local ? bangkokLocalEndToIso(local) : null; // the typed second (or minute) whole
     navigate('/trial-balance', at ? { as_of: at } : {});
   };
   return html`<form class="filters" data-testid="trial-balance-form" onSubmit=${(e) => { e.preventDefault(); show(); }}>

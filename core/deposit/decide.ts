@@ -434,7 +434,7 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   for (const r of received) verified.set(r.legRef, r.amountMinor);
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
-  const decision = { operatorId: c.operatorId, note: c.note };
+  const decision = { operatorId: c.operatorId, note: c.note, received };
   return thenNextQueued(s, c.at, settled.map((e) => (e.type === 'DepositSettled' ? { ...e, decision } : e)));
 }
 

@@ -101,6 +101,8 @@ export interface LegAmount {
 export interface ReviewDecision {
   readonly operatorId: string;
   readonly note: string;
+  /** An approval's finding: what each leg still waiting received (absent on declines, and in journals from before it was kept). */
+  readonly received?: readonly LegAmount[];
 }
 
 export interface Slip {

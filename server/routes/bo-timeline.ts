@@ -66,7 +66,14 @@ function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | 
   }));
 }
 
-function legView(l: Leg): Obj {
+/** What settled a deposit, read back from its journal: the fills and the approving reviewer's decision. */
+function settledEventOf(own: readonly TrailEntry[]): Extract<DepositEvent, { type: 'DepositSettled' }> | undefined {
+  for (const e of own) if ((e.event as DepositEvent).type === 'DepositSettled') return e.event as Extract<DepositEvent, { type: 'DepositSettled' }>;
+  return undefined;
+}
+
+/** A leg as told to the payer (the timeline's matched step shows these). */
+function toldLegView(l: Leg): Obj {
   return {
     leg_ref: l.legRef, sequence: l.sequence, amount_minor: n(l.amountMinor), leg_status: l.legStatus,
     receiver: { bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumber(l.receiver.accountNumber), account_name_masked: maskName(l.receiver.accountName) },
@@ -76,12 +83,31 @@ function legView(l: Leg): Obj {
   };
 }
 
+/**
+ * A leg as an operator needs it: what it was verified to have received (its own slip, the
+ * approving reviewer's finding, or for a single leg the slip's amount) and what its
+ * withdrawal was filled with at settlement.
+ */
+function legView(d: Deposit, l: Leg, settled: Extract<DepositEvent, { type: 'DepositSettled' }> | undefined): Obj {
+  const found = settled?.decision?.received?.find((r) => r.legRef === l.legRef)?.amountMinor;
+  const single = d.legs.length === 1 ? d.settlement?.transferredMinor : undefined;
+  const verified = l.verifiedAmountMinor ?? found ?? single;
+  const transRef = l.transRef ?? (d.legs.length === 1 || d.slip?.legRef === l.legRef ? d.slip?.transRef : undefined);
+  const filled = settled?.fills.find((f) => f.legRef === l.legRef)?.amountMinor;
+  return {
+    ...toldLegView(l),
+    ...(verified !== undefined ? { verified_amount_minor: n(verified) } : {}),
+    ...(transRef ? { trans_ref: transRef } : {}),
+    ...(settled ? { filled_minor: n(filled ?? 0n) } : {}),
+  };
+}
+
 /** What one deposit event says, for the timeline. */
 function depositStep(e: DepositEvent): { step: string; detail: Obj } {
   switch (e.type) {
     case 'DepositCreated': return { step: 'created', detail: { amount_minor: n(e.deposit.amountMinor), merchant_reference: e.deposit.merchantReference } };
     case 'DepositAwaitingLiquidity': return { step: 'awaiting_liquidity', detail: {} };
-    case 'DepositMatched': return { step: 'matched', detail: { source: e.source, legs: e.legs.map(legView) } };
+    case 'DepositMatched': return { step: 'matched', detail: { source: e.source, legs: e.legs.map(toldLegView) } };
     case 'SlipReceived': case 'SlipQueued': case 'SlipDequeued': case 'AdditionalSlipReceived':
       return { step: 'slip', detail: { event: e.type, receipt_id: e.slip.receiptId, is_late: e.slip.isLate, has_image: e.slip.hasImage, ...(e.slip.transRef ? { trans_ref: e.slip.transRef } : {}) } };
     case 'SlipRejected': return { step: 'verdict', detail: { outcome: 'unreadable', attempts_left: e.attemptsLeft } };
@@ -208,12 +234,15 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
   const receipts = [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip].filter((s) => s !== undefined);
   const transRefs = [...new Set([...receipts.map((s) => s.transRef), ...d.legs.map((l) => l.transRef)].filter((t): t is string => t !== undefined))];
   const merchant = world.merchants.get(d.merchantId);
+  const settled = settledEventOf(facts.trail.stream(d.id));
+  // The reviewer whose approval settled it counts among the approvals (it is kept on the settling event).
+  const settledBy = settled?.decision?.operatorId;
   return {
     deposit: presentDeposit(d),
     merchant: { id: d.merchantId, name: merchant?.name ?? null, white_label_id: d.whiteLabelId },
     review: d.review ? {
       status: d.status, opened_at: iso(d.review.openedAt), age_seconds: Math.max(0, Math.floor((facts.now - d.review.openedAt) / 1000)),
-      escalated: d.review.escalated, four_eyes_required: d.review.fourEyesRequired, approvals: [...d.review.approvals],
+      escalated: d.review.escalated, four_eyes_required: d.review.fourEyesRequired, approvals: [...d.review.approvals, ...(settledBy !== undefined ? [settledBy] : [])],
       approvals_needed: d.review.fourEyesRequired ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
       // What the approval so far says each leg received: a second reviewer confirms it (or gives other figures).
       approved_amounts: d.review.approvedAmounts ? d.review.approvedAmounts.map((r) => ({ leg_ref: r.legRef, amount_minor: n(r.amountMinor) })) : null,
@@ -222,7 +251,7 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
       verdicts: verdicts(d, d.verification, d.slip?.transferredAmountMinor ?? d.settlement?.transferredMinor, facts.answer),
       provider_answer: facts.answer ?? null,
       receiver_match: d.verification ? d.verification.receiverMatch : null,
-      legs: d.legs.map(legView),
+      legs: d.legs.map((l) => legView(d, l, settled)),
       slips: receipts.map((s) => ({ received_at: iso(s.receivedAt), is_late: s.isLate, ...(s.transRef ? { trans_ref: s.transRef } : {}), ...slipEvidence(facts.slips.get(s.receiptId), d.id, s.receiptId) })),
       duplicate_hits: transRefs.map((t) => ({ trans_ref: t, used_by_deposit_id: world.transRefOwner(d.livemode, t) ?? null })).filter((h) => h.used_by_deposit_id !== null && h.used_by_deposit_id !== d.id),
       route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt) } : null,

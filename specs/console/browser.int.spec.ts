@@ -163,6 +163,14 @@ test('a multi-leg deposit under review (four eyes): the first reviewer gives wha
   const filled = [];
   for (const id of withdrawals) filled.push((await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`)).json.filled_minor);
   assert.equal(filled, [3_000_000, 0], 'the first payee was paid, the second leg released');
+  // The page's legs: what each was found to have received and what its withdrawal took.
+  await krit.page.waitForSelector('[data-testid=leg-filled]');
+  const legCells = await krit.page.$$eval('[data-testid=legs] tbody tr', (rows) => rows.map((r) => [r.querySelector('[data-testid=leg-verified]')!.textContent!.trim(), r.querySelector('[data-testid=leg-filled]')!.textContent!.trim()]));
+  assert.ok(/30,000\.00/.test(legCells[0]![0]!) && /30,000\.00/.test(legCells[0]![1]!) && /0\.00/.test(legCells[1]![1]!), JSON.stringify(legCells));
+  // Finance's receiving accounts: the second leg was released unpaid, not a slip still awaited (pending).
+  const receiving = (await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${payer.id}&livemode=true`, undefined, { roles: ['finance'] })).json;
+  const second = receiving.data.find((a: any) => a.account_number_masked === 'xxxxxx4545');
+  assert.equal([second.pending_legs, second.released_unpaid_legs], [0, 1], JSON.stringify(second));
 });
 
 test('a decline with a note under 20 characters is refused in the page and never reaches the server', async () => {
@@ -318,12 +326,13 @@ test("finance's trial balance is the API's: every account and total, the CSV byt
   const csv = await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
   assert.is(download.suggestedFilename(), `trial-balance-${asOf.replace(/[-:]|\.\d{3}/g, '')}.csv`);
-  // An hour ago, typed as the Bangkok wall time: the page asks for that instant.
+  // An hour ago, typed as the Bangkok wall time to the second: the page asks for the end of that second.
   const earlier = scene.s.clock.now() - 3_600_000 - (scene.s.clock.now() % 1000);
+  const endOfSecond = new Date(earlier + 999).toISOString();
   await fah.page.fill('[data-testid=trial-balance-as-of]', new Date(earlier + 7 * 3_600_000).toISOString().slice(0, 19));
   await fah.page.click('[data-testid=show-trial-balance]');
-  await fah.page.waitForFunction((at) => document.querySelector('[data-testid=trial-balance] h2 time')?.getAttribute('datetime') === at, new Date(earlier).toISOString());
-  const then = (await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(earlier).toISOString()}`, undefined, { roles: ['finance'] })).json;
+  await fah.page.waitForFunction((at) => document.querySelector('[data-testid=trial-balance] h2 time')?.getAttribute('datetime') === at, endOfSecond);
+  const then = (await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${endOfSecond}`, undefined, { roles: ['finance'] })).json;
   assert.equal(await shown(), then.sections.map((s: any) => [String(s.livemode), String(s.balanced), s.accounts.map((a: any) => a.account)]));
 });
 

@@ -34,6 +34,13 @@ function sources(dir = consoleDir): { file: string; text: string }[] {
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
+test('no key is written twice in a dictionary (the later would silently win)', () => {
+  for (const file of ['i18n-en.js', 'i18n-th.js']) {
+    const keys = [...readFileSync(join(consoleDir, file), 'utf8').matchAll(/^\s*'([^']+)':/gm)].map((m) => m[1]!);
+    assert.equal(keys.filter((k, i) => keys.indexOf(k) !== i), [], file);
+  }
+});
+
 test('Thai and English have the same keys, none empty, with the same placeholders', () => {
   assert.equal(Object.keys(th).sort(), Object.keys(en).sort());
   for (const key of Object.keys(en)) {
@@ -127,6 +134,10 @@ test('times are Bangkok\'s, with the UTC instant in the title; a Bangkok wall ti
   assert.is(format.bangkokLocalToIso('2026-11-21T10:00'), '2026-11-21T03:00:00.000Z');
   assert.is(format.isoToBangkokLocal('2026-11-21T03:00:00.000Z'), '2026-11-21T10:00');
   assert.is(format.bangkokLocalToIso('yesterday'), null);
+  // A typed as-of takes in its whole second: what was posted at 23:59:59.852 is "as of 23:59:59".
+  assert.is(format.bangkokLocalEndToIso('2026-11-30T23:59:59'), '2026-11-30T16:59:59.999Z');
+  assert.is(format.bangkokLocalEndToIso('2026-11-30T23:59'), '2026-11-30T16:59:00.999Z', 'a value without seconds is the second :00');
+  assert.is(format.bangkokLocalEndToIso('nonsense'), null);
 });
 
 test('a note is counted as the server counts it: code points of the trimmed text', () => {

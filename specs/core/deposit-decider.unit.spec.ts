@@ -102,6 +102,8 @@ const approve = (operatorId = 'emp_alice', over: { note?: string; transferredAmo
   ...(over.transferredAmountMinor !== undefined ? { transferredAmountMinor: over.transferredAmountMinor } : {}),
   ...(over.legs !== undefined ? { legAmounts: over.legs.map(([n, amountMinor]) => ({ legRef: `leg_${n}`, amountMinor })) } : {}),
 });
+/** The decision an approval keeps on DepositSettled: who, why, and what each waiting leg received. */
+const decidedBy = (operatorId: string, received: [number, Minor][]) => ({ operatorId, note, received: received.map(([n, amountMinor]) => ({ legRef: `leg_${n}`, amountMinor })) });
 const approvalRecorded = (operatorId: string, received: [number, Minor][], restarted = false): DepositEvent => ({
   type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId, note, received: received.map(([n, amountMinor]) => ({ legRef: `leg_${n}`, amountMinor })), ...(restarted ? { restarted: true as const } : {}),
 });
@@ -433,12 +435,12 @@ const rows: DepositRow[] = [
   {
     row: 'under_review → reviewer approves → settled via review at the verified V',
     given: underReview, when: approve(),
-    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review' }), decision: decidedBy('emp_alice', [[1, X]]) } as DepositEvent],
   },
   {
     row: 'under_review → reviewer approves with a corrected amount → settled at A = min(V, X)',
     given: underReview, when: approve('emp_alice', { transferredAmountMinor: 30_000n }),
-    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review' }), decision: decidedBy('emp_alice', [[1, 30_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → first approval → under_review, approval recorded with what the leg received',
@@ -447,17 +449,17 @@ const rows: DepositRow[] = [
   {
     row: 'under_review (four eyes) → a second approval by a different operator → settled',
     given: [...bigUnderReview, { type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice' }], when: approve('emp_bob', { settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big, A: big, fee: [75_000n, 5_250n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big, A: big, fee: [75_000n, 5_250n], via: 'review' }), decision: decidedBy('emp_bob', [[1, big]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → a second approval giving no amount → settled at the first approval\'s amount, not the slip\'s',
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big - 100_000n]])], when: approve('emp_bob', { settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: decidedBy('emp_bob', [[1, big - 100_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → a second approval with the same amount → settled',
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big - 100_000n]])], when: approve('emp_bob', { transferredAmountMinor: big - 100_000n, settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: { operatorId: 'emp_bob', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: decidedBy('emp_bob', [[1, big - 100_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → a second approval with another amount → under_review, it replaces the first (restarted): nothing settles on one reviewer\'s figure',
@@ -468,7 +470,7 @@ const rows: DepositRow[] = [
     row: 'under_review (four eyes), restarted by a second reviewer → the first reviewer may confirm the new amount → settled',
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big]]), approvalRecorded('emp_bob', [[1, big - 100_000n]], true)],
     when: approve('emp_alice', { settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: decidedBy('emp_alice', [[1, big - 100_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes): a first approval when no transferred amount is known → validation_error (the first reviewer states it)',
@@ -483,12 +485,12 @@ const rows: DepositRow[] = [
   {
     row: 'under_review (multi-leg) → approve with legs[] → settled, each withdrawal filled by what its destination received',
     given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: decidedBy('emp_alice', [[1, 30_000n], [2, 20_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg) → approve with legs[], nothing at the second → settled short at the first leg, the second released',
     given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[1, 30_000n], [2, 0n]]) } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg): legs[] without a waiting leg → validation_error naming it',
@@ -504,7 +506,7 @@ const rows: DepositRow[] = [
     row: 'under_review (multi-leg, first leg complete, the second\'s slip held) → approve → settled at both legs',
     given: [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)), review(slipAt(6), ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 20_000n, leg: 2, transRef: 'tr_2' })],
     when: approve('emp_alice', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: { operatorId: 'emp_alice', note } } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: decidedBy('emp_alice', [[2, 20_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg, first leg complete): legs[] naming the complete leg → validation_error',

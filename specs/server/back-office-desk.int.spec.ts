@@ -218,6 +218,9 @@ test('a multi-leg deposit under review: one amount is refused (which destination
   const suspense = scene.s.running.store.db.prepare("SELECT COALESCE(SUM(amount), 0) AS total FROM postings WHERE account LIKE '%suspense%'").get() as { total: number };
   assert.is(suspense.total, 0, 'nothing booked to suspense');
   const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
+  assert.equal(view.review.approvals, ['emp_boon', 'emp_anna'], 'the reviewer whose approval settled it counts among the approvals');
+  assert.equal(view.evidence.legs.map((l: any) => [l.leg_ref, l.verified_amount_minor, l.filled_minor]),
+    d.legs.map((l: any) => [l.leg_ref, l.amount_minor, l.amount_minor]), 'each leg: what the reviewers found it received, what its withdrawal was filled with');
   const decisions = view.timeline.filter((x: any) => x.step === 'review_decision').map((x: any) => [x.detail.operator, x.detail.settles, x.detail.restarted ?? false, x.detail.received?.[1]?.amount_minor ?? null]);
   assert.equal(decisions, [['emp_anna', false, false, 0], ['emp_boon', false, true, d.legs[1].amount_minor], ['emp_anna', true, false, null]]);
 
