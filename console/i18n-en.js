@@ -407,6 +407,8 @@ export const en = {
   'claimStatus.under_review': 'Under review',
   'claimStatus.refund_pending': 'Refund pending',
   'claimStatus.return_pending_payout': 'Payout pending',
+  'merchantStatus.active': 'Active',
+  'merchantStatus.suspended': 'Suspended',
   'claimStatus.closed': 'Closed',
   'claimStatus.rejected': 'Rejected',
 

@@ -316,7 +316,7 @@ export const th = {
   'search.matchedOn': 'พบจาก',
   'search.object.deposit': 'รายการฝาก',
   'search.object.withdrawal': 'รายการถอน',
-  'search.object.claim': 'คำร้อง',
+  'search.object.claim': 'เคลม',
   'search.object.merchant': 'ร้านค้า',
   'search.on.id': 'รหัส',
   'search.on.merchant_reference': 'เลขอ้างอิงร้านค้า',
@@ -407,6 +407,8 @@ export const th = {
   'claimStatus.under_review': 'กำลังตรวจสอบ',
   'claimStatus.refund_pending': 'รอคืนเงิน',
   'claimStatus.return_pending_payout': 'รอจ่ายคืน',
+  'merchantStatus.active': 'ใช้งานอยู่',
+  'merchantStatus.suspended': 'ระงับ',
   'claimStatus.closed': 'ปิดแล้ว',
   'claimStatus.rejected': 'ปฏิเสธ',
 

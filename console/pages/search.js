@@ -8,6 +8,9 @@ import { get } from '../api.js';
 import { t } from '../i18n.js';
 import { Empty, html, Id, Mode, Money, navigate, pageOfId, Status, Time, usePageData } from '../ui.js';
 
+/** Each kind of result names its statuses in its own part of the dictionary (a claim's, a merchant's). */
+const statusPrefix = { claim: 'claimStatus', merchant: 'merchantStatus' };
+
 export function SearchPage({ query }) {
   const q = query.q ?? '';
   const { data } = usePageData(() => (q ? get('/v1/bo/search', { q, limit: '50' }) : Promise.resolve(null)), [q]);
@@ -23,7 +26,7 @@ export function SearchPage({ query }) {
         <td><a href=${href(h)}><${Id} id=${h.id} keep=${14} /></a></td>
         <td><${Id} id=${h.merchant_id} keep=${14} /></td>
         <td>${h.livemode === null ? '—' : html`<${Mode} livemode=${h.livemode} />`}</td>
-        <td><${Status} status=${h.status} /></td>
+        <td><${Status} status=${h.status} prefix=${statusPrefix[h.object] ?? 'status'} /></td>
         <td class="num">${h.amount_minor === null ? '—' : html`<${Money} minor=${h.amount_minor} />`}</td>
         <td class="mono small">${h.merchant_reference ?? '—'}</td>
         <td class="mono small">${h.end_user_ref ?? '—'}</td>

@@ -12,6 +12,7 @@
 import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Minor } from '../money.ts';
+import { bahtOf } from '../finance/money-text.ts';
 import type { Claim, ClaimEvent, ClaimStatus, RefundAccount } from './state.ts';
 
 export type ClaimCommand =
@@ -69,7 +70,7 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
     case 'ApproveClaimRefund': {
       const refundMinor = c.refundMinor ?? s.amountMinor;
       if (refundMinor <= 0n || refundMinor > s.amountMinor) {
-        return reject('validation_error', `The refund must be from 1 to the claim's amount (${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
+        return reject('validation_error', `The refund must be from 0.01 to the claim's amount (${bahtOf(s.amountMinor)} baht, amount_minor ${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
       }
       return [{ type: 'ClaimRefundApproved', ...base, refundMinor, account: c.account }];
     }
