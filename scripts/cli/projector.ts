@@ -2,7 +2,8 @@
 // process against NATS JetStream (SATANG_NATS_URL), so the API and the projections scale
 // apart. It consumes the durable consumers satang_<projection>, writes projections.db in the
 // data directory (which the API, run with the same SATANG_NATS_URL and data directory,
-// serves its reads from) and reads journal.db there only to fill gaps. Runs until SIGTERM
+// serves its reads from) and reads journal.db there to fill gaps and to check that every
+// entry the stream delivers is this journal's (projections/own-journal.ts). Runs until SIGTERM
 // or SIGINT; a poison entry is parked and logged, never retried forever.
 
 import { existsSync } from 'node:fs';
@@ -12,10 +13,13 @@ import { connectNats, JetStreamTransport } from '../../adapters/bus/nats.ts';
 import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
+import { OwnJournalTransport } from '../../projections/own-journal.ts';
 import { createLogger } from '../../server/log.ts';
 import { defaultDataDir, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 
 const journalWaitMs = 500;
+/** How often a projector waiting for NATS says so. */
+const natsWaitLogMs = 10_000;
 
 export const projectorSpec: CommandSpec = {
   usage: 'satang projector',
@@ -39,17 +43,29 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  let toldWaiting = false;
   while (!existsSync(join(dataDir, 'journal.db')) && !stopping) {
-    log.info({ data_dir: dataDir }, 'projector waits for journal.db (start the API first)');
+    if (!toldWaiting) log.info({ data_dir: dataDir }, 'projector waits for journal.db (start the API first)');
+    toldWaiting = true;
     await Promise.race([stopped, new Promise((r) => setTimeout(r, journalWaitMs))]);
   }
   if (stopping) return 0;
   const db = openProjectionsDb(dataDir, projectionSchemas);
   const journal = new JournalReader(dataDir);
+  // Said while NATS does not answer (connectNats retries without a word), and a stop then
+  // ends the process at once: the pending connection would otherwise keep it alive.
+  const waiting = setInterval(() => log.warn({ nats: natsUrl }, 'projector still waiting for NATS'), natsWaitLogMs);
   const nc = await Promise.race([connectNats(natsUrl, 'satang-projector'), stopped.then(() => null)]);
-  if (!nc) { journal.close(); db.close(); return 0; }
+  clearInterval(waiting);
+  if (!nc) {
+    journal.close();
+    db.close();
+    log.info('projector stopped before NATS answered');
+    process.exit(0);
+  }
   const projector = new Projector(db, journal, log);
-  projector.start(new JetStreamTransport(nc, log));
+  // Entries are checked against this data dir's journal: another journal's stream is never applied.
+  projector.start(new OwnJournalTransport(new JetStreamTransport(nc, log), journal, log));
   log.info({ data_dir: dataDir, nats: natsUrl, positions: Object.fromEntries(projector.appliers.map((a) => [a.name, a.position()])) }, 'projector running');
   await stopped;
   await projector.stop();
