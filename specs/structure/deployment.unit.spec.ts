@@ -97,4 +97,14 @@ test('.env.example lists every SATANG_ variable the code reads, and nothing else
   assert.equal([...listed].filter((v) => !read.has(v)).sort(), [], 'in .env.example but read nowhere');
 });
 
+test('one data dir everywhere: the env file the API and projector read, the backup unit, and every --data-dir the README gives for production', () => {
+  const dataDir = /^SATANG_DATA_DIR=(\S+)$/m.exec(readFileSync(join(root, '.env.example'), 'utf8'))?.[1];
+  assert.ok(dataDir, '.env.example sets SATANG_DATA_DIR');
+  assert.match(readFileSync(join(root, 'deploy/systemd/satang-backup.service'), 'utf8'), new RegExp(`^Environment=SATANG_DATA_DIR=${dataDir}$`, 'm'));
+  const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const given = [...readme.matchAll(/(?:--data-dir|SATANG_DATA_DIR=) ?(\/var\/lib\/satang\S*?)[`'\s]/g)].map((m) => m[1]!);
+  assert.ok(given.length >= 3, `the README's production commands: ${given.join(', ')}`);
+  assert.equal([...new Set(given)], [dataDir]);
+});
+
 test.run();
