@@ -65,7 +65,7 @@ export function helpText(spec: CommandSpec): string {
 /** `satang admin merchant create` of `satang admin merchant create [NAME]`. */
 function commandName(spec: CommandSpec): string {
   const words = spec.usage.split(' ');
-  const end = words.findIndex((w) => !/^[a-z-]+$/.test(w));
+  const end = words.findIndex((w) => !/^[a-z][a-z-]*$/.test(w)); // options (--to) and placeholders end the name
   return words.slice(0, end === -1 ? undefined : end).join(' ');
 }
 

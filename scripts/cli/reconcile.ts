@@ -16,7 +16,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, openingBalance, sequenceGaps, snapshotDisagreement, type SequenceGap, type StoredEvent } from '../../core/finance/reconcile.ts';
 import { financeLimits } from '../../core/limits.ts';
 import { signRequest } from '../../server/hmac.ts';
-import { defaultUrl, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+import { defaultUrl, exitFailed, exitOk, flag, parseCommand, text, usageError, type Args, type CommandSpec } from './args.ts';
 
 const apiVersion = '2026-08-01';
 const storeFormat = 'satang-reconcile-store/1';
@@ -26,7 +26,7 @@ export const reconcileSpec: CommandSpec = {
   usage: 'satang reconcile',
   summary: 'Reads GET /v1/pay/events since the last sequence seen, stores the events by id, and reports sequence gaps (pending under 4 days, lost after), balance-transaction sums against the balance, and orders whose latest event disagrees with a GET. Exit 1 when anything is lost or disagrees.',
   options: {
-    key: { type: 'string', value: 'SK', help: 'the secret API key (sk_…; $SATANG_API_KEY) with wallet:read' },
+    key: { type: 'string', value: 'SK', help: 'the secret API key (sk_…; $SATANG_API_KEY) with wallet:read and withdrawals:read (the events feed needs both)' },
     'since-sequence': { type: 'string', value: 'N', default: '0', integer: true, help: 'where a new store starts (events after N); a store continues from what it holds' },
     store: { type: 'string', value: 'FILE', required: true, help: 'the JSON file the events are kept in (created if missing)' },
     url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
@@ -150,6 +150,16 @@ export async function reconcileCommand(argv: readonly string[]): Promise<number>
   if (!key) return usageError(reconcileSpec, '--key is required (or set SATANG_API_KEY)');
   const since = Number(text(args, 'since-sequence'));
   if (since < 0) return usageError(reconcileSpec, '--since-sequence must be 0 or more');
+  // A refused or failed request (403 scope_denied, the server down) is a failed run (1), not a usage error (2).
+  try {
+    return await reconcile(args, key, since);
+  } catch (error) {
+    process.stderr.write(`satang reconcile: ${(error as Error).message}\n`);
+    return exitFailed;
+  }
+}
+
+async function reconcile(args: Args, key: string, since: number): Promise<number> {
   const storePath = text(args, 'store');
   const api = new Api(text(args, 'url'), key);
   const store = loadStore(storePath, since);

@@ -114,7 +114,7 @@ help('an unknown option, a missing value or a stray word: exit 2, an error namin
       [['token', '--bogus'], /unknown option '--bogus'/i],
       [['projections', 'rebuild', '--bogus'], /unknown option '--bogus'/i],
       [['bank-sim', '--bogus'], /unknown option '--bogus'/i],
-      [['backup'], /--to is required/],
+      [['backup'], /^satang backup: --to is required\n\(see: satang backup --help\)/],
       [['rekey'], /--new-key-file is required/],
       [['restore', '--from'], /--from.*argument missing|--from/i],
       [['call', 'GET', '/v1/pay/balance', '--key', sc.shop.live.api_key, '--bogus'], /unknown option '--bogus'/i],

@@ -222,4 +222,15 @@ test('usage: --store is required, nothing is read without it', async () => {
   assert.match(stderr, /--store is required/);
 });
 
+test('a key without the feed\'s scopes: the server\'s 403 scope_denied is a failed run (exit 1), not a usage error', async () => {
+  const minted = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, { livemode: true, scopes: ['wallet:read'] }, { stepUp: true });
+  assert.is(minted.status, 201, minted.text);
+  const child = spawn(satangPath, ['reconcile', '--key', minted.json.api_key, '--url', s.url, '--store', join(dir, 'scoped.json')], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.is(code, 1, stderr);
+  assert.match(stderr, /403[\s\S]*scope_denied/);
+});
+
 test.run();
