@@ -126,8 +126,14 @@ export function checkMasterKey(db: Db, sealer: Sealer): void {
     db.prepare('INSERT INTO sealing (name, value) VALUES (?, ?)').run(checkPurpose, sealer.seal(checkPlain, checkPurpose));
     return;
   }
-  if (!opens) {
-    throw new Error('the master key does not open this data dir: its secrets were sealed with another key. '
+  if (!opens) throw new WrongMasterKey();
+}
+
+/** The data dir's secrets were sealed with another key: a configuration to mend, not a crash. */
+export class WrongMasterKey extends Error {
+  override readonly name = 'WrongMasterKey';
+  constructor() {
+    super('the master key does not open this data dir: its secrets were sealed with another key. '
       + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was sealed with (after `satang rekey`, the new one).');
   }
 }

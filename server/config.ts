@@ -1,7 +1,12 @@
 // The service's configuration, read once from the environment (all optional; DESIGN.md
 // "Configuration"). Refuses combinations that must never run in production.
 
+import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { journalStreamReplicas } from '../adapters/bus/nats.ts';
+import { webhookSettings } from '../adapters/webhooks/webhooks.ts';
+import { logLevels } from './log.ts';
+import { requestTimeouts } from './request-timeouts.ts';
 import { requestLimits } from '../core/limits.ts';
 
 export type Profile = 'wide' | 'live_p2p';
@@ -71,6 +76,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const masterKey = check(() => masterKeySource(env, dataDir, envMode), { kind: 'env' } as MasterKeySource);
   const metrics = check(() => metricsListen(env), {});
   check(() => shutdownDrainMs(env), 0);
+  checkLaterSettings(env, envMode, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
@@ -130,10 +136,33 @@ function masterKeySource(env: NodeJS.ProcessEnv, dataDir: string, mode: 'develop
   if (file) {
     const inside = relative(resolve(dataDir), resolve(file));
     if (!inside.startsWith('..') && !isAbsolute(inside)) throw new Error('SATANG_MASTER_KEY_FILE must be outside the data dir: a key kept with the data it seals protects nothing');
+    checkKeyFile(resolve(file), mode);
     return { kind: 'file', path: resolve(file) };
   }
   if (mode === 'production') throw new Error('SATANG_MASTER_KEY or SATANG_MASTER_KEY_FILE is required when SATANG_ENV=production: secrets at rest are sealed with it (only development generates one)');
   return { kind: 'development', path: `${resolve(dataDir)}.master-key` };
+}
+
+/** The key file is there, holds a key, and (in production) only its owner may read it. Never quotes its content. */
+function checkKeyFile(path: string, mode: 'development' | 'production'): void {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`SATANG_MASTER_KEY_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (!masterKeyPattern.test(text.trim())) throw new Error(`SATANG_MASTER_KEY_FILE ${path} must hold the base64 of 32 bytes (e.g. \`openssl rand -base64 32\`)`);
+  if (mode === 'production' && (statSync(path).mode & 0o077) !== 0) throw new Error(`SATANG_MASTER_KEY_FILE ${path} may be read by others (mode ${(statSync(path).mode & 0o777).toString(8)}): chmod 0600 (or 0400) it`);
+}
+
+/** The tests-only and tuning variables the server reads later, checked here so that a bad one is refused with the rest. */
+function checkLaterSettings(env: NodeJS.ProcessEnv, mode: 'development' | 'production', problems: string[]): void {
+  const tryIt = (read: () => unknown) => { try { read(); } catch (error) { problems.push((error as Error).message); } };
+  tryIt(() => webhookSettings(mode, env));
+  tryIt(() => requestTimeouts(mode, env));
+  tryIt(() => { if (env.SATANG_NATS_URL) journalStreamReplicas(env); });
+  const level = env.SATANG_LOG_LEVEL;
+  if (level !== undefined && !logLevels.includes(level)) problems.push(`SATANG_LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${level}`);
 }
 
 function metricsListen(env: NodeJS.ProcessEnv): Pick<Config, 'metrics'> {

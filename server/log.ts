@@ -60,7 +60,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return options.destination === undefined ? pino(config) : pino(config, options.destination);
 }
 
-const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** The levels SATANG_LOG_LEVEL takes (pino's, and silent). */
+export const logLevels: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const levels = logLevels;
 
 function isLevel(level: string): boolean {
   return levels.includes(level);

@@ -11,7 +11,7 @@ import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
 import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
-import { compactAfterSealing } from '../adapters/sealing.ts';
+import { compactAfterSealing, WrongMasterKey } from '../adapters/sealing.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
@@ -112,7 +112,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: connectionsCheckMs(timeouts),
   }, (req, res) => handle(req, res));
-  await new Promise<void>((resolve) => server.listen(configured.port, configured.host, resolve));
+  // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(configured.port, configured.host, () => { server.off('error', reject); resolve(); });
+  });
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : {
     ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
@@ -291,8 +295,12 @@ export async function serveUntilSignalled(): Promise<void> {
   } catch (error) {
     // What an operator reads in the journal: what to mend, no stack trace; exit 78, which the unit does not restart.
     if (error instanceof ConfigError) process.stderr.write(`satang: the configuration is refused (see .env.example):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
-    else if (error instanceof DataDirInUse) process.stderr.write(`satang: ${error.message}\n`);
-    else throw error;
+    else if (error instanceof DataDirInUse || error instanceof WrongMasterKey) process.stderr.write(`satang: ${error.message}\n`);
+    else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      // Perhaps the previous process still holding it: exit 1, and systemd tries again.
+      process.stderr.write(`satang: ${(error as NodeJS.ErrnoException & { address?: string; port?: number }).address ?? ''}:${(error as { port?: number }).port ?? ''} is in use by another process\n`);
+      process.exit(1);
+    } else throw error;
     process.exit(configErrorExitCode);
   }
   const drainMs = shutdownDrainMs(process.env);

@@ -194,7 +194,10 @@ export async function listenMetrics(metrics: Metrics, host: string, port: number
       (error: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`metrics failed: ${String(error)}\n`),
     );
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // a port in use rejects (EADDRINUSE)
+    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+  });
   const address = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/metrics`,

@@ -7,7 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +56,31 @@ test('the server refuses a bad environment with the whole list, no stack trace, 
     assert.not.match(r.stderr, /\n\s+at /, 'no stack trace');
     assert.not.match(r.stderr, new RegExp(badKey), 'the secret is not echoed');
     assert.not.ok(existsSync(dataDir), 'the data dir was not created');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readConfig: the tests-only and tuning variables, and the master key file, are refused with the rest (not a crash later)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-config-'));
+  try {
+    const keyFile = join(dir, 'master-key');
+    writeFileSync(keyFile, 'not a key\n', { mode: 0o600 });
+    const open = join(dir, 'open-key');
+    writeFileSync(open, `${randomBytes(32).toString('base64')}\n`, { mode: 0o644 });
+    const problemsOf = (env: Record<string, string>) => {
+      try { readConfig(env); } catch (e) { return (e as ConfigError).problems; }
+      return [];
+    };
+    const dev = problemsOf({ SATANG_DATA_DIR: join(dir, 'data'), SATANG_WEBHOOK_TIMEOUTS_MS: '1,x', SATANG_REQUEST_TIMEOUTS_MS: '100', SATANG_LOG_LEVEL: 'loud', SATANG_NATS_URL: 'nats://127.0.0.1:1', SATANG_NATS_REPLICAS: '2', SATANG_MASTER_KEY_FILE: keyFile });
+    for (const name of ['SATANG_WEBHOOK_TIMEOUTS_MS', 'SATANG_REQUEST_TIMEOUTS_MS', 'SATANG_LOG_LEVEL', 'SATANG_NATS_REPLICAS', 'SATANG_MASTER_KEY_FILE']) {
+      assert.ok(dev.some((p) => p.includes(name)), `${name} in ${JSON.stringify(dev)}`);
+    }
+    assert.not.ok(dev.some((p) => p.includes('not a key')), 'the key file\'s content is never quoted');
+    assert.ok(problemsOf({ SATANG_MASTER_KEY_FILE: join(dir, 'missing') }).some((p) => /cannot read/.test(p)));
+    const prod = problemsOf({ SATANG_ENV: 'production', SATANG_DATA_DIR: join(dir, 'data'), SATANG_MASTER_KEY_FILE: open, SATANG_WEBHOOK_TIMEOUTS_MS: '1,1,1' });
+    assert.ok(prod.some((p) => /may be read by others/.test(p)), JSON.stringify(prod));
+    assert.ok(prod.some((p) => /SATANG_WEBHOOK_TIMEOUTS_MS is for tests/.test(p)), JSON.stringify(prod));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

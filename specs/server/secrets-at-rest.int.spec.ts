@@ -216,7 +216,14 @@ test('readConfig: production refuses to start without a master key; bad keys and
   const production = { SATANG_ENV: 'production', SATANG_SLIP_PROVIDER_URL: 'https://slips.example', SATANG_OIDC_ISSUER: 'https://issuer.example', SATANG_OIDC_JWKS: 'https://issuer.example/jwks', SATANG_DATA_DIR: '/var/lib/satang' };
   assert.throws(() => readConfig(production), /SATANG_MASTER_KEY.*required.*production/);
   assert.ok(readConfig({ ...production, SATANG_MASTER_KEY: masterKey() }));
-  assert.ok(readConfig({ ...production, SATANG_MASTER_KEY_FILE: '/etc/satang/master.key' }));
+  const keyDir = mkdtempSync(join(tmpdir(), 'satang-key-'));
+  try {
+    const keyFile = join(keyDir, 'master.key');
+    writeFileSync(keyFile, `${masterKey()}\n`, { mode: 0o600 });
+    assert.ok(readConfig({ ...production, SATANG_MASTER_KEY_FILE: keyFile }));
+  } finally {
+    rmSync(keyDir, { recursive: true, force: true });
+  }
   assert.throws(() => readConfig({ SATANG_MASTER_KEY: randomBytes(16).toString('base64') }), /32 bytes/);
   assert.throws(() => readConfig({ SATANG_MASTER_KEY: 'not base64 at all!' }), /32 bytes/);
   assert.throws(() => readConfig({ SATANG_MASTER_KEY: masterKey(), SATANG_MASTER_KEY_FILE: '/etc/k' }), /not both/);
