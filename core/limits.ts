@@ -351,6 +351,8 @@ export const readSideLimits = {
   relayRetryMs: 250,
   /** How often the relay looks again at a journal stream that is not this journal's (until it is deleted). */
   foreignStreamRecheckMs: 1 * second,
+  /** How often a relay or projector that NATS does not answer says so. */
+  natsWaitLogMs: 10 * second,
   /** A JetStream publish not acknowledged within this is failed (and retried: Nats-Msg-Id dedupes). */
   relayPublishTimeoutMs: 5 * second,
 

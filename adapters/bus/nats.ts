@@ -210,11 +210,16 @@ export class JetStreamPublisher implements Publisher {
   }
 
   private async run(): Promise<void> {
+    // connectNats retries without a word while NATS does not answer: say so, now and then.
+    const waiting = setInterval(() => this.log.warn({ nats: this.url }, 'relay still waiting for NATS; writes go on, the relay catches up once it answers'), readSideLimits.natsWaitLogMs);
+    waiting.unref();
     try {
       this.nc = await connectNats(this.url, 'satang-relay');
     } catch (error) {
       this.log.error({ err: String(error) }, 'relay cannot connect to NATS');
       return;
+    } finally {
+      clearInterval(waiting);
     }
     if (this.closed) { await this.nc.close(); return; }
     const statuses = this.nc.status();

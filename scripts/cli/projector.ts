@@ -15,11 +15,10 @@ import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
 import { OwnJournalTransport } from '../../projections/own-journal.ts';
 import { createLogger } from '../../server/log.ts';
+import { readSideLimits } from '../../core/limits.ts';
 import { defaultDataDir, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 
 const journalWaitMs = 500;
-/** How often a projector waiting for NATS says so. */
-const natsWaitLogMs = 10_000;
 
 export const projectorSpec: CommandSpec = {
   usage: 'satang projector',
@@ -54,7 +53,7 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
   const journal = new JournalReader(dataDir);
   // Said while NATS does not answer (connectNats retries without a word), and a stop then
   // ends the process at once: the pending connection would otherwise keep it alive.
-  const waiting = setInterval(() => log.warn({ nats: natsUrl }, 'projector still waiting for NATS'), natsWaitLogMs);
+  const waiting = setInterval(() => log.warn({ nats: natsUrl }, 'projector still waiting for NATS'), readSideLimits.natsWaitLogMs);
   const nc = await Promise.race([connectNats(natsUrl, 'satang-projector'), stopped.then(() => null)]);
   clearInterval(waiting);
   if (!nc) {
