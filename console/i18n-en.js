@@ -101,6 +101,8 @@ export const en = {
   'deposit.legReceived': 'Received at {leg}, of',
   'deposit.legAmountsRequired': 'Enter what each destination received in baht (0 where nothing arrived).',
   'deposit.approvedAmounts': 'The first approval found (leave the fields empty to confirm it):',
+  'deposit.firstApprovalNotice': 'Approval recorded: a second reviewer settles it at these figures.',
+  'deposit.restartedNotice': 'Your figures differ from the first reviewer\'s: your approval replaces theirs, and another reviewer must confirm yours.',
   'deposit.approve': 'Approve',
   'deposit.decline': 'Decline',
   'deposit.reverseTitle': 'Reverse this deposit',

@@ -101,6 +101,8 @@ export const th = {
   'deposit.legReceived': 'ยอดที่ {leg} ได้รับ จาก',
   'deposit.legAmountsRequired': 'กรอกยอดเป็นบาทที่แต่ละปลายทางได้รับ (0 หากไม่ได้รับ)',
   'deposit.approvedAmounts': 'ผู้อนุมัติคนแรกระบุยอด (เว้นว่างไว้เพื่อยืนยัน):',
+  'deposit.firstApprovalNotice': 'บันทึกการอนุมัติแล้ว: ผู้ตรวจสอบคนที่สองจะยืนยันตามยอดนี้',
+  'deposit.restartedNotice': 'ยอดของคุณต่างจากผู้ตรวจสอบคนแรก: การอนุมัติของคุณแทนที่ของเขา และต้องมีผู้ตรวจสอบอีกคนยืนยันยอดของคุณ',
   'deposit.approve': 'อนุมัติ',
   'deposit.decline': 'ปฏิเสธ',
   'deposit.reverseTitle': 'กลับรายการฝากนี้',

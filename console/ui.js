@@ -217,7 +217,7 @@ export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', d
     try {
       const result = await onRun();
       if (result !== false) {
-        showNotice(t('notice.done'));
+        showNotice(result?.notice ?? t('notice.done')); // an action may say what it did
         await done?.(result);
       }
     } catch (error) {

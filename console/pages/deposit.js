@@ -105,10 +105,13 @@ function Decision({ deposit, review, reload }) {
       if (minor === null || minor <= 0) { setAmountError(t('amount.invalid')); return false; }
       body.amount_minor = minor;
     }
-    await post(path(verb), body);
+    const answer = await post(path(verb), body);
     n.clear();
     setAmount('');
     setLegAmounts({});
+    // Four eyes: say what this approval did when it did not settle — recorded as the first,
+    // or, after another reviewer's, restarted because the figures differ from theirs.
+    if (verb === 'approve' && answer?.status === 'under_review') return { notice: t(review.approvals.length > 0 ? 'deposit.restartedNotice' : 'deposit.firstApprovalNotice') };
     return true;
   };
   return html`<div class="card action-card" data-testid="decision-form">

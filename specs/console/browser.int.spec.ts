@@ -149,6 +149,7 @@ test('a multi-leg deposit under review (four eyes): the first reviewer gives wha
   await ploy.page.fill(`[data-testid=leg-amount][data-leg="${d.legs[1].leg_ref}"]`, '0');
   await ploy.page.click('[data-testid=approve]');
   await ploy.page.waitForSelector('[data-testid=approvals]:text("1")');
+  assert.match(await ploy.page.textContent('[data-testid=notice]') ?? '', /Approval recorded|บันทึกการอนุมัติแล้ว/, 'the page says the approval is the first of two');
   const recorded = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json.review;
   assert.equal(recorded.approved_amounts, [{ leg_ref: d.legs[0].leg_ref, amount_minor: 3_000_000 }, { leg_ref: d.legs[1].leg_ref, amount_minor: 0 }]);
 
