@@ -152,7 +152,8 @@ function checkKeyFile(path: string, mode: 'development' | 'production'): void {
     throw new Error(`SATANG_MASTER_KEY_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   if (!masterKeyPattern.test(text.trim())) throw new Error(`SATANG_MASTER_KEY_FILE ${path} must hold the base64 of 32 bytes (e.g. \`openssl rand -base64 32\`)`);
-  if (mode === 'production' && (statSync(path).mode & 0o077) !== 0) throw new Error(`SATANG_MASTER_KEY_FILE ${path} may be read by others (mode ${(statSync(path).mode & 0o777).toString(8)}): chmod 0600 (or 0400) it`);
+  const fileMode = statSync(path).mode & 0o777;
+  if (mode === 'production' && (fileMode & 0o077) !== 0) throw new Error(`SATANG_MASTER_KEY_FILE ${path} may be read by others (mode ${fileMode.toString(8)}): chmod 0600 (or 0400) it`);
 }
 
 /** The tests-only and tuning variables the server reads later, checked here so that a bad one is refused with the rest. */

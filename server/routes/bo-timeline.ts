@@ -158,8 +158,7 @@ function balanceStep(entry: TrailEntry): Obj {
 }
 
 /** Every step of the deposit's life, in journal order (deliveries sit after the event they carry). */
-export function depositTimeline(d: Deposit, trail: JournalTrail): Obj[] {
-  const own = trail.stream(d.id);
+export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly TrailEntry[] = trail.stream(d.id)): Obj[] {
   const firstSeq = own[0]?.seq ?? 0;
   const steps: { seq: number; order: number; view: Obj }[] = own.map((e) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent)) }));
   for (const e of trail.postedFor(d.id, firstSeq)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });
@@ -234,7 +233,8 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
   const receipts = [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip].filter((s) => s !== undefined);
   const transRefs = [...new Set([...receipts.map((s) => s.transRef), ...d.legs.map((l) => l.transRef)].filter((t): t is string => t !== undefined))];
   const merchant = world.merchants.get(d.merchantId);
-  const settled = settledEventOf(facts.trail.stream(d.id));
+  const own = facts.trail.stream(d.id); // read once: the settlement's facts and the timeline
+  const settled = settledEventOf(own);
   // The reviewer whose approval settled it counts among the approvals (it is kept on the settling event).
   const settledBy = settled?.decision?.operatorId;
   return {
@@ -256,6 +256,6 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
       duplicate_hits: transRefs.map((t) => ({ trans_ref: t, used_by_deposit_id: world.transRefOwner(d.livemode, t) ?? null })).filter((h) => h.used_by_deposit_id !== null && h.used_by_deposit_id !== d.id),
       route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt) } : null,
     },
-    timeline: depositTimeline(d, facts.trail),
+    timeline: depositTimeline(d, facts.trail, own),
   };
 }

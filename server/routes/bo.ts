@@ -56,7 +56,6 @@ const schemas = {
       },
     },
   }),
-  decline: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
@@ -226,7 +225,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/deposits/:id/decline', async (ctx) => {
-    const b = parseWith(schemas.decline, bodyOf(ctx));
+    const b = parseWith(schemas.optionalNote, bodyOf(ctx)); // the core refuses a missing or short note (review_note_required)
     await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
