@@ -59,8 +59,7 @@ export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts)
   }
   // The contract's rule is the sender and the amount, whoever the end user: two such orders
   // would make the sender's slip ambiguous between them.
-  const duplicates = facts.awaitingPaymentFrom(sender.bankCode, sender.accountNumber, c.amountMinor)
-    .filter((d) => d.status === 'awaiting_payment' && d.amountMinor === c.amountMinor && d.sender.bankCode === sender.bankCode && d.sender.accountNumber === sender.accountNumber);
+  const duplicates = facts.awaitingPaymentFrom(sender.bankCode, sender.accountNumber, c.amountMinor);
   const open = facts.openDeposits;
   if (duplicates.length > 0) return reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) });
   const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
