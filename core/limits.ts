@@ -31,6 +31,8 @@ export const limits = {
   openDepositsPerEndUserWithoutClientMax: 1,
   liquidityWaitMs: 10 * minute,
   liquidityRetryIntervalMs: 5 * second,
+  /** The waits per pool whose median a waiting deposit's estimated_wait_ms is. */
+  liquidityWaitsRemembered: 16,
   legsPerDepositMax: 3,
   reviewEscalationMs: 1 * hour,
   reviewNoteLengthMin: 20,

@@ -71,3 +71,29 @@ export class LiquidityPlanner {
     return { kind: 'none' };
   }
 }
+
+/**
+ * How long the deposits of one pool (white label and mode) waited for liquidity lately,
+ * for the `estimated_wait_ms` a new waiting deposit is told: the median of the pool's last
+ * waits, a wait that ended unmatched (canceled for want of liquidity) counting in full. A
+ * pool that has seen no wait yet says half the longest wait. Rebuilt as the journal is
+ * applied; an estimate once given is in its deposit's event, so a replay need not repeat it.
+ */
+export class LiquidityWaits {
+  private readonly recent = new Map<string, number[]>();
+
+  record(pool: string, waitedMs: number): void {
+    let waits = this.recent.get(pool);
+    if (!waits) this.recent.set(pool, (waits = []));
+    waits.push(Math.min(Math.max(0, waitedMs), limits.liquidityWaitMs));
+    if (waits.length > limits.liquidityWaitsRemembered) waits.shift();
+  }
+
+  estimate(pool: string): number {
+    const waits = this.recent.get(pool);
+    if (!waits || waits.length === 0) return limits.liquidityWaitMs / 2;
+    const sorted = [...waits].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+  }
+}

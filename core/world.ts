@@ -5,6 +5,7 @@
 
 import { assert, unreachable, violated } from './assert.ts';
 import { writeSideLimits } from './limits.ts';
+import { LiquidityWaits } from './matching.ts';
 import type { Minor } from './money.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, isSettledAndUncleared, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLabel } from './directory.ts';
@@ -182,6 +183,8 @@ export class World {
   readonly payableWithdrawals = new Map<string, Set<string>>();
   /** Deposits waiting for liquidity, per white label and mode, oldest first. */
   readonly waitingDeposits = new Map<string, Set<string>>();
+  /** How long each pool's deposits waited for liquidity lately (estimated_wait_ms). */
+  readonly liquidityWaits = new LiquidityWaits();
 
   balances(merchantId: string, livemode: boolean): Balances {
     const accounts = this.accounts;
@@ -481,7 +484,12 @@ export class World {
       toggleListed(this.awaitingPaymentBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, awaiting);
     }
     const waiting = d.status === 'awaiting_liquidity';
-    if (waiting !== (before?.status === 'awaiting_liquidity')) togglePooled(this.waitingDeposits, World.poolKey(d.whiteLabelId, d.livemode), d.id, waiting);
+    if (waiting !== (before?.status === 'awaiting_liquidity')) {
+      const pool = World.poolKey(d.whiteLabelId, d.livemode);
+      togglePooled(this.waitingDeposits, pool, d.id, waiting);
+      const waitedMs = before?.liquidity ? waitEnded(before.liquidity.waitStartedAt, d) : null;
+      if (waitedMs !== null) this.liquidityWaits.record(pool, waitedMs);
+    }
     const clearingAt = unclearedAt(d);
     if (clearingAt !== (before ? unclearedAt(before) : null)) {
       if (clearingAt !== null) this.unclearedDeposits.set(d.merchantId, d.livemode, d.id, clearingAt);
@@ -560,6 +568,17 @@ export class World {
  * (is_terminal), or settled with its funds cleared (a reversal or an additional transfer
  * can still come, and reads it back from the archive).
  */
+/**
+ * How long a deposit that left awaiting_liquidity waited, if its wait says anything about
+ * the pool: matched, or canceled for want of liquidity; not when its merchant or end user
+ * canceled it first.
+ */
+function waitEnded(waitStartedAt: number, d: Deposit): number | null {
+  if (d.status === 'awaiting_payment') return d.updatedAt - waitStartedAt;
+  if (d.status === 'canceled' && d.cancelReasonCode === 'no_liquidity_available') return d.updatedAt - waitStartedAt;
+  return null;
+}
+
 function isClosedDeposit(d: Deposit): boolean {
   return d.isTerminal || (d.status === 'settled' && d.settlement !== undefined && d.settlement.clearedAt !== undefined);
 }

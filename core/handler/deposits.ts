@@ -190,7 +190,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
   const match: Match = firstMatch(tx, shape, tx.at + lifetimeMs) ?? {
     kind: 'waiting',
-    liquidity: { waitStartedAt: tx.at, estimatedWaitMs: limits.liquidityWaitMs / 2, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
+    liquidity: { waitStartedAt: tx.at, estimatedWaitMs: tx.world.liquidityWaits.estimate(World.poolKey(shape.whiteLabelId, livemode)), retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
   };
   const decision = decide({
     type: 'CreateDeposit', at: tx.at, match,

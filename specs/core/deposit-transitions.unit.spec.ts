@@ -165,6 +165,29 @@ test('awaiting_liquidity → no liquidity available → canceled no_liquidity_av
   assert.equal(r.details, { deposit_id: id, late_slip_accepted_until: null });
 });
 
+test('awaiting_liquidity: estimated_wait_ms is the median of the pool\'s last waits (a wait canceled for want of liquidity counts in full, a merchant\'s cancel not at all)', () => {
+  const s = scene();
+  const estimateOf = (id: string) => dep(s.h, id).liquidity!.estimatedWaitMs;
+  const first = openDeposit(s, 20_000n);
+  assert.is(estimateOf(first), limits.liquidityWaitMs / 2, 'no wait seen yet: half the longest');
+  s.h.advance(30_000);
+  s.h.withdrawal(s.payer, 20_000n);
+  assert.is(dep(s.h, first).status, 'awaiting_payment', 'matched after 30 s');
+  const second = openDeposit(s, 20_000n);
+  assert.is(estimateOf(second), 30_000);
+  const third = openDeposit(s, 20_000n);
+  s.h.ok({ type: 'CancelDeposit', actor: merchantActor(s.depositor), depositId: third });
+  s.h.advance(limits.liquidityWaitMs);
+  assert.is(dep(s.h, second).cancelReasonCode, 'no_liquidity_available');
+  const fourth = openDeposit(s, 20_000n);
+  assert.is(estimateOf(fourth), (30_000 + limits.liquidityWaitMs) / 2, 'the median of 30 s and the full wait; the merchant\'s cancel is not a wait');
+  const elsewhere = s.h.merchant(s.h.whiteLabel());
+  const other = s.h.ok(createCommand(s, { actor: merchantActor(elsewhere) }));
+  assert.is(estimateOf(other), limits.liquidityWaitMs / 2, 'another white label\'s pool has seen no wait');
+  const sandbox = s.h.ok(createCommand(s, { actor: merchantActor(s.depositor, false), amountMinor: 10_500n }));
+  assert.is(estimateOf(sandbox), limits.liquidityWaitMs / 2, 'nor has the sandbox pool of the same white label');
+});
+
 // ---- awaiting_payment ----
 
 test('awaiting_payment → slip claimed → slip_processing (deposit.slip_received, not late, expiry paused)', () => {
