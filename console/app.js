@@ -176,17 +176,36 @@ function App({ session, tables }) {
   </${PageContext.Provider}>`;
 }
 
+function readServiceClock() {
+  return get('/v1/bo/clock').then((c) => setServiceTime(c.now), (error) => console.warn('service clock', error));
+}
+
+/**
+ * Keeps "today" the service's while the console stays open: a manual test clock moves by
+ * steps (an operator advancing it from a terminal), and a page left open crosses midnight.
+ * The clock is read again whenever the operator comes back to the tab, on every
+ * navigation, and each minute while the tab is visible.
+ */
+function keepServiceClock() {
+  const again = () => { if (document.visibilityState === 'visible') readServiceClock(); };
+  window.addEventListener('focus', again);
+  window.addEventListener('hashchange', again);
+  document.addEventListener('visibilitychange', again);
+  setInterval(again, 60_000);
+}
+
 /** Renders the console for a signed-in operator (boot.js signs in first, before this module and its pages load). */
 export async function start(session) {
   const root = document.getElementById('app');
   setLanguage(language());
   try {
     // The service's clock (a manual test clock runs apart from this browser's); without it the browser's stands in.
-    const clock = get('/v1/bo/clock').then((c) => setServiceTime(c.now), (error) => console.warn('service clock', error));
+    const clock = readServiceClock();
     const res = await fetch('/console/tables.json', { cache: 'no-cache' });
     if (!res.ok) throw new Error(`tables.json: HTTP ${res.status}`);
     const tables = await res.json();
     await clock;
+    keepServiceClock();
     root.textContent = '';
     render(html`<${App} session=${session} tables=${tables} />`, root);
   } catch (error) {

@@ -552,4 +552,22 @@ test('every other page renders for an operator with every role (screenshots)', a
   await lead.screenshot('queue-th');
 });
 
+test("the console's today follows the service's clock while it stays open: advanced from a terminal, it is read again when the operator comes back to the tab", async () => {
+  const fah = await operator('emp_fah', { page: 'claims' });
+  const todayOf = (ms: number) => bangkokDayOf(ms);
+  await fah.goto(`#/statement?merchant_id=${scene.shop.id}&livemode=true`, 'statement');
+  assert.is(await fah.page.inputValue('[data-testid=statement-date]'), todayOf(scene.s.clock.now()));
+  // Another operator advances the manual clock two days (the CLI's admin clock advance is this call).
+  const moved = await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 2 * 86_400 });
+  assert.is(moved.status, 200, moved.text);
+  const later = todayOf(scene.s.clock.now());
+  await Promise.all([
+    fah.page.waitForResponse((r) => r.url().endsWith('/v1/bo/clock') && r.status() === 200),
+    fah.page.evaluate(() => window.dispatchEvent(new Event('focus'))),
+  ]);
+  await fah.goto(`#/statement?merchant_id=${scene.shop.id}&livemode=false`, 'statement');
+  assert.is(await fah.page.inputValue('[data-testid=statement-date]'), later, 'a new page takes the service\'s new day');
+  assert.is(await fah.page.getAttribute('[data-testid=statement-date]', 'max'), later);
+});
+
 test.run();
