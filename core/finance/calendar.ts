@@ -16,6 +16,11 @@ export function bangkokDayOf(ms: number): string {
   return new Date(ms + bangkokOffsetMs).toISOString().slice(0, 10);
 }
 
+/** An instant as a Bangkok wall time, 'YYYY-MM-DD HH:MM:SS' (for messages an operator reads in that zone). */
+export function bangkokWallTimeOf(ms: number): string {
+  return new Date(ms + bangkokOffsetMs).toISOString().slice(0, 19).replace('T', ' ');
+}
+
 /** Whether `s` names a real calendar day as YYYY-MM-DD. */
 export function isCalendarDay(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;

@@ -15,7 +15,7 @@
 
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { bangkokDayBounds, bangkokDayOf, bangkokDaysIn, isCalendarDay } from '../../core/finance/calendar.ts';
+import { bangkokDayBounds, bangkokDayOf, bangkokDaysIn, bangkokWallTimeOf, isCalendarDay } from '../../core/finance/calendar.ts';
 import { buildFeeReport, feeReportCsv, presentFeeReport } from '../../core/finance/fees.ts';
 import { presentReceivingAccount, receivingAccountsCsv, summariseReceivingAccount } from '../../core/finance/receiving.ts';
 import { buildStatement, periodText, presentStatement, statementCsv, type Statement, type StatementPeriod } from '../../core/finance/statement.ts';
@@ -169,7 +169,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const now = services.write.clock.now();
     const asOf = q.as_of === undefined ? now : parseIso(q.as_of);
     if (asOf === null) throw invalid('as_of', 'an RFC 3339 instant');
-    if (asOf > now) throw invalid('as_of', `an instant not after now (${iso(now)})`);
+    if (asOf > now) throw invalid('as_of', `an instant not after now (${iso(now)}, ${bangkokWallTimeOf(now)} in Bangkok)`);
     const format = formatParam(q.format);
     await fresh(services, 'finance_ledger');
     const tb = buildTrialBalance(asOf, readSideOf(services).models.finance.trialBalance(asOf).turnovers);

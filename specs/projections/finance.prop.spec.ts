@@ -437,6 +437,8 @@ test('finance: the merchant reads its own statement with wallet:read; operators 
   assert.is(bad.json.error.code, 'validation_error');
   const future = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=9000-01-01T00:00:00Z`, undefined, { roles: ['finance'] });
   assert.is(future.json.error.code, 'validation_error');
+  const now = s.clock.now();
+  assert.match(future.json.error.message, `${new Date(now).toISOString()}, ${new Date(now + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} in Bangkok`, 'now in UTC and as the Bangkok wall time an operator typed in');
   const unknown = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=mch_nobody&date=${day}`, undefined, { roles: ['finance'] });
   assert.is(unknown.status, 404);
 });
