@@ -10,9 +10,19 @@ export function bahtOf(minor: Minor): string {
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
 }
 
-/** One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+/** A cell a spreadsheet would read as a formula: it starts with = + - @, a tab or a CR. */
+const formulaStart = /^[=+\-@\t\r]/;
+const plainNumber = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF; quotes doubled. Text
+ * that a spreadsheet would run as a formula (a merchant's name, a payee's account name:
+ * text merchants choose) gets a leading apostrophe, as OWASP advises against CSV
+ * injection, so it shows as text; a plain number ('-0.05') is left as it is.
+ */
 export function csvField(value: string | number | bigint | boolean | null): string {
-  const text = value === null ? '' : String(value);
+  let text = value === null ? '' : String(value);
+  if (typeof value === 'string' && formulaStart.test(text) && !plainNumber.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

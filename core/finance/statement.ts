@@ -89,7 +89,7 @@ export function buildStatement(
 /** The statement as the API answers it (JSON); `date` only for a single day. */
 export function presentStatement(s: Statement, asOfMs: number): Record<string, unknown> {
   return {
-    object: 'statement', merchant_id: s.merchantId, livemode: s.livemode, currency: 'THB',
+    object: 'statement', merchant_id: s.merchantId, merchant_name: s.merchantName, livemode: s.livemode, currency: 'THB',
     ...(s.from === s.to ? { date: s.from } : {}), date_from: s.from, date_to: s.to, time_zone: financeTimeZone,
     period_start: iso(bangkokDayBounds(s.from).startMs), period_end: iso(bangkokDayBounds(s.to).endMs), as_of: iso(asOfMs),
     buckets: s.buckets.map((b) => ({

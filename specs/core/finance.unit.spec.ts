@@ -29,6 +29,13 @@ test('baht with two decimals from integer satang; CSV fields quoted as RFC 4180 
   assert.equal(parse(text, { columns: true }), [{ a: 'ร้าน "หนึ่ง", สาขา 1', b: 'line\r\nbreak' }, { a: '', b: '7' }]);
 });
 
+test('CSV: text a spreadsheet would run as a formula (= + - @, tab, CR first) gets a leading apostrophe; numbers and baht stay as they are', () => {
+  const text = csvText(['t'], [['=HYPERLINK("http://evil","x")'], ['+Payer2 @home'], ['-1+cmd|calc'], ['@SUM(A1)'], ['\tx'], ['-0.05'], ['-1234'], [-5n], ['ร้าน = หนึ่ง']]);
+  assert.equal(parse(text, { columns: true }).map((r: { t: string }) => r.t), [
+    '\'=HYPERLINK("http://evil","x")', '\'+Payer2 @home', '\'-1+cmd|calc', '\'@SUM(A1)', '\'\tx', '-0.05', '-1234', '-5', 'ร้าน = หนึ่ง',
+  ]);
+});
+
 const leg = (o: Partial<ReceivingLeg>): ReceivingLeg => ({
   depositId: 'dep_1', legRef: 'leg_1', withdrawalId: 'wdr_1', toldMinor: 1000n, toldAt: 0, verifiedMinor: null, filledMinor: null,
   released: false, fillReversed: false, depositReversed: false, ...o,

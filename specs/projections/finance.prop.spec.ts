@@ -443,6 +443,18 @@ test('finance: the merchant reads its own statement with wallet:read; operators 
   assert.is(unknown.status, 404);
 });
 
+test('finance: a merchant name a spreadsheet would run as a formula is written as text in the CSVs (a leading apostrophe)', async () => {
+  const evil = await s.onboard('=HYPERLINK("http://evil","x")');
+  const day = bangkokDayOf(s.clock.now());
+  const statement = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${evil.id}&date=${day}&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(statement.status, 200, statement.text);
+  const rows = parse(statement.text, { columns: true }) as Record<string, string>[];
+  assert.ok(rows.length > 0);
+  for (const r of rows) assert.is(r.merchant_name, '\'=HYPERLINK("http://evil","x")');
+  const json = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${evil.id}&date=${day}`, undefined, { roles: ['finance'] });
+  assert.is(json.json.merchant_name, '=HYPERLINK("http://evil","x")', 'the JSON keeps the name as it is');
+});
+
 test('finance: a statement for a month or a period of days; the period is one of date, month, or from and to, at most a year', async () => {
   const [p] = await parties();
   const firstDay = bangkokDayOf(s.clock.now());
