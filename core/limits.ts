@@ -497,6 +497,8 @@ export const financeLimits = {
   bangkokOffsetMs: 7 * hour,
   /** The longest statement period, in Bangkok days (a leap year): a year's close in one answer. */
   statementPeriodDaysMax: 366,
+  /** The first day a report may name (no money moved before; the instants of earlier days fall outside what an ISO time can say). */
+  reportDayMin: '1970-01-01',
   /** How long a report waits for the finance projections to apply what the write side had committed. */
   reportFreshnessWaitMs: 2 * second,
   /** Receiving accounts listed in one report (the busiest first). */

@@ -46,6 +46,7 @@ const dayHint = 'a day in Asia/Bangkok as YYYY-MM-DD';
 /** A Bangkok day named by query parameter `name` that has begun. */
 function begunDay(services: Services, name: string, day: string): string {
   if (!isCalendarDay(day)) throw invalid(name, dayHint);
+  if (day < financeLimits.reportDayMin) throw invalid(name, `a day from ${financeLimits.reportDayMin}`);
   if (bangkokDayBounds(day).startMs > services.write.clock.now()) throw invalid(name, `a day that has begun (today in Asia/Bangkok is ${bangkokDayOf(services.write.clock.now())})`);
   return day;
 }
@@ -83,6 +84,7 @@ function monthPeriod(services: Services, month: string): StatementPeriod {
   const hint = 'a month in Asia/Bangkok as YYYY-MM';
   const from = `${month}-01`;
   if (!/^\d{4}-\d{2}$/.test(month) || !isCalendarDay(from)) throw invalid('month', hint);
+  if (from < financeLimits.reportDayMin) throw invalid('month', `a month from ${financeLimits.reportDayMin.slice(0, 7)}`);
   const today = bangkokDayOf(services.write.clock.now());
   if (from > today) throw invalid('month', `a month that has begun (today in Asia/Bangkok is ${today})`);
   const [year, m] = month.split('-').map(Number) as [number, number];

@@ -31,7 +31,7 @@ test('baht with two decimals from integer satang; CSV fields quoted as RFC 4180 
 
 test('CSV: text a spreadsheet would run as a formula (= + - @, tab, CR first) gets a leading apostrophe; numbers and baht stay as they are', () => {
   const text = csvText(['t'], [['=HYPERLINK("http://evil","x")'], ['+Payer2 @home'], ['-1+cmd|calc'], ['@SUM(A1)'], ['\tx'], ['-0.05'], ['-1234'], [-5n], ['ร้าน = หนึ่ง']]);
-  assert.equal(parse(text, { columns: true }).map((r: { t: string }) => r.t), [
+  assert.equal((parse(text, { columns: true }) as { t: string }[]).map((r) => r.t), [
     '\'=HYPERLINK("http://evil","x")', '\'+Payer2 @home', '\'-1+cmd|calc', '\'@SUM(A1)', '\'\tx', '-0.05', '-1234', '-5', 'ร้าน = หนึ่ง',
   ]);
 });

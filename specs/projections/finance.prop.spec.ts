@@ -494,11 +494,20 @@ test('finance: a statement for a month or a period of days; the period is one of
     [`from=${today}&to=${bangkokDayOf(s.clock.now() - 24 * hourMs)}`, 'query.to', 'format'],
     [`from=${yearAgo}&to=${today}`, 'query.to', 'format'], [`from=${today}&to=${tomorrow}`, 'query.to', 'format'],
     ['month=2026-13', 'query.month', 'format'], [`month=${nextMonth}`, 'query.month', 'format'], ['', 'query.date', 'required'],
+    // Days before 1970 (year 0000's first Bangkok day begins in year -1 UTC: it was a 500).
+    ['date=0000-01-01', 'query.date', 'format'], ['month=0000-01', 'query.month', 'format'], ['from=0000-01-01&to=0000-01-03', 'query.from', 'format'],
+    ['date=1969-12-31', 'query.date', 'format'],
   ] as const) {
-    const r = await s.bo('GET', `${base}${query ? `&${query}` : ''}`, undefined, { roles: ['finance'] });
-    assert.is(r.status, 422, `${query}: ${r.text}`);
-    assert.equal([r.json.error.code, r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['validation_error', path, reason], `${query}: ${r.text}`);
+    for (const [route, roles] of [[base, ['finance']], [base.replace('/statements?', '/fees?'), ['finance']]] as const) {
+      const r = await s.bo('GET', `${route}${query ? `&${query}` : ''}`, undefined, { roles: [...roles] });
+      assert.is(r.status, 422, `${route} ${query}: ${r.text}`);
+      assert.equal([r.json.error.code, r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['validation_error', path, reason], `${query}: ${r.text}`);
+    }
   }
+  const csvOfYearZero = await s.bo('GET', `${base}&date=0000-01-01&format=csv`, undefined, { roles: ['finance'] });
+  assert.is(csvOfYearZero.status, 422, csvOfYearZero.text);
+  const ownYearZero = await s.call(p!.keys.live.api_key, 'GET', '/v1/pay/reports/fees?date=0000-01-01');
+  assert.is(ownYearZero.status, 422, ownYearZero.text);
   const year = await s.bo('GET', `${base}&from=${bangkokDayOf(s.clock.now() - 365 * 24 * hourMs)}&to=${today}`, undefined, { roles: ['finance'] });
   assert.is(year.status, 200, `366 days are a period: ${year.text}`);
 });
