@@ -52,10 +52,18 @@ export function subscribes(endpoint: Endpoint, type: string): boolean {
   return endpoint.eventTypes === null || mandatoryEventTypes.has(type) || endpoint.eventTypes.includes(type);
 }
 
+/**
+ * An endpoint `satang listen` opened for a developer's terminal (cli://listen/<stream>): a
+ * delivery to it is done once written to the stream, whatever the local server answers.
+ */
+export function isCliEndpoint(e: Endpoint): boolean {
+  return e.url.startsWith('cli://');
+}
+
 /** The back office's view of an endpoint. */
 export function presentEndpoint(e: Endpoint) {
   return {
-    id: e.id, object: 'webhook_endpoint', type: e.url.startsWith('cli://') ? 'cli' : 'url', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
+    id: e.id, object: 'webhook_endpoint', type: isCliEndpoint(e) ? 'cli' : 'url', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
     event_types: e.eventTypes, mandatory_event_types: [...mandatoryEventTypes], created_at: iso(e.createdAt),
     disabled_at: e.disabledAt === null ? null : iso(e.disabledAt), disabled_reason: e.disabledReason,
     flagged: e.flaggedAt !== null, flagged_at: e.flaggedAt === null ? null : iso(e.flaggedAt), flag_reason: e.flagReason,

@@ -4,11 +4,13 @@
 // against the merchant's enabled sandbox webhook endpoints; answers 202 with the run.
 // GET /v1/test/certification: the latest run, its status ('running', 'passed', 'failed')
 // and a result per check, read from the deliveries (adapters/sandbox/certification.ts).
-// Refusals: a live key is 403 scope_denied; no enabled sandbox endpoint is 409
+// Refusals: a live key is 403 scope_denied; no enabled sandbox endpoint (a `satang listen`
+// stream's does not count) is 409
 // operation_not_allowed; GET with no run yet is 404 resource_not_found.
 
 import Router from '@koa/router';
 import { scenarioChecks, type CertificationStore, type CheckName, type RunResult, type StoredRun } from '../../adapters/sandbox/certification.ts';
+import { isCliEndpoint } from '../../adapters/webhooks/endpoints.ts';
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
 import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
 import { iso } from '../../core/present.ts';
@@ -45,8 +47,10 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
   router.post('/', async (ctx) => {
     const m = sandboxMerchant(ctx);
     parseWith(emptyBody, bodyOf(ctx));
-    const endpoints = webhooks.endpoints.forMerchant(m.merchantId, false).filter((e) => e.status === 'enabled');
-    if (endpoints.length === 0) throw new ApiError('operation_not_allowed', 'Certification delivers to your enabled sandbox webhook endpoints; add one first.');
+    // Not a `satang listen` stream's endpoint: its delivery is done once written to the
+    // stream, so it would pass whatever the developer's own server answered.
+    const endpoints = webhooks.endpoints.forMerchant(m.merchantId, false).filter((e) => e.status === 'enabled' && !isCliEndpoint(e));
+    if (endpoints.length === 0) throw new ApiError('operation_not_allowed', 'Certification delivers to your enabled sandbox webhook endpoints (a URL, not a satang listen stream); add one first.');
     await runIdempotentOwn(ctx, services, merchantScope(m), async (keep) => {
       const runId = services.write.ids.next('cert');
       const deposits: { check: CheckName; depositId: string }[] = [];

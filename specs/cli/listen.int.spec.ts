@@ -73,6 +73,12 @@ test('server → stream → CLI → local receiver: the forwarded bytes verify a
     await s.fund(shop.id, 10_000, false);
     await advance(s, 0);
     await until(() => / → 500/.test(cli.stdout), 20_000);
+
+    // A stream's endpoint is no endpoint to certify against: its deliveries are done once
+    // written to the stream, whatever the local server answers (this one answers 500).
+    const certification = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/certification', {});
+    expectError(certification, 'operation_not_allowed');
+    assert.match(certification.json.error.message, /satang listen/);
   } finally {
     cli.child.kill('SIGINT');
   }
