@@ -53,6 +53,21 @@ function footprint(sc: Scene): string {
   return JSON.stringify({ seq: sc.s.running.store.world.lastSeq, merchants: sc.s.running.store.world.merchants.size, files });
 }
 
+/**
+ * The footprint once it has stopped moving (the same for 1 s): the read side may still write
+ * a page after its positions reached the journal's end (seen on a loaded machine).
+ */
+async function footprintAtRest(sc: Scene): Promise<string> {
+  let last = footprint(sc);
+  for (let stable = 0; stable < 10;) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = footprint(sc);
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
 /** Runs `each` over the items, a few at a time (each one is a node process start). */
 async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<void>, width = 4): Promise<void> {
   let next = 0;
@@ -83,7 +98,7 @@ const help = suite('satang --help');
 help('every command and subcommand: --help prints its usage, exits 0 at once and changes nothing', async () => {
   const sc = await scene();
   try {
-    const before = footprint(sc);
+    const before = await footprintAtRest(sc);
     await inParallel(helpCases, async (args) => {
       const r = await satang(args, sc.env);
       const label = `satang ${args.join(' ')}`;
