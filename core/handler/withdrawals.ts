@@ -52,7 +52,7 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
   const admitted = admitWithdrawal(c, {
     merchant, whiteLabel: merchant && tx.world.whiteLabels.get(merchant.whiteLabelId), beneficiary: tx.world.beneficiaries.get(c.beneficiaryId),
     referenceUsed: tx.world.withdrawalByReference.has(merchantId, livemode, c.merchantReference), balances: tx.balances(merchantId, livemode),
-    nextClearingAt: () => tx.world.nextClearingAt(merchantId, livemode),
+    nextClearingAt: () => tx.world.nextClearingAt(merchantId, livemode), at: tx.at,
   });
   if (isRejection(admitted)) return fail(admitted);
   const { fee, beneficiary } = admitted;

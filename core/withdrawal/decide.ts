@@ -56,6 +56,8 @@ export interface CreateWithdrawalFacts {
   readonly balances: Balances;
   /** Asked only to explain a refusal (it scans the merchant's uncleared deposits). */
   nextClearingAt(): number | null;
+  /** The command's time. */
+  readonly at: number;
 }
 
 export type AdmittedWithdrawal = { readonly fee: ReturnType<typeof withdrawalFee>; readonly beneficiary: Beneficiary };
@@ -77,11 +79,19 @@ export function admitWithdrawal(c: Extract<Command, { type: 'CreateWithdrawal' }
   }
   const required = c.amountMinor + fee.totalMinor;
   const balances = facts.balances;
-  // Sandbox scenario 11300: refused as if the funds it needs were still clearing.
-  if (balances.availableMinor < required || withdrawalScenarioRefuses({ livemode: c.actor.livemode, amountMinor: c.amountMinor })) {
+  if (balances.availableMinor < required) {
     return reject('insufficient_balance', 'Available balance is below the amount plus fee.', {
       available_minor: minorToJson(balances.availableMinor), required_minor: minorToJson(required),
       pending_clearing_minor: minorToJson(balances.pendingClearingMinor), pending_clearing_available_at: facts.nextClearingAt(),
+    });
+  }
+  if (withdrawalScenarioRefuses({ livemode: c.actor.livemode, amountMinor: c.amountMinor })) {
+    // Sandbox scenario 11300: the wallet as if what is available were all still clearing,
+    // so that the figures tell the same story as the refusal (available below required).
+    return reject('insufficient_balance', 'Sandbox scenario 11300: refused as if your available balance were still in pending clearing.', {
+      available_minor: 0, required_minor: minorToJson(required),
+      pending_clearing_minor: minorToJson(balances.pendingClearingMinor + balances.availableMinor),
+      pending_clearing_available_at: facts.nextClearingAt() ?? facts.at + limits.clearingPeriodMs,
     });
   }
   return { fee, beneficiary: ben };

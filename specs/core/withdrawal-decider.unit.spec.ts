@@ -222,7 +222,7 @@ const beneficiary: Beneficiary = {
 };
 const facts = (over: Partial<CreateWithdrawalFacts> = {}): CreateWithdrawalFacts => ({
   merchant, whiteLabel: { fees: defaultFeeSchedule, amounts: defaultAmountPolicy }, beneficiary, referenceUsed: false,
-  balances: { availableMinor: amount + fee.totalMinor, pendingClearingMinor: 0n, reservedMinor: 0n }, nextClearingAt: () => null, ...over,
+  balances: { availableMinor: amount + fee.totalMinor, pendingClearingMinor: 0n, reservedMinor: 0n }, nextClearingAt: () => null, at: T0, ...over,
 });
 const request = (over: Partial<CreateRequest> = {}): CreateRequest => ({
   type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: 'mch_payer', livemode: true }, amountMinor: amount, merchantReference: 'payout-1',

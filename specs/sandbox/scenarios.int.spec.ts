@@ -226,7 +226,9 @@ test('11300: a sandbox withdrawal of 11300 gets 402 insufficient_balance naming 
   await advanceSeconds(scene, 31); // the beneficiary's verification
   const r = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 11_300 }));
   const { details } = expectError(r, 'insufficient_balance');
-  assert.is(String(details.pending_clearing_minor), String(settled.credited_amount_minor));
+  // The wallet as if what is available were all still clearing: the figures agree with the refusal.
+  assert.equal([details.available_minor, details.required_minor > 0], [0, true]);
+  assert.is(String(details.pending_clearing_minor), String(settled.credited_amount_minor + 1_000_000));
   assert.is(details.pending_clearing_available_at, settled.clearing_available_at);
   const other = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 11_400 }));
   assert.is(other.status, 201, `an ordinary amount is not refused: ${other.text}`);
