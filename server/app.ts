@@ -95,11 +95,13 @@ export function createApp(parts: AppParts): Koa {
   app.use(bodyPolicy(parts.bodyDeadlineMs, isSlipUpload));
 
   app.use(async (ctx, next) => {
-    // Rate limits per api key on merchant routes, per client address on the public webhook
+    // Rate limits per api key on merchant routes (/v1/pay and the sandbox's /v1/test, the
+    // same buckets), per client address on the public webhook
     // support routes; headers on every answer, a 429 never reaches idempotency (so it does
     // not consume the key).
     const publicRead = publicWebhookPaths.has(ctx.path);
-    if (!publicRead && (!ctx.path.startsWith('/v1/pay/') || isSlipUpload(ctx))) return next(); // the slip upload has its own buckets
+    const merchantPath = ctx.path.startsWith('/v1/pay/') || ctx.path.startsWith('/v1/test/');
+    if (!publicRead && (!merchantPath || isSlipUpload(ctx))) return next(); // the slip upload has its own buckets
     const secret = publicRead ? `ip:${ctx.ip}` : /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
     const subject = hash('sha256', secret, 'hex').slice(0, 32);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';

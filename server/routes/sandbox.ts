@@ -3,7 +3,7 @@
 // records SandboxRunReset with the next run_generation, the history projection restarts
 // its sequences (the balances carry over as the run's opening) and earlier cursors get
 // 409 sandbox_run_changed. Body: none or {}. Answer 200 {object 'sandbox_run', livemode
-// false, run_generation}. A live key is told the route does not exist in live mode.
+// false, run_generation}. A live key is 403 scope_denied, as on the other /v1/test routes.
 
 import Router from '@koa/router';
 import { sandboxRunGenerationOf } from '../../core/directory.ts';
@@ -19,7 +19,7 @@ export function sandboxRoutes(services: Services): Router {
   router.use(merchantAuth(services));
   router.post('/reset', async (ctx) => {
     const m = merchantOf(ctx);
-    if (m.livemode) throw new ApiError('resource_not_found', 'Sandbox routes take a sandbox key (sk_test_…).');
+    if (m.livemode) throw new ApiError('scope_denied', 'Sandbox routes take a sandbox key (sk_test_…).');
     parseWith(emptyQuery, queryOf(ctx));
     parseWith(emptyQuery, bodyOf(ctx));
     await runIdempotent(ctx, services, merchantScope(m), { type: 'ResetSandboxRun', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: false } }, () => ({

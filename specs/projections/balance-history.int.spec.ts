@@ -175,7 +175,7 @@ test('sandbox: a positive since_sequence needs run_generation; reset starts a ne
   assert.equal(reset.json, { object: 'sandbox_run', livemode: false, run_generation: 2 });
   const replay = await s.call(key, 'POST', '/v1/test/sandbox/reset', undefined, { idempotencyKey });
   assert.equal([replay.json.run_generation, replay.headers.get('idempotent-replay')], [2, 'true']);
-  expectError(await s.call(shop.live.api_key, 'POST', '/v1/test/sandbox/reset'), 'resource_not_found');
+  expectError(await s.call(shop.live.api_key, 'POST', '/v1/test/sandbox/reset'), 'scope_denied');
 
   expectError(await history(key, '?since_sequence=2&run_generation=1'), 'sandbox_run_changed');
   const fresh = (await history(key)).json;

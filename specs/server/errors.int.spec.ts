@@ -482,6 +482,16 @@ test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume
     const replay = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: key });
     assert.is(replay.headers.get('idempotent-replay'), 'true');
     assert.is(replay.text, created.text);
+    // The sandbox's /v1/test routes are merchant routes: the key's buckets, their headers on every answer.
+    for (const [key, method, path, bucket] of [
+      [m.sandbox.api_key, 'GET', '/v1/test/certification', 'pay_read'], [m.live.api_key, 'POST', '/v1/test/sandbox/reset', 'pay_write'],
+      [m.sandbox.api_key, 'POST', '/v1/test/webhooks/replay-out-of-order', 'pay_write'],
+    ] as const) {
+      const r = await rl.call(key, method, path, method === 'POST' ? {} : undefined);
+      assert.ok(r.status >= 400, `${path}: ${r.status}`);
+      assert.is(r.headers.get('x-ratelimit-scope'), bucket, `${method} ${path}`);
+      assert.ok(r.headers.get('ratelimit-policy') && r.headers.get('ratelimit-remaining') !== null && r.headers.get('ratelimit-reset') !== null, path);
+    }
   } finally {
     await rl.stop();
   }
