@@ -8,7 +8,7 @@
 // token) or else waits in real time, and prints each of the merchant's events as the
 // events feed shows it. The scenario table itself is core's (core/sandbox/scenarios.ts).
 
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { defaultDataDir, defaultUrl, parseCommand, text, usageError, type CommandSpec, type OptionSpec } from './args.ts';
@@ -75,7 +75,14 @@ function lengthOf(s: Scenario | undefined): number {
   return s?.amountMinor === 10_400 ? 245 : s?.amountMinor === 10_500 ? 30 : 75;
 }
 
-const demoSender = { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' };
+/**
+ * The end user's account, a new one per trigger: the same sender and amount awaiting
+ * payment is duplicate_open_deposit, so a scenario could not be played again while the
+ * last one's order was open.
+ */
+function demoSender() {
+  return { bank_code: '014', account_number: String(randomInt(1_000_000_000, 9_999_999_999)), account_name_th: 'สมชาย ใจดี' };
+}
 
 export async function triggerCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(triggerSpec, argv);
@@ -83,22 +90,27 @@ export async function triggerCommand(argv: readonly string[]): Promise<number> {
   const ctx = context(args);
   if (typeof ctx === 'string') return usageError(triggerSpec, ctx);
   const word = args.words[0] ?? '';
-  const scenario = sandboxScenarios.find((s) => s.name === word || String(s.amountMinor) === word);
-  const amount = scenario?.amountMinor ?? Number(word);
-  if (!Number.isSafeInteger(amount) || amount <= 0) return usageError(triggerSpec, `'${word}' is neither a scenario name nor an amount in satang`);
+  // An amount is written as the API takes it: digits, no sign, no leading zero, no decimals.
+  const amount = /^[1-9][0-9]{0,15}$/.test(word) ? Number(word) : sandboxScenarios.find((s) => s.name === word)?.amountMinor;
+  if (amount === undefined || !Number.isSafeInteger(amount)) return usageError(triggerSpec, `'${word}' is neither a scenario name nor an amount in satang (digits, e.g. 10300)`);
+  const scenario = sandboxScenarios.find((s) => s.amountMinor === amount);
+  const secondsText = text(args, 'seconds');
+  if (secondsText !== '' && !/^[1-9][0-9]{0,5}$/.test(secondsText)) return usageError(triggerSpec, `--seconds must be a whole number of seconds from 1 to 999999, not '${secondsText}'`);
   const feed = new EventFeed(ctx);
-  await feed.skipToEnd();
+  const refused = await feed.skipToEnd();
+  if (refused) { process.stderr.write(`${refused}\n`); return 1; }
   process.stdout.write(scenario ? `scenario ${scenario.amountMinor} ${scenario.name}: ${scenario.summary}\n` : `amount ${amount}: no scenario, an exact transfer verifies\n`);
-  const body = { amount_minor: amount, currency: 'THB', merchant_reference: `trigger-${randomUUID()}`, end_user_ref: `trigger-${randomUUID().slice(0, 8)}`, sender: demoSender };
+  const body = { amount_minor: amount, currency: 'THB', merchant_reference: `trigger-${randomUUID()}`, end_user_ref: `trigger-${randomUUID().slice(0, 8)}`, sender: demoSender() };
   const key = randomUUID();
   const created = await merchant(ctx, 'POST', '/v1/pay/deposits', body, key);
   process.stdout.write(`POST /v1/pay/deposits → ${created.status} ${created.json?.id ?? JSON.stringify(created.json)}\n`);
   if (created.status >= 300) return 1;
+  feed.only(created.json.id);
   if (amount === 11_500) {
     const again = await merchant(ctx, 'POST', '/v1/pay/deposits', { ...body, amount_minor: amount + 100 }, key);
     process.stdout.write(`POST /v1/pay/deposits (same Idempotency-Key, another body) → ${again.status} ${again.json?.error?.code ?? ''}\n`);
   }
-  const seconds = Number(text(args, 'seconds') || lengthOf(scenario));
+  const seconds = Number(secondsText || lengthOf(scenario));
   const manual = await play(ctx, feed, seconds, amount === 11_200 ? created.json : undefined);
   if (amount === 11_300) await refusedWithdrawal(ctx, manual);
   await feed.print();
@@ -141,18 +153,33 @@ async function refusedWithdrawal(ctx: Ctx, manual: boolean): Promise<void> {
   process.stdout.write(`POST /v1/pay/withdrawals 11300 → ${w.status} ${w.json?.error?.code ?? w.json?.id} pending_clearing_minor=${d.pending_clearing_minor} pending_clearing_available_at=${d.pending_clearing_available_at}\n`);
 }
 
-/** The merchant's events feed (sandbox), read from where it ended when the command started. */
+/**
+ * The merchant's events feed (sandbox), read from where it ended when the command started;
+ * once `only` names the trigger's deposit, the events that name it (and key rotations,
+ * 11400's), not those of other orders played at the same time.
+ */
 class EventFeed {
   private since = '0';
+  private depositId: string | undefined;
   constructor(private readonly ctx: Ctx) {}
 
-  async skipToEnd(): Promise<void> {
+  only(depositId: string): void {
+    this.depositId = depositId;
+  }
+
+  /** Undefined once at the end; else why the feed cannot be read (a bad key, a server refusal). */
+  async skipToEnd(): Promise<string | undefined> {
     for (let page = 0; page < 10_000; page++) {
       const r = await merchant(this.ctx, 'GET', `/v1/pay/events?since_sequence=${this.since}&limit=100`);
-      if (r.status !== 200) throw new Error(`GET /v1/pay/events → ${r.status}`);
+      if (r.status !== 200) return `GET /v1/pay/events → ${r.status} ${r.json?.error?.code ?? ''}: ${r.json?.error?.message ?? 'the server refused the key'}`;
       this.since = String(r.json.next_sequence);
-      if (!r.json.has_more) return;
+      if (!r.json.has_more) return undefined;
     }
+    return undefined;
+  }
+
+  private mine(e: any): boolean {
+    return this.depositId === undefined || e.type.startsWith('webhook.key.') || JSON.stringify(e.data).includes(this.depositId);
   }
 
   async print(): Promise<void> {
@@ -160,6 +187,7 @@ class EventFeed {
       const r = await merchant(this.ctx, 'GET', `/v1/pay/events?since_sequence=${this.since}&limit=100`);
       if (r.status !== 200) return;
       for (const e of r.json.data) {
+        if (!this.mine(e)) continue;
         const o = e.data?.object ?? {};
         const reasons = o.review?.reasons?.map((x: any) => x.code).join(',');
         process.stdout.write(`  #${e.sequence} ${e.created_at} ${e.type} ${o.id ?? o.kid ?? ''}${o.status ? ` ${o.status}` : ''}${o.version !== undefined ? ` v${o.version}` : ''}${reasons ? ` [${reasons}]` : ''}\n`);

@@ -65,7 +65,34 @@ test('satang trigger refuses a live key and an unknown scenario before acting', 
   const before = s.running.store.world.lastSeq;
   assert.is((await satang(['trigger', '10000', '--key', shop.live.api_key], env)).code, 2);
   assert.is((await satang(['trigger', 'no_such_scenario', '--key', shop.sandbox.api_key], env)).code, 2);
+  // An amount as the API writes it, or refused: not 1e4, 010000 or 10000.0 (taken for 10000, played as 'no scenario').
+  for (const word of ['1e4', '010000', '10000.0', '+10000']) {
+    const r = await satang(['trigger', word, '--key', shop.sandbox.api_key], env);
+    assert.is(r.code, 2, `${word}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, /neither a scenario name nor an amount/);
+  }
+  const seconds = await satang(['trigger', '10000', '--seconds', 'abc', '--key', shop.sandbox.api_key], env);
+  assert.is(seconds.code, 2, seconds.stdout);
+  assert.match(seconds.stderr, /--seconds must be a whole number/);
   assert.is(s.running.store.world.lastSeq, before, 'nothing was written');
+  const forged = await satang(['trigger', '10000', '--key', `sk_test_${'x'.repeat(40)}`], env);
+  assert.is(forged.code, 1);
+  assert.match(forged.stderr, /GET \/v1\/pay\/events → 401 [a-z_]+: \S/, 'the refusal is named, with its message');
+  assert.is(s.running.store.world.lastSeq, before, 'nothing was written');
+});
+
+test('satang trigger plays a scenario again while the last one\'s order is open (a sender of its own each time), printing only its own order\'s events', async () => {
+  const runs = await Promise.all([0, 1].map(() => satang(['trigger', '10700', '--key', shop.sandbox.api_key, '--seconds', '5'], env)));
+  const ids = runs.map((r) => {
+    assert.is(r.code, 0, r.stderr + r.stdout);
+    return /POST \/v1\/pay\/deposits → 201 (dep_\w+)/.exec(r.stdout)![1]!;
+  });
+  assert.is.not(ids[0], ids[1]);
+  runs.forEach((r, i) => {
+    const named = [...r.stdout.matchAll(/ deposit\.[a-z_]+ (dep_\w+)/g)].map((m) => m[1]);
+    assert.ok(named.length >= 2, r.stdout);
+    assert.ok(named.every((id) => id === ids[i]), `only its own deposit's events: ${r.stdout}`);
+  });
 });
 
 test('satang certify runs certification and prints a passing table', async () => {
