@@ -32,6 +32,8 @@ export type KeyStatus = 'active' | 'next' | 'retired';
 export interface PublishedSigningKey {
   kid: string; alg: 'Ed25519'; public_key: string; format: 'spki_der_base64'; raw_public_key: string;
   status: KeyStatus; not_before: string; not_after: string | null;
+  /** The mode whose deliveries the key signs: live keys sign live events, sandbox keys sandbox ones. */
+  livemode: boolean;
 }
 
 /** private_pkcs8: sealed text (sealing.ts), or DER bytes as an older build kept them. */
@@ -83,7 +85,7 @@ export class SigningKeyRing {
       const notAfter = this.keys[i + 1]?.notBefore ?? null;
       const status: KeyStatus = i > activeIndex ? 'next' : i === activeIndex ? 'active' : 'retired';
       if (status === 'retired' && now >= notAfter! + webhookLimits.retiredKeyListedMs) return;
-      out.push({ kid: k.kid, alg: 'Ed25519', ...publishedKey(k.key.publicKey), status, not_before: iso(k.notBefore), not_after: notAfter === null ? null : iso(notAfter) });
+      out.push({ kid: k.kid, alg: 'Ed25519', ...publishedKey(k.key.publicKey), status, not_before: iso(k.notBefore), not_after: notAfter === null ? null : iso(notAfter), livemode: this.table === 'webhook_signing_keys' });
     });
     return out.reverse();
   }

@@ -70,7 +70,10 @@ test('GET /v1/webhooks/signing-keys: Ed25519 keys as base64 SPKI DER and raw bas
   const r = await s.raw('GET', '/v1/webhooks/signing-keys');
   assert.is(r.status, 200);
   const key = r.json.keys[0];
-  assert.equal(Object.keys(key).sort(), ['alg', 'format', 'kid', 'not_after', 'not_before', 'public_key', 'raw_public_key', 'status']);
+  assert.equal(Object.keys(key).sort(), ['alg', 'format', 'kid', 'livemode', 'not_after', 'not_before', 'public_key', 'raw_public_key', 'status']);
+  // One active key per mode, each saying which deliveries it signs (a live delivery must verify with a live key).
+  const active = r.json.keys.filter((k: { status: string }) => k.status === 'active').map((k: { livemode: boolean }) => k.livemode);
+  assert.equal(active.sort(), [false, true]);
   assert.is(key.alg, 'Ed25519');
   assert.is(key.format, 'spki_der_base64');
   const spki = Buffer.from(key.public_key, 'base64');
