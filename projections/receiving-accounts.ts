@@ -9,6 +9,11 @@
 //   DepositSettled     a single-leg deposit's slip amount (V), or what the approving reviewer
 //                      found each leg received, when no LegCompleted gave one; a leg with
 //                      nothing verified is released (unpaid), no longer awaited
+//   DepositUnderReview what the slip showed arriving, when it showed this leg's receiver
+//   DepositRejected    every leg released; a leg a slip showed money arriving in is marked
+//                      declined (the money may be in the account with no fill)
+//   DepositOverpaid    a transfer after settlement (additional_transfer) arrived in the
+//                      account of a single-leg deposit: added to what was verified there
 //   DepositReversed    the settled deposit is taken back
 //   FillLanded         the withdrawal is credited the leg (keyed by its payout leg ref)
 //   FillReversed       the fill is taken back
@@ -39,6 +44,8 @@ CREATE TABLE IF NOT EXISTS ra_legs (
   released         INTEGER NOT NULL DEFAULT 0,
   fill_reversed    INTEGER NOT NULL DEFAULT 0,
   deposit_reversed INTEGER NOT NULL DEFAULT 0,
+  slip_shown_minor INTEGER,
+  declined         INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (deposit_id, leg_ref)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS ra_legs_by_account ON ra_legs (livemode, merchant_id, bank_code, account_number, told_at);
@@ -50,6 +57,7 @@ export const receivingAccounts: Projection = {
   tables: ['ra_legs'],
   schema,
   prepare(db: ProjectionsDb) {
+    addMissingColumns(db);
     const insertLeg = db.prepare(`INSERT INTO ra_legs (deposit_id, leg_ref, livemode, merchant_id, withdrawal_id, payout_leg_ref, bank_code, account_number, account_name, told_minor, told_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deposit_id, leg_ref) DO NOTHING`);
     const verify = db.prepare('UPDATE ra_legs SET verified_minor = ? WHERE deposit_id = ? AND leg_ref = ?');
@@ -59,6 +67,9 @@ export const receivingAccounts: Projection = {
     const releaseAll = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ?');
     const releaseUnverified = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND verified_minor IS NULL');
     const reverseDeposit = db.prepare('UPDATE ra_legs SET deposit_reversed = 1 WHERE deposit_id = ?');
+    const showSlip = db.prepare('UPDATE ra_legs SET slip_shown_minor = ? WHERE deposit_id = ? AND leg_ref = ?');
+    const decline = db.prepare('UPDATE ra_legs SET declined = 1 WHERE deposit_id = ? AND slip_shown_minor IS NOT NULL AND verified_minor IS NULL');
+    const addArrived = db.prepare('UPDATE ra_legs SET verified_minor = coalesce(verified_minor, 0) + ? WHERE deposit_id = ? AND (SELECT count(*) FROM ra_legs WHERE deposit_id = ?) = 1');
     const fill = db.prepare('UPDATE ra_legs SET filled_minor = ? WHERE withdrawal_id = ? AND payout_leg_ref = ?');
     const reverseFill = db.prepare('UPDATE ra_legs SET fill_reversed = 1 WHERE withdrawal_id = ? AND payout_leg_ref = ?');
 
@@ -86,12 +97,22 @@ export const receivingAccounts: Projection = {
           releaseUnverified.run(id);
           return;
         }
+        case 'DepositUnderReview':
+          // The slip showed a transfer into this leg's account, whatever the review decides.
+          if (e.legRef !== undefined && e.transferredAmountMinor !== undefined && e.verification?.receiverMatch) showSlip.run(e.transferredAmountMinor, id, e.legRef);
+          return;
+        case 'DepositOverpaid':
+          if (e.overpayment.cause === 'additional_transfer') addArrived.run(e.overpayment.amountMinor, id, id);
+          return;
         case 'DepositReversed':
           reverseDeposit.run(id);
           return;
+        case 'DepositRejected':
+          decline.run(id);
+          releaseAll.run(id);
+          return;
         case 'DepositExpired':
         case 'DepositCanceled':
-        case 'DepositRejected':
           releaseAll.run(id); // closed: no leg of it is still awaited
           return;
         default:
@@ -112,6 +133,13 @@ export const receivingAccounts: Projection = {
   },
 };
 
+/** Columns added after the table's first release: a projections.db made before gets them (empty until a rebuild). */
+function addMissingColumns(db: ProjectionsDb): void {
+  const has = new Set((db.prepare('PRAGMA table_info(ra_legs)').all() as { name: string }[]).map((c) => c.name));
+  if (!has.has('slip_shown_minor')) db.exec('ALTER TABLE ra_legs ADD COLUMN slip_shown_minor INTEGER');
+  if (!has.has('declined')) db.exec('ALTER TABLE ra_legs ADD COLUMN declined INTEGER NOT NULL DEFAULT 0');
+}
+
 export interface ReceivingAccountLegs {
   readonly livemode: boolean;
   readonly merchantId: string;
@@ -121,17 +149,17 @@ export interface ReceivingAccountLegs {
   readonly legs: readonly ReceivingLeg[];
 }
 
-type LegRow = [string, string, string, string, string, string, string, bigint, bigint, bigint | null, bigint | null, bigint, bigint, bigint];
+type LegRow = [string, string, string, string, string, string, string, bigint, bigint, bigint | null, bigint | null, bigint, bigint, bigint, bigint | null, bigint];
 
 export class ReceivingAccountReads {
   private readonly readTx;
   constructor(db: ProjectionsDb) {
     const legs = db.prepare<[number, string], LegRow>(`SELECT bank_code, account_number, account_name, deposit_id, leg_ref, withdrawal_id, merchant_id, told_minor, told_at,
-      verified_minor, filled_minor, released, fill_reversed, deposit_reversed FROM ra_legs WHERE livemode = ? AND merchant_id = ?
+      verified_minor, filled_minor, released, fill_reversed, deposit_reversed, slip_shown_minor, declined FROM ra_legs WHERE livemode = ? AND merchant_id = ?
       ORDER BY bank_code, account_number, told_at, deposit_id, leg_ref`).raw(true).safeIntegers(true);
     this.readTx = db.transaction((merchantId: string, livemode: boolean, accountsMax: number): ReceivingAccountLegs[] => {
       const byAccount = new Map<string, ReceivingAccountLegs & { legs: ReceivingLeg[] }>();
-      for (const [bank, number, name, depositId, legRef, withdrawalId, owner, told, toldAt, verified, filled, released, fillReversed, depositReversed] of legs.iterate(livemode ? 1 : 0, merchantId)) {
+      for (const [bank, number, name, depositId, legRef, withdrawalId, owner, told, toldAt, verified, filled, released, fillReversed, depositReversed, shown, declined] of legs.iterate(livemode ? 1 : 0, merchantId)) {
         const key = `${bank}|${number}`;
         let a = byAccount.get(key);
         if (!a) {
@@ -141,6 +169,7 @@ export class ReceivingAccountReads {
         a.legs.push({
           depositId, legRef, withdrawalId, toldMinor: told, toldAt: Number(toldAt), verifiedMinor: verified, filledMinor: filled,
           released: released === 1n, fillReversed: fillReversed === 1n, depositReversed: depositReversed === 1n,
+          declinedShownMinor: declined === 1n ? shown : null,
         });
       }
       return [...byAccount.values()];

@@ -8,7 +8,7 @@
 //
 // data-testids: receiving-accounts (data-loaded="1" once read), receiving-account
 //   (data-account), receiving-agrees (data-agrees), receiving-leg (data-deposit,
-//   data-reason), receiving-csv.
+//   data-reason), receiving-slip-shown (a declined order's slip amount), receiving-csv.
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
@@ -49,7 +49,8 @@ function Account({ a }) {
     ${a.differences.map((d) => html`<tr class="sub-row" data-testid="receiving-leg" data-deposit=${d.deposit_id} data-reason=${d.reason}>
       <td class="small"><span class="badge muted" title=${d.reason}>${label('receivingReason', d.reason)}</span>
         <${Id} id=${d.deposit_id} to=${pageOfId(d.deposit_id)} keep=${12} /> → <${Id} id=${d.withdrawal_id} to=${pageOfId(d.withdrawal_id)} keep=${12} />
-        <span class="muted"> · <${Time} at=${d.told_at} /></span></td>
+        <span class="muted"> · <${Time} at=${d.told_at} /></span>
+        ${d.slip_shown_minor !== undefined ? html`<span class="muted" data-testid="receiving-slip-shown"> · ${t('receiving.slipShown')} <${Money} minor=${d.slip_shown_minor} /></span>` : null}</td>
       <td></td><td class="num"><${Money} minor=${d.told_minor} /></td><td class="num"><${Money} minor=${d.verified_minor} /></td>
       <td class="num"><${Money} minor=${d.filled_minor} /></td><td></td><td></td><td></td>
     </tr>`)}

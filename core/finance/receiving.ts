@@ -4,8 +4,11 @@
 // three — told, verified, filled — must agree; this names, per leg, why they do not.
 // Reasons, in order of precedence (the first that applies is the leg's):
 //   DEPOSIT_REVERSED     the settled deposit was reversed after the fact (difference)
+//   DECLINED_TRANSFER    a slip showed money arriving in the account, a reviewer declined the
+//                        order: the money may be there with no fill (difference)
 //   FILL_REVERSED        the fill was reversed by an operator (difference)
-//   OVERPAID             the slip shows more than the leg asked; the excess waits in suspense for a claim (difference)
+//   OVERPAID             the slips show more than the leg asked (the same transfer's excess, or
+//                        a transfer after settlement): a claim returns it (difference)
 //   SHORT_PAID           the slip shows less than the leg asked (difference)
 //   FILL_DIFFERS         the fill is not the verified amount for another reason (difference)
 //   FILL_PENDING         verified, not yet credited (the order waits for other legs or a review)
@@ -28,10 +31,12 @@ export interface ReceivingLeg {
   readonly released: boolean;
   readonly fillReversed: boolean;
   readonly depositReversed: boolean;
+  /** What the slip of a declined order showed arriving in the account; null otherwise. */
+  readonly declinedShownMinor: Minor | null;
 }
 
 export type ReceivingReason =
-  | 'DEPOSIT_REVERSED' | 'FILL_REVERSED' | 'OVERPAID' | 'SHORT_PAID' | 'FILL_DIFFERS' | 'FILL_PENDING' | 'SLIP_AWAITED' | 'RELEASED_UNPAID';
+  | 'DEPOSIT_REVERSED' | 'DECLINED_TRANSFER' | 'FILL_REVERSED' | 'OVERPAID' | 'SHORT_PAID' | 'FILL_DIFFERS' | 'FILL_PENDING' | 'SLIP_AWAITED' | 'RELEASED_UNPAID';
 
 /** Whether a reason means the figures disagree (the others are pending or moved no money). */
 export function isDifference(reason: ReceivingReason): boolean {
@@ -41,6 +46,7 @@ export function isDifference(reason: ReceivingReason): boolean {
 /** Why a leg's told, verified and filled amounts do not agree; null when they do. */
 export function receivingReason(leg: ReceivingLeg): ReceivingReason | null {
   if (leg.depositReversed) return 'DEPOSIT_REVERSED';
+  if (leg.declinedShownMinor !== null) return 'DECLINED_TRANSFER';
   if (leg.fillReversed) return 'FILL_REVERSED';
   if (leg.verifiedMinor === null) return leg.released ? 'RELEASED_UNPAID' : 'SLIP_AWAITED';
   if (leg.verifiedMinor > leg.toldMinor) return 'OVERPAID';
@@ -68,8 +74,10 @@ export interface ReceivingAccountSummary {
 }
 
 /**
- * One account's totals and its legs that do not agree. Reversed fills and deposits do not
- * count as filled; `differencesListedMax` bounds the list (the summary counts every leg).
+ * One account's totals and its legs that do not agree. A reversed fill does not count as
+ * filled (the withdrawal no longer has it); a reversed deposit's fill does (it still stands
+ * on the withdrawal: the ledger takes the money back from the depositing merchant).
+ * `differencesListedMax` bounds the list (the summary counts every leg).
  */
 export function summariseReceivingAccount(
   account: Pick<ReceivingAccountSummary, 'livemode' | 'merchantId' | 'bankCode' | 'accountNumber' | 'accountName'>,
@@ -82,7 +90,7 @@ export function summariseReceivingAccount(
     if (reason === 'RELEASED_UNPAID') { releasedUnpaid++; continue; }
     told += leg.toldMinor;
     verified += leg.verifiedMinor ?? 0n;
-    if (!leg.fillReversed && !leg.depositReversed) filled += leg.filledMinor ?? 0n;
+    if (!leg.fillReversed) filled += leg.filledMinor ?? 0n;
     if (reason === null) continue;
     if (isDifference(reason)) disagreeing++;
     else pending++;
@@ -102,13 +110,14 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
       deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
       told_minor: minorToJson(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : minorToJson(d.verifiedMinor),
       filled_minor: d.filledMinor === null ? null : minorToJson(d.filledMinor),
+      ...(d.declinedShownMinor !== null ? { slip_shown_minor: minorToJson(d.declinedShownMinor) } : {}),
     })),
   };
 }
 
 export const receivingCsvHeader = [
   'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
-  'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht',
+  'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht', 'slip_shown_minor',
 ] as const;
 
 /** RFC 4180: per account a line with its totals, then a line per leg that differs or is pending. */
@@ -117,9 +126,9 @@ export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[
   const baht = (m: Minor | null) => (m === null ? null : bahtOf(m));
   for (const a of accounts) {
     const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), a.accountName] as const;
-    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor)]);
+    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null]);
     for (const d of a.differences) {
-      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor)]);
+      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), d.declinedShownMinor]);
     }
   }
   return csvText(receivingCsvHeader, rows);

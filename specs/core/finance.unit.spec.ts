@@ -38,7 +38,7 @@ test('CSV: text a spreadsheet would run as a formula (= + - @, tab, CR first) ge
 
 const leg = (o: Partial<ReceivingLeg>): ReceivingLeg => ({
   depositId: 'dep_1', legRef: 'leg_1', withdrawalId: 'wdr_1', toldMinor: 1000n, toldAt: 0, verifiedMinor: null, filledMinor: null,
-  released: false, fillReversed: false, depositReversed: false, ...o,
+  released: false, fillReversed: false, depositReversed: false, declinedShownMinor: null, ...o,
 });
 
 test('receiving legs: each reason, in its order of precedence', () => {

@@ -7,14 +7,18 @@
 // CSV with the figures of the API.
 
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'csv-parse/sync';
 import { bangkokDayOf } from '../../core/finance/calendar.ts';
-import { merchantActor } from '../adapters/support.ts';
+import { merchantActor, system } from '../adapters/support.ts';
+import { openProjectionsDb } from '../../projections/db.ts';
+import { ReceivingAccountReads, receivingAccounts } from '../../projections/receiving-accounts.ts';
 import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 
@@ -74,9 +78,39 @@ test.before(async () => {
   expect[reversed] = 'DEPOSIT_REVERSED';
   const awaiting = await deposit(70_000n);
   expect[awaiting] = 'SLIP_AWAITED';
+  // A slip showing 80,000 arriving in the account, from another name: the reviewer declines the order.
+  const declined = await deposit(80_000n);
+  await slip(declined, 'rcpt_declined', 'tr_declined', 80_000n, 'สมศรี มีสุข');
+  assert.is(s.running.store.world.deposits.get(declined)!.status, 'under_review');
+  await accepted(s, { type: 'DeclineDepositReview', actor: operator, depositId: declined, note: 'the payer is not the end user of this order' });
+  expect[declined] = 'DECLINED_TRANSFER';
+  // Settled exactly, then a second transfer of 9,000 into the same account (deposit.overpaid).
+  const twice = await deposit(90_000n);
+  await payLeg(s, twice, 0, 90_000n);
+  await slip(twice, 'rcpt_twice', 'tr_twice_2', 9_000n);
+  assert.ok(s.running.store.world.deposits.get(twice)!.overpayment, 'an overpayment after settlement');
+  expect[twice] = 'OVERPAID';
   for (const [id, what] of Object.entries(expect)) assert.ok(s.running.store.world.deposits.get(id)!.legs.length === 1, `${what}: one leg`);
 });
 test.after(async () => { await s.stop(); });
+
+/** A slip for the deposit's first leg, read by the verifier as a transfer of `amount` from `senderName` (the order's own by default). */
+async function slip(depositId: string, receiptId: string, transRef: string, amount: bigint, senderName?: string): Promise<void> {
+  await accepted(s, { type: 'ReceiveSlip', actor: system, depositId, receiptId, hasImage: true, transRef });
+  const d = s.running.store.world.deposits.get(depositId)!;
+  const leg = d.legs[0]!;
+  await accepted(s, {
+    type: 'RecordSlipVerification', actor: system, depositId, receiptId,
+    outcome: {
+      kind: 'found', facts: { senderBankDisabled: false },
+      transfer: {
+        transRef, amountMinor: amount, occurredAt: s.clock.now(),
+        sender: { bankCode: d.sender.bankCode, accountNumber: d.sender.accountNumber, name: senderName ?? d.sender.accountNameTh },
+        receiver: { bankCode: leg.receiver.bankCode, accountNumber: leg.receiver.accountNumber, name: leg.receiver.accountName },
+      },
+    },
+  });
+}
 
 test('receiving account: told, verified and filled per leg, each difference with its reason', async () => {
   const r = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}&livemode=true`, undefined, { roles: ['finance'] });
@@ -90,14 +124,21 @@ test('receiving account: told, verified and filled per leg, each difference with
     else assert.is(byDeposit[id]?.reason, reason, `${id}: ${reason}`);
   }
   assert.equal([byDeposit[Object.keys(expect).find((k) => expect[k] === 'SHORT_PAID')!].told_minor, byDeposit[Object.keys(expect).find((k) => expect[k] === 'SHORT_PAID')!].verified_minor], [30_000, 25_000]);
+  const of = (reason: string) => byDeposit[Object.keys(expect).find((k) => expect[k] === reason)!];
+  assert.equal([of('DECLINED_TRANSFER').verified_minor, of('DECLINED_TRANSFER').slip_shown_minor, of('DECLINED_TRANSFER').filled_minor], [null, 80_000, null], 'money may be in the account with no fill');
+  assert.equal([of('OVERPAID').told_minor, of('OVERPAID').verified_minor], [40_000, 41_000]);
+  const twice = byDeposit[Object.keys(expect).filter((k) => expect[k] === 'OVERPAID')[1]!];
+  assert.equal([twice.told_minor, twice.verified_minor, twice.filled_minor], [90_000, 99_000, 90_000], 'the transfer after settlement arrived in the account too');
   assert.is(a.released_unpaid_legs, 1);
   assert.is(a.pending_legs, 1, 'the leg awaiting its slip');
-  assert.is(a.disagreeing_legs, 4);
+  assert.is(a.disagreeing_legs, 6);
   assert.is(a.agrees, false);
-  assert.is(a.legs, 7);
-  assert.is(a.told_minor, 20_000 + 30_000 + 40_000 + 50_000 + 60_000 + 70_000);
-  assert.is(a.verified_minor, 20_000 + 25_000 + 41_000 + 50_000 + 60_000);
-  assert.is(a.filled_minor, 20_000 + 25_000 + 40_000, 'reversed fills and deposits are not filled');
+  assert.is(a.legs, 9);
+  assert.is(a.told_minor, 20_000 + 30_000 + 40_000 + 50_000 + 60_000 + 70_000 + 80_000 + 90_000);
+  assert.is(a.verified_minor, 20_000 + 25_000 + 41_000 + 50_000 + 60_000 + 99_000);
+  // A reversed fill is no longer on the withdrawal; a reversed deposit's fill still is (the
+  // depositing merchant gives the money back): the total is the withdrawal's filled_minor.
+  assert.is(a.filled_minor, 20_000 + 25_000 + 40_000 + 60_000 + 90_000);
   const csv = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}&livemode=true&format=csv`, undefined, { roles: ['finance'] });
   assert.is(csv.status, 200, csv.text);
   const at = new Date(s.clock.now()).toISOString().replace(/[-:]|\.\d{3}/g, '');
@@ -116,13 +157,15 @@ test('receiving account: told, verified and filled per leg, each difference with
 test('satang report: receiving-account, statement, trial-balance and fees as tables, and CSV equal to the API', async () => {
   const receiving = await report(['receiving-account', '--merchant', withdrawer.id]);
   assert.is(receiving.code, 0, receiving.stderr);
-  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+7\s+2700\.00\s+1960\.00\s+850\.00\s+NO/);
+  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+9\s+4400\.00\s+2950\.00\s+2350\.00\s+NO/);
   assert.match(receiving.stdout, /SHORT_PAID \(told 300\.00, verified 250\.00, filled 250\.00\)/);
+  assert.match(receiving.stdout, /DECLINED_TRANSFER \(told 800\.00, verified —, filled —, the declined order's slip showed 800\.00\)/);
   const receivingCsv = await report(['receiving-account', '--merchant', withdrawer.id, '--csv']);
   assert.is(receivingCsv.code, 0, receivingCsv.stderr);
   const legs = parse(receivingCsv.stdout, { columns: true }) as Record<string, string>[];
-  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '270000', '196000', '85000', '2700.00', 'DIFFERENCES']]);
-  assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
+  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '440000', '295000', '235000', '4400.00', 'DIFFERENCES']]);
+  assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DECLINED_TRANSFER', 'DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
+  assert.equal(legs.filter((r) => r.reason === 'DECLINED_TRANSFER').map((r) => [r.verified_minor, r.slip_shown_minor]), [['', '80000']]);
 
   const day = bangkokDayOf(s.clock.now());
   const table = await report(['statement', '--merchant', withdrawer.id, '--date', day]);
@@ -162,6 +205,26 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   assert.match(refused.stderr, /HTTP 422/);
   const usage = await report(['statement', '--date', day]);
   assert.is(usage.code, 2);
+});
+
+test('a projections.db made before the declined-transfer columns gets them when the projection opens (older rows empty until a rebuild)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-ra-'));
+  const before = `CREATE TABLE ra_legs (deposit_id TEXT NOT NULL, leg_ref TEXT NOT NULL, livemode INTEGER NOT NULL, merchant_id TEXT NOT NULL,
+    withdrawal_id TEXT NOT NULL, payout_leg_ref TEXT NOT NULL, bank_code TEXT NOT NULL, account_number TEXT NOT NULL, account_name TEXT NOT NULL,
+    told_minor INTEGER NOT NULL, told_at INTEGER NOT NULL, verified_minor INTEGER, filled_minor INTEGER, released INTEGER NOT NULL DEFAULT 0,
+    fill_reversed INTEGER NOT NULL DEFAULT 0, deposit_reversed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (deposit_id, leg_ref)) WITHOUT ROWID;
+    INSERT INTO ra_legs VALUES ('dep_old', 'leg_1', 1, 'mch_w', 'wdr_1', 'leg_p', '004', '7123456789', 'สมหญิง', 100, 0, 100, 100, 0, 0, 0);`;
+  const db = openProjectionsDb(dir, [before]);
+  try {
+    receivingAccounts.prepare(db);
+    const columns = (db.prepare('PRAGMA table_info(ra_legs)').all() as { name: string }[]).map((c) => c.name);
+    assert.ok(columns.includes('slip_shown_minor') && columns.includes('declined'), columns.join(','));
+    const [account] = new ReceivingAccountReads(db).accounts('mch_w', true, 10);
+    assert.equal(account!.legs.map((l) => [l.depositId, l.verifiedMinor, l.declinedShownMinor]), [['dep_old', 100n, null]]);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
