@@ -9,13 +9,17 @@
 // hash are over them, not over decoded text); a body over jsonBodyBytesMax is refused by
 // its Content-Length before a byte is read, or as soon as the running count passes the
 // cap; a body not complete within the body deadline is 408 request_timeout; the text is
-// decoded as strict UTF-8 (invalid bytes are 400 malformed_json, never U+FFFD); a request
+// decoded as strict UTF-8 (invalid bytes are 400 malformed_json, never U+FFFD); a key
+// given twice in one object, or a number with a fraction or an exponent, is 422
+// validation_error (json-strict.ts: JSON.parse would keep the last, or make 1e4 an
+// integer the schema cannot tell apart); a request
 // whose body was not read to its end is answered with Connection: close and its socket
 // closed, so the unread rest is never waited for.
 
 import type { Context, Next } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
+import { jsonDeparture } from './json-strict.ts';
 import { requestLimits } from '../core/limits.ts';
 import { requestTimeoutsDefault } from './request-timeouts.ts';
 
@@ -118,6 +122,13 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('validation_error', 'The body must be a JSON object.', { fields: [{ path: '', reason: 'type' }] });
+  }
+  const departure = jsonDeparture(text);
+  if (departure?.reason === 'duplicate_key') {
+    throw new ApiError('validation_error', `The body gives ${departure.path} more than once.`, { fields: [{ path: departure.path, reason: 'duplicate_key', hint: 'give each key once' }] });
+  }
+  if (departure) {
+    throw new ApiError('validation_error', `${departure.path} must be an integer, written without a decimal point or an exponent.`, { fields: [{ path: departure.path, reason: 'type', hint: 'an integer such as 10000 (satang), not 10000.0 or 1e4' }] });
   }
   (ctx.request as { body?: unknown }).body = body;
   stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there

@@ -5,10 +5,17 @@
 import { limits } from '../core/limits.ts';
 import { compile } from './validate.ts';
 
-const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: '^[^\\u0000-\\u001f\\u007f]*$' } as const;
+/**
+ * Text without control characters: C0, DEL and C1 controls, the bidirectional marks,
+ * embeddings, overrides and isolates (a reference that reads backwards in a back office or
+ * a CSV), and lone surrogates (half a character, which no encoder can write). ajv compiles
+ * patterns with the u flag, in which a surrogate range matches only unpaired halves.
+ */
+const visible = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]*$';
+const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible } as const;
 const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
-const name = { type: 'string', minLength: 1, maxLength: 140 } as const;
+const name = { type: 'string', minLength: 1, maxLength: 140, pattern: visible } as const;
 const money = { type: 'integer' } as const;
 const metadata = {
   type: 'object', maxProperties: limits.metadataKeysMax,
@@ -16,8 +23,7 @@ const metadata = {
   additionalProperties: { type: 'string', maxLength: limits.metadataValueBytesMax },
 } as const;
 // The contract's "validated then excluded from stored metadata": an address that is an
-// address, and text without control characters.
-const visible = '^[^\\u0000-\\u001f\\u007f]*$';
+// address, and text without control characters (`visible`, above).
 const client = {
   type: 'object', additionalProperties: false,
   properties: {

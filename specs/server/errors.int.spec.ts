@@ -169,6 +169,27 @@ test('validation_error: details.fields[] with path and reason for each problem',
     const fields = Object.fromEntries(expectError(bad, 'validation_error').details.fields.map((f: { path: string; reason: string }) => [f.path, f.reason]));
     assert.equal([fields['client.ip'], fields['client.user_agent']], ['format', 'pattern'], `${path}: ${bad.text}`);
   }
+  // What JSON.parse forgives is refused, naming the field: a number written 10000.0 or 1e4
+  // (the integer 10000 once parsed), a key given twice (the last would win), and references
+  // or names with C1 controls, bidirectional overrides or half a character.
+  const seqBefore = s.running.store.world.lastSeq;
+  const depositText = JSON.stringify(depositBody({ amount_minor: 7_700 }));
+  for (const [text, path, reason] of [
+    [depositText.replace('"amount_minor":7700', '"amount_minor":7700.0'), 'amount_minor', 'type'],
+    [depositText.replace('"amount_minor":7700', '"amount_minor":7.7e3'), 'amount_minor', 'type'],
+    [depositText.replace('"amount_minor":7700', '"amount_minor":999999999,"amount_minor":7700'), 'amount_minor', 'duplicate_key'],
+    [depositText.replace('"bank_code":', '"bank_code":"004","bank_code":'), 'sender.bank_code', 'duplicate_key'],
+    [JSON.stringify(depositBody({ amount_minor: 7_700, merchant_reference: 'ab\u0085c' })), 'merchant_reference', 'pattern'],
+    [JSON.stringify(depositBody({ amount_minor: 7_700, end_user_ref: 'user\u202e1' })), 'end_user_ref', 'pattern'],
+    [JSON.stringify(depositBody({ amount_minor: 7_700 })).replace('"merchant_reference":"', '"merchant_reference":"\\ud800'), 'merchant_reference', 'pattern'],
+  ] as const) {
+    const bad = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', text, { idempotencyKey: randomUUID() });
+    const fields = expectError(bad, 'validation_error').details.fields as { path: string; reason: string }[];
+    assert.ok(fields.some((f) => f.path === path && f.reason === reason), `${text}: ${bad.text}`);
+  }
+  const senderName = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_700, sender: { ...(depositBody().sender as object), account_name_th: 'สมชาย\u0007' } }), { idempotencyKey: randomUUID() });
+  assert.equal(expectError(senderName, 'validation_error').details.fields.map((f: { path: string }) => f.path), ['sender.account_name_th']);
+  assert.is(s.running.store.world.lastSeq, seqBefore, 'nothing written');
   const v6 = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_300, client: { ip: '2001:db8::7', user_agent: 'spec', device_fingerprint: 'fp-1' } }));
   assert.ok(v6.status === 201 || v6.status === 202, v6.text);
   const q = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits?limit=0'), 'validation_error');

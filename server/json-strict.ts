@@ -1,0 +1,88 @@
+// What JSON.parse forgives and satang's requests must not carry, found in one pass over
+// text that JSON.parse has already accepted:
+//   - a key given twice in one object (JSON.parse keeps the last, silently: a body that
+//     says two amounts means whichever a reader happens to take);
+//   - a number written with a fraction or an exponent (10000.0, 1e4): every number in
+//     satang's request bodies is an integer ("integers, never floats"), and JSON.parse
+//     turns those into the integer 10000, which the schema then cannot tell apart.
+// The path is dotted as validate.ts writes it ('sender.bank_code', array items by index).
+//
+// Invariant kept: it reads text JSON.parse accepted, so it follows only what it must
+// (strings with their escapes, nesting, numbers) and never judges syntax itself.
+
+export interface JsonDeparture {
+  readonly path: string;
+  readonly reason: 'duplicate_key' | 'not_integer';
+}
+
+interface Frame {
+  /** The keys this object has shown (null for an array). */
+  readonly keys: Set<string> | null;
+  /** The object's key being read, or the array's index. */
+  at: string;
+  index: number;
+}
+
+const quote = 0x22, backslash = 0x5c, colon = 0x3a, comma = 0x2c;
+
+/** The first duplicate key or non-integer number in `text` (valid JSON), or null. */
+export function jsonDeparture(text: string): JsonDeparture | null {
+  const stack: Frame[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === quote) {
+      const end = stringEnd(text, i);
+      const top = stack[stack.length - 1];
+      if (expectKey && top?.keys) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (top.keys.has(key)) return { path: pathOf(stack, key), reason: 'duplicate_key' };
+        top.keys.add(key);
+        top.at = key;
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b /* { */) {
+      stack.push({ keys: new Set(), at: '', index: 0 });
+      expectKey = true;
+    } else if (c === 0x5b /* [ */) {
+      stack.push({ keys: null, at: '0', index: 0 });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+    } else if (c === comma) {
+      const top = stack[stack.length - 1]!;
+      if (top.keys) expectKey = true;
+      else top.at = String(++top.index);
+    } else if (c === colon) {
+      expectKey = false;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      let integer = true;
+      for (; j < text.length; j++) {
+        const d = text.charCodeAt(j);
+        if (d === 0x2e /* . */ || d === 0x65 /* e */ || d === 0x45 /* E */) integer = false;
+        else if (!(d >= 0x30 && d <= 0x39) && d !== 0x2b /* + */ && d !== 0x2d) break;
+      }
+      if (!integer) return { path: pathOf(stack), reason: 'not_integer' };
+      i = j - 1;
+    }
+  }
+  return null;
+}
+
+/** The index of the quote that closes the string opening at `start`. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === backslash) i++;
+    else if (c === quote) return i;
+  }
+  return text.length - 1;
+}
+
+function pathOf(stack: readonly Frame[], key?: string): string {
+  const parts = stack.map((f) => f.at);
+  if (key !== undefined) parts[parts.length - 1] = key;
+  return parts.join('.');
+}
