@@ -1,7 +1,7 @@
 // The deposit and withdrawal lists (GET /v1/pay/deposits, GET /v1/pay/withdrawals), served
 // from the list projections: newest first by (created_at, id), filters status and
 // updated_after, limit 1–200 (default 20), and an opaque cursor that names the last row
-// and the filters it was issued under (changing a filter mid-cursor: 400
+// and the list, merchant, mode and filters it was issued under (any other: 400
 // cursor_filter_mismatch; limit may change). A list waits briefly for its projection to
 // reach what the write side had committed when the request came in (read your writes),
 // then answers with what it has.
@@ -48,11 +48,13 @@ async function listPage<T>(ctx: Context, services: Services, spec: ListSpec<T>):
   const q = parseWith(spec.validate, queryOf(ctx));
   const limit = Number(q.limit ?? limits.pageSizeDefault);
   if (limit > limits.pageSizeMax) throw new ApiError('validation_error', `limit must be 1–${limits.pageSizeMax}.`, { fields: [{ path: 'query.limit', reason: 'maximum' }] });
-  const filters = JSON.stringify([q.status ?? null, q.updated_after ?? null]);
+  // A cursor is bound to its list, its merchant and mode, and its filters: a deposits
+  // cursor on the withdrawals list, or another key's, is refused, never read as a position.
+  const filters = JSON.stringify([spec.projection, m.merchantId, m.livemode, q.status ?? null, q.updated_after ?? null]);
   let after: { id: string; createdAt: number } | undefined;
   if (q.cursor) {
     const cursor = decodeCursor(q.cursor);
-    if (cursor.f !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without a cursor.');
+    if (cursor.f !== filters) throw new ApiError('cursor_filter_mismatch', 'This cursor was issued for another list, merchant, mode or filters; start again without a cursor.');
     after = { id: cursor.id, createdAt: cursor.t };
   }
   await readSideOf(services).caughtUp(spec.projection, services.write.world.lastSeq, readSideLimits.listFreshnessWaitMs);

@@ -149,6 +149,11 @@ test('cursor_filter_mismatch: filters changed mid-cursor', async () => {
   assert.ok(first.json.has_more);
   const r = await s.call(gw.live.api_key, 'GET', `/v1/pay/deposits?limit=1&status=canceled&cursor=${first.json.next_cursor}`);
   expectError(r, 'cursor_filter_mismatch', covered);
+  // A cursor pages only the list, merchant and mode it was issued for.
+  for (const [key, path] of [[gw.live.api_key, '/v1/pay/withdrawals'], [shop.live.api_key, '/v1/pay/deposits'], [gw.sandbox.api_key, '/v1/pay/deposits']] as const) {
+    expectError(await s.call(key, 'GET', `${path}?limit=1&cursor=${first.json.next_cursor}`), 'cursor_filter_mismatch');
+  }
+  assert.is((await s.call(gw.live.api_key, 'GET', `/v1/pay/deposits?limit=1&cursor=${first.json.next_cursor}`)).status, 200);
 });
 
 test('validation_error: details.fields[] with path and reason for each problem', async () => {
