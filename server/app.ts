@@ -78,6 +78,7 @@ export function createApp(parts: AppParts): Koa {
   const app = new Koa();
   app.proxy = false;
   const limiter = new RateLimiter();
+  let routeLabel: (ctx: Koa.Context) => string | undefined = () => undefined;
   const loadMeter = parts.loadMeter ?? new LoadMeter();
 
   app.use(requestIdMiddleware());
@@ -86,7 +87,7 @@ export function createApp(parts: AppParts): Koa {
     try {
       await next();
     } finally {
-      parts.metrics?.observeRequest(ctx.method, ctx._matchedRoute as string | undefined, ctx.status, (performance.now() - started) / 1000);
+      parts.metrics?.observeRequest(ctx.method, routeLabel(ctx), ctx.status, (performance.now() - started) / 1000);
       if (logger.isLevelEnabled('info')) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
     }
   });
@@ -154,6 +155,20 @@ export function createApp(parts: AppParts): Koa {
     ctx.body = { status: 'ready', ...(readiness ? { checks: readiness.checks } : {}) };
   });
   const routers = [health, depositRoutes(services, config, parts.capability), walletRoutes(services, config), backOfficeRoutes(services, parts.verifyOperator), ...(parts.extraRouters ?? [])];
+  /**
+   * The route template a request is counted under: the one the router ran, else — refused
+   * before it (a rate limit), or by a router's own middleware (authentication), which
+   * koa-router reports as its prefix pattern — the template its path and method name.
+   */
+  routeLabel = (ctx) => {
+    const ran = ctx._matchedRoute as string | undefined;
+    if (ran !== undefined && !ran.includes('(')) return ran;
+    for (const r of routers) {
+      const layers = r.match(ctx.path, ctx.method).pathAndMethod;
+      for (let i = layers.length - 1; i >= 0; i--) if (layers[i]!.methods.length > 0) return layers[i]!.path as string;
+    }
+    return undefined;
+  };
   for (const r of routers) app.use(r.routes()).use(r.allowedMethods());
   return app;
 }

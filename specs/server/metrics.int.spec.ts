@@ -59,6 +59,13 @@ test('request durations by route template and status; group commits with their s
   assert.is(count(after, { method: 'POST', route: '/v1/pay/deposits', status: '201' }) - count(before, { method: 'POST', route: '/v1/pay/deposits', status: '201' }), 1);
   assert.is(count(after, { method: 'GET', route: '/v1/pay/deposits/:id', status: '200' }) - count(before, { method: 'GET', route: '/v1/pay/deposits/:id', status: '200' }), 1, 'the template, not the id');
   assert.is(count(after, { method: 'GET', route: '/v1/pay/deposits/:id', status: '404' }) - count(before, { method: 'GET', route: '/v1/pay/deposits/:id', status: '404' }), 1);
+  // Refused by authentication (a router's own middleware) or a bad body: still the route's template, never the router's prefix pattern.
+  await s.raw('GET', '/v1/pay/balance');
+  await s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', '{"amount_minor":1e4}');
+  const refused = await scrape();
+  assert.is(count(refused, { method: 'GET', route: '/v1/pay/balance', status: '401' }) - count(after, { method: 'GET', route: '/v1/pay/balance', status: '401' }), 1);
+  assert.is(count(refused, { method: 'POST', route: '/v1/pay/deposits', status: '422' }) - count(after, { method: 'POST', route: '/v1/pay/deposits', status: '422' }), 1);
+  assert.not.ok(refused.some((x) => x.name === 'satang_http_request_duration_seconds_count' && /\(/.test(x.labels.route ?? '')), 'no prefix pattern as a route');
   assert.ok((value(after, 'satang_journal_group_commit_seconds_count') ?? 0) > (value(before, 'satang_journal_group_commit_seconds_count') ?? 0));
   assert.ok((value(after, 'satang_journal_group_commit_commands_sum') ?? 0) > (value(before, 'satang_journal_group_commit_commands_sum') ?? 0));
 });
