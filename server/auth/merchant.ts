@@ -26,9 +26,16 @@ export interface MerchantState {
   readonly livemode: boolean;
 }
 
+/**
+ * The bearer credential of the one Authorization header; undefined without one, or when
+ * the request sends the header twice (Node keeps the first and drops the rest, so two
+ * credentials would silently authenticate as whichever came first).
+ */
 export function bearer(ctx: Context): string | undefined {
-  const header = ctx.get('Authorization');
-  const match = /^Bearer\s+(\S+)$/.exec(header);
+  const raw = ctx.req.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization' && ++seen > 1) return undefined;
+  const match = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'));
   return match?.[1];
 }
 
@@ -65,7 +72,7 @@ export function merchantAuth(services: Services) {
 /** The bearer key if it exists, is not revoked and its account chain is not suspended. */
 function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelId: string } {
   const secret = bearer(ctx);
-  if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as Authorization: Bearer sk_live_… or sk_test_….');
+  if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as one Authorization: Bearer sk_live_… or sk_test_… header.');
   const key = services.keys.bySecret(secret);
   if (!key) throw new ApiError('api_key_invalid');
   if (key.revokedAt !== null) throw new ApiError('api_key_revoked');

@@ -20,6 +20,7 @@ import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { Config } from '../config.ts';
+import { bearer } from './merchant.ts';
 import { roleRefusal } from './roles.ts';
 import { readJsonBody } from '../request-body.ts';
 import { iso, isIsoInstant } from '../../core/present.ts';
@@ -160,8 +161,8 @@ export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', no
 /** Authenticates the bearer token, then checks the roles table for the route this router matched. */
 export function operatorAuth(verify: Verify) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const token = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1];
-    if (!token) throw new ApiError('api_key_invalid', 'Operator routes need an OIDC bearer token.');
+    const token = bearer(ctx);
+    if (!token) throw new ApiError('api_key_invalid', 'Operator routes need an OIDC bearer token, in one Authorization header.');
     const verified = await verify(token);
     if (!verified.ok) throw new ApiError('signature_invalid', verified.problem);
     const payload = verified.payload;

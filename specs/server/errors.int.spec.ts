@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import type { ErrorCode } from '../../core/errors.ts';
 import { catalogue } from '../../server/errors.ts';
 import { depositBody as baseDepositBody, freshSender, signedHeaders, TestServer, type MerchantKeys } from '../support/server-harness.ts';
@@ -141,6 +142,29 @@ test('unsupported_media_type: a signed body sent as text/plain', async () => {
   const body = JSON.stringify(depositBody());
   const headers = signedHeaders(shop.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: randomUUID(), nowSeconds: now() });
   expectError(await s.raw('POST', '/v1/pay/deposits', { headers: { ...headers, 'Content-Type': 'text/plain' }, body }), 'unsupported_media_type', covered);
+});
+
+test('api_key_invalid: two Authorization headers (Node keeps the first: a request must not authenticate as whichever came first)', async () => {
+  const headers = signedHeaders(shop.live.api_key, 'GET', '/v1/pay/balance', '', { nowSeconds: now() });
+  const rawHeaders = Object.entries(headers).flat();
+  const twice = [...rawHeaders, 'Authorization', `Bearer ${payer.live.api_key}`];
+  const answer = (list: string[]) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    // Headers as a raw list send each line as given (and no default ones: Host is ours to add).
+    const req = request(`${s.url}/v1/pay/balance`, { method: 'GET', headers: ['Host', new URL(s.url).host, ...list] }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const refused = await answer(twice);
+  assert.is(refused.status, 401, `${refused.status} ${refused.body}`);
+  assert.is(JSON.parse(refused.body).error.code, 'api_key_invalid');
+  const op = await answer(['Authorization', 'Bearer a.b.c', 'Authorization', 'Bearer d.e.f']);
+  assert.is(op.status, 401);
+  const once = await answer(Object.entries(signedHeaders(shop.live.api_key, 'GET', '/v1/pay/balance', '', { nowSeconds: now() })).flat());
+  assert.is(once.status, 200, once.body);
 });
 
 test('cursor_filter_mismatch: filters changed mid-cursor', async () => {
