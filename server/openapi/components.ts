@@ -9,7 +9,7 @@
 
 import { depositStatuses } from '../../core/deposit/state.ts';
 import type { ErrorCode } from '../../core/errors.ts';
-import { durations } from '../../core/limits.ts';
+import { durations, limits } from '../../core/limits.ts';
 import { withdrawalStatuses } from '../../core/withdrawal/state.ts';
 import { catalogue, errorBody } from '../errors.ts';
 
@@ -203,7 +203,8 @@ export const commonHeaderRefs = { 'Request-Id': { $ref: '#/components/headers/Re
 
 /** Request headers, as reusable parameters. */
 export const parameters: Record<string, Schema> = {
-  IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, description: 'Required on every POST; a retry keeps the same key. Scoped per merchant (per operator on /v1/bo).', schema: { type: 'string', minLength: 1, maxLength: 255 }, example: '6f1c2a4e-2d0b-4c55-9c39-0d6f0e6e8a11' },
+  IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, description: 'Required on every POST; a retry keeps the same key. Scoped per merchant (per operator on /v1/bo).', schema: { type: 'string', minLength: 1, maxLength: limits.idempotencyKeyLengthMax }, example: '6f1c2a4e-2d0b-4c55-9c39-0d6f0e6e8a11' },
+  IdempotencyKeyWithdrawal: { name: 'Idempotency-Key', in: 'header', required: true, description: 'Required; a retry keeps the same key. A withdrawal takes a key of at least 8 characters (a UUID, say).', schema: { type: 'string', minLength: limits.withdrawalIdempotencyKeyLengthMin, maxLength: limits.idempotencyKeyLengthMax }, example: '6f1c2a4e-2d0b-4c55-9c39-0d6f0e6e8a11' },
   PgTimestamp: { name: 'PG-Timestamp', in: 'header', required: true, description: 'Unix seconds; within ±300 s of real time.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1795143600' },
   PgNonce: { name: 'PG-Nonce', in: 'header', required: true, description: 'New on every attempt; remembered for 10 minutes.', schema: { type: 'string', minLength: 1 }, example: '2b0f6a53-5a43-4d4e-8f57-6c9f5f0f1a2b' },
   PgVersion: { name: 'PG-Version', in: 'header', required: true, description: 'The API version the request is written for.', schema: { type: 'string' }, example: '2026-08-01' },

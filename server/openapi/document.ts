@@ -65,7 +65,7 @@ function parametersOf(route: RouteKey, info: OperationInfo | undefined): Json[] 
   const required = new Set((query?.required ?? []) as string[]);
   for (const [name, schema] of Object.entries(queryProps)) out.push({ name, in: 'query', required: required.has(name), schema });
   if (info?.auth === 'merchant') out.push(paramRef('PgTimestamp'), paramRef('PgNonce'), paramRef('PgVersion'), paramRef('PgSignature'));
-  if (route.method === 'POST') out.push(paramRef('IdempotencyKey'));
+  if (route.method === 'POST') out.push(paramRef(route.path === '/v1/pay/withdrawals' ? 'IdempotencyKeyWithdrawal' : 'IdempotencyKey'));
   if (info?.stepUp) out.push(paramRef('StepUpToken'));
   return out;
 }
@@ -80,7 +80,9 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
     if (typeof answer !== 'string') {
       const jsonSchema = { $ref: `#/components/schemas/${answer.json}` };
       const json = answer.json === undefined ? {} : { 'application/json': { schema: jsonSchema, example: exampleOf(jsonSchema, schemas) } };
-      out[status] = { description: answer.description, headers: responseHeaders, content: { ...json, [answer.mediaType]: { schema: { type: 'string' }, ...(answer.example !== undefined ? { example: answer.example } : {}) } } };
+      const types = answer.mediaTypes ?? [answer.mediaType!];
+      const raw = Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' }, ...(answer.example !== undefined ? { example: answer.example } : {}) }]));
+      out[status] = { description: answer.description, headers: responseHeaders, content: { ...json, ...raw } };
       continue;
     }
     const schema = { $ref: `#/components/schemas/${answer}` };
@@ -100,7 +102,9 @@ function operationOf(route: RouteKey): Json {
     tags: [tagOf(route.path)],
     security: securityOf[info?.auth ?? 'none'],
     parameters: parametersOf(route, info),
-    ...(body ? { requestBody: { required: ((body.required as unknown[] | undefined)?.length ?? 0) > 0, content: { 'application/json': { schema: body, example: info?.example ?? exampleOf(body) } } } } : {}),
+    ...(info?.requestContent
+      ? { requestBody: { required: true, description: info.requestContent.description, content: info.requestContent.content } }
+      : body ? { requestBody: { required: ((body.required as unknown[] | undefined)?.length ?? 0) > 0, content: { 'application/json': { schema: body, example: info?.example ?? exampleOf(body) } } } } : {}),
     responses: { ...successResponses(route, info), ...errors },
   };
 }

@@ -7,17 +7,21 @@
 // is never missing — only less described.
 
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
+import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { feeReportCsvHeader } from '../../core/finance/fees.ts';
 import { receivingCsvHeader } from '../../core/finance/receiving.ts';
 import { statementCsvHeader } from '../../core/finance/statement.ts';
 import { trialBalanceCsvHeader } from '../../core/finance/trial-balance.ts';
 import { backOfficeSchemas as bo } from '../routes/bo.ts';
+import { claimSchemas as claims } from '../routes/bo-claims.ts';
+import { deskSchemas as desk } from '../routes/bo-desk.ts';
 import { webhookBackOfficeSchemas as wh } from '../routes/webhooks-bo.ts';
 import { outOfOrderCaseBody } from '../routes/webhooks-test.ts';
 import {
   cancelBody, createBeneficiaryBody, createDepositBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery,
   listDepositsQuery, listWithdrawalsQuery, quoteQuery, sendersQuery,
 } from '../schemas.ts';
+import { slipBodySchemas, slipImageTypes } from '../slips/evidence.ts';
 import type { Validator } from '../validate.ts';
 
 export type Auth = 'merchant' | 'operator' | 'capability' | 'none';
@@ -32,12 +36,15 @@ export interface OperationInfo {
   /** Query parameters of routes that check them by hand (server/routes/read-params.ts). */
   readonly queryParams?: Record<string, Record<string, unknown>>;
   /** Success status → schema name in components.schemas (or a media type for non-JSON answers). */
-  readonly responses: Record<string, string | { mediaType: string; description: string; example?: string; json?: string }>;
+  readonly responses: Record<string, string | { mediaType?: string; mediaTypes?: readonly string[]; description: string; example?: string; json?: string }>;
   readonly example?: Record<string, unknown>;
+  /** A request body that is not one JSON schema (the slip upload's shapes), as OpenAPI writes it. */
+  readonly requestContent?: { readonly description: string; readonly content: Record<string, { schema: Record<string, unknown>; example?: unknown }> };
 }
 
 const decimal = { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' };
-const limit = { type: 'string', pattern: '^[1-9][0-9]{0,2}$' };
+/** A page size: digits (no sign, no leading zero) from 1 to `max`, which the route checks. */
+const limitUpTo = (max: number) => ({ type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: `an integer from 1 to ${max}` });
 const day = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a day in Asia/Bangkok' };
 const format = { type: 'string', enum: ['json', 'csv'] };
 const livemodeParam = { type: 'string', enum: ['true', 'false'] };
@@ -64,9 +71,23 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/deposits': { summary: 'List deposit orders, newest first, with a cursor.', auth: 'merchant', query: listDepositsQuery, responses: { 200: 'DepositList' } },
   'GET /v1/pay/deposits/:id': { summary: 'Get a deposit order.', auth: 'merchant', query: emptyQuery, responses: { 200: 'DepositOrder' } },
   'POST /v1/pay/deposits/:id/cancel': { summary: 'Cancel a deposit order.', auth: 'merchant', body: cancelBody, responses: { 200: 'DepositOrder' }, example: { reason: 'customer left' } },
-  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order.', auth: 'merchant', responses: { 200: 'SlipUpload' } },
-  'POST /v1/pay/deposits/:id/slip': { summary: 'Upload slip evidence (image bytes, multipart or JSON) with the order capability.', auth: 'capability', responses: { 202: 'SlipReceipt' } },
-  'GET /v1/pay/deposits/:id/slip': { summary: "The slip image's bytes.", auth: 'merchant', query: emptyQuery, responses: { 200: { mediaType: 'application/octet-stream', description: 'The image, typed by its magic bytes (image/jpeg, image/png, …).' } } },
+  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order.', auth: 'merchant', body: emptyQuery, example: {}, responses: { 200: 'SlipUpload' } },
+  'POST /v1/pay/deposits/:id/slip': {
+    summary: 'Upload slip evidence with the order capability: the image (multipart, or base64 in JSON), or the transfer without an image (held for review).', auth: 'capability', responses: { 202: 'SlipReceipt' },
+    requestContent: {
+      description: 'One of three shapes. The image type is decided by its bytes (JPEG, PNG, WebP, HEIC/HEIF), never by a name or a declared type.',
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', required: ['file'], additionalProperties: false, properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the slip image, exactly one part' }, payload: { type: 'string', description: "the slip's mini-QR payload, when it was read" } } },
+        },
+        'application/json': {
+          schema: { oneOf: [slipBodySchemas.image, slipBodySchemas.noImage] },
+          example: { image_base64: '/9j/4AAQSkZJRgABAQ…', payload: '0046000600000101030140225…' },
+        },
+      },
+    },
+  },
+  'GET /v1/pay/deposits/:id/slip': { summary: "The slip image's bytes.", auth: 'merchant', query: emptyQuery, responses: { 200: { mediaTypes: slipImageTypes, description: 'The image, typed by its magic bytes.' } } },
   'POST /v1/pay/withdrawals': {
     summary: 'Create a withdrawal order.', auth: 'merchant', body: createWithdrawalBody, responses: { 201: 'WithdrawalOrder' },
     example: { amount_minor: 20000, currency: 'THB', merchant_reference: 'payout-2001', end_user_ref: 'payee-1', beneficiary_id: `ben_${'0'.repeat(32)}` },
@@ -78,7 +99,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/balance': { summary: 'The balance buckets.', auth: 'merchant', query: emptyQuery, responses: { 200: 'Balance' } },
   'GET /v1/pay/balance/transactions': {
     summary: 'Balance history (merchant_balance_history_v1) by sequence.', auth: 'merchant', responses: { 200: 'BalanceHistoryPage' },
-    queryParams: { limit, since_sequence: decimal, run_generation: { type: 'string', pattern: '^[1-9][0-9]{0,9}$' } },
+    queryParams: { limit: limitUpTo(limits.balanceHistoryPageSizeMax), since_sequence: decimal, run_generation: { type: 'string', pattern: '^[1-9][0-9]{0,9}$' } },
   },
   'GET /v1/pay/quote': { summary: 'Fee preview for a withdrawal amount.', auth: 'merchant', query: quoteQuery, responses: { 200: 'Quote' } },
   'GET /v1/pay/banks': { summary: 'Banks and their availability.', auth: 'merchant', query: emptyQuery, responses: { 200: 'Banks' } },
@@ -88,8 +109,8 @@ export const operations: Record<string, OperationInfo> = {
     example: { bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' },
   },
   'GET /v1/pay/beneficiaries/:id': { summary: 'Get a beneficiary.', auth: 'merchant', responses: { 200: 'Beneficiary' } },
-  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation; a live key needs wallet:read and withdrawals:read).", auth: 'merchant', queryParams: { since_sequence: decimal, limit }, responses: { 200: 'EventsPage' } },
-  'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', responses: { 200: 'SandboxRun' } },
+  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation; a live key needs wallet:read and withdrawals:read).", auth: 'merchant', queryParams: { since_sequence: decimal, limit: limitUpTo(limits.pageSizeMax) }, responses: { 200: 'EventsPage' } },
+  'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', body: emptyQuery, example: {}, responses: { 200: 'SandboxRun' } },
   'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'OutOfOrderRun' }, example: { case: outOfOrderCases[0] } },
   'GET /v1/test/webhooks/listen': {
     summary: "The stream `satang listen` reads (sandbox key): a temporary `cli` endpoint for as long as it is open, each delivery as a Server-Sent Event with its original headers and body.",
@@ -122,18 +143,18 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/deposits/:id/slips/:receiptId/image': { summary: "A slip image's bytes.", auth: 'operator', responses: { 200: { mediaType: 'application/octet-stream', description: 'The image, typed by its magic bytes.' } } },
   'GET /v1/bo/withdrawals': { summary: 'The approvals queue (status=pending_approval) and other withdrawal lists.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/withdrawals/:id': { summary: 'One withdrawal with its approvals, fills and dispute.', auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': { summary: 'Reverse one fill of a withdrawal (withdrawal.fill_reversed, balance.credited).', auth: 'operator', stepUp: true, responses: { 200: 'Object' } },
-  'POST /v1/bo/withdrawals/:id/disputes': { summary: 'Open a dispute on a withdrawal (withdrawal.disputed).', auth: 'operator', responses: { 201: 'Object', 200: 'Object' } },
+  'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': { summary: 'Reverse one fill of a withdrawal (withdrawal.fill_reversed, balance.credited).', auth: 'operator', stepUp: true, body: desk.reversal, example: { reason_code: 'OPS_ERROR', note: 'paid to the wrong account by the payer' }, responses: { 200: 'Object' } },
+  'POST /v1/bo/withdrawals/:id/disputes': { summary: 'Open a dispute on a withdrawal (withdrawal.disputed).', auth: 'operator', body: desk.dispute, example: { reason_code: 'not_received', amount_minor: 30000 }, responses: { 201: 'Object', 200: 'Object' } },
   'GET /v1/bo/disputes/:id': { summary: "A dispute with the merchant's evidence.", auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/disputes/:id/resolve': { summary: 'Resolve a dispute (withdrawal.dispute_resolved).', auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/claims': { summary: 'Open a manual claim.', auth: 'operator', responses: { 201: 'Object' } },
+  'POST /v1/bo/disputes/:id/resolve': { summary: 'Resolve a dispute (withdrawal.dispute_resolved).', auth: 'operator', body: desk.resolve, example: { outcome: 'merchant_won', note: 'the payee confirmed receipt by phone' }, responses: { 200: 'Object' } },
+  'POST /v1/bo/claims': { summary: 'Open a manual claim.', auth: 'operator', body: claims.open, example: { kind: 'manual', deposit_id: 'dep_01JD0000000000000000000000', amount_minor: 2000, note: 'the payer says they sent twenty baht too much' }, responses: { 201: 'Object' } },
   'GET /v1/bo/claims': { summary: 'Claims by kind and status, with a cursor.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/claims/:id': { summary: 'One claim with its history.', auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/claims/:id/review': { summary: 'Take a claim under review.', auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/claims/:id/refund': { summary: "Resolve a claim by refund: a refund withdrawal to the payer's account.", auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/claims/:id/payout': { summary: 'The refund awaits its payout.', auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/claims/:id/close': { summary: 'Close a claim.', auth: 'operator', responses: { 200: 'Object' } },
-  'POST /v1/bo/claims/:id/reject': { summary: 'Reject a claim.', auth: 'operator', responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/review': { summary: 'Take a claim under review.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/refund': { summary: "Resolve a claim by refund: a refund withdrawal to the payer's account.", auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/payout': { summary: 'The refund awaits its payout.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/close': { summary: 'Close a claim.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
+  'POST /v1/bo/claims/:id/reject': { summary: 'Reject a claim.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
   'GET /v1/bo/logs': { summary: 'Request logs of merchant and operator calls, redacted before storage.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/reports/action-logs': { summary: 'The hash-chained action log: every operator call and refused operator authentication.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/dashboard': { summary: 'Replica aggregates for the business day (00:00 Bangkok), each figure with its as_of: orders and volumes today, hourly volumes and slips, the review queue with its age histogram, liquidity waiting, webhook health per endpoint.', auth: 'operator', responses: { 200: 'Dashboard' } },
@@ -141,14 +162,14 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/merchants/:id/balance-transactions': {
     summary: "A merchant's balance transactions in one mode, newest first, from the balance history (sandbox: the current run, sbxbtxn_l_ ids), each with its journal entry's type, direction, amount, buckets and source; cursor paging.",
     auth: 'operator', responses: { 200: 'BalanceTransactionPage' },
-    queryParams: { livemode: { type: 'string', enum: ['true', 'false'] }, limit, cursor: { type: 'string' } },
+    queryParams: { livemode: { type: 'string', enum: ['true', 'false'] }, limit: limitUpTo(backOfficeLimits.balanceTransactionPageSizeMax), cursor: { type: 'string' } },
   },
   'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/search': {
     summary: "Support's search: deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip's bank transaction reference (exact), any status, newest first.",
     auth: 'operator', responses: { 200: 'Object' },
-    queryParams: { q: { type: 'string', minLength: 1, maxLength: 64 }, livemode: livemodeParam, merchant_id: { type: 'string' }, limit },
+    queryParams: { q: { type: 'string', minLength: 1, maxLength: 64 }, livemode: livemodeParam, merchant_id: { type: 'string' }, limit: limitUpTo(backOfficeLimits.queuePageSizeMax) },
   },
 
   // finance (issue 16)
@@ -169,7 +190,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },
 
   // certification (issue 14)
-  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
+  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', body: emptyQuery, example: {}, responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
   'GET /v1/test/certification': { summary: 'The latest certification run and its result per check (sandbox key).', auth: 'merchant', responses: { 200: 'Object' } },
   'GET /v1/bo/clock': { summary: "The service's time, and whether its clock is the system's or a manual test clock.", auth: 'operator', responses: { 200: 'ServiceClock' } },
   'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },

@@ -17,7 +17,7 @@ import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
-const schemas = {
+export const claimSchemas = {
   open: compile<{ kind: ClaimKind; deposit_id: string; amount_minor: number; note: string; evidence?: string }>({
     type: 'object', additionalProperties: false, required: ['kind', 'deposit_id', 'amount_minor', 'note'],
     properties: {
@@ -44,7 +44,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   };
 
   router.post('/claims', async (ctx) => {
-    const b = parseWith(schemas.open, bodyOf(ctx));
+    const b = parseWith(claimSchemas.open, bodyOf(ctx));
     await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
       type: 'OpenClaim', actor: operator(ctx), kind: b.kind, depositId: b.deposit_id, amountMinor: amountOf(b.amount_minor), note: b.note, ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
     }, (id) => ({ status: 201, body: claimView(id!) }));
@@ -68,7 +68,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
 
   for (const transition of Object.keys(claimTransitions) as ClaimTransition[]) {
     router.post(`/claims/:id/${transition}`, async (ctx) => {
-      const b = parseWith(schemas.decide, bodyOf(ctx));
+      const b = parseWith(claimSchemas.decide, bodyOf(ctx));
       await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note, ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
       }, (id) => ({ status: 200, body: claimView(id!) }));

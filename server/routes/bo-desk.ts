@@ -35,7 +35,7 @@ const openWithdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval',
 const withdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'];
 const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
 
-const schemas = {
+export const deskSchemas = {
   reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, note: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax } } }),
   dispute: compile<{ reason_code: string; amount_minor: number; respond_by?: string }>({
     type: 'object', additionalProperties: false, required: ['reason_code', 'amount_minor'],
@@ -183,14 +183,14 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
 
   router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
     await requireStepUp(ctx);
-    const b = parseWith(schemas.reversal, bodyOf(ctx));
+    const b = parseWith(deskSchemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
     await run(ctx, { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note },
       (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }));
   });
 
   router.post('/withdrawals/:id/disputes', async (ctx) => {
-    const b = parseWith(schemas.dispute, bodyOf(ctx));
+    const b = parseWith(deskSchemas.dispute, bodyOf(ctx));
     const respondBy = b.respond_by === undefined ? undefined : parseIso(b.respond_by);
     if (respondBy === null || (respondBy !== undefined && respondBy <= services.write.clock.now())) {
       throw new ApiError('validation_error', 'respond_by is an RFC 3339 instant in the future.', { fields: [{ path: 'respond_by', reason: 'format' }] });
@@ -210,7 +210,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   });
 
   router.post('/disputes/:id/resolve', async (ctx) => {
-    const b = parseWith(schemas.resolve, bodyOf(ctx));
+    const b = parseWith(deskSchemas.resolve, bodyOf(ctx));
     await run(ctx, { type: 'ResolveDispute', actor: actorOf(ctx), disputeId: ctx.params.id!, outcome: b.outcome, ...(b.note !== undefined ? { note: b.note } : {}) }, (id) => {
       const w = world().withdrawals.get(id!)!;
       return { status: 200, body: presentDispute(w.dispute!, w.livemode) };

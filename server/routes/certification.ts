@@ -18,10 +18,9 @@ import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotentOwn } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { compile } from '../validate.ts';
+import { emptyQuery } from '../schemas.ts';
 import { bodyOf, merchantScope, parseWith } from './common.ts';
 
-const emptyBody = compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} });
 
 /** Who "pays" the certification deposits (the sandbox bank verifies them as this sender's transfers). */
 const certificationSender = { bankCode: '014', accountNumber: '1234509876', accountNameTh: 'ผู้ทดสอบ ระบบ' };
@@ -46,7 +45,7 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
 
   router.post('/', async (ctx) => {
     const m = sandboxMerchant(ctx);
-    parseWith(emptyBody, bodyOf(ctx));
+    parseWith(emptyQuery, bodyOf(ctx)); // none or {}
     // Not a `satang listen` stream's endpoint: its delivery is done once written to the
     // stream, so it would pass whatever the developer's own server answered.
     const endpoints = webhooks.endpoints.forMerchant(m.merchantId, false).filter((e) => e.status === 'enabled' && !isCliEndpoint(e));

@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { banks } from '../../core/directory.ts';
 import { isRejection } from '../../core/errors.ts';
 import { minorToJson, withdrawalQuote } from '../../core/money.ts';
+import { limits } from '../../core/limits.ts';
 import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentDispute, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
 import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';
@@ -48,7 +49,7 @@ export function walletRoutes(services: Services, config: Config): Router {
       type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode },
       amountMinor: amountOf(body.amount_minor), merchantReference: body.merchant_reference, endUserRef: body.end_user_ref,
       beneficiaryId, requiresApproval: p2p, p2pMinimumApplies: p2p, ...(body.metadata ? { metadata: body.metadata } : {}),
-    }, (id) => ({ status: 201, body: presentWithdrawal(world().withdrawals.get(id!)!) }), { minLength: 8 });
+    }, (id) => ({ status: 201, body: presentWithdrawal(world().withdrawals.get(id!)!) }), { minLength: limits.withdrawalIdempotencyKeyLengthMin });
   });
 
   router.get('/withdrawals/:id', (ctx) => {

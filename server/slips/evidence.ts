@@ -31,7 +31,8 @@ export interface Accepts {
 }
 
 /** slip_upload.content_types; 'application/json' allows the two JSON shapes. PDF is not offered. */
-export const slipContentTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/json'];
+export const slipImageTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif'];
+export const slipContentTypes: readonly string[] = [...slipImageTypes, 'application/json'];
 
 export const fingerprintVersion = 'ef1';
 
@@ -98,6 +99,9 @@ const noImageBody = compile<NoImageBody>({
     occurred_at: { type: 'string', format: 'date-time' },
   },
 });
+
+/** The JSON shapes' schemas, for the OpenAPI document. */
+export const slipBodySchemas = { image: imageBody.schema, noImage: noImageBody.schema };
 
 export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
   let data: unknown;
