@@ -19,6 +19,7 @@ import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
 import type { Clock } from '../core/ports.ts';
 import { limits, requestLimits, webhookLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
+import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
 import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.ts';
@@ -89,6 +90,29 @@ export const answerWhileStarting: RequestListener = (req, res) => {
   res.end(JSON.stringify(errorBody('service_unavailable', newRequestId(), { message: 'The service is starting; retry shortly.', retryAfterSeconds: 1 })));
 };
 
+/**
+ * A connection Node refused before a request existed: a header section not complete within
+ * headersMs is 408 with the error object of request_timeout (Node's own answer was a bare
+ * "408 Request Timeout"), a header section too large 431, anything unparseable 400 — as
+ * Node answers them (its own handler, which a listener replaces), then the socket is closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?._headerSent) {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      const body = JSON.stringify(errorBody('request_timeout', newRequestId(), { message: 'The request did not arrive in time.' }));
+      socket.write(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+      socket.write('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
+    } else if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
+      socket.write('HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n');
+    } else {
+      socket.write('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    }
+  }
+  socket.destroy(error);
+}
+
 /** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
   const configured = readConfig(env);
@@ -112,6 +136,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: connectionsCheckMs(timeouts),
   }, (req, res) => handle(req, res));
+  server.on('clientError', answerClientError);
   // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -151,7 +151,7 @@ test('SATANG_REQUEST_TIMEOUTS_MS is for tests: refused in production, checked fo
   assert.is(shortened.bodyMs, 300);
 });
 
-test('a slow body: 408 request_timeout once the body deadline passes, and the connection closed; a slow header section: closed', async () => {
+test('a slow body: 408 request_timeout once the body deadline passes, and the connection closed; a slow header section: 408 request_timeout, closed', async () => {
   const quick = await TestServer.start({ SATANG_REQUEST_TIMEOUTS_MS: '800,500' });
   const previous = s;
   s = quick;
@@ -169,6 +169,10 @@ test('a slow body: 408 request_timeout once the body deadline passes, and the co
     const slowHeaders = await exchange('POST /v1/pay/deposits HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: app', 5_000);
     assert.ok(slowHeaders.closedAfterMs !== null, 'a connection that never finishes its headers is closed');
     assert.ok(slowHeaders.closedAfterMs! >= 700 && slowHeaders.closedAfterMs! < 3_000, `closed after the headers timeout (${slowHeaders.closedAfterMs} ms)`);
+    // … answered first as every refusal is: 408 with the error object (Node's own was a bare status line).
+    assert.is(slowHeaders.status, 408, slowHeaders.headers);
+    assert.is(errorCodeOf(slowHeaders), 'request_timeout');
+    assert.match(slowHeaders.headers, /\r\nContent-Type: application\/json/i);
   } finally {
     s = previous;
     await quick.stop();
