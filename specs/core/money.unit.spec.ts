@@ -96,6 +96,8 @@ test('vatRecognizedFor: the VAT of a recognised part, 0 at none, exact at the wh
   assert.is(vatRecognizedFor(1_070n, 70n, 0n), 0n);
   assert.is(vatRecognizedFor(1_070n, 70n, 535n), 35n);
   assert.is(vatRecognizedFor(1_070n, 70n, 356n), 23n, '23.28 rounds down');
+  assert.is(vatRecognizedFor(1_070n, 70n, 149n), 10n, '9.75 rounds up: 149 holds 139 + 10, 7 % of 139 being 9.73');
+  assert.is(vatRecognizedFor(1_070n, 70n, 107n), 7n, 'exactly 7.00');
   assert.is(vatRecognizedFor(1_070n, 70n, 1_070n), 70n);
   fc.assert(fc.property(
     fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 5_000 }), fc.array(fc.integer({ min: -400, max: 400 }), { maxLength: 30 }),
