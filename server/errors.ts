@@ -81,8 +81,8 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   },
   scope_denied: {
     status: 403, type: 'permission_error', retryable: false,
-    message: 'The API key lacks the scope this request needs.',
-    message_th: 'API key นี้ไม่มีสิทธิ์ (scope) สำหรับคำขอนี้',
+    message: 'These credentials lack the permission this request needs (an API key scope, or an operator role).',
+    message_th: 'ข้อมูลยืนยันตัวตนนี้ไม่มีสิทธิ์สำหรับคำขอนี้ (scope ของ API key หรือบทบาทของเจ้าหน้าที่)',
   },
   feature_not_enabled: {
     status: 403, type: 'permission_error', retryable: false,

@@ -155,3 +155,18 @@ export async function dispatch(group: string, summary: string, subcommands: read
   process.stderr.write(`satang ${group}: '${leading.join(' ') || argv[0]}' is not a subcommand\n\n${list}`);
   return exitUsage;
 }
+
+/**
+ * The columns a text takes on a terminal: its code points less the combining marks that
+ * sit on the one before (Thai vowel and tone marks above and below a consonant) and
+ * zero-width characters. `'สมหญิง'.length` is 6, its width 5.
+ */
+export function displayWidth(text: string): number {
+  return text.replace(/[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufeff]/gu, '').length - (text.match(/[\ud800-\udbff]/g)?.length ?? 0);
+}
+
+/** `text` padded with spaces to `width` terminal columns, at the end or (`start`) the start. */
+export function padDisplay(text: string, width: number, start = false): string {
+  const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return start ? pad + text : text + pad;
+}

@@ -6,7 +6,7 @@
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, defaultUrl, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { mintToken } from './token.ts';
 
 interface Answer { status: number; json: any }
@@ -34,8 +34,8 @@ export function table(headers: readonly string[], rows: readonly (readonly unkno
     return s.length > 60 ? `${s.slice(0, 59)}…` : s;
   };
   const cells = [headers.map(String), ...rows.map((r) => r.map(cell))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
+  return cells.map((r) => r.map((c, i) => padDisplay(c, widths[i]!)).join('  ').trimEnd()).join('\n');
 }
 
 /**

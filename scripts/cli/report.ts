@@ -5,7 +5,7 @@
 // refuses (its error is printed), 2 on a usage error.
 
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { defaultDataDir, defaultUrl, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { mintToken } from './token.ts';
 
 const common: Record<string, OptionSpec> = {
@@ -35,8 +35,8 @@ async function show(args: Args, path: string, table: (json: any) => string[]): P
 
 /** Columns padded to their widest cell; numbers right-aligned. */
 function columns(rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length)));
-  return rows.map((r) => r.map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i] ?? ''))));
+  return rows.map((r) => r.map((cell, i) => padDisplay(cell, widths[i]!, rightAligned.includes(i))).join('  ').trimEnd());
 }
 
 const baht = (minor: number) => bahtOf(BigInt(minor));

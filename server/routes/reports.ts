@@ -188,6 +188,11 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const merchantId = q.merchant_id ? merchantParam(q) : undefined;
     const whiteLabelId = q.white_label_id || undefined;
     if (whiteLabelId !== undefined && !services.write.world.whiteLabels.has(whiteLabelId)) throw notFound('white label');
+    if (merchantId !== undefined && whiteLabelId !== undefined && services.write.world.merchants.get(merchantId)!.whiteLabelId !== whiteLabelId) {
+      throw new ApiError('validation_error', `merchant ${merchantId} is not a merchant of white label ${whiteLabelId}: give one of them, or a matching pair.`, {
+        fields: [{ path: 'query.merchant_id', reason: 'conflict', hint: `a merchant of ${whiteLabelId}` }],
+      });
+    }
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     await answerFees(ctx, services, livemode, period, { merchantId, whiteLabelId }, formatParam(q.format));

@@ -394,6 +394,12 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   const byLabel = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}`, undefined, { roles: ['finance'] });
   assert.equal(byLabel.json.merchants.map((m: any) => [m.white_label_id, m.merchant_id]).sort(), [ps[0]!, ps[1]!].map((p) => [p.keys.whiteLabelId, p.keys.id]).sort());
   assert.is((await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=wl_nobody`, undefined, { roles: ['finance'] })).status, 404);
+  // A merchant of another white label than the one named: a contradiction, not an empty report.
+  const elsewhere = await s.onboard('Elsewhere');
+  const mismatch = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}&merchant_id=${elsewhere.id}`, undefined, { roles: ['finance'] });
+  assert.equal([mismatch.status, mismatch.json.error?.code, mismatch.json.error?.details?.fields?.[0]?.path], [422, 'validation_error', 'query.merchant_id'], mismatch.text);
+  const pair = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}&merchant_id=${ps[0]!.keys.id}`, undefined, { roles: ['finance'] });
+  assert.is(pair.status, 200, pair.text);
   // The merchant reads its own line with wallet:read, in its key's mode: the same figures.
   const own = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
   assert.is(own.status, 200, own.text);
