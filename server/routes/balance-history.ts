@@ -100,7 +100,7 @@ export function balanceHistoryRoutes(services: Services): Router {
     const merchant = services.write.world.merchants.get(m.merchantId)!;
     const current = sandboxRunGenerationOf(merchant);
     if (runGeneration !== undefined && runGeneration !== current) {
-      throw new ApiError('sandbox_run_changed', undefined, { run_generation: runGeneration, current_run_generation: current });
+      throw new ApiError('sandbox_run_changed', `The sandbox run is now ${current} (this request named ${runGeneration}): restart from sequence 0 with run_generation ${current}, or without run_generation.`, { run_generation: runGeneration, current_run_generation: current });
     }
     const { snapshot, ready } = await consistentSnapshot(services, m, since, limit, now - readSideLimits.sandboxHistoryRetentionMs);
     if (!ready) throw new ApiError('sandbox_balance_history_not_ready');

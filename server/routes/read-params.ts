@@ -33,7 +33,11 @@ export function readQuery(ctx: Context, allowed: readonly string[]): Record<stri
 /** since_sequence (default 0) as an exact integer. */
 export function sequenceParam(raw: string | undefined, name = 'since_sequence'): bigint {
   if (raw === undefined) return 0n;
-  if (!canonicalDecimal.test(raw)) throw invalid(name, 'format', 'a decimal string without sign or leading zeros');
+  if (!canonicalDecimal.test(raw)) {
+    // Digits in canonical form, only too many of them: say the bound, not the form.
+    if (/^[1-9][0-9]*$/.test(raw)) throw invalid(name, 'maximum', `at most ${readSideLimits.sequenceMax}`);
+    throw invalid(name, 'format', 'a decimal string without sign or leading zeros');
+  }
   const value = BigInt(raw);
   if (value > readSideLimits.sequenceMax) throw invalid(name, 'maximum', `at most ${readSideLimits.sequenceMax}`);
   return value;

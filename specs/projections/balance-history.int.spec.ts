@@ -167,6 +167,11 @@ test('sandbox: a positive since_sequence needs run_generation; reset starts a ne
   expectError(await history(key, '?since_sequence=0&run_generation=2147483648'), 'validation_error');
   const changed = expectError(await history(key, '?since_sequence=1&run_generation=7'), 'sandbox_run_changed');
   assert.is(changed.details.current_run_generation, 1);
+  assert.match(changed.message, /run is now 1 \(this request named 7\)/, 'says what to send, even to a request already at sequence 0');
+  // Canonical digits past the largest sequence: the bound is named, not the form.
+  const tooBig = expectError(await history(key, '?since_sequence=99999999999999999999'), 'validation_error');
+  assert.equal([tooBig.details.fields[0].path, tooBig.details.fields[0].reason], ['query.since_sequence', 'maximum']);
+  assert.is(expectError(await history(key, '?since_sequence=007'), 'validation_error').details.fields[0].reason, 'format');
   const before = (await history(key, '?limit=100')).json;
 
   const idempotencyKey = randomUUID();
