@@ -17,6 +17,13 @@ export interface Config {
   readonly dataDir: string;
   readonly baseUrl: string;
   readonly uploadUrl: string;
+  /**
+   * SATANG_CLAIM_URL: where a slip refused after the late window can be claimed (the 410's
+   * details.claim_url), `{deposit_id}` replaced by the order's id; by default the back
+   * office's claims route, which only operators can open — a deployment points it at the
+   * page where its end users or merchants raise a claim.
+   */
+  readonly claimUrl: string;
   readonly natsUrl?: string;
   readonly profile: Profile;
   readonly env: 'development' | 'production';
@@ -77,10 +84,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metrics = check(() => metricsListen(env), {});
   check(() => shutdownDrainMs(env), 0);
   checkLaterSettings(env, envMode, problems);
+  const claimUrl = env.SATANG_CLAIM_URL;
+  if (claimUrl !== undefined && !isHttpUrl(claimUrl.replaceAll('{deposit_id}', 'dep_x'))) problems.push(`SATANG_CLAIM_URL must be an http(s) URL (with {deposit_id} where the order's id goes), not ${claimUrl}`);
   if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
     port, host, dataDir, masterKey, baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
+    claimUrl: claimUrl ?? defaultClaimUrl(baseUrl),
     profile, env: envMode, clock: clock === 'manual' ? 'manual' : 'system', logLevel: env.SATANG_LOG_LEVEL ?? 'info',
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
@@ -89,6 +99,20 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
     ...metrics,
   };
+}
+
+/** SATANG_CLAIM_URL's default: the back office's late-slip claims of the order (operators only). */
+export function defaultClaimUrl(baseUrl: string): string {
+  return `${baseUrl}/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}`;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }
 
 /** SATANG_PORT: 0 (any free port) to 65535. */

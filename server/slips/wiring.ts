@@ -72,7 +72,7 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
   });
   const intake = new SlipIntake({
     services, store, logger, onReceived: (depositId) => worker.notify(depositId),
-    claimUrl: (depositId) => `${config.baseUrl}/v1/bo/claims?kind=late_slip&deposit_id=${encodeURIComponent(depositId)}`,
+    claimUrl: (depositId) => config.claimUrl.replaceAll('{deposit_id}', encodeURIComponent(depositId)),
   });
   const routers = [
     slipRoutes({ services, uploadUrl: config.uploadUrl, capability: parts.capability, intake, store, accepts: { maxBytes: slipUploadLimits.evidenceBytesMax, contentTypes: slipContentTypes } }),

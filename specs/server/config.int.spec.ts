@@ -29,6 +29,11 @@ test('readConfig: every problem at once, in one ConfigError', () => {
     assert.ok(problems.some((p) => p.includes(name)), `${name} in ${JSON.stringify(problems)}`);
   }
   assert.is(problems.length, 7);
+  // SATANG_CLAIM_URL: an http(s) URL, {deposit_id} where the order's id goes; the back office's claims by default.
+  const claimProblems = (() => { try { readConfig({ SATANG_CLAIM_URL: 'help desk' }); } catch (e) { return (e as ConfigError).problems; } return []; })();
+  assert.ok(claimProblems.some((p) => p.includes('SATANG_CLAIM_URL')), JSON.stringify(claimProblems));
+  assert.is(readConfig({ SATANG_CLAIM_URL: 'https://help.example/claims?d={deposit_id}' }).claimUrl, 'https://help.example/claims?d={deposit_id}');
+  assert.is(readConfig({}).claimUrl, 'http://127.0.0.1:8080/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}');
   // A good environment still reads as before.
   assert.is(readConfig({ SATANG_PORT: '0' }).port, 0);
   assert.is(readConfig({}).port, 8080);

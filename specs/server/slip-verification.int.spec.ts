@@ -208,6 +208,18 @@ test('after the late-slip window: 410 late_slip_window_closed with deposit_id, l
   assert.match(e.details.claim_url, new RegExp(`^${scene.s.url}/.*${deposit.id}`));
 });
 
+test('SATANG_CLAIM_URL points the 410\'s claim_url at the deployment\'s own claim page, the order\'s id in it', async () => {
+  const own = await slipScene({ SATANG_CLAIM_URL: 'https://help.example/claims/new?deposit={deposit_id}' });
+  try {
+    const deposit = await matchedDeposit(own);
+    await own.s.running.services.write.advanceClock!(15 * 60_000 + 24 * 3_600_000 + 1_000);
+    const e = expectError(await uploadFile(deposit.slip_upload, pngSlip()), 'late_slip_window_closed');
+    assert.is(e.details.claim_url, `https://help.example/claims/new?deposit=${deposit.id}`);
+  } finally {
+    await own.s.stop();
+  }
+});
+
 test('by default the worker runs in the background: a slip is verified without drain()', async () => {
   const background = await slipScene({}, { slipWorker: 'background' });
   try {
