@@ -95,7 +95,10 @@ function operationOf(route: RouteKey): Json {
   const key = `${route.method} ${route.path}`;
   const info = operations[key];
   const body = info?.body?.schema as Json | undefined;
-  const errors = Object.fromEntries([...codesByStatus().keys()].map((status) => [String(status), { $ref: `#/components/responses/${errorResponseName(status)}` }]));
+  // An unauthenticated read (health, readiness, this document, the public webhook keys) can
+  // only be rate limited, fail or be unavailable; every other operation may meet any status.
+  const statuses = [...codesByStatus().keys()].filter((status) => info?.auth !== 'none' || status === 429 || status >= 500);
+  const errors = Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/${errorResponseName(status)}` }]));
   return {
     operationId: operationIdOf(route),
     summary: info?.summary ?? key,
