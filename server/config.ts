@@ -7,6 +7,7 @@ import { journalStreamReplicas } from '../adapters/bus/nats.ts';
 import { webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import { logLevels } from './log.ts';
 import { requestTimeouts } from './request-timeouts.ts';
+import { isHttpUrl } from './validate.ts';
 import { requestLimits } from '../core/limits.ts';
 
 export type Profile = 'wide' | 'live_p2p';
@@ -104,15 +105,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** SATANG_CLAIM_URL's default: the back office's late-slip claims of the order (operators only). */
 export function defaultClaimUrl(baseUrl: string): string {
   return `${baseUrl}/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}`;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
 }
 
 /** SATANG_PORT: 0 (any free port) to 65535. */

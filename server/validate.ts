@@ -30,7 +30,8 @@ ajv.addFormat('uri', { type: 'string', validate: isHttpUrl });
 // An IPv4 or IPv6 address as node:net reads one (no ranges, no zone-less oddities).
 ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIP(s) !== 0 });
 
-function isHttpUrl(s: string): boolean {
+/** An absolute http: or https: URL. */
+export function isHttpUrl(s: string): boolean {
   try {
     const url = new URL(s);
     return url.protocol === 'https:' || url.protocol === 'http:';
