@@ -140,11 +140,12 @@ export function vatOf(breakdown: readonly FeeLine[]): Minor {
 
 /**
  * The VAT part of `recognized` of a fee of `total` that holds `vat`: proportional, rounded
- * half up (as the fees themselves; rounding down would under-declare output VAT on every
- * part of a fee an order never completes), 0 at 0 and exactly `vat` at the whole fee. A function of the recognised amount, not
- * of the path to it, so each recognition or refund moves the difference between two values
- * of it, and what a fee's fills and reversals move adds up to the VAT of what is recognised.
- * The difference never exceeds the fee movement it belongs to (vat < total).
+ * half up as the fees themselves are (rounding down would under-declare the output VAT of
+ * every fee an order never completes), 0 at 0 and exactly `vat` at the whole fee. A
+ * function of the recognised amount, not of the path to it, so each recognition or refund
+ * moves the difference between two values of it, and what a fee's fills and reversals
+ * move adds up to the VAT of what is recognised. The difference never exceeds the fee
+ * movement it belongs to (vat < total).
  */
 export function vatRecognizedFor(total: Minor, vat: Minor, recognized: Minor): Minor {
   if (recognized >= total) return vat;

@@ -564,11 +564,6 @@ export class World {
 }
 
 /**
- * A deposit with no work left but what an operator or a late transfer may start: final
- * (is_terminal), or settled with its funds cleared (a reversal or an additional transfer
- * can still come, and reads it back from the archive).
- */
-/**
  * How long a deposit that left awaiting_liquidity waited, if its wait says anything about
  * the pool: matched, or canceled for want of liquidity; not when its merchant or end user
  * canceled it first.
@@ -579,6 +574,11 @@ function waitEnded(waitStartedAt: number, d: Deposit): number | null {
   return null;
 }
 
+/**
+ * A deposit with no work left but what an operator or a late transfer may start: final
+ * (is_terminal), or settled with its funds cleared (a reversal or an additional transfer
+ * can still come, and reads it back from the archive).
+ */
 function isClosedDeposit(d: Deposit): boolean {
   return d.isTerminal || (d.status === 'settled' && d.settlement !== undefined && d.settlement.clearedAt !== undefined);
 }

@@ -97,9 +97,8 @@ export function createApp(parts: AppParts): Koa {
 
   app.use(async (ctx, next) => {
     // Rate limits per api key on merchant routes (/v1/pay and the sandbox's /v1/test, the
-    // same buckets), per client address on the public webhook
-    // support routes; headers on every answer, a 429 never reaches idempotency (so it does
-    // not consume the key).
+    // same buckets), per client address on the public webhook support routes; headers on
+    // every answer, a 429 never reaches idempotency (so it does not consume the key).
     const publicRead = publicWebhookPaths.has(ctx.path);
     const merchantPath = ctx.path.startsWith('/v1/pay/') || ctx.path.startsWith('/v1/test/');
     if (!publicRead && (!merchantPath || isSlipUpload(ctx))) return next(); // the slip upload has its own buckets

@@ -96,7 +96,7 @@ export const answerWhileStarting: RequestListener = (req, res) => {
  * "408 Request Timeout"), a header section too large 431, anything unparseable 400 — as
  * Node answers them (its own handler, which a listener replaces), then the socket is closed.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?._headerSent) {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
