@@ -12,8 +12,6 @@
 //   DepositUnderReview what the slip showed arriving, when it showed this leg's receiver
 //   DepositRejected    every leg released; a leg a slip showed money arriving in is marked
 //                      declined (the money may be in the account with no fill)
-//   DepositOverpaid    a transfer after settlement (additional_transfer) arrived in the
-//                      account of a single-leg deposit: added to what was verified there
 //   DepositReversed    the settled deposit is taken back
 //   FillLanded         the withdrawal is credited the leg (keyed by its payout leg ref)
 //   FillReversed       the fill is taken back
@@ -69,7 +67,6 @@ export const receivingAccounts: Projection = {
     const reverseDeposit = db.prepare('UPDATE ra_legs SET deposit_reversed = 1 WHERE deposit_id = ?');
     const showSlip = db.prepare('UPDATE ra_legs SET slip_shown_minor = ? WHERE deposit_id = ? AND leg_ref = ?');
     const decline = db.prepare('UPDATE ra_legs SET declined = 1 WHERE deposit_id = ? AND slip_shown_minor IS NOT NULL AND verified_minor IS NULL');
-    const addArrived = db.prepare('UPDATE ra_legs SET verified_minor = coalesce(verified_minor, 0) + ? WHERE deposit_id = ? AND (SELECT count(*) FROM ra_legs WHERE deposit_id = ?) = 1');
     const fill = db.prepare('UPDATE ra_legs SET filled_minor = ? WHERE withdrawal_id = ? AND payout_leg_ref = ?');
     const reverseFill = db.prepare('UPDATE ra_legs SET fill_reversed = 1 WHERE withdrawal_id = ? AND payout_leg_ref = ?');
 
@@ -100,9 +97,6 @@ export const receivingAccounts: Projection = {
         case 'DepositUnderReview':
           // The slip showed a transfer into this leg's account, whatever the review decides.
           if (e.legRef !== undefined && e.transferredAmountMinor !== undefined && e.verification?.receiverMatch) showSlip.run(e.transferredAmountMinor, id, e.legRef);
-          return;
-        case 'DepositOverpaid':
-          if (e.overpayment.cause === 'additional_transfer') addArrived.run(e.overpayment.amountMinor, id, id);
           return;
         case 'DepositReversed':
           reverseDeposit.run(id);

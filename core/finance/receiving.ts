@@ -7,8 +7,8 @@
 //   DECLINED_TRANSFER    a slip showed money arriving in the account, a reviewer declined the
 //                        order: the money may be there with no fill (difference)
 //   FILL_REVERSED        the fill was reversed by an operator (difference)
-//   OVERPAID             the slips show more than the leg asked (the same transfer's excess, or
-//                        a transfer after settlement): a claim returns it (difference)
+//   OVERPAID             the slip shows more than the leg asked (the same transfer's excess):
+//                        a claim returns it (difference)
 //   SHORT_PAID           the slip shows less than the leg asked (difference)
 //   FILL_DIFFERS         the fill is not the verified amount for another reason (difference)
 //   FILL_PENDING         verified, not yet credited (the order waits for other legs or a review)

@@ -84,12 +84,13 @@ test.before(async () => {
   assert.is(s.running.store.world.deposits.get(declined)!.status, 'under_review');
   await accepted(s, { type: 'DeclineDepositReview', actor: operator, depositId: declined, note: 'the payer is not the end user of this order' });
   expect[declined] = 'DECLINED_TRANSFER';
-  // Settled exactly, then a second transfer of 9,000 into the same account (deposit.overpaid).
+  // Settled exactly, then a second transfer of 9,000 (deposit.overpaid): the deposit's core
+  // does not say which account it went to, so the report does not count it at this one.
   const twice = await deposit(90_000n);
   await payLeg(s, twice, 0, 90_000n);
   await slip(twice, 'rcpt_twice', 'tr_twice_2', 9_000n);
   assert.ok(s.running.store.world.deposits.get(twice)!.overpayment, 'an overpayment after settlement');
-  expect[twice] = 'OVERPAID';
+  expect[twice] = 'agrees';
   for (const [id, what] of Object.entries(expect)) assert.ok(s.running.store.world.deposits.get(id)!.legs.length === 1, `${what}: one leg`);
 });
 test.after(async () => { await s.stop(); });
@@ -127,15 +128,13 @@ test('receiving account: told, verified and filled per leg, each difference with
   const of = (reason: string) => byDeposit[Object.keys(expect).find((k) => expect[k] === reason)!];
   assert.equal([of('DECLINED_TRANSFER').verified_minor, of('DECLINED_TRANSFER').slip_shown_minor, of('DECLINED_TRANSFER').filled_minor], [null, 80_000, null], 'money may be in the account with no fill');
   assert.equal([of('OVERPAID').told_minor, of('OVERPAID').verified_minor], [40_000, 41_000]);
-  const twice = byDeposit[Object.keys(expect).filter((k) => expect[k] === 'OVERPAID')[1]!];
-  assert.equal([twice.told_minor, twice.verified_minor, twice.filled_minor], [90_000, 99_000, 90_000], 'the transfer after settlement arrived in the account too');
   assert.is(a.released_unpaid_legs, 1);
   assert.is(a.pending_legs, 1, 'the leg awaiting its slip');
-  assert.is(a.disagreeing_legs, 6);
+  assert.is(a.disagreeing_legs, 5);
   assert.is(a.agrees, false);
   assert.is(a.legs, 9);
   assert.is(a.told_minor, 20_000 + 30_000 + 40_000 + 50_000 + 60_000 + 70_000 + 80_000 + 90_000);
-  assert.is(a.verified_minor, 20_000 + 25_000 + 41_000 + 50_000 + 60_000 + 99_000);
+  assert.is(a.verified_minor, 20_000 + 25_000 + 41_000 + 50_000 + 60_000 + 90_000);
   // A reversed fill is no longer on the withdrawal; a reversed deposit's fill still is (the
   // depositing merchant gives the money back): the total is the withdrawal's filled_minor.
   assert.is(a.filled_minor, 20_000 + 25_000 + 40_000 + 60_000 + 90_000);
@@ -157,14 +156,14 @@ test('receiving account: told, verified and filled per leg, each difference with
 test('satang report: receiving-account, statement, trial-balance and fees as tables, and CSV equal to the API', async () => {
   const receiving = await report(['receiving-account', '--merchant', withdrawer.id]);
   assert.is(receiving.code, 0, receiving.stderr);
-  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+9\s+4400\.00\s+2950\.00\s+2350\.00\s+NO/);
+  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+9\s+4400\.00\s+2860\.00\s+2350\.00\s+NO/);
   assert.match(receiving.stdout, /SHORT_PAID \(told 300\.00, verified 250\.00, filled 250\.00\)/);
   assert.match(receiving.stdout, /DECLINED_TRANSFER \(told 800\.00, verified —, filled —, the declined order's slip showed 800\.00\)/);
   const receivingCsv = await report(['receiving-account', '--merchant', withdrawer.id, '--csv']);
   assert.is(receivingCsv.code, 0, receivingCsv.stderr);
   const legs = parse(receivingCsv.stdout, { columns: true }) as Record<string, string>[];
-  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '440000', '295000', '235000', '4400.00', 'DIFFERENCES']]);
-  assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DECLINED_TRANSFER', 'DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
+  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '440000', '286000', '235000', '4400.00', 'DIFFERENCES']]);
+  assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DECLINED_TRANSFER', 'DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
   assert.equal(legs.filter((r) => r.reason === 'DECLINED_TRANSFER').map((r) => [r.verified_minor, r.slip_shown_minor]), [['', '80000']]);
 
   const day = bangkokDayOf(s.clock.now());
