@@ -123,15 +123,20 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('validation_error', 'The body must be a JSON object.', { fields: [{ path: '', reason: 'type' }] });
   }
+  refuseJsonDepartures(text);
+  (ctx.request as { body?: unknown }).body = body;
+  stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there
+}
+
+/** 422 validation_error for a key given twice or a number with a fraction or an exponent in `text` (JSON that parsed). */
+export function refuseJsonDepartures(text: string): void {
   const departure = jsonDeparture(text);
   if (departure?.reason === 'duplicate_key') {
-    throw new ApiError('validation_error', `The body gives ${departure.path} more than once.`, { fields: [{ path: departure.path, reason: 'duplicate_key', hint: 'give each key once' }] });
+    throw new ApiError('validation_error', `The body gives ${departure.path || 'a key'} more than once.`, { fields: [{ path: departure.path, reason: 'duplicate_key', hint: 'give each key once' }] });
   }
   if (departure) {
     throw new ApiError('validation_error', `${departure.path} must be an integer, written without a decimal point or an exponent.`, { fields: [{ path: departure.path, reason: 'type', hint: 'an integer such as 10000 (satang), not 10000.0 or 1e4' }] });
   }
-  (ctx.request as { body?: unknown }).body = body;
-  stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there
 }
 
 function tooLarge(capBytes: number): ApiError {

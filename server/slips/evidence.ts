@@ -14,6 +14,8 @@
 
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
+import { refuseJsonDepartures } from '../request-body.ts';
+import { visible } from '../schemas.ts';
 import { iso } from '../../core/present.ts';
 import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
@@ -94,7 +96,7 @@ const imageBody = compile<ImageBody>({
 const noImageBody = compile<NoImageBody>({
   type: 'object', additionalProperties: false, required: ['trans_ref', 'sending_bank_code', 'occurred_at'],
   properties: {
-    trans_ref: { type: 'string', minLength: 1, maxLength: slipUploadLimits.transRefLengthMax, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
+    trans_ref: { type: 'string', minLength: 1, maxLength: slipUploadLimits.transRefLengthMax, pattern: visible },
     sending_bank_code: { type: 'string', pattern: '^[0-9]{3}$' },
     occurred_at: { type: 'string', format: 'date-time' },
   },
@@ -105,12 +107,14 @@ export const slipBodySchemas = { image: imageBody.schema, noImage: noImageBody.s
 
 export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
   let data: unknown;
+  const text = body.toString('utf8');
   try {
-    data = JSON.parse(body.toString('utf8'));
+    data = JSON.parse(text);
   } catch {
     throw new ApiError('malformed_json');
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fieldError('', 'type', 'a JSON object', 'The body must be a JSON object.');
+  refuseJsonDepartures(text); // a key given twice: which trans_ref would the reviewer see?
   if ('image_base64' in data) {
     if (!imageBody(data)) throw new ApiError('validation_error');
     return imageEvidence(decodeBase64(data.image_base64, accepts.maxBytes), data.payload, 'image_base64', accepts);
