@@ -18,8 +18,9 @@ export interface JsonDeparture {
 interface Frame {
   /** The keys this object has shown (null for an array). */
   readonly keys: Set<string> | null;
-  /** The object's key being read, or the array's index. */
+  /** The object's key being read (objects). */
   at: string;
+  /** The item being read (arrays). */
   index: number;
 }
 
@@ -47,13 +48,13 @@ export function jsonDeparture(text: string): JsonDeparture | null {
       stack.push({ keys: new Set(), at: '', index: 0 });
       expectKey = true;
     } else if (c === 0x5b /* [ */) {
-      stack.push({ keys: null, at: '0', index: 0 });
+      stack.push({ keys: null, at: '', index: 0 });
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
     } else if (c === comma) {
       const top = stack[stack.length - 1]!;
       if (top.keys) expectKey = true;
-      else top.at = String(++top.index);
+      else top.index++;
     } else if (c === colon) {
       expectKey = false;
     } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
@@ -82,7 +83,7 @@ function stringEnd(text: string, start: number): number {
 }
 
 function pathOf(stack: readonly Frame[], key?: string): string {
-  const parts = stack.map((f) => f.at);
+  const parts = stack.map((f) => (f.keys ? f.at : String(f.index)));
   if (key !== undefined) parts[parts.length - 1] = key;
   return parts.join('.');
 }

@@ -94,10 +94,13 @@ export const disputeEvidenceBody = compile<{ text: string; files?: { name: strin
   },
 });
 
+/** A list's page size: digits, 1 to limits.pageSizeMax (the route names the maximum when it is passed). */
+const pageSize = { type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: `an integer from 1 to ${limits.pageSizeMax}` } as const;
+
 export const listDepositsQuery = compile<{ limit?: string; status?: string; updated_after?: string; cursor?: string }>({
   type: 'object', additionalProperties: false,
   properties: {
-    limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    limit: pageSize,
     status: { enum: ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'under_review', 'settled', 'expired', 'canceled', 'rejected', 'reversed'] },
     updated_after: { type: 'string', format: 'date-time' }, cursor: { type: 'string', minLength: 1, maxLength: 512 },
   },
@@ -106,7 +109,7 @@ export const listDepositsQuery = compile<{ limit?: string; status?: string; upda
 export const listWithdrawalsQuery = compile<{ limit?: string; status?: string; updated_after?: string; cursor?: string }>({
   type: 'object', additionalProperties: false,
   properties: {
-    limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$' },
+    limit: pageSize,
     status: { enum: ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'] },
     updated_after: { type: 'string', format: 'date-time' }, cursor: { type: 'string', minLength: 1, maxLength: 512 },
   },
