@@ -24,10 +24,18 @@ import { checkAgainstOpenApi } from './openapi-check.ts';
 /** The wall clock plus an offset a spec may step forward; never behind the real time. */
 export class SteppedWallClock implements Clock {
   private offsetMs = 0;
-  now(): number { return Date.now() + this.offsetMs; }
+  private heldAt: number | undefined;
+  now(): number { return this.heldAt ?? Date.now() + this.offsetMs; }
+  /** Stops the clock until `release`, so a boundary a test probes cannot move under it when a second ticks. */
+  hold(): void { this.heldAt = this.now(); }
+  release(): void {
+    if (this.heldAt !== undefined) this.offsetMs = this.heldAt - Date.now();
+    this.heldAt = undefined;
+  }
   advance(ms: number): void {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`security clock: cannot advance by ${ms} ms`);
-    this.offsetMs += ms;
+    if (this.heldAt !== undefined) this.heldAt += ms;
+    else this.offsetMs += ms;
   }
 }
 
