@@ -15,7 +15,7 @@ import {
   evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
-import { checkTransfer, type SlipTransfer, type VerificationFacts } from './verification.ts';
+import { checkTransfer, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 
 /** What settling needs from outside the deposit. */
 export interface SettleContext {
@@ -346,11 +346,17 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
   return [rejected, { type: 'DepositExpired', at, lateSlipAcceptedUntil: until }];
 }
 
+/**
+ * A transfer after settlement is an overpayment only when it reached one of the order's
+ * accounts (a masked number that may be one counts: a reviewer works the claim). Money sent
+ * to an account the order never named is no one's here, so no claim chases the order's
+ * payees for it; the slip and the verifier's answer stay on the order for an operator.
+ */
 function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit): DepositDecision {
   const o = c.outcome;
   const ref = o.kind === 'found' ? o.transfer.transRef : undefined;
   const alreadyCounted = ref === s.slip?.transRef || s.legs.some((l) => l.transRef === ref);
-  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || alreadyCounted) return none;
+  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || alreadyCounted || !reachedALeg(s, o.transfer)) return none;
   return [{
     type: 'DepositOverpaid', at: c.at,
     overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: o.transfer.amountMinor, slipReceivedAt: s.additionalSlip!.receivedAt },

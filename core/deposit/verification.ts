@@ -93,6 +93,12 @@ export interface LegCheck {
   readonly reasons: ReviewReason[];
 }
 
+/** Whether a transfer may have gone to one of the order's accounts, whatever its leg's status. */
+export function reachedALeg(deposit: Deposit, transfer: SlipTransfer): boolean {
+  return deposit.legs.some((l) => l.receiver.bankCode === transfer.receiver.bankCode
+    && matchAccountNumber(l.receiver.accountNumber, transfer.receiver.accountNumber) !== 'no_match');
+}
+
 /** Finds the leg the transfer went to (by receiver) and checks all six dimensions. */
 export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: VerificationFacts, isLate: boolean): LegCheck {
   const reasons: ReviewReason[] = [];

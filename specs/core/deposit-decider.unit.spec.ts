@@ -88,7 +88,7 @@ const verifiedAt = T0 + 3 * minute;
 const transfer = (amountMinor: Minor, over: Partial<SlipTransfer> & { senderName?: string; toLeg?: number } = {}): SlipTransfer => ({
   transRef: over.transRef ?? 'tr_1', amountMinor, occurredAt: over.occurredAt ?? slipAt(1),
   sender: { bankCode: defaultSender.bankCode, accountNumber: defaultSender.accountNumber, name: over.senderName ?? defaultSender.accountNameTh },
-  receiver: { bankCode: '004', accountNumber: `11122233${30 + (over.toLeg ?? 1)}`, name: 'สมหญิง รักดี' },
+  receiver: over.receiver ?? { bankCode: '004', accountNumber: `11122233${30 + (over.toLeg ?? 1)}`, name: 'สมหญิง รักดี' },
 });
 const found = (t: SlipTransfer, duplicateOfDepositId?: string): VerificationOutcome => ({
   kind: 'found', transfer: t, facts: duplicateOfDepositId ? { senderBankDisabled: false, duplicateOfDepositId } : { senderBankDisabled: false },
@@ -586,6 +586,24 @@ const rows: DepositRow[] = [
     row: 'settled → second transfer after settlement verified → unchanged, deposit.overpaid (additional_transfer; V and A untouched)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour } }],
+  },
+  {
+    row: 'settled → a transfer after settlement to an account the order never named → no claim, unchanged',
+    given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
+    when: verify(found(transfer(10_000n, { transRef: 'tr_2', receiver: { bankCode: '004', accountNumber: '9998887776', name: 'นายอื่น ไม่เกี่ยว' } })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
+    then: [],
+  },
+  {
+    row: 'settled → a transfer after settlement to the leg\'s bank number at another bank → no claim',
+    given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
+    when: verify(found(transfer(10_000n, { transRef: 'tr_2', receiver: { bankCode: '014', accountNumber: '1112223331', name: 'สมหญิง รักดี' } })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
+    then: [],
+  },
+  {
+    row: 'settled → a transfer after settlement to a masked number that may be the leg\'s → deposit.overpaid (a reviewer works the claim)',
+    given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
+    when: verify(found(transfer(10_000n, { transRef: 'tr_2', receiver: { bankCode: '004', accountNumber: 'xxx-x-x2333-1', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
     then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour } }],
   },
   {
