@@ -160,6 +160,20 @@ test('a second transfer shown after settlement is flagged as an additional overp
   assert.is(await scene.s.running.slipWorker.drain(), 0, 'nothing left to verify');
 });
 
+test('a transfer after settlement to an account the order never named opens no claim', async () => {
+  const deposit = await matchedDeposit(scene);
+  assert.is((await payWith(deposit)).status, 'settled');
+  const elsewhere = pngSlip();
+  const transfer = transferFor(scene, deposit, { amount_minor: 7_000, image_sha256: sha256Hex(elsewhere) });
+  await registerTransfer(scene.s, { ...transfer, receiver: { ...transfer.receiver, account_number: '9998887776' } });
+  assertReceipt(await uploadFile(deposit.slip_upload, elsewhere));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const after = await getDeposit(scene, deposit.id);
+  assert.is(after.status, 'settled');
+  assert.is(after.overpayment ?? null, null, 'no claim chases the order\'s payees for money they never got');
+  assert.is(await scene.s.running.slipWorker.drain(), 0, 'nothing left to verify');
+});
+
 test('a slip without image (trans_ref only) always goes to review with NO_SLIP_IMAGE', async () => {
   const deposit = await matchedDeposit(scene);
   const transfer = transferFor(scene, deposit);
