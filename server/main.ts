@@ -100,8 +100,10 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   const inFlight = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?._headerSent) {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      const body = JSON.stringify(errorBody('request_timeout', newRequestId(), { message: 'The request did not arrive in time.' }));
-      socket.write(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      const requestId = newRequestId(); // as on every answer: the header equals error.request_id
+      const body = JSON.stringify(errorBody('request_timeout', requestId, { message: 'The request did not arrive in time.' }));
+      socket.write(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+        + `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
       socket.write('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
     } else if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {

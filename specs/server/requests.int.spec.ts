@@ -172,7 +172,8 @@ test('a slow body: 408 request_timeout once the body deadline passes, and the co
     // … answered first as every refusal is: 408 with the error object (Node's own was a bare status line).
     assert.is(slowHeaders.status, 408, slowHeaders.headers);
     assert.is(errorCodeOf(slowHeaders), 'request_timeout');
-    assert.match(slowHeaders.headers, /\r\nContent-Type: application\/json/i);
+    assert.match(slowHeaders.headers, /\r\nContent-Type: application\/json; charset=utf-8/i);
+    assert.match(slowHeaders.headers, new RegExp(`\\r\\nRequest-Id: ${slowHeaders.json.error.request_id}\\r\\n`, 'i'), 'the header names the error\'s request id');
   } finally {
     s = previous;
     await quick.stop();
