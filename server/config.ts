@@ -85,8 +85,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metrics = check(() => metricsListen(env), {});
   check(() => shutdownDrainMs(env), 0);
   checkLaterSettings(env, envMode, problems);
-  const claimUrl = env.SATANG_CLAIM_URL;
-  if (claimUrl !== undefined && !isHttpUrl(claimUrl.replaceAll('{deposit_id}', 'dep_x'))) problems.push(`SATANG_CLAIM_URL must be an http(s) URL (with {deposit_id} where the order's id goes), not ${claimUrl}`);
+  const claimUrl = env.SATANG_CLAIM_URL || undefined; // empty is unset, as for the other URLs
+  const claimProblem = claimUrl === undefined ? undefined : claimUrlProblem(claimUrl);
+  if (claimProblem) problems.push(claimProblem);
   if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
@@ -100,6 +101,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
     ...metrics,
   };
+}
+
+/** What is wrong with SATANG_CLAIM_URL: it goes to every merchant in a 410, so no credentials in it. */
+function claimUrlProblem(value: string): string | undefined {
+  const url = value.replaceAll('{deposit_id}', 'dep_x');
+  if (!isHttpUrl(url)) return `SATANG_CLAIM_URL must be an http(s) URL (with {deposit_id} where the order's id goes), not ${value}`;
+  const { username, password } = new URL(url);
+  if (username !== '' || password !== '') return 'SATANG_CLAIM_URL must not carry a user name or password: it is sent to merchants in every late slip\'s 410';
+  return undefined;
 }
 
 /** SATANG_CLAIM_URL's default: the back office's late-slip claims of the order (operators only). */

@@ -147,7 +147,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : {
     ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
-    claimUrl: env.SATANG_CLAIM_URL ?? defaultClaimUrl(`http://${configured.host}:${port}`),
+    claimUrl: env.SATANG_CLAIM_URL || defaultClaimUrl(`http://${configured.host}:${port}`),
   };
   const metrics = new Metrics();
   let metricsListener: MetricsListener | undefined;

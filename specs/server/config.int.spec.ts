@@ -33,6 +33,12 @@ test('readConfig: every problem at once, in one ConfigError', () => {
   const claimProblems = (() => { try { readConfig({ SATANG_CLAIM_URL: 'help desk' }); } catch (e) { return (e as ConfigError).problems; } return []; })();
   assert.ok(claimProblems.some((p) => p.includes('SATANG_CLAIM_URL')), JSON.stringify(claimProblems));
   assert.is(readConfig({ SATANG_CLAIM_URL: 'https://help.example/claims?d={deposit_id}' }).claimUrl, 'https://help.example/claims?d={deposit_id}');
+  // Sent to every merchant in a 410: a user name or password in it is refused, and not echoed.
+  const leaky = (() => { try { readConfig({ SATANG_CLAIM_URL: 'https://ops:hunter2@help.example/claims/{deposit_id}' }); } catch (e) { return (e as ConfigError).problems; } return []; })();
+  assert.ok(leaky.some((p) => p.includes('SATANG_CLAIM_URL') && p.includes('password')), JSON.stringify(leaky));
+  assert.not.ok(leaky.some((p) => p.includes('hunter2')), 'the password is not repeated in the refusal');
+  // Empty is unset, as for the other URL settings: the default stands.
+  assert.is(readConfig({ SATANG_CLAIM_URL: '' }).claimUrl, 'http://127.0.0.1:8080/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}');
   assert.is(readConfig({}).claimUrl, 'http://127.0.0.1:8080/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}');
   // A good environment still reads as before.
   assert.is(readConfig({ SATANG_PORT: '0' }).port, 0);
