@@ -41,7 +41,11 @@ export function admit(ctx: Context, claims: CapabilityClaims | null, services: S
   if (Object.keys(ctx.headers).some((h) => h.startsWith('pg-'))) {
     throw refused('Slip upload takes only Authorization: Bearer <slip_upload.token> and Idempotency-Key; send no PG-* header.');
   }
-  if (token === undefined) throw refused('Give the slip_upload token as Authorization: Bearer <token>.');
+  if (token === undefined) {
+    throw refused((ctx.req.headersDistinct.authorization?.length ?? 0) > 1
+      ? 'Send one Authorization header, Bearer <slip_upload.token>; this request has more than one.'
+      : 'Give the slip_upload token as Authorization: Bearer <token>.');
+  }
   if (claims === null) throw refused('The slip_upload token is not valid.');
   if (claims.aud !== 'pg-slip-ingest' || claims.scope !== 'slip:write' || claims.api_version !== apiVersion) throw refused('The slip_upload token is not valid.');
   // upload_url must be used byte for byte: the request target as sent, on the upload origin.

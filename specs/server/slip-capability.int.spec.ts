@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as ed from '@noble/ed25519';
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { signedHeaders, freshSender } from '../support/server-harness.ts';
 import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
@@ -75,6 +76,31 @@ test('only the capability: an API key, PG-* headers, no token, a forged or alter
   }
   assert.is(await journalRows(scene.s), rows, 'nothing was journaled');
   assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment');
+});
+
+test('the token twice, in two Authorization headers → 401 signature_invalid saying so, nothing written', async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
+  const cap: Capability = deposit.slip_upload;
+  const rows = await journalRows(scene.s);
+  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
+  const url = new URL(cap.upload_url);
+  // Headers as a raw list send each line as given (fetch would join the two into one).
+  const headers = ['Host', url.host, 'Authorization', `Bearer ${cap.token}`, 'Authorization', `Bearer ${cap.token}`,
+    'Idempotency-Key', randomUUID(), 'Content-Type', contentType, 'Content-Length', String(body.length)];
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  assert.is(answer.status, 401, answer.body);
+  const error = JSON.parse(answer.body).error;
+  assert.is(error.code, 'signature_invalid');
+  assert.match(error.message, /one Authorization header/);
+  assert.is(await journalRows(scene.s), rows, 'nothing was journaled');
 });
 
 test('a token for deposit A on deposit B\'s URL, or on a URL that is not upload_url byte for byte, is refused', async () => {
