@@ -114,8 +114,9 @@ async function statementOf(services: Services, merchantId: string, livemode: boo
 }
 
 /** A CSV's file name for a report at an instant: `<stem>-20261127T084227Z.csv` (UTC, no separators a file system minds). */
+/** `stem-YYYYMMDDTHHMMSSZ.csv`, with the milliseconds when there are any, so two instants never share a name. */
 function csvFileInstant(stem: string, at: number): string {
-  return `${stem}-${iso(at).replace(/[-:]|\.\d{3}/g, '')}.csv`;
+  return `${stem}-${iso(at).replace(/[-:]|\.000(?=Z)/g, '')}.csv`;
 }
 
 function answerStatement(ctx: Context, services: Services, s: Statement, format: 'json' | 'csv'): void {
