@@ -119,7 +119,10 @@ export const schemas: Record<string, Schema> = {
   Quote: object({ object: { const: 'quote' }, livemode: bool, channel: str, amount_minor: int, fee_total_minor: int, total_minor: int, currency: { const: 'THB' }, fee_breakdown: { type: 'array', items: feeLine } }),
   Beneficiary: object({ id: { type: 'string', pattern: '^ben_' }, object: { const: 'beneficiary' }, livemode: bool, status: str, bank_code: str, account_number_masked: str, account_name_th_masked: str, created_at: instant }),
   Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }), data: object({ object: { type: 'object' } }) }),
-  SigningKeys: object({ object: { const: 'list' }, keys: { type: 'array', items: object({ kid: str, alg: { const: 'Ed25519' }, public_key: str, raw_public_key: str, status: str, not_before: instant, livemode: { type: 'boolean' } }) } }),
+  SigningKeys: object({ object: { const: 'list' }, keys: { type: 'array', items: object({
+    kid: str, alg: { const: 'Ed25519' }, public_key: str, format: { const: 'spki_der_base64' }, raw_public_key: str,
+    status: { enum: ['active', 'next', 'retired'] }, not_before: instant, not_after: nullable(instant), livemode: { type: 'boolean' },
+  }) } }),
   List: object({ object: { const: 'list' }, data: { type: 'array' } }),
   EventsPage: object({
     object: { const: 'list' }, data: { type: 'array', items: ref('Event') }, has_more: bool, next_sequence: int,

@@ -14,7 +14,11 @@ import { statementCsvHeader } from '../../core/finance/statement.ts';
 import { trialBalanceCsvHeader } from '../../core/finance/trial-balance.ts';
 import { backOfficeSchemas as bo } from '../routes/bo.ts';
 import { claimSchemas as claims } from '../routes/bo-claims.ts';
-import { deskSchemas as desk } from '../routes/bo-desk.ts';
+import { deskSchemas as desk, depositQueueStatuses, openWithdrawalStatuses } from '../routes/bo-desk.ts';
+import { actionOutcomes } from '../../adapters/sqlite/action-log.ts';
+import { claimKinds, claimStatuses } from '../../core/claim/state.ts';
+import { reasonImportance } from '../../core/deposit/reasons.ts';
+import { withdrawalStatuses } from '../../core/withdrawal/state.ts';
 import { webhookBackOfficeSchemas as wh } from '../routes/webhooks-bo.ts';
 import { outOfOrderCaseBody } from '../routes/webhooks-test.ts';
 import {
@@ -48,6 +52,29 @@ const limitUpTo = (max: number) => ({ type: 'string', pattern: '^[1-9][0-9]{0,2}
 const day = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a day in Asia/Bangkok' };
 const format = { type: 'string', enum: ['json', 'csv'] };
 const livemodeParam = { type: 'string', enum: ['true', 'false'] };
+const booleanParam = (description: string) => ({ ...livemodeParam, description });
+const oneOf = (values: readonly string[], description?: string) => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+const cursor = { type: 'string', description: 'next_cursor of the previous page; bound to the same filters' };
+const queuePage = { cursor, limit: limitUpTo(backOfficeLimits.queuePageSizeMax) };
+const logPage = { cursor, limit: limitUpTo(backOfficeLimits.logPageSizeMax), since: { type: 'string', format: 'date-time', description: 'only rows at or after this instant' } };
+/** The back office's lists check their query by hand (server/routes/read-params.ts): their parameters, from the same lists. */
+const boQueries = {
+  deposits: {
+    status: oneOf(depositQueueStatuses, 'default under_review'), reason: oneOf(reasonImportance, 'a review reason the order holds'),
+    escalated: booleanParam('only escalated reviews, or only the others'), merchant_id: { type: 'string' }, livemode: livemodeParam, ...queuePage,
+  },
+  withdrawals: {
+    status: oneOf(withdrawalStatuses, `default pending_approval; ${openWithdrawalStatuses.join(', ')}, or a final status with disputed=true`),
+    disputed: booleanParam('only withdrawals with a dispute'), merchant_id: { type: 'string' }, livemode: livemodeParam, ...queuePage,
+  },
+  claims: { kind: oneOf(claimKinds), status: oneOf(claimStatuses), deposit_id: { type: 'string' }, merchant_id: { type: 'string' }, ...queuePage },
+  logs: { request_id: { type: 'string' }, merchant_id: { type: 'string' }, route: { type: 'string', description: 'the route template, e.g. /v1/pay/deposits/:id' }, status: { type: 'string', pattern: '^[1-5][0-9]{2}$' }, ...logPage },
+  actionLogs: { subject: { type: 'string', description: "the operator's subject" }, outcome: oneOf(actionOutcomes), route: { type: 'string' }, ...logPage },
+  dashboard: { livemode: { ...livemodeParam, description: 'default true' }, merchant_id: { type: 'string' } },
+  wallet: { merchant_id: { type: 'string', description: 'required' }, livemode: { ...livemodeParam, description: 'default true' } },
+  merchants: { q: { type: 'string', description: 'part of the name, or the id' }, white_label_id: { type: 'string' }, suspended: booleanParam('only suspended merchants, or only the others'), ...queuePage },
+  whiteLabels: { q: { type: 'string', description: 'part of the name, or the id' }, ...queuePage },
+};
 /** A report's CSV answer: its header row as the example. */
 const csvAnswer = (header: readonly string[]) => ({ mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: `${header.join(',')}\r\n` });
 const statementQuery = {
@@ -138,34 +165,34 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/bo/withdrawals/:id/approve': { summary: 'Approve a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   'POST /v1/bo/withdrawals/:id/reject': { summary: 'Reject a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   // the back office's desk, claims, audit and reads (issue 15)
-  'GET /v1/bo/deposits': { summary: 'The review queue (default status under_review), oldest first, with reasons, age and estimated_resolution_bucket; cursor paging.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/deposits': { summary: 'The review queue (default status under_review), oldest first, with reasons, age and estimated_resolution_bucket; cursor paging.', auth: 'operator', queryParams: boQueries.deposits, responses: { 200: 'Object' } },
   'GET /v1/bo/deposits/:id': { summary: "One deposit as an operator sees it: the six verdicts side by side, legs, evidence, duplicate hits and one timeline with each step's journal seq and hash.", auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/deposits/:id/slips/:receiptId/image': { summary: "A slip image's bytes.", auth: 'operator', responses: { 200: { mediaType: 'application/octet-stream', description: 'The image, typed by its magic bytes.' } } },
-  'GET /v1/bo/withdrawals': { summary: 'The approvals queue (status=pending_approval) and other withdrawal lists.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/withdrawals': { summary: 'The approvals queue (status=pending_approval) and other withdrawal lists.', auth: 'operator', queryParams: boQueries.withdrawals, responses: { 200: 'Object' } },
   'GET /v1/bo/withdrawals/:id': { summary: 'One withdrawal with its approvals, fills and dispute.', auth: 'operator', responses: { 200: 'Object' } },
   'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': { summary: 'Reverse one fill of a withdrawal (withdrawal.fill_reversed, balance.credited).', auth: 'operator', stepUp: true, body: desk.reversal, example: { reason_code: 'OPS_ERROR', note: 'paid to the wrong account by the payer' }, responses: { 200: 'Object' } },
   'POST /v1/bo/withdrawals/:id/disputes': { summary: 'Open a dispute on a withdrawal (withdrawal.disputed).', auth: 'operator', body: desk.dispute, example: { reason_code: 'not_received', amount_minor: 30000 }, responses: { 201: 'Object', 200: 'Object' } },
   'GET /v1/bo/disputes/:id': { summary: "A dispute with the merchant's evidence.", auth: 'operator', responses: { 200: 'Object' } },
   'POST /v1/bo/disputes/:id/resolve': { summary: 'Resolve a dispute (withdrawal.dispute_resolved).', auth: 'operator', body: desk.resolve, example: { outcome: 'merchant_won', note: 'the payee confirmed receipt by phone' }, responses: { 200: 'Object' } },
   'POST /v1/bo/claims': { summary: 'Open a manual claim.', auth: 'operator', body: claims.open, example: { kind: 'manual', deposit_id: 'dep_01JD0000000000000000000000', amount_minor: 2000, note: 'the payer says they sent twenty baht too much' }, responses: { 201: 'Object' } },
-  'GET /v1/bo/claims': { summary: 'Claims by kind and status, with a cursor.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/claims': { summary: 'Claims by kind and status, with a cursor.', auth: 'operator', queryParams: boQueries.claims, responses: { 200: 'Object' } },
   'GET /v1/bo/claims/:id': { summary: 'One claim with its history.', auth: 'operator', responses: { 200: 'Object' } },
   'POST /v1/bo/claims/:id/review': { summary: 'Take a claim under review.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
   'POST /v1/bo/claims/:id/refund': { summary: "Resolve a claim by refund: a refund withdrawal to the payer's account.", auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
   'POST /v1/bo/claims/:id/payout': { summary: 'The refund awaits its payout.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
   'POST /v1/bo/claims/:id/close': { summary: 'Close a claim.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
   'POST /v1/bo/claims/:id/reject': { summary: 'Reject a claim.', auth: 'operator', body: claims.decide, example: { note: 'checked against the bank statement of the payer' }, responses: { 200: 'Object' } },
-  'GET /v1/bo/logs': { summary: 'Request logs of merchant and operator calls, redacted before storage.', auth: 'operator', responses: { 200: 'Object' } },
-  'GET /v1/bo/reports/action-logs': { summary: 'The hash-chained action log: every operator call and refused operator authentication.', auth: 'operator', responses: { 200: 'Object' } },
-  'GET /v1/bo/dashboard': { summary: 'Replica aggregates for the business day (00:00 Bangkok), each figure with its as_of: orders and volumes today, hourly volumes and slips, the review queue with its age histogram, liquidity waiting, webhook health per endpoint.', auth: 'operator', responses: { 200: 'Dashboard' } },
-  'GET /v1/bo/wallet': { summary: "A merchant's wallet (the ledger's numbers).", auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/logs': { summary: 'Request logs of merchant and operator calls, redacted before storage.', auth: 'operator', queryParams: boQueries.logs, responses: { 200: 'Object' } },
+  'GET /v1/bo/reports/action-logs': { summary: 'The hash-chained action log: every operator call and refused operator authentication.', auth: 'operator', queryParams: boQueries.actionLogs, responses: { 200: 'Object' } },
+  'GET /v1/bo/dashboard': { summary: 'Replica aggregates for the business day (00:00 Bangkok), each figure with its as_of: orders and volumes today, hourly volumes and slips, the review queue with its age histogram, liquidity waiting, webhook health per endpoint.', auth: 'operator', queryParams: boQueries.dashboard, responses: { 200: 'Dashboard' } },
+  'GET /v1/bo/wallet': { summary: "A merchant's wallet (the ledger's numbers).", auth: 'operator', queryParams: boQueries.wallet, responses: { 200: 'Object' } },
   'GET /v1/bo/merchants/:id/balance-transactions': {
     summary: "A merchant's balance transactions in one mode, newest first, from the balance history (sandbox: the current run, sbxbtxn_l_ ids), each with its journal entry's type, direction, amount, buckets and source; cursor paging.",
     auth: 'operator', responses: { 200: 'BalanceTransactionPage' },
     queryParams: { livemode: { type: 'string', enum: ['true', 'false'] }, limit: limitUpTo(backOfficeLimits.balanceTransactionPageSizeMax), cursor: { type: 'string' } },
   },
-  'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', responses: { 200: 'Object' } },
-  'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', responses: { 200: 'Object' } },
+  'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', queryParams: boQueries.merchants, responses: { 200: 'Object' } },
+  'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', queryParams: boQueries.whiteLabels, responses: { 200: 'Object' } },
   'GET /v1/bo/search': {
     summary: "Support's search: deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip's bank transaction reference (exact), any status, newest first.",
     auth: 'operator', responses: { 200: 'Object' },

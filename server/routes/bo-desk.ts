@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import type { Context } from 'koa';
 import type { Deposit, DepositStatus, ReversalReasonCode } from '../../core/deposit/state.ts';
 import { reversalReasonCodes } from '../../core/deposit/state.ts';
+import { reasonImportance } from '../../core/deposit/reasons.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { iso, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
-import type { Withdrawal, WithdrawalStatus } from '../../core/withdrawal/state.ts';
-import type { DisputeEvidence } from '../../core/withdrawal/state.ts';
+import { withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
 import { JournalTrail } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
@@ -30,9 +30,8 @@ import { operatorDepositView } from './bo-timeline.ts';
 // The queues list open work, which the write side keeps in memory; closed orders leave it
 // (README "Write path") and are read one at a time by id. A final withdrawal stays while
 // its dispute is open, so the final statuses are listed with disputed=true.
-const depositQueueStatuses: readonly DepositStatus[] = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'under_review'];
-const openWithdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled'];
-const withdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'];
+export const depositQueueStatuses: readonly DepositStatus[] = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'under_review'];
+export const openWithdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled'];
 const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
 
 export const deskSchemas = {
@@ -75,6 +74,7 @@ function queueEntry(d: Deposit, now: number): Record<string, unknown> {
 
 function depositQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
   const status = enumParam<DepositStatus>(q.status, 'status', depositQueueStatuses) ?? 'under_review';
+  enumParam(q.reason, 'reason', reasonImportance); // a typo is refused, not answered with an empty queue
   const escalated = booleanParam(q.escalated, 'escalated');
   const livemode = booleanParam(q.livemode, 'livemode');
   const filters = JSON.stringify([status, q.reason ?? null, escalated ?? null, q.merchant_id ?? null, livemode ?? null]);

@@ -52,6 +52,29 @@ test('every route the app registers is described in server/openapi/operations.ts
   assert.equal(undescribed, [], 'add a row for each to server/openapi/operations.ts');
 });
 
+test('the back office lists take exactly the query parameters the document gives them', async () => {
+  const doc = JSON.parse(committed());
+  const sample = (schema: Json): string => schema.enum?.[0] ?? (schema.format === 'date-time' ? '2026-01-01T00:00:00Z'
+    : schema.pattern?.startsWith('^[1-5]') ? '200' : schema.pattern ? '1' : 'x');
+  const lists = ['/v1/bo/deposits', '/v1/bo/withdrawals', '/v1/bo/claims', '/v1/bo/logs', '/v1/bo/reports/action-logs', '/v1/bo/dashboard', '/v1/bo/wallet', '/v1/bo/merchants', '/v1/bo/white-labels'];
+  for (const path of lists) {
+    const params: Json[] = (doc.paths[path].get.parameters ?? []).filter((p: Json) => p.in === 'query');
+    assert.ok(params.length > 0, `${path} documents its query parameters`);
+    for (const p of params) {
+      const r = await s.bo('GET', `${path}?${p.name}=${encodeURIComponent(sample(p.schema))}`);
+      const unknown = (r.json?.error?.details?.fields ?? []).filter((f: Json) => f.reason === 'unknown_field');
+      assert.equal(unknown, [], `${path} takes ${p.name}, as documented: ${r.text.slice(0, 300)}`);
+    }
+    const undocumented = await s.bo('GET', `${path}?not_a_parameter=1`);
+    assert.is(undocumented.json?.error?.details?.fields?.[0]?.reason, 'unknown_field', `${path}: ${undocumented.text.slice(0, 200)}`);
+    // The refusal names what the route takes: the same names as the document, no more.
+    const takes = /this route takes (.*)\.$/.exec(undocumented.json.error.message)?.[1]?.split(', ') ?? [];
+    assert.equal([...takes].sort(), params.map((p) => p.name).sort(), `${path}: the route's parameters and the document's`);
+  }
+  // A typo in an enumerated filter is refused rather than answered with an empty list.
+  assert.is((await s.bo('GET', '/v1/bo/deposits?reason=AMOUNT_MISMATCHH')).json.error.details.fields[0].reason, 'enum');
+});
+
 test('every catalogued error code is listed under its own status, with an example', () => {
   const doc = JSON.parse(committed());
   for (const [code, entry] of Object.entries(catalogue)) {
