@@ -13,6 +13,7 @@ import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Minor } from '../money.ts';
 import { bahtOf } from '../finance/money-text.ts';
+import { checkNote } from '../note.ts';
 import type { Claim, ClaimEvent, ClaimStatus, RefundAccount } from './state.ts';
 
 export type ClaimCommand =
@@ -38,11 +39,6 @@ const transitionOf: { readonly [T in ClaimCommand['type']]: ClaimTransition } = 
   StartClaimReview: 'review', ApproveClaimRefund: 'refund', PayOutClaimRefund: 'payout', CloseClaim: 'close', RejectClaim: 'reject',
 };
 
-function checkNote(note: string): Rejection | null {
-  return [...note.trim()].length >= limits.reviewNoteLengthMin ? null
-    : reject('review_note_required', `A note of at least ${limits.reviewNoteLengthMin} characters is required on every claim decision.`, { min_length: limits.reviewNoteLengthMin });
-}
-
 /** The facts a new claim is admitted on: the deposit it is about, if it exists. */
 export interface OpenClaimFacts {
   readonly deposit: { readonly id: string } | undefined;
@@ -52,7 +48,7 @@ export interface OpenClaimFacts {
 export function admitClaim(c: { readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
   if (!facts.deposit) return reject('validation_error', 'deposit_id names no deposit.', { fields: [{ path: 'deposit_id', reason: 'not_found' }] });
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
-  return checkNote(c.note);
+  return checkNote(c.note, 'Opening a claim');
 }
 
 export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecision {
@@ -62,7 +58,7 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   if (!from.includes(s.status)) {
     return reject('operation_not_allowed', `A claim that is ${s.status} cannot take "${transition}"; it needs status ${from.join(' or ')}.`, { status: s.status, transition });
   }
-  const noteProblem = checkNote(c.note);
+  const noteProblem = checkNote(c.note, 'Every claim decision');
   if (noteProblem) return noteProblem;
   const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
   switch (c.type) {

@@ -15,6 +15,7 @@ import {
   evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
+import { checkNote } from '../note.ts';
 import { checkTransfer, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 
 /** What settling needs from outside the deposit. */
@@ -258,13 +259,31 @@ function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: D
   if (c.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
   return [{
     type: 'DepositUnderReview', at: c.at, reasons: orderReasons(reasons),
-    fourEyesRequired: fourEyesRequiredFor(s), routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
+    fourEyesRequired: fourEyesRequiredFor(s, reasons), routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
   }];
 }
 
-/** A review of an order this large needs two different approvers (four eyes). */
-function fourEyesRequiredFor(s: Deposit): boolean {
-  return s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin);
+/**
+ * A review that needs two different approvers (four eyes) from the start: a large order, or
+ * a slip already used for another order (approving it credits one transfer twice).
+ */
+function fourEyesRequiredFor(s: Deposit, reasons: readonly ReviewReason[]): boolean {
+  return s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin) || reasons.some((r) => r.code === 'DUPLICATE_SLIP');
+}
+
+/**
+ * Whether an approval's figures need a second approver though the review did not: a
+ * settlement as large as the four-eyes bound, one above the order (its excess becomes a
+ * claim that suspense may pay out), or a figure above what the slip or the route
+ * confirmation showed. A reviewer alone settles only what the evidence and the order bear.
+ */
+function figuresNeedSecondApprover(s: Deposit, received: readonly LegAmount[]): boolean {
+  let asserted = 0n;
+  for (const r of received) asserted += r.amountMinor;
+  let total = asserted;
+  for (const v of legAmounts(s).values()) total += v;
+  const shown = s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
+  return total >= BigInt(limits.fourEyesAmountMinorMin) || total > s.amountMinor || (shown !== undefined && asserted > shown);
 }
 
 function legAmounts(s: Deposit): Map<string, Minor> {
@@ -288,7 +307,7 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
     const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
-      fourEyesRequired: fourEyesRequiredFor(s), verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
+      fourEyesRequired: fourEyesRequiredFor(s, forced), verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
     }];
   };
   const o = c.outcome;
@@ -411,10 +430,6 @@ function settle(
   }];
 }
 
-function checkNote(note: string): Rejection | null {
-  return [...note.trim()].length >= limits.reviewNoteLengthMin ? null
-    : reject('review_note_required', `A reviewer note of at least ${limits.reviewNoteLengthMin} characters is required.`, { min_length: limits.reviewNoteLengthMin });
-}
 
 /**
  * A reviewer's approval settles the order (the contract: under_review → settled) at what
@@ -425,16 +440,18 @@ function checkNote(note: string): Rejection | null {
  */
 function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Deposit): DepositDecision {
   if (s.status !== 'under_review' || !s.review) return reject('operation_not_allowed', `Only a deposit under review can be approved; this one is ${s.status}.`, { status: s.status });
-  const noteProblem = checkNote(c.note);
+  const noteProblem = checkNote(c.note, 'A review decision');
   if (noteProblem) return noteProblem;
   const review = s.review;
   if (review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
   const explicit = c.transferredAmountMinor !== undefined || c.legAmounts !== undefined;
-  const recorded = review.fourEyesRequired && review.approvals.length > 0 ? review.approvedAmounts : undefined;
+  const approvedBefore = review.approvals.length > 0;
+  const recorded = approvedBefore ? review.approvedAmounts : undefined;
   const received = recorded !== undefined && !explicit ? recorded : receivedAmounts(c, s);
   if (isRejection(received)) return received;
-  if (review.fourEyesRequired && (review.approvals.length === 0 || (recorded !== undefined && !sameAmounts(recorded, received)))) {
-    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(review.approvals.length > 0 ? { restarted: true as const } : {}) }];
+  const fourEyes = review.fourEyesRequired || approvedBefore || figuresNeedSecondApprover(s, received);
+  if (fourEyes && (!approvedBefore || (recorded !== undefined && !sameAmounts(recorded, received)))) {
+    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(approvedBefore ? { restarted: true as const } : {}) }];
   }
   const verified = legAmounts(s);
   for (const r of received) verified.set(r.legRef, r.amountMinor);
@@ -496,7 +513,7 @@ function sameAmounts(a: readonly LegAmount[], b: readonly LegAmount[]): boolean 
 
 function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Deposit): DepositDecision {
   if (s.status !== 'under_review' || !s.review) return reject('operation_not_allowed', `Only a deposit under review can be declined; this one is ${s.status}.`, { status: s.status });
-  const noteProblem = checkNote(c.note);
+  const noteProblem = checkNote(c.note, 'A review decision');
   if (noteProblem) return noteProblem;
   const first = s.review.reasons[0]?.code;
   const texts = first ? reasonTexts[first] : { th: 'รายการถูกปฏิเสธโดยเจ้าหน้าที่', en: 'The slip was declined by a reviewer.' };

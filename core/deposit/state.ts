@@ -503,6 +503,9 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       const review = copyReview(s.review);
       review.approvals = e.restarted ? [e.operatorId] : [...s.review.approvals, e.operatorId];
       review.approvedAmounts = e.received;
+      // A recorded approval waits for a second approver, whether the review asked for one
+      // from the start or the figures did (decide.ts figuresNeedSecondApprover).
+      review.fourEyesRequired = true;
       n.review = review;
       return;
     }

@@ -205,6 +205,9 @@ class Generator {
     const id = this.underReview() ?? this.pick(this.deposits) ?? 'dep_missing';
     const actor = op(`emp_${this.int(3)}`);
     const d = this.world.deposits.get(id);
+    // A review with one approval recorded waits for a second reviewer, who mostly confirms it.
+    const first = d?.review?.approvals[0];
+    if (first !== undefined && this.int(4) !== 0) return { type: 'ApproveDepositReview', actor: op(first === 'emp_0' ? 'emp_1' : 'emp_0'), depositId: id, note };
     if (this.int(3) === 0) return { type: 'DeclineDepositReview', actor, depositId: id, note: this.int(10) === 0 ? 'too short' : note };
     // A multi-leg order needs what each waiting leg received (all of it, or nothing) in half the approvals.
     const waiting = d?.legs.filter((l) => l.legStatus !== 'complete') ?? [];

@@ -284,9 +284,9 @@ const rows: DepositRow[] = [
     then: (events) => assert.equal(events.map((e) => e.type === 'DepositUnderReview' && e.reasons.map((r) => r.code)), [['RECEIVER_MISMATCH']]),
   },
   {
-    row: 'slip_processing → the transfer was used by another deposit → under_review DUPLICATE_SLIP',
+    row: 'slip_processing → the transfer was used by another deposit → under_review DUPLICATE_SLIP, four eyes',
     given: slipProcessing, when: verify(found(transfer(X), 'dep_other')),
-    then: [review(verifiedAt, ['DUPLICATE_SLIP'], { verification: allSix, V: X })],
+    then: [review(verifiedAt, ['DUPLICATE_SLIP'], { verification: allSix, V: X }, true)],
   },
   {
     row: 'slip_processing → the provider finds no such transfer → under_review SLIP_INVALID',

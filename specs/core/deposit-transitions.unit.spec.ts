@@ -632,6 +632,39 @@ test('under_review → four-eyes when the amount ≥ fourEyesAmountMinorMin: two
   assert.equal([dep(s.h, id).status, dep(s.h, id).settlement!.receivedMinor], ['settled', 5_000_000n]);
 });
 
+test('under_review → one reviewer cannot settle beyond the evidence or the order: a figure above the slip\'s, or above the order, or at the four-eyes bound, waits for a second approver', () => {
+  const s = withLiquidity(6_000_000n);
+  // The slip showed 50,000 (a name mismatch held it): a reviewer alone settles that figure.
+  const asShown = underReview(s, 50_000n);
+  assert.is(dep(s.h, asShown).review!.fourEyesRequired, false);
+  s.h.ok(approve(asShown, 'emp_alice'));
+  assert.is(dep(s.h, asShown).status, 'settled');
+  // A figure above what the slip showed (and above the order, and at the four-eyes bound): recorded, not settled.
+  for (const figure of [60_000n, BigInt(limits.fourEyesAmountMinorMin)]) {
+    const id = underReview(s, 50_000n);
+    const first = emitted(s.h, () => s.h.ok(approve(id, 'emp_alice', figure)));
+    assert.equal(first.entries, ['ReviewApprovalRecorded'], `${figure}`);
+    assert.equal(first.events, []);
+    assert.equal([dep(s.h, id).status, dep(s.h, id).review!.fourEyesRequired, dep(s.h, id).overpayment], ['under_review', true, undefined]);
+    const second = emitted(s.h, () => s.h.ok(approve(id, 'emp_bob')));
+    assert.equal(second.on(id), ['DepositSettled']);
+    assert.equal([dep(s.h, id).settlement!.transferredMinor, dep(s.h, id).overpayment?.amountMinor], [figure, figure - 50_000n]);
+  }
+});
+
+test('under_review with DUPLICATE_SLIP → four eyes whatever the amount (approving it credits one transfer twice)', () => {
+  const s = withLiquidity(200_000n);
+  settled(s, 50_000n, 'TX-twice');
+  const id = inSlipProcessing(s);
+  verify(s.h, id, 'rcpt_1', found(exactTransfer(s.h, id, { transRef: 'TX-twice' })));
+  assert.equal(reasonsOf(s.h, id), ['DUPLICATE_SLIP']);
+  assert.is(dep(s.h, id).review!.fourEyesRequired, true);
+  s.h.ok(approve(id, 'emp_alice'));
+  assert.is(dep(s.h, id).status, 'under_review', 'one approval is not enough');
+  s.h.ok(approve(id, 'emp_bob'));
+  assert.is(dep(s.h, id).status, 'settled');
+});
+
 test('under_review → reviewer declines → rejected: no credit, no ledger entry, leg released; final', () => {
   const s = withLiquidity();
   const id = underReview(s);
@@ -853,8 +886,13 @@ test('under_review (multi-leg) → one amount cannot say which destination got t
   assert.equal(refused.ok ? null : [refused.rejection.code, (refused.rejection.details as { fields: { path: string }[] }).fields[0]!.path], ['validation_error', 'legs']);
   assert.is(dep(m.h, m.id).version, before, 'a refused approval changes nothing');
   const legs = dep(m.h, m.id).legs;
-  // The slip showed the third leg's transfer; the reviewer found the second leg paid too, the first not.
-  const out = emitted(m.h, () => m.h.ok({ ...approve(m.id), legAmounts: [{ legRef: legs[0]!.legRef, amountMinor: 0n }, { legRef: legs[1]!.legRef, amountMinor: legs[1]!.amountMinor }, { legRef: legs[2]!.legRef, amountMinor: legs[2]!.amountMinor }] } as Command));
+  // The slip showed the third leg's transfer; the reviewer found the second leg paid too, the
+  // first not. That is more than the slip showed, so a second reviewer confirms it.
+  const figures = [{ legRef: legs[0]!.legRef, amountMinor: 0n }, { legRef: legs[1]!.legRef, amountMinor: legs[1]!.amountMinor }, { legRef: legs[2]!.legRef, amountMinor: legs[2]!.amountMinor }];
+  const first = emitted(m.h, () => m.h.ok({ ...approve(m.id), legAmounts: figures } as Command));
+  assert.equal(first.entries, ['ReviewApprovalRecorded']);
+  assert.is(dep(m.h, m.id).review!.fourEyesRequired, true, 'the figures asked for a second approver');
+  const out = emitted(m.h, () => m.h.ok(approve(m.id, 'emp_bob')));
   assert.equal(m.withdrawals.map((w) => out.on(w)), [['LegReleased'], ['FillLanded', 'WithdrawalSettled'], ['FillLanded']]);
   assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [0n, legs[1]!.amountMinor, legs[2]!.amountMinor]);
   assert.equal(dep(m.h, m.id).legs.map((l) => l.legStatus), ['pending', 'complete', 'complete']);
