@@ -5,6 +5,8 @@
 //     └──reject──▶ rejected ◀──reject──┘   └──close (no refund)──▶ closed
 //
 // Every decision needs an operator note of at least limits.reviewNoteLengthMin characters.
+// Money leaves suspense only on two people's word: the operator who opened a claim by
+// hand cannot approve its refund, and the one who approved a refund cannot pay it out.
 // A refund is at most the claim's amount. A claim closes out of return_pending_payout only
 // once its refund withdrawal is final (settled, expired or canceled); what it filled is
 // what was refunded.
@@ -64,13 +66,22 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   switch (c.type) {
     case 'StartClaimReview': return [{ type: 'ClaimReviewStarted', ...base }];
     case 'ApproveClaimRefund': {
+      if (s.notes?.find((n) => n.status === 'open')?.operatorId === c.operatorId) {
+        return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
+      }
       const refundMinor = c.refundMinor ?? s.amountMinor;
       if (refundMinor <= 0n || refundMinor > s.amountMinor) {
         return reject('validation_error', `The refund must be from 0.01 to the claim's amount (${bahtOf(s.amountMinor)} baht, amount_minor ${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
       }
       return [{ type: 'ClaimRefundApproved', ...base, refundMinor, account: c.account }];
     }
-    case 'PayOutClaimRefund': return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];
+    case 'PayOutClaimRefund': {
+      const approvedBy = [...(s.notes ?? [])].reverse().find((n) => n.status === 'refund_pending')?.operatorId;
+      if (approvedBy === c.operatorId) {
+        return reject('operation_not_allowed', 'You approved this refund; another operator pays it out (four eyes).', { approved_by: approvedBy });
+      }
+      return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];
+    }
     case 'CloseClaim': {
       if (s.status === 'under_review') return [{ type: 'ClaimClosed', ...base, refundedMinor: 0n }];
       if (!c.refund?.final) return reject('operation_not_allowed', 'The refund withdrawal is still being paid out; close the claim once it is final.', { refund_withdrawal_id: s.refundWithdrawalId ?? null });

@@ -13,7 +13,7 @@ import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '..
 import { orderReasons, reasonTexts } from './reasons.ts';
 import {
   evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
-  type Liquidity, type ReversalReasonCode, type ReviewReason, type Slip, type Verification,
+  type Liquidity, type ReversalReasonCode, type ReviewDecision, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkNote } from '../note.ts';
 import { checkTransfer, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
@@ -56,7 +56,7 @@ export type DepositCommand =
   /** `transferredAmountMinor` or `legAmounts` (never both): what the reviewer found received (see receivedAmounts). */
   | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts }
+  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision }
   | { readonly type: 'ClearDeposit'; readonly at: number }
   | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string };
 
@@ -143,7 +143,10 @@ function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Depo
       pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: c.wallet.nextClearingAt(), bucket,
     });
   }
-  return [{ type: 'DepositReversed', at: c.at, reasonCode: c.reasonCode, reversesBalanceTransactionId: st.balanceTransactionId, balanceTransactionId: c.balanceTransactionId }];
+  return [{
+    type: 'DepositReversed', at: c.at, reasonCode: c.reasonCode, reversesBalanceTransactionId: st.balanceTransactionId, balanceTransactionId: c.balanceTransactionId,
+    ...(c.decision ? { decision: c.decision } : {}),
+  }];
 }
 
 function cancel(c: Extract<DepositCommand, { type: 'CancelDeposit' }>, s: Deposit): DepositDecision {

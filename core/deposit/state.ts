@@ -253,7 +253,7 @@ export type DepositEvent =
   | { readonly type: 'DepositCanceled'; readonly at: number; readonly by: CanceledBy; readonly reasonCode: CancelReasonCode; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'LateSlipWindowClosed'; readonly at: number }
   | { readonly type: 'DepositCleared'; readonly at: number }
-  | { readonly type: 'DepositReversed'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly reversesBalanceTransactionId: string; readonly balanceTransactionId: string }
+  | { readonly type: 'DepositReversed'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly reversesBalanceTransactionId: string; readonly balanceTransactionId: string; readonly decision?: ReviewDecision }
   | { readonly type: 'DepositOverpaid'; readonly at: number; readonly overpayment: Overpayment };
 
 export type DepositEventType = DepositEvent['type'];

@@ -16,7 +16,8 @@ import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
 import type { World } from '../world.ts';
 import { merchantEvents } from '../outbox.ts';
 import type { WithdrawalCommand } from '../withdrawal/decide.ts';
-import type { Withdrawal } from '../withdrawal/state.ts';
+import type { OperatorDecision, Withdrawal } from '../withdrawal/state.ts';
+import { checkNote } from '../note.ts';
 import { visibleTo, type Actor, type Command, type CommandType } from './commands.ts';
 import { createDeposit, runDeposit, settleContext } from './deposits.ts';
 import { runToQuiescence } from './react.ts';
@@ -98,6 +99,16 @@ function withWithdrawal(tx: Tx, actor: Actor | undefined, id: string | undefined
   return isRejection(c) ? fail(c) : runWithdrawal(tx, w.id, c);
 }
 
+/** An operator's note on a step that moves money, refused when too short (core/note.ts); the system gives none. */
+function operatorNote(actor: Actor, note: string, what: string): Rejection | null {
+  return actor.kind === 'operator' ? checkNote(note, what) : null;
+}
+
+/** Who decided and why, kept on the event: the timeline is rebuilt from the journal alone. */
+function decisionOf(actor: Actor, note: string): { decision?: OperatorDecision } {
+  return actor.kind === 'operator' ? { decision: { operatorId: actor.operatorId, note } } : {};
+}
+
 /** The wallet a reversal takes back from. */
 function walletOf(tx: Tx, d: Deposit): WalletFacts {
   return { balances: tx.balances(d.merchantId, d.livemode), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, d.livemode) };
@@ -147,16 +158,17 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     const owner = tx.world.transRefOwner(d.livemode, c.transRef);
     return decideDeposit({ type: 'ConfirmRoute', at: tx.at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}) }, d);
   }),
-  ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode)
-    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), wallet: walletOf(tx, d) }, d)),
+  ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
+    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), wallet: walletOf(tx, d), ...decisionOf(c.actor, c.note) }, d)),
   CreateWithdrawal: createWithdrawal,
   ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId }),
   RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, () =>
     ({ type: 'RejectWithdrawal', at: tx.at, operatorId: c.actor.operatorId, refund: refundIds(tx), ...(c.note !== undefined ? { note: c.note } : {}) })),
   CancelWithdrawal: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () =>
     ({ type: 'CancelWithdrawal', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx) })),
-  ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({
+  ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => operatorNote(c.actor, c.note, 'A fill reversal') ?? ({
     type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
+    ...decisionOf(c.actor, c.note),
   })),
   ConfirmReceipt: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({ type: 'ConfirmReceipt', at: tx.at, legRef: c.legRef, auto: false })),
   OpenDispute: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({

@@ -12,7 +12,7 @@ import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
 import {
-  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type RefundIds, type Withdrawal, type WithdrawalEvent,
+  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -27,7 +27,7 @@ export type WithdrawalCommand =
   | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
   | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string }
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
-  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
+  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly decision?: OperatorDecision }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number }
   | { readonly type: 'SubmitDisputeEvidence'; readonly at: number; readonly evidence?: DisputeEvidence }
@@ -160,7 +160,10 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
   if (s.refundOfDepositId !== undefined && s.status === 'settled') {
     return reject('operation_not_allowed', 'A fill of a settled claim refund cannot be reversed here; open a new claim for the payer.', { refund_of_deposit_id: s.refundOfDepositId });
   }
-  return [{ type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId, refundTo: s.status === 'settled' ? 'available' : 'reserved' }];
+  return [{
+    type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId,
+    refundTo: s.status === 'settled' ? 'available' : 'reserved', ...(c.decision ? { decision: c.decision } : {}),
+  }];
 }
 
 function confirmReceipt(c: Extract<WithdrawalCommand, { type: 'ConfirmReceipt' }>, s: Withdrawal): WithdrawalDecision {

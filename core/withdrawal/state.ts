@@ -95,6 +95,12 @@ export interface RefundIds {
   readonly feeBalanceTransactionId: string;
 }
 
+/** Who decided an operator's step that moves money, and the note they gave. */
+export interface OperatorDecision {
+  readonly operatorId: string;
+  readonly note: string;
+}
+
 export type WithdrawalEvent =
   | { readonly type: 'WithdrawalCreated'; readonly at: number; readonly withdrawal: Omit<Withdrawal, 'version' | 'status' | 'updatedAt' | 'approvals' | 'inFlight' | 'fills' | 'feeRecognizedMinor' | 'filledMinor' | 'refundedMinor' | 'settledSplits'> }
   | { readonly type: 'WithdrawalApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly opens: boolean }
@@ -105,7 +111,7 @@ export type WithdrawalEvent =
   | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string }
   | { readonly type: 'FillLanded'; readonly at: number; readonly fill: Fill }
   | { readonly type: 'WithdrawalSettled'; readonly at: number }
-  | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket }
+  | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly decision?: OperatorDecision }
   | { readonly type: 'ReceiptConfirmed'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute }
   | { readonly type: 'DisputeEvidenceSubmitted'; readonly at: number; readonly evidence?: DisputeEvidence }

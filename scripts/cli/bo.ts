@@ -12,11 +12,12 @@ import { mintToken } from './token.ts';
 interface Answer { status: number; json: any }
 type Role = 'reviewer' | 'approver' | 'ops_admin' | 'finance' | 'support';
 
-async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string, body?: unknown, stepUp = false): Promise<Answer> {
   const dataDir = text(args, 'data-dir');
   const sub = text(args, 'sub');
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(dataDir, sub, [role], false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(dataDir, sub, [role], true);
   if (method === 'POST') {
     headers['Idempotency-Key'] = randomUUID();
     headers['Content-Type'] = 'application/json';
@@ -24,6 +25,9 @@ async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string
   const res = await fetch(text(args, 'url') + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   return { status: res.status, json: await res.json() };
 }
+
+/** The claim transitions that move money out of suspense, which need a step-up and a second operator. */
+const moneyMoving = (transition: string): boolean => transition === 'refund' || transition === 'payout';
 
 // ---- output ----
 
@@ -188,8 +192,9 @@ const subcommands: readonly Subcommand[] = [
   },
   ...(['review', 'refund', 'payout', 'close', 'reject'] as const).map((transition): Subcommand => ({
     words: ['claim', transition],
-    spec: spec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.`, { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }), renderClaim),
+    spec: spec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.${moneyMoving(transition) ? ' Money leaves suspense: a step-up token is minted for you, and another operator (--sub) than the one who opened the claim (refund) or approved the refund (payout) must run it.' : ''}`,
+      { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }, moneyMoving(transition)), renderClaim),
   })),
   {
     words: ['dispute', 'open'],

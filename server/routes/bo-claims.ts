@@ -9,7 +9,7 @@ import { claimTransitions, type ClaimTransition } from '../../core/claim/decide.
 import { claimKinds, claimStatuses, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
 import { limits } from '../../core/limits.ts';
 import { presentClaim, presentWithdrawal } from '../../core/present.ts';
-import { operatorAuth, operatorOf } from '../auth/operator.ts';
+import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
@@ -18,15 +18,16 @@ import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
 export const claimSchemas = {
-  open: compile<{ kind: ClaimKind; deposit_id: string; amount_minor: number; note: string; evidence?: string }>({
-    type: 'object', additionalProperties: false, required: ['kind', 'deposit_id', 'amount_minor', 'note'],
+  open: compile<{ kind: ClaimKind; deposit_id: string; amount_minor: number; note?: string; evidence?: string }>({
+    // A missing note is a note too short: review_note_required, as on every decision.
+    type: 'object', additionalProperties: false, required: ['kind', 'deposit_id', 'amount_minor'],
     properties: {
       kind: { enum: [...claimKinds] }, deposit_id: { type: 'string', minLength: 1, maxLength: 64 }, amount_minor: { type: 'integer', minimum: 1 },
       note: { type: 'string', maxLength: limits.noteLengthMax }, evidence: { type: 'string', maxLength: limits.noteLengthMax },
     },
   }),
-  decide: compile<{ note: string; amount_minor?: number }>({
-    type: 'object', additionalProperties: false, required: ['note'],
+  decide: compile<{ note?: string; amount_minor?: number }>({
+    type: 'object', additionalProperties: false, required: [],
     properties: { note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 } },
   }),
 };
@@ -46,7 +47,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   router.post('/claims', async (ctx) => {
     const b = parseWith(claimSchemas.open, bodyOf(ctx));
     await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
-      type: 'OpenClaim', actor: operator(ctx), kind: b.kind, depositId: b.deposit_id, amountMinor: amountOf(b.amount_minor), note: b.note, ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
+      type: 'OpenClaim', actor: operator(ctx), kind: b.kind, depositId: b.deposit_id, amountMinor: amountOf(b.amount_minor), note: b.note ?? '', ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
     }, (id) => ({ status: 201, body: claimView(id!) }));
   });
 
@@ -68,9 +69,11 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
 
   for (const transition of Object.keys(claimTransitions) as ClaimTransition[]) {
     router.post(`/claims/:id/${transition}`, async (ctx) => {
+      // A refund's approval and its payout move money out of suspense: step-up, as for adjustments.
+      if (transition === 'refund' || transition === 'payout') await requireStepUp(ctx);
       const b = parseWith(claimSchemas.decide, bodyOf(ctx));
       await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
-        type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note, ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
+        type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
       }, (id) => ({ status: 200, body: claimView(id!) }));
     });
   }

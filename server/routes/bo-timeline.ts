@@ -15,6 +15,7 @@ import { iso, maskAccountNumber, maskName, presentDeposit } from '../../core/pre
 import type { IntakeRecord, ProviderAnswer } from '../../adapters/slips/store.ts';
 import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
+import type { Claim, ClaimEvent } from '../../core/claim/state.ts';
 
 type Obj = Record<string, unknown>;
 const n = (minor: bigint) => Number(minor);
@@ -103,6 +104,11 @@ function legView(d: Deposit, l: Leg, settled: Extract<DepositEvent, { type: 'Dep
 }
 
 /** What one deposit event says, for the timeline. */
+/** Who took an operator's step that moves money, and their note (absent in journals from before they were kept). */
+function decidedBy(decision: { readonly operatorId: string; readonly note: string } | undefined): Obj {
+  return decision ? { operator: decision.operatorId, note: decision.note } : {};
+}
+
 function depositStep(e: DepositEvent): { step: string; detail: Obj } {
   switch (e.type) {
     case 'DepositCreated': return { step: 'created', detail: { amount_minor: n(e.deposit.amountMinor), merchant_reference: e.deposit.merchantReference } };
@@ -128,7 +134,7 @@ function depositStep(e: DepositEvent): { step: string; detail: Obj } {
     case 'DepositCanceled': return { step: 'canceled', detail: { by: e.by, reason_code: e.reasonCode } };
     case 'LateSlipWindowClosed': return { step: 'late_window_closed', detail: {} };
     case 'DepositCleared': return { step: 'cleared', detail: {} };
-    case 'DepositReversed': return { step: 'reversed', detail: { reason_code: e.reasonCode, balance_transaction_id: e.balanceTransactionId } };
+    case 'DepositReversed': return { step: 'reversed', detail: { reason_code: e.reasonCode, balance_transaction_id: e.balanceTransactionId, ...decidedBy(e.decision) } };
     case 'DepositOverpaid': return { step: 'overpaid', detail: { claim_id: e.overpayment.claimId, amount_minor: n(e.overpayment.amountMinor) } };
     default: {
       const _exhaustive: never = e;
@@ -142,10 +148,24 @@ function withdrawalStep(e: WithdrawalEvent, legRefs: ReadonlySet<string>): { ste
     case 'LegReserved': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_reserved', detail: { leg_ref: e.legRef, amount_minor: n(e.amountMinor) } } : null;
     case 'LegReleased': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_released', detail: { leg_ref: e.legRef } } : null;
     case 'FillLanded': return legRefs.has(e.fill.legRef) ? { step: 'fill', detail: { leg_ref: e.fill.legRef, amount_minor: n(e.fill.amountMinor), fee_recognized_minor: n(e.fill.feeRecognizedMinor), balance_transaction_id: e.fill.balanceTransactionId } } : null;
-    case 'FillReversed': return legRefs.has(e.legRef) ? { step: 'fill_reversed', detail: { leg_ref: e.legRef, reason_code: e.reasonCode } } : null;
+    case 'FillReversed': return legRefs.has(e.legRef) ? { step: 'fill_reversed', detail: { leg_ref: e.legRef, reason_code: e.reasonCode, ...decidedBy(e.decision) } } : null;
     case 'WithdrawalSettled': return { step: 'counterparty_settled', detail: {} }; // by this deposit's fill (the caller skips others)
     default: return null;
   }
+}
+
+/** A claim about the deposit, each decision with who took it and why (the refund's money is on the claim's own page). */
+function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly claim: Claim }, claimId: string): { step: string; detail: Obj } {
+  if (e.type === 'ClaimOpened') {
+    const opener = e.claim.notes?.[0];
+    return { step: 'claim', detail: { claim_id: claimId, status: 'open', kind: e.claim.kind, amount_minor: n(e.claim.amountMinor), operator: opener?.operatorId ?? null, note: e.claim.note ?? null } };
+  }
+  const status = { ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout', ClaimClosed: 'closed', ClaimRejected: 'rejected' }[e.type];
+  return { step: 'claim', detail: {
+    claim_id: claimId, status, operator: e.operatorId, note: e.note,
+    ...(e.type === 'ClaimRefundApproved' ? { refund_minor: n(e.refundMinor) } : {}), ...(e.type === 'ClaimRefundPaidOut' ? { refund_withdrawal_id: e.withdrawalId } : {}),
+    ...(e.type === 'ClaimClosed' ? { refunded_minor: n(e.refundedMinor) } : {}),
+  } };
 }
 
 function stepOf(entry: TrailEntry, rest: Obj): Obj {
@@ -158,9 +178,12 @@ function balanceStep(entry: TrailEntry): Obj {
 }
 
 /** Every step of the deposit's life, in journal order (deliveries sit after the event they carry). */
-export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly TrailEntry[] = trail.stream(d.id)): Obj[] {
+export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly TrailEntry[] = trail.stream(d.id), claimIds: readonly string[] = []): Obj[] {
   const firstSeq = own[0]?.seq ?? 0;
   const steps: { seq: number; order: number; view: Obj }[] = own.map((e) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent)) }));
+  for (const claimId of claimIds) {
+    for (const e of trail.stream(claimId)) steps.push({ seq: e.seq, order: 2, view: stepOf(e, claimStep(e.event as Parameters<typeof claimStep>[0], claimId)) });
+  }
   for (const e of trail.postedFor(d.id, firstSeq)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });
   const payoutRefs = new Map<string, Set<string>>();
   for (const l of d.legs) {
@@ -237,6 +260,8 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
   const settled = settledEventOf(own);
   // The reviewer whose approval settled it counts among the approvals (it is kept on the settling event).
   const settledBy = settled?.decision?.operatorId;
+  // Claims about this order (overpayments, late slips, opened by hand): few, so a scan of the open work is cheap.
+  const claimsOf = [...world.claims.values()].filter((c) => c.depositId === d.id);
   return {
     deposit: presentDeposit(d),
     merchant: { id: d.merchantId, name: merchant?.name ?? null, white_label_id: d.whiteLabelId },
@@ -256,6 +281,7 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
       duplicate_hits: transRefs.map((t) => ({ trans_ref: t, used_by_deposit_id: world.transRefOwner(d.livemode, t) ?? null })).filter((h) => h.used_by_deposit_id !== null && h.used_by_deposit_id !== d.id),
       route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt) } : null,
     },
-    timeline: depositTimeline(d, facts.trail, own),
+    claims: claimsOf.map((c) => ({ id: c.id, kind: c.kind, status: c.status, amount_minor: n(c.amountMinor), refund_withdrawal_id: c.refundWithdrawalId ?? null })),
+    timeline: depositTimeline(d, facts.trail, own, claimsOf.map((c) => c.id)),
   };
 }

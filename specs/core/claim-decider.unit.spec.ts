@@ -27,7 +27,8 @@ const decider: Decider<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[]> =
 const ev = { at: base.at, claimId: 'clm_1', operatorId: 'emp_a', note };
 const reviewed: ClaimEvent = { type: 'ClaimReviewStarted', ...ev };
 const refundApproved: ClaimEvent = { type: 'ClaimRefundApproved', ...ev, refundMinor: 5_000n, account };
-const paidOut: ClaimEvent = { type: 'ClaimRefundPaidOut', ...ev, withdrawalId: 'wdr_1' };
+const paidOut: ClaimEvent = { type: 'ClaimRefundPaidOut', ...ev, operatorId: 'emp_b', withdrawalId: 'wdr_1' };
+const openedByHand: Claim = { ...opened, kind: 'manual', notes: [{ at: T0, operatorId: 'emp_a', status: 'open', note }] };
 
 const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefined>[] = [
   { row: 'open → review → under_review', given: [], when: { type: 'StartClaimReview', ...base }, then: [reviewed] },
@@ -36,7 +37,8 @@ const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefine
   { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account }, then: [refundApproved] },
   { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
   { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 5_001n }, refused: 'validation_error' },
-  { row: 'refund_pending → payout → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, withdrawalId: 'wdr_1' }, then: [paidOut] },
+  { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
+  { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close while the refund is open: refused', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: false, filledMinor: 0n } }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close once the refund is final → closed with what it filled', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: true, filledMinor: 5_000n } }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 5_000n }] },
   { row: 'under_review → close without refund → closed, nothing refunded', given: [reviewed], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
@@ -46,6 +48,14 @@ const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefine
 ];
 
 table(decider, rows);
+
+test('a claim opened by hand: its opener cannot approve its refund; another operator can', () => {
+  const underReview = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
+  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, account }, underReview);
+  assert.ok(isRejection(own) && own.code === 'operation_not_allowed' && /another operator/.test(own.message), JSON.stringify(own));
+  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', account }, underReview);
+  assert.ok(!isRejection(other), isRejection(other) ? other.message : '');
+});
 
 test('no claim: resource_not_found', () => {
   const d = decideClaim({ type: 'StartClaimReview', ...base }, undefined);

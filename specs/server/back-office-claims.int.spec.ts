@@ -65,7 +65,7 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   const short = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note: 'too short' });
   assert.is(short.status, 422);
   assert.is(short.json.error.code, 'review_note_required');
-  const early = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note });
+  const early = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { stepUp: true });
   assert.is(early.status, 409, early.text);
 
   const reviewed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims', roles: ['ops_admin'] });
@@ -73,14 +73,21 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   assert.equal([reviewed.json.status, reviewed.json.version], ['under_review', 1]);
   ledgerBalanced('under_review');
 
-  const tooMuch = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note, amount_minor: 5_001 });
+  const tooMuch = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note, amount_minor: 5_001 }, { stepUp: true });
   assert.is(tooMuch.status, 422);
-  const refund = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims' });
+  // Money leaves suspense: the refund's approval and its payout need step-up, as adjustments do.
+  const noStepUp = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims' });
+  assert.is(noStepUp.json.error.code, 'scope_denied', noStepUp.text);
+  const refund = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true });
   assert.is(refund.status, 200, refund.text);
   assert.equal([refund.json.status, refund.json.refund_minor, refund.json.refund_account.account_number_masked], ['refund_pending', 5_000, 'xxxxxx3210']);
   ledgerBalanced('refund_pending');
 
-  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_claims' });
+  // … and two people: the operator who approved the refund does not pay it out.
+  const samePerson = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_claims', stepUp: true });
+  assert.is(samePerson.status, 409, samePerson.text);
+  assert.match(samePerson.json.error.message, /another operator pays it out/);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
   assert.is(payout.status, 200, payout.text);
   assert.is(payout.json.status, 'return_pending_payout');
   const refundW = payout.json.refund_withdrawal;
@@ -107,7 +114,15 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   const closed = await scene.s.bo('GET', `/v1/bo/claims/${claimId}`);
   assert.equal([closed.json.status, closed.json.refunded_minor, closed.json.version], ['closed', 5_000, 4]);
   assert.equal(closed.json.notes.map((n: any) => n.status), ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed']);
-  assert.equal(closed.json.notes.map((n: any) => n.operator), [null, 'emp_claims', 'emp_claims', 'emp_claims', 'system']);
+  assert.equal(closed.json.notes.map((n: any) => n.operator), [null, 'emp_claims', 'emp_claims', 'emp_payer', 'system']);
+  // The deposit's operator view lists its claims, and its timeline carries each decision: who, why.
+  const view = await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`);
+  assert.equal(view.json.claims.map((c: any) => [c.id, c.status, c.refund_withdrawal_id]), [[claimId, 'closed', refundW.id]]);
+  const claimSteps = view.json.timeline.filter((t: any) => t.step === 'claim');
+  assert.equal(claimSteps.map((t: any) => [t.detail.status, t.detail.operator]),
+    [['open', null], ['under_review', 'emp_claims'], ['refund_pending', 'emp_claims'], ['return_pending_payout', 'emp_payer'], ['closed', 'system']]);
+  assert.is(claimSteps[2].detail.refund_minor, 5_000);
+  assert.is(claimSteps[2].detail.note, note);
   const closeAgain = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note });
   assert.is(closeAgain.status, 409);
   const final = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/reject`, { note });
@@ -147,6 +162,15 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   assert.is(rejected.status, 200, rejected.text);
   assert.is(rejected.json.status, 'rejected');
   assert.equal((await scene.s.bo('GET', `/v1/bo/claims?status=rejected&deposit_id=${d.id}`)).json.data.map((c: any) => c.id), [opened[1]]);
+  // A claim opened by hand: its opener does not approve its refund; a missing note is a note too short.
+  await scene.s.bo('POST', `/v1/bo/claims/${opened[2]}/review`, { note });
+  const ownRefund = await scene.s.bo('POST', `/v1/bo/claims/${opened[2]}/refund`, { note }, { stepUp: true });
+  assert.is(ownRefund.status, 409, ownRefund.text);
+  assert.match(ownRefund.json.error.message, /another operator approves its refund/);
+  const noNote = await scene.s.bo('POST', `/v1/bo/claims/${opened[2]}/refund`, {}, { sub: 'emp_other', stepUp: true });
+  assert.is(noNote.json.error.code, 'review_note_required', noNote.text);
+  const byAnother = await scene.s.bo('POST', `/v1/bo/claims/${opened[2]}/refund`, { note }, { sub: 'emp_other', stepUp: true });
+  assert.is(byAnother.status, 200, byAnother.text);
   // under_review may close without a refund (resolved some other way), with its note.
   await scene.s.bo('POST', `/v1/bo/claims/${opened[0]}/review`, { note });
   const closed = await scene.s.bo('POST', `/v1/bo/claims/${opened[0]}/close`, { note: 'payer confirmed it was a test transfer' });

@@ -44,6 +44,8 @@ test('reversing a fill needs step-up, emits withdrawal.fill_reversed and balance
   assert.is(noStepUp.status, 403, noStepUp.text);
   const badReason = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, { ...body, reason_code: 'WHIM' }, { roles: ['ops_admin'], stepUp: true });
   assert.is(badReason.status, 422);
+  const shortNote = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, { ...body, note: 'x' }, { roles: ['ops_admin'], stepUp: true });
+  assert.is(shortNote.json.error.code, 'review_note_required', shortNote.text);
   const r = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'], stepUp: true });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.fills.find((f: any) => f.leg_ref === legRef).receipt_state, 'reversed');

@@ -105,9 +105,16 @@ test('a reversal after clearing that available cannot cover is 402 insufficient_
 
 test('a reversal inside the clearing window takes the deposit back from pending_clearing to exactly 0', async () => {
   const { m, depositId } = await settledDepositor();
-  const r = await s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: 'recalled by the bank' }, { stepUp: true });
+  // Money moves on an operator's reasons: a note a reader cannot see is no note, and nothing moves.
+  await refused(() => s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: 'x' }, { stepUp: true }), 'review_note_required');
+  await refused(() => s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: '\u200b'.repeat(21) }, { stepUp: true }), 'review_note_required');
+  assert.is(s.running.store.world.deposits.get(depositId)!.status, 'settled');
+  const r = await s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: 'recalled by the bank' }, { stepUp: true, sub: 'emp_recall' });
   assert.is(r.status, 200, r.text);
   assert.equal(await balance(m.id), { available_minor: 0, pending_clearing_minor: 0, reserved_minor: 0 });
+  // Who reversed it and why is on the journal's event, so the timeline shows it.
+  const reversed = (await s.bo('GET', `/v1/bo/deposits/${depositId}`)).json.timeline.find((t: any) => t.step === 'reversed');
+  assert.equal([reversed.detail.operator, reversed.detail.note, reversed.detail.reason_code], ['emp_recall', 'recalled by the bank', 'BANK_RECALL']);
 });
 
 test('a withdrawal of 2^53−1 is 422 amount_not_supported (amount + fee would pass the safe range), not a 500', async () => {
