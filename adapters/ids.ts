@@ -6,7 +6,7 @@
 // OS for one byte per character, a measurable cost on the journal's hot path).
 
 import { createHash, randomFillSync } from 'node:crypto';
-import { encodeTime, isValid, monotonicFactory } from 'ulid';
+import { encodeTime, isValid, monotonicFactory, ulid } from 'ulid';
 import type { Ids } from '../core/ports.ts';
 
 const crockford = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -55,11 +55,20 @@ function crockfordBits(bytes: Uint8Array, chars: number): string {
   return text;
 }
 
+/**
+ * Prefixes whose ids take a fresh random part rather than the monotonic factory's next: a
+ * deposit's legs are made with the deposit, and the withdrawing merchant sees its side's
+ * leg_ref; consecutive ids (the deposit's ULID + 1, + 2) would let it join that leg to the
+ * depositor's order, which the contract rules out ("cannot be joined across merchants").
+ */
+const unlinkedPrefixes = new Set(['leg']);
+
 export class UlidIds implements Ids {
-  private readonly ulid = monotonicFactory(blockRandom());
+  private readonly random = blockRandom();
+  private readonly ulid = monotonicFactory(this.random);
 
   next(prefix: string): string {
-    const id = this.ulid();
+    const id = unlinkedPrefixes.has(prefix) ? ulid(undefined, this.random) : this.ulid();
     return prefix === 'ben' ? `ben_${ulidToHex(id)}` : `${prefix}_${id}`;
   }
 }

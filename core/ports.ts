@@ -35,6 +35,12 @@ export interface Journal {
 export interface CommitMeta {
   readonly requestId?: string;
   readonly idempotencyKey?: string;
+  /**
+   * The merchant whose API call this is. A webhook names the request only to that merchant:
+   * the withdrawing merchant a deposit fills must not learn the depositor's request id or
+   * Idempotency-Key (contract: legs cannot be joined across merchants).
+   */
+  readonly callerMerchantId?: string;
   /** The idempotency record to store with the commit (the response to replay). */
   readonly idempotency?: IdempotencyRecord;
 }

@@ -1,7 +1,7 @@
 // The webhook envelope of one merchant event, as the exact JSON bytes the outbox stores
 // and every delivery and resend sends unchanged (contract: Webhook envelope). Key order
 // is fixed here; optional keys are absent rather than null: `request` only when an API
-// call caused the event, `previous_attributes` absent for balance_transaction (null on
+// call of the event's own merchant caused the event, `previous_attributes` absent for balance_transaction (null on
 // *.created, as core/outbox.ts decides).
 
 import type { MerchantEvent } from '../../core/outbox.ts';
@@ -30,7 +30,8 @@ export function envelopeParts(event: MerchantEvent, meta: CommitMeta): EnvelopeP
   const middle = JSON.stringify({ object: 'event', type: event.type, api_version: apiVersion, livemode: event.livemode, created_at: iso(event.createdAt) });
   const rest = JSON.stringify({
     account: { merchant_id: event.merchantId, white_label_id: event.whiteLabelId },
-    ...(meta.requestId !== undefined
+    // Only the merchant who made the call hears its request id and key (CommitMeta.callerMerchantId).
+    ...(meta.requestId !== undefined && meta.callerMerchantId === event.merchantId
       ? { request: { id: meta.requestId, ...(meta.idempotencyKey !== undefined ? { idempotency_key: meta.idempotencyKey } : {}) } }
       : {}),
     data,

@@ -14,7 +14,7 @@
 // and `store.handler` afresh rather than keeping them.
 
 import { CommandHandler, type CommandPort, type Respond, type Submitted } from '../../core/handler/handle.ts';
-import type { Command } from '../../core/handler/commands.ts';
+import type { Actor, Command } from '../../core/handler/commands.ts';
 import type { Clock, CommitMeta, Ids } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
 import { SqliteJournal } from './journal.ts';
@@ -126,7 +126,9 @@ export class Store implements CommandPort {
    * (with the group commit of this event-loop turn) and rejects if it could not be written.
    */
   submit(command: Command, meta: CommitMeta = {}, respond?: Respond): Submitted {
-    const { result, durable } = this.journal.capture(() => this.current.handler.execute(command, meta, respond));
+    const actor = (command as { readonly actor?: Actor }).actor;
+    const own = actor?.kind === 'merchant' ? { ...meta, callerMerchantId: actor.merchantId } : meta;
+    const { result, durable } = this.journal.capture(() => this.current.handler.execute(command, own, respond));
     this.tellWhenDurable(durable);
     return { outcome: result, durable };
   }

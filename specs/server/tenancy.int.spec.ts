@@ -14,6 +14,7 @@ let s: TestServer;
 let a: MerchantKeys;
 let b: MerchantKeys;
 const owned = { deposit: '', withdrawal: '', dispute: '', beneficiary: '', sandboxDeposit: '' };
+const paid = { deposit: '', withdrawal: '', depositKey: '' }; // A's deposit that filled B's withdrawal
 
 test.before(async () => {
   s = await TestServer.start();
@@ -26,8 +27,10 @@ test.before(async () => {
   const bBen = await s.beneficiary(b.id);
   const filled = await s.call(b.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(bBen, { amount_minor: 50_000 }), { idempotencyKey: randomUUID() });
   assert.is(filled.status, 201, filled.text);
-  const paying = await s.call(a.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, fill_preference: 'internal_only' }));
+  paid.depositKey = randomUUID();
+  const paying = await s.call(a.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, fill_preference: 'internal_only' }), { idempotencyKey: paid.depositKey });
   assert.is(paying.status, 201, paying.text);
+  Object.assign(paid, { deposit: paying.json.id, withdrawal: filled.json.id });
   await payFirstLeg(s, paying.json.id);
   owned.dispute = await openDispute(s, filled.json.id, 50_000n);
 
@@ -130,6 +133,24 @@ test("another merchant's saved sender and beneficiary ids are refused like unkno
   const foreignBen = expectError(await s.call(a.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(bBen), { idempotencyKey: randomUUID() }), 'validation_error');
   const unknownBen = expectError(await s.call(a.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody('ben_0000000000000000000000000000dead'), { idempotencyKey: randomUUID() }), 'validation_error');
   assert.equal(foreignBen.details, unknownBen.details);
+});
+
+test("B's webhooks about A's deposit carry neither A's request nor a leg_ref next to A's ids (legs cannot be joined across merchants)", async () => {
+  const envelopes = (merchantId: string) => s.running.store.db.prepare('SELECT body FROM outbox WHERE merchant_id = ? ORDER BY sequence').all(merchantId).map((r: any) => JSON.parse(r.body));
+  const aCreated = envelopes(a.id).find((e) => e.type === 'deposit.created' && e.data.object.id === paid.deposit);
+  assert.is(aCreated.request.idempotency_key, paid.depositKey, 'A hears its own request');
+  const bAboutA = envelopes(b.id).filter((e) => e.data.object.id === paid.withdrawal && ['withdrawal.matched', 'withdrawal.filled', 'withdrawal.settled'].includes(e.type));
+  assert.ok(bAboutA.length >= 2, bAboutA.map((e) => e.type).join());
+  for (const e of bAboutA) assert.is(e.request, undefined, `${e.type} names no request of A's`);
+  assert.not.ok(JSON.stringify(envelopes(b.id)).includes(paid.depositKey), "A's Idempotency-Key appears nowhere in B's events");
+  // The ULIDs' random parts: B's leg_ref is no small step from A's deposit id or A's own leg_ref.
+  const randomPart = (id: string) => [...id.slice(id.indexOf('_') + 11)].reduce((v, ch) => v * 32n + BigInt('0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(ch)), 0n);
+  const bLeg = (await s.call(b.live.api_key, 'GET', `/v1/pay/withdrawals/${paid.withdrawal}`)).json.fills[0].leg_ref as string;
+  const aLeg = (await s.call(a.live.api_key, 'GET', `/v1/pay/deposits/${paid.deposit}`)).json.legs[0].leg_ref as string;
+  for (const near of [paid.deposit, aLeg]) {
+    const gap = randomPart(bLeg) - randomPart(near);
+    assert.ok(gap > 1_000_000n || gap < -1_000_000n, `${bLeg} is ${gap} from ${near}`);
+  }
 });
 
 test.run();
