@@ -34,6 +34,12 @@ export const limits = {
   /** The waits per pool whose median a waiting deposit's estimated_wait_ms is. */
   liquidityWaitsRemembered: 16,
   legsPerDepositMax: 3,
+  /**
+   * The smallest transfer a leg asks of an end user (1 baht): a withdrawal whose capacity is
+   * less is left for its expiry rather than ask for a 0.01-baht transfer, and a leg never
+   * leaves less than this for the next one.
+   */
+  legAmountMinMinor: 100,
   reviewEscalationMs: 1 * hour,
   reviewNoteLengthMin: 20,
   fourEyesAmountMinorMin: 5_000_000,

@@ -2,7 +2,8 @@
 // white label and mode. Pure: it takes the candidate orders oldest first and returns
 // legs. Capacity of an order = remaining − what is already in flight to it. At most
 // legsPerDepositMax legs; an amount that does not fit in that many legs is not split
-// further. No two legs of one deposit pay the same account: a slip is matched to its leg
+// further. No leg is smaller than legAmountMinMinor (1 baht), and none leaves less for the
+// next. No two legs of one deposit pay the same account: a slip is matched to its leg
 // by the receiving account, so two such legs would make every slip ambiguous (two orders
 // of one payee are taken by two deposits instead). With fill_preference 'any' and a live
 // gateway route, the gateway takes the whole amount when internal liquidity cannot.
@@ -57,9 +58,15 @@ export class LiquidityPlanner {
     if (!isMatchable(w, this.request.at) || w.expiresAt < this.request.payableUntil) return false;
     const destination = this.request.destinationOf(w);
     if (this.destinations.includes(destination)) return false;
-    this.destinations.push(destination);
     const capacity = capacityOf(w);
-    const take = capacity < this.left ? capacity : this.left;
+    let take = capacity < this.left ? capacity : this.left;
+    // Leave the next leg at least the smallest transfer; an order that can take less than
+    // that is passed over, and does not block its payee's other orders.
+    const rest = this.left - take;
+    const legMin = BigInt(limits.legAmountMinMinor);
+    if (rest > 0n && rest < legMin) take -= legMin - rest;
+    if (take < legMin) return false;
+    this.destinations.push(destination);
     this.legs.push({ withdrawal: w, amountMinor: take });
     this.left -= take;
     return this.left === 0n || this.legs.length === limits.legsPerDepositMax;

@@ -241,12 +241,12 @@ class Generator {
   private reverse(): Command {
     if (this.int(2) === 0) {
       const settled = this.deposits.filter((id) => this.world.deposits.get(id)!.status === 'settled');
-      return { type: 'ReverseDeposit', actor: op('emp_ops'), depositId: this.pick(settled) ?? 'dep_missing', reasonCode: 'BANK_RECALL', note: 'bank recall' };
+      return { type: 'ReverseDeposit', actor: op('emp_ops'), depositId: this.pick(settled) ?? 'dep_missing', reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' };
     }
     const filled = this.withdrawals.map((id) => this.world.withdrawals.get(id)!).filter((w) => w.fills.some((f) => !f.reversal));
     const w = this.pick(filled);
     const fill = w?.fills.find((f) => !f.reversal);
-    return { type: 'ReverseFill', actor: op('emp_ops'), withdrawalId: w?.id ?? 'wdr_missing', legRef: fill?.legRef ?? 'leg_missing', reasonCode: 'BANK_RECALL', note: 'recalled' };
+    return { type: 'ReverseFill', actor: op('emp_ops'), withdrawalId: w?.id ?? 'wdr_missing', legRef: fill?.legRef ?? 'leg_missing', reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' };
   }
 
   private dispute(): Command {

@@ -22,6 +22,7 @@ const tables: Record<string, string> = {
 const notDeciders: Record<string, string> = {
   'core/handler/handle.ts': 'loading only (resource_not_found): directory-transitions.unit.spec.ts checks the handler refuses nothing else',
   'core/money.ts': 'amount and credit checks, read through each decider\'s imports by refusalCodesReachable',
+  'core/note.ts': 'review_note_required, read through the deposit and claim deciders\' imports; their tables have its rows',
 };
 
 const root = new URL('../../', import.meta.url);

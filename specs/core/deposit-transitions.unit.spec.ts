@@ -690,7 +690,7 @@ test('settled → reversal inside the clearing window → reversed, taken from p
   const id = settled(s);
   s.h.advance(hour);
   const settlementId = dep(s.h, id).settlement!.balanceTransactionId;
-  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'bank recall' }));
+  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }));
   const d = dep(s.h, id);
   assert.equal([d.status, d.isTerminal, d.version], ['reversed', true, 4]);
   assert.equal(out.on(id), ['DepositReversed']);
@@ -703,38 +703,38 @@ test('settled → reversal inside the clearing window → reversed, taken from p
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   s.h.advance(limits.clearingPeriodMs);
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n], 'a reversed deposit never clears');
-  refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'again' }, 'operation_not_allowed', seen);
+  refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }, 'operation_not_allowed', seen);
 });
 
 test('settled → reversal after clearing is taken from available; every contract reason code is accepted, others refused', () => {
   const s = withLiquidity(1_000_000n);
   const id = settled(s, 20_000n, 'TX-cleared');
   s.h.advance(limits.clearingPeriodMs);
-  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'ACCOUNT_FROZEN', note: 'frozen' }));
+  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'ACCOUNT_FROZEN', note: 'recalled by the sender bank' }));
   assert.equal(out.ledger.map(row), [['fee', s.depositor, null, 'available', 321n], ['reversal', s.depositor, 'available', null, 20_000n]]);
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   // Once the merchant has spent what cleared, available cannot give the credit back: refused, nothing moves.
   const spent = settled(s, 20_000n, 'TX-spent');
   s.h.advance(limits.clearingPeriodMs);
   s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'debit', bucket: 'available', reason: 'paid out' });
-  const short = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recall' }, 'insufficient_balance', seen);
+  const short = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }, 'insufficient_balance', seen);
   assert.equal(short.details, { available_minor: 679, required_minor: 19_679, pending_clearing_minor: 0, pending_clearing_available_at: null, bucket: 'available' });
   assert.is(dep(s.h, spent).status, 'settled');
   assert.equal(balances(s.h, s.depositor), [679n, 0n, 0n]);
   s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'credit', bucket: 'available', reason: 'merchant repaid' });
-  s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recall' });
+  s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' });
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   for (const reasonCode of reversalReasonCodes) {
     const other = settled(s, 20_000n, `TX-${reasonCode}`);
-    s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: other, reasonCode, note: 'reason' });
+    s.h.ok({ type: 'ReverseDeposit', actor: operator(), depositId: other, reasonCode, note: 'recalled by the sender bank' });
     assert.is(dep(s.h, other).reversal!.reasonCode, reasonCode);
   }
   const open = settled(s, 20_000n, 'TX-open');
-  refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: open, reasonCode: 'LOST_IN_MAIL' as never, note: 'bad' }, 'validation_error', seen);
+  refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: open, reasonCode: 'LOST_IN_MAIL' as never, note: 'recalled by the sender bank' }, 'validation_error', seen);
   const waiting = openDeposit(s, 20_000n);
-  const r = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: waiting, reasonCode: 'OPS_ERROR', note: 'not settled' }, 'operation_not_allowed', seen);
+  const r = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: waiting, reasonCode: 'OPS_ERROR', note: 'recalled by the sender bank' }, 'operation_not_allowed', seen);
   assert.equal(r.details, { status: 'awaiting_payment' });
-  refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: 'dep_unknown', reasonCode: 'OPS_ERROR', note: 'none' }, 'resource_not_found', seen);
+  refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: 'dep_unknown', reasonCode: 'OPS_ERROR', note: 'recalled by the sender bank' }, 'resource_not_found', seen);
 });
 
 test('settled → 72 hours after credit → unchanged status, balance.cleared moves credited pending_clearing → available', () => {
@@ -783,6 +783,30 @@ function multiLeg(): Scene & { withdrawals: string[]; id: string } {
   const withdrawals = ['1111111111', '2222222222', '3333333333'].map((account) => withdrawalTo(s, 10_000n, account));
   return { ...s, withdrawals, id: openDeposit(s, 25_000n) };
 }
+
+test('(create) no leg asks for less than 1 baht: a withdrawal with 1 satang left is passed over and does not block its payee\'s other order', () => {
+  const s = scene();
+  const odd = withdrawalTo(s, 10_001n, '1111111111');
+  const first = openDeposit(s, 10_000n);
+  receiveSlip(s.h, first, 'rcpt_1');
+  verify(s.h, first, 'rcpt_1', found(legTransfer(s.h, first, 0, 'TX-odd')));
+  assert.is(wdr(s.h, odd).filledMinor, 10_000n, 'the odd withdrawal has 1 satang left');
+  const sameAccount = s.h.ok({ // the same payee, a later order
+    type: 'CreateWithdrawal', actor: merchantActor(s.payer), amountMinor: 50_000n, merchantReference: 'ref-again', endUserRef: 'payee',
+    beneficiaryId: s.h.beneficiary(s.payer, true, '1111111111'), requiresApproval: false, p2pMinimumApplies: false,
+  });
+  const other = withdrawalTo(s, 50_000n, '2222222222');
+  const next = openDeposit(s, 2_000n);
+  assert.equal(dep(s.h, next).legs.map((l) => [l.amountMinor, l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : '']), [[2_000n, sameAccount]]);
+  assert.equal([wdr(s.h, other).inFlight.length, wdr(s.h, odd).inFlight.length], [0, 0]);
+  // A leg never leaves less than 1 baht for the next: 10,100 over capacities of 10,050 and
+  // more is 10,000 + 100, not 10,050 + 50.
+  const t = scene();
+  withdrawalTo(t, 10_050n, '3333333333');
+  withdrawalTo(t, 50_000n, '4444444444');
+  const split = openDeposit(t, 10_100n);
+  assert.equal(dep(t.h, split).legs.map((l) => l.amountMinor), [10_000n, 100n]);
+});
 
 test('(create) multi-leg: a deposit larger than one withdrawal’s capacity gets up to 3 legs, each holding its withdrawal', () => {
   const m = multiLeg();

@@ -434,10 +434,10 @@ class Reverse implements Cmd {
     if (this.fill) {
       const w = r.h.world.withdrawals.get(pick([...model.withdrawals.keys()], this.i)!)!;
       const f = w.fills.find((x) => !x.reversal);
-      if (f) run(r, { type: 'ReverseFill', actor: operator(), withdrawalId: w.id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled' });
+      if (f) run(r, { type: 'ReverseFill', actor: operator(), withdrawalId: w.id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' });
     } else {
       const id = pickDeposit(mayBeSettled(model), r, this.i, ['settled'])!;
-      if (run(r, { type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'bank recall' })) model.deposits.get(id)!.phase = 'reversed';
+      if (run(r, { type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' })) model.deposits.get(id)!.phase = 'reversed';
     }
     checkInvariants(model, r);
   }

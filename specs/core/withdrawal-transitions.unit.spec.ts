@@ -287,7 +287,7 @@ test('partially_filled → a fill is reversed → status never moves back; amoun
   fill(s, 30_000n);
   fill(s, 30_000n);
   const [first, second] = wdr(s.h, id).fills;
-  const reverse = (legRef: string): Command => ({ type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef, reasonCode: 'BANK_RECALL', note: 'recalled' });
+  const reverse = (legRef: string): Command => ({ type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' });
   const out = emitted(s.h, () => s.h.ok(reverse(first!.legRef)));
   const w = wdr(s.h, id);
   assert.equal([w.status, w.version, w.filledMinor, remainingOf(w), w.feeRecognizedMinor], ['partially_filled', 5, 30_000n, 70_000n, 321n]);
@@ -309,7 +309,7 @@ test('settled → a fill is reversed → stays settled with remaining > 0; the m
   const id = s.h.withdrawal(s.payer, 10_000n);
   fill(s, 10_000n);
   const legRef = wdr(s.h, id).fills[0]!.legRef;
-  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef, reasonCode: 'ACCOUNT_FROZEN', note: 'frozen' }));
+  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef, reasonCode: 'ACCOUNT_FROZEN', note: 'recalled by the sender bank' }));
   const w = wdr(s.h, id);
   assert.equal([w.status, remainingOf(w), w.filledMinor], ['settled', 10_000n, 0n]);
   assert.equal(out.ledger.map(row), [['reversal', s.payer, null, 'available', 10_000n], ['fee', s.payer, null, 'available', 1_070n]]);
@@ -318,7 +318,7 @@ test('settled → a fill is reversed → stays settled with remaining > 0; the m
   fill(s, 20_000n);
   s.h.advance(limits.withdrawalLifetimeMs);
   assert.is(wdr(s.h, expired).status, 'expired');
-  const r = refused(s.h, { type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef: wdr(s.h, expired).fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'late' }, 'operation_not_allowed', seen);
+  const r = refused(s.h, { type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef: wdr(s.h, expired).fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'recalled by the sender bank' }, 'operation_not_allowed', seen);
   assert.equal(r.details, { status: 'expired' });
 });
 

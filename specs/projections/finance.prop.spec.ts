@@ -133,8 +133,9 @@ async function run(o: Op, ps: Party[]): Promise<void> {
       const d = candidates[o.pick % candidates.length]!;
       const opened = await attempt({ type: 'OpenClaim', actor: operator, kind: 'manual', depositId: d.id, amountMinor: BigInt(o.amount), note: 'payer asks for money back' });
       if (!opened.ok) return;
+      // Four eyes: the refund by another operator than the opener, the payout by a third.
       for (const transition of ['review', 'refund', 'payout'] as const) {
-        const r = await attempt({ type: 'DecideClaim', actor: operator, claimId: opened.objectId!, transition, note: `claim ${transition} in the property` });
+        const r = await attempt({ type: 'DecideClaim', actor: { kind: 'operator', operatorId: `emp_${transition}` }, claimId: opened.objectId!, transition, note: `claim ${transition} in the property` });
         if (!r.ok) return;
       }
       refundsPaidOut++;

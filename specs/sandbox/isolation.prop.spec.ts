@@ -103,7 +103,7 @@ function build(r: Real, name: string, merchantId: string, livemode: boolean, i: 
     }
     case 'Reverse': {
       const id = pick(inStatus('settled'), i);
-      return id ? [{ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'bank recall' }] : undefined;
+      return id ? [{ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }] : undefined;
     }
     case 'Adjust':
       return [{ type: 'PostAdjustment', actor: operator(), merchantId, livemode, amountMinor: 1_000n + BigInt(i), direction: 'credit', bucket: 'available', reason: 'correction' }];
