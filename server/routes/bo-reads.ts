@@ -65,6 +65,8 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
   router.get('/dashboard', async (ctx) => {
     const q = readQuery(ctx, ['livemode', 'merchant_id']);
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    // An unknown merchant is not a merchant with an empty day: 404, as the wallet answers.
+    if (q.merchant_id !== undefined && !world().merchants.has(q.merchant_id)) throw notFound('merchant');
     const readSide = readSideOf(services);
     // Read your writes, briefly, as the lists do; then answer with what the replica has.
     await Promise.all([readSide.caughtUp('deposit_list', world().lastSeq, readSideLimits.listFreshnessWaitMs), readSide.caughtUp('withdrawal_list', world().lastSeq, readSideLimits.listFreshnessWaitMs)]);

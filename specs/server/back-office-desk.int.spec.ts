@@ -153,6 +153,8 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   const endpoint = dash.json.webhooks_last_24h.endpoints[0];
   assert.ok(endpoint.delivered >= 1 && endpoint.failed === 0 && endpoint.failure_rate === 0, JSON.stringify(endpoint));
   assert.is(endpoint.url, hook.url);
+  const unknown = await scene.s.bo('GET', '/v1/bo/dashboard?merchant_id=mch_nope', undefined, { roles: ['finance'] });
+  assert.is(unknown.json.error?.code, 'resource_not_found', 'an unknown merchant is not a merchant with an empty day');
   assert.is(endpoint.delivered + endpoint.failed + endpoint.pending + endpoint.canceled, endpoint.deliveries, 'a chart can stack the statuses');
   // Evidence side by side: six verdicts, the legs and their receivers, the slips.
   assert.equal(view.evidence.verdicts.map((v: any) => v.dimension), ['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver']);
