@@ -99,7 +99,7 @@ export type DirectoryEvent =
   | { readonly type: 'WhiteLabelRegistered'; readonly at: number; readonly whiteLabel: Omit<WhiteLabel, 'version'> }
   | { readonly type: 'GatewayRouteSet'; readonly at: number; readonly whiteLabelId: string; readonly route: GatewayRoute }
   | { readonly type: 'MerchantRegistered'; readonly at: number; readonly merchant: Omit<Merchant, 'version'> }
-  | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean }
+  | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean; readonly operatorId?: string; readonly reason?: string }
   /** POST /v1/test/sandbox/reset: the merchant's sandbox history view starts a new run (sequences restart). */
   | { readonly type: 'SandboxRunReset'; readonly at: number; readonly merchantId: string; readonly runGeneration: number }
   | { readonly type: 'BeneficiaryRegistered'; readonly at: number; readonly beneficiary: Omit<Beneficiary, 'version'> }

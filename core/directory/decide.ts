@@ -68,7 +68,10 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       const m = reads.merchant(c.merchantId);
       if (!m) return notFound('merchant');
       if (m.suspended === c.suspended) return { objectId: m.id, records: [] };
-      return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event: { type: 'MerchantSuspensionChanged', at, merchantId: m.id, suspended: c.suspended } }] };
+      // Who suspended (or lifted it) and why stay on the journal's event, as for every operator decision.
+      const by = c.actor.kind === 'operator' ? { operatorId: c.actor.operatorId } : {};
+      const event = { type: 'MerchantSuspensionChanged' as const, at, merchantId: m.id, suspended: c.suspended, ...by, ...(c.reason !== undefined ? { reason: c.reason } : {}) };
+      return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event }] };
     }
     case 'ResetSandboxRun': return resetSandboxRun(c, reads, at);
     case 'RegisterBeneficiary': return registerBeneficiary(c, reads, at, ids);

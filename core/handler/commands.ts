@@ -29,7 +29,7 @@ export type Command =
   | { readonly type: 'RegisterWhiteLabel'; readonly actor: Actor; readonly name: string; readonly fees?: FeeSchedule; readonly amounts?: AmountPolicy }
   | { readonly type: 'SetGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string; readonly accountName: string; readonly ttlSeconds: number }
   | { readonly type: 'RegisterMerchant'; readonly actor: Actor; readonly whiteLabelId: string; readonly name: string; readonly technicalContactEmail?: string }
-  | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean }
+  | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean; readonly reason?: string }
   | { readonly type: 'ResetSandboxRun'; readonly actor: Actor & { kind: 'merchant' } }
   | { readonly type: 'RegisterBeneficiary'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string; readonly promptpayId?: string; readonly verified: boolean }
   | { readonly type: 'VerifyBeneficiary'; readonly actor: Actor; readonly beneficiaryId: string }

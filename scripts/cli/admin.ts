@@ -103,8 +103,10 @@ const subcommands: readonly Subcommand[] = [
   },
   ...(['suspend', 'unsuspend'] as const).map((verb): Subcommand => ({
     words: ['merchant', verb],
-    spec: spec(`merchant ${verb}`, `${verb === 'suspend' ? 'Suspends' : 'Lifts the suspension of'} a merchant (a step-up token is minted for you).`, { merchant }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, verb), {}, true)),
+    spec: spec(`merchant ${verb}`, `${verb === 'suspend' ? 'Suspends' : 'Lifts the suspension of'} a merchant (a step-up token is minted for you).`, {
+      merchant, reason: { type: 'string', value: 'TEXT', help: 'why (kept on the journal with the operator)' },
+    }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, verb), text(args, 'reason') ? { reason: text(args, 'reason') } : {}, true)),
   })),
   {
     words: ['fund'],

@@ -56,6 +56,8 @@ const schemas = {
       },
     },
   }),
+  /** A suspension or its lifting, with why (kept on the journal's event with the operator). */
+  suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax } } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
@@ -179,9 +181,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {
     router.post(`/merchants/:id/${path}`, async (ctx) => {
       await requireStepUp(ctx);
-      parseWith(schemas.empty, bodyOf(ctx));
+      const b = parseWith(schemas.suspension, bodyOf(ctx));
       const m = merchant(ctx);
-      await run(ctx, { type: 'SetMerchantSuspended', actor: actorOf(ctx), merchantId: m.id, suspended }, () => ({ status: 200, body: { id: m.id, object: 'merchant', suspended } }));
+      await run(ctx, { type: 'SetMerchantSuspended', actor: actorOf(ctx), merchantId: m.id, suspended, ...(b.reason !== undefined ? { reason: b.reason } : {}) },
+        () => ({ status: 200, body: { id: m.id, object: 'merchant', suspended } }));
     });
   }
 

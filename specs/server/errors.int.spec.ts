@@ -93,7 +93,10 @@ test('api_key_revoked: a key revoked in the back office', async () => {
 
 test('tenant_suspended: a suspended merchant, until unsuspended', async () => {
   const m = await s.onboard('Suspended', payer.whiteLabelId);
-  assert.is((await s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, {}, { stepUp: true })).status, 200);
+  assert.is((await s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, { reason: 'chargeback ratio above the limit' }, { stepUp: true, sub: 'emp_risk' })).status, 200);
+  // Who suspended the merchant and why are on the journal's event.
+  const change = JSON.parse(s.running.store.db.prepare("SELECT data FROM journal WHERE stream = ? AND type = 'MerchantSuspensionChanged' ORDER BY seq DESC LIMIT 1").pluck(true).get(m.id) as string);
+  assert.equal([change.suspended, change.operatorId, change.reason], [true, 'emp_risk', 'chargeback ratio above the limit']);
   expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/balance'), 'tenant_suspended', covered);
   expectError(await s.call(m.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody()), 'tenant_suspended');
   assert.is((await s.bo('POST', `/v1/bo/merchants/${m.id}/unsuspend`, {}, { stepUp: true })).status, 200);
