@@ -290,7 +290,9 @@ export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: B
   // Optional keys in the contract's order, set one by one (no spread of a temporary object).
   if (t.availableAt !== undefined) o.available_at = iso(t.availableAt);
   o.balance_after = presentBalances(balanceAfter);
-  o.source = { type: t.source.type, id: t.source.id };
+  // An adjustment's origin is the operator who posted it: the journal keeps who, the merchant
+  // sees the adjustment itself (an employee's id is not the merchant's to know).
+  o.source = { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id };
   if (t.reversesBalanceTransactionId) o.reverses_balance_transaction_id = t.reversesBalanceTransactionId;
   if (t.clearedFromBalanceTransactionId) o.cleared_from_balance_transaction_id = t.clearedFromBalanceTransactionId;
   if (t.reasonCode) {

@@ -117,6 +117,17 @@ test('a reversal inside the clearing window takes the deposit back from pending_
   assert.equal([reversed.detail.operator, reversed.detail.note, reversed.detail.reason_code], ['emp_recall', 'recalled by the bank', 'BANK_RECALL']);
 });
 
+test("an adjustment's balance.credited names the adjustment as its source, not the operator who posted it", async () => {
+  const m = await s.onboard('Adjusted');
+  await s.fund(m.id, 12_345);
+  const feed = await s.call(m.live.api_key, 'GET', '/v1/pay/events?since_sequence=0');
+  assert.is(feed.status, 200, feed.text);
+  const credited = feed.json.data.find((e: any) => e.type === 'balance.credited' && e.data.object.type === 'adjustment');
+  assert.ok(credited, feed.text.slice(0, 300));
+  assert.equal(credited.data.object.source, { type: 'adjustment', id: credited.data.object.id });
+  assert.not.ok(feed.text.includes('emp_'), "no operator's id reaches the merchant");
+});
+
 test('a withdrawal of 2^53−1 is 422 amount_not_supported (amount + fee would pass the safe range), not a 500', async () => {
   const m = await s.onboard('Huge withdrawal');
   await s.fund(m.id, 1_000_000);
