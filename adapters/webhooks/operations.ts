@@ -71,13 +71,14 @@ export class WebhookOperations {
   constructor(private readonly p: OperationParts) {
     this.storeIdempotency = p.db.prepare(insertIdempotencySql);
     // Events of a merchant and mode in a time range, of allowed types (NULL = all), optionally
-    // only those whose delivery to the endpoint failed and never succeeded.
+    // only those the endpoint never received: made since it exists, never delivered to it and
+    // not on their way — a delivery failed, canceled (the endpoint was disabled, by hand or
+    // after a day down) or never made (events while it was disabled).
     const eventsOf = (table: string) => p.db.prepare(`SELECT e.id, e.type, e.created_at FROM ${table} e
       WHERE e.merchant_id = :merchant AND e.livemode = :livemode AND e.created_at >= :after AND e.created_at < :before
         AND (:types IS NULL OR e.type IN (SELECT value FROM json_each(:types)))
-        AND (:onlyFailed = 0 OR (
-          EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = :endpoint AND d.event_id = e.id AND d.status = 'failed')
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = :endpoint AND d.event_id = e.id AND d.status = 'delivered')))
+        AND (:onlyFailed = 0 OR (e.created_at >= :endpointCreated
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = :endpoint AND d.event_id = e.id AND d.status IN ('delivered', 'pending'))))
       ORDER BY e.created_at, e.id LIMIT :limit`).raw(true);
     this.replayEvents = { outbox: eventsOf('outbox'), service: eventsOf('webhook_events') };
     this.insertReplay = p.db.prepare('INSERT INTO webhook_replays (id, endpoint_id, operator, filter, event_count, created_at) VALUES (?, ?, ?, ?, ?, ?)');
@@ -133,7 +134,7 @@ export class WebhookOperations {
     if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', 'The endpoint is disabled; re-enable it before replaying.'));
     const max = webhookLimits.replayEventsPerCommandMax;
     const params = {
-      merchant: endpoint.merchantId, livemode: endpoint.livemode ? 1 : 0, endpoint: endpoint.id,
+      merchant: endpoint.merchantId, livemode: endpoint.livemode ? 1 : 0, endpoint: endpoint.id, endpointCreated: endpoint.createdAt,
       after: Math.max(filter.createdAfter, now - webhookLimits.resendEventAgeMsMax), before: filter.createdBefore,
       types: this.allowedTypes(endpoint, filter.eventTypes), onlyFailed: filter.onlyFailed ? 1 : 0, limit: max + 1,
     };

@@ -139,6 +139,36 @@ test('bulk replay: only the failed events of the range, released at 50 per secon
   assert.equal(new Set(replayed.map((x) => String(x.headers['x-pg-event-id']))), failedIds, 'exactly the failed events');
 });
 
+test('only_failed after an outage: the events the endpoint never received (canceled when it was disabled, or made while it was) are replayed; delivered ones are not', async () => {
+  const m = await s.onboard('Outage', shop.whiteLabelId);
+  const hook = await Receiver.start(() => s.clock.now());
+  const endpoint = await addEndpoint(s, m.id, hook.url);
+  const from = new Date(s.clock.now()).toISOString();
+  await emitEvent(s, m); // delivered
+  await advance(s, second);
+  const delivered = hook.received.length;
+  assert.ok(delivered >= 1);
+  hook.answer(500);
+  await emitEvent(s, m); // fails, retrying …
+  await advance(s, 0);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${endpoint}/disable`, {})).status, 200); // … canceled by the disable
+  await emitEvent(s, m); // made while disabled: no delivery at all
+  await advance(s, second); // the fan-out passes it by while the endpoint is disabled
+  assert.is(hook.received.length, delivered + 1, 'one failed attempt, nothing while disabled');
+  hook.answer(204);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${endpoint}/enable`, {})).status, 200);
+  const before = hook.received.length;
+  const r = await s.bo('POST', `/v1/bo/webhooks/${endpoint}/replay`,
+    { event_types: [], created_after: from, created_before: new Date(s.clock.now() + 1).toISOString(), only_failed: true }, { stepUp: true });
+  assert.is(r.status, 202, r.text);
+  assert.is(r.json.event_count, 2, 'the canceled one and the one never sent');
+  await advance(s, second);
+  const replayed = hook.received.slice(before).map((x) => String(x.headers['x-pg-event-id']));
+  const firstDelivered = new Set(hook.received.slice(0, delivered).map((x) => String(x.headers['x-pg-event-id'])));
+  assert.is(replayed.length, 2);
+  assert.ok(replayed.every((id) => !firstDelivered.has(id)), 'nothing delivered before is sent again');
+});
+
 test('the delivery list pages with a cursor bound to its filters', async () => {
   const first = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=delivered`);
   assert.is(first.status, 200);
