@@ -80,6 +80,10 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   const past = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'x', amount_minor: 1, respond_by: '2020-01-01T00:00:00Z' });
   assert.is(past.status, 422);
 
+  const notBase64 = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
+    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: '!!!notbase64' }],
+  });
+  assert.is(notBase64.json.error?.code, 'validation_error', 'a file that is not base64 is refused, not stored as 0 bytes');
   const evidence = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
     text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: Buffer.from('%PDF-1.4 statement').toString('base64') }],
   });
