@@ -104,7 +104,7 @@ export const listDepositsQuery = compile<{ limit?: string; status?: string; upda
     status: { enum: ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'under_review', 'settled', 'expired', 'canceled', 'rejected', 'reversed'] },
     updated_after: { type: 'string', format: 'date-time' }, cursor: { type: 'string', minLength: 1, maxLength: 512 },
   },
-});
+}, { in: 'query' });
 
 export const listWithdrawalsQuery = compile<{ limit?: string; status?: string; updated_after?: string; cursor?: string }>({
   type: 'object', additionalProperties: false,
@@ -113,15 +113,17 @@ export const listWithdrawalsQuery = compile<{ limit?: string; status?: string; u
     status: { enum: ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'] },
     updated_after: { type: 'string', format: 'date-time' }, cursor: { type: 'string', minLength: 1, maxLength: 512 },
   },
-});
+}, { in: 'query' });
 
 export const quoteQuery = compile<{ channel: 'withdrawal'; amount_minor: string }>({
   type: 'object', additionalProperties: false, required: ['channel', 'amount_minor'],
   properties: { channel: { const: 'withdrawal' }, amount_minor: { type: 'string', pattern: '^[0-9]{1,16}$' } },
-});
+}, { in: 'query' });
 
 export const sendersQuery = compile<{ end_user_ref: string }>({
   type: 'object', additionalProperties: false, required: ['end_user_ref'], properties: { end_user_ref: reference },
-});
+}, { in: 'query' });
 
-export const emptyQuery = compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} });
+export const emptyQuery = compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }, { in: 'query' });
+/** A body that must be empty (none, or {}). */
+export const emptyBody = compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} });

@@ -43,12 +43,17 @@ export function isHttpUrl(s: string): boolean {
 /** A compiled request schema; `schema` is kept so the OpenAPI document (server/openapi/) is built from the same source. */
 export type Validator<T> = ((data: unknown) => data is T) & { readonly schema: AnySchema };
 
-/** A validator for `schema`: returns true for valid data, throws validation_error otherwise. */
-export function compile<T>(schema: AnySchema): Validator<T> {
+/**
+ * A validator for `schema`: returns true for valid data, throws validation_error otherwise.
+ * A query's validator (`{ in: 'query' }`) names its fields `query.limit`, as the routes that
+ * check their query by hand do; a body's are bare (`amount_minor`).
+ */
+export function compile<T>(schema: AnySchema, options: { in?: 'query' } = {}): Validator<T> {
   const validate = ajv.compile<T>(schema);
   const guard = (data: unknown): data is T => {
     if (validate(data)) return true;
-    const fields = fieldErrors(validate.errors ?? []);
+    const found = fieldErrors(validate.errors ?? []);
+    const fields = options.in === 'query' ? found.map((f) => ({ ...f, path: `query.${f.path}` })) : found;
     throw new ApiError('validation_error', undefined, { fields });
   };
   return Object.assign(guard, { schema });

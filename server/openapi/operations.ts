@@ -22,7 +22,7 @@ import { withdrawalStatuses } from '../../core/withdrawal/state.ts';
 import { webhookBackOfficeSchemas as wh } from '../routes/webhooks-bo.ts';
 import { outOfOrderCaseBody } from '../routes/webhooks-test.ts';
 import {
-  cancelBody, createBeneficiaryBody, createDepositBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery,
+  cancelBody, createBeneficiaryBody, createDepositBody, createWithdrawalBody, disputeEvidenceBody, emptyBody, emptyQuery,
   listDepositsQuery, listWithdrawalsQuery, quoteQuery, sendersQuery,
 } from '../schemas.ts';
 import { slipBodySchemas, slipImageTypes } from '../slips/evidence.ts';
@@ -98,7 +98,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/deposits': { summary: 'List deposit orders, newest first, with a cursor.', auth: 'merchant', query: listDepositsQuery, responses: { 200: 'DepositList' } },
   'GET /v1/pay/deposits/:id': { summary: 'Get a deposit order.', auth: 'merchant', query: emptyQuery, responses: { 200: 'DepositOrder' } },
   'POST /v1/pay/deposits/:id/cancel': { summary: 'Cancel a deposit order.', auth: 'merchant', body: cancelBody, responses: { 200: 'DepositOrder' }, example: { reason: 'customer left' } },
-  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order.', auth: 'merchant', body: emptyQuery, example: {}, responses: { 200: 'SlipUpload' } },
+  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order.', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SlipUpload' } },
   'POST /v1/pay/deposits/:id/slip': {
     summary: 'Upload slip evidence with the order capability: the image (multipart, or base64 in JSON), or the transfer without an image (held for review).', auth: 'capability', responses: { 202: 'SlipReceipt' },
     requestContent: {
@@ -137,7 +137,7 @@ export const operations: Record<string, OperationInfo> = {
   },
   'GET /v1/pay/beneficiaries/:id': { summary: 'Get a beneficiary.', auth: 'merchant', responses: { 200: 'Beneficiary' } },
   'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation; a live key needs wallet:read and withdrawals:read).", auth: 'merchant', queryParams: { since_sequence: decimal, limit: limitUpTo(limits.pageSizeMax) }, responses: { 200: 'EventsPage' } },
-  'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', body: emptyQuery, example: {}, responses: { 200: 'SandboxRun' } },
+  'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SandboxRun' } },
   'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'OutOfOrderRun' }, example: { case: outOfOrderCases[0] } },
   'GET /v1/test/webhooks/listen': {
     summary: "The stream `satang listen` reads (sandbox key): a temporary `cli` endpoint for as long as it is open, each delivery as a Server-Sent Event with its original headers and body.",
@@ -217,7 +217,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },
 
   // certification (issue 14)
-  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', body: emptyQuery, example: {}, responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
+  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', body: emptyBody, example: {}, responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
   'GET /v1/test/certification': { summary: 'The latest certification run and its result per check (sandbox key).', auth: 'merchant', responses: { 200: 'Object' } },
   'GET /v1/bo/clock': { summary: "The service's time, and whether its clock is the system's or a manual test clock.", auth: 'operator', responses: { 200: 'ServiceClock' } },
   'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },

@@ -18,7 +18,7 @@ import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotentOwn } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { emptyQuery } from '../schemas.ts';
+import { emptyBody } from '../schemas.ts';
 import { bodyOf, merchantScope, parseWith } from './common.ts';
 
 
@@ -45,7 +45,7 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
 
   router.post('/', async (ctx) => {
     const m = sandboxMerchant(ctx);
-    parseWith(emptyQuery, bodyOf(ctx)); // none or {}
+    parseWith(emptyBody, bodyOf(ctx)); // none or {}
     // Not a `satang listen` stream's endpoint: its delivery is done once written to the
     // stream, so it would pass whatever the developer's own server answered.
     const endpoints = webhooks.endpoints.forMerchant(m.merchantId, false).filter((e) => e.status === 'enabled' && !isCliEndpoint(e));

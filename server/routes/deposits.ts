@@ -15,7 +15,7 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { cancelBody, createDepositBody, emptyQuery } from '../schemas.ts';
+import { cancelBody, createDepositBody, emptyBody, emptyQuery } from '../schemas.ts';
 import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 import { listDeposits } from './order-lists.ts';
 import { slipContentTypes } from '../slips/evidence.ts';
@@ -88,7 +88,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
   router.post('/:id/slip-token', (ctx) => {
     merchantOf(ctx);
     if (!ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
-    parseWith(emptyQuery, bodyOf(ctx)); // none or {}
+    parseWith(emptyBody, bodyOf(ctx)); // none or {}
     const d = visible(ctx, ctx.params.id!);
     if (d.legs.length === 0 || (d.status !== 'awaiting_payment' && d.status !== 'expired' && d.status !== 'canceled')) {
       throw new ApiError('operation_not_allowed', 'A slip token exists only once the deposit has a destination and can take a slip.', { status: d.status });

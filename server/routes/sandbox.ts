@@ -11,7 +11,7 @@ import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { emptyQuery } from '../schemas.ts';
+import { emptyBody, emptyQuery } from '../schemas.ts';
 import { bodyOf, merchantScope, parseWith, queryOf } from './common.ts';
 
 export function sandboxRoutes(services: Services): Router {
@@ -21,7 +21,7 @@ export function sandboxRoutes(services: Services): Router {
     const m = merchantOf(ctx);
     if (m.livemode) throw new ApiError('scope_denied', 'Sandbox routes take a sandbox key (sk_test_…).');
     parseWith(emptyQuery, queryOf(ctx));
-    parseWith(emptyQuery, bodyOf(ctx));
+    parseWith(emptyBody, bodyOf(ctx));
     await runIdempotent(ctx, services, merchantScope(m), { type: 'ResetSandboxRun', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: false } }, () => ({
       status: 200,
       body: { object: 'sandbox_run', livemode: false, run_generation: sandboxRunGenerationOf(services.write.world.merchants.get(m.merchantId)!) },

@@ -225,7 +225,7 @@ test('validation_error: details.fields[] with path and reason for each problem',
   const v6 = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_300, client: { ip: '2001:db8::7', user_agent: 'spec', device_fingerprint: 'fp-1' } }));
   assert.ok(v6.status === 201 || v6.status === 202, v6.text);
   const q = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/deposits?limit=0'), 'validation_error');
-  assert.is(q.details.fields[0].path, 'limit');
+  assert.is(q.details.fields[0].path, 'query.limit', 'a query field is named as the routes that check by hand name theirs');
 });
 
 test('sender_required: neither sender nor sender_id, and no order', async () => {
