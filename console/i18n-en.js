@@ -458,6 +458,7 @@ export const en = {
   'step.counterparty_leg_released': 'Counterparty leg released',
   'step.fill': 'Fill',
   'step.fill_reversed': 'Fill reversed',
+  'step.claim': 'Claim',
   'step.counterparty_settled': 'Counterparty settled',
   'step.balance_transaction': 'Balance transaction',
   'step.event': 'Event',

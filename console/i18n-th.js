@@ -458,6 +458,7 @@ export const th = {
   'step.counterparty_leg_released': 'ปล่อยยอดฝั่งผู้ถอน',
   'step.fill': 'จ่ายให้ผู้ถอน',
   'step.fill_reversed': 'กลับการจ่าย',
+  'step.claim': 'เคลม',
   'step.counterparty_settled': 'ผู้ถอนได้รับครบ',
   'step.balance_transaction': 'รายการบัญชี',
   'step.event': 'เหตุการณ์',

@@ -127,8 +127,8 @@ const rows: DirectoryRow[] = [
   { row: 'merchant under an unknown white label → validation_error (white_label_id not_found)', given: [], when: { type: 'RegisterMerchant', actor: ops, whiteLabelId: 'wl_9', name: 'Lost' }, refused: 'validation_error', message: /white label/ },
   {
     row: 'merchant suspended: a change is one record',
-    given: registered, when: { type: 'SetMerchantSuspended', actor: ops, merchantId: 'mch_1', suspended: true },
-    then: { objectId: 'mch_1', records: [record('mch_1', 'merchant', { type: 'MerchantSuspensionChanged', at, merchantId: 'mch_1', suspended: true }, null, 'mch_1')] },
+    given: registered, when: { type: 'SetMerchantSuspended', actor: ops, merchantId: 'mch_1', suspended: true, reason: 'chargebacks above the limit' },
+    then: { objectId: 'mch_1', records: [record('mch_1', 'merchant', { type: 'MerchantSuspensionChanged', at, merchantId: 'mch_1', suspended: true, operatorId: 'emp_ops', reason: 'chargebacks above the limit' }, null, 'mch_1')] },
   },
   {
     row: 'merchant suspended again: the same value is no record',
