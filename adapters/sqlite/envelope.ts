@@ -1,8 +1,8 @@
 // The webhook envelope of one merchant event, as the exact JSON bytes the outbox stores
 // and every delivery and resend sends unchanged (contract: Webhook envelope). Key order
 // is fixed here; optional keys are absent rather than null: `request` only when an API
-// call of the event's own merchant caused the event, `previous_attributes` absent for balance_transaction (null on
-// *.created, as core/outbox.ts decides).
+// call of the event's own merchant caused the event, `previous_attributes` absent for
+// balance_transaction (null on *.created, as core/outbox.ts decides).
 
 import type { MerchantEvent } from '../../core/outbox.ts';
 import type { CommitMeta } from '../../core/ports.ts';

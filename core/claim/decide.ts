@@ -12,7 +12,6 @@
 // what was refunded.
 
 import { reject, type Rejection } from '../errors.ts';
-import { limits } from '../limits.ts';
 import type { Minor } from '../money.ts';
 import { bahtOf } from '../finance/money-text.ts';
 import { checkNote } from '../note.ts';

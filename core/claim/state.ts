@@ -66,7 +66,8 @@ export type ClaimEvent =
 
 export const isFinalClaimStatus = (s: ClaimStatus): boolean => s === 'closed' || s === 'rejected';
 
-const statusAfter: { readonly [T in ClaimEvent['type']]: ClaimStatus } = {
+/** The status each decision leads to. */
+export const claimStatusAfter: { readonly [T in ClaimEvent['type']]: ClaimStatus } = {
   ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout',
   ClaimClosed: 'closed', ClaimRejected: 'rejected',
 };
@@ -74,7 +75,7 @@ const statusAfter: { readonly [T in ClaimEvent['type']]: ClaimStatus } = {
 /** The claim after one event; asserts it is not final and that a refund stays within the claim. */
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
   assert(!isFinalClaimStatus(c.status), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
-  const status = statusAfter[e.type];
+  const status = claimStatusAfter[e.type];
   const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note }];
   const next: Claim = { ...c, status, notes, version: c.version + 1, updatedAt: e.at };
   switch (e.type) {

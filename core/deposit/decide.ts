@@ -433,7 +433,6 @@ function settle(
   }];
 }
 
-
 /**
  * A reviewer's approval settles the order (the contract: under_review → settled) at what
  * the legs received. Four eyes: the first approval records its figures and the order stays

@@ -15,7 +15,7 @@ import { iso, maskAccountNumber, maskName, presentDeposit } from '../../core/pre
 import type { IntakeRecord, ProviderAnswer } from '../../adapters/slips/store.ts';
 import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
-import type { Claim, ClaimEvent } from '../../core/claim/state.ts';
+import { claimStatusAfter, type Claim, type ClaimEvent } from '../../core/claim/state.ts';
 
 type Obj = Record<string, unknown>;
 const n = (minor: bigint) => Number(minor);
@@ -160,9 +160,8 @@ function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly clai
     const opener = e.claim.notes?.[0];
     return { step: 'claim', detail: { claim_id: claimId, status: 'open', kind: e.claim.kind, amount_minor: n(e.claim.amountMinor), operator: opener?.operatorId ?? null, note: e.claim.note ?? null } };
   }
-  const status = { ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout', ClaimClosed: 'closed', ClaimRejected: 'rejected' }[e.type];
   return { step: 'claim', detail: {
-    claim_id: claimId, status, operator: e.operatorId, note: e.note,
+    claim_id: claimId, status: claimStatusAfter[e.type], operator: e.operatorId, note: e.note,
     ...(e.type === 'ClaimRefundApproved' ? { refund_minor: n(e.refundMinor) } : {}), ...(e.type === 'ClaimRefundPaidOut' ? { refund_withdrawal_id: e.withdrawalId } : {}),
     ...(e.type === 'ClaimClosed' ? { refunded_minor: n(e.refundedMinor) } : {}),
   } };

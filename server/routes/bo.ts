@@ -57,7 +57,7 @@ const schemas = {
     },
   }),
   /** A suspension or its lifting, with why (kept on the journal's event with the operator). */
-  suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax } } }),
+  suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: str(limits.noteLengthMax) } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
