@@ -48,17 +48,25 @@ export class LiquidityPlanner {
   private readonly legs: LegPlan[] = [];
   private readonly destinations: string[] = [];
   private left: Minor;
+  /**
+   * The oldest order that could take the whole amount alone: the plan when the legs cannot
+   * place it — a payee whose older order was taken in part has its later, larger order
+   * passed over (one account per deposit), which would leave the deposit waiting.
+   */
+  private whole: Withdrawal | undefined;
 
   constructor(private readonly request: MatchRequest) {
     this.left = request.amountMinor;
   }
 
   offer(w: Withdrawal): boolean {
-    if (this.left === 0n || this.legs.length === limits.legsPerDepositMax) return true;
+    if (this.left === 0n) return true;
     if (!isMatchable(w, this.request.at) || w.expiresAt < this.request.payableUntil) return false;
+    const capacity = capacityOf(w);
+    if (this.whole === undefined && capacity >= this.request.amountMinor) this.whole = w;
+    if (this.legs.length === limits.legsPerDepositMax) return this.whole !== undefined;
     const destination = this.request.destinationOf(w);
     if (this.destinations.includes(destination)) return false;
-    const capacity = capacityOf(w);
     let take = capacity < this.left ? capacity : this.left;
     // Leave the next leg at least the smallest transfer; an order that can take less than
     // that is passed over, and does not block its payee's other orders.
@@ -69,11 +77,12 @@ export class LiquidityPlanner {
     this.destinations.push(destination);
     this.legs.push({ withdrawal: w, amountMinor: take });
     this.left -= take;
-    return this.left === 0n || this.legs.length === limits.legsPerDepositMax;
+    return this.left === 0n || (this.legs.length === limits.legsPerDepositMax && this.whole !== undefined);
   }
 
   plan(): MatchPlan {
     if (this.left === 0n) return { kind: 'internal', legs: this.legs };
+    if (this.whole) return { kind: 'internal', legs: [{ withdrawal: this.whole, amountMinor: this.request.amountMinor }] };
     if (this.request.fillPreference === 'any' && this.request.gatewayAvailable) return { kind: 'gateway' };
     return { kind: 'none' };
   }

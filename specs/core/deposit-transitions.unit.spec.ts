@@ -808,6 +808,20 @@ test('(create) no leg asks for less than 1 baht: a withdrawal with 1 satang left
   assert.equal(dep(t.h, split).legs.map((l) => l.amountMinor), [10_000n, 100n]);
 });
 
+test('(create) a payee\'s older order taken in part does not strand a deposit its later order can take whole', () => {
+  const s = scene();
+  const older = withdrawalTo(s, 100_000n, '5555555555');
+  const larger = s.h.ok({ // the same payee's later, larger order
+    type: 'CreateWithdrawal', actor: merchantActor(s.payer), amountMinor: 1_000_000n, merchantReference: 'ref-larger', endUserRef: 'payee',
+    beneficiaryId: s.h.beneficiary(s.payer, true, '5555555555'), requiresApproval: false, p2pMinimumApplies: false,
+  });
+  const id = openDeposit(s, 500_000n);
+  assert.equal(dep(s.h, id).legs.map((l) => [l.amountMinor, l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : '']), [[500_000n, larger]]);
+  // When the legs can place it, oldest first still holds: the older order takes what it can.
+  const small = openDeposit(s, 50_000n);
+  assert.equal(dep(s.h, small).legs.map((l) => l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : ''), [older]);
+});
+
 test('(create) multi-leg: a deposit larger than one withdrawal’s capacity gets up to 3 legs, each holding its withdrawal', () => {
   const m = multiLeg();
   const d = dep(m.h, m.id);
