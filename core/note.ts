@@ -1,16 +1,19 @@
 // An operator's note on a decision that moves money or closes a case: at least
-// limits.reviewNoteLengthMin characters that a person can read. Control and format
-// characters (NUL, zero-width spaces and joiners, bidi marks) are not counted, nor is
-// the whitespace around the text, so a note that shows as empty is no note.
+// limits.reviewNoteLengthMin characters that a person can read. What shows as nothing is
+// not counted — control and format characters (NUL, zero-width spaces and joiners, bidi
+// marks), variation selectors and the combining grapheme joiner, the blank letters
+// (Hangul fillers, the braille blank, Khmer's inherent vowels) — and whitespace counts
+// once between words, never around them, so a note that shows as empty is no note.
 
 import { reject, type Rejection } from './errors.ts';
 import { limits } from './limits.ts';
 
-const invisible = /[\p{Cc}\p{Cf}]/gu;
+const invisible = /[\p{Cc}\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
 
-/** The characters of `note` a reader sees, around-whitespace trimmed. */
+/** The characters of `note` a reader sees, with each run of whitespace one space and none around. */
 export function readableLength(note: string): number {
-  return [...note.replace(invisible, '').trim()].length;
+  // Whitespace first (tabs and newlines are control characters too, but they separate words).
+  return [...note.replace(/\s+/g, ' ').replace(invisible, '').replace(/ {2,}/g, ' ').trim()].length;
 }
 
 /** null when `note` is long enough; else review_note_required, saying what needs it. */

@@ -106,7 +106,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** What is wrong with SATANG_CLAIM_URL: it goes to every merchant in a 410, so no credentials in it. */
 function claimUrlProblem(value: string): string | undefined {
   const url = value.replaceAll('{deposit_id}', 'dep_x');
-  if (!isHttpUrl(url)) return `SATANG_CLAIM_URL must be an http(s) URL (with {deposit_id} where the order's id goes), not ${value}`;
+  // A value with an @ may hold a password, even when it is no URL: it is not repeated.
+  const shown = value.includes('@') ? 'the value given (not repeated: it holds an @)' : value;
+  if (!isHttpUrl(url)) return `SATANG_CLAIM_URL must be an http(s) URL (with {deposit_id} where the order's id goes), not ${shown}`;
   const { username, password } = new URL(url);
   if (username !== '' || password !== '') return 'SATANG_CLAIM_URL must not carry a user name or password: it is sent to merchants in every late slip\'s 410';
   return undefined;

@@ -90,7 +90,7 @@ export const disputeEvidenceBody = compile<{ text: string; files?: { name: strin
   type: 'object', additionalProperties: false, required: ['text'],
   properties: {
     text: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax },
-    files: { type: 'array', maxItems: 5, items: { type: 'object', additionalProperties: false, required: ['name', 'content_base64'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, content_base64: { type: 'string', minLength: 1, maxLength: 7_000_000, pattern: '^[A-Za-z0-9+/]*={0,2}$' } } } },
+    files: { type: 'array', maxItems: 5, items: { type: 'object', additionalProperties: false, required: ['name', 'content_base64'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, content_base64: { type: 'string', minLength: 4, maxLength: 7_000_000, pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } } } },
   },
 });
 

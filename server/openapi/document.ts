@@ -63,7 +63,10 @@ function parametersOf(route: RouteKey, info: OperationInfo | undefined): Json[] 
   const query = info?.query?.schema as Json | undefined;
   const queryProps = { ...((query?.properties ?? {}) as Record<string, Json>), ...(info?.queryParams ?? {}) };
   const required = new Set((query?.required ?? []) as string[]);
-  for (const [name, schema] of Object.entries(queryProps)) out.push({ name, in: 'query', required: required.has(name), schema });
+  // A hand-checked parameter the route requires says so with `required: true` beside its schema.
+  for (const [name, { required: mustGive, ...schema }] of Object.entries(queryProps) as [string, Json][]) {
+    out.push({ name, in: 'query', required: required.has(name) || mustGive === true, schema });
+  }
   if (info?.auth === 'merchant') out.push(paramRef('PgTimestamp'), paramRef('PgNonce'), paramRef('PgVersion'), paramRef('PgSignature'));
   if (route.method === 'POST') out.push(paramRef(route.path === '/v1/pay/withdrawals' ? 'IdempotencyKeyWithdrawal' : 'IdempotencyKey'));
   if (info?.stepUp) out.push(paramRef('StepUpToken'));

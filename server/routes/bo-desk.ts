@@ -35,7 +35,8 @@ export const openWithdrawalStatuses: readonly WithdrawalStatus[] = ['pending_app
 const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
 
 export const deskSchemas = {
-  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, note: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax } } }),
+  // A missing note is a note too short (review_note_required), as on reviews and claims.
+  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   dispute: compile<{ reason_code: string; amount_minor: number; respond_by?: string }>({
     type: 'object', additionalProperties: false, required: ['reason_code', 'amount_minor'],
     properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, amount_minor: { type: 'integer', minimum: 1 }, respond_by: { type: 'string', maxLength: 40 } },
@@ -185,7 +186,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     await requireStepUp(ctx);
     const b = parseWith(deskSchemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
-    await run(ctx, { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note },
+    await run(ctx, { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note ?? '' },
       (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }));
   });
 

@@ -59,7 +59,8 @@ const schemas = {
   /** A suspension or its lifting, with why (kept on the journal's event with the operator). */
   suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: str(limits.noteLengthMax) } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
-  reversal: compile<{ reason_code: string; note: string }>({ type: 'object', additionalProperties: false, required: ['reason_code', 'note'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
+  // A missing note is a note too short (review_note_required), as on reviews and claims.
+  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
     type: 'object', additionalProperties: false, required: ['trans_ref', 'amount_minor'],
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
@@ -245,7 +246,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await requireStepUp(ctx);
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
-    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
+    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {

@@ -46,6 +46,8 @@ test('reversing a fill needs step-up, emits withdrawal.fill_reversed and balance
   assert.is(badReason.status, 422);
   const shortNote = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, { ...body, note: 'x' }, { roles: ['ops_admin'], stepUp: true });
   assert.is(shortNote.json.error.code, 'review_note_required', shortNote.text);
+  const noNote = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, { reason_code: 'BANK_RECALL' }, { roles: ['ops_admin'], stepUp: true });
+  assert.is(noNote.json.error.code, 'review_note_required', 'a missing note is a note too short');
   const r = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'], stepUp: true });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.fills.find((f: any) => f.leg_ref === legRef).receipt_state, 'reversed');
@@ -80,10 +82,12 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   const past = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'x', amount_minor: 1, respond_by: '2020-01-01T00:00:00Z' });
   assert.is(past.status, 422);
 
-  const notBase64 = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
-    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: '!!!notbase64' }],
-  });
-  assert.is(notBase64.json.error?.code, 'validation_error', 'a file that is not base64 is refused, not stored as 0 bytes');
+  for (const content of ['!!!notbase64', 'A', 'AB=', 'QUJD=']) {
+    const notBase64 = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
+      text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: content }],
+    });
+    assert.is(notBase64.json.error?.code, 'validation_error', `${content}: a file that is not base64 is refused, not stored as 0 bytes`);
+  }
   const evidence = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
     text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: Buffer.from('%PDF-1.4 statement').toString('base64') }],
   });

@@ -37,6 +37,11 @@ test('readConfig: every problem at once, in one ConfigError', () => {
   const leaky = (() => { try { readConfig({ SATANG_CLAIM_URL: 'https://ops:hunter2@help.example/claims/{deposit_id}' }); } catch (e) { return (e as ConfigError).problems; } return []; })();
   assert.ok(leaky.some((p) => p.includes('SATANG_CLAIM_URL') && p.includes('password')), JSON.stringify(leaky));
   assert.not.ok(leaky.some((p) => p.includes('hunter2')), 'the password is not repeated in the refusal');
+  for (const malformed of ['https://ops:hunter2@[bad/{deposit_id}', 'ops:hunter2@claims.example/{deposit_id}']) {
+    const problems = (() => { try { readConfig({ SATANG_CLAIM_URL: malformed }); } catch (e) { return (e as ConfigError).problems; } return []; })();
+    assert.ok(problems.some((p) => p.includes('SATANG_CLAIM_URL')), JSON.stringify(problems));
+    assert.not.ok(problems.some((p) => p.includes('hunter2')), `no URL, and still the password is not repeated: ${malformed}`);
+  }
   // Empty is unset, as for the other URL settings: the default stands.
   assert.is(readConfig({ SATANG_CLAIM_URL: '' }).claimUrl, 'http://127.0.0.1:8080/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}');
   assert.is(readConfig({}).claimUrl, 'http://127.0.0.1:8080/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}');

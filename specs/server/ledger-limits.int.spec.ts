@@ -108,6 +108,8 @@ test('a reversal inside the clearing window takes the deposit back from pending_
   // Money moves on an operator's reasons: a note a reader cannot see is no note, and nothing moves.
   await refused(() => s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: 'x' }, { stepUp: true }), 'review_note_required');
   await refused(() => s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: '\u200b'.repeat(21) }, { stepUp: true }), 'review_note_required');
+  await refused(() => s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: '\u3164'.repeat(21) }, { stepUp: true }), 'review_note_required');
+  await refused(() => s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL' }, { stepUp: true }), 'review_note_required');
   assert.is(s.running.store.world.deposits.get(depositId)!.status, 'settled');
   const r = await s.bo('POST', `/v1/bo/deposits/${depositId}/reverse`, { reason_code: 'BANK_RECALL', note: 'recalled by the bank' }, { stepUp: true, sub: 'emp_recall' });
   assert.is(r.status, 200, r.text);

@@ -71,6 +71,10 @@ test('the back office lists take exactly the query parameters the document gives
     const takes = /this route takes (.*)\.$/.exec(undocumented.json.error.message)?.[1]?.split(', ') ?? [];
     assert.equal([...takes].sort(), params.map((p) => p.name).sort(), `${path}: the route's parameters and the document's`);
   }
+  // A parameter the route requires is required in the document, and missing it is refused.
+  const wallet = doc.paths['/v1/bo/wallet'].get.parameters.find((p: Json) => p.name === 'merchant_id');
+  assert.is(wallet.required, true);
+  assert.is((await s.bo('GET', '/v1/bo/wallet')).json.error.details.fields[0].reason, 'required');
   // A typo in an enumerated filter is refused rather than answered with an empty list.
   assert.is((await s.bo('GET', '/v1/bo/deposits?reason=AMOUNT_MISMATCHH')).json.error.details.fields[0].reason, 'enum');
 });
