@@ -28,8 +28,9 @@ export class SteppedWallClock implements Clock {
   now(): number { return this.heldAt ?? Date.now() + this.offsetMs; }
   /** Stops the clock until `release`, so a boundary a test probes cannot move under it when a second ticks. */
   hold(): void { this.heldAt = this.now(); }
+  /** Runs again from the real time plus the offset: forward by the time it was held, never back. */
   release(): void {
-    if (this.heldAt !== undefined) this.offsetMs = this.heldAt - Date.now();
+    if (this.heldAt !== undefined) this.offsetMs += Math.max(0, this.heldAt - (Date.now() + this.offsetMs));
     this.heldAt = undefined;
   }
   advance(ms: number): void {
