@@ -26,15 +26,21 @@ export interface MerchantState {
   readonly livemode: boolean;
 }
 
+/** How many Authorization headers the request sent (Node's parsed headers keep only the first). */
+export function authorizationHeadersSent(ctx: Context): number {
+  const raw = ctx.req.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
+  return seen;
+}
+
 /**
  * The bearer credential of the one Authorization header; undefined without one, or when
  * the request sends the header twice (Node keeps the first and drops the rest, so two
  * credentials would silently authenticate as whichever came first).
  */
 export function bearer(ctx: Context): string | undefined {
-  const raw = ctx.req.rawHeaders;
-  let seen = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization' && ++seen > 1) return undefined;
+  if (authorizationHeadersSent(ctx) > 1) return undefined;
   const match = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'));
   return match?.[1];
 }

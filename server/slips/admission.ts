@@ -13,7 +13,7 @@
 
 import type { Context } from 'koa';
 import type { Deposit } from '../../core/deposit/state.ts';
-import { bearer } from '../auth/merchant.ts';
+import { authorizationHeadersSent, bearer } from '../auth/merchant.ts';
 import type { CapabilityClaims, CapabilitySigner } from '../capability.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
@@ -42,7 +42,7 @@ export function admit(ctx: Context, claims: CapabilityClaims | null, services: S
     throw refused('Slip upload takes only Authorization: Bearer <slip_upload.token> and Idempotency-Key; send no PG-* header.');
   }
   if (token === undefined) {
-    throw refused((ctx.req.headersDistinct.authorization?.length ?? 0) > 1
+    throw refused(authorizationHeadersSent(ctx) > 1
       ? 'Send one Authorization header, Bearer <slip_upload.token>; this request has more than one.'
       : 'Give the slip_upload token as Authorization: Bearer <token>.');
   }
