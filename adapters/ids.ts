@@ -1,7 +1,9 @@
-// The Ids port: `${prefix}_${ULID}` from ulid's monotonic factory, so ids made within one
-// millisecond still sort in creation order. Beneficiary ids are the contract's exception:
-// `ben_` + 32 lowercase hex characters, the same 128 bits written in hex. Invariant kept:
-// one factory per Ids instance — nothing process-global that a second shard would share.
+// The Ids port: `${prefix}_${ULID}` from ulid's monotonic factory, one per merchant, so a
+// merchant's ids made within one millisecond still sort in creation order, and no merchant
+// sees in its own ids a gap that counts another's work, or an id one step from another's.
+// Beneficiary ids are the contract's exception: `ben_` + 32 lowercase hex characters, the
+// same 128 bits written in hex. Invariant kept: the factories belong to the Ids instance —
+// nothing process-global that a second shard would share.
 // The random part comes from the system CSPRNG drawn in blocks (ulid's default asks the
 // OS for one byte per character, a measurable cost on the journal's hot path).
 
@@ -65,10 +67,20 @@ const unlinkedPrefixes = new Set(['leg']);
 
 export class UlidIds implements Ids {
   private readonly random = blockRandom();
-  private readonly ulid = monotonicFactory(this.random);
+  /** The platform's own records (white labels, merchants, operator records). */
+  private readonly platform = monotonicFactory(this.random);
+  /** One factory per merchant: as many as there are merchants, each a closure of two fields. */
+  private readonly byMerchant = new Map<string, () => string>();
 
-  next(prefix: string): string {
-    const id = unlinkedPrefixes.has(prefix) ? ulid(undefined, this.random) : this.ulid();
+  next(prefix: string, merchantId?: string): string {
+    const id = unlinkedPrefixes.has(prefix) ? ulid(undefined, this.random) : this.factory(merchantId)();
     return prefix === 'ben' ? `ben_${ulidToHex(id)}` : `${prefix}_${id}`;
+  }
+
+  private factory(merchantId: string | undefined): () => string {
+    if (merchantId === undefined) return this.platform;
+    let f = this.byMerchant.get(merchantId);
+    if (!f) this.byMerchant.set(merchantId, f = monotonicFactory(this.random));
+    return f;
   }
 }

@@ -18,8 +18,14 @@ export interface Clock {
 }
 
 export interface Ids {
-  /** A new unique id with the given type prefix, e.g. next('dep') → 'dep_01J…'. */
-  next(prefix: string): string;
+  /**
+   * A new unique id with the given type prefix, e.g. next('dep', 'mch_…') → 'dep_01J…'.
+   * `merchantId` names the merchant whose record the id names: ids of one merchant sort in
+   * the order they were made, and share nothing with another merchant's (no run of
+   * numbers that counts, or joins, another merchant's work). Without it, the id is the
+   * platform's own (white labels, merchants, operator records).
+   */
+  next(prefix: string, merchantId?: string): string;
 }
 
 export interface Journal {

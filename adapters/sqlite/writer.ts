@@ -201,7 +201,7 @@ export class CommitWriter {
     for (const e of p.events) {
       const counter = counters.get(`${e.merchantId}:${e.livemode}`)!;
       const sequence = counter.next++;
-      const id = this.ids.next('evt');
+      const id = this.ids.next('evt', e.merchantId);
       this.insertEvent.run(id, e.merchantId, counter.livemode, sequence, e.type, e.stream, e.version, e.createdAt,
         assembleEnvelope(id, sequence, e.envelope), seqOf.get(`${e.stream}@${e.version}`)!);
     }

@@ -75,7 +75,8 @@ export interface NewDelivery {
   readonly endpointId: string;
   readonly event: { readonly id: string; readonly type: string; readonly createdAt: number; readonly table: EventTable };
   readonly dueAt: number;
-  readonly resend?: boolean;
+  /** A resend or a replay: a delivery of its own, with a fresh id of the endpoint's merchant. */
+  readonly resend?: { readonly merchantId: string };
   readonly replayId?: string;
 }
 
@@ -120,7 +121,7 @@ export class DeliveryStore {
    * the order of their events.
    */
   insert(d: NewDelivery, now: number): string | undefined {
-    const id = d.resend === true ? this.ids.next('whd') : `whd_${derivedUlid(d.event.id, d.endpointId, d.event.createdAt)}`;
+    const id = d.resend ? this.ids.next('whd', d.resend.merchantId) : `whd_${derivedUlid(d.event.id, d.endpointId, d.event.createdAt)}`;
     const info = this.s.insert.run(id, d.endpointId, d.event.id, d.event.type, d.event.table, d.event.createdAt, d.resend ? 1 : 0, d.replayId ?? null, now, d.dueAt);
     return info.changes === 1 ? id : undefined;
   }

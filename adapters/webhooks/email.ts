@@ -33,7 +33,7 @@ export class EmailOutbox {
 
   /** Queues one mail to the merchant's technical contact (inside the caller's transaction). */
   queue(merchantId: string, kind: EmailKind, subject: string, body: string, at: number): string {
-    const id = this.ids.next('eml');
+    const id = this.ids.next('eml', merchantId);
     const to = this.directory(merchantId)?.technicalContactEmail ?? null;
     this.insert.run(id, merchantId, to, kind, subject, body, at);
     const fields = { email_id: id, merchant_id: merchantId, kind, to: to ?? null };

@@ -101,7 +101,7 @@ export class EndpointStore {
   }
 
   create(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Endpoint {
-    const id = this.ids.next('whep');
+    const id = this.ids.next('whep', merchantId);
     this.s.insert.run(id, merchantId, livemode ? 1 : 0, url, eventTypes === null ? null : JSON.stringify(eventTypes), 'enabled', this.clock.now());
     return this.get(id)!;
   }

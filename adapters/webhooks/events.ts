@@ -115,7 +115,7 @@ export class ServiceEvents {
 
   /** Writes one event (call inside a transaction); previousAttributes undefined = key absent. */
   emit(e: { merchantId: string; whiteLabelId: string; livemode: boolean; type: string; createdAt: number; object: { [key: string]: Json }; previousAttributes?: { [key: string]: Json } | null }): ServiceEvent {
-    const id = this.ids.next('evt');
+    const id = this.ids.next('evt', e.merchantId);
     const sequence = this.bump.get(e.merchantId, e.livemode ? 1 : 0)!;
     const event: MerchantEvent = {
       type: e.type, merchantId: e.merchantId, whiteLabelId: e.whiteLabelId, livemode: e.livemode, createdAt: e.createdAt, object: e.object,

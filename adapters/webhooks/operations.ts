@@ -125,7 +125,7 @@ export class WebhookOperations {
       return refuse(reject('operation_not_allowed', 'Events can be resent only within 30 days of their created_at.', { event_created_at: iso(delivery.eventCreatedAt) }));
     }
     const event = { id: delivery.eventId, type: delivery.eventType, createdAt: delivery.eventCreatedAt, table: delivery.eventTable };
-    const id = this.p.deliveries.insert({ endpointId: endpoint.id, event, dueAt: now, resend: true }, now)!;
+    const id = this.p.deliveries.insert({ endpointId: endpoint.id, event, dueAt: now, resend: { merchantId: endpoint.merchantId } }, now)!;
     return ok(this.p.deliveries.get(id)!);
   }
 
@@ -142,10 +142,10 @@ export class WebhookOperations {
     for (const table of ['outbox', 'service'] as const) for (const row of this.replayEvents[table].all(params) as EventRow[]) found.push({ row, table });
     found.sort((a, b) => a.row[2] - b.row[2] || (a.row[0] < b.row[0] ? -1 : 1));
     const chosen = found.slice(0, max);
-    const id = this.p.ids.next('whrp');
+    const id = this.p.ids.next('whrp', endpoint.merchantId);
     const spacingMs = 1000 / webhookLimits.replayEventsReleasedPerSecond;
     chosen.forEach(({ row: [eventId, type, createdAt], table }, i) => {
-      this.p.deliveries.insert({ endpointId: endpoint.id, event: { id: eventId, type, createdAt, table }, dueAt: now + Math.floor(i * spacingMs), resend: true, replayId: id }, now);
+      this.p.deliveries.insert({ endpointId: endpoint.id, event: { id: eventId, type, createdAt, table }, dueAt: now + Math.floor(i * spacingMs), resend: { merchantId: endpoint.merchantId }, replayId: id }, now);
     });
     this.insertReplay.run(id, endpoint.id, operator, JSON.stringify(filter), chosen.length, now);
     const hasMore = found.length > max;

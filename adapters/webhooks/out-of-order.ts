@@ -131,8 +131,9 @@ const expectations: Record<OutOfOrderCase, string> = {
 export function runOutOfOrderCase(p: OutOfOrderParts, merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase, now: number): Result<OutOfOrderRun> {
   const endpoints = p.endpoints.forMerchant(merchant.merchantId, false).filter((e) => e.status === 'enabled');
   if (endpoints.length === 0) return { ok: false, rejection: reject('operation_not_allowed', 'The merchant has no enabled sandbox webhook endpoint to deliver to.') };
-  const objectId = c === 'C' ? p.ids.next('wdr') : p.ids.next('dep');
-  const steps = c === 'C' ? withdrawalSteps(objectId, now, p.ids) : depositSteps(c, objectId, now, p.ids);
+  const ids: Ids = { next: (prefix) => p.ids.next(prefix, merchant.merchantId) };
+  const objectId = ids.next(c === 'C' ? 'wdr' : 'dep');
+  const steps = c === 'C' ? withdrawalSteps(objectId, now, ids) : depositSteps(c, objectId, now, ids);
   const written = steps.map((step, i) => {
     const previous = i === 0 ? null : previousAttributes(steps[i - 1]!.object, step.object);
     const e = p.events.emit({ merchantId: merchant.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: false, type: step.type,

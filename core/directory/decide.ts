@@ -133,7 +133,7 @@ function registerBeneficiary(c: Extract<DirectoryCommand, { type: 'RegisterBenef
   if (!reads.merchant(c.merchantId)) return notFound('merchant');
   const unknownBank = checkBank(c.bankCode, 'receiver');
   if (unknownBank) return unknownBank;
-  const id = ids.next('ben');
+  const id = ids.next('ben', c.merchantId);
   const beneficiary = {
     id, merchantId: c.merchantId, livemode: c.livemode, bankCode: c.bankCode, accountNumber: c.accountNumber, accountNameTh: c.accountNameTh,
     status: c.verified ? 'verified' as const : 'pending_verification' as const, createdAt: at, ...(c.verified ? { verifiedAt: at } : {}),
@@ -175,6 +175,6 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   const postings = adjustmentPostings({
     merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, operatorId: c.actor.kind === 'operator' ? c.actor.operatorId : 'system',
     amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reason: c.reason,
-  }, ids.next('btxn'));
+  }, ids.next('btxn', m.id));
   return { objectId: postings.movements[0]!.id!, records: [], postings };
 }

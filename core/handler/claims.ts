@@ -19,7 +19,7 @@ export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): S
   const d = tx.deposit(c.depositId);
   const refusal = admitClaim(c, { deposit: d });
   if (refusal || !d) return fail(refusal!);
-  const id = tx.ids.next('clm');
+  const id = tx.ids.next('clm', d.merchantId);
   tx.emitRecord(id, 'claim', d.livemode, d.merchantId, {
     type: 'ClaimOpened', at: tx.at,
     claim: {
@@ -57,7 +57,7 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
   if (!claim) return fail(decideClaim({ type: 'RejectClaim', at: tx.at, operatorId: c.actor.operatorId, note: c.note }, undefined) as Rejection);
   const checked = decideClaim(claimCommand(tx, claim, c, ''), claim);
   if (isRejection(checked)) return fail(checked);
-  const withdrawalId = c.transition === 'payout' ? tx.ids.next('wdr') : '';
+  const withdrawalId = c.transition === 'payout' ? tx.ids.next('wdr', claim.merchantId) : '';
   const events = c.transition === 'payout' ? (decideClaim(claimCommand(tx, claim, c, withdrawalId), claim) as readonly ClaimEvent[]) : checked;
   for (const e of events) tx.emitRecord(claim.id, 'claim', claim.livemode, claim.merchantId, e);
   if (c.transition !== 'payout') return done(claim.id);
@@ -90,7 +90,7 @@ export function closeRefundedClaim(tx: Tx, claimId: string): Step {
 function openRefundWithdrawal(tx: Tx, claim: Claim, id: string): Step {
   const d = tx.deposit(claim.depositId)!;
   const account = claim.refundAccount!;
-  const beneficiaryId = tx.ids.next('ben');
+  const beneficiaryId = tx.ids.next('ben', d.merchantId);
   tx.emitRecord(beneficiaryId, 'beneficiary', d.livemode, d.merchantId, {
     type: 'BeneficiaryRegistered', at: tx.at,
     beneficiary: { id: beneficiaryId, merchantId: d.merchantId, livemode: d.livemode, bankCode: account.bankCode, accountNumber: account.accountNumber, accountNameTh: account.accountNameTh, status: 'verified', createdAt: tx.at, verifiedAt: tx.at },
@@ -101,7 +101,7 @@ function openRefundWithdrawal(tx: Tx, claim: Claim, id: string): Step {
       id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, merchantReference: `refund-${claim.id}`, endUserRef: d.endUserRef,
       beneficiaryId, amountTotalMinor: claim.refundMinor!, feeTotalMinor: 0n, feeBreakdown: [], maxSplits: limits.withdrawalMaxSplits,
       createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs, requiresApproval: false, approvalsRequired: 0,
-      reservedBalanceTransactionId: tx.ids.next('btxn'), metadata: { claim_id: claim.id }, refundOfDepositId: d.id,
+      reservedBalanceTransactionId: tx.ids.next('btxn', d.merchantId), metadata: { claim_id: claim.id }, refundOfDepositId: d.id,
     },
   });
   if (!created.ok) return created;

@@ -35,7 +35,7 @@ export function settleContext(tx: Tx, d: Deposit): SettleContext {
   }
   return {
     fees: wl.fees, capacityByLeg,
-    balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'), claimId: tx.ids.next('clm'),
+    balanceTransactionId: tx.ids.next('btxn', d.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', d.merchantId), claimId: tx.ids.next('clm', d.merchantId),
   };
 }
 
@@ -185,7 +185,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   if (isRejection(admitted)) return fail(admitted);
   const { sender, lifetimeSeconds } = admitted;
   const lifetimeMs = lifetimeSeconds * 1000;
-  const id = tx.ids.next('dep');
+  const id = tx.ids.next('dep', merchantId);
   const fillPreference = c.fillPreference ?? 'any';
   const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
   const match: Match = firstMatch(tx, shape, tx.at + lifetimeMs) ?? {

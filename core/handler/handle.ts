@@ -159,20 +159,21 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     return decideDeposit({ type: 'ConfirmRoute', at: tx.at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}) }, d);
   }),
   ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
-    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), wallet: walletOf(tx, d), ...decisionOf(c.actor, c.note) }, d)),
+    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), ...decisionOf(c.actor, c.note) }, d)),
   CreateWithdrawal: createWithdrawal,
   ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId }),
-  RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, () =>
-    ({ type: 'RejectWithdrawal', at: tx.at, operatorId: c.actor.operatorId, refund: refundIds(tx), ...(c.note !== undefined ? { note: c.note } : {}) })),
-  CancelWithdrawal: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () =>
-    ({ type: 'CancelWithdrawal', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx) })),
-  ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => operatorNote(c.actor, c.note, 'A fill reversal') ?? ({
-    type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
+  RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, (w) =>
+    ({ type: 'RejectWithdrawal', at: tx.at, operatorId: c.actor.operatorId, refund: refundIds(tx, w), ...(c.note !== undefined ? { note: c.note } : {}) })),
+  CancelWithdrawal: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) =>
+    ({ type: 'CancelWithdrawal', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx, w) })),
+  ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) => operatorNote(c.actor, c.note, 'A fill reversal') ?? ({
+    type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode,
+    balanceTransactionId: tx.ids.next('btxn', w.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', w.merchantId),
     ...decisionOf(c.actor, c.note),
   })),
   ConfirmReceipt: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({ type: 'ConfirmReceipt', at: tx.at, legRef: c.legRef, auto: false })),
-  OpenDispute: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({
-    type: 'OpenDispute', at: tx.at, disputeId: tx.ids.next('dsp'), reasonCode: c.reasonCode, amountMinor: c.amountMinor, respondBy: c.respondBy ?? tx.at + limits.disputeRespondByMs,
+  OpenDispute: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) => ({
+    type: 'OpenDispute', at: tx.at, disputeId: tx.ids.next('dsp', w.merchantId), reasonCode: c.reasonCode, amountMinor: c.amountMinor, respondBy: c.respondBy ?? tx.at + limits.disputeRespondByMs,
   })),
   SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at, evidence: { text: c.text, files: c.files ?? [] } }), 'dispute'),
   ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}) }), 'dispute'),
@@ -202,9 +203,9 @@ function fireTimer(tx: Tx, timerId: string): Step {
     case 'deposit.liquidity_wait':
       return runDeposit(tx, t.stream, decideDeposit({ type: 'EndLiquidityWait', at }, tx.deposit(t.stream)));
     case 'withdrawal.approval_timeout':
-      return runWithdrawal(tx, t.stream, { type: 'TimeOutApproval', at, refund: refundIds(tx) });
+      return runWithdrawal(tx, t.stream, { type: 'TimeOutApproval', at, refund: refundIds(tx, tx.withdrawal(t.stream)) });
     case 'withdrawal.expire':
-      return runWithdrawal(tx, t.stream, { type: 'ExpireWithdrawal', at, refund: refundIds(tx) });
+      return runWithdrawal(tx, t.stream, { type: 'ExpireWithdrawal', at, refund: refundIds(tx, tx.withdrawal(t.stream)) });
     case 'withdrawal.auto_confirm':
       return runWithdrawal(tx, t.stream, { type: 'ConfirmReceipt', at, legRef: t.arg!, auto: true });
     case 'sandbox.step':

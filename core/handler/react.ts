@@ -36,11 +36,13 @@ function runReaction(tx: Tx, r: Reaction): Step {
       if (!w || inFlightFor(w, r.legRef) === undefined) return done();
       return runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at, legRef: r.legRef });
     }
-    case 'FillLeg':
+    case 'FillLeg': {
+      const merchantId = tx.withdrawal(r.withdrawalId)?.merchantId;
       return runWithdrawal(tx, r.withdrawalId, {
         type: 'FillLeg', at, legRef: r.legRef, amountMinor: r.amountMinor,
-        balanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn'),
+        balanceTransactionId: tx.ids.next('btxn', merchantId), feeBalanceTransactionId: tx.ids.next('btxn', merchantId),
       });
+    }
     case 'MatchWaitingDeposits':
       return waitingDepositsOf(tx, r.whiteLabelId, r.livemode);
     case 'MatchWaitingDeposit':
@@ -49,7 +51,7 @@ function runReaction(tx: Tx, r: Reaction): Step {
       return closeRefundedClaim(tx, r.claimId);
     case 'DisputeFills':
       return runWithdrawal(tx, r.withdrawalId, {
-        type: 'OpenDispute', at, disputeId: tx.ids.next('dsp'), reasonCode: r.reasonCode, amountMinor: r.amountMinor, respondBy: at + limits.disputeRespondByMs,
+        type: 'OpenDispute', at, disputeId: tx.ids.next('dsp', tx.withdrawal(r.withdrawalId)?.merchantId), reasonCode: r.reasonCode, amountMinor: r.amountMinor, respondBy: at + limits.disputeRespondByMs,
       });
     default: {
       const _exhaustive: never = r;

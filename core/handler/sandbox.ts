@@ -38,7 +38,7 @@ export function fireSandboxStep(tx: Tx, t: Timer): Step {
       return runDeposit(tx, d.id, decide({ type: 'ApproveReview', at, operatorId: scenarioOperatorId, note: 'Sandbox scenario: the late transfer is accepted.', settle: settleContext(tx, d) }, d));
     case 'reverse': {
       const wallet = { balances: tx.balances(d.merchantId, false), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, false) };
-      return runDeposit(tx, d.id, decide({ type: 'ReverseDeposit', at, reasonCode: 'BANK_RECALL', balanceTransactionId: tx.ids.next('btxn'), wallet }, d));
+      return runDeposit(tx, d.id, decide({ type: 'ReverseDeposit', at, reasonCode: 'BANK_RECALL', balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet }, d));
     }
     case 'match':
       return runDeposit(tx, d.id, decide({ type: 'MatchDeposit', at, match: simulatedMatch(tx, d, at + d.lifetimeMs) }, d));
@@ -51,7 +51,7 @@ export function fireSandboxStep(tx: Tx, t: Timer): Step {
 
 /** The end user's transfer, as the sandbox bank tells it: the slip is received, then verified, in one command. */
 function payBySandboxBank(tx: Tx, d: Deposit): Step {
-  const receiptId = tx.ids.next('rcpt');
+  const receiptId = tx.ids.next('rcpt', d.merchantId);
   const received = runDeposit(tx, d.id, decide({ type: 'ReceiveSlip', at: tx.at, receiptId, hasImage: true }, d));
   if (!received.ok) return received;
   const after = tx.deposit(d.id)!;

@@ -166,7 +166,7 @@ export class Tx implements DirectoryReads {
    * before anything applies.
    */
   post(owner: MovementOwner, movement: PlannedMovement): BalanceTransaction {
-    const txn = buildOwnedTransaction(owner, movement, movement.id ?? this.ids.next('btxn'), this.at);
+    const txn = buildOwnedTransaction(owner, movement, movement.id ?? this.ids.next('btxn', owner.merchantId), this.at);
     for (let i = 0; i < this.entries.length; i++) if (this.entries[i]!.stream === txn.id) violated(`balance transaction ${txn.id} posted twice in one command`);
     this.push(txn.id, 'balance_transaction', 0, txn.livemode, txn.merchantId, { type: 'BalanceTransactionPosted', at: this.at, transaction: txn });
     const running = this.runningOf(txn.merchantId, txn.livemode);

@@ -13,8 +13,8 @@ import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 
-export function refundIds(tx: Tx): RefundIds {
-  return { principalBalanceTransactionId: tx.ids.next('btxn'), feeBalanceTransactionId: tx.ids.next('btxn') };
+export function refundIds(tx: Tx, w: Withdrawal | undefined): RefundIds {
+  return { principalBalanceTransactionId: tx.ids.next('btxn', w?.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', w?.merchantId) };
 }
 
 /**
@@ -56,7 +56,7 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
   });
   if (isRejection(admitted)) return fail(admitted);
   const { fee, beneficiary } = admitted;
-  const id = tx.ids.next('wdr');
+  const id = tx.ids.next('wdr', merchantId);
   const result = runWithdrawal(tx, id, {
     type: 'CreateWithdrawal', at: tx.at,
     withdrawal: {
@@ -64,7 +64,7 @@ export function createWithdrawal(tx: Tx, c: Extract<Command, { type: 'CreateWith
       beneficiaryId: beneficiary.id, amountTotalMinor: c.amountMinor, feeTotalMinor: fee.totalMinor, feeBreakdown: fee.breakdown,
       maxSplits: limits.withdrawalMaxSplits, createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs,
       requiresApproval: c.requiresApproval, approvalsRequired: c.requiresApproval ? limits.withdrawalApprovalsRequired : 0,
-      reservedBalanceTransactionId: tx.ids.next('btxn'), metadata: c.metadata,
+      reservedBalanceTransactionId: tx.ids.next('btxn', merchantId), metadata: c.metadata,
     },
   });
   // An order that opens at once (no approval to wait for) offers its capacity to waiting deposits.

@@ -72,7 +72,7 @@ const schemas = {
 /** A new key with a fresh secret (not yet saved). */
 function newKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {
   const secret = `${livemode ? 'sk_live_' : 'sk_test_'}${randomBytes(24).toString('base64url')}`;
-  return { keyId: services.write.ids.next('key'), secret, merchantId, livemode, scopes: [...scopes], revokedAt: null, createdAt: services.write.clock.now() };
+  return { keyId: services.write.ids.next('key', merchantId), secret, merchantId, livemode, scopes: [...scopes], revokedAt: null, createdAt: services.write.clock.now() };
 }
 
 export function mintKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {

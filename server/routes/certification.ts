@@ -51,7 +51,7 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
     const endpoints = webhooks.endpoints.forMerchant(m.merchantId, false).filter((e) => e.status === 'enabled' && !isCliEndpoint(e));
     if (endpoints.length === 0) throw new ApiError('operation_not_allowed', 'Certification delivers to your enabled sandbox webhook endpoints (a URL, not a satang listen stream); add one first.');
     await runIdempotentOwn(ctx, services, merchantScope(m), async (keep) => {
-      const runId = services.write.ids.next('cert');
+      const runId = services.write.ids.next('cert', m.merchantId);
       const deposits: { check: CheckName; depositId: string }[] = [];
       for (const c of scenarioChecks) {
         const { outcome, durable } = services.write.submit({

@@ -72,7 +72,7 @@ export class SlipIntake {
     }
     this.inFlight.add(slot);
     try {
-      const receiptId = earlier?.receiptId ?? services.write.ids.next('rcpt');
+      const receiptId = earlier?.receiptId ?? services.write.ids.next('rcpt', claims.tenant);
       const command: ReceiveSlip = {
         type: 'ReceiveSlip', actor: { kind: 'merchant', merchantId: claims.tenant, livemode: claims.livemode },
         depositId: deposit.id, receiptId, hasImage: evidence.kind === 'image', ...(evidence.kind === 'no_image' ? { transRef: evidence.transRef } : {}),

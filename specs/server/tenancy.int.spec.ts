@@ -135,7 +135,7 @@ test("another merchant's saved sender and beneficiary ids are refused like unkno
   assert.equal(foreignBen.details, unknownBen.details);
 });
 
-test("B's webhooks about A's deposit carry neither A's request nor a leg_ref next to A's ids (legs cannot be joined across merchants)", async () => {
+test("B's webhooks about A's deposit carry neither A's request nor a leg_ref, event id or balance transaction next to A's ids (cannot be joined across merchants)", async () => {
   const envelopes = (merchantId: string) => s.running.store.db.prepare('SELECT body FROM outbox WHERE merchant_id = ? ORDER BY sequence').all(merchantId).map((r: any) => JSON.parse(r.body));
   const aCreated = envelopes(a.id).find((e) => e.type === 'deposit.created' && e.data.object.id === paid.deposit);
   assert.is(aCreated.request.idempotency_key, paid.depositKey, 'A hears its own request');
@@ -151,6 +151,15 @@ test("B's webhooks about A's deposit carry neither A's request nor a leg_ref nex
     const gap = randomPart(bLeg) - randomPart(near);
     assert.ok(gap > 1_000_000n || gap < -1_000_000n, `${bLeg} is ${gap} from ${near}`);
   }
+  // Nor are the event ids and balance-transaction ids one commit made for both (adapters/ids.ts).
+  const far = (x: string, y: string) => x.slice(x.indexOf('_') + 1, x.indexOf('_') + 11) !== y.slice(y.indexOf('_') + 1, y.indexOf('_') + 11)
+    || randomPart(x) - randomPart(y) > 1_000_000n || randomPart(x) - randomPart(y) < -1_000_000n;
+  const aEvents = envelopes(a.id).filter((e) => e.data.object.id === paid.deposit).map((e) => e.id as string);
+  const bEvents = bAboutA.map((e) => e.id as string);
+  for (const x of bEvents) for (const y of aEvents) assert.ok(far(x, y), `B's ${x} is next to A's ${y}`);
+  const aTxn = (await s.call(a.live.api_key, 'GET', `/v1/pay/deposits/${paid.deposit}`)).json.balance_transaction_id as string;
+  const bTxn = (await s.call(b.live.api_key, 'GET', `/v1/pay/withdrawals/${paid.withdrawal}`)).json.fills[0].balance_transaction_id as string;
+  assert.ok(aTxn && bTxn && far(aTxn, bTxn), `B's ${bTxn} is next to A's ${aTxn}`);
 });
 
 test.run();
