@@ -150,7 +150,9 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
 function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: Withdrawal): WithdrawalDecision {
   const target = s.fills.find((f) => f.legRef === c.legRef);
   if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
-  if (target.reversal) return none;
+  if (target.reversal) {
+    return reject('operation_not_allowed', `This fill was already reversed (${target.reversal.reasonCode}); a fill is reversed once.`, { leg_ref: c.legRef });
+  }
   if (s.status !== 'settled' && s.status !== 'partially_filled') {
     return reject('operation_not_allowed', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
   }

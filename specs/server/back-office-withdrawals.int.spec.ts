@@ -57,9 +57,10 @@ test('reversing a fill needs step-up, emits withdrawal.fill_reversed and balance
   assert.is(eventsOf(withdrawalId, 'withdrawal.fill_reversed').length, 1);
   const credited = scene.s.running.store.db.prepare("SELECT body FROM outbox WHERE merchant_id = ? AND type = 'balance.credited' ORDER BY sequence DESC LIMIT 2").all(scene.payer.id).map((x: any) => JSON.parse(x.body));
   assert.ok(credited.some((e: any) => e.data.object.type === 'reversal' && e.data.object.amount_minor === fill.amount_minor), JSON.stringify(credited));
-  // Again: nothing more happens.
+  // Again: refused as the deposit's second reversal is, and nothing more happens.
   const again = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'], stepUp: true });
-  assert.is(again.status, 200);
+  assert.equal([again.status, again.json.error.code], [409, 'operation_not_allowed'], again.text);
+  assert.match(again.json.error.message, /already reversed/);
   assert.equal(await balance(), { ...after, as_of: (await balance()).as_of });
   const unknown = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/leg_nope/reverse`, body, { roles: ['ops_admin'], stepUp: true });
   assert.is(unknown.status, 404);
