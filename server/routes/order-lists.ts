@@ -20,7 +20,7 @@ import type { Services } from '../ports.ts';
 import { listDepositsQuery, listWithdrawalsQuery } from '../schemas.ts';
 import { parseIso } from '../time.ts';
 import { parseWith, queryOf } from './common.ts';
-import { readSideOf } from './read-params.ts';
+import { limitParam, readSideOf } from './read-params.ts';
 
 interface ListQuery { limit?: string; status?: string; updated_after?: string; cursor?: string }
 
@@ -45,9 +45,9 @@ const withdrawals: ListSpec<Withdrawal> = {
 
 async function listPage<T>(ctx: Context, services: Services, spec: ListSpec<T>): Promise<void> {
   const m = merchantOf(ctx);
-  const q = parseWith(spec.validate, queryOf(ctx));
-  const limit = Number(q.limit ?? limits.pageSizeDefault);
-  if (limit > limits.pageSizeMax) throw new ApiError('validation_error', `limit must be 1–${limits.pageSizeMax}.`, { fields: [{ path: 'query.limit', reason: 'maximum' }] });
+  const query = queryOf(ctx);
+  const limit = limitParam(query.limit, limits.pageSizeDefault, limits.pageSizeMax); // the reasons every list gives
+  const q = parseWith(spec.validate, query);
   // A cursor is bound to its list, its merchant and mode, and its filters: a deposits
   // cursor on the withdrawals list, or another key's, is refused, never read as a position.
   const filters = JSON.stringify([spec.projection, m.merchantId, m.livemode, q.status ?? null, q.updated_after ?? null]);

@@ -13,6 +13,8 @@ import { queryOf } from './common.ts';
 
 const canonicalDecimal = /^(0|[1-9][0-9]{0,18})$/;
 const positiveInteger = /^[1-9][0-9]{0,9}$/;
+/** Digits without a leading zero, or 0 itself (refused as below the minimum, not as a malformed number). */
+const decimalInteger = /^(0|[1-9][0-9]{0,9})$/;
 
 function invalid(name: string, reason: string, hint: string): ApiError {
   return new ApiError('validation_error', `${name}: ${hint}.`, { fields: [{ path: `query.${name}`, reason, hint }] });
@@ -45,7 +47,8 @@ export function sequenceParam(raw: string | undefined, name = 'since_sequence'):
 
 export function limitParam(raw: string | undefined, defaultValue: number, max: number): number {
   if (raw === undefined) return defaultValue;
-  const value = positiveInteger.test(raw) ? Number(raw) : 0;
+  if (!decimalInteger.test(raw)) throw invalid('limit', 'format', `an integer from 1 to ${max}`);
+  const value = Number(raw);
   if (value < 1 || value > max) throw invalid('limit', value < 1 ? 'minimum' : 'maximum', `an integer from 1 to ${max}`);
   return value;
 }

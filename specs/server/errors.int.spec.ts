@@ -228,6 +228,25 @@ test('validation_error: details.fields[] with path and reason for each problem',
   assert.is(q.details.fields[0].path, 'query.limit', 'a query field is named as the routes that check by hand name theirs');
 });
 
+test('every list refuses a bad limit with the same reasons: format, minimum, maximum', async () => {
+  const reasonOf = async (r: Promise<{ status: number; json: any; text: string }>) => {
+    const reply = await r;
+    assert.is(reply.status, 422, reply.text);
+    return reply.json.error.details.fields.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`).join();
+  };
+  const lists: [string, (limit: string) => Promise<{ status: number; json: any; text: string }>][] = [
+    ['deposits', (limit) => s.call(shop.live.api_key, 'GET', `/v1/pay/deposits?limit=${limit}`)],
+    ['withdrawals', (limit) => s.call(shop.live.api_key, 'GET', `/v1/pay/withdrawals?limit=${limit}`)],
+    ['events', (limit) => s.call(shop.live.api_key, 'GET', `/v1/pay/events?since_sequence=0&limit=${limit}`)],
+    ['balance history', (limit) => s.call(shop.live.api_key, 'GET', `/v1/pay/balance/transactions?limit=${limit}`)],
+    ['back-office review queue', (limit) => s.bo('GET', `/v1/bo/deposits?status=under_review&limit=${limit}`)],
+  ];
+  for (const [name, list] of lists) {
+    assert.equal([await reasonOf(list('0')), await reasonOf(list('100000')), await reasonOf(list('ten')), await reasonOf(list('01'))],
+      ['query.limit minimum', 'query.limit maximum', 'query.limit format', 'query.limit format'], name);
+  }
+});
+
 test('sender_required: neither sender nor sender_id, and no order', async () => {
   const before = await journalRows(s);
   expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ sender: undefined })), 'sender_required', covered);
