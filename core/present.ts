@@ -102,6 +102,36 @@ export function maskAccountNumber(accountNumber: string): string {
   return 'x'.repeat(Math.max(0, digits.length - 4)) + digits.slice(-4);
 }
 
+/** What a slip prints in place of a digit it hides ("xxx-x-x1234-x", "***1234", "••••1234"). */
+const maskedPlace = /[xX*•●]/;
+const visibleDigitsMax = 4;
+
+/**
+ * An account number read from a slip, masked for keeping: one the slip masks itself keeps
+ * its shape (separators, hidden places as 'x', the digits it shows, at most four: any
+ * more are hidden from the left), so a reviewer sees where the shown digits sit; one read
+ * in full is masked as ours are.
+ */
+export function maskReadAccountNumber(read: string): string {
+  if (!maskedPlace.test(read)) return maskAccountNumber(read);
+  let hide = Math.max(0, read.replace(/\D/g, '').length - visibleDigitsMax);
+  return read.replace(/[0-9xX*•●]/g, (ch) => (maskedPlace.test(ch) || hide-- > 0 ? 'x' : ch));
+}
+
+/**
+ * A full account number masked in the shape a slip showed one (`shown`, as
+ * maskReadAccountNumber keeps it): its digits at the places the slip shows digits, so the
+ * two compare place by place. The usual mask when the places are not as many as the
+ * digits, or the slip shows none.
+ */
+export function maskAccountNumberLike(shown: string | undefined, accountNumber: string): string {
+  const digits = accountNumber.replace(/\D/g, '');
+  const places = shown?.match(/[0-9x]/g);
+  if (!shown || !places || places.length !== digits.length || !places.some((p) => p !== 'x')) return maskAccountNumber(accountNumber);
+  let i = 0;
+  return shown.replace(/[0-9x]/g, (ch) => (ch === 'x' ? (i++, 'x') : digits[i++]!));
+}
+
 /** First name kept, the rest cut to its first letter: "สมชาย ใจดี" → "สมชาย ใ***". */
 export function maskName(name: string): string {
   const trimmed = name.trim();

@@ -22,7 +22,7 @@ import type { SlipVerifier } from '../../core/ports.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import { sandboxTransRef, sandboxVerification } from '../../core/sandbox/scenarios.ts';
 import type { ProviderAnswer, SlipStore } from './store.ts';
-import { iso, maskAccountNumber, maskName } from '../../core/present.ts';
+import { iso, maskName, maskReadAccountNumber } from '../../core/present.ts';
 
 export interface SlipWorkerOptions {
   /** Where verdicts go: the one command port (the store's submit). */
@@ -182,6 +182,6 @@ export function pendingSlip(d: Deposit): PendingSlip | undefined {
 function answerOf(outcome: VerificationOutcome): ProviderAnswer {
   if (outcome.kind !== 'found') return { kind: outcome.kind };
   const t = outcome.transfer;
-  const party = (p: { bankCode: string; accountNumber: string; name: string }) => ({ bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), name_masked: maskName(p.name) });
+  const party = (p: { bankCode: string; accountNumber: string; name: string }) => ({ bank_code: p.bankCode, account_number_masked: maskReadAccountNumber(p.accountNumber), name_masked: maskName(p.name) });
   return { kind: 'found', transfer: { trans_ref: t.transRef, amount_minor: String(t.amountMinor), occurred_at: iso(t.occurredAt), sender: party(t.sender), receiver: party(t.receiver) } };
 }

@@ -11,7 +11,7 @@
 import type { Deposit, DepositEvent, Leg, Verification } from '../../core/deposit/state.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
-import { iso, maskAccountNumber, maskName, presentDeposit } from '../../core/present.ts';
+import { iso, maskAccountNumber, maskAccountNumberLike, maskName, presentDeposit } from '../../core/present.ts';
 import type { IntakeRecord, ProviderAnswer } from '../../adapters/slips/store.ts';
 import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
@@ -58,8 +58,9 @@ function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | 
   } : {};
   const expected: Record<string, unknown> = {
     amount: n(d.amountMinor), time_window: { from: iso(d.createdAt), to: iso(d.expiresAt) }, sender_bank: d.sender.bankCode,
-    sender_account: maskAccountNumber(d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
-    receiver: d.legs.map((l) => ({ leg_ref: l.legRef, bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumber(l.receiver.accountNumber) })),
+    // Masked in the shape the slip showed, so the reviewer compares the same places.
+    sender_account: maskAccountNumberLike(t?.sender.account_number_masked, d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
+    receiver: d.legs.map((l) => ({ leg_ref: l.legRef, bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumberLike(t?.receiver.account_number_masked, l.receiver.accountNumber) })),
   };
   return verdictNames.map(([key, name]) => ({
     dimension: name, expected: expected[name], match: v ? v[key] : null,
