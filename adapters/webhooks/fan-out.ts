@@ -5,6 +5,7 @@
 // contact instead (contract: Events). Invariant: runs inside the caller's transaction,
 // so an event's deliveries exist exactly when the read position says it was handled.
 
+import { derivedUlid } from '../ids.ts';
 import type { EmailOutbox } from './email.ts';
 import { subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
 import type { DeliveryStore } from './deliveries.ts';
@@ -60,6 +61,7 @@ export class FanOut {
     const body = this.events.body(event.table, event.id) ?? '';
     this.mailed++;
     this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${event.livemode ? 'live' : 'sandbox'}): your webhook endpoint is disabled`,
-      `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
+      `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now,
+      `eml_${derivedUlid(event.id, 'mandatory_event', event.createdAt)}`); // the same mail when the fan-out is redone at FULL
   }
 }

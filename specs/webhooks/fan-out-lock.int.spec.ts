@@ -69,9 +69,10 @@ function setUp() {
   const clock = new ManualClock(startMs);
   const source = new HandedEvents(db);
   const sealer = Sealer.ephemeral();
+  const logged: unknown[] = [];
   // The service's webhooks on this database, as a (re)started process builds them.
   const build = () => new Webhooks({
-    db, clock, ids: new UlidIds(), log: { info: () => {}, warn: () => {}, error: () => {} }, sealer,
+    db, clock, ids: new UlidIds(), log: { info: (fields: unknown) => logged.push(fields), warn: (fields: unknown) => logged.push(fields), error: () => {} }, sealer,
     settings: webhookSettings('development', {}), directory: () => undefined, source, poster: answered,
   });
   const webhooks = build();
@@ -81,7 +82,8 @@ function setUp() {
   const other = new Database(join(dir, 'journal.db'));
   const close = () => { webhooks.stop(); other.close(); db.close(); removeDir(dir); };
   const mails = db.prepare<[], number>("SELECT COUNT(*) FROM email_outbox WHERE kind = 'mandatory_event'").pluck(true);
-  return { db, clock, source, webhooks, build, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, other, close };
+  const mailIds = db.prepare<[], string>('SELECT id FROM email_outbox').pluck(true);
+  return { db, clock, source, webhooks, build, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, mailIds: () => mailIds.all(), logged, other, close };
 }
 
 const event = (id: string): Omit<SourcedEvent, 'position'> => ({ id, merchantId: 'mch_shop', livemode: false, type: 'deposit.created', createdAt: startMs });
@@ -140,6 +142,9 @@ test('a fan-out that mails the merchant is rolled back and committed again at FU
     assert.is(s.mails(), 1, 'one mail');
     assert.equal(s.source.synchronousAtRead, [normal, full], 'tried at NORMAL, rolled back, committed at FULL');
     assert.is(s.db.pragma('synchronous', { simple: true }), full);
+    const logLines = s.logged.filter((f) => (f as { email_id?: string }).email_id !== undefined) as { email_id: string }[];
+    assert.is(logLines.length, 2, 'a log line for each try');
+    for (const line of logLines) assert.equal([line.email_id], s.mailIds(), 'each names the mail the outbox holds');
     s.source.add(event('evt_2')); // not mandatory: no mail, so no fsync of its own
     for (let i = 0; i < 200 && s.source.synchronousAtRead.length < 3; i++) await sleep(5);
     await sleep(20);
