@@ -29,6 +29,17 @@ export function minorToJson(value: Minor): number {
   return number;
 }
 
+/**
+ * A report's figure: a JSON number when it is a safe integer, else the bigint itself, for
+ * a writer that puts every digit in the JSON text (server/exact-json.ts). A balance is
+ * capped, but a turnover or a sum over merchants is not: sandbox funding moved back and
+ * forth can carry one past 2^53 − 1, and a report must still answer, exactly.
+ */
+export function reportMinor(value: Minor): number | bigint {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
+}
+
 export function percentOf(amount: Minor, bps: number): Minor {
   return (amount * BigInt(bps) + 5_000n) / 10_000n;
 }

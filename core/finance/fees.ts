@@ -9,7 +9,7 @@
 // projection gives is ≥ 0. A line's net is charged − refunded; the totals sum the lines.
 
 import { assert } from '../assert.ts';
-import { minorToJson, type Minor } from '../money.ts';
+import { reportMinor, type Minor } from '../money.ts';
 import { iso } from '../present.ts';
 import { bangkokDayBounds, financeTimeZone } from './calendar.ts';
 import { bahtOf, csvText } from './money-text.ts';
@@ -82,13 +82,13 @@ function compare(a: string, b: string): number {
 }
 
 function presentSums(s: FeeSums): Record<string, unknown> {
-  return { count: s.count, fee_minor: minorToJson(s.feeMinor), vat_minor: minorToJson(s.vatMinor), total_minor: minorToJson(s.feeMinor + s.vatMinor) };
+  return { count: s.count, fee_minor: reportMinor(s.feeMinor), vat_minor: reportMinor(s.vatMinor), total_minor: reportMinor(s.feeMinor + s.vatMinor) };
 }
 
 function presentNet(l: FeeFigures): Record<string, unknown> {
   return {
     charged: presentSums(l.charged), refunded: presentSums(l.refunded),
-    fee_minor: minorToJson(l.feeMinor), vat_minor: minorToJson(l.vatMinor), total_minor: minorToJson(l.feeMinor + l.vatMinor),
+    fee_minor: reportMinor(l.feeMinor), vat_minor: reportMinor(l.vatMinor), total_minor: reportMinor(l.feeMinor + l.vatMinor),
   };
 }
 

@@ -16,7 +16,7 @@
 //   RELEASED_UNPAID      told, never paid, the leg released (expired or canceled): no money moved
 // A leg with none of them agrees.
 
-import { minorToJson, type Minor } from '../money.ts';
+import { reportMinor, type Minor } from '../money.ts';
 import { iso, maskAccountNumber } from '../present.ts';
 import { bahtOf, csvText } from './money-text.ts';
 
@@ -104,13 +104,13 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
   return {
     object: 'receiving_account', livemode: a.livemode, merchant_id: a.merchantId, bank_code: a.bankCode,
     account_number_masked: maskAccountNumber(a.accountNumber), account_name: a.accountName, legs: a.legs,
-    told_minor: minorToJson(a.toldMinor), verified_minor: minorToJson(a.verifiedMinor), filled_minor: minorToJson(a.filledMinor),
+    told_minor: reportMinor(a.toldMinor), verified_minor: reportMinor(a.verifiedMinor), filled_minor: reportMinor(a.filledMinor),
     pending_legs: a.pending, released_unpaid_legs: a.releasedUnpaid, agrees: a.disagreeing === 0, disagreeing_legs: a.disagreeing,
     differences: a.differences.map((d) => ({
       deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
-      told_minor: minorToJson(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : minorToJson(d.verifiedMinor),
-      filled_minor: d.filledMinor === null ? null : minorToJson(d.filledMinor),
-      ...(d.declinedShownMinor !== null ? { slip_shown_minor: minorToJson(d.declinedShownMinor) } : {}),
+      told_minor: reportMinor(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : reportMinor(d.verifiedMinor),
+      filled_minor: d.filledMinor === null ? null : reportMinor(d.filledMinor),
+      ...(d.declinedShownMinor !== null ? { slip_shown_minor: reportMinor(d.declinedShownMinor) } : {}),
     })),
   };
 }

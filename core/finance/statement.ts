@@ -8,7 +8,7 @@
 
 import { assert } from '../assert.ts';
 import { buckets, type BalanceTransactionType, type Bucket } from '../ledger/ledger.ts';
-import { minorToJson, type Minor } from '../money.ts';
+import { reportMinor, type Minor } from '../money.ts';
 import { iso } from '../present.ts';
 import { bangkokDayBounds, financeTimeZone } from './calendar.ts';
 import { bahtOf, csvText } from './money-text.ts';
@@ -93,11 +93,11 @@ export function presentStatement(s: Statement, asOfMs: number): Record<string, u
     ...(s.from === s.to ? { date: s.from } : {}), date_from: s.from, date_to: s.to, time_zone: financeTimeZone,
     period_start: iso(bangkokDayBounds(s.from).startMs), period_end: iso(bangkokDayBounds(s.to).endMs), as_of: iso(asOfMs),
     buckets: s.buckets.map((b) => ({
-      bucket: b.bucket, opening_minor: minorToJson(b.openingMinor),
+      bucket: b.bucket, opening_minor: reportMinor(b.openingMinor),
       movements: b.movements.map((m) => ({
-        type: m.type, count: m.count, credit_minor: minorToJson(m.creditMinor), debit_minor: minorToJson(m.debitMinor), net_minor: minorToJson(m.creditMinor - m.debitMinor),
+        type: m.type, count: m.count, credit_minor: reportMinor(m.creditMinor), debit_minor: reportMinor(m.debitMinor), net_minor: reportMinor(m.creditMinor - m.debitMinor),
       })),
-      closing_minor: minorToJson(b.closingMinor),
+      closing_minor: reportMinor(b.closingMinor),
     })),
   };
 }

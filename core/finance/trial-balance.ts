@@ -11,7 +11,7 @@
 // debit balances equal the credit balances.
 
 import { assert } from '../assert.ts';
-import { minorToJson, type Minor } from '../money.ts';
+import { reportMinor, type Minor } from '../money.ts';
 import { iso } from '../present.ts';
 import { bahtOf, csvText } from './money-text.ts';
 
@@ -84,10 +84,10 @@ export function presentTrialBalance(tb: TrialBalance): Record<string, unknown> {
       livemode: s.livemode,
       accounts: s.lines.map((l) => ({
         account: l.account, kind: l.kind, merchant_id: l.merchantId, name: l.name, postings: l.count,
-        debit_minor: minorToJson(l.debitMinor), credit_minor: minorToJson(l.creditMinor), balance_minor: minorToJson(l.balanceMinor), side: sideOf(l.balanceMinor),
+        debit_minor: reportMinor(l.debitMinor), credit_minor: reportMinor(l.creditMinor), balance_minor: reportMinor(l.balanceMinor), side: sideOf(l.balanceMinor),
       })),
-      total_debit_minor: minorToJson(s.debitTurnoverMinor), total_credit_minor: minorToJson(s.creditTurnoverMinor),
-      total_debit_balance_minor: minorToJson(s.debitBalancesMinor), total_credit_balance_minor: minorToJson(s.creditBalancesMinor),
+      total_debit_minor: reportMinor(s.debitTurnoverMinor), total_credit_minor: reportMinor(s.creditTurnoverMinor),
+      total_debit_balance_minor: reportMinor(s.debitBalancesMinor), total_credit_balance_minor: reportMinor(s.creditBalancesMinor),
       balanced: s.debitTurnoverMinor === s.creditTurnoverMinor && s.debitBalancesMinor === s.creditBalancesMinor,
     })),
   };

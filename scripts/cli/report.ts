@@ -4,6 +4,7 @@
 // issuer (or takes $SATANG_OPERATOR_TOKEN). Exit 0 on an answer, 1 when the server
 // refuses (its error is printed), 2 on a usage error.
 
+import { parseExact } from '../../server/exact-json.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { mintToken } from './token.ts';
@@ -29,7 +30,7 @@ async function show(args: Args, path: string, table: (json: any) => string[]): P
     process.stderr.write(`HTTP ${r.status}: ${r.body}\n`);
     return 1;
   }
-  process.stdout.write(csv ? r.body : table(JSON.parse(r.body)).join('\n') + '\n');
+  process.stdout.write(csv ? r.body : table(parseExact(r.body)).join('\n') + '\n');
   return 0;
 }
 
@@ -39,7 +40,7 @@ function columns(rows: readonly (readonly string[])[], rightAligned: readonly nu
   return rows.map((r) => r.map((cell, i) => padDisplay(cell, widths[i]!, rightAligned.includes(i))).join('  ').trimEnd());
 }
 
-const baht = (minor: number) => bahtOf(BigInt(minor));
+const baht = (minor: number | bigint) => bahtOf(BigInt(minor));
 
 function statementTable(s: any): string[] {
   const rows: string[][] = [['bucket', 'line', 'count', 'credit THB', 'debit THB', 'amount THB']];

@@ -25,6 +25,7 @@ import { iso } from '../../core/present.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
 import { merchantAuth, requireScope } from '../auth/merchant.ts';
 import { operatorAuth } from '../auth/operator.ts';
+import { exactJson } from '../exact-json.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import { parseIso } from '../time.ts';
@@ -98,6 +99,12 @@ function formatParam(raw: string | undefined): 'json' | 'csv' {
   throw invalid('format', 'json or csv');
 }
 
+/** A report as JSON, every figure exact (server/exact-json.ts: one past 2^53 − 1 keeps all its digits). */
+function answerJson(ctx: Context, body: unknown): void {
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = exactJson(body);
+}
+
 /** Waits until `projection` has applied what the write side had committed; else 503. */
 async function fresh(services: Services, projection: ProjectionName): Promise<void> {
   const read = readSideOf(services);
@@ -127,7 +134,7 @@ function answerStatement(ctx: Context, services: Services, s: Statement, format:
     return;
   }
   const { endMs } = bangkokDayBounds(s.to);
-  ctx.body = presentStatement(s, Math.min(endMs, services.write.clock.now()));
+  answerJson(ctx, presentStatement(s, Math.min(endMs, services.write.clock.now())));
 }
 
 /** The fees report of a period and mode, all merchants' or one's, as JSON or CSV. */
@@ -146,7 +153,7 @@ async function answerFees(ctx: Context, services: Services, livemode: boolean, p
     ctx.body = feeReportCsv(report);
     return;
   }
-  ctx.body = presentFeeReport(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now()));
+  answerJson(ctx, presentFeeReport(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now())));
 }
 
 function backOfficeReports(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
@@ -180,7 +187,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
       ctx.type = 'text/csv; charset=utf-8; header=present';
       ctx.set('Content-Disposition', `attachment; filename="${csvFileInstant('trial-balance', asOf)}"`);
       ctx.body = trialBalanceCsv(tb);
-    } else ctx.body = presentTrialBalance(tb);
+    } else answerJson(ctx, presentTrialBalance(tb));
   });
 
   router.get('/fees', async (ctx) => {
@@ -214,7 +221,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
       return;
     }
     const data = summaries.map(presentReceivingAccount);
-    ctx.body = { object: 'list', merchant_id: merchantId, livemode, as_of: iso(services.write.clock.now()), data, has_more: accounts.length >= financeLimits.receivingAccountsPerReportMax };
+    answerJson(ctx, { object: 'list', merchant_id: merchantId, livemode, as_of: iso(services.write.clock.now()), data, has_more: accounts.length >= financeLimits.receivingAccountsPerReportMax });
   });
   return router;
 }

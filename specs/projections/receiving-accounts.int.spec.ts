@@ -226,4 +226,30 @@ test('a projections.db made before the declined-transfer columns gets them when 
   }
 });
 
+test('a report whose figures pass 2^53 − 1 (sandbox funding moved back and forth) answers with every digit, and the CLI prints them', async () => {
+  const most = 9_007_199_254_740_991; // the most one merchant may hold
+  const move = async (direction: 'credit' | 'debit') => {
+    const r = await s.bo('POST', `/v1/bo/merchants/${payer.id}/adjustments`, { livemode: false, amount_minor: most, direction, bucket: 'available', reason: 'sandbox load test' }, { stepUp: true });
+    assert.is(r.status, 201, r.text);
+  };
+  await move('credit');
+  await move('debit');
+  await move('credit');
+  const turnover = '18014398509481982'; // 2 × most: credits into the merchant's available bucket
+  const tb = await s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] });
+  assert.is(tb.status, 200, tb.text);
+  assert.match(tb.text, new RegExp(`"account":"${payer.id}:test:available"[^}]*"credit_minor":${turnover}[,}]`));
+  assert.ok(tb.json.sections.every((x: any) => x.balanced), 'both modes still balance');
+  const day = bangkokDayOf(s.clock.now());
+  const statement = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${payer.id}&livemode=false&date=${day}`, undefined, { roles: ['finance'] });
+  assert.is(statement.status, 200, statement.text);
+  assert.match(statement.text, new RegExp(`"type":"adjustment","count":3,"credit_minor":${turnover},"debit_minor":${most},"net_minor":${most}`));
+  const own = await s.call(payer.sandbox.api_key, 'GET', `/v1/pay/reports/statements?date=${day}`);
+  assert.is(own.status, 200, own.text);
+  const table = await report(['trial-balance']);
+  assert.is(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^sandbox:$/m);
+  assert.match(table.stdout, new RegExp(`${payer.id}:test:available\\s+\\d+\\s+\\S+\\s+180143985094819\\.82\\s+90071992547409\\.91`));
+});
+
 test.run();
