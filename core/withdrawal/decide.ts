@@ -182,7 +182,10 @@ function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDi
       if (c.amountMinor <= 0n || c.amountMinor > s.filledMinor) {
         return reject('validation_error', 'The disputed amount must be positive and at most the filled amount.', { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
       }
-      const dispute: Dispute = { id: c.disputeId, reasonCode: c.reasonCode, amountMinor: c.amountMinor, openedAt: c.at, respondBy: c.respondBy, fundsOnHold: true, status: 'open', evidenceCount: 0 };
+      // Nothing of the withdrawing merchant's is held: the disputed amount left its wallet in
+      // the fills, and a lost dispute moves money only through a fill reversal, which pays
+      // the merchant back. funds_on_hold says so, rather than promise a hold of nothing.
+      const dispute: Dispute = { id: c.disputeId, reasonCode: c.reasonCode, amountMinor: c.amountMinor, openedAt: c.at, respondBy: c.respondBy, fundsOnHold: false, status: 'open', evidenceCount: 0 };
       return [{ type: 'DisputeOpened', at: c.at, dispute }];
     }
     case 'SubmitDisputeEvidence':

@@ -346,7 +346,7 @@ test('any → payee confirms receipt → unchanged; withdrawal.receipt_confirmed
   refused(s.h, { ...confirm, legRef: 'leg_unknown' } as Command, 'resource_not_found', seen);
 });
 
-test('any → dispute opened / resolved → unchanged; withdrawal.disputed then withdrawal.dispute_resolved; funds_on_hold while open', () => {
+test('any → dispute opened / resolved → unchanged; withdrawal.disputed then withdrawal.dispute_resolved; no funds held, no bucket moved', () => {
   const s = scene(funds);
   const id = s.h.withdrawal(s.payer, 100_000n);
   fill(s, 50_000n);
@@ -357,8 +357,8 @@ test('any → dispute opened / resolved → unchanged; withdrawal.disputed then 
   const w = wdr(s.h, id);
   assert.equal(opened.entries, ['DisputeOpened']);
   assert.equal(opened.events, ['withdrawal.disputed']);
-  assert.equal([w.status, w.dispute!.fundsOnHold, w.dispute!.status, w.dispute!.respondBy], ['partially_filled', true, 'open', s.h.clock.ms + limits.disputeRespondByMs]);
-  assert.equal((presentWithdrawal(w).dispute as { funds_on_hold: boolean }).funds_on_hold, true);
+  assert.equal([w.status, w.dispute!.fundsOnHold, w.dispute!.status, w.dispute!.respondBy], ['partially_filled', false, 'open', s.h.clock.ms + limits.disputeRespondByMs]);
+  assert.equal((presentWithdrawal(w).dispute as { funds_on_hold: boolean }).funds_on_hold, false);
   assert.equal(balances(s.h, s.payer), money);
   refused(s.h, open, 'operation_not_allowed', seen);
   const disputeId = w.dispute!.id;
