@@ -65,13 +65,14 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/webhooks/signing-keys/rotate': opsAdmin,
   // the back office's desk (server/routes/bo-desk.ts): queues and one order with its evidence
   'GET /v1/bo/deposits': reviewQueueReads,
-  'GET /v1/bo/deposits/:id': reviewQueueReads,
+  // One order, read: finance too, to check a report's figure against the order behind it.
+  'GET /v1/bo/deposits/:id': [...reviewQueueReads, 'finance'],
   'GET /v1/bo/deposits/:id/slips/:receiptId/image': reviewQueueReads,
   'GET /v1/bo/withdrawals': approvalQueueReads,
-  'GET /v1/bo/withdrawals/:id': approvalQueueReads,
+  'GET /v1/bo/withdrawals/:id': [...approvalQueueReads, 'finance'],
   'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': opsAdmin,
   'POST /v1/bo/withdrawals/:id/disputes': opsAdmin,
-  'GET /v1/bo/disputes/:id': webhookReads,
+  'GET /v1/bo/disputes/:id': [...webhookReads, 'finance'],
   'POST /v1/bo/disputes/:id/resolve': opsAdmin,
   // claims (server/routes/bo-claims.ts)
   'POST /v1/bo/claims': opsAdmin,
