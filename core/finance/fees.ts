@@ -13,7 +13,7 @@ import { reportMinor, type Minor } from '../money.ts';
 import { iso } from '../present.ts';
 import { bangkokDayBounds, financeTimeZone } from './calendar.ts';
 import { bahtOf, csvText } from './money-text.ts';
-import { periodText, type StatementPeriod } from './statement.ts';
+import { periodLabel, periodText, type StatementPeriod } from './statement.ts';
 
 /** Fee transactions one way: how many, and what they moved in fee revenue and in VAT. */
 export interface FeeSums {
@@ -95,7 +95,7 @@ function presentNet(l: FeeFigures): Record<string, unknown> {
 export function presentFeeReport(r: FeeReport, asOfMs: number): Record<string, unknown> {
   return {
     object: 'fee_report', livemode: r.livemode, currency: 'THB',
-    ...(r.from === r.to ? { date: r.from } : {}), date_from: r.from, date_to: r.to, time_zone: financeTimeZone,
+    ...periodLabel(r), date_from: r.from, date_to: r.to, time_zone: financeTimeZone,
     period_start: iso(bangkokDayBounds(r.from).startMs), period_end: iso(bangkokDayBounds(r.to).endMs), as_of: iso(asOfMs),
     merchants: r.lines.map((l) => ({ merchant_id: l.merchantId, merchant_name: l.merchantName, white_label_id: l.whiteLabelId, ...presentNet(l) })),
     totals: presentNet(r.totals),

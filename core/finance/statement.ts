@@ -45,6 +45,13 @@ export interface BucketStatement {
 export interface StatementPeriod {
   readonly from: string;
   readonly to: string;
+  /** YYYY-MM when the report was asked for a month (to is today while the month runs). */
+  readonly month?: string;
+}
+
+/** The period's own name in a report: the month asked for, the one day, else none. */
+export function periodLabel(p: StatementPeriod): { month: string } | { date: string } | Record<string, never> {
+  return p.month !== undefined ? { month: p.month } : p.from === p.to ? { date: p.from } : {};
 }
 
 export interface Statement extends StatementPeriod {
@@ -56,7 +63,7 @@ export interface Statement extends StatementPeriod {
 
 /** The period as the CSV's date column and file names say it: the day, or the ISO 8601 interval `from/to`. */
 export function periodText(p: StatementPeriod): string {
-  return p.from === p.to ? p.from : `${p.from}/${p.to}`;
+  return p.month ?? (p.from === p.to ? p.from : `${p.from}/${p.to}`);
 }
 
 export type BucketTotals = { readonly [B in Bucket]: Minor };
@@ -86,11 +93,11 @@ export function buildStatement(
   return { ...head, buckets: perBucket };
 }
 
-/** The statement as the API answers it (JSON); `date` only for a single day. */
+/** The statement as the API answers it (JSON); `month` for a month asked for, else `date` for a single day. */
 export function presentStatement(s: Statement, asOfMs: number): Record<string, unknown> {
   return {
     object: 'statement', merchant_id: s.merchantId, merchant_name: s.merchantName, livemode: s.livemode, currency: 'THB',
-    ...(s.from === s.to ? { date: s.from } : {}), date_from: s.from, date_to: s.to, time_zone: financeTimeZone,
+    ...periodLabel(s), date_from: s.from, date_to: s.to, time_zone: financeTimeZone,
     period_start: iso(bangkokDayBounds(s.from).startMs), period_end: iso(bangkokDayBounds(s.to).endMs), as_of: iso(asOfMs),
     buckets: s.buckets.map((b) => ({
       bucket: b.bucket, opening_minor: reportMinor(b.openingMinor),

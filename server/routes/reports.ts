@@ -90,7 +90,7 @@ function monthPeriod(services: Services, month: string): StatementPeriod {
   if (from > today) throw invalid('month', `a month that has begun (today in Asia/Bangkok is ${today})`);
   const [year, m] = month.split('-').map(Number) as [number, number];
   const last = new Date(Date.UTC(year, m, 0)).toISOString().slice(0, 10);
-  return { from, to: last < today ? last : today };
+  return { from, to: last < today ? last : today, month };
 }
 
 function formatParam(raw: string | undefined): 'json' | 'csv' {

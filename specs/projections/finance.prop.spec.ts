@@ -482,15 +482,16 @@ test('finance: a statement for a month or a period of days; the period is one of
   const byMonth = await s.bo('GET', `${base}&month=${month}`, undefined, { roles: ['finance'] });
   assert.is(byMonth.status, 200, byMonth.text);
   assert.equal([byMonth.json.date_from, byMonth.json.date_to], [`${month}-01`, today], 'a month that runs: its first day to today');
+  assert.equal([byMonth.json.month, byMonth.json.date], [month, undefined], 'named as the month asked for, even on its first day');
   assert.equal(byMonth.json.buckets, (await s.bo('GET', `${base}&from=${month}-01&to=${today}`, undefined, { roles: ['finance'] })).json.buckets);
   // The merchant's own, signed, over the same period.
   const own = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?from=${firstDay}&to=${today}`);
   assert.is(own.status, 200, own.text);
   assert.equal(own.json.buckets, byPeriod.json.buckets);
   const csv = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?month=${month}&format=csv`);
-  // On the month's first day the month so far is one day, written as the day itself.
-  const csvPeriod = `${month}-01` === today ? today : `${month}-01/${today}`;
-  assert.match(csv.text.split('\r\n')[1]!, new RegExp(`^${csvPeriod},Asia/Bangkok,${p!.keys.id},`));
+  // The month's name, even on its first day, when the month so far is one day.
+  assert.match(csv.text.split('\r\n')[1]!, new RegExp(`^${month},Asia/Bangkok,${p!.keys.id},`));
+  assert.match(csv.headers.get('content-disposition') ?? '', new RegExp(`-${month}\\.csv"$`));
   // Refused, each with the parameter it is about.
   const tomorrow = bangkokDayOf(s.clock.now() + 24 * hourMs);
   const yearAgo = bangkokDayOf(s.clock.now() - 366 * 24 * hourMs);
