@@ -145,7 +145,7 @@ export function createApp(parts: AppParts): Koa {
     await next();
   });
 
-  const health = new Router();
+  const health = new Router({ sensitive: true });
   health.get('/healthz', (ctx) => { ctx.body = { status: 'ok', profile: config.profile, livemode_default: false }; });
   health.get('/v1/openapi.json', (ctx) => { ctx.body = documentOf(ctx.app); });
   health.get('/readyz', (ctx) => {

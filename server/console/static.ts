@@ -159,7 +159,7 @@ export function consoleRoutes(options: ConsoleOptions): Router {
     return full.startsWith(root + sep) ? files.get(relative(root, full).split(sep).join('/')) : undefined;
   };
 
-  const router = new Router({ strict: true }); // '/console' (a redirect) and '/console/' (the page) are two routes
+  const router = new Router({ strict: true, sensitive: true }); // '/console' (a redirect) and '/console/' (the page) are two routes
   router.use('/console', async (ctx, next) => {
     ctx.set({
       'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY',

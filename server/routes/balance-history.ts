@@ -74,7 +74,7 @@ async function consistentSnapshot(services: Services, m: MerchantState, since: b
 }
 
 export function balanceHistoryRoutes(services: Services): Router {
-  const router = new Router({ prefix: '/v1/pay/balance/transactions' });
+  const router = new Router({ prefix: '/v1/pay/balance/transactions', sensitive: true });
   router.use(merchantAuth(services));
   const sandboxQuota = new RateLimiter();
 

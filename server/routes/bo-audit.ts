@@ -133,7 +133,7 @@ function pageAnswer<T extends { id: number }>(rows: T[], limit: number, filters:
 }
 
 export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogThread, verify: Parameters<typeof operatorAuth>[0]): Router {
-  const router = new Router({ prefix: '/v1/bo' });
+  const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   const { logPageSizeDefault, logPageSizeMax } = backOfficeLimits;
 

@@ -33,7 +33,7 @@ export const claimSchemas = {
 };
 
 export function backOfficeClaimRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
-  const router = new Router({ prefix: '/v1/bo' });
+  const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   const world = () => services.write.world;
   const operator = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });

@@ -138,7 +138,7 @@ export interface DeskParts {
 
 export function backOfficeDeskRoutes(parts: DeskParts): Router {
   const { services } = parts;
-  const router = new Router({ prefix: '/v1/bo' });
+  const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(parts.verify));
   const trail = new JournalTrail(parts.journalDb);
   const slips = new DiskSlipStore(join(parts.dataDir, 'slips'));

@@ -54,7 +54,7 @@ function hourlySeries(f: DashboardFigures, since: number) {
 const ageBuckets = (counts: readonly number[]) => reviewAgeBuckets.map((b, i) => ({ label: b.label, min_seconds: b.minSeconds, max_seconds: b.maxSeconds, count: counts[i]! }));
 
 export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir: string, verify: Parameters<typeof operatorAuth>[0]): { router: Router; close(): void } {
-  const router = new Router({ prefix: '/v1/bo' });
+  const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   // A read-only connection of our own to the projections (in NATS mode another process writes them).
   const projections = new Database(join(dataDir, projectionsFileName), { readonly: true, fileMustExist: true });

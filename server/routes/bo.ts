@@ -97,7 +97,7 @@ function checkClockRoom(nowMs: number, seconds: number): void {
 const keyView = (k: ApiKey) => ({ key_id: k.keyId, api_key: k.secret, scopes: [...k.scopes], livemode: k.livemode });
 
 export function backOfficeRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
-  const router = new Router({ prefix: '/v1/bo' });
+  const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   // The world is read afresh on every use: a store may rebuild it (server/ports.ts WriteSide).
   const world = () => services.write.world;

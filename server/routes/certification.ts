@@ -34,7 +34,7 @@ function present(run: StoredRun, result: RunResult) {
 }
 
 export function certificationRoutes(services: Services, webhooks: Webhooks, certification: CertificationStore): Router {
-  const router = new Router({ prefix: '/v1/test/certification' });
+  const router = new Router({ prefix: '/v1/test/certification', sensitive: true });
   router.use(merchantAuth(services));
   const endpointsOf = (ids: readonly string[]) => ids.flatMap((id) => webhooks.endpoints.get(id) ?? []);
   const sandboxMerchant = (ctx: Router.RouterContext) => {

@@ -21,7 +21,7 @@ import { listDeposits } from './order-lists.ts';
 import { slipContentTypes } from '../slips/evidence.ts';
 
 export function depositRoutes(services: Services, config: Config, capability: CapabilitySigner): Router {
-  const router = new Router({ prefix: '/v1/pay/deposits' });
+  const router = new Router({ prefix: '/v1/pay/deposits', sensitive: true });
   router.use(merchantAuth(services));
 
   const visible = (ctx: Context, id: string): Deposit => {

@@ -21,7 +21,7 @@ import type { Services } from '../ports.ts';
 import { limitParam, readQuery, readSideOf, sequenceParam } from './read-params.ts';
 
 export function eventsRoutes(services: Services): Router {
-  const router = new Router({ prefix: '/v1/pay/events' });
+  const router = new Router({ prefix: '/v1/pay/events', sensitive: true });
   router.use(merchantAuth(services));
   router.get('/', async (ctx) => {
     const m = requireScope(ctx, 'wallet:read', 'withdrawals:read');

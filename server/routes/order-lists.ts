@@ -78,7 +78,7 @@ export function listDeposits(ctx: Context, services: Services): Promise<void> {
 
 /** GET /v1/pay/withdrawals (scope withdrawals:read for live keys). */
 export function withdrawalListRoutes(services: Services): Router {
-  const router = new Router({ prefix: '/v1/pay/withdrawals' });
+  const router = new Router({ prefix: '/v1/pay/withdrawals', sensitive: true });
   router.use(merchantAuth(services));
   router.get('/', async (ctx) => {
     requireScope(ctx, 'withdrawals:read');

@@ -157,7 +157,7 @@ async function answerFees(ctx: Context, services: Services, livemode: boolean, p
 }
 
 function backOfficeReports(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
-  const router = new Router({ prefix: '/v1/bo/reports' });
+  const router = new Router({ prefix: '/v1/bo/reports', sensitive: true });
   router.use(operatorAuth(verify));
   const merchantParam = (q: Record<string, string>) => {
     const id = required(q, 'merchant_id', 'the mch_ id of a merchant');
@@ -227,7 +227,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
 }
 
 function merchantReports(services: Services): Router {
-  const router = new Router({ prefix: '/v1/pay/reports' });
+  const router = new Router({ prefix: '/v1/pay/reports', sensitive: true });
   router.use(merchantAuth(services));
   router.get('/statements', async (ctx) => {
     const m = requireScope(ctx, 'wallet:read');

@@ -15,7 +15,7 @@ import { emptyBody, emptyQuery } from '../schemas.ts';
 import { bodyOf, merchantScope, parseWith, queryOf } from './common.ts';
 
 export function sandboxRoutes(services: Services): Router {
-  const router = new Router({ prefix: '/v1/test/sandbox' });
+  const router = new Router({ prefix: '/v1/test/sandbox', sensitive: true });
   router.use(merchantAuth(services));
   router.post('/reset', async (ctx) => {
     const m = merchantOf(ctx);

@@ -53,7 +53,7 @@ function unwrap<T>(r: Result<T>): T {
 }
 
 export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, verify: Parameters<typeof operatorAuth>[0]): Router {
-  const router = new Router({ prefix: '/v1/bo' });
+  const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   const ops = webhooks.operations;
   const resendLimiter = new RateLimiter();

@@ -19,7 +19,7 @@ import { addListenRoute } from './webhooks-listen.ts';
 const caseBody = compile<{ case: OutOfOrderCase }>({ type: 'object', additionalProperties: false, required: ['case'], properties: { case: { enum: [...outOfOrderCases] } } });
 
 export function webhookTestRoutes(services: Services, webhooks: Webhooks): Router {
-  const router = new Router({ prefix: '/v1/test/webhooks' });
+  const router = new Router({ prefix: '/v1/test/webhooks', sensitive: true });
   router.use(merchantAuth(services));
   router.post('/replay-out-of-order', async (ctx) => {
     const m = merchantOf(ctx);

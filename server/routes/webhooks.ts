@@ -15,7 +15,7 @@ import { webhookTestRoutes } from './webhooks-test.ts';
 const signingKeysCacheSeconds = 300;
 
 export function webhookPublicRoutes(webhooks: Webhooks): Router {
-  const router = new Router({ prefix: '/v1/webhooks' });
+  const router = new Router({ prefix: '/v1/webhooks', sensitive: true });
   router.get('/signing-keys', (ctx) => {
     ctx.set('Cache-Control', `public, max-age=${signingKeysCacheSeconds}`);
     ctx.body = { object: 'list', keys: webhooks.publishedKeys() };

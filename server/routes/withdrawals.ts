@@ -20,7 +20,7 @@ import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenc
 import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 
 export function walletRoutes(services: Services, config: Config): Router {
-  const router = new Router({ prefix: '/v1/pay' });
+  const router = new Router({ prefix: '/v1/pay', sensitive: true });
   router.use(merchantAuth(services));
   // The world is read afresh on every use: a store may rebuild it (server/ports.ts WriteSide).
   const world = () => services.write.world;

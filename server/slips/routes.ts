@@ -42,7 +42,7 @@ export const slipPath = '/v1/pay/deposits/:id/slip';
 export function slipRoutes(parts: SlipRouteParts): Router {
   const { services } = parts;
   const quota = new SlipQuota();
-  const router = new Router();
+  const router = new Router({ sensitive: true });
 
   router.post(slipPath, closeUnreadBody, async (ctx) => {
     const claims = tokenClaims(ctx, parts.capability);

@@ -11,7 +11,7 @@ import { readJsonBody } from '../request-body.ts';
 export const simulatorPrefix = '/v1/sim/bank';
 
 export function simulatorRoutes(simulator: BankSimulator): Router {
-  const router = new Router({ prefix: simulatorPrefix });
+  const router = new Router({ prefix: simulatorPrefix, sensitive: true });
   for (const path of ['/transfers', '/verify']) {
     router.post(path, async (ctx) => {
       await readJsonBody(ctx);

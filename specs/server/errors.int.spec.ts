@@ -527,6 +527,21 @@ test('rate_limited: the public webhook support routes carry the headers too, lim
   }
 });
 
+test('paths are case-sensitive: a signed /V1/PAY/… or /v1/Bo/… reaches no route (it would pass by the rate limits and load shedding), 404 and nothing written', async () => {
+  const before = await journalRows(s);
+  for (const [method, path] of [['GET', '/V1/PAY/balance'], ['POST', '/V1/PAY/deposits'], ['POST', '/v1/Pay/deposits'], ['GET', '/v1/pay/Deposits'], ['GET', '/V1/WEBHOOKS/signing-keys']] as const) {
+    const r = await s.call(gw.live.api_key, method, path, method === 'POST' ? depositBody({ amount_minor: 7_100 }) : undefined, method === 'POST' ? { idempotencyKey: randomUUID() } : {});
+    assert.is(r.status, 404, `${method} ${path}: ${r.text}`);
+    assert.is(r.json.error.code, 'resource_not_found');
+  }
+  const bo = await s.bo('GET', '/V1/BO/clock');
+  assert.is(bo.status, 404, bo.text);
+  assert.is(await journalRows(s), before, 'nothing written');
+  const lower = await s.call(gw.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(lower.status, 200, 'the lowercase path answers, with its rate-limit headers');
+  assert.ok(lower.headers.get('ratelimit-remaining') !== null);
+});
+
 test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume the Idempotency-Key', async () => {
   const rl = await TestServer.start();
   try {
