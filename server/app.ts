@@ -8,11 +8,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { hash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { ApiError, errorMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from './rate-limit.ts';
+import { bearer } from './auth/merchant.ts';
 import type { Config } from './config.ts';
 import type { Services } from './ports.ts';
 import { depositRoutes } from './routes/deposits.ts';
@@ -70,6 +71,14 @@ export class LoadMeter {
   }
 }
 
+/** A client's network for its rate limits: an IPv4 address, or an IPv6 address's /64 (one host's usual share). */
+export function clientNetwork(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip); // an IPv4-mapped IPv6 address as the IPv4 one
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${(address as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+}
+
 /** The public webhook support routes (no auth), limited per client address. */
 const publicWebhookPaths = new Set(['/v1/webhooks/signing-keys', '/v1/webhooks/test-vectors']);
 
@@ -77,7 +86,12 @@ export function createApp(parts: AppParts): Koa {
   const { services, config, logger } = parts;
   const app = new Koa();
   app.proxy = false;
-  const limiter = new RateLimiter();
+  // Two limiters, so that no stranger can take a merchant's window away: one window per
+  // known API key (as many as the keys onboarded), and the rest — no key, or a key that
+  // is not one of ours — per client network (an IPv4 address, an IPv6 /64), evicted
+  // among themselves when too many.
+  const keyLimiter = new RateLimiter();
+  const networkLimiter = new RateLimiter();
   let routeLabel: (ctx: Koa.Context) => string | undefined = () => undefined;
   const loadMeter = parts.loadMeter ?? new LoadMeter();
 
@@ -102,13 +116,18 @@ export function createApp(parts: AppParts): Koa {
     const publicRead = publicWebhookPaths.has(ctx.path);
     const merchantPath = ctx.path.startsWith('/v1/pay/') || ctx.path.startsWith('/v1/test/');
     if (!publicRead && (!merchantPath || isSlipUpload(ctx))) return next(); // the slip upload has its own buckets
-    const secret = publicRead ? `ip:${ctx.ip}` : /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1] ?? `anon:${ctx.ip}`;
-    const subject = hash('sha256', secret, 'hex').slice(0, 32);
+    const secret = publicRead ? undefined : bearer(ctx);
+    const key = secret === undefined ? undefined : services.keys.bySecret(secret);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
-    const result = limiter.take(bucket, subject, services.securityClock.now());
+    const result = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, clientNetwork(ctx.ip), services.securityClock.now());
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
-    if (!result.allowed) throw rateLimitedError(result, bucket, publicRead ? 'ip' : 'api_key');
+    if (!result.allowed) {
+      // A stranger's refusals are counted (metrics), not each kept in the request log: a
+      // flood of made-up keys would otherwise grow logs.db without bound.
+      if (!key) (ctx.state as { unlogged?: boolean }).unlogged = true;
+      throw rateLimitedError(result, bucket, key ? 'api_key' : 'ip');
+    }
     try {
       await next();
     } finally {

@@ -41,7 +41,7 @@ export function authorizationHeadersSent(ctx: Context): number {
  */
 export function bearer(ctx: Context): string | undefined {
   if (authorizationHeadersSent(ctx) > 1) return undefined;
-  const match = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'));
+  const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization')); // the scheme in any case (RFC 9110, 11.1)
   return match?.[1];
 }
 

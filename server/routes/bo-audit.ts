@@ -18,6 +18,7 @@ import type { Clock } from '../../core/ports.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
+import { bearer } from '../auth/merchant.ts';
 import { operatorAuth, type Operator } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
@@ -37,7 +38,7 @@ interface AuditState {
 
 /** The sub a bearer JWT claims, read without verifying it (for the record of a refusal only). */
 function claimedSubject(ctx: Context): string | null {
-  const token = /^Bearer\s+(\S+)$/.exec(ctx.get('Authorization'))?.[1];
+  const token = bearer(ctx);
   const payload = token?.split('.')[1];
   if (!payload) return null;
   try {
@@ -95,7 +96,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
       const route = routeOf(ctx);
       const operator = state.operator ?? state.authenticatedOperator;
       const at = wallClock.now();
-      requestLog.add({
+      if ((state as { unlogged?: boolean }).unlogged !== true) requestLog.add({
         at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
         operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
         errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,

@@ -542,6 +542,33 @@ test('paths are case-sensitive: a signed /V1/PAY/… or /v1/Bo/… reaches no ro
   assert.ok(lower.headers.get('ratelimit-remaining') !== null);
 });
 
+test('strangers are limited per network, apart from the keys: made-up keys get 429 after the quota, their refusals are not each logged, and a merchant keeps its window', async () => {
+  const rl = await TestServer.start();
+  try {
+    const m = await rl.onboard('Keeps its window');
+    for (let i = 0; i < 3; i++) assert.is((await rl.call(m.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 13; batch++) {
+      const replies = await Promise.all(Array.from({ length: 100 }, () => rl.raw('GET', '/v1/pay/balance', { headers: { Authorization: `Bearer sk_live_${randomUUID()}` } })));
+      statuses.push(...replies.map((r) => r.status));
+    }
+    assert.equal([statuses.filter((x) => x === 401).length, statuses.filter((x) => x === 429).length], [1_200, 100], 'one quota for the network, whatever key it makes up');
+    const own = await rl.call(m.live.api_key, 'GET', '/v1/pay/balance');
+    assert.is(own.status, 200, own.text);
+    assert.is(own.headers.get('ratelimit-remaining'), '1196', "the merchant's own window, untouched");
+    // The request log is written by its own thread: wait for the 401s, then look for the 429s.
+    const rows = async (status: number) => (await rl.bo('GET', `/v1/bo/logs?status=${status}&limit=100`, undefined, { roles: ['support'] })).json.data.length as number;
+    for (let i = 0; i < 100 && (await rows(401)) < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.is(await rows(401), 100, 'the answered requests are kept');
+    assert.is(await rows(429), 0, "a stranger's refusals are counted, not each kept");
+    const lower = await rl.raw('GET', '/v1/pay/balance', { headers: { Authorization: `bearer ${m.live.api_key}` } });
+    assert.is(lower.status, 401, 'the scheme is read in any case: an unsigned request with a real key gets to the signature check');
+    assert.not.equal(lower.json.error.code, 'api_key_invalid');
+  } finally {
+    await rl.stop();
+  }
+});
+
 test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume the Idempotency-Key', async () => {
   const rl = await TestServer.start();
   try {

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RateLimiter, rateLimitHeaders, rateLimitPolicies, rateLimitedError } from '../../server/rate-limit.ts';
 import { errorBody } from '../../server/errors.ts';
+import { clientNetwork } from '../../server/app.ts';
 
 const t0 = 1_767_225_600_000;
 
@@ -133,6 +134,16 @@ test('rateLimitHeaders and rateLimitedError on refusal', () => {
   assert.is(body.error.code, 'rate_limited');
   assert.is(body.error.retry_after_seconds, 45);
   assert.equal(body.error.details, { bucket: 'slip_upload_subject', scope: 'rate_subject' });
+});
+
+
+test("a stranger's network: the IPv4 address (also written as IPv4-mapped IPv6), or the IPv6 address's /64", () => {
+  assert.is(clientNetwork('203.0.113.7'), '203.0.113.7');
+  assert.is(clientNetwork('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.is(clientNetwork('2001:db8:aa:bb:1:2:3:4'), '2001:db8:aa:bb::/64');
+  assert.is(clientNetwork('2001:db8:aa:bb::ffff'), clientNetwork('2001:db8:aa:bb:9:9:9:9'), 'one host, many addresses: one network');
+  assert.is.not(clientNetwork('2001:db8:aa:bc::1'), clientNetwork('2001:db8:aa:bb::1'));
+  assert.is(clientNetwork('not an address'), 'not an address');
 });
 
 test.run();
