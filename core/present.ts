@@ -155,7 +155,7 @@ function fees(lines: readonly FeeLine[]): Json[] {
 function leg(l: Leg, qrPayload: ((l: Leg) => string) | undefined): Obj {
   return {
     leg_ref: l.legRef, sequence: l.sequence, amount_minor: n(l.amountMinor), expires_at: iso(l.expiresAt), leg_status: l.legStatus, method: l.method,
-    ...(qrPayload ? { qr_payload: qrPayload(l) } : {}),
+    ...(qrPayload && l.legStatus === 'pending' ? { qr_payload: qrPayload(l) } : {}),
     receiver: {
       bank_code: l.receiver.bankCode, bank_name_th: bankByCode(l.receiver.bankCode)?.nameTh ?? l.receiver.bankCode,
       account_number_masked: maskAccountNumber(l.receiver.accountNumber), account_name_masked: maskName(l.receiver.accountName),

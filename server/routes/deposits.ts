@@ -44,7 +44,10 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipUploadLimits.evidenceBytesMax, content_types: slipContentTypes };
   };
 
-  const withQr = (d: Deposit) => presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) });
+  // The QR (it holds the payee's full account) only while there is something to pay: once
+  // the order is paid, expired or closed, a read no longer hands another merchant's payee
+  // account to this one; a leg already complete has none either (core/present.ts).
+  const withQr = (d: Deposit) => (d.status === 'awaiting_payment' ? presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) }) : presentDeposit(d));
 
   router.post('/', async (ctx) => {
     const m = merchantOf(ctx);

@@ -158,6 +158,13 @@ test("B's webhooks about A's deposit carry neither A's request nor a leg_ref, ev
   const bEvents = bAboutA.map((e) => e.id as string);
   for (const x of bEvents) for (const y of aEvents) assert.ok(far(x, y), `B's ${x} is next to A's ${y}`);
   const aTxn = (await s.call(a.live.api_key, 'GET', `/v1/pay/deposits/${paid.deposit}`)).json.balance_transaction_id as string;
+  // The QR holds B's payee account in full: A reads it while there is something to pay, not after.
+  const settled = (await s.call(a.live.api_key, 'GET', `/v1/pay/deposits/${paid.deposit}`)).json;
+  assert.is(settled.status, 'settled');
+  assert.ok(settled.legs.length > 0 && settled.legs.every((l: any) => !('qr_payload' in l)), JSON.stringify(settled.legs));
+  const payable = (await s.call(b.live.api_key, 'GET', `/v1/pay/deposits/${owned.deposit}`)).json;
+  assert.is(payable.status, 'awaiting_payment');
+  assert.match(payable.legs[0].qr_payload, /^000201/);
   const bTxn = (await s.call(b.live.api_key, 'GET', `/v1/pay/withdrawals/${paid.withdrawal}`)).json.fills[0].balance_transaction_id as string;
   assert.ok(aTxn && bTxn && far(aTxn, bTxn), `B's ${bTxn} is next to A's ${aTxn}`);
 });
