@@ -26,6 +26,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 import { operatorDepositView } from './bo-timeline.ts';
+import { answerSlipImage } from '../slips/routes.ts';
 
 // The queues list open work, which the write side keeps in memory; closed orders leave it
 // (README "Write path") and are read one at a time by id. A final withdrawal stays while
@@ -169,8 +170,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     const record = receipt ? await slips.record(receipt.receiptId).catch(() => undefined) : undefined;
     const image = record?.evidence.kind === 'image' ? await slips.image(record.receiptId).catch(() => undefined) : undefined;
     if (!image || record?.evidence.kind !== 'image') throw notFound('slip image');
-    ctx.type = record.evidence.mediaType;
-    ctx.body = image;
+    answerSlipImage(ctx, image, record.evidence.mediaType);
   });
 
   router.get('/withdrawals', (ctx) => {

@@ -65,13 +65,18 @@ export function slipRoutes(parts: SlipRouteParts): Router {
     const bytes = await parts.store.image(d.slip.receiptId);
     // The receipt was only given once the image was on disk: a missing file is a fault of ours.
     if (!bytes) throw new Error(`slip image of receipt ${d.slip.receiptId} is missing from the store`);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = detectMediaType(bytes) ?? 'application/octet-stream';
-    ctx.body = bytes;
+    answerSlipImage(ctx, bytes, detectMediaType(bytes) ?? 'application/octet-stream');
   });
 
   return router;
+}
+
+/** A slip image (bank names and accounts on it): never cached, never sniffed as another type. */
+export function answerSlipImage(ctx: Context, bytes: Uint8Array, mediaType: string): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = mediaType;
+  ctx.body = bytes;
 }
 
 async function closeUnreadBody(ctx: Context, next: Next): Promise<void> {

@@ -180,6 +180,7 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   const image = await scene.s.bo('GET', slip.image_url, undefined, { roles: ['reviewer'] });
   assert.is(image.status, 200);
   assert.is(image.headers.get('content-type'), slip.media_type);
+  assert.equal([image.headers.get('cache-control'), image.headers.get('x-content-type-options')], ['no-store', 'nosniff'], 'as the merchant route serves it');
 });
 
 test('a multi-leg deposit under review: one amount is refused (which destination got it?); legs[] fill each withdrawal; a second reviewer who disagrees restarts four-eyes; nothing goes to suspense', async () => {
