@@ -12,12 +12,23 @@ export interface GatewayRoute {
   readonly expiresAt: number;
 }
 
+/** A gateway route one operator asked for, waiting for a second to approve it (four eyes). */
+export interface GatewayRouteProposal {
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountName: string;
+  readonly ttlSeconds: number;
+  readonly proposedBy: string;
+  readonly proposedAt: number;
+}
+
 export interface WhiteLabel {
   readonly id: string;
   readonly name: string;
   readonly fees: FeeSchedule;
   readonly amounts: AmountPolicy;
   readonly gatewayRoute?: GatewayRoute;
+  readonly gatewayRouteProposal?: GatewayRouteProposal;
   readonly version: number;
   readonly createdAt: number;
 }
@@ -97,7 +108,9 @@ export function bankByCode(code: string): Bank | undefined {
 
 export type DirectoryEvent =
   | { readonly type: 'WhiteLabelRegistered'; readonly at: number; readonly whiteLabel: Omit<WhiteLabel, 'version'> }
-  | { readonly type: 'GatewayRouteSet'; readonly at: number; readonly whiteLabelId: string; readonly route: GatewayRoute }
+  | { readonly type: 'GatewayRouteProposed'; readonly at: number; readonly whiteLabelId: string; readonly proposal: GatewayRouteProposal }
+  /** proposedBy and approvedBy: the two operators (absent on routes set before four eyes). */
+  | { readonly type: 'GatewayRouteSet'; readonly at: number; readonly whiteLabelId: string; readonly route: GatewayRoute; readonly proposedBy?: string; readonly approvedBy?: string }
   | { readonly type: 'MerchantRegistered'; readonly at: number; readonly merchant: Omit<Merchant, 'version'> }
   | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean; readonly operatorId?: string; readonly reason?: string }
   /** POST /v1/test/sandbox/reset: the merchant's sandbox history view starts a new run (sequences restart). */

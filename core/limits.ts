@@ -60,6 +60,8 @@ export const limits = {
   /** A gateway route's lifetime (POST /v1/bo/white-labels/{id}/gateway-route ttl_seconds): a minute to a year. */
   gatewayRouteTtlSecondsMin: 60,
   gatewayRouteTtlSecondsMax: 31_536_000,
+  /** How long a proposed gateway route waits for a second operator's approval. */
+  gatewayRouteProposalTtlMs: 24 * 3_600_000,
 
   // Sandbox scenarios (contract: "Sandbox scenarios"; each step a durable timer on the service clock)
   /** The scenario's automatic transfer (or expiry, or cancellation) comes this long after creation ("settled in about 5 seconds"). */

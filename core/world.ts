@@ -422,8 +422,13 @@ export class World {
       case 'WhiteLabelRegistered':
         this.register(this.whiteLabels, e.whiteLabel.id, entry, { ...e.whiteLabel, version: 0 });
         return;
-      case 'GatewayRouteSet': {
+      case 'GatewayRouteProposed': {
         const wl = this.recordFor(this.whiteLabels, e.whiteLabelId, entry);
+        this.whiteLabels.set(wl.id, { ...wl, gatewayRouteProposal: e.proposal, version: entry.version });
+        return;
+      }
+      case 'GatewayRouteSet': {
+        const { gatewayRouteProposal: _approved, ...wl } = this.recordFor(this.whiteLabels, e.whiteLabelId, entry);
         this.whiteLabels.set(wl.id, { ...wl, gatewayRoute: e.route, version: entry.version });
         return;
       }

@@ -13,16 +13,17 @@ import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
 import type { Ids } from '../ports.ts';
-import { bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant } from '../directory.ts';
+import { bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 
 export type DirectoryCommand = Extract<Command, {
-  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
+  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
     | 'RegisterBeneficiary' | 'VerifyBeneficiary' | 'RegisterSender' | 'SetBankAvailability' | 'PostAdjustment';
 }>;
 
 /** What the directory decider may read: the directory and a merchant's wallet. */
 export interface DirectoryReads {
   hasWhiteLabel(id: string): boolean;
+  whiteLabel(id: string): WhiteLabel | undefined;
   merchant(id: string): Merchant | undefined;
   beneficiary(id: string): Beneficiary | undefined;
   balances(merchantId: string, livemode: boolean): Balances;
@@ -60,9 +61,12 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       if (!reads.hasWhiteLabel(c.whiteLabelId)) return notFound('white label');
       const unknownBank = checkBank(c.bankCode, 'receiver');
       if (unknownBank) return unknownBank;
-      const route = { bankCode: c.bankCode, accountNumber: c.accountNumber, accountName: c.accountName, expiresAt: at + c.ttlSeconds * 1000 };
-      return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route } }] };
+      // Every fallback deposit of the white label pays this account: one operator proposes
+      // it, a second approves it (ApproveGatewayRoute); a new proposal replaces a waiting one.
+      const proposal = { bankCode: c.bankCode, accountNumber: c.accountNumber, accountName: c.accountName, ttlSeconds: c.ttlSeconds, proposedBy: operatorIdOf(c.actor), proposedAt: at };
+      return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteProposed', at, whiteLabelId: c.whiteLabelId, proposal } }] };
     }
+    case 'ApproveGatewayRoute': return approveGatewayRoute(c, reads, at);
     case 'RegisterMerchant': return registerMerchant(c, reads, at, ids);
     case 'SetMerchantSuspended': {
       const m = reads.merchant(c.merchantId);
@@ -121,6 +125,30 @@ function resetSandboxRun(c: Extract<DirectoryCommand, { type: 'ResetSandboxRun' 
   const runGeneration = sandboxRunGenerationOf(m) + 1;
   if (runGeneration > sandboxRunGenerationMax) return reject('operation_not_allowed', `run_generation cannot pass ${sandboxRunGenerationMax}.`);
   return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: false, merchantId: m.id, event: { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration } }] };
+}
+
+function operatorIdOf(actor: Extract<Command, { type: 'SetGatewayRoute' }>['actor']): string {
+  return actor.kind === 'operator' ? actor.operatorId : actor.kind;
+}
+
+function approveGatewayRoute(c: Extract<DirectoryCommand, { type: 'ApproveGatewayRoute' }>, reads: DirectoryReads, at: number): DirectoryDecision {
+  const wl = reads.whiteLabel(c.whiteLabelId);
+  if (!wl) return notFound('white label');
+  const p = wl.gatewayRouteProposal;
+  if (!p || at >= p.proposedAt + limits.gatewayRouteProposalTtlMs) {
+    return reject('operation_not_allowed', 'No gateway route waits for approval on this white label (a proposal lapses after 24 hours); propose one first.');
+  }
+  const approver = operatorIdOf(c.actor);
+  if (approver === p.proposedBy) {
+    return reject('operation_not_allowed', 'The operator who proposed a gateway route cannot approve it: a second operator does.', { proposed_by: p.proposedBy });
+  }
+  if (c.bankCode !== p.bankCode || c.accountNumber !== p.accountNumber) {
+    return reject('validation_error', 'The account approved is not the one proposed; read the proposal again and approve the account it names.', {
+      fields: [{ path: c.bankCode !== p.bankCode ? 'bank_code' : 'account_number', reason: 'mismatch' }],
+    });
+  }
+  const route = { bankCode: p.bankCode, accountNumber: p.accountNumber, accountName: p.accountName, expiresAt: at + p.ttlSeconds * 1000 };
+  return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route, proposedBy: p.proposedBy, approvedBy: approver } }] };
 }
 
 /** A bank the account's side of a transfer can use: a deposit could not be paid from, or into, any other. */

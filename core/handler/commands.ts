@@ -28,6 +28,8 @@ export function visibleTo<T extends { readonly merchantId: string; readonly live
 export type Command =
   | { readonly type: 'RegisterWhiteLabel'; readonly actor: Actor; readonly name: string; readonly fees?: FeeSchedule; readonly amounts?: AmountPolicy }
   | { readonly type: 'SetGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string; readonly accountName: string; readonly ttlSeconds: number }
+  /** The second operator approves the proposed route, naming the account it pays, as they read it. */
+  | { readonly type: 'ApproveGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string }
   | { readonly type: 'RegisterMerchant'; readonly actor: Actor; readonly whiteLabelId: string; readonly name: string; readonly technicalContactEmail?: string }
   | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean; readonly reason?: string }
   | { readonly type: 'ResetSandboxRun'; readonly actor: Actor & { kind: 'merchant' } }

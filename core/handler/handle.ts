@@ -137,7 +137,7 @@ function directory(tx: Tx, c: DirectoryCommand): Step {
 }
 
 const handlers: { readonly [T in CommandType]: Handler<T> } = {
-  RegisterWhiteLabel: directory, SetGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: directory,
+  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: directory,
   ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
   SetBankAvailability: directory, PostAdjustment: directory,
   CreateDeposit: createDeposit,

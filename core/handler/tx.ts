@@ -4,7 +4,7 @@
 
 import { violated } from '../assert.ts';
 import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
-import type { Beneficiary, DirectoryEvent, Merchant } from '../directory.ts';
+import type { Beneficiary, DirectoryEvent, Merchant, WhiteLabel } from '../directory.ts';
 import type { DirectoryReads } from '../directory/decide.ts';
 import type { Ids } from '../ports.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
@@ -85,6 +85,10 @@ export class Tx implements DirectoryReads {
 
   hasWhiteLabel(id: string): boolean {
     return this.world.whiteLabels.has(id);
+  }
+
+  whiteLabel(id: string): WhiteLabel | undefined {
+    return this.world.whiteLabels.get(id);
   }
 
   merchant(id: string): Merchant | undefined {

@@ -115,15 +115,20 @@ function expect(answer: Answer, status: number, what: string): any {
 
 /** The back office, as an operator of the development issuer minted from the data dir. */
 class Operator {
-  private constructor(private readonly baseUrl: string, private readonly issuer: DevIssuer) {}
+  private constructor(private readonly baseUrl: string, private readonly issuer: DevIssuer, private readonly sub = operatorSub) {}
 
   static async of(baseUrl: string, dataDir: string): Promise<Operator> {
     return new Operator(baseUrl, await devIssuerOf(dataDir));
   }
 
+  /** Another operator of the same issuer (the second pair of eyes a gateway route needs). */
+  as(sub: string): Operator {
+    return new Operator(this.baseUrl, this.issuer, sub);
+  }
+
   async headers(stepUp = false): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${await this.issuer.mint(operatorSub, { roles: operatorRoles })}` };
-    if (stepUp) headers['X-PG-Step-Up-Token'] = await this.issuer.mint(operatorSub, { roles: operatorRoles, stepUp: true });
+    const headers: Record<string, string> = { Authorization: `Bearer ${await this.issuer.mint(this.sub, { roles: operatorRoles })}` };
+    if (stepUp) headers['X-PG-Step-Up-Token'] = await this.issuer.mint(this.sub, { roles: operatorRoles, stepUp: true });
     return headers;
   }
 
@@ -158,7 +163,9 @@ async function onboard(operator: Operator, count: number, runId: string): Promis
   if (probe.status === 401) throw new Error('the server refused a token of the development issuer in the data dir: is --data-dir the one the server runs on (and its master key beside it or in SATANG_MASTER_KEY)?');
   expect(probe, 200, 'GET /v1/bo/deposits');
   const wl = expect(await operator.post('/v1/bo/white-labels', { name: `Review queue seed ${runId}` }), 201, 'POST /v1/bo/white-labels');
-  expect(await operator.post(`/v1/bo/white-labels/${wl.id}/gateway-route`, { ...gatewayAccount, ttl_seconds: gatewayRouteTtlSeconds }, true), 200, 'POST gateway-route');
+  expect(await operator.post(`/v1/bo/white-labels/${wl.id}/gateway-route`, { ...gatewayAccount, ttl_seconds: gatewayRouteTtlSeconds }, true), 202, 'POST gateway-route');
+  const { bank_code, account_number } = gatewayAccount;
+  expect(await operator.as(`${operatorSub}_second`).post(`/v1/bo/white-labels/${wl.id}/gateway-route/approve`, { bank_code, account_number }, true), 200, 'POST gateway-route/approve');
   const merchant = expect(await operator.post('/v1/bo/merchants', { white_label_id: wl.id, name: `Review queue shop ${runId}` }), 201, 'POST /v1/bo/merchants');
   if (!merchant.keys.live) throw new Error('the merchant got no live key (a production server issues it after certification)');
   const keys: string[] = [merchant.keys.live.api_key];

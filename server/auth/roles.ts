@@ -29,6 +29,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // onboarding, keys, suspension, adjustments, gateway routes (server/routes/bo.ts)
   'POST /v1/bo/white-labels': opsAdmin,
   'POST /v1/bo/white-labels/:id/gateway-route': opsAdmin,
+  'POST /v1/bo/white-labels/:id/gateway-route/approve': opsAdmin,
   'POST /v1/bo/merchants': opsAdmin,
   'POST /v1/bo/merchants/:id/keys': opsAdmin,
   'POST /v1/bo/keys/:keyId/revoke': opsAdmin,

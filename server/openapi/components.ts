@@ -139,7 +139,11 @@ export const schemas: Record<string, Schema> = {
   SandboxRun: object({ object: { const: 'sandbox_run' }, livemode: { const: false }, run_generation: { type: 'integer', minimum: 1 } }),
   OutOfOrderRun: object({ object: { const: 'webhook_test_replay' }, case: str, livemode: { const: false }, object_id: str, events: { type: 'array' }, delivery_order: { type: 'array' }, deliveries: { type: 'array', items: object({ endpoint_id: str, delivery_id: str, event_id: str, release_at: instant }) } }),
   WhiteLabel: object({ id: str, object: { const: 'white_label' }, name: str }),
-  GatewayRoute: object({ object: { const: 'gateway_route' }, white_label_id: str, bank_code: str, account_number: str, account_name: str, expires_at: instant }),
+  GatewayRoute: object({ object: { const: 'gateway_route' }, white_label_id: str, bank_code: str, account_number: str, account_name: str, expires_at: instant, approved_by: str }),
+  GatewayRouteProposal: object({
+    object: { const: 'gateway_route_proposal' }, white_label_id: str, status: { const: 'pending_approval' }, bank_code: str, account_number: str, account_name: str,
+    ttl_seconds: int, proposed_by: str, proposed_at: instant, approve_by: instant,
+  }),
   ApiKey: object({ key_id: str, api_key: { type: 'string', pattern: '^sk_(live|test)_' }, scopes: { type: 'array', items: str }, livemode: bool }),
   OnboardedMerchant: object({ id: str, object: { const: 'merchant' }, white_label_id: str, name: str, keys: object({ live: ref('ApiKey'), sandbox: ref('ApiKey') }) }),
   MerchantSuspension: object({ id: str, object: { const: 'merchant' }, suspended: bool }),

@@ -9,7 +9,7 @@ import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { durations, readSideLimits } from '../../core/limits.ts';
-import { iso, presentBalances } from '../../core/present.ts';
+import { iso, maskAccountNumber, presentBalances } from '../../core/present.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { projectionsFileName } from '../../projections/db.ts';
 import { DashboardReads, reviewAgeBuckets, type DashboardFigures, type StatusCount } from '../../projections/dashboard.ts';
@@ -124,7 +124,8 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     const merchantsOf = (id: string) => [...world().merchants.values()].filter((m) => m.whiteLabelId === id).length;
     ctx.body = {
       object: 'list', has_more: hasMore, next_cursor: next,
-      data: page.map((w) => ({ id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id), gateway_route: w.gatewayRoute ? { bank_code: w.gatewayRoute.bankCode, expires_at: iso(w.gatewayRoute.expiresAt) } : null, created_at: iso(w.createdAt) })),
+      data: page.map((w) => ({ id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id), gateway_route: w.gatewayRoute ? { bank_code: w.gatewayRoute.bankCode, expires_at: iso(w.gatewayRoute.expiresAt) } : null,
+        gateway_route_proposal: w.gatewayRouteProposal ? { bank_code: w.gatewayRouteProposal.bankCode, account_number_masked: maskAccountNumber(w.gatewayRouteProposal.accountNumber), proposed_by: w.gatewayRouteProposal.proposedBy, proposed_at: iso(w.gatewayRouteProposal.proposedAt) } : null, created_at: iso(w.createdAt) })),
     };
   });
 

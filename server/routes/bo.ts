@@ -21,6 +21,10 @@ import { booleanParam, readQuery } from './read-params.ts';
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 const schemas = {
   whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: str() } }),
+  gatewayRouteApproval: compile<{ bank_code: string; account_number: string }>({
+    type: 'object', additionalProperties: false, required: ['bank_code', 'account_number'],
+    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' } },
+  }),
   gatewayRoute: compile<{ bank_code: string; account_number: string; account_name: string; ttl_seconds: number }>({
     type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name', 'ttl_seconds'],
     properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: limits.gatewayRouteTtlSecondsMin, maximum: limits.gatewayRouteTtlSecondsMax } },
@@ -115,13 +119,38 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await run(ctx, { type: 'RegisterWhiteLabel', actor: actorOf(ctx), name: body.name }, (id) => ({ status: 201, body: { id, object: 'white_label', name: body.name } }));
   });
 
+  // Four eyes on where the white label's fallback deposits are paid: one operator proposes
+  // the account (202, nothing routes to it yet), a second approves it naming the same
+  // bank code and account number (200, the route).
   router.post('/white-labels/:id/gateway-route', async (ctx) => {
     await requireStepUp(ctx);
     const b = parseWith(schemas.gatewayRoute, bodyOf(ctx));
     if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
     await run(ctx, { type: 'SetGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number, accountName: b.account_name, ttlSeconds: b.ttl_seconds }, (id) => {
+      const p = world().whiteLabels.get(id!)!.gatewayRouteProposal!;
+      return {
+        status: 202,
+        body: {
+          object: 'gateway_route_proposal', white_label_id: id, status: 'pending_approval', bank_code: p.bankCode, account_number: p.accountNumber, account_name: p.accountName,
+          ttl_seconds: p.ttlSeconds, proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.gatewayRouteProposalTtlMs),
+        },
+      };
+    });
+  });
+
+  router.post('/white-labels/:id/gateway-route/approve', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(schemas.gatewayRouteApproval, bodyOf(ctx));
+    if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
+    await run(ctx, { type: 'ApproveGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number }, (id) => {
       const route = world().whiteLabels.get(id!)!.gatewayRoute!;
-      return { status: 200, body: { object: 'gateway_route', white_label_id: id, bank_code: route.bankCode, account_number: route.accountNumber, account_name: route.accountName, expires_at: iso(route.expiresAt) } };
+      return {
+        status: 200,
+        body: {
+          object: 'gateway_route', white_label_id: id, bank_code: route.bankCode, account_number: route.accountNumber, account_name: route.accountName, expires_at: iso(route.expiresAt),
+          approved_by: operatorOf(ctx).sub,
+        },
+      };
     });
   });
 

@@ -272,8 +272,11 @@ class Generator {
     return { type: 'ConfirmReceipt', actor: w ? { kind: 'merchant', merchantId: w.merchantId, livemode: w.livemode } : sys, withdrawalId: w?.id ?? 'wdr_missing', legRef: w?.fills[0]?.legRef ?? 'leg_missing' };
   }
 
+  /** A gateway route proposed, or approved by a second operator (now and then by the proposer, refused). */
   private gatewayRoute(): Command {
-    return { type: 'SetGatewayRoute', actor: op('emp_ops'), whiteLabelId: this.pick(this.whiteLabels)!, bankCode: '002', accountNumber: '5550001111', accountName: 'Gateway Co', ttlSeconds: [1_800, 86_400][this.int(2)]! };
+    const whiteLabelId = this.pick(this.whiteLabels)!;
+    if (this.int(2) === 0) return { type: 'ApproveGatewayRoute', actor: op(this.int(4) === 0 ? 'emp_ops' : 'emp_second'), whiteLabelId, bankCode: '002', accountNumber: '5550001111' };
+    return { type: 'SetGatewayRoute', actor: op('emp_ops'), whiteLabelId, bankCode: '002', accountNumber: '5550001111', accountName: 'Gateway Co', ttlSeconds: [1_800, 86_400][this.int(2)]! };
   }
 
   private confirmRoute(): Command {
@@ -401,7 +404,7 @@ test('the sequence covers every command type and reaches the interesting outcome
   // Guards the generator: a golden file that never settles or reverses proves little.
   const want = JSON.parse(readFileSync(fixturePath, 'utf8')) as Golden;
   const accepted = new Set(Object.keys(want.outcomeCounts).filter((k) => k.endsWith(':ok')).map((k) => k.split(':')[0]));
-  for (const type of ['RegisterWhiteLabel', 'SetGatewayRoute', 'RegisterMerchant', 'SetMerchantSuspended', 'ResetSandboxRun', 'RegisterBeneficiary', 'RegisterSender',
+  for (const type of ['RegisterWhiteLabel', 'SetGatewayRoute', 'ApproveGatewayRoute', 'RegisterMerchant', 'SetMerchantSuspended', 'ResetSandboxRun', 'RegisterBeneficiary', 'RegisterSender',
     'SetBankAvailability', 'PostAdjustment', 'CreateDeposit', 'CancelDeposit', 'ReceiveSlip', 'RecordSlipVerification', 'ApproveDepositReview', 'DeclineDepositReview',
     'ReverseDeposit', 'CreateWithdrawal', 'ApproveWithdrawal', 'CancelWithdrawal', 'ReverseFill', 'ConfirmReceipt', 'OpenDispute']) {
     assert.ok(accepted.has(type), `${type} is accepted at least once (accepted: ${[...accepted].join(', ')})`);

@@ -496,6 +496,7 @@ test('expired or canceled → late-slip window closes → unchanged status, is_t
 /** A deposit paid through the white label's fallback route (no withdrawal is open). */
 function viaGateway(s: Scene, amountMinor = 30_000n): string {
   s.h.ok({ type: 'SetGatewayRoute', actor: operator(), whiteLabelId: s.whiteLabel, bankCode: '002', accountNumber: '5550001111', accountName: 'Gateway Co', ttlSeconds: 86_400 });
+  s.h.ok({ type: 'ApproveGatewayRoute', actor: operator('emp_second'), whiteLabelId: s.whiteLabel, bankCode: '002', accountNumber: '5550001111' });
   const id = openDeposit(s, amountMinor);
   assert.equal([dep(s.h, id).liquiditySource, dep(s.h, id).legs[0]!.counterparty.kind], ['external_gateway', 'gateway']);
   return id;

@@ -28,7 +28,7 @@ type Event = DirectoryEvent | LedgerEvent;
 function streamOf(e: Event): [string, StreamKind] {
   switch (e.type) {
     case 'WhiteLabelRegistered': return [e.whiteLabel.id, 'white_label'];
-    case 'GatewayRouteSet': return [e.whiteLabelId, 'white_label'];
+    case 'GatewayRouteProposed': case 'GatewayRouteSet': return [e.whiteLabelId, 'white_label'];
     case 'MerchantRegistered': return [e.merchant.id, 'merchant'];
     case 'MerchantSuspensionChanged': case 'SandboxRunReset': return [e.merchantId, 'merchant'];
     case 'BeneficiaryRegistered': return [e.beneficiary.id, 'beneficiary'];
@@ -58,7 +58,7 @@ function fixedIds(): Ids {
 }
 
 const reads = (w: World): DirectoryReads => ({
-  hasWhiteLabel: (id) => w.whiteLabels.has(id), merchant: (id) => w.merchants.get(id), beneficiary: (id) => w.beneficiaries.get(id),
+  hasWhiteLabel: (id) => w.whiteLabels.has(id), whiteLabel: (id) => w.whiteLabels.get(id), merchant: (id) => w.merchants.get(id), beneficiary: (id) => w.beneficiaries.get(id),
   balances: (m, live) => w.balances(m, live), nextClearingAt: (m, live) => w.nextClearingAt(m, live),
 });
 
@@ -87,6 +87,12 @@ function funded(amountMinor: Minor): Event {
   return { type: 'BalanceTransactionPosted', at: T0, transaction: buildOwnedTransaction(p.owner, p.movements[0]!, 'btxn_seed', T0) };
 }
 
+const proposal = { bankCode: '004', accountNumber: '5550001111', accountName: 'GW', ttlSeconds: 60, proposedBy: 'emp_ops', proposedAt: at };
+const proposed: Event = { type: 'GatewayRouteProposed', at, whiteLabelId: 'wl_1', proposal };
+const approveRoute = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveGatewayRoute' }>> = {}): DirectoryCommand => ({
+  type: 'ApproveGatewayRoute', actor: { kind: 'operator', operatorId: 'emp_second' }, whiteLabelId: 'wl_1', bankCode: '004', accountNumber: '5550001111', ...over,
+});
+
 // ---- expected changes ----
 
 const record = (stream: string, kind: StreamKind, event: DirectoryEvent, livemode: boolean | null = null, merchantId: string | null = null) => ({ stream, kind, livemode, merchantId, event });
@@ -111,9 +117,21 @@ const rows: DirectoryRow[] = [
     then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'WhiteLabelRegistered', at, whiteLabel: { id: 'wl_1', name: 'Brand', fees: defaultFeeSchedule, amounts: defaultAmountPolicy, createdAt: at } })] },
   },
   {
-    row: 'gateway route set on a white label, expiring after its ttl',
+    row: 'gateway route proposed by one operator: nothing routes to it yet',
     given: [whiteLabel], when: { type: 'SetGatewayRoute', actor: ops, whiteLabelId: 'wl_1', bankCode: '004', accountNumber: '5550001111', accountName: 'GW', ttlSeconds: 60 },
-    then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'GatewayRouteSet', at, whiteLabelId: 'wl_1', route: { bankCode: '004', accountNumber: '5550001111', accountName: 'GW', expiresAt: at + 60_000 } })] },
+    then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'GatewayRouteProposed', at, whiteLabelId: 'wl_1', proposal: proposal })] },
+  },
+  {
+    row: 'gateway route approved by a second operator naming the same account: set, expiring its ttl after the approval',
+    given: [whiteLabel, proposed], when: approveRoute(),
+    then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'GatewayRouteSet', at, whiteLabelId: 'wl_1', route: { bankCode: '004', accountNumber: '5550001111', accountName: 'GW', expiresAt: at + 60_000 }, proposedBy: 'emp_ops', approvedBy: 'emp_second' })] },
+  },
+  { row: 'gateway route approved by its proposer → operation_not_allowed', given: [whiteLabel, proposed], when: approveRoute({ actor: ops }), refused: 'operation_not_allowed', message: /cannot approve/ },
+  { row: 'gateway route approved naming another account → validation_error', given: [whiteLabel, proposed], when: approveRoute({ accountNumber: '5550009999' }), refused: 'validation_error', message: /not the one proposed/ },
+  { row: 'gateway route approved with none proposed → operation_not_allowed', given: [whiteLabel], when: approveRoute(), refused: 'operation_not_allowed', message: /propose one first/ },
+  {
+    row: 'gateway route approved after the proposal lapsed (24 h) → operation_not_allowed',
+    given: [whiteLabel, { ...proposed, proposal: { ...proposal, proposedAt: at - limits.gatewayRouteProposalTtlMs } } as Event], when: approveRoute(), refused: 'operation_not_allowed', message: /lapses/,
   },
   {
     row: 'gateway route on an unknown white label → resource_not_found',

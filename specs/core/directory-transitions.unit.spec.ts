@@ -16,10 +16,16 @@ import { balances, emitted, refusalCodesIn, refused, scene } from '../support/tr
 
 const seen = new Set<string>();
 
-test('white label and gateway route: registered; a route on an unknown white label → resource_not_found', () => {
+test('white label and gateway route: proposed by one operator, set by a second; a route on an unknown white label → resource_not_found', () => {
   const s = scene();
   const e = emitted(s.h, () => s.h.ok({ type: 'SetGatewayRoute', actor: operator(), whiteLabelId: s.whiteLabel, bankCode: '004', accountNumber: '5550001111', accountName: 'GW', ttlSeconds: 60 }));
-  assert.equal(e.entries, ['GatewayRouteSet']);
+  assert.equal(e.entries, ['GatewayRouteProposed']);
+  assert.is(s.h.world.whiteLabels.get(s.whiteLabel)!.gatewayRoute, undefined, 'nothing routes to a proposal');
+  refused(s.h, { type: 'ApproveGatewayRoute', actor: operator(), whiteLabelId: s.whiteLabel, bankCode: '004', accountNumber: '5550001111' }, 'operation_not_allowed', seen);
+  const set = emitted(s.h, () => s.h.ok({ type: 'ApproveGatewayRoute', actor: operator('emp_second'), whiteLabelId: s.whiteLabel, bankCode: '004', accountNumber: '5550001111' }));
+  assert.equal(set.entries, ['GatewayRouteSet']);
+  const wl = s.h.world.whiteLabels.get(s.whiteLabel)!;
+  assert.equal([wl.gatewayRoute?.accountNumber, wl.gatewayRouteProposal], ['5550001111', undefined]);
   refused(s.h, { type: 'SetGatewayRoute', actor: operator(), whiteLabelId: 'wl_missing', bankCode: '004', accountNumber: '5550001111', accountName: 'GW', ttlSeconds: 60 }, 'resource_not_found', seen);
 });
 

@@ -451,6 +451,7 @@ class SetRoute implements Cmd {
   run(model: Model, r: Real) {
     const whiteLabelId = r.h.world.merchants.get(model.merchants[0]!.id)!.whiteLabelId;
     run(r, { type: 'SetGatewayRoute', actor: operator(), whiteLabelId, bankCode: '002', accountNumber: '5550001111', accountName: 'Gateway Co', ttlSeconds: this.ttlMinutes * 60 });
+    run(r, { type: 'ApproveGatewayRoute', actor: operator('emp_second'), whiteLabelId, bankCode: '002', accountNumber: '5550001111' });
     checkInvariants(model, r);
   }
   toString() { return `SetRoute(${this.ttlMinutes} min)`; }

@@ -95,10 +95,12 @@ export function withdrawalBody(beneficiaryId: string, overrides: Record<string, 
   return { amount_minor: 20_000, currency: 'THB', merchant_reference: `w-${randomUUID()}`, end_user_ref: 'payee-1', beneficiary_id: beneficiaryId, ...overrides };
 }
 
-/** A gateway route on the white label: deposits with fill_preference 'any' then match at once (201). */
+/** A gateway route on the white label, proposed and approved by two operators: deposits with fill_preference 'any' then match at once (201). */
 export async function gatewayRoute(s: TestServer, whiteLabelId: string): Promise<void> {
-  const r = await s.bo('POST', `/v1/bo/white-labels/${whiteLabelId}/gateway-route`, { bank_code: '004', account_number: '5550001111', account_name: 'Gateway Co', ttl_seconds: 86_400 }, { stepUp: true });
-  if (r.status !== 200) throw new Error(`gateway route failed: ${r.text}`);
+  const proposed = await s.bo('POST', `/v1/bo/white-labels/${whiteLabelId}/gateway-route`, { bank_code: '004', account_number: '5550001111', account_name: 'Gateway Co', ttl_seconds: 86_400 }, { stepUp: true });
+  if (proposed.status !== 202) throw new Error(`gateway route proposal failed: ${proposed.text}`);
+  const approved = await s.bo('POST', `/v1/bo/white-labels/${whiteLabelId}/gateway-route/approve`, { bank_code: '004', account_number: '5550001111' }, { stepUp: true, sub: 'emp_second' });
+  if (approved.status !== 200) throw new Error(`gateway route approval failed: ${approved.text}`);
 }
 
 /** Runs a command on the server's own write side and waits until it is durable. */
