@@ -83,6 +83,21 @@ export interface SavedSender {
 // the other records, and their events ride the same record path.
 export type { Claim } from './claim/state.ts';
 
+/**
+ * Why an operator adjusted a merchant's balance, as the merchant sees it (reason_code, with
+ * reason_display_th): a closed catalogue, so the operator's own words (the adjustment's
+ * `reason`) stay with the operators.
+ */
+export const adjustmentReasons: Readonly<Record<string, string>> = {
+  FUNDING: 'เติมเงินเข้าบัญชี',
+  SETTLEMENT_CORRECTION: 'ปรับปรุงยอดรายการชำระเงิน',
+  FEE_CORRECTION: 'ปรับปรุงค่าธรรมเนียม',
+  GOODWILL_CREDIT: 'เครดิตชดเชยจากผู้ให้บริการ',
+  LOSS_RECOVERY: 'เรียกคืนยอดความเสียหาย',
+  MANUAL_ADJUSTMENT: 'ปรับปรุงยอดโดยเจ้าหน้าที่',
+};
+export const adjustmentReasonDefault = 'MANUAL_ADJUSTMENT';
+
 export interface Bank {
   readonly bankCode: string;
   readonly nameTh: string;

@@ -9,7 +9,7 @@
 
 import { actionableBy, reasonTexts } from './deposit/reasons.ts';
 import type { Deposit, Leg, Review } from './deposit/state.ts';
-import { bankByCode, type Beneficiary, type Claim } from './directory.ts';
+import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
 import { inFlightOf, remainingOf, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
@@ -327,7 +327,8 @@ export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: B
   if (t.clearedFromBalanceTransactionId) o.cleared_from_balance_transaction_id = t.clearedFromBalanceTransactionId;
   if (t.reasonCode) {
     o.reason_code = t.reasonCode;
-    if (reversalTexts[t.reasonCode]) o.reason_display_th = reversalTexts[t.reasonCode]!;
+    const text = t.type === 'adjustment' ? adjustmentReasons[t.reasonCode] : reversalTexts[t.reasonCode];
+    if (text) o.reason_display_th = text;
   }
   o.created_at = iso(t.createdAt);
   return o;

@@ -68,7 +68,7 @@ function run(withOutbox: boolean, evict: boolean): { commands: number; seconds: 
   const cpuAtStart = process.cpuUsage();
   commands = 0;
   for (let i = 0; i < cycles; i++) {
-    exec({ type: 'PostAdjustment', actor: operator, merchantId: payer, livemode: true, amountMinor: 60_000n, direction: 'credit', bucket: 'available', reason: 'top-up' });
+    exec({ type: 'PostAdjustment', actor: operator, merchantId: payer, livemode: true, amountMinor: 60_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'top-up' });
     exec({ type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: payer, livemode: true }, amountMinor: 50_000n, merchantReference: `w${i}`, endUserRef: 'payee', beneficiaryId: ben, requiresApproval: false, p2pMinimumApplies: false });
     const dep = exec({ type: 'CreateDeposit', actor: { kind: 'merchant', merchantId: shop, livemode: true }, amountMinor: 50_000n, merchantReference: `d${i}`, endUserRef: `u${i}`, sender, hasClientData: true });
     exec({ type: 'ReceiveSlip', actor: { kind: 'system' }, depositId: dep, receiptId: `rcpt_${i}`, hasImage: true });

@@ -65,7 +65,7 @@ async function setUp(store: Store, count: number): Promise<Party[]> {
   const parties: Party[] = [];
   for (let i = 0; i < count; i++) {
     const merchantId = await ok(store, { type: 'RegisterMerchant', actor: operator, whiteLabelId: wl, name: `Shop ${i}` });
-    await ok(store, { type: 'PostAdjustment', actor: operator, merchantId, livemode: true, amountMinor: 10_000_000_000n, direction: 'credit', bucket: 'available', reason: 'bench' });
+    await ok(store, { type: 'PostAdjustment', actor: operator, merchantId, livemode: true, amountMinor: 10_000_000_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'bench' });
     const beneficiaryId = await ok(store, { type: 'RegisterBeneficiary', actor: operator, merchantId, livemode: true, bankCode: '004', accountNumber: `90000${String(i).padStart(5, '0')}`, accountNameTh: 'สมหญิง รักดี', verified: true });
     parties.push({ merchantId, beneficiaryId });
   }
@@ -78,7 +78,7 @@ function mixed(n: number, parties: readonly Party[]): Command {
   switch (n % 4) {
     case 1: return { type: 'CreateWithdrawal', actor, amountMinor: 50_000n, merchantReference: `w-${n}`, endUserRef: 'payee', beneficiaryId: p.beneficiaryId, requiresApproval: false, p2pMinimumApplies: false };
     case 3: return { type: 'CreateDeposit', actor, amountMinor: 20_000n, merchantReference: `d-${n}`, endUserRef: `u-${n}`, sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true };
-    default: return { type: 'PostAdjustment', actor: operator, merchantId: p.merchantId, livemode: true, amountMinor: BigInt(1000 + n), direction: 'credit', bucket: 'available', reason: 'bench' };
+    default: return { type: 'PostAdjustment', actor: operator, merchantId: p.merchantId, livemode: true, amountMinor: BigInt(1000 + n), direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'bench' };
   }
 }
 
@@ -199,7 +199,7 @@ async function benchJournal(entries: number): Promise<{ dir: string; written_now
 
 function funding(n: number, parties: readonly Party[]): Command {
   const p = parties[n % parties.length]!;
-  return { type: 'PostAdjustment', actor: operator, merchantId: p.merchantId, livemode: n % 3 !== 0, amountMinor: BigInt(100 + (n % 1000)), direction: 'credit', bucket: 'available', reason: 'bench' };
+  return { type: 'PostAdjustment', actor: operator, merchantId: p.merchantId, livemode: n % 3 !== 0, amountMinor: BigInt(100 + (n % 1000)), direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'bench' };
 }
 
 function withdrawal(n: number, parties: readonly Party[]): Command {

@@ -2,13 +2,13 @@
 // requires): suspend or lift a suspension (POST /v1/bo/merchants/{id}/suspend |
 // unsuspend: the merchant's keys answer 403 tenant_suspended meanwhile), and a manual
 // balance adjustment in the page's mode (POST /v1/bo/merchants/{id}/adjustments {livemode,
-// direction, bucket, amount_minor, reason}): a credit or a debit of one bucket, with the
-// reason kept on the balance transaction; the server refuses one that would take a bucket
-// below zero. Shown only when the operator's roles may call the routes (merchant.js checks);
+// direction, bucket, amount_minor, reason_code, reason}): a credit or a debit of one bucket,
+// with the code the merchant sees (from the catalogue) and the operator's note, which stays
+// in the back office; the server refuses one that would take a bucket below zero. Shown only when the operator's roles may call the routes (merchant.js checks);
 // after either, the page reloads its wallet and transactions.
 //
 // data-testids: merchant-admin, suspend, unsuspend, adjustment-form, adjustment-direction,
-//   adjustment-bucket, adjustment-amount, adjustment-reason, adjustment-error, post-adjustment.
+//   adjustment-bucket, adjustment-amount, adjustment-reason-code, adjustment-reason, adjustment-error, post-adjustment.
 
 import { useState } from 'preact/hooks';
 import { post } from '../api.js';
@@ -17,6 +17,8 @@ import { parseBahtToMinor } from '../format.js';
 import { ActionButton, html, Mode, useCan } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
+/** The adjustment reasons a merchant may see (core/directory.ts adjustmentReasons). */
+const reasonCodes = ['MANUAL_ADJUSTMENT', 'FUNDING', 'SETTLEMENT_CORRECTION', 'FEE_CORRECTION', 'GOODWILL_CREDIT', 'LOSS_RECOVERY'];
 
 export function MerchantAdmin({ merchant, livemode, onChanged }) {
   const can = useCan();
@@ -40,13 +42,14 @@ function Adjustment({ id, livemode, onChanged }) {
   const [direction, setDirection] = useState('credit');
   const [bucket, setBucket] = useState('available');
   const [amount, setAmount] = useState('');
+  const [reasonCode, setReasonCode] = useState(reasonCodes[0]);
   const [reason, setReason] = useState('');
   const [error, setError] = useState(null);
   const run = async () => {
     const minor = parseBahtToMinor(amount);
     if (minor === null || minor <= 0) { setError(t('merchantAdmin.amountInvalid')); return false; }
     if (reason.trim() === '') { setError(t('merchantAdmin.reasonRequired')); return false; }
-    await post(`/v1/bo/merchants/${id}/adjustments`, { livemode, direction, bucket, amount_minor: minor, reason: reason.trim() }, { stepUp: true });
+    await post(`/v1/bo/merchants/${id}/adjustments`, { livemode, direction, bucket, amount_minor: minor, reason_code: reasonCode, reason: reason.trim() }, { stepUp: true });
     setAmount('');
     setReason('');
     return true;
@@ -60,6 +63,8 @@ function Adjustment({ id, livemode, onChanged }) {
         ${buckets.map((b) => html`<option value=${b}>${label('bucket', b)}</option>`)}</select></label>
       <label>${t('common.amount')}<input data-testid="adjustment-amount" inputmode="decimal" placeholder="0.00" value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
     </div>
+    <label class="block">${t('merchantAdmin.reasonCode')}<select data-testid="adjustment-reason-code" value=${reasonCode} onChange=${(e) => setReasonCode(e.currentTarget.value)}>
+      ${reasonCodes.map((c) => html`<option value=${c}>${label('adjustmentReason', c)}</option>`)}</select></label>
     <label class="block">${t('merchantAdmin.reason')}<input data-testid="adjustment-reason" maxlength="500" value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
     ${error ? html`<p class="field-error" data-testid="adjustment-error">${error}</p>` : null}
     <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged}>${t('merchantAdmin.post')}</${ActionButton}></div>

@@ -13,7 +13,7 @@ import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
 import type { Ids } from '../ports.ts';
-import { bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
+import { adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 
 export type DirectoryCommand = Extract<Command, {
   type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
@@ -184,6 +184,9 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
+  if (adjustmentReasons[c.reasonCode] === undefined) {
+    return reject('validation_error', `reason_code must be one of: ${Object.keys(adjustmentReasons).join(', ')}.`, { fields: [{ path: 'reason_code', reason: 'enum' }] });
+  }
   if (c.bucket !== 'available') {
     const owner = c.bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
     return reject('operation_not_allowed',
@@ -202,7 +205,7 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   }
   const postings = adjustmentPostings({
     merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, operatorId: c.actor.kind === 'operator' ? c.actor.operatorId : 'system',
-    amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reason: c.reason,
+    amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reasonCode: c.reasonCode, reason: c.reason,
   }, ids.next('btxn', m.id));
   return { objectId: postings.movements[0]!.id!, records: [], postings };
 }

@@ -37,7 +37,7 @@ export type Command =
   | { readonly type: 'VerifyBeneficiary'; readonly actor: Actor; readonly beneficiaryId: string }
   | { readonly type: 'RegisterSender'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly endUserRef: string; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string }
   | { readonly type: 'SetBankAvailability'; readonly actor: Actor; readonly bankCode: string; readonly available: boolean; readonly messageTh?: string }
-  | { readonly type: 'PostAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reason: string }
+  | { readonly type: 'PostAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reasonCode: string; readonly reason: string }
   | {
     readonly type: 'CreateDeposit'; readonly actor: Actor & { kind: 'merchant' };
     readonly amountMinor: Minor; readonly merchantReference: string; readonly endUserRef: string;

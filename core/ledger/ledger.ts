@@ -58,6 +58,8 @@ interface TransactionFields {
   readonly reversesBalanceTransactionId?: string;
   readonly clearedFromBalanceTransactionId?: string;
   readonly reasonCode?: string;
+  /** An operator's own words on an adjustment: on the journal and in the back office, never shown to the merchant. */
+  readonly note?: string;
 }
 
 export interface BalanceTransaction extends TransactionFields {
@@ -228,6 +230,6 @@ export function buildOwnedTransaction(owner: MovementOwner, m: MovementFields, i
     id, type: m.type, merchantId, whiteLabelId: owner.whiteLabelId, livemode,
     direction, amountMinor: m.amountMinor, bucketFrom: m.from, bucketTo: m.to, source: owner.source,
     createdAt, postings, availableAt: m.availableAt, reversesBalanceTransactionId: m.reversesBalanceTransactionId || undefined,
-    clearedFromBalanceTransactionId: m.clearedFromBalanceTransactionId || undefined, reasonCode: reasonCode || undefined,
+    clearedFromBalanceTransactionId: m.clearedFromBalanceTransactionId || undefined, reasonCode: reasonCode || undefined, note: m.note || undefined,
   } satisfies { [K in keyof Required<BalanceTransaction>]: BalanceTransaction[K] };
 }

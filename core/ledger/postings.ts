@@ -166,14 +166,17 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
  * account (the other two buckets belong to orders; the decider refuses them).
  */
 export function adjustmentPostings(
-  a: { readonly merchantId: string; readonly whiteLabelId: string; readonly livemode: boolean; readonly operatorId: string; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reason: string },
+  a: {
+    readonly merchantId: string; readonly whiteLabelId: string; readonly livemode: boolean; readonly operatorId: string; readonly amountMinor: Minor;
+    readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reasonCode: string; readonly reason: string;
+  },
   balanceTransactionId: string,
 ): Postings {
   return {
     owner: { merchantId: a.merchantId, whiteLabelId: a.whiteLabelId, livemode: a.livemode, source: { type: 'adjustment', id: a.operatorId } },
     movements: [{
       id: balanceTransactionId, type: 'adjustment', amountMinor: a.amountMinor, from: a.direction === 'debit' ? a.bucket : null, to: a.direction === 'credit' ? a.bucket : null,
-      counter: [{ account: 'adjustments', amountMinor: a.amountMinor }], reasonCode: a.reason,
+      counter: [{ account: 'adjustments', amountMinor: a.amountMinor }], reasonCode: a.reasonCode, note: a.reason,
     }],
   };
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { adjustmentReasons } from '../../core/directory.ts';
 import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { table } from './bo.ts';
 import { mintToken } from './token.ts';
@@ -113,11 +114,12 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('fund', "Credits a merchant's available balance by an operator adjustment (a step-up token is minted for you).", {
       merchant,
       amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the amount in satang (100 = THB 1.00)' },
-      reason: { type: 'string', value: 'TEXT', default: 'funding', help: 'the reason recorded with the adjustment' },
+      'reason-code': { type: 'string', value: 'CODE', default: 'FUNDING', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
+      reason: { type: 'string', value: 'TEXT', default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" },
       sandbox,
     }),
     run: async (args) => print(await bo(context(args), merchantPath(args, 'adjustments'), {
-      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason: text(args, 'reason'),
+      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
     }, true)),
   },
   {

@@ -70,6 +70,7 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
     ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
     ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
     ...(t.reasonCode ? { reason_code: t.reasonCode } : {}),
+    ...(t.note ? { note: t.note } : {}), // the operator's words on an adjustment: the back office's, not the merchant's
     created_at: iso(row.createdAt), journal_seq: row.journalSeq,
   };
 }

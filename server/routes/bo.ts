@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Command } from '../../core/handler/commands.ts';
+import { adjustmentReasonDefault, adjustmentReasons } from '../../core/directory.ts';
 import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
@@ -45,9 +46,12 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['livemode', 'bank_code', 'account_number', 'account_name_th'],
     properties: { livemode: { type: 'boolean' }, bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: str(140) },
   }),
-  adjustment: compile<{ livemode: boolean; amount_minor: number; direction: 'credit' | 'debit'; bucket: 'available' | 'pending_clearing' | 'reserved'; reason: string }>({
+  adjustment: compile<{ livemode: boolean; amount_minor: number; direction: 'credit' | 'debit'; bucket: 'available' | 'pending_clearing' | 'reserved'; reason_code?: string; reason: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
-    properties: { livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] }, reason: str(500) },
+    properties: {
+      livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] },
+      reason_code: { enum: Object.keys(adjustmentReasons) }, reason: str(500),
+    },
   }),
   // A reviewer's note is checked by the core (review_note_required, missing or short alike).
   approval: compile<{ note?: string; amount_minor?: number; legs?: { leg_ref: string; amount_minor: number }[] }>({
@@ -237,13 +241,16 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await requireStepUp(ctx);
     const b = parseWith(schemas.adjustment, bodyOf(ctx));
     const m = merchant(ctx);
-    await run(ctx, { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reason: b.reason }, (id) => ({
+    const reasonCode = b.reason_code ?? adjustmentReasonDefault;
+    await run(ctx, {
+      type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reasonCode, reason: b.reason,
+    }, (id) => ({
       status: 201,
       body: {
         id, object: 'balance_transaction', livemode: b.livemode, type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
         bucket_from: b.direction === 'debit' ? b.bucket : null, bucket_to: b.direction === 'credit' ? b.bucket : null,
         balance_after: presentBalances(world().balances(m.id, b.livemode)), source: { type: 'adjustment', id: operatorOf(ctx).sub },
-        reason_code: b.reason, created_at: iso(services.write.clock.now()),
+        reason_code: reasonCode, reason_display_th: adjustmentReasons[reasonCode], note: b.reason, created_at: iso(services.write.clock.now()),
       },
     }));
   });

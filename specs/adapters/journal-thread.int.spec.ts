@@ -103,7 +103,7 @@ test('a failed commit refuses every later command decided on the same world; the
   const stale = store.world;
   // One turn: (1) a credit whose commit fails (its idempotency key is taken), (2) a deposit
   // that does not depend on it; then, next turn, (3) another deposit on the same world.
-  const failing = settled(store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: merchant, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reason: 'x' }, {}, record('taken', now)));
+  const failing = settled(store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: merchant, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'x' }, {}, record('taken', now)));
   const neighbour = settled(store.submit(d.depositCommand(merchant, 3_000n)));
   await new Promise((resolve) => setImmediate(resolve));
   const later = store.world === stale ? settled(store.submit(d.depositCommand(merchant, 4_000n))) : null;
@@ -132,7 +132,7 @@ test('commands still waiting to be handed over when a commit fails are refused t
   const before = rowCounts(store);
   // One turn: a failing credit, then more deposits than the thread takes at a time, so most
   // of them are handed over only after the failure is known.
-  const failing = settled(store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: merchant, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reason: 'x' }, {}, record('taken', now)));
+  const failing = settled(store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: merchant, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'x' }, {}, record('taken', now)));
   const deposits = Array.from({ length: 3 * writeSideLimits.groupCommitCommandsMax }, () => settled(store.submit(d.depositCommand(merchant, 2_000n))));
   const results = await Promise.allSettled([failing, ...deposits]);
   assert.instance((results[0] as PromiseRejectedResult).reason, IdempotencyKeyInUse);
@@ -151,7 +151,7 @@ test('another writer\'s entries at the tail: that batch commits on top, the worl
   await new Driver(other.store, a.d.clock).fund(payer, 2_000n);
   other.store.close();
   const stale = a.store.world;
-  assert.ok((await settled(a.store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: payer, livemode: true, amountMinor: 1_000n, direction: 'credit', bucket: 'available', reason: 'z' }))).ok);
+  assert.ok((await settled(a.store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: payer, livemode: true, amountMinor: 1_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'z' }))).ok);
   assert.is.not(a.store.world, stale, 'rebuilt after the thread found foreign entries');
   assert.is(a.store.world.balances(payer, true).availableMinor, 1_003_000n, 'both writers\' credits');
   const report = verifyStore(a.store.db);

@@ -50,7 +50,7 @@ test('one command writes its entries, postings, snapshot, envelope and idempoten
   const before = rowCounts(s.store);
   const meta = { requestId: 'req_fund', idempotencyKey: 'idem-fund' };
   const r = await settled(s.store.submit(
-    { type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 123_456n, direction: 'credit', bucket: 'available', reason: 'funding' },
+    { type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 123_456n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'funding' },
     meta, record('idem-fund', s.clock.now())));
   assert.ok(r.ok);
   const btxn = r.objectId!;
@@ -145,7 +145,7 @@ for (const groupCommit of [false, true]) {
     let error: unknown;
     try {
       // The same unexpired key again: the record insert fails after the entries were written.
-      await settled(s.store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 5_000n, direction: 'credit', bucket: 'available', reason: 'dup' },
+      await settled(s.store.submit({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 5_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'dup' },
         {}, record('taken', s.clock.now())));
     } catch (e) { error = e; }
     assert.instance(error, IdempotencyKeyInUse);

@@ -62,7 +62,7 @@ export class Driver {
   }
 
   fund(merchantId: string, amountMinor: bigint): Promise<string> {
-    return this.ok({ type: 'PostAdjustment', actor: operator(), merchantId, livemode: true, amountMinor, direction: 'credit', bucket: 'available', reason: 'funding' });
+    return this.ok({ type: 'PostAdjustment', actor: operator(), merchantId, livemode: true, amountMinor, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'funding' });
   }
 
   beneficiary(merchantId: string, accountNumber = '1234567890'): Promise<string> {

@@ -415,6 +415,7 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   await mali.page.click('[data-testid=adjustment-form] summary');
   // An amount that is not one is refused in the page, before any popup.
   await mali.page.fill('[data-testid=adjustment-amount]', '12,x');
+  await mali.page.selectOption('[data-testid=adjustment-reason-code]', 'GOODWILL_CREDIT');
   await mali.page.fill('[data-testid=adjustment-reason]', 'goodwill credit for ticket 4411');
   await mali.page.click('[data-testid=post-adjustment]');
   await mali.page.waitForSelector('[data-testid=adjustment-error]');
@@ -424,6 +425,8 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   assert.is((await posted).status(), 201);
   const after = await wallet();
   assert.is(after.available_minor - before.available_minor, 1525, 'credited 15.25 baht to available');
+  const [txn] = (await scene.s.bo('GET', `/v1/bo/merchants/${scene.shop.id}/balance-transactions?livemode=true&limit=1`, undefined, { roles: ['finance'] })).json.data;
+  assert.equal([txn.type, txn.reason_code, txn.note], ['adjustment', 'GOODWILL_CREDIT', 'goodwill credit for ticket 4411'], 'the code the merchant sees, the note the operators keep');
   // The page reloads its wallet and transactions: the adjustment heads them once they are read again.
   await mali.page.waitForFunction(() => /\+฿15\.25/.test(document.querySelector('[data-testid=btxn-row]')?.textContent ?? ''), undefined, { timeout: 15_000 });
 

@@ -83,7 +83,7 @@ const beneficiary = (verified: boolean): Event => ({
 });
 /** The merchant's available bucket credited by an earlier adjustment. */
 function funded(amountMinor: Minor): Event {
-  const p = adjustmentPostings({ merchantId: 'mch_1', whiteLabelId: 'wl_1', livemode: true, operatorId: 'emp_ops', amountMinor, direction: 'credit', bucket: 'available', reason: 'funding' }, 'btxn_seed');
+  const p = adjustmentPostings({ merchantId: 'mch_1', whiteLabelId: 'wl_1', livemode: true, operatorId: 'emp_ops', amountMinor, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'funding' }, 'btxn_seed');
   return { type: 'BalanceTransactionPosted', at: T0, transaction: buildOwnedTransaction(p.owner, p.movements[0]!, 'btxn_seed', T0) };
 }
 
@@ -97,7 +97,7 @@ const approveRoute = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveGa
 
 const record = (stream: string, kind: StreamKind, event: DirectoryEvent, livemode: boolean | null = null, merchantId: string | null = null) => ({ stream, kind, livemode, merchantId, event });
 const adjust = (over: Partial<Extract<DirectoryCommand, { type: 'PostAdjustment' }>> = {}): DirectoryCommand => ({
-  type: 'PostAdjustment', actor: ops, merchantId: 'mch_1', livemode: true, amountMinor: 10_000n, direction: 'credit', bucket: 'available', reason: 'goodwill', ...over,
+  type: 'PostAdjustment', actor: ops, merchantId: 'mch_1', livemode: true, amountMinor: 10_000n, direction: 'credit', bucket: 'available', reasonCode: 'GOODWILL_CREDIT', reason: 'a late payout, our apology', ...over,
 });
 const adjustment = (amountMinor: Minor, direction: 'credit' | 'debit'): DirectoryChange => ({
   objectId: 'btxn_1', records: [],
@@ -105,7 +105,7 @@ const adjustment = (amountMinor: Minor, direction: 'credit' | 'debit'): Director
     owner: { merchantId: 'mch_1', whiteLabelId: 'wl_1', livemode: true, source: { type: 'adjustment', id: 'emp_ops' } },
     movements: [{
       id: 'btxn_1', type: 'adjustment', amountMinor, from: direction === 'debit' ? 'available' : null, to: direction === 'credit' ? 'available' : null,
-      counter: [{ account: 'adjustments', amountMinor }], reasonCode: 'goodwill',
+      counter: [{ account: 'adjustments', amountMinor }], reasonCode: 'GOODWILL_CREDIT', note: 'a late payout, our apology',
     }],
   },
 });
@@ -228,6 +228,7 @@ const rows: DirectoryRow[] = [
   { row: 'adjustment: a debit past available → insufficient_balance', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', amountMinor: 10_001n }), refused: 'insufficient_balance' },
   { row: 'adjustment: a credit past the merchant total cap → amount_not_supported', given: [...registered, funded(10_000n)], when: adjust({ amountMinor: BigInt(merchantTotalMaxMinor) }), refused: 'amount_not_supported' },
   { row: 'adjustment for an unknown merchant → resource_not_found', given: [whiteLabel], when: adjust(), refused: 'resource_not_found' },
+  { row: 'adjustment with a reason code outside the catalogue → validation_error (reason_code)', given: registered, when: adjust({ reasonCode: 'goodwill' }), refused: 'validation_error', message: /reason_code must be one of/ },
 ];
 
 table(directory, rows);

@@ -69,7 +69,7 @@ test('beneficiary and sender: registered for a known merchant; an unknown mercha
 
 test('adjustment: credit and debit of available; zero, another bucket, a debit past available, a credit past the cap → refused, nothing posted', () => {
   const s = scene(0n);
-  const adjust = (over: object) => ({ type: 'PostAdjustment' as const, actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 10_000n, direction: 'credit' as const, bucket: 'available' as const, reason: 'r', ...over });
+  const adjust = (over: object) => ({ type: 'PostAdjustment' as const, actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 10_000n, direction: 'credit' as const, bucket: 'available' as const, reasonCode: 'FUNDING', reason: 'r', ...over });
   assert.equal(emitted(s.h, () => s.h.ok(adjust({}))).entries, ['BalanceTransactionPosted']);
   assert.equal(balances(s.h, s.depositor), [10_000n, 0n, 0n]);
   refused(s.h, adjust({ amountMinor: 0n }), 'validation_error', seen);
@@ -77,6 +77,7 @@ test('adjustment: credit and debit of available; zero, another bucket, a debit p
   refused(s.h, adjust({ direction: 'debit', amountMinor: 10_001n }), 'insufficient_balance', seen);
   refused(s.h, adjust({ amountMinor: BigInt(merchantTotalMaxMinor) }), 'amount_not_supported', seen);
   refused(s.h, adjust({ merchantId: 'mch_missing' }), 'resource_not_found', seen);
+  refused(s.h, adjust({ reasonCode: 'BECAUSE_I_SAID_SO' }), 'validation_error', seen);
   assert.equal(balances(s.h, s.depositor), [10_000n, 0n, 0n]);
 });
 

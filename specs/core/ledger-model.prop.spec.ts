@@ -251,7 +251,7 @@ type Cmd = fc.Command<Model, Real>;
 /** Every wallet starts funded, so withdrawals (and so liquidity) are common. */
 function fundAll(h: Harness, ids: string[]): void {
   for (const id of ids) for (const livemode of [true, false]) {
-    h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: id, livemode, amountMinor: 2_000_000n, direction: 'credit', bucket: 'available', reason: 'opening funds' });
+    h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: id, livemode, amountMinor: 2_000_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'opening funds' });
   }
 }
 
@@ -260,7 +260,7 @@ class Fund implements Cmd {
   check() { return true; }
   run(model: Model, r: Real) {
     const mer = pick(model.merchants, this.m)!;
-    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor: BigInt(this.amount), direction: 'credit', bucket: 'available', reason: 'funding' });
+    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor: BigInt(this.amount), direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'funding' });
     checkInvariants(model, r);
   }
   toString() { return `Fund(${this.m}, ${this.amount})`; }
@@ -291,7 +291,7 @@ class Adjust implements Cmd {
       const room = safeMinorMax - (b.availableMinor + b.pendingClearingMinor + b.reservedMinor);
       if (amountMinor <= room && amountMinor > room - settlementHeadroomMinor) amountMinor = room > settlementHeadroomMinor ? room - settlementHeadroomMinor : 1n;
     }
-    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor, direction: this.direction, bucket: this.bucket, reason: 'correction' });
+    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor, direction: this.direction, bucket: this.bucket, reasonCode: 'FUNDING', reason: 'correction' });
     checkInvariants(model, r);
   }
   toString() { return `Adjust(${this.m}, ${this.amount}, ${this.direction}, ${this.bucket})`; }

@@ -44,7 +44,7 @@ async function fundings(count: number, livemode = true): Promise<void> {
   const store = s.running.store;
   const command = (i: number): Command => ({
     type: 'PostAdjustment', actor: { kind: 'operator', operatorId: 'emp_spec' }, merchantId: shop.id, livemode,
-    amountMinor: BigInt(100 + i), direction: 'credit', bucket: 'available', reason: 'spec funding',
+    amountMinor: BigInt(100 + i), direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'spec funding',
   });
   for (let done = 0; done < count; done += 200) {
     const batch = Array.from({ length: Math.min(200, count - done) }, (_, i) => settled(store.submit(command(done + i))));

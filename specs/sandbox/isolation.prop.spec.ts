@@ -106,7 +106,7 @@ function build(r: Real, name: string, merchantId: string, livemode: boolean, i: 
       return id ? [{ type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }] : undefined;
     }
     case 'Adjust':
-      return [{ type: 'PostAdjustment', actor: operator(), merchantId, livemode, amountMinor: 1_000n + BigInt(i), direction: 'credit', bucket: 'available', reason: 'correction' }];
+      return [{ type: 'PostAdjustment', actor: operator(), merchantId, livemode, amountMinor: 1_000n + BigInt(i), direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'correction' }];
     case 'Reset':
       return livemode ? undefined : [{ type: 'ResetSandboxRun', actor: { kind: 'merchant', merchantId, livemode: false } }];
     default:
@@ -142,7 +142,7 @@ test('no sandbox command or timer changes a live figure, and no live one a sandb
     const wl = h.whiteLabel();
     const merchants = [h.merchant(wl), h.merchant(wl)];
     for (const m of merchants) for (const livemode of [true, false]) {
-      h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: m, livemode, amountMinor: 1_000_000n, direction: 'credit', bucket: 'available', reason: 'opening funds' });
+      h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: m, livemode, amountMinor: 1_000_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'opening funds' });
     }
     const r: Real = { h, merchants, checked: { commands: 0, timers: 0 } };
     for (const c of cmds) c.run(r);

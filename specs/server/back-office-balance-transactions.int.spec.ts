@@ -193,4 +193,21 @@ test('bad parameters are 422 validation_error; an unknown merchant is 404', asyn
   assert.is(missing.json.error.code, 'resource_not_found');
 });
 
+test("an adjustment's reason: the merchant sees the catalogue's code and its Thai text, never the operator's note", async () => {
+  const note = 'Ticket 4411: payout delayed by our bank, refund of the fee as agreed';
+  const posted = await scene.s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 1_000, direction: 'credit', bucket: 'available', reason_code: 'GOODWILL_CREDIT', reason: note }, { stepUp: true });
+  assert.is(posted.status, 201, posted.text);
+  assert.equal([posted.json.reason_code, posted.json.reason_display_th, posted.json.note], ['GOODWILL_CREDIT', 'เครดิตชดเชยจากผู้ให้บริการ', note]);
+  const row = (await list(shop.id, { livemode: 'true', limit: '1' })).json.data[0];
+  assert.equal([row.id, row.reason_code, row.note], [posted.json.id, 'GOODWILL_CREDIT', note], 'the back office keeps the note');
+  const envelopes = scene.s.running.store.db.prepare("SELECT body FROM outbox WHERE merchant_id = ? AND type = 'balance.credited'").all(shop.id).map((r: any) => JSON.parse(r.body));
+  const event = envelopes.find((e: any) => e.data.object.id === posted.json.id);
+  assert.equal([event.data.object.reason_code, event.data.object.reason_display_th], ['GOODWILL_CREDIT', 'เครดิตชดเชยจากผู้ให้บริการ']);
+  assert.not.ok(JSON.stringify(envelopes).includes('Ticket 4411'), "the operator's note reaches no event of the merchant");
+  const byDefault = await scene.s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 100, direction: 'credit', bucket: 'available', reason: 'no code given' }, { stepUp: true });
+  assert.is(byDefault.json.reason_code, 'MANUAL_ADJUSTMENT');
+  const unknown = await scene.s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 100, direction: 'credit', bucket: 'available', reason_code: 'WHIM', reason: 'x' }, { stepUp: true });
+  assert.equal([unknown.status, unknown.json.error.details.fields[0].path], [422, 'reason_code'], unknown.text);
+});
+
 test.run();

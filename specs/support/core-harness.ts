@@ -65,7 +65,7 @@ export class Harness {
 
   merchant(whiteLabelId: string, fundsMinor = 0n, livemode = true): string {
     const id = this.ok({ type: 'RegisterMerchant', actor: operator(), whiteLabelId, name: 'Shop' });
-    if (fundsMinor > 0n) this.ok({ type: 'PostAdjustment', actor: operator(), merchantId: id, livemode, amountMinor: fundsMinor, direction: 'credit', bucket: 'available', reason: 'funding' });
+    if (fundsMinor > 0n) this.ok({ type: 'PostAdjustment', actor: operator(), merchantId: id, livemode, amountMinor: fundsMinor, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'funding' });
     return id;
   }
 
