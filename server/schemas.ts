@@ -16,7 +16,7 @@ export const visible = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\
 const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible } as const;
 const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
-const name = { type: 'string', minLength: 1, maxLength: 140, pattern: visible } as const;
+const name = { type: 'string', minLength: 1, maxLength: 140, pattern: visible, 'x-readable': true } as const;
 const money = { type: 'integer' } as const;
 const metadata = {
   type: 'object', maxProperties: limits.metadataKeysMax,

@@ -15,24 +15,27 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
+import { visible } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
+/** A name: visible characters only (no tab, newline or bidi control), and something to read. */
+const name = (max = 200) => ({ ...str(max), pattern: visible, 'x-readable': true }) as const;
 const schemas = {
-  whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: str() } }),
+  whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: name() } }),
   gatewayRouteApproval: compile<{ bank_code: string; account_number: string }>({
     type: 'object', additionalProperties: false, required: ['bank_code', 'account_number'],
     properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' } },
   }),
   gatewayRoute: compile<{ bank_code: string; account_number: string; account_name: string; ttl_seconds: number }>({
     type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name', 'ttl_seconds'],
-    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: str(), ttl_seconds: { type: 'integer', minimum: limits.gatewayRouteTtlSecondsMin, maximum: limits.gatewayRouteTtlSecondsMax } },
+    properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: name(), ttl_seconds: { type: 'integer', minimum: limits.gatewayRouteTtlSecondsMin, maximum: limits.gatewayRouteTtlSecondsMax } },
   }),
   merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({
     type: 'object', additionalProperties: false, required: ['white_label_id', 'name'],
-    properties: { white_label_id: str(64), name: str(), technical_contact_email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254 } },
+    properties: { white_label_id: str(64), name: name(), technical_contact_email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254 } },
   }),
   key: compile<{ livemode: boolean; scopes: Scope[] }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'scopes'],
@@ -40,11 +43,11 @@ const schemas = {
   }),
   sender: compile<{ livemode: boolean; end_user_ref: string; bank_code: string; account_number: string; account_name_th: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'end_user_ref', 'bank_code', 'account_number', 'account_name_th'],
-    properties: { livemode: { type: 'boolean' }, end_user_ref: str(64), bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: str(140) },
+    properties: { livemode: { type: 'boolean' }, end_user_ref: str(64), bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: name(140) },
   }),
   beneficiary: compile<{ livemode: boolean; bank_code: string; account_number: string; account_name_th: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'bank_code', 'account_number', 'account_name_th'],
-    properties: { livemode: { type: 'boolean' }, bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: str(140) },
+    properties: { livemode: { type: 'boolean' }, bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: name(140) },
   }),
   adjustment: compile<{ livemode: boolean; amount_minor: number; direction: 'credit' | 'debit'; bucket: 'available' | 'pending_clearing' | 'reserved'; reason_code?: string; reason: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],

@@ -228,6 +228,20 @@ test('validation_error: details.fields[] with path and reason for each problem',
   assert.is(q.details.fields[0].path, 'query.limit', 'a query field is named as the routes that check by hand name theirs');
 });
 
+test('names hold something to read: blank, invisible or filler-only names and control characters are refused, nothing written', async () => {
+  const before = await journalRows(s);
+  for (const blank of ['   ', '\u200b\u200b\u200b', '\u3164\u3164', '\u2800']) {
+    const r = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_200, sender: { ...(depositBody().sender as object), account_name_th: blank } }), { idempotencyKey: randomUUID() });
+    const fields = expectError(r, 'validation_error').details.fields.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`);
+    assert.equal(fields, ['sender.account_name_th blank'], JSON.stringify(blank));
+  }
+  for (const [name, reason] of [['Shop\tName', 'pattern'], ['Line\nbreak', 'pattern'], ['\u200b', 'blank'], [' ', 'blank']] as const) {
+    const r = await s.bo('POST', '/v1/bo/merchants', { white_label_id: shop.whiteLabelId, name });
+    assert.equal([r.status, r.json.error?.details?.fields?.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`)], [422, [`name ${reason}`]], JSON.stringify(name));
+  }
+  assert.is(await journalRows(s), before, 'nothing written');
+});
+
 test('every list refuses a bad limit with the same reasons: format, minimum, maximum', async () => {
   const reasonOf = async (r: Promise<{ status: number; json: any; text: string }>) => {
     const reply = await r;
