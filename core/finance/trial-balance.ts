@@ -88,7 +88,7 @@ export function presentTrialBalance(tb: TrialBalance): Record<string, unknown> {
       })),
       total_debit_minor: reportMinor(s.debitTurnoverMinor), total_credit_minor: reportMinor(s.creditTurnoverMinor),
       total_debit_balance_minor: reportMinor(s.debitBalancesMinor), total_credit_balance_minor: reportMinor(s.creditBalancesMinor),
-      balanced: s.debitTurnoverMinor === s.creditTurnoverMinor && s.debitBalancesMinor === s.creditBalancesMinor,
+      balanced: isBalanced(s),
     })),
   };
 }
@@ -97,10 +97,24 @@ export const trialBalanceCsvHeader = [
   'as_of', 'livemode', 'account', 'kind', 'merchant_id', 'name', 'postings', 'debit_minor', 'credit_minor', 'balance_minor', 'balance_baht', 'side',
 ] as const;
 
+/**
+ * The trial balance as CSV: each section's accounts, then its `total` line — the postings,
+ * the debit and credit turnovers, the net of the balances (zero) and, in the side column,
+ * `balanced` or `unbalanced` — so the file alone shows that the ledger balances.
+ */
 export function trialBalanceCsv(tb: TrialBalance): string {
   const asOf = iso(tb.asOfMs);
-  const rows = tb.sections.flatMap((s) => s.lines.map((l) => [
-    asOf, s.livemode, l.account, l.kind, l.merchantId, l.name, l.count, l.debitMinor, l.creditMinor, l.balanceMinor, bahtOf(l.balanceMinor), sideOf(l.balanceMinor),
-  ]));
+  const rows = tb.sections.flatMap((s) => {
+    const net = s.creditBalancesMinor - s.debitBalancesMinor;
+    const postings = s.lines.reduce((n, l) => n + l.count, 0);
+    return [
+      ...s.lines.map((l) => [asOf, s.livemode, l.account, l.kind, l.merchantId, l.name, l.count, l.debitMinor, l.creditMinor, l.balanceMinor, bahtOf(l.balanceMinor), sideOf(l.balanceMinor)]),
+      [asOf, s.livemode, 'total', 'total', null, null, postings, s.debitTurnoverMinor, s.creditTurnoverMinor, net, bahtOf(net), isBalanced(s) ? 'balanced' : 'unbalanced'],
+    ];
+  });
   return csvText(trialBalanceCsvHeader, rows);
+}
+
+function isBalanced(s: TrialBalanceSection): boolean {
+  return s.debitTurnoverMinor === s.creditTurnoverMinor && s.debitBalancesMinor === s.creditBalancesMinor;
 }

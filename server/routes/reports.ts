@@ -179,6 +179,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const now = services.write.clock.now();
     const asOf = q.as_of === undefined ? now : parseIso(q.as_of);
     if (asOf === null) throw invalid('as_of', 'an RFC 3339 instant');
+    if (asOf < bangkokDayBounds(financeLimits.reportDayMin).startMs) throw invalid('as_of', `an instant from ${financeLimits.reportDayMin} (Asia/Bangkok), as the statements' days`);
     if (asOf > now) throw invalid('as_of', `an instant not after now (${iso(now)}, ${bangkokWallTimeOf(now)} in Bangkok)`);
     const format = formatParam(q.format);
     await fresh(services, 'finance_ledger');

@@ -260,7 +260,10 @@ async function checkTrialBalance(asOfMs: number): Promise<void> {
       lines++;
     }
   }
-  assert.is(csv.length, lines, 'one CSV row per account');
+  const totals = csv.filter((c) => c.kind === 'total');
+  assert.is(csv.length - totals.length, lines, 'one CSV row per account');
+  assert.equal(totals.map((t) => [t.livemode, t.account, Number(t.debit_minor), Number(t.credit_minor), Number(t.balance_minor), t.side]),
+    r.json.sections.map((x: any) => [String(x.livemode), 'total', x.total_debit_minor, x.total_credit_minor, 0, 'balanced']), "each section's total line, balanced");
   const systemAccounts = r.json.sections[0].accounts.filter((a: any) => a.kind === 'system').map((a: any) => a.name);
   if (systemAccounts.length > 0) assert.ok(systemAccounts.includes('adjustments'), 'system accounts are listed');
 }
@@ -448,6 +451,8 @@ test('finance: the merchant reads its own statement with wallet:read; operators 
   assert.match(future.json.error.message, `${new Date(now).toISOString()}, ${new Date(now + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} in Bangkok`, 'now in UTC and as the Bangkok wall time an operator typed in');
   const unknown = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=mch_nobody&date=${day}`, undefined, { roles: ['finance'] });
   assert.is(unknown.status, 404);
+  const before1970 = await s.bo('GET', '/v1/bo/reports/trial-balance?as_of=1969-01-01T00:00:00Z', undefined, { roles: ['finance'] });
+  assert.equal([before1970.status, before1970.json.error.details.fields[0].path], [422, 'query.as_of'], 'as the statements refuse days before 1970');
 });
 
 test('finance: a merchant name a spreadsheet would run as a formula is written as text in the CSVs (a leading apostrophe)', async () => {
