@@ -39,7 +39,7 @@ function Account({ a }) {
   const key = `${a.bank_code}:${a.account_number_masked}`;
   return html`<tbody data-testid="receiving-account" data-account=${key}>
     <tr>
-      <td><span class="mono">${a.bank_code} ${a.account_number_masked}</span> ${a.account_name}</td>
+      <td><span class="mono">${a.bank_code} ${a.account_number_masked}</span> ${a.account_name_masked}</td>
       <td class="num">${a.legs}</td><td class="num"><${Money} minor=${a.told_minor} /></td><td class="num"><${Money} minor=${a.verified_minor} /></td>
       <td class="num"><${Money} minor=${a.filled_minor} /></td><td class="num">${a.pending_legs}</td><td class="num">${a.released_unpaid_legs}</td>
       <td data-testid="receiving-agrees" data-agrees=${String(a.agrees)}>${a.agrees

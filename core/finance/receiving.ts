@@ -17,7 +17,7 @@
 // A leg with none of them agrees.
 
 import { reportMinor, type Minor } from '../money.ts';
-import { iso, maskAccountNumber } from '../present.ts';
+import { iso, maskAccountNumber, maskName } from '../present.ts';
 import { bahtOf, csvText } from './money-text.ts';
 
 export interface ReceivingLeg {
@@ -103,7 +103,7 @@ export function summariseReceivingAccount(
 export function presentReceivingAccount(a: ReceivingAccountSummary): Record<string, unknown> {
   return {
     object: 'receiving_account', livemode: a.livemode, merchant_id: a.merchantId, bank_code: a.bankCode,
-    account_number_masked: maskAccountNumber(a.accountNumber), account_name: a.accountName, legs: a.legs,
+    account_number_masked: maskAccountNumber(a.accountNumber), account_name_masked: maskName(a.accountName), legs: a.legs,
     told_minor: reportMinor(a.toldMinor), verified_minor: reportMinor(a.verifiedMinor), filled_minor: reportMinor(a.filledMinor),
     pending_legs: a.pending, released_unpaid_legs: a.releasedUnpaid, agrees: a.disagreeing === 0, disagreeing_legs: a.disagreeing,
     differences: a.differences.map((d) => ({
@@ -116,7 +116,7 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
 }
 
 export const receivingCsvHeader = [
-  'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
+  'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name_masked', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
   'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht', 'slip_shown_minor',
 ] as const;
 
@@ -125,7 +125,7 @@ export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[
   const rows: (string | number | bigint | boolean | null)[][] = [];
   const baht = (m: Minor | null) => (m === null ? null : bahtOf(m));
   for (const a of accounts) {
-    const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), a.accountName] as const;
+    const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), maskName(a.accountName)] as const;
     rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null]);
     for (const d of a.differences) {
       rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), d.declinedShownMinor]);

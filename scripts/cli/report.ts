@@ -76,7 +76,7 @@ function feesTable(r: any): string[] {
 function receivingTable(list: any): string[] {
   const out = [`receiving accounts of ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} as of ${list.as_of}`];
   const rows: string[][] = [['bank', 'account', 'name', 'legs', 'told THB', 'verified THB', 'filled THB', 'agrees']];
-  for (const a of list.data) rows.push([a.bank_code, a.account_number_masked, a.account_name, String(a.legs), baht(a.told_minor), baht(a.verified_minor), baht(a.filled_minor), a.agrees ? 'yes' : 'NO']);
+  for (const a of list.data) rows.push([a.bank_code, a.account_number_masked, a.account_name_masked, String(a.legs), baht(a.told_minor), baht(a.verified_minor), baht(a.filled_minor), a.agrees ? 'yes' : 'NO']);
   out.push('', ...columns(rows, [3, 4, 5, 6]));
   for (const a of list.data) {
     for (const d of a.differences) {

@@ -118,7 +118,7 @@ test('receiving account: told, verified and filled per leg, each difference with
   assert.is(r.status, 200, r.text);
   assert.is(r.json.data.length, 1);
   const a = r.json.data[0];
-  assert.equal([a.bank_code, a.account_number_masked, a.account_name], ['004', 'xxxxxx6789', 'สมหญิง รักดี']);
+  assert.equal([a.bank_code, a.account_number_masked, a.account_name_masked], ['004', 'xxxxxx6789', 'สมหญิง ร***'], 'masked as in every other view');
   const byDeposit = Object.fromEntries(a.differences.map((d: any) => [d.deposit_id, d]));
   for (const [id, reason] of Object.entries(expect)) {
     if (reason === 'agrees' || reason === 'RELEASED_UNPAID') assert.not.ok(byDeposit[id], `${id} is not listed as a difference`);
@@ -156,13 +156,13 @@ test('receiving account: told, verified and filled per leg, each difference with
 test('satang report: receiving-account, statement, trial-balance and fees as tables, and CSV equal to the API', async () => {
   const receiving = await report(['receiving-account', '--merchant', withdrawer.id]);
   assert.is(receiving.code, 0, receiving.stderr);
-  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง รักดี\s+9\s+4400\.00\s+2860\.00\s+2350\.00\s+NO/);
+  assert.match(receiving.stdout, /004\s+xxxxxx6789\s+สมหญิง ร\*\*\*\s+9\s+4400\.00\s+2860\.00\s+2350\.00\s+NO/);
   assert.match(receiving.stdout, /SHORT_PAID \(told 300\.00, verified 250\.00, filled 250\.00\)/);
   assert.match(receiving.stdout, /DECLINED_TRANSFER \(told 800\.00, verified —, filled —, the declined order's slip showed 800\.00\)/);
   const receivingCsv = await report(['receiving-account', '--merchant', withdrawer.id, '--csv']);
   assert.is(receivingCsv.code, 0, receivingCsv.stderr);
   const legs = parse(receivingCsv.stdout, { columns: true }) as Record<string, string>[];
-  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง รักดี', '440000', '286000', '235000', '4400.00', 'DIFFERENCES']]);
+  assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name_masked, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง ร***', '440000', '286000', '235000', '4400.00', 'DIFFERENCES']]);
   assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DECLINED_TRANSFER', 'DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
   assert.equal(legs.filter((r) => r.reason === 'DECLINED_TRANSFER').map((r) => [r.verified_minor, r.slip_shown_minor]), [['', '80000']]);
 
