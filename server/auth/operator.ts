@@ -12,6 +12,7 @@
 // a step-up is at most 5 minutes old. Every refusal says what is wrong with the token.
 
 import { createLocalJWKSet, createRemoteJWKSet, errors, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Router from '@koa/router';
@@ -87,7 +88,7 @@ export class DevIssuer {
     const lifetime = options.stepUp ? stepUpTokenSeconds : accessTokenSeconds;
     return new SignJWT({ roles: [...(options.roles ?? [])], ...(options.stepUp ? { acr: 'step-up' } : {}) })
       .setProtectedHeader({ alg: 'EdDSA', kid: 'dev-1' }).setIssuer(devIssuer).setAudience(operatorAudience).setSubject(sub)
-      .setIssuedAt(now).setExpirationTime(now + lifetime).sign(this.privateKey);
+      .setIssuedAt(now).setExpirationTime(now + lifetime).setJti(randomUUID()).sign(this.privateKey); // a step-up is used once (StepUpsUsed)
   }
 }
 
@@ -184,11 +185,46 @@ export function operatorAuth(verify: Verify) {
         : p!.sub !== operator.sub ? 'the step-up token belongs to another operator'
         : tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
+      const reuse = stepUpsOf(verify).use(stepUp, p!, ctx.get('Idempotency-Key'), wallSeconds());
+      if (reuse) throw new ApiError('scope_denied', `Step-up refused: ${reuse}.`);
       ctx.state.stepUpUsed = true; // for the action log
     };
     await readJsonBody(ctx); // only now: an unauthenticated caller never makes the server read a body
     await next();
   };
+}
+
+/**
+ * Step-up tokens as used: one authorises one action — one request, or its retries under the
+ * same Idempotency-Key — not every ⚑ action for its five minutes. Kept until the token
+ * expires (wall clock), so as many as were stepped up in five minutes. One memory per
+ * verifier (per server), shared by every router that verifies with it.
+ */
+class StepUpsUsed {
+  private readonly used = new Map<string, { readonly idempotencyKey: string; readonly expSeconds: number }>();
+
+  /** Why this use is refused, or undefined (and the token is then spent on this action). */
+  use(token: string, p: JWTPayload, idempotencyKey: string, nowSeconds: number): string | undefined {
+    for (const [id, u] of this.used) if (u.expSeconds <= nowSeconds) this.used.delete(id);
+    const id = typeof p.jti === 'string' ? `jti:${p.iss ?? ''}:${p.jti}` : `sha256:${createHash('sha256').update(token).digest('hex')}`;
+    const earlier = this.used.get(id);
+    if (earlier) {
+      return earlier.idempotencyKey !== '' && earlier.idempotencyKey === idempotencyKey ? undefined
+        : 'this step-up token was already used for another action; step up again (one step-up, one action)';
+    }
+    // Remembered while it could still be accepted: until exp, or its step-up age runs out.
+    const since = typeof p.auth_time === 'number' ? p.auth_time : typeof p.iat === 'number' ? p.iat : nowSeconds;
+    this.used.set(id, { idempotencyKey, expSeconds: Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax) });
+    return undefined;
+  }
+}
+
+const stepUpMemories = new WeakMap<Verify, StepUpsUsed>();
+
+function stepUpsOf(verify: Verify): StepUpsUsed {
+  let memory = stepUpMemories.get(verify);
+  if (!memory) stepUpMemories.set(verify, memory = new StepUpsUsed());
+  return memory;
 }
 
 /** 403 scope_denied unless the operator holds one of the roles the table gives the matched route. */

@@ -100,6 +100,23 @@ test('step-up tokens older than 5 minutes (by auth_time, else iat) are refused; 
   assert.is((await stepUpAction(await signed({ acr: 'step-up', auth_time: now - 10, iat: now, exp: now + 300 }))).status, 404);
 });
 
+test('a step-up token authorises one action: its retries under the same Idempotency-Key pass, another action is refused', async () => {
+  const stepUp = await signed({ acr: 'step-up', jti: 'step-once' });
+  const action = async (idempotencyKey: string) => s.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
+    headers: { Authorization: `Bearer ${await s.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': idempotencyKey, 'Content-Type': 'application/json' }, body: '{}',
+  });
+  assert.is((await action('once-k1')).status, 404, 'the first use passes the step-up');
+  assert.is((await action('once-k1')).status, 404, 'a retry of the same action passes too');
+  refused(await action('once-k2'), 'scope_denied', /already used for another action; step up again/);
+  const withoutJti = await signed({ acr: 'step-up', iat: wallSeconds() - 1 }, { omit: ['jti'] });
+  assert.is((await action2(withoutJti, 'once-k3')).status, 404);
+  refused(await action2(withoutJti, 'once-k4'), 'scope_denied', /already used/);
+});
+
+const action2 = async (stepUp: string, idempotencyKey: string) => s.raw('POST', '/v1/bo/merchants/mch_missing/unsuspend', {
+  headers: { Authorization: `Bearer ${await s.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': idempotencyKey, 'Content-Type': 'application/json' }, body: '{}',
+});
+
 test('refusals say what is wrong: expired, forged, merchant key, wrong audience or issuer, step-up as access, missing', async () => {
   const now = wallSeconds();
   const expired = await read(await signed({ iat: now - 2 * hour, exp: now - hour }));

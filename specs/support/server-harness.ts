@@ -148,7 +148,7 @@ export async function externalIssuer(dir: string, issuer = 'https://login.exampl
     env: { SATANG_OIDC_ISSUER: issuer, SATANG_OIDC_JWKS: jwksPath },
     mint: (sub, claims = {}) => {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ roles: [...operatorRoles], iss: issuer, aud: operatorAudience, sub, iat: now, exp: now + 3600, ...claims })
+      return new SignJWT({ roles: [...operatorRoles], iss: issuer, aud: operatorAudience, sub, iat: now, exp: now + 3600, jti: randomUUID(), ...claims })
         .setProtectedHeader({ alg: 'EdDSA', kid: 'ext-1' }).sign(privateKey);
     },
   };
