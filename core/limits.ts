@@ -509,6 +509,8 @@ export const financeLimits = {
   reportDayMin: '1970-01-01',
   /** How long a report waits for the finance projections to apply what the write side had committed. */
   reportFreshnessWaitMs: 2 * second,
+  /** Balance transactions in one statement-lines report: a longer period is refused, to be asked in parts. */
+  statementLinesMax: 100_000,
   /** Receiving accounts listed in one report (the busiest first). */
   receivingAccountsPerReportMax: 500,
   /** Legs shown per receiving account with a difference (the rest are counted). */

@@ -53,6 +53,16 @@ function statementTable(s: any): string[] {
   return [`statement ${s.merchant_id} ${s.livemode ? 'live' : 'sandbox'} ${period} (${s.time_zone}: ${s.period_start} – ${s.period_end})`, '', ...columns(rows, [2, 3, 4, 5])];
 }
 
+function linesTable(list: any): string[] {
+  const rows: string[][] = [['date', 'id', 'type', 'available THB', 'pending THB', 'reserved THB', 'source', 'reason']];
+  for (const l of list.data) {
+    const d = l.bucket_deltas;
+    rows.push([l.date, l.id, l.type, baht(d.available_minor), baht(d.pending_clearing_minor), baht(d.reserved_minor), `${l.source.type} ${l.source.id}`, l.reason_code ?? '']);
+  }
+  const period = list.date_from === list.date_to ? list.date_from : `${list.date_from} to ${list.date_to}`;
+  return [`statement lines ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} ${period} (${list.time_zone}): ${list.count}`, '', ...columns(rows, [3, 4, 5])];
+}
+
 function trialBalanceTable(tb: any): string[] {
   const out = [`trial balance as of ${tb.as_of}`];
   for (const s of tb.sections) {
@@ -100,6 +110,12 @@ const statementSpec: CommandSpec = {
   options: { merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' }, ...periodOptions, ...common },
 };
 
+const linesSpec: CommandSpec = {
+  usage: 'satang report statement-lines',
+  summary: "The lines behind a merchant's statement: its balance transactions of a day, a month or a period of days in Asia/Bangkok, oldest first, with each bucket's change.",
+  options: { merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' }, ...periodOptions, ...common },
+};
+
 const feesSpec: CommandSpec = {
   usage: 'satang report fees',
   summary: 'Fees and VAT for a day, a month or a period of days in Asia/Bangkok: per merchant the fees charged and refunded, as fee revenue net of VAT and output VAT, and the totals.',
@@ -125,6 +141,15 @@ const subcommands: Subcommand[] = [
       const query = periodQuery(args);
       if (query === null) return Promise.resolve(usageError(statementSpec, '--date, --month, or --from and --to is required'));
       return show(args, `/v1/bo/reports/statements?merchant_id=${encodeURIComponent(text(args, 'merchant'))}${query}`, statementTable);
+    },
+  },
+  {
+    words: ['statement-lines'],
+    spec: linesSpec,
+    run: (args) => {
+      const query = periodQuery(args);
+      if (query === null) return Promise.resolve(usageError(linesSpec, '--date, --month, or --from and --to is required'));
+      return show(args, `/v1/bo/reports/statement-lines?merchant_id=${encodeURIComponent(text(args, 'merchant'))}${query}`, linesTable);
     },
   },
   {

@@ -10,7 +10,7 @@ import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { feeReportCsvHeader } from '../../core/finance/fees.ts';
 import { receivingCsvHeader } from '../../core/finance/receiving.ts';
-import { statementCsvHeader } from '../../core/finance/statement.ts';
+import { statementCsvHeader, statementLinesCsvHeader } from '../../core/finance/statement.ts';
 import { trialBalanceCsvHeader } from '../../core/finance/trial-balance.ts';
 import { backOfficeSchemas as bo } from '../routes/bo.ts';
 import { claimSchemas as claims } from '../routes/bo-claims.ts';
@@ -213,6 +213,10 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/reports/fees': {
     summary: 'Fees and VAT for a day or a period of days (Asia/Bangkok) in one mode: per merchant (with its white label) the fees charged and refunded, each as fee revenue net of VAT and output VAT, and their totals; all merchants, one white label\'s or one merchant\'s.', auth: 'operator',
     queryParams: { merchant_id: { type: 'string' }, white_label_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader) },
+  },
+  'GET /v1/bo/reports/statement-lines': {
+    summary: "A merchant's balance transactions of a statement's period, one line each, oldest first: the lines behind the statement's totals.", auth: 'operator',
+    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(statementLinesCsvHeader) },
   },
   'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
   'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },

@@ -24,7 +24,7 @@ import { assert } from '../../core/assert.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import { decode } from '../../core/journal.ts';
 import type { BalanceTransaction, Balances } from '../../core/ledger/ledger.ts';
-import { backOfficeLimits, readSideLimits } from '../../core/limits.ts';
+import { backOfficeLimits, financeLimits, readSideLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { sandboxDeltas, type PostedRow } from '../../projections/balance-history.ts';
@@ -33,6 +33,10 @@ import type { Services } from '../ports.ts';
 import { sandboxRowId } from './balance-history.ts';
 import { notFound } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, limitParam, readQuery, readSideOf } from './read-params.ts';
+import { formatParam, fresh, periodParam } from './reports.ts';
+import { bangkokDayBounds, bangkokDayOf, financeTimeZone } from '../../core/finance/calendar.ts';
+import { bahtOf, csvText } from '../../core/finance/money-text.ts';
+import { periodText, statementLinesCsvHeader } from '../../core/finance/statement.ts';
 
 const n = (minor: bigint) => Number(minor);
 
@@ -75,9 +79,49 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
   };
 }
 
-/** Registers the route on the back office's read router (operatorAuth already applies). */
+/** Registers the routes on the back office's read router (operatorAuth already applies). */
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
+  /** The journal's transactions of any number of rows, in pages of primary-key lookups. */
+  const postedAll = (rows: readonly PostedRow[]): Map<number, BalanceTransaction> => {
+    const out = new Map<number, BalanceTransaction>();
+    for (let i = 0; i < rows.length; i += backOfficeLimits.balanceTransactionPageSizeMax) {
+      for (const [seq, t] of posted(rows.slice(i, i + backOfficeLimits.balanceTransactionPageSizeMax))) out.set(seq, t);
+    }
+    return out;
+  };
+
+  // A merchant's balance transactions of a statement's period, one line each, oldest first:
+  // the lines behind the statement's totals, for reconciling them against orders. The same
+  // periods as the statements (date, month, or from and to, Bangkok days); at most
+  // financeLimits.statementLinesMax lines, a longer period is refused so it can be asked in parts.
+  router.get('/reports/statement-lines', async (ctx) => {
+    const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
+    if (!q.merchant_id) throw new ApiError('validation_error', 'merchant_id is required: the mch_ id of a merchant.', { fields: [{ path: 'query.merchant_id', reason: 'required' }] });
+    const merchant = services.write.world.merchants.get(q.merchant_id);
+    if (!merchant) throw notFound('merchant');
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    const period = periodParam(services, q);
+    const format = formatParam(q.format);
+    await fresh(services, 'balance_history');
+    const page = readSideOf(services).models.balanceHistory.booked(merchant.id, livemode, bangkokDayBounds(period.from).startMs, bangkokDayBounds(period.to).endMs, financeLimits.statementLinesMax);
+    if (page.hasMore) {
+      throw new ApiError('validation_error', `The period holds more than ${financeLimits.statementLinesMax} balance transactions; ask for it in shorter periods.`, { fields: [{ path: 'query.to', reason: 'too_many_lines' }] });
+    }
+    const transactions = postedAll(page.rows);
+    const lines = page.rows.map((r) => ({ date: bangkokDayOf(r.createdAt), ...presentRow(r, transactions.get(r.journalSeq), livemode) }));
+    if (format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8; header=present';
+      ctx.set('Content-Disposition', `attachment; filename="statement-lines-${merchant.id}-${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
+      ctx.body = csvText(statementLinesCsvHeader, lines.map((l: any) => [
+        l.date, financeTimeZone, merchant.id, livemode, l.created_at, l.id, l.type, l.direction, l.amount_minor, bahtOf(BigInt(l.amount_minor)),
+        l.bucket_deltas.available_minor, l.bucket_deltas.pending_clearing_minor, l.bucket_deltas.reserved_minor, l.source.type, l.source.id,
+        l.reverses_balance_transaction_id ?? null, l.reason_code ?? null,
+      ]));
+      return;
+    }
+    ctx.body = { object: 'list', merchant_id: merchant.id, livemode, date_from: period.from, date_to: period.to, time_zone: financeTimeZone, count: lines.length, data: lines };
+  });
   router.get('/merchants/:id/balance-transactions', async (ctx) => {
     const q = readQuery(ctx, ['livemode', 'limit', 'cursor']);
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;

@@ -56,7 +56,7 @@ function begunDay(services: Services, name: string, day: string): string {
  * date=YYYY-MM-DD (one day), month=YYYY-MM (its days, up to today while it runs), or from=
  * and to= (a period, both days included, at most a year): exactly one of the three.
  */
-function periodParam(services: Services, q: Record<string, string>): StatementPeriod {
+export function periodParam(services: Services, q: Record<string, string>): StatementPeriod {
   const given = (name: string) => q[name] !== undefined && q[name] !== '';
   const ways = [['date'], ['month'], ['from', 'to']].filter((names) => names.some(given));
   if (ways.length > 1) {
@@ -93,7 +93,7 @@ function monthPeriod(services: Services, month: string): StatementPeriod {
   return { from, to: last < today ? last : today, month };
 }
 
-function formatParam(raw: string | undefined): 'json' | 'csv' {
+export function formatParam(raw: string | undefined): 'json' | 'csv' {
   if (raw === undefined || raw === 'json') return 'json';
   if (raw === 'csv') return 'csv';
   throw invalid('format', 'json or csv');
@@ -106,7 +106,7 @@ function answerJson(ctx: Context, body: unknown): void {
 }
 
 /** Waits until `projection` has applied what the write side had committed; else 503. */
-async function fresh(services: Services, projection: ProjectionName): Promise<void> {
+export async function fresh(services: Services, projection: ProjectionName): Promise<void> {
   const read = readSideOf(services);
   if (!(await read.caughtUp(projection, services.write.world.lastSeq, financeLimits.reportFreshnessWaitMs))) {
     throw new ApiError('service_unavailable', 'The finance projections are catching up with the journal; retry shortly.', undefined, 1);

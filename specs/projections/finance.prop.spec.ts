@@ -489,6 +489,28 @@ test('finance: a statement for a month or a period of days; the period is one of
   assert.equal([byMonth.json.date_from, byMonth.json.date_to], [`${month}-01`, today], 'a month that runs: its first day to today');
   assert.equal([byMonth.json.month, byMonth.json.date], [month, undefined], 'named as the month asked for, even on its first day');
   assert.equal(byMonth.json.buckets, (await s.bo('GET', `${base}&from=${month}-01&to=${today}`, undefined, { roles: ['finance'] })).json.buckets);
+  // The lines behind it: one per balance transaction, and by bucket and type they sum to its movements.
+  const linesPath = `/v1/bo/reports/statement-lines?merchant_id=${p!.keys.id}&from=${firstDay}&to=${today}`;
+  const lines = await s.bo('GET', linesPath, undefined, { roles: ['finance'] });
+  assert.is(lines.status, 200, lines.text);
+  assert.is(lines.json.count, lines.json.data.length);
+  const sums = new Map<string, { credit: number; debit: number; count: number }>();
+  for (const l of lines.json.data) {
+    for (const bucket of ['available', 'pending_clearing', 'reserved']) {
+      const delta = l.bucket_deltas[`${bucket}_minor`] as number;
+      if (delta === 0) continue;
+      const key = `${bucket}:${l.type}`;
+      const sum = sums.get(key) ?? { credit: 0, debit: 0, count: 0 };
+      sums.set(key, { credit: sum.credit + Math.max(0, delta), debit: sum.debit + Math.max(0, -delta), count: sum.count + 1 });
+    }
+  }
+  for (const b of byPeriod.json.buckets) {
+    for (const m of b.movements) assert.equal(sums.get(`${b.bucket}:${m.type}`) && [sums.get(`${b.bucket}:${m.type}`)!.credit, sums.get(`${b.bucket}:${m.type}`)!.debit], [m.credit_minor, m.debit_minor], `${b.bucket} ${m.type}`);
+  }
+  assert.is(sums.size, byPeriod.json.buckets.reduce((n: number, b: any) => n + b.movements.length, 0), 'no line outside the statement');
+  const linesCsv = parse(await csvOf(`${linesPath}&format=csv`), { columns: true }) as Record<string, string>[];
+  assert.equal(linesCsv.map((r) => [r.id, Number(r.amount_minor), r.type]), lines.json.data.map((l: any) => [l.id, l.amount_minor, l.type]));
+  assert.is((await s.bo('GET', linesPath, undefined, { roles: ['support'] })).status, 403, 'finance only');
   // The merchant's own, signed, over the same period.
   const own = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?from=${firstDay}&to=${today}`);
   assert.is(own.status, 200, own.text);

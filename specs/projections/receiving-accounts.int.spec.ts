@@ -179,6 +179,15 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   assert.is(rows[0]!.merchant_name, 'ผู้ถอน');
   assert.is(Number(rows.find((r) => r.bucket === 'available' && r.line === 'closing')!.amount_minor), available.closing_minor);
 
+  const lines = await report(['statement-lines', '--merchant', withdrawer.id, '--date', day]);
+  assert.is(lines.code, 0, lines.stderr);
+  const apiLines = (await s.bo('GET', `/v1/bo/reports/statement-lines?merchant_id=${withdrawer.id}&date=${day}`, undefined, { roles: ['finance'] })).json;
+  assert.ok(apiLines.count > 0, 'the scene moved money today');
+  assert.match(lines.stdout, new RegExp(`^statement lines ${withdrawer.id} live ${day} \\(Asia/Bangkok\\): ${apiLines.count}$`, 'm'));
+  for (const l of apiLines.data) assert.match(lines.stdout, new RegExp(`^${day}\\s+${l.id}\\s+${l.type}\\s`, 'm'));
+  const linesCsv = await report(['statement-lines', '--merchant', withdrawer.id, '--date', day, '--csv']);
+  assert.is(linesCsv.stdout, (await s.bo('GET', `/v1/bo/reports/statement-lines?merchant_id=${withdrawer.id}&date=${day}&livemode=true&format=csv`, undefined, { roles: ['finance'] })).text);
+
   const tb = await report(['trial-balance']);
   assert.is(tb.code, 0, tb.stderr);
   assert.match(tb.stdout, /^live:$/m);
