@@ -65,7 +65,7 @@ function effectCounts(db: ReturnType<typeof openDatabase>): Map<string, number> 
       SELECT CASE type
         WHEN 'DepositCreated' THEN json_extract(data, '$.deposit.merchantReference')
         WHEN 'WithdrawalCreated' THEN json_extract(data, '$.withdrawal.merchantReference')
-        WHEN 'BalanceTransactionPosted' THEN json_extract(data, '$.transaction.reasonCode')
+        WHEN 'BalanceTransactionPosted' THEN json_extract(data, '$.transaction.note')
         WHEN 'SlipReceived' THEN json_extract(data, '$.slip.receiptId')
         WHEN 'AdditionalSlipReceived' THEN json_extract(data, '$.slip.receiptId')
         WHEN 'SlipQueued' THEN json_extract(data, '$.slip.receiptId')

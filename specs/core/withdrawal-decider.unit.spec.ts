@@ -58,7 +58,7 @@ const settled: Events = [...partiallyFilled, reserved(2, 70_000n), landed(2, 70_
 const expired: Events = [...partiallyFilled, { type: 'WithdrawalExpired', at: expiresAt, refund }];
 const disputeOpened: WithdrawalEvent = {
   type: 'DisputeOpened', at: T0 + 2 * hour,
-  dispute: { id: 'dsp_1', reasonCode: 'not_received', amountMinor: 30_000n, openedAt: T0 + 2 * hour, respondBy: T0 + 50 * hour, fundsOnHold: true, status: 'open', evidenceCount: 0 },
+  dispute: { id: 'dsp_1', reasonCode: 'not_received', amountMinor: 30_000n, openedAt: T0 + 2 * hour, respondBy: T0 + 50 * hour, fundsOnHold: false, status: 'open', evidenceCount: 0 },
 };
 
 // ---- commands ----
@@ -175,7 +175,7 @@ const rows: WithdrawalRow[] = [
   // ---- fill reversals ----
   { row: 'settled → a fill is reversed → status never moves back; the money returns to available', given: settled, when: reverseFill('leg_p1'), then: thenStatus([reversed('leg_p1', 'available')], 'settled') },
   { row: 'partially_filled → a fill is reversed → partially_filled; the amount returns to the order\'s lock', given: partiallyFilled, when: reverseFill('leg_p1'), then: thenStatus([reversed('leg_p1', 'reserved')], 'partially_filled') },
-  { row: 'settled: the same fill reversed again → no events', given: [...settled, reversed('leg_p1', 'available')], when: reverseFill('leg_p1', T0 + 4 * hour), then: [] },
+  { row: 'settled: the same fill reversed again → operation_not_allowed (a fill is reversed once)', given: [...settled, reversed('leg_p1', 'available')], when: reverseFill('leg_p1', T0 + 4 * hour), refused: 'operation_not_allowed', message: /already reversed/ },
   { row: 'settled: reversing a leg_ref with no fill → resource_not_found', given: settled, when: reverseFill('leg_p9'), refused: 'resource_not_found' },
   { row: 'expired: reversing one of its fills → operation_not_allowed', given: expired, when: reverseFill('leg_p1', expiresAt + hour), refused: 'operation_not_allowed' },
 
@@ -189,7 +189,7 @@ const rows: WithdrawalRow[] = [
   { row: 'any: the auto-confirm timer firing early → no events', given: partiallyFilled, when: { type: 'ConfirmReceipt', at: T0 + hour, legRef: 'leg_p1', auto: true }, then: [] },
   { row: 'any: confirming a leg_ref with no fill → resource_not_found', given: partiallyFilled, when: { type: 'ConfirmReceipt', at: T0 + 2 * hour, legRef: 'leg_p9', auto: false }, refused: 'resource_not_found' },
   {
-    row: 'any → dispute opened → unchanged (withdrawal.disputed), funds on hold',
+    row: 'any → dispute opened → unchanged (withdrawal.disputed), no funds held',
     given: settled, when: { type: 'OpenDispute', at: T0 + 2 * hour, disputeId: 'dsp_1', reasonCode: 'not_received', amountMinor: 30_000n, respondBy: T0 + 50 * hour },
     then: thenStatus([disputeOpened], 'settled'),
   },
