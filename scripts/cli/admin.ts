@@ -84,6 +84,30 @@ const subcommands: readonly Subcommand[] = [
     run: async (args) => print(await bo(context(args), '/v1/bo/white-labels', { name: text(args, 'name') })),
   },
   {
+    words: ['gateway-route', 'propose'],
+    spec: spec('gateway-route propose', "Proposes the account a white label's fallback deposits pay (a second operator approves it; a step-up token is minted for you).", {
+      'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
+      bank: { type: 'string', value: 'CODE', required: true, help: 'the account\'s 3-digit bank code' },
+      account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
+      name: { type: 'string', value: 'NAME', required: true, help: "the account's name" },
+      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, help: 'how long the route serves once approved' },
+    }, ['example: scripts/satang admin gateway-route propose --white-label wl_… --bank 004 --account 5550001111 --name "Gateway Co" --sub emp_maker']),
+    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route`, {
+      bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name: text(args, 'name'), ttl_seconds: Number(text(args, 'ttl-seconds')),
+    }, true)),
+  },
+  {
+    words: ['gateway-route', 'approve'],
+    spec: spec('gateway-route approve', 'Approves the proposed gateway route, naming its account as you read it (not its proposer; a step-up token is minted for you).', {
+      'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
+      bank: { type: 'string', value: 'CODE', required: true, help: 'the bank code of the proposed account' },
+      account: { type: 'string', value: 'NUMBER', required: true, help: 'the proposed account number' },
+    }, ['example: scripts/satang admin gateway-route approve --white-label wl_… --bank 004 --account 5550001111 --sub emp_checker']),
+    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route/approve`, {
+      bank_code: text(args, 'bank'), account_number: text(args, 'account'),
+    }, true)),
+  },
+  {
     words: ['merchant', 'create'],
     spec: spec('merchant create', 'Creates a merchant with live and sandbox API keys (shown once), in a new white label unless one is given.', {
       name: { type: 'string', value: 'NAME', default: 'Shop', help: "the merchant's name" },

@@ -49,7 +49,7 @@ function statementTable(s: any): string[] {
     for (const m of b.movements) rows.push(['', m.type, String(m.count), baht(m.credit_minor), baht(m.debit_minor), baht(m.net_minor)]);
     rows.push(['', 'closing', '', '', '', baht(b.closing_minor)]);
   }
-  const period = s.date_from === s.date_to ? s.date_from : `${s.date_from} to ${s.date_to}`;
+  const period = s.month ?? (s.date_from === s.date_to ? s.date_from : `${s.date_from} to ${s.date_to}`);
   return [`statement ${s.merchant_id} ${s.livemode ? 'live' : 'sandbox'} ${period} (${s.time_zone}: ${s.period_start} – ${s.period_end})`, '', ...columns(rows, [2, 3, 4, 5])];
 }
 

@@ -79,7 +79,7 @@ async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<voi
 const helpCases: readonly (readonly string[])[] = [
   [], ['--help'],
   ['admin', '--help'], ['admin', 'merchant', '--help'],
-  ...['white-label create', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance', 'clock show']
+  ...['white-label create', 'gateway-route propose', 'gateway-route approve', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance', 'clock show']
     .map((words) => ['admin', ...words.split(' '), '--help']),
   ['admin', 'merchant', 'create', '--name', 'Helped', '--help'],
   ['call', '--help'], ['call', 'GET', '/v1/pay/balance', '--help'],
