@@ -21,6 +21,8 @@ export interface MerchantEvent {
   readonly object: { [key: string]: Json };
   /** undefined = key absent (balance_transaction); null on *.created. */
   readonly previousAttributes?: { [key: string]: Json } | null;
+  /** withdrawal.filled: the fill that landed (contract: "fill object in withdrawal.filled"), as fills[] shows it. */
+  readonly fill?: { [key: string]: Json };
   /** The journal entry this event stands for (stream and version). */
   readonly stream: string;
   readonly version: number;
@@ -148,9 +150,10 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       mine.shown = object;
       const created = type === 'deposit.created' || type === 'withdrawal.created';
       const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit), object) : null;
+      const fill = e.type === 'FillLanded' ? (object.fills as Obj[]).find((f) => f.leg_ref === e.fill.legRef) : undefined;
       events.push({
         type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
-        object, previousAttributes: previous, stream: entry.stream, version: entry.version,
+        object, previousAttributes: previous, ...(fill ? { fill } : {}), stream: entry.stream, version: entry.version,
       });
     } else if (e.type === 'BalanceTransactionPosted') {
       const t = e.transaction;

@@ -2,7 +2,8 @@
 // and every delivery and resend sends unchanged (contract: Webhook envelope). Key order
 // is fixed here; optional keys are absent rather than null: `request` only when an API
 // call of the event's own merchant caused the event, `previous_attributes` absent for
-// balance_transaction (null on *.created, as core/outbox.ts decides).
+// balance_transaction (null on *.created, as core/outbox.ts decides); `data.fill`, the fill
+// that landed, on withdrawal.filled only.
 
 import type { MerchantEvent } from '../../core/outbox.ts';
 import type { CommitMeta } from '../../core/ports.ts';
@@ -26,7 +27,7 @@ export interface EnvelopeParts {
 export function envelopeParts(event: MerchantEvent, meta: CommitMeta): EnvelopeParts {
   const data = event.previousAttributes === undefined
     ? { object: event.object }
-    : { object: event.object, previous_attributes: event.previousAttributes };
+    : { object: event.object, previous_attributes: event.previousAttributes, ...(event.fill ? { fill: event.fill } : {}) };
   const middle = JSON.stringify({ object: 'event', type: event.type, api_version: apiVersion, livemode: event.livemode, created_at: iso(event.createdAt) });
   const rest = JSON.stringify({
     account: { merchant_id: event.merchantId, white_label_id: event.whiteLabelId },

@@ -114,12 +114,12 @@ export class ServiceEvents {
   }
 
   /** Writes one event (call inside a transaction); previousAttributes undefined = key absent. */
-  emit(e: { merchantId: string; whiteLabelId: string; livemode: boolean; type: string; createdAt: number; object: { [key: string]: Json }; previousAttributes?: { [key: string]: Json } | null }): ServiceEvent {
+  emit(e: { merchantId: string; whiteLabelId: string; livemode: boolean; type: string; createdAt: number; object: { [key: string]: Json }; previousAttributes?: { [key: string]: Json } | null; fill?: { [key: string]: Json } }): ServiceEvent {
     const id = this.ids.next('evt', e.merchantId);
     const sequence = this.bump.get(e.merchantId, e.livemode ? 1 : 0)!;
     const event: MerchantEvent = {
       type: e.type, merchantId: e.merchantId, whiteLabelId: e.whiteLabelId, livemode: e.livemode, createdAt: e.createdAt, object: e.object,
-      ...(e.previousAttributes !== undefined ? { previousAttributes: e.previousAttributes } : {}), stream: String(e.object.id ?? id), version: Number(e.object.version ?? 0),
+      ...(e.previousAttributes !== undefined ? { previousAttributes: e.previousAttributes } : {}), ...(e.fill ? { fill: e.fill } : {}), stream: String(e.object.id ?? id), version: Number(e.object.version ?? 0),
     };
     this.insert.run(id, e.merchantId, e.livemode ? 1 : 0, sequence, e.type, e.createdAt, envelopeBody(id, sequence, event, {}));
     return { id, sequence, type: e.type, createdAt: e.createdAt };

@@ -25,7 +25,7 @@ export const outOfOrderCases: readonly OutOfOrderCase[] = ['A', 'B', 'C'];
 
 type Obj = { [key: string]: Json };
 
-interface Step { readonly type: string; readonly object: Obj; readonly deliver: boolean }
+interface Step { readonly type: string; readonly object: Obj; readonly deliver: boolean; readonly fill?: Obj }
 
 export interface OutOfOrderRun {
   readonly case: OutOfOrderCase;
@@ -115,7 +115,7 @@ function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
       ...last, version: (last.version as number) + 1, status: 'partially_filled', filled_minor: chunk * n, remaining_minor: total - chunk * n,
       fee_recognized_minor: Math.round((fee * n) / 3), settled_splits: n, fills: [...fills],
     };
-    steps.push({ type: 'withdrawal.filled', deliver: true, object: last });
+    steps.push({ type: 'withdrawal.filled', deliver: true, object: last, fill: fills[n - 1] as Obj });
   }
   steps.push({ type: 'withdrawal.settled', deliver: true, object: { ...last, version: (last.version as number) + 1, status: 'settled' } });
   return steps;
@@ -137,7 +137,7 @@ export function runOutOfOrderCase(p: OutOfOrderParts, merchant: { merchantId: st
   const written = steps.map((step, i) => {
     const previous = i === 0 ? null : previousAttributes(steps[i - 1]!.object, step.object);
     const e = p.events.emit({ merchantId: merchant.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: false, type: step.type,
-      createdAt: now - (steps.length - i) * 1000, object: step.object, previousAttributes: previous });
+      createdAt: now - (steps.length - i) * 1000, object: step.object, previousAttributes: previous, ...(step.fill ? { fill: step.fill } : {}) });
     return { ...e, version: step.object.version as number, deliver: step.deliver };
   });
   const delivered = written.filter((w) => w.deliver);

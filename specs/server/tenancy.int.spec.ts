@@ -142,6 +142,11 @@ test("B's webhooks about A's deposit carry neither A's request nor a leg_ref, ev
   const bAboutA = envelopes(b.id).filter((e) => e.data.object.id === paid.withdrawal && ['withdrawal.matched', 'withdrawal.filled', 'withdrawal.settled'].includes(e.type));
   assert.ok(bAboutA.length >= 2, bAboutA.map((e) => e.type).join());
   for (const e of bAboutA) assert.is(e.request, undefined, `${e.type} names no request of A's`);
+  // withdrawal.filled carries the fill that landed (contract: "fill object in withdrawal.filled"), as fills[] shows it.
+  const filledEvents = bAboutA.filter((e) => e.type === 'withdrawal.filled');
+  assert.ok(filledEvents.length > 0);
+  for (const e of filledEvents) assert.equal(e.data.fill, e.data.object.fills.find((f: any) => f.leg_ref === e.data.fill?.leg_ref), JSON.stringify(e.data));
+  assert.ok(bAboutA.filter((e) => e.type !== 'withdrawal.filled').every((e) => !('fill' in e.data)), 'only withdrawal.filled has a fill');
   assert.not.ok(JSON.stringify(envelopes(b.id)).includes(paid.depositKey), "A's Idempotency-Key appears nowhere in B's events");
   // The ULIDs' random parts: B's leg_ref is no small step from A's deposit id or A's own leg_ref.
   const randomPart = (id: string) => [...id.slice(id.indexOf('_') + 11)].reduce((v, ch) => v * 32n + BigInt('0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(ch)), 0n);

@@ -17,7 +17,7 @@ let shop: MerchantKeys;
 let receiver: Receiver;
 let consumer: WebhookConsumer;
 let endpointId: string;
-const answers: { eventId: string; type: string; answer: Answer }[] = [];
+const answers: { eventId: string; type: string; answer: Answer; data: any }[] = [];
 const credits: string[] = [];
 
 test.before(async () => {
@@ -30,7 +30,7 @@ test.before(async () => {
   receiver = await Receiver.start(() => s.clock.now());
   receiver.handler = (r, res) => {
     consumer.handle(r.headers, r.body).then((answer) => {
-      answers.push({ eventId: String(r.headers['x-pg-event-id']), type: String(r.headers['x-pg-event-type']), answer });
+      answers.push({ eventId: String(r.headers['x-pg-event-id']), type: String(r.headers['x-pg-event-type']), answer, data: JSON.parse(r.body.toString()).data });
       res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
     });
   };
@@ -74,6 +74,7 @@ test('case C: withdrawal.filled chunks out of order; remaining_minor follows the
   assert.equal(got.map((g) => g.type), ['withdrawal.filled', 'withdrawal.filled', 'withdrawal.filled', 'withdrawal.settled']);
   const versionOf = (id: string) => r.events.find((e: any) => e.id === id).version;
   assert.equal(got.map((g) => versionOf(g.eventId)), [6, 2, 4, 7]);
+  assert.equal(got.map((g) => g.data.fill?.leg_ref ?? null), ['leg_test_3', 'leg_test_1', 'leg_test_2', null], 'each withdrawal.filled names its fill, as production does');
   assert.equal(r.events.map((e: any) => [e.type, e.version]), [['withdrawal.created', 0], ['withdrawal.matched', 1], ['withdrawal.filled', 2], ['withdrawal.matched', 3],
     ['withdrawal.filled', 4], ['withdrawal.matched', 5], ['withdrawal.filled', 6], ['withdrawal.settled', 7]], 'created at 0, a match before each fill, settled after the last, as production');
   assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale', 'stale', 'applied']);
