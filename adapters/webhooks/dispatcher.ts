@@ -22,7 +22,7 @@ import type { Delivery, DeliveryStatus, DeliveryStore } from './deliveries.ts';
 import type { LogLike } from './email.ts';
 import type { Endpoint, EndpointStore } from './endpoints.ts';
 import type { EventSource, ServiceEvents, SourcedEvent } from './events.ts';
-import type { FanOut } from './fan-out.ts';
+import { MustSyncNow, type FanOut } from './fan-out.ts';
 import type { EndpointHealth } from './health.ts';
 import type { Poster, PostResult } from './http-post.ts';
 import { webhookLimits } from '../../core/limits.ts';
@@ -63,8 +63,6 @@ export interface DispatcherParts {
   readonly onAttempt?: (endpointId: string, outcome: string) => void;
 }
 
-/** Thrown inside a fan-out transaction that may not defer its fsync: rolls it back, to be run again at synchronous=FULL. */
-class MustSyncNow extends Error {}
 
 interface Claimed { readonly delivery: Delivery; readonly endpoint: Endpoint; readonly attempt: number; readonly key: SigningKey; readonly body: string | undefined }
 interface Outcome { readonly claimed: Claimed; readonly result: PostResult; readonly done: () => void }
@@ -249,11 +247,13 @@ export class Dispatcher {
    */
   private fanOutDeferringSync(now: number): number | null {
     this.syncMode.deferred();
+    this.p.fanOut.deferringSync = true;
     try {
       return this.fanOutBatch.immediate(now, true);
     } catch (error) {
       if (!(error instanceof MustSyncNow)) throw error;
     } finally {
+      this.p.fanOut.deferringSync = false;
       this.syncMode.restore();
     }
     // A scenario's key rotation was rolled back with the rest: it must not stay in memory.

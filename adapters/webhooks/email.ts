@@ -31,12 +31,9 @@ export class EmailOutbox {
     this.insert = db.prepare('INSERT INTO email_outbox (id, merchant_id, to_address, kind, subject, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   }
 
-  /**
-   * Queues one mail to the merchant's technical contact (inside the caller's transaction).
-   * `id`: for a mail a transaction may roll back and make again (a fan-out redone at
-   * FULL), the same id both times, so the log line of the first names the mail kept.
-   */
-  queue(merchantId: string, kind: EmailKind, subject: string, body: string, at: number, id = this.ids.next('eml', merchantId)): string {
+  /** Queues one mail to the merchant's technical contact (inside the caller's transaction). */
+  queue(merchantId: string, kind: EmailKind, subject: string, body: string, at: number): string {
+    const id = this.ids.next('eml', merchantId);
     const to = this.directory(merchantId)?.technicalContactEmail ?? null;
     this.insert.run(id, merchantId, to, kind, subject, body, at);
     const fields = { email_id: id, merchant_id: merchantId, kind, to: to ?? null };

@@ -5,7 +5,6 @@
 // contact instead (contract: Events). Invariant: runs inside the caller's transaction,
 // so an event's deliveries exist exactly when the read position says it was handled.
 
-import { derivedUlid } from '../ids.ts';
 import type { EmailOutbox } from './email.ts';
 import { subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
 import type { DeliveryStore } from './deliveries.ts';
@@ -21,9 +20,18 @@ export interface RoutedEvent {
   readonly table: EventTable;
 }
 
+/** Thrown inside a fan-out transaction that may not defer its fsync: rolls it back, to be run again at synchronous=FULL. */
+export class MustSyncNow extends Error {}
+
 export class FanOut {
   /** Mails queued so far (by this object): a commit that queued one is made durable before it returns (dispatcher.ts). */
   mailed = 0;
+  /**
+   * True while the dispatcher runs a fan-out whose commit will not be fsynced: a mail
+   * (a write that cannot be taken back) then stops it before anything is queued or logged,
+   * and the fan-out runs again at FULL, where the mail is queued once, under one id.
+   */
+  deferringSync = false;
 
   constructor(
     private readonly endpoints: EndpointStore,
@@ -58,10 +66,10 @@ export class FanOut {
   private mailIfOnlyEndpointDisabled(event: RoutedEvent, now: number): void {
     const all = this.endpoints.forMerchant(event.merchantId, event.livemode);
     if (all.length === 0 || all.some((e) => e.status === 'enabled')) return;
+    if (this.deferringSync) throw new MustSyncNow();
     const body = this.events.body(event.table, event.id) ?? '';
     this.mailed++;
     this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${event.livemode ? 'live' : 'sandbox'}): your webhook endpoint is disabled`,
-      `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now,
-      `eml_${derivedUlid(event.id, 'mandatory_event', event.createdAt)}`); // the same mail when the fan-out is redone at FULL
+      `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
   }
 }

@@ -143,8 +143,7 @@ test('a fan-out that mails the merchant is rolled back and committed again at FU
     assert.equal(s.source.synchronousAtRead, [normal, full], 'tried at NORMAL, rolled back, committed at FULL');
     assert.is(s.db.pragma('synchronous', { simple: true }), full);
     const logLines = s.logged.filter((f) => (f as { email_id?: string }).email_id !== undefined) as { email_id: string }[];
-    assert.is(logLines.length, 2, 'a log line for each try');
-    for (const line of logLines) assert.equal([line.email_id], s.mailIds(), 'each names the mail the outbox holds');
+    assert.equal(logLines.map((l) => l.email_id), s.mailIds(), 'one log line, naming the mail the outbox holds: the try at NORMAL stopped before queuing it');
     s.source.add(event('evt_2')); // not mandatory: no mail, so no fsync of its own
     for (let i = 0; i < 200 && s.source.synchronousAtRead.length < 3; i++) await sleep(5);
     await sleep(20);
