@@ -2,7 +2,8 @@
 // Credentials and capabilities (API keys, secrets, slip and step-up tokens, signatures),
 // raw QR payloads (the deposit's qr_payload and a slip's mini-QR payload) and slip images
 // are replaced by "[redacted]"; full account numbers become their masked form and names
-// their masked form (core/present.ts); any string anywhere that looks like an API key
+// their masked form (core/present.ts); a webhook URL keeps its scheme, host and path, its
+// query values (a token a merchant may put there) and any user or password redacted; any string anywhere that looks like an API key
 // secret or a JWT is replaced too, whatever its key. Then the JSON text is cut to
 // backOfficeLimits.requestLogBodyBytesMax bytes. Pure: the same input, the same output.
 // It runs on the request log's worker thread (server/request-log-worker.ts), not the API's.
@@ -16,13 +17,16 @@ const redacted = '[redacted]';
 const secretKeys = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64', 'signature'];
 const accountNumberKeys = ['account_number', 'promptpay_id'];
 const nameKeys = ['account_name', 'account_name_th', 'account_name_en'];
+/** Keys whose value is a URL a merchant gave (a webhook endpoint's): its query values and any user or password are credentials. */
+const urlKeys = ['url', 'endpoint_url'];
 /** Strings that are secrets whatever key holds them: API key secrets and JWTs (operator, step-up, slip capability tokens). */
 const secretText = /sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
 const depthMax = 12;
 
-type KeyKind = 'secret' | 'account_number' | 'name' | 'plain';
+type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'plain';
 const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
   ...secretKeys.map((k) => [k, 'secret'] as const), ...accountNumberKeys.map((k) => [k, 'account_number'] as const), ...nameKeys.map((k) => [k, 'name'] as const),
+  ...urlKeys.map((k) => [k, 'url'] as const),
 ]);
 /**
  * What a key names is decided by these case-insensitive patterns (a /i pattern without the
@@ -33,6 +37,7 @@ const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
  */
 const keyPatterns: Record<Exclude<KeyKind, 'plain'>, RegExp> = {
   secret: new RegExp(`^(${secretKeys.join('|')})$`, 'i'), account_number: new RegExp(`^(${accountNumberKeys.join('|')})$`, 'i'), name: new RegExp(`^(${nameKeys.join('|')})$`, 'i'),
+  url: new RegExp(`^(${urlKeys.join('|')})$`, 'i'),
 };
 
 function kindOf(key: string): KeyKind {
@@ -45,6 +50,15 @@ function withoutSecretText(text: string): string {
   return text.includes('sk_') || text.includes('eyJ') ? text.replace(secretText, redacted) : text;
 }
 
+/** A URL with its query values and its user and password redacted (`https://h/p?token=[redacted]`); the rest kept. */
+function withoutUrlCredentials(text: string): string {
+  let url: URL;
+  try { url = new URL(text); } catch { return withoutSecretText(text); }
+  if (url.search === '' && url.username === '' && url.password === '') return withoutSecretText(text);
+  const query = [...new Set(url.searchParams.keys())].map((k) => `${encodeURIComponent(k)}=${redacted}`).join('&');
+  return `${url.protocol}//${url.host}${url.pathname}${query ? `?${query}` : ''}`;
+}
+
 export function redactValue(value: unknown, key = ''): unknown {
   return redactAs(value, kindOf(key), 0);
 }
@@ -53,6 +67,7 @@ function redactAs(value: unknown, kind: KeyKind, depth: number): unknown {
   if (depth > depthMax) return redacted;
   if (typeof value === 'string') {
     if (kind === 'plain') return withoutSecretText(value);
+    if (kind === 'url') return withoutUrlCredentials(value);
     return kind === 'secret' ? redacted : kind === 'account_number' ? maskAccountNumber(value) : maskName(value);
   }
   if (value === null || typeof value !== 'object') return kind === 'secret' && value !== null && value !== undefined ? redacted : value;

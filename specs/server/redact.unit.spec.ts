@@ -48,4 +48,11 @@ for (const [name, body, stored] of cases) {
   });
 }
 
+test("a webhook endpoint's URL keeps where it goes, not the token a merchant put in its query or its user and password", () => {
+  const kept = JSON.parse(bodyForLog({ url: 'https://hooks.example.com/satang?token=s3cr3t-v4lue&env=prod', endpoint_url: 'https://u:pw@hooks.example.com/p', other: 'https://x.example/?a=1' })!);
+  assert.equal(kept, { url: 'https://hooks.example.com/satang?token=[redacted]&env=[redacted]', endpoint_url: 'https://hooks.example.com/p', other: 'https://x.example/?a=1' });
+  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/plain' })!).url, 'https://hooks.example.com/plain', 'a URL without credentials is kept whole');
+  assert.is(JSON.parse(bodyForLog({ url: 'not a url sk_live_abcdefghijkl' })!).url, 'not a url [redacted]');
+});
+
 test.run();
