@@ -76,6 +76,9 @@ export function evidenceFromMultipart(body: Buffer, contentType: string, accepts
   const boundary = boundaryOf(contentType);
   const parts = boundary === null ? null : parseMultipart(body, boundary, slipUploadLimits.multipartPartsMax);
   if (parts === null) throw fieldError('', 'malformed_multipart', 'a multipart/form-data body with a boundary', 'The body is not well-formed multipart/form-data.');
+  if (parts === 'too_many_parts') {
+    throw fieldError('', 'too_many_parts', `at most ${slipUploadLimits.multipartPartsMax} parts: a file and a payload`, `The multipart body has more than ${slipUploadLimits.multipartPartsMax} parts; send the file and, optionally, the payload.`);
+  }
   const unknown = parts.find((p) => p.name !== 'file' && p.name !== 'payload');
   if (unknown) throw fieldError(unknown.name, 'unknown_field', 'only file and payload');
   const files = parts.filter((p) => p.name === 'file');

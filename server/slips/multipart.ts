@@ -2,8 +2,8 @@
 // upload's byte cap: the slip route needs the whole decoded file anyway (to hash it and
 // to fsync it), so parsing a buffer is simpler and safer than streaming to temporary
 // files. Returns null for anything that is not well-formed multipart: no opening or
-// closing delimiter, a part without headers' end or without a form-data name, or more
-// parts than allowed.
+// closing delimiter, a part without headers' end or without a form-data name; and
+// 'too_many_parts' for more parts than allowed (well-formed so far, but refused as such).
 
 export interface FormPart {
   readonly name: string;
@@ -20,7 +20,7 @@ export function boundaryOf(contentType: string): string | null {
   return m ? (m[1] ?? m[2]!) : null;
 }
 
-export function parseMultipart(body: Buffer, boundary: string, partsMax: number): FormPart[] | null {
+export function parseMultipart(body: Buffer, boundary: string, partsMax: number): FormPart[] | null | 'too_many_parts' {
   const delimiter = Buffer.from(`--${boundary}`);
   const nextDelimiter = Buffer.from(`\r\n--${boundary}`);
   let at = body.indexOf(delimiter);
@@ -45,7 +45,8 @@ export function parseMultipart(body: Buffer, boundary: string, partsMax: number)
     const dataEnd = body.indexOf(nextDelimiter, dataStart);
     if (dataEnd < 0) return null;
     const disposition = dispositionOf(headerText);
-    if (!disposition || parts.length === partsMax) return null;
+    if (!disposition) return null;
+    if (parts.length === partsMax) return 'too_many_parts';
     parts.push({ ...disposition, data: body.subarray(dataStart, dataEnd) });
     at = dataEnd + 2;
   }

@@ -138,6 +138,7 @@ test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown field
     ['an unknown part', upload(cap, ...Object.values(multipartBody([{ name: 'file', data: pngSlip() }, { name: 'note', data: 'hi' }])) as [Buffer, string]), 'note', 'unknown_field'],
     ['no boundary', upload(cap, 'garbage', 'multipart/form-data'), '', 'malformed_multipart'],
     ['an unclosed multipart body', upload(cap, '--b\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', 'multipart/form-data; boundary=b'), '', 'malformed_multipart'],
+    ['more parts than a file and a payload', upload(cap, ...Object.values(multipartBody(Array.from({ length: 6 }, () => ({ name: 'payload', data: 'qr' })))) as [Buffer, string]), '', 'too_many_parts'],
     ['bad base64', uploadJson(cap, { image_base64: 'not*base64!' }), 'image_base64', 'invalid_base64'],
     ['an unknown JSON field', uploadJson(cap, { image_base64: pngSlip().toString('base64'), note: 'x' }), 'note', 'unknown_field'],
     ['image and no-image fields mixed', uploadJson(cap, { image_base64: pngSlip().toString('base64'), trans_ref: 'TR1' }), 'trans_ref', 'unknown_field'],

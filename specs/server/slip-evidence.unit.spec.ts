@@ -10,7 +10,7 @@ import { matchAccountNumber, matchName } from '../../core/deposit/verification.t
 import { maskAccountNumber, maskName } from '../../adapters/slips/bank-sim.ts';
 import { evidenceFromJson, evidenceFromMultipart, fingerprintOf } from '../../server/slips/evidence.ts';
 import { detectMediaType } from '../../server/slips/magic.ts';
-import { boundaryOf, parseMultipart } from '../../server/slips/multipart.ts';
+import { boundaryOf, parseMultipart, type FormPart } from '../../server/slips/multipart.ts';
 import { jpegSlip, multipartBody, pngSlip } from '../support/slip-harness.ts';
 
 const accepts = { maxBytes: 1024, contentTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/json'] };
@@ -45,7 +45,7 @@ test('parseMultipart: parts with names and filenames; quoted boundary; a preambl
   assert.is(boundaryOf(contentType), 'xyz');
   assert.is(boundaryOf('multipart/form-data; boundary="with space"; charset=utf-8'), 'with space');
   assert.is(boundaryOf('multipart/form-data'), null);
-  const parts = parseMultipart(body, 'xyz', 4)!;
+  const parts = parseMultipart(body, 'xyz', 4) as FormPart[];
   assert.equal(parts.map((p) => p.name), ['file', 'payload']);
   assert.ok(parts[0]!.data.equals(Buffer.from([0, 1, 13, 10, 2])), 'binary data with CRLF inside survives');
   assert.is(parts[1]!.data.toString(), 'qr');
@@ -53,7 +53,7 @@ test('parseMultipart: parts with names and filenames; quoted boundary; a preambl
   assert.is(parseMultipart(withPreamble, 'xyz', 4)!.length, 2);
   assert.is(parseMultipart(body, 'other', 4), null, 'wrong boundary');
   assert.is(parseMultipart(body.subarray(0, body.length - 10), 'xyz', 4), null, 'no closing delimiter');
-  assert.is(parseMultipart(body, 'xyz', 1), null, 'more parts than allowed');
+  assert.is(parseMultipart(body, 'xyz', 1), 'too_many_parts', 'more parts than allowed: said so, not called malformed');
   assert.is(parseMultipart(Buffer.from('--xyz\r\nContent-Type: text/plain\r\n\r\nx\r\n--xyz--'), 'xyz', 4), null, 'a part without a form-data name');
 });
 
