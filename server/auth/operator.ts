@@ -185,7 +185,7 @@ export function operatorAuth(verify: Verify) {
         : p!.sub !== operator.sub ? 'the step-up token belongs to another operator'
         : tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
-      const reuse = stepUpsOf(verify).use(stepUp, p!, ctx.get('Idempotency-Key'), wallSeconds());
+      const reuse = stepUpsOf(verify).use(stepUp, p!, `${ctx.method} ${ctx.path} ${ctx.get('Idempotency-Key')}`, wallSeconds());
       if (reuse) throw new ApiError('scope_denied', `Step-up refused: ${reuse}.`);
       ctx.state.stepUpUsed = true; // for the action log
     };
@@ -195,26 +195,27 @@ export function operatorAuth(verify: Verify) {
 }
 
 /**
- * Step-up tokens as used: one authorises one action — one request, or its retries under the
- * same Idempotency-Key — not every ⚑ action for its five minutes. Kept until the token
- * expires (wall clock), so as many as were stepped up in five minutes. One memory per
- * verifier (per server), shared by every router that verifies with it.
+ * Step-up tokens as used: one authorises one action — one request (method, path and
+ * Idempotency-Key), or its retries — not every ⚑ action for its five minutes. Kept until
+ * the token could no longer pass (wall clock), so as many as were stepped up in five
+ * minutes. One memory per verifier (per server), shared by every router that verifies with it.
  */
 class StepUpsUsed {
-  private readonly used = new Map<string, { readonly idempotencyKey: string; readonly expSeconds: number }>();
+  private readonly used = new Map<string, { readonly action: string; readonly expSeconds: number }>();
 
-  /** Why this use is refused, or undefined (and the token is then spent on this action). */
-  use(token: string, p: JWTPayload, idempotencyKey: string, nowSeconds: number): string | undefined {
+  /** Why this use is refused, or undefined (and the token is then spent on `action`: "METHOD path Idempotency-Key"). */
+  use(token: string, p: JWTPayload, action: string, nowSeconds: number): string | undefined {
     for (const [id, u] of this.used) if (u.expSeconds <= nowSeconds) this.used.delete(id);
     const id = typeof p.jti === 'string' ? `jti:${p.iss ?? ''}:${p.jti}` : `sha256:${createHash('sha256').update(token).digest('hex')}`;
     const earlier = this.used.get(id);
     if (earlier) {
-      return earlier.idempotencyKey !== '' && earlier.idempotencyKey === idempotencyKey ? undefined
+      // A retry is the same request again: same method, same path, a key it gave (not none).
+      return !action.endsWith(' ') && earlier.action === action ? undefined
         : 'this step-up token was already used for another action; step up again (one step-up, one action)';
     }
     // Remembered while it could still be accepted: until exp, or its step-up age runs out.
     const since = typeof p.auth_time === 'number' ? p.auth_time : typeof p.iat === 'number' ? p.iat : nowSeconds;
-    this.used.set(id, { idempotencyKey, expSeconds: Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax) });
+    this.used.set(id, { action, expSeconds: Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax) });
     return undefined;
   }
 }

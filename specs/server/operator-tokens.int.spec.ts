@@ -108,6 +108,11 @@ test('a step-up token authorises one action: its retries under the same Idempote
   assert.is((await action('once-k1')).status, 404, 'the first use passes the step-up');
   assert.is((await action('once-k1')).status, 404, 'a retry of the same action passes too');
   refused(await action('once-k2'), 'scope_denied', /already used for another action; step up again/);
+  // The same Idempotency-Key on another route is another action (a revoke keeps no idempotency record to stop it).
+  const elsewhere = await s.raw('POST', '/v1/bo/keys/key_missing/revoke', {
+    headers: { Authorization: `Bearer ${await s.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': 'once-k1', 'Content-Type': 'application/json' }, body: '{}',
+  });
+  refused(elsewhere, 'scope_denied', /already used for another action/);
   const withoutJti = await signed({ acr: 'step-up', iat: wallSeconds() - 1 }, { omit: ['jti'] });
   assert.is((await action2(withoutJti, 'once-k3')).status, 404);
   refused(await action2(withoutJti, 'once-k4'), 'scope_denied', /already used/);
