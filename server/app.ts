@@ -10,7 +10,7 @@ import Router from '@koa/router';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
-import { ApiError, errorMiddleware } from './errors.ts';
+import { ApiError, catalogue, errorMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from './rate-limit.ts';
 import { bearer } from './auth/merchant.ts';
@@ -92,6 +92,7 @@ export function createApp(parts: AppParts): Koa {
   // among themselves when too many.
   const keyLimiter = new RateLimiter();
   const networkLimiter = new RateLimiter();
+  const strangerLimiter = new RateLimiter();
   let routeLabel: (ctx: Koa.Context) => string | undefined = () => undefined;
   const loadMeter = parts.loadMeter ?? new LoadMeter();
 
@@ -102,12 +103,46 @@ export function createApp(parts: AppParts): Koa {
       await next();
     } finally {
       parts.metrics?.observeRequest(ctx.method, routeLabel(ctx), ctx.status, (performance.now() - started) / 1000);
-      if (logger.isLevelEnabled('info')) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
+      if (logger.isLevelEnabled('info') && (ctx.state as { unlogged?: boolean }).unlogged !== true) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
     }
   });
   for (const m of parts.outerMiddleware ?? []) app.use(m);
   app.use(errorMiddleware(logger));
+  app.use(async (ctx, next) => {
+    // Strangers, on every path: a client network whose requests without an identity keep
+    // being refused (401, 404, 429 …) gets, once it has had strangerRefusals of those in a
+    // minute, 429 at once until the minute is over, and those answers are counted, not each
+    // written to the request log — made-up keys, tokens and paths cannot grow logs.db.
+    // Someone known — a merchant's key, an operator's token that verifies, a slip capability
+    // that reads — is never held up by strangers on its network (looked at only then).
+    const network = clientNetwork(ctx.ip);
+    const now = services.securityClock.now();
+    const standing = strangerLimiter.peek('strangers', network, now);
+    if (!standing.allowed && !(await knownBearer(ctx))) {
+      (ctx.state as { unlogged?: boolean }).unlogged = true;
+      ctx.set(rateLimitHeaders(standing, 'strangers'));
+      throw rateLimitedError(standing, 'strangers', 'ip');
+    }
+    let status = 500;
+    try {
+      await next();
+      status = ctx.status;
+    } catch (error) {
+      if (error instanceof ApiError) status = catalogue[error.code].status;
+      throw error;
+    } finally {
+      if (status >= 400 && status < 500 && !hasIdentity(ctx)) strangerLimiter.take('strangers', network, now);
+    }
+  });
   app.use(bodyPolicy(parts.bodyDeadlineMs, isSlipUpload));
+
+  /** Whether the request's bearer is one of ours: a live API key, an operator token that verifies, or a slip capability. */
+  async function knownBearer(ctx: Koa.Context): Promise<boolean> {
+    const secret = bearer(ctx);
+    if (secret === undefined) return false;
+    if (services.keys.bySecret(secret) !== undefined || parts.capability.read(secret) !== null) return true;
+    return (await parts.verifyOperator(secret)).ok;
+  }
 
   app.use(async (ctx, next) => {
     // Rate limits per api key on merchant routes (/v1/pay and the sandbox's /v1/test, the
@@ -191,6 +226,14 @@ export function createApp(parts: AppParts): Koa {
   return app;
 }
 
+/** The slip upload route itself (it has its own buckets), not any path that ends in /slip. */
 function isSlipUpload(ctx: Koa.Context): boolean {
-  return ctx.method === 'POST' && ctx.path.endsWith('/slip');
+  return ctx.method === 'POST' && slipUploadPath.test(ctx.path);
+}
+const slipUploadPath = /^\/v1\/pay\/deposits\/[^/]+\/slip$/;
+
+/** Whether the request was made by someone the service knows: a merchant's key, an operator's token, a slip capability. */
+function hasIdentity(ctx: Koa.Context): boolean {
+  const state = ctx.state as { merchant?: unknown; authenticatedOperator?: unknown; slipCapability?: unknown };
+  return state.merchant !== undefined || state.authenticatedOperator !== undefined || state.slipCapability !== undefined;
 }

@@ -30,6 +30,8 @@ export const rateLimitPolicies = {
   // The public webhook support routes (signing keys, test vectors), per client address:
   // no key to count by, and a verifier caches the keys for hours, so this is generous.
   public_read: { limit: 600, windowSeconds: 60 },
+  // Refusals of requests without an identity, per client network, on every path (server/app.ts).
+  strangers: { limit: 1200, windowSeconds: 60 },
   // Sandbox balance history (contract: sandbox_rate_limited; its quota is not shown).
   sandbox_history: { limit: readSideLimits.sandboxHistoryRequestsPerWindowMax, windowSeconds: readSideLimits.sandboxHistoryWindowSeconds },
 } as const satisfies Record<string, RateLimitPolicy>;

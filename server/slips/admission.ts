@@ -56,5 +56,6 @@ export function admit(ctx: Context, claims: CapabilityClaims | null, services: S
   if (!merchant || deposit.merchantId !== claims.tenant || deposit.livemode !== claims.livemode) throw refused('The slip_upload token is not valid for this order.');
   // The token names the reservation it was issued for; a replaced one voids it.
   if (deposit.expiresAt !== claims.hold_until) throw refused('The slip_upload token belongs to an earlier reservation of this order; ask for a new one.');
+  (ctx.state as { slipCapability?: string }).slipCapability = claims.deposit_id; // an identity: server/app.ts counts strangers' refusals
   return { claims, deposit, expired: services.write.clock.now() > claims.exp * 1000 };
 }

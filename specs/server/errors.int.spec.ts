@@ -583,6 +583,31 @@ test('strangers are limited per network, apart from the keys: made-up keys get 4
   }
 });
 
+test('strangers on any path: a network whose requests without an identity keep being refused gets 429 after 1,200 of them, unlogged; a merchant key on that network is not held up', async () => {
+  const rl = await TestServer.start();
+  try {
+    const m = await rl.onboard('Shares the network');
+    const statuses: number[] = [];
+    const paths = ['/v1/nothing', '/v1/pay/withdrawals/x/slip', '/v1/bo/merchants'];
+    for (let batch = 0; batch < 13; batch++) {
+      const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => {
+        const path = paths[i % paths.length]!;
+        return rl.raw(path === '/v1/nothing' ? 'GET' : 'POST', path, { headers: { Authorization: `Bearer junk-${i}`, 'Content-Type': 'application/json' }, body: path === '/v1/nothing' ? undefined : '{}' } as never);
+      }));
+      statuses.push(...replies.map((r) => r.status));
+    }
+    assert.is(statuses.filter((x) => x === 429).length, 100, `1,200 refusals answered, then 429: ${JSON.stringify(Object.fromEntries([...new Set(statuses)].map((x) => [x, statuses.filter((y) => y === x).length])))}`);
+    const own = await rl.call(m.live.api_key, 'GET', '/v1/pay/balance');
+    assert.is(own.status, 200, "a merchant's key is not held up by strangers on its network");
+    const rows = async (status: number) => (await rl.bo('GET', `/v1/bo/logs?status=${status}&limit=100`, undefined, { roles: ['support'] })).json.data.length as number;
+    for (let i = 0; i < 100 && (await rows(404)) < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok((await rows(404)) > 0, 'the answered refusals are kept');
+    assert.is(await rows(429), 0, "the strangers' 429s are counted, not each kept");
+  } finally {
+    await rl.stop();
+  }
+});
+
 test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume the Idempotency-Key', async () => {
   const rl = await TestServer.start();
   try {

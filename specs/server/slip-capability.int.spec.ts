@@ -110,8 +110,10 @@ test('a token for deposit A on deposit B\'s URL, or on a URL that is not upload_
   for (const url of [b.slip_upload.upload_url, `${a.slip_upload.upload_url}?x=1`]) {
     expectError(await upload(a.slip_upload, body, contentType, { url }), 'signature_invalid');
   }
-  // Paths are case-sensitive: another case of the path is no route at all.
-  expectError(await upload(a.slip_upload, body, contentType, { url: a.slip_upload.upload_url.replace('/v1/pay/', '/v1/PAY/') }), 'resource_not_found');
+  // Paths are case-sensitive: another case of the path is no slip upload route (refused before any route, as a multipart body elsewhere is).
+  const otherCase = await upload(a.slip_upload, body, contentType, { url: a.slip_upload.upload_url.replace('/v1/pay/', '/v1/PAY/') });
+  assert.ok(otherCase.status === 400 || otherCase.status === 404, `${otherCase.status} ${otherCase.body}`);
+  assert.is((await getDeposit(scene, a.id)).status, 'awaiting_payment', 'nothing received');
   assert.is((await getDeposit(scene, b.id)).status, 'awaiting_payment');
   assertReceipt(await upload(b.slip_upload, body, contentType));
 });
