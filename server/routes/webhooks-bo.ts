@@ -23,6 +23,7 @@ import { RateLimiter, rateLimitedError, rateLimitHeaders } from '../rate-limit.t
 import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { bodyOf, notFound, parseWith, queryOf } from './common.ts';
+import { limitParam, readQuery } from './read-params.ts';
 
 const eventType = { type: 'string', pattern: '^[a-z_]+(\\.[a-z_]+)+$', maxLength: 100 } as const;
 const schemas = {
@@ -79,6 +80,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   });
 
   router.get('/merchants/:id/webhook-endpoints', (ctx) => {
+    readQuery(ctx, []); // no parameters: an unknown one is refused, not ignored
     if (!services.write.world.merchants.has(ctx.params.id!)) throw notFound('merchant');
     ctx.body = { data: [true, false].flatMap((livemode) => webhooks.endpoints.forMerchant(ctx.params.id!, livemode).map(presentEndpoint)) };
   });
@@ -94,10 +96,10 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   }
 
   router.get('/webhooks/:endpointId/deliveries', (ctx) => {
-    const q = parseWith(schemas.list, queryOf(ctx));
+    const query = queryOf(ctx);
+    const limit = limitParam(query.limit, webhookLimits.deliveriesPageSizeDefault, webhookLimits.deliveriesPageSizeMax); // the reasons every list gives
+    const q = parseWith(schemas.list, query);
     const endpoint = endpointOf(ctx);
-    const limit = q.limit === undefined ? webhookLimits.deliveriesPageSizeDefault : Number(q.limit);
-    if (limit < 1 || limit > webhookLimits.deliveriesPageSizeMax) throw new ApiError('validation_error', `limit must be 1–${webhookLimits.deliveriesPageSizeMax}.`, { fields: [{ path: 'query.limit', reason: 'range' }] });
     const status = q.status ?? null;
     const before = q.cursor === undefined ? null : readCursor(q.cursor, endpoint.id, status);
     const rows = webhooks.deliveries.page(endpoint.id, status, before, limit + 1);

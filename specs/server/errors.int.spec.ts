@@ -254,11 +254,18 @@ test('every list refuses a bad limit with the same reasons: format, minimum, max
     ['events', (limit) => s.call(shop.live.api_key, 'GET', `/v1/pay/events?since_sequence=0&limit=${limit}`)],
     ['balance history', (limit) => s.call(shop.live.api_key, 'GET', `/v1/pay/balance/transactions?limit=${limit}`)],
     ['back-office review queue', (limit) => s.bo('GET', `/v1/bo/deposits?status=under_review&limit=${limit}`)],
+    ['webhook deliveries', async (limit) => {
+      const endpoints = (await s.bo('GET', `/v1/bo/merchants/${shop.id}/webhook-endpoints`)).json.data;
+      const id = endpoints[0]?.id ?? (await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'https://hooks.example.com/limits', livemode: true })).json.id;
+      return s.bo('GET', `/v1/bo/webhooks/${id}/deliveries?limit=${limit}`);
+    }],
   ];
   for (const [name, list] of lists) {
     assert.equal([await reasonOf(list('0')), await reasonOf(list('100000')), await reasonOf(list('ten')), await reasonOf(list('01'))],
       ['query.limit minimum', 'query.limit maximum', 'query.limit format', 'query.limit format'], name);
   }
+  const unpaged = await s.bo('GET', `/v1/bo/merchants/${shop.id}/webhook-endpoints?limit=ten`);
+  assert.equal([unpaged.status, unpaged.json.error?.details?.fields?.[0]?.path], [422, 'query.limit'], 'a list without paging refuses the parameter rather than ignore it');
 });
 
 test('sender_required: neither sender nor sender_id, and no order', async () => {

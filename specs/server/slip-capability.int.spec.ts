@@ -112,7 +112,7 @@ test('a token for deposit A on deposit B\'s URL, or on a URL that is not upload_
   }
   // Paths are case-sensitive: another case of the path is no slip upload route (refused before any route, as a multipart body elsewhere is).
   const otherCase = await upload(a.slip_upload, body, contentType, { url: a.slip_upload.upload_url.replace('/v1/pay/', '/v1/PAY/') });
-  assert.ok(otherCase.status === 400 || otherCase.status === 404, `${otherCase.status} ${otherCase.body}`);
+  assert.ok(otherCase.status === 400 || otherCase.status === 404, `${otherCase.status} ${otherCase.text}`);
   assert.is((await getDeposit(scene, a.id)).status, 'awaiting_payment', 'nothing received');
   assert.is((await getDeposit(scene, b.id)).status, 'awaiting_payment');
   assertReceipt(await upload(b.slip_upload, body, contentType));
