@@ -8,7 +8,8 @@
 import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { durations, readSideLimits } from '../../core/limits.ts';
+import { durations, limits, readSideLimits } from '../../core/limits.ts';
+import type { WhiteLabel } from '../../core/directory.ts';
 import { iso, maskAccountNumber, presentBalances } from '../../core/present.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { projectionsFileName } from '../../projections/db.ts';
@@ -122,10 +123,18 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     const rows = [...world().whiteLabels.values()].filter((w) => needle === undefined || w.name.toLowerCase().includes(needle) || w.id.toLowerCase() === needle);
     const { page, hasMore, next } = pageOf(rows, (w) => ({ since: w.createdAt, id: w.id }), q, JSON.stringify([needle ?? null]));
     const merchantsOf = (id: string) => [...world().merchants.values()].filter((m) => m.whiteLabelId === id).length;
+    const now = services.write.clock.now();
+    // The route with whether it still serves; a proposal only while it may still be approved.
+    const route = (r: WhiteLabel['gatewayRoute']) => r && { bank_code: r.bankCode, account_number_masked: maskAccountNumber(r.accountNumber), expires_at: iso(r.expiresAt), status: now < r.expiresAt ? 'active' : 'expired' };
+    const waiting = (p: WhiteLabel['gatewayRouteProposal']) => (p && now < p.proposedAt + limits.gatewayRouteProposalTtlMs ? {
+      bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.gatewayRouteProposalTtlMs),
+    } : null);
     ctx.body = {
       object: 'list', has_more: hasMore, next_cursor: next,
-      data: page.map((w) => ({ id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id), gateway_route: w.gatewayRoute ? { bank_code: w.gatewayRoute.bankCode, expires_at: iso(w.gatewayRoute.expiresAt) } : null,
-        gateway_route_proposal: w.gatewayRouteProposal ? { bank_code: w.gatewayRouteProposal.bankCode, account_number_masked: maskAccountNumber(w.gatewayRouteProposal.accountNumber), proposed_by: w.gatewayRouteProposal.proposedBy, proposed_at: iso(w.gatewayRouteProposal.proposedAt) } : null, created_at: iso(w.createdAt) })),
+      data: page.map((w) => ({
+        id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id),
+        gateway_route: route(w.gatewayRoute) ?? null, gateway_route_proposal: waiting(w.gatewayRouteProposal), created_at: iso(w.createdAt),
+      })),
     };
   });
 

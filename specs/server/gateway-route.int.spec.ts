@@ -45,6 +45,13 @@ test('a gateway route is proposed by one operator and set only when a second app
   assert.is(routed.json.liquidity_source, 'external_gateway');
   const again = await s.bo('POST', `${path}/approve`, { bank_code: '004', account_number: '5550001111' }, { stepUp: true, sub: 'emp_third' });
   assert.equal([again.status, again.json.error.code], [409, 'operation_not_allowed'], 'approved once: nothing waits');
+  const listed = (await s.bo('GET', '/v1/bo/white-labels', undefined, { roles: ['support'] })).json.data.find((w: any) => w.id === shop.whiteLabelId);
+  assert.equal([listed.gateway_route.status, listed.gateway_route.account_number_masked, listed.gateway_route_proposal], ['active', 'xxxxxx1111', null]);
+  // A proposal that lapses is no longer shown as waiting; a route past its ttl is shown expired.
+  assert.is((await s.bo('POST', path, { ...route, account_number: '5550002222', ttl_seconds: 3_600 }, { stepUp: true, sub: 'emp_maker' })).status, 202);
+  await s.running.services.write.advanceClock!(25 * 3_600_000);
+  const later = (await s.bo('GET', '/v1/bo/white-labels', undefined, { roles: ['support'] })).json.data.find((w: any) => w.id === shop.whiteLabelId);
+  assert.equal([later.gateway_route.status, later.gateway_route_proposal], ['expired', null]);
   const journal = s.running.store.db.prepare("SELECT data FROM journal WHERE type = 'GatewayRouteSet'").all() as { data: string }[];
   assert.ok(journal.some((r) => r.data.includes('emp_maker') && r.data.includes('emp_checker')), 'both operators are on the journal');
 });
