@@ -16,6 +16,14 @@ export function readableLength(note: string): number {
   return [...note.replace(/\s+/g, ' ').replace(invisible, '').replace(/ {2,}/g, ' ').trim()].length;
 }
 
+/**
+ * Whether `name` holds a letter or a digit that shows (not only spaces, invisible or blank
+ * characters, or marks with nothing to sit on): a name someone can read.
+ */
+export function hasReadableName(name: string): boolean {
+  return /[\p{L}\p{N}]/u.test(name.replace(invisible, ''));
+}
+
 /** null when `note` is long enough; else review_note_required, saying what needs it. */
 export function checkNote(note: string, what: string): Rejection | null {
   return readableLength(note) >= limits.reviewNoteLengthMin ? null

@@ -13,7 +13,7 @@ import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
 import { ApiError } from './errors.ts';
 import { parseIso } from './time.ts';
 import { requestLimits } from '../core/limits.ts';
-import { readableLength } from '../core/note.ts';
+import { hasReadableName } from '../core/note.ts';
 
 const fieldsReportedMax = requestLimits.validationFieldsReportedMax;
 
@@ -30,12 +30,12 @@ ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseIso(s
 ajv.addFormat('uri', { type: 'string', validate: isHttpUrl });
 // An IPv4 or IPv6 address as node:net reads one (no ranges, no zone-less oddities).
 ajv.addFormat('ip', { type: 'string', validate: (s: string) => isIP(s) !== 0 });
-// A name holds something to read: not only spaces, invisible characters or blank letters
-// (Hangul fillers, the braille blank), counted as core/note.ts counts a note. An x- name,
-// so the OpenAPI document built from these schemas carries it as an extension.
+// A name holds something to read: a letter or a digit, not only spaces, invisible
+// characters, blank letters (Hangul fillers, the braille blank) or marks (core/note.ts).
+// An x- name, so the OpenAPI document built from these schemas carries it as an extension.
 ajv.addKeyword({
   keyword: 'x-readable', type: 'string', schemaType: 'boolean', errors: false,
-  validate: (on: boolean, s: string) => !on || readableLength(s) > 0,
+  validate: (on: boolean, s: string) => !on || hasReadableName(s),
 });
 
 /** An absolute http: or https: URL. */

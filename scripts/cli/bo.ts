@@ -198,7 +198,7 @@ const subcommands: readonly Subcommand[] = [
   })),
   {
     words: ['dispute', 'open'],
-    spec: spec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed, funds on hold).', {
+    spec: spec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {
       reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the disputed amount' },
       'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),

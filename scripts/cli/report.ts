@@ -59,7 +59,7 @@ function linesTable(list: any): string[] {
     const d = l.bucket_deltas;
     rows.push([l.date, l.id, l.type, baht(d.available_minor), baht(d.pending_clearing_minor), baht(d.reserved_minor), `${l.source.type} ${l.source.id}`, l.reason_code ?? '']);
   }
-  const period = list.date_from === list.date_to ? list.date_from : `${list.date_from} to ${list.date_to}`;
+  const period = list.month ?? (list.date_from === list.date_to ? list.date_from : `${list.date_from} to ${list.date_to}`);
   return [`statement lines ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} ${period} (${list.time_zone}): ${list.count}`, '', ...columns(rows, [3, 4, 5])];
 }
 

@@ -36,7 +36,7 @@ import { booleanParam, decodeFilterCursor, encodeFilterCursor, limitParam, readQ
 import { formatParam, fresh, periodParam } from './reports.ts';
 import { bangkokDayBounds, bangkokDayOf, financeTimeZone } from '../../core/finance/calendar.ts';
 import { bahtOf, csvText } from '../../core/finance/money-text.ts';
-import { periodText, statementLinesCsvHeader } from '../../core/finance/statement.ts';
+import { periodLabel, periodText, statementLinesCsvHeader } from '../../core/finance/statement.ts';
 
 const n = (minor: bigint) => Number(minor);
 
@@ -116,11 +116,11 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       ctx.body = csvText(statementLinesCsvHeader, lines.map((l: any) => [
         l.date, financeTimeZone, merchant.id, livemode, l.created_at, l.id, l.type, l.direction, l.amount_minor, bahtOf(BigInt(l.amount_minor)),
         l.bucket_deltas.available_minor, l.bucket_deltas.pending_clearing_minor, l.bucket_deltas.reserved_minor, l.source.type, l.source.id,
-        l.reverses_balance_transaction_id ?? null, l.reason_code ?? null,
+        l.reverses_balance_transaction_id ?? null, l.reason_code ?? null, l.note ?? null,
       ]));
       return;
     }
-    ctx.body = { object: 'list', merchant_id: merchant.id, livemode, date_from: period.from, date_to: period.to, time_zone: financeTimeZone, count: lines.length, data: lines };
+    ctx.body = { object: 'list', merchant_id: merchant.id, livemode, ...periodLabel(period), date_from: period.from, date_to: period.to, time_zone: financeTimeZone, count: lines.length, data: lines };
   });
   router.get('/merchants/:id/balance-transactions', async (ctx) => {
     const q = readQuery(ctx, ['livemode', 'limit', 'cursor']);

@@ -53,7 +53,7 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
     properties: {
       livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] },
-      reason_code: { enum: Object.keys(adjustmentReasons) }, reason: str(500),
+      reason_code: { enum: Object.keys(adjustmentReasons) }, reason: { ...str(500), 'x-readable': true },
     },
   }),
   // A reviewer's note is checked by the core (review_note_required, missing or short alike).

@@ -230,7 +230,7 @@ test('validation_error: details.fields[] with path and reason for each problem',
 
 test('names hold something to read: blank, invisible or filler-only names and control characters are refused, nothing written', async () => {
   const before = await journalRows(s);
-  for (const blank of ['   ', '\u200b\u200b\u200b', '\u3164\u3164', '\u2800']) {
+  for (const blank of ['   ', '\u200b\u200b\u200b', '\u3164\u3164', '\u2800', '\u0301', '\u0e31']) {
     const r = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_200, sender: { ...(depositBody().sender as object), account_name_th: blank } }), { idempotencyKey: randomUUID() });
     const fields = expectError(r, 'validation_error').details.fields.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`);
     assert.equal(fields, ['sender.account_name_th blank'], JSON.stringify(blank));
@@ -239,6 +239,8 @@ test('names hold something to read: blank, invisible or filler-only names and co
     const r = await s.bo('POST', '/v1/bo/merchants', { white_label_id: shop.whiteLabelId, name });
     assert.equal([r.status, r.json.error?.details?.fields?.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`)], [422, [`name ${reason}`]], JSON.stringify(name));
   }
+  const blankReason = await s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 100, direction: 'credit', bucket: 'available', reason: '   ' }, { stepUp: true });
+  assert.equal([blankReason.status, blankReason.json.error?.details?.fields?.[0]?.reason], [422, 'blank'], "an adjustment's note holds something to read");
   assert.is(await journalRows(s), before, 'nothing written');
 });
 
