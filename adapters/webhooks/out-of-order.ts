@@ -67,7 +67,7 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
     ...base, version, status: 'settled', ordered_amount_minor: 10000, transferred_amount_minor: 10000, amount_received_minor: 10000,
     fee_total_minor: 161, credited_amount_minor: 9839, overpayment: null, partial: false, settled_via: 'auto', balance_transaction_id: ids.next('btxn'),
     settled_at: iso(now - 60_000), clearing_available_at: iso(now - 60_000 + 72 * 3_600_000),
-    fee_breakdown: [{ component: 'processing_fee', amount_minor: 150, rate_bps: 150 }, { component: 'vat', amount_minor: 11 }],
+    fee_breakdown: [{ component: 'processing_fee', amount_minor: 150, rate_bps: 150 }, { component: 'vat', amount_minor: 11, rate_bps: 700 }],
   });
   if (c === 'A') {
     const expired: Obj = { ...base, version: 2, status: 'expired', expired_reason: 'no_payment', late_slip_accepted_until: iso(now + 20 * 3_600_000) };
@@ -96,11 +96,13 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
  */
 function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
   const total = 90000, fee = 1070, chunk = 30000;
+  // The keys, in their order, of a production withdrawal_order (core/present.ts presentWithdrawal).
   const base: Obj = {
     id, object: 'withdrawal_order', livemode: false, version: 0, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
     beneficiary_id: ids.next('ben'), currency: 'THB', amount_total_minor: total, fee_total_minor: fee, total_locked_minor: total + fee,
-    fee_recognized_minor: 0, filled_minor: 0, remaining_minor: total, refunded_minor: 0, settled_splits: 0, max_splits: 10,
-    created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), fills: [], metadata: { ...replayTestMetadata, case: 'C' },
+    fee_recognized_minor: 0, filled_minor: 0, remaining_minor: total, reserved_minor: 0, refunded_minor: 0, settled_splits: 0, max_splits: 10,
+    created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), requires_approval: false, reserved_balance_transaction_id: ids.next('btxn'),
+    fee_breakdown: [{ component: 'fixed_fee', amount_minor: 1000 }, { component: 'vat', amount_minor: 70, rate_bps: 700 }], fills: [], metadata: { ...replayTestMetadata, case: 'C' },
   };
   const fills: Json[] = [];
   const steps: Step[] = [{ type: 'withdrawal.created', object: base, deliver: false }];

@@ -53,6 +53,12 @@ export interface CheckedReply {
   readonly json: unknown;
 }
 
+/** The errors of `value` against the document's component schema `name` (empty when it validates). */
+export function componentErrors(name: string, value: unknown): string[] {
+  const v = validatorAt(pointer('components', 'schemas', name));
+  return v(value) ? [] : (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
 /** Throws when `reply` to `method pathWithQuery` is not what the document says. */
 export function checkAgainstOpenApi(method: string, pathWithQuery: string, reply: CheckedReply): void {
   const upper = method.toUpperCase();

@@ -6,6 +6,7 @@
 // follows the highest version. The consumer also answers 200 to a duplicate (a resend)
 // and refuses bad signatures, wrong event ids, wrong modes and old timestamps.
 
+import { componentErrors } from '../support/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebhookConsumer, type Answer } from '../../scripts/webhook-consumer.ts';
@@ -49,6 +50,7 @@ async function run(c: 'A' | 'B' | 'C') {
 test('case A: an older deposit.expired arrives after deposit.settled; the order stays settled', async () => {
   const { r, got } = await run('A');
   assert.equal(got.map((g) => g.type), ['deposit.settled', 'deposit.expired']);
+  for (const g of got) assert.equal(componentErrors('DepositOrder', g.data.object), [], g.type);
   assert.equal(got.map((g) => g.eventId), r.delivery_order);
   const settled = r.events.find((e: any) => e.type === 'deposit.settled'), expired = r.events.find((e: any) => e.type === 'deposit.expired');
   assert.ok(expired.version < settled.version && expired.sequence < settled.sequence, 'the expired event is the older one');
@@ -64,6 +66,7 @@ test('case B: an older deposit.settled arrives after deposit.reversed; no credit
   const before = credits.length;
   const { r, got } = await run('B');
   assert.equal(got.map((g) => g.type), ['deposit.reversed', 'deposit.settled']);
+  for (const g of got) assert.equal(componentErrors('DepositOrder', g.data.object), [], g.type);
   assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale']);
   assert.is(consumer.object(r.object_id)!.status, 'reversed');
   assert.is(credits.length, before, 'the stale settlement credits nothing');
@@ -75,6 +78,8 @@ test('case C: withdrawal.filled chunks out of order; remaining_minor follows the
   const versionOf = (id: string) => r.events.find((e: any) => e.id === id).version;
   assert.equal(got.map((g) => versionOf(g.eventId)), [6, 2, 4, 7]);
   assert.equal(got.map((g) => g.data.fill?.leg_ref ?? null), ['leg_test_3', 'leg_test_1', 'leg_test_2', null], 'each withdrawal.filled names its fill, as production does');
+  // A consumer that validates payloads against the OpenAPI schema accepts the test's orders, as production's.
+  for (const g of got) assert.equal(componentErrors('WithdrawalOrder', g.data.object), [], `${g.type} v${versionOf(g.eventId)}`);
   assert.equal(r.events.map((e: any) => [e.type, e.version]), [['withdrawal.created', 0], ['withdrawal.matched', 1], ['withdrawal.filled', 2], ['withdrawal.matched', 3],
     ['withdrawal.filled', 4], ['withdrawal.matched', 5], ['withdrawal.filled', 6], ['withdrawal.settled', 7]], 'created at 0, a match before each fill, settled after the last, as production');
   assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale', 'stale', 'applied']);
