@@ -53,7 +53,7 @@ export function merchantAuth(services: Services) {
     const { key, whiteLabelId } = liveKeyOf(ctx, services);
     const nowMs = services.securityClock.now();
     const timestamp = ctx.get('PG-Timestamp');
-    if (checkTimestamp(timestamp, Math.floor(nowMs / 1000)) !== 'ok') throw new ApiError('timestamp_out_of_window');
+    checkTimestampHeader(timestamp, Math.floor(nowMs / 1000));
     const nonce = ctx.get('PG-Nonce');
     if (!nonceShape.test(nonce)) throw new ApiError('signature_invalid', `PG-Nonce must be 1–${requestLimits.nonceLengthMax} visible ASCII characters, new on every attempt.`);
 
@@ -88,7 +88,25 @@ function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelI
   return { key, whiteLabelId: merchant.whiteLabelId };
 }
 
+/**
+ * PG-Timestamp: anything but unix seconds within ±300 s is timestamp_out_of_window, as the
+ * contract rules; the message says which — missing, not whole seconds, milliseconds, or a
+ * clock that is off — so a client is not sent to sync a clock that is right.
+ */
+function checkTimestampHeader(timestamp: string, nowSeconds: number): void {
+  if (timestamp === '') throw new ApiError('timestamp_out_of_window', 'PG-Timestamp is missing: send the request\'s Unix time in whole seconds, and sign it.');
+  if (!/^[0-9]{1,15}$/.test(timestamp)) throw new ApiError('timestamp_out_of_window', `PG-Timestamp must be the Unix time in whole seconds (digits only), not ${JSON.stringify(timestamp.slice(0, 40))}.`);
+  if (checkTimestamp(timestamp, nowSeconds) === 'ok') return;
+  if (timestamp.length >= 13 && Math.abs(Math.floor(Number(timestamp) / 1000) - nowSeconds) <= 300) {
+    throw new ApiError('timestamp_out_of_window', 'PG-Timestamp looks like milliseconds; send the Unix time in whole seconds.');
+  }
+  throw new ApiError('timestamp_out_of_window');
+}
+
 function requireSupportedVersion(version: string): void {
+  if (version === '') {
+    throw new ApiError('validation_error', `PG-Version is missing; send ${apiVersions.join(' or ')}.`, { fields: [{ path: 'PG-Version', reason: 'required', hint: apiVersions.join(', ') }] });
+  }
   if ((apiVersions as readonly string[]).includes(version)) return;
   throw new ApiError('validation_error', `PG-Version ${JSON.stringify(version)} is not supported; send ${apiVersions.join(' or ')}.`, {
     fields: [{ path: 'PG-Version', reason: 'unsupported', hint: apiVersions.join(', ') }],

@@ -70,6 +70,26 @@ test('timestamp_out_of_window: 301 s behind the wall clock; retryable', async ()
   expectError(r, 'timestamp_out_of_window', covered);
 });
 
+test('PG-Timestamp and PG-Version: a missing or malformed header says what to send; milliseconds are named as such', async () => {
+  const headers = (over: Record<string, string | undefined>) => {
+    const h: Record<string, string> = signedHeaders(shop.live.api_key, 'GET', '/v1/pay/balance', '', { nowSeconds: now() });
+    for (const [k, v] of Object.entries(over)) if (v === undefined) delete h[k]; else h[k] = v;
+    return h;
+  };
+  const missing = await s.raw('GET', '/v1/pay/balance', { headers: headers({ 'PG-Timestamp': undefined }) });
+  assert.equal([missing.status, missing.json.error.code], [401, 'timestamp_out_of_window']);
+  assert.match(missing.json.error.message, /PG-Timestamp is missing/);
+  const iso = await s.raw('GET', '/v1/pay/balance', { headers: headers({ 'PG-Timestamp': new Date().toISOString() }) });
+  assert.is(iso.json.error.code, 'timestamp_out_of_window');
+  assert.match(iso.json.error.message, /whole seconds/);
+  const millis = await s.raw('GET', '/v1/pay/balance', { headers: headers({ 'PG-Timestamp': String(Date.now()) }) });
+  assert.is(millis.json.error.code, 'timestamp_out_of_window');
+  assert.match(millis.json.error.message, /looks like milliseconds/);
+  const noVersion = await s.call(shop.live.api_key, 'GET', '/v1/pay/balance', undefined, { version: '' });
+  assert.equal([noVersion.status, noVersion.json.error.details.fields[0].reason], [422, 'required']);
+  assert.match(noVersion.json.error.message, /PG-Version is missing; send 2026-08-01/);
+});
+
 test('nonce_replayed: the same PG-Nonce twice', async () => {
   const nonce = randomUUID();
   assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/banks', undefined, { nonce })).status, 200);
