@@ -41,8 +41,28 @@ export function idempotencyKeyOf(ctx: Context, rules: KeyRules = {}): string {
   return key;
 }
 
+/**
+ * What "the same request" means: the method, the path, the query and the body's JSON value
+ * — its keys in any order, written with any spacing — so a retry that serialises the same
+ * body again is a replay, not idempotency_key_reused. A body that is not JSON counts by its bytes.
+ */
 function requestHash(ctx: Context): string {
+  const parsed = (ctx.request as { body?: unknown }).body;
+  const hash = createHash('sha256').update(`${ctx.method}\n${ctx.path}\n${ctx.querystring}\n`);
+  return (parsed === undefined ? hash.update(rawBodyOf(ctx)) : hash.update('json\n').update(canonicalJson(parsed))).digest('hex');
+}
+
+/** The hash records written before bodies counted by their JSON value: by the bytes (kept valid for their day). */
+function rawRequestHash(ctx: Context): string {
   return createHash('sha256').update(`${ctx.method}\n${ctx.path}\n${ctx.querystring}\n`).update(rawBodyOf(ctx)).digest('hex');
+}
+
+/** JSON text of a parsed JSON value with every object's keys sorted: one text per value. */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
 }
 
 /** Answers with `r`; `text` is its body already serialised (for the idempotency record), if it was. */
@@ -76,8 +96,8 @@ export async function runIdempotent(
   }, rules);
 }
 
-export function replay(ctx: Context, prior: IdempotencyRecord, hash: string): void {
-  if (prior.requestHash !== hash) {
+export function replay(ctx: Context, prior: IdempotencyRecord, hash: string, earlierHash?: string): void {
+  if (prior.requestHash !== hash && (earlierHash === undefined || prior.requestHash !== earlierHash)) {
     throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { original_request_id: prior.requestId });
   }
   ctx.status = prior.status;
@@ -106,7 +126,7 @@ export async function runIdempotentOwn(
   const inFlight = inFlightOf(services);
   if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
   const prior = services.idempotency.get(scope, key, now);
-  if (prior) return replay(ctx, prior, hash);
+  if (prior) return replay(ctx, prior, hash, rawRequestHash(ctx));
   options.beforeRun?.();
   inFlight.add(slot);
   try {

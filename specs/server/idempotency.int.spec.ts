@@ -100,6 +100,18 @@ test('same key, different body: 409 idempotency_key_reused naming the original r
   expectError(await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${first.json.id}/cancel`, {}, { idempotencyKey: key }), 'idempotency_key_reused');
 });
 
+test('the same body written again (keys in another order, other spacing) under the same key is a replay, not another request', async () => {
+  const key = randomUUID();
+  const body = depositBody();
+  const first = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', JSON.stringify(body), { idempotencyKey: key });
+  assert.is(first.status, 201, first.text);
+  const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2);
+  const again = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', reordered, { idempotencyKey: key });
+  assert.equal([again.status, again.headers.get('idempotent-replay'), again.text], [201, 'true', first.text]);
+  const changed = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', JSON.stringify({ ...body, end_user_ref: 'someone-else' }), { idempotencyKey: key });
+  expectError(changed, 'idempotency_key_reused');
+});
+
 test('a replay keeps the original status: 202 awaiting_liquidity replays as 202', async () => {
   const text = JSON.stringify(depositBody({ fill_preference: 'internal_only', amount_minor: 9_000_000 }));
   const key = randomUUID();
