@@ -190,7 +190,11 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
   const match: Match = firstMatch(tx, shape, tx.at + lifetimeMs) ?? {
     kind: 'waiting',
-    liquidity: { waitStartedAt: tx.at, estimatedWaitMs: tx.world.liquidityWaits.estimate(World.poolKey(shape.whiteLabelId, livemode)), retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape) },
+    liquidity: {
+      waitStartedAt: tx.at, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape),
+      // Scenario 10500 matches after its own wait, so that is the wait it tells.
+      estimatedWaitMs: scenarioOf({ livemode, amountMinor: c.amountMinor }) === 10_500 ? limits.sandboxLiquidityWaitMs : tx.world.liquidityWaits.estimate(World.poolKey(shape.whiteLabelId, livemode)),
+    },
   };
   const decision = decide({
     type: 'CreateDeposit', at: tx.at, match,

@@ -116,6 +116,7 @@ test('10500: awaiting_liquidity for 25 s, then matched', async () => {
   const scene = await nextShop(base);
   const d = await sandboxDeposit(scene, 10_500);
   assert.is(d.status, 'awaiting_liquidity');
+  assert.is(d.liquidity.estimated_wait_ms, 25_000, 'the wait it tells is the wait it plays');
   await advanceSeconds(scene, 24);
   assert.is((await getSandboxDeposit(scene, d.id)).status, 'awaiting_liquidity');
   await advanceSeconds(scene, 1);
