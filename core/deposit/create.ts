@@ -63,7 +63,10 @@ export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts)
   const open = facts.openDeposits;
   if (duplicates.length > 0) return reject('duplicate_open_deposit', 'An identical deposit is already awaiting payment.', { open_deposit_ids: duplicates.map((d) => d.id) });
   const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
-  if (open.length >= cap) return reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) });
+  if (open.length >= cap) {
+    const why = c.hasClientData ? '' : ` without client{}; send the end user's client (ip, user_agent, device_fingerprint) for a limit of ${limits.openDepositsPerEndUserMax}`;
+    return reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}${why}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) });
+  }
   const lifetimeSeconds = Math.min(limits.depositExpiresInSecondsMax, Math.max(limits.depositExpiresInSecondsMin, c.expiresInSeconds ?? limits.depositExpiresInSecondsDefault));
   if (c.minTtlSeconds !== undefined && c.minTtlSeconds > lifetimeSeconds) {
     return reject('validation_error', `min_ttl_seconds ${c.minTtlSeconds} does not fit the order lifetime of ${lifetimeSeconds} s.`, { fields: [{ path: 'min_ttl_seconds', reason: 'exceeds_lifetime', hint: `at most ${lifetimeSeconds}` }] });

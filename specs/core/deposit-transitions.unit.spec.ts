@@ -117,7 +117,8 @@ test('(create) refusals: each names its code and creates no order', () => {
   refused(s.h, createCommand(s, { endUserRef: 'user-3' }), 'duplicate_open_deposit', seen);
   const own = { ...defaultSender, accountNumber: '1231231231' };
   s.h.ok(createCommand(s, { endUserRef: 'user-3', sender: own }));
-  refused(s.h, createCommand(s, { endUserRef: 'user-3', sender: own, amountMinor: 40_000n, hasClientData: false }), 'too_many_open_deposits', seen);
+  const withoutClient = refused(s.h, createCommand(s, { endUserRef: 'user-3', sender: own, amountMinor: 40_000n, hasClientData: false }), 'too_many_open_deposits', seen);
+  assert.match(withoutClient.message, /limit 1 without client\{\}; send the end user's client/, 'the lower limit says why');
   s.h.ok({ type: 'SetBankAvailability', actor: operator(), bankCode: '014', available: false });
   const unavailable = refused(s.h, createCommand(s, { endUserRef: 'user-4' }), 'sender_bank_unavailable', seen);
   assert.ok((unavailable.details!.alternative_banks as string[]).includes('004'));
