@@ -15,6 +15,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { defaultFeeSchedule } from '../../core/money.ts';
 import { presentDeposit } from '../../core/present.ts';
+import { World } from '../../core/world.ts';
 import { defaultSender, exactTransfer, merchantActor, operator, system, type Harness } from '../support/core-harness.ts';
 import {
   approve, balances, emitted, found, legTransfer, openDeposit, receiveSlip, refusalCodesIn, refused, row, scene, verify,
@@ -185,8 +186,10 @@ test('awaiting_liquidity: estimated_wait_ms is the median of the pool\'s last wa
   const elsewhere = s.h.merchant(s.h.whiteLabel());
   const other = s.h.ok(createCommand(s, { actor: merchantActor(elsewhere) }));
   assert.is(estimateOf(other), limits.liquidityWaitMs / 2, 'another white label\'s pool has seen no wait');
+  const wl = s.h.world.merchants.get(s.depositor)!.whiteLabelId;
+  assert.is(s.h.world.liquidityWaits.estimate(World.poolKey(wl, false)), limits.liquidityWaitMs / 2, 'nor has the sandbox pool of the same white label');
   const sandbox = s.h.ok(createCommand(s, { actor: merchantActor(s.depositor, false), amountMinor: 10_500n }));
-  assert.is(estimateOf(sandbox), limits.liquidityWaitMs / 2, 'nor has the sandbox pool of the same white label');
+  assert.is(estimateOf(sandbox), limits.sandboxLiquidityWaitMs, "the sandbox's 10500 tells the wait it plays");
 });
 
 // ---- awaiting_payment ----
