@@ -70,7 +70,9 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
     id: livemode ? t.id : sandboxRowId(t.id), object: 'balance_transaction', sequence: row.sequence.toString(),
     type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
     bucket_deltas: presentDeltas(livemode ? row.deltas : sandboxDeltas(row.deltas)),
-    source: { type: t.source.type, id: t.source.id },
+    // An adjustment's source is the adjustment itself, as the merchant's copy names it; the operator who posted it apart.
+    source: { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id },
+    ...(t.source.type === 'adjustment' ? { posted_by: t.source.id } : {}),
     ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
     ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
     ...(t.reasonCode ? { reason_code: t.reasonCode } : {}),

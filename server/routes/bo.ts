@@ -252,7 +252,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       body: {
         id, object: 'balance_transaction', livemode: b.livemode, type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
         bucket_from: b.direction === 'debit' ? b.bucket : null, bucket_to: b.direction === 'credit' ? b.bucket : null,
-        balance_after: presentBalances(world().balances(m.id, b.livemode)), source: { type: 'adjustment', id: operatorOf(ctx).sub },
+        // source as the merchant's copy names it (the adjustment itself); who posted it apart.
+        balance_after: presentBalances(world().balances(m.id, b.livemode)), source: { type: 'adjustment', id }, posted_by: operatorOf(ctx).sub,
         reason_code: reasonCode, reason_display_th: adjustmentReasons[reasonCode], note: b.reason, created_at: iso(services.write.clock.now()),
       },
     }));

@@ -200,6 +200,8 @@ test("an adjustment's reason: the merchant sees the catalogue's code and its Tha
   assert.equal([posted.json.reason_code, posted.json.reason_display_th, posted.json.note], ['GOODWILL_CREDIT', 'เครดิตชดเชยจากผู้ให้บริการ', note]);
   const row = (await list(shop.id, { livemode: 'true', limit: '1' })).json.data[0];
   assert.equal([row.id, row.reason_code, row.note], [posted.json.id, 'GOODWILL_CREDIT', note], 'the back office keeps the note');
+  assert.equal([row.source, row.posted_by, posted.json.source, posted.json.posted_by], [{ type: 'adjustment', id: row.id }, 'emp_alice', { type: 'adjustment', id: row.id }, 'emp_alice'],
+    "the source as the merchant's copy names it, the operator apart");
   const envelopes = scene.s.running.store.db.prepare("SELECT body FROM outbox WHERE merchant_id = ? AND type = 'balance.credited'").all(shop.id).map((r: any) => JSON.parse(r.body));
   const event = envelopes.find((e: any) => e.data.object.id === posted.json.id);
   assert.equal([event.data.object.reason_code, event.data.object.reason_display_th], ['GOODWILL_CREDIT', 'เครดิตชดเชยจากผู้ให้บริการ']);
