@@ -17,6 +17,7 @@ import { apiVersion } from '../../core/present.ts';
 import { codesByStatus, commonHeaderRefs, errorResponseName, errorResponses, headers, parameters, schemas, securitySchemes } from './components.ts';
 import { exampleOf } from './examples.ts';
 import { operations, type Auth, type OperationInfo } from './operations.ts';
+import { webhooksSection } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -142,6 +143,7 @@ export function openApiDocument(routes: readonly RouteKey[]): Json {
     },
     tags: ['merchant', 'sandbox', 'webhooks', 'back office', 'service'].map((name) => ({ name })),
     paths,
+    webhooks: webhooksSection(),
     components: { schemas, responses: errorResponses(), headers, parameters, securitySchemes },
   };
 }

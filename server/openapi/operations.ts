@@ -222,8 +222,8 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },
 
   // certification (issue 14)
-  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', body: emptyBody, example: {}, responses: { 201: 'Object', 200: 'Object', 202: 'Object' } },
-  'GET /v1/test/certification': { summary: 'The latest certification run and its result per check (sandbox key).', auth: 'merchant', responses: { 200: 'Object' } },
+  'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', body: emptyBody, example: {}, responses: { 201: 'CertificationRun', 200: 'CertificationRun', 202: 'CertificationRun' } },
+  'GET /v1/test/certification': { summary: 'The latest certification run and its result per check (sandbox key).', auth: 'merchant', responses: { 200: 'CertificationRun' } },
   'GET /v1/bo/clock': { summary: "The service's time, and whether its clock is the system's or a manual test clock.", auth: 'operator', responses: { 200: 'ServiceClock' } },
   'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },
   'GET /v1/bo/merchants/:id/balance': { summary: "A merchant's live and sandbox balances.", auth: 'operator', responses: { 200: 'MerchantBalances' } },
