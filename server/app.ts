@@ -110,12 +110,13 @@ export function createApp(parts: AppParts): Koa {
   app.use(errorMiddleware(logger));
   app.use(async (ctx, next) => {
     // Strangers, on every path: a client network whose requests without an identity keep
-    // being refused (401, 404, 429 …) gets, once it has had strangerRefusals of those in a
-    // minute, 429 at once until the minute is over, and those answers are counted, not each
-    // written to the request log — made-up keys, tokens and paths cannot grow logs.db.
-    // Someone known — a merchant's key, an operator's token that verifies, a slip capability
-    // that reads — is never held up by strangers on its network (looked at only then).
-    const network = clientNetwork(ctx.ip);
+    // being refused (401, 404, 429 …) gets, once it has had its quota of those in a minute
+    // (rateLimitPolicies.strangers), 429 at once until the minute is over, and those answers
+    // are counted, not each written to the request log — made-up keys, tokens and paths
+    // cannot grow logs.db. Someone known — a merchant's key, an operator's token that
+    // verifies, a slip capability that reads — is never held up by strangers on its network
+    // (looked at only then).
+    const network = networkOf(ctx.ip);
     const now = services.securityClock.now();
     const standing = strangerLimiter.peek('strangers', network, now);
     if (!standing.allowed && !(await knownBearer(ctx))) {
@@ -136,6 +137,14 @@ export function createApp(parts: AppParts): Koa {
   });
   app.use(bodyPolicy(parts.bodyDeadlineMs, isSlipUpload));
 
+  /** clientNetwork of the last address asked again (a keep-alive connection's requests come from one). */
+  let lastAddress = '';
+  let lastNetwork = '';
+  function networkOf(ip: string): string {
+    if (ip !== lastAddress) [lastAddress, lastNetwork] = [ip, clientNetwork(ip)];
+    return lastNetwork;
+  }
+
   /** Whether the request's bearer is one of ours: a live API key, an operator token that verifies, or a slip capability. */
   async function knownBearer(ctx: Koa.Context): Promise<boolean> {
     const secret = bearer(ctx);
@@ -154,7 +163,7 @@ export function createApp(parts: AppParts): Koa {
     const secret = publicRead ? undefined : bearer(ctx);
     const key = secret === undefined ? undefined : services.keys.bySecret(secret);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
-    const result = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, clientNetwork(ctx.ip), services.securityClock.now());
+    const result = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
     if (!result.allowed) {
