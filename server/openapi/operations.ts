@@ -229,6 +229,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/merchants/:id/balance': { summary: "A merchant's live and sandbox balances.", auth: 'operator', responses: { 200: 'MerchantBalances' } },
   'POST /v1/bo/merchants/:id/webhook-endpoints': { summary: 'Create a webhook endpoint.', auth: 'operator', body: wh.endpoint, responses: { 201: 'WebhookEndpoint' }, example: { url: 'https://merchant.example/webhooks', livemode: true } },
   'GET /v1/bo/merchants/:id/webhook-endpoints': { summary: "A merchant's webhook endpoints.", auth: 'operator', responses: { 200: 'WebhookEndpoints' } },
+  'GET /v1/pay/webhook-endpoints': { summary: "The caller's own webhook endpoints in its key's mode, read-only: status, flag and health (operators create and change them).", auth: 'merchant', responses: { 200: 'WebhookEndpoints' } },
   'GET /v1/bo/webhooks/:endpointId': { summary: 'Get a webhook endpoint.', auth: 'operator', responses: { 200: 'WebhookEndpoint' } },
   'POST /v1/bo/webhooks/:endpointId/enable': { summary: 'Enable a webhook endpoint.', auth: 'operator', body: wh.empty, responses: { 200: 'WebhookEndpoint' } },
   'POST /v1/bo/webhooks/:endpointId/disable': { summary: 'Disable a webhook endpoint.', auth: 'operator', body: wh.empty, responses: { 200: 'WebhookEndpoint' } },

@@ -125,4 +125,22 @@ test('a success restarts the down-time: no disable at 24 h after the first failu
   assert.is((await endpoint(id)).status, 'enabled');
 });
 
+test("a merchant reads its own endpoints in its key's mode: a disabled one says so, with its health; another merchant's are not there", async () => {
+  const failing = await Receiver.start(() => s.clock.now());
+  failing.answer(500);
+  const own = await s.onboard('Reads its endpoints', wl);
+  const other = await s.onboard('Someone else', wl);
+  const live = await addEndpoint(s, own.id, failing.url);
+  const sandbox = await addEndpoint(s, own.id, `${failing.url}sandbox`, false);
+  await addEndpoint(s, other.id, failing.url);
+  await fundTimes(own.id, 50);
+  await advance(s, 25 * hour);
+  const seen = await s.call(own.live.api_key, 'GET', '/v1/pay/webhook-endpoints');
+  assert.is(seen.status, 200, seen.text);
+  assert.equal(seen.json.data.map((e: any) => [e.id, e.status, e.disabled_reason !== null, e.failed_attempts_since_last_success >= 50]), [[live, 'disabled', true, true]]);
+  assert.equal((await s.call(own.sandbox.api_key, 'GET', '/v1/pay/webhook-endpoints')).json.data.map((e: any) => e.id), [sandbox], "the sandbox key sees the sandbox's");
+  assert.ok(!(await s.call(other.live.api_key, 'GET', '/v1/pay/webhook-endpoints')).json.data.some((e: any) => e.id === live), "another merchant's are not there");
+  assert.is((await s.call(own.live.api_key, 'GET', '/v1/pay/webhook-endpoints?limit=5')).status, 422, 'no parameters');
+});
+
 test.run();
