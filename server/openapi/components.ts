@@ -139,6 +139,7 @@ export const schemas: Record<string, Schema> = {
   SandboxRun: object({ object: { const: 'sandbox_run' }, livemode: { const: false }, run_generation: { type: 'integer', minimum: 1 } }),
   CertificationRun: object({
     object: { const: 'certification_run' }, id: str, livemode: { const: false }, status: { enum: ['running', 'passed', 'failed'] }, created_at: instant, passed_at: nullable(instant),
+    summary: object({ passed: int, failed: int, pending: int }),
     checks: {
       type: 'array',
       items: object({ check: { enum: ['10300', '10800', '10900', '11600', 'out_of_order'] }, status: { enum: ['pending', 'passed', 'failed'] }, object_ids: { type: 'array', items: str }, events: { type: 'array', items: ref('CertificationEvent') } }, { failure: ref('CertificationEvent') }),

@@ -25,10 +25,14 @@ import { bodyOf, merchantScope, parseWith } from './common.ts';
 /** Who "pays" the certification deposits (the sandbox bank verifies them as this sender's transfers). */
 const certificationSender = { bankCode: '014', accountNumber: '1234509876', accountNameTh: 'ผู้ทดสอบ ระบบ' };
 
+const count = (result: RunResult, status: string) => result.checks.filter((c) => c.status === status).length;
+
 function present(run: StoredRun, result: RunResult) {
   return {
     object: 'certification_run', id: run.id, livemode: false, status: result.status === 'pending' ? 'running' : result.status,
     created_at: iso(run.createdAt), passed_at: run.passedAt === null ? null : iso(run.passedAt),
+    // At a glance: how many checks passed, failed or still wait (each check's events say which event and why).
+    summary: { passed: count(result, 'passed'), failed: count(result, 'failed'), pending: count(result, 'pending') },
     checks: result.checks,
   };
 }

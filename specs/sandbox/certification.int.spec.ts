@@ -70,6 +70,7 @@ test('a run fails, naming 10300 and deposit.reversed, against a receiver that an
   assert.equal(failed.map((c: any) => c.check), ['10300', 'out_of_order']);
   for (const c of failed) assert.equal([c.failure.event_type, c.failure.reason, c.failure.response_status], ['deposit.reversed', 'not_acknowledged', 500], c.check);
   assert.ok(run.checks.filter((c: any) => !['10300', 'out_of_order'].includes(c.check)).every((c: any) => c.status === 'passed'));
+  assert.equal(run.summary, { passed: 3, failed: 2, pending: 0 }, 'the run says at a glance how its checks stand');
   expectError(await s.call(shop.live.api_key, 'POST', '/v1/test/certification', {}), 'scope_denied');
 });
 
