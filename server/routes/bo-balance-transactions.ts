@@ -33,7 +33,7 @@ import type { Services } from '../ports.ts';
 import { sandboxRowId } from './balance-history.ts';
 import { notFound } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, limitParam, readQuery, readSideOf } from './read-params.ts';
-import { formatParam, fresh, periodParam } from './reports.ts';
+import { formatParam, fresh, merchantParam, periodParam } from './reports.ts';
 import { bangkokDayBounds, bangkokDayOf, financeTimeZone } from '../../core/finance/calendar.ts';
 import { bahtOf, csvText } from '../../core/finance/money-text.ts';
 import { periodLabel, periodText, statementLinesCsvHeader } from '../../core/finance/statement.ts';
@@ -99,9 +99,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
   // financeLimits.statementLinesMax lines, a longer period is refused so it can be asked in parts.
   router.get('/reports/statement-lines', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
-    if (!q.merchant_id) throw new ApiError('validation_error', 'merchant_id is required: the mch_ id of a merchant.', { fields: [{ path: 'query.merchant_id', reason: 'required' }] });
-    const merchant = services.write.world.merchants.get(q.merchant_id);
-    if (!merchant) throw notFound('merchant');
+    const merchant = services.write.world.merchants.get(merchantParam(services, q))!;
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     const format = formatParam(q.format);

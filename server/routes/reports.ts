@@ -93,6 +93,13 @@ function monthPeriod(services: Services, month: string): StatementPeriod {
   return { from, to: last < today ? last : today, month };
 }
 
+/** The report's merchant_id: required, and a merchant that exists (404 otherwise). */
+export function merchantParam(services: Services, q: Record<string, string>): string {
+  const id = required(q, 'merchant_id', 'the mch_ id of a merchant');
+  if (!services.write.world.merchants.has(id)) throw notFound('merchant');
+  return id;
+}
+
 export function formatParam(raw: string | undefined): 'json' | 'csv' {
   if (raw === undefined || raw === 'json') return 'json';
   if (raw === 'csv') return 'csv';
@@ -159,15 +166,10 @@ async function answerFees(ctx: Context, services: Services, livemode: boolean, p
 function backOfficeReports(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo/reports', sensitive: true });
   router.use(operatorAuth(verify));
-  const merchantParam = (q: Record<string, string>) => {
-    const id = required(q, 'merchant_id', 'the mch_ id of a merchant');
-    if (!services.write.world.merchants.has(id)) throw notFound('merchant');
-    return id;
-  };
 
   router.get('/statements', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
-    const merchantId = merchantParam(q);
+    const merchantId = merchantParam(services, q);
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     const format = formatParam(q.format);
@@ -194,7 +196,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
   router.get('/fees', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'white_label_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
     // Empty: every merchant, of every white label.
-    const merchantId = q.merchant_id ? merchantParam(q) : undefined;
+    const merchantId = q.merchant_id ? merchantParam(services, q) : undefined;
     const whiteLabelId = q.white_label_id || undefined;
     if (whiteLabelId !== undefined && !services.write.world.whiteLabels.has(whiteLabelId)) throw notFound('white label');
     if (merchantId !== undefined && whiteLabelId !== undefined && services.write.world.merchants.get(merchantId)!.whiteLabelId !== whiteLabelId) {
@@ -209,7 +211,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
 
   router.get('/receiving-accounts', async (ctx) => {
     const q = readQuery(ctx, ['merchant_id', 'livemode', 'format']);
-    const merchantId = merchantParam(q);
+    const merchantId = merchantParam(services, q);
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const format = formatParam(q.format);
     await fresh(services, 'receiving_accounts');
