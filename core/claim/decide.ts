@@ -7,7 +7,7 @@
 // Every decision needs an operator note of at least limits.reviewNoteLengthMin characters.
 // Money leaves suspense only on two people's word: the operator who opened a claim by
 // hand cannot approve its refund, and the one who approved a refund cannot pay it out.
-// A refund is at most the claim's amount. A claim closes out of return_pending_payout only
+// A claim opened by hand is for at most its deposit's amount; a refund at most the claim's. A claim closes out of return_pending_payout only
 // once its refund withdrawal is final (settled, expired or canceled); what it filled is
 // what was refunded.
 
@@ -42,13 +42,16 @@ const transitionOf: { readonly [T in ClaimCommand['type']]: ClaimTransition } = 
 
 /** The facts a new claim is admitted on: the deposit it is about, if it exists. */
 export interface OpenClaimFacts {
-  readonly deposit: { readonly id: string } | undefined;
+  readonly deposit: { readonly id: string; readonly amountMinor: Minor } | undefined;
 }
 
 /** Every check a claim opened by an operator must pass, before any id is drawn for it; null when admitted. */
 export function admitClaim(c: { readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
   if (!facts.deposit) return reject('validation_error', 'deposit_id names no deposit.', { fields: [{ path: 'deposit_id', reason: 'not_found' }] });
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
+  if (c.amountMinor > facts.deposit.amountMinor) {
+    return reject('validation_error', `A claim is for at most its deposit's amount (${bahtOf(facts.deposit.amountMinor)} baht, amount_minor ${facts.deposit.amountMinor}); a further transfer is a claim of its own.`, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
+  }
   return checkNote(c.note, 'Opening a claim');
 }
 

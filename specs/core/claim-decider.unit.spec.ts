@@ -62,14 +62,19 @@ test('no claim: resource_not_found', () => {
   assert.ok(isRejection(d) && d.code === 'resource_not_found');
 });
 
-test('admission: an unknown deposit, a non-positive amount and a short note are refused; a good claim passes', () => {
-  const codes = [
+test('admission: an unknown deposit, a non-positive amount, more than the deposit and a short note are refused; a good claim passes', () => {
+  const deposit = { id: 'dep_1', amountMinor: 50_000n };
+  const refusals = [
     admitClaim({ amountMinor: 1n, note }, { deposit: undefined }),
-    admitClaim({ amountMinor: 0n, note }, { deposit: { id: 'dep_1' } }),
-    admitClaim({ amountMinor: 1n, note: 'short' }, { deposit: { id: 'dep_1' } }),
-  ].map((r) => r?.code);
-  assert.equal(codes, ['validation_error', 'validation_error', 'review_note_required']);
-  assert.is(admitClaim({ amountMinor: 1n, note }, { deposit: { id: 'dep_1' } }), null);
+    admitClaim({ amountMinor: 0n, note }, { deposit }),
+    admitClaim({ amountMinor: 50_001n, note }, { deposit }),
+    admitClaim({ amountMinor: 1n, note: 'short' }, { deposit }),
+  ];
+  assert.equal(refusals.map((r) => r?.code), ['validation_error', 'validation_error', 'validation_error', 'review_note_required']);
+  assert.equal(refusals[2]!.details, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
+  assert.match(refusals[2]!.message, /at most its deposit's amount \(500\.00 baht, amount_minor 50000\)/);
+  assert.is(admitClaim({ amountMinor: 1n, note }, { deposit }), null);
+  assert.is(admitClaim({ amountMinor: 50_000n, note }, { deposit }), null);
 });
 
 test('every status change bumps the version by one and keeps the note', () => {

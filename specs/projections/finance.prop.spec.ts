@@ -131,7 +131,7 @@ async function run(o: Op, ps: Party[]): Promise<void> {
       const candidates = allDeposits(store.db).filter((d) => ids.has(d.merchantId) && d.status === 'settled');
       if (candidates.length === 0) return;
       const d = candidates[o.pick % candidates.length]!;
-      const opened = await attempt({ type: 'OpenClaim', actor: operator, kind: 'manual', depositId: d.id, amountMinor: BigInt(o.amount), note: 'payer asks for money back' });
+      const opened = await attempt({ type: 'OpenClaim', actor: operator, kind: 'manual', depositId: d.id, amountMinor: BigInt(o.amount) < d.amountMinor ? BigInt(o.amount) : d.amountMinor, note: 'payer asks for money back' });
       if (!opened.ok) return;
       // Four eyes: the refund by another operator than the opener, the payout by a third.
       for (const transition of ['review', 'refund', 'payout'] as const) {

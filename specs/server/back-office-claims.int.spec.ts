@@ -146,6 +146,11 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   assert.is(unknownDeposit.status, 422);
   const badKind = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'gift', deposit_id: d.id, amount_minor: 2_000, note });
   assert.is(badKind.status, 422);
+  const tooMuch = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: d.amount_minor + 1, note });
+  assert.is(tooMuch.status, 422, tooMuch.text);
+  assert.equal([tooMuch.json.error.code, tooMuch.json.error.details.fields], ['validation_error', [{ path: 'amount_minor', reason: 'maximum' }]]);
+  const all = await scene.s.bo('GET', `/v1/bo/claims?deposit_id=${d.id}`);
+  assert.is(all.json.data.length, 3, 'a refused claim leaves nothing behind');
 
   const manual = await scene.s.bo('GET', `/v1/bo/claims?kind=manual&deposit_id=${d.id}&limit=1`, undefined, { roles: ['finance'] });
   assert.is(manual.status, 200, manual.text);
