@@ -238,7 +238,10 @@ export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', d
  */
 export async function saveReport(path, query) {
   const { blob, filename } = await getFile(path, query);
-  const url = URL.createObjectURL(blob);
+  // Excel reads a CSV without a byte-order mark in the system's code page, and the reports'
+  // Thai would come out garbled; the saved file is the API's CSV after a UTF-8 BOM.
+  const saved = blob.type.startsWith('text/csv') ? new Blob(['\uFEFF', blob], { type: blob.type }) : blob;
+  const url = URL.createObjectURL(saved);
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

@@ -6,7 +6,7 @@
 // four-eyes deposit leaves it under review, a second reviewer in a second context settles
 // it; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
-// the statement's CSV download is the API's CSV byte for byte; support's search box finds a deposit by reference; the merchant page's balance
+// the statement's CSV download is the API's CSV byte for byte after a UTF-8 BOM; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
 // too); the trial balance is the API's (its CSV too);
 // the activity page finds an approval in the action log and a request by its id; ops_admin
@@ -225,7 +225,8 @@ test('the statement CSV the page downloads is the API\'s CSV', async () => {
   const saved = readFileSync((await download.path())!, 'utf8');
   const api = await scene.s.bo('GET', `/v1/bo/reports/statements?merchant_id=${scene.shop.id}&livemode=true&date=${date}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(api.status, 200, api.text);
-  assert.is(saved, api.text);
+  assert.is(saved, `\uFEFF${api.text}`, 'the API\'s CSV after a UTF-8 byte-order mark, so Excel reads its Thai');
+  assert.match(api.text, /[\u0E00-\u0E7F]/, 'the statement has Thai for the mark to matter');
   assert.match(download.suggestedFilename(), new RegExp(`statement-${scene.shop.id}-live-${date}\\.csv`));
   // A period typed into the form: from the day before to the day; its CSV is the API's too.
   const dayBefore = new Date(scene.s.clock.now() + 7 * 3600_000 - 24 * 3600_000).toISOString().slice(0, 10);
@@ -236,7 +237,7 @@ test('the statement CSV the page downloads is the API\'s CSV', async () => {
   const [periodDownload] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
   const periodApi = await scene.s.bo('GET', `/v1/bo/reports/statements?merchant_id=${scene.shop.id}&livemode=true&from=${dayBefore}&to=${date}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(periodApi.status, 200, periodApi.text);
-  assert.is(readFileSync((await periodDownload.path())!, 'utf8'), periodApi.text);
+  assert.is(readFileSync((await periodDownload.path())!, 'utf8'), `\uFEFF${periodApi.text}`);
   assert.is(periodDownload.suggestedFilename(), `statement-${scene.shop.id}-live-${dayBefore}_${date}.csv`);
   // The console's today is the service's (GET /v1/bo/clock, read when it opened), not this browser's: the
   // test server's manual clock stands days apart from it. "This month" asks for the service's month.
@@ -287,7 +288,7 @@ test("the merchant page lists the merchant's balance transactions as the API doe
   assert.equal(shownAccounts, receiving.json.data.map((a: any) => [`${a.bank_code}:${a.account_number_masked}`, String(a.agrees), a.differences.map((d: any) => [d.deposit_id, d.reason])]));
   const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=receiving-csv]')]);
   const csv = await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${scene.payer.id}&livemode=true&format=csv`, undefined, { roles: ['finance'] });
-  assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
+  assert.is(readFileSync((await download.path())!, 'utf8'), `\uFEFF${csv.text}`);
   assert.match(download.suggestedFilename(), new RegExp(`^receiving-accounts-${scene.payer.id}-live-\\d{8}T\\d{6}(\\.\\d{3})?Z\\.csv$`));
   await fah.screenshot('merchant-receiving');
 });
@@ -325,7 +326,7 @@ test("finance's trial balance is the API's: every account and total, the CSV byt
   const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
   const asOf = await fah.page.$eval('[data-testid=trial-balance] h2 time', (t) => t.getAttribute('datetime')!);
   const csv = await scene.s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}&format=csv`, undefined, { roles: ['finance'] });
-  assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
+  assert.is(readFileSync((await download.path())!, 'utf8'), `\uFEFF${csv.text}`);
   assert.is(download.suggestedFilename(), `trial-balance-${asOf.replace(/[-:]|\.000(?=Z)/g, '')}.csv`);
   // An hour ago, typed as the Bangkok wall time to the second: the page asks for the end of that second.
   const earlier = scene.s.clock.now() - 3_600_000 - (scene.s.clock.now() % 1000);
@@ -354,7 +355,7 @@ test("finance's fees and VAT page is the API's: this month by default, each merc
   await fah.screenshot('fees');
   const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
   const csv = await scene.s.bo('GET', `/v1/bo/reports/fees?livemode=true&month=${month}&format=csv`, undefined, { roles: ['finance'] });
-  assert.is(readFileSync((await download.path())!, 'utf8'), csv.text);
+  assert.is(readFileSync((await download.path())!, 'utf8'), `\uFEFF${csv.text}`);
   assert.is(download.suggestedFilename(), `fees-live-${month}.csv`, 'named as the month asked for');
   // One white label's merchants, typed into the form: the page asks for them and shows the API's lines.
   await fah.page.fill('[data-testid=fees-white-label]', scene.shop.whiteLabelId);
