@@ -32,6 +32,11 @@ export const rateLimitPolicies = {
   public_read: { limit: 600, windowSeconds: 60 },
   // Refusals of requests without an identity, per client network, on every path (server/app.ts).
   strangers: { limit: 1200, windowSeconds: 60 },
+  // Operator routes (/v1/bo), per operator (the token's issuer and sub). The contract shows
+  // no quota: room for a person and the console's pages, a ceiling for a runaway script or a
+  // stolen token reading the merchants' data page after page.
+  bo_read: { limit: 3000, windowSeconds: 60 },
+  bo_write: { limit: 600, windowSeconds: 60 },
   // Sandbox balance history (contract: sandbox_rate_limited; its quota is not shown).
   sandbox_history: { limit: readSideLimits.sandboxHistoryRequestsPerWindowMax, windowSeconds: readSideLimits.sandboxHistoryWindowSeconds },
 } as const satisfies Record<string, RateLimitPolicy>;

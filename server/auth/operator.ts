@@ -20,6 +20,7 @@ import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../../ad
 import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
+import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from '../rate-limit.ts';
 import type { Config } from '../config.ts';
 import { bearer } from './merchant.ts';
 import { roleRefusal } from './roles.ts';
@@ -173,6 +174,7 @@ export function operatorAuth(verify: Verify) {
     if (bounds) throw new ApiError('signature_invalid', bounds);
     const operator: Operator = { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] };
     ctx.state.authenticatedOperator = operator; // the action log names who was refused by the roles table
+    takeOperatorQuota(ctx, quotaOf(verify), `${payload.iss ?? ''} ${payload.sub}`);
     authorise(ctx, operator);
     ctx.state.operator = operator;
     ctx.state.verifyStepUp = async () => {
@@ -218,6 +220,29 @@ class StepUpsUsed {
     this.used.set(id, { action, expSeconds: Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax) });
     return undefined;
   }
+}
+
+/**
+ * The operator's quota (bo_read for GET and HEAD, bo_write else), counted once a request
+ * (several routers share the prefix) on the wall clock; its RateLimit-* headers on the
+ * answer, 429 rate_limited past it. One limiter per verifier (per server), as the step-ups.
+ */
+function takeOperatorQuota(ctx: Context, limiter: RateLimiter, operatorKey: string): void {
+  const state = ctx.state as { operatorQuota?: Record<string, string> };
+  if (state.operatorQuota) return;
+  const bucket: BucketName = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'bo_read' : 'bo_write';
+  const result = limiter.take(bucket, operatorKey, Date.now());
+  state.operatorQuota = rateLimitHeaders(result, bucket);
+  ctx.set(state.operatorQuota);
+  if (!result.allowed) throw rateLimitedError(result, bucket, 'operator');
+}
+
+const quotas = new WeakMap<Verify, RateLimiter>();
+
+function quotaOf(verify: Verify): RateLimiter {
+  let limiter = quotas.get(verify);
+  if (!limiter) quotas.set(verify, limiter = new RateLimiter());
+  return limiter;
 }
 
 const stepUpMemories = new WeakMap<Verify, StepUpsUsed>();

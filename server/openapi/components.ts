@@ -212,7 +212,7 @@ export const headers: Record<string, Schema> = {
   'Retry-After': { description: 'Whole seconds to wait before retrying; equals error.retry_after_seconds.', schema: { type: 'integer', minimum: 0 } },
   'Idempotent-Replay': { description: "'true' when this answer is the stored answer of an earlier request with the same Idempotency-Key.", schema: { const: 'true' } },
   'Original-Request-Id': { description: 'On a replayed answer: the Request-Id of the request that produced it.', schema: { type: 'string', pattern: '^req_' } },
-  'RateLimit-Limit': { description: 'Requests allowed in the window of the bucket this request counted against (merchant routes).', schema: int },
+  'RateLimit-Limit': { description: 'Requests allowed in the window of the bucket this request counted against (merchant routes per API key, operator routes per operator).', schema: int },
   'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: int },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: int },
 };
