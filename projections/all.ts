@@ -7,8 +7,9 @@ import { financeLedger } from './finance-ledger.ts';
 import { depositList, withdrawalList } from './order-lists.ts';
 import type { Projection, ProjectionName } from './projection.ts';
 import { receivingAccounts } from './receiving-accounts.ts';
+import { systemLines } from './system-lines.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

@@ -4,7 +4,8 @@
 // the sums of the days before and up to its end (the primary key leads with merchant, mode
 // and day); a trial balance sums whole days, then whole hours of the last day, then the
 // postings of the last partial hour. The fees report reads the fee ledger's day rows of
-// its period (fee-ledger.ts).
+// its period (fee-ledger.ts). The account lines read one system account's rows of the
+// system lines projection (system-lines.ts): the sum before the period, then its rows.
 
 import { bangkokDayBounds, bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
 import type { MovementLine, BucketTotals } from '../core/finance/statement.ts';
@@ -12,6 +13,7 @@ import { noFees, type FeeSums, type MerchantFees } from '../core/finance/fees.ts
 import type { AccountTurnover } from '../core/finance/trial-balance.ts';
 import type { Bucket } from '../core/ledger/ledger.ts';
 import type { ProjectionsDb } from './db.ts';
+import type { SystemLineAccount } from '../core/finance/system-lines.ts';
 
 export interface StatementFigures {
   readonly opening: BucketTotals;
@@ -36,16 +38,47 @@ function totals(rows: readonly SumRow[]): BucketTotals {
 }
 
 type FeeRow = [string, string, bigint, bigint, bigint];
+type SystemLineRow = [bigint, string, bigint, bigint];
+
+/** One posting to a system account: its transaction, the journal entry that posted it, the signed amount. */
+export interface SystemLine {
+  readonly createdAt: number;
+  readonly id: string;
+  readonly journalSeq: number;
+  readonly amountMinor: bigint;
+}
+
+export interface SystemLineFigures {
+  /** The account's balance (credits − debits) before the period. */
+  readonly openingMinor: bigint;
+  readonly lines: readonly SystemLine[];
+  /** More lines than asked for lie in the period. */
+  readonly hasMore: boolean;
+}
 
 export class FinanceReads {
   private readonly statementTx;
   private readonly trialBalanceTx;
   private readonly feeDays;
+  private readonly systemLinesTx;
 
   constructor(db: ProjectionsDb) {
     this.feeDays = db.prepare<[number, string, string, string | null, string | null], FeeRow>(`SELECT merchant_id, direction, sum(count), sum(fee_minor), sum(vat_minor) FROM fin_fee_days
       WHERE livemode = ? AND day >= ? AND day <= ? AND (? IS NULL OR merchant_id = ?) GROUP BY merchant_id, direction`).raw(true).safeIntegers(true);
     const position = db.prepare<[], number>("SELECT last_seq FROM projection_positions WHERE name = 'finance_ledger'").pluck(true);
+    const systemBefore = db.prepare<[number, string, number], bigint | null>(`SELECT sum(amount) FROM fin_system_lines
+      WHERE livemode = ? AND account = ? AND created_at < ?`).pluck(true).safeIntegers(true);
+    const systemRows = db.prepare<[number, string, number, number, number], SystemLineRow>(`SELECT created_at, id, journal_seq, amount FROM fin_system_lines
+      WHERE livemode = ? AND account = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id, part LIMIT ?`).raw(true).safeIntegers(true);
+    this.systemLinesTx = db.transaction((livemode: boolean, account: SystemLineAccount, fromMs: number, toMs: number, max: number): SystemLineFigures => {
+      const mode = livemode ? 1 : 0;
+      const rows = systemRows.all(mode, account, fromMs, toMs, max + 1);
+      return {
+        openingMinor: systemBefore.get(mode, account, fromMs) ?? 0n,
+        lines: rows.slice(0, max).map(([createdAt, id, seq, amount]) => ({ createdAt: Number(createdAt), id, journalSeq: Number(seq), amountMinor: amount })),
+        hasMore: rows.length > max,
+      };
+    });
     const before = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
       WHERE merchant_id = ? AND livemode = ? AND day < ? GROUP BY bucket`).raw(true).safeIntegers(true);
     const upTo = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
@@ -102,6 +135,11 @@ export class FinanceReads {
       m[direction === 'refunded' ? 'refunded' : 'charged'] = { count: Number(count), feeMinor: fee, vatMinor: vat };
     }
     return [...byMerchant.values()];
+  }
+
+  /** A system account's balance before [fromMs, toMs) and at most `max` of its postings in it, oldest first. */
+  systemLines(livemode: boolean, account: SystemLineAccount, fromMs: number, toMs: number, max: number): SystemLineFigures {
+    return this.systemLinesTx.deferred(livemode, account, fromMs, toMs, max);
   }
 
   /** Every account's turnover over the transactions booked at or before `asOfMs`. */

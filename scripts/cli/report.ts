@@ -1,4 +1,4 @@
-// `satang report statement|trial-balance|fees|receiving-account …`: the finance reports
+// `satang report statement|statement-lines|account-lines|trial-balance|fees|receiving-account …`: the finance reports
 // (GET /v1/bo/reports/*) on the command line, as a readable table or, with --csv, the
 // server's RFC 4180 CSV unchanged. Mints a finance operator token from the development
 // issuer (or takes $SATANG_OPERATOR_TOKEN). Exit 0 on an answer, 1 when the server
@@ -63,6 +63,15 @@ function linesTable(list: any): string[] {
   return [`statement lines ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} ${period} (${list.time_zone}): ${list.count}`, '', ...columns(rows, [3, 4, 5])];
 }
 
+function accountLinesTable(r: any): string[] {
+  const rows: string[][] = [['date', 'transaction', 'type', 'merchant', 'credit THB', 'debit THB', 'balance THB', 'source', 'reason']];
+  rows.push(['', 'opening', '', '', '', '', baht(r.opening_balance_minor), '', '']);
+  for (const l of r.data) rows.push([l.date, l.balance_transaction_id, l.type, l.merchant_id, baht(l.credit_minor), baht(l.debit_minor), baht(l.balance_minor), `${l.source.type} ${l.source.id}`, l.reason_code ?? '']);
+  rows.push(['', 'closing', '', '', baht(r.credit_minor), baht(r.debit_minor), baht(r.closing_balance_minor), '', '']);
+  const period = r.month ?? (r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`);
+  return [`account lines ${r.account} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end}): ${r.count}`, '', ...columns(rows, [4, 5, 6])];
+}
+
 function trialBalanceTable(tb: any): string[] {
   const out = [`trial balance as of ${tb.as_of}`];
   for (const s of tb.sections) {
@@ -116,6 +125,12 @@ const linesSpec: CommandSpec = {
   options: { merchant: { type: 'string', value: 'ID', required: true, help: 'the merchant (mch_…)' }, ...periodOptions, ...common },
 };
 
+const accountLinesSpec: CommandSpec = {
+  usage: 'satang report account-lines',
+  summary: "The lines behind a system account's figure in the trial balance: its postings of a day, a month or a period of days in Asia/Bangkok, oldest first, with the running balance.",
+  options: { account: { type: 'string', value: 'NAME', required: true, help: 'suspense, reversals, adjustments or gateway_settlement' }, ...periodOptions, ...common },
+};
+
 const feesSpec: CommandSpec = {
   usage: 'satang report fees',
   summary: 'Fees and VAT for a day, a month or a period of days in Asia/Bangkok: per merchant the fees charged and refunded, as fee revenue net of VAT and output VAT, and the totals.',
@@ -150,6 +165,15 @@ const subcommands: Subcommand[] = [
       const query = periodQuery(args);
       if (query === null) return Promise.resolve(usageError(linesSpec, '--date, --month, or --from and --to is required'));
       return show(args, `/v1/bo/reports/statement-lines?merchant_id=${encodeURIComponent(text(args, 'merchant'))}${query}`, linesTable);
+    },
+  },
+  {
+    words: ['account-lines'],
+    spec: accountLinesSpec,
+    run: (args) => {
+      const query = periodQuery(args);
+      if (query === null) return Promise.resolve(usageError(accountLinesSpec, '--date, --month, or --from and --to is required'));
+      return show(args, `/v1/bo/reports/account-lines?account=${encodeURIComponent(text(args, 'account'))}${query}`, accountLinesTable);
     },
   },
   {

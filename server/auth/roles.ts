@@ -101,6 +101,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'GET /v1/bo/reports/receiving-accounts': finance,
   'GET /v1/bo/reports/fees': finance,
   'GET /v1/bo/reports/statement-lines': finance,
+  'GET /v1/bo/reports/account-lines': finance,
 };
 
 /** The table's key for a request: HEAD is answered by the GET route, so it needs GET's roles. */

@@ -11,6 +11,7 @@ import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { feeReportCsvHeader } from '../../core/finance/fees.ts';
 import { receivingCsvHeader } from '../../core/finance/receiving.ts';
 import { statementCsvHeader, statementLinesCsvHeader } from '../../core/finance/statement.ts';
+import { accountLinesCsvHeader, systemLineAccounts } from '../../core/finance/system-lines.ts';
 import { trialBalanceCsvHeader } from '../../core/finance/trial-balance.ts';
 import { backOfficeSchemas as bo } from '../routes/bo.ts';
 import { claimSchemas as claims } from '../routes/bo-claims.ts';
@@ -217,6 +218,10 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/reports/statement-lines': {
     summary: "A merchant's balance transactions of a statement's period, one line each, oldest first: the lines behind the statement's totals.", auth: 'operator',
     queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(statementLinesCsvHeader) },
+  },
+  'GET /v1/bo/reports/account-lines': {
+    summary: "A system account's postings of a day, a month or a period of days (Asia/Bangkok), oldest first, with the running balance from the balance before the period to the closing: the lines behind the trial balance's suspense, reversals, adjustments and gateway settlement.", auth: 'operator',
+    queryParams: { account: { type: 'string', enum: [...systemLineAccounts] }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(accountLinesCsvHeader) },
   },
   'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
   'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },

@@ -1,6 +1,8 @@
 // GET /v1/bo/merchants/:id/balance-transactions?livemode=&limit=&cursor= — a merchant's
 // balance transactions in one mode, newest first, for the operator console's merchant
-// page. Presentation only.
+// page. Presentation only. Also the two reports read line by line from the journal's
+// transactions: GET /v1/bo/reports/statement-lines (a merchant's) and
+// GET /v1/bo/reports/account-lines (a system account's).
 //
 // Rows come from the balance history projection (bh_rows: one row per transaction that
 // moved money, numbered per merchant and mode; sandbox: the merchant's current run only,
@@ -32,11 +34,13 @@ import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import { sandboxRowId } from './balance-history.ts';
 import { notFound } from './common.ts';
-import { booleanParam, decodeFilterCursor, encodeFilterCursor, limitParam, readQuery, readSideOf } from './read-params.ts';
+import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery, readSideOf } from './read-params.ts';
 import { formatParam, fresh, merchantParam, periodParam } from './reports.ts';
 import { bangkokDayBounds, bangkokDayOf, financeTimeZone } from '../../core/finance/calendar.ts';
 import { bahtOf, csvText } from '../../core/finance/money-text.ts';
 import { periodLabel, periodText, statementLinesCsvHeader } from '../../core/finance/statement.ts';
+import { accountLinesCsv, buildAccountLines, presentAccountLines, systemLineAccounts, type SystemLineDetail } from '../../core/finance/system-lines.ts';
+import { exactJson } from '../exact-json.ts';
 
 const n = (minor: bigint) => Number(minor);
 
@@ -48,7 +52,7 @@ const isCursor = (c: Record<string, unknown>): c is Record<string, unknown> & Cu
 function postedTransactions(journalDb: Db) {
   const bySeq = journalDb.prepare<[string], { seq: number; data: string }>(
     `SELECT seq, data FROM journal WHERE seq IN (SELECT value FROM json_each(?)) LIMIT ${backOfficeLimits.balanceTransactionPageSizeMax}`);
-  return (rows: readonly PostedRow[]): Map<number, BalanceTransaction> => {
+  return (rows: readonly { readonly journalSeq: number }[]): Map<number, BalanceTransaction> => {
     const out = new Map<number, BalanceTransaction>();
     if (rows.length === 0) return out;
     for (const entry of bySeq.all(JSON.stringify(rows.map((r) => r.journalSeq)))) {
@@ -85,7 +89,7 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
   /** The journal's transactions of any number of rows, in pages of primary-key lookups. */
-  const postedAll = (rows: readonly PostedRow[]): Map<number, BalanceTransaction> => {
+  const postedAll = (rows: readonly { readonly journalSeq: number }[]): Map<number, BalanceTransaction> => {
     const out = new Map<number, BalanceTransaction>();
     for (let i = 0; i < rows.length; i += backOfficeLimits.balanceTransactionPageSizeMax) {
       for (const [seq, t] of posted(rows.slice(i, i + backOfficeLimits.balanceTransactionPageSizeMax))) out.set(seq, t);
@@ -121,6 +125,49 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       return;
     }
     ctx.body = { object: 'list', merchant_id: merchant.id, livemode, ...periodLabel(period), date_from: period.from, date_to: period.to, time_zone: financeTimeZone, count: lines.length, data: lines };
+  });
+  // One system account's postings of a statement's period, oldest first, with the running
+  // balance (core/finance/system-lines.ts): what lies behind the trial balance's figure for
+  // suspense, reversals, adjustments and gateway settlement. Read from the system lines
+  // projection, each line's transaction from the journal entry that posted it; the same
+  // periods, formats and bound on lines as the statement lines.
+  router.get('/reports/account-lines', async (ctx) => {
+    const q = readQuery(ctx, ['account', 'livemode', 'date', 'month', 'from', 'to', 'format']);
+    if (q.account === undefined || q.account === '') {
+      throw new ApiError('validation_error', `account is required: one of ${systemLineAccounts.join(', ')}.`, { fields: [{ path: 'query.account', reason: 'required', hint: systemLineAccounts.join(', ') }] });
+    }
+    const account = enumParam(q.account, 'account', systemLineAccounts)!;
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    const period = periodParam(services, q);
+    const format = formatParam(q.format);
+    await fresh(services, 'system_lines');
+    const figures = readSideOf(services).models.finance.systemLines(livemode, account, bangkokDayBounds(period.from).startMs, bangkokDayBounds(period.to).endMs, financeLimits.statementLinesMax);
+    if (figures.hasMore) {
+      throw new ApiError('validation_error', `The period holds more than ${financeLimits.statementLinesMax} postings to ${account}; ask for it in shorter periods.`, { fields: [{ path: 'query.to', reason: 'too_many_lines' }] });
+    }
+    const transactions = postedAll(figures.lines);
+    const details = figures.lines.map((l): SystemLineDetail => {
+      const t = transactions.get(l.journalSeq);
+      assert(t !== undefined && t.id === l.id, () => `system line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
+      return {
+        createdAt: l.createdAt, balanceTransactionId: t.id, type: t.type, merchantId: t.merchantId, amountMinor: l.amountMinor,
+        // An adjustment's source is the adjustment itself, as everywhere; the operator who posted it apart.
+        source: { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id },
+        ...(t.source.type === 'adjustment' ? { postedBy: t.source.id } : {}),
+        ...(t.reversesBalanceTransactionId ? { reversesBalanceTransactionId: t.reversesBalanceTransactionId } : {}),
+        ...(t.reasonCode ? { reasonCode: t.reasonCode } : {}),
+        ...(t.note ? { note: t.note } : {}),
+      };
+    });
+    const report = buildAccountLines(period, livemode, account, figures.openingMinor, details);
+    if (format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8; header=present';
+      ctx.set('Content-Disposition', `attachment; filename="account-lines-${account}-${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
+      ctx.body = accountLinesCsv(report);
+      return;
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = exactJson(presentAccountLines(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now())));
   });
   router.get('/merchants/:id/balance-transactions', async (ctx) => {
     const q = readQuery(ctx, ['livemode', 'limit', 'cursor']);

@@ -301,6 +301,53 @@ async function checkFees(fromMs: number): Promise<void> {
   }
 }
 
+/**
+ * The account lines of each listed system account, each mode, from `fromMs`'s day to today:
+ * the opening is the journal's balance before the first day and the trial balance's; each
+ * line's running balance adds its amount; the closing is the journal's balance now and the
+ * trial balance's; the lines are the journal's postings to the account in the period, one
+ * for one; the CSV gives the same lines, between an opening and a closing line.
+ */
+async function checkAccountLines(fromMs: number): Promise<void> {
+  const from = bangkokDayOf(fromMs), today = bangkokDayOf(s.clock.now());
+  const startMs = bangkokDayBounds(from).startMs;
+  const postingsOf = journal.prepare('SELECT p.balance_transaction_id, p.amount FROM postings p JOIN journal j ON j.seq = p.journal_seq WHERE p.account = ? AND j.recorded_at >= ? ORDER BY j.recorded_at, p.balance_transaction_id')
+    .raw(true).safeIntegers(true);
+  for (const livemode of [true, false]) {
+    const before = await systemBalancesAt(startMs - 1, livemode);
+    const now = await systemBalancesAt(s.clock.now(), livemode);
+    for (const account of ['suspense', 'reversals', 'adjustments', 'gateway_settlement']) {
+      const key = `sys:${livemode ? 'live' : 'test'}:${account}`;
+      const path = `/v1/bo/reports/account-lines?account=${account}&livemode=${livemode}&from=${from}&to=${today}`;
+      const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+      assert.is(r.status, 200, r.text);
+      const j = r.json;
+      assert.equal([j.account, j.opening_balance_minor, j.closing_balance_minor], [key, Number(ledgerBalance(key, startMs)), Number(ledgerBalance(key, s.clock.now() + 1))], `${key} ${from}–${today}: the journal's balances`);
+      assert.equal([j.opening_balance_minor, j.closing_balance_minor], [before[account] ?? 0, now[account] ?? 0], `${key}: the trial balance's`);
+      let balance = j.opening_balance_minor;
+      for (const l of j.data) {
+        assert.is(l.amount_minor, l.credit_minor - l.debit_minor);
+        balance += l.amount_minor;
+        assert.is(l.balance_minor, balance, `${key} ${l.balance_transaction_id}: the running balance`);
+      }
+      assert.is(j.closing_balance_minor, balance);
+      assert.equal([j.credit_minor - j.debit_minor, j.count], [j.closing_balance_minor - j.opening_balance_minor, j.data.length]);
+      const journalLines = (postingsOf.all(key, startMs) as [string, bigint][]).map(([id, amount]) => [id, Number(amount)]);
+      assert.equal(j.data.map((l: any) => [l.balance_transaction_id, l.amount_minor]).sort(), journalLines.sort(), `${key}: the journal's postings in the period, one for one`);
+      if (j.count > 0) accountLinesSeen.add(account);
+      const csv = parse(await csvOf(`${path}&format=csv`), { columns: true }) as Record<string, string>[];
+      assert.equal(csv.map((row) => [row.line, row.balance_transaction_id, Number(row.amount_minor), Number(row.balance_minor)]), [
+        ['opening', '', 0, j.opening_balance_minor],
+        ...j.data.map((l: any) => ['posting', l.balance_transaction_id, l.amount_minor, l.balance_minor]),
+        ['closing', '', j.credit_minor - j.debit_minor, j.closing_balance_minor],
+      ]);
+    }
+  }
+}
+
+/** The system accounts whose account lines held a posting in some run (the generator must reach them). */
+const accountLinesSeen = new Set<string>();
+
 /** Fee reports checked that held a charged fee (the generator must reach some). */
 let feesSeen = 0;
 
@@ -337,6 +384,7 @@ async function checkRuns(numRuns: number): Promise<number> {
       }
       for (const x of instants) await checkTrialBalance(Math.floor(fromMs + (toMs - fromMs) * x));
       await checkFees(fromMs);
+      await checkAccountLines(fromMs);
     },
   ), { numRuns, endOnFailure: true });
   return statements;
@@ -352,6 +400,7 @@ test('finance: statements add up and match the ledger at each day end; the trial
   assert.equal([...seenTypes].sort(), movementTypes, 'every movement type occurred');
   assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
   assert.ok(feesSeen > 0, 'the fee reports checked hold fees');
+  assert.equal(['adjustments', 'reversals', 'suspense'].filter((a) => accountLinesSeen.has(a)), ['adjustments', 'reversals', 'suspense'], 'the account lines checked hold postings to each');
 });
 
 test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee recognised in part carries its part of the VAT; reversals take back what they moved; the fees report says so per merchant', async () => {
@@ -511,6 +560,21 @@ test('finance: a statement for a month or a period of days; the period is one of
   const linesCsv = parse(await csvOf(`${linesPath}&format=csv`), { columns: true }) as Record<string, string>[];
   assert.equal(linesCsv.map((r) => [r.id, Number(r.amount_minor), r.type]), lines.json.data.map((l: any) => [l.id, l.amount_minor, l.type]));
   assert.is((await s.bo('GET', linesPath, undefined, { roles: ['support'] })).status, 403, 'finance only');
+  // A system account's lines: the account is required and one of those listed; finance only.
+  const accountLines = `/v1/bo/reports/account-lines?from=${firstDay}&to=${today}`;
+  for (const [query, reason] of [['', 'required'], ['&account=fee_revenue', 'enum'], ['&account=SUSPENSE', 'enum']] as const) {
+    const r = await s.bo('GET', `${accountLines}${query}`, undefined, { roles: ['finance'] });
+    assert.equal([r.status, r.json.error?.details?.fields?.[0]?.path, r.json.error?.details?.fields?.[0]?.reason], [422, 'query.account', reason], `${query}: ${r.text}`);
+  }
+  assert.is((await s.bo('GET', `${accountLines}&account=adjustments`, undefined, { roles: ['support'] })).status, 403, 'finance only');
+  const adjustments = await s.bo('GET', `${accountLines}&account=adjustments&livemode=true`, undefined, { roles: ['finance'] });
+  assert.is(adjustments.status, 200, adjustments.text);
+  const fundings = adjustments.json.data.filter((l: any) => l.merchant_id === p!.keys.id);
+  assert.equal(fundings.slice(-2).map((l: any) => [l.type, l.debit_minor, l.credit_minor, l.source.type, l.source.id === l.balance_transaction_id, l.posted_by]),
+    [['adjustment', 10_000, 0, 'adjustment', true, operator.operatorId], ['adjustment', 20_000, 0, 'adjustment', true, operator.operatorId]],
+    "a funding debits adjustments by what it credits the merchant's available; the operator who posted it named");
+  assert.equal([adjustments.json.date_from, adjustments.json.date_to, adjustments.json.name], [firstDay, today, 'adjustments']);
+  assert.match(adjustments.headers.get('ratelimit-policy') ?? '', /;w=60$/);
   // The merchant's own, signed, over the same period.
   const own = await s.call(p!.keys.live.api_key, 'GET', `/v1/pay/reports/statements?from=${firstDay}&to=${today}`);
   assert.is(own.status, 200, own.text);
