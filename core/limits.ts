@@ -327,6 +327,9 @@ export const webhookLimits = {
    * the next wake, when the writer thread's batch is acknowledged, whichever comes first).
    */
   fanOutRetryMs: 5,
+  /** A full or failing disk: the dispatcher's first retry, doubling to the last (adapters/webhooks/dispatcher.ts). */
+  storageRetryMinMs: 1_000,
+  storageRetryMaxMs: 30_000,
   /**
    * A wake (a durable commit, an operator's change) runs the pump at most once in this
    * long: under load the writer's acknowledgements come every few milliseconds, and each
@@ -485,6 +488,10 @@ export const observabilityLimits = {
   timerOverdueAfterMs: minute,
   /** GET /readyz is 503 while a projection is further than this behind the journal's tail. */
   readinessProjectionLagEntriesMax: 10_000,
+  /** GET /readyz is 503 this long after a journal commit failed (a full disk, an I/O error), unless one was written since. */
+  readinessCommitFailureHoldMs: 15 * second,
+  /** GET /readyz is 503 (journal disk_full) while the data dir's file system has less room than this for a journal commit and its WAL. */
+  readinessDiskFreeBytesMin: 1024 * 1024,
   /** How often the relay worker thread tells the API whether NATS JetStream is connected. */
   busStatusReportMs: 500,
   /** Long CLI work (verify) reports its progress once per this many journal entries. */

@@ -242,7 +242,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     lastBackupAtMs: () => { const last = lastBackup(config.dataDir); return last ? Date.parse(last.taken_at) : null; },
     oldestEnvelopeAtMs: () => webhooks.retention.oldestEnvelopeAt(),
   });
-  const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide });
+  const readinessHistory = { everReady: false };
+  const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide, commitFailure: () => store.commitFailure, history: readinessHistory });
   const actionLog = new ActionLog(store.db);
   const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);

@@ -1,14 +1,22 @@
-// Readiness (GET /readyz), unlike liveness (GET /healthz, "the process answers"): ready only
-// when the journal is open and writable, every projection is within
-// observabilityLimits.readinessProjectionLagEntriesMax entries of the journal's tail, and —
-// when SATANG_NATS_URL is set — the relay is connected to NATS JetStream. A load balancer
-// stops sending traffic to a process that is not ready; nothing restarts it for that.
+// Readiness (GET /readyz), unlike liveness (GET /healthz, "the process answers"). A load
+// balancer stops sending traffic to a process that is not ready; nothing restarts it for
+// that. With one writer, taking it out is an outage, so only what stops it serving gates:
+//   - the journal must be open and writable, and its last commit not a failed one (for
+//     observabilityLimits.readinessCommitFailureHoldMs after a failure, unless a commit was
+//     written since) nor the disk full: a full disk fails every write while the file stays
+//     writable;
+//   - every projection within readinessProjectionLagEntriesMax entries of the journal's
+//     tail — until the process has first been ready (it starts by catching up).
+// After that a lagging projection, or NATS JetStream gone when SATANG_NATS_URL is set (the
+// read side's bus: writes go on, the relay catches up), is `degraded`: 200, the checks
+// saying what, and the metrics' alerts paging for it.
 //
-// "Writable" is checked without writing: the connection is open and not read-only and the
-// journal file accepts writes (access W_OK). A write probe would take the write lock on
-// the request path, and better-sqlite3 waits for a lock synchronously.
+// "Writable" is checked without writing: the connection is open and not read-only, the
+// journal file accepts writes (access W_OK) and its file system has room (statfs). A write
+// probe would take the write lock on the request path, and better-sqlite3 waits for a lock
+// synchronously.
 
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { observabilityLimits } from '../core/limits.ts';
 import { projectionNames } from '../projections/all.ts';
@@ -19,19 +27,30 @@ export interface ReadinessSources {
   readonly journal: () => { readonly open: boolean; readonly readonly: boolean };
   readonly tail: () => number;
   readonly readSide: ReadSide;
+  /** The last journal commit that failed, until one is written again (adapters/sqlite/store.ts). */
+  readonly commitFailure?: () => { readonly atMs: number; readonly code: string } | null;
+  /** Whether this process has been ready before: then a lagging projection only degrades it. Kept by the caller. */
+  readonly history?: { everReady: boolean };
 }
 
 export interface Readiness {
+  /** Whether a load balancer should send traffic: ready or degraded. */
   readonly ready: boolean;
+  readonly status: 'ready' | 'degraded' | 'not_ready';
   readonly checks: {
-    readonly journal: 'writable' | 'closed' | 'read_only';
+    readonly journal: 'writable' | 'closed' | 'read_only' | 'disk_full' | 'commit_failed';
+    /** The failed commit's SQLite code, while journal is commit_failed. */
+    readonly journal_error?: string;
     readonly projections: Record<string, { readonly lag_entries: number; readonly ready: boolean }>;
     readonly nats: 'connected' | 'disconnected' | 'not_configured';
   };
 }
 
 export function readinessOf(s: ReadinessSources): Readiness {
-  const journal = journalState(s);
+  const failure = s.commitFailure?.() ?? null;
+  const failing = failure !== null && Date.now() - failure.atMs < observabilityLimits.readinessCommitFailureHoldMs;
+  const stored = journalState(s);
+  const journal = stored === 'writable' && failing ? 'commit_failed' : stored;
   const tail = s.tail();
   const projections = Object.fromEntries(projectionNames.map((name) => {
     const lag = Math.max(0, tail - s.readSide.models.position(name));
@@ -39,18 +58,27 @@ export function readinessOf(s: ReadinessSources): Readiness {
   }));
   const bus = s.readSide.busConnected();
   const nats = bus === null ? 'not_configured' : bus ? 'connected' : 'disconnected';
-  const ready = journal === 'writable' && Object.values(projections).every((p) => p.ready) && nats !== 'disconnected';
-  return { ready, checks: { journal, projections, nats } };
+  const caughtUp = Object.values(projections).every((p) => p.ready);
+  const serving = journal === 'writable' && (caughtUp || s.history?.everReady === true);
+  const status = !serving ? 'not_ready' : caughtUp && nats !== 'disconnected' ? 'ready' : 'degraded';
+  if (serving && s.history) s.history.everReady = true;
+  return { ready: serving, status, checks: { journal, ...(journal === 'commit_failed' ? { journal_error: failure!.code } : {}), projections, nats } };
 }
 
-function journalState(s: ReadinessSources): Readiness['checks']['journal'] {
+function journalState(s: ReadinessSources): 'writable' | 'closed' | 'read_only' | 'disk_full' {
   const db = s.journal();
   if (!db.open) return 'closed';
   if (db.readonly) return 'read_only';
   try {
     accessSync(join(s.dataDir, 'journal.db'), constants.W_OK);
-    return 'writable';
   } catch {
     return 'read_only';
   }
+  try {
+    const fs = statfsSync(s.dataDir);
+    if (fs.bavail * fs.bsize < observabilityLimits.readinessDiskFreeBytesMin) return 'disk_full';
+  } catch {
+    // A file system that cannot say: judged by the commits alone.
+  }
+  return 'writable';
 }

@@ -35,3 +35,13 @@ export class ChainBroken extends Error {
     super(`journal hash chain broken at seq ${seq}: ${reason}; refusing to start (run \`scripts/satang verify\`)`);
   }
 }
+
+/**
+ * SQLite's answers when the disk or the file cannot take a write — full, an I/O error,
+ * read-only — as opposed to a refusal or a bug: the webhook dispatcher waits these out and
+ * readiness reports them (server/readiness.ts).
+ */
+export function isStorageFailure(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN';
+}

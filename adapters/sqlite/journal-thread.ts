@@ -31,6 +31,8 @@ export interface BatchMessage {
 /** Why an item was not written, in a form that crosses threads. */
 export interface WireError {
   readonly message: string;
+  /** SQLite's code (SQLITE_FULL, SQLITE_IOERR_…) when the write itself failed. */
+  readonly code?: string;
   /** Not tried: decided on a world an earlier failure made stale (the owner already rebuilds). */
   readonly refused?: boolean;
   readonly conflict?: { readonly stream: string; readonly streamKind: StreamKind; readonly reason: string };

@@ -92,7 +92,8 @@ function wire(error: unknown): WireError {
     return { message: error.message, conflict, ...(error instanceof Refused ? { refused: true } : {}) };
   }
   if (error instanceof IdempotencyKeyInUse) return { message: error.message, keyInUse: { scope: error.scope, key: error.key } };
-  return { message: error instanceof Error ? error.message : String(error) };
+  const code = (error as { code?: unknown } | null)?.code;
+  return { message: error instanceof Error ? error.message : String(error), ...(typeof code === 'string' ? { code } : {}) };
 }
 
 async function stop(): Promise<void> {

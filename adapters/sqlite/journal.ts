@@ -415,7 +415,7 @@ export class SqliteJournal implements Journal {
 function threadError(wire: BatchAck['errors'][number][1]): Error {
   if (wire.conflict) return new StateConflict(wire.conflict.stream, wire.conflict.streamKind, wire.conflict.reason);
   if (wire.keyInUse) return new IdempotencyKeyInUse(wire.keyInUse.scope, wire.keyInUse.key);
-  return new Error(wire.message);
+  return wire.code ? Object.assign(new Error(wire.message), { code: wire.code }) : new Error(wire.message);
 }
 
 function isEmpty(commit: Commit, meta: CommitMeta): boolean {

@@ -26,6 +26,7 @@ import { JournalThread } from './journal-thread.ts';
 import { dirname } from 'node:path';
 import { WalSync, type SyncWal } from './wal-sync.ts';
 import { SnapshotArchive } from './archive.ts';
+import { isStorageFailure } from './errors.ts';
 
 export interface StoreOptions {
   readonly clock: Clock;
@@ -147,8 +148,21 @@ export class Store implements CommandPort {
     this.db.close();
   }
 
+  /**
+   * The last commit the disk could not take (wall-clock ms, SQLite's code), until one is
+   * written again: readiness tells a load balancer (a full disk fails every write while the
+   * file stays writable).
+   */
+  get commitFailure(): { readonly atMs: number; readonly code: string } | null { return this.lastCommitFailure; }
+  private lastCommitFailure: { readonly atMs: number; readonly code: string } | null = null;
+
   private tellWhenDurable(durable: Promise<void>): void {
-    durable.then(() => { for (const listener of this.durableListeners) listener(); }, (error) => {
+    durable.then(() => {
+      this.lastCommitFailure = null;
+      for (const listener of this.durableListeners) listener();
+    }, (error) => {
+      // A refusal (a conflict, a key in use) is not the disk's failure.
+      if (isStorageFailure(error)) this.lastCommitFailure = { atMs: Date.now(), code: String((error as { code: unknown }).code) };
       if (this.walSync?.failed) this.options.onDurabilityLost?.(error);
     });
   }

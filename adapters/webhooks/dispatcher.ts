@@ -18,6 +18,7 @@
 
 import type { Clock } from '../../core/ports.ts';
 import type { Db } from '../sqlite/schema.ts';
+import { isStorageFailure } from '../sqlite/errors.ts';
 import type { Delivery, DeliveryStatus, DeliveryStore } from './deliveries.ts';
 import type { LogLike } from './email.ts';
 import type { Endpoint, EndpointStore } from './endpoints.ts';
@@ -93,6 +94,9 @@ export class Dispatcher {
   /** synchronous=NORMAL and back: the fan-out's commit without its own fsync (fanOutDeferringSync). */
   private readonly syncMode: { deferred: () => void; restore: () => void };
   private fanOutRetry: NodeJS.Timeout | null = null;
+  /** Wall-clock ms since a storage failure stops the rounds (null while writes work), and the current wait before the next try. */
+  private storageFailedSince: number | null = null;
+  private storageRetryMs = 0;
   private readonly claimBatch;
   private readonly recordBatch;
 
@@ -194,6 +198,30 @@ export class Dispatcher {
   pump(waitForLock = false): void {
     if (this.stopped) return;
     this.lastPumpAt = performance.now();
+    try {
+      this.pumpOnce(waitForLock);
+    } catch (error) {
+      if (!isStorageFailure(error)) throw error;
+      // The disk is full or failing: the journal's writer refuses commands meanwhile, and
+      // nothing here is lost by waiting (the outbox and the deliveries are on disk). Said once
+      // an episode, then tried again, backing off, instead of dying with the process.
+      if (this.storageFailedSince === null) {
+        this.storageFailedSince = Date.now();
+        this.p.log.error({ code: (error as { code?: unknown }).code, err: String(error) }, 'webhook dispatcher cannot write (disk full or failing); retrying until it can');
+      }
+      this.storageRetryMs = Math.min(webhookLimits.storageRetryMaxMs, this.storageRetryMs === 0 ? webhookLimits.storageRetryMinMs : this.storageRetryMs * 2);
+      this.fanOutRetry ??= setTimeout(() => { this.fanOutRetry = null; this.pump(); }, this.storageRetryMs);
+      return;
+    }
+    if (this.storageFailedSince !== null) {
+      this.p.log.info({ failing_ms: Date.now() - this.storageFailedSince }, 'webhook dispatcher writes again');
+      this.storageFailedSince = null;
+      this.storageRetryMs = 0;
+    }
+  }
+
+  /** pump's round, which a storage failure may interrupt (pump waits it out). */
+  private pumpOnce(waitForLock: boolean): void {
     const now = this.p.clock.now();
     for (let i = 0; i < webhookLimits.fanOutBatchesPerPumpMax; i++) {
       if (!this.p.source.hasUnread(this.position)) break; // nothing unread: no transaction

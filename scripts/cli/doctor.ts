@@ -6,7 +6,7 @@
 //   at rest     no secret in clear, every file 0600 and directory 0700 (satang verify's scan)
 //   disk        free space where the data dir lives (WARN under 10 %)
 //   backup      the last verified backup (WARN when none, or older than 26 h)
-//   server      GET /readyz at the URL (WARN when it is not ready or not reachable)
+//   server      GET /readyz at the URL (WARN when it is degraded, not ready or not reachable)
 //   stream      with NATS (--nats, $SATANG_NATS_URL): the journal stream's last entry is this
 //               journal's (FAIL when it is not: the relay would publish nothing; WARN when
 //               NATS does not answer)
@@ -64,10 +64,10 @@ function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
 async function serverCheck(url: string): Promise<Check> {
   try {
     const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
-    const body = await res.json() as { checks?: Record<string, unknown> };
-    return res.status === 200
-      ? { check: 'server', level: 'OK', detail: `${url} is ready` }
-      : { check: 'server', level: 'WARN', detail: `${url} is not ready (${res.status}): ${JSON.stringify(body.checks ?? body)}` };
+    const body = await res.json() as { status?: string; checks?: Record<string, unknown>; error?: { details?: { checks?: Record<string, unknown> } } };
+    if (res.status === 200 && body.status === 'ready') return { check: 'server', level: 'OK', detail: `${url} is ready` };
+    if (res.status === 200) return { check: 'server', level: 'WARN', detail: `${url} takes traffic but is degraded: ${JSON.stringify(body.checks ?? body)}` };
+    return { check: 'server', level: 'WARN', detail: `${url} is not ready (${res.status}): ${JSON.stringify(body.error?.details?.checks ?? body)}` };
   } catch (error) {
     return { check: 'server', level: 'WARN', detail: `${url} does not answer (${(error as Error).message})` };
   }

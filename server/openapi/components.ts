@@ -178,7 +178,7 @@ export const schemas: Record<string, Schema> = {
   SigningKeyRotation: object({ kid: str, previous_kid: nullable(str), not_before: instant, status: { const: 'next' }, announced_deliveries: int }),
   Health: object({ status: { const: 'ok' } }),
   Dashboard: dashboard,
-  Readiness: object({ status: { enum: ['ready', 'not_ready'] }, checks: { type: 'object' } }),
+  Readiness: object({ status: { enum: ['ready', 'degraded', 'not_ready'] }, checks: { type: 'object' } }),
   Object: { type: 'object' },
 };
 

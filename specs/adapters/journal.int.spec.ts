@@ -1,7 +1,7 @@
 // The SQLite journal on real database files: durable settings, what one command writes
 // (journal, postings, snapshots, outbox envelopes, timers, idempotency record) and that it
 // writes all or nothing, recovery, append-only triggers, tamper detection by verify and
-// at startup, and the recovery rate.
+// at startup, the recovery rate, and a commit the disk cannot take (readiness reads it).
 
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -259,3 +259,29 @@ test('recovery of a journal of thousands of commands rebuilds the world that wro
 });
 
 test.run();
+
+test('a commit the disk cannot take is the store\'s commitFailure (SQLite\'s code) until one is written; a refusal is not', async () => {
+  const { store, clock, d, depositor } = await scene();
+  const now = clock.now();
+  await settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'keyed' }, {}, record('taken', now)));
+  const refused = await Promise.allSettled([settled(store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'again' }, {}, record('taken', now)))]);
+  assert.instance((refused[0] as PromiseRejectedResult).reason, IdempotencyKeyInUse);
+  assert.is(store.commitFailure, null, 'a key in use is a refusal, not a failing disk');
+  // The file may grow no further: the next commits fail as on a full disk.
+  const pages = store.db.pragma('page_count', { simple: true }) as number;
+  store.db.pragma(`max_page_count = ${pages}`);
+  let failure: unknown = null;
+  for (let i = 0; i < 200 && failure === null; i++) {
+    const outcome = await Promise.allSettled([settled(store.submit(d.depositCommand(depositor, 2_000n + BigInt(i))))]);
+    if (outcome[0]!.status === 'rejected') failure = outcome[0].reason;
+  }
+  assert.is((failure as { code?: string } | null)?.code, 'SQLITE_FULL');
+  assert.is(store.commitFailure?.code, 'SQLITE_FULL');
+  assert.ok(Math.abs(store.commitFailure!.atMs - Date.now()) < 5_000, 'on the wall clock');
+  store.db.pragma('max_page_count = 1073741823');
+  const retry = await settled(store.submit(d.depositCommand(depositor, 3_000n)));
+  assert.ok(retry.ok, 'room again: it commits');
+  assert.is(store.commitFailure, null, 'a written commit clears it');
+  assert.ok(verifyStore(store.db).ok);
+  store.close();
+});

@@ -70,9 +70,10 @@ function setUp() {
   const source = new HandedEvents(db);
   const sealer = Sealer.ephemeral();
   const logged: unknown[] = [];
+  const errors: { fields: unknown; message: string }[] = [];
   // The service's webhooks on this database, as a (re)started process builds them.
   const build = () => new Webhooks({
-    db, clock, ids: new UlidIds(), log: { info: (fields: unknown) => logged.push(fields), warn: (fields: unknown) => logged.push(fields), error: () => {} }, sealer,
+    db, clock, ids: new UlidIds(), log: { info: (fields: unknown) => logged.push(fields), warn: (fields: unknown) => logged.push(fields), error: (fields: unknown, message?: string) => errors.push({ fields, message: message ?? '' }) }, sealer,
     settings: webhookSettings('development', {}), directory: () => undefined, source, poster: answered,
   });
   const webhooks = build();
@@ -83,7 +84,7 @@ function setUp() {
   const close = () => { webhooks.stop(); other.close(); db.close(); removeDir(dir); };
   const mails = db.prepare<[], number>("SELECT COUNT(*) FROM email_outbox WHERE kind = 'mandatory_event'").pluck(true);
   const mailIds = db.prepare<[], string>('SELECT id FROM email_outbox').pluck(true);
-  return { db, clock, source, webhooks, build, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, mailIds: () => mailIds.all(), logged, other, close };
+  return { db, clock, source, webhooks, build, endpoint, count: () => deliveries.get(endpoint.id)!, mails: () => mails.get()!, mailIds: () => mailIds.all(), logged, errors, other, close };
 }
 
 const event = (id: string): Omit<SourcedEvent, 'position'> => ({ id, merchantId: 'mch_shop', livemode: false, type: 'deposit.created', createdAt: startMs });
@@ -109,6 +110,29 @@ test('while another connection holds the write lock the event loop goes on; the 
     for (let i = 0; i < 200 && s.count() < 3; i++) await sleep(5);
     await sleep(20);
     assert.is(s.count(), 3, 'each event once');
+  } finally {
+    s.close();
+  }
+});
+
+test('a full database stops the fan-out without ending the process; said once, tried again, and it goes on once there is room', async () => {
+  const s = setUp();
+  try {
+    s.webhooks.start();
+    // SQLite's own SQLITE_FULL: the file may not grow past the pages it has.
+    s.db.pragma(`max_page_count = ${s.db.pragma('page_count', { simple: true }) as number}`);
+    for (let i = 0; i < 300; i++) s.source.add(event(`evt_${String(i).padStart(3, '0')}`));
+    for (let i = 0; i < 200 && s.errors.length === 0; i++) await sleep(5);
+    assert.is(s.errors.length, 1, 'said once');
+    assert.match(s.errors[0]!.message, /cannot write \(disk full or failing\); retrying/);
+    assert.is((s.errors[0]!.fields as { code: string }).code, 'SQLITE_FULL');
+    assert.ok(s.count() < 300, `not every event fanned out while full: ${s.count()}`);
+    await sleep(webhookLimits.storageRetryMinMs + 500);
+    assert.is(s.errors.length, 1, 'a retry that fails again says nothing more');
+    s.db.pragma('max_page_count = 1073741823');
+    for (let i = 0; i < 400 && s.count() < 300; i++) await sleep(10);
+    assert.is(s.count(), 300, 'every event fanned out once there is room, each once');
+    assert.ok(s.logged.some((f) => typeof (f as { failing_ms?: unknown }).failing_ms === 'number'), 'and says it writes again');
   } finally {
     s.close();
   }
