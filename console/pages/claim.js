@@ -17,6 +17,8 @@ import { parseBahtToMinor } from '../format.js';
 import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
+/** The transitions that move money out: the server asks a fresh step-up for them. */
+const stepsUp = new Set(['refund', 'payout']);
 
 export function ClaimPage({ id }) {
   const { data: c, error, reload } = usePageData(() => get(`/v1/bo/claims/${encodeURIComponent(id)}`), [id]);
@@ -82,7 +84,8 @@ function Transitions({ claim, reload }) {
       if (minor === null || minor <= 0) { setAmountError(t('amount.invalid')); return false; }
       body.amount_minor = minor;
     }
-    await post(`/v1/bo/claims/${encodeURIComponent(claim.id)}/${transition}`, body);
+    // Money leaves on a refund or a payout: the server asks for a fresh step-up (bo-claims.ts).
+    await post(`/v1/bo/claims/${encodeURIComponent(claim.id)}/${transition}`, body, { stepUp: stepsUp.has(transition) });
     n.clear();
     setAmount('');
     return true;
@@ -93,6 +96,6 @@ function Transitions({ claim, reload }) {
     ${offered.includes('refund') ? html`<label class="inline">${t('claims.refundAmountInput')}
       <input data-testid="refund-amount" inputmode="decimal" placeholder=${t('claims.refundAll')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
       ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
-    <div class="buttons">${offered.map((tr) => html`<${ActionButton} testid=${`claim-${tr}`} tone=${tr === 'reject' ? 'danger' : 'primary'} onRun=${() => run(tr)} done=${reload}>${t(`claims.t.${tr}`)}</${ActionButton}>`)}</div>
+    <div class="buttons">${offered.map((tr) => html`<${ActionButton} testid=${`claim-${tr}`} stepUp=${stepsUp.has(tr)} tone=${tr === 'reject' ? 'danger' : 'primary'} onRun=${() => run(tr)} done=${reload}>${t(`claims.t.${tr}`)}</${ActionButton}>`)}</div>
   </div>`;
 }

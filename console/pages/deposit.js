@@ -117,9 +117,9 @@ function Decision({ deposit, review, reload }) {
   return html`<div class="card action-card" data-testid="decision-form">
     <h2>${t('deposit.decision')}</h2>
     <${NoteField} n=${n} />
+    ${mayApprove && review.approved_amounts ? html`<p class="small" data-testid="approved-amounts">${t('deposit.approvedAmounts')}
+      ${review.approved_amounts.map((r) => html` ${perLeg ? html`<span class="mono">${r.leg_ref}</span> ` : null}<${Money} minor=${r.amount_minor} />`)}</p>` : null}
     ${mayApprove && perLeg ? html`<p class="small">${t('deposit.legAmountsHint')}</p>
-      ${review.approved_amounts ? html`<p class="small" data-testid="approved-amounts">${t('deposit.approvedAmounts')}
-        ${review.approved_amounts.map((r) => html` <span class="mono">${r.leg_ref}</span> <${Money} minor=${r.amount_minor} />`)}</p>` : null}
       ${waiting.map((l) => html`<label class="inline">${t('deposit.legReceived', { leg: l.leg_ref })} <${Money} minor=${l.amount_minor} />
         <input data-testid="leg-amount" data-leg=${l.leg_ref} inputmode="decimal" value=${legAmounts[l.leg_ref] ?? ''}
           onInput=${(e) => { setLegAmounts({ ...legAmounts, [l.leg_ref]: e.currentTarget.value }); setAmountError(null); }} /></label>`)}

@@ -3,8 +3,9 @@
 // through the provider's form (code flow with PKCE), in a browser context of their own.
 //
 // Proves: the sign-in; the queue worked by two reviewers — the first approval of a
-// four-eyes deposit leaves it under review, a second reviewer in a second context settles
-// it; a decline with a short note is refused in the page and never reaches the server; a
+// four-eyes deposit leaves it under review, a second reviewer in a second context sees the
+// first's amount and settles it; a claim's refund approved by one ops_admin and paid out by
+// another, each after a step-up; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
 // the statement's CSV download is the API's CSV byte for byte after a UTF-8 BOM; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
@@ -99,6 +100,10 @@ test('four-eyes: one reviewer approves and the deposit stays under review; a sec
 
   const krit = await operator('emp_krit', { hash: `#/deposits/${id}`, page: 'deposit' });
   assert.is(await krit.page.textContent('[data-testid=approvals]'), '1');
+  // The second reviewer sees the figure the first approved, one leg or many.
+  const [firstApproved] = (await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.review.approved_amounts;
+  const baht = (firstApproved.amount_minor / 100).toLocaleString('en-US', { minimumFractionDigits: 2 });
+  assert.ok((await krit.page.textContent('[data-testid=approved-amounts]') ?? '').includes(baht), baht);
   await krit.page.fill('[data-testid=note]', goodNote);
   await krit.page.click('[data-testid=approve]');
   await krit.page.waitForFunction(async (depositId) => {
@@ -214,6 +219,29 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   const after = await deliveries(scene.s, endpointId);
   assert.is(after.length, before + 1);
   assert.ok(after.some((d) => d.resend === true || d.resend?.of === failed.id || JSON.stringify(d).includes(failed.id)), JSON.stringify(after[0]));
+});
+
+test('ops_admin approves a claim refund from its page and another pays it out (four eyes), each after a step-up: money leaves', async () => {
+  const claim = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: fourEyesId, amount_minor: 1_500, note: 'the payer sent fifteen baht twice' });
+  assert.is(claim.status, 201, claim.text);
+  const reviewed = await scene.s.bo('POST', `/v1/bo/claims/${claim.json.id}/review`, { note: 'slip checked against the bank statement' });
+  assert.is(reviewed.status, 200, reviewed.text);
+  const mali = await operator('emp_mali', { hash: `#/claims/${claim.json.id}`, page: 'claim' });
+  const lead = await operator('emp_lead', { hash: `#/claims/${claim.json.id}`, page: 'claim' });
+  for (const [session, transition, status] of [[mali, 'refund', 'refund_pending'], [lead, 'payout', 'return_pending_payout']] as const) {
+    if (session === lead) await lead.page.reload();
+    await session.page.waitForSelector(`[data-testid=claim-${transition}]`);
+    assert.ok(await session.page.$(`[data-testid=claim-${transition}] .flag`), `${transition} is marked as asking for a step-up`);
+    await session.page.fill('[data-testid=transition-form] textarea', `${transition} to the payer's account`);
+    let stepUpHeader: string | undefined;
+    session.page.on('request', (r) => { if (r.url().endsWith(`/${transition}`)) stepUpHeader = r.headers()['x-pg-step-up-token']; });
+    const answered = session.page.waitForResponse((r) => r.url().endsWith(`/claims/${claim.json.id}/${transition}`), { timeout: stepUpAnswerMs });
+    await answerStepUp(session, () => session.page.click(`[data-testid=claim-${transition}]`));
+    const answer = await answered;
+    assert.is(answer.status(), 200, await answer.text());
+    assert.ok(stepUpHeader && stepUpHeader.split('.').length === 3, `the ${transition} carried a step-up token`);
+    assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claim.json.id}`)).json.status, status);
+  }
 });
 
 test('the statement CSV the page downloads is the API\'s CSV', async () => {
