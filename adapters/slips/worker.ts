@@ -172,7 +172,9 @@ export function pendingSlip(d: Deposit): PendingSlip | undefined {
   const extra = d.additionalSlip;
   if (d.status === 'settled' && extra) {
     // An additional transfer already recorded for this slip needs nothing more.
-    const recorded = d.overpayment?.cause === 'additional_transfer' && d.overpayment.slipReceivedAt === extra.receivedAt;
+    // By its receipt: two slips may arrive in the same millisecond (the manual clock, a burst).
+    const recorded = d.overpayment?.cause === 'additional_transfer'
+      && (d.overpayment.receiptId !== undefined ? d.overpayment.receiptId === extra.receiptId : d.overpayment.slipReceivedAt === extra.receivedAt);
     if (!recorded) return { slip: extra, afterSettlement: true };
   }
   return undefined;

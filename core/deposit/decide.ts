@@ -381,7 +381,7 @@ function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerificati
   if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || alreadyCounted || !reachedALeg(s, o.transfer)) return none;
   return [{
     type: 'DepositOverpaid', at: c.at,
-    overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: o.transfer.amountMinor, slipReceivedAt: s.additionalSlip!.receivedAt },
+    overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: o.transfer.amountMinor, slipReceivedAt: s.additionalSlip!.receivedAt, receiptId: s.additionalSlip!.receiptId },
   }];
 }
 

@@ -146,6 +146,8 @@ export interface Overpayment {
   readonly cause: 'same_transfer_excess' | 'additional_transfer';
   readonly amountMinor: Minor;
   readonly slipReceivedAt: number;
+  /** The slip that showed it (absent on journals written before it was kept). */
+  readonly receiptId?: string;
 }
 
 /**
@@ -588,7 +590,9 @@ function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void 
       return;
     }
     case 'DepositOverpaid':
-      if (!s.overpayment) n.overpayment = e.overpayment;
+      // The latest overpayment is the order's: its deposit.overpaid names the claim just
+      // opened, and the earlier one is in that event's previous_attributes (and on its claim).
+      n.overpayment = e.overpayment;
       return;
     default:
       return unreachable(e, 'deposit event');

@@ -158,6 +158,22 @@ test('a second transfer shown after settlement is flagged as an additional overp
   assert.is(after.overpayment.cause, 'additional_transfer');
   assert.is(after.overpayment.amount_minor, 7_000);
   assert.is(await scene.s.running.slipWorker.drain(), 0, 'nothing left to verify');
+
+  // A third transfer: the order's overpayment is the new claim's; its deposit.overpaid says
+  // so, with the first claim's in previous_attributes.
+  const third = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, deposit, { amount_minor: 3_000, image_sha256: sha256Hex(third) }));
+  assertReceipt(await uploadFile(deposit.slip_upload, third));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const later = await getDeposit(scene, deposit.id);
+  assert.equal([later.overpayment.cause, later.overpayment.amount_minor], ['additional_transfer', 3_000]);
+  assert.is.not(later.overpayment.claim_id, after.overpayment.claim_id, 'a claim of its own');
+  const feed = await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/events?since_sequence=0&limit=100');
+  const overpaid = feed.json.data.filter((e: any) => e.type === 'deposit.overpaid' && e.data.object.id === deposit.id);
+  assert.equal(overpaid.map((e: any) => e.data.object.overpayment.claim_id), [after.overpayment.claim_id, later.overpayment.claim_id], feed.text.slice(0, 300));
+  assert.is(overpaid[1].data.previous_attributes.overpayment.claim_id, after.overpayment.claim_id);
+  const claims = await scene.s.bo('GET', `/v1/bo/claims?deposit_id=${deposit.id}`);
+  assert.equal(claims.json.data.map((c: any) => c.amount_minor).sort(), [3_000, 7_000], claims.text);
 });
 
 test('a transfer after settlement to an account the order never named opens no claim', async () => {
