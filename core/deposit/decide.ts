@@ -369,6 +369,17 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
 }
 
 /**
+ * The order's verification as it settles: the last slip's (or a leg's) checks, except that
+ * the amount is exact only when V = X — a multi-leg order settled short at expiry had each
+ * paid leg exact, and amount_exact true would tell the merchant it got what it asked for.
+ */
+function orderVerification(s: Deposit, verification: Verification | undefined, exact: boolean): Verification | undefined {
+  const shown = verification ?? s.verification;
+  if (exact || !shown?.amountExact) return verification; // a check that failed stays failed
+  return { ...shown, amountExact: false };
+}
+
+/**
  * A transfer after settlement is an overpayment only when it reached one of the order's
  * accounts (a masked number that may be one counts: a reviewer works the claim). Money sent
  * to an account the order never named is no one's here, so no claim chases the order's
@@ -426,7 +437,7 @@ function settle(
       feeBreakdown: fee.breakdown, partial: V < X, settledVia: via, balanceTransactionId: ctx.balanceTransactionId,
       feeBalanceTransactionId: ctx.feeBalanceTransactionId, settledAt: at, clearingAvailableAt: at + limits.clearingPeriodMs,
     },
-    verification,
+    verification: orderVerification(s, verification, V === X),
     overpayment: E > 0n ? { claimId: ctx.claimId, cause: 'same_transfer_excess', amountMinor: E, slipReceivedAt } : undefined,
     transRef,
     fills, suspenseMinor: A - filledTotal,

@@ -250,7 +250,7 @@ const rows: DepositRow[] = [
   {
     row: 'awaiting_payment (multi-leg) → expires with one leg paid → settled as a short-pay of the paid legs',
     given: [...twoLegs, slipReceived(1), legOneComplete], when: { type: 'ExpireDeposit', at: expiresAt, settle: settle(30_000n, ['leg_2', 20_000n]) },
-    then: [settled({ at: expiresAt, V: 30_000n, A: 30_000n, fee: [450n, 32n] })],
+    then: [settled({ at: expiresAt, V: 30_000n, A: 30_000n, fee: [450n, 32n], verification: { ...allSix, amountExact: false } })], // each paid leg exact, the order short
   },
 
   // ---- slip_processing ----
@@ -440,7 +440,7 @@ const rows: DepositRow[] = [
   {
     row: 'under_review → reviewer approves with a corrected amount → settled at A = min(V, X)',
     given: underReview, when: approve('emp_alice', { transferredAmountMinor: 30_000n }),
-    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review' }), decision: decidedBy('emp_alice', [[1, 30_000n]]) } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', verification: { ...nameMismatch, amountExact: false } }), decision: decidedBy('emp_alice', [[1, 30_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → first approval → under_review, approval recorded with what the leg received',
@@ -454,12 +454,12 @@ const rows: DepositRow[] = [
   {
     row: 'under_review (four eyes) → a second approval giving no amount → settled at the first approval\'s amount, not the slip\'s',
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big - 100_000n]])], when: approve('emp_bob', { settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: decidedBy('emp_bob', [[1, big - 100_000n]]) } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review', verification: { ...nameMismatch, amountExact: false } }), decision: decidedBy('emp_bob', [[1, big - 100_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → a second approval with the same amount → settled',
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big - 100_000n]])], when: approve('emp_bob', { transferredAmountMinor: big - 100_000n, settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: decidedBy('emp_bob', [[1, big - 100_000n]]) } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review', verification: { ...nameMismatch, amountExact: false } }), decision: decidedBy('emp_bob', [[1, big - 100_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes) → a second approval with another amount → under_review, it replaces the first (restarted): nothing settles on one reviewer\'s figure',
@@ -470,7 +470,7 @@ const rows: DepositRow[] = [
     row: 'under_review (four eyes), restarted by a second reviewer → the first reviewer may confirm the new amount → settled',
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big]]), approvalRecorded('emp_bob', [[1, big - 100_000n]], true)],
     when: approve('emp_alice', { settle: settle(big) }),
-    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review' }), decision: decidedBy('emp_alice', [[1, big - 100_000n]]) } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review', verification: { ...nameMismatch, amountExact: false } }), decision: decidedBy('emp_alice', [[1, big - 100_000n]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes): a first approval when no transferred amount is known → validation_error (the first reviewer states it)',
@@ -586,7 +586,7 @@ const rows: DepositRow[] = [
     row: 'settled → second transfer after settlement verified → unchanged, deposit.overpaid (additional_transfer; V and A untouched)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
-    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour } }],
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2' } }],
   },
   {
     row: 'settled → a transfer after settlement to an account the order never named → no claim, unchanged',
@@ -604,7 +604,7 @@ const rows: DepositRow[] = [
     row: 'settled → a transfer after settlement to a masked number that may be the leg\'s → deposit.overpaid (a reviewer works the claim)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2', receiver: { bankCode: '004', accountNumber: 'xxx-x-x2333-1', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
-    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour } }],
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2' } }],
   },
   {
     row: 'settled: the settled transfer uploaded again → no events (no new money)',

@@ -90,7 +90,7 @@ test('2 legs: the slip of leg 2 uploaded while leg 1 is verifying is taken (202)
     const after = await depositOf(scene);
     assert.is(after.status, 'settled');
     assert.equal(after.legs.map((l: any) => l.leg_status), ['complete', 'complete']);
-    assert.equal([after.transferred_amount_minor, after.amount_received_minor, after.partial], [50_000, 50_000, false]);
+    assert.equal([after.transferred_amount_minor, after.amount_received_minor, after.partial, after.verification.amount_exact], [50_000, 50_000, false, true]);
     assert.is(after.slip.received_at, second.received_at, 'the slip shown is the last one verified');
     assert.equal(await filledMinor(scene), [30_000, 20_000], 'each leg filled the withdrawal it paid');
 
@@ -104,6 +104,26 @@ test('2 legs: the slip of leg 2 uploaded while leg 1 is verifying is taken (202)
     const versions = events.slice(2).map(([, , v]) => v);
     assert.ok(versions.every((v, i) => i === 0 || v > versions[i - 1]!), `versions strictly increase: ${versions}`);
     assert.is(await scene.s.running.slipWorker.drain(), 0, 'nothing left to verify');
+  } finally {
+    await scene.s.stop();
+  }
+});
+
+test('2 legs, only leg 1 paid: at expiry the order settles short (partial) and its verification says the amount was not exact, though the leg was', async () => {
+  const scene = await twoLegScene();
+  try {
+    const leg = legSlip(scene, 0);
+    await registerTransfer(scene.s, leg.transfer);
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, leg.image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    const paying = await depositOf(scene);
+    assert.equal([paying.status, paying.legs.map((l: any) => l.leg_status)], ['awaiting_payment', ['complete', 'pending']]);
+    const moved = await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 2 * 3600 });
+    assert.is(moved.status, 200, moved.text);
+    const after = await depositOf(scene);
+    assert.equal([after.status, after.transferred_amount_minor, after.amount_received_minor, after.partial], ['settled', 30_000, 30_000, true]);
+    assert.equal(after.verification, { amount_exact: false, within_time_window: true, sender_bank_match: true, sender_account_match: true, sender_name_match: true, receiver_match: true });
+    assert.equal(await filledMinor(scene), [30_000, 0]);
   } finally {
     await scene.s.stop();
   }
