@@ -38,7 +38,7 @@ export function webhooksSection(): Json {
           },
         },
       },
-      responses: { '200': { description: 'Received: any 2xx acknowledges the delivery (410 disables the endpoint; anything else is retried).' } },
+      responses: { '200': { description: 'Received: 200, 201, 202 or 204 acknowledges the delivery. Any other answer is a failure: 410 stops this delivery\'s retries and flags the endpoint; 3xx (never followed), 429 and every other status, a timeout (15 s) or a connection error is retried on the schedule (Retry-After ignored).' } },
     },
   }]));
 }
