@@ -103,6 +103,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** Where a merchant's end user opens a claim for this order (a 410 late_slip_window_closed's details.claim_url). */
+export function claimUrlOf(config: Pick<Config, 'claimUrl'>, depositId: string): string {
+  return config.claimUrl.replaceAll('{deposit_id}', encodeURIComponent(depositId));
+}
+
 /** What is wrong with SATANG_CLAIM_URL: it goes to every merchant in a 410, so no credentials in it. */
 function claimUrlProblem(value: string): string | undefined {
   const url = value.replaceAll('{deposit_id}', 'dep_x');

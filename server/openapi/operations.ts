@@ -88,7 +88,7 @@ const statementQuery = {
 
 export const operations: Record<string, OperationInfo> = {
   'GET /healthz': { summary: 'Liveness: the process answers.', auth: 'none', responses: { 200: 'Health' } },
-  'GET /readyz': { summary: 'Readiness: journal writable, projections within their lag bound, NATS connected when configured (503 service_unavailable otherwise).', auth: 'none', responses: { 200: 'Readiness' } },
+  'GET /readyz': { summary: 'Readiness: 200 ready, or 200 degraded (NATS gone when configured, or a projection behind after start: writes go on); 503 service_unavailable while the journal is not writable, its disk is full, a commit just failed, or projections catch up at start.', auth: 'none', responses: { 200: 'Readiness' } },
   'GET /v1/openapi.json': { summary: 'This document.', auth: 'none', responses: { 200: 'Object' } },
 
   'POST /v1/pay/deposits': {
@@ -99,7 +99,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/deposits': { summary: 'List deposit orders, newest first, with a cursor.', auth: 'merchant', query: listDepositsQuery, responses: { 200: 'DepositList' } },
   'GET /v1/pay/deposits/:id': { summary: 'Get a deposit order.', auth: 'merchant', query: emptyQuery, responses: { 200: 'DepositOrder' } },
   'POST /v1/pay/deposits/:id/cancel': { summary: 'Cancel a deposit order.', auth: 'merchant', body: cancelBody, responses: { 200: 'DepositOrder' }, example: { reason: 'customer left' } },
-  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order.', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SlipUpload' } },
+  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order, valid until its late-slip window closes (410 late_slip_window_closed with claim_url once it has).', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SlipUpload' } },
   'POST /v1/pay/deposits/:id/slip': {
     summary: 'Upload slip evidence with the order capability: the image (multipart, or base64 in JSON), or the transfer without an image (held for review).', auth: 'capability', responses: { 202: 'SlipReceipt' },
     requestContent: {

@@ -11,7 +11,7 @@ import { apiVersion, iso, presentDeposit } from '../../core/present.ts';
 import { promptPayPayload } from '../../core/qr.ts';
 import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import type { CapabilitySigner } from '../capability.ts';
-import type { Config } from '../config.ts';
+import { claimUrlOf, type Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
@@ -95,6 +95,13 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     const d = visible(ctx, ctx.params.id!);
     if (d.legs.length === 0 || (d.status !== 'awaiting_payment' && d.status !== 'expired' && d.status !== 'canceled')) {
       throw new ApiError('operation_not_allowed', 'A slip token exists only once the deposit has a destination and can take a slip.', { status: d.status });
+    }
+    // A closed order takes a slip only in its late window: after it, a token would be born
+    // expired, and the upload would be refused anyway. Said now, as the upload says it.
+    const until = d.lateSlipAcceptedUntil ?? null;
+    if (d.status !== 'awaiting_payment' && (d.isTerminal || until === null || services.write.clock.now() > until)) {
+      throw new ApiError('late_slip_window_closed', 'The late-slip window of this deposit has closed; no slip can be uploaded, so no token is issued.',
+        { deposit_id: d.id, late_slip_accepted_until: until === null ? null : iso(until), claim_url: claimUrlOf(config, d.id) });
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.body = slipUpload(d);

@@ -13,7 +13,7 @@ import { HttpSlipVerifier } from '../../adapters/slips/http-verifier.ts';
 import { DiskSlipStore, type SlipStore } from '../../adapters/slips/store.ts';
 import { SlipWorker } from '../../adapters/slips/worker.ts';
 import type { CapabilitySigner } from '../capability.ts';
-import type { Config } from '../config.ts';
+import { claimUrlOf, type Config } from '../config.ts';
 import type { Services } from '../ports.ts';
 import { SlipIntake } from './intake.ts';
 import { slipUploadLimits } from '../../core/limits.ts';
@@ -72,7 +72,7 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
   });
   const intake = new SlipIntake({
     services, store, logger, onReceived: (depositId) => worker.notify(depositId),
-    claimUrl: (depositId) => config.claimUrl.replaceAll('{deposit_id}', encodeURIComponent(depositId)),
+    claimUrl: (depositId) => claimUrlOf(config, depositId),
   });
   const routers = [
     slipRoutes({ services, uploadUrl: config.uploadUrl, capability: parts.capability, intake, store, accepts: { maxBytes: slipUploadLimits.evidenceBytesMax, contentTypes: slipContentTypes } }),

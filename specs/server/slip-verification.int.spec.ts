@@ -225,9 +225,16 @@ test('a slip for a canceled order is taken within the late window and always hel
   assert.is(after.review.reasons[0].code, 'CANCELED_ORDER_SLIP');
 });
 
-test('after the late-slip window: 410 late_slip_window_closed with deposit_id, late_slip_accepted_until and claim_url', async () => {
+test('after the late-slip window: 410 late_slip_window_closed with deposit_id, late_slip_accepted_until and claim_url (the upload and a new slip-token alike)', async () => {
   const deposit = await matchedDeposit(scene);
-  await scene.s.running.services.write.advanceClock!(15 * 60_000 + 24 * 3_600_000 + 1_000);
+  // Within the late window, a new token lasts until the window closes.
+  await scene.s.running.services.write.advanceClock!(15 * 60_000 + 1_000);
+  const expired = await getDeposit(scene, deposit.id);
+  assert.equal([expired.status, expired.is_terminal], ['expired', false]);
+  const late = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/slip-token`, {});
+  assert.is(late.status, 200, late.text);
+  assert.is(late.json.expires_at, expired.late_slip_accepted_until);
+  await scene.s.running.services.write.advanceClock!(24 * 3_600_000);
   const closed = await getDeposit(scene, deposit.id);
   assert.is(closed.status, 'expired');
   assert.is(closed.is_terminal, true);
@@ -236,6 +243,9 @@ test('after the late-slip window: 410 late_slip_window_closed with deposit_id, l
   assert.is(e.details.deposit_id, deposit.id);
   assert.is(e.details.late_slip_accepted_until, closed.late_slip_accepted_until);
   assert.match(e.details.claim_url, new RegExp(`^${scene.s.url}/.*${deposit.id}`));
+  // No token born expired: the slip-token says what the upload would.
+  const token = expectError(await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/slip-token`, {}), 'late_slip_window_closed');
+  assert.equal(token.details, e.details);
 });
 
 test('SATANG_CLAIM_URL points the 410\'s claim_url at the deployment\'s own claim page, the order\'s id in it', async () => {
