@@ -196,6 +196,12 @@ export function createApp(parts: AppParts): Koa {
   });
 
   app.use(async (ctx, next) => {
+    // The API's paths take no trailing slash. The router would match one anyway (strict is
+    // off), and then the slip upload's capability (bound to the URL byte for byte) or the
+    // JSON check refuses it with an error that names the wrong problem.
+    if (ctx.path.startsWith('/v1/') && ctx.path.endsWith('/')) {
+      throw new ApiError('resource_not_found', `No such resource: the API's paths take no trailing slash (${ctx.path.replace(/\/+$/, '')}).`);
+    }
     // Only JSON bodies, as UTF-8 and uncompressed, on these routes; anything else is refused
     // rather than ignored, since the signature covers the bytes the client sent.
     if (declaresBody(ctx) && ctx.method !== 'GET' && !isSlipUpload(ctx)) {

@@ -341,6 +341,12 @@ test('resource_not_found and method_not_allowed: unknown ids and routes; a known
   assert.equal(e.details.allowed_methods, ['POST', 'HEAD', 'GET']);
   expectError(await s.call(shop.live.api_key, 'PROPFIND', '/v1/pay/deposits'), 'method_not_allowed');
   expectError(await s.call(shop.live.api_key, 'PROPFIND', '/v1/pay/no-such-route'), 'resource_not_found');
+  // A trailing slash names no resource: 404, saying so, rather than whatever the route's own checks make of it.
+  const slash = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/balance/'), 'resource_not_found');
+  assert.match(slash.message, /trailing slash \(\/v1\/pay\/balance\)/);
+  const upload = await s.raw('POST', '/v1/pay/deposits/dep_01ARZ3NDEKTSV4RRFFQ69G5FAV/slip/', { headers: { 'Content-Type': 'multipart/form-data; boundary=x', Authorization: 'Bearer x' }, body: '--x--' });
+  expectError(upload, 'resource_not_found');
+  assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the path without it answers');
 });
 
 // ---- idempotency ----
