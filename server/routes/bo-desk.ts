@@ -25,7 +25,7 @@ import { compile } from '../validate.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
-import { operatorDepositView } from './bo-timeline.ts';
+import { depositSlips, operatorDepositView } from './bo-timeline.ts';
 import { answerSlipImage } from '../slips/routes.ts';
 
 // The queues list open work, which the write side keeps in memory; closed orders leave it
@@ -158,7 +158,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     const d = world().deposits.get(ctx.params.id!);
     if (!d) throw notFound('deposit');
     const records = new Map<string, IntakeRecord | undefined>();
-    for (const s of [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip]) if (s) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
+    for (const s of depositSlips(d, trail.stream(d.id))) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
     const answer = d.slip ? await slips.answer(d.slip.receiptId).catch(() => undefined) : undefined;
     ctx.body = operatorDepositView(d, { world: world(), trail, slips: records, ...(answer ? { answer } : {}), now: services.write.clock.now() });
   });
@@ -166,7 +166,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   router.get('/deposits/:id/slips/:receiptId/image', async (ctx) => {
     readQuery(ctx, []);
     const d = world().deposits.get(ctx.params.id!);
-    const receipt = [d?.slip, ...(d?.queuedSlips ?? []), d?.additionalSlip].find((s) => s?.receiptId === ctx.params.receiptId);
+    const receipt = d ? depositSlips(d, trail.stream(d.id)).find((s) => s.receiptId === ctx.params.receiptId) : undefined;
     const record = receipt ? await slips.record(receipt.receiptId).catch(() => undefined) : undefined;
     const image = record?.evidence.kind === 'image' ? await slips.image(record.receiptId).catch(() => undefined) : undefined;
     if (!image || record?.evidence.kind !== 'image') throw notFound('slip image');

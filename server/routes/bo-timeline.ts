@@ -8,7 +8,7 @@
 // journal seq and hash it rode in on. Presentation only: it reads the journal trail and
 // the world, decides nothing.
 
-import type { Deposit, DepositEvent, Leg, Verification } from '../../core/deposit/state.ts';
+import type { Deposit, DepositEvent, Leg, Slip, Verification } from '../../core/deposit/state.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
 import { iso, maskAccountNumber, maskAccountNumberLike, maskName, presentDeposit } from '../../core/present.ts';
@@ -49,15 +49,17 @@ const verdictNames: readonly [keyof Verification, string][] = [
 ];
 
 /** The six verdicts side by side: what was expected, what the slip showed (masked: the verifier's answer as kept), and whether they match. */
-function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | undefined, answer: ProviderAnswer | undefined): Obj[] {
+function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | undefined, answer: ProviderAnswer | undefined, legRef: string | undefined): Obj[] {
   const t = answer?.transfer;
   const shown: Record<string, unknown> = t ? {
     amount: Number(t.amount_minor), time_window: t.occurred_at, sender_bank: t.sender.bank_code,
     sender_account: t.sender.account_number_masked, sender_name: t.sender.name_masked,
     receiver: { bank_code: t.receiver.bank_code, account_number_masked: t.receiver.account_number_masked, name_masked: t.receiver.name_masked },
   } : {};
+  // A multi-leg order's slip pays one leg: its amount is the leg's, as verification checked it.
+  const leg = d.legs.length > 1 ? d.legs.find((l) => l.legRef === legRef) : undefined;
   const expected: Record<string, unknown> = {
-    amount: n(d.amountMinor), time_window: { from: iso(d.createdAt), to: iso(d.expiresAt) }, sender_bank: d.sender.bankCode,
+    amount: n(leg?.amountMinor ?? d.amountMinor), time_window: { from: iso(d.createdAt), to: iso(d.expiresAt) }, sender_bank: d.sender.bankCode,
     // Masked in the shape the slip showed, so the reviewer compares the same places.
     sender_account: maskAccountNumberLike(t?.sender.account_number_masked, d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
     receiver: d.legs.map((l) => ({ leg_ref: l.legRef, bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumberLike(t?.receiver.account_number_masked, l.receiver.accountNumber) })),
@@ -241,6 +243,44 @@ function slipEvidence(record: IntakeRecord | undefined, depositId: string, recei
   };
 }
 
+/**
+ * Every slip the order was shown, in the order they came: the state keeps only the current
+ * one, the queue and the last after settlement, so a multi-leg order's earlier legs' slips
+ * (and earlier transfers after settlement) come from its journal. A slip's leg and transfer
+ * are the ones verification found (LegCompleted names them for the slip being verified);
+ * the state's copies, where it still holds them, know the most.
+ */
+export function depositSlips(d: Deposit, own: readonly TrailEntry[]): Slip[] {
+  const byReceipt = new Map<string, Slip>();
+  let verifying: string | undefined;
+  const completed = new Map<string, bigint>(); // leg → what its slip showed
+  for (const entry of own) {
+    const e = entry.event as DepositEvent;
+    if (e.type === 'SlipReceived' || e.type === 'SlipQueued' || e.type === 'AdditionalSlipReceived') {
+      if (!byReceipt.has(e.slip.receiptId)) byReceipt.set(e.slip.receiptId, e.slip);
+      if (e.type === 'SlipReceived') verifying = e.slip.receiptId;
+    } else if (e.type === 'SlipDequeued' && !e.afterSettlement) verifying = e.slip.receiptId;
+    else if (e.type === 'LegCompleted' && verifying !== undefined) {
+      const slip = byReceipt.get(verifying)!;
+      byReceipt.set(verifying, { ...slip, legRef: e.legRef, transRef: e.transRef ?? slip.transRef, transferredAmountMinor: e.verifiedAmountMinor });
+      completed.set(e.legRef, e.verifiedAmountMinor);
+    } else if (e.type === 'DepositSettled' && verifying !== undefined && e.transRef !== undefined) {
+      // Settled by the slip being verified: it paid the one leg no earlier slip completed, V less theirs.
+      const open = d.legs.filter((l) => !completed.has(l.legRef));
+      const slip = byReceipt.get(verifying)!;
+      let earlier = 0n;
+      for (const v of completed.values()) earlier += v;
+      if (open.length === 1) byReceipt.set(verifying, { ...slip, legRef: open[0]!.legRef, transRef: e.transRef, transferredAmountMinor: e.settlement.transferredMinor - earlier });
+    }
+  }
+  for (const slip of [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip]) {
+    if (!slip) continue;
+    const known = byReceipt.get(slip.receiptId);
+    byReceipt.set(slip.receiptId, { ...slip, legRef: slip.legRef ?? known?.legRef, transferredAmountMinor: slip.transferredAmountMinor ?? known?.transferredAmountMinor });
+  }
+  return [...byReceipt.values()].sort((a, b) => a.receivedAt - b.receivedAt);
+}
+
 export interface DepositFacts {
   readonly world: World;
   readonly trail: JournalTrail;
@@ -253,10 +293,11 @@ export interface DepositFacts {
 /** The whole operator view of one deposit. */
 export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
   const { world } = facts;
-  const receipts = [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip].filter((s) => s !== undefined);
+  const own = facts.trail.stream(d.id); // read once: the slips, the settlement's facts and the timeline
+  const receipts = depositSlips(d, own);
+  const current = receipts.find((r) => r.receiptId === d.slip?.receiptId); // the slip the verdicts are about
   const transRefs = [...new Set([...receipts.map((s) => s.transRef), ...d.legs.map((l) => l.transRef)].filter((t): t is string => t !== undefined))];
   const merchant = world.merchants.get(d.merchantId);
-  const own = facts.trail.stream(d.id); // read once: the settlement's facts and the timeline
   const settled = settledEventOf(own);
   // The reviewer whose approval settled it counts among the approvals (it is kept on the settling event).
   const settledBy = settled?.decision?.operatorId;
@@ -273,11 +314,11 @@ export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
       approved_amounts: d.review.approvedAmounts ? d.review.approvedAmounts.map((r) => ({ leg_ref: r.legRef, amount_minor: n(r.amountMinor) })) : null,
     } : null,
     evidence: {
-      verdicts: verdicts(d, d.verification, d.slip?.transferredAmountMinor ?? d.settlement?.transferredMinor, facts.answer),
+      verdicts: verdicts(d, d.verification, current?.transferredAmountMinor ?? d.settlement?.transferredMinor, facts.answer, current?.legRef),
       provider_answer: facts.answer ?? null,
       receiver_match: d.verification ? d.verification.receiverMatch : null,
       legs: d.legs.map((l) => legView(d, l, settled)),
-      slips: receipts.map((s) => ({ received_at: iso(s.receivedAt), is_late: s.isLate, ...(s.transRef ? { trans_ref: s.transRef } : {}), ...slipEvidence(facts.slips.get(s.receiptId), d.id, s.receiptId) })),
+      slips: receipts.map((s) => ({ received_at: iso(s.receivedAt), is_late: s.isLate, ...(s.transRef ? { trans_ref: s.transRef } : {}), ...(s.legRef ? { leg_ref: s.legRef } : {}), ...(s.transferredAmountMinor !== undefined ? { transferred_amount_minor: n(s.transferredAmountMinor) } : {}), ...slipEvidence(facts.slips.get(s.receiptId), d.id, s.receiptId) })),
       duplicate_hits: transRefs.map((t) => ({ trans_ref: t, used_by_deposit_id: world.transRefOwner(d.livemode, t) ?? null })).filter((h) => h.used_by_deposit_id !== null && h.used_by_deposit_id !== d.id),
       route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt) } : null,
     },

@@ -93,6 +93,16 @@ test('2 legs: the slip of leg 2 uploaded while leg 1 is verifying is taken (202)
     assert.equal([after.transferred_amount_minor, after.amount_received_minor, after.partial, after.verification.amount_exact], [50_000, 50_000, false, true]);
     assert.is(after.slip.received_at, second.received_at, 'the slip shown is the last one verified');
     assert.equal(await filledMinor(scene), [30_000, 20_000], 'each leg filled the withdrawal it paid');
+    // The back office shows both slips, each with the leg it paid, and serves both images.
+    const view = (await scene.s.bo('GET', `/v1/bo/deposits/${scene.deposit.id}`)).json;
+    assert.equal(view.evidence.slips.map((x: any) => [x.receipt_id, x.leg_ref, x.transferred_amount_minor]),
+      [[first.receipt_id, after.legs[0].leg_ref, 30_000], [second.receipt_id, after.legs[1].leg_ref, 20_000]]);
+    const amount = view.evidence.verdicts.find((v: any) => v.dimension === 'amount');
+    assert.equal([amount.expected, amount.shown, amount.match], [20_000, 20_000, true], "the verdicts are the last slip's: its leg's amount, not the order's");
+    for (const [i, x] of view.evidence.slips.entries()) {
+      const image = await scene.s.raw('GET', x.image_url, { headers: { Authorization: `Bearer ${await scene.s.operatorToken()}` } });
+      assert.is(image.status, 200, `slip ${i + 1}'s image`);
+    }
 
     const events = depositEvents(scene);
     assert.equal(events.map(([type, status]) => [type, status]), [
