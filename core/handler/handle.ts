@@ -109,6 +109,11 @@ function decisionOf(actor: Actor, note: string): { decision?: OperatorDecision }
   return actor.kind === 'operator' ? { decision: { operatorId: actor.operatorId, note } } : {};
 }
 
+/** The operator a dispute's events name (the back office shows who opened and resolved it). */
+function operatorBy(actor: Actor): { by?: string } {
+  return actor.kind === 'operator' ? { by: actor.operatorId } : {};
+}
+
 /** The wallet a reversal takes back from. */
 function walletOf(tx: Tx, d: Deposit): WalletFacts {
   return { balances: tx.balances(d.merchantId, d.livemode), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, d.livemode) };
@@ -174,9 +179,10 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   ConfirmReceipt: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({ type: 'ConfirmReceipt', at: tx.at, legRef: c.legRef, auto: false })),
   OpenDispute: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) => ({
     type: 'OpenDispute', at: tx.at, disputeId: tx.ids.next('dsp', w.merchantId), reasonCode: c.reasonCode, amountMinor: c.amountMinor, respondBy: c.respondBy ?? tx.at + limits.disputeRespondByMs,
+    ...operatorBy(c.actor),
   })),
   SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at, evidence: { text: c.text, files: c.files ?? [] } }), 'dispute'),
-  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}) }), 'dispute'),
+  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}), ...operatorBy(c.actor) }), 'dispute'),
   FireTimer: (tx, c) => fireTimer(tx, c.timerId),
   OpenClaim: openClaim,
   DecideClaim: decideClaimStep,

@@ -29,9 +29,9 @@ export type WithdrawalCommand =
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
   | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly decision?: OperatorDecision }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
-  | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number }
+  | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number; readonly by?: string }
   | { readonly type: 'SubmitDisputeEvidence'; readonly at: number; readonly evidence?: DisputeEvidence }
-  | { readonly type: 'ResolveDispute'; readonly at: number; readonly outcome: string; readonly note?: string };
+  | { readonly type: 'ResolveDispute'; readonly at: number; readonly outcome: string; readonly note?: string; readonly by?: string };
 
 export type WithdrawalDecision = readonly WithdrawalEvent[] | Rejection;
 
@@ -186,7 +186,7 @@ function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDi
       // the fills, and a lost dispute moves money only through a fill reversal, which pays
       // the merchant back. funds_on_hold says so, rather than promise a hold of nothing.
       const dispute: Dispute = { id: c.disputeId, reasonCode: c.reasonCode, amountMinor: c.amountMinor, openedAt: c.at, respondBy: c.respondBy, fundsOnHold: false, status: 'open', evidenceCount: 0 };
-      return [{ type: 'DisputeOpened', at: c.at, dispute }];
+      return [{ type: 'DisputeOpened', at: c.at, dispute, ...(c.by !== undefined ? { by: c.by } : {}) }];
     }
     case 'SubmitDisputeEvidence':
       if (s.dispute?.status !== 'open') return reject('operation_not_allowed', 'There is no open dispute on this withdrawal.');
@@ -194,7 +194,7 @@ function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDi
       return [{ type: 'DisputeEvidenceSubmitted', at: c.at, ...(c.evidence ? { evidence: c.evidence } : {}) }];
     case 'ResolveDispute':
       if (s.dispute?.status !== 'open') return reject('operation_not_allowed', 'There is no open dispute on this withdrawal.');
-      return [{ type: 'DisputeResolved', at: c.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}) }];
+      return [{ type: 'DisputeResolved', at: c.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}), ...(c.by !== undefined ? { by: c.by } : {}) }];
     default: {
       const _exhaustive: never = c;
       return _exhaustive;

@@ -113,9 +113,10 @@ export type WithdrawalEvent =
   | { readonly type: 'WithdrawalSettled'; readonly at: number }
   | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly decision?: OperatorDecision }
   | { readonly type: 'ReceiptConfirmed'; readonly at: number; readonly legRef: string; readonly auto: boolean }
-  | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute }
+  /** `by`: the operator who opened or resolved it (absent for the system, and on journals written before it was kept). */
+  | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute; readonly by?: string }
   | { readonly type: 'DisputeEvidenceSubmitted'; readonly at: number; readonly evidence?: DisputeEvidence }
-  | { readonly type: 'DisputeResolved'; readonly at: number; readonly outcome: string; readonly note?: string };
+  | { readonly type: 'DisputeResolved'; readonly at: number; readonly outcome: string; readonly note?: string; readonly by?: string };
 
 export function remainingOf(w: Withdrawal): Minor {
   return w.amountTotalMinor - w.filledMinor;

@@ -12,7 +12,7 @@ import { reversalReasonCodes } from '../../core/deposit/state.ts';
 import { reasonImportance } from '../../core/deposit/reasons.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { iso, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
-import { withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
+import { withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
 import { JournalTrail } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
@@ -119,14 +119,27 @@ function withdrawalQueue(services: Services, q: Record<string, string>): Record<
 
 /** One withdrawal as an operator sees it: the order, its approvals, and every dispute's evidence from the journal. */
 function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<string, unknown> {
-  const evidence = trail.stream(w.id).filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
+  const own = trail.stream(w.id);
+  const evidence = own.filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
     const ev = (e.event as { evidence?: DisputeEvidence }).evidence;
     return { seq: e.seq, hash: e.hash, submitted_at: iso(e.recordedAt), text: ev?.text ?? null, files: ev?.files ?? [] };
   });
+  // Who opened the current dispute and who resolved it, with the resolution's note: the
+  // operators' side, never the merchant's (presentDispute stays as the merchant reads it).
+  let opened: Extract<WithdrawalEvent, { type: 'DisputeOpened' }> | undefined;
+  let resolved: Extract<WithdrawalEvent, { type: 'DisputeResolved' }> | undefined;
+  for (const entry of own) {
+    const e = entry.event as WithdrawalEvent;
+    if (e.type === 'DisputeOpened') [opened, resolved] = [e, undefined]; // the current dispute is the last opened
+    else if (e.type === 'DisputeResolved') resolved = e;
+  }
   return {
     withdrawal: presentWithdrawal(w, { withReceipts: true }), merchant_id: w.merchantId,
     approvals: [...w.approvals], approvals_required: w.approvalsRequired,
-    dispute: w.dispute ? { ...presentDispute(w.dispute, w.livemode), evidence } : null,
+    dispute: w.dispute ? {
+      ...presentDispute(w.dispute, w.livemode), evidence,
+      opened_by: opened?.by ?? null, resolved_by: resolved?.by ?? null, resolution_note: resolved?.note ?? null,
+    } : null,
   };
 }
 

@@ -99,9 +99,13 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(view.json.dispute.evidence[0].text, 'The payee confirmed receipt by phone on the day.');
   assert.equal(view.json.dispute.evidence[0].files, [{ name: 'statement.pdf', bytes: 18 }]);
   assert.type(view.json.dispute.evidence[0].seq, 'number');
+  assert.equal([view.json.dispute.opened_by, view.json.dispute.resolved_by, view.json.dispute.resolution_note], ['emp_alice', null, null], 'who opened it');
 
-  const resolved = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'merchant_won', note: 'evidence accepted' }, { roles: ['ops_admin'] });
+  const resolved = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'merchant_won', note: 'evidence accepted' }, { roles: ['ops_admin'], sub: 'emp_resolver' });
   assert.is(resolved.status, 200, resolved.text);
+  const closed = (await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}`, undefined, { roles: ['support'] })).json.dispute;
+  assert.equal([closed.opened_by, closed.resolved_by, closed.resolution_note], ['emp_alice', 'emp_resolver', 'evidence accepted'], 'who resolved it, and why');
+  assert.not.ok(JSON.stringify(resolved.json).includes('emp_'), "the operators' ids stay in the back office");
   assert.is(resolved.json.status, 'resolved');
   assert.is(resolved.json.funds_on_hold, false);
   assert.is(resolved.json.outcome, 'merchant_won');
