@@ -66,3 +66,10 @@ export function eventOf(entry: RelayedEntry): DomainEvent {
   }
   return event;
 }
+
+/** The balance transaction an entry posts, if it posts one (the finance projections read only these). */
+export function postedTransaction(entry: RelayedEntry): Extract<DomainEvent, { type: 'BalanceTransactionPosted' }>['transaction'] | undefined {
+  if (entry.type !== 'BalanceTransactionPosted') return undefined;
+  const e = eventOf(entry);
+  return e.type === 'BalanceTransactionPosted' ? e.transaction : undefined;
+}

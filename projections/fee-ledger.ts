@@ -14,7 +14,7 @@
 import type { BalanceTransaction } from '../core/ledger/ledger.ts';
 import { bangkokDayOf } from '../core/finance/calendar.ts';
 import type { ProjectionsDb } from './db.ts';
-import { eventOf, type RelayedEntry } from './entry.ts';
+import { postedTransaction, type RelayedEntry } from './entry.ts';
 import type { Projection } from './projection.ts';
 
 const schema = `
@@ -50,10 +50,8 @@ export const feeLedger: Projection = {
       ON CONFLICT (livemode, day, merchant_id, direction) DO UPDATE SET count = count + 1, fee_minor = fee_minor + excluded.fee_minor, vat_minor = vat_minor + excluded.vat_minor`);
     return {
       apply(entry: RelayedEntry) {
-        if (entry.type !== 'BalanceTransactionPosted') return;
-        const e = eventOf(entry);
-        if (e.type !== 'BalanceTransactionPosted') return;
-        const t = e.transaction;
+        const t = postedTransaction(entry);
+        if (!t) return;
         const moved = feeMoved(t);
         if (!moved) return;
         // A fee is charged (credits) or refunded (debits) whole: both shares go the same way.

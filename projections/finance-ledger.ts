@@ -16,7 +16,7 @@
 import { accountKey, type BalanceTransaction } from '../core/ledger/ledger.ts';
 import { bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
 import type { ProjectionsDb } from './db.ts';
-import { eventOf, type RelayedEntry } from './entry.ts';
+import { postedTransaction, type RelayedEntry } from './entry.ts';
 import type { Projection } from './projection.ts';
 
 const schema = `
@@ -116,9 +116,8 @@ export const financeLedger: Projection = {
         clear();
       },
       apply(entry: RelayedEntry) {
-        if (entry.type !== 'BalanceTransactionPosted') return;
-        const e = eventOf(entry);
-        if (e.type === 'BalanceTransactionPosted') post(e.transaction);
+        const t = postedTransaction(entry);
+        if (t) post(t);
       },
     };
   },

@@ -13,7 +13,7 @@
 
 import { systemLineAccounts } from '../core/finance/system-lines.ts';
 import type { ProjectionsDb } from './db.ts';
-import { eventOf, type RelayedEntry } from './entry.ts';
+import { postedTransaction, type RelayedEntry } from './entry.ts';
 import type { Projection } from './projection.ts';
 
 const schema = `
@@ -39,10 +39,8 @@ export const systemLines: Projection = {
     const insert = db.prepare('INSERT INTO fin_system_lines (livemode, account, created_at, id, part, journal_seq, amount) VALUES (?, ?, ?, ?, ?, ?, ?)');
     return {
       apply(entry: RelayedEntry) {
-        if (entry.type !== 'BalanceTransactionPosted') return;
-        const e = eventOf(entry);
-        if (e.type !== 'BalanceTransactionPosted') return;
-        const t = e.transaction;
+        const t = postedTransaction(entry);
+        if (!t) return;
         const parts = new Map<string, number>();
         for (const p of t.postings) {
           if (p.account.kind !== 'system' || !listed.has(p.account.account)) continue;
