@@ -96,13 +96,14 @@ function Fills({ w, reload }) {
   const mayReverse = can('POST /v1/bo/withdrawals/:id/fills/:legRef/reverse');
   return html`<table class="grid" data-testid="fills">
     <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.feeShare')}</th>
-      <th>${t('withdrawal.settledAt')}</th><th>${t('withdrawal.autoConfirm')}</th><th>${t('withdrawal.receipt')}</th><th>${t('withdrawal.balanceTransaction')}</th><th></th></tr></thead>
+      <th>${t('withdrawal.settledAt')}</th><th>${t('withdrawal.autoConfirm')}</th><th>${t('withdrawal.receipt')}</th><th>${t('withdrawal.balanceTransaction')}</th><th>${t('common.deposit')}</th><th></th></tr></thead>
     <tbody>${w.fills.map((f) => html`<tr data-testid="fill-row" data-leg=${f.leg_ref}>
       <td class="mono">${f.leg_ref}</td><td>${f.sequence}</td>
       <td class="num"><${Money} minor=${f.amount_minor} /></td><td class="num"><${Money} minor=${f.fee_recognized_minor} /></td>
       <td><${Time} at=${f.settled_at} /></td><td><${Time} at=${f.auto_confirm_at} /></td>
       <td>${f.receipt_state ? html`<${Status} status=${f.receipt_state} prefix="receipt" />` : '—'}</td>
       <td><${Id} id=${f.balance_transaction_id} /></td>
+      <td data-testid="fill-deposit">${f.deposit_id ? html`<${Id} id=${f.deposit_id} to=${`#/deposits/${encodeURIComponent(f.deposit_id)}`} />` : '—'}</td>
       <td>${mayReverse && f.receipt_state !== 'reversed' ? html`<button type="button" class="danger" data-testid="reverse-fill" data-leg=${f.leg_ref} onClick=${() => setReversing(f.leg_ref)}><span class="flag">⚑</span> ${t('withdrawal.reverseFill')}</button>` : null}</td>
     </tr>`)}</tbody>
   </table>

@@ -104,7 +104,7 @@ function openClaim(tx: Tx, d: Deposit, o: Overpayment): void {
 function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettled' }>, then: Reaction[]): void {
   for (const f of e.fills) {
     if (f.counterparty.kind !== 'withdrawal') continue;
-    then.push({ type: 'FillLeg', withdrawalId: f.counterparty.withdrawalId, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor });
+    then.push({ type: 'FillLeg', withdrawalId: f.counterparty.withdrawalId, legRef: f.counterparty.payoutLegRef, amountMinor: f.amountMinor, depositId: d.id });
   }
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal' || e.fills.some((f) => f.legRef === leg.legRef)) continue;

@@ -39,7 +39,7 @@ function runReaction(tx: Tx, r: Reaction): Step {
     case 'FillLeg': {
       const merchantId = tx.withdrawal(r.withdrawalId)?.merchantId;
       return runWithdrawal(tx, r.withdrawalId, {
-        type: 'FillLeg', at, legRef: r.legRef, amountMinor: r.amountMinor,
+        type: 'FillLeg', at, legRef: r.legRef, amountMinor: r.amountMinor, depositId: r.depositId,
         balanceTransactionId: tx.ids.next('btxn', merchantId), feeBalanceTransactionId: tx.ids.next('btxn', merchantId),
       });
     }

@@ -16,7 +16,7 @@ export type Reaction =
   /** A held leg that took no fill at settlement (short-pay) is released if still in flight. */
   | { readonly type: 'ReleaseUnfilledLeg'; readonly withdrawalId: string; readonly legRef: string }
   /** A settled leg's share lands on its withdrawal (ids for its postings drawn when it runs). */
-  | { readonly type: 'FillLeg'; readonly withdrawalId: string; readonly legRef: string; readonly amountMinor: Minor }
+  | { readonly type: 'FillLeg'; readonly withdrawalId: string; readonly legRef: string; readonly amountMinor: Minor; readonly depositId: string }
   /** Capacity appeared in a pool: the deposits waiting there get their turn, oldest first. */
   | { readonly type: 'MatchWaitingDeposits'; readonly whiteLabelId: string; readonly livemode: boolean }
   /** One waiting deposit's turn to be matched against the pool as it is now. */

@@ -26,7 +26,7 @@ export type WithdrawalCommand =
   | { readonly type: 'ExpireWithdrawal'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
   | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string }
-  | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string }
+  | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly depositId?: string }
   | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly decision?: OperatorDecision }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number; readonly by?: string }
@@ -221,7 +221,7 @@ function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal)
     fill: {
       legRef: c.legRef, sequence: s.fills.length + 1, amountMinor: c.amountMinor, feeRecognizedMinor: feeShare,
       settledAt: c.at, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: feeShare > 0n ? c.feeBalanceTransactionId : null,
-      autoConfirmAt: c.at + limits.fillAutoConfirmMs, receiptState: 'pending',
+      autoConfirmAt: c.at + limits.fillAutoConfirmMs, receiptState: 'pending', ...(c.depositId !== undefined ? { depositId: c.depositId } : {}),
     },
   }];
   if (filledAfter === s.amountTotalMinor) events.push({ type: 'WithdrawalSettled', at: c.at });

@@ -22,6 +22,8 @@ export interface Fill {
   readonly autoConfirmAt: number;
   readonly receiptState: 'pending' | 'confirmed' | 'auto_confirmed';
   readonly reversal?: { readonly at: number; readonly reasonCode: string; readonly balanceTransactionId: string };
+  /** The deposit whose leg paid it: the back office links them (absent on journals written before it was kept; never shown to the merchant, it is another's order). */
+  readonly depositId?: string;
 }
 
 /** A deposit leg being paid to the order: its amount is held until it lands or is released. */
@@ -193,7 +195,7 @@ function copyFill(f: Fill): Complete<Fill> {
   return {
     legRef: f.legRef, sequence: f.sequence, amountMinor: f.amountMinor, feeRecognizedMinor: f.feeRecognizedMinor, settledAt: f.settledAt,
     balanceTransactionId: f.balanceTransactionId, feeBalanceTransactionId: f.feeBalanceTransactionId, autoConfirmAt: f.autoConfirmAt,
-    receiptState: f.receiptState, reversal: f.reversal,
+    receiptState: f.receiptState, reversal: f.reversal, depositId: f.depositId,
   };
 }
 

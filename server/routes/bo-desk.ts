@@ -133,8 +133,11 @@ function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<stri
     if (e.type === 'DisputeOpened') [opened, resolved] = [e, undefined]; // the current dispute is the last opened
     else if (e.type === 'DisputeResolved') resolved = e;
   }
+  // Each fill with the deposit that paid it, for the operator (the merchant's fill has no other merchant's order).
+  const shown = presentWithdrawal(w, { withReceipts: true }) as Record<string, unknown> & { fills: Record<string, unknown>[] };
+  const withdrawal = { ...shown, fills: shown.fills.map((f, i) => ({ ...f, deposit_id: w.fills[i]?.depositId ?? null })) };
   return {
-    withdrawal: presentWithdrawal(w, { withReceipts: true }), merchant_id: w.merchantId,
+    withdrawal, merchant_id: w.merchantId,
     approvals: [...w.approvals], approvals_required: w.approvalsRequired,
     dispute: w.dispute ? {
       ...presentDispute(w.dispute, w.livemode), evidence,

@@ -577,6 +577,10 @@ test('every other page renders for an operator with every role (screenshots)', a
     await lead.goto(hash, name);
     await lead.screenshot(name);
   }
+  // A fill links to the deposit that paid it.
+  await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
+  const paidBy = await lead.page.$$eval('[data-testid=fill-deposit] a', (links) => links.map((a) => a.getAttribute('href')));
+  assert.ok(paidBy.includes(`#/deposits/${fourEyesId}`), JSON.stringify(paidBy));
   await lead.page.click('[data-testid=lang-th]');
   await lead.goto('#/queue', 'queue');
   assert.match(await lead.page.textContent('main') ?? '', /[\u0E00-\u0E7F]/, 'Thai labels');

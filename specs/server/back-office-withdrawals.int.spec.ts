@@ -28,6 +28,9 @@ async function settledFill(): Promise<{ withdrawalId: string; legRef: string; fi
   const withdrawalId = scene.withdrawalIds[0]!;
   const w = await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`, undefined, { roles: ['support'] });
   const fill = w.json.withdrawal.fills.at(-1);
+  assert.is(fill.deposit_id, d.id, 'the operator sees the deposit that paid the fill');
+  const own = await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`);
+  assert.not.ok(own.text.includes(d.id), "the withdrawing merchant does not: it is another merchant's order");
   return { withdrawalId, legRef: fill.leg_ref, fill };
 }
 
