@@ -123,6 +123,7 @@ export const en = {
   'evidence.slipImage': 'Slip image',
   'evidence.noImage': 'No image (details typed in)',
   'evidence.notStored': 'Evidence not found in the slip store',
+  'evidence.imageWithheld': 'Slip image: not available to your roles',
   'evidence.receipt': 'Receipt',
   'evidence.receivedAt': 'Received',
   'evidence.late': 'late',

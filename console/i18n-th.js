@@ -123,6 +123,7 @@ export const th = {
   'evidence.slipImage': 'ภาพสลิป',
   'evidence.noImage': 'ไม่มีภาพ (กรอกรายละเอียดเอง)',
   'evidence.notStored': 'ไม่พบหลักฐานในที่เก็บสลิป',
+  'evidence.imageWithheld': 'ภาพสลิป: บทบาทของคุณไม่มีสิทธิ์ดู',
   'evidence.receipt': 'ใบรับ',
   'evidence.receivedAt': 'ได้รับเมื่อ',
   'evidence.late': 'ส่งช้า',

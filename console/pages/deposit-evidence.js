@@ -2,16 +2,17 @@
 // the slip showed, match), the slips (each image fetched with the operator's token as a
 // blob and shown from an object URL, revoked when the page goes), the duplicate-registry
 // hits, the legs with their counterparties, the verifier's answer as kept (masked), and
-// the timeline in journal order with each step's seq.
+// the timeline in journal order with each step's seq. An operator whose roles may read the
+// deposit but not its slip images (finance) is told so instead of fetching one to a 403.
 //
-// data-testids: verdicts, verdict-row (data-dimension), slip (data-receipt), slip-image,
+// data-testids: verdicts, verdict-row (data-dimension), slip (data-receipt), slip-image, slip-image-withheld,
 //   duplicate-hits, legs, timeline, timeline-step (data-seq).
 
 import { useEffect, useState } from 'preact/hooks';
 import { getBlob } from '../api.js';
 import { label, t } from '../i18n.js';
 import { shortId } from '../format.js';
-import { Check, Empty, html, Id, Money, PageLink, RawJson, Status, Time, usePageContext } from '../ui.js';
+import { Check, Empty, html, Id, Money, PageLink, RawJson, Status, Time, useCan, usePageContext } from '../ui.js';
 
 export function Evidence({ data }) {
   const { evidence, timeline, deposit } = data;
@@ -77,9 +78,16 @@ function SlipImage({ url }) {
   return html`<img class=${zoom ? 'slip-image zoom' : 'slip-image'} data-testid="slip-image" src=${objectUrl} alt=${t('evidence.slipImage')} onClick=${() => setZoom(!zoom)} />`;
 }
 
+function SlipPicture({ slip }) {
+  const can = useCan();
+  if (slip.kind !== 'image' || !slip.image_url) return html`<div class="slip-image none">${slip.kind === 'no_image' ? t('evidence.noImage') : t('evidence.notStored')}</div>`;
+  if (!can('GET /v1/bo/deposits/:id/slips/:receiptId/image')) return html`<div class="slip-image none" data-testid="slip-image-withheld">${t('evidence.imageWithheld')}</div>`;
+  return html`<${SlipImage} url=${slip.image_url} />`;
+}
+
 function Slip({ slip }) {
   return html`<div class="slip" data-testid="slip" data-receipt=${slip.receipt_id}>
-    ${slip.kind === 'image' && slip.image_url ? html`<${SlipImage} url=${slip.image_url} />` : html`<div class="slip-image none">${slip.kind === 'no_image' ? t('evidence.noImage') : t('evidence.notStored')}</div>`}
+    <${SlipPicture} slip=${slip} />
     <dl class="facts small">
       <dt>${t('evidence.receipt')}</dt><dd><${Id} id=${slip.receipt_id} keep=${12} /></dd>
       <dt>${t('evidence.receivedAt')}</dt><dd><${Time} at=${slip.received_at} />${slip.is_late ? html` <span class="badge warn">${t('evidence.late')}</span>` : null}</dd>

@@ -7,6 +7,7 @@
 // first's amount and settles it; a claim's refund approved by one ops_admin and paid out by
 // another, each after a step-up; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup);
+// finance opens a deposit with no slip-image fetch and no error banner (a reviewer sees the image);
 // the statement's CSV download is the API's CSV byte for byte after a UTF-8 BOM; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
 // too); the trial balance is the API's (its CSV too);
@@ -91,6 +92,7 @@ test('four-eyes: one reviewer approves and the deposit stays under review; a sec
   await ploy.page.click(`[data-testid=queue-row][data-id="${id}"]`);
   await ploy.ready('deposit');
   assert.is(await ploy.page.textContent('[data-testid=approvals-needed]'), '2');
+  await ploy.page.waitForSelector('[data-testid=slip] img[data-testid=slip-image]'); // a reviewer's roles read the slip image
   await ploy.screenshot('deposit');
   await ploy.page.fill('[data-testid=note]', goodNote);
   await ploy.page.click('[data-testid=approve]');
@@ -244,8 +246,17 @@ test('ops_admin approves a claim refund from its page and another pays it out (f
   }
 });
 
-test('the statement CSV the page downloads is the API\'s CSV', async () => {
+test('finance opens a deposit without its slip image (not its role\'s to read), and the statement CSV the page downloads is the API\'s CSV', async () => {
   const fah = await operator('emp_fah', { page: 'claims' });
+  // Finance reads the order but not its slip images: the page says so and never asks for one, so no 403 banner.
+  const imageReads: string[] = [];
+  fah.page.on('request', (r) => { if (/\/slips\/[^/]+\/image$/.test(r.url())) imageReads.push(r.url()); });
+  await fah.goto(`#/deposits/${fourEyesId}`, 'deposit');
+  await fah.page.waitForSelector('[data-testid=slip] [data-testid=slip-image-withheld]');
+  assert.match(await fah.page.textContent('[data-testid=slip-image-withheld]') ?? '', /not available to your roles|ไม่มีสิทธิ์ดู/);
+  assert.is(await fah.page.$('[data-testid=slip-image]'), null);
+  assert.is(await fah.page.$('[data-testid=error-banner]'), null, 'no error banner');
+  assert.equal(imageReads, [], 'no slip image fetched');
   const date = new Date(scene.s.clock.now() + 7 * 3600_000).toISOString().slice(0, 10);
   await fah.goto(`#/statement?merchant_id=${scene.shop.id}&livemode=true&date=${date}`, 'statement');
   await fah.screenshot('statement');
