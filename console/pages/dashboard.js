@@ -5,18 +5,27 @@
 // per hour, review-queue age, webhook success rate per endpoint and slip-provider errors
 // per hour: volumes_by_hour.hours and slip_provider_by_hour.hours (24 rows from 00:00
 // Bangkok, labelled by hour_start) and review_queue.age_buckets ({label, count} with fixed
-// edges); a series the answer does not have says so instead of a chart.
+// edges); a series the answer does not have says so instead of a chart. Under the webhook
+// chart, every endpoint of the mode with its status and its day's failed and pending
+// counts, so a disabled or failing one is seen, not only a bar; for the roles that read
+// endpoints (ops_admin, support), the unhealthy ones' disabled reason and failing-since are
+// read from GET /v1/bo/webhooks/{id} (at most endpointDetailsMax of them).
 //
 // data-testids: dashboard-filters, filter-livemode, filter-merchant, refresh,
 //   figure-review-queue, figure-oldest, figure-liquidity, figure-volume-deposits,
 //   figure-volume-withdrawals, figure-slip-error-rate, orders-deposits, orders-withdrawals,
-//   chart-volume, chart-queue-age, chart-webhooks, chart-slip-errors, series-missing.
+//   chart-volume, chart-queue-age, chart-webhooks, chart-slip-errors, series-missing,
+//   webhook-endpoints, webhook-endpoint (data-id, data-status, data-failing), webhook-failed,
+//   webhook-pending, webhook-detail.
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { formatBaht, formatCount, formatPercent, formatTime } from '../format.js';
 import { BarList, ColumnChart, LineChart, magnitude } from '../charts.js';
-import { Empty, formatAge, html, Loading, Money, navigate, Status, Time, usePageData } from '../ui.js';
+import { Badge, Empty, formatAge, html, Loading, Money, navigate, PageLink, pageOfId, Status, Time, useCan, usePageData, usePartData } from '../ui.js';
+
+/** How many unhealthy endpoints the panel reads one by one for their reason and failing-since (one GET each). */
+const endpointDetailsMax = 10;
 
 export function DashboardPage({ query }) {
   const filters = { livemode: query.livemode ?? 'true', merchant_id: query.merchant_id ?? '' };
@@ -92,9 +101,37 @@ function Charts({ d }) {
           title: `${e.url} (${e.endpoint_id}) — ${t('dashboard.webhookCounts', { delivered: e.delivered, failed: e.failed, pending: e.pending })}`,
         };
       })} />`}
+      ${endpoints.length === 0 ? null : html`<${WebhookEndpoints} endpoints=${endpoints} livemode=${d.livemode} />`}
     </div>
     <div class="card"><h2>${t('dashboard.slipErrorsByHour')}</h2><${HourlyChart} series=${d.slip_provider_by_hour} fields=${['slips', 'provider_errors']} kind="line" testid="chart-slip-errors" what="slip_provider_by_hour" /></div>
   </div>`;
+}
+
+const unhealthy = (e) => e.status !== 'enabled' || e.failed > 0;
+
+/** Each endpoint's status and its day's failed and pending deliveries; why it is disabled or since when it fails, for the roles that read endpoints. */
+function WebhookEndpoints({ endpoints, livemode }) {
+  const can = useCan();
+  const mayRead = can('GET /v1/bo/webhooks/:endpointId');
+  const asked = mayRead ? endpoints.filter(unhealthy).slice(0, endpointDetailsMax).map((e) => e.endpoint_id) : [];
+  const details = usePartData(async () => Object.fromEntries(await Promise.all(asked.map(async (id) => [id, await get(`/v1/bo/webhooks/${encodeURIComponent(id)}`)]))),
+    [asked.join(',')], {});
+  return html`<table class="grid small" data-testid="webhook-endpoints">
+    <thead><tr><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th class="num">${t('dashboard.webhookFailed')}</th><th class="num">${t('dashboard.webhookPending')}</th></tr></thead>
+    <tbody>${endpoints.map((e) => {
+      const detail = details?.[e.endpoint_id];
+      const failing = detail ? detail.failing_since !== null : undefined;
+      const to = `${pageOfId(e.merchant_id, livemode)}&endpoint=${encodeURIComponent(e.endpoint_id)}`;
+      return html`<tr data-testid="webhook-endpoint" data-id=${e.endpoint_id} data-status=${e.status} data-failing=${failing === undefined ? undefined : String(failing)}>
+        <td class="endpoint"><${PageLink} to=${to} cls="mono">${shortUrl(e.url)}</${PageLink}> <span class="muted mono" title=${e.endpoint_id}>${e.endpoint_id.slice(0, 14)}…</span>
+          <div data-testid="webhook-detail">${detail ? html`${detail.disabled_reason ? html`<div>${detail.disabled_reason}</div>` : null}
+            ${detail.failing_since ? html`<div class="muted">${t('webhooks.failingSince')} <${Time} at=${detail.failing_since} /> · ${t('dashboard.webhookFailuresSince', { n: formatCount(detail.failed_attempts_since_last_success) })}</div>` : null}` : null}</div></td>
+        <td><${Status} status=${e.status} />${failing ? html` <${Badge} tone="bad">${t('dashboard.webhookFailing')}</${Badge}>` : null}</td>
+        <td class="num" data-testid="webhook-failed">${formatCount(e.failed)}</td>
+        <td class="num" data-testid="webhook-pending">${formatCount(e.pending)}</td>
+      </tr>`;
+    })}</tbody>
+  </table>`;
 }
 
 function shortUrl(url) {

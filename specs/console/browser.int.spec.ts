@@ -6,7 +6,8 @@
 // four-eyes deposit leaves it under review, a second reviewer in a second context sees the
 // first's amount and settles it; a claim's refund approved by one ops_admin and paid out by
 // another, each after a step-up; a decline with a short note is refused in the page and never reaches the server; a
-// failed webhook delivery resent with a step-up (the password typed again in the popup);
+// failed webhook delivery resent with a step-up (the password typed again in the popup), its
+// auto-disabled endpoint shown disabled with the server's reason on the dashboard first;
 // finance opens a deposit with no slip-image fetch and no error banner (a reviewer sees the image);
 // the statement's CSV download is the API's CSV byte for byte after a UTF-8 BOM; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
@@ -202,11 +203,20 @@ test('a decline with a note under 20 characters is refused in the page and never
 test('a failed webhook delivery is resent with a step-up: the password again in a popup, then a new delivery', async () => {
   const failed = (await deliveries(scene.s, endpointId)).find((d) => d.status === 'failed');
   assert.ok(failed, 'the scene has a failed delivery');
-  const mali = await operator('emp_mali', { hash: `#/merchants/${scene.shop.id}?livemode=true&endpoint=${endpointId}`, page: 'merchant' });
+  // Fifty failures over the days auto-disabled the endpoint: the dashboard shows it disabled, with the server's reason.
+  const disabled = (await scene.s.bo('GET', `/v1/bo/webhooks/${endpointId}`)).json;
+  assert.is(disabled.status, 'disabled');
+  const mali = await operator('emp_mali', { hash: '#/dashboard', page: 'dashboard' });
+  const row = `[data-testid=webhook-endpoint][data-id="${endpointId}"]`;
+  await mali.page.waitForSelector(`${row}[data-status=disabled][data-failing]`);
+  assert.is(await mali.page.getAttribute(`${row} [data-status]`, 'data-status'), 'disabled', 'the status badge says disabled');
+  assert.is(await mali.page.getAttribute(row, 'data-failing'), String(disabled.failing_since !== null));
+  assert.ok(disabled.disabled_reason && (await mali.page.textContent(`${row} [data-testid=webhook-detail]`) ?? '').includes(disabled.disabled_reason), disabled.disabled_reason);
+  await mali.screenshot('dashboard-webhooks');
+  // The operator enables it from the merchant's page.
+  await mali.goto(`#/merchants/${scene.shop.id}?livemode=true&endpoint=${endpointId}`, 'merchant');
   await mali.page.waitForSelector('[data-testid=deliveries][data-loaded="1"]');
   await mali.screenshot('merchant');
-  // Fifty failures over the days auto-disabled the endpoint: the operator enables it first.
-  assert.is((await scene.s.bo('GET', `/v1/bo/webhooks/${endpointId}`)).json.status, 'disabled');
   failing.answer(204);
   await mali.page.click('[data-testid=endpoint-enable]');
   await mali.page.waitForSelector('[data-testid=endpoint-disable]');
@@ -287,6 +297,9 @@ test('finance opens a deposit without its slip image (not its role\'s to read), 
   await fah.goto('#/dashboard', 'dashboard');
   for (const chart of ['chart-volume', 'chart-queue-age', 'chart-webhooks', 'chart-slip-errors']) assert.ok(await fah.page.$(`[data-testid=${chart}]`), chart);
   assert.is(await fah.page.$('[data-testid=series-missing]'), null);
+  // Finance sees each endpoint's status and counts (the scene's, enabled again) but reads no endpoint: no 403 banner.
+  assert.is(await fah.page.getAttribute(`[data-testid=webhook-endpoint][data-id="${endpointId}"]`, 'data-status'), 'enabled');
+  assert.is(await fah.page.$('[data-testid=error-banner]'), null);
   await fah.screenshot('dashboard');
 });
 
