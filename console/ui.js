@@ -288,8 +288,9 @@ export function useNote(minOverride) {
   };
 }
 
-export function NoteField({ n, testid = 'note', rows = 3, optional = false }) {
-  const title = optional ? t('note.optional') : n.min <= 1 ? t('note.labelRequired') : t('note.label', { min: n.min });
+/** A note's textarea and its error; `label` names it when it is not "Note" (a suspension's reason). */
+export function NoteField({ n, testid = 'note', rows = 3, optional = false, label: named }) {
+  const title = named ?? (optional ? t('note.optional') : n.min <= 1 ? t('note.labelRequired') : t('note.label', { min: n.min }));
   return html`<label class="block">${title}
     <textarea data-testid=${testid} rows=${rows} placeholder=${optional || n.min <= 1 ? '' : t('note.placeholder', { min: n.min })} value=${n.note} onInput=${n.onInput} />
   </label>

@@ -1,20 +1,22 @@
 // An ops_admin's actions on a merchant, on its page, each ⚑ (a step-up, as the server
 // requires): suspend or lift a suspension (POST /v1/bo/merchants/{id}/suspend |
-// unsuspend: the merchant's keys answer 403 tenant_suspended meanwhile), and a manual
+// unsuspend {reason}: the merchant's keys answer 403 tenant_suspended meanwhile; the
+// reason, which the server keeps on the journal's event with the operator, is asked for
+// in the page before the step-up), and a manual
 // balance adjustment in the page's mode (POST /v1/bo/merchants/{id}/adjustments {livemode,
 // direction, bucket, amount_minor, reason_code, reason}): a credit or a debit of one bucket,
 // with the code the merchant sees (from the catalogue) and the operator's note, which stays
 // in the back office; the server refuses one that would take a bucket below zero. Shown only when the operator's roles may call the routes (merchant.js checks);
 // after either, the page reloads its wallet and transactions.
 //
-// data-testids: merchant-admin, suspend, unsuspend, adjustment-form, adjustment-direction,
+// data-testids: merchant-admin, suspend, unsuspend, suspension-reason, suspension-reason-error, adjustment-form, adjustment-direction,
 //   adjustment-bucket, adjustment-amount, adjustment-reason-code, adjustment-reason, adjustment-error, post-adjustment.
 
 import { useState } from 'preact/hooks';
 import { post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, html, Mode, useCan } from '../ui.js';
+import { ActionButton, html, Mode, NoteField, useCan, useNote } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
 /** The adjustment reasons a merchant may see (core/directory.ts adjustmentReasons). */
@@ -29,13 +31,26 @@ export function MerchantAdmin({ merchant, livemode, onChanged }) {
   if (!mayToggle && !mayAdjust) return null;
   return html`<div class="card" data-testid="merchant-admin">
     <h2>${t('merchantAdmin.title')}</h2>
-    ${mayToggle ? html`<div class="buttons">
-      <${ActionButton} testid=${verb} stepUp tone=${merchant.suspended ? 'primary' : 'danger'} onRun=${() => post(`/v1/bo/merchants/${id}/${verb}`, {}, { stepUp: true })} done=${onChanged}>
-        ${t(`merchantAdmin.${verb}`)}</${ActionButton}>
-      <span class="small muted">${t(merchant.suspended ? 'merchantAdmin.suspendedHelp' : 'merchantAdmin.suspendHelp')}</span>
-    </div>` : null}
+    ${mayToggle ? html`<${Suspension} key=${verb} id=${id} suspended=${merchant.suspended} onChanged=${onChanged} />` : null}
     ${mayAdjust ? html`<${Adjustment} id=${id} livemode=${livemode} onChanged=${onChanged} />` : null}
   </div>`;
+}
+
+/** Suspend, or lift a suspension, with the reason the server keeps (required here: the journal should say why). */
+function Suspension({ id, suspended, onChanged }) {
+  const verb = suspended ? 'unsuspend' : 'suspend';
+  const n = useNote(1);
+  const run = async () => {
+    if (!n.check()) return false;
+    await post(`/v1/bo/merchants/${id}/${verb}`, { reason: n.note.trim() }, { stepUp: true });
+    n.clear();
+    return true;
+  };
+  return html`<${NoteField} n=${n} testid="suspension-reason" rows=${2} label=${t(`merchantAdmin.${verb}Reason`)} />
+    <div class="buttons">
+      <${ActionButton} testid=${verb} stepUp tone=${suspended ? 'primary' : 'danger'} onRun=${run} done=${onChanged}>${t(`merchantAdmin.${verb}`)}</${ActionButton}>
+      <span class="small muted">${t(suspended ? 'merchantAdmin.suspendedHelp' : 'merchantAdmin.suspendHelp')}</span>
+    </div>`;
 }
 
 function Adjustment({ id, livemode, onChanged }) {

@@ -2,13 +2,14 @@
 // (GET /v1/bo/webhooks/{endpoint}/deliveries, newest first, status filter, the server's
 // cursor). A delivery row opens its attempts (GET …/deliveries/{id}). ops_admin may
 // resend one delivery ⚑ (step-up and Idempotency-Key; the server's quota of 10 a minute
-// per endpoint answers 429, shown in the banner), replay a time range ⚑, and disable or
+// per endpoint answers 429, shown in the banner), replay a time range ⚑, and disable (a
+// second click, "Confirm disable", sends it: the merchant's events stop at once) or
 // enable the endpoint, and register a new one in the page's mode (POST
 // /v1/bo/merchants/{id}/webhook-endpoints; the server decides what URL it takes). The
 // chosen endpoint and filter live in the hash (endpoint=, delivery_status=).
 //
 // data-testids: endpoints, endpoint-row (data-id), select-endpoint, endpoint-disable,
-//   endpoint-enable, deliveries (data-loaded="1" once read), delivery-status-filter,
+//   endpoint-disable-confirm, endpoint-disable-cancel, endpoint-enable, deliveries (data-loaded="1" once read), delivery-status-filter,
 //   delivery-row (data-id), delivery-attempts, resend, replay-form, replay-after,
 //   replay-before, replay-only-failed, replay-types, replay, replay-result,
 //   deliveries-prev-page, deliveries-next-page, new-endpoint, new-endpoint-url,
@@ -67,8 +68,10 @@ function NewEndpoint({ merchantId, livemode, onCreated }) {
 function EndpointRow({ e, chosen, onChoose, onStatus }) {
   const can = useCan();
   const status = e.status;
+  const [confirming, setConfirming] = useState(false);
   const toggle = async (verb) => {
     const answer = await post(`/v1/bo/webhooks/${encodeURIComponent(e.id)}/${verb}`, {});
+    setConfirming(false);
     onStatus(answer.status);
   };
   return html`<tr data-testid="endpoint-row" data-id=${e.id} class=${chosen ? 'chosen' : ''}>
@@ -80,7 +83,11 @@ function EndpointRow({ e, chosen, onChoose, onStatus }) {
     <td><${Time} at=${e.last_success_at} /></td>
     <td>${e.failing_since ? html`<${Time} at=${e.failing_since} /> <span class="small muted">(${e.failed_attempts_since_last_success})</span>` : '—'}</td>
     <td class="row-actions">
-      ${status === 'enabled' && can('POST /v1/bo/webhooks/:endpointId/disable') ? html`<${ActionButton} testid="endpoint-disable" tone="danger" onRun=${() => toggle('disable')}>${t('webhooks.disable')}</${ActionButton}>` : null}
+      ${status === 'enabled' && can('POST /v1/bo/webhooks/:endpointId/disable') ? (confirming
+        ? html`<span class="small muted">${t('webhooks.disableWarning')}</span>
+          <${ActionButton} testid="endpoint-disable-confirm" tone="danger" onRun=${() => toggle('disable')}>${t('webhooks.confirmDisable')}</${ActionButton}>
+          <button type="button" class="ghost" data-testid="endpoint-disable-cancel" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>`
+        : html`<button type="button" class="action danger" data-testid="endpoint-disable" onClick=${() => setConfirming(true)}>${t('webhooks.disable')}</button>`) : null}
       ${status === 'disabled' && can('POST /v1/bo/webhooks/:endpointId/enable') ? html`<${ActionButton} testid="endpoint-enable" onRun=${() => toggle('enable')}>${t('webhooks.enable')}</${ActionButton}>` : null}
     </td>
   </tr>`;

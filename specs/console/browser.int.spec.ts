@@ -7,13 +7,15 @@
 // first's amount and settles it; a claim's refund approved by one ops_admin and paid out by
 // another, each after a step-up; a decline with a short note is refused in the page and never reaches the server; a
 // failed webhook delivery resent with a step-up (the password typed again in the popup), its
-// auto-disabled endpoint shown disabled with the server's reason on the dashboard first;
+// auto-disabled endpoint shown disabled with the server's reason on the dashboard first, and
+// disabled again only at a second click ("Confirm disable");
 // finance opens a deposit with no slip-image fetch and no error banner (a reviewer sees the image);
 // the statement's CSV download is the API's CSV byte for byte after a UTF-8 BOM; support's search box finds a deposit by reference; the merchant page's balance
 // transactions are the API's, page by page, and its receiving accounts the report's (CSV
 // too); the trial balance is the API's (its CSV too);
 // the activity page finds an approval in the action log and a request by its id; ops_admin
-// posts an adjustment, suspends and reinstates a merchant, mints and revokes a key after
+// posts an adjustment, suspends and reinstates a merchant (each with a reason the page
+// requires and the journal keeps), mints and revokes a key after
 // step-ups, onboards a merchant and registers its endpoint; a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Every page is
 // screenshotted into screenshots/ (ignored by git).
@@ -231,6 +233,27 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   const after = await deliveries(scene.s, endpointId);
   assert.is(after.length, before + 1);
   assert.ok(after.some((d) => d.resend === true || d.resend?.of === failed.id || JSON.stringify(d).includes(failed.id)), JSON.stringify(after[0]));
+
+  // Disabling asks for a second click: the first (and a cancel) send nothing; "Confirm disable" does.
+  const statusOf = async () => (await scene.s.bo('GET', `/v1/bo/webhooks/${endpointId}`)).json.status;
+  let disableCalls = 0;
+  mali.page.on('request', (r) => { if (r.url().endsWith(`/webhooks/${endpointId}/disable`)) disableCalls++; });
+  await mali.page.click('[data-testid=endpoint-disable]');
+  await mali.page.waitForSelector('[data-testid=endpoint-disable-confirm]');
+  await mali.page.click('[data-testid=endpoint-disable-cancel]');
+  await mali.page.waitForSelector('[data-testid=endpoint-disable]');
+  assert.is(disableCalls, 0, 'neither the first click nor the cancel disables');
+  assert.is(await statusOf(), 'enabled');
+  await mali.page.click('[data-testid=endpoint-disable]');
+  const disabledNow = mali.page.waitForResponse((r) => r.url().endsWith(`/webhooks/${endpointId}/disable`));
+  await mali.page.click('[data-testid=endpoint-disable-confirm]');
+  assert.is((await disabledNow).status(), 200);
+  await mali.page.waitForSelector('[data-testid=endpoint-enable]');
+  assert.equal([disableCalls, await statusOf()], [1, 'disabled']);
+  // Enabling again is one click (it stops nothing); the later scenes expect it enabled.
+  await mali.page.click('[data-testid=endpoint-enable]');
+  await mali.page.waitForSelector('[data-testid=endpoint-disable]');
+  assert.is(await statusOf(), 'enabled');
 });
 
 test('ops_admin approves a claim refund from its page and another pays it out (four eyes), each after a step-up: money leaves', async () => {
@@ -483,17 +506,28 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   // The page reloads its wallet and transactions: the adjustment heads them once they are read again.
   await mali.page.waitForFunction(() => /\+฿15\.25/.test(document.querySelector('[data-testid=btxn-row]')?.textContent ?? ''), undefined, { timeout: 15_000 });
 
+  // A suspension without a reason is refused in the page, before any popup or request.
+  let suspendCalls = 0;
+  mali.page.on('request', (r) => { if (/\/(un)?suspend$/.test(r.url())) suspendCalls++; });
+  await mali.page.click('[data-testid=suspend]');
+  await mali.page.waitForSelector('[data-testid=suspension-reason-error]');
+  assert.is(suspendCalls, 0, 'no suspension sent without a reason');
+  const lastSuspension = () => JSON.parse(scene.s.running.store.db.prepare("SELECT data FROM journal WHERE stream = ? AND type = 'MerchantSuspensionChanged' ORDER BY seq DESC LIMIT 1").pluck(true).get(scene.shop.id) as string);
+  await mali.page.fill('[data-testid=suspension-reason]', 'chargebacks above the agreed limit, ticket 5120');
   const suspended = mali.page.waitForResponse((r) => r.url().endsWith('/suspend'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=suspend]'));
   assert.is((await suspended).status(), 200);
+  assert.equal([lastSuspension().suspended, lastSuspension().reason, lastSuspension().operatorId], [true, 'chargebacks above the agreed limit, ticket 5120', 'emp_mali'], 'the reason typed is kept on the journal\'s event');
   const refused = await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance');
   assert.is(refused.status, 403);
   assert.is(refused.json.error.code, 'tenant_suspended');
   await mali.page.waitForSelector('[data-testid=unsuspend]');
   await mali.screenshot('merchant-admin');
+  await mali.page.fill('[data-testid=suspension-reason]', 'chargebacks refunded, ticket 5120 closed');
   const lifted = mali.page.waitForResponse((r) => r.url().endsWith('/unsuspend'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=unsuspend]'));
   assert.is((await lifted).status(), 200);
+  assert.equal([lastSuspension().suspended, lastSuspension().reason], [false, 'chargebacks refunded, ticket 5120 closed']);
   assert.is((await scene.s.call(scene.shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
   await mali.page.waitForSelector('[data-testid=suspend]');
 
