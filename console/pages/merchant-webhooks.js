@@ -1,6 +1,9 @@
 // A merchant's webhook endpoints in one mode and the delivery log of the chosen one
 // (GET /v1/bo/webhooks/{endpoint}/deliveries, newest first, status filter, the server's
-// cursor). A delivery row opens its attempts (GET …/deliveries/{id}). ops_admin may
+// cursor). A delivery row opens its attempts (GET …/deliveries/{id}). Replay's only_failed
+// is the server's: the events this endpoint never received since it was created (failed,
+// canceled, or never sent while disabled) with none on its way — a pending delivery is
+// still being tried, so its event is left out; the label says so. ops_admin may
 // resend one delivery ⚑ (step-up and Idempotency-Key; the server's quota of 10 a minute
 // per endpoint answers 429, shown in the banner), replay a time range ⚑, and disable (a
 // second click, "Confirm disable", sends it: the merchant's events stop at once) or

@@ -234,6 +234,12 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   assert.is(after.length, before + 1);
   assert.ok(after.some((d) => d.resend === true || d.resend?.of === failed.id || JSON.stringify(d).includes(failed.id)), JSON.stringify(after[0]));
 
+  // Replay's "only" option says what the server does with it: events not received here, pending ones left out.
+  await mali.page.click('[data-testid=replay-form] summary');
+  assert.ok(await mali.page.isChecked('[data-testid=replay-only-failed]'), 'on by default');
+  const onlyLabel = await mali.page.$eval('[data-testid=replay-only-failed]', (input) => input.closest('label')!.textContent!.trim());
+  assert.match(onlyLabel, /never sent \(not those still pending\)|ไม่เคยส่ง \(ไม่รวมที่ยังรอส่ง\)/, onlyLabel);
+
   // Disabling asks for a second click: the first (and a cancel) send nothing; "Confirm disable" does.
   const statusOf = async () => (await scene.s.bo('GET', `/v1/bo/webhooks/${endpointId}`)).json.status;
   let disableCalls = 0;
