@@ -20,6 +20,13 @@ export const exitOk = 0;
 export const exitFailed = 1;
 export const exitUsage = 2;
 
+/**
+ * A command that cannot go on for a reason the operator can mend (no data dir, a server that
+ * does not answer): main.ts prints the message and exits 1, as a failed check does. Any
+ * other error thrown out of a command is exit 2.
+ */
+export class Refusal extends Error {}
+
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly short?: string;

@@ -4,6 +4,8 @@
 // line in `commands`. Modules load on demand, so a command never pays for another's
 // imports (verify does not load the server).
 
+import { exitFailed, exitUsage, Refusal } from './args.ts';
+
 type Run = (argv: readonly string[]) => Promise<number>;
 
 const commands: Record<string, { summary: string; load: () => Promise<Run> }> = {
@@ -54,5 +56,5 @@ try {
   process.exitCode = await (await command.load())(rest);
 } catch (error) {
   process.stderr.write(`satang ${name}: ${(error as Error).message}\n`);
-  process.exitCode = 2;
+  process.exitCode = error instanceof Refusal ? exitFailed : exitUsage;
 }

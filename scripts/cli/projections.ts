@@ -15,7 +15,8 @@ import { rebuildProjections } from '../../projections/rebuild.ts';
 import { startProgress } from './progress.ts';
 import { readSideStatus } from '../../projections/status.ts';
 import { createLogger } from '../../server/log.ts';
-import { defaultDataDir, dispatch, text, type Subcommand } from './args.ts';
+import { defaultDataDir, dispatch, exitUsage, text, type Subcommand } from './args.ts';
+import { dataDirProblem } from './data-dir.ts';
 
 const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
 
@@ -28,7 +29,7 @@ const subcommands: readonly Subcommand[] = [
       words: ['[NAME]'],
       options: { 'data-dir': dataDirOption },
     },
-    run: async (args) => rebuild(text(args, 'data-dir'), args.words[0]),
+    run: async (args) => noDataDir(text(args, 'data-dir')) ?? rebuild(text(args, 'data-dir'), args.words[0]),
   },
   {
     words: ['status'],
@@ -40,12 +41,20 @@ const subcommands: readonly Subcommand[] = [
         nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: 'a NATS server to ask for the stream and consumers ($SATANG_NATS_URL)' },
       },
     },
-    run: async (args) => status(text(args, 'data-dir'), text(args, 'nats')),
+    run: async (args) => noDataDir(text(args, 'data-dir')) ?? status(text(args, 'data-dir'), text(args, 'nats')),
   },
 ];
 
 export async function projectionsCommand(argv: readonly string[]): Promise<number> {
   return dispatch('projections', 'The read models built from the journal (see README, Read side).', subcommands, argv);
+}
+
+/** Exit 2 (an I/O error, as this command's header has it; 1 means parked entries) naming the dir, when no server has started on it. */
+function noDataDir(dataDir: string): number | undefined {
+  const problem = dataDirProblem(dataDir, 'journal');
+  if (problem === undefined) return undefined;
+  process.stderr.write(`satang projections: ${problem}\n`);
+  return exitUsage;
 }
 
 function rebuild(dataDir: string, name: string | undefined): number {

@@ -9,6 +9,7 @@ import { operatorRoles } from '../../server/auth/roles.ts';
 import { readConfig } from '../../server/config.ts';
 import { sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, flag, parseCommand, text, type CommandSpec } from './args.ts';
+import { requireDataDir } from './data-dir.ts';
 
 export const tokenSpec: CommandSpec = {
   usage: 'satang token',
@@ -22,8 +23,13 @@ export const tokenSpec: CommandSpec = {
   notes: ['example: curl -H "Authorization: Bearer $(scripts/satang token --sub emp_alice --roles reviewer)" http://127.0.0.1:8080/v1/bo/...'],
 };
 
-/** The development issuer of a server's data dir, its key opened with the master key the server uses (beside the data dir, or SATANG_MASTER_KEY). */
+/**
+ * The development issuer of a server's data dir, its key opened with the master key the server
+ * uses (beside the data dir, or SATANG_MASTER_KEY). A dir no server has started on is refused
+ * before the master key is read: in development reading it would make one.
+ */
 export async function devIssuerOf(dataDir: string): Promise<DevIssuer> {
+  requireDataDir(dataDir, 'dev issuer');
   const env = { ...process.env, SATANG_DATA_DIR: dataDir };
   return DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
 }
