@@ -4,7 +4,9 @@
 //   config      the environment as the server would read it (every problem at once)
 //   master key  the configured key opens the data dir's secrets (its sealed marker)
 //   at rest     no secret in clear, every file 0600 and directory 0700 (satang verify's scan)
-//   disk        free space where the data dir lives (WARN under 10 %)
+//   data dir    FAIL when it does not exist: there is nothing to run on (a typo, the wrong cwd)
+//   disk        free space where the data dir lives (FAIL under what /readyz needs for a
+//               journal commit, readinessDiskFreeBytesMin; WARN under 10 %)
 //   backup      the last verified backup (WARN when none, or older than 26 h)
 //   server      GET /readyz at the URL (WARN when it is degraded, not ready or not reachable)
 //   stream      with NATS (--nats, $SATANG_NATS_URL): the journal stream's last entry is this
@@ -15,10 +17,10 @@
 import Database from 'better-sqlite3';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import { connectNatsOnce, lastEntryInStream } from '../../adapters/bus/nats.ts';
-import { readSideLimits } from '../../core/limits.ts';
+import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
 import { lastBackup } from '../../adapters/sqlite/backup.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
@@ -39,10 +41,27 @@ export const doctorSpec: CommandSpec = {
 };
 
 type Level = 'OK' | 'WARN' | 'FAIL';
-interface Check { readonly check: string; readonly level: Level; readonly detail: string }
+export interface Check { readonly check: string; readonly level: Level; readonly detail: string }
 
 const backupStaleMs = 26 * 3_600_000;
 const diskFreeWarnFraction = 0.1;
+
+/** The free space a statfs reports, in the units it reports them. */
+export interface DiskSpace { readonly bavail: number; readonly bsize: number; readonly blocks: number }
+
+/**
+ * FAIL below the room a journal commit needs — the bound /readyz answers 503 disk_full under
+ * (server/readiness.ts), so doctor and the load balancer agree — and WARN under 10 % free.
+ */
+export function diskCheck(dataDir: string, fs: DiskSpace): Check {
+  const freeBytes = fs.bavail * fs.bsize;
+  const free = fs.blocks > 0 ? fs.bavail / fs.blocks : 0;
+  const detail = `${(freeBytes / 1e9).toFixed(1)} GB free (${(free * 100).toFixed(0)} %) where ${dataDir} lives`;
+  if (freeBytes < observabilityLimits.readinessDiskFreeBytesMin) {
+    return { check: 'disk', level: 'FAIL', detail: `${freeBytes} bytes free where ${dataDir} lives, under the ${observabilityLimits.readinessDiskFreeBytesMin} a journal commit needs: the server refuses writes (/readyz 503 disk_full)` };
+  }
+  return { check: 'disk', level: free < diskFreeWarnFraction ? 'WARN' : 'OK', detail };
+}
 
 function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
   const file = join(config.dataDir, journalFileName);
@@ -119,16 +138,15 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     checks.push(atRest.ok
       ? { check: 'at rest', level: 'OK', detail: `${atRest.files_scanned} files: no secret in clear, modes 0600/0700` }
       : { check: 'at rest', level: 'FAIL', detail: atRest.findings.slice(0, 5).join('; ') });
-    const fs = statfsSync(dataDir);
-    const free = fs.bavail / fs.blocks;
-    checks.push({ check: 'disk', level: free < diskFreeWarnFraction ? 'WARN' : 'OK', detail: `${(fs.bavail * fs.bsize / 1e9).toFixed(1)} GB free (${(free * 100).toFixed(0)} %) where ${dataDir} lives` });
+    checks.push(diskCheck(dataDir, statfsSync(dataDir)));
     const last = lastBackup(dataDir);
     const age = last ? Date.now() - Date.parse(last.taken_at) : Infinity;
     checks.push(last && age <= backupStaleMs
       ? { check: 'backup', level: 'OK', detail: `last verified backup ${(age / 3_600_000).toFixed(1)} h ago, up to journal seq ${last.tail_seq}, in ${last.path}` }
       : { check: 'backup', level: 'WARN', detail: last ? `the last verified backup is ${(age / 3_600_000).toFixed(1)} h old (${last.path})` : 'no verified backup of this data dir (satang backup --to DIR)' });
   } else {
-    checks.push({ check: 'data dir', level: 'WARN', detail: `${dataDir} does not exist yet` });
+    // Nothing to run on: a typo or the wrong cwd, or a volume not mounted (a server started here would begin an empty journal).
+    checks.push({ check: 'data dir', level: 'FAIL', detail: `no satang data dir at ${resolve(dataDir)}: start the server once (npm start) or pass --data-dir` });
   }
   checks.push(await serverCheck(text(args, 'url')));
   if (text(args, 'nats')) checks.push(await streamCheck(text(args, 'nats'), dataDir));

@@ -1,12 +1,13 @@
 // `satang doctor` run as an operator runs it (a child process) against a real server's data
 // dir and URL: all OK but the backup (WARN: none yet) on a fresh server; OK once a verified
 // backup is noted; FAIL (exit 1) with a master key that does not open the data dir, and with
-// a file left readable by others; WARN when the server does not answer. It writes nothing.
+// a file left readable by others, and with a data dir that does not exist (a typo, the wrong
+// cwd: it used to be a WARN, exit 0); WARN when the server does not answer. It writes nothing.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,17 @@ test('FAIL and exit 1: a master key that does not open the data dir; a file othe
   } finally {
     chmodSync(join(s.dataDir, 'journal.db'), 0o600);
   }
+});
+
+test('FAIL and exit 1: a data dir that does not exist, named in the detail; nothing is made there', async () => {
+  const missing = join(dir, 'typo', 'data');
+  const r = await satang(['doctor', '--data-dir', missing, '--url', 'http://127.0.0.1:9', '--json']);
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  const checks = JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[];
+  const dataDir = checks.find((c) => c.check === 'data dir');
+  assert.is(dataDir?.level, 'FAIL');
+  assert.match(dataDir!.detail, `no satang data dir at ${missing}`);
+  assert.not.ok(existsSync(join(dir, 'typo')), 'doctor made nothing');
 });
 
 test.run();
