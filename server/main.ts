@@ -30,6 +30,7 @@ import { lastBackup } from '../adapters/sqlite/backup.ts';
 import { ConfigError, configErrorExitCode, defaultClaimUrl, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
+import type { Logger } from 'pino';
 import { sealerFor } from './master-key.ts';
 import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
@@ -71,6 +72,10 @@ export interface Running {
   readonly metricsUrl?: string;
   /** What GET /readyz answers from. */
   readiness(): Readiness;
+  /** The process logger (what the signal handler reports a shutdown on). */
+  readonly logger: Logger;
+  /** Requests being answered and connections open now: what a drain waits on. */
+  inFlight(): Promise<{ requests: number; connections: number }>;
   close(): Promise<void>;
 }
 
@@ -133,11 +138,17 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
   // until the app is ready, a request is answered at once, never left hanging.
   let handle: RequestListener = answerWhileStarting;
+  // Counted for the shutdown's log line: what the drain waits on.
+  let requestsInFlight = 0;
   // Slow clients: a header section must arrive within headersMs, a whole request within requestMs.
   const server: Server = createServer({
     headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: connectionsCheckMs(timeouts),
-  }, (req, res) => handle(req, res));
+  }, (req, res) => {
+    requestsInFlight++;
+    res.once('close', () => { requestsInFlight--; });
+    handle(req, res);
+  });
   server.on('clientError', answerClientError);
   // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
@@ -276,7 +287,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   if (devOidc) logger.info({ console: `${config.baseUrl}/console/`, issuer: devOidc.issuer }, 'the console signs in at the development OpenID provider (seeded operators, password satang-dev)');
   return {
     url, config, store, services, app, loadMeter, capability, webhooks, slipWorker: slips.worker, readSide, ...(devIssuer ? { devIssuer } : {}),
-    metrics, readiness, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+    metrics, readiness, ...(metricsListener ? { metricsUrl: metricsListener.url } : {}), logger,
+    inFlight: () => new Promise((resolve) => server.getConnections((error, connections) => resolve({ requests: requestsInFlight, connections: error ? -1 : connections }))),
     async close() {
       await metricsListener?.close();
       scheduler.stop();
@@ -333,12 +345,32 @@ export async function serveUntilSignalled(): Promise<void> {
     process.exit(configErrorExitCode);
   }
   const drainMs = shutdownDrainMs(process.env);
+  const log = running.logger;
   let stopping = false;
-  const stop = () => {
-    if (stopping) process.exit(1);
+  // Each step is logged: an operator reading the journal after a restart must see that the
+  // process was told to stop (and by what), what it waited on, and how it ended.
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal during the drain: exiting at once, requests in flight are cut');
+      process.exit(1);
+    }
     stopping = true;
-    setTimeout(() => process.exit(1), drainMs + requestLimits.shutdownAfterDrainMsMax).unref();
-    running.close().then(() => process.exit(0), () => process.exit(1));
+    const startedAt = Date.now();
+    const hardStopMs = drainMs + requestLimits.shutdownAfterDrainMsMax;
+    setTimeout(() => {
+      log.error({ signal, waited_ms: Date.now() - startedAt }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, hardStopMs).unref();
+    void running.inFlight().then(({ requests, connections }) => {
+      log.info({ signal, requests_in_flight: requests, connections, drain_ms: drainMs }, 'shutdown: draining requests in flight');
+      return running.close();
+    }).then(() => {
+      log.info({ signal, duration_ms: Date.now() - startedAt }, 'shutdown: drained and closed; exiting');
+      process.exit(0);
+    }, (error: unknown) => {
+      log.error({ signal, err: error, duration_ms: Date.now() - startedAt }, 'shutdown failed; exiting');
+      process.exit(1);
+    });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

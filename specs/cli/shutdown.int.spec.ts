@@ -1,7 +1,9 @@
 // Stopping the server as an operator does: `npm start` signalled with SIGTERM (what a
 // process manager sends to the PID it started) must stop the server itself, not just npm;
 // and shutdown drains — in-flight requests finish, then the process exits even while a
-// slow client holds a connection open, no later than SATANG_SHUTDOWN_DRAIN_MS.
+// slow client holds a connection open, no later than SATANG_SHUTDOWN_DRAIN_MS. Each step is
+// in the log (pino's JSON lines on stdout): the drain's start with the signal and what it
+// waits on, its end with the time it took, and a second signal that exits at once.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -53,18 +55,25 @@ function processesUsing(dataDir: string): number[] {
   return pids;
 }
 
-interface Started { child: ChildProcess; port: number; dataDir: string; exited: Promise<number | null> }
+interface Started {
+  child: ChildProcess; port: number; dataDir: string; exited: Promise<number | null>;
+  /** The server's log lines so far (JSON), in order. */
+  logs(): Record<string, unknown>[];
+}
 
 async function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'satang-shutdown-'));
   const child = spawn(command, args, {
-    cwd: root, stdio: 'ignore',
+    cwd: root, stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, SATANG_PORT: String(port), SATANG_DATA_DIR: dataDir, SATANG_LOG_LEVEL: 'warn', ...env },
   });
+  let stdout = '';
+  child.stdout!.on('data', (d) => { stdout += d; }); // read always, so a full pipe never stalls the server
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await until('the server is ready (/readyz)', () => answers(port), readyWaitMs);
-  return { child, port, dataDir, exited };
+  const logs = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { child, port, dataDir, exited, logs };
 }
 
 /** Kills whatever a failed run left behind (processes this spec started), removes its data. */
@@ -109,7 +118,7 @@ test('npm start: SIGTERM to the npm process stops the server; nothing is left an
 });
 
 test('a request in flight at SIGTERM gets its answer, then the process exits', async () => {
-  const run = await start(process.execPath, ['server/start.mjs'], { SATANG_SHUTDOWN_DRAIN_MS: '10000' });
+  const run = await start(process.execPath, ['server/start.mjs'], { SATANG_SHUTDOWN_DRAIN_MS: '10000', SATANG_LOG_LEVEL: 'info' });
   try {
     const socket = await slowClient(run.port);
     let reply = '';
@@ -123,6 +132,19 @@ test('a request in flight at SIGTERM gets its answer, then the process exits', a
     await run.exited;
     assert.ok(Date.now() - answeredAt < 3_000, `exited ${Date.now() - answeredAt} ms after answering (waited on the kept-alive connection?)`);
     socket.destroy();
+    await sleep(100); // the last of stdout after the exit
+    const draining = run.logs().find((l) => l.msg === 'shutdown: draining requests in flight');
+    assert.ok(draining, `a line when the drain starts; logged: ${JSON.stringify(run.logs().map((l) => l.msg))}`);
+    assert.is(draining!.level, 30, 'info');
+    assert.is(draining!.signal, 'SIGTERM');
+    assert.is(typeof draining!.requests_in_flight, 'number');
+    assert.ok((draining!.connections as number) >= 1, 'the slow client\'s connection is counted');
+    assert.is(draining!.drain_ms, 10_000);
+    const done = run.logs().find((l) => l.msg === 'shutdown: drained and closed; exiting');
+    assert.ok(done, 'a line when the drain is done');
+    assert.is(done!.level, 30);
+    assert.is(done!.signal, 'SIGTERM');
+    assert.ok(typeof done!.duration_ms === 'number' && done!.duration_ms >= 500, `the drain's duration (it waited for the answer sent 500 ms after the signal): ${done!.duration_ms}`);
   } finally {
     cleanUp(run);
   }
@@ -140,6 +162,29 @@ test('a slow client holding a connection does not keep the process alive past th
     assert.is.not(code, 'still running', 'the process outlived the drain deadline by 10 s');
     assert.ok(Date.now() - signalledAt >= drainMs - 100, 'it did not wait for the drain deadline');
     await closed;
+  } finally {
+    cleanUp(run);
+  }
+});
+
+test('a second signal during the drain exits at once, with a warning in the log', async () => {
+  const run = await start(process.execPath, ['server/start.mjs'], { SATANG_SHUTDOWN_DRAIN_MS: '30000', SATANG_LOG_LEVEL: 'info' });
+  try {
+    const socket = await slowClient(run.port); // holds the drain open for its 30 s
+    run.child.kill('SIGTERM');
+    await until('the drain starts', () => run.logs().some((l) => l.msg === 'shutdown: draining requests in flight'), 5_000);
+    const signalledAt = Date.now();
+    run.child.kill('SIGINT');
+    const code = await Promise.race([run.exited, sleep(5_000).then(() => 'still running')]);
+    assert.is(code, 1, 'exit 1 at once, not after the drain');
+    assert.ok(Date.now() - signalledAt < 5_000);
+    await sleep(100);
+    const second = run.logs().find((l) => l.msg === 'second signal during the drain: exiting at once, requests in flight are cut');
+    assert.ok(second, `a warning; logged: ${JSON.stringify(run.logs().map((l) => l.msg))}`);
+    assert.is(second!.level, 40, 'warn');
+    assert.is(second!.signal, 'SIGINT');
+    assert.not.ok(run.logs().some((l) => l.msg === 'shutdown: drained and closed; exiting'));
+    socket.destroy();
   } finally {
     cleanUp(run);
   }
