@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
 import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { table } from './bo.ts';
+import { fetchOrRefuse } from './reach.ts';
 import { mintToken } from './token.ts';
 
 interface Context { url: string; dataDir: string; sub: string }
@@ -27,12 +28,12 @@ async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Pr
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (body === undefined) {
-    const res = await fetch(ctx.url + path, { headers });
+    const res = await fetchOrRefuse(ctx.url + path, { headers });
     return { status: res.status, json: await res.json() };
   }
   Object.assign(headers, { 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' });
   if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, true);
-  const res = await fetch(ctx.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await fetchOrRefuse(ctx.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
 }
 

@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { fetchOrRefuse } from './reach.ts';
 import { mintToken } from './token.ts';
 
 interface Answer { status: number; json: any }
@@ -22,7 +23,7 @@ async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string
     headers['Idempotency-Key'] = randomUUID();
     headers['Content-Type'] = 'application/json';
   }
-  const res = await fetch(text(args, 'url') + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetchOrRefuse(text(args, 'url') + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   return { status: res.status, json: await res.json() };
 }
 

@@ -11,6 +11,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { signRequest } from '../../server/hmac.ts';
 import { defaultUrl, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+import { unreachable } from './reach.ts';
 
 const apiVersion = '2026-08-01';
 
@@ -84,7 +85,8 @@ export async function callCommand(argv: readonly string[]): Promise<number> {
   const idempotencyKey = upper === 'POST' ? text(args, 'idempotency-key') || randomUUID() : undefined;
   const headers = signRequest({ secret: key, method: upper, path, query, body, version: apiVersion, ...(idempotencyKey ? { idempotencyKey } : {}) });
   if (body !== '') headers['Content-Type'] = 'application/json';
-  const answer = await send(new URL(text(args, 'url') + target), upper, headers, body);
+  const url = new URL(text(args, 'url') + target);
+  const answer = await send(url, upper, headers, body).catch((error: unknown) => { throw unreachable(url.href, error); }); // exit 1, as any answer but 2xx/3xx
   const status = answer.head.statusCode ?? 0;
   if (flag(args, 'include')) process.stdout.write(statusAndHeaders(answer.head));
   else process.stderr.write(`HTTP ${status}${answer.head.headers['idempotent-replay'] ? ' (replay)' : ''}\n`);

@@ -28,6 +28,7 @@ import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
 import { sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, defaultUrl, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec } from './args.ts';
+import { whyUnreachable } from './reach.ts';
 
 export const doctorSpec: CommandSpec = {
   usage: 'satang doctor',
@@ -88,7 +89,7 @@ async function serverCheck(url: string): Promise<Check> {
     if (res.status === 200) return { check: 'server', level: 'WARN', detail: `${url} takes traffic but is degraded: ${JSON.stringify(body.checks ?? body)}` };
     return { check: 'server', level: 'WARN', detail: `${url} is not ready (${res.status}): ${JSON.stringify(body.error?.details?.checks ?? body)}` };
   } catch (error) {
-    return { check: 'server', level: 'WARN', detail: `${url} does not answer (${(error as Error).message})` };
+    return { check: 'server', level: 'WARN', detail: `${url} does not answer (${whyUnreachable(error)})` };
   }
 }
 

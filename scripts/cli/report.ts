@@ -7,6 +7,7 @@
 import { parseExact } from '../../server/exact-json.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { fetchOrRefuse } from './reach.ts';
 import { mintToken } from './token.ts';
 
 const common: Record<string, OptionSpec> = {
@@ -18,7 +19,7 @@ const common: Record<string, OptionSpec> = {
 
 async function fetchReport(args: Args, path: string): Promise<{ status: number; body: string }> {
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(text(args, 'data-dir'), text(args, 'sub'), ['finance'], false);
-  const r = await fetch(text(args, 'url') + path, { headers: { Authorization: `Bearer ${token}` } });
+  const r = await fetchOrRefuse(text(args, 'url') + path, { headers: { Authorization: `Bearer ${token}` } });
   return { status: r.status, body: await r.text() };
 }
 

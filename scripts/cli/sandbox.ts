@@ -12,6 +12,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { defaultDataDir, defaultUrl, parseCommand, text, usageError, type CommandSpec, type OptionSpec } from './args.ts';
+import { fetchOrRefuse } from './reach.ts';
 import { mintToken } from './token.ts';
 
 const apiVersion = '2026-08-01';
@@ -31,7 +32,7 @@ async function merchant(ctx: Ctx, method: string, target: string, body?: unknown
   const key = method === 'POST' ? idempotencyKey ?? randomUUID() : undefined;
   const headers = signRequest({ secret: ctx.key, method, path, query, body: payload, version: apiVersion, ...(key ? { idempotencyKey: key } : {}) });
   if (payload !== '') headers['Content-Type'] = 'application/json';
-  const res = await fetch(ctx.url + target, { method, headers, ...(payload !== '' ? { body: payload } : {}) });
+  const res = await fetchOrRefuse(ctx.url + target, { method, headers, ...(payload !== '' ? { body: payload } : {}) });
   return { status: res.status, json: await res.json().catch(() => null) };
 }
 
@@ -39,7 +40,7 @@ async function merchant(ctx: Ctx, method: string, target: string, body?: unknown
 async function advance(ctx: Ctx, seconds: number): Promise<boolean> {
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, 'emp_sandbox_cli', ['ops_admin'], false).catch(() => undefined);
   if (!token) return false;
-  const res = await fetch(`${ctx.url}/v1/bo/clock/advance`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' }, body: JSON.stringify({ seconds }) });
+  const res = await fetchOrRefuse(`${ctx.url}/v1/bo/clock/advance`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' }, body: JSON.stringify({ seconds }) });
   return res.status === 200;
 }
 
