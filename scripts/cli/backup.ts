@@ -25,6 +25,7 @@ import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
 import { verifyJournal } from './verify.ts';
+import { readConfig } from '../../server/config.ts';
 
 const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
 const jsonOption = { type: 'boolean', help: 'print the manifest and the verification as JSON' } as const;
@@ -116,6 +117,27 @@ function print(args: Args, what: string, dir: string, manifest: BackupManifest, 
   return verified.ok ? exitOk : exitFailed;
 }
 
+/**
+ * A backup holds no master key, and a server started on a restored data dir with another key
+ * refuses (exit 78, `the master key does not open this data dir`) — an operator who restores
+ * at 3 a.m. reads this beside the result, with where that server will look for the key.
+ */
+export function masterKeyReminder(dataDir: string): string {
+  let where: string;
+  try {
+    const key = readConfig({ ...process.env, SATANG_DATA_DIR: dataDir }).masterKey;
+    switch (key.kind) {
+      case 'env': where = 'this environment gives it in SATANG_MASTER_KEY'; break;
+      case 'file': where = `this environment gives it in SATANG_MASTER_KEY_FILE (${key.path})`; break;
+      case 'development': where = `in development copy the old data dir's master key to ${key.path} before the server starts, or it makes a new one that opens nothing`; break;
+      default: { const _: never = key; where = ''; }
+    }
+  } catch {
+    where = 'set SATANG_MASTER_KEY_FILE to it';
+  }
+  return `master key: the server must start on ${dataDir} with the one the backup was sealed with (a backup holds none; another key refuses to start); ${where}`;
+}
+
 function refused(command: string, error: unknown): number {
   process.stderr.write(`satang ${command}: ${(error as Error).message}\n`);
   return exitUsage;
@@ -170,10 +192,16 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
       process.stderr.write('satang restore: the restored journal does not verify, so the journal stream was left as it is\n');
     }
     const code = print(args, 'restored into', dataDir, manifest, verified, lost);
-    if (!flag(args, 'json')) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
+    if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir)}\n`);
+    else {
+      if (verified.ok) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
+      process.stdout.write(`${masterKeyReminder(dataDir)}\n`);
+    }
     return lost?.stream_deleted_messages === null ? exitFailed : code;
   } catch (error) {
-    return refused('restore', error);
+    const code = refused('restore', error);
+    process.stderr.write(`${masterKeyReminder(dataDir)}\n`);
+    return code;
   } finally {
     await nc?.close();
   }

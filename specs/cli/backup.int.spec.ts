@@ -8,7 +8,10 @@
 //   backup was taken: the balance, the deposit with its slip image byte for byte, the
 //   balance history (its projections rebuilt from the journal);
 // - refusals change nothing: a backup into an existing directory, a restore of a damaged
-//   backup or into a data dir that has a journal.
+//   backup or into a data dir that has a journal;
+// - restore's result, refused or done, reminds that the server must start with the master
+//   key the backup was sealed with (a backup holds none), saying where it will read it; and
+//   restore itself makes no key.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -120,6 +123,7 @@ test("restored and served, the backup answers what the server answered when it w
   const refusedDamaged = await satang(['restore', '--from', damaged, '--data-dir', join(dir, 'from-damaged')]);
   assert.is(refusedDamaged.code, 2);
   assert.match(refusedDamaged.stderr, /differs from the manifest/);
+  assert.match(refusedDamaged.stderr, `master key: the server must start on ${join(dir, 'from-damaged')} with the one the backup was sealed with`);
   assert.not.ok(existsSync(join(dir, 'from-damaged')), 'nothing restored');
   // Into the server's own data dir: refused.
   const refusedUsed = await satang(['restore', '--from', to, '--data-dir', scene.s.dataDir]);
@@ -130,6 +134,9 @@ test("restored and served, the backup answers what the server answered when it w
   const restored = await satang(['restore', '--from', to, '--data-dir', restoredDir]);
   assert.is(restored.code, 0, restored.stdout + restored.stderr);
   assert.not.ok(existsSync(join(restoredDir, 'projections.db')), 'projections are not restored');
+  assert.match(restored.stdout, `master key: the server must start on ${restoredDir} with the one the backup was sealed with (a backup holds none; another key refuses to start)`);
+  assert.match(restored.stdout, `copy the old data dir's master key to ${restoredDir}.master-key before the server starts`);
+  assert.not.ok(existsSync(`${restoredDir}.master-key`), 'restore makes no master key');
   copyFileSync(`${scene.s.dataDir}.master-key`, `${restoredDir}.master-key`); // kept apart from the backup
   const s2 = await TestServer.start({}, restoredDir);
   try {
