@@ -30,6 +30,24 @@ export function connectNats(url: string, name: string): Promise<NatsConnection> 
   });
 }
 
+/**
+ * Logs a connection's losses until it closes: a warning on each disconnect, a line on each
+ * reconnect with how long NATS was gone. nats.js reconnects by itself and says nothing, so
+ * without this a process that only consumes (the projector) falls behind in silence.
+ */
+export async function logConnectionStatus(nc: NatsConnection, log: ReadSideLog, who: string): Promise<void> {
+  let lostAt: number | null = null;
+  for await (const s of nc.status()) {
+    if (s.type === 'disconnect') {
+      lostAt ??= Date.now();
+      log.warn({ server: String(s.data) }, `${who} lost NATS; it reconnects by itself and catches up once NATS is back`);
+    } else if (s.type === 'reconnect') {
+      log.info({ server: String(s.data), ...(lostAt !== null ? { outage_ms: Date.now() - lostAt } : {}) }, `${who} reconnected to NATS`);
+      lostAt = null;
+    }
+  }
+}
+
 /** Connects once for a command line's look at the stream (status, restore, doctor): fails after natsApiTimeoutMs instead of waiting. */
 export function connectNatsOnce(url: string): Promise<NatsConnection> {
   return connect({ servers: url, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { connectNats, JetStreamTransport } from '../../adapters/bus/nats.ts';
+import { connectNats, JetStreamTransport, logConnectionStatus } from '../../adapters/bus/nats.ts';
 import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
@@ -62,6 +62,7 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
     log.info('projector stopped before NATS answered');
     process.exit(0);
   }
+  void logConnectionStatus(nc, log, 'projector'); // ends when the connection closes
   const projector = new Projector(db, journal, log);
   // Entries are checked against this data dir's journal: another journal's stream is never applied.
   projector.start(new OwnJournalTransport(new JetStreamTransport(nc, log), journal, log));

@@ -4,7 +4,8 @@
 // Proves, against the journal as the truth (a rebuild from it, compared byte for byte):
 // - an outage: with nats-server stopped writes go on (and balance history says 503
 //   history_not_ready); once it is back the projections catch up with no gap and no
-//   duplicate;
+//   duplicate; the projector logs the loss (warn) and the reconnect (info, with the outage's
+//   length), which nats.js alone does silently;
 // - a projector killed (SIGKILL) mid-stream and restarted catches up the same way;
 // - `projections rebuild` gives tables byte-identical to the live ones, and `projections
 //   status` shows every projection at the journal's tail.
@@ -22,12 +23,34 @@ let nats: NatsServer;
 let s: TestServer;
 let projector: ChildProcess | null = null;
 let shop: MerchantKeys;
+/** The projector's log lines (JSON) since it last started. */
+let projectorLogs: Record<string, unknown>[] = [];
 
 function startProjector(): void {
-  projector = satang(['projector', '--data-dir', s.dataDir, '--nats', nats.url]);
-  // Its log lines (warnings and errors only) show up with a failing spec's output.
-  projector.stdout!.pipe(process.stderr);
+  projector = satang(['projector', '--data-dir', s.dataDir, '--nats', nats.url], { SATANG_LOG_LEVEL: 'info' });
+  projectorLogs = [];
+  let partial = '';
+  projector.stdout!.on('data', (d) => {
+    const lines = (partial + d).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines.filter((l) => l.startsWith('{'))) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      projectorLogs.push(entry);
+      // Its warnings and errors show up with a failing spec's output.
+      if ((entry.level as number) >= 40) process.stderr.write(`${line}\n`);
+    }
+  });
   projector.stderr!.pipe(process.stderr);
+}
+
+async function projectorLogged(msg: string, withinMs: number): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const found = projectorLogs.find((l) => l.msg === msg);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`the projector did not log '${msg}' within ${withinMs} ms; it logged ${JSON.stringify(projectorLogs.map((l) => l.msg))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function killProjector(signal: NodeJS.Signals): Promise<void> {
@@ -121,6 +144,9 @@ test('reads are served from the projector\'s projections.db: history, events, li
 
 test('NATS outage: writes go on; after the restart the projections catch up with no gap and no duplicate', async () => {
   await nats.stop();
+  const lost = await projectorLogged('projector lost NATS; it reconnects by itself and catches up once NATS is back', 10_000);
+  assert.is(lost.level, 40, 'warn');
+  assert.match(String(lost.server), `127.0.0.1:${nats.port}`);
   const before = tail();
   const started = performance.now();
   await fundings(300);
@@ -135,6 +161,9 @@ test('NATS outage: writes go on; after the restart the projections catch up with
   assert.ok(lowestPosition(s.dataDir) <= before);
 
   await nats.restart();
+  const back = await projectorLogged('projector reconnected to NATS', 10_000);
+  assert.is(back.level, 30, 'info');
+  assert.ok(typeof back.outage_ms === 'number' && back.outage_ms > 0, `the outage's length: ${back.outage_ms}`);
   await waitForProjections(s.dataDir, tail(), 30_000);
   await assertHistoryComplete(shop);
   await assertRebuildIdentical();
