@@ -4,7 +4,7 @@
 // scenario and the three out-of-order cases — and the merchant's enabled sandbox
 // endpoints at that moment; its result is read from the webhook deliveries themselves:
 // every event a check expects must reach every endpoint, signed by a sandbox signing key,
-// and be acknowledged with a 2xx on its first attempt (within the delivery timeouts). A
+// and be acknowledged (200, 201, 202 or 204, as every delivery) on its first attempt. A
 // check fails, naming the event, as soon as one attempt was not acknowledged; it passes
 // once all are; until then it is pending. A passed run is recorded (passed_at), which is
 // what production's live-key rule asks.
