@@ -89,10 +89,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const claimProblem = claimUrl === undefined ? undefined : claimUrlProblem(claimUrl);
   if (claimProblem) problems.push(claimProblem);
   if (problems.length > 0) throw new ConfigError(problems);
-  const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
   return {
-    port, host, dataDir, masterKey, baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
-    claimUrl: claimUrl ?? defaultClaimUrl(baseUrl),
+    port, host, dataDir, masterKey, ...addressesOf(env, host, port),
     profile, env: envMode, clock: clock === 'manual' ? 'manual' : 'system', logLevel: env.SATANG_LOG_LEVEL ?? 'info',
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
@@ -120,6 +118,19 @@ function claimUrlProblem(value: string): string | undefined {
 }
 
 /** SATANG_CLAIM_URL's default: the back office's late-slip claims of the order (operators only). */
+/**
+ * The URLs the service hands out: its base, the slip upload's and the claim page's, from
+ * the environment or from where it listens. The server derives them again once it knows
+ * the port it bound (SATANG_PORT=0).
+ */
+export function addressesOf(env: NodeJS.ProcessEnv, host: string, port: number): Pick<Config, 'baseUrl' | 'uploadUrl' | 'claimUrl'> {
+  const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
+  return {
+    baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
+    claimUrl: env.SATANG_CLAIM_URL || defaultClaimUrl(baseUrl), // empty is unset, as for the other URLs
+  };
+}
+
 export function defaultClaimUrl(baseUrl: string): string {
   return `${baseUrl}/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}`;
 }

@@ -27,7 +27,7 @@ import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { lastBackup } from '../adapters/sqlite/backup.ts';
-import { ConfigError, configErrorExitCode, defaultClaimUrl, readConfig, shutdownDrainMs, type Config } from './config.ts';
+import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
 import type { Logger } from 'pino';
@@ -156,10 +156,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     server.listen(configured.port, configured.host, () => { server.off('error', reject); resolve(); });
   });
   const port = (server.address() as AddressInfo).port;
-  const config: Config = env.SATANG_BASE_URL ? configured : {
-    ...configured, port, baseUrl: `http://${configured.host}:${port}`, uploadUrl: env.SATANG_UPLOAD_URL ?? `http://${configured.host}:${port}`,
-    claimUrl: env.SATANG_CLAIM_URL || defaultClaimUrl(`http://${configured.host}:${port}`),
-  };
+  const config: Config = env.SATANG_BASE_URL ? configured : { ...configured, port, ...addressesOf(env, configured.host, port) };
   const metrics = new Metrics();
   let metricsListener: MetricsListener | undefined;
   try {
