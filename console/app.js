@@ -31,6 +31,7 @@ import { StatementPage } from './pages/statement.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { SearchPage } from './pages/search.js';
 import { TrialBalancePage } from './pages/trial-balance.js';
+import { SigningKeysPage } from './pages/signing-keys.js';
 import { FeesPage } from './pages/fees.js';
 import { ActivityPage } from './pages/activity.js';
 
@@ -50,6 +51,7 @@ const routes = [
   { name: 'trial-balance', pattern: /^\/trial-balance$/, page: TrialBalancePage },
   { name: 'fees', pattern: /^\/fees$/, page: FeesPage },
   { name: 'activity', pattern: /^\/activity$/, page: ActivityPage },
+  { name: 'signing-keys', pattern: /^\/signing-keys$/, page: SigningKeysPage },
 ];
 
 /** The navigation, each entry shown when the operator may call the read its page starts with. */
@@ -64,6 +66,8 @@ const nav = [
   { name: 'dashboard', read: 'GET /v1/bo/dashboard' },
   // Operator actions (finance, ops_admin) or API requests (support too): the page shows the tabs the roles may read.
   { name: 'activity', read: 'GET /v1/bo/logs' },
+  // The keys are public; the page is the rotation's (ops_admin).
+  { name: 'signing-keys', read: 'POST /v1/bo/webhooks/signing-keys/rotate' },
 ];
 
 function parseHash(hash) {

@@ -670,4 +670,38 @@ test("the console's today follows the service's clock while it stays open: advan
   assert.is(await fah.page.getAttribute('[data-testid=statement-date]', 'max'), later);
 });
 
+test('ops_admin rotates the live signing key from its page after a confirmation and a step-up; a second rotation while one is announced is refused in the banner', async () => {
+  const keys = async () => (await scene.s.raw('GET', '/v1/webhooks/signing-keys')).json.keys as { kid: string; status: string; livemode: boolean }[];
+  const before = await keys();
+  const mali = await operator('emp_mali', { hash: '#/signing-keys', page: 'signing-keys' });
+  assert.ok(await mali.page.$('[data-testid=nav-signing-keys]'), 'in the navigation for ops_admin');
+  const shown = await mali.page.$$eval('[data-testid=signing-key]', (rows) => rows.map((r) => [r.getAttribute('data-kid'), r.getAttribute('data-status')]));
+  assert.equal(shown, before.map((k) => [k.kid, k.status]), 'the published keys');
+  await mali.page.fill('[data-testid=rotate-notice-hours]', '0');
+  await mali.page.click('[data-testid=rotate]');
+  await mali.page.waitForSelector('[data-testid=rotate-notice-error]');
+  await mali.page.fill('[data-testid=rotate-notice-hours]', '2');
+  await mali.page.click('[data-testid=rotate]');
+  await mali.page.click('[data-testid=rotate-cancel]');
+  assert.equal((await keys()).map((k) => k.kid), before.map((k) => k.kid), 'a cancel rotates nothing');
+  await mali.page.click('[data-testid=rotate]');
+  const rotated = mali.page.waitForResponse((r) => r.url().endsWith('/signing-keys/rotate'), { timeout: stepUpAnswerMs });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=rotate-confirm]'));
+  const answer = await rotated;
+  assert.is(answer.status(), 201, await answer.text());
+  const { kid, not_before } = await answer.json();
+  assert.is(Date.parse(not_before) - scene.s.clock.now(), 2 * 3600_000, 'two hours of notice, on the service clock');
+  const after = await keys();
+  assert.ok(after.some((k) => k.kid === kid && k.status === 'next' && k.livemode), JSON.stringify(after));
+  await mali.page.waitForSelector(`[data-testid=signing-key][data-kid="${kid}"][data-status="next"]`);
+  assert.match(await mali.page.textContent('[data-testid=rotation-result]') ?? '', new RegExp(kid));
+  // Another, while this one is announced: the server's 409 in the banner.
+  await mali.page.click('[data-testid=rotate]');
+  await answerStepUp(mali, () => mali.page.click('[data-testid=rotate-confirm]'));
+  await mali.page.waitForSelector('[data-testid=error-banner]');
+  assert.equal((await keys()).filter((k) => k.status === 'next').map((k) => k.kid), [kid], 'still one rotation');
+  const ton = await operator('emp_ton');
+  assert.is(await ton.page.$('[data-testid=nav-signing-keys]'), null, 'support does not rotate keys');
+});
+
 test.run();
