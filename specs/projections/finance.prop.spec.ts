@@ -171,7 +171,7 @@ async function checkStatements(ps: Party[], fromMs: number): Promise<number> {
       const days = daysBetween(fromMs, s.clock.now());
       const daily: any[] = [];
       for (const day of days) {
-        const r = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p.keys.id}&livemode=${live}&date=${day}`, undefined, { roles: ['finance'] });
+        const r = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p.keys.id}&livemode=${live}&date=${day}`, undefined, asFinance());
         assert.is(r.status, 200, r.text);
         daily.push(r.json);
         const endMs = bangkokDayBounds(day).endMs;
@@ -205,7 +205,7 @@ async function checkStatements(ps: Party[], fromMs: number): Promise<number> {
 
 /** The statement at `path` for a period against its days' statements: first opening, movements summed, last closing. */
 async function checkPeriod(path: string, days: readonly any[]): Promise<void> {
-  const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+  const r = await s.bo('GET', path, undefined, asFinance());
   assert.is(r.status, 200, r.text);
   const [first, last] = [days[0], days[days.length - 1]];
   assert.equal([r.json.date_from, r.json.date_to, r.json.period_start, r.json.period_end], [first.date, last.date, first.period_start, last.period_end]);
@@ -234,7 +234,7 @@ function bahtText(minor: number): string {
 }
 
 async function csvOf(path: string): Promise<string> {
-  const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+  const r = await s.bo('GET', path, undefined, asFinance());
   assert.is(r.status, 200, r.text);
   assert.match(r.headers.get('content-type') ?? '', /^text\/csv; charset=utf-8/);
   return r.text;
@@ -242,9 +242,9 @@ async function csvOf(path: string): Promise<string> {
 
 async function checkTrialBalance(asOfMs: number): Promise<void> {
   const asOf = new Date(asOfMs).toISOString();
-  const r = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}`, undefined, { roles: ['finance'] });
+  const r = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}`, undefined, asFinance());
   assert.is(r.status, 200, r.text);
-  const csvAnswer = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}&format=csv`, undefined, { roles: ['finance'] });
+  const csvAnswer = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${asOf}&format=csv`, undefined, asFinance());
   const compact = asOf.replace(/[-:]|\.000(?=Z)/g, ''); // milliseconds kept when there are any
   assert.is(csvAnswer.headers.get('content-disposition'), `attachment; filename="trial-balance-${compact}.csv"`, 'saved under the instant it is at');
   const csv = parse(await csvOf(`/v1/bo/reports/trial-balance?as_of=${asOf}&format=csv`), { columns: true }) as Record<string, string>[];
@@ -270,7 +270,7 @@ async function checkTrialBalance(asOfMs: number): Promise<void> {
 
 /** The trial balance's balance of each system account of one mode at `asOfMs`. */
 async function systemBalancesAt(asOfMs: number, livemode: boolean): Promise<Record<string, number>> {
-  const r = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(asOfMs).toISOString()}`, undefined, { roles: ['finance'] });
+  const r = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(asOfMs).toISOString()}`, undefined, asFinance());
   assert.is(r.status, 200, r.text);
   const section = r.json.sections.find((x: any) => x.livemode === livemode);
   return Object.fromEntries(section.accounts.filter((a: any) => a.kind === 'system').map((a: any) => [a.name, a.balance_minor]));
@@ -281,7 +281,7 @@ async function checkFees(fromMs: number): Promise<void> {
   const from = bangkokDayOf(fromMs), today = bangkokDayOf(s.clock.now());
   for (const livemode of [true, false]) {
     const path = `/v1/bo/reports/fees?livemode=${livemode}&from=${from}&to=${today}`;
-    const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+    const r = await s.bo('GET', path, undefined, asFinance());
     assert.is(r.status, 200, r.text);
     const t = r.json.totals;
     for (const k of ['fee_minor', 'vat_minor', 'total_minor'] as const) {
@@ -319,7 +319,7 @@ async function checkAccountLines(fromMs: number): Promise<void> {
     for (const account of ['suspense', 'reversals', 'adjustments', 'gateway_settlement']) {
       const key = `sys:${livemode ? 'live' : 'test'}:${account}`;
       const path = `/v1/bo/reports/account-lines?account=${account}&livemode=${livemode}&from=${from}&to=${today}`;
-      const r = await s.bo('GET', path, undefined, { roles: ['finance'] });
+      const r = await s.bo('GET', path, undefined, asFinance());
       assert.is(r.status, 200, r.text);
       const j = r.json;
       assert.equal([j.account, j.opening_balance_minor, j.closing_balance_minor], [key, Number(ledgerBalance(key, startMs)), Number(ledgerBalance(key, s.clock.now() + 1))], `${key} ${from}–${today}: the journal's balances`);
@@ -361,12 +361,21 @@ const movementTypes = ['adjustment', 'clearing_released', 'deposit_settled', 'fe
 /** Extra batches of runs a seed may need before every movement type and a refund were met. */
 const coverageBatchesMax = 4;
 
+/**
+ * The finance operator the reads go as: one per property run and per test, since operator
+ * reads are rate limited per operator (bo_read, 3,000 a minute) and a run reads hundreds of
+ * reports in seconds, as no person at a desk does.
+ */
+let reader = 0;
+const asFinance = () => ({ roles: ['finance'], sub: `emp_finance_${reader}` });
+
 /** Runs `numRuns` random multi-day sequences, each checked; returns how many statements were checked. */
 async function checkRuns(numRuns: number): Promise<number> {
   let statements = 0;
   await fc.assert(fc.asyncProperty(
     fc.array(op, { minLength: 4, maxLength: commandsPerRunMax }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 4 }),
     async (ops, instants) => {
+      reader++;
       const ps = await parties();
       const fromMs = s.clock.now();
       // A withdrawal to pay into from the start, so deposits find liquidity.
@@ -391,6 +400,7 @@ async function checkRuns(numRuns: number): Promise<number> {
 }
 
 test('finance: statements add up and match the ledger at each day end; the trial balance balances; CSV parses back to the same figures', async () => {
+  reader++;
   const statements = await checkRuns(financeRuns);
   assert.ok(statements > financeRuns * 18, `statements checked: ${statements}`);
   // A seed that has not met every movement type (a clearing needs a settlement and 72 hours
@@ -404,6 +414,7 @@ test('finance: statements add up and match the ledger at each day end; the trial
 });
 
 test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee recognised in part carries its part of the VAT; reversals take back what they moved; the fees report says so per merchant', async () => {
+  reader++;
   const ps = await parties();
   await run({ kind: 'fund', m: 1, live: true, amount: 2_000_000 }, ps);
   const start = await systemBalancesAt(s.clock.now(), true);
@@ -426,7 +437,7 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   // The fees report of the day: each merchant's fee charged and refunded, net of VAT and VAT.
   const day = bangkokDayOf(s.clock.now());
   const line = async (m: number) => {
-    const r = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[m]!.keys.id}`, undefined, { roles: ['finance'] });
+    const r = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[m]!.keys.id}`, undefined, asFinance());
     assert.is(r.status, 200, r.text);
     assert.is(r.json.merchants.length, 1);
     const { merchant_id, charged, refunded, fee_minor, vat_minor, total_minor } = r.json.merchants[0];
@@ -440,18 +451,18 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   assert.equal(withdrawer, {
     merchant_id: ps[1]!.keys.id, charged: { count: 1, fee_minor: 333, vat_minor: 23, total_minor: 356 }, refunded: { count: 1, fee_minor: 333, vat_minor: 23, total_minor: 356 }, fee_minor: 0, vat_minor: 0,
   });
-  const csv = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[1]!.keys.id}&format=csv`, undefined, { roles: ['finance'] });
+  const csv = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=${ps[1]!.keys.id}&format=csv`, undefined, asFinance());
   assert.is(csv.headers.get('content-disposition'), `attachment; filename="fees-${ps[1]!.keys.id}-live-${day}.csv"`);
   assert.match(csv.text, new RegExp(`^${day},Asia/Bangkok,true,merchant,${ps[1]!.keys.whiteLabelId},${ps[1]!.keys.id},ร้านสอง,1,333,23,1,333,23,0,0,0,0\\.00,0\\.00,0\\.00\r$`, 'm'));
   // One white label's merchants: the two that paid fees, each named with its white label.
-  const byLabel = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}`, undefined, { roles: ['finance'] });
+  const byLabel = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}`, undefined, asFinance());
   assert.equal(byLabel.json.merchants.map((m: any) => [m.white_label_id, m.merchant_id]).sort(), [ps[0]!, ps[1]!].map((p) => [p.keys.whiteLabelId, p.keys.id]).sort());
-  assert.is((await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=wl_nobody`, undefined, { roles: ['finance'] })).status, 404);
+  assert.is((await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=wl_nobody`, undefined, asFinance())).status, 404);
   // A merchant of another white label than the one named: a contradiction, not an empty report.
   const elsewhere = await s.onboard('Elsewhere');
-  const mismatch = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}&merchant_id=${elsewhere.id}`, undefined, { roles: ['finance'] });
+  const mismatch = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}&merchant_id=${elsewhere.id}`, undefined, asFinance());
   assert.equal([mismatch.status, mismatch.json.error?.code, mismatch.json.error?.details?.fields?.[0]?.path], [422, 'validation_error', 'query.merchant_id'], mismatch.text);
-  const pair = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}&merchant_id=${ps[0]!.keys.id}`, undefined, { roles: ['finance'] });
+  const pair = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&white_label_id=${ps[0]!.keys.whiteLabelId}&merchant_id=${ps[0]!.keys.id}`, undefined, asFinance());
   assert.is(pair.status, 200, pair.text);
   // The merchant reads its own line with wallet:read, in its key's mode: the same figures.
   const own = await s.call(ps[1]!.keys.live.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
@@ -462,20 +473,21 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   const ownSandbox = await s.call(ps[1]!.keys.sandbox.api_key, 'GET', `/v1/pay/reports/fees?date=${day}`);
   assert.equal([ownSandbox.json.livemode, ownSandbox.json.merchants], [false, []], 'a sandbox key reads the sandbox ledger');
   // A rebuild of the fee ledger from the journal gives the same report.
-  const before = (await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json;
+  const before = (await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, asFinance())).json;
   const rebuilt = await satangRun(['projections', 'rebuild', 'fee_ledger', '--data-dir', s.dataDir]);
   assert.is(rebuilt.code, 0, rebuilt.stderr);
-  assert.equal((await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json, before);
+  assert.equal((await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, asFinance())).json, before);
   const support = await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['support'] });
   assert.is(support.status, 403);
-  const unknown = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=mch_nobody`, undefined, { roles: ['finance'] });
+  const unknown = await s.bo('GET', `/v1/bo/reports/fees?date=${day}&merchant_id=mch_nobody`, undefined, asFinance());
   assert.is(unknown.status, 404);
-  const noPeriod = await s.bo('GET', '/v1/bo/reports/fees', undefined, { roles: ['finance'] });
+  const noPeriod = await s.bo('GET', '/v1/bo/reports/fees', undefined, asFinance());
   assert.is(noPeriod.status, 422);
   assert.is(noPeriod.json.error.details.fields[0].path, 'query.date');
 });
 
 test('finance: the merchant reads its own statement with wallet:read; operators need the finance role', async () => {
+  reader++;
   const [p] = await parties();
   await run({ kind: 'fund', m: 0, live: true, amount: 123_456 }, [p!]);
   const day = bangkokDayOf(s.clock.now());
@@ -491,56 +503,58 @@ test('finance: the merchant reads its own statement with wallet:read; operators 
   const support = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p!.keys.id}&date=${day}`, undefined, { roles: ['support'] });
   assert.is(support.status, 403);
   assert.is(support.json.error.code, 'scope_denied');
-  const bad = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p!.keys.id}&date=2026-02-30`, undefined, { roles: ['finance'] });
+  const bad = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p!.keys.id}&date=2026-02-30`, undefined, asFinance());
   assert.is(bad.status, 422);
   assert.is(bad.json.error.code, 'validation_error');
-  const future = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=9000-01-01T00:00:00Z`, undefined, { roles: ['finance'] });
+  const future = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=9000-01-01T00:00:00Z`, undefined, asFinance());
   assert.is(future.json.error.code, 'validation_error');
   const now = s.clock.now();
   assert.match(future.json.error.message, `${new Date(now).toISOString()}, ${new Date(now + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} in Bangkok`, 'now in UTC and as the Bangkok wall time an operator typed in');
-  const unknown = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=mch_nobody&date=${day}`, undefined, { roles: ['finance'] });
+  const unknown = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=mch_nobody&date=${day}`, undefined, asFinance());
   assert.is(unknown.status, 404);
-  const before1970 = await s.bo('GET', '/v1/bo/reports/trial-balance?as_of=1969-01-01T00:00:00Z', undefined, { roles: ['finance'] });
+  const before1970 = await s.bo('GET', '/v1/bo/reports/trial-balance?as_of=1969-01-01T00:00:00Z', undefined, asFinance());
   assert.equal([before1970.status, before1970.json.error.details.fields[0].path], [422, 'query.as_of'], 'as the statements refuse days before 1970');
 });
 
 test('finance: a merchant name a spreadsheet would run as a formula is written as text in the CSVs (a leading apostrophe)', async () => {
+  reader++;
   const evil = await s.onboard('=HYPERLINK("http://evil","x")');
   const day = bangkokDayOf(s.clock.now());
-  const statement = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${evil.id}&date=${day}&format=csv`, undefined, { roles: ['finance'] });
+  const statement = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${evil.id}&date=${day}&format=csv`, undefined, asFinance());
   assert.is(statement.status, 200, statement.text);
   const rows = parse(statement.text, { columns: true }) as Record<string, string>[];
   assert.ok(rows.length > 0);
   for (const r of rows) assert.is(r.merchant_name, '\'=HYPERLINK("http://evil","x")');
-  const json = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${evil.id}&date=${day}`, undefined, { roles: ['finance'] });
+  const json = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${evil.id}&date=${day}`, undefined, asFinance());
   assert.is(json.json.merchant_name, '=HYPERLINK("http://evil","x")', 'the JSON keeps the name as it is');
 });
 
 test('finance: a statement for a month or a period of days; the period is one of date, month, or from and to, at most a year', async () => {
+  reader++;
   const [p] = await parties();
   const firstDay = bangkokDayOf(s.clock.now());
-  const before = (await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p!.keys.id}&date=${firstDay}`, undefined, { roles: ['finance'] })).json;
+  const before = (await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${p!.keys.id}&date=${firstDay}`, undefined, asFinance())).json;
   await run({ kind: 'fund', m: 0, live: true, amount: 10_000 }, [p!]);
   await s.running.services.write.advanceClock!(2 * 24 * hourMs);
   await run({ kind: 'fund', m: 0, live: true, amount: 20_000 }, [p!]);
   const today = bangkokDayOf(s.clock.now());
   const month = today.slice(0, 7);
   const base = `/v1/bo/reports/statements?merchant_id=${p!.keys.id}`;
-  const byPeriod = await s.bo('GET', `${base}&from=${firstDay}&to=${today}`, undefined, { roles: ['finance'] });
+  const byPeriod = await s.bo('GET', `${base}&from=${firstDay}&to=${today}`, undefined, asFinance());
   assert.is(byPeriod.status, 200, byPeriod.text);
   const available = (st: any) => st.buckets.find((b: any) => b.bucket === 'available');
   const adjustment = (st: any) => available(st).movements.find((m: any) => m.type === 'adjustment') ?? { count: 0, credit_minor: 0 };
   assert.equal([adjustment(byPeriod.json).count - adjustment(before).count, adjustment(byPeriod.json).credit_minor - adjustment(before).credit_minor], [2, 30_000],
     'both fundings, two days apart, in one period');
   assert.is(available(byPeriod.json).opening_minor, available(before).opening_minor);
-  const byMonth = await s.bo('GET', `${base}&month=${month}`, undefined, { roles: ['finance'] });
+  const byMonth = await s.bo('GET', `${base}&month=${month}`, undefined, asFinance());
   assert.is(byMonth.status, 200, byMonth.text);
   assert.equal([byMonth.json.date_from, byMonth.json.date_to], [`${month}-01`, today], 'a month that runs: its first day to today');
   assert.equal([byMonth.json.month, byMonth.json.date], [month, undefined], 'named as the month asked for, even on its first day');
-  assert.equal(byMonth.json.buckets, (await s.bo('GET', `${base}&from=${month}-01&to=${today}`, undefined, { roles: ['finance'] })).json.buckets);
+  assert.equal(byMonth.json.buckets, (await s.bo('GET', `${base}&from=${month}-01&to=${today}`, undefined, asFinance())).json.buckets);
   // The lines behind it: one per balance transaction, and by bucket and type they sum to its movements.
   const linesPath = `/v1/bo/reports/statement-lines?merchant_id=${p!.keys.id}&from=${firstDay}&to=${today}`;
-  const lines = await s.bo('GET', linesPath, undefined, { roles: ['finance'] });
+  const lines = await s.bo('GET', linesPath, undefined, asFinance());
   assert.is(lines.status, 200, lines.text);
   assert.is(lines.json.count, lines.json.data.length);
   const sums = new Map<string, { credit: number; debit: number; count: number }>();
@@ -563,11 +577,11 @@ test('finance: a statement for a month or a period of days; the period is one of
   // A system account's lines: the account is required and one of those listed; finance only.
   const accountLines = `/v1/bo/reports/account-lines?from=${firstDay}&to=${today}`;
   for (const [query, reason] of [['', 'required'], ['&account=fee_revenue', 'enum'], ['&account=SUSPENSE', 'enum']] as const) {
-    const r = await s.bo('GET', `${accountLines}${query}`, undefined, { roles: ['finance'] });
+    const r = await s.bo('GET', `${accountLines}${query}`, undefined, asFinance());
     assert.equal([r.status, r.json.error?.details?.fields?.[0]?.path, r.json.error?.details?.fields?.[0]?.reason], [422, 'query.account', reason], `${query}: ${r.text}`);
   }
   assert.is((await s.bo('GET', `${accountLines}&account=adjustments`, undefined, { roles: ['support'] })).status, 403, 'finance only');
-  const adjustments = await s.bo('GET', `${accountLines}&account=adjustments&livemode=true`, undefined, { roles: ['finance'] });
+  const adjustments = await s.bo('GET', `${accountLines}&account=adjustments&livemode=true`, undefined, asFinance());
   assert.is(adjustments.status, 200, adjustments.text);
   const fundings = adjustments.json.data.filter((l: any) => l.merchant_id === p!.keys.id);
   assert.equal(fundings.slice(-2).map((l: any) => [l.type, l.debit_minor, l.credit_minor, l.source.type, l.source.id === l.balance_transaction_id, l.posted_by]),
@@ -603,11 +617,11 @@ test('finance: a statement for a month or a period of days; the period is one of
       assert.equal([r.json.error.code, r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['validation_error', path, reason], `${query}: ${r.text}`);
     }
   }
-  const csvOfYearZero = await s.bo('GET', `${base}&date=0000-01-01&format=csv`, undefined, { roles: ['finance'] });
+  const csvOfYearZero = await s.bo('GET', `${base}&date=0000-01-01&format=csv`, undefined, asFinance());
   assert.is(csvOfYearZero.status, 422, csvOfYearZero.text);
   const ownYearZero = await s.call(p!.keys.live.api_key, 'GET', '/v1/pay/reports/fees?date=0000-01-01');
   assert.is(ownYearZero.status, 422, ownYearZero.text);
-  const year = await s.bo('GET', `${base}&from=${bangkokDayOf(s.clock.now() - 365 * 24 * hourMs)}&to=${today}`, undefined, { roles: ['finance'] });
+  const year = await s.bo('GET', `${base}&from=${bangkokDayOf(s.clock.now() - 365 * 24 * hourMs)}&to=${today}`, undefined, asFinance());
   assert.is(year.status, 200, `366 days are a period: ${year.text}`);
 });
 
