@@ -7,9 +7,8 @@
 // Bangkok, labelled by hour_start) and review_queue.age_buckets ({label, count} with fixed
 // edges); a series the answer does not have says so instead of a chart. Under the webhook
 // chart, every endpoint of the mode with its status and its day's failed and pending
-// counts, so a disabled or failing one is seen, not only a bar; for the roles that read
-// endpoints (ops_admin, support), the unhealthy ones' disabled reason and failing-since are
-// read from GET /v1/bo/webhooks/{id} (at most endpointDetailsMax of them).
+// counts, so a disabled or failing one is seen, not only a bar, with its disabled reason,
+// a 410 flag and since when it fails (the dashboard answer carries them, for every role).
 //
 // data-testids: dashboard-filters, filter-livemode, filter-merchant, refresh,
 //   figure-review-queue, figure-oldest, figure-liquidity, figure-volume-deposits,
@@ -22,10 +21,7 @@ import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { formatBaht, formatCount, formatPercent, formatTime } from '../format.js';
 import { BarList, ColumnChart, LineChart, magnitude } from '../charts.js';
-import { Badge, Empty, formatAge, html, Loading, Money, navigate, PageLink, pageOfId, Status, Time, useCan, usePageData, usePartData } from '../ui.js';
-
-/** How many unhealthy endpoints the panel reads one by one for their reason and failing-since (one GET each). */
-const endpointDetailsMax = 10;
+import { Badge, Empty, formatAge, html, Loading, Money, navigate, PageLink, pageOfId, Status, Time, usePageData } from '../ui.js';
 
 export function DashboardPage({ query }) {
   const filters = { livemode: query.livemode ?? 'true', merchant_id: query.merchant_id ?? '' };
@@ -107,26 +103,18 @@ function Charts({ d }) {
   </div>`;
 }
 
-const unhealthy = (e) => e.status !== 'enabled' || e.failed > 0;
-
-/** Each endpoint's status and its day's failed and pending deliveries; why it is disabled or since when it fails, for the roles that read endpoints. */
+/** Each endpoint's status and its day's failed and pending deliveries, with why it is disabled or flagged and since when it fails. */
 function WebhookEndpoints({ endpoints, livemode }) {
-  const can = useCan();
-  const mayRead = can('GET /v1/bo/webhooks/:endpointId');
-  const asked = mayRead ? endpoints.filter(unhealthy).slice(0, endpointDetailsMax).map((e) => e.endpoint_id) : [];
-  const details = usePartData(async () => Object.fromEntries(await Promise.all(asked.map(async (id) => [id, await get(`/v1/bo/webhooks/${encodeURIComponent(id)}`)]))),
-    [asked.join(',')], {});
   return html`<table class="grid small" data-testid="webhook-endpoints">
     <thead><tr><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th class="num">${t('dashboard.webhookFailed')}</th><th class="num">${t('dashboard.webhookPending')}</th></tr></thead>
     <tbody>${endpoints.map((e) => {
-      const detail = details?.[e.endpoint_id];
-      const failing = detail ? detail.failing_since !== null : undefined;
+      const failing = e.failing_since !== null;
       const to = `${pageOfId(e.merchant_id, livemode)}&endpoint=${encodeURIComponent(e.endpoint_id)}`;
-      return html`<tr data-testid="webhook-endpoint" data-id=${e.endpoint_id} data-status=${e.status} data-failing=${failing === undefined ? undefined : String(failing)}>
+      return html`<tr data-testid="webhook-endpoint" data-id=${e.endpoint_id} data-status=${e.status} data-failing=${String(failing)}>
         <td class="endpoint"><${PageLink} to=${to} cls="mono">${shortUrl(e.url)}</${PageLink}> <span class="muted mono" title=${e.endpoint_id}>${e.endpoint_id.slice(0, 14)}…</span>
-          <div data-testid="webhook-detail">${detail ? html`${detail.disabled_reason ? html`<div>${detail.disabled_reason}</div>` : null}
-            ${detail.failing_since ? html`<div class="muted">${t('webhooks.failingSince')} <${Time} at=${detail.failing_since} /> · ${t('dashboard.webhookFailuresSince', { n: formatCount(detail.failed_attempts_since_last_success) })}</div>` : null}` : null}</div></td>
-        <td><${Status} status=${e.status} />${failing ? html` <${Badge} tone="bad">${t('dashboard.webhookFailing')}</${Badge}>` : null}</td>
+          <div data-testid="webhook-detail">${e.disabled_reason ? html`<div>${e.disabled_reason}</div>` : null}
+            ${failing ? html`<div class="muted">${t('webhooks.failingSince')} <${Time} at=${e.failing_since} /> · ${t('dashboard.webhookFailuresSince', { n: formatCount(e.failed_attempts_since_last_success) })}</div>` : null}</div></td>
+        <td><${Status} status=${e.status} />${failing ? html` <${Badge} tone="bad">${t('dashboard.webhookFailing')}</${Badge}>` : null}${e.flagged ? html` <${Badge} tone="warn">410</${Badge}>` : null}</td>
         <td class="num" data-testid="webhook-failed">${formatCount(e.failed)}</td>
         <td class="num" data-testid="webhook-pending">${formatCount(e.pending)}</td>
       </tr>`;

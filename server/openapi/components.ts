@@ -65,7 +65,7 @@ const dashboard = (() => {
     }),
     liquidity_waiting: object({ deposits: int, amount_minor: int, ...projected }),
     webhooks_last_24h: object({
-      endpoints: list(object({ endpoint_id: str, merchant_id: str, url: str, status: str, deliveries: int, delivered: int, failed: int, pending: int, canceled: int, failure_rate: rate })),
+      endpoints: list(object({ endpoint_id: str, merchant_id: str, url: str, status: str, disabled_reason: nullable(str), flagged: bool, failing_since: nullable(instant), failed_attempts_since_last_success: int, last_success_at: nullable(instant), deliveries: int, delivered: int, failed: int, pending: int, canceled: int, failure_rate: rate })),
       as_of: instant,
     }),
     slip_provider_today: object({ slips: int, provider_unavailable: int, error_rate: rate, ...projected }),

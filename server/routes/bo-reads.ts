@@ -30,15 +30,26 @@ export const businessDayStart = (now: number) => Math.floor((now + bangkokOffset
 const n = (minor: bigint) => Number(minor);
 const statusRows = (rows: readonly StatusCount[]) => rows.map((r) => ({ status: r.status, count: r.count, amount_minor: n(r.amountMinor) }));
 
-/** Per endpoint, the deliveries created in the window by status: delivered + failed + pending + canceled = deliveries. */
+/**
+ * Per endpoint, its health (why it is disabled or flagged, since when it fails and how many
+ * failures since its last success: every dashboard reader sees them, finance too) and the
+ * deliveries created in the window by status: delivered + failed + pending + canceled = deliveries.
+ */
 function webhookHealth(journalDb: Db) {
-  const s = journalDb.prepare<[{ since: number; livemode: number; merchant: string | null }], { endpoint_id: string; merchant_id: string; url: string; status: string; total: number; delivered: number; failed: number; pending: number; canceled: number }>(
-    `SELECT e.id AS endpoint_id, e.merchant_id, e.url, e.status, count(d.id) AS total, coalesce(sum(d.status = 'delivered'), 0) AS delivered,
+  const s = journalDb.prepare<[{ since: number; livemode: number; merchant: string | null }], {
+    endpoint_id: string; merchant_id: string; url: string; status: string; disabled_reason: string | null; flagged_at: number | null; failing_since: number | null;
+    failures_since: number; last_success_at: number | null; total: number; delivered: number; failed: number; pending: number; canceled: number;
+  }>(
+    `SELECT e.id AS endpoint_id, e.merchant_id, e.url, e.status, e.disabled_reason, e.flagged_at, e.failing_since, e.failures_since, e.last_success_at,
+       count(d.id) AS total, coalesce(sum(d.status = 'delivered'), 0) AS delivered,
        coalesce(sum(d.status = 'failed'), 0) AS failed, coalesce(sum(d.status = 'pending'), 0) AS pending, coalesce(sum(d.status = 'canceled'), 0) AS canceled
      FROM webhook_endpoints e LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.created_at >= @since
      WHERE e.livemode = @livemode AND (@merchant IS NULL OR e.merchant_id = @merchant) GROUP BY e.id ORDER BY e.id`);
   return (since: number, livemode: boolean, merchantId: string | undefined) => s.all({ since, livemode: livemode ? 1 : 0, merchant: merchantId ?? null }).map((r) => ({
-    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: r.url, status: r.status, deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending, canceled: r.canceled,
+    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: r.url, status: r.status,
+    disabled_reason: r.disabled_reason, flagged: r.flagged_at !== null, failing_since: r.failing_since === null ? null : iso(r.failing_since),
+    failed_attempts_since_last_success: r.failures_since, last_success_at: r.last_success_at === null ? null : iso(r.last_success_at),
+    deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending, canceled: r.canceled,
     failure_rate: r.delivered + r.failed === 0 ? null : r.failed / (r.delivered + r.failed),
   }));
 }

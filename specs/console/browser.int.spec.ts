@@ -326,8 +326,11 @@ test('finance opens a deposit without its slip image (not its role\'s to read), 
   await fah.goto('#/dashboard', 'dashboard');
   for (const chart of ['chart-volume', 'chart-queue-age', 'chart-webhooks', 'chart-slip-errors']) assert.ok(await fah.page.$(`[data-testid=${chart}]`), chart);
   assert.is(await fah.page.$('[data-testid=series-missing]'), null);
-  // Finance sees each endpoint's status and counts (the scene's, enabled again) but reads no endpoint: no 403 banner.
-  assert.is(await fah.page.getAttribute(`[data-testid=webhook-endpoint][data-id="${endpointId}"]`, 'data-status'), 'enabled');
+  // Finance sees each endpoint's status, counts and health (the scene's, enabled again) from the dashboard's own answer: no 403 banner.
+  const shownRow = `[data-testid=webhook-endpoint][data-id="${endpointId}"]`;
+  assert.is(await fah.page.getAttribute(shownRow, 'data-status'), 'enabled');
+  const answered = (await scene.s.bo('GET', '/v1/bo/dashboard?livemode=true', undefined, { roles: ['finance'] })).json.webhooks_last_24h.endpoints.find((e: any) => e.endpoint_id === endpointId);
+  assert.is(await fah.page.getAttribute(shownRow, 'data-failing'), String(answered.failing_since !== null));
   assert.is(await fah.page.$('[data-testid=error-banner]'), null);
   await fah.screenshot('dashboard');
 });
