@@ -10,7 +10,7 @@ import { readConfig } from '../../server/config.ts';
 import { rekeyDataDir } from '../../server/rekey.ts';
 import { Sealer } from '../../adapters/sealing.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
-import { dataDirProblem } from './data-dir.ts';
+import { requireDataDir } from './data-dir.ts';
 
 export const rekeySpec: CommandSpec = {
   usage: 'satang rekey --new-key-file FILE',
@@ -28,11 +28,7 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
   const dataDir = text(args, 'data-dir');
   const newKeyFile = text(args, 'new-key-file');
   // Before the keys: in development, reading the current one beside a missing dir would make it.
-  const problem = dataDirProblem(dataDir, 'journal');
-  if (problem !== undefined) {
-    process.stderr.write(`satang rekey: ${problem}\n`);
-    return exitFailed;
-  }
+  requireDataDir(dataDir, 'journal');
   let current: Buffer, next: Buffer;
   try {
     const env = { ...process.env, SATANG_DATA_DIR: dataDir };

@@ -174,9 +174,10 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     const d = world().deposits.get(ctx.params.id!);
     if (!d) throw notFound('deposit');
     const records = new Map<string, IntakeRecord | undefined>();
-    for (const s of depositSlips(d, trail.stream(d.id))) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
+    const own = trail.stream(d.id); // read once: the slips, the settlement's facts and the timeline
+    for (const s of depositSlips(d, own)) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
     const answer = d.slip ? await slips.answer(d.slip.receiptId).catch(() => undefined) : undefined;
-    ctx.body = operatorDepositView(d, { world: world(), trail, slips: records, ...(answer ? { answer } : {}), now: services.write.clock.now() });
+    ctx.body = operatorDepositView(d, { world: world(), trail, own, slips: records, ...(answer ? { answer } : {}), now: services.write.clock.now() });
   });
 
   router.get('/deposits/:id/slips/:receiptId/image', async (ctx) => {

@@ -284,6 +284,9 @@ export function depositSlips(d: Deposit, own: readonly TrailEntry[]): Slip[] {
 export interface DepositFacts {
   readonly world: World;
   readonly trail: JournalTrail;
+  /** The deposit's own journal entries (trail.stream), read once by the caller. */
+  readonly own: readonly TrailEntry[];
+  /** Its slips (depositSlips) and their stored evidence, by receipt. */
   readonly slips: ReadonlyMap<string, IntakeRecord | undefined>;
   /** What the verifier answered for the order's slip, as the slip store keeps it (masked). */
   readonly answer?: ProviderAnswer;
@@ -293,7 +296,7 @@ export interface DepositFacts {
 /** The whole operator view of one deposit. */
 export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
   const { world } = facts;
-  const own = facts.trail.stream(d.id); // read once: the slips, the settlement's facts and the timeline
+  const { own } = facts;
   const receipts = depositSlips(d, own);
   const current = receipts.find((r) => r.receiptId === d.slip?.receiptId); // the slip the verdicts are about
   const transRefs = [...new Set([...receipts.map((s) => s.transRef), ...d.legs.map((l) => l.transRef)].filter((t): t is string => t !== undefined))];

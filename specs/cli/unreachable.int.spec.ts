@@ -5,21 +5,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { freePort as closedPort } from '../support/ports.ts';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
-
-/** A port that was free a moment ago: bound, then closed, so a connect is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function satang(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
