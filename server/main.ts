@@ -257,7 +257,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
-    outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock)],
+    outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock, verifyOperator)],
     extraRouters: [
       ...webhookRouters(services, webhooks, verifyOperator), certificationRoutes(services, webhooks, certification), ...slips.routers, ...readRouters(services),
       ...reportRouters(services, verifyOperator),

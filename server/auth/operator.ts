@@ -160,19 +160,27 @@ export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', no
   return undefined;
 }
 
+/** The operator an access token names, once it verifies and its claims hold (wall clock), or why not. */
+export async function identifyOperator(verify: Verify, token: string): Promise<{ operator: Operator; payload: JWTPayload } | { problem: string }> {
+  const verified = await verify(token);
+  if (!verified.ok) return { problem: verified.problem };
+  const payload = verified.payload;
+  if (payload.acr === 'step-up') return { problem: 'this is a step-up token; send it in X-PG-Step-Up-Token and an access token in Authorization' };
+  if (!payload.sub) return { problem: 'token has no sub claim naming the operator' };
+  const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
+  if (bounds) return { problem: bounds };
+  return { operator: { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
+}
+
 /** Authenticates the bearer token, then checks the roles table for the route this router matched. */
 export function operatorAuth(verify: Verify) {
   return async (ctx: Context, next: Next): Promise<void> => {
+    ctx.state.operatorAuthAttempted = true; // the action log tells a refused token from a route no one asked to authenticate
     const token = bearer(ctx);
     if (!token) throw new ApiError('api_key_invalid', 'Operator routes need an OIDC bearer token, in one Authorization header.');
-    const verified = await verify(token);
-    if (!verified.ok) throw new ApiError('signature_invalid', verified.problem);
-    const payload = verified.payload;
-    if (payload.acr === 'step-up') throw new ApiError('signature_invalid', 'this is a step-up token; send it in X-PG-Step-Up-Token and an access token in Authorization');
-    if (!payload.sub) throw new ApiError('signature_invalid', 'token has no sub claim naming the operator');
-    const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
-    if (bounds) throw new ApiError('signature_invalid', bounds);
-    const operator: Operator = { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] };
+    const identified = await identifyOperator(verify, token);
+    if ('problem' in identified) throw new ApiError('signature_invalid', identified.problem);
+    const { operator, payload } = identified;
     ctx.state.authenticatedOperator = operator; // the action log names who was refused by the roles table
     takeOperatorQuota(ctx, quotaOf(verify), `${payload.iss ?? ''} ${payload.sub}`);
     authorise(ctx, operator);

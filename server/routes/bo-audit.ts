@@ -19,7 +19,7 @@ import { backOfficeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
 import { bearer } from '../auth/merchant.ts';
-import { operatorAuth, type Operator } from '../auth/operator.ts';
+import { identifyOperator, operatorAuth, type Operator, type Verify } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
@@ -29,8 +29,10 @@ import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuer
 
 interface AuditState {
   requestId?: string;
+  operatorAuthAttempted?: boolean;
   operator?: Operator;
   authenticatedOperator?: Operator;
+  unlogged?: boolean;
   stepUpUsed?: boolean;
   errorCode?: string;
   merchant?: { merchantId: string; livemode: boolean };
@@ -52,6 +54,21 @@ function claimedSubject(ctx: Context): string | null {
 function outcomeOf(state: AuditState, status: number): ActionRecord['outcome'] {
   if (!state.operator) return state.authenticatedOperator ? 'refused_authorization' : 'refused_authentication';
   return status < 400 ? 'ok' : status >= 500 ? 'failed' : 'refused';
+}
+
+/**
+ * Who made a /v1/bo call and how it ended. A call no route authenticated — a path or
+ * method that does not exist (404, 405) — is put to the token here, so a valid token that
+ * asked for the wrong thing is `refused` under its operator, not taken for a bad token.
+ */
+async function callerOf(ctx: Context, verify: Verify): Promise<{ operator: Operator | undefined; outcome: ActionRecord['outcome'] }> {
+  const state = ctx.state as AuditState;
+  if (!state.operatorAuthAttempted) {
+    const token = bearer(ctx);
+    const identified = token === undefined ? undefined : await identifyOperator(verify, token);
+    if (identified && 'operator' in identified) return { operator: identified.operator, outcome: ctx.status >= 500 ? 'failed' : 'refused' };
+  }
+  return { operator: state.operator ?? state.authenticatedOperator, outcome: outcomeOf(state, ctx.status) };
 }
 
 /** The route pattern that answered (asked of the router that dispatched, as the roles check does), else the path. */
@@ -86,7 +103,7 @@ function responseHandoff(ctx: Context): BodyHandoff {
   return text;
 }
 
-export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThread, wallClock: Clock): Middleware {
+export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThread, wallClock: Clock, verify: Verify): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {
@@ -96,17 +113,20 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
       const route = routeOf(ctx);
       const operator = state.operator ?? state.authenticatedOperator;
       const at = wallClock.now();
-      if ((state as { unlogged?: boolean }).unlogged !== true) requestLog.add({
+      if (state.unlogged !== true) requestLog.add({
         at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
         operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
         errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
         responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),
       });
-      if (ctx.path.startsWith('/v1/bo/') || ctx.path === '/v1/bo') {
+      // A stranger's network past its quota of refusals is answered 429 without a row each
+      // (counted in metrics, as for the request log): the refusals before it are rows.
+      if ((ctx.path.startsWith('/v1/bo/') || ctx.path === '/v1/bo') && state.unlogged !== true) {
+        const caller = await callerOf(ctx, verify);
         actionLog.append({
-          at, requestId: state.requestId ?? '', subject: operator?.sub ?? claimedSubject(ctx), authenticated: operator !== undefined,
-          roles: operator?.roles ?? [], method: ctx.method, route, targetIds: { ...(ctx as Context & { params?: Record<string, string> }).params },
-          ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: outcomeOf(state, ctx.status), errorCode: state.errorCode ?? null,
+          at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
+          roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: { ...(ctx as Context & { params?: Record<string, string> }).params },
+          ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
         });
       }
     }

@@ -34,6 +34,20 @@ async function satangVerify(): Promise<{ code: number; report: any }> {
   }
 }
 
+test('a valid token that asks for a path or method that does not exist is refused under its operator, not logged as a bad token', async () => {
+  const missing = await s.bo('GET', '/v1/bo/nonexistent', undefined, { sub: 'emp_lost', roles: ['support'] });
+  assert.is(missing.status, 404);
+  const wrongMethod = await s.bo('DELETE', '/v1/bo/reports/trial-balance', undefined, { sub: 'emp_lost', roles: ['support'] });
+  assert.is(wrongMethod.status, 405);
+  const badToken = await s.raw('GET', '/v1/bo/nonexistent', { headers: { Authorization: 'Bearer not-a-token' } });
+  assert.is(badToken.status, 404);
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?limit=20', undefined, { roles: ['finance'] })).json.data as any[];
+  const row = (r: { headers: Headers }) => rows.find((x) => x.request_id === r.headers.get('x-request-id'));
+  assert.equal([row(missing).subject, row(missing).authenticated, row(missing).roles, row(missing).outcome, row(missing).status], ['emp_lost', true, ['support'], 'refused', 404]);
+  assert.equal([row(wrongMethod).authenticated, row(wrongMethod).outcome, row(wrongMethod).status], [true, 'refused', 405]);
+  assert.equal([row(badToken).authenticated, row(badToken).outcome], [false, 'refused_authentication'], 'a token that does not verify is still a refused authentication');
+});
+
 test('every operator call and every refused authentication is in the action log with who, what, where and how it ended', async () => {
   const m = await s.onboard('Audited');
   const funded = await s.bo('POST', `/v1/bo/merchants/${m.id}/adjustments`, { livemode: true, amount_minor: 10_000, direction: 'credit', bucket: 'available', reason: 'audit' }, { sub: 'emp_audit', roles: ['ops_admin'], stepUp: true });

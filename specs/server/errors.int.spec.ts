@@ -638,6 +638,9 @@ test('strangers on any path: a network whose requests without an identity keep b
     for (let i = 0; i < 100 && (await rows(404)) < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok((await rows(404)) > 0, 'the answered refusals are kept');
     assert.is(await rows(429), 0, "the strangers' 429s are counted, not each kept");
+    const actions = (await rl.bo('GET', '/v1/bo/reports/action-logs?route=/v1/bo/merchants&limit=200', undefined, { roles: ['finance'] })).json.data as { status: number; outcome: string }[];
+    assert.ok(actions.some((a) => a.status === 401 && a.outcome === 'refused_authentication'), 'each refused authentication before the quota is in the action log');
+    assert.is(actions.filter((a) => a.status === 429).length, 0, "nor do the strangers' 429s grow the action log (journal.db)");
   } finally {
     await rl.stop();
   }
