@@ -22,7 +22,7 @@ import { createApp, LoadMeter } from './app.ts';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
-import { DevIssuer, operatorAudience, operatorVerifier } from './auth/operator.ts';
+import { DevIssuer, keepStepUpsIn, operatorAudience, operatorVerifier } from './auth/operator.ts';
 import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
@@ -40,6 +40,7 @@ import { backOfficeClaimRoutes } from './routes/bo-claims.ts';
 import { auditMiddleware, backOfficeAuditRoutes } from './routes/bo-audit.ts';
 import { backOfficeReadRoutes } from './routes/bo-reads.ts';
 import { ActionLog } from '../adapters/sqlite/action-log.ts';
+import { StepUpsTable } from '../adapters/sqlite/step-ups.ts';
 import { RequestLogThread } from './request-log-thread.ts';
 import { reportRouters } from './routes/reports.ts';
 import { webhookRouters } from './routes/webhooks.ts';
@@ -253,6 +254,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const readinessHistory = { everReady: false };
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide, commitFailure: () => store.commitFailure, history: readinessHistory });
   const actionLog = new ActionLog(store.db);
+  keepStepUpsIn(verifyOperator, new StepUpsTable(store.db)); // a spent step-up stays spent across a restart
   const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
   const app = createApp({

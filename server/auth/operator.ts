@@ -205,28 +205,49 @@ export function operatorAuth(verify: Verify) {
 }
 
 /**
+ * Where spent step-ups are kept: `claim` records that `id` authorised `action` until
+ * `expSeconds` and answers undefined, or, when `id` was claimed before and has not run
+ * out, answers the action it was claimed for (and records nothing). The server keeps them
+ * in journal.db (adapters/sqlite/step-ups.ts), so a restart does not make a spent
+ * step-up good again; without one (a verifier of a test), in memory.
+ */
+export interface StepUpStore {
+  claim(id: string, action: string, expSeconds: number, nowSeconds: number): string | undefined;
+}
+
+class StepUpsInMemory implements StepUpStore {
+  private readonly used = new Map<string, { readonly action: string; readonly expSeconds: number }>();
+
+  claim(id: string, action: string, expSeconds: number, nowSeconds: number): string | undefined {
+    for (const [key, u] of this.used) if (u.expSeconds <= nowSeconds) this.used.delete(key);
+    const earlier = this.used.get(id);
+    if (earlier) return earlier.action;
+    this.used.set(id, { action, expSeconds });
+    return undefined;
+  }
+}
+
+/**
  * Step-up tokens as used: one authorises one action — one request (method, path and
  * Idempotency-Key), or its retries — not every ⚑ action for its five minutes. Kept until
  * the token could no longer pass (wall clock), so as many as were stepped up in five
  * minutes. One memory per verifier (per server), shared by every router that verifies with it.
  */
 class StepUpsUsed {
-  private readonly used = new Map<string, { readonly action: string; readonly expSeconds: number }>();
+  constructor(private readonly store: StepUpStore) {}
 
   /** Why this use is refused, or undefined (and the token is then spent on `action`: "METHOD path Idempotency-Key"). */
   use(token: string, p: JWTPayload, action: string, nowSeconds: number): string | undefined {
-    for (const [id, u] of this.used) if (u.expSeconds <= nowSeconds) this.used.delete(id);
+    // The token's id, never the token: iss and jti, or a digest of the whole.
     const id = typeof p.jti === 'string' ? `jti:${p.iss ?? ''}:${p.jti}` : `sha256:${createHash('sha256').update(token).digest('hex')}`;
-    const earlier = this.used.get(id);
-    if (earlier) {
-      // A retry is the same request again: same method, same path, a key it gave (not none).
-      return !action.endsWith(' ') && earlier.action === action ? undefined
-        : 'this step-up token was already used for another action; step up again (one step-up, one action)';
-    }
     // Remembered while it could still be accepted: until exp, or its step-up age runs out.
     const since = typeof p.auth_time === 'number' ? p.auth_time : typeof p.iat === 'number' ? p.iat : nowSeconds;
-    this.used.set(id, { action, expSeconds: Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax) });
-    return undefined;
+    const expSeconds = Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax);
+    const earlier = this.store.claim(id, action, expSeconds, nowSeconds);
+    if (earlier === undefined) return undefined;
+    // A retry is the same request again: same method, same path, a key it gave (not none).
+    return !action.endsWith(' ') && earlier === action ? undefined
+      : 'this step-up token was already used for another action; step up again (one step-up, one action)';
   }
 }
 
@@ -257,8 +278,13 @@ const stepUpMemories = new WeakMap<Verify, StepUpsUsed>();
 
 function stepUpsOf(verify: Verify): StepUpsUsed {
   let memory = stepUpMemories.get(verify);
-  if (!memory) stepUpMemories.set(verify, memory = new StepUpsUsed());
+  if (!memory) stepUpMemories.set(verify, memory = new StepUpsUsed(new StepUpsInMemory()));
   return memory;
+}
+
+/** Keeps the step-ups this verifier's routes spend in `store` (the server: journal.db), before any is spent. */
+export function keepStepUpsIn(verify: Verify, store: StepUpStore): void {
+  stepUpMemories.set(verify, new StepUpsUsed(store));
 }
 
 /** 403 scope_denied unless the operator holds one of the roles the table gives the matched route. */

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -116,6 +116,30 @@ test('a step-up token authorises one action: its retries under the same Idempote
   const withoutJti = await signed({ acr: 'step-up', iat: wallSeconds() - 1 }, { omit: ['jti'] });
   assert.is((await action2(withoutJti, 'once-k3')).status, 404);
   refused(await action2(withoutJti, 'once-k4'), 'scope_denied', /already used/);
+});
+
+test('a spent step-up stays spent across a restart: kept in journal.db by its id, never the token', async () => {
+  const own = await TestServer.start();
+  const dataDir = own.dataDir;
+  let restarted: TestServer | undefined;
+  try {
+    const env = { SATANG_DATA_DIR: dataDir };
+    const jwk = sealerFor(readConfig(env), env).openText(readFileSync(join(dataDir, 'dev-issuer.jwk.sealed'), 'utf8').trim(), 'dev_issuer_key');
+    const key = (await importJWK(JSON.parse(jwk), 'EdDSA')) as KeyLike;
+    const stepUp = await signed({ acr: 'step-up', jti: 'step-restart' }, { key });
+    const suspend = async (server: TestServer, idempotencyKey: string) => server.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
+      headers: { Authorization: `Bearer ${await server.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': idempotencyKey, 'Content-Type': 'application/json' }, body: '{}',
+    });
+    assert.is((await suspend(own, 'restart-a')).status, 404, 'the first use passes the step-up');
+    await own.stop(false);
+    restarted = await TestServer.start({}, dataDir);
+    refused(await suspend(restarted, 'restart-b'), 'scope_denied', /already used for another action/);
+    assert.is((await suspend(restarted, 'restart-a')).status, 404, 'a retry of the action it was spent on still passes');
+    const journal = readdirSync(dataDir).filter((f) => f.startsWith('journal.db')).map((f) => readFileSync(join(dataDir, f)).toString('latin1')).join('');
+    assert.not.ok(journal.includes(stepUp.split('.')[2]!), 'the token is not kept');
+  } finally {
+    await (restarted ?? own).stop();
+  }
 });
 
 const action2 = async (stepUp: string, idempotencyKey: string) => s.raw('POST', '/v1/bo/merchants/mch_missing/unsuspend', {
