@@ -5,7 +5,7 @@
 // start, so that a copy of the data dir alone opens nothing. config.ts decides which
 // (and refuses production without one); this module reads the 32 bytes.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { privateFileMode } from '../adapters/private-files.ts';
@@ -18,6 +18,16 @@ export function loadMasterKey(source: MasterKeySource, env: NodeJS.ProcessEnv = 
     case 'file': return decode(readKeyFile(source.path, 'SATANG_MASTER_KEY_FILE'), `SATANG_MASTER_KEY_FILE ${source.path}`);
     case 'development': return decode(developmentKey(source.path), source.path);
     default: { const _: never = source; throw new Error('unknown master key source'); }
+  }
+}
+
+/** The master key if it can be read without making one (for a scan: a development key not yet made is not there to leak). */
+export function existingMasterKey(source: MasterKeySource, env: NodeJS.ProcessEnv = process.env): Buffer | undefined {
+  if (source.kind === 'development' && !existsSync(source.path)) return undefined;
+  try {
+    return loadMasterKey(source, env);
+  } catch {
+    return undefined; // unreadable or malformed: doctor says so; the scan goes on without it
   }
 }
 

@@ -3,7 +3,9 @@
 // secret (sk_live_/sk_test_), a slip upload token (server/capability.ts: base64url of its
 // JSON claims, which open with {"aud":"pg-slip-ingest", then "." and a 64-byte Ed25519
 // signature), a PEM private key, a DER PKCS#8 Ed25519 private key, or a JWK with its
-// private part — and any mode looser than 0700 for a directory and 0600 for a file.
+// private part, a signed JWT (an operator's access or step-up token), or the master key
+// itself when the scan is given it (as base64, base64url, hex or its 32 raw bytes) — and
+// any mode looser than 0700 for a directory and 0600 for a file.
 // Sealed values (adapters/sealing.ts) are random bytes in base64url and match none of
 // these. A finding names the file and the kind of secret, never the secret itself.
 // Kept apart from verify.ts (the journal's checks): it reads files, not the database.
@@ -38,10 +40,19 @@ const patterns: readonly { kind: string; pattern: RegExp }[] = [
   // SEQUENCE, version 0, AlgorithmIdentifier id-Ed25519 (1.3.101.112), OCTET STRING { OCTET STRING (32) }.
   { kind: 'a PKCS#8 private key (Ed25519, DER)', pattern: /\x30\x2e\x02\x01\x00\x30\x05\x06\x03\x2b\x65\x70\x04\x22\x04\x20/ },
   { kind: 'a JWK private key', pattern: /"d"\s*:\s*"[A-Za-z0-9_-]{32,}"/ },
+  // header.payload.signature, both JSON objects ("{" is "eyJ" in base64url), signed (HS256's 43 characters at least).
+  { kind: 'a signed JWT (a bearer token)', pattern: /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{43,}/ },
 ];
 
-export function scanDataDir(dir: string): AtRestReport {
-  const scan = new Scan(dir);
+/** The master key's spellings, as patterns (regex-escaped; latin-1 so the raw bytes are one character each). */
+function masterKeyPatterns(key: Buffer): { kind: string; pattern: RegExp }[] {
+  const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&').replace(/[\x00-\x1f\x7f-\xff]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const spellings = [key.toString('base64').replace(/=+$/, ''), key.toString('base64url'), key.toString('hex'), key.toString('hex').toUpperCase(), key.toString('latin1')];
+  return [{ kind: 'the master key', pattern: new RegExp(spellings.map(escape).join('|')) }];
+}
+
+export function scanDataDir(dir: string, options: { masterKey?: Buffer } = {}): AtRestReport {
+  const scan = new Scan(dir, options.masterKey ? [...patterns, ...masterKeyPatterns(options.masterKey)] : patterns);
   scan.directory(dir, 0);
   return scan.report();
 }
@@ -52,7 +63,7 @@ class Scan {
   private files = 0;
   private bytes = 0;
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: string, private readonly patterns: readonly { kind: string; pattern: RegExp }[]) {}
 
   report(): AtRestReport {
     return { ok: this.findingCount === 0, files_scanned: this.files, bytes_scanned: this.bytes, finding_count: this.findingCount, findings: this.findings };
@@ -83,7 +94,7 @@ class Scan {
         if (read === 0) break;
         this.bytes += read;
         const text = buffer.toString('latin1', 0, carried + read);
-        for (const { kind, pattern } of patterns) if (pattern.test(text)) found.add(kind);
+        for (const { kind, pattern } of this.patterns) if (pattern.test(text)) found.add(kind);
         carried = Math.min(overlapBytes, carried + read);
         buffer.copy(buffer, 0, text.length - carried, text.length);
       }

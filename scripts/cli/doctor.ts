@@ -26,7 +26,7 @@ import { lastBackup } from '../../adapters/sqlite/backup.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
-import { sealerFor } from '../../server/master-key.ts';
+import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, defaultUrl, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec } from './args.ts';
 import { whyUnreachable } from './reach.ts';
 
@@ -135,7 +135,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   }
   if (config) checks.push(masterKeyCheck(config, env));
   if (existsSync(dataDir)) {
-    const atRest = scanDataDir(dataDir);
+    const atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env) });
     checks.push(atRest.ok
       ? { check: 'at rest', level: 'OK', detail: `${atRest.files_scanned} files: no secret in clear, modes 0600/0700` }
       : { check: 'at rest', level: 'FAIL', detail: atRest.findings.slice(0, 5).join('; ') });

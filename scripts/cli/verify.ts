@@ -8,6 +8,8 @@ import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
 import { verifyStore, type VerifyReport } from '../../adapters/sqlite/verify.ts';
 import { verifyActionLog, type ActionLogReport } from '../../adapters/sqlite/action-log.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
+import { readConfig } from '../../server/config.ts';
+import { existingMasterKey } from '../../server/master-key.ts';
 import { startProgress } from './progress.ts';
 import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
 
@@ -41,11 +43,21 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   try {
     const { report, actionLog } = verifyJournal(db);
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
-    const atRest = scanDataDir(dataDir);
+    const atRest = scanDataDir(dataDir, { masterKey: masterKeyOf(dataDir) });
     const ok = report.ok && atRest.ok && actionLog.ok;
     console.log(JSON.stringify({ ...report, ok, action_log: actionLog, secrets_at_rest: atRest }, null, 2));
     return ok ? 0 : 1;
   } finally {
     db.close();
+  }
+}
+
+/** The master key the server would use on this data dir, if it is there to be read (the scan looks for it in clear too). */
+function masterKeyOf(dataDir: string): Buffer | undefined {
+  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+  try {
+    return existingMasterKey(readConfig(env).masterKey, env);
+  } catch {
+    return undefined; // a configuration the server would refuse: doctor says why
   }
 }

@@ -271,13 +271,15 @@ test('a data dir written in clear by an older build is sealed on open: the keys 
   }
 });
 
-test('the verify scan catches a planted secret, a private key, a slip token and loose modes; satang verify fails on them', async () => {
+test('the verify scan catches a planted secret, a private key, a slip token, a bearer token, the master key and loose modes; satang verify fails on them', async () => {
   const dataDir = freshDataDir();
-  const s = await TestServer.start({ SATANG_MASTER_KEY: masterKey() }, dataDir);
+  const key = masterKey();
+  const s = await TestServer.start({ SATANG_MASTER_KEY: key }, dataDir);
   const merchant = await s.onboard('Shop');
+  const operatorToken = await s.operatorToken('emp_careless', true);
   await s.stop(false);
   try {
-    const cli = () => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cli/main.ts', 'verify', '--data-dir', dataDir], { encoding: 'utf8' });
+    const cli = () => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cli/main.ts', 'verify', '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, SATANG_MASTER_KEY: key } });
     const clean = cli();
     assert.is(clean.status, 0, clean.stdout + clean.stderr);
     assert.ok(JSON.parse(clean.stdout).secrets_at_rest.ok);
@@ -292,9 +294,16 @@ test('the verify scan catches a planted secret, a private key, a slip token and 
     const token = `${Buffer.from(JSON.stringify({ aud: 'pg-slip-ingest', scope: 'slip:write', tenant: 'mch_1' })).toString('base64url')}.${randomBytes(64).toString('base64url')}`;
     writeFileSync(join(dataDir, 'token.log'), token, { mode: 0o644 });
     chmodSync(join(dataDir, 'token.log'), 0o644);
-    const report = scanDataDir(dataDir);
+    writeFileSync(join(dataDir, 'tok.txt'), `step-up: ${operatorToken}\n`, { mode: 0o600 });
+    writeFileSync(join(dataDir, 'copy-of-key'), `${key}\n`, { mode: 0o600 });
+    writeFileSync(join(dataDir, 'raw-key.bin'), Buffer.concat([randomBytes(100), Buffer.from(key, 'base64'), randomBytes(100)]), { mode: 0o600 });
+    const report = scanDataDir(dataDir, { masterKey: Buffer.from(key, 'base64') });
     assert.not.ok(report.ok);
     const text = report.findings.join('\n');
+    assert.match(text, /tok\.txt: a signed JWT \(a bearer token\) in clear/);
+    assert.match(text, /copy-of-key: the master key in clear/);
+    assert.match(text, /raw-key\.bin: the master key in clear/);
+    assert.not.ok(scanDataDir(dataDir).findings.some((f) => f.includes('master key')), 'without the key the scan cannot know it');
     assert.match(text, /stray\/notes\.txt: an API key secret \(sk_live_\)/);
     assert.match(text, /key\.pem: a PEM private key/);
     assert.match(text, /key\.der: a PKCS#8 private key/);
@@ -305,6 +314,7 @@ test('the verify scan catches a planted secret, a private key, a slip token and 
     const dirty = cli();
     assert.is(dirty.status, 1, dirty.stdout + dirty.stderr);
     assert.not.ok(JSON.parse(dirty.stdout).secrets_at_rest.ok);
+    assert.ok(JSON.parse(dirty.stdout).secrets_at_rest.findings.includes('copy-of-key: the master key in clear'), 'satang verify reads the configured key to look for it');
   } finally {
     rmSync(join(dataDir, '..'), { recursive: true, force: true });
   }
