@@ -11,8 +11,8 @@
 // judged by the IPv4 address they carry. The check runs when the endpoint is created and
 // again on every delivery, inside the connection's own DNS lookup, so the address that is
 // checked is the address that is connected to (a DNS answer that changes between check
-// and use cannot slip through). Development allows http and local receivers
-// (http://127.0.0.1:…), which tests and demos need.
+// and use cannot slip through). Development checks none of it — http and any address,
+// local receivers (http://127.0.0.1:…) being what tests and demos need.
 
 import ipaddr from 'ipaddr.js';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';

@@ -255,7 +255,7 @@ test('names hold something to read: blank, invisible or filler-only names and co
     const fields = expectError(r, 'validation_error').details.fields.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`);
     assert.equal(fields, ['sender.account_name_th blank'], JSON.stringify(blank));
   }
-  for (const [name, reason] of [['Shop\tName', 'pattern'], ['Line\nbreak', 'pattern'], ['\u200b', 'blank'], [' ', 'blank']] as const) {
+  for (const [name, reason] of [['Shop\tName', 'pattern'], ['Line\nbreak', 'pattern'], ['a\u2028b', 'pattern'], ['a\u2029b', 'pattern'], ['Sh\u00adop', 'pattern'], ['\u200b', 'blank'], [' ', 'blank']] as const) {
     const r = await s.bo('POST', '/v1/bo/merchants', { white_label_id: shop.whiteLabelId, name });
     assert.equal([r.status, r.json.error?.details?.fields?.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`)], [422, [`name ${reason}`]], JSON.stringify(name));
   }
