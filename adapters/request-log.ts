@@ -11,6 +11,7 @@
 // before it began.
 
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { backOfficeLimits } from '../core/limits.ts';
 import { preparePrivateDatabase } from './private-files.ts';
@@ -122,4 +123,23 @@ export class RequestLogReader {
   close(): void {
     this.db.close();
   }
+}
+
+/**
+ * The back-office calls logs.db holds (request_id → wall-clock ms), read without creating
+ * or changing it: what `satang verify` looks for in the action log. Empty without a logs.db.
+ */
+export function loggedBackOfficeCalls(dataDir: string): Map<string, number> {
+  const file = join(dataDir, requestLogFileName);
+  const calls = new Map<string, number>();
+  if (!existsSync(file)) return calls;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'request_logs'").get();
+    // GLOB, not LIKE: case-sensitive, as the server's own test for an operator path is.
+    if (hasTable) for (const [id, at] of db.prepare<[], [string, number]>("SELECT request_id, at FROM request_logs WHERE route = '/v1/bo' OR route GLOB '/v1/bo/*'").raw(true).iterate()) calls.set(id, at);
+  } finally {
+    db.close();
+  }
+  return calls;
 }

@@ -103,7 +103,7 @@ export function createApp(parts: AppParts): Koa {
       await next();
     } finally {
       parts.metrics?.observeRequest(ctx.method, routeLabel(ctx), ctx.status, (performance.now() - started) / 1000);
-      if (logger.isLevelEnabled('info') && (ctx.state as { unlogged?: boolean }).unlogged !== true) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode }, 'request');
+      if (logger.isLevelEnabled('info') && (ctx.state as { unlogged?: boolean }).unlogged !== true) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode, action_log: ctx.state.actionLogHead }, 'request');
     }
   });
   for (const m of parts.outerMiddleware ?? []) app.use(m);

@@ -96,9 +96,9 @@ export class ActionLog {
     };
   }
 
-  /** Appends one record, chained to the last (one transaction: the chain never forks). */
-  append(r: ActionRecord): void {
-    this.db.transaction(() => {
+  /** Appends one record, chained to the last (one transaction: the chain never forks); answers the new head. */
+  append(r: ActionRecord): ActionLogHead {
+    return this.db.transaction(() => {
       const last = this.s.last.get();
       const row: Row = {
         id: (last?.id ?? 0) + 1, at: r.at, request_id: r.requestId, subject: r.subject, authenticated: r.authenticated ? 1 : 0, roles: JSON.stringify(r.roles),
@@ -107,6 +107,7 @@ export class ActionLog {
       };
       row.hash = rowHash(row.prev_hash, row);
       this.s.insert.run(row);
+      return { id: row.id as number, hash: row.hash };
     }).immediate();
   }
 
@@ -117,29 +118,66 @@ export class ActionLog {
 
 export type ActionLogRow = Row;
 
+/** A row of the chain by its id and hash: what the server's log line names, and what `satang verify --action-log-head` checks. */
+export interface ActionLogHead {
+  readonly id: number;
+  readonly hash: string;
+}
+
 export interface ActionLogReport {
   readonly ok: boolean;
   readonly rows: number;
+  readonly head: ActionLogHead | null;
+  /** How many back-office calls of the request log were looked for here. */
+  readonly request_log_calls: number;
   readonly first_bad_id: number | null;
   readonly problem: string | null;
 }
 
-/** Re-walks the action log's chain (a database without the table has an empty, valid log). */
-export function verifyActionLog(db: Db): ActionLogReport {
+/**
+ * What a chain alone cannot tell — rows cut from its end, or all of it — checked against
+ * records kept elsewhere: `logged`, the back-office calls the request log (logs.db) holds
+ * (request_id → wall-clock ms), each of which must have its row here (the server appends
+ * the row before it hands the request log its own, so a call logged there is a row here);
+ * and `anchors`, heads taken from the server's log lines (`action_log` on each /v1/bo
+ * request) or an earlier report, each of which must still be in the chain, unchanged.
+ */
+export interface ActionLogWitnesses {
+  readonly logged?: ReadonlyMap<string, number>;
+  readonly anchors?: readonly ActionLogHead[];
+}
+
+/** Re-walks the action log's chain (a database without the table has an empty, valid log) and checks it against its witnesses. */
+export function verifyActionLog(db: Db, witnesses: ActionLogWitnesses = {}): ActionLogReport {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'action_log'").get();
-  if (!exists) return { ok: true, rows: 0, first_bad_id: null, problem: null };
+  const unseen = new Map(witnesses.logged ?? []);
+  const anchors = new Map((witnesses.anchors ?? []).map((a) => [a.id, a.hash]));
+  const report = (rows: number, head: ActionLogHead | null, firstBadId: number | null, problem: string | null): ActionLogReport =>
+    ({ ok: problem === null, rows, head, request_log_calls: witnesses.logged?.size ?? 0, first_bad_id: firstBadId, problem });
   let prev = genesisHash;
   let expectedId = 1;
   let rows = 0;
-  for (const row of db.prepare('SELECT * FROM action_log ORDER BY id').iterate() as IterableIterator<Row>) {
+  let head: ActionLogHead | null = null;
+  const chain = exists ? db.prepare('SELECT * FROM action_log ORDER BY id').iterate() as IterableIterator<Row> : [];
+  for (const row of chain) {
     rows++;
     const problem = row.id !== expectedId ? `row ${row.id} follows row ${expectedId - 1}`
       : row.prev_hash !== prev ? `row ${row.id}: prev_hash does not name the previous row's hash`
       : rowHash(row.prev_hash, row) !== row.hash ? `row ${row.id}: its hash does not match its contents`
+      : anchors.has(row.id as number) && anchors.get(row.id as number) !== row.hash ? `row ${row.id}: its hash is not the anchor's (${anchors.get(row.id as number)})`
       : null;
-    if (problem) return { ok: false, rows, first_bad_id: row.id as number, problem };
+    if (problem) return report(rows, head, row.id as number, problem);
+    anchors.delete(row.id as number);
+    unseen.delete(row.request_id as string);
     prev = row.hash;
+    head = { id: row.id as number, hash: row.hash };
     expectedId++;
   }
-  return { ok: true, rows, first_bad_id: null, problem: null };
+  const missingAnchor = [...anchors.keys()].sort((a, b) => a - b)[0];
+  if (missingAnchor !== undefined) return report(rows, head, missingAnchor, `row ${missingAnchor}, an anchor, is not in the log (it ends at row ${head?.id ?? 0}): rows were cut from its end`);
+  if (unseen.size > 0) {
+    const [latestId, latestAt] = [...unseen].reduce((a, b) => (b[1] > a[1] ? b : a));
+    return report(rows, head, null, `${unseen.size} back-office call(s) of the request log have no row here (the latest: request ${latestId} at ${new Date(latestAt).toISOString()}): rows were cut from the log, or never written`);
+  }
+  return report(rows, head, null, null);
 }

@@ -6,33 +6,60 @@
 
 import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
 import { verifyStore, type VerifyReport } from '../../adapters/sqlite/verify.ts';
-import { verifyActionLog, type ActionLogReport } from '../../adapters/sqlite/action-log.ts';
+import { verifyActionLog, type ActionLogHead, type ActionLogReport, type ActionLogWitnesses } from '../../adapters/sqlite/action-log.ts';
+import { loggedBackOfficeCalls } from '../../adapters/request-log.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig } from '../../server/config.ts';
 import { existingMasterKey } from '../../server/master-key.ts';
 import { startProgress } from './progress.ts';
-import { defaultDataDir, parseCommand, text, type CommandSpec } from './args.ts';
+import { defaultDataDir, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 
 export const verifySpec: CommandSpec = {
   usage: 'satang verify',
   summary: "Checks journal.db without changing it: the hash chain, a replay against the snapshots, every balance against the postings, outbox and idempotency rows, the action log's hash chain, and scans every file of the data dir for secrets in clear and loose file modes. Prints a JSON report; exit 0 when all holds, 1 on a mismatch, 2 when the database cannot be read.",
   options: {
     'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
+    'action-log-head': { type: 'string', value: 'ID:HASH[,…]', help: "action-log rows that must still be there, unchanged: the `action_log` of any /v1/bo line of the server's log, or an earlier report's action_log.head" },
   },
+  notes: [
+    'The action log is also checked against logs.db: every back-office call the request log holds must have its row (a chain alone cannot tell rows cut from its end).',
+  ],
 };
 
-/** The journal's checks (chain, replay, balances, rows) and the action log's chain, with progress on stderr; the database is only read. */
-export function verifyJournal(db: Db): { report: VerifyReport; actionLog: ActionLogReport } {
+/** `--action-log-head 12:ab…,40:cd…` as heads, or the offending part. */
+function headsOf(option: string): ActionLogHead[] | string {
+  if (option === '') return [];
+  const heads: ActionLogHead[] = [];
+  for (const part of option.split(',')) {
+    const m = /^([1-9][0-9]{0,15}):([0-9a-f]{64})$/.exec(part.trim());
+    if (!m) return part;
+    heads.push({ id: Number(m[1]), hash: m[2]! });
+  }
+  return heads;
+}
+
+/** The journal's checks (chain, replay, balances, rows) and the action log's chain and witnesses, with progress on stderr; the database is only read. */
+export function verifyJournal(db: Db, witnesses: ActionLogWitnesses = {}): { report: VerifyReport; actionLog: ActionLogReport } {
   const progress = startProgress('verify', { total: 0 });
   const report = verifyStore(db, (seq, lastSeq) => progress.step(seq, { phase: 'replay', total: lastSeq }));
   progress.finish();
-  return { report, actionLog: verifyActionLog(db) };
+  return { report, actionLog: verifyActionLog(db, witnesses) };
 }
 
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(verifySpec, argv);
   if (typeof args === 'number') return args;
   const dataDir = text(args, 'data-dir');
+  const anchors = headsOf(text(args, 'action-log-head'));
+  if (typeof anchors === 'string') return usageError(verifySpec, `--action-log-head takes ID:HASH (a row id and its 64 hex digits), comma-separated; not '${anchors}'`);
+  // Read before the journal: the server writes an action-log row before the request log's, so each call read here has its row there.
+  let logged;
+  try {
+    logged = loggedBackOfficeCalls(dataDir);
+  } catch (error) {
+    console.log(JSON.stringify({ ok: false, error: `logs.db: ${(error as Error).message}` }));
+    return 2;
+  }
   let db;
   try {
     db = openDatabase(dataDir, { mustExist: true });
@@ -41,7 +68,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const { report, actionLog } = verifyJournal(db);
+    const { report, actionLog } = verifyJournal(db, { logged, anchors });
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
     const atRest = scanDataDir(dataDir, { masterKey: masterKeyOf(dataDir) });
     const ok = report.ok && atRest.ok && actionLog.ok;

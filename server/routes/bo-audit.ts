@@ -33,6 +33,7 @@ interface AuditState {
   operator?: Operator;
   authenticatedOperator?: Operator;
   unlogged?: boolean;
+  actionLogHead?: string;
   stepUpUsed?: boolean;
   errorCode?: string;
   merchant?: { merchantId: string; livemode: boolean };
@@ -113,20 +114,26 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
       const route = routeOf(ctx);
       const operator = state.operator ?? state.authenticatedOperator;
       const at = wallClock.now();
-      if (state.unlogged !== true) requestLog.add({
-        at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
-        operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
-        errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
-        responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),
-      });
-      // A stranger's network past its quota of refusals is answered 429 without a row each
-      // (counted in metrics, as for the request log): the refusals before it are rows.
-      if ((ctx.path.startsWith('/v1/bo/') || ctx.path === '/v1/bo') && state.unlogged !== true) {
-        const caller = await callerOf(ctx, verify);
-        actionLog.append({
-          at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
-          roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: { ...(ctx as Context & { params?: Record<string, string> }).params },
-          ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
+      try {
+        // A stranger's network past its quota of refusals is answered 429 without a row each
+        // (counted in metrics, as for the request log): the refusals before it are rows.
+        if ((ctx.path.startsWith('/v1/bo/') || ctx.path === '/v1/bo') && state.unlogged !== true) {
+          const caller = await callerOf(ctx, verify);
+          const head = actionLog.append({
+            at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
+            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: { ...(ctx as Context & { params?: Record<string, string> }).params },
+            ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
+          });
+          // On the server's log line for this request: an anchor kept off the host, which `satang verify --action-log-head` checks.
+          state.actionLogHead = `${head.id}:${head.hash}`;
+        }
+      } finally {
+        // The request log's row only after the action log's: a call logs.db holds has its row there (satang verify checks).
+        if (state.unlogged !== true) requestLog.add({
+          at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
+          operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
+          errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
+          responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),
         });
       }
     }
