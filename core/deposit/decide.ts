@@ -350,7 +350,10 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
   // A slip queued behind this one came while the order was open: it is the next attempt,
   // so the order does not close now (thenNextQueued hands it over).
   const nextQueued = (s.queuedSlips?.length ?? 0) > 0;
-  const timeRemains = !late && ((at < s.expiresAt && attemptsLeft > 0) || nextQueued);
+  // Time, not attempts: with none left the order still waits for expires_at (the contract's
+  // row), attempts_left 0 telling the integrator no upload can come; its late window after
+  // expiry takes no upload either, but a fallback route's confirmation still lands in it.
+  const timeRemains = !late && (at < s.expiresAt || nextQueued);
   const rejected: DepositEvent = { type: 'SlipRejected', at, attemptsLeft, timeRemains };
   if (timeRemains) return [rejected];
   // The order closes now: legs already verified settle as a short-pay, as on expiry.
@@ -358,10 +361,9 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
     const settled = settle(s, at, 'auto', ctx, legAmounts(s), undefined, false);
     if (!('conflict' in settled)) return [rejected, ...settled];
   }
-  // Back to closed: a late slip keeps the window it came in; a fresh closure opens one —
-  // unless the uploads are used up: no slip can come any more, so the order is final now
-  // (is_terminal true) rather than promising a window that refuses every upload.
-  const until = attemptsLeft === 0 ? null : late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
+  // Back to closed: a late slip keeps the window it came in; a fresh closure opens one
+  // (null is the contract's "no destination ever existed", which is not this order).
+  const until = late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
   if (s.slip?.lateFrom === 'canceled') {
     return [rejected, { type: 'DepositCanceled', at, by: s.canceledBy ?? 'system', reasonCode: s.cancelReasonCode ?? 'merchant_request', lateSlipAcceptedUntil: until }];
   }

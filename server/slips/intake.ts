@@ -79,7 +79,7 @@ export class SlipIntake {
       };
       // Every claim is rechecked by the core against the order as it is now, before any write.
       const asked = handle(services.write.world, command, now, services.write.ids).outcome;
-      if (!asked.ok) throw this.refusal(asked.rejection);
+      if (!asked.ok) throw this.refusal(asked.rejection, deposit.id);
       if (admitted.expired) throw new ApiError('signature_invalid', 'The slip_upload token has expired; ask for a new one (POST /v1/pay/deposits/{id}/slip-token).');
       const requestId = ctx.state.requestId as string;
       this.remember(slot, { receiptId, fingerprint, requestId: earlier?.requestId ?? requestId, expiresAt: now + slipUploadLimits.pendingIntakeLifetimeMs });
@@ -111,7 +111,7 @@ export class SlipIntake {
       // The order changed since it was asked; nothing was committed, so nothing may stay stored.
       this.pending.delete(key.slot);
       await this.parts.store.remove(command.receiptId).catch(() => undefined);
-      throw this.refusal(outcome.rejection);
+      throw this.refusal(outcome.rejection, command.depositId);
     }
     try {
       await durable;
@@ -143,10 +143,15 @@ export class SlipIntake {
     return { receipt_id: receiptId, livemode: d.livemode, status: 'accepted', received_at: iso(slip.receivedAt) };
   }
 
-  private refusal(rejection: Rejection): ApiError {
+  /**
+   * The core's refusal as the API answers it. Where no slip can come any more — the late
+   * window closed (410), or the order's uploads used up (422 upload_limit_reached) — it
+   * names where a payer who did pay goes instead: the order's claim_url.
+   */
+  private refusal(rejection: Rejection, depositId: string): ApiError {
     const error = ApiError.from(rejection);
-    if (rejection.code !== 'late_slip_window_closed') return error;
-    const depositId = String(rejection.details?.deposit_id);
+    const uploadsUsedUp = (rejection.details?.fields as { reason?: string }[] | undefined)?.some((f) => f.reason === 'upload_limit_reached') === true;
+    if (rejection.code !== 'late_slip_window_closed' && !uploadsUsedUp) return error;
     return new ApiError(error.code, error.message, { ...error.details, claim_url: this.parts.claimUrl(depositId) });
   }
 

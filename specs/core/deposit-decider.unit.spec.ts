@@ -321,10 +321,16 @@ const rows: DepositRow[] = [
     then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 2, timeRemains: false }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
   },
   {
-    row: 'slip_processing → image unreadable on the last allowed upload → expired although time remains (no attempts left), final at once: no upload can come',
+    row: 'slip_processing → image unreadable on the last allowed upload, time remains → awaiting_payment with attempts_left 0 (the contract: time, not attempts, decides)',
     given: [...slipProcessing, unreadableRejected(1, 2), slipReceived(2), unreadableRejected(2, 1), slipReceived(3)],
     when: verify({ kind: 'unreadable' }, { receiptId: 'rcpt_3' }),
-    then: [{ type: 'SlipRejected', at: verifiedAt, attemptsLeft: 0, timeRemains: false }, { type: 'DepositExpired', at: verifiedAt, lateSlipAcceptedUntil: null }],
+    then: [{ type: 'SlipRejected', at: verifiedAt, attemptsLeft: 0, timeRemains: true }],
+  },
+  {
+    row: 'slip_processing → image unreadable on the last allowed upload and time is up → expired with its late window (a fallback route may still confirm in it)',
+    given: [...slipProcessing, unreadableRejected(1, 2), slipReceived(2), unreadableRejected(2, 1), slipReceived(3)],
+    when: verify({ kind: 'unreadable' }, { receiptId: 'rcpt_3', at: expiresAt + minute }),
+    then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 0, timeRemains: false }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
   },
   {
     row: 'slip_processing: a second slip while the first is verified → queued (SlipQueued), verified in its turn',

@@ -428,10 +428,14 @@ test('at most 3 uploads per order, counted across before and after expiry', () =
   }
   receiveSlip(s.h, id, 'rcpt_3');
   const out = emitted(s.h, () => verify(s.h, id, 'rcpt_3', { kind: 'unreadable' }));
-  assert.equal(out.on(id), ['SlipRejected', 'DepositExpired'], 'no attempts left closes the order');
-  assert.equal([dep(s.h, id).status, dep(s.h, id).attemptsLeft], ['expired', 0]);
+  assert.equal(out.on(id), ['SlipRejected'], 'time remains: the order waits for expires_at (the contract decides by time), attempts_left 0');
+  assert.equal([dep(s.h, id).status, dep(s.h, id).attemptsLeft], ['awaiting_payment', 0]);
   const r = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_4', hasImage: true }, 'validation_error', seen);
   assert.equal(r.details, { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
+  s.h.advance(15 * minute + minute);
+  assert.equal([dep(s.h, id).status, dep(s.h, id).isTerminal, typeof dep(s.h, id).lateSlipAcceptedUntil], ['expired', false, 'number'], 'it expires as any order does, with its late window');
+  const late = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_5', hasImage: true }, 'validation_error', seen);
+  assert.equal(late.details, { fields: [{ path: 'file', reason: 'upload_limit_reached' }] }, 'the cap counts across expiry');
 });
 
 // ---- expired / canceled ----

@@ -105,16 +105,19 @@ test('an unreadable slip is rejected with attempts_left and the order waits for 
   assert.is(settled.status, 'settled');
 });
 
-test('three unreadable slips use up the uploads: the order expires final at once (is_terminal true, no late window), and a fourth upload is refused', async () => {
+test('three unreadable slips use up the uploads: the order waits for expires_at with attempts_left 0 (the contract decides by time), and a fourth upload is refused', async () => {
   const deposit = await matchedDeposit(scene, { amount_minor: 50_400 });
   for (let i = 0; i < 3; i++) {
     assertReceipt(await uploadFile(deposit.slip_upload, pngSlip()));
     assert.is(await scene.s.running.slipWorker.drain(), 1);
   }
-  const closed = await getDeposit(scene, deposit.id);
-  assert.equal([closed.status, closed.is_terminal, closed.late_slip_accepted_until ?? null, closed.rejection.attempts_left], ['expired', true, null, 0]);
+  const waiting = await getDeposit(scene, deposit.id);
+  assert.equal([waiting.status, waiting.is_terminal, waiting.rejection.attempts_left, waiting.rejection.retryable], ['awaiting_payment', false, 0, true]);
   const refused = expectError(await uploadFile(deposit.slip_upload, pngSlip()), 'validation_error');
   assert.is(refused.details.fields[0].reason, 'upload_limit_reached');
+  assert.ok(String(refused.details.claim_url).includes(deposit.id), 'where a payer who did pay goes instead');
+  const events = scene.s.running.store.db.prepare("SELECT type FROM outbox WHERE stream = ? ORDER BY sequence").pluck(true).all(deposit.id) as string[];
+  assert.not.ok(events.includes('deposit.expired'), 'not closed before its time');
 });
 
 test('a slip recognised by its mini-QR payload settles; a payload of no known transfer is SLIP_INVALID', async () => {
