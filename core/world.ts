@@ -174,6 +174,12 @@ export class World {
    * but for orders from before the duplicate rule covered every end user.
    */
   readonly awaitingPaymentBySenderAmount = new MerchantScoped<string[]>();
+  /**
+   * Deposits waiting for liquidity by sender account and amount: the twins a deposit of the
+   * same sender and amount keeps from being matched while it awaits payment, each given its
+   * turn when that one leaves awaiting_payment.
+   */
+  readonly waitingBySenderAmount = new MerchantScoped<string[]>();
   /** The deposit that first used a bank transfer (trans_ref), per mode. */
   readonly depositByTransRef = { live: new Map<string, string>(), test: new Map<string, string>() };
   readonly withdrawalByDispute = new Map<string, string>();
@@ -492,6 +498,7 @@ export class World {
     if (waiting !== (before?.status === 'awaiting_liquidity')) {
       const pool = World.poolKey(d.whiteLabelId, d.livemode);
       togglePooled(this.waitingDeposits, pool, d.id, waiting);
+      toggleListed(this.waitingBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, waiting);
       const waitedMs = before?.liquidity ? waitEnded(before.liquidity.waitStartedAt, d) : null;
       if (waitedMs !== null) this.liquidityWaits.record(pool, waitedMs);
     }

@@ -148,6 +148,20 @@ test('awaiting_liquidity → destination found → awaiting_payment: a withdrawa
   assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['deposit.expire', d.expiresAt]]);
 });
 
+test('awaiting_liquidity: two orders of one sender and amount, both created waiting, are never both awaiting payment (duplicate_open_deposit); the second has its turn when the first leaves', () => {
+  const s = scene();
+  const first = s.h.ok(createCommand(s));
+  const second = s.h.ok(createCommand(s, { endUserRef: 'user-2' }));
+  const other = s.h.ok(createCommand(s, { endUserRef: 'user-3', amountMinor: 30_000n }));
+  assert.equal([dep(s.h, first).status, dep(s.h, second).status], ['awaiting_liquidity', 'awaiting_liquidity'], 'the rule at creation is for orders awaiting payment');
+  s.h.withdrawal(s.payer, 200_000n);
+  assert.equal([first, second, other].map((id) => dep(s.h, id).status), ['awaiting_payment', 'awaiting_liquidity', 'awaiting_payment'],
+    'enough capacity for all three, but the twin waits: the sender\'s slip would be ambiguous between them');
+  receiveSlip(s.h, first, 'rcpt_1');
+  assert.is(dep(s.h, second).status, 'awaiting_payment', 'the first left awaiting_payment: the twin is matched at once');
+  assert.is(dep(s.h, first).status, 'slip_processing');
+});
+
 test('awaiting_liquidity → no liquidity available → canceled no_liquidity_available, terminal at once', () => {
   const s = scene();
   const id = openDeposit(s, 20_000n);

@@ -16,6 +16,9 @@
 //   withdrawal amounts  filled + remaining = amount; fee recognised ≤ fee; refunded on close
 //                       = the remainder at close
 //   rejection atomicity a refused command leaves the journal and every balance byte-identical
+//   no duplicates       no two deposits of one merchant and mode await payment from one
+//                       sender for one amount (duplicate_open_deposit), even when both were
+//                       created waiting for liquidity and matched later
 //   fees and VAT        per mode, vat_payable = the VAT of every fee charged and not refunded
 //                       (a settled deposit's vat line; a withdrawal's share of its VAT in
 //                       proportion to the fee recognised), and fee_revenue = those fees less
@@ -152,6 +155,14 @@ function checkInvariants(m: Model, r: Real): void {
   }
 
   checkFees(r);
+  // duplicate_open_deposit, however the orders got there (created waiting, matched later).
+  const awaiting = new Map<string, string>();
+  for (const d of h.world.deposits.values()) {
+    if (d.status !== 'awaiting_payment') continue;
+    const key = `${d.merchantId} ${d.livemode} ${d.sender.bankCode} ${d.sender.accountNumber} ${d.amountMinor}`;
+    assert.is(awaiting.get(key), undefined, `${d.id} and ${awaiting.get(key)} both await payment from one sender for one amount`);
+    awaiting.set(key, d.id);
+  }
   for (const d of h.world.deposits.values()) checkDeposit(d, r);
   for (const w of h.world.withdrawals.values()) checkWithdrawal(w, r);
 }
@@ -311,16 +322,16 @@ class CreateWithdrawal implements Cmd {
 }
 
 class CreateDeposit implements Cmd {
-  constructor(readonly m: number, readonly hundreds: number) {}
+  constructor(readonly m: number, readonly hundreds: number, readonly endUser?: string) {}
   check() { return true; }
   run(model: Model, r: Real) {
     const mer = pick(model.merchants, this.m)!;
-    const result = r.h.deposit(mer.id, BigInt(this.hundreds * 100), { livemode: mer.livemode });
+    const result = r.h.deposit(mer.id, BigInt(this.hundreds * 100), { livemode: mer.livemode, ...(this.endUser ? { endUser: this.endUser } : {}) });
     handled[result.ok ? 'accepted' : 'refused']++;
     if (result.ok && result.objectId) model.deposits.set(result.objectId, { phase: 'unpaid', createdAtMinutes: model.minutes });
     checkInvariants(model, r);
   }
-  toString() { return `CreateDeposit(${this.m}, ${this.hundreds * 100})`; }
+  toString() { return `CreateDeposit(${this.m}, ${this.hundreds * 100}${this.endUser ? `, ${this.endUser}` : ''})`; }
 }
 
 /** queued: a second slip arrives while the first is being verified; it waits its turn, then pays the next leg. */
@@ -495,6 +506,8 @@ const commands = [
   fc.tuple(merchantIndex, fc.integer({ min: 10_000, max: 300_000 })).map(([m, a]) => new CreateWithdrawal(m, a, false)),
   fc.tuple(merchantIndex, fc.integer({ min: 20, max: 3_000 })).map(([m, h]) => new CreateDeposit(m, h)),
   fc.tuple(merchantIndex, fc.integer({ min: 20, max: 300 })).map(([m, h]) => new CreateDeposit(m, h)),
+  // One end user (one sender account) paying a few common amounts again: duplicate_open_deposit.
+  fc.tuple(merchantIndex, fc.constantFrom(50, 100)).map(([m, h]) => new CreateDeposit(m, h, 'twin')),
   fc.tuple(fc.nat(50), fc.boolean(), fc.nat(5)).map(([d, a, e]) => new Review(d, a, e)),
   fc.tuple(fc.nat(50), fc.boolean()).map(([i, w]) => new Cancel(i, w)),
   fc.tuple(fc.nat(50), fc.nat(5), fc.boolean()).map(([i, e, rj]) => new ApproveWithdrawal(i, e, rj)),
