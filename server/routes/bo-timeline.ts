@@ -293,8 +293,40 @@ export interface DepositFacts {
   readonly now: number;
 }
 
+/**
+ * One mask per account in a view: where the slip showed the sender's or a receiver's
+ * number masked in its own shape, every `account_number_masked` of that account in the
+ * view is written in that shape (maskAccountNumberLike) instead of ours (the last four
+ * digits) — two shapes of one number side by side would show more of its digits than
+ * either does. Accounts are told apart by our mask; two that share it are left as they are.
+ */
+function maskedAsTheSlipShows(view: Obj, d: Deposit, answer: ProviderAnswer | undefined): Obj {
+  const t = answer?.transfer;
+  if (!t) return view;
+  const accounts: [string, string | undefined][] = [[d.sender.accountNumber, t.sender.account_number_masked], ...d.legs.map((l) => [l.receiver.accountNumber, t.receiver.account_number_masked] as [string, string | undefined])];
+  const shaped = new Map<string, string | null>();
+  for (const [number, shown] of accounts) {
+    const ours = maskAccountNumber(number);
+    const theirs = maskAccountNumberLike(shown, number);
+    const earlier = shaped.get(ours);
+    shaped.set(ours, earlier === undefined || earlier === theirs ? theirs : null);
+  }
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value)) out[k] = k === 'account_number_masked' && typeof v === 'string' && shaped.get(v) ? shaped.get(v) : walk(v);
+    return out;
+  };
+  return walk(view) as Obj;
+}
+
 /** The whole operator view of one deposit. */
 export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
+  return maskedAsTheSlipShows(depositView(d, facts), d, facts.answer);
+}
+
+function depositView(d: Deposit, facts: DepositFacts): Obj {
   const { world } = facts;
   const { own } = facts;
   const receipts = depositSlips(d, own);

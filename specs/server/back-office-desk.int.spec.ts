@@ -172,7 +172,11 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.match(verdict('sender_name').shown, /\*\*\*$/);
   assert.not.equal(verdict('sender_name').shown, verdict('sender_name').expected, 'the mismatching name is shown beside the expected one');
   assert.is(view.evidence.legs.length, 2);
-  assert.match(view.evidence.legs[0].receiver.account_number_masked, /^x+\d{4}$|\*/);
+  // One shape per account in the whole view: the slip's, so the view shows no more of a number than the slip did.
+  assert.match(view.evidence.legs[0].receiver.account_number_masked, /^xxx-x-x\d{4}-x$/);
+  assert.is(view.deposit.sender.account_number_masked, verdict('sender_account').expected, "the order's sender in the slip's shape too");
+  const ours = (n: string) => 'x'.repeat(n.length - 4) + n.slice(-4);
+  for (const n of ['1111222233', '4444555566', '9876543210']) assert.not.ok(JSON.stringify(view).includes(`"${ours(n)}"`), `${n} is not also shown by its last four digits`);
   assert.not.match(JSON.stringify(view), /1111222233|4444555566|9876543210/, 'no full account number in the view');
   assert.ok(view.evidence.slips.length >= 1);
   const slip = view.evidence.slips[0];
