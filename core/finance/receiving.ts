@@ -66,7 +66,8 @@ export interface ReceivingAccountSummary {
   readonly toldMinor: Minor;
   readonly verifiedMinor: Minor;
   readonly filledMinor: Minor;
-  readonly differences: readonly (ReceivingLeg & { readonly reason: ReceivingReason })[];
+  /** Each as its leg stands: filledMinor is what the withdrawal holds (0 once the fill was reversed), reversedFillMinor what it held before. */
+  readonly differences: readonly (ReceivingLeg & { readonly reason: ReceivingReason; readonly reversedFillMinor: Minor | null })[];
   readonly pending: number;
   /** Legs whose reason is a difference (all of them, however many are listed). */
   readonly disagreeing: number;
@@ -84,17 +85,19 @@ export function summariseReceivingAccount(
   legs: readonly ReceivingLeg[], differencesListedMax: number,
 ): ReceivingAccountSummary {
   let told = 0n, verified = 0n, filled = 0n, pending = 0, disagreeing = 0, releasedUnpaid = 0;
-  const differences: (ReceivingLeg & { reason: ReceivingReason })[] = [];
+  const differences: (ReceivingLeg & { reason: ReceivingReason; reversedFillMinor: Minor | null })[] = [];
   for (const leg of legs) {
     const reason = receivingReason(leg);
     if (reason === 'RELEASED_UNPAID') { releasedUnpaid++; continue; }
     told += leg.toldMinor;
     verified += leg.verifiedMinor ?? 0n;
-    if (!leg.fillReversed) filled += leg.filledMinor ?? 0n;
+    // What the withdrawal holds of this leg: a reversed fill is out of it, on the account's line and the leg's alike.
+    const held = leg.fillReversed && leg.filledMinor !== null ? 0n : leg.filledMinor;
+    filled += held ?? 0n;
     if (reason === null) continue;
     if (isDifference(reason)) disagreeing++;
     else pending++;
-    if (differences.length < differencesListedMax) differences.push({ ...leg, reason });
+    if (differences.length < differencesListedMax) differences.push({ ...leg, filledMinor: held, reversedFillMinor: leg.fillReversed ? leg.filledMinor : null, reason });
   }
   return { ...account, legs: legs.length, toldMinor: told, verifiedMinor: verified, filledMinor: filled, differences, pending, disagreeing, releasedUnpaid };
 }
@@ -110,6 +113,7 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
       deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
       told_minor: reportMinor(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : reportMinor(d.verifiedMinor),
       filled_minor: d.filledMinor === null ? null : reportMinor(d.filledMinor),
+      ...(d.reversedFillMinor !== null ? { fill_reversed_minor: reportMinor(d.reversedFillMinor) } : {}),
       ...(d.declinedShownMinor !== null ? { slip_shown_minor: reportMinor(d.declinedShownMinor) } : {}),
     })),
   };

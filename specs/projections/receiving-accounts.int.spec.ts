@@ -128,6 +128,7 @@ test('receiving account: told, verified and filled per leg, each difference with
   const of = (reason: string) => byDeposit[Object.keys(expect).find((k) => expect[k] === reason)!];
   assert.equal([of('DECLINED_TRANSFER').verified_minor, of('DECLINED_TRANSFER').slip_shown_minor, of('DECLINED_TRANSFER').filled_minor], [null, 80_000, null], 'money may be in the account with no fill');
   assert.equal([of('OVERPAID').told_minor, of('OVERPAID').verified_minor], [40_000, 41_000]);
+  assert.equal([of('FILL_REVERSED').filled_minor, of('FILL_REVERSED').fill_reversed_minor], [0, 50_000], "a reversed fill is out of the leg's filled, as out of the account's: the lines add up to the total");
   assert.is(a.released_unpaid_legs, 1);
   assert.is(a.pending_legs, 1, 'the leg awaiting its slip');
   assert.is(a.disagreeing_legs, 5);
@@ -165,6 +166,7 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   assert.equal(legs.filter((r) => r.line === 'account').map((r) => [r.account_name_masked, r.told_minor, r.verified_minor, r.filled_minor, r.told_baht, r.reason]), [['สมหญิง ร***', '440000', '286000', '235000', '4400.00', 'DIFFERENCES']]);
   assert.equal(legs.filter((r) => r.line === 'leg').map((r) => r.reason).sort(), ['DECLINED_TRANSFER', 'DEPOSIT_REVERSED', 'FILL_REVERSED', 'OVERPAID', 'SHORT_PAID', 'SLIP_AWAITED']);
   assert.equal(legs.filter((r) => r.reason === 'DECLINED_TRANSFER').map((r) => [r.verified_minor, r.slip_shown_minor]), [['', '80000']]);
+  assert.equal(legs.filter((r) => r.reason === 'FILL_REVERSED').map((r) => [r.verified_minor, r.filled_minor]), [['50000', '0']]);
 
   const day = bangkokDayOf(s.clock.now());
   const table = await report(['statement', '--merchant', withdrawer.id, '--date', day]);
