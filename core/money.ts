@@ -223,12 +223,12 @@ export interface Quote {
 }
 
 /**
- * What a withdrawal of `amount` would cost. Only an amount whose total would pass the safe
- * range is refused: a preview of a small amount is still useful, and the minimum applies
- * when the withdrawal is created.
+ * What a withdrawal of `amount` would cost, for an amount a withdrawal may have: below the
+ * minimum or with a total past the safe range it is refused as creation refuses it.
  */
 export function withdrawalQuote(schedule: FeeSchedule, policy: AmountPolicy, amount: Minor): Quote | Rejection {
   const fee = withdrawalFee(schedule);
-  if (amount > BigInt(withdrawalAmountMaxMinor(policy, fee.totalMinor))) return checkWithdrawalAmount(policy, amount, false, fee.totalMinor)!;
+  const problem = checkWithdrawalAmount(policy, amount, false, fee.totalMinor);
+  if (problem) return problem;
   return { channel: 'withdrawal', amountMinor: amount, fee, totalMinor: amount + fee.totalMinor };
 }

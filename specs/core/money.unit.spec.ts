@@ -55,8 +55,12 @@ test('withdrawalFee: fixed fee plus VAT on it, fixed at creation; the quote adds
   const quote = withdrawalQuote(defaultFeeSchedule, defaultAmountPolicy, 100_000n);
   assert.ok(!isRejection(quote));
   assert.equal([quote.channel, quote.amountMinor, quote.fee.totalMinor, quote.totalMinor], ['withdrawal', 100_000n, 1_070n, 101_070n]);
-  // A preview below the minimum is still a quote; only a total past the safe range is refused.
-  assert.ok(!isRejection(withdrawalQuote(defaultFeeSchedule, defaultAmountPolicy, 100n)));
+  // What creation refuses, the quote refuses: below the minimum, zero, past the safe range.
+  for (const amount of [0n, 100n, BigInt(defaultAmountPolicy.withdrawalMinMinor) - 1n]) {
+    const refused = withdrawalQuote(defaultFeeSchedule, defaultAmountPolicy, amount);
+    assert.ok(isRejection(refused) && refused.code === 'amount_not_supported' && refused.details?.min_minor === defaultAmountPolicy.withdrawalMinMinor, String(amount));
+  }
+  assert.ok(!isRejection(withdrawalQuote(defaultFeeSchedule, defaultAmountPolicy, BigInt(defaultAmountPolicy.withdrawalMinMinor))));
   const tooMuch = withdrawalQuote(defaultFeeSchedule, { ...defaultAmountPolicy, withdrawalMaxMinor: safeIntegerMax }, BigInt(safeIntegerMax));
   assert.ok(isRejection(tooMuch) && tooMuch.code === 'amount_not_supported');
 });

@@ -507,6 +507,10 @@ test('amount_below_p2p_minimum and feature_not_enabled in the live_p2p profile',
   expectError(await p2p.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', inline, { idempotencyKey: randomUUID() }), 'feature_not_enabled');
   const quote = await s.call(shop.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=10000');
   assert.is(quote.status, 200, 'the wide profile quotes');
+  for (const amount of [0, 9_999]) {
+    const below = expectError(await s.call(shop.live.api_key, 'GET', `/v1/pay/quote?channel=withdrawal&amount_minor=${amount}`), 'amount_not_supported');
+    assert.is(below.details.min_minor, 10_000, 'no fee is quoted for an amount creation refuses');
+  }
 });
 
 // ---- rate limits (a dedicated server, so the buckets start full) ----
