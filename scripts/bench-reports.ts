@@ -173,8 +173,9 @@ try {
     };
     const inProcessTrialBalance = (asOfMs: number) => () => {
       const tb = buildTrialBalance(asOfMs, reads.trialBalance(asOfMs).turnovers);
-      JSON.stringify(presentTrialBalance(tb));
-      trialBalanceCsv(tb);
+      const name = (id: string) => running.store.world.merchants.get(id)?.name;
+      JSON.stringify(presentTrialBalance(tb, name));
+      trialBalanceCsv(tb, name);
     };
     const perDay = reads.statement(merchantId, true, middle, middle).lines.reduce((t, l) => t + l.count, 0);
     const result = {

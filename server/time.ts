@@ -4,8 +4,9 @@
 // and Z or a numeric offset, because Thai merchants often send '+07:00'. Output is
 // core/present.ts iso, the one formatter.
 
+/** RFC 3339's date-time; its ABNF is case-insensitive, so "t" and "z" are as good as "T" and "Z" (§5.6). */
 const rfc3339 =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /** Milliseconds since the epoch, or null when `s` is not a valid RFC 3339 date-time. */
 export function parseIso(s: string): number | null {
@@ -16,7 +17,7 @@ export function parseIso(s: string): number | null {
   // Leap seconds (:60) are refused: JavaScript time cannot represent them.
   if (hour > 23 || minute > 59 || second > 59) return null;
   const fractionMs = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3));
-  const offsetMinutes = m[8] === 'Z' ? 0 : parseOffsetMinutes(m[9], m[10], m[11]);
+  const offsetMinutes = m[8] !== undefined ? 0 : parseOffsetMinutes(m[9], m[10], m[11]);
   if (offsetMinutes === null) return null;
   return utcMs(year, month, day, hour, minute, second, fractionMs) - offsetMinutes * 60_000;
 }

@@ -13,7 +13,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalEndToIso, formatCount, isoToBangkokLocal } from '../format.js';
-import { ActionButton, Badge, html, Id, Mode, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
+import { ActionButton, Badge, html, Mode, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 export function TrialBalancePage({ query }) {
   const params = query.as_of ? { as_of: query.as_of } : {};
@@ -50,11 +50,11 @@ function TrialBalance({ tb, params }) {
   </div>`;
 }
 
-/** A merchant's account names its merchant (linked, in the section's mode) and bucket; a system account its purpose. */
+/** A merchant's account names its merchant (by name, linked in the section's mode; the id beside it) and bucket; a system account its purpose. */
 function AccountName({ a, livemode }) {
   if (a.kind !== 'merchant') return html`${label('systemAccount', a.name)} <span class="mono small muted">${a.account}</span>`;
   const to = `#/merchants/${encodeURIComponent(a.merchant_id)}?livemode=${livemode}`;
-  return html`<${Id} id=${a.merchant_id} to=${to} keep=${14} /> · ${label('bucket', a.name)}`;
+  return html`<a href=${to} data-testid="tb-merchant">${a.merchant_name ?? a.merchant_id}</a> <span class="mono small muted">${a.merchant_id}</span> · ${label('bucket', a.name)}`;
 }
 
 function Section({ s }) {

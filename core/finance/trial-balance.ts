@@ -77,13 +77,16 @@ function sideOf(balance: Minor): 'debit' | 'credit' | 'zero' {
   return balance < 0n ? 'debit' : balance > 0n ? 'credit' : 'zero';
 }
 
-export function presentTrialBalance(tb: TrialBalance): Record<string, unknown> {
+/** A merchant's name by id (the world's directory), for a reader who does not know the ids; null for a system account. */
+export type MerchantNames = (merchantId: string) => string | undefined;
+
+export function presentTrialBalance(tb: TrialBalance, merchantName: MerchantNames): Record<string, unknown> {
   return {
     object: 'trial_balance', as_of: iso(tb.asOfMs), currency: 'THB',
     sections: tb.sections.map((s) => ({
       livemode: s.livemode,
       accounts: s.lines.map((l) => ({
-        account: l.account, kind: l.kind, merchant_id: l.merchantId, name: l.name, postings: l.count,
+        account: l.account, kind: l.kind, merchant_id: l.merchantId, merchant_name: l.merchantId === null ? null : merchantName(l.merchantId) ?? null, name: l.name, postings: l.count,
         debit_minor: reportMinor(l.debitMinor), credit_minor: reportMinor(l.creditMinor), balance_minor: reportMinor(l.balanceMinor), side: sideOf(l.balanceMinor),
       })),
       total_debit_minor: reportMinor(s.debitTurnoverMinor), total_credit_minor: reportMinor(s.creditTurnoverMinor),
@@ -94,7 +97,7 @@ export function presentTrialBalance(tb: TrialBalance): Record<string, unknown> {
 }
 
 export const trialBalanceCsvHeader = [
-  'as_of', 'livemode', 'account', 'kind', 'merchant_id', 'name', 'postings', 'debit_minor', 'credit_minor', 'balance_minor', 'balance_baht', 'side',
+  'as_of', 'livemode', 'account', 'kind', 'merchant_id', 'merchant_name', 'name', 'postings', 'debit_minor', 'credit_minor', 'balance_minor', 'balance_baht', 'side',
 ] as const;
 
 /**
@@ -102,14 +105,14 @@ export const trialBalanceCsvHeader = [
  * the debit and credit turnovers, the net of the balances (zero) and, in the side column,
  * `balanced` or `unbalanced` — so the file alone shows that the ledger balances.
  */
-export function trialBalanceCsv(tb: TrialBalance): string {
+export function trialBalanceCsv(tb: TrialBalance, merchantName: MerchantNames): string {
   const asOf = iso(tb.asOfMs);
   const rows = tb.sections.flatMap((s) => {
     const net = s.creditBalancesMinor - s.debitBalancesMinor;
     const postings = s.lines.reduce((n, l) => n + l.count, 0);
     return [
-      ...s.lines.map((l) => [asOf, s.livemode, l.account, l.kind, l.merchantId, l.name, l.count, l.debitMinor, l.creditMinor, l.balanceMinor, bahtOf(l.balanceMinor), sideOf(l.balanceMinor)]),
-      [asOf, s.livemode, 'total', 'total', null, null, postings, s.debitTurnoverMinor, s.creditTurnoverMinor, net, bahtOf(net), isBalanced(s) ? 'balanced' : 'unbalanced'],
+      ...s.lines.map((l) => [asOf, s.livemode, l.account, l.kind, l.merchantId, l.merchantId === null ? null : merchantName(l.merchantId) ?? null, l.name, l.count, l.debitMinor, l.creditMinor, l.balanceMinor, bahtOf(l.balanceMinor), sideOf(l.balanceMinor)]),
+      [asOf, s.livemode, 'total', 'total', null, null, null, postings, s.debitTurnoverMinor, s.creditTurnoverMinor, net, bahtOf(net), isBalanced(s) ? 'balanced' : 'unbalanced'],
     ];
   });
   return csvText(trialBalanceCsvHeader, rows);

@@ -186,11 +186,12 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const format = formatParam(q.format);
     await fresh(services, 'finance_ledger');
     const tb = buildTrialBalance(asOf, readSideOf(services).models.finance.trialBalance(asOf).turnovers);
+    const merchantName = (id: string) => services.write.world.merchants.get(id)?.name;
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
       ctx.set('Content-Disposition', `attachment; filename="${csvFileInstant('trial-balance', asOf)}"`);
-      ctx.body = trialBalanceCsv(tb);
-    } else answerJson(ctx, presentTrialBalance(tb));
+      ctx.body = trialBalanceCsv(tb, merchantName);
+    } else answerJson(ctx, presentTrialBalance(tb, merchantName));
   });
 
   router.get('/fees', async (ctx) => {

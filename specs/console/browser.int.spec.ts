@@ -406,6 +406,7 @@ test("finance's trial balance is the API's: every account and total, the CSV byt
   // A merchant's account links to the merchant in the section's mode.
   const merchant = api.sections[0].accounts.find((a: any) => a.kind === 'merchant');
   assert.is(await fah.page.$eval(`[data-testid=tb-account][data-account="${merchant.account}"] a`, (a) => a.getAttribute('href')!), `#/merchants/${merchant.merchant_id}?livemode=true`);
+  assert.is(await fah.page.$eval(`[data-testid=tb-account][data-account="${merchant.account}"] [data-testid=tb-merchant]`, (a) => a.textContent!), merchant.merchant_name, 'by its name, not only its id');
   await fah.screenshot('trial-balance');
   const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
   const asOf = await fah.page.$eval('[data-testid=trial-balance] h2 time', (t) => t.getAttribute('datetime')!);

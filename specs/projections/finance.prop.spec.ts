@@ -257,6 +257,9 @@ async function checkTrialBalance(asOfMs: number): Promise<void> {
       assert.is(BigInt(a.balance_minor), ledgerBalance(a.account, asOfMs + 1), `${a.account} at ${asOf}: the journal's postings agree`);
       const row = csv.find((c) => c.account === a.account)!;
       assert.equal([Number(row.debit_minor), Number(row.credit_minor), Number(row.balance_minor), row.livemode], [a.debit_minor, a.credit_minor, a.balance_minor, String(section.livemode)]);
+      // A merchant's account names its merchant, so a reader needs no directory of ids.
+      assert.is(a.merchant_name, a.kind === 'merchant' ? s.running.store.world.merchants.get(a.merchant_id)!.name : null, `${a.account}: merchant_name`);
+      assert.is(row.merchant_name, a.merchant_name ?? '');
       lines++;
     }
   }

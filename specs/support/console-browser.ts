@@ -76,5 +76,11 @@ export async function answerStepUp(session: OperatorSession, click: () => Promis
   // machine that Chromium, the provider, the server and the rest of the suite share, this
   // took longer than 15 s under load (seen in full-suite runs); a popup that never closes
   // still fails.
-  await popup.waitForEvent('close', { timeout: 60_000 });
+  try {
+    await popup.waitForEvent('close', { timeout: 60_000 });
+  } catch (error) {
+    // Where the popup stopped, so a failure says which step of the sign-in it never left.
+    const where = popup.isClosed() ? 'closed' : `${popup.url()} showing ${JSON.stringify((await popup.textContent('body').catch(() => null))?.trim().slice(0, 300) ?? null)}`;
+    throw new Error(`the step-up popup did not close: ${where} (${(error as Error).message.split('\n')[0]})`);
+  }
 }
