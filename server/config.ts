@@ -85,6 +85,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metrics = check(() => metricsListen(env), {});
   check(() => shutdownDrainMs(env), 0);
   checkLaterSettings(env, envMode, problems);
+  checkServiceUrls(env, envMode, problems);
   const claimUrl = env.SATANG_CLAIM_URL || undefined; // empty is unset, as for the other URLs
   const claimProblem = claimUrl === undefined ? undefined : claimUrlProblem(claimUrl);
   if (claimProblem) problems.push(claimProblem);
@@ -124,9 +125,10 @@ function claimUrlProblem(value: string): string | undefined {
  * the port it bound (SATANG_PORT=0).
  */
 export function addressesOf(env: NodeJS.ProcessEnv, host: string, port: number): Pick<Config, 'baseUrl' | 'uploadUrl' | 'claimUrl'> {
-  const baseUrl = (env.SATANG_BASE_URL ?? `http://${host}:${port}`).replace(/\/$/, '');
+  // Empty is unset, as for every URL of the environment (an env file's `SATANG_BASE_URL=`).
+  const baseUrl = (env.SATANG_BASE_URL || `http://${host}:${port}`).replace(/\/$/, '');
   return {
-    baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL ?? baseUrl).replace(/\/$/, ''),
+    baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL || baseUrl).replace(/\/$/, ''),
     claimUrl: env.SATANG_CLAIM_URL || defaultClaimUrl(baseUrl), // empty is unset, as for the other URLs
   };
 }
@@ -163,6 +165,57 @@ function checkIssuer(env: NodeJS.ProcessEnv, mode: Config['env']): void {
   if (issuer !== jwks) {
     const missing = issuer ? 'SATANG_OIDC_JWKS' : 'SATANG_OIDC_ISSUER';
     throw new Error(`${missing} is missing: set both SATANG_OIDC_ISSUER and SATANG_OIDC_JWKS, or neither (development issuer)`);
+  }
+}
+
+/**
+ * The addresses the service calls or hands out, each an http(s) URL without a user name or
+ * password; in production https, or http to this host only (a sidecar: no network between
+ * to read or change what passes). An operator key set fetched over plain http could be
+ * anyone's on the path, and every merchant follows the upload URL. SATANG_OIDC_JWKS may be a
+ * file instead: it must hold a JSON key set ({"keys": […]}). Checked here, with the rest,
+ * so a bad one is refused (exit 78) before the data dir is touched, not a crash later.
+ */
+function checkServiceUrls(env: NodeJS.ProcessEnv, mode: 'development' | 'production', problems: string[]): void {
+  const urls: [string, string | undefined][] = [
+    ['SATANG_BASE_URL', env.SATANG_BASE_URL], ['SATANG_UPLOAD_URL', env.SATANG_UPLOAD_URL], ['SATANG_SLIP_PROVIDER_URL', env.SATANG_SLIP_PROVIDER_URL],
+    ['SATANG_OIDC_ISSUER', env.SATANG_OIDC_ISSUER],
+  ];
+  const jwks = env.SATANG_OIDC_JWKS || undefined;
+  if (jwks !== undefined && jwks.includes('://')) urls.push(['SATANG_OIDC_JWKS', jwks]);
+  else if (jwks !== undefined) {
+    const problem = jwksFileProblem(jwks);
+    if (problem) problems.push(`SATANG_OIDC_JWKS ${jwks}: ${problem}`);
+  }
+  for (const [name, value] of urls) {
+    if (!value) continue; // empty is unset
+    const problem = serviceUrlProblem(value, mode);
+    if (problem) problems.push(`${name} ${problem}`);
+  }
+}
+
+function serviceUrlProblem(value: string, mode: 'development' | 'production'): string | undefined {
+  const shown = value.includes('@') ? '(the value given is not repeated: it holds an @)' : value;
+  if (!isHttpUrl(value)) return `must be an http(s) URL, not ${shown}`;
+  const url = new URL(value);
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  if (mode === 'production' && url.protocol !== 'https:' && !loopback) return `must use https when SATANG_ENV=production (http only to this host), not ${shown}`;
+  return undefined;
+}
+
+function jwksFileProblem(path: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a key set file or the issuer's https JWKS URL`;
+  }
+  try {
+    const keys = (JSON.parse(text) as { keys?: unknown }).keys;
+    return Array.isArray(keys) ? undefined : 'holds no "keys" array: a JSON Web Key Set is {"keys": […]}';
+  } catch {
+    return 'is not JSON: a JSON Web Key Set is {"keys": […]}';
   }
 }
 

@@ -133,6 +133,10 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     const problems = (error as { problems?: readonly string[] }).problems ?? [(error as Error).message];
     checks.push({ check: 'config', level: 'FAIL', detail: problems.join('; ') });
   }
+  if (config?.env === 'production' && !process.env.SATANG_BASE_URL) {
+    // Every merchant is given URLs from it (the slip upload's, the claim's): the listening address is seldom what they can reach.
+    checks.push({ check: 'addresses', level: 'WARN', detail: `SATANG_BASE_URL is unset: merchants are given ${config.baseUrl}/… URLs (the slip upload's, the claim's); set the public https address` });
+  }
   if (config) checks.push(masterKeyCheck(config, env));
   if (existsSync(dataDir)) {
     const atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env) });

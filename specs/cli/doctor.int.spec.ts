@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +91,27 @@ test('FAIL and exit 1: a data dir that does not exist, named in the detail; noth
   assert.is(dataDir?.level, 'FAIL');
   assert.match(dataDir!.detail, `no satang data dir at ${missing}`);
   assert.not.ok(existsSync(join(dir, 'typo')), 'doctor made nothing');
+});
+
+test('production: FAIL on an operator key set fetched over plain http (the configuration the server would refuse); WARN without SATANG_BASE_URL, naming the URLs merchants would be given', async () => {
+  const key = join(dir, 'prod-key');
+  writeFileSync(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  const jwks = join(dir, 'jwks.json');
+  writeFileSync(jwks, '{"keys":[]}');
+  const production = { SATANG_ENV: 'production', SATANG_MASTER_KEY_FILE: key, SATANG_SLIP_PROVIDER_URL: 'https://slips.example/v1', SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_BASE_URL: '' };
+  const run = async (env: Record<string, string>) => {
+    const r = await satang(['doctor', '--data-dir', join(dir, 'prod-data'), '--url', 'http://127.0.0.1:9', '--json'], env);
+    return Object.fromEntries((JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[]).map((c) => [c.check, c]));
+  };
+  const plain = await run({ ...production, SATANG_OIDC_JWKS: 'http://login.example/jwks.json' });
+  assert.is(plain.config?.level, 'FAIL');
+  assert.match(plain.config!.detail, /SATANG_OIDC_JWKS must use https when SATANG_ENV=production/);
+  const unset = await run({ ...production, SATANG_OIDC_JWKS: jwks });
+  assert.is(unset.config?.level, 'OK', JSON.stringify(unset.config));
+  assert.is(unset.addresses?.level, 'WARN');
+  assert.match(unset.addresses!.detail, /SATANG_BASE_URL is unset: merchants are given http:\/\/127\.0\.0\.1:8080\/… URLs/);
+  const set = await run({ ...production, SATANG_OIDC_JWKS: jwks, SATANG_BASE_URL: 'https://api.satang.example' });
+  assert.is(set.addresses, undefined, 'no warning once it is set');
 });
 
 test.run();

@@ -102,6 +102,40 @@ test('readConfig: the tests-only and tuning variables, and the master key file, 
   }
 });
 
+test('the addresses the service calls or hands out are refused when malformed, and in production when plain http off this host: the issuer, its key set, the slip provider, the base and upload URLs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-config-urls-'));
+  try {
+    const problemsOf = (env: Record<string, string>) => {
+      try { readConfig({ SATANG_DATA_DIR: join(dir, 'data'), ...env }); } catch (e) { return (e as ConfigError).problems; }
+      return [];
+    };
+    const notJson = join(dir, 'jwks-bad.json');
+    writeFileSync(notJson, '{not json');
+    const noKeys = join(dir, 'jwks-nokeys.json');
+    writeFileSync(noKeys, '{"issuer":"x"}');
+    const good = join(dir, 'jwks.json');
+    writeFileSync(good, '{"keys":[]}');
+    const dev = problemsOf({
+      SATANG_OIDC_ISSUER: 'not-a-url', SATANG_OIDC_JWKS: join(dir, 'missing.json'), SATANG_UPLOAD_URL: 'javascript:alert(1)//', SATANG_BASE_URL: 'https://user:pw@api.example',
+      SATANG_SLIP_PROVIDER_URL: 'notaurl',
+    });
+    assert.equal(dev.map((p) => p.split(' ')[0]).sort(), ['SATANG_BASE_URL', 'SATANG_OIDC_ISSUER', 'SATANG_OIDC_JWKS', 'SATANG_SLIP_PROVIDER_URL', 'SATANG_UPLOAD_URL'], JSON.stringify(dev));
+    assert.ok(dev.some((p) => /SATANG_OIDC_JWKS .*cannot be read \(ENOENT\)/.test(p)));
+    assert.not.ok(dev.some((p) => p.includes('pw@')), 'a URL with credentials is not repeated');
+    assert.ok(problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: notJson }).some((p) => /is not JSON/.test(p)));
+    assert.ok(problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: noKeys }).some((p) => /no "keys" array/.test(p)));
+    assert.equal(problemsOf({ SATANG_OIDC_ISSUER: 'http://login.example/', SATANG_OIDC_JWKS: good, SATANG_SLIP_PROVIDER_URL: 'http://slips.example' }), [], 'development takes http');
+    const key = join(dir, 'key');
+    writeFileSync(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    const production = { SATANG_ENV: 'production', SATANG_MASTER_KEY_FILE: key };
+    const prod = problemsOf({ ...production, SATANG_OIDC_ISSUER: 'http://login.example/', SATANG_OIDC_JWKS: 'http://login.example/jwks.json', SATANG_SLIP_PROVIDER_URL: 'http://slips.example/v1', SATANG_BASE_URL: 'http://api.example' });
+    assert.equal(prod.filter((p) => /must use https when SATANG_ENV=production/.test(p)).map((p) => p.split(' ')[0]).sort(), ['SATANG_BASE_URL', 'SATANG_OIDC_ISSUER', 'SATANG_OIDC_JWKS', 'SATANG_SLIP_PROVIDER_URL'], JSON.stringify(prod));
+    assert.equal(problemsOf({ ...production, SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: good, SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9000/v1' }), [], 'https, a key set file, and a slip provider beside the server over http');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the systemd unit does not restart a refused configuration', () => {
   assert.match(readFileSync(unitPath, 'utf8'), new RegExp(`^RestartPreventExitStatus=${configErrorExitCode}$`, 'm'));
 });
