@@ -15,10 +15,12 @@
 // to delete the stream by hand (the relay publishes nothing to it meanwhile).
 
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type StreamBeyond } from '../../adapters/bus/nats.ts';
 import { writePrivateFile } from '../../adapters/private-files.ts';
+import { masterKeyOpens, Sealer } from '../../adapters/sealing.ts';
 import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
@@ -26,6 +28,7 @@ import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
 import { verifyJournal } from './verify.ts';
 import { readConfig } from '../../server/config.ts';
+import { existingMasterKey } from '../../server/master-key.ts';
 
 const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
 const jsonOption = { type: 'boolean', help: 'print the manifest and the verification as JSON' } as const;
@@ -123,6 +126,8 @@ function print(args: Args, what: string, dir: string, manifest: BackupManifest, 
  * at 3 a.m. reads this beside the result, with where that server will look for the key.
  */
 export function masterKeyReminder(dataDir: string): string {
+  const opens = masterKeyOpensRestored(dataDir);
+  if (opens === true) return `master key: the one this environment gives opens ${dataDir}: the server can start on it`;
   let where: string;
   try {
     const key = readConfig({ ...process.env, SATANG_DATA_DIR: dataDir }).masterKey;
@@ -135,7 +140,20 @@ export function masterKeyReminder(dataDir: string): string {
   } catch {
     where = 'set SATANG_MASTER_KEY_FILE to it';
   }
+  if (opens === false) where = `the one this environment gives does NOT open it (${where.replace(/^this environment gives it in /, '')}): give the server the key the backup was sealed with`;
   return `master key: the server must start on ${dataDir} with the one the backup was sealed with (a backup holds none; another key refuses to start); ${where}`;
+}
+
+/** Whether the key this environment gives opens the restored journal (doctor's check); undefined when there is no key to try, or nothing sealed yet. */
+function masterKeyOpensRestored(dataDir: string): boolean | undefined {
+  const file = join(dataDir, journalFileName);
+  if (!existsSync(file)) return undefined;
+  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
+  let key: Buffer | undefined;
+  try { key = existingMasterKey(readConfig(env).masterKey, env); } catch { return undefined; }
+  if (!key) return undefined;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try { return masterKeyOpens(db, new Sealer(key)); } finally { db.close(); }
 }
 
 function refused(command: string, error: unknown): number {
@@ -191,7 +209,9 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     } else if (nc) {
       process.stderr.write('satang restore: the restored journal does not verify, so the journal stream was left as it is\n');
     }
-    const code = print(args, 'restored into', dataDir, manifest, verified, lost);
+    // A restore the configured key cannot open is not one to start on: exit 1 says so to a script.
+    const printed = print(args, 'restored into', dataDir, manifest, verified, lost);
+    const code = masterKeyOpensRestored(dataDir) === false ? exitFailed : printed;
     if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir)}\n`);
     else {
       if (verified.ok) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');

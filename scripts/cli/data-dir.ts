@@ -24,7 +24,7 @@ export function dataDirProblem(dataDir: string, need: DataDirNeed): string | und
   const hasIssuer = existsSync(join(dataDir, sealedKeyFileNames.devIssuer)) || existsSync(join(dataDir, clearDevIssuerFileName));
   if (!started && !(need === 'dev issuer' && hasIssuer)) return `no satang data dir at ${where}: start the server once (npm start) or pass --data-dir`;
   if (need === 'dev issuer' && !hasIssuer) {
-    return `${where} holds no development issuer key (${sealedKeyFileNames.devIssuer}): the server makes one when it starts without SATANG_OIDC_ISSUER; with an OpenID provider, pass its token in SATANG_OPERATOR_TOKEN`;
+    return `${where} holds no development issuer key (${sealedKeyFileNames.devIssuer}): the server makes one when it starts without SATANG_OIDC_ISSUER; with an OpenID provider, pass its tokens in SATANG_OPERATOR_TOKEN and, for an action that needs a step-up, SATANG_STEP_UP_TOKEN`;
   }
   return undefined;
 }

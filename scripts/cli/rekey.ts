@@ -29,13 +29,17 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
   const newKeyFile = text(args, 'new-key-file');
   // Before the keys: in development, reading the current one beside a missing dir would make it.
   requireDataDir(dataDir, 'journal');
-  let current: Buffer, next: Buffer;
+  let current: Buffer, next: Buffer, mode: 'development' | 'production';
   try {
     const env = { ...process.env, SATANG_DATA_DIR: dataDir };
-    current = loadMasterKey(readConfig(env).masterKey, env);
+    const config = readConfig(env);
+    mode = config.env;
+    current = loadMasterKey(config.masterKey, env);
+    // The new key file as the server will read it once it is given (a production server refuses one others may read): refused now, not after.
+    readConfig({ ...env, SATANG_MASTER_KEY: '', SATANG_MASTER_KEY_FILE: newKeyFile });
     next = loadMasterKey({ kind: 'file', path: newKeyFile });
   } catch (error) {
-    return usageError(rekeySpec, (error as Error).message);
+    return usageError(rekeySpec, (error as { problems?: readonly string[] }).problems?.join('; ') ?? (error as Error).message);
   }
   if (current.equals(next)) return usageError(rekeySpec, 'the new key is the current key');
   let report;
@@ -50,7 +54,7 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write([
       `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys; vacuumed`}`,
       ...report.files.map((f) => `${f.name}: ${f.state === 'already' ? 'sealed with the new key already' : 'resealed'}`),
-      `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key).`,
+      `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…${mode === 'development' ? `; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key` : ''}).`,
       'Keep the old key as long as you keep backups taken before now: they are sealed with it.',
       '',
     ].join('\n'));

@@ -167,7 +167,7 @@ async function checkUrl(url: string, mode: 'production' | 'development'): Promis
   if (problem) throw refuse(problem);
   if (mode !== 'production') return;
   const resolved = await resolvesPublicOnly(hostOf(new URL(url)));
-  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : `the host resolves to ${resolved.refused ?? 'an address that is not public unicast'}`);
+  if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : (resolved.refused ? `the host resolves to a refused address: ${resolved.refused}` : 'the host resolves to an address that is not public unicast'));
 }
 
 /** A deliveries page's cursor: where it ended, for which endpoint (the path's) and status filter. */

@@ -16,6 +16,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,9 +29,9 @@ const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url
 let scene: SlipScene;
 let dir: string;
 
-function satang(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function satang(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
@@ -130,6 +131,13 @@ test("restored and served, the backup answers what the server answered when it w
   assert.is(refusedUsed.code, 2);
   assert.match(refusedUsed.stderr, /already holds journal\.db/);
 
+  // Restored with a key that does not open it: done, but exit 1 and said plainly; with the right one, said so too.
+  const wrongKey = await satang(['restore', '--from', to, '--data-dir', join(dir, 'wrong-key')], { SATANG_MASTER_KEY: randomBytes(32).toString('base64') });
+  assert.is(wrongKey.code, 1, wrongKey.stdout + wrongKey.stderr);
+  assert.match(wrongKey.stdout, /the one this environment gives does NOT open it \(SATANG_MASTER_KEY\): give the server the key the backup was sealed with/);
+  const rightKey = await satang(['restore', '--from', to, '--data-dir', join(dir, 'right-key')], { SATANG_MASTER_KEY_FILE: `${scene.s.dataDir}.master-key` });
+  assert.is(rightKey.code, 0, rightKey.stdout + rightKey.stderr);
+  assert.match(rightKey.stdout, `master key: the one this environment gives opens ${join(dir, 'right-key')}: the server can start on it`);
   const restoredDir = join(dir, 'restored');
   const restored = await satang(['restore', '--from', to, '--data-dir', restoredDir]);
   assert.is(restored.code, 0, restored.stdout + restored.stderr);

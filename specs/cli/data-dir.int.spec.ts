@@ -87,7 +87,7 @@ test('a journal but no development issuer (a server with an OpenID provider): to
   const r = await satang(['token', '--data-dir', oidc]);
   assert.is(r.code, 1, r.out);
   assert.match(r.out, `${oidc} holds no development issuer key`);
-  assert.match(r.out, /SATANG_OPERATOR_TOKEN/);
+  assert.match(r.out, /SATANG_OPERATOR_TOKEN and, for an action that needs a step-up, SATANG_STEP_UP_TOKEN/);
   assert.equal(readdirSync(oidc), ['journal.db']);
   assert.not.ok(existsSync(`${oidc}.master-key`));
 });

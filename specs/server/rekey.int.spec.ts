@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,10 +58,10 @@ function sealedNow(dataDir: string): string[] {
   }
 }
 
-function rekeyCli(dataDir: string, currentKey: string, newKeyFile: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function rekeyCli(dataDir: string, currentKey: string, newKeyFile: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(satangPath, ['rekey', '--new-key-file', newKeyFile, '--data-dir', dataDir, '--json'], {
-      cwd: tmpdir(), env: { ...process.env, SATANG_MASTER_KEY: currentKey, SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: tmpdir(), env: { ...process.env, SATANG_MASTER_KEY: currentKey, SATANG_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -101,6 +101,28 @@ test('after a rotation the old key is refused, the new one serves every sealed t
     } finally {
       await s.stop(false);
     }
+  } finally {
+    rmSync(p.root, { recursive: true, force: true });
+  }
+});
+
+test('in production the new key file is checked as the server will read it: one others may read is refused before anything is resealed', async () => {
+  const p = await populated();
+  try {
+    const loose = join(p.root, 'loose.key');
+    writeFileSync(loose, `${newKey()}\n`, { mode: 0o644 });
+    chmodSync(loose, 0o644);
+    const jwks = join(p.root, 'jwks.json');
+    writeFileSync(jwks, '{"keys":[]}');
+    const before = sealedNow(p.dataDir);
+    const production = { SATANG_ENV: 'production', SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: jwks, SATANG_SLIP_PROVIDER_URL: 'https://slips.example/v1' };
+    const r = await rekeyCli(p.dataDir, p.key, loose, production);
+    assert.is(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /may be read by others \(mode 644\): chmod 0600/);
+    assert.equal(sealedNow(p.dataDir), before, 'nothing resealed');
+    chmodSync(loose, 0o600);
+    const done = await rekeyCli(p.dataDir, p.key, loose, production);
+    assert.is(done.code, 0, done.stdout + done.stderr);
   } finally {
     rmSync(p.root, { recursive: true, force: true });
   }
