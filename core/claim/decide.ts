@@ -12,6 +12,7 @@
 // what was refunded.
 
 import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
 import type { Minor } from '../money.ts';
 import { bahtOf } from '../finance/money-text.ts';
 import { checkNote } from '../note.ts';
@@ -40,17 +41,34 @@ const transitionOf: { readonly [T in ClaimCommand['type']]: ClaimTransition } = 
   StartClaimReview: 'review', ApproveClaimRefund: 'refund', PayOutClaimRefund: 'payout', CloseClaim: 'close', RejectClaim: 'reject',
 };
 
-/** The facts a new claim is admitted on: the deposit it is about, if it exists. */
+/** The facts a new claim is admitted on: the deposit it is about, if it exists, and what its other claims opened by hand already ask. */
 export interface OpenClaimFacts {
-  readonly deposit: { readonly id: string; readonly amountMinor: Minor } | undefined;
+  readonly deposit: { readonly id: string; readonly amountMinor: Minor; readonly status: string } | undefined;
+  /** The amounts of the deposit's claims of the same kind that are not rejected. */
+  readonly claimedMinor: Minor;
 }
+
+/**
+ * Statuses a claim is opened against by hand: not an order that can still be paid (the
+ * payer's transfer is a slip for it, not a claim), nor one the bank recalled (the money is
+ * back with the payer: a refund would pay it twice).
+ */
+const notClaimable = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'reversed'];
 
 /** Every check a claim opened by an operator must pass, before any id is drawn for it; null when admitted. */
 export function admitClaim(c: { readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
   if (!facts.deposit) return reject('validation_error', 'deposit_id names no deposit.', { fields: [{ path: 'deposit_id', reason: 'not_found' }] });
+  if (notClaimable.includes(facts.deposit.status)) {
+    const why = facts.deposit.status === 'reversed' ? 'the bank recalled its transfer: the money is back with the payer' : 'it can still take its payer\'s slip';
+    return reject('operation_not_allowed', `A claim is not opened on a deposit that is ${facts.deposit.status}: ${why}.`, { status: facts.deposit.status });
+  }
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
   if (c.amountMinor > facts.deposit.amountMinor) {
     return reject('validation_error', `A claim is for at most its deposit's amount (${bahtOf(facts.deposit.amountMinor)} baht, amount_minor ${facts.deposit.amountMinor}); a further transfer is a claim of its own.`, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
+  }
+  if (facts.claimedMinor + c.amountMinor > facts.deposit.amountMinor) {
+    const left = facts.deposit.amountMinor - facts.claimedMinor;
+    return reject('validation_error', `The deposit's other claims of this kind already ask ${bahtOf(facts.claimedMinor)} baht of its ${bahtOf(facts.deposit.amountMinor)}: at most ${bahtOf(left > 0n ? left : 0n)} baht (amount_minor ${left > 0n ? left : 0n}) more; a refund is never paid twice.`, { fields: [{ path: 'amount_minor', reason: 'maximum', hint: `at most ${left > 0n ? left : 0n}` }] });
   }
   return checkNote(c.note, 'Opening a claim');
 }
@@ -72,8 +90,9 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
         return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
       }
       const refundMinor = c.refundMinor ?? s.amountMinor;
-      if (refundMinor <= 0n || refundMinor > s.amountMinor) {
-        return reject('validation_error', `The refund must be from 0.01 to the claim's amount (${bahtOf(s.amountMinor)} baht, amount_minor ${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
+      // A refund is paid by payers' legs like any withdrawal, and no leg is below limits.legAmountMinMinor: a smaller one could never be paid.
+      if (refundMinor < BigInt(limits.legAmountMinMinor) || refundMinor > s.amountMinor) {
+        return reject('validation_error', `The refund must be from ${bahtOf(BigInt(limits.legAmountMinMinor))} baht (the smallest amount a payer's transfer pays) to the claim's amount (${bahtOf(s.amountMinor)} baht, amount_minor ${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
       }
       return [{ type: 'ClaimRefundApproved', ...base, refundMinor, account: c.account }];
     }

@@ -17,7 +17,10 @@ import { runWithdrawal } from './withdrawals.ts';
 
 export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
   const d = tx.deposit(c.depositId);
-  const refusal = admitClaim(c, { deposit: d });
+  // Claims about one deposit are few (a scan of the open work, as the back office's view does).
+  let claimedMinor = 0n;
+  for (const other of tx.world.claims.values()) if (other.depositId === c.depositId && other.kind === c.kind && other.status !== 'rejected') claimedMinor += other.amountMinor;
+  const refusal = admitClaim(c, { deposit: d, claimedMinor });
   if (refusal || !d) return fail(refusal!);
   const id = tx.ids.next('clm', d.merchantId);
   tx.emitRecord(id, 'claim', d.livemode, d.merchantId, {

@@ -116,6 +116,10 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       return [{ type: 'WithdrawalRejected', at: c.at, refund: c.refund, ...(c.note !== undefined ? { note: c.note } : {}) }];
     case 'CancelWithdrawal':
       if (!isOpenStatus(s.status)) return reject('withdrawal_not_cancelable', `The withdrawal is already ${s.status}.`, { status: s.status });
+      // A claim's refund pays the payer money that was never the merchant's, on two operators' word: not the merchant's to call off.
+      if (c.by === 'merchant' && s.refundOfDepositId !== undefined) {
+        return reject('withdrawal_not_cancelable', "This withdrawal is a claim's refund to a payer (refund_of_deposit_id): the merchant cannot cancel it; the claim is the operators'.", { status: s.status, refund_of_deposit_id: s.refundOfDepositId });
+      }
       if (inFlightOf(s) > 0n) {
         return reject('withdrawal_has_pending_fill', 'A fill is in progress; try again when it has landed or been released.', { reserved_minor: Number(inFlightOf(s)) });
       }

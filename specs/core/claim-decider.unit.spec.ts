@@ -37,6 +37,8 @@ const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefine
   { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account }, then: [refundApproved] },
   { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
   { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 5_001n }, refused: 'validation_error' },
+  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 99n }, refused: 'validation_error' },
+  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
   { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
   { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close while the refund is open: refused', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: false, filledMinor: 0n } }, refused: 'operation_not_allowed' },
@@ -63,18 +65,32 @@ test('no claim: resource_not_found', () => {
 });
 
 test('admission: an unknown deposit, a non-positive amount, more than the deposit and a short note are refused; a good claim passes', () => {
-  const deposit = { id: 'dep_1', amountMinor: 50_000n };
+  const deposit = { id: 'dep_1', amountMinor: 50_000n, status: 'expired' };
+  const none = { claimedMinor: 0n };
   const refusals = [
-    admitClaim({ amountMinor: 1n, note }, { deposit: undefined }),
-    admitClaim({ amountMinor: 0n, note }, { deposit }),
-    admitClaim({ amountMinor: 50_001n, note }, { deposit }),
-    admitClaim({ amountMinor: 1n, note: 'short' }, { deposit }),
+    admitClaim({ amountMinor: 1n, note }, { deposit: undefined, ...none }),
+    admitClaim({ amountMinor: 0n, note }, { deposit, ...none }),
+    admitClaim({ amountMinor: 50_001n, note }, { deposit, ...none }),
+    admitClaim({ amountMinor: 1n, note: 'short' }, { deposit, ...none }),
   ];
   assert.equal(refusals.map((r) => r?.code), ['validation_error', 'validation_error', 'validation_error', 'review_note_required']);
   assert.equal(refusals[2]!.details, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
   assert.match(refusals[2]!.message, /at most its deposit's amount \(500\.00 baht, amount_minor 50000\)/);
-  assert.is(admitClaim({ amountMinor: 1n, note }, { deposit }), null);
-  assert.is(admitClaim({ amountMinor: 50_000n, note }, { deposit }), null);
+  assert.is(admitClaim({ amountMinor: 1n, note }, { deposit, ...none }), null);
+  assert.is(admitClaim({ amountMinor: 50_000n, note }, { deposit, ...none }), null);
+});
+
+test('admission: never more across a deposit\'s claims of one kind than the deposit (a refund is never paid twice); never on an order that can still be paid, nor on one the bank recalled', () => {
+  const deposit = { id: 'dep_1', amountMinor: 14_000n, status: 'settled' };
+  const twice = admitClaim({ amountMinor: 14_000n, note }, { deposit, claimedMinor: 14_000n });
+  assert.equal([twice?.code, twice?.details], ['validation_error', { fields: [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }] }]);
+  assert.is(admitClaim({ amountMinor: 4_000n, note }, { deposit, claimedMinor: 10_000n }), null, 'the rest of it');
+  assert.is(admitClaim({ amountMinor: 4_001n, note }, { deposit, claimedMinor: 10_000n })?.code, 'validation_error');
+  for (const status of ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'reversed']) {
+    const r = admitClaim({ amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n });
+    assert.equal([r?.code, r?.details], ['operation_not_allowed', { status }], status);
+  }
+  for (const status of ['expired', 'canceled', 'settled', 'under_review', 'rejected']) assert.is(admitClaim({ amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n }), null, status);
 });
 
 test('every status change bumps the version by one and keeps the note', () => {

@@ -134,7 +134,12 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
 });
 
 test('manual and late_slip claims: opened by an operator, listed by kind and status with paging, rejected', async () => {
-  const d = await matchedDeposit(scene); // any deposit: a claim is about money, whatever the order's status
+  const d = await matchedDeposit(scene);
+  // Not while the order can still be paid: the payer's transfer is a slip for it, and a refund beside it would pay twice.
+  const early = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 2_000, note });
+  assert.equal([early.status, early.json.error?.code, early.json.error?.details], [409, 'operation_not_allowed', { status: 'awaiting_payment' }], early.text);
+  const canceled = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${d.id}/cancel`, {});
+  assert.is(canceled.status, 200, canceled.text);
   const opened: string[] = [];
   for (const kind of ['manual', 'late_slip', 'manual']) {
     const r = await scene.s.bo('POST', '/v1/bo/claims', { kind, deposit_id: d.id, amount_minor: 2_000, note, evidence: 'bank statement line 42' });
