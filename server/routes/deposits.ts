@@ -94,7 +94,9 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     parseWith(emptyBody, bodyOf(ctx)); // none or {}
     const d = visible(ctx, ctx.params.id!);
     if (d.legs.length === 0 || (d.status !== 'awaiting_payment' && d.status !== 'expired' && d.status !== 'canceled')) {
-      throw new ApiError('operation_not_allowed', 'A slip token exists only once the deposit has a destination and can take a slip.', { status: d.status });
+      // An order past taking slips (settled, rejected, reversed): a payer who transferred again goes to a claim.
+      const claim = d.legs.length > 0 && d.status !== 'slip_processing' && d.status !== 'under_review' ? { claim_url: claimUrlOf(config, d.id) } : {};
+      throw new ApiError('operation_not_allowed', 'A slip token exists only once the deposit has a destination and can take a slip.', { status: d.status, ...claim });
     }
     // A closed order takes a slip only in its late window: after it, a token would be born
     // expired, and the upload would be refused anyway. Said now, as the upload says it.

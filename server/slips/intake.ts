@@ -145,13 +145,14 @@ export class SlipIntake {
 
   /**
    * The core's refusal as the API answers it. Where no slip can come any more — the late
-   * window closed (410), or the order's uploads used up (422 upload_limit_reached) — it
+   * window closed (410), the order's uploads used up (422 upload_limit_reached), an order
+   * that takes none (422 not_accepting_slips: final, or with no destination) — it
    * names where a payer who did pay goes instead: the order's claim_url.
    */
   private refusal(rejection: Rejection, depositId: string): ApiError {
     const error = ApiError.from(rejection);
-    const uploadsUsedUp = (rejection.details?.fields as { reason?: string }[] | undefined)?.some((f) => f.reason === 'upload_limit_reached') === true;
-    if (rejection.code !== 'late_slip_window_closed' && !uploadsUsedUp) return error;
+    const noMoreSlips = (rejection.details?.fields as { reason?: string }[] | undefined)?.some((f) => f.reason === 'upload_limit_reached' || f.reason === 'not_accepting_slips') === true;
+    if (rejection.code !== 'late_slip_window_closed' && !noMoreSlips) return error;
     return new ApiError(error.code, error.message, { ...error.details, claim_url: this.parts.claimUrl(depositId) });
   }
 

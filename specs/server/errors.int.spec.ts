@@ -471,6 +471,7 @@ test('operation_not_allowed: slip-token before a destination exists; evidence on
   assert.is(waiting.status, 202, waiting.text);
   const e = expectError(await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${waiting.json.id}/slip-token`), 'operation_not_allowed', covered);
   assert.is(e.details.status, 'awaiting_liquidity');
+  assert.is(e.details.claim_url, undefined, 'nothing was paid to a destination yet: no claim to point to');
   assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${waiting.json.id}/cancel`, {})).status, 200);
 
   const ben = await s.beneficiary(payer.id, true, '4445556667');
@@ -478,6 +479,10 @@ test('operation_not_allowed: slip-token before a destination exists; evidence on
   const d = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 60_000, fill_preference: 'internal_only' }));
   assert.is(d.status, 201, d.text);
   await payFirstLeg(s, d.json.id);
+  // Settled: no new token, but where a payer who transferred again goes.
+  const afterSettled = expectError(await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/slip-token`), 'operation_not_allowed');
+  assert.is(afterSettled.details.status, 'settled');
+  assert.ok(String(afterSettled.details.claim_url).includes(d.json.id), JSON.stringify(afterSettled.details));
   const disputeId = await openDispute(s, w.json.id, 60_000n);
   const ok = await s.call(payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'The payee confirmed receipt by phone.' });
   assert.is(ok.status, 200, ok.text);
