@@ -120,7 +120,10 @@ function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettle
 
 // ---- create ----
 
-type MatchShape = { amountMinor: Minor; merchantId: string; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only' };
+type MatchShape = {
+  amountMinor: Minor; merchantId: string; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only';
+  readonly sender: { readonly bankCode: string; readonly accountNumber: string };
+};
 
 /** A sandbox order pays only its own merchant's sandbox withdrawals (DESIGN.md "Sandbox"); a live one any of its pool. */
 function mayPay(d: Pick<MatchShape, 'livemode' | 'merchantId'>, w: Withdrawal): boolean {
@@ -133,23 +136,27 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
+  const destinationOf = (w: Withdrawal) => {
+    const ben = tx.world.beneficiaries.get(w.beneficiaryId);
+    return ben ? `${ben.bankCode}:${ben.accountNumber}` : w.beneficiaryId;
+  };
+  // A payer is never asked to pay into his own account (a claim's refund to him, say): a
+  // transfer to oneself is no payment, and it would both fill the order and credit the merchant.
+  const own = `${d.sender.bankCode}:${d.sender.accountNumber}`;
+  const payable = (w: Withdrawal) => mayPay(d, w) && destinationOf(w) !== own;
   const planner = new LiquidityPlanner({
-    amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt,
-    destinationOf: (w) => {
-      const ben = tx.world.beneficiaries.get(w.beneficiaryId);
-      return ben ? `${ben.bankCode}:${ben.accountNumber}` : w.beneficiaryId;
-    },
+    amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt, destinationOf,
   });
   let placed = false;
   if (pool) {
     for (const id of pool) {
       const w = tx.withdrawal(id);
-      if (w && mayPay(d, w) && (placed = planner.offer(w))) break;
+      if (w && payable(w) && (placed = planner.offer(w))) break;
     }
   }
   if (!placed) {
     for (const w of tx.touchedWithdrawals()) {
-      if (pool?.has(w.id) || w.whiteLabelId !== d.whiteLabelId || w.livemode !== d.livemode || !mayPay(d, w)) continue;
+      if (pool?.has(w.id) || w.whiteLabelId !== d.whiteLabelId || w.livemode !== d.livemode || !payable(w)) continue;
       if (planner.offer(w)) break;
     }
   }
@@ -193,7 +200,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const lifetimeMs = lifetimeSeconds * 1000;
   const id = tx.ids.next('dep', merchantId);
   const fillPreference = c.fillPreference ?? 'any';
-  const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference };
+  const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference, sender };
   const match: Match = firstMatch(tx, shape, tx.at + lifetimeMs) ?? {
     kind: 'waiting',
     liquidity: {

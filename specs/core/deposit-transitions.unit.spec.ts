@@ -162,6 +162,16 @@ test('awaiting_liquidity: two orders of one sender and amount, both created wait
   assert.is(dep(s.h, first).status, 'slip_processing');
 });
 
+test('matching never asks a payer to pay into his own account: the order whose payee he is is passed over', () => {
+  const s = scene();
+  const own = s.h.withdrawal(s.payer, 100_000n); // pays beneficiary 004/1234567890 (the harness's)
+  const payer = { bankCode: '004', accountNumber: '1234567890', accountNameTh: 'สมหญิง รักดี' };
+  const self = s.h.ok(createCommand(s, { sender: payer, amountMinor: 20_000n }));
+  assert.equal([dep(s.h, self).status, dep(s.h, self).legs], ['awaiting_liquidity', []], 'not matched to the order that pays his own account');
+  const other = s.h.ok(createCommand(s, { endUserRef: 'user-2', amountMinor: 20_000n }));
+  assert.equal(dep(s.h, other).legs.map((l) => l.counterparty.kind === 'withdrawal' && l.counterparty.withdrawalId), [own], 'another payer is');
+});
+
 test('awaiting_liquidity → no liquidity available → canceled no_liquidity_available, terminal at once', () => {
   const s = scene();
   const id = openDeposit(s, 20_000n);
