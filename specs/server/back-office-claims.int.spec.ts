@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
-import { depositBody, sender, type MerchantKeys } from '../support/server-harness.ts';
+import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 
 let scene: SlipScene;
@@ -31,11 +31,11 @@ function ledgerBalanced(step: string): void {
 const shopBalance = async () => (await scene.s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).json;
 
 /** A deposit of `amount` in the claims white label, paid with `paid` to `receiver`, verified. */
-async function paidDeposit(amount: number, paid: number, receiver: { bank_code: string; account_number: string; account_name: string }): Promise<any> {
-  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}` }));
+async function paidDeposit(amount: number, paid: number, receiver: { bank_code: string; account_number: string; account_name: string }, from = sender): Promise<any> {
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: from }));
   assert.is(created.status, 201, created.text);
   const image = pngSlip();
-  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver, image_sha256: sha256Hex(image) }));
+  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver, sender: { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th }, image_sha256: sha256Hex(image) }));
   assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
   await scene.s.running.slipWorker.drain();
   return (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
@@ -99,9 +99,10 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   const notYet = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note });
   assert.is(notYet.status, 409, 'the refund is not paid out yet');
 
-  // A deposit of another end user pays the payer's account: it fills the refund.
+  // A deposit of another end user, from another account, pays the payer's account: it fills the refund
+  // (the payer himself is never matched to it: a transfer to his own account is no payment).
   const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
-  const filler = await paidDeposit(5_000, 5_000, payerAccount);
+  const filler = await paidDeposit(5_000, 5_000, payerAccount, freshSender());
   assert.is(filler.status, 'settled', JSON.stringify(filler));
   const filled = await scene.s.bo('GET', `/v1/bo/withdrawals/${refundW.id}`);
   assert.is(filled.json.withdrawal.status, 'settled');
