@@ -176,10 +176,16 @@ export class World {
   readonly awaitingPaymentBySenderAmount = new MerchantScoped<string[]>();
   /**
    * Deposits waiting for liquidity by sender account and amount: the twins a deposit of the
-   * same sender and amount keeps from being matched while it awaits payment, each given its
-   * turn when that one leaves awaiting_payment.
+   * same sender and amount keeps from being matched while it is being paid, each given its
+   * turn when that one is no longer (payingBySenderAmount).
    */
   readonly waitingBySenderAmount = new MerchantScoped<string[]>();
+  /**
+   * Deposits being paid — awaiting payment, or a slip being verified (an unreadable image
+   * sends it back to awaiting payment) — by sender account and amount: what keeps a twin
+   * waiting for liquidity from being matched (duplicate_open_deposit at matching).
+   */
+  readonly payingBySenderAmount = new MerchantScoped<string[]>();
   /** The deposit that first used a bank transfer (trans_ref), per mode. */
   readonly depositByTransRef = { live: new Map<string, string>(), test: new Map<string, string>() };
   readonly withdrawalByDispute = new Map<string, string>();
@@ -494,6 +500,10 @@ export class World {
     if (awaiting !== (before?.status === 'awaiting_payment')) {
       toggleListed(this.awaitingPaymentBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, awaiting);
     }
+    const paying = isBeingPaid(d);
+    if (paying !== (before !== undefined && isBeingPaid(before))) {
+      toggleListed(this.payingBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, paying);
+    }
     const waiting = d.status === 'awaiting_liquidity';
     if (waiting !== (before?.status === 'awaiting_liquidity')) {
       const pool = World.poolKey(d.whiteLabelId, d.livemode);
@@ -665,6 +675,11 @@ function togglePooled(index: Map<string, Set<string>>, key: string, id: string, 
 
 /** Adds or removes an id in a short list keyed by an end user; an empty list goes. */
 /** The key of the duplicate-open-deposit rule: the same sender account and amount. */
+/** Awaiting payment, or a slip being verified that may send it back there: a deposit a payer is paying. */
+export function isBeingPaid(d: Pick<Deposit, 'status'>): boolean {
+  return d.status === 'awaiting_payment' || d.status === 'slip_processing';
+}
+
 export function senderAmountKey(bankCode: string, accountNumber: string, amountMinor: Minor): string {
   return `${bankCode}:${accountNumber}:${amountMinor}`;
 }

@@ -17,7 +17,7 @@ import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts'
 import { scenarioOf, simulatedLegs, simulatedShape } from '../sandbox/scenarios.ts';
 
 import { depositPostings } from '../ledger/postings.ts';
-import { senderAmountKey, World } from '../world.ts';
+import { isBeingPaid, senderAmountKey, World } from '../world.ts';
 import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
@@ -51,7 +51,7 @@ export function runDeposit(tx: Tx, id: string, decision: readonly DepositEvent[]
   assert(after, () => `deposit ${id} vanished`);
   const then: Reaction[] = [];
   for (const e of decision) carryOut(tx, before, after, e, then);
-  if (before?.status === 'awaiting_payment' && after.status !== 'awaiting_payment') {
+  if (before !== undefined && isBeingPaid(before) && !isBeingPaid(after)) {
     // Its twins waiting for liquidity (matchWaitingDeposit kept them back) get their turn.
     for (const twin of tx.world.waitingBySenderAmount.get(after.merchantId, after.livemode, senderAmountKey(after.sender.bankCode, after.sender.accountNumber, after.amountMinor)) ?? []) {
       then.push({ type: 'MatchWaitingDeposit', depositId: twin });
@@ -270,25 +270,32 @@ export function waitingDepositsOf(tx: Tx, whiteLabelId: string, livemode: boolea
   return done(undefined, then);
 }
 
-/** Whether another deposit of d's sender and amount awaits payment, this command's own changes included (the world's indexes have not seen them). */
-function twinAwaitsPayment(tx: Tx, d: Deposit): boolean {
+/**
+ * Whether another deposit of d's sender and amount is being paid (awaiting payment, or a
+ * slip being verified, which an unreadable image sends back), this command's own changes
+ * included (the world's indexes have not seen them).
+ */
+function twinBeingPaid(tx: Tx, d: Deposit): boolean {
   const key = senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor);
-  for (const id of tx.world.awaitingPaymentBySenderAmount.get(d.merchantId, d.livemode, key) ?? []) if (tx.deposit(id)?.status === 'awaiting_payment') return true;
-  return tx.deposits.some((t) => t.id !== d.id && t.status === 'awaiting_payment' && t.merchantId === d.merchantId && t.livemode === d.livemode
+  for (const id of tx.world.payingBySenderAmount.get(d.merchantId, d.livemode, key) ?? []) {
+    const twin = tx.deposit(id);
+    if (twin && isBeingPaid(twin)) return true;
+  }
+  return tx.deposits.some((t) => t.id !== d.id && isBeingPaid(t) && t.merchantId === d.merchantId && t.livemode === d.livemode
     && senderAmountKey(t.sender.bankCode, t.sender.accountNumber, t.amountMinor) === key);
 }
 
 /**
  * One waiting deposit's turn: matched if the pool, as it is now, can take it — and if no
- * deposit of the same sender and amount awaits payment: the contract's
+ * deposit of the same sender and amount is being paid (twinBeingPaid): the contract's
  * duplicate_open_deposit, which creation alone cannot keep when both were created waiting
  * (the sender's slip would be ambiguous between them). It keeps waiting, and has its turn
- * again when that one leaves awaiting_payment (runDeposit).
+ * again when that one is no longer being paid (runDeposit).
  */
 export function matchWaitingDeposit(tx: Tx, id: string): Step {
   const d = tx.deposit(id);
   if (!d || d.status !== 'awaiting_liquidity') return done();
-  if (twinAwaitsPayment(tx, d)) return done();
+  if (twinBeingPaid(tx, d)) return done();
   const match = plannedLegs(tx, d, tx.at + d.lifetimeMs);
   if (!match || match.kind !== 'matched') return done();
   return runDeposit(tx, id, decide({ type: 'MatchDeposit', at: tx.at, match }, d));
