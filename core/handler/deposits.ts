@@ -201,7 +201,9 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const id = tx.ids.next('dep', merchantId);
   const fillPreference = c.fillPreference ?? 'any';
   const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference, sender };
-  const match: Match = firstMatch(tx, shape, tx.at + lifetimeMs) ?? {
+  // A twin whose slip is being verified may come back to awaiting payment: the new order waits (duplicate_open_deposit at matching).
+  const twin = twinBeingPaid(tx, { merchantId, livemode, sender, amountMinor: c.amountMinor });
+  const match: Match = (twin ? null : firstMatch(tx, shape, tx.at + lifetimeMs)) ?? {
     kind: 'waiting',
     liquidity: {
       waitStartedAt: tx.at, retryIntervalMs: limits.liquidityRetryIntervalMs, suggestedAmountsMinor: suggestedAmounts(tx, shape),
@@ -275,7 +277,7 @@ export function waitingDepositsOf(tx: Tx, whiteLabelId: string, livemode: boolea
  * slip being verified, which an unreadable image sends back), this command's own changes
  * included (the world's indexes have not seen them).
  */
-function twinBeingPaid(tx: Tx, d: Deposit): boolean {
+function twinBeingPaid(tx: Tx, d: Pick<Deposit, 'merchantId' | 'livemode' | 'sender' | 'amountMinor'> & { readonly id?: string }): boolean {
   const key = senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor);
   for (const id of tx.world.payingBySenderAmount.get(d.merchantId, d.livemode, key) ?? []) {
     const twin = tx.deposit(id);

@@ -162,8 +162,11 @@ test('awaiting_liquidity: two orders of one sender and amount, both created wait
   verify(s.h, first, 'rcpt_1', { kind: 'unreadable' });
   assert.equal([dep(s.h, first).status, dep(s.h, second).status], ['awaiting_payment', 'awaiting_liquidity'], 'back to awaiting payment: the twin still waits (found by the ledger model property)');
   receiveSlip(s.h, first, 'rcpt_2');
+  // Created while the first's slip is verified (the rule at creation is for orders awaiting payment): it waits too.
+  const third = s.h.ok(createCommand(s, { endUserRef: 'user-4' }));
+  assert.is(dep(s.h, third).status, 'awaiting_liquidity', 'not matched beside a twin whose slip may come back unreadable');
   verify(s.h, first, 'rcpt_2', found(exactTransfer(s.h, first)));
-  assert.equal([dep(s.h, first).status, dep(s.h, second).status], ['settled', 'awaiting_payment'], 'paid: the twin is matched at once');
+  assert.equal([dep(s.h, first).status, dep(s.h, second).status, dep(s.h, third).status], ['settled', 'awaiting_payment', 'awaiting_liquidity'], 'paid: the older twin is matched at once, the younger waits for it');
 });
 
 test('matching never asks a payer to pay into his own account: the order whose payee he is is passed over', () => {
