@@ -125,8 +125,7 @@ function print(args: Args, what: string, dir: string, manifest: BackupManifest, 
  * refuses (exit 78, `the master key does not open this data dir`) — an operator who restores
  * at 3 a.m. reads this beside the result, with where that server will look for the key.
  */
-export function masterKeyReminder(dataDir: string): string {
-  const opens = masterKeyOpensRestored(dataDir);
+export function masterKeyReminder(dataDir: string, opens = masterKeyOpensRestored(dataDir)): string {
   if (opens === true) return `master key: the one this environment gives opens ${dataDir}: the server can start on it`;
   let where: string;
   try {
@@ -211,11 +210,12 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     }
     // A restore the configured key cannot open is not one to start on: exit 1 says so to a script.
     const printed = print(args, 'restored into', dataDir, manifest, verified, lost);
-    const code = masterKeyOpensRestored(dataDir) === false ? exitFailed : printed;
-    if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir)}\n`);
+    const opens = masterKeyOpensRestored(dataDir); // tried once: the exit code and the reminder say the same
+    const code = opens === false ? exitFailed : printed;
+    if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir, opens)}\n`);
     else {
       if (verified.ok) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
-      process.stdout.write(`${masterKeyReminder(dataDir)}\n`);
+      process.stdout.write(`${masterKeyReminder(dataDir, opens)}\n`);
     }
     return lost?.stream_deleted_messages === null ? exitFailed : code;
   } catch (error) {
