@@ -7,7 +7,8 @@
 // Every decision needs an operator note of at least limits.reviewNoteLengthMin characters.
 // Money leaves suspense only on two people's word: the operator who opened a claim by
 // hand cannot approve its refund, and the one who approved a refund cannot pay it out.
-// A claim opened by hand is for at most its deposit's amount; a refund at most the claim's. A claim closes out of return_pending_payout only
+// A claim opened by hand is for at most its deposit's amount less what the deposit's other
+// claims of its kind hold of it (heldOfDeposit); a refund at most the claim's. A claim closes out of return_pending_payout only
 // once its refund withdrawal is final (settled, expired or canceled); what it filled is
 // what was refunded.
 
@@ -44,8 +45,20 @@ const transitionOf: { readonly [T in ClaimCommand['type']]: ClaimTransition } = 
 /** The facts a new claim is admitted on: the deposit it is about, if it exists, and what its other claims opened by hand already ask. */
 export interface OpenClaimFacts {
   readonly deposit: { readonly id: string; readonly amountMinor: Minor; readonly status: string } | undefined;
-  /** The amounts of the deposit's claims of the same kind that are not rejected. */
+  /** What the deposit's other claims of the same kind hold of it (heldOfDeposit). */
   readonly claimedMinor: Minor;
+}
+
+/**
+ * What a claim holds of its deposit against a new claim of its kind: nothing once rejected,
+ * what its refund paid out once closed (a refund that expired unfilled, or a claim closed
+ * without one, leaves the rest to be claimed again), else its whole amount while it is decided
+ * or paid.
+ */
+export function heldOfDeposit(c: Pick<Claim, 'status' | 'amountMinor' | 'refundedMinor'>): Minor {
+  if (c.status === 'rejected') return 0n;
+  if (c.status === 'closed') return c.refundedMinor ?? 0n;
+  return c.amountMinor;
 }
 
 /**

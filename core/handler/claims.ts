@@ -5,7 +5,7 @@
 // (core/ledger/postings.ts) and filled by deposits like any other order. Ids are drawn
 // only once the decider has accepted.
 
-import { admitClaim, decideClaim, type ClaimCommand } from '../claim/decide.ts';
+import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand } from '../claim/decide.ts';
 import type { Claim, ClaimEvent } from '../claim/state.ts';
 import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
@@ -19,7 +19,7 @@ export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): S
   const d = tx.deposit(c.depositId);
   // Claims about one deposit are few (a scan of the open work, as the back office's view does).
   let claimedMinor = 0n;
-  for (const other of tx.world.claims.values()) if (other.depositId === c.depositId && other.kind === c.kind && other.status !== 'rejected') claimedMinor += other.amountMinor;
+  for (const other of tx.world.claims.values()) if (other.depositId === c.depositId && other.kind === c.kind) claimedMinor += heldOfDeposit(other);
   const refusal = admitClaim(c, { deposit: d, claimedMinor });
   if (refusal || !d) return fail(refusal!);
   const id = tx.ids.next('clm', d.merchantId);

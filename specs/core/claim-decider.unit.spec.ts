@@ -6,7 +6,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { admitClaim, decideClaim, type ClaimCommand, type ClaimDecision } from '../../core/claim/decide.ts';
+import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand, type ClaimDecision } from '../../core/claim/decide.ts';
 import { evolveClaim, type Claim, type ClaimEvent } from '../../core/claim/state.ts';
 import { isRejection } from '../../core/errors.ts';
 import { refusalCodesOfRows, refusalCodesReachable, table, type Decider, type Row } from '../support/decider.ts';
@@ -91,6 +91,15 @@ test('admission: never more across a deposit\'s claims of one kind than the depo
     assert.equal([r?.code, r?.details], ['operation_not_allowed', { status }], status);
   }
   for (const status of ['expired', 'canceled', 'settled', 'under_review', 'rejected']) assert.is(admitClaim({ amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n }), null, status);
+});
+
+test('what a claim holds of its deposit: its amount while decided or paid, what its refund paid once closed, nothing once rejected', () => {
+  const c = { amountMinor: 14_000n, refundedMinor: undefined };
+  for (const status of ['open', 'under_review', 'refund_pending', 'return_pending_payout'] as const) assert.is(heldOfDeposit({ ...c, status }), 14_000n, status);
+  assert.is(heldOfDeposit({ ...c, status: 'rejected' }), 0n);
+  assert.is(heldOfDeposit({ ...c, status: 'closed', refundedMinor: 0n }), 0n, 'a refund that expired unfilled');
+  assert.is(heldOfDeposit({ ...c, status: 'closed', refundedMinor: 5_000n }), 5_000n, 'a refund filled in part');
+  assert.is(heldOfDeposit({ ...c, status: 'closed', refundedMinor: 14_000n }), 14_000n);
 });
 
 test('every status change bumps the version by one and keeps the note', () => {

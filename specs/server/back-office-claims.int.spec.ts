@@ -186,6 +186,11 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   await scene.s.bo('POST', `/v1/bo/claims/${opened[0]}/review`, { note });
   const closed = await scene.s.bo('POST', `/v1/bo/claims/${opened[0]}/close`, { note: 'payer confirmed it was a test transfer' });
   assert.equal([closed.json.status, closed.json.refunded_minor], ['closed', 0]);
+  // A claim closed with nothing refunded holds nothing of the deposit: its amount may be claimed again (the other manual claim still holds its 2,000).
+  const again = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: d.amount_minor - 2_000, note });
+  assert.is(again.status, 201, again.text);
+  const beyond = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 100, note });
+  assert.equal([beyond.status, beyond.json.error?.details?.fields], [422, [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }]], beyond.text);
   ledgerBalanced('manual claims');
 });
 
