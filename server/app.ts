@@ -81,6 +81,7 @@ export function clientNetwork(ip: string): string {
 
 /** The public webhook support routes (no auth), limited per client address. */
 const publicWebhookPaths = new Set(['/v1/webhooks/signing-keys', '/v1/webhooks/test-vectors']);
+const balanceHistoryPath = '/v1/pay/balance/transactions';
 
 export function createApp(parts: AppParts): Koa {
   const { services, config, logger } = parts;
@@ -163,7 +164,9 @@ export function createApp(parts: AppParts): Koa {
     const secret = publicRead ? undefined : bearer(ctx);
     const key = secret === undefined ? undefined : services.keys.bySecret(secret);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
-    const result = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
+    const taken = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
+    // Balance history's 429 carries Retry-After 60, the contract's figure (a whole window), not what is left of this one.
+    const result = !taken.allowed && ctx.path === balanceHistoryPath ? { ...taken, retryAfterSeconds: taken.windowSeconds } : taken;
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
     if (!result.allowed) {

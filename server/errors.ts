@@ -20,7 +20,8 @@
 //   api_error             a fault or outage on the service side
 // `retryable` is true when the same request may succeed later without change, including
 // the contract's conditional "yes after ..." rows (timestamp after clock sync,
-// insufficient_balance after clearing, beneficiary_not_verified once verified).
+// insufficient_balance after clearing — and so not when nothing is clearing —,
+// beneficiary_not_verified once verified).
 
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -46,6 +47,8 @@ export interface CatalogueEntry {
   message_th: string;
   /** A delay the contract fixes for this code, used when the thrower gives none. */
   retryAfterSeconds?: number;
+  /** Where the contract's "yes after …" depends on the answer: retryable only when this holds of its details. */
+  retryableWhen?: (details: ErrorDetails) => boolean;
 }
 
 export const catalogue: Record<ErrorCode, CatalogueEntry> = {
@@ -155,7 +158,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
     message_th: 'ไม่พบรายการที่ร้องขอ',
   },
   insufficient_balance: {
-    status: 402, type: 'state_conflict', retryable: true,
+    status: 402, type: 'state_conflict', retryable: true, retryableWhen: (d) => clearingWillCover(d),
     message: 'The available balance is less than the amount plus fee.',
     message_th: 'ยอดเงินที่ใช้ได้น้อยกว่าจำนวนเงินรวมค่าธรรมเนียม',
   },
@@ -315,6 +318,18 @@ function presentInstants(details: Readonly<Record<string, unknown>>): ErrorDetai
   return out;
 }
 
+/**
+ * insufficient_balance is retryable "after pending_clearing_available_at": only when
+ * something is clearing into available and, once it has, available covers what was asked
+ * (waiting brings no money otherwise, nor to a reversal taking from pending clearing itself).
+ */
+function clearingWillCover(d: ErrorDetails): boolean {
+  if (d.pending_clearing_available_at == null || d.bucket === 'pending_clearing') return false;
+  const minor = (v: unknown): bigint | undefined => (typeof v === 'number' || typeof v === 'string') && /^-?\d+$/.test(String(v)) ? BigInt(String(v)) : undefined;
+  const [available, clearing, required] = [minor(d.available_minor), minor(d.pending_clearing_minor), minor(d.required_minor)];
+  return available === undefined || clearing === undefined || required === undefined || available + clearing >= required;
+}
+
 export interface ErrorBody {
   error: {
     code: ErrorCode;
@@ -336,14 +351,15 @@ export interface ErrorBodyOptions {
 
 export function errorBody(code: ErrorCode, requestId: string, options: ErrorBodyOptions = {}): ErrorBody {
   const entry = catalogue[code];
+  const retryable = entry.retryable && (entry.retryableWhen?.(options.details ?? {}) ?? true);
   return {
     error: {
       code,
       type: entry.type,
       message: options.message ?? entry.message,
       message_th: entry.message_th,
-      retryable: entry.retryable,
-      retry_after_seconds: retryAfterFor(entry, options.retryAfterSeconds),
+      retryable,
+      retry_after_seconds: retryable ? retryAfterFor(entry, options.retryAfterSeconds) : null,
       request_id: requestId,
       // A bad signature must not tell the caller which part of the canonical string differed.
       details: code === 'signature_invalid' ? {} : { ...options.details },

@@ -169,7 +169,7 @@ const subcommands: readonly Subcommand[] = [
   },
   ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
     words: ['withdrawal', verb],
-    spec: spec(`withdrawal ${verb} WITHDRAWAL_ID`, `${verb === 'approve' ? 'Approves' : 'Rejects'} a withdrawal pending approval (live_p2p: two different approvers).`, { note: { ...note, required: false } }, ['WITHDRAWAL_ID']),
+    spec: spec(`withdrawal ${verb} WITHDRAWAL_ID`, verb === 'approve' ? 'Approves a withdrawal pending approval (live_p2p: two different approvers).' : 'Rejects a withdrawal pending approval: one approver\'s rejection is final and returns what it locked.', { note: { ...note, required: false } }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'approver', 'POST', `/v1/bo/withdrawals/${id(a)}/${verb}`, text(a, 'note') ? { note: text(a, 'note') } : {}), (w) => `${w.id}: ${w.status}`),
   })),
   {

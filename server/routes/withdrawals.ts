@@ -19,6 +19,12 @@ import type { Services } from '../ports.ts';
 import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
 import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 
+/** Two spellings of one name: the same letters, whatever the Unicode form and the spaces between words. */
+const sameName = (a: string, b: string): boolean => {
+  const plain = (n: string) => n.normalize('NFC').trim().replace(/\s+/gu, ' ');
+  return plain(a) === plain(b);
+};
+
 export function walletRoutes(services: Services, config: Config): Router {
   const router = new Router({ prefix: '/v1/pay', sensitive: true });
   router.use(merchantAuth(services));
@@ -42,6 +48,16 @@ export function walletRoutes(services: Services, config: Config): Router {
       const inline = body.beneficiary;
       const known = [...world().beneficiaries.values()].find((b) => b.merchantId === m.merchantId && b.livemode === m.livemode && b.bankCode === inline.bank_code && b.accountNumber === inline.account_number && b.status === 'verified');
       if (!known) throw new ApiError('beneficiary_not_verified', 'This account is not a verified beneficiary yet; register it and wait for beneficiary.verified.');
+      // The payee as given must be the one verified: a mistyped name or PromptPay id is not paid to whoever holds the number.
+      const differs = [
+        ...(sameName(inline.account_name_th, known.accountNameTh) ? [] : ['account_name_th']),
+        ...(inline.promptpay_id !== undefined && inline.promptpay_id !== known.promptpayId ? ['promptpay_id'] : []),
+      ];
+      if (differs.length > 0) {
+        throw new ApiError('beneficiary_not_verified', `This account is verified under another ${differs.join(' and ')}; give the payee exactly as verified (beneficiary ${known.id}), or register the account anew.`, {
+          beneficiary_id: known.id, fields: differs.map((path) => ({ path: `beneficiary.${path}`, reason: 'not_as_verified' })),
+        });
+      }
       beneficiaryId = known.id;
     }
     if (!beneficiaryId) throw new ApiError('validation_error', 'beneficiary_id is required.', { fields: [{ path: 'beneficiary_id', reason: 'required' }] });
@@ -67,7 +83,8 @@ export function walletRoutes(services: Services, config: Config): Router {
   });
 
   router.post('/disputes/:id/evidence', async (ctx) => {
-    const m = merchantOf(ctx);
+    // Speaking for the merchant in a dispute over a payout is a payout write.
+    const m = requireScope(ctx, 'withdrawals:write');
     const body = parseWith(disputeEvidenceBody, bodyOf(ctx));
     const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
     const w = ownedBy(m, withdrawalId ? world().withdrawals.get(withdrawalId) : undefined, 'dispute');
@@ -122,7 +139,8 @@ export function walletRoutes(services: Services, config: Config): Router {
   });
 
   router.post('/beneficiaries', async (ctx) => {
-    const m = merchantOf(ctx);
+    // Adding where payouts may go is a payout write: not for a key handed to a reporting system.
+    const m = requireScope(ctx, 'withdrawals:write');
     if (p2p) throw featureOff('Beneficiary registration');
     const body = parseWith(createBeneficiaryBody, bodyOf(ctx));
     await runIdempotent(ctx, services, merchantScope(m), {
@@ -132,7 +150,7 @@ export function walletRoutes(services: Services, config: Config): Router {
   });
 
   router.get('/beneficiaries/:id', (ctx) => {
-    const m = merchantOf(ctx);
+    const m = requireScope(ctx, 'withdrawals:read');
     if (p2p) throw featureOff('Beneficiary registration');
     const b = ownedBy(m, world().beneficiaries.get(ctx.params.id!), 'beneficiary');
     ctx.body = presentBeneficiary(b);

@@ -130,6 +130,30 @@ test('scope_denied: a live key without wallet:read or withdrawals:write', async 
   assert.is(e.details.required_scope, 'wallet:read');
   const w = expectError(await s.call(minted.json.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(payerBen), { idempotencyKey: randomUUID() }), 'scope_denied');
   assert.is(w.details.required_scope, 'withdrawals:write');
+  // Adding a payee and speaking in a dispute are payout writes too; reading a payee is a payout read.
+  const ben = expectError(await s.call(minted.json.api_key, 'POST', '/v1/pay/beneficiaries', { bank_code: '004', account_number: '7777777777', account_name_th: 'ผู้ไม่หวังดี ทดสอบ' }), 'scope_denied');
+  const evidence = expectError(await s.call(minted.json.api_key, 'POST', '/v1/pay/disputes/dsp_any/evidence', { text: 'receipt attached' }), 'scope_denied');
+  assert.equal([ben.details.required_scope, evidence.details.required_scope], ['withdrawals:write', 'withdrawals:write']);
+  const walletOnly = await s.bo('POST', `/v1/bo/merchants/${payer.id}/keys`, { livemode: true, scopes: ['wallet:read'] }, { stepUp: true });
+  assert.is(expectError(await s.call(walletOnly.json.api_key, 'GET', `/v1/pay/beneficiaries/${payerBen}`), 'scope_denied').details.required_scope, 'withdrawals:read');
+  assert.is((await s.call(minted.json.api_key, 'GET', `/v1/pay/beneficiaries/${payerBen}`)).status, 200);
+});
+
+test('beneficiary_not_verified: an inline payee is paid only as verified — another name or PromptPay id is refused, leaving nothing behind', async () => {
+  const inline = (beneficiary: Record<string, string>) => {
+    const body = withdrawalBody('', { beneficiary: { bank_code: '004', account_number: '1234567890', ...beneficiary } });
+    delete body.beneficiary_id;
+    return body;
+  };
+  const before = await journalRows(s);
+  const other = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: 'ใครก็ได้ ไม่ใช่' }), { idempotencyKey: randomUUID() }), 'beneficiary_not_verified');
+  assert.equal(other.details, { beneficiary_id: payerBen, fields: [{ path: 'beneficiary.account_name_th', reason: 'not_as_verified' }] });
+  const promptpay = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: 'สมหญิง รักดี', promptpay_id: '0812345678' }), { idempotencyKey: randomUUID() }), 'beneficiary_not_verified');
+  assert.equal(promptpay.details.fields, [{ path: 'beneficiary.promptpay_id', reason: 'not_as_verified' }]);
+  assert.is(await journalRows(s), before, 'no order, no lock');
+  const asVerified = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: ' สมหญิง  รักดี ' }), { idempotencyKey: randomUUID() });
+  assert.equal([asVerified.status, asVerified.json.beneficiary_id], [201, payerBen], asVerified.text);
+  assert.is((await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${asVerified.json.id}/cancel`, {})).status, 200);
 });
 
 test('scope_denied: the events feed carries balance transactions and withdrawals, so it needs both read scopes', async () => {
@@ -547,13 +571,19 @@ test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer
     assert.is(refused.headers.get('retry-after'), String(e.retry_after_seconds));
     assert.is(refused.headers.get('ratelimit-remaining'), '0');
     assert.is(refused.headers.get('x-ratelimit-scope'), 'pay_read');
+    // Balance history's 429 says Retry-After 60 (the contract's figure), whatever is left of the window.
+    rl.securityClock.advance(20_000);
+    const history = await rl.call(m.live.api_key, 'GET', '/v1/pay/balance/transactions');
+    assert.equal([expectError(history, 'rate_limited').retry_after_seconds, history.headers.get('retry-after')], [60, '60']);
+    const banks = expectError(await rl.call(m.live.api_key, 'GET', '/v1/pay/banks'), 'rate_limited');
+    assert.ok(banks.retry_after_seconds <= 40, `elsewhere what is left of the window: ${banks.retry_after_seconds} s`);
     assert.is((await rl.call(other.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'another key has its own bucket');
     const write = await rl.call(m.live.api_key, 'POST', '/v1/pay/deposits/dep_nope/cancel', {});
     assert.is(write.status, 404, 'writes draw on pay_write');
     assert.is(write.headers.get('x-ratelimit-scope'), 'pay_write');
     rl.clock.advance(60_000);
     expectError(await rl.call(m.live.api_key, 'GET', '/v1/pay/banks'), 'rate_limited'); // business time does not reopen the window
-    rl.securityClock.advance(60_000);
+    rl.securityClock.advance(40_000);
     assert.is((await rl.call(m.live.api_key, 'GET', '/v1/pay/banks')).status, 200, 'a new window after 60 s of wall time');
     const head = await rl.call(m.live.api_key, 'HEAD', '/v1/pay/banks');
     assert.is(head.status, 200);

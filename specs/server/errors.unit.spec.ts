@@ -130,6 +130,17 @@ test('retry_after_seconds: given value wins, rounded up; never on non-retryable 
   assert.is(errorBody('nonce_replayed', 'req_x', { retryAfterSeconds: 5 }).error.retry_after_seconds, null);
 });
 
+test('insufficient_balance is retryable only when what is clearing will cover it once cleared', () => {
+  const at = '2026-11-30T00:00:00.000Z';
+  const answer = (details: Record<string, unknown>) => errorBody('insufficient_balance', 'req_x', { details }).error;
+  assert.is(answer({ available_minor: 0, required_minor: 51_070, pending_clearing_minor: 100_000, pending_clearing_available_at: at }).retryable, true);
+  assert.is(answer({ available_minor: 1_000, required_minor: 51_070, pending_clearing_minor: 50_070, pending_clearing_available_at: at }).retryable, true, 'exactly enough');
+  assert.is(answer({ available_minor: 1_000, required_minor: 51_070, pending_clearing_minor: 50_069, pending_clearing_available_at: at }).retryable, false, 'a satang short even once cleared');
+  const nothing = answer({ available_minor: 0, required_minor: 51_070, pending_clearing_minor: 0, pending_clearing_available_at: null });
+  assert.equal([nothing.retryable, nothing.retry_after_seconds], [false, null], 'nothing is clearing');
+  assert.is(answer({ available_minor: 0, required_minor: 100, pending_clearing_minor: 500, pending_clearing_available_at: at, bucket: 'pending_clearing' }).retryable, false, 'a reversal taking from pending clearing itself');
+});
+
 test('ApiError defaults to the catalogue message; from() lifts a core rejection', () => {
   const plain = new ApiError('scope_denied');
   assert.is(plain.message, catalogue.scope_denied.message);
