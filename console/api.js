@@ -76,7 +76,10 @@ export async function getBlob(path, query) {
 
 export async function getFile(path, query) {
   const res = await send('GET', urlOf(path, query), { headers: { Accept: '*/*' } });
-  const filename = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'download';
+  // RFC 6266: filename* (UTF-8, a Thai file name as sent) wins over the plain ASCII filename.
+  const disposition = res.headers.get('Content-Disposition') ?? '';
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  const filename = (encoded ? decodeURIComponent(encoded) : /filename="([^"]+)"/.exec(disposition)?.[1]) ?? 'download';
   return { blob: await res.blob(), filename };
 }
 

@@ -202,6 +202,7 @@ export const en = {
   'dispute.noEvidence': 'The merchant has sent no evidence.',
   'dispute.submittedAt': 'Submitted',
   'dispute.text': 'Text',
+  'dispute.download': 'Download',
   'dispute.files': 'Files',
   'dispute.resolve': 'Resolve',
   'dispute.outcome': 'Outcome',

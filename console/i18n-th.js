@@ -202,6 +202,7 @@ export const th = {
   'dispute.noEvidence': 'ร้านค้ายังไม่ส่งหลักฐาน',
   'dispute.submittedAt': 'ส่งเมื่อ',
   'dispute.text': 'ข้อความ',
+  'dispute.download': 'ดาวน์โหลด',
   'dispute.files': 'ไฟล์',
   'dispute.resolve': 'ปิดข้อพิพาท',
   'dispute.outcome': 'ผล',

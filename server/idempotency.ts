@@ -77,18 +77,39 @@ function send(ctx: Context, r: Response, text = JSON.stringify(r.body ?? null)):
  * Runs `command` under the request's Idempotency-Key and answers with `render(outcome)`.
  * `scope` names whose keys these are (merchant and mode, or the operator).
  */
+/**
+ * Files a command names, written before it is submitted (so that what the journal names is
+ * on disk) and removed again when the core refuses it (a refused request leaves nothing
+ * behind). Neither runs for a replay.
+ */
+export interface Staged {
+  write(): Promise<void>;
+  undo(): Promise<void>;
+}
+
 export async function runIdempotent(
-  ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response, rules: KeyRules = {},
+  ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response, rules: KeyRules & { readonly staged?: Staged } = {},
 ): Promise<void> {
   await runIdempotentOwn(ctx, services, scope, async (keep) => {
     let response: Response | undefined;
     const meta = { requestId: ctx.state.requestId as string, idempotencyKey: ctx.get('Idempotency-Key') };
-    const { outcome, durable } = services.write.submit(command, meta, (o) => {
-      if (!o.ok) return undefined;
-      response = render(o.objectId);
-      return keep(response);
-    });
-    if (!outcome.ok) throw ApiError.from(outcome.rejection);
+    await rules.staged?.write();
+    let submitted: ReturnType<Services['write']['submit']>;
+    try {
+      submitted = services.write.submit(command, meta, (o) => {
+        if (!o.ok) return undefined;
+        response = render(o.objectId);
+        return keep(response);
+      });
+    } catch (error) {
+      await rules.staged?.undo();
+      throw error;
+    }
+    const { outcome, durable } = submitted;
+    if (!outcome.ok) {
+      await rules.staged?.undo();
+      throw ApiError.from(outcome.rejection);
+    }
     // The key stays in flight until the command is durable: nobody replays an answer
     // whose effects could still be lost.
     await durable;

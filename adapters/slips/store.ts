@@ -1,6 +1,7 @@
 // The slip object store on disk ($SATANG_DATA_DIR/slips/): one intake record per receipt
 // (`<receipt_id>.json`: deposit, evidence fingerprint, what the verifier needs), for
-// image slips the decoded image bytes (`<receipt_id>.img`), and for a slip uploaded after
+// image slips the decoded image bytes (`<receipt_id>.img`), a dispute's evidence files
+// (`<dfile_id>.bin`, the merchant's bytes as sent), and for a slip uploaded after
 // settlement a marker once its verification is done (`<receipt_id>.verified`). Invariants kept: put()
 // resolves only once every file and the directory entries naming them are on disk —
 // each file is written under a temporary name, fsynced, renamed into place, and the
@@ -61,6 +62,8 @@ export interface DiskSlipStoreOptions {
 }
 
 const receiptIdPattern = /^rcpt_[0-9A-Za-z]{1,64}$/;
+/** A dispute evidence file's id: `dfile_` and 32 lower-case hex digits (drawn at random by the route that stores it). */
+export const evidenceFileIdPattern = /^dfile_[0-9a-f]{32}$/;
 /** Part of a file's name while it is being written (backup.ts leaves such files out). */
 export const slipTemporaryMarker = '.tmp-';
 
@@ -119,6 +122,31 @@ export class DiskSlipStore implements SlipStore {
   async answer(receiptId: string): Promise<ProviderAnswer | undefined> {
     const text = await readIfExists(`${this.base(receiptId)}.answer.json`);
     return text === undefined ? undefined : (JSON.parse(text.toString('utf8')) as ProviderAnswer);
+  }
+
+  /** A dispute evidence file (`dfile_` id): on disk, as put() writes, before the journal names it. */
+  async putFile(fileId: string, bytes: Uint8Array): Promise<void> {
+    await this.writeFile(this.filePath(fileId), bytes);
+    const dir = await open(this.dir, 'r');
+    try {
+      await this.fsync(dir);
+    } finally {
+      await dir.close();
+    }
+  }
+
+  file(fileId: string): Promise<Buffer | undefined> {
+    return readIfExists(this.filePath(fileId));
+  }
+
+  /** Removes an evidence file the core refused to record. */
+  async removeFile(fileId: string): Promise<void> {
+    await rm(this.filePath(fileId), { force: true });
+  }
+
+  private filePath(fileId: string): string {
+    if (!evidenceFileIdPattern.test(fileId)) throw new Error(`slip store: ${JSON.stringify(fileId)} is not an evidence file id`);
+    return join(this.dir, `${fileId}.bin`);
   }
 
   private base(receiptId: string): string {

@@ -1,16 +1,17 @@
 // One dispute: GET /v1/bo/disputes/{id} → the withdrawal it concerns, the dispute and
-// every evidence submission the merchant made (text, file names and sizes, with the
+// every evidence submission the merchant made (text, each file's name and size with a
+// download of its bytes — saved, never opened in the console's origin —, with the
 // journal seq and hash it rode in on). ops_admin resolves an open dispute
 // (merchant_won | merchant_lost | withdrawn, optional note); a lost dispute moves no money
 // by itself — the page says so and links the fills to reverse on the withdrawal page.
 //
-// data-testids: dispute-status, dispute-amount, evidence, evidence-row (data-seq),
+// data-testids: dispute-status, dispute-amount, evidence, evidence-row (data-seq), evidence-file, evidence-download,
 //   resolve-form, resolve-outcome, note, resolve.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, Status, Time, useCan, useNote, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
 
 const outcomes = ['merchant_won', 'merchant_lost', 'withdrawn'];
 
@@ -60,7 +61,10 @@ function EvidenceList({ evidence }) {
     <tbody>${evidence.map((e) => html`<tr data-testid="evidence-row" data-seq=${e.seq}>
       <td class="num mono" title=${e.hash}>${e.seq}</td><td><${Time} at=${e.submitted_at} /></td>
       <td class="prewrap">${e.text ?? html`<span class="muted">—</span>`}</td>
-      <td>${(e.files ?? []).length === 0 ? '—' : html`<ul class="plain">${e.files.map((f) => html`<li><span class="mono">${f.name}</span> <span class="muted">${f.bytes} B</span></li>`)}</ul>`}</td>
+      <td>${(e.files ?? []).length === 0 ? '—' : html`<ul class="plain">${e.files.map((f) => html`<li data-testid="evidence-file">
+        <span class="mono">${f.name}</span> <span class="muted">${f.bytes} B${f.media_type ? ` · ${f.media_type}` : ''}</span>
+        ${f.download_url ? html` <${ActionButton} testid="evidence-download" onRun=${() => saveReport(f.download_url)}>⬇ ${t('dispute.download')}</${ActionButton}>` : null}
+      </li>`)}</ul>`}</td>
     </tr>`)}</tbody>
   </table>`;
 }

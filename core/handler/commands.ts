@@ -9,6 +9,7 @@ import type { LegAmount, ReversalReasonCode, Sender } from '../deposit/state.ts'
 import type { VerificationOutcome } from '../deposit/decide.ts';
 import type { Bucket } from '../ledger/ledger.ts';
 import type { AmountPolicy, FeeSchedule } from '../money.ts';
+import type { DisputeEvidenceFile } from '../withdrawal/state.ts';
 
 export type Actor =
   | { readonly kind: 'merchant'; readonly merchantId: string; readonly livemode: boolean }
@@ -63,7 +64,7 @@ export type Command =
   | { readonly type: 'ReverseFill'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string; readonly reasonCode: string; readonly note: string }
   | { readonly type: 'ConfirmReceipt'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string }
   | { readonly type: 'OpenDispute'; readonly actor: Actor; readonly withdrawalId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy?: number }
-  | { readonly type: 'SubmitDisputeEvidence'; readonly actor: Actor; readonly disputeId: string; readonly text: string; readonly fileCount: number; readonly files?: readonly { readonly name: string; readonly bytes: number }[] }
+  | { readonly type: 'SubmitDisputeEvidence'; readonly actor: Actor; readonly disputeId: string; readonly text: string; readonly fileCount: number; readonly files?: readonly DisputeEvidenceFile[] }
   | { readonly type: 'ResolveDispute'; readonly actor: Actor; readonly disputeId: string; readonly outcome: string; readonly note?: string }
   | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string }
   | { readonly type: 'OpenClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly kind: ClaimKind; readonly depositId: string; readonly amountMinor: Minor; readonly note: string; readonly evidence?: string }

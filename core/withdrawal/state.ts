@@ -44,10 +44,19 @@ export interface Dispute {
   readonly evidenceCount: number;
 }
 
-/** What a merchant submitted against a dispute (the operator reads it from the journal; file contents are not kept). */
+/** One file of a dispute's evidence: its name and size, and where its bytes are kept (the slip store, by fileId; journals before it kept only name and size). */
+export interface DisputeEvidenceFile {
+  readonly name: string;
+  readonly bytes: number;
+  readonly fileId?: string;
+  readonly sha256?: string;
+  readonly mediaType?: string;
+}
+
+/** What a merchant submitted against a dispute (the operator reads it from the journal, each file's bytes from the slip store). */
 export interface DisputeEvidence {
   readonly text: string;
-  readonly files: readonly { readonly name: string; readonly bytes: number }[];
+  readonly files: readonly DisputeEvidenceFile[];
 }
 
 export interface Withdrawal {

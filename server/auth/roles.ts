@@ -74,6 +74,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/withdrawals/:id/fills/:legRef/reverse': opsAdmin,
   'POST /v1/bo/withdrawals/:id/disputes': opsAdmin,
   'GET /v1/bo/disputes/:id': [...webhookReads, 'finance'],
+  'GET /v1/bo/disputes/:id/files/:fileId': [...webhookReads, 'finance'],
   'POST /v1/bo/disputes/:id/resolve': opsAdmin,
   // claims (server/routes/bo-claims.ts)
   'POST /v1/bo/claims': opsAdmin,

@@ -122,7 +122,12 @@ function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<stri
   const own = trail.stream(w.id);
   const evidence = own.filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
     const ev = (e.event as { evidence?: DisputeEvidence }).evidence;
-    return { seq: e.seq, hash: e.hash, submitted_at: iso(e.recordedAt), text: ev?.text ?? null, files: ev?.files ?? [] };
+    const files = (ev?.files ?? []).map((f) => ({
+      name: f.name, bytes: f.bytes, sha256: f.sha256 ?? null, media_type: f.mediaType ?? null, file_id: f.fileId ?? null,
+      // Kept since evidence files are stored; an older journal's file has its name and size only.
+      download_url: f.fileId && w.dispute ? `/v1/bo/disputes/${w.dispute.id}/files/${f.fileId}` : null,
+    }));
+    return { seq: e.seq, hash: e.hash, submitted_at: iso(e.recordedAt), text: ev?.text ?? null, files };
   });
   // Who opened the current dispute and who resolved it, with the resolution's note: the
   // operators' side, never the merchant's (presentDispute stays as the merchant reads it).
@@ -145,6 +150,9 @@ function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<stri
     } : null,
   };
 }
+
+/** A file name for Content-Disposition's plain `filename`: printable ASCII without quotes or backslashes (filename* carries the name itself). */
+const asciiFileName = (name: string): string => name.replace(/[^\x20-\x7e]|["\\]/g, '_');
 
 export interface DeskParts {
   readonly services: Services;
@@ -225,6 +233,25 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
     if (!withdrawalId) throw notFound('dispute');
     ctx.body = operatorWithdrawalView(withdrawal(withdrawalId), trail);
+  });
+
+  // One evidence file's bytes, as the merchant sent them: named by the dispute and the file
+  // (a file id of another dispute is 404), served as a download, never rendered.
+  router.get('/disputes/:id/files/:fileId', async (ctx) => {
+    readQuery(ctx, []);
+    const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
+    if (!withdrawalId) throw notFound('dispute');
+    const file = trail.stream(withdrawalId)
+      .flatMap((e) => e.type === 'DisputeEvidenceSubmitted' ? ((e.event as { evidence?: DisputeEvidence }).evidence?.files ?? []) : [])
+      .find((f) => f.fileId !== undefined && f.fileId === ctx.params.fileId);
+    const bytes = file?.fileId ? await slips.file(file.fileId) : undefined;
+    if (!file || !bytes) throw notFound('evidence file');
+    ctx.set('Content-Disposition', `attachment; filename="${asciiFileName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'application/octet-stream';
+    ctx.body = bytes;
   });
 
   router.post('/disputes/:id/resolve', async (ctx) => {

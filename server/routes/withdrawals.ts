@@ -4,6 +4,8 @@
 // the P2P minimum, and no beneficiary or quote APIs (403 feature_not_enabled).
 
 import Router from '@koa/router';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Context } from 'koa';
 import { banks } from '../../core/directory.ts';
 import { isRejection } from '../../core/errors.ts';
@@ -11,7 +13,9 @@ import { minorToJson, withdrawalQuote } from '../../core/money.ts';
 import { limits } from '../../core/limits.ts';
 import { iso, maskAccountNumber, maskName, presentBalances, presentBeneficiary, presentDispute, presentWithdrawal } from '../../core/present.ts';
 import type { Withdrawal } from '../../core/withdrawal/state.ts';
+import { DiskSlipStore } from '../../adapters/slips/store.ts';
 import { merchantAuth, merchantOf, requireScope } from '../auth/merchant.ts';
+import { detectMediaType } from '../slips/magic.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
@@ -32,6 +36,7 @@ export function walletRoutes(services: Services, config: Config): Router {
   const world = () => services.write.world;
   const p2p = config.profile === 'live_p2p';
   const featureOff = (what: string) => new ApiError('feature_not_enabled', `${what} is not enabled in this deployment profile.`);
+  const evidenceFiles = new DiskSlipStore(join(config.dataDir, 'slips'));
 
   const visible = (ctx: Context, id: string): Withdrawal => {
     const m = merchantOf(ctx);
@@ -88,12 +93,28 @@ export function walletRoutes(services: Services, config: Config): Router {
     const body = parseWith(disputeEvidenceBody, bodyOf(ctx));
     const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
     const w = ownedBy(m, withdrawalId ? world().withdrawals.get(withdrawalId) : undefined, 'dispute');
+    // Each file's bytes are kept in the slip store under an id of their own (the operator
+    // deciding the dispute downloads them), on disk before the journal names them.
+    const files = (body.files ?? []).map((f) => ({ name: f.name, bytes: Buffer.from(f.content_base64, 'base64'), fileId: `dfile_${randomBytes(16).toString('hex')}` }));
+    const undo = async () => { await Promise.all(files.map((f) => evidenceFiles.removeFile(f.fileId))); };
     await runIdempotent(ctx, services, merchantScope(m), {
-      type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: body.files?.length ?? 0,
-      files: (body.files ?? []).map((f) => ({ name: f.name, bytes: Buffer.byteLength(f.content_base64, 'base64') })),
+      type: 'SubmitDisputeEvidence', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, disputeId: ctx.params.id!, text: body.text, fileCount: files.length,
+      files: files.map((f) => ({ name: f.name, bytes: f.bytes.length, fileId: f.fileId, sha256: createHash('sha256').update(f.bytes).digest('hex'), mediaType: detectMediaType(f.bytes) ?? 'application/octet-stream' })),
     }, () => {
       const after = world().withdrawals.get(w.id)!;
       return { status: 200, body: after.dispute ? presentDispute(after.dispute, after.livemode) : null };
+    }, {
+      staged: {
+        write: async () => {
+          try {
+            await Promise.all(files.map((f) => evidenceFiles.putFile(f.fileId, f.bytes)));
+          } catch {
+            await undo();
+            throw new ApiError('service_unavailable', 'The evidence files could not be stored; nothing was recorded. Retry with the same Idempotency-Key.', undefined, 1);
+          }
+        },
+        undo,
+      },
     });
   });
 

@@ -641,9 +641,20 @@ test('every other page renders for an operator with every role (screenshots)', a
     ['#/approvals', 'approvals'], ['#/claims', 'claims'], [`#/claims/${claim.json.id}`, 'claim'], [`#/disputes/${dispute.json.id}`, 'dispute'],
     ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'], ['#/trial-balance', 'trial-balance'], ['#/activity', 'activity'],
   ] as const;
+  // The merchant's evidence, a file with a Thai name, is downloaded from the dispute's page as it was sent.
+  const owner = (await scene.s.bo('GET', `/v1/bo/withdrawals/${filled}`)).json.merchant_id;
+  const receipt = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from('ใบเสร็จการโอน 300.00 บาท\n')]);
+  const sent = await scene.s.call((owner === scene.payer.id ? scene.payer : scene.shop).live.api_key, 'POST', `/v1/pay/disputes/${dispute.json.id}/evidence`, {
+    text: 'The payee confirmed receipt by phone.', files: [{ name: 'ใบเสร็จ.pdf', content_base64: receipt.toString('base64') }],
+  });
+  assert.is(sent.status, 200, sent.text);
   for (const [hash, name] of pages) {
     await lead.goto(hash, name);
     await lead.screenshot(name);
+    if (name !== 'dispute') continue;
+    const [download] = await Promise.all([lead.page.waitForEvent('download'), lead.page.click('[data-testid=evidence-download]')]);
+    assert.is(download.suggestedFilename(), 'ใบเสร็จ.pdf');
+    assert.ok(readFileSync((await download.path())!).equals(receipt), 'the bytes the merchant sent');
   }
   // A fill links to the deposit that paid it.
   await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');

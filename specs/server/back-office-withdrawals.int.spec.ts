@@ -8,6 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 
 let scene: SlipScene;
@@ -92,15 +94,32 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
     });
     assert.is(notBase64.json.error?.code, 'validation_error', `${content}: a file that is not base64 is refused, not stored as 0 bytes`);
   }
+  const image = pngSlip();
+  const pdf = Buffer.from('%PDF-1.4 statement');
   const evidence = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
-    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: Buffer.from('%PDF-1.4 statement').toString('base64') }],
+    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: pdf.toString('base64') }, { name: 'ใบเสร็จ "1".png', content_base64: image.toString('base64') }],
   });
   assert.is(evidence.status, 200, evidence.text);
   const view = await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}`, undefined, { roles: ['support'] });
   assert.is(view.status, 200, view.text);
   assert.is(view.json.dispute.evidence.length, 1);
   assert.is(view.json.dispute.evidence[0].text, 'The payee confirmed receipt by phone on the day.');
-  assert.equal(view.json.dispute.evidence[0].files, [{ name: 'statement.pdf', bytes: 18 }]);
+  const [pdfFile, imageFile] = view.json.dispute.evidence[0].files;
+  assert.equal([pdfFile.name, pdfFile.bytes, pdfFile.sha256, pdfFile.media_type], ['statement.pdf', 18, sha256Hex(pdf), 'application/pdf']);
+  assert.equal([imageFile.name, imageFile.bytes, imageFile.sha256, imageFile.media_type], ['ใบเสร็จ "1".png', image.length, sha256Hex(image), 'image/png']);
+  // The operator deciding the dispute downloads each file as the merchant sent it: a download, never rendered.
+  for (const [file, bytes] of [[pdfFile, pdf], [imageFile, image]] as const) {
+    assert.match(file.download_url, new RegExp(`^/v1/bo/disputes/${disputeId}/files/dfile_[0-9a-f]{32}$`));
+    const got = await fetch(scene.s.url + file.download_url, { headers: { Authorization: `Bearer ${await scene.s.operatorToken('emp_finance', false, ['finance'])}` } });
+    assert.is(got.status, 200);
+    assert.ok(Buffer.from(await got.arrayBuffer()).equals(bytes), `${file.name}: the bytes as sent`);
+    assert.equal([got.headers.get('content-type'), got.headers.get('x-content-type-options'), got.headers.get('cache-control')], ['application/octet-stream', 'nosniff', 'no-store']);
+    assert.match(got.headers.get('content-disposition') ?? '', /^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''/);
+  }
+  const merchantCannot = await fetch(scene.s.url + pdfFile.download_url, { headers: { Authorization: `Bearer ${scene.payer.live.api_key}` } });
+  assert.is(merchantCannot.status, 401, 'an operator route');
+  assert.is((await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}/files/dfile_${'0'.repeat(32)}`)).status, 404);
+  assert.is((await scene.s.bo('GET', `/v1/bo/disputes/dsp_nope/files/${pdfFile.file_id}`)).status, 404, 'a file is found only under its own dispute');
   assert.type(view.json.dispute.evidence[0].seq, 'number');
   assert.equal([view.json.dispute.opened_by, view.json.dispute.resolved_by, view.json.dispute.resolution_note], ['emp_alice', null, null], 'who opened it');
 
@@ -117,6 +136,13 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(badOutcome.status, 422);
   const again = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'withdrawn' });
   assert.is(again.status, 409);
+  // Evidence for a resolved dispute is refused, and its file is not kept: a refused request leaves nothing behind.
+  const stored = () => readdirSync(join(scene.s.dataDir, 'slips')).filter((n) => n.startsWith('dfile_')).length;
+  const before = stored();
+  assert.is(before, 2);
+  const late = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'One more receipt for the record.', files: [{ name: 'late.pdf', content_base64: pdf.toString('base64') }] });
+  assert.is(late.status, 409, late.text);
+  assert.is(stored(), before);
   await ledgerBalanced();
 });
 
