@@ -86,7 +86,7 @@ export class EndpointStore {
       byMerchant: db.prepare<[string, number], Row>('SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? ORDER BY id'),
       enabled: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status = 'enabled' ORDER BY id"),
       countForMerchant: db.prepare<[string], number>('SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ?').pluck(true),
-      merchantsWithEndpoints: db.prepare<[], [string, number]>("SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints WHERE status = 'enabled'").raw(true),
+      merchantsWithEndpoints: db.prepare<[], [string, number]>('SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints').raw(true),
       disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
       enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
         failures_since = 0, warnings_sent = 0, next_health_check_at = NULL WHERE id = ? AND status = 'disabled'`),
@@ -136,7 +136,7 @@ export class EndpointStore {
     return this.s.enabled.all(merchantId, livemode ? 1 : 0).map(fromRow);
   }
 
-  /** Every (merchant, mode) with at least one enabled endpoint. */
+  /** Every (merchant, mode) with at least one endpoint, enabled or not. */
   merchantsWithEndpoints(): { merchantId: string; livemode: boolean }[] {
     return this.s.merchantsWithEndpoints.all().map(([merchantId, livemode]) => ({ merchantId, livemode: livemode === 1 }));
   }

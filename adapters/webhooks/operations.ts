@@ -164,7 +164,8 @@ export class WebhookOperations {
     const previousKid = this.p.keys.current(now).kid;
     const key = this.p.keys.rotate(noticeMs);
     if (!key) return refuse(reject('operation_not_allowed', 'A key rotation is already announced; it completes at its not_before.'));
-    return ok({ key, previousKid, announcedTo: this.announce(key, previousKid, now, () => true) });
+    // The live key: told to live endpoints only (the sandbox's own key rotates by scenario 11400).
+    return ok({ key, previousKid, announcedTo: this.announce(key, previousKid, now, (livemode) => livemode) });
   }
 
   /**
@@ -179,6 +180,11 @@ export class WebhookOperations {
   }
 
   /** One webhook.key.rotating per merchant and mode with an endpoint, where `modes` says. */
+  /**
+   * webhook.key.rotating for every merchant with an endpoint in the modes given — disabled
+   * ones too: the fan-out mails a mandatory event to a merchant whose endpoints are all
+   * disabled (the contract's rule), and the event stays in its feed.
+   */
   private announce(key: KeyRecord, previousKid: string, now: number, modes: (livemode: boolean) => boolean): number {
     let announcedTo = 0;
     for (const { merchantId, livemode } of this.p.endpoints.merchantsWithEndpoints()) {

@@ -188,6 +188,9 @@ export function operatorAuth(verify: Verify) {
     ctx.state.verifyStepUp = async () => {
       const stepUp = ctx.get('X-PG-Step-Up-Token');
       if (!stepUp) throw new ApiError('scope_denied', 'This action needs a step-up token in X-PG-Step-Up-Token.');
+      // A step-up is spent on its action, named with its Idempotency-Key: a request refused for
+      // want of the key would spend it on an action its retry (with a key) is not.
+      if (ctx.method === 'POST' && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
       const checked = await verify(stepUp);
       const p = checked.ok ? checked.payload : undefined;
       const problem = !checked.ok ? checked.problem

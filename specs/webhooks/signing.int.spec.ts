@@ -112,11 +112,15 @@ test('test vectors: three sets (Thai, a URL with /, an emoji pair) verify with @
   assert.is((await s.raw('GET', '/v1/webhooks/test-vectors')).text, r.text);
 });
 
-test('rotation: announced 7 days ahead to every endpoint; deliveries verify under the old key before the switch and the new key after', async () => {
+test('rotation: announced 7 days ahead to every live endpoint (by mail where all are disabled), never to sandbox ones; deliveries verify under the old key before the switch and the new key after', async () => {
   const sandboxReceiver = await Receiver.start(() => s.clock.now());
   const other = await s.onboard('Other', shop.whiteLabelId);
   const otherEndpoint = await addEndpoint(s, other.id, sandboxReceiver.url, false);
   assert.ok(otherEndpoint);
+  // A merchant whose only live endpoint is disabled hears of it by mail (the contract's rule for the five mandatory events).
+  const quiet = await s.onboard('Quiet', shop.whiteLabelId);
+  const quietEndpoint = await addEndpoint(s, quiet.id, sandboxReceiver.url, true);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${quietEndpoint}/disable`, {})).status, 200);
   const before = (await publishedKeys(s)).keys.find((k) => k.status === 'active')!;
   assert.is((await s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', {})).status, 403, 'rotation needs a step-up token');
   const started = s.clock.now();
@@ -131,8 +135,14 @@ test('rotation: announced 7 days ahead to every endpoint; deliveries verify unde
   assert.is(listed.find((k) => k.kid === before.kid)?.not_after, rotated.json.not_before);
 
   await advance(s, 0);
-  for (const [r, livemode] of [[receiver.received[seen]!, 'true'], [sandboxReceiver.received[0]!, 'false']] as const) {
-    assert.is(r.headers['x-pg-event-type'], 'webhook.key.rotating', 'every endpoint hears of the rotation');
+  assert.equal(sandboxReceiver.received.map((r) => r.headers['x-pg-event-type']), [], 'the live key\'s rotation is not told to sandbox endpoints: their key does not change');
+  const mailed = s.running.store.db.prepare<[string], { kind: string; subject: string; body: string }>('SELECT kind, subject, body FROM email_outbox WHERE merchant_id = ?').all(quiet.id);
+  assert.equal(mailed.map((m) => [m.kind, m.subject]), [['mandatory_event', '[satang] webhook.key.rotating (live): your webhook endpoint is disabled']]);
+  assert.ok(mailed[0]!.body.includes(rotated.json.kid), 'the mail carries the event');
+  const quietFeed = await s.call(quiet.live.api_key, 'GET', '/v1/pay/events?since_sequence=0');
+  assert.ok(quietFeed.json.data.some((e: any) => e.type === 'webhook.key.rotating'), 'and its feed has it');
+  for (const [r, livemode] of [[receiver.received[seen]!, 'true']] as const) {
+    assert.is(r.headers['x-pg-event-type'], 'webhook.key.rotating', 'every live endpoint hears of the rotation');
     assert.is(r.headers['x-pg-livemode'], livemode);
     const data = JSON.parse(r.body.toString('utf8')).data;
     const object = data.object;
