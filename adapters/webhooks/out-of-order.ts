@@ -4,12 +4,13 @@
 // order (livemode false, ids of their own, consistent versions and previous_attributes,
 // sequences from the merchant's sandbox counter in the order the events happened) and
 // releases them outOfOrderSpacingMs apart in the stated wrong order:
-//   A  deposit.settled (v4), then the older deposit.expired (v2)   → stays settled
+//   A  deposit.settled (v5), then the older deposit.expired (v2)   → stays settled
 //   B  deposit.reversed (v4), then the older deposit.settled (v3)  → no credit
 //   C  withdrawal.filled v6 (remaining 0), then v2, then v4, then   → remaining follows v6;
 //      withdrawal.settled v7                                          settled closes it
 // No ledger state is touched: these are test events only.
 
+import { actionableBy, reasonTexts } from '../../core/deposit/reasons.ts';
 import { reject } from '../../core/errors.ts';
 import { replayTestMetadata } from '../../core/finance/reconcile.ts';
 import { iso, type Json } from '../../core/present.ts';
@@ -70,20 +71,30 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
     fee_breakdown: [{ component: 'processing_fee', amount_minor: 150, rate_bps: 150 }, { component: 'vat', amount_minor: 11, rate_bps: 700 }],
   });
   if (c === 'A') {
-    const expired: Obj = { ...base, version: 2, status: 'expired', expired_reason: 'no_payment', late_slip_accepted_until: iso(now + 20 * 3_600_000) };
-    const lateSlip: Obj = { ...expired, version: 3, status: 'slip_processing', slip: { received_at: iso(now - 120_000), is_late: true } };
+    // As production: the late-slip window is 24 h from expires_at, and a late slip is held
+    // for review (LATE_SLIP) before a reviewer settles it (settled_via 'review').
+    const expired: Obj = { ...base, version: 2, status: 'expired', expired_reason: 'no_payment', late_slip_accepted_until: iso(now - 2_700_000 + 24 * 3_600_000) };
+    const slip = { received_at: iso(now - 300_000), is_late: true };
+    const lateSlip: Obj = { ...base, version: 3, status: 'slip_processing', slip };
+    const review: Obj = {
+      ...base, version: 4, status: 'under_review', slip,
+      review: { opened_at: iso(now - 240_000), escalated: false, four_eyes_required: false, estimated_resolution_bucket: 'under_15m',
+        reasons: [{ code: 'LATE_SLIP', display_th: reasonTexts.LATE_SLIP.th, display_en: reasonTexts.LATE_SLIP.en, actionable_by: actionableBy('LATE_SLIP') }] },
+    };
     return [
       { type: 'deposit.matched', object: { ...base, version: 1 }, deliver: false },
       { type: 'deposit.expired', object: expired, deliver: true },
       { type: 'deposit.slip_received', object: lateSlip, deliver: false },
-      { type: 'deposit.settled', object: { ...settled(4), slip: lateSlip.slip! }, deliver: true },
+      { type: 'deposit.under_review', object: review, deliver: false },
+      { type: 'deposit.settled', object: { ...settled(5), settled_via: 'review', slip }, deliver: true },
     ];
   }
   const s = settled(3);
   return [
     { type: 'deposit.slip_received', object: { ...base, version: 2, status: 'slip_processing', slip: { received_at: iso(now - 120_000), is_late: false } }, deliver: false },
     { type: 'deposit.settled', object: s, deliver: true },
-    { type: 'deposit.reversed', object: { ...s, version: 4, status: 'reversed', reversal: { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: s.balance_transaction_id!, balance_transaction_id: ids.next('btxn') } }, deliver: true },
+    // A reversed order is final: is_terminal true, as production sends it.
+    { type: 'deposit.reversed', object: { ...s, version: 4, status: 'reversed', is_terminal: true, reversal: { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: s.balance_transaction_id!, balance_transaction_id: ids.next('btxn') } }, deliver: true },
   ];
 }
 

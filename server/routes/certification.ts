@@ -9,6 +9,7 @@
 // operation_not_allowed; GET with no run yet is 404 resource_not_found.
 
 import Router from '@koa/router';
+import { createHash } from 'node:crypto';
 import { scenarioChecks, type CertificationStore, type CheckName, type RunResult, type StoredRun } from '../../adapters/sandbox/certification.ts';
 import { isCliEndpoint } from '../../adapters/webhooks/endpoints.ts';
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
@@ -22,8 +23,14 @@ import { emptyBody } from '../schemas.ts';
 import { bodyOf, merchantScope, parseWith } from './common.ts';
 
 
-/** Who "pays" the certification deposits (the sandbox bank verifies them as this sender's transfers). */
-const certificationSender = { bankCode: '014', accountNumber: '1234509876', accountNameTh: 'ผู้ทดสอบ ระบบ' };
+/**
+ * Who "pays" a run's certification deposits (the sandbox bank verifies them as this
+ * sender's transfers): an account of the run's own, so that a run started while the
+ * previous one's orders still await payment is not refused as their duplicate.
+ */
+const certificationSender = (runId: string) => ({
+  bankCode: '014', accountNumber: `9${BigInt(`0x${createHash('sha256').update(runId).digest('hex').slice(0, 15)}`).toString().slice(-9).padStart(9, '0')}`, accountNameTh: 'ผู้ทดสอบ ระบบ',
+});
 
 const count = (result: RunResult, status: string) => result.checks.filter((c) => c.status === status).length;
 
@@ -60,7 +67,7 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
       for (const c of scenarioChecks) {
         const { outcome, durable } = services.write.submit({
           type: 'CreateDeposit', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: false }, amountMinor: BigInt(c.amountMinor),
-          merchantReference: `${runId}-${c.check}`, endUserRef: `${runId}-${c.check}`, sender: certificationSender, hasClientData: false,
+          merchantReference: `${runId}-${c.check}`, endUserRef: `${runId}-${c.check}`, sender: certificationSender(runId), hasClientData: false,
         }, { requestId: ctx.state.requestId as string });
         await durable;
         if (!outcome.ok) throw ApiError.from(outcome.rejection);

@@ -71,16 +71,21 @@ export async function answerStepUp(session: OperatorSession, click: () => Promis
   const [popup] = await Promise.all([session.context.waitForEvent('page'), click()]);
   await popup.waitForURL(/\/oidc\/interaction\//);
   await popup.fill('[data-testid=login-password]', devOperatorPassword);
-  await popup.click('[data-testid=login-submit]');
-  // The provider's sign-in, its redirect, the code exchange and the close: on a 2-core
-  // machine that Chromium, the provider, the server and the rest of the suite share, this
-  // took longer than 15 s under load (seen in full-suite runs); a popup that never closes
-  // still fails.
+  // The close is awaited from before the click: a fast sign-in closes the popup before a
+  // waiter registered after the click would see it, and that waiter would wait forever (the
+  // harness reported "did not close: closed"). The provider's sign-in, its redirect, the code
+  // exchange and the close: on a 2-core machine that Chromium, the provider, the server and
+  // the rest of the suite share, this took longer than 15 s under load (seen in full-suite
+  // runs); a popup that never closes still fails.
+  const closed = popup.waitForEvent('close', { timeout: 60_000 });
+  closed.catch(() => undefined); // awaited below; a click that fails first must not leave it unhandled
   try {
-    await popup.waitForEvent('close', { timeout: 60_000 });
+    await popup.click('[data-testid=login-submit]', { noWaitAfter: true });
+    await closed;
   } catch (error) {
+    if (popup.isClosed()) return; // the click raced the close: closed is what was asked
     // Where the popup stopped, so a failure says which step of the sign-in it never left.
-    const where = popup.isClosed() ? 'closed' : `${popup.url()} showing ${JSON.stringify((await popup.textContent('body').catch(() => null))?.trim().slice(0, 300) ?? null)}`;
+    const where = `${popup.url()} showing ${JSON.stringify((await popup.textContent('body').catch(() => null))?.trim().slice(0, 300) ?? null)}`;
     throw new Error(`the step-up popup did not close: ${where} (${(error as Error).message.split('\n')[0]})`);
   }
 }

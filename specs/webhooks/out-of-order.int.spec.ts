@@ -54,6 +54,11 @@ test('case A: an older deposit.expired arrives after deposit.settled; the order 
   assert.equal(got.map((g) => g.eventId), r.delivery_order);
   const settled = r.events.find((e: any) => e.type === 'deposit.settled'), expired = r.events.find((e: any) => e.type === 'deposit.expired');
   assert.ok(expired.version < settled.version && expired.sequence < settled.sequence, 'the expired event is the older one');
+  // Shaped as production sends them: the late-slip window 24 h after expires_at; a late slip settles by review.
+  const [settledObject, expiredObject] = got.map((g) => g.data.object);
+  assert.is(Date.parse(expiredObject.late_slip_accepted_until) - Date.parse(expiredObject.expires_at), 24 * 3_600_000);
+  assert.equal([settledObject.settled_via, settledObject.slip.is_late], ['review', true]);
+  assert.equal(r.events.map((e: any) => e.type), ['deposit.matched', 'deposit.expired', 'deposit.slip_received', 'deposit.under_review', 'deposit.settled']);
   assert.equal(got.map((g) => [g.answer.status, g.answer.outcome]), [[200, 'applied'], [200, 'stale']]);
   const stored = consumer.object(r.object_id)!;
   assert.is(stored.status, 'settled');
@@ -68,6 +73,7 @@ test('case B: an older deposit.settled arrives after deposit.reversed; no credit
   assert.equal(got.map((g) => g.type), ['deposit.reversed', 'deposit.settled']);
   for (const g of got) assert.equal(componentErrors('DepositOrder', g.data.object), [], g.type);
   assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale']);
+  assert.equal(got.map((g) => g.data.object.is_terminal), [true, false], 'a reversed order is final, as production sends it');
   assert.is(consumer.object(r.object_id)!.status, 'reversed');
   assert.is(credits.length, before, 'the stale settlement credits nothing');
 });
