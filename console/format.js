@@ -36,8 +36,11 @@ export function formatBaht(value) {
  * '0.1' is 10 satang exactly.
  */
 export function parseBahtToMinor(text) {
-  const cleaned = String(text ?? '').replace(/[฿,\s]/g, '');
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(cleaned);
+  // Commas only as thousands separators (1,500.50): "1500,50" — a decimal comma, or a slip
+  // of the neighbouring key — is no amount, never 150,050.00.
+  const cleaned = String(text ?? '').replace(/[฿\s]/g, '');
+  if (!/^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/.test(cleaned)) return null;
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(cleaned.replace(/,/g, ''));
   if (!m) return null;
   const minor = BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
   return minor <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(minor) : null;
@@ -138,7 +141,11 @@ export function shortId(text, keep = 8) {
   return s.length <= keep * 2 + 1 ? s : `${s.slice(0, keep)}…${s.slice(-keep)}`;
 }
 
-/** Characters as the server counts a note: code points of the trimmed text. */
+// What shows as nothing (core/note.ts, the server's rule: control and format characters,
+// variation selectors, the combining grapheme joiner, the blank letters).
+const invisible = /[\p{Cc}\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
+
+/** Characters as the server counts a note (core/note.ts readableLength): what a reader sees, each run of whitespace one space, none around. */
 export function noteLength(text) {
-  return [...String(text ?? '').trim()].length;
+  return [...String(text ?? '').replace(/\s+/g, ' ').replace(invisible, '').replace(/ {2,}/g, ' ').trim()].length;
 }

@@ -269,7 +269,7 @@ export function Loading({ error }) {
  * An operator's note for a decision, with the length check the server makes too (code
  * points of the trimmed text, at least the server's note_length_min), so the operator
  * hears it in their language before a round trip. check() shows why and returns false.
- * minOverride: a note the server only requires to be present (reversals) passes 1.
+ * minOverride: a note the server only requires to be present (a suspension's reason) passes 1.
  */
 export function useNote(minOverride) {
   const { tables } = usePageContext();

@@ -178,7 +178,8 @@ export function createApp(parts: AppParts): Koa {
     try {
       await next();
     } finally {
-      ctx.set(headers);
+      // A route with a quota of its own (the sandbox history) names its bucket instead.
+      ctx.set((ctx.state as { rateLimitHeaders?: Record<string, string> }).rateLimitHeaders ?? headers);
     }
   });
 

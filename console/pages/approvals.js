@@ -13,7 +13,10 @@ import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { ActionButton, Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
 
-const statuses = ['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'];
+const openStatuses = ['pending_approval', 'open', 'partially_filled'];
+// The queue lists open withdrawals; a final one only among disputed ones (GET /v1/bo/withdrawals
+// refuses the rest 422): the final statuses are offered only with Disputed = yes.
+const statuses = [...openStatuses, 'settled', 'expired', 'canceled', 'rejected'];
 
 export function ApprovalsPage({ query }) {
   const filters = { status: query.status ?? 'pending_approval', merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? '', disputed: query.disputed ?? '', limit: query.limit ?? '50' };
@@ -30,10 +33,13 @@ export function ApprovalsPage({ query }) {
     <form class="filters" data-testid="approvals-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>
       <label>${t('common.status')}
         <select name="status" data-testid="filter-status" value=${filters.status} onChange=${(e) => set({ status: e.currentTarget.value })}>
-          ${statuses.map((s) => html`<option value=${s}>${label('status', s)}</option>`)}
+          ${(filters.disputed === 'true' ? statuses : openStatuses).map((s) => html`<option value=${s}>${label('status', s)}</option>`)}
         </select></label>
       <label>${t('approvals.disputed')}
-        <select name="disputed" data-testid="filter-disputed" value=${filters.disputed} onChange=${(e) => set({ disputed: e.currentTarget.value })}>
+        <select name="disputed" data-testid="filter-disputed" value=${filters.disputed} onChange=${(e) => {
+          const disputed = e.currentTarget.value;
+          set({ disputed, ...(disputed !== 'true' && !openStatuses.includes(filters.status) ? { status: 'pending_approval' } : {}) });
+        }}>
           <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
         </select></label>
       <label>${t('common.merchant')}<input name="merchant_id" data-testid="filter-merchant" placeholder="mch_…" value=${filters.merchant_id} size="24" /></label>

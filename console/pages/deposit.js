@@ -137,7 +137,7 @@ function Decision({ deposit, review, reload }) {
 function Reversal({ deposit, reload }) {
   const can = useCan();
   const { tables } = usePageContext();
-  const n = useNote(1);
+  const n = useNote(); // a reversal needs a note as a review decision does (20 readable characters)
   const codes = tables.reversal_reason_codes ?? [];
   const [reason, setReason] = useState(codes[0] ?? '');
   if (deposit.status !== 'settled' || !can('POST /v1/bo/deposits/:id/reverse')) return null;

@@ -114,7 +114,7 @@ function ReverseFill({ w, legRef, onClose, reload }) {
   const { tables } = usePageContext();
   const codes = tables.reversal_reason_codes ?? [];
   const [reason, setReason] = useState(codes[0] ?? '');
-  const n = useNote(1);
+  const n = useNote(); // a fill reversal needs a note as a review decision does (20 readable characters)
   const run = async () => {
     if (!n.check()) return false;
     await post(`/v1/bo/withdrawals/${encodeURIComponent(w.id)}/fills/${encodeURIComponent(legRef)}/reverse`, { reason_code: reason, note: n.note.trim() }, { stepUp: true });

@@ -95,9 +95,9 @@ function spec(usage: string, summary: string, options: Record<string, OptionSpec
 const id = (args: Args) => encodeURIComponent(args.words[0]!);
 
 function renderQueue(json: any): string {
-  const rows = json.data.map((d: any) => [d.id, d.merchant_id, thb(d.amount_minor), `${Math.floor(d.age_seconds / 60)}m`, d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
+  const rows = json.data.map((d: any) => [d.id, d.merchant_id, d.livemode ? 'live' : 'sandbox', thb(d.amount_minor), `${Math.floor(d.age_seconds / 60)}m`, d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
     d.review?.escalated ? 'yes' : 'no', d.estimated_resolution_bucket ?? '-', (d.approvals ?? []).join(',') || '-']);
-  return `${table(['DEPOSIT', 'MERCHANT', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${json.next_cursor ? `; next page: --cursor ${json.next_cursor}` : ''}`;
+  return `${table(['DEPOSIT', 'MERCHANT', 'MODE', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${json.next_cursor ? `; next page: --cursor ${json.next_cursor}` : ''}`;
 }
 
 function renderDeposit(json: any): string {
@@ -121,9 +121,11 @@ const subcommands: readonly Subcommand[] = [
     words: ['queue'],
     spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate.', {
       reason: { type: 'string', value: 'CODE', help: 'only this review reason' }, escalated: { type: 'boolean', help: 'only escalated reviews' },
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...paging,
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live orders' }, sandbox: { type: 'boolean', help: 'only sandbox orders' }, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({ reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`), renderQueue),
+    run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({
+      reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+    })}`), renderQueue),
   },
   {
     words: ['search'],

@@ -23,7 +23,7 @@ import { sandboxDeltas, type HistoryRow, type HistorySnapshot } from '../../proj
 import { requireScope, merchantAuth, type MerchantState } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
-import { RateLimiter } from '../rate-limit.ts';
+import { RateLimiter, rateLimitHeaders } from '../rate-limit.ts';
 import { limitParam, readQuery, readSideOf, runGenerationParam, sequenceParam } from './read-params.ts';
 
 export const balanceHistoryContract = 'merchant_balance_history_v1';
@@ -96,6 +96,9 @@ export function balanceHistoryRoutes(services: Services): Router {
 
     const now = services.write.clock.now();
     const quota = sandboxQuota.take('sandbox_history', m.key.keyId, services.securityClock.now()); // a rate limit: wall clock
+    // The headers speak of the bucket that answers (not pay_read's), without Retry-After: sandbox answers carry none.
+    const { 'Retry-After': _retryAfter, ...quotaHeaders } = rateLimitHeaders(quota, 'sandbox_history');
+    (ctx.state as { rateLimitHeaders?: Record<string, string> }).rateLimitHeaders = quotaHeaders;
     if (!quota.allowed) throw new ApiError('sandbox_rate_limited', undefined, { bucket: 'sandbox_history', scope: 'api_key' });
     const merchant = services.write.world.merchants.get(m.merchantId)!;
     const current = sandboxRunGenerationOf(merchant);

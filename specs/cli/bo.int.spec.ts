@@ -42,8 +42,11 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
 
   const queue = await bo('queue');
   assert.is(queue.code, 0, queue.out);
-  assert.match(queue.out, /DEPOSIT\s+MERCHANT\s+THB\s+AGE\s+REASONS/);
-  assert.match(queue.out, new RegExp(`${d.id}.*500\\.00.*SENDER_NAME_MISMATCH`));
+  assert.match(queue.out, /DEPOSIT\s+MERCHANT\s+MODE\s+THB\s+AGE\s+REASONS/);
+  assert.match(queue.out, new RegExp(`${d.id}.*live.*500\\.00.*SENDER_NAME_MISMATCH`));
+  // Sandbox reviews apart from live ones.
+  assert.match((await bo('queue', '--live')).out, new RegExp(d.id));
+  assert.not.match((await bo('queue', '--sandbox')).out, new RegExp(d.id));
   const json = JSON.parse((await bo('queue', '--json')).out);
   assert.ok(json.data.some((x: any) => x.id === d.id));
 

@@ -651,6 +651,22 @@ test('every other page renders for an operator with every role (screenshots)', a
   for (const [hash, name] of pages) {
     await lead.goto(hash, name);
     await lead.screenshot(name);
+    if (name === 'approvals') {
+      // Final statuses are offered only among disputed withdrawals (the queue refuses them otherwise).
+      const offered = () => lead.page.$$eval('[data-testid=filter-status] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+      assert.equal(await offered(), ['pending_approval', 'open', 'partially_filled']);
+      const queueRead = async (select: string, value: string) => {
+        const [answer] = await Promise.all([lead.page.waitForResponse((r) => r.url().includes('/v1/bo/withdrawals?')), lead.page.selectOption(select, value)]);
+        return answer;
+      };
+      assert.is((await queueRead('[data-testid=filter-disputed]', 'true')).status(), 200);
+      const settled = await queueRead('[data-testid=filter-status]', 'settled');
+      assert.is(settled.status(), 200, 'a disputed settled withdrawal is a query the server answers');
+      assert.match(settled.url(), /status=settled/);
+      assert.ok((await offered()).includes('settled'));
+      const any = await queueRead('[data-testid=filter-disputed]', '');
+      assert.equal([any.status(), /status=pending_approval/.test(any.url())], [200, true], 'a final status goes with Disputed');
+    }
     if (name !== 'dispute') continue;
     const [download] = await Promise.all([lead.page.waitForEvent('download'), lead.page.click('[data-testid=evidence-download]')]);
     assert.is(download.suggestedFilename(), 'ใบเสร็จ.pdf');

@@ -16,6 +16,7 @@ import { claimKinds, claimStatuses } from '../../core/claim/state.ts';
 import { claimTransitions } from '../../core/claim/decide.ts';
 import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
 import { balanceTransactionTypes } from '../../core/ledger/ledger.ts';
+import { readableLength } from '../../core/note.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -119,6 +120,8 @@ test('amounts typed as baht read back as satang without floats', () => {
   const cases: [string, number | null][] = [
     ['0.1', 10], ['0.01', 1], ['1,234.56', 123_456], ['฿ 100', 10_000], ['90071992547409.91', Number.MAX_SAFE_INTEGER],
     ['90071992547409.92', null], ['12.345', null], ['-1', null], ['', null], ['abc', null], ['1e3', null], ['.5', null],
+    // A comma only between thousands: a decimal comma (or the key beside the point) is no amount, never a hundred times more.
+    ['1,500,000', 150_000_000], ['1500,50', null], ['12,34', null], ['1,50', null], [',500', null], ['1,5000', null], ['1,500,00', null],
   ];
   for (const [text, minor] of cases) assert.is(format.parseBahtToMinor(text), minor, text);
 });
@@ -140,11 +143,16 @@ test('times are Bangkok\'s, with the UTC instant in the title; a Bangkok wall ti
   assert.is(format.bangkokLocalEndToIso('nonsense'), null);
 });
 
-test('a note is counted as the server counts it: code points of the trimmed text', () => {
+test('a note is counted as the server counts it (core/note.ts readableLength), for any text', () => {
   assert.is(format.noteLength('  abc  '), 3);
   assert.is(format.noteLength('สวัสดี'), 6);
   assert.is(format.noteLength('😀'.repeat(20)), 20);
   assert.is(format.noteLength(undefined), 0);
+  assert.is(format.noteLength('ok                    ok'), 5, 'a run of spaces counts once');
+  assert.is(format.noteLength('a\u200B\u200Bb\u2800'), 2, 'what shows as nothing counts nothing');
+  fc.assert(fc.property(fc.string({ unit: 'grapheme-composite', maxLength: 40 }), fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\u200B', '\u00A0', '\u2800', 'ก', 'a', '\uFE0F'), maxLength: 40 }), (a, b) => {
+    for (const text of [a, b, a + b]) assert.is(format.noteLength(text), readableLength(text), JSON.stringify(text));
+  }), { numRuns: 1000 });
 });
 
 test('ages and short ids', () => {

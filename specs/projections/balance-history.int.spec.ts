@@ -222,14 +222,18 @@ test('sandbox: not ready is 503 sandbox_balance_history_not_ready, not retryable
 
 test('sandbox: its own quota, 429 sandbox_rate_limited (retryable, no Retry-After)', async () => {
   const m = await s.onboard('Quota shop', payer.whiteLabelId);
-  for (let i = 0; i < readSideLimits.sandboxHistoryRequestsPerWindowMax; i++) {
+  const max = readSideLimits.sandboxHistoryRequestsPerWindowMax;
+  for (let i = 0; i < max; i++) {
     const r = await history(m.sandbox.api_key, '?limit=1');
     assert.is(r.status, 200, r.text);
+    if (i === 0) assert.equal([r.headers.get('x-ratelimit-scope'), r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')], ['sandbox_history', String(max), String(max - 1)], 'the headers of the quota that answers');
   }
   const r = await history(m.sandbox.api_key, '?limit=1');
   const e = expectError(r, 'sandbox_rate_limited');
   assert.is(e.retry_after_seconds, null);
   assert.is(r.headers.get('retry-after'), null);
+  assert.equal([r.headers.get('x-ratelimit-scope'), r.headers.get('ratelimit-remaining')], ['sandbox_history', '0'], 'the refusing bucket, not pay_read with room left');
+  assert.ok(Number(r.headers.get('ratelimit-reset')) >= 1);
   s.clock.advance(readSideLimits.sandboxHistoryWindowSeconds * 1000);
   expectError(await history(m.sandbox.api_key), 'sandbox_rate_limited'); // a quota window is security time, not business time
   s.securityClock.advance(readSideLimits.sandboxHistoryWindowSeconds * 1000);

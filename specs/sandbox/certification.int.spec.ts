@@ -72,6 +72,11 @@ test('a run fails, naming 10300 and deposit.reversed, against a receiver that an
   assert.ok(run.checks.filter((c: any) => !['10300', 'out_of_order'].includes(c.check)).every((c: any) => c.status === 'passed'));
   assert.equal(run.summary, { passed: 3, failed: 2, pending: 0 }, 'the run says at a glance how its checks stand');
   expectError(await s.call(shop.live.api_key, 'POST', '/v1/test/certification', {}), 'scope_denied');
+  // Two runs at once (the clock not advanced between them): the second pays from an account of its own, not refused as the first's duplicate.
+  const first = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/certification', {});
+  const second = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/certification', {});
+  assert.equal([first.status, second.status], [202, 202], second.text);
+  assert.is.not(second.json.id, first.json.id);
 });
 
 test('a run needs an enabled sandbox endpoint', async () => {
