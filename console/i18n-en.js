@@ -162,6 +162,7 @@ export const en = {
 
   'withdrawal.order': 'Order',
   'withdrawal.endUser': 'End user',
+  'withdrawal.payee': 'Payee',
   'withdrawal.beneficiary': 'Beneficiary',
   'withdrawal.refundOf': 'Refund of deposit',
   'withdrawal.replacementOf': 'Replaces',

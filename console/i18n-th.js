@@ -162,6 +162,7 @@ export const th = {
 
   'withdrawal.order': 'คำสั่ง',
   'withdrawal.endUser': 'ผู้ใช้ปลายทาง',
+  'withdrawal.payee': 'บัญชีปลายทาง',
   'withdrawal.beneficiary': 'ผู้รับเงิน',
   'withdrawal.refundOf': 'คืนเงินของรายการฝาก',
   'withdrawal.replacementOf': 'แทนรายการ',

@@ -296,3 +296,9 @@ export function NoteField({ n, testid = 'note', rows = 3, optional = false, labe
   </label>
   ${n.error ? html`<p class="field-error" data-testid=${`${testid}-error`}>${n.error}</p>` : null}`;
 }
+
+/** Where a payout goes, as an approver checks it: bank, masked account and masked name (GET /v1/bo/withdrawals). */
+export function Payee({ beneficiary: b }) {
+  if (!b) return html`<span class="muted">—</span>`;
+  return html`<span class="payee"><span title=${b.bank_name_th ?? ''}>${b.bank_code}${b.bank_name_th ? ` ${b.bank_name_th}` : ''}</span> <span class="mono">${b.account_number_masked}</span> ${b.account_name_masked}</span>`;
+}

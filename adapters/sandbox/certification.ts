@@ -9,12 +9,70 @@
 // once all are; until then it is pending. A passed run is recorded (passed_at), which is
 // what production's live-key rule asks.
 //
+// One more check, `signature`: as the run starts, each endpoint gets two deliveries it must
+// refuse, as the contract's Webhook signatures tell a merchant to — one signed by another
+// key under the sandbox kid (failed verification: 401) and one correctly signed but with a t
+// 600 s old (beyond 300 s: 400). An endpoint that acknowledges everything, or verifies
+// nothing, fails it: the scenarios alone would pass whatever answered 200.
+//
 // Kept in journal.db beside the webhook tables (not in the journal: no money moves here).
 
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { apiVersion } from '../../core/present.ts';
 import type { Db } from '../sqlite/schema.ts';
+import { userAgent } from '../webhooks/dispatcher.ts';
 import { subscribes, type Endpoint } from '../webhooks/endpoints.ts';
+import type { Poster } from '../webhooks/http-post.ts';
+import { signDelivery, type SigningKey } from '../webhooks/signing.ts';
 
-export type CheckName = '10300' | '10800' | '10900' | '11600' | 'out_of_order';
+export type CheckName = '10300' | '10800' | '10900' | '11600' | 'out_of_order' | 'signature';
+
+export type ProbeName = 'bad_signature' | 'stale_timestamp';
+
+/** One probe as sent and answered (what the run records; its result is read from it). */
+export interface ProbeRecord {
+  readonly endpoint_id: string;
+  readonly probe: ProbeName;
+  readonly event_id: string;
+  readonly kid: string;
+  readonly response_status: number | null;
+  readonly error: string | null;
+}
+
+/** The stale probe's age: beyond the contract's ±300 s window. */
+const staleBySeconds = 600;
+
+/**
+ * Sends an endpoint the two deliveries it must refuse. Each is a sandbox deposit.settled of
+ * no order (a consumer that processed it without verifying would settle nothing real).
+ */
+export async function probeSignatureChecks(endpoint: Endpoint, key: SigningKey, poster: Poster, wallSeconds: number, merchantId: string): Promise<ProbeRecord[]> {
+  const probes: readonly { probe: ProbeName; sign: (eventId: string, body: Buffer) => string }[] = [
+    { probe: 'bad_signature', sign: (id, body) => signDelivery({ ...key, privateKey: generateKeyPairSync('ed25519').privateKey }, wallSeconds, id, body) },
+    { probe: 'stale_timestamp', sign: (id, body) => signDelivery(key, wallSeconds - staleBySeconds, id, body) },
+  ];
+  return Promise.all(probes.map(async ({ probe, sign }) => {
+    const eventId = `evt_certprobe_${randomBytes(12).toString('hex')}`;
+    const createdAt = new Date(wallSeconds * 1000).toISOString();
+    const body = Buffer.from(JSON.stringify({
+      id: eventId, object: 'event', type: 'deposit.settled', api_version: apiVersion, livemode: false, created_at: createdAt, sequence: 0, account: { merchant_id: merchantId },
+      data: { object: { id: 'dep_certification_probe', object: 'deposit_order', livemode: false, version: 1, status: 'settled', amount_minor: 10000, currency: 'THB' }, previous_attributes: { status: 'slip_processing', version: 0 } },
+    }));
+    const r = await poster.post(endpoint.url, {
+      'Content-Type': 'application/json; charset=utf-8', 'User-Agent': userAgent, 'X-PG-Signature': sign(eventId, body), 'X-PG-Event-Id': eventId,
+      'X-PG-Event-Type': 'deposit.settled', 'X-PG-Delivery-Id': `whd_certprobe_${randomBytes(12).toString('hex')}`, 'X-PG-Attempt': '1', 'X-PG-Api-Version': apiVersion, 'X-PG-Livemode': 'false',
+    }, body);
+    return { endpoint_id: endpoint.id, probe, event_id: eventId, kid: key.kid, response_status: r.status, error: r.error };
+  }));
+}
+
+/** A probe passes when it was refused as the contract says a receiver refuses it (400 or 401). */
+function probeResult(p: ProbeRecord): EventResult {
+  const base = { event_type: p.probe, event_id: p.event_id, endpoint_id: p.endpoint_id, delivery_id: null, response_status: p.response_status, kid: p.kid };
+  if (p.response_status === 400 || p.response_status === 401) return { ...base, status: 'passed' };
+  const reason = p.response_status === null ? 'unreachable' : p.response_status >= 200 && p.response_status < 300 ? 'accepted_unverified' : 'not_refused_with_400_or_401';
+  return { ...base, status: 'failed', reason };
+}
 
 /** The four scenario checks: the amount and the events its deposit must deliver. */
 export const scenarioChecks: readonly { readonly check: CheckName; readonly amountMinor: number; readonly events: readonly string[] }[] = [
@@ -29,6 +87,8 @@ export interface RunPlan {
   /** The out-of-order cases' delivered events (service events, delivered in the wrong order on purpose). */
   readonly outOfOrder: readonly { readonly case: string; readonly events: readonly { readonly id: string; readonly type: string }[] }[];
   readonly endpointIds: readonly string[];
+  /** The signature check's probes (runs before it have none, and no such check). */
+  readonly probes?: readonly ProbeRecord[];
 }
 
 export interface StoredRun { readonly id: string; readonly merchantId: string; readonly createdAt: number; readonly plan: RunPlan; readonly passedAt: number | null }
@@ -99,6 +159,11 @@ export class CertificationStore {
     }
     const ooo = run.plan.outOfOrder;
     checks.push(this.checkOf('out_of_order', ooo.map((c) => c.case), ooo.flatMap((c) => c.events), endpoints));
+    if (run.plan.probes) {
+      const results = run.plan.probes.map(probeResult);
+      const failure = results.find((r) => r.status === 'failed');
+      checks.push({ check: 'signature', status: failure ? 'failed' : 'passed', object_ids: [], events: results, ...(failure ? { failure } : {}) });
+    }
     const status: Status = checks.some((c) => c.status === 'failed') ? 'failed' : checks.every((c) => c.status === 'passed') ? 'passed' : 'pending';
     if (status === 'passed' && run.passedAt === null) this.s.markPassed.run(now, run.id);
     return { status, checks };

@@ -85,6 +85,10 @@ export class Webhooks {
   readonly deliveries: DeliveryStore;
   readonly events: ServiceEvents;
   readonly dispatcher: Dispatcher;
+  /** The dispatcher's poster (address guard, deadlines), for certification's signature probes too. */
+  readonly poster: Poster;
+  /** The wall clock a delivery's signature t is read from. */
+  readonly securityClock: Clock;
   /** The open `satang listen` streams (cli endpoints; adapters/webhooks/cli-streams.ts). */
   readonly cliStreams = new CliStreams();
   readonly operations: WebhookOperations;
@@ -103,9 +107,11 @@ export class Webhooks {
     const email = new EmailOutbox(db, ids, directory, log);
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
+    this.securityClock = deps.securityClock ?? new SystemClock();
+    this.poster = new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams);
     this.dispatcher = new Dispatcher({
-      db, clock, securityClock: deps.securityClock ?? new SystemClock(), source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
-      poster: new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams),
+      db, clock, securityClock: this.securityClock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
+      poster: this.poster,
       keys: this.keys, sandboxKeys: this.sandboxKeys, events: this.events, endpoints: this.endpoints, deliveries: this.deliveries, fanOut, health, log,
       onFannedOut: (event, now) => this.playKeyRotationScenario(event, now),
       ...(deps.random ? { random: deps.random } : {}), ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),

@@ -11,7 +11,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+import { ActionButton, Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager } from '../ui.js';
 
 const openStatuses = ['pending_approval', 'open', 'partially_filled'];
 // The queue lists open withdrawals; a final one only among disputed ones (GET /v1/bo/withdrawals
@@ -53,7 +53,7 @@ export function ApprovalsPage({ query }) {
     </form>
     ${data && data.data.length === 0 ? html`<${Empty}>${t('approvals.empty')}</${Empty}>` : null}
     ${data && data.data.length > 0 ? html`<table class="grid" data-testid="approvals-table" aria-busy=${loading}>
-      <thead><tr><th>${t('queue.age')}</th><th>${t('common.withdrawal')}</th><th>${t('common.merchant')}</th><th>${t('common.status')}</th>
+      <thead><tr><th>${t('queue.age')}</th><th>${t('common.withdrawal')}</th><th>${t('common.merchant')}</th><th>${t('withdrawal.payee')}</th><th>${t('common.status')}</th>
         <th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.fee')}</th><th>${t('queue.fourEyes')}</th><th>${t('common.created')}</th><th></th></tr></thead>
       <tbody>${data.data.map((w) => html`<${ApprovalRow} key=${w.id} w=${w} reload=${reload} />`)}</tbody>
     </table>` : null}
@@ -70,7 +70,8 @@ function ApprovalRow({ w, reload }) {
   return html`<tr data-testid="approval-row" data-id=${w.id}>
     <td><${Age} seconds=${w.age_seconds} /></td>
     <td><${Id} id=${w.id} to=${`#/withdrawals/${encodeURIComponent(w.id)}`} /> ${w.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
-    <td><${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
+    <td>${w.merchant_name ? html`<span>${w.merchant_name}</span> ` : null}<${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
+    <td data-testid="approval-payee"><${Payee} beneficiary=${w.beneficiary} /></td>
     <td><${Status} status=${w.status} />${w.dispute ? html` <${PageLink} cls="badge bad" to=${`#/disputes/${encodeURIComponent(w.dispute.id)}`}>${t('withdrawal.disputeBadge')}</${PageLink}>` : null}</td>
     <td class="num"><${Money} minor=${w.amount_total_minor} /></td>
     <td class="num"><${Money} minor=${w.fee_total_minor} /></td>

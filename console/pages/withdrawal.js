@@ -15,7 +15,7 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, PageLink, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, PageLink, Payee, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
 
 export function WithdrawalPage({ id }) {
   const { data, error, reload } = usePageData(() => get(`/v1/bo/withdrawals/${encodeURIComponent(id)}`), [id]);
@@ -37,7 +37,7 @@ export function WithdrawalPage({ id }) {
           [t('common.merchant'), html`<${Id} id=${data.merchant_id} to=${`#/merchants/${encodeURIComponent(data.merchant_id)}?livemode=${w.livemode}`} keep=${14} />`],
           [t('deposit.reference'), html`<span class="mono">${w.merchant_reference}</span>`],
           [t('withdrawal.endUser'), html`<span class="mono">${w.end_user_ref}</span>`],
-          [t('withdrawal.beneficiary'), html`<${Id} id=${w.beneficiary_id} />`],
+          [t('withdrawal.beneficiary'), html`<span data-testid="withdrawal-payee"><${Payee} beneficiary=${data.beneficiary} /></span> <${Id} id=${w.beneficiary_id} />`],
           [t('common.created'), html`<${Time} at=${w.created_at} />`],
           [t('deposit.expires'), html`<${Time} at=${w.expires_at} />`],
           w.refund_of_deposit_id ? [t('withdrawal.refundOf'), html`<${Id} id=${w.refund_of_deposit_id} to=${`#/deposits/${encodeURIComponent(w.refund_of_deposit_id)}`} />`] : null,

@@ -142,12 +142,12 @@ export const schemas: Record<string, Schema> = {
     summary: object({ passed: int, failed: int, pending: int }),
     checks: {
       type: 'array',
-      items: object({ check: { enum: ['10300', '10800', '10900', '11600', 'out_of_order'] }, status: { enum: ['pending', 'passed', 'failed'] }, object_ids: { type: 'array', items: str }, events: { type: 'array', items: ref('CertificationEvent') } }, { failure: ref('CertificationEvent') }),
+      items: object({ check: { enum: ['10300', '10800', '10900', '11600', 'out_of_order', 'signature'] }, status: { enum: ['pending', 'passed', 'failed'] }, object_ids: { type: 'array', items: str }, events: { type: 'array', items: ref('CertificationEvent') } }, { failure: ref('CertificationEvent') }),
     },
   }),
   CertificationEvent: object({
     event_type: str, event_id: nullable(str), endpoint_id: str, delivery_id: nullable(str), status: { enum: ['pending', 'passed', 'failed'] }, response_status: nullable(int), kid: nullable(str),
-  }, { reason: { type: 'string', description: 'why it failed: no_enabled_sandbox_endpoint, endpoint_disabled, not_subscribed, not_acknowledged, not_signed_by_a_sandbox_key' } }),
+  }, { reason: { type: 'string', description: 'why it failed: no_enabled_sandbox_endpoint, endpoint_disabled, not_subscribed, not_acknowledged, not_signed_by_a_sandbox_key; for the signature check (event_type bad_signature or stale_timestamp): accepted_unverified, not_refused_with_400_or_401, unreachable' } }),
   OutOfOrderRun: object({ object: { const: 'webhook_test_replay' }, case: str, livemode: { const: false }, object_id: str, events: { type: 'array' }, delivery_order: { type: 'array' }, deliveries: { type: 'array', items: object({ endpoint_id: str, delivery_id: str, event_id: str, release_at: instant }) } }),
   WhiteLabel: object({ id: str, object: { const: 'white_label' }, name: str }),
   GatewayRoute: object({ object: { const: 'gateway_route' }, white_label_id: str, bank_code: str, account_number: str, account_name: str, expires_at: instant, approved_by: str }),

@@ -11,7 +11,8 @@ import type { Deposit, DepositStatus, ReversalReasonCode } from '../../core/depo
 import { reversalReasonCodes } from '../../core/deposit/state.ts';
 import { reasonImportance } from '../../core/deposit/reasons.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
-import { iso, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
+import { bankByCode } from '../../core/directory.ts';
+import { iso, maskAccountNumber, maskName, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
 import { withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
 import { JournalTrail } from '../../adapters/sqlite/trail.ts';
@@ -94,6 +95,23 @@ function depositQueue(services: Services, q: Record<string, string>): Record<str
   };
 }
 
+/**
+ * Where a withdrawal's money goes and whose it is, as an approver checks them before the
+ * second pair of eyes: the payee's bank, account and name, masked as everywhere, and the
+ * merchant's name.
+ */
+function payoutParties(services: Services, w: Withdrawal): Record<string, unknown> {
+  const world = services.write.world;
+  const b = world.beneficiaries.get(w.beneficiaryId);
+  return {
+    merchant_name: world.merchants.get(w.merchantId)?.name ?? null,
+    beneficiary: b ? {
+      id: b.id, status: b.status, bank_code: b.bankCode, bank_name_th: bankByCode(b.bankCode)?.nameTh ?? null,
+      account_number_masked: maskAccountNumber(b.accountNumber), account_name_masked: maskName(b.accountNameTh),
+    } : null,
+  };
+}
+
 function withdrawalQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
   const status = enumParam<WithdrawalStatus>(q.status, 'status', withdrawalStatuses) ?? 'pending_approval';
   const livemode = booleanParam(q.livemode, 'livemode');
@@ -111,14 +129,14 @@ function withdrawalQueue(services: Services, q: Record<string, string>): Record<
   return {
     object: 'list', has_more: hasMore, next_cursor: next, total: rows.length, as_of: iso(now),
     data: page.map((w) => ({
-      ...presentWithdrawal(w), merchant_id: w.merchantId, age_seconds: Math.max(0, Math.floor((now - w.createdAt) / 1000)),
+      ...presentWithdrawal(w), merchant_id: w.merchantId, ...payoutParties(services, w), age_seconds: Math.max(0, Math.floor((now - w.createdAt) / 1000)),
       approvals: [...w.approvals], approvals_required: w.approvalsRequired,
     })),
   };
 }
 
 /** One withdrawal as an operator sees it: the order, its approvals, and every dispute's evidence from the journal. */
-function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<string, unknown> {
+function operatorWithdrawalView(services: Services, w: Withdrawal, trail: JournalTrail): Record<string, unknown> {
   const own = trail.stream(w.id);
   const evidence = own.filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
     const ev = (e.event as { evidence?: DisputeEvidence }).evidence;
@@ -142,7 +160,7 @@ function operatorWithdrawalView(w: Withdrawal, trail: JournalTrail): Record<stri
   const shown = presentWithdrawal(w, { withReceipts: true }) as Record<string, unknown> & { fills: Record<string, unknown>[] };
   const withdrawal = { ...shown, fills: shown.fills.map((f, i) => ({ ...f, deposit_id: w.fills[i]?.depositId ?? null })) };
   return {
-    withdrawal, merchant_id: w.merchantId,
+    withdrawal, merchant_id: w.merchantId, ...payoutParties(services, w),
     approvals: [...w.approvals], approvals_required: w.approvalsRequired,
     dispute: w.dispute ? {
       ...presentDispute(w.dispute, w.livemode), evidence,
@@ -204,7 +222,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
 
   router.get('/withdrawals/:id', (ctx) => {
     readQuery(ctx, []);
-    ctx.body = operatorWithdrawalView(withdrawal(ctx.params.id!), trail);
+    ctx.body = operatorWithdrawalView(services, withdrawal(ctx.params.id!), trail);
   });
 
   router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
@@ -232,7 +250,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     readQuery(ctx, []);
     const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
     if (!withdrawalId) throw notFound('dispute');
-    ctx.body = operatorWithdrawalView(withdrawal(withdrawalId), trail);
+    ctx.body = operatorWithdrawalView(services, withdrawal(withdrawalId), trail);
   });
 
   // One evidence file's bytes, as the merchant sent them: named by the dispute and the file

@@ -1,5 +1,6 @@
 // POST /v1/test/certification (sandbox key, merchant HMAC, Idempotency-Key; body none or
-// {}): starts a certification run — one sandbox deposit each of 10300, 10800, 10900 and
+// {}): starts a certification run — the signature probes (two deliveries each endpoint
+// must refuse, sent at once), one sandbox deposit each of 10300, 10800, 10900 and
 // 11600 (their scenarios play on the service clock) and the out-of-order cases A, B and C —
 // against the merchant's enabled sandbox webhook endpoints; answers 202 with the run.
 // GET /v1/test/certification: the latest run, its status ('running', 'passed', 'failed')
@@ -10,7 +11,7 @@
 
 import Router from '@koa/router';
 import { createHash } from 'node:crypto';
-import { scenarioChecks, type CertificationStore, type CheckName, type RunResult, type StoredRun } from '../../adapters/sandbox/certification.ts';
+import { probeSignatureChecks, scenarioChecks, type CertificationStore, type CheckName, type RunResult, type StoredRun } from '../../adapters/sandbox/certification.ts';
 import { isCliEndpoint } from '../../adapters/webhooks/endpoints.ts';
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
 import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
@@ -62,6 +63,10 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
     const endpoints = webhooks.endpoints.forMerchant(m.merchantId, false).filter((e) => e.status === 'enabled' && !isCliEndpoint(e));
     if (endpoints.length === 0) throw new ApiError('operation_not_allowed', 'Certification delivers to your enabled sandbox webhook endpoints (a URL, not a satang listen stream); add one first.');
     await runIdempotentOwn(ctx, services, merchantScope(m), async (keep) => {
+      // The signature check first: two deliveries each endpoint must refuse (400 or 401).
+      const key = webhooks.sandboxKeys.current(services.write.clock.now());
+      const wallSeconds = Math.floor(webhooks.securityClock.now() / 1000);
+      const probes = (await Promise.all(endpoints.map((e) => probeSignatureChecks(e, key, webhooks.poster, wallSeconds, m.merchantId)))).flat();
       const runId = services.write.ids.next('cert', m.merchantId);
       const deposits: { check: CheckName; depositId: string }[] = [];
       for (const c of scenarioChecks) {
@@ -81,7 +86,7 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
           return { case: c, events: r.value.deliveryOrder.map((id) => ({ id, type: r.value.events.find((e) => e.id === id)!.type })) };
         });
         const now = services.write.clock.now();
-        const plan = { deposits, outOfOrder, endpointIds: endpoints.map((e) => e.id) };
+        const plan = { deposits, outOfOrder, endpointIds: endpoints.map((e) => e.id), probes };
         certification.record(runId, m.merchantId, now, plan);
         const run: StoredRun = { id: runId, merchantId: m.merchantId, createdAt: now, plan, passedAt: null };
         const response = { status: 202, body: present(run, certification.evaluate(run, endpoints, now)) };

@@ -672,8 +672,9 @@ test('every other page renders for an operator with every role (screenshots)', a
     assert.is(download.suggestedFilename(), 'ใบเสร็จ.pdf');
     assert.ok(readFileSync((await download.path())!).equals(receipt), 'the bytes the merchant sent');
   }
-  // A fill links to the deposit that paid it.
+  // A fill links to the deposit that paid it; the page says where the payout goes (masked).
   await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
+  assert.match(await lead.page.textContent('[data-testid=withdrawal-payee]') ?? '', /^\d{3} \S.* x+\d{4} \S/);
   const paidBy = await lead.page.$$eval('[data-testid=fill-deposit] a', (links) => links.map((a) => a.getAttribute('href')));
   assert.ok(paidBy.includes(`#/deposits/${fourEyesId}`), JSON.stringify(paidBy));
   await lead.page.click('[data-testid=lang-th]');

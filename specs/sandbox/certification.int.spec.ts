@@ -15,18 +15,21 @@ import * as assert from 'uvu/assert';
 import { expectError } from '../support/api-checks.ts';
 import { startServer } from '../../server/main.ts';
 import { externalIssuer, TestServer, type MerchantKeys } from '../support/server-harness.ts';
-import { addEndpoint, Receiver } from '../webhooks/support.ts';
+import { addEndpoint, nobleVerifies, publishedKeys, Receiver } from '../webhooks/support.ts';
 
 let s: TestServer;
 test.before(async () => { s = await TestServer.start(); });
 test.after(async () => { await s.stop(); await Receiver.stopAll(); });
 
-const checks = ['10300', '10800', '10900', '11600', 'out_of_order'];
+const checks = ['10300', '10800', '10900', '11600', 'out_of_order', 'signature'];
 
 async function certify(server: TestServer, shop: MerchantKeys): Promise<any> {
   const started = await server.call(shop.sandbox.api_key, 'POST', '/v1/test/certification', {});
   assert.is(started.status, 202, started.text);
-  assert.equal([started.json.object, started.json.livemode, started.json.status], ['certification_run', false, 'running']);
+  assert.equal([started.json.object, started.json.livemode], ['certification_run', false]);
+  // The signature probes are answered before the 202: a receiver that accepted one has failed already.
+  const signature = started.json.checks.find((c: any) => c.check === 'signature');
+  assert.is(started.json.status, signature.status === 'failed' ? 'failed' : 'running');
   assert.equal(started.json.checks.map((c: any) => c.check), checks);
   for (const seconds of [5, 5, 60, 60]) {
     const r = await server.bo('POST', '/v1/bo/clock/advance', { seconds });
@@ -38,18 +41,22 @@ async function certify(server: TestServer, shop: MerchantKeys): Promise<any> {
   return got.json;
 }
 
-test('a run passes against a receiver that acknowledges everything, each event signed by a sandbox key', async () => {
+test('a run passes against a receiver that verifies every signature and acknowledges what verifies, each event signed by a sandbox key', async () => {
   const shop = await s.onboard('Certified');
   const receiver = await Receiver.start(() => s.clock.now());
+  receiver.verifyAgainst(s);
   await addEndpoint(s, shop.id, receiver.url, false);
   expectError(await s.call(shop.sandbox.api_key, 'GET', '/v1/test/certification'), 'resource_not_found');
   const run = await certify(s, shop);
   assert.is(run.status, 'passed', JSON.stringify(run.checks.filter((c: any) => c.status !== 'passed')));
   assert.ok(run.passed_at);
-  for (const c of run.checks) {
+  for (const c of run.checks.filter((c: any) => c.check !== 'signature')) {
     assert.is(c.status, 'passed', c.check);
     assert.ok(c.events.length >= 1 && c.events.every((e: any) => e.status === 'passed' && e.response_status === 204 && e.kid), c.check);
   }
+  // The two deliveries it had to refuse, refused as the contract says: a bad signature 401, a stale t 400.
+  const signature = run.checks.find((c: any) => c.check === 'signature');
+  assert.equal(signature.events.map((e: any) => [e.event_type, e.status, e.response_status]), [['bad_signature', 'passed', 401], ['stale_timestamp', 'passed', 400]]);
   assert.equal(run.checks[0].events.map((e: any) => e.event_type), ['deposit.settled', 'deposit.reversed']);
   assert.is(run.checks[4].events.length, 8, 'A and B two events each, C three chunks and the settlement');
   const sandboxKids = new Set(run.checks.flatMap((c: any) => c.events.map((e: any) => e.kid)));
@@ -60,7 +67,7 @@ test('a run passes against a receiver that acknowledges everything, each event s
 test('a run fails, naming 10300 and deposit.reversed, against a receiver that answers 500 to deposit.reversed', async () => {
   const shop = await s.onboard('Flaky');
   const receiver = await Receiver.start(() => s.clock.now());
-  receiver.handler = (r, res) => { res.statusCode = r.headers['x-pg-event-type'] === 'deposit.reversed' ? 500 : 200; res.end(); };
+  receiver.verifyAgainst(s, (r, res) => { res.statusCode = r.headers['x-pg-event-type'] === 'deposit.reversed' ? 500 : 200; res.end(); });
   await addEndpoint(s, shop.id, receiver.url, false);
   const run = await certify(s, shop);
   assert.is(run.status, 'failed');
@@ -70,13 +77,32 @@ test('a run fails, naming 10300 and deposit.reversed, against a receiver that an
   assert.equal(failed.map((c: any) => c.check), ['10300', 'out_of_order']);
   for (const c of failed) assert.equal([c.failure.event_type, c.failure.reason, c.failure.response_status], ['deposit.reversed', 'not_acknowledged', 500], c.check);
   assert.ok(run.checks.filter((c: any) => !['10300', 'out_of_order'].includes(c.check)).every((c: any) => c.status === 'passed'));
-  assert.equal(run.summary, { passed: 3, failed: 2, pending: 0 }, 'the run says at a glance how its checks stand');
+  assert.equal(run.summary, { passed: 4, failed: 2, pending: 0 }, 'the run says at a glance how its checks stand');
   expectError(await s.call(shop.live.api_key, 'POST', '/v1/test/certification', {}), 'scope_denied');
   // Two runs at once (the clock not advanced between them): the second pays from an account of its own, not refused as the first's duplicate.
   const first = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/certification', {});
   const second = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/certification', {});
   assert.equal([first.status, second.status], [202, 202], second.text);
   assert.is.not(second.json.id, first.json.id);
+});
+
+test('a receiver that acknowledges everything, verifying nothing, fails the signature check (the scenarios alone would pass it)', async () => {
+  const shop = await s.onboard('Credulous');
+  const receiver = await Receiver.start(() => s.clock.now());
+  await addEndpoint(s, shop.id, receiver.url, false);
+  const run = await certify(s, shop);
+  assert.is(run.status, 'failed');
+  assert.equal(run.checks.filter((c: any) => c.status === 'failed').map((c: any) => c.check), ['signature']);
+  const signature = run.checks.find((c: any) => c.check === 'signature');
+  assert.equal(signature.events.map((e: any) => [e.event_type, e.status, e.response_status, e.reason]), [['bad_signature', 'failed', 204, 'accepted_unverified'], ['stale_timestamp', 'failed', 204, 'accepted_unverified']]);
+  assert.equal([signature.failure.event_type, signature.failure.reason], ['bad_signature', 'accepted_unverified']);
+  // What it was sent: a deposit.settled under the sandbox kid, of no order.
+  const probes = receiver.received.filter((r) => String(r.headers['x-pg-event-id']).startsWith('evt_certprobe_'));
+  assert.is(probes.length, 2);
+  const keys = await publishedKeys(s);
+  const [bad, stale] = await Promise.all(probes.map((p) => nobleVerifies(p, keys)));
+  assert.equal([bad!.ok, stale!.ok], [false, true], 'one does not verify; the other verifies but is 600 s old');
+  assert.ok(s.wallSeconds() - stale!.t >= 600);
 });
 
 test('a run needs an enabled sandbox endpoint', async () => {
@@ -113,6 +139,7 @@ test('production: the sandbox key only at first; a live key is refused before a 
     assert.is((await bo(dev, '/v1/bo/clock/advance', { seconds: behindSeconds })).status, 200);
     const shop: MerchantKeys = { id: created.json.id, whiteLabelId: wl, live: { key_id: '', api_key: '' }, sandbox: created.json.keys.sandbox };
     const receiver = await Receiver.start(() => dev.clock.now());
+    receiver.verifyAgainst(dev);
     const endpoint = await bo(dev, `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: receiver.url, livemode: false });
     assert.is(endpoint.status, 201, endpoint.text);
     const run = await certifyWith(dev, shop, (path, body) => bo(dev, path, body));

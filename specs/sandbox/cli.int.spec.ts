@@ -97,11 +97,12 @@ test('satang trigger plays a scenario again while the last one\'s order is open 
 
 test('satang certify runs certification and prints a passing table', async () => {
   const receiver = await Receiver.start(() => s.clock.now());
+  receiver.verifyAgainst(s);
   await addEndpoint(s, shop.id, receiver.url, false);
   const r = await satang(['certify', '--key', shop.sandbox.api_key], env);
   assert.is(r.code, 0, r.stderr + r.stdout);
   assert.match(r.stdout, /certification cert_[0-9A-Z]+: passed/);
-  for (const check of ['10300', '10800', '10900', '11600', 'out_of_order']) assert.match(r.stdout, new RegExp(`${check}\\s+passed`));
+  for (const check of ['10300', '10800', '10900', '11600', 'out_of_order', 'signature']) assert.match(r.stdout, new RegExp(`${check}\\s+passed`));
 });
 
 test.run();

@@ -277,11 +277,16 @@ test('the approvals queue lists live_p2p withdrawals pending approval; two diffe
     const row = queue.json.data.find((x: any) => x.id === w.json.id);
     assert.is(row.approvals_required, 2);
     assert.equal(row.approvals, []);
+    // What an approver checks before approving: whose money and where it goes, masked as everywhere.
+    const payee = { id: ben, status: 'verified', bank_code: '004', bank_name_th: 'ธนาคารกสิกรไทย', account_number_masked: 'xxxxxx7890', account_name_masked: 'สมหญิง ร***' };
+    assert.equal([row.merchant_name, row.beneficiary], ['P2P payer', payee]);
+    assert.not.ok(JSON.stringify(queue.json).includes('1234567890'), 'never the full account number');
     assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_a', roles: ['approver'] })).json.status, 'pending_approval');
     const twice = await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_a', roles: ['approver'] });
     assert.is(twice.status, 409, twice.text);
     const shown = await s.bo('GET', `/v1/bo/withdrawals/${w.json.id}`, undefined, { roles: ['support'] });
     assert.equal(shown.json.approvals, ['emp_a']);
+    assert.equal([shown.json.merchant_name, shown.json.beneficiary], ['P2P payer', payee]);
     assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_b', roles: ['approver'] })).json.status, 'open');
     const after = await s.bo('GET', '/v1/bo/withdrawals?status=pending_approval');
     assert.not.ok(after.json.data.some((x: any) => x.id === w.json.id));

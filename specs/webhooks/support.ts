@@ -46,6 +46,25 @@ export class Receiver {
     return receiver;
   }
 
+  /**
+   * Answers as the contract tells a receiver to (Webhook signatures): 401 when the signature
+   * does not verify against the published key of its kid (an unknown kid refetches the keys
+   * once), 400 when its t is more than 300 s from the wall clock; otherwise `then` (204).
+   */
+  verifyAgainst(s: TestServer, then: Handler = (_r, res) => { res.statusCode = 204; res.end(); }): void {
+    let keys: PublishedKeys | undefined;
+    this.handler = (r, res) => {
+      void (async () => {
+        keys ??= await publishedKeys(s);
+        let v = await nobleVerifies(r, keys);
+        if (!keys.keys.some((k) => k.kid === v.kid)) v = await nobleVerifies(r, keys = await publishedKeys(s));
+        if (!v.ok) { res.statusCode = 401; res.end(); return; }
+        if (Math.abs(s.wallSeconds() - v.t) > 300) { res.statusCode = 400; res.end(); return; }
+        then(r, res);
+      })();
+    };
+  }
+
   /** Answers every request with `status` (and headers). */
   answer(status: number, headers: Record<string, string> = {}, body = ''): void {
     this.handler = (_r, res) => { res.writeHead(status, headers); res.end(body); };
