@@ -108,6 +108,8 @@ export const durations = { second, minute, hour, day } as const;
 export const writeSideLimits = {
   /** Commands in one group-commit transaction; a longer queue is flushed in several. */
   groupCommitCommandsMax: 1000,
+  /** After a transaction the disk refused, request nonces go alone to the writer thread again only this much later. */
+  loneNoncesRetryMs: 1000,
   /**
    * With the writer thread, commands decided in one turn of the event loop are handed over
    * this many at a time, before the turn ends: a turn that reads fifty requests would

@@ -174,6 +174,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     store = openStore(config.dataDir, {
       clock, ids, groupCommit: true, writerThread: true, sealer,
       onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
+      onWriteFailure: (error) => logger.error({ err: String(error) }, 'journal write failed: the disk refused a transaction (request nonces); retried with the next one'),
       onDurabilityLost: (error) => {
         // The WAL could not be synced: no write can be called durable any more. Stop, as
         // PostgreSQL does on a failed fsync; a restart recovers from what the disk holds.

@@ -47,9 +47,14 @@ export interface BatchAck {
   readonly errors: readonly (readonly [number, WireError])[];
   /** Another writer appended to the journal before this batch (the world is stale). */
   readonly foreign: boolean;
+  /** The whole transaction failed (a full disk, say): nothing of it was written, its riding nonces neither. */
+  readonly failed?: WireError;
 }
 
 export type WorkerMessage = { readonly acks: readonly BatchAck[] } | { readonly fatal: string };
+
+/** A page ceiling for the thread's connection (JournalThread.limitPages). */
+export interface PageLimit { readonly maxPageCount: number }
 
 export interface JournalWorkerData {
   readonly dataDir: string;
@@ -89,6 +94,15 @@ export class JournalThread {
 
   post(message: BatchMessage): void {
     this.port.postMessage(message);
+  }
+
+  /**
+   * The most pages the thread's journal.db may grow to (SQLite's max_page_count, for its
+   * connection): a disk that is full, as the specs of a failed write need one; 1073741823
+   * lifts it. Applied in order with the batches posted before and after it.
+   */
+  limitPages(maxPageCount: number): void {
+    this.port.postMessage({ maxPageCount } satisfies PageLimit);
   }
 
   /**

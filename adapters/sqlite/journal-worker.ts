@@ -6,13 +6,15 @@
 // Invariants kept: a commit that fails makes the event loop's world stale (it applied the
 // commit already), so every later item of the same world's epoch is refused, never
 // written on state that does not exist; the event loop rebuilds and starts a new epoch.
-// Another writer's entries found at the tail make the world stale the same way.
+// Another writer's entries found at the tail make the world stale the same way. A
+// transaction that fails as a whole is acknowledged as `failed` (its nonces ride again); one
+// of nonces alone leaves the world's epoch as it was.
 
 import { workerData } from 'node:worker_threads';
 import { UlidIds } from '../ids.ts';
 import { Sealer } from '../sealing.ts';
 import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
-import type { BatchAck, BatchMessage, JournalWorkerData, WireError, WorkerMessage } from './journal-thread.ts';
+import type { BatchAck, BatchMessage, JournalWorkerData, PageLimit, WireError, WorkerMessage } from './journal-thread.ts';
 import { openDatabase } from './schema.ts';
 import { WalSync } from './wal-sync.ts';
 import { BatchWriter, type PendingCommit } from './writer.ts';
@@ -31,9 +33,13 @@ let staleEpoch = -1;
 let queue: BatchMessage[] = [];
 let scheduled = false;
 
-port.on('message', (m: BatchMessage | 'stop') => {
+port.on('message', (m: BatchMessage | 'stop' | PageLimit) => {
   if (m === 'stop') {
     void stop();
+    return;
+  }
+  if ('maxPageCount' in m) {
+    db.pragma(`max_page_count = ${Math.trunc(m.maxPageCount)}`);
     return;
   }
   queue.push(m);
@@ -53,6 +59,7 @@ function flush(): void {
   const newest = Math.max(...batches.map((b) => b.epoch));
   let errors: Map<number, unknown>;
   let foreign = false;
+  let failed: WireError | undefined;
   try {
     const result = writer.write(items, batches.flatMap((b) => b.nonces),
       (i) => (epochs[i]! <= staleEpoch ? refused(items[i]!) : undefined),
@@ -63,14 +70,18 @@ function flush(): void {
     expectedSeq = result.written.seq;
   } catch (error) {
     errors = new Map(items.map((_, i) => [i, error])); // nothing of it was written
-    staleEpoch = Math.max(staleEpoch, newest);
+    failed = wire(error);
+    // The event loop applied these commands to its world: that world is stale now. A
+    // transaction of nonces alone applied nothing there, and must not strand the world's
+    // epoch (every later command would be refused, with nobody told to rebuild).
+    if (items.length > 0) staleEpoch = Math.max(staleEpoch, newest);
   }
   const acks: BatchAck[] = [];
   let offset = 0;
   for (const b of batches) {
     const mine: [number, WireError][] = [];
     for (let i = 0; i < b.items.length; i++) if (errors.has(offset + i)) mine.push([i, wire(errors.get(offset + i))]);
-    acks.push({ batch: b.batch, written: expectedSeq, errors: mine, foreign: foreign && acks.length === 0 });
+    acks.push({ batch: b.batch, written: expectedSeq, errors: mine, foreign: foreign && acks.length === 0, ...(failed ? { failed } : {}) });
     offset += b.items.length;
   }
   const message: WorkerMessage = { acks };

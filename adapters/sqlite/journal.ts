@@ -51,6 +51,8 @@ export interface SqliteJournalOptions {
   readonly world: () => World;
   /** The world no longer matches the journal; the owner must rebuild it. */
   readonly onStale?: (reason: unknown) => void;
+  /** Told when a transaction the disk refused held no command to refuse (nonces alone): readiness says so. */
+  readonly onWriteFailure?: (error: unknown) => void;
   /** Seals the idempotency bodies written with commits (adapters/sqlite/keys.ts). */
   readonly sealer?: Sealer;
   /**
@@ -90,8 +92,8 @@ interface Handed {
 interface Posted {
   readonly items: readonly Handed[];
   readonly started: number;
-  /** The riding nonces are written (or lost with the thread). */
-  readonly noncesWritten: () => void;
+  /** The riding nonces: their rows (ridden again when the transaction failed), and what to call once written (or lost with the thread). */
+  readonly nonces: { readonly rows: NonceRow[]; readonly written: () => void };
 }
 
 const noop = () => {};
@@ -122,6 +124,8 @@ export class SqliteJournal implements Journal {
   private idleWaiters: (() => void)[] = [];
   /** Writer thread: why it failed; nothing more is handed to it. */
   private threadFailure: unknown = null;
+  /** Writer thread: set while nonces wait a moment before going alone after a failed transaction. */
+  private loneNoncesHeld: ReturnType<typeof setTimeout> | null = null;
   /** Writer thread: every seq at or below this is written and on disk. */
   private acknowledgedSeq = 0;
   /**
@@ -209,6 +213,11 @@ export class SqliteJournal implements Journal {
   get durableSeq(): number {
     if (this.options.thread) return this.acknowledgedSeq;
     return this.options.walSync?.durableSeq ?? this.options.world().lastSeq;
+  }
+
+  /** The writer thread's journal.db may grow to at most this many pages (JournalThread.limitPages): a full disk, for specs. */
+  limitWriterPages(maxPageCount: number): void {
+    this.options.thread?.limitPages(maxPageCount);
   }
 
   /** `take` is called once, when the next transaction is made, for the rows to write with it. */
@@ -345,7 +354,17 @@ export class SqliteJournal implements Journal {
       while (n < this.waiting.length && n < writeSideLimits.groupCommitCommandsMax && this.waiting[n]!.epoch === epoch) n++;
       this.post(this.waiting.splice(0, n), epoch);
     }
-    if (this.nonceRiders.length > 0) this.post([], this.epoch);
+    if (this.nonceRiders.length > 0 && this.loneNoncesHeld === null) this.post([], this.epoch);
+  }
+
+  /** After a failed transaction: nonces go alone to the writer thread again only in a second. */
+  private holdLoneNonces(): void {
+    if (this.loneNoncesHeld !== null) return;
+    this.loneNoncesHeld = setTimeout(() => {
+      this.loneNoncesHeld = null;
+      if (this.threadFailure === null && this.nonceRiders.length > 0) this.handOver(threadItemsInFlightMax);
+    }, writeSideLimits.loneNoncesRetryMs);
+    this.loneNoncesHeld.unref();
   }
 
   private post(batch: readonly Queued[], epoch: number): void {
@@ -354,7 +373,7 @@ export class SqliteJournal implements Journal {
     const items = batch.map((q): Handed => ({ streams: q.pending.snapshots.map(([stream]) => stream), resolve: q.resolve, reject: q.reject }));
     for (const item of items) for (const stream of item.streams) this.unwritten.set(stream, (this.unwritten.get(stream) ?? 0) + 1);
     this.itemsInFlight += items.length;
-    this.posted.set(number, { items, started: performance.now(), noncesWritten: nonces.written });
+    this.posted.set(number, { items, started: performance.now(), nonces });
     this.options.thread!.post({ batch: number, epoch, items: batch.map((q) => q.pending), nonces: nonces.rows });
   }
 
@@ -370,7 +389,16 @@ export class SqliteJournal implements Journal {
     if (ack.written > world.lastSeq) world.lastSeq = ack.written;
     if (ack.written > this.acknowledgedSeq) this.acknowledgedSeq = ack.written;
     this.itemsInFlight -= posted.items.length;
-    posted.noncesWritten();
+    if (ack.failed) {
+      // Nothing was written, its nonces neither: they ride again with the next transaction,
+      // and alone only after a pause (a full disk must not be retried in a loop).
+      const { rows, written } = posted.nonces;
+      if (rows.length > 0) this.nonceRiders.push(() => ({ rows, written }));
+      this.holdLoneNonces();
+      this.options.onWriteFailure?.(threadError(ack.failed));
+    } else {
+      posted.nonces.written();
+    }
     for (const item of posted.items) {
       for (const stream of item.streams) {
         const left = (this.unwritten.get(stream) ?? 1) - 1;
@@ -402,7 +430,7 @@ export class SqliteJournal implements Journal {
     this.posted.clear();
     for (const p of posted) {
       for (const item of p.items) item.reject(error);
-      p.noncesWritten();
+      p.nonces.written();
     }
     for (const item of this.waiting.splice(0)) item.reject(error);
     this.itemsInFlight = 0;

@@ -65,6 +65,8 @@ export interface StoreOptions {
    * it and exits (as PostgreSQL panics); recovery replays what the WAL holds.
    */
   readonly onDurabilityLost?: (error: unknown) => void;
+  /** A transaction the disk refused that held no command (request nonces alone): logged, and readiness says commit_failed. */
+  readonly onWriteFailure?: (error: unknown) => void;
 }
 
 export class Store implements CommandPort {
@@ -91,6 +93,10 @@ export class Store implements CommandPort {
       ids: options.ids,
       world: () => this.current.world,
       onStale: (reason) => this.rebuild(reason),
+      onWriteFailure: (error) => {
+        if (isStorageFailure(error)) this.lastCommitFailure = { atMs: Date.now(), code: String((error as { code: unknown }).code) };
+        options.onWriteFailure?.(error);
+      },
       ...(options.sealer ? { sealer: options.sealer } : {}),
       ...(this.walSync ? { walSync: this.walSync } : {}),
       ...(thread ? { thread, onThreadFailed: (error: unknown) => options.onDurabilityLost?.(error) } : {}),

@@ -264,4 +264,30 @@ test('a writer thread that dies mid-burst: durability is reported lost once, eve
   reopened.close();
 });
 
+test('a full disk that refuses a transaction of request nonces alone: nothing is left stale — once there is room, commands commit and the nonces are written', async () => {
+  const { store, d } = threaded('thread-nonces-full');
+  const wl = await d.whiteLabel();
+  const merchant = await d.merchant(wl, 5_000_000n);
+  assert.ok((await settled(store.submit(d.depositCommand(merchant, 2_000n)))).ok);
+  // The disk is full: the thread's journal.db may not grow. Signed reads ride their nonces alone.
+  store.journal.limitWriterPages(store.db.pragma('page_count', { simple: true }) as number);
+  const nonceCount = () => store.db.prepare("SELECT COUNT(*) FROM nonces WHERE scope = 'full-disk'").pluck(true).get() as number;
+  for (let i = 0; i < 3_000; i++) assert.ok(store.keys.rememberNonce('full-disk', `nonce-${i}-${'x'.repeat(60)}`, Date.now()));
+  const deadline = Date.now() + 10_000;
+  while (store.commitFailure === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.is(store.commitFailure?.code, 'SQLITE_FULL', 'readiness hears of it');
+  assert.is(nonceCount(), 0, 'nothing of it was written');
+  assert.not.ok(store.keys.rememberNonce('full-disk', `nonce-7-${'x'.repeat(60)}`, Date.now()), 'a nonce not yet written is still a replay');
+  // Room again: the next command commits (before, every later command was refused as decided on a stale world), and the nonces ride with it.
+  store.journal.limitWriterPages(1_073_741_823);
+  const after = await settled(store.submit(d.depositCommand(merchant, 3_000n)));
+  assert.ok(after.ok, JSON.stringify(after));
+  await store.journal.flushed();
+  assert.is(nonceCount(), 3_000, 'the nonces were written after all');
+  assert.is(store.commitFailure, null);
+  const report = verifyStore(store.db);
+  assert.ok(report.ok, JSON.stringify(report.mismatches));
+  store.close();
+});
+
 test.run();
