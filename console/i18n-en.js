@@ -227,6 +227,8 @@ export const en = {
   'claims.operator': 'Operator',
   'claims.note': 'Note',
   'claims.openingNote': 'Opening note',
+  'claims.fourEyes.opened': 'You opened this claim: another operator approves its refund (four eyes).',
+  'claims.fourEyes.approved': 'You approved this refund: another operator pays it out (four eyes).',
   'claims.decide': 'Decide',
   'claims.refundAmountInput': 'Refund amount (baht)',
   'claims.refundAll': 'all of the claim',

@@ -227,6 +227,8 @@ export const th = {
   'claims.operator': 'เจ้าหน้าที่',
   'claims.note': 'บันทึก',
   'claims.openingNote': 'บันทึกตอนเปิด',
+  'claims.fourEyes.opened': 'คุณเป็นผู้เปิดเคลมนี้ ผู้ปฏิบัติงานคนอื่นต้องเป็นผู้อนุมัติการคืนเงิน (สี่ตา)',
+  'claims.fourEyes.approved': 'คุณเป็นผู้อนุมัติการคืนเงินนี้ ผู้ปฏิบัติงานคนอื่นต้องเป็นผู้จ่ายออก (สี่ตา)',
   'claims.decide': 'ตัดสินใจ',
   'claims.refundAmountInput': 'ยอดคืนเงิน (บาท)',
   'claims.refundAll': 'เต็มจำนวนเคลม',

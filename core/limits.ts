@@ -490,6 +490,8 @@ export const observabilityLimits = {
   timerOverdueAfterMs: minute,
   /** GET /readyz is 503 while a projection is further than this behind the journal's tail. */
   readinessProjectionLagEntriesMax: 10_000,
+  /** Once ready, GET /readyz is degraded while a projection behind the journal's tail has not moved for this long (seen across readiness checks). */
+  readinessProjectionStallMs: 10 * second,
   /** GET /readyz is 503 this long after a journal commit failed (a full disk, an I/O error), unless one was written since. */
   readinessCommitFailureHoldMs: 15 * second,
   /** GET /readyz is 503 (journal disk_full) while the data dir's file system has less room than this for a journal commit and its WAL. */

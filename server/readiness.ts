@@ -7,7 +7,8 @@
 //     writable;
 //   - every projection within readinessProjectionLagEntriesMax entries of the journal's
 //     tail — until the process has first been ready (it starts by catching up).
-// After that a lagging projection, or NATS JetStream gone when SATANG_NATS_URL is set (the
+// After that a lagging projection — one past that many entries, or one behind the tail that
+// has not moved for readinessProjectionStallMs (its projector died) —, or NATS JetStream gone when SATANG_NATS_URL is set (the
 // read side's bus: writes go on, the relay catches up), is `degraded`: 200, the checks
 // saying what, and the metrics' alerts paging for it.
 //
@@ -29,8 +30,13 @@ export interface ReadinessSources {
   readonly readSide: ReadSide;
   /** The last journal commit that failed, until one is written again (adapters/sqlite/store.ts). */
   readonly commitFailure?: () => { readonly atMs: number; readonly code: string } | null;
-  /** Whether this process has been ready before: then a lagging projection only degrades it. Kept by the caller. */
-  readonly history?: { everReady: boolean };
+  /**
+   * Whether this process has been ready before (then a lagging projection only degrades
+   * it), and where each projection stood when it was last seen to move. Kept by the caller.
+   */
+  readonly history?: { everReady: boolean; moved?: Map<string, { readonly position: number; readonly atMs: number }> };
+  /** The wall clock (ms) a stall is timed on; Date.now by default. */
+  readonly wallNow?: () => number;
 }
 
 export interface Readiness {
@@ -41,26 +47,35 @@ export interface Readiness {
     readonly journal: 'writable' | 'closed' | 'read_only' | 'disk_full' | 'commit_failed';
     /** The failed commit's SQLite code, while journal is commit_failed. */
     readonly journal_error?: string;
-    readonly projections: Record<string, { readonly lag_entries: number; readonly ready: boolean }>;
+    readonly projections: Record<string, { readonly lag_entries: number; readonly ready: boolean; readonly stalled_ms?: number }>;
     readonly nats: 'connected' | 'disconnected' | 'not_configured';
   };
 }
 
 export function readinessOf(s: ReadinessSources): Readiness {
   const failure = s.commitFailure?.() ?? null;
-  const failing = failure !== null && Date.now() - failure.atMs < observabilityLimits.readinessCommitFailureHoldMs;
+  const failing = failure !== null && (s.wallNow ?? Date.now)() - failure.atMs < observabilityLimits.readinessCommitFailureHoldMs;
   const stored = journalState(s);
   const journal = stored === 'writable' && failing ? 'commit_failed' : stored;
   const tail = s.tail();
+  const nowMs = (s.wallNow ?? Date.now)();
+  const moved = s.history ? (s.history.moved ??= new Map()) : undefined;
   const projections = Object.fromEntries(projectionNames.map((name) => {
-    const lag = Math.max(0, tail - s.readSide.models.position(name));
-    return [name, { lag_entries: lag, ready: lag <= observabilityLimits.readinessProjectionLagEntriesMax }];
+    const position = s.readSide.models.position(name);
+    const lag = Math.max(0, tail - position);
+    // Stalled: behind the tail and not moved for a while (a projector that died, a stream
+    // that stopped): degraded at once, not only past the start's 10,000 entries.
+    const last = moved?.get(name);
+    if (!last || last.position !== position || lag === 0) moved?.set(name, { position, atMs: nowMs });
+    const stalled = lag > 0 && last !== undefined && last.position === position && nowMs - last.atMs >= observabilityLimits.readinessProjectionStallMs;
+    return [name, { lag_entries: lag, ready: lag <= observabilityLimits.readinessProjectionLagEntriesMax && !stalled, ...(stalled ? { stalled_ms: nowMs - last!.atMs } : {}) }];
   }));
   const bus = s.readSide.busConnected();
   const nats = bus === null ? 'not_configured' : bus ? 'connected' : 'disconnected';
-  const caughtUp = Object.values(projections).every((p) => p.ready);
+  // Starting, only the lag gates (a stall is seen across checks); once ready, a stall degrades too.
+  const caughtUp = Object.values(projections).every((p) => p.lag_entries <= observabilityLimits.readinessProjectionLagEntriesMax);
   const serving = journal === 'writable' && (caughtUp || s.history?.everReady === true);
-  const status = !serving ? 'not_ready' : caughtUp && nats !== 'disconnected' ? 'ready' : 'degraded';
+  const status = !serving ? 'not_ready' : Object.values(projections).every((p) => p.ready) && nats !== 'disconnected' ? 'ready' : 'degraded';
   if (serving && s.history) s.history.everReady = true;
   return { ready: serving, status, checks: { journal, ...(journal === 'commit_failed' ? { journal_error: failure!.code } : {}), projections, nats } };
 }

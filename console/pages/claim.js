@@ -68,9 +68,22 @@ export function ClaimPage({ id }) {
   </section>`;
 }
 
+/**
+ * Whom the four eyes bar from a transition (the server's rule, core/claim/decide.ts): the
+ * operator who opened the claim approves no refund of it, and the one who approved the
+ * refund pays none out. The button stays, disabled and saying why, rather than costing a
+ * step-up for a 409.
+ */
+function barredBy(claim, sub) {
+  const opener = claim.notes.find((x) => x.status === 'open')?.operator;
+  const approver = [...claim.notes].reverse().find((x) => x.status === 'refund_pending')?.operator;
+  return { refund: opener === sub ? 'claims.fourEyes.opened' : null, payout: approver === sub ? 'claims.fourEyes.approved' : null };
+}
+
 function Transitions({ claim, reload }) {
   const can = useCan();
-  const { tables } = usePageContext();
+  const { tables, session } = usePageContext();
+  const barred = barredBy(claim, session?.sub);
   const n = useNote();
   const [amount, setAmount] = useState('');
   const [amountError, setAmountError] = useState(null);
@@ -96,6 +109,7 @@ function Transitions({ claim, reload }) {
     ${offered.includes('refund') ? html`<label class="inline">${t('claims.refundAmountInput')}
       <input data-testid="refund-amount" inputmode="decimal" placeholder=${t('claims.refundAll')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
       ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
-    <div class="buttons">${offered.map((tr) => html`<${ActionButton} testid=${`claim-${tr}`} stepUp=${stepsUp.has(tr)} tone=${tr === 'reject' ? 'danger' : 'primary'} onRun=${() => run(tr)} done=${reload}>${t(`claims.t.${tr}`)}</${ActionButton}>`)}</div>
+    <div class="buttons">${offered.map((tr) => html`<${ActionButton} testid=${`claim-${tr}`} stepUp=${stepsUp.has(tr)} tone=${tr === 'reject' ? 'danger' : 'primary'} disabled=${barred[tr] != null} title=${barred[tr] ? t(barred[tr]) : undefined} onRun=${() => run(tr)} done=${reload}>${t(`claims.t.${tr}`)}</${ActionButton}>`)}</div>
+    ${offered.filter((tr) => barred[tr]).map((tr) => html`<p class="muted" data-testid="four-eyes-hint">${t(barred[tr])}</p>`)}
   </div>`;
 }

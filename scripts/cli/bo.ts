@@ -113,6 +113,13 @@ function renderDeposit(json: any): string {
   return [head, review, '', legs, '', verdicts, '', timeline].join('\n');
 }
 
+/** Each evidence file with where its bytes are read (an operator's GET, e.g. curl with a `satang token`). */
+function disputeFiles(evidence: any[]): string {
+  const files = evidence.flatMap((e: any) => e.files.filter((f: any) => f.download_url));
+  // One line each, not a table: a table cuts cells at 60 characters, and the path must stay whole.
+  return files.length === 0 ? '' : `\n\n${files.map((f: any) => `file ${f.name}: ${f.bytes} bytes, ${f.media_type ?? '-'}, sha256 ${f.sha256 ?? '-'}\n  GET ${f.download_url}`).join('\n')}`;
+}
+
 const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'VERSION', 'REFUND'], [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.version, c.refund_withdrawal_id]])
   + (c.notes?.length ? `\n\n${table(['AT', 'OPERATOR', 'STATUS', 'NOTE'], c.notes.map((n: any) => [n.at, n.operator, n.status, n.note]))}` : '');
 
@@ -212,7 +219,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['dispute', 'show'],
     spec: spec('dispute show DISPUTE_ID', "A dispute with the merchant's evidence.", {}, ['DISPUTE_ID']),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/disputes/${id(a)}`),
-      (j) => `${j.dispute.id} on ${j.withdrawal.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}\n\n${table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], j.dispute.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]))}`),
+      (j) => `${j.dispute.id} on ${j.withdrawal.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}\n\n${table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], j.dispute.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]))}${disputeFiles(j.dispute.evidence)}`),
   },
   {
     words: ['dispute', 'resolve'],

@@ -112,4 +112,23 @@ test('bo --help lists the subcommands; a bad one is a usage error', async () => 
   assert.is(missing.code, 2);
 });
 
+test('bo dispute show lists each evidence file with where an operator reads its bytes', async () => {
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, d, { image_sha256: sha256Hex(image) }));
+  await uploadFile(d.slip_upload, image);
+  await scene.s.running.slipWorker.drain();
+  const withdrawalId = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json))![0];
+  const opened = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000', '--json');
+  assert.is(opened.code, 0, opened.out);
+  const disputeId = JSON.parse(opened.out).id;
+  const owner = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.merchant_id;
+  const key = owner === scene.payer.id ? scene.payer.live.api_key : scene.shop.live.api_key;
+  const sent = await scene.s.call(key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'Payee confirmed receipt by phone.', files: [{ name: 'receipt.pdf', content_base64: Buffer.from('%PDF-1.4 receipt').toString('base64') }] });
+  assert.is(sent.status, 200, sent.text);
+  const shown = await bo('dispute', 'show', disputeId);
+  assert.is(shown.code, 0, shown.out);
+  assert.match(shown.out, new RegExp(`file receipt\\.pdf: 16 bytes, application/pdf, sha256 ${sha256Hex(Buffer.from('%PDF-1.4 receipt'))}\\n  GET /v1/bo/disputes/${disputeId}/files/dfile_[0-9a-f]{32}\\n?$`), shown.out);
+});
+
 test.run();

@@ -282,6 +282,12 @@ test('ops_admin approves a claim refund from its page and another pays it out (f
     assert.is(answer.status(), 200, await answer.text());
     assert.ok(stepUpHeader && stepUpHeader.split('.').length === 3, `the ${transition} carried a step-up token`);
     assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claim.json.id}`)).json.status, status);
+    if (session === mali) {
+      // Who approved the refund pays none out: the button says so, disabled, rather than costing a step-up for a 409.
+      await mali.page.reload();
+      await mali.page.waitForSelector('[data-testid=claim-payout][disabled]');
+      assert.match(await mali.page.textContent('[data-testid=four-eyes-hint]') ?? '', /another operator pays it out|ผู้ปฏิบัติงานคนอื่นต้องเป็นผู้จ่ายออก/);
+    }
   }
 });
 

@@ -78,6 +78,16 @@ test('a closed journal, a failed commit and a projection beyond its lag bound wh
     assert.is(readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq, history }).status, 'ready');
     const lagging = readinessOf({ ...base, journal: () => s.running.store.db, tail: farBehind, history });
     assert.equal([lagging.ready, lagging.status, lagging.checks.projections.deposit_list!.ready], [true, 'degraded', false]);
+    // A projection a few entries behind that does not move (its projector died): degraded once it has stood still a while, ready again when it catches up.
+    let wall = Date.now();
+    const stuck = () => readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq + 5, history, wallNow: () => wall });
+    assert.equal([stuck().status, stuck().checks.projections.deposit_list!.lag_entries], ['ready', 5], 'a few entries behind: still moving, as far as it knows');
+    wall += observabilityLimits.readinessProjectionStallMs - 1;
+    assert.is(stuck().status, 'ready');
+    wall += 1;
+    const stalled = stuck();
+    assert.equal([stalled.ready, stalled.status, stalled.checks.projections.deposit_list!.ready, stalled.checks.projections.deposit_list!.stalled_ms], [true, 'degraded', false, observabilityLimits.readinessProjectionStallMs]);
+    assert.is(readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq, history, wallNow: () => wall }).status, 'ready', 'caught up');
     // A commit that failed (a full disk while the file stays writable): not ready, for a while or until one is written.
     const failed = readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq, history, commitFailure: () => ({ atMs: Date.now(), code: 'SQLITE_FULL' }) });
     assert.equal([failed.ready, failed.status, failed.checks.journal, failed.checks.journal_error], [false, 'not_ready', 'commit_failed', 'SQLITE_FULL']);
