@@ -9,10 +9,11 @@
 //   operator re-authenticates (auth.stepUpToken()) and the token rides in
 //   X-PG-Step-Up-Token.
 // - A non-2xx answer throws ApiProblem with the API's error object (server/errors.ts:
-//   code, type, message, message_th, retryable, request_id, details). A 401 asks auth for a
-//   session again and retries once with the new token.
+//   code, type, message, message_th, retryable, request_id, details). A 401 renews the
+//   session in a popup (the page and what it holds stay), else signs in again by a redirect,
+//   and retries once with the new token.
 
-import { accessToken, ensureSession, stepUpToken } from './auth.js';
+import { accessToken, ensureSession, renewInPopup, stepUpToken } from './auth.js';
 
 export class ApiProblem extends Error {
   constructor(status, error, fallbackMessage) {
@@ -57,7 +58,8 @@ async function send(method, url, init = {}) {
   const before = accessToken();
   let res = await attempt();
   if (res.status === 401) {
-    await ensureSession(); // may navigate away to log in again
+    // The token ran out: renewed in a popup, keeping the page; else a sign-in by redirect.
+    if (!(await renewInPopup())) await ensureSession(); // may navigate away to log in again
     if (accessToken() !== before) res = await attempt();
   }
   if (!res.ok) throw await problemOf(res);

@@ -13,7 +13,7 @@
 
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { logout } from './auth.js';
+import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
@@ -181,6 +181,8 @@ function App({ session, tables }) {
 }
 
 function readServiceClock() {
+  // An ended session is renewed on the operator's next action, never by a read in the background.
+  if (sessionEnded()) return Promise.resolve();
   return get('/v1/bo/clock').then((c) => setServiceTime(c.now), (error) => console.warn('service clock', error));
 }
 

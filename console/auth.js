@@ -11,6 +11,11 @@
 // (prompt=login, max_age=0, acr_values and resource from config.step_up); the popup's
 // callback page hands the answer back by postMessage, and the token is exchanged here. Every
 // ⚑ action asks afresh: a step-up token is used once and forgotten.
+//
+// An access token that runs out (an hour, say) is renewed the same way, in a popup, on the
+// operator's next action (renewInPopup): a redirect would lose what the page held. Reads in
+// the background (the service clock) wait for that action instead of sending the browser
+// away.
 
 import * as oauth from './vendor/oauth4webapi.js';
 
@@ -137,17 +142,11 @@ export function logout() {
 /** How long after the step-up window closed its answer may still arrive. */
 const popupClosedGraceMs = 1_000;
 
-/** Re-authenticates the same operator in a popup and answers a fresh step-up token. */
-export async function stepUpToken() {
-  if (!current) throw new Error('not signed in');
-  const { config } = await discover();
-  const stepUp = config.step_up ?? { acr_values: 'step-up' };
-  const started = await authorization(popupCallbackUrl, {
-    prompt: 'login', max_age: '0', login_hint: current.sub, acr_values: stepUp.acr_values, ...(stepUp.resource ? { resource: stepUp.resource } : {}),
-  });
-  const popup = window.open(started.url, 'satang-step-up', 'popup,width=480,height=640');
-  if (!popup) throw new StepUpAbandoned('The browser blocked the step-up window; allow pop-ups for the console.');
-  const answer = await new Promise((resolve, reject) => {
+/** The issuer's answer from a sign-in in a popup: the callback URL its page posts back, or StepUpAbandoned. */
+async function signInInPopup(started, name) {
+  const popup = window.open(started.url, name, 'popup,width=480,height=640');
+  if (!popup) throw new StepUpAbandoned('The browser blocked the sign-in window; allow pop-ups for the console.');
+  return new Promise((resolve, reject) => {
     let settled = false;
     const done = () => { settled = true; window.removeEventListener('message', onMessage); clearInterval(watch); };
     const onMessage = (event) => {
@@ -165,6 +164,43 @@ export async function stepUpToken() {
     }, 300);
     window.addEventListener('message', onMessage);
   });
+}
+
+/** Whether the access token has run out (or is about to): background reads wait for the operator's next action to renew it. */
+export function sessionEnded() {
+  return !current || current.expiresAt - expirySlackMs <= Date.now();
+}
+
+/**
+ * Renews an ended session without leaving the page: the issuer's sign-in in a popup (its
+ * own session makes it a blink; else the operator signs in there), as the same operator —
+ * so what the operator was typing stays. False when it cannot (a blocked popup, cancelled,
+ * another operator): the caller signs in again by a redirect.
+ */
+export async function renewInPopup() {
+  if (!current) return false;
+  try {
+    const started = await authorization(popupCallbackUrl, { login_hint: current.sub });
+    const exchanged = await exchange(await signInInPopup(started, 'satang-sign-in'), popupCallbackUrl, started);
+    const sub = claimsOf(exchanged.result.access_token).sub ?? exchanged.idClaims?.sub;
+    if (sub !== current.sub) return false;
+    remember(exchanged.result, exchanged.idClaims);
+    return true;
+  } catch (error) {
+    console.warn('session renewal', error);
+    return false;
+  }
+}
+
+/** Re-authenticates the same operator in a popup and answers a fresh step-up token. */
+export async function stepUpToken() {
+  if (!current) throw new Error('not signed in');
+  const { config } = await discover();
+  const stepUp = config.step_up ?? { acr_values: 'step-up' };
+  const started = await authorization(popupCallbackUrl, {
+    prompt: 'login', max_age: '0', login_hint: current.sub, acr_values: stepUp.acr_values, ...(stepUp.resource ? { resource: stepUp.resource } : {}),
+  });
+  const answer = await signInInPopup(started, 'satang-step-up');
   let exchanged;
   try {
     exchanged = await exchange(answer, popupCallbackUrl, started, 300);

@@ -27,6 +27,7 @@ import type { Browser } from 'playwright-core';
 import { bangkokDayOf } from '../../core/finance/calendar.ts';
 import { limits } from '../../core/limits.ts';
 import { answerStepUp, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { devOperatorPassword } from '../../server/auth/dev-oidc.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, day, deliveries, Receiver } from '../webhooks/support.ts';
 import { depositBody, freshSender } from '../support/server-harness.ts';
@@ -260,6 +261,37 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   await mali.page.click('[data-testid=endpoint-enable]');
   await mali.page.waitForSelector('[data-testid=endpoint-disable]');
   assert.is(await statusOf(), 'enabled');
+});
+
+test('a session that ran out is renewed in a popup on the next action: the page and the note typed in it stay, and the action goes through', async () => {
+  const claim = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: fourEyesId, amount_minor: 1_000, note: 'the payer says they sent ten baht twice' });
+  assert.is(claim.status, 201, claim.text);
+  const mali = await operator('emp_mali', { hash: `#/claims/${claim.json.id}`, page: 'claim' });
+  await mali.page.evaluate(() => { (window as unknown as { stayed: boolean }).stayed = true; });
+  await mali.page.fill('[data-testid=transition-form] textarea', 'reviewed against the bank statement line');
+  // The server refuses the token as run out (401), once: as an hour after signing in.
+  let refused = 0;
+  await mali.page.route('**/v1/bo/claims/*/review', async (route) => {
+    if (refused++ > 0) return route.continue();
+    await route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { code: 'authentication_failed', type: 'authentication_error', message: 'token expired', message_th: 'โทเค็นหมดอายุ', retryable: false, retry_after_seconds: null, request_id: 'req_test', details: {} } }) });
+  });
+  const answered = mali.page.waitForResponse((r) => r.url().endsWith(`/claims/${claim.json.id}/review`) && r.status() === 200, { timeout: stepUpAnswerMs });
+  const [popup] = await Promise.all([mali.context.waitForEvent('page'), mali.page.click('[data-testid=claim-review]')]);
+  // The issuer's own session signs the operator in again at once; where it asks, the operator types the password.
+  await Promise.race([
+    popup.waitForEvent('close', { timeout: stepUpAnswerMs }),
+    popup.waitForSelector('[data-testid=login-password]', { timeout: stepUpAnswerMs }).then(async () => {
+      const closed = popup.waitForEvent('close', { timeout: stepUpAnswerMs });
+      await popup.fill('[data-testid=login-password]', devOperatorPassword);
+      await popup.click('[data-testid=login-submit]', { noWaitAfter: true });
+      await closed;
+    }),
+  ]).catch((error) => { if (!popup.isClosed()) throw error; });
+  await answered;
+  assert.is(refused, 2, 'refused once, then sent again with the renewed token');
+  const reviewed = (await scene.s.bo('GET', `/v1/bo/claims/${claim.json.id}`)).json;
+  assert.equal([reviewed.status, reviewed.notes.at(-1).note], ['under_review', 'reviewed against the bank statement line'], 'the note typed before the session ran out');
+  assert.ok(await mali.page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), 'the page never left');
 });
 
 test('ops_admin approves a claim refund from its page and another pays it out (four eyes), each after a step-up: money leaves', async () => {
