@@ -158,7 +158,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
     message_th: 'ไม่พบรายการที่ร้องขอ',
   },
   insufficient_balance: {
-    status: 402, type: 'state_conflict', retryable: true, retryableWhen: (d) => clearingWillCover(d),
+    status: 402, type: 'state_conflict', retryable: true, retryableWhen: clearingWillCover,
     message: 'The available balance is less than the amount plus fee.',
     message_th: 'ยอดเงินที่ใช้ได้น้อยกว่าจำนวนเงินรวมค่าธรรมเนียม',
   },

@@ -74,10 +74,6 @@ function send(ctx: Context, r: Response, text = JSON.stringify(r.body ?? null)):
 }
 
 /**
- * Runs `command` under the request's Idempotency-Key and answers with `render(outcome)`.
- * `scope` names whose keys these are (merchant and mode, or the operator).
- */
-/**
  * Files a command names, written before it is submitted (so that what the journal names is
  * on disk) and removed again when the core refuses it (a refused request leaves nothing
  * behind). Neither runs for a replay.
@@ -87,6 +83,10 @@ export interface Staged {
   undo(): Promise<void>;
 }
 
+/**
+ * Runs `command` under the request's Idempotency-Key and answers with `render(outcome)`.
+ * `scope` names whose keys these are (merchant and mode, or the operator).
+ */
 export async function runIdempotent(
   ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response, rules: KeyRules & { readonly staged?: Staged } = {},
 ): Promise<void> {

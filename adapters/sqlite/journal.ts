@@ -395,7 +395,8 @@ export class SqliteJournal implements Journal {
       const { rows, written } = posted.nonces;
       if (rows.length > 0) this.nonceRiders.push(() => ({ rows, written }));
       this.holdLoneNonces();
-      this.options.onWriteFailure?.(threadError(ack.failed));
+      // A failed command is told through its own rejection (and the rebuild); nonces alone, here.
+      if (posted.items.length === 0) this.options.onWriteFailure?.(threadError(ack.failed));
     } else {
       posted.nonces.written();
     }
