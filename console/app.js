@@ -180,20 +180,37 @@ function App({ session, tables }) {
   </${PageContext.Provider}>`;
 }
 
+/** A system clock's offset is read again at most this often (on coming back to the tab). */
+const systemClockRereadMs = 3_600_000;
+/** 'manual' or 'system', as the service last said; when it was last read (this browser's ms). */
+let serviceClockKind = 'manual';
+let serviceClockReadAt = 0;
+
 function readServiceClock() {
   // An ended session is renewed on the operator's next action, never by a read in the background.
   if (sessionEnded()) return Promise.resolve();
-  return get('/v1/bo/clock').then((c) => setServiceTime(c.now), (error) => console.warn('service clock', error));
+  return get('/v1/bo/clock').then((c) => {
+    setServiceTime(c.now);
+    serviceClockKind = c.clock ?? 'manual';
+    serviceClockReadAt = Date.now();
+  }, (error) => console.warn('service clock', error));
 }
 
 /**
  * Keeps "today" the service's while the console stays open: a manual test clock moves by
  * steps (an operator advancing it from a terminal), and a page left open crosses midnight.
- * The clock is read again whenever the operator comes back to the tab, on every
- * navigation, and each minute while the tab is visible.
+ * On a manual clock it is read again whenever the operator comes back to the tab, on every
+ * navigation, and each minute while the tab is visible. A system clock runs beside this
+ * browser's, so the offset read once holds: it is read again only on coming back to the tab
+ * an hour after the last read — each read is an operator call in the action log, and a
+ * console open all day would fill it with clock reads.
  */
 function keepServiceClock() {
-  const again = () => { if (document.visibilityState === 'visible') readServiceClock(); };
+  const again = () => {
+    if (document.visibilityState !== 'visible') return;
+    if (serviceClockKind === 'system' && Date.now() - serviceClockReadAt < systemClockRereadMs) return;
+    readServiceClock();
+  };
   window.addEventListener('focus', again);
   window.addEventListener('hashchange', again);
   document.addEventListener('visibilitychange', again);

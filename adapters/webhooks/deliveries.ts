@@ -53,7 +53,7 @@ const fromRow = (r: Row): Delivery => ({
 });
 
 export interface Attempt {
-  readonly attempt: number; readonly startedAt: number; readonly kid: string; readonly outcome: PostOutcome | 'in_flight' | 'interrupted';
+  readonly attempt: number; readonly startedAt: number; readonly kid: string; readonly outcome: PostOutcome | 'failed' | 'in_flight' | 'interrupted';
   readonly responseStatus: number | null; readonly durationMs: number | null; readonly error: string | null;
 }
 
@@ -144,7 +144,8 @@ export class DeliveryStore {
   /** Records the outcome of attempt `attempt` (inside the caller's transaction). */
   record(id: string, attempt: number, status: DeliveryStatus, outcome: PostOutcome, r: { status: number | null; excerpt: string | null; durationMs: number; error: string | null }): void {
     this.s.record.run(status, status, r.status, r.excerpt, r.durationMs, r.error, id, attempt);
-    this.s.recordAttempt.run(outcome, r.status, r.durationMs, r.error, id, attempt);
+    // The attempt that spends the last retry says so: 'failed', as its delivery, not 'retry'.
+    this.s.recordAttempt.run(status === 'failed' && outcome === 'retry' ? 'failed' : outcome, r.status, r.durationMs, r.error, id, attempt);
   }
 
   /**

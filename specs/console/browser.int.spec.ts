@@ -722,6 +722,25 @@ test('every other page renders for an operator with every role (screenshots)', a
   await lead.screenshot('queue-th');
 });
 
+test('on a system clock the console reads the service clock once, not on every navigation nor every minute (each read is a row of the action log)', async () => {
+  const { TestServer } = await import('../support/server-harness.ts');
+  const system = await TestServer.start({}, undefined, { systemClock: true });
+  assert.is((await system.bo('GET', '/v1/bo/clock')).json.clock, 'system');
+  try {
+    const clockReads: string[] = [];
+    const session = await signIn(browser, system.url, 'emp_lead', {});
+    sessions.push(session);
+    session.page.on('request', (r) => { if (r.url().endsWith('/v1/bo/clock')) clockReads.push(r.url()); });
+    for (const [hash, name] of [['#/claims', 'claims'], ['#/approvals', 'approvals'], ['#/queue', 'queue']] as const) await session.goto(hash, name);
+    await session.page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    assert.equal(clockReads, [], 'none after the first, on navigation or focus');
+    const logged = (await system.bo('GET', '/v1/bo/reports/action-logs?subject=emp_lead&route=/v1/bo/clock&limit=200')).json.data;
+    assert.is(logged.length, 1, 'one read at sign-in');
+  } finally {
+    await system.stop();
+  }
+});
+
 test("the console's today follows the service's clock while it stays open: advanced from a terminal, it is read again when the operator comes back to the tab", async () => {
   const fah = await operator('emp_fah', { page: 'claims' });
   const todayOf = (ms: number) => bangkokDayOf(ms);

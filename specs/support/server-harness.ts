@@ -57,10 +57,15 @@ export interface MerchantKeys {
 export class TestServer {
   private constructor(readonly running: Running, readonly clock: ManualClock, readonly securityClock: SteppedWallClock, readonly dataDir: string) {}
 
-  static async start(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'satang-spec-')), options: SlipOptions = {}): Promise<TestServer> {
+  /** `systemClock`: the server runs on the system clock, as in production (`clock` is then a ManualClock that drives nothing). */
+  static async start(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'satang-spec-')), options: SlipOptions & { systemClock?: boolean } = {}): Promise<TestServer> {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 3, 0, 0));
     const securityClock = new SteppedWallClock();
-    const running = await startServer({ SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent', ...env }, { clock, securityClock, ...options });
+    const { systemClock, ...slipOptions } = options;
+    const running = await startServer(
+      { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: systemClock ? 'system' : 'manual', SATANG_LOG_LEVEL: 'silent', ...env },
+      { ...(systemClock ? {} : { clock }), securityClock, ...slipOptions },
+    );
     return new TestServer(running, clock, securityClock, dataDir);
   }
 
