@@ -28,6 +28,10 @@ import type { Logger } from 'pino';
 import type { ErrorCode, Rejection } from '../core/errors.ts';
 import { iso, isIsoInstant } from '../core/present.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
+import { isStorageFailure } from '../adapters/sqlite/errors.ts';
+
+/** How long a client is told to wait after the disk refused a write (readiness holds commit_failed 15 s meanwhile). */
+const storageRetryAfterSeconds = 5;
 
 export type ErrorType =
   | 'authentication_error'
@@ -425,6 +429,12 @@ function toApiError(thrown: unknown): ApiError {
   if (typeof code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(code)) return new ApiError('malformed_json');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported' || status === 415) {
     return new ApiError('unsupported_media_type');
+  }
+  // The journal's disk refused the write (full, an I/O error, read-only): nothing was
+  // recorded and the same request may succeed later — the service's outage, not a fault
+  // of the request: 503 with a retry, never a 500.
+  if (isStorageFailure(thrown)) {
+    return new ApiError('service_unavailable', `The journal could not store the request: its disk refused the write (${String((thrown as { code: unknown }).code)}); nothing was recorded. Retry with the same Idempotency-Key.`, undefined, storageRetryAfterSeconds);
   }
   if (type === 'entity.too.large') {
     // The contract has no 413 code; a too-large body is a validation failure of the body as a whole.

@@ -221,7 +221,8 @@ export interface BatchResult {
 
 /**
  * One group commit: one IMMEDIATE transaction holding the nonces, then each commit in a
- * SAVEPOINT of its own, so a failing commit is rolled back alone. The same code serves the
+ * SAVEPOINT of its own, so a failing commit is rolled back alone — unless SQLite rolled the
+ * whole transaction back (SQLITE_FULL, an I/O error), which fails the batch. The same code serves the
  * journal on the event loop (journal.ts) and on the writer thread (journal-worker.ts).
  */
 export class BatchWriter {
@@ -250,6 +251,10 @@ export class BatchWriter {
         try {
           tail = this.savepoint(item, tail);
         } catch (error) {
+          // SQLite may roll the whole transaction back on its own (a full disk, an I/O
+          // error): then nothing of the batch stands, and the items after this one must not
+          // run outside it, each committed alone. The batch fails as a whole.
+          if (!db.inTransaction) throw error;
           errors.set(i, error);
           failed(i);
         }

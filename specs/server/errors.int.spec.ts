@@ -28,7 +28,6 @@ const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
   slip_intake_unavailable: 'slip upload issue (POST /v1/pay/deposits/{id}/slip is not mounted yet)',
   late_slip_window_closed: 'slip upload issue (a late slip is refused at upload)',
   route_unavailable: 'nothing produces it yet: without liquidity a deposit answers 202 awaiting_liquidity instead',
-  service_unavailable: 'load shedding keys on the mean event-loop delay of the process; a spec cannot push it over 200 ms deterministically',
   internal_error: 'never provoked on purpose (fuzz.int.spec.ts asserts it never happens)',
   request_timeout: 'needs a body deadline shorter than a test should wait: requests.int.spec.ts provokes it on a server started with SATANG_REQUEST_TIMEOUTS_MS',
 };
@@ -775,6 +774,34 @@ test('sandbox_history_cursor_expired: a cursor below the 30-day retention; detai
     assert.equal(e.details, { run_generation: 1, min_since_sequence: '2' });
   } finally {
     await old.stop();
+  }
+});
+
+test('service_unavailable: a write the journal\'s disk refuses is a 503 to retry (never a 500), and nothing of it was recorded', async () => {
+  const full = await TestServer.start();
+  try {
+    const m = await full.onboard('Full disk');
+    await full.fund(m.id, 10_000_000);
+    const ben = await full.beneficiary(m.id);
+    full.running.store.journal.limitWriterPages(full.running.store.db.pragma('page_count', { simple: true }) as number);
+    let refused: Awaited<ReturnType<TestServer['call']>> | undefined;
+    const created: string[] = [];
+    for (let i = 0; i < 200 && !refused; i++) {
+      const r = await full.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 10_000, merchant_reference: `full-${i}` }), { idempotencyKey: `full-disk-${i}` });
+      if (r.status === 201) created.push(r.json.id);
+      else refused = r;
+    }
+    assert.ok(refused, 'the disk filled up');
+    const e = expectError(refused!, 'service_unavailable', covered);
+    assert.equal([e.retryable, e.retry_after_seconds, refused!.headers.get('retry-after')], [true, 5, '5']);
+    full.running.store.journal.limitWriterPages(1_073_741_823);
+    // Room again: the same key does it now, and every withdrawal answered 201 is there with its lock.
+    const again = await full.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 10_000, merchant_reference: `full-${created.length}` }), { idempotencyKey: `full-disk-${created.length}` });
+    assert.is(again.status, 201, again.text);
+    const balance = (await full.call(m.live.api_key, 'GET', '/v1/pay/balance')).json;
+    assert.is(BigInt(balance.reserved_minor), BigInt(created.length + 1) * BigInt(10_000 + again.json.fee_total_minor), 'reserved holds exactly the withdrawals answered 201');
+  } finally {
+    await full.stop();
   }
 });
 
