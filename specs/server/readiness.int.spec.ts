@@ -80,14 +80,15 @@ test('a closed journal, a failed commit and a projection beyond its lag bound wh
     assert.equal([lagging.ready, lagging.status, lagging.checks.projections.deposit_list!.ready], [true, 'degraded', false]);
     // A projection a few entries behind that does not move (its projector died): degraded once it has stood still a while, ready again when it catches up.
     let wall = Date.now();
-    const stuck = () => readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq + 5, history, wallNow: () => wall });
+    const watched = { everReady: true }; // its own record of where each projection stood, on this wall clock alone
+    const stuck = () => readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq + 5, history: watched, wallNow: () => wall });
     assert.equal([stuck().status, stuck().checks.projections.deposit_list!.lag_entries], ['ready', 5], 'a few entries behind: still moving, as far as it knows');
     wall += observabilityLimits.readinessProjectionStallMs - 1;
     assert.is(stuck().status, 'ready');
     wall += 1;
     const stalled = stuck();
     assert.equal([stalled.ready, stalled.status, stalled.checks.projections.deposit_list!.ready, stalled.checks.projections.deposit_list!.stalled_ms], [true, 'degraded', false, observabilityLimits.readinessProjectionStallMs]);
-    assert.is(readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq, history, wallNow: () => wall }).status, 'ready', 'caught up');
+    assert.is(readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq, history: watched, wallNow: () => wall }).status, 'ready', 'caught up');
     // A commit that failed (a full disk while the file stays writable): not ready, for a while or until one is written.
     const failed = readinessOf({ ...base, journal: () => s.running.store.db, tail: () => s.running.store.world.lastSeq, history, commitFailure: () => ({ atMs: Date.now(), code: 'SQLITE_FULL' }) });
     assert.equal([failed.ready, failed.status, failed.checks.journal, failed.checks.journal_error], [false, 'not_ready', 'commit_failed', 'SQLITE_FULL']);
@@ -153,7 +154,9 @@ test("with NATS: a journal stream that is not this journal's is never published 
     const shop = await other.onboard('Other');
     for (let i = 0; i < 3; i++) await other.fund(shop.id, 1000 + i);
     assert.is(await waitFor(other, 'ready', 10_000), 'ready');
-    for (const deadline = Date.now() + 10_000; other.running.readSide.relay.position < other.running.store.world.lastSeq && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+    // On a machine the rest of the suite loads, the relay may take a while: 30 s, then say so rather than fail on a stream not yet made.
+    for (const deadline = Date.now() + 30_000; other.running.readSide.relay.position < other.running.store.world.lastSeq && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+    assert.is(other.running.readSide.relay.position, other.running.store.world.lastSeq, 'the other journal was published whole');
     const theirs = other.running.store.world.lastSeq;
     await other.stop();
 
@@ -176,7 +179,8 @@ test("with NATS: a journal stream that is not this journal's is never published 
       await jsm.streams.delete(journalStreamName);
       assert.is(await waitFor(s, 'ready', 10_000), 'ready', 'ready once the stream is deleted');
       const tail = s.running.store.world.lastSeq;
-      for (const deadline = Date.now() + 10_000; s.running.readSide.relay.position < tail && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+      for (const deadline = Date.now() + 30_000; s.running.readSide.relay.position < tail && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(s.running.readSide.relay.position >= tail, `the relay published up to ${s.running.readSide.relay.position} of ${tail}`);
       assert.is((await jsm.streams.info(journalStreamName)).state.messages, tail, 'the whole journal published from seq 1');
       const ours = await doctorCheck(s, nats.url);
       assert.is(ours.level, 'OK', ours.detail);
