@@ -110,6 +110,8 @@ export const writeSideLimits = {
   groupCommitCommandsMax: 1000,
   /** After a transaction the disk refused, request nonces go alone to the writer thread again only this much later. */
   loneNoncesRetryMs: 1000,
+  /** Retry-After of the 503 a write the disk refused answers (readiness holds commit_failed 15 s meanwhile). */
+  storageFailureRetryAfterSeconds: 5,
   /**
    * With the writer thread, commands decided in one turn of the event loop are handed over
    * this many at a time, before the turn ends: a turn that reads fifty requests would

@@ -7,7 +7,9 @@
 // Invariants kept: every error body has the contract's shape with all eight keys;
 // signature_invalid never carries details; a non-retryable error never carries a retry
 // delay; a 5xx answer never exposes the thrown message (Koa's rule: only 4xx messages
-// reach clients), and an unexpected exception is always a generic 500 internal_error.
+// reach clients), and an unexpected exception is always a generic 500 internal_error —
+// except a write the journal's disk refused (SQLite's full-disk and I/O codes), the
+// service's outage rather than a fault: 503 service_unavailable with a retry.
 //
 // `type` groups codes by what the client has to do about them:
 //   authentication_error  credentials, signature, timestamp or nonce are wrong
@@ -29,9 +31,7 @@ import type { ErrorCode, Rejection } from '../core/errors.ts';
 import { iso, isIsoInstant } from '../core/present.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
 import { isStorageFailure } from '../adapters/sqlite/errors.ts';
-
-/** How long a client is told to wait after the disk refused a write (readiness holds commit_failed 15 s meanwhile). */
-const storageRetryAfterSeconds = 5;
+import { writeSideLimits } from '../core/limits.ts';
 
 export type ErrorType =
   | 'authentication_error'
@@ -434,7 +434,7 @@ function toApiError(thrown: unknown): ApiError {
   // recorded and the same request may succeed later — the service's outage, not a fault
   // of the request: 503 with a retry, never a 500.
   if (isStorageFailure(thrown)) {
-    return new ApiError('service_unavailable', `The journal could not store the request: its disk refused the write (${String((thrown as { code: unknown }).code)}); nothing was recorded. Retry with the same Idempotency-Key.`, undefined, storageRetryAfterSeconds);
+    return new ApiError('service_unavailable', `The journal could not store the request: its disk refused the write (${String((thrown as { code: unknown }).code)}); nothing was recorded. Retry with the same Idempotency-Key.`, undefined, writeSideLimits.storageFailureRetryAfterSeconds);
   }
   if (type === 'entity.too.large') {
     // The contract has no 413 code; a too-large body is a validation failure of the body as a whole.
