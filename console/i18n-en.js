@@ -159,6 +159,10 @@ export const en = {
   'approvals.empty': 'No withdrawals with these filters.',
   'approvals.approve': 'Approve',
   'approvals.reject': 'Reject',
+  'approvals.confirmApprove': 'Approve paying {amount} (fee {fee}), approval {n} of {of}, to',
+  'approvals.confirmReject': 'Reject this withdrawal of {amount}: the merchant keeps the money. Payee:',
+  'approvals.confirmApproveButton': 'Confirm approval',
+  'approvals.confirmRejectButton': 'Confirm rejection',
 
   'withdrawal.order': 'Order',
   'withdrawal.endUser': 'End user',

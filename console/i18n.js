@@ -1,7 +1,8 @@
 // Thai and English for every label of the console. Both dictionaries have the same keys
 // (specs/console/i18n.unit.spec.ts checks that, the placeholders of each pair, and that
 // every t('key') in console/ exists). The chosen language is remembered in localStorage —
-// only the language, never a token. Placeholders are written {name}.
+// only the language, never a token; until one is chosen, the browser's preferred language.
+// Placeholders are written {name}.
 
 import { th } from './i18n-th.js';
 import { en } from './i18n-en.js';
@@ -11,14 +12,26 @@ export const languages = ['th', 'en'];
 
 const storageKey = 'satang.console.lang';
 let current = readStoredLanguage();
+if (globalThis.document) document.documentElement.lang = current;
 
 function readStoredLanguage() {
   try {
     const stored = globalThis.localStorage?.getItem(storageKey);
-    return languages.includes(stored) ? stored : 'th';
-  } catch {
-    return 'th';
+    if (languages.includes(stored)) return stored;
+  } catch { /* private mode: nothing stored */ }
+  return browserLanguage(globalThis.navigator?.languages ?? [globalThis.navigator?.language]);
+}
+
+/**
+ * Before an operator has chosen, the first of the browser's preferred languages the console
+ * has ('th-TH' → th, 'en-GB' → en); Thai when it has none of them (the operations team's own).
+ */
+export function browserLanguage(preferred) {
+  for (const tag of preferred ?? []) {
+    const base = String(tag ?? '').toLowerCase().split('-')[0];
+    if (languages.includes(base)) return base;
   }
+  return 'th';
 }
 
 export function language() {

@@ -182,18 +182,38 @@ export function Facts({ rows }) {
 /**
  * Cursor paging: the server's next_cursor forward, the cursors seen so far backward. The
  * cursors belong to one set of filters (`filterKey`): new filters start at page 1 in the
- * same render, so a cursor is never sent with filters it was not issued for.
+ * same render, so a cursor is never sent with filters it was not issued for. They are kept in
+ * the history entry's state too (replaceState: paging adds no entry), so that Back from a row
+ * the operator opened comes back to the page they were on, not to page 1.
  */
 export function usePager(filterKey) {
-  const [state, setState] = useState({ key: filterKey, cursors: [] });
-  const cursors = state.key === filterKey ? state.cursors : [];
+  const [state, setState] = useState(() => ({ key: filterKey, cursors: rememberedCursors(filterKey) }));
+  const cursors = state.key === filterKey ? state.cursors : rememberedCursors(filterKey);
+  const go = (next) => {
+    rememberCursors(filterKey, next);
+    setState({ key: filterKey, cursors: next });
+  };
   return {
     cursor: cursors[cursors.length - 1],
     page: cursors.length + 1,
-    next: (nextCursor) => nextCursor && setState({ key: filterKey, cursors: [...cursors, nextCursor] }),
-    prev: () => setState({ key: filterKey, cursors: cursors.slice(0, -1) }),
-    first: () => setState({ key: filterKey, cursors: [] }),
+    next: (nextCursor) => nextCursor && go([...cursors, nextCursor]),
+    prev: () => go(cursors.slice(0, -1)),
+    first: () => go([]),
   };
+}
+
+const pagerStateKey = 'satangPagers';
+
+function rememberedCursors(filterKey) {
+  const kept = globalThis.history?.state?.[pagerStateKey]?.[filterKey];
+  return Array.isArray(kept) && kept.every((c) => typeof c === 'string') ? kept : [];
+}
+
+function rememberCursors(filterKey, cursors) {
+  try {
+    const state = history.state ?? {};
+    history.replaceState({ ...state, [pagerStateKey]: { ...state[pagerStateKey], [filterKey]: cursors } }, '');
+  } catch { /* no history (a sandboxed frame): paging still works, Back starts at page 1 */ }
 }
 
 export function Pager({ pager, nextCursor }) {

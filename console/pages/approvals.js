@@ -1,17 +1,18 @@
 // Withdrawal approvals: GET /v1/bo/withdrawals (default status=pending_approval; also the
 // open ones, and final ones with an open dispute), oldest first with the server's cursor.
 // Each row: age, merchant, amount and fee, the four-eyes approvals so far of
-// approvals_required, and — for an approver — approve and reject (with an optional note)
-// right in the row; the server refuses the same approver twice (409), shown in the banner.
+// approvals_required, and — for an approver — approve and reject right in the row, each
+// confirmed first with the amount and the payee, with an optional note (withdrawal-decision.js);
+// the server refuses the same approver twice (409), shown in the banner.
 //
 // data-testids: approvals-filters, filter-status, filter-merchant, filter-livemode,
 //   filter-disputed, refresh, approvals-total, approvals-table, approval-row (data-id),
-//   approve, reject, reject-note, reject-confirm, prev-page, next-page.
+//   approve, reject, decision-* (withdrawal-decision.js), prev-page, next-page.
 
-import { useState } from 'preact/hooks';
-import { get, post } from '../api.js';
+import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+import { Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Payee, Status, Time, usePageData, usePager } from '../ui.js';
+import { WithdrawalDecision } from './withdrawal-decision.js';
 
 const openStatuses = ['pending_approval', 'open', 'partially_filled'];
 // The queue lists open withdrawals; a final one only among disputed ones (GET /v1/bo/withdrawals
@@ -62,11 +63,6 @@ export function ApprovalsPage({ query }) {
 }
 
 function ApprovalRow({ w, reload }) {
-  const can = useCan();
-  const [rejecting, setRejecting] = useState(false);
-  const [note, setNote] = useState('');
-  const path = (verb) => `/v1/bo/withdrawals/${encodeURIComponent(w.id)}/${verb}`;
-  const pending = w.status === 'pending_approval';
   return html`<tr data-testid="approval-row" data-id=${w.id}>
     <td><${Age} seconds=${w.age_seconds} /></td>
     <td><${Id} id=${w.id} to=${`#/withdrawals/${encodeURIComponent(w.id)}`} /> ${w.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
@@ -77,14 +73,6 @@ function ApprovalRow({ w, reload }) {
     <td class="num"><${Money} minor=${w.fee_total_minor} /></td>
     <td><span class=${w.approvals.length > 0 ? 'badge info' : 'muted'} title=${w.approvals.join(', ')}>${w.approvals.length}/${w.approvals_required}</span></td>
     <td><${Time} at=${w.created_at} /></td>
-    <td class="row-actions">
-      ${pending && can('POST /v1/bo/withdrawals/:id/approve') ? html`<${ActionButton} testid="approve" tone="primary" onRun=${() => post(path('approve'), {})} done=${reload}>${t('approvals.approve')}</${ActionButton}>` : null}
-      ${pending && can('POST /v1/bo/withdrawals/:id/reject') && !rejecting ? html`<button type="button" class="danger" data-testid="reject" onClick=${() => setRejecting(true)}>${t('approvals.reject')}</button>` : null}
-      ${rejecting ? html`<span class="inline-form">
-        <input data-testid="reject-note" placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
-        <${ActionButton} testid="reject-confirm" tone="danger" onRun=${() => post(path('reject'), note.trim() ? { note: note.trim() } : {})} done=${reload}>${t('approvals.reject')}</${ActionButton}>
-        <button type="button" class="ghost" onClick=${() => setRejecting(false)}>${t('common.cancel')}</button>
-      </span>` : null}
-    </td>
+    <td class="row-actions"><${WithdrawalDecision} w=${w} beneficiary=${w.beneficiary} approvals=${w.approvals} approvalsRequired=${w.approvals_required} reload=${reload} /></td>
   </tr>`;
 }

@@ -119,7 +119,7 @@ function Legs({ legs, livemode }) {
 
 const idLinks = [[/^dep_/, '/deposits/'], [/^wdr_/, '/withdrawals/'], [/^clm_/, '/claims/'], [/^dsp_/, '/disputes/'], [/^mch_/, '/merchants/']];
 
-/** One detail value: ids of pages the console has (and the operator may read) become links; money fields are baht. */
+/** One detail value: ids of pages the console has (and the operator may read) become links; money fields are baht; lists and objects are laid out field by field. */
 export function DetailValue({ name, value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   if (/_minor$/.test(name) && (typeof value === 'number' || typeof value === 'string')) return html`<${Money} minor=${value} />`;
@@ -128,7 +128,13 @@ export function DetailValue({ name, value }) {
     const link = idLinks.find(([re]) => re.test(value));
     return link ? html`<${PageLink} cls="mono" to=${`#${link[1]}${encodeURIComponent(value)}`}>${value}</${PageLink}>` : html`<span class="mono">${value}</span>`;
   }
-  if (typeof value === 'object') return html`<span class="mono">${JSON.stringify(value)}</span>`;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return html`<span class="muted">—</span>`;
+    if (value.every((v) => v === null || typeof v !== 'object')) return value.map((v, i) => html`${i > 0 ? ', ' : ''}<${DetailValue} name=${name} value=${v} />`);
+    return html`<ol class="detail-list">${value.map((v) => html`<li><${DetailValue} name=${name} value=${v} /></li>`)}</ol>`;
+  }
+  // An object (a leg, its receiver, a verification): its fields as the step's own, not JSON.
+  if (typeof value === 'object') return html`<span class="kv-group">${Object.entries(value).map(([k, v]) => html`<span class="kv"><span class="k">${k}</span> <${DetailValue} name=${k} value=${v} /></span> `)}</span>`;
   return html`<span class="mono">${String(value)}</span>`;
 }
 

@@ -1,12 +1,13 @@
 // One withdrawal: GET /v1/bo/withdrawals/{id} → {withdrawal, merchant_id, approvals,
 // approvals_required, dispute (with every evidence submission) | null}. The figures
 // (total, fee, locked, filled, remaining, in flight, refunded), the approvals so far and
-// — for an approver, while pending — approve / reject; the fills, each with its reversal
+// — for an approver, while pending — approve / reject, each confirmed first
+// (withdrawal-decision.js); the fills, each with its reversal
 // ⚑ for ops_admin (reason and note; step-up); the dispute (a link to its page) or, for
 // ops_admin, a form to open one (POST …/disputes: no step-up in the server's table).
 //
 // data-testids: withdrawal-status, withdrawal-amount, approvals, approve, reject,
-//   reject-note, fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
+//   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
 //   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm,
 //   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by,
 //   open-dispute.
@@ -16,6 +17,7 @@ import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, parseBahtToMinor } from '../format.js';
 import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, PageLink, Payee, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+import { WithdrawalDecision } from './withdrawal-decision.js';
 
 export function WithdrawalPage({ id }) {
   const { data, error, reload } = usePageData(() => get(`/v1/bo/withdrawals/${encodeURIComponent(id)}`), [id]);
@@ -68,24 +70,14 @@ export function WithdrawalPage({ id }) {
 }
 
 function Approval({ data, reload }) {
-  const can = useCan();
-  const [note, setNote] = useState('');
   const w = data.withdrawal;
-  const path = (verb) => `/v1/bo/withdrawals/${encodeURIComponent(w.id)}/${verb}`;
-  const pending = w.status === 'pending_approval';
   return html`<div class="card">
     <h2>${t('withdrawal.approval')}</h2>
     <${Facts} rows=${[
       [t('withdrawal.requiresApproval'), w.requires_approval ? t('common.yes') : t('common.no')],
       [t('queue.fourEyes'), html`<span data-testid="approvals">${data.approvals.length}/${data.approvals_required}</span> ${data.approvals.length > 0 ? html`<span class="muted">(${data.approvals.join(', ')})</span>` : null}`],
     ]} />
-    ${pending && can('POST /v1/bo/withdrawals/:id/approve') ? html`<div class="buttons">
-      <${ActionButton} testid="approve" tone="primary" onRun=${() => post(path('approve'), {})} done=${reload}>${t('approvals.approve')}</${ActionButton}>
-    </div>` : null}
-    ${pending && can('POST /v1/bo/withdrawals/:id/reject') ? html`<div class="inline-form">
-      <input data-testid="reject-note" placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
-      <${ActionButton} testid="reject" tone="danger" onRun=${() => post(path('reject'), note.trim() ? { note: note.trim() } : {})} done=${reload}>${t('approvals.reject')}</${ActionButton}>
-    </div>` : null}
+    <${WithdrawalDecision} w=${w} beneficiary=${data.beneficiary} approvals=${data.approvals} approvalsRequired=${data.approvals_required} reload=${reload} />
   </div>`;
 }
 

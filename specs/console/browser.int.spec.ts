@@ -30,7 +30,7 @@ import { answerStepUp, launchChromium, signIn, type OperatorSession } from '../s
 import { devOperatorPassword } from '../../server/auth/dev-oidc.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, day, deliveries, Receiver } from '../webhooks/support.ts';
-import { depositBody, freshSender } from '../support/server-harness.ts';
+import { depositBody, freshSender, TestServer } from '../support/server-harness.ts';
 
 let scene: SlipScene;
 let browser: Browser;
@@ -83,6 +83,8 @@ test('an operator signs in through the OpenID provider and lands on the review q
   const lead = await operator('emp_lead');
   assert.match(await lead.page.textContent('[data-testid=operator]') ?? '', /emp_lead/);
   assert.match(await lead.page.textContent('[data-testid=roles]') ?? '', /reviewer/);
+  // Nothing chosen yet: the browser's language (this context's locale is en-GB), not Thai regardless.
+  assert.is(await lead.page.evaluate(() => document.documentElement.lang), 'en');
   // no token in storage the page could leak: the language is all it keeps
   const stored = await lead.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
   assert.not.match(stored, /eyJ/);
@@ -149,6 +151,11 @@ test('a multi-leg deposit under review (four eyes): the first reviewer gives wha
 
   const ploy = await operator('emp_ploy', { hash: `#/deposits/${d.id}`, page: 'deposit' });
   assert.is(await ploy.page.$('[data-testid=amount]'), null, 'no single amount while two legs wait');
+  // The timeline's match lays each leg out field by field (its money in baht), not as JSON.
+  const matchedStep = await ploy.page.textContent('[data-testid=timeline-step][data-step=matched]') ?? '';
+  assert.not.match(matchedStep, /[{}"]/, matchedStep);
+  for (const leg of d.legs) assert.ok(matchedStep.includes(leg.leg_ref), matchedStep);
+  assert.match(matchedStep, /฿30,000\.00/, matchedStep);
   assert.equal(await ploy.page.$$eval('[data-testid=leg-amount]', (inputs) => inputs.map((i) => i.getAttribute('data-leg'))), d.legs.map((l: { leg_ref: string }) => l.leg_ref));
   let calls = 0;
   ploy.page.on('request', (r) => { if (r.method() === 'POST' && r.url().includes(`/v1/bo/deposits/${d.id}/`)) calls++; });
@@ -392,6 +399,11 @@ test("the merchant page lists the merchant's balance transactions as the API doe
   await fah.page.click('[data-testid=btxn-next-page]');
   await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${second.json.data[0].id}"]`);
   assert.equal(await shownIds(), second.json.data.map((b: { id: string }) => b.id));
+  // Away and Back: the page the operator was on, not page 1 (the cursors ride in the history entry).
+  await fah.goto('#/dashboard', 'dashboard');
+  await fah.page.goBack();
+  await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${second.json.data[0].id}"]`);
+  assert.equal(await shownIds(), second.json.data.map((b: { id: string }) => b.id));
   await fah.page.click('[data-testid=btxn-prev-page]');
   await fah.page.waitForSelector(`[data-testid=btxn-row][data-id="${first.json.data[0].id}"]`);
   assert.equal(await shownIds(), first.json.data.map((b: { id: string }) => b.id));
@@ -627,6 +639,40 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   const endpoints = (await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data;
   assert.equal(endpoints.map((e: any) => [e.url, e.livemode, e.event_types]), [[`${failing.url}/onboarded`, true, ['deposit.settled', 'withdrawal.filled']]]);
   await mali.screenshot('merchant-onboarded');
+});
+
+test('an approver approves a payout only after a confirmation naming the amount, the fee and the payee; Cancel sends nothing, the note goes with the approval', async () => {
+  const p2p = await TestServer.start({ SATANG_PROFILE: 'live_p2p' }); // where payouts wait for two approvers
+  try {
+    const m = await p2p.onboard('P2P console payer');
+    await p2p.fund(m.id, 10_000_000);
+    const ben = await p2p.beneficiary(m.id);
+    const w = await p2p.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 123_456, currency: 'THB', merchant_reference: 'p2p-console', end_user_ref: 'u1', beneficiary_id: ben });
+    assert.is(w.json.status, 'pending_approval', w.text);
+    const nok = await signIn(browser, p2p.url, 'emp_nok', { hash: '#/approvals', page: 'approvals' });
+    sessions.push(nok);
+    let posts = 0;
+    nok.page.on('request', (r) => { if (r.method() === 'POST' && r.url().includes('/v1/bo/withdrawals/')) posts++; });
+    const row = `[data-testid=approval-row][data-id="${w.json.id}"]`;
+    await nok.page.click(`${row} [data-testid=approve]`);
+    const summary = await nok.page.textContent(`${row} [data-testid=decision-summary]`) ?? '';
+    for (const shown of [/฿1,234\.56/, new RegExp(`฿${(w.json.fee_total_minor / 100).toFixed(2).replace('.', '\\.')}`), /xxxxxx7890/, /1 of 2|1 จาก 2/]) assert.match(summary, shown, summary);
+    await nok.page.click(`${row} [data-testid=decision-cancel]`);
+    assert.is(await nok.page.$(`${row} [data-testid=decision-confirm]`), null);
+    assert.is(posts, 0, 'neither Approve nor Cancel sent anything');
+    await nok.page.click(`${row} [data-testid=approve]`);
+    await nok.page.fill(`${row} [data-testid=decision-note]`, 'payee confirmed by phone');
+    const [request] = await Promise.all([
+      nok.page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/v1/bo/withdrawals/${w.json.id}/approve`)),
+      nok.page.click(`${row} [data-testid=decision-submit]`),
+    ]);
+    assert.equal(request.postDataJSON(), { note: 'payee confirmed by phone' });
+    await nok.page.waitForFunction((sel) => /1\/2/.test(document.querySelector(sel)?.textContent ?? ''), row);
+    const shown = await p2p.bo('GET', `/v1/bo/withdrawals/${w.json.id}`, undefined, { roles: ['support'] });
+    assert.equal([shown.json.withdrawal.status, shown.json.approvals], ['pending_approval', ['emp_nok']]);
+  } finally {
+    await p2p.stop();
+  }
 });
 
 test('without the reviewer role there is no approve button, and the server refuses the call anyway', async () => {

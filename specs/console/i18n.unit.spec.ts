@@ -92,6 +92,15 @@ test('t() fills placeholders in the chosen language and label() falls back to th
   assert.is(i18n.language(), 'th', 'an unknown language is ignored');
 });
 
+test("before an operator chooses, the browser's first preferred language the console has; Thai when it has none", () => {
+  assert.is(i18n.browserLanguage(['en-GB', 'th']), 'en');
+  assert.is(i18n.browserLanguage(['th-TH', 'en-US']), 'th');
+  assert.is(i18n.browserLanguage(['fr-FR', 'EN']), 'en');
+  assert.is(i18n.browserLanguage(['fr-FR', 'de']), 'th');
+  assert.is(i18n.browserLanguage([]), 'th');
+  assert.is(i18n.browserLanguage([undefined]), 'th');
+});
+
 test('baht from integer satang, exactly, at the edges', () => {
   const cases: [unknown, string][] = [
     [0, '฿0.00'], [1, '฿0.01'], [99, '฿0.99'], [100, '฿1.00'], [-1, '-฿0.01'], [-100_000, '-฿1,000.00'],
