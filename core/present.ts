@@ -265,6 +265,9 @@ function fill(f: Fill, withReceipt: boolean): Obj {
     leg_ref: f.legRef, sequence: f.sequence, amount_minor: n(f.amountMinor), fee_recognized_minor: n(f.feeRecognizedMinor),
     settled_at: iso(f.settledAt), balance_transaction_id: f.balanceTransactionId, auto_confirm_at: iso(f.autoConfirmAt),
     ...(withReceipt ? { receipt_state: f.reversal ? 'reversed' : f.receiptState } : {}),
+    // A reversed fill stays in fills[] (a chunk that landed, then came back): marked, so that
+    // a merchant adding up fills[] leaves it out as filled_minor does.
+    ...(f.reversal ? { reversed_at: iso(f.reversal.at), reversal_reason_code: f.reversal.reasonCode, reversal_balance_transaction_id: f.reversal.balanceTransactionId } : {}),
   };
 }
 

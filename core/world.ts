@@ -392,7 +392,7 @@ export class World {
     const e = entry.event;
     switch (e.type) {
       case 'DepositCreated': case 'DepositAwaitingLiquidity': case 'DepositMatched': case 'SlipReceived':
-      case 'SlipQueued': case 'SlipDequeued': case 'AdditionalSlipReceived': case 'SlipRejected': case 'LegCompleted': case 'LegsReleased':
+      case 'SlipQueued': case 'SlipDequeued': case 'AdditionalSlipReceived': case 'SlipRejected': case 'LegCompleted': case 'LegsReleased': case 'AdditionalTransferMatched':
       case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': case 'ReviewApprovalRecorded': case 'DepositSettled':
       case 'DepositRejected': case 'DepositExpired': case 'DepositCanceled': case 'LateSlipWindowClosed':
       case 'DepositCleared': case 'DepositReversed': case 'DepositOverpaid': {

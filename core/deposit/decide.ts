@@ -16,7 +16,7 @@ import {
   type Liquidity, type ReversalReasonCode, type ReviewDecision, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkNote } from '../note.ts';
-import { checkTransfer, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
+import { checkTransfer, mayHaveReached, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 
 /** What settling needs from outside the deposit. */
 export interface SettleContext {
@@ -386,16 +386,35 @@ function orderVerification(s: Deposit, verification: Verification | undefined, e
  * accounts (a masked number that may be one counts: a reviewer works the claim). Money sent
  * to an account the order never named is no one's here, so no claim chases the order's
  * payees for it; the slip and the verifier's answer stay on the order for an operator.
+ * A transfer to a leg that a review credited without seeing one, made by the time the
+ * review settled, is the money that review credited: only what it brings beyond that credit
+ * is an overpayment (a payer who sends the slip of a leg the reviewers already counted is
+ * not refunded it a second time).
  */
 function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit): DepositDecision {
   const o = c.outcome;
-  const ref = o.kind === 'found' ? o.transfer.transRef : undefined;
-  const alreadyCounted = ref === s.slip?.transRef || s.legs.some((l) => l.transRef === ref);
-  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined || alreadyCounted || !reachedALeg(s, o.transfer)) return none;
-  return [{
-    type: 'DepositOverpaid', at: c.at,
-    overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: o.transfer.amountMinor, slipReceivedAt: s.additionalSlip!.receivedAt, receiptId: s.additionalSlip!.receiptId },
-  }];
+  if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined) return none;
+  const t = o.transfer;
+  const alreadyCounted = t.transRef === s.slip?.transRef || s.legs.some((l) => l.transRef === t.transRef);
+  if (alreadyCounted || !reachedALeg(s, t)) return none;
+  const slip = s.additionalSlip!;
+  const credited = s.settlement && t.occurredAt <= s.settlement.settledAt
+    ? s.legs.find((l) => l.reviewCreditedMinor !== undefined && mayHaveReached(l, t))
+    : undefined;
+  const events: DepositEvent[] = [];
+  let excess = t.amountMinor;
+  if (credited) {
+    const creditedMinor = credited.reviewCreditedMinor!;
+    events.push({ type: 'AdditionalTransferMatched', at: c.at, legRef: credited.legRef, transRef: t.transRef, amountMinor: t.amountMinor, creditedMinor, receiptId: slip.receiptId });
+    excess = t.amountMinor - creditedMinor;
+  }
+  if (excess > 0n) {
+    events.push({
+      type: 'DepositOverpaid', at: c.at,
+      overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: excess, slipReceivedAt: slip.receivedAt, receiptId: slip.receiptId },
+    });
+  }
+  return events;
 }
 
 /**

@@ -65,6 +65,12 @@ export interface Leg {
   readonly verifiedAmountMinor?: Minor;
   /** The bank transfer that paid this leg, once verified (a re-upload of it is no new money). */
   readonly transRef?: string;
+  /**
+   * What a review's settlement credited to this leg when no transfer to it had been seen (a
+   * reviewer found it paid without its slip): the first transfer to this leg seen after that,
+   * if it was made by then, is this money, not more (AdditionalTransferMatched).
+   */
+  readonly reviewCreditedMinor?: Minor;
   /** Whether the withdrawing order still holds this leg's amount in flight. */
   readonly held: boolean;
 }
@@ -239,6 +245,8 @@ export type DepositEvent =
   | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean }
   | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
+  /** A transfer after settlement to a leg a review credited without one: that credit's money (any excess is a DepositOverpaid after it). */
+  | { readonly type: 'AdditionalTransferMatched'; readonly at: number; readonly legRef: string; readonly transRef: string; readonly amountMinor: Minor; readonly creditedMinor: Minor; readonly receiptId: string }
   | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
   | { readonly type: 'ReviewExtended'; readonly at: number }
@@ -313,7 +321,8 @@ function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete
 function copyLeg(l: Leg): Complete<Leg> {
   return {
     legRef: l.legRef, sequence: l.sequence, amountMinor: l.amountMinor, expiresAt: l.expiresAt, legStatus: l.legStatus, method: l.method,
-    receiver: l.receiver, counterparty: l.counterparty, verifiedAmountMinor: l.verifiedAmountMinor, transRef: l.transRef, held: l.held,
+    receiver: l.receiver, counterparty: l.counterparty, verifiedAmountMinor: l.verifiedAmountMinor, transRef: l.transRef,
+    reviewCreditedMinor: l.reviewCreditedMinor, held: l.held,
   };
 }
 
@@ -413,6 +422,7 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
       n.legs = withLegs(s.legs, (l) => (e.legRefs.includes(l.legRef) ? unheld(l) : l));
       return;
     case 'SlipReceived': case 'AdditionalSlipReceived': case 'SlipQueued': case 'SlipDequeued': case 'SlipRejected': case 'LegCompleted':
+    case 'AdditionalTransferMatched':
       return evolveSlip(n, s, e);
     case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': case 'ReviewApprovalRecorded':
       return evolveReview(n, s, e);
@@ -421,7 +431,7 @@ function evolveInto(n: Complete<Deposit>, s: Deposit, e: Exclude<DepositEvent, {
   }
 }
 
-type SlipEvent = Extract<DepositEvent, { type: 'SlipReceived' | 'AdditionalSlipReceived' | 'SlipQueued' | 'SlipDequeued' | 'SlipRejected' | 'LegCompleted' }>;
+type SlipEvent = Extract<DepositEvent, { type: 'SlipReceived' | 'AdditionalSlipReceived' | 'SlipQueued' | 'SlipDequeued' | 'SlipRejected' | 'LegCompleted' | 'AdditionalTransferMatched' }>;
 type ReviewEvent = Extract<DepositEvent, { type: 'DepositUnderReview' | 'ReviewEscalated' | 'ReviewExtended' | 'ReviewApprovalRecorded' }>;
 type OutcomeEvent = Exclude<DepositEvent, { type: 'DepositCreated' | 'DepositAwaitingLiquidity' | 'DepositMatched' | 'LegsReleased' } | SlipEvent | ReviewEvent>;
 
@@ -438,6 +448,15 @@ function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
     case 'AdditionalSlipReceived':
       n.additionalSlip = e.slip;
       n.uploads = s.uploads + 1;
+      return;
+    case 'AdditionalTransferMatched':
+      n.legs = withLegs(s.legs, (l) => {
+        if (l.legRef !== e.legRef) return l;
+        const leg = copyLeg(l);
+        leg.transRef = e.transRef;
+        leg.reviewCreditedMinor = undefined;
+        return leg;
+      });
       return;
     case 'SlipQueued':
       n.queuedSlips = [...(s.queuedSlips ?? []), e.slip];
@@ -523,11 +542,21 @@ function settleInto(n: Complete<Deposit>, s: Deposit, e: Extract<DepositEvent, {
   let filled = e.suspenseMinor;
   for (let i = 0; i < fills.length; i++) filled += fills[i]!.amountMinor;
   if (filled !== e.settlement.receivedMinor || e.suspenseMinor < 0n) violated(`deposit ${s.id}: fills and suspense ${filled} do not make A ${e.settlement.receivedMinor}`);
+  n.slip = slipWith(s.slip, e.transRef);
+  // A review that credits a leg no transfer was seen for: the leg waits for that transfer.
+  // The reviewed slip's transfer was seen: for its leg, or — a claim without an image names
+  // no leg — for the only leg the review credited.
+  const received = (e.decision?.received ?? []).filter((r) => r.amountMinor > 0n);
+  const seenLeg = n.slip?.transRef === undefined ? undefined : n.slip.legRef ?? (received.length === 1 ? received[0]!.legRef : undefined);
+  const creditedUnseen = new Map<string, Minor>();
+  for (const r of received) if (r.legRef !== seenLeg) creditedUnseen.set(r.legRef, r.amountMinor);
   n.legs = withLegs(s.legs, (l) => {
-    if (l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) {
+    const unseen = l.transRef === undefined ? creditedUnseen.get(l.legRef) : undefined;
+    if ((l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) || unseen !== undefined) {
       const leg = copyLeg(l);
-      leg.legStatus = 'complete';
+      if (fills.some((f) => f.legRef === l.legRef)) leg.legStatus = 'complete';
       leg.held = false;
+      if (unseen !== undefined) leg.reviewCreditedMinor = unseen;
       return leg;
     }
     return unheld(l);
@@ -535,7 +564,6 @@ function settleInto(n: Complete<Deposit>, s: Deposit, e: Extract<DepositEvent, {
   n.status = 'settled';
   n.isTerminal = false;
   n.settlement = e.settlement;
-  n.slip = slipWith(s.slip, e.transRef);
   if (e.verification) n.verification = e.verification;
   if (e.overpayment) n.overpayment = e.overpayment;
 }

@@ -95,8 +95,12 @@ export interface LegCheck {
 
 /** Whether a transfer may have gone to one of the order's accounts, whatever its leg's status. */
 export function reachedALeg(deposit: Deposit, transfer: SlipTransfer): boolean {
-  return deposit.legs.some((l) => l.receiver.bankCode === transfer.receiver.bankCode
-    && matchAccountNumber(l.receiver.accountNumber, transfer.receiver.accountNumber) !== 'no_match');
+  return deposit.legs.some((l) => mayHaveReached(l, transfer));
+}
+
+/** Whether the transfer may have gone to this leg's account (a masked number that may be it counts). */
+export function mayHaveReached(leg: Leg, transfer: SlipTransfer): boolean {
+  return leg.receiver.bankCode === transfer.receiver.bankCode && matchAccountNumber(leg.receiver.accountNumber, transfer.receiver.accountNumber) !== 'no_match';
 }
 
 /** Finds the leg the transfer went to (by receiver) and checks all six dimensions. */

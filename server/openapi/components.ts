@@ -78,7 +78,7 @@ const withdrawalOrder = object({
   merchant_reference: str, end_user_ref: str, beneficiary_id: str, currency: { const: 'THB' },
   amount_total_minor: int, fee_total_minor: int, total_locked_minor: int, fee_recognized_minor: int, filled_minor: int, remaining_minor: int,
   refunded_minor: int, settled_splits: int, max_splits: int, created_at: instant, expires_at: instant, requires_approval: bool,
-}, { fills: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, settled_at: instant, auto_confirm_at: instant }) }, dispute: ref('Dispute') });
+}, { fills: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, settled_at: instant, auto_confirm_at: instant }, { receipt_state: { enum: ['pending', 'confirmed', 'auto_confirmed', 'reversed'] }, reversed_at: instant, reversal_reason_code: str, reversal_balance_transaction_id: str }) }, dispute: ref('Dispute') });
 
 const errorObject = {
   type: 'object', additionalProperties: false,

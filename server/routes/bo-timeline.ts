@@ -122,6 +122,7 @@ function depositStep(e: DepositEvent): { step: string; detail: Obj } {
     case 'SlipRejected': return { step: 'verdict', detail: { outcome: 'unreadable', attempts_left: e.attemptsLeft } };
     case 'LegCompleted': return { step: 'verdict', detail: { outcome: 'leg_complete', leg_ref: e.legRef, verified_amount_minor: n(e.verifiedAmountMinor), ...(e.transRef ? { trans_ref: e.transRef } : {}), verification: e.verification } };
     case 'LegsReleased': return { step: 'legs_released', detail: { leg_refs: e.legRefs } };
+    case 'AdditionalTransferMatched': return { step: 'verdict', detail: { outcome: 'review_credit_evidenced', leg_ref: e.legRef, trans_ref: e.transRef, transferred_amount_minor: n(e.amountMinor), review_credited_minor: n(e.creditedMinor), receipt_id: e.receiptId } };
     case 'DepositUnderReview':
       return { step: 'verdict', detail: { outcome: 'under_review', reasons: e.reasons.map((r) => r.code), four_eyes_required: e.fourEyesRequired, ...(e.transferredAmountMinor !== undefined ? { transferred_amount_minor: n(e.transferredAmountMinor) } : {}), ...(e.verification ? { verification: e.verification } : {}) } };
     case 'ReviewEscalated': return { step: 'review_escalated', detail: {} };

@@ -163,6 +163,19 @@ const bigUnderReview: Events = [
 const twoLegs: Events = [created(), matched([leg(1, 30_000n), leg(2, 20_000n)])];
 const legOneComplete: DepositEvent = { type: 'LegCompleted', at: verifiedAt, legRef: 'leg_1', verifiedAmountMinor: 30_000n, verification: allSix, transRef: 'tr_1' };
 
+// Settled by a review that saw no transfer (a claim without an image), and later the transfer's slip.
+const reviewedUnseen: Events = after(deposit, [...slipProcessing, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X }));
+const reviewedUnseenMatched: Events = after(deposit, [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+  verify(found(transfer(X, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }));
+// The same, the claim naming its trans_ref: the review saw that transfer.
+const claimedRef: DepositEvent = { type: 'SlipReceived', at: slipAt(1), slip: { ...slip('rcpt_1', slipAt(1)), transRef: 'tr_claimed' } };
+const reviewedClaimed: Events = after(deposit, [...awaitingPayment, claimedRef, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X }));
+// Two legs under review on leg 1's slip (its transfer seen), approved by two reviewers with what both received.
+const twoLegsApproval = (operatorId: string) => approve(operatorId, { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) });
+const twoLegsReviewed: Events = after(deposit,
+  after(deposit, [...twoLegs, slipReceived(1), review(verifiedAt, ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 30_000n })], twoLegsApproval('emp_alice')),
+  twoLegsApproval('emp_bob'));
+
 const rows: DepositRow[] = [
   // ---- (create) ----
   {
@@ -616,6 +629,61 @@ const rows: DepositRow[] = [
     row: 'settled: the settled transfer uploaded again → no events (no new money)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(X)), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }), then: [],
+  },
+  {
+    row: 'settled by a review that saw no transfer → that transfer\'s slip after settlement → no overpayment: it is the money the review credited (AdditionalTransferMatched)',
+    given: [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(X, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_1', transRef: 'tr_9', amountMinor: X, creditedMinor: X, receiptId: 'rcpt_2' }],
+  },
+  {
+    row: 'settled by a review that saw no transfer → a transfer made by then, larger than the credit → only the excess is an overpayment',
+    given: [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(X + 500n, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [
+      { type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_1', transRef: 'tr_9', amountMinor: X + 500n, creditedMinor: X, receiptId: 'rcpt_2' },
+      { type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 500n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } },
+    ],
+  },
+  {
+    row: 'settled by a review that saw no transfer → a transfer made after the review settled → new money: deposit.overpaid in full',
+    given: [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(X, { transRef: 'tr_9', occurredAt: T0 + 90 * minute })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } }],
+  },
+  {
+    row: 'settled by a review, its credit since matched to a transfer → a second transfer to the leg → deposit.overpaid in full; the matched one again → nothing',
+    given: [...reviewedUnseenMatched, { type: 'AdditionalSlipReceived', at: T0 + 4 * hour, slip: slip('rcpt_3', T0 + 4 * hour) }],
+    when: verify(found(transfer(X, { transRef: 'tr_10' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }),
+    then: [{ type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3' } }],
+  },
+  {
+    row: 'settled by a review, its credit since matched → the matched transfer uploaded again → no events',
+    given: [...reviewedUnseenMatched, { type: 'AdditionalSlipReceived', at: T0 + 4 * hour, slip: slip('rcpt_3', T0 + 4 * hour) }],
+    when: verify(found(transfer(X, { transRef: 'tr_9' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }), then: [],
+  },
+  {
+    row: 'settled by a review of a claim naming its trans_ref → that transfer\'s image after settlement → nothing; another transfer to the leg made before → deposit.overpaid in full',
+    given: [...reviewedClaimed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(X, { transRef: 'tr_other' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } }],
+  },
+  {
+    row: 'settled by a review of a claim naming its trans_ref → the claimed transfer\'s image after settlement → no events',
+    given: [...reviewedClaimed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(X, { transRef: 'tr_claimed' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }), then: [],
+  },
+  {
+    row: 'multi-leg settled by a review crediting both legs, the reviewed slip paying leg 1 → leg 2\'s slip after settlement → matched to leg 2, no overpayment; leg 1\'s account again → new money',
+    given: [...twoLegsReviewed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(20_000n, { transRef: 'tr_2', toLeg: 2 })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_2', transRef: 'tr_2', amountMinor: 20_000n, creditedMinor: 20_000n, receiptId: 'rcpt_2' }],
+  },
+  {
+    row: 'multi-leg settled by a review, the reviewed slip paying leg 1 → another transfer to leg 1 → deposit.overpaid in full (leg 1\'s transfer was seen)',
+    given: [...twoLegsReviewed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(30_000n, { transRef: 'tr_3', toLeg: 1 })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 30_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } }],
   },
   {
     row: 'settled: cancel → deposit_not_cancelable',

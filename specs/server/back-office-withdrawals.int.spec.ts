@@ -56,6 +56,13 @@ test('reversing a fill needs step-up, emits withdrawal.fill_reversed and balance
   const r = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/fills/${legRef}/reverse`, body, { roles: ['ops_admin'], stepUp: true });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.fills.find((f: any) => f.leg_ref === legRef).receipt_state, 'reversed');
+  // The merchant's GET and the webhook's snapshot keep the fill, marked: summing the unreversed fills gives filled_minor.
+  const seen = await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`);
+  const reversedFill = seen.json.fills.find((f: any) => f.leg_ref === legRef);
+  assert.equal([reversedFill.receipt_state, reversedFill.reversal_reason_code, typeof reversedFill.reversed_at, reversedFill.reversal_balance_transaction_id?.slice(0, 5)], ['reversed', 'BANK_RECALL', 'string', 'btxn_']);
+  assert.is(seen.json.fills.filter((f: any) => !f.reversed_at).reduce((sum: number, f: any) => sum + f.amount_minor, 0), seen.json.filled_minor);
+  const told = eventsOf(withdrawalId, 'withdrawal.fill_reversed')[0].data.object.fills.find((f: any) => f.leg_ref === legRef);
+  assert.is(told.reversal_reason_code, 'BANK_RECALL');
   const after = await balance();
   assert.is(after.reserved_minor, before.reserved_minor + fill.amount_minor + fill.fee_recognized_minor);
   assert.is(after.available_minor, before.available_minor);

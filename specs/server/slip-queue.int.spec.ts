@@ -139,6 +139,49 @@ test('2 legs, only leg 1 paid: at expiry the order settles short (partial) and i
   }
 });
 
+test('2 legs settled by two reviewers who credited leg 2 without its slip: leg 2\'s slip after settlement is that money (no claim); a later transfer to it is an overpayment', async () => {
+  const scene = await twoLegScene();
+  try {
+    // Leg 1 paid from another account (held for review); leg 2 paid too, its slip not sent yet.
+    const leg1 = legSlip(scene, 0);
+    const leg2 = legSlip(scene, 1);
+    await registerTransfer(scene.s, { ...leg1.transfer, sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' } });
+    await registerTransfer(scene.s, leg2.transfer);
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, leg1.image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    assert.is((await depositOf(scene)).status, 'under_review');
+    const legs = scene.deposit.legs.map((l: any) => ({ leg_ref: l.leg_ref, amount_minor: l.amount_minor }));
+    const note = 'the payer showed both transfers on the banking app';
+    for (const sub of ['emp_r1', 'emp_r2']) {
+      const r = await scene.s.bo('POST', `/v1/bo/deposits/${scene.deposit.id}/approve`, { note, legs }, { sub, roles: ['reviewer'] });
+      assert.is(r.status, 200, r.text);
+    }
+    const settled = await depositOf(scene);
+    assert.equal([settled.status, settled.amount_received_minor], ['settled', 50_000]);
+    assert.equal(await filledMinor(scene), [30_000, 20_000]);
+
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, leg2.image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    const after = await depositOf(scene);
+    assert.equal([after.status, after.overpayment ?? null], ['settled', null], 'the money the reviewers credited, not a refund owed');
+    const claims = await scene.s.bo('GET', '/v1/bo/claims?status=open');
+    assert.not.ok(claims.json.data.some((c: any) => c.deposit_id === scene.deposit.id), JSON.stringify(claims.json.data));
+    const view = (await scene.s.bo('GET', `/v1/bo/deposits/${scene.deposit.id}`)).json;
+    const matched = view.timeline.find((step: any) => step.detail?.outcome === 'review_credit_evidenced');
+    assert.equal([matched?.detail.leg_ref, matched?.detail.trans_ref, matched?.detail.review_credited_minor], [legs[1].leg_ref, leg2.transfer.trans_ref, 20_000]);
+
+    // Another transfer to leg 2, made after the review: new money, an overpayment claim.
+    const again = legSlip(scene, 1);
+    await registerTransfer(scene.s, again.transfer);
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, again.image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    const later = await depositOf(scene);
+    assert.equal([later.overpayment?.cause, later.overpayment?.amount_minor], ['additional_transfer', 20_000]);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
 test('a queued slip is durable: after a restart before the worker runs, both legs are still verified in order', async () => {
   const scene = await twoLegScene();
   const legs = [legSlip(scene, 0), legSlip(scene, 1)];
