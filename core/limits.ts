@@ -322,6 +322,14 @@ export const webhookLimits = {
   inFlightDeliveriesMax: 512,
   /** Requests in flight at once to one endpoint: a slow receiver cannot take every slot. */
   inFlightDeliveriesPerEndpointMax: 64,
+  /**
+   * Requests in flight at once to one merchant's endpoints of one mode (it may have 16): a
+   * merchant whose receivers hang holds at most this many slots, and the others' deliveries
+   * go out beside them.
+   */
+  inFlightDeliveriesPerMerchantMax: 64,
+  /** Requests in flight at once to sandbox endpoints, all merchants together: sandbox traffic never takes live's slots. */
+  inFlightSandboxDeliveriesMax: 128,
   /** Outbox events fanned out into deliveries per transaction. */
   fanOutEventsPerBatchMax: 500,
   /** Fan-out batches per pump before the dispatcher yields to the event loop. */

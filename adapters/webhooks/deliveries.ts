@@ -87,8 +87,9 @@ export class DeliveryStore {
     this.s = {
       insert: db.prepare(`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_source, event_created_at, status, resend, replay_id, created_at, next_attempt_at)
         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
-      due: db.prepare<[number, string, number], Row>(`SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND inflight = 0
-        AND endpoint_id NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at LIMIT ?`),
+      due: db.prepare<[number, string, number, number], Row>(`SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND inflight = 0
+        AND endpoint_id NOT IN (SELECT value FROM json_each(?))
+        AND (? = 1 OR endpoint_id IN (SELECT id FROM webhook_endpoints WHERE livemode = 1)) ORDER BY next_attempt_at LIMIT ?`),
       claim: db.prepare(`UPDATE webhook_deliveries SET attempt = attempt + 1, inflight = 1, last_attempt_at = ?, next_attempt_at = ?
         WHERE id = ? AND status = 'pending' AND inflight = 0`),
       insertAttempt: db.prepare("INSERT INTO webhook_attempts (delivery_id, attempt, started_at, kid, outcome) VALUES (?, ?, ?, ?, 'in_flight')"),
@@ -126,9 +127,9 @@ export class DeliveryStore {
     return info.changes === 1 ? id : undefined;
   }
 
-  /** Due deliveries, oldest due first, leaving out the endpoints named (they are at their in-flight cap). */
-  due(now: number, max: number, excludedEndpoints: readonly string[]): Delivery[] {
-    return this.s.due.all(now, JSON.stringify(excludedEndpoints), max).map(fromRow);
+  /** Due deliveries, oldest due first, leaving out the endpoints named (they, or their merchant, are at their in-flight cap), and sandbox endpoints unless `sandboxToo`. */
+  due(now: number, max: number, excludedEndpoints: readonly string[], sandboxToo = true): Delivery[] {
+    return this.s.due.all(now, JSON.stringify(excludedEndpoints), sandboxToo ? 1 : 0, max).map(fromRow);
   }
 
   /**

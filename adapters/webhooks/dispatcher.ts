@@ -12,7 +12,10 @@
 //   4. record: outcomes are written in one transaction per event-loop turn.
 // Invariants: an attempt is durably claimed before it is sent, so no attempt number is
 // ever sent twice and a crash loses nothing (see deliveries.ts); at most
-// inFlightDeliveriesMax requests are open, at most inFlightDeliveriesPerEndpointMax per endpoint;
+// inFlightDeliveriesMax requests are open, at most inFlightDeliveriesPerEndpointMax per
+// endpoint, inFlightDeliveriesPerMerchantMax per merchant and mode, and
+// inFlightSandboxDeliveriesMax to sandbox endpoints: a merchant whose receivers hang, or a
+// sandbox under test, holds only its share, and everyone else's deliveries go out beside it;
 // time comes from the service Clock, so on the manual clock nothing is due until the
 // clock is advanced (drain() then runs everything due and waits for the outcomes).
 
@@ -77,6 +80,9 @@ export class Dispatcher {
   private position: number;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
+  /** Open requests by merchant and mode (shareKey), and to sandbox endpoints in all. */
+  private readonly perMerchant = new Map<string, number>();
+  private sandboxInFlight = 0;
   private outcomes: Outcome[] = [];
   private flushScheduled = false;
   private wakeScheduled = false;
@@ -293,8 +299,16 @@ export class Dispatcher {
   private claimAndSend(now: number): void {
     const free = webhookLimits.inFlightDeliveriesMax - this.inFlight.size;
     if (free <= 0) return;
+    // Left out of the query: endpoints at their cap, and every endpoint of a merchant at its
+    // share, so that a backlog of theirs due earlier does not fill the batch and hide the
+    // deliveries that may go; sandbox endpoints while the sandbox's share is taken.
     const saturated = [...this.perEndpoint].filter(([, n]) => n >= webhookLimits.inFlightDeliveriesPerEndpointMax).map(([id]) => id);
-    const candidates = this.p.deliveries.due(now, free, saturated);
+    for (const [share, n] of this.perMerchant) {
+      if (n < webhookLimits.inFlightDeliveriesPerMerchantMax) continue;
+      const [merchantId, mode] = share.split(':') as [string, string];
+      for (const e of this.p.endpoints.forMerchant(merchantId, mode === 'live')) saturated.push(e.id);
+    }
+    const candidates = this.p.deliveries.due(now, free, saturated, this.sandboxInFlight < webhookLimits.inFlightSandboxDeliveriesMax);
     if (candidates.length === 0) return;
     const claimed: Claimed[] = this.claimBatch(candidates, now);
     for (const c of claimed) this.send(c);
@@ -303,19 +317,25 @@ export class Dispatcher {
   /** Inside the claim transaction: counts each attempt and sets the following one's time. */
   private claimAll(candidates: Delivery[], now: number): Claimed[] {
     const claimed: Claimed[] = [];
-    const added = new Map<string, number>();
+    const addedByEndpoint = new Map<string, number>();
+    const addedByShare = new Map<string, number>();
+    let sandboxAdded = 0;
     // Each mode's key is looked up once per batch, and only when a delivery of that mode is claimed.
     let liveKey: SigningKey | undefined, sandboxKey: SigningKey | undefined;
     for (const d of candidates) {
       const endpoint = this.p.endpoints.get(d.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') { this.p.deliveries.cancelQueued(d.endpointId, 'canceled: the endpoint is disabled'); continue; }
-      const open = (this.perEndpoint.get(endpoint.id) ?? 0) + (added.get(endpoint.id) ?? 0);
-      if (open >= webhookLimits.inFlightDeliveriesPerEndpointMax) continue;
+      const share = shareKey(endpoint);
+      if ((this.perEndpoint.get(endpoint.id) ?? 0) + (addedByEndpoint.get(endpoint.id) ?? 0) >= webhookLimits.inFlightDeliveriesPerEndpointMax) continue;
+      if ((this.perMerchant.get(share) ?? 0) + (addedByShare.get(share) ?? 0) >= webhookLimits.inFlightDeliveriesPerMerchantMax) continue;
+      if (!endpoint.livemode && this.sandboxInFlight + sandboxAdded >= webhookLimits.inFlightSandboxDeliveriesMax) continue;
       const attempt = d.attempt + 1;
       const key = endpoint.livemode ? (liveKey ??= this.p.keys.current(now)) : (sandboxKey ??= this.p.sandboxKeys.current(now));
       const following = attempt < webhookLimits.attemptsMax ? now + jittered(webhookLimits.attemptDelaysMs[attempt]!, this.random) : null;
       if (!this.p.deliveries.claim(d, now, key.kid, following)) continue;
-      added.set(endpoint.id, (added.get(endpoint.id) ?? 0) + 1);
+      addedByEndpoint.set(endpoint.id, (addedByEndpoint.get(endpoint.id) ?? 0) + 1);
+      addedByShare.set(share, (addedByShare.get(share) ?? 0) + 1);
+      if (!endpoint.livemode) sandboxAdded++;
       claimed.push({ delivery: d, endpoint, attempt, key, body: this.p.events.body(d.eventTable, d.eventId) });
     }
     return claimed;
@@ -324,6 +344,9 @@ export class Dispatcher {
   private send(c: Claimed): void {
     const id = c.delivery.id;
     this.perEndpoint.set(c.endpoint.id, (this.perEndpoint.get(c.endpoint.id) ?? 0) + 1);
+    const share = shareKey(c.endpoint);
+    this.perMerchant.set(share, (this.perMerchant.get(share) ?? 0) + 1);
+    if (!c.endpoint.livemode) this.sandboxInFlight++;
     const body = c.body === undefined ? undefined : Buffer.from(c.body, 'utf8');
     const sent = body === undefined
       ? Promise.resolve<PostResult>({ outcome: 'permanent', status: null, excerpt: null, durationMs: 0, error: 'event_missing: the event is no longer stored' })
@@ -368,8 +391,9 @@ export class Dispatcher {
       for (const o of outcomes) {
         this.inFlight.delete(o.claimed.delivery.id);
         this.p.onAttempt?.(o.claimed.endpoint.id, o.result.outcome);
-        const n = (this.perEndpoint.get(o.claimed.endpoint.id) ?? 1) - 1;
-        if (n <= 0) this.perEndpoint.delete(o.claimed.endpoint.id); else this.perEndpoint.set(o.claimed.endpoint.id, n);
+        countDown(this.perEndpoint, o.claimed.endpoint.id);
+        countDown(this.perMerchant, shareKey(o.claimed.endpoint));
+        if (!o.claimed.endpoint.livemode) this.sandboxInFlight--;
         o.done();
       }
       this.wake(); // the next due deliveries, spaced like every wake
@@ -397,6 +421,16 @@ export class Dispatcher {
     this.timer = setTimeout(() => { this.timer = null; this.pump(); }, Math.max(wait, 1));
     this.timer.unref();
   }
+}
+
+/** The share of the in-flight slots an endpoint's requests count against: its merchant's, in its mode. */
+function shareKey(e: Endpoint): string {
+  return `${e.merchantId}:${e.livemode ? 'live' : 'sandbox'}`;
+}
+
+function countDown(counts: Map<string, number>, key: string): void {
+  const n = (counts.get(key) ?? 1) - 1;
+  if (n <= 0) counts.delete(key); else counts.set(key, n);
 }
 
 function isDue(at: number | undefined, now: number): boolean {
