@@ -45,7 +45,7 @@ import { RequestLogThread } from './request-log-thread.ts';
 import { reportRouters } from './routes/reports.ts';
 import { webhookRouters } from './routes/webhooks.ts';
 import { startSlips, type SlipOptions } from './slips/wiring.ts';
-import type { SlipWorker } from '../adapters/slips/worker.ts';
+import { pendingSlip, type SlipWorker } from '../adapters/slips/worker.ts';
 import { listenMetrics, Metrics, type MetricsListener } from './metrics.ts';
 import { readinessOf, type Readiness } from './readiness.ts';
 import { CertificationStore } from '../adapters/sandbox/certification.ts';
@@ -220,10 +220,22 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     },
     onError: (error) => logger.error({ err: error }, 'event retention failed; it runs again at the next sweep'),
   });
+  // A decision on a deposit (a review's approval) may hand over a slip that waited in the
+  // order's queue: the slip worker is told once it is durable, as an upload would tell it
+  // (it also finds such slips when it starts). The worker's own verdicts tell it themselves.
+  let slipHandedOver: ((depositId: string) => void) | undefined;
   const write: WriteSide = {
     get world() { return store.world; },
     clock, ids,
-    submit: store.submit.bind(store), // the one door: routes, the slip worker and the scheduler all submit here
+    // The one door: routes, the slip worker and the scheduler all submit here.
+    submit: (command, meta, respond) => {
+      const submitted = store.submit(command, meta, respond);
+      if (submitted.outcome.ok && 'depositId' in command && command.type !== 'RecordSlipVerification' && command.type !== 'ReceiveSlip') {
+        const depositId = command.depositId;
+        submitted.durable.then(() => slipHandedOver?.(depositId), () => {});
+      }
+      return submitted;
+    },
     // A manual clock's advance may age events past the retention: a sweep follows it.
     ...(clock instanceof ManualClock ? {
       advanceClock: async (ms: number) => { await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }); retentionSweeps.run(); },
@@ -246,6 +258,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const loadMeter = new LoadMeter();
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability, metrics }, options);
+  slipHandedOver = (depositId) => {
+    const d = store.world.deposits.get(depositId);
+    if (d && pendingSlip(d)) slips.worker.notify(depositId);
+  };
   metrics.watch({
     tail: () => store.durableSeq, readSide, world: () => store.world, now: () => clock.now(),
     webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,

@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError } from '../support/api-checks.ts';
 import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
-import { assertReceipt, pngSlip, registerTransfer, sha256Hex, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 const legAccounts = ['1111111111', '2222222222'] as const;
 
@@ -181,6 +181,37 @@ test('2 legs settled by two reviewers who credited leg 2 without its slip: leg 2
     await scene.s.stop();
   }
 });
+
+test('a slip queued behind a review is verified as soon as a reviewer approves, by the running worker: a second transfer opens its claim without a restart', async () => {
+  const scene = await slipScene({}, { slipWorker: 'background' });
+  try {
+    const d = await matchedDeposit(scene);
+    const held = pngSlip();
+    await registerTransfer(scene.s, transferFor(scene, d, { image_sha256: sha256Hex(held), sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' } }));
+    assertReceipt(await uploadFile(d.slip_upload, held));
+    await eventually(async () => (await getDeposit(scene, d.id)).status === 'under_review');
+    // The payer sends a second, real transfer while the first is reviewed: queued behind it.
+    const second = pngSlip();
+    await registerTransfer(scene.s, transferFor(scene, { amount_minor: 7_000 }, { image_sha256: sha256Hex(second) }));
+    assertReceipt(await uploadFile(d.slip_upload, second));
+    const approved = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note: 'the payer changed her name at the bank last month' }, { roles: ['reviewer'] });
+    assert.is(approved.status, 200, approved.text);
+    await eventually(async () => (await getDeposit(scene, d.id)).overpayment?.amount_minor === 7_000);
+    const after = await getDeposit(scene, d.id);
+    assert.equal([after.status, after.overpayment.cause], ['settled', 'additional_transfer']);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
+/** Polls `check` every 50 ms for up to 5 s (a background worker's pace). */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  const until = performance.now() + 5000;
+  while (!(await check())) {
+    if (performance.now() > until) throw new Error('not within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 test('a queued slip is durable: after a restart before the worker runs, both legs are still verified in order', async () => {
   const scene = await twoLegScene();
