@@ -450,6 +450,8 @@ export const readSideLimits = {
 
 /** The back office (issue 15): operator views, logs and the action log. */
 export const backOfficeLimits = {
+  /** Caller-chosen text the action log keeps (an unmatched path, a refused token's claimed sub, a path parameter), in characters. */
+  auditTextLengthMax: 200,
   /** Rows any one part of a deposit's timeline reads from the journal (entries, transactions, events, deliveries). */
   trailEntriesMax: 500,
   /** Review and approval queues: page size (same bounds as the merchant lists). */

@@ -23,6 +23,7 @@ import { identifyOperator, operatorAuth, type Operator, type Verify } from '../a
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
+import { redactValue } from '../redact.ts';
 import { jsonTextOf } from '../request-body.ts';
 import type { BodyHandoff, RequestLogThread } from '../request-log-thread.ts';
 import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
@@ -46,7 +47,9 @@ function claimedSubject(ctx: Context): string | null {
   if (!payload) return null;
   try {
     const sub = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub;
-    return typeof sub === 'string' ? sub.slice(0, 200) : null;
+    // Anyone may send any token: what it claims is kept short and with anything shaped like a
+    // secret replaced, as the request log does, so a stranger cannot write one into the journal.
+    return typeof sub === 'string' ? boundedText(sub) : null;
   } catch {
     return null;
   }
@@ -72,11 +75,29 @@ async function callerOf(ctx: Context, verify: Verify): Promise<{ operator: Opera
   return { operator: state.operator ?? state.authenticatedOperator, outcome: outcomeOf(state, ctx.status) };
 }
 
-/** The route pattern that answered (asked of the router that dispatched, as the roles check does), else the path. */
+/** The route pattern that answered (asked of the router that dispatched, as the roles check does), else the path, cut short. */
 function routeOf(ctx: Context): string {
   const router = (ctx as Context & { router?: Router }).router;
   const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
-  return layer ? String(layer.path) : ctx.path;
+  return layer ? String(layer.path) : boundedText(ctx.path);
+}
+
+/**
+ * What a caller chose (an unmatched path, a claimed subject, a path parameter) as the
+ * append-only action log keeps it: at most backOfficeLimits.auditTextLengthMax characters, secret-shaped text
+ * replaced. Unbounded, a stranger's 7,500-character paths grew journal.db (and every backup)
+ * by 9 MB a minute within the refusals' quota, rows nothing may delete (on-call audit).
+ */
+function boundedText(text: string): string {
+  const max = backOfficeLimits.auditTextLengthMax;
+  const kept = redactValue(text.length > max ? text.slice(0, max) : text) as string;
+  return text.length > max ? `${kept}…` : kept;
+}
+
+function boundedParams(params: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params ?? {})) out[k] = boundedText(v);
+  return out;
 }
 const isLogRead = (route: string) => route === '/v1/bo/logs' || route === '/v1/bo/reports/action-logs';
 
@@ -121,7 +142,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
           const caller = await callerOf(ctx, verify);
           const head = actionLog.append({
             at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
-            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: { ...(ctx as Context & { params?: Record<string, string> }).params },
+            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: boundedParams((ctx as Context & { params?: Record<string, string> }).params),
             ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
           });
           // On the server's log line for this request: an anchor kept off the host, which `satang verify --action-log-head` checks.

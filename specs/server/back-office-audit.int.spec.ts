@@ -86,6 +86,25 @@ test('every operator call and every refused authentication is in the action log 
   assert.is((await s.bo('GET', '/v1/bo/reports/action-logs', undefined, { roles: ['support'] })).status, 403, 'support does not read the audit trail');
 });
 
+test('what a stranger chooses is kept short and without secrets: a 7,500-character path, a forged token claiming a key as its sub, a long id', async () => {
+  const max = backOfficeLimits.auditTextLengthMax;
+  const longPath = await s.raw('GET', `/v1/bo/${'y'.repeat(7500)}`, { headers: { Authorization: 'Bearer nope' } });
+  assert.is(longPath.status, 404);
+  const keyShaped = 'sk_test_idM3wFnU3aeiIPc85yTbxzq-N4mlJfth';
+  const claim = (sub: string) => `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub })).toString('base64url')}.AAAA`;
+  const forged = await s.raw('GET', '/v1/bo/merchants', { headers: { Authorization: `Bearer ${claim(keyShaped)}` } });
+  assert.is(forged.status, 401);
+  const longId = await s.bo('GET', `/v1/bo/deposits/dep_${'z'.repeat(7000)}`, undefined, { sub: 'emp_long', roles: ['support'] });
+  assert.ok(longId.status >= 400, longId.text);
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?limit=10', undefined, { roles: ['finance'] })).json.data as any[];
+  const row = (r: { headers: Headers }) => rows.find((x) => x.request_id === r.headers.get('x-request-id'));
+  assert.ok(row(longPath).route.length <= max + 1 && row(longPath).route.startsWith('/v1/bo/yyy'), row(longPath).route.slice(0, 40));
+  assert.not.ok(String(row(forged).subject).includes(keyShaped), `the claimed sub ${row(forged).subject}`);
+  assert.ok(String(row(longId).target_ids.id).length <= max + 1);
+  const { report } = await satangVerify();
+  assert.equal([report.secrets_at_rest.ok, report.secrets_at_rest.findings], [true, []], 'the at-rest scan finds no key the stranger wrote');
+});
+
 test('the request log keeps redacted, truncated bodies: a scan of logs.db finds no secret', async () => {
   const m = await s.onboard('Logged'); // its answer carries both API key secrets
   const ben = await s.beneficiary(m.id);
