@@ -104,11 +104,12 @@ export class DeliveryStore {
         WHERE endpoint_id = @endpoint AND (@status IS NULL OR status = @status) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
       attempts: db.prepare<[string, number], Row & Record<string, unknown>>('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt LIMIT ?'),
       nextDue: db.prepare<[], number | null>("SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND inflight = 0").pluck(true),
-      pendingByEndpoint: db.prepare<[], { endpoint_id: string; n: number }>("SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending' GROUP BY endpoint_id"),
+      pendingByEndpoint: db.prepare<[], { endpoint_id: string; n: number }>(`SELECT CASE WHEN e.url LIKE 'cli://%' THEN 'cli' ELSE d.endpoint_id END AS endpoint_id, COUNT(*) AS n
+        FROM webhook_deliveries d LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.status = 'pending' GROUP BY 1`),
     };
   }
 
-  /** Pending deliveries (due, waiting to retry or in flight) per endpoint: the queue depth metrics read. */
+  /** Pending deliveries (due, waiting to retry or in flight) per endpoint, every `satang listen` endpoint together as 'cli': the queue depth metrics read. */
   pendingByEndpoint(): Map<string, number> {
     return new Map(this.s.pendingByEndpoint.all().map((r) => [r.endpoint_id, r.n]));
   }

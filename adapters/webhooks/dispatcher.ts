@@ -24,7 +24,7 @@ import type { Db } from '../sqlite/schema.ts';
 import { isStorageFailure } from '../sqlite/errors.ts';
 import type { Delivery, DeliveryStatus, DeliveryStore } from './deliveries.ts';
 import type { LogLike } from './email.ts';
-import type { Endpoint, EndpointStore } from './endpoints.ts';
+import { isCliEndpoint, type Endpoint, type EndpointStore } from './endpoints.ts';
 import type { EventSource, ServiceEvents, SourcedEvent } from './events.ts';
 import { MustSyncNow, type FanOut } from './fan-out.ts';
 import type { EndpointHealth } from './health.ts';
@@ -63,8 +63,12 @@ export interface DispatcherParts {
   readonly log: LogLike;
   /** Uniform in [0, 1); jitter draws from it (injectable for tests). */
   readonly random?: () => number;
-  /** Told each attempt's outcome once it is recorded (metrics). */
-  readonly onAttempt?: (endpointId: string, outcome: string) => void;
+  /**
+   * Told each attempt's outcome once it is recorded (metrics), by endpoint id, or 'cli' for
+   * every `satang listen` endpoint: those come and go with each session, and a label per id
+   * would grow without bound.
+   */
+  readonly onAttempt?: (endpointLabel: string, outcome: string) => void;
 }
 
 
@@ -390,7 +394,7 @@ export class Dispatcher {
       }
       for (const o of outcomes) {
         this.inFlight.delete(o.claimed.delivery.id);
-        this.p.onAttempt?.(o.claimed.endpoint.id, o.result.outcome);
+        this.p.onAttempt?.(isCliEndpoint(o.claimed.endpoint) ? 'cli' : o.claimed.endpoint.id, o.result.outcome);
         countDown(this.perEndpoint, o.claimed.endpoint.id);
         countDown(this.perMerchant, shareKey(o.claimed.endpoint));
         if (!o.claimed.endpoint.livemode) this.sandboxInFlight--;

@@ -20,7 +20,7 @@ let s: TestServer;
 let shop: MerchantKeys;
 
 test.before(async () => {
-  s = await TestServer.start();
+  s = await TestServer.start({ SATANG_METRICS_PORT: '0' });
   s.clock.set(Date.now()); // webhook signatures carry the service clock's time; keep it real
   shop = await s.onboard('Shop');
 });
@@ -73,6 +73,11 @@ test('server → stream → CLI → local receiver: the forwarded bytes verify a
     await s.fund(shop.id, 10_000, false);
     await advance(s, 0);
     await until(() => / → 500/.test(cli.stdout), 20_000);
+
+    // Each session's endpoint is a fresh id: the metrics count them all under endpoint="cli", or every reconnect would add series for ever.
+    const metrics = await (await fetch(s.running.metricsUrl!)).text();
+    assert.match(metrics, /satang_webhook_attempts_total\{endpoint="cli",outcome="delivered"\} [1-9]/);
+    assert.not.ok(metrics.includes(endpoints[0]!.id), 'no series names the session\'s endpoint');
 
     // A stream's endpoint is no endpoint to certify against: its deliveries are done once
     // written to the stream, whatever the local server answers (this one answers 500).
