@@ -43,6 +43,12 @@ export const limits = {
   reviewEscalationMs: 1 * hour,
   reviewNoteLengthMin: 20,
   fourEyesAmountMinorMin: 5_000_000,
+  /**
+   * A reviewer's figures (the transfer, or every waiting leg's) add up to at most this many
+   * times the order's amount: beyond is a typo, not a payer's mistake (an approval of
+   * 9,007,199,254,740,991 satang opened a claim of 90 trillion baht; bad-input audit).
+   */
+  reviewFiguresOrderMultipleMax: 10,
   waitingDepositsMatchedPerCommandMax: 10,
 
   // Wallet
@@ -201,6 +207,8 @@ export const slipAdapterLimits = {
 // ---- slip upload (contract: slip_upload capability, Limits; server/slips/) ----
 
 export const slipUploadLimits = {
+  /** A claim without an image may say its transfer was made at most this long after now (clocks drift); later is refused. */
+  claimedTransferAheadMaxMs: 5 * 60_000,
   /** slip_upload.max_bytes: decoded evidence bytes (5 MiB). */
   evidenceBytesMax: 5 * 1024 * 1024,
   /** Boundaries, part headers and the payload field around the file of a multipart body. */

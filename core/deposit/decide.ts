@@ -483,6 +483,11 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   const recorded = approvedBefore ? review.approvedAmounts : undefined;
   const received = recorded !== undefined && !explicit ? recorded : receivedAmounts(c, s);
   if (isRejection(received)) return received;
+  const ceiling = s.amountMinor * BigInt(limits.reviewFiguresOrderMultipleMax);
+  if (received.reduce((sum, r) => sum + r.amountMinor, 0n) > ceiling) {
+    return reject('validation_error', `The figures add up to more than ${limits.reviewFiguresOrderMultipleMax} times the order's amount (${ceiling} satang): check them.`,
+      { fields: [{ path: c.legAmounts !== undefined ? 'legs' : 'amount_minor', reason: 'maximum', hint: `at most ${ceiling} in all` }] });
+  }
   const fourEyes = review.fourEyesRequired || approvedBefore || figuresNeedSecondApprover(s, received);
   if (fourEyes && (!approvedBefore || (recorded !== undefined && !sameAmounts(recorded, received)))) {
     return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(approvedBefore ? { restarted: true as const } : {}) }];

@@ -22,6 +22,7 @@ import { compile } from '../validate.ts';
 import { detectMediaType, type SlipMediaType } from './magic.ts';
 import { boundaryOf, parseMultipart } from './multipart.ts';
 import { slipUploadLimits } from '../../core/limits.ts';
+import { bankByCode } from '../../core/directory.ts';
 
 export type Evidence =
   | { readonly kind: 'image'; readonly bytes: Buffer; readonly mediaType: SlipMediaType; readonly imageSha256: string; readonly payload?: string }
@@ -123,6 +124,10 @@ export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
     return imageEvidence(decodeBase64(data.image_base64, accepts.maxBytes), data.payload, 'image_base64', accepts);
   }
   if (!noImageBody(data)) throw new ApiError('validation_error');
+  // A bank the payer could have sent from (GET /v1/pay/banks), as a deposit's sender is checked.
+  if (!bankByCode(data.sending_bank_code)?.side.includes('sender')) {
+    throw fieldError('sending_bank_code', 'unknown_bank', 'a sending bank of GET /v1/pay/banks', `There is no sending bank ${data.sending_bank_code}.`);
+  }
   return { kind: 'no_image', transRef: data.trans_ref, sendingBankCode: data.sending_bank_code, occurredAt: parseIso(data.occurred_at)! };
 }
 

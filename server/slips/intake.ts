@@ -63,6 +63,9 @@ export class SlipIntake {
     const slot = `${scope}\u0000${key}`;
     const fingerprint = fingerprintOf(evidence);
     const now = services.write.clock.now();
+    if (evidence.kind === 'no_image' && evidence.occurredAt > now + slipUploadLimits.claimedTransferAheadMaxMs) {
+      throw new ApiError('validation_error', 'occurred_at is in the future: give the time the transfer was made.', { fields: [{ path: 'occurred_at', reason: 'in_the_future', hint: `at most ${slipUploadLimits.claimedTransferAheadMaxMs / 60_000} minutes after now` }] });
+    }
     if (this.inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
     const prior = services.idempotency.get(scope, key, now);
     if (prior) return replay(ctx, prior, fingerprint);

@@ -497,6 +497,15 @@ const rows: DepositRow[] = [
     refused: 'validation_error', message: /transferred amount is unknown/,
   },
   {
+    row: 'under_review → approve with a figure above ten times the order → validation_error (a typo, never a claim of trillions)',
+    given: underReview, when: approve('emp_alice', { transferredAmountMinor: X * 10n + 1n }), refused: 'validation_error', message: /more than 10 times the order/,
+  },
+  {
+    row: 'under_review (multi-leg) → approve with legs[] adding up above ten times the order → validation_error',
+    given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 9_007_199_254_740_991n], [2, 0n]] }),
+    refused: 'validation_error', message: /more than 10 times the order/,
+  },
+  {
     row: 'under_review (multi-leg, two legs waiting) → approve with one amount → validation_error: legs[] must say what each destination received',
     given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { transferredAmountMinor: X }),
     refused: 'validation_error', message: /2 legs waiting/,

@@ -313,6 +313,16 @@ test('every list refuses a bad limit with the same reasons: format, minimum, max
   assert.equal([unpaged.status, unpaged.json.error?.details?.fields?.[0]?.path], [422, 'query.limit'], 'a list without paging refuses the parameter rather than ignore it');
 });
 
+test('a webhook endpoint with a misspelt event type is refused (validation_error, enum) and nothing is created', async () => {
+  const listed = async () => (await s.bo('GET', `/v1/bo/merchants/${shop.id}/webhook-endpoints`)).json.data.length;
+  const before = await listed();
+  const r = await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'https://hooks.example.com/typo', livemode: true, event_types: ['deposit.settled', 'deposit.setled'] });
+  expectError(r, 'validation_error', covered);
+  assert.equal([r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['event_types.1', 'enum']);
+  assert.match(r.json.error.details.fields[0].hint, /deposit\.settled/);
+  assert.is(await listed(), before);
+});
+
 test('sender_required: neither sender nor sender_id, and no order', async () => {
   const before = await journalRows(s);
   expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ sender: undefined })), 'sender_required', covered);
