@@ -15,6 +15,12 @@ import { compile } from './validate.ts';
  * patterns with the u flag, in which a surrogate range matches only unpaired halves.
  */
 export const visible = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]*$';
+/**
+ * Text a person writes (a note, a reason, evidence): `visible`'s rule, but a tab and line
+ * breaks are kept. A right-to-left override in an adjustment's reason made the audit note
+ * read backwards in the console and the CSVs (bad-input audit).
+ */
+export const writtenText = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]*$';
 const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible } as const;
 const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
@@ -85,14 +91,14 @@ export const createBeneficiaryBody = compile<CreateBeneficiaryBody>({
 });
 
 export const cancelBody = compile<{ reason?: string }>({
-  type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 500 } },
+  type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 500, pattern: writtenText } },
 });
 
 export const disputeEvidenceBody = compile<{ text: string; files?: { name: string; content_base64: string }[] }>({
   type: 'object', additionalProperties: false, required: ['text'],
   properties: {
-    text: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax },
-    files: { type: 'array', maxItems: 5, items: { type: 'object', additionalProperties: false, required: ['name', 'content_base64'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, content_base64: { type: 'string', minLength: 4, maxLength: 7_000_000, pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } } } },
+    text: { type: 'string', minLength: 1, maxLength: limits.noteLengthMax, pattern: writtenText },
+    files: { type: 'array', maxItems: 5, items: { type: 'object', additionalProperties: false, required: ['name', 'content_base64'], properties: { name: { type: 'string', minLength: 1, maxLength: 200, pattern: visible }, content_base64: { type: 'string', minLength: 4, maxLength: 7_000_000, pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } } } },
   },
 });
 

@@ -13,6 +13,7 @@ import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
+import { writtenText } from '../schemas.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
@@ -23,12 +24,12 @@ export const claimSchemas = {
     type: 'object', additionalProperties: false, required: ['kind', 'deposit_id', 'amount_minor'],
     properties: {
       kind: { enum: [...claimKinds] }, deposit_id: { type: 'string', minLength: 1, maxLength: 64 }, amount_minor: { type: 'integer', minimum: 1 },
-      note: { type: 'string', maxLength: limits.noteLengthMax }, evidence: { type: 'string', maxLength: limits.noteLengthMax },
+      note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, evidence: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText },
     },
   }),
   decide: compile<{ note?: string; amount_minor?: number }>({
     type: 'object', additionalProperties: false, required: [],
-    properties: { note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 } },
+    properties: { note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, amount_minor: { type: 'integer', minimum: 1 } },
   }),
 };
 

@@ -23,6 +23,7 @@ import { runIdempotent, type Response } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
+import { writtenText } from '../schemas.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
@@ -38,13 +39,13 @@ const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
 
 export const deskSchemas = {
   // A missing note is a note too short (review_note_required), as on reviews and claims.
-  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, note: { type: 'string', maxLength: limits.noteLengthMax } } }),
+  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } } }),
   dispute: compile<{ reason_code: string; amount_minor: number; respond_by?: string }>({
     type: 'object', additionalProperties: false, required: ['reason_code', 'amount_minor'],
-    properties: { reason_code: { type: 'string', minLength: 1, maxLength: 64 }, amount_minor: { type: 'integer', minimum: 1 }, respond_by: { type: 'string', maxLength: 40 } },
+    properties: { reason_code: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' }, amount_minor: { type: 'integer', minimum: 1 }, respond_by: { type: 'string', maxLength: 40 } },
   }),
   resolve: compile<{ outcome: (typeof disputeOutcomes)[number]; note?: string }>({
-    type: 'object', additionalProperties: false, required: ['outcome'], properties: { outcome: { enum: [...disputeOutcomes] }, note: { type: 'string', maxLength: limits.noteLengthMax } },
+    type: 'object', additionalProperties: false, required: ['outcome'], properties: { outcome: { enum: [...disputeOutcomes] }, note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } },
   }),
 };
 

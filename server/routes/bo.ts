@@ -15,7 +15,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
-import { visible } from '../schemas.ts';
+import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
 import { booleanParam, readQuery } from './read-params.ts';
@@ -53,14 +53,14 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['livemode', 'amount_minor', 'direction', 'bucket', 'reason'],
     properties: {
       livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] },
-      reason_code: { enum: Object.keys(adjustmentReasons) }, reason: { ...str(500), 'x-readable': true },
+      reason_code: { enum: Object.keys(adjustmentReasons) }, reason: { ...str(500), pattern: writtenText, 'x-readable': true },
     },
   }),
   // A reviewer's note is checked by the core (review_note_required, missing or short alike).
   approval: compile<{ note?: string; amount_minor?: number; legs?: { leg_ref: string; amount_minor: number }[] }>({
     type: 'object', additionalProperties: false,
     properties: {
-      note: { type: 'string', maxLength: limits.noteLengthMax }, amount_minor: { type: 'integer', minimum: 1 },
+      note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, amount_minor: { type: 'integer', minimum: 1 },
       legs: {
         type: 'array', minItems: 1, maxItems: limits.legsPerDepositMax,
         items: { type: 'object', additionalProperties: false, required: ['leg_ref', 'amount_minor'], properties: { leg_ref: str(64), amount_minor: { type: 'integer', minimum: 0 } } },
@@ -68,10 +68,10 @@ const schemas = {
     },
   }),
   /** A suspension or its lifting, with why (kept on the journal's event with the operator). */
-  suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: str(limits.noteLengthMax) } }),
-  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax } } }),
+  suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: { ...str(limits.noteLengthMax), pattern: writtenText } } }),
+  optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } } }),
   // A missing note is a note too short (review_note_required), as on reviews and claims.
-  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax } } }),
+  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } } }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
     type: 'object', additionalProperties: false, required: ['trans_ref', 'amount_minor'],
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },

@@ -23,6 +23,7 @@ import { RateLimiter, rateLimitedError, rateLimitHeaders } from '../rate-limit.t
 import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { webhookEventTypes } from '../openapi/webhooks.ts';
+import { visible } from '../schemas.ts';
 import { bodyOf, notFound, parseWith, queryOf } from './common.ts';
 import { limitParam, readQuery } from './read-params.ts';
 
@@ -32,7 +33,7 @@ const eventType = { enum: Object.keys(webhookEventTypes) } as const;
 const schemas = {
   endpoint: compile<{ url: string; livemode: boolean; event_types?: string[] }>({
     type: 'object', additionalProperties: false, required: ['url', 'livemode'],
-    properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax }, livemode: { type: 'boolean' },
+    properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax, pattern: visible }, livemode: { type: 'boolean' },
       event_types: { type: 'array', uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } },
   }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),

@@ -67,9 +67,12 @@ function imageEvidence(bytes: Buffer, payload: string | undefined, path: string,
   };
 }
 
+const visibleText = new RegExp(visible, 'u');
+
 function checkPayload(payload: string): string {
   if (payload.length === 0) throw fieldError('payload', 'too_short', 'at least 1 character');
   if (payload.length > slipUploadLimits.payloadLengthMax) throw fieldError('payload', 'too_long', `at most ${slipUploadLimits.payloadLengthMax} characters`);
+  if (!visibleText.test(payload)) throw fieldError('payload', 'pattern', 'the characters the mini-QR holds: no control or direction characters');
   return payload;
 }
 
@@ -95,7 +98,7 @@ interface NoImageBody { trans_ref: string; sending_bank_code: string; occurred_a
 
 const imageBody = compile<ImageBody>({
   type: 'object', additionalProperties: false, required: ['image_base64'],
-  properties: { image_base64: { type: 'string', minLength: 1 }, payload: { type: 'string', minLength: 1, maxLength: slipUploadLimits.payloadLengthMax } },
+  properties: { image_base64: { type: 'string', minLength: 1 }, payload: { type: 'string', minLength: 1, maxLength: slipUploadLimits.payloadLengthMax, pattern: visible } },
 });
 const noImageBody = compile<NoImageBody>({
   type: 'object', additionalProperties: false, required: ['trans_ref', 'sending_bank_code', 'occurred_at'],

@@ -90,6 +90,8 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(eventsOf(withdrawalId, 'withdrawal.disputed').length, 1);
   const twice = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: 1 });
   assert.is(twice.status, 409, twice.text);
+  const controlled = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'a\u0000', amount_minor: 1 });
+  assert.equal([controlled.status, controlled.json.error.details.fields[0].path], [422, 'reason_code'], 'a code is a code: letters, digits, underscores (the merchant branches on it)');
   const tooMuch = await scene.s.bo('POST', `/v1/bo/withdrawals/${scene.withdrawalIds[3]}/disputes`, { reason_code: 'x', amount_minor: 1 });
   assert.is(tooMuch.status, 422, 'nothing filled, nothing to dispute');
   const past = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'x', amount_minor: 1, respond_by: '2020-01-01T00:00:00Z' });

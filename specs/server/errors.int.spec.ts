@@ -829,4 +829,20 @@ test('every catalogue code is covered above or listed as unreachable from the me
   }
 });
 
+test('written text takes no control or direction characters (a reversed audit note), line breaks kept; a URL none at all', async () => {
+  const adjust = (reason: string) => s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 100, direction: 'credit', bucket: 'available', reason }, { roles: ['ops_admin'], stepUp: true });
+  for (const reason of ['refund \u202e0001', 'a\u0000b', 'bell\u0007']) {
+    const r = await adjust(reason);
+    expectError(r, 'validation_error', covered);
+    assert.equal([r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['reason', 'pattern'], JSON.stringify(reason));
+  }
+  assert.is((await adjust('goodwill credit\nagreed by phone with the merchant')).status, 201, 'a line break is written text');
+  const url = await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'https://hooks.example.com/\u0000', livemode: true });
+  assert.equal([url.status, url.json.error?.details?.fields?.[0]?.path], [422, 'url']);
+  const w = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({}));
+  const cancel = await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${w.json.id}/cancel`, { reason: 'a\u0000b' });
+  expectError(cancel, 'validation_error', covered);
+  assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${w.json.id}/cancel`, { reason: 'the customer changed\ntheir mind' })).status, 200);
+});
+
 test.run();

@@ -144,6 +144,8 @@ test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown field
     ['image and no-image fields mixed', uploadJson(cap, { image_base64: pngSlip().toString('base64'), trans_ref: 'TR1' }), 'trans_ref', 'unknown_field'],
     ['a bad occurred_at', uploadJson(cap, { trans_ref: 'TR1', sending_bank_code: '014', occurred_at: 'yesterday' }), 'occurred_at', 'format'],
     ['a bad sending_bank_code', uploadJson(cap, { trans_ref: 'TR1', sending_bank_code: 'KBANK', occurred_at: '2026-11-21T10:00:00+07:00' }), 'sending_bank_code', 'pattern'],
+    ['a payload with a NUL (JSON)', uploadJson(cap, { image_base64: pngSlip().toString('base64'), payload: 'a\u0000' }), 'payload', 'pattern'],
+    ['a payload with a direction override (multipart)', upload(cap, ...Object.values(multipartBody([{ name: 'file', data: pngSlip() }, { name: 'payload', data: 'qr\u202e1' }])) as [Buffer, string]), 'payload', 'pattern'],
     ['a bank that does not exist', uploadJson(cap, { trans_ref: 'TR1', sending_bank_code: '999', occurred_at: '2026-11-21T10:00:00+07:00' }), 'sending_bank_code', 'unknown_bank'],
     ['a transfer made in 2099', uploadJson(cap, { trans_ref: 'TR1', sending_bank_code: '014', occurred_at: '2099-01-01T00:00:00Z' }), 'occurred_at', 'in_the_future'],
     ['an empty file', uploadFile(cap, Buffer.alloc(0)), 'file', 'required'],
