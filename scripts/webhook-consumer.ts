@@ -3,7 +3,9 @@
 // better-sqlite3, and keeps the contract's rules in this order:
 //   1. parse X-PG-Signature as key=value pairs; refuse |now − t| > 300 s (400);
 //   2. find the public key by kid in GET /v1/webhooks/signing-keys, cached at most 24 h,
-//      refetched once when the kid is unknown (a rotation); verify the Ed25519 signature
+//      refetched once when the kid is unknown (a rotation), and before trusting a key the
+//      list called retired when it was fetched more than a minute ago (a leaked key is
+//      withdrawn from the list: the refetch drops it); verify the Ed25519 signature
 //      over `v1.<t>.<event id>.` + the raw body bytes BEFORE parsing the body (401);
 //   3. the body's id must equal X-PG-Event-Id and its livemode this receiver's mode (400);
 //   4. one SQLite transaction: a transactional inbox (event_id primary key, kept ≥ 31
@@ -49,6 +51,7 @@ export class WebhookConsumer {
   readonly db: Database.Database;
   private keys = new Map<string, Uint8Array>();
   private fetchedAt = -Infinity;
+  private retired = new Set<string>();
   private readonly now: () => number;
   private readonly apply: (event: Json) => Outcome;
 
@@ -112,8 +115,12 @@ export class WebhookConsumer {
   }
 
   private async keyFor(kid: string): Promise<Uint8Array | undefined> {
-    if (this.now() - this.fetchedAt > keyCacheMs) await this.refresh();
-    else if (!this.keys.has(kid) && this.now() - this.fetchedAt >= unknownKidRefetchMsMin) await this.refresh(); // one refetch on an unknown kid
+    const age = this.now() - this.fetchedAt;
+    if (age > keyCacheMs) await this.refresh();
+    else if (!this.keys.has(kid) && age >= unknownKidRefetchMsMin) await this.refresh(); // one refetch on an unknown kid
+    // A retired key signs nothing new once the next one signs: a signature by it is a late
+    // retry or a forgery with a leaked key, which the service withdraws from the list.
+    else if (this.retired.has(kid) && age >= unknownKidRefetchMsMin) await this.refresh();
     return this.keys.get(kid);
   }
 
@@ -121,6 +128,7 @@ export class WebhookConsumer {
     const fetchKeys = this.options.fetchKeys ?? (async (url: string) => (await fetch(url)).json() as Promise<{ keys: PublishedKey[] }>);
     const doc = await fetchKeys(this.options.signingKeysUrl);
     this.keys = new Map(doc.keys.map((k) => [k.kid, new Uint8Array(Buffer.from(k.raw_public_key, 'base64url'))]));
+    this.retired = new Set(doc.keys.filter((k) => k.status === 'retired').map((k) => k.kid));
     this.fetchedAt = this.now();
   }
 }

@@ -168,6 +168,17 @@ export class WebhookOperations {
     return ok({ key, previousKid, announcedTo: this.announce(key, previousKid, now, (livemode) => livemode) });
   }
 
+  /** Withdraws a retired live signing key that leaked (it is published no more). */
+  withdrawKey(kid: string): Result<{ kid: string; withdrawnAt: number }> {
+    const now = this.p.clock.now();
+    switch (this.p.keys.withdraw(kid, now)) {
+      case 'withdrawn': return ok({ kid, withdrawnAt: now });
+      case 'unknown': return refuse(reject('resource_not_found', `No live signing key ${kid}.`));
+      case 'already': return refuse(reject('operation_not_allowed', `The key ${kid} is already withdrawn.`));
+      case 'signing': return refuse(reject('operation_not_allowed', `The key ${kid} signs now or is announced to: rotate (POST /v1/bo/webhooks/signing-keys/rotate), then withdraw it once the next key signs.`));
+    }
+  }
+
   /**
    * Sandbox scenario 11400: the sandbox's own key is rotated (never a live one), announced
    * to the sandbox endpoints. Returns how many deliveries were queued; 0 when a sandbox

@@ -6,6 +6,9 @@
 // order: 'next' (announced, not yet signing), 'active' (signing now; not_after = the next
 // key's not_before, or null), 'retired' (stopped signing at not_after; still listed for
 // retiredKeyListedMs). Invariant: at most one 'next' key at a time; keys are never deleted.
+// A retired key that leaked is withdrawn (withdrawn_at): it is published no more, so a
+// receiver that verifies against the list refuses what it signs (the runbook in the
+// README: rotate with the least notice, then withdraw the old kid once it stopped signing).
 // At rest the private key (PKCS#8 DER) is sealed under the master key, bound to its kid
 // (private_pkcs8 then holds the sealed text); a key an older build kept in clear is sealed
 // when the ring opens. Two rings exist: live deliveries are signed by the keys in
@@ -24,6 +27,8 @@ export interface KeyRecord {
   readonly kid: string;
   readonly notBefore: number;
   readonly createdAt: number;
+  /** When an operator withdrew it (a leak): never published again. */
+  readonly withdrawnAt: number | null;
   readonly key: SigningKey;
 }
 
@@ -37,7 +42,7 @@ export interface PublishedSigningKey {
 }
 
 /** private_pkcs8: sealed text (sealing.ts), or DER bytes as an older build kept them. */
-interface Row { kid: string; private_pkcs8: string | Buffer; public_spki: Buffer; not_before: number; created_at: number }
+interface Row { kid: string; private_pkcs8: string | Buffer; public_spki: Buffer; not_before: number; created_at: number; withdrawn_at: number | null }
 
 /** What a signing key's sealed private key is bound to (server/rekey.ts reseals it). */
 export const privateKeyPurpose = (kid: string) => `webhook_signing_key:${kid}`;
@@ -54,6 +59,8 @@ export class SigningKeyRing {
   readonly sealedOnOpen: number;
 
   constructor(private readonly db: Db, private readonly clock: Clock, private readonly ids: Ids, private readonly sealer: Sealer, private readonly table: SigningKeyTable = 'webhook_signing_keys') {
+    const columns = db.prepare<[], string>(`SELECT name FROM pragma_table_info('${table}')`).pluck(true).all();
+    if (!columns.includes('withdrawn_at')) db.exec(`ALTER TABLE ${table} ADD COLUMN withdrawn_at INTEGER`);
     this.insert = db.prepare(`INSERT INTO ${table} (kid, private_pkcs8, public_spki, not_before, created_at) VALUES (?, ?, ?, ?, ?)`);
     this.sealedOnOpen = this.sealClearKeys();
     this.load();
@@ -84,7 +91,7 @@ export class SigningKeyRing {
     this.keys.forEach((k, i) => {
       const notAfter = this.keys[i + 1]?.notBefore ?? null;
       const status: KeyStatus = i > activeIndex ? 'next' : i === activeIndex ? 'active' : 'retired';
-      if (status === 'retired' && now >= notAfter! + webhookLimits.retiredKeyListedMs) return;
+      if (status === 'retired' && (k.withdrawnAt !== null || now >= notAfter! + webhookLimits.retiredKeyListedMs)) return;
       out.push({ kid: k.kid, alg: 'Ed25519', ...publishedKey(k.key.publicKey), status, not_before: iso(k.notBefore), not_after: notAfter === null ? null : iso(notAfter), livemode: this.table === 'webhook_signing_keys' });
     });
     return out.reverse();
@@ -100,11 +107,28 @@ export class SigningKeyRing {
     return this.add(now + noticeMs);
   }
 
+  /**
+   * Withdraws a retired key: from now on it is not published. A key that signs now or is
+   * announced to sign cannot be: rotate first (its deliveries would go out signed by a key
+   * no receiver can find).
+   */
+  withdraw(kid: string, now = this.clock.now()): 'withdrawn' | 'unknown' | 'signing' | 'already' {
+    const i = this.keys.findIndex((k) => k.kid === kid);
+    if (i < 0) return 'unknown';
+    const k = this.keys[i]!;
+    if (k.withdrawnAt !== null) return 'already';
+    const next = this.keys[i + 1];
+    if (next === undefined || next.notBefore > now) return 'signing';
+    this.db.prepare(`UPDATE ${this.table} SET withdrawn_at = ? WHERE kid = ?`).run(now, kid);
+    this.keys[i] = { ...k, withdrawnAt: now };
+    return 'withdrawn';
+  }
+
   /** Re-reads the table (after a transaction that added a key rolled back). */
   load(): void {
-    const rows = this.db.prepare<[], Row>(`SELECT kid, private_pkcs8, public_spki, not_before, created_at FROM ${this.table} ORDER BY not_before, kid`).all();
+    const rows = this.db.prepare<[], Row>(`SELECT kid, private_pkcs8, public_spki, not_before, created_at, withdrawn_at FROM ${this.table} ORDER BY not_before, kid`).all();
     this.keys = rows.map((r) => ({
-      kid: r.kid, notBefore: r.not_before, createdAt: r.created_at,
+      kid: r.kid, notBefore: r.not_before, createdAt: r.created_at, withdrawnAt: r.withdrawn_at,
       key: { kid: r.kid, privateKey: createPrivateKey({ key: this.openPrivate(r), format: 'der', type: 'pkcs8' }), publicKey: publicKeyFromSpki(r.public_spki) },
     }));
   }
@@ -130,7 +154,7 @@ export class SigningKeyRing {
     const kid = this.ids.next('whk');
     const createdAt = this.clock.now();
     this.insert.run(kid, this.sealer.seal(privateKey.export({ format: 'der', type: 'pkcs8' }), privateKeyPurpose(kid)), spkiDer(publicKey), notBefore, createdAt);
-    const record: KeyRecord = { kid, notBefore, createdAt, key: { kid, privateKey, publicKey } };
+    const record: KeyRecord = { kid, notBefore, createdAt, withdrawnAt: null, key: { kid, privateKey, publicKey } };
     this.keys.push(record);
     this.keys.sort((a, b) => a.notBefore - b.notBefore || (a.kid < b.kid ? -1 : 1));
     return record;

@@ -176,6 +176,7 @@ export const schemas: Record<string, Schema> = {
   WebhookResend: object({ delivery_id: { type: 'string', pattern: '^whd_' }, livemode: bool, event_id: str, status: str, attempt: int, resend: { const: true }, created_at: instant }),
   WebhookReplay: object({ id: str, object: { const: 'webhook_replay' }, livemode: bool, endpoint_id: str, status: { const: 'scheduled' }, event_count: int, has_more: bool, created_at: instant }),
   SigningKeyRotation: object({ kid: str, previous_kid: nullable(str), not_before: instant, status: { const: 'next' }, announced_deliveries: int }),
+  SigningKeyWithdrawal: object({ kid: str, status: { const: 'withdrawn' }, withdrawn_at: instant }),
   Health: object({ status: { const: 'ok' } }),
   Dashboard: dashboard,
   Readiness: object({ status: { enum: ['ready', 'degraded', 'not_ready'] }, checks: { type: 'object' } }),

@@ -161,6 +161,16 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     });
   });
 
+  // A leaked key: once rotated out, withdrawn from the published list at once (not 30 days later).
+  router.post('/webhooks/signing-keys/:kid/withdraw', async (ctx) => {
+    await requireStepUp(ctx);
+    parseWith(schemas.empty, bodyOf(ctx));
+    await idempotent(ctx, () => {
+      const r = unwrap(ops.withdrawKey(ctx.params.kid!));
+      return { status: 200, body: { kid: r.kid, status: 'withdrawn', withdrawn_at: iso(r.withdrawnAt) } };
+    });
+  });
+
   return router;
 }
 

@@ -172,6 +172,21 @@ test('rotation: announced 7 days ahead to every live endpoint (by mail where all
   assert.is(b.kid, rotated.json.kid);
   assert.is(keys.keys.find((k) => k.kid === before.kid)?.status, 'retired');
   assert.is(keys.keys.find((k) => k.kid === rotated.json.kid)?.status, 'active');
+
+  // The old key leaked: once it stopped signing it is withdrawn, the list drops it, and the
+  // reference consumer, asked about a signature by a key it last saw retired, refetches and refuses.
+  let offsetMs = 0;
+  const consumer = new WebhookConsumer({ signingKeysUrl: `${s.url}/v1/webhooks/signing-keys`, livemode: true, db: ':memory:', now: () => Date.now() + offsetMs });
+  assert.is((await consumer.handle(beforeSwitch.headers, new Uint8Array(beforeSwitch.body))).status, 200, 'signed by the retired key, still listed');
+  const signingNow = await s.bo('POST', `/v1/bo/webhooks/signing-keys/${rotated.json.kid}/withdraw`, {}, { stepUp: true });
+  assert.equal([signingNow.status, signingNow.json.error?.code], [409, 'operation_not_allowed'], 'the key that signs cannot be withdrawn: rotate first');
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/signing-keys/${before.kid}/withdraw`, {})).status, 403, 'withdrawing needs a step-up');
+  const withdrawn = await s.bo('POST', `/v1/bo/webhooks/signing-keys/${before.kid}/withdraw`, {}, { stepUp: true });
+  assert.equal([withdrawn.status, withdrawn.json.status], [200, 'withdrawn'], withdrawn.text);
+  assert.not.ok((await publishedKeys(s)).keys.some((k) => k.kid === before.kid), 'published no more');
+  offsetMs = 61_000;
+  const refused = await consumer.handle(beforeSwitch.headers, new Uint8Array(beforeSwitch.body));
+  assert.equal([refused.status, refused.outcome], [401, 'rejected'], JSON.stringify(refused));
   await sandboxReceiver.stop();
 });
 
