@@ -22,7 +22,8 @@ import { createApp, LoadMeter } from './app.ts';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.ts';
 import { newRequestId } from './request-id.ts';
-import { DevIssuer, keepStepUpsIn, operatorAudience, operatorVerifier } from './auth/operator.ts';
+import { DevIssuer, keepRevocationsIn, keepStepUpsIn, operatorAudience, operatorVerifier } from './auth/operator.ts';
+import { OperatorRevocationsTable } from '../adapters/sqlite/operator-revocations.ts';
 import { startDevOidc, stepUpAcr } from './auth/dev-oidc.ts';
 import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
@@ -272,6 +273,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide, commitFailure: () => store.commitFailure, history: readinessHistory });
   const actionLog = new ActionLog(store.db);
   keepStepUpsIn(verifyOperator, new StepUpsTable(store.db)); // a spent step-up stays spent across a restart
+  const operatorRevocations = new OperatorRevocationsTable(store.db);
+  keepRevocationsIn(verifyOperator, operatorRevocations); // an operator who left is cut off before their tokens run out
   const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
   const app = createApp({
@@ -281,7 +284,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       ...webhookRouters(services, webhooks, verifyOperator), certificationRoutes(services, webhooks, certification), ...slips.routers, ...readRouters(services),
       ...reportRouters(services, verifyOperator),
       backOfficeDeskRoutes({ services, journalDb: store.db, dataDir: config.dataDir, verify: verifyOperator }), backOfficeClaimRoutes(services, verifyOperator),
-      backOfficeAuditRoutes(actionLog, requestLog, verifyOperator), boReads.router,
+      backOfficeAuditRoutes(actionLog, requestLog, verifyOperator, operatorRevocations), boReads.router,
       // The operator console (/console/): it logs in with the OIDC issuer (the configured one, else the development issuer under /oidc).
       consoleRoutes({
         issuer: devOidc?.issuer ?? config.oidcIssuer!, clientId: config.oidcClientId, audience: operatorAudience, scopes: ['openid', 'profile'],

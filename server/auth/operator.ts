@@ -169,6 +169,10 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   if (!payload.sub) return { problem: 'token has no sub claim naming the operator' };
   const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
   if (bounds) return { problem: bounds };
+  const revokedAt = revocationsOf(verify)?.revokedAtSeconds(payload.sub);
+  if (revokedAt !== undefined && (payload.iat as number) <= revokedAt) {
+    return { problem: `the operator's sessions were revoked at ${instantText(revokedAt)}; this token was issued before (sign in again, if the issuer still lets you)` };
+  }
   return { operator: { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
 }
 
@@ -288,6 +292,26 @@ function stepUpsOf(verify: Verify): StepUpsUsed {
 /** Keeps the step-ups this verifier's routes spend in `store` (the server: journal.db), before any is spent. */
 export function keepStepUpsIn(verify: Verify, store: StepUpStore): void {
   stepUpMemories.set(verify, new StepUpsUsed(store));
+}
+
+/**
+ * Operators whose tokens are refused though they verify: every token of a subject issued
+ * at or before its revocation (wall-clock seconds). The server keeps them in journal.db
+ * (adapters/sqlite/operator-revocations.ts); a verifier without one revokes nothing.
+ */
+export interface OperatorRevocationStore {
+  revokedAtSeconds(sub: string): number | undefined;
+}
+
+const revocations = new WeakMap<Verify, OperatorRevocationStore>();
+
+function revocationsOf(verify: Verify): OperatorRevocationStore | undefined {
+  return revocations.get(verify);
+}
+
+/** Refuses, on this verifier's routes, the tokens `store` names revoked. */
+export function keepRevocationsIn(verify: Verify, store: OperatorRevocationStore): void {
+  revocations.set(verify, store);
 }
 
 /** 403 scope_denied unless the operator holds one of the roles the table gives the matched route. */

@@ -65,6 +65,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/webhooks/:endpointId/replay': opsAdmin,
   'POST /v1/bo/webhooks/signing-keys/rotate': opsAdmin,
   'POST /v1/bo/webhooks/signing-keys/:kid/withdraw': opsAdmin,
+  'POST /v1/bo/operators/:sub/revoke': opsAdmin,
   // the back office's desk (server/routes/bo-desk.ts): queues and one order with its evidence
   'GET /v1/bo/deposits': reviewQueueReads,
   // One order, read: finance too, to check a report's figure against the order behind it.

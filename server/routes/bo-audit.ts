@@ -19,11 +19,15 @@ import { backOfficeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
 import { bearer } from '../auth/merchant.ts';
-import { identifyOperator, operatorAuth, type Operator, type Verify } from '../auth/operator.ts';
+import { identifyOperator, operatorAuth, operatorOf, requireStepUp, type Operator, type Verify } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
 import { redactValue } from '../redact.ts';
+import { writtenText } from '../schemas.ts';
+import { compile } from '../validate.ts';
+import { bodyOf, parseWith } from './common.ts';
+import type { OperatorRevocationsTable } from '../../adapters/sqlite/operator-revocations.ts';
 import { jsonTextOf } from '../request-body.ts';
 import type { BodyHandoff, RequestLogThread } from '../request-log-thread.ts';
 import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
@@ -181,7 +185,9 @@ function pageAnswer<T extends { id: number }>(rows: T[], limit: number, filters:
   return { object: 'list', data: page.map(present), has_more: hasMore, next_cursor: hasMore && last ? encodeFilterCursor({ before: last.id }, filters) : null };
 }
 
-export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogThread, verify: Parameters<typeof operatorAuth>[0]): Router {
+const revokeBody = compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: { type: 'string', minLength: 1, maxLength: 500, pattern: writtenText } } });
+
+export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestLogThread, verify: Parameters<typeof operatorAuth>[0], revocations?: OperatorRevocationsTable): Router {
   const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   const { logPageSizeDefault, logPageSizeMax } = backOfficeLimits;
@@ -224,6 +230,17 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
       method: r.method, route: r.route, target_ids: JSON.parse(r.target_ids as string), ip: r.ip, step_up: r.step_up === 1, status: r.status,
       outcome: r.outcome, error_code: r.error_code, hash: r.hash, prev_hash: r.prev_hash,
     }));
+  });
+
+  // Off-boarding: an operator who left is disabled at the issuer, and their tokens issued
+  // until now (access tokens live up to 12 h) are refused from this request on.
+  if (revocations) router.post('/operators/:sub/revoke', async (ctx) => {
+    await requireStepUp(ctx);
+    const b = parseWith(revokeBody, bodyOf(ctx));
+    const sub = ctx.params.sub!;
+    if (sub.length > 200) throw new ApiError('validation_error', 'An operator subject is at most 200 characters.', { fields: [{ path: 'sub', reason: 'too_long' }] });
+    const r = revocations.revoke(sub, Math.floor(Date.now() / 1000), operatorOf(ctx).sub, b.reason ?? null);
+    ctx.body = { object: 'operator_revocation', sub: r.sub, tokens_issued_before: iso((r.revokedAtSeconds + 1) * 1000), revoked_by: r.by, reason: r.reason };
   });
 
   return router;

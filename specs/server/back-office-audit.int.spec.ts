@@ -105,6 +105,25 @@ test('what a stranger chooses is kept short and without secrets: a 7,500-charact
   assert.equal([report.secrets_at_rest.ok, report.secrets_at_rest.findings], [true, []], 'the at-rest scan finds no key the stranger wrote');
 });
 
+test('off-boarding: an operator revoked is refused at once with the token they still hold; a token issued later works; the revocation is in the action log', async () => {
+  const held = await s.operatorToken('emp_gone', false, ['reviewer', 'support']);
+  const read = () => s.raw('GET', '/v1/bo/deposits', { headers: { Authorization: `Bearer ${held}` } });
+  assert.is((await read()).status, 200);
+  assert.is((await s.bo('POST', '/v1/bo/operators/emp_gone/revoke', { reason: 'left the company' }, { roles: ['ops_admin'] })).status, 403, 'a step-up');
+  assert.is((await s.bo('POST', '/v1/bo/operators/emp_gone/revoke', { reason: 'left' }, { roles: ['support'], stepUp: true })).status, 403, 'ops_admin only');
+  const revoked = await s.bo('POST', '/v1/bo/operators/emp_gone/revoke', { reason: 'left the company' }, { sub: 'emp_lead', roles: ['ops_admin'], stepUp: true });
+  assert.is(revoked.status, 200, revoked.text);
+  assert.equal([revoked.json.object, revoked.json.sub, revoked.json.revoked_by, revoked.json.reason], ['operator_revocation', 'emp_gone', 'emp_lead', 'left the company']);
+  const refused = await read();
+  assert.is(refused.status, 401);
+  assert.match(refused.json.error.message, /revoked/);
+  assert.is((await s.bo('GET', '/v1/bo/deposits', undefined, { sub: 'emp_other', roles: ['support'] })).status, 200, 'nobody else is touched');
+  await new Promise((resolve) => setTimeout(resolve, 1100)); // token times are whole seconds
+  assert.is((await s.bo('GET', '/v1/bo/deposits', undefined, { sub: 'emp_gone', roles: ['support'] })).status, 200, 'a token the issuer mints later (the operator came back) works');
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?limit=20', undefined, { roles: ['finance'] })).json.data as any[];
+  assert.ok(rows.some((r) => r.route === '/v1/bo/operators/:sub/revoke' && r.subject === 'emp_lead' && r.outcome === 'ok' && r.target_ids.sub === 'emp_gone'));
+});
+
 test('the request log keeps redacted, truncated bodies: a scan of logs.db finds no secret', async () => {
   const m = await s.onboard('Logged'); // its answer carries both API key secrets
   const ben = await s.beneficiary(m.id);
