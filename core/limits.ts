@@ -44,11 +44,12 @@ export const limits = {
   reviewNoteLengthMin: 20,
   fourEyesAmountMinorMin: 5_000_000,
   /**
-   * A reviewer's figures (the transfer, or every waiting leg's) add up to at most this many
-   * times the order's amount: beyond is a typo, not a payer's mistake (an approval of
-   * 9,007,199,254,740,991 satang opened a claim of 90 trillion baht; bad-input audit).
+   * A reviewer's figures (the transfer, or every waiting leg's) add up to at most this:
+   * 2,000,000 baht, more than a bank lets one PromptPay transfer carry — beyond is a typo
+   * (an approval of 9,007,199,254,740,991 satang opened a claim of 90 trillion baht;
+   * bad-input audit). A payer's own slip of a transfer a hundred times the order stays possible.
    */
-  reviewFiguresOrderMultipleMax: 10,
+  reviewFiguresMinorMax: 200_000_000,
   waitingDepositsMatchedPerCommandMax: 10,
 
   // Wallet

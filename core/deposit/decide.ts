@@ -483,10 +483,9 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   const recorded = approvedBefore ? review.approvedAmounts : undefined;
   const received = recorded !== undefined && !explicit ? recorded : receivedAmounts(c, s);
   if (isRejection(received)) return received;
-  const ceiling = s.amountMinor * BigInt(limits.reviewFiguresOrderMultipleMax);
-  if (received.reduce((sum, r) => sum + r.amountMinor, 0n) > ceiling) {
-    return reject('validation_error', `The figures add up to more than ${limits.reviewFiguresOrderMultipleMax} times the order's amount (${ceiling} satang): check them.`,
-      { fields: [{ path: c.legAmounts !== undefined ? 'legs' : 'amount_minor', reason: 'maximum', hint: `at most ${ceiling} in all` }] });
+  if (received.reduce((sum, r) => sum + r.amountMinor, 0n) > BigInt(limits.reviewFiguresMinorMax)) {
+    return reject('validation_error', `The figures add up to more than ${limits.reviewFiguresMinorMax} satang, more than one bank transfer carries: check them.`,
+      { fields: [{ path: c.legAmounts !== undefined ? 'legs' : 'amount_minor', reason: 'maximum', hint: `at most ${limits.reviewFiguresMinorMax} in all` }] });
   }
   const fourEyes = review.fourEyesRequired || approvedBefore || figuresNeedSecondApprover(s, received);
   if (fourEyes && (!approvedBefore || (recorded !== undefined && !sameAmounts(recorded, received)))) {
@@ -497,7 +496,19 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
   const decision = { operatorId: c.operatorId, note: c.note, received };
-  return thenNextQueued(s, c.at, settled.map((e) => (e.type === 'DepositSettled' ? { ...e, decision } : e)));
+  const unseen = unseenCredits(s, received);
+  return thenNextQueued(s, c.at, settled.map((e) => (e.type === 'DepositSettled' ? { ...e, decision, ...(unseen.length > 0 ? { unseenCredits: unseen } : {}) } : e)));
+}
+
+/**
+ * The legs an approval credits with no transfer to them seen: not the one the reviewed
+ * slip's transfer paid (its leg, or — a claim without an image names none — the only leg
+ * credited), nor one verified before. Each waits for its transfer (additionalTransfer).
+ */
+function unseenCredits(s: Deposit, received: readonly LegAmount[]): LegAmount[] {
+  const credited = received.filter((r) => r.amountMinor > 0n);
+  const seenLeg = s.slip?.transRef === undefined ? undefined : s.slip.legRef ?? (credited.length === 1 ? credited[0]!.legRef : undefined);
+  return credited.filter((r) => r.legRef !== seenLeg && s.legs.some((l) => l.legRef === r.legRef && l.transRef === undefined));
 }
 
 /**

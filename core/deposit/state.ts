@@ -257,7 +257,7 @@ export type DepositEvent =
    */
   | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly note?: string; readonly received?: readonly LegAmount[]; readonly restarted?: true }
   | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip }
-  | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string; readonly decision?: ReviewDecision }
+  | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string; readonly decision?: ReviewDecision; readonly unseenCredits?: readonly LegAmount[] }
   | { readonly type: 'DepositRejected'; readonly at: number; readonly code: string; readonly displayTh: string; readonly displayEn: string; readonly decision?: ReviewDecision }
   | { readonly type: 'DepositExpired'; readonly at: number; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'DepositCanceled'; readonly at: number; readonly by: CanceledBy; readonly reasonCode: CancelReasonCode; readonly lateSlipAcceptedUntil: number | null }
@@ -543,15 +543,11 @@ function settleInto(n: Complete<Deposit>, s: Deposit, e: Extract<DepositEvent, {
   for (let i = 0; i < fills.length; i++) filled += fills[i]!.amountMinor;
   if (filled !== e.settlement.receivedMinor || e.suspenseMinor < 0n) violated(`deposit ${s.id}: fills and suspense ${filled} do not make A ${e.settlement.receivedMinor}`);
   n.slip = slipWith(s.slip, e.transRef);
-  // A review that credits a leg no transfer was seen for: the leg waits for that transfer.
-  // The reviewed slip's transfer was seen: for its leg, or — a claim without an image names
-  // no leg — for the only leg the review credited.
-  const received = (e.decision?.received ?? []).filter((r) => r.amountMinor > 0n);
-  const seenLeg = n.slip?.transRef === undefined ? undefined : n.slip.legRef ?? (received.length === 1 ? received[0]!.legRef : undefined);
+  // A review that credited a leg no transfer was seen for: the leg waits for that transfer.
   const creditedUnseen = new Map<string, Minor>();
-  for (const r of received) if (r.legRef !== seenLeg) creditedUnseen.set(r.legRef, r.amountMinor);
+  for (const r of e.unseenCredits ?? []) creditedUnseen.set(r.legRef, r.amountMinor);
   n.legs = withLegs(s.legs, (l) => {
-    const unseen = l.transRef === undefined ? creditedUnseen.get(l.legRef) : undefined;
+    const unseen = creditedUnseen.get(l.legRef);
     if ((l.legStatus !== 'complete' && fills.some((f) => f.legRef === l.legRef)) || unseen !== undefined) {
       const leg = copyLeg(l);
       if (fills.some((f) => f.legRef === l.legRef)) leg.legStatus = 'complete';

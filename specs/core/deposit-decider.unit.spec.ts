@@ -497,13 +497,13 @@ const rows: DepositRow[] = [
     refused: 'validation_error', message: /transferred amount is unknown/,
   },
   {
-    row: 'under_review → approve with a figure above ten times the order → validation_error (a typo, never a claim of trillions)',
-    given: underReview, when: approve('emp_alice', { transferredAmountMinor: X * 10n + 1n }), refused: 'validation_error', message: /more than 10 times the order/,
+    row: 'under_review → approve with a figure above what one bank transfer carries → validation_error (a typo, never a claim of trillions)',
+    given: underReview, when: approve('emp_alice', { transferredAmountMinor: BigInt(limits.reviewFiguresMinorMax) + 1n }), refused: 'validation_error', message: /more than one bank transfer carries/,
   },
   {
-    row: 'under_review (multi-leg) → approve with legs[] adding up above ten times the order → validation_error',
+    row: 'under_review (multi-leg) → approve with legs[] adding up above what one bank transfer carries → validation_error',
     given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 9_007_199_254_740_991n], [2, 0n]] }),
-    refused: 'validation_error', message: /more than 10 times the order/,
+    refused: 'validation_error', message: /more than one bank transfer carries/,
   },
   {
     row: 'under_review (multi-leg, two legs waiting) → approve with one amount → validation_error: legs[] must say what each destination received',
@@ -513,12 +513,12 @@ const rows: DepositRow[] = [
   {
     row: 'under_review (multi-leg) → approve with legs[] → settled, each withdrawal filled by what its destination received',
     given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: decidedBy('emp_alice', [[1, 30_000n], [2, 20_000n]]) } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: decidedBy('emp_alice', [[1, 30_000n], [2, 20_000n]]), unseenCredits: [{ legRef: 'leg_1', amountMinor: 30_000n }, { legRef: 'leg_2', amountMinor: 20_000n }] } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg) → approve with legs[], nothing at the second → settled short at the first leg, the second released',
     given: [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { legs: [[1, 30_000n], [2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[1, 30_000n], [2, 0n]]) } as DepositEvent],
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[1, 30_000n], [2, 0n]]), unseenCredits: [{ legRef: 'leg_1', amountMinor: 30_000n }] } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg): legs[] without a waiting leg → validation_error naming it',
