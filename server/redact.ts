@@ -59,6 +59,11 @@ function withoutUrlCredentials(text: string): string {
   return `${url.protocol}//${url.host}${url.pathname}${query ? `?${query}` : ''}`;
 }
 
+/** A URL as an operator who does not manage it sees it: query values and user info redacted. */
+export function redactUrl(url: string): string {
+  return withoutUrlCredentials(url);
+}
+
 export function redactValue(value: unknown, key = ''): unknown {
   return redactAs(value, kindOf(key), 0);
 }

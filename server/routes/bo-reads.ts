@@ -22,6 +22,7 @@ import { booleanParam, readQuery, readSideOf } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
 import { registerSearch } from './bo-search.ts';
+import { redactUrl } from '../redact.ts';
 
 /** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
 const bangkokOffsetMs = 7 * durations.hour;
@@ -46,7 +47,7 @@ function webhookHealth(journalDb: Db) {
      FROM webhook_endpoints e LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.created_at >= @since
      WHERE e.livemode = @livemode AND (@merchant IS NULL OR e.merchant_id = @merchant) GROUP BY e.id ORDER BY e.id`);
   return (since: number, livemode: boolean, merchantId: string | undefined) => s.all({ since, livemode: livemode ? 1 : 0, merchant: merchantId ?? null }).map((r) => ({
-    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: r.url, status: r.status,
+    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: redactUrl(r.url), status: r.status, // every dashboard reader: the query's token is no health figure
     disabled_reason: r.disabled_reason, flagged: r.flagged_at !== null, failing_since: r.failing_since === null ? null : iso(r.failing_since),
     failed_attempts_since_last_success: r.failures_since, last_success_at: r.last_success_at === null ? null : iso(r.last_success_at),
     deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending, canceled: r.canceled,

@@ -24,6 +24,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
+import { redactUrl } from '../redact.ts';
 import { bodyOf, notFound, parseWith, queryOf } from './common.ts';
 import { limitParam, readQuery } from './read-params.ts';
 
@@ -86,10 +87,10 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   router.get('/merchants/:id/webhook-endpoints', (ctx) => {
     readQuery(ctx, []); // no parameters: an unknown one is refused, not ignored
     if (!services.write.world.merchants.has(ctx.params.id!)) throw notFound('merchant');
-    ctx.body = { data: [true, false].flatMap((livemode) => webhooks.endpoints.forMerchant(ctx.params.id!, livemode).map(presentEndpoint)) };
+    ctx.body = { data: [true, false].flatMap((livemode) => webhooks.endpoints.forMerchant(ctx.params.id!, livemode).map((e) => shownEndpoint(ctx, e))) };
   });
 
-  router.get('/webhooks/:endpointId', (ctx) => { ctx.body = presentEndpoint(endpointOf(ctx)); });
+  router.get('/webhooks/:endpointId', (ctx) => { ctx.body = shownEndpoint(ctx, endpointOf(ctx)); });
 
   for (const [path, enabled] of [['enable', true], ['disable', false]] as const) {
     router.post(`/webhooks/:endpointId/${path}`, async (ctx) => {
@@ -172,6 +173,17 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   });
 
   return router;
+}
+
+/**
+ * An endpoint as the operator reading it may see it: its URL whole for ops_admin, who
+ * manages endpoints; for the other roles (support reads delivery health) with its query
+ * values and user info redacted, as the request log keeps it — merchants authenticate
+ * receivers with a ?token= (on-call audit).
+ */
+function shownEndpoint(ctx: Context, e: Endpoint): ReturnType<typeof presentEndpoint> {
+  const shown = presentEndpoint(e);
+  return operatorOf(ctx).roles.includes('ops_admin') ? shown : { ...shown, url: redactUrl(shown.url) };
 }
 
 /** Refuses a URL this deployment may not deliver to (production: https, public addresses only). */

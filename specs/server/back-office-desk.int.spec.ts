@@ -370,4 +370,18 @@ test('the dashboard by the hour: settlements and fills per hour sum to what sett
   assert.equal(tomorrow.json.review_queue.age_buckets.map((b: any) => b.count), [0, 0, 0, 0, 5], 'a day later every review is extended');
 });
 
+test("a webhook URL's query token is shown whole to ops_admin only: support's endpoint list and every dashboard reader see it redacted", async () => {
+  const { s } = scene;
+  const m = await s.onboard('Token in URL');
+  const endpointId = await addEndpoint(s, m.id, 'https://hooks.example.com/receive?token=WEBHOOKQUERYSECRET&v=2');
+  const listAs = async (roles: string[]) => (await s.bo('GET', `/v1/bo/merchants/${m.id}/webhook-endpoints`, undefined, { roles })).json.data[0].url;
+  assert.is(await listAs(['ops_admin']), 'https://hooks.example.com/receive?token=WEBHOOKQUERYSECRET&v=2', 'ops_admin manages it: whole');
+  assert.is(await listAs(['support']), 'https://hooks.example.com/receive?token=[redacted]&v=[redacted]');
+  assert.is((await s.bo('GET', `/v1/bo/webhooks/${endpointId}`, undefined, { roles: ['support'] })).json.url, 'https://hooks.example.com/receive?token=[redacted]&v=[redacted]');
+  const dashboard = await s.bo('GET', `/v1/bo/dashboard?livemode=true&merchant_id=${m.id}`, undefined, { roles: ['finance'] });
+  assert.is(dashboard.status, 200, dashboard.text);
+  assert.not.ok(dashboard.text.includes('WEBHOOKQUERYSECRET'), 'the dashboard shows no token');
+  assert.ok(dashboard.json.webhooks_last_24h.endpoints.some((e: any) => e.endpoint_id === endpointId && e.url.includes('token=[redacted]')));
+});
+
 test.run();
