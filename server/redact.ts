@@ -6,21 +6,20 @@
 // query values (a token a merchant may put there) and any user or password redacted; any string anywhere that looks like an API key
 // secret or a JWT is replaced too, whatever its key. Then the JSON text is cut to
 // backOfficeLimits.requestLogBodyBytesMax bytes. Pure: the same input, the same output.
-// It runs on the request log's worker thread (server/request-log-worker.ts), not the API's.
+// It runs on the request log's worker thread (server/request-log-worker.ts), not the API's;
+// the two shape-blind redactions it builds on live in server/secret-text.ts.
 
 import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
 import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
+import { redacted, redactSecretText as withoutSecretText, redactUrl as withoutUrlCredentials } from './secret-text.ts';
 
-const redacted = '[redacted]';
 /** Keys whose value is a secret or a capability, or raw evidence: never kept. */
 const secretKeys = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64', 'signature'];
 const accountNumberKeys = ['account_number', 'promptpay_id'];
 const nameKeys = ['account_name', 'account_name_th', 'account_name_en'];
 /** Keys whose value is a URL a merchant gave (a webhook endpoint's): its query values and any user or password are credentials. */
 const urlKeys = ['url', 'endpoint_url'];
-/** Strings that are secrets whatever key holds them: API key secrets and JWTs (operator, step-up, slip capability tokens). */
-const secretText = /sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
 const depthMax = 12;
 
 type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'plain';
@@ -45,24 +44,6 @@ function kindOf(key: string): KeyKind {
   return kind !== undefined && keyPatterns[kind].test(key) ? kind : 'plain';
 }
 
-/** Every match of secretText starts with one of these, so a string holding neither is kept as it is, unscanned. */
-function withoutSecretText(text: string): string {
-  return text.includes('sk_') || text.includes('eyJ') ? text.replace(secretText, redacted) : text;
-}
-
-/** A URL with its query values and its user and password redacted (`https://h/p?token=[redacted]`); the rest kept. */
-function withoutUrlCredentials(text: string): string {
-  let url: URL;
-  try { url = new URL(text); } catch { return withoutSecretText(text); }
-  if (url.search === '' && url.username === '' && url.password === '') return withoutSecretText(text);
-  const query = [...new Set(url.searchParams.keys())].map((k) => `${encodeURIComponent(k)}=${redacted}`).join('&');
-  return `${url.protocol}//${url.host}${url.pathname}${query ? `?${query}` : ''}`;
-}
-
-/** A URL as an operator who does not manage it sees it: query values and user info redacted. */
-export function redactUrl(url: string): string {
-  return withoutUrlCredentials(url);
-}
 
 export function redactValue(value: unknown, key = ''): unknown {
   return redactAs(value, kindOf(key), 0);

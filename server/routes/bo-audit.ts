@@ -23,7 +23,7 @@ import { identifyOperator, operatorAuth, operatorOf, requireStepUp, type Operato
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
-import { redactValue } from '../redact.ts';
+import { redactSecretText } from '../secret-text.ts';
 import { writtenText } from '../schemas.ts';
 import { compile } from '../validate.ts';
 import { bodyOf, parseWith } from './common.ts';
@@ -94,7 +94,7 @@ function routeOf(ctx: Context): string {
  */
 function boundedText(text: string): string {
   const max = backOfficeLimits.auditTextLengthMax;
-  const kept = redactValue(text.length > max ? text.slice(0, max) : text) as string;
+  const kept = redactSecretText(text.length > max ? text.slice(0, max) : text);
   return text.length > max ? `${kept}…` : kept;
 }
 

@@ -22,7 +22,7 @@ import { booleanParam, readQuery, readSideOf } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
 import { registerSearch } from './bo-search.ts';
-import { redactUrl } from '../redact.ts';
+import { redactUrl } from '../secret-text.ts';
 
 /** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
 const bangkokOffsetMs = 7 * durations.hour;

@@ -24,7 +24,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
-import { redactUrl } from '../redact.ts';
+import { redactUrl } from '../secret-text.ts';
 import { bodyOf, notFound, parseWith, queryOf } from './common.ts';
 import { limitParam, readQuery } from './read-params.ts';
 
