@@ -193,9 +193,9 @@ export const slipAdapterLimits = {
   workerSlipsPerPassMax: 1_000,
   /** Deposits queued for verification; past it the worker rescans the world instead. */
   workerQueuedDepositsMax: 100_000,
-  /** Wait before a slip whose verification failed on our side (store, journal) is tried again. */
+  /** Wait before a slip whose verification failed (our store or journal, or the provider's attempts all failed) is tried again. */
   workerRetryDelayMs: 5_000,
-  /** Attempts at one slip that fail on our side before it is sent to review instead. */
+  /** Rounds at one slip that fail before it is sent to review instead (≈ 25 s of a provider outage ridden out). */
   workerAttemptsPerSlipMax: 5,
   /** Transfers the bank simulator remembers. */
   simulatorTransfersMax: 100_000,

@@ -9,9 +9,10 @@
 // it over when the one before it is recorded, and the worker then takes the order again.
 //
 // Invariants kept: one slip is verified at a time, in a bounded pass; a failure on our side
-// (the store cannot be read, the journal cannot be written) leaves the slip pending and is
-// tried again, at most workerAttemptsPerSlipMax times before the slip goes to review as
-// provider_unavailable (a person looks, money never moves on a guess); a slip without an
+// (the store cannot be read, the journal cannot be written) or a provider that did not
+// answer its attempts leaves the slip pending and is tried again, at most
+// workerAttemptsPerSlipMax times before the slip goes to review as provider_unavailable (a
+// person looks, money never moves on a guess); a slip without an
 // image is never sent to the provider — the core holds it for review (NO_SLIP_IMAGE).
 
 import type { CommandPort } from '../../core/handler/handle.ts';
@@ -153,6 +154,10 @@ export class SlipWorker {
       // Sandbox: a slip the bank simulator does not know is the exact transfer from the
       // order's sender that the sandbox bank (the scenario engine) says it is.
       if (!deposit.livemode && verdict.kind !== 'found') return sandboxVerification(deposit, slip, sandboxTransRef(slip.receiptId));
+      // A provider down for a moment (a restart, a network blip) is waited out, a round
+      // every workerRetryDelayMs, before the slip goes to a person as PROVIDER_UNAVAILABLE:
+      // a reviewer would have to settle it on typed figures, without the bank's word.
+      if (verdict.kind === 'provider_unavailable') throw new Error(`the slip provider did not answer for receipt ${slip.receiptId}`);
       return outcomeOf(verdict);
     } catch (error) {
       const failures = (this.failures.get(slip.receiptId) ?? 0) + 1;

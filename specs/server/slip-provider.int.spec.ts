@@ -1,7 +1,8 @@
 // Slip verification through a provider over HTTP: the bank simulator run on its own port
 // (as `scripts/satang bank-sim` runs it) named by SATANG_SLIP_PROVIDER_URL. A transfer
 // registered there settles the deposit whose slip shows it; once the provider is down,
-// the next slip goes to review with PROVIDER_UNAVAILABLE after bounded retries — never a
+// the next slip waits some rounds (a blip is ridden out), then goes to review with
+// PROVIDER_UNAVAILABLE after bounded retries — never a
 // settlement without evidence. Production never mounts the simulator: without a provider
 // URL the server refuses to start, and with one /v1/sim/bank/ does not exist.
 
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBankSimServer, type RunningBankSim } from '../../adapters/slips/bank-sim-server.ts';
 import { startServer } from '../../server/main.ts';
+import { slipAdapterLimits } from '../../core/limits.ts';
 import {
   assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene,
 } from '../support/slip-harness.ts';
@@ -44,8 +46,13 @@ test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settl
   await bank.close();
   assertReceipt(await uploadFile(deposit.slip_upload, image));
   const started = Date.now();
+  // A provider down for a moment is waited out: each round fails and the slip stays pending, until the last.
+  for (let round = 1; round < slipAdapterLimits.workerAttemptsPerSlipMax; round++) {
+    assert.is(await scene.s.running.slipWorker.drain(), 0, `round ${round}: the provider did not answer, the slip waits`);
+    assert.is((await getDeposit(scene, deposit.id)).status, 'slip_processing');
+  }
   assert.is(await scene.s.running.slipWorker.drain(), 1);
-  assert.ok(Date.now() - started < 10_000, 'the retries are bounded');
+  assert.ok(Date.now() - started < 20_000, 'the retries are bounded');
   const after = await getDeposit(scene, deposit.id);
   assert.is(after.status, 'under_review');
   assert.equal(after.review.reasons.map((r: any) => r.code), ['PROVIDER_UNAVAILABLE']);
