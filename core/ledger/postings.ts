@@ -130,7 +130,10 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
       // What a claim's refund did not pay out goes back to suspense, where it came from.
       const back = (amountMinor: Minor) => (w.refundOfDepositId !== undefined ? { to: null, counter: [{ account: 'suspense' as const, amountMinor }] } : { to: 'available' as const, counter: [] });
       if (principal > 0n) movements.push({ id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', ...back(principal) });
-      if (unusedFee > 0n) movements.push({ id: e.refund.feeBalanceTransactionId, type: 'fee', amountMinor: unusedFee, from: 'reserved', ...back(unusedFee) });
+      // The fee part of the lock comes back as the lock went out, withdrawal_*: no fee was
+      // charged on it (fee movements are what the fees report and the tax invoice show;
+      // month-end audit: a canceled payout's statement showed a "fee" credit never charged).
+      if (unusedFee > 0n) movements.push({ id: e.refund.feeBalanceTransactionId, type: 'withdrawal_released', amountMinor: unusedFee, from: 'reserved', ...back(unusedFee) });
       return { owner, movements };
     }
     case 'FillLanded': {

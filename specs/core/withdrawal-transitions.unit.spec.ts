@@ -144,7 +144,7 @@ test('pending_approval → back office rejects → rejected; withdrawal.rejected
   assert.equal([w.status, w.version, w.refundedMinor, w.rejection?.code], ['rejected', 1, 100_000n, 'rejected_by_operator']);
   assert.equal(out.on(id), ['WithdrawalRejected']);
   assert.equal(out.events, ['withdrawal.rejected', 'balance.credited', 'balance.credited']);
-  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 100_000n], ['fee', s.payer, 'reserved', 'available', 1_070n]]);
+  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 100_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 1_070n]]);
   assert.equal(balances(s.h, s.payer), [funds, 0n, 0n]);
   refused(s.h, { type: 'RejectWithdrawal', actor: operator(), withdrawalId: id }, 'operation_not_allowed', seen);
   const open = s.h.withdrawal(s.payer, 100_000n);
@@ -171,7 +171,7 @@ test('pending_approval → 24-hour approval timeout → canceled approval_ttl_ex
   const w = wdr(s.h, id);
   assert.equal([w.status, w.version, w.canceledBy, w.cancelReasonCode], ['canceled', 1, 'system', 'approval_ttl_expired']);
   assert.equal(out.on(id), ['WithdrawalCanceled']);
-  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 100_000n], ['fee', s.payer, 'reserved', 'available', 1_070n]]);
+  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 100_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 1_070n]]);
   assert.equal(balances(s.h, s.payer), [funds, 0n, 0n]);
 });
 
@@ -248,10 +248,10 @@ test('open or partially_filled → expires_at passes with remainder → expired;
   assert.equal([w.status, w.filledMinor, w.refundedMinor], ['expired', 50_000n, 50_000n]);
   assert.equal(out.on(id), ['WithdrawalExpired']);
   assert.equal(out.events, ['withdrawal.expired', 'balance.credited', 'balance.credited']);
-  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 50_000n], ['fee', s.payer, 'reserved', 'available', 535n]]);
+  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 50_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 535n]]);
   assert.is(wdr(s.h, untouched).status, 'open');
   const unfilled = emitted(s.h, () => s.h.advance(60_000));
-  assert.equal(unfilled.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 10_000n], ['fee', s.payer, 'reserved', 'available', 1_070n]], 'an unfilled order gets everything back');
+  assert.equal(unfilled.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 10_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 1_070n]], 'an unfilled order gets everything back');
   assert.equal([wdr(s.h, untouched).status, wdr(s.h, untouched).refundedMinor], ['expired', 10_000n]);
   assert.equal(balances(s.h, s.payer), [funds - 50_535n, 0n, 0n]);
 });
@@ -270,7 +270,7 @@ test('open or partially_filled → remainder canceled → canceled, refunded lik
   const w = wdr(s.h, id);
   assert.equal([w.status, w.refundedMinor, w.cancelReasonCode], ['canceled', 50_000n, 'merchant_request']);
   assert.equal(out.events, ['withdrawal.canceled', 'balance.credited', 'balance.credited']);
-  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 50_000n], ['fee', s.payer, 'reserved', 'available', 535n]]);
+  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 50_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 535n]]);
   const closed = refused(s.h, cancel, 'withdrawal_not_cancelable', seen);
   assert.equal(closed.details, { status: 'canceled' });
   const done = s.h.withdrawal(s.payer, 10_000n);
