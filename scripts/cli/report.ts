@@ -1,5 +1,6 @@
 // `satang report statement|statement-lines|account-lines|trial-balance|fees|receiving-account …`: the finance reports
-// (GET /v1/bo/reports/*) on the command line, as a readable table or, with --csv, the
+// (GET /v1/bo/reports/*) on the command line, as a readable table or, with --csv (--excel:
+// after a byte-order mark), the
 // server's RFC 4180 CSV unchanged. Mints a finance operator token from the development
 // issuer (or takes $SATANG_OPERATOR_TOKEN). Exit 0 on an answer, 1 when the server
 // refuses (its error is printed), 2 on a usage error.
@@ -15,6 +16,7 @@ const common: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, for the development issuer ($SATANG_DATA_DIR)" },
   sub: { type: 'string', value: 'ID', default: 'emp_finance', help: "the operator's employee id" },
   csv: { type: 'boolean', help: 'print the CSV the server writes (RFC 4180, UTF-8) instead of a table' },
+  excel: { type: 'boolean', help: 'the CSV after a UTF-8 byte-order mark, as the console saves it: Excel reads the Thai (implies --csv)' },
 };
 
 async function fetchReport(args: Args, path: string): Promise<{ status: number; body: string }> {
@@ -25,13 +27,15 @@ async function fetchReport(args: Args, path: string): Promise<{ status: number; 
 
 /** Runs a report: the CSV as is, or the JSON through `table`. */
 async function show(args: Args, path: string, table: (json: any) => string[]): Promise<number> {
-  const csv = flag(args, 'csv');
+  const excel = flag(args, 'excel');
+  const csv = excel || flag(args, 'csv');
   const r = await fetchReport(args, csv ? `${path}${path.includes('?') ? '&' : '?'}format=csv` : path);
   if (r.status !== 200) {
     process.stderr.write(`HTTP ${r.status}: ${r.body}\n`);
     return 1;
   }
-  process.stdout.write(csv ? r.body : table(parseExact(r.body)).join('\n') + '\n');
+  // Excel reads a CSV without a byte-order mark in the system's code page: Thai becomes mojibake.
+  process.stdout.write(csv ? `${excel ? '\uFEFF' : ''}${r.body}` : table(parseExact(r.body)).join('\n') + '\n');
   return 0;
 }
 

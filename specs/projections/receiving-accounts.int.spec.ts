@@ -180,6 +180,8 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
   assert.is(rows[0]!.merchant_name, 'ผู้ถอน');
   assert.is(Number(rows.find((r) => r.bucket === 'available' && r.line === 'closing')!.amount_minor), available.closing_minor);
+  const forExcel = await report(['statement', '--merchant', withdrawer.id, '--date', day, '--excel']);
+  assert.is(forExcel.stdout, `\uFEFF${csv.stdout}`, '--excel: the same CSV after a UTF-8 byte-order mark, so Excel reads its Thai');
 
   const lines = await report(['statement-lines', '--merchant', withdrawer.id, '--date', day]);
   assert.is(lines.code, 0, lines.stderr);
