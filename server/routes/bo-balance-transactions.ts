@@ -88,6 +88,22 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
 /** Registers the routes on the back office's read router (operatorAuth already applies). */
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
+  const entryBefore = journalDb.prepare<[string, number], string>('SELECT data FROM journal WHERE stream = ? AND seq < ? ORDER BY seq DESC LIMIT 1').pluck(true);
+  /**
+   * The operator who decided a posting a person caused, and their note: a reversal (of a
+   * deposit or a fill), a review's settlement beyond what orders could take, a claim's
+   * step — the decision on the event of the transaction's own order that the same command
+   * wrote just before it (same business instant). Undefined where no person decided.
+   */
+  const decisionBehind = (t: BalanceTransaction, journalSeq: number): { operatorId: string; note: string } | undefined => {
+    if (t.source.type === 'adjustment') return undefined;
+    const data = entryBefore.get(t.source.id, journalSeq);
+    if (data === undefined) return undefined;
+    const e = decode<{ at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown }>(data);
+    if (e.at !== t.createdAt) return undefined;
+    if (e.decision) return e.decision;
+    return typeof e.operatorId === 'string' ? { operatorId: e.operatorId, note: typeof e.note === 'string' ? e.note : '' } : undefined;
+  };
   /** The journal's transactions of any number of rows, in pages of primary-key lookups. */
   const postedAll = (rows: readonly { readonly journalSeq: number }[]): Map<number, BalanceTransaction> => {
     const out = new Map<number, BalanceTransaction>();
@@ -149,14 +165,16 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     const details = figures.lines.map((l): SystemLineDetail => {
       const t = transactions.get(l.journalSeq);
       assert(t !== undefined && t.id === l.id, () => `system line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
+      const decided = decisionBehind(t, l.journalSeq);
+      const note = t.note || decided?.note;
       return {
         createdAt: l.createdAt, balanceTransactionId: t.id, type: t.type, merchantId: t.merchantId, amountMinor: l.amountMinor,
         // An adjustment's source is the adjustment itself, as everywhere; the operator who posted it apart.
         source: { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id },
-        ...(t.source.type === 'adjustment' ? { postedBy: t.source.id } : {}),
+        ...(t.source.type === 'adjustment' ? { postedBy: t.source.id } : decided ? { postedBy: decided.operatorId } : {}),
         ...(t.reversesBalanceTransactionId ? { reversesBalanceTransactionId: t.reversesBalanceTransactionId } : {}),
         ...(t.reasonCode ? { reasonCode: t.reasonCode } : {}),
-        ...(t.note ? { note: t.note } : {}),
+        ...(note ? { note } : {}),
       };
     });
     const report = buildAccountLines(period, livemode, account, figures.openingMinor, details);

@@ -63,6 +63,12 @@ test('reversing a fill needs step-up, emits withdrawal.fill_reversed and balance
   assert.is(seen.json.fills.filter((f: any) => !f.reversed_at).reduce((sum: number, f: any) => sum + f.amount_minor, 0), seen.json.filled_minor);
   const told = eventsOf(withdrawalId, 'withdrawal.fill_reversed')[0].data.object.fills.find((f: any) => f.leg_ref === legRef);
   assert.is(told.reversal_reason_code, 'BANK_RECALL');
+  // The finance analyst's account lines say who reversed it and why, as they do for adjustments.
+  const today = new Date(scene.s.clock.now() + 7 * 3_600_000).toISOString().slice(0, 10);
+  const lines = await scene.s.bo('GET', `/v1/bo/reports/account-lines?account=reversals&date=${today}`, undefined, { roles: ['finance'] });
+  assert.is(lines.status, 200, lines.text);
+  const line = lines.json.data.find((x: any) => x.reverses_balance_transaction_id === fill.balance_transaction_id);
+  assert.equal([line?.posted_by, line?.note, line?.reason_code], ["emp_alice", body.note, "BANK_RECALL"], JSON.stringify(lines.json.data));
   const after = await balance();
   assert.is(after.reserved_minor, before.reserved_minor + fill.amount_minor + fill.fee_recognized_minor);
   assert.is(after.available_minor, before.available_minor);
