@@ -34,6 +34,7 @@ import { TrialBalancePage } from './pages/trial-balance.js';
 import { SigningKeysPage } from './pages/signing-keys.js';
 import { FeesPage } from './pages/fees.js';
 import { ActivityPage } from './pages/activity.js';
+import { CliPage } from './pages/cli.js';
 
 const routes = [
   { name: 'queue', pattern: /^\/queue$/, page: QueuePage },
@@ -52,6 +53,7 @@ const routes = [
   { name: 'fees', pattern: /^\/fees$/, page: FeesPage },
   { name: 'activity', pattern: /^\/activity$/, page: ActivityPage },
   { name: 'signing-keys', pattern: /^\/signing-keys$/, page: SigningKeysPage },
+  { name: 'cli', pattern: /^\/cli$/, page: CliPage },
 ];
 
 /** The navigation, each entry shown when the operator may call the read its page starts with. */
@@ -135,6 +137,7 @@ function Header({ session, allowed, section, lang, onLanguage }) {
         <button type="button" class=${lang === 'th' ? 'on' : ''} data-testid="lang-th" lang="th" onClick=${() => onLanguage('th')}>ไทย</button>
         <button type="button" class=${lang === 'en' ? 'on' : ''} data-testid="lang-en" lang="en" onClick=${() => onLanguage('en')}>English</button>
       </span>
+      <a class="small" href="#/cli" data-testid="nav-cli" title=${t('cli.title')}>${t('header.cli')}</a>
       <button type="button" class="ghost" data-testid="logout" onClick=${() => logout()}>${t('header.logout')}</button>
     </div>
   </header>`;

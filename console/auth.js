@@ -128,6 +128,12 @@ export function accessToken() {
   return current.accessToken;
 }
 
+/** When the current access token runs out (ms since the epoch). */
+export function accessTokenExpiresAt() {
+  if (!current) throw new Error('not signed in');
+  return current.expiresAt;
+}
+
 /** Forgets the session here and at the issuer. */
 export function logout() {
   const idle = current;

@@ -5,11 +5,13 @@
 // is told (webhook.key.rotating) and the kid switches by itself at not_before. The notice
 // is typed in hours (the server takes 60 s to 7 days; 7 days unless there is an
 // emergency); a second click confirms, since every merchant must act on it. The server
-// refuses a second rotation while one is announced (409), shown in the banner.
+// refuses a second rotation while one is announced (409), shown in the banner. A retired
+// live key that leaked is withdrawn ⚑ (POST …/signing-keys/{kid}/withdraw, a step-up, after
+// a confirmation): it is published no more, so receivers refuse what it signs.
 //
 // data-testids: signing-keys, signing-key (data-kid, data-status, data-livemode),
 //   rotate-form, rotate-notice-hours, rotate-notice-error, rotate, rotate-confirm,
-//   rotate-cancel, rotation-result.
+//   rotate-cancel, rotation-result, withdraw-key (data-kid), withdraw-key-confirm.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -29,11 +31,12 @@ export function SigningKeysPage() {
     <div class="page-head"><h1>${t('signingKeys.title')}</h1></div>
     <p class="small muted">${t('signingKeys.help')}</p>
     <table class="grid" data-testid="signing-keys">
-      <thead><tr><th>kid</th><th>${t('signingKeys.mode')}</th><th>${t('common.status')}</th><th>${t('signingKeys.notBefore')}</th><th>${t('signingKeys.notAfter')}</th></tr></thead>
+      <thead><tr><th>kid</th><th>${t('signingKeys.mode')}</th><th>${t('common.status')}</th><th>${t('signingKeys.notBefore')}</th><th>${t('signingKeys.notAfter')}</th><th></th></tr></thead>
       <tbody>${data.keys.map((k) => html`<tr data-testid="signing-key" data-kid=${k.kid} data-status=${k.status} data-livemode=${String(k.livemode)}>
         <td class="mono">${k.kid}</td><td><${Mode} livemode=${k.livemode} /></td>
         <td><${Badge} tone=${keyTone[k.status] ?? 'muted'}>${label('signingKeys.status', k.status)}</${Badge}></td>
         <td><${Time} at=${k.not_before} /></td><td>${k.not_after ? html`<${Time} at=${k.not_after} />` : '—'}</td>
+        <td>${k.status === 'retired' && k.livemode && can('POST /v1/bo/webhooks/signing-keys/:kid/withdraw') ? html`<${Withdraw} kid=${k.kid} reload=${reload} />` : null}</td>
       </tr>`)}</tbody>
     </table>
     ${can('POST /v1/bo/webhooks/signing-keys/rotate') ? html`<${Rotate} reload=${reload} />` : null}
@@ -73,4 +76,13 @@ function Rotate({ reload }) {
     ${result ? html`<p class="small" data-testid="rotation-result">${t('signingKeys.rotated', { kid: result.kid, previous: result.previous_kid ?? '—', n: result.announced_deliveries })}
       <${Time} at=${result.not_before} /></p>` : null}
   </div>`;
+}
+
+/** Withdraws a retired key that leaked, after a confirmation: it is published no more. */
+function Withdraw({ kid, reload }) {
+  const [confirming, setConfirming] = useState(false);
+  if (!confirming) return html`<button type="button" class="danger" data-testid="withdraw-key" data-kid=${kid} onClick=${() => setConfirming(true)}><span class="flag">⚑</span> ${t('signingKeys.withdraw')}</button>`;
+  return html`<span class="inline-form"><span class="small">${t('signingKeys.withdrawConfirmText')}</span>
+    <${ActionButton} testid="withdraw-key-confirm" tone="danger" stepUp onRun=${() => post(`/v1/bo/webhooks/signing-keys/${encodeURIComponent(kid)}/withdraw`, {}, { stepUp: true })} done=${reload}>${t('signingKeys.withdrawConfirm')}</${ActionButton}>
+    <button type="button" class="ghost" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button></span>`;
 }

@@ -837,6 +837,35 @@ test('ops_admin rotates the live signing key from its page after a confirmation 
   assert.equal((await keys()).filter((k) => k.status === 'next').map((k) => k.kid), [kid], 'still one rotation');
   const ton = await operator('emp_ton');
   assert.is(await ton.page.$('[data-testid=nav-signing-keys]'), null, 'support does not rotate keys');
+
+  // Two hours on, the old key is retired; it leaked: withdrawn from its row after a confirmation and a step-up.
+  const old = before.find((k) => k.status === 'active' && k.livemode)!.kid;
+  await advance(scene.s, 2 * 3600_000 + 1000);
+  await mali.goto('#/dashboard', 'dashboard');
+  await mali.goto('#/signing-keys', 'signing-keys');
+  await mali.page.click(`[data-testid=withdraw-key][data-kid="${old}"]`);
+  const withdrawn = mali.page.waitForResponse((r) => r.url().endsWith(`/signing-keys/${old}/withdraw`), { timeout: stepUpAnswerMs });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=withdraw-key-confirm]'));
+  assert.is((await withdrawn).status(), 200);
+  await mali.page.waitForFunction((k) => !document.querySelector(`[data-testid=signing-key][data-kid="${k}"]`), old);
+  assert.not.ok((await keys()).some((k) => k.kid === old), 'published no more');
+});
+
+test('the command line page gives the signed-in operator the lines to paste: an access token that works, and on request a fresh step-up token', async () => {
+  const lead = await operator('emp_lead');
+  await lead.page.click('[data-testid=nav-cli]');
+  await lead.ready('cli');
+  const lines = await lead.page.inputValue('[data-testid=cli-access]');
+  assert.match(lines, new RegExp(`^export SATANG_BASE_URL='${scene.s.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'\nexport SATANG_OPERATOR_TOKEN='eyJ[^']+'$`));
+  const token = /SATANG_OPERATOR_TOKEN='([^']+)'/.exec(lines)![1]!;
+  const used = await fetch(`${scene.s.url}/v1/bo/deposits?limit=1`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.is(used.status, 200, 'the token works from a terminal');
+  await answerStepUp(lead, () => lead.page.click('[data-testid=cli-step-up]'));
+  await lead.page.waitForSelector('[data-testid=cli-step-up-lines]');
+  const stepUp = /SATANG_STEP_UP_TOKEN='([^']+)'/.exec(await lead.page.inputValue('[data-testid=cli-step-up-lines]'))![1]!;
+  const claims = JSON.parse(Buffer.from(stepUp.split('.')[1]!, 'base64url').toString('utf8'));
+  assert.equal([claims.sub, claims.acr], ['emp_lead', 'step-up']);
+  assert.not.match(await lead.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })), /eyJ/, 'kept nowhere but on the page');
 });
 
 test.run();
