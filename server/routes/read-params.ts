@@ -25,8 +25,11 @@ export function readQuery(ctx: Context, allowed: readonly string[]): Record<stri
   const q = queryOf(ctx);
   const unknown = Object.keys(q).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
-    throw new ApiError('validation_error', `Unknown query parameter ${unknown.join(', ')}; this route takes ${allowed.join(', ')}.`, {
-      fields: unknown.map((k) => ({ path: `query.${k}`, reason: 'unknown_field', ...(k === 'cursor' ? { hint: 'page with since_sequence' } : {}) })),
+    const takes = allowed.length === 0 ? 'this route takes no query parameters' : `this route takes ${allowed.join(', ')}`;
+    // A cursor where the route pages by sequence: say how it does page; where it does not page at all, nothing more.
+    const cursorHint = allowed.includes('since_sequence') ? { hint: 'page with since_sequence' } : {};
+    throw new ApiError('validation_error', `Unknown query parameter ${unknown.join(', ')}; ${takes}.`, {
+      fields: unknown.map((k) => ({ path: `query.${k}`, reason: 'unknown_field', ...(k === 'cursor' ? cursorHint : {}) })),
     });
   }
   return q;

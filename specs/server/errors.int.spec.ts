@@ -180,6 +180,12 @@ test('idempotency_key_required: POST without Idempotency-Key (create, cancel, sl
   expectError(await s.call(gw.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/slip-token`, undefined, { idempotencyKey: undefined }), 'idempotency_key_required');
 });
 
+test('an Idempotency-Key that is not ASCII is a validation_error naming the header, not a signature problem', async () => {
+  const r = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody(), { idempotencyKey: 'clé-\u00e9t\u00e9-2026' });
+  expectError(r, 'validation_error');
+  assert.equal([r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['header.Idempotency-Key', 'format']);
+});
+
 test('malformed_json: a body that does not parse', async () => {
   expectError(await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', '{"amount_minor": 5000,'), 'malformed_json', covered);
 });

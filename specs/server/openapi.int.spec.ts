@@ -71,6 +71,10 @@ test('the back office lists take exactly the query parameters the document gives
     const takes = /this route takes (.*)\.$/.exec(undocumented.json.error.message)?.[1]?.split(', ') ?? [];
     assert.equal([...takes].sort(), params.map((p) => p.name).sort(), `${path}: the route's parameters and the document's`);
   }
+  // A route that takes none says so (it said "this route takes ."), and a cursor there gets no paging hint it cannot use.
+  const none = await s.bo('GET', '/v1/bo/deposits/dep_nope?cursor=x');
+  assert.match(none.json.error.message, /this route takes no query parameters\.$/);
+  assert.is(none.json.error.details.fields[0].hint, undefined);
   // A parameter the route requires is required in the document, and missing it is refused.
   const wallet = doc.paths['/v1/bo/wallet'].get.parameters.find((p: Json) => p.name === 'merchant_id');
   assert.is(wallet.required, true);
