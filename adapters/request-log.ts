@@ -24,6 +24,10 @@ export interface RequestLogRecord {
   readonly requestId: string;
   readonly merchantId: string | null;
   readonly livemode: boolean | null;
+  /** The API key that signed the request (its id, never its secret), for a merchant call. */
+  readonly keyId: string | null;
+  /** The client's address as the server saw it (behind a proxy: as SATANG_TRUST_PROXY says). */
+  readonly ip: string | null;
   readonly operator: string | null;
   readonly method: string;
   readonly route: string;
@@ -37,6 +41,7 @@ export interface RequestLogRecord {
 export interface RequestLogQuery {
   readonly requestId?: string;
   readonly merchantId?: string;
+  readonly keyId?: string;
   readonly route?: string;
   readonly status?: number;
   readonly since?: number;
@@ -45,7 +50,7 @@ export interface RequestLogQuery {
 }
 
 export interface RequestLogRow {
-  id: number; at: number; request_id: string; merchant_id: string | null; livemode: number | null; operator: string | null; method: string; route: string;
+  id: number; at: number; request_id: string; merchant_id: string | null; livemode: number | null; key_id: string | null; ip: string | null; operator: string | null; method: string; route: string;
   status: number; duration_ms: number; error_code: string | null; request_body: string | null; response_body: string | null;
 }
 
@@ -61,6 +66,10 @@ function openRequestLogDb(dataDir: string): Database.Database {
     route TEXT NOT NULL, status INTEGER NOT NULL, duration_ms INTEGER NOT NULL, error_code TEXT, request_body TEXT, response_body TEXT);
     CREATE INDEX IF NOT EXISTS request_logs_by_at ON request_logs (at);
     CREATE INDEX IF NOT EXISTS request_logs_by_request ON request_logs (request_id);`);
+  // Which key and from where (after an API key leaks: what did it do, from which address).
+  const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('request_logs')").pluck(true).all();
+  if (!columns.includes('key_id')) db.exec('ALTER TABLE request_logs ADD COLUMN key_id TEXT; ALTER TABLE request_logs ADD COLUMN ip TEXT');
+  db.exec('CREATE INDEX IF NOT EXISTS request_logs_by_key ON request_logs (key_id) WHERE key_id IS NOT NULL');
   return db;
 }
 
@@ -73,8 +82,8 @@ export class RequestLogStore {
   constructor(dataDir: string) {
     this.db = openRequestLogDb(dataDir);
     this.s = {
-      insert: this.db.prepare(`INSERT INTO request_logs (at, request_id, merchant_id, livemode, operator, method, route, status, duration_ms, error_code, request_body, response_body)
-        VALUES (@at, @requestId, @merchantId, @livemode, @operator, @method, @route, @status, @durationMs, @errorCode, @requestBody, @responseBody)`),
+      insert: this.db.prepare(`INSERT INTO request_logs (at, request_id, merchant_id, livemode, key_id, ip, operator, method, route, status, duration_ms, error_code, request_body, response_body)
+        VALUES (@at, @requestId, @merchantId, @livemode, @keyId, @ip, @operator, @method, @route, @status, @durationMs, @errorCode, @requestBody, @responseBody)`),
       prune: this.db.prepare<[number]>('DELETE FROM request_logs WHERE at < ?'),
     };
   }
@@ -108,14 +117,14 @@ export class RequestLogReader {
     this.db = openRequestLogDb(dataDir);
     this.db.pragma('query_only = ON');
     this.pageQuery = this.db.prepare<[Record<string, string | number | null>], RequestLogRow>(`SELECT * FROM request_logs
-      WHERE (@request_id IS NULL OR request_id = @request_id) AND (@merchant_id IS NULL OR merchant_id = @merchant_id) AND (@route IS NULL OR route = @route)
+      WHERE (@request_id IS NULL OR request_id = @request_id) AND (@merchant_id IS NULL OR merchant_id = @merchant_id) AND (@key_id IS NULL OR key_id = @key_id) AND (@route IS NULL OR route = @route)
       AND (@status IS NULL OR status = @status) AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`);
   }
 
   /** Newest first: every batch committed before the call. */
   page(q: RequestLogQuery): RequestLogRow[] {
     return this.pageQuery.all({
-      request_id: q.requestId ?? null, merchant_id: q.merchantId ?? null, route: q.route ?? null, status: q.status ?? null,
+      request_id: q.requestId ?? null, merchant_id: q.merchantId ?? null, key_id: q.keyId ?? null, route: q.route ?? null, status: q.status ?? null,
       since: q.since ?? null, before: q.beforeId ?? null, limit: q.limit,
     });
   }

@@ -229,11 +229,12 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['logs'],
     spec: spec('logs', 'Request logs (redacted), newest first.', {
-      'request-id': { type: 'string', value: 'REQ_ID', help: 'one request' }, merchant: { type: 'string', value: 'MCH_ID', help: 'one merchant' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
+      'request-id': { type: 'string', value: 'REQ_ID', help: 'one request' }, merchant: { type: 'string', value: 'MCH_ID', help: 'one merchant' },
+      key: { type: 'string', value: 'KEY_ID', help: 'one API key (its id): what a leaked key did, and from where' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
       status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), route: text(a, 'route'), status: text(a, 'status'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => page(j, ['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO'], (r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id], 'no request log matches')),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), key_id: text(a, 'key'), route: text(a, 'route'), status: text(a, 'status'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => page(j, ['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO', 'KEY', 'IP'], (r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id, r.key_id ?? '', r.ip ?? ''], 'no request log matches')),
   },
   {
     words: ['actions'],

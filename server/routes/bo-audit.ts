@@ -41,7 +41,9 @@ interface AuditState {
   actionLogHead?: string;
   stepUpUsed?: boolean;
   errorCode?: string;
-  merchant?: { merchantId: string; livemode: boolean };
+  merchant?: { merchantId: string; livemode: boolean; key: { keyId: string } };
+  /** A slip upload's order (server/slips/admission.ts): its merchant, mode and deposit. */
+  slipOrder?: { merchantId: string; livemode: boolean; depositId: string };
 }
 
 /** The sub a bearer JWT claims, read without verifying it (for the record of a refusal only). */
@@ -155,7 +157,8 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
       } finally {
         // The request log's row only after the action log's: a call logs.db holds has its row there (satang verify checks).
         if (state.unlogged !== true) requestLog.add({
-          at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? null, livemode: state.merchant?.livemode ?? null,
+          at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? state.slipOrder?.merchantId ?? null, livemode: state.merchant?.livemode ?? state.slipOrder?.livemode ?? null,
+          keyId: state.merchant?.key.keyId ?? null, ip: ctx.ip || null,
           operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
           errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
           responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),
@@ -193,21 +196,23 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   const { logPageSizeDefault, logPageSizeMax } = backOfficeLimits;
 
   router.get('/logs', async (ctx) => {
-    const q = readQuery(ctx, ['request_id', 'merchant_id', 'route', 'status', 'since', 'cursor', 'limit']);
+    const q = readQuery(ctx, ['request_id', 'merchant_id', 'key_id', 'route', 'status', 'since', 'cursor', 'limit']);
     const status = q.status === undefined ? undefined : /^[1-5][0-9]{2}$/.test(q.status) ? Number(q.status) : undefined;
     if (q.status !== undefined && status === undefined) throw new ApiError('validation_error', 'status is an HTTP status code.', { fields: [{ path: 'query.status', reason: 'format' }] });
-    const filters = JSON.stringify([q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null]);
+    const filters = JSON.stringify([q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null, q.key_id ?? null]);
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);
     const rows = await requestLog.page({
       ...(q.request_id !== undefined ? { requestId: q.request_id } : {}), ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}),
+      ...(q.key_id !== undefined ? { keyId: q.key_id } : {}),
       ...(q.route !== undefined ? { route: q.route } : {}), ...(status !== undefined ? { status } : {}), ...(since !== undefined ? { since } : {}),
       ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
     });
     ctx.body = {
       ...pageAnswer(rows, limit, filters, (r) => ({
-        id: r.id, at: iso(r.at), request_id: r.request_id, merchant_id: r.merchant_id, livemode: r.livemode === null ? null : r.livemode === 1, operator: r.operator,
+        id: r.id, at: iso(r.at), request_id: r.request_id, merchant_id: r.merchant_id, livemode: r.livemode === null ? null : r.livemode === 1,
+        key_id: r.key_id ?? null, ip: r.ip ?? null, operator: r.operator,
         method: r.method, route: r.route, status: r.status, duration_ms: r.duration_ms, error_code: r.error_code, request_body: r.request_body, response_body: r.response_body,
       })),
       retention_days: backOfficeLimits.requestLogRetentionMs / 86_400_000,

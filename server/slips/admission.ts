@@ -57,5 +57,7 @@ export function admit(ctx: Context, claims: CapabilityClaims | null, services: S
   // The token names the reservation it was issued for; a replaced one voids it.
   if (deposit.expiresAt !== claims.hold_until) throw refused('The slip_upload token belongs to an earlier reservation of this order; ask for a new one.');
   (ctx.state as { slipCapability?: string }).slipCapability = claims.deposit_id; // an identity: server/app.ts counts strangers' refusals
+  // Whose order the upload is for, for the request log's row (the merchant, its mode, the deposit).
+  (ctx.state as { slipOrder?: { merchantId: string; livemode: boolean; depositId: string } }).slipOrder = { merchantId: deposit.merchantId, livemode: deposit.livemode, depositId: deposit.id };
   return { claims, deposit, expired: services.write.clock.now() > claims.exp * 1000 };
 }

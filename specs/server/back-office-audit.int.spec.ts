@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestServer, depositBody, sender } from '../support/server-harness.ts';
+import { uploadJson } from '../support/slip-harness.ts';
 import { RequestLogReader, RequestLogStore } from '../../adapters/request-log.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 
@@ -147,6 +148,16 @@ test('the request log keeps redacted, truncated bodies: a scan of logs.db finds 
   assert.is(found.json.retention_days, 30);
   const byMerchant = await s.bo('GET', `/v1/bo/logs?merchant_id=${m.id}&route=/v1/pay/withdrawals&status=201`);
   assert.is(byMerchant.json.data.length, 1);
+  // Which key and from where: after a key leaks, what it did (its id, never its secret).
+  const keyId = (await s.bo('GET', `/v1/bo/merchants/${m.id}/keys`, undefined, { roles: ['ops_admin'] })).json.data.find((k: any) => k.livemode && !k.revoked_at)?.key_id;
+  assert.equal([row.key_id, row.ip], [keyId, '127.0.0.1']);
+  const byKey = await s.bo('GET', `/v1/bo/logs?key_id=${keyId}`, undefined, { roles: ['support'] });
+  assert.equal(byKey.json.data.map((r: any) => r.route).sort(), ['/v1/pay/deposits', '/v1/pay/withdrawals']);
+  // A slip upload's row names its order's merchant and mode (the capability says whose order it is).
+  const upload = await uploadJson(d.json.slip_upload, { trans_ref: 'TRLOG1', sending_bank_code: '014', occurred_at: new Date(s.clock.now()).toISOString() });
+  assert.is(upload.status, 202, upload.text);
+  const slipRow = (await s.bo('GET', `/v1/bo/logs?request_id=${upload.headers.get('x-request-id')}`)).json.data[0];
+  assert.equal([slipRow.merchant_id, slipRow.livemode, slipRow.key_id], [m.id, true, null]);
 
   // The store, byte by byte (the WAL too): no secret in any form the service handed out.
   await s.bo('GET', '/v1/bo/logs?limit=1'); // a read flushes what is buffered
@@ -163,7 +174,7 @@ test('rows older than the retention are pruned', () => {
   const store = new RequestLogStore(dir);
   const reader = new RequestLogReader(dir);
   try {
-    const row = { requestId: 'req_old', merchantId: null, livemode: null, operator: null, method: 'GET', route: '/x', status: 200, durationMs: 1, errorCode: null, requestBody: null, responseBody: null };
+    const row = { requestId: 'req_old', merchantId: null, livemode: null, keyId: null, ip: null, operator: null, method: 'GET', route: '/x', status: 200, durationMs: 1, errorCode: null, requestBody: null, responseBody: null };
     store.append([{ ...row, at: now }], now);
     now += backOfficeLimits.requestLogRetentionMs + 1;
     store.append([{ ...row, requestId: 'req_new', at: now }], now);

@@ -25,7 +25,7 @@ const now = Date.UTC(2026, 10, 1);
 const jwt = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJlbXBfYXVkaXQiLCJyb2xlcyI6WyJzdXBwb3J0Il19.qg7C7Kv4ARE-0Pza5oEWlAyQUXxp';
 
 function entry(requestId: string, requestBody: BodyHandoff = null, responseBody: BodyHandoff = null): RequestLogEntry {
-  return { at: now, requestId, merchantId: 'mch_1', livemode: true, operator: null, method: 'POST', route: '/v1/pay/deposits', status: 201, durationMs: 3, errorCode: null, requestBody, responseBody };
+  return { at: now, requestId, merchantId: 'mch_1', livemode: true, keyId: 'key_1', ip: '127.0.0.1', operator: null, method: 'POST', route: '/v1/pay/deposits', status: 201, durationMs: 3, errorCode: null, requestBody, responseBody };
 }
 
 /** A log that keeps its lines, and resolves a promise when a line with a given message arrives. */
