@@ -104,7 +104,14 @@ export function createApp(parts: AppParts): Koa {
       await next();
     } finally {
       parts.metrics?.observeRequest(ctx.method, routeLabel(ctx), ctx.status, (performance.now() - started) / 1000);
-      if (logger.isLevelEnabled('info') && (ctx.state as { unlogged?: boolean }).unlogged !== true) logger.info({ request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode, action_log: ctx.state.actionLogHead }, 'request');
+      if (logger.isLevelEnabled('info') && (ctx.state as { unlogged?: boolean }).unlogged !== true) {
+        // Who asked, so a merchant's or an operator's requests can be followed in the log alone.
+        const who = ctx.state as { merchant?: { merchantId: string }; slipOrder?: { merchantId: string }; operator?: { sub: string }; authenticatedOperator?: { sub: string } };
+        logger.info({
+          request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode,
+          merchant_id: who.merchant?.merchantId ?? who.slipOrder?.merchantId, operator: (who.operator ?? who.authenticatedOperator)?.sub, action_log: ctx.state.actionLogHead,
+        }, 'request');
+      }
     }
   });
   for (const m of parts.outerMiddleware ?? []) app.use(m);

@@ -33,6 +33,8 @@ export interface SlipWorkerOptions {
   /** 'background' verifies slips as they arrive; 'manual' only when drain() is called (tests). */
   readonly mode: 'background' | 'manual';
   readonly onError?: (error: unknown, depositId: string) => void;
+  /** Told each verdict once it is recorded: the deposit, the receipt, what the bank said and the order's status after it (the log). */
+  readonly onVerified?: (v: { depositId: string; receiptId: string; verdict: string; status: string | undefined; afterSettlement: boolean }) => void;
 }
 
 interface PassResult { readonly verified: number; readonly failed: number }
@@ -139,6 +141,7 @@ export class SlipWorker {
     if (!result.ok) this.options.onError?.(new Error(`verification of ${receiptId} refused: ${result.rejection.code}`), depositId);
     // The order's next queued slip, if the core handed one over, is verified next, in order.
     const after = this.options.host.world.deposits.get(depositId);
+    this.options.onVerified?.({ depositId, receiptId, verdict: outcome.kind, status: after?.status, afterSettlement: pending.afterSettlement });
     const next = after && pendingSlip(after);
     if (next && next.slip.receiptId !== receiptId) this.notify(depositId);
     return true;

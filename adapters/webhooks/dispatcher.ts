@@ -413,6 +413,11 @@ export class Dispatcher {
         : endpoint?.status === 'enabled' ? 'pending' : 'canceled';
     this.p.deliveries.record(c.delivery.id, c.attempt, status, r.outcome, { status: r.status, excerpt: r.excerpt, durationMs: r.durationMs, error: r.error });
     if (r.outcome === 'delivered') return this.p.health.onSuccess(c.endpoint.id, now);
+    // A receiver's failure in the log, with what to look it up by: the error's code only
+    // (http_503, timeout_first_byte, connection_refused…), never a redirect's Location.
+    const failed = { delivery_id: c.delivery.id, event_id: c.delivery.eventId, event_type: c.delivery.eventType, endpoint_id: c.endpoint.id, merchant_id: c.endpoint.merchantId, attempt: c.attempt, status: r.status, error: r.error?.split(/[:\s]/)[0] ?? null, next: status };
+    if (status === 'failed') this.p.log.warn(failed, 'webhook delivery failed for good');
+    else this.p.log.info(failed, 'webhook attempt failed; retried');
     if (c.body === undefined) return; // the event is gone: not the endpoint's failure
     if (r.outcome === 'permanent') this.p.endpoints.flag(c.endpoint.id, 'http_410_gone', now);
     this.p.health.onFailure(c.endpoint.id, now);

@@ -1,0 +1,92 @@
+// One merchant's deposit followed through the server's own log lines, as an on-call engineer
+// reads them (on-call audit: the log had no merchant, no verdict and no failed webhook
+// attempt): the server started as `npm start` runs it at level info; a sandbox deposit made
+// with a signed request, its slip uploaded, verified and settled; a webhook endpoint that
+// refuses connections. Each request line names who asked (merchant_id, or operator); the
+// slip's verdict is a line with the deposit id; each failed webhook attempt a line with its
+// delivery, endpoint and merchant, and the error's code only.
+
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freePort } from '../support/ports.ts';
+import { depositBody, signedHeaders } from '../support/server-harness.ts';
+import { pngSlip } from '../support/slip-harness.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const satang = join(root, 'scripts/satang');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('the log alone follows a merchant\'s deposit: who asked, the slip\'s verdict, every failed webhook attempt', async () => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'satang-trace-')), 'data');
+  const port = await freePort();
+  const server = spawn(process.execPath, ['server/start.mjs'], {
+    cwd: root, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, SATANG_PORT: String(port), SATANG_DATA_DIR: dataDir, SATANG_LOG_LEVEL: 'info' },
+  });
+  let stdout = '';
+  server.stdout!.on('data', (d) => { stdout += d; });
+  const exited = new Promise((resolve) => server.on('exit', resolve));
+  const lines = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+  const until = async (what: string, found: () => boolean) => {
+    for (let i = 0; i < 200 && !found(); i++) await sleep(50);
+    assert.ok(found(), what);
+  };
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 600; i++) {
+      if ((await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200) break;
+      await sleep(100);
+    }
+    const token = (await run(satang, ['token', '--sub', 'emp_trace', '--roles', 'ops_admin', '--data-dir', dataDir], { cwd: root })).stdout.trim();
+    const bo = async (path: string, body: unknown) => (await fetch(`${base}${path}`, {
+      method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, body: JSON.stringify(body),
+    })).json() as Promise<any>;
+    const wl = await bo('/v1/bo/white-labels', { name: 'Trace brand' });
+    const m = await bo('/v1/bo/merchants', { white_label_id: wl.id, name: 'Traced shop' });
+    // A receiver that refuses every connection: the port of a listener closed at once.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const deadPort = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const endpoint = await bo(`/v1/bo/merchants/${m.id}/webhook-endpoints`, { url: `http://127.0.0.1:${deadPort}/hook?token=SECRETQ`, livemode: false });
+    assert.match(endpoint.id ?? '', /^whep_/, JSON.stringify(endpoint));
+
+    const key = m.keys.sandbox.api_key as string;
+    const payload = JSON.stringify(depositBody({ amount_minor: 20_000 }));
+    const created = await fetch(`${base}/v1/pay/deposits`, { method: 'POST', headers: { ...signedHeaders(key, 'POST', '/v1/pay/deposits', payload, { idempotencyKey: randomUUID() }), 'Content-Type': 'application/json' }, body: payload });
+    const deposit = await created.json() as any;
+    assert.is(created.status, 201, JSON.stringify(deposit));
+    const upload = await fetch(deposit.slip_upload.upload_url, {
+      method: 'POST', headers: { Authorization: `Bearer ${deposit.slip_upload.token}`, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ image_base64: pngSlip().toString('base64') }),
+    });
+    assert.is(upload.status, 202, await upload.text());
+
+    await until('the slip\'s verdict is a line naming the deposit', () => lines().some((l) => l.msg === 'slip verified' && l.deposit_id === deposit.id));
+    const verdict = lines().find((l) => l.msg === 'slip verified' && l.deposit_id === deposit.id)!;
+    assert.equal([verdict.verdict, verdict.status], ['found', 'settled']);
+    await until('a failed webhook attempt is a line', () => lines().some((l) => l.msg === 'webhook attempt failed; retried' && l.merchant_id === m.id));
+    const attempt = lines().find((l) => l.msg === 'webhook attempt failed; retried' && l.merchant_id === m.id)!;
+    assert.equal([attempt.endpoint_id, attempt.attempt, attempt.error], [endpoint.id, 1, 'connection_refused']);
+    assert.match(attempt.delivery_id, /^whd_/);
+
+    const requests = lines().filter((l) => l.msg === 'request');
+    assert.ok(requests.some((l) => l.route === '/v1/pay/deposits' && l.merchant_id === m.id), 'the create names its merchant');
+    assert.ok(requests.some((l) => l.route === `/v1/pay/deposits/${deposit.id}/slip` && l.merchant_id === m.id), 'the end user\'s upload names the order\'s merchant');
+    assert.ok(requests.some((l) => l.route === '/v1/bo/merchants' && l.operator === 'emp_trace'), 'an operator call names its operator');
+    assert.not.ok(stdout.includes('SECRETQ') || stdout.includes(key), 'no secret in the log');
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
+  }
+});
+
+test.run();
