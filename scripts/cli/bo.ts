@@ -226,6 +226,51 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('dispute resolve DISPUTE_ID', 'Resolves a dispute (withdrawal.dispute_resolved).', { outcome: { type: 'string', value: 'OUTCOME', required: true, help: 'merchant_won, merchant_lost or withdrawn' }, note: { ...note, required: false } }, ['DISPUTE_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/disputes/${id(a)}/resolve`, { outcome: text(a, 'outcome'), ...(text(a, 'note') ? { note: text(a, 'note') } : {}) }), (d) => `${d.id}: ${d.status} (${d.outcome})`),
   },
+  // ---- webhooks: the merchant's "we never got deposit.settled" ticket, from a shell ----
+  {
+    words: ['webhooks'],
+    spec: spec('webhooks MERCHANT_ID', "A merchant's webhook endpoints, both modes, with their health.", {}, ['MERCHANT_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/merchants/${id(a)}/webhook-endpoints`),
+      (j) => table(['ENDPOINT', 'MODE', 'STATUS', 'URL', 'FAILING SINCE', 'LAST SUCCESS'], j.data.map((e: any) => [e.id, e.livemode ? 'live' : 'sandbox', e.status, e.url, e.failing_since ?? '-', e.last_success_at ?? '-']))),
+  },
+  {
+    words: ['deliveries'],
+    spec: spec('deliveries ENDPOINT_ID', "An endpoint's deliveries, newest first.", {
+      status: { type: 'string', value: 'STATUS', help: 'pending, delivered, failed or canceled' }, ...paging,
+    }, ['ENDPOINT_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/webhooks/${id(a)}/deliveries${query({ status: text(a, 'status'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => page(j, ['DELIVERY', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPT', 'LAST ATTEMPT', 'ANSWER', 'ERROR'], (d: any) => [d.id, d.event_id, d.event_type, d.status, d.attempt, d.last_attempt_at ?? '-', d.response_status ?? '-', d.error ?? '-'], 'no delivery matches')),
+  },
+  {
+    words: ['delivery'],
+    spec: spec('delivery ENDPOINT_ID DELIVERY_ID', 'One delivery with every attempt (when, which key signed it, what the receiver answered).', {}, ['ENDPOINT_ID', 'DELIVERY_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/webhooks/${id(a)}/deliveries/${encodeURIComponent(a.words[1]!)}`),
+      (d) => `${d.id}: ${d.event_type} ${d.event_id}, ${d.status}${d.next_retry_at ? `, next attempt ${d.next_retry_at}` : ''}\n\n${table(['ATTEMPT', 'STARTED', 'KID', 'OUTCOME', 'ANSWER', 'MS', 'ERROR'], d.attempts.map((t: any) => [t.attempt, t.started_at, t.kid, t.outcome, t.response_status ?? '-', t.duration_ms ?? '-', t.error ?? '-']))}`),
+  },
+  {
+    words: ['resend'],
+    spec: spec('resend ENDPOINT_ID DELIVERY_ID', 'Sends a delivery\'s event again, as a new delivery (X-PG-Resend: manual). A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.', {}, ['ENDPOINT_ID', 'DELIVERY_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/deliveries/${encodeURIComponent(a.words[1]!)}/resend`, {}, true),
+      (d) => `${d.delivery_id}: a new delivery of ${d.event_id}, ${d.status}`),
+  },
+  ...(['enable', 'disable'] as const).map((verb): Subcommand => ({
+    words: ['webhook', verb],
+    spec: spec(`webhook ${verb} ENDPOINT_ID`, verb === 'enable' ? 'Enables an endpoint again (its queued deliveries go out).' : 'Disables an endpoint (its queued deliveries are canceled; mandatory events go by mail).', {}, ['ENDPOINT_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/${verb}`, {}), (e) => `${e.id}: ${e.status}`),
+  })),
+  {
+    words: ['signing-key', 'withdraw'],
+    spec: spec('signing-key withdraw KID', 'Withdraws a retired live signing key that leaked: published no more. Rotate first (the README\'s runbook). A step-up.', {}, ['KID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/signing-keys/${id(a)}/withdraw`, {}, true), (k) => `${k.kid}: ${k.status} at ${k.withdrawn_at}`),
+  },
+  {
+    words: ['operator', 'revoke'],
+    spec: spec('operator revoke SUB', 'Off-boarding: every token of this operator issued until now is refused at once. A step-up.', {
+      reason: { type: 'string', value: 'TEXT', help: 'why (kept with the revocation)' },
+    }, ['SUB']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/operators/${id(a)}/revoke`, text(a, 'reason') ? { reason: text(a, 'reason') } : {}, true),
+      (r) => `${r.sub}: tokens issued before ${r.tokens_issued_before} are refused (by ${r.revoked_by})`),
+  },
   {
     words: ['logs'],
     spec: spec('logs', 'Request logs (redacted), newest first.', {
@@ -247,5 +292,5 @@ const subcommands: readonly Subcommand[] = [
 ];
 
 export async function boCommand(argv: readonly string[]): Promise<number> {
-  return dispatch('bo', "An operator's day: search, review queue, deposits with their timeline, approvals, claims, disputes, logs. Tables for people, --json for scripts.", subcommands, argv);
+  return dispatch('bo', "An operator's day: search, review queue, deposits with their timeline, approvals, claims, disputes, webhooks, logs, access. Tables for people, --json for scripts.", subcommands, argv);
 }

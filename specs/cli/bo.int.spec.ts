@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 
 const run = promisify(execFile);
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -31,7 +32,7 @@ test.before(async () => {
   scene = await slipScene();
   env = { SATANG_DATA_DIR: scene.s.dataDir, SATANG_BASE_URL: scene.s.url, SATANG_LOG_LEVEL: 'silent' };
 });
-test.after(async () => { await scene.s.stop(); });
+test.after(async () => { await Receiver.stopAll(); await scene.s.stop(); });
 
 test('queue, show, approve, claims, logs and actions from the command line', async () => {
   const d = await matchedDeposit(scene);
@@ -129,6 +130,35 @@ test('bo dispute show lists each evidence file with where an operator reads its 
   const shown = await bo('dispute', 'show', disputeId);
   assert.is(shown.code, 0, shown.out);
   assert.match(shown.out, new RegExp(`file receipt\\.pdf: 16 bytes, application/pdf, sha256 ${sha256Hex(Buffer.from('%PDF-1.4 receipt'))}\\n  GET /v1/bo/disputes/${disputeId}/files/dfile_[0-9a-f]{32}\\n?$`), shown.out);
+});
+
+test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one delivery\'s attempts, a resend, disable and enable; an operator revoked', async () => {
+  const receiver = await Receiver.start(() => scene.s.clock.now());
+  receiver.answer(500);
+  const m = await scene.s.onboard('CLI webhooks', scene.shop.whiteLabelId);
+  const endpointId = await addEndpoint(scene.s, m.id, receiver.url);
+  await scene.s.fund(m.id, 10_000);
+  await advance(scene.s, 0);
+  const endpoints = await bo('webhooks', m.id);
+  assert.is(endpoints.code, 0, endpoints.out);
+  assert.match(endpoints.out, new RegExp(`${endpointId}\\s+live\\s+enabled`));
+  const deliveries = await bo('deliveries', endpointId, '--status', 'pending');
+  assert.match(deliveries.out, /DELIVERY\s+EVENT\s+TYPE\s+STATUS/);
+  const deliveryId = /(whd_\S+)/.exec(deliveries.out)![1]!;
+  const one = await bo('delivery', endpointId, deliveryId);
+  assert.match(one.out, /ATTEMPT\s+STARTED\s+KID\s+OUTCOME\s+ANSWER/);
+  assert.match(one.out, /retry\s+500/);
+  receiver.answer(204);
+  const resent = await bo('resend', endpointId, deliveryId);
+  assert.is(resent.code, 0, resent.out);
+  assert.match(resent.out, /whd_\S+: a new delivery of evt_/);
+  await advance(scene.s, 0);
+  assert.ok(receiver.received.some((r) => r.headers['x-pg-resend'] === 'manual'), 'the resend reached the receiver');
+  assert.match((await bo('webhook', 'disable', endpointId)).out, new RegExp(`${endpointId}: disabled`));
+  assert.match((await bo('webhook', 'enable', endpointId)).out, new RegExp(`${endpointId}: enabled`));
+  const revoked = await bo('operator', 'revoke', 'emp_gone_cli', '--reason', 'left the company');
+  assert.is(revoked.code, 0, revoked.out);
+  assert.match(revoked.out, /emp_gone_cli: tokens issued before .* are refused/);
 });
 
 test.run();
