@@ -14,6 +14,7 @@ import { ApiError } from './errors.ts';
 import { parseIso } from './time.ts';
 import { requestLimits } from '../core/limits.ts';
 import { hasReadableName } from '../core/note.ts';
+import { visible, writtenText } from './text-rules.ts';
 
 const fieldsReportedMax = requestLimits.validationFieldsReportedMax;
 
@@ -111,6 +112,13 @@ function toFieldError(error: ErrorObject): FieldError {
       return at(error, 'enum', `must be ${String(params.allowedValue)}`);
     case 'x-readable':
       return at(error, 'blank', 'must hold something to read, not only spaces or invisible characters');
+    case 'pattern': {
+      // The text rules in words, not the character classes behind them.
+      const pattern = String(params.pattern);
+      if (pattern === visible) return at(error, 'pattern', 'must hold no control, line-separator or direction characters (U+0000–U+001F, U+007F–U+009F, U+2028/9, U+200E/F, U+202A–E, U+2066–9, U+061C, U+00AD) nor half a surrogate pair');
+      if (pattern === writtenText) return at(error, 'pattern', 'must hold no control or direction characters (tabs and line breaks are fine) nor half a surrogate pair');
+      return at(error, 'pattern', error.message);
+    }
     default:
       return at(error, reasonByKeyword[error.keyword] ?? 'invalid', error.message);
   }

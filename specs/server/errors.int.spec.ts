@@ -841,6 +841,7 @@ test('written text takes no control or direction characters (a reversed audit no
     const r = await adjust(reason);
     expectError(r, 'validation_error', covered);
     assert.equal([r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['reason', 'pattern'], JSON.stringify(reason));
+    assert.match(r.json.error.details.fields[0].hint, /^must hold no control or direction characters \(tabs and line breaks are fine\)/, 'the rule in words, not its character classes');
   }
   assert.is((await adjust('goodwill credit\nagreed by phone with the merchant')).status, 201, 'a line break is written text');
   const url = await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'https://hooks.example.com/\u0000', livemode: true });
