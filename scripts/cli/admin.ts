@@ -67,11 +67,16 @@ const merchantPath = (args: Args, rest: string) => `/v1/bo/merchants/${encodeURI
 
 /** Writes the merchant (with its keys) to a file only its owner can read; prints where. */
 function saveMerchant(path: string, answer: Answer): number {
+  saveSecret(path, answer);
+  console.log(JSON.stringify({ id: answer.json.id, white_label_id: answer.json.white_label_id, saved_to: path, note: 'the file holds the live and sandbox secret keys (mode 0600); they are shown only once' }, null, 2));
+  return 0;
+}
+
+/** Writes an answer that holds a secret to `path`, mode 0600 (its directory 0700 when made), never to the terminal. */
+function saveSecret(path: string, answer: Answer): void {
   mkdirSync(dirname(path), { recursive: true, mode: secretDirMode });
   writeFileSync(path, JSON.stringify(answer.json, null, 2) + '\n', { mode: secretFileMode });
   chmodSync(path, secretFileMode); // an existing file keeps its old mode otherwise
-  console.log(JSON.stringify({ id: answer.json.id, white_label_id: answer.json.white_label_id, saved_to: path, note: 'the file holds the live and sandbox secret keys (mode 0600); they are shown only once' }, null, 2));
-  return 0;
 }
 
 // ---- subcommands ----
@@ -180,8 +185,15 @@ const subcommands: readonly Subcommand[] = [
       merchant,
       scopes: { type: 'string', value: 'LIST', default: 'wallet:read,withdrawals:write,withdrawals:read', help: 'comma-separated scopes' },
       sandbox,
+      out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret) to FILE, mode 0600, and print only the key id: the secret stays out of the terminal\'s scrollback' },
     }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true)),
+    run: async (args) => {
+      const answer = await bo(context(args), merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true);
+      if (answer.status >= 300 || !text(args, 'out')) return print(answer);
+      saveSecret(text(args, 'out'), answer);
+      console.log(JSON.stringify({ key_id: answer.json.key_id, livemode: answer.json.livemode, saved_to: text(args, 'out'), note: 'the file holds the secret key (mode 0600); it is shown only once' }, null, 2));
+      return 0;
+    },
   },
   {
     words: ['key', 'list'],

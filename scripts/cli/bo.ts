@@ -109,7 +109,8 @@ function renderDeposit(json: any): string {
   const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
     l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',
   ]));
-  const timeline = table(['SEQ', 'AT', 'STEP', 'STREAM', 'DETAIL'], json.timeline.map((t: any) => [t.seq, t.at, t.step, t.stream ?? '', t.detail]));
+  // The timeline a step a line, its detail whole (a table cut it at 60 characters: a delivery's status and error were lost).
+  const timeline = ['SEQ  AT  STEP  STREAM  DETAIL', ...json.timeline.map((t: any) => `${t.seq}  ${t.at}  ${t.step}  ${t.stream ?? ''}  ${JSON.stringify(t.detail ?? {})}`)].join('\n');
   return [head, review, '', legs, '', verdicts, '', timeline].join('\n');
 }
 
@@ -126,13 +127,22 @@ const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'TH
 const subcommands: readonly Subcommand[] = [
   {
     words: ['queue'],
-    spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate.', {
+    spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate; --status for orders stuck before review.', {
+      status: { type: 'string', value: 'STATUS', help: 'another status than under_review: awaiting_liquidity, awaiting_payment or slip_processing (a stuck order)' },
       reason: { type: 'string', value: 'CODE', help: 'only this review reason' }, escalated: { type: 'boolean', help: 'only escalated reviews' },
       merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live orders' }, sandbox: { type: 'boolean', help: 'only sandbox orders' }, ...paging,
     }),
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({
-      reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+      status: text(a, 'status'), reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`), renderQueue),
+  },
+  {
+    words: ['merchants'],
+    spec: spec('merchants', 'Merchants, newest first; a suspended one with who suspended it, when and why.', {
+      q: { type: 'string', value: 'TEXT', help: 'a name, or an id' }, suspended: { type: 'boolean', help: 'only suspended merchants' }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/merchants${query({ q: text(a, 'q'), suspended: flag(a, 'suspended') ? 'true' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => page(j, ['MERCHANT', 'NAME', 'WHITE LABEL', 'SUSPENDED', 'BY', 'WHEN', 'WHY'], (m: any) => [m.id, m.name, m.white_label_id, m.suspended ? 'yes' : 'no', m.suspension?.by ?? '', m.suspension?.at ?? '', m.suspension?.reason ?? ''], 'no merchant matches')),
   },
   {
     words: ['search'],

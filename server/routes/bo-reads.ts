@@ -23,6 +23,7 @@ import { pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
 import { registerSearch } from './bo-search.ts';
 import { redactUrl } from '../secret-text.ts';
+import { decode } from '../../core/journal.ts';
 
 /** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
 const bangkokOffsetMs = 7 * durations.hour;
@@ -116,6 +117,15 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
   registerBalanceTransactions(router, services, journalDb);
   registerSearch(router, services, projections);
 
+  // Who suspended a merchant, when and why: from its last MerchantSuspensionChanged (the next shift's question).
+  const lastSuspension = journalDb.prepare<[string], string>("SELECT data FROM journal WHERE stream = ? AND type = 'MerchantSuspensionChanged' ORDER BY seq DESC LIMIT 1").pluck(true);
+  const suspensionOf = (merchantId: string) => {
+    const data = lastSuspension.get(merchantId);
+    if (data === undefined) return null;
+    const e = decode<{ at: number; operatorId?: string; reason?: string }>(data);
+    return { at: iso(e.at), by: e.operatorId ?? null, reason: e.reason ?? null };
+  };
+
   router.get('/merchants', (ctx) => {
     const q = readQuery(ctx, ['q', 'white_label_id', 'suspended', 'cursor', 'limit']);
     const suspended = booleanParam(q.suspended, 'suspended');
@@ -125,7 +135,7 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     const { page, hasMore, next } = pageOf(rows, (m) => ({ since: m.createdAt, id: m.id }), q, JSON.stringify([needle ?? null, q.white_label_id ?? null, suspended ?? null]));
     ctx.body = {
       object: 'list', has_more: hasMore, next_cursor: next,
-      data: page.map((m) => ({ id: m.id, object: 'merchant', name: m.name, white_label_id: m.whiteLabelId, suspended: m.suspended, created_at: iso(m.createdAt) })),
+      data: page.map((m) => ({ id: m.id, object: 'merchant', name: m.name, white_label_id: m.whiteLabelId, suspended: m.suspended, suspension: m.suspended ? suspensionOf(m.id) : null, created_at: iso(m.createdAt) })),
     };
   });
 

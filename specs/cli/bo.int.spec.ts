@@ -57,6 +57,9 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(shown.out, new RegExp(`LEG\\s+THB\\s+STATUS\\s+RECEIVER\\s+PAID TO[\\s\\S]*${d.legs[0].leg_ref}`), 'the legs, with the refs --legs takes');
   assert.match(shown.out, /sender_name\s+.*false/);
   assert.match(shown.out, /SEQ\s+AT\s+STEP/);
+  // A step's detail whole, however long (a table cut it at 60 characters).
+  const longest = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).reduce((n, l) => Math.max(n, l.length), 0);
+  assert.ok(longest > 120, `timeline lines are not cut: ${longest}`);
   assert.match(shown.out, /created/);
 
   const short = await bo('approve', d.id, '--note', 'too short');
@@ -156,6 +159,13 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   assert.ok(receiver.received.some((r) => r.headers['x-pg-resend'] === 'manual'), 'the resend reached the receiver');
   assert.match((await bo('webhook', 'disable', endpointId)).out, new RegExp(`${endpointId}: disabled`));
   assert.match((await bo('webhook', 'enable', endpointId)).out, new RegExp(`${endpointId}: enabled`));
+  // A stuck order is listed by its status; a suspended merchant with who, when and why.
+  const stuck = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', (await import('../support/server-harness.ts')).depositBody({ amount_minor: 50_000, fill_preference: 'internal_only', sender: (await import('../support/server-harness.ts')).freshSender() }));
+  const awaiting = await bo('queue', '--status', stuck.json.status);
+  assert.match(awaiting.out, new RegExp(stuck.json.id));
+  assert.is((await scene.s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, { reason: 'webhook receiver hacked' }, { stepUp: true, sub: 'emp_risk' })).status, 200);
+  const suspended = await bo('merchants', '--suspended');
+  assert.match(suspended.out, new RegExp(`${m.id}.*yes\\s+emp_risk.*webhook receiver hacked`));
   const revoked = await bo('operator', 'revoke', 'emp_gone_cli', '--reason', 'left the company');
   assert.is(revoked.code, 0, revoked.out);
   assert.match(revoked.out, /emp_gone_cli: tokens issued before .* are refused/);

@@ -242,4 +242,23 @@ call('-i shows the status line and the headers, then the body', async () => {
   }
 });
 
+call('admin key create --out FILE keeps the secret out of the terminal: the file (0600) holds it, stdout only the key id', async () => {
+  const sc = await scene();
+  const dir = mkdtempSync(join(tmpdir(), 'satang-cli-'));
+  try {
+    const file = join(dir, 'keys', 'rotated.json');
+    const r = await satang(['admin', 'key', 'create', '--merchant', sc.shop.id, '--out', file], sc.env);
+    assert.is(r.code, 0, r.stderr.toString());
+    const printed = JSON.parse(r.stdout.toString());
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal([printed.key_id, printed.saved_to], [saved.key_id, file]);
+    assert.not.ok(r.stdout.toString().includes(saved.api_key), 'the secret is not printed');
+    assert.is(statSync(file).mode & 0o777, 0o600);
+    assert.is((await sc.s.call(saved.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the saved key works');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await sc.s.stop();
+  }
+});
+
 call.run();

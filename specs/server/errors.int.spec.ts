@@ -116,6 +116,9 @@ test('tenant_suspended: a suspended merchant, until unsuspended', async () => {
   // Who suspended the merchant and why are on the journal's event.
   const change = JSON.parse(s.running.store.db.prepare("SELECT data FROM journal WHERE stream = ? AND type = 'MerchantSuspensionChanged' ORDER BY seq DESC LIMIT 1").pluck(true).get(m.id) as string);
   assert.equal([change.suspended, change.operatorId, change.reason], [true, 'emp_risk', 'chargeback ratio above the limit']);
+  // The next shift reads it from the merchant list: who, when and why.
+  const listed = (await s.bo('GET', `/v1/bo/merchants?suspended=true&q=${m.id}`, undefined, { roles: ['support'] })).json.data[0];
+  assert.equal([listed.suspended, listed.suspension?.by, listed.suspension?.reason, typeof listed.suspension?.at], [true, 'emp_risk', 'chargeback ratio above the limit', 'string']);
   expectError(await s.call(m.live.api_key, 'GET', '/v1/pay/balance'), 'tenant_suspended', covered);
   expectError(await s.call(m.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody()), 'tenant_suspended');
   assert.is((await s.bo('POST', `/v1/bo/merchants/${m.id}/unsuspend`, {}, { stepUp: true })).status, 200);
