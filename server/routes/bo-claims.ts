@@ -14,7 +14,7 @@ import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
 import { writtenText } from '../schemas.ts';
-import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+import { amountOf, bodyOf, notFound, parseWith, operatorScope } from './common.ts';
 import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
@@ -47,7 +47,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
 
   router.post('/claims', async (ctx) => {
     const b = parseWith(claimSchemas.open, bodyOf(ctx));
-    await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
+    await runIdempotent(ctx, services, operatorScope(ctx, b.deposit_id), {
       type: 'OpenClaim', actor: operator(ctx), kind: b.kind, depositId: b.deposit_id, amountMinor: amountOf(b.amount_minor), note: b.note ?? '', ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
     }, (id) => ({ status: 201, body: claimView(id!) }));
   });
@@ -73,7 +73,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
       // A refund's approval and its payout move money out of suspense: step-up, as for adjustments.
       if (transition === 'refund' || transition === 'payout') await requireStepUp(ctx);
       const b = parseWith(claimSchemas.decide, bodyOf(ctx));
-      await runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, {
+      await runIdempotent(ctx, services, operatorScope(ctx), {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
       }, (id) => ({ status: 200, body: claimView(id!) }));
     });

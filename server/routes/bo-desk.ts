@@ -25,7 +25,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { writtenText } from '../schemas.ts';
 import type { Command } from '../../core/handler/commands.ts';
-import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+import { amountOf, bodyOf, notFound, parseWith, operatorScope } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 import { depositSlips, operatorDepositView } from './bo-timeline.ts';
 import { answerSlipImage } from '../slips/routes.ts';
@@ -189,7 +189,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   const world = () => services.write.world;
   const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
   const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
-    runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, command, render);
+    runIdempotent(ctx, services, operatorScope(ctx), command, render);
   const withdrawal = (id: string) => world().withdrawals.get(id) ?? (() => { throw notFound('withdrawal'); })();
 
   router.get('/deposits', (ctx) => {

@@ -17,7 +17,7 @@ import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
-import { amountOf, bodyOf, notFound, parseWith } from './common.ts';
+import { amountOf, bodyOf, notFound, parseWith, operatorScope } from './common.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -114,7 +114,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   const world = () => services.write.world;
   const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
   const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
-    runIdempotent(ctx, services, `op:${operatorOf(ctx).sub}`, command, render);
+    runIdempotent(ctx, services, operatorScope(ctx), command, render);
   const merchant = (ctx: Context) => {
     const m = world().merchants.get(ctx.params.id!);
     if (!m) throw notFound('merchant');
@@ -182,7 +182,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     }
     // Not a core command (keys stay out of the journal): the key and the request's
     // idempotency record are saved in one transaction, so a retry replays the same key.
-    await runIdempotentOwn(ctx, services, `op:${operatorOf(ctx).sub}`, (keep) => {
+    await runIdempotentOwn(ctx, services, operatorScope(ctx), (keep) => {
       const key = newKey(services, m.id, b.livemode, b.scopes);
       const response = { status: 201, body: keyView(key) };
       services.keys.saveWithIdempotency(key, keep(response));

@@ -6,6 +6,7 @@ import { minorFromJson, type Minor } from '../../core/money.ts';
 import { visibleTo } from '../../core/handler/commands.ts';
 import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
+import { operatorOf } from '../auth/operator.ts';
 
 /** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */
 export function queryOf(ctx: Context): Record<string, string> {
@@ -47,4 +48,18 @@ export function ownedBy<T extends { readonly merchantId: string; readonly livemo
   const visible = visibleTo({ kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, object);
   if (!visible) throw notFound(what);
   return visible;
+}
+
+/**
+ * An operator's Idempotency-Key scope: the operator and the object the call acts on (the
+ * route's id, or `target`), so that a key is one operator's on one object — within one
+ * merchant, and so one white label's shard (DESIGN "Scaling past one machine"): the same
+ * key on two merchants' adjustments is two requests, as it would be on two shards. A call
+ * that names no object (a new white label or merchant) is the operator's alone.
+ */
+export function operatorScope(ctx: Context, target?: string): string {
+  const sub = operatorOf(ctx).sub;
+  const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
+  const on = target ?? params.id ?? params.endpointId;
+  return on === undefined ? `op:${sub}` : `op:${sub}:${on}`;
 }

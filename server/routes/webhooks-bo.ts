@@ -25,7 +25,7 @@ import { compile } from '../validate.ts';
 import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
 import { redactUrl } from '../secret-text.ts';
-import { bodyOf, notFound, parseWith, queryOf } from './common.ts';
+import { bodyOf, notFound, parseWith, queryOf, operatorScope } from './common.ts';
 import { limitParam, readQuery } from './read-params.ts';
 
 // One of the types the service sends: a misspelt one ("deposit.setled") would leave the
@@ -63,7 +63,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   router.use(operatorAuth(verify));
   const ops = webhooks.operations;
   const resendLimiter = new RateLimiter();
-  const scope = (ctx: Context) => `op:${operatorOf(ctx).sub}`;
+  const scope = (ctx: Context) => operatorScope(ctx);
   /** Runs `act` and the idempotency record in one transaction. */
   const idempotent = (ctx: Context, act: () => Response, beforeRun?: () => void) => runIdempotentOwn(ctx, services, scope(ctx), (keep) => ops.transact(() => {
     const response = act();

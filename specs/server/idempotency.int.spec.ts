@@ -170,6 +170,18 @@ test('keys belong to one merchant and one mode', async () => {
   assert.is(new Set([live.json.id, sandbox.json.id, other.json.id]).size, 3);
 });
 
+test("an operator's key belongs to the object it acts on: the same key on two merchants' adjustments is two adjustments (as on two shards); on one, a replay or a 409", async () => {
+  const key = randomUUID();
+  const adjust = (merchantId: string, amount: number) => s.bo('POST', `/v1/bo/merchants/${merchantId}/adjustments`,
+    { livemode: true, amount_minor: amount, direction: 'credit', bucket: 'available', reason: 'goodwill credit' }, { sub: 'emp_keys', roles: ['ops_admin'], stepUp: true, idempotencyKey: key });
+  const first = await adjust(shop.id, 100);
+  const second = await adjust(waiting.id, 100);
+  assert.equal([first.status, second.status], [201, 201], second.text);
+  assert.is.not(first.json.id, second.json.id);
+  assert.is((await adjust(shop.id, 100)).headers.get('idempotent-replay'), 'true', 'the same request on the same merchant replays');
+  assert.is((await adjust(shop.id, 200)).json.error.code, 'idempotency_key_reused');
+});
+
 test('a key is kept 7 days: replayed on day 6, free again after day 7', async () => {
   const key = randomUUID();
   const text = JSON.stringify(depositBody({ amount_minor: 2_200 }));
