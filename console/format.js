@@ -96,6 +96,18 @@ export function serviceNow() {
 }
 
 /** Today's date in Bangkok as YYYY-MM-DD (the finance reports' day), on the service's clock. */
+/**
+ * The month (YYYY-MM) a run of days is, when it is one whole month — its first day to its
+ * last — else undefined: a closed month asked for day by day is asked for as the month, so
+ * its report is named and dated as the month, as the command line's is.
+ */
+export function wholeMonthOf(first, last) {
+  if (!/^\d{4}-\d{2}-01$/.test(first ?? '') || !/^\d{4}-\d{2}-\d{2}$/.test(last ?? '')) return undefined;
+  const [y, m] = first.split('-').map(Number);
+  const lastDay = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+  return last === lastDay ? first.slice(0, 7) : undefined;
+}
+
 export function bangkokToday(nowMs = serviceNow()) {
   return new Date(nowMs + bangkokOffsetMs).toISOString().slice(0, 10);
 }

@@ -350,7 +350,7 @@ export const en = {
   'statement.chooseMerchant': 'Choose a merchant and a day, or a period.',
   'statement.date': 'Day or from (Bangkok)',
   'statement.dateTo': 'To, included (optional)',
-  'statement.thisMonth': 'This month',
+  'statement.thisMonth': 'The date\'s month',
   'statement.show': 'Show',
   'statement.downloadCsv': 'Download CSV',
   'statement.period': 'Period',

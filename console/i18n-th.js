@@ -350,7 +350,7 @@ export const th = {
   'statement.chooseMerchant': 'เลือกร้านค้าและวันที่ หรือช่วงวันที่',
   'statement.date': 'วันที่หรือตั้งแต่ (กรุงเทพฯ)',
   'statement.dateTo': 'ถึงวันที่ (รวมวันนั้น ไม่บังคับ)',
-  'statement.thisMonth': 'เดือนนี้',
+  'statement.thisMonth': 'ทั้งเดือนของวันที่เลือก',
   'statement.show': 'แสดง',
   'statement.downloadCsv': 'ดาวน์โหลด CSV',
   'statement.period': 'ช่วงเวลา',

@@ -1,6 +1,6 @@
 // Fees and VAT (finance): GET /v1/bo/reports/fees?livemode=&date= (a day in Asia/Bangkok),
-// &from=&to= for a period of days, or &month= ("This month", the default: its days up to
-// the server's today), optionally &merchant_id= or &white_label_id=. Per merchant (with
+// &from=&to= for a period of days, or &month= (the default this one; "The date's month", or
+// a period of days that is one whole month: a month up to the server's today), optionally &merchant_id= or &white_label_id=. Per merchant (with
 // its white label) the fees charged and refunded, each as fee revenue net of VAT and VAT,
 // the net of both and their total; then the totals — the figures of the month's tax
 // invoices and its output VAT, exactly as the server computed them. A merchant links to
@@ -14,7 +14,7 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { t } from '../i18n.js';
-import { bangkokToday, formatCount } from '../format.js';
+import { bangkokToday, formatCount, wholeMonthOf } from '../format.js';
 import { ActionButton, Empty, html, Id, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 /** The period the page's URL names: a day, a period (from, to), or a month (this one by default). */
@@ -43,8 +43,12 @@ function FeesForm({ params }) {
   const [from, setFrom] = useState(params.date ?? params.from ?? `${params.month}-01`);
   const [to, setTo] = useState(params.to ?? '');
   const base = () => ({ livemode, ...(merchant.trim() ? { merchant_id: merchant.trim() } : {}), ...(whiteLabel.trim() ? { white_label_id: whiteLabel.trim() } : {}) });
-  const show = (first, last) => navigate('/fees', { ...base(), ...(last && last !== first ? { from: first, to: last } : { date: first }) });
-  const thisMonth = () => navigate('/fees', { ...base(), month: bangkokToday().slice(0, 7) });
+  const show = (first, last) => {
+    const month = wholeMonthOf(first, last);
+    navigate('/fees', { ...base(), ...(month ? { month } : last && last !== first ? { from: first, to: last } : { date: first }) });
+  };
+  // The chosen date's month, the service's this month by default (format.js reads the service's clock); the server counts a month's days up to its today.
+  const thisMonth = () => navigate('/fees', { ...base(), month: (/^\d{4}-\d{2}/.test(from) ? from : bangkokToday()).slice(0, 7) });
   return html`<form class="filters" data-testid="fees-form" onSubmit=${(e) => { e.preventDefault(); show(from, to); }}>
     <label>${t('common.merchant')}<input data-testid="fees-merchant" placeholder=${t('fees.allMerchants')} value=${merchant} onInput=${(e) => setMerchant(e.currentTarget.value)} size="30" /></label>
     <label>${t('merchants.whiteLabel')}<input data-testid="fees-white-label" placeholder="wl_…" value=${whiteLabel} onInput=${(e) => setWhiteLabel(e.currentTarget.value)} size="30" /></label>

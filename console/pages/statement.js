@@ -1,6 +1,7 @@
 // The statement (finance): GET /v1/bo/reports/statements?merchant_id=&livemode=&date= (a
-// day in Asia/Bangkok), &from=&to= for a period of days (both included), or &month= ("This
-// month": its days up to the server's today). Per bucket: the opening balance, each
+// day in Asia/Bangkok), &from=&to= for a period of days (both included), or &month= ("The
+// date's month", or a period of days that is one whole month: a month up to the server's
+// today). Per bucket: the opening balance, each
 // movement type (count, credits, debits, net) and the closing balance, exactly as the
 // server computed them. "Download CSV" fetches the same statement with format=csv using
 // the operator's token and saves it through a blob link, under the name the server gives.
@@ -12,7 +13,7 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { bangkokToday, formatCount } from '../format.js';
+import { bangkokToday, formatCount, wholeMonthOf } from '../format.js';
 import { ActionButton, Empty, html, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 /** The query the page's URL names: one day (date), a month (its days up to the server's today), or a period (from, to). */
@@ -40,9 +41,12 @@ function StatementForm({ params }) {
   const [from, setFrom] = useState(params.date ?? params.from ?? (params.month ? `${params.month}-01` : bangkokToday()));
   const [to, setTo] = useState(params.to ?? '');
   const base = () => ({ merchant_id: merchant.trim(), livemode });
-  const show = (first, last) => navigate('/statement', { ...base(), ...(last && last !== first ? { from: first, to: last } : { date: first }) });
-  // The service's month (format.js: the console reads the service's clock when it opens); the server counts its days up to its today.
-  const thisMonth = () => navigate('/statement', { ...base(), month: bangkokToday().slice(0, 7) });
+  const show = (first, last) => {
+    const month = wholeMonthOf(first, last);
+    navigate('/statement', { ...base(), ...(month ? { month } : last && last !== first ? { from: first, to: last } : { date: first }) });
+  };
+  // The chosen date's month, the service's this month by default (format.js reads the service's clock); the server counts a month's days up to its today.
+  const thisMonth = () => navigate('/statement', { ...base(), month: (/^\d{4}-\d{2}/.test(from) ? from : bangkokToday()).slice(0, 7) });
   return html`<form class="filters" data-testid="statement-form" onSubmit=${(e) => { e.preventDefault(); show(from, to); }}>
     <label>${t('common.merchant')}<input data-testid="statement-merchant" placeholder="mch_…" required value=${merchant} onInput=${(e) => setMerchant(e.currentTarget.value)} size="30" /></label>
     <label>${t('common.mode')}<select data-testid="statement-livemode" value=${livemode} onChange=${(e) => setLivemode(e.currentTarget.value)}>

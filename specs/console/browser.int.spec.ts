@@ -368,6 +368,18 @@ test('finance opens a deposit without its slip image (not its role\'s to read), 
   assert.is(await fah.page.getAttribute('[data-testid=statement-date]', 'max'), serviceToday);
   await fah.page.click('[data-testid=statement-month]');
   await fah.page.waitForFunction((m) => location.hash.includes(`month=${m}`), serviceToday.slice(0, 7));
+  // A closed month: the chosen date's month, or its days first to last, is asked for as the month (named and dated as the CLI's file).
+  await fah.page.fill('[data-testid=statement-date]', '2026-10-15');
+  await fah.page.click('[data-testid=statement-month]');
+  await fah.page.waitForFunction(() => location.hash.includes('month=2026-10'));
+  await fah.page.fill('[data-testid=statement-date]', '2026-10-05');
+  await fah.page.fill('[data-testid=statement-date-to]', '2026-10-06');
+  await fah.page.click('[data-testid=show-statement]');
+  await fah.page.waitForFunction(() => location.hash.includes('from=2026-10-05') && location.hash.includes('to=2026-10-06'));
+  await fah.page.fill('[data-testid=statement-date]', '2026-10-01');
+  await fah.page.fill('[data-testid=statement-date-to]', '2026-10-31');
+  await fah.page.click('[data-testid=show-statement]');
+  await fah.page.waitForFunction(() => location.hash.includes('month=2026-10') && !location.hash.includes('from='));
   await fah.goto('#/dashboard', 'dashboard');
   for (const chart of ['chart-volume', 'chart-queue-age', 'chart-webhooks', 'chart-slip-errors']) assert.ok(await fah.page.$(`[data-testid=${chart}]`), chart);
   assert.is(await fah.page.$('[data-testid=series-missing]'), null);

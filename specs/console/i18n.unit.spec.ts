@@ -101,6 +101,15 @@ test("before an operator chooses, the browser's first preferred language the con
   assert.is(i18n.browserLanguage([undefined]), 'th');
 });
 
+test('a run of days that is one whole month is that month; any other run is not', () => {
+  assert.is(format.wholeMonthOf('2026-11-01', '2026-11-30'), '2026-11');
+  assert.is(format.wholeMonthOf('2024-02-01', '2024-02-29'), '2024-02', 'a leap February');
+  assert.is(format.wholeMonthOf('2026-02-01', '2026-02-28'), '2026-02');
+  assert.is(format.wholeMonthOf('2026-11-01', '2026-11-29'), undefined);
+  assert.is(format.wholeMonthOf('2026-11-02', '2026-11-30'), undefined);
+  assert.is(format.wholeMonthOf('2026-11-01', ''), undefined);
+});
+
 test('baht from integer satang, exactly, at the edges', () => {
   const cases: [unknown, string][] = [
     [0, '฿0.00'], [1, '฿0.01'], [99, '฿0.99'], [100, '฿1.00'], [-1, '-฿0.01'], [-100_000, '-฿1,000.00'],
