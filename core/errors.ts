@@ -51,9 +51,11 @@ export const errorCodes = [
   'feature_not_enabled',
   'operation_not_allowed',
   // Also beyond the table, for the HTTP layer: a known path asked with another method
-  // (405, with Allow), and a request body that did not arrive before its deadline (408).
+  // (405, with Allow), a request body that did not arrive before its deadline (408), and a
+  // request Node's HTTP parser refused before any route saw it (400).
   'method_not_allowed',
   'request_timeout',
+  'malformed_request',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

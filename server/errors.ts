@@ -121,6 +121,11 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
     message: 'The request body did not arrive in time; send it again, whole and promptly.',
     message_th: 'ได้รับเนื้อหาของคำขอไม่ครบภายในเวลาที่กำหนด กรุณาส่งใหม่',
   },
+  malformed_request: {
+    status: 400, type: 'invalid_request_error', retryable: false,
+    message: 'The request is not well-formed HTTP (its request line, a header or its framing); the server could not read it.',
+    message_th: 'คำขอไม่ใช่ HTTP ที่ถูกต้อง เซิร์ฟเวอร์อ่านคำขอนี้ไม่ได้',
+  },
   cursor_filter_mismatch: {
     status: 400, type: 'invalid_request_error', retryable: false,
     message: 'The filters changed while paging with a cursor.',

@@ -116,7 +116,11 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     } else if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
       socket.write('HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n');
     } else {
-      socket.write('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      // The contract's error object, as every other refusal: Node's parser could not read the request.
+      const requestId = newRequestId();
+      const body = JSON.stringify(errorBody('malformed_request', requestId, { message: `The request is not well-formed HTTP (${error.code ?? 'parse error'}); the server could not read it.` }));
+      socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+        + `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
     }
   }
   socket.destroy(error);

@@ -30,6 +30,7 @@ const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
   route_unavailable: 'nothing produces it yet: without liquidity a deposit answers 202 awaiting_liquidity instead',
   internal_error: 'never provoked on purpose (fuzz.int.spec.ts asserts it never happens)',
   request_timeout: 'needs a body deadline shorter than a test should wait: requests.int.spec.ts provokes it on a server started with SATANG_REQUEST_TIMEOUTS_MS',
+  malformed_request: 'needs bytes no HTTP client sends (a bad Content-Length, a method with a space): requests.int.spec.ts writes them on a raw socket',
 };
 
 let s: TestServer;

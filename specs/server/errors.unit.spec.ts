@@ -56,6 +56,7 @@ const contractTable: Record<ErrorCode, [status: number, retryable: boolean]> = {
   operation_not_allowed: [409, false],
   method_not_allowed: [405, false],
   request_timeout: [408, true],
+  malformed_request: [400, false],
 };
 
 const errorBodyKeys = ['code', 'details', 'message', 'message_th', 'request_id', 'retry_after_seconds', 'retryable', 'type'];

@@ -182,6 +182,20 @@ test('a slow body: 408 request_timeout once the body deadline passes, and the co
 
 // ---- 2. the signature covers the bytes ----
 
+test('HTTP the server cannot read (a bad Content-Length, a method with a space, no Host): 400 with the error object, malformed_request, and the connection closed', async () => {
+  for (const bytes of [
+    'POST /v1/pay/deposits HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ten\r\n\r\n',
+    'GE T /v1/pay/banks HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+    'GET /v1/pay/banks HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
+  ]) {
+    const r = await exchange(bytes);
+    assert.is(r.status, 400, JSON.stringify(bytes));
+    assert.is(errorCodeOf(r), 'malformed_request', r.headers);
+    assert.match(r.json.error.request_id, /^req_/);
+    assert.ok(r.closedAfterMs !== null, 'closed');
+  }
+});
+
 test('invalid UTF-8 signed over its bytes: 400 malformed_json (not signature_invalid), and nothing written', async () => {
   const before = s.running.store.world.lastSeq;
   const bytes = Buffer.concat([Buffer.from('{"merchant_reference":"ref-'), Buffer.from([0xff, 0xfe]), Buffer.from('","amount_minor":50000}')]);
