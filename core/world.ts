@@ -521,6 +521,9 @@ export class World {
     this.indexTransRef(d, d.slip?.transRef, before?.slip?.transRef);
     this.indexTransRef(d, d.additionalSlip?.transRef, before?.additionalSlip?.transRef);
     this.indexTransRef(d, d.routeConfirmation?.transRef, before?.routeConfirmation?.transRef);
+    // A transfer after settlement the order counted: no other order may count it again.
+    const counted = d.countedTransRefs ?? [];
+    for (let i = before?.countedTransRefs?.length ?? 0; i < counted.length; i++) this.indexTransRef(d, counted[i], undefined);
   }
 
   /** The first deposit a trans_ref was seen on keeps it (a later one is the duplicate). */

@@ -16,7 +16,7 @@ import {
   type Liquidity, type ReversalReasonCode, type ReviewDecision, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkNote } from '../note.ts';
-import { checkTransfer, mayHaveReached, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
+import { checkTransfer, matchAccountNumber, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 
 /** What settling needs from outside the deposit. */
 export interface SettleContext {
@@ -395,12 +395,10 @@ function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerificati
   const o = c.outcome;
   if (o.kind !== 'found' || o.facts.duplicateOfDepositId !== undefined) return none;
   const t = o.transfer;
-  const alreadyCounted = t.transRef === s.slip?.transRef || s.legs.some((l) => l.transRef === t.transRef);
+  const alreadyCounted = t.transRef === s.slip?.transRef || s.legs.some((l) => l.transRef === t.transRef) || (s.countedTransRefs ?? []).includes(t.transRef);
   if (alreadyCounted || !reachedALeg(s, t)) return none;
   const slip = s.additionalSlip!;
-  const credited = s.settlement && t.occurredAt <= s.settlement.settledAt
-    ? s.legs.find((l) => l.reviewCreditedMinor !== undefined && mayHaveReached(l, t))
-    : undefined;
+  const credited = s.settlement && t.occurredAt <= s.settlement.settledAt ? creditReached(s, t) : undefined;
   const events: DepositEvent[] = [];
   let excess = t.amountMinor;
   if (credited) {
@@ -411,10 +409,27 @@ function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerificati
   if (excess > 0n) {
     events.push({
       type: 'DepositOverpaid', at: c.at,
-      overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: excess, slipReceivedAt: slip.receivedAt, receiptId: slip.receiptId },
+      overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: excess, slipReceivedAt: slip.receivedAt, receiptId: slip.receiptId, transRef: t.transRef },
     });
   }
   return events;
+}
+
+/**
+ * The leg whose review credit a transfer after settlement is, when that can be told: of
+ * the legs credited without a transfer seen, the one its account surely is, else the one
+ * whose masked number may be it — and among several, the one credited exactly its amount.
+ * Undefined when still more than one could be (two payees printed alike): the transfer is
+ * then an overpayment claim, which a person works, rather than a guess.
+ */
+function creditReached(s: Deposit, t: SlipTransfer): Leg | undefined {
+  const candidates = s.legs.filter((l) => l.reviewCreditedMinor !== undefined && l.receiver.bankCode === t.receiver.bankCode);
+  const answered = candidates.map((l) => ({ l, answer: matchAccountNumber(l.receiver.accountNumber, t.receiver.accountNumber) }));
+  const sure = answered.filter((a) => a.answer === 'match').map((a) => a.l);
+  const pool = sure.length > 0 ? sure : answered.filter((a) => a.answer === 'indeterminate').map((a) => a.l);
+  if (pool.length <= 1) return pool[0];
+  const exact = pool.filter((l) => l.reviewCreditedMinor === t.amountMinor);
+  return exact.length === 1 ? exact[0] : undefined;
 }
 
 /**
@@ -502,12 +517,13 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
 
 /**
  * The legs an approval credits with no transfer to them seen: not the one the reviewed
- * slip's transfer paid (its leg, or — a claim without an image names none — the only leg
- * credited), nor one verified before. Each waits for its transfer (additionalTransfer).
+ * slip's transfer paid (its leg, or the only leg credited), nor one verified before; a
+ * claim without an image shows no transfer. Each waits for its transfer (additionalTransfer).
  */
 function unseenCredits(s: Deposit, received: readonly LegAmount[]): LegAmount[] {
   const credited = received.filter((r) => r.amountMinor > 0n);
-  const seenLeg = s.slip?.transRef === undefined ? undefined : s.slip.legRef ?? (credited.length === 1 ? credited[0]!.legRef : undefined);
+  // Seen means the bank showed it: a claim without an image names a trans_ref nobody checked.
+  const seenLeg = s.slip?.transRef === undefined || !s.slip.hasImage ? undefined : s.slip.legRef ?? (credited.length === 1 ? credited[0]!.legRef : undefined);
   return credited.filter((r) => r.legRef !== seenLeg && s.legs.some((l) => l.legRef === r.legRef && l.transRef === undefined));
 }
 

@@ -154,6 +154,8 @@ export interface Overpayment {
   readonly slipReceivedAt: number;
   /** The slip that showed it (absent on journals written before it was kept). */
   readonly receiptId?: string;
+  /** The bank transfer it is, for an additional transfer (absent before it was kept): counted once. */
+  readonly transRef?: string;
 }
 
 /**
@@ -215,6 +217,12 @@ export interface Deposit {
   readonly queuedSlips?: readonly Slip[];
   /** A slip uploaded after settlement: a possible additional transfer. */
   readonly additionalSlip?: Slip;
+  /**
+   * The transfers after settlement this order has counted (matched to a review's credit, or
+   * an overpayment it opened a claim for), by trans_ref: each counts once, here and on any
+   * other order (the duplicate-slip registry holds them too).
+   */
+  readonly countedTransRefs?: readonly string[];
   readonly verification?: Verification;
   readonly review?: Review;
   readonly lateSlipAcceptedUntil?: number | null;
@@ -295,7 +303,7 @@ function copy(s: Deposit): Complete<Deposit> {
     isTerminal: s.isTerminal, merchantReference: s.merchantReference, endUserRef: s.endUserRef, amountMinor: s.amountMinor,
     createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.expiresAt, lifetimeMs: s.lifetimeMs, sender: s.sender,
     senderId: s.senderId, hasClientData: s.hasClientData, fillPreference: s.fillPreference, liquiditySource: s.liquiditySource,
-    legs: s.legs, liquidity: s.liquidity, uploads: s.uploads, slip: s.slip, queuedSlips: s.queuedSlips, additionalSlip: s.additionalSlip,
+    legs: s.legs, liquidity: s.liquidity, uploads: s.uploads, slip: s.slip, queuedSlips: s.queuedSlips, additionalSlip: s.additionalSlip, countedTransRefs: s.countedTransRefs,
     verification: s.verification, review: s.review, lateSlipAcceptedUntil: s.lateSlipAcceptedUntil, expiredReason: s.expiredReason,
     canceledBy: s.canceledBy, cancelReasonCode: s.cancelReasonCode, rejection: s.rejection, settlement: s.settlement,
     overpayment: s.overpayment, routeConfirmation: s.routeConfirmation, reversal: s.reversal, metadata: s.metadata,
@@ -310,7 +318,7 @@ function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete
     isTerminal: false, merchantReference: d.merchantReference, endUserRef: d.endUserRef, amountMinor: d.amountMinor,
     createdAt: d.createdAt, updatedAt: e.at, expiresAt: d.expiresAt, lifetimeMs: d.lifetimeMs, sender: d.sender,
     senderId: d.senderId, hasClientData: d.hasClientData, fillPreference: d.fillPreference, liquiditySource: d.liquiditySource,
-    legs: [], liquidity: d.liquidity, uploads: 0, slip: d.slip, queuedSlips: d.queuedSlips, additionalSlip: d.additionalSlip,
+    legs: [], liquidity: d.liquidity, uploads: 0, slip: d.slip, queuedSlips: d.queuedSlips, additionalSlip: d.additionalSlip, countedTransRefs: d.countedTransRefs,
     verification: d.verification, review: d.review, lateSlipAcceptedUntil: d.lateSlipAcceptedUntil, expiredReason: d.expiredReason,
     canceledBy: d.canceledBy, cancelReasonCode: d.cancelReasonCode, rejection: d.rejection, settlement: d.settlement,
     overpayment: d.overpayment, routeConfirmation: d.routeConfirmation, reversal: d.reversal, metadata: d.metadata,
@@ -449,15 +457,18 @@ function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
       n.additionalSlip = e.slip;
       n.uploads = s.uploads + 1;
       return;
-    case 'AdditionalTransferMatched':
+    case 'AdditionalTransferMatched': {
+      // The transfer uses up as much of the credit as it brings; the rest waits for another.
+      const left = e.creditedMinor > e.amountMinor ? e.creditedMinor - e.amountMinor : 0n;
       n.legs = withLegs(s.legs, (l) => {
         if (l.legRef !== e.legRef) return l;
         const leg = copyLeg(l);
-        leg.transRef = e.transRef;
-        leg.reviewCreditedMinor = undefined;
+        leg.reviewCreditedMinor = left > 0n ? left : undefined;
         return leg;
       });
+      n.countedTransRefs = [...(s.countedTransRefs ?? []), e.transRef];
       return;
+    }
     case 'SlipQueued':
       n.queuedSlips = [...(s.queuedSlips ?? []), e.slip];
       n.uploads = s.uploads + 1;
@@ -617,6 +628,7 @@ function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void 
       // The latest overpayment is the order's: its deposit.overpaid names the claim just
       // opened, and the earlier one is in that event's previous_attributes (and on its claim).
       n.overpayment = e.overpayment;
+      if (e.overpayment.transRef !== undefined) n.countedTransRefs = [...(s.countedTransRefs ?? []), e.overpayment.transRef];
       return;
     default:
       return unreachable(e, 'deposit event');

@@ -47,6 +47,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // withdrawal approvals
   'POST /v1/bo/withdrawals/:id/approve': approver,
   'POST /v1/bo/withdrawals/:id/reject': approver,
+  'POST /v1/bo/withdrawals/:id/cancel': opsAdmin,
   // the manual test clock moves every business deadline at once: an ops_admin decision;
   // reading it is everyone's (the console's "today" is the service's)
   'GET /v1/bo/clock': directoryReads,

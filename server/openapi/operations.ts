@@ -164,6 +164,7 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/bo/deposits/:id/decline': { summary: 'Decline a deposit under review.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'DepositOrder' }, example: { note: 'The slip does not match any transfer.' } },
   'POST /v1/bo/deposits/:id/route-confirmations': { summary: "The gateway's late confirmation of a transfer.", auth: 'operator', body: bo.routeConfirmation, responses: { 200: 'DepositOrder' }, example: { trans_ref: 'TR0001', amount_minor: 50000 } },
   'POST /v1/bo/deposits/:id/reverse': { summary: 'Reverse a settled deposit.', auth: 'operator', stepUp: true, body: bo.reversal, responses: { 200: 'DepositOrder' }, example: { reason_code: 'BANK_RECALL', note: 'Recalled by the sender bank.' } },
+  'POST /v1/bo/withdrawals/:id/cancel': { summary: 'Cancel a withdrawal (a claim\'s refund its merchant may not): its lock is released.', auth: 'operator', stepUp: true, body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   'POST /v1/bo/withdrawals/:id/approve': { summary: 'Approve a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   'POST /v1/bo/withdrawals/:id/reject': { summary: 'Reject a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   // the back office's desk, claims, audit and reads (issue 15)

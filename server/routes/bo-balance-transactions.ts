@@ -88,21 +88,31 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
 /** Registers the routes on the back office's read router (operatorAuth already applies). */
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
-  const entryBefore = journalDb.prepare<[string, number], string>('SELECT data FROM journal WHERE stream = ? AND seq < ? ORDER BY seq DESC LIMIT 1').pluck(true);
+  const entriesBefore = journalDb.prepare<[string, number], string>('SELECT data FROM journal WHERE stream = ? AND seq < ? ORDER BY seq DESC LIMIT 4').pluck(true);
+  const payoutBefore = journalDb.prepare<[number, number], string>("SELECT data FROM journal WHERE type = 'ClaimRefundPaidOut' AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT 4").pluck(true);
+  type Decided = { at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown; withdrawalId?: unknown };
+  const decidedIn = (e: Decided) => e.decision ?? (typeof e.operatorId === 'string' ? { operatorId: e.operatorId, note: typeof e.note === 'string' ? e.note : '' } : undefined);
   /**
    * The operator who decided a posting a person caused, and their note: a reversal (of a
    * deposit or a fill), a review's settlement beyond what orders could take, a claim's
-   * step — the decision on the event of the transaction's own order that the same command
-   * wrote just before it (same business instant). Undefined where no person decided.
+   * step — the decision the same command journaled just before the posting (the same
+   * business instant) on the transaction's own order, or, for a claim's refund drawn from
+   * suspense, the claim's payout that created it. Undefined where no person decided.
    */
   const decisionBehind = (t: BalanceTransaction, journalSeq: number): { operatorId: string; note: string } | undefined => {
     if (t.source.type === 'adjustment') return undefined;
-    const data = entryBefore.get(t.source.id, journalSeq);
-    if (data === undefined) return undefined;
-    const e = decode<{ at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown }>(data);
-    if (e.at !== t.createdAt) return undefined;
-    if (e.decision) return e.decision;
-    return typeof e.operatorId === 'string' ? { operatorId: e.operatorId, note: typeof e.note === 'string' ? e.note : '' } : undefined;
+    for (const data of entriesBefore.all(t.source.id, journalSeq)) {
+      const e = decode<Decided>(data);
+      if (e.at !== t.createdAt) break; // an earlier command's
+      const d = decidedIn(e);
+      if (d) return d;
+    }
+    if (t.source.type !== 'withdrawal') return undefined;
+    for (const data of payoutBefore.all(journalSeq, journalSeq - 64)) {
+      const e = decode<Decided>(data);
+      if (e.at === t.createdAt && e.withdrawalId === t.source.id) return decidedIn(e);
+    }
+    return undefined;
   };
   /** The journal's transactions of any number of rows, in pages of primary-key lookups. */
   const postedAll = (rows: readonly { readonly journalSeq: number }[]): Map<number, BalanceTransaction> => {

@@ -294,6 +294,14 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await run(ctx, { type: 'ApproveWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 
+  // A withdrawal called off by an operator (a claim's refund to stop: its merchant may not),
+  // its lock released; money leaves a lock, so a step-up, as for a refund's payout.
+  router.post('/withdrawals/:id/cancel', async (ctx) => {
+    await requireStepUp(ctx);
+    parseWith(schemas.optionalNote, bodyOf(ctx));
+    await run(ctx, { type: 'CancelWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
+  });
+
   router.post('/withdrawals/:id/reject', async (ctx) => {
     const b = parseWith(schemas.optionalNote, bodyOf(ctx));
     await run(ctx, { type: 'RejectWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));

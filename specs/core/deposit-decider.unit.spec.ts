@@ -168,8 +168,11 @@ const reviewedUnseen: Events = after(deposit, [...slipProcessing, review(verifie
 const reviewedUnseenMatched: Events = after(deposit, [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
   verify(found(transfer(X, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }));
 // The same, the claim naming its trans_ref: the review saw that transfer.
-const claimedRef: DepositEvent = { type: 'SlipReceived', at: slipAt(1), slip: { ...slip('rcpt_1', slipAt(1)), transRef: 'tr_claimed' } };
+const claimedRef: DepositEvent = { type: 'SlipReceived', at: slipAt(1), slip: { ...slip('rcpt_1', slipAt(1)), hasImage: false, transRef: 'tr_claimed' } };
 const reviewedClaimed: Events = after(deposit, [...awaitingPayment, claimedRef, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X }));
+// Two legs credited by a review of a claim without an image: neither transfer seen.
+const twoLegsUnseen: Events = after(deposit, [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])],
+  approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) }));
 // Two legs under review on leg 1's slip (its transfer seen), approved by two reviewers with what both received.
 const twoLegsApproval = (operatorId: string) => approve(operatorId, { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) });
 const twoLegsReviewed: Events = after(deposit,
@@ -614,7 +617,7 @@ const rows: DepositRow[] = [
     row: 'settled → second transfer after settlement verified → unchanged, deposit.overpaid (additional_transfer; V and A untouched)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
-    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2' } }],
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2', transRef: 'tr_2' } }],
   },
   {
     row: 'settled → a transfer after settlement to an account the order never named → no claim, unchanged',
@@ -632,7 +635,7 @@ const rows: DepositRow[] = [
     row: 'settled → a transfer after settlement to a masked number that may be the leg\'s → deposit.overpaid (a reviewer works the claim)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2', receiver: { bankCode: '004', accountNumber: 'xxx-x-x2333-1', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
-    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2' } }],
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2', transRef: 'tr_2' } }],
   },
   {
     row: 'settled: the settled transfer uploaded again → no events (no new money)',
@@ -651,20 +654,20 @@ const rows: DepositRow[] = [
     when: verify(found(transfer(X + 500n, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
     then: [
       { type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_1', transRef: 'tr_9', amountMinor: X + 500n, creditedMinor: X, receiptId: 'rcpt_2' },
-      { type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 500n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } },
+      { type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 500n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_9' } },
     ],
   },
   {
     row: 'settled by a review that saw no transfer → a transfer made after the review settled → new money: deposit.overpaid in full',
     given: [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(X, { transRef: 'tr_9', occurredAt: T0 + 90 * minute })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_9' } }],
   },
   {
     row: 'settled by a review, its credit since matched to a transfer → a second transfer to the leg → deposit.overpaid in full; the matched one again → nothing',
     given: [...reviewedUnseenMatched, { type: 'AdditionalSlipReceived', at: T0 + 4 * hour, slip: slip('rcpt_3', T0 + 4 * hour) }],
     when: verify(found(transfer(X, { transRef: 'tr_10' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3', transRef: 'tr_10' } }],
   },
   {
     row: 'settled by a review, its credit since matched → the matched transfer uploaded again → no events',
@@ -672,15 +675,43 @@ const rows: DepositRow[] = [
     when: verify(found(transfer(X, { transRef: 'tr_9' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }), then: [],
   },
   {
-    row: 'settled by a review of a claim naming its trans_ref → that transfer\'s image after settlement → nothing; another transfer to the leg made before → deposit.overpaid in full',
+    row: 'settled by a review of a claim without an image naming a trans_ref (no bank saw it) → a transfer to the leg made before, another ref → the credit\'s money (the claim\'s ref was mistyped), no claim',
     given: [...reviewedClaimed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(X, { transRef: 'tr_other' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } }],
+    then: [{ type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_1', transRef: 'tr_other', amountMinor: X, creditedMinor: X, receiptId: 'rcpt_2' }],
   },
   {
     row: 'settled by a review of a claim naming its trans_ref → the claimed transfer\'s image after settlement → no events',
     given: [...reviewedClaimed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(X, { transRef: 'tr_claimed' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }), then: [],
+  },
+  {
+    row: 'settled by a review that saw no transfer → a transfer smaller than the credit → matched; the rest of the credit waits: a second transfer up to it is that money too',
+    given: after(deposit, [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+      verify(found(transfer(20_000n, { transRef: 'tr_a' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour })).concat([{ type: 'AdditionalSlipReceived', at: T0 + 4 * hour, slip: slip('rcpt_3', T0 + 4 * hour) }]),
+    when: verify(found(transfer(35_000n, { transRef: 'tr_b' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }),
+    then: [
+      { type: 'AdditionalTransferMatched', at: T0 + 5 * hour, legRef: 'leg_1', transRef: 'tr_b', amountMinor: 35_000n, creditedMinor: X - 20_000n, receiptId: 'rcpt_3' },
+      { type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 5_000n, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3', transRef: 'tr_b' } },
+    ],
+  },
+  {
+    row: 'settled → a transfer after settlement that opened a claim, uploaded again (another image, the same trans_ref) → nothing: one transfer, one claim',
+    given: after(deposit, [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
+      verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour })).concat([{ type: 'AdditionalSlipReceived', at: settledAt + 3 * hour, slip: slip('rcpt_3', settledAt + 3 * hour) }]),
+    when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_3', at: settledAt + 4 * hour }), then: [],
+  },
+  {
+    row: 'multi-leg credited by a review without transfers, two payees printed alike (xxxxx2333x) → a transfer of one leg\'s exact credit → that leg\'s money',
+    given: [...twoLegsUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(20_000n, { transRef: 'tr_m', receiver: { bankCode: '004', accountNumber: 'xxxxx2333x', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_2', transRef: 'tr_m', amountMinor: 20_000n, creditedMinor: 20_000n, receiptId: 'rcpt_2' }],
+  },
+  {
+    row: 'multi-leg credited by a review without transfers, two payees printed alike → a transfer that is neither leg\'s credit → no guess: an overpayment claim a person works',
+    given: [...twoLegsUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
+    when: verify(found(transfer(25_000n, { transRef: 'tr_m', receiver: { bankCode: '004', accountNumber: 'xxxxx2333x', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 25_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_m' } }],
   },
   {
     row: 'multi-leg settled by a review crediting both legs, the reviewed slip paying leg 1 → leg 2\'s slip after settlement → matched to leg 2, no overpayment; leg 1\'s account again → new money',
@@ -692,7 +723,7 @@ const rows: DepositRow[] = [
     row: 'multi-leg settled by a review, the reviewed slip paying leg 1 → another transfer to leg 1 → deposit.overpaid in full (leg 1\'s transfer was seen)',
     given: [...twoLegsReviewed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(30_000n, { transRef: 'tr_3', toLeg: 1 })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 30_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 30_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_3' } }],
   },
   {
     row: 'settled: cancel → deposit_not_cancelable',

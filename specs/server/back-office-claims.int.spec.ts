@@ -96,6 +96,11 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   assert.is(locked.available_minor, before.available_minor, 'the refund never touches the merchant\'s available');
   assert.is(locked.reserved_minor, before.reserved_minor + 5_000, 'the refund is locked out of suspense');
   ledgerBalanced('return_pending_payout');
+  // The finance analyst's suspense lines say who drew the refund out of suspense, and why.
+  const today = new Date(scene.s.clock.now() + 7 * 3_600_000).toISOString().slice(0, 10);
+  const suspense = await scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&date=${today}`, undefined, { roles: ['finance'] });
+  const lock = suspense.json.data.find((l: any) => l.source?.id === refundW.id);
+  assert.equal([lock?.posted_by, lock?.note], ['emp_payer', note], JSON.stringify(suspense.json.data));
   const notYet = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note });
   assert.is(notYet.status, 409, 'the refund is not paid out yet');
 

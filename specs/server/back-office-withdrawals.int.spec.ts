@@ -161,4 +161,19 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   await ledgerBalanced();
 });
 
+test('an operator cancels a withdrawal (a claim\'s refund its merchant may not): ops_admin with a step-up; its lock comes back', async () => {
+  const ben = await scene.s.beneficiary(scene.payer.id, true, '5554443332');
+  const w = await scene.s.call(scene.payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 12_000, currency: 'THB', merchant_reference: 'op-cancel', end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  const before = await balance();
+  assert.is((await scene.s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/cancel`, {}, { roles: ['ops_admin'] })).status, 403, 'a step-up');
+  assert.is((await scene.s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/cancel`, {}, { roles: ['approver'], stepUp: true })).status, 403, 'ops_admin only');
+  const canceled = await scene.s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/cancel`, { note: 'the payee asked to be paid by cheque' }, { roles: ['ops_admin'], stepUp: true });
+  assert.equal([canceled.status, canceled.json.status], [200, 'canceled'], canceled.text);
+  const after = await balance();
+  assert.is(after.available_minor, before.available_minor + w.json.total_locked_minor, 'the lock is released');
+  assert.is((await scene.s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/cancel`, {}, { roles: ['ops_admin'], stepUp: true })).json.error.code, 'withdrawal_not_cancelable');
+  await ledgerBalanced();
+});
+
 test.run();

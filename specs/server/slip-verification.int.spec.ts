@@ -179,6 +179,26 @@ test('a second transfer shown after settlement is flagged as an additional overp
   assert.equal(claims.json.data.map((c: any) => c.amount_minor).sort(), [3_000, 7_000], claims.text);
 });
 
+test('a transfer after settlement is counted once: the same transfer again (other image bytes, the same mini-QR) opens no second claim, and on another order it is a DUPLICATE_SLIP, not a settlement', async () => {
+  const deposit = await matchedDeposit(scene);
+  assert.is((await payWith(deposit)).status, 'settled');
+  const qr = `QR-${Date.now()}-counted`;
+  await registerTransfer(scene.s, { ...transferFor(scene, deposit, { amount_minor: 7_000 }), payload: qr });
+  assertReceipt(await uploadFile(deposit.slip_upload, pngSlip(), { payload: qr }));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  assertReceipt(await uploadFile(deposit.slip_upload, pngSlip(), { payload: qr })); // a screenshot of the same transfer
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const claims = await scene.s.bo('GET', `/v1/bo/claims?deposit_id=${deposit.id}`);
+  assert.equal(claims.json.data.map((c: any) => c.amount_minor), [7_000], 'one transfer, one claim');
+  // Another order to the same payee: that transfer is this one's already.
+  const other = await matchedDeposit(scene, { amount_minor: 7_000 });
+  assertReceipt(await uploadFile(other.slip_upload, pngSlip(), { payload: qr }));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const second = await getDeposit(scene, other.id);
+  assert.is(second.status, 'under_review', 'never settled on a transfer counted elsewhere');
+  assert.ok(second.review.reasons.some((r: any) => r.code === 'DUPLICATE_SLIP'), JSON.stringify(second.review));
+});
+
 test('a transfer after settlement to an account the order never named opens no claim', async () => {
   const deposit = await matchedDeposit(scene);
   assert.is((await payWith(deposit)).status, 'settled');
