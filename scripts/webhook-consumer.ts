@@ -29,7 +29,7 @@ const unknownKidRefetchMsMin = 60 * 1000;
 const inboxRetentionMs = 31 * 24 * 3600 * 1000;
 const bodyBytesMax = 256 * 1024;
 
-export interface PublishedKey { kid: string; raw_public_key: string; status: string }
+export interface PublishedKey { kid: string; raw_public_key: string; status: string; not_after?: string | null }
 export type Outcome = 'applied' | 'duplicate' | 'stale' | 'rejected';
 export interface Answer { status: number; outcome: Outcome; reason?: string }
 type Headers = Record<string, string | string[] | undefined>;
@@ -51,7 +51,13 @@ export class WebhookConsumer {
   readonly db: Database.Database;
   private keys = new Map<string, Uint8Array>();
   private fetchedAt = -Infinity;
-  private retired = new Set<string>();
+  /** Per kid, when it stops signing (0: already retired when fetched; Infinity: no successor yet). */
+  private retired = new Map<string, number>();
+
+  private retiredAt(kid: string): boolean {
+    const until = this.retired.get(kid);
+    return until !== undefined && this.now() >= until;
+  }
   private readonly now: () => number;
   private readonly apply: (event: Json) => Outcome;
 
@@ -119,8 +125,9 @@ export class WebhookConsumer {
     if (age > keyCacheMs) await this.refresh();
     else if (!this.keys.has(kid) && age >= unknownKidRefetchMsMin) await this.refresh(); // one refetch on an unknown kid
     // A retired key signs nothing new once the next one signs: a signature by it is a late
-    // retry or a forgery with a leaked key, which the service withdraws from the list.
-    else if (this.retired.has(kid) && age >= unknownKidRefetchMsMin) await this.refresh();
+    // retry or a forgery with a leaked key, which the service withdraws from the list. Retired
+    // as the list said, or by time since (its not_after has passed; the copy may be older).
+    else if (this.retiredAt(kid) && age >= unknownKidRefetchMsMin) await this.refresh();
     return this.keys.get(kid);
   }
 
@@ -128,7 +135,7 @@ export class WebhookConsumer {
     const fetchKeys = this.options.fetchKeys ?? (async (url: string) => (await fetch(url)).json() as Promise<{ keys: PublishedKey[] }>);
     const doc = await fetchKeys(this.options.signingKeysUrl);
     this.keys = new Map(doc.keys.map((k) => [k.kid, new Uint8Array(Buffer.from(k.raw_public_key, 'base64url'))]));
-    this.retired = new Set(doc.keys.filter((k) => k.status === 'retired').map((k) => k.kid));
+    this.retired = new Map(doc.keys.map((k) => [k.kid, k.status === 'retired' ? 0 : k.not_after ? Date.parse(k.not_after) : Infinity]));
     this.fetchedAt = this.now();
   }
 }

@@ -20,7 +20,7 @@ import { depositRoutes } from './routes/deposits.ts';
 import { walletRoutes } from './routes/withdrawals.ts';
 import { backOfficeRoutes } from './routes/bo.ts';
 import type { CapabilitySigner } from './capability.ts';
-import type { operatorAuth } from './auth/operator.ts';
+import { identifyOperator, type operatorAuth } from './auth/operator.ts';
 import { bodyPolicy, declaresBody } from './request-body.ts';
 import { requestLimits } from '../core/limits.ts';
 import { documentOf } from './openapi/document.ts';
@@ -157,8 +157,10 @@ export function createApp(parts: AppParts): Koa {
   async function knownBearer(ctx: Koa.Context): Promise<boolean> {
     const secret = bearer(ctx);
     if (secret === undefined) return false;
-    if (services.keys.bySecret(secret) !== undefined || parts.capability.read(secret) !== null) return true;
-    return (await parts.verifyOperator(secret)).ok;
+    // Known is usable: a revoked key, or a token of an operator revoked or out of bounds, is a stranger's.
+    const key = services.keys.bySecret(secret);
+    if ((key !== undefined && key.revokedAt === null) || parts.capability.read(secret) !== null) return true;
+    return 'operator' in await identifyOperator(parts.verifyOperator, secret);
   }
 
   app.use(async (ctx, next) => {

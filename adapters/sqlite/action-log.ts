@@ -93,7 +93,13 @@ export class ActionLog {
       page: db.prepare<[{ subject: string | null; outcome: string | null; route: string | null; since: number | null; before: number | null; limit: number }], Row>(
         `SELECT * FROM action_log WHERE (@subject IS NULL OR subject = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
          AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
+      signedIn: db.prepare<[string], number>('SELECT 1 FROM action_log WHERE subject = ? AND authenticated = 1 LIMIT 1').pluck(true),
     };
+  }
+
+  /** Whether this subject ever made a call with a token that verified (an operator off-boarding should name one). */
+  hasSignedIn(subject: string): boolean {
+    return this.s.signedIn.get(subject) !== undefined;
   }
 
   /** Appends one record, chained to the last (one transaction: the chain never forks); answers the new head. */

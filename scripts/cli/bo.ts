@@ -279,7 +279,7 @@ const subcommands: readonly Subcommand[] = [
       reason: { type: 'string', value: 'TEXT', help: 'why (kept with the revocation)' },
     }, ['SUB']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/operators/${id(a)}/revoke`, text(a, 'reason') ? { reason: text(a, 'reason') } : {}, true),
-      (r) => `${r.sub}: tokens issued before ${r.tokens_issued_before} are refused (by ${r.revoked_by})`),
+      (r) => `${r.sub}: tokens issued before ${r.tokens_issued_before} are refused (by ${r.revoked_by})${r.seen_before ? '' : `\nwarning: ${r.sub} never signed in here — a typo? The operator you meant still has access.`}`),
   },
   {
     words: ['logs'],

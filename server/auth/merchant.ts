@@ -86,7 +86,11 @@ function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelI
   if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as one Authorization: Bearer sk_live_… or sk_test_… header.');
   const key = services.keys.bySecret(secret);
   if (!key) throw new ApiError('api_key_invalid');
-  if (key.revokedAt !== null) throw new ApiError('api_key_revoked');
+  if (key.revokedAt !== null) {
+    // The request log names the revoked key refused (after a leak: what the thief tried, and from where).
+    (ctx.state as { refusedKeyId?: string }).refusedKeyId = key.keyId;
+    throw new ApiError('api_key_revoked');
+  }
   const merchant = services.write.world.merchants.get(key.merchantId);
   if (!merchant) throw new ApiError('api_key_invalid');
   if (merchant.suspended) throw new ApiError('tenant_suspended');

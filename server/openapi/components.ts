@@ -177,7 +177,7 @@ export const schemas: Record<string, Schema> = {
   WebhookReplay: object({ id: str, object: { const: 'webhook_replay' }, livemode: bool, endpoint_id: str, status: { const: 'scheduled' }, event_count: int, has_more: bool, created_at: instant }),
   SigningKeyRotation: object({ kid: str, previous_kid: nullable(str), not_before: instant, status: { const: 'next' }, announced_deliveries: int }),
   SigningKeyWithdrawal: object({ kid: str, status: { const: 'withdrawn' }, withdrawn_at: instant }),
-  OperatorRevocation: object({ object: { const: 'operator_revocation' }, sub: str, tokens_issued_before: instant, revoked_by: str, reason: nullable(str) }),
+  OperatorRevocation: object({ object: { const: 'operator_revocation' }, sub: str, tokens_issued_before: instant, revoked_by: str, reason: nullable(str), seen_before: bool }),
   Health: object({ status: { const: 'ok' } }),
   Dashboard: dashboard,
   Readiness: object({ status: { enum: ['ready', 'degraded', 'not_ready'] }, checks: { type: 'object' } }),

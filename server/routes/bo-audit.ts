@@ -15,7 +15,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Clock } from '../../core/ports.ts';
-import { backOfficeLimits } from '../../core/limits.ts';
+import { backOfficeLimits, requestLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
 import { bearer } from '../auth/merchant.ts';
@@ -44,6 +44,8 @@ interface AuditState {
   merchant?: { merchantId: string; livemode: boolean; key: { keyId: string } };
   /** A slip upload's order (server/slips/admission.ts): its merchant, mode and deposit. */
   slipOrder?: { merchantId: string; livemode: boolean; depositId: string };
+  /** A revoked API key that was refused (server/auth/merchant.ts). */
+  refusedKeyId?: string;
 }
 
 /** The sub a bearer JWT claims, read without verifying it (for the record of a refusal only). */
@@ -158,7 +160,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
         // The request log's row only after the action log's: a call logs.db holds has its row there (satang verify checks).
         if (state.unlogged !== true) requestLog.add({
           at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? state.slipOrder?.merchantId ?? null, livemode: state.merchant?.livemode ?? state.slipOrder?.livemode ?? null,
-          keyId: state.merchant?.key.keyId ?? null, ip: ctx.ip || null,
+          keyId: state.merchant?.key.keyId ?? state.refusedKeyId ?? null, ip: ctx.ip || null,
           operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
           errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
           responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),
@@ -244,8 +246,10 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
     const b = parseWith(revokeBody, bodyOf(ctx));
     const sub = ctx.params.sub!;
     if (sub.length > 200) throw new ApiError('validation_error', 'An operator subject is at most 200 characters.', { fields: [{ path: 'sub', reason: 'too_long' }] });
-    const r = revocations.revoke(sub, Math.floor(Date.now() / 1000), operatorOf(ctx).sub, b.reason ?? null);
-    ctx.body = { object: 'operator_revocation', sub: r.sub, tokens_issued_before: iso((r.revokedAtSeconds + 1) * 1000), revoked_by: r.by, reason: r.reason };
+    // Up to the issuer's clock skew ahead: a token an issuer whose clock runs fast stamped "later" is refused too.
+    const r = revocations.revoke(sub, Math.floor(Date.now() / 1000) + requestLimits.operatorIssuerClockSkewSecondsMax, operatorOf(ctx).sub, b.reason ?? null);
+    // Whether this subject ever signed in here: a typo ("emp_pl0y") revokes nobody, and says so.
+    ctx.body = { object: 'operator_revocation', sub: r.sub, tokens_issued_before: iso((r.revokedAtSeconds + 1) * 1000), revoked_by: r.by, reason: r.reason, seen_before: actionLog.hasSignedIn(sub) };
   });
 
   return router;

@@ -107,8 +107,13 @@ test('api_key_revoked: a key revoked in the back office', async () => {
   assert.is((await s.call(minted.json.api_key, 'GET', '/v1/pay/balance')).status, 200);
   const revoked = await s.bo('POST', `/v1/bo/keys/${minted.json.key_id}/revoke`, {}, { stepUp: true });
   assert.is(revoked.status, 200, revoked.text);
-  expectError(await s.call(minted.json.api_key, 'GET', '/v1/pay/balance'), 'api_key_revoked', covered);
+  const thief = await s.call(minted.json.api_key, 'GET', '/v1/pay/balance');
+  expectError(thief, 'api_key_revoked', covered);
   assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the other keys still work');
+  // What the revoked key still tries is in the request log under its id, with the address it came from.
+  const tried = (await s.bo('GET', `/v1/bo/logs?key_id=${minted.json.key_id}`, undefined, { roles: ['support'] })).json.data as any[];
+  const row = tried.find((r) => r.request_id === thief.headers.get('request-id'));
+  assert.equal([row?.status, row?.error_code, row?.ip], [401, 'api_key_revoked', '127.0.0.1'], JSON.stringify(tried));
 });
 
 test('tenant_suspended: a suspended merchant, until unsuspended', async () => {
@@ -854,6 +859,17 @@ test('written text takes no control or direction characters (a reversed audit no
   const cancel = await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${w.json.id}/cancel`, { reason: 'a\u0000b' });
   expectError(cancel, 'validation_error', covered);
   assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${w.json.id}/cancel`, { reason: 'the customer changed\ntheir mind' })).status, 200);
+});
+
+test('a body holding text shaped like an API key secret is refused before anything is kept (it would sit in the journal for good); a word that merely contains the letters is fine', async () => {
+  const before = await journalRows(s);
+  const shaped = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'sk_live_AAAAAAAAAAAAAAAAAAAA' }));
+  expectError(shaped, 'validation_error');
+  assert.is(shaped.json.error.details.fields[0].reason, 'secret_shaped');
+  assert.is(await journalRows(s), before, 'nothing kept');
+  const word = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'task_test_abcdefgh12' }));
+  assert.ok(word.status === 201 || word.status === 202, word.text);
+  assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${word.json.id}/cancel`, {})).status, 200);
 });
 
 test.run();

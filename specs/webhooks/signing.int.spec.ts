@@ -190,4 +190,29 @@ test('rotation: announced 7 days ahead to every live endpoint (by mail where all
   await sandboxReceiver.stop();
 });
 
+test('the reference consumer, holding a copy of the keys fetched while a rotation was announced, refetches before trusting the old key once its not_after has passed: a withdrawn key is refused', async () => {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { signDelivery } = await import('../../adapters/webhooks/signing.ts');
+  const { publishedKey } = await import('../../adapters/webhooks/signing.ts');
+  const pair = generateKeyPairSync('ed25519');
+  const old = { kid: 'whk_old', privateKey: pair.privateKey, publicKey: pair.publicKey };
+  const switchAt = Date.UTC(2026, 11, 1, 0, 0, 0);
+  let now = switchAt - 30_000;
+  let withdrawn = false;
+  const listed = () => ({ keys: withdrawn ? [] : [{ kid: old.kid, ...publishedKey(old.publicKey), status: now < switchAt ? 'active' : 'retired', not_after: new Date(switchAt).toISOString() }] });
+  const consumer = new WebhookConsumer({ signingKeysUrl: 'http://keys.invalid/', livemode: true, db: ':memory:', now: () => now, fetchKeys: async () => listed() });
+  const delivery = (id: string) => {
+    const body = Buffer.from(JSON.stringify({ id, object: 'event', type: 'deposit.settled', livemode: true, data: { object: { id: `dep_${id}`, object: 'deposit_order', version: 1, status: 'settled' } } }));
+    return { headers: { 'x-pg-signature': signDelivery(old, Math.floor(now / 1000), id, body), 'x-pg-event-id': id }, body };
+  };
+  const first = delivery('evt_in_window');
+  assert.is((await consumer.handle(first.headers, new Uint8Array(first.body))).status, 200, 'signed in the notice window: the active key');
+  // The switch passed, the key leaked and was withdrawn; the consumer's copy still says "active".
+  now = switchAt + 90_000;
+  withdrawn = true;
+  const forged = delivery('evt_forged');
+  const answer = await consumer.handle(forged.headers, new Uint8Array(forged.body));
+  assert.equal([answer.status, answer.outcome], [401, 'rejected'], JSON.stringify(answer));
+});
+
 test.run();
