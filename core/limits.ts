@@ -336,7 +336,14 @@ export const webhookLimits = {
    * merchant whose receivers hang holds at most this many slots, and the others' deliveries
    * go out beside them.
    */
-  inFlightDeliveriesPerMerchantMax: 64,
+  inFlightDeliveriesPerMerchantMax: 32,
+  /**
+   * The last slots of inFlightDeliveriesMax, kept for merchants with fewer than
+   * inFlightReserveShareMax requests open: however many merchants' receivers hang (eight at
+   * their share took the whole pool; security audit), another merchant's delivery goes out.
+   */
+  inFlightDeliveriesReserved: 128,
+  inFlightReserveShareMax: 4,
   /** Requests in flight at once to sandbox endpoints, all merchants together: sandbox traffic never takes live's slots. */
   inFlightSandboxDeliveriesMax: 128,
   /** Outbox events fanned out into deliveries per transaction. */

@@ -14,8 +14,10 @@
 // ever sent twice and a crash loses nothing (see deliveries.ts); at most
 // inFlightDeliveriesMax requests are open, at most inFlightDeliveriesPerEndpointMax per
 // endpoint, inFlightDeliveriesPerMerchantMax per merchant and mode, and
-// inFlightSandboxDeliveriesMax to sandbox endpoints: a merchant whose receivers hang, or a
-// sandbox under test, holds only its share, and everyone else's deliveries go out beside it;
+// inFlightSandboxDeliveriesMax to sandbox endpoints, and the last inFlightDeliveriesReserved
+// slots only to merchants with fewer than inFlightReserveShareMax open: a merchant whose
+// receivers hang, or a sandbox under test, holds only its share, and everyone else's
+// deliveries go out beside it;
 // time comes from the service Clock, so on the manual clock nothing is due until the
 // clock is advanced (drain() then runs everything due and waits for the outcomes).
 
@@ -306,9 +308,12 @@ export class Dispatcher {
     // Left out of the query: endpoints at their cap, and every endpoint of a merchant at its
     // share, so that a backlog of theirs due earlier does not fill the batch and hide the
     // deliveries that may go; sandbox endpoints while the sandbox's share is taken.
+    // In the reserved slots, only merchants with few requests open may claim.
+    const shareCap = this.inFlight.size >= webhookLimits.inFlightDeliveriesMax - webhookLimits.inFlightDeliveriesReserved
+      ? webhookLimits.inFlightReserveShareMax : webhookLimits.inFlightDeliveriesPerMerchantMax;
     const saturated = [...this.perEndpoint].filter(([, n]) => n >= webhookLimits.inFlightDeliveriesPerEndpointMax).map(([id]) => id);
     for (const [share, n] of this.perMerchant) {
-      if (n < webhookLimits.inFlightDeliveriesPerMerchantMax) continue;
+      if (n < shareCap) continue;
       const [merchantId, mode] = share.split(':') as [string, string];
       for (const e of this.p.endpoints.forMerchant(merchantId, mode === 'live')) saturated.push(e.id);
     }
@@ -331,7 +336,9 @@ export class Dispatcher {
       if (!endpoint || endpoint.status !== 'enabled') { this.p.deliveries.cancelQueued(d.endpointId, 'canceled: the endpoint is disabled'); continue; }
       const share = shareKey(endpoint);
       if ((this.perEndpoint.get(endpoint.id) ?? 0) + (addedByEndpoint.get(endpoint.id) ?? 0) >= webhookLimits.inFlightDeliveriesPerEndpointMax) continue;
-      if ((this.perMerchant.get(share) ?? 0) + (addedByShare.get(share) ?? 0) >= webhookLimits.inFlightDeliveriesPerMerchantMax) continue;
+      const open = this.inFlight.size + claimed.length;
+      const shareCap = open >= webhookLimits.inFlightDeliveriesMax - webhookLimits.inFlightDeliveriesReserved ? webhookLimits.inFlightReserveShareMax : webhookLimits.inFlightDeliveriesPerMerchantMax;
+      if ((this.perMerchant.get(share) ?? 0) + (addedByShare.get(share) ?? 0) >= shareCap) continue;
       if (!endpoint.livemode && this.sandboxInFlight + sandboxAdded >= webhookLimits.inFlightSandboxDeliveriesMax) continue;
       const attempt = d.attempt + 1;
       const key = endpoint.livemode ? (liveKey ??= this.p.keys.current(now)) : (sandboxKey ??= this.p.sandboxKeys.current(now));
