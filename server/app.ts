@@ -86,7 +86,9 @@ const balanceHistoryPath = '/v1/pay/balance/transactions';
 export function createApp(parts: AppParts): Koa {
   const { services, config, logger } = parts;
   const app = new Koa();
-  app.proxy = false;
+  // The client's address: the socket's, or behind SATANG_TRUST_PROXY proxies the one they name.
+  app.proxy = config.trustProxyHops > 0;
+  app.maxIpsCount = config.trustProxyHops;
   // Two limiters, so that no stranger can take a merchant's window away: one window per
   // known API key (as many as the keys onboarded), and the rest — no key, or a key that
   // is not one of ours — per client network (an IPv4 address, an IPv6 /64), evicted

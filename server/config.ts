@@ -39,6 +39,12 @@ export interface Config {
   readonly masterKey: MasterKeySource;
   /** SATANG_METRICS_PORT (and SATANG_METRICS_HOST, default 127.0.0.1): where GET /metrics is served; unset, no metrics listener (server/metrics.ts). */
   readonly metrics?: { readonly host: string; readonly port: number };
+  /**
+   * SATANG_TRUST_PROXY: how many proxies in front of the server to believe (0 by default):
+   * with 1, the client's address is the last one X-Forwarded-For names (the request log's
+   * `ip`, the strangers' quota); with 0 the header is ignored, as a client could forge it.
+   */
+  readonly trustProxyHops: number;
 }
 
 /**
@@ -83,6 +89,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.SATANG_DATA_DIR ?? './data';
   const masterKey = check(() => masterKeySource(env, dataDir, envMode), { kind: 'env' } as MasterKeySource);
   const metrics = check(() => metricsListen(env), {});
+  const trustProxyHops = check(() => trustProxyOf(env), 0);
   check(() => shutdownDrainMs(env), 0);
   checkLaterSettings(env, envMode, problems);
   checkServiceUrls(env, envMode, problems);
@@ -96,7 +103,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
-    oidcClientId: env.SATANG_OIDC_CLIENT_ID || 'satang-console',
+    oidcClientId: env.SATANG_OIDC_CLIENT_ID || 'satang-console', trustProxyHops,
     ...(env.SATANG_SLIP_PROVIDER_URL ? { slipProviderUrl: env.SATANG_SLIP_PROVIDER_URL } : {}),
     ...metrics,
   };
@@ -135,6 +142,14 @@ export function addressesOf(env: NodeJS.ProcessEnv, host: string, port: number):
 
 export function defaultClaimUrl(baseUrl: string): string {
   return `${baseUrl}/v1/bo/claims?kind=late_slip&deposit_id={deposit_id}`;
+}
+
+/** SATANG_TRUST_PROXY: 0 (default) to 5 proxies believed in X-Forwarded-For. */
+function trustProxyOf(env: NodeJS.ProcessEnv): number {
+  const raw = env.SATANG_TRUST_PROXY;
+  if (raw === undefined || raw === '') return 0;
+  if (!/^[0-5]$/.test(raw)) throw new Error(`SATANG_TRUST_PROXY must be the number of proxies in front of the server, 0 to 5, not ${raw}`);
+  return Number(raw);
 }
 
 /** SATANG_PORT: 0 (any free port) to 65535. */

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestServer, depositBody, sender } from '../support/server-harness.ts';
 import { uploadJson } from '../support/slip-harness.ts';
+import { readConfig } from '../../server/config.ts';
 import { RequestLogReader, RequestLogStore } from '../../adapters/request-log.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 
@@ -171,6 +172,20 @@ test('the request log keeps redacted, truncated bodies: a scan of logs.db finds 
   const bytes = Buffer.concat(files.map((f) => readFileSync(join(s.dataDir, f))));
   for (const secret of secrets) assert.is(bytes.includes(Buffer.from(secret)), false, `logs.db holds ${secret.slice(0, 12)}…`);
   assert.is(bytes.includes(Buffer.from('eyJ')), false, 'no JWT at all');
+});
+
+test('behind a proxy (SATANG_TRUST_PROXY=1) the client is the address X-Forwarded-For names last; without it the header is ignored (a client could forge it)', async () => {
+  const proxied = await TestServer.start({ SATANG_TRUST_PROXY: '1' });
+  try {
+    for (const [server, expected] of [[proxied, '203.0.113.9'], [s, '127.0.0.1']] as const) {
+      const r = await server.raw('GET', '/v1/pay/banks', { headers: { 'X-Forwarded-For': '198.51.100.1, 203.0.113.9' } });
+      const row = (await server.bo('GET', `/v1/bo/logs?request_id=${r.headers.get('request-id')}`, undefined, { roles: ['support'] })).json.data[0];
+      assert.is(row?.ip, expected);
+    }
+  } finally {
+    await proxied.stop();
+  }
+  assert.throws(() => readConfig({ SATANG_TRUST_PROXY: 'yes' }), /SATANG_TRUST_PROXY must be the number of proxies/);
 });
 
 test('rows older than the retention are pruned', () => {
