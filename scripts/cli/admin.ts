@@ -5,13 +5,13 @@
 // them, and the README's command-line section lists them.
 
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
 import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { table } from './bo.ts';
 import { fetchOrRefuse } from './reach.ts';
-import { mintToken } from './token.ts';
+import { mintToken, stepUpToken } from './token.ts';
 
 interface Context { url: string; dataDir: string; sub: string }
 
@@ -32,7 +32,7 @@ async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Pr
     return { status: res.status, json: await res.json() };
   }
   Object.assign(headers, { 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' });
-  if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, true);
+  if (stepUp) headers['X-PG-Step-Up-Token'] = await stepUpToken(ctx.dataDir, ctx.sub, adminRoles);
   const res = await fetchOrRefuse(ctx.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
 }
@@ -72,11 +72,19 @@ function saveMerchant(path: string, answer: Answer): number {
   return 0;
 }
 
+/** --out names a file that is there already: said, and nothing asked of the server (its keys would be shown once, to no one). */
+function outTaken(args: Args): boolean {
+  const out = text(args, 'out');
+  if (!out || !existsSync(out)) return false;
+  console.error(`${out} exists already and may hold the only copy of keys shown once: name another file (or move it away first).`);
+  return true;
+}
+
 /** Writes an answer that holds a secret to `path`, mode 0600 (its directory 0700 when made), never to the terminal. */
 function saveSecret(path: string, answer: Answer): void {
   mkdirSync(dirname(path), { recursive: true, mode: secretDirMode });
-  writeFileSync(path, JSON.stringify(answer.json, null, 2) + '\n', { mode: secretFileMode });
-  chmodSync(path, secretFileMode); // an existing file keeps its old mode otherwise
+  // Never over another file: it may hold the only copy of keys shown once (flag 'wx').
+  writeFileSync(path, JSON.stringify(answer.json, null, 2) + '\n', { mode: secretFileMode, flag: 'wx' });
 }
 
 // ---- subcommands ----
@@ -121,6 +129,7 @@ const subcommands: readonly Subcommand[] = [
       out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret keys) to FILE, mode 0600, and print only the ids' },
     }, ['example: scripts/satang admin merchant create --name Shop --out .satang/shop.json']),
     run: async (args) => {
+      if (outTaken(args)) return 1;
       const ctx = context(args);
       let wl = text(args, 'white-label');
       if (!wl) {
@@ -188,6 +197,7 @@ const subcommands: readonly Subcommand[] = [
       out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret) to FILE, mode 0600, and print only the key id: the secret stays out of the terminal\'s scrollback' },
     }),
     run: async (args) => {
+      if (outTaken(args)) return 1;
       const answer = await bo(context(args), merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true);
       if (answer.status >= 300 || !text(args, 'out')) return print(answer);
       saveSecret(text(args, 'out'), answer);

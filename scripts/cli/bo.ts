@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
 import { fetchOrRefuse } from './reach.ts';
-import { mintToken } from './token.ts';
+import { mintToken, stepUpToken } from './token.ts';
 
 interface Answer { status: number; json: any }
 type Role = 'reviewer' | 'approver' | 'ops_admin' | 'finance' | 'support';
@@ -18,7 +18,7 @@ async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string
   const sub = text(args, 'sub');
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(dataDir, sub, [role], false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
-  if (stepUp) headers['X-PG-Step-Up-Token'] = process.env.SATANG_STEP_UP_TOKEN ?? await mintToken(dataDir, sub, [role], true);
+  if (stepUp) headers['X-PG-Step-Up-Token'] = await stepUpToken(dataDir, sub, [role]);
   if (method === 'POST') {
     headers['Idempotency-Key'] = randomUUID();
     headers['Content-Type'] = 'application/json';
@@ -138,7 +138,7 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['merchants'],
-    spec: spec('merchants', 'Merchants, newest first; a suspended one with who suspended it, when and why.', {
+    spec: spec('merchants', 'Merchants, oldest first; a suspended one with who suspended it, when and why.', {
       q: { type: 'string', value: 'TEXT', help: 'a name, or an id' }, suspended: { type: 'boolean', help: 'only suspended merchants' }, ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/merchants${query({ q: text(a, 'q'), suspended: flag(a, 'suspended') ? 'true' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),

@@ -8,7 +8,7 @@ import { DevIssuer } from '../../server/auth/operator.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
 import { readConfig } from '../../server/config.ts';
 import { sealerFor } from '../../server/master-key.ts';
-import { defaultDataDir, flag, parseCommand, text, type CommandSpec } from './args.ts';
+import { defaultDataDir, flag, parseCommand, text, type CommandSpec, Refusal } from './args.ts';
 import { requireDataDir } from './data-dir.ts';
 
 export const tokenSpec: CommandSpec = {
@@ -32,6 +32,20 @@ export async function devIssuerOf(dataDir: string): Promise<DevIssuer> {
   requireDataDir(dataDir, 'dev issuer');
   const env = { ...process.env, SATANG_DATA_DIR: dataDir };
   return DevIssuer.fromDataDir(dataDir, sealerFor(readConfig(env), env));
+}
+
+/**
+ * The step-up token for a ⚑ call: $SATANG_STEP_UP_TOKEN, else one minted by the development
+ * issuer — but not when the operator's token came from elsewhere ($SATANG_OPERATOR_TOKEN,
+ * a production issuer): the step-up must come from there too, and the CLI says where.
+ */
+export async function stepUpToken(dataDir: string, sub: string, roles: readonly string[]): Promise<string> {
+  const given = process.env.SATANG_STEP_UP_TOKEN;
+  if (given) return given;
+  if (process.env.SATANG_OPERATOR_TOKEN) {
+    throw new Refusal('this action needs a step-up: sign in to the console, open Command line (#/cli), press Step up and paste the export SATANG_STEP_UP_TOKEN=… line it gives (five minutes, one action)');
+  }
+  return mintToken(dataDir, sub, roles, true);
 }
 
 export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {

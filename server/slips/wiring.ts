@@ -49,7 +49,9 @@ export interface SlipParts {
 export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
   const { services, config, logger } = parts;
   const store = options.slipStore ?? new DiskSlipStore(join(config.dataDir, 'slips'));
-  const mountSimulator = config.env !== 'production';
+  // The in-process bank is the verifier's only when no provider is named: with one, its
+  // transfers would be registered where no verification looks (newcomer audit).
+  const mountSimulator = config.env !== 'production' && !config.slipProviderUrl;
   const simulator = mountSimulator ? new BankSimulator() : undefined;
   let verifier: SlipVerifier;
   if (config.slipProviderUrl) {

@@ -171,4 +171,16 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   assert.match(revoked.out, /emp_gone_cli: tokens issued before .* are refused/);
 });
 
+test('with an operator token from elsewhere (a production issuer), a ⚑ command without a step-up token says where to get one', async () => {
+  const token = await scene.s.operatorToken('emp_prod', false, ['ops_admin']);
+  try {
+    await run(satangPath, ['bo', 'operator', 'revoke', 'emp_nobody'], { cwd: tmpdir(), env: { ...process.env, ...env, SATANG_OPERATOR_TOKEN: token } });
+    assert.unreachable('refused');
+  } catch (error) {
+    const e = error as { code: number; stderr: string };
+    assert.is(e.code, 1);
+    assert.match(e.stderr, /needs a step-up: sign in to the console, open Command line/);
+  }
+});
+
 test.run();

@@ -255,6 +255,13 @@ call('admin key create --out FILE keeps the secret out of the terminal: the file
     assert.not.ok(r.stdout.toString().includes(saved.api_key), 'the secret is not printed');
     assert.is(statSync(file).mode & 0o777, 0o600);
     assert.is((await sc.s.call(saved.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the saved key works');
+    // Again with the same file: refused before anything is asked of the server; the file keeps its key.
+    const keysBefore = (await sc.s.bo('GET', `/v1/bo/merchants/${sc.shop.id}/keys`, undefined, { roles: ['ops_admin'] })).json.data.length;
+    const again = await satang(['admin', 'key', 'create', '--merchant', sc.shop.id, '--out', file], sc.env);
+    assert.is(again.code, 1);
+    assert.match(again.stderr.toString(), /exists already/);
+    assert.is(JSON.parse(readFileSync(file, 'utf8')).api_key, saved.api_key);
+    assert.is((await sc.s.bo('GET', `/v1/bo/merchants/${sc.shop.id}/keys`, undefined, { roles: ['ops_admin'] })).json.data.length, keysBefore, 'no key minted for nobody');
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await sc.s.stop();

@@ -65,6 +65,11 @@ test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settl
   assert.equal(dash.json.slip_provider_by_hour.hours.filter((h: any) => h.slips > 0), [{ ...dash.json.slip_provider_by_hour.hours[hour], slips: 2, provider_errors: 1 }]);
 });
 
+test('in development with a provider named, the in-process bank is not mounted (its transfers would be where no verification looks)', async () => {
+  const r = await fetch(`${scene.s.url}/v1/sim/bank/transfers`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+  assert.is(r.status, 404);
+});
+
 test('production never runs the simulator: no provider URL refuses to start; with one, /v1/sim/bank/ is not there', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'satang-slip-prod-'));
   const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_ENV: 'production', SATANG_LOG_LEVEL: 'silent', SATANG_MASTER_KEY: randomBytes(32).toString('base64'), SATANG_OIDC_ISSUER: 'https://login.example.test/', SATANG_OIDC_JWKS: join(dataDir, 'jwks.json') };
