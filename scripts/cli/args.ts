@@ -62,7 +62,7 @@ const helpOption: OptionSpec = { type: 'boolean', short: 'h', help: 'show this h
 export function helpText(spec: CommandSpec): string {
   const entries = Object.entries({ ...spec.options, help: helpOption }).map(([name, o]) => {
     const left = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
-    const extra = o.required ? ' (required)' : o.default !== undefined ? ` (default: ${o.default})` : '';
+    const extra = o.required ? ' (required)' : o.default !== undefined && o.default !== '' ? ` (default: ${o.default})` : '';
     return `  ${left.padEnd(28)} ${o.help}${extra}`;
   });
   const usage = `usage: ${spec.usage}${Object.keys(spec.options).length > 0 ? ' [options]' : ''}`;
