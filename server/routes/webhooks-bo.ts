@@ -63,9 +63,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   router.use(operatorAuth(verify));
   const ops = webhooks.operations;
   const resendLimiter = new RateLimiter();
-  const scope = (ctx: Context) => operatorScope(ctx);
   /** Runs `act` and the idempotency record in one transaction. */
-  const idempotent = (ctx: Context, act: () => Response, beforeRun?: () => void) => runIdempotentOwn(ctx, services, scope(ctx), (keep) => ops.transact(() => {
+  const idempotent = (ctx: Context, act: () => Response, beforeRun?: () => void) => runIdempotentOwn(ctx, services, operatorScope(ctx), (keep) => ops.transact(() => {
     const response = act();
     if (!ops.keepIdempotency(keep(response))) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
     return response;
