@@ -241,7 +241,8 @@ const subcommands: readonly Subcommand[] = [
     words: ['webhooks'],
     spec: spec('webhooks MERCHANT_ID', "A merchant's webhook endpoints, both modes, with their health.", {}, ['MERCHANT_ID']),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/merchants/${id(a)}/webhook-endpoints`),
-      (j) => table(['ENDPOINT', 'MODE', 'STATUS', 'URL', 'FAILING SINCE', 'LAST SUCCESS'], j.data.map((e: any) => [e.id, e.livemode ? 'live' : 'sandbox', e.status, e.url, e.failing_since ?? '-', e.last_success_at ?? '-']))),
+      (j) => (j.data.length === 0 ? 'this merchant has no webhook endpoint'
+        : table(['ENDPOINT', 'MODE', 'STATUS', 'URL', 'FAILING SINCE', 'LAST SUCCESS'], j.data.map((e: any) => [e.id, e.livemode ? 'live' : 'sandbox', e.status, e.url, e.failing_since ?? '-', e.last_success_at ?? '-'])))),
   },
   {
     words: ['deliveries'],
