@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { bahtOf } from '../../core/finance/money-text.ts';
 import { fetchOrRefuse } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
 
@@ -60,7 +61,8 @@ function print(args: Args, a: Answer, render: (json: any) => string): number {
   return a.status < 300 ? 0 : 1;
 }
 
-const thb = (minor: number | null | undefined) => (typeof minor === 'number' ? (minor / 100).toFixed(2) : '-');
+/** Satang as baht with two decimals, from the integer (never through a float). */
+const thb = (minor: number | null | undefined) => (typeof minor === 'number' && Number.isSafeInteger(minor) ? bahtOf(BigInt(minor)) : '-');
 const query = (pairs: Record<string, string>) => {
   const q = new URLSearchParams(Object.entries(pairs).filter(([, v]) => v !== ''));
   return q.size > 0 ? `?${q}` : '';
@@ -104,7 +106,9 @@ function renderDeposit(json: any): string {
   const d = json.deposit;
   const head = `${d.id}  ${d.status}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})`;
   const review = json.review ? `review: ${json.review.reasons.map((r: any) => r.code).join(', ')}; approvals ${json.review.approvals.join(', ') || 'none'} of ${json.review.approvals_needed}` : 'no review';
-  const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, v.expected, v.shown, v.match]));
+  // The amount verdict in baht, as every other amount here (the API gives satang).
+  const shownAs = (v: any, x: unknown) => (v.dimension === 'amount' && typeof x === 'number' ? thb(x) : x);
+  const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, shownAs(v, v.expected), shownAs(v, v.shown), v.match]));
   // The legs, with the refs an approval's --legs names when more than one waits for money.
   const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
     l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',

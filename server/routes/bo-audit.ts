@@ -201,7 +201,7 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
     const q = readQuery(ctx, ['request_id', 'merchant_id', 'key_id', 'route', 'status', 'since', 'cursor', 'limit']);
     const status = q.status === undefined ? undefined : /^[1-5][0-9]{2}$/.test(q.status) ? Number(q.status) : undefined;
     if (q.status !== undefined && status === undefined) throw new ApiError('validation_error', 'status is an HTTP status code.', { fields: [{ path: 'query.status', reason: 'format' }] });
-    const filters = JSON.stringify([q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null, q.key_id ?? null]);
+    const filters = JSON.stringify(['request_log', q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null, q.key_id ?? null]);
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);
@@ -224,7 +224,7 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   router.get('/reports/action-logs', (ctx) => {
     const q = readQuery(ctx, ['subject', 'outcome', 'route', 'since', 'cursor', 'limit']);
     const outcome = enumParam(q.outcome, 'outcome', actionOutcomes); // a typo is refused, not answered with an empty list
-    const filters = JSON.stringify([q.subject ?? null, q.outcome ?? null, q.route ?? null, q.since ?? null]);
+    const filters = JSON.stringify(['action_log', q.subject ?? null, q.outcome ?? null, q.route ?? null, q.since ?? null]);
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);

@@ -202,7 +202,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const limit = limitParam(q.limit, backOfficeLimits.balanceTransactionPageSizeDefault, backOfficeLimits.balanceTransactionPageSizeMax);
     // The merchant in the path is a filter too: another merchant's cursor would skip rows.
-    const filters = JSON.stringify([ctx.params.id!, livemode]);
+    const filters = JSON.stringify(['balance_transactions', ctx.params.id!, livemode]);
     const after = decodeFilterCursor(q.cursor, filters, isCursor);
     const merchant = services.write.world.merchants.get(ctx.params.id!);
     if (!merchant) throw notFound('merchant');

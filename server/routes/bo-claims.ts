@@ -56,7 +56,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
     const q = readQuery(ctx, ['kind', 'status', 'deposit_id', 'merchant_id', 'cursor', 'limit']);
     const kind = enumParam<ClaimKind>(q.kind, 'kind', claimKinds);
     const status = enumParam<ClaimStatus>(q.status, 'status', claimStatuses);
-    const filters = JSON.stringify([kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null]);
+    const filters = JSON.stringify(['claims', kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null]);
     const rows = [...world().claims.values()].filter((c) => (kind === undefined || c.kind === kind) && (status === undefined || c.status === status)
       && (q.deposit_id === undefined || c.depositId === q.deposit_id) && (q.merchant_id === undefined || c.merchantId === q.merchant_id));
     const { page, hasMore, next } = pageOf(rows, (c) => ({ since: c.createdAt, id: c.id }), q, filters);

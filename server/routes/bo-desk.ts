@@ -81,7 +81,7 @@ function depositQueue(services: Services, q: Record<string, string>): Record<str
   enumParam(q.reason, 'reason', reasonImportance); // a typo is refused, not answered with an empty queue
   const escalated = booleanParam(q.escalated, 'escalated');
   const livemode = booleanParam(q.livemode, 'livemode');
-  const filters = JSON.stringify([status, q.reason ?? null, escalated ?? null, q.merchant_id ?? null, livemode ?? null]);
+  const filters = JSON.stringify(['deposit_queue', status, q.reason ?? null, escalated ?? null, q.merchant_id ?? null, livemode ?? null]);
   const now = services.write.clock.now();
   const rows = [...services.write.world.deposits.values()].filter((d) => d.status === status
     && (q.reason === undefined || (d.review?.reasons.some((r) => r.code === q.reason) ?? false))
@@ -120,7 +120,7 @@ function withdrawalQueue(services: Services, q: Record<string, string>): Record<
   if (!openWithdrawalStatuses.includes(status) && disputed !== true) {
     throw new ApiError('validation_error', `The queue lists open withdrawals (${openWithdrawalStatuses.join(', ')}); a ${status} one is listed only with disputed=true, or read by id.`, { fields: [{ path: 'query.status', reason: 'closed_status' }] });
   }
-  const filters = JSON.stringify([status, q.merchant_id ?? null, livemode ?? null, disputed ?? null]);
+  const filters = JSON.stringify(['withdrawal_queue', status, q.merchant_id ?? null, livemode ?? null, disputed ?? null]);
   const now = services.write.clock.now();
   const rows = [...services.write.world.withdrawals.values()].filter((w) => w.status === status
     && (q.merchant_id === undefined || w.merchantId === q.merchant_id)

@@ -76,17 +76,19 @@ export function encodeFilterCursor(position: Record<string, unknown>, filters: s
 
 /**
  * The position a cursor names, or undefined without one: 422 validation_error when it is not
- * one this list issued (`valid` checks its fields), 400 cursor_filter_mismatch when the
- * filters changed since.
+ * a cursor this API issued or its fields are not this list's (`valid` checks them), 400
+ * cursor_filter_mismatch when it was issued for another list or the filters changed since.
  */
 export function decodeFilterCursor<T>(raw: string | undefined, filters: string, valid: (c: Record<string, unknown>) => c is Record<string, unknown> & T): T | undefined {
   if (raw === undefined) return undefined;
   let c: Record<string, unknown> | undefined;
   try { c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Record<string, unknown>; } catch { c = undefined; }
-  if (c === null || typeof c !== 'object' || typeof c.filters !== 'string' || !valid(c)) {
-    throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
+  if (c === null || typeof c !== 'object' || typeof c.filters !== 'string') {
+    throw new ApiError('validation_error', 'cursor is not one this API issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
   }
-  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'The filters changed since this cursor was issued; start again without cursor.');
+  // A cursor of another list or with other filters is a mismatch, as on the merchant lists.
+  if (c.filters !== filters) throw new ApiError('cursor_filter_mismatch', 'This cursor was issued for another list or other filters; start again without cursor.');
+  if (!valid(c)) throw new ApiError('validation_error', 'cursor is not one this list issued.', { fields: [{ path: 'query.cursor', reason: 'format' }] });
   return c;
 }
 

@@ -56,6 +56,7 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(shown.out, /VERDICT\s+EXPECTED\s+SHOWN\s+MATCH/);
   assert.match(shown.out, new RegExp(`LEG\\s+THB\\s+STATUS\\s+RECEIVER\\s+PAID TO[\\s\\S]*${d.legs[0].leg_ref}`), 'the legs, with the refs --legs takes');
   assert.match(shown.out, /sender_name\s+.*false/);
+  assert.match(shown.out, /amount\s+500\.00\s+500\.00\s+true/, 'the amount verdict in baht, as the rest of the page');
   assert.match(shown.out, /SEQ\s+AT\s+STEP/);
   // A step's detail whole, however long (a table cut it at 60 characters).
   const longest = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).reduce((n, l) => Math.max(n, l.length), 0);

@@ -61,6 +61,13 @@ test('the review queue lists deposits under review oldest first, with reasons, a
   const mismatch = await scene.s.bo('GET', `/v1/bo/deposits?status=under_review&livemode=false&cursor=${page1.json.next_cursor}`);
   assert.is(mismatch.status, 400, mismatch.text);
   assert.is(mismatch.json.error.code, 'cursor_filter_mismatch');
+  // A cursor of another back-office list is a mismatch too, as on the merchant lists.
+  const requestLogCursor = (await scene.s.bo('GET', '/v1/bo/logs?limit=1')).json.next_cursor;
+  assert.type(requestLogCursor, 'string');
+  const otherList = await scene.s.bo('GET', `/v1/bo/deposits?status=under_review&cursor=${requestLogCursor}`);
+  assert.equal([otherList.status, otherList.json.error?.code], [400, 'cursor_filter_mismatch'], otherList.text);
+  const forged = await scene.s.bo('GET', '/v1/bo/deposits?status=under_review&cursor=bm90LWEtY3Vyc29y');
+  assert.equal([forged.status, forged.json.error?.code], [422, 'validation_error'], forged.text);
 
   const byReason = await scene.s.bo('GET', '/v1/bo/deposits?reason=DUPLICATE_SLIP');
   assert.not.ok(byReason.json.data.some((d: any) => d.id === first.id));
