@@ -134,10 +134,20 @@ export function accessTokenExpiresAt() {
   return current.expiresAt;
 }
 
-/** Forgets the session here and at the issuer. */
-export function logout() {
+/** How long sign-out waits for the service to refuse the token from now on before leaving anyway. */
+const signOutWaitMs = 2_000;
+
+/**
+ * Forgets the session here, at the service (its access token is refused from now on, so a
+ * copy of it does not outlive the session: POST /v1/bo/session/sign-out) and at the issuer.
+ */
+export async function logout() {
   const idle = current;
   current = undefined;
+  if (idle) {
+    await fetch('/v1/bo/session/sign-out', { method: 'POST', headers: { Authorization: `Bearer ${idle.accessToken}` }, keepalive: true, signal: AbortSignal.timeout(signOutWaitMs) })
+      .catch(() => undefined); // an expired token, or no network: it runs out by itself
+  }
   if (!setup?.as.end_session_endpoint || !idle) return location.assign(consoleUrl);
   const url = new URL(setup.as.end_session_endpoint);
   url.searchParams.set('client_id', setup.config.client_id);

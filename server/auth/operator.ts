@@ -169,10 +169,12 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   if (!payload.sub) return { problem: 'token has no sub claim naming the operator' };
   const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
   if (bounds) return { problem: bounds };
-  const revokedAt = revocationsOf(verify)?.revokedAtSeconds(payload.sub);
+  const store = revocationsOf(verify);
+  const revokedAt = store?.revokedAtSeconds(payload.sub);
   if (revokedAt !== undefined && (payload.iat as number) <= revokedAt) {
     return { problem: `the operator's sessions were revoked at ${instantText(revokedAt)}; this token was issued before (sign in again, if the issuer still lets you)` };
   }
+  if (store?.signedOut(operatorTokenId(token, payload))) return { problem: 'this token was signed out; sign in again' };
   return { operator: { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
 }
 
@@ -189,6 +191,7 @@ export function operatorAuth(verify: Verify) {
     takeOperatorQuota(ctx, quotaOf(verify), `${payload.iss ?? ''} ${payload.sub}`);
     authorise(ctx, operator);
     ctx.state.operator = operator;
+    ctx.state.operatorToken = { id: operatorTokenId(token, payload), expiresAtSeconds: payload.exp as number };
     ctx.state.verifyStepUp = async () => {
       const stepUp = ctx.get('X-PG-Step-Up-Token');
       if (!stepUp) throw new ApiError('scope_denied', 'This action needs a step-up token in X-PG-Step-Up-Token.');
@@ -245,8 +248,7 @@ class StepUpsUsed {
 
   /** Why this use is refused, or undefined (and the token is then spent on `action`: "METHOD path Idempotency-Key"). */
   use(token: string, p: JWTPayload, action: string, nowSeconds: number): string | undefined {
-    // The token's id, never the token: iss and jti, or a digest of the whole.
-    const id = typeof p.jti === 'string' ? `jti:${p.iss ?? ''}:${p.jti}` : `sha256:${createHash('sha256').update(token).digest('hex')}`;
+    const id = operatorTokenId(token, p);
     // Remembered while it could still be accepted: until exp, or its step-up age runs out.
     const since = typeof p.auth_time === 'number' ? p.auth_time : typeof p.iat === 'number' ? p.iat : nowSeconds;
     const expSeconds = Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax);
@@ -301,6 +303,13 @@ export function keepStepUpsIn(verify: Verify, store: StepUpStore): void {
  */
 export interface OperatorRevocationStore {
   revokedAtSeconds(sub: string): number | undefined;
+  /** Whether the holder of this access token (by operatorTokenId) signed it out. */
+  signedOut(tokenId: string): boolean;
+}
+
+/** A token's id for the records that name it, never the token: iss and jti, or a digest of the whole. */
+export function operatorTokenId(token: string, p: JWTPayload): string {
+  return typeof p.jti === 'string' ? `jti:${p.iss ?? ''}:${p.jti}` : `sha256:${createHash('sha256').update(token).digest('hex')}`;
 }
 
 const revocations = new WeakMap<Verify, OperatorRevocationStore>();
@@ -322,6 +331,13 @@ function authorise(ctx: Context, operator: Operator): void {
   const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
   const refusal = roleRefusal(operator.roles, ctx.method, layer ? String(layer.path) : ctx.path);
   if (refusal) throw new ApiError('scope_denied', refusal.message, { required_roles: [...refusal.requiredRoles], token_roles: [...operator.roles] });
+}
+
+/** The access token this request authenticated with, by id, and when it runs out (wall-clock seconds). */
+export function operatorTokenOf(ctx: Context): { readonly id: string; readonly expiresAtSeconds: number } {
+  const t = (ctx.state as { operatorToken?: { id: string; expiresAtSeconds: number } }).operatorToken;
+  if (!t) throw new ApiError('api_key_invalid');
+  return t;
 }
 
 export function operatorOf(ctx: Context): Operator {

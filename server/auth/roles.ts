@@ -51,6 +51,8 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // the manual test clock moves every business deadline at once: an ops_admin decision;
   // reading it is everyone's (the console's "today" is the service's)
   'GET /v1/bo/clock': directoryReads,
+  // every operator may end their own session (the token they sign out with)
+  'POST /v1/bo/session/sign-out': operatorRoles,
   'POST /v1/bo/clock/advance': opsAdmin,
   // webhooks (server/routes/webhooks-bo.ts)
   'POST /v1/bo/merchants/:id/webhook-endpoints': opsAdmin,

@@ -246,5 +246,6 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/bo/webhooks/:endpointId/replay': { summary: 'Replay events of a time range to an endpoint.', auth: 'operator', stepUp: true, body: wh.replay, responses: { 202: 'WebhookReplay' }, example: { created_after: '2026-11-20T00:00:00.000Z', created_before: '2026-11-21T00:00:00.000Z', only_failed: true } },
   'POST /v1/bo/webhooks/signing-keys/rotate': { summary: 'Rotate the webhook signing key (announced ahead).', auth: 'operator', stepUp: true, body: wh.rotate, responses: { 201: 'SigningKeyRotation' } },
   'POST /v1/bo/operators/:sub/revoke': { summary: 'Cut an operator off: every token of theirs issued until now is refused (off-boarding).', auth: 'operator', stepUp: true, body: bo.suspension, example: { reason: 'left the company on 2026-11-29' }, responses: { 200: 'OperatorRevocation' } },
+  'POST /v1/bo/session/sign-out': { summary: 'Sign out: the access token of this request is refused from now on (the console signs out with it).', auth: 'operator', body: wh.empty, responses: { 200: 'OperatorSignOut' } },
   'POST /v1/bo/webhooks/signing-keys/:kid/withdraw': { summary: 'Withdraw a retired live signing key that leaked: it is published no more.', auth: 'operator', stepUp: true, body: wh.empty, responses: { 200: 'SigningKeyWithdrawal' } },
 };

@@ -19,12 +19,12 @@ import { backOfficeLimits, requestLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
 import { bearer } from '../auth/merchant.ts';
-import { identifyOperator, operatorAuth, operatorOf, requireStepUp, type Operator, type Verify } from '../auth/operator.ts';
+import { identifyOperator, operatorAuth, operatorOf, operatorTokenOf, requireStepUp, type Operator, type Verify } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
 import { redactSecretText } from '../secret-text.ts';
-import { writtenText } from '../schemas.ts';
+import { emptyBody, writtenText } from '../schemas.ts';
 import { compile } from '../validate.ts';
 import { bodyOf, parseWith } from './common.ts';
 import type { OperatorRevocationsTable } from '../../adapters/sqlite/operator-revocations.ts';
@@ -250,6 +250,17 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
     const r = revocations.revoke(sub, Math.floor(Date.now() / 1000) + requestLimits.operatorIssuerClockSkewSecondsMax, operatorOf(ctx).sub, b.reason ?? null);
     // Whether this subject ever signed in here: a typo ("emp_pl0y") revokes nobody, and says so.
     ctx.body = { object: 'operator_revocation', sub: r.sub, tokens_issued_before: iso((r.revokedAtSeconds + 1) * 1000), revoked_by: r.by, reason: r.reason, seen_before: actionLog.hasSignedIn(sub) };
+  });
+
+  // Sign-out: the access token of this request is refused from now on, so one copied from
+  // the page (or left in a shared machine's memory) does not outlive the session that
+  // held it. The operator's other sessions (another browser, the CLI) go on.
+  if (revocations) router.post('/session/sign-out', (ctx) => {
+    parseWith(emptyBody, bodyOf(ctx)); // none or {}
+    const token = operatorTokenOf(ctx);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    revocations.signOut(token.id, token.expiresAtSeconds, nowSeconds);
+    ctx.body = { object: 'operator_sign_out', sub: operatorOf(ctx).sub, signed_out_at: iso(nowSeconds * 1000), token_expires_at: iso(token.expiresAtSeconds * 1000) };
   });
 
   return router;

@@ -706,6 +706,20 @@ test('without the reviewer role there is no approve button, and the server refus
   assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
 });
 
+test('sign out: the access token the page held is refused from then on, so a copy of it does not outlive the session', async () => {
+  const nid = await operator('emp_ton');
+  const authModule = await nid.page.evaluate(() => (document.querySelector('script[type=module][src]') as HTMLScriptElement).src.replace(/boot\.js$/, 'auth.js'));
+  const token = await nid.page.evaluate(async (m) => (await import(m)).accessToken() as string, authModule);
+  const read = () => scene.s.raw('GET', '/v1/bo/deposits', { headers: { Authorization: `Bearer ${token}` } });
+  assert.is((await read()).status, 200);
+  const signedOut = nid.page.waitForResponse((r) => r.url().endsWith('/v1/bo/session/sign-out'));
+  await nid.page.click('[data-testid=logout]');
+  assert.is((await signedOut).status(), 200);
+  const refused = await read();
+  assert.equal([refused.status, refused.json.error.code], [401, 'signature_invalid']);
+  assert.match(refused.json.error.message, /signed out/);
+});
+
 /** Every link of the header's nav is whole on screen, not clipped into a scroll nor under the operator's block. */
 async function assertNavVisible(session: OperatorSession, lang: string): Promise<void> {
   const hidden = await session.page.evaluate(() => {

@@ -131,6 +131,26 @@ test('off-boarding: an operator revoked is refused at once with the tokens they 
   assert.ok(rows.some((r) => r.route === '/v1/bo/operators/:sub/revoke' && r.subject === 'emp_lead' && r.outcome === 'ok' && r.target_ids.sub === 'emp_gone'));
 });
 
+test('sign-out: the token signed out is refused from then on, with any role; the operator\'s other tokens go on', async () => {
+  const signingOut = await s.operatorToken('emp_leaving', false, ['approver']);
+  const other = await s.operatorToken('emp_leaving', false, ['approver', 'support']);
+  const call = (token: string, method: string, path: string, body?: string) => s.raw(method, path, {
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body }),
+  });
+  assert.is((await call(signingOut, 'GET', '/v1/bo/withdrawals')).status, 200);
+  assert.is((await call(signingOut, 'POST', '/v1/bo/session/sign-out', '{"all":true}')).status, 422, 'no body but {}');
+  assert.is((await call(signingOut, 'GET', '/v1/bo/withdrawals')).status, 200, 'a refused sign-out signs nothing out');
+  const out = await call(signingOut, 'POST', '/v1/bo/session/sign-out');
+  assert.is(out.status, 200, out.text);
+  assert.equal([out.json.object, out.json.sub], ['operator_sign_out', 'emp_leaving']);
+  assert.ok(Date.parse(out.json.token_expires_at) > Date.parse(out.json.signed_out_at));
+  const refused = await call(signingOut, 'GET', '/v1/bo/withdrawals');
+  assert.equal([refused.status, refused.json.error.code], [401, 'signature_invalid']);
+  assert.match(refused.json.error.message, /signed out/);
+  assert.is((await call(signingOut, 'POST', '/v1/bo/session/sign-out')).status, 401, 'once signed out, the token cannot act, even to sign out');
+  assert.is((await call(other, 'GET', '/v1/bo/withdrawals')).status, 200, 'another session of the same operator goes on');
+});
+
 test('the request log keeps redacted, truncated bodies: a scan of logs.db finds no secret', async () => {
   const m = await s.onboard('Logged'); // its answer carries both API key secrets
   const ben = await s.beneficiary(m.id);
