@@ -329,8 +329,12 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, seen);
       const verified = legAmounts(s);
       verified.set(check.leg.legRef, V);
+      // A multi-leg order still open waits for its other legs; a late slip's order is closed,
+      // so no other leg can be paid any more: it settles the legs paid, as expiry does (the
+      // contract's late slip: slip_processing → settled or under_review, never back to
+      // awaiting_payment), and to review when the leg's withdrawal can no longer take it.
       const pending = s.legs.filter((l) => !verified.has(l.legRef));
-      if (pending.length > 0) {
+      if (pending.length > 0 && !slip.isLate) {
         return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef }];
       }
       const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false, transRef);

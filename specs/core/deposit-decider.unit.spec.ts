@@ -377,6 +377,18 @@ const rows: DepositRow[] = [
     given: expired, when: receive(1, expiresAt + hour), then: [slipReceived(1, 'expired', expiresAt + hour)],
   },
   {
+    row: 'expired (multi-leg, nothing paid) → a late slip paying one leg → settled as a short-pay of that leg, never back to awaiting_payment',
+    given: [...twoLegs, expiredEvent, slipReceived(1, 'expired', expiresAt + hour)],
+    when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [settled({ at: expiresAt + hour + minute, V: 30_000n, A: 30_000n, fee: [450n, 32n], verification: { ...allSix, amountExact: false }, transRef: 'tr_1' })],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip paying a leg whose withdrawal was filled since → under_review SETTLE_CONFLICT (the money is not dropped)',
+    given: [...twoLegs, expiredEvent, slipReceived(1, 'expired', expiresAt + hour)],
+    when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(0n, ['leg_2', 20_000n]) }),
+    then: [review(expiresAt + hour + minute, ['SETTLE_CONFLICT'], { verification: allSix, V: 30_000n })],
+  },
+  {
     row: 'expired → late slip after late_slip_accepted_until → late_slip_window_closed (410)',
     given: expired, when: receive(1, expiresAt + lateWindow + 1), refused: 'late_slip_window_closed',
   },

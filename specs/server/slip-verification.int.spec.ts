@@ -13,6 +13,7 @@ import {
   assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, uploadJson, type SlipScene,
 } from '../support/slip-harness.ts';
 import { expectError } from '../support/api-checks.ts';
+import { depositBody, freshSender } from '../support/server-harness.ts';
 
 let scene: SlipScene;
 
@@ -236,6 +237,72 @@ test('a late slip after expiry is taken (is_late) and a transfer made after the 
   assert.is(after.slip.is_late, true);
   assert.is(after.status, 'under_review');
   assert.equal(after.review.reasons.map((r: any) => r.code), ['LATE_SLIP']);
+});
+
+/**
+ * A multi-leg order of 20,000 (two withdrawals of 10,000 in a white label of its own) that
+ * expired unpaid, and the slip of its first leg, paid while it was open, sent late.
+ */
+async function expiredTwoLegs(tag: string): Promise<{ deposit: any; withdrawals: string[]; payer: any; shop: any; paidAt: string; accounts: string[] }> {
+  const payer = await scene.s.onboard(`Payer ${tag}`);
+  const shop = await scene.s.onboard(`Shop ${tag}`, payer.whiteLabelId);
+  await scene.s.fund(payer.id, 1_000_000);
+  const accounts = tag === 'a' ? ['3131313131', '3232323232'] : ['5151515151', '5252525252'];
+  const withdrawals: string[] = [];
+  for (const account of accounts) {
+    const ben = await scene.s.beneficiary(payer.id, true, account);
+    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 10_000, currency: 'THB', merchant_reference: `late-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+    withdrawals.push(w.json.id);
+  }
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only' }));
+  assert.is(created.status, 201, created.text);
+  const deposit = created.json;
+  assert.equal(deposit.legs.map((l: any) => l.amount_minor), [10_000, 10_000]);
+  const paidAt = new Date(scene.s.clock.now()).toISOString();
+  await scene.s.running.services.write.advanceClock!(16 * 60_000);
+  assert.is((await getDeposit(scene, deposit.id, shop.live.api_key)).status, 'expired');
+  return { deposit, withdrawals, payer, shop, paidAt, accounts };
+}
+
+/** The first leg's late slip: its transfer made while the order was open, to the first withdrawal's payee. */
+async function lateFirstLeg(o: Awaited<ReturnType<typeof expiredTwoLegs>>): Promise<any> {
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: 10_000 }, {
+    image_sha256: sha256Hex(image), occurred_at: o.paidAt, receiver: { bank_code: '004', account_number: o.accounts[0]!, account_name: 'สมหญิง รักดี' },
+  }));
+  assertReceipt(await uploadFile(o.deposit.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  return getDeposit(scene, o.deposit.id, o.shop.live.api_key);
+}
+
+test('a late slip paying one leg of an expired multi-leg order settles that leg as a short-pay; it never goes back to awaiting_payment', async () => {
+  const o = await expiredTwoLegs('a');
+  const after = await lateFirstLeg(o);
+  assert.equal([after.status, after.slip.is_late, after.partial, after.amount_received_minor], ['settled', true, true, 10_000]);
+  const w = await scene.s.call(o.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${o.withdrawals[0]}`);
+  assert.equal([w.json.status, w.json.filled_minor], ['settled', 10_000], 'the leg paid fills its withdrawal');
+  const feed = await scene.s.call(o.shop.live.api_key, 'GET', '/v1/pay/events?limit=100');
+  const types = feed.json.data.filter((e: any) => e.data.object.id === o.deposit.id).map((e: any) => `${e.type}:${e.data.object.status}`);
+  assert.not.ok(types.some((t: string) => t.endsWith(':awaiting_payment') && t !== 'deposit.matched:awaiting_payment' && t !== 'deposit.created:awaiting_payment'), types.join(' '));
+  assert.is(types.filter((t: string) => t.startsWith('deposit.expired')).length, 1, types.join(' '));
+});
+
+test('a late slip paying a leg of an expired multi-leg order whose withdrawal was filled since goes to review with SETTLE_CONFLICT: the money is not dropped', async () => {
+  const o = await expiredTwoLegs('b');
+  // Another order takes the first withdrawal and pays it in full.
+  const otherPayer = freshSender();
+  const other = (await scene.s.call(o.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 10_000, fill_preference: 'internal_only', sender: otherPayer }))).json;
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: 10_000 }, {
+    image_sha256: sha256Hex(image), sender: otherPayer, receiver: { bank_code: '004', account_number: o.accounts[0]!, account_name: 'สมหญิง รักดี' },
+  }));
+  assertReceipt(await uploadFile(other.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const w = await scene.s.call(o.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${o.withdrawals[0]}`);
+  assert.equal([w.json.status, w.json.filled_minor], ['settled', 10_000]);
+  const after = await lateFirstLeg(o);
+  assert.equal([after.status, after.review?.reasons.map((r: any) => r.code)], ['under_review', ['SETTLE_CONFLICT']]);
 });
 
 test('a slip for a canceled order is taken within the late window and always held for review (CANCELED_ORDER_SLIP)', async () => {

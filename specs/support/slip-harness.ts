@@ -56,8 +56,8 @@ export async function matchedDeposit(scene: SlipScene, overrides: Record<string,
   return r.json;
 }
 
-export async function getDeposit(scene: SlipScene, id: string): Promise<any> {
-  const r = await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${id}`);
+export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
+  const r = await scene.s.call(apiKey, 'GET', `/v1/pay/deposits/${id}`);
   assert.is(r.status, 200, r.text);
   return r.json;
 }
