@@ -233,7 +233,8 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   if (d.rejection && (d.status === 'rejected' || d.rejection.code === 'SLIP_UNREADABLE')) {
     o.rejection = {
       code: d.rejection.code, display_th: d.rejection.displayTh, display_en: d.rejection.displayEn,
-      ...(d.rejection.code === 'SLIP_UNREADABLE' ? { retryable: true, attempts_left: d.attemptsLeft } : {}),
+      // Retryable while another upload can be taken: uploads left, and an order still open or within its late window.
+      ...(d.rejection.code === 'SLIP_UNREADABLE' ? { retryable: d.attemptsLeft > 0 && (d.status === 'awaiting_payment' || ((d.status === 'expired' || d.status === 'canceled') && !d.isTerminal)), attempts_left: d.attemptsLeft } : {}),
     };
   }
   if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };

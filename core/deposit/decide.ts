@@ -173,9 +173,20 @@ function expire(c: Extract<DepositCommand, { type: 'ExpireDeposit' }>, s: Deposi
   return [{ type: 'DepositExpired', at: c.at, lateSlipAcceptedUntil: lateWindowFrom(s, c.at) }];
 }
 
+/**
+ * How many uploads the order takes: the contract's 3 for an order of one destination; a
+ * multi-leg order takes one slip per leg, so each leg after the first adds one — else a
+ * three-leg order would have no room for a single retry, and one blurry photo would leave
+ * its last leg's payment with no way in.
+ */
+export function uploadsAllowed(s: Pick<Deposit, 'legs'>): number {
+  return limits.slipUploadsPerDepositMax + Math.max(0, s.legs.length - 1);
+}
+
 function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Deposit): DepositDecision {
-  if (s.uploads >= limits.slipUploadsPerDepositMax) {
-    return reject('validation_error', `At most ${limits.slipUploadsPerDepositMax} slips can be uploaded for one deposit.`,
+  const allowed = uploadsAllowed(s);
+  if (s.uploads >= allowed) {
+    return reject('validation_error', `At most ${allowed} slips can be uploaded for this deposit${s.legs.length > 1 ? ` (${limits.slipUploadsPerDepositMax}, and one more for each leg after the first)` : ''}.`,
       { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
   }
   // Every key present, unset ones undefined: the shape evolve's copies keep (see state.ts).
@@ -349,7 +360,7 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
 }
 
 function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision {
-  const attemptsLeft = Math.max(0, limits.slipUploadsPerDepositMax - s.uploads);
+  const attemptsLeft = Math.max(0, uploadsAllowed(s) - s.uploads);
   const late = s.slip?.isLate === true;
   // A slip queued behind this one came while the order was open: it is the next attempt,
   // so the order does not close now (thenNextQueued hands it over).

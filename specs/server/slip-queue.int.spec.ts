@@ -233,25 +233,25 @@ test('a queued slip is durable: after a restart before the worker runs, both leg
   }
 });
 
-test('3 slips back to back are all taken (the cap); the 4th is refused 422 validation_error upload_limit_reached and leaves nothing behind', async () => {
+test('a two-leg order takes 4 slips back to back (3, and one more for its second leg); the 5th is refused 422 validation_error upload_limit_reached and leaves nothing behind', async () => {
   const scene = await twoLegScene();
   try {
     const legs = [legSlip(scene, 0), legSlip(scene, 1)];
     for (const { transfer } of legs) await registerTransfer(scene.s, transfer);
-    // Leg 1, leg 2, then leg 1's slip again (a payer who was not sure it went through).
+    // Leg 1, leg 2, then leg 1's slip again, twice (a payer who was not sure it went through).
     const receipts = [];
-    for (const image of [legs[0]!.image, legs[1]!.image, legs[0]!.image]) receipts.push(assertReceipt(await uploadFile(scene.deposit.slip_upload, image)));
+    for (const image of [legs[0]!.image, legs[1]!.image, legs[0]!.image, legs[0]!.image]) receipts.push(assertReceipt(await uploadFile(scene.deposit.slip_upload, image)));
     assert.is((await depositOf(scene)).status, 'slip_processing');
-    assert.is(new Set(receipts.map((r) => r.receipt_id)).size, 3);
+    assert.is(new Set(receipts.map((r) => r.receipt_id)).size, 4);
     const slipsDir = join(scene.s.dataDir, 'slips');
     const stored = readdirSync(slipsDir).sort();
 
-    const fourth = await uploadFile(scene.deposit.slip_upload, pngSlip());
-    const e = expectError(fourth, 'validation_error');
+    const fifth = await uploadFile(scene.deposit.slip_upload, pngSlip());
+    const e = expectError(fifth, 'validation_error');
     assert.equal(e.details.fields, [{ path: 'file', reason: 'upload_limit_reached' }]);
     assert.equal(readdirSync(slipsDir).sort(), stored, 'a refused upload stores nothing');
 
-    assert.is(await scene.s.running.slipWorker.drain(), 3);
+    assert.is(await scene.s.running.slipWorker.drain(), 4);
     const after = await depositOf(scene);
     assert.is(after.status, 'settled');
     assert.equal(after.legs.map((l: any) => l.leg_status), ['complete', 'complete']);

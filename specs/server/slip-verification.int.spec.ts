@@ -113,7 +113,7 @@ test('three unreadable slips use up the uploads: the order waits for expires_at 
     assert.is(await scene.s.running.slipWorker.drain(), 1);
   }
   const waiting = await getDeposit(scene, deposit.id);
-  assert.equal([waiting.status, waiting.is_terminal, waiting.rejection.attempts_left, waiting.rejection.retryable], ['awaiting_payment', false, 0, true]);
+  assert.equal([waiting.status, waiting.is_terminal, waiting.rejection.attempts_left, waiting.rejection.retryable], ['awaiting_payment', false, 0, false], 'no upload can come: not retryable');
   const refused = expectError(await uploadFile(deposit.slip_upload, pngSlip()), 'validation_error');
   assert.is(refused.details.fields[0].reason, 'upload_limit_reached');
   assert.ok(String(refused.details.claim_url).includes(deposit.id), 'where a payer who did pay goes instead');
