@@ -109,6 +109,11 @@ export async function readJsonBody(ctx: Context): Promise<void> {
 /** An API key secret's shape, not inside a longer word (a "task_test_…" reference is no key). */
 const apiKeyShaped = /(?<![A-Za-z0-9])sk_(live|test)_[A-Za-z0-9_-]{8,}/;
 
+/** Whether `text` holds something shaped like an API key secret (sk_live_… or sk_test_…). */
+export function secretShaped(text: string): boolean {
+  return text.includes('sk_') && apiKeyShaped.test(text);
+}
+
 export function parseJsonBody(ctx: Context, raw: Buffer): void {
   if (ctx.method !== 'POST' || raw.length === 0) return;
   let text: string;
@@ -130,7 +135,7 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   // A secret never travels in a body; a reference shaped like one would be kept in the
   // append-only journal, where the secrets-at-rest scan (satang verify, doctor) would find
   // "a key in clear" for good (security audit).
-  if (text.includes('sk_') && apiKeyShaped.test(text)) {
+  if (secretShaped(text)) {
     throw new ApiError('validation_error', 'The body holds text shaped like an API key secret (sk_live_… or sk_test_…): a secret is never sent in a body, and no reference may look like one.', { fields: [{ path: '', reason: 'secret_shaped' }] });
   }
   (ctx.request as { body?: unknown }).body = body;

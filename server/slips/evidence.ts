@@ -14,7 +14,7 @@
 
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
-import { refuseJsonDepartures } from '../request-body.ts';
+import { refuseJsonDepartures, secretShaped } from '../request-body.ts';
 import { visible } from '../schemas.ts';
 import { iso } from '../../core/present.ts';
 import { parseIso } from '../time.ts';
@@ -69,10 +69,22 @@ function imageEvidence(bytes: Buffer, payload: string | undefined, path: string,
 
 const visibleText = new RegExp(visible, 'u');
 
+/**
+ * 422 secret_shaped for a payload or trans_ref shaped like an API key secret, as every
+ * merchant body is refused: kept in the append-only journal, it would be "a key in clear"
+ * to the secrets-at-rest scan for good.
+ */
+function refuseSecretShaped(path: string, text: string | undefined): void {
+  if (text !== undefined && secretShaped(text)) {
+    throw fieldError(path, 'secret_shaped', 'no text shaped like an API key secret (sk_live_… or sk_test_…)', `${path} holds text shaped like an API key secret: a secret is never sent, and no reference may look like one.`);
+  }
+}
+
 function checkPayload(payload: string): string {
   if (payload.length === 0) throw fieldError('payload', 'too_short', 'at least 1 character');
   if (payload.length > slipUploadLimits.payloadLengthMax) throw fieldError('payload', 'too_long', `at most ${slipUploadLimits.payloadLengthMax} characters`);
   if (!visibleText.test(payload)) throw fieldError('payload', 'pattern', 'the characters the mini-QR holds: no control or direction characters');
+  refuseSecretShaped('payload', payload);
   return payload;
 }
 
@@ -124,9 +136,11 @@ export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
   refuseJsonDepartures(text); // a key given twice: which trans_ref would the reviewer see?
   if ('image_base64' in data) {
     if (!imageBody(data)) throw new ApiError('validation_error');
+    refuseSecretShaped('payload', data.payload);
     return imageEvidence(decodeBase64(data.image_base64, accepts.maxBytes), data.payload, 'image_base64', accepts);
   }
   if (!noImageBody(data)) throw new ApiError('validation_error');
+  refuseSecretShaped('trans_ref', data.trans_ref);
   // A bank the payer could have sent from (GET /v1/pay/banks), as a deposit's sender is checked.
   if (!bankByCode(data.sending_bank_code)?.side.includes('sender')) {
     throw fieldError('sending_bank_code', 'unknown_bank', 'a sending bank of GET /v1/pay/banks', `There is no sending bank ${data.sending_bank_code}.`);

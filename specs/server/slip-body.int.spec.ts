@@ -9,6 +9,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expectError } from '../support/api-checks.ts';
 import { signedHeaders, freshSender } from '../support/server-harness.ts';
@@ -157,6 +159,24 @@ test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown field
     assert.ok(e.details.fields.some((f: any) => f.path === path && f.reason === reason), `${what}: ${JSON.stringify(e.details.fields)}`);
   }
   assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
+});
+
+test('a payload or trans_ref shaped like an API key secret is 422 secret_shaped, as every merchant body: nothing reaches the journal', async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() });
+  const cap: Capability = deposit.slip_upload;
+  const cases: [string, Promise<any>, string][] = [
+    ['the merchant\'s live key as the payload (multipart)', upload(cap, ...Object.values(multipartBody([{ name: 'file', data: pngSlip() }, { name: 'payload', data: scene.shop.live.api_key }])) as [Buffer, string]), 'payload'],
+    ['a sandbox-key-shaped payload (JSON)', uploadJson(cap, { image_base64: pngSlip().toString('base64'), payload: 'qr sk_test_abcdefgh12345678' }), 'payload'],
+    ['a key-shaped trans_ref', uploadJson(cap, { trans_ref: scene.shop.live.api_key, sending_bank_code: '014', occurred_at: '2026-11-21T10:00:00+07:00' }), 'trans_ref'],
+  ];
+  for (const [what, sent, path] of cases) {
+    const e = expectError(await sent, 'validation_error');
+    assert.equal(e.details.fields.map((f: any) => [f.path, f.reason]), [[path, 'secret_shaped']], what);
+  }
+  assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
+  for (const file of readdirSync(scene.s.dataDir).filter((f) => f.startsWith('journal.db'))) {
+    assert.is(readFileSync(join(scene.s.dataDir, file)).indexOf(scene.shop.live.api_key), -1, `the key is nowhere in ${file}`);
+  }
 });
 
 test.run();
