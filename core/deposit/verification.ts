@@ -115,13 +115,21 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   const matched = answers.filter((a) => a.answer === 'match');
   const unsure = answers.filter((a) => a.answer === 'indeterminate');
   let leg: Leg | undefined;
+  // A leg already paid that this transfer reached again: the money went to one of the
+  // order's destinations, so neither "not the destination" nor the order's total is true
+  // of it; a person decides what the second transfer is (AMBIGUOUS_MATCH, for support).
+  let paidAgain: Leg | undefined;
   if (matched.length === 1) leg = matched[0]!.leg;
   else if (matched.length > 1 || unsure.length > 0) {
     reasons.push({ code: 'AMBIGUOUS_MATCH' });
     leg = matched[0]?.leg ?? unsure[0]?.leg;
-  } else reasons.push({ code: 'RECEIVER_MISMATCH' });
+  } else {
+    paidAgain = deposit.legs.find((l) => l.legStatus === 'complete' && l.receiver.bankCode === transfer.receiver.bankCode
+      && matchAccountNumber(l.receiver.accountNumber, transfer.receiver.accountNumber) === 'match');
+    reasons.push({ code: paidAgain ? 'AMBIGUOUS_MATCH' : 'RECEIVER_MISMATCH' });
+  }
 
-  const expected = leg?.amountMinor ?? deposit.amountMinor;
+  const expected = leg?.amountMinor ?? paidAgain?.amountMinor ?? deposit.amountMinor;
   const expiresAt = leg?.expiresAt ?? deposit.expiresAt;
   const amountExact = transfer.amountMinor === expected;
   const withinTimeWindow = facts.outsideTimeWindow !== true && transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
@@ -141,7 +149,7 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   if (facts.senderBankDisabled) reasons.push({ code: 'BANK_DISABLED' });
   if (facts.allocationConflict) reasons.push({ code: 'ALLOCATION_CONFLICT' });
 
-  const senderAccountMatch = account === 'match', senderNameMatch = name === 'match', receiverMatch = matched.length === 1;
+  const senderAccountMatch = account === 'match', senderNameMatch = name === 'match', receiverMatch = matched.length === 1 || paidAgain !== undefined;
   const allPass = amountExact && withinTimeWindow && senderBankMatch && senderAccountMatch && senderNameMatch && receiverMatch;
   return {
     leg,

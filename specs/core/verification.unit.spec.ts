@@ -112,6 +112,18 @@ test('checkTransfer: receiver — another account is RECEIVER_MISMATCH; two cand
   assert.equal([check.reasons.map((r) => r.code), check.verification.receiverMatch], [['AMBIGUOUS_MATCH'], false]);
 });
 
+test('checkTransfer: a second transfer to a leg already paid is AMBIGUOUS_MATCH for support, the receiver matched and the amount the leg\'s, not the order\'s', () => {
+  const d = deposit();
+  const t = d.transfer({ amountMinor: 30_000n });
+  const other = { ...d.legs[0]!, legRef: 'leg_other', sequence: 2, receiver: { ...d.legs[0]!.receiver, accountNumber: '7777777777' } };
+  const paid = { ...d, legs: [{ ...d.legs[0]!, amountMinor: 30_000n, legStatus: 'complete' as const, verifiedAmountMinor: 30_000n }, other] };
+  const check = checkTransfer(paid, t, noFacts, false);
+  assert.equal(check.reasons.map((r) => r.code), ['AMBIGUOUS_MATCH'], 'not RECEIVER_MISMATCH, nor AMOUNT_MISMATCH against the order\'s total');
+  assert.equal([check.leg, check.verification.receiverMatch, check.verification.amountExact], [undefined, true, true]);
+  // Another account than any leg's is still the wrong destination.
+  assert.equal(codes(paid, { ...t, receiver: { ...t.receiver, accountNumber: '5555555555' } }), ['RECEIVER_MISMATCH', 'AMOUNT_MISMATCH']);
+});
+
 test('checkTransfer: the time window runs from 10 min before creation to 5 min after the leg expires; a late slip says LATE_SLIP', () => {
   const d = deposit();
   const minute = 60_000;
