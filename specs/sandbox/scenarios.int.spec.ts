@@ -21,7 +21,7 @@ let base: SandboxScene;
 test.before(async () => { base = await sandboxScene(); });
 test.after(async () => { await stopScene(base); });
 
-const opening: [string, string, number][] = [['deposit.created', 'awaiting_liquidity', 0], ['deposit.matched', 'awaiting_payment', 1]];
+const opening: [string, string, number][] = [['deposit.created', 'awaiting_payment', 0], ['deposit.matched', 'awaiting_payment', 1]];
 
 test('10000: matched at once, automatic slip check, settled 5 s after creation; history shows the credit and the fee', async () => {
   const scene = await nextShop(base);
