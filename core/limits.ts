@@ -94,7 +94,9 @@ export const limits = {
   referenceLengthMax: 64,
   metadataKeysMax: 20,
   metadataValueBytesMax: 500,
+  /** The withdrawal Live profile's key length (the contract); a deposit's keys are bounded as its values, in bytes. */
   metadataKeyLengthMax: 40,
+  depositMetadataKeyBytesMax: 500,
   noteLengthMax: 2000,
 
   // Lists

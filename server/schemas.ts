@@ -17,6 +17,10 @@ const metadata = {
   propertyNames: { minLength: 1, maxLength: limits.metadataKeyLengthMax },
   additionalProperties: { type: 'string', maxLength: limits.metadataValueBytesMax },
 } as const;
+// A deposit's metadata: 20 keys, values of 500 bytes (the contract); key length is the
+// withdrawal Live profile's rule only, so a deposit's keys are bounded as its values are
+// (bytes, checked in the route as the values are).
+const depositMetadata = { ...metadata, propertyNames: { minLength: 1, maxLength: limits.depositMetadataKeyBytesMax } } as const;
 // The contract's "validated then excluded from stored metadata": an address that is an
 // address, and text without control characters (`visible`, above).
 const client = {
@@ -46,7 +50,7 @@ export const createDepositBody = compile<CreateDepositBody>({
     fill_preference: { enum: ['any', 'internal_only'] },
     min_ttl_seconds: { type: 'integer', minimum: 0, maximum: limits.depositMinTtlSecondsMax },
     expires_in_seconds: { type: 'integer', minimum: limits.depositExpiresInSecondsMin, maximum: limits.depositExpiresInSecondsMax },
-    return_url: { type: 'string', format: 'uri', maxLength: 2048 }, metadata,
+    return_url: { type: 'string', format: 'uri', maxLength: 2048 }, metadata: depositMetadata,
   },
 });
 

@@ -55,6 +55,8 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     if (body.sender && body.sender_id) throw new ApiError('validation_error', 'Give either sender or sender_id, not both.', { fields: [{ path: 'sender_id', reason: 'conflict' }] });
     const metadataProblem = Object.entries(body.metadata ?? {}).find(([, v]) => Buffer.byteLength(v) > limits.metadataValueBytesMax);
     if (metadataProblem) throw new ApiError('validation_error', `metadata.${metadataProblem[0]} is over ${limits.metadataValueBytesMax} bytes.`, { fields: [{ path: `metadata.${metadataProblem[0]}`, reason: 'too_long' }] });
+    const longKey = Object.keys(body.metadata ?? {}).find((k) => Buffer.byteLength(k) > limits.depositMetadataKeyBytesMax);
+    if (longKey !== undefined) throw new ApiError('validation_error', `A metadata key is over ${limits.depositMetadataKeyBytesMax} bytes.`, { fields: [{ path: 'metadata', reason: 'too_long', hint: `keys of at most ${limits.depositMetadataKeyBytesMax} bytes` }] });
     const hasClientData = body.client !== undefined && Object.keys(body.client).length > 0;
     await runIdempotent(ctx, services, merchantScope(m), {
       type: 'CreateDeposit', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode },

@@ -286,6 +286,24 @@ test('validation_error: details.fields[] with path and reason for each problem',
   assert.is(q.details.fields[0].path, 'query.limit', 'a query field is named as the routes that check by hand name theirs');
 });
 
+test('deposit metadata: 20 keys, values of 500 bytes, keys of any length to 500 bytes (the 40-character key is the withdrawal Live profile\'s rule); echoed unchanged', async () => {
+  const longKey = 'k'.repeat(41);
+  const ok = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_400, metadata: { [longKey]: 'x', order: 'ก'.repeat(166) } }));
+  assert.ok(ok.status === 201 || ok.status === 202, ok.text);
+  assert.equal(ok.json.metadata, { [longKey]: 'x', order: 'ก'.repeat(166) });
+  const seqBefore = s.running.store.world.lastSeq;
+  for (const [metadata, path] of [
+    [{ ['k'.repeat(501)]: 'x' }, 'metadata'],
+    [{ order: 'ก'.repeat(167) }, 'metadata.order'], // 501 bytes in UTF-8
+    [Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])), 'metadata'],
+  ] as const) {
+    const bad = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_500, metadata }), { idempotencyKey: randomUUID() });
+    const fields = expectError(bad, 'validation_error').details.fields as { path: string }[];
+    assert.ok(fields.some((f) => f.path === path), bad.text);
+  }
+  assert.is(s.running.store.world.lastSeq, seqBefore, 'nothing written');
+});
+
 test('names hold something to read: blank, invisible or filler-only names and control characters are refused, nothing written', async () => {
   const before = await journalRows(s);
   for (const blank of ['   ', '\u200b\u200b\u200b', '\u3164\u3164', '\u2800', '\u0301', '\u0e31']) {
