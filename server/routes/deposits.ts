@@ -95,15 +95,26 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     if (!ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
     parseWith(emptyBody, bodyOf(ctx)); // none or {}
     const d = visible(ctx, ctx.params.id!);
-    if (d.legs.length === 0 || (d.status !== 'awaiting_payment' && d.status !== 'expired' && d.status !== 'canceled')) {
-      // An order past taking slips (settled, rejected, reversed): a payer who transferred again goes to a claim.
-      const claim = d.legs.length > 0 && d.status !== 'slip_processing' && d.status !== 'under_review' ? { claim_url: claimUrlOf(config, d.id) } : {};
+    // Every order that takes a slip gets a token: one open or in its late window, and one
+    // whose slip is being verified or reviewed, or that settled (a slip then waits its turn,
+    // or is a transfer after settlement) — a merchant that did not keep the creation token
+    // (the contract tells it not to) can still send the payer's real slip.
+    const takesSlips = d.status === 'awaiting_payment' || d.status === 'expired' || d.status === 'canceled'
+      || d.status === 'slip_processing' || d.status === 'under_review' || d.status === 'settled';
+    if (d.legs.length === 0 || !takesSlips) {
+      // An order past taking slips (rejected, reversed): a payer who transferred again goes to a claim.
+      const claim = d.legs.length > 0 ? { claim_url: claimUrlOf(config, d.id) } : {};
       throw new ApiError('operation_not_allowed', 'A slip token exists only once the deposit has a destination and can take a slip.', { status: d.status, ...claim });
+    }
+    if ((d.status === 'slip_processing' || d.status === 'under_review' || d.status === 'settled') && services.write.clock.now() > d.expiresAt + limits.lateSlipWindowMs) {
+      // The creation token would have run out too: a transfer this late is a matter for a claim.
+      throw new ApiError('operation_not_allowed', 'This deposit takes no more slips: its upload tokens ran out 24 hours after its expires_at; a transfer since is a matter for a claim.',
+        { status: d.status, claim_url: claimUrlOf(config, d.id) });
     }
     // A closed order takes a slip only in its late window: after it, a token would be born
     // expired, and the upload would be refused anyway. Said now, as the upload says it.
     const until = d.lateSlipAcceptedUntil ?? null;
-    if (d.status !== 'awaiting_payment' && (d.isTerminal || until === null || services.write.clock.now() > until)) {
+    if ((d.status === 'expired' || d.status === 'canceled') && (d.isTerminal || until === null || services.write.clock.now() > until)) {
       throw new ApiError('late_slip_window_closed', 'The late-slip window of this deposit has closed; no slip can be uploaded, so no token is issued.',
         { deposit_id: d.id, late_slip_accepted_until: until === null ? null : iso(until), claim_url: claimUrlOf(config, d.id) });
     }

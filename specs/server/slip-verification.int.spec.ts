@@ -316,6 +316,13 @@ test('a slip for a canceled order is taken within the late window and always hel
 });
 
 test('after the late-slip window: 410 late_slip_window_closed with deposit_id, late_slip_accepted_until and claim_url (the upload and a new slip-token alike)', async () => {
+  // A settled order still takes a slip (a transfer after settlement): a new token is given,
+  // lasting as the creation's did; once that has run out, a claim is where the payer goes.
+  const settledPayer = freshSender();
+  const settledOrder = await payWith(await matchedDeposit(scene, { sender: settledPayer, amount_minor: 41_000 }), { sender: settledPayer });
+  assert.is(settledOrder.status, 'settled');
+  const again = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${settledOrder.id}/slip-token`, {});
+  assert.is(again.status, 200, again.text);
   const deposit = await matchedDeposit(scene);
   // Within the late window, a new token lasts until the window closes.
   await scene.s.running.services.write.advanceClock!(15 * 60_000 + 1_000);
@@ -336,6 +343,8 @@ test('after the late-slip window: 410 late_slip_window_closed with deposit_id, l
   // No token born expired: the slip-token says what the upload would.
   const token = expectError(await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/slip-token`, {}), 'late_slip_window_closed');
   assert.equal(token.details, e.details);
+  const settledToken = expectError(await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${settledOrder.id}/slip-token`, {}), 'operation_not_allowed');
+  assert.equal([settledToken.details.status, String(settledToken.details.claim_url).includes(settledOrder.id)], ['settled', true]);
 });
 
 test('SATANG_CLAIM_URL points the 410\'s claim_url at the deployment\'s own claim page, the order\'s id in it', async () => {
