@@ -182,8 +182,12 @@ export function createApp(parts: AppParts): Koa {
     ctx.set(headers);
     if (!result.allowed) {
       // A stranger's refusals are counted (metrics), not each kept in the request log: a
-      // flood of made-up keys would otherwise grow logs.db without bound.
+      // flood of made-up keys would otherwise grow logs.db without bound. A usable key's own
+      // 429 is someone known over their quota, not a stranger: it does not count toward its
+      // network's strangers' quota (a busy integration would lock its whole network out of
+      // the signing keys and /readyz).
       if (!key) (ctx.state as { unlogged?: boolean }).unlogged = true;
+      else if (key.revokedAt === null) (ctx.state as { quotaKeyId?: string }).quotaKeyId = key.keyId;
       throw rateLimitedError(result, bucket, key ? 'api_key' : 'ip');
     }
     try {
@@ -264,6 +268,6 @@ const slipUploadPath = /^\/v1\/pay\/deposits\/[^/]+\/slip$/;
 
 /** Whether the request was made by someone the service knows: a merchant's key, an operator's token, a slip capability. */
 function hasIdentity(ctx: Koa.Context): boolean {
-  const state = ctx.state as { merchant?: unknown; authenticatedOperator?: unknown; slipCapability?: unknown };
-  return state.merchant !== undefined || state.authenticatedOperator !== undefined || state.slipCapability !== undefined;
+  const state = ctx.state as { merchant?: unknown; authenticatedOperator?: unknown; slipCapability?: unknown; quotaKeyId?: unknown };
+  return state.merchant !== undefined || state.authenticatedOperator !== undefined || state.slipCapability !== undefined || state.quotaKeyId !== undefined;
 }

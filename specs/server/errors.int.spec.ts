@@ -728,6 +728,29 @@ test('strangers on any path: a network whose requests without an identity keep b
   }
 });
 
+test("a merchant's own 429s are not strangers': a key over its pay_read quota does not spend its network's strangers' quota", async () => {
+  const rl = await TestServer.start();
+  try {
+    const m = await rl.onboard('Polls too hard');
+    const own: number[] = [];
+    for (let batch = 0; batch < 13; batch++) {
+      const replies = await Promise.all(Array.from({ length: 100 }, () => rl.call(m.live.api_key, 'GET', '/v1/pay/balance')));
+      own.push(...replies.map((r) => r.status));
+    }
+    assert.equal([own.filter((x) => x === 200).length, own.filter((x) => x === 429).length], [1_200, 100], 'the key\'s own quota');
+    // 1,150 refusals without an identity: under the strangers' 1,200 unless the key's 100 429s counted.
+    const strangers: number[] = [];
+    for (let batch = 0; batch < 23; batch++) {
+      const replies = await Promise.all(Array.from({ length: 50 }, () => rl.raw('GET', '/v1/nothing')));
+      strangers.push(...replies.map((r) => r.status));
+    }
+    assert.is(strangers.filter((x) => x === 429).length, 0, 'the network is not locked out by its merchant\'s quota');
+    assert.is((await rl.raw('GET', '/v1/webhooks/signing-keys')).status, 200, 'a receiver on that network still fetches the signing keys');
+  } finally {
+    await rl.stop();
+  }
+});
+
 test('rate_limited: pay_write exhausted after 600 writes; a 429 does not consume the Idempotency-Key', async () => {
   const rl = await TestServer.start();
   try {
