@@ -20,7 +20,7 @@ import { depositRoutes } from './routes/deposits.ts';
 import { walletRoutes } from './routes/withdrawals.ts';
 import { backOfficeRoutes } from './routes/bo.ts';
 import type { CapabilitySigner } from './capability.ts';
-import { identifyOperator, type operatorAuth } from './auth/operator.ts';
+import { chargeUnroutedOperatorCall, identifyOperator, type operatorAuth } from './auth/operator.ts';
 import { bodyPolicy, declaresBody } from './request-body.ts';
 import { requestLimits } from '../core/limits.ts';
 import { documentOf } from './openapi/document.ts';
@@ -212,6 +212,21 @@ export function createApp(parts: AppParts): Koa {
       }
     }
     await next();
+  });
+
+  app.use(async (ctx, next) => {
+    // An operator call no route authenticated (404, 405, a refused body) still counts
+    // against the operator's quota: each is a row of the append-only action log.
+    if (!ctx.path.startsWith('/v1/bo')) return next();
+    let failure: unknown;
+    try {
+      await next();
+    } catch (error) {
+      failure = error;
+    }
+    const token = bearer(ctx);
+    if (token !== undefined && !(ctx.state as { operatorAuthAttempted?: boolean }).operatorAuthAttempted) await chargeUnroutedOperatorCall(ctx, parts.verifyOperator, token);
+    if (failure !== undefined) throw failure;
   });
 
   app.use(async (ctx, next) => {

@@ -275,6 +275,24 @@ function takeOperatorQuota(ctx: Context, limiter: RateLimiter, operatorKey: stri
   if (!result.allowed) throw rateLimitedError(result, bucket, 'operator');
 }
 
+/**
+ * The quota of an operator call no route authenticated — a path or method that does not
+ * exist, a body refused before routing — taken once it is answered: such calls are rows of
+ * the action log, so a runaway script or a stolen token is held to bo_read/bo_write there
+ * too (past them, 429 without a row: `unlogged`). A token that does not verify is left to
+ * the strangers' quota.
+ */
+export async function chargeUnroutedOperatorCall(ctx: Context, verify: Verify, token: string): Promise<void> {
+  const identified = await identifyOperator(verify, token);
+  if (!('operator' in identified)) return;
+  try {
+    takeOperatorQuota(ctx, quotaOf(verify), `${identified.payload.iss ?? ''} ${identified.payload.sub}`);
+  } catch (error) {
+    (ctx.state as { unlogged?: boolean }).unlogged = true;
+    throw error;
+  }
+}
+
 const quotas = new WeakMap<Verify, RateLimiter>();
 
 function quotaOf(verify: Verify): RateLimiter {

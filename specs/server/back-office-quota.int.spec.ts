@@ -43,4 +43,29 @@ test('past its quota an operator gets 429 rate_limited until the window ends; an
   assert.is(other.status, 200, 'another operator has a quota of their own');
 });
 
+test('calls no route answers (an unknown path, a wrong method, a refused body) draw on the quota too and carry its headers; past it, 429 and no action-log row each', async () => {
+  const token = await s.operatorToken('emp_prober', false, ['support']);
+  const probe = (i: number) => (i % 3 === 0 ? s.raw('GET', `/v1/bo/nothing-${i}`, { headers: { Authorization: `Bearer ${token}` } })
+    : i % 3 === 1 ? s.raw('DELETE', '/v1/bo/clock', { headers: { Authorization: `Bearer ${token}` } })
+      : s.raw('GET', `/v1/bo/unknown/${i}`, { headers: { Authorization: `Bearer ${token}` } }));
+  const first = await probe(0);
+  assert.equal([first.status, first.headers.get('X-RateLimit-Scope'), first.headers.get('RateLimit-Remaining')], [404, 'bo_read', String(rateLimitPolicies.bo_read.limit - 1)]);
+  const wrongMethod = await probe(1);
+  assert.equal([wrongMethod.status, wrongMethod.headers.get('X-RateLimit-Scope')], [405, 'bo_write'], 'a DELETE is a write');
+  const statuses: number[] = [];
+  for (let i = 2; i < rateLimitPolicies.bo_read.limit + 50; i += 50) {
+    statuses.push(...(await Promise.all(Array.from({ length: 50 }, (_, k) => probe(3 * (i + k))))).map((r) => r.status));
+  }
+  assert.ok(statuses.filter((x) => x === 429).length >= 40, `past bo_read, 429: ${JSON.stringify(Object.fromEntries([...new Set(statuses)].map((x) => [x, statuses.filter((y) => y === x).length])))}`);
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_prober&limit=200', undefined, { sub: 'emp_auditor', roles: ['finance'] })).json;
+  let count = rows.data.length;
+  let cursor = rows.next_cursor;
+  while (cursor) {
+    const page = (await s.bo('GET', `/v1/bo/reports/action-logs?subject=emp_prober&limit=200&cursor=${cursor}`, undefined, { sub: 'emp_auditor', roles: ['finance'] })).json;
+    count += page.data.length;
+    cursor = page.next_cursor;
+  }
+  assert.ok(count <= rateLimitPolicies.bo_read.limit + 1, `the action log holds the calls within the quota, not one row per 429: ${count}`);
+});
+
 test.run();
