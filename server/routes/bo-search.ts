@@ -69,7 +69,8 @@ export function registerSearch(router: Router, services: Services, projections: 
   router.get('/search', async (ctx) => {
     const q = readQuery(ctx, ['q', 'livemode', 'merchant_id', 'limit']);
     const text = (q.q ?? '').trim();
-    if (text === '' || text.length > queryLengthMax) {
+    // Characters as the references are counted when they are created (code points, not UTF-16 units).
+    if (text === '' || [...text].length > queryLengthMax) {
       throw new ApiError('validation_error', `q is what to find: an id (dep_, wdr_, clm_, mch_), a merchant reference, an end user reference or a bank transaction reference, 1 to ${queryLengthMax} characters.`, {
         fields: [{ path: 'query.q', reason: text === '' ? 'required' : 'maximum', hint: 'an id or a reference, exactly as written' }],
       });

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { freshSender } from '../support/server-harness.ts';
 
 let scene: SlipScene;
 const ids = { settled: '', open: '', withdrawal: '', claim: '' };
@@ -77,6 +78,11 @@ test('limit pages the newest; a missing or overlong q is refused; every director
     assert.is(r.status, 422, r.text);
     assert.equal([r.json.error.code, r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['validation_error', 'query.q', reason]);
   }
+  // Characters counted as at creation: 64 emoji is a reference the API took, so it can be searched.
+  const emoji = '😀'.repeat(64);
+  const made = await matchedDeposit(scene, { merchant_reference: emoji, sender: freshSender() });
+  assert.equal(await found(`q=${encodeURIComponent(emoji)}`), [['deposit', made.id, 'merchant_reference']]);
+  assert.is((await search(`q=${encodeURIComponent('😀'.repeat(65))}`)).status, 422);
   const unknown = await search(`q=${reference}&status=settled`);
   assert.is(unknown.status, 422);
   for (const role of ['reviewer', 'approver', 'ops_admin', 'finance', 'support']) assert.is((await search(`q=${reference}`, [role])).status, 200, role);
