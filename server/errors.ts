@@ -64,7 +64,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   timestamp_out_of_window: {
     status: 401, type: 'authentication_error', retryable: true,
     message: 'PG-Timestamp is more than 300 seconds away from server time; sync the clock and sign again.',
-    message_th: 'PG-Timestamp ต่างจากเวลาของระบบเกิน 300 วินาที กรุณาตั้งนาฬิกาให้ตรงแล้วลงนามใหม่',
+    message_th: 'PG-Timestamp ไม่มี ไม่ใช่จำนวนวินาทีเต็ม หรือต่างจากเวลาของระบบเกิน 300 วินาที (สาเหตุอยู่ใน message) กรุณาแก้ไขแล้วลงนามใหม่',
   },
   nonce_replayed: {
     status: 401, type: 'authentication_error', retryable: false,
@@ -74,7 +74,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   api_key_invalid: {
     status: 401, type: 'authentication_error', retryable: false,
     message: 'The API key does not exist.',
-    message_th: 'ไม่พบ API key นี้',
+    message_th: 'ไม่พบ API key ที่ใช้ได้ในคำขอนี้ (ไม่ได้ส่ง ส่งผิดรูปแบบ หรือไม่มีในระบบ ดู message)',
   },
   api_key_revoked: {
     status: 401, type: 'authentication_error', retryable: false,
