@@ -273,6 +273,14 @@ const subcommands: readonly Subcommand[] = [
     spec: spec(`webhook ${verb} ENDPOINT_ID`, verb === 'enable' ? 'Enables an endpoint again (its queued deliveries go out).' : 'Disables an endpoint (its queued deliveries are canceled; mandatory events go by mail).', {}, ['ENDPOINT_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/${verb}`, {}), (e) => `${e.id}: ${e.status}`),
   })),
+  ...(['down', 'up'] as const).map((verb): Subcommand => ({
+    words: ['bank', verb],
+    spec: spec(`bank ${verb} BANK_CODE`, verb === 'down'
+      ? 'Marks a sending bank down at its end: new deposits from it are refused (409 sender_bank_unavailable, with the banks that are up), GET /v1/pay/banks says so.'
+      : 'Marks a sending bank up again: deposits from it are taken.', verb === 'down' ? { message: { type: 'string', value: 'TEXT', help: 'what end users are told, in Thai (the default says the bank is closed for now)' } } : {}, ['BANK_CODE']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/banks/${id(a)}/availability`, { available: verb === 'up', ...(text(a, 'message') ? { message_th: text(a, 'message') } : {}) }),
+      (b) => `bank ${b.bank_code}: ${b.available ? 'available' : 'down'}${b.message_th ? ` (${b.message_th})` : ''}`),
+  })),
   {
     words: ['signing-key', 'withdraw'],
     spec: spec('signing-key withdraw KID', 'Withdraws a retired live signing key that leaked: published no more. Rotate first (the README\'s runbook). A step-up.', {}, ['KID']),

@@ -178,6 +178,7 @@ export const schemas: Record<string, Schema> = {
   SigningKeyRotation: object({ kid: str, previous_kid: nullable(str), not_before: instant, status: { const: 'next' }, announced_deliveries: int }),
   SigningKeyWithdrawal: object({ kid: str, status: { const: 'withdrawn' }, withdrawn_at: instant }),
   OperatorRevocation: object({ object: { const: 'operator_revocation' }, sub: str, tokens_issued_before: instant, revoked_by: str, reason: nullable(str), seen_before: bool }),
+  BankAvailability: object({ object: { const: 'bank_availability' }, bank_code: str, available: bool, message_th: nullable(str) }),
   OperatorSignOut: object({ object: { const: 'operator_sign_out' }, sub: str, signed_out_at: instant, token_expires_at: instant }),
   Health: object({ status: { const: 'ok' } }),
   Dashboard: dashboard,

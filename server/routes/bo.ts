@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Command } from '../../core/handler/commands.ts';
-import { adjustmentReasonDefault, adjustmentReasons } from '../../core/directory.ts';
+import { adjustmentReasonDefault, adjustmentReasons, bankByCode } from '../../core/directory.ts';
 import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
@@ -77,6 +77,10 @@ const schemas = {
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
   }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
+  bankAvailability: compile<{ available: boolean; message_th?: string }>({
+    type: 'object', additionalProperties: false, required: ['available'],
+    properties: { available: { type: 'boolean' }, message_th: { ...str(200), pattern: writtenText } },
+  }),
   advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: writeSideLimits.manualClockAdvanceSecondsMax } } }),
 };
 
@@ -213,6 +217,21 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     if (!key) throw notFound('key');
     if (key.revokedAt === null) services.keys.revoke(key.keyId, services.write.clock.now());
     ctx.body = { key_id: key.keyId, object: 'api_key', livemode: key.livemode, revoked: true };
+  });
+
+  // A sending bank down at its end (an outage, maintenance): new deposits from it are
+  // refused 409 sender_bank_unavailable with the banks that are up, GET /v1/pay/banks says
+  // so with the message for end users, and a slip from it goes to review (BANK_DISABLED).
+  router.post('/banks/:code/availability', async (ctx) => {
+    const b = parseWith(schemas.bankAvailability, bodyOf(ctx));
+    const code = ctx.params.code!;
+    if (!bankByCode(code)?.side.includes('sender')) throw notFound('sending bank');
+    if (b.available && b.message_th !== undefined) {
+      throw new ApiError('validation_error', 'message_th tells end users why a bank is down; a bank made available takes none.', { fields: [{ path: 'message_th', reason: 'not_allowed' }] });
+    }
+    await runIdempotent(ctx, services, operatorScope(ctx, `bank_${code}`), {
+      type: 'SetBankAvailability', actor: actorOf(ctx), bankCode: code, available: b.available, ...(b.message_th !== undefined ? { messageTh: b.message_th } : {}),
+    }, () => ({ status: 200, body: { object: 'bank_availability', bank_code: code, available: b.available, message_th: b.available ? null : b.message_th ?? null } }));
   });
 
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {

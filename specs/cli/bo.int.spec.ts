@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
+import { depositBody, freshSender } from '../support/server-harness.ts';
 
 const run = promisify(execFile);
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -105,6 +106,23 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const actions = await bo('actions', '--subject', 'emp_cli');
   assert.is(actions.code, 0, actions.out);
   assert.match(actions.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`));
+});
+
+test('a sending bank down from a shell: bo bank down refuses new deposits from it with the message given; bo bank up takes them again', async () => {
+  const down = await bo('bank', 'down', '014', '--message', 'ธนาคารปิดปรับปรุง กรุณาใช้ธนาคารอื่น');
+  assert.is(down.code, 0, down.out);
+  assert.match(down.out, /bank 014: down \(ธนาคารปิดปรับปรุง/);
+  try {
+    const refused = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ sender: freshSender() }));
+    assert.equal([refused.status, refused.json.error.code, refused.json.error.details.public_message_th], [409, 'sender_bank_unavailable', 'ธนาคารปิดปรับปรุง กรุณาใช้ธนาคารอื่น']);
+  } finally {
+    const up = await bo('bank', 'up', '014');
+    assert.is(up.code, 0, up.out);
+    assert.match(up.out, /bank 014: available/);
+  }
+  const taken = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ sender: freshSender() }));
+  assert.ok(taken.status === 201 || taken.status === 202, taken.text);
+  assert.is((await bo('bank', 'down', '999')).code, 1, 'no such sending bank');
 });
 
 test('bo --help lists the subcommands; a bad one is a usage error', async () => {

@@ -445,15 +445,20 @@ test('idempotency_in_flight: identical requests while the first waits for the di
 
 // ---- state conflicts ----
 
-test('sender_bank_unavailable: the sender bank is closed to new orders', async () => {
-  await setBankAvailability(s, '014', false);
+test('sender_bank_unavailable: an operator marks the sender bank down (ops_admin), and it is closed to new orders until marked up', async () => {
+  const message = 'ธนาคารปิดปรับปรุงระบบ กรุณาใช้ธนาคารอื่น';
+  assert.is((await s.bo('POST', '/v1/bo/banks/014/availability', { available: false }, { roles: ['support'] })).status, 403, 'ops_admin only');
+  assert.is((await s.bo('POST', '/v1/bo/banks/999/availability', { available: false }, { roles: ['ops_admin'] })).status, 404, 'no such sending bank');
+  assert.is((await s.bo('POST', '/v1/bo/banks/014/availability', { available: true, message_th: message }, { roles: ['ops_admin'] })).status, 422, 'a bank up takes no message');
+  await setBankAvailability(s, '014', false, message);
   try {
     const banks = await s.call(shop.live.api_key, 'GET', '/v1/pay/banks');
-    assert.is(banks.json.data.find((b: { bank_code: string }) => b.bank_code === '014').available, false);
+    const bank = banks.json.data.find((b: { bank_code: string }) => b.bank_code === '014');
+    assert.equal([bank.available, bank.message_th], [false, message]);
     const e = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody()), 'sender_bank_unavailable', covered);
     assert.ok(Array.isArray(e.details.alternative_banks) && e.details.alternative_banks.length > 0);
     assert.not.ok(e.details.alternative_banks.includes('014'));
-    assert.type(e.details.public_message_th, 'string');
+    assert.is(e.details.public_message_th, message);
     assert.type(e.details.retry_after_hint_seconds, 'number');
   } finally {
     await setBankAvailability(s, '014', true);

@@ -153,8 +153,11 @@ export async function resolveDispute(s: TestServer, disputeId: string): Promise<
 }
 
 /** Bank availability has no operator route yet; the back office will send this same command. */
-export async function setBankAvailability(s: TestServer, bankCode: string, available: boolean): Promise<void> {
-  await runCommand(s, { type: 'SetBankAvailability', actor: operator, bankCode, available });
+/** Marks a sending bank down or up as an operator does: POST /v1/bo/banks/{code}/availability. */
+export async function setBankAvailability(s: TestServer, bankCode: string, available: boolean, messageTh?: string): Promise<void> {
+  const r = await s.bo('POST', `/v1/bo/banks/${bankCode}/availability`, { available, ...(messageTh !== undefined ? { message_th: messageTh } : {}) }, { roles: ['ops_admin'] });
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.bank_code, r.json.available], [bankCode, available]);
 }
 
 /** How many journal rows exist, after everything queued has been written. */
