@@ -106,7 +106,7 @@ test('2 legs: the slip of leg 2 uploaded while leg 1 is verifying is taken (202)
 
     const events = depositEvents(scene);
     assert.equal(events.map(([type, status]) => [type, status]), [
-      ['deposit.created', 'awaiting_liquidity'], ['deposit.matched', 'awaiting_payment'],
+      ['deposit.created', 'awaiting_payment'], ['deposit.matched', 'awaiting_payment'],
       ['deposit.slip_received', 'slip_processing'],
       ['deposit.leg_updated', 'awaiting_payment'], ['deposit.slip_received', 'slip_processing'],
       ['deposit.settled', 'settled'],
