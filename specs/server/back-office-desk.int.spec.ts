@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene,
+  assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, withdrawalsTo, type SlipScene,
 } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 import { durations, limits } from '../../core/limits.ts';
@@ -198,13 +198,7 @@ test('a multi-leg deposit under review: one amount is refused (which destination
   const payer = await scene.s.onboard('Payer legs');
   const shop = await scene.s.onboard('Shop legs', payer.whiteLabelId);
   await scene.s.fund(payer.id, 10_000_000);
-  const withdrawals: string[] = [];
-  for (const account of ['2222333344', '5555666677']) {
-    const ben = await scene.s.beneficiary(payer.id, true, account);
-    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 3_000_000, currency: 'THB', merchant_reference: `legs-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
-    assert.is(w.status, 201, w.text);
-    withdrawals.push(w.json.id);
-  }
+  const withdrawals = await withdrawalsTo(scene.s, payer, ['2222333344', '5555666677'], 3_000_000, 'legs');
   const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 5_000_000, fill_preference: 'internal_only' }));
   assert.is(created.status, 201, created.text);
   const d = created.json;

@@ -10,7 +10,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, uploadJson, type SlipScene,
+  assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, uploadJson, withdrawalsTo, type SlipScene,
 } from '../support/slip-harness.ts';
 import { expectError } from '../support/api-checks.ts';
 import { depositBody, freshSender } from '../support/server-harness.ts';
@@ -248,13 +248,7 @@ async function expiredTwoLegs(tag: string): Promise<{ deposit: any; withdrawals:
   const shop = await scene.s.onboard(`Shop ${tag}`, payer.whiteLabelId);
   await scene.s.fund(payer.id, 1_000_000);
   const accounts = tag === 'a' ? ['3131313131', '3232323232'] : ['5151515151', '5252525252'];
-  const withdrawals: string[] = [];
-  for (const account of accounts) {
-    const ben = await scene.s.beneficiary(payer.id, true, account);
-    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 10_000, currency: 'THB', merchant_reference: `late-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
-    assert.is(w.status, 201, w.text);
-    withdrawals.push(w.json.id);
-  }
+  const withdrawals = await withdrawalsTo(scene.s, payer, accounts, 10_000, 'late');
   const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only' }));
   assert.is(created.status, 201, created.text);
   const deposit = created.json;

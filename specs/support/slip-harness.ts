@@ -56,6 +56,21 @@ export async function matchedDeposit(scene: SlipScene, overrides: Record<string,
   return r.json;
 }
 
+/**
+ * One open withdrawal of `amountMinor` for each payee account, to a verified beneficiary
+ * of the payer: what a multi-leg deposit in the payer's white label is split across.
+ */
+export async function withdrawalsTo(s: TestServer, payer: MerchantKeys, accounts: readonly string[], amountMinor: number, referencePrefix: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const account of accounts) {
+    const ben = await s.beneficiary(payer.id, true, account);
+    const w = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: amountMinor, currency: 'THB', merchant_reference: `${referencePrefix}-${account}`, end_user_ref: 'payee', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+    ids.push(w.json.id);
+  }
+  return ids;
+}
+
 export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
   const r = await scene.s.call(apiKey, 'GET', `/v1/pay/deposits/${id}`);
   assert.is(r.status, 200, r.text);
