@@ -283,6 +283,7 @@ const slipUploadPath = /^\/v1\/pay\/deposits\/[^/]+\/slip$/;
 
 /** Whether the request was made by someone the service knows: a merchant's key, an operator's token, a slip capability. */
 function hasIdentity(ctx: Koa.Context): boolean {
-  const state = ctx.state as { merchant?: unknown; authenticatedOperator?: unknown; slipCapability?: unknown; quotaKeyId?: unknown };
-  return state.merchant !== undefined || state.authenticatedOperator !== undefined || state.slipCapability !== undefined || state.quotaKeyId !== undefined;
+  const state = ctx.state as { merchant?: unknown; authenticatedOperator?: unknown; slipCapability?: unknown; quotaKeyId?: unknown; quotaOperator?: unknown };
+  return state.merchant !== undefined || state.authenticatedOperator !== undefined || state.slipCapability !== undefined
+    || state.quotaKeyId !== undefined || state.quotaOperator !== undefined;
 }

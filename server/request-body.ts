@@ -135,7 +135,8 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   // A secret never travels in a body; a reference shaped like one would be kept in the
   // append-only journal, where the secrets-at-rest scan (satang verify, doctor) would find
   // "a key in clear" for good (security audit).
-  if (secretShaped(text)) {
+  // The parsed values too: a JSON escape ("sk\u005flive_…") spells a key the text does not show.
+  if (secretShaped(text) || (text.includes('\\u') && secretShaped(JSON.stringify(body)))) {
     throw new ApiError('validation_error', 'The body holds text shaped like an API key secret (sk_live_… or sk_test_…): a secret is never sent in a body, and no reference may look like one.', { fields: [{ path: '', reason: 'secret_shaped' }] });
   }
   (ctx.request as { body?: unknown }).body = body;

@@ -285,6 +285,7 @@ function takeOperatorQuota(ctx: Context, limiter: RateLimiter, operatorKey: stri
 export async function chargeUnroutedOperatorCall(ctx: Context, verify: Verify, token: string): Promise<void> {
   const identified = await identifyOperator(verify, token);
   if (!('operator' in identified)) return;
+  (ctx.state as { quotaOperator?: string }).quotaOperator = identified.operator.sub; // someone known: not a stranger's refusal (server/app.ts)
   try {
     takeOperatorQuota(ctx, quotaOf(verify), `${identified.payload.iss ?? ''} ${identified.payload.sub}`);
   } catch (error) {

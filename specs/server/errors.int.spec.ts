@@ -751,6 +751,15 @@ test("a merchant's own 429s are not strangers': a key over its pay_read quota do
     }
     assert.is(strangers.filter((x) => x === 429).length, 0, 'the network is not locked out by its merchant\'s quota');
     assert.is((await rl.raw('GET', '/v1/webhooks/signing-keys')).status, 200, 'a receiver on that network still fetches the signing keys');
+    // An operator's own refusals (paths that do not exist) are someone known's too.
+    const token = await rl.operatorToken('emp_lost', false, ['support']);
+    const lost: number[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => rl.raw('GET', `/v1/bo/nothing-${batch}-${i}`, { headers: { Authorization: `Bearer ${token}` } })));
+      lost.push(...replies.map((r) => r.status));
+    }
+    assert.ok(lost.every((x) => x === 404), `the operator's 404s: ${[...new Set(lost)]}`);
+    assert.is((await rl.raw('GET', '/healthz')).status, 200, "an operator's 404s do not spend the network's strangers' quota");
   } finally {
     await rl.stop();
   }
@@ -913,6 +922,11 @@ test('a body holding text shaped like an API key secret is refused before anythi
   const shaped = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'sk_live_AAAAAAAAAAAAAAAAAAAA' }));
   expectError(shaped, 'validation_error');
   assert.is(shaped.json.error.details.fields[0].reason, 'secret_shaped');
+  // The same spelt with a JSON escape: the text shows no key, the value is one.
+  const escaped = JSON.stringify(depositBody({ merchant_reference: 'sk_live_AAAAAAAAAAAAAAAAAAAA' })).replace('"sk_live_', '"sk\\u005flive_');
+  assert.ok(escaped.includes('sk\\u005flive_'), escaped);
+  const sneaked = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', escaped, { idempotencyKey: randomUUID() });
+  assert.equal([sneaked.status, sneaked.json.error?.details?.fields?.[0]?.reason], [422, 'secret_shaped'], sneaked.text);
   assert.is(await journalRows(s), before, 'nothing kept');
   const word = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'task_test_abcdefgh12' }));
   assert.ok(word.status === 201 || word.status === 202, word.text);
