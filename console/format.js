@@ -156,10 +156,13 @@ export function shortId(text, keep = 8) {
 // What shows as nothing (core/note.ts, the server's rule: control and format characters,
 // variation selectors, the combining grapheme joiner, the blank letters).
 const invisible = /[\p{Cc}\p{Cf}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
-// Marks stacked on one letter past the second count as nothing (core/note.ts).
-const stackedMarks = /(\p{M}{2})\p{M}+/gu;
+// One glyph counts its characters up to three (core/note.ts).
+const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 
 /** Characters as the server counts a note (core/note.ts readableLength): what a reader sees, each run of whitespace one space, none around. */
 export function noteLength(text) {
-  return [...String(text ?? '').replace(/\s+/g, ' ').replace(invisible, '').replace(stackedMarks, '$1').replace(/ {2,}/g, ' ').trim()].length;
+  const clean = String(text ?? '').replace(/\s+/g, ' ').replace(invisible, '').replace(/ {2,}/g, ' ').trim();
+  let n = 0;
+  for (const { segment } of graphemes.segment(clean)) n += Math.min([...segment].length, 3);
+  return n;
 }

@@ -27,9 +27,11 @@ test('readable notes count once per character, whitespace once between words', (
   assert.match(short!.message, /^A reversal needs a note of at least 20 readable characters/);
 });
 
-test('marks stacked on one letter past the second count nothing: one glyph is not a note; Thai counts as it is typed', () => {
+test('a glyph counts at most three characters: one glyph is not a note; Thai counts as it is typed', () => {
   assert.is(readableLength('a' + '\u0301'.repeat(19)), 3, 'an "a" under 19 accents');
   assert.is(readableLength('ก' + '\u0E48'.repeat(19)), 3, 'a Thai consonant under 19 tone marks');
+  assert.is(readableLength('\u1100'.repeat(19) + '\u1161'), 3, '19 conjoining jamo and a vowel: one syllable drawn');
+  assert.is(readableLength('한국어'), 3, 'precomposed syllables count one each');
   assert.is(checkNote('a' + '\u0301'.repeat(19), 'A decline')?.code, 'review_note_required');
   assert.is(readableLength('ที่'), 3, 'a consonant, a vowel and a tone mark: three, as before');
   assert.is(readableLength('ตรวจสอบกับธนาคารแล้วครับ'), [...'ตรวจสอบกับธนาคารแล้วครับ'].length);
