@@ -139,12 +139,13 @@ export function walletRoutes(services: Services, config: Config): Router {
   });
 
   router.get('/banks', (ctx) => {
-    merchantOf(ctx);
+    const m = merchantOf(ctx);
     parseWith(emptyQuery, queryOf(ctx));
     ctx.body = {
       object: 'list',
       data: banks.map((b) => {
-        const unavailable = world().unavailableBanks.has(b.bankCode);
+        // A bank down is a live outage; the sandbox never uses live data.
+        const unavailable = m.livemode && world().unavailableBanks.has(b.bankCode);
         return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: world().unavailableBanks.get(b.bankCode) ?? 'ธนาคารปิดรับรายการชั่วคราว' } : {}), side: [...b.side] };
       }),
     };

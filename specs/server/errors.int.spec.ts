@@ -460,6 +460,11 @@ test('sender_bank_unavailable: an operator marks the sender bank down (ops_admin
     assert.not.ok(e.details.alternative_banks.includes('014'));
     assert.is(e.details.public_message_th, message);
     assert.type(e.details.retry_after_hint_seconds, 'number');
+    // A live outage: the sandbox's banks are all up and its deposits go on (scenarios, certification).
+    const sandboxBanks = await s.call(gw.sandbox.api_key, 'GET', '/v1/pay/banks');
+    assert.is(sandboxBanks.json.data.find((b: { bank_code: string }) => b.bank_code === '014').available, true);
+    const sandboxDeposit = await s.call(gw.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody());
+    assert.ok(sandboxDeposit.status === 201 || sandboxDeposit.status === 202, sandboxDeposit.text);
   } finally {
     await setBankAvailability(s, '014', true);
   }
