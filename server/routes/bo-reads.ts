@@ -132,7 +132,7 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     const needle = q.q?.toLowerCase();
     const rows = [...world().merchants.values()].filter((m) => (needle === undefined || m.name.toLowerCase().includes(needle) || m.id.toLowerCase() === needle)
       && (q.white_label_id === undefined || m.whiteLabelId === q.white_label_id) && (suspended === undefined || m.suspended === suspended));
-    const { page, hasMore, next } = pageOf(rows, (m) => ({ since: m.createdAt, id: m.id }), q, JSON.stringify([needle ?? null, q.white_label_id ?? null, suspended ?? null]));
+    const { page, hasMore, next } = pageOf(rows, (m) => ({ since: m.createdAt, id: m.id }), q, JSON.stringify(['merchants', needle ?? null, q.white_label_id ?? null, suspended ?? null]));
     ctx.body = {
       object: 'list', has_more: hasMore, next_cursor: next,
       data: page.map((m) => ({ id: m.id, object: 'merchant', name: m.name, white_label_id: m.whiteLabelId, suspended: m.suspended, suspension: m.suspended ? suspensionOf(m.id) : null, created_at: iso(m.createdAt) })),

@@ -26,7 +26,7 @@ import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
 import { redactUrl } from '../secret-text.ts';
 import { bodyOf, notFound, parseWith, queryOf, operatorScope } from './common.ts';
-import { limitParam, readQuery } from './read-params.ts';
+import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
 
 // One of the types the service sends: a misspelt one ("deposit.setled") would leave the
 // endpoint subscribed to nothing but the mandatory events, silently (bad-input audit).
@@ -195,17 +195,18 @@ async function checkUrl(url: string, mode: 'production' | 'development'): Promis
   if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : (resolved.refused ? `the host resolves to a refused address: ${resolved.refused}` : 'the host resolves to an address that is not public unicast'));
 }
 
-/** A deliveries page's cursor: where it ended, for which endpoint (the path's) and status filter. */
+/**
+ * A deliveries page's cursor: where it ended, bound to this list, its endpoint (the path's)
+ * and status filter, as every back-office list's (another list's cursor is a mismatch).
+ */
+const deliveriesFilters = (endpointId: string, status: DeliveryStatus | null) => JSON.stringify(['deliveries', endpointId, status]);
+
 function writeCursor(beforeId: string, endpointId: string, status: DeliveryStatus | null): string {
-  return Buffer.from(JSON.stringify({ b: beforeId, e: endpointId, s: status })).toString('base64url');
+  return encodeFilterCursor({ b: beforeId }, deliveriesFilters(endpointId, status));
 }
 
 function readCursor(cursor: string, endpointId: string, status: DeliveryStatus | null): string {
-  let parsed: { b?: unknown; e?: unknown; s?: unknown };
-  try { parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')); } catch { parsed = {}; }
-  if (typeof parsed.b !== 'string') throw new ApiError('validation_error', 'The cursor is not one this list gave.', { fields: [{ path: 'query.cursor', reason: 'invalid' }] });
-  if ((parsed.s ?? null) !== status || parsed.e !== endpointId) throw new ApiError('cursor_filter_mismatch', 'This cursor was issued for another endpoint or status filter; start again without cursor.');
-  return parsed.b;
+  return decodeFilterCursor(cursor, deliveriesFilters(endpointId, status), (c): c is Record<string, unknown> & { b: string } => typeof c.b === 'string')!.b;
 }
 
 /** The request schemas, for the OpenAPI document (server/openapi/). */

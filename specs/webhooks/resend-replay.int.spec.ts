@@ -183,6 +183,12 @@ test('the delivery list pages with a cursor bound to its filters', async () => {
   const otherEndpoint = await addEndpoint(s, shop.id, `${receiver.url}/other`);
   const elsewhere = await s.bo('GET', `/v1/bo/webhooks/${otherEndpoint}/deliveries?limit=2&status=delivered&cursor=${first.json.next_cursor}`);
   assert.equal([elsewhere.status, elsewhere.json.error?.code], [400, 'cursor_filter_mismatch'], 'one endpoint\'s cursor does not page another\'s');
+  // Another back-office list's cursor here, and this one's there: a mismatch both ways, as between every list.
+  const logs = await s.bo('GET', '/v1/bo/logs?limit=1');
+  const logsHere = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=delivered&cursor=${logs.json.next_cursor}`);
+  assert.equal([logsHere.status, logsHere.json.error?.code], [400, 'cursor_filter_mismatch'], logsHere.text);
+  const deliveriesThere = await s.bo('GET', `/v1/bo/merchants?cursor=${first.json.next_cursor}`);
+  assert.equal([deliveriesThere.status, deliveriesThere.json.error?.code], [400, 'cursor_filter_mismatch'], deliveriesThere.text);
   assert.is((await s.bo('GET', '/v1/bo/webhooks/whep_nope/deliveries')).status, 404);
 });
 
