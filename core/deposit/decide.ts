@@ -583,6 +583,14 @@ function receivedAmounts(c: Extract<DepositCommand, { type: 'ApproveReview' }>, 
       waiting.map((l) => l.legRef).join(', '));
   }
   const paidLeg = s.slip?.legRef ?? s.routeConfirmation?.legRef;
+  // A transfer that reached no leg still waiting, on an order with a leg already verified
+  // (it paid that leg again, or went elsewhere): the waiting leg got nothing from it, so the
+  // reviewer says what it did get (legs[], or amount_minor for the one waiting) rather than
+  // the transfer's amount being credited to it by default.
+  if (c.transferredAmountMinor === undefined && paidLeg === undefined && legAmounts(s).size > 0 && waiting.length > 0) {
+    return invalid('legs', 'required', 'The reviewed transfer reached no leg still waiting for money: give legs[] with what each waiting leg received (0 where nothing arrived).',
+      waiting.map((l) => l.legRef).join(', '));
+  }
   const target = s.legs.find((l) => l.legRef === paidLeg) ?? waiting[0] ?? s.legs[0];
   if (!target) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
   return [{ legRef: target.legRef, amountMinor: V }];
@@ -596,6 +604,13 @@ function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Depos
   if (s.status !== 'under_review' || !s.review) return reject('operation_not_allowed', `Only a deposit under review can be declined; this one is ${s.status}.`, { status: s.status });
   const noteProblem = checkNote(c.note, 'A review decision');
   if (noteProblem) return noteProblem;
+  // A leg already verified is money in its payee's account, filling its withdrawal once the
+  // order settles: declining the whole order would drop it (the withdrawal paid again).
+  const verified = [...legAmounts(s).keys()];
+  if (verified.length > 0) {
+    return reject('operation_not_allowed', `Leg ${verified.join(', ')} is already verified: its money reached its payee. Approve with legs[] instead (0 for a leg where nothing arrived), so what was paid settles.`,
+      { status: s.status, verified_legs: verified });
+  }
   const first = s.review.reasons[0]?.code;
   const texts = first ? reasonTexts[first] : { th: 'รายการถูกปฏิเสธโดยเจ้าหน้าที่', en: 'The slip was declined by a reviewer.' };
   return [{ type: 'DepositRejected', at: c.at, code: first ?? 'REVIEW_DECLINED', displayTh: texts.th, displayEn: texts.en, decision: { operatorId: c.operatorId, note: c.note } }];

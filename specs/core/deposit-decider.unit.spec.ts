@@ -163,6 +163,10 @@ const bigUnderReview: Events = [
 const twoLegs: Events = [created(), matched([leg(1, 30_000n), leg(2, 20_000n)])];
 const legOneComplete: DepositEvent = { type: 'LegCompleted', at: verifiedAt, legRef: 'leg_1', verifiedAmountMinor: 30_000n, verification: allSix, transRef: 'tr_1' };
 
+// Leg 1 verified, then a second transfer to leg 1's account: review as AMBIGUOUS_MATCH, no waiting leg named.
+const paidAgainReview: Events = [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)),
+  { type: 'DepositUnderReview', at: slipAt(6), reasons: [{ code: 'AMBIGUOUS_MATCH' }], fourEyesRequired: false, verification: allSix, transferredAmountMinor: 30_000n, transRef: 'tr_2', legRef: undefined }];
+
 // Settled by a review that saw no transfer (a claim without an image), and later the transfer's slip.
 const reviewedUnseen: Events = after(deposit, [...slipProcessing, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X }));
 const reviewedUnseenMatched: Events = after(deposit, [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
@@ -550,6 +554,21 @@ const rows: DepositRow[] = [
     given: [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)), review(slipAt(6), ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 20_000n, leg: 2, transRef: 'tr_2' })],
     when: approve('emp_alice', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
     then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }, { leg: 2, amountMinor: 20_000n }] }), decision: decidedBy('emp_alice', [[2, 20_000n]]) } as DepositEvent],
+  },
+  {
+    row: 'under_review (multi-leg, first leg complete, a second transfer to leg 1) → approve with no figures → validation_error: the waiting leg got nothing from it',
+    given: paidAgainReview, when: approve('emp_alice', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    refused: 'validation_error', message: /reached no leg still waiting/,
+  },
+  {
+    row: 'under_review (multi-leg, first leg complete, a second transfer to leg 1) → decline → operation_not_allowed: leg 1\'s money is not dropped',
+    given: paidAgainReview, when: { type: 'DeclineReview', at: T0 + hour, operatorId: 'emp_alice', note },
+    refused: 'operation_not_allowed', message: /already verified/,
+  },
+  {
+    row: 'under_review (multi-leg, first leg complete, a second transfer to leg 1) → approve with legs[] (0 at leg 2) → settled short at leg 1, leg 2 released',
+    given: paidAgainReview, when: approve('emp_alice', { legs: [[2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', verification: { ...allSix, amountExact: false }, fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[2, 0n]]) } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg, first leg complete): legs[] naming the complete leg → validation_error',
