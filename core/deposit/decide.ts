@@ -48,7 +48,7 @@ export type DepositCommand =
   | { readonly type: 'EndLiquidityWait'; readonly at: number }
   /** `scenario`: the sandbox scenario engine closes the order now, before its own clock would (10200, 11200). */
   | { readonly type: 'ExpireDeposit'; readonly at: number; readonly settle: SettleContext; readonly scenario?: true }
-  | { readonly type: 'CloseLateSlipWindow'; readonly at: number; readonly scenario?: true }
+  | { readonly type: 'CloseLateSlipWindow'; readonly at: number; readonly scenario?: true; readonly settle?: SettleContext }
   | { readonly type: 'ReceiveSlip'; readonly at: number; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
   | { readonly type: 'RecordVerification'; readonly at: number; readonly receiptId: string; readonly outcome: VerificationOutcome; readonly settle: SettleContext }
   | { readonly type: 'EscalateReview'; readonly at: number }
@@ -88,7 +88,7 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
     case 'CloseLateSlipWindow':
       if ((state.status !== 'expired' && state.status !== 'canceled') || state.isTerminal) return none;
       if (state.lateSlipAcceptedUntil != null && command.at < state.lateSlipAcceptedUntil && !(command.scenario && !state.livemode)) return none;
-      return [{ type: 'LateSlipWindowClosed', at: command.at }];
+      return closeLateWindow(command, state);
     case 'ReceiveSlip': return receiveSlip(command, state);
     case 'RecordVerification': return recordVerification(command, state);
     case 'EscalateReview':
@@ -181,6 +181,19 @@ function expire(c: Extract<DepositCommand, { type: 'ExpireDeposit' }>, s: Deposi
  */
 export function uploadsAllowed(s: Pick<Deposit, 'legs'>): number {
   return limits.slipUploadsPerDepositMax + Math.max(0, s.legs.length - 1);
+}
+
+/**
+ * The late-slip window closes. A multi-leg order whose late slips paid some of its legs
+ * settles them now, as a short-pay (as expiry settles the legs paid before it), or goes to
+ * review when a leg's withdrawal can no longer take its money; else the window just closes.
+ */
+function closeLateWindow(c: Extract<DepositCommand, { type: 'CloseLateSlipWindow' }>, s: Deposit): DepositDecision {
+  const verified = legAmounts(s);
+  if (verified.size === 0 || !c.settle) return [{ type: 'LateSlipWindowClosed', at: c.at }];
+  const settled = settle(s, c.at, 'auto', c.settle, verified, undefined, false);
+  if (!('conflict' in settled)) return settled;
+  return [{ type: 'DepositUnderReview', at: c.at, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: fourEyesRequiredFor(s, [{ code: 'SETTLE_CONFLICT' }]) }];
 }
 
 function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Deposit): DepositDecision {
@@ -340,12 +353,12 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, seen);
       const verified = legAmounts(s);
       verified.set(check.leg.legRef, V);
-      // A multi-leg order still open waits for its other legs; a late slip's order is closed,
-      // so no other leg can be paid any more: it settles the legs paid, as expiry does (the
-      // contract's late slip: slip_processing → settled or under_review, never back to
-      // awaiting_payment), and to review when the leg's withdrawal can no longer take it.
+      // A multi-leg order waits for its other legs: an open one back in awaiting_payment, an
+      // expired one (a late slip) back in expired, its other legs' late slips still welcome
+      // until the window closes, which settles the legs paid (closeLateWindow); a late slip
+      // that completes the last leg settles the order here.
       const pending = s.legs.filter((l) => !verified.has(l.legRef));
-      if (pending.length > 0 && !slip.isLate) {
+      if (pending.length > 0) {
         return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef }];
       }
       const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false, transRef);

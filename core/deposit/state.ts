@@ -494,7 +494,8 @@ function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
       n.rejection = { code: 'SLIP_UNREADABLE', displayTh: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดใหม่', displayEn: 'The slip could not be read; please upload it again.' };
       return;
     case 'LegCompleted':
-      n.status = 'awaiting_payment';
+      // Back where the slip found the order: open, or expired in its late window (a late slip).
+      n.status = s.slip?.lateFrom === 'expired' ? 'expired' : 'awaiting_payment';
       n.verification = e.verification;
       n.slip = slipWith(s.slip, e.transRef, e.legRef);
       n.legs = withLegs(s.legs, (l) => {

@@ -22,6 +22,16 @@ import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 
+/**
+ * The late-slip window closes: an expired order whose late slips paid some of its legs
+ * settles them (ids are drawn only then, so a plain close draws none).
+ */
+export function closeLateWindow(tx: Tx, d: Deposit | undefined, scenario?: true): Step {
+  if (!d) return done();
+  const settle = d.status === 'expired' && d.legs.some((l) => l.legStatus === 'complete') ? settleContext(tx, d) : undefined;
+  return runDeposit(tx, d.id, decide({ type: 'CloseLateSlipWindow', at: tx.at, ...(scenario ? { scenario } : {}), ...(settle ? { settle } : {}) }, d));
+}
+
 export function settleContext(tx: Tx, d: Deposit): SettleContext {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId);
   assert(wl, () => `deposit ${d.id} of unknown white label ${d.whiteLabelId}`);

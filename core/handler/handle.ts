@@ -19,7 +19,7 @@ import type { WithdrawalCommand } from '../withdrawal/decide.ts';
 import type { OperatorDecision, Withdrawal } from '../withdrawal/state.ts';
 import { checkNote } from '../note.ts';
 import { visibleTo, type Actor, type Command, type CommandType } from './commands.ts';
-import { createDeposit, runDeposit, settleContext } from './deposits.ts';
+import { closeLateWindow, createDeposit, runDeposit, settleContext } from './deposits.ts';
 import { runToQuiescence } from './react.ts';
 import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
@@ -199,7 +199,7 @@ function fireTimer(tx: Tx, timerId: string): Step {
       return d ? runDeposit(tx, d.id, decideDeposit({ type: 'ExpireDeposit', at, settle: settleContext(tx, d) }, d)) : done();
     }
     case 'deposit.close_late_window':
-      return runDeposit(tx, t.stream, decideDeposit({ type: 'CloseLateSlipWindow', at }, tx.deposit(t.stream)));
+      return closeLateWindow(tx, tx.deposit(t.stream));
     case 'deposit.escalate_review':
       return runDeposit(tx, t.stream, decideDeposit({ type: 'EscalateReview', at }, tx.deposit(t.stream)));
     case 'deposit.extend_review':

@@ -10,7 +10,7 @@ import { decide } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import type { Timer } from '../journal.ts';
 import { sandboxStepOf, sandboxTransRef, sandboxVerification, scenarioOf, type SandboxStep } from '../sandbox/scenarios.ts';
-import { runDeposit, settleContext, simulatedMatch } from './deposits.ts';
+import { closeLateWindow, runDeposit, settleContext, simulatedMatch } from './deposits.ts';
 import { done, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 
@@ -33,7 +33,7 @@ export function fireSandboxStep(tx: Tx, t: Timer): Step {
     case 'cancel':
       return runDeposit(tx, d.id, decide({ type: 'CancelDeposit', at, by: 'end_user', reasonCode: 'end_user_request' }, d));
     case 'close_late_window':
-      return runDeposit(tx, d.id, decide({ type: 'CloseLateSlipWindow', at, scenario: true }, d));
+      return closeLateWindow(tx, d, true);
     case 'approve':
       return runDeposit(tx, d.id, decide({ type: 'ApproveReview', at, operatorId: scenarioOperatorId, note: 'Sandbox scenario: the late transfer is accepted.', settle: settleContext(tx, d) }, d));
     case 'reverse': {

@@ -135,9 +135,14 @@ class Generator {
     const ben = [...this.world.beneficiaries.values()].filter((b) => b.merchantId === m.id && b.livemode === m.livemode).map((b) => b.id).sort();
     if (ben.length === 0 && this.int(8) !== 0) return { type: 'RegisterBeneficiary', actor: op('emp_ops'), merchantId: m.id, livemode: m.livemode, bankCode: '004', accountNumber: `66${String(this.int(1e8)).padStart(8, '0')}`, accountNameTh: 'สมหญิง รักดี', verified: true };
     return {
-      type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: m.id, livemode: m.livemode }, amountMinor: BigInt(5_000 + this.int(400_000)),
+      type: 'CreateWithdrawal', actor: { kind: 'merchant', merchantId: m.id, livemode: m.livemode }, amountMinor: this.withdrawalAmount(),
       merchantReference: this.ref('wref'), endUserRef: 'payee', beneficiaryId: this.pick(ben) ?? 'ben_missing', requiresApproval: this.int(5) === 0, p2pMinimumApplies: this.int(8) === 0,
     };
+  }
+
+  /** Mostly any amount; a third in whole hundreds of baht, which deposits (whole baht) can fill to the last satang. */
+  private withdrawalAmount(): bigint {
+    return this.int(3) === 0 ? BigInt(10_000 * (1 + this.int(12))) : BigInt(5_000 + this.int(400_000));
   }
 
   private deposit(): Command {

@@ -163,6 +163,8 @@ const bigUnderReview: Events = [
 const twoLegs: Events = [created(), matched([leg(1, 30_000n), leg(2, 20_000n)])];
 const legOneComplete: DepositEvent = { type: 'LegCompleted', at: verifiedAt, legRef: 'leg_1', verifiedAmountMinor: 30_000n, verification: allSix, transRef: 'tr_1' };
 
+// A two-leg order that expired unpaid, and a late slip for its first leg.
+const lateTwoLegs: Events = [...twoLegs, expiredEvent, slipReceived(1, 'expired', expiresAt + hour)];
 // Leg 1 verified, then a second transfer to leg 1's account: review as AMBIGUOUS_MATCH, no waiting leg named.
 const paidAgainReview: Events = [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)),
   { type: 'DepositUnderReview', at: slipAt(6), reasons: [{ code: 'AMBIGUOUS_MATCH' }], fourEyesRequired: false, verification: allSix, transferredAmountMinor: 30_000n, transRef: 'tr_2', legRef: undefined }];
@@ -381,16 +383,21 @@ const rows: DepositRow[] = [
     given: expired, when: receive(1, expiresAt + hour), then: [slipReceived(1, 'expired', expiresAt + hour)],
   },
   {
-    row: 'expired (multi-leg, nothing paid) → a late slip paying one leg → settled as a short-pay of that leg, never back to awaiting_payment',
-    given: [...twoLegs, expiredEvent, slipReceived(1, 'expired', expiresAt + hour)],
-    when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [settled({ at: expiresAt + hour + minute, V: 30_000n, A: 30_000n, fee: [450n, 32n], verification: { ...allSix, amountExact: false }, transRef: 'tr_1' })],
+    row: 'expired (multi-leg, nothing paid) → a late slip paying one leg → the leg completes, the order stays expired (its other legs\' late slips are still welcome)',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute }],
   },
   {
-    row: 'expired (multi-leg) → a late slip paying a leg whose withdrawal was filled since → under_review SETTLE_CONFLICT (the money is not dropped)',
-    given: [...twoLegs, expiredEvent, slipReceived(1, 'expired', expiresAt + hour)],
-    when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(0n, ['leg_2', 20_000n]) }),
-    then: [review(expiresAt + hour + minute, ['SETTLE_CONFLICT'], { verification: allSix, V: 30_000n })],
+    row: 'expired (multi-leg, one leg paid by a late slip) → the late window closes → settled as a short-pay of that leg',
+    given: after(deposit, lateTwoLegs, verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) })),
+    when: { type: 'CloseLateSlipWindow', at: expiresAt + lateWindow, settle: settle(30_000n, ['leg_2', 20_000n]) },
+    then: [settled({ at: expiresAt + lateWindow, V: 30_000n, A: 30_000n, fee: [450n, 32n], verification: { ...allSix, amountExact: false } })], // the paid leg exact, the order short
+  },
+  {
+    row: 'expired (multi-leg, one leg paid by a late slip, its withdrawal filled since) → the late window closes → under_review SETTLE_CONFLICT (the money is not dropped)',
+    given: after(deposit, lateTwoLegs, verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) })),
+    when: { type: 'CloseLateSlipWindow', at: expiresAt + lateWindow, settle: settle(0n, ['leg_2', 20_000n]) },
+    then: [{ type: 'DepositUnderReview', at: expiresAt + lateWindow, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: false }],
   },
   {
     row: 'expired → late slip after late_slip_accepted_until → late_slip_window_closed (410)',

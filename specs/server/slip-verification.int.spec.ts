@@ -247,7 +247,7 @@ async function expiredTwoLegs(tag: string): Promise<{ deposit: any; withdrawals:
   const payer = await scene.s.onboard(`Payer ${tag}`);
   const shop = await scene.s.onboard(`Shop ${tag}`, payer.whiteLabelId);
   await scene.s.fund(payer.id, 1_000_000);
-  const accounts = tag === 'a' ? ['3131313131', '3232323232'] : ['5151515151', '5252525252'];
+  const accounts = { a: ['3131313131', '3232323232'], b: ['5151515151', '5252525252'], c: ['5353535353', '5454545454'] }[tag]!;
   const withdrawals = await withdrawalsTo(scene.s, payer, accounts, 10_000, 'late');
   const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only' }));
   assert.is(created.status, 201, created.text);
@@ -259,30 +259,35 @@ async function expiredTwoLegs(tag: string): Promise<{ deposit: any; withdrawals:
   return { deposit, withdrawals, payer, shop, paidAt, accounts };
 }
 
-/** The first leg's late slip: its transfer made while the order was open, to the first withdrawal's payee. */
-async function lateFirstLeg(o: Awaited<ReturnType<typeof expiredTwoLegs>>): Promise<any> {
+/** A leg's late slip: its transfer made while the order was open, to that leg's withdrawal's payee. */
+async function lateLeg(o: Awaited<ReturnType<typeof expiredTwoLegs>>, leg: 0 | 1): Promise<any> {
   const image = pngSlip();
   await registerTransfer(scene.s, transferFor(scene, { amount_minor: 10_000 }, {
-    image_sha256: sha256Hex(image), occurred_at: o.paidAt, receiver: { bank_code: '004', account_number: o.accounts[0]!, account_name: 'สมหญิง รักดี' },
+    image_sha256: sha256Hex(image), occurred_at: o.paidAt, receiver: { bank_code: '004', account_number: o.accounts[leg]!, account_name: 'สมหญิง รักดี' },
   }));
   assertReceipt(await uploadFile(o.deposit.slip_upload, image));
   assert.is(await scene.s.running.slipWorker.drain(), 1);
   return getDeposit(scene, o.deposit.id, o.shop.live.api_key);
 }
 
-test('a late slip paying one leg of an expired multi-leg order settles that leg as a short-pay; it never goes back to awaiting_payment', async () => {
+test('late slips of an expired multi-leg order: the first completes its leg and the order stays expired (never back to awaiting_payment); the second settles it in full', async () => {
   const o = await expiredTwoLegs('a');
-  const after = await lateFirstLeg(o);
-  assert.equal([after.status, after.slip.is_late, after.partial, after.amount_received_minor], ['settled', true, true, 10_000]);
-  const w = await scene.s.call(o.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${o.withdrawals[0]}`);
-  assert.equal([w.json.status, w.json.filled_minor], ['settled', 10_000], 'the leg paid fills its withdrawal');
+  const first = await lateLeg(o, 0);
+  assert.equal([first.status, first.is_terminal, first.legs.map((l: any) => l.leg_status)], ['expired', false, ['complete', 'pending']]);
+  const second = await lateLeg(o, 1);
+  assert.equal([second.status, second.partial, second.amount_received_minor], ['settled', false, 20_000], 'both legs paid on time: credited in full');
+  for (const id of o.withdrawals) {
+    const w = await scene.s.call(o.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`);
+    assert.equal([w.json.status, w.json.filled_minor], ['settled', 10_000], 'each payee paid, each withdrawal filled');
+  }
   const feed = await scene.s.call(o.shop.live.api_key, 'GET', '/v1/pay/events?limit=100');
   const types = feed.json.data.filter((e: any) => e.data.object.id === o.deposit.id).map((e: any) => `${e.type}:${e.data.object.status}`);
-  assert.not.ok(types.some((t: string) => t.endsWith(':awaiting_payment') && t !== 'deposit.matched:awaiting_payment' && t !== 'deposit.created:awaiting_payment'), types.join(' '));
+  assert.not.ok(types.slice(2).some((t: string) => t.endsWith(':awaiting_payment')), types.join(' '));
+  assert.ok(types.includes('deposit.leg_updated:expired'), types.join(' '));
   assert.is(types.filter((t: string) => t.startsWith('deposit.expired')).length, 1, types.join(' '));
 });
 
-test('a late slip paying a leg of an expired multi-leg order whose withdrawal was filled since goes to review with SETTLE_CONFLICT: the money is not dropped', async () => {
+test('one leg of an expired multi-leg order paid late: the late window\'s close settles it as a short-pay, or sends it to review (SETTLE_CONFLICT) when its withdrawal was filled since', async () => {
   const o = await expiredTwoLegs('b');
   // Another order takes the first withdrawal and pays it in full.
   const otherPayer = freshSender();
@@ -293,10 +298,17 @@ test('a late slip paying a leg of an expired multi-leg order whose withdrawal wa
   }));
   assertReceipt(await uploadFile(other.slip_upload, image));
   assert.is(await scene.s.running.slipWorker.drain(), 1);
-  const w = await scene.s.call(o.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${o.withdrawals[0]}`);
-  assert.equal([w.json.status, w.json.filled_minor], ['settled', 10_000]);
-  const after = await lateFirstLeg(o);
-  assert.equal([after.status, after.review?.reasons.map((r: any) => r.code)], ['under_review', ['SETTLE_CONFLICT']]);
+  assert.equal((await scene.s.call(o.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${o.withdrawals[0]}`)).json.status, 'settled');
+  const waiting = await lateLeg(o, 0);
+  assert.equal([waiting.status, waiting.legs[0].leg_status], ['expired', 'complete']);
+  const c = await expiredTwoLegs('c');
+  assert.is((await lateLeg(c, 0)).status, 'expired');
+  await scene.s.running.services.write.advanceClock!(24 * 3_600_000 + 1_000);
+  const conflict = await getDeposit(scene, o.deposit.id, o.shop.live.api_key);
+  assert.equal([conflict.status, conflict.review?.reasons.map((r: any) => r.code)], ['under_review', ['SETTLE_CONFLICT']], 'the money is not dropped');
+  const short = await getDeposit(scene, c.deposit.id, c.shop.live.api_key);
+  assert.equal([short.status, short.partial, short.amount_received_minor], ['settled', true, 10_000]);
+  assert.equal((await scene.s.call(c.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${c.withdrawals[0]}`)).json.filled_minor, 10_000);
 });
 
 test('a slip for a canceled order is taken within the late window and always held for review (CANCELED_ORDER_SLIP)', async () => {
