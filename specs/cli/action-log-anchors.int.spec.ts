@@ -54,8 +54,11 @@ test('rows cut from the end of the action log, or all of it, fail satang verify:
     // A read of the request log commits every row handed to it before the read.
     assert.is((await bo('/v1/bo/logs?limit=1')).status, 200);
 
-    const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { route?: string; action_log?: string });
-    const anchors = lines.filter((l) => l.route?.startsWith('/v1/bo/')).map((l) => l.action_log);
+    // The server writes a call's log line as the response ends: it may reach the pipe after the answer.
+    const boLines = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { route?: string; action_log?: string })
+      .filter((l) => l.route?.startsWith('/v1/bo/'));
+    for (let i = 0; i < 100 && boLines().length < 5; i++) await sleep(50);
+    const anchors = boLines().map((l) => l.action_log);
     assert.ok(anchors.length >= 5 && anchors.every((a) => /^[1-9][0-9]*:[0-9a-f]{64}$/.test(a ?? '')), `each /v1/bo line names its action-log row: ${JSON.stringify(anchors)}`);
     const merchantsAnchor = anchors[0]!;
 
