@@ -308,6 +308,9 @@ test('one leg of an expired multi-leg order paid late: the late window\'s close 
   assert.equal([conflict.status, conflict.review?.reasons.map((r: any) => r.code)], ['under_review', ['SETTLE_CONFLICT']], 'the money is not dropped');
   const short = await getDeposit(scene, c.deposit.id, c.shop.live.api_key);
   assert.equal([short.status, short.partial, short.amount_received_minor], ['settled', true, 10_000]);
+  // The back office's amount verdict is the leg's check: its slip paid it exactly, though the order was paid short.
+  const amount = (await scene.s.bo('GET', `/v1/bo/deposits/${c.deposit.id}`)).json.evidence.verdicts.find((v: any) => v.dimension === 'amount');
+  assert.equal([amount.expected, amount.shown, amount.match], [10_000, 10_000, true]);
   assert.equal((await scene.s.call(c.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${c.withdrawals[0]}`)).json.filled_minor, 10_000);
 });
 
