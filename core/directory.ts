@@ -117,6 +117,9 @@ export const banks: readonly Bank[] = [
   { bankCode: '069', nameTh: 'ธนาคารเกียรตินาคินภัทร', nameEn: 'Kiatnakin Phatra Bank', side: ['sender'] },
 ];
 
+/** What end users are told of a sending bank down when the operator gave no message. */
+export const bankDownMessageThDefault = 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น';
+
 export function bankByCode(code: string): Bank | undefined {
   return banks.find((b) => b.bankCode === code);
 }

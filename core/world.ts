@@ -62,6 +62,7 @@ function before(a: Timer, b: Timer): boolean {
 }
 
 const mode = (livemode: boolean) => (livemode ? 'live' : 'test');
+const noBanksDown: ReadonlyMap<string, string | undefined> = new Map();
 
 /**
  * Where closed orders go when the world lets them go: the write side's snapshots. Memory
@@ -150,6 +151,14 @@ export class World {
   readonly unavailableBanks = new Map<string, string | undefined>();
   /** Ledger account balances by accountKey. */
   readonly accounts = new Map<string, bigint>();
+
+  /**
+   * The sending banks down at their end, with the message for end users: a live outage.
+   * The sandbox never sees one (its scenarios and certification go on).
+   */
+  banksDown(livemode: boolean): ReadonlyMap<string, string | undefined> {
+    return livemode ? this.unavailableBanks : noBanksDown;
+  }
   /**
    * Pending timers by stream: an aggregate has at most a few, so a small array each. A
    * timer's id starts with its stream and a colon, so the id alone finds it.

@@ -5,7 +5,7 @@
 // what it admits (the sender, the lifetime) goes on to decide's CreateDeposit with the
 // planned legs.
 
-import { bankByCode, banks, type Merchant, type SavedSender } from '../directory.ts';
+import { bankByCode, bankDownMessageThDefault, banks, type Merchant, type SavedSender } from '../directory.ts';
 import { reject, type Rejection } from '../errors.ts';
 import type { Command } from '../handler/commands.ts';
 import { limits } from '../limits.ts';
@@ -34,7 +34,6 @@ export interface AdmittedDeposit {
   readonly lifetimeSeconds: number;
 }
 
-const senderBankUnavailableTh = 'ธนาคารของท่านปิดรับรายการชั่วคราว กรุณาเลือกธนาคารอื่น';
 const senderBankRetryAfterSeconds = 300;
 
 export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts): AdmittedDeposit | Rejection {
@@ -51,7 +50,7 @@ export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts)
   if (facts.unavailableBanks.has(sender.bankCode)) {
     const alternatives = banks.filter((b) => b.side.includes('sender') && !facts.unavailableBanks.has(b.bankCode)).map((b) => b.bankCode);
     return reject('sender_bank_unavailable', 'The sender bank is not accepting new orders right now.', {
-      alternative_banks: alternatives, public_message_th: facts.unavailableBanks.get(sender.bankCode) ?? senderBankUnavailableTh, retry_after_hint_seconds: senderBankRetryAfterSeconds,
+      alternative_banks: alternatives, public_message_th: facts.unavailableBanks.get(sender.bankCode) ?? bankDownMessageThDefault, retry_after_hint_seconds: senderBankRetryAfterSeconds,
     });
   }
   if (facts.referenceUsed) {

@@ -194,16 +194,13 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   return { kind: 'matched', legs, source: 'internal', expiresAt };
 }
 
-const noBanksDown: ReadonlyMap<string, string | undefined> = new Map();
-
 export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit' }>): Step {
   const { merchantId, livemode } = c.actor;
   const merchant = tx.world.merchants.get(merchantId);
   const admitted = admitDeposit(c, {
     merchant, amounts: merchant && tx.world.whiteLabels.get(merchant.whiteLabelId)?.amounts,
     savedSender: c.senderId === undefined ? undefined : tx.world.senders.get(c.senderId),
-    // A bank down is a live outage: the sandbox's scenarios and certification go on.
-    unavailableBanks: livemode ? tx.world.unavailableBanks : noBanksDown,
+    unavailableBanks: tx.world.banksDown(livemode),
     referenceUsed: tx.world.depositByReference.has(merchantId, livemode, c.merchantReference),
     openDeposits: (tx.world.openDepositsByEndUser.get(merchantId, livemode, c.endUserRef) ?? []).map((id) => tx.deposit(id)!),
     awaitingPaymentFrom: (bankCode, accountNumber, amountMinor) =>

@@ -124,7 +124,7 @@ function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'Record
   if (outcome.kind !== 'found') return outcome;
   const owner = tx.world.transRefOwner(d.livemode, outcome.transfer.transRef);
   const facts = {
-    senderBankDisabled: outcome.facts.senderBankDisabled || (d.livemode && tx.world.unavailableBanks.has(outcome.transfer.sender.bankCode)),
+    senderBankDisabled: outcome.facts.senderBankDisabled || tx.world.banksDown(d.livemode).has(outcome.transfer.sender.bankCode),
     duplicateOfDepositId: owner !== undefined && owner !== d.id ? owner : outcome.facts.duplicateOfDepositId,
     outsideTimeWindow: outcome.facts.outsideTimeWindow,
     allocationConflict: outcome.facts.allocationConflict,

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Command } from '../../core/handler/commands.ts';
-import { adjustmentReasonDefault, adjustmentReasons, bankByCode } from '../../core/directory.ts';
+import { adjustmentReasonDefault, adjustmentReasons, bankByCode, bankDownMessageThDefault } from '../../core/directory.ts';
 import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
@@ -231,7 +231,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     }
     await runIdempotent(ctx, services, operatorScope(ctx, `bank_${code}`), {
       type: 'SetBankAvailability', actor: actorOf(ctx), bankCode: code, available: b.available, ...(b.message_th !== undefined ? { messageTh: b.message_th } : {}),
-    }, () => ({ status: 200, body: { object: 'bank_availability', bank_code: code, available: b.available, message_th: b.available ? null : b.message_th ?? null } }));
+    }, () => ({ status: 200, body: { object: 'bank_availability', bank_code: code, available: b.available, message_th: b.available ? null : b.message_th ?? bankDownMessageThDefault } }));
   });
 
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Context } from 'koa';
-import { banks } from '../../core/directory.ts';
+import { bankDownMessageThDefault, banks } from '../../core/directory.ts';
 import { isRejection } from '../../core/errors.ts';
 import { minorToJson, withdrawalQuote } from '../../core/money.ts';
 import { limits } from '../../core/limits.ts';
@@ -144,9 +144,9 @@ export function walletRoutes(services: Services, config: Config): Router {
     ctx.body = {
       object: 'list',
       data: banks.map((b) => {
-        // A bank down is a live outage; the sandbox never uses live data.
-        const unavailable = m.livemode && world().unavailableBanks.has(b.bankCode);
-        return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: world().unavailableBanks.get(b.bankCode) ?? 'ธนาคารปิดรับรายการชั่วคราว' } : {}), side: [...b.side] };
+        const down = world().banksDown(m.livemode);
+        const unavailable = down.has(b.bankCode);
+        return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: down.get(b.bankCode) ?? bankDownMessageThDefault } : {}), side: [...b.side] };
       }),
     };
   });

@@ -469,6 +469,16 @@ test('sender_bank_unavailable: an operator marks the sender bank down (ops_admin
     await setBankAvailability(s, '014', true);
   }
   assert.ok((await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody())).status < 300);
+  // Down without a message: the operator's answer, the bank list and the 409 tell end users the same default.
+  const down = await s.bo('POST', '/v1/bo/banks/014/availability', { available: false }, { roles: ['ops_admin'] });
+  try {
+    const listed = (await s.call(shop.live.api_key, 'GET', '/v1/pay/banks')).json.data.find((b: { bank_code: string }) => b.bank_code === '014');
+    const refused = expectError(await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody()), 'sender_bank_unavailable', covered);
+    assert.ok(typeof down.json.message_th === 'string' && down.json.message_th.length > 0, down.text);
+    assert.equal([listed.message_th, refused.details.public_message_th], [down.json.message_th, down.json.message_th]);
+  } finally {
+    await setBankAvailability(s, '014', true);
+  }
 });
 
 test('duplicate_open_deposit: same amount and sender already awaiting payment; details.open_deposit_ids', async () => {
