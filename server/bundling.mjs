@@ -1,0 +1,138 @@
+// What every esbuild bundle of this repository's TypeScript shares: where a bundle may be
+// written (server/bundle.mjs for `npm start`, scripts/cli/boot.mjs for the command line,
+// scripts/run-tests.mjs for the specs) and each module keeping its own import.meta.url.
+//
+// The cache: the install's node_modules/.cache/satang/, where packages resolve as from the
+// repository; where node_modules/ is read-only, this checkout's directory in a cache of the
+// user's own ($XDG_CACHE_HOME/satang/<checkout>/, or ~/.cache/…, then
+// $TMPDIR/satang-<uid>/<checkout>/) beside a node_modules symlink to the repository's, so
+// that packages resolve the same from there (the bundle's imports, and the worker threads'
+// import.meta.resolve). Such a cache is used only when it is this user's and nobody else
+// may write it, since code is loaded from it.
+
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * esbuild options that give each bundled file its own `import.meta.url`, `.filename` and
+ * `.dirname` (that file's, not the bundle's): constants declared at its top, which define
+ * points the expressions at.
+ */
+export const ownImportMetaUrl = {
+  define: { 'import.meta.url': '__moduleUrl', 'import.meta.filename': '__moduleFile', 'import.meta.dirname': '__moduleDir' },
+  plugins: [{
+    name: 'own-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.(ts|mjs|js)$/ }, (args) => ({
+        loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+        // On the file's first line, so that source maps and stack traces keep its line numbers.
+        contents: `const __moduleUrl = ${JSON.stringify(pathToFileURL(args.path).href)}, __moduleFile = ${JSON.stringify(args.path)}, __moduleDir = ${JSON.stringify(dirname(args.path))}; ${readFileSync(args.path, 'utf8')}`,
+      }));
+    },
+  }],
+};
+
+/**
+ * The first place a bundle can be written (a directory URL ending in /): the install's
+ * node_modules/.cache/satang/, else this checkout's directory in a cache of the user's
+ * that only this user may write, with a node_modules link to the repository's. Throws,
+ * naming every place tried and why, when there is none.
+ */
+export function writableCacheDir() {
+  const packages = fileURLToPath(new URL('../node_modules/', import.meta.url));
+  const checkout = createHash('sha256').update(packages).digest('hex').slice(0, 16);
+  const users = [join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'satang'), join(tmpdir(), `satang-${process.getuid?.() ?? 'user'}`)];
+  const candidates = [{ dir: join(packages, '.cache', 'satang'), own: null }, ...users.map((own) => ({ dir: join(own, checkout), own }))];
+  const reasons = [];
+  for (const { dir, own } of candidates) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (own !== null) {
+        for (const path of [own, dir]) {
+          if (!isPrivate(path)) throw new Error(`${path} is not a directory of this user's that only this user may write`);
+        }
+        linkPackages(join(dir, 'node_modules'), packages);
+      }
+      const probe = join(dir, `.probe-${process.pid}`);
+      writeFileSync(probe, '');
+      rmSync(probe);
+      return pathToFileURL(dir + '/');
+    } catch (error) {
+      reasons.push(`${dir}: ${error.message}`);
+    }
+  }
+  throw new Error(`no cache can take the bundle: ${reasons.join('; ')}`);
+}
+
+/** `link` → `packages`, made or mended; another process making the same link at once is fine. */
+function linkPackages(link, packages) {
+  const target = () => { try { return readlinkSync(link); } catch { return null; } };
+  const found = target();
+  if (found === packages) return;
+  if (found !== null) rmSync(link);
+  try {
+    symlinkSync(packages, link);
+  } catch (error) {
+    if (target() !== packages) throw error; // a directory or file of that name, or another link
+  }
+}
+
+function isPrivate(path) {
+  const stat = lstatSync(path);
+  return stat.isDirectory() && (!process.getuid || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
+}
+
+/**
+ * The file URL of `entry`'s bundle (code-split ES modules) under the cache, built again
+ * only when a file it was built from reads differently. A manifest beside the builds names
+ * the last one with the digest of every repository file it bundled: checking it reads those
+ * files (about 15 ms for the command line), where a build takes a few hundred. Builds go to
+ * a directory of their own and the manifest is replaced by a rename, so a process starting
+ * beside this one never loads half a build; builds other than the current one go once they
+ * are an hour old. Throws when the bundle cannot be built or written.
+ */
+export async function cachedBundle(entry, name) {
+  const cache = writableCacheDir();
+  const manifestFile = new URL(`${name}.json`, cache);
+  const current = readManifest(manifestFile);
+  if (current && current.entry === entry.href && digestOf(current.inputs) === current.digest && existsSync(new URL(current.main))) return current.main;
+
+  const { build } = await import('esbuild');
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  const outdir = fileURLToPath(new URL(`${name}-${Date.now().toString(36)}-${process.pid}/`, cache));
+  const built = await build({
+    entryPoints: [fileURLToPath(entry)], absWorkingDir: root, outdir, entryNames: '[name]', outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'chunks/[hash]',
+    bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', keepNames: true,
+    sourcemap: 'linked', ...ownImportMetaUrl, metafile: true, logLevel: 'silent', legalComments: 'none',
+  });
+  const inputs = Object.keys(built.metafile.inputs).map((path) => join(root, path)).sort();
+  const main = pathToFileURL(join(outdir, `${basename(fileURLToPath(entry), '.ts')}.mjs`)).href;
+  const manifest = { entry: entry.href, main, inputs, digest: digestOf(inputs) };
+  const temporary = `${fileURLToPath(manifestFile)}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(manifest));
+  renameSync(temporary, manifestFile);
+  for (const dir of readdirSync(cache)) {
+    const path = join(fileURLToPath(cache), dir);
+    if (!dir.startsWith(`${name}-`) || outdir.startsWith(path + '/') || path === outdir.replace(/\/$/, '')) continue;
+    try { if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true }); } catch { /* gone already */ }
+  }
+  return manifest.main;
+}
+
+function readManifest(file) {
+  try { return JSON.parse(readFileSync(file, 'utf8')); } catch { return null; }
+}
+
+/** One digest of the files' names and contents; a file gone reads as missing, so the digest changes. */
+function digestOf(files) {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(file).update('\0');
+    try { hash.update(readFileSync(file)); } catch { hash.update('\0missing'); }
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
