@@ -87,43 +87,54 @@ function isPrivate(path) {
 
 /**
  * The file URL of `entry`'s bundle (code-split ES modules) under the cache, built again
- * only when a file it was built from reads differently. A manifest beside the builds names
- * the last one with the digest of every repository file it bundled: checking it reads those
- * files (about 15 ms for the command line), where a build takes a few hundred. Builds go to
- * a directory of their own and the manifest is replaced by a rename, so a process starting
- * beside this one never loads half a build; builds other than the current one go once they
- * are an hour old. Throws when the bundle cannot be built or written.
+ * only when a file it was built from reads differently (`currentBundle`). Builds go to a
+ * directory of their own and the manifest naming the current one is replaced by a rename,
+ * so a process starting beside this one never loads half a build; builds other than the
+ * current one go once they are an hour old. `name` keeps entries apart in the cache.
+ * Throws when the bundle cannot be built or written.
  */
 export async function cachedBundle(entry, name) {
+  const current = currentBundle(entry, name);
+  if (current) return current;
   const cache = writableCacheDir();
-  const manifestFile = new URL(`${name}.json`, cache);
-  const current = readManifest(manifestFile);
-  if (current && current.entry === entry.href && digestOf(current.inputs) === current.digest && existsSync(new URL(current.main))) return current.main;
-
   const { build } = await import('esbuild');
   const root = fileURLToPath(new URL('../', import.meta.url));
-  const outdir = fileURLToPath(new URL(`${name}-${Date.now().toString(36)}-${process.pid}/`, cache));
+  const outdir = join(fileURLToPath(cache), `${name}-${Date.now().toString(36)}-${process.pid}`);
+  mkdirSync(join(outdir, 'chunks'), { recursive: true, mode: 0o700 }); // code is loaded from here: nobody else may write it
   const built = await build({
     entryPoints: [fileURLToPath(entry)], absWorkingDir: root, outdir, entryNames: '[name]', outExtension: { '.js': '.mjs' }, splitting: true, chunkNames: 'chunks/[hash]',
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', keepNames: true,
+    bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external',
     sourcemap: 'linked', ...ownImportMetaUrl, metafile: true, logLevel: 'silent', legalComments: 'none',
   });
   const inputs = Object.keys(built.metafile.inputs).map((path) => join(root, path)).sort();
-  const main = pathToFileURL(join(outdir, `${basename(fileURLToPath(entry), '.ts')}.mjs`)).href;
-  const manifest = { entry: entry.href, main, inputs, digest: digestOf(inputs) };
-  const temporary = `${fileURLToPath(manifestFile)}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(manifest));
+  const main = pathToFileURL(join(outdir, `${basename(fileURLToPath(entry)).replace(/\.[^.]+$/, '')}.mjs`)).href;
+  const manifestFile = join(fileURLToPath(cache), `${name}.json`);
+  const temporary = `${manifestFile}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify({ entry: entry.href, main, inputs, digest: digestOf(inputs) }));
   renameSync(temporary, manifestFile);
   for (const dir of readdirSync(cache)) {
     const path = join(fileURLToPath(cache), dir);
-    if (!dir.startsWith(`${name}-`) || outdir.startsWith(path + '/') || path === outdir.replace(/\/$/, '')) continue;
+    if (!dir.startsWith(`${name}-`) || path === outdir) continue;
     try { if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true }); } catch { /* gone already */ }
   }
-  return manifest.main;
+  return main;
 }
 
-function readManifest(file) {
-  try { return JSON.parse(readFileSync(file, 'utf8')); } catch { return null; }
+/**
+ * The file URL of `entry`'s last bundle when every repository file it was built from still
+ * reads the same, else null. The manifest beside the builds lists those files with one
+ * digest of their contents: checking it reads them (about 15 ms for the server or the
+ * command line), where a build takes a few hundred. Synchronous, and loads no esbuild.
+ */
+export function currentBundle(entry, name) {
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(new URL(`${name}.json`, writableCacheDir()), 'utf8'));
+  } catch {
+    return null; // no cache, no build yet, or a manifest cut short
+  }
+  const fresh = manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest && existsSync(new URL(manifest.main));
+  return fresh ? manifest.main : null;
 }
 
 /** One digest of the files' names and contents; a file gone reads as missing, so the digest changes. */
@@ -135,4 +146,9 @@ function digestOf(files) {
     hash.update('\0');
   }
   return hash.digest('hex');
+}
+
+/** The cache's name for an entry's builds: its file name and a digest of its path (server/main.ts and scripts/cli/main.ts are both main). */
+export function bundleName(entry) {
+  return `${basename(fileURLToPath(entry)).replace(/\.[^.]+$/, '')}-${createHash('sha256').update(entry.href).digest('hex').slice(0, 8)}`;
 }

@@ -4,11 +4,12 @@
 // modules first: about 0.4 s a command against 1.1 s through tsx. Where no bundle can be
 // built or written, it runs through tsx as before (resolved from this file's folder, so it
 // works outside the repository) and says why on stderr.
-import { cachedBundle } from '../../server/bundling.mjs';
+import { bundleName, cachedBundle } from '../../server/bundling.mjs';
 
 let main;
 try {
-  main = await cachedBundle(new URL('./main.ts', import.meta.url), 'cli');
+  const entry = new URL('./main.ts', import.meta.url);
+  main = await cachedBundle(entry, bundleName(entry));
 } catch (error) {
   process.stderr.write(`satang: the command line runs through tsx, as it could not be bundled: ${error.message.split('\n')[0]}\n`);
   const { register } = await import('tsx/esm/api');

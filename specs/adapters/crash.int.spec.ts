@@ -27,6 +27,8 @@ import { crashSpecs, type Spec } from './fixtures/crash-specs.ts';
 import { removeDir, tempDir } from './support.ts';
 
 const child = fileURLToPath(new URL('./fixtures/crash-child.ts', import.meta.url));
+/** Runs the child bundled, as npm start runs the server (built once, not compiled by tsx in each of the 20 lives). */
+const bundledRunner = fileURLToPath(new URL('../../scripts/bundled.mjs', import.meta.url));
 const kills = Number(process.env.SATANG_CRASH_KILLS ?? 20);
 const seed = Number(process.env.SATANG_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -35,7 +37,7 @@ interface Life { readonly lines: string[]; readonly killed: boolean; readonly do
 /** Runs the child until it has acknowledged `acks` commands or `ms` passed, then SIGKILLs it. */
 function live(dir: string, mode: 'single' | 'group' | 'thread', stop: { acks: number } | { ms: number }): Promise<Life> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, dir, String(seed), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [bundledRunner, child, dir, String(seed), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     let partial = '', stderr = '', acks = 0, killed = false;
     const kill = () => { if (!killed) { killed = true; p.kill('SIGKILL'); } };

@@ -58,7 +58,7 @@ test('the command line runs through tsx, and says why, when it cannot be bundled
     copyFileSync(join(root, 'scripts', 'cli', 'boot.mjs'), join(dir, 'scripts', 'cli', 'boot.mjs'));
     symlinkSync(join(root, 'node_modules', 'tsx'), join(dir, 'node_modules', 'tsx'));
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-    writeFileSync(join(dir, 'server', 'bundling.mjs'), "export async function cachedBundle() { throw new Error('no cache can take the bundle: EROFS'); }\n");
+    writeFileSync(join(dir, 'server', 'bundling.mjs'), "export const bundleName = () => 'main';\nexport async function cachedBundle() { throw new Error('no cache can take the bundle: EROFS'); }\n");
     writeFileSync(join(dir, 'scripts', 'cli', 'main.ts'), "const argv: string[] = process.argv.slice(2);\nprocess.stdout.write(`ran ${argv.join(' ')} from ${import.meta.url.endsWith('/scripts/cli/main.ts')}`);\n");
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(dir, 'scripts', 'cli', 'boot.mjs'), 'scenarios', '--json'], { encoding: 'utf8', timeout: 60_000 });
     assert.is(stdout, 'ran scenarios --json from true');

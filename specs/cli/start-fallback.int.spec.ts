@@ -16,11 +16,11 @@ import * as assert from 'uvu/assert';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A temp dir with a copy of the real start.mjs and bundled.mjs under server/, and `bundleScript` as server/bundle.mjs. */
+/** A temp dir with a copy of the real start.mjs, bundled.mjs and bundling.mjs under server/, and `bundleScript` as server/bundle.mjs. */
 function startBeside(bundleScript: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'satang-start-'));
   mkdirSync(join(dir, 'server'));
-  for (const file of ['start.mjs', 'bundled.mjs']) copyFileSync(join(root, 'server', file), join(dir, 'server', file));
+  for (const file of ['start.mjs', 'bundled.mjs', 'bundling.mjs']) copyFileSync(join(root, 'server', file), join(dir, 'server', file));
   writeFileSync(join(dir, 'server', 'bundle.mjs'), bundleScript);
   return dir;
 }
@@ -90,11 +90,11 @@ test("node_modules/ cannot take the bundle: the real bundle.mjs writes it to the
   const { dir, env, bundle } = readOnlyInstall();
   try {
     const url = await bundle();
-    const cache = privateDirOf(url, join(dir, 'xdg'));
+    const cache = dirname(privateDirOf(url, join(dir, 'xdg'))); // the build's own directory, in the checkout's cache
     assert.is(realpathSync(join(cache, 'node_modules')), realpathSync(join(dir, 'install', 'node_modules')));
     const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(url)], { encoding: 'utf8', env, timeout: 60_000 });
     assert.is(stdout, 'ran from the bundle 26 true'); // its packages resolve through the node_modules link beside it
-    assert.is(await bundle(), url); // built again: the same place, the link kept
+    assert.is(await bundle(), url); // asked again: the same build, the link kept
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

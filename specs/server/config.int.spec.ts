@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
 
-const mainPath = fileURLToPath(new URL('../../server/main.ts', import.meta.url));
+/** What `npm start` and the systemd unit run: server/main.ts bundled. */
+const startPath = fileURLToPath(new URL('../../server/start.mjs', import.meta.url));
 const unitPath = fileURLToPath(new URL('../../deploy/systemd/satang-api.service', import.meta.url));
 const badKey = 'not-a-key-but-still-a-secret';
 
@@ -55,7 +56,7 @@ test('the server refuses a bad environment with the whole list, no stack trace, 
   const dataDir = join(dir, 'data');
   try {
     const r = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', mainPath], {
+      const child = spawn(process.execPath, [startPath], {
         env: { PATH: process.env.PATH, SATANG_ENV: 'production', SATANG_PORT: '80x', SATANG_DATA_DIR: dataDir, SATANG_MASTER_KEY: badKey, SATANG_LOG_LEVEL: 'silent' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

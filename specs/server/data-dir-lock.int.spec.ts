@@ -1,6 +1,6 @@
 // One API server per data dir (adapters/data-dir-lock.ts): a second server on the same
 // data dir is refused before it binds a port or touches the journal — in the same process
-// and from another process (`node server/main.ts`, as the unit runs it: a one-line reason,
+// and from another process (`node server/start.mjs`, as the unit runs it: a one-line reason,
 // exit 78) — while the first goes on serving; a stopped server frees the dir, and so does
 // a killed one (SIGKILL: the kernel drops the lock, no stale lock file to clean up).
 
@@ -15,10 +15,11 @@ import { DataDirInUse } from '../../adapters/data-dir-lock.ts';
 import { configErrorExitCode } from '../../server/config.ts';
 import { TestServer } from '../support/server-harness.ts';
 
-const mainPath = fileURLToPath(new URL('../../server/main.ts', import.meta.url));
+/** What `npm start` and the systemd unit run: server/main.ts bundled. */
+const startPath = fileURLToPath(new URL('../../server/start.mjs', import.meta.url));
 
 function serverProcess(dataDir: string): ChildProcess & { output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainPath], {
+  const child = spawn(process.execPath, [startPath], {
     env: { ...process.env, SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

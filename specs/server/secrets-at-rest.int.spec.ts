@@ -16,6 +16,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig } from '../../server/config.ts';
 import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
@@ -279,7 +280,7 @@ test('the verify scan catches a planted secret, a private key, a slip token, a b
   const operatorToken = await s.operatorToken('emp_careless', true);
   await s.stop(false);
   try {
-    const cli = () => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/cli/main.ts', 'verify', '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, SATANG_MASTER_KEY: key } });
+    const cli = () => spawnSync(fileURLToPath(new URL('../../scripts/satang', import.meta.url)), ['verify', '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, SATANG_MASTER_KEY: key } });
     const clean = cli();
     assert.is(clean.status, 0, clean.stdout + clean.stderr);
     assert.ok(JSON.parse(clean.stdout).secrets_at_rest.ok);

@@ -57,7 +57,7 @@ export async function waitForProjections(dataDir: string, seq: number, timeoutMs
 
 /** `scripts/satang <args>` as a child process (stdout kept; stderr too when it fails). */
 export function satang(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/cli/main.ts'), ...args], {
+  return spawn(join(root, 'scripts/satang'), args, {
     cwd: root, env: { ...process.env, SATANG_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
