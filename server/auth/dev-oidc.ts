@@ -8,48 +8,14 @@
 // satang-back-office, the operator's `roles`, `acr` and `auth_time`. A step-up is an
 // authorization for the resource `${baseUrl}/v1/bo/step-up` with `acr_values=step-up` and
 // `prompt=login`: the operator types their password again and the token it yields carries
-// `acr: "step-up"` and lives five minutes (the API takes it only in X-PG-Step-Up-Token). Seeded operators (below) share
-// one development password; production refuses to start without a real issuer.
+// `acr: "step-up"` and lives five minutes (the API takes it only in X-PG-Step-Up-Token).
+// Seeded operators (dev-operators.ts) share one development password; production refuses
+// to start without a real issuer.
 
-import Provider, { errors as oidcErrors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
-import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
-import { operatorAudience } from './operator.ts';
-import { requestLimits } from '../../core/limits.ts';
 
-export const devOidcPath = '/oidc';
-export const consoleClientId = 'satang-console';
-export const devOperatorPassword = 'satang-dev';
-export const stepUpAcr = 'step-up';
-const passwordAcr = 'pwd';
-const loginFormBytesMax = 4096;
-
-/**
- * The library's own in-memory store, chosen on purpose (the provider warns when it falls
- * back to it): development only, so sessions and grants end with the process and the
- * console signs in again after a restart.
- */
-class DevelopmentStore extends MemoryAdapter {}
-
-export interface DevOperator {
-  readonly sub: string;
-  readonly name: string;
-  readonly roles: readonly string[];
-}
-
-/** The operators the development issuer knows; every one signs in with devOperatorPassword. */
-export const devOperators: readonly DevOperator[] = [
-  { sub: 'emp_ploy', name: 'Ploy (reviewer)', roles: ['reviewer'] },
-  { sub: 'emp_krit', name: 'Krit (reviewer)', roles: ['reviewer'] },
-  { sub: 'emp_nok', name: 'Nok (approver)', roles: ['approver'] },
-  { sub: 'emp_anan', name: 'Anan (approver)', roles: ['approver'] },
-  { sub: 'emp_mali', name: 'Mali (ops_admin)', roles: ['ops_admin'] },
-  { sub: 'emp_fah', name: 'Fah (finance)', roles: ['finance'] },
-  { sub: 'emp_ton', name: 'Ton (support)', roles: ['support'] },
-  { sub: 'emp_lead', name: 'Lead (every role)', roles: ['reviewer', 'approver', 'ops_admin', 'finance', 'support'] },
-];
+import { devOidcPath } from './dev-operators.ts';
 
 export interface DevOidc {
   readonly issuer: string;
@@ -61,116 +27,17 @@ export interface DevOidc {
   handle(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
+/**
+ * The provider at /oidc. oidc-provider and its dependencies (about 0.6 s to load, and their
+ * memory) are loaded by the first request under /oidc (dev-oidc-provider.ts), not at start:
+ * a server that no one signs in to through the console (the specs' servers, a benchmark)
+ * never loads them. Requests that come while it loads wait for it.
+ */
 export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): DevOidc {
   const issuer = `${options.baseUrl}${devOidcPath}`;
   const resource = `${options.baseUrl}/v1/bo`;
-  const operators = new Map(devOperators.map((o) => [o.sub, o]));
-  const console = `${options.baseUrl}/console/`;
   const stepUpResource = `${resource}/step-up`;
-
-  const configuration: Configuration = {
-    clients: [{
-      client_id: consoleClientId, token_endpoint_auth_method: 'none', application_type: 'web',
-      redirect_uris: [console, `${console}callback.html`], post_logout_redirect_uris: [console],
-      grant_types: ['authorization_code'], response_types: ['code'], id_token_signed_response_alg: 'EdDSA',
-    }],
-    jwks: { keys: [{ ...options.signingJwk, use: 'sig' } as never] },
-    acrValues: [passwordAcr, stepUpAcr],
-    responseTypes: ['code'],
-    adapter: DevelopmentStore,
-    claims: { openid: ['sub'], profile: ['name', 'roles'] },
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
-    pkce: { required: () => true },
-    // The console calls the token endpoint from its own page: the API's origin, nothing else.
-    clientBasedCORS: (_ctx, origin) => origin === new URL(options.baseUrl).origin,
-    features: {
-      devInteractions: { enabled: false },
-      userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: (_ctx, _client, oneOf) => oneOf ?? resource,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
-          // A step-up token is for one action now; an access token for a working stretch (≤ 12 h).
-          const jwt = { sign: { alg: 'EdDSA' as const } };
-          if (indicator === resource) return { scope: 'bo', audience: operatorAudience, accessTokenFormat: 'jwt', accessTokenTTL: requestLimits.operatorAccessTokenLifetimeSeconds, jwt };
-          if (indicator === stepUpResource) return { scope: 'step-up', audience: operatorAudience, accessTokenFormat: 'jwt', accessTokenTTL: requestLimits.operatorStepUpTokenLifetimeSeconds, jwt };
-          throw new oidcErrors.InvalidTarget();
-        },
-      },
-    },
-    ttl: {
-      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? requestLimits.operatorAccessTokenLifetimeSeconds,
-      AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 12 * 3600, Grant: 12 * 3600,
-    },
-    // Roles, and how and when the operator signed in. Only a token for the step-up resource
-    // carries the session's acr (step-up after the password was typed again for it); the
-    // API checks its auth_time (≤ 5 minutes old), so an old session yields no usable step-up.
-    extraTokenClaims: (ctx, token) => {
-      const code = ctx.oidc.entities.AuthorizationCode;
-      const roles = operators.get(String((token as { accountId?: string }).accountId))?.roles ?? [];
-      const forStepUp = (token as { aud?: unknown; resourceServer?: { identifier(): string } }).resourceServer?.identifier() === stepUpResource;
-      return { roles: [...roles], acr: forStepUp ? code?.acr ?? passwordAcr : passwordAcr, ...(code?.authTime ? { auth_time: code.authTime } : {}) };
-    },
-    findAccount: (_ctx, sub) => {
-      const operator = operators.get(sub);
-      return operator ? { accountId: sub, claims: () => ({ sub, name: operator.name, roles: [...operator.roles] }) } : undefined;
-    },
-    // The console is the service's own client: its grant is given, never asked of the operator.
-    loadExistingGrant: async (ctx) => {
-      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
-      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId: ctx.oidc.session!.accountId! });
-      grant.addOIDCScope('openid profile');
-      grant.addResourceScope(resource, 'bo');
-      grant.addResourceScope(stepUpResource, 'step-up');
-      await grant.save();
-      return grant;
-    },
-    interactions: { url: (_ctx, interaction) => `${devOidcPath}/interaction/${interaction.uid}` },
-    renderError: (ctx, out) => {
-      ctx.type = 'html';
-      ctx.body = page('Sign-in error', `<p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="${escapeHtml(console)}">Back to the console</a></p>`);
-    },
-  };
-  const provider = new Provider(issuer, configuration);
-  const callback = provider.callback();
-
-  async function interaction(req: IncomingMessage, res: ServerResponse, uid: string, submitted: boolean): Promise<void> {
-    const details = await provider.interactionDetails(req, res);
-    if (details.uid !== uid) throw new oidcErrors.InvalidRequest('interaction does not match its cookie');
-    if (details.prompt.name !== 'login') {
-      // The console's grant is given (loadExistingGrant); asking for more than it holds is refused, never a loop of forms.
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: `the development issuer grants the console openid, profile and /v1/bo only (${details.prompt.name} asked)` }, { mergeWithLastSubmission: false });
-      return;
-    }
-    const stepUp = String(details.params.acr_values ?? '').split(' ').includes(stepUpAcr);
-    const hint = typeof details.params.login_hint === 'string' ? details.params.login_hint : '';
-    let problem = '';
-    if (submitted) {
-      const form = new URLSearchParams(await readForm(req));
-      const sub = stepUp && hint ? hint : form.get('operator') ?? '';
-      if (operators.has(sub) && samePassword(form.get('password') ?? '', devOperatorPassword)) {
-        const login = { accountId: sub, acr: stepUp ? stepUpAcr : passwordAcr, amr: ['pwd'], ts: Math.floor(Date.now() / 1000) };
-        await provider.interactionFinished(req, res, { login }, { mergeWithLastSubmission: false });
-        return;
-      }
-      problem = 'Unknown operator or wrong password. / ผู้ใช้หรือรหัสผ่านไม่ถูกต้อง';
-    }
-    const who = stepUp && hint
-      ? `<input type="hidden" name="operator" value="${escapeHtml(hint)}"><p>Confirm it is you, <b>${escapeHtml(hint)}</b>, to continue a protected action. / ยืนยันตัวตนอีกครั้งเพื่อทำรายการที่ต้องยืนยัน</p>`
-      : `<label>Operator / ผู้ปฏิบัติงาน <select name="operator" data-testid="login-operator">${devOperators.map((o) => `<option value="${o.sub}">${escapeHtml(o.sub)} — ${escapeHtml(o.name)}</option>`).join('')}</select></label>`;
-    const body = `<h1>satang ${stepUp ? 'step-up' : 'sign in'}</h1>
-<p class="dev">Development issuer: every seeded operator's password is <code>${devOperatorPassword}</code>.</p>
-${problem ? `<p class="problem" role="alert">${problem}</p>` : ''}
-<form method="post" action="${devOidcPath}/interaction/${escapeHtml(uid)}/login">${who}
-<label>Password / รหัสผ่าน <input type="password" name="password" autocomplete="current-password" autofocus data-testid="login-password"></label>
-<button type="submit" data-testid="login-submit">${stepUp ? 'Confirm / ยืนยัน' : 'Sign in / เข้าสู่ระบบ'}</button></form>`;
-    res.writeHead(problem ? 401 : 200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...pageHeaders });
-    res.end(page(stepUp ? 'Step-up' : 'Sign in', body));
-  }
-
+  let provider: Promise<{ handle(req: IncomingMessage, res: ServerResponse, url: string): void }> | undefined;
   return {
     issuer,
     resource,
@@ -178,51 +45,14 @@ ${problem ? `<p class="problem" role="alert">${problem}</p>` : ''}
     handle(req, res) {
       const url = req.url ?? '/';
       if (url !== devOidcPath && !url.startsWith(`${devOidcPath}/`) && !url.startsWith(`${devOidcPath}?`)) return false;
-      const inner = url.slice(devOidcPath.length) || '/';
-      const form = /^\/interaction\/([A-Za-z0-9_-]+)(\/login)?$/.exec(inner.split('?')[0]!);
-      if (form && (req.method === 'GET' || (req.method === 'POST' && form[2]))) {
-        interaction(req, res, form[1]!, req.method === 'POST').catch((error: unknown) => {
-          if (res.headersSent) return void res.destroy();
-          res.writeHead(400, { 'Content-Type': 'text/html; charset=utf-8', ...pageHeaders });
-          res.end(page('Sign-in error', `<p>${escapeHtml(error instanceof Error ? error.message : 'the sign-in could not continue')}</p><p><a href="${escapeHtml(console)}">Start again</a></p>`));
-        });
-        return true;
-      }
-      // The provider finds its own mount path from originalUrl minus url (as under express).
-      (req as IncomingMessage & { originalUrl?: string }).originalUrl = url;
-      req.url = inner;
-      void callback(req, res);
+      provider ??= import('./dev-oidc-provider.ts').then((m) => m.devProvider({ ...options, issuer, resource, stepUpResource }));
+      provider.then((p) => p.handle(req, res, url), (error: unknown) => {
+        provider = undefined; // tried again by the next request
+        if (res.headersSent) return void res.destroy();
+        res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(`the development OpenID provider could not be loaded: ${error instanceof Error ? error.message : String(error)}\n`);
+      });
       return true;
     },
   };
-}
-
-const pageHeaders = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer',
-};
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)} · satang</title>
-<style>body{font:15px system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#1a1f36}label{display:block;margin:.8rem 0}select,input{display:block;width:100%;padding:.45rem;margin-top:.25rem;font:inherit}button{margin-top:1rem;padding:.5rem 1rem;font:inherit;background:#0b5cff;color:#fff;border:0;border-radius:4px}.dev{color:#697386;font-size:13px}.problem{color:#b3261e}</style>
-</head><body>${body}</body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function samePassword(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-async function readForm(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) {
-    text += String(chunk);
-    if (text.length > loginFormBytesMax) throw new Error('the sign-in form is too large');
-  }
-  return text;
 }

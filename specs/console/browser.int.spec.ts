@@ -27,7 +27,7 @@ import type { Browser } from 'playwright-core';
 import { bangkokDayOf } from '../../core/finance/calendar.ts';
 import { limits } from '../../core/limits.ts';
 import { answerStepUp, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
-import { devOperatorPassword } from '../../server/auth/dev-oidc.ts';
+import { devOperatorPassword } from '../../server/auth/dev-operators.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, day, deliveries, Receiver } from '../webhooks/support.ts';
 import { depositBody, freshSender, TestServer } from '../support/server-harness.ts';

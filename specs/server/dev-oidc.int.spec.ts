@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { consoleClientId, devOperatorPassword } from '../../server/auth/dev-oidc.ts';
+import { consoleClientId, devOperatorPassword } from '../../server/auth/dev-operators.ts';
 import { operatorAudience } from '../../server/auth/operator.ts';
 import { OidcBrowser } from '../support/oidc-login.ts';
 import { externalIssuer, TestServer } from '../support/server-harness.ts';

@@ -6,7 +6,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { devOperatorPassword } from '../../server/auth/dev-oidc.ts';
+import { devOperatorPassword } from '../../server/auth/dev-operators.ts';
 
 export const chromiumPath = process.env.SATANG_CHROMIUM ?? '/usr/bin/chromium';
 const root = new URL('../..', import.meta.url).pathname;
