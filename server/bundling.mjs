@@ -108,15 +108,8 @@ export async function cachedBundle(entry, name) {
   });
   const inputs = Object.keys(built.metafile.inputs).map((path) => join(root, path)).sort();
   const main = pathToFileURL(join(outdir, `${basename(fileURLToPath(entry)).replace(/\.[^.]+$/, '')}.mjs`)).href;
-  const manifestFile = join(fileURLToPath(cache), `${name}.json`);
-  const temporary = `${manifestFile}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify({ entry: entry.href, main, inputs, digest: digestOf(inputs) }));
-  renameSync(temporary, manifestFile);
-  for (const dir of readdirSync(cache)) {
-    const path = join(fileURLToPath(cache), dir);
-    if (!dir.startsWith(`${name}-`) || path === outdir) continue;
-    try { if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true }); } catch { /* gone already */ }
-  }
+  replaceFile(join(fileURLToPath(cache), `${name}.json`), JSON.stringify({ entry: entry.href, main, inputs, digest: digestOf(inputs) }));
+  removeOldBuilds(fileURLToPath(cache), name, outdir);
   return main;
 }
 
@@ -129,12 +122,58 @@ export async function cachedBundle(entry, name) {
 export function currentBundle(entry, name) {
   let manifest;
   try {
-    manifest = JSON.parse(readFileSync(new URL(`${name}.json`, writableCacheDir()), 'utf8'));
+    manifest = readJson(join(fileURLToPath(writableCacheDir()), `${name}.json`));
   } catch {
-    return null; // no cache, no build yet, or a manifest cut short
+    return null; // no cache
   }
-  const fresh = manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest && existsSync(new URL(manifest.main));
+  const fresh = manifest !== null && manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest && existsSync(new URL(manifest.main));
   return fresh ? manifest.main : null;
+}
+
+/**
+ * The text of `entry` bundled into one ES module, for a caller that bundles synchronously (a
+ * worker thread's data: URL, adapters/worker-thread.ts): the last build's when every
+ * repository file it was built from still reads the same, else what `build()` returns
+ * ({ code, inputs: absolute paths }), kept in the cache for the next process. Where no
+ * cache can be written it builds every time.
+ */
+export function cachedCodeSync(entry, name, build) {
+  let cache;
+  try { cache = writableCacheDir(); } catch { return build().code; }
+  const manifestFile = join(fileURLToPath(cache), `${name}.json`);
+  const manifest = readJson(manifestFile);
+  if (manifest && manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest) {
+    try { return readFileSync(manifest.file, 'utf8'); } catch { /* removed since: built again */ }
+  }
+  const { code, inputs } = build();
+  const digest = digestOf(inputs);
+  const file = join(fileURLToPath(cache), `${name}-${digest.slice(0, 16)}.mjs`);
+  try {
+    replaceFile(file, code);
+    replaceFile(manifestFile, JSON.stringify({ entry: entry.href, file, inputs, digest }));
+    removeOldBuilds(fileURLToPath(cache), name, file);
+  } catch { /* a cache that cannot take it: built again next time */ }
+  return code;
+}
+
+function readJson(file) {
+  try { return JSON.parse(readFileSync(file, 'utf8')); } catch { return null; }
+}
+
+/** Written under a temporary name and renamed: a process reading beside this one never sees half a file. */
+function replaceFile(file, text) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
+/** Builds of `name` other than `keep` go once they are an hour old (a process that loaded one has long done so). */
+function removeOldBuilds(cache, name, keep) {
+  for (const entry of readdirSync(cache)) {
+    const path = join(cache, entry);
+    if (!entry.startsWith(`${name}-`) || path === keep) continue;
+    try { if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true }); } catch { /* gone already */ }
+  }
 }
 
 /** One digest of the files' names and contents; a file gone reads as missing, so the digest changes. */

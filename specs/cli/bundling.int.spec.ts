@@ -1,18 +1,17 @@
-// server/bundling.mjs, which the command line (scripts/cli/boot.mjs) and the test runner
-// run through: a cached bundle is built once and again only when a source it bundles
-// changes, each bundled module keeps its own import.meta.url/filename/dirname, and the
+// server/bundling.mjs, which the command line (scripts/cli/boot.mjs), the server's worker
+// threads and the test runner run through: a cached bundle is built once and again only
+// when a source it bundles changes, each bundled module keeps its own import.meta.url/filename/dirname, and the
 // command line still runs (through tsx, saying why) when no bundle can be made.
 
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-// @ts-expect-error a plain ES module of the build, without type declarations
-import { cachedBundle, writableCacheDir } from '../../server/bundling.mjs';
+import { cachedBundle, cachedCodeSync, writableCacheDir } from '../../server/bundling.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,6 +42,28 @@ test('a cached bundle is reused while its sources read the same, and built again
     assert.is.not(second, first, 'a source changed: built again');
     assert.is((await import(second)).seen[1], 'second');
     assert.ok(existsSync(fileURLToPath(first)), 'an earlier build stays for an hour, for a process that loaded it');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    for (const file of readdirSync(cache)) if (file.startsWith(name)) rmSync(join(cache, file), { recursive: true, force: true });
+  }
+});
+
+test("a worker's code is built once and kept: the next process reads it while its sources read the same", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-bundling-'));
+  const name = `spec-code-${process.pid}`;
+  const cache = fileURLToPath(writableCacheDir());
+  try {
+    const source = join(dir, 'worker.ts');
+    writeFileSync(source, 'export const n = 1;\n');
+    let builds = 0;
+    const build = () => { builds++; return { code: `// build ${builds}: ${readFileSync(source, 'utf8')}`, inputs: [source] }; };
+    const entry = pathToFileURL(source);
+    assert.is(cachedCodeSync(entry, name, build), '// build 1: export const n = 1;\n');
+    assert.is(cachedCodeSync(entry, name, build), '// build 1: export const n = 1;\n', 'read from the cache');
+    assert.is(builds, 1);
+    writeFileSync(source, 'export const n = 2;\n');
+    assert.is(cachedCodeSync(entry, name, build), '// build 2: export const n = 2;\n', 'a source changed: built again');
+    assert.is(builds, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const file of readdirSync(cache)) if (file.startsWith(name)) rmSync(join(cache, file), { recursive: true, force: true });
