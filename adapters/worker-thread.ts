@@ -39,7 +39,8 @@ function bundleOf(entry: URL): URL {
       entryPoints: [fileURLToPath(entry)], bundle: true, platform: 'node', format: 'esm', target: 'node20',
       packages: 'external', write: false, logLevel: 'silent', legalComments: 'none', metafile: true,
     });
-    return { code: built.outputFiles[0]!.text, inputs: Object.keys(built.metafile.inputs).map((path) => resolve(path)).sort() };
+    // This file too: the options above are part of what the bundle is.
+    return { code: built.outputFiles[0]!.text, inputs: [...Object.keys(built.metafile.inputs).map((path) => resolve(path)), fileURLToPath(import.meta.url)] };
   }));
   if (code.includes('import.meta.url')) throw new Error(`${entry.pathname}: a module it bundles reads import.meta.url, which a data: URL worker cannot give`);
   const url = new URL(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ownImportMetaUrl, writableCacheDir } from '../server/bundling.mjs';
+import { ownImportMetaUrl, removeOldBuilds, writableCacheDir } from '../server/bundling.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const filter = process.argv[2] ?? '';
@@ -63,7 +63,9 @@ const started = Date.now();
 let bundles = new Map();
 let bundleDir;
 try {
-  bundleDir = fileURLToPath(new URL(`specs-${process.pid}/`, writableCacheDir()));
+  const cache = fileURLToPath(writableCacheDir());
+  bundleDir = join(cache, `specs-${process.pid}`);
+  removeOldBuilds(cache, 'specs', bundleDir); // what an interrupted run left
   bundles = await bundleSpecs(specs, bundleDir);
   console.log(`(${specs.length} spec files bundled in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
 } catch (error) {

@@ -5,3 +5,4 @@ export declare function cachedBundle(entry: URL, name: string): Promise<string>;
 export declare function currentBundle(entry: URL, name: string): string | null;
 export declare function cachedCodeSync(entry: URL, name: string, build: () => { code: string; inputs: readonly string[] }): string;
 export declare function bundleName(entry: URL): string;
+export declare function removeOldBuilds(cache: string, name: string, keep: string): void;

@@ -106,7 +106,8 @@ export async function cachedBundle(entry, name) {
     bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external',
     sourcemap: 'linked', ...ownImportMetaUrl, metafile: true, logLevel: 'silent', legalComments: 'none',
   });
-  const inputs = Object.keys(built.metafile.inputs).map((path) => join(root, path)).sort();
+  // This file too: how a bundle is built is part of what it is.
+  const inputs = [...Object.keys(built.metafile.inputs).map((path) => join(root, path)), fileURLToPath(import.meta.url)].sort();
   const main = pathToFileURL(join(outdir, `${basename(fileURLToPath(entry)).replace(/\.[^.]+$/, '')}.mjs`)).href;
   replaceFile(join(fileURLToPath(cache), `${name}.json`), JSON.stringify({ entry: entry.href, main, inputs, digest: digestOf(inputs) }));
   removeOldBuilds(fileURLToPath(cache), name, outdir);
@@ -134,8 +135,9 @@ export function currentBundle(entry, name) {
  * The text of `entry` bundled into one ES module, for a caller that bundles synchronously (a
  * worker thread's data: URL, adapters/worker-thread.ts): the last build's when every
  * repository file it was built from still reads the same, else what `build()` returns
- * ({ code, inputs: absolute paths }), kept in the cache for the next process. Where no
- * cache can be written it builds every time.
+ * ({ code, inputs: the absolute paths of what it bundled and of the caller that says how),
+ * kept in the cache for the next process. Where no cache can be written it builds every
+ * time.
  */
 export function cachedCodeSync(entry, name, build) {
   let cache;
@@ -145,7 +147,9 @@ export function cachedCodeSync(entry, name, build) {
   if (manifest && manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest) {
     try { return readFileSync(manifest.file, 'utf8'); } catch { /* removed since: built again */ }
   }
-  const { code, inputs } = build();
+  const built = build();
+  const code = built.code;
+  const inputs = [...built.inputs, fileURLToPath(import.meta.url)].sort();
   const digest = digestOf(inputs);
   const file = join(fileURLToPath(cache), `${name}-${digest.slice(0, 16)}.mjs`);
   try {
@@ -168,7 +172,7 @@ function replaceFile(file, text) {
 }
 
 /** Builds of `name` other than `keep` go once they are an hour old (a process that loaded one has long done so). */
-function removeOldBuilds(cache, name, keep) {
+export function removeOldBuilds(cache, name, keep) {
   for (const entry of readdirSync(cache)) {
     const path = join(cache, entry);
     if (!entry.startsWith(`${name}-`) || path === keep) continue;
