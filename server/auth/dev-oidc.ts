@@ -45,14 +45,24 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
     handle(req, res) {
       const url = req.url ?? '/';
       if (url !== devOidcPath && !url.startsWith(`${devOidcPath}/`) && !url.startsWith(`${devOidcPath}?`)) return false;
-      provider ??= import('./dev-oidc-provider.ts').then((m) => m.devProvider({ ...options, issuer, resource, stepUpResource }));
-      provider.then((p) => p.handle(req, res, url), (error: unknown) => {
-        provider = undefined; // tried again by the next request
-        if (res.headersSent) return void res.destroy();
-        res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end(`the development OpenID provider could not be loaded: ${error instanceof Error ? error.message : String(error)}\n`);
+      const loading = provider ??= import('./dev-oidc-provider.ts').then((m) => m.devProvider({ ...options, issuer, resource, stepUpResource }));
+      loading.then((p) => {
+        try {
+          p.handle(req, res, url);
+        } catch (error) {
+          refuse(res, 500, `the development OpenID provider failed: ${(error as Error).message}`);
+        }
+      }, (error: unknown) => {
+        if (provider === loading) provider = undefined; // tried again by the next request
+        refuse(res, 503, `the development OpenID provider could not be loaded: ${(error as Error).message}`);
       });
       return true;
     },
   };
+}
+
+function refuse(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(`${text}\n`);
 }
