@@ -123,12 +123,11 @@ export async function cachedBundle(entry, name) {
 export function currentBundle(entry, name) {
   let manifest;
   try {
-    manifest = readJson(join(fileURLToPath(writableCacheDir()), `${name}.json`));
+    manifest = freshManifest(join(fileURLToPath(writableCacheDir()), `${name}.json`), entry);
   } catch {
     return null; // no cache
   }
-  const fresh = manifest !== null && manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest && existsSync(new URL(manifest.main));
-  return fresh ? manifest.main : null;
+  return manifest !== null && existsSync(new URL(manifest.main)) ? manifest.main : null;
 }
 
 /**
@@ -143,8 +142,8 @@ export function cachedCodeSync(entry, name, build) {
   let cache;
   try { cache = writableCacheDir(); } catch { return build().code; }
   const manifestFile = join(fileURLToPath(cache), `${name}.json`);
-  const manifest = readJson(manifestFile);
-  if (manifest && manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest) {
+  const manifest = freshManifest(manifestFile, entry);
+  if (manifest !== null) {
     try { return readFileSync(manifest.file, 'utf8'); } catch { /* removed since: built again */ }
   }
   const built = build();
@@ -160,8 +159,11 @@ export function cachedCodeSync(entry, name, build) {
   return code;
 }
 
-function readJson(file) {
-  try { return JSON.parse(readFileSync(file, 'utf8')); } catch { return null; }
+/** The manifest in `file` when it is `entry`'s and every file it lists still reads the same, else null. */
+function freshManifest(file, entry) {
+  let manifest;
+  try { manifest = JSON.parse(readFileSync(file, 'utf8')); } catch { return null; } // no build yet, or one cut short
+  return manifest.entry === entry.href && digestOf(manifest.inputs) === manifest.digest ? manifest : null;
 }
 
 /** Written under a temporary name and renamed: a process reading beside this one never sees half a file. */

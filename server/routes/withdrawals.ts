@@ -141,10 +141,10 @@ export function walletRoutes(services: Services, config: Config): Router {
   router.get('/banks', (ctx) => {
     const m = merchantOf(ctx);
     parseWith(emptyQuery, queryOf(ctx));
+    const down = world().banksDown(m.livemode);
     ctx.body = {
       object: 'list',
       data: banks.map((b) => {
-        const down = world().banksDown(m.livemode);
         const unavailable = down.has(b.bankCode);
         return { bank_code: b.bankCode, name_th: b.nameTh, name_en: b.nameEn, available: !unavailable, ...(unavailable ? { message_th: down.get(b.bankCode) ?? bankDownMessageThDefault } : {}), side: [...b.side] };
       }),
