@@ -21,7 +21,7 @@ const loginFormBytesMax = 4096;
  */
 class DevelopmentStore extends MemoryAdapter {}
 
-interface ProviderOptions {
+export interface ProviderOptions {
   readonly baseUrl: string;
   readonly signingJwk: JWK;
   readonly issuer: string;
@@ -29,7 +29,11 @@ interface ProviderOptions {
   readonly stepUpResource: string;
 }
 
-export function devProvider(options: ProviderOptions): { handle(req: IncomingMessage, res: ServerResponse, url: string): void } {
+export interface DevProvider {
+  handle(req: IncomingMessage, res: ServerResponse, url: string): void;
+}
+
+export function devProvider(options: ProviderOptions): DevProvider {
   const { issuer, resource, stepUpResource } = options;
   const operators = new Map(devOperators.map((o) => [o.sub, o]));
   const console = `${options.baseUrl}/console/`;

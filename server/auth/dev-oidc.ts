@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JWK } from 'jose';
 
 import { devOidcPath } from './dev-operators.ts';
+import type { DevProvider, ProviderOptions } from './dev-oidc-provider.ts';
 
 export interface DevOidc {
   readonly issuer: string;
@@ -33,11 +34,14 @@ export interface DevOidc {
  * a server that no one signs in to through the console (the specs' servers, a benchmark)
  * never loads them. Requests that come while it loads wait for it.
  */
-export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): DevOidc {
+export function startDevOidc(
+  options: { baseUrl: string; signingJwk: JWK },
+  load: () => Promise<(options: ProviderOptions) => DevProvider> = loadProvider,
+): DevOidc {
   const issuer = `${options.baseUrl}${devOidcPath}`;
   const resource = `${options.baseUrl}/v1/bo`;
   const stepUpResource = `${resource}/step-up`;
-  let provider: Promise<{ handle(req: IncomingMessage, res: ServerResponse, url: string): void }> | undefined;
+  let provider: Promise<DevProvider> | undefined;
   return {
     issuer,
     resource,
@@ -45,7 +49,7 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
     handle(req, res) {
       const url = req.url ?? '/';
       if (url !== devOidcPath && !url.startsWith(`${devOidcPath}/`) && !url.startsWith(`${devOidcPath}?`)) return false;
-      const loading = provider ??= import('./dev-oidc-provider.ts').then((m) => m.devProvider({ ...options, issuer, resource, stepUpResource }));
+      const loading = provider ??= load().then((devProvider) => devProvider({ ...options, issuer, resource, stepUpResource }));
       loading.then((p) => {
         try {
           p.handle(req, res, url);
@@ -59,6 +63,11 @@ export function startDevOidc(options: { baseUrl: string; signingJwk: JWK }): Dev
       return true;
     },
   };
+}
+
+/** The provider's module, imported on first use (the specs pass their own to count and fail loads). */
+async function loadProvider(): Promise<(options: ProviderOptions) => DevProvider> {
+  return (await import('./dev-oidc-provider.ts')).devProvider;
 }
 
 function refuse(res: ServerResponse, status: number, text: string): void {
