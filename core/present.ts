@@ -233,13 +233,20 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   if (d.rejection && (d.status === 'rejected' || d.rejection.code === 'SLIP_UNREADABLE')) {
     o.rejection = {
       code: d.rejection.code, display_th: d.rejection.displayTh, display_en: d.rejection.displayEn,
-      // Retryable while another upload can be taken: uploads left, and an order still open or within its late window.
-      ...(d.rejection.code === 'SLIP_UNREADABLE' ? { retryable: d.attemptsLeft > 0 && (d.status === 'awaiting_payment' || ((d.status === 'expired' || d.status === 'canceled') && !d.isTerminal)), attempts_left: d.attemptsLeft } : {}),
+      // Retryable while another upload can be taken: uploads left, and an order still open or
+      // within its late window; between an unreadable slip and the close it brings
+      // (slip_processing), what the rejection said of the order it closes.
+      ...(d.rejection.code === 'SLIP_UNREADABLE' ? { retryable: unreadableRetryable(d), attempts_left: d.attemptsLeft } : {}),
     };
   }
   if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };
   if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) addSettlement(o, d, d.settlement, p);
   return o;
+}
+
+function unreadableRetryable(d: Deposit): boolean {
+  if (d.status === 'slip_processing') return d.rejection?.retryable === true;
+  return d.attemptsLeft > 0 && (d.status === 'awaiting_payment' || ((d.status === 'expired' || d.status === 'canceled') && !d.isTerminal));
 }
 
 /** A settled (or reversed) deposit's settlement keys, set one by one in the contract's order onto `o` (no temporary object assigned over). */

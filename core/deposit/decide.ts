@@ -382,16 +382,16 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
   // row), attempts_left 0 telling the integrator no upload can come; its late window after
   // expiry takes no upload either, but a fallback route's confirmation still lands in it.
   const timeRemains = !late && (at < s.expiresAt || nextQueued);
-  const rejected: DepositEvent = { type: 'SlipRejected', at, attemptsLeft, timeRemains };
-  if (timeRemains) return [rejected];
+  if (timeRemains) return [{ type: 'SlipRejected', at, attemptsLeft, timeRemains }];
   // The order closes now: legs already verified settle as a short-pay, as on expiry.
   if (!late && s.legs.some((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined)) {
     const settled = settle(s, at, 'auto', ctx, legAmounts(s), undefined, false);
-    if (!('conflict' in settled)) return [rejected, ...settled];
+    if (!('conflict' in settled)) return [{ type: 'SlipRejected', at, attemptsLeft, timeRemains, retryable: false }, ...settled];
   }
   // Back to closed: a late slip keeps the window it came in; a fresh closure opens one
   // (null is the contract's "no destination ever existed", which is not this order).
   const until = late ? (s.lateSlipAcceptedUntil ?? null) : lateWindowFrom(s, at);
+  const rejected: DepositEvent = { type: 'SlipRejected', at, attemptsLeft, timeRemains, retryable: attemptsLeft > 0 && until !== null && at < until };
   if (s.slip?.lateFrom === 'canceled') {
     return [rejected, { type: 'DepositCanceled', at, by: s.canceledBy ?? 'system', reasonCode: s.cancelReasonCode ?? 'merchant_request', lateSlipAcceptedUntil: until }];
   }

@@ -230,7 +230,11 @@ export interface Deposit {
   readonly canceledBy?: CanceledBy;
   readonly cancelReasonCode?: CancelReasonCode;
   /** A reviewer's decline, or the last unreadable slip (code SLIP_UNREADABLE, retryable). */
-  readonly rejection?: { readonly code: string; readonly displayTh: string; readonly displayEn: string };
+  /**
+   * `retryable`: set by an unreadable slip that closes the order (SlipRejected with time up),
+   * for the snapshot between the rejection and the close, which cannot tell by its status.
+   */
+  readonly rejection?: { readonly code: string; readonly displayTh: string; readonly displayEn: string; readonly retryable: boolean | undefined };
   readonly settlement?: Settlement;
   readonly overpayment?: Overpayment;
   readonly routeConfirmation?: RouteConfirmation;
@@ -250,7 +254,12 @@ export type DepositEvent =
   | { readonly type: 'SlipQueued'; readonly at: number; readonly slip: Slip }
   /** The oldest queued slip takes its turn: verified as the order's slip, or as a transfer after settlement. */
   | { readonly type: 'SlipDequeued'; readonly at: number; readonly slip: Slip; readonly afterSettlement: boolean }
-  | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean }
+  /**
+   * `retryable`, when time is up: whether the order the rejection closes takes another upload
+   * (uploads left and a late window to take them in; not when it settles short instead).
+   * Absent from journals written before it: their interim snapshot said false.
+   */
+  | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean; readonly retryable?: boolean }
   | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
   /** A transfer after settlement to a leg a review credited without one: that credit's money (any excess is a DepositOverpaid after it). */
@@ -491,7 +500,7 @@ function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
     case 'SlipRejected':
       if (e.timeRemains) n.status = 'awaiting_payment';
       n.attemptsLeft = e.attemptsLeft;
-      n.rejection = { code: 'SLIP_UNREADABLE', displayTh: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดใหม่', displayEn: 'The slip could not be read; please upload it again.' };
+      n.rejection = { code: 'SLIP_UNREADABLE', displayTh: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดใหม่', displayEn: 'The slip could not be read; please upload it again.', retryable: e.retryable };
       return;
     case 'LegCompleted':
       // Back where the slip found the order: open, or expired in its late window (a late slip).
@@ -585,7 +594,7 @@ function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void 
     case 'DepositRejected':
       n.status = 'rejected';
       n.isTerminal = true;
-      n.rejection = { code: e.code, displayTh: e.displayTh, displayEn: e.displayEn };
+      n.rejection = { code: e.code, displayTh: e.displayTh, displayEn: e.displayEn, retryable: undefined };
       return;
     case 'DepositExpired':
       n.status = 'expired';

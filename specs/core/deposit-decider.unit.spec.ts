@@ -340,7 +340,7 @@ const rows: DepositRow[] = [
   {
     row: 'slip_processing → image unreadable and time is up → expired (deposit.slip_rejected and deposit.expired)',
     given: slipProcessing, when: verify({ kind: 'unreadable' }, { at: expiresAt + minute }),
-    then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 2, timeRemains: false }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
+    then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 2, timeRemains: false, retryable: true }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
   },
   {
     row: 'slip_processing → image unreadable on the last allowed upload, time remains → awaiting_payment with attempts_left 0 (the contract: time, not attempts, decides)',
@@ -352,7 +352,7 @@ const rows: DepositRow[] = [
     row: 'slip_processing → image unreadable on the last allowed upload and time is up → expired with its late window (a fallback route may still confirm in it)',
     given: [...slipProcessing, unreadableRejected(1, 2), slipReceived(2), unreadableRejected(2, 1), slipReceived(3)],
     when: verify({ kind: 'unreadable' }, { receiptId: 'rcpt_3', at: expiresAt + minute }),
-    then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 0, timeRemains: false }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
+    then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 0, timeRemains: false, retryable: false }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
   },
   {
     row: 'slip_processing: a second slip while the first is verified → queued (SlipQueued), verified in its turn',

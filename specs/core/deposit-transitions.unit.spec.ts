@@ -447,7 +447,31 @@ test('slip_processing → image unreadable and time is up → expired with slip_
   assert.is(d.attemptsLeft, 2);
   assert.is(d.lateSlipAcceptedUntil, s.h.clock.ms + limits.lateSlipWindowMs);
   assert.is(d.isTerminal, false);
+  assert.equal(shownRejections(s.h, id, 2), [['deposit.slip_rejected', 'slip_processing', true, 2], ['deposit.expired', 'expired', true, 2]],
+    'both events tell the integrator a new image is taken (the late window), not the rejection false and the expiry true');
 });
+
+test('a late slip that is unreadable: back to expired in the same window, and both events say another upload is taken', () => {
+  const s = withLiquidity();
+  const id = openDeposit(s, 50_000n);
+  s.h.advance(16 * minute);
+  assert.equal([dep(s.h, id).status, dep(s.h, id).isTerminal], ['expired', false]);
+  const until = dep(s.h, id).lateSlipAcceptedUntil;
+  receiveSlip(s.h, id, 'rcpt_1');
+  s.h.advance(minute);
+  const out = emitted(s.h, () => verify(s.h, id, 'rcpt_1', { kind: 'unreadable' }));
+  assert.equal(out.events, ['deposit.slip_rejected', 'deposit.expired']);
+  assert.equal([dep(s.h, id).status, dep(s.h, id).lateSlipAcceptedUntil], ['expired', until], 'the window it came in');
+  assert.equal(shownRejections(s.h, id, 2), [['deposit.slip_rejected', 'slip_processing', true, 2], ['deposit.expired', 'expired', true, 2]]);
+});
+
+/** The last `count` merchant events of a deposit: type, status and the rejection's retryable and attempts_left. */
+function shownRejections(h: Harness, id: string, count: number): [string, unknown, unknown, unknown][] {
+  return h.journal.events.filter((e) => e.stream === id).slice(-count).map((e) => {
+    const rejection = e.object.rejection as { retryable?: boolean; attempts_left?: number } | undefined;
+    return [e.type, e.object.status, rejection?.retryable, rejection?.attempts_left];
+  });
+}
 
 test('at most 3 uploads per order, counted across before and after expiry', () => {
   const s = withLiquidity();
@@ -951,6 +975,8 @@ test('slip_processing → unreadable after expiry with some legs complete → se
   assert.equal(out.events.slice(0, 2), ['deposit.slip_rejected', 'deposit.settled']);
   assert.equal([d.status, d.settlement!.receivedMinor, d.settlement!.partial], ['settled', 10_000n, true]);
   assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [10_000n, 0n, 0n]);
+  assert.equal(shownRejections(m.h, m.id, 2), [['deposit.slip_rejected', 'slip_processing', false, 3], ['deposit.settled', 'settled', false, 3]],
+    'a settled order takes no new image: the rejection says so');
 });
 
 test('under_review (multi-leg) → one amount cannot say which destination got the money (refused); legs[] fills each withdrawal by what its leg received', () => {
