@@ -3,11 +3,13 @@
 // legs. Capacity of an order = remaining − what is already in flight to it. At most
 // legsPerDepositMax legs; an amount that does not fit in that many legs is not split
 // further. No leg is smaller than legAmountMinMinor (1 baht), and none leaves less for the
-// next. No two legs of one deposit pay the same account: a slip is matched to its leg
-// by the receiving account, so two such legs would make every slip ambiguous (two orders
-// of one payee are taken by two deposits instead). With fill_preference 'any' and a live
+// next. No two legs of one deposit pay the same account, nor two accounts of one bank that a
+// masked slip shows alike (slipLookalikeKeys): a slip is matched to its leg by the receiving
+// account, so two such legs would make every slip ambiguous (two orders of one payee, or of
+// payees whose accounts look alike, are taken by two deposits instead). With fill_preference 'any' and a live
 // gateway route, the gateway takes the whole amount when internal liquidity cannot.
 
+import { slipLookalikeKeys } from './deposit/verification.ts';
 import { limits } from './limits.ts';
 import type { Minor } from './money.ts';
 import { capacityOf, isMatchable } from './withdrawal/decide.ts';
@@ -30,8 +32,11 @@ export interface MatchRequest {
   readonly at: number;
   /** The order must stay payable at least this long (the deposit's lifetime). */
   readonly payableUntil: number;
-  /** The account an order is paid into (bank and number), which no two legs may share. */
-  readonly destinationOf: (w: Withdrawal) => string;
+  /**
+   * The account an order is paid into, which no two legs may share or have look alike on a
+   * slip; undefined when it is not known (the order's own id stands for it then).
+   */
+  readonly accountOf: (w: Withdrawal) => { readonly bankCode: string; readonly accountNumber: string } | undefined;
 }
 
 export function matchLiquidity(request: MatchRequest, candidatesOldestFirst: Iterable<Withdrawal>): MatchPlan {
@@ -65,8 +70,9 @@ export class LiquidityPlanner {
     const capacity = capacityOf(w);
     if (this.whole === undefined && capacity >= this.request.amountMinor) this.whole = w;
     if (this.legs.length === limits.legsPerDepositMax) return this.whole !== undefined;
-    const destination = this.request.destinationOf(w);
-    if (this.destinations.includes(destination)) return false;
+    const account = this.request.accountOf(w);
+    const keys = account ? slipLookalikeKeys(account.bankCode, account.accountNumber) : [w.id];
+    if (keys.some((k) => this.destinations.includes(k))) return false;
     let take = capacity < this.left ? capacity : this.left;
     // Leave the next leg at least the smallest transfer; an order that can take less than
     // that is passed over, and does not block its payee's other orders.
@@ -74,7 +80,7 @@ export class LiquidityPlanner {
     const legMin = BigInt(limits.legAmountMinMinor);
     if (rest > 0n && rest < legMin) take -= legMin - rest;
     if (take < legMin) return false;
-    this.destinations.push(destination);
+    this.destinations.push(...keys);
     this.legs.push({ withdrawal: w, amountMinor: take });
     this.left -= take;
     return this.left === 0n || (this.legs.length === limits.legsPerDepositMax && this.whole !== undefined);

@@ -66,6 +66,18 @@ export function matchAccountNumber(full: string, seen: string): MatchAnswer {
   return visible >= visibleCharsMin ? 'match' : 'indeterminate';
 }
 
+/**
+ * What a slip may show of an account at a bank, as keys: the number itself, the four digits
+ * before the last (Thai slips' "xxx-x-x1234-x") and the last four ("xxxxxx1234"). Two
+ * accounts that share a key cannot be told apart on such a slip, so no two legs of one
+ * deposit go to them (matching.ts): the slip of either would match both.
+ */
+export function slipLookalikeKeys(bankCode: string, accountNumber: string): [string, string, string] {
+  const digits = digitsOrMask(accountNumber);
+  const n = digits.length;
+  return [`${bankCode}:${digits}`, `${bankCode}:${n}:${digits.slice(Math.max(0, n - 5), n - 1)}-`, `${bankCode}:${digits.slice(-4)}`];
+}
+
 function normaliseName(s: string): string {
   return s.trim().replace(honorifics, '').replace(/\s+/g, ' ').toLowerCase();
 }

@@ -146,16 +146,16 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
-  const destinationOf = (w: Withdrawal) => {
-    const ben = tx.world.beneficiaries.get(w.beneficiaryId);
-    return ben ? `${ben.bankCode}:${ben.accountNumber}` : w.beneficiaryId;
-  };
+  const accountOf = (w: Withdrawal) => tx.world.beneficiaries.get(w.beneficiaryId);
   // A payer is never asked to pay into his own account (a claim's refund to him, say): a
   // transfer to oneself is no payment, and it would both fill the order and credit the merchant.
-  const own = `${d.sender.bankCode}:${d.sender.accountNumber}`;
-  const payable = (w: Withdrawal) => mayPay(d, w) && destinationOf(w) !== own;
+  const payable = (w: Withdrawal) => {
+    if (!mayPay(d, w)) return false;
+    const account = accountOf(w);
+    return !account || account.bankCode !== d.sender.bankCode || account.accountNumber !== d.sender.accountNumber;
+  };
   const planner = new LiquidityPlanner({
-    amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt, destinationOf,
+    amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt, accountOf,
   });
   let placed = false;
   if (pool) {

@@ -928,6 +928,22 @@ test('(create) multi-leg: no two legs pay the same account (a slip is matched to
   assert.equal(next.legs.map((l) => (l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : '')), [alsoA]);
 });
 
+test('(create) multi-leg: no two legs go to accounts of one bank that a masked slip shows alike (xxx-x-x6700-x, xxxxxx0000); those orders wait for other deposits', () => {
+  for (const [first, lookalike] of [['1234567000', '1234567001'], ['9876540000', '1111110000']] as const) {
+    const s = scene();
+    const a = withdrawalTo(s, 10_000n, first);
+    s.h.clock.ms += 1;
+    const b = withdrawalTo(s, 10_000n, lookalike);
+    s.h.clock.ms += 1;
+    const c = withdrawalTo(s, 20_000n, '5555500005');
+    const id = openDeposit(s, 25_000n);
+    assert.equal(dep(s.h, id).legs.map((l) => [l.amountMinor, l.receiver.accountNumber]), [[10_000n, first], [15_000n, '5555500005']], `${first} and ${lookalike} are not both in one deposit`);
+    assert.equal([wdr(s.h, a).inFlight.length, wdr(s.h, b).inFlight.length, wdr(s.h, c).inFlight.length], [1, 0, 1]);
+    const next = dep(s.h, openDeposit(s, 10_000n));
+    assert.equal(next.legs.map((l) => l.receiver.accountNumber), [lookalike], 'the look-alike is paid by a deposit of its own');
+  }
+});
+
 test('any non-terminal → a leg is verified → LegCompleted (deposit.leg_updated); all legs complete → settled with a fill per leg', () => {
   const m = multiLeg();
   for (const [i, version] of [[0, 3], [1, 5]] as const) {
