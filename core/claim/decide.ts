@@ -17,7 +17,7 @@ import { limits } from '../limits.ts';
 import type { Minor } from '../money.ts';
 import { bahtOf } from '../finance/money-text.ts';
 import { checkNote } from '../note.ts';
-import type { Claim, ClaimEvent, ClaimStatus, RefundAccount } from './state.ts';
+import type { Claim, ClaimEvent, ClaimKind, ClaimStatus, RefundAccount } from './state.ts';
 
 export type ClaimCommand =
   | { readonly type: 'StartClaimReview'; readonly at: number; readonly operatorId: string; readonly note: string }
@@ -69,7 +69,7 @@ export function heldOfDeposit(c: Pick<Claim, 'status' | 'amountMinor' | 'refunde
 const notClaimable = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'reversed'];
 
 /** Every check a claim opened by an operator must pass, before any id is drawn for it; null when admitted. */
-export function admitClaim(c: { readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
+export function admitClaim(c: { readonly kind: ClaimKind; readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
   if (!facts.deposit) return reject('validation_error', 'deposit_id names no deposit.', { fields: [{ path: 'deposit_id', reason: 'not_found' }] });
   if (notClaimable.includes(facts.deposit.status)) {
     const why = facts.deposit.status === 'reversed' ? 'the bank recalled its transfer: the money is back with the payer' : 'it can still take its payer\'s slip';
@@ -81,7 +81,7 @@ export function admitClaim(c: { readonly amountMinor: Minor; readonly note: stri
   }
   if (facts.claimedMinor + c.amountMinor > facts.deposit.amountMinor) {
     const left = facts.deposit.amountMinor - facts.claimedMinor;
-    return reject('validation_error', `The deposit's other claims of this kind already ask ${bahtOf(facts.claimedMinor)} baht of its ${bahtOf(facts.deposit.amountMinor)}: at most ${bahtOf(left > 0n ? left : 0n)} baht (amount_minor ${left > 0n ? left : 0n}) more; a refund is never paid twice.`, { fields: [{ path: 'amount_minor', reason: 'maximum', hint: `at most ${left > 0n ? left : 0n}` }] });
+    return reject('validation_error', `The deposit's other claims ${c.kind === 'overpayment' ? 'on money beyond the order (overpayment)' : 'on its amount (late_slip and manual together)'} already ask ${bahtOf(facts.claimedMinor)} baht of its ${bahtOf(facts.deposit.amountMinor)}: at most ${bahtOf(left > 0n ? left : 0n)} baht (amount_minor ${left > 0n ? left : 0n}) more; a refund is never paid twice.`, { fields: [{ path: 'amount_minor', reason: 'maximum', hint: `at most ${left > 0n ? left : 0n}` }] });
   }
   return checkNote(c.note, 'Opening a claim');
 }

@@ -6,7 +6,7 @@
 // only once the decider has accepted.
 
 import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand } from '../claim/decide.ts';
-import type { Claim, ClaimEvent } from '../claim/state.ts';
+import type { Claim, ClaimEvent, ClaimKind } from '../claim/state.ts';
 import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { isOpenStatus } from '../withdrawal/state.ts';
@@ -19,7 +19,7 @@ export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): S
   const d = tx.deposit(c.depositId);
   // Claims about one deposit are few (a scan of the open work, as the back office's view does).
   let claimedMinor = 0n;
-  for (const other of tx.world.claims.values()) if (other.depositId === c.depositId && other.kind === c.kind) claimedMinor += heldOfDeposit(other);
+  for (const other of tx.world.claims.values()) if (other.depositId === c.depositId && sharesCap(other.kind, c.kind)) claimedMinor += heldOfDeposit(other);
   const refusal = admitClaim(c, { deposit: d, claimedMinor });
   if (refusal || !d) return fail(refusal!);
   const id = tx.ids.next('clm', d.merchantId);
@@ -31,6 +31,15 @@ export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): S
     },
   });
   return done(id);
+}
+
+/**
+ * Claims that together hold at most the deposit's amount: overpayment claims, on money
+ * beyond the order, among themselves; late-slip and manual claims, on the order's own
+ * amount, together — else one transfer could be claimed, and refunded, once of each kind.
+ */
+function sharesCap(a: ClaimKind, b: ClaimKind): boolean {
+  return (a === 'overpayment') === (b === 'overpayment');
 }
 
 /** The decider's command for a transition, with the facts it needs. */

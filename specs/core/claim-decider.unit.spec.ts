@@ -68,29 +68,29 @@ test('admission: an unknown deposit, a non-positive amount, more than the deposi
   const deposit = { id: 'dep_1', amountMinor: 50_000n, status: 'expired' };
   const none = { claimedMinor: 0n };
   const refusals = [
-    admitClaim({ amountMinor: 1n, note }, { deposit: undefined, ...none }),
-    admitClaim({ amountMinor: 0n, note }, { deposit, ...none }),
-    admitClaim({ amountMinor: 50_001n, note }, { deposit, ...none }),
-    admitClaim({ amountMinor: 1n, note: 'short' }, { deposit, ...none }),
+    admitClaim({ kind: 'late_slip', amountMinor: 1n, note }, { deposit: undefined, ...none }),
+    admitClaim({ kind: 'late_slip', amountMinor: 0n, note }, { deposit, ...none }),
+    admitClaim({ kind: 'late_slip', amountMinor: 50_001n, note }, { deposit, ...none }),
+    admitClaim({ kind: 'late_slip', amountMinor: 1n, note: 'short' }, { deposit, ...none }),
   ];
   assert.equal(refusals.map((r) => r?.code), ['validation_error', 'validation_error', 'validation_error', 'review_note_required']);
   assert.equal(refusals[2]!.details, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
   assert.match(refusals[2]!.message, /at most its deposit's amount \(500\.00 baht, amount_minor 50000\)/);
-  assert.is(admitClaim({ amountMinor: 1n, note }, { deposit, ...none }), null);
-  assert.is(admitClaim({ amountMinor: 50_000n, note }, { deposit, ...none }), null);
+  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 1n, note }, { deposit, ...none }), null);
+  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 50_000n, note }, { deposit, ...none }), null);
 });
 
 test('admission: never more across a deposit\'s claims of one kind than the deposit (a refund is never paid twice); never on an order that can still be paid, nor on one the bank recalled', () => {
   const deposit = { id: 'dep_1', amountMinor: 14_000n, status: 'settled' };
-  const twice = admitClaim({ amountMinor: 14_000n, note }, { deposit, claimedMinor: 14_000n });
+  const twice = admitClaim({ kind: 'late_slip', amountMinor: 14_000n, note }, { deposit, claimedMinor: 14_000n });
   assert.equal([twice?.code, twice?.details], ['validation_error', { fields: [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }] }]);
-  assert.is(admitClaim({ amountMinor: 4_000n, note }, { deposit, claimedMinor: 10_000n }), null, 'the rest of it');
-  assert.is(admitClaim({ amountMinor: 4_001n, note }, { deposit, claimedMinor: 10_000n })?.code, 'validation_error');
+  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 4_000n, note }, { deposit, claimedMinor: 10_000n }), null, 'the rest of it');
+  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 4_001n, note }, { deposit, claimedMinor: 10_000n })?.code, 'validation_error');
   for (const status of ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'reversed']) {
-    const r = admitClaim({ amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n });
+    const r = admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n });
     assert.equal([r?.code, r?.details], ['operation_not_allowed', { status }], status);
   }
-  for (const status of ['expired', 'canceled', 'settled', 'under_review', 'rejected']) assert.is(admitClaim({ amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n }), null, status);
+  for (const status of ['expired', 'canceled', 'settled', 'under_review', 'rejected']) assert.is(admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n }), null, status);
 });
 
 test('what a claim holds of its deposit: its amount while decided or paid, what its refund paid once closed, nothing once rejected', () => {

@@ -139,7 +139,7 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   assert.equal(versions.map((r: any) => r.type), ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed']);
 });
 
-test('manual and late_slip claims: opened by an operator, listed by kind and status with paging, rejected', async () => {
+test('manual and late_slip claims: opened by an operator, listed by kind and status with paging, rejected; together never more than the deposit', async () => {
   const d = await matchedDeposit(scene);
   // Not while the order can still be paid: the payer's transfer is a slip for it, and a refund beside it would pay twice.
   const early = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 2_000, note });
@@ -196,6 +196,13 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   assert.is(again.status, 201, again.text);
   const beyond = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 100, note });
   assert.equal([beyond.status, beyond.json.error?.details?.fields], [422, [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }]], beyond.text);
+  // Late-slip and manual claims are on the same money, the order's amount: one kind does not open what the other holds.
+  const otherKind = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'late_slip', deposit_id: d.id, amount_minor: 100, note });
+  assert.equal([otherKind.status, otherKind.json.error?.details?.fields], [422, [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }]], otherKind.text);
+  assert.match(otherKind.json.error.message, /late_slip and manual together/);
+  // Money beyond the order is another pot.
+  const beyondTheOrder = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'overpayment', deposit_id: d.id, amount_minor: 100, note });
+  assert.is(beyondTheOrder.status, 201, beyondTheOrder.text);
   ledgerBalanced('manual claims');
 });
 
