@@ -26,6 +26,7 @@ import { bodyWasRead, readEvidence } from './body.ts';
 import type { Accepts } from './evidence.ts';
 import type { SlipIntake } from './intake.ts';
 import { detectMediaType } from './magic.ts';
+import { sandboxSlipImage } from './sandbox-slip.ts';
 import { SlipQuota } from './quota.ts';
 
 export interface SlipRouteParts {
@@ -62,8 +63,11 @@ export function slipRoutes(parts: SlipRouteParts): Router {
     const m = merchantOf(ctx);
     const d = ownedBy(m, services.write.world.deposits.get(ctx.params.id!), 'deposit');
     if (!d.slip?.hasImage) throw new ApiError('resource_not_found', 'This deposit has no slip image.');
-    const bytes = await parts.store.image(d.slip.receiptId);
-    // The receipt was only given once the image was on disk: a missing file is a fault of ours.
+    const stored = await parts.store.image(d.slip.receiptId);
+    // In the sandbox the sandbox bank pays scenario deposits: no image was uploaded, and its
+    // placeholder stands for one. Live, the receipt was only given once the image was on
+    // disk: a missing file is a fault of ours.
+    const bytes = stored ?? (d.livemode ? undefined : sandboxSlipImage());
     if (!bytes) throw new Error(`slip image of receipt ${d.slip.receiptId} is missing from the store`);
     answerSlipImage(ctx, bytes, detectMediaType(bytes) ?? 'application/octet-stream');
   });

@@ -42,6 +42,11 @@ test('10000: matched at once, automatic slip check, settled 5 s after creation; 
   const history = await sandboxHistory(scene);
   assert.equal(history.data.map((r: any) => r.bucket_deltas.available_minor), ['10000', String(-settled.fee_total_minor)]);
   assert.ok(history.data.every((r: any) => r.id.startsWith('sbxbtxn_l_') && r.bucket_deltas.pending_clearing_minor === '0'));
+  // No end user uploaded an image: the sandbox bank's placeholder answers the slip download, as a live slip would.
+  const slip = await scene.s.call(scene.shop.sandbox.api_key, 'GET', `/v1/pay/deposits/${d.id}/slip`);
+  assert.is(slip.status, 200, slip.text);
+  assert.equal([slip.headers.get('content-type'), slip.headers.get('cache-control')], ['image/png', 'no-store']);
+  assert.equal(Buffer.from(slip.text, 'latin1').subarray(1, 4).toString(), 'PNG');
 });
 
 /** A scenario whose transfer at +5 s opens a review with `reason`: the deposit and the scene. */
