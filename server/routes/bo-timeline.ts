@@ -64,12 +64,13 @@ function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | 
     sender_account: maskAccountNumberLike(t?.sender.account_number_masked, d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
     receiver: d.legs.map((l) => ({ leg_ref: l.legRef, bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumberLike(t?.receiver.account_number_masked, l.receiver.accountNumber) })),
   };
-  // The amount row of a multi-leg order is the leg's check (the order's own says whether the
-  // order was paid in full: false on a short-pay, though this slip paid its leg exactly).
+  // The amount row compares the slip with what it was to pay, as the row shows them: the
+  // order's own check says whether the order was paid in full, which a multi-leg order's
+  // slip paying its leg exactly, or reviewers' finding of another amount, makes false.
   const slipMinor = t && /^[0-9]+$/.test(t.amount_minor) ? BigInt(t.amount_minor) : shownMinor;
-  const legAmountMatch = leg && slipMinor !== undefined ? slipMinor === leg.amountMinor : undefined;
+  const amountMatch = slipMinor !== undefined ? slipMinor === (leg?.amountMinor ?? d.amountMinor) : undefined;
   return verdictNames.map(([key, name]) => ({
-    dimension: name, expected: expected[name], match: name === 'amount' && legAmountMatch !== undefined ? legAmountMatch : v ? v[key] : null,
+    dimension: name, expected: expected[name], match: name === 'amount' && amountMatch !== undefined ? amountMatch : v ? v[key] : null,
     ...(name in shown ? { shown: shown[name] } : name === 'amount' && shownMinor !== undefined ? { shown: n(shownMinor) } : {}),
   }));
 }

@@ -194,6 +194,16 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.equal([image.headers.get('cache-control'), image.headers.get('x-content-type-options')], ['no-store', 'nosniff'], 'as the merchant route serves it');
 });
 
+test("the amount verdict compares the slip with the order even when the reviewer settles another amount: the slip's figure matched, the finding is the decision's", async () => {
+  const d = await underReview(50_000);
+  const settled = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note, amount_minor: 49_000 }, { sub: 'emp_anna', roles: ['reviewer'] });
+  assert.equal([settled.status, settled.json.status, settled.json.transferred_amount_minor], [200, 'settled', 49_000], settled.text);
+  const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['reviewer'] })).json;
+  const amount = view.evidence.verdicts.find((v: any) => v.dimension === 'amount');
+  assert.equal([amount.expected, amount.shown, amount.match], [50_000, 50_000, true], JSON.stringify(amount));
+  assert.is(view.deposit.verification.amount_exact, false, 'the order was not paid what it asked: the reviewer found 49,000');
+});
+
 test('a multi-leg deposit under review: one amount is refused (which destination got it?); legs[] fill each withdrawal; a second reviewer who disagrees restarts four-eyes; nothing goes to suspense', async () => {
   const payer = await scene.s.onboard('Payer legs');
   const shop = await scene.s.onboard('Shop legs', payer.whiteLabelId);
