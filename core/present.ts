@@ -347,7 +347,7 @@ export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: B
 
 export function presentBeneficiary(b: Beneficiary): Obj {
   return {
-    id: b.id, object: 'beneficiary', livemode: b.livemode, status: b.status, bank_code: b.bankCode, account_number_masked: maskAccountNumber(b.accountNumber),
+    id: b.id, object: 'beneficiary', livemode: b.livemode, version: b.version, status: b.status, bank_code: b.bankCode, account_number_masked: maskAccountNumber(b.accountNumber),
     account_name_th_masked: maskName(b.accountNameTh), created_at: iso(b.createdAt),
     ...(b.verifiedAt !== undefined ? { verified_at: iso(b.verifiedAt) } : {}),
   };

@@ -64,7 +64,7 @@ export function admitDeposit(c: CreateDepositRequest, facts: CreateDepositFacts)
   const cap = c.hasClientData ? limits.openDepositsPerEndUserMax : limits.openDepositsPerEndUserWithoutClientMax;
   if (open.length >= cap) {
     const why = c.hasClientData ? '' : ` without client{}; send the end user's client (ip, user_agent, device_fingerprint) for a limit of ${limits.openDepositsPerEndUserMax}`;
-    return reject('too_many_open_deposits', `The end user already has ${open.length} open deposits (limit ${cap}${why}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) });
+    return reject('too_many_open_deposits', `The end user already has ${open.length} open ${open.length === 1 ? 'deposit' : 'deposits'} (limit ${cap}${why}).`, { limit: cap, open_deposit_ids: open.map((d) => d.id) });
   }
   const lifetimeSeconds = Math.min(limits.depositExpiresInSecondsMax, Math.max(limits.depositExpiresInSecondsMin, c.expiresInSeconds ?? limits.depositExpiresInSecondsDefault));
   if (c.minTtlSeconds !== undefined && c.minTtlSeconds > lifetimeSeconds) {

@@ -117,7 +117,7 @@ export const schemas: Record<string, Schema> = {
     },
   }),
   Quote: object({ object: { const: 'quote' }, livemode: bool, channel: str, amount_minor: int, fee_total_minor: int, total_minor: int, currency: { const: 'THB' }, fee_breakdown: { type: 'array', items: feeLine } }),
-  Beneficiary: object({ id: { type: 'string', pattern: '^ben_' }, object: { const: 'beneficiary' }, livemode: bool, status: str, bank_code: str, account_number_masked: str, account_name_th_masked: str, created_at: instant }),
+  Beneficiary: object({ id: { type: 'string', pattern: '^ben_' }, object: { const: 'beneficiary' }, livemode: bool, version: int, status: str, bank_code: str, account_number_masked: str, account_name_th_masked: str, created_at: instant }),
   Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }), data: object({ object: { type: 'object' } }) }),
   SigningKeys: object({ object: { const: 'list' }, keys: { type: 'array', items: object({
     kid: str, alg: { const: 'Ed25519' }, public_key: str, format: { const: 'spki_der_base64' }, raw_public_key: str,

@@ -103,8 +103,11 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
       || d.status === 'slip_processing' || d.status === 'under_review' || d.status === 'settled';
     if (d.legs.length === 0 || !takesSlips) {
       // An order past taking slips (rejected, reversed): a payer who transferred again goes to a claim.
-      const claim = d.legs.length > 0 ? { claim_url: claimUrlOf(config, d.id) } : {};
-      throw new ApiError('operation_not_allowed', 'A slip token exists only once the deposit has a destination and can take a slip.', { status: d.status, ...claim });
+      if (d.legs.length === 0) {
+        throw new ApiError('operation_not_allowed', `A slip token exists only once the deposit has a destination; this one is ${d.status} without one.`, { status: d.status });
+      }
+      throw new ApiError('operation_not_allowed', `This deposit is ${d.status} and takes no more slips; a payer who transferred again goes to a claim (claim_url).`,
+        { status: d.status, claim_url: claimUrlOf(config, d.id) });
     }
     if ((d.status === 'slip_processing' || d.status === 'under_review' || d.status === 'settled') && services.write.clock.now() > d.expiresAt + limits.lateSlipWindowMs) {
       // The creation token would have run out too: a transfer this late is a matter for a claim.

@@ -61,7 +61,13 @@ test('beneficiary and sender: registered for a known merchant; an unknown mercha
   const ben = s.h.world.beneficiaries.get(id)!;
   assert.is(ben.status, 'pending_verification');
   assert.ok(s.h.world.timer(`${ben.id}:beneficiary.verify`), 'an unverified beneficiary gets its verification timer');
-  assert.equal(emitted(s.h, () => s.h.ok({ type: 'VerifyBeneficiary', actor: operator(), beneficiaryId: ben.id })).entries, ['BeneficiaryVerified']);
+  const verified = emitted(s.h, () => s.h.ok({ type: 'VerifyBeneficiary', actor: operator(), beneficiaryId: ben.id }));
+  assert.equal(verified.entries, ['BeneficiaryVerified']);
+  assert.equal(verified.events, ['beneficiary.verified']);
+  // The object carries the version its previous_attributes count from, as every versioned object does.
+  const event = s.h.journal.events.at(-1)!;
+  assert.equal([event.object.status, event.object.version, event.previousAttributes], ['verified', s.h.world.beneficiaries.get(id)!.version, { status: 'pending_verification', version: ben.version }]);
+  assert.ok((event.object.version as number) > ben.version);
   refused(s.h, { type: 'VerifyBeneficiary', actor: operator(), beneficiaryId: 'ben_missing' }, 'resource_not_found', seen);
   refused(s.h, { type: 'RegisterBeneficiary', actor: operator(), merchantId: 'mch_missing', livemode: true, bankCode: '004', accountNumber: '1', accountNameTh: 'x', verified: true }, 'resource_not_found', seen);
   refused(s.h, { type: 'RegisterSender', actor: operator(), merchantId: 'mch_missing', livemode: true, endUserRef: 'u', bankCode: '014', accountNumber: '1', accountNameTh: 'x' }, 'resource_not_found', seen);

@@ -558,6 +558,7 @@ test('operation_not_allowed: slip-token before a destination exists; evidence on
   const e = expectError(await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${waiting.json.id}/slip-token`), 'operation_not_allowed', covered);
   assert.is(e.details.status, 'awaiting_liquidity');
   assert.is(e.details.claim_url, undefined, 'nothing was paid to a destination yet: no claim to point to');
+  assert.match(e.message, /only once the deposit has a destination; this one is awaiting_liquidity/);
   assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${waiting.json.id}/cancel`, {})).status, 200);
 
   const ben = await s.beneficiary(payer.id, true, '4445556667');
@@ -570,6 +571,17 @@ test('operation_not_allowed: slip-token before a destination exists; evidence on
   const afterSettled = await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/slip-token`);
   assert.is(afterSettled.status, 200, afterSettled.text);
   assert.is(afterSettled.json.upload_url, d.json.slip_upload.upload_url);
+  // Reversed (the bank recalled it): final, no slip token; the message says so and where a payer who paid again goes.
+  const other = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(await s.beneficiary(payer.id, true, '4445556668'), { amount_minor: 20_000 }), { idempotencyKey: randomUUID() });
+  assert.is(other.status, 201, other.text);
+  const recalled = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only', end_user_ref: 'recalled-payer' }));
+  assert.is(recalled.status, 201, recalled.text);
+  await payFirstLeg(s, recalled.json.id);
+  const reversed = await s.bo('POST', `/v1/bo/deposits/${recalled.json.id}/reverse`, { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the transfer' }, { stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  const final = expectError(await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${recalled.json.id}/slip-token`), 'operation_not_allowed');
+  assert.match(final.message, /is reversed and takes no more slips/);
+  assert.equal([final.details.status, typeof final.details.claim_url], ['reversed', 'string']);
   const disputeId = await openDispute(s, w.json.id, 60_000n);
   const ok = await s.call(payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'The payee confirmed receipt by phone.' });
   assert.is(ok.status, 200, ok.text);
