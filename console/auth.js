@@ -145,7 +145,8 @@ export async function logout() {
   const idle = current;
   current = undefined;
   if (idle) {
-    await fetch('/v1/bo/session/sign-out', { method: 'POST', headers: { Authorization: `Bearer ${idle.accessToken}` }, keepalive: true, signal: AbortSignal.timeout(signOutWaitMs) })
+    const headers = { Authorization: `Bearer ${idle.accessToken}`, 'Idempotency-Key': crypto.randomUUID() };
+    await fetch('/v1/bo/session/sign-out', { method: 'POST', headers, keepalive: true, signal: AbortSignal.timeout(signOutWaitMs) })
       .catch(() => undefined); // an expired token, or no network: it runs out by itself
   }
   if (!setup?.as.end_session_endpoint || !idle) return location.assign(consoleUrl);

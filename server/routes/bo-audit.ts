@@ -21,6 +21,7 @@ import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapter
 import { bearer } from '../auth/merchant.ts';
 import { identifyOperator, operatorAuth, operatorOf, operatorTokenOf, requireStepUp, type Operator, type Verify } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
+import { idempotencyKeyOf } from '../idempotency.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
 import { redactSecretText } from '../secret-text.ts';
@@ -255,7 +256,10 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   // Sign-out: the access token of this request is refused from now on, so one copied from
   // the page (or left in a shared machine's memory) does not outlive the session that
   // held it. The operator's other sessions (another browser, the CLI) go on.
+  // Signing out twice is signing out: the Idempotency-Key every operator POST carries is
+  // required, and nothing more is needed of it.
   if (revocations) router.post('/session/sign-out', (ctx) => {
+    idempotencyKeyOf(ctx);
     parseWith(emptyBody, bodyOf(ctx)); // none or {}
     const token = operatorTokenOf(ctx);
     const nowSeconds = Math.floor(Date.now() / 1000);

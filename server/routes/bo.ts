@@ -12,7 +12,7 @@ import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdr
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
-import { runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
+import { idempotencyKeyOf, runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
@@ -331,12 +331,33 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     ctx.body = { object: 'service_clock', now: iso(services.write.clock.now()), clock: services.write.advanceClock ? 'manual' : 'system' };
   });
 
+  // An advance is relative and no core command: its Idempotency-Key, required as on every
+  // operator POST, is remembered by this server (a test clock; a restart forgets them), so a
+  // retried advance answers what the first did instead of moving the clock again.
+  const advances = new Map<string, { seconds: number; body?: { now: string } }>();
   router.post('/clock/advance', async (ctx) => {
+    const slot = `${operatorScope(ctx)}\u0000${idempotencyKeyOf(ctx)}`;
     const b = parseWith(schemas.advance, bodyOf(ctx));
     if (!services.write.advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
+    const prior = advances.get(slot);
+    if (prior) {
+      if (prior.seconds !== b.seconds) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key advanced the clock by another number of seconds.');
+      if (!prior.body) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
+      ctx.set('Idempotent-Replay', 'true');
+      ctx.body = prior.body;
+      return;
+    }
     checkClockRoom(services.write.clock.now(), b.seconds);
-    await services.write.advanceClock(b.seconds * 1000);
-    ctx.body = { now: iso(services.write.clock.now()) };
+    const advance = { seconds: b.seconds, body: undefined as { now: string } | undefined };
+    advances.set(slot, advance);
+    if (advances.size > limits.clockAdvancesRemembered) advances.delete(advances.keys().next().value!);
+    try {
+      await services.write.advanceClock(b.seconds * 1000);
+    } catch (error) {
+      advances.delete(slot);
+      throw error;
+    }
+    ctx.body = advance.body = { now: iso(services.write.clock.now()) };
   });
 
   router.get('/merchants/:id/balance', (ctx) => {

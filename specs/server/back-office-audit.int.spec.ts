@@ -134,10 +134,13 @@ test('off-boarding: an operator revoked is refused at once with the tokens they 
 test('sign-out: the token signed out is refused from then on, with any role; the operator\'s other tokens go on', async () => {
   const signingOut = await s.operatorToken('emp_leaving', false, ['approver']);
   const other = await s.operatorToken('emp_leaving', false, ['approver', 'support']);
-  const call = (token: string, method: string, path: string, body?: string) => s.raw(method, path, {
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body }),
+  const call = (token: string, method: string, path: string, body?: string, key: string | null = 'sign-out-1') => s.raw(method, path, {
+    headers: { Authorization: `Bearer ${token}`, ...(method === 'POST' && key !== null ? { 'Idempotency-Key': key } : {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body }),
   });
   assert.is((await call(signingOut, 'GET', '/v1/bo/withdrawals')).status, 200);
+  const keyless = await call(signingOut, 'POST', '/v1/bo/session/sign-out', undefined, null);
+  assert.equal([keyless.status, keyless.json.error?.code], [400, 'idempotency_key_required'], 'an operator POST like any other');
+  assert.is((await call(signingOut, 'GET', '/v1/bo/withdrawals')).status, 200, 'a sign-out refused for want of a key signs nothing out');
   assert.is((await call(signingOut, 'POST', '/v1/bo/session/sign-out', '{"all":true}')).status, 422, 'no body but {}');
   assert.is((await call(signingOut, 'GET', '/v1/bo/withdrawals')).status, 200, 'a refused sign-out signs nothing out');
   const out = await call(signingOut, 'POST', '/v1/bo/session/sign-out');

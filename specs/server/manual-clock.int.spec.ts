@@ -1,7 +1,8 @@
 // SATANG_CLOCK=manual across a restart: the clock a server makes for itself starts at the
 // wall clock, and on a data dir whose journal was written after clock advances it resumes
 // at the journal's last entry, so business time never runs back behind what was recorded
-// (reports would refuse their own days as "not yet begun", timers would wait again).
+// (reports would refuse their own days as "not yet begun", timers would wait again). An
+// advance takes an Idempotency-Key like every operator POST: a retry does not move it twice.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,8 @@ import * as assert from 'uvu/assert';
 import { settled } from '../../core/handler/handle.ts';
 import { startServer } from '../../server/main.ts';
 import { operator } from '../support/core-harness.ts';
+import { expectError } from '../support/api-checks.ts';
+import { TestServer } from '../support/server-harness.ts';
 
 const dayMs = 86_400_000;
 
@@ -37,6 +40,27 @@ test('a manual clock resumes at the journal\'s last entry after a restart, and s
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('POST /v1/bo/clock/advance: a retry with the same Idempotency-Key answers the first advance and moves nothing; another figure under it is refused; none is refused', async () => {
+  const s = await TestServer.start();
+  try {
+    const now = async () => Date.parse((await s.bo('GET', '/v1/bo/clock')).json.now);
+    const before = await now();
+    const first = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 3600 }, { idempotencyKey: 'advance-1' });
+    assert.is(first.status, 200, first.text);
+    const retry = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 3600 }, { idempotencyKey: 'advance-1' });
+    assert.equal([retry.status, retry.json, retry.headers.get('idempotent-replay')], [200, first.json, 'true']);
+    assert.is(await now(), before + 3600_000, 'moved once');
+    expectError(await s.bo('POST', '/v1/bo/clock/advance', { seconds: 60 }, { idempotencyKey: 'advance-1' }), 'idempotency_key_reused');
+    const bare = await s.raw('POST', '/v1/bo/clock/advance', { headers: { Authorization: `Bearer ${await s.operatorToken()}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ seconds: 60 }) });
+    expectError(bare, 'idempotency_key_required');
+    const other = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 60 }, { idempotencyKey: 'advance-2' });
+    assert.is(other.status, 200, other.text);
+    assert.is(await now(), before + 3660_000);
+  } finally {
+    await s.stop();
   }
 });
 
