@@ -65,10 +65,19 @@ function context(args: Args): Context {
 const livemode = (args: Args) => !flag(args, 'sandbox');
 const merchantPath = (args: Args, rest: string) => `/v1/bo/merchants/${encodeURIComponent(text(args, 'merchant'))}/${rest}`;
 
+/**
+ * What the saved merchant file holds, as the answer says: in production a new merchant has
+ * its sandbox key only (`keys.live` is null until a certification run passed).
+ */
+function merchantFileNote(keys: { live: unknown; sandbox: unknown }): string {
+  if (keys.live === null) return 'the file holds the sandbox secret key (mode 0600); it is shown only once. No live key yet: one is issued (admin key create) once a certification run passed (satang certify)';
+  return 'the file holds the live and sandbox secret keys (mode 0600); they are shown only once';
+}
+
 /** Writes the merchant (with its keys) to a file only its owner can read; prints where. */
 function saveMerchant(path: string, answer: Answer): number {
   saveSecret(path, answer);
-  console.log(JSON.stringify({ id: answer.json.id, white_label_id: answer.json.white_label_id, saved_to: path, note: 'the file holds the live and sandbox secret keys (mode 0600); they are shown only once' }, null, 2));
+  console.log(JSON.stringify({ id: answer.json.id, white_label_id: answer.json.white_label_id, saved_to: path, note: merchantFileNote(answer.json.keys) }, null, 2));
   return 0;
 }
 
@@ -123,7 +132,7 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['merchant', 'create'],
-    spec: spec('merchant create', 'Creates a merchant with live and sandbox API keys (shown once), in a new white label unless one is given.', {
+    spec: spec('merchant create', 'Creates a merchant with its API keys (shown once: live and sandbox; in production the sandbox key only, until certification), in a new white label unless one is given.', {
       name: { type: 'string', value: 'NAME', default: 'Shop', help: "the merchant's name" },
       'white-label': { type: 'string', value: 'WL_ID', help: 'put the merchant in this white label (default: create one named "NAME brand")' },
       out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret keys) to FILE, mode 0600, and print only the ids' },

@@ -94,6 +94,7 @@ function spec(usage: string, summary: string, options: Record<string, OptionSpec
   return { usage: `satang bo ${usage}`, summary, options: { ...options, ...common }, ...(words ? { words } : {}) };
 }
 
+/** The first word as a path segment, encoded here; a query's values go to `query()` as typed (it encodes them). */
 const id = (args: Args) => encodeURIComponent(args.words[0]!);
 
 function renderQueue(json: any): string {
@@ -154,7 +155,7 @@ const subcommands: readonly Subcommand[] = [
       merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, sandbox: { type: 'boolean', help: 'only sandbox orders' }, live: { type: 'boolean', help: 'only live orders' },
       limit: paging.limit!,
     }, ['TEXT']),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: id(a), merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit') })}`),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: a.words[0]!, merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit') })}`),
       (j) => (j.data.length === 0 ? `nothing has exactly the id or reference ${JSON.stringify(j.q)}` : table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
         h.object, h.id, h.merchant_id, h.livemode === null ? '-' : h.livemode ? 'live' : 'sandbox', h.status, h.amount_minor === null ? '-' : thb(h.amount_minor),
         h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on]))

@@ -6,7 +6,9 @@
 // conflicting retry), uploads a slip where the scenario needs one (11200), moves a manual
 // clock when the server has one (POST /v1/bo/clock/advance with a development operator
 // token) or else waits in real time, and prints each of the merchant's events as the
-// events feed shows it. The scenario table itself is core's (core/sandbox/scenarios.ts).
+// events feed shows it. certify waits out a 429 or 503 (its start's and its polls') as the
+// answer asks, within --wait, and names any other refusal by its code and message. The
+// scenario table itself is core's (core/sandbox/scenarios.ts).
 
 import { randomInt, randomUUID } from 'node:crypto';
 import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts';
@@ -23,7 +25,7 @@ const common: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, for the operator token that moves a manual clock ($SATANG_DATA_DIR)" },
 };
 
-interface Reply { status: number; json: any }
+interface Reply { status: number; json: any; headers: Headers }
 interface Ctx { url: string; key: string; dataDir: string }
 
 async function merchant(ctx: Ctx, method: string, target: string, body?: unknown, idempotencyKey?: string): Promise<Reply> {
@@ -33,7 +35,7 @@ async function merchant(ctx: Ctx, method: string, target: string, body?: unknown
   const headers = signRequest({ secret: ctx.key, method, path, query, body: payload, version: apiVersion, ...(key ? { idempotencyKey: key } : {}) });
   if (payload !== '') headers['Content-Type'] = 'application/json';
   const res = await fetchOrRefuse(ctx.url + target, { method, headers, ...(payload !== '' ? { body: payload } : {}) });
-  return { status: res.status, json: await res.json().catch(() => null) };
+  return { status: res.status, json: await res.json().catch(() => null), headers: res.headers };
 }
 
 /** Moves a manual clock by `seconds`; false when the server runs on the system clock (or refuses). */
@@ -211,23 +213,71 @@ class EventFeed {
 export const certifySpec: CommandSpec = {
   usage: 'satang certify',
   summary: 'Runs certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against your sandbox webhook endpoints and prints a pass/fail table. Exit 0 when it passed.',
-  options: { ...common, wait: { type: 'string', value: 'SECONDS', default: '150', help: 'on a system clock, how long to wait for the result' } },
+  options: { ...common, wait: { type: 'string', value: 'SECONDS', default: '150', help: 'how long to wait for the result in all: for the run (on a system clock) and for a busy server (429, 503)' } },
 };
+
+/** The shortest wait before asking again after a 429 or 503 (seconds): a server asking for 0 is not asked in a tight loop. */
+const busyWaitSecondsMin = 1;
+
+/** A refusal in words: `429 rate_limited: Too many requests…`, whatever the body (a proxy's HTML page has no error object). */
+function describe(reply: Reply): string {
+  const error = reply.json?.error;
+  if (typeof error?.code === 'string') return `${reply.status} ${error.code}: ${error.message ?? ''}`;
+  return `${reply.status} ${reply.json === null ? '(the answer was not JSON)' : JSON.stringify(reply.json)}`;
+}
+
+/** How long a 429 or 503 asks to wait, in seconds: its body's retry_after_seconds, else its Retry-After header (seconds or a date), else 1. */
+function retryAfterSecondsOf(reply: Reply, nowMs: number): number {
+  const fromBody = reply.json?.error?.retry_after_seconds;
+  if (typeof fromBody === 'number' && Number.isFinite(fromBody) && fromBody >= 0) return Math.max(busyWaitSecondsMin, fromBody);
+  const header = reply.headers.get('retry-after')?.trim() ?? '';
+  if (/^\d{1,9}$/.test(header)) return Math.max(busyWaitSecondsMin, Number(header));
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? busyWaitSecondsMin : Math.max(busyWaitSecondsMin, Math.ceil((at - nowMs) / 1000));
+}
+
+/**
+ * A merchant call asked again while the server answers 429 or 503, each time after the
+ * wait it asks for, until `deadlineMs`: the last answer, busy or not. A POST is asked again
+ * with the same Idempotency-Key (a 429 never reaches idempotency; a 503 asks for the same
+ * key). Bounded: each wait is at least busyWaitSecondsMin or the rest of the time.
+ */
+async function patiently(ctx: Ctx, method: 'GET' | 'POST', target: string, deadlineMs: number, body?: unknown): Promise<Reply> {
+  const idempotencyKey = method === 'POST' ? randomUUID() : undefined;
+  let reply = await merchant(ctx, method, target, body, idempotencyKey);
+  while (reply.status === 429 || reply.status === 503) {
+    const waitMs = Math.min(retryAfterSecondsOf(reply, Date.now()) * 1000, deadlineMs - Date.now());
+    if (waitMs <= 0) break;
+    process.stderr.write(`${method} ${target} → ${describe(reply)}; asking again in ${Math.ceil(waitMs / 1000)} s\n`);
+    await new Promise((r) => setTimeout(r, waitMs));
+    reply = await merchant(ctx, method, target, body, idempotencyKey);
+  }
+  return reply;
+}
 
 export async function certifyCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(certifySpec, argv);
   if (typeof args === 'number') return args;
   const ctx = context(args);
   if (typeof ctx === 'string') return usageError(certifySpec, ctx);
-  const started = await merchant(ctx, 'POST', '/v1/test/certification', {});
-  if (started.status !== 202) { process.stderr.write(`POST /v1/test/certification → ${started.status} ${JSON.stringify(started.json)}\n`); return 1; }
+  const waitText = text(args, 'wait');
+  if (!/^[1-9][0-9]{0,5}$/.test(waitText)) return usageError(certifySpec, `--wait must be a whole number of seconds from 1 to 999999, not '${waitText}'`);
+  // The whole command's wait: the start and the polls, and what a busy server asks of them.
+  const deadlineMs = Date.now() + Number(waitText) * 1000;
+  const started = await patiently(ctx, 'POST', '/v1/test/certification', deadlineMs, {});
+  if (started.status !== 202) { process.stderr.write(`POST /v1/test/certification → ${describe(started)}\n`); return 1; }
   let run = started.json;
-  const deadline = Date.now() + Number(text(args, 'wait')) * 1000;
   let manual = true;
   for (const seconds of [5, 5, 60, 60]) if (manual) manual = await advance(ctx, seconds);
   for (;;) {
-    run = (await merchant(ctx, 'GET', '/v1/test/certification')).json;
-    if (run.status !== 'running' || Date.now() > deadline) break;
+    const polled = await patiently(ctx, 'GET', '/v1/test/certification', deadlineMs);
+    if (polled.status !== 200) {
+      process.stderr.write(`GET /v1/test/certification → ${describe(polled)}\n`
+        + `certification ${run.id} started on the server, but its outcome could not be read; ask again later: scripts/satang call GET /v1/test/certification --key …\n`);
+      return 1;
+    }
+    run = polled.json;
+    if (run.status !== 'running' || Date.now() > deadlineMs) break;
     await new Promise((r) => setTimeout(r, 2000));
   }
   process.stdout.write(`certification ${run.id}: ${run.status}\n`);

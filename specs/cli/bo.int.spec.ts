@@ -1,12 +1,14 @@
 // `satang bo …` run as an operator runs it (child processes against a real server sharing
 // its data directory): the review queue as a table and as JSON, one deposit with its
-// verdicts and timeline, a decision with a note, a search by reference, claims, request logs and the action log
+// verdicts and timeline, a decision with a note, a search by reference (one with spaces,
+// /, :, + and Thai letters too), claims, request logs and the action log
 // naming the operator the CLI minted a token for; a page's next cursor, an empty list said
 // in words; --help lists the subcommands.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +108,21 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const actions = await bo('actions', '--subject', 'emp_cli');
   assert.is(actions.code, 0, actions.out);
   assert.match(actions.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`));
+});
+
+test('bo search finds a reference with a slash, a colon, spaces, + and # and Thai letters, the text encoded once, spaces around it trimmed', async () => {
+  // Each of these characters changes when encoded twice (a space became %2520, Thai letters %25E0…): the server was asked for another text.
+  const reference = `INV/2026:7 #1+ใบแจ้งหนี้ ${randomUUID().slice(0, 8)}`;
+  const created = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: reference, sender: freshSender() }));
+  assert.ok(created.status === 201 || created.status === 202, created.text);
+  const found = await bo('search', reference, '--json');
+  assert.is(found.code, 0, found.out);
+  const answer = JSON.parse(found.out);
+  assert.is(answer.q, reference, 'the server was asked for the text as typed');
+  assert.equal(answer.data.map((h: any) => [h.id, h.merchant_reference, h.matched_on]), [[created.json.id, reference, 'merchant_reference']]);
+  const table = await bo('search', `  ${reference} `);
+  assert.is(table.code, 0, table.out);
+  assert.match(table.out, new RegExp(`deposit\\s+${created.json.id}\\s+${scene.shop.id}\\s+live`), 'pasted with spaces around it, as the server trims them');
 });
 
 test('a sending bank down from a shell: bo bank down refuses new deposits from it with the message given; bo bank up takes them again', async () => {

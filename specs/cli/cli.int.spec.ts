@@ -2,17 +2,19 @@
 // against a real server (TestServer, its clock set to the wall clock the CLI signs and
 // mints tokens with) sharing its data directory. Checks that --help and bad arguments
 // never act (no merchant, no journal entry, no token, no server, no rebuild) and that
-// `call` hands over the answer's bytes as received (a slip image stays an image).
+// `call` hands over the answer's bytes as received (a slip image stays an image); that
+// `admin merchant create --out` says what its file holds (in production, no live key yet).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { startServer } from '../../server/main.ts';
+import { depositBody, externalIssuer, TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { waitForProjections } from '../support/projections.ts';
 import { pngSlip, receiver, uploadFile, type Capability } from '../support/slip-harness.ts';
 
@@ -265,6 +267,42 @@ call('admin key create --out FILE keeps the secret out of the terminal: the file
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await sc.s.stop();
+  }
+});
+
+call('admin merchant create --out FILE: the note says what the file holds, the live and sandbox keys in development, the sandbox key only in production', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-cli-'));
+  const created = async (env: Record<string, string>, name: string) => {
+    const file = join(dir, `${name}.json`);
+    const r = await satang(['admin', 'merchant', 'create', '--name', name, '--out', file], env);
+    assert.is(r.code, 0, r.stderr);
+    return { note: JSON.parse(r.stdout.toString()).note as string, keys: JSON.parse(readFileSync(file, 'utf8')).keys };
+  };
+  const sc = await scene();
+  try {
+    const development = await created(sc.env, 'Developed');
+    assert.match(development.keys.live.api_key, /^sk_live_/);
+    assert.match(development.note, /^the file holds the live and sandbox secret keys/);
+  } finally {
+    await sc.s.stop();
+  }
+  // Production: its own data dir and issuer (no development issuer to mint from), the system clock.
+  const dataDir = join(dir, 'production');
+  const issuer = await externalIssuer(dir);
+  const prod = await startServer({
+    SATANG_ENV: 'production', SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent',
+    SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9', SATANG_MASTER_KEY: randomBytes(32).toString('base64'), ...issuer.env,
+  });
+  try {
+    const production = await created({ SATANG_BASE_URL: prod.url, SATANG_DATA_DIR: dataDir, SATANG_OPERATOR_TOKEN: await issuer.mint('emp_alice'), SATANG_LOG_LEVEL: 'silent' }, 'Certifying');
+    assert.is(production.keys.live, null, 'no live key before certification');
+    assert.match(production.keys.sandbox.api_key, /^sk_test_/);
+    assert.match(production.note, /^the file holds the sandbox secret key \(mode 0600\)/);
+    assert.not.match(production.note, /live and sandbox/);
+    assert.match(production.note, /certification/);
+  } finally {
+    await prod.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
