@@ -172,7 +172,9 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   const store = revocationsOf(verify);
   const revokedAt = store?.revokedAtSeconds(payload.sub);
   if (revokedAt !== undefined && (payload.iat as number) <= revokedAt) {
-    return { problem: `the operator's sessions were revoked at ${instantText(revokedAt)}; this token was issued before (sign in again, if the issuer still lets you)` };
+    // The revocation covers tokens issued up to the issuers' clock skew after it was made:
+    // the same instant as the revocation's tokens_issued_before.
+    return { problem: `the operator's sessions were revoked: tokens issued before ${instantText(revokedAt + 1)} are refused, and this one was (sign in again, if the issuer still lets you)` };
   }
   if (store?.signedOut(operatorTokenId(token, payload))) return { problem: 'this token was signed out; sign in again' };
   return { operator: { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };

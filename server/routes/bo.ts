@@ -328,6 +328,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   // The service's time: a manual test clock runs apart from the operator's, and the console's "today" is the service's.
   router.get('/clock', (ctx) => {
+    readQuery(ctx, []);
     ctx.body = { object: 'service_clock', now: iso(services.write.clock.now()), clock: services.write.advanceClock ? 'manual' : 'system' };
   });
 
@@ -361,6 +362,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.get('/merchants/:id/balance', (ctx) => {
+    readQuery(ctx, []); // both modes, always: a livemode= here is refused, not ignored
     const m = merchant(ctx);
     ctx.body = { merchant_id: m.id, live: presentBalances(world().balances(m.id, true)), sandbox: presentBalances(world().balances(m.id, false)) };
   });

@@ -20,8 +20,8 @@ import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotentOwn } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { emptyBody } from '../schemas.ts';
-import { bodyOf, merchantScope, parseWith } from './common.ts';
+import { emptyBody, emptyQuery } from '../schemas.ts';
+import { bodyOf, merchantScope, parseWith, queryOf } from './common.ts';
 
 
 /**
@@ -98,6 +98,7 @@ export function certificationRoutes(services: Services, webhooks: Webhooks, cert
 
   router.get('/', (ctx) => {
     const m = sandboxMerchant(ctx);
+    parseWith(emptyQuery, queryOf(ctx));
     const run = certification.latest(m.merchantId);
     if (!run) throw new ApiError('resource_not_found', 'No certification run yet: POST /v1/test/certification starts one.');
     const result = certification.evaluate(run, endpointsOf(run.plan.endpointIds), services.write.clock.now());

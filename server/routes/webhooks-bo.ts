@@ -26,7 +26,7 @@ import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
 import { redactUrl } from '../secret-text.ts';
 import { bodyOf, notFound, parseWith, queryOf, operatorScope } from './common.ts';
-import { decodeFilterCursor, encodeFilterCursor, limitParam, readQuery } from './read-params.ts';
+import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 
 // One of the types the service sends: a misspelt one ("deposit.setled") would leave the
 // endpoint subscribed to nothing but the mandatory events, silently (bad-input audit).
@@ -50,7 +50,7 @@ const schemas = {
   list: compile<{ limit?: string; status?: DeliveryStatus; cursor?: string }>({
     type: 'object', additionalProperties: false,
     properties: { limit: { type: 'string', pattern: '^[0-9]{1,3}$' }, status: { enum: [...deliveryStatuses] }, cursor: { type: 'string', maxLength: 200 } },
-  }),
+  }, { in: 'query' }),
 };
 
 function unwrap<T>(r: Result<T>): T {
@@ -89,7 +89,10 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     ctx.body = { data: [true, false].flatMap((livemode) => webhooks.endpoints.forMerchant(ctx.params.id!, livemode).map((e) => shownEndpoint(ctx, e))) };
   });
 
-  router.get('/webhooks/:endpointId', (ctx) => { ctx.body = shownEndpoint(ctx, endpointOf(ctx)); });
+  router.get('/webhooks/:endpointId', (ctx) => {
+    readQuery(ctx, []);
+    ctx.body = shownEndpoint(ctx, endpointOf(ctx));
+  });
 
   for (const [path, enabled] of [['enable', true], ['disable', false]] as const) {
     router.post(`/webhooks/:endpointId/${path}`, async (ctx) => {
@@ -102,6 +105,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   router.get('/webhooks/:endpointId/deliveries', (ctx) => {
     const query = queryOf(ctx);
     const limit = limitParam(query.limit, webhookLimits.deliveriesPageSizeDefault, webhookLimits.deliveriesPageSizeMax); // the reasons every list gives
+    enumParam(query.status, 'status', deliveryStatuses); // and the words
     const q = parseWith(schemas.list, query);
     const endpoint = endpointOf(ctx);
     const status = q.status ?? null;
@@ -113,6 +117,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   });
 
   router.get('/webhooks/:endpointId/deliveries/:deliveryId', (ctx) => {
+    readQuery(ctx, []);
     const endpoint = endpointOf(ctx);
     const d = webhooks.deliveries.get(ctx.params.deliveryId!);
     if (!d || d.endpointId !== endpoint.id) throw notFound('delivery');

@@ -174,6 +174,7 @@ export function walletRoutes(services: Services, config: Config): Router {
   router.get('/beneficiaries/:id', (ctx) => {
     const m = requireScope(ctx, 'withdrawals:read');
     if (p2p) throw featureOff('Beneficiary registration');
+    parseWith(emptyQuery, queryOf(ctx));
     const b = ownedBy(m, world().beneficiaries.get(ctx.params.id!), 'beneficiary');
     ctx.body = presentBeneficiary(b);
   });

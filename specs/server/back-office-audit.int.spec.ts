@@ -124,6 +124,7 @@ test('off-boarding: an operator revoked is refused at once with the tokens they 
     const refused = await read(token);
     assert.is(refused.status, 401);
     assert.match(refused.json.error.message, /revoked/);
+    assert.ok(refused.json.error.message.includes(`tokens issued before ${revoked.json.tokens_issued_before} are refused`), `the refusal names the revocation's instant: ${refused.json.error.message}`);
   }
   assert.ok(Date.parse(revoked.json.tokens_issued_before) > Date.now() + 30_000, 'tokens stamped up to the skew ahead are covered');
   assert.is((await s.bo('GET', '/v1/bo/deposits', undefined, { sub: 'emp_other', roles: ['support'] })).status, 200, 'nobody else is touched');

@@ -190,6 +190,10 @@ test('the delivery list pages with a cursor bound to its filters', async () => {
   const deliveriesThere = await s.bo('GET', `/v1/bo/merchants?cursor=${first.json.next_cursor}`);
   assert.equal([deliveriesThere.status, deliveriesThere.json.error?.code], [400, 'cursor_filter_mismatch'], deliveriesThere.text);
   assert.is((await s.bo('GET', '/v1/bo/webhooks/whep_nope/deliveries')).status, 404);
+  // A status that is none: named as every list names a query parameter, with the ones there are.
+  const weird = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?status=weird`);
+  assert.equal([weird.status, weird.json.error?.code, weird.json.error?.details?.fields?.[0]?.path], [422, 'validation_error', 'query.status'], weird.text);
+  assert.match(weird.json.error.message, /^status is one of .*delivered/);
 });
 
 test.run();
