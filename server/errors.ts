@@ -169,7 +169,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   insufficient_balance: {
     status: 402, type: 'state_conflict', retryable: true, retryableWhen: clearingWillCover,
     message: 'The available balance is less than the amount plus fee.',
-    message_th: 'ยอดเงินที่ใช้ได้น้อยกว่าจำนวนเงินรวมค่าธรรมเนียม',
+    message_th: 'ยอดเงินที่ใช้ได้ไม่พอสำหรับรายการนี้',
   },
   idempotency_key_reused: {
     status: 409, type: 'idempotency_error', retryable: false,

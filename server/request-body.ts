@@ -150,7 +150,7 @@ export function refuseJsonDepartures(text: string): void {
     throw new ApiError('validation_error', `The body gives ${departure.path || 'a key'} more than once.`, { fields: [{ path: departure.path, reason: 'duplicate_key', hint: 'give each key once' }] });
   }
   if (departure) {
-    throw new ApiError('validation_error', `${departure.path} must be an integer, written without a decimal point or an exponent.`, { fields: [{ path: departure.path, reason: 'type', hint: 'an integer such as 10000 (satang), not 10000.0 or 1e4' }] });
+    throw new ApiError('validation_error', `${departure.path} must be an integer, written without a decimal point or an exponent.`, { fields: [{ path: departure.path, reason: 'type', hint: departure.path.endsWith('_minor') ? 'an integer such as 10000 (satang), not 10000.0 or 1e4' : 'an integer such as 10000, not 10000.0 or 1e4' }] });
   }
 }
 

@@ -82,6 +82,7 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
         reasons: [{ code: 'LATE_SLIP', display_th: reasonTexts.LATE_SLIP.th, display_en: reasonTexts.LATE_SLIP.en, actionable_by: actionableBy('LATE_SLIP') }] },
     };
     return [
+      { type: 'deposit.created', object: base, deliver: false },
       { type: 'deposit.matched', object: { ...base, version: 1 }, deliver: false },
       { type: 'deposit.expired', object: expired, deliver: true },
       { type: 'deposit.slip_received', object: lateSlip, deliver: false },
@@ -91,6 +92,8 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
   }
   const s = settled(3);
   return [
+    { type: 'deposit.created', object: base, deliver: false },
+    { type: 'deposit.matched', object: { ...base, version: 1 }, deliver: false },
     { type: 'deposit.slip_received', object: { ...base, version: 2, status: 'slip_processing', slip: { received_at: iso(now - 120_000), is_late: false } }, deliver: false },
     { type: 'deposit.settled', object: s, deliver: true },
     // A reversed order is final: is_terminal true, as production sends it.
@@ -135,7 +138,7 @@ function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
 }
 
 const expectations: Record<OutOfOrderCase, string> = {
-  A: 'the older deposit.expired (version 2) arrives after deposit.settled (version 4): the order stays settled',
+  A: 'the older deposit.expired (version 2) arrives after deposit.settled (version 5): the order stays settled',
   B: 'the older deposit.settled (version 3) arrives after deposit.reversed (version 4): no credit',
   C: 'withdrawal.filled arrives as version 6, 2, 4, then withdrawal.settled (7): remaining_minor follows the highest version (0), and the order closes at settled',
 };

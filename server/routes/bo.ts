@@ -39,7 +39,8 @@ const schemas = {
   }),
   key: compile<{ livemode: boolean; scopes: Scope[] }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'scopes'],
-    properties: { livemode: { type: 'boolean' }, scopes: { type: 'array', uniqueItems: true, items: { enum: [...allScopes] } } },
+    // At least one scope: a key that may do nothing is a mistake, said now rather than at its first 403.
+    properties: { livemode: { type: 'boolean' }, scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...allScopes] } } },
   }),
   sender: compile<{ livemode: boolean; end_user_ref: string; bank_code: string; account_number: string; account_name_th: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'end_user_ref', 'bank_code', 'account_number', 'account_name_th'],

@@ -26,7 +26,7 @@ export function eventsRoutes(services: Services): Router {
   router.get('/', async (ctx) => {
     const m = requireScope(ctx, 'wallet:read', 'withdrawals:read');
     const q = readQuery(ctx, ['since_sequence', 'limit']);
-    const since = sequenceParam(q.since_sequence);
+    const since = sequenceParam(q.since_sequence, 'since_sequence', BigInt(Number.MAX_SAFE_INTEGER));
     const limit = limitParam(q.limit, limits.pageSizeDefault, limits.pageSizeMax);
     const read = readSideOf(services);
     await read.caughtUp('events_feed', services.write.world.lastSeq, readSideLimits.listFreshnessWaitMs);

@@ -35,16 +35,21 @@ export function readQuery(ctx: Context, allowed: readonly string[]): Record<stri
   return q;
 }
 
-/** since_sequence (default 0) as an exact integer. */
-export function sequenceParam(raw: string | undefined, name = 'since_sequence'): bigint {
+/**
+ * since_sequence (default 0) as an exact integer, at most `max`: the balance history's
+ * sequences are decimal strings (up to 2^63 − 1); the events feed's are JSON numbers, so
+ * never above 2^53 − 1 (its next_sequence is echoed as a number, which a larger one would
+ * not survive JSON.parse as).
+ */
+export function sequenceParam(raw: string | undefined, name = 'since_sequence', max: bigint = readSideLimits.sequenceMax): bigint {
   if (raw === undefined) return 0n;
   if (!canonicalDecimal.test(raw)) {
     // Digits in canonical form, only too many of them: say the bound, not the form.
-    if (/^[1-9][0-9]*$/.test(raw)) throw invalid(name, 'maximum', `at most ${readSideLimits.sequenceMax}`);
+    if (/^[1-9][0-9]*$/.test(raw)) throw invalid(name, 'maximum', `at most ${max}`);
     throw invalid(name, 'format', 'a decimal string without sign or leading zeros');
   }
   const value = BigInt(raw);
-  if (value > readSideLimits.sequenceMax) throw invalid(name, 'maximum', `at most ${readSideLimits.sequenceMax}`);
+  if (value > max) throw invalid(name, 'maximum', `at most ${max}`);
   return value;
 }
 

@@ -17,6 +17,8 @@ test.before(async () => {
 test.after(async () => { await s.stop(); });
 
 test("a merchant's keys: newest first, a hint of each secret but never the secret, revoked ones with their instant", async () => {
+  const none = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, { livemode: true, scopes: [] }, { stepUp: true });
+  assert.equal([none.status, none.json.error?.details?.fields?.[0]?.path], [422, 'scopes'], `a key that may do nothing is refused: ${none.text}`);
   const minted = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, { livemode: true, scopes: ['wallet:read'] }, { stepUp: true });
   assert.is(minted.status, 201, minted.text);
   s.clock.advance(1000);

@@ -58,7 +58,9 @@ test('case A: an older deposit.expired arrives after deposit.settled; the order 
   const [settledObject, expiredObject] = got.map((g) => g.data.object);
   assert.is(Date.parse(expiredObject.late_slip_accepted_until) - Date.parse(expiredObject.expires_at), 24 * 3_600_000);
   assert.equal([settledObject.settled_via, settledObject.slip.is_late], ['review', true]);
-  assert.equal(r.events.map((e: any) => e.type), ['deposit.matched', 'deposit.expired', 'deposit.slip_received', 'deposit.under_review', 'deposit.settled']);
+  assert.equal(r.events.map((e: any) => [e.type, e.version]), [['deposit.created', 0], ['deposit.matched', 1], ['deposit.expired', 2], ['deposit.slip_received', 3], ['deposit.under_review', 4], ['deposit.settled', 5]],
+    'from its creation, as production sends them');
+  assert.match(r.expected, /deposit\.settled \(version 5\)/, 'the answer names the versions its events carry');
   assert.equal(got.map((g) => [g.answer.status, g.answer.outcome]), [[200, 'applied'], [200, 'stale']]);
   const stored = consumer.object(r.object_id)!;
   assert.is(stored.status, 'settled');
@@ -73,6 +75,7 @@ test('case B: an older deposit.settled arrives after deposit.reversed; no credit
   assert.equal(got.map((g) => g.type), ['deposit.reversed', 'deposit.settled']);
   for (const g of got) assert.equal(componentErrors('DepositOrder', g.data.object), [], g.type);
   assert.equal(got.map((g) => g.answer.outcome), ['applied', 'stale']);
+  assert.equal(r.events.map((e: any) => [e.type, e.version]), [['deposit.created', 0], ['deposit.matched', 1], ['deposit.slip_received', 2], ['deposit.settled', 3], ['deposit.reversed', 4]]);
   assert.equal(got.map((g) => g.data.object.is_terminal), [true, false], 'a reversed order is final, as production sends it');
   assert.is(consumer.object(r.object_id)!.status, 'reversed');
   assert.is(credits.length, before, 'the stale settlement credits nothing');
