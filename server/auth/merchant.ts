@@ -129,13 +129,14 @@ export function merchantOf(ctx: Context): MerchantState {
 }
 
 /**
- * Scopes bind live keys; sandbox keys carry every scope (the contract names them for live
- * keys). Every scope given is needed; the refusal names the first one missing (and, when
- * more than one is needed, all of them).
+ * Scopes bind every key (the contract names them for live keys; a sandbox key made with
+ * fewer scopes is refused as its live twin will be, so an integration with a restricted key
+ * is tried out before it goes live; the keys onboarding makes carry every scope). Every
+ * scope given is needed; the refusal names the first one missing (and, when more than one
+ * is needed, all of them).
  */
 export function requireScope(ctx: Context, ...scopes: [Scope, ...Scope[]]): MerchantState {
   const m = merchantOf(ctx);
-  if (!m.livemode) return m;
   const missing = scopes.find((scope) => !m.key.scopes.includes(scope));
   if (missing === undefined) return m;
   if (scopes.length === 1) throw new ApiError('scope_denied', `This key lacks the scope ${missing}.`, { required_scope: missing });

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { depositBody, TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
-import { delay, gatewayRoute, openDispute, payFirstLeg, withdrawalBody } from '../support/api-checks.ts';
+import { delay, expectError, gatewayRoute, openDispute, payFirstLeg, withdrawalBody } from '../support/api-checks.ts';
 import { assertReceipt, uploadJson } from '../support/slip-harness.ts';
 
 let s: TestServer;
@@ -153,6 +153,10 @@ test('webhook endpoints and their delivery records carry the endpoint’s mode',
 test('back office: a minted key and its revocation say the key’s mode', async () => {
   for (const [mode, livemode] of modes) {
     const key = carries(ok(await s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode, scopes: ['wallet:read'] }, { stepUp: true }), 201, `${mode} key`), livemode, `${mode} api key`);
+    // Its scopes bind it in either mode: a restricted integration is tried out in the sandbox as it will run live.
+    ok(await s.call(key.api_key, 'GET', '/v1/pay/balance'), 200, `${mode} balance with wallet:read`);
+    const denied = expectError(await s.call(key.api_key, 'GET', '/v1/pay/withdrawals'), 'scope_denied');
+    assert.is(denied.details.required_scope, 'withdrawals:read', mode);
     carries(ok(await s.bo('POST', `/v1/bo/keys/${key.key_id}/revoke`, {}, { stepUp: true }), 200, `${mode} revoke`), livemode, `${mode} api_key (revoked)`);
   }
 });
