@@ -205,7 +205,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
   const securityClock = options.securityClock ?? new SystemClock();
   const webhooks = new Webhooks({
-    db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id),
+    db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), merchants: () => store.world.merchants.keys(),
     durableSeq: () => store.durableSeq, onAttempt: (endpointId, outcome) => metrics.webhookAttempt(endpointId, outcome),
   });
   const apiKeys = new SqliteKeyStore(store.db, sealer);

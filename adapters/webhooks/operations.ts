@@ -39,6 +39,8 @@ export interface OperationParts {
   readonly keys: SigningKeyRing;
   readonly sandboxKeys: SigningKeyRing;
   readonly directory: Directory;
+  /** Every merchant's id (WebhookDeps.merchants); absent: those with an endpoint. */
+  readonly merchants?: () => Iterable<string>;
   readonly wake: () => void;
   /** Seals the idempotency bodies kept here (adapters/sqlite/keys.ts). */
   readonly sealer: Sealer;
@@ -190,16 +192,15 @@ export class WebhookOperations {
     return key ? this.announce(key, previousKid, now, (livemode) => !livemode) : 0;
   }
 
-  /** One webhook.key.rotating per merchant and mode with an endpoint, where `modes` says. */
   /**
-   * webhook.key.rotating for every merchant with an endpoint in the modes given — disabled
-   * ones too: the fan-out mails a mandatory event to a merchant whose endpoints are all
-   * disabled (the contract's rule), and the event stays in its feed.
+   * webhook.key.rotating for every merchant in the modes given: delivered to its endpoints
+   * (the fan-out mails a mandatory event to a merchant whose endpoints are all disabled, the
+   * contract's rule), and in its events feed whether it has an endpoint or not — a merchant
+   * that reads the feed alone is told of the next key too.
    */
   private announce(key: KeyRecord, previousKid: string, now: number, modes: (livemode: boolean) => boolean): number {
     let announcedTo = 0;
-    for (const { merchantId, livemode } of this.p.endpoints.merchantsWithEndpoints()) {
-      if (!modes(livemode)) continue;
+    for (const { merchantId, livemode } of this.announced(modes)) {
       const merchant = this.p.directory(merchantId);
       if (!merchant) continue;
       const event = this.p.events.emit({
@@ -211,6 +212,15 @@ export class WebhookOperations {
       announcedTo += this.p.fanOut.deliver({ ...event, merchantId, livemode, table: 'service' }, now);
     }
     return announcedTo;
+  }
+
+  /** The merchants and modes a rotation is announced to: every merchant's, or those with an endpoint. */
+  private announced(modes: (livemode: boolean) => boolean): { merchantId: string; livemode: boolean }[] {
+    const all = this.p.merchants;
+    if (!all) return this.p.endpoints.merchantsWithEndpoints().filter((m) => modes(m.livemode));
+    const out: { merchantId: string; livemode: boolean }[] = [];
+    for (const merchantId of all()) for (const livemode of [true, false]) if (modes(livemode)) out.push({ merchantId, livemode });
+    return out;
   }
 
   /** The types a replay may send: the filter's (or all) within the endpoint's subscription; null = all. */

@@ -56,6 +56,11 @@ export interface WebhookDeps {
   readonly ids: Ids;
   readonly log: LogLike;
   readonly directory: Directory;
+  /**
+   * Every merchant's id: a signing-key rotation is in every merchant's events feed, with an
+   * endpoint or not (default: the merchants with an endpoint, for a store of endpoints alone).
+   */
+  readonly merchants?: () => Iterable<string>;
   readonly settings: WebhookSettings;
   /** Seals the signing keys and the idempotency bodies kept here under the master key. */
   readonly sealer: Sealer;
@@ -118,6 +123,7 @@ export class Webhooks {
     });
     this.operations = new WebhookOperations({
       db, clock, ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events, fanOut, keys: this.keys, sandboxKeys: this.sandboxKeys, directory, wake: () => this.dispatcher.wake(), sealer,
+      ...(deps.merchants ? { merchants: deps.merchants } : {}),
     });
   }
 

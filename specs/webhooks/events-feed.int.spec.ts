@@ -1,6 +1,7 @@
 // The events feed is the merchant's reconciliation source: events the webhook service
 // emits outside the journal (webhook.key.rotating here) take the merchant's sequence
-// too, so the feed must list them between the journal's events, with no gap.
+// too, so the feed must list them between the journal's events, with no gap; a merchant
+// with no endpoint finds the notice in its feed all the same.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,12 +12,15 @@ import type { TestServer } from '../support/server-harness.ts';
 let s: TestServer;
 let shop: MerchantKeys;
 let receiver: Receiver;
+/** A merchant with no endpoint: it reads the feed alone. */
+let quiet: MerchantKeys;
 
 test.before(async () => {
   s = await startServer();
   shop = await s.onboard('Shop');
   receiver = await Receiver.start(() => s.clock.now());
   await addEndpoint(s, shop.id, receiver.url);
+  quiet = await s.onboard('Reads the feed only');
 });
 test.after(async () => { await receiver.stop(); await s.stop(); });
 
@@ -44,6 +48,14 @@ test('a key rotation notice sits in the feed between journal events, sequences w
     if (!page.json.has_more) break;
   }
   assert.equal(paged, sequences);
+
+  // A merchant with no endpoint is told of the next key in its feed too (live: not in its sandbox feed).
+  const quietFeed = await s.call(quiet.live.api_key, 'GET', '/v1/pay/events?since_sequence=0');
+  const notices = quietFeed.json.data.filter((e: { type: string }) => e.type === 'webhook.key.rotating');
+  assert.equal(notices.map((e: any) => [e.data.object.kid, e.data.object.status, e.livemode, e.sequence]), [[rotated.json.kid, 'next', true, 1]], quietFeed.text);
+  const quietSandbox = await s.call(quiet.sandbox.api_key, 'GET', '/v1/pay/events?since_sequence=0');
+  assert.not.ok(quietSandbox.json.data.some((e: { type: string }) => e.type === 'webhook.key.rotating'), quietSandbox.text);
 });
+
 
 test.run();
