@@ -56,14 +56,15 @@ function labelStride(count, room) {
 
 /**
  * Grouped columns: labels along x, one column per series in each group.
- * series: [{name, values: [number|string|bigint], format?(v) → text}], format: axis value → text.
+ * series: [{name, values: [number|string|bigint], format?(v) → text}], format: axis value → text,
+ * least: the smallest axis top (an empty day's axis still reads 0, half and top as whole labels).
  */
 export function ColumnChart(props) {
   return html`<${Sized} render=${(width) => columns({ ...props, width })} />`;
 }
 
-function columns({ labels, series, format = String, width, height = 180, testid }) {
-  const top = niceMax(Math.max(0, ...series.flatMap((s) => s.values.map(magnitude))));
+function columns({ labels, series, format = String, width, height = 180, testid, least = 0 }) {
+  const top = Math.max(least, niceMax(Math.max(0, ...series.flatMap((s) => s.values.map(magnitude)))));
   const pad = padFor(format(top));
   const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
   const groupW = plotW / Math.max(1, labels.length);
@@ -94,8 +95,8 @@ export function LineChart(props) {
   return html`<${Sized} render=${(width) => lines({ ...props, width })} />`;
 }
 
-function lines({ labels, series, format = String, width, height = 180, testid }) {
-  const top = niceMax(Math.max(0, ...series.flatMap((s) => s.values.map(magnitude))));
+function lines({ labels, series, format = String, width, height = 180, testid, least = 0 }) {
+  const top = Math.max(least, niceMax(Math.max(0, ...series.flatMap((s) => s.values.map(magnitude)))));
   const pad = padFor(format(top));
   const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
   const step = plotW / Math.max(1, labels.length - 1);

@@ -62,7 +62,7 @@ export function ClaimPage({ id }) {
         <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono">${x.operator}</td>
           <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap">${x.note}</td></tr>`)}</tbody>
       </table>`}
-      ${c.note ? html`<p class="small muted">${t('claims.openingNote')}: ${c.note}</p>` : null}
+      ${c.note && c.notes[0]?.note !== c.note ? html`<p class="small muted">${t('claims.openingNote')}: ${c.note}</p>` : null}
     </div>
     <${Transitions} claim=${c} reload=${reload} />
   </section>`;

@@ -76,7 +76,8 @@ function HourlyChart({ series, fields, money, testid, kind, what }) {
   const drawn = fields.map((name) => ({ key: name, name: label('series', name), values: rows.map((r) => r[name] ?? 0) }));
   const axis = (v) => (money ? formatBaht(Math.round(v)).replace(/\.\d\d$/, '') : formatCount(Math.round(v)));
   const Chart = kind === 'line' ? LineChart : ColumnChart;
-  return html`<div><${Chart} testid=${testid} labels=${rows.map(hourLabel)} series=${drawn} format=${axis} />
+  // An empty day: ฿0 · ฿1 · ฿2 (or 0 · 1 · 2), not three labels of 0 (the axis shows whole baht and whole counts).
+  return html`<div><${Chart} testid=${testid} labels=${rows.map(hourLabel)} series=${drawn} format=${axis} least=${money ? 200 : 2} />
     <div class="legend">${drawn.map((s, k) => html`<span class=${`key series-${k}`}>${s.name}</span>`)}</div></div>`;
 }
 
@@ -112,7 +113,7 @@ function WebhookEndpoints({ endpoints, livemode }) {
       const to = `${pageOfId(e.merchant_id, livemode)}&endpoint=${encodeURIComponent(e.endpoint_id)}`;
       return html`<tr data-testid="webhook-endpoint" data-id=${e.endpoint_id} data-status=${e.status} data-failing=${String(failing)}>
         <td class="endpoint"><${PageLink} to=${to} cls="mono">${shortUrl(e.url)}</${PageLink}> <span class="muted mono" title=${e.endpoint_id}>${e.endpoint_id.slice(0, 14)}…</span>
-          <div data-testid="webhook-detail">${e.disabled_reason ? html`<div>${e.disabled_reason}</div>` : null}
+          <div data-testid="webhook-detail">${e.disabled_reason ? html`<div title=${e.disabled_reason}>${label('disabledReason', e.disabled_reason)}</div>` : null}
             ${failing ? html`<div class="muted">${t('webhooks.failingSince')} <${Time} at=${e.failing_since} /> · ${t('dashboard.webhookFailuresSince', { n: formatCount(e.failed_attempts_since_last_success) })}</div>` : null}</div></td>
         <td><${Status} status=${e.status} />${failing ? html` <${Badge} tone="bad">${t('dashboard.webhookFailing')}</${Badge}>` : null}${e.flagged ? html` <${Badge} tone="warn">410</${Badge}>` : null}</td>
         <td class="num" data-testid="webhook-failed">${formatCount(e.failed)}</td>

@@ -81,7 +81,7 @@ function EndpointRow({ e, chosen, onChoose, onStatus }) {
     <td><input type="radio" name="endpoint" data-testid="select-endpoint" checked=${chosen} onChange=${onChoose} aria-label=${e.id} /></td>
     <td><div class="mono url">${e.url}</div><div class="small muted mono">${e.id}</div></td>
     <td><${Status} status=${status} />${e.flagged ? html` <${Badge} tone="bad" title=${e.flag_reason ?? ''}>${t('webhooks.flagged')}</${Badge}>` : null}
-      ${e.disabled_reason ? html`<div class="small muted">${e.disabled_reason}</div>` : null}</td>
+      ${e.disabled_reason ? html`<div class="small muted" title=${e.disabled_reason}>${label('disabledReason', e.disabled_reason)}</div>` : null}</td>
     <td class="small">${e.event_types === null ? t('webhooks.allEvents') : e.event_types.join(', ')}</td>
     <td><${Time} at=${e.last_success_at} /></td>
     <td>${e.failing_since ? html`<${Time} at=${e.failing_since} /> <span class="small muted">(${e.failed_attempts_since_last_success})</span>` : '—'}</td>

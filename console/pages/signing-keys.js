@@ -73,8 +73,7 @@ function Rotate({ reload }) {
         <${ActionButton} testid="rotate-confirm" tone="danger" stepUp onRun=${rotate} done=${reload}>${t('signingKeys.confirm')}</${ActionButton}>
         <button type="button" class="ghost" data-testid="rotate-cancel" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>`
       : html`<button type="button" class="danger" data-testid="rotate" onClick=${ask}><span class="flag">⚑</span> ${t('signingKeys.rotate')}</button>`}</div>
-    ${result ? html`<p class="small" data-testid="rotation-result">${t('signingKeys.rotated', { kid: result.kid, previous: result.previous_kid ?? '—', n: result.announced_deliveries })}
-      <${Time} at=${result.not_before} /></p>` : null}
+    ${result ? html`<p class="small" data-testid="rotation-result">${t('signingKeys.rotated', { kid: result.kid, previous: result.previous_kid ?? '—', n: result.announced_deliveries })}${' '}<${Time} at=${result.not_before} /></p>` : null}
   </div>`;
 }
 

@@ -63,7 +63,7 @@ function Statement({ s, params }) {
   const period = s.date ?? `${s.date_from} – ${s.date_to}`;
   return html`<div class="card" data-testid="statement">
     <div class="sub-head">
-      <h2>${s.merchant_id} · ${s.livemode ? t('mode.live') : t('mode.test')} · ${period} <span class="muted small">(${s.time_zone})</span></h2>
+      <h2><span class="mono">${s.merchant_id}</span> · ${s.livemode ? t('mode.live') : t('mode.test')} · ${period} <span class="muted small">(${s.time_zone})</span></h2>
       <${ActionButton} testid="download-csv" onRun=${download}>⬇ ${t('statement.downloadCsv')}</${ActionButton}>
     </div>
     <p class="small muted">${t('statement.period')} <${Time} at=${s.period_start} /> – <${Time} at=${s.period_end} /> · ${t('common.asOf')} <${Time} at=${s.as_of} /></p>

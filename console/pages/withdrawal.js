@@ -36,7 +36,8 @@ export function WithdrawalPage({ id }) {
       <div class="card">
         <h2>${t('withdrawal.order')}</h2>
         <${Facts} rows=${[
-          [t('common.merchant'), html`<${Id} id=${data.merchant_id} to=${`#/merchants/${encodeURIComponent(data.merchant_id)}?livemode=${w.livemode}`} keep=${14} />`],
+          // Whose money it is, by name (the approver checks it), and its id.
+          [t('common.merchant'), html`<span data-testid="withdrawal-merchant">${data.merchant_name ? html`${data.merchant_name} ` : null}<${Id} id=${data.merchant_id} to=${`#/merchants/${encodeURIComponent(data.merchant_id)}?livemode=${w.livemode}`} keep=${14} /></span>`],
           [t('deposit.reference'), html`<span class="mono">${w.merchant_reference}</span>`],
           [t('withdrawal.endUser'), html`<span class="mono">${w.end_user_ref}</span>`],
           [t('withdrawal.beneficiary'), html`<span data-testid="withdrawal-payee"><${Payee} beneficiary=${data.beneficiary} /></span> <${Id} id=${w.beneficiary_id} />`],

@@ -221,7 +221,9 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   await mali.page.waitForSelector(`${row}[data-status=disabled][data-failing]`);
   assert.is(await mali.page.getAttribute(`${row} [data-status]`, 'data-status'), 'disabled', 'the status badge says disabled');
   assert.is(await mali.page.getAttribute(row, 'data-failing'), String(disabled.failing_since !== null));
-  assert.ok(disabled.disabled_reason && (await mali.page.textContent(`${row} [data-testid=webhook-detail]`) ?? '').includes(disabled.disabled_reason), disabled.disabled_reason);
+  // Why, in words: the service disabled it after a day of failures (the code is the title).
+  assert.is(disabled.disabled_reason, 'auto_disabled');
+  assert.ok((await mali.page.textContent(`${row} [data-testid=webhook-detail]`) ?? '').includes('Disabled by the service: deliveries failed for 24 hours'), disabled.disabled_reason);
   await mali.screenshot('dashboard-webhooks');
   // The operator enables it from the merchant's page.
   await mali.goto(`#/merchants/${scene.shop.id}?livemode=true&endpoint=${endpointId}`, 'merchant');
@@ -737,6 +739,12 @@ async function assertNavVisible(session: OperatorSession, lang: string): Promise
   assert.is(stickyTop, `${headerHeight}px`);
 }
 
+/** The page fits the window's width: no horizontal scrollbar (a timeline's detail once made a deposit's page twice as wide). */
+async function assertFits(session: OperatorSession, name: string): Promise<void> {
+  const [scroll, inner] = await session.page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+  assert.ok(scroll <= inner, `${name}: ${scroll} px wide in a window of ${inner}`);
+}
+
 test('every other page renders for an operator with every role (screenshots)', async () => {
   // A claim on the settled four-eyes deposit, and a dispute on the withdrawal it filled.
   const claim = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: fourEyesId, amount_minor: 2_000, note: 'the payer says they sent two hundred baht too much' });
@@ -750,6 +758,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   const pages = [
     ['#/approvals', 'approvals'], ['#/claims', 'claims'], [`#/claims/${claim.json.id}`, 'claim'], [`#/disputes/${dispute.json.id}`, 'dispute'],
     ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'], ['#/trial-balance', 'trial-balance'], ['#/activity', 'activity'],
+    [`#/deposits/${fourEyesId}`, 'deposit'], ['#/dashboard', 'dashboard'],
   ] as const;
   // The merchant's evidence, a file with a Thai name, is downloaded from the dispute's page as it was sent.
   const owner = (await scene.s.bo('GET', `/v1/bo/withdrawals/${filled}`)).json.merchant_id;
@@ -761,6 +770,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   for (const [hash, name] of pages) {
     await lead.goto(hash, name);
     await lead.screenshot(name);
+    await assertFits(lead, name);
     if (name === 'approvals') {
       // Final statuses are offered only among disputed withdrawals (the queue refuses them otherwise).
       const offered = () => lead.page.$$eval('[data-testid=filter-status] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
@@ -785,6 +795,12 @@ test('every other page renders for an operator with every role (screenshots)', a
   // A fill links to the deposit that paid it; the page says where the payout goes (masked).
   await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
   assert.match(await lead.page.textContent('[data-testid=withdrawal-payee]') ?? '', /^\d{3} \S.* x+\d{4} \S/);
+  const whose = (await scene.s.bo('GET', `/v1/bo/withdrawals/${filled}`)).json;
+  assert.match(await lead.page.textContent('[data-testid=withdrawal-merchant]') ?? '', new RegExp(`^${whose.merchant_name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} mch_`), 'whose money it is, by name');
+  // A narrow window: every link of an operator with every role still shows in the header.
+  await lead.page.setViewportSize({ width: 760, height: 900 });
+  await assertNavVisible(lead, 'en at 760 px');
+  await lead.page.setViewportSize({ width: 1360, height: 900 });
   const paidBy = await lead.page.$$eval('[data-testid=fill-deposit] a', (links) => links.map((a) => a.getAttribute('href')));
   assert.ok(paidBy.includes(`#/deposits/${fourEyesId}`), JSON.stringify(paidBy));
   await lead.page.click('[data-testid=lang-th]');
