@@ -30,7 +30,7 @@ import type { Logger } from 'pino';
 import type { ErrorCode, Rejection } from '../core/errors.ts';
 import { iso, isIsoInstant } from '../core/present.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
-import { isStorageFailure } from '../adapters/sqlite/errors.ts';
+import { isStorageFailure, RefusedAfterFailure, StateConflict } from '../adapters/sqlite/errors.ts';
 import { writeSideLimits } from '../core/limits.ts';
 
 export type ErrorType =
@@ -441,6 +441,13 @@ function toApiError(thrown: unknown): ApiError {
   if (isStorageFailure(thrown)) {
     return new ApiError('service_unavailable', `The journal could not store the request: its disk refused the write (${String((thrown as { code: unknown }).code)}); nothing was recorded. Retry with the same Idempotency-Key.`, undefined, writeSideLimits.storageFailureRetryAfterSeconds);
   }
+  // Not written because a commit before it failed (its world is being rebuilt): nothing
+  // was recorded, and the same request may succeed in a moment.
+  if (thrown instanceof RefusedAfterFailure) {
+    return new ApiError('service_unavailable', 'The request was not stored: a write before it failed and the service is rebuilding its state; nothing was recorded. Retry with the same Idempotency-Key.', undefined, writeSideLimits.storageFailureRetryAfterSeconds);
+  }
+  // Another writer changed the order this request was decided against: the contract's conflict, retryable.
+  if (thrown instanceof StateConflict) return new ApiError(thrown.code, `${thrown.streamKind === 'withdrawal' ? 'The withdrawal' : 'The order'} changed while the request was decided; nothing was recorded. Retry with the same Idempotency-Key.`);
   if (type === 'entity.too.large') {
     // The contract has no 413 code; a too-large body is a validation failure of the body as a whole.
     return new ApiError('validation_error', undefined, {

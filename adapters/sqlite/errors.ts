@@ -20,6 +20,16 @@ export class StateConflict extends Error {
   }
 }
 
+/**
+ * A commit not tried: it was decided on a world that a failed commit before it made stale
+ * (a full disk, say), or on a neighbour of its group commit that failed. Nothing of it is
+ * stored and the world is rebuilt from the journal: the same request may succeed once it is
+ * (the server answers 503 and a retry, not the conflict of another writer's change).
+ */
+export class RefusedAfterFailure extends StateConflict {
+  override name = 'RefusedAfterFailure';
+}
+
 /** An idempotency record for this scope and key exists and has not expired. */
 export class IdempotencyKeyInUse extends Error {
   override name = 'IdempotencyKeyInUse';

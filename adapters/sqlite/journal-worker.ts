@@ -13,7 +13,7 @@
 import { workerData } from 'node:worker_threads';
 import { UlidIds } from '../ids.ts';
 import { Sealer } from '../sealing.ts';
-import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
+import { IdempotencyKeyInUse, RefusedAfterFailure, StateConflict } from './errors.ts';
 import type { BatchAck, BatchMessage, JournalWorkerData, PageLimit, WireError, WorkerMessage } from './journal-thread.ts';
 import { openDatabase } from './schema.ts';
 import { WalSync } from './wal-sync.ts';
@@ -88,19 +88,16 @@ function flush(): void {
   walSync.after(expectedSeq).then(() => port.postMessage(message), (error: unknown) => port.postMessage({ fatal: `journal WAL fdatasync failed: ${String(error)}` }));
 }
 
-/** Not tried: it was decided on a world that a failed commit made stale. */
-class Refused extends StateConflict {}
-
-function refused(item: PendingCommit): Refused {
+function refused(item: PendingCommit): RefusedAfterFailure {
   // A commit of timer changes only names no stream; its caller (the scheduler) retries a refused timer anyway.
   const [stream, kind] = item.entries[0]?.values ?? ['', 'deposit'];
-  return new Refused(stream, kind as StreamKind, 'an earlier command decided on the same state failed; the state is being rebuilt from the journal');
+  return new RefusedAfterFailure(stream, kind as StreamKind, 'an earlier command decided on the same state failed; the state is being rebuilt from the journal');
 }
 
 function wire(error: unknown): WireError {
   if (error instanceof StateConflict) {
     const conflict = { stream: error.stream, streamKind: error.streamKind, reason: error.message.slice(error.code.length + 2) };
-    return { message: error.message, conflict, ...(error instanceof Refused ? { refused: true } : {}) };
+    return { message: error.message, conflict, ...(error instanceof RefusedAfterFailure ? { refused: true } : {}) };
   }
   if (error instanceof IdempotencyKeyInUse) return { message: error.message, keyInUse: { scope: error.scope, key: error.key } };
   const code = (error as { code?: unknown } | null)?.code;

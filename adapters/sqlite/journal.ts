@@ -35,7 +35,7 @@ import type { CommitMeta, Ids, Journal } from '../../core/ports.ts';
 import type { World } from '../../core/world.ts';
 import { writeSideLimits } from '../../core/limits.ts';
 import type { Sealer } from '../sealing.ts';
-import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
+import { IdempotencyKeyInUse, RefusedAfterFailure, StateConflict } from './errors.ts';
 import type { BatchAck, JournalThread } from './journal-thread.ts';
 import type { RidingNonces } from './keys.ts';
 import type { Db } from './schema.ts';
@@ -293,7 +293,7 @@ export class SqliteJournal implements Journal {
         const blocked = failedKeys.size === 0 ? undefined : dependsOn(batch[i]!.commit!, failedKeys);
         if (!blocked) return undefined;
         for (const key of touchedKeys(batch[i]!.commit!)) failedKeys.add(key);
-        return new StateConflict(blocked.stream, blocked.streamKind, 'an earlier command of its group commit that it depends on failed');
+        return new RefusedAfterFailure(blocked.stream, blocked.streamKind, 'an earlier command of its group commit that it depends on failed');
       };
       const failed = (i: number) => { for (const key of touchedKeys(batch[i]!.commit!)) failedKeys.add(key); };
       ({ errors, stale } = this.transact(batch.map((q) => q.pending), refuse, failed));
@@ -442,7 +442,7 @@ export class SqliteJournal implements Journal {
 
 /** An error the writer thread reported, as the class the callers know. */
 function threadError(wire: BatchAck['errors'][number][1]): Error {
-  if (wire.conflict) return new StateConflict(wire.conflict.stream, wire.conflict.streamKind, wire.conflict.reason);
+  if (wire.conflict) return new (wire.refused ? RefusedAfterFailure : StateConflict)(wire.conflict.stream, wire.conflict.streamKind, wire.conflict.reason);
   if (wire.keyInUse) return new IdempotencyKeyInUse(wire.keyInUse.scope, wire.keyInUse.key);
   return wire.code ? Object.assign(new Error(wire.message), { code: wire.code }) : new Error(wire.message);
 }

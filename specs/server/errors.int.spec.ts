@@ -23,7 +23,7 @@ const depositBody = (overrides: Record<string, unknown> = {}) => baseDepositBody
 /** Codes no /v1/pay/* request can provoke today, each with the reason. */
 const unreachableFromMerchantRoutes: Partial<Record<ErrorCode, string>> = {
   review_note_required: 'back office only: reviewer decisions on deposits (POST /v1/bo/deposits/{id}/approve|decline)',
-  withdrawal_state_conflict: 'nothing produces it: commands on a withdrawal are decided one at a time, so none changes state during a request; an approve, reject or fill reversal meeting the wrong state is operation_not_allowed (a retry would meet the same state)',
+  withdrawal_state_conflict: 'only another writer on the same journal (a version it took while the request was decided) answers it; one server per data dir holds its lock, and commands on a withdrawal are decided one at a time; an approve, reject or fill reversal meeting the wrong state is operation_not_allowed (a retry would meet the same state)',
   alloc_state_conflict: 'raised by the slip worker and operator paths (ReserveLeg/FillLeg, review approval); deposit creation plans legs only on matchable withdrawals inside the same serialised command',
   slip_intake_unavailable: 'slip upload issue (POST /v1/pay/deposits/{id}/slip is not mounted yet)',
   late_slip_window_closed: 'slip upload issue (a late slip is refused at upload)',
@@ -902,6 +902,14 @@ test('service_unavailable: a write the journal\'s disk refuses is a 503 to retry
     assert.ok(refused, 'the disk filled up');
     const e = expectError(refused!, 'service_unavailable', covered);
     assert.equal([e.retryable, e.retry_after_seconds, refused!.headers.get('retry-after')], [true, 5, '5']);
+    // Many at once on the full disk: those decided after a failed commit are refused unwritten
+    // while the state is rebuilt — a 503 to retry as well, never a 500.
+    const burst = await Promise.all(Array.from({ length: 24 }, (_, i) => full.call(m.live.api_key, 'POST', '/v1/pay/withdrawals',
+      withdrawalBody(ben, { amount_minor: 10_000, merchant_reference: `burst-${i}` }), { idempotencyKey: `full-burst-${i}` })));
+    for (const r of burst) {
+      if (r.status === 201) { created.push(r.json.id); continue; }
+      assert.equal([r.status, r.json.error?.code, r.json.error?.retryable], [503, 'service_unavailable', true], r.text);
+    }
     full.running.store.journal.limitWriterPages(1_073_741_823);
     // Room again: the same key does it now, and every withdrawal answered 201 is there with its lock.
     const again = await full.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 10_000, merchant_reference: `full-${created.length}` }), { idempotencyKey: `full-disk-${created.length}` });
