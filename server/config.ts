@@ -2,6 +2,7 @@
 // "Configuration"). Refuses combinations that must never run in production.
 
 import { readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { journalStreamReplicas } from '../adapters/bus/nats.ts';
 import { webhookSettings } from '../adapters/webhooks/webhooks.ts';
@@ -76,6 +77,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   const port = check(() => portOf(env), 8080);
   const host = env.SATANG_HOST ?? '127.0.0.1';
+  for (const name of ['SATANG_HOST', 'SATANG_METRICS_HOST'] as const) {
+    const problem = env[name] === undefined ? undefined : hostProblem(env[name]!);
+    if (problem) problems.push(`${name} ${problem}`);
+  }
+  const natsProblem = env.SATANG_NATS_URL ? natsUrlProblem(env.SATANG_NATS_URL) : undefined;
+  if (natsProblem) problems.push(natsProblem);
   const profile = (env.SATANG_PROFILE ?? 'wide') as Profile;
   if (profile !== 'wide' && profile !== 'live_p2p') problems.push(`SATANG_PROFILE must be wide or live_p2p, not ${profile}`);
   const mode = env.SATANG_ENV ?? 'development';
@@ -89,6 +96,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.SATANG_DATA_DIR ?? './data';
   const masterKey = check(() => masterKeySource(env, dataDir, envMode), { kind: 'env' } as MasterKeySource);
   const metrics = check(() => metricsListen(env), {});
+  const wildcard = (h: string) => h === '0.0.0.0' || h === '::';
+  if (metrics.metrics && metrics.metrics.port !== 0 && metrics.metrics.port === port
+    && (metrics.metrics.host === host || wildcard(metrics.metrics.host) || wildcard(host))) {
+    problems.push(`SATANG_METRICS_PORT ${port} is SATANG_PORT's on the same host: the metrics listener needs a port of its own`);
+  }
   const trustProxyHops = check(() => trustProxyOf(env), 0);
   check(() => shutdownDrainMs(env), 0);
   checkLaterSettings(env, envMode, problems);
@@ -153,6 +165,28 @@ function trustProxyOf(env: NodeJS.ProcessEnv): number {
 }
 
 /** SATANG_PORT: 0 (any free port) to 65535. */
+/** What is wrong with a host to listen on: an IP address or a host name, nothing else (a space, a URL, a port). */
+function hostProblem(value: string): string | undefined {
+  if (isIP(value) !== 0) return undefined;
+  const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+  if (value.length <= 253 && new RegExp(`^${label}(?:\\.${label})*$`).test(value)) return undefined;
+  return `must be an IP address or a host name to listen on (127.0.0.1, 0.0.0.0, ::, localhost), not ${JSON.stringify(value)}`;
+}
+
+/** What is wrong with SATANG_NATS_URL: one or more (comma-separated) nats://, tls://, ws:// or wss:// URLs naming a host. */
+function natsUrlProblem(value: string): string | undefined {
+  for (const entry of value.split(',').map((s) => s.trim())) {
+    let url: URL | undefined;
+    try { url = new URL(entry); } catch { /* not a URL */ }
+    if (!url || !['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol) || url.hostname === '') {
+      // A value with an @ may hold a password: it is not repeated.
+      const shown = entry.includes('@') ? 'a value with an @ (not repeated)' : JSON.stringify(entry);
+      return `SATANG_NATS_URL must be nats://host:port (or tls://, ws://, wss://; several separated by commas), not ${shown}`;
+    }
+  }
+  return undefined;
+}
+
 function portOf(env: NodeJS.ProcessEnv): number {
   const raw = env.SATANG_PORT;
   if (raw === undefined || raw === '') return 8080;

@@ -28,6 +28,7 @@ import { startDevOidc } from './auth/dev-oidc.ts';
 import { stepUpAcr } from './auth/dev-operators.ts';
 import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
+import { ChainBroken } from '../adapters/sqlite/errors.ts';
 import { lastBackup } from '../adapters/sqlite/backup.ts';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
@@ -353,6 +354,30 @@ async function drain(server: Server, drainMs: number): Promise<void> {
  * `npm start` reaches it through server/start.mjs (this module bundled, without tsx); `node
  * --import tsx server/main.ts` runs it directly.
  */
+/**
+ * A start-up failure an operator mends — a host that is none of this machine's, a data dir
+ * that is a file or on a read-only disk, a database that is no SQLite file, a broken hash
+ * chain — in one line, no stack: restarting would meet it again, so it exits 78 as a
+ * refused configuration does. Anything else is thrown (a crash, which the unit restarts).
+ */
+function startFailureLine(error: unknown): string | undefined {
+  if (error instanceof ChainBroken) return error.message;
+  const e = error as (NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number }) | null;
+  const dataDir = process.env.SATANG_DATA_DIR ?? './data';
+  switch (e?.code) {
+    case 'ENOTFOUND': return `the host to listen on, ${e.hostname}, does not resolve: set SATANG_HOST (or SATANG_METRICS_HOST) to an address of this machine`;
+    case 'EADDRNOTAVAIL': return `no interface of this machine has the address ${e.address}: set SATANG_HOST (or SATANG_METRICS_HOST) to one it has`;
+    case 'EACCES': case 'EPERM':
+      if (e.syscall === 'listen' || e.syscall === 'bind') return `port ${e.port} may not be bound by this user: choose a port above 1023 (SATANG_PORT), or grant the capability`;
+      return `the data dir ${dataDir} cannot be used: ${e.message} (its owner and mode must let this user write it)`;
+    case 'EEXIST': case 'ENOTDIR': return `the data dir ${dataDir} cannot be used: ${e.message} (SATANG_DATA_DIR must name a directory, or where one may be made)`;
+    case 'EROFS': return `the data dir ${dataDir} is on a read-only file system: ${e.message}`;
+    case 'SQLITE_NOTADB': case 'SQLITE_CORRUPT': return `a database in the data dir ${dataDir} is not a usable SQLite file (${e.code}: ${e.message}): restore the data dir from a backup (scripts/satang restore)`;
+    case 'SQLITE_CANTOPEN': case 'SQLITE_READONLY': return `a database in the data dir ${dataDir} cannot be opened for writing (${e.code}: ${e.message}): check the disk and the files' owner`;
+    default: return undefined;
+  }
+}
+
 export async function serveUntilSignalled(): Promise<void> {
   let running: Running;
   try {
@@ -361,6 +386,7 @@ export async function serveUntilSignalled(): Promise<void> {
     // What an operator reads in the journal: what to mend, no stack trace; exit 78, which the unit does not restart.
     if (error instanceof ConfigError) process.stderr.write(`satang: the configuration is refused (see .env.example):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
     else if (error instanceof DataDirInUse || error instanceof WrongMasterKey) process.stderr.write(`satang: ${error.message}\n`);
+    else if (startFailureLine(error) !== undefined) process.stderr.write(`satang: ${startFailureLine(error)}\n`);
     else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       // Perhaps the previous process still holding it: exit 1, and systemd tries again.
       process.stderr.write(`satang: ${(error as NodeJS.ErrnoException & { address?: string; port?: number }).address ?? ''}:${(error as { port?: number }).port ?? ''} is in use by another process\n`);

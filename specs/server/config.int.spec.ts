@@ -2,12 +2,14 @@
 // refused at once, before the data dir is touched or a port is bound. readConfig collects
 // every problem into one ConfigError; the server started as `npm start` starts it prints
 // the list without a stack trace (never echoing a secret's value) and exits 78 (EX_CONFIG),
-// which the systemd unit does not restart.
+// which the systemd unit does not restart. What only starting finds — a host that is none
+// of this machine's, a data dir that is a file, a database that is no SQLite file — is one
+// line and exit 78 as well: a restart would meet it again.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +136,53 @@ test('the addresses the service calls or hands out are refused when malformed, a
     assert.equal(problemsOf({ ...production, SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: good, SATANG_SLIP_PROVIDER_URL: 'http://127.0.0.1:9000/v1' }), [], 'https, a key set file, and a slip provider beside the server over http');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readConfig: the hosts to listen on, the NATS URL and a metrics port that is the API\'s are refused with the rest', () => {
+  const problemsOf = (env: Record<string, string>) => {
+    try { readConfig({ SATANG_DATA_DIR: join(tmpdir(), 'satang-config-none'), ...env }); } catch (e) { return (e as ConfigError).problems; }
+    return [];
+  };
+  const bad = problemsOf({ SATANG_HOST: 'a b', SATANG_METRICS_HOST: 'http://127.0.0.1', SATANG_METRICS_PORT: '9100', SATANG_NATS_URL: 'notaurl' });
+  for (const name of ['SATANG_HOST', 'SATANG_METRICS_HOST', 'SATANG_NATS_URL']) assert.ok(bad.some((p) => p.startsWith(name)), `${name} in ${JSON.stringify(bad)}`);
+  assert.ok(problemsOf({ SATANG_NATS_URL: 'nats://user:secret@' }).every((p) => !p.includes('secret')), 'a URL with a password is not repeated');
+  assert.ok(problemsOf({ SATANG_PORT: '9100', SATANG_METRICS_PORT: '9100' }).some((p) => /needs a port of its own/.test(p)));
+  assert.equal(problemsOf({ SATANG_HOST: '0.0.0.0', SATANG_METRICS_HOST: '::1', SATANG_METRICS_PORT: '9100', SATANG_NATS_URL: 'nats://10.0.0.1:4222,tls://nats.example.com:4443' }), []);
+  assert.equal(problemsOf({ SATANG_HOST: 'localhost', SATANG_PORT: '0', SATANG_METRICS_PORT: '0' }), [], 'any free port twice is two ports');
+});
+
+/** `npm start` as the unit runs it, on `env`: its exit code and stderr. */
+function started(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [startPath], { env: { PATH: process.env.PATH, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+test('what only starting finds is one line and exit 78, no stack: a data dir that is a file, a journal that is no SQLite file, a host of no interface', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-start-'));
+  try {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a directory\n');
+    const garbage = join(dir, 'garbage');
+    mkdirSync(garbage, { mode: 0o700 });
+    writeFileSync(join(garbage, 'journal.db'), 'garbage, not SQLite '.repeat(100));
+    for (const [env, expected] of [
+      [{ SATANG_DATA_DIR: file }, /^satang: the data dir .*a-file cannot be used: /],
+      [{ SATANG_DATA_DIR: garbage }, /^satang: a database in the data dir .*garbage is not a usable SQLite file \(SQLITE_NOTADB/],
+      [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_HOST: '192.0.2.1' }, /^satang: no interface of this machine has the address 192\.0\.2\.1/],
+    ] as const) {
+      const r = await started(env);
+      assert.is(r.code, configErrorExitCode, `${JSON.stringify(env)}: ${r.stderr}`);
+      assert.match(r.stderr, expected);
+      assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    for (const d of ['a-file', 'garbage', 'data']) rmSync(join(dir, `${d}.master-key`), { force: true });
   }
 });
 
