@@ -398,6 +398,8 @@ export const readSideLimits = {
   foreignStreamRecheckMs: 1 * second,
   /** How often a relay or projector that NATS does not answer says so. */
   natsWaitLogMs: 10 * second,
+  /** The longest wait between two tries at setting the journal stream up (from relayRetryMs, doubling). */
+  relaySetUpRetryMsMax: 10 * second,
   /** A JetStream publish not acknowledged within this is failed (and retried: Nats-Msg-Id dedupes). */
   relayPublishTimeoutMs: 5 * second,
 

@@ -255,6 +255,10 @@ export class JetStreamPublisher implements Publisher {
   private async setUp(): Promise<void> {
     const nc = this.nc;
     let foreignLogged = false;
+    // A stream NATS refuses (more replicas than its cluster has, say) is refused again on
+    // every try: the tries slow down, and the reason is said when it changes or every natsWaitLogMs.
+    let waitMs: number = readSideLimits.relayRetryMs;
+    let said = { problem: '', atMs: 0 };
     while (nc && !this.closed && !nc.isClosed()) {
       try {
         const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
@@ -272,8 +276,14 @@ export class JetStreamPublisher implements Publisher {
         this.log.info({ last_in_stream: lastSeq }, 'relay connected to NATS JetStream');
         return;
       } catch (error) {
-        this.log.warn({ err: String(error) }, 'NATS JetStream not ready; retrying');
-        await sleep(readSideLimits.relayRetryMs);
+        const problem = String(error);
+        if (problem !== said.problem || Date.now() - said.atMs >= readSideLimits.natsWaitLogMs) {
+          const hint = /replicas/i.test(problem) ? `: the NATS server cannot keep ${journalStreamName} with the replicas SATANG_NATS_REPLICAS asks (a cluster of that many servers is needed)` : '';
+          this.log.warn({ err: problem, retry_in_ms: waitMs }, `NATS JetStream not ready; the relay cannot set up its stream${hint}; retrying`);
+          said = { problem, atMs: Date.now() };
+        }
+        await sleep(waitMs);
+        waitMs = Math.min(waitMs * 2, readSideLimits.relaySetUpRetryMsMax);
       }
     }
   }
