@@ -253,7 +253,7 @@ export function createApp(parts: AppParts): Koa {
   health.get('/v1/openapi.json', (ctx) => { ctx.body = documentOf(ctx.app); });
   health.get('/readyz', (ctx) => {
     const readiness = parts.readiness?.();
-    if (readiness && !readiness.ready) throw new ApiError('service_unavailable', 'The service is not ready; see details.checks.', { checks: readiness.checks }, 1);
+    if (readiness && !readiness.ready) throw new ApiError('service_unavailable', 'The service is not ready; see details.checks.', { status: readiness.status, checks: readiness.checks }, 1);
     ctx.body = { status: readiness?.status ?? 'ready', ...(readiness ? { checks: readiness.checks } : {}) };
   });
   const routers = [health, depositRoutes(services, config, parts.capability), walletRoutes(services, config), backOfficeRoutes(services, parts.verifyOperator), ...(parts.extraRouters ?? [])];

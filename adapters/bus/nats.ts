@@ -265,7 +265,7 @@ export class JetStreamPublisher implements Publisher {
         await ensureJournalStream(jsm);
         const last = await lastEntryInStream(jsm);
         if (last !== 0 && last !== null && !this.ours(last)) {
-          if (!foreignLogged) this.log.error({ last_in_stream: last.seq }, `the journal stream ${journalStreamName} holds an entry at seq ${last.seq} that is not this journal's (a journal restored without \`satang restore --nats\`, or another deployment's stream): the relay publishes nothing until the stream is deleted (nats stream rm ${journalStreamName})`);
+          if (!foreignLogged) this.log.error({ last_in_stream: last.seq }, `the journal stream ${journalStreamName} holds an entry at seq ${last.seq} that is not this journal's (a journal restored without \`satang restore --nats\`, or another deployment's stream): the relay publishes nothing until the stream is deleted (scripts/satang drop-stream --nats URL)`);
           foreignLogged = true;
           await sleep(readSideLimits.foreignStreamRecheckMs);
           continue;

@@ -188,7 +188,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     if (natsUrl) {
       tail = readManifest(text(args, 'from')).journal.tail_seq;
       nc = await connectNatsOnce(natsUrl).catch((error: unknown) => {
-        throw new Error(`cannot reach NATS at ${natsUrl} (${(error as Error).message}): bring it up, or restore without --nats and delete the journal stream by hand (nats stream rm SATANG_JOURNAL) before the server starts`);
+        throw new Error(`cannot reach NATS at ${natsUrl} (${(error as Error).message}): bring it up, or restore without --nats and delete the journal stream by hand (scripts/satang drop-stream --nats URL) before the server starts`);
       });
       beyond = await journalEntriesBeyond(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), tail, readSideLimits.restoreLostEntriesListedMax);
     }
@@ -200,7 +200,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
       // The files are restored: from here a NATS failure is reported as what it is, not as a
       // refused restore, and what was lost is still kept.
       const deleted = await deleteJournalStream(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs })).catch((error: unknown) => {
-        process.stderr.write(`satang restore: the journal is restored and verifies, but the journal stream could not be deleted (${(error as Error).message}): delete it (nats stream rm ${journalStreamName}) before the server starts; until then the relay publishes nothing\n`);
+        process.stderr.write(`satang restore: the journal is restored and verifies, but the journal stream could not be deleted (${(error as Error).message}): delete it (scripts/satang drop-stream --nats URL) before the server starts; until then the relay publishes nothing\n`);
         return null;
       });
       lost = lostOf(tail, beyond, deleted);
@@ -229,7 +229,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
 
 function printLost(lost: Lost, dataDir: string): void {
   const stream = lost.stream_deleted_messages === null
-    ? `the journal stream could NOT be deleted: delete it (nats stream rm ${journalStreamName}) before the server starts`
+    ? `the journal stream could NOT be deleted: delete it (scripts/satang drop-stream --nats URL) before the server starts`
     : `the journal stream was deleted (${lost.stream_deleted_messages} messages), the relay makes it again`;
   const lines = [lost.entries === 0
     ? `journal stream: nothing past the backup's seq ${lost.backup_tail_seq}; ${stream}`

@@ -110,7 +110,7 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
     try {
       return reader.holds(last)
         ? { check: 'stream', level: 'OK', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is this journal's` }
-        : { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is not this journal's: the relay publishes nothing until it is deleted (nats stream rm ${journalStreamName}; after a restore, satang restore --nats does it)` };
+        : { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is not this journal's: the relay publishes nothing until it is deleted (scripts/satang drop-stream --nats URL; after a restore, satang restore --nats does it)` };
     } finally {
       reader.close();
     }

@@ -26,6 +26,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   scenarios: { summary: 'list the sandbox scenarios (amount_minor, name, what happens)', load: async () => (await import('./sandbox.ts')).scenariosCommand },
   trigger: { summary: 'play one sandbox scenario: trigger <amount | name> --key sk_test_... (creates, drives the clock, prints events)', load: async () => (await import('./sandbox.ts')).triggerCommand },
   certify: { summary: 'run certification with a sandbox key and print a pass/fail table (the live-key rule in production)', load: async () => (await import('./sandbox.ts')).certifyCommand },
+  'drop-stream': { summary: "delete the NATS journal stream when it is not this journal's (after a restore without --nats), so the relay publishes again", load: async () => (await import('./stream.ts')).dropStreamCommand },
   projector: { summary: 'run the projections as their own process against NATS (SATANG_NATS_URL)', load: async () => (await import('./projector.ts')).projectorCommand },
 };
 

@@ -910,6 +910,9 @@ test('service_unavailable: a write the journal\'s disk refuses is a 503 to retry
       if (r.status === 201) { created.push(r.json.id); continue; }
       assert.equal([r.status, r.json.error?.code, r.json.error?.retryable], [503, 'service_unavailable', true], r.text);
     }
+    // Readiness says so: a 503 whose details give the status and the failed commit.
+    const ready = await full.raw('GET', '/readyz');
+    assert.equal([ready.status, ready.json.error?.details?.status, ready.json.error?.details?.checks?.journal], [503, 'not_ready', 'commit_failed'], ready.text);
     full.running.store.journal.limitWriterPages(1_073_741_823);
     // Room again: the same key does it now, and every withdrawal answered 201 is there with its lock.
     const again = await full.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 10_000, merchant_reference: `full-${created.length}` }), { idempotencyKey: `full-disk-${created.length}` });

@@ -6,7 +6,8 @@
 // ready; a projection that lags after the process was ready only degrades it. A journal
 // stream that is not this journal's (another data dir's, or one a restore left behind)
 // keeps the relay disconnected and unpublished, however far the journal grows, until the
-// stream is deleted; `satang doctor --nats` says FAIL while it is foreign and OK once the
+// stream is deleted (`satang drop-stream`, which keeps a stream that is this journal's);
+// `satang doctor --nats` says FAIL while it is foreign and OK once the
 // relay has published its own.
 
 import { test } from 'uvu';
@@ -107,6 +108,13 @@ async function doctorCheck(server: TestServer, natsUrl: string, check = 'stream'
   return (JSON.parse(stdout).checks as { check: string; level: string; detail: string }[]).find((c) => c.check === check)!;
 }
 
+/** `satang drop-stream` as an operator runs it: its exit code and output. */
+async function dropStream(server: TestServer, natsUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+  return run(satangPath, ['drop-stream', '--nats', natsUrl, '--data-dir', server.dataDir], { env: { ...process.env, SATANG_LOG_LEVEL: 'silent' } })
+    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
+}
+
 test('with NATS: ready while connected, degraded (200: writes go on) when nats-server stops, ready again when it returns', async () => {
   const nats = await NatsServer.start();
   const s = await TestServer.start({ SATANG_NATS_URL: nats.url });
@@ -176,7 +184,9 @@ test("with NATS: a journal stream that is not this journal's is never published 
     try {
       const jsm = await nc.jetstreamManager();
       assert.is((await jsm.streams.info(journalStreamName)).state.messages, theirs, 'nothing of this journal was published');
-      await jsm.streams.delete(journalStreamName);
+      // The shipped way to delete it (no nats CLI needed): it is not this journal's, so it goes.
+      const dropped = await dropStream(s, nats.url);
+      assert.equal([dropped.code, /SATANG_JOURNAL deleted \(\d+ messages\)/.test(dropped.stdout)], [0, true], dropped.stdout + dropped.stderr);
       assert.is(await waitFor(s, 'ready', 10_000), 'ready', 'ready once the stream is deleted');
       const tail = s.running.store.world.lastSeq;
       for (const deadline = Date.now() + 30_000; s.running.readSide.relay.position < tail && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
@@ -184,6 +194,10 @@ test("with NATS: a journal stream that is not this journal's is never published 
       assert.is((await jsm.streams.info(journalStreamName)).state.messages, tail, 'the whole journal published from seq 1');
       const ours = await doctorCheck(s, nats.url);
       assert.is(ours.level, 'OK', ours.detail);
+      // This journal's own stream is kept.
+      const kept = await dropStream(s, nats.url);
+      assert.equal([kept.code, /is this journal's: kept/.test(kept.stdout)], [1, true], kept.stdout + kept.stderr);
+      assert.is((await jsm.streams.info(journalStreamName)).state.messages, tail);
     } finally {
       await nc.close();
     }
