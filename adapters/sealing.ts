@@ -132,9 +132,9 @@ export function checkMasterKey(db: Db, sealer: Sealer): void {
 /** The data dir's secrets were sealed with another key: a configuration to mend, not a crash. */
 export class WrongMasterKey extends Error {
   override readonly name = 'WrongMasterKey';
-  constructor() {
-    super('the master key does not open this data dir: its secrets were sealed with another key. '
-      + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was sealed with (after `satang rekey`, the new one).');
+  constructor(message = 'the master key does not open this data dir: its secrets were sealed with another key. '
+      + 'Start with the SATANG_MASTER_KEY (or SATANG_MASTER_KEY_FILE) it was sealed with (after `satang rekey`, the new one).') {
+    super(message);
   }
 }
 

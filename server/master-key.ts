@@ -7,9 +7,10 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { privateFileMode } from '../adapters/private-files.ts';
-import { masterKeyBytes, Sealer } from '../adapters/sealing.ts';
+import { masterKeyBytes, Sealer, WrongMasterKey } from '../adapters/sealing.ts';
+import { journalFileName } from '../adapters/sqlite/schema.ts';
 import { masterKeyPattern, type Config, type MasterKeySource } from './config.ts';
 
 export function loadMasterKey(source: MasterKeySource, env: NodeJS.ProcessEnv = process.env): Buffer {
@@ -56,6 +57,9 @@ function developmentKey(path: string): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  // A journal already there was sealed with a key of its own: a new one would not open it.
+  const journal = join(path.slice(0, -'.master-key'.length), journalFileName);
+  if (existsSync(journal)) throw new WrongMasterKey(`the data dir's development master key ${path} is missing, and ${journal} was sealed with it: put that key back there (from the machine or the backup it came from), or start with the SATANG_MASTER_KEY_FILE it was sealed with; a new key would not open its secrets`);
   mkdirSync(dirname(path), { recursive: true }); // the data dir's parent: not ours to tighten
   try {
     writeFileSync(path, `${randomBytes(masterKeyBytes).toString('base64')}\n`, { mode: privateFileMode, flag: 'wx' });

@@ -22,6 +22,10 @@ export const rekeySpec: CommandSpec = {
   },
 };
 
+function problemsOf(error: unknown): readonly string[] {
+  return (error as { problems?: readonly string[] }).problems ?? [(error as Error).message];
+}
+
 export async function rekeyCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(rekeySpec, argv);
   if (typeof args === 'number') return args;
@@ -36,10 +40,16 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
     mode = config.env;
     current = loadMasterKey(config.masterKey, env);
     // The new key file as the server will read it once it is given (a production server refuses one others may read): refused now, not after.
-    readConfig({ ...env, SATANG_MASTER_KEY: '', SATANG_MASTER_KEY_FILE: newKeyFile });
-    next = loadMasterKey({ kind: 'file', path: newKeyFile });
+    try {
+      readConfig({ ...env, SATANG_MASTER_KEY: '', SATANG_MASTER_KEY_FILE: newKeyFile });
+      next = loadMasterKey({ kind: 'file', path: newKeyFile });
+    } catch (error) {
+      // Checked as the server will read it once it is SATANG_MASTER_KEY_FILE; named as given here.
+      const aboutIt = problemsOf(error).filter((p) => p.includes(newKeyFile));
+      throw new Error(aboutIt.length > 0 ? aboutIt.join('; ').replaceAll('SATANG_MASTER_KEY_FILE', '--new-key-file') : problemsOf(error).join('; '));
+    }
   } catch (error) {
-    return usageError(rekeySpec, (error as { problems?: readonly string[] }).problems?.join('; ') ?? (error as Error).message);
+    return usageError(rekeySpec, problemsOf(error).join('; '));
   }
   if (current.equals(next)) return usageError(rekeySpec, 'the new key is the current key');
   let report;

@@ -6,7 +6,7 @@
 // `admin merchant create --out` says what its file holds (in production, no live key yet).
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,6 +122,8 @@ help('every command and subcommand: --help prints its usage, exits 0 at once and
 help('an unknown option, a missing value or a stray word: exit 2, an error naming it, no side effect', async () => {
   const sc = await scene();
   try {
+    const junkKey = join(mkdtempSync(join(tmpdir(), 'satang-junk-')), 'junk-key');
+    writeFileSync(junkKey, 'not a key\n', { mode: 0o600 });
     const cases: readonly [readonly string[], RegExp][] = [
       [['admin', 'merchant', 'create', '--name', 'Bogus', '--bogus'], /unknown option '--bogus'/i],
       [['admin', 'merchant', 'create', '--name'], /--name.*argument missing|--name/i],
@@ -133,6 +135,7 @@ help('an unknown option, a missing value or a stray word: exit 2, an error namin
       [['bank-sim', '--bogus'], /unknown option '--bogus'/i],
       [['backup'], /^satang backup: --to is required\n\(see: satang backup --help\)/],
       [['rekey'], /--new-key-file is required/],
+      [['rekey', '--new-key-file', junkKey], /--new-key-file .*junk-key must hold the base64 of 32 bytes/],
       [['restore', '--from'], /--from.*argument missing|--from/i],
       [['call', 'GET', '/v1/pay/balance', '--key', sc.shop.live.api_key, '--bogus'], /unknown option '--bogus'/i],
       [['call', 'POST', '/v1/pay/deposits', '--key', sc.shop.live.api_key, '--data', '{oops'], /--data is not JSON/],

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
+import { TestServer } from '../support/server-harness.ts';
 
 /** What `npm start` and the systemd unit run: server/main.ts bundled. */
 const startPath = fileURLToPath(new URL('../../server/start.mjs', import.meta.url));
@@ -170,6 +171,7 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
     const garbage = join(dir, 'garbage');
     mkdirSync(garbage, { mode: 0o700 });
     writeFileSync(join(garbage, 'journal.db'), 'garbage, not SQLite '.repeat(100));
+    writeFileSync(`${garbage}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 }); // its key is there: the file itself is the matter
     for (const [env, expected] of [
       [{ SATANG_DATA_DIR: file }, /^satang: the data dir .*a-file cannot be used: /],
       [{ SATANG_DATA_DIR: garbage }, /^satang: a database in the data dir .*garbage is not a usable SQLite file \(SQLITE_NOTADB/],
@@ -183,6 +185,23 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const d of ['a-file', 'garbage', 'data']) rmSync(join(dir, `${d}.master-key`), { force: true });
+  }
+});
+
+test("a data dir whose development master key is gone is refused in one line naming the key file, never sealed anew with a key that opens nothing", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-lost-key-'));
+  const dataDir = join(dir, 'data');
+  try {
+    const first = await TestServer.start({}, dataDir);
+    await first.stop(false);
+    rmSync(`${dataDir}.master-key`);
+    const r = await started({ SATANG_DATA_DIR: dataDir });
+    assert.is(r.code, configErrorExitCode, r.stderr);
+    assert.match(r.stderr, /^satang: the data dir's development master key .*data\.master-key is missing, and .*journal\.db was sealed with it: put that key back/);
+    assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    assert.not.ok(existsSync(`${dataDir}.master-key`), 'no new key was made');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
