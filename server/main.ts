@@ -11,7 +11,7 @@ import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
 import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
-import { compactAfterSealing, WrongMasterKey } from '../adapters/sealing.ts';
+import { compactAfterSealing, type Sealer, WrongMasterKey } from '../adapters/sealing.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
@@ -141,8 +141,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   ensurePrivateDir(configured.dataDir);
   // One API server per data dir (adapters/data-dir-lock.ts): refused before anything is read or bound.
   const lock = DataDirLock.acquire(configured.dataDir);
-  tightenDataDir(configured.dataDir);
-  const sealer = sealerFor(configured, env);
+  let sealer: Sealer;
+  try {
+    tightenDataDir(configured.dataDir);
+    sealer = sealerFor(configured, env); // refuses a data dir whose key is gone: the lock goes with the refusal
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
   // until the app is ready, a request is answered at once, never left hanging.
   let handle: RequestListener = answerWhileStarting;
@@ -160,8 +166,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   server.on('clientError', answerClientError);
   // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(configured.port, configured.host, () => { server.off('error', reject); resolve(); });
+    const refused = (error: Error) => { lock.release(); reject(error); }; // a port in use, a host of no interface
+    server.once('error', refused);
+    server.listen(configured.port, configured.host, () => { server.off('error', refused); resolve(); });
   });
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : { ...configured, port, ...addressesOf(env, configured.host, port) };
