@@ -2,7 +2,8 @@
 // go-live or during an incident — each check OK, WARN or FAIL with what it saw. Read-only:
 // it writes nothing to the data dir and takes no lock.
 //   config      the environment as the server would read it (every problem at once)
-//   master key  the configured key opens the data dir's secrets (its sealed marker)
+//   master key  the configured key opens the data dir's secrets (its sealed marker); in its
+//               place `journal` FAILs when journal.db cannot be read (no SQLite file, corrupt)
 //   at rest     no secret in clear, every file 0600 and directory 0700 (satang verify's scan)
 //   data dir    FAIL when it does not exist: there is nothing to run on (a typo, the wrong cwd)
 //   disk        free space where the data dir lives (FAIL under what /readyz needs for a
@@ -67,17 +68,21 @@ export function diskCheck(dataDir: string, fs: DiskSpace): Check {
 function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
   const file = join(config.dataDir, journalFileName);
   if (!existsSync(file)) return { check: 'master key', level: 'WARN', detail: `no ${journalFileName} yet: nothing is sealed` };
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  let db: Database.Database | undefined;
   try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
     const opens = masterKeyOpens(db, sealerFor(config, env));
     if (opens === undefined) return { check: 'master key', level: 'WARN', detail: 'the data dir has no sealed marker yet (a server has not started on it)' };
     return opens
       ? { check: 'master key', level: 'OK', detail: `the configured key (${config.masterKey.kind}) opens the data dir` }
       : { check: 'master key', level: 'FAIL', detail: 'the configured key does not open the data dir: a server would refuse to start' };
   } catch (error) {
+    // The journal itself cannot be read (no SQLite file, corrupt, unreadable): said of the journal, not of the key.
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (code.startsWith('SQLITE_')) return { check: 'journal', level: 'FAIL', detail: `${file} cannot be read (${code}: ${(error as Error).message}): a server would refuse to start; restore the data dir from a backup (satang restore)` };
     return { check: 'master key', level: 'FAIL', detail: (error as Error).message };
   } finally {
-    db.close();
+    db?.close();
   }
 }
 

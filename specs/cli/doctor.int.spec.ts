@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,20 @@ test('FAIL and exit 1: a master key that does not open the data dir; a file othe
   } finally {
     chmodSync(join(s.dataDir, 'journal.db'), 0o600);
   }
+});
+
+test('FAIL and exit 1: a journal that is no SQLite file is named as the journal, not as the master key', async () => {
+  const broken = join(dir, 'broken');
+  mkdirSync(broken, { mode: 0o700 });
+  writeFileSync(join(broken, 'journal.db'), 'garbage, not SQLite '.repeat(100), { mode: 0o600 });
+  writeFileSync(`${broken}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  const r = await satang(['doctor', '--data-dir', broken, '--url', 'http://127.0.0.1:9', '--json']);
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  const checks = JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[];
+  const journal = checks.find((c) => c.check === 'journal');
+  assert.equal([journal?.level, /SQLITE_NOTADB/.test(journal?.detail ?? '')], ['FAIL', true], JSON.stringify(checks));
+  assert.not.ok(checks.some((c) => c.check === 'master key' && c.level === 'FAIL'), 'the key is not blamed');
+  rmSync(`${broken}.master-key`, { force: true });
 });
 
 test('FAIL and exit 1: a data dir that does not exist, named in the detail; nothing is made there', async () => {
