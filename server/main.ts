@@ -391,9 +391,10 @@ export async function serveUntilSignalled(): Promise<void> {
     running = await startServer();
   } catch (error) {
     // What an operator reads in the journal: what to mend, no stack trace; exit 78, which the unit does not restart.
+    const failure = startFailureLine(error);
     if (error instanceof ConfigError) process.stderr.write(`satang: the configuration is refused (see .env.example):\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
     else if (error instanceof DataDirInUse || error instanceof WrongMasterKey) process.stderr.write(`satang: ${error.message}\n`);
-    else if (startFailureLine(error) !== undefined) process.stderr.write(`satang: ${startFailureLine(error)}\n`);
+    else if (failure !== undefined) process.stderr.write(`satang: ${failure}\n`);
     else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       // Perhaps the previous process still holding it: exit 1, and systemd tries again.
       process.stderr.write(`satang: ${(error as NodeJS.ErrnoException & { address?: string; port?: number }).address ?? ''}:${(error as { port?: number }).port ?? ''} is in use by another process\n`);

@@ -16,8 +16,7 @@
 // Exit 0 when nothing FAILs (a WARN is for a person to read), 1 otherwise, 2 on a usage error.
 
 import Database from 'better-sqlite3';
-import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { connectNatsOnce, lastEntryInStream } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce } from '../../adapters/bus/nats.ts';
 import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync } from 'node:fs';
@@ -30,6 +29,7 @@ import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, defaultUrl, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec } from './args.ts';
 import { whyUnreachable } from './reach.ts';
+import { streamOwnership } from './stream.ts';
 
 export const doctorSpec: CommandSpec = {
   usage: 'satang doctor',
@@ -107,17 +107,13 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
     return { check: 'stream', level: 'WARN', detail: `NATS at ${natsUrl} does not answer (${(error as Error).message})` };
   }
   try {
-    const last = await lastEntryInStream(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }));
-    if (last === 0) return { check: 'stream', level: 'OK', detail: `no entry in ${journalStreamName} yet: the relay publishes from seq 1` };
-    if (last === null) return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s messages aged out: it tells nothing` };
-    if (!existsSync(join(dataDir, journalFileName))) return { check: 'stream', level: 'WARN', detail: `${journalStreamName} holds seq ${last.seq}, and ${dataDir} holds no journal to compare it with` };
-    const reader = new JournalReader(dataDir);
-    try {
-      return reader.holds(last)
-        ? { check: 'stream', level: 'OK', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is this journal's` }
-        : { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${last.seq}) is not this journal's: the relay publishes nothing until it is deleted (scripts/satang drop-stream --nats URL; after a restore, satang restore --nats does it)` };
-    } finally {
-      reader.close();
+    const held = await streamOwnership(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), dataDir);
+    switch (held.kind) {
+      case 'empty': return { check: 'stream', level: 'OK', detail: `no entry in ${journalStreamName} yet: the relay publishes from seq 1` };
+      case 'aged_out': return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s messages aged out: it tells nothing` };
+      case 'no_journal': return { check: 'stream', level: 'WARN', detail: `${journalStreamName} holds seq ${held.seq}, and ${dataDir} holds no journal to compare it with` };
+      case 'ours': return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s last entry (seq ${held.seq}) is this journal's` };
+      default: return { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${held.seq}) is not this journal's: the relay publishes nothing until it is deleted (scripts/satang drop-stream --nats URL; after a restore, satang restore --nats does it)` };
     }
   } finally {
     await nc.close();

@@ -8,6 +8,7 @@
 // was never there), 1 when it was kept or NATS did not answer, 2 on a usage error.
 
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
+import type { JetStreamManager } from 'nats';
 import { connectNatsOnce, deleteJournalStream, lastEntryInStream } from '../../adapters/bus/nats.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
@@ -26,6 +27,24 @@ export const dropStreamSpec: CommandSpec = {
   },
 };
 
+/** What the journal stream holds against the data dir's journal: the relay's own test (adapters/bus/nats.ts), for doctor and drop-stream. */
+export type StreamOwnership =
+  | { readonly kind: 'empty' | 'aged_out' }
+  | { readonly kind: 'no_journal' | 'ours' | 'foreign'; readonly seq: number };
+
+export async function streamOwnership(jsm: JetStreamManager, dataDir: string): Promise<StreamOwnership> {
+  const last = await lastEntryInStream(jsm);
+  if (last === 0) return { kind: 'empty' };
+  if (last === null) return { kind: 'aged_out' };
+  if (!existsSync(join(dataDir, journalFileName))) return { kind: 'no_journal', seq: last.seq };
+  const reader = new JournalReader(dataDir);
+  try {
+    return { kind: reader.holds(last) ? 'ours' : 'foreign', seq: last.seq };
+  } finally {
+    reader.close();
+  }
+}
+
 export async function dropStreamCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(dropStreamSpec, argv);
   if (typeof args === 'number') return args;
@@ -41,21 +60,14 @@ export async function dropStreamCommand(argv: readonly string[]): Promise<number
   }
   try {
     const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
-    const last = await lastEntryInStream(jsm);
-    if (!flag(args, 'force') && last !== 0 && last !== null) {
-      if (!existsSync(join(dataDir, journalFileName))) {
-        process.stderr.write(`satang drop-stream: ${dataDir} holds no journal to compare ${journalStreamName} with; kept (name the data dir, or --force)\n`);
-        return exitFailed;
-      }
-      const reader = new JournalReader(dataDir);
-      try {
-        if (reader.holds(last)) {
-          process.stdout.write(`${journalStreamName}'s last entry (seq ${last.seq}) is this journal's: kept (--force deletes it all the same)\n`);
-          return exitFailed;
-        }
-      } finally {
-        reader.close();
-      }
+    const held = flag(args, 'force') ? undefined : await streamOwnership(jsm, dataDir);
+    if (held?.kind === 'no_journal') {
+      process.stderr.write(`satang drop-stream: ${dataDir} holds no journal to compare ${journalStreamName} with; kept (name the data dir, or --force)\n`);
+      return exitFailed;
+    }
+    if (held?.kind === 'ours') {
+      process.stdout.write(`${journalStreamName}'s last entry (seq ${held.seq}) is this journal's: kept (--force deletes it all the same)\n`);
+      return exitFailed;
     }
     const deleted = await deleteJournalStream(jsm);
     process.stdout.write(`${journalStreamName} deleted (${deleted} messages): the relay publishes this journal into a new stream from seq 1, and the projector rebuilds from it\n`);
