@@ -733,9 +733,12 @@ async function assertNavVisible(session: OperatorSession, lang: string): Promise
       .map(([text]) => text);
   });
   assert.equal(hidden, [], `nav links hidden in ${lang} for ${await session.page.textContent('[data-testid=roles]')}`);
-  // A table's sticky head stops below the header, however many lines the header took.
-  const [headerHeight, stickyTop] = await session.page.evaluate(() => [
-    (document.querySelector('header.top') as HTMLElement).offsetHeight, getComputedStyle(document.querySelector('table.grid thead th')!).top]);
+  // A table's sticky head stops below the header, however many lines the header took. The console learns the header's
+  // height from a ResizeObserver, whose callback runs at the next rendering step after a resize: wait for two frames.
+  const [headerHeight, stickyTop] = await session.page.evaluate(async () => {
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    return [(document.querySelector('header.top') as HTMLElement).offsetHeight, getComputedStyle(document.querySelector('table.grid thead th')!).top];
+  });
   assert.is(stickyTop, `${headerHeight}px`);
 }
 
