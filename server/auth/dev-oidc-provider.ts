@@ -56,7 +56,22 @@ export function devProvider(options: ProviderOptions): DevProvider {
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
+      // The library's own pages load a web font from Google; these are the sign-in form's, bilingual, with its CSP.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) => {
+          ctx.set(pageHeaders);
+          ctx.type = 'html';
+          ctx.body = page('Sign out', `<h1>Sign out of satang? / ออกจากระบบ?</h1>${form}
+<button autofocus type="submit" form="op.logoutForm" name="logout" value="yes" data-testid="logout-confirm">Sign out / ออกจากระบบ</button>
+<button type="submit" form="op.logoutForm" class="secondary">Stay signed in / อยู่ในระบบต่อ</button>`);
+        },
+        postLogoutSuccessSource: (ctx) => {
+          ctx.set(pageHeaders);
+          ctx.type = 'html';
+          ctx.body = page('Signed out', `<h1>Signed out / ออกจากระบบแล้ว</h1><p><a href="${escapeHtml(console)}">Back to the console / กลับสู่คอนโซล</a></p>`);
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => oneOf ?? resource,
@@ -100,6 +115,7 @@ export function devProvider(options: ProviderOptions): DevProvider {
     },
     interactions: { url: (_ctx, interaction) => `${devOidcPath}/interaction/${interaction.uid}` },
     renderError: (ctx, out) => {
+      ctx.set(pageHeaders);
       ctx.type = 'html';
       ctx.body = page('Sign-in error', `<p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="${escapeHtml(console)}">Back to the console</a></p>`);
     },
@@ -168,7 +184,7 @@ const pageHeaders = {
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)} · satang</title>
-<style>body{font:15px system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#1a1f36}label{display:block;margin:.8rem 0}select,input{display:block;width:100%;padding:.45rem;margin-top:.25rem;font:inherit}button{margin-top:1rem;padding:.5rem 1rem;font:inherit;background:#0b5cff;color:#fff;border:0;border-radius:4px}.dev{color:#697386;font-size:13px}.problem{color:#b3261e}</style>
+<style>body{font:15px system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#1a1f36}label{display:block;margin:.8rem 0}select,input{display:block;width:100%;padding:.45rem;margin-top:.25rem;font:inherit}button{margin-top:1rem;padding:.5rem 1rem;font:inherit;background:#0b5cff;color:#fff;border:0;border-radius:4px}button.secondary{background:#e3e8ee;color:#1a1f36;margin-left:.5rem}.dev{color:#697386;font-size:13px}.problem{color:#b3261e}</style>
 </head><body>${body}</body></html>`;
 }
 

@@ -150,6 +150,34 @@ test('a redirect_uri the console does not own is refused (no open redirect)', as
   assert.is(res.headers.get('location'), null);
 });
 
+test('sign-out at the provider: its own bilingual page under the sign-in CSP, nothing fetched from elsewhere; confirmed, it ends the session and returns to the console', async () => {
+  const b = browser();
+  await b.signIn('emp_ton', devOperatorPassword);
+  const end = new URL(`${s.url}/oidc/session/end`);
+  end.searchParams.set('client_id', consoleClientId);
+  end.searchParams.set('post_logout_redirect_uri', `${s.url}/console/`);
+  const prompt = await b.request(end.href);
+  assert.is(prompt.status, 200);
+  assert.match(prompt.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  const html = await prompt.text();
+  assert.match(html, /Sign out of satang\? \/ ออกจากระบบ\?/);
+  assert.not.match(html, /https?:\/\/(?!127\.0\.0\.1|localhost)/, 'no font, style or script from another host');
+  const action = /<form[^>]*action="([^"]+)"/.exec(html)![1]!;
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!;
+  const confirmed = await b.request(new URL(action, s.url).href, { method: 'POST', form: { xsrf, logout: 'yes' } });
+  assert.is(confirmed.status, 303);
+  assert.is(confirmed.headers.get('location'), `${s.url}/console/`);
+  assert.ok((await b.signIn('emp_ton', devOperatorPassword)).formShown, 'the provider session ended: the form again');
+  // Without a redirect back (no client named), the success page is the provider's own too.
+  const bare = await b.request(`${s.url}/oidc/session/end`);
+  const bareXsrf = /name="xsrf" value="([^"]+)"/.exec(await bare.text())![1]!;
+  const done = await b.request(`${s.url}/oidc/session/end/confirm`, { method: 'POST', form: { xsrf: bareXsrf, logout: 'yes' } });
+  const success = done.status === 303 ? await b.request(new URL(done.headers.get('location')!, s.url).href) : done;
+  const successHtml = await success.text();
+  assert.match(successHtml, /Signed out \/ ออกจากระบบแล้ว/);
+  assert.not.match(successHtml, /googleapis/);
+});
+
 test('production has no development provider: /oidc is not there', async () => {
   // With an issuer configured (as production must have) no provider is mounted.
   const dir = mkdtempSync(join(tmpdir(), 'satang-issuer-'));
