@@ -165,7 +165,11 @@ function App({ session, tables }) {
   const ready = readyPath === where.path;
   const context = useMemo(() => ({
     session, tables, setReady: (value) => setReadyPath(value ? where.path : null),
-    showError: (error) => { console.error(error); setProblem(error); },
+    // The service's refusal (a 4xx) is the operator's to read in the banner; anything else is a fault worth a console line.
+    showError: (error) => {
+      if (!(error instanceof ApiProblem && error.status >= 400 && error.status < 500)) console.error(error);
+      setProblem(error);
+    },
     showNotice: (text) => setNotice(text),
   }), [session, tables, where.path]);
   const onLanguage = (l) => { setLanguage(l); setLang(l); };

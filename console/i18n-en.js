@@ -651,5 +651,6 @@ export const en = {
   'signingKeys.withdraw': 'Withdraw (leaked)',
   'signingKeys.withdrawConfirmText': 'It will be published no more: receivers refuse what it signs. Withdraw?',
   'signingKeys.withdrawConfirm': 'Confirm withdrawal',
+  'signingKeys.pending': 'A rotation is announced already: {kid} signs from',
   'signingKeys.rotated': 'New key {kid} (after {previous}) announced to {n} endpoints; it signs from',
 };

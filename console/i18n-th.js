@@ -651,5 +651,6 @@ export const th = {
   'signingKeys.withdraw': 'ถอนกุญแจ (รั่วไหล)',
   'signingKeys.withdrawConfirmText': 'กุญแจนี้จะไม่ถูกเผยแพร่อีก ผู้รับจะปฏิเสธสิ่งที่ลงนามด้วยกุญแจนี้ ยืนยันการถอน?',
   'signingKeys.withdrawConfirm': 'ยืนยันการถอน',
+  'signingKeys.pending': 'มีการหมุนคีย์ที่แจ้งไว้แล้ว: {kid} เริ่มลงนามตั้งแต่',
   'signingKeys.rotated': 'คีย์ใหม่ {kid} (แทน {previous}) แจ้งแล้ว {n} ปลายทาง เริ่มลงนามตั้งแต่',
 };

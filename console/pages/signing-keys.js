@@ -11,7 +11,7 @@
 //
 // data-testids: signing-keys, signing-key (data-kid, data-status, data-livemode),
 //   rotate-form, rotate-notice-hours, rotate-notice-error, rotate, rotate-confirm,
-//   rotate-cancel, rotation-result, withdraw-key (data-kid), withdraw-key-confirm.
+//   rotate-cancel, rotate-pending, rotation-result, withdraw-key (data-kid), withdraw-key-confirm.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -39,11 +39,12 @@ export function SigningKeysPage() {
         <td>${k.status === 'retired' && k.livemode && can('POST /v1/bo/webhooks/signing-keys/:kid/withdraw') ? html`<${Withdraw} kid=${k.kid} reload=${reload} />` : null}</td>
       </tr>`)}</tbody>
     </table>
-    ${can('POST /v1/bo/webhooks/signing-keys/rotate') ? html`<${Rotate} reload=${reload} />` : null}
+    ${can('POST /v1/bo/webhooks/signing-keys/rotate') ? html`<${Rotate} reload=${reload} announced=${data.keys.find((k) => k.status === 'next' && k.livemode)} />` : null}
   </section>`;
 }
 
-function Rotate({ reload }) {
+/** A rotation while another is announced is refused (409): the button says so before the step-up is asked for. */
+function Rotate({ reload, announced }) {
   const [hours, setHours] = useState(String(noticeHoursMax));
   const [problem, setProblem] = useState(null);
   const [confirming, setConfirming] = useState(false);
@@ -72,7 +73,8 @@ function Rotate({ reload }) {
       ? html`<span class="small">${t('signingKeys.confirmText')}</span>
         <${ActionButton} testid="rotate-confirm" tone="danger" stepUp onRun=${rotate} done=${reload}>${t('signingKeys.confirm')}</${ActionButton}>
         <button type="button" class="ghost" data-testid="rotate-cancel" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>`
-      : html`<button type="button" class="danger" data-testid="rotate" onClick=${ask}><span class="flag">⚑</span> ${t('signingKeys.rotate')}</button>`}</div>
+      : html`<button type="button" class="danger" data-testid="rotate" disabled=${Boolean(announced)} onClick=${ask}><span class="flag">⚑</span> ${t('signingKeys.rotate')}</button>`}</div>
+    ${announced && !confirming ? html`<p class="small muted" data-testid="rotate-pending">${t('signingKeys.pending', { kid: announced.kid })}${' '}<${Time} at=${announced.not_before} /></p>` : null}
     ${result ? html`<p class="small" data-testid="rotation-result">${t('signingKeys.rotated', { kid: result.kid, previous: result.previous_kid ?? '—', n: result.announced_deliveries })}${' '}<${Time} at=${result.not_before} /></p>` : null}
   </div>`;
 }
