@@ -491,6 +491,10 @@ function settle(
     if (share > 0n) fills.push({ legRef: leg.legRef, counterparty: leg.counterparty, amountMinor: share });
     filledTotal += share;
   }
+  // A leg paid beyond its share while another got less (the payer's amounts swapped, or all
+  // sent to one account): the order's money is in, but part of it sits with a payee whose
+  // withdrawal cannot take it. Only a reviewer books that to suspense; automatically it is a conflict.
+  if (!capToCapacity && filledTotal < A) return { conflict: true };
   const fee = depositFee(ctx.fees, A);
   const E = V - A;
   const slipReceivedAt = s.slip?.receivedAt ?? at;

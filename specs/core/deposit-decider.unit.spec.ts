@@ -274,6 +274,23 @@ const rows: DepositRow[] = [
     given: [...twoLegs, slipReceived(1), legOneComplete], when: { type: 'ExpireDeposit', at: expiresAt, settle: settle(30_000n, ['leg_2', 20_000n]) },
     then: [settled({ at: expiresAt, V: 30_000n, A: 30_000n, fee: [450n, 32n], verification: { ...allSix, amountExact: false } })], // each paid leg exact, the order short
   },
+  {
+    row: 'awaiting_payment (multi-leg) → the last leg is paid, the payer\'s amounts swapped between the legs → under_review SETTLE_CONFLICT: 10 000 sits with leg 2\'s payee beyond its withdrawal, and only a reviewer books that to suspense',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 20_000n }, slipReceived(2, undefined, slipAt(5))],
+    when: verify(found(transfer(30_000n, { toLeg: 2, transRef: 'tr_2' })), { at: slipAt(6), receiptId: 'rcpt_2', settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [review(slipAt(6), ['SETTLE_CONFLICT'], { verification: { ...allSix, amountExact: false }, V: 30_000n, transRef: 'tr_2', leg: 2 })],
+  },
+  {
+    row: 'awaiting_payment (multi-leg) → expires with the whole order paid to one leg → expired, not settled out of suspense (its late window\'s close takes it to review)',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: X }], when: { type: 'ExpireDeposit', at: expiresAt, settle: settle(30_000n, ['leg_2', 20_000n]) },
+    then: [expiredEvent],
+  },
+  {
+    row: 'expired (multi-leg, the whole order paid to one leg) → the late window closes → under_review SETTLE_CONFLICT',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: X }, expiredEvent],
+    when: { type: 'CloseLateSlipWindow', at: expiresAt + lateWindow, settle: settle(30_000n, ['leg_2', 20_000n]) },
+    then: [{ type: 'DepositUnderReview', at: expiresAt + lateWindow, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: false }],
+  },
 
   // ---- slip_processing ----
   {
