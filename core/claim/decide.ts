@@ -2,7 +2,7 @@
 // contract's error code. Transitions (DESIGN.md "Claims"; the contract leaves them open):
 //
 //   open ──review──▶ under_review ──refund──▶ refund_pending ──payout──▶ return_pending_payout ──close──▶ closed
-//     └──reject──▶ rejected ◀──reject──┘   └──close (no refund)──▶ closed
+//     └──reject──▶ rejected ◀──reject──┘   └──close (no refund)──▶ closed ◀──close (no refund)──┘
 //
 // Every decision needs an operator note of at least limits.reviewNoteLengthMin characters.
 // Money leaves suspense only on two people's word: the operator who opened a claim by
@@ -10,7 +10,8 @@
 // A claim opened by hand is for at most its deposit's amount less what the deposit's other
 // claims of its kind hold of it (heldOfDeposit); a refund at most the claim's. A claim closes out of return_pending_payout only
 // once its refund withdrawal is final (settled, expired or canceled); what it filled is
-// what was refunded.
+// what was refunded. No refund is approved or paid out once the deposit is reversed (its
+// transfer undone, the money back with the payer): such a claim is rejected or closed.
 
 import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
@@ -21,8 +22,8 @@ import type { Claim, ClaimEvent, ClaimKind, ClaimStatus, RefundAccount } from '.
 
 export type ClaimCommand =
   | { readonly type: 'StartClaimReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount }
-  | { readonly type: 'PayOutClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly withdrawalId: string }
+  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount; readonly depositStatus: string }
+  | { readonly type: 'PayOutClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly withdrawalId: string; readonly depositStatus: string }
   | { readonly type: 'CloseClaim'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refund?: { readonly final: boolean; readonly filledMinor: Minor } }
   | { readonly type: 'RejectClaim'; readonly at: number; readonly operatorId: string; readonly note: string };
 
@@ -33,7 +34,7 @@ export const claimTransitions = {
   review: ['open'],
   refund: ['under_review'],
   payout: ['refund_pending'],
-  close: ['under_review', 'return_pending_payout'],
+  close: ['under_review', 'refund_pending', 'return_pending_payout'],
   reject: ['open', 'under_review'],
 } as const satisfies Record<string, readonly ClaimStatus[]>;
 export type ClaimTransition = keyof typeof claimTransitions;
@@ -96,6 +97,9 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   const noteProblem = checkNote(c.note, 'Every claim decision');
   if (noteProblem) return noteProblem;
   const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
+  if ((c.type === 'ApproveClaimRefund' || c.type === 'PayOutClaimRefund') && c.depositStatus === 'reversed') {
+    return reject('operation_not_allowed', `The claim's deposit ${s.depositId} was reversed: its transfer is undone and the money back with the payer, so a refund would pay them twice. Close or reject the claim.`, { status: s.status, deposit_status: c.depositStatus });
+  }
   switch (c.type) {
     case 'StartClaimReview': return [{ type: 'ClaimReviewStarted', ...base }];
     case 'ApproveClaimRefund': {
@@ -117,7 +121,7 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
       return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];
     }
     case 'CloseClaim': {
-      if (s.status === 'under_review') return [{ type: 'ClaimClosed', ...base, refundedMinor: 0n }];
+      if (s.status !== 'return_pending_payout') return [{ type: 'ClaimClosed', ...base, refundedMinor: 0n }];
       if (!c.refund?.final) return reject('operation_not_allowed', 'The refund withdrawal is still being paid out; close the claim once it is final.', { refund_withdrawal_id: s.refundWithdrawalId ?? null });
       return [{ type: 'ClaimClosed', ...base, refundedMinor: c.refund.filledMinor }];
     }

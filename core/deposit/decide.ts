@@ -56,7 +56,7 @@ export type DepositCommand =
   /** `transferredAmountMinor` or `legAmounts` (never both): what the reviewer found received (see receivedAmounts). */
   | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision }
+  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision; readonly refundsPayingOut: readonly RefundPayingOut[] }
   | { readonly type: 'ClearDeposit'; readonly at: number }
   | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string };
 
@@ -124,15 +124,25 @@ export function checkReversalReason(reasonCode: string): Rejection | null {
   return reject('validation_error', 'Unknown reversal reason_code.', { fields: [{ path: 'reason_code', reason: 'enum' }] });
 }
 
+/** A claim on the deposit whose refund withdrawal is open: a payout to the payer under way. */
+export interface RefundPayingOut { readonly claimId: string; readonly withdrawalId: string }
+
 /**
  * Takes the accepted amount back from the bucket the credit sits in (pending_clearing
  * inside the clearing window). A bucket that holds less than the credit (the merchant
- * spent what cleared) refuses the reversal: no bucket goes negative (ledger.ts).
+ * spent what cleared) refuses the reversal: no bucket goes negative (ledger.ts). So does a
+ * claim's refund being paid out to the payer: undone, the transfer is back with the payer,
+ * and the refund would pay them again — it is canceled first, by a person who sees what it filled.
  */
 function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Deposit): DepositDecision {
   const st = s.settlement;
   if (s.status !== 'settled' || !st) {
     return reject('operation_not_allowed', `Only a settled deposit can be reversed; this one is ${s.status}.`, { status: s.status });
+  }
+  const paying = c.refundsPayingOut[0];
+  if (paying) {
+    return reject('operation_not_allowed', `Claim ${paying.claimId}'s refund withdrawal ${paying.withdrawalId} is paying the payer out; a reversal would return their transfer besides. Cancel it first (POST /v1/bo/withdrawals/${paying.withdrawalId}/cancel), then reverse.`,
+      { claim_id: paying.claimId, refund_withdrawal_id: paying.withdrawalId });
   }
   const bucket = creditBucketOf(s);
   const b = c.wallet.balances;

@@ -7,6 +7,7 @@
 
 import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand } from '../claim/decide.ts';
 import type { Claim, ClaimEvent, ClaimKind } from '../claim/state.ts';
+import type { RefundPayingOut } from '../deposit/decide.ts';
 import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { isOpenStatus } from '../withdrawal/state.ts';
@@ -48,10 +49,10 @@ function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideC
   switch (c.transition) {
     case 'review': return { type: 'StartClaimReview', ...base };
     case 'refund': {
-      const sender = tx.deposit(claim.depositId)!.sender;
-      return { type: 'ApproveClaimRefund', ...base, account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
+      const { sender, status } = tx.deposit(claim.depositId)!;
+      return { type: 'ApproveClaimRefund', ...base, depositStatus: status, account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
     }
-    case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId };
+    case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId, depositStatus: tx.deposit(claim.depositId)!.status };
     case 'close': {
       const w = claim.refundWithdrawalId === undefined ? undefined : tx.withdrawal(claim.refundWithdrawalId);
       return { type: 'CloseClaim', ...base, ...(w ? { refund: { final: !isOpenStatus(w.status), filledMinor: w.filledMinor } } : {}) };
@@ -75,6 +76,17 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
   if (c.transition !== 'payout') return done(claim.id);
   const payout = openRefundWithdrawal(tx, claim, withdrawalId);
   return payout.ok ? done(claim.id, payout.then) : payout;
+}
+
+/** The deposit's claims whose refund withdrawal is still open (a reversal waits for them to be canceled). */
+export function refundsPayingOut(tx: Tx, depositId: string): RefundPayingOut[] {
+  const out: RefundPayingOut[] = [];
+  for (const claim of tx.world.claims.values()) {
+    if (claim.depositId !== depositId || claim.refundWithdrawalId === undefined) continue;
+    const w = tx.withdrawal(claim.refundWithdrawalId);
+    if (w && isOpenStatus(w.status)) out.push({ claimId: claim.id, withdrawalId: w.id });
+  }
+  return out;
 }
 
 /** The operator id a claim decision of the service itself carries (the close that follows a final refund). */

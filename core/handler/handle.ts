@@ -24,7 +24,7 @@ import { runToQuiescence } from './react.ts';
 import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
-import { decideClaimStep, openClaim } from './claims.ts';
+import { decideClaimStep, openClaim, refundsPayingOut } from './claims.ts';
 import { fireSandboxStep } from './sandbox.ts';
 
 export type { Outcome };
@@ -164,7 +164,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     return decideDeposit({ type: 'ConfirmRoute', at: tx.at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}) }, d);
   }),
   ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
-    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), ...decisionOf(c.actor, c.note) }, d)),
+    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), refundsPayingOut: refundsPayingOut(tx, d.id), ...decisionOf(c.actor, c.note) }, d)),
   CreateWithdrawal: createWithdrawal,
   ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId }),
   RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, (w) =>

@@ -32,19 +32,22 @@ const openedByHand: Claim = { ...opened, kind: 'manual', notes: [{ at: T0, opera
 
 const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefined>[] = [
   { row: 'open → review → under_review', given: [], when: { type: 'StartClaimReview', ...base }, then: [reviewed] },
-  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, account }, refused: 'operation_not_allowed' },
+  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account }, refused: 'operation_not_allowed' },
   { row: 'a decision without a 20-character note: review_note_required', given: [], when: { type: 'StartClaimReview', ...base, note: 'short' }, refused: 'review_note_required' },
-  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account }, then: [refundApproved] },
-  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
-  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 5_001n }, refused: 'validation_error' },
-  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 99n }, refused: 'validation_error' },
-  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
-  { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
-  { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
+  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account }, then: [refundApproved] },
+  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
+  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 5_001n }, refused: 'validation_error' },
+  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 99n }, refused: 'validation_error' },
+  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
+  { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'settled', operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
+  { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'settled', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close while the refund is open: refused', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: false, filledMinor: 0n } }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close once the refund is final → closed with what it filled', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: true, filledMinor: 5_000n } }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 5_000n }] },
   { row: 'under_review → close without refund → closed, nothing refunded', given: [reviewed], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
   { row: 'open → reject → rejected', given: [], when: { type: 'RejectClaim', ...base }, then: [{ type: 'ClaimRejected', ...ev }] },
+  { row: 'under_review, its deposit reversed since → refund: refused, the transfer is back with the payer', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'reversed', account }, refused: 'operation_not_allowed', message: /reversed: its transfer is undone/ },
+  { row: 'refund_pending, its deposit reversed since → payout: refused', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'reversed', operatorId: 'emp_b', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed', message: /Close or reject the claim/ },
+  { row: 'refund_pending → close without a payout → closed, nothing refunded (a refund approved and then not paid)', given: [reviewed, refundApproved], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
   { row: 'refund_pending → reject: refused', given: [reviewed, refundApproved], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
   { row: 'closed → anything: refused (final)', given: [reviewed, { type: 'ClaimClosed', ...ev, refundedMinor: 0n }], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
 ];
@@ -53,9 +56,9 @@ table(decider, rows);
 
 test('a claim opened by hand: its opener cannot approve its refund; another operator can', () => {
   const underReview = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
-  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, account }, underReview);
+  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account }, underReview);
   assert.ok(isRejection(own) && own.code === 'operation_not_allowed' && /another operator/.test(own.message), JSON.stringify(own));
-  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', account }, underReview);
+  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', operatorId: 'emp_b', account }, underReview);
   assert.ok(!isRejection(other), isRejection(other) ? other.message : '');
 });
 

@@ -643,17 +643,22 @@ const rows: DepositRow[] = [
   // ---- settled ----
   {
     row: 'settled → bank recall → reversed, taken from pending_clearing inside the clearing window',
-    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n) },
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [] },
     then: [{ type: 'DepositReversed', at: settledAt + hour, reasonCode: 'BANK_RECALL', reversesBalanceTransactionId: 'btxn_1', balanceTransactionId: 'btxn_9' }],
   },
   {
     row: 'settled: a reversal the credit bucket cannot cover → insufficient_balance (no bucket goes negative)',
-    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'ACCOUNT_FROZEN', balanceTransactionId: 'btxn_9', wallet: wallet(49_196n, 1_000_000n) },
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'ACCOUNT_FROZEN', balanceTransactionId: 'btxn_9', wallet: wallet(49_196n, 1_000_000n), refundsPayingOut: [] },
     refused: 'insufficient_balance', message: /pending_clearing bucket/,
   },
   {
+    row: 'settled, a claim\'s refund being paid out to the payer → reverse → operation_not_allowed: cancel the refund first, or the payer is paid twice',
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [{ claimId: 'clm_1', withdrawalId: 'wdr_9' }] },
+    refused: 'operation_not_allowed', message: /refund withdrawal wdr_9 is paying the payer out.*\/v1\/bo\/withdrawals\/wdr_9\/cancel/,
+  },
+  {
     row: 'not settled: reverse → operation_not_allowed',
-    given: awaitingPayment, when: { type: 'ReverseDeposit', at: T0 + hour, reasonCode: 'OPS_ERROR', balanceTransactionId: 'btxn_9', wallet: wallet(X) },
+    given: awaitingPayment, when: { type: 'ReverseDeposit', at: T0 + hour, reasonCode: 'OPS_ERROR', balanceTransactionId: 'btxn_9', wallet: wallet(X), refundsPayingOut: [] },
     refused: 'operation_not_allowed', message: /Only a settled deposit/,
   },
   {

@@ -139,6 +139,48 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   assert.equal(versions.map((r: any) => r.type), ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed']);
 });
 
+test('a reversed deposit\'s claim is refunded no more: a refund paying out holds the reversal until it is canceled; after it, refund and payout are 409 and the claim closes', async () => {
+  const payee = { bank_code: '004', account_number: '5550002222', account_name: 'สมหญิง รักดี' };
+  const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
+  for (const ref of ['claims-rev-1', 'claims-rev-2']) {
+    const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: ref, end_user_ref: 'payee', beneficiary_id: ben });
+    assert.is(w.status, 201, w.text);
+  }
+  const recall = { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the whole transfer' };
+
+  // A refund being paid out: the reversal waits until it is canceled, then goes through.
+  const paying = await paidDeposit(40_000, 45_000, payee, freshSender());
+  const payingClaim = paying.overpayment.claim_id;
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${payingClaim}/review`, { note }, { sub: 'emp_claims', roles: ['ops_admin'] })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${payingClaim}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${payingClaim}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.is(payout.status, 200, payout.text);
+  const refundId = payout.json.refund_withdrawal.id;
+  const held = await scene.s.bo('POST', `/v1/bo/deposits/${paying.id}/reverse`, recall, { stepUp: true });
+  assert.equal([held.status, held.json.error?.code, held.json.error?.details], [409, 'operation_not_allowed', { claim_id: payingClaim, refund_withdrawal_id: refundId }], held.text);
+  assert.match(held.json.error.message, new RegExp(`/v1/bo/withdrawals/${refundId}/cancel`));
+  assert.is((await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${paying.id}`)).json.status, 'settled', 'the refused reversal left nothing behind');
+  const canceled = await scene.s.bo('POST', `/v1/bo/withdrawals/${refundId}/cancel`, { note: 'the bank recalled the transfer: no refund' }, { roles: ['ops_admin'], stepUp: true });
+  assert.is(canceled.status, 200, canceled.text);
+  assert.equal((await scene.s.bo('GET', `/v1/bo/claims/${payingClaim}`)).json.status, 'closed');
+  assert.is((await scene.s.bo('POST', `/v1/bo/deposits/${paying.id}/reverse`, recall, { stepUp: true })).status, 200);
+  ledgerBalanced('reversed after its refund was canceled');
+
+  // A claim still open when its deposit is reversed: no refund is approved, nor one approved paid out; it closes.
+  const open = await paidDeposit(40_000, 45_000, payee, freshSender());
+  const claimId = open.overpayment.claim_id;
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims', roles: ['ops_admin'] })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/deposits/${open.id}/reverse`, recall, { stepUp: true })).status, 200);
+  const payoutAfter = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.equal([payoutAfter.status, payoutAfter.json.error?.code], [409, 'operation_not_allowed'], payoutAfter.text);
+  assert.match(payoutAfter.json.error.message, /reversed: its transfer is undone/);
+  const closed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note });
+  assert.is(closed.status, 200, closed.text);
+  assert.equal([closed.json.status, closed.json.refunded_minor], ['closed', 0]);
+  ledgerBalanced('a reversed deposit\'s claim closed unpaid');
+});
+
 test('manual and late_slip claims: opened by an operator, listed by kind and status with paging, rejected; together never more than the deposit', async () => {
   const d = await matchedDeposit(scene);
   // Not while the order can still be paid: the payer's transfer is a slip for it, and a refund beside it would pay twice.
