@@ -26,6 +26,7 @@ import { requestLimits } from '../core/limits.ts';
 import { documentOf } from './openapi/document.ts';
 import type { Metrics } from './metrics.ts';
 import type { Readiness } from './readiness.ts';
+import { redactPath } from './secret-text.ts';
 
 export interface AppParts {
   readonly services: Services;
@@ -110,7 +111,7 @@ export function createApp(parts: AppParts): Koa {
         // Who asked, so a merchant's or an operator's requests can be followed in the log alone.
         const who = ctx.state as { merchant?: { merchantId: string }; slipOrder?: { merchantId: string }; operator?: { sub: string }; authenticatedOperator?: { sub: string } };
         logger.info({
-          request_id: ctx.state.requestId, method: ctx.method, route: ctx.path, status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode,
+          request_id: ctx.state.requestId, method: ctx.method, route: redactPath(ctx.path), status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode,
           merchant_id: who.merchant?.merchantId ?? who.slipOrder?.merchantId, operator: (who.operator ?? who.authenticatedOperator)?.sub, action_log: ctx.state.actionLogHead,
         }, 'request');
       }

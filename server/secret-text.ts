@@ -1,6 +1,6 @@
-// The two redactions that need no knowledge of a body's shape, small enough for the API's
-// own thread: text shaped like a secret (an API key secret, a JWT) and a URL's credentials
-// (query values, user info). server/redact.ts builds the request log's body redaction on
+// The redactions that need no knowledge of a body's shape, small enough for the API's
+// own thread: text shaped like a secret (an API key secret, a JWT), a URL's credentials
+// (query values, user info), and a path's account numbers. server/redact.ts builds the request log's body redaction on
 // them on its worker; the action log (what a stranger chose) and the back office's reads
 // (a webhook URL for roles that do not manage it) use them where they are.
 
@@ -21,4 +21,19 @@ export function redactUrl(text: string): string {
   if (url.search === '' && url.username === '' && url.password === '') return redactSecretText(text);
   const query = [...new Set(url.searchParams.keys())].map((k) => `${encodeURIComponent(k)}=${redacted}`).join('&');
   return `${url.protocol}//${url.host}${url.pathname}${query ? `?${query}` : ''}`;
+}
+
+/** Nine digits or more, one dash or space allowed between them: an account number (10 to 15 digits), a citizen id, typed into a path. */
+const accountDigits = /\d(?:[-\s]?\d){8,}/g;
+
+/**
+ * A request path as the logs keep it: secret-shaped text replaced, and a run of nine digits
+ * or more (an account number someone put in a URL) masked to its last four, as the API masks
+ * account numbers. Ids are letters and digits mixed and keep their shape.
+ */
+export function redactPath(path: string): string {
+  return redactSecretText(path).replace(accountDigits, (run) => {
+    const digits = run.replace(/[-\s]/g, '');
+    return `${'x'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+  });
 }

@@ -24,7 +24,7 @@ import { ApiError } from '../errors.ts';
 import { idempotencyKeyOf } from '../idempotency.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
-import { redactSecretText } from '../secret-text.ts';
+import { redactPath } from '../secret-text.ts';
 import { emptyBody, writtenText } from '../schemas.ts';
 import { compile } from '../validate.ts';
 import { bodyOf, parseWith } from './common.ts';
@@ -94,12 +94,12 @@ function routeOf(ctx: Context): string {
 /**
  * What a caller chose (an unmatched path, a claimed subject, a path parameter) as the
  * append-only action log keeps it: at most backOfficeLimits.auditTextLengthMax characters, secret-shaped text
- * replaced. Unbounded, a stranger's 7,500-character paths grew journal.db (and every backup)
+ * replaced and account-number-shaped digits masked. Unbounded, a stranger's 7,500-character paths grew journal.db (and every backup)
  * by 9 MB a minute within the refusals' quota, rows nothing may delete (on-call audit).
  */
 function boundedText(text: string): string {
   const max = backOfficeLimits.auditTextLengthMax;
-  const kept = redactSecretText(text.length > max ? text.slice(0, max) : text);
+  const kept = redactPath(text.length > max ? text.slice(0, max) : text);
   return text.length > max ? `${kept}…` : kept;
 }
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -82,7 +83,26 @@ test('the log alone follows a merchant\'s deposit: who asked, the slip\'s verdic
     assert.ok(requests.some((l) => l.route === '/v1/pay/deposits' && l.merchant_id === m.id), 'the create names its merchant');
     assert.ok(requests.some((l) => l.route === `/v1/pay/deposits/${deposit.id}/slip` && l.merchant_id === m.id), 'the end user\'s upload names the order\'s merchant');
     assert.ok(requests.some((l) => l.route === '/v1/bo/merchants' && l.operator === 'emp_trace'), 'an operator call names its operator');
-    assert.not.ok(stdout.includes('SECRETQ') || stdout.includes(key), 'no secret in the log');
+    // A secret or an account number pasted into a URL's path stays out of the log, a route matched or not (the log and logs.db).
+    const pasted = [`/v1/pay/nonexistent/${key}`, `/v1/bo/deposits/${token}`, '/v1/bo/nonexistent/987-6-54321-0/9876543210'];
+    for (const path of pasted) await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    await until('the pasted paths are logged', () => lines().filter((l) => l.msg === 'request' && /nonexistent|deposits\/\[redacted\]/.test(l.route)).length === 3);
+    assert.ok(requests.length > 0 && lines().some((l) => l.route === '/v1/bo/nonexistent/xxxxxx3210/xxxxxx3210'), 'account numbers masked to their last four');
+    assert.not.ok(stdout.includes('SECRETQ') || stdout.includes(key) || stdout.includes(token) || stdout.includes('9876543210') || stdout.includes('54321'), 'no secret and no account number in the log');
+    const logsDb = new Database(join(dataDir, 'logs.db'), { readonly: true });
+    const actionLog = new Database(join(dataDir, 'journal.db'), { readonly: true });
+    try {
+      // logs.db is written off the request thread: wait for the pasted paths' rows.
+      await until('logs.db holds the pasted paths\' rows', () => (logsDb.prepare(`SELECT count(*) AS n FROM request_logs WHERE route LIKE '%nonexistent%' OR route = '/v1/bo/deposits/:id'`).get() as { n: number }).n >= 3);
+      assert.ok((actionLog.prepare(`SELECT count(*) AS n FROM action_log WHERE route LIKE '/v1/bo/nonexistent/%'`).get() as { n: number }).n === 1, 'the action log has the pasted path\'s row');
+      for (const db of [logsDb, actionLog]) {
+        const text = JSON.stringify(db.prepare(`SELECT * FROM ${db === logsDb ? 'request_logs' : 'action_log'}`).all());
+        assert.not.ok(text.includes(key) || text.includes(token) || text.includes('9876543210') || text.includes('54321'), `${db === logsDb ? 'logs.db' : 'the action log'} keeps no secret and no account number`);
+      }
+    } finally {
+      logsDb.close();
+      actionLog.close();
+    }
   } finally {
     server.kill('SIGTERM');
     await exited;

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger, redactCensor } from '../../server/log.ts';
 import { captureLogger } from './support.ts';
+import { redactPath } from '../../server/secret-text.ts';
 
 const secrets = {
   apiKey: 'sk_live_SECRETAPIKEY000000000000',
@@ -88,6 +89,13 @@ test('level comes from SATANG_LOG_LEVEL, default info; silent writes nothing', (
     if (saved === undefined) delete process.env.SATANG_LOG_LEVEL;
     else process.env.SATANG_LOG_LEVEL = saved;
   }
+});
+
+test('a path keeps its ids and loses what was pasted into it: secrets replaced, account numbers masked to their last four', () => {
+  assert.is(redactPath('/v1/pay/deposits/dep_01M8MWRNT3MQREPZACJD06KEPX/slip'), '/v1/pay/deposits/dep_01M8MWRNT3MQREPZACJD06KEPX/slip');
+  assert.is(redactPath(`/v1/pay/deposits/${secrets.apiKey}`), '/v1/pay/deposits/[redacted]');
+  assert.is(redactPath('/x/9876543210/987-6-54321-0/98 7654 3210'), '/x/xxxxxx3210/xxxxxx3210/xxxxxx3210');
+  assert.is(redactPath('/v1/pay/deposits/12345678'), '/v1/pay/deposits/12345678', 'eight digits are no account number');
 });
 
 test.run();
