@@ -33,7 +33,8 @@ export type VerificationOutcome =
   | { readonly kind: 'not_found' }
   | { readonly kind: 'unreadable' }
   | { readonly kind: 'provider_unavailable' }
-  | { readonly kind: 'no_image' };
+  /** A claim without an image; its trans_ref already another deposit's (duplicateOfDepositId) makes it a duplicate too. */
+  | { readonly kind: 'no_image'; readonly duplicateOfDepositId?: string };
 
 export type NewDeposit = Extract<DepositEvent, { type: 'DepositCreated' }>['deposit'];
 
@@ -353,7 +354,8 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       if (slip.lateFrom === 'canceled') return review([]);
       return unreadable(c.at, s, c.settle);
     case 'provider_unavailable': return review([{ code: 'PROVIDER_UNAVAILABLE' }]);
-    case 'no_image': return review([{ code: 'NO_SLIP_IMAGE' }]);
+    // A trans_ref another deposit was credited for: approving it would credit one transfer twice (four eyes).
+    case 'no_image': return review(o.duplicateOfDepositId !== undefined ? [{ code: 'NO_SLIP_IMAGE' }, { code: 'DUPLICATE_SLIP' }] : [{ code: 'NO_SLIP_IMAGE' }]);
     case 'not_found': return review([{ code: 'SLIP_INVALID' }]);
     case 'found': {
       const check = checkTransfer(s, o.transfer, o.facts, slip.isLate);

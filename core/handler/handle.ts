@@ -121,6 +121,12 @@ function walletOf(tx: Tx, d: Deposit): WalletFacts {
 
 /** The duplicate index and bank availability, added to what the verifier found. */
 function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'RecordSlipVerification' }>['outcome']): typeof outcome {
+  if (outcome.kind === 'no_image') {
+    // The claim's trans_ref, typed by the uploader: another deposit's already is a duplicate as a slip image's would be.
+    const claimed = d.slip?.transRef;
+    const owner = claimed === undefined ? undefined : tx.world.transRefOwner(d.livemode, claimed);
+    return owner !== undefined && owner !== d.id ? { kind: 'no_image', duplicateOfDepositId: owner } : outcome;
+  }
   if (outcome.kind !== 'found') return outcome;
   const owner = tx.world.transRefOwner(d.livemode, outcome.transfer.transRef);
   const facts = {

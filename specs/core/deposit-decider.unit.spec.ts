@@ -340,6 +340,10 @@ const rows: DepositRow[] = [
     given: slipProcessing, when: verify({ kind: 'no_image' }), then: [review(verifiedAt, ['NO_SLIP_IMAGE'])],
   },
   {
+    row: 'slip_processing → a claim with no image naming a transfer another deposit was credited for → under_review NO_SLIP_IMAGE and DUPLICATE_SLIP, four eyes',
+    given: slipProcessing, when: verify({ kind: 'no_image', duplicateOfDepositId: 'dep_other' }), then: [review(verifiedAt, ['DUPLICATE_SLIP', 'NO_SLIP_IMAGE'], undefined, true)],
+  },
+  {
     row: 'slip_processing → the withdrawal cannot take the settlement → under_review SETTLE_CONFLICT',
     given: slipProcessing, when: verify(found(transfer(X)), { settle: settle(20_000n) }),
     then: [review(verifiedAt, ['SETTLE_CONFLICT'], { verification: allSix, V: X })],

@@ -227,6 +227,27 @@ test('a slip without image (trans_ref only) always goes to review with NO_SLIP_I
   expectError(image, 'resource_not_found');
 });
 
+test('a slip without image naming a transfer another deposit was credited for is a DUPLICATE_SLIP too: two reviewers, not one', async () => {
+  const first = await matchedDeposit(scene);
+  const transfer = transferFor(scene, first);
+  const image = pngSlip();
+  await registerTransfer(scene.s, { ...transfer, image_sha256: sha256Hex(image) });
+  assertReceipt(await uploadFile(first.slip_upload, image));
+  await scene.s.running.slipWorker.drain();
+  assert.is((await getDeposit(scene, first.id)).status, 'settled');
+  const second = await matchedDeposit(scene);
+  assertReceipt(await uploadJson(second.slip_upload, { trans_ref: transfer.trans_ref, sending_bank_code: '014', occurred_at: transfer.occurred_at }));
+  await scene.s.running.slipWorker.drain();
+  const after = await getDeposit(scene, second.id);
+  assert.is(after.status, 'under_review');
+  assert.equal(after.review.reasons.map((r: any) => r.code).sort(), ['DUPLICATE_SLIP', 'NO_SLIP_IMAGE']);
+  assert.is(after.review.four_eyes_required, true);
+  const note = 'the payer sent a statement line for this transfer';
+  const one = await scene.s.bo('POST', `/v1/bo/deposits/${second.id}/approve`, { note, amount_minor: second.amount_minor }, { sub: 'emp_first', roles: ['reviewer'] });
+  assert.is(one.status, 200, one.text);
+  assert.is((await getDeposit(scene, second.id)).status, 'under_review', 'one reviewer does not credit one transfer twice');
+});
+
 test('a late slip after expiry is taken (is_late) and a transfer made after the window goes to review with LATE_SLIP', async () => {
   const deposit = await matchedDeposit(scene);
   await scene.s.running.services.write.advanceClock!(30 * 60_000); // past expiry and its 5-minute tolerance
