@@ -313,14 +313,17 @@ function fourEyesRequiredFor(s: Deposit, reasons: readonly ReviewReason[]): bool
  * Whether an approval's figures need a second approver though the review did not: a
  * settlement as large as the four-eyes bound, one above the order (its excess becomes a
  * claim that suspense may pay out), or a figure above what the slip or the route
- * confirmation showed. A reviewer alone settles only what the evidence and the order bear.
+ * confirmation showed — a claim without an image, with no route confirmation, showed no
+ * amount at all, so any money it credits is above it. A reviewer alone settles only what
+ * the evidence and the order bear.
  */
 function figuresNeedSecondApprover(s: Deposit, received: readonly LegAmount[]): boolean {
   let asserted = 0n;
   for (const r of received) asserted += r.amountMinor;
   let total = asserted;
   for (const v of legAmounts(s).values()) total += v;
-  const shown = s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
+  const noImage = s.slip !== undefined && !s.slip.hasImage;
+  const shown = s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor ?? (noImage ? 0n : undefined);
   return total >= BigInt(limits.fourEyesAmountMinorMin) || total > s.amountMinor || (shown !== undefined && asserted > shown);
 }
 

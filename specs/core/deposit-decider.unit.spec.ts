@@ -175,7 +175,9 @@ const reviewedUnseenMatched: Events = after(deposit, [...reviewedUnseen, { type:
   verify(found(transfer(X, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }));
 // The same, the claim naming its trans_ref: the review saw that transfer.
 const claimedRef: DepositEvent = { type: 'SlipReceived', at: slipAt(1), slip: { ...slip('rcpt_1', slipAt(1)), hasImage: false, transRef: 'tr_claimed' } };
-const reviewedClaimed: Events = after(deposit, [...awaitingPayment, claimedRef, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X }));
+// No amount shown by any bank: two reviewers credit it.
+const reviewedClaimed: Events = after(deposit, after(deposit, [...awaitingPayment, claimedRef, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X })),
+  approve('emp_bob', { transferredAmountMinor: X }));
 // Two legs credited by a review of a claim without an image: neither transfer seen.
 const twoLegsUnseen: Events = after(deposit, [...twoLegs, slipReceived(1), review(verifiedAt, ['NO_SLIP_IMAGE'])],
   approve('emp_alice', { legs: [[1, 30_000n], [2, 20_000n]], settle: settle(30_000n, ['leg_2', 20_000n]) }));
@@ -338,6 +340,11 @@ const rows: DepositRow[] = [
   {
     row: 'slip_processing → a claim with no image → under_review NO_SLIP_IMAGE',
     given: slipProcessing, when: verify({ kind: 'no_image' }), then: [review(verifiedAt, ['NO_SLIP_IMAGE'])],
+  },
+  {
+    row: 'under_review (a claim without an image: no bank showed an amount) → approve → approval recorded, a second reviewer settles',
+    given: [...awaitingPayment, claimedRef, review(verifiedAt, ['NO_SLIP_IMAGE'])], when: approve('emp_alice', { transferredAmountMinor: 20_000n }),
+    then: [approvalRecorded('emp_alice', [[1, 20_000n]])],
   },
   {
     row: 'slip_processing → a claim with no image naming a transfer another deposit was credited for → under_review NO_SLIP_IMAGE and DUPLICATE_SLIP, four eyes',

@@ -668,7 +668,7 @@ test('under_review → reviewer approves with a note of 20+ characters → settl
   ]);
 });
 
-test('under_review → approve a review without a known amount (NO_SLIP_IMAGE) needs the reviewer’s amount', () => {
+test('under_review → approve a review without a known amount (NO_SLIP_IMAGE) needs the reviewer’s amount, and a second reviewer: no bank showed it', () => {
   const s = withLiquidity();
   const id = openDeposit(s, 50_000n);
   receiveSlip(s.h, id, 'rcpt_1', { hasImage: false, transRef: 'TX-json' });
@@ -676,6 +676,8 @@ test('under_review → approve a review without a known amount (NO_SLIP_IMAGE) n
   const r = refused(s.h, approve(id), 'validation_error', seen);
   assert.equal(r.details, { fields: [{ path: 'amount_minor', reason: 'required' }] });
   s.h.ok(approve(id, 'emp_alice', 50_000n));
+  assert.equal([dep(s.h, id).status, dep(s.h, id).review!.approvals], ['under_review', ['emp_alice']], 'one reviewer credits nothing no evidence showed');
+  s.h.ok(approve(id, 'emp_bob'));
   assert.equal([dep(s.h, id).status, dep(s.h, id).settlement!.settledVia, dep(s.h, id).settlement!.partial], ['settled', 'review', false]);
 });
 

@@ -225,6 +225,14 @@ test('a slip without image (trans_ref only) always goes to review with NO_SLIP_I
   assert.equal(after.review.reasons.map((r: any) => r.code), ['NO_SLIP_IMAGE']);
   const image = await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${deposit.id}/slip`);
   expectError(image, 'resource_not_found');
+  // No bank showed an amount: one reviewer's figure is recorded, a second reviewer's word settles it.
+  const note = 'the payee confirmed the transfer on their statement';
+  const first = await scene.s.bo('POST', `/v1/bo/deposits/${deposit.id}/approve`, { note, amount_minor: deposit.amount_minor }, { sub: 'emp_one', roles: ['reviewer'] });
+  assert.is(first.status, 200, first.text);
+  assert.equal([first.json.status, first.json.review.four_eyes_required], ['under_review', true]);
+  const second = await scene.s.bo('POST', `/v1/bo/deposits/${deposit.id}/approve`, { note }, { sub: 'emp_two', roles: ['reviewer'] });
+  assert.is(second.status, 200, second.text);
+  assert.is((await getDeposit(scene, deposit.id)).status, 'settled');
 });
 
 test('a slip without image naming a transfer another deposit was credited for is a DUPLICATE_SLIP too: two reviewers, not one', async () => {
