@@ -146,7 +146,7 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       } else latest.push(mine = { stream: entry.stream, state: after, shown: undefined });
       const type = isDeposit ? depositEventType(entry, after as Deposit) : withdrawalEventType(entry);
       if (!type) continue;
-      const object = presentOrder(world, createdAsMatched(commit, i, after) ?? after, isDeposit);
+      const object = presentOrder(world, createdAsAnswered(commit, i, after) ?? after, isDeposit);
       mine.shown = object;
       const created = type === 'deposit.created' || type === 'withdrawal.created';
       const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit), object) : null;
@@ -196,17 +196,20 @@ function presentOrder(world: World, state: Deposit | Withdrawal, isDeposit: bool
 
 /** A hand-built commit's entry folded onto the object's state (the write path never needs this). */
 /**
- * A deposit created with a destination (the 201): its deposit.created shows the order as
- * the request left it — awaiting_payment, its legs — at version 0, not the instant between
- * (awaiting_liquidity with no legs and no liquidity{}: an order that never waited). The
- * contract's row: create answered 201 → awaiting_payment, deposit.created and deposit.matched.
+ * A deposit's deposit.created shows the order as the create request left it, at version 0,
+ * not the instant between (awaiting_liquidity with no legs and no liquidity{}): with a
+ * destination (the 201) awaiting_payment and its legs; without one (the 202)
+ * awaiting_liquidity with its liquidity{}, as the contract's deposit_order has it "when
+ * awaiting_liquidity". The contract's rows: create answered 201 → deposit.created and
+ * deposit.matched; 202 → deposit.created and deposit.awaiting_liquidity.
  */
-function createdAsMatched(commit: Pick<Commit, 'entries' | 'entryStates'>, i: number, created: Deposit | Withdrawal): Deposit | undefined {
+function createdAsAnswered(commit: Pick<Commit, 'entries' | 'entryStates'>, i: number, created: Deposit | Withdrawal): Deposit | undefined {
   const entry = commit.entries[i]!;
   const next = commit.entries[i + 1];
-  if (entry.event.type !== 'DepositCreated' || next?.stream !== entry.stream || next.event.type !== 'DepositMatched') return undefined;
-  const matched = (commit.entryStates?.[i + 1] ?? foldOnce(created, next)) as Deposit;
-  return { ...matched, version: created.version, updatedAt: created.updatedAt };
+  if (entry.event.type !== 'DepositCreated' || next?.stream !== entry.stream) return undefined;
+  if (next.event.type !== 'DepositMatched' && next.event.type !== 'DepositAwaitingLiquidity') return undefined;
+  const answered = (commit.entryStates?.[i + 1] ?? foldOnce(created, next)) as Deposit;
+  return { ...answered, version: created.version, updatedAt: created.updatedAt };
 }
 
 function foldOnce(before: Deposit | Withdrawal | undefined, entry: JournalEntry): Deposit | Withdrawal {

@@ -58,6 +58,11 @@ test('without liquidity a deposit answers 202 awaiting_liquidity with legs [] an
   assert.equal(r.json.legs, []);
   assert.type(r.json.liquidity.retry_interval_ms, 'number');
   assert.not.ok('slip_upload' in r.json);
+  // Its deposit.created shows the order as the 202 did, liquidity{} included ("when awaiting_liquidity").
+  const feed = await s.call(shop.live.api_key, 'GET', '/v1/pay/events?since_sequence=0&limit=100');
+  const mine = feed.json.data.filter((e: any) => e.data.object.id === r.json.id);
+  assert.equal(mine.map((e: any) => [e.type, e.data.object.version]), [['deposit.created', 0], ['deposit.awaiting_liquidity', 1]]);
+  assert.equal([mine[0].data.object.status, mine[0].data.object.liquidity], ['awaiting_liquidity', r.json.liquidity]);
 });
 
 test('lists page with a cursor; changing filters mid-cursor is refused', async () => {
