@@ -243,8 +243,8 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   // Off-boarding: an operator who left is disabled at the issuer, and their tokens issued
   // until now (access tokens live up to 12 h) are refused from this request on.
   if (revocations) router.post('/operators/:sub/revoke', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(revokeBody, bodyOf(ctx));
+    await requireStepUp(ctx);
     const sub = ctx.params.sub!;
     if (sub.length > 200) throw new ApiError('validation_error', 'An operator subject is at most 200 characters.', { fields: [{ path: 'sub', reason: 'too_long' }] });
     // Up to the issuer's clock skew ahead: a token an issuer whose clock runs fast stamped "later" is refused too.

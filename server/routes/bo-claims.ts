@@ -71,8 +71,8 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   for (const transition of Object.keys(claimTransitions) as ClaimTransition[]) {
     router.post(`/claims/:id/${transition}`, async (ctx) => {
       // A refund's approval and its payout move money out of suspense: step-up, as for adjustments.
-      if (transition === 'refund' || transition === 'payout') await requireStepUp(ctx);
       const b = parseWith(claimSchemas.decide, bodyOf(ctx));
+      if (transition === 'refund' || transition === 'payout') await requireStepUp(ctx);
       await runIdempotent(ctx, services, operatorScope(ctx), {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
       }, (id) => ({ status: 200, body: claimView(id!) }));

@@ -227,9 +227,9 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   });
 
   router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(deskSchemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
+    await requireStepUp(ctx);
     await run(ctx, { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note ?? '' },
       (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }));
   });

@@ -135,8 +135,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // the account (202, nothing routes to it yet), a second approves it naming the same
   // bank code and account number (200, the route).
   router.post('/white-labels/:id/gateway-route', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.gatewayRoute, bodyOf(ctx));
+    await requireStepUp(ctx);
     if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
     await run(ctx, { type: 'SetGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number, accountName: b.account_name, ttlSeconds: b.ttl_seconds }, (id) => {
       const p = world().whiteLabels.get(id!)!.gatewayRouteProposal!;
@@ -151,8 +151,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/white-labels/:id/gateway-route/approve', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.gatewayRouteApproval, bodyOf(ctx));
+    await requireStepUp(ctx);
     if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
     await run(ctx, { type: 'ApproveGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number }, (id) => {
       const route = world().whiteLabels.get(id!)!.gatewayRoute!;
@@ -178,8 +178,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/merchants/:id/keys', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.key, bodyOf(ctx));
+    await requireStepUp(ctx);
     const m = merchant(ctx);
     if (b.livemode && services.liveKeys && !services.liveKeys.certified(m.id)) {
       throw new ApiError('operation_not_allowed', 'A live key is issued once a certification run passed: run POST /v1/test/certification with the sandbox key, then ask again.',
@@ -212,8 +212,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/keys/:keyId/revoke', async (ctx) => {
-    await requireStepUp(ctx);
     parseWith(schemas.empty, bodyOf(ctx));
+    await requireStepUp(ctx);
     const key = services.keys.byId(ctx.params.keyId!);
     if (!key) throw notFound('key');
     if (key.revokedAt === null) services.keys.revoke(key.keyId, services.write.clock.now());
@@ -237,8 +237,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {
     router.post(`/merchants/:id/${path}`, async (ctx) => {
-      await requireStepUp(ctx);
       const b = parseWith(schemas.suspension, bodyOf(ctx));
+      await requireStepUp(ctx);
       const m = merchant(ctx);
       await run(ctx, { type: 'SetMerchantSuspended', actor: actorOf(ctx), merchantId: m.id, suspended, ...(b.reason !== undefined ? { reason: b.reason } : {}) },
         () => ({ status: 200, body: { id: m.id, object: 'merchant', suspended } }));
@@ -261,8 +261,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/merchants/:id/adjustments', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.adjustment, bodyOf(ctx));
+    await requireStepUp(ctx);
     const m = merchant(ctx);
     const reasonCode = b.reason_code ?? adjustmentReasonDefault;
     await run(ctx, {
@@ -303,9 +303,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/deposits/:id/reverse', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
+    await requireStepUp(ctx);
     await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
   });
 
@@ -317,8 +317,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // A withdrawal called off by an operator (a claim's refund to stop: its merchant may not),
   // its lock released; money leaves a lock, so a step-up, as for a refund's payout.
   router.post('/withdrawals/:id/cancel', async (ctx) => {
-    await requireStepUp(ctx);
     parseWith(schemas.optionalNote, bodyOf(ctx));
+    await requireStepUp(ctx);
     await run(ctx, { type: 'CancelWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 

@@ -125,8 +125,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   });
 
   router.post('/webhooks/:endpointId/deliveries/:deliveryId/resend', async (ctx) => {
-    await requireStepUp(ctx);
     parseWith(schemas.empty, bodyOf(ctx));
+    await requireStepUp(ctx);
     const endpoint = endpointOf(ctx);
     const original = webhooks.deliveries.get(ctx.params.deliveryId!);
     if (!original || original.endpointId !== endpoint.id) throw notFound('delivery');
@@ -142,8 +142,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   });
 
   router.post('/webhooks/:endpointId/replay', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.replay, bodyOf(ctx));
+    await requireStepUp(ctx);
     const endpoint = endpointOf(ctx);
     const createdAfter = parseIso(b.created_after)!, createdBefore = parseIso(b.created_before)!;
     if (createdBefore <= createdAfter) throw new ApiError('validation_error', 'created_before must be after created_after.', { fields: [{ path: 'created_before', reason: 'range' }] });
@@ -158,8 +158,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   });
 
   router.post('/webhooks/signing-keys/rotate', async (ctx) => {
-    await requireStepUp(ctx);
     const b = parseWith(schemas.rotate, bodyOf(ctx));
+    await requireStepUp(ctx);
     await idempotent(ctx, () => {
       const r = unwrap(ops.rotate((b.notice_seconds ?? webhookLimits.keyRotationNoticeMs / 1000) * 1000));
       return { status: 201, body: { kid: r.key.kid, previous_kid: r.previousKid, not_before: iso(r.key.notBefore), status: 'next', announced_deliveries: r.announcedTo } };
@@ -168,8 +168,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
 
   // A leaked key: once rotated out, withdrawn from the published list at once (not 30 days later).
   router.post('/webhooks/signing-keys/:kid/withdraw', async (ctx) => {
-    await requireStepUp(ctx);
     parseWith(schemas.empty, bodyOf(ctx));
+    await requireStepUp(ctx);
     await idempotent(ctx, () => {
       const r = unwrap(ops.withdrawKey(ctx.params.kid!));
       return { status: 200, body: { kid: r.kid, status: 'withdrawn', withdrawn_at: iso(r.withdrawnAt) } };

@@ -102,12 +102,15 @@ test('step-up tokens older than 5 minutes (by auth_time, else iat) are refused; 
 
 test('a step-up token authorises one action: its retries under the same Idempotency-Key pass, another action is refused', async () => {
   const stepUp = await signed({ acr: 'step-up', jti: 'step-once' });
-  const action = async (idempotencyKey: string) => s.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
-    headers: { Authorization: `Bearer ${await s.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}), 'Content-Type': 'application/json' }, body: '{}',
+  const action = async (idempotencyKey: string, body = '{}') => s.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
+    headers: { Authorization: `Bearer ${await s.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': stepUp, ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}), 'Content-Type': 'application/json' }, body,
   });
   // Refused for want of an Idempotency-Key, the request spends nothing: its retry with one passes.
   const keyless = await action('');
   assert.equal([keyless.status, keyless.json.error.code], [400, 'idempotency_key_required'], keyless.text);
+  // Nor does a body the route refuses (the operator mends it and sends it under a new key, with the same step-up).
+  const malformed = await action('once-k0', '{"suspend_everything": true}');
+  assert.equal([malformed.status, malformed.json.error.code], [422, 'validation_error'], malformed.text);
   assert.is((await action('once-k1')).status, 404, 'the first use passes the step-up');
   assert.is((await action('once-k1')).status, 404, 'a retry of the same action passes too');
   refused(await action('once-k2'), 'scope_denied', /already used for another action; step up again/);
