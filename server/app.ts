@@ -72,6 +72,9 @@ export class LoadMeter {
   }
 }
 
+/** Liveness and readiness: answered to anyone, the strangers' quota aside. */
+const probePaths = new Set(['/healthz', '/readyz']);
+
 /** A client's network for its rate limits: an IPv4 address, or an IPv6 address's /64 (one host's usual share). */
 export function clientNetwork(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;
@@ -102,6 +105,15 @@ export function createApp(parts: AppParts): Koa {
 
   app.use(requestIdMiddleware());
   app.use(async (ctx, next) => {
+    // The API's answers carry keys, slip capabilities and account data: no cache keeps one
+    // unless its route says otherwise (the published signing keys may be cached).
+    try {
+      await next();
+    } finally {
+      if (!ctx.headerSent && !ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+    }
+  });
+  app.use(async (ctx, next) => {
     const started = performance.now();
     try {
       await next();
@@ -127,6 +139,8 @@ export function createApp(parts: AppParts): Koa {
     // cannot grow logs.db. Someone known — a merchant's key, an operator's token that
     // verifies, a slip capability that reads — is never held up by strangers on its network
     // (looked at only then).
+    // The probes are no one's and refuse no one: a health checker behind the same NAT as a stranger is never held up.
+    if (ctx.method === 'GET' && probePaths.has(ctx.path)) return next();
     const network = networkOf(ctx.ip);
     const now = services.securityClock.now();
     const standing = strangerLimiter.peek('strangers', network, now);

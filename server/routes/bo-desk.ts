@@ -173,6 +173,12 @@ function operatorWithdrawalView(services: Services, w: Withdrawal, trail: Journa
 /** A file name for Content-Disposition's plain `filename`: printable ASCII without quotes or backslashes (filename* carries the name itself). */
 const asciiFileName = (name: string): string => name.replace(/[^\x20-\x7e]|["\\]/g, '_');
 
+/** The name a download is saved under: the sender's name without any directory it named (`../../x` is `x`). */
+const downloadName = (name: string): string => {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  return base === '' || base === '.' || base === '..' ? 'evidence' : base;
+};
+
 export interface DeskParts {
   readonly services: Services;
   readonly journalDb: Db;
@@ -265,7 +271,8 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
       .find((f) => f.fileId !== undefined && f.fileId === ctx.params.fileId);
     const bytes = file?.fileId ? await slips.file(file.fileId) : undefined;
     if (!file || !bytes) throw notFound('evidence file');
-    ctx.set('Content-Disposition', `attachment; filename="${asciiFileName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    const name = downloadName(file.name);
+    ctx.set('Content-Disposition', `attachment; filename="${asciiFileName(name)}"; filename*=UTF-8''${encodeURIComponent(name)}`);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
     ctx.set('Cache-Control', 'no-store');

@@ -112,7 +112,7 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   const image = pngSlip();
   const pdf = Buffer.from('%PDF-1.4 statement');
   const evidence = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
-    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: 'statement.pdf', content_base64: pdf.toString('base64') }, { name: 'ใบเสร็จ "1".png', content_base64: image.toString('base64') }],
+    text: 'The payee confirmed receipt by phone on the day.', files: [{ name: '../../reports/statement.pdf', content_base64: pdf.toString('base64') }, { name: 'ใบเสร็จ "1".png', content_base64: image.toString('base64') }],
   });
   assert.is(evidence.status, 200, evidence.text);
   const view = await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}`, undefined, { roles: ['support'] });
@@ -120,7 +120,7 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(view.json.dispute.evidence.length, 1);
   assert.is(view.json.dispute.evidence[0].text, 'The payee confirmed receipt by phone on the day.');
   const [pdfFile, imageFile] = view.json.dispute.evidence[0].files;
-  assert.equal([pdfFile.name, pdfFile.bytes, pdfFile.sha256, pdfFile.media_type], ['statement.pdf', 18, sha256Hex(pdf), 'application/pdf']);
+  assert.equal([pdfFile.name, pdfFile.bytes, pdfFile.sha256, pdfFile.media_type], ['../../reports/statement.pdf', 18, sha256Hex(pdf), 'application/pdf'], 'the name as sent');
   assert.equal([imageFile.name, imageFile.bytes, imageFile.sha256, imageFile.media_type], ['ใบเสร็จ "1".png', image.length, sha256Hex(image), 'image/png']);
   // The operator deciding the dispute downloads each file as the merchant sent it: a download, never rendered.
   for (const [file, bytes] of [[pdfFile, pdf], [imageFile, image]] as const) {
@@ -131,6 +131,9 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
     assert.equal([got.headers.get('content-type'), got.headers.get('x-content-type-options'), got.headers.get('cache-control')], ['application/octet-stream', 'nosniff', 'no-store']);
     assert.match(got.headers.get('content-disposition') ?? '', /^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''/);
   }
+  // Saved without the directories its name named.
+  const saved = await fetch(scene.s.url + pdfFile.download_url, { headers: { Authorization: `Bearer ${await scene.s.operatorToken('emp_finance', false, ['finance'])}` } });
+  assert.is(saved.headers.get('content-disposition'), `attachment; filename="statement.pdf"; filename*=UTF-8''statement.pdf`);
   const merchantCannot = await fetch(scene.s.url + pdfFile.download_url, { headers: { Authorization: `Bearer ${scene.payer.live.api_key}` } });
   assert.is(merchantCannot.status, 401, 'an operator route');
   assert.is((await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}/files/dfile_${'0'.repeat(32)}`)).status, 404);

@@ -748,6 +748,9 @@ test('strangers on any path: a network whose requests without an identity keep b
     assert.is(statuses.filter((x) => x === 429).length, 100, `1,200 refusals answered, then 429: ${JSON.stringify(Object.fromEntries([...new Set(statuses)].map((x) => [x, statuses.filter((y) => y === x).length])))}`);
     const own = await rl.call(m.live.api_key, 'GET', '/v1/pay/balance');
     assert.is(own.status, 200, "a merchant's key is not held up by strangers on its network");
+    // Nor is a health checker behind the same address: the probes answer anyone.
+    assert.equal([(await rl.raw('GET', '/healthz')).status, (await rl.raw('GET', '/readyz')).status], [200, 200]);
+    assert.is((await rl.raw('GET', '/v1/nothing')).status, 429, 'the network is still held up elsewhere');
     const rows = async (status: number) => (await rl.bo('GET', `/v1/bo/logs?status=${status}&limit=100`, undefined, { roles: ['support'] })).json.data.length as number;
     for (let i = 0; i < 100 && (await rows(404)) < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok((await rows(404)) > 0, 'the answered refusals are kept');

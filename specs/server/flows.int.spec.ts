@@ -45,8 +45,11 @@ test('a deposit is matched to the withdrawal: 201 with a leg, a QR and the slip 
   assert.is(r.json.legs[0].receiver.account_number_masked, 'xxxxxx7890');
   assert.is(r.json.slip_upload.upload_url, `${s.url}/v1/pay/deposits/${r.json.id}/slip`);
   assert.ok(r.json.slip_upload.content_types.includes('application/json'));
+  assert.is(r.headers.get('cache-control'), 'no-store', 'the answer holds the slip capability: no cache keeps it');
   const got = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${r.json.id}`);
   assert.is(got.status, 200);
+  assert.is(got.headers.get('cache-control'), 'no-store');
+  assert.is((await s.raw('GET', '/v1/webhooks/signing-keys')).headers.get('cache-control'), 'public, max-age=300', 'a route that may be cached says so');
   assert.is(got.json.version, r.json.version);
   assert.not.ok('slip_upload' in got.json, 'the capability is only in the creation response');
 });
