@@ -155,7 +155,11 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
       }];
       if (fill.feeRecognizedMinor > 0n) {
         const vat = vatMoved(before!, w, fill.feeRecognizedMinor);
-        movements.push({ id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: feeCounter(fill.feeRecognizedMinor, vat) });
+        // Named as a reversal's row, as a reversed deposit's fee refund is: what it reverses, and why.
+        movements.push({
+          id: e.feeBalanceTransactionId, type: 'fee', amountMinor: fill.feeRecognizedMinor, from: null, to: e.refundTo, counter: feeCounter(fill.feeRecognizedMinor, vat), reasonCode: e.reasonCode,
+          ...(fill.feeBalanceTransactionId !== null ? { reversesBalanceTransactionId: fill.feeBalanceTransactionId } : {}),
+        });
       }
       return { owner, movements };
     }

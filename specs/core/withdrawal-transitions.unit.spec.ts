@@ -295,6 +295,8 @@ test('partially_filled → a fill is reversed → status never moves back; amoun
   assert.equal(out.events, ['withdrawal.fill_reversed', 'balance.credited', 'balance.credited']);
   assert.equal(out.ledger.map(row), [['reversal', s.payer, null, 'reserved', 30_000n], ['fee', s.payer, null, 'reserved', 321n]]);
   assert.is(out.ledger[0]!.reversesBalanceTransactionId, first!.balanceTransactionId);
+  // The fee's refund names what it reverses and why, as a reversed deposit's fee refund does.
+  assert.equal([out.ledger[1]!.reversesBalanceTransactionId, out.ledger[1]!.reasonCode], [first!.feeBalanceTransactionId, 'BANK_RECALL']);
   assert.is(w.fills[0]!.reversal?.reasonCode, 'BANK_RECALL');
   assertReservedMatchesLocks(s);
   const again = refused(s.h, reverse(first!.legRef), 'operation_not_allowed', seen);
