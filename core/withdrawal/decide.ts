@@ -12,7 +12,7 @@ import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
 import {
-  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent,
+  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -151,24 +151,29 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
   }
 }
 
+/** The statuses a withdrawal with a landed fill can be in. */
+const reversibleFrom: readonly WithdrawalStatus[] = ['partially_filled', 'settled', 'expired', 'canceled'];
+
 function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: Withdrawal): WithdrawalDecision {
   const target = s.fills.find((f) => f.legRef === c.legRef);
   if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
   if (target.reversal) {
     return reject('operation_not_allowed', `This fill was already reversed (${target.reversal.reasonCode}); a fill is reversed once.`, { leg_ref: c.legRef });
   }
-  if (s.status !== 'settled' && s.status !== 'partially_filled') {
-    return reject('operation_not_allowed', `A fill of a ${s.status} withdrawal cannot be reversed.`, { status: s.status });
+  if (!reversibleFrom.includes(s.status)) {
+    return reject('operation_not_allowed', `A fill of a withdrawal that is ${s.status} cannot be reversed: it has none that landed.`, { status: s.status });
   }
-  // A settled order never moves back: the money returns to available and the merchant
+  // A closed order (settled, or expired or canceled after some fills: a lost dispute on it
+  // has this remedy too) never moves back: the money returns to available and the merchant
   // may open a replacement; a partially filled one takes the amount back into its lock.
-  // A settled claim refund has no available to return to (it was never the merchant's).
-  if (s.refundOfDepositId !== undefined && s.status === 'settled') {
-    return reject('operation_not_allowed', 'A fill of a settled claim refund cannot be reversed here; open a new claim for the payer.', { refund_of_deposit_id: s.refundOfDepositId });
+  // A closed claim refund has no available to return to (it was never the merchant's).
+  const closed = s.status !== 'partially_filled';
+  if (s.refundOfDepositId !== undefined && closed) {
+    return reject('operation_not_allowed', `A fill of a claim refund that is ${s.status} cannot be reversed here; open a new claim for the payer.`, { refund_of_deposit_id: s.refundOfDepositId });
   }
   return [{
     type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId,
-    refundTo: s.status === 'settled' ? 'available' : 'reserved', ...(c.decision ? { decision: c.decision } : {}),
+    refundTo: closed ? 'available' : 'reserved', ...(c.decision ? { decision: c.decision } : {}),
   }];
 }
 

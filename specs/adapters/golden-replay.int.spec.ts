@@ -25,7 +25,7 @@ import { allDeposits, allWithdrawals } from '../support/orders.ts';
 import { prng } from '../support/prng.ts';
 
 const fixturePath = join(import.meta.dirname, 'fixtures', 'golden-replay.json');
-const seed = 20261123;
+const seed = 20261202;
 const steps = 4000;
 /** Commands decided in one group commit: several per transaction, as the server runs. */
 const batchSize = 25;

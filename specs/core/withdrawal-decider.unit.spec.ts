@@ -188,7 +188,13 @@ const rows: WithdrawalRow[] = [
   { row: 'partially_filled → a fill is reversed → partially_filled; the amount returns to the order\'s lock', given: partiallyFilled, when: reverseFill('leg_p1'), then: thenStatus([reversed('leg_p1', 'reserved')], 'partially_filled') },
   { row: 'settled: the same fill reversed again → operation_not_allowed (a fill is reversed once)', given: [...settled, reversed('leg_p1', 'available')], when: reverseFill('leg_p1', T0 + 4 * hour), refused: 'operation_not_allowed', message: /already reversed/ },
   { row: 'settled: reversing a leg_ref with no fill → resource_not_found', given: settled, when: reverseFill('leg_p9'), refused: 'resource_not_found' },
-  { row: 'expired: reversing one of its fills → operation_not_allowed', given: expired, when: reverseFill('leg_p1', expiresAt + hour), refused: 'operation_not_allowed' },
+  { row: 'expired after a fill → the fill is reversed (a lost dispute) → stays expired; the money returns to available', given: expired, when: reverseFill('leg_p1', expiresAt + hour), then: thenStatus([reversed('leg_p1', 'available', expiresAt + hour)], 'expired') },
+  { row: 'open: reversing a fill it does not have → resource_not_found', given: open, when: reverseFill('leg_p1'), refused: 'resource_not_found' },
+  {
+    row: "expired claim refund (refund_of_deposit_id) after a fill → reversing it → operation_not_allowed: no available to return to, a new claim",
+    given: [{ type: 'WithdrawalCreated', at: T0, withdrawal: { ...newWithdrawal(false), refundOfDepositId: 'dep_paid' } } as WithdrawalEvent, ...expired.slice(1)],
+    when: reverseFill('leg_p1', expiresAt + hour), refused: 'operation_not_allowed', message: /claim refund that is expired/,
+  },
 
   // ---- receipts and disputes ----
   { row: 'any → payee confirms receipt → unchanged (withdrawal.receipt_confirmed)', given: settled, when: { type: 'ConfirmReceipt', at: T0 + 3 * hour, legRef: 'leg_p1', auto: false }, then: [{ type: 'ReceiptConfirmed', at: T0 + 3 * hour, legRef: 'leg_p1', auto: false }] },

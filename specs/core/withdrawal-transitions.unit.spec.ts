@@ -317,12 +317,22 @@ test('settled → a fill is reversed → stays settled with remaining > 0; the m
   assert.equal([w.status, remainingOf(w), w.filledMinor], ['settled', 10_000n, 0n]);
   assert.equal(out.ledger.map(row), [['reversal', s.payer, null, 'available', 10_000n], ['fee', s.payer, null, 'available', 1_070n]]);
   assert.equal(balances(s.h, s.payer), [funds, 0n, 0n]);
+});
+
+test('expired after a fill → the fill is reversed (a dispute lost) → stays expired; the amount and its fee share return to available', () => {
+  const s = scene(funds);
   const expired = s.h.withdrawal(s.payer, 100_000n);
   fill(s, 20_000n);
   s.h.advance(limits.withdrawalLifetimeMs);
   assert.is(wdr(s.h, expired).status, 'expired');
-  const r = refused(s.h, { type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef: wdr(s.h, expired).fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'recalled by the sender bank' }, 'operation_not_allowed', seen);
-  assert.equal(r.details, { status: 'expired' });
+  const before = balances(s.h, s.payer);
+  const legRef = wdr(s.h, expired).fills[0]!.legRef;
+  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef, reasonCode: 'OPS_ERROR', note: 'recalled by the sender bank' }));
+  const w = wdr(s.h, expired);
+  assert.equal([w.status, w.filledMinor, w.feeRecognizedMinor], ['expired', 0n, 0n]);
+  assert.equal(out.ledger.map(row), [['reversal', s.payer, null, 'available', 20_000n], ['fee', s.payer, null, 'available', 214n]]);
+  assert.equal(balances(s.h, s.payer), [before[0]! + 20_214n, 0n, 0n], 'back in available; nothing left locked');
+  refused(s.h, { type: 'ReverseFill', actor: operator(), withdrawalId: expired, legRef, reasonCode: 'OPS_ERROR', note: 'recalled by the sender bank' }, 'operation_not_allowed', seen);
 });
 
 // ---- any status ----
