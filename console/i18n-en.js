@@ -203,7 +203,7 @@ export const en = {
   'withdrawal.balanceTransaction': 'Balance transaction',
   'withdrawal.reverseFill': 'Reverse fill',
   'withdrawal.reverseFillTitle': 'Reverse fill {leg}',
-  'withdrawal.reverseFillHelp': 'The amount and its fee share go back to the order’s lock (or to available if the order is settled). Needs step-up.',
+  'withdrawal.reverseFillHelp': 'The amount and its fee share go back to the order’s lock (or to available if the order is closed: settled, expired or canceled). Needs step-up.',
   'withdrawal.disputeBadge': 'Dispute',
 
   'dispute.title': 'Dispute',

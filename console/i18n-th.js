@@ -203,7 +203,7 @@ export const th = {
   'withdrawal.balanceTransaction': 'รายการบัญชี',
   'withdrawal.reverseFill': 'กลับการจ่าย',
   'withdrawal.reverseFillTitle': 'กลับการจ่าย {leg}',
-  'withdrawal.reverseFillHelp': 'ยอดและส่วนค่าธรรมเนียมกลับไปที่ยอดกันของคำสั่ง (หรือยอดพร้อมใช้ ถ้าคำสั่งจ่ายครบแล้ว) ต้องยืนยันตัวตนเพิ่ม (step-up)',
+  'withdrawal.reverseFillHelp': 'ยอดและส่วนค่าธรรมเนียมกลับไปที่ยอดกันของคำสั่ง (หรือยอดพร้อมใช้ ถ้าคำสั่งปิดแล้ว: จ่ายครบ หมดอายุ หรือยกเลิก) ต้องยืนยันตัวตนเพิ่ม (step-up)',
   'withdrawal.disputeBadge': 'ข้อพิพาท',
 
   'dispute.title': 'ข้อพิพาท',
