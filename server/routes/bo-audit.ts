@@ -108,6 +108,19 @@ function boundedParams(params: Record<string, string> | undefined): Record<strin
   for (const [k, v] of Object.entries(params ?? {})) out[k] = boundedText(v);
   return out;
 }
+
+/** Query parameters that name whose data a read is about (a report's merchant, a list's deposit): the action log's targets too. */
+const targetQueryKeys = ['merchant_id', 'white_label_id', 'deposit_id', 'withdrawal_id', 'account'];
+
+/** What a call was about: the route's params, and the query's named targets (a statement's merchant is in its query). */
+function targetsOf(ctx: Context): Record<string, string> {
+  const out = boundedParams((ctx as Context & { params?: Record<string, string> }).params);
+  for (const key of targetQueryKeys) {
+    const value = ctx.query[key];
+    if (typeof value === 'string' && value !== '' && out[key] === undefined) out[key] = boundedText(value);
+  }
+  return out;
+}
 const isLogRead = (route: string) => route === '/v1/bo/logs' || route === '/v1/bo/reports/action-logs';
 
 /**
@@ -151,7 +164,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
           const caller = await callerOf(ctx, verify);
           const head = actionLog.append({
             at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
-            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: boundedParams((ctx as Context & { params?: Record<string, string> }).params),
+            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: targetsOf(ctx),
             ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
           });
           // On the server's log line for this request: an anchor kept off the host, which `satang verify --action-log-head` checks.

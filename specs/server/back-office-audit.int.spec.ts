@@ -60,6 +60,10 @@ test('every operator call and every refused authentication is in the action log 
   assert.is(forged.status, 401);
   const anonymous = await s.raw('GET', '/v1/bo/claims');
   assert.is(anonymous.status, 401);
+  // A report names its merchant in the query: the row says whose statement was read.
+  const month = new Date(s.clock.now() + 7 * 3_600_000).toISOString().slice(0, 7);
+  const statement = await s.bo('GET', `/v1/bo/reports/statements?merchant_id=${m.id}&livemode=true&month=${month}`, undefined, { sub: 'emp_reader', roles: ['finance'] });
+  assert.is(statement.status, 200, statement.text);
 
   const log = await s.bo('GET', '/v1/bo/reports/action-logs?limit=200', undefined, { roles: ['finance'] });
   assert.is(log.status, 200, log.text);
@@ -69,6 +73,8 @@ test('every operator call and every refused authentication is in the action log 
     ['emp_audit', ['ops_admin'], 'POST', { id: m.id }, true, 'ok', 201, true]);
   assert.match(adjustment.ip, /127\.0\.0\.1/);
   assert.match(adjustment.request_id, /.+/);
+  const read = rows.find((r: any) => r.subject === 'emp_reader');
+  assert.equal([read.route, read.target_ids], ['/v1/bo/reports/statements', { merchant_id: m.id }]);
   const refusedRole = rows.find((r: any) => r.subject === 'emp_nosy');
   assert.equal([refusedRole.outcome, refusedRole.error_code, refusedRole.route, refusedRole.step_up], ['refused_authorization', 'scope_denied', '/v1/bo/merchants/:id/suspend', false]);
   const refusedToken = rows.find((r: any) => r.subject === 'emp_mallory');
