@@ -188,7 +188,7 @@ export class World {
    * same sender and amount keeps from being matched while it is being paid, each given its
    * turn when that one is no longer (payingBySenderAmount).
    */
-  readonly waitingBySenderAmount = new MerchantScoped<string[]>();
+  readonly waitingBySenderAmount = new MerchantScoped<Set<string>>();
   /**
    * Deposits being paid — awaiting payment, or a slip being verified (an unreadable image
    * sends it back to awaiting payment) — by sender account and amount: what keeps a twin
@@ -517,7 +517,8 @@ export class World {
     if (waiting !== (before?.status === 'awaiting_liquidity')) {
       const pool = World.poolKey(d.whiteLabelId, d.livemode);
       togglePooled(this.waitingDeposits, pool, d.id, waiting);
-      toggleListed(this.waitingBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, waiting);
+      // A set: one sender may have thousands of one amount waiting (a list's includes() made each create O(n)).
+      toggleKeyed(this.waitingBySenderAmount.scopeFor(d.merchantId, d.livemode), senderAmountKey(d.sender.bankCode, d.sender.accountNumber, d.amountMinor), d.id, waiting);
       const waitedMs = before?.liquidity ? waitEnded(before.liquidity.waitStartedAt, d) : null;
       if (waitedMs !== null) this.liquidityWaits.record(pool, waitedMs);
     }
@@ -685,17 +686,28 @@ function togglePooled(index: Map<string, Set<string>>, key: string, id: string, 
   else set.delete(id);
 }
 
-/** Adds or removes an id in a short list keyed by an end user; an empty list goes. */
-/** The key of the duplicate-open-deposit rule: the same sender account and amount. */
+/** Adds or removes an id in a set keyed by a sender and amount; an empty set goes (keys are many, each set short-lived). */
+function toggleKeyed(index: Map<string, Set<string>>, key: string, id: string, present: boolean): void {
+  const set = index.get(key);
+  if (present) {
+    if (set) set.add(id);
+    else index.set(key, new Set([id]));
+    return;
+  }
+  if (set?.delete(id) && set.size === 0) index.delete(key);
+}
+
 /** Awaiting payment, or a slip being verified that may send it back there: a deposit a payer is paying. */
 export function isBeingPaid(d: Pick<Deposit, 'status'>): boolean {
   return d.status === 'awaiting_payment' || d.status === 'slip_processing';
 }
 
+/** The key of the duplicate-open-deposit rule: the same sender account and amount. */
 export function senderAmountKey(bankCode: string, accountNumber: string, amountMinor: Minor): string {
   return `${bankCode}:${accountNumber}:${amountMinor}`;
 }
 
+/** Adds or removes an id in a short list keyed by an end user; an empty list goes. */
 function toggleListed(index: Map<string, string[]>, key: string, id: string, present: boolean): void {
   const list = index.get(key);
   if (present) {

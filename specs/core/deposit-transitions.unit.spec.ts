@@ -15,7 +15,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { defaultFeeSchedule } from '../../core/money.ts';
 import { presentDeposit } from '../../core/present.ts';
-import { World } from '../../core/world.ts';
+import { senderAmountKey, World } from '../../core/world.ts';
 import { defaultSender, exactTransfer, merchantActor, operator, system, type Harness } from '../support/core-harness.ts';
 import {
   approve, balances, emitted, found, legTransfer, openDeposit, receiveSlip, refusalCodesIn, refused, row, scene, verify,
@@ -167,6 +167,11 @@ test('awaiting_liquidity: two orders of one sender and amount, both created wait
   assert.is(dep(s.h, third).status, 'awaiting_liquidity', 'not matched beside a twin whose slip may come back unreadable');
   verify(s.h, first, 'rcpt_2', found(exactTransfer(s.h, first)));
   assert.equal([dep(s.h, first).status, dep(s.h, second).status, dep(s.h, third).status], ['settled', 'awaiting_payment', 'awaiting_liquidity'], 'paid: the older twin is matched at once, the younger waits for it');
+  // The index of waiting twins holds what waits, no more: a key with none left goes (memory bounded by open work).
+  const key = senderAmountKey(defaultSender.bankCode, defaultSender.accountNumber, dep(s.h, third).amountMinor);
+  assert.equal([...s.h.world.waitingBySenderAmount.get(s.depositor, true, key) ?? []], [third]);
+  s.h.ok({ type: 'CancelDeposit', actor: merchantActor(s.depositor, true), depositId: third });
+  assert.is(s.h.world.waitingBySenderAmount.get(s.depositor, true, key), undefined);
 });
 
 test('matching never asks a payer to pay into his own account: the order whose payee he is is passed over', () => {
