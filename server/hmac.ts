@@ -70,9 +70,15 @@ export function sign(secret: string, canonical: string): string {
   return hmacSha256(secret, canonical).toString('hex');
 }
 
-const signatureHeaderPattern = /^v1=([0-9a-fA-F]{64})$/;
+/** The contract's 'v1=<lowercase hex HMAC-SHA256>'. */
+const signatureHeaderPattern = /^v1=([0-9a-f]{64})$/;
 
-/** True only when the header is 'v1=<64 hex digits>' and matches the expected HMAC. */
+/** A header that would be the signature but for its hex digits' case: told apart, so the refusal can say so. */
+export function isUppercaseSignature(headerValue: string | undefined): boolean {
+  return /^v1=[0-9a-fA-F]{64}$/.test(headerValue?.trim() ?? '') && /[A-F]/.test(headerValue!);
+}
+
+/** True only when the header is 'v1=<64 lowercase hex digits>' and matches the expected HMAC. */
 export function verifySignatureHeader(secret: string, canonical: string, headerValue: string | undefined): boolean {
   const match = signatureHeaderPattern.exec(headerValue?.trim() ?? '');
   if (match === null) return false;

@@ -15,7 +15,7 @@
 import type { Context, Next } from 'koa';
 import { limits, requestLimits } from '../../core/limits.ts';
 import { ApiError } from '../errors.ts';
-import { apiVersions, canonicalString, checkTimestamp, sha256Hex, verifySignatureHeader } from '../hmac.ts';
+import { apiVersions, canonicalString, checkTimestamp, isUppercaseSignature, sha256Hex, verifySignatureHeader } from '../hmac.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
 
@@ -68,7 +68,9 @@ export function merchantAuth(services: Services) {
       timestamp, nonce, method: ctx.method, path: ctx.path, query: ctx.querystring,
       bodySha256Hex: sha256Hex(body), idempotencyKey: ctx.get('Idempotency-Key'), version,
     });
-    if (!verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) throw new ApiError('signature_invalid');
+    if (!verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) {
+      throw isUppercaseSignature(ctx.get('PG-Signature')) ? new ApiError('signature_invalid', 'PG-Signature is v1= and the HMAC in lowercase hex; this one has uppercase digits.') : new ApiError('signature_invalid');
+    }
     requireSupportedVersion(version);
     parseJsonBody(ctx, body);
     if (!services.nonces.remember(key.keyId, nonce, nowMs)) throw new ApiError('nonce_replayed', `This PG-Nonce was used within the last ${limits.nonceMemoryMs / 60_000} minutes.`);

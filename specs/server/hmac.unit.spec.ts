@@ -9,6 +9,7 @@ import {
   signRequest,
   sortedQuery,
   verifySignatureHeader,
+  isUppercaseSignature,
 } from '../../server/hmac.ts';
 
 const secret = 'sk_test_vector_secret';
@@ -76,7 +77,8 @@ test('sortedQuery orders by key then value and keeps the raw encoding', () => {
 
 test('verifySignatureHeader accepts v1=<hex> of the right HMAC only', () => {
   assert.ok(verifySignatureHeader(secret, handCanonical, `v1=${expectedSignature}`));
-  assert.ok(verifySignatureHeader(secret, handCanonical, `v1=${expectedSignature.toUpperCase()}`), 'hex case does not matter');
+  assert.not.ok(verifySignatureHeader(secret, handCanonical, `v1=${expectedSignature.toUpperCase()}`), 'the contract\'s lowercase hex only');
+  assert.ok(isUppercaseSignature(`v1=${expectedSignature.toUpperCase()}`) && !isUppercaseSignature(`v1=${expectedSignature}`), 'told apart for the refusal\'s message');
   assert.not.ok(verifySignatureHeader('sk_test_other', handCanonical, `v1=${expectedSignature}`), 'other secret');
   assert.not.ok(verifySignatureHeader(secret, handCanonical, expectedSignature), 'missing v1= prefix');
   assert.not.ok(verifySignatureHeader(secret, handCanonical, `v2=${expectedSignature}`), 'unknown scheme');

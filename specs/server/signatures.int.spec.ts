@@ -89,6 +89,11 @@ test('one flipped byte of the body, another path, query or Idempotency-Key: sign
   for (const sig of ['', 'v1=', `v2=${'a'.repeat(64)}`, `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(63)}`]) {
     expectError(await s.raw('GET', '/v1/pay/banks', { headers: { ...signedFor('/v1/pay/banks'), 'PG-Signature': sig } }), 'signature_invalid');
   }
+  // The right HMAC in uppercase hex: the contract's value is lowercase hex, and the refusal says so.
+  const good = signedFor('/v1/pay/banks');
+  const upper = await s.raw('GET', '/v1/pay/banks', { headers: { ...good, 'PG-Signature': good['PG-Signature']!.replace(/^v1=/, '').toUpperCase().replace(/^/, 'v1=') } });
+  expectError(upper, 'signature_invalid');
+  assert.match(upper.json.error.message, /lowercase hex/);
 });
 
 test('the query is signed in sorted order: any order on the wire is accepted', async () => {
