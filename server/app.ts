@@ -191,8 +191,10 @@ export function createApp(parts: AppParts): Koa {
     const key = secret === undefined ? undefined : services.keys.bySecret(secret);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
     const taken = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
-    // Balance history's 429 carries Retry-After 60, the contract's figure (a whole window), not what is left of this one.
-    const result = !taken.allowed && ctx.path === balanceHistoryPath ? { ...taken, retryAfterSeconds: taken.windowSeconds } : taken;
+    // Balance history's 429 carries Retry-After 60, the contract's figure (a whole window), not what is left of this one;
+    // the sandbox's history none: "sandbox responses carry no Retry-After", its 429 is sandbox_rate_limited.
+    const sandboxHistory = ctx.path === balanceHistoryPath && key !== undefined && !key.livemode;
+    const result = taken.allowed || ctx.path !== balanceHistoryPath ? taken : { ...taken, retryAfterSeconds: sandboxHistory ? null : taken.windowSeconds };
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
     if (!result.allowed) {
@@ -203,7 +205,7 @@ export function createApp(parts: AppParts): Koa {
       // the signing keys and /readyz).
       if (!key) (ctx.state as { unlogged?: boolean }).unlogged = true;
       else if (key.revokedAt === null) (ctx.state as { quotaKeyId?: string }).quotaKeyId = key.keyId;
-      throw rateLimitedError(result, bucket, key ? 'api_key' : 'ip');
+      throw sandboxHistory ? new ApiError('sandbox_rate_limited', undefined, { bucket, scope: 'api_key' }) : rateLimitedError(result, bucket, key ? 'api_key' : 'ip');
     }
     try {
       await next();

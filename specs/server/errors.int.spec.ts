@@ -871,6 +871,13 @@ test('sandbox_rate_limited: the sandbox history quota, without Retry-After', asy
   while (r.status === 200) r = await s.call(m.sandbox.api_key, 'GET', '/v1/pay/balance/transactions');
   expectError(r, 'sandbox_rate_limited', covered);
   assert.is(r.headers.get('retry-after'), null);
+  // The key's read quota spent on other reads: a history request it refuses is the sandbox's 429 too, without Retry-After.
+  const busy = await s.onboard('Sandbox poller', payer.whiteLabelId);
+  let read = await s.call(busy.sandbox.api_key, 'GET', '/v1/pay/balance');
+  while (read.status === 200) read = await s.call(busy.sandbox.api_key, 'GET', '/v1/pay/balance');
+  assert.is(read.status, 429);
+  const history = await s.call(busy.sandbox.api_key, 'GET', '/v1/pay/balance/transactions');
+  assert.equal([history.status, history.json.error.code, history.json.error.details.bucket, history.headers.get('retry-after')], [429, 'sandbox_rate_limited', 'pay_read', null]);
 });
 
 test('sandbox_history_cursor_expired: a cursor below the 30-day retention; details.min_since_sequence', async () => {
