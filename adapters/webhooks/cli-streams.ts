@@ -7,6 +7,8 @@
 //
 // A delivery counts as delivered once written to the stream; with no stream open (the
 // CLI went away and its endpoint is about to be removed) it is retried like any failure.
+// A stream whose key is revoked, or whose merchant is suspended, since it opened is ended
+// (before a delivery, and at each heartbeat), as the next request with that key is refused.
 
 import type { Poster, PostResult } from './http-post.ts';
 
@@ -19,6 +21,8 @@ export const isCliUrl = (url: string): boolean => url.startsWith(cliPrefix);
 export interface StreamSink {
   write(chunk: string): boolean;
   end(): void;
+  /** Whether the stream may still be served (its key not revoked, its merchant not suspended); it is ended when not. */
+  admits?(): boolean;
 }
 
 export class CliStreams {
@@ -31,6 +35,7 @@ export class CliStreams {
   send(url: string, event: string, data: unknown, id?: string): boolean {
     const sink = this.open.get(url.slice(cliPrefix.length));
     if (!sink) return false;
+    if (sink.admits && !sink.admits()) return false; // it ended itself: the delivery waits like one to a stream gone
     sink.write(`event: ${event}\n${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
     return true;
   }

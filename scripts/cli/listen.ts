@@ -100,6 +100,11 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(`ready endpoint=${(JSON.parse(data) as { endpoint_id: string }).endpoint_id} forwarding to ${target.href}\n`);
       return;
     }
+    if (event === 'closed') {
+      const { reason } = JSON.parse(data) as { reason: string };
+      process.stderr.write(`the server ended the stream: ${reason === 'api_key_revoked' ? 'the key was revoked' : reason === 'tenant_suspended' ? 'the merchant is suspended' : reason} (${reason})\n`);
+      return;
+    }
     if (event !== 'delivery') return;
     const delivery = JSON.parse(data) as Delivery;
     queue = queue.then(async () => {

@@ -82,6 +82,18 @@ export function merchantAuth(services: Services) {
   };
 }
 
+/**
+ * Why a key that authenticated a long-lived request (a `satang listen` stream) may no longer
+ * be served: revoked since, or its merchant suspended — the checks every request makes, made
+ * again while the stream is open; null while it still may.
+ */
+export function keyRefusal(services: Services, keyId: string): 'api_key_revoked' | 'tenant_suspended' | null {
+  const key = services.keys.byId(keyId);
+  if (!key || key.revokedAt !== null) return 'api_key_revoked';
+  const merchant = services.write.world.merchants.get(key.merchantId);
+  return !merchant || merchant.suspended ? 'tenant_suspended' : null;
+}
+
 /** The bearer key if it exists, is not revoked and its account chain is not suspended. */
 function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelId: string } {
   const secret = bearer(ctx);

@@ -8,6 +8,8 @@
 //   event: ready     data: {"endpoint_id", "livemode": false, "heartbeat_ms"}
 //   event: delivery  id: <whd_…>  data: {"headers": {...}, "body_base64": "..."}
 //   : keepalive      (an SSE comment every listenLimits.heartbeatMs)
+//   event: closed    data: {"reason": "api_key_revoked" | "tenant_suspended"} — the key was
+//                    revoked or the merchant suspended since the stream opened; then it ends
 
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -24,7 +26,7 @@ import { parseWith, queryOf } from './common.ts';
 export const listenPath = '/listen';
 
 /** Adds the route to `router` (mounted at /v1/test/webhooks, behind merchantAuth). */
-export function addListenRoute(router: Router, webhooks: Webhooks, log?: Pick<Logger, 'error'>): void {
+export function addListenRoute(router: Router, webhooks: Webhooks, refusal: (keyId: string) => string | null, log?: Pick<Logger, 'error'>): void {
   router.get(listenPath, (ctx) => {
     const m = merchantOf(ctx);
     if (m.livemode) throw new ApiError('scope_denied', 'satang listen takes a sandbox key (sk_test_…).');
@@ -36,9 +38,17 @@ export function addListenRoute(router: Router, webhooks: Webhooks, log?: Pick<Lo
     const endpoint = created.value;
 
     const stream = new PassThrough();
-    const heartbeat = setInterval(() => stream.write(': keepalive\n\n'), listenLimits.heartbeatMs);
+    const heartbeat = setInterval(() => { if (admits()) stream.write(': keepalive\n\n'); }, listenLimits.heartbeatMs);
     heartbeat.unref();
     let closed = false;
+    /** The key still usable: else the stream ends with an event saying why (the CLI prints it). */
+    const admits = (): boolean => {
+      const why = refusal(m.key.keyId);
+      if (why === null) return true;
+      if (!closed) stream.write(`event: closed\ndata: ${JSON.stringify({ reason: why })}\n\n`);
+      close();
+      return false;
+    };
     const close = () => {
       if (closed) return;
       closed = true;
@@ -52,7 +62,7 @@ export function addListenRoute(router: Router, webhooks: Webhooks, log?: Pick<Lo
         log?.error({ err: String(error), endpoint_id: endpoint.id }, 'could not remove the cli endpoint of a closed listen stream');
       }
     };
-    webhooks.cliStreams.add(streamId, { write: (chunk) => stream.write(chunk), end: close });
+    webhooks.cliStreams.add(streamId, { write: (chunk) => stream.write(chunk), end: close, admits });
     ctx.res.on('close', close);
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);

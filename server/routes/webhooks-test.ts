@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import { outOfOrderCases, type OutOfOrderCase } from '../../adapters/webhooks/out-of-order.ts';
 import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
 import { iso } from '../../core/present.ts';
-import { merchantAuth, merchantOf } from '../auth/merchant.ts';
+import { keyRefusal, merchantAuth, merchantOf } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotentOwn } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
@@ -39,7 +39,7 @@ export function webhookTestRoutes(services: Services, webhooks: Webhooks): Route
       return response;
     }));
   });
-  addListenRoute(router, webhooks); // GET /v1/test/webhooks/listen: the stream of `satang listen`
+  addListenRoute(router, webhooks, (keyId) => keyRefusal(services, keyId)); // GET /v1/test/webhooks/listen: the stream of `satang listen`
   return router;
 }
 

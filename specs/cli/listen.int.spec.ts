@@ -92,6 +92,29 @@ test('server → stream → CLI → local receiver: the forwarded bytes verify a
   assert.equal(await endpointsOf(), [], 'the temporary endpoint is gone with its stream');
 });
 
+test('a stream whose key is revoked, or whose merchant is suspended, since it opened is ended with the reason; nothing more is delivered to it', async () => {
+  for (const cut of ['revoke', 'suspend'] as const) {
+    const m = await s.onboard(`Cut by ${cut}`);
+    const minted = await s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode: false, scopes: ['wallet:read', 'withdrawals:read', 'withdrawals:write'] }, { stepUp: true });
+    assert.is(minted.status, 201, minted.text);
+    const receiver = await Receiver.start(() => s.clock.now(), '/webhooks');
+    const cli = listen(minted.json.api_key, receiver.url);
+    await until(() => /ready endpoint=whep_/.test(cli.stdout), 20_000);
+    const cutOff = cut === 'revoke'
+      ? await s.bo('POST', `/v1/bo/keys/${minted.json.key_id}/revoke`, {}, { stepUp: true })
+      : await s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, { reason: 'the stream must end with the merchant' }, { stepUp: true });
+    assert.is(cutOff.status, 200, cutOff.text);
+    await s.fund(m.id, 10_000, false); // an event the stream must not carry
+    await advance(s, 0);
+    const code = await Promise.race([cli.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
+    if (code === 'still running') cli.child.kill('SIGINT');
+    assert.is(code, 1, `${cut}: the CLI ends (stdout ${cli.stdout}, stderr ${cli.stderr})`);
+    assert.match(cli.stderr, cut === 'revoke' ? /the key was revoked \(api_key_revoked\)/ : /the merchant is suspended \(tenant_suspended\)/);
+    assert.is(receiver.received.length, 0, `${cut}: nothing forwarded after it`);
+    assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/webhook-endpoints`)).json.data, [], `${cut}: the stream's endpoint is gone`);
+  }
+});
+
 test('a live key is refused by the CLI and by the server', async () => {
   const cli = listen(shop.live.api_key, 'http://127.0.0.1:9/hook');
   assert.is(await cli.exited, 2);
