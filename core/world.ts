@@ -252,7 +252,7 @@ export class World {
 
   /** The deposit that first used this bank transfer in this mode, if any. */
   transRefOwner(livemode: boolean, transRef: string): string | undefined {
-    return (livemode ? this.depositByTransRef.live : this.depositByTransRef.test).get(transRef);
+    return (livemode ? this.depositByTransRef.live : this.depositByTransRef.test).get(transRefKey(transRef));
   }
 
   static poolKey(whiteLabelId: string, livemode: boolean): string {
@@ -540,7 +540,8 @@ export class World {
   private indexTransRef(d: Deposit, transRef: string | undefined, before: string | undefined): void {
     if (!transRef || transRef === before) return;
     const owners = d.livemode ? this.depositByTransRef.live : this.depositByTransRef.test;
-    if (!owners.has(transRef)) owners.set(transRef, d.id);
+    const key = transRefKey(transRef);
+    if (!owners.has(key)) owners.set(key, d.id);
   }
 
   private indexWithdrawal(before: Withdrawal | undefined, w: Withdrawal): void {
@@ -700,6 +701,15 @@ function toggleKeyed(index: Map<string, Set<string>>, key: string, id: string, p
 /** Awaiting payment, or a slip being verified that may send it back there: a deposit a payer is paying. */
 export function isBeingPaid(d: Pick<Deposit, 'status'>): boolean {
   return d.status === 'awaiting_payment' || d.status === 'slip_processing';
+}
+
+/**
+ * A bank transfer's reference as the duplicate index keys it: without white space and in
+ * upper case, so a claim that types a transfer's reference with spaces around it, or in
+ * lower case, is still that transfer (a duplicate), not a new one.
+ */
+export function transRefKey(transRef: string): string {
+  return transRef.replace(/\s+/g, '').toUpperCase();
 }
 
 /** The key of the duplicate-open-deposit rule: the same sender account and amount. */

@@ -302,11 +302,14 @@ function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: D
 }
 
 /**
- * A review that needs two different approvers (four eyes) from the start: a large order, or
- * a slip already used for another order (approving it credits one transfer twice).
+ * A review that needs two different approvers (four eyes) from the start: a large order, a
+ * slip already used for another order (approving it credits one transfer twice), or a claim
+ * without an image and no route confirmation (no bank showed an amount: whatever it credits
+ * is above what the evidence showed, figuresNeedSecondApprover).
  */
 function fourEyesRequiredFor(s: Deposit, reasons: readonly ReviewReason[]): boolean {
-  return s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin) || reasons.some((r) => r.code === 'DUPLICATE_SLIP');
+  return s.amountMinor >= BigInt(limits.fourEyesAmountMinorMin) || reasons.some((r) => r.code === 'DUPLICATE_SLIP')
+    || (reasons.some((r) => r.code === 'NO_SLIP_IMAGE') && s.routeConfirmation === undefined);
 }
 
 /**

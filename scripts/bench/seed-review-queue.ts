@@ -188,6 +188,7 @@ const reasonByDigit: readonly SeedReason[] = [
 export function planOf(index: number, simulator: boolean): Plan {
   const wanted = reasonByDigit[index % reasonByDigit.length]!;
   const reason = !simulator && (wanted === 'SENDER_NAME_MISMATCH' || wanted === 'TIME_WINDOW') ? 'NO_SLIP_IMAGE' : wanted;
+  // A large order (four eyes by its amount); a claim without an image needs four eyes whatever its amount.
   const fourEyes = index % 20 === 7;
   // Ordinary orders 100–5,000 baht, spread by a prime stride; four-eyes ones from the threshold up, in whole baht.
   const amountMinor = fourEyes ? Math.min(depositAmountMinorMax, limits.fourEyesAmountMinorMin + (index % 7) * 1_000_000) : 10_000 + ((index * 7_919) % 4_901) * 100;

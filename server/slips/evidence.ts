@@ -145,7 +145,10 @@ export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
   if (!bankByCode(data.sending_bank_code)?.side.includes('sender')) {
     throw fieldError('sending_bank_code', 'unknown_bank', 'a sending bank of GET /v1/pay/banks', `There is no sending bank ${data.sending_bank_code}.`);
   }
-  return { kind: 'no_image', transRef: data.trans_ref, sendingBankCode: data.sending_bank_code, occurredAt: parseIso(data.occurred_at)! };
+  // The reference as the bank prints it: white space around it is the typist's, not the bank's.
+  const transRef = data.trans_ref.trim();
+  if (transRef === '') throw new ApiError('validation_error', 'trans_ref is the transfer\'s reference as the bank shows it; this one is blank.', { fields: [{ path: 'trans_ref', reason: 'required' }] });
+  return { kind: 'no_image', transRef, sendingBankCode: data.sending_bank_code, occurredAt: parseIso(data.occurred_at)! };
 }
 
 /**

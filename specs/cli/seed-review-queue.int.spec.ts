@@ -33,7 +33,8 @@ test('seeds 30 deposits under review, each for its planned reason, and reports t
     assert.is(row.livemode, true);
     assert.is(row.amount_minor, plan.amountMinor);
     assert.ok(row.review.reasons.some((r: any) => r.code === plan.reason), `${id}: ${JSON.stringify(row.review.reasons)} lacks ${plan.reason}`);
-    assert.is(row.review.four_eyes_required, plan.fourEyes, id);
+    // Four eyes for the large orders, and for every claim without an image (no bank showed its amount).
+    assert.is(row.review.four_eyes_required, plan.fourEyes || plan.reason === 'NO_SLIP_IMAGE', id);
   }
 
   const latency = await measureQueue({ baseUrl: s.url, dataDir: s.dataDir, calls: 3, limit: 10, merchantId: seeded.merchantId });

@@ -338,8 +338,8 @@ const rows: DepositRow[] = [
     given: slipProcessing, when: verify({ kind: 'provider_unavailable' }), then: [review(verifiedAt, ['PROVIDER_UNAVAILABLE'])],
   },
   {
-    row: 'slip_processing → a claim with no image → under_review NO_SLIP_IMAGE',
-    given: slipProcessing, when: verify({ kind: 'no_image' }), then: [review(verifiedAt, ['NO_SLIP_IMAGE'])],
+    row: 'slip_processing → a claim with no image → under_review NO_SLIP_IMAGE, four eyes from the start (no bank showed an amount)',
+    given: slipProcessing, when: verify({ kind: 'no_image' }), then: [review(verifiedAt, ['NO_SLIP_IMAGE'], undefined, true)],
   },
   {
     row: 'under_review (a claim without an image: no bank showed an amount) → approve → approval recorded, a second reviewer settles',

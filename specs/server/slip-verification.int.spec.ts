@@ -223,6 +223,7 @@ test('a slip without image (trans_ref only) always goes to review with NO_SLIP_I
   const after = await getDeposit(scene, deposit.id);
   assert.is(after.status, 'under_review');
   assert.equal(after.review.reasons.map((r: any) => r.code), ['NO_SLIP_IMAGE']);
+  assert.is(after.review.four_eyes_required, true, 'two reviewers, said before the first approves');
   const image = await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${deposit.id}/slip`);
   expectError(image, 'resource_not_found');
   // No bank showed an amount: one reviewer's figure is recorded, a second reviewer's word settles it.
@@ -244,7 +245,8 @@ test('a slip without image naming a transfer another deposit was credited for is
   await scene.s.running.slipWorker.drain();
   assert.is((await getDeposit(scene, first.id)).status, 'settled');
   const second = await matchedDeposit(scene);
-  assertReceipt(await uploadJson(second.slip_upload, { trans_ref: transfer.trans_ref, sending_bank_code: '014', occurred_at: transfer.occurred_at }));
+  // Typed with spaces around it and in lower case: still that transfer.
+  assertReceipt(await uploadJson(second.slip_upload, { trans_ref: ` ${transfer.trans_ref.toLowerCase()} `, sending_bank_code: '014', occurred_at: transfer.occurred_at }));
   await scene.s.running.slipWorker.drain();
   const after = await getDeposit(scene, second.id);
   assert.is(after.status, 'under_review');
