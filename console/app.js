@@ -170,7 +170,8 @@ function App({ session, tables }) {
       if (!(error instanceof ApiProblem && error.status >= 400 && error.status < 500)) console.error(error);
       setProblem(error);
     },
-    showNotice: (text) => setNotice(text),
+    // A success says so, and clears the refusal shown before it: an operator never reads a failure beside the success that followed.
+    showNotice: (text) => { setProblem(null); setNotice(text); },
   }), [session, tables, where.path]);
   const onLanguage = (l) => { setLanguage(l); setLang(l); };
   const Page = where.route?.page;

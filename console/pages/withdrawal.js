@@ -4,13 +4,14 @@
 // — for an approver, while pending — approve / reject, each confirmed first
 // (withdrawal-decision.js); the fills, each with its reversal
 // ⚑ for ops_admin (reason and note; step-up); the dispute (a link to its page) or, for
-// ops_admin, a form to open one (POST …/disputes: no step-up in the server's table).
+// ops_admin, a form to open one (POST …/disputes: no step-up in the server's table); and,
+// for ops_admin while it is open, its cancel ⚑ (POST …/cancel, a note, step-up).
 //
 // data-testids: withdrawal-status, withdrawal-amount, approvals, approve, reject,
 //   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
 //   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm,
 //   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by,
-//   open-dispute.
+//   open-dispute, cancel-withdrawal-form, cancel-withdrawal, cancel-withdrawal-note, cancel-withdrawal-confirm.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -65,6 +66,7 @@ export function WithdrawalPage({ id }) {
       </div>
       <${Approval} data=${data} reload=${reload} />
     </div>
+    <${CancelCard} w=${w} reload=${reload} />
     <div class="card"><h2>${t('withdrawal.fills')}</h2><${Fills} w=${w} reload=${reload} /></div>
     <${DisputeCard} data=${data} reload=${reload} />
   </section>`;
@@ -79,6 +81,36 @@ function Approval({ data, reload }) {
       [t('queue.fourEyes'), html`<span data-testid="approvals">${data.approvals.length}/${data.approvals_required}</span> ${data.approvals.length > 0 ? html`<span class="muted">(${data.approvals.join(', ')})</span>` : null}`],
     ]} />
     <${WithdrawalDecision} w=${w} beneficiary=${data.beneficiary} approvals=${data.approvals} approvalsRequired=${data.approvals_required} reload=${reload} />
+  </div>`;
+}
+
+/** Statuses an operator may cancel from (the server's isOpenStatus); a fill in flight is the server's 409 to tell. */
+const cancelableStatuses = ['pending_approval', 'open', 'partially_filled'];
+
+/**
+ * ⚑ Cancel the remainder (ops_admin, step-up, a note): the lock goes back where it came from
+ * (a claim's refund to suspense, its claim closed with what it filled). The way to stop a
+ * refund a reversal of its deposit waits for.
+ */
+function CancelCard({ w, reload }) {
+  const can = useCan();
+  const [confirming, setConfirming] = useState(false);
+  const n = useNote(1);
+  if (!can('POST /v1/bo/withdrawals/:id/cancel') || !cancelableStatuses.includes(w.status)) return null;
+  const run = async () => {
+    if (!n.check()) return false;
+    await post(`/v1/bo/withdrawals/${encodeURIComponent(w.id)}/cancel`, { note: n.note.trim() }, { stepUp: true });
+    return true;
+  };
+  return html`<div class="card action-card" data-testid="cancel-withdrawal-form">
+    <h2><span class="flag">⚑</span> ${t('withdrawal.cancelTitle')}</h2>
+    <p class="small muted">${t(w.refund_of_deposit_id ? 'withdrawal.cancelRefundHelp' : 'withdrawal.cancelHelp')}</p>
+    ${confirming ? html`<${NoteField} n=${n} testid="cancel-withdrawal-note" rows=${2} />
+      <div class="buttons">
+        <${ActionButton} testid="cancel-withdrawal-confirm" tone="danger" stepUp onRun=${run} done=${async () => { setConfirming(false); await reload(); }}>${t('withdrawal.cancelConfirm')}</${ActionButton}>
+        <button type="button" class="ghost" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>
+      </div>`
+      : html`<div class="buttons"><button type="button" class="danger" data-testid="cancel-withdrawal" onClick=${() => setConfirming(true)}><span class="flag">⚑</span> ${t('withdrawal.cancelTitle')}</button></div>`}
   </div>`;
 }
 

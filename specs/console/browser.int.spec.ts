@@ -314,6 +314,16 @@ test('ops_admin approves a claim refund from its page and another pays it out (f
     if (session === lead) await lead.page.reload();
     await session.page.waitForSelector(`[data-testid=claim-${transition}]`);
     assert.ok(await session.page.$(`[data-testid=claim-${transition}] .flag`), `${transition} is marked as asking for a step-up`);
+    if (session === mali) {
+      // A refund above the claim: the server's 422 in the banner; the success that follows clears it.
+      await mali.page.fill('[data-testid=refund-amount]', '100');
+      await mali.page.fill('[data-testid=transition-form] textarea', 'refund to the payer account, all of it');
+      const tooMuch = mali.page.waitForResponse((r) => r.url().endsWith(`/claims/${claim.json.id}/refund`), { timeout: stepUpAnswerMs });
+      await answerStepUp(mali, () => mali.page.click('[data-testid=claim-refund]'));
+      assert.is((await tooMuch).status(), 422);
+      await mali.page.waitForSelector('[data-testid=error-banner]');
+      await mali.page.fill('[data-testid=refund-amount]', '');
+    }
     await session.page.fill('[data-testid=transition-form] textarea', `${transition} to the payer's account`);
     let stepUpHeader: string | undefined;
     session.page.on('request', (r) => { if (r.url().endsWith(`/${transition}`)) stepUpHeader = r.headers()['x-pg-step-up-token']; });
@@ -324,6 +334,7 @@ test('ops_admin approves a claim refund from its page and another pays it out (f
     assert.ok(stepUpHeader && stepUpHeader.split('.').length === 3, `the ${transition} carried a step-up token`);
     assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claim.json.id}`)).json.status, status);
     if (session === mali) {
+      await mali.page.waitForFunction(() => !document.querySelector('[data-testid=error-banner]'));
       // Who approved the refund pays none out: the button says so, disabled, rather than costing a step-up for a 409.
       await mali.page.reload();
       await mali.page.waitForSelector('[data-testid=claim-payout][disabled]');
@@ -368,16 +379,21 @@ test('finance opens a deposit without its slip image (not its role\'s to read), 
   // test server's manual clock stands days apart from it. "This month" asks for the service's month.
   const serviceToday = new Date(scene.s.clock.now() + 7 * 3600_000).toISOString().slice(0, 10);
   assert.is(await fah.page.getAttribute('[data-testid=statement-date]', 'max'), serviceToday);
+  // Each period asked for renders a new form (keyed by the period): wait for the statement of that period before typing again.
+  const shown = (period: string) => fah.page.waitForFunction((p) => document.querySelector('[data-testid=statement] h2')?.textContent?.includes(p), period);
   await fah.page.click('[data-testid=statement-month]');
   await fah.page.waitForFunction((m) => location.hash.includes(`month=${m}`), serviceToday.slice(0, 7));
+  await shown(`${serviceToday.slice(0, 7)}-01 – `);
   // A closed month: the chosen date's month, or its days first to last, is asked for as the month (named and dated as the CLI's file).
   await fah.page.fill('[data-testid=statement-date]', '2026-10-15');
   await fah.page.click('[data-testid=statement-month]');
   await fah.page.waitForFunction(() => location.hash.includes('month=2026-10'));
+  await shown('2026-10-01 – 2026-10-31');
   await fah.page.fill('[data-testid=statement-date]', '2026-10-05');
   await fah.page.fill('[data-testid=statement-date-to]', '2026-10-06');
   await fah.page.click('[data-testid=show-statement]');
   await fah.page.waitForFunction(() => location.hash.includes('from=2026-10-05') && location.hash.includes('to=2026-10-06'));
+  await shown('2026-10-05 – 2026-10-06');
   await fah.page.fill('[data-testid=statement-date]', '2026-10-01');
   await fah.page.fill('[data-testid=statement-date-to]', '2026-10-31');
   await fah.page.click('[data-testid=show-statement]');
@@ -560,6 +576,12 @@ test('activity: ops_admin finds a reviewer\'s approval in the action log with it
   assert.match(bodies, /"qr_payload": "\[redacted\]"/);
   assert.not.match(bodies, /000201010212/, 'no QR payload in clear');
   await ton.screenshot('activity-requests');
+  // A reviewer reads neither log: a bookmarked #/activity shows the server's 403 in words, and the console goes on working.
+  const ploy = await operator('emp_ploy');
+  await ploy.page.evaluate(() => { location.hash = '#/activity'; });
+  await ploy.page.waitForSelector('[data-testid=error-code]');
+  assert.match(await ploy.page.textContent('[data-testid=error-code]') ?? '', /403 scope_denied/);
+  await ploy.goto('#/queue', 'queue');
 });
 
 test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, mints a key and revokes it from its page, each after a step-up', async () => {
@@ -807,7 +829,13 @@ test('every other page renders for an operator with every role (screenshots)', a
   // A narrow window: every link of an operator with every role still shows in the header.
   await lead.page.setViewportSize({ width: 760, height: 900 });
   await assertNavVisible(lead, 'en at 760 px');
+  // … and every page fits that window: a wide table wraps its rows rather than widen the page.
+  for (const [hash, name] of [...pages, ['#/queue', 'queue'], ['#/fees', 'fees'], [`#/merchants/${scene.shop.id}`, 'merchant'], ['#/search?q=dep_', 'search']] as const) {
+    await lead.goto(hash, name);
+    await assertFits(lead, `${name} at 760 px`);
+  }
   await lead.page.setViewportSize({ width: 1360, height: 900 });
+  await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
   const paidBy = await lead.page.$$eval('[data-testid=fill-deposit] a', (links) => links.map((a) => a.getAttribute('href')));
   assert.ok(paidBy.includes(`#/deposits/${fourEyesId}`), JSON.stringify(paidBy));
   await lead.page.click('[data-testid=lang-th]');
@@ -899,6 +927,25 @@ test('ops_admin rotates the live signing key from its page after a confirmation 
   assert.ok(await mali.page.isEnabled('[data-testid=rotate]'), 'the announced key signs now: a rotation may be announced again');
   assert.is(await mali.page.$('[data-testid=rotate-pending]'), null);
   assert.not.ok((await keys()).some((k) => k.kid === old), 'published no more');
+});
+
+test('ops_admin cancels an open withdrawal from its page: a note and a step-up; support sees no such action', async () => {
+  const ben = await scene.s.beneficiary(scene.payer.id, true, '5550009911');
+  const w = await scene.s.call(scene.payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: 'console-cancel', end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  const ton = await operator('emp_ton');
+  await ton.goto(`#/withdrawals/${w.json.id}`, 'withdrawal');
+  assert.is(await ton.page.$('[data-testid=cancel-withdrawal]'), null, 'support does not cancel');
+  const mali = await operator('emp_mali');
+  await mali.goto(`#/withdrawals/${w.json.id}`, 'withdrawal');
+  await mali.page.click('[data-testid=cancel-withdrawal]');
+  await mali.page.fill('[data-testid=cancel-withdrawal-note]', 'the merchant asked by phone, ticket 7781');
+  const canceled = mali.page.waitForResponse((r) => r.url().endsWith(`/withdrawals/${w.json.id}/cancel`), { timeout: stepUpAnswerMs });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=cancel-withdrawal-confirm]'));
+  assert.is((await canceled).status(), 200);
+  await mali.page.waitForFunction(() => !document.querySelector('[data-testid=cancel-withdrawal-form]'));
+  assert.match(await mali.page.textContent('[data-testid=withdrawal-status]') ?? '', /canceled|Canceled/i);
+  assert.is((await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${w.json.id}`)).json.status, 'canceled');
 });
 
 test('the command line page gives the signed-in operator the lines to paste: an access token that works, and on request a fresh step-up token', async () => {
