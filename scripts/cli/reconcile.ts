@@ -111,13 +111,15 @@ function hours(ms: number): string {
 
 interface Report {
   merchant_id: string | null; livemode: boolean; as_of: string; read_from_sequence: number; events_read: number; new_events: number; stored_events: number;
+  /** The feed no longer holds the store's last event at its sequence (a restore reused the sequences): nothing read is kept. */
+  feed_rewound: { store_sequence: number; store_event_id: string; feed_event_id: string | null } | null;
   last_sequence: number; gaps: SequenceGap[];
   /** The feed's coverage: events at or below min_since_sequence were deleted after `days`; a new store starts after it. */
   retention: { days: number; min_since_sequence: number; store_starts_after_it: boolean };
   /** opening: when the store began after the first event, the balance its sums start from (the first balance transaction's balance_after less its movement). */
   balance: { checked: boolean; reason?: string; opening?: Record<string, string>; events_sum?: Record<string, string>; balance?: Record<string, string>; agrees?: boolean };
   /** test_orders: orders of the sandbox's out-of-order replay, events only (their GET answers 404 by design). */
-  objects: { checked: number; test_orders: number; disagreements: ObjectCheck[] };
+  objects: { checked: number; named: number; test_orders: number; disagreements: ObjectCheck[] };
   ok: boolean;
 }
 
@@ -125,6 +127,10 @@ function printText(r: Report, storePath: string): void {
   const out: string[] = [];
   out.push(`reconcile ${r.merchant_id ?? '(no events yet)'} ${r.livemode ? 'live' : 'sandbox'} as of ${r.as_of}`);
   out.push(`events: read ${r.events_read} after sequence ${r.read_from_sequence} (${r.new_events} new); ${r.stored_events} stored in ${storePath}; last sequence ${r.last_sequence}`);
+  if (r.feed_rewound) {
+    const f = r.feed_rewound;
+    out.push(`events: the feed no longer holds this store's event ${f.store_event_id} at sequence ${f.store_sequence} (${f.feed_event_id ? `it holds ${f.feed_event_id} there` : 'it ends before it'}): its sequences are not this store's any more — the service was restored from a backup, or the store is another merchant's or mode's. Nothing was read into it; keep it aside and start a new store (--store)`);
+  }
   if (r.gaps.length === 0) out.push('sequence gaps: none');
   if (r.retention.store_starts_after_it) out.push(`retention: the feed keeps ${r.retention.days} days; events up to sequence ${r.retention.min_since_sequence} were deleted before this store began, so it starts after them`);
   for (const g of r.gaps) {
@@ -137,7 +143,8 @@ function printText(r: Report, storePath: string): void {
     out.push(`balance: events sum to ${JSON.stringify(r.balance.events_sum)}${from}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: ${JSON.stringify(r.balance.balance)}`}`);
   }
   const testOrders = r.objects.test_orders > 0 ? ` (${r.objects.test_orders} of them test orders of the out-of-order replay: events only, no GET)` : '';
-  out.push(`orders: ${r.objects.checked} checked against GET${testOrders}, ${r.objects.disagreements.length === 0 ? 'all agree' : `${r.objects.disagreements.length} DISAGREE`}`);
+  const unchecked = r.objects.named > r.objects.checked ? ` (of ${r.objects.named} the new events name: at most ${financeLimits.reconcileObjectsCheckedMax} a run)` : '';
+  out.push(`orders: ${r.objects.checked} checked against GET${unchecked}${testOrders}, ${r.objects.disagreements.length === 0 ? 'all agree' : `${r.objects.disagreements.length} DISAGREE`}`);
   for (const d of r.objects.disagreements) out.push(`  ${d.id}: ${d.problem}`);
   out.push(`result: ${r.ok ? 'OK' : 'FAILED'}`);
   process.stdout.write(out.join('\n') + '\n');
@@ -167,8 +174,15 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
   const held = Object.values(store.events);
   const lastSequence = held.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence);
   const openGaps = sequenceGaps(store.base_sequence, held, 0);
-  const readFrom = openGaps.length > 0 ? openGaps[0]!.from - 1 : lastSequence;
-  const { events: read, coverage } = await readFeed(api, readFrom);
+  const start = openGaps.length > 0 ? openGaps[0]!.from - 1 : lastSequence;
+  // The store's event at `start` is read again: the feed must still hold it there, or its
+  // sequences are no longer this store's (the service restored from a backup reuses them).
+  const anchor = start > store.base_sequence ? held.find((e) => e.sequence === start) : undefined;
+  const { events: fetched, coverage } = await readFeed(api, anchor ? start - 1 : start);
+  const rewound = anchor !== undefined && (fetched[0]?.sequence !== anchor.sequence || fetched[0]?.id !== anchor.id)
+    ? { store_sequence: anchor.sequence, store_event_id: anchor.id, feed_event_id: fetched[0]?.sequence === anchor.sequence ? fetched[0].id : null } : null;
+  // Read past a rewind, events would sit beside others of the same sequence: none is kept.
+  const read = rewound ? [] : anchor ? fetched.slice(1) : fetched;
   // A new store cannot hold what retention deleted before it began: it starts after the feed's floor.
   const startsAfterRetention = held.length === 0 && coverage.min_since_sequence > store.base_sequence;
   if (startsAfterRetention) store.base_sequence = coverage.min_since_sequence;
@@ -188,10 +202,10 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
   const events = Object.values(store.events);
   const gaps = sequenceGaps(store.base_sequence, events, nowMs);
   const report: Report = {
-    merchant_id: store.merchant_id, livemode: balance.livemode !== false, as_of: balance.as_of, read_from_sequence: readFrom, events_read: read.length, new_events: added,
+    merchant_id: store.merchant_id, livemode: balance.livemode !== false, as_of: balance.as_of, read_from_sequence: start, events_read: read.length, new_events: added, feed_rewound: rewound,
     stored_events: events.length, last_sequence: events.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence), gaps,
     retention: { days: coverage.retention_days, min_since_sequence: coverage.min_since_sequence, store_starts_after_it: startsAfterRetention },
-    balance: { checked: false }, objects: { checked: 0, test_orders: 0, disagreements: [] }, ok: true,
+    balance: { checked: false }, objects: { checked: 0, named: 0, test_orders: 0, disagreements: [] }, ok: true,
   };
   // A store that began after the first event sums from the balance before its first balance transaction.
   const opening = store.base_sequence === 0 ? undefined : openingBalance(events);
@@ -204,8 +218,8 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
     report.balance = { checked: true, ...(opening ? { opening: asText(opening) } : {}), events_sum: asText(sums), balance: asText(balance), agrees };
   }
   const objects = await checkObjects(api, latestSnapshots(events), touched);
-  report.objects = { checked: objects.checked, test_orders: objects.testOrders, disagreements: objects.problems };
-  report.ok = !gaps.some((g) => g.state === 'lost') && report.balance.agrees !== false && objects.problems.length === 0;
+  report.objects = { checked: objects.checked, named: touched.size, test_orders: objects.testOrders, disagreements: objects.problems };
+  report.ok = rewound === null && !gaps.some((g) => g.state === 'lost') && report.balance.agrees !== false && objects.problems.length === 0;
   if (flag(args, 'json')) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else printText(report, storePath);
   return report.ok ? exitOk : exitFailed;

@@ -14,7 +14,7 @@
 
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +125,22 @@ test('a clean run: no gap, the balance transactions sum to the balance, every or
   assert.match(again.stdout, /sequence gaps: none/);
   assert.match(again.stdout, /GET \/v1\/pay\/balance agrees/);
   assert.match(again.stdout, /result: OK/);
+});
+
+test('a feed that no longer holds the store\'s last event at its sequence (a restore reused the sequences; another merchant\'s key): said, nothing read into the store, exit 1', async () => {
+  const store = join(dir, 'clean.json');
+  const before = readFileSync(store, 'utf8');
+  const last = Math.max(...Object.values(JSON.parse(before).events as Record<string, { sequence: number }>).map((e) => e.sequence));
+  const other = await s.onboard('Another shop, a shorter feed');
+  await s.fund(other.id, 10_000);
+  const r = await reconcile(['--store', store, '--json'], other.live.api_key);
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.is(r.report.feed_rewound.store_sequence, last);
+  assert.is(r.report.new_events, 0);
+  assert.is(readFileSync(store, 'utf8'), before, 'the store is left as it was');
+  const text = await reconcile(['--store', store], other.live.api_key);
+  assert.match(text.stdout, /the feed no longer holds this store's event evt_\w+ at sequence \d+ \(it ends before it\)/);
+  assert.match(text.stdout, /start a new store/);
 });
 
 test('a store that begins later (--since-sequence) sums from the balance before its first balance transaction, and agrees', async () => {
