@@ -399,7 +399,9 @@ export function errorMiddleware(logger: Logger): Middleware {
     } catch (thrown) {
       const requestId = requestIdOf(ctx) ?? newRequestId();
       const apiError = toApiError(thrown);
-      logError(logger, thrown, apiError, requestId);
+      // /readyz's 503 reports a state (starting, lagging, a full disk), not a request that failed: a
+      // prober polling it during a start would otherwise fill the log with warnings.
+      if (!(ctx.path === '/readyz' && apiError.code === 'service_unavailable')) logError(logger, thrown, apiError, requestId);
       if (ctx.headerSent) return; // a streamed answer already started: nothing can be rewritten
       const status = catalogue[apiError.code].status;
       const body = errorBody(apiError.code, requestId, {

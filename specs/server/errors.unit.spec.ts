@@ -217,6 +217,19 @@ test('an unknown exception is a generic 500 internal_error; its message is logge
   }
 });
 
+test("/readyz's 503 reports a state and is not logged as a failed request; the same 503 elsewhere is", async () => {
+  const captured = captureLogger();
+  const server = await serve(appThrowing(() => new ApiError('service_unavailable', 'The service is not ready; see details.checks.', { status: 'starting' }, 1), captured.logger));
+  try {
+    assert.is((await fetch(`${server.url}/readyz`)).status, 503);
+    assert.is(captured.lines().filter((l) => l.msg === 'request failed on the service side').length, 0, 'a prober polling /readyz adds no warning');
+    assert.is((await fetch(`${server.url}/v1/pay/balance`)).status, 503);
+    assert.is(captured.lines().filter((l) => l.msg === 'request failed on the service side').length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a thrown non-Error value is also a 500 internal_error', async () => {
   const server = await serve(appThrowing(() => 'just a string'));
   try {
