@@ -59,7 +59,8 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   signature_invalid: {
     status: 401, type: 'authentication_error', retryable: false,
     message: 'The request signature does not match.',
-    message_th: 'ลายเซ็นของคำขอไม่ถูกต้อง',
+    // Operator tokens are refused with this code too (expired, signed out, another issuer): the cause is in message.
+    message_th: 'ลายเซ็นหรือโทเค็นของคำขอไม่ถูกต้อง (สาเหตุอยู่ใน message เช่น โทเค็นหมดอายุหรือออกจากระบบแล้ว)',
   },
   timestamp_out_of_window: {
     status: 401, type: 'authentication_error', retryable: true,
