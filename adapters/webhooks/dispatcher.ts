@@ -401,7 +401,9 @@ export class Dispatcher {
       }
       for (const o of outcomes) {
         this.inFlight.delete(o.claimed.delivery.id);
-        this.p.onAttempt?.(isCliEndpoint(o.claimed.endpoint) ? 'cli' : o.claimed.endpoint.id, o.result.outcome);
+        // Failed for good — a 410, or the last attempt spent — is `permanent`, as the alert on it means; else what the poster said.
+        const counted = o.result.outcome === 'retry' && o.claimed.attempt >= webhookLimits.attemptsMax ? 'permanent' : o.result.outcome;
+        this.p.onAttempt?.(isCliEndpoint(o.claimed.endpoint) ? 'cli' : o.claimed.endpoint.id, counted);
         countDown(this.perEndpoint, o.claimed.endpoint.id);
         countDown(this.perMerchant, shareKey(o.claimed.endpoint));
         if (!o.claimed.endpoint.livemode) this.sandboxInFlight--;

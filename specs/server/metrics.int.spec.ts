@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { depositBody, freshSender, type TestServer } from '../support/server-harness.ts';
 import { assertReceipt, jpegSlip, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver, until } from '../webhooks/support.ts';
+import { webhookLimits } from '../../core/limits.ts';
 
 let scene: SlipScene;
 let s: TestServer;
@@ -155,6 +156,24 @@ test('timers due and overdue', async () => {
   await advance(s, 0); // the scheduler runs them
   const after = await scrape();
   assert.is(value(after, 'satang_timers_overdue'), 0);
+});
+
+// Last: it moves the clock twelve days on, past every other test's withdrawals.
+test('a delivery that spends its last attempt is counted permanent (failed for good, as the alert means), not one more retry', async () => {
+  const receiver = await Receiver.start(() => s.clock.now());
+  receiver.answer(500);
+  const shop = await s.onboard('Receiver always down');
+  const endpointId = await addEndpoint(s, shop.id, receiver.url);
+  await s.fund(shop.id, 10_000);
+  await advance(s, 0);
+  for (let attempt = 1; attempt <= webhookLimits.attemptsMax; attempt++) {
+    await until(() => receiver.received.length >= attempt);
+    if (attempt < webhookLimits.attemptsMax) await advance(s, 30 * 60 * 60 * 1000);
+  }
+  await until(() => false, 300).catch(() => {}); // the outcome is recorded on the next turn
+  const samples = await scrape();
+  assert.equal([value(samples, 'satang_webhook_attempts_total', { endpoint: endpointId, outcome: 'retry' }), value(samples, 'satang_webhook_attempts_total', { endpoint: endpointId, outcome: 'permanent' })],
+    [webhookLimits.attemptsMax - 1, 1]);
 });
 
 test.run();
