@@ -85,7 +85,7 @@ export class EndpointStore {
       cliIds: db.prepare<[], string>("SELECT id FROM webhook_endpoints WHERE url LIKE 'cli://%'").pluck(true),
       byMerchant: db.prepare<[string, number], Row>('SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? ORDER BY id'),
       enabled: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status = 'enabled' ORDER BY id"),
-      countForMerchant: db.prepare<[string], number>('SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ?').pluck(true),
+      countForMerchant: db.prepare<[string], number>("SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ? AND status = 'enabled'").pluck(true),
       merchantsWithEndpoints: db.prepare<[], [string, number]>('SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints').raw(true),
       disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
       enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
@@ -123,6 +123,7 @@ export class EndpointStore {
     return r && fromRow(r);
   }
 
+  /** The merchant's enabled endpoints (a disabled one keeps its history, not a slot). */
   countForMerchant(merchantId: string): number {
     return this.s.countForMerchant.get(merchantId)!;
   }

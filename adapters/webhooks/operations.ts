@@ -106,14 +106,22 @@ export class WebhookOperations {
   }
 
   createEndpoint(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Result<Endpoint> {
-    if (this.p.endpoints.countForMerchant(merchantId) >= webhookLimits.endpointsPerMerchantMax) {
-      return refuse(reject('operation_not_allowed', `A merchant may have at most ${webhookLimits.endpointsPerMerchantMax} webhook endpoints.`));
-    }
-    return ok(this.p.endpoints.create(merchantId, livemode, url, eventTypes));
+    const full = this.fullOfEndpoints(merchantId);
+    return full ?? ok(this.p.endpoints.create(merchantId, livemode, url, eventTypes));
   }
 
-  /** Manual disable (queued deliveries canceled, no event: the merchant asked) or re-enable. */
+  /** The cap counts enabled endpoints: a disabled one keeps its deliveries' history but frees its slot for a new URL. */
+  private fullOfEndpoints(merchantId: string): Result<never> | undefined {
+    if (this.p.endpoints.countForMerchant(merchantId) < webhookLimits.endpointsPerMerchantMax) return undefined;
+    return refuse(reject('operation_not_allowed', `A merchant may have at most ${webhookLimits.endpointsPerMerchantMax} enabled webhook endpoints; disable one (its deliveries' history stays) to add or enable another.`));
+  }
+
+  /** Manual disable (queued deliveries canceled, no event: the merchant asked) or re-enable (within the cap). */
   setEnabled(endpoint: Endpoint, enabled: boolean): Result<Endpoint> {
+    if (enabled && endpoint.status === 'disabled') {
+      const full = this.fullOfEndpoints(endpoint.merchantId);
+      if (full) return full;
+    }
     const changed = enabled ? this.p.endpoints.enable(endpoint.id) : this.p.endpoints.disable(endpoint.id, 'operator', this.p.clock.now());
     if (!changed) return refuse(reject('operation_not_allowed', `The endpoint is already ${endpoint.status}.`));
     if (!enabled) this.p.deliveries.cancelQueued(endpoint.id, 'canceled: the endpoint was disabled by an operator');

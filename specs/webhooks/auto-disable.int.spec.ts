@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestServer } from '../support/server-harness.ts';
 import { addEndpoint, advance, deliveries, hour, minute, Receiver, startServer } from './support.ts';
+import { webhookLimits } from '../../core/limits.ts';
 
 let s: TestServer;
 let wl: string;
@@ -141,6 +142,22 @@ test("a merchant reads its own endpoints in its key's mode: a disabled one says 
   assert.equal((await s.call(own.sandbox.api_key, 'GET', '/v1/pay/webhook-endpoints')).json.data.map((e: any) => e.id), [sandbox], "the sandbox key sees the sandbox's");
   assert.ok(!(await s.call(other.live.api_key, 'GET', '/v1/pay/webhook-endpoints')).json.data.some((e: any) => e.id === live), "another merchant's are not there");
   assert.is((await s.call(own.live.api_key, 'GET', '/v1/pay/webhook-endpoints?limit=5')).status, 422, 'no parameters');
+});
+
+test('the cap counts enabled endpoints: a merchant at 16 disables one to add another (the disabled one keeps its history), and enables it again only with a slot free', async () => {
+  const m = await s.onboard('Sixteen endpoints', wl);
+  const ids: string[] = [];
+  for (let i = 0; i < webhookLimits.endpointsPerMerchantMax; i++) ids.push(await addEndpoint(s, m.id, `http://127.0.0.1:9/hook-${i}`));
+  const seventeenth = await s.bo('POST', `/v1/bo/merchants/${m.id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/new-home', livemode: true });
+  assert.equal([seventeenth.status, seventeenth.json.error.code], [409, 'operation_not_allowed']);
+  assert.match(seventeenth.json.error.message, /16 enabled webhook endpoints; disable one/);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${ids[0]}/disable`, {})).status, 200);
+  const moved = await s.bo('POST', `/v1/bo/merchants/${m.id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/new-home', livemode: true });
+  assert.is(moved.status, 201, moved.text);
+  const back = await s.bo('POST', `/v1/bo/webhooks/${ids[0]}/enable`, {});
+  assert.equal([back.status, back.json.error?.code], [409, 'operation_not_allowed'], 'no slot free');
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${moved.json.id}/disable`, {})).status, 200);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${ids[0]}/enable`, {})).status, 200, 'a slot freed: enabled again');
 });
 
 test.run();
