@@ -110,6 +110,19 @@ export async function readJsonBody(ctx: Context): Promise<void> {
 const apiKeyShaped = /(?<![A-Za-z0-9])sk_(live|test)_[A-Za-z0-9_-]{8,}/;
 
 /** Whether `text` holds something shaped like an API key secret (sk_live_… or sk_test_…). */
+/** Where in a parsed body the secret-shaped text is (`url`, `legs.0.note`, a key's name), or undefined. */
+function secretShapedPath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return secretShaped(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (secretShaped(key)) return at;
+    const found = secretShapedPath(inner, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 export function secretShaped(text: string): boolean {
   return text.includes('sk_') && apiKeyShaped.test(text);
 }
@@ -137,7 +150,8 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   // "a key in clear" for good (security audit).
   // The parsed values too: a JSON escape ("sk\u005flive_…") spells a key the text does not show.
   if (secretShaped(text) || (text.includes('\\u') && secretShaped(JSON.stringify(body)))) {
-    throw new ApiError('validation_error', 'The body holds text shaped like an API key secret (sk_live_… or sk_test_…): a secret is never sent in a body, and no reference may look like one.', { fields: [{ path: '', reason: 'secret_shaped' }] });
+    const path = secretShapedPath(body) ?? '';
+    throw new ApiError('validation_error', `The body holds text shaped like an API key secret (sk_live_… or sk_test_…)${path ? ` in ${path}` : ''}: a secret is never sent in a body, and no reference may look like one.`, { fields: [{ path, reason: 'secret_shaped' }] });
   }
   (ctx.request as { body?: unknown }).body = body;
   stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there

@@ -969,7 +969,7 @@ test('a body holding text shaped like an API key secret is refused before anythi
   const before = await journalRows(s);
   const shaped = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'sk_live_AAAAAAAAAAAAAAAAAAAA' }));
   expectError(shaped, 'validation_error');
-  assert.is(shaped.json.error.details.fields[0].reason, 'secret_shaped');
+  assert.equal(shaped.json.error.details.fields[0], { path: 'merchant_reference', reason: 'secret_shaped' }, 'the field named');
   // The same spelt with a JSON escape: the text shows no key, the value is one.
   const escaped = JSON.stringify(depositBody({ merchant_reference: 'sk_live_AAAAAAAAAAAAAAAAAAAA' })).replace('"sk_live_', '"sk\\u005flive_');
   assert.ok(escaped.includes('sk\\u005flive_'), escaped);
