@@ -77,6 +77,8 @@ const common: Record<string, OptionSpec> = {
   sub: { type: 'string', value: 'ID', default: 'emp_operator', help: 'the operator the minted token names' },
 };
 const note: OptionSpec = { type: 'string', value: 'TEXT', required: true, help: 'why (at least 20 characters; kept with the decision)' };
+/** A payout decision's note: optional, as the server takes it, and kept with the decision. */
+const payoutNote: OptionSpec = { type: 'string', value: 'TEXT', help: 'why (optional; kept with the decision)' };
 const paging: Record<string, OptionSpec> = {
   limit: { type: 'string', value: 'N', integer: true, help: 'rows per page (1–200)' },
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
@@ -187,13 +189,18 @@ const subcommands: readonly Subcommand[] = [
   }),
   {
     words: ['approvals'],
-    spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with who approved so far.', { merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...paging }),
-    run: async (a) => print(a, await call(a, 'approver', 'GET', `/v1/bo/withdrawals${query({ status: 'pending_approval', merchant_id: text(a, 'merchant'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => page(j, ['WITHDRAWAL', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.merchant_id, thb(w.amount_total_minor), `${Math.floor(w.age_seconds / 60)}m`, `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
+    spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with their mode and who approved so far.', {
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'approver', 'GET', `/v1/bo/withdrawals${query({
+      status: 'pending_approval', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+    })}`),
+      // The mode on every row: an approver never mistakes a test payout for a real one.
+      (j) => page(j, ['WITHDRAWAL', 'MODE', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.amount_total_minor), `${Math.floor(w.age_seconds / 60)}m`, `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
   },
   ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
     words: ['withdrawal', verb],
-    spec: spec(`withdrawal ${verb} WITHDRAWAL_ID`, verb === 'approve' ? 'Approves a withdrawal pending approval (live_p2p: two different approvers).' : 'Rejects a withdrawal pending approval: one approver\'s rejection is final and returns what it locked.', { note: { ...note, required: false } }, ['WITHDRAWAL_ID']),
+    spec: spec(`withdrawal ${verb} WITHDRAWAL_ID`, verb === 'approve' ? 'Approves a withdrawal pending approval (live_p2p: two different approvers).' : 'Rejects a withdrawal pending approval: one approver\'s rejection is final and returns what it locked.', { note: payoutNote }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'approver', 'POST', `/v1/bo/withdrawals/${id(a)}/${verb}`, text(a, 'note') ? { note: text(a, 'note') } : {}), (w) => `${w.id}: ${w.status}`),
   })),
   {

@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 import { depositBody, freshSender } from '../support/server-harness.ts';
+import { accepted, financeOperator } from '../support/finance.ts';
+import { merchantActor } from '../adapters/support.ts';
 
 const run = promisify(execFile);
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -217,6 +219,27 @@ test('with an operator token from elsewhere (a production issuer), a ⚑ command
     assert.is(e.code, 1);
     assert.match(e.stderr, /needs a step-up: sign in to the console, open Command line/);
   }
+});
+
+test('the approvals queue names each payout\'s mode and takes --live or --sandbox: an approver never mistakes a test payout for a real one', async () => {
+  const m = await scene.s.onboard('Payouts to approve');
+  await scene.s.fund(m.id, 1_000_000);
+  await scene.s.fund(m.id, 1_000_000, false);
+  const pending: Record<string, string> = {};
+  for (const livemode of [true, false]) {
+    const beneficiaryId = await accepted(scene.s, { type: 'RegisterBeneficiary', actor: financeOperator, merchantId: m.id, livemode, bankCode: '004', accountNumber: livemode ? '7000000101' : '7000000102', accountNameTh: 'สมหญิง รักดี', verified: true });
+    pending[livemode ? 'live' : 'sandbox'] = await accepted(scene.s, { type: 'CreateWithdrawal', actor: merchantActor(m.id, livemode), amountMinor: 20_000n, merchantReference: `appr-${randomUUID()}`, endUserRef: 'payee', beneficiaryId, requiresApproval: true, p2pMinimumApplies: false });
+  }
+  const all = await bo('approvals', '--merchant', m.id);
+  assert.is(all.code, 0, all.out);
+  assert.match(all.out, /WITHDRAWAL\s+MODE\s+MERCHANT/);
+  assert.match(all.out, new RegExp(`${pending.live}\\s+live\\s`));
+  assert.match(all.out, new RegExp(`${pending.sandbox}\\s+sandbox\\s`));
+  const sandboxOnly = await bo('approvals', '--merchant', m.id, '--sandbox');
+  assert.ok(sandboxOnly.out.includes(pending.sandbox!) && !sandboxOnly.out.includes(pending.live!), sandboxOnly.out);
+  const liveOnly = await bo('approvals', '--merchant', m.id, '--live');
+  assert.ok(liveOnly.out.includes(pending.live!) && !liveOnly.out.includes(pending.sandbox!), liveOnly.out);
+  assert.match((await bo('withdrawal', 'approve', '--help')).out, /--note TEXT\s+why \(optional; kept with the decision\)/);
 });
 
 test.run();
