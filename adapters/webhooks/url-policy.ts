@@ -82,6 +82,8 @@ export class DestinationNotAllowed extends Error {
 /** The URL's shape: a reason when it may not be used in this mode, else undefined. */
 export function urlProblem(raw: string, mode: UrlMode): string | undefined {
   if (raw.length > webhookLimits.endpointUrlLengthMax) return `the URL is longer than ${webhookLimits.endpointUrlLengthMax} characters`;
+  // The WHATWG parser would drop them and the endpoint be stored with them: the URL as it will be called, nothing around it.
+  if (raw !== raw.trim()) return 'the URL has spaces around it';
   let url: URL;
   try { url = new URL(raw); } catch { return 'not an absolute URL'; }
   if (url.username || url.password) return 'the URL must not carry credentials';

@@ -65,6 +65,9 @@ test('production: https only, no credentials, no private literal; development al
   assert.is(urlProblem('https://hooks.example.com/satang', 'production'), undefined);
   assert.match(urlProblem('http://hooks.example.com/satang', 'production')!, /https/);
   assert.match(urlProblem('https://user:pw@hooks.example.com/', 'production')!, /credentials/);
+  // The parser drops spaces around a URL; the endpoint would be stored with them: refused, in either mode.
+  for (const mode of ['production', 'development'] as const) assert.match(urlProblem(' https://hooks.example.com/satang', mode)!, /spaces around it/);
+  assert.match(urlProblem('http://127.0.0.1:9/hook\t', 'development')!, /spaces around it/);
   assert.match(urlProblem('https://127.0.0.1/hook', 'production')!, /loopback/);
   assert.match(urlProblem('https://[::1]/hook', 'production')!, /loopback/);
   assert.match(urlProblem('https://169.254.169.254/latest/meta-data', 'production')!, /linkLocal/);
