@@ -143,10 +143,15 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
 
   router.post('/webhooks/:endpointId/replay', async (ctx) => {
     const b = parseWith(schemas.replay, bodyOf(ctx));
-    await requireStepUp(ctx);
     const endpoint = endpointOf(ctx);
     const createdAfter = parseIso(b.created_after)!, createdBefore = parseIso(b.created_before)!;
     if (createdBefore <= createdAfter) throw new ApiError('validation_error', 'created_before must be after created_after.', { fields: [{ path: 'created_before', reason: 'range' }] });
+    // A window wholly older than what may be replayed would be scheduled empty, saying nothing of why.
+    const oldest = services.write.clock.now() - webhookLimits.resendEventAgeMsMax;
+    if (createdBefore <= oldest) {
+      throw new ApiError('validation_error', `Events are replayed within ${webhookLimits.resendEventAgeMsMax / 86_400_000} days of their created_at; this window ends before ${iso(oldest)}.`, { fields: [{ path: 'created_before', reason: 'range', hint: `after ${iso(oldest)}` }] });
+    }
+    await requireStepUp(ctx);
     await idempotent(ctx, () => {
       const r = unwrap(ops.replay(endpoint, { eventTypes: b.event_types ?? [], createdAfter, createdBefore, onlyFailed: b.only_failed ?? false }, operatorOf(ctx).sub));
       return { status: 202, body: {

@@ -120,6 +120,13 @@ test('bulk replay: only the failed events of the range, released at 50 per secon
   assert.is(bulk.received.length, 65);
   assert.is((await deliveries(s, bulkEndpoint, '&status=failed')).length, 60);
 
+  // A window wholly older than the 30 days events are replayed within: said, not scheduled empty.
+  const day = 86_400_000;
+  const stale = await s.bo('POST', `/v1/bo/webhooks/${bulkEndpoint}/replay`,
+    { created_after: new Date(s.clock.now() - 62 * day).toISOString(), created_before: new Date(s.clock.now() - 31 * day).toISOString() }, { stepUp: true });
+  assert.equal([stale.status, stale.json.error?.details?.fields?.[0]?.path], [422, 'created_before'], stale.text);
+  assert.match(stale.json.error.message, /within 30 days/);
+
   const before = bulk.received.length;
   const r = await s.bo('POST', `/v1/bo/webhooks/${bulkEndpoint}/replay`,
     { event_types: [], created_after: from, created_before: new Date(s.clock.now() + 1).toISOString(), only_failed: true }, { stepUp: true });
