@@ -18,9 +18,8 @@ import { runWithdrawal } from './withdrawals.ts';
 
 export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
   const d = tx.deposit(c.depositId);
-  // Claims about one deposit are few (a scan of the open work, as the back office's view does).
   let claimedMinor = 0n;
-  for (const other of tx.world.claims.values()) if (other.depositId === c.depositId && sharesCap(other.kind, c.kind)) claimedMinor += heldOfDeposit(other);
+  for (const other of claimsOfDeposit(tx, c.depositId)) if (sharesCap(other.kind, c.kind)) claimedMinor += heldOfDeposit(other);
   const refusal = admitClaim(c, { deposit: d, claimedMinor });
   if (refusal || !d) return fail(refusal!);
   const id = tx.ids.next('clm', d.merchantId);
@@ -32,6 +31,11 @@ export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): S
     },
   });
   return done(id);
+}
+
+/** One deposit's claims: few, so a scan of the open work (as the back office's view does). */
+function* claimsOfDeposit(tx: Tx, depositId: string): Iterable<Claim> {
+  for (const claim of tx.world.claims.values()) if (claim.depositId === depositId) yield claim;
 }
 
 /**
@@ -81,8 +85,8 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
 /** The deposit's claims whose refund withdrawal is still open (a reversal waits for them to be canceled). */
 export function refundsPayingOut(tx: Tx, depositId: string): RefundPayingOut[] {
   const out: RefundPayingOut[] = [];
-  for (const claim of tx.world.claims.values()) {
-    if (claim.depositId !== depositId || claim.refundWithdrawalId === undefined) continue;
+  for (const claim of claimsOfDeposit(tx, depositId)) {
+    if (claim.refundWithdrawalId === undefined) continue;
     const w = tx.withdrawal(claim.refundWithdrawalId);
     if (w && isOpenStatus(w.status)) out.push({ claimId: claim.id, withdrawalId: w.id });
   }

@@ -59,18 +59,10 @@ export function devProvider(options: ProviderOptions): DevProvider {
       // The library's own pages load a web font from Google; these are the sign-in form's, bilingual, with its CSP.
       rpInitiatedLogout: {
         enabled: true,
-        logoutSource: (ctx, form) => {
-          ctx.set(pageHeaders);
-          ctx.type = 'html';
-          ctx.body = page('Sign out', `<h1>Sign out of satang? / ออกจากระบบ?</h1>${form}
+        logoutSource: (ctx, form) => answerPage(ctx, 'Sign out', `<h1>Sign out of satang? / ออกจากระบบ?</h1>${form}
 <button autofocus type="submit" form="op.logoutForm" name="logout" value="yes" data-testid="logout-confirm">Sign out / ออกจากระบบ</button>
-<button type="submit" form="op.logoutForm" class="secondary">Stay signed in / อยู่ในระบบต่อ</button>`);
-        },
-        postLogoutSuccessSource: (ctx) => {
-          ctx.set(pageHeaders);
-          ctx.type = 'html';
-          ctx.body = page('Signed out', `<h1>Signed out / ออกจากระบบแล้ว</h1><p><a href="${escapeHtml(console)}">Back to the console / กลับสู่คอนโซล</a></p>`);
-        },
+<button type="submit" form="op.logoutForm" class="secondary">Stay signed in / อยู่ในระบบต่อ</button>`),
+        postLogoutSuccessSource: (ctx) => answerPage(ctx, 'Signed out', `<h1>Signed out / ออกจากระบบแล้ว</h1><p><a href="${escapeHtml(console)}">Back to the console / กลับสู่คอนโซล</a></p>`),
       },
       resourceIndicators: {
         enabled: true,
@@ -114,11 +106,7 @@ export function devProvider(options: ProviderOptions): DevProvider {
       return grant;
     },
     interactions: { url: (_ctx, interaction) => `${devOidcPath}/interaction/${interaction.uid}` },
-    renderError: (ctx, out) => {
-      ctx.set(pageHeaders);
-      ctx.type = 'html';
-      ctx.body = page('Sign-in error', `<p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="${escapeHtml(console)}">Back to the console</a></p>`);
-    },
+    renderError: (ctx, out) => answerPage(ctx, 'Sign-in error', `<p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="${escapeHtml(console)}">Back to the console</a></p>`),
   };
   const provider = new Provider(issuer, configuration);
   const callback = provider.callback();
@@ -181,6 +169,13 @@ const pageHeaders = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer',
 };
+
+/** A page of the provider's own (sign-out, its error) as the sign-in form is served: its CSP and headers. */
+function answerPage(ctx: { set(headers: Record<string, string>): void; type: string; body: unknown }, title: string, body: string): void {
+  ctx.set(pageHeaders);
+  ctx.type = 'html';
+  ctx.body = page(title, body);
+}
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)} · satang</title>

@@ -16,6 +16,7 @@ import type { Context, Next } from 'koa';
 import { limits, requestLimits } from '../../core/limits.ts';
 import { ApiError } from '../errors.ts';
 import { apiVersions, canonicalString, checkTimestamp, isUppercaseSignature, sha256Hex, verifySignatureHeader } from '../hmac.ts';
+import type { Merchant } from '../../core/directory.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
 
@@ -83,15 +84,25 @@ export function merchantAuth(services: Services) {
 }
 
 /**
- * Why a key that authenticated a long-lived request (a `satang listen` stream) may no longer
- * be served: revoked since, or its merchant suspended — the checks every request makes, made
- * again while the stream is open; null while it still may.
+ * A key's standing, the checks every request makes: revoked, its merchant gone (a key of no
+ * merchant is no key), its account chain suspended — or the merchant it acts for.
  */
-export function keyRefusal(services: Services, keyId: string): 'api_key_revoked' | 'tenant_suspended' | null {
-  const key = services.keys.byId(keyId);
-  if (!key || key.revokedAt !== null) return 'api_key_revoked';
+function standingOf(services: Services, key: ApiKey): { refused: 'api_key_revoked' | 'api_key_invalid' | 'tenant_suspended' } | { merchant: Merchant } {
+  if (key.revokedAt !== null) return { refused: 'api_key_revoked' };
   const merchant = services.write.world.merchants.get(key.merchantId);
-  return !merchant || merchant.suspended ? 'tenant_suspended' : null;
+  if (!merchant) return { refused: 'api_key_invalid' };
+  return merchant.suspended ? { refused: 'tenant_suspended' } : { merchant };
+}
+
+/**
+ * Why a key that authenticated a long-lived request (a `satang listen` stream) may no longer
+ * be served: the same standing, looked at again while the stream is open; null while it may.
+ */
+export function keyRefusal(services: Services, keyId: string): 'api_key_revoked' | 'api_key_invalid' | 'tenant_suspended' | null {
+  const key = services.keys.byId(keyId);
+  if (!key) return 'api_key_revoked';
+  const standing = standingOf(services, key);
+  return 'refused' in standing ? standing.refused : null;
 }
 
 /** The bearer key if it exists, is not revoked and its account chain is not suspended. */
@@ -100,15 +111,13 @@ function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelI
   if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as one Authorization: Bearer sk_live_… or sk_test_… header.');
   const key = services.keys.bySecret(secret);
   if (!key) throw new ApiError('api_key_invalid');
-  if (key.revokedAt !== null) {
+  const standing = standingOf(services, key);
+  if ('refused' in standing) {
     // The request log names the revoked key refused (after a leak: what the thief tried, and from where).
-    (ctx.state as { refusedKeyId?: string }).refusedKeyId = key.keyId;
-    throw new ApiError('api_key_revoked');
+    if (standing.refused === 'api_key_revoked') (ctx.state as { refusedKeyId?: string }).refusedKeyId = key.keyId;
+    throw new ApiError(standing.refused);
   }
-  const merchant = services.write.world.merchants.get(key.merchantId);
-  if (!merchant) throw new ApiError('api_key_invalid');
-  if (merchant.suspended) throw new ApiError('tenant_suspended');
-  return { key, whiteLabelId: merchant.whiteLabelId };
+  return { key, whiteLabelId: standing.merchant.whiteLabelId };
 }
 
 /**

@@ -117,6 +117,7 @@ test('a clean run: no gap, the balance transactions sum to the balance, every or
   const balance = (await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).json;
   assert.equal(first.report.balance.events_sum, { available_minor: String(balance.available_minor), pending_clearing_minor: String(balance.pending_clearing_minor), reserved_minor: String(balance.reserved_minor) });
   assert.ok(first.report.objects.checked >= 2);
+  assert.is(first.report.objects.named, first.report.objects.checked, 'every order the new events name, under the cap of a run');
   assert.equal(first.report.objects.disagreements, []);
   assert.is((statSync(store).mode & 0o777), 0o600, 'the store is private');
   const again = await reconcile(['--store', store]);
