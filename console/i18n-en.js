@@ -636,6 +636,9 @@ export const en = {
   'webhooks.newEndpoint': 'Register an endpoint in this mode',
   'webhooks.eventTypesHint': 'every event (or: deposit.settled, …)',
   'webhooks.newEndpointHelp': 'The five mandatory event types are always delivered. Production takes https URLs that resolve to public addresses only.',
+  'webhooks.editEndpoint': 'Change URL or event types',
+  'webhooks.editEndpointHelp': 'The endpoint keeps its id and history. A new URL starts its health and 410 flag afresh, and deliveries still being tried go to it; new event types apply from now on.',
+  'webhooks.save': 'Save changes',
   'webhooks.create': 'Register',
 
   'nav.signing-keys': 'Signing keys',

@@ -636,6 +636,9 @@ export const th = {
   'webhooks.newEndpoint': 'ลงทะเบียนปลายทางในโหมดนี้',
   'webhooks.eventTypesHint': 'ทุกเหตุการณ์ (หรือ: deposit.settled, …)',
   'webhooks.newEndpointHelp': 'เหตุการณ์บังคับทั้งห้าประเภทส่งเสมอ โหมด production รับเฉพาะ URL https ที่ชี้ไปยังที่อยู่สาธารณะ',
+  'webhooks.editEndpoint': 'เปลี่ยน URL หรือประเภทเหตุการณ์',
+  'webhooks.editEndpointHelp': 'ปลายทางยังคงรหัสและประวัติเดิม URL ใหม่จะเริ่มนับสถานะและเครื่องหมาย 410 ใหม่ และการส่งที่ยังพยายามอยู่จะส่งไปที่ URL ใหม่ ประเภทเหตุการณ์ใหม่มีผลตั้งแต่ตอนนี้',
+  'webhooks.save': 'บันทึกการเปลี่ยนแปลง',
   'webhooks.create': 'ลงทะเบียน',
 
   'nav.signing-keys': 'คีย์ลงนาม',

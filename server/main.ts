@@ -324,11 +324,12 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     async close() {
       await metricsListener?.close();
       scheduler.stop();
-      webhooks.stop();
       loadMeter.stop();
       clearInterval(prune);
       retentionSweeps.stop();
-      await drain(server, drainMs);
+      // Requests and webhook attempts in flight finish together, within the same drain time.
+      const [, webhooksCut] = await Promise.all([drain(server, drainMs), webhooks.stopAfterInFlight(drainMs)]);
+      if (webhooksCut > 0) logger.warn({ webhook_attempts_cut: webhooksCut, drain_ms: drainMs }, 'shutdown: webhook attempts still waiting for their receivers were cut; each is retried as its next attempt after the restart');
       await slips.close();
       await readSide.close();
       await requestLog.close();

@@ -95,6 +95,8 @@ export class Dispatcher {
   /** performance.now() when the last pump began: wakes are spaced by wakeIntervalMinMs. */
   private lastPumpAt = Number.NEGATIVE_INFINITY;
   private running = false;
+  /** Set by a stop: no round runs again (a clock advance's drain included). */
+  private quieted = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -157,14 +159,38 @@ export class Dispatcher {
 
   /** Stops at once: open requests are abandoned (recovered as interrupted at the next start). */
   stop(): void {
-    this.running = false;
+    this.quiet();
     this.stopped = true;
+    this.p.poster.close();
+  }
+
+  /**
+   * A shutdown's stop: claims nothing more and waits, up to `maxMs`, for the attempts in
+   * flight to be answered and recorded, so a receiver that answered is not sent the same
+   * attempt again after the restart; then stops. Returns how many were still open (each is
+   * recovered as interrupted at the next start and retried as its next attempt).
+   */
+  async stopAfterInFlight(maxMs: number): Promise<number> {
+    this.quiet();
+    if (this.inFlight.size > 0) {
+      let deadline: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all([...this.inFlight.values()]), new Promise((resolve) => { deadline = setTimeout(resolve, maxMs); })]);
+      clearTimeout(deadline);
+    }
+    const open = this.inFlight.size;
+    this.stop();
+    return open;
+  }
+
+  /** No more rounds: no wake, no timer, no claim; outcomes of attempts in flight are still recorded. */
+  private quiet(): void {
+    this.running = false;
+    this.quieted = true;
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.fanOutRetry) clearTimeout(this.fanOutRetry);
     this.fanOutRetry = null;
-    this.p.poster.close();
   }
 
   /** Something may have become due: pump on the next turn, or once wakeIntervalMinMs has passed since the last pump (coalesced). */
@@ -208,7 +234,7 @@ export class Dispatcher {
    * event loop in SQLite's busy handler (1, 2, 5 ms…) while requests wait, or spin.
    */
   pump(waitForLock = false): void {
-    if (this.stopped) return;
+    if (this.quieted) return;
     this.lastPumpAt = performance.now();
     try {
       this.pumpOnce(waitForLock);

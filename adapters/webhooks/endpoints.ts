@@ -88,10 +88,17 @@ export class EndpointStore {
       countForMerchant: db.prepare<[string], number>("SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ? AND status = 'enabled'").pluck(true),
       merchantsWithEndpoints: db.prepare<[], [string, number]>('SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints').raw(true),
       disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
+      // Re-enabling starts afresh: the health counters and a 410's flag (the operator says the receiver is back).
       enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
-        failures_since = 0, warnings_sent = 0, next_health_check_at = NULL WHERE id = ? AND status = 'disabled'`),
+        failures_since = 0, warnings_sent = 0, next_health_check_at = NULL, flagged_at = NULL, flag_reason = NULL WHERE id = ? AND status = 'disabled'`),
+      // A new address is a new receiver: its health and a 410's flag were the old one's.
+      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL,
+        flagged_at = NULL, flag_reason = NULL WHERE id = ?`),
+      subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ? WHERE id = ?'),
       flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ? WHERE id = ?'),
-      success: db.prepare('UPDATE webhook_endpoints SET last_success_at = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL WHERE id = ?'),
+      // A success after a 410 says the receiver is there again: the flag goes with the down-time.
+      success: db.prepare(`UPDATE webhook_endpoints SET last_success_at = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL,
+        flagged_at = NULL, flag_reason = NULL WHERE id = ?`),
       failure: db.prepare<[number, number, string]>(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?), failures_since = failures_since + 1,
         next_health_check_at = CASE WHEN failing_since IS NULL THEN ? ELSE next_health_check_at END WHERE id = ?`),
       health: db.prepare('UPDATE webhook_endpoints SET warnings_sent = ?, next_health_check_at = ? WHERE id = ?'),
@@ -150,6 +157,16 @@ export class EndpointStore {
   /** Re-enabling is manual (contract); the health counters start afresh. false when it was not disabled. */
   enable(id: string): boolean {
     return this.s.enable.run(id).changes === 1;
+  }
+
+  /** Points the endpoint at another URL, its health and flag starting afresh (inside the caller's transaction). */
+  moveTo(id: string, url: string): void {
+    this.s.moveTo.run(url, id);
+  }
+
+  /** Replaces the subscription (null = every event type). */
+  subscribe(id: string, eventTypes: readonly string[] | null): void {
+    this.s.subscribe.run(eventTypes === null ? null : JSON.stringify(eventTypes), id);
   }
 
   flag(id: string, reason: string, at: number): void {

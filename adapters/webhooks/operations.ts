@@ -16,7 +16,7 @@ import { sealIdempotencyBody } from '../sqlite/keys.ts';
 import { insertIdempotencySql } from '../sqlite/writer.ts';
 import type { Delivery, DeliveryStore } from './deliveries.ts';
 import type { Directory } from './email.ts';
-import { subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
+import { isCliEndpoint, subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
 import type { EventTable, ServiceEvents } from './events.ts';
 import type { FanOut } from './fan-out.ts';
 import { webhookLimits } from '../../core/limits.ts';
@@ -125,6 +125,19 @@ export class WebhookOperations {
     const changed = enabled ? this.p.endpoints.enable(endpoint.id) : this.p.endpoints.disable(endpoint.id, 'operator', this.p.clock.now());
     if (!changed) return refuse(reject('operation_not_allowed', `The endpoint is already ${endpoint.status}.`));
     if (!enabled) this.p.deliveries.cancelQueued(endpoint.id, 'canceled: the endpoint was disabled by an operator');
+    return ok(this.p.endpoints.get(endpoint.id)!);
+  }
+
+  /**
+   * Changes an endpoint's URL or subscription, keeping its id, signing and history. A new
+   * URL is a new receiver: the health counters and a 410's flag start afresh, and deliveries
+   * queued for the old one go to the new one at their next attempt. A new subscription
+   * applies to events from now on; deliveries already queued stay queued.
+   */
+  update(endpoint: Endpoint, change: { url?: string; eventTypes?: readonly string[] | null }): Result<Endpoint> {
+    if (isCliEndpoint(endpoint)) return refuse(reject('operation_not_allowed', 'A satang listen endpoint lives as long as its stream; it cannot be changed.'));
+    if (change.url !== undefined && change.url !== endpoint.url) this.p.endpoints.moveTo(endpoint.id, change.url);
+    if (change.eventTypes !== undefined) this.p.endpoints.subscribe(endpoint.id, change.eventTypes);
     return ok(this.p.endpoints.get(endpoint.id)!);
   }
 

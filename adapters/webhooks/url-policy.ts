@@ -87,7 +87,8 @@ export function urlProblem(raw: string, mode: UrlMode): string | undefined {
   let url: URL;
   try { url = new URL(raw); } catch { return 'not an absolute URL'; }
   if (url.username || url.password) return 'the URL must not carry credentials';
-  if (url.hash) return 'the URL must not have a fragment';
+  if (url.hash || url.href.endsWith('#')) return 'the URL must not have a fragment';
+  if (url.href.length > webhookLimits.endpointUrlLengthMax) return `the URL is longer than ${webhookLimits.endpointUrlLengthMax} characters once encoded`;
   if (mode === 'production' && url.protocol !== 'https:') return 'production endpoints must use https';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must be http or https';
   const host = hostOf(url);

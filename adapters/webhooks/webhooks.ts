@@ -160,6 +160,13 @@ export class Webhooks {
     this.dispatcher.stop();
   }
 
+  /** A shutdown's stop: the attempts in flight get up to `maxMs` to be answered and recorded; returns how many were cut. */
+  async stopAfterInFlight(maxMs: number): Promise<number> {
+    const cut = await this.dispatcher.stopAfterInFlight(maxMs);
+    this.cliStreams.closeAll();
+    return cut;
+  }
+
   /** Writes one out-of-order test case and schedules its deliveries (inside operations.transact). */
   outOfOrder(merchant: { merchantId: string; whiteLabelId: string }, c: OutOfOrderCase) {
     return runOutOfOrderCase({ ids: this.deps.ids, endpoints: this.endpoints, deliveries: this.deliveries, events: this.events }, merchant, c, this.deps.clock.now());

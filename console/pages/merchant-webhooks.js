@@ -7,8 +7,9 @@
 // resend one delivery ⚑ (step-up and Idempotency-Key; the server's quota of 10 a minute
 // per endpoint answers 429, shown in the banner), replay a time range ⚑, and disable (a
 // second click, "Confirm disable", sends it: the merchant's events stop at once) or
-// enable the endpoint, and register a new one in the page's mode (POST
-// /v1/bo/merchants/{id}/webhook-endpoints; the server decides what URL it takes). The
+// enable the endpoint, change the chosen one's URL or event types (POST
+// /v1/bo/webhooks/{id}: same id and history), and register a new one in the page's mode
+// (POST /v1/bo/merchants/{id}/webhook-endpoints; the server decides what URL it takes). The
 // chosen endpoint and filter live in the hash (endpoint=, delivery_status=).
 //
 // data-testids: endpoints, endpoint-row (data-id), select-endpoint, endpoint-disable,
@@ -16,7 +17,8 @@
 //   delivery-row (data-id), delivery-attempts, resend, replay-form, replay-after,
 //   replay-before, replay-only-failed, replay-types, replay, replay-result,
 //   deliveries-prev-page, deliveries-next-page, new-endpoint, new-endpoint-url,
-//   new-endpoint-types, create-endpoint.
+//   new-endpoint-types, create-endpoint, edit-endpoint, edit-endpoint-url,
+//   edit-endpoint-types, save-endpoint.
 
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -41,7 +43,8 @@ export function Webhooks({ merchantId, livemode, endpoints: listed, query, onCre
     </table>`}
     ${chosen ? html`<${Deliveries} key=${`${chosen.id}:${query.delivery_status ?? ''}`} endpoint=${chosen} status=${query.delivery_status ?? ''}
       onStatus=${(s) => navigate(`/merchants/${encodeURIComponent(merchantId)}`, { ...query, livemode, endpoint: chosen.id, delivery_status: s })} />
-      <${Replay} endpoint=${chosen} />` : null}
+      <${Replay} endpoint=${chosen} />
+      ${chosen.type !== 'cli' && can('POST /v1/bo/webhooks/:endpointId') ? html`<${EditEndpoint} key=${chosen.id} endpoint=${chosen} onSaved=${onCreated} />` : null}` : null}
     ${can('POST /v1/bo/merchants/:id/webhook-endpoints') ? html`<${NewEndpoint} merchantId=${merchantId} livemode=${livemode} onCreated=${onCreated} />` : null}
   </div>`;
 }
@@ -65,6 +68,29 @@ function NewEndpoint({ merchantId, livemode, onCreated }) {
     </div>
     <p class="small muted">${t('webhooks.newEndpointHelp')}</p>
     <div class="buttons"><${ActionButton} testid="create-endpoint" tone="primary" onRun=${create} done=${onCreated}>${t('webhooks.create')}</${ActionButton}></div>
+  </details>`;
+}
+
+/** The chosen endpoint's URL and subscription, changed in place (an empty types field: every event). */
+function EditEndpoint({ endpoint, onSaved }) {
+  const [url, setUrl] = useState(endpoint.url);
+  const [types, setTypes] = useState(endpoint.event_types?.join(', ') ?? '');
+  const save = async () => {
+    const eventTypes = types.split(/[\s,]+/).filter(Boolean);
+    const shown = endpoint.event_types?.join(',') ?? '';
+    const body = { ...(url.trim() !== endpoint.url ? { url: url.trim() } : {}), ...(eventTypes.join(',') !== shown ? { event_types: eventTypes.length > 0 ? eventTypes : null } : {}) };
+    if (Object.keys(body).length === 0) return true; // nothing changed: nothing sent
+    await post(`/v1/bo/webhooks/${encodeURIComponent(endpoint.id)}`, body);
+    return true;
+  };
+  return html`<details class="subcard" data-testid="edit-endpoint">
+    <summary>${t('webhooks.editEndpoint')} <span class="mono small muted">${endpoint.id}</span></summary>
+    <div class="form-row">
+      <label>${t('webhooks.url')}<input type="url" data-testid="edit-endpoint-url" size="40" value=${url} onInput=${(e) => setUrl(e.currentTarget.value)} /></label>
+      <label>${t('webhooks.eventTypes')}<input data-testid="edit-endpoint-types" placeholder=${t('webhooks.eventTypesHint')} size="30" value=${types} onInput=${(e) => setTypes(e.currentTarget.value)} /></label>
+    </div>
+    <p class="small muted">${t('webhooks.editEndpointHelp')}</p>
+    <div class="buttons"><${ActionButton} testid="save-endpoint" tone="primary" onRun=${save} done=${onSaved}>${t('webhooks.save')}</${ActionButton}></div>
   </details>`;
 }
 

@@ -249,6 +249,24 @@ const subcommands: readonly Subcommand[] = [
     },
   },
   {
+    words: ['webhook', 'update'],
+    spec: spec('webhook update', "Points an endpoint at another URL or changes its subscription, keeping its id and deliveries' history (a new URL starts its health and 410 flag afresh).", {
+      endpoint: { type: 'string', value: 'WHEP_ID', required: true, help: 'the endpoint (whep_…)' },
+      'endpoint-url': { type: 'string', value: 'URL', help: 'the new URL' },
+      events: { type: 'string', value: 'LIST', help: "comma-separated event types, or 'all' (the five mandatory ones are always sent)" },
+    }),
+    run: async (args) => {
+      const url = text(args, 'endpoint-url');
+      const events = text(args, 'events');
+      if (!url && !events) {
+        console.error('satang admin webhook update: give --endpoint-url, --events or both');
+        return 2;
+      }
+      const body = { ...(url ? { url } : {}), ...(events ? { event_types: events === 'all' ? null : events.split(',').filter(Boolean) } : {}) };
+      return print(await bo(context(args), `/v1/bo/webhooks/${encodeURIComponent(text(args, 'endpoint'))}`, body));
+    },
+  },
+  {
     words: ['clock', 'advance'],
     spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
       seconds: { type: 'string', value: 'N', required: true, integer: true, help: 'how far to move' },

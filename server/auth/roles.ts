@@ -62,6 +62,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   // which keys a merchant has (never a secret): for a revocation, or a merchant asking which key failed
   'GET /v1/bo/merchants/:id/keys': keyReads,
   'GET /v1/bo/webhooks/:endpointId': webhookReads,
+  'POST /v1/bo/webhooks/:endpointId': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/enable': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/disable': opsAdmin,
   'GET /v1/bo/webhooks/:endpointId/deliveries': webhookReads,

@@ -238,6 +238,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/merchants/:id/webhook-endpoints': { summary: "A merchant's webhook endpoints.", auth: 'operator', responses: { 200: 'WebhookEndpoints' } },
   'GET /v1/pay/webhook-endpoints': { summary: "The caller's own webhook endpoints in its key's mode, read-only: status, flag and health (operators create and change them).", auth: 'merchant', responses: { 200: 'WebhookEndpoints' } },
   'GET /v1/bo/webhooks/:endpointId': { summary: 'Get a webhook endpoint.', auth: 'operator', responses: { 200: 'WebhookEndpoint' } },
+  'POST /v1/bo/webhooks/:endpointId': { summary: "Change an endpoint's URL or subscription (null = every event type), keeping its id and history; a new URL starts its health and 410 flag afresh.", auth: 'operator', body: wh.update, responses: { 200: 'WebhookEndpoint' }, example: { url: 'https://merchant.example/webhooks/v2', event_types: ['deposit.settled', 'withdrawal.settled'] } },
   'POST /v1/bo/webhooks/:endpointId/enable': { summary: 'Enable a webhook endpoint.', auth: 'operator', body: wh.empty, responses: { 200: 'WebhookEndpoint' } },
   'POST /v1/bo/webhooks/:endpointId/disable': { summary: 'Disable a webhook endpoint.', auth: 'operator', body: wh.empty, responses: { 200: 'WebhookEndpoint' } },
   'GET /v1/bo/webhooks/:endpointId/deliveries': { summary: "An endpoint's delivery records, newest first.", auth: 'operator', query: wh.list, responses: { 200: 'WebhookDeliveryPage' } },

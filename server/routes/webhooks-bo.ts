@@ -37,6 +37,11 @@ const schemas = {
     properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax, pattern: visible }, livemode: { type: 'boolean' },
       event_types: { type: 'array', uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } },
   }),
+  update: compile<{ url?: string; event_types?: string[] | null }>({
+    type: 'object', additionalProperties: false, minProperties: 1,
+    properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax, pattern: visible },
+      event_types: { type: ['array', 'null'], uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } },
+  }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
   replay: compile<{ event_types?: string[]; created_after: string; created_before: string; only_failed?: boolean }>({
     type: 'object', additionalProperties: false, required: ['created_after', 'created_before'],
@@ -79,8 +84,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const b = parseWith(schemas.endpoint, bodyOf(ctx));
     const merchantId = ctx.params.id!;
     if (!services.write.world.merchants.has(merchantId)) throw notFound('merchant');
-    await checkUrl(b.url, webhooks.mode);
-    await idempotent(ctx, () => ({ status: 201, body: presentEndpoint(unwrap(ops.createEndpoint(merchantId, b.livemode, b.url, b.event_types ?? null))) }));
+    const url = await checkUrl(b.url, webhooks.mode);
+    await idempotent(ctx, () => ({ status: 201, body: presentEndpoint(unwrap(ops.createEndpoint(merchantId, b.livemode, url, b.event_types ?? null))) }));
   });
 
   router.get('/merchants/:id/webhook-endpoints', (ctx) => {
@@ -92,6 +97,15 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   router.get('/webhooks/:endpointId', (ctx) => {
     readQuery(ctx, []);
     ctx.body = shownEndpoint(ctx, endpointOf(ctx));
+  });
+
+  // A new URL or subscription for the same endpoint (its id, history and signing kept); POST, as Stripe updates an object.
+  router.post('/webhooks/:endpointId', async (ctx) => {
+    const b = parseWith(schemas.update, bodyOf(ctx));
+    const endpoint = endpointOf(ctx);
+    const url = b.url === undefined ? undefined : await checkUrl(b.url, webhooks.mode);
+    const change = { ...(url === undefined ? {} : { url }), ...(b.event_types === undefined ? {} : { eventTypes: b.event_types }) };
+    await idempotent(ctx, () => ({ status: 200, body: presentEndpoint(unwrap(ops.update(endpoint, change))) }));
   });
 
   for (const [path, enabled] of [['enable', true], ['disable', false]] as const) {
@@ -195,14 +209,20 @@ function shownEndpoint(ctx: Context, e: Endpoint): ReturnType<typeof presentEndp
   return operatorOf(ctx).roles.includes('ops_admin') ? shown : { ...shown, url: redactUrl(shown.url) };
 }
 
-/** Refuses a URL this deployment may not deliver to (production: https, public addresses only). */
-async function checkUrl(url: string, mode: 'production' | 'development'): Promise<void> {
+/**
+ * Refuses a URL this deployment may not deliver to (production: https, public addresses
+ * only); else the URL as the WHATWG parser writes it (scheme and host in lower case, an
+ * empty path as "/"), which is what is stored, shown and called.
+ */
+async function checkUrl(url: string, mode: 'production' | 'development'): Promise<string> {
   const problem = urlProblem(url, mode);
   const refuse = (hint: string) => new ApiError('validation_error', `url: ${hint}.`, { fields: [{ path: 'url', reason: 'not_allowed', hint }] });
   if (problem) throw refuse(problem);
-  if (mode !== 'production') return;
-  const resolved = await resolvesPublicOnly(hostOf(new URL(url)));
+  const parsed = new URL(url);
+  if (mode !== 'production') return parsed.href;
+  const resolved = await resolvesPublicOnly(hostOf(parsed));
   if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : (resolved.refused ? `the host resolves to a refused address: ${resolved.refused}` : 'the host resolves to an address that is not public unicast'));
+  return parsed.href;
 }
 
 /**

@@ -679,6 +679,15 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   const endpoints = (await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data;
   assert.equal(endpoints.map((e: any) => [e.url, e.livemode, e.event_types]), [[`${failing.url}/onboarded`, true, ['deposit.settled', 'withdrawal.filled']]]);
   await mali.screenshot('merchant-onboarded');
+
+  // the merchant moves its receiver: same endpoint, new URL, every event type
+  await mali.page.click('[data-testid=edit-endpoint] summary');
+  await mali.page.fill('[data-testid=edit-endpoint-url]', `${failing.url}/moved`);
+  await mali.page.fill('[data-testid=edit-endpoint-types]', '');
+  await mali.page.click('[data-testid=save-endpoint]');
+  await mali.page.waitForSelector(`[data-testid=endpoint-row] .url:text("${failing.url}/moved")`);
+  const moved = (await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data;
+  assert.equal(moved.map((e: any) => [e.id, e.url, e.event_types]), [[endpoints[0].id, `${failing.url}/moved`, null]]);
 });
 
 test('an approver approves a payout only after a confirmation naming the amount, the fee and the payee; Cancel sends nothing, the note goes with the approval', async () => {

@@ -1,9 +1,11 @@
 // The delivery rules against real local receivers on the manual clock: exactly 11
 // attempts on the fixed schedule (each gap within ±10 % of its nominal delay) for a
-// receiver that always fails; a 410 stops retries at once and flags the endpoint; a 302
+// receiver that always fails; a 410 stops retries at once and flags the endpoint (until a
+// later delivery succeeds); a 302
 // is a failure and its Location (another local server) receives nothing; and a crash
 // between claiming an attempt and recording it loses nothing and repeats no attempt
-// number — the interrupted attempt is retried as the next one, under the same event id.
+// number — the interrupted attempt is retried as the next one, under the same event id; a
+// stop lets an attempt in flight be answered and recorded (up to its drain time).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -68,6 +70,14 @@ test('410 Gone stops retries at once and flags the endpoint', async () => {
   const endpoint = (await s.bo('GET', `/v1/bo/webhooks/${endpointId}`)).json;
   assert.is(endpoint.flagged, true);
   assert.is(endpoint.status, 'enabled', 'flagged, not disabled');
+
+  receiver.answer(204); // the receiver is back: the next delivery succeeds and the flag goes
+  await emitEvent(s, other);
+  await advance(s, second);
+  assert.is(receiver.received.length, 2);
+  const after = (await s.bo('GET', `/v1/bo/webhooks/${endpointId}`)).json;
+  assert.is(after.flagged, false, 'a delivered attempt clears the 410 flag');
+  assert.is(after.flagged_at, null);
   await receiver.stop();
 });
 
@@ -91,14 +101,14 @@ test('a 3xx is a failure and is never followed: the Location receives nothing', 
 });
 
 test('a crash after claiming an attempt: it is retried as the next attempt, same event, never twice under one number', async () => {
-  const crashed = await TestServer.start();
+  const crashed = await TestServer.start({ SATANG_SHUTDOWN_DRAIN_MS: '100' }); // the stop cuts what is in flight after 100 ms
   const receiver = await Receiver.start(() => crashed.clock.now());
   receiver.handler = () => { /* never answers: the process stops mid-flight */ };
   const m = await crashed.onboard('Crash');
   const endpointId = await addEndpoint(crashed, m.id, receiver.url);
   await emitEvent(crashed, m); // the durable commit wakes the dispatcher, which claims and sends
   await until(() => receiver.received.length === 1);
-  await crashed.stop(false); // stops with attempt 1 claimed and its outcome never recorded
+  await crashed.stop(false); // its drain cut: attempt 1 claimed and its outcome never recorded
 
   const restarted = await TestServer.start({}, crashed.dataDir);
   receiver.answer(204);
@@ -115,6 +125,26 @@ test('a crash after claiming an attempt: it is retried as the next attempt, same
   const detail = await deliveryWithAttempts(restarted, endpointId, interrupted.id);
   assert.is(detail.status, 'delivered');
   assert.equal(detail.attempts.map((a: any) => a.outcome), ['interrupted', 'delivered']);
+  await restarted.stop();
+  await receiver.stop();
+});
+
+test('a stop waits for the attempt in flight: its answer is recorded, nothing is sent again after the restart', async () => {
+  const stopping = await TestServer.start();
+  const receiver = await Receiver.start(() => stopping.clock.now());
+  receiver.handler = (_r, res) => { setTimeout(() => { res.statusCode = 204; res.end(); }, 400); }; // answers while the server stops
+  const m = await stopping.onboard('Stopping');
+  const endpointId = await addEndpoint(stopping, m.id, receiver.url);
+  await emitEvent(stopping, m);
+  await until(() => receiver.received.length === 1);
+  await stopping.stop(false);
+
+  const restarted = await TestServer.start({}, stopping.dataDir);
+  const [d] = await deliveries(restarted, endpointId);
+  assert.is(d.status, 'delivered', 'recorded before the stop ended');
+  assert.is(d.attempt, 1);
+  await advance(restarted, hour);
+  assert.is(receiver.received.length, 1, 'not sent again');
   await restarted.stop();
   await receiver.stop();
 });
