@@ -59,7 +59,7 @@ export type DepositCommand =
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
   | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision; readonly refundsPayingOut: readonly RefundPayingOut[] }
   | { readonly type: 'ClearDeposit'; readonly at: number }
-  | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string };
+  | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string; readonly operatorId?: string };
 
 /** The depositing merchant's wallet, for a reversal that takes its credit back. */
 export interface WalletFacts {
@@ -297,7 +297,7 @@ function confirmRoute(c: Extract<DepositCommand, { type: 'ConfirmRoute' }>, s: D
   if (c.duplicateOfDepositId !== undefined) reasons.push({ code: 'DUPLICATE_SLIP' });
   return [{
     type: 'DepositUnderReview', at: c.at, reasons: orderReasons(reasons),
-    fourEyesRequired: fourEyesRequiredFor(s, reasons), routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at },
+    fourEyesRequired: fourEyesRequiredFor(s, reasons), routeConfirmation: { transRef: c.transRef, amountMinor: c.amountMinor, legRef: leg.legRef, confirmedAt: c.at, ...(c.operatorId !== undefined ? { confirmedBy: c.operatorId } : {}) },
   }];
 }
 
@@ -543,6 +543,10 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   if (noteProblem) return noteProblem;
   const review = s.review;
   if (review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
+  // The confirmation is an operator's word for the bank's: whoever posted it does not also settle on it.
+  if (s.routeConfirmation?.confirmedBy === c.operatorId && review.reasons.some((r) => r.code === 'LATE_ROUTE_CONFIRMATION')) {
+    return reject('operation_not_allowed', 'You posted this route confirmation; another operator approves its review (four eyes).', { confirmed_by: c.operatorId });
+  }
   const explicit = c.transferredAmountMinor !== undefined || c.legAmounts !== undefined;
   const approvedBefore = review.approvals.length > 0;
   const recorded = approvedBefore ? review.approvedAmounts : undefined;

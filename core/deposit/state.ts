@@ -167,6 +167,8 @@ export interface RouteConfirmation {
   readonly amountMinor: Minor;
   readonly legRef: string;
   readonly confirmedAt: number;
+  /** The operator who posted it (absent in events from before it was kept): not the one who approves its review. */
+  readonly confirmedBy?: string;
 }
 
 export interface Liquidity {

@@ -167,7 +167,8 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     decideDeposit({ type: 'DeclineReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note }, d)),
   ConfirmGatewayRoute: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) => {
     const owner = tx.world.transRefOwner(d.livemode, c.transRef);
-    return decideDeposit({ type: 'ConfirmRoute', at: tx.at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}) }, d);
+    return decideDeposit({ type: 'ConfirmRoute', at: tx.at, transRef: c.transRef, amountMinor: c.amountMinor, ...(owner !== undefined && owner !== d.id ? { duplicateOfDepositId: owner } : {}),
+      ...(c.actor.kind === 'operator' ? { operatorId: c.actor.operatorId } : {}) }, d);
   }),
   ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
     ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), refundsPayingOut: refundsPayingOut(tx, d.id), ...decisionOf(c.actor, c.note) }, d)),

@@ -361,7 +361,7 @@ function depositView(d: Deposit, facts: DepositFacts): Obj {
       legs: d.legs.map((l) => legView(d, l, settled)),
       slips: receipts.map((s) => ({ received_at: iso(s.receivedAt), is_late: s.isLate, ...(s.transRef ? { trans_ref: s.transRef } : {}), ...(s.legRef ? { leg_ref: s.legRef } : {}), ...(s.transferredAmountMinor !== undefined ? { transferred_amount_minor: n(s.transferredAmountMinor) } : {}), ...slipEvidence(facts.slips.get(s.receiptId), d.id, s.receiptId) })),
       duplicate_hits: transRefs.map((t) => ({ trans_ref: t, used_by_deposit_id: world.transRefOwner(d.livemode, t) ?? null })).filter((h) => h.used_by_deposit_id !== null && h.used_by_deposit_id !== d.id),
-      route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt) } : null,
+      route_confirmation: d.routeConfirmation ? { trans_ref: d.routeConfirmation.transRef, amount_minor: n(d.routeConfirmation.amountMinor), confirmed_at: iso(d.routeConfirmation.confirmedAt), confirmed_by: d.routeConfirmation.confirmedBy ?? null } : null,
     },
     claims: claimsOf.map((c) => ({ id: c.id, kind: c.kind, status: c.status, amount_minor: n(c.amountMinor), refund_withdrawal_id: c.refundWithdrawalId ?? null })),
     timeline: depositTimeline(d, facts.trail, own, claimsOf.map((c) => c.id)),

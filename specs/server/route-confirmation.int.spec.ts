@@ -1,7 +1,8 @@
 // The fallback route confirming a transfer after the order closed, over real HTTP:
 // POST /v1/bo/deposits/{id}/route-confirmations puts an expired gateway deposit under
-// review with LATE_ROUTE_CONFIRMATION, the merchant sees it on GET, a reviewer settles it
-// at the confirmed amount, and bad input gets the contract's codes with nothing written.
+// review with LATE_ROUTE_CONFIRMATION, the merchant sees it on GET, a reviewer other than
+// the operator who posted it settles it at the confirmed amount, and bad input gets the
+// contract's codes with nothing written.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -31,11 +32,18 @@ async function expiredGatewayDeposit(amountMinor = 40_000): Promise<string> {
 
 test('a late route confirmation puts the order under review; the reviewer settles it at the confirmed amount', async () => {
   const id = await expiredGatewayDeposit();
-  const confirmed = await s.bo('POST', `/v1/bo/deposits/${id}/route-confirmations`, { trans_ref: 'GW-HTTP-1', amount_minor: 40_000 });
+  const confirmed = await s.bo('POST', `/v1/bo/deposits/${id}/route-confirmations`, { trans_ref: 'GW-HTTP-1', amount_minor: 40_000 }, { sub: 'emp_feed' });
   assert.is(confirmed.status, 200, confirmed.text);
   assert.is(confirmed.json.status, 'under_review');
   const seen = await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${id}`);
   assert.equal(seen.json.review.reasons.map((r: { code: string; actionable_by: string }) => [r.code, r.actionable_by]), [['LATE_ROUTE_CONFIRMATION', 'support']]);
+  // the confirmation is the word of the operator who posted it: they do not also settle on it
+  const rows = await journalRows(s);
+  const own = await s.bo('POST', `/v1/bo/deposits/${id}/approve`, { note: 'Gateway statement line matches the order.' }, { sub: 'emp_feed' });
+  expectError(own, 'operation_not_allowed');
+  assert.match(own.json.error.message, /You posted this route confirmation/);
+  assert.is(await journalRows(s), rows, 'the refusal wrote nothing');
+  assert.is((await s.bo('GET', `/v1/bo/deposits/${id}`)).json.evidence.route_confirmation.confirmed_by, 'emp_feed');
   const approved = await s.bo('POST', `/v1/bo/deposits/${id}/approve`, { note: 'Gateway statement line matches the order.' });
   assert.is(approved.status, 200, approved.text);
   assert.equal([approved.json.status, approved.json.amount_received_minor, approved.json.partial], ['settled', 40_000, false]);
