@@ -152,6 +152,10 @@ export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', no
   if (p.exp - p.iat > tokenLifetimeSecondsMax) return `token lifetime too long: exp − iat is ${p.exp - p.iat} s, ${max}`;
   if (p.exp - nowSeconds > tokenLifetimeSecondsMax) return `token lifetime too long: it is valid for ${p.exp - nowSeconds} s more, ${max}`;
   if (p.iat > nowSeconds + issuerClockSkewSeconds) return `token issued in the future (iat ${instantText(p.iat)})`;
+  // A sign-in after the token was issued, or yet to come, would make a step-up's age negative: fresh for ever.
+  if (typeof p.auth_time === 'number' && p.auth_time > p.iat + issuerClockSkewSeconds) {
+    return `token says its operator signed in after it was issued (auth_time ${instantText(p.auth_time)}, iat ${instantText(p.iat)})`;
+  }
   if (kind === 'step-up') {
     const by = typeof p.auth_time === 'number' ? 'auth_time' : 'iat';
     const age = nowSeconds - (by === 'auth_time' ? (p.auth_time as number) : p.iat);

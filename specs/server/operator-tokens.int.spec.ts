@@ -92,11 +92,13 @@ test('lifetime bounds: access tokens over 12 h (by exp − iat or exp − now) o
   assert.is((await read(await signed({ iat: now, exp: now + 11 * hour }))).status, 404);
 });
 
-test('step-up tokens older than 5 minutes (by auth_time, else iat) are refused; a fresh one passes', async () => {
+test('step-up tokens older than 5 minutes (by auth_time, else iat) are refused, as is an auth_time after iat; a fresh one passes', async () => {
   const now = wallSeconds();
   refused(await stepUpAction(await signed({ acr: 'step-up', iat: now - 360, exp: now + 600 })), 'scope_denied', /step-up token is 36\d s old \(by iat\); at most 300 s/);
   refused(await stepUpAction(await signed({ acr: 'step-up', auth_time: now - 400, iat: now, exp: now + 300 })), 'scope_denied', /step-up token is 40\d s old \(by auth_time\)/);
   refused(await stepUpAction(await signed({ acr: 'step-up', iat: now, exp: now + 10 * 365 * 24 * hour })), 'scope_denied', /lifetime too long/);
+  // a sign-in dated after the token (an hour old by iat) would be a negative age: fresh for ever
+  refused(await stepUpAction(await signed({ acr: 'step-up', auth_time: now + 3600, iat: now - 3600, exp: now + 7200 })), 'scope_denied', /signed in after it was issued/);
   assert.is((await stepUpAction(await signed({ acr: 'step-up', auth_time: now - 10, iat: now, exp: now + 300 }))).status, 404);
 });
 
