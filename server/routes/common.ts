@@ -10,7 +10,8 @@ import { operatorOf } from '../auth/operator.ts';
 
 /** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */
 export function queryOf(ctx: Context): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: a parameter named __proto__ is a key like any other (then refused as unknown), not a prototype to set.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(ctx.query)) {
     if (Array.isArray(v)) throw new ApiError('validation_error', `Query parameter ${k} is repeated.`, { fields: [{ path: `query.${k}`, reason: 'duplicate' }] });
     if (v !== undefined) out[k] = v;
