@@ -109,20 +109,23 @@ export async function readJsonBody(ctx: Context): Promise<void> {
 /** An API key secret's shape, not inside a longer word (a "task_test_…" reference is no key). */
 const apiKeyShaped = /(?<![A-Za-z0-9])sk_(live|test)_[A-Za-z0-9_-]{8,}/;
 
-/** Whether `text` holds something shaped like an API key secret (sk_live_… or sk_test_…). */
-/** Where in a parsed body the secret-shaped text is (`url`, `legs.0.note`, a key's name), or undefined. */
-function secretShapedPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return secretShaped(value) ? path : undefined;
+/**
+ * Where in a parsed body the secret-shaped text is (`url`, `legs.0.note`), or undefined; a
+ * key's name that is one is named by the object holding it (`metadata`, inKey), never
+ * spelt: the refusal would hand the secret back to the client's logs.
+ */
+function secretShapedPath(value: unknown, path = ''): { path: string; inKey: boolean } | undefined {
+  if (typeof value === 'string') return secretShaped(value) ? { path, inKey: false } : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (secretShaped(key)) return at;
-    const found = secretShapedPath(inner, at);
+    if (secretShaped(key)) return { path, inKey: true };
+    const found = secretShapedPath(inner, path ? `${path}.${key}` : key);
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
+/** Whether `text` holds something shaped like an API key secret (sk_live_… or sk_test_…). */
 export function secretShaped(text: string): boolean {
   return text.includes('sk_') && apiKeyShaped.test(text);
 }
@@ -150,8 +153,10 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   // "a key in clear" for good (security audit).
   // The parsed values too: a JSON escape ("sk\u005flive_…") spells a key the text does not show.
   if (secretShaped(text) || (text.includes('\\u') && secretShaped(JSON.stringify(body)))) {
-    const path = secretShapedPath(body) ?? '';
-    throw new ApiError('validation_error', `The body holds text shaped like an API key secret (sk_live_… or sk_test_…)${path ? ` in ${path}` : ''}: a secret is never sent in a body, and no reference may look like one.`, { fields: [{ path, reason: 'secret_shaped' }] });
+    const found = secretShapedPath(body) ?? { path: '', inKey: false };
+    const where = found.inKey ? ` in the name of a key of ${found.path || 'the body'}` : found.path ? ` in ${found.path}` : '';
+    throw new ApiError('validation_error', `The body holds text shaped like an API key secret (sk_live_… or sk_test_…)${where}: a secret is never sent in a body, and no reference may look like one.`,
+      { fields: [{ path: found.path, reason: 'secret_shaped', ...(found.inKey ? { hint: "a key's name" } : {}) }] });
   }
   (ctx.request as { body?: unknown }).body = body;
   stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there

@@ -12,15 +12,18 @@ const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
 const name = { type: 'string', minLength: 1, maxLength: 140, pattern: visible, 'x-readable': true } as const;
 const money = { type: 'integer' } as const;
+// Metadata is echoed in every answer and event: its keys take no control characters, its
+// values those of written text only (tabs and line breaks kept), and neither half a
+// surrogate pair, which strict JSON decoders refuse a whole webhook body for.
 const metadata = {
   type: 'object', maxProperties: limits.metadataKeysMax,
-  propertyNames: { minLength: 1, maxLength: limits.metadataKeyLengthMax },
-  additionalProperties: { type: 'string', maxLength: limits.metadataValueBytesMax },
+  propertyNames: { minLength: 1, maxLength: limits.metadataKeyLengthMax, pattern: visible },
+  additionalProperties: { type: 'string', maxLength: limits.metadataValueBytesMax, pattern: writtenText },
 } as const;
 // A deposit's metadata: 20 keys, values of 500 bytes (the contract); key length is the
 // withdrawal Live profile's rule only, so a deposit's keys are bounded as its values are
 // (bytes, checked in the route as the values are).
-const depositMetadata = { ...metadata, propertyNames: { minLength: 1, maxLength: limits.depositMetadataKeyBytesMax } } as const;
+const depositMetadata = { ...metadata, propertyNames: { minLength: 1, maxLength: limits.depositMetadataKeyBytesMax, pattern: visible } } as const;
 // The contract's "validated then excluded from stored metadata": an address that is an
 // address, and text without control characters (`visible`, above).
 const client = {

@@ -965,6 +965,27 @@ test('written text takes no control or direction characters (a reversed audit no
   assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${w.json.id}/cancel`, { reason: 'the customer changed\ntheir mind' })).status, 200);
 });
 
+test('metadata keys take no control characters, values those of written text only; neither half a surrogate pair: it is echoed in every answer and event', async () => {
+  const before = await journalRows(s);
+  const refusals: [Record<string, string>, string][] = [
+    [{ 'a\u0000b': 'x' }, 'metadata'], [{ 'a\u202eb': 'x' }, 'metadata'], [{ 'a\ud800': 'x' }, 'metadata'],
+    [{ note: 'x\u0000' }, 'metadata.note'], [{ note: 'x\ud800' }, 'metadata.note'], [{ note: 'abc\u202edef' }, 'metadata.note'],
+  ];
+  for (const [metadata, path] of refusals) {
+    for (const [route, body] of [['/v1/pay/deposits', depositBody({ metadata })]] as const) {
+      const r = await s.call(shop.live.api_key, 'POST', route, body);
+      expectError(r, 'validation_error');
+      const field = r.json.error.details.fields.find((f: { path: string }) => f.path.startsWith(path));
+      assert.ok(field && field.reason === 'pattern', `${JSON.stringify(metadata)}: ${r.text}`);
+    }
+  }
+  assert.is(await journalRows(s), before, 'nothing kept');
+  const fine = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ metadata: { 'ร้าน': 'สาขา 1\nชั้น 2 🛒', order: 'A-1' } }));
+  assert.ok(fine.status === 201 || fine.status === 202, fine.text);
+  assert.equal(fine.json.metadata, { 'ร้าน': 'สาขา 1\nชั้น 2 🛒', order: 'A-1' }, 'Thai, emoji and a line break are text');
+  assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${fine.json.id}/cancel`, {})).status, 200);
+});
+
 test('a body holding text shaped like an API key secret is refused before anything is kept (it would sit in the journal for good); a word that merely contains the letters is fine', async () => {
   const before = await journalRows(s);
   const shaped = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'sk_live_AAAAAAAAAAAAAAAAAAAA' }));
@@ -975,6 +996,12 @@ test('a body holding text shaped like an API key secret is refused before anythi
   assert.ok(escaped.includes('sk\\u005flive_'), escaped);
   const sneaked = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', escaped, { idempotencyKey: randomUUID() });
   assert.equal([sneaked.status, sneaked.json.error?.details?.fields?.[0]?.reason], [422, 'secret_shaped'], sneaked.text);
+  assert.is(await journalRows(s), before, 'nothing kept');
+  // a key's name shaped like one: the object holding it is named, the secret is not spelt back
+  const inKey = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ metadata: { sk_live_AAAABBBBCCCCDDDDEEEE1234: 'v' } }));
+  expectError(inKey, 'validation_error');
+  assert.equal(inKey.json.error.details.fields[0], { path: 'metadata', reason: 'secret_shaped', hint: "a key's name" });
+  assert.not.match(inKey.text, /AAAABBBB/, 'the secret is not in the answer');
   assert.is(await journalRows(s), before, 'nothing kept');
   const word = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'task_test_abcdefgh12' }));
   assert.ok(word.status === 201 || word.status === 202, word.text);
