@@ -8,6 +8,7 @@ import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
+import { ManualClockMark } from '../adapters/sqlite/manual-clock.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
 import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
@@ -203,12 +204,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     throw error;
   }
   // SATANG_CLOCK=manual starts at the wall clock. After advances and a restart, it resumes
-  // at the journal's last entry instead, when that is later: business time never runs
-  // back behind what the journal recorded (the advance itself is not journaled, so time
-  // advanced past the last commit is not resumed). A test's own clock is left as given.
-  if (!options.clock && clock instanceof ManualClock) {
+  // where the last advance left it or at the journal's last entry, whichever is later:
+  // business time never runs back behind an advance that was answered or what the journal
+  // recorded. A test's own clock is left as given.
+  const clockMark = !options.clock && clock instanceof ManualClock ? new ManualClockMark(store.db) : undefined;
+  if (clockMark && clock instanceof ManualClock) {
     const last = store.db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get();
-    if (last !== undefined && last > clock.now()) clock.set(last);
+    const resume = Math.max(last ?? 0, clockMark.read() ?? 0);
+    if (resume > clock.now()) clock.set(resume);
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
   const securityClock = options.securityClock ?? new SystemClock();
@@ -252,7 +255,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     },
     // A manual clock's advance may age events past the retention: a sweep follows it.
     ...(clock instanceof ManualClock ? {
-      advanceClock: async (ms: number) => { await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) }); retentionSweeps.run(); },
+      advanceClock: async (ms: number) => {
+        await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) });
+        clockMark?.write(clock.now());
+        retentionSweeps.run();
+      },
     } : {}),
   };
   const services: Services = {

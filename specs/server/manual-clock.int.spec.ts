@@ -1,6 +1,7 @@
 // SATANG_CLOCK=manual across a restart: the clock a server makes for itself starts at the
 // wall clock, and on a data dir whose journal was written after clock advances it resumes
-// at the journal's last entry, so business time never runs back behind what was recorded
+// at the journal's last entry or where the last advance left it, whichever is later, so
+// business time never runs back behind what was recorded or answered
 // (reports would refuse their own days as "not yet begun", timers would wait again). An
 // advance takes an Idempotency-Key like every operator POST: a retry does not move it twice.
 
@@ -17,7 +18,7 @@ import { TestServer } from '../support/server-harness.ts';
 
 const dayMs = 86_400_000;
 
-test('a manual clock resumes at the journal\'s last entry after a restart, and starts at the wall clock on a fresh data dir', async () => {
+test('a manual clock resumes at the journal\'s last entry, or its last advance, after a restart, and starts at the wall clock on a fresh data dir', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'satang-manual-clock-'));
   const env = { SATANG_DATA_DIR: join(dir, 'data'), SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent' };
   try {
@@ -32,11 +33,23 @@ test('a manual clock resumes at the journal\'s last entry after a restart, and s
     await first.close();
 
     const second = await startServer(env);
+    let advancedTo: number;
     try {
       assert.is(second.services.write.clock.now(), recordedAt, 'resumed at the last entry, not at the wall clock four days earlier');
       assert.ok(second.store.world.whiteLabels.size === 1);
+      // an hour on with nothing due: no journal entry, but an answered advance all the same
+      await second.services.write.advanceClock!(3_600_000);
+      advancedTo = second.services.write.clock.now();
+      assert.is(advancedTo, recordedAt + 3_600_000);
     } finally {
       await second.close();
+    }
+
+    const third = await startServer(env);
+    try {
+      assert.is(third.services.write.clock.now(), advancedTo, 'resumed where the last advance left it, past the last entry');
+    } finally {
+      await third.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
