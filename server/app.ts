@@ -21,7 +21,7 @@ import { walletRoutes } from './routes/withdrawals.ts';
 import { backOfficeRoutes } from './routes/bo.ts';
 import type { CapabilitySigner } from './capability.ts';
 import { chargeUnroutedOperatorCall, identifyOperator, type operatorAuth } from './auth/operator.ts';
-import { bodyPolicy, declaresBody } from './request-body.ts';
+import { bodyPolicy, declaresBody, refuseOtherCharset } from './request-body.ts';
 import { requestLimits } from '../core/limits.ts';
 import { documentOf } from './openapi/document.ts';
 import type { Metrics } from './metrics.ts';
@@ -257,8 +257,7 @@ export function createApp(parts: AppParts): Koa {
     // rather than ignored, since the signature covers the bytes the client sent.
     if (declaresBody(ctx) && ctx.method !== 'GET' && !isSlipUpload(ctx)) {
       if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send request bodies as application/json.');
-      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get('Content-Type'))?.[1]?.toLowerCase();
-      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new ApiError('unsupported_media_type', 'JSON bodies are UTF-8; send charset=utf-8 or none.');
+      refuseOtherCharset(ctx);
       const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
       if (encoding !== '' && encoding !== 'identity') throw new ApiError('unsupported_media_type', 'Compressed request bodies are not accepted.');
     }

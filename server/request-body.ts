@@ -130,14 +130,24 @@ export function secretShaped(text: string): boolean {
   return text.includes('sk_') && apiKeyShaped.test(text);
 }
 
+/** 400 unsupported_media_type unless the Content-Type's charset is absent or UTF-8 (JSON bodies, the slip upload's too). */
+export function refuseOtherCharset(ctx: Context): void {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get('Content-Type'))?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new ApiError('unsupported_media_type', 'JSON bodies are UTF-8; send charset=utf-8 or none.');
+}
+
+/** The bytes as UTF-8 text (a leading BOM dropped), or 400 malformed_json: nothing is guessed or replaced. */
+export function utf8Text(raw: Uint8Array, what = 'The request body'): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw new ApiError('malformed_json', `${what} is not valid UTF-8.`);
+  }
+}
+
 export function parseJsonBody(ctx: Context, raw: Buffer): void {
   if (ctx.method !== 'POST' || raw.length === 0) return;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw); // a leading BOM is dropped
-  } catch {
-    throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
-  }
+  const text = utf8Text(raw);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -8,6 +8,7 @@
 import type { Context } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { refuseOtherCharset } from '../request-body.ts';
 import { slipUploadLimits } from '../../core/limits.ts';
 import { evidenceFromJson, evidenceFromMultipart, type Accepts, type Evidence } from './evidence.ts';
 
@@ -34,6 +35,7 @@ export async function readEvidence(ctx: Context, accepts: Accepts): Promise<Evid
   if (shape === null || (shape === 'json' && !accepts.contentTypes.includes('application/json'))) {
     throw new ApiError('unsupported_media_type', 'Send the slip as multipart/form-data (file, payload) or, where content_types allows it, as application/json.');
   }
+  if (shape === 'json') refuseOtherCharset(ctx); // read as UTF-8 whatever it says, a latin-1 payload would be altered
   const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw new ApiError('unsupported_media_type', 'Compressed slip uploads are not accepted.');
   const capBytes = wireBytesMax(shape, accepts.maxBytes);

@@ -14,7 +14,7 @@
 
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
-import { refuseJsonDepartures, secretShaped } from '../request-body.ts';
+import { refuseJsonDepartures, secretShaped, utf8Text } from '../request-body.ts';
 import { visible } from '../schemas.ts';
 import { iso } from '../../core/present.ts';
 import { parseIso } from '../time.ts';
@@ -101,8 +101,17 @@ export function evidenceFromMultipart(body: Buffer, contentType: string, accepts
   const payloads = parts.filter((p) => p.name === 'payload');
   if (files.length !== 1) throw fieldError('file', files.length === 0 ? 'required' : 'duplicate', 'exactly one file part');
   if (payloads.length > 1) throw fieldError('payload', 'duplicate');
-  const payload = payloads[0] === undefined ? undefined : checkPayload(payloads[0].data.toString('utf8'));
+  const payload = payloads[0] === undefined ? undefined : checkPayload(payloadText(payloads[0].data));
   return imageEvidence(files[0]!.data, payload, 'file', accepts);
+}
+
+/** A multipart payload part as UTF-8 text; a byte that is not is refused, never replaced. */
+function payloadText(data: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(data);
+  } catch {
+    throw fieldError('payload', 'encoding', 'UTF-8 text, as the mini-QR holds');
+  }
 }
 
 interface ImageBody { image_base64: string; payload?: string }
@@ -126,7 +135,7 @@ export const slipBodySchemas = { image: imageBody.schema, noImage: noImageBody.s
 
 export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
   let data: unknown;
-  const text = body.toString('utf8');
+  const text = utf8Text(body); // toString would replace a bad byte and the verifier see evidence the payer never sent
   try {
     data = JSON.parse(text);
   } catch {

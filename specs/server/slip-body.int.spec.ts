@@ -161,6 +161,25 @@ test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown field
   assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
 });
 
+test('bytes that are not UTF-8, or a charset that is not, are refused before any upload is counted: nothing is replaced and sent to the verifier', async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() });
+  const cap: Capability = deposit.slip_upload;
+  const image = pngSlip().toString('base64');
+  const notUtf8 = Buffer.concat([Buffer.from(`{"image_base64":"${image}","payload":"A`), Buffer.from([0xff]), Buffer.from('B"}')]);
+  const cases: [string, Promise<any>, string, string?][] = [
+    ['a JSON body with a byte that is not UTF-8', upload(cap, notUtf8, 'application/json'), 'malformed_json'],
+    ['a JSON body declared latin-1', upload(cap, JSON.stringify({ image_base64: image, payload: 'qr' }), 'application/json; charset=iso-8859-1'), 'unsupported_media_type'],
+    ['a JSON body declared UTF-16', upload(cap, JSON.stringify({ image_base64: image }), 'application/json; charset="utf-16"'), 'unsupported_media_type'],
+    ['a multipart payload part with a byte that is not UTF-8', upload(cap, ...Object.values(multipartBody([{ name: 'file', data: pngSlip() }, { name: 'payload', data: Buffer.from([0x61, 0xff, 0x62]) }])) as [Buffer, string]), 'validation_error', 'payload'],
+  ];
+  for (const [what, sent, code, path] of cases) {
+    const e = expectError(await sent, code);
+    if (path) assert.equal(e.details.fields.map((f: any) => [f.path, f.reason]), [[path, 'encoding']], what);
+  }
+  assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
+  assertReceipt(await upload(cap, JSON.stringify({ image_base64: image, payload: 'qr' }), 'application/json; charset=UTF-8'));
+});
+
 test('a payload or trans_ref shaped like an API key secret is 422 secret_shaped, as every merchant body: nothing reaches the journal', async () => {
   const deposit = await matchedDeposit(scene, { sender: freshSender() });
   const cap: Capability = deposit.slip_upload;
