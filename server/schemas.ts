@@ -118,7 +118,7 @@ export const listWithdrawalsQuery = compile<{ limit?: string; status?: string; u
 
 export const quoteQuery = compile<{ channel: 'withdrawal'; amount_minor: string }>({
   type: 'object', additionalProperties: false, required: ['channel', 'amount_minor'],
-  properties: { channel: { const: 'withdrawal' }, amount_minor: { type: 'string', pattern: '^[0-9]{1,16}$' } },
+  properties: { channel: { const: 'withdrawal' }, amount_minor: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' } }, // decimal digits, no sign or leading zero (as every number the API reads from a query)
 }, { in: 'query' });
 
 export const sendersQuery = compile<{ end_user_ref: string }>({

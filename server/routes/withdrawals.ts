@@ -129,7 +129,7 @@ export function walletRoutes(services: Services, config: Config): Router {
     if (p2p) throw featureOff('The merchant quote');
     const q = parseWith(quoteQuery, queryOf(ctx));
     const wl = world().whiteLabels.get(m.whiteLabelId)!;
-    const quote = withdrawalQuote(wl.fees, wl.amounts, amountOf(Number(q.amount_minor)));
+    const quote = withdrawalQuote(wl.fees, wl.amounts, amountOf(Number(q.amount_minor), 'query.amount_minor'));
     if (isRejection(quote)) throw ApiError.from(quote);
     ctx.body = {
       object: 'quote', livemode: m.livemode, channel: quote.channel, amount_minor: minorToJson(quote.amountMinor), fee_total_minor: minorToJson(quote.fee.totalMinor),

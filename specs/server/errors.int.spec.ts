@@ -615,6 +615,11 @@ test('amount_below_p2p_minimum and feature_not_enabled in the live_p2p profile',
     const below = expectError(await s.call(shop.live.api_key, 'GET', `/v1/pay/quote?channel=withdrawal&amount_minor=${amount}`), 'amount_not_supported');
     assert.is(below.details.min_minor, 10_000, 'no fee is quoted for an amount creation refuses');
   }
+  // read as the digits say, or not at all: no leading zero (as limit= and since_sequence=), no sign
+  for (const amount of ['010000', '+10000', '1e4', '10000.0']) {
+    const e = expectError(await s.call(shop.live.api_key, 'GET', `/v1/pay/quote?channel=withdrawal&amount_minor=${encodeURIComponent(amount)}`), 'validation_error');
+    assert.is(e.details.fields[0].path, 'query.amount_minor', amount);
+  }
 });
 
 // ---- rate limits (a dedicated server, so the buckets start full) ----
