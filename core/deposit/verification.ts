@@ -43,6 +43,11 @@ const timeWindowEarlyMs = 10 * 60_000;
 /** ...and shortly after the leg expired (the app confirmed, the bank stamped late). */
 const timeWindowLateMs = 5 * 60_000;
 
+/** When a transfer to the order (to `leg`, else to its first expiry) may be stamped: what the time_window check applies and a reviewer is shown. */
+export function transferTimeWindow(deposit: Pick<Deposit, 'createdAt' | 'expiresAt'>, leg?: { readonly expiresAt?: number }): { from: number; to: number } {
+  return { from: deposit.createdAt - timeWindowEarlyMs, to: (leg?.expiresAt ?? deposit.expiresAt) + timeWindowLateMs };
+}
+
 function digitsOrMask(s: string): string {
   return s.replace(/[\s-]/g, '');
 }
@@ -142,9 +147,9 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   }
 
   const expected = leg?.amountMinor ?? paidAgain?.amountMinor ?? deposit.amountMinor;
-  const expiresAt = leg?.expiresAt ?? deposit.expiresAt;
+  const window = transferTimeWindow(deposit, leg);
   const amountExact = transfer.amountMinor === expected;
-  const withinTimeWindow = facts.outsideTimeWindow !== true && transfer.occurredAt >= deposit.createdAt - timeWindowEarlyMs && transfer.occurredAt <= expiresAt + timeWindowLateMs;
+  const withinTimeWindow = facts.outsideTimeWindow !== true && transfer.occurredAt >= window.from && transfer.occurredAt <= window.to;
   const senderBankMatch = transfer.sender.bankCode === deposit.sender.bankCode;
   const account = transfer.sender.accountNumber.trim() === '' ? 'unavailable' : matchAccountNumber(deposit.sender.accountNumber, transfer.sender.accountNumber);
   const name = matchName(deposit.sender.accountNameTh, transfer.sender.name);

@@ -133,7 +133,7 @@ export function masterKeyReminder(dataDir: string, opens = masterKeyOpensRestore
     switch (key.kind) {
       case 'env': where = 'this environment gives it in SATANG_MASTER_KEY'; break;
       case 'file': where = `this environment gives it in SATANG_MASTER_KEY_FILE (${key.path})`; break;
-      case 'development': where = `in development copy the old data dir's master key to ${key.path} before the server starts, or it makes a new one that opens nothing`; break;
+      case 'development': where = `in development copy the old data dir's master key to ${key.path} before the server starts, or it refuses to start (exit 78)`; break;
       default: { const _: never = key; where = ''; }
     }
   } catch {

@@ -50,6 +50,8 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(verifySpec, argv);
   if (typeof args === 'number') return args;
   const dataDir = text(args, 'data-dir');
+  // Given but empty (a `$(jq …)` that found nothing) is no anchor at all: said, not passed as checked.
+  if (args.values['action-log-head'] === '') return usageError(verifySpec, '--action-log-head is empty: the command that should have found the anchor found none (in a log captured from npm start, skip its banner: grep \'^{\' server.log | jq …)');
   const anchors = headsOf(text(args, 'action-log-head'));
   if (typeof anchors === 'string') return usageError(verifySpec, `--action-log-head takes ID:HASH (a row id and its 64 hex digits), comma-separated; not '${anchors}'`);
   // Read before the journal: the server writes an action-log row before the request log's, so each call read here has its row there.

@@ -9,6 +9,7 @@
 // the world, decides nothing.
 
 import type { Deposit, DepositEvent, Leg, Slip, Verification } from '../../core/deposit/state.ts';
+import { transferTimeWindow } from '../../core/deposit/verification.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
 import { iso, maskAccountNumber, maskAccountNumberLike, maskName, presentDeposit } from '../../core/present.ts';
@@ -58,8 +59,10 @@ function verdicts(d: Deposit, v: Verification | undefined, shownMinor: bigint | 
   } : {};
   // A multi-leg order's slip pays one leg: its amount is the leg's, as verification checked it.
   const leg = d.legs.length > 1 ? d.legs.find((l) => l.legRef === legRef) : undefined;
+  // The window the check applied: 10 minutes before the order to 5 minutes after the paid leg's expiry.
+  const window = transferTimeWindow(d, d.legs.find((l) => l.legRef === legRef));
   const expected: Record<string, unknown> = {
-    amount: n(leg?.amountMinor ?? d.amountMinor), time_window: { from: iso(d.createdAt), to: iso(d.expiresAt) }, sender_bank: d.sender.bankCode,
+    amount: n(leg?.amountMinor ?? d.amountMinor), time_window: { from: iso(window.from), to: iso(window.to) }, sender_bank: d.sender.bankCode,
     // Masked in the shape the slip showed, so the reviewer compares the same places.
     sender_account: maskAccountNumberLike(t?.sender.account_number_masked, d.sender.accountNumber), sender_name: maskName(d.sender.accountNameTh),
     receiver: d.legs.map((l) => ({ leg_ref: l.legRef, bank_code: l.receiver.bankCode, account_number_masked: maskAccountNumberLike(t?.receiver.account_number_masked, l.receiver.accountNumber) })),

@@ -71,6 +71,10 @@ test('rows cut from the end of the action log, or all of it, fail satang verify:
     assert.is((await verify(dataDir, '--action-log-head', `${merchantsAnchor},${head.id}:${head.hash}`)).code, 0, 'anchors that are there pass');
     const forged = await verify(dataDir, '--action-log-head', `${head.id}:${'0'.repeat(64)}`);
     assert.match(forged.report.action_log.problem, new RegExp(`row ${head.id}: its hash is not the anchor's`));
+    // an anchor a `$(jq …)` failed to find is no anchor: exit 2, not "ok" with nothing checked
+    const empty = await run(satang, ['verify', '--data-dir', dataDir, '--action-log-head', ''], { cwd: root }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    assert.is(empty.code, 2);
+    assert.match(empty.stderr, /--action-log-head is empty/);
 
     // The attacker drops the trigger and cuts the newest two rows.
     const db = new Database(join(dataDir, 'journal.db'));

@@ -176,6 +176,13 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.is(verdict('sender_account').expected === verdict('sender_account').shown, verdict('sender_account').match, 'the same digits exactly when the account matched');
   const receiverShown = verdict('receiver').shown.account_number_masked;
   assert.ok(verdict('receiver').expected.some((leg: any) => leg.account_number_masked === receiverShown), `one leg's receiver as the slip showed it: ${JSON.stringify(verdict('receiver'))}`);
+  // The window shown is the one the check applied: 10 minutes before the order to 5 after its expiry.
+  const order = view.deposit;
+  assert.equal(verdict('time_window').expected, {
+    from: new Date(Date.parse(order.created_at) - 10 * 60_000).toISOString(), to: new Date(Date.parse(order.expires_at) + 5 * 60_000).toISOString(),
+  });
+  const shownAt = Date.parse(verdict('time_window').shown);
+  assert.is(shownAt >= Date.parse(verdict('time_window').expected.from) && shownAt <= Date.parse(verdict('time_window').expected.to), verdict('time_window').match);
   assert.match(verdict('sender_name').shown, /\*\*\*$/);
   assert.not.equal(verdict('sender_name').shown, verdict('sender_name').expected, 'the mismatching name is shown beside the expected one');
   assert.is(view.evidence.legs.length, 2);

@@ -12,6 +12,7 @@ import { request } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import type { ErrorCode } from '../../core/errors.ts';
 import { expectError } from '../support/api-checks.ts';
 import { signedHeaders, freshSender } from '../support/server-harness.ts';
 import {
@@ -166,7 +167,7 @@ test('bytes that are not UTF-8, or a charset that is not, are refused before any
   const cap: Capability = deposit.slip_upload;
   const image = pngSlip().toString('base64');
   const notUtf8 = Buffer.concat([Buffer.from(`{"image_base64":"${image}","payload":"A`), Buffer.from([0xff]), Buffer.from('B"}')]);
-  const cases: [string, Promise<any>, string, string?][] = [
+  const cases: [string, Promise<any>, ErrorCode, string?][] = [
     ['a JSON body with a byte that is not UTF-8', upload(cap, notUtf8, 'application/json'), 'malformed_json'],
     ['a JSON body declared latin-1', upload(cap, JSON.stringify({ image_base64: image, payload: 'qr' }), 'application/json; charset=iso-8859-1'), 'unsupported_media_type'],
     ['a JSON body declared UTF-16', upload(cap, JSON.stringify({ image_base64: image }), 'application/json; charset="utf-16"'), 'unsupported_media_type'],
