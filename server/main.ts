@@ -208,6 +208,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // business time never runs back behind an advance that was answered or what the journal
   // recorded. A test's own clock is left as given.
   const clockMark = !options.clock && clock instanceof ManualClock ? new ManualClockMark(store.db) : undefined;
+  let advancing: Promise<unknown> = Promise.resolve();
   if (clockMark && clock instanceof ManualClock) {
     const last = store.db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get();
     const resume = Math.max(last ?? 0, clockMark.read() ?? 0);
@@ -255,10 +256,17 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     },
     // A manual clock's advance may age events past the retention: a sweep follows it.
     ...(clock instanceof ManualClock ? {
-      advanceClock: async (ms: number) => {
-        await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) });
-        clockMark?.write(clock.now());
-        retentionSweeps.run();
+      // One advance at a time: each steps from where it finds the clock to that instant plus
+      // its own seconds, firing timers on the way, so two at once would each set the clock to
+      // their own target (time lost, or refused as running back). They queue instead.
+      advanceClock: (ms: number) => {
+        const run = advancing.then(async () => {
+          await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) });
+          clockMark?.write(clock.now());
+          retentionSweeps.run();
+        });
+        advancing = run.catch(() => undefined);
+        return run;
       },
     } : {}),
   };

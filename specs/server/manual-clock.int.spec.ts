@@ -14,7 +14,7 @@ import { settled } from '../../core/handler/handle.ts';
 import { startServer } from '../../server/main.ts';
 import { operator } from '../support/core-harness.ts';
 import { expectError } from '../support/api-checks.ts';
-import { TestServer } from '../support/server-harness.ts';
+import { depositBody, TestServer } from '../support/server-harness.ts';
 
 const dayMs = 86_400_000;
 
@@ -72,6 +72,26 @@ test('POST /v1/bo/clock/advance: a retry with the same Idempotency-Key answers t
     const other = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 60 }, { idempotencyKey: 'advance-2' });
     assert.is(other.status, 200, other.text);
     assert.is(await now(), before + 3660_000);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('advances sent at once queue: the clock moves by their sum, each answers 200, none a 500 (timers falling due on the way)', async () => {
+  const s = await TestServer.start();
+  try {
+    const m = await s.onboard('Racing clocks');
+    // Orders whose expiries fall inside the hour: each advance stops at them and awaits between steps.
+    for (let i = 0; i < 6; i++) {
+      const r = await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000 + i * 1_000, expires_in_seconds: 600 + i * 300 }));
+      assert.ok(r.status === 201 || r.status === 202, r.text);
+    }
+    const now = async () => Date.parse((await s.bo('GET', '/v1/bo/clock')).json.now);
+    const before = await now();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => s.bo('POST', '/v1/bo/clock/advance', { seconds: 3600 })));
+    assert.equal(answers.map((a) => a.status), [200, 200, 200, 200, 200, 200], answers.map((a) => a.text).join('\n'));
+    assert.is(await now(), before + 6 * 3600_000, 'six hours, as asked');
+    assert.equal(answers.map((a) => Date.parse(a.json.now)).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6].map((h) => before + h * 3600_000), 'each answered where its own advance ended');
   } finally {
     await s.stop();
   }
