@@ -222,7 +222,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   });
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
-  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen > 0) compactAfterSealing(store.db);
+  if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen + webhooks.endpoints.sealedOnOpen > 0) compactAfterSealing(store.db);
   const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
   const readSide = await startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), tail: () => store.durableSeq, log: logger });

@@ -24,6 +24,7 @@ import { checkPlain, checkPurpose, compactAfterSealing, isSealed, masterKeyOpens
 import { secretPurpose } from '../adapters/sqlite/api-keys.ts';
 import { bodyPurpose } from '../adapters/sqlite/keys.ts';
 import { openDatabase, type Db } from '../adapters/sqlite/schema.ts';
+import { urlPurpose } from '../adapters/webhooks/endpoints.ts';
 import { privateKeyPurpose } from '../adapters/webhooks/signing-keys.ts';
 import { devIssuerKeyFileName, devIssuerKeyPurpose } from './auth/operator.ts';
 import { keyFileName as capabilityKeyFileName, keyPurpose as capabilityKeyPurpose } from './capability.ts';
@@ -92,6 +93,12 @@ function resealJournal(db: Db, current: Sealer, next: Sealer): Pick<RekeyReport,
     for (const r of rows) update.run(next.seal(current.open(r.private_pkcs8, privateKeyPurpose(r.kid)), privateKeyPurpose(r.kid)), r.kid);
     handled.set(`${table}.private_pkcs8`, rows.length);
     signingKeys += rows.length;
+  }
+  if (tableExists(db, 'webhook_endpoints') && db.prepare<[], string>("SELECT name FROM pragma_table_info('webhook_endpoints')").pluck(true).all().includes('url_sealed')) {
+    const rows = db.prepare<[], { id: string; url_sealed: string }>('SELECT id, url_sealed FROM webhook_endpoints WHERE url_sealed IS NOT NULL').all();
+    const update = db.prepare('UPDATE webhook_endpoints SET url_sealed = ? WHERE id = ?');
+    for (const r of rows) update.run(next.seal(current.open(r.url_sealed, urlPurpose(r.id)), urlPurpose(r.id)), r.id);
+    handled.set('webhook_endpoints.url_sealed', rows.length);
   }
   db.prepare('UPDATE sealing SET value = ? WHERE name = ?').run(next.seal(checkPlain, checkPurpose), checkPurpose);
   // Nothing sealed may stay under the old key: a sealed value of a kind this module does not know refuses the rotation.

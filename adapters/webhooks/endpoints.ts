@@ -4,9 +4,15 @@
 // no cache can disagree with a rolled-back transaction. Invariants: a subscription never
 // leaves out the five mandatory event types; only enabled endpoints receive deliveries;
 // the health counters restart at every success (so "failing since" is the down-time).
+// A URL with a query (merchants authenticate receivers with a ?token=) is a secret at rest:
+// `url` keeps it with the query's values redacted, for SQL readers and the eye, and
+// `url_sealed` the whole URL sealed under the master key; one without a query is kept as
+// it is, url_sealed NULL.
 
 import type { Clock, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
+import { redactUrl } from '../../server/secret-text.ts';
+import type { Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
 
 /** The five events a subscription can never leave out (contract: Events). */
@@ -37,13 +43,16 @@ export interface Endpoint {
 }
 
 interface Row {
-  id: string; merchant_id: string; livemode: number; url: string; event_types: string | null; status: EndpointStatus; created_at: number;
+  id: string; merchant_id: string; livemode: number; url: string; url_sealed: string | null; event_types: string | null; status: EndpointStatus; created_at: number;
   disabled_at: number | null; disabled_reason: string | null; flagged_at: number | null; flag_reason: string | null;
   failing_since: number | null; failures_since: number; last_success_at: number | null; warnings_sent: number; next_health_check_at: number | null;
 }
 
-const fromRow = (r: Row): Endpoint => ({
-  id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: r.url, eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
+/** The sealing purpose of an endpoint's URL: bound to the endpoint, so a sealed URL copied onto another row opens nowhere. */
+export const urlPurpose = (endpointId: string) => `webhook_endpoint_url:${endpointId}`;
+
+const fromRow = (r: Row, sealer: Sealer): Endpoint => ({
+  id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id)), eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
   status: r.status, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
   failingSince: r.failing_since, failuresSince: r.failures_since, lastSuccessAt: r.last_success_at, warningsSent: r.warnings_sent, nextHealthCheckAt: r.next_health_check_at,
 });
@@ -75,9 +84,16 @@ export function presentEndpoint(e: Endpoint) {
 export class EndpointStore {
   private readonly s;
 
-  constructor(db: Db, private readonly clock: Clock, private readonly ids: Ids) {
+  /** URLs an older build kept in clear, sealed when the store opened. */
+  readonly sealedOnOpen: number;
+
+  constructor(db: Db, private readonly clock: Clock, private readonly ids: Ids, private readonly sealer: Sealer) {
+    const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('webhook_endpoints')").pluck(true).all();
+    if (!columns.includes('url_sealed')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN url_sealed TEXT');
     this.s = {
-      insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, url_sealed, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      clearWithQuery: db.prepare<[], { id: string; url: string }>("SELECT id, url FROM webhook_endpoints WHERE url_sealed IS NULL AND instr(url, '?') > 0"),
+      storeUrl: db.prepare<[string, string | null, string]>('UPDATE webhook_endpoints SET url = ?, url_sealed = ? WHERE id = ?'),
       byId: db.prepare<[string], Row>('SELECT * FROM webhook_endpoints WHERE id = ?'),
       removeAttempts: db.prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)'),
       removeDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
@@ -92,7 +108,7 @@ export class EndpointStore {
       enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
         failures_since = 0, warnings_sent = 0, next_health_check_at = NULL, flagged_at = NULL, flag_reason = NULL WHERE id = ? AND status = 'disabled'`),
       // A new address is a new receiver: its health and a 410's flag were the old one's.
-      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL,
+      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, url_sealed = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL,
         flagged_at = NULL, flag_reason = NULL WHERE id = ?`),
       subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ? WHERE id = ?'),
       flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ? WHERE id = ?'),
@@ -105,11 +121,19 @@ export class EndpointStore {
       dueHealth: db.prepare<[number, number], Row>('SELECT * FROM webhook_endpoints WHERE next_health_check_at <= ? ORDER BY next_health_check_at LIMIT ?'),
       nextHealth: db.prepare<[], number | null>('SELECT MIN(next_health_check_at) FROM webhook_endpoints WHERE next_health_check_at IS NOT NULL').pluck(true),
     };
+    const clear = this.s.clearWithQuery.all();
+    db.transaction(() => { for (const r of clear) this.s.storeUrl.run(...this.stored(r.id, r.url), r.id); })();
+    this.sealedOnOpen = clear.length;
+  }
+
+  /** The URL as the row keeps it: [shown, sealed or null]. */
+  private stored(id: string, url: string): [string, string | null] {
+    return url.includes('?') ? [redactUrl(url), this.sealer.seal(url, urlPurpose(id))] : [url, null];
   }
 
   create(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Endpoint {
     const id = this.ids.next('whep', merchantId);
-    this.s.insert.run(id, merchantId, livemode ? 1 : 0, url, eventTypes === null ? null : JSON.stringify(eventTypes), 'enabled', this.clock.now());
+    this.s.insert.run(id, merchantId, livemode ? 1 : 0, ...this.stored(id, url), eventTypes === null ? null : JSON.stringify(eventTypes), 'enabled', this.clock.now());
     return this.get(id)!;
   }
 
@@ -127,7 +151,7 @@ export class EndpointStore {
 
   get(id: string): Endpoint | undefined {
     const r = this.s.byId.get(id);
-    return r && fromRow(r);
+    return r && fromRow(r, this.sealer);
   }
 
   /** The merchant's enabled endpoints (a disabled one keeps its history, not a slot). */
@@ -136,12 +160,12 @@ export class EndpointStore {
   }
 
   forMerchant(merchantId: string, livemode: boolean): Endpoint[] {
-    return this.s.byMerchant.all(merchantId, livemode ? 1 : 0).map(fromRow);
+    return this.s.byMerchant.all(merchantId, livemode ? 1 : 0).map((r) => fromRow(r, this.sealer));
   }
 
   /** Enabled endpoints of a merchant and mode. */
   enabled(merchantId: string, livemode: boolean): Endpoint[] {
-    return this.s.enabled.all(merchantId, livemode ? 1 : 0).map(fromRow);
+    return this.s.enabled.all(merchantId, livemode ? 1 : 0).map((r) => fromRow(r, this.sealer));
   }
 
   /** Every (merchant, mode) with at least one endpoint, enabled or not. */
@@ -161,7 +185,7 @@ export class EndpointStore {
 
   /** Points the endpoint at another URL, its health and flag starting afresh (inside the caller's transaction). */
   moveTo(id: string, url: string): void {
-    this.s.moveTo.run(url, id);
+    this.s.moveTo.run(...this.stored(id, url), id);
   }
 
   /** Replaces the subscription (null = every event type). */
@@ -188,7 +212,7 @@ export class EndpointStore {
   }
 
   dueHealthChecks(now: number, max: number): Endpoint[] {
-    return this.s.dueHealth.all(now, max).map(fromRow);
+    return this.s.dueHealth.all(now, max).map((r) => fromRow(r, this.sealer));
   }
 
   nextHealthCheckAt(): number | undefined {

@@ -105,7 +105,7 @@ export class Webhooks {
     migrateWebhooks(db);
     this.keys = new SigningKeyRing(db, clock, ids, sealer);
     this.sandboxKeys = new SigningKeyRing(db, clock, ids, sealer, 'webhook_signing_keys_sandbox');
-    this.endpoints = new EndpointStore(db, clock, ids);
+    this.endpoints = new EndpointStore(db, clock, ids, sealer);
     this.deliveries = new DeliveryStore(db, ids);
     this.events = new ServiceEvents(db, ids);
     this.retention = new EventRetention(db);

@@ -38,8 +38,10 @@ async function populated() {
   const created = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey });
   assert.ok(created.status === 201 || created.status === 202, created.text);
   const signingKeys = (await s.raw('GET', '/v1/webhooks/signing-keys')).json;
+  const hookUrl = 'http://127.0.0.1:9/hook?token=rekeyTOKEN42';
+  const endpoint = (await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: hookUrl, livemode: true })).json.id as string;
   await s.stop(false);
-  return { root, dataDir, key, shop, idempotencyKey, body, created, signingKeys };
+  return { root, dataDir, key, shop, idempotencyKey, body, created, signingKeys, endpoint, hookUrl };
 }
 
 /** Every sealed value stored in the data dir's files now (journal.db and the key files). */
@@ -51,6 +53,7 @@ function sealedNow(dataDir: string): string[] {
       ...db.prepare<[], string>("SELECT body FROM idempotency WHERE body LIKE 'sealed:v1:%'").pluck(true).all(),
       ...db.prepare<[], string>('SELECT private_pkcs8 FROM webhook_signing_keys').pluck(true).all(),
       ...db.prepare<[], string>('SELECT private_pkcs8 FROM webhook_signing_keys_sandbox').pluck(true).all(),
+      ...db.prepare<[], string>('SELECT url_sealed FROM webhook_endpoints WHERE url_sealed IS NOT NULL').pluck(true).all(),
     ];
     return [...values, ...['slip-capability-ed25519.key', 'dev-issuer.jwk.sealed'].map((f) => readFileSync(join(dataDir, f), 'utf8').trim())];
   } finally {
@@ -97,6 +100,7 @@ test('after a rotation the old key is refused, the new one serves every sealed t
       const replay = await s.call(p.shop.live.api_key, 'POST', '/v1/pay/deposits', p.body, { idempotencyKey: p.idempotencyKey });
       assert.is(replay.text, p.created.text, 'the sealed idempotent answer, byte for byte');
       assert.equal((await s.raw('GET', '/v1/webhooks/signing-keys')).json, p.signingKeys, 'the same signing keys');
+      assert.is((await s.bo('GET', `/v1/bo/webhooks/${p.endpoint}`)).json.url, p.hookUrl, "the webhook URL's token opens");
       assert.is((await s.bo('GET', '/v1/bo/merchants?limit=5')).status, 200, "the development issuer's key opens");
     } finally {
       await s.stop(false);

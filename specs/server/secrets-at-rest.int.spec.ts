@@ -126,8 +126,11 @@ async function makeSecrets(s: TestServer): Promise<Made> {
   assert.is(reissued.status, 200, reissued.text);
   keep('reissued slip token', reissued.json.token);
 
-  const endpoint = await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/hook', livemode: true });
+  // A receiver authenticated by a token in its URL: the token is the merchant's secret.
+  const endpoint = await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/hook?token=whsecQ9Z8Y7X6W5V4U3', livemode: true });
   assert.is(endpoint.status, 201, endpoint.text);
+  assert.is(endpoint.json.url, 'http://127.0.0.1:9/hook?token=whsecQ9Z8Y7X6W5V4U3', 'ops_admin reads it whole');
+  keep('webhook URL token', 'whsecQ9Z8Y7X6W5V4U3');
   const rotated = await s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', {}, { stepUp: true });
   assert.ok(rotated.status < 300, rotated.text);
   for (const [name, bytes] of signingKeySecrets(s)) secrets.set(name, bytes);
@@ -248,6 +251,9 @@ test('a data dir written in clear by an older build is sealed on open: the keys 
   const ring = new Map<string, Buffer>();
   for (const [name, bytes] of signing) if (name.endsWith('(pkcs8)')) ring.set(name.split(' ')[3]!, bytes);
   for (const [kid, der] of ring) db.prepare('UPDATE webhook_signing_keys SET private_pkcs8 = ? WHERE kid = ?').run(der, kid);
+  // An endpoint whose URL (token and all) an older build kept in clear.
+  db.prepare(`INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, event_types, status, created_at) VALUES ('whep_old', ?, 1, 'https://old.example/hook?token=oldTOKEN7788', NULL, 'enabled', 0)`).run(created.json.id);
+  db.exec('ALTER TABLE webhook_endpoints DROP COLUMN url_sealed');
   db.close();
   const { generateKeyPairSync } = await import('node:crypto');
   rmSync(join(dataDir, 'slip-capability-ed25519.key'), { force: true });
@@ -261,7 +267,8 @@ test('a data dir written in clear by an older build is sealed on open: the keys 
       assert.is((await again.call(keys.live.api_key, 'GET', '/v1/pay/balance')).status, 200);
       const replayed = await again.bo('POST', '/v1/bo/merchants', { white_label_id: wl, name: 'Shop' }, { idempotencyKey: onboardKey });
       assert.is(replayed.text, created.text);
-      assert.equal(inClear(dataDir, new Map([['live key', Buffer.from(keys.live.api_key)], ['sandbox key', Buffer.from(keys.sandbox.api_key)], ...signing])), []);
+      assert.is((await again.bo('GET', '/v1/bo/webhooks/whep_old')).json.url, 'https://old.example/hook?token=oldTOKEN7788', 'the URL opens whole');
+      assert.equal(inClear(dataDir, new Map([['live key', Buffer.from(keys.live.api_key)], ['sandbox key', Buffer.from(keys.sandbox.api_key)], ['webhook URL token', Buffer.from('oldTOKEN7788')], ...signing])), []);
     } finally {
       await again.stop(false);
     }
