@@ -169,6 +169,13 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
         type, merchantId: t.merchantId, whiteLabelId: t.whiteLabelId, livemode: t.livemode, createdAt: t.createdAt,
         object: presentBalanceTransaction(t, after), stream: entry.stream, version: entry.version,
       });
+    } else if (e.type === 'BeneficiaryRegistered' && e.beneficiary.status === 'verified') {
+      // Registered verified (an operator vouched for the account, the Live P2P way): the
+      // merchant learns the id it pays out to as it would from a verification.
+      const m = world.merchants.get(e.beneficiary.merchantId);
+      if (!m) continue;
+      const object = presentBeneficiary({ ...e.beneficiary, version: entry.version });
+      events.push({ type: 'beneficiary.verified', merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: e.beneficiary.livemode, createdAt: entry.recordedAt, object, previousAttributes: null, stream: entry.stream, version: entry.version });
     } else if (e.type === 'BeneficiaryVerified') {
       const b = world.beneficiaries.get(e.beneficiaryId);
       const m = b && world.merchants.get(b.merchantId);

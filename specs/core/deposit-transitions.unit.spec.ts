@@ -135,7 +135,8 @@ test('awaiting_liquidity → destination found → awaiting_payment: a withdrawa
   const firstExpiry = dep(s.h, id).expiresAt;
   s.h.advance(2 * minute);
   let withdrawal = '';
-  const out = emitted(s.h, () => { withdrawal = s.h.withdrawal(s.payer, 100_000n); });
+  const beneficiaryId = s.h.beneficiary(s.payer);
+  const out = emitted(s.h, () => { withdrawal = s.h.withdrawal(s.payer, 100_000n, { beneficiaryId }); });
   const d = dep(s.h, id);
   assert.is(d.status, 'awaiting_payment');
   assert.is(d.version, 2);

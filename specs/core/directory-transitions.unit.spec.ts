@@ -68,6 +68,13 @@ test('beneficiary and sender: registered for a known merchant; an unknown mercha
   const event = s.h.journal.events.at(-1)!;
   assert.equal([event.object.status, event.object.version, event.previousAttributes], ['verified', s.h.world.beneficiaries.get(id)!.version, { status: 'pending_verification', version: ben.version }]);
   assert.ok((event.object.version as number) > ben.version);
+  // Registered verified by an operator (the Live P2P way): the merchant hears of it as of a verification, with the id it pays out to.
+  let vouched = '';
+  const registeredVerified = emitted(s.h, () => { vouched = s.h.ok({ type: 'RegisterBeneficiary', actor: operator(), merchantId: s.payer, livemode: true, bankCode: '004', accountNumber: '5556667778', accountNameTh: 'สมชาย ใจดี', verified: true }); });
+  assert.equal([registeredVerified.entries, registeredVerified.events], [['BeneficiaryRegistered'], ['beneficiary.verified']]);
+  const announced = s.h.journal.events.at(-1)!;
+  assert.equal([announced.object.id, announced.object.status, announced.previousAttributes], [vouched, 'verified', null]);
+  assert.not.ok(s.h.world.timer(`${vouched}:beneficiary.verify`), 'no verification timer for what is verified');
   refused(s.h, { type: 'VerifyBeneficiary', actor: operator(), beneficiaryId: 'ben_missing' }, 'resource_not_found', seen);
   refused(s.h, { type: 'RegisterBeneficiary', actor: operator(), merchantId: 'mch_missing', livemode: true, bankCode: '004', accountNumber: '1', accountNameTh: 'x', verified: true }, 'resource_not_found', seen);
   refused(s.h, { type: 'RegisterSender', actor: operator(), merchantId: 'mch_missing', livemode: true, endUserRef: 'u', bankCode: '014', accountNumber: '1', accountNameTh: 'x' }, 'resource_not_found', seen);

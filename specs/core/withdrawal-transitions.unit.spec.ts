@@ -49,7 +49,8 @@ const createCommand = (s: Scene, beneficiaryId: string, over: Partial<Extract<Co
 test('(create) no approval needed → open; withdrawal.created and balance.debited withdrawal_reserved (amount + fee)', () => {
   const s = scene(funds);
   let id = '';
-  const out = emitted(s.h, () => { id = s.h.withdrawal(s.payer, 100_000n); });
+  const beneficiaryId = s.h.beneficiary(s.payer); // its own commit: beneficiary.verified
+  const out = emitted(s.h, () => { id = s.h.withdrawal(s.payer, 100_000n, { beneficiaryId }); });
   const w = wdr(s.h, id);
   assert.equal([w.status, w.version, w.requiresApproval], ['open', 0, false]);
   assert.equal(out.on(id), ['WithdrawalCreated']);
@@ -68,7 +69,8 @@ test('(create) no approval needed → open; withdrawal.created and balance.debit
 test('(create) approval required → pending_approval with the same reserve; not payer-matchable', () => {
   const s = scene(funds);
   let id = '';
-  const out = emitted(s.h, () => { id = s.h.withdrawal(s.payer, 100_000n, { requiresApproval: true }); });
+  const beneficiaryId = s.h.beneficiary(s.payer);
+  const out = emitted(s.h, () => { id = s.h.withdrawal(s.payer, 100_000n, { requiresApproval: true, beneficiaryId }); });
   const w = wdr(s.h, id);
   assert.equal([w.status, w.version, w.approvalsRequired], ['pending_approval', 0, limits.withdrawalApprovalsRequired]);
   assert.equal(out.events, ['withdrawal.created', 'balance.debited']);

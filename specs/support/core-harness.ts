@@ -73,11 +73,12 @@ export class Harness {
     return this.ok({ type: 'RegisterBeneficiary', actor: operator(), merchantId, livemode, bankCode: '004', accountNumber, accountNameTh: 'สมหญิง รักดี', verified: true });
   }
 
-  withdrawal(merchantId: string, amountMinor: bigint, opts: { livemode?: boolean; requiresApproval?: boolean; ref?: string } = {}): string {
+  /** A withdrawal to `opts.beneficiaryId`, else to a beneficiary registered for it (its own commit and beneficiary.verified event). */
+  withdrawal(merchantId: string, amountMinor: bigint, opts: { livemode?: boolean; requiresApproval?: boolean; ref?: string; beneficiaryId?: string } = {}): string {
     const livemode = opts.livemode ?? true;
     return this.ok({
       type: 'CreateWithdrawal', actor: merchantActor(merchantId, livemode), amountMinor, merchantReference: opts.ref ?? this.ids.next('ref'), endUserRef: 'payee-1',
-      beneficiaryId: this.beneficiary(merchantId, livemode), requiresApproval: opts.requiresApproval ?? false, p2pMinimumApplies: false,
+      beneficiaryId: opts.beneficiaryId ?? this.beneficiary(merchantId, livemode), requiresApproval: opts.requiresApproval ?? false, p2pMinimumApplies: false,
     });
   }
 
