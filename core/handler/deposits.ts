@@ -39,9 +39,11 @@ export function settleContext(tx: Tx, d: Deposit): SettleContext {
   for (const leg of d.legs) {
     if (leg.counterparty.kind !== 'withdrawal') continue;
     const w = tx.withdrawal(leg.counterparty.withdrawalId);
+    const own = w && inFlightFor(w, leg.counterparty.payoutLegRef);
+    // An order that expired while this leg was in flight holds it, and takes exactly it.
+    if (w?.status === 'expired' && own !== undefined) { capacityByLeg.set(leg.legRef, own); continue; }
     if (!w || !isPayable(w)) { capacityByLeg.set(leg.legRef, 0n); continue; }
-    const own = inFlightFor(w, leg.counterparty.payoutLegRef) ?? 0n;
-    capacityByLeg.set(leg.legRef, capacityOf(w) + own);
+    capacityByLeg.set(leg.legRef, capacityOf(w) + (own ?? 0n));
   }
   return {
     fees: wl.fees, capacityByLeg,

@@ -9,7 +9,7 @@ import { inFlightFor } from '../withdrawal/state.ts';
 import { matchWaitingDeposit, waitingDepositsOf } from './deposits.ts';
 import { done, type Outcome, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
-import { runWithdrawal } from './withdrawals.ts';
+import { refundIds, runWithdrawal } from './withdrawals.ts';
 import { closeRefundedClaim } from './claims.ts';
 
 /** Runs a command's first step and every reaction that follows; the outcome is the first step's. */
@@ -24,17 +24,24 @@ export function runToQuiescence(tx: Tx, first: Step): Outcome {
   return first.objectId === undefined ? { ok: true } : { ok: true, objectId: first.objectId };
 }
 
+/** A leg released from its withdrawal; one an expired order held gives its money back, with rows of its own. */
+function releaseLeg(tx: Tx, withdrawalId: string, legRef: string): Step {
+  const w = tx.withdrawal(withdrawalId);
+  const held = w?.status === 'expired' && inFlightFor(w, legRef) !== undefined;
+  return runWithdrawal(tx, withdrawalId, { type: 'ReleaseLeg', at: tx.at, legRef, ...(held ? { refund: refundIds(tx, w) } : {}) });
+}
+
 function runReaction(tx: Tx, r: Reaction): Step {
   const at = tx.at;
   switch (r.type) {
     case 'ReserveLeg':
       return runWithdrawal(tx, r.withdrawalId, { type: 'ReserveLeg', at, legRef: r.legRef, amountMinor: r.amountMinor });
     case 'ReleaseLeg':
-      return runWithdrawal(tx, r.withdrawalId, { type: 'ReleaseLeg', at, legRef: r.legRef });
+      return releaseLeg(tx, r.withdrawalId, r.legRef);
     case 'ReleaseUnfilledLeg': {
       const w = tx.withdrawal(r.withdrawalId);
       if (!w || inFlightFor(w, r.legRef) === undefined) return done();
-      return runWithdrawal(tx, w.id, { type: 'ReleaseLeg', at, legRef: r.legRef });
+      return releaseLeg(tx, w.id, r.legRef);
     }
     case 'FillLeg': {
       const merchantId = tx.withdrawal(r.withdrawalId)?.merchantId;

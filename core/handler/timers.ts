@@ -54,8 +54,8 @@ export function depositTimers(d: Deposit, sink: TimerSink): void {
 
 export function withdrawalTimers(w: Withdrawal, sink: TimerSink): void {
   if (w.status === 'pending_approval') sink.want(w.id, 'withdrawal.approval_timeout', w.createdAt + limits.withdrawalApprovalTimeoutMs);
-  // Expiry waits while a payer is mid-transfer; it is armed again once nothing is in flight.
-  if (isPayable(w) && inFlightOf(w) === 0n) sink.want(w.id, 'withdrawal.expire', w.expiresAt);
+  // At expires_at the rest is refunded; legs payers are mid-transfer on stay held (decide.ts).
+  if (isPayable(w)) sink.want(w.id, 'withdrawal.expire', w.expiresAt);
   for (const f of w.fills) {
     if (f.receiptState === 'pending' && !f.reversal) sink.want(w.id, 'withdrawal.auto_confirm', f.autoConfirmAt, f.legRef);
   }

@@ -32,7 +32,7 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): S
   let capacityGrew = false;
   for (const e of events) {
     tx.postAll(withdrawalPostings(before, after, e));
-    if (e.type === 'LegReleased' || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
+    if ((e.type === 'LegReleased' && e.refund === undefined) || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
     if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
   }
   const then: Reaction[] = capacityGrew ? [matchWaiting(after)] : [];

@@ -10,7 +10,7 @@
 import { assert } from '../assert.ts';
 import type { Deposit, DepositEvent } from '../deposit/state.ts';
 import { vatOf, vatRecognizedFor, type Minor } from '../money.ts';
-import { remainingOf, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { heldFeeOf, inFlightFor, inFlightOf, remainingOf, type RefundIds, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import {
   bucketDeltas, bucketInRange, bucketOutOfRange, merchantAccountKey,
   type BalanceTransaction, type Balances, type Bucket, type MovementFields, type MovementOwner,
@@ -105,6 +105,21 @@ export function depositPostings(d: Deposit, e: DepositEvent): Postings | null {
 }
 
 /**
+ * A closed order's lock given back, principal and unused fee as separate rows: to
+ * available, or, for a claim's refund, to suspense, where it came from. The fee part
+ * comes back as the lock went out, withdrawal_*: no fee was charged on it (fee movements
+ * are what the fees report and the tax invoice show; month-end audit: a canceled payout's
+ * statement showed a "fee" credit never charged).
+ */
+function released(w: Withdrawal, refund: RefundIds, principal: Minor, unusedFee: Minor): PlannedMovement[] {
+  const back = (amountMinor: Minor) => (w.refundOfDepositId !== undefined ? { to: null, counter: [{ account: 'suspense' as const, amountMinor }] } : { to: 'available' as const, counter: [] });
+  const movements: PlannedMovement[] = [];
+  if (principal > 0n) movements.push({ id: refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', ...back(principal) });
+  if (unusedFee > 0n) movements.push({ id: refund.feeBalanceTransactionId, type: 'withdrawal_released', amountMinor: unusedFee, from: 'reserved', ...back(unusedFee) });
+  return movements;
+}
+
+/**
  * What a withdrawal event posts: `before` is the order as the decision found it, `w` as
  * the decision left it. A created order reserves amount + fee; a closed one refunds the
  * remainder and the unused fee as separate rows; a fill pays out of the reserve and
@@ -124,17 +139,14 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
     case 'WithdrawalCanceled':
     case 'WithdrawalExpired': {
       assert(before, 'closing an unknown withdrawal');
-      const principal = remainingOf(before);
-      const unusedFee = before.feeTotalMinor - before.feeRecognizedMinor;
-      const movements: PlannedMovement[] = [];
-      // What a claim's refund did not pay out goes back to suspense, where it came from.
-      const back = (amountMinor: Minor) => (w.refundOfDepositId !== undefined ? { to: null, counter: [{ account: 'suspense' as const, amountMinor }] } : { to: 'available' as const, counter: [] });
-      if (principal > 0n) movements.push({ id: e.refund.principalBalanceTransactionId, type: 'withdrawal_released', amountMinor: principal, from: 'reserved', ...back(principal) });
-      // The fee part of the lock comes back as the lock went out, withdrawal_*: no fee was
-      // charged on it (fee movements are what the fees report and the tax invoice show;
-      // month-end audit: a canceled payout's statement showed a "fee" credit never charged).
-      if (unusedFee > 0n) movements.push({ id: e.refund.feeBalanceTransactionId, type: 'withdrawal_released', amountMinor: unusedFee, from: 'reserved', ...back(unusedFee) });
-      return { owner, movements };
+      // An expiry holds the legs in flight and the fee they would recognise (w keeps them).
+      return { owner, movements: released(w, e.refund, remainingOf(before) - inFlightOf(w), before.feeTotalMinor - before.feeRecognizedMinor - heldFeeOf(w)) };
+    }
+    case 'LegReleased': {
+      if (!e.refund) return null; // a leg of an open order: nothing was taken from the lock
+      assert(before, 'releasing a leg of an unknown withdrawal');
+      // A leg an expired order held: it and the fee it held go back.
+      return { owner, movements: released(w, e.refund, inFlightFor(before, e.legRef) ?? 0n, heldFeeOf(before) - heldFeeOf(w)) };
     }
     case 'FillLanded': {
       const f = e.fill;

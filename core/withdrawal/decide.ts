@@ -25,7 +25,7 @@ export type WithdrawalCommand =
   | { readonly type: 'TimeOutApproval'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ExpireWithdrawal'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
-  | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string }
+  | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly depositId?: string }
   | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly decision?: OperatorDecision }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
@@ -128,8 +128,8 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (s.status !== 'pending_approval' || c.at < s.createdAt + limits.withdrawalApprovalTimeoutMs) return none;
       return [{ type: 'WithdrawalCanceled', at: c.at, by: 'system', reasonCode: 'approval_ttl_expired', refund: c.refund }];
     case 'ExpireWithdrawal':
-      // Expiry waits while a payer is mid-transfer: the leg lands or is released first.
-      if (!isPayable(s) || c.at < s.expiresAt || inFlightOf(s) > 0n) return none;
+      // The rest is refunded now; legs payers are mid-transfer on stay held until each lands or is released.
+      if (!isPayable(s) || c.at < s.expiresAt) return none;
       return [{ type: 'WithdrawalExpired', at: c.at, refund: c.refund }];
     case 'ReserveLeg':
       if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
@@ -138,7 +138,10 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (inFlightFor(s, c.legRef) !== undefined) return none;
       return [{ type: 'LegReserved', at: c.at, legRef: c.legRef, amountMinor: c.amountMinor }];
     case 'ReleaseLeg':
-      return inFlightFor(s, c.legRef) === undefined ? none : [{ type: 'LegReleased', at: c.at, legRef: c.legRef }];
+      if (inFlightFor(s, c.legRef) === undefined) return none;
+      // A leg an expired order held goes back to the merchant with its fee: the rows to post it.
+      if (s.status === 'expired' && c.refund === undefined) return reject('alloc_state_conflict', 'Releasing a held leg needs its refund rows.');
+      return [{ type: 'LegReleased', at: c.at, legRef: c.legRef, ...(s.status === 'expired' ? { refund: c.refund! } : {}) }];
     case 'FillLeg':
       return fill(c, s);
     case 'ReverseFill': return reverseFill(c, s);
@@ -213,11 +216,13 @@ function dispute(c: Extract<WithdrawalCommand, { type: 'OpenDispute' | 'SubmitDi
 
 function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal): WithdrawalDecision {
   if (s.fills.some((f) => f.legRef === c.legRef)) return none; // a repeated leg_ref changes nothing
-  if (!isPayable(s)) {
+  // An expired order takes only the legs it held at expiry, each up to what it held.
+  const held = s.status === 'expired' ? inFlightFor(s, c.legRef) : undefined;
+  if (!isPayable(s) && held === undefined) {
     return reject('alloc_state_conflict', `A ${s.status} withdrawal cannot take a fill.`, { status: s.status });
   }
   const otherInFlight = inFlightOf(s) - (inFlightFor(s, c.legRef) ?? 0n);
-  if (c.amountMinor <= 0n || c.amountMinor > remainingOf(s) - otherInFlight) {
+  if (c.amountMinor <= 0n || c.amountMinor > (held ?? remainingOf(s) - otherInFlight)) {
     return reject('alloc_state_conflict', 'The fill exceeds what the withdrawal can take.');
   }
   const filledAfter = s.filledMinor + c.amountMinor;
@@ -233,6 +238,6 @@ function fill(c: Extract<WithdrawalCommand, { type: 'FillLeg' }>, s: Withdrawal)
       autoConfirmAt: c.at + limits.fillAutoConfirmMs, receiptState: 'pending', ...(c.depositId !== undefined ? { depositId: c.depositId } : {}),
     },
   }];
-  if (filledAfter === s.amountTotalMinor) events.push({ type: 'WithdrawalSettled', at: c.at });
+  if (held === undefined && filledAfter === s.amountTotalMinor) events.push({ type: 'WithdrawalSettled', at: c.at });
   return events;
 }

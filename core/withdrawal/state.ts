@@ -1,11 +1,13 @@
 // The withdrawal aggregate: state, events and evolve. One journal stream per order (its
 // wdr_ id). Invariants asserted in evolve: filled + remaining = amount; fee recognised
 // never exceeds the fee; a final status is never left; money in flight never exceeds
-// what remains; a fill is keyed by its leg_ref and lands at most once.
+// what remains; a fill is keyed by its leg_ref and lands at most once. An order that
+// expires while payers are mid-transfer to it refunds the rest at once and holds only
+// those legs (and the fee they would recognise) until each lands or is released.
 
 import { unreachable, violated } from '../assert.ts';
 import type { Bucket } from '../ledger/ledger.ts';
-import type { FeeLine, Minor } from '../money.ts';
+import { feeRecognizedFor, type FeeLine, type Minor } from '../money.ts';
 
 export type WithdrawalStatus = 'pending_approval' | 'open' | 'partially_filled' | 'settled' | 'expired' | 'canceled' | 'rejected';
 
@@ -119,7 +121,8 @@ export type WithdrawalEvent =
   | { readonly type: 'WithdrawalCanceled'; readonly at: number; readonly by: 'merchant' | 'system' | 'operator'; readonly reasonCode: string; readonly refund: RefundIds }
   | { readonly type: 'WithdrawalExpired'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'LegReserved'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
-  | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string }
+  /** `refund`: on an expired order, the rows that give the held leg and its fee back. */
+  | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLanded'; readonly at: number; readonly fill: Fill }
   | { readonly type: 'WithdrawalSettled'; readonly at: number }
   | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly decision?: OperatorDecision }
@@ -145,10 +148,24 @@ export function inFlightFor(w: Withdrawal, legRef: string): Minor | undefined {
   return undefined;
 }
 
-/** What the order still locks in the merchant's reserved bucket: principal left plus unused fee. */
+/** What the order still locks in the merchant's reserved bucket: principal left plus unused fee; once expired, the legs it holds. */
 export function lockedOf(w: Withdrawal): Minor {
+  if (w.status === 'expired') return inFlightOf(w) + heldFeeOf(w);
   if (!isOpenStatus(w.status)) return 0n;
   return remainingOf(w) + w.feeTotalMinor - w.feeRecognizedMinor;
+}
+
+/**
+ * The unused fee kept for the legs in flight: what they would recognise were they all to
+ * land (each fill's share is cumulative, feeRecognizedFor), so an expired order holding
+ * them can pay each its share, and give back the rest as each is released.
+ */
+export function heldFeeOf(w: Pick<Withdrawal, 'inFlight' | 'feeTotalMinor' | 'amountTotalMinor' | 'filledMinor' | 'feeRecognizedMinor'>): Minor {
+  if (w.inFlight.length === 0) return 0n;
+  let inFlight = 0n;
+  for (let i = 0; i < w.inFlight.length; i++) inFlight += w.inFlight[i]!.amountMinor;
+  const due = feeRecognizedFor(w.feeTotalMinor, w.amountTotalMinor, w.filledMinor + inFlight) - w.feeRecognizedMinor;
+  return due > 0n ? due : 0n;
 }
 
 /** Whether a withdrawal takes payers now: open, or partially filled. */
@@ -268,11 +285,15 @@ function checkFillSums(w: Withdrawal): void {
   if (filled !== w.filledMinor || fee !== w.feeRecognizedMinor) violated(`${w.id}: filled ${w.filledMinor} / fee ${w.feeRecognizedMinor} are not the sums of its fills (${filled} / ${fee})`);
 }
 
-/** Closes the order: what remains is refunded and nothing stays in flight. */
+/**
+ * Closes the order: what remains is refunded and nothing stays in flight — but an expiry
+ * keeps the legs payers are mid-transfer on (only expiry meets any: a cancel waits for
+ * them), refunding the rest.
+ */
 function close(n: Complete<Withdrawal>, s: Withdrawal, status: WithdrawalStatus): void {
   n.status = status;
-  n.refundedMinor = remainingOf(s);
-  n.inFlight = [];
+  n.inFlight = status === 'expired' ? s.inFlight : [];
+  n.refundedMinor = remainingOf(s) - inFlightOf(n);
 }
 
 /** Writes the event's change onto `n`, a fresh copy of `s` or `s` itself (see the deposit's). */
@@ -313,6 +334,8 @@ function evolveFill(n: Complete<Withdrawal>, s: Withdrawal, e: FillEvent): void 
       n.inFlight = withInFlight(s.inFlight, e.legRef, e.amountMinor);
       return;
     case 'LegReleased':
+      // (n may be s itself: read the leg before it goes.) A leg an expired order held is given back.
+      if (s.status === 'expired') n.refundedMinor = s.refundedMinor + (inFlightFor(s, e.legRef) ?? 0n);
       n.inFlight = withoutInFlight(s.inFlight, e.legRef);
       return;
     case 'FillLanded': {

@@ -133,7 +133,8 @@ test('a refused command writes nothing', async () => {
   }, { requestId: 'req_x', idempotencyKey: 'idem-x' }, record('idem-x', s.clock.now())));
   assert.is(r.ok ? 'accepted' : r.rejection.code, 'insufficient_balance');
   const after = rowCounts(s.store);
-  assert.equal(after, { ...before, journal: before.journal + 1, snapshots: before.snapshots + 1 }, 'only the beneficiary registered before it');
+  // The beneficiary, registered verified before it: its entry, its snapshot and its beneficiary.verified (the merchant's first event).
+  assert.equal(after, { ...before, journal: before.journal + 1, snapshots: before.snapshots + 1, outbox: before.outbox + 1, outbox_sequences: before.outbox_sequences + 1 }, 'only the beneficiary registered before it');
   s.store.close();
 });
 

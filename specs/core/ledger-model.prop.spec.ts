@@ -46,7 +46,7 @@ import { isFinalStatus } from '../../core/deposit/state.ts';
 import type { BalanceTransaction, Bucket } from '../../core/ledger/ledger.ts';
 import { safeIntegerMax, vatOf, vatRecognizedFor } from '../../core/money.ts';
 import { sumPostings } from '../../core/ledger/ledger.ts';
-import { isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
+import { inFlightOf, isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
 import { encode } from '../../core/journal.ts';
 import { limits } from '../../core/limits.ts';
 import { Harness, merchantActor, operator, system } from '../support/core-harness.ts';
@@ -102,6 +102,8 @@ interface Real {
   versions: Map<string, number>;
   /** Deposits already counted as slip_processing with a queued slip. */
   queuedSeen: Set<string>;
+  /** Per withdrawal at the last check: its legs in flight and what was filled (an expired order's held legs resolving). */
+  held: Map<string, { legs: number; filled: bigint }>;
 }
 
 /** Every status any object entered, across all runs, with how many objects entered it: the generator's coverage. */
@@ -237,8 +239,18 @@ function checkWithdrawal(w: Withdrawal, r: Real): void {
   if (before && isOpenStatus(before as Withdrawal['status']) && !isOpenStatus(w.status) && w.status !== 'settled') {
     // The remainder at close is amount − filled (no fill lands after a close); one Advance may
     // fire a fill and the expiry in a row, so it is read now, not from before the command.
-    assert.is(w.refundedMinor, remainingOf(w), `${w.id}: refunded on close = remainder at close`);
+    // An expiry holds the legs payers are mid-transfer on: those are not refunded yet.
+    assert.is(w.refundedMinor + inFlightOf(w), remainingOf(w), `${w.id}: refunded on close + legs held = remainder at close`);
   }
+  // An expired order's held legs, once each lands or is released, leave nothing behind: every satang filled, refunded or held.
+  if (w.status === 'expired' && w.fills.every((f) => !f.reversal)) {
+    assert.is(w.filledMinor + w.refundedMinor + inFlightOf(w), w.amountTotalMinor, `${w.id}: filled + refunded + held = amount`);
+  }
+  if (w.status === 'expired' && w.inFlight.length > 0) reach('withdrawal:expired holding a leg');
+  // A held leg resolved since the last check: landed (filled grew) or released (refunded grew).
+  const held = r.held.get(w.id);
+  if (held && before === 'expired' && w.inFlight.length < held.legs) reach(w.filledMinor > held.filled ? 'withdrawal:expired and a held leg landed' : 'withdrawal:expired and a held leg released');
+  r.held.set(w.id, { legs: w.inFlight.length, filled: w.filledMinor });
   if (before && !isOpenStatus(before as Withdrawal['status'])) assert.is(w.status, before, `${w.id} left final ${before}`);
   const v = r.versions.get(w.id);
   if (v !== undefined) assert.ok(w.version >= v, `${w.id} version never goes back`);
@@ -535,7 +547,7 @@ function checkSequences(numRuns: number): void {
         merchants: ids.flatMap((id) => [{ id, livemode: true }, { id, livemode: false }]),
         deposits: new Map(), withdrawals: new Map(), transRefs: [], minutes: 0,
       };
-      const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set() };
+      const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set(), held: new Map() };
       fc.modelRun(() => ({ model, real }), cmds);
     }),
     // SATANG_PROP_SEED, SATANG_PROP_PATH and SATANG_PROP_REPLAY (the seed, path and replayPath a
@@ -568,7 +580,7 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
       const [payer, shop] = [h.merchant(wl), h.merchant(wl)];
       fundAll(h, [payer, shop]);
       const model: Model = { merchants: [{ id: payer, livemode: true }, { id: shop, livemode: true }], deposits: new Map(), withdrawals: new Map(), transRefs: [], minutes: 0 };
-      const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set() };
+      const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set(), held: new Map() };
       // Payees whose masked numbers differ, so the matcher may give one deposit both.
       for (const [amount, account] of [[a, '1111222233'], [b, '4444555566']] as const) {
         const id = run(real, { type: 'CreateWithdrawal', actor: merchantActor(payer, true), amountMinor: BigInt(amount), merchantReference: h.ids.next('ref'), endUserRef: 'payee', beneficiaryId: h.beneficiary(payer, true, account), requiresApproval: false, p2pMinimumApplies: false });
@@ -605,7 +617,8 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
 
 const interestingStates = ['deposit:settled', 'deposit:under_review', 'deposit:expired', 'deposit:awaiting_liquidity', 'deposit:reversed',
   'deposit:rejected', 'deposit:slip_processing_with_queued_slip', 'deposit:settled_multi_leg', 'route_confirmed:under_review', 'route_confirmed:settled',
-  'withdrawal:partially_filled', 'withdrawal:settled', 'withdrawal:pending_approval', 'withdrawal:canceled', 'withdrawal:rejected', 'withdrawal:expired'];
+  'withdrawal:partially_filled', 'withdrawal:settled', 'withdrawal:pending_approval', 'withdrawal:canceled', 'withdrawal:rejected', 'withdrawal:expired',
+  'withdrawal:expired holding a leg'];
 /** Extra batches of `runs` sequences a random seed may need before its rarest states are reached. */
 const coverageBatchesMax = 4;
 

@@ -56,6 +56,9 @@ const open: Events = [created(false)];
 const partiallyFilled: Events = [...open, reserved(1, 30_000n), landed(1, 30_000n, 321n)];
 const settled: Events = [...partiallyFilled, reserved(2, 70_000n), landed(2, 70_000n, 749n), { type: 'WithdrawalSettled', at: T0 + 2 * hour }];
 const expired: Events = [...partiallyFilled, { type: 'WithdrawalExpired', at: expiresAt, refund }];
+/** Expired while a payer was mid-transfer on leg_p1 (30 000 of 100 000 held). */
+const expiredHolding: Events = [...open, reserved(1, 30_000n), { type: 'WithdrawalExpired', at: expiresAt, refund }];
+const refund2 = { principalBalanceTransactionId: 'btxn_h1', feeBalanceTransactionId: 'btxn_h2' };
 const disputeOpened: WithdrawalEvent = {
   type: 'DisputeOpened', at: T0 + 2 * hour,
   dispute: { id: 'dsp_1', reasonCode: 'not_received', amountMinor: 30_000n, openedAt: T0 + 2 * hour, respondBy: T0 + 50 * hour, fundsOnHold: false, status: 'open', evidenceCount: 0 },
@@ -157,7 +160,19 @@ const rows: WithdrawalRow[] = [
     row: 'open or partially_filled → expires_at passes with remainder → expired (refund of the remainder)',
     given: partiallyFilled, when: { type: 'ExpireWithdrawal', at: expiresAt, refund }, then: thenStatus([{ type: 'WithdrawalExpired', at: expiresAt, refund }], 'expired'),
   },
-  { row: 'open: expiry while a payer is mid-transfer → no events (waits for the leg)', given: [...open, reserved(1, 30_000n)], when: { type: 'ExpireWithdrawal', at: expiresAt, refund }, then: [] },
+  {
+    row: 'open: expiry while a payer is mid-transfer → expired at expires_at, the rest refunded, the leg held',
+    given: [...open, reserved(1, 30_000n)], when: { type: 'ExpireWithdrawal', at: expiresAt, refund }, then: thenStatus([{ type: 'WithdrawalExpired', at: expiresAt, refund }], 'expired'),
+  },
+  // The held leg lands after expiry: it is paid from the lock with its fee share (⌊1 070 × 30 000 / 100 000⌋ = 321); the order stays expired.
+  { row: 'expired holding a leg: the leg lands → its fill, stays expired', given: expiredHolding, when: fillLeg(1, 30_000n), then: thenStatus([landed(1, 30_000n, 321n)], 'expired') },
+  { row: 'expired holding a leg: more than it held → alloc_state_conflict', given: expiredHolding, when: fillLeg(1, 30_100n), refused: 'alloc_state_conflict', message: /exceeds/ },
+  { row: 'expired holding a leg: a leg it did not hold → alloc_state_conflict', given: expiredHolding, when: fillLeg(2, 10_000n), refused: 'alloc_state_conflict', message: /expired withdrawal cannot take a fill/ },
+  {
+    row: 'expired holding a leg: the leg released (its deposit declined) → LegReleased with the rows giving it back',
+    given: expiredHolding, when: { type: 'ReleaseLeg', at: expiresAt + hour, legRef: 'leg_p1', refund: refund2 }, then: thenStatus([{ type: 'LegReleased', at: expiresAt + hour, legRef: 'leg_p1', refund: refund2 }], 'expired'),
+  },
+  { row: 'expired holding a leg: released without refund rows → alloc_state_conflict', given: expiredHolding, when: { type: 'ReleaseLeg', at: expiresAt + hour, legRef: 'leg_p1' }, refused: 'alloc_state_conflict' },
   { row: 'open: the expiry timer firing early → no events', given: open, when: { type: 'ExpireWithdrawal', at: expiresAt - 1, refund }, then: [] },
   {
     row: 'open or partially_filled → remainder canceled → canceled (merchant_request)',

@@ -132,7 +132,7 @@ test('pending_approval → back office approves (two different operators) → op
   assert.equal(second.ledger, [], 'approval moves no money: the lock was taken at creation');
   assert.equal([wdr(s.h, id).status, wdr(s.h, id).version], ['open', 3]);
   assert.is(s.h.world.deposits.get(deposit)!.status, 'awaiting_payment');
-  assert.equal(s.h.world.timersOf(id).map((t) => t.kind), [], 'no approval timeout once open; expiry waits while a leg is in flight');
+  assert.equal(s.h.world.timersOf(id).map((t) => t.kind), ['withdrawal.expire'], 'no approval timeout once open; the expiry, leg in flight or not');
   refused(s.h, { type: 'ApproveWithdrawal', actor: operator('emp_carol'), withdrawalId: id }, 'operation_not_allowed', seen);
   refused(s.h, { type: 'ApproveWithdrawal', actor: operator('emp_carol'), withdrawalId: 'wdr_unknown' }, 'resource_not_found', seen);
   assertReservedMatchesLocks(s);
@@ -190,7 +190,7 @@ test('open → payer matched → open; withdrawal.matched every time, capacity h
   }
   const shown = presentWithdrawal(wdr(s.h, id));
   assert.equal([shown.reserved_minor, shown.remaining_minor, shown.filled_minor], [50_000, 100_000, 0]);
-  assert.equal(s.h.world.timersOf(id), [], 'expiry waits while a payer is mid-transfer');
+  assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['withdrawal.expire', wdr(s.h, id).expiresAt]], 'expiry does not wait for a payer mid-transfer');
 });
 
 test('open → first fill lands → partially_filled; withdrawal.filled and balance.debited (principal and recognised fee)', () => {
@@ -256,6 +256,52 @@ test('open or partially_filled → expires_at passes with remainder → expired;
   assert.equal(unfilled.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 10_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 1_070n]], 'an unfilled order gets everything back');
   assert.equal([wdr(s.h, untouched).status, wdr(s.h, untouched).refundedMinor], ['expired', 10_000n]);
   assert.equal(balances(s.h, s.payer), [funds - 50_535n, 0n, 0n]);
+});
+
+test('open → expires_at while a payer is mid-transfer → expired at once: the rest and its fee back, the leg and its fee share held; the leg lands → filled on the expired order', () => {
+  const s = scene(funds);
+  const id = s.h.withdrawal(s.payer, 100_000n);
+  const deposit = openDeposit(s, 30_000n);
+  receiveSlip(s.h, deposit, 'rcpt_1'); // the slip being verified: the payer is mid-transfer
+  const paid = exactTransfer(s.h, deposit); // the transfer, made now
+  const out = emitted(s.h, () => s.h.advance(wdr(s.h, id).expiresAt - s.h.clock.ms));
+  const w = wdr(s.h, id);
+  assert.equal([w.status, w.refundedMinor, w.inFlight.map((l) => l.amountMinor)], ['expired', 70_000n, [30_000n]]);
+  assert.equal(out.on(id), ['WithdrawalExpired']);
+  assert.equal(out.events, ['withdrawal.expired', 'balance.credited', 'balance.credited']);
+  // 1 070 of fee: the leg's share ⌊1 070 × 30 000 / 100 000⌋ = 321 held, 749 back.
+  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 70_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 749n]]);
+  assert.equal(balances(s.h, s.payer), [funds - 30_321n, 0n, 30_321n]);
+  assert.equal(s.h.world.timersOf(id), [], 'nothing more to expire');
+  assertReservedMatchesLocks(s);
+
+  const landed = emitted(s.h, () => verify(s.h, deposit, 'rcpt_1', found(paid))); // the verifier answers at last
+  assert.is(s.h.world.deposits.get(deposit)!.status, 'settled', 'the payer who paid is credited');
+  const after = wdr(s.h, id);
+  assert.equal([after.status, after.filledMinor, after.feeRecognizedMinor, after.inFlight.length, after.refundedMinor], ['expired', 30_000n, 321n, 0, 70_000n]);
+  assert.ok(landed.events.includes('withdrawal.filled'));
+  assert.equal(balances(s.h, s.payer), [funds - 30_321n, 0n, 0n], 'the lock paid the leg and its fee share, to the satang');
+  assertReservedMatchesLocks(s);
+});
+
+test('expired holding a leg → the payer\'s slip declined → the leg and its fee share come back (balance.credited); no payer is matched to it', () => {
+  const s = scene(funds);
+  const id = s.h.withdrawal(s.payer, 100_000n);
+  const deposit = openDeposit(s, 30_000n);
+  receiveSlip(s.h, deposit, 'rcpt_1');
+  verify(s.h, deposit, 'rcpt_1', found(exactTransfer(s.h, deposit, { senderName: 'สมศรี มีสุข' }))); // another payer's name: held for review
+  assert.is(s.h.world.deposits.get(deposit)!.status, 'under_review');
+  s.h.advance(wdr(s.h, id).expiresAt - s.h.clock.ms);
+  assert.equal([wdr(s.h, id).status, wdr(s.h, id).refundedMinor], ['expired', 70_000n]);
+  assert.is(s.h.world.deposits.get(openDeposit(s, 10_000n))!.status, 'awaiting_liquidity', 'an expired order takes no new payer');
+  const out = emitted(s.h, () => s.h.ok({ type: 'DeclineDepositReview', actor: operator(), depositId: deposit, note: 'no such transfer in the bank statement' }));
+  assert.equal(out.on(id), ['LegReleased']);
+  assert.equal(out.events.filter((e) => e.startsWith('balance.')), ['balance.credited', 'balance.credited']);
+  assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 30_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 321n]]);
+  const w = wdr(s.h, id);
+  assert.equal([w.status, w.refundedMinor, w.inFlight.length, w.filledMinor], ['expired', 100_000n, 0, 0n]);
+  assert.equal(balances(s.h, s.payer), [funds, 0n, 0n], 'everything back');
+  assertReservedMatchesLocks(s);
 });
 
 test('open or partially_filled → remainder canceled → canceled, refunded like expiry; refused while a fill is in flight or once closed', () => {
@@ -434,7 +480,7 @@ test('decide: timer commands that no longer apply decide to no events; unknown o
   const w = wdr(s.h, id);
   const at = s.h.clock.ms;
   const refund = { principalBalanceTransactionId: 'btxn_p', feeBalanceTransactionId: 'btxn_f' };
-  assert.equal(decide({ type: 'ExpireWithdrawal', at: w.expiresAt, refund }, w), [], 'expiry waits while a leg is in flight');
+  assert.equal(decide({ type: 'ExpireWithdrawal', at: w.expiresAt - 1, refund }, w), [], 'the expiry timer firing early');
   assert.equal(decide({ type: 'TimeOutApproval', at: at + limits.withdrawalApprovalTimeoutMs, refund }, w), [], 'only a pending order times out');
   assert.equal(decide({ type: 'ReleaseLeg', at, legRef: 'leg_not_held' }, w), []);
   const missing = decide({ type: 'ApproveWithdrawal', at, operatorId: 'emp_alice' }, undefined);
