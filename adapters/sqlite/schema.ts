@@ -125,6 +125,24 @@ export function openDatabase(dir: string, options: { mustExist?: boolean } = {})
   }
 }
 
+/**
+ * Opens `dir/journal.db` to read only: no journal-mode switch, no schema, nothing written
+ * — so `satang verify` on a backup leaves its bytes as the backup's manifest has them (it
+ * switched a backup's copy to WAL, and restore then refused it as changed).
+ */
+export function openDatabaseReadOnly(dir: string): Db {
+  const file = join(dir, journalFileName);
+  if (!existsSync(file)) throw new Error(`no ${journalFileName} in ${dir}`);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${writeSideLimits.sqliteBusyTimeoutMs}`);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
 function configure(db: Db): void {
   const mode = db.pragma('journal_mode = WAL', { simple: true });
   if (mode !== 'wal') throw new Error(`journal.db: journal_mode is ${String(mode)}, expected wal`);

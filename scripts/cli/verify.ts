@@ -4,7 +4,7 @@
 // fields, and `secrets_at_rest`). Exit code 0 when everything holds, 1 on any mismatch or
 // finding, 2 when the database cannot be read.
 
-import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
+import { openDatabaseReadOnly, type Db } from '../../adapters/sqlite/schema.ts';
 import { verifyStore, type VerifyReport } from '../../adapters/sqlite/verify.ts';
 import { verifyActionLog, type ActionLogHead, type ActionLogReport, type ActionLogWitnesses } from '../../adapters/sqlite/action-log.ts';
 import { loggedBackOfficeCalls } from '../../adapters/request-log.ts';
@@ -64,7 +64,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   }
   let db;
   try {
-    db = openDatabase(dataDir, { mustExist: true });
+    db = openDatabaseReadOnly(dataDir); // the data dir, or a backup, exactly as it was
   } catch (error) {
     console.log(JSON.stringify({ ok: false, error: (error as Error).message }));
     return 2;
