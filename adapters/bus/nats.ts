@@ -10,7 +10,7 @@
 // the journal); a consumer hands deliveries over in the order they arrive.
 
 import {
-  AckPolicy, connect, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, StringCodec,
+  AckPolicy, connect, ConsumerEvents, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, StringCodec,
   type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
 } from 'nats';
 import { decodeEntry, encodeEntry, journalStreamName, journalSubjectPrefix, subjectOf, type RelayedEntry } from '../../projections/entry.ts';
@@ -67,6 +67,17 @@ export function journalStreamReplicas(env: NodeJS.ProcessEnv = process.env): num
   const raw = env.SATANG_NATS_REPLICAS ?? '1';
   if (raw !== '1' && raw !== '3' && raw !== '5') throw new Error(`SATANG_NATS_REPLICAS must be 1, 3 or 5, not ${raw}`);
   return Number(raw);
+}
+
+/** Whether the journal stream is there (another failure is thrown). */
+export async function journalStreamExists(jsm: JetStreamManager): Promise<boolean> {
+  try {
+    await jsm.streams.info(journalStreamName);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
 }
 
 export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> {
@@ -218,7 +229,18 @@ export class JetStreamPublisher implements Publisher {
   async publish(entries: readonly RelayedEntry[]): Promise<void> {
     const js = this.js;
     if (!js) throw new Error('NATS JetStream is not connected');
-    await Promise.all(entries.map((e) => js.publish(subjectOf(e), codec.encode(encodeEntry(e)), { msgID: String(e.seq), timeout: readSideLimits.relayPublishTimeoutMs })));
+    try {
+      await Promise.all(entries.map((e) => js.publish(subjectOf(e), codec.encode(encodeEntry(e)), { msgID: String(e.seq), timeout: readSideLimits.relayPublishTimeoutMs })));
+    } catch (error) {
+      // No stream answers (deleted under the relay — drop-stream --force, a NATS store wiped):
+      // set it up again, which tells the relay where the new stream ends (from seq 1).
+      if (isNoResponders(error) && this.js === js) {
+        this.js = null;
+        this.log.warn({ stream: journalStreamName }, 'the journal stream is gone; the relay makes it again and publishes the journal from where it ends');
+        void this.setUp();
+      }
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -320,6 +342,14 @@ export class JetStreamTransport implements Transport {
   }
 }
 
+/** A publish or request no JetStream stream answered (NATS's 503). */
+function isNoResponders(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '503';
+}
+
+/** The consumer events that mean its stream or itself is gone: its consume ends, and the loop makes them again. */
+const consumerGone: ReadonlySet<string> = new Set([ConsumerEvents.ConsumerDeleted, ConsumerEvents.ConsumerNotFound, ConsumerEvents.StreamNotFound]);
+
 class DurableConsumer implements Subscription {
   private stopped = false;
   private messages: ConsumerMessages | null = null;
@@ -346,15 +376,25 @@ class DurableConsumer implements Subscription {
   }
 
   private async run(): Promise<void> {
-    let complained = false;
+    let complained = false, waiting = false;
     while (!this.stopped && !this.nc.isClosed()) {
       try {
         const jsm = await this.nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
-        await ensureJournalStream(jsm);
+        // The relay makes the stream, and publishes into a new one the journal from seq 1: a
+        // stream the projector made would let the relay go on where it was, the entries
+        // before missing from it for good.
+        if (!(await journalStreamExists(jsm))) {
+          if (!waiting) this.log.info({ consumer: this.durable }, 'projection consumer waiting for the journal stream (the API\'s relay makes it)');
+          waiting = true;
+          await sleep(readSideLimits.relayRetryMs);
+          continue;
+        }
+        waiting = false;
         await this.ensureConsumer(jsm);
         const consumer = await this.nc.jetstream().consumers.get(journalStreamName, this.durable);
         if (this.stopped) return;
         this.messages = await consumer.consume({ max_messages: readSideLimits.pullMessagesMax });
+        void this.endWhenGone(this.messages);
         complained = false;
         for await (const m of this.messages) {
           const delivery = this.toDelivery(m);
@@ -366,6 +406,24 @@ class DurableConsumer implements Subscription {
         complained = true;
       }
       if (!this.stopped) await sleep(readSideLimits.relayRetryMs);
+    }
+  }
+
+  /**
+   * nats.js keeps a consume waiting, quietly, when its consumer or stream is deleted: the
+   * projections would stall for good. Such a status ends it; the projections apply by seq,
+   * so the new consumer's redelivery from seq 1 changes nothing they hold.
+   */
+  private async endWhenGone(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const s of await messages.status()) {
+        if (!consumerGone.has(s.type)) continue;
+        this.log.warn({ consumer: this.durable, event: s.type }, 'projection consumer lost its consumer or the journal stream; making them again');
+        await messages.close().catch(() => {});
+        return;
+      }
+    } catch {
+      // the consume closed first: nothing to watch
     }
   }
 

@@ -9,7 +9,7 @@
 
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import type { JetStreamManager } from 'nats';
-import { connectNatsOnce, deleteJournalStream, lastEntryInStream } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, deleteJournalStream, journalStreamExists, lastEntryInStream } from '../../adapters/bus/nats.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync } from 'node:fs';
@@ -29,10 +29,11 @@ export const dropStreamSpec: CommandSpec = {
 
 /** What the journal stream holds against the data dir's journal: the relay's own test (adapters/bus/nats.ts), for doctor and drop-stream. */
 export type StreamOwnership =
-  | { readonly kind: 'empty' | 'aged_out' }
+  | { readonly kind: 'missing' | 'empty' | 'aged_out' }
   | { readonly kind: 'no_journal' | 'ours' | 'foreign'; readonly seq: number };
 
 export async function streamOwnership(jsm: JetStreamManager, dataDir: string): Promise<StreamOwnership> {
+  if (!(await journalStreamExists(jsm))) return { kind: 'missing' };
   const last = await lastEntryInStream(jsm);
   if (last === 0) return { kind: 'empty' };
   if (last === null) return { kind: 'aged_out' };

@@ -18,6 +18,8 @@ import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { NatsServer } from '../support/nats.ts';
 import { dumpProjections, lowestPosition, satang, satangRun, waitForProjections } from '../support/projections.ts';
 import { settled } from '../../core/handler/handle.ts';
+import { connect } from 'nats';
+import { journalStreamName } from '../../projections/entry.ts';
 
 let nats: NatsServer;
 let s: TestServer;
@@ -165,6 +167,25 @@ test('NATS outage: writes go on; after the restart the projections catch up with
   assert.is(back.level, 30, 'info');
   assert.ok(typeof back.outage_ms === 'number' && back.outage_ms > 0, `the outage's length: ${back.outage_ms}`);
   await waitForProjections(s.dataDir, tail(), 30_000);
+  await assertHistoryComplete(shop);
+  await assertRebuildIdentical();
+});
+
+test('the journal stream deleted under a running relay and projector (drop-stream --force, a NATS store wiped): both make it again and the projections catch up with no gap and no duplicate', async () => {
+  await fundings(5);
+  await waitForProjections(s.dataDir, tail(), 30_000); // the projector is consuming
+  const nc = await connect({ servers: nats.url });
+  try {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(journalStreamName);
+    await projectorLogged('projection consumer lost its consumer or the journal stream; making them again', 20_000);
+    await fundings(50); // the relay meets no stream: it makes it again and publishes the journal from seq 1
+    await waitForProjections(s.dataDir, tail(), 30_000);
+    const stream = (await jsm.streams.info(journalStreamName)).state;
+    assert.equal([stream.first_seq, stream.messages], [1, tail()], 'the new stream holds the whole journal, from seq 1');
+  } finally {
+    await nc.close();
+  }
   await assertHistoryComplete(shop);
   await assertRebuildIdentical();
 });
