@@ -7,8 +7,10 @@
 import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join as joinPath } from 'node:path';
 import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { ManualClockMark } from '../adapters/sqlite/manual-clock.ts';
+import { unusableDatabases } from '../adapters/sqlite/unusable.ts';
 import { UlidIds } from '../adapters/ids.ts';
 import { Scheduler } from '../adapters/scheduler.ts';
 import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
@@ -395,7 +397,12 @@ function startFailureLine(error: unknown): string | undefined {
       return `the data dir ${dataDir} cannot be used: ${e.message} (its owner and mode must let this user write it)`;
     case 'EEXIST': case 'ENOTDIR': return `the data dir ${dataDir} cannot be used: ${e.message} (SATANG_DATA_DIR must name a directory, or where one may be made)`;
     case 'EROFS': return `the data dir ${dataDir} is on a read-only file system: ${e.message}`;
-    case 'SQLITE_NOTADB': case 'SQLITE_CORRUPT': return `a database in the data dir ${dataDir} is not a usable SQLite file (${e.code}: ${e.message}): restore the data dir from a backup (scripts/satang restore)`;
+    case 'SQLITE_NOTADB': case 'SQLITE_CORRUPT': {
+      // Which file, and what mends it: only the journal needs a backup.
+      const unusable = unusableDatabases(dataDir, { thorough: true });
+      if (unusable.length === 0) return `a database in the data dir ${dataDir} is not a usable SQLite file (${e.code}: ${e.message}): restore the data dir from a backup (scripts/satang restore)`;
+      return unusable.map((u) => `${joinPath(dataDir, u.file)} is not a usable SQLite file (${u.problem}): ${u.advice}`).join('; ');
+    }
     case 'SQLITE_CANTOPEN': case 'SQLITE_READONLY': return `a database in the data dir ${dataDir} cannot be opened for writing (${e.code}: ${e.message}): check the disk and the files' owner`;
     default: return undefined;
   }

@@ -22,8 +22,9 @@ import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
-import { lastBackup } from '../../adapters/sqlite/backup.ts';
+import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
+import { unusableDatabases } from '../../adapters/sqlite/unusable.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
@@ -107,8 +108,15 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
     return { check: 'stream', level: 'WARN', detail: `NATS at ${natsUrl} does not answer (${(error as Error).message})` };
   }
   try {
-    const held = await streamOwnership(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), dataDir);
+    let held;
+    try {
+      held = await streamOwnership(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), dataDir);
+    } catch (error) {
+      // journal.db unreadable (the journal check says so), or NATS refusing the request.
+      return { check: 'stream', level: 'WARN', detail: `cannot compare ${journalStreamName} with this journal (${(error as Error).message})` };
+    }
     switch (held.kind) {
+      case 'missing': return { check: 'stream', level: 'WARN', detail: `${journalStreamName} does not exist (deleted, or NATS's store lost): the relay makes it and publishes this journal from seq 1 at its next write; the projector waits for it` };
       case 'empty': return { check: 'stream', level: 'OK', detail: `no entry in ${journalStreamName} yet: the relay publishes from seq 1` };
       case 'aged_out': return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s messages aged out: it tells nothing` };
       case 'no_journal': return { check: 'stream', level: 'WARN', detail: `${journalStreamName} holds seq ${held.seq}, and ${dataDir} holds no journal to compare it with` };
@@ -138,7 +146,10 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     // Every merchant is given URLs from it (the slip upload's, the claim's): the listening address is seldom what they can reach.
     checks.push({ check: 'addresses', level: 'WARN', detail: `SATANG_BASE_URL is unset: merchants are given ${config.baseUrl}/… URLs (the slip upload's, the claim's); set the public https address` });
   }
-  if (config) checks.push(masterKeyCheck(config, env));
+  // Each SQLite file readable first: a corrupt journal is said as such, not as a key problem.
+  const unusable = existsSync(dataDir) ? unusableDatabases(dataDir) : [];
+  for (const u of unusable) checks.push({ check: u.file === journalFileName ? 'journal' : 'database', level: 'FAIL', detail: `${join(dataDir, u.file)} is not a usable SQLite file (${u.problem}): a server would refuse to start; ${u.advice}` });
+  if (config && !unusable.some((u) => u.file === journalFileName)) checks.push(masterKeyCheck(config, env));
   if (existsSync(dataDir)) {
     const atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env) });
     checks.push(atRest.ok
@@ -147,7 +158,10 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     checks.push(diskCheck(dataDir, statfsSync(dataDir)));
     const last = lastBackup(dataDir);
     const age = last ? Date.now() - Date.parse(last.taken_at) : Infinity;
-    checks.push(last && age <= backupStaleMs
+    // The note is the server's; the backup is a directory a rotation may have deleted since.
+    const gone = last && !existsSync(join(last.path, backupManifestFileName));
+    if (last && gone) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago) is no longer at ${last.path}: take another (satang backup --to DIR)` });
+    else checks.push(last && age <= backupStaleMs
       ? { check: 'backup', level: 'OK', detail: `last verified backup ${(age / 3_600_000).toFixed(1)} h ago, up to journal seq ${last.tail_seq}, in ${last.path}` }
       : { check: 'backup', level: 'WARN', detail: last ? `the last verified backup is ${(age / 3_600_000).toFixed(1)} h old (${last.path})` : 'no verified backup of this data dir (satang backup --to DIR)' });
   } else {

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { TestServer } from '../support/server-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 let s: TestServer;
 let dir: string;
 
@@ -59,6 +60,11 @@ test('a fresh server: everything OK but the backup, which is not taken yet; afte
   const backedUp = await satang(['backup', '--to', join(dir, 'b1'), '--data-dir', s.dataDir]);
   assert.is(backedUp.code, 0, backedUp.stdout + backedUp.stderr);
   assert.is((await doctor()).levels.backup, 'OK');
+  // The note outlives the backup a rotation deleted: doctor looks at the backup, not the note.
+  rmSync(join(dir, 'b1'), { recursive: true, force: true });
+  const gone = await doctor();
+  assert.is(gone.levels.backup, 'WARN', gone.raw);
+  assert.match(gone.raw, /is no longer at/);
 });
 
 test('FAIL and exit 1: a master key that does not open the data dir; a file others may read. WARN: a server that does not answer', async () => {
@@ -94,6 +100,40 @@ test('FAIL and exit 1: a journal that is no SQLite file is named as the journal,
   assert.equal([journal?.level, /SQLITE_NOTADB/.test(journal?.detail ?? '')], ['FAIL', true], JSON.stringify(checks));
   assert.not.ok(checks.some((c) => c.check === 'master key' && c.level === 'FAIL'), 'the key is not blamed');
   rmSync(`${broken}.master-key`, { force: true });
+  // Without the development key beside it, still the journal that is named, not a missing key.
+  const keyless = await satang(['doctor', '--data-dir', broken, '--url', 'http://127.0.0.1:9', '--json']);
+  const keylessChecks = JSON.parse(keyless.stdout).checks as { check: string; level: string; detail: string }[];
+  assert.equal(keylessChecks.filter((c) => c.level === 'FAIL').map((c) => c.check), ['journal'], keyless.stdout);
+  // With NATS named and no NATS there, no crash either: the stream is a WARN.
+  const withNats = await satang(['doctor', '--data-dir', broken, '--url', 'http://127.0.0.1:9', '--nats', 'nats://127.0.0.1:9', '--json']);
+  assert.is(withNats.code, 1, withNats.stdout + withNats.stderr);
+});
+
+test('FAIL: a projections.db or logs.db that is no SQLite file is named with what mends it (move it aside), not a restore; the server refuses to start saying the same', async () => {
+  const dataDir = join(dir, 'derived');
+  const t = await TestServer.start({}, dataDir);
+  await t.onboard('Derived');
+  await t.stop(false);
+  writeFileSync(join(dataDir, 'projections.db'), 'garbage, not SQLite '.repeat(100), { mode: 0o600 });
+  for (const f of ['projections.db-wal', 'projections.db-shm']) rmSync(join(dataDir, f), { force: true });
+  const r = await satang(['doctor', '--data-dir', dataDir, '--url', 'http://127.0.0.1:9', '--json']);
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  const failed = (JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[]).filter((c) => c.level === 'FAIL');
+  assert.equal(failed.map((c) => c.check), ['database'], r.stdout);
+  assert.match(failed[0]!.detail, /projections\.db is not a usable SQLite file .*move it aside/);
+  assert.not.match(failed[0]!.detail, /restore/);
+  // The server's own refusal, as npm start runs it:
+  const server = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+    const child = spawn(process.execPath, ['server/start.mjs'], { cwd: root, env: { ...process.env, SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  assert.is(server.code, 78, server.stdout + server.stderr);
+  assert.match(server.stdout + server.stderr, /projections\.db is not a usable SQLite file .*move it aside/);
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(`${dataDir}.master-key`, { force: true });
 });
 
 test('FAIL and exit 1: a data dir that does not exist, named in the detail; nothing is made there', async () => {
