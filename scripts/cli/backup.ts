@@ -16,7 +16,7 @@
 
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type StreamBeyond } from '../../adapters/bus/nats.ts';
 import { writePrivateFile } from '../../adapters/private-files.ts';
@@ -44,7 +44,7 @@ export const restoreSpec: CommandSpec = {
   summary: "Restores a backup into a data dir that holds no journal (stop the API and the projector, and move the old data dir aside first): checks every file against the manifest, copies them, verifies the journal. Projections are rebuilt when the server starts. With NATS, it lists what the journal stream holds past the backup (committed after it: lost), keeps that list in restore-lost.json, and deletes the stream (the relay and the projector make it again).",
   options: {
     from: { type: 'string', value: 'DIR', required: true, help: 'the backup directory (its backup.json)' }, 'data-dir': dataDirOption,
-    nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: "the journal stream's NATS server ($SATANG_NATS_URL): what it holds past the backup is listed, then the stream is deleted" },
+    nats: { type: 'string', value: 'URL', help: "the journal stream's NATS server: what it holds past the backup is listed, then the stream is deleted ($SATANG_NATS_URL counts only for a restore into $SATANG_DATA_DIR, the deployment's own data dir)" },
     json: jsonOption,
   },
 };
@@ -175,11 +175,27 @@ export async function backupCommand(argv: readonly string[]): Promise<number> {
   return print(args, 'backup', to, manifest, verified);
 }
 
+/**
+ * The NATS whose journal stream a restore resets: --nats, or $SATANG_NATS_URL only when the
+ * restore goes into the deployment's own data dir ($SATANG_DATA_DIR). A drill that restores
+ * into a scratch dir with the unit's environment loaded would otherwise delete the stream the
+ * running deployment publishes to (outside-in SRE audit).
+ */
+function restoreNatsUrl(explicit: string, dataDir: string): string {
+  if (explicit !== '') return explicit;
+  const fromEnv = process.env.SATANG_NATS_URL ?? '';
+  if (fromEnv === '') return '';
+  const deployment = process.env.SATANG_DATA_DIR;
+  if (deployment !== undefined && resolve(deployment) === resolve(dataDir)) return fromEnv;
+  process.stderr.write(`satang restore: ${resolve(dataDir)} is not the deployment's data dir ($SATANG_DATA_DIR), so the journal stream at $SATANG_NATS_URL is left alone; pass --nats URL to reset it for this data dir\n`);
+  return '';
+}
+
 export async function restoreCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(restoreSpec, argv);
   if (typeof args === 'number') return args;
   const dataDir = text(args, 'data-dir');
-  const natsUrl = text(args, 'nats');
+  const natsUrl = restoreNatsUrl(text(args, 'nats'), dataDir);
   let nc: NatsConnection | undefined;
   try {
     // With NATS, what the stream holds past the backup is read before anything is restored.

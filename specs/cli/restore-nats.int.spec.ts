@@ -31,9 +31,9 @@ let s: TestServer;
 let shop: MerchantKeys;
 let dir: string;
 
-function satang(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function satang(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent', SATANG_NATS_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, SATANG_LOG_LEVEL: 'silent', SATANG_NATS_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
@@ -101,6 +101,19 @@ test('what was committed after the backup is listed and kept; the stream is dele
   const lostTail = s.running.store.world.lastSeq;
   assert.ok(lostTail > backupTail + 3);
   await s.stop(false);
+
+  // A drill with the unit's environment loaded, into a scratch dir: the deployment's stream is not touched.
+  const drill = join(dir, 'drill');
+  const drilled = await satang(['restore', '--from', backup, '--data-dir', drill], { SATANG_NATS_URL: nats.url, SATANG_DATA_DIR: s.dataDir });
+  assert.is(drilled.code === 0 || drilled.code === 1, true, drilled.stdout + drilled.stderr); // 1: no master key beside the drill's dir
+  assert.match(drilled.stderr, /is not the deployment's data dir \(\$SATANG_DATA_DIR\), so the journal stream at \$SATANG_NATS_URL is left alone/);
+  assert.not.ok(existsSync(join(drill, 'restore-lost.json')));
+  const probe = await connect({ servers: nats.url });
+  try {
+    assert.is((await (await probe.jetstreamManager()).streams.info(journalStreamName)).state.last_seq, lostTail, "the deployment's stream is whole");
+  } finally {
+    await probe.close();
+  }
 
   const restored = join(dir, 'restored');
   copyFileSync(`${s.dataDir}.master-key`, `${restored}.master-key`); // kept apart from the backup
