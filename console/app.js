@@ -16,7 +16,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
-import { language, problemText, setLanguage, t } from './i18n.js';
+import { dictionaries, language, problemText, setLanguage, t } from './i18n.js';
 import { html, PageContext } from './ui.js';
 import { QueuePage } from './pages/queue.js';
 import { DepositPage } from './pages/deposit.js';
@@ -124,7 +124,7 @@ function Header({ session, allowed, section, lang, onLanguage }) {
   }, []);
   return html`<header class="top" ref=${ref}>
     <a class="brand" href="#/queue"><span class="logo">฿</span> satang <span class="muted">console</span></a>
-    <nav>${nav.filter((n) => allowed(n.read)).map((n) => html`<a href=${`#/${n.name}`} class=${section === n.name ? 'active' : ''} data-testid=${`nav-${n.name}`}>${t(`nav.${n.name}`)}</a>`)}</nav>
+    <nav>${nav.filter((n) => allowed(n.read)).map((n) => html`<a href=${`#/${n.name}`} class=${section === n.name ? 'active' : ''} aria-current=${section === n.name ? 'page' : undefined} data-testid=${`nav-${n.name}`}>${t(`nav.${n.name}`)}</a>`)}</nav>
     ${allowed('GET /v1/bo/search') ? html`<form class="search" role="search" data-testid="search-form" onSubmit=${(e) => {
       e.preventDefault();
       const q = new FormData(e.currentTarget).get('q').trim();
@@ -134,8 +134,8 @@ function Header({ session, allowed, section, lang, onLanguage }) {
       <span class="mono" data-testid="operator" title=${t('header.operator')}>${session.sub}</span>
       <span data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>
       <span class="lang" role="group" aria-label=${t('header.language')}>
-        <button type="button" class=${lang === 'th' ? 'on' : ''} data-testid="lang-th" lang="th" onClick=${() => onLanguage('th')}>ไทย</button>
-        <button type="button" class=${lang === 'en' ? 'on' : ''} data-testid="lang-en" lang="en" onClick=${() => onLanguage('en')}>English</button>
+        <button type="button" class=${lang === 'th' ? 'on' : ''} aria-pressed=${lang === 'th' ? 'true' : 'false'} data-testid="lang-th" lang="th" onClick=${() => onLanguage('th')}>ไทย</button>
+        <button type="button" class=${lang === 'en' ? 'on' : ''} aria-pressed=${lang === 'en' ? 'true' : 'false'} data-testid="lang-en" lang="en" onClick=${() => onLanguage('en')}>English</button>
       </span>
       <a class="small" href="#/cli" data-testid="nav-cli" title=${t('cli.title')}>${t('header.cli')}</a>
       <button type="button" class="ghost" data-testid="logout" onClick=${() => logout()}>${t('header.logout')}</button>
@@ -167,7 +167,7 @@ function App({ session, tables }) {
     session, tables, setReady: (value) => setReadyPath(value ? where.path : null),
     // The service's refusal (a 4xx) is the operator's to read in the banner; anything else is a fault worth a console line.
     showError: (error) => {
-      if (!(error instanceof ApiProblem && error.status >= 400 && error.status < 500)) console.error(error);
+      if (!(error instanceof ApiProblem && error.status >= 400 && error.status < 500) && !error?.i18nKey) console.error(error);
       setProblem(error);
     },
     // A success says so, and clears the refusal shown before it: an operator never reads a failure beside the success that followed.
@@ -177,6 +177,9 @@ function App({ session, tables }) {
   const Page = where.route?.page;
   const name = where.route?.name ?? 'not-found';
   useEffect(() => { if (!Page) setReadyPath(where.path); }, [Page, where.path]);
+  // The tab and a screen reader's window list name the page, in the console's language.
+  const section = where.route?.section ?? where.route?.name;
+  useEffect(() => { document.title = section && dictionaries[lang]?.[`nav.${section}`] ? `${t(`nav.${section}`)} · satang` : 'satang console'; }, [section, lang]);
 
   return html`<${PageContext.Provider} value=${context}>
     <${Header} session=${session} allowed=${allowed} section=${where.route?.section ?? where.route?.name} lang=${lang} onLanguage=${onLanguage} />

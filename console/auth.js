@@ -27,8 +27,18 @@ const expirySlackMs = 30_000;
 let setup; // {config, as, client, options}
 let current; // {accessToken, expiresAt, sub, roles, name}
 
-/** Thrown when the operator closes the step-up window or the issuer refuses. */
-export class StepUpAbandoned extends Error {}
+/**
+ * Thrown when the operator closes the step-up window or the issuer refuses: `key` names its
+ * text in the dictionaries (the banner shows it in the operator's language), the message is
+ * the English for logs.
+ */
+export class StepUpAbandoned extends Error {
+  constructor(message, key, vars) {
+    super(message);
+    this.i18nKey = key;
+    this.i18nVars = vars;
+  }
+}
 
 /** The sign-in configuration index.html carries (the server's /console/config.json, inlined so no request waits for it). */
 function consoleConfig() {
@@ -162,7 +172,7 @@ const popupClosedGraceMs = 1_000;
 /** The issuer's answer from a sign-in in a popup: the callback URL its page posts back, or StepUpAbandoned. */
 async function signInInPopup(started, name) {
   const popup = window.open(started.url, name, 'popup,width=480,height=640');
-  if (!popup) throw new StepUpAbandoned('The browser blocked the sign-in window; allow pop-ups for the console.');
+  if (!popup) throw new StepUpAbandoned('The browser blocked the sign-in window; allow pop-ups for the console.', 'stepUp.popupBlocked');
   return new Promise((resolve, reject) => {
     let settled = false;
     const done = () => { settled = true; window.removeEventListener('message', onMessage); clearInterval(watch); };
@@ -177,7 +187,7 @@ async function signInInPopup(started, name) {
     const watch = setInterval(() => {
       if (!popup.closed) return;
       clearInterval(watch);
-      setTimeout(() => { if (!settled) { done(); reject(new StepUpAbandoned('Step-up was cancelled.')); } }, popupClosedGraceMs);
+      setTimeout(() => { if (!settled) { done(); reject(new StepUpAbandoned('Step-up was cancelled.', 'stepUp.cancelled')); } }, popupClosedGraceMs);
     }, 300);
     window.addEventListener('message', onMessage);
   });
@@ -222,10 +232,10 @@ export async function stepUpToken() {
   try {
     exchanged = await exchange(answer, popupCallbackUrl, started, 300);
   } catch (error) {
-    throw new StepUpAbandoned(`Step-up failed: ${error.message}`);
+    throw new StepUpAbandoned(`Step-up failed: ${error.message}`, 'stepUp.failed', { reason: error.message });
   }
   const claims = claimsOf(exchanged.result.access_token);
   const sub = claims.sub ?? exchanged.idClaims?.sub;
-  if (sub !== current.sub) throw new StepUpAbandoned(`Step-up signed in as ${sub}, not ${current.sub}.`);
+  if (sub !== current.sub) throw new StepUpAbandoned(`Step-up signed in as ${sub}, not ${current.sub}.`, 'stepUp.otherOperator', { sub, current: current.sub });
   return exchanged.result.access_token;
 }

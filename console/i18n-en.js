@@ -639,6 +639,10 @@ export const en = {
   'webhooks.editEndpoint': 'Change URL or event types',
   'webhooks.editEndpointHelp': 'The endpoint keeps its id and history. A new URL starts its health and 410 flag afresh, and deliveries still being tried go to it; new event types apply from now on.',
   'webhooks.save': 'Save changes',
+  'stepUp.popupBlocked': 'The browser blocked the sign-in window; allow pop-ups for the console.',
+  'stepUp.cancelled': 'Step-up was cancelled: nothing was sent.',
+  'stepUp.failed': 'Step-up failed: {reason}',
+  'stepUp.otherOperator': 'The step-up signed in as {sub}, not {current}: sign in again as yourself.',
   'webhooks.create': 'Register',
 
   'nav.signing-keys': 'Signing keys',

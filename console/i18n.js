@@ -60,5 +60,6 @@ export function label(prefix, code) {
 /** The server's error message in the current language (the catalogue's Thai text, the specific English one in the title). */
 export function problemText(problem) {
   if (current === 'th' && problem?.messageTh) return problem.messageTh;
+  if (problem?.i18nKey) return t(problem.i18nKey, problem.i18nVars); // the console's own refusals (a step-up given up)
   return problem?.message ?? String(problem);
 }

@@ -23,7 +23,7 @@ export function CliPage() {
     <p class="small muted">${t('cli.help')}</p>
     <div class="card">
       <h2>${t('cli.access')}</h2>
-      <textarea class="mono token-lines" readonly rows="3" data-testid="cli-access" onFocus=${(e) => e.currentTarget.select()}>${access}</textarea>
+      <textarea class="mono token-lines" readonly rows="3" data-testid="cli-access" aria-label=${t('cli.access')} onFocus=${(e) => e.currentTarget.select()}>${access}</textarea>
       <p class="small">${t('cli.expires')} <span data-testid="cli-access-expires"><${Time} at=${new Date(accessTokenExpiresAt()).toISOString()} /></span></p>
       <${Copy} text=${access} testid="cli-copy-access" />
     </div>
@@ -31,7 +31,7 @@ export function CliPage() {
       <h2>${t('cli.stepUp')}</h2>
       <p class="small muted">${t('cli.stepUpHelp')}</p>
       <${ActionButton} testid="cli-step-up" stepUp onRun=${async () => { setStepUp(`export SATANG_STEP_UP_TOKEN='${await stepUpToken()}'`); return { notice: t('cli.stepUpReady') }; }}>${t('cli.stepUpButton')}</${ActionButton}>
-      ${stepUp ? html`<textarea class="mono token-lines" readonly rows="2" data-testid="cli-step-up-lines" onFocus=${(e) => e.currentTarget.select()}>${stepUp}</textarea>
+      ${stepUp ? html`<textarea class="mono token-lines" readonly rows="2" data-testid="cli-step-up-lines" aria-label=${t('cli.stepUp')} onFocus=${(e) => e.currentTarget.select()}>${stepUp}</textarea>
         <${Copy} text=${stepUp} testid="cli-copy-step-up" />` : null}
     </div>
   </section>`;

@@ -79,7 +79,7 @@ function Fees({ r, params }) {
     </div>
     <p class="small muted">${t('statement.period')} <${Time} at=${r.period_start} /> – <${Time} at=${r.period_end} /> · ${t('common.asOf')} <${Time} at=${r.as_of} /></p>
     ${r.merchants.length === 0 ? html`<${Empty}>${t('fees.none')}</${Empty}>` : null}
-    <table class="grid">
+    <div class="table-scroll"><table class="grid">
       <thead>
         <tr><th rowspan="2">${t('common.merchant')}</th><th colspan="3">${t('fees.charged')}</th><th colspan="3">${t('fees.refunded')}</th><th colspan="3">${t('fees.net')}</th></tr>
         <tr>${[0, 1].map(() => html`<th class="num">${t('statement.count')}</th><th class="num">${t('fees.fee')}</th><th class="num">${t('fees.vat')}</th>`)}
@@ -89,6 +89,6 @@ function Fees({ r, params }) {
         <td><${Id} id=${m.merchant_id} to=${statementOf(m.merchant_id)} keep=${14} /> ${m.merchant_name} <span class="mono small muted">${m.white_label_id}</span></td><${FeeCells} l=${m} />
       </tr>`)}</tbody>
       <tfoot data-testid="fees-totals"><tr class="total"><td>${t('fees.totals')}</td><${FeeCells} l=${r.totals} /></tr></tfoot>
-    </table>
+    </table></div>
   </div>`;
 }

@@ -35,7 +35,7 @@ export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequire
   const close = () => { setDecision(null); setNote(''); };
   return html`<div class="inline-form confirm" data-testid="decision-confirm" data-decision=${decision}>
     <span data-testid="decision-summary">${t(approving ? 'approvals.confirmApprove' : 'approvals.confirmReject', vars)} <${Payee} beneficiary=${beneficiary} /></span>
-    <input data-testid="decision-note" placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
+    <input data-testid="decision-note" aria-label=${t('note.optional')} placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
     <${ActionButton} testid="decision-submit" tone=${approving ? 'primary' : 'danger'}
       onRun=${() => post(`/v1/bo/withdrawals/${encodeURIComponent(w.id)}/${decision}`, note.trim() ? { note: note.trim() } : {})}
       done=${async () => { close(); await reload(); }}>${t(approving ? 'approvals.confirmApproveButton' : 'approvals.confirmRejectButton')}</${ActionButton}>

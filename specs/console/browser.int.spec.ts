@@ -243,6 +243,13 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   const after = await deliveries(scene.s, endpointId);
   assert.is(after.length, before + 1);
   assert.ok(after.some((d) => d.resend === true || d.resend?.of === failed.id || JSON.stringify(d).includes(failed.id)), JSON.stringify(after[0]));
+  // A step-up given up (its window closed): nothing is sent, and the banner says so in the console's words, not an exception's.
+  const popupOpened = mali.context.waitForEvent('page');
+  await mali.page.click(`[data-testid=delivery-row][data-id="${failed.id}"] [data-testid=resend]`);
+  await (await popupOpened).close();
+  await mali.page.waitForSelector('[data-testid=error-banner]', { timeout: stepUpAnswerMs });
+  assert.match(await mali.page.textContent('[data-testid=error-banner]') ?? '', /Step-up was cancelled: nothing was sent|ยกเลิกการยืนยันตัวตนซ้ำแล้ว ไม่มีการส่งคำขอ/);
+  assert.is((await deliveries(scene.s, endpointId)).length, before + 1, 'nothing resent');
 
   // Replay's "only" option says what the server does with it: events not received here, pending ones left out.
   await mali.page.click('[data-testid=replay-form] summary');
@@ -781,6 +788,15 @@ async function assertNavVisible(session: OperatorSession, lang: string): Promise
 async function assertFits(session: OperatorSession, name: string): Promise<void> {
   const [scroll, inner] = await session.page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
   assert.ok(scroll <= inner, `${name}: ${scroll} px wide in a window of ${inner}`);
+  // … and no amount is split over two lines to make it fit (฿2,50 / 0.50 would be misread).
+  const split = await session.page.$$eval('table.grid .num, table.grid .money', (cells) => cells.filter((c) => {
+    const text = c.textContent?.trim() ?? '';
+    if (!/\d/.test(text) || c.querySelector('button, input, br')) return false;
+    const range = document.createRange();
+    range.selectNodeContents(c);
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size > 1;
+  }).map((c) => c.textContent));
+  assert.equal(split, [], `${name}: amounts split over lines`);
 }
 
 test('every other page renders for an operator with every role (screenshots)', async () => {
@@ -838,6 +854,10 @@ test('every other page renders for an operator with every role (screenshots)', a
   // A narrow window: every link of an operator with every role still shows in the header.
   await lead.page.setViewportSize({ width: 760, height: 900 });
   await assertNavVisible(lead, 'en at 760 px');
+  // The tab names the page; the header marks it for a screen reader, not by colour alone.
+  assert.match(await lead.page.title(), / · satang$/);
+  assert.is(await lead.page.getAttribute('[data-testid=nav-withdrawals], [aria-current=page]', 'aria-current'), 'page');
+  assert.is(await lead.page.getAttribute('[data-testid=lang-en]', 'aria-pressed'), 'true');
   // … and every page fits that window: a wide table wraps its rows rather than widen the page.
   for (const [hash, name] of [...pages, ['#/queue', 'queue'], ['#/fees', 'fees'], [`#/merchants/${scene.shop.id}`, 'merchant'], ['#/search?q=dep_', 'search']] as const) {
     await lead.goto(hash, name);
