@@ -73,6 +73,11 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'satang_' });
+    // Each series the alerts read with increase() exists from the start at 0: a counter born
+    // at its first event has no earlier sample, so increase() would miss that first event
+    // after every restart (outside-in SRE audit).
+    for (const kind of ['attempt_failed', 'unavailable'] as const) this.slipProviderErrors.inc({ kind }, 0);
+    for (const requestClass of ['new_deposit', 'read'] as const) this.shed.inc({ class: requestClass }, 0);
   }
 
   observeRequest(method: string, route: string | undefined, status: number, seconds: number): void {
@@ -137,6 +142,8 @@ export class Metrics {
     queueGauge('satang_review_queue_deposits', 'Deposits under review, per mode.', (q) => q.review, 'count');
     queueGauge('satang_review_queue_oldest_seconds', 'How long the oldest deposit under review has waited since its review opened (0 when none), per mode.', (q) => q.review, 'oldestSeconds');
     queueGauge('satang_approval_queue_withdrawals', 'Withdrawals pending approval, per mode.', (q) => q.approval, 'count');
+    queueGauge('satang_slip_queue_deposits', 'Deposits whose slip is being verified (received, no verdict yet), per mode: the verifier\'s backlog.', (q) => q.verifying, 'count');
+    queueGauge('satang_slip_queue_oldest_seconds', 'How long the oldest slip being verified has waited since it was received (0 when none), per mode.', (q) => q.verifying, 'oldestSeconds');
     queueGauge('satang_approval_queue_oldest_seconds', 'How long the oldest withdrawal pending approval has waited since it was created (0 when none), per mode.', (q) => q.approval, 'oldestSeconds');
     new Gauge({
       name: 'satang_backup_last_success_timestamp_seconds', help: "When the data dir's last verified backup was taken (Unix seconds; 0 when none): satang backup notes it.", registers,
@@ -153,9 +160,9 @@ export class Metrics {
 interface QueueFigure { count: number; oldestSeconds: number }
 
 /** Per mode ('true' | 'false'): deposits under review and withdrawals pending approval, with the oldest one's wait. */
-function queueFigures(world: World, now: number): { review: Map<string, QueueFigure>; approval: Map<string, QueueFigure> } {
+function queueFigures(world: World, now: number): { review: Map<string, QueueFigure>; approval: Map<string, QueueFigure>; verifying: Map<string, QueueFigure> } {
   const empty = () => new Map([['true', { count: 0, oldestSeconds: 0 }], ['false', { count: 0, oldestSeconds: 0 }]]);
-  const review = empty(), approval = empty();
+  const review = empty(), approval = empty(), verifying = empty();
   const note = (into: Map<string, QueueFigure>, livemode: boolean, since: number) => {
     const q = into.get(String(livemode))!;
     q.count++;
@@ -163,7 +170,8 @@ function queueFigures(world: World, now: number): { review: Map<string, QueueFig
   };
   for (const d of world.deposits.values()) if (d.status === 'under_review') note(review, d.livemode, d.review?.openedAt ?? d.createdAt);
   for (const w of world.withdrawals.values()) if (w.status === 'pending_approval') note(approval, w.livemode, w.createdAt);
-  return { review, approval };
+  for (const d of world.deposits.values()) if (d.status === 'slip_processing') note(verifying, d.livemode, d.slip?.receivedAt ?? d.updatedAt);
+  return { review, approval, verifying };
 }
 
 function countTimers(world: World, now: number): { due: number; overdue: number } {

@@ -29,7 +29,14 @@ export interface SlipWorkerOptions {
   /** Where verdicts go: the one command port (the store's submit). */
   readonly host: CommandPort;
   readonly store: SlipStore;
+  /** Live slips' verifier: the provider at SATANG_SLIP_PROVIDER_URL, or the in-process bank simulator. */
   readonly verifier: SlipVerifier;
+  /**
+   * Sandbox slips' verifier: the in-process bank simulator where it runs; absent where a
+   * real provider verifies live slips — a sandbox slip is then the scenario engine's alone,
+   * never sent to the provider (sandbox never uses live systems).
+   */
+  readonly sandboxVerifier?: SlipVerifier;
   /** 'background' verifies slips as they arrive; 'manual' only when drain() is called (tests). */
   readonly mode: 'background' | 'manual';
   readonly onError?: (error: unknown, depositId: string) => void;
@@ -153,7 +160,9 @@ export class SlipWorker {
       const record = await this.options.store.record(slip.receiptId);
       if (!record || record.evidence.kind !== 'image') throw new Error(`no image evidence stored for ${slip.receiptId}`);
       const { imageSha256, payload } = record.evidence;
-      const verdict = await this.options.verifier.verify(payload === undefined ? { imageSha256 } : { imageSha256, payload });
+      const verifier = deposit.livemode ? this.options.verifier : this.options.sandboxVerifier;
+      if (!verifier) return sandboxVerification(deposit, slip, sandboxTransRef(slip.receiptId));
+      const verdict = await verifier.verify(payload === undefined ? { imageSha256 } : { imageSha256, payload });
       // Sandbox: a slip the bank simulator does not know is the exact transfer from the
       // order's sender that the sandbox bank (the scenario engine) says it is.
       if (!deposit.livemode && verdict.kind !== 'found') return sandboxVerification(deposit, slip, sandboxTransRef(slip.receiptId));

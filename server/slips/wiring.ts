@@ -67,9 +67,11 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
     verifier = new SimulatorVerifier(simulator);
     logger.info(`slip verification: no SATANG_SLIP_PROVIDER_URL, so slips are verified by the bank simulator mounted at ${config.baseUrl}${simulatorPrefix}/ (development only)`);
   }
+  // Sandbox slips go to the in-process bank where it runs, never to a real provider (the scenario engine answers them there).
+  const sandboxVerifier = simulator ? new SimulatorVerifier(simulator) : undefined;
   if (parts.metrics) verifier = parts.metrics.timed(verifier);
   const worker = new SlipWorker({
-    host: services.write, store, verifier, mode: options.slipWorker ?? 'background',
+    host: services.write, store, verifier, ...(sandboxVerifier ? { sandboxVerifier } : {}), mode: options.slipWorker ?? 'background',
     onError: (error, depositId) => logger.error({ err: String(error), deposit_id: depositId }, 'slip verification failed; it will be tried again'),
     onVerified: (v) => logger.info({ deposit_id: v.depositId, receipt_id: v.receiptId, verdict: v.verdict, status: v.status, after_settlement: v.afterSettlement }, 'slip verified'),
   });

@@ -5,7 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { depositBody, freshSender, type TestServer } from '../support/server-harness.ts';
+import { depositBody, freshSender, TestServer } from '../support/server-harness.ts';
 import { assertReceipt, jpegSlip, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver, until } from '../webhooks/support.ts';
 import { webhookLimits } from '../../core/limits.ts';
@@ -41,6 +41,20 @@ async function scrape(): Promise<Sample[]> {
 function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   return samples.find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v))?.value;
 }
+
+test('the counters the alerts read with increase() are there at 0 from the start, so the first event after a restart counts', async () => {
+  const fresh = await TestServer.start({ SATANG_METRICS_PORT: '0' });
+  try {
+    const res = await fetch(fresh.running.metricsUrl!);
+    const text = await res.text();
+    for (const series of ['satang_load_shedding_decisions_total{class="new_deposit"} 0', 'satang_load_shedding_decisions_total{class="read"} 0',
+      'satang_slip_provider_errors_total{kind="attempt_failed"} 0', 'satang_slip_provider_errors_total{kind="unavailable"} 0']) {
+      assert.ok(text.includes(series), series);
+    }
+  } finally {
+    await fresh.stop();
+  }
+});
 
 test('the metrics port serves GET /metrics only; the API port has no /metrics', async () => {
   assert.match(s.running.metricsUrl!, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -103,11 +117,16 @@ test('webhook attempts by endpoint and outcome; queue depth per endpoint', async
   assert.is(value(later, 'satang_webhook_queue_depth', { endpoint: endpointId }), undefined, 'nothing pending any more');
 });
 
-test('slip verification latency by verdict', async () => {
+test('slip verification latency by verdict; the verifier\'s backlog (slips received, no verdict yet) and its oldest wait', async () => {
   const deposit = await matchedDeposit(scene);
   await registerTransfer(s, transferFor(scene, deposit));
   assertReceipt(await uploadFile(deposit.slip_upload, jpegSlip()));
+  await s.running.services.write.advanceClock!(90_000); // the slip waits (this scene's worker runs on drain only)
+  const waiting = await scrape();
+  assert.is(value(waiting, 'satang_slip_queue_deposits', { livemode: 'true' }), 1, 'one slip waits for its verdict');
+  assert.ok((value(waiting, 'satang_slip_queue_oldest_seconds', { livemode: 'true' }) ?? 0) >= 90, 'for 90 s');
   await s.running.slipWorker.drain();
+  assert.is(value(await scrape(), 'satang_slip_queue_deposits', { livemode: 'true' }), 0, 'verified: none waits');
   const samples = await scrape();
   const counts = samples.filter((x) => x.name === 'satang_slip_verification_seconds_count');
   assert.ok(counts.length > 0 && counts.every((x) => ['found', 'not_found', 'unreadable', 'provider_unavailable'].includes(x.labels.verdict!)), 'by verdict');

@@ -13,6 +13,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBankSimServer, type RunningBankSim } from '../../adapters/slips/bank-sim-server.ts';
+import { BankSimulator } from '../../adapters/slips/bank-sim.ts';
+import { depositBody, freshSender } from '../support/server-harness.ts';
 import { startServer } from '../../server/main.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import {
@@ -21,9 +23,18 @@ import {
 
 let bank: RunningBankSim;
 let scene: SlipScene;
+/** The provider's verifications, counted (a sandbox slip must never be one). */
+let verified = 0;
+
+class CountingBank extends BankSimulator {
+  override verify(body: unknown) {
+    verified++;
+    return super.verify(body);
+  }
+}
 
 test.before(async () => {
-  bank = await startBankSimServer();
+  bank = await startBankSimServer({ simulator: new CountingBank() });
   scene = await slipScene({ SATANG_SLIP_PROVIDER_URL: bank.url });
 });
 test.after(async () => { await scene.s.stop(); await bank.close(); });
@@ -37,6 +48,17 @@ test('a transfer registered at the provider settles the deposit whose slip shows
   const after = await getDeposit(scene, deposit.id);
   assert.is(after.status, 'settled');
   assert.is(after.verification.receiver_match, true, 'the provider printed the receiver masked; it still matched');
+});
+
+test('a sandbox slip never goes to the provider: the scenario engine answers it', async () => {
+  const before = verified;
+  const created = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, sender: freshSender() }));
+  assert.is(created.status, 201, created.text);
+  assertReceipt(await uploadFile(created.json.slip_upload, pngSlip()));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const after = await scene.s.call(scene.shop.sandbox.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`);
+  assert.is(after.json.status, 'settled', after.text);
+  assert.is(verified, before, 'the provider was not asked');
 });
 
 test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settlement', async () => {
