@@ -174,7 +174,7 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
     writeFileSync(`${garbage}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 }); // its key is there: the file itself is the matter
     for (const [env, expected] of [
       [{ SATANG_DATA_DIR: file }, /^satang: the data dir .*a-file cannot be used: /],
-      [{ SATANG_DATA_DIR: garbage }, /^satang: a database in the data dir .*garbage is not a usable SQLite file \(SQLITE_NOTADB/],
+      [{ SATANG_DATA_DIR: garbage }, /^satang: .*garbage\/journal\.db is not a usable SQLite file \(SQLITE_NOTADB.*: the journal is the record: restore the data dir from a backup/],
       [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_HOST: '192.0.2.1' }, /^satang: no interface of this machine has the address 192\.0\.2\.1/],
     ] as const) {
       const r = await started(env);
