@@ -31,15 +31,31 @@ function object(required: Record<string, Schema>, optional: Record<string, Schem
 const balances = object({ available_minor: int, pending_clearing_minor: int, reserved_minor: int });
 const feeLine = object({ component: str, amount_minor: int }, { rate_bps: int });
 
+const reasonText = { code: str, display_th: str, display_en: str };
 const depositOrder = object({
   id: { type: 'string', pattern: '^dep_' }, object: { const: 'deposit_order' }, livemode: bool, version: int,
   status: { enum: [...depositStatuses] }, is_terminal: bool, merchant_reference: str, amount_minor: int, currency: { const: 'THB' },
   created_at: instant, expires_at: instant,
   sender: object({ bank_code: str, account_number_masked: str, account_name_th_masked: str }),
 }, {
-  leg_count: int, legs: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, expires_at: instant, leg_status: { enum: ['pending', 'complete'] }, receiver: { type: 'object' } }, { qr_payload: str }) },
-  slip_upload: ref('SlipUpload'), late_slip_accepted_until: nullable(instant), settled_at: instant, fee_breakdown: { type: 'array', items: feeLine },
-  clearing_available_at: nullable(instant), metadata: { type: 'object', additionalProperties: str },
+  // Present as the contract's deposit_order says, by status (a generated client keeps them).
+  liquidity_source: { enum: ['internal', 'external_gateway'] }, leg_count: int,
+  legs: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, expires_at: instant, leg_status: { enum: ['pending', 'complete'] },
+    receiver: object({ bank_code: str, bank_name_th: str, account_number_masked: str, account_name_masked: str }) }, { method: str, qr_payload: str, qr_image_url: str }) },
+  slip_upload: ref('SlipUpload'), checkout_url: str,
+  verification: object({ amount_exact: bool, within_time_window: bool, sender_bank_match: bool, sender_account_match: { type: ['boolean', 'string'] }, sender_name_match: { type: ['boolean', 'string'] }, receiver_match: bool }),
+  review: object({ opened_at: instant, escalated: bool, four_eyes_required: bool, estimated_resolution_bucket: str,
+    reasons: { type: 'array', items: object({ ...reasonText, actionable_by: str }, { detail: { type: 'object' } }) } }),
+  slip: object({ received_at: instant, is_late: bool }),
+  liquidity: object({ wait_started_at: instant, estimated_wait_ms: int, retry_interval_ms: int, suggested_amounts_minor: { type: 'array', items: int } }),
+  metadata: { type: 'object', additionalProperties: str }, late_slip_accepted_until: nullable(instant),
+  expired_reason: str, canceled_by: str, cancel_reason_code: str,
+  rejection: object(reasonText, { retryable: bool, attempts_left: int }),
+  reversal: object({ reason_code: str, reverses_balance_transaction_id: str, balance_transaction_id: str }),
+  ordered_amount_minor: int, transferred_amount_minor: int, amount_received_minor: int, fee_total_minor: int, credited_amount_minor: int,
+  overpayment: nullable(object({ claim_id: str, cause: str, amount_minor: int, slip_received_at: instant, status: str, action_required: str })),
+  partial: bool, settled_via: str, balance_transaction_id: str, settled_at: instant, clearing_available_at: nullable(instant),
+  fee_breakdown: { type: 'array', items: feeLine },
 });
 
 /**
@@ -78,7 +94,12 @@ const withdrawalOrder = object({
   merchant_reference: str, end_user_ref: str, beneficiary_id: str, currency: { const: 'THB' },
   amount_total_minor: int, fee_total_minor: int, total_locked_minor: int, fee_recognized_minor: int, filled_minor: int, remaining_minor: int,
   refunded_minor: int, settled_splits: int, max_splits: int, created_at: instant, expires_at: instant, requires_approval: bool,
-}, { fills: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, settled_at: instant, auto_confirm_at: instant }, { receipt_state: { enum: ['pending', 'confirmed', 'auto_confirmed', 'reversed'] }, reversed_at: instant, reversal_reason_code: str, reversal_balance_transaction_id: str }) }, dispute: ref('Dispute') });
+}, {
+  reserved_minor: int, reserved_balance_transaction_id: str, fee_breakdown: { type: 'array', items: feeLine },
+  fills: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, settled_at: instant, auto_confirm_at: instant }, { fee_recognized_minor: int, balance_transaction_id: str, receipt_state: { enum: ['pending', 'confirmed', 'auto_confirmed', 'reversed'] }, reversed_at: instant, reversal_reason_code: str, reversal_balance_transaction_id: str }) },
+  dispute: ref('Dispute'), rejection: object(reasonText), canceled_by: str, cancel_reason_code: str, metadata: { type: 'object', additionalProperties: str },
+  refund_of_deposit_id: str, replacement_of_withdrawal_id: str,
+});
 
 const errorObject = {
   type: 'object', additionalProperties: false,
@@ -99,7 +120,10 @@ export const schemas: Record<string, Schema> = {
   Dispute: object({ id: str, reason_code: str, amount_minor: int, opened_at: instant, respond_by: instant, funds_on_hold: bool }),
   Balance: object({ object: { const: 'balance' }, livemode: bool, available_minor: int, pending_clearing_minor: int, reserved_minor: int, currency: { const: 'THB' }, as_of: instant }),
   Balances: balances,
-  BalanceTransaction: object({ id: str, object: { const: 'balance_transaction' }, type: str, direction: { enum: ['credit', 'debit'] }, amount_minor: { type: 'integer', minimum: 1 }, currency: { const: 'THB' }, balance_after: balances, created_at: instant }),
+  BalanceTransaction: object({ id: str, object: { const: 'balance_transaction' }, type: str, direction: { enum: ['credit', 'debit'] }, amount_minor: { type: 'integer', minimum: 1 }, currency: { const: 'THB' }, balance_after: balances, created_at: instant }, {
+    livemode: bool, bucket_from: nullable({ enum: ['available', 'pending_clearing', 'reserved'] }), bucket_to: nullable({ enum: ['available', 'pending_clearing', 'reserved'] }),
+    available_at: instant, source: object({ type: str, id: str }), reverses_balance_transaction_id: str, cleared_from_balance_transaction_id: str, reason_code: str, reason_display_th: str,
+  }),
   BalanceHistoryPage: object({
     contract: { const: 'merchant_balance_history_v1' }, schema_version: int, livemode: bool, currency: { const: 'THB' },
     data: { type: 'array', items: object({ id: str, object: { const: 'balance_transaction' }, sequence: decimalString, currency: { const: 'THB' }, created_at: instant, bucket_deltas: object({ available_minor: decimalString, pending_clearing_minor: decimalString, reserved_minor: decimalString }) }) },
@@ -118,7 +142,8 @@ export const schemas: Record<string, Schema> = {
   }),
   Quote: object({ object: { const: 'quote' }, livemode: bool, channel: str, amount_minor: int, fee_total_minor: int, total_minor: int, currency: { const: 'THB' }, fee_breakdown: { type: 'array', items: feeLine } }),
   Beneficiary: object({ id: { type: 'string', pattern: '^ben_' }, object: { const: 'beneficiary' }, livemode: bool, version: int, status: str, bank_code: str, account_number_masked: str, account_name_th_masked: str, created_at: instant }),
-  Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }), data: object({ object: { type: 'object' } }) }),
+  Event: object({ id: { type: 'string', pattern: '^evt_' }, object: { const: 'event' }, type: str, api_version: str, livemode: bool, created_at: instant, sequence: int, account: object({ merchant_id: str, white_label_id: str }),
+    data: object({ object: { type: 'object' } }, { previous_attributes: nullable({ type: 'object' }) }) }, { request: object({ id: str }, { idempotency_key: nullable(str) }) }),
   SigningKeys: object({ object: { const: 'list' }, keys: { type: 'array', items: object({
     kid: str, alg: { const: 'Ed25519' }, public_key: str, format: { const: 'spki_der_base64' }, raw_public_key: str,
     status: { enum: ['active', 'next', 'retired'] }, not_before: instant, not_after: nullable(instant), livemode: { type: 'boolean' },
@@ -219,6 +244,8 @@ export const headers: Record<string, Schema> = {
   'RateLimit-Limit': { description: 'Requests allowed in the window of the bucket this request counted against (merchant routes per API key, operator routes per operator).', schema: int },
   'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: int },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: int },
+  'RateLimit-Policy': { description: "The bucket's quota and window: '<limit>;w=<seconds>' (e.g. 1200;w=60).", schema: { type: 'string', pattern: '^[0-9]+;w=[0-9]+$' } },
+  'X-RateLimit-Scope': { description: 'The bucket this request counted against (pay_read, pay_write, bo_read, bo_write, …).', schema: { type: 'string' } },
 };
 
 export const commonHeaderRefs = { 'Request-Id': { $ref: '#/components/headers/Request-Id' } };

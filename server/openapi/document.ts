@@ -77,7 +77,7 @@ function parametersOf(route: RouteKey, info: OperationInfo | undefined): Json[] 
 function successResponses(route: RouteKey, info: OperationInfo | undefined): Json {
   if (!info) return { '2XX': { description: 'Success (not yet described in server/openapi/operations.ts).', headers: commonHeaderRefs, content: { 'application/json': { schema: { $ref: '#/components/schemas/Object' } } } } };
   const rateLimited = (info.auth === 'merchant' && route.path.startsWith('/v1/pay/')) || info.auth === 'operator';
-  const responseHeaders = { ...commonHeaderRefs, ...(rateLimited ? { 'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' }, 'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' }, 'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' } } : {}) };
+  const responseHeaders = { ...commonHeaderRefs, ...(rateLimited ? { 'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' }, 'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' }, 'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, 'X-RateLimit-Scope': { $ref: '#/components/headers/X-RateLimit-Scope' } } : {}) };
   const replayHeaders = route.method === 'POST' ? { 'Idempotent-Replay': { $ref: '#/components/headers/Idempotent-Replay' }, 'Original-Request-Id': { $ref: '#/components/headers/Original-Request-Id' } } : {};
   const out: Json = {};
   for (const [status, answer] of Object.entries(info.responses)) {
