@@ -6,7 +6,7 @@
 
 import { get } from '../api.js';
 import { t } from '../i18n.js';
-import { Empty, html, Id, Mode, Money, navigate, pageOfId, Status, Time, usePageData } from '../ui.js';
+import { Empty, html, Id, Mode, Money, navigate, pageOfId, Status, Time, useLinkable, usePageData } from '../ui.js';
 
 /** Each kind of result names its statuses in its own part of the dictionary (a claim's, a merchant's). */
 const statusPrefix = { claim: 'claimStatus', merchant: 'merchantStatus' };
@@ -14,16 +14,18 @@ const statusPrefix = { claim: 'claimStatus', merchant: 'merchantStatus' };
 export function SearchPage({ query }) {
   const q = query.q ?? '';
   const { data } = usePageData(() => (q ? get('/v1/bo/search', { q, limit: '50' }) : Promise.resolve(null)), [q]);
-  const href = (h) => pageOfId(h.id);
+  const linkable = useLinkable();
+  // A hit whose page the operator's roles cannot read is listed, not linked (it would open on a 403).
+  const href = (h) => linkable(pageOfId(h.id));
   return html`<section>
     <div class="page-head"><h1>${t('search.title')} <span class="mono">${q}</span></h1></div>
     ${!q || (data && data.data.length === 0) ? html`<div data-testid="search-empty"><${Empty}>${q ? t('search.none') : t('search.hint')}</${Empty}></div>` : null}
     ${data && data.data.length > 0 ? html`<table class="grid clickable" data-testid="search-table">
       <thead><tr><th>${t('search.object')}</th><th>ID</th><th>${t('common.merchant')}</th><th>${t('common.mode')}</th><th>${t('common.status')}</th>
         <th class="num">${t('search.amount')}</th><th>${t('search.reference')}</th><th>${t('search.endUser')}</th><th>${t('common.created')}</th><th>${t('search.matchedOn')}</th></tr></thead>
-      <tbody>${data.data.map((h) => html`<tr data-testid="search-row" data-id=${h.id} data-object=${h.object} tabindex="0" onClick=${() => navigate(href(h).slice(1))}>
+      <tbody>${data.data.map((h) => html`<tr data-testid="search-row" data-id=${h.id} data-object=${h.object} tabindex=${href(h) ? '0' : undefined} onClick=${() => { if (href(h)) navigate(href(h).slice(1)); }}>
         <td>${t(`search.object.${h.object}`)}</td>
-        <td><a href=${href(h)}><${Id} id=${h.id} keep=${14} /></a></td>
+        <td>${href(h) ? html`<a href=${href(h)}><${Id} id=${h.id} keep=${14} /></a>` : html`<${Id} id=${h.id} keep=${14} />`}</td>
         <td><${Id} id=${h.merchant_id} keep=${14} /></td>
         <td>${h.livemode === null ? '—' : html`<${Mode} livemode=${h.livemode} />`}</td>
         <td><${Status} status=${h.status} prefix=${statusPrefix[h.object] ?? 'status'} /></td>

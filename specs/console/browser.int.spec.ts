@@ -480,6 +480,9 @@ test('support finds a deposit by the merchant\'s reference from the header\'s se
   await ton.page.press('[data-testid=search]', 'Enter');
   await ton.ready('search');
   assert.ok(await ton.page.$('[data-testid=search-empty]'));
+  // An approver finds it too, but a deposit's page is not the approver's to read: listed, not linked (it would open on a 403).
+  const nok = await operator('emp_nok', { hash: `#/search?q=${encodeURIComponent(reference)}`, page: 'search' });
+  assert.equal(await nok.page.$$eval('[data-testid=search-row]', (rows) => rows.map((r) => [r.getAttribute('data-id'), r.querySelectorAll('a').length])), [[id, 0]]);
 });
 
 test("finance's trial balance is the API's: every account and total, the CSV byte for byte, and an instant typed in Bangkok time", async () => {
