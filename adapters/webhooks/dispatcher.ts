@@ -451,8 +451,12 @@ export class Dispatcher {
     // A receiver's failure in the log, with what to look it up by: the error's code only
     // (http_503, timeout_first_byte, connection_refused…), never a redirect's Location.
     const failed = { delivery_id: c.delivery.id, event_id: c.delivery.eventId, event_type: c.delivery.eventType, endpoint_id: c.endpoint.id, merchant_id: c.endpoint.merchantId, attempt: c.attempt, status: r.status, error: r.error?.split(/[:\s]/)[0] ?? null, next: status };
+    // A delivery's first failed attempt at info, its retries at debug, its end at warn: a dead
+    // endpoint's eleven attempts per delivery no longer flood the log (outside-in SRE audit);
+    // every attempt stays in its delivery record and in satang_webhook_attempts_total.
     if (status === 'failed') this.p.log.warn(failed, 'webhook delivery failed for good');
-    else this.p.log.info(failed, 'webhook attempt failed; retried');
+    else if (c.attempt === 1) this.p.log.info(failed, 'webhook attempt failed; retried');
+    else this.p.log.debug?.(failed, 'webhook attempt failed; retried');
     if (c.body === undefined) return; // the event is gone: not the endpoint's failure
     if (r.outcome === 'permanent') this.p.endpoints.flag(c.endpoint.id, 'http_410_gone', now);
     this.p.health.onFailure(c.endpoint.id, now);

@@ -9,6 +9,7 @@ import type { Db } from '../sqlite/schema.ts';
 
 /** The part of a logger this module needs (pino's Logger fits). */
 export interface LogLike {
+  debug?(fields: object, message: string): void;
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;

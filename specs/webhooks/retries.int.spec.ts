@@ -26,8 +26,25 @@ test('a receiver that always fails gets exactly 11 attempts, on the schedule, ea
   const receiver = await Receiver.start(() => s.clock.now());
   receiver.answer(500, {}, 'down for maintenance');
   const endpointId = await addEndpoint(s, shop.id, receiver.url);
+  // What the server's log is told of this delivery, by level (its logger, listened to for the test's length).
+  const logged: [string, string, number][] = [];
+  const log = s.running.logger as unknown as Record<'info' | 'debug' | 'warn', (fields: { endpoint_id?: string; attempt?: number }, msg: string) => void>;
+  const kept = { info: log.info, debug: log.debug, warn: log.warn };
+  for (const level of ['info', 'debug', 'warn'] as const) {
+    log[level] = (fields, msg) => { if (fields?.endpoint_id === endpointId) logged.push([level, msg, fields.attempt ?? 0]); };
+  }
   await emitEvent(s, shop);
-  await advance(s, 100 * hour);
+  try {
+    await advance(s, 100 * hour);
+  } finally {
+    Object.assign(log, kept);
+  }
+  // The first failed attempt at info, the retries at debug, the end at warn: a dead endpoint does not flood the log.
+  assert.equal(logged.filter(([, msg]) => /^webhook (attempt|delivery) /.test(msg)), [
+    ['info', 'webhook attempt failed; retried', 1],
+    ...Array.from({ length: 9 }, (_, i) => ['debug', 'webhook attempt failed; retried', i + 2] as [string, string, number]),
+    ['warn', 'webhook delivery failed for good', 11],
+  ]);
   assert.is(receiver.received.length, 11);
   assert.equal(receiver.received.map((r) => r.headers['x-pg-attempt']), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']);
   assert.is(new Set(receiver.received.map((r) => r.headers['x-pg-event-id'])).size, 1, 'one event id on every attempt');
