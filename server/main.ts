@@ -298,6 +298,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,
     lastBackupAtMs: () => { const last = lastBackup(config.dataDir); return last ? Date.parse(last.taken_at) : null; },
     oldestEnvelopeAtMs: () => webhooks.retention.oldestEnvelopeAt(),
+    readiness: () => readiness(),
   });
   const readinessHistory = { everReady: false };
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide, commitFailure: () => store.commitFailure, history: readinessHistory });

@@ -19,6 +19,7 @@ import { observabilityLimits, webhookLimits } from '../core/limits.ts';
 import type { World } from '../core/world.ts';
 import { projectionNames } from '../projections/all.ts';
 import type { ReadSide } from './read-side.ts';
+import type { Readiness } from './readiness.ts';
 
 /** Levels read at scrape time. */
 export interface MetricSources {
@@ -36,6 +37,8 @@ export interface MetricSources {
   readonly lastBackupAtMs: () => number | null;
   /** created_at (business time, ms) of the oldest outbox envelope the event retention could delete; null when none. */
   readonly oldestEnvelopeAtMs: () => number | null;
+  /** What /readyz says now (a projection stalled, the bus connected). */
+  readonly readiness?: () => Readiness;
 }
 
 export class Metrics {
@@ -152,6 +155,19 @@ export class Metrics {
     new Gauge({
       name: 'satang_events_oldest_age_seconds', help: `Age of the oldest webhook envelope in journal.db (0 when none): the event retention keeps it under ${webhookLimits.eventRetentionDays} days.`, registers,
       collect() { const at = sources.oldestEnvelopeAtMs(); this.set(at === null ? 0 : Math.max(0, sources.now() - at) / 1000); },
+    });
+    // What /readyz knows, for alerts that must page at low traffic too: a projection behind
+    // the tail that has not moved (a projector down) and the read side's bus (outside-in SRE audit).
+    new Gauge({
+      name: 'satang_projection_stalled_seconds', help: 'How long a projection behind the journal has not moved (0 when it moves or is caught up): a projector down, a stream gone.', labelNames: ['projection'], registers,
+      collect() {
+        const r = sources.readiness?.();
+        for (const name of projectionNames) this.set({ projection: name }, (r?.checks.projections[name]?.stalled_ms ?? 0) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'satang_bus_connected', help: "1 while the read side's bus is connected (NATS; the embedded bus always is), 0 while it is not.", registers,
+      collect() { this.set(sources.readiness?.().checks.nats === 'disconnected' ? 0 : 1); },
     });
     new Gauge({ name: 'satang_event_loop_lag_seconds', help: 'Mean event-loop delay over the last second (the load-shedding signal).', registers, collect() { this.set(sources.eventLoopLagMs() / 1000); } });
   }

@@ -93,6 +93,9 @@ test('relay and projection lag per projection, event-loop lag, process metrics',
   }
   const relayLag = value(samples, 'satang_relay_lag_entries');
   assert.ok(relayLag !== undefined && relayLag >= 0);
+  // What /readyz knows, for the alerts: nothing stalled, the embedded bus connected.
+  for (const projection of ['balance_history', 'events_feed']) assert.is(value(samples, 'satang_projection_stalled_seconds', { projection }), 0, projection);
+  assert.is(value(samples, 'satang_bus_connected'), 1);
   assert.ok(value(samples, 'satang_event_loop_lag_seconds') !== undefined);
   assert.ok(value(samples, 'satang_process_cpu_user_seconds_total') !== undefined);
 });

@@ -117,7 +117,9 @@ async function dropStream(server: TestServer, natsUrl: string): Promise<{ code: 
 
 test('with NATS: ready while connected, degraded (200: writes go on) when nats-server stops, ready again when it returns', async () => {
   const nats = await NatsServer.start();
-  const s = await TestServer.start({ SATANG_NATS_URL: nats.url });
+  const s = await TestServer.start({ SATANG_NATS_URL: nats.url, SATANG_METRICS_PORT: '0' });
+  /** satang_bus_connected as /metrics says it now. */
+  const busConnected = async () => Number(/^satang_bus_connected (\S+)$/m.exec(await (await fetch(s.running.metricsUrl!)).text())?.[1]);
   /** Polls /readyz until its status is `expected` or `ms` pass; returns the last status. */
   const waitFor = async (expected: string, ms: number): Promise<string> => {
     let last = '';
@@ -127,9 +129,11 @@ test('with NATS: ready while connected, degraded (200: writes go on) when nats-s
   try {
     assert.is(await waitFor('ready', 10_000), 'ready', 'ready once the relay is connected');
     assert.is((await s.raw('GET', '/readyz')).json.checks.nats, 'connected');
+    assert.is(await busConnected(), 1, 'the metric the alert reads says connected');
 
     await nats.stop();
     assert.is(await waitFor('degraded', 10_000), 'degraded', 'degraded once NATS is gone');
+    assert.is(await busConnected(), 0, 'and disconnected, which pages after 5 minutes');
     const down = await s.raw('GET', '/readyz');
     assert.is(down.status, 200, 'still taking traffic: writes go on, the relay catches up later');
     assert.is(down.json.checks.nats, 'disconnected');
