@@ -105,7 +105,10 @@ const errorObject = {
   type: 'object', additionalProperties: false,
   required: ['code', 'type', 'message', 'message_th', 'retryable', 'retry_after_seconds', 'request_id', 'details'],
   properties: {
-    code: { enum: Object.keys(catalogue) }, type: { enum: [...new Set(Object.values(catalogue).map((e) => e.type))] },
+    // An open set (the contract's Versioning: a new error code is not a breaking change): the
+    // codes answered today are listed as examples, and a client must take one it does not know.
+    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', examples: Object.keys(catalogue), description: 'An open set: the codes in examples, and any added later; branch on the ones you handle and treat the rest by HTTP status and retryable.' },
+    type: { enum: [...new Set(Object.values(catalogue).map((e) => e.type))] },
     message: { type: 'string', minLength: 1 }, message_th: { type: 'string', minLength: 1 }, retryable: bool,
     retry_after_seconds: nullable({ type: 'integer', minimum: 0 }), request_id: { type: 'string', pattern: '^req_[0-9A-Z]{26}$' }, details: { type: 'object' },
   },
