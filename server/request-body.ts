@@ -137,11 +137,11 @@ export function refuseOtherCharset(ctx: Context): void {
 }
 
 /** The bytes as UTF-8 text (a leading BOM dropped), or 400 malformed_json: nothing is guessed or replaced. */
-export function utf8Text(raw: Uint8Array, what = 'The request body'): string {
+export function utf8Text(raw: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    throw new ApiError('malformed_json', `${what} is not valid UTF-8.`);
+    throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
   }
 }
 

@@ -81,12 +81,7 @@ export async function journalStreamExists(jsm: JetStreamManager): Promise<boolea
 }
 
 export async function ensureJournalStream(jsm: JetStreamManager): Promise<void> {
-  try {
-    await jsm.streams.info(journalStreamName);
-    return;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
+  if (await journalStreamExists(jsm)) return;
   await jsm.streams.add({
     name: journalStreamName, subjects: [`${journalSubjectPrefix}.>`], storage: StorageType.File, retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old, duplicate_window: nanos(readSideLimits.streamDuplicateWindowMs), max_age: nanos(readSideLimits.streamMessageAgeMsMax), num_replicas: journalStreamReplicas(),

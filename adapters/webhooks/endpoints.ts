@@ -81,6 +81,9 @@ export function presentEndpoint(e: Endpoint) {
   };
 }
 
+/** A receiver starting afresh: no down-time, no warnings sent, no milestone due, no 410 flag. */
+const healthAfresh = 'failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL, flagged_at = NULL, flag_reason = NULL';
+
 export class EndpointStore {
   private readonly s;
 
@@ -105,16 +108,13 @@ export class EndpointStore {
       merchantsWithEndpoints: db.prepare<[], [string, number]>('SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints').raw(true),
       disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
       // Re-enabling starts afresh: the health counters and a 410's flag (the operator says the receiver is back).
-      enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL,
-        failures_since = 0, warnings_sent = 0, next_health_check_at = NULL, flagged_at = NULL, flag_reason = NULL WHERE id = ? AND status = 'disabled'`),
+      enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, ${healthAfresh} WHERE id = ? AND status = 'disabled'`),
       // A new address is a new receiver: its health and a 410's flag were the old one's.
-      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, url_sealed = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL,
-        flagged_at = NULL, flag_reason = NULL WHERE id = ?`),
+      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, url_sealed = ?, ${healthAfresh} WHERE id = ?`),
       subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ? WHERE id = ?'),
       flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ? WHERE id = ?'),
       // A success after a 410 says the receiver is there again: the flag goes with the down-time.
-      success: db.prepare(`UPDATE webhook_endpoints SET last_success_at = ?, failing_since = NULL, failures_since = 0, warnings_sent = 0, next_health_check_at = NULL,
-        flagged_at = NULL, flag_reason = NULL WHERE id = ?`),
+      success: db.prepare(`UPDATE webhook_endpoints SET last_success_at = ?, ${healthAfresh} WHERE id = ?`),
       failure: db.prepare<[number, number, string]>(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?), failures_since = failures_since + 1,
         next_health_check_at = CASE WHEN failing_since IS NULL THEN ? ELSE next_health_check_at END WHERE id = ?`),
       health: db.prepare('UPDATE webhook_endpoints SET warnings_sent = ?, next_health_check_at = ? WHERE id = ?'),

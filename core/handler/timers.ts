@@ -8,7 +8,7 @@
 import { backOfficeLimits, limits } from '../limits.ts';
 import { isSettledAndUncleared, type Deposit } from '../deposit/state.ts';
 import type { Timer, TimerKind } from '../journal.ts';
-import { inFlightOf, isPayable, type Withdrawal } from '../withdrawal/state.ts';
+import { isPayable, type Withdrawal } from '../withdrawal/state.ts';
 import { sandboxStepOf } from '../sandbox/scenarios.ts';
 
 export interface TimerSink {

@@ -32,6 +32,7 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): S
   let capacityGrew = false;
   for (const e of events) {
     tx.postAll(withdrawalPostings(before, after, e));
+    // A leg released from an open order frees capacity; one an expired order held (it carries refund rows) gives money back instead.
     if ((e.type === 'LegReleased' && e.refund === undefined) || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
     if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
   }

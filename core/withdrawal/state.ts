@@ -136,7 +136,7 @@ export function remainingOf(w: Withdrawal): Minor {
   return w.amountTotalMinor - w.filledMinor;
 }
 
-export function inFlightOf(w: Withdrawal): Minor {
+export function inFlightOf(w: Pick<Withdrawal, 'inFlight'>): Minor {
   let total = 0n;
   for (let i = 0; i < w.inFlight.length; i++) total += w.inFlight[i]!.amountMinor;
   return total;
@@ -162,9 +162,7 @@ export function lockedOf(w: Withdrawal): Minor {
  */
 export function heldFeeOf(w: Pick<Withdrawal, 'inFlight' | 'feeTotalMinor' | 'amountTotalMinor' | 'filledMinor' | 'feeRecognizedMinor'>): Minor {
   if (w.inFlight.length === 0) return 0n;
-  let inFlight = 0n;
-  for (let i = 0; i < w.inFlight.length; i++) inFlight += w.inFlight[i]!.amountMinor;
-  const due = feeRecognizedFor(w.feeTotalMinor, w.amountTotalMinor, w.filledMinor + inFlight) - w.feeRecognizedMinor;
+  const due = feeRecognizedFor(w.feeTotalMinor, w.amountTotalMinor, w.filledMinor + inFlightOf(w)) - w.feeRecognizedMinor;
   return due > 0n ? due : 0n;
 }
 

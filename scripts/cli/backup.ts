@@ -41,7 +41,7 @@ export const backupSpec: CommandSpec = {
 
 export const restoreSpec: CommandSpec = {
   usage: 'satang restore --from DIR',
-  summary: "Restores a backup into a data dir that holds no journal (stop the API and the projector, and move the old data dir aside first): checks every file against the manifest, copies them, verifies the journal. Projections are rebuilt when the server starts. With NATS, it lists what the journal stream holds past the backup (committed after it: lost), keeps that list in restore-lost.json, and deletes the stream (the relay and the projector make it again).",
+  summary: "Restores a backup into a data dir that holds no journal (stop the API and the projector, and move the old data dir aside first): checks every file against the manifest, copies them, verifies the journal. Projections are rebuilt when the server starts. With NATS, it lists what the journal stream holds past the backup (committed after it: lost), keeps that list in restore-lost.json, and deletes the stream (the relay makes it again and publishes the journal into it; the projector waits for it).",
   options: {
     from: { type: 'string', value: 'DIR', required: true, help: 'the backup directory (its backup.json)' }, 'data-dir': dataDirOption,
     nats: { type: 'string', value: 'URL', help: "the journal stream's NATS server: what it holds past the backup is listed, then the stream is deleted ($SATANG_NATS_URL counts only for a restore into $SATANG_DATA_DIR, the deployment's own data dir)" },

@@ -31,16 +31,16 @@ import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuer
 // One of the types the service sends: a misspelt one ("deposit.setled") would leave the
 // endpoint subscribed to nothing but the mandatory events, silently (bad-input audit).
 const eventType = { enum: Object.keys(webhookEventTypes) } as const;
+const endpointUrl = { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax, pattern: visible } as const;
+const eventTypes = { type: 'array', uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } as const;
 const schemas = {
   endpoint: compile<{ url: string; livemode: boolean; event_types?: string[] }>({
     type: 'object', additionalProperties: false, required: ['url', 'livemode'],
-    properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax, pattern: visible }, livemode: { type: 'boolean' },
-      event_types: { type: 'array', uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } },
+    properties: { url: endpointUrl, livemode: { type: 'boolean' }, event_types: eventTypes },
   }),
   update: compile<{ url?: string; event_types?: string[] | null }>({
     type: 'object', additionalProperties: false, minProperties: 1,
-    properties: { url: { type: 'string', minLength: 1, maxLength: webhookLimits.endpointUrlLengthMax, pattern: visible },
-      event_types: { type: ['array', 'null'], uniqueItems: true, maxItems: webhookLimits.eventTypesPerEndpointMax, items: eventType } },
+    properties: { url: endpointUrl, event_types: { ...eventTypes, type: ['array', 'null'] } },
   }),
   empty: compile<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }),
   replay: compile<{ event_types?: string[]; created_after: string; created_before: string; only_failed?: boolean }>({

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { MerchantKeys, TestServer } from '../support/server-harness.ts';
-import { addEndpoint, advance, deliveries, emitEvent, hour, Receiver, second, startServer } from './support.ts';
+import { addEndpoint, advance, deliveries, emitEvent, goneEndpoint, hour, Receiver, second, startServer } from './support.ts';
 
 let s: TestServer;
 let shop: MerchantKeys;
@@ -109,12 +109,7 @@ test('a refused change leaves the endpoint as it was', async () => {
 });
 
 test('re-enabling an endpoint clears a 410 flag', async () => {
-  const receiver = await Receiver.start(() => s.clock.now());
-  receiver.answer(410);
-  const m = await s.onboard('Gone again', shop.whiteLabelId);
-  const id = await addEndpoint(s, m.id, receiver.url);
-  await emitEvent(s, m);
-  await advance(s, hour);
+  const { endpointId: id, receiver } = await goneEndpoint(s, shop, 'Gone again', hour);
   assert.is((await endpointOf(id)).flagged, true);
   assert.is((await s.bo('POST', `/v1/bo/webhooks/${id}/disable`, {})).status, 200);
   assert.is((await endpointOf(id)).flagged, true, 'disabling keeps the flag');

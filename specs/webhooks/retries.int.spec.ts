@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { webhookLimits } from '../../core/limits.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
-import { addEndpoint, advance, deliveries, deliveryWithAttempts, emitEvent, hour, Receiver, second, startServer, until } from './support.ts';
+import { addEndpoint, advance, deliveries, deliveryWithAttempts, emitEvent, goneEndpoint, hour, Receiver, second, startServer, until } from './support.ts';
 
 let s: TestServer;
 let shop: MerchantKeys;
@@ -73,12 +73,7 @@ test('a receiver that always fails gets exactly 11 attempts, on the schedule, ea
 });
 
 test('410 Gone stops retries at once and flags the endpoint', async () => {
-  const receiver = await Receiver.start(() => s.clock.now());
-  receiver.answer(410);
-  const other = await s.onboard('Gone', shop.whiteLabelId);
-  const endpointId = await addEndpoint(s, other.id, receiver.url);
-  await emitEvent(s, other);
-  await advance(s, 100 * hour);
+  const { merchant: other, endpointId, receiver } = await goneEndpoint(s, shop, 'Gone', 100 * hour);
   assert.is(receiver.received.length, 1);
   const [d] = await deliveries(s, endpointId);
   assert.is(d.status, 'failed');

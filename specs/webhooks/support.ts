@@ -96,6 +96,20 @@ export async function addEndpoint(s: TestServer, merchantId: string, url: string
   return r.json.id;
 }
 
+/**
+ * A merchant of `shop`'s white label whose only endpoint answered 410 Gone to its one
+ * event: the delivery failed at once and the endpoint is flagged (the receiver still answers 410).
+ */
+export async function goneEndpoint(s: TestServer, shop: MerchantKeys, name: string, within: number): Promise<{ merchant: MerchantKeys; endpointId: string; receiver: Receiver }> {
+  const receiver = await Receiver.start(() => s.clock.now());
+  receiver.answer(410);
+  const merchant = await s.onboard(name, shop.whiteLabelId);
+  const endpointId = await addEndpoint(s, merchant.id, receiver.url);
+  await emitEvent(s, merchant);
+  await advance(s, within);
+  return { merchant, endpointId, receiver };
+}
+
 /** One merchant event (balance.credited from a funding adjustment), delivered on the next advance. */
 export async function emitEvent(s: TestServer, merchant: MerchantKeys, livemode = true): Promise<void> {
   await s.fund(merchant.id, 10_000, livemode);
