@@ -6,7 +6,7 @@
 
 import type Koa from 'koa';
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join as joinPath } from 'node:path';
 import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { ManualClockMark } from '../adapters/sqlite/manual-clock.ts';
@@ -141,6 +141,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // on is private by default — SQLite makes -wal and -shm lazily, the slip store its files —
   // and a data dir left looser by an older build is tightened to 0700/0600.
   process.umask(0o077);
+  // A host that does not resolve or is none of this machine's is refused before the data dir
+  // and its master key are made: a typo in SATANG_HOST left both behind, empty.
+  for (const host of new Set([configured.host, ...(configured.metrics ? [configured.metrics.host] : [])])) await canListenOn(host);
   ensurePrivateDir(configured.dataDir);
   // One API server per data dir (adapters/data-dir-lock.ts): refused before anything is read or bound.
   const lock = DataDirLock.acquire(configured.dataDir);
@@ -373,6 +376,15 @@ async function drain(server: Server, drainMs: number): Promise<void> {
     clearInterval(sweep);
     clearTimeout(deadline);
   }
+}
+
+/** Binds a free port on `host` and lets it go: throws what listening there would (ENOTFOUND, EADDRNOTAVAIL). */
+async function canListenOn(host: string): Promise<void> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, host, () => probe.close(() => resolve()));
+  });
 }
 
 /**

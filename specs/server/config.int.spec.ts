@@ -176,12 +176,17 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
       [{ SATANG_DATA_DIR: file }, /^satang: the data dir .*a-file cannot be used: /],
       [{ SATANG_DATA_DIR: garbage }, /^satang: .*garbage\/journal\.db is not a usable SQLite file \(SQLITE_NOTADB.*: the journal is the record: restore the data dir from a backup/],
       [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_HOST: '192.0.2.1' }, /^satang: no interface of this machine has the address 192\.0\.2\.1/],
+      [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_HOST: 'no-such-host.invalid' }, /^satang: the host to listen on, no-such-host\.invalid, does not resolve/],
+      [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_METRICS_HOST: '192.0.2.1', SATANG_METRICS_PORT: '0' }, /^satang: no interface of this machine has the address 192\.0\.2\.1/],
     ] as const) {
       const r = await started(env);
       assert.is(r.code, configErrorExitCode, `${JSON.stringify(env)}: ${r.stderr}`);
       assert.match(r.stderr, expected);
       assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
     }
+    // A host refused leaves nothing behind: no data dir, no master key beside it.
+    assert.not.ok(existsSync(join(dir, 'data')), 'a refused host made the data dir');
+    assert.not.ok(existsSync(join(dir, 'data.master-key')), 'a refused host made a master key');
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const d of ['a-file', 'garbage', 'data']) rmSync(join(dir, `${d}.master-key`), { force: true });
