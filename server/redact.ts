@@ -2,7 +2,8 @@
 // Credentials and capabilities (API keys, secrets, slip and step-up tokens, signatures),
 // raw QR payloads (the deposit's qr_payload and a slip's mini-QR payload) and slip images
 // are replaced by "[redacted]"; full account numbers become their masked form and names
-// their masked form (core/present.ts); a webhook URL keeps its scheme, host and path, its
+// their masked form (core/present.ts), as does a run of nine digits or more in free text
+// (a note with an account number typed into it; not a transfer's trans_ref); a webhook URL keeps its scheme, host and path, its
 // query values (a token a merchant may put there) and any user or password redacted; any string anywhere that looks like an API key
 // secret or a JWT is replaced too, whatever its key. Then the JSON text is cut to
 // backOfficeLimits.requestLogBodyBytesMax bytes. Pure: the same input, the same output.
@@ -12,7 +13,7 @@
 import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
 import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
-import { redacted, redactSecretText as withoutSecretText, redactUrl as withoutUrlCredentials } from './secret-text.ts';
+import { maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactUrl as withoutUrlCredentials } from './secret-text.ts';
 
 /** Keys whose value is a secret or a capability, or raw evidence: never kept. */
 const secretKeys = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64', 'signature'];
@@ -20,12 +21,14 @@ const accountNumberKeys = ['account_number', 'promptpay_id'];
 const nameKeys = ['account_name', 'account_name_th', 'account_name_en'];
 /** Keys whose value is a URL a merchant gave (a webhook endpoint's): its query values and any user or password are credentials. */
 const urlKeys = ['url', 'endpoint_url'];
+/** A bank's reference for a transfer: often a long run of digits, no one's account, and what support looks for. */
+const referenceKeys = ['trans_ref'];
 const depthMax = 12;
 
-type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'plain';
+type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'reference' | 'plain';
 const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
   ...secretKeys.map((k) => [k, 'secret'] as const), ...accountNumberKeys.map((k) => [k, 'account_number'] as const), ...nameKeys.map((k) => [k, 'name'] as const),
-  ...urlKeys.map((k) => [k, 'url'] as const),
+  ...urlKeys.map((k) => [k, 'url'] as const), ...referenceKeys.map((k) => [k, 'reference'] as const),
 ]);
 /**
  * What a key names is decided by these case-insensitive patterns (a /i pattern without the
@@ -36,7 +39,7 @@ const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
  */
 const keyPatterns: Record<Exclude<KeyKind, 'plain'>, RegExp> = {
   secret: new RegExp(`^(${secretKeys.join('|')})$`, 'i'), account_number: new RegExp(`^(${accountNumberKeys.join('|')})$`, 'i'), name: new RegExp(`^(${nameKeys.join('|')})$`, 'i'),
-  url: new RegExp(`^(${urlKeys.join('|')})$`, 'i'),
+  url: new RegExp(`^(${urlKeys.join('|')})$`, 'i'), reference: new RegExp(`^(${referenceKeys.join('|')})$`, 'i'),
 };
 
 function kindOf(key: string): KeyKind {
@@ -52,7 +55,9 @@ export function redactValue(value: unknown, key = ''): unknown {
 function redactAs(value: unknown, kind: KeyKind, depth: number): unknown {
   if (depth > depthMax) return redacted;
   if (typeof value === 'string') {
-    if (kind === 'plain') return withoutSecretText(value);
+    // Free text (a note, a search, a memo): an account number typed into it is masked as in a path.
+    if (kind === 'plain') return maskAccountDigits(withoutSecretText(value));
+    if (kind === 'reference') return withoutSecretText(value);
     if (kind === 'url') return withoutUrlCredentials(value);
     return kind === 'secret' ? redacted : kind === 'account_number' ? maskAccountNumber(value) : maskName(value);
   }
@@ -84,5 +89,5 @@ export function bodyForLog(body: unknown): string | null {
 }
 
 function tryParse(text: string): unknown {
-  try { return JSON.parse(text); } catch { return withoutSecretText(text); }
+  try { return JSON.parse(text); } catch { return maskAccountDigits(withoutSecretText(text)); }
 }

@@ -22,6 +22,7 @@ import { ApiError } from './errors.ts';
 import { jsonDeparture } from './json-strict.ts';
 import { requestLimits } from '../core/limits.ts';
 import { requestTimeoutsDefault } from './request-timeouts.ts';
+import { secretShaped, secretShapes } from './secret-text.ts';
 
 interface BodyState {
   /** The body's bytes once read; absent until then. */
@@ -106,9 +107,6 @@ export async function readJsonBody(ctx: Context): Promise<void> {
   parseJsonBody(ctx, await readRawBody(ctx));
 }
 
-/** An API key secret's shape, not inside a longer word (a "task_test_…" reference is no key). */
-const apiKeyShaped = /(?<![A-Za-z0-9])sk_(live|test)_[A-Za-z0-9_-]{8,}/;
-
 /**
  * Where in a parsed body the secret-shaped text is (`url`, `legs.0.note`), or undefined; a
  * key's name that is one is named by the object holding it (`metadata`, inKey), never
@@ -125,10 +123,6 @@ function secretShapedPath(value: unknown, path = ''): { path: string; inKey: boo
   return undefined;
 }
 
-/** Whether `text` holds something shaped like an API key secret (sk_live_… or sk_test_…). */
-export function secretShaped(text: string): boolean {
-  return text.includes('sk_') && apiKeyShaped.test(text);
-}
 
 /** 400 unsupported_media_type unless the Content-Type's charset is absent or UTF-8 (JSON bodies, the slip upload's too). */
 export function refuseOtherCharset(ctx: Context): void {
@@ -165,7 +159,7 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   if (secretShaped(text) || (text.includes('\\u') && secretShaped(JSON.stringify(body)))) {
     const found = secretShapedPath(body) ?? { path: '', inKey: false };
     const where = found.inKey ? ` in the name of a key of ${found.path || 'the body'}` : found.path ? ` in ${found.path}` : '';
-    throw new ApiError('validation_error', `The body holds text shaped like an API key secret (sk_live_… or sk_test_…)${where}: a secret is never sent in a body, and no reference may look like one.`,
+    throw new ApiError('validation_error', `The body holds text shaped like ${secretShapes}${where}: a secret is never sent in a body, and no reference or note may look like one.`,
       { fields: [{ path: found.path, reason: 'secret_shaped', ...(found.inKey ? { hint: "a key's name" } : {}) }] });
   }
   (ctx.request as { body?: unknown }).body = body;

@@ -6,10 +6,25 @@
 
 export const redacted = '[redacted]';
 
-/** Strings that are secrets whatever key holds them: API key secrets and JWTs (operator, step-up, slip capability tokens). */
-const secretText = /sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
+/**
+ * Strings that are secrets whatever key holds them: an API key secret (not inside a longer
+ * word: a "task_test_…" reference is no key), and a signed token — a JWT (an operator's
+ * access or step-up token: header.payload.signature) or a slip upload token (server/
+ * capability.ts: claims "." signature, two parts) — as base64url JSON opening "eyJ".
+ */
+const secretSource = '(?<![A-Za-z0-9])sk_(?:live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}(?:\\.[A-Za-z0-9_-]+)?';
+const secretText = new RegExp(secretSource, 'g');
+const secretTest = new RegExp(secretSource);
 
-/** Text with anything shaped like a secret replaced. Every match starts with one of these, so a string holding neither is kept as it is, unscanned. */
+/** Whether `text` holds something shaped like a secret. Every match starts with one of these, so a string holding neither is not scanned. */
+export function secretShaped(text: string): boolean {
+  return (text.includes('sk_') || text.includes('eyJ')) && secretTest.test(text);
+}
+
+/** What a refusal of secret-shaped text says it saw. */
+export const secretShapes = 'an API key secret (sk_live_… or sk_test_…) or a signed token (eyJ…: an operator, step-up or slip upload token)';
+
+/** Text with anything shaped like a secret replaced. */
 export function redactSecretText(text: string): string {
   return text.includes('sk_') || text.includes('eyJ') ? text.replace(secretText, redacted) : text;
 }
@@ -23,17 +38,25 @@ export function redactUrl(text: string): string {
   return `${url.protocol}//${url.host}${url.pathname}${query ? `?${query}` : ''}`;
 }
 
-/** Nine digits or more, one dash or space allowed between them: an account number (10 to 15 digits), a citizen id, typed into a path. */
-const accountDigits = /\d(?:[-\s]?\d){8,}/g;
-
 /**
- * A request path as the logs keep it: secret-shaped text replaced, and a run of nine digits
- * or more (an account number someone put in a URL) masked to its last four, as the API masks
- * account numbers. Ids are letters and digits mixed and keep their shape.
+ * Nine digits or more, one dash or space allowed between them: an account number (10 to 15
+ * digits, 123-4-56789-0 as Thai banks print it), a citizen id. Not inside a word: an id's
+ * digits between its letters (dep_01M8…) keep their shape.
  */
-export function redactPath(path: string): string {
-  return redactSecretText(path).replace(accountDigits, (run) => {
+const accountDigits = /(?<![A-Za-z0-9_])\d(?:[-\s]?\d){8,}(?![A-Za-z0-9_])/g;
+
+/** `text` with each run of account digits masked to its last four, as the API masks account numbers. */
+export function maskAccountDigits(text: string): string {
+  return text.replace(accountDigits, (run) => {
     const digits = run.replace(/[-\s]/g, '');
     return `${'x'.repeat(digits.length - 4)}${digits.slice(-4)}`;
   });
+}
+
+/**
+ * A request path as the logs keep it: secret-shaped text replaced, and a run of nine digits
+ * or more (an account number someone put in a URL) masked to its last four.
+ */
+export function redactPath(path: string): string {
+  return maskAccountDigits(redactSecretText(path));
 }

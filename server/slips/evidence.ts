@@ -14,7 +14,8 @@
 
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
-import { refuseJsonDepartures, secretShaped, utf8Text } from '../request-body.ts';
+import { refuseJsonDepartures, utf8Text } from '../request-body.ts';
+import { secretShaped, secretShapes } from '../secret-text.ts';
 import { visible } from '../schemas.ts';
 import { iso } from '../../core/present.ts';
 import { parseIso } from '../time.ts';
@@ -70,13 +71,13 @@ function imageEvidence(bytes: Buffer, payload: string | undefined, path: string,
 const visibleText = new RegExp(visible, 'u');
 
 /**
- * 422 secret_shaped for a payload or trans_ref shaped like an API key secret, as every
+ * 422 secret_shaped for a payload or trans_ref shaped like a secret (server/secret-text.ts), as every
  * merchant body is refused: kept in the append-only journal, it would be "a key in clear"
  * to the secrets-at-rest scan for good.
  */
 function refuseSecretShaped(path: string, text: string | undefined): void {
   if (text !== undefined && secretShaped(text)) {
-    throw fieldError(path, 'secret_shaped', 'no text shaped like an API key secret (sk_live_… or sk_test_…)', `${path} holds text shaped like an API key secret: a secret is never sent, and no reference may look like one.`);
+    throw fieldError(path, 'secret_shaped', `no text shaped like ${secretShapes}`, `${path} holds text shaped like ${secretShapes}: a secret is never sent, and no reference may look like one.`);
   }
 }
 

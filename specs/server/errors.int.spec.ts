@@ -1008,6 +1008,17 @@ test('a body holding text shaped like an API key secret is refused before anythi
   assert.equal(inKey.json.error.details.fields[0], { path: 'metadata', reason: 'secret_shaped', hint: "a key's name" });
   assert.not.match(inKey.text, /AAAABBBB/, 'the secret is not in the answer');
   assert.is(await journalRows(s), before, 'nothing kept');
+  // A signed token pasted in (an operator's JWT, a slip upload token: two parts) would sit in the journal as one: refused too.
+  const jwt = await s.operatorToken();
+  const slipToken = `${Buffer.from('{"aud":"pg-slip-ingest","deposit_id":"dep_x"}').toString('base64url')}.${'A'.repeat(86)}`;
+  for (const token of [jwt, slipToken]) {
+    const pasted = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ metadata: { note: `token ${token}` } }));
+    assert.equal([pasted.status, pasted.json.error?.details?.fields?.[0]], [422, { path: 'metadata.note', reason: 'secret_shaped' }], pasted.text);
+    assert.not.ok(pasted.text.includes(token.slice(-20)), 'the token is not spelt back');
+  }
+  const note = await s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 100, direction: 'credit', bucket: 'available', reason: `pasted ${jwt}` }, { roles: ['ops_admin'], stepUp: true });
+  assert.equal([note.status, note.json.error?.details?.fields?.[0]?.reason], [422, 'secret_shaped'], note.text);
+  assert.is(await journalRows(s), before, 'nothing kept');
   const word = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ merchant_reference: 'task_test_abcdefgh12' }));
   assert.ok(word.status === 201 || word.status === 202, word.text);
   assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${word.json.id}/cancel`, {})).status, 200);

@@ -1,6 +1,7 @@
 // server/redact.ts on random bodies. (1) redactValue agrees with the reference — the
 // definition in its plain form: each key tested against the three case-insensitive
-// patterns, every string scanned for API key secrets and JWTs — on random JSON whose keys
+// patterns, every string scanned for API key secrets and signed tokens and, but for a
+// trans_ref, account digits — on random JSON whose keys
 // are the kinds' words in random case, with look-alike letters (KELVIN SIGN for k, LONG S
 // for s, dotted capital I for i) and random text, and whose strings hold secrets among
 // random text; values nest past the depth limit. (2) What the request log's worker is
@@ -16,7 +17,12 @@ import { maskAccountNumber, maskName } from '../../core/present.ts';
 const secretKey = /^(api_key|secret|signing_secret|token|step_up_token|password|private_key|qr_payload|payload|image_base64|content_base64|signature)$/i;
 const accountNumberKey = /^(account_number|promptpay_id)$/i;
 const nameKey = /^account_name(_th|_en)?$/i;
-const secretText = /sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g;
+const referenceKey = /^trans_ref$/i;
+// An API key secret not inside a word; a signed token of two parts (a slip upload token) or three (a JWT).
+const secretText = /(?<![A-Za-z0-9])sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(\.[A-Za-z0-9_-]+)?/g;
+// Nine digits or more, a dash or a space between two of them, not inside a word: shown as its last four.
+const accountDigits = /(?<![A-Za-z0-9_])\d([-\s]?\d){8,}(?![A-Za-z0-9_])/g;
+const lastFour = (run: string) => { const digits = run.replace(/[-\s]/g, ''); return 'x'.repeat(digits.length - 4) + digits.slice(-4); };
 
 function reference(value: unknown, key = '', depth = 0): unknown {
   if (depth > 12) return '[redacted]';
@@ -24,7 +30,8 @@ function reference(value: unknown, key = '', depth = 0): unknown {
     if (secretKey.test(key)) return '[redacted]';
     if (accountNumberKey.test(key)) return maskAccountNumber(value);
     if (nameKey.test(key)) return maskName(value);
-    return value.replace(secretText, '[redacted]');
+    const withoutSecrets = value.replace(secretText, '[redacted]');
+    return referenceKey.test(key) ? withoutSecrets : withoutSecrets.replace(accountDigits, lastFour);
   }
   if (value === null || typeof value !== 'object') return secretKey.test(key) && value !== null && value !== undefined ? '[redacted]' : value;
   if (Array.isArray(value)) return value.map((v) => reference(v, key, depth + 1));
@@ -34,10 +41,11 @@ function reference(value: unknown, key = '', depth = 0): unknown {
 }
 
 const words = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64',
-  'signature', 'account_number', 'promptpay_id', 'account_name', 'account_name_th', 'account_name_en', 'account_name_fr', 'api_keys', 'name'];
+  'signature', 'account_number', 'promptpay_id', 'account_name', 'account_name_th', 'account_name_en', 'account_name_fr', 'api_keys', 'name', 'trans_ref', 'note'];
 const lookAlike = (word: string) => word.replace('k', '\u212A').replace('s', '\u017F').replace('i', '\u0130');
 const key = fc.oneof(fc.mixedCase(fc.constantFrom(...words)), fc.constantFrom(...words).map(lookAlike), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 4 }));
-const secretish = fc.constantFrom('sk_live_abcdefgh12', 'sk_test_ABC-defg_hij', 'sk_live_short', 'eyJhbGciOiJI.eyJzdWIiOiJl.c2ln', 'eyJshort.eyJx.y', '987-654-3210', 'สมชาย ใจดี');
+const secretish = fc.constantFrom('sk_live_abcdefgh12', 'sk_test_ABC-defg_hij', 'sk_live_short', 'eyJhbGciOiJI.eyJzdWIiOiJl.c2ln', 'eyJshort.eyJx.y', '987-654-3210', 'สมชาย ใจดี',
+  'eyJhdWQiOiJwZy1zbGlw.c2lnbmF0dXJlLXNpZ25hdHVyZQ', '9876543210', '123 456 789', '12345678', 'dep_0123456789ABC', 'a1234567890', 'task_test_abcdefgh');
 const text = fc.oneof(fc.string({ maxLength: 12 }), secretish, fc.tuple(fc.string({ maxLength: 6 }), secretish, fc.string({ maxLength: 6 })).map((parts) => parts.join('')));
 const json = fc.letrec((tie) => ({
   v: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 5 })),

@@ -9,7 +9,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bodyForLog } from '../../server/redact.ts';
+import { redactPath } from '../../server/secret-text.ts';
 
+const slipToken = `${Buffer.from('{"aud":"pg-slip-ingest","deposit_id":"dep_01"}').toString('base64url')}.${Buffer.alloc(64, 7).toString('base64url')}`;
 const jwt = 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJlbXBfYXVkaXQiLCJyb2xlcyI6WyJzdXBwb3J0Il19.qg7C7Kv4ARE-0Pza5oEWlAyQUXxp';
 /** {a:{a:…{a:'deep'}}} with `levels` objects. */
 const deep = (levels: number): unknown => (levels === 0 ? 'deep' : { a: deep(levels - 1) });
@@ -36,6 +38,11 @@ const cases: [name: string, body: unknown, stored: string | null][] = [
   ['a JSON text', '{"api_key":"sk_live_abcdefghijkl","amount_minor":1}', '{"api_key":"[redacted]","amount_minor":1}'],
   ['a body past the limit, cut inside a Thai letter', { memo: 'ก'.repeat(700), api_key: 'x' }, `{"memo":"${'ก'.repeat(679)}…[truncated]`],
   ['an array', [{ token: 'abc' }, 'eyJabcdefghij.klmnopqrstu.vw'], '[{"token":"[redacted]"},"[redacted]"]'],
+  // A slip upload token is two parts (claims "." signature), not a JWT's three.
+  ['a slip upload token pasted into a note', { note: `token was ${slipToken} ok` }, '{"note":"token was [redacted] ok"}'],
+  // An account number typed into free text is masked as the API masks one; a transfer's reference and an id's digits are not.
+  ['account digits in free text', { note: 'โทรหาคุณสมชาย บัญชี 9876543210 และ 123-4-56789-0 วันที่ 2026-11-30', q: '9876543210', trans_ref: '202611301234567890', deposit_id: 'dep_0123456789012ABCDEFGHJKM' },
+    '{"note":"โทรหาคุณสมชาย บัญชี xxxxxx3210 และ xxxxxx7890 วันที่ 2026-11-30","q":"xxxxxx3210","trans_ref":"202611301234567890","deposit_id":"dep_0123456789012ABCDEFGHJKM"}'],
   ['a number', 42, '42'],
   ['no body', undefined, null],
   ['an empty string', '', null],
@@ -53,6 +60,12 @@ test("a webhook endpoint's URL keeps where it goes, not the token a merchant put
   assert.equal(kept, { url: 'https://hooks.example.com/satang?token=[redacted]&env=[redacted]', endpoint_url: 'https://hooks.example.com/p', other: 'https://x.example/?a=1' });
   assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/plain' })!).url, 'https://hooks.example.com/plain', 'a URL without credentials is kept whole');
   assert.is(JSON.parse(bodyForLog({ url: 'not a url sk_live_abcdefghijkl' })!).url, 'not a url [redacted]');
+});
+
+test('a path keeps no slip upload token and no account number, and an id keeps its digits', () => {
+  assert.is(redactPath(`/v1/pay/deposits/${slipToken}`), '/v1/pay/deposits/[redacted]');
+  assert.is(redactPath('/v1/bo/search/1234567890'), '/v1/bo/search/xxxxxx7890');
+  assert.is(redactPath('/v1/pay/deposits/dep_0123456789012ABCDEFGHJKM'), '/v1/pay/deposits/dep_0123456789012ABCDEFGHJKM');
 });
 
 test.run();
