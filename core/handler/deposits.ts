@@ -137,9 +137,13 @@ type MatchShape = {
   readonly sender: { readonly bankCode: string; readonly accountNumber: string };
 };
 
-/** A sandbox order pays only its own merchant's sandbox withdrawals (DESIGN.md "Sandbox"); a live one any of its pool. */
-function mayPay(d: Pick<MatchShape, 'livemode' | 'merchantId'>, w: Withdrawal): boolean {
-  return d.livemode || w.merchantId === d.merchantId;
+/**
+ * A sandbox order pays only its own merchant's sandbox withdrawals (DESIGN.md "Sandbox"); a
+ * live one any of its pool — but a suspended merchant's: a merchant frozen (a fraud
+ * inquiry, say) has no new payer sent to its payees. Legs already in flight go on.
+ */
+function mayPay(tx: Tx, d: Pick<MatchShape, 'livemode' | 'merchantId'>, w: Withdrawal): boolean {
+  return (d.livemode || w.merchantId === d.merchantId) && !tx.suspended(w.merchantId);
 }
 
 function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
@@ -152,7 +156,7 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   // A payer is never asked to pay into his own account (a claim's refund to him, say): a
   // transfer to oneself is no payment, and it would both fill the order and credit the merchant.
   const payable = (w: Withdrawal) => {
-    if (!mayPay(d, w)) return false;
+    if (!mayPay(tx, d, w)) return false;
     const account = accountOf(w);
     return !account || account.bankCode !== d.sender.bankCode || account.accountNumber !== d.sender.accountNumber;
   };
@@ -255,9 +259,11 @@ export function simulatedMatch(tx: Tx, d: { livemode: boolean; amountMinor: Mino
 }
 
 /**
- * Amounts that would match at once: the largest capacities on offer, rounded down to the
- * step — of orders a payer can be matched to now (not those whose splits are all taken,
- * nor, for a sandbox order, another merchant's).
+ * Amounts that would match at once: the largest capacities on offer, rounded down to two
+ * significant figures (in multiples of the step) — of orders a payer can be matched to now
+ * (not those whose splits are all taken, nor, for a sandbox order, another merchant's).
+ * Two figures say what can be placed without handing a merchant another's open payout to
+ * the baht (a deposit too large to match learnt each order's remainder exactly).
  */
 function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean; merchantId: string }): Minor[] {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
@@ -265,12 +271,19 @@ function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean; 
   const out = new Set<Minor>();
   for (const id of tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? []) {
     const w = tx.withdrawal(id)!;
-    if (!isMatchable(w, tx.at) || !mayPay(d, w)) continue;
-    const amount = (capacityOf(w) / step) * step;
+    if (!isMatchable(w, tx.at) || !mayPay(tx, d, w)) continue;
+    const amount = twoFigures(capacityOf(w), step);
     if (amount >= BigInt(wl.amounts.depositMinMinor)) out.add(amount > BigInt(wl.amounts.depositMaxMinor) ? BigInt(wl.amounts.depositMaxMinor) : amount);
     if (out.size === 3) break;
   }
   return [...out].sort((a, b) => (a < b ? 1 : -1));
+}
+
+/** `amount` rounded down to two significant figures, in multiples of `step` (123,456 → 120,000; with a step of 100, 3,750 → 3,700). */
+function twoFigures(amount: Minor, step: Minor): Minor {
+  let unit = step;
+  while (amount / unit >= 100n) unit *= 10n;
+  return (amount / unit) * unit;
 }
 
 /** Capacity appeared in a pool: the deposits waiting there, oldest first, each get a turn. */

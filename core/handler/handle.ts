@@ -147,8 +147,16 @@ function directory(tx: Tx, c: DirectoryCommand): Step {
   return done(decision.objectId);
 }
 
+/** A suspension lifted puts the merchant's open withdrawals back in its pools: the deposits waiting there get a turn. */
+function merchantSuspension(tx: Tx, c: Extract<Command, { type: 'SetMerchantSuspended' }>): Step {
+  const step = directory(tx, c);
+  const whiteLabelId = tx.world.merchants.get(c.merchantId)?.whiteLabelId;
+  if (!step.ok || c.suspended || whiteLabelId === undefined) return step;
+  return done(step.objectId, [true, false].map((livemode) => ({ type: 'MatchWaitingDeposits' as const, whiteLabelId, livemode })));
+}
+
 const handlers: { readonly [T in CommandType]: Handler<T> } = {
-  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: directory,
+  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
   ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
   SetBankAvailability: directory, PostAdjustment: directory,
   CreateDeposit: createDeposit,

@@ -39,6 +39,8 @@ export class Tx implements DirectoryReads {
   private readonly running: RunningBalances[] = [];
   /** Versions of the records (not aggregates) this command wrote, created on first use. */
   private recordVersions: Map<string, number> | undefined;
+  /** Suspensions changed by this command, by merchant. */
+  private suspensions: Map<string, boolean> | undefined;
   /** Timers this command cleared explicitly (a fired timer that changed nothing); rare. */
   private cleared: string[] | undefined;
   /** Timers set explicitly (not derived from an aggregate's state); rare. */
@@ -93,6 +95,11 @@ export class Tx implements DirectoryReads {
 
   merchant(id: string): Merchant | undefined {
     return this.world.merchants.get(id);
+  }
+
+  /** Whether the merchant is suspended as this command has left it (a suspension lifted here counts: the world learns it at apply). */
+  suspended(merchantId: string): boolean {
+    return this.suspensions?.get(merchantId) ?? this.world.merchants.get(merchantId)?.suspended === true;
   }
 
   beneficiary(id: string): Beneficiary | undefined {
@@ -159,6 +166,7 @@ export class Tx implements DirectoryReads {
   }
 
   emitRecord(stream: string, kind: StreamKind, livemode: boolean | null, merchantId: string | null, event: DirectoryEvent): void {
+    if (event.type === 'MerchantSuspensionChanged') (this.suspensions ??= new Map()).set(event.merchantId, event.suspended);
     this.push(stream, kind, this.nextRecordVersion(stream, kind), livemode, merchantId, event);
   }
 

@@ -921,6 +921,15 @@ test('(create) 202: suggested_amounts_minor names only orders a payer can be mat
   assert.equal([next.status, next.liquidity?.suggestedAmountsMinor], ['awaiting_liquidity', [37_000n]]);
 });
 
+test('(create) 202: a suggestion is rounded down to two figures, not another merchant\'s payout to the baht, and still matches at once', () => {
+  const s = scene();
+  withdrawalTo(s, 1_234_500n, '7777777777');
+  withdrawalTo(s, 98_700n, '8888888888');
+  const tooBig = dep(s.h, openDeposit(s, 5_000_000n));
+  assert.equal([tooBig.status, tooBig.liquidity?.suggestedAmountsMinor], ['awaiting_liquidity', [1_200_000n, 98_000n]]);
+  for (const amount of tooBig.liquidity!.suggestedAmountsMinor) assert.is(dep(s.h, openDeposit(s, amount)).status, 'awaiting_payment', `${amount} matches`);
+});
+
 test('(create) multi-leg: no two legs pay the same account (a slip is matched to its leg by the receiving account); the payee\'s second order waits for another deposit', () => {
   const s = scene();
   const sameA = withdrawalTo(s, 10_000n, '1111111111');

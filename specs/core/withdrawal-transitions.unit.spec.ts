@@ -99,6 +99,21 @@ test('(create) refusals: no order and no lock', () => {
   refused(s.h, createCommand(s, verified), 'tenant_suspended', seen);
 });
 
+test('a suspended merchant\'s open withdrawals take no new payer (nor show in suggested amounts); lifting the suspension matches the deposits that waited', () => {
+  const s = scene(funds);
+  const mine = s.h.withdrawal(s.payer, 300_000n);
+  s.h.ok({ type: 'SetMerchantSuspended', actor: operator(), merchantId: s.payer, suspended: true });
+  const waiting = openDeposit(s, 100_000n);
+  const d = s.h.world.deposits.get(waiting)!;
+  assert.is(d.status, 'awaiting_liquidity', 'no leg to a frozen merchant\'s payee');
+  assert.equal(d.liquidity?.suggestedAmountsMinor, [], 'its amounts are not offered either');
+  assert.equal(wdr(s.h, mine).inFlight, [], 'nothing in flight to it');
+  s.h.ok({ type: 'SetMerchantSuspended', actor: operator(), merchantId: s.payer, suspended: false });
+  const matched = s.h.world.deposits.get(waiting)!;
+  assert.is(matched.status, 'awaiting_payment', 'matched once the suspension is lifted');
+  assert.equal(matched.legs.map((l) => l.counterparty.kind === 'withdrawal' ? l.counterparty.withdrawalId : null), [mine]);
+});
+
 test('(create) insufficient_balance: available < amount + fee while funds sit in pending_clearing; details say when they clear', () => {
   const s = scene(funds);
   s.h.withdrawal(s.payer, 100_000n);
