@@ -568,10 +568,15 @@ test(`random command sequences keep every ledger invariant (${runs} runs)`, () =
  * every run is one, checked against every invariant after each step (among them: only a
  * reviewer books money to suspense).
  */
+const wholeBaht = fc.integer({ min: 100, max: 2_000 }).map((baht) => baht * 100);
+
 test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} runs)`, () => {
   let twoLegs = 0;
   fc.assert(fc.property(
-    fc.integer({ min: 10_000, max: 200_000 }), fc.integer({ min: 10_000, max: 200_000 }),
+    // Whole baht: the order of a + b must be a multiple of the deposit step (100 satang).
+    // Any satang made most sums refused, and a seed whose integers were seldom round
+    // skipped 100 runs for each it ran (seed 299555888 failed so).
+    wholeBaht, wholeBaht,
     fc.array(fc.record({ to: fc.nat(1), of: fc.nat(1), permille: fc.integer({ min: 1, max: 2_000 }) }), { minLength: 1, maxLength: 3 }),
     fc.boolean(),
     (a, b, payments, close) => {
