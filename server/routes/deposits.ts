@@ -38,7 +38,8 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     // same token bytes: a slip-token retry under its Idempotency-Key gets the same answer.
     const token = capability.issue({
       aud: 'pg-slip-ingest', scope: 'slip:write', tenant: d.merchantId, livemode: d.livemode, deposit_id: d.id, htu: uploadUrl,
-      rate_subject: createHash('sha256').update(`${d.merchantId}:${d.endUserRef}`).digest('hex').slice(0, 32),
+      // The end user in one mode: a sandbox order's uploads never spend the live end user's quota.
+      rate_subject: createHash('sha256').update(`${d.merchantId}:${d.livemode ? 'live' : 'sandbox'}:${d.endUserRef}`).digest('hex').slice(0, 32),
       api_version: apiVersion, hold_until: d.expiresAt, iat: Math.floor(d.updatedAt / 1000), exp: Math.floor(expiresAt / 1000),
     });
     return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipUploadLimits.evidenceBytesMax, content_types: slipContentTypes };

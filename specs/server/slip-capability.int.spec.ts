@@ -14,7 +14,7 @@ import * as ed from '@noble/ed25519';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { expectError, journalRows } from '../support/api-checks.ts';
-import { signedHeaders, freshSender } from '../support/server-harness.ts';
+import { depositBody, signedHeaders, freshSender } from '../support/server-harness.ts';
 import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
@@ -169,6 +169,18 @@ test('rate limits: 20 per minute per end user, with RateLimit headers; the 21st 
   expectError(await upload(deposit.slip_upload, 'not a slip', 'text/plain'), 'rate_limited'); // business time does not reopen a quota
   scene.s.securityClock.advance(61_000);
   expectError(await upload(deposit.slip_upload, 'not a slip', 'text/plain'), 'unsupported_media_type');
+});
+
+test('a sandbox order\'s uploads never spend the live quota of the same end user (the modes are apart)', async () => {
+  const endUser = `both-modes-${randomUUID().slice(0, 8)}`;
+  const live = await matchedDeposit(scene, { sender: freshSender(), end_user_ref: endUser });
+  const r = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, sender: freshSender(), end_user_ref: endUser }));
+  assert.is(r.status, 201, r.text);
+  for (let i = 1; i <= 20; i++) expectError(await upload(r.json.slip_upload, 'not a slip', 'text/plain'), 'unsupported_media_type');
+  expectError(await upload(r.json.slip_upload, 'not a slip', 'text/plain'), 'rate_limited');
+  const liveAnswer = await upload(live.slip_upload, 'not a slip', 'text/plain');
+  expectError(liveAnswer, 'unsupported_media_type');
+  assert.is(liveAnswer.headers.get('ratelimit-remaining'), '19', 'the live end user\'s quota is whole');
 });
 
 test.run();
