@@ -20,6 +20,7 @@ import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../../ad
 import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
+import { redactSecretText } from '../secret-text.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from '../rate-limit.ts';
 import type { Config } from '../config.ts';
 import { bearer } from './merchant.ts';
@@ -211,7 +212,8 @@ export function operatorAuth(verify: Verify) {
         : p!.sub !== operator.sub ? 'the step-up token belongs to another operator'
         : tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
-      const reuse = stepUpsOf(verify).use(stepUp, p!, `${ctx.method} ${ctx.path} ${ctx.get('Idempotency-Key')}`, wallSeconds());
+      // The action as kept in journal.db: a secret pasted where an id goes (a key's secret for its id) is not kept with it.
+      const reuse = stepUpsOf(verify).use(stepUp, p!, redactSecretText(`${ctx.method} ${ctx.path} ${ctx.get('Idempotency-Key')}`), wallSeconds());
       if (reuse) throw new ApiError('scope_denied', `Step-up refused: ${reuse}.`);
       ctx.state.stepUpUsed = true; // for the action log
     };

@@ -143,8 +143,15 @@ test('a spent step-up stays spent across a restart: kept in journal.db by its id
     restarted = await TestServer.start({}, dataDir);
     refused(await suspend(restarted, 'restart-b'), 'scope_denied', /already used for another action/);
     assert.is((await suspend(restarted, 'restart-a')).status, 404, 'a retry of the action it was spent on still passes');
+    // An API key secret pasted where a key id goes: the action the step-up was spent on keeps it redacted.
+    const pasted = `sk_live_${randomBytes(18).toString('base64url')}`;
+    const revoke = await restarted.raw('POST', `/v1/bo/keys/${pasted}/revoke`, {
+      headers: { Authorization: `Bearer ${await restarted.operatorToken('emp_bounds')}`, 'X-PG-Step-Up-Token': await signed({ acr: 'step-up', jti: 'step-pasted' }, { key }), 'Idempotency-Key': 'pasted-a', 'Content-Type': 'application/json' }, body: '{}',
+    });
+    assert.is(revoke.status, 404, revoke.text);
     const journal = readdirSync(dataDir).filter((f) => f.startsWith('journal.db')).map((f) => readFileSync(join(dataDir, f)).toString('latin1')).join('');
     assert.not.ok(journal.includes(stepUp.split('.')[2]!), 'the token is not kept');
+    assert.not.ok(journal.includes(pasted), 'the secret pasted into the path is not kept');
   } finally {
     await (restarted ?? own).stop();
   }
