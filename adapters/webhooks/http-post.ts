@@ -12,6 +12,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { webhookLimits } from '../../core/limits.ts';
+import { redactUrl } from '../../server/secret-text.ts';
 import { DestinationNotAllowed, guardedLookup, urlProblem, type UrlMode } from './url-policy.ts';
 
 export interface Timeouts {
@@ -124,8 +125,18 @@ const successStatuses: ReadonlySet<number> = new Set([200, 201, 202, 204]);
 function classify(status: number, location: string | undefined): Omit<PostResult, 'durationMs' | 'excerpt'> {
   if (successStatuses.has(status)) return { outcome: 'delivered', status, error: null };
   if (status === 410) return { outcome: 'permanent', status, error: 'http_410: the endpoint answered Gone; retries stopped and the endpoint is flagged' };
-  if (status >= 300 && status < 400) return { outcome: 'retry', status, error: `http_${status}: redirects are not followed${location ? ` (Location: ${location.slice(0, 200)})` : ''}` };
+  if (status >= 300 && status < 400) return { outcome: 'retry', status, error: `http_${status}: redirects are not followed${location ? ` (Location: ${redirectTarget(location)})` : ''}` };
   return { outcome: 'retry', status, error: `http_${status}` };
+}
+
+/**
+ * Where a redirect pointed, as the delivery record keeps it (journal.db, the back office's
+ * reads): without its query or fragment and any user or password — an http→https redirect
+ * carries the receiver's `?token=` along.
+ */
+function redirectTarget(location: string): string {
+  const cut = location.search(/[?#]/);
+  return redactUrl(cut === -1 ? location : location.slice(0, cut)).slice(0, 200);
 }
 
 const tlsCode = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|ERR_OSSL|EPROTO$)/;

@@ -96,7 +96,7 @@ test('410 Gone stops retries at once and flags the endpoint', async () => {
 test('a 3xx is a failure and is never followed: the Location receives nothing', async () => {
   const target = await Receiver.start(() => s.clock.now());
   const redirecting = await Receiver.start(() => s.clock.now());
-  redirecting.answer(302, { Location: target.url });
+  redirecting.answer(302, { Location: `${target.url}?token=redirect-secret-4242` }); // a receiver's token in the query
   const other = await s.onboard('Redirect', shop.whiteLabelId);
   const endpointId = await addEndpoint(s, other.id, redirecting.url);
   await emitEvent(s, other);
@@ -107,6 +107,8 @@ test('a 3xx is a failure and is never followed: the Location receives nothing', 
   assert.is(d.status, 'pending');
   assert.is(d.response_status, 302);
   assert.match(d.error, /redirects are not followed/);
+  assert.ok(d.error.includes(`Location: ${target.url}`), d.error);
+  assert.not.ok(d.error.includes('redirect-secret-4242'), 'where it pointed, not the token in its query');
   assert.type(d.next_retry_at, 'string');
   await target.stop();
   await redirecting.stop();
