@@ -29,8 +29,26 @@ function inFlightOf(services: Services): Set<string> {
 
 export interface KeyRules { readonly minLength?: number }
 
-export function idempotencyKeyOf(ctx: Context, rules: KeyRules = {}): string {
+/**
+ * The Idempotency-Key header as every route reads it ('' when absent): one header, printable
+ * ASCII. Two headers were joined into "a, b", a key no one chose (a proxy or a client library
+ * that adds its own); bytes past ASCII were read as latin-1, a key stored garbled and its
+ * length counted in bytes — the merchant routes refused them, the slip upload and operator
+ * routes took them.
+ */
+export function idempotencyKeyHeader(ctx: Context): string {
+  if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
+    throw new ApiError('validation_error', 'Idempotency-Key is given more than once; send one.', { fields: [{ path: 'header.Idempotency-Key', reason: 'duplicate', hint: 'one header' }] });
+  }
   const key = ctx.get('Idempotency-Key');
+  if (!/^[\x20-\x7e]*$/.test(key)) {
+    throw new ApiError('validation_error', 'Idempotency-Key must be printable ASCII (a UUID is a good key).', { fields: [{ path: 'header.Idempotency-Key', reason: 'format', hint: 'printable ASCII' }] });
+  }
+  return key;
+}
+
+export function idempotencyKeyOf(ctx: Context, rules: KeyRules = {}): string {
+  const key = idempotencyKeyHeader(ctx);
   if (!key) throw new ApiError('idempotency_key_required');
   const min = rules.minLength ?? 1;
   if (key.length < min || key.length > limits.idempotencyKeyLengthMax) {

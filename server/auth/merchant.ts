@@ -18,6 +18,7 @@ import { ApiError } from '../errors.ts';
 import { apiVersions, canonicalString, checkTimestamp, isUppercaseSignature, sha256Hex, verifySignatureHeader } from '../hmac.ts';
 import type { Merchant } from '../../core/directory.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
+import { idempotencyKeyHeader } from '../idempotency.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
 
 export interface MerchantState {
@@ -59,10 +60,8 @@ export function merchantAuth(services: Services) {
     if (!nonceShape.test(nonce)) throw new ApiError('signature_invalid', `PG-Nonce must be 1–${requestLimits.nonceLengthMax} visible ASCII characters, new on every attempt.`);
 
     // A key the client's HTTP stack sent as other than ASCII would fail the signature as bytes
-    // no one signed: say what is wrong with it instead (bad-input audit).
-    if (!/^[\x20-\x7e]*$/.test(ctx.get('Idempotency-Key'))) {
-      throw new ApiError('validation_error', 'Idempotency-Key must be printable ASCII (a UUID is a good key).', { fields: [{ path: 'header.Idempotency-Key', reason: 'format', hint: 'printable ASCII' }] });
-    }
+    // no one signed: say what is wrong with it instead (bad-input audit); two keys, likewise.
+    idempotencyKeyHeader(ctx);
     const body = await readRawBody(ctx); // only now: the caller holds a live key and a fresh timestamp
     const version = ctx.get('PG-Version');
     const canonical = canonicalString({

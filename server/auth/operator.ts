@@ -20,6 +20,7 @@ import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../../ad
 import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
+import { idempotencyKeyHeader } from '../idempotency.ts';
 import { redactSecretText } from '../secret-text.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from '../rate-limit.ts';
 import type { Config } from '../config.ts';
@@ -198,6 +199,7 @@ export function operatorAuth(verify: Verify) {
     takeOperatorQuota(ctx, quotaOf(verify), `${payload.iss ?? ''} ${payload.sub}`);
     authorise(ctx, operator);
     ctx.state.operator = operator;
+    if (ctx.method === 'POST') idempotencyKeyHeader(ctx); // one key, ASCII, before anything reads it (the step-up is spent on it)
     ctx.state.operatorToken = { id: operatorTokenId(token, payload), expiresAtSeconds: payload.exp as number };
     ctx.state.verifyStepUp = async () => {
       const stepUp = ctx.get('X-PG-Step-Up-Token');

@@ -78,17 +78,10 @@ test('only the capability: an API key, PG-* headers, no token, a forged or alter
   assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment');
 });
 
-test('the token twice, in two Authorization headers → 401 signature_invalid saying so, nothing written', async () => {
-  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
-  const cap: Capability = deposit.slip_upload;
-  const rows = await journalRows(scene.s);
-  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
-  const url = new URL(cap.upload_url);
-  // Headers as a raw list send each line as given (fetch would join the two into one).
-  const headers = ['Host', url.host, 'Authorization', `Bearer ${cap.token}`, 'Authorization', `Bearer ${cap.token}`,
-    'Idempotency-Key', randomUUID(), 'Content-Type', contentType, 'Content-Length', String(body.length)];
-  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers }, (res) => {
+/** A POST with its headers as a raw list, each line sent as given (fetch would join two of a name into one, and refuses bytes past latin-1). */
+function rawPost(url: URL, headers: readonly string[], body: Buffer | string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: ['Host', url.host, ...headers, 'Content-Length', String(Buffer.byteLength(body))] }, (res) => {
       let text = '';
       res.on('data', (d) => { text += d; });
       res.on('end', () => resolve({ status: res.statusCode!, body: text }));
@@ -96,6 +89,40 @@ test('the token twice, in two Authorization headers → 401 signature_invalid sa
     req.on('error', reject);
     req.end(body);
   });
+}
+
+test('an Idempotency-Key is one header of printable ASCII on every route: two keys or UTF-8 bytes are 422 naming the header, nothing written', async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() });
+  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
+  const thai = Buffer.from('คีย์ทดสอบ').toString('latin1'); // the UTF-8 bytes, sent as they are
+  const rows = await journalRows(scene.s);
+  const operator = `Bearer ${await scene.s.operatorToken(undefined, false, ['ops_admin'])}`;
+  const merchant = signedHeaders(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', '{}', { idempotencyKey: 'first-key', nowSeconds: scene.s.wallSeconds() });
+  const merchantLines = Object.entries(merchant).filter(([name]) => name.toLowerCase() !== 'idempotency-key').flat();
+  const cases: [string, URL, string[], Buffer | string, string][] = [
+    ['slip upload, two keys', new URL(deposit.slip_upload.upload_url), ['Authorization', `Bearer ${deposit.slip_upload.token}`, 'Content-Type', contentType, 'Idempotency-Key', 'key-a', 'Idempotency-Key', 'key-b'], body, 'duplicate'],
+    ['slip upload, UTF-8', new URL(deposit.slip_upload.upload_url), ['Authorization', `Bearer ${deposit.slip_upload.token}`, 'Content-Type', contentType, 'Idempotency-Key', thai], body, 'format'],
+    ['operator, two keys', new URL(`${scene.s.url}/v1/bo/merchants/${scene.shop.id}/suspend`), ['Authorization', operator, 'Content-Type', 'application/json', 'Idempotency-Key', 'key-a', 'Idempotency-Key', 'key-b'], '{}', 'duplicate'],
+    ['operator, UTF-8', new URL(`${scene.s.url}/v1/bo/merchants/${scene.shop.id}/suspend`), ['Authorization', operator, 'Content-Type', 'application/json', 'Idempotency-Key', thai], '{}', 'format'],
+    ['merchant, two keys', new URL(`${scene.s.url}/v1/pay/deposits`), [...merchantLines, 'Content-Type', 'application/json', 'Idempotency-Key', 'first-key', 'Idempotency-Key', 'second-key'], '{}', 'duplicate'],
+  ];
+  for (const [what, url, headers, sent, reason] of cases) {
+    const answer = await rawPost(url, headers, sent);
+    assert.is(answer.status, 422, `${what}: ${answer.body}`);
+    const error = JSON.parse(answer.body).error;
+    assert.equal([error.code, error.details.fields[0].path, error.details.fields[0].reason], ['validation_error', 'header.Idempotency-Key', reason], what);
+  }
+  assert.is(await journalRows(scene.s), rows, 'nothing was journaled');
+});
+
+test('the token twice, in two Authorization headers → 401 signature_invalid saying so, nothing written', async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
+  const cap: Capability = deposit.slip_upload;
+  const rows = await journalRows(scene.s);
+  const { body, contentType } = multipartBody([{ name: 'file', data: pngSlip(), filename: 'slip.png' }]);
+  const url = new URL(cap.upload_url);
+  const answer = await rawPost(url, ['Authorization', `Bearer ${cap.token}`, 'Authorization', `Bearer ${cap.token}`,
+    'Idempotency-Key', randomUUID(), 'Content-Type', contentType], body);
   assert.is(answer.status, 401, answer.body);
   const error = JSON.parse(answer.body).error;
   assert.is(error.code, 'signature_invalid');
