@@ -19,8 +19,6 @@ export const limits = {
   idempotencyKeyLifetimeMs: 7 * day,
   idempotencyKeyLengthMax: 200,
   withdrawalIdempotencyKeyLengthMin: 8,
-  /** Manual-clock advances whose Idempotency-Key a server remembers (server/routes/bo.ts). */
-  clockAdvancesRemembered: 1_000,
 
   // Deposits
   depositExpiresInSecondsDefault: 900,

@@ -19,7 +19,7 @@ import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock, IdempotencyRecord } from '../core/ports.ts';
 import { limits, requestLimits, webhookLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
 import type { Duplex } from 'node:stream';
@@ -264,10 +264,15 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       // One advance at a time: each steps from where it finds the clock to that instant plus
       // its own seconds, firing timers on the way, so two at once would each set the clock to
       // their own target (time lost, or refused as running back). They queue instead.
-      advanceClock: (ms: number) => {
+      advanceClock: (ms: number, keep?: (nowMs: number) => IdempotencyRecord) => {
         const run = advancing.then(async () => {
           await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) });
-          clockMark?.write(clock.now());
+          // Where the clock stopped and the answer to the request that moved it, together: a
+          // retry after a restart answers this advance instead of making a second.
+          store.db.transaction(() => {
+            clockMark?.write(clock.now());
+            if (keep) store.keys.keepIdempotency(keep(clock.now()));
+          })();
           retentionSweeps.run();
         });
         advancing = run.catch(() => undefined);

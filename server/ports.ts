@@ -44,8 +44,12 @@ export interface IdempotencyStore {
 export interface WriteSide extends CommandPort {
   readonly clock: Clock;
   readonly ids: Ids;
-  /** Moves a manual clock forward and fires the timers that fall due; absent on the system clock. */
-  advanceClock?(ms: number): Promise<void>;
+  /**
+   * Moves a manual clock forward and fires the timers that fall due; absent on the system
+   * clock. `keep`, given where the clock stopped, is the request's idempotency record,
+   * stored with the clock's mark in one transaction.
+   */
+  advanceClock?(ms: number, keep?: (nowMs: number) => IdempotencyRecord): Promise<void>;
 }
 
 export interface Services {

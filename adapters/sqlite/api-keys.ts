@@ -8,9 +8,8 @@
 import type { IdempotencyRecord } from '../../core/ports.ts';
 import type { ApiKey, KeyStore, Scope } from '../../server/ports.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
-import { sealIdempotencyBody } from './keys.ts';
+import { insertIdempotencySql, sealIdempotencyBody } from './keys.ts';
 import type { Db } from './schema.ts';
-import { insertIdempotencySql } from './writer.ts';
 
 interface Row { key_id: string; secret: string; secret_index: string | null; merchant_id: string; livemode: number; scopes: string; revoked_at: number | null; created_at: number }
 

@@ -91,6 +91,7 @@ export class RequestKeys {
   private readonly selectIdempotency;
   private readonly pruneNonces;
   private readonly pruneIdempotency;
+  private readonly insertIdempotency;
 
   /** Bodies an older build stored in clear, sealed when this store opened. */
   readonly sealedOnOpen: number;
@@ -106,6 +107,7 @@ export class RequestKeys {
       'SELECT scope, key, request_hash, request_id, status, body, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ? AND expires_at > ?');
     this.pruneNonces = db.prepare('DELETE FROM nonces WHERE (scope, nonce) IN (SELECT scope, nonce FROM nonces WHERE expires_at <= ? LIMIT ?)');
     this.pruneIdempotency = db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ? LIMIT ?)');
+    this.insertIdempotency = db.prepare(insertIdempotencySql);
     this.sealedOnOpen = sealer ? sealClearBodies(db, sealer) : 0;
   }
 
@@ -120,6 +122,15 @@ export class RequestKeys {
     if (this.pending.size === 0) this.journal.rideNonces(() => this.takePending());
     this.pending.set(key, [scope, nonce, nowMs + limits.nonceMemoryMs]);
     return true;
+  }
+
+  /**
+   * Stores the record of a request whose effects are no core command (a manual clock's
+   * advance), in the caller's transaction when it has one; false when the key holds an
+   * unexpired record already.
+   */
+  keepIdempotency(r: IdempotencyRecord): boolean {
+    return this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.sealer, r), r.createdAt, r.expiresAt, null).changes === 1;
   }
 
   /** The unexpired record stored (durably) for this key, if any. */
@@ -166,6 +177,16 @@ export class RequestKeys {
     return undefined;
   }
 }
+
+/**
+ * Stores an idempotency record (9 parameters, the last the journal seq or NULL). A key whose
+ * record expired may be used again; an unexpired one updates nothing (changes = 0).
+ */
+export const insertIdempotencySql = `INSERT INTO idempotency (scope, key, request_hash, request_id, status, body, created_at, expires_at, journal_seq)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, request_id = excluded.request_id, status = excluded.status,
+    body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at, journal_seq = excluded.journal_seq
+  WHERE idempotency.expires_at <= excluded.created_at`;
 
 const nonceKey = (scope: string, nonce: string) => `${scope}\n${nonce}`;
 

@@ -15,7 +15,7 @@ import { chainHash, entryValues, genesisHash, hashedColumns, type HashedValues }
 import { assembleEnvelope, envelopeParts, type EnvelopeParts } from './envelope.ts';
 import type { Sealer } from '../sealing.ts';
 import { IdempotencyKeyInUse, StateConflict } from './errors.ts';
-import { sealIdempotencyBody } from './keys.ts';
+import { insertIdempotencySql, sealIdempotencyBody } from './keys.ts';
 import type { Db } from './schema.ts';
 import { snapshotData } from './snapshots.ts';
 
@@ -103,16 +103,6 @@ export function dependsOn(commit: Commit, keys: ReadonlySet<string>): JournalEnt
   return commit.entries.find((entry) => keys.has(entry.stream)
     || (entry.event.type === 'BalanceTransactionPosted' && entry.event.transaction.postings.some((p) => keys.has(accountKey(p.account)))));
 }
-
-/**
- * Stores an idempotency record (9 parameters, the last the journal seq or NULL). A key whose
- * record expired may be used again; an unexpired one updates nothing (changes = 0).
- */
-export const insertIdempotencySql = `INSERT INTO idempotency (scope, key, request_hash, request_id, status, body, created_at, expires_at, journal_seq)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, request_id = excluded.request_id, status = excluded.status,
-    body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at, journal_seq = excluded.journal_seq
-  WHERE idempotency.expires_at <= excluded.created_at`;
 
 export class CommitWriter {
   private readonly tailQuery;

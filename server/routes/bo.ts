@@ -334,32 +334,20 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   // An advance is relative and no core command: its Idempotency-Key, required as on every
-  // operator POST, is remembered by this server (a test clock; a restart forgets them), so a
-  // retried advance answers what the first did instead of moving the clock again.
-  const advances = new Map<string, { seconds: number; body?: { now: string } }>();
+  // operator POST, is kept in journal.db with where the clock stopped (server/main.ts), so a
+  // retried advance — after a restart too — answers what the first did instead of moving the
+  // clock again; a second advance under the same key while the first runs is in flight.
   router.post('/clock/advance', async (ctx) => {
-    const slot = `${operatorScope(ctx)}\u0000${idempotencyKeyOf(ctx)}`;
+    idempotencyKeyOf(ctx); // a missing key is said before the body is judged
     const b = parseWith(schemas.advance, bodyOf(ctx));
-    if (!services.write.advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
-    const prior = advances.get(slot);
-    if (prior) {
-      if (prior.seconds !== b.seconds) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key advanced the clock by another number of seconds.');
-      if (!prior.body) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
-      ctx.set('Idempotent-Replay', 'true');
-      ctx.body = prior.body;
-      return;
-    }
-    checkClockRoom(services.write.clock.now(), b.seconds);
-    const advance = { seconds: b.seconds, body: undefined as { now: string } | undefined };
-    advances.set(slot, advance);
-    if (advances.size > limits.clockAdvancesRemembered) advances.delete(advances.keys().next().value!);
-    try {
-      await services.write.advanceClock(b.seconds * 1000);
-    } catch (error) {
-      advances.delete(slot);
-      throw error;
-    }
-    ctx.body = advance.body = { now: iso(services.write.clock.now()) };
+    const advanceClock = services.write.advanceClock;
+    if (!advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
+    await runIdempotentOwn(ctx, services, operatorScope(ctx), async (keep) => {
+      checkClockRoom(services.write.clock.now(), b.seconds);
+      let response: Response | undefined;
+      await advanceClock(b.seconds * 1000, (nowMs) => keep(response = { status: 200, body: { now: iso(nowMs) } }));
+      return response!;
+    });
   });
 
   router.get('/merchants/:id/balance', (ctx) => {

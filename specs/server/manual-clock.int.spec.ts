@@ -73,7 +73,17 @@ test('POST /v1/bo/clock/advance: a retry with the same Idempotency-Key answers t
     assert.is(other.status, 200, other.text);
     assert.is(await now(), before + 3660_000);
   } finally {
-    await s.stop();
+    await s.stop(false);
+  }
+  // After a restart the key still answers the first advance: kept in journal.db, not in the server's memory.
+  const restarted = await TestServer.start({}, s.dataDir);
+  try {
+    const at = Date.parse((await restarted.bo('GET', '/v1/bo/clock')).json.now);
+    const retry = await restarted.bo('POST', '/v1/bo/clock/advance', { seconds: 3600 }, { idempotencyKey: 'advance-1' });
+    assert.equal([retry.status, retry.headers.get('idempotent-replay')], [200, 'true'], retry.text);
+    assert.is(Date.parse((await restarted.bo('GET', '/v1/bo/clock')).json.now), at, 'the retry moved nothing');
+  } finally {
+    await restarted.stop();
   }
 });
 
