@@ -102,6 +102,10 @@ export function balanceHistoryRoutes(services: Services): Router {
     if (!quota.allowed) throw new ApiError('sandbox_rate_limited', undefined, { bucket: 'sandbox_history', scope: 'api_key' });
     const merchant = services.write.world.merchants.get(m.merchantId)!;
     const current = sandboxRunGenerationOf(merchant);
+    // A run not yet begun was never handed out: a bad parameter, not a run that changed.
+    if (runGeneration !== undefined && runGeneration > current) {
+      throw new ApiError('validation_error', `run_generation ${runGeneration} has not begun: the sandbox run is ${current}.`, { fields: [{ path: 'query.run_generation', reason: 'maximum', hint: `at most ${current}, the current run` }] });
+    }
     if (runGeneration !== undefined && runGeneration !== current) {
       throw new ApiError('sandbox_run_changed', `The sandbox run is now ${current} (this request named ${runGeneration}): restart from sequence 0 with run_generation ${current}, or without run_generation.`, { run_generation: runGeneration, current_run_generation: current });
     }

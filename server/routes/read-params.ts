@@ -20,7 +20,11 @@ function invalid(name: string, reason: string, hint: string): ApiError {
   return new ApiError('validation_error', `${name}: ${hint}.`, { fields: [{ path: `query.${name}`, reason, hint }] });
 }
 
-/** The query, refusing repeated parameters and any not in `allowed`. */
+/**
+ * The query, refusing repeated parameters, any not in `allowed`, and any given empty: a
+ * script's unset variable (`?merchant_id=`) filtered everything out and answered an empty
+ * page, "nothing waiting", where it should be told.
+ */
 export function readQuery(ctx: Context, allowed: readonly string[]): Record<string, string> {
   const q = queryOf(ctx);
   const unknown = Object.keys(q).filter((k) => !allowed.includes(k));
@@ -30,6 +34,12 @@ export function readQuery(ctx: Context, allowed: readonly string[]): Record<stri
     const cursorHint = allowed.includes('since_sequence') ? { hint: 'page with since_sequence' } : {};
     throw new ApiError('validation_error', `Unknown query parameter ${unknown.join(', ')}; ${takes}.`, {
       fields: unknown.map((k) => ({ path: `query.${k}`, reason: 'unknown_field', ...(k === 'cursor' ? cursorHint : {}) })),
+    });
+  }
+  const empty = Object.keys(q).filter((k) => q[k] === '');
+  if (empty.length > 0) {
+    throw new ApiError('validation_error', `Query parameter ${empty.join(', ')} is empty: give a value, or leave the parameter out.`, {
+      fields: empty.map((k) => ({ path: `query.${k}`, reason: 'empty', hint: 'a value, or no parameter' })),
     });
   }
   return q;

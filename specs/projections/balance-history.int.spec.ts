@@ -160,14 +160,14 @@ test('sandbox: sbxbtxn_l_ ids, pending clearing always 0 (folded into available)
   assert.ok(live.every((row: any) => !row.id.startsWith('sbx')), 'sandbox never shows live data, nor live sandbox');
 });
 
-test('sandbox: a positive since_sequence needs run_generation; reset starts a new run; an old run is 409', async () => {
+test('sandbox: a positive since_sequence needs run_generation; reset starts a new run; an old run is 409, one not yet begun 422', async () => {
   const key = shop.sandbox.api_key;
   expectError(await history(key, '?since_sequence=1'), 'validation_error');
   expectError(await history(key, '?since_sequence=0&run_generation=0'), 'validation_error');
   expectError(await history(key, '?since_sequence=0&run_generation=2147483648'), 'validation_error');
-  const changed = expectError(await history(key, '?since_sequence=1&run_generation=7'), 'sandbox_run_changed');
-  assert.is(changed.details.current_run_generation, 1);
-  assert.match(changed.message, /run is now 1 \(this request named 7\)/, 'says what to send, even to a request already at sequence 0');
+  // A run not yet begun was never handed out: a bad parameter, not a run that changed.
+  const future = expectError(await history(key, '?since_sequence=1&run_generation=7'), 'validation_error');
+  assert.equal(future.details.fields[0], { path: 'query.run_generation', reason: 'maximum', hint: 'at most 1, the current run' });
   // Canonical digits past the largest sequence: the bound is named, not the form.
   const tooBig = expectError(await history(key, '?since_sequence=99999999999999999999'), 'validation_error');
   assert.equal([tooBig.details.fields[0].path, tooBig.details.fields[0].reason], ['query.since_sequence', 'maximum']);
@@ -182,7 +182,10 @@ test('sandbox: a positive since_sequence needs run_generation; reset starts a ne
   assert.equal([replay.json.run_generation, replay.headers.get('idempotent-replay')], [2, 'true']);
   expectError(await s.call(shop.live.api_key, 'POST', '/v1/test/sandbox/reset'), 'scope_denied');
 
-  expectError(await history(key, '?since_sequence=2&run_generation=1'), 'sandbox_run_changed');
+  const changed = expectError(await history(key, '?since_sequence=2&run_generation=1'), 'sandbox_run_changed');
+  assert.is(changed.details.current_run_generation, 2);
+  assert.match(changed.message, /run is now 2 \(this request named 1\)/, 'says what to send');
+  expectError(await history(key, '?since_sequence=0&run_generation=1'), 'sandbox_run_changed'); // even a request already at sequence 0
   const fresh = (await history(key)).json;
   assert.equal([fresh.run_generation, fresh.data, fresh.checkpoint.sequence, fresh.coverage.state], [2, [], '0', 'partial']);
   assert.equal({ ...fresh.checkpoint, sequence: '-' }, { ...before.checkpoint, sequence: '-' }, 'the balances carry over as the opening');

@@ -73,7 +73,7 @@ test('an end user reference, a bank transaction reference and ids find what they
 test('limit pages the newest; a missing or overlong q is refused; every directory role may search', async () => {
   const one = await search(`q=${endUser}&limit=1`);
   assert.equal([one.json.data.map((h: any) => h.id), one.json.has_more], [[ids.open], true]);
-  for (const [query, reason] of [['q=', 'required'], ['', 'required'], [`q=${'x'.repeat(65)}`, 'maximum']] as const) {
+  for (const [query, reason] of [['q=', 'empty'], ['', 'required'], [`q=${'x'.repeat(65)}`, 'maximum']] as const) {
     const r = await search(query);
     assert.is(r.status, 422, r.text);
     assert.equal([r.json.error.code, r.json.error.details.fields[0].path, r.json.error.details.fields[0].reason], ['validation_error', 'query.q', reason]);

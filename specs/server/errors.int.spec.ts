@@ -865,9 +865,13 @@ test('history_not_ready and sandbox_balance_history_not_ready: the projection la
   }
 });
 
-test('sandbox_run_changed: a cursor of another run; details.current_run_generation', async () => {
-  const e = expectError(await s.call(payer.sandbox.api_key, 'GET', '/v1/pay/balance/transactions?since_sequence=1&run_generation=9'), 'sandbox_run_changed', covered);
-  assert.is(e.details.current_run_generation, 1);
+test('sandbox_run_changed: a cursor of an earlier run; details.current_run_generation; a run not yet begun is a bad parameter', async () => {
+  const m = await s.onboard('Sandbox rerun', payer.whiteLabelId);
+  const future = expectError(await s.call(m.sandbox.api_key, 'GET', '/v1/pay/balance/transactions?since_sequence=1&run_generation=9'), 'validation_error');
+  assert.equal(future.details.fields[0], { path: 'query.run_generation', reason: 'maximum', hint: 'at most 1, the current run' });
+  assert.is((await s.call(m.sandbox.api_key, 'POST', '/v1/test/sandbox/reset', {})).status, 200);
+  const e = expectError(await s.call(m.sandbox.api_key, 'GET', '/v1/pay/balance/transactions?since_sequence=1&run_generation=1'), 'sandbox_run_changed', covered);
+  assert.is(e.details.current_run_generation, 2);
 });
 
 test('sandbox_rate_limited: the sandbox history quota, without Retry-After', async () => {

@@ -13,7 +13,7 @@ import { withdrawalBody } from '../support/api-checks.ts';
 
 const tolerant = ['GET /healthz', 'GET /readyz', 'GET /v1/openapi.json', 'GET /v1/webhooks/signing-keys', 'GET /v1/webhooks/test-vectors'];
 
-test('every GET but the probes and public documents refuses a query parameter it does not take', async () => {
+test('every GET but the probes and public documents refuses a query parameter it does not take, and one it takes given empty', async () => {
   const s = await TestServer.start();
   try {
     const m = await s.onboard('Queried');
@@ -33,6 +33,7 @@ test('every GET but the probes and public documents refuses a query parameter it
       .replace(/^(\/v1\/(?:bo|pay)\/[a-z-]+\/):id/, (whole, prefix: string) => `${prefix}${ids[whole] ?? 'x_unknown'}`)
       .replace(':endpointId', endpoint.json.id).replace(/:[a-zA-Z]+/g, 'x_unknown');
     const checked: string[] = [];
+    let emptied = 0;
     for (const [route, info] of Object.entries(operations)) {
       const [method, path] = route.split(' ') as [string, string];
       if (method !== 'GET' || tolerant.includes(route)) continue;
@@ -45,9 +46,20 @@ test('every GET but the probes and public documents refuses a query parameter it
         const named = (r.json?.error?.details?.fields ?? []).find((f: { path: string }) => f.path === `query.${name}`);
         assert.equal([r.status, r.json?.error?.code, named?.reason], [422, 'validation_error', 'unknown_field'], `${route} (${target}): ${r.text.slice(0, 400)}`);
       }
+      // Each parameter it does take, given empty (a script's unset variable): told, not read as a filter that matches nothing.
+      const params = Object.keys(info.queryParams ?? (info.query as { schema?: { properties?: object } } | undefined)?.schema?.properties ?? {});
+      for (const name of params) {
+        const target = `${concrete(path)}?${name}=`;
+        const key = path.startsWith('/v1/test/') ? m.sandbox.api_key : m.live.api_key;
+        const r = info.auth === 'operator' ? await s.bo('GET', target) : await s.call(key, 'GET', target);
+        const named = (r.json?.error?.details?.fields ?? []).find((f: { path: string }) => f.path === `query.${name}`);
+        assert.equal([r.status, r.json?.error?.code, named !== undefined], [422, 'validation_error', true], `${route} (${target}): ${r.text.slice(0, 400)}`);
+        emptied++;
+      }
       checked.push(route);
     }
     assert.ok(checked.length >= 40, `${checked.length} routes`);
+    assert.ok(emptied >= 60, `${emptied} parameters given empty`);
     for (const route of tolerant) {
       const r = await s.raw('GET', `${route.split(' ')[1]}?not_a_parameter=1`);
       assert.is(r.status, 200, `${route} answers a probe with a query of its own`);
