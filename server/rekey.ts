@@ -35,6 +35,8 @@ export interface RekeyReport {
   readonly api_keys: number;
   readonly idempotency_bodies: number;
   readonly signing_keys: number;
+  /** webhook_endpoints.url_sealed: an endpoint's URL, sealed (it may carry a token in its query). */
+  readonly webhook_urls: number;
   readonly files: readonly { readonly name: string; readonly state: 'resealed' | 'already' }[];
 }
 
@@ -67,8 +69,8 @@ function sealedValues(db: Db): Map<string, number> {
   return counts;
 }
 
-function resealJournal(db: Db, current: Sealer, next: Sealer): Pick<RekeyReport, 'api_keys' | 'idempotency_bodies' | 'signing_keys'> {
-  let apiKeys = 0, bodies = 0, signingKeys = 0;
+function resealJournal(db: Db, current: Sealer, next: Sealer): Pick<RekeyReport, 'api_keys' | 'idempotency_bodies' | 'signing_keys' | 'webhook_urls'> {
+  let apiKeys = 0, bodies = 0, signingKeys = 0, webhookUrls = 0;
   const handled = new Map<string, number>([['sealing.value', 1]]);
   const apiKeyRows = db.prepare<[], { key_id: string; secret: string }>('SELECT key_id, secret FROM api_keys').all();
   const updateKey = db.prepare('UPDATE api_keys SET secret = ?, secret_index = ? WHERE key_id = ?');
@@ -99,24 +101,25 @@ function resealJournal(db: Db, current: Sealer, next: Sealer): Pick<RekeyReport,
     const update = db.prepare('UPDATE webhook_endpoints SET url_sealed = ? WHERE id = ?');
     for (const r of rows) update.run(next.seal(current.open(r.url_sealed, urlPurpose(r.id)), urlPurpose(r.id)), r.id);
     handled.set('webhook_endpoints.url_sealed', rows.length);
+    webhookUrls = rows.length;
   }
   db.prepare('UPDATE sealing SET value = ? WHERE name = ?').run(next.seal(checkPlain, checkPurpose), checkPurpose);
   // Nothing sealed may stay under the old key: a sealed value of a kind this module does not know refuses the rotation.
   for (const [where, n] of sealedValues(db)) {
     if ((handled.get(where) ?? 0) !== n) throw new Error(`${where} holds ${n} sealed values of which ${handled.get(where) ?? 0} were resealed: this build cannot rotate the master key for them; nothing was changed`);
   }
-  return { api_keys: apiKeys, idempotency_bodies: bodies, signing_keys: signingKeys };
+  return { api_keys: apiKeys, idempotency_bodies: bodies, signing_keys: signingKeys, webhook_urls: webhookUrls };
 }
 
 export function rekeyDataDir(dataDir: string, current: Sealer, next: Sealer): RekeyReport {
   const lock = DataDirLock.acquire(dataDir);
   try {
     const db = openDatabase(dataDir, { mustExist: true });
-    let journal: Pick<RekeyReport, 'api_keys' | 'idempotency_bodies' | 'signing_keys'> & { journal: RekeyReport['journal'] };
+    let journal: Pick<RekeyReport, 'api_keys' | 'idempotency_bodies' | 'signing_keys' | 'webhook_urls'> & { journal: RekeyReport['journal'] };
     try {
       const by = masterKeyOpens(db, current) ? 'current' : masterKeyOpens(db, next) ? 'next' : null;
       if (by === null) throw new Error('neither key opens this data dir: give the key it was sealed with as the current one (SATANG_MASTER_KEY or SATANG_MASTER_KEY_FILE)');
-      if (by === 'next') journal = { journal: 'already', api_keys: 0, idempotency_bodies: 0, signing_keys: 0 };
+      if (by === 'next') journal = { journal: 'already', api_keys: 0, idempotency_bodies: 0, signing_keys: 0, webhook_urls: 0 };
       else {
         journal = { journal: 'resealed', ...db.transaction(() => resealJournal(db, current, next))() };
         compactAfterSealing(db); // the old ciphertexts leave the free pages and the WAL

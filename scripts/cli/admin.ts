@@ -1,19 +1,22 @@
 // `satang admin …`: the onboarding back office from the command line. It mints an
 // ops_admin operator token from the local development issuer (or takes SATANG_OPERATOR_TOKEN, and
-// SATANG_STEP_UP_TOKEN for the calls that need a step-up) and prints the JSON answers.
-// Every subcommand declares its options below; `satang admin <subcommand> --help` prints
-// them, and the README's command-line section lists them.
+// SATANG_STEP_UP_TOKEN for the calls that need a step-up) and prints the JSON answers; a
+// refused answer goes to stderr (`HTTP 422: {…}`, as report and call say it), never stdout,
+// so `$(satang admin …)` in a script is empty when nothing was made. Each POST takes
+// --idempotency-key (a fresh one by default), named in the error when no answer came, so a
+// retry after a timeout does not fund twice. Every subcommand declares its options below;
+// `satang admin <subcommand> --help` prints them, and the README's command-line section lists them.
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
-import { defaultDataDir, defaultUrl, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
 import { table } from './bo.ts';
-import { fetchOrRefuse } from './reach.ts';
+import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
 
-interface Context { url: string; dataDir: string; sub: string }
+interface Context { url: string; dataDir: string; sub: string; idempotencyKey: string }
 
 interface Answer { status: number; json: any }
 
@@ -23,43 +26,59 @@ const secretDirMode = 0o700;
 /** Every action here (onboarding, funding, keys, suspension, webhooks, the clock) is ops_admin's. */
 const adminRoles = ['ops_admin'] as const;
 
-/** A POST with a fresh idempotency key (a step-up token too when asked), or a GET when `body` is undefined. */
-async function bo(ctx: Context, path: string, body: unknown, stepUp = false): Promise<Answer> {
+/**
+ * A POST with the command's idempotency key (`keySuffix` after it for a second POST of the
+ * same command; a step-up token too when asked), or a GET when `body` is undefined.
+ */
+async function bo(ctx: Context, path: string, body: unknown, stepUp = false, keySuffix = ''): Promise<Answer> {
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(ctx.dataDir, ctx.sub, adminRoles, false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+  const url = ctx.url + path;
   if (body === undefined) {
-    const res = await fetchOrRefuse(ctx.url + path, { headers });
-    return { status: res.status, json: await res.json() };
+    const res = await fetchOrRefuse(url, { headers });
+    return { status: res.status, json: await satangJson(url, res) };
   }
-  Object.assign(headers, { 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' });
+  Object.assign(headers, { 'Idempotency-Key': ctx.idempotencyKey + keySuffix, 'Content-Type': 'application/json' });
   if (stepUp) headers['X-PG-Step-Up-Token'] = await stepUpToken(ctx.dataDir, ctx.sub, adminRoles);
-  const res = await fetchOrRefuse(ctx.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, json: await res.json() };
+  const res = await fetchOrRefuse(url, { method: 'POST', headers, body: JSON.stringify(body) }, ctx.idempotencyKey);
+  return { status: res.status, json: await satangJson(url, res, ctx.idempotencyKey) };
 }
 
+/** The answer's JSON on stdout, or a refusal on stderr (exit 1). */
 function print(r: Answer): number {
+  if (r.status >= 300) {
+    printRefused(r.status, r.json);
+    return 1;
+  }
   console.log(JSON.stringify(r.json, null, 2));
-  return r.status < 300 ? 0 : 1;
+  return 0;
 }
 
 // ---- options ----
 
 const common: Record<string, OptionSpec> = {
-  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  url: urlOption,
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, where the development issuer's key is ($SATANG_DATA_DIR)" },
   sub: { type: 'string', value: 'ID', default: 'emp_admin', help: 'the operator the minted token names' },
   // Admin commands always print the server's JSON; --json is taken too, as the other commands take it (DESIGN.md's example uses it).
   json: { type: 'boolean', help: "print the server's JSON answer (what admin commands print anyway)" },
 };
+const idempotencyKey: OptionSpec = { type: 'string', value: 'KEY', help: 'the Idempotency-Key (default: a fresh UUID, said when no answer came): run a command that got none again with it, and it is done once' };
 const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, help: 'the merchant (mch_…)' };
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
 
+/** A subcommand that POSTs: it takes --idempotency-key. */
 function spec(usage: string, summary: string, options: Record<string, OptionSpec>, notes?: string[]): CommandSpec {
+  return readSpec(usage, summary, { ...options, 'idempotency-key': idempotencyKey }, notes);
+}
+
+/** A subcommand that only reads (GET). */
+function readSpec(usage: string, summary: string, options: Record<string, OptionSpec>, notes?: string[]): CommandSpec {
   return { usage: `satang admin ${usage}`, summary, options: { ...options, ...common }, ...(notes ? { notes } : {}) };
 }
 
 function context(args: Args): Context {
-  return { url: text(args, 'url'), dataDir: text(args, 'data-dir'), sub: text(args, 'sub') };
+  return { url: text(args, 'url'), dataDir: text(args, 'data-dir'), sub: text(args, 'sub'), idempotencyKey: text(args, 'idempotency-key') || randomUUID() };
 }
 
 const livemode = (args: Args) => !flag(args, 'sandbox');
@@ -75,25 +94,53 @@ function merchantFileNote(keys: { live: unknown; sandbox: unknown }): string {
 }
 
 /** Writes the merchant (with its keys) to a file only its owner can read; prints where. */
-function saveMerchant(path: string, answer: Answer): number {
-  saveSecret(path, answer);
+function saveMerchant(ctx: Context, path: string, answer: Answer): number {
+  const keyIds = [answer.json.keys?.live?.key_id, answer.json.keys?.sandbox?.key_id].filter(Boolean).join(', ');
+  if (!saveSecret(ctx, path, answer, `merchant ${answer.json.id} was made with keys ${keyIds}`)) return 1;
   console.log(JSON.stringify({ id: answer.json.id, white_label_id: answer.json.white_label_id, saved_to: path, note: merchantFileNote(answer.json.keys) }, null, 2));
   return 0;
 }
 
-/** --out names a file that is there already: said, and nothing asked of the server (its keys would be shown once, to no one). */
-function outTaken(args: Args): boolean {
+/**
+ * Whether --out cannot take the answer, said before anything is asked of the server (its
+ * keys are shown once, and would be shown to no one): the file exists (it may hold the only
+ * copy of keys shown once), or it cannot be made there (a file as its directory, no write
+ * access, /sys). Its directory is made here (0700); the file is tried, then removed.
+ */
+function outRefused(args: Args): boolean {
   const out = text(args, 'out');
-  if (!out || !existsSync(out)) return false;
-  console.error(`${out} exists already and may hold the only copy of keys shown once: name another file (or move it away first).`);
-  return true;
+  if (!out) return false;
+  if (existsSync(out)) {
+    console.error(`${out} exists already and may hold the only copy of keys shown once: name another file (or move it away first).`);
+    return true;
+  }
+  try {
+    mkdirSync(dirname(out), { recursive: true, mode: secretDirMode });
+    closeSync(openSync(out, 'wx', secretFileMode));
+    rmSync(out);
+  } catch (error) {
+    console.error(`cannot write ${out} (${(error as Error).message}): nothing was made; name a file in a directory you can write (--out)`);
+    return true;
+  }
+  return false;
 }
 
-/** Writes an answer that holds a secret to `path`, mode 0600 (its directory 0700 when made), never to the terminal. */
-function saveSecret(path: string, answer: Answer): void {
-  mkdirSync(dirname(path), { recursive: true, mode: secretDirMode });
-  // Never over another file: it may hold the only copy of keys shown once (flag 'wx').
-  writeFileSync(path, JSON.stringify(answer.json, null, 2) + '\n', { mode: secretFileMode, flag: 'wx' });
+/**
+ * Writes an answer that holds a secret to `path`, mode 0600, never to the terminal. Should
+ * that fail after outRefused found it possible (the disk filled meanwhile), the secret is not
+ * printed either (stdout may be a CI log): the server replays the same answer to the same
+ * Idempotency-Key, so the message gives the command again with it and another file, and what
+ * to revoke if that is not done. False when it failed (said on stderr).
+ */
+function saveSecret(ctx: Context, path: string, answer: Answer, made: string): boolean {
+  try {
+    // Never over another file: it may hold the only copy of keys shown once (flag 'wx').
+    writeFileSync(path, JSON.stringify(answer.json, null, 2) + '\n', { mode: secretFileMode, flag: 'wx' });
+    return true;
+  } catch (error) {
+    console.error(`${made}, but ${path} could not be written (${(error as Error).message}): run the same command again with --out ANOTHER_FILE --idempotency-key ${ctx.idempotencyKey} (within 7 days) for the same answer, or revoke the keys (satang admin key revoke --key KEY_ID)`);
+    return false;
+  }
 }
 
 // ---- subcommands ----
@@ -113,7 +160,7 @@ const subcommands: readonly Subcommand[] = [
       bank: { type: 'string', value: 'CODE', required: true, help: 'the account\'s 3-digit bank code' },
       account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
       name: { type: 'string', value: 'NAME', required: true, help: "the account's name" },
-      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, help: 'how long the route serves once approved' },
+      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, positive: true, unit: 'seconds', help: 'how long the route serves once approved' },
     }, ['example: scripts/satang admin gateway-route propose --white-label wl_… --bank 004 --account 5550001111 --name "Gateway Co" --sub emp_maker']),
     run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route`, {
       bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name: text(args, 'name'), ttl_seconds: Number(text(args, 'ttl-seconds')),
@@ -138,16 +185,17 @@ const subcommands: readonly Subcommand[] = [
       out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret keys) to FILE, mode 0600, and print only the ids' },
     }, ['example: scripts/satang admin merchant create --name Shop --out .satang/shop.json']),
     run: async (args) => {
-      if (outTaken(args)) return 1;
+      if (outRefused(args)) return 1;
       const ctx = context(args);
       let wl = text(args, 'white-label');
       if (!wl) {
-        const created = await bo(ctx, '/v1/bo/white-labels', { name: `${text(args, 'name')} brand` });
+        // Its own key, made of the command's: a retry with --idempotency-key replays both.
+        const created = await bo(ctx, '/v1/bo/white-labels', { name: `${text(args, 'name')} brand` }, false, ':white-label');
         if (created.status >= 300) return print(created);
         wl = created.json.id as string;
       }
       const answer = await bo(ctx, '/v1/bo/merchants', { white_label_id: wl, name: text(args, 'name') });
-      return answer.status < 300 && text(args, 'out') ? saveMerchant(text(args, 'out'), answer) : print(answer);
+      return answer.status < 300 && text(args, 'out') ? saveMerchant(ctx, text(args, 'out'), answer) : print(answer);
     },
   },
   ...(['suspend', 'unsuspend'] as const).map((verb): Subcommand => ({
@@ -161,7 +209,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['fund'],
     spec: spec('fund', "Credits a merchant's available balance by an operator adjustment (a step-up token is minted for you).", {
       merchant,
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the amount in satang (100 = THB 1.00)' },
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, positive: true, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
       'reason-code': { type: 'string', value: 'CODE', default: 'FUNDING', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
       reason: { type: 'string', value: 'TEXT', default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" },
       sandbox,
@@ -206,17 +254,18 @@ const subcommands: readonly Subcommand[] = [
       out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret) to FILE, mode 0600, and print only the key id: the secret stays out of the terminal\'s scrollback' },
     }),
     run: async (args) => {
-      if (outTaken(args)) return 1;
-      const answer = await bo(context(args), merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true);
+      if (outRefused(args)) return 1;
+      const ctx = context(args);
+      const answer = await bo(ctx, merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true);
       if (answer.status >= 300 || !text(args, 'out')) return print(answer);
-      saveSecret(text(args, 'out'), answer);
+      if (!saveSecret(ctx, text(args, 'out'), answer, `key ${answer.json.key_id} was made`)) return 1;
       console.log(JSON.stringify({ key_id: answer.json.key_id, livemode: answer.json.livemode, saved_to: text(args, 'out'), note: 'the file holds the secret key (mode 0600); it is shown only once' }, null, 2));
       return 0;
     },
   },
   {
     words: ['key', 'list'],
-    spec: spec('key list', "A merchant's API keys, newest first, both modes unless --live or --sandbox: id, mode, scopes, a hint of the secret (never the secret), created, revoked.", {
+    spec: readSpec('key list', "A merchant's API keys, newest first, both modes unless --live or --sandbox: id, mode, scopes, a hint of the secret (never the secret), created, revoked.", {
       merchant, live: { type: 'boolean', help: 'live keys only' }, sandbox: { type: 'boolean', help: 'sandbox keys only' }, json: { type: 'boolean', help: "print the server's JSON instead of a table" },
     }),
     run: async (args) => {
@@ -269,13 +318,13 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['clock', 'advance'],
     spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
-      seconds: { type: 'string', value: 'N', required: true, integer: true, help: 'how far to move' },
+      seconds: { type: 'string', value: 'N', required: true, integer: true, positive: true, unit: 'seconds', help: 'how far to move' },
     }),
     run: async (args) => print(await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
   },
   {
     words: ['clock', 'show'],
-    spec: spec('clock show', "Prints the service's business time ({now, clock: 'manual' | 'system'}): what a transfer's occurred_at must be near on a manual clock.", {}),
+    spec: readSpec('clock show', "Prints the service's business time ({now, clock: 'manual' | 'system'}): what a transfer's occurred_at must be near on a manual clock.", {}),
     run: async (args) => print(await bo(context(args), '/v1/bo/clock', undefined)),
   },
 ];

@@ -10,6 +10,7 @@
 // Configuration).
 
 import { parseArgs } from 'node:util';
+import { secretShaped } from '../../server/secret-text.ts';
 
 export const defaultDataDir = process.env.SATANG_DATA_DIR ?? './data';
 export const defaultUrl = process.env.SATANG_BASE_URL
@@ -37,6 +38,14 @@ export interface OptionSpec {
   readonly required?: boolean;
   /** The value must be a safe integer (checked here, before the command runs). */
   readonly integer?: boolean;
+  /** With `integer`: the value must be 1 or more, said with its unit (`--amount must be a positive integer (satang)`). */
+  readonly positive?: boolean;
+  /** What the number counts, named in its refusal: 'satang', 'seconds', 'rows'. */
+  readonly unit?: string;
+  /** The value is a server's base URL: a trailing / is dropped, a query or a fragment refused. */
+  readonly baseUrl?: boolean;
+  /** The value is a secret by design (an API key, sk_…); any other option or word that looks like one is refused. */
+  readonly secret?: boolean;
 }
 
 export interface CommandSpec {
@@ -56,6 +65,9 @@ export interface Args {
   /** Every option's value: a string, a boolean for switches, undefined when absent. */
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
 }
+
+/** The satang server every command that talks to one takes: --url, else $SATANG_BASE_URL, else SATANG_HOST and SATANG_PORT. */
+export const urlOption: OptionSpec = { type: 'string', value: 'URL', default: defaultUrl, baseUrl: true, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' };
 
 const helpOption: OptionSpec = { type: 'boolean', short: 'h', help: 'show this help and do nothing else' };
 
@@ -92,7 +104,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
     .map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]));
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: negativeValuesJoined(spec, argv), options, strict: true, allowPositionals: true });
   } catch (error) {
     if (argv.includes('--help') || argv.includes('-h')) return printHelp(spec);
     return usageError(spec, (error as Error).message.split('. ')[0]!); // parseArgs goes on about '--' after the first sentence
@@ -102,15 +114,65 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
   const requiredWords = words.filter((w) => !w.startsWith('['));
   if (parsed.positionals.length > words.length) return usageError(spec, `unexpected argument '${parsed.positionals[words.length]}'`);
   if (parsed.positionals.length < requiredWords.length) return usageError(spec, `missing ${requiredWords.slice(parsed.positionals.length).join(' ')}`);
+  // Before anything is sent: a secret pasted where an id or a note belongs would travel in a path, a query or a journal entry.
+  const wordSecret = parsed.positionals.findIndex(secretShaped);
+  if (wordSecret !== -1) return secretRefused(spec, words[wordSecret]?.replace(/[[\]]/g, '') ?? 'an argument', words[wordSecret]);
   const values: Record<string, string | boolean | undefined> = {};
   for (const [name, o] of Object.entries(spec.options)) {
     const given = parsed.values[name] as string | boolean | undefined;
+    if (typeof given === 'string' && !o.secret && secretShaped(given)) return secretRefused(spec, `--${name}`, o.value);
     const value = given ?? (o.type === 'boolean' ? false : o.default);
     if (value === undefined && o.required) return usageError(spec, `--${name} is required`);
-    if (typeof value === 'string' && o.integer && !/^-?\d+$/.test(value)) return usageError(spec, `--${name} must be an integer, not '${value}'`);
+    if (typeof value === 'string' && o.integer && !(/^-?\d+$/.test(value) && Number.isSafeInteger(Number(value)))) return usageError(spec, `--${name} must be an integer, not '${value}'`);
+    if (typeof value === 'string' && o.integer && o.positive && Number(value) < 1) return usageError(spec, `--${name} must be a positive integer${o.unit ? ` (${o.unit})` : ''}, not '${value}'`);
+    if (typeof value === 'string' && o.baseUrl) {
+      const url = baseUrlOf(value);
+      if (url === undefined) return usageError(spec, `--${name} (or $SATANG_BASE_URL) must be the server's address, http(s)://HOST[:PORT][/PATH], without a query or a fragment`);
+      values[name] = url;
+      continue;
+    }
     values[name] = value;
   }
   return { words: parsed.positionals, values };
+}
+
+/** A usage error for an argument shaped like a secret, naming what it takes; the value itself is never repeated. */
+function secretRefused(spec: CommandSpec, what: string, placeholder = ''): number {
+  const hint = placeholder === 'KEY_ID' ? "give the key's id (key_…; satang admin key list --merchant MCH_ID lists them)"
+    : /(^|_)ID$/.test(placeholder) ? `give the ${placeholder}` : 'no secret belongs there';
+  return usageError(spec, `${what} was given something shaped like a secret (sk_live_…, sk_test_… or a signed token eyJ…): nothing was sent; ${hint}`);
+}
+
+/**
+ * A server's base URL as requests are built on it (`${url}/v1/…`): http(s), a trailing /
+ * dropped (`http://h:8080/` asked `//v1/…`, a 404); undefined for anything else, a query
+ * or a fragment included (they would land in the middle of every request's URL).
+ */
+export function baseUrlOf(value: string): string | undefined {
+  let url: URL;
+  try { url = new URL(value); } catch { return undefined; }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) return undefined;
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * argv with a negative number given to a string option joined to it (`--amount -5` →
+ * `--amount=-5`): parseArgs takes `-5` for an option and refuses it as "ambiguous", where
+ * the command's own check says what the value must be.
+ */
+function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') return [...joined, ...argv.slice(i)]; // the rest are words, as typed
+    const name = argv[i]!.startsWith('--') ? argv[i]!.slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name !== undefined && spec.options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`--${name}=${next}`);
+      i++;
+    } else joined.push(argv[i]!);
+  }
+  return joined;
 }
 
 function printHelp(spec: CommandSpec): number {

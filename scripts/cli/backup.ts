@@ -26,6 +26,7 @@ import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
+import { withoutNatsCredentials } from './stream.ts';
 import { verifyJournal } from './verify.ts';
 import { readConfig } from '../../server/config.ts';
 import { existingMasterKey } from '../../server/master-key.ts';
@@ -216,7 +217,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
       // The files are restored: from here a NATS failure is reported as what it is, not as a
       // refused restore, and what was lost is still kept.
       const deleted = await deleteJournalStream(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs })).catch((error: unknown) => {
-        process.stderr.write(`satang restore: the journal is restored and verifies, but the journal stream could not be deleted (${(error as Error).message}): delete it (scripts/satang drop-stream --nats URL) before the server starts; until then the relay publishes nothing\n`);
+        process.stderr.write(withoutNatsCredentials(natsUrl, `satang restore: the journal is restored and verifies, but the journal stream could not be deleted (${(error as Error).message}): delete it (scripts/satang drop-stream --nats URL) before the server starts; until then the relay publishes nothing\n`));
         return null;
       });
       lost = lostOf(tail, beyond, deleted);
@@ -235,7 +236,8 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     }
     return lost?.stream_deleted_messages === null ? exitFailed : code;
   } catch (error) {
-    const code = refused('restore', error);
+    // The NATS URL in a message without its password or token.
+    const code = refused('restore', new Error(withoutNatsCredentials(natsUrl, (error as Error).message)));
     process.stderr.write(`${masterKeyReminder(dataDir)}\n`);
     return code;
   } finally {

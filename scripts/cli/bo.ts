@@ -3,12 +3,14 @@
 // claims, disputes, request logs and the action log. Each subcommand mints a token from
 // the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
-// server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise.
+// server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
+// refusal on stderr (`HTTP 422: {…}`, as report and call say it) and nothing on stdout. A
+// subcommand that POSTs takes --idempotency-key, said in the error when no answer came.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { fetchOrRefuse } from './reach.ts';
+import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
 
 interface Answer { status: number; json: any }
@@ -20,12 +22,14 @@ async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(dataDir, sub, [role], false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (stepUp) headers['X-PG-Step-Up-Token'] = await stepUpToken(dataDir, sub, [role]);
-  if (method === 'POST') {
-    headers['Idempotency-Key'] = randomUUID();
+  const idempotencyKey = method === 'POST' ? text(args, 'idempotency-key') || randomUUID() : undefined;
+  if (idempotencyKey !== undefined) {
+    headers['Idempotency-Key'] = idempotencyKey;
     headers['Content-Type'] = 'application/json';
   }
-  const res = await fetchOrRefuse(text(args, 'url') + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return { status: res.status, json: await res.json() };
+  const url = text(args, 'url') + path;
+  const res = await fetchOrRefuse(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }, idempotencyKey);
+  return { status: res.status, json: await satangJson(url, res, idempotencyKey) };
 }
 
 /** The claim transitions that move money out of suspense, which need a step-up and a second operator. */
@@ -44,21 +48,26 @@ export function table(headers: readonly string[], rows: readonly (readonly unkno
   return cells.map((r) => r.map((c, i) => padDisplay(c, widths[i]!)).join('  ').trimEnd()).join('\n');
 }
 
+/** The last line of a page when there is another (the README's `more: --cursor C`), else ''. */
+const more = (json: any): string => (json.has_more && json.next_cursor ? `\nmore: --cursor ${json.next_cursor}` : '');
+
 /**
  * A page of a list: its table, then where the next page starts (--cursor) when there is
  * one; `nothing` instead of a bare header when the page is empty.
  */
 function page(json: any, headers: readonly string[], row: (item: any) => readonly unknown[], nothing: string): string {
   if (json.data.length === 0) return nothing;
-  const rows = table(headers, json.data.map(row));
-  return json.has_more && json.next_cursor ? `${rows}\nmore: --cursor ${json.next_cursor}` : rows;
+  return `${table(headers, json.data.map(row))}${more(json)}`;
 }
 
-/** Prints the answer: JSON with --json or on an error, else what `render` makes of it. */
+/** Prints the answer: JSON with --json, else what `render` makes of it; a refusal on stderr alone. */
 function print(args: Args, a: Answer, render: (json: any) => string): number {
-  if (flag(args, 'json') || a.status >= 300) console.log(JSON.stringify(a.json, null, 2));
-  else console.log(render(a.json));
-  return a.status < 300 ? 0 : 1;
+  if (a.status >= 300) {
+    printRefused(a.status, a.json);
+    return 1;
+  }
+  console.log(flag(args, 'json') ? JSON.stringify(a.json, null, 2) : render(a.json));
+  return 0;
 }
 
 /** Satang as baht with two decimals, from the integer (never through a float). */
@@ -72,7 +81,7 @@ const query = (pairs: Record<string, string>) => {
 
 const common: Record<string, OptionSpec> = {
   json: { type: 'boolean', help: "print the server's JSON answer instead of a table" },
-  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  url: urlOption,
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, where the development issuer's key is ($SATANG_DATA_DIR)" },
   sub: { type: 'string', value: 'ID', default: 'emp_operator', help: 'the operator the minted token names' },
 };
@@ -80,7 +89,7 @@ const note: OptionSpec = { type: 'string', value: 'TEXT', required: true, help: 
 /** A payout decision's note: optional, as the server takes it, and kept with the decision. */
 const payoutNote: OptionSpec = { type: 'string', value: 'TEXT', help: 'why (optional; kept with the decision)' };
 const paging: Record<string, OptionSpec> = {
-  limit: { type: 'string', value: 'N', integer: true, help: 'rows per page (1–200)' },
+  limit: { type: 'string', value: 'N', integer: true, positive: true, unit: 'rows', help: 'rows per page (1–200)' },
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
 };
 
@@ -96,13 +105,20 @@ function spec(usage: string, summary: string, options: Record<string, OptionSpec
   return { usage: `satang bo ${usage}`, summary, options: { ...options, ...common }, ...(words ? { words } : {}) };
 }
 
+const idempotencyKey: OptionSpec = { type: 'string', value: 'KEY', help: 'the Idempotency-Key (default: a fresh UUID, said when no answer came): run a command that got none again with it, and it is done once' };
+
+/** A subcommand that POSTs: it takes --idempotency-key. */
+function postSpec(usage: string, summary: string, options: Record<string, OptionSpec> = {}, words?: string[]): CommandSpec {
+  return spec(usage, summary, { ...options, 'idempotency-key': idempotencyKey }, words);
+}
+
 /** The first word as a path segment, encoded here; a query's values go to `query()` as typed (it encodes them). */
 const id = (args: Args) => encodeURIComponent(args.words[0]!);
 
 function renderQueue(json: any): string {
   const rows = json.data.map((d: any) => [d.id, d.merchant_id, d.livemode ? 'live' : 'sandbox', thb(d.amount_minor), `${Math.floor(d.age_seconds / 60)}m`, d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
     d.review?.escalated ? 'yes' : 'no', d.estimated_resolution_bucket ?? '-', (d.approvals ?? []).join(',') || '-']);
-  return `${table(['DEPOSIT', 'MERCHANT', 'MODE', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${json.next_cursor ? `; next page: --cursor ${json.next_cursor}` : ''}`;
+  return `${table(['DEPOSIT', 'MERCHANT', 'MODE', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${more(json)}`;
 }
 
 function renderDeposit(json: any): string {
@@ -169,9 +185,9 @@ const subcommands: readonly Subcommand[] = [
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits/${id(a)}`), renderDeposit),
   },
   ...(['approve', 'decline'] as const).map((verb): Subcommand => {
-    const decision = spec(`${verb} DEPOSIT_ID`, `${verb === 'approve' ? 'Approves' : 'Declines'} a deposit under review (four-eyes reviews need two different reviewers).`, {
+    const decision = postSpec(`${verb} DEPOSIT_ID`, verb === 'approve' ? 'Approves a deposit under review (four-eyes reviews need two different reviewers).' : 'Declines a deposit under review: one reviewer\'s decline is final, on any deposit (even one with an approval recorded).', {
       note, ...(verb === 'approve' ? {
-        amount: { type: 'string', value: 'SATANG', integer: true, help: 'the transferred amount as you verified it, when the slip gave none' },
+        amount: { type: 'string', value: 'SATANG', integer: true, positive: true, unit: 'satang', help: 'the transferred amount as you verified it, when the slip gave none' },
         legs: { type: 'string', value: 'LEG=SATANG,…', help: 'what each leg still waiting received (0 where nothing arrived), needed when more than one waits' },
       } : {}),
     }, ['DEPOSIT_ID']);
@@ -200,7 +216,7 @@ const subcommands: readonly Subcommand[] = [
   },
   ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
     words: ['withdrawal', verb],
-    spec: spec(`withdrawal ${verb} WITHDRAWAL_ID`, verb === 'approve' ? 'Approves a withdrawal pending approval (live_p2p: two different approvers).' : 'Rejects a withdrawal pending approval: one approver\'s rejection is final and returns what it locked.', { note: payoutNote }, ['WITHDRAWAL_ID']),
+    spec: postSpec(`withdrawal ${verb} WITHDRAWAL_ID`, verb === 'approve' ? 'Approves a withdrawal pending approval (live_p2p: two different approvers).' : 'Rejects a withdrawal pending approval: one approver\'s rejection is final and returns what it locked.', { note: payoutNote }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'approver', 'POST', `/v1/bo/withdrawals/${id(a)}/${verb}`, text(a, 'note') ? { note: text(a, 'note') } : {}), (w) => `${w.id}: ${w.status}`),
   })),
   {
@@ -216,22 +232,22 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['claim', 'open'],
-    spec: spec('claim open', 'Opens a claim about a deposit.', {
+    spec: postSpec('claim open', 'Opens a claim about a deposit.', {
       kind: { type: 'string', value: 'KIND', required: true, help: 'overpayment, late_slip or manual' }, deposit: { type: 'string', value: 'DEP_ID', required: true, help: 'the deposit' },
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, positive: true, unit: 'satang', help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
     }),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', '/v1/bo/claims', { kind: text(a, 'kind'), deposit_id: text(a, 'deposit'), amount_minor: Number(text(a, 'amount')), note: text(a, 'note'), ...(text(a, 'evidence') ? { evidence: text(a, 'evidence') } : {}) }), renderClaim),
   },
   ...(['review', 'refund', 'payout', 'close', 'reject'] as const).map((transition): Subcommand => ({
     words: ['claim', transition],
-    spec: spec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.${moneyMoving(transition) ? ' Money leaves suspense: a step-up token is minted for you, and another operator (--sub) than the one who opened the claim (refund) or approved the refund (payout) must run it.' : ''}`,
-      { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
+    spec: postSpec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.${moneyMoving(transition) ? ' Money leaves suspense: a step-up token is minted for you, and another operator (--sub) than the one who opened the claim (refund) or approved the refund (payout) must run it.' : ''}`,
+      { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, positive: true, unit: 'satang', help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }, moneyMoving(transition)), renderClaim),
   })),
   {
     words: ['dispute', 'open'],
-    spec: spec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {
-      reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, help: 'the disputed amount' },
+    spec: postSpec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {
+      reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, positive: true, unit: 'satang', help: 'the disputed amount' },
       'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
@@ -245,7 +261,7 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['dispute', 'resolve'],
-    spec: spec('dispute resolve DISPUTE_ID', 'Resolves a dispute (withdrawal.dispute_resolved).', { outcome: { type: 'string', value: 'OUTCOME', required: true, help: 'merchant_won, merchant_lost or withdrawn' }, note: { ...note, required: false } }, ['DISPUTE_ID']),
+    spec: postSpec('dispute resolve DISPUTE_ID', 'Resolves a dispute (withdrawal.dispute_resolved).', { outcome: { type: 'string', value: 'OUTCOME', required: true, help: 'merchant_won, merchant_lost or withdrawn' }, note: { ...note, required: false } }, ['DISPUTE_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/disputes/${id(a)}/resolve`, { outcome: text(a, 'outcome'), ...(text(a, 'note') ? { note: text(a, 'note') } : {}) }), (d) => `${d.id}: ${d.status} (${d.outcome})`),
   },
   // ---- webhooks: the merchant's "we never got deposit.settled" ticket, from a shell ----
@@ -272,18 +288,18 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['resend'],
-    spec: spec('resend ENDPOINT_ID DELIVERY_ID', 'Sends a delivery\'s event again, as a new delivery (X-PG-Resend: manual). A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.', {}, ['ENDPOINT_ID', 'DELIVERY_ID']),
+    spec: postSpec('resend ENDPOINT_ID DELIVERY_ID', 'Sends a delivery\'s event again, as a new delivery (X-PG-Resend: manual). A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.', {}, ['ENDPOINT_ID', 'DELIVERY_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/deliveries/${encodeURIComponent(a.words[1]!)}/resend`, {}, true),
       (d) => `${d.delivery_id}: a new delivery of ${d.event_id}, ${d.status}`),
   },
   ...(['enable', 'disable'] as const).map((verb): Subcommand => ({
     words: ['webhook', verb],
-    spec: spec(`webhook ${verb} ENDPOINT_ID`, verb === 'enable' ? 'Enables an endpoint again (its queued deliveries go out).' : 'Disables an endpoint (its queued deliveries are canceled; mandatory events go by mail).', {}, ['ENDPOINT_ID']),
+    spec: postSpec(`webhook ${verb} ENDPOINT_ID`, verb === 'enable' ? 'Enables an endpoint again (its queued deliveries go out).' : 'Disables an endpoint (its queued deliveries are canceled; mandatory events go by mail).', {}, ['ENDPOINT_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/${verb}`, {}), (e) => `${e.id}: ${e.status}`),
   })),
   ...(['down', 'up'] as const).map((verb): Subcommand => ({
     words: ['bank', verb],
-    spec: spec(`bank ${verb} BANK_CODE`, verb === 'down'
+    spec: postSpec(`bank ${verb} BANK_CODE`, verb === 'down'
       ? 'Marks a sending bank down at its end: new deposits from it are refused (409 sender_bank_unavailable, with the banks that are up), GET /v1/pay/banks says so.'
       : 'Marks a sending bank up again: deposits from it are taken.', verb === 'down' ? { message: { type: 'string', value: 'TEXT', help: 'what end users are told, in Thai (the default says the bank is closed for now)' } } : {}, ['BANK_CODE']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/banks/${id(a)}/availability`, { available: verb === 'up', ...(text(a, 'message') ? { message_th: text(a, 'message') } : {}) }),
@@ -291,12 +307,12 @@ const subcommands: readonly Subcommand[] = [
   })),
   {
     words: ['signing-key', 'withdraw'],
-    spec: spec('signing-key withdraw KID', 'Withdraws a retired live signing key that leaked: published no more. Rotate first (the README\'s runbook). A step-up.', {}, ['KID']),
+    spec: postSpec('signing-key withdraw KID', 'Withdraws a retired live signing key that leaked: published no more. Rotate first (the README\'s runbook). A step-up.', {}, ['KID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/signing-keys/${id(a)}/withdraw`, {}, true), (k) => `${k.kid}: ${k.status} at ${k.withdrawn_at}`),
   },
   {
     words: ['operator', 'revoke'],
-    spec: spec('operator revoke SUB', 'Off-boarding: every token of this operator issued until now is refused at once. A step-up.', {
+    spec: postSpec('operator revoke SUB', 'Off-boarding: every token of this operator issued until now is refused at once. A step-up.', {
       reason: { type: 'string', value: 'TEXT', help: 'why (kept with the revocation)' },
     }, ['SUB']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/operators/${id(a)}/revoke`, text(a, 'reason') ? { reason: text(a, 'reason') } : {}, true),

@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { connectNatsOnce } from '../../adapters/bus/nats.ts';
 import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
-import { existsSync, statfsSync } from 'node:fs';
+import { existsSync, statfsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
 import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
@@ -28,16 +28,16 @@ import { unusableDatabases } from '../../adapters/sqlite/unusable.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
-import { defaultDataDir, defaultUrl, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec } from './args.ts';
+import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec, urlOption } from './args.ts';
 import { whyUnreachable } from './reach.ts';
-import { streamOwnership } from './stream.ts';
+import { streamOwnership, withoutNatsCredentials } from './stream.ts';
 
 export const doctorSpec: CommandSpec = {
   usage: 'satang doctor',
   summary: "A deployment's health in one list, each check OK, WARN or FAIL: the configuration, the master key against the data dir, secrets at rest and file modes, free disk, the last verified backup, the server's readiness and, with NATS, whether the journal stream is this journal's. Read-only. Exit 1 when a check FAILs.",
   options: {
     'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
-    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    url: urlOption,
     nats: { type: 'string', value: 'URL', default: process.env.SATANG_NATS_URL ?? '', help: "the journal stream's NATS server ($SATANG_NATS_URL): is the stream this journal's?" },
     json: { type: 'boolean', help: 'print the checks as JSON' },
   },
@@ -105,7 +105,7 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
   try {
     nc = await connectNatsOnce(natsUrl);
   } catch (error) {
-    return { check: 'stream', level: 'WARN', detail: `NATS at ${natsUrl} does not answer (${(error as Error).message})` };
+    return { check: 'stream', level: 'WARN', detail: withoutNatsCredentials(natsUrl, `NATS at ${natsUrl} does not answer (${(error as Error).message})`) };
   }
   try {
     let held;
@@ -113,7 +113,7 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
       held = await streamOwnership(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), dataDir);
     } catch (error) {
       // journal.db unreadable (the journal check says so), or NATS refusing the request.
-      return { check: 'stream', level: 'WARN', detail: `cannot compare ${journalStreamName} with this journal (${(error as Error).message})` };
+      return { check: 'stream', level: 'WARN', detail: withoutNatsCredentials(natsUrl, `cannot compare ${journalStreamName} with this journal (${(error as Error).message})`) };
     }
     switch (held.kind) {
       case 'missing': return { check: 'stream', level: 'WARN', detail: `${journalStreamName} does not exist (deleted, or NATS's store lost): the relay makes it and publishes this journal from seq 1 at its next write; the projector waits for it` };
@@ -146,11 +146,13 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     // Every merchant is given URLs from it (the slip upload's, the claim's): the listening address is seldom what they can reach.
     checks.push({ check: 'addresses', level: 'WARN', detail: `SATANG_BASE_URL is unset: merchants are given ${config.baseUrl}/… URLs (the slip upload's, the claim's); set the public https address` });
   }
+  // A file given as the data dir (--data-dir /etc/hostname) is said as a FAIL, as a missing dir is, and the other checks still run.
+  const isDir = statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === true;
   // Each SQLite file readable first: a corrupt journal is said as such, not as a key problem.
-  const unusable = existsSync(dataDir) ? unusableDatabases(dataDir) : [];
+  const unusable = isDir ? unusableDatabases(dataDir) : [];
   for (const u of unusable) checks.push({ check: u.file === journalFileName ? 'journal' : 'database', level: 'FAIL', detail: `${join(dataDir, u.file)} is not a usable SQLite file (${u.problem}): a server would refuse to start; ${u.advice}` });
   if (config && !unusable.some((u) => u.file === journalFileName)) checks.push(masterKeyCheck(config, env));
-  if (existsSync(dataDir)) {
+  if (isDir) {
     const atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env) });
     checks.push(atRest.ok
       ? { check: 'at rest', level: 'OK', detail: `${atRest.files_scanned} files: no secret in clear, modes 0600/0700` }
@@ -164,6 +166,8 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     else checks.push(last && age <= backupStaleMs
       ? { check: 'backup', level: 'OK', detail: `last verified backup ${(age / 3_600_000).toFixed(1)} h ago, up to journal seq ${last.tail_seq}, in ${last.path}` }
       : { check: 'backup', level: 'WARN', detail: last ? `the last verified backup is ${(age / 3_600_000).toFixed(1)} h old (${last.path})` : 'no verified backup of this data dir (satang backup --to DIR)' });
+  } else if (existsSync(dataDir)) {
+    checks.push({ check: 'data dir', level: 'FAIL', detail: `${resolve(dataDir)} is not a directory: pass the server's data dir (--data-dir)` });
   } else {
     // Nothing to run on: a typo or the wrong cwd, or a volume not mounted (a server started here would begin an empty journal).
     checks.push({ check: 'data dir', level: 'FAIL', detail: `no satang data dir at ${resolve(dataDir)}: start the server once (npm start) or pass --data-dir` });

@@ -9,7 +9,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { signRequest } from '../../server/hmac.ts';
-import { defaultUrl, exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+import { exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
 
 const apiVersion = '2026-08-01';
 const listenPath = '/v1/test/webhooks/listen';
@@ -20,8 +20,8 @@ export const listenSpec: CommandSpec = {
   words: [],
   options: {
     'forward-to': { type: 'string', value: 'URL', required: true, help: 'where each delivery is POSTed (e.g. http://localhost:3000/webhooks)' },
-    key: { type: 'string', value: 'SK', help: 'a sandbox API key (sk_test_…; $SATANG_API_KEY)' },
-    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    key: { type: 'string', value: 'SK', secret: true, help: 'a sandbox API key (sk_test_…; $SATANG_API_KEY)' },
+    url: urlOption,
   },
   notes: [
     'Prints "ready endpoint=whep_…" once the temporary cli endpoint exists, then per delivery: <event type> <event id> → <status> (or the error).',

@@ -1,7 +1,10 @@
 // What a command says when it cannot reach the server: the URL it tried and why, in words,
 // instead of undici's bare "fetch failed" (its reason is in error.cause) or a raw errno with
-// exit 2. A Refusal, so main.ts exits 1, as the README promises of every request that does not
-// get a 2xx/3xx answer.
+// exit 2; and when what answers is not satang (another server's HTML 404, a proxy's empty
+// 431): the URL and the status, instead of a JSON parser's "Unexpected token '<'". Both are
+// a Refusal, so main.ts exits 1, as the README promises of every request that does not get a
+// 2xx/3xx answer. A POST that got no satang answer may have been done all the same: its
+// Idempotency-Key is said, so that a retry with it cannot do it twice.
 
 import { Refusal } from './args.ts';
 
@@ -41,17 +44,53 @@ export function whyUnreachable(error: unknown): string {
   return code === undefined ? messageOf(error) : `${reasons[code] ?? messageOf(error)} (${code})`;
 }
 
-/** `cannot reach URL: connection refused (ECONNREFUSED); is the server running?` */
-export function unreachable(url: string, error: unknown): Refusal {
-  const hint = codeOf(error) === 'ECONNREFUSED' ? '; is the server running?' : '';
-  return new Refusal(`cannot reach ${url}: ${whyUnreachable(error)}${hint}`);
+/** `Its Idempotency-Key was K: …` for a POST that got no answer it can trust (it may have been done), '' otherwise. */
+function retryHint(idempotencyKey: string | undefined): string {
+  return idempotencyKey === undefined ? '' : `Its Idempotency-Key was ${idempotencyKey}: to retry, run it again with --idempotency-key ${idempotencyKey} (done once either way)`;
 }
 
-/** fetch, with a failure to connect turned into a Refusal naming the URL and the cause. */
-export async function fetchOrRefuse(url: string, init?: RequestInit): Promise<Response> {
+/** `text`, then `more` as its next sentence on the same line. */
+function thenSay(text: string, more: string): string {
+  return more === '' ? text : `${text}${text.endsWith('?') ? '' : '.'} ${more}`;
+}
+
+/** `cannot reach URL: connection refused (ECONNREFUSED); is the server running?` */
+export function unreachable(url: string, error: unknown, idempotencyKey?: string): Refusal {
+  const hint = codeOf(error) === 'ECONNREFUSED' ? '; is the server running?' : '';
+  return new Refusal(thenSay(`cannot reach ${url}: ${whyUnreachable(error)}${hint}`, retryHint(idempotencyKey)));
+}
+
+/** `URL answered HTTP 404 (text/html), not satang's JSON: …`: another server, a proxy's page, an empty body. */
+export function notSatang(url: string, status: number, contentType: string | null, idempotencyKey?: string): Refusal {
+  return new Refusal(thenSay(`${url} answered HTTP ${status} (${contentType || 'no content type'}), not satang's JSON: --url (or $SATANG_BASE_URL) is not a satang server, or something in between answered`, retryHint(idempotencyKey)));
+}
+
+/**
+ * fetch, with a failure to connect turned into a Refusal naming the URL and the cause (and
+ * the Idempotency-Key given, which a retry must reuse).
+ */
+export async function fetchOrRefuse(url: string, init?: RequestInit, idempotencyKey?: string): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {
-    throw unreachable(url, error);
+    throw unreachable(url, error, idempotencyKey);
   }
+}
+
+/**
+ * The answer's JSON as satang writes it: any JSON on a 2xx, an error object ({error: {code}})
+ * otherwise. Anything else is a Refusal naming the URL and the status (notSatang).
+ */
+export async function satangJson(url: string, res: Response, idempotencyKey?: string): Promise<any> {
+  const body = await res.text();
+  let json: any;
+  try { json = JSON.parse(body); } catch { throw notSatang(url, res.status, res.headers.get('content-type'), idempotencyKey); }
+  const refusal = res.status < 200 || res.status >= 300;
+  if (refusal && typeof json?.error?.code !== 'string') throw notSatang(url, res.status, res.headers.get('content-type'), idempotencyKey);
+  return json;
+}
+
+/** A refused answer as `report` and `call` say it, on stderr: `HTTP 422: {"error":…}`, one line. */
+export function printRefused(status: number, json: unknown): void {
+  process.stderr.write(`HTTP ${status}: ${JSON.stringify(json)}\n`);
 }

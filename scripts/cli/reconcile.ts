@@ -16,7 +16,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, openingBalance, sequenceGaps, snapshotDisagreement, type SequenceGap, type StoredEvent } from '../../core/finance/reconcile.ts';
 import { financeLimits } from '../../core/limits.ts';
 import { signRequest } from '../../server/hmac.ts';
-import { defaultUrl, exitFailed, exitOk, flag, parseCommand, text, usageError, type Args, type CommandSpec } from './args.ts';
+import { fetchOrRefuse, notSatang } from './reach.ts';
+import { exitFailed, exitOk, flag, parseCommand, text, usageError, type Args, type CommandSpec, urlOption } from './args.ts';
 
 const apiVersion = '2026-08-01';
 const storeFormat = 'satang-reconcile-store/1';
@@ -26,10 +27,10 @@ export const reconcileSpec: CommandSpec = {
   usage: 'satang reconcile',
   summary: 'Reads GET /v1/pay/events since the last sequence seen, stores the events by id, and reports sequence gaps (pending under 4 days, lost after), balance-transaction sums against the balance, and orders whose latest event disagrees with a GET. Exit 1 when anything is lost or disagrees.',
   options: {
-    key: { type: 'string', value: 'SK', help: 'the secret API key (sk_…; $SATANG_API_KEY) with wallet:read and withdrawals:read (the events feed needs both)' },
+    key: { type: 'string', value: 'SK', secret: true, help: 'the secret API key (sk_…; $SATANG_API_KEY) with wallet:read and withdrawals:read (the events feed needs both)' },
     'since-sequence': { type: 'string', value: 'N', default: '0', integer: true, help: 'where a new store starts (events after N); a store continues from what it holds' },
     store: { type: 'string', value: 'FILE', required: true, help: 'the JSON file the events are kept in (created if missing)' },
-    url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+    url: urlOption,
     json: { type: 'boolean', help: 'print the report as JSON instead of text' },
   },
   notes: ['example: scripts/satang reconcile --key $KEY --store reconcile-live.json   (run daily; keep the file)'],
@@ -61,10 +62,13 @@ class Api {
   async get(pathWithQuery: string): Promise<{ status: number; json: any }> {
     const [path = '', query = ''] = pathWithQuery.split('?');
     const headers = signRequest({ secret: this.key, method: 'GET', path, query, body: '', version: apiVersion });
-    const r = await fetch(this.base + pathWithQuery, { headers });
+    const url = this.base + pathWithQuery;
+    const r = await fetchOrRefuse(url, { headers });
     const body = await r.text();
     let json: any = null;
-    try { json = JSON.parse(body); } catch { /* reported below */ }
+    try { json = JSON.parse(body); } catch { /* said below */ }
+    // Not satang's JSON (another server's HTML 404, a proxy's empty answer): said as such, not as a missing field later.
+    if (json === null || (r.status !== 200 && typeof json.error?.code !== 'string')) throw notSatang(url, r.status, r.headers.get('content-type'));
     if (r.status !== 200 && r.status !== 404) throw new Error(`GET ${path}: HTTP ${r.status} ${body.slice(0, 300)}`);
     return { status: r.status, json };
   }

@@ -14,7 +14,7 @@ import { requireDataDir } from './data-dir.ts';
 
 export const rekeySpec: CommandSpec = {
   usage: 'satang rekey --new-key-file FILE',
-  summary: "Rotates the master key of a stopped server's data dir: every API key secret, idempotency body, webhook signing key and sealed key file is opened with the current key and sealed again with the new one (the journal in one transaction, then vacuumed). Run it again with the same keys to finish one cut short. Then start the server with the new key; keep the old one as long as backups sealed with it.",
+  summary: "Rotates the master key of a stopped server's data dir: every API key secret, idempotency body, webhook signing key, webhook endpoint URL and sealed key file is opened with the current key and sealed again with the new one (the journal in one transaction, then vacuumed). Run it again with the same keys to finish one cut short. Then start the server with the new key; keep the old one as long as backups sealed with it.",
   options: {
     'new-key-file': { type: 'string', value: 'FILE', required: true, help: 'the new master key: a file holding the base64 of 32 bytes (openssl rand -base64 32)' },
     'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" },
@@ -62,7 +62,7 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
   if (flag(args, 'json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
     process.stdout.write([
-      `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys; vacuumed`}`,
+      `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys, ${report.webhook_urls} webhook endpoint URLs; vacuumed`}`,
       ...report.files.map((f) => `${f.name}: ${f.state === 'already' ? 'sealed with the new key already' : 'resealed'}`),
       `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…${mode === 'development' ? `; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key` : ''}).`,
       'Keep the old key as long as you keep backups taken before now: they are sealed with it.',

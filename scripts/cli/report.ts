@@ -7,12 +7,12 @@
 
 import { parseExact } from '../../server/exact-json.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { defaultDataDir, defaultUrl, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand } from './args.ts';
+import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
 import { fetchOrRefuse } from './reach.ts';
 import { mintToken } from './token.ts';
 
 const common: Record<string, OptionSpec> = {
-  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  url: urlOption,
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, for the development issuer ($SATANG_DATA_DIR)" },
   sub: { type: 'string', value: 'ID', default: 'emp_finance', help: "the operator's employee id" },
   csv: { type: 'boolean', help: 'print the CSV the server writes (RFC 4180, UTF-8) instead of a table' },

@@ -13,15 +13,15 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts';
 import { signRequest } from '../../server/hmac.ts';
-import { defaultDataDir, defaultUrl, parseCommand, text, usageError, type CommandSpec, type OptionSpec } from './args.ts';
-import { fetchOrRefuse } from './reach.ts';
+import { defaultDataDir, parseCommand, text, usageError, type CommandSpec, type OptionSpec, urlOption } from './args.ts';
+import { fetchOrRefuse, notSatang } from './reach.ts';
 import { mintToken } from './token.ts';
 
 const apiVersion = '2026-08-01';
 
 const common: Record<string, OptionSpec> = {
-  key: { type: 'string', value: 'SK', help: 'the sandbox API key (sk_test_…; $SATANG_API_KEY)' },
-  url: { type: 'string', value: 'URL', default: defaultUrl, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' },
+  key: { type: 'string', value: 'SK', secret: true, help: 'the sandbox API key (sk_test_…; $SATANG_API_KEY)' },
+  url: urlOption,
   'data-dir': { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory, for the operator token that moves a manual clock ($SATANG_DATA_DIR)" },
 };
 
@@ -177,11 +177,14 @@ class EventFeed {
     this.depositId = depositId;
   }
 
-  /** Undefined once at the end; else why the feed cannot be read (a bad key, a server refusal). */
+  /** Undefined once at the end; else why the feed cannot be read (a bad key, a server refusal, not satang at all). */
   async skipToEnd(): Promise<string | undefined> {
     for (let page = 0; page < 10_000; page++) {
-      const r = await merchant(this.ctx, 'GET', `/v1/pay/events?since_sequence=${this.since}&limit=100`);
-      if (r.status !== 200) return `GET /v1/pay/events → ${r.status} ${r.json?.error?.code ?? ''}: ${r.json?.error?.message ?? 'the server refused the key'}`;
+      const target = `/v1/pay/events?since_sequence=${this.since}&limit=100`;
+      const r = await merchant(this.ctx, 'GET', target);
+      if (r.status !== 200 || r.json === null) {
+        return typeof r.json?.error?.code === 'string' ? `GET /v1/pay/events → ${describe(r)}` : notSatang(this.ctx.url + target, r.status, r.headers.get('content-type')).message;
+      }
       this.since = String(r.json.next_sequence);
       if (!r.json.has_more) return undefined;
     }

@@ -27,6 +27,21 @@ export const dropStreamSpec: CommandSpec = {
   },
 };
 
+/**
+ * A NATS URL as messages and --json show it: without its user info (`nats://user:PASS@h`,
+ * `nats://TOKEN@h` → `nats://h`; a bare TOKEN and a user look alike, so neither is kept),
+ * each of a comma-separated list. `text` is the message to clean: the URL wherever it
+ * occurs in it (a NATS error may quote it).
+ */
+export function withoutNatsCredentials(natsUrl: string, text = natsUrl): string {
+  const shown = natsUrl.split(',').map((server) => {
+    const hostStart = server.includes('://') ? server.indexOf('://') + 3 : 0;
+    const at = server.lastIndexOf('@');
+    return at < hostStart ? server : server.slice(0, hostStart) + server.slice(at + 1);
+  }).join(',');
+  return natsUrl === '' ? text : text.replaceAll(natsUrl, shown);
+}
+
 /** What the journal stream holds against the data dir's journal: the relay's own test (adapters/bus/nats.ts), for doctor and drop-stream. */
 export type StreamOwnership =
   | { readonly kind: 'missing' | 'empty' | 'aged_out' }
@@ -56,7 +71,7 @@ export async function dropStreamCommand(argv: readonly string[]): Promise<number
   try {
     nc = await connectNatsOnce(natsUrl);
   } catch (error) {
-    process.stderr.write(`satang drop-stream: NATS at ${natsUrl} does not answer (${(error as Error).message}); nothing was deleted\n`);
+    process.stderr.write(withoutNatsCredentials(natsUrl, `satang drop-stream: NATS at ${natsUrl} does not answer (${(error as Error).message}); nothing was deleted\n`));
     return exitFailed;
   }
   try {
@@ -74,7 +89,7 @@ export async function dropStreamCommand(argv: readonly string[]): Promise<number
     process.stdout.write(`${journalStreamName} deleted (${deleted} messages): the relay publishes this journal into a new stream from seq 1, and the projector rebuilds from it\n`);
     return exitOk;
   } catch (error) {
-    process.stderr.write(`satang drop-stream: ${(error as Error).message}; nothing more was deleted\n`);
+    process.stderr.write(withoutNatsCredentials(natsUrl, `satang drop-stream: ${(error as Error).message}; nothing more was deleted\n`));
     return exitFailed;
   } finally {
     await nc.close();

@@ -48,7 +48,15 @@ export async function stepUpToken(dataDir: string, sub: string, roles: readonly 
   return mintToken(dataDir, sub, roles, true);
 }
 
+/**
+ * A token from the development issuer — never with SATANG_OIDC_ISSUER: the server trusts
+ * its OpenID provider then, and a development issuer's key left in the data dir (from a
+ * start without one) must mint nothing an operator could mistake for the provider's word.
+ */
 export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {
+  if (process.env.SATANG_OIDC_ISSUER) {
+    throw new Refusal('SATANG_OIDC_ISSUER is set, so the CLI mints no token: sign in to the console, open Command line (#/cli) and paste the export SATANG_OPERATOR_TOKEN=… line it gives (and, for an action that needs a step-up, SATANG_STEP_UP_TOKEN from its Step up)');
+  }
   return (await devIssuerOf(dataDir)).mint(sub, { roles, stepUp });
 }
 

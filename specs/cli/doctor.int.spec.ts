@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/ports.ts';
 import { TestServer } from '../support/server-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -145,6 +146,42 @@ test('FAIL and exit 1: a data dir that does not exist, named in the detail; noth
   assert.is(dataDir?.level, 'FAIL');
   assert.match(dataDir!.detail, `no satang data dir at ${missing}`);
   assert.not.ok(existsSync(join(dir, 'typo')), 'doctor made nothing');
+});
+
+test('FAIL and exit 1: a file given as the data dir is a data dir FAIL with the other checks listed (it stopped with ENOTDIR), text and --json', async () => {
+  const file = join(dir, 'hostname');
+  writeFileSync(file, 'satang-host\n');
+  const json = await satang(['doctor', '--data-dir', file, '--url', s.url, '--json']);
+  assert.is(json.code, 1, json.stdout + json.stderr);
+  assert.not.match(json.stderr, /ENOTDIR/);
+  const checks = JSON.parse(json.stdout).checks as { check: string; level: string; detail: string }[];
+  assert.equal(checks.find((c) => c.check === 'data dir'), { check: 'data dir', level: 'FAIL', detail: `${file} is not a directory: pass the server's data dir (--data-dir)` });
+  assert.equal(checks.find((c) => c.check === 'server')?.level, 'OK', 'the other checks still run');
+  const text = await satang(['doctor', '--data-dir', file, '--url', s.url]);
+  assert.is(text.code, 1, text.stderr);
+  assert.match(text.stdout, /^FAIL  data dir    .*hostname is not a directory/m);
+  assert.match(text.stdout, /^OK    server /m);
+});
+
+test('a NATS URL is shown without its password or token: doctor (text and --json), drop-stream, restore', async () => {
+  const port = await freePort(); // nothing listens there: each says NATS does not answer, naming it
+  const secrets = ['PASSWORD-9f2', 'TOKEN-7c1'];
+  const urls = [`nats://ops:${secrets[0]}@127.0.0.1:${port}`, `nats://${secrets[1]}@127.0.0.1:${port}`];
+  const backup = join(dir, 'for-restore');
+  assert.is((await satang(['backup', '--to', backup, '--data-dir', s.dataDir])).code, 0);
+  for (const url of urls) {
+    const runs = [
+      await satang(['doctor', '--data-dir', s.dataDir, '--url', s.url, '--nats', url]),
+      await satang(['doctor', '--data-dir', s.dataDir, '--url', s.url, '--nats', url, '--json']),
+      await satang(['drop-stream', '--data-dir', s.dataDir, '--nats', url]),
+      await satang(['restore', '--from', backup, '--data-dir', join(dir, `restored-${port}-${url.length}`), '--nats', url]),
+    ];
+    for (const r of runs) {
+      const said = r.stdout + r.stderr;
+      assert.match(said, `127.0.0.1:${port}`, said);
+      for (const secret of secrets) assert.not.ok(said.includes(secret), `the NATS credentials were shown: ${said}`);
+    }
+  }
 });
 
 test('production: FAIL on an operator key set fetched over plain http (the configuration the server would refuse); WARN without SATANG_BASE_URL, naming the URLs merchants would be given', async () => {

@@ -86,6 +86,7 @@ test('after a rotation the old key is refused, the new one serves every sealed t
     const report = JSON.parse(r.stdout);
     assert.is(report.journal, 'resealed');
     assert.ok(report.api_keys >= 4 && report.idempotency_bodies >= 1 && report.signing_keys >= 2, r.stdout);
+    assert.is(report.webhook_urls, 1, 'the endpoint URL with a token in its query, sealed, is counted');
     assert.equal(report.files.map((f: any) => f.state), ['resealed', 'resealed']);
 
     // Not one old ciphertext in any file of the data dir (the journal was vacuumed, its WAL truncated).
