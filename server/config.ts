@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { journalStreamReplicas } from '../adapters/bus/nats.ts';
+import { journalStreamReplicas, natsAuthFrom, natsAuthProblems, type NatsAuth } from '../adapters/bus/nats.ts';
 import { webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import { logLevels } from './log.ts';
 import { requestTimeouts } from './request-timeouts.ts';
@@ -27,6 +27,8 @@ export interface Config {
    */
   readonly claimUrl: string;
   readonly natsUrl?: string;
+  /** How the relay signs in to NATS (adapters/bus/nats.ts, NatsAuth). */
+  readonly natsAuth?: NatsAuth;
   readonly profile: Profile;
   readonly env: 'development' | 'production';
   readonly clock: 'system' | 'manual';
@@ -113,6 +115,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port, host, dataDir, masterKey, ...addressesOf(env, host, port),
     profile, env: envMode, clock: clock === 'manual' ? 'manual' : 'system', logLevel: env.SATANG_LOG_LEVEL ?? 'info',
     ...(env.SATANG_NATS_URL ? { natsUrl: env.SATANG_NATS_URL } : {}),
+    ...(env.SATANG_NATS_URL && natsAuthFrom(env) ? { natsAuth: natsAuthFrom(env)! } : {}),
     ...(env.SATANG_OIDC_ISSUER ? { oidcIssuer: env.SATANG_OIDC_ISSUER } : {}),
     ...(env.SATANG_OIDC_JWKS ? { oidcJwks: env.SATANG_OIDC_JWKS } : {}),
     oidcClientId: env.SATANG_OIDC_CLIENT_ID || 'satang-console', trustProxyHops,
@@ -308,6 +311,7 @@ function checkLaterSettings(env: NodeJS.ProcessEnv, mode: 'development' | 'produ
   tryIt(() => webhookSettings(mode, env));
   tryIt(() => requestTimeouts(mode, env));
   tryIt(() => { if (env.SATANG_NATS_URL) journalStreamReplicas(env); });
+  problems.push(...natsAuthProblems(env, mode));
   const level = env.SATANG_LOG_LEVEL;
   if (level !== undefined && !logLevels.includes(level)) problems.push(`SATANG_LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${level}`);
 }

@@ -16,7 +16,7 @@ import type { PostedLine, ReadSideWorkerData } from './read-side-worker.ts';
 
 type FromWorker = { position: number } | { connected: boolean } | { log: PostedLine } | { relayStopped: true };
 
-export type ReadSideThreadOptions = Pick<ReadSideWorkerData, 'dataDir' | 'natsUrl'>;
+export type ReadSideThreadOptions = Pick<ReadSideWorkerData, 'dataDir' | 'natsUrl' | 'natsAuth'>;
 
 export class ReadSideThread implements RelayControl {
   private worker: Worker | null = null;

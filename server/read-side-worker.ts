@@ -15,7 +15,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { setThisThreadNice } from '../adapters/thread-priority.ts';
 import { JournalReader } from '../adapters/bus/journal-reader.ts';
-import { JetStreamPublisher } from '../adapters/bus/nats.ts';
+import { JetStreamPublisher, type NatsAuth } from '../adapters/bus/nats.ts';
 import { Relay } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions, type ProjectionsDb } from '../projections/db.ts';
@@ -27,6 +27,8 @@ export interface ReadSideWorkerData {
   readonly dataDir: string;
   /** The bus: NATS JetStream at this URL; absent, the in-process bus with the projections. */
   readonly natsUrl?: string;
+  /** How the relay signs in to NATS (paths, not the password). */
+  readonly natsAuth?: NatsAuth;
   /** The writer's durable tail when the worker starts. */
   readonly durableSeq: number;
   /** The relay was stopped (RelayControl.stop) before this worker started: it waits for 'start'. */
@@ -72,7 +74,7 @@ function natsRelay(url: string, db: ProjectionsDb): BusRelay {
   const publisher = new JetStreamPublisher(url, log, (lastInStream) => {
     if (lastInStream !== null) relay.rewindTo(lastInStream);
     relay.wake();
-  }, (entry) => reader.holds(entry));
+  }, (entry) => reader.holds(entry), options.natsAuth);
   const relay: Relay = new Relay(reader, publisher, new RelayPositions(db), { ...relayOptions, bus: 'nats' });
   publisher.start();
   let reportedConnected: boolean | null = null;

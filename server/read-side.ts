@@ -15,6 +15,7 @@
 // in projections.db, whichever thread writes it.
 
 import { assert } from '../core/assert.ts';
+import type { NatsAuth } from '../adapters/bus/nats.ts';
 import type { RelayControl } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb } from '../projections/db.ts';
@@ -42,6 +43,8 @@ export interface ReadSide {
 export interface ReadSideOptions {
   readonly dataDir: string;
   readonly natsUrl?: string;
+  /** How the relay signs in to NATS (SATANG_NATS_USER, SATANG_NATS_PASSWORD_FILE, SATANG_NATS_CA_FILE). */
+  readonly natsAuth?: NatsAuth;
   /** The write side's last durable journal seq: the relay publishes nothing later. */
   readonly tail: () => number;
   readonly log: ReadSideLog;
@@ -68,7 +71,7 @@ export async function startReadSide(options: ReadSideOptions): Promise<ReadSide>
       busConnected = () => null;
       stopRelay = () => embedded.close();
     } else {
-      const thread = await ReadSideThread.start({ dataDir: options.dataDir, ...(options.natsUrl ? { natsUrl: options.natsUrl } : {}) }, options.log, options.tail);
+      const thread = await ReadSideThread.start({ dataDir: options.dataDir, ...(options.natsUrl ? { natsUrl: options.natsUrl } : {}), ...(options.natsAuth ? { natsAuth: options.natsAuth } : {}) }, options.log, options.tail);
       relay = thread;
       busConnected = () => (options.natsUrl ? thread.connected : null);
       stopRelay = () => thread.close();

@@ -9,9 +9,10 @@
 // relay has been told where the stream ends (so a new or wiped stream is refilled from
 // the journal); a consumer hands deliveries over in the order they arrive.
 
+import { readFileSync, statSync } from 'node:fs';
 import {
   AckPolicy, connect, ConsumerEvents, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, StringCodec,
-  type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
+  type ConnectionOptions, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
 } from 'nats';
 import { decodeEntry, encodeEntry, journalStreamName, journalSubjectPrefix, subjectOf, type RelayedEntry } from '../../projections/entry.ts';
 import type { Delivery, ReadSideLog } from '../../projections/gate.ts';
@@ -22,11 +23,66 @@ import type { Publisher } from './relay.ts';
 
 const codec = StringCodec();
 
+/**
+ * How satang's processes sign in to NATS, which carries the whole journal (account numbers
+ * and names included): SATANG_NATS_USER, with its password in SATANG_NATS_PASSWORD_FILE (a
+ * systemd credential: never in the URL or the environment, where `ps e` and the unit show
+ * it), and SATANG_NATS_CA_FILE, the CA that signed a tls:// server's certificate. Paths, not
+ * the password, so it crosses to the relay's worker thread as data and is read at each
+ * connect (a rotated password is taken at the next reconnect).
+ */
+export interface NatsAuth {
+  readonly user?: string;
+  readonly passwordFile?: string;
+  readonly caFile?: string;
+}
+
+/** The sign-in settings in `env`, undefined when there are none. */
+export function natsAuthFrom(env: NodeJS.ProcessEnv): NatsAuth | undefined {
+  const auth: NatsAuth = {
+    ...(env.SATANG_NATS_USER && env.SATANG_NATS_PASSWORD_FILE ? { user: env.SATANG_NATS_USER, passwordFile: env.SATANG_NATS_PASSWORD_FILE } : {}),
+    ...(env.SATANG_NATS_CA_FILE ? { caFile: env.SATANG_NATS_CA_FILE } : {}),
+  };
+  return Object.keys(auth).length === 0 ? undefined : auth;
+}
+
+function connectionAuth(auth: NatsAuth | undefined): Pick<ConnectionOptions, 'user' | 'pass' | 'tls'> {
+  if (!auth) return {};
+  return {
+    ...(auth.user && auth.passwordFile ? { user: auth.user, pass: readFileSync(auth.passwordFile, 'utf8').trim() } : {}),
+    ...(auth.caFile ? { tls: { caFile: auth.caFile } } : {}),
+  };
+}
+
+/** What is wrong with the NATS sign-in settings (server/config.ts lists them with the rest); never quotes the password. */
+export function natsAuthProblems(env: NodeJS.ProcessEnv, mode: 'development' | 'production'): string[] {
+  const problems: string[] = [];
+  const user = env.SATANG_NATS_USER, file = env.SATANG_NATS_PASSWORD_FILE;
+  if (Boolean(user) !== Boolean(file)) problems.push('SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE go together: the user, and a file holding its password');
+  if (file) {
+    try {
+      if (readFileSync(file, 'utf8').trim() === '') problems.push(`SATANG_NATS_PASSWORD_FILE ${file} is empty`);
+      const fileMode = statSync(file).mode & 0o777;
+      if (mode === 'production' && (fileMode & 0o077) !== 0) problems.push(`SATANG_NATS_PASSWORD_FILE ${file} may be read by others (mode ${fileMode.toString(8)}): chmod 0600 (or 0400) it`);
+    } catch (error) {
+      problems.push(`SATANG_NATS_PASSWORD_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  if (env.SATANG_NATS_CA_FILE) {
+    try { readFileSync(env.SATANG_NATS_CA_FILE); } catch (error) { problems.push(`SATANG_NATS_CA_FILE: cannot read ${env.SATANG_NATS_CA_FILE} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`); }
+  }
+  if (mode === 'production' && env.SATANG_NATS_URL) {
+    if (env.SATANG_NATS_URL.split(',').some((u) => /^[a-z]+:\/\/[^/]*@/i.test(u.trim()))) problems.push('SATANG_NATS_URL carries a user or a password when SATANG_ENV=production: give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE instead (the environment is no place for a secret)');
+    else if (!user) problems.push('SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE are required with SATANG_NATS_URL when SATANG_ENV=production: NATS carries the whole journal, account numbers and names included (deploy/nats/nats-server.conf signs clients in)');
+  }
+  return problems;
+}
+
 /** Connects (waiting for the first connection however long it takes) with the read side's options. */
-export function connectNats(url: string, name: string): Promise<NatsConnection> {
+export function connectNats(url: string, name: string, auth?: NatsAuth): Promise<NatsConnection> {
   return connect({
     servers: url, name, noAsyncTraces: true, waitOnFirstConnect: true,
-    maxReconnectAttempts: -1, reconnectTimeWait: readSideLimits.natsReconnectWaitMs,
+    maxReconnectAttempts: -1, reconnectTimeWait: readSideLimits.natsReconnectWaitMs, ...connectionAuth(auth),
   });
 }
 
@@ -49,8 +105,8 @@ export async function logConnectionStatus(nc: NatsConnection, log: ReadSideLog, 
 }
 
 /** Connects once for a command line's look at the stream (status, restore, doctor): fails after natsApiTimeoutMs instead of waiting. */
-export function connectNatsOnce(url: string): Promise<NatsConnection> {
-  return connect({ servers: url, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs });
+export function connectNatsOnce(url: string, auth?: NatsAuth): Promise<NatsConnection> {
+  return connect({ servers: url, noAsyncTraces: true, timeout: readSideLimits.natsApiTimeoutMs, ...connectionAuth(auth) });
 }
 
 function isNotFound(error: unknown): boolean {
@@ -213,7 +269,7 @@ export class JetStreamPublisher implements Publisher {
    */
   constructor(
     private readonly url: string, private readonly log: ReadSideLog, private readonly onReady: (lastInStream: number | null) => void,
-    private readonly ours: (entry: RelayedEntry) => boolean = () => true,
+    private readonly ours: (entry: RelayedEntry) => boolean = () => true, private readonly auth?: NatsAuth,
   ) {}
 
   /** Connects in the background; returns at once. */
@@ -249,7 +305,7 @@ export class JetStreamPublisher implements Publisher {
     const waiting = setInterval(() => this.log.warn({ nats: this.url }, 'relay still waiting for NATS; writes go on, the relay catches up once it answers'), readSideLimits.natsWaitLogMs);
     waiting.unref();
     try {
-      this.nc = await connectNats(this.url, 'satang-relay');
+      this.nc = await connectNats(this.url, 'satang-relay', this.auth);
     } catch (error) {
       this.log.error({ err: String(error) }, 'relay cannot connect to NATS');
       return;

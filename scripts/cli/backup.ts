@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { NatsConnection } from 'nats';
-import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type StreamBeyond } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, natsAuthFrom, type StreamBeyond } from '../../adapters/bus/nats.ts';
 import { writePrivateFile } from '../../adapters/private-files.ts';
 import { masterKeyOpens, Sealer } from '../../adapters/sealing.ts';
 import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
@@ -204,7 +204,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     let tail = 0;
     if (natsUrl) {
       tail = readManifest(text(args, 'from')).journal.tail_seq;
-      nc = await connectNatsOnce(natsUrl).catch((error: unknown) => {
+      nc = await connectNatsOnce(natsUrl, natsAuthFrom(process.env)).catch((error: unknown) => {
         throw new Error(`cannot reach NATS at ${natsUrl} (${(error as Error).message}): bring it up, or restore without --nats and delete the journal stream by hand (scripts/satang drop-stream --nats URL) before the server starts`);
       });
       beyond = await journalEntriesBeyond(await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs }), tail, readSideLimits.restoreLostEntriesListedMax);

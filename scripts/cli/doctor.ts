@@ -16,7 +16,7 @@
 // Exit 0 when nothing FAILs (a WARN is for a person to read), 1 otherwise, 2 on a usage error.
 
 import Database from 'better-sqlite3';
-import { connectNatsOnce } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, natsAuthFrom } from '../../adapters/bus/nats.ts';
 import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync, statSync } from 'node:fs';
@@ -103,7 +103,7 @@ async function serverCheck(url: string): Promise<Check> {
 async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
   let nc;
   try {
-    nc = await connectNatsOnce(natsUrl);
+    nc = await connectNatsOnce(natsUrl, natsAuthFrom(process.env));
   } catch (error) {
     return { check: 'stream', level: 'WARN', detail: withoutNatsCredentials(natsUrl, `NATS at ${natsUrl} does not answer (${(error as Error).message})`) };
   }

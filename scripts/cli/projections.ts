@@ -6,7 +6,7 @@
 // Both print JSON. Exit codes: 0 done, 1 rebuild parked entries, 2 a usage or I/O error.
 
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { connectNatsOnce, durableNameOf } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, durableNameOf, natsAuthFrom } from '../../adapters/bus/nats.ts';
 import { projectionNamed, projectionNames, projections, projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { journalStreamName } from '../../projections/entry.ts';
@@ -93,7 +93,7 @@ async function status(dataDir: string, natsUrl: string): Promise<number> {
 
 async function natsStatus(url: string): Promise<Record<string, unknown>> {
   try {
-    const nc = await connectNatsOnce(url);
+    const nc = await connectNatsOnce(url, natsAuthFrom(process.env));
     try {
       const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
       const stream = await jsm.streams.info(journalStreamName);

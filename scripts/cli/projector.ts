@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { connectNats, JetStreamTransport, logConnectionStatus } from '../../adapters/bus/nats.ts';
+import { connectNats, JetStreamTransport, logConnectionStatus, natsAuthFrom } from '../../adapters/bus/nats.ts';
 import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
@@ -54,7 +54,7 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
   // Said while NATS does not answer (connectNats retries without a word), and a stop then
   // ends the process at once: the pending connection would otherwise keep it alive.
   const waiting = setInterval(() => log.warn({ nats: natsUrl }, 'projector still waiting for NATS'), readSideLimits.natsWaitLogMs);
-  const nc = await Promise.race([connectNats(natsUrl, 'satang-projector'), stopped.then(() => null)]);
+  const nc = await Promise.race([connectNats(natsUrl, 'satang-projector', natsAuthFrom(process.env)), stopped.then(() => null)]);
   clearInterval(waiting);
   if (!nc) {
     journal.close();

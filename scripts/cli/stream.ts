@@ -9,7 +9,7 @@
 
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import type { JetStreamManager } from 'nats';
-import { connectNatsOnce, deleteJournalStream, journalStreamExists, lastEntryInStream } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, deleteJournalStream, journalStreamExists, lastEntryInStream, natsAuthFrom } from '../../adapters/bus/nats.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync } from 'node:fs';
@@ -69,7 +69,7 @@ export async function dropStreamCommand(argv: readonly string[]): Promise<number
   const dataDir = text(args, 'data-dir');
   let nc;
   try {
-    nc = await connectNatsOnce(natsUrl);
+    nc = await connectNatsOnce(natsUrl, natsAuthFrom(process.env));
   } catch (error) {
     process.stderr.write(withoutNatsCredentials(natsUrl, `satang drop-stream: NATS at ${natsUrl} does not answer (${(error as Error).message}); nothing was deleted\n`));
     return exitFailed;

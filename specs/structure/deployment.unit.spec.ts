@@ -62,6 +62,14 @@ test('nats-server: JetStream with sync_interval always in a three-node cluster, 
   assert.match(conf, /^\s*sync_interval:\s*always$/m);
   assert.is((conf.match(/nats-route:\/\//g) ?? []).length, 3, 'three routes');
   assert.match(readFileSync(join(root, '.env.example'), 'utf8'), /^SATANG_NATS_REPLICAS=3$/m);
+  // The journal (account numbers, names) is read only by clients that sign in, and crosses hosts only over TLS checked both ways.
+  assert.match(conf, /^include "nats-auth\.conf"$/m, 'clients sign in (users kept apart, hashed; read beside the config)');
+  assert.not.match(conf, /^\s*no_auth_user/m, 'no one signs in without a password');
+  assert.match(conf, /cluster \{[^]*tls \{[^]*verify: true/, 'routes over mutual TLS');
+  for (const unit of ['satang-api.service', 'satang-projector.service']) {
+    assert.match(readFileSync(join(unitsDir, unit), 'utf8'), /^LoadCredential=nats-password:/m, `${unit}: NATS's password as a credential`);
+  }
+  assert.match(readFileSync(join(root, '.env.example'), 'utf8'), /^SATANG_NATS_USER=satang$/m);
   if (!natsServer) return;
   // `sync_interval` came with nats-server 2.10; an older one here parses the rest.
   const version = /v(\d+)\.(\d+)/.exec(execFileSync(natsServer, ['--version'], { encoding: 'utf8' }))!;
@@ -69,7 +77,13 @@ test('nats-server: JetStream with sync_interval always in a three-node cluster, 
   const dir = mkdtempSync(join(tmpdir(), 'satang-nats-conf-'));
   try {
     const file = join(dir, 'nats-server.conf');
-    writeFileSync(file, knowsSyncInterval ? conf : conf.replace(/^\s*sync_interval:.*$/m, ''));
+    // The files it names, made here: the users (a hash is what production keeps; the parse takes either), a CA and a node certificate.
+    writeFileSync(join(dir, 'nats-auth.conf'), 'authorization { users: [ { user: satang, password: "$2a$11$PWIFAL8RsWyGI3jVZtO9Nu8.6jOxzxfZo7c/W0eLk017hjgUKWrhy" } ] }\n');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=satang-nats-ca', '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.crt')], { stdio: 'ignore' });
+    execFileSync('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=nats-1.satang.internal', '-keyout', join(dir, 'node.key'), '-out', join(dir, 'node.csr')], { stdio: 'ignore' });
+    execFileSync('openssl', ['x509', '-req', '-in', join(dir, 'node.csr'), '-CA', join(dir, 'ca.crt'), '-CAkey', join(dir, 'ca.key'), '-CAcreateserial', '-days', '1', '-out', join(dir, 'node.crt')], { stdio: 'ignore' });
+    const local = conf.replaceAll('/etc/satang/nats-tls/', `${dir}/`);
+    writeFileSync(file, knowsSyncInterval ? local : local.replace(/^\s*sync_interval:.*$/m, ''));
     const result = spawnSync(natsServer, ['-t', '-c', file], { encoding: 'utf8', env: { ...process.env, NATS_SERVER_NAME: 'nats-1' } });
     assert.is(result.status, 0, `${result.stdout}${result.stderr}`);
   } finally {

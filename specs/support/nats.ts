@@ -28,22 +28,27 @@ export class NatsServer {
   private child: ChildProcess | null = null;
   private output = '';
 
-  private constructor(readonly port: number, readonly storeDir: string, private readonly config: string | null = null) {}
+  private constructor(readonly port: number, readonly storeDir: string, private readonly config: string | null = null, private readonly password?: string) {}
 
   /**
    * `denyPublish`: subjects no client may publish to (say `$JS.API.STREAM.DELETE.>`, a
    * stream that cannot be deleted), through a config file whose one user every client
-   * connecting without credentials is (no_auth_user).
+   * connecting without credentials is (no_auth_user). `password`: every client signs in as
+   * user satang with it.
    */
-  static async start(options: { denyPublish?: readonly string[] } = {}): Promise<NatsServer> {
+  static async start(options: { denyPublish?: readonly string[]; password?: string } = {}): Promise<NatsServer> {
     const storeDir = mkdtempSync(join(tmpdir(), 'satang-nats-'));
     let config: string | null = null;
-    if (options.denyPublish) {
+    if (options.password) {
+      // `password`: clients sign in as user satang with it; one that gives nothing is refused (no no_auth_user).
+      config = join(storeDir, 'nats.conf');
+      writeFileSync(config, `authorization { users: [ { user: satang, password: ${JSON.stringify(options.password)} } ] }\n`);
+    } else if (options.denyPublish) {
       config = join(storeDir, 'nats.conf');
       const deny = options.denyPublish.map((subject) => JSON.stringify(subject)).join(', ');
       writeFileSync(config, `authorization { users: [ { user: satang, password: satang, permissions: { publish: { allow: [">"], deny: [${deny}] }, subscribe: { allow: [">"] } } } ] }\nno_auth_user: satang\n`);
     }
-    const server = new NatsServer(await freePort(), storeDir, config);
+    const server = new NatsServer(await freePort(), storeDir, config, options.password);
     await server.restart();
     return server;
   }
@@ -90,7 +95,7 @@ export class NatsServer {
   }
 
   private async waitForJetStream(deadline: number): Promise<void> {
-    const nc = await connect({ servers: this.url, noAsyncTraces: true });
+    const nc = await connect({ servers: this.url, noAsyncTraces: true, ...(this.password ? { user: 'satang', pass: this.password } : {}) });
     try {
       for (;;) {
         try {
