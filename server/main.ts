@@ -32,6 +32,7 @@ import { stepUpAcr } from './auth/dev-operators.ts';
 import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { ChainBroken } from '../adapters/sqlite/errors.ts';
+import { SchemaTooNew } from '../adapters/sqlite/schema.ts';
 import { lastBackup } from '../adapters/sqlite/backup.ts';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
@@ -404,7 +405,7 @@ async function canListenOn(host: string): Promise<void> {
  * refused configuration does. Anything else is thrown (a crash, which the unit restarts).
  */
 function startFailureLine(error: unknown): string | undefined {
-  if (error instanceof ChainBroken) return error.message;
+  if (error instanceof ChainBroken || error instanceof SchemaTooNew) return error.message;
   const e = error as (NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number }) | null;
   const dataDir = process.env.SATANG_DATA_DIR ?? './data';
   switch (e?.code) {

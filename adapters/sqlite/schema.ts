@@ -14,7 +14,21 @@ import { preparePrivateDatabase } from '../private-files.ts';
 export type Db = Database.Database;
 
 export const journalFileName = 'journal.db';
-const schemaVersion = 1;
+/**
+ * journal.db's schema version (PRAGMA user_version), raised by a change an older build would
+ * misread rather than merely not use: it refuses a newer version (SchemaTooNew) instead of
+ * running on it. 1: the first. 2: a webhook URL with a query kept sealed
+ * (webhook_endpoints.url_sealed; an older build read the redacted url and sent every
+ * delivery there, the receiver's token lost) and the manual clock's mark (manual_clock).
+ */
+const schemaVersion = 2;
+
+/** journal.db was written by a newer satang: this build would misread it (a downgrade). */
+export class SchemaTooNew extends Error {
+  constructor(readonly version: number) {
+    super(`journal.db has schema version ${version}, written by a newer satang; this build knows up to ${schemaVersion}: run that build (or a later one), or restore a backup this build took — an older build would misread what the newer one stores`);
+  }
+}
 /** PRAGMA synchronous reads back 2 for FULL. */
 const synchronousFull = 2;
 
@@ -178,7 +192,7 @@ export function assertDurable(db: Db): void {
 
 function migrate(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > schemaVersion) throw new Error(`journal.db has schema version ${version}; this build knows ${schemaVersion}`);
+  if (version > schemaVersion) throw new SchemaTooNew(version);
   db.exec(schema);
   if (version < schemaVersion) db.pragma(`user_version = ${schemaVersion}`);
 }

@@ -6,6 +6,7 @@
 // of this machine's, a data dir that is a file, a database that is no SQLite file — is one
 // line and exit 78 as well: a restart would meet it again.
 
+import Database from 'better-sqlite3';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -172,9 +173,17 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
     mkdirSync(garbage, { mode: 0o700 });
     writeFileSync(join(garbage, 'journal.db'), 'garbage, not SQLite '.repeat(100));
     writeFileSync(`${garbage}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 }); // its key is there: the file itself is the matter
+    // A journal a newer build wrote (a downgrade): refused, never misread.
+    const newer = join(dir, 'newer');
+    mkdirSync(newer, { mode: 0o700 });
+    const db = new Database(join(newer, 'journal.db'));
+    db.pragma('user_version = 99');
+    db.close();
+    writeFileSync(`${newer}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
     for (const [env, expected] of [
       [{ SATANG_DATA_DIR: file }, /^satang: the data dir .*a-file cannot be used: /],
       [{ SATANG_DATA_DIR: garbage }, /^satang: .*garbage\/journal\.db is not a usable SQLite file \(SQLITE_NOTADB.*: the journal is the record: restore the data dir from a backup/],
+      [{ SATANG_DATA_DIR: newer }, /^satang: journal\.db has schema version 99, written by a newer satang; this build knows up to \d+: run that build/],
       [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_HOST: '192.0.2.1' }, /^satang: no interface of this machine has the address 192\.0\.2\.1/],
       [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_HOST: 'no-such-host.invalid' }, /^satang: the host to listen on, no-such-host\.invalid, does not resolve/],
       [{ SATANG_DATA_DIR: join(dir, 'data'), SATANG_METRICS_HOST: '192.0.2.1', SATANG_METRICS_PORT: '0' }, /^satang: no interface of this machine has the address 192\.0\.2\.1/],
@@ -189,7 +198,7 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
     assert.not.ok(existsSync(join(dir, 'data.master-key')), 'a refused host made a master key');
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    for (const d of ['a-file', 'garbage', 'data']) rmSync(join(dir, `${d}.master-key`), { force: true });
+    for (const d of ['a-file', 'garbage', 'newer', 'data']) rmSync(join(dir, `${d}.master-key`), { force: true });
   }
 });
 
