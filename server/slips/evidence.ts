@@ -131,6 +131,9 @@ const noImageBody = compile<NoImageBody>({
   },
 });
 
+const noImageFields = ['trans_ref', 'sending_bank_code', 'occurred_at'] as const;
+const jsonShapes = 'A JSON slip is the image, {image_base64, payload?}, or a transfer without one, {trans_ref, sending_bank_code, occurred_at}';
+
 /** The JSON shapes' schemas, for the OpenAPI document. */
 export const slipBodySchemas = { image: imageBody.schema, noImage: noImageBody.schema };
 
@@ -144,6 +147,19 @@ export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fieldError('', 'type', 'a JSON object', 'The body must be a JSON object.');
   refuseJsonDepartures(text); // a key given twice: which trans_ref would the reviewer see?
+  // Which shape the body means, said before either schema speaks: an image under another
+  // name read as a claim without one answered "trans_ref required", steering the payer to
+  // the shape that always goes to review.
+  const claimGiven = noImageFields.filter((k) => k in data);
+  if ('image_base64' in data && claimGiven.length > 0) {
+    throw new ApiError('validation_error', `${jsonShapes}; this body mixes the two.`, { fields: claimGiven.map((path) => ({ path, reason: 'unknown_field', hint: 'not with image_base64' })) });
+  }
+  if (!('image_base64' in data) && claimGiven.length === 0) {
+    const others = Object.keys(data).filter((k) => k !== 'payload');
+    throw new ApiError('validation_error', `${jsonShapes}; this body is neither.`, {
+      fields: [{ path: 'image_base64', reason: 'required', hint: 'the slip image, base64' }, ...others.map((path) => ({ path, reason: 'unknown_field' }))],
+    });
+  }
   if ('image_base64' in data) {
     if (!imageBody(data)) throw new ApiError('validation_error');
     refuseSecretShaped('payload', data.payload);

@@ -160,6 +160,19 @@ test('malformed bodies: bad JSON 400 malformed_json; missing file, unknown field
     assert.ok(e.details.fields.some((f: any) => f.path === path && f.reason === reason), `${what}: ${JSON.stringify(e.details.fields)}`);
   }
   assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
+  // Said in words, on an order of another end user (a minute's quota is 20 uploads): the two
+  // JSON shapes, and that a body mixes them or is neither — the image under another name is
+  // no claim without an image: image_base64 is what is missing, not trans_ref.
+  const other: Capability = (await matchedDeposit(scene, { sender: freshSender(), end_user_ref: `shapes-${randomUUID().slice(0, 8)}` })).slip_upload;
+  const empty = expectError(await uploadJson(other, {}), 'validation_error');
+  assert.equal(empty.details.fields, [{ path: 'image_base64', reason: 'required', hint: 'the slip image, base64' }]);
+  const neither = expectError(await uploadJson(other, { image: pngSlip().toString('base64') }), 'validation_error');
+  assert.equal(neither.details.fields, [{ path: 'image_base64', reason: 'required', hint: 'the slip image, base64' }, { path: 'image', reason: 'unknown_field' }]);
+  assert.match(neither.message, /\{image_base64, payload\?\}.*\{trans_ref, sending_bank_code, occurred_at\}.*neither/);
+  assert.not.ok(neither.details.fields.some((f: any) => f.path === 'trans_ref'), JSON.stringify(neither.details.fields));
+  const mixed = expectError(await uploadJson(other, { image_base64: pngSlip().toString('base64'), trans_ref: 'TR1' }), 'validation_error');
+  assert.match(mixed.message, /mixes the two/);
+  assert.equal(mixed.details.fields, [{ path: 'trans_ref', reason: 'unknown_field', hint: 'not with image_base64' }]);
 });
 
 test('bytes that are not UTF-8, or a charset that is not, are refused before any upload is counted: nothing is replaced and sent to the verifier', async () => {
