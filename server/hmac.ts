@@ -78,6 +78,17 @@ export function isUppercaseSignature(headerValue: string | undefined): boolean {
   return /^v1=[0-9a-fA-F]{64}$/.test(headerValue?.trim() ?? '') && /[A-F]/.test(headerValue!);
 }
 
+/**
+ * What a refused PG-Signature is told: its shape when that is wrong (uppercase digits, no
+ * `v1=`, not 64 digits), else where a right-shaped HMAC usually goes astray — never the
+ * expected value.
+ */
+export function signatureRefusal(headerValue: string | undefined): string {
+  if (isUppercaseSignature(headerValue)) return 'PG-Signature is v1= and the HMAC in lowercase hex; this one has uppercase digits.';
+  if (!signatureHeaderPattern.test(headerValue?.trim() ?? '')) return 'PG-Signature is v1= followed by the HMAC-SHA256 in 64 lowercase hex digits; this one is not of that shape.';
+  return 'The request signature does not match: check the canonical string (nine lines, each ending in a newline, the last too; the query as sent, still percent-encoded, its pairs sorted; the SHA-256 of the body bytes as sent) and the key.';
+}
+
 /** True only when the header is 'v1=<64 lowercase hex digits>' and matches the expected HMAC. */
 export function verifySignatureHeader(secret: string, canonical: string, headerValue: string | undefined): boolean {
   const match = signatureHeaderPattern.exec(headerValue?.trim() ?? '');

@@ -15,7 +15,7 @@
 import type { Context, Next } from 'koa';
 import { limits, requestLimits } from '../../core/limits.ts';
 import { ApiError } from '../errors.ts';
-import { apiVersions, canonicalString, checkTimestamp, isUppercaseSignature, sha256Hex, verifySignatureHeader } from '../hmac.ts';
+import { apiVersions, canonicalString, checkTimestamp, sha256Hex, signatureRefusal, verifySignatureHeader } from '../hmac.ts';
 import type { Merchant } from '../../core/directory.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';
@@ -69,7 +69,7 @@ export function merchantAuth(services: Services) {
       bodySha256Hex: sha256Hex(body), idempotencyKey: ctx.get('Idempotency-Key'), version,
     });
     if (!verifySignatureHeader(key.secret, canonical, ctx.get('PG-Signature'))) {
-      throw isUppercaseSignature(ctx.get('PG-Signature')) ? new ApiError('signature_invalid', 'PG-Signature is v1= and the HMAC in lowercase hex; this one has uppercase digits.') : new ApiError('signature_invalid');
+      throw new ApiError('signature_invalid', signatureRefusal(ctx.get('PG-Signature')));
     }
     requireSupportedVersion(version);
     parseJsonBody(ctx, body);

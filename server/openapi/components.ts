@@ -43,7 +43,7 @@ const depositOrder = object({
   legs: { type: 'array', items: object({ leg_ref: str, sequence: int, amount_minor: int, expires_at: instant, leg_status: { enum: ['pending', 'complete'] },
     receiver: object({ bank_code: str, bank_name_th: str, account_number_masked: str, account_name_masked: str }) }, { method: str, qr_payload: str, qr_image_url: str }) },
   slip_upload: ref('SlipUpload'), checkout_url: str,
-  verification: object({ amount_exact: bool, within_time_window: bool, sender_bank_match: bool, sender_account_match: { type: ['boolean', 'string'] }, sender_name_match: { type: ['boolean', 'string'] }, receiver_match: bool }),
+  verification: object({ amount_exact: bool, within_time_window: bool, sender_bank_match: bool, sender_account_match: bool, sender_name_match: bool, receiver_match: bool }),
   review: object({ opened_at: instant, escalated: bool, four_eyes_required: bool, estimated_resolution_bucket: str,
     reasons: { type: 'array', items: object({ ...reasonText, actionable_by: str }, { detail: { type: 'object' } }) } }),
   slip: object({ received_at: instant, is_late: bool }),
@@ -267,7 +267,7 @@ export const parameters: Record<string, Schema> = {
 const canonicalString = [
   'The signature covers a canonical string of nine lines, each ending in a newline (the last too):',
   "(1) the literal 'v1', (2) PG-Timestamp, (3) PG-Nonce, (4) the uppercase HTTP method, (5) the request path,",
-  '(6) the query string with its pairs sorted by key then value (empty if none), (7) the lowercase hex SHA-256 of the body bytes',
+  '(6) the query string as sent on the wire, still percent-encoded (never decoded), its key=value pairs sorted by key then value comparing that raw text by code unit, empty pairs dropped, joined with & (empty if none), (7) the lowercase hex SHA-256 of the body bytes',
   '(of the empty string when there is no body), (8) the Idempotency-Key (empty line if none), (9) the PG-Version value.',
   "PG-Signature = 'v1=' + lowercase hex HMAC-SHA256(key = the API key, message = the canonical string).",
   'Send the API key as Authorization: Bearer sk_live_… or sk_test_… together with PG-Timestamp, PG-Nonce, PG-Version and PG-Signature.',

@@ -38,6 +38,13 @@ test('the document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', 
   assert.ok(result.valid, JSON.stringify(result.errors, null, 2)?.slice(0, 2000));
 });
 
+test("a deposit's verification is six booleans, as the contract has it (a generated client must not be told a check may be a string)", () => {
+  const verification = JSON.parse(committed()).components.schemas.DepositOrder.properties.verification;
+  const checks = ['amount_exact', 'within_time_window', 'sender_bank_match', 'sender_account_match', 'sender_name_match', 'receiver_match'];
+  assert.equal(Object.keys(verification.properties).sort(), [...checks].sort());
+  for (const check of checks) assert.equal(verification.properties[check], { type: 'boolean' }, check);
+});
+
 test('request bodies are the very schemas the routes validate with', () => {
   const doc = JSON.parse(committed());
   const op = doc.paths['/v1/pay/deposits'].post;

@@ -86,9 +86,14 @@ test('one flipped byte of the body, another path, query or Idempotency-Key: sign
   expectError(await s.raw('POST', '/v1/pay/deposits/dep_x/slip-token', { headers: { ...withKey, 'Idempotency-Key': 'key-two' } }), 'signature_invalid');
   const otherVersion = signedFor('/v1/pay/banks');
   expectError(await s.raw('GET', '/v1/pay/banks', { headers: { ...otherVersion, 'PG-Version': '2025-01-01' } }), 'signature_invalid');
-  for (const sig of ['', 'v1=', `v2=${'a'.repeat(64)}`, `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(63)}`]) {
-    expectError(await s.raw('GET', '/v1/pay/banks', { headers: { ...signedFor('/v1/pay/banks'), 'PG-Signature': sig } }), 'signature_invalid');
+  for (const sig of ['', 'v1=', `v2=${'a'.repeat(64)}`, `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(63)}`, 'a'.repeat(64)]) {
+    const refused = await s.raw('GET', '/v1/pay/banks', { headers: { ...signedFor('/v1/pay/banks'), 'PG-Signature': sig } });
+    expectError(refused, 'signature_invalid');
+    assert.match(refused.json.error.message, /v1= followed by the HMAC-SHA256 in 64 lowercase hex digits/, `${sig}: the shape is said`);
   }
+  // The right shape, the wrong HMAC: where it usually goes astray, never the expected value.
+  const wrong = await s.raw('GET', '/v1/pay/banks', { headers: { ...signedFor('/v1/pay/banks'), 'PG-Signature': `v1=${'a'.repeat(64)}` } });
+  assert.match(expectError(wrong, 'signature_invalid').message, /canonical string \(nine lines, each ending in a newline/);
   // The right HMAC in uppercase hex: the contract's value is lowercase hex, and the refusal says so.
   const good = signedFor('/v1/pay/banks');
   const upper = await s.raw('GET', '/v1/pay/banks', { headers: { ...good, 'PG-Signature': good['PG-Signature']!.replace(/^v1=/, '').toUpperCase().replace(/^/, 'v1=') } });
