@@ -15,7 +15,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { setThisThreadNice } from '../adapters/thread-priority.ts';
 import { JournalReader } from '../adapters/bus/journal-reader.ts';
-import { JetStreamPublisher, type NatsAuth } from '../adapters/bus/nats.ts';
+import { JetStreamPublisher } from '../adapters/bus/nats.ts';
+import type { NatsAuth } from '../adapters/bus/nats-settings.ts';
 import { Relay } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb, RelayPositions, type ProjectionsDb } from '../projections/db.ts';

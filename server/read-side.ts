@@ -15,7 +15,7 @@
 // in projections.db, whichever thread writes it.
 
 import { assert } from '../core/assert.ts';
-import type { NatsAuth } from '../adapters/bus/nats.ts';
+import type { NatsAuth } from '../adapters/bus/nats-settings.ts';
 import type { RelayControl } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { openProjectionsDb } from '../projections/db.ts';

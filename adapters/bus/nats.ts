@@ -9,7 +9,7 @@
 // relay has been told where the stream ends (so a new or wiped stream is refilled from
 // the journal); a consumer hands deliveries over in the order they arrive.
 
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   AckPolicy, connect, ConsumerEvents, DeliverPolicy, DiscardPolicy, nanos, RetentionPolicy, StorageType, StringCodec,
   type ConnectionOptions, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
@@ -20,31 +20,9 @@ import { readSideLimits } from '../../core/limits.ts';
 import type { Subscription, Transport } from '../../projections/projector.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
 import type { Publisher } from './relay.ts';
+import { journalStreamReplicas, type NatsAuth } from './nats-settings.ts';
 
 const codec = StringCodec();
-
-/**
- * How satang's processes sign in to NATS, which carries the whole journal (account numbers
- * and names included): SATANG_NATS_USER, with its password in SATANG_NATS_PASSWORD_FILE (a
- * systemd credential: never in the URL or the environment, where `ps e` and the unit show
- * it), and SATANG_NATS_CA_FILE, the CA that signed a tls:// server's certificate. Paths, not
- * the password, so it crosses to the relay's worker thread as data and is read at each
- * connect (a rotated password is taken at the next reconnect).
- */
-export interface NatsAuth {
-  readonly user?: string;
-  readonly passwordFile?: string;
-  readonly caFile?: string;
-}
-
-/** The sign-in settings in `env`, undefined when there are none. */
-export function natsAuthFrom(env: NodeJS.ProcessEnv): NatsAuth | undefined {
-  const auth: NatsAuth = {
-    ...(env.SATANG_NATS_USER && env.SATANG_NATS_PASSWORD_FILE ? { user: env.SATANG_NATS_USER, passwordFile: env.SATANG_NATS_PASSWORD_FILE } : {}),
-    ...(env.SATANG_NATS_CA_FILE ? { caFile: env.SATANG_NATS_CA_FILE } : {}),
-  };
-  return Object.keys(auth).length === 0 ? undefined : auth;
-}
 
 function connectionAuth(auth: NatsAuth | undefined): Pick<ConnectionOptions, 'user' | 'pass' | 'tls'> {
   if (!auth) return {};
@@ -52,30 +30,6 @@ function connectionAuth(auth: NatsAuth | undefined): Pick<ConnectionOptions, 'us
     ...(auth.user && auth.passwordFile ? { user: auth.user, pass: readFileSync(auth.passwordFile, 'utf8').trim() } : {}),
     ...(auth.caFile ? { tls: { caFile: auth.caFile } } : {}),
   };
-}
-
-/** What is wrong with the NATS sign-in settings (server/config.ts lists them with the rest); never quotes the password. */
-export function natsAuthProblems(env: NodeJS.ProcessEnv, mode: 'development' | 'production'): string[] {
-  const problems: string[] = [];
-  const user = env.SATANG_NATS_USER, file = env.SATANG_NATS_PASSWORD_FILE;
-  if (Boolean(user) !== Boolean(file)) problems.push('SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE go together: the user, and a file holding its password');
-  if (file) {
-    try {
-      if (readFileSync(file, 'utf8').trim() === '') problems.push(`SATANG_NATS_PASSWORD_FILE ${file} is empty`);
-      const fileMode = statSync(file).mode & 0o777;
-      if (mode === 'production' && (fileMode & 0o077) !== 0) problems.push(`SATANG_NATS_PASSWORD_FILE ${file} may be read by others (mode ${fileMode.toString(8)}): chmod 0600 (or 0400) it`);
-    } catch (error) {
-      problems.push(`SATANG_NATS_PASSWORD_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-  }
-  if (env.SATANG_NATS_CA_FILE) {
-    try { readFileSync(env.SATANG_NATS_CA_FILE); } catch (error) { problems.push(`SATANG_NATS_CA_FILE: cannot read ${env.SATANG_NATS_CA_FILE} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`); }
-  }
-  if (mode === 'production' && env.SATANG_NATS_URL) {
-    if (env.SATANG_NATS_URL.split(',').some((u) => /^[a-z]+:\/\/[^/]*@/i.test(u.trim()))) problems.push('SATANG_NATS_URL carries a user or a password when SATANG_ENV=production: give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE instead (the environment is no place for a secret)');
-    else if (!user) problems.push('SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE are required with SATANG_NATS_URL when SATANG_ENV=production: NATS carries the whole journal, account numbers and names included (deploy/nats/nats-server.conf signs clients in)');
-  }
-  return problems;
 }
 
 /** Connects (waiting for the first connection however long it takes) with the read side's options. */
@@ -111,18 +65,6 @@ export function connectNatsOnce(url: string, auth?: NatsAuth): Promise<NatsConne
 
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
-}
-
-/**
- * Replicas of the journal stream when it is created: SATANG_NATS_REPLICAS (1, 3 or 5;
- * default 1 for a single nats-server; production runs a three-node cluster with 3). Read
- * here because both the API's relay and the projector create the stream, whichever comes
- * first; an existing stream keeps its replicas (change them with `nats stream edit`).
- */
-export function journalStreamReplicas(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.SATANG_NATS_REPLICAS ?? '1';
-  if (raw !== '1' && raw !== '3' && raw !== '5') throw new Error(`SATANG_NATS_REPLICAS must be 1, 3 or 5, not ${raw}`);
-  return Number(raw);
 }
 
 /** Whether the journal stream is there (another failure is thrown). */

@@ -16,7 +16,8 @@
 // Exit 0 when nothing FAILs (a WARN is for a person to read), 1 otherwise, 2 on a usage error.
 
 import Database from 'better-sqlite3';
-import { connectNatsOnce, natsAuthFrom } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce } from '../../adapters/bus/nats.ts';
+import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
 import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync, statSync } from 'node:fs';

@@ -6,7 +6,8 @@
 // Both print JSON. Exit codes: 0 done, 1 rebuild parked entries, 2 a usage or I/O error.
 
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { connectNatsOnce, durableNameOf, natsAuthFrom } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, durableNameOf } from '../../adapters/bus/nats.ts';
+import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
 import { projectionNamed, projectionNames, projections, projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { journalStreamName } from '../../projections/entry.ts';

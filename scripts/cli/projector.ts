@@ -9,7 +9,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
-import { connectNats, JetStreamTransport, logConnectionStatus, natsAuthFrom } from '../../adapters/bus/nats.ts';
+import { connectNats, JetStreamTransport, logConnectionStatus } from '../../adapters/bus/nats.ts';
+import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
 import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';

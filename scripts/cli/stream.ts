@@ -9,7 +9,8 @@
 
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import type { JetStreamManager } from 'nats';
-import { connectNatsOnce, deleteJournalStream, journalStreamExists, lastEntryInStream, natsAuthFrom } from '../../adapters/bus/nats.ts';
+import { connectNatsOnce, deleteJournalStream, journalStreamExists, lastEntryInStream } from '../../adapters/bus/nats.ts';
+import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync } from 'node:fs';
