@@ -58,5 +58,11 @@ export function maskAccountDigits(text: string): string {
  * or more (an account number someone put in a URL) masked to its last four.
  */
 export function redactPath(path: string): string {
-  return maskAccountDigits(redactSecretText(path));
+  // Percent-decoded first: `%2E` for the dot, `%65yJ` for "eyJ" spelt a token the patterns did not see.
+  return maskAccountDigits(redactSecretText(path.includes('%') ? percentDecoded(path) : path));
+}
+
+/** `text` with its %XX escapes decoded where they form UTF-8, each bad one left as it was. */
+function percentDecoded(text: string): string {
+  try { return decodeURIComponent(text); } catch { return text.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => { try { return decodeURIComponent(run); } catch { return run; } }); }
 }

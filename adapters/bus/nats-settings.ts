@@ -63,3 +63,18 @@ export function journalStreamReplicas(env: NodeJS.ProcessEnv = process.env): num
   if (raw !== '1' && raw !== '3' && raw !== '5') throw new Error(`SATANG_NATS_REPLICAS must be 1, 3 or 5, not ${raw}`);
   return Number(raw);
 }
+
+/**
+ * A NATS URL as messages and --json show it: without its user info (`nats://user:PASS@h`,
+ * `nats://TOKEN@h` → `nats://h`; a bare TOKEN and a user look alike, so neither is kept),
+ * each of a comma-separated list. `text` is the message to clean: the URL wherever it
+ * occurs in it (a NATS error may quote it).
+ */
+export function withoutNatsCredentials(natsUrl: string, text = natsUrl): string {
+  const shown = natsUrl.split(',').map((server) => {
+    const hostStart = server.includes('://') ? server.indexOf('://') + 3 : 0;
+    const at = server.lastIndexOf('@');
+    return at < hostStart ? server : server.slice(0, hostStart) + server.slice(at + 1);
+  }).join(',');
+  return natsUrl === '' ? text : text.replaceAll(natsUrl, shown);
+}

@@ -20,7 +20,7 @@ import { readSideLimits } from '../../core/limits.ts';
 import type { Subscription, Transport } from '../../projections/projector.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
 import type { Publisher } from './relay.ts';
-import { journalStreamReplicas, type NatsAuth } from './nats-settings.ts';
+import { journalStreamReplicas, withoutNatsCredentials, type NatsAuth } from './nats-settings.ts';
 
 const codec = StringCodec();
 
@@ -244,7 +244,7 @@ export class JetStreamPublisher implements Publisher {
 
   private async run(): Promise<void> {
     // connectNats retries without a word while NATS does not answer: say so, now and then.
-    const waiting = setInterval(() => this.log.warn({ nats: this.url }, 'relay still waiting for NATS; writes go on, the relay catches up once it answers'), readSideLimits.natsWaitLogMs);
+    const waiting = setInterval(() => this.log.warn({ nats: withoutNatsCredentials(this.url) }, 'relay still waiting for NATS; writes go on, the relay catches up once it answers'), readSideLimits.natsWaitLogMs);
     waiting.unref();
     try {
       this.nc = await connectNats(this.url, 'satang-relay', this.auth);

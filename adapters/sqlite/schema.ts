@@ -130,6 +130,7 @@ export function openDatabase(dir: string, options: { mustExist?: boolean } = {})
   if (!options.mustExist) preparePrivateDatabase(file);
   const db = new Database(file);
   try {
+    refuseNewerSchema(db); // rekey and the writer thread open an existing journal without migrating it
     configure(db);
     if (!options.mustExist) migrate(db);
     return db;
@@ -150,6 +151,7 @@ export function openDatabaseReadOnly(dir: string): Db {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma(`busy_timeout = ${writeSideLimits.sqliteBusyTimeoutMs}`);
+    refuseNewerSchema(db); // verify would replay entries this build may not read as the newer one wrote them
     return db;
   } catch (error) {
     db.close();
@@ -190,9 +192,15 @@ export function assertDurable(db: Db): void {
   if (synchronous !== synchronousFull) throw new Error(`journal.db: PRAGMA synchronous reads ${String(synchronous)}, expected ${synchronousFull} (FULL)`);
 }
 
-function migrate(db: Db): void {
+/** Refuses a journal.db a newer build wrote, before anything reads or writes it: this build would misread it. */
+export function refuseNewerSchema(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > schemaVersion) throw new SchemaTooNew(version);
+}
+
+function migrate(db: Db): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  refuseNewerSchema(db);
   db.exec(schema);
   if (version < schemaVersion) db.pragma(`user_version = ${schemaVersion}`);
 }

@@ -104,7 +104,8 @@ export class HttpPoster implements Poster {
     const chunks: Buffer[] = [];
     let kept = 0;
     const done = () => {
-      const excerpt = Buffer.concat(chunks).subarray(0, webhookLimits.responseExcerptBytesMax).toString('utf8');
+      // A redirect's body is its Location again ("Found. Redirecting to …?token=…"): not kept, as the Location's query is not.
+      const excerpt = status >= 300 && status < 400 ? null : Buffer.concat(chunks).subarray(0, webhookLimits.responseExcerptBytesMax).toString('utf8');
       finish({ ...classify(status, res.headers.location), excerpt });
     };
     res.on('data', (chunk: Buffer) => {
@@ -131,11 +132,11 @@ function classify(status: number, location: string | undefined): Omit<PostResult
 
 /**
  * Where a redirect pointed, as the delivery record keeps it (journal.db, the back office's
- * reads): without its query or fragment and any user or password — an http→https redirect
+ * reads): without its query, fragment, path parameters and any user or password — an http→https redirect
  * carries the receiver's `?token=` along.
  */
 function redirectTarget(location: string): string {
-  const cut = location.search(/[?#]/);
+  const cut = location.search(/[?#;]/); // a path's ;parameters too (…/hook;token=…)
   return redactUrl(cut === -1 ? location : location.slice(0, cut)).slice(0, 200);
 }
 

@@ -17,21 +17,21 @@
 
 import Database from 'better-sqlite3';
 import { connectNatsOnce } from '../../adapters/bus/nats.ts';
-import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
+import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
 import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
 import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
-import { journalFileName } from '../../adapters/sqlite/schema.ts';
+import { journalFileName, refuseNewerSchema, SchemaTooNew } from '../../adapters/sqlite/schema.ts';
 import { unusableDatabases } from '../../adapters/sqlite/unusable.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec, urlOption } from './args.ts';
 import { whyUnreachable } from './reach.ts';
-import { streamOwnership, withoutNatsCredentials } from './stream.ts';
+import { streamOwnership } from './stream.ts';
 
 export const doctorSpec: CommandSpec = {
   usage: 'satang doctor',
@@ -73,6 +73,7 @@ function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
+    refuseNewerSchema(db);
     const opens = masterKeyOpens(db, sealerFor(config, env));
     if (opens === undefined) return { check: 'master key', level: 'WARN', detail: 'the data dir has no sealed marker yet (a server has not started on it)' };
     return opens
@@ -80,6 +81,7 @@ function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
       : { check: 'master key', level: 'FAIL', detail: 'the configured key does not open the data dir: a server would refuse to start' };
   } catch (error) {
     // The journal itself cannot be read (no SQLite file, corrupt, unreadable): said of the journal, not of the key.
+    if (error instanceof SchemaTooNew) return { check: 'journal', level: 'FAIL', detail: `${error.message}; a server of this build would refuse to start` };
     const code = String((error as { code?: unknown }).code ?? '');
     if (code.startsWith('SQLITE_')) return { check: 'journal', level: 'FAIL', detail: `${file} cannot be read (${code}: ${(error as Error).message}): a server would refuse to start; restore the data dir from a backup (satang restore)` };
     return { check: 'master key', level: 'FAIL', detail: (error as Error).message };

@@ -10,14 +10,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import { connectNats, JetStreamTransport, logConnectionStatus } from '../../adapters/bus/nats.ts';
-import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
+import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
 import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
 import { OwnJournalTransport } from '../../projections/own-journal.ts';
 import { createLogger } from '../../server/log.ts';
 import { readSideLimits } from '../../core/limits.ts';
-import { defaultDataDir, parseCommand, text, usageError, type CommandSpec } from './args.ts';
+import { defaultDataDir, parseCommand, Refusal, text, usageError, type CommandSpec } from './args.ts';
 
 const journalWaitMs = 500;
 
@@ -54,9 +54,18 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
   const journal = new JournalReader(dataDir);
   // Said while NATS does not answer (connectNats retries without a word), and a stop then
   // ends the process at once: the pending connection would otherwise keep it alive.
-  const waiting = setInterval(() => log.warn({ nats: natsUrl }, 'projector still waiting for NATS'), readSideLimits.natsWaitLogMs);
-  const nc = await Promise.race([connectNats(natsUrl, 'satang-projector', natsAuthFrom(process.env)), stopped.then(() => null)]);
-  clearInterval(waiting);
+  const waiting = setInterval(() => log.warn({ nats: withoutNatsCredentials(natsUrl) }, 'projector still waiting for NATS'), readSideLimits.natsWaitLogMs);
+  let nc;
+  try {
+    nc = await Promise.race([connectNats(natsUrl, 'satang-projector', natsAuthFrom(process.env)), stopped.then(() => null)]);
+  } catch (error) {
+    // A refused sign-in is no outage to wait out: said, and the process ends (the interval kept it alive, deaf to SIGTERM).
+    journal.close();
+    db.close();
+    throw /authori[sz]ation/i.test(String(error)) ? new Refusal(`NATS refused the sign-in (${(error as Error).message}): give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE as NATS's authorization has them`) : error;
+  } finally {
+    clearInterval(waiting);
+  }
   if (!nc) {
     journal.close();
     db.close();
@@ -67,7 +76,7 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
   const projector = new Projector(db, journal, log);
   // Entries are checked against this data dir's journal: another journal's stream is never applied.
   projector.start(new OwnJournalTransport(new JetStreamTransport(nc, log), journal, log));
-  log.info({ data_dir: dataDir, nats: natsUrl, positions: Object.fromEntries(projector.appliers.map((a) => [a.name, a.position()])) }, 'projector running');
+  log.info({ data_dir: dataDir, nats: withoutNatsCredentials(natsUrl), positions: Object.fromEntries(projector.appliers.map((a) => [a.name, a.position()])) }, 'projector running');
   await stopped;
   await projector.stop();
   await nc.close();

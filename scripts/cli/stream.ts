@@ -10,7 +10,7 @@
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import type { JetStreamManager } from 'nats';
 import { connectNatsOnce, deleteJournalStream, journalStreamExists, lastEntryInStream } from '../../adapters/bus/nats.ts';
-import { natsAuthFrom } from '../../adapters/bus/nats-settings.ts';
+import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync } from 'node:fs';
@@ -27,21 +27,6 @@ export const dropStreamSpec: CommandSpec = {
     force: { type: 'boolean', help: "delete it even when it is this journal's (the relay then publishes everything again)" },
   },
 };
-
-/**
- * A NATS URL as messages and --json show it: without its user info (`nats://user:PASS@h`,
- * `nats://TOKEN@h` → `nats://h`; a bare TOKEN and a user look alike, so neither is kept),
- * each of a comma-separated list. `text` is the message to clean: the URL wherever it
- * occurs in it (a NATS error may quote it).
- */
-export function withoutNatsCredentials(natsUrl: string, text = natsUrl): string {
-  const shown = natsUrl.split(',').map((server) => {
-    const hostStart = server.includes('://') ? server.indexOf('://') + 3 : 0;
-    const at = server.lastIndexOf('@');
-    return at < hostStart ? server : server.slice(0, hostStart) + server.slice(at + 1);
-  }).join(',');
-  return natsUrl === '' ? text : text.replaceAll(natsUrl, shown);
-}
 
 /** What the journal stream holds against the data dir's journal: the relay's own test (adapters/bus/nats.ts), for doctor and drop-stream. */
 export type StreamOwnership =

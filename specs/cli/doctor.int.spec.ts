@@ -6,6 +6,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newerDataDir } from '../support/newer-journal.ts';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -108,6 +109,27 @@ test('FAIL and exit 1: a journal that is no SQLite file is named as the journal,
   // With NATS named and no NATS there, no crash either: the stream is a WARN.
   const withNats = await satang(['doctor', '--data-dir', broken, '--url', 'http://127.0.0.1:9', '--nats', 'nats://127.0.0.1:9', '--json']);
   assert.is(withNats.code, 1, withNats.stdout + withNats.stderr);
+});
+
+test('a journal a newer satang wrote (a downgrade): doctor FAILs it, as the server refuses it; verify and rekey refuse it and change nothing', async () => {
+  const newer = newerDataDir(join(dir, 'newer'));
+  try {
+    const r = await satang(['doctor', '--data-dir', newer, '--url', 'http://127.0.0.1:9', '--json']);
+    assert.is(r.code, 1, r.stdout + r.stderr);
+    const journal = (JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[]).find((c) => c.check === 'journal');
+    assert.equal(journal?.level, 'FAIL', r.stdout);
+    assert.match(journal!.detail, /schema version 99, written by a newer satang/);
+    const verified = await satang(['verify', '--data-dir', newer]);
+    assert.is(verified.code, 2, verified.stdout + verified.stderr);
+    assert.match(verified.stdout, /written by a newer satang/);
+    const keyFile = join(dir, 'next.key');
+    writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    const rekeyed = await satang(['rekey', '--new-key-file', keyFile, '--data-dir', newer]);
+    assert.ok(rekeyed.code !== 0, rekeyed.stdout);
+    assert.match(rekeyed.stdout + rekeyed.stderr, /written by a newer satang/);
+  } finally {
+    rmSync(`${newer}.master-key`, { force: true });
+  }
 });
 
 test('FAIL: a projections.db or logs.db that is no SQLite file is named with what mends it (move it aside), not a restore; the server refuses to start saying the same', async () => {

@@ -66,6 +66,10 @@ test('the relay and the projector sign in with the password file; a client witho
     const refused = JSON.parse(unsigned.stdout).checks.find((c: { check: string }) => c.check === 'stream');
     assert.is(refused?.level, 'WARN', unsigned.stdout);
     assert.match(refused.detail, /Authorization Violation/i);
+    // A projector without the password is told so and ends (it waited for ever, deaf to SIGTERM).
+    const lost = await satangRun(['projector', '--data-dir', s.dataDir, '--nats', nats.url], { SATANG_NATS_USER: '', SATANG_NATS_PASSWORD_FILE: '' });
+    assert.is(lost.code, 1, lost.stderr);
+    assert.match(lost.stderr, /NATS refused the sign-in \(.*Authorization Violation.*\): give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE/i);
   } finally {
     projector?.kill('SIGTERM');
     await s.stop();

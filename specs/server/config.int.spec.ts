@@ -6,9 +6,9 @@
 // of this machine's, a data dir that is a file, a database that is no SQLite file — is one
 // line and exit 78 as well: a restart would meet it again.
 
-import Database from 'better-sqlite3';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newerDataDir } from '../support/newer-journal.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -174,12 +174,7 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
     writeFileSync(join(garbage, 'journal.db'), 'garbage, not SQLite '.repeat(100));
     writeFileSync(`${garbage}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 }); // its key is there: the file itself is the matter
     // A journal a newer build wrote (a downgrade): refused, never misread.
-    const newer = join(dir, 'newer');
-    mkdirSync(newer, { mode: 0o700 });
-    const db = new Database(join(newer, 'journal.db'));
-    db.pragma('user_version = 99');
-    db.close();
-    writeFileSync(`${newer}.master-key`, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    const newer = newerDataDir(join(dir, 'newer'));
     for (const [env, expected] of [
       [{ SATANG_DATA_DIR: file }, /^satang: the data dir .*a-file cannot be used: /],
       [{ SATANG_DATA_DIR: garbage }, /^satang: .*garbage\/journal\.db is not a usable SQLite file \(SQLITE_NOTADB.*: the journal is the record: restore the data dir from a backup/],

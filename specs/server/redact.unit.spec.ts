@@ -64,6 +64,9 @@ test("a webhook endpoint's URL keeps where it goes, not the token a merchant put
 
 test('a path keeps no slip upload token and no account number, and an id keeps its digits', () => {
   assert.is(redactPath(`/v1/pay/deposits/${slipToken}`), '/v1/pay/deposits/[redacted]');
+  // Percent-encoded, the same token: its dot as %2E, its "e" as %65; a stray % beside it does not stop the decoding.
+  assert.is(redactPath(`/v1/pay/deposits/${slipToken.replace('.', '%2E')}`), '/v1/pay/deposits/[redacted]');
+  assert.is(redactPath(`/v1/bo/deposits/%65${slipToken.slice(1)}?x=%ZZ`), '/v1/bo/deposits/[redacted]?x=%ZZ');
   assert.is(redactPath('/v1/bo/search/1234567890'), '/v1/bo/search/xxxxxx7890');
   assert.is(redactPath('/v1/pay/deposits/dep_0123456789012ABCDEFGHJKM'), '/v1/pay/deposits/dep_0123456789012ABCDEFGHJKM');
 });
