@@ -5,6 +5,7 @@
 // drains and exits).
 
 import type Koa from 'koa';
+import { existsSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join as joinPath } from 'node:path';
@@ -142,9 +143,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // on is private by default — SQLite makes -wal and -shm lazily, the slip store its files —
   // and a data dir left looser by an older build is tightened to 0700/0600.
   process.umask(0o077);
-  // A host that does not resolve or is none of this machine's is refused before the data dir
-  // and its master key are made: a typo in SATANG_HOST left both behind, empty.
-  for (const host of new Set([configured.host, ...(configured.metrics ? [configured.metrics.host] : [])])) await canListenOn(host);
+  // A first start on a host that does not resolve or is none of this machine's, or on a port
+  // in use, is refused before the data dir and its master key are made: a typo left both
+  // behind, empty. (A data dir that exists is locked first, as below: a second server on it
+  // is told the data dir is in use, whatever its port.)
+  if (!existsSync(configured.dataDir)) {
+    await canListenOn(configured.host, configured.port);
+    if (configured.metrics) await canListenOn(configured.metrics.host, configured.metrics.port);
+  }
   ensurePrivateDir(configured.dataDir);
   // One API server per data dir (adapters/data-dir-lock.ts): refused before anything is read or bound.
   const lock = DataDirLock.acquire(configured.dataDir);
@@ -384,12 +390,12 @@ async function drain(server: Server, drainMs: number): Promise<void> {
   }
 }
 
-/** Binds a free port on `host` and lets it go: throws what listening there would (ENOTFOUND, EADDRNOTAVAIL). */
-async function canListenOn(host: string): Promise<void> {
+/** Binds `port` (0: any) on `host` and lets it go: throws what listening there would (ENOTFOUND, EADDRNOTAVAIL, EADDRINUSE). */
+async function canListenOn(host: string, port: number): Promise<void> {
   const probe = createNetServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', reject);
-    probe.listen(0, host, () => probe.close(() => resolve()));
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }
 

@@ -8,6 +8,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { newerDataDir } from '../support/newer-journal.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -188,9 +189,19 @@ test('what only starting finds is one line and exit 78, no stack: a data dir tha
       assert.match(r.stderr, expected);
       assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
     }
-    // A host refused leaves nothing behind: no data dir, no master key beside it.
-    assert.not.ok(existsSync(join(dir, 'data')), 'a refused host made the data dir');
-    assert.not.ok(existsSync(join(dir, 'data.master-key')), 'a refused host made a master key');
+    // A port in use on a first start: exit 1 (the unit tries again), and nothing made either.
+    const busy = createNetServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const r = await started({ SATANG_DATA_DIR: join(dir, 'data'), SATANG_PORT: String((busy.address() as AddressInfo).port) });
+      assert.is(r.code, 1, r.stderr);
+      assert.match(r.stderr, /is in use by another process/);
+    } finally {
+      busy.close();
+    }
+    // A host or a port refused leaves nothing behind: no data dir, no master key beside it.
+    assert.not.ok(existsSync(join(dir, 'data')), 'a refused start made the data dir');
+    assert.not.ok(existsSync(join(dir, 'data.master-key')), 'a refused start made a master key');
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const d of ['a-file', 'garbage', 'newer', 'data']) rmSync(join(dir, `${d}.master-key`), { force: true });
