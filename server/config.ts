@@ -148,7 +148,8 @@ function claimUrlProblem(value: string): string | undefined {
  */
 export function addressesOf(env: NodeJS.ProcessEnv, host: string, port: number): Pick<Config, 'baseUrl' | 'uploadUrl' | 'claimUrl'> {
   // Empty is unset, as for every URL of the environment (an env file's `SATANG_BASE_URL=`).
-  const baseUrl = (env.SATANG_BASE_URL || `http://${host}:${port}`).replace(/\/$/, '');
+  // An IPv6 address is bracketed in a URL (`http://[::1]:8080`): `http://:::8080` crashed the start.
+  const baseUrl = (env.SATANG_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
   return {
     baseUrl, uploadUrl: (env.SATANG_UPLOAD_URL || baseUrl).replace(/\/$/, ''),
     claimUrl: env.SATANG_CLAIM_URL || defaultClaimUrl(baseUrl), // empty is unset, as for the other URLs

@@ -45,9 +45,11 @@ export function natsAuthProblems(env: NodeJS.ProcessEnv, mode: 'development' | '
   if (env.SATANG_NATS_CA_FILE) {
     try { readFileSync(env.SATANG_NATS_CA_FILE); } catch (error) { problems.push(`SATANG_NATS_CA_FILE: cannot read ${env.SATANG_NATS_CA_FILE} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`); }
   }
-  if (mode === 'production' && env.SATANG_NATS_URL) {
-    if (env.SATANG_NATS_URL.split(',').some((u) => /^[a-z]+:\/\/[^/]*@/i.test(u.trim()))) problems.push('SATANG_NATS_URL carries a user or a password when SATANG_ENV=production: give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE instead (the environment is no place for a secret)');
-    else if (!user) problems.push('SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE are required with SATANG_NATS_URL when SATANG_ENV=production: NATS carries the whole journal, account numbers and names included (deploy/nats/nats-server.conf signs clients in)');
+  // nats.js does not sign in with a URL's user info: a URL carrying one was taken and then refused by NATS.
+  if (env.SATANG_NATS_URL && env.SATANG_NATS_URL.split(',').some((u) => /^[a-z]+:\/\/[^/]*@/i.test(u.trim()))) {
+    problems.push('SATANG_NATS_URL carries a user or a password, which is not used to sign in: give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE instead (nor is the environment a place for a password)');
+  } else if (mode === 'production' && env.SATANG_NATS_URL) {
+    if (!user) problems.push('SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE are required with SATANG_NATS_URL when SATANG_ENV=production: NATS carries the whole journal, account numbers and names included (deploy/nats/nats-server.conf signs clients in)');
   }
   return problems;
 }

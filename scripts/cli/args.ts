@@ -10,11 +10,13 @@
 // Configuration).
 
 import { parseArgs } from 'node:util';
-import { secretShaped } from '../../server/secret-text.ts';
+import { redactSecretText, secretShaped } from '../../server/secret-text.ts';
 
 export const defaultDataDir = process.env.SATANG_DATA_DIR ?? './data';
+const listenHost = process.env.SATANG_HOST || '127.0.0.1';
+/** The server as the CLI calls it: empty is unset, as the server reads its environment; an IPv6 host bracketed. */
 export const defaultUrl = process.env.SATANG_BASE_URL
-  ?? `http://${process.env.SATANG_HOST ?? '127.0.0.1'}:${process.env.SATANG_PORT ?? '8080'}`;
+  || `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${process.env.SATANG_PORT || '8080'}`;
 
 /** Exit codes of every command: done, the request or check failed, a usage error. */
 export const exitOk = 0;
@@ -46,6 +48,8 @@ export interface OptionSpec {
   readonly baseUrl?: boolean;
   /** The value is a secret by design (an API key, sk_…); any other option or word that looks like one is refused. */
   readonly secret?: boolean;
+  /** The value stays on this machine (a local URL; a FILE or a DIR always does): never sent, so never refused as secret-shaped. */
+  readonly local?: boolean;
 }
 
 export interface CommandSpec {
@@ -91,7 +95,8 @@ function commandName(spec: CommandSpec): string {
 /** A usage error: printed with a pointer to --help, exit code 2. */
 export function usageError(spec: CommandSpec, message: string): number {
   const name = commandName(spec);
-  process.stderr.write(`${name}: ${message}\n(see: ${name} --help)\n`);
+  // parseArgs and the word count quote what was typed: a key pasted without --key is not printed back.
+  process.stderr.write(`${name}: ${redactSecretText(message)}\n(see: ${name} --help)\n`);
   return exitUsage;
 }
 
@@ -120,7 +125,8 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
   const values: Record<string, string | boolean | undefined> = {};
   for (const [name, o] of Object.entries(spec.options)) {
     const given = parsed.values[name] as string | boolean | undefined;
-    if (typeof given === 'string' && !o.secret && secretShaped(given)) return secretRefused(spec, `--${name}`, o.value);
+    const sent = !o.secret && !o.local && o.value !== 'FILE' && o.value !== 'DIR'; // a file named sk_test_shop.json is no key
+    if (typeof given === 'string' && sent && secretShaped(given)) return secretRefused(spec, `--${name}`, o.value);
     const value = given ?? (o.type === 'boolean' ? false : o.default);
     if (value === undefined && o.required) return usageError(spec, `--${name} is required`);
     if (typeof value === 'string' && o.integer && !(/^-?\d+$/.test(value) && Number.isSafeInteger(Number(value)))) return usageError(spec, `--${name} must be an integer, not '${value}'`);

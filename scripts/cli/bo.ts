@@ -251,7 +251,7 @@ const subcommands: readonly Subcommand[] = [
       'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
-      (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} on hold until resolved; evidence by ${d.respond_by}`),
+      (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} disputed (no funds held); evidence by ${d.respond_by}`),
   },
   {
     words: ['dispute', 'show'],

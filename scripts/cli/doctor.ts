@@ -30,6 +30,7 @@ import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec, urlOption } from './args.ts';
+import { redactUrl } from '../../server/secret-text.ts';
 import { whyUnreachable } from './reach.ts';
 import { streamOwnership } from './stream.ts';
 
@@ -91,14 +92,20 @@ function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
 }
 
 async function serverCheck(url: string): Promise<Check> {
+  const shown = redactUrl(url); // a user and password in SATANG_BASE_URL are not printed
   try {
     const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
-    const body = await res.json() as { status?: string; checks?: Record<string, unknown>; error?: { details?: { checks?: Record<string, unknown> } } };
-    if (res.status === 200 && body.status === 'ready') return { check: 'server', level: 'OK', detail: `${url} is ready` };
-    if (res.status === 200) return { check: 'server', level: 'WARN', detail: `${url} takes traffic but is degraded: ${JSON.stringify(body.checks ?? body)}` };
-    return { check: 'server', level: 'WARN', detail: `${url} is not ready (${res.status}): ${JSON.stringify(body.error?.details?.checks ?? body)}` };
+    let body: { status?: string; checks?: Record<string, unknown>; error?: { details?: { checks?: Record<string, unknown> } } };
+    try {
+      body = await res.json() as typeof body;
+    } catch {
+      return { check: 'server', level: 'WARN', detail: `${shown} answered HTTP ${res.status} (${res.headers.get('content-type') || 'no content type'}), not satang's JSON: --url (or $SATANG_BASE_URL) is not a satang server` };
+    }
+    if (res.status === 200 && body.status === 'ready') return { check: 'server', level: 'OK', detail: `${shown} is ready` };
+    if (res.status === 200) return { check: 'server', level: 'WARN', detail: `${shown} takes traffic but is degraded: ${JSON.stringify(body.checks ?? body)}` };
+    return { check: 'server', level: 'WARN', detail: `${shown} is not ready (${res.status}): ${JSON.stringify(body.error?.details?.checks ?? body)}` };
   } catch (error) {
-    return { check: 'server', level: 'WARN', detail: `${url} does not answer (${whyUnreachable(error)})` };
+    return { check: 'server', level: 'WARN', detail: `${shown} does not answer (${whyUnreachable(error).replaceAll(url, shown)})` };
   }
 }
 

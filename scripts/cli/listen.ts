@@ -19,7 +19,7 @@ export const listenSpec: CommandSpec = {
   summary: "Streams the merchant's sandbox webhook deliveries from the server and forwards each, byte for byte with its original headers and signature, to a local URL.",
   words: [],
   options: {
-    'forward-to': { type: 'string', value: 'URL', required: true, help: 'where each delivery is POSTed (e.g. http://localhost:3000/webhooks)' },
+    'forward-to': { type: 'string', value: 'URL', required: true, local: true, help: 'where each delivery is POSTed (e.g. http://localhost:3000/webhooks)' },
     key: { type: 'string', value: 'SK', secret: true, help: 'a sandbox API key (sk_test_…; $SATANG_API_KEY)' },
     url: urlOption,
   },

@@ -4,6 +4,7 @@
 // line in `commands`. Modules load on demand, so a command never pays for another's
 // imports (verify does not load the server).
 
+import { redactSecretText } from '../../server/secret-text.ts';
 import { exitFailed, exitUsage, Refusal } from './args.ts';
 
 type Run = (argv: readonly string[]) => Promise<number>;
@@ -50,12 +51,12 @@ const command = name === undefined ? undefined : commands[name];
 if (!command) {
   const asked = name === undefined || name === 'help' || name === '--help' || name === '-h';
   if (asked) process.stdout.write(usage());
-  else process.stderr.write(`unknown command: ${name}\n\n${usage()}`);
+  else process.stderr.write(`unknown command: ${redactSecretText(name)}\n\n${usage()}`);
   process.exit(asked ? 0 : 2);
 }
 try {
   process.exitCode = await (await command.load())(rest);
 } catch (error) {
-  process.stderr.write(`satang ${name}: ${(error as Error).message}\n`);
+  process.stderr.write(`satang ${name}: ${redactSecretText((error as Error).message)}\n`);
   process.exitCode = error instanceof Refusal ? exitFailed : exitUsage;
 }

@@ -71,6 +71,10 @@ export async function dropStreamCommand(argv: readonly string[]): Promise<number
       process.stdout.write(`${journalStreamName}'s last entry (seq ${held.seq}) is this journal's: kept (--force deletes it all the same)\n`);
       return exitFailed;
     }
+    if (!(await journalStreamExists(jsm))) {
+      process.stdout.write(`${journalStreamName} does not exist: nothing to delete (the relay makes it at its next write)\n`);
+      return exitOk;
+    }
     const deleted = await deleteJournalStream(jsm);
     process.stdout.write(`${journalStreamName} deleted (${deleted} messages): the relay publishes this journal into a new stream from seq 1, and the projector rebuilds from it\n`);
     return exitOk;

@@ -74,6 +74,23 @@ test('a secret where an id belongs: exit 2, not echoed, nothing sent (the key st
   assert.is((await s.call(secret, 'GET', '/v1/pay/balance')).status, 200, 'the key was not revoked');
   // A key is still taken where a secret belongs.
   assert.is((await satang(['call', 'GET', '/v1/pay/balance', '--key', secret])).code, 0);
+  // Pasted without --key, or as an option's name: parseArgs' own refusals quote what was typed; the key is not printed back.
+  for (const args of [['call', 'GET', '/v1/pay/balance', secret], ['admin', 'key', 'revoke', secret], ['call', `--${secret}`], [secret]]) {
+    const r = await satang(args);
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.not.ok(r.stderr.includes(secret), `${args.join(' ').replace(secret, 'SECRET')} printed the key back: ${r.stderr.replace(secret, 'SECRET')}`);
+  }
+  // A local file named like a key is no key: it is never sent.
+  const named = join(dir, 'sk_test_shop_key_file.json');
+  const made = await satang(['admin', 'key', 'create', '--merchant', shop.id, '--sandbox', '--out', named]);
+  assert.is(made.code, 0, made.stderr);
+  assert.ok(existsSync(named));
+});
+
+test('SATANG_BASE_URL set empty is unset, as the server reads it: the CLI calls SATANG_HOST and SATANG_PORT', async () => {
+  const port = new URL(s.url).port;
+  const r = await satang(['call', 'GET', '/v1/pay/balance', '--key', shop.live.api_key], { SATANG_BASE_URL: '', SATANG_HOST: '127.0.0.1', SATANG_PORT: port });
+  assert.is(r.code, 0, r.stderr);
 });
 
 test('--out FILE that cannot be made: refused before the key or the merchant is made', async () => {

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
+import { addressesOf, ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
 import { TestServer } from '../support/server-harness.ts';
 
 /** What `npm start` and the systemd unit run: server/main.ts bundled. */
@@ -153,6 +153,9 @@ test('readConfig: the hosts to listen on, the NATS URL and a metrics port that i
   assert.ok(problemsOf({ SATANG_PORT: '9100', SATANG_METRICS_PORT: '9100' }).some((p) => /needs a port of its own/.test(p)));
   assert.equal(problemsOf({ SATANG_HOST: '0.0.0.0', SATANG_METRICS_HOST: '::1', SATANG_METRICS_PORT: '9100', SATANG_NATS_URL: 'nats://10.0.0.1:4222,tls://nats.example.com:4443' }), []);
   assert.equal(problemsOf({ SATANG_HOST: 'localhost', SATANG_PORT: '0', SATANG_METRICS_PORT: '0' }), [], 'any free port twice is two ports');
+  // An IPv6 host is bracketed in the URLs made of it (`http://:::8080` crashed the start).
+  assert.is(addressesOf({}, '::', 8080).baseUrl, 'http://[::]:8080');
+  assert.is(addressesOf({}, '::1', 8080).uploadUrl, 'http://[::1]:8080');
 });
 
 /** `npm start` as the unit runs it, on `env`: its exit code and stderr. */
