@@ -37,10 +37,11 @@ export interface KeyRules { readonly minLength?: number }
  * routes took them.
  */
 export function idempotencyKeyHeader(ctx: Context): string {
-  if ((ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
+  const key = ctx.get('Idempotency-Key');
+  // Node joins two headers with ", ": only then are they counted (headersDistinct builds every header's list).
+  if (key.includes(', ') && (ctx.req.headersDistinct['idempotency-key']?.length ?? 0) > 1) {
     throw new ApiError('validation_error', 'Idempotency-Key is given more than once; send one.', { fields: [{ path: 'header.Idempotency-Key', reason: 'duplicate', hint: 'one header' }] });
   }
-  const key = ctx.get('Idempotency-Key');
   if (!/^[\x20-\x7e]*$/.test(key)) {
     throw new ApiError('validation_error', 'Idempotency-Key must be printable ASCII (a UUID is a good key).', { fields: [{ path: 'header.Idempotency-Key', reason: 'format', hint: 'printable ASCII' }] });
   }

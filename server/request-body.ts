@@ -123,7 +123,6 @@ function secretShapedPath(value: unknown, path = ''): { path: string; inKey: boo
   return undefined;
 }
 
-
 /** 400 unsupported_media_type unless the Content-Type's charset is absent or UTF-8 (JSON bodies, the slip upload's too). */
 export function refuseOtherCharset(ctx: Context): void {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get('Content-Type'))?.[1]?.toLowerCase();

@@ -16,9 +16,12 @@ const secretSource = '(?<![A-Za-z0-9])sk_(?:live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Z
 const secretText = new RegExp(secretSource, 'g');
 const secretTest = new RegExp(secretSource);
 
-/** Whether `text` holds something shaped like a secret. Every match starts with one of these, so a string holding neither is not scanned. */
+/** Every match starts with one of these: a string holding neither is not scanned (most are not). */
+const mayHoldSecret = (text: string) => text.includes('sk_') || text.includes('eyJ');
+
+/** Whether `text` holds something shaped like a secret. */
 export function secretShaped(text: string): boolean {
-  return (text.includes('sk_') || text.includes('eyJ')) && secretTest.test(text);
+  return mayHoldSecret(text) && secretTest.test(text);
 }
 
 /** What a refusal of secret-shaped text says it saw. */
@@ -26,7 +29,7 @@ export const secretShapes = 'an API key secret (sk_live_… or sk_test_…) or a
 
 /** Text with anything shaped like a secret replaced. */
 export function redactSecretText(text: string): string {
-  return text.includes('sk_') || text.includes('eyJ') ? text.replace(secretText, redacted) : text;
+  return mayHoldSecret(text) ? text.replace(secretText, redacted) : text;
 }
 
 /** A URL with its query values and its user and password redacted (`https://h/p?token=[redacted]`); the rest kept. */

@@ -8,7 +8,7 @@
 import type { IdempotencyRecord } from '../../core/ports.ts';
 import type { ApiKey, KeyStore, Scope } from '../../server/ports.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
-import { insertIdempotencySql, sealIdempotencyBody } from './keys.ts';
+import { idempotencyRow, insertIdempotencySql } from './keys.ts';
 import type { Db } from './schema.ts';
 
 interface Row { key_id: string; secret: string; secret_index: string | null; merchant_id: string; livemode: number; scopes: string; revoked_at: number | null; created_at: number }
@@ -41,7 +41,7 @@ export class SqliteKeyStore implements KeyStore {
     this.insertIdempotency = db.prepare(insertIdempotencySql);
     this.saveBoth = db.transaction((key: ApiKey, r: IdempotencyRecord) => {
       this.insertRow(key);
-      this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.sealer, r), r.createdAt, r.expiresAt, null);
+      this.insertIdempotency.run(...idempotencyRow(this.sealer, r));
     });
     for (const r of db.prepare<[], Row>('SELECT * FROM api_keys').iterate()) this.remember(this.fromRow(r));
   }

@@ -130,7 +130,7 @@ export class RequestKeys {
    * unexpired record already.
    */
   keepIdempotency(r: IdempotencyRecord): boolean {
-    return this.insertIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.sealer, r), r.createdAt, r.expiresAt, null).changes === 1;
+    return this.insertIdempotency.run(...idempotencyRow(this.sealer, r)).changes === 1;
   }
 
   /** The unexpired record stored (durably) for this key, if any. */
@@ -192,6 +192,11 @@ const nonceKey = (scope: string, nonce: string) => `${scope}\n${nonce}`;
 
 /** Binds a sealed body to its record: it opens only as the body of this scope and key. */
 export const bodyPurpose = (scope: string, key: string) => `idempotency:${scope}\n${key}`;
+
+/** insertIdempotencySql's parameters for a record outside a journal commit (no journal seq), its body sealed. */
+export function idempotencyRow(sealer: Sealer | undefined, r: IdempotencyRecord): [string, string, string, string, number, string, number, number, null] {
+  return [r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(sealer, r), r.createdAt, r.expiresAt, null];
+}
 
 /** The body as stored: sealed under the master key; as given only by a store opened without one (journal specs, benches). */
 export function sealIdempotencyBody(sealer: Sealer | undefined, r: Pick<IdempotencyRecord, 'scope' | 'key' | 'body'>): string {

@@ -12,7 +12,7 @@ import type { Clock, IdempotencyRecord, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
 import type { Db } from '../sqlite/schema.ts';
 import type { Sealer } from '../sealing.ts';
-import { insertIdempotencySql, sealIdempotencyBody } from '../sqlite/keys.ts';
+import { idempotencyRow, insertIdempotencySql } from '../sqlite/keys.ts';
 import type { Delivery, DeliveryStore } from './deliveries.ts';
 import type { Directory } from './email.ts';
 import { isCliEndpoint, subscribes, type Endpoint, type EndpointStore } from './endpoints.ts';
@@ -101,7 +101,7 @@ export class WebhookOperations {
 
   /** Writes a request's idempotency record in the open transaction; false when the key is taken. */
   keepIdempotency(r: IdempotencyRecord): boolean {
-    return this.storeIdempotency.run(r.scope, r.key, r.requestHash, r.requestId, r.status, sealIdempotencyBody(this.p.sealer, r), r.createdAt, r.expiresAt, null).changes === 1;
+    return this.storeIdempotency.run(...idempotencyRow(this.p.sealer, r)).changes === 1;
   }
 
   createEndpoint(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Result<Endpoint> {

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
-import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
+import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { table } from './bo.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
@@ -63,13 +63,12 @@ const common: Record<string, OptionSpec> = {
   // Admin commands always print the server's JSON; --json is taken too, as the other commands take it (DESIGN.md's example uses it).
   json: { type: 'boolean', help: "print the server's JSON answer (what admin commands print anyway)" },
 };
-const idempotencyKey: OptionSpec = { type: 'string', value: 'KEY', help: 'the Idempotency-Key (default: a fresh UUID, said when no answer came): run a command that got none again with it, and it is done once' };
 const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, help: 'the merchant (mch_…)' };
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
 
 /** A subcommand that POSTs: it takes --idempotency-key. */
 function spec(usage: string, summary: string, options: Record<string, OptionSpec>, notes?: string[]): CommandSpec {
-  return readSpec(usage, summary, { ...options, 'idempotency-key': idempotencyKey }, notes);
+  return readSpec(usage, summary, { ...options, 'idempotency-key': idempotencyKeyOption }, notes);
 }
 
 /** A subcommand that only reads (GET). */

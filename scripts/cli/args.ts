@@ -73,6 +73,9 @@ export interface Args {
 /** The satang server every command that talks to one takes: --url, else $SATANG_BASE_URL, else SATANG_HOST and SATANG_PORT. */
 export const urlOption: OptionSpec = { type: 'string', value: 'URL', default: defaultUrl, baseUrl: true, help: 'the satang server ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT)' };
 
+/** A subcommand that POSTs takes the Idempotency-Key it sends; reach.ts names it when no answer came. */
+export const idempotencyKeyOption: OptionSpec = { type: 'string', value: 'KEY', help: 'the Idempotency-Key (default: a fresh UUID, said when no answer came): run a command that got none again with it, and it is done once' };
+
 const helpOption: OptionSpec = { type: 'boolean', short: 'h', help: 'show this help and do nothing else' };
 
 export function helpText(spec: CommandSpec): string {

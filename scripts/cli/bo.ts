@@ -8,7 +8,7 @@
 // subcommand that POSTs takes --idempotency-key, said in the error when no answer came.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
+import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
@@ -105,11 +105,10 @@ function spec(usage: string, summary: string, options: Record<string, OptionSpec
   return { usage: `satang bo ${usage}`, summary, options: { ...options, ...common }, ...(words ? { words } : {}) };
 }
 
-const idempotencyKey: OptionSpec = { type: 'string', value: 'KEY', help: 'the Idempotency-Key (default: a fresh UUID, said when no answer came): run a command that got none again with it, and it is done once' };
 
 /** A subcommand that POSTs: it takes --idempotency-key. */
 function postSpec(usage: string, summary: string, options: Record<string, OptionSpec> = {}, words?: string[]): CommandSpec {
-  return spec(usage, summary, { ...options, 'idempotency-key': idempotencyKey }, words);
+  return spec(usage, summary, { ...options, 'idempotency-key': idempotencyKeyOption }, words);
 }
 
 /** The first word as a path segment, encoded here; a query's values go to `query()` as typed (it encodes them). */

@@ -117,22 +117,21 @@ function payloadText(data: Buffer): string {
 
 interface ImageBody { image_base64: string; payload?: string }
 interface NoImageBody { trans_ref: string; sending_bank_code: string; occurred_at: string }
+const noImageFields = ['trans_ref', 'sending_bank_code', 'occurred_at'] as const;
+const jsonShapes = 'A JSON slip is the image, {image_base64, payload?}, or a transfer without one, {trans_ref, sending_bank_code, occurred_at}';
 
 const imageBody = compile<ImageBody>({
   type: 'object', additionalProperties: false, required: ['image_base64'],
   properties: { image_base64: { type: 'string', minLength: 1 }, payload: { type: 'string', minLength: 1, maxLength: slipUploadLimits.payloadLengthMax, pattern: visible } },
 });
 const noImageBody = compile<NoImageBody>({
-  type: 'object', additionalProperties: false, required: ['trans_ref', 'sending_bank_code', 'occurred_at'],
+  type: 'object', additionalProperties: false, required: [...noImageFields],
   properties: {
     trans_ref: { type: 'string', minLength: 1, maxLength: slipUploadLimits.transRefLengthMax, pattern: visible },
     sending_bank_code: { type: 'string', pattern: '^[0-9]{3}$' },
     occurred_at: { type: 'string', format: 'date-time' },
   },
 });
-
-const noImageFields = ['trans_ref', 'sending_bank_code', 'occurred_at'] as const;
-const jsonShapes = 'A JSON slip is the image, {image_base64, payload?}, or a transfer without one, {trans_ref, sending_bank_code, occurred_at}';
 
 /** The JSON shapes' schemas, for the OpenAPI document. */
 export const slipBodySchemas = { image: imageBody.schema, noImage: noImageBody.schema };

@@ -8,6 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newerDataDir } from '../support/newer-journal.ts';
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -183,6 +185,26 @@ test('FAIL and exit 1: a file given as the data dir is a data dir FAIL with the 
   assert.is(text.code, 1, text.stderr);
   assert.match(text.stdout, /^FAIL  data dir    .*hostname is not a directory/m);
   assert.match(text.stdout, /^OK    server /m);
+});
+
+test('the server check: a base URL shown without its user and password; a server that is not satang said in one line, not a JSON parser\'s words', async () => {
+  const html = createHttpServer((_req, res) => { res.writeHead(404, { 'Content-Type': 'text/html' }); res.end('<!DOCTYPE html><p>not here</p>'); });
+  await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const port = (html.address() as AddressInfo).port;
+    const serverCheck = async (url: string) => {
+      const r = await satang(['doctor', '--data-dir', s.dataDir, '--url', url, '--json']);
+      return { out: r.stdout + r.stderr, server: (JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[]).find((c) => c.check === 'server') };
+    };
+    const withPassword = await serverCheck(`http://ops:PW-4d1@127.0.0.1:${port}`);
+    assert.not.ok(withPassword.out.includes('PW-4d1'), 'the password is not printed');
+    assert.is(withPassword.server?.level, 'WARN', withPassword.out);
+    const notSatang = await serverCheck(`http://127.0.0.1:${port}`);
+    assert.is(notSatang.server?.level, 'WARN', notSatang.out);
+    assert.match(notSatang.server!.detail, new RegExp(`^http://127\\.0\\.0\\.1:${port} answered HTTP 404 \\(text/html\\), not satang's JSON`));
+  } finally {
+    html.close();
+  }
 });
 
 test('a NATS URL is shown without its password or token: doctor (text and --json), drop-stream, restore', async () => {
