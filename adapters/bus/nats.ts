@@ -243,19 +243,50 @@ export class JetStreamPublisher implements Publisher {
   }
 
   private async run(): Promise<void> {
+    // A refused sign-in (a password file not yet in place, a password rotated on the server
+    // first) or a connection NATS closes for good is tried again, slower each time, the
+    // password file read afresh: the relay must not stay down until the API restarts.
+    let refusedWaitMs: number = readSideLimits.relayRetryMs;
+    let said = { problem: '', atMs: 0 };
+    while (!this.closed) {
+      const nc = await this.connect();
+      if (typeof nc === 'string') {
+        if (nc !== said.problem || Date.now() - said.atMs >= readSideLimits.natsWaitLogMs) {
+          this.log.error({ err: nc, retry_in_ms: refusedWaitMs }, `relay cannot connect to NATS${/authoriz|authentic/i.test(nc) ? ' (NATS refused the sign-in: check SATANG_NATS_USER and the password in SATANG_NATS_PASSWORD_FILE, read again on each try)' : ''}; writes go on, it tries again`);
+          said = { problem: nc, atMs: Date.now() };
+        }
+        await new Promise((resolve) => setTimeout(resolve, refusedWaitMs).unref()); // never keeps a stopping process alive
+        refusedWaitMs = Math.min(refusedWaitMs * 2, readSideLimits.relaySetUpRetryMsMax);
+        continue;
+      }
+      if (this.closed) { await nc.close(); return; }
+      if (said.problem) this.log.info({}, 'relay signed in to NATS');
+      refusedWaitMs = readSideLimits.relayRetryMs;
+      said = { problem: '', atMs: 0 };
+      this.nc = nc;
+      await this.follow(nc);
+      this.js = null;
+      if (!this.closed) this.log.warn({ err: String(await nc.closed()) }, 'relay\'s NATS connection closed (NATS refused it again, or gave up on it); it connects again');
+    }
+  }
+
+  /** A connection, or why there is none. */
+  private async connect(): Promise<NatsConnection | string> {
     // connectNats retries without a word while NATS does not answer: say so, now and then.
     const waiting = setInterval(() => this.log.warn({ nats: withoutNatsCredentials(this.url) }, 'relay still waiting for NATS; writes go on, the relay catches up once it answers'), readSideLimits.natsWaitLogMs);
     waiting.unref();
     try {
-      this.nc = await connectNats(this.url, 'satang-relay', this.auth);
+      return await connectNats(this.url, 'satang-relay', this.auth);
     } catch (error) {
-      this.log.error({ err: String(error) }, 'relay cannot connect to NATS');
-      return;
+      return String(error);
     } finally {
       clearInterval(waiting);
     }
-    if (this.closed) { await this.nc.close(); return; }
-    const statuses = this.nc.status();
+  }
+
+  /** Sets the stream up, then again after each reconnection, until the connection closes. */
+  private async follow(nc: NatsConnection): Promise<void> {
+    const statuses = nc.status();
     await this.setUp();
     for await (const s of statuses) {
       if (this.closed) break;

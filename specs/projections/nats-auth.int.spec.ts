@@ -76,6 +76,42 @@ test('the relay and the projector sign in with the password file; a client witho
   }
 });
 
+test('a relay NATS refused signs in once the password file is right, without a restart, and publishes what was written meanwhile', async () => {
+  const fresh = await NatsServer.start({ password });
+  const passwordFile = join(dir, 'nats-password-rotated');
+  writeFileSync(passwordFile, 'the-password-before-rotation\n', { mode: 0o600 });
+  const s = await TestServer.start({ ...signIn, SATANG_NATS_URL: fresh.url, SATANG_NATS_PASSWORD_FILE: passwordFile });
+  const inStream = async (): Promise<number | null> => {
+    const nc = await connect({ servers: fresh.url, user: 'satang', pass: password, noAsyncTraces: true });
+    try {
+      return (await (await nc.jetstreamManager()).streams.info(journalStreamName)).state.last_seq;
+    } catch {
+      return null; // no stream yet
+    } finally {
+      await nc.close();
+    }
+  };
+  try {
+    const shop = await s.onboard('Refused at first');
+    await s.fund(shop.id, 100_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.is(await inStream(), null, 'refused: nothing published');
+    const refused = await s.raw('GET', '/readyz');
+    assert.is((refused.json as { checks: { nats: string } }).checks.nats, 'disconnected', refused.text);
+    writeFileSync(passwordFile, `${password}\n`);
+    const deadline = Date.now() + 20_000;
+    while ((await inStream()) !== s.running.store.world.lastSeq) {
+      assert.ok(Date.now() < deadline, 'the relay signed in with the mended password file and caught up');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const ready = await s.raw('GET', '/readyz');
+    assert.is((ready.json as { checks: { nats: string } }).checks.nats, 'connected', ready.text);
+  } finally {
+    await s.stop();
+    await fresh.remove();
+  }
+});
+
 test('configuration: production needs the sign-in with a NATS URL, refuses a password in the URL without repeating it, and a password file others may read', () => {
   const problems = (env: Record<string, string>): readonly string[] => {
     try { readConfig({ SATANG_ENV: 'production', SATANG_MASTER_KEY: randomBytes(32).toString('base64'), SATANG_SLIP_PROVIDER_URL: 'https://slips.example', SATANG_OIDC_ISSUER: 'https://login.example', SATANG_OIDC_JWKS: 'https://login.example/jwks', SATANG_BASE_URL: 'https://pay.example', SATANG_DATA_DIR: join(dir, 'data'), ...env }); return []; } catch (error) { return error instanceof ConfigError ? error.problems : [String(error)]; }
