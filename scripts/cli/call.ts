@@ -15,7 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { privateFileMode } from '../../adapters/private-files.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { flag, parseCommand, Refusal, text, usageError, type CommandSpec, urlOption } from './args.ts';
-import { unreachable } from './reach.ts';
+import { answerWaitMs, NoAnswer, unreachable } from './reach.ts';
 
 const apiVersion = '2026-08-01';
 
@@ -41,6 +41,7 @@ interface Answer { readonly head: IncomingMessage; readonly body: Buffer }
 
 function send(url: URL, method: string, headers: Record<string, string>, body: string): Promise<Answer> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const waitMs = answerWaitMs();
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (head) => {
       const chunks: Buffer[] = [];
@@ -49,6 +50,7 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
       head.on('error', reject);
     });
     req.on('error', reject);
+    req.setTimeout(waitMs, () => req.destroy(new NoAnswer(waitMs))); // the socket silent that long: no answer, or one that stopped
     req.end(body === '' ? undefined : body);
   });
 }

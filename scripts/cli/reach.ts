@@ -8,6 +8,25 @@
 
 import { Refusal } from './args.ts';
 
+/**
+ * How long a command waits for the server to begin its answer: SATANG_CLI_TIMEOUT_SECONDS,
+ * 90 by default (the server gives up on a request after 60 s; undici would wait 300 s and
+ * node:http for ever on a server that accepts and never answers).
+ */
+export function answerWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.SATANG_CLI_TIMEOUT_SECONDS ?? '';
+  const seconds = given === '' ? 90 : Number(given);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Refusal(`SATANG_CLI_TIMEOUT_SECONDS must be a number of seconds above 0, not ${JSON.stringify(given)}`);
+  return Math.round(seconds * 1000);
+}
+
+/** The server took the connection but did not begin answering within answerWaitMs. */
+export class NoAnswer extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`no answer within ${waitedMs / 1000} s (SATANG_CLI_TIMEOUT_SECONDS)`);
+  }
+}
+
 /** The errno and undici codes a connection fails with, as an operator would say them. */
 const reasons: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
@@ -40,6 +59,7 @@ function messageOf(error: unknown): string {
 
 /** Why a request got no answer: `connection refused (ECONNREFUSED)`, `bad port`. */
 export function whyUnreachable(error: unknown): string {
+  if (error instanceof NoAnswer) return error.message;
   const code = codeOf(error);
   return code === undefined ? messageOf(error) : `${reasons[code] ?? messageOf(error)} (${code})`;
 }
@@ -66,14 +86,19 @@ export function notSatang(url: string, status: number, contentType: string | nul
 }
 
 /**
- * fetch, with a failure to connect turned into a Refusal naming the URL and the cause (and
- * the Idempotency-Key given, which a retry must reuse).
+ * fetch, with a failure to connect, or no answer begun within answerWaitMs, turned into a
+ * Refusal naming the URL and the cause (and the Idempotency-Key given, which a retry must reuse).
  */
 export async function fetchOrRefuse(url: string, init?: RequestInit, idempotencyKey?: string): Promise<Response> {
+  const waitMs = answerWaitMs();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new NoAnswer(waitMs)), waitMs);
   try {
-    return await fetch(url, init);
+    return await fetch(url, { ...init, signal: controller.signal });
   } catch (error) {
     throw unreachable(url, error, idempotencyKey);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

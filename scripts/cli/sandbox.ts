@@ -144,7 +144,7 @@ async function uploadSlip(deposit: any): Promise<void> {
   const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`satang trigger ${randomUUID()}`), Buffer.from([0xff, 0xd9])]);
   const form = new FormData();
   form.set('file', new Blob([jpeg], { type: 'image/jpeg' }), 'slip.jpg');
-  const res = await fetch(deposit.slip_upload.upload_url, { method: 'POST', headers: { Authorization: `Bearer ${deposit.slip_upload.token}`, 'Idempotency-Key': randomUUID() }, body: form });
+  const res = await fetchOrRefuse(deposit.slip_upload.upload_url, { method: 'POST', headers: { Authorization: `Bearer ${deposit.slip_upload.token}`, 'Idempotency-Key': randomUUID() }, body: form });
   const json: any = await res.json().catch(() => null);
   process.stdout.write(`POST slip → ${res.status} ${json?.error?.code ?? json?.status ?? ''}${json?.error?.details?.claim_url ? ` claim_url=${json.error.details.claim_url}` : ''}\n`);
 }
