@@ -115,6 +115,7 @@ function postSpec(usage: string, summary: string, options: Record<string, Option
 const id = (args: Args) => encodeURIComponent(args.words[0]!);
 
 function renderQueue(json: any): string {
+  if (json.data.length === 0) return json.total > 0 ? `none on this page; ${json.total} waiting in all` : 'nothing waiting';
   const rows = json.data.map((d: any) => [d.id, d.merchant_id, d.livemode ? 'live' : 'sandbox', thb(d.amount_minor), `${Math.floor(d.age_seconds / 60)}m`, d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
     d.review?.escalated ? 'yes' : 'no', d.estimated_resolution_bucket ?? '-', (d.approvals ?? []).join(',') || '-']);
   return `${table(['DEPOSIT', 'MERCHANT', 'MODE', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${more(json)}`;

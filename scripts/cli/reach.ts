@@ -112,6 +112,8 @@ export async function satangJson(url: string, res: Response, idempotencyKey?: st
   try { json = JSON.parse(body); } catch { throw notSatang(url, res.status, res.headers.get('content-type'), idempotencyKey); }
   const refusal = res.status < 200 || res.status >= 300;
   if (refusal && typeof json?.error?.code !== 'string') throw notSatang(url, res.status, res.headers.get('content-type'), idempotencyKey);
+  // As `call` says it: a retry answered from the first request's record did nothing again.
+  if (idempotencyKey !== undefined && res.headers.get('idempotent-replay') === 'true') process.stderr.write(`(replay) the answer first given to Idempotency-Key ${idempotencyKey}; nothing was done again\n`);
   return json;
 }
 

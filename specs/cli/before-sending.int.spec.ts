@@ -114,7 +114,14 @@ test('--out FILE that cannot be made: refused before the key or the merchant is 
   assert.is(statSync(file).mode & 0o777, 0o600);
   // What a failed write's message offers: the same --idempotency-key and another file give the same key again.
   const again = [join(dir, 'first.json'), join(dir, 'second.json')];
-  for (const out of again) assert.is((await satang(['admin', 'key', 'create', '--merchant', shop.id, '--out', out, '--idempotency-key', 'key-once'])).code, 0);
+  const said: string[] = [];
+  for (const out of again) {
+    const r = await satang(['admin', 'key', 'create', '--merchant', shop.id, '--out', out, '--idempotency-key', 'key-once']);
+    assert.is(r.code, 0, r.stderr);
+    said.push(r.stderr);
+  }
+  assert.not.match(said[0]!, /replay/, 'the first was done');
+  assert.match(said[1]!, /^\(replay\) the answer first given to Idempotency-Key key-once; nothing was done again$/m, 'the retry says it is a replay, as call does');
   const [first, second] = again.map((out) => JSON.parse(readFileSync(out, 'utf8')));
   assert.equal([second.key_id, second.api_key], [first.key_id, first.api_key]);
 });

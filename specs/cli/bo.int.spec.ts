@@ -107,6 +107,7 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.is(none.code, 0, none.out);
   assert.is(none.out.trim(), 'no withdrawal is waiting for approval');
   assert.is((await bo('claims', '--status', 'rejected')).out.trim(), 'no claim matches');
+  assert.is((await bo('queue', '--escalated')).out.trim(), 'nothing waiting');
   const actions = await bo('actions', '--subject', 'emp_cli');
   assert.is(actions.code, 0, actions.out);
   assert.match(actions.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`));
