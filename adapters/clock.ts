@@ -10,9 +10,34 @@
 
 import type { Clock } from '../core/ports.ts';
 
+/**
+ * The wall clock, never going back: a step back (NTP, a VM restored) holds time where it
+ * was until the wall clock passes it again, so the journal's times never run backwards.
+ */
 export class SystemClock implements Clock {
+  private last = 0;
+
   now(): number {
-    return Date.now();
+    const t = Date.now();
+    if (t > this.last) this.last = t;
+    return this.last;
+  }
+
+  /** Time from here on is at least `ms` (journal.db's last entry, at start). */
+  notBefore(ms: number): void {
+    if (ms > this.last) this.last = ms;
+  }
+}
+
+/**
+ * journal.db's last entry is later than the system clock by more than
+ * writeSideLimits.journalAheadOfClockMsMax: starting would make business time run back
+ * (or wait that long). A data dir a manual clock advanced, or a machine whose clock is wrong.
+ */
+export class ClockBehindJournal extends Error {
+  constructor(readonly lastRecordedAt: number, readonly now: number) {
+    const hours = ((lastRecordedAt - now) / 3_600_000).toFixed(1);
+    super(`journal.db's last entry was recorded at ${new Date(lastRecordedAt).toISOString()}, ${hours} h after this machine's clock (${new Date(now).toISOString()}): on the system clock business time would run back. A data dir run with SATANG_CLOCK=manual and advanced is run so again (SATANG_CLOCK=manual, not in production); otherwise set this machine's clock right (NTP) and start again`);
   }
 }
 

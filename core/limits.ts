@@ -127,6 +127,12 @@ export const writeSideLimits = {
    * otherwise decide them all before the thread could start writing the first.
    */
   handOverEarlyCommands: 16,
+  /**
+   * How far journal.db's last entry may be ahead of the system clock at start (a clock
+   * stepped back a little): business time then waits for the wall clock to pass it. Further
+   * ahead, the start is refused (adapters/clock.ts ClockBehindJournal).
+   */
+  journalAheadOfClockMsMax: 5 * 60 * second,
   /** How long a writer waits for another connection's write lock before failing. */
   sqliteBusyTimeoutMs: 5000,
   /** Expired nonces or idempotency records deleted per prune statement. */

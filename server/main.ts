@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join as joinPath } from 'node:path';
-import { clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
+import { ClockBehindJournal, clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { ManualClockMark } from '../adapters/sqlite/manual-clock.ts';
 import { unusableDatabases } from '../adapters/sqlite/unusable.ts';
 import { UlidIds } from '../adapters/ids.ts';
@@ -21,7 +21,7 @@ import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks, webhookSettings } from '../adapters/webhooks/webhooks.ts';
 import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
 import type { Clock, IdempotencyRecord } from '../core/ports.ts';
-import { limits, requestLimits, webhookLimits } from '../core/limits.ts';
+import { limits, requestLimits, webhookLimits, writeSideLimits } from '../core/limits.ts';
 import { createApp, LoadMeter } from './app.ts';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.ts';
@@ -219,12 +219,26 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // where the last advance left it or at the journal's last entry, whichever is later:
   // business time never runs back behind an advance that was answered or what the journal
   // recorded. A test's own clock is left as given.
+  // The system clock never runs back behind the journal either: a few minutes ahead (a clock
+  // stepped back) it waits for the wall clock; further (a data dir a manual clock advanced,
+  // a machine's clock wrong) the start is refused.
   const clockMark = !options.clock && clock instanceof ManualClock ? new ManualClockMark(store.db) : undefined;
   let advancing: Promise<unknown> = Promise.resolve();
+  const lastRecordedAt = store.db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get() ?? 0;
   if (clockMark && clock instanceof ManualClock) {
-    const last = store.db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get();
-    const resume = Math.max(last ?? 0, clockMark.read() ?? 0);
+    const resume = Math.max(lastRecordedAt, clockMark.read() ?? 0);
     if (resume > clock.now()) clock.set(resume);
+  }
+  if (clock instanceof SystemClock) {
+    const now = clock.now();
+    if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) {
+      store.close();
+      server.close();
+      void metricsListener?.close();
+      lock.release();
+      throw new ClockBehindJournal(lastRecordedAt, now);
+    }
+    clock.notBefore(lastRecordedAt);
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
   const securityClock = options.securityClock ?? new SystemClock();
@@ -411,7 +425,7 @@ async function canListenOn(host: string, port: number): Promise<void> {
  * refused configuration does. Anything else is thrown (a crash, which the unit restarts).
  */
 function startFailureLine(error: unknown): string | undefined {
-  if (error instanceof ChainBroken || error instanceof SchemaTooNew) return error.message;
+  if (error instanceof ChainBroken || error instanceof SchemaTooNew || error instanceof ClockBehindJournal) return error.message;
   const e = error as (NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number }) | null;
   const dataDir = process.env.SATANG_DATA_DIR ?? './data';
   switch (e?.code) {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SystemClock } from '../../adapters/clock.ts';
 import { settled } from '../../core/handler/handle.ts';
 import { startServer } from '../../server/main.ts';
 import { operator } from '../support/core-harness.ts';
@@ -53,6 +54,54 @@ test('a manual clock resumes at the journal\'s last entry, or its last advance, 
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the system clock never runs back behind the journal: a data dir a manual clock advanced days is refused on it, one a few minutes ahead waits for the wall clock', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-clock-back-'));
+  const manual = { SATANG_DATA_DIR: join(dir, 'data'), SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent' };
+  const system = { ...manual, SATANG_CLOCK: 'system' };
+  try {
+    const first = await startServer(manual);
+    await first.services.write.advanceClock!(60_000); // a minute ahead: within what a clock stepped back may be
+    assert.ok((await settled(first.store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'A minute ahead' }))).ok);
+    const minuteAhead = first.services.write.clock.now();
+    await first.close();
+    const second = await startServer(system);
+    try {
+      assert.ok(second.services.write.clock.now() >= minuteAhead, 'business time starts at the last entry, not a minute before it');
+    } finally {
+      await second.close();
+    }
+
+    const third = await startServer(manual);
+    await third.services.write.advanceClock!(2 * dayMs);
+    assert.ok((await settled(third.store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Two days ahead' }))).ok);
+    await third.close();
+    const refused = await startServer(system).then(async (r) => { await r.close(); return 'started'; }, (error: Error) => error.message);
+    assert.match(refused, /^journal\.db's last entry was recorded at \S+, 4[78]\.\d h after this machine's clock .*business time would run back.*SATANG_CLOCK=manual/, refused);
+    const again = await startServer(manual); // nothing was left locked or half made: the manual clock still starts on it
+    await again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SystemClock holds time where it was when the wall clock steps back', () => {
+  const clock = new SystemClock();
+  const realNow = Date.now;
+  try {
+    let wall = 1_800_000_000_000;
+    Date.now = () => wall;
+    assert.is(clock.now(), wall);
+    wall -= 30_000; // NTP steps the clock back half a minute
+    assert.is(clock.now(), 1_800_000_000_000, 'held, not run back');
+    wall += 45_000;
+    assert.is(clock.now(), 1_800_000_015_000, 'runs again once the wall clock passes it');
+    clock.notBefore(1_800_000_100_000);
+    assert.is(clock.now(), 1_800_000_100_000, 'not before what the journal recorded');
+  } finally {
+    Date.now = realNow;
   }
 });
 
