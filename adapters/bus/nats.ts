@@ -266,7 +266,7 @@ export class JetStreamPublisher implements Publisher {
       this.nc = nc;
       await this.follow(nc);
       this.js = null;
-      if (!this.closed) this.log.warn({ err: String(await nc.closed()) }, 'relay\'s NATS connection closed (NATS refused it again, or gave up on it); it connects again');
+      if (!this.closed) this.log.warn({ err: String((await nc.closed()) ?? 'closed by the server') }, 'relay\'s NATS connection closed (NATS refused it again, or gave up on it); it connects again');
     }
   }
 

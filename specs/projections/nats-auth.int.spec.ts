@@ -96,6 +96,9 @@ test('a relay NATS refused signs in once the password file is right, without a r
     await s.fund(shop.id, 100_000);
     await new Promise((r) => setTimeout(r, 1_000));
     assert.is(await inStream(), null, 'refused: nothing published');
+    const drop = await satangRun(['drop-stream', '--nats', fresh.url, '--force'], signIn);
+    assert.is(drop.code, 0, drop.stderr);
+    assert.is(drop.stdout, `${journalStreamName} does not exist: nothing to delete (the relay makes it at its next write)\n`);
     const refused = await s.raw('GET', '/readyz');
     assert.is((refused.json as { checks: { nats: string } }).checks.nats, 'disconnected', refused.text);
     writeFileSync(passwordFile, `${password}\n`);
@@ -104,8 +107,12 @@ test('a relay NATS refused signs in once the password file is right, without a r
       assert.ok(Date.now() < deadline, 'the relay signed in with the mended password file and caught up');
       await new Promise((r) => setTimeout(r, 200));
     }
-    const ready = await s.raw('GET', '/readyz');
-    assert.is((ready.json as { checks: { nats: string } }).checks.nats, 'connected', ready.text);
+    for (;;) { // readiness learns the relay's link within busStatusReportMs
+      const ready = await s.raw('GET', '/readyz');
+      if ((ready.json as { checks: { nats: string } }).checks.nats === 'connected') break;
+      assert.ok(Date.now() < deadline, ready.text);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } finally {
     await s.stop();
     await fresh.remove();
