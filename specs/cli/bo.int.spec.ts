@@ -162,9 +162,12 @@ test('bo dispute show lists each evidence file with where an operator reads its 
   await uploadFile(d.slip_upload, image);
   await scene.s.running.slipWorker.drain();
   const withdrawalId = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json))![0];
-  const opened = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000', '--json');
+  const opened = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000');
   assert.is(opened.code, 0, opened.out);
-  const disputeId = JSON.parse(opened.out).id;
+  // Said as it is: a dispute holds no funds (the amount left in the fills).
+  const line = /^(\S+): open, THB 100\.00 disputed \(no funds held\); evidence by \S+$/m.exec(opened.out);
+  assert.ok(line, opened.out);
+  const disputeId = line![1]!;
   const owner = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.merchant_id;
   const key = owner === scene.payer.id ? scene.payer.live.api_key : scene.shop.live.api_key;
   const sent = await scene.s.call(key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, { text: 'Payee confirmed receipt by phone.', files: [{ name: 'receipt.pdf', content_base64: Buffer.from('%PDF-1.4 receipt').toString('base64') }] });
