@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, sealedKeyFileNames, writePrivateFile } from '../private-files.ts';
 import { requestLogFileName } from '../request-log.ts';
 import { slipTemporaryMarker } from '../slips/store.ts';
-import { journalFileName } from './schema.ts';
+import { journalFileName, refuseNewerJournalFile } from './schema.ts';
 
 export const backupFormat = 'satang-backup/1';
 export const manifestFileName = 'backup.json';
@@ -97,6 +97,7 @@ function journalHead(path: string): BackupManifest['journal'] {
 export function makeBackup(dataDir: string, toDir: string, now: () => number = Date.now): BackupManifest {
   const journal = join(dataDir, journalFileName);
   if (!existsSync(journal)) throw new Error(`no ${journalFileName} in ${dataDir}`);
+  refuseNewerJournalFile(journal); // a backup this build could not restore from is no backup
   if (existsSync(toDir)) throw new Error(`${toDir} exists: a backup goes into a new directory`);
   ensurePrivateDir(toDir);
   const files: BackupFile[] = [];
@@ -187,6 +188,7 @@ export function checkBackup(fromDir: string): BackupManifest {
  */
 export function restoreBackup(fromDir: string, dataDir: string): BackupManifest {
   const manifest = checkBackup(fromDir);
+  refuseNewerJournalFile(join(fromDir, journalFileName)); // a newer satang's: this build would misread it
   if (existsSync(join(dataDir, journalFileName))) throw new Error(`${dataDir} already holds ${journalFileName}: move the data dir aside first`);
   ensurePrivateDir(dataDir);
   const ordered = [...manifest.files.filter((f) => f.path !== journalFileName), ...manifest.files.filter((f) => f.path === journalFileName)];

@@ -198,6 +198,16 @@ export function refuseNewerSchema(db: Db): void {
   if (version > schemaVersion) throw new SchemaTooNew(version);
 }
 
+/** refuseNewerSchema for a journal file not yet opened (a data dir to back up, a backup to restore), read-only. */
+export function refuseNewerJournalFile(file: string): void {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    refuseNewerSchema(db);
+  } finally {
+    db.close();
+  }
+}
+
 function migrate(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   refuseNewerSchema(db);

@@ -16,7 +16,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +127,26 @@ test("restored and served, the backup answers what the server answered when it w
   assert.match(refusedDamaged.stderr, /differs from the manifest/);
   assert.match(refusedDamaged.stderr, `master key: the server must start on ${join(dir, 'from-damaged')} with the one the backup was sealed with`);
   assert.not.ok(existsSync(join(dir, 'from-damaged')), 'nothing restored');
+  // A newer satang's backup (journal schema 99, its manifest right): refused before anything is written.
+  const newer = join(dir, 'newer');
+  mkdirSync(newer, { mode: 0o700 });
+  for (const [path] of modes(to)) {
+    if (path.endsWith('/')) mkdirSync(join(newer, path), { recursive: true });
+    else copyFileSync(join(to, path), join(newer, path));
+  }
+  const journal = new Database(join(newer, 'journal.db'));
+  journal.pragma('user_version = 99');
+  journal.close();
+  const manifest = JSON.parse(readFileSync(join(newer, 'backup.json'), 'utf8'));
+  const entry = manifest.files.find((f: { path: string }) => f.path === 'journal.db');
+  const bytes = readFileSync(join(newer, 'journal.db'));
+  Object.assign(entry, { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  writeFileSync(join(newer, 'backup.json'), JSON.stringify(manifest));
+  const refusedNewer = await satang(['restore', '--from', newer, '--data-dir', join(dir, 'from-newer')]);
+  assert.is(refusedNewer.code, 2, refusedNewer.stdout + refusedNewer.stderr);
+  assert.match(refusedNewer.stderr, /^satang restore: journal\.db has schema version 99, written by a newer satang/);
+  assert.not.match(refusedNewer.stdout, /verified|next: start the server/);
+  assert.not.ok(existsSync(join(dir, 'from-newer')), 'nothing restored');
   // Into the server's own data dir: refused.
   const refusedUsed = await satang(['restore', '--from', to, '--data-dir', scene.s.dataDir]);
   assert.is(refusedUsed.code, 2);

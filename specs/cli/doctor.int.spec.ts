@@ -129,6 +129,13 @@ test('a journal a newer satang wrote (a downgrade): doctor FAILs it, as the serv
     const rekeyed = await satang(['rekey', '--new-key-file', keyFile, '--data-dir', newer]);
     assert.ok(rekeyed.code !== 0, rekeyed.stdout);
     assert.match(rekeyed.stdout + rekeyed.stderr, /written by a newer satang/);
+    // A backup this build could not restore from is no backup: refused, nothing written, no "verified".
+    const backup = await satang(['backup', '--data-dir', newer, '--to', join(dir, 'newer-backup')]);
+    assert.is(backup.code, 2, backup.stdout + backup.stderr);
+    assert.match(backup.stderr, /^satang backup: journal\.db has schema version 99, written by a newer satang/);
+    assert.not.match(backup.stdout, /verified/);
+    assert.not.ok(existsSync(join(dir, 'newer-backup')), 'no backup dir made');
+    assert.not.ok(existsSync(join(newer, 'last-backup.json')), 'not counted as a verified backup');
   } finally {
     rmSync(`${newer}.master-key`, { force: true });
   }
