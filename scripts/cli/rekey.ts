@@ -9,6 +9,7 @@ import { loadMasterKey } from '../../server/master-key.ts';
 import { readConfig } from '../../server/config.ts';
 import { rekeyDataDir } from '../../server/rekey.ts';
 import { Sealer } from '../../adapters/sealing.ts';
+import { DataDirInUse } from '../../adapters/data-dir-lock.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 import { requireDataDir } from './data-dir.ts';
 
@@ -56,13 +57,14 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
   try {
     report = rekeyDataDir(dataDir, new Sealer(current), new Sealer(next));
   } catch (error) {
-    process.stderr.write(`satang rekey: ${(error as Error).message}\n`);
+    const stopFirst = error instanceof DataDirInUse ? '; stop it first: rekey runs on a stopped server\'s data dir' : '';
+    process.stderr.write(`satang rekey: ${(error as Error).message}${stopFirst}\n`);
     return exitFailed;
   }
   if (flag(args, 'json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
     process.stdout.write([
-      `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys, ${report.webhook_urls} webhook endpoint URLs; vacuumed`}`,
+      `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys, ${report.webhook_urls} webhook endpoint URLs and the marker a server checks its key against; vacuumed`}`,
       ...report.files.map((f) => `${f.name}: ${f.state === 'already' ? 'sealed with the new key already' : 'resealed'}`),
       `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…${mode === 'development' ? `; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key` : ''}).`,
       'Keep the old key as long as you keep backups taken before now: they are sealed with it.',

@@ -140,6 +140,11 @@ test('a running server refuses the rotation; one cut short is finished by runnin
     const s = await TestServer.start({ SATANG_MASTER_KEY: p.key }, p.dataDir);
     try {
       assert.throws(() => rekeyDataDir(p.dataDir, current, next), (e: unknown) => e instanceof DataDirInUse);
+      const keyFile = join(p.root, 'while-running.key');
+      writeFileSync(keyFile, `${newKey()}\n`, { mode: 0o600 });
+      const told = await rekeyCli(p.dataDir, p.key, keyFile);
+      assert.is(told.code, 1, told.stderr);
+      assert.match(told.stderr, /is in use by another satang server .*; stop it first: rekey runs on a stopped server's data dir\n$/);
     } finally {
       await s.stop(false);
     }
