@@ -26,8 +26,10 @@ import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManif
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
-import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, type Args, type CommandSpec } from './args.ts';
+import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, urlOption, type Args, type CommandSpec } from './args.ts';
 import { verifyJournal } from './verify.ts';
+import { satangServerAt } from './reach.ts';
+import { redactUrl } from '../../server/secret-text.ts';
 import { readConfig } from '../../server/config.ts';
 import { existingMasterKey } from '../../server/master-key.ts';
 
@@ -47,6 +49,7 @@ export const restoreSpec: CommandSpec = {
     from: { type: 'string', value: 'DIR', required: true, help: 'the backup directory (its backup.json)' }, 'data-dir': dataDirOption,
     nats: { type: 'string', value: 'URL', help: "the journal stream's NATS server: what it holds past the backup is listed, then the stream is deleted ($SATANG_NATS_URL counts only for a restore into $SATANG_DATA_DIR, the deployment's own data dir)" },
     json: jsonOption,
+    url: { ...urlOption, help: "the deployment's API ($SATANG_BASE_URL, else http://$SATANG_HOST:$SATANG_PORT): a restore into its data dir, or one that resets the journal stream, is refused while it answers" },
   },
 };
 
@@ -197,6 +200,16 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
   if (typeof args === 'number') return args;
   const dataDir = text(args, 'data-dir');
   const natsUrl = restoreNatsUrl(text(args, 'nats'), dataDir);
+  // A server still running (its data dir moved aside under it) goes on answering writes into
+  // the moved dir — lost to the restore, and to restore-lost.json — and its relay makes the
+  // deleted stream again with them: a restore into the deployment's data dir, or one that
+  // resets the stream, waits until it is stopped (outside-in SRE drill).
+  const deployment = resolve(defaultDataDir) === resolve(dataDir);
+  if (deployment || natsUrl) {
+    const url = text(args, 'url');
+    const answering = await satangServerAt(url);
+    if (answering !== undefined) return refused('restore', new Error(`a satang server answers at ${redactUrl(url)} (${answering}): stop the API and the projector first — it would go on taking writes that the restore loses and no list names${natsUrl ? ', and make the journal stream again' : ''}; nothing was restored`));
+  }
   let nc: NatsConnection | undefined;
   try {
     // With NATS, what the stream holds past the backup is read before anything is restored.

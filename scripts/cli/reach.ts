@@ -121,3 +121,19 @@ export async function satangJson(url: string, res: Response, idempotencyKey?: st
 export function printRefused(status: number, json: unknown): void {
   process.stderr.write(`HTTP ${status}: ${JSON.stringify(json)}\n`);
 }
+
+/**
+ * How a satang server at `url` answers /readyz (`ready`, `degraded`, `not ready`), or
+ * undefined when none does within 3 s (nothing listening, another server, no answer).
+ */
+export async function satangServerAt(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
+    const body = await res.json() as { status?: unknown; checks?: unknown; error?: { details?: { checks?: unknown } } };
+    if (typeof body.checks === 'object' && body.checks !== null && typeof body.status === 'string') return body.status;
+    if (typeof body.error?.details?.checks === 'object') return 'not ready';
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -147,6 +147,13 @@ test("restored and served, the backup answers what the server answered when it w
   assert.match(refusedNewer.stderr, /^satang restore: journal\.db has schema version 99, written by a newer satang/);
   assert.not.match(refusedNewer.stdout, /verified|next: start the server/);
   assert.not.ok(existsSync(join(dir, 'from-newer')), 'nothing restored');
+  // Into the deployment's data dir (moved aside) while its server still answers: refused, nothing restored.
+  const movedAside = join(dir, 'deployment');
+  const stillRunning = await satang(['restore', '--from', to, '--data-dir', movedAside, '--url', scene.s.url], { SATANG_DATA_DIR: movedAside });
+  assert.is(stillRunning.code, 2, stillRunning.stdout + stillRunning.stderr);
+  assert.match(stillRunning.stderr, `satang restore: a satang server answers at ${scene.s.url} (`);
+  assert.match(stillRunning.stderr, /stop the API and the projector first .*; nothing was restored/);
+  assert.not.ok(existsSync(movedAside), 'nothing restored');
   // Into the server's own data dir: refused.
   const refusedUsed = await satang(['restore', '--from', to, '--data-dir', scene.s.dataDir]);
   assert.is(refusedUsed.code, 2);
