@@ -195,6 +195,10 @@ export class JetStreamPublisher implements Publisher {
   private nc: NatsConnection | null = null;
   private js: JetStreamClient | null = null;
   private closed = false;
+  /** The highest stream sequence NATS acknowledged since the stream was set up: a lower one means another made it again. */
+  private lastAckSeq = 0;
+  /** When the stream another satang made again under this relay was created: published to no more until it is gone. */
+  private foreignCreated: string | null = null;
 
   /** Connected, with the stream set up: the relay publishes only then (and is woken when it becomes so). */
   get ready(): boolean {
@@ -223,7 +227,10 @@ export class JetStreamPublisher implements Publisher {
     const js = this.js;
     if (!js) throw new Error('NATS JetStream is not connected');
     try {
-      await Promise.all(entries.map((e) => js.publish(subjectOf(e), codec.encode(encodeEntry(e)), { msgID: String(e.seq), timeout: readSideLimits.relayPublishTimeoutMs })));
+      const acks = await Promise.all(entries.map((e) => js.publish(subjectOf(e), codec.encode(encodeEntry(e)), { msgID: String(e.seq), timeout: readSideLimits.relayPublishTimeoutMs })));
+      const stored = acks.filter((a) => !a.duplicate).map((a) => a.seq);
+      if (stored.length > 0 && Math.min(...stored) <= this.lastAckSeq && this.js === js) await this.takenOver(js, Math.min(...stored));
+      this.lastAckSeq = Math.max(this.lastAckSeq, ...stored);
     } catch (error) {
       // No stream answers (deleted under the relay — drop-stream --force, a NATS store wiped):
       // set it up again, which tells the relay where the new stream ends (from seq 1).
@@ -234,6 +241,24 @@ export class JetStreamPublisher implements Publisher {
       }
       throw error;
     }
+  }
+
+  /**
+   * NATS stored an entry below one it stored before: the stream was deleted and made again
+   * by another satang (a drill, a second deployment on this NATS) whose journal it now
+   * holds. Publishing on would mix two journals and stall the projector behind the old
+   * sequence in silence: the relay stops, says so, and waits for the stream to be gone.
+   */
+  private async takenOver(js: JetStreamClient, storedAt: number): Promise<never> {
+    this.js = null;
+    let created: string | null = null;
+    try {
+      created = (await (await this.nc!.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs })).streams.info(journalStreamName)).created;
+    } catch { /* gone already, or NATS not answering: the set-up finds out */ }
+    this.foreignCreated = created;
+    this.log.error({ stored_at: storedAt, last_acknowledged: this.lastAckSeq, stream_created: created }, `the journal stream ${journalStreamName} was made again by another satang (NATS stored this journal's entry at stream seq ${storedAt}, after ${this.lastAckSeq}): another deployment, or a drill, shares this NATS. The relay publishes nothing until that stream is deleted (stop the other, give it its own NATS, then scripts/satang drop-stream --nats URL --force)`);
+    void this.setUp();
+    throw new Error(`${journalStreamName} was made again by another satang`);
   }
 
   async close(): Promise<void> {
@@ -309,6 +334,12 @@ export class JetStreamPublisher implements Publisher {
       try {
         const jsm = await nc.jetstreamManager({ timeout: readSideLimits.natsApiTimeoutMs });
         await ensureJournalStream(jsm);
+        const created = (await jsm.streams.info(journalStreamName)).created;
+        if (created === this.foreignCreated) {
+          await sleep(readSideLimits.foreignStreamRecheckMs);
+          continue;
+        }
+        this.foreignCreated = null;
         const last = await lastEntryInStream(jsm);
         if (last !== 0 && last !== null && !this.ours(last)) {
           if (!foreignLogged) this.log.error({ last_in_stream: last.seq }, `the journal stream ${journalStreamName} holds an entry at seq ${last.seq} that is not this journal's (a journal restored without \`satang restore --nats\`, or another deployment's stream): the relay publishes nothing until the stream is deleted (scripts/satang drop-stream --nats URL)`);
@@ -317,6 +348,7 @@ export class JetStreamPublisher implements Publisher {
           continue;
         }
         this.js = nc.jetstream({ timeout: readSideLimits.relayPublishTimeoutMs });
+        this.lastAckSeq = 0;
         const lastSeq = last === 0 || last === null ? last : last.seq;
         this.onReady(lastSeq);
         this.log.info({ last_in_stream: lastSeq }, 'relay connected to NATS JetStream');

@@ -131,7 +131,7 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
       case 'aged_out': return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s messages aged out: it tells nothing` };
       case 'no_journal': return { check: 'stream', level: 'WARN', detail: `${journalStreamName} holds seq ${held.seq}, and ${dataDir} holds no journal to compare it with` };
       case 'ours': return { check: 'stream', level: 'OK', detail: `${journalStreamName}'s last entry (seq ${held.seq}) is this journal's` };
-      default: return { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${held.seq}) is not this journal's: the relay publishes nothing until it is deleted (scripts/satang drop-stream --nats URL; after a restore, satang restore --nats does it)` };
+      default: return { check: 'stream', level: 'FAIL', detail: `${journalStreamName}'s last entry (seq ${held.seq}) is not this journal's: the relay publishes nothing until it is deleted (scripts/satang drop-stream --nats URL; after a restore, satang restore --nats does it) — unless another satang still publishes to it (a drill or a second deployment on the same NATS): give this one a NATS of its own instead` };
     }
   } finally {
     await nc.close();
