@@ -6,6 +6,8 @@
 // #/withdrawals/<id>, #/claims, #/claims/<id>, #/disputes/<id>, #/merchants,
 // #/merchants/<id>?livemode=, #/statement, #/dashboard.
 //
+// On a new page focus moves to its <h1>, and the tab's title names it (an object by its id).
+//
 // Test hooks: <main data-page="<name>" data-ready="1"> once the page's data has rendered
 // (absent while loading), and data-error="1" while the error banner shows. data-testids here:
 //   nav-<page>, search-form, search, operator, roles, lang-th, lang-en, logout, error-banner, error-code,
@@ -16,7 +18,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
-import { dictionaries, language, problemText, setLanguage, t } from './i18n.js';
+import { language, problemText, setLanguage, t } from './i18n.js';
 import { html, PageContext } from './ui.js';
 import { QueuePage } from './pages/queue.js';
 import { DepositPage } from './pages/deposit.js';
@@ -98,7 +100,7 @@ function ErrorBanner({ problem, onDismiss }) {
   if (!problem) return null;
   const p = problem instanceof ApiProblem ? problem : null;
   const required = p?.details?.required_roles;
-  return html`<div class="banner error" role="alert" data-testid="error-banner">
+  return html`<div class="banner error" role="alert" id="error-banner" tabindex="-1" data-testid="error-banner">
     <div>
       <strong data-testid="error-code">${p ? `${p.status || ''} ${p.code}`.trim() : t('error.unexpected')}</strong>
       <span title=${p?.message ?? ''}> ${problemText(problem)}</span>
@@ -132,7 +134,7 @@ function Header({ session, allowed, section, lang, onLanguage }) {
     }}><input name="q" type="search" data-testid="search" maxlength="64" placeholder=${t('search.placeholder')} aria-label=${t('search.title')} /></form>` : null}
     <div class="who">
       <span class="mono" data-testid="operator" title=${t('header.operator')}>${session.sub}</span>
-      <span data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>
+      <span class="roles" data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>
       <span class="lang" role="group" aria-label=${t('header.language')}>
         <button type="button" class=${lang === 'th' ? 'on' : ''} aria-pressed=${lang === 'th' ? 'true' : 'false'} data-testid="lang-th" lang="th" onClick=${() => onLanguage('th')}>ไทย</button>
         <button type="button" class=${lang === 'en' ? 'on' : ''} aria-pressed=${lang === 'en' ? 'true' : 'false'} data-testid="lang-en" lang="en" onClick=${() => onLanguage('en')}>English</button>
@@ -158,7 +160,8 @@ function App({ session, tables }) {
   useEffect(() => { setProblem(null); }, [where.path]);
   useEffect(() => {
     if (!notice) return undefined;
-    const timer = setTimeout(() => setNotice(null), 3000);
+    // A notice that holds focus (its button was gone) stays until focus leaves it: removed, it would drop focus to <body>.
+    const timer = setTimeout(() => { if (document.activeElement?.id !== 'notice') setNotice(null); }, 3000);
     return () => clearTimeout(timer);
   }, [notice]);
 
@@ -178,17 +181,43 @@ function App({ session, tables }) {
   const name = where.route?.name ?? 'not-found';
   useEffect(() => { if (!Page) setReadyPath(where.path); }, [Page, where.path]);
   // The tab and a screen reader's window list name the page, in the console's language.
-  const section = where.route?.section ?? where.route?.name;
-  useEffect(() => { document.title = section && dictionaries[lang]?.[`nav.${section}`] ? `${t(`nav.${section}`)} · satang` : 'satang console'; }, [section, lang]);
+  useEffect(() => { document.title = `${pageTitle(where)} · satang`; }, [hash, lang]);
+  useFocusOnNewPage(where.path, ready);
 
   return html`<${PageContext.Provider} value=${context}>
     <${Header} session=${session} allowed=${allowed} section=${where.route?.section ?? where.route?.name} lang=${lang} onLanguage=${onLanguage} />
     <${ErrorBanner} problem=${problem} onDismiss=${() => setProblem(null)} />
-    ${notice ? html`<div class="banner notice" role="status" data-testid="notice">${notice}</div>` : null}
+    ${notice ? html`<div class="banner notice" role="status" id="notice" tabindex="-1" data-testid="notice" onBlur=${() => setNotice(null)}>${notice}</div>` : null}
     <main data-page=${name} data-ready=${ready ? '1' : undefined} data-error=${problem ? '1' : undefined} data-lang=${lang}>
       ${Page ? html`<${Page} key=${where.path} id=${where.id} query=${where.query} path=${where.path} />` : html`<h1>${t('common.notFound')}</h1>`}
     </main>
   </${PageContext.Provider}>`;
+}
+
+/** The page's name for the tab: a list's section, an object's kind and id, in the console's language. */
+function pageTitle(where) {
+  const name = where.route?.name;
+  if (!name) return t('title.notFound');
+  if (where.id !== undefined) return t(`title.${name}`, { id: where.id });
+  return t(name === 'cli' ? 'header.cli' : name === 'search' ? 'search.title' : `nav.${name}`);
+}
+
+/**
+ * On a new page (hash navigation), once its data has rendered, focus moves to its <h1>
+ * (tabindex=-1), so a screen reader says where the operator now is; the first page of a
+ * load keeps the browser's own start. A new query on the same page (filters) moves nothing.
+ */
+function useFocusOnNewPage(path, ready) {
+  const focused = useRef(undefined);
+  useEffect(() => {
+    if (!ready || focused.current === path) return;
+    const first = focused.current === undefined;
+    focused.current = path;
+    const heading = document.querySelector('main h1');
+    if (first || !heading) return;
+    heading.setAttribute('tabindex', '-1');
+    heading.focus();
+  }, [path, ready]);
 }
 
 /** A system clock's offset is read again at most this often (on coming back to the tab). */

@@ -4,6 +4,9 @@
 // plain numbers; the values shown (titles, axis labels) are formatted by the caller, so
 // money keeps its exact satang text. Every mark has a <title> for hover. Colours come
 // from CSS classes (style.css: .series-0 …), never inline styles (the CSP allows none).
+// A screen reader hears each chart by its `name`, and reads its figures in a visually
+// hidden table beside it (`labelsName` heads the labels' column); a bar list is named with
+// its figures.
 
 import { h } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -60,10 +63,19 @@ function labelStride(count, room) {
  * least: the smallest axis top (an empty day's axis still reads 0, half and top as whole labels).
  */
 export function ColumnChart(props) {
-  return html`<${Sized} render=${(width) => columns({ ...props, width })} />`;
+  return html`<${Sized} render=${(width) => columns({ ...props, width })} /><${FiguresTable} ...${props} />`;
 }
 
-function columns({ labels, series, format = String, width, height = 180, testid, least = 0 }) {
+/** The chart's figures as a table for a screen reader (hidden from sight): a row per label, a column per series. */
+function FiguresTable({ name, labels, labelsName, series, format = String, testid }) {
+  return html`<table class="visually-hidden" data-testid=${testid ? `${testid}-table` : undefined}>
+    <caption>${name}</caption>
+    <thead><tr><th scope="col">${labelsName}</th>${series.map((s) => html`<th scope="col">${s.name}</th>`)}</tr></thead>
+    <tbody>${labels.map((labelText, i) => html`<tr><th scope="row">${labelText}</th>${series.map((s) => html`<td>${(s.format ?? format)(s.values[i])}</td>`)}</tr>`)}</tbody>
+  </table>`;
+}
+
+function columns({ labels, series, format = String, width, height = 180, testid, least = 0, name }) {
   const top = Math.max(least, niceMax(Math.max(0, ...series.flatMap((s) => s.values.map(magnitude)))));
   const pad = padFor(format(top));
   const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
@@ -71,7 +83,7 @@ function columns({ labels, series, format = String, width, height = 180, testid,
   const colW = Math.max(1, (groupW * 0.8) / Math.max(1, series.length));
   const stride = labelStride(labels.length, Math.floor(plotW / 44));
   const y = (v) => pad.top + plotH - (Math.max(0, magnitude(v)) / top) * plotH;
-  return html`<svg class="chart" viewBox=${`0 0 ${width} ${height}`} role="img" data-testid=${testid} aria-label=${series.map((s) => s.name).join(', ')}>
+  return html`<svg class="chart" viewBox=${`0 0 ${width} ${height}`} role="img" data-testid=${testid} aria-label=${name ?? series.map((s) => s.name).join(', ')}>
     ${[0, 0.5, 1].map((f) => html`<g class="grid">
       <line x1=${pad.left} x2=${width - pad.right} y1=${pad.top + plotH * (1 - f)} y2=${pad.top + plotH * (1 - f)} />
       <text x=${pad.left - 6} y=${pad.top + plotH * (1 - f) + 4} text-anchor="end">${format(top * f)}</text>
@@ -92,10 +104,10 @@ function columns({ labels, series, format = String, width, height = 180, testid,
 
 /** Lines over a shared axis: series as in ColumnChart. */
 export function LineChart(props) {
-  return html`<${Sized} render=${(width) => lines({ ...props, width })} />`;
+  return html`<${Sized} render=${(width) => lines({ ...props, width })} /><${FiguresTable} ...${props} />`;
 }
 
-function lines({ labels, series, format = String, width, height = 180, testid, least = 0 }) {
+function lines({ labels, series, format = String, width, height = 180, testid, least = 0, name }) {
   const top = Math.max(least, niceMax(Math.max(0, ...series.flatMap((s) => s.values.map(magnitude)))));
   const pad = padFor(format(top));
   const plotW = width - pad.left - pad.right, plotH = height - pad.top - pad.bottom;
@@ -103,7 +115,7 @@ function lines({ labels, series, format = String, width, height = 180, testid, l
   const x = (i) => pad.left + (labels.length === 1 ? plotW / 2 : i * step);
   const y = (v) => pad.top + plotH - (Math.max(0, magnitude(v)) / top) * plotH;
   const stride = labelStride(labels.length, Math.floor(plotW / 44));
-  return html`<svg class="chart" viewBox=${`0 0 ${width} ${height}`} role="img" data-testid=${testid} aria-label=${series.map((s) => s.name).join(', ')}>
+  return html`<svg class="chart" viewBox=${`0 0 ${width} ${height}`} role="img" data-testid=${testid} aria-label=${name ?? series.map((s) => s.name).join(', ')}>
     ${[0, 0.5, 1].map((f) => html`<g class="grid">
       <line x1=${pad.left} x2=${width - pad.right} y1=${pad.top + plotH * (1 - f)} y2=${pad.top + plotH * (1 - f)} />
       <text x=${pad.left - 6} y=${pad.top + plotH * (1 - f) + 4} text-anchor="end">${format(top * f)}</text>
@@ -119,10 +131,12 @@ function lines({ labels, series, format = String, width, height = 180, testid, l
 /**
  * Horizontal bars, one per row: the label and the value text are HTML (they wrap and
  * keep their size), the bar an SVG of its own. rows: [{label, value (0..max), text, tone?, title?}].
+ * One image to a screen reader, named `name` with every row's label and figure.
  */
-export function BarList({ rows, max, testid }) {
+export function BarList({ rows, max, testid, name }) {
   const top = max ?? niceMax(Math.max(0, ...rows.map((r) => magnitude(r.value))));
-  return html`<div class="bar-list" data-testid=${testid} role="img">
+  const spoken = `${name}: ${rows.map((r) => `${r.label} ${r.text}`).join(', ')}`;
+  return html`<div class="bar-list" data-testid=${testid} role="img" aria-label=${spoken}>
     ${rows.map((r) => {
       const share = top > 0 ? Math.min(1, Math.max(0, magnitude(r.value)) / top) : 0;
       const title = r.title ?? `${r.label}: ${r.text}`;

@@ -1,11 +1,13 @@
 // The console's small shared pieces: the htm binding, the page context (the operator's
 // session, the server's tables, the ready flag and the error banner), the hash links,
-// and the components every page writes with (money, time, status, pager, action button).
+// and the components every page writes with (money, time, status, pager, action button,
+// inline confirmation, field error, a Thai name marked lang="th"). Focus is never left on
+// <body> by them: a confirmation takes it and gives it back, an action button takes it back.
 // No business rule here: `can(route)` reads the server's roles table (/console/tables.json)
 // to hide what the operator's roles cannot call; the server still decides.
 
 import { createContext, h } from 'preact';
-import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
 import { ageParts, formatBaht, formatTime, isoTitle, minorOf, noteLength, shortId } from './format.js';
 import { label, t } from './i18n.js';
@@ -224,13 +226,40 @@ export function Pager({ pager, nextCursor }) {
   </div>`;
 }
 
+/** ⚑: the action asks for a step-up; a screen reader hears why, in words, not the glyph. */
+export function StepUpFlag() {
+  return html`<span class="flag" role="img" aria-label=${t('stepup.title')}>⚑</span>`;
+}
+
+/** Where focus goes when the element that held it is gone: the success notice, else the error banner (app.js gives both tabindex=-1). */
+function focusOutcome() {
+  const outcome = document.getElementById('notice') ?? document.getElementById('error-banner');
+  outcome?.focus();
+}
+
+/** Whether the operator's focus went nowhere (to <body>), so that putting it back moves nothing they chose. */
+function focusIsLost(button) {
+  const active = document.activeElement;
+  return !active || active === document.body || active === button;
+}
+
 /**
  * A button that runs an async action once at a time: busy while it runs, the server's
  * refusal in the error banner, `done` after success. ⚑ marks an action that needs step-up.
+ * Disabled while busy, it loses focus: afterwards focus comes back to it, or, when it is
+ * gone (its form closed), to the notice that says what happened. `buttonRef` reaches the
+ * <button> (a confirmation focuses it when it opens).
  */
-export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', disabled = false, children, title }) {
+export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', disabled = false, children, title, buttonRef }) {
   const { showError, showNotice } = usePageContext();
   const [busy, setBusy] = useState(false);
+  const own = useRef(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (busy || !refocus.current) return;
+    refocus.current = false;
+    if (own.current?.isConnected && focusIsLost(own.current)) own.current.focus();
+  }, [busy]);
   const click = async () => {
     if (busy) return;
     setBusy(true);
@@ -243,12 +272,62 @@ export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', d
     } catch (error) {
       showError(error);
     } finally {
+      refocus.current = true;
       setBusy(false);
+      // Unmounted (its form closed on success): no effect will run; the outcome takes focus once it has rendered.
+      setTimeout(() => { if (!own.current?.isConnected && focusIsLost(null)) focusOutcome(); });
     }
   };
-  return html`<button type="button" class=${`action ${tone}`} data-testid=${testid} disabled=${disabled || busy} onClick=${click} title=${stepUp ? t('stepup.title') : title}>
-    ${stepUp ? html`<span class="flag" aria-label=${t('stepup.title')}>⚑</span> ` : null}${children}${busy ? '…' : ''}
+  const ref = (el) => { own.current = el; if (buttonRef) buttonRef.current = el; };
+  return html`<button type="button" ref=${ref} class=${`action ${tone}`} data-testid=${testid} disabled=${disabled || busy} onClick=${click} title=${stepUp ? t('stepup.title') : title}>
+    ${stepUp ? html`<${StepUpFlag} /> ` : null}${children}${busy ? '…' : ''}
   </button>`;
+}
+
+/**
+ * An inline confirmation ("Confirm approval" / Cancel): opened by a button, it takes focus
+ * to its confirm button (`confirmRef`); Cancel or Escape (`onKeyDown` on its container)
+ * closes it and gives focus back to the button that opened it (`openerRef(value)`, one per
+ * opener). `value` is what was asked (true, or 'approve' | 'reject'), null while closed;
+ * `close()` after the action went through leaves focus to the ActionButton.
+ */
+export function useConfirmation() {
+  const [value, setValue] = useState(null);
+  const openers = useRef({});
+  const asked = useRef(null);
+  const returning = useRef(false);
+  const confirmRef = useRef(null);
+  useLayoutEffect(() => { // before paint: focus never rests on a button the render replaced
+    if (value !== null) confirmRef.current?.focus();
+    else if (returning.current) { returning.current = false; openers.current[asked.current]?.focus(); }
+  }, [value]);
+  const cancel = () => { returning.current = true; setValue(null); };
+  return {
+    value, confirmRef,
+    open: (what = true) => { asked.current = what; setValue(what); },
+    cancel,
+    close: () => setValue(null),
+    openerRef: (what = true) => (el) => { if (el) openers.current[what] = el; },
+    onKeyDown: (e) => { if (e.key === 'Escape') { e.preventDefault(); cancel(); } },
+  };
+}
+
+/**
+ * A field's error, heard as it appears (role=alert) and tied to its field(s): spread
+ * `field` on each input it is about (aria-invalid, aria-describedby), render `message`.
+ */
+export function useFieldError(error, testid) {
+  const id = useId();
+  return {
+    field: error ? { 'aria-invalid': 'true', 'aria-describedby': id } : {},
+    message: error ? html`<p class="field-error" id=${id} role="alert" data-testid=${testid}>${error}</p>` : null,
+  };
+}
+
+/** A name as the server gave it, marked lang="th" when it is written in Thai script, so a screen reader speaks it in Thai in the English console. */
+export function Named({ text }) {
+  if (text === null || text === undefined || text === '') return null;
+  return /[\u0E00-\u0E7F]/.test(String(text)) ? html`<span lang="th">${text}</span>` : text;
 }
 
 /**
@@ -311,14 +390,15 @@ export function useNote(minOverride) {
 /** A note's textarea and its error; `label` names it when it is not "Note" (a suspension's reason). */
 export function NoteField({ n, testid = 'note', rows = 3, optional = false, label: named }) {
   const title = named ?? (optional ? t('note.optional') : n.min <= 1 ? t('note.labelRequired') : t('note.label', { min: n.min }));
+  const error = useFieldError(n.error, `${testid}-error`);
   return html`<label class="block">${title}
-    <textarea data-testid=${testid} rows=${rows} placeholder=${optional || n.min <= 1 ? '' : t('note.placeholder', { min: n.min })} value=${n.note} onInput=${n.onInput} />
+    <textarea data-testid=${testid} rows=${rows} placeholder=${optional || n.min <= 1 ? '' : t('note.placeholder', { min: n.min })} value=${n.note} onInput=${n.onInput} ...${error.field} />
   </label>
-  ${n.error ? html`<p class="field-error" data-testid=${`${testid}-error`}>${n.error}</p>` : null}`;
+  ${error.message}`;
 }
 
 /** Where a payout goes, as an approver checks it: bank, masked account and masked name (GET /v1/bo/withdrawals). */
 export function Payee({ beneficiary: b }) {
   if (!b) return html`<span class="muted">—</span>`;
-  return html`<span class="payee"><span title=${b.bank_name_th ?? ''}>${b.bank_code}${b.bank_name_th ? ` ${b.bank_name_th}` : ''}</span> <span class="mono">${b.account_number_masked}</span> ${b.account_name_masked}</span>`;
+  return html`<span class="payee"><span title=${b.bank_name_th ?? ''}>${b.bank_code}${b.bank_name_th ? html` <${Named} text=${b.bank_name_th} />` : ''}</span> <span class="mono">${b.account_number_masked}</span> <${Named} text=${b.account_name_masked} /></span>`;
 }

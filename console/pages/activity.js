@@ -34,8 +34,8 @@ export function ActivityPage({ query }) {
   const set = (patch) => navigate('/activity', { tab, ...filters, ...patch });
   return html`<section>
     <div class="page-head"><h1>${t('activity.title')}</h1></div>
-    <div class="tabs" role="tablist">${tabs.map((name) => html`<a role="tab" href=${`#/activity?tab=${name}`} aria-selected=${String(name === tab)}
-      class=${name === tab ? 'active' : ''} data-testid=${`activity-tab-${name}`}>${t(`activity.tab.${name}`)}</a>`)}</div>
+    <nav class="tabs" aria-label=${t('activity.title')}>${tabs.map((name) => html`<a href=${`#/activity?tab=${name}`} aria-current=${name === tab ? 'page' : undefined}
+      class=${name === tab ? 'active' : ''} data-testid=${`activity-tab-${name}`}>${t(`activity.tab.${name}`)}</a>`)}</nav>
     <${Filters} tab=${tab} filters=${filters} set=${set} />
     ${tab === 'actions' ? html`<${Actions} filters=${filters} />` : html`<${Requests} filters=${filters} />`}
   </section>`;
@@ -84,7 +84,7 @@ function Actions({ filters }) {
         <td>${r.roles.map((role) => html`<span class="badge role">${role}</span> `)}</td>
         <td class="mono small">${r.method} ${r.route}</td>
         <td><${Targets} ids=${r.target_ids} /></td>
-        <td>${r.step_up ? html`<span class="flag" title=${t('stepup.title')}>⚑</span>` : ''}</td>
+        <td>${r.step_up ? html`<span class="flag" role="img" aria-label=${t('stepup.title')} title=${t('stepup.title')}>⚑</span>` : ''}</td>
         <td class="num">${r.status}</td>
         <td><${Status} status=${r.outcome} prefix="actionOutcome" />${r.error_code ? html` <span class="mono small muted">${r.error_code}</span>` : null}</td>
         <td class="mono small" title=${`hash ${r.hash}`}>${r.request_id}</td>

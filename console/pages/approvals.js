@@ -11,7 +11,7 @@
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { Age, Empty, html, Id, Mode, Money, navigate, PageLink, Pager, Payee, Status, Time, usePageData, usePager } from '../ui.js';
+import { Age, Empty, html, Id, Mode, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, usePageData, usePager } from '../ui.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
 
 const openStatuses = ['pending_approval', 'open', 'partially_filled'];
@@ -53,11 +53,11 @@ export function ApprovalsPage({ query }) {
       <button type="button" class="ghost" data-testid="refresh" onClick=${reload}>${t('common.refresh')}</button>
     </form>
     ${data && data.data.length === 0 ? html`<${Empty}>${t('approvals.empty')}</${Empty}>` : null}
-    ${data && data.data.length > 0 ? html`<table class="grid" data-testid="approvals-table" aria-busy=${loading}>
+    ${data && data.data.length > 0 ? html`<div class="narrow-scroll"><table class="grid" data-testid="approvals-table" aria-busy=${loading}>
       <thead><tr><th>${t('queue.age')}</th><th>${t('common.withdrawal')}</th><th>${t('common.merchant')}</th><th>${t('withdrawal.payee')}</th><th>${t('common.status')}</th>
-        <th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.fee')}</th><th>${t('queue.fourEyes')}</th><th>${t('common.created')}</th><th></th></tr></thead>
+        <th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.fee')}</th><th>${t('queue.fourEyes')}</th><th>${t('common.created')}</th><th class="sticky-actions"><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${data.data.map((w) => html`<${ApprovalRow} key=${w.id} w=${w} reload=${reload} />`)}</tbody>
-    </table>` : null}
+    </table></div>` : null}
     <${Pager} pager=${pager} nextCursor=${data?.next_cursor} />
   </section>`;
 }
@@ -66,13 +66,13 @@ function ApprovalRow({ w, reload }) {
   return html`<tr data-testid="approval-row" data-id=${w.id}>
     <td><${Age} seconds=${w.age_seconds} /></td>
     <td><${Id} id=${w.id} to=${`#/withdrawals/${encodeURIComponent(w.id)}`} /> ${w.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
-    <td>${w.merchant_name ? html`<span>${w.merchant_name}</span> ` : null}<${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
+    <td>${w.merchant_name ? html`<span><${Named} text=${w.merchant_name} /></span> ` : null}<${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
     <td data-testid="approval-payee"><${Payee} beneficiary=${w.beneficiary} /></td>
     <td><${Status} status=${w.status} />${w.dispute ? html` <${PageLink} cls="badge bad" to=${`#/disputes/${encodeURIComponent(w.dispute.id)}`}>${t('withdrawal.disputeBadge')}</${PageLink}>` : null}</td>
     <td class="num"><${Money} minor=${w.amount_total_minor} /></td>
     <td class="num"><${Money} minor=${w.fee_total_minor} /></td>
     <td><span class=${w.approvals.length > 0 ? 'badge info' : 'muted'} title=${w.approvals.join(', ')}>${w.approvals.length}/${w.approvals_required}</span></td>
     <td><${Time} at=${w.created_at} /></td>
-    <td class="row-actions"><${WithdrawalDecision} w=${w} beneficiary=${w.beneficiary} approvals=${w.approvals} approvalsRequired=${w.approvals_required} reload=${reload} /></td>
+    <td class="row-actions sticky-actions"><${WithdrawalDecision} w=${w} beneficiary=${w.beneficiary} approvals=${w.approvals} approvalsRequired=${w.approvals_required} reload=${reload} /></td>
   </tr>`;
 }

@@ -7,14 +7,14 @@
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
 // data-testids: claim-status, claim-amount, notes, note-row, refund-withdrawal,
-//   transition-form, note, note-error, refund-amount, claim-review, claim-refund,
+//   transition-form, note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
 /** The transitions that move money out: the server asks a fresh step-up for them. */
@@ -43,7 +43,7 @@ export function ClaimPage({ id }) {
           [t('claims.updated'), html`<${Time} at=${c.updated_at} />`],
           c.evidence ? [t('claims.evidence'), html`<span class="prewrap">${c.evidence}</span>`] : null,
           c.refund_minor !== null ? [t('claims.refundAmount'), html`<${Money} minor=${c.refund_minor} />`] : null,
-          c.refund_account ? [t('claims.refundAccount'), html`<span class="mono">${c.refund_account.bank_code} ${c.refund_account.account_number_masked} ${c.refund_account.account_name_th_masked}</span>`] : null,
+          c.refund_account ? [t('claims.refundAccount'), html`<span class="mono">${c.refund_account.bank_code} ${c.refund_account.account_number_masked} <${Named} text=${c.refund_account.account_name_th_masked} /></span>`] : null,
           c.refunded_minor !== null ? [t('claims.refunded'), html`<${Money} minor=${c.refunded_minor} />`] : null,
         ]} />
       </div>
@@ -87,6 +87,7 @@ function Transitions({ claim, reload }) {
   const n = useNote();
   const [amount, setAmount] = useState('');
   const [amountError, setAmountError] = useState(null);
+  const invalid = useFieldError(amountError, 'refund-amount-error');
   const offered = transitionOrder.filter((tr) => (tables.claim_transitions?.[tr] ?? []).includes(claim.status) && can(`POST /v1/bo/claims/:id/${tr}`));
   if (offered.length === 0) return null;
   const run = async (transition) => {
@@ -107,8 +108,8 @@ function Transitions({ claim, reload }) {
     <h2>${t('claims.decide')}</h2>
     <${NoteField} n=${n} />
     ${offered.includes('refund') ? html`<label class="inline">${t('claims.refundAmountInput')}
-      <input data-testid="refund-amount" inputmode="decimal" placeholder=${t('claims.refundAll')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
-      ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
+      <input data-testid="refund-amount" inputmode="decimal" placeholder=${t('claims.refundAll')} ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
+      ${invalid.message}` : null}
     <div class="buttons">${offered.map((tr) => html`<${ActionButton} testid=${`claim-${tr}`} stepUp=${stepsUp.has(tr)} tone=${tr === 'reject' ? 'danger' : 'primary'} disabled=${barred[tr] != null} title=${barred[tr] ? t(barred[tr]) : undefined} onRun=${() => run(tr)} done=${reload}>${t(`claims.t.${tr}`)}</${ActionButton}>`)}</div>
     ${offered.filter((tr) => barred[tr]).map((tr) => html`<p class="muted" data-testid="four-eyes-hint">${t(barred[tr])}</p>`)}
   </div>`;

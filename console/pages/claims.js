@@ -5,14 +5,14 @@
 //
 // data-testids: claims-filters, filter-kind, filter-status, filter-deposit,
 //   filter-merchant, refresh, claims-table, claim-row (data-id), prev-page, next-page,
-//   new-claim, new-claim-kind, new-claim-deposit, new-claim-amount, note, note-error,
+//   new-claim, new-claim-kind, new-claim-deposit, new-claim-amount, new-claim-error, note, note-error,
 //   new-claim-evidence, open-claim.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, html, Id, Mode, Money, navigate, NoteField, Pager, Status, Time, useCan, useNote, usePageData, usePager } from '../ui.js';
+import { ActionButton, Empty, html, Id, Mode, Money, navigate, NoteField, Pager, Status, Time, useCan, useFieldError, useNote, usePageData, usePager } from '../ui.js';
 
 const kinds = ['overpayment', 'late_slip', 'manual'];
 const statuses = ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed', 'rejected'];
@@ -65,6 +65,7 @@ function NewClaim({ depositId }) {
   const [amount, setAmount] = useState('');
   const [evidence, setEvidence] = useState('');
   const [error, setError] = useState(null);
+  const invalid = useFieldError(error, 'new-claim-error');
   const n = useNote();
   const open = async () => {
     const minor = parseBahtToMinor(amount);
@@ -79,10 +80,10 @@ function NewClaim({ depositId }) {
     <summary>${t('claims.new')}</summary>
     <div class="form-row">
       <label>${t('claims.kind')}<select data-testid="new-claim-kind" value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>${kinds.map((k) => html`<option value=${k}>${label('claimKind', k)}</option>`)}</select></label>
-      <label>${t('common.deposit')}<input data-testid="new-claim-deposit" placeholder="dep_…" value=${deposit} onInput=${(e) => { setDeposit(e.currentTarget.value); setError(null); }} /></label>
-      <label>${t('common.amount')}<input data-testid="new-claim-amount" inputmode="decimal" placeholder="0.00" value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('common.deposit')}<input data-testid="new-claim-deposit" placeholder="dep_…" ...${invalid.field} value=${deposit} onInput=${(e) => { setDeposit(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('common.amount')}<input data-testid="new-claim-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
     </div>
-    ${error ? html`<p class="field-error">${error}</p>` : null}
+    ${invalid.message}
     <${NoteField} n=${n} />
     <label class="block">${t('claims.evidence')}<textarea data-testid="new-claim-evidence" rows="2" value=${evidence} onInput=${(e) => setEvidence(e.currentTarget.value)} /></label>
     <div class="buttons"><${ActionButton} testid="open-claim" tone="primary" onRun=${open}>${t('claims.openClaim')}</${ActionButton}></div>

@@ -13,7 +13,7 @@
 // data-testids: dashboard-filters, filter-livemode, filter-merchant, refresh,
 //   figure-review-queue, figure-oldest, figure-liquidity, figure-volume-deposits,
 //   figure-volume-withdrawals, figure-slip-error-rate, orders-deposits, orders-withdrawals,
-//   chart-volume, chart-queue-age, chart-webhooks, chart-slip-errors, series-missing,
+//   chart-volume, chart-queue-age, chart-webhooks, chart-slip-errors (each hourly one's figures: <testid>-table), series-missing,
 //   webhook-endpoints, webhook-endpoint (data-id, data-status, data-failing), webhook-failed,
 //   webhook-pending, webhook-detail.
 
@@ -70,14 +70,15 @@ function Missing({ what }) {
 }
 
 /** Columns (or a line) per hour of the business day: `fields` name the numbers drawn; amounts and counts never share an axis. */
-function HourlyChart({ series, fields, money, testid, kind, what }) {
+function HourlyChart({ series, fields, money, testid, kind, what, name }) {
   const rows = series?.hours;
   if (!Array.isArray(rows)) return html`<${Missing} what=${what} />`;
-  const drawn = fields.map((name) => ({ key: name, name: label('series', name), values: rows.map((r) => r[name] ?? 0) }));
+  // A figure is told exactly (its title, the table a screen reader reads); the axis rounds to whole baht.
+  const drawn = fields.map((field) => ({ key: field, name: label('series', field), values: rows.map((r) => r[field] ?? 0), format: money ? (v) => formatBaht(v) : undefined }));
   const axis = (v) => (money ? formatBaht(Math.round(v)).replace(/\.\d\d$/, '') : formatCount(Math.round(v)));
   const Chart = kind === 'line' ? LineChart : ColumnChart;
   // An empty day: ฿0 · ฿1 · ฿2 (or 0 · 1 · 2), not three labels of 0 (the axis shows whole baht and whole counts).
-  return html`<div><${Chart} testid=${testid} labels=${rows.map(hourLabel)} series=${drawn} format=${axis} least=${money ? 200 : 2} />
+  return html`<div><${Chart} testid=${testid} name=${name} labelsName=${t('dashboard.hour')} labels=${rows.map(hourLabel)} series=${drawn} format=${axis} least=${money ? 200 : 2} />
     <div class="legend">${drawn.map((s, k) => html`<span class=${`key series-${k}`}>${s.name}</span>`)}</div></div>`;
 }
 
@@ -85,13 +86,13 @@ function Charts({ d }) {
   const endpoints = d.webhooks_last_24h?.endpoints ?? [];
   const queueAge = d.review_queue?.age_buckets;
   return html`<div class="columns charts">
-    <div class="card"><h2>${t('dashboard.volumeByHour')}</h2><${HourlyChart} series=${d.volumes_by_hour} fields=${['deposits_settled_minor', 'withdrawals_filled_minor']} money testid="chart-volume" what="volumes_by_hour" /></div>
+    <div class="card"><h2>${t('dashboard.volumeByHour')}</h2><${HourlyChart} series=${d.volumes_by_hour} fields=${['deposits_settled_minor', 'withdrawals_filled_minor']} money testid="chart-volume" what="volumes_by_hour" name=${t('dashboard.volumeByHour')} /></div>
     <div class="card"><h2>${t('dashboard.queueAge')}</h2>
       ${!Array.isArray(queueAge) ? html`<${Missing} what="review_queue.age_buckets" />`
-        : html`<${BarList} testid="chart-queue-age" rows=${queueAge.map((r) => ({ label: label('queueAge', r.label), value: r.count, text: formatCount(r.count), tone: 'series-2' }))} />`}
+        : html`<${BarList} testid="chart-queue-age" name=${t('dashboard.queueAge')} rows=${queueAge.map((r) => ({ label: label('queueAge', r.label), value: r.count, text: formatCount(r.count), tone: 'series-2' }))} />`}
     </div>
     <div class="card"><h2>${t('dashboard.webhookSuccess')}</h2>
-      ${endpoints.length === 0 ? html`<${Empty}>${t('dashboard.noEndpoints')}</${Empty}>` : html`<${BarList} testid="chart-webhooks" max=${1} rows=${endpoints.map((e) => {
+      ${endpoints.length === 0 ? html`<${Empty}>${t('dashboard.noEndpoints')}</${Empty}>` : html`<${BarList} testid="chart-webhooks" name=${t('dashboard.webhookSuccess')} max=${1} rows=${endpoints.map((e) => {
         const rate = e.failure_rate == null ? null : 1 - e.failure_rate;
         return {
           label: shortUrl(e.url), value: rate ?? 0, text: rate === null ? '—' : formatPercent(rate), tone: rate === null ? 'series-muted' : rate >= 0.95 ? 'series-good' : rate >= 0.8 ? 'series-warn' : 'series-bad',
@@ -100,7 +101,7 @@ function Charts({ d }) {
       })} />`}
       ${endpoints.length === 0 ? null : html`<${WebhookEndpoints} endpoints=${endpoints} livemode=${d.livemode} />`}
     </div>
-    <div class="card"><h2>${t('dashboard.slipErrorsByHour')}</h2><${HourlyChart} series=${d.slip_provider_by_hour} fields=${['slips', 'provider_errors']} kind="line" testid="chart-slip-errors" what="slip_provider_by_hour" /></div>
+    <div class="card"><h2>${t('dashboard.slipErrorsByHour')}</h2><${HourlyChart} series=${d.slip_provider_by_hour} fields=${['slips', 'provider_errors']} kind="line" testid="chart-slip-errors" what="slip_provider_by_hour" name=${t('dashboard.slipErrorsByHour')} /></div>
   </div>`;
 }
 

@@ -12,7 +12,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getBlob } from '../api.js';
 import { label, t } from '../i18n.js';
 import { shortId } from '../format.js';
-import { Check, Empty, html, Id, Money, PageLink, RawJson, Status, Time, useCan, usePageContext } from '../ui.js';
+import { Check, Empty, html, Id, Money, Named, PageLink, RawJson, Status, Time, useCan, usePageContext } from '../ui.js';
 
 export function Evidence({ data }) {
   const { evidence, timeline, deposit } = data;
@@ -43,7 +43,7 @@ function VerdictValue({ dimension, value }) {
   }
   if (dimension === 'receiver') {
     const list = Array.isArray(value) ? value : [value];
-    return html`${list.map((r) => html`<div class="mono">${r.leg_ref ? html`<span class="muted">${r.leg_ref}</span> ` : null}${r.bank_code} ${r.account_number_masked ?? ''} ${r.name_masked ?? ''}</div>`)}`;
+    return html`${list.map((r) => html`<div class="mono">${r.leg_ref ? html`<span class="muted">${r.leg_ref}</span> ` : null}${r.bank_code} ${r.account_number_masked ?? ''} <${Named} text=${r.name_masked} /></div>`)}`;
   }
   return typeof value === 'object' ? html`<span class="mono">${JSON.stringify(value)}</span>` : html`<span class="mono">${String(value)}</span>`;
 }
@@ -106,7 +106,7 @@ function Legs({ legs, livemode }) {
     <tbody>${legs.map((l) => html`<tr>
       <td class="mono">${l.leg_ref}</td><td>${l.sequence}</td><td class="num"><${Money} minor=${l.amount_minor} /></td>
       <td><${Status} status=${l.leg_status} prefix="legStatus" /></td>
-      <td class="mono">${l.receiver.bank_code} ${l.receiver.account_number_masked} ${l.receiver.account_name_masked}</td>
+      <td class="mono">${l.receiver.bank_code} ${l.receiver.account_number_masked} <${Named} text=${l.receiver.account_name_masked} /></td>
       <td>${l.counterparty.kind === 'withdrawal'
         ? html`<${Id} id=${l.counterparty.withdrawal_id} to=${`#/withdrawals/${encodeURIComponent(l.counterparty.withdrawal_id)}`} /> <a class="small" href=${`#/merchants/${encodeURIComponent(l.counterparty.merchant_id)}?livemode=${livemode}`}>${t('common.merchant')}</a>`
         : t('leg.gateway')}</td>
@@ -126,7 +126,7 @@ export function DetailValue({ name, value }) {
   if (/_at$/.test(name) && typeof value === 'string') return html`<${Time} at=${value} />`;
   if (typeof value === 'string') {
     const link = idLinks.find(([re]) => re.test(value));
-    return link ? html`<${PageLink} cls="mono" to=${`#${link[1]}${encodeURIComponent(value)}`}>${value}</${PageLink}>` : html`<span class="mono">${value}</span>`;
+    return link ? html`<${PageLink} cls="mono" to=${`#${link[1]}${encodeURIComponent(value)}`}>${value}</${PageLink}>` : html`<span class="mono"><${Named} text=${value} /></span>`;
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return html`<span class="muted">—</span>`;

@@ -8,14 +8,14 @@
 // timeline with journal seqs. Buttons the operator's roles cannot call are not shown.
 //
 // data-testids: deposit-status, deposit-amount, review-panel, approvals, approvals-needed,
-//   decision-form, note, note-error, amount, leg-amount (data-leg), approve, decline, reverse-form,
+//   deposit-sender, decision-form, note, note-error, amount, leg-amount (data-leg), amount-error, approve, decline, reverse-form,
 //   reverse-reason, reverse-note, reverse-note-error, reverse, (deposit-evidence.js: verdicts, verdict-row,
 //   slip, slip-image, duplicate-hits, legs, timeline, timeline-step).
 
 import { get, post } from '../api.js';
 import { label, language, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, Age, Badge, Facts, html, Id, Loading, Mode, Money, NoteField, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Age, Badge, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { DetailValue, Evidence } from './deposit-evidence.js';
 import { useState } from 'preact/hooks';
 
@@ -37,11 +37,11 @@ export function DepositPage({ id }) {
       <div class="card">
         <h2>${t('deposit.order')}</h2>
         <${Facts} rows=${[
-          [t('common.merchant'), html`<a href=${`#/merchants/${encodeURIComponent(merchant.id)}?livemode=${deposit.livemode}`}>${merchant.name ?? merchant.id}</a> <${Id} id=${merchant.id} />`],
+          [t('common.merchant'), html`<a href=${`#/merchants/${encodeURIComponent(merchant.id)}?livemode=${deposit.livemode}`}><${Named} text=${merchant.name ?? merchant.id} /></a> <${Id} id=${merchant.id} />`],
           [t('deposit.reference'), html`<span class="mono">${deposit.merchant_reference}</span>`],
           [t('common.created'), html`<${Time} at=${deposit.created_at} />`],
           [t('deposit.expires'), html`<${Time} at=${deposit.expires_at} />`],
-          [t('deposit.sender'), `${deposit.sender?.bank_code ?? ''} ${deposit.sender?.account_number_masked ?? ''} ${deposit.sender?.account_name_th_masked ?? ''}`],
+          [t('deposit.sender'), html`<span data-testid="deposit-sender">${deposit.sender?.bank_code ?? ''} ${deposit.sender?.account_number_masked ?? ''} <${Named} text=${deposit.sender?.account_name_th_masked} /></span>`],
           deposit.amount_received_minor !== undefined ? [t('deposit.received'), html`<${Money} minor=${deposit.amount_received_minor} />`] : null,
           deposit.credited_amount_minor !== undefined ? [t('deposit.credited'), html`<${Money} minor=${deposit.credited_amount_minor} />`] : null,
           deposit.fee_total_minor !== undefined ? [t('deposit.fee'), html`<${Money} minor=${deposit.fee_total_minor} />`] : null,
@@ -84,6 +84,7 @@ function Decision({ deposit, review, reload }) {
   const n = useNote();
   const [amount, setAmount] = useState('');
   const [amountError, setAmountError] = useState(null);
+  const invalid = useFieldError(amountError, 'amount-error');
   const [legAmounts, setLegAmounts] = useState({});
   // More than one leg waiting: one figure cannot say which destination got the money, so
   // the reviewer gives each leg's (the server refuses a single amount then).
@@ -121,12 +122,12 @@ function Decision({ deposit, review, reload }) {
       ${review.approved_amounts.map((r) => html` ${perLeg ? html`<span class="mono">${r.leg_ref}</span> ` : null}<${Money} minor=${r.amount_minor} />`)}</p>` : null}
     ${mayApprove && perLeg ? html`<p class="small">${t('deposit.legAmountsHint')}</p>
       ${waiting.map((l) => html`<label class="inline">${t('deposit.legReceived', { leg: l.leg_ref })} <${Money} minor=${l.amount_minor} />
-        <input data-testid="leg-amount" data-leg=${l.leg_ref} inputmode="decimal" value=${legAmounts[l.leg_ref] ?? ''}
+        <input data-testid="leg-amount" data-leg=${l.leg_ref} inputmode="decimal" ...${invalid.field} value=${legAmounts[l.leg_ref] ?? ''}
           onInput=${(e) => { setLegAmounts({ ...legAmounts, [l.leg_ref]: e.currentTarget.value }); setAmountError(null); }} /></label>`)}
-      ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
+      ${invalid.message}` : null}
     ${mayApprove && !perLeg ? html`<label class="inline">${t('deposit.transferredAmount')}
-      <input data-testid="amount" inputmode="decimal" placeholder=${t('deposit.transferredAmountHint')} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
-      ${amountError ? html`<p class="field-error">${amountError}</p>` : null}` : null}
+      <input data-testid="amount" inputmode="decimal" placeholder=${t('deposit.transferredAmountHint')} ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setAmountError(null); }} /></label>
+      ${invalid.message}` : null}
     <div class="buttons">
       ${mayApprove ? html`<${ActionButton} testid="approve" tone="primary" onRun=${() => decide('approve')} done=${reload}>${t('deposit.approve')}</${ActionButton}>` : null}
       ${mayDecline ? html`<${ActionButton} testid="decline" tone="danger" onRun=${() => decide('decline')} done=${reload}>${t('deposit.decline')}</${ActionButton}>` : null}
@@ -148,7 +149,7 @@ function Reversal({ deposit, reload }) {
     return true;
   };
   return html`<details class="card action-card" data-testid="reverse-form">
-    <summary><span class="flag">⚑</span> ${t('deposit.reverseTitle')}</summary>
+    <summary><${StepUpFlag} /> ${t('deposit.reverseTitle')}</summary>
     <p class="small muted">${t('deposit.reverseHelp')}</p>
     <label class="inline">${t('common.reason')}
       <select data-testid="reverse-reason" value=${reason} onChange=${(e) => setReason(e.currentTarget.value)}>

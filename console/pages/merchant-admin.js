@@ -16,7 +16,7 @@ import { useState } from 'preact/hooks';
 import { post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, html, Mode, NoteField, useCan, useNote } from '../ui.js';
+import { ActionButton, html, Mode, NoteField, StepUpFlag, useCan, useFieldError, useNote } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
 /** The adjustment reasons a merchant may see (core/directory.ts adjustmentReasons). */
@@ -60,6 +60,7 @@ function Adjustment({ id, livemode, onChanged }) {
   const [reasonCode, setReasonCode] = useState(reasonCodes[0]);
   const [reason, setReason] = useState('');
   const [error, setError] = useState(null);
+  const invalid = useFieldError(error, 'adjustment-error');
   const run = async () => {
     const minor = parseBahtToMinor(amount);
     if (minor === null || minor <= 0) { setError(t('merchantAdmin.amountInvalid')); return false; }
@@ -70,18 +71,18 @@ function Adjustment({ id, livemode, onChanged }) {
     return true;
   };
   return html`<details class="subcard" data-testid="adjustment-form">
-    <summary><span class="flag">⚑</span> ${t('merchantAdmin.adjustment')} <${Mode} livemode=${livemode} /></summary>
+    <summary><${StepUpFlag} /> ${t('merchantAdmin.adjustment')} <${Mode} livemode=${livemode} /></summary>
     <div class="form-row">
       <label>${t('merchantAdmin.direction')}<select data-testid="adjustment-direction" value=${direction} onChange=${(e) => setDirection(e.currentTarget.value)}>
         <option value="credit">${t('merchantAdmin.credit')}</option><option value="debit">${t('merchantAdmin.debit')}</option></select></label>
       <label>${t('merchantAdmin.bucket')}<select data-testid="adjustment-bucket" value=${bucket} onChange=${(e) => setBucket(e.currentTarget.value)}>
         ${buckets.map((b) => html`<option value=${b}>${label('bucket', b)}</option>`)}</select></label>
-      <label>${t('common.amount')}<input data-testid="adjustment-amount" inputmode="decimal" placeholder="0.00" value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('common.amount')}<input data-testid="adjustment-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
     </div>
     <label class="block">${t('merchantAdmin.reasonCode')}<select data-testid="adjustment-reason-code" value=${reasonCode} onChange=${(e) => setReasonCode(e.currentTarget.value)}>
       ${reasonCodes.map((c) => html`<option value=${c}>${label('adjustmentReason', c)}</option>`)}</select></label>
-    <label class="block">${t('merchantAdmin.reason')}<input data-testid="adjustment-reason" maxlength="500" value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
-    ${error ? html`<p class="field-error" data-testid="adjustment-error">${error}</p>` : null}
+    <label class="block">${t('merchantAdmin.reason')}<input data-testid="adjustment-reason" maxlength="500" ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
+    ${invalid.message}
     <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged}>${t('merchantAdmin.post')}</${ActionButton}></div>
   </details>`;
 }

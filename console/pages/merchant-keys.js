@@ -12,7 +12,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { t } from '../i18n.js';
-import { ActionButton, Badge, Empty, html, Time, useCan, usePartData } from '../ui.js';
+import { ActionButton, Badge, Empty, html, StepUpFlag, Time, useCan, usePartData } from '../ui.js';
 
 const scopes = ['wallet:read', 'withdrawals:write', 'withdrawals:read'];
 
@@ -28,7 +28,7 @@ export function ApiKeys({ merchantId, livemode }) {
     <h2>${t('keys.title')}</h2>
     ${keys && keys.length === 0 ? html`<${Empty}>${t('keys.none')}</${Empty}>` : null}
     ${keys && keys.length > 0 ? html`<table class="grid">
-      <thead><tr><th>${t('keys.key')}</th><th>${t('keys.scopes')}</th><th>${t('keys.secret')}</th><th>${t('common.created')}</th><th>${t('keys.revoked')}</th><th></th></tr></thead>
+      <thead><tr><th>${t('keys.key')}</th><th>${t('keys.scopes')}</th><th>${t('keys.secret')}</th><th>${t('common.created')}</th><th>${t('keys.revoked')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${keys.map((k) => html`<tr data-testid="key-row" data-id=${k.key_id} data-revoked=${String(k.revoked_at !== null)}>
         <td class="mono">${k.key_id}</td><td class="small">${k.scopes.join(', ')}</td><td class="mono">${k.api_key_hint}</td>
         <td><${Time} at=${k.created_at} /></td>
@@ -52,7 +52,7 @@ function NewKey({ id, livemode, onMinted }) {
     return true;
   };
   return html`<details class="subcard" data-testid="new-key">
-    <summary><span class="flag">⚑</span> ${t('keys.new')}</summary>
+    <summary><${StepUpFlag} /> ${t('keys.new')}</summary>
     <div class="form-row">${scopes.map((scope) => html`<label class="check-label"><input type="checkbox" data-testid="new-key-scope" data-scope=${scope}
       checked=${chosen.has(scope)} onChange=${() => toggle(scope)} /> <span class="mono">${scope}</span></label>`)}</div>
     <div class="buttons"><${ActionButton} testid="mint-key" stepUp tone="primary" onRun=${mint}>${t('keys.mint')}</${ActionButton}></div>

@@ -24,7 +24,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal, serviceNow } from '../format.js';
-import { ActionButton, Badge, Empty, html, navigate, Status, Time, useCan, usePageContext, usePager, usePartData } from '../ui.js';
+import { ActionButton, Badge, Empty, html, navigate, Status, StepUpFlag, Time, useCan, useConfirmation, usePageContext, usePager, usePartData } from '../ui.js';
 
 const deliveryStatuses = ['pending', 'delivered', 'failed', 'canceled'];
 
@@ -38,7 +38,7 @@ export function Webhooks({ merchantId, livemode, endpoints: listed, query, onCre
   return html`<div class="card">
     <h2>${t('webhooks.endpoints')}</h2>
     ${endpoints.length === 0 ? html`<${Empty}>${t('webhooks.noEndpoints')}</${Empty}>` : html`<table class="grid" data-testid="endpoints">
-      <thead><tr><th></th><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th>${t('webhooks.events')}</th><th>${t('webhooks.lastSuccess')}</th><th>${t('webhooks.failingSince')}</th><th></th></tr></thead>
+      <thead><tr><th></th><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th>${t('webhooks.events')}</th><th>${t('webhooks.lastSuccess')}</th><th>${t('webhooks.failingSince')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${endpoints.map((e) => html`<${EndpointRow} key=${e.id} e=${e} chosen=${chosen?.id === e.id} onChoose=${() => choose(e.id)} onStatus=${(status) => setStatusOf({ ...statusOf, [e.id]: status })} />`)}</tbody>
     </table>`}
     ${chosen ? html`<${Deliveries} key=${`${chosen.id}:${query.delivery_status ?? ''}`} endpoint=${chosen} status=${query.delivery_status ?? ''}
@@ -97,10 +97,10 @@ function EditEndpoint({ endpoint, onSaved }) {
 function EndpointRow({ e, chosen, onChoose, onStatus }) {
   const can = useCan();
   const status = e.status;
-  const [confirming, setConfirming] = useState(false);
+  const confirmation = useConfirmation();
   const toggle = async (verb) => {
     const answer = await post(`/v1/bo/webhooks/${encodeURIComponent(e.id)}/${verb}`, {});
-    setConfirming(false);
+    confirmation.close();
     onStatus(answer.status);
   };
   return html`<tr data-testid="endpoint-row" data-id=${e.id} class=${chosen ? 'chosen' : ''}>
@@ -111,12 +111,12 @@ function EndpointRow({ e, chosen, onChoose, onStatus }) {
     <td class="small">${e.event_types === null ? t('webhooks.allEvents') : e.event_types.join(', ')}</td>
     <td><${Time} at=${e.last_success_at} /></td>
     <td>${e.failing_since ? html`<${Time} at=${e.failing_since} /> <span class="small muted">(${e.failed_attempts_since_last_success})</span>` : '—'}</td>
-    <td class="row-actions">
-      ${status === 'enabled' && can('POST /v1/bo/webhooks/:endpointId/disable') ? (confirming
+    <td class="row-actions" onKeyDown=${confirmation.value !== null ? confirmation.onKeyDown : undefined}>
+      ${status === 'enabled' && can('POST /v1/bo/webhooks/:endpointId/disable') ? (confirmation.value !== null
         ? html`<span class="small muted">${t('webhooks.disableWarning')}</span>
-          <${ActionButton} testid="endpoint-disable-confirm" tone="danger" onRun=${() => toggle('disable')}>${t('webhooks.confirmDisable')}</${ActionButton}>
-          <button type="button" class="ghost" data-testid="endpoint-disable-cancel" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>`
-        : html`<button type="button" class="action danger" data-testid="endpoint-disable" onClick=${() => setConfirming(true)}>${t('webhooks.disable')}</button>`) : null}
+          <${ActionButton} testid="endpoint-disable-confirm" buttonRef=${confirmation.confirmRef} tone="danger" onRun=${() => toggle('disable')}>${t('webhooks.confirmDisable')}</${ActionButton}>
+          <button type="button" class="ghost" data-testid="endpoint-disable-cancel" onClick=${confirmation.cancel}>${t('common.cancel')}</button>`
+        : html`<button type="button" class="action danger" data-testid="endpoint-disable" ref=${confirmation.openerRef()} onClick=${() => confirmation.open()}>${t('webhooks.disable')}</button>`) : null}
       ${status === 'disabled' && can('POST /v1/bo/webhooks/:endpointId/enable') ? html`<${ActionButton} testid="endpoint-enable" onRun=${() => toggle('enable')}>${t('webhooks.enable')}</${ActionButton}>` : null}
     </td>
   </tr>`;
@@ -139,7 +139,7 @@ function Deliveries({ endpoint, status, onStatus }) {
     </div>
     <table class="grid" data-testid="deliveries" data-loaded=${page ? '1' : undefined}>
       <thead><tr><th>${t('webhooks.delivery')}</th><th>${t('webhooks.event')}</th><th>${t('common.status')}</th><th class="num">${t('webhooks.attempt')}</th>
-        <th>${t('webhooks.response')}</th><th>${t('common.created')}</th><th>${t('webhooks.lastAttempt')}</th><th>${t('webhooks.nextRetry')}</th><th></th></tr></thead>
+        <th>${t('webhooks.response')}</th><th>${t('common.created')}</th><th>${t('webhooks.lastAttempt')}</th><th>${t('webhooks.nextRetry')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${(page?.data ?? []).map((d) => html`<${DeliveryRow} key=${d.id} d=${d} endpoint=${endpoint} open=${open === d.id} onToggle=${() => setOpen(open === d.id ? null : d.id)} onResent=${() => setGeneration(generation + 1)} />`)}</tbody>
     </table>
     ${page && page.data.length === 0 ? html`<${Empty}>${t('webhooks.noDeliveries')}</${Empty}>` : null}
@@ -201,7 +201,7 @@ function Replay({ endpoint }) {
     return true;
   };
   return html`<details class="subcard" data-testid="replay-form">
-    <summary><span class="flag">⚑</span> ${t('webhooks.replayTitle')}</summary>
+    <summary><${StepUpFlag} /> ${t('webhooks.replayTitle')}</summary>
     <div class="form-row">
       <label>${t('webhooks.createdAfter')}<input type="datetime-local" data-testid="replay-after" value=${after} onInput=${(e) => setAfter(e.currentTarget.value)} /></label>
       <label>${t('webhooks.createdBefore')}<input type="datetime-local" data-testid="replay-before" value=${before} onInput=${(e) => setBefore(e.currentTarget.value)} /></label>

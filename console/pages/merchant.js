@@ -21,7 +21,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { t } from '../i18n.js';
 import { bangkokToday } from '../format.js';
-import { Badge, Empty, html, Id, Loading, Money, navigate, Time, useCan, usePageData } from '../ui.js';
+import { Badge, Empty, html, Id, Loading, Money, Named, navigate, Time, useCan, usePageData } from '../ui.js';
 import { BalanceTransactions } from './merchant-transactions.js';
 import { Webhooks } from './merchant-webhooks.js';
 import { ReceivingAccounts } from './merchant-receiving.js';
@@ -48,12 +48,12 @@ export function MerchantPage({ id, query }) {
   const mode = (value) => navigate(`/merchants/${encodeURIComponent(id)}`, { ...query, livemode: value, endpoint: undefined });
   return html`<section>
     <div class="page-head">
-      <h1><span data-testid="merchant-name">${m?.name ?? id}</span> <span class="mono muted small">${id}</span></h1>
+      <h1><span data-testid="merchant-name"><${Named} text=${m?.name ?? id} /></span> <span class="mono muted small">${id}</span></h1>
       <div class="summary">
         ${m?.suspended ? html`<${Badge} tone="bad">${t('merchants.suspendedBadge')}</${Badge}>` : null}
         <span class="segmented" role="group" aria-label=${t('common.mode')}>
-          <button type="button" class=${livemode ? 'on' : ''} data-testid="mode-live" onClick=${() => mode('true')}>${t('mode.live')}</button>
-          <button type="button" class=${!livemode ? 'on test' : ''} data-testid="mode-test" onClick=${() => mode('false')}>${t('mode.test')}</button>
+          <button type="button" class=${livemode ? 'on' : ''} aria-pressed=${livemode ? 'true' : 'false'} data-testid="mode-live" onClick=${() => mode('true')}>${t('mode.live')}</button>
+          <button type="button" class=${!livemode ? 'on test' : ''} aria-pressed=${!livemode ? 'true' : 'false'} data-testid="mode-test" onClick=${() => mode('false')}>${t('mode.test')}</button>
         </span>
       </div>
     </div>

@@ -7,7 +7,7 @@
 
 import { get } from '../api.js';
 import { t } from '../i18n.js';
-import { Badge, Empty, html, Id, navigate, Pager, Time, useCan, usePageData, usePager } from '../ui.js';
+import { Badge, Empty, html, Id, Named, navigate, Pager, Time, useCan, usePageData, usePager } from '../ui.js';
 import { NewMerchant } from './merchant-new.js';
 
 export function MerchantsPage({ query }) {
@@ -34,7 +34,7 @@ export function MerchantsPage({ query }) {
     ${data && data.data.length > 0 ? html`<table class="grid clickable" data-testid="merchants-table" aria-busy=${loading}>
       <thead><tr><th>${t('merchants.name')}</th><th>${t('merchants.id')}</th><th>${t('merchants.whiteLabel')}</th><th>${t('common.status')}</th><th>${t('common.created')}</th></tr></thead>
       <tbody>${data.data.map((m) => html`<tr data-testid="merchant-row" data-id=${m.id} tabindex="0" onClick=${() => navigate(`/merchants/${encodeURIComponent(m.id)}`)}>
-        <td><a href=${`#/merchants/${encodeURIComponent(m.id)}`}>${m.name}</a></td>
+        <td><a href=${`#/merchants/${encodeURIComponent(m.id)}`}><${Named} text=${m.name} /></a></td>
         <td><${Id} id=${m.id} keep=${14} /></td>
         <td><${Id} id=${m.white_label_id} keep=${14} /></td>
         <td>${m.suspended ? html`<${Badge} tone="bad">${t('merchants.suspendedBadge')}</${Badge}>` : html`<${Badge} tone="good">${t('merchants.active')}</${Badge}>`}</td>

@@ -16,7 +16,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Badge, html, Loading, Mode, Time, useCan, usePageData } from '../ui.js';
+import { ActionButton, Badge, html, Loading, Mode, StepUpFlag, Time, useCan, useConfirmation, useFieldError, usePageData } from '../ui.js';
 
 const keyTone = { active: 'good', next: 'info', retired: 'muted' };
 /** The server's bounds on notice_seconds (webhookLimits): 60 s for an emergency, 7 days at most and by default. */
@@ -31,7 +31,7 @@ export function SigningKeysPage() {
     <div class="page-head"><h1>${t('signingKeys.title')}</h1></div>
     <p class="small muted">${t('signingKeys.help')}</p>
     <table class="grid" data-testid="signing-keys">
-      <thead><tr><th>kid</th><th>${t('signingKeys.mode')}</th><th>${t('common.status')}</th><th>${t('signingKeys.notBefore')}</th><th>${t('signingKeys.notAfter')}</th><th></th></tr></thead>
+      <thead><tr><th>kid</th><th>${t('signingKeys.mode')}</th><th>${t('common.status')}</th><th>${t('signingKeys.notBefore')}</th><th>${t('signingKeys.notAfter')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${data.keys.map((k) => html`<tr data-testid="signing-key" data-kid=${k.kid} data-status=${k.status} data-livemode=${String(k.livemode)}>
         <td class="mono">${k.kid}</td><td><${Mode} livemode=${k.livemode} /></td>
         <td><${Badge} tone=${keyTone[k.status] ?? 'muted'}>${label('signingKeys.status', k.status)}</${Badge}></td>
@@ -47,7 +47,9 @@ export function SigningKeysPage() {
 function Rotate({ reload, announced }) {
   const [hours, setHours] = useState(String(noticeHoursMax));
   const [problem, setProblem] = useState(null);
-  const [confirming, setConfirming] = useState(false);
+  const confirmation = useConfirmation();
+  const confirming = confirmation.value !== null;
+  const invalid = useFieldError(problem, 'rotate-notice-error');
   const [result, setResult] = useState(null);
   const noticeSeconds = () => {
     const h = Number(hours.trim());
@@ -56,24 +58,24 @@ function Rotate({ reload, announced }) {
   };
   const ask = () => {
     if (noticeSeconds() === null) { setProblem(t('signingKeys.noticeInvalid', { max: noticeHoursMax })); return; }
-    setConfirming(true);
+    confirmation.open();
   };
   const rotate = async () => {
     const answer = await post('/v1/bo/webhooks/signing-keys/rotate', { notice_seconds: noticeSeconds() }, { stepUp: true });
     setResult(answer);
-    setConfirming(false);
+    confirmation.close();
     return true;
   };
   return html`<div class="card action-card" data-testid="rotate-form">
     <h2>${t('signingKeys.rotate')}</h2>
     <label class="inline">${t('signingKeys.noticeHours')}
-      <input data-testid="rotate-notice-hours" inputmode="decimal" value=${hours} onInput=${(e) => { setHours(e.currentTarget.value); setProblem(null); setConfirming(false); }} /></label>
-    ${problem ? html`<p class="field-error" data-testid="rotate-notice-error">${problem}</p>` : null}
-    <div class="buttons">${confirming
+      <input data-testid="rotate-notice-hours" inputmode="decimal" value=${hours} ...${invalid.field} onInput=${(e) => { setHours(e.currentTarget.value); setProblem(null); confirmation.close(); }} /></label>
+    ${invalid.message}
+    <div class="buttons" onKeyDown=${confirming ? confirmation.onKeyDown : undefined}>${confirming
       ? html`<span class="small">${t('signingKeys.confirmText')}</span>
-        <${ActionButton} testid="rotate-confirm" tone="danger" stepUp onRun=${rotate} done=${reload}>${t('signingKeys.confirm')}</${ActionButton}>
-        <button type="button" class="ghost" data-testid="rotate-cancel" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>`
-      : html`<button type="button" class="danger" data-testid="rotate" disabled=${Boolean(announced)} onClick=${ask}><span class="flag">⚑</span> ${t('signingKeys.rotate')}</button>`}</div>
+        <${ActionButton} testid="rotate-confirm" buttonRef=${confirmation.confirmRef} tone="danger" stepUp onRun=${rotate} done=${reload}>${t('signingKeys.confirm')}</${ActionButton}>
+        <button type="button" class="ghost" data-testid="rotate-cancel" onClick=${confirmation.cancel}>${t('common.cancel')}</button>`
+      : html`<button type="button" class="danger" data-testid="rotate" ref=${confirmation.openerRef()} disabled=${Boolean(announced)} onClick=${ask}><${StepUpFlag} /> ${t('signingKeys.rotate')}</button>`}</div>
     ${announced && !confirming ? html`<p class="small muted" data-testid="rotate-pending">${t('signingKeys.pending', { kid: announced.kid })}${' '}<${Time} at=${announced.not_before} /></p>` : null}
     ${result ? html`<p class="small" data-testid="rotation-result">${t('signingKeys.rotated', { kid: result.kid, previous: result.previous_kid ?? '—', n: result.announced_deliveries })}${' '}<${Time} at=${result.not_before} /></p>` : null}
   </div>`;
@@ -81,9 +83,9 @@ function Rotate({ reload, announced }) {
 
 /** Withdraws a retired key that leaked, after a confirmation: it is published no more. */
 function Withdraw({ kid, reload }) {
-  const [confirming, setConfirming] = useState(false);
-  if (!confirming) return html`<button type="button" class="danger" data-testid="withdraw-key" data-kid=${kid} onClick=${() => setConfirming(true)}><span class="flag">⚑</span> ${t('signingKeys.withdraw')}</button>`;
-  return html`<span class="inline-form"><span class="small">${t('signingKeys.withdrawConfirmText')}</span>
-    <${ActionButton} testid="withdraw-key-confirm" tone="danger" stepUp onRun=${() => post(`/v1/bo/webhooks/signing-keys/${encodeURIComponent(kid)}/withdraw`, {}, { stepUp: true })} done=${reload}>${t('signingKeys.withdrawConfirm')}</${ActionButton}>
-    <button type="button" class="ghost" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button></span>`;
+  const confirmation = useConfirmation();
+  if (confirmation.value === null) return html`<button type="button" class="danger" data-testid="withdraw-key" data-kid=${kid} ref=${confirmation.openerRef()} onClick=${() => confirmation.open()}><${StepUpFlag} /> ${t('signingKeys.withdraw')}</button>`;
+  return html`<span class="inline-form" onKeyDown=${confirmation.onKeyDown}><span class="small">${t('signingKeys.withdrawConfirmText')}</span>
+    <${ActionButton} testid="withdraw-key-confirm" buttonRef=${confirmation.confirmRef} tone="danger" stepUp onRun=${() => post(`/v1/bo/webhooks/signing-keys/${encodeURIComponent(kid)}/withdraw`, {}, { stepUp: true })} done=${reload}>${t('signingKeys.withdrawConfirm')}</${ActionButton}>
+    <button type="button" class="ghost" onClick=${confirmation.cancel}>${t('common.cancel')}</button></span>`;
 }

@@ -11,20 +11,21 @@ import { useState } from 'preact/hooks';
 import { post } from '../api.js';
 import { formatBaht } from '../format.js';
 import { t } from '../i18n.js';
-import { ActionButton, html, Payee, useCan } from '../ui.js';
+import { ActionButton, html, Payee, useCan, useConfirmation } from '../ui.js';
 
 /** w: the withdrawal (id, status, amount_total_minor, fee_total_minor); beneficiary: the masked payee; approvals: who approved so far, of approvalsRequired. */
 export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequired, reload }) {
   const can = useCan();
-  const [decision, setDecision] = useState(null);
+  const confirmation = useConfirmation();
+  const decision = confirmation.value;
   const [note, setNote] = useState('');
   if (w.status !== 'pending_approval') return null;
   const mayApprove = can('POST /v1/bo/withdrawals/:id/approve');
   const mayReject = can('POST /v1/bo/withdrawals/:id/reject');
   if (decision === null) {
     return html`<span class="buttons">
-      ${mayApprove ? html`<button type="button" class="primary" data-testid="approve" onClick=${() => setDecision('approve')}>${t('approvals.approve')}</button>` : null}
-      ${mayReject ? html`<button type="button" class="danger" data-testid="reject" onClick=${() => setDecision('reject')}>${t('approvals.reject')}</button>` : null}
+      ${mayApprove ? html`<button type="button" class="primary" data-testid="approve" ref=${confirmation.openerRef('approve')} onClick=${() => confirmation.open('approve')}>${t('approvals.approve')}</button>` : null}
+      ${mayReject ? html`<button type="button" class="danger" data-testid="reject" ref=${confirmation.openerRef('reject')} onClick=${() => confirmation.open('reject')}>${t('approvals.reject')}</button>` : null}
     </span>`;
   }
   const approving = decision === 'approve';
@@ -32,13 +33,13 @@ export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequire
     amount: formatBaht(w.amount_total_minor), fee: formatBaht(w.fee_total_minor ?? 0),
     n: approvals.length + 1, of: Math.max(approvalsRequired, 1),
   };
-  const close = () => { setDecision(null); setNote(''); };
-  return html`<div class="inline-form confirm" data-testid="decision-confirm" data-decision=${decision}>
+  const cancel = () => { confirmation.cancel(); setNote(''); };
+  return html`<div class="inline-form confirm" data-testid="decision-confirm" data-decision=${decision} onKeyDown=${(e) => { if (e.key === 'Escape') setNote(''); confirmation.onKeyDown(e); }}>
     <span data-testid="decision-summary">${t(approving ? 'approvals.confirmApprove' : 'approvals.confirmReject', vars)} <${Payee} beneficiary=${beneficiary} /></span>
     <input data-testid="decision-note" aria-label=${t('note.optional')} placeholder=${t('note.optional')} value=${note} onInput=${(e) => setNote(e.currentTarget.value)} />
-    <${ActionButton} testid="decision-submit" tone=${approving ? 'primary' : 'danger'}
+    <${ActionButton} testid="decision-submit" buttonRef=${confirmation.confirmRef} tone=${approving ? 'primary' : 'danger'}
       onRun=${() => post(`/v1/bo/withdrawals/${encodeURIComponent(w.id)}/${decision}`, note.trim() ? { note: note.trim() } : {})}
-      done=${async () => { close(); await reload(); }}>${t(approving ? 'approvals.confirmApproveButton' : 'approvals.confirmRejectButton')}</${ActionButton}>
-    <button type="button" class="ghost" data-testid="decision-cancel" onClick=${close}>${t('common.cancel')}</button>
+      done=${async () => { confirmation.close(); setNote(''); await reload(); }}>${t(approving ? 'approvals.confirmApproveButton' : 'approvals.confirmRejectButton')}</${ActionButton}>
+    <button type="button" class="ghost" data-testid="decision-cancel" onClick=${cancel}>${t('common.cancel')}</button>
   </div>`;
 }

@@ -10,14 +10,15 @@
 // data-testids: withdrawal-status, withdrawal-amount, approvals, approve, reject,
 //   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
 //   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm,
-//   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by,
-//   open-dispute, cancel-withdrawal-form, cancel-withdrawal, cancel-withdrawal-note, cancel-withdrawal-confirm.
+//   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by, dispute-error,
+//   open-dispute, cancel-withdrawal-form, cancel-withdrawal, cancel-withdrawal-note, cancel-withdrawal-confirm,
+//   cancel-withdrawal-cancel.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, PageLink, Payee, Status, Time, useCan, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, PageLink, Payee, Status, StepUpFlag, Time, useCan, useConfirmation, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
 
 export function WithdrawalPage({ id }) {
@@ -38,7 +39,7 @@ export function WithdrawalPage({ id }) {
         <h2>${t('withdrawal.order')}</h2>
         <${Facts} rows=${[
           // Whose money it is, by name (the approver checks it), and its id.
-          [t('common.merchant'), html`<span data-testid="withdrawal-merchant">${data.merchant_name ? html`${data.merchant_name} ` : null}<${Id} id=${data.merchant_id} to=${`#/merchants/${encodeURIComponent(data.merchant_id)}?livemode=${w.livemode}`} keep=${14} /></span>`],
+          [t('common.merchant'), html`<span data-testid="withdrawal-merchant">${data.merchant_name ? html`<${Named} text=${data.merchant_name} /> ` : null}<${Id} id=${data.merchant_id} to=${`#/merchants/${encodeURIComponent(data.merchant_id)}?livemode=${w.livemode}`} keep=${14} /></span>`],
           [t('deposit.reference'), html`<span class="mono">${w.merchant_reference}</span>`],
           [t('withdrawal.endUser'), html`<span class="mono">${w.end_user_ref}</span>`],
           [t('withdrawal.beneficiary'), html`<span data-testid="withdrawal-payee"><${Payee} beneficiary=${data.beneficiary} /></span> <${Id} id=${w.beneficiary_id} />`],
@@ -94,7 +95,7 @@ const cancelableStatuses = ['pending_approval', 'open', 'partially_filled'];
  */
 function CancelCard({ w, reload }) {
   const can = useCan();
-  const [confirming, setConfirming] = useState(false);
+  const confirmation = useConfirmation();
   const n = useNote(1);
   if (!can('POST /v1/bo/withdrawals/:id/cancel') || !cancelableStatuses.includes(w.status)) return null;
   const run = async () => {
@@ -103,14 +104,14 @@ function CancelCard({ w, reload }) {
     return true;
   };
   return html`<div class="card action-card" data-testid="cancel-withdrawal-form">
-    <h2><span class="flag">⚑</span> ${t('withdrawal.cancelTitle')}</h2>
+    <h2><${StepUpFlag} /> ${t('withdrawal.cancelTitle')}</h2>
     <p class="small muted">${t(w.refund_of_deposit_id ? 'withdrawal.cancelRefundHelp' : 'withdrawal.cancelHelp')}</p>
-    ${confirming ? html`<${NoteField} n=${n} testid="cancel-withdrawal-note" rows=${2} />
+    ${confirmation.value ? html`<div onKeyDown=${confirmation.onKeyDown}><${NoteField} n=${n} testid="cancel-withdrawal-note" rows=${2} />
       <div class="buttons">
-        <${ActionButton} testid="cancel-withdrawal-confirm" tone="danger" stepUp onRun=${run} done=${async () => { setConfirming(false); await reload(); }}>${t('withdrawal.cancelConfirm')}</${ActionButton}>
-        <button type="button" class="ghost" onClick=${() => setConfirming(false)}>${t('common.cancel')}</button>
-      </div>`
-      : html`<div class="buttons"><button type="button" class="danger" data-testid="cancel-withdrawal" onClick=${() => setConfirming(true)}><span class="flag">⚑</span> ${t('withdrawal.cancelTitle')}</button></div>`}
+        <${ActionButton} testid="cancel-withdrawal-confirm" buttonRef=${confirmation.confirmRef} tone="danger" stepUp onRun=${run} done=${async () => { confirmation.close(); await reload(); }}>${t('withdrawal.cancelConfirm')}</${ActionButton}>
+        <button type="button" class="ghost" data-testid="cancel-withdrawal-cancel" onClick=${confirmation.cancel}>${t('common.cancel')}</button>
+      </div></div>`
+      : html`<div class="buttons"><button type="button" class="danger" data-testid="cancel-withdrawal" ref=${confirmation.openerRef()} onClick=${() => confirmation.open()}><${StepUpFlag} /> ${t('withdrawal.cancelTitle')}</button></div>`}
   </div>`;
 }
 
@@ -121,7 +122,7 @@ function Fills({ w, reload }) {
   const mayReverse = can('POST /v1/bo/withdrawals/:id/fills/:legRef/reverse');
   return html`<table class="grid" data-testid="fills">
     <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th class="num">${t('withdrawal.feeShare')}</th>
-      <th>${t('withdrawal.settledAt')}</th><th>${t('withdrawal.autoConfirm')}</th><th>${t('withdrawal.receipt')}</th><th>${t('withdrawal.balanceTransaction')}</th><th>${t('common.deposit')}</th><th></th></tr></thead>
+      <th>${t('withdrawal.settledAt')}</th><th>${t('withdrawal.autoConfirm')}</th><th>${t('withdrawal.receipt')}</th><th>${t('withdrawal.balanceTransaction')}</th><th>${t('common.deposit')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
     <tbody>${w.fills.map((f) => html`<tr data-testid="fill-row" data-leg=${f.leg_ref}>
       <td class="mono">${f.leg_ref}</td><td>${f.sequence}</td>
       <td class="num"><${Money} minor=${f.amount_minor} /></td><td class="num"><${Money} minor=${f.fee_recognized_minor} /></td>
@@ -129,7 +130,7 @@ function Fills({ w, reload }) {
       <td>${f.receipt_state ? html`<${Status} status=${f.receipt_state} prefix="receipt" />` : '—'}</td>
       <td><${Id} id=${f.balance_transaction_id} /></td>
       <td data-testid="fill-deposit">${f.deposit_id ? html`<${Id} id=${f.deposit_id} to=${`#/deposits/${encodeURIComponent(f.deposit_id)}`} />` : '—'}</td>
-      <td>${mayReverse && f.receipt_state !== 'reversed' ? html`<button type="button" class="danger" data-testid="reverse-fill" data-leg=${f.leg_ref} onClick=${() => setReversing(f.leg_ref)}><span class="flag">⚑</span> ${t('withdrawal.reverseFill')}</button>` : null}</td>
+      <td>${mayReverse && f.receipt_state !== 'reversed' ? html`<button type="button" class="danger" data-testid="reverse-fill" data-leg=${f.leg_ref} onClick=${() => setReversing(f.leg_ref)}><${StepUpFlag} /> ${t('withdrawal.reverseFill')}</button>` : null}</td>
     </tr>`)}</tbody>
   </table>
   ${reversing ? html`<${ReverseFill} key=${reversing} w=${w} legRef=${reversing} onClose=${() => setReversing(null)} reload=${reload} />` : null}`;
@@ -146,7 +147,7 @@ function ReverseFill({ w, legRef, onClose, reload }) {
     return true;
   };
   return html`<div class="subcard" data-testid="reverse-fill-form">
-    <h3><span class="flag">⚑</span> ${t('withdrawal.reverseFillTitle', { leg: legRef })}</h3>
+    <h3><${StepUpFlag} /> ${t('withdrawal.reverseFillTitle', { leg: legRef })}</h3>
     <p class="small muted">${t('withdrawal.reverseFillHelp')}</p>
     <label class="inline">${t('common.reason')}
       <select data-testid="reverse-fill-reason" value=${reason} onChange=${(e) => setReason(e.currentTarget.value)}>
@@ -166,6 +167,7 @@ function DisputeCard({ data, reload }) {
   const [amount, setAmount] = useState('');
   const [respondBy, setRespondBy] = useState('');
   const [error, setError] = useState(null);
+  const invalid = useFieldError(error, 'dispute-error');
   const d = data.dispute;
   if (d) {
     return html`<div class="card">
@@ -187,11 +189,11 @@ function DisputeCard({ data, reload }) {
   return html`<details class="card" data-testid="dispute-form">
     <summary>${t('dispute.open')}</summary>
     <div class="form-row">
-      <label>${t('common.reason')}<input data-testid="dispute-reason" placeholder="e.g. CHARGEBACK" value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
-      <label>${t('dispute.amount')}<input data-testid="dispute-amount" inputmode="decimal" placeholder="0.00" value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('common.reason')}<input data-testid="dispute-reason" placeholder="e.g. CHARGEBACK" ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('dispute.amount')}<input data-testid="dispute-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
       <label>${t('dispute.respondByBangkok')}<input type="datetime-local" data-testid="dispute-respond-by" value=${respondBy} onInput=${(e) => setRespondBy(e.currentTarget.value)} /></label>
     </div>
-    ${error ? html`<p class="field-error">${error}</p>` : null}
+    ${invalid.message}
     <div class="buttons"><${ActionButton} testid="open-dispute" tone="danger" onRun=${open} done=${reload}>${t('dispute.open')}</${ActionButton}></div>
   </details>`;
 }

@@ -17,8 +17,11 @@
 // posts an adjustment, suspends and reinstates a merchant (each with a reason the page
 // requires and the journal keeps), mints and revokes a key after
 // step-ups, onboards a merchant and registers its endpoint; a role without `reviewer`
-// sees no approve button and the server refuses the call anyway. Every page is
-// screenshotted into screenshots/ (ignored by git).
+// sees no approve button and the server refuses the call anyway. Accessibility, where the
+// page already is: field errors announced and tied to their fields, focus moved into a
+// confirmation and back, to a new page's heading and to the notice; the tab's title; the
+// header and the approvals' buttons at 200 % zoom; named step-up flags, action columns and
+// charts; Thai names marked lang="th". Every page is screenshotted into screenshots/ (ignored by git).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -31,6 +34,10 @@ import { devOperatorPassword } from '../../server/auth/dev-operators.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, day, deliveries, Receiver } from '../webhooks/support.ts';
 import { depositBody, freshSender, TestServer } from '../support/server-harness.ts';
+
+// The console's own words: the titles and accessible names asserted are its dictionaries' (plain JS, read as the i18n spec reads them).
+const { en } = await import(new URL('../../console/i18n-en.js', import.meta.url).href) as { en: Record<string, string> };
+const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
 let scene: SlipScene;
 let browser: Browser;
@@ -100,6 +107,10 @@ test('four-eyes: one reviewer approves and the deposit stays under review; a sec
   assert.is(await ploy.page.textContent('[data-testid=approvals-needed]'), '2');
   await ploy.page.waitForSelector('[data-testid=slip] img[data-testid=slip-image]'); // a reviewer's roles read the slip image
   await ploy.screenshot('deposit');
+  // The payer's Thai name is marked Thai for a screen reader in the English console; the tab names the deposit.
+  assert.equal(await unmarkedThai(ploy, '[data-testid=deposit-sender]'), []);
+  assert.ok(await ploy.page.$('[data-testid=deposit-sender] [lang=th]'), 'the sender has a Thai name here');
+  assert.is(await ploy.page.title(), `Deposit ${id} · satang`);
   await ploy.page.fill('[data-testid=note]', goodNote);
   await ploy.page.click('[data-testid=approve]');
   await ploy.page.waitForSelector('[data-testid=approvals]:text("1")');
@@ -122,10 +133,16 @@ test('four-eyes: one reviewer approves and the deposit stays under review; a sec
   assert.is(after.deposit.status, 'settled');
   assert.ok(after.review.approvals.includes('emp_ploy'), JSON.stringify(after.review));
   assert.ok(after.timeline.some((step: { type?: string; kind?: string }) => JSON.stringify(step).includes('emp_krit')), 'the settling decision names the second reviewer');
-  // The actions were ordinary API calls with Idempotency-Keys: the action log has both.
-  const log = await scene.s.bo('GET', '/v1/bo/reports/action-logs?route=' + encodeURIComponent('/v1/bo/deposits/:id/approve'));
-  const subjects = log.json.data.filter((r: { target_ids?: Record<string, string> }) => JSON.stringify(r).includes(id)).map((r: { subject: string }) => r.subject);
-  assert.ok(subjects.includes('emp_ploy') && subjects.includes('emp_krit'), JSON.stringify(log.json.data.slice(0, 3)));
+  // The actions were ordinary API calls with Idempotency-Keys: the action log has both (its
+  // row is written by the log's own thread as the answer goes out: looked for a few seconds).
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const log = await scene.s.bo('GET', '/v1/bo/reports/action-logs?route=' + encodeURIComponent('/v1/bo/deposits/:id/approve'));
+    const subjects = log.json.data.filter((r: { target_ids?: Record<string, string> }) => JSON.stringify(r).includes(id)).map((r: { subject: string }) => r.subject);
+    if (subjects.includes('emp_ploy') && subjects.includes('emp_krit')) break;
+    assert.ok(Date.now() < deadline, JSON.stringify(log.json.data.slice(0, 3)));
+    await new Promise((r) => setTimeout(r, 100));
+  }
 });
 
 test('a multi-leg deposit under review (four eyes): the first reviewer gives what each waiting leg received, the second confirms those figures, and each withdrawal is filled by its own', async () => {
@@ -202,6 +219,18 @@ test('a decline with a note under 20 characters is refused in the page and never
   await ploy.page.waitForSelector('[data-testid=note-error]');
   assert.match(await ploy.page.textContent('[data-testid=note-error]') ?? '', /20/);
   assert.is(calls, 0);
+  // A screen reader hears the error as it appears, and on the note it names.
+  const [errorId, role, invalid, describedBy] = await ploy.page.evaluate(() => {
+    const error = document.querySelector('[data-testid=note-error]')!, note = document.querySelector('[data-testid=note]')!;
+    return [error.id, error.getAttribute('role'), note.getAttribute('aria-invalid'), note.getAttribute('aria-describedby')];
+  });
+  assert.ok(errorId, 'the error has an id');
+  assert.equal([role, invalid, describedBy], ['alert', 'true', errorId]);
+  // The focus ring reads at 3:1 or more on white and on the dark header.
+  await ploy.page.focus('[data-testid=note]');
+  const [ring, headerBackground] = await ploy.page.evaluate(() => [getComputedStyle(document.activeElement!).outlineColor, getComputedStyle(document.querySelector('header.top')!).backgroundColor]);
+  assert.ok(contrast(ring, 'rgb(255, 255, 255)') >= 3, `${ring} on white`);
+  assert.ok(contrast(ring, headerBackground) >= 3, `${ring} on ${headerBackground}`);
   assert.is((await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json.deposit.status, 'under_review');
   // ... while a proper note declines it
   await ploy.page.fill('[data-testid=note]', goodNote);
@@ -263,8 +292,14 @@ test('a failed webhook delivery is resent with a step-up: the password again in 
   mali.page.on('request', (r) => { if (r.url().endsWith(`/webhooks/${endpointId}/disable`)) disableCalls++; });
   await mali.page.click('[data-testid=endpoint-disable]');
   await mali.page.waitForSelector('[data-testid=endpoint-disable-confirm]');
+  await assertFocus(mali, 'endpoint-disable-confirm', 'focus moves into the confirmation');
+  await mali.page.keyboard.press('Escape');
+  await mali.page.waitForSelector('[data-testid=endpoint-disable]');
+  await assertFocus(mali, 'endpoint-disable', 'Escape closes it and gives focus back');
+  await mali.page.click('[data-testid=endpoint-disable]');
   await mali.page.click('[data-testid=endpoint-disable-cancel]');
   await mali.page.waitForSelector('[data-testid=endpoint-disable]');
+  await assertFocus(mali, 'endpoint-disable', 'so does Cancel');
   assert.is(disableCalls, 0, 'neither the first click nor the cancel disables');
   assert.is(await statusOf(), 'enabled');
   await mali.page.click('[data-testid=endpoint-disable]');
@@ -329,6 +364,8 @@ test('ops_admin approves a claim refund from its page and another pays it out (f
       await answerStepUp(mali, () => mali.page.click('[data-testid=claim-refund]'));
       assert.is((await tooMuch).status(), 422);
       await mali.page.waitForSelector('[data-testid=error-banner]');
+      // Disabled while its request ran, the button has focus again after it.
+      await mali.page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'claim-refund');
       await mali.page.fill('[data-testid=refund-amount]', '');
     }
     await session.page.fill('[data-testid=transition-form] textarea', `${transition} to the payer's account`);
@@ -408,6 +445,11 @@ test('finance opens a deposit without its slip image (not its role\'s to read), 
   await fah.goto('#/dashboard', 'dashboard');
   for (const chart of ['chart-volume', 'chart-queue-age', 'chart-webhooks', 'chart-slip-errors']) assert.ok(await fah.page.$(`[data-testid=${chart}]`), chart);
   assert.is(await fah.page.$('[data-testid=series-missing]'), null);
+  // Each chart has a name, and its figures in words: an hourly chart's table, the queue's bars in their name.
+  assert.is(await fah.page.getAttribute('[data-testid=chart-volume]', 'aria-label'), en['dashboard.volumeByHour']);
+  const hourly = await fah.page.$$eval('[data-testid=chart-volume-table] tbody tr', (rows) => rows.map((r) => r.querySelectorAll('th, td').length));
+  assert.ok(hourly.length > 0 && hourly.every((cells) => cells === 3), JSON.stringify(hourly));
+  assert.match(await fah.page.getAttribute('[data-testid=chart-queue-age]', 'aria-label') ?? '', new RegExp(`^${en['dashboard.queueAge']}: .*\\d`));
   // Finance sees each endpoint's status, counts and health (the scene's, enabled again) from the dashboard's own answer: no 403 banner.
   const shownRow = `[data-testid=webhook-endpoint][data-id="${endpointId}"]`;
   assert.is(await fah.page.getAttribute(shownRow, 'data-status'), 'enabled');
@@ -557,6 +599,9 @@ test('activity: ops_admin finds a reviewer\'s approval in the action log with it
   await mali.page.click('[data-testid=nav-activity]');
   await mali.ready('activity');
   assert.ok(await mali.page.$('[data-testid=activity-tab-requests]'), 'ops_admin reads both');
+  // Links, not tabs: no tab roles without a tab's keys; the current one is marked for a screen reader.
+  assert.is(await mali.page.$('[role=tab], [role=tablist]'), null);
+  assert.equal([await mali.page.getAttribute('[data-testid=activity-tab-actions]', 'aria-current'), await mali.page.getAttribute('[data-testid=activity-tab-requests]', 'aria-current')], ['page', null]);
   await mali.page.fill('[data-testid=filter-subject]', 'emp_ploy');
   await mali.page.press('[data-testid=filter-subject]', 'Enter');
   // The filtered page has replaced the unfiltered one: every row is the reviewer's.
@@ -598,6 +643,8 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   const wallet = async () => (await scene.s.bo('GET', `/v1/bo/wallet?merchant_id=${scene.shop.id}&livemode=true`, undefined, { roles: ['finance'] })).json;
   const before = await wallet();
   const mali = await operator('emp_mali', { hash: `#/merchants/${scene.shop.id}?livemode=true`, page: 'merchant' });
+  assert.equal([await mali.page.getAttribute('[data-testid=mode-live]', 'aria-pressed'), await mali.page.getAttribute('[data-testid=mode-test]', 'aria-pressed')], ['true', 'false'], 'the mode chosen, not by colour alone');
+  assert.is(await mali.page.getAttribute('[data-testid=adjustment-form] summary .flag', 'aria-label'), en['stepup.title']);
   await mali.page.click('[data-testid=adjustment-form] summary');
   // An amount that is not one is refused in the page, before any popup.
   await mali.page.fill('[data-testid=adjustment-amount]', '12,x');
@@ -605,6 +652,8 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   await mali.page.fill('[data-testid=adjustment-reason]', 'goodwill credit for ticket 4411');
   await mali.page.click('[data-testid=post-adjustment]');
   await mali.page.waitForSelector('[data-testid=adjustment-error]');
+  assert.equal(await mali.page.evaluate(() => [document.querySelector('[data-testid=adjustment-error]')!.getAttribute('role'), document.querySelector('[data-testid=adjustment-amount]')!.getAttribute('aria-invalid'),
+    document.querySelector('[data-testid=adjustment-amount]')!.getAttribute('aria-describedby') === document.querySelector('[data-testid=adjustment-error]')!.id]), ['alert', 'true', true]);
   await mali.page.fill('[data-testid=adjustment-amount]', '15.25');
   const posted = mali.page.waitForResponse((r) => r.url().endsWith('/adjustments'), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=post-adjustment]'));
@@ -652,6 +701,7 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   assert.match(await mali.page.textContent('[data-testid=new-key-secret]') ?? '', new RegExp(key.api_key));
   assert.is((await scene.s.call(key.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the new key works');
   await mali.page.waitForSelector(`[data-testid=key-row][data-id="${key.key_id}"][data-revoked="false"]`);
+  assert.is(await mali.page.$eval('[data-testid=key-row]', (row) => row.closest('table')!.querySelector('thead th:last-child')!.textContent), en['common.actions'], 'the action column is named');
   const listed = await mali.page.textContent(`[data-testid=key-row][data-id="${key.key_id}"]`) ?? '';
   assert.match(listed, new RegExp(`sk_live_…${key.api_key.slice(-4)}`));
   assert.not.match(listed, new RegExp(key.api_key), 'the list shows a hint, not the secret');
@@ -670,6 +720,7 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   await mali.page.fill('[data-testid=new-white-label-name]', 'Brand From Console');
   await mali.page.click('[data-testid=onboard]');
   const made = await mali.page.waitForSelector('[data-testid=onboarded]');
+  assert.equal(await unmarkedThai(mali, '[data-testid=onboarded] a'), [], 'the Thai name marked lang="th"');
   const merchantId = (await made.getAttribute('data-id'))!;
   const keyOf = async (mode: string) => /sk_(live|test)_[A-Za-z0-9_-]+/.exec(await mali.page.textContent(`[data-testid=onboarded-key][data-mode=${mode}]`) ?? '')![0];
   const live = await keyOf('live'), sandbox = await keyOf('sandbox');
@@ -713,11 +764,26 @@ test('an approver approves a payout only after a confirmation naming the amount,
     let posts = 0;
     nok.page.on('request', (r) => { if (r.method() === 'POST' && r.url().includes('/v1/bo/withdrawals/')) posts++; });
     const row = `[data-testid=approval-row][data-id="${w.json.id}"]`;
+    // At 200 % zoom (640 px) the header keeps its parts and the row's Approve and Reject are in sight, with no page scrolled sideways.
+    await nok.page.setViewportSize({ width: 640, height: 450 });
+    await assertHeaderHolds(nok, 'approvals at 640 px');
+    const outside = await nok.page.$$eval(`${row} [data-testid=approve], ${row} [data-testid=reject]`, (buttons) => buttons.map((b) => b.getBoundingClientRect())
+      .filter((r) => r.left < 0 || r.right > innerWidth).length);
+    assert.is(outside, 0, 'Approve and Reject inside the window');
+    assert.ok(await nok.page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'no sideways scroll');
+    assert.is(await nok.page.$eval('[data-testid=approvals-table] thead th:last-child', (th) => th.textContent), en['common.actions'], 'the action column is named');
     await nok.page.click(`${row} [data-testid=approve]`);
+    await assertFocus(nok, 'decision-submit', 'focus moves into the confirmation');
     const summary = await nok.page.textContent(`${row} [data-testid=decision-summary]`) ?? '';
     for (const shown of [/฿1,234\.56/, new RegExp(`฿${(w.json.fee_total_minor / 100).toFixed(2).replace('.', '\\.')}`), /xxxxxx7890/, /1 of 2|1 จาก 2/]) assert.match(summary, shown, summary);
+    assert.equal(await unmarkedThai(nok, `${row} [data-testid=approval-payee]`), [], 'the payee\'s Thai bank and name marked lang="th"');
+    await nok.page.keyboard.press('Escape');
+    assert.is(await nok.page.$(`${row} [data-testid=decision-confirm]`), null, 'Escape closes it');
+    await assertFocus(nok, 'approve', 'focus back on the button that opened it');
+    await nok.page.click(`${row} [data-testid=reject]`);
     await nok.page.click(`${row} [data-testid=decision-cancel]`);
     assert.is(await nok.page.$(`${row} [data-testid=decision-confirm]`), null);
+    await assertFocus(nok, 'reject', 'Cancel gives focus back to the button that opened it');
     assert.is(posts, 0, 'neither Approve nor Cancel sent anything');
     await nok.page.click(`${row} [data-testid=approve]`);
     await nok.page.fill(`${row} [data-testid=decision-note]`, 'payee confirmed by phone');
@@ -727,6 +793,8 @@ test('an approver approves a payout only after a confirmation naming the amount,
     ]);
     assert.equal(request.postDataJSON(), { note: 'payee confirmed by phone' });
     await nok.page.waitForFunction((sel) => /1\/2/.test(document.querySelector(sel)?.textContent ?? ''), row);
+    // The confirmation closed with its button: focus is on the notice that says what happened, not lost to <body>.
+    await nok.page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'notice');
     const shown = await p2p.bo('GET', `/v1/bo/withdrawals/${w.json.id}`, undefined, { roles: ['support'] });
     assert.equal([shown.json.withdrawal.status, shown.json.approvals], ['pending_approval', ['emp_nok']]);
   } finally {
@@ -766,6 +834,52 @@ test('sign out: the access token the page held is refused from then on, so a cop
   assert.equal([refused.status, refused.json.error.code], [401, 'signature_invalid']);
   assert.match(refused.json.error.message, /signed out/);
 });
+
+/** Focus reaches the element of `testid` (moved after the render, so waited for a moment), else says where it is. */
+async function assertFocus(session: OperatorSession, testid: string, message = 'focus'): Promise<void> {
+  const reached = await session.page.waitForFunction((id) => document.activeElement?.getAttribute('data-testid') === id, testid, { timeout: 5_000 }).then(() => true, () => false);
+  const where = await session.page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? null);
+  assert.ok(reached, `${message}: on ${where}, not ${testid}`);
+}
+
+/** The Thai-script texts under `selector` that a screen reader would not know are Thai (no lang="th" around them). */
+function unmarkedThai(session: OperatorSession, selector: string): Promise<string[]> {
+  return session.page.$$eval(selector, (roots) => roots.flatMap((root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const found: string[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (/[\u0E00-\u0E7F]/.test(node.nodeValue ?? '') && node.parentElement?.closest('[lang]')?.getAttribute('lang') !== 'th') found.push(node.nodeValue!);
+    }
+    return found;
+  }));
+}
+
+/** WCAG's contrast ratio of two computed colours ('rgb(r, g, b)'). */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, bl] = colour.match(/\d+(\.\d+)?/g)!.slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+/** Every control of the header lies inside its dark band and inside the window (200 % zoom: light text on the light page otherwise). */
+async function assertHeaderHolds(session: OperatorSession, where: string): Promise<void> {
+  const outside = await session.page.evaluate(() => {
+    const band = document.querySelector('header.top')!.getBoundingClientRect();
+    return [...document.querySelectorAll('header.top a, header.top button, header.top input, header.top [data-testid=operator], header.top .badge')]
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && (r.left < band.left - 0.5 || r.right > band.right + 0.5 || r.top < band.top - 0.5 || r.bottom > band.bottom + 0.5 || r.right > innerWidth || r.left < 0);
+      })
+      .map((el) => el.getAttribute('data-testid') ?? el.textContent);
+  });
+  assert.equal(outside, [], `outside the header: ${where}`);
+}
 
 /** Every link of the header's nav is whole on screen, not clipped into a scroll nor under the operator's block. */
 async function assertNavVisible(session: OperatorSession, lang: string): Promise<void> {
@@ -824,8 +938,15 @@ test('every other page renders for an operator with every role (screenshots)', a
     text: 'The payee confirmed receipt by phone.', files: [{ name: 'ใบเสร็จ.pdf', content_base64: receipt.toString('base64') }],
   });
   assert.is(sent.status, 200, sent.text);
+  const titles: Record<string, string> = {
+    approvals: en['nav.approvals'], claims: en['nav.claims'], claim: `Claim ${claim.json.id}`, dispute: `Dispute ${dispute.json.id}`, merchants: en['nav.merchants'],
+    withdrawal: `Withdrawal ${filled}`, 'trial-balance': en['nav.trial-balance'], activity: en['nav.activity'], deposit: `Deposit ${fourEyesId}`, dashboard: en['nav.dashboard'],
+  };
   for (const [hash, name] of pages) {
     await lead.goto(hash, name);
+    // A screen reader hears the new page: focus on its heading, and the tab names it.
+    await lead.page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.getAttribute('tabindex') === '-1');
+    assert.is(await lead.page.title(), `${titles[name]} · satang`);
     await lead.screenshot(name);
     await assertFits(lead, name);
     if (name === 'approvals') {
@@ -866,12 +987,23 @@ test('every other page renders for an operator with every role (screenshots)', a
     await lead.goto(hash, name);
     await assertFits(lead, `${name} at 760 px`);
   }
+  assert.is(await lead.page.title(), `${en['search.title']} · satang`);
+  await lead.goto(`#/merchants/${scene.shop.id}`, 'merchant');
+  assert.is(await lead.page.title(), `Merchant ${scene.shop.id} · satang`);
+  await lead.goto('#/nowhere', 'not-found');
+  assert.is(await lead.page.title(), `${en['title.notFound']} · satang`);
+  // 200 % zoom (640 px): with every role, the operator's block wraps inside the dark header band.
+  await lead.page.setViewportSize({ width: 640, height: 450 });
+  await lead.goto('#/approvals', 'approvals');
+  await assertHeaderHolds(lead, 'every role at 640 px');
   await lead.page.setViewportSize({ width: 1360, height: 900 });
   await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
   const paidBy = await lead.page.$$eval('[data-testid=fill-deposit] a', (links) => links.map((a) => a.getAttribute('href')));
   assert.ok(paidBy.includes(`#/deposits/${fourEyesId}`), JSON.stringify(paidBy));
   await lead.page.click('[data-testid=lang-th]');
+  assert.is(await lead.page.title(), `${th['title.withdrawal'].replace('{id}', filled)} · satang`, 'in Thai too');
   await lead.goto('#/queue', 'queue');
+  assert.is(await lead.page.title(), `${th['nav.queue']} · satang`);
   assert.match(await lead.page.textContent('main') ?? '', /[\u0E00-\u0E7F]/, 'Thai labels');
   await assertNavVisible(lead, 'th');
   await lead.screenshot('queue-th');
@@ -924,7 +1056,13 @@ test('ops_admin rotates the live signing key from its page after a confirmation 
   await mali.page.fill('[data-testid=rotate-notice-hours]', '0');
   await mali.page.click('[data-testid=rotate]');
   await mali.page.waitForSelector('[data-testid=rotate-notice-error]');
+  assert.is(await mali.page.getAttribute('[data-testid=rotate-notice-hours]', 'aria-describedby'), await mali.page.getAttribute('[data-testid=rotate-notice-error]', 'id'));
   await mali.page.fill('[data-testid=rotate-notice-hours]', '2');
+  await mali.page.click('[data-testid=rotate]');
+  await assertFocus(mali, 'rotate-confirm', 'focus moves into the confirmation');
+  await mali.page.keyboard.press('Escape');
+  await assertFocus(mali, 'rotate', 'Escape closes it and gives focus back');
+  assert.is(await mali.page.$eval('[data-testid=signing-keys] thead th:last-child', (th) => th.textContent), en['common.actions']);
   await mali.page.click('[data-testid=rotate]');
   await mali.page.click('[data-testid=rotate-cancel]');
   assert.equal((await keys()).map((k) => k.kid), before.map((k) => k.kid), 'a cancel rotates nothing');
@@ -951,6 +1089,7 @@ test('ops_admin rotates the live signing key from its page after a confirmation 
   await advance(scene.s, 2 * 3600_000 + 1000);
   await mali.goto('#/dashboard', 'dashboard');
   await mali.goto('#/signing-keys', 'signing-keys');
+  assert.is(await mali.page.getByRole('button', { name: `${en['stepup.title']} ${en['signingKeys.withdraw']}`, exact: true }).and(mali.page.locator(`[data-testid=withdraw-key][data-kid="${old}"]`)).count(), 1, 'named as ActionButton names a step-up');
   await mali.page.click(`[data-testid=withdraw-key][data-kid="${old}"]`);
   const withdrawn = mali.page.waitForResponse((r) => r.url().endsWith(`/signing-keys/${old}/withdraw`), { timeout: stepUpAnswerMs });
   await answerStepUp(mali, () => mali.page.click('[data-testid=withdraw-key-confirm]'));
@@ -970,6 +1109,7 @@ test('ops_admin cancels an open withdrawal from its page: a note and a step-up; 
   assert.is(await ton.page.$('[data-testid=cancel-withdrawal]'), null, 'support does not cancel');
   const mali = await operator('emp_mali');
   await mali.goto(`#/withdrawals/${w.json.id}`, 'withdrawal');
+  assert.is(await mali.page.getByRole('button', { name: `${en['stepup.title']} ${en['withdrawal.cancelTitle']}`, exact: true }).count(), 1, 'the ⚑ in words');
   await mali.page.click('[data-testid=cancel-withdrawal]');
   await mali.page.fill('[data-testid=cancel-withdrawal-note]', 'the merchant asked by phone, ticket 7781');
   const canceled = mali.page.waitForResponse((r) => r.url().endsWith(`/withdrawals/${w.json.id}/cancel`), { timeout: stepUpAnswerMs });
@@ -984,6 +1124,7 @@ test('the command line page gives the signed-in operator the lines to paste: an 
   const lead = await operator('emp_lead');
   await lead.page.click('[data-testid=nav-cli]');
   await lead.ready('cli');
+  assert.is(await lead.page.title(), `${en['header.cli']} · satang`);
   const lines = await lead.page.inputValue('[data-testid=cli-access]');
   assert.match(lines, new RegExp(`^export SATANG_BASE_URL='${scene.s.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'\nexport SATANG_OPERATOR_TOKEN='eyJ[^']+'$`));
   const token = /SATANG_OPERATOR_TOKEN='([^']+)'/.exec(lines)![1]!;
