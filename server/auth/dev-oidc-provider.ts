@@ -122,9 +122,11 @@ export function devProvider(options: ProviderOptions): DevProvider {
     const stepUp = String(details.params.acr_values ?? '').split(' ').includes(stepUpAcr);
     const hint = typeof details.params.login_hint === 'string' ? details.params.login_hint : '';
     let problem = '';
+    let chosen = '';
     if (submitted) {
       const form = new URLSearchParams(await readForm(req));
       const sub = stepUp && hint ? hint : form.get('operator') ?? '';
+      chosen = sub;
       if (operators.has(sub) && samePassword(form.get('password') ?? '', devOperatorPassword)) {
         const login = { accountId: sub, acr: stepUp ? stepUpAcr : passwordAcr, amr: ['pwd'], ts: Math.floor(Date.now() / 1000) };
         await provider.interactionFinished(req, res, { login }, { mergeWithLastSubmission: false });
@@ -134,12 +136,12 @@ export function devProvider(options: ProviderOptions): DevProvider {
     }
     const who = stepUp && hint
       ? `<input type="hidden" name="operator" value="${escapeHtml(hint)}"><p>Confirm it is you, <b>${escapeHtml(hint)}</b>, to continue a protected action. / ยืนยันตัวตนอีกครั้งเพื่อทำรายการที่ต้องยืนยัน</p>`
-      : `<label>Operator / ผู้ปฏิบัติงาน <select name="operator" data-testid="login-operator">${devOperators.map((o) => `<option value="${o.sub}">${escapeHtml(o.sub)} — ${escapeHtml(o.name)}</option>`).join('')}</select></label>`;
+      : `<label>Operator / ผู้ปฏิบัติงาน <select name="operator" data-testid="login-operator">${devOperators.map((o) => `<option value="${o.sub}"${o.sub === chosen ? ' selected' : ''}>${escapeHtml(o.sub)} — ${escapeHtml(o.name)}</option>`).join('')}</select></label>`;
     const body = `<h1>satang ${stepUp ? 'step-up' : 'sign in'}</h1>
 <p class="dev">Development issuer: every seeded operator's password is <code>${devOperatorPassword}</code>.</p>
-${problem ? `<p class="problem" role="alert">${problem}</p>` : ''}
+${problem ? `<p class="problem" role="alert" id="problem">${problem}</p>` : ''}
 <form method="post" action="${devOidcPath}/interaction/${escapeHtml(uid)}/login">${who}
-<label>Password / รหัสผ่าน <input type="password" name="password" autocomplete="current-password" autofocus data-testid="login-password"></label>
+<label>Password / รหัสผ่าน <input type="password" name="password" autocomplete="current-password" autofocus data-testid="login-password"${problem ? ' aria-invalid="true" aria-describedby="problem"' : ''}></label>
 <button type="submit" data-testid="login-submit">${stepUp ? 'Confirm / ยืนยัน' : 'Sign in / เข้าสู่ระบบ'}</button></form>`;
     res.writeHead(problem ? 401 : 200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...pageHeaders });
     res.end(page(stepUp ? 'Step-up' : 'Sign in', body));

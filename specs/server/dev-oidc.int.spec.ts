@@ -111,9 +111,14 @@ test('a step-up signs in as the operator it names, whoever types in the form', a
   assert.is(decodeJwt(stepUp.accessToken).sub, 'emp_ton');
 });
 
-test('a wrong password gets the form again with a 401 and no code', async () => {
-  const refusal = await browser().signIn('emp_ploy', 'not-the-password').then(() => undefined, (error: Error) => error);
+test('a wrong password gets the form again with a 401 and no code, the operator still chosen and the refusal tied to the password', async () => {
+  const refusal = await browser().signIn('emp_krit', 'not-the-password').then(() => undefined, (error: Error & { html?: string }) => error);
   assert.match(String(refusal?.message), /refused/);
+  const html = (refusal as { html?: string }).html ?? '';
+  assert.match(html, /<option value="emp_krit" selected>/, 'not reset to the first operator: the right password then signs in as the one chosen');
+  assert.is((html.match(/ selected>/g) ?? []).length, 1);
+  assert.match(html, /<p class="problem" role="alert" id="problem">/);
+  assert.match(html, /data-testid="login-password" aria-invalid="true" aria-describedby="problem">/);
 });
 
 test('no PKCE, no code: the provider refuses an authorization request without code_challenge', async () => {

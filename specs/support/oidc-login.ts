@@ -80,7 +80,7 @@ export class OidcBrowser {
       const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
       if (res.status >= 400 && !action) throw new Error(`the provider answered ${res.status}: ${html.slice(0, 300)}`);
       if (!action) throw new Error(`no sign-in form and no redirect (status ${res.status})`);
-      if (formShown && res.status === 401) throw new Error('the provider refused the sign-in');
+      if (formShown && res.status === 401) throw Object.assign(new Error('the provider refused the sign-in'), { html }); // the form as shown again
       formShown = true;
       res = await this.request(new URL(action.replace(/&#47;/g, '/'), this.issuer).href, { method: 'POST', form: { operator, password } });
     }
