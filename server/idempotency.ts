@@ -13,6 +13,7 @@ import type { Command } from '../core/handler/commands.ts';
 import type { IdempotencyRecord } from '../core/ports.ts';
 import { limits } from '../core/limits.ts';
 import { ApiError } from './errors.ts';
+import { secretShaped, secretShapes } from './secret-text.ts';
 import { rawBodyOf } from './request-body.ts';
 import type { Services } from './ports.ts';
 
@@ -45,7 +46,18 @@ export function idempotencyKeyHeader(ctx: Context): string {
   if (!/^[\x20-\x7e]*$/.test(key)) {
     throw new ApiError('validation_error', 'Idempotency-Key must be printable ASCII (a UUID is a good key).', { fields: [{ path: 'header.Idempotency-Key', reason: 'format', hint: 'printable ASCII' }] });
   }
+  refuseSecretShapedHeader('Idempotency-Key', key);
   return key;
+}
+
+/**
+ * A header kept in the journal (an Idempotency-Key, with the request it answers and in the
+ * events it caused; a PG-Nonce, in the nonce memory) never holds text shaped like a secret:
+ * as in a body, it would sit there in clear for good (outside-in security audit).
+ */
+export function refuseSecretShapedHeader(name: string, value: string): void {
+  if (!secretShaped(value)) return;
+  throw new ApiError('validation_error', `${name} holds text shaped like ${secretShapes}: a secret is never sent there (a UUID is a good value).`, { fields: [{ path: `header.${name}`, reason: 'secret_shaped' }] });
 }
 
 export function idempotencyKeyOf(ctx: Context, rules: KeyRules = {}): string {

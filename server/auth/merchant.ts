@@ -18,7 +18,7 @@ import { ApiError } from '../errors.ts';
 import { apiVersions, canonicalString, checkTimestamp, sha256Hex, signatureRefusal, verifySignatureHeader } from '../hmac.ts';
 import type { Merchant } from '../../core/directory.ts';
 import type { ApiKey, Scope, Services } from '../ports.ts';
-import { idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, refuseSecretShapedHeader } from '../idempotency.ts';
 import { parseJsonBody, readRawBody } from '../request-body.ts';
 
 export interface MerchantState {
@@ -58,6 +58,7 @@ export function merchantAuth(services: Services) {
     checkTimestampHeader(timestamp, Math.floor(nowMs / 1000));
     const nonce = ctx.get('PG-Nonce');
     if (!nonceShape.test(nonce)) throw new ApiError('signature_invalid', `PG-Nonce must be 1–${requestLimits.nonceLengthMax} visible ASCII characters, new on every attempt.`);
+    refuseSecretShapedHeader('PG-Nonce', nonce);
 
     // A key the client's HTTP stack sent as other than ASCII would fail the signature as bytes
     // no one signed: say what is wrong with it instead (bad-input audit); two keys, likewise.
