@@ -1,6 +1,7 @@
 // The test runner wrapper: runs every *.spec.ts under specs/ (one uvu process per file,
 // so a crash in one suite cannot hide another), adds up uvu's per-file totals and ends
-// with one line "N passed, M failed". Exits non-zero when anything failed.
+// with one line "N passed, M failed". Exits non-zero when anything failed. Files run two at
+// a time (SATANG_TEST_JOBS=1: one by one), each reported as it ends.
 //
 // The spec files are bundled first, all in one esbuild build (a second or two) with the
 // modules they share split into chunks, and each file runs as plain node on its bundle:
@@ -43,6 +44,11 @@ async function bundleSpecs(specs, dir) {
   return new Map(specs.map((file) => [file, join(dir, relative(root, file).replace(/\.ts$/, '.mjs'))]));
 }
 
+/** The console's browser specs: minutes, where most files take seconds. */
+function isLong(file) {
+  return relative(root, file).startsWith('specs/console/');
+}
+
 function runOne(file, bundle) {
   return new Promise((resolve) => {
     const args = bundle ? ['--enable-source-maps', bundle] : ['--import', 'tsx', file];
@@ -71,21 +77,29 @@ try {
 } catch (error) {
   console.log(`(the spec files could not be bundled, so each runs through tsx: ${error.message.split('\n')[0]})`);
 }
-for (const file of specs) {
-  const t0 = Date.now();
-  const { code, output } = await runOne(file, bundles.get(file));
-  const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  const ok = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  // A file that crashed before uvu printed its totals counts as one failure.
-  let fileFailed = total - ok - skipped;
-  if (code !== 0 && fileFailed === 0) fileFailed = 1;
-  passed += ok; failed += fileFailed;
-  const name = relative(root, file);
-  const mark = fileFailed === 0 ? 'ok  ' : 'FAIL';
-  console.log(`${mark} ${name}  (${ok} passed, ${fileFailed} failed, ${Date.now() - t0} ms)`);
-  if (fileFailed > 0) console.log(output.split('\n').map((l) => '    ' + l).join('\n'));
+// Two files at a time (SATANG_TEST_JOBS; 1 runs them one by one), the console's browser
+// specs (minutes, mostly Chromium's) first: on two cores each file takes longer, but the
+// suite about 85 % of its serial time, and CI stays further from its 15 minutes.
+const jobs = Math.max(1, Math.floor(Number(process.env.SATANG_TEST_JOBS)) || 2);
+const queue = [...specs.filter(isLong), ...specs.filter((f) => !isLong(f))];
+async function worker() {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const t0 = Date.now();
+    const { code, output } = await runOne(file, bundles.get(file));
+    const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
+    const ok = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);
+    const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
+    // A file that crashed before uvu printed its totals counts as one failure.
+    let fileFailed = total - ok - skipped;
+    if (code !== 0 && fileFailed === 0) fileFailed = 1;
+    passed += ok; failed += fileFailed;
+    const name = relative(root, file);
+    const mark = fileFailed === 0 ? 'ok  ' : 'FAIL';
+    console.log(`${mark} ${name}  (${ok} passed, ${fileFailed} failed, ${Date.now() - t0} ms)`);
+    if (fileFailed > 0) console.log(output.split('\n').map((l) => '    ' + l).join('\n'));
+  }
 }
+await Promise.all(Array.from({ length: Math.min(jobs, specs.length) }, worker));
 if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 console.log(`(${specs.length} spec files in ${Math.round((Date.now() - started) / 1000)} s)`);
 console.log(`${passed} passed, ${failed} failed`);
