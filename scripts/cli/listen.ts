@@ -8,6 +8,7 @@
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { webhookLimits } from '../../core/limits.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
 
@@ -50,14 +51,26 @@ export function sseEvents(onEvent: (event: string, data: string) => void): (chun
   };
 }
 
+/**
+ * How long the local receiver has to answer: satang's own deadline for an endpoint (15 s in
+ * all), or the total SATANG_WEBHOOK_TIMEOUTS_MS gives it in tests. Without one, a handler
+ * that never answers (a breakpoint, a dead lock) held every later delivery behind it.
+ */
+function receiverDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const total = Number((env.SATANG_WEBHOOK_TIMEOUTS_MS ?? '').split(',')[2]);
+  return Number.isSafeInteger(total) && total > 0 ? total : webhookLimits.totalTimeoutMs;
+}
+
 async function forward(target: URL, delivery: Delivery): Promise<string> {
   const body = Buffer.from(delivery.body_base64, 'base64');
   const headers = { ...delivery.headers, 'Content-Length': String(body.length) };
+  const deadlineMs = receiverDeadlineMs();
   try {
-    const res = await fetch(target, { method: 'POST', headers, body, redirect: 'manual' });
+    const res = await fetch(target, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(deadlineMs) });
     await res.arrayBuffer();
     return String(res.status);
   } catch (error) {
+    if ((error as Error).name === 'TimeoutError') return `failed: no answer within ${deadlineMs / 1000} s (satang's own deadline for an endpoint)`;
     return `failed: ${(error as Error).cause ?? (error as Error).message}`;
   }
 }

@@ -33,7 +33,7 @@ interface Listening { readonly child: ChildProcessWithoutNullStreams; stdout: st
 
 function listen(key: string, forwardTo: string): Listening {
   const child = spawn(satangPath, ['listen', '--forward-to', forwardTo, '--key', key], {
-    cwd: tmpdir(), env: { ...process.env, SATANG_BASE_URL: s.url }, stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: tmpdir(), env: { ...process.env, SATANG_BASE_URL: s.url, SATANG_WEBHOOK_TIMEOUTS_MS: '500,1000,1500' }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   const l: Listening = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('close', resolve)) };
   child.stdout.on('data', (d) => { l.stdout += d; });
@@ -73,6 +73,17 @@ test('server → stream → CLI → local receiver: the forwarded bytes verify a
     await s.fund(shop.id, 10_000, false);
     await advance(s, 0);
     await until(() => / → 500/.test(cli.stdout), 20_000);
+    // A local handler that never answers (a breakpoint) is given satang's own deadline, then
+    // the next delivery goes: it held every later one behind it.
+    receiver.handler = () => { /* never answers */ };
+    await s.fund(shop.id, 10_000, false);
+    await advance(s, 0);
+    await until(() => / → failed: no answer within 1\.5 s \(satang's own deadline for an endpoint\)/.test(cli.stdout), 20_000);
+    receiver.answer(204);
+    const before = (cli.stdout.match(/ → 204/g) ?? []).length;
+    await s.fund(shop.id, 10_000, false);
+    await advance(s, 0);
+    await until(() => (cli.stdout.match(/ → 204/g) ?? []).length > before, 20_000);
 
     // Each session's endpoint is a fresh id: the metrics count them all under endpoint="cli", or every reconnect would add series for ever.
     const metrics = await (await fetch(s.running.metricsUrl!)).text();
