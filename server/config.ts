@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { journalStreamReplicas, natsAuthFrom, natsAuthProblems, type NatsAuth } from '../adapters/bus/nats-settings.ts';
-import { webhookSettings } from '../adapters/webhooks/webhooks.ts';
+import { webhookSettings } from '../adapters/webhooks/settings.ts';
 import { logLevels } from './log.ts';
 import { requestTimeouts } from './request-timeouts.ts';
 import { isHttpUrl } from './validate.ts';

@@ -229,7 +229,8 @@ export class JetStreamPublisher implements Publisher {
     try {
       const acks = await Promise.all(entries.map((e) => js.publish(subjectOf(e), codec.encode(encodeEntry(e)), { msgID: String(e.seq), timeout: readSideLimits.relayPublishTimeoutMs })));
       const stored = acks.filter((a) => !a.duplicate).map((a) => a.seq);
-      if (stored.length > 0 && Math.min(...stored) <= this.lastAckSeq && this.js === js) await this.takenOver(js, Math.min(...stored));
+      const lowest = Math.min(...stored); // Infinity when all were duplicates
+      if (lowest <= this.lastAckSeq && this.js === js) await this.takenOver(lowest);
       this.lastAckSeq = Math.max(this.lastAckSeq, ...stored);
     } catch (error) {
       // No stream answers (deleted under the relay — drop-stream --force, a NATS store wiped):
@@ -249,7 +250,7 @@ export class JetStreamPublisher implements Publisher {
    * holds. Publishing on would mix two journals and stall the projector behind the old
    * sequence in silence: the relay stops, says so, and waits for the stream to be gone.
    */
-  private async takenOver(js: JetStreamClient, storedAt: number): Promise<never> {
+  private async takenOver(storedAt: number): Promise<never> {
     this.js = null;
     let created: string | null = null;
     try {

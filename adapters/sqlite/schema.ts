@@ -208,9 +208,9 @@ export function refuseNewerJournalFile(file: string): void {
   }
 }
 
+/** After openDatabase's refuseNewerSchema: the version is this build's or an older one's. */
 function migrate(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  refuseNewerSchema(db);
   db.exec(schema);
   if (version < schemaVersion) db.pragma(`user_version = ${schemaVersion}`);
 }

@@ -14,16 +14,7 @@ import type { Socket } from 'node:net';
 import { webhookLimits } from '../../core/limits.ts';
 import { redactUrl } from '../../server/secret-text.ts';
 import { DestinationNotAllowed, guardedLookup, urlProblem, type UrlMode } from './url-policy.ts';
-
-export interface Timeouts {
-  readonly connectMs: number;
-  readonly firstByteMs: number;
-  readonly totalMs: number;
-}
-
-export const contractTimeouts: Timeouts = {
-  connectMs: webhookLimits.connectTimeoutMs, firstByteMs: webhookLimits.firstByteTimeoutMs, totalMs: webhookLimits.totalTimeoutMs,
-};
+import type { Timeouts } from './settings.ts';
 
 export type PostOutcome = 'delivered' | 'retry' | 'permanent';
 

@@ -18,7 +18,8 @@ import { EndpointStore } from './endpoints.ts';
 import { DurableSignal, OutboxEventSource, ServiceEvents, type EventSource, type SourcedEvent } from './events.ts';
 import { FanOut } from './fan-out.ts';
 import { EndpointHealth } from './health.ts';
-import { contractTimeouts, HttpPoster, type Poster, type Timeouts } from './http-post.ts';
+import { HttpPoster, type Poster } from './http-post.ts';
+import type { WebhookSettings } from './settings.ts';
 import { CliAwarePoster, CliStreams } from './cli-streams.ts';
 import { limits, webhookLimits } from '../../core/limits.ts';
 import { scenarioOf } from '../../core/sandbox/scenarios.ts';
@@ -28,24 +29,6 @@ import { EventRetention } from './retention.ts';
 import { migrateWebhooks } from './schema.ts';
 import { SigningKeyRing, type PublishedSigningKey } from './signing-keys.ts';
 import type { UrlMode } from './url-policy.ts';
-
-export interface WebhookSettings {
-  readonly mode: UrlMode;
-  readonly timeouts: Timeouts;
-}
-
-/**
- * Production enforces https and public addresses; the contract's timeouts apply unless
- * SATANG_WEBHOOK_TIMEOUTS_MS="connect,firstByte,total" shortens them (tests; refused in production).
- */
-export function webhookSettings(mode: 'development' | 'production', env: NodeJS.ProcessEnv = process.env): WebhookSettings {
-  const override = env.SATANG_WEBHOOK_TIMEOUTS_MS;
-  if (!override) return { mode, timeouts: contractTimeouts };
-  if (mode === 'production') throw new Error('SATANG_WEBHOOK_TIMEOUTS_MS is for tests and is refused when SATANG_ENV=production');
-  const [connectMs, firstByteMs, totalMs] = override.split(',').map(Number);
-  if (![connectMs, firstByteMs, totalMs].every((n) => Number.isSafeInteger(n) && n! > 0)) throw new Error(`SATANG_WEBHOOK_TIMEOUTS_MS must be three positive integers, not ${override}`);
-  return { mode, timeouts: { connectMs: connectMs!, firstByteMs: firstByteMs!, totalMs: totalMs! } };
-}
 
 export interface WebhookDeps {
   readonly db: Db;

@@ -31,7 +31,7 @@ import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec, urlOption } from './args.ts';
 import { redactUrl } from '../../server/secret-text.ts';
-import { notSatang, whyUnreachable } from './reach.ts';
+import { notSatang, readyzAt, whyUnreachable } from './reach.ts';
 import { streamOwnership } from './stream.ts';
 
 export const doctorSpec: CommandSpec = {
@@ -93,20 +93,17 @@ function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
 
 async function serverCheck(url: string): Promise<Check> {
   const shown = redactUrl(url).replace(/\/$/, ''); // a user and password in SATANG_BASE_URL are not printed (fetch refuses them anyway)
+  let answer;
   try {
-    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
-    let body: { status?: string; checks?: Record<string, unknown>; error?: { details?: { checks?: Record<string, unknown> } } };
-    try {
-      body = await res.json() as typeof body;
-    } catch {
-      return { check: 'server', level: 'WARN', detail: notSatang(shown, res.status, res.headers.get('content-type')).message };
-    }
-    if (res.status === 200 && body.status === 'ready') return { check: 'server', level: 'OK', detail: `${shown} is ready` };
-    if (res.status === 200) return { check: 'server', level: 'WARN', detail: `${shown} takes traffic but is degraded: ${JSON.stringify(body.checks ?? body)}` };
-    return { check: 'server', level: 'WARN', detail: `${shown} is not ready (${res.status}): ${JSON.stringify(body.error?.details?.checks ?? body)}` };
+    answer = await readyzAt(url);
   } catch (error) {
     return { check: 'server', level: 'WARN', detail: `${shown} does not answer (${whyUnreachable(error).replaceAll(url, shown)})` };
   }
+  const { status, body } = answer;
+  if (body === undefined) return { check: 'server', level: 'WARN', detail: notSatang(shown, status, answer.contentType).message };
+  if (status === 200 && body.status === 'ready') return { check: 'server', level: 'OK', detail: `${shown} is ready` };
+  if (status === 200) return { check: 'server', level: 'WARN', detail: `${shown} takes traffic but is degraded: ${JSON.stringify(body.checks ?? body)}` };
+  return { check: 'server', level: 'WARN', detail: `${shown} is not ready (${status}): ${JSON.stringify(body.error?.details?.checks ?? body)}` };
 }
 
 /** Whether the journal stream's last entry is this journal's (the relay's own test, adapters/bus/nats.ts). */

@@ -8,7 +8,7 @@
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { webhookLimits } from '../../core/limits.ts';
+import { webhookSettings } from '../../adapters/webhooks/settings.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
 
@@ -52,19 +52,13 @@ export function sseEvents(onEvent: (event: string, data: string) => void): (chun
 }
 
 /**
- * How long the local receiver has to answer: satang's own deadline for an endpoint (15 s in
- * all), or the total SATANG_WEBHOOK_TIMEOUTS_MS gives it in tests. Without one, a handler
+ * `deadlineMs`: how long the local handler has to answer, satang's own deadline for an
+ * endpoint (15 s in all; SATANG_WEBHOOK_TIMEOUTS_MS's total in tests). Without one, a handler
  * that never answers (a breakpoint, a dead lock) held every later delivery behind it.
  */
-function receiverDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
-  const total = Number((env.SATANG_WEBHOOK_TIMEOUTS_MS ?? '').split(',')[2]);
-  return Number.isSafeInteger(total) && total > 0 ? total : webhookLimits.totalTimeoutMs;
-}
-
-async function forward(target: URL, delivery: Delivery): Promise<string> {
+async function forward(target: URL, delivery: Delivery, deadlineMs: number): Promise<string> {
   const body = Buffer.from(delivery.body_base64, 'base64');
   const headers = { ...delivery.headers, 'Content-Length': String(body.length) };
-  const deadlineMs = receiverDeadlineMs();
   try {
     const res = await fetch(target, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(deadlineMs) });
     await res.arrayBuffer();
@@ -91,6 +85,7 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
   if (!key.startsWith('sk_test_')) return usageError(listenSpec, '--key must be a sandbox key (sk_test_…), or set SATANG_API_KEY');
   let target: URL;
   try { target = new URL(text(args, 'forward-to')); } catch { return usageError(listenSpec, `--forward-to is not a URL: ${text(args, 'forward-to')}`); }
+  const deadlineMs = webhookSettings('development').timeouts.totalMs; // a bad SATANG_WEBHOOK_TIMEOUTS_MS is said before the stream opens
   const headers = signRequest({ secret: key, method: 'GET', path: listenPath, query: '', body: '', version: apiVersion });
   const res = await open(new URL(text(args, 'url') + listenPath), headers).catch((error: Error) => error);
   if (res instanceof Error) {
@@ -121,7 +116,7 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
     if (event !== 'delivery') return;
     const delivery = JSON.parse(data) as Delivery;
     queue = queue.then(async () => {
-      const answer = await forward(target, delivery);
+      const answer = await forward(target, delivery, deadlineMs);
       process.stdout.write(`${delivery.headers['X-PG-Event-Type']} ${delivery.headers['X-PG-Event-Id']} → ${answer}\n`);
     });
   });

@@ -122,18 +122,30 @@ export function printRefused(status: number, json: unknown): void {
   process.stderr.write(`HTTP ${status}: ${JSON.stringify(json)}\n`);
 }
 
+/** What /readyz answered: its status, its content type, and its JSON (undefined when it is none). */
+export interface Readyz {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly body: { status?: unknown; checks?: Record<string, unknown>; error?: { details?: { checks?: Record<string, unknown> } } } | undefined;
+}
+
+/** GET `url`/readyz, given 3 s; throws when nothing answers in time (doctor, restore). */
+export async function readyzAt(url: string): Promise<Readyz> {
+  const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
+  const text = await res.text();
+  let body: Readyz['body'];
+  try { body = JSON.parse(text) as Readyz['body']; } catch { body = undefined; }
+  return { status: res.status, contentType: res.headers.get('content-type'), body };
+}
+
 /**
  * How a satang server at `url` answers /readyz (`ready`, `degraded`, `not ready`), or
  * undefined when none does within 3 s (nothing listening, another server, no answer).
  */
 export async function satangServerAt(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) });
-    const body = await res.json() as { status?: unknown; checks?: unknown; error?: { details?: { checks?: unknown } } };
-    if (typeof body.checks === 'object' && body.checks !== null && typeof body.status === 'string') return body.status;
-    if (typeof body.error?.details?.checks === 'object') return 'not ready';
-    return undefined;
-  } catch {
-    return undefined;
-  }
+  const answer = await readyzAt(url).catch(() => undefined);
+  const body = answer?.body;
+  if (typeof body?.checks === 'object' && body.checks !== null && typeof body.status === 'string') return body.status;
+  if (typeof body?.error?.details?.checks === 'object') return 'not ready';
+  return undefined;
 }

@@ -27,7 +27,8 @@ import { Sealer } from '../../adapters/sealing.ts';
 import { openDatabase, type Db } from '../../adapters/sqlite/schema.ts';
 import type { EventSource, SourcedEvent } from '../../adapters/webhooks/events.ts';
 import type { Poster } from '../../adapters/webhooks/http-post.ts';
-import { Webhooks, webhookSettings } from '../../adapters/webhooks/webhooks.ts';
+import { Webhooks } from '../../adapters/webhooks/webhooks.ts';
+import { webhookSettings } from '../../adapters/webhooks/settings.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import { removeDir, startMs, tempDir } from '../adapters/support.ts';
 

@@ -7,8 +7,7 @@
 import { createServer } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { contractTimeouts } from '../../adapters/webhooks/http-post.ts';
-import { webhookSettings } from '../../adapters/webhooks/webhooks.ts';
+import { contractTimeouts, webhookSettings } from '../../adapters/webhooks/settings.ts';
 import type { MerchantKeys, TestServer } from '../support/server-harness.ts';
 import { addEndpoint, advance, deliveries, emitEvent, Receiver, startServer } from './support.ts';
 

@@ -5,7 +5,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpPoster, type Timeouts } from '../../adapters/webhooks/http-post.ts';
+import { HttpPoster } from '../../adapters/webhooks/http-post.ts';
+import type { Timeouts } from '../../adapters/webhooks/settings.ts';
 import { classifyAddress, guardedLookup, isPublicAddress, resolvesPublicOnly, urlProblem } from '../../adapters/webhooks/url-policy.ts';
 
 type FakeLookup = Parameters<typeof guardedLookup>[0];
