@@ -159,7 +159,7 @@ const subcommands: readonly Subcommand[] = [
       bank: { type: 'string', value: 'CODE', required: true, help: 'the account\'s 3-digit bank code' },
       account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
       name: { type: 'string', value: 'NAME', required: true, help: "the account's name" },
-      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, positive: true, unit: 'seconds', help: 'how long the route serves once approved' },
+      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, min: 1, unit: 'seconds', help: 'how long the route serves once approved' },
     }, ['example: scripts/satang admin gateway-route propose --white-label wl_… --bank 004 --account 5550001111 --name "Gateway Co" --sub emp_maker']),
     run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route`, {
       bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name: text(args, 'name'), ttl_seconds: Number(text(args, 'ttl-seconds')),
@@ -208,7 +208,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['fund'],
     spec: spec('fund', "Credits a merchant's available balance by an operator adjustment (a step-up token is minted for you).", {
       merchant,
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, positive: true, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
       'reason-code': { type: 'string', value: 'CODE', default: 'FUNDING', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
       reason: { type: 'string', value: 'TEXT', default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" },
       sandbox,
@@ -317,7 +317,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['clock', 'advance'],
     spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
-      seconds: { type: 'string', value: 'N', required: true, integer: true, positive: true, unit: 'seconds', help: 'how far to move' },
+      seconds: { type: 'string', value: 'N', required: true, integer: true, min: 1, unit: 'seconds', help: 'how far to move' },
     }),
     run: async (args) => print(await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
   },

@@ -38,10 +38,14 @@ export interface OptionSpec {
   readonly help: string;
   readonly default?: string;
   readonly required?: boolean;
-  /** The value must be a safe integer (checked here, before the command runs). */
+  /**
+   * The value must be a whole number (digits, a leading - where `min` allows it), checked here
+   * before the command runs, within `min`..`max` when given; every refusal is worded one way:
+   * `--amount must be a whole number of satang, 1 or more, not '-5'`.
+   */
   readonly integer?: boolean;
-  /** With `integer`: the value must be 1 or more, said with its unit (`--amount must be a positive integer (satang)`). */
-  readonly positive?: boolean;
+  readonly min?: number;
+  readonly max?: number;
   /** What the number counts, named in its refusal: 'satang', 'seconds', 'rows'. */
   readonly unit?: string;
   /** The value is a server's base URL: a trailing / is dropped, a query or a fragment refused. */
@@ -107,6 +111,21 @@ export function usageError(spec: CommandSpec, message: string): number {
  * Parses argv against the spec. Returns the arguments, or an exit code when the command
  * must stop here: 0 after printing the help, 2 after printing a usage error.
  */
+/** Digits (with a leading - where `min` allows below 0), a safe integer, within the option's bounds. An option whose default is '' (none) is checked only when given. */
+function isWholeNumberIn(value: string, o: OptionSpec): boolean {
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) return false;
+  const n = Number(value);
+  return (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max);
+}
+
+/** What a number option takes, in its refusal's words: "a whole number of seconds from 1 to 999999". */
+function wholeNumber(o: Pick<OptionSpec, 'min' | 'max' | 'unit'>): string {
+  const of = o.unit ? ` of ${o.unit}` : '';
+  if (o.min !== undefined && o.max !== undefined) return `a whole number${of} from ${o.min} to ${o.max}`;
+  if (o.min !== undefined) return `a whole number${of}, ${o.min} or more`;
+  return `a whole number${of}`;
+}
+
 export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args | number {
   const options = Object.fromEntries(Object.entries({ ...spec.options, help: helpOption })
     .map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]));
@@ -132,8 +151,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
     if (typeof given === 'string' && sent && secretShaped(given)) return secretRefused(spec, `--${name}`, o.value);
     const value = given ?? (o.type === 'boolean' ? false : o.default);
     if (value === undefined && o.required) return usageError(spec, `--${name} is required`);
-    if (typeof value === 'string' && o.integer && !(/^-?\d+$/.test(value) && Number.isSafeInteger(Number(value)))) return usageError(spec, `--${name} must be an integer, not '${value}'`);
-    if (typeof value === 'string' && o.integer && o.positive && Number(value) < 1) return usageError(spec, `--${name} must be a positive integer${o.unit ? ` (${o.unit})` : ''}, not '${value}'`);
+    if (typeof value === 'string' && o.integer && !(given === undefined && value === '') && !isWholeNumberIn(value, o)) return usageError(spec, `--${name} must be ${wholeNumber(o)}, not '${value}'`);
     if (typeof value === 'string' && o.baseUrl) {
       const url = baseUrlOf(value);
       if (url === undefined) return usageError(spec, `--${name} (or $SATANG_BASE_URL) must be the server's address, http(s)://HOST[:PORT][/PATH], without a query or a fragment`);

@@ -11,7 +11,7 @@ export const bankSimSpec: CommandSpec = {
   usage: 'satang bank-sim',
   summary: 'Runs the bank simulator (a slip verification provider: POST /transfers, POST /verify) on its own port until interrupted.',
   options: {
-    port: { type: 'string', value: 'N', default: '8090', integer: true, help: 'the port to listen on (0: a free one)' },
+    port: { type: 'string', value: 'N', default: '8090', integer: true, min: 0, max: portMax, help: 'the port to listen on (0: a free one)' },
     host: { type: 'string', value: 'HOST', default: '127.0.0.1', help: 'the address to listen on' },
   },
   notes: ['Start the server with SATANG_SLIP_PROVIDER_URL=http://HOST:N to verify slips here.'],
@@ -21,7 +21,6 @@ export async function bankSimCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(bankSimSpec, argv);
   if (typeof args === 'number') return args;
   const port = Number(text(args, 'port'));
-  if (port < 0 || port > portMax) return usageError(bankSimSpec, '--port must be a port number (0-65535)');
   const running = await startBankSimServer({ host: text(args, 'host'), port });
   console.log(`bank simulator listening on ${running.url} (POST /transfers, POST /verify); use SATANG_SLIP_PROVIDER_URL=${running.url}`);
   await new Promise<void>((resolve) => {

@@ -89,7 +89,7 @@ const note: OptionSpec = { type: 'string', value: 'TEXT', required: true, help: 
 /** A payout decision's note: optional, as the server takes it, and kept with the decision. */
 const payoutNote: OptionSpec = { type: 'string', value: 'TEXT', help: 'why (optional; kept with the decision)' };
 const paging: Record<string, OptionSpec> = {
-  limit: { type: 'string', value: 'N', integer: true, positive: true, unit: 'rows', help: 'rows per page (1–200)' },
+  limit: { type: 'string', value: 'N', integer: true, min: 1, max: 200, unit: 'rows', help: 'rows per page (1–200)' },
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
 };
 
@@ -187,7 +187,7 @@ const subcommands: readonly Subcommand[] = [
   ...(['approve', 'decline'] as const).map((verb): Subcommand => {
     const decision = postSpec(`${verb} DEPOSIT_ID`, verb === 'approve' ? 'Approves a deposit under review (four-eyes reviews need two different reviewers).' : 'Declines a deposit under review: one reviewer\'s decline is final, on any deposit (even one with an approval recorded).', {
       note, ...(verb === 'approve' ? {
-        amount: { type: 'string', value: 'SATANG', integer: true, positive: true, unit: 'satang', help: 'the transferred amount as you verified it, when the slip gave none' },
+        amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'the transferred amount as you verified it, when the slip gave none' },
         legs: { type: 'string', value: 'LEG=SATANG,…', help: 'what each leg still waiting received (0 where nothing arrived), needed when more than one waits' },
       } : {}),
     }, ['DEPOSIT_ID']);
@@ -234,20 +234,20 @@ const subcommands: readonly Subcommand[] = [
     words: ['claim', 'open'],
     spec: postSpec('claim open', 'Opens a claim about a deposit.', {
       kind: { type: 'string', value: 'KIND', required: true, help: 'overpayment, late_slip or manual' }, deposit: { type: 'string', value: 'DEP_ID', required: true, help: 'the deposit' },
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, positive: true, unit: 'satang', help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
     }),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', '/v1/bo/claims', { kind: text(a, 'kind'), deposit_id: text(a, 'deposit'), amount_minor: Number(text(a, 'amount')), note: text(a, 'note'), ...(text(a, 'evidence') ? { evidence: text(a, 'evidence') } : {}) }), renderClaim),
   },
   ...(['review', 'refund', 'payout', 'close', 'reject'] as const).map((transition): Subcommand => ({
     words: ['claim', transition],
     spec: postSpec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.${moneyMoving(transition) ? ' Money leaves suspense: a step-up token is minted for you, and another operator (--sub) than the one who opened the claim (refund) or approved the refund (payout) must run it.' : ''}`,
-      { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, positive: true, unit: 'satang', help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
+      { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }, moneyMoving(transition)), renderClaim),
   })),
   {
     words: ['dispute', 'open'],
     spec: postSpec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {
-      reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, positive: true, unit: 'satang', help: 'the disputed amount' },
+      reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the disputed amount' },
       'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),

@@ -28,7 +28,7 @@ export const reconcileSpec: CommandSpec = {
   summary: 'Reads GET /v1/pay/events since the last sequence seen, stores the events by id, and reports sequence gaps (pending under 4 days, lost after), balance-transaction sums against the balance, and orders whose latest event disagrees with a GET. Exit 1 when anything is lost or disagrees.',
   options: {
     key: { type: 'string', value: 'SK', secret: true, help: 'the secret API key (sk_…; $SATANG_API_KEY) with wallet:read and withdrawals:read (the events feed needs both)' },
-    'since-sequence': { type: 'string', value: 'N', default: '0', integer: true, help: 'where a new store starts (events after N); a store continues from what it holds' },
+    'since-sequence': { type: 'string', value: 'N', default: '0', integer: true, min: 0, help: 'where a new store starts (events after N); a store continues from what it holds' },
     store: { type: 'string', value: 'FILE', required: true, help: 'the JSON file the events are kept in (created if missing)' },
     url: urlOption,
     json: { type: 'boolean', help: 'print the report as JSON instead of text' },

@@ -9,8 +9,9 @@
 //   write after the key was made tells the operator to do);
 // - call POST --output into a directory that does not exist: exit 2, the POST not sent (it
 //   moved money, then lost the answer); what call --output writes is 0600;
-// - a number that is not a positive integer (--amount -5, --amount=-5, --amount 0, --limit -1):
-//   one line naming the unit, exit 2 (parseArgs' "ambiguous", or the server's generic 422);
+// - a number out of its option's bounds (--amount -5, --amount=-5, --amount 0, --limit 201,
+//   --port 70000): one line in one wording naming the unit and the bounds, exit 2 (parseArgs'
+//   "ambiguous", or the server's generic 422);
 // - with SATANG_OIDC_ISSUER the CLI mints nothing, even where a development issuer's key lies;
 // and a retry of admin fund with the same --idempotency-key credits once.
 
@@ -143,13 +144,17 @@ test('call POST --output into a directory that does not exist: nothing sent; wha
   }
 });
 
-test('numbers: not a positive integer is one line naming the unit, exit 2, nothing sent; a retried fund with the same key credits once', async () => {
+test('numbers: one wording for every number option, naming the unit and the bounds, exit 2, nothing sent; a retried fund with the same key credits once', async () => {
   const before = await available();
   const cases: readonly [readonly string[], string][] = [
-    [['admin', 'fund', '--merchant', shop.id, '--amount', '-5'], "--amount must be a positive integer (satang), not '-5'"],
-    [['admin', 'fund', '--merchant', shop.id, '--amount=-5'], "--amount must be a positive integer (satang), not '-5'"],
-    [['admin', 'fund', '--merchant', shop.id, '--amount', '0'], "--amount must be a positive integer (satang), not '0'"],
-    [['bo', 'queue', '--limit', '-1'], "--limit must be a positive integer (rows), not '-1'"],
+    [['admin', 'fund', '--merchant', shop.id, '--amount', '-5'], "--amount must be a whole number of satang, 1 or more, not '-5'"],
+    [['admin', 'fund', '--merchant', shop.id, '--amount=-5'], "--amount must be a whole number of satang, 1 or more, not '-5'"],
+    [['admin', 'fund', '--merchant', shop.id, '--amount', '0'], "--amount must be a whole number of satang, 1 or more, not '0'"],
+    [['admin', 'fund', '--merchant', shop.id, '--amount='], "--amount must be a whole number of satang, 1 or more, not ''"],
+    [['bo', 'queue', '--limit', '-1'], "--limit must be a whole number of rows from 1 to 200, not '-1'"],
+    [['bo', 'queue', '--limit', '201'], "--limit must be a whole number of rows from 1 to 200, not '201'"],
+    [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds, 1 or more, not '1.5'"],
+    [['bank-sim', '--port', '70000'], "--port must be a whole number from 0 to 65535, not '70000'"],
   ];
   for (const [args, message] of cases) {
     const r = await satang(args);

@@ -128,7 +128,7 @@ help('an unknown option, a missing value or a stray word: exit 2, an error namin
       [['admin', 'merchant', 'create', '--name', 'Bogus', '--bogus'], /unknown option '--bogus'/i],
       [['admin', 'merchant', 'create', '--name'], /--name.*argument missing|--name/i],
       [['admin', 'merchant', 'create', 'Shop2'], /unexpected argument 'Shop2'/],
-      [['admin', 'fund', '--merchant', sc.shop.id, '--amount', '12x'], /--amount must be an integer/],
+      [['admin', 'fund', '--merchant', sc.shop.id, '--amount', '12x'], /--amount must be a whole number of satang, 1 or more, not '12x'/],
       [['admin', 'merchant', 'make'], /'merchant make' is not a subcommand/],
       [['token', '--bogus'], /unknown option '--bogus'/i],
       [['projections', 'rebuild', '--bogus'], /unknown option '--bogus'/i],
