@@ -11,6 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { webhookSettings } from '../../adapters/webhooks/settings.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
+import { notSatang, printRefused, unreachable } from './reach.ts';
 
 const apiVersion = '2026-08-01';
 const listenPath = '/v1/test/webhooks/listen';
@@ -87,15 +88,17 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
   try { target = new URL(text(args, 'forward-to')); } catch { return usageError(listenSpec, `--forward-to is not a URL: ${text(args, 'forward-to')}`); }
   const deadlineMs = webhookSettings('development').timeouts.totalMs; // a bad SATANG_WEBHOOK_TIMEOUTS_MS is said before the stream opens
   const headers = signRequest({ secret: key, method: 'GET', path: listenPath, query: '', body: '', version: apiVersion });
-  const res = await open(new URL(text(args, 'url') + listenPath), headers).catch((error: Error) => error);
-  if (res instanceof Error) {
-    process.stderr.write(`cannot reach ${text(args, 'url')}: ${res.message}\n`);
-    return exitFailed;
-  }
+  // As every other command says it: `satang listen: cannot reach URL: connection refused …`, or `HTTP 401: {…}`.
+  const streamUrl = text(args, 'url') + listenPath;
+  const res = await open(new URL(streamUrl), headers).catch((error: Error) => error);
+  if (res instanceof Error) throw unreachable(streamUrl, res);
   if (res.statusCode !== 200) {
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
-    process.stderr.write(`HTTP ${res.statusCode} ${Buffer.concat(chunks).toString('utf8')}\n`);
+    let json: unknown;
+    try { json = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { json = undefined; }
+    if ((json as { error?: { code?: unknown } } | undefined)?.error?.code === undefined) throw notSatang(streamUrl, res.statusCode ?? 0, res.headers['content-type'] ?? null);
+    printRefused(res.statusCode ?? 0, json);
     return exitFailed;
   }
   let stopping = false;
@@ -110,7 +113,7 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
     }
     if (event === 'closed') {
       const { reason } = JSON.parse(data) as { reason: string };
-      process.stderr.write(`the server ended the stream: ${reason === 'api_key_revoked' ? 'the key was revoked' : reason === 'tenant_suspended' ? 'the merchant is suspended' : reason} (${reason})\n`);
+      process.stderr.write(`satang listen: the server ended the stream: ${reason === 'api_key_revoked' ? 'the key was revoked' : reason === 'tenant_suspended' ? 'the merchant is suspended' : reason} (${reason})\n`);
       return;
     }
     if (event !== 'delivery') return;
@@ -129,6 +132,6 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
   });
   await queue;
   if (stopping) return exitOk;
-  process.stderr.write('the server closed the stream\n');
+  process.stderr.write('satang listen: the server closed the stream\n');
   return exitFailed;
 }

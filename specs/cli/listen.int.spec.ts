@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { expectError } from '../support/api-checks.ts';
+import { freePort } from '../support/ports.ts';
 import { advance, nobleVerifies, publishedKeys, Receiver, until } from '../webhooks/support.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -31,9 +32,9 @@ test.after(async () => {
 
 interface Listening { readonly child: ChildProcessWithoutNullStreams; stdout: string; stderr: string; readonly exited: Promise<number | null> }
 
-function listen(key: string, forwardTo: string): Listening {
+function listen(key: string, forwardTo: string, baseUrl = s.url): Listening {
   const child = spawn(satangPath, ['listen', '--forward-to', forwardTo, '--key', key], {
-    cwd: tmpdir(), env: { ...process.env, SATANG_BASE_URL: s.url, SATANG_WEBHOOK_TIMEOUTS_MS: '500,1000,1500' }, stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: tmpdir(), env: { ...process.env, SATANG_BASE_URL: baseUrl, SATANG_WEBHOOK_TIMEOUTS_MS: '500,1000,1500' }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   const l: Listening = { child, stdout: '', stderr: '', exited: new Promise((resolve) => child.on('close', resolve)) };
   child.stdout.on('data', (d) => { l.stdout += d; });
@@ -120,7 +121,7 @@ test('a stream whose key is revoked, or whose merchant is suspended, since it op
     const code = await Promise.race([cli.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
     if (code === 'still running') cli.child.kill('SIGINT');
     assert.is(code, 1, `${cut}: the CLI ends (stdout ${cli.stdout}, stderr ${cli.stderr})`);
-    assert.match(cli.stderr, cut === 'revoke' ? /the key was revoked \(api_key_revoked\)/ : /the merchant is suspended \(tenant_suspended\)/);
+    assert.match(cli.stderr, cut === 'revoke' ? /^satang listen: the server ended the stream: the key was revoked \(api_key_revoked\)/ : /^satang listen: the server ended the stream: the merchant is suspended \(tenant_suspended\)/);
     assert.is(receiver.received.length, 0, `${cut}: nothing forwarded after it`);
     assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/webhook-endpoints`)).json.data, [], `${cut}: the stream's endpoint is gone`);
   }
@@ -131,6 +132,17 @@ test('a live key is refused by the CLI and by the server', async () => {
   assert.is(await cli.exited, 2);
   assert.match(cli.stderr, /sandbox key/);
   expectError(await s.call(shop.live.api_key, 'GET', '/v1/test/webhooks/listen'), 'scope_denied');
+  assert.equal(await endpointsOf(), []);
+});
+
+test('a server that is not there, and a key it refuses, are said as every other command says them: exit 1', async () => {
+  const down = `http://127.0.0.1:${await freePort()}`;
+  const unreached = listen('sk_test_nothing', 'http://127.0.0.1:9/hook', down);
+  assert.is(await unreached.exited, 1, unreached.stderr);
+  assert.is(unreached.stderr, `satang listen: cannot reach ${down}/v1/test/webhooks/listen: connection refused (ECONNREFUSED); is the server running?\n`);
+  const refused = listen(`sk_test_${'x'.repeat(40)}`, 'http://127.0.0.1:9/hook');
+  assert.is(await refused.exited, 1, refused.stderr);
+  assert.match(refused.stderr, /^HTTP 401: \{"error":\{"code":"[a-z_]+"/);
   assert.equal(await endpointsOf(), []);
 });
 
