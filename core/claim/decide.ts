@@ -19,6 +19,7 @@ import type { Minor } from '../money.ts';
 import { bahtOf } from '../finance/money-text.ts';
 import { checkNote } from '../note.ts';
 import type { Claim, ClaimEvent, ClaimKind, ClaimStatus, RefundAccount } from './state.ts';
+import { sameOperator } from '../operators.ts';
 
 export type ClaimCommand =
   | { readonly type: 'StartClaimReview'; readonly at: number; readonly operatorId: string; readonly note: string }
@@ -103,7 +104,7 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   switch (c.type) {
     case 'StartClaimReview': return [{ type: 'ClaimReviewStarted', ...base }];
     case 'ApproveClaimRefund': {
-      if (s.notes?.find((n) => n.status === 'open')?.operatorId === c.operatorId) {
+      if (sameOperator(s.notes?.find((n) => n.status === 'open')?.operatorId, c.operatorId)) {
         return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
       }
       const refundMinor = c.refundMinor ?? s.amountMinor;
@@ -115,7 +116,7 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
     }
     case 'PayOutClaimRefund': {
       const approvedBy = [...(s.notes ?? [])].reverse().find((n) => n.status === 'refund_pending')?.operatorId;
-      if (approvedBy === c.operatorId) {
+      if (sameOperator(approvedBy, c.operatorId)) {
         return reject('operation_not_allowed', 'You approved this refund; another operator pays it out (four eyes).', { approved_by: approvedBy });
       }
       return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];

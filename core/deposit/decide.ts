@@ -17,6 +17,7 @@ import {
 } from './state.ts';
 import { checkNote } from '../note.ts';
 import { checkTransfer, matchAccountNumber, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
+import { amongOperators, sameOperator } from '../operators.ts';
 
 /** What settling needs from outside the deposit. */
 export interface SettleContext {
@@ -542,9 +543,9 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   const noteProblem = checkNote(c.note, 'A review decision');
   if (noteProblem) return noteProblem;
   const review = s.review;
-  if (review.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
+  if (amongOperators(review.approvals, c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
   // The confirmation is an operator's word for the bank's: whoever posted it does not also settle on it.
-  if (s.routeConfirmation?.confirmedBy === c.operatorId && review.reasons.some((r) => r.code === 'LATE_ROUTE_CONFIRMATION')) {
+  if (sameOperator(s.routeConfirmation?.confirmedBy, c.operatorId) && review.reasons.some((r) => r.code === 'LATE_ROUTE_CONFIRMATION')) {
     return reject('operation_not_allowed', 'You posted this route confirmation; another operator approves its review (four eyes).', { confirmed_by: c.operatorId });
   }
   const explicit = c.transferredAmountMinor !== undefined || c.legAmounts !== undefined;

@@ -14,6 +14,7 @@ import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
 import type { Ids } from '../ports.ts';
 import { adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
+import { sameOperator } from '../operators.ts';
 
 export type DirectoryCommand = Extract<Command, {
   type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
@@ -139,7 +140,7 @@ function approveGatewayRoute(c: Extract<DirectoryCommand, { type: 'ApproveGatewa
     return reject('operation_not_allowed', 'No gateway route waits for approval on this white label (a proposal lapses after 24 hours); propose one first.');
   }
   const approver = operatorIdOf(c.actor);
-  if (approver === p.proposedBy) {
+  if (sameOperator(approver, p.proposedBy)) {
     return reject('operation_not_allowed', 'The operator who proposed a gateway route cannot approve it: a second operator does.', { proposed_by: p.proposedBy });
   }
   if (c.bankCode !== p.bankCode || c.accountNumber !== p.accountNumber) {

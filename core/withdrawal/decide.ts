@@ -11,6 +11,7 @@ import type { Balances } from '../ledger/ledger.ts';
 import { limits } from '../limits.ts';
 import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, type Minor } from '../money.ts';
 import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
+import { amongOperators } from '../operators.ts';
 import {
   inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
 } from './state.ts';
@@ -109,7 +110,7 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
     case 'ApproveWithdrawal':
       // Permanent, so not the retryable withdrawal_state_conflict: a retry would meet the same state.
       if (s.status !== 'pending_approval') return reject('operation_not_allowed', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
-      if (s.approvals.includes(c.operatorId)) return reject('operation_not_allowed', 'Each approval must come from a different employee.');
+      if (amongOperators(s.approvals, c.operatorId)) return reject('operation_not_allowed', 'Each approval must come from a different employee.');
       return [{ type: 'WithdrawalApprovalRecorded', at: c.at, operatorId: c.operatorId, opens: s.approvals.length + 1 >= s.approvalsRequired }];
     case 'RejectWithdrawal':
       if (s.status !== 'pending_approval') return reject('operation_not_allowed', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });

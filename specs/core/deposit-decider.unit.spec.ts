@@ -617,6 +617,11 @@ const rows: DepositRow[] = [
     refused: 'operation_not_allowed', message: /different operator/,
   },
   {
+    row: 'under_review (four eyes): the second approval by the same operator spelled in capitals (an issuer that does not normalise subjects) → operation_not_allowed',
+    given: [...bigUnderReview, { type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice' }], when: approve('EMP_Alice'),
+    refused: 'operation_not_allowed', message: /different operator/,
+  },
+  {
     row: 'under_review: an approval with a note shorter than 20 characters → review_note_required',
     given: underReview, when: approve('emp_alice', { note: 'ok' }), refused: 'review_note_required',
   },

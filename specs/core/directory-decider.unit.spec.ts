@@ -127,6 +127,7 @@ const rows: DirectoryRow[] = [
     then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'GatewayRouteSet', at, whiteLabelId: 'wl_1', route: { bankCode: '004', accountNumber: '5550001111', accountName: 'GW', expiresAt: at + 60_000 }, proposedBy: 'emp_ops', approvedBy: 'emp_second' })] },
   },
   { row: 'gateway route approved by its proposer → operation_not_allowed', given: [whiteLabel, proposed], when: approveRoute({ actor: ops }), refused: 'operation_not_allowed', message: /cannot approve/ },
+  { row: 'gateway route approved by its proposer spelled in capitals → operation_not_allowed', given: [whiteLabel, proposed], when: approveRoute({ actor: { ...ops, operatorId: 'EMP_OPS' } }), refused: 'operation_not_allowed', message: /cannot approve/ },
   { row: 'gateway route approved naming another account → validation_error', given: [whiteLabel, proposed], when: approveRoute({ accountNumber: '5550009999' }), refused: 'validation_error', message: /not the one proposed/ },
   { row: 'gateway route approved with none proposed → operation_not_allowed', given: [whiteLabel], when: approveRoute(), refused: 'operation_not_allowed', message: /propose one first/ },
   {

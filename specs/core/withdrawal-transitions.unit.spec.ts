@@ -140,6 +140,10 @@ test('pending_approval → back office approves (two different operators) → op
   assert.equal([wdr(s.h, id).status, wdr(s.h, id).version, wdr(s.h, id).approvals], ['pending_approval', 1, ['emp_alice']]);
   const r = refused(s.h, { type: 'ApproveWithdrawal', actor: operator('emp_alice'), withdrawalId: id }, 'operation_not_allowed', seen);
   assert.match(r.message, /different employee/);
+  // One person however the issuer spells them: case, or a full-width letter (an issuer that does not normalise its subjects).
+  for (const spelled of ['EMP_ALICE', 'Emp_Alice', '\uFF45mp_alice']) {
+    assert.match(refused(s.h, { type: 'ApproveWithdrawal', actor: operator(spelled), withdrawalId: id }, 'operation_not_allowed', seen).message, /different employee/, spelled);
+  }
   const second = emitted(s.h, () => s.h.ok({ type: 'ApproveWithdrawal', actor: operator('emp_bob'), withdrawalId: id }));
   assert.equal(second.on(id), ['WithdrawalApprovalRecorded', 'LegReserved']);
   assert.equal(second.on(deposit), ['DepositMatched']);
