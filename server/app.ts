@@ -7,6 +7,7 @@
 
 import Koa from 'koa';
 import Router from '@koa/router';
+import type { RouteLayer, RouteLayerState } from './route-layer.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
@@ -101,9 +102,13 @@ export function createApp(parts: AppParts): Koa {
   const networkLimiter = new RateLimiter();
   const strangerLimiter = new RateLimiter();
   let routeLabel: (ctx: Koa.Context) => string | undefined = () => undefined;
+  let routeLayer: (ctx: Koa.Context) => RouteLayer | undefined = () => undefined;
   const loadMeter = parts.loadMeter ?? new LoadMeter();
 
   app.use(requestIdMiddleware());
+  // The route a request asked for, for the middleware outside every router (the action log):
+  // a call refused before its route ran (a role, a media type, a body) still names it.
+  app.use((ctx, next) => { (ctx.state as RouteLayerState).routeLayer = () => routeLayer(ctx); return next(); });
   app.use(async (ctx, next) => {
     // The API's answers carry keys, slip capabilities and account data: no cache keeps one
     // unless its route says otherwise (the published signing keys may be cached).
@@ -278,14 +283,17 @@ export function createApp(parts: AppParts): Koa {
    * before it (a rate limit), or by a router's own middleware (authentication), which
    * koa-router reports as its prefix pattern — the template its path and method name.
    */
+  routeLayer = (ctx) => {
+    for (const r of routers) {
+      const layers = r.match(ctx.path, ctx.method).pathAndMethod;
+      for (let i = layers.length - 1; i >= 0; i--) if (layers[i]!.methods.length > 0) return layers[i]!;
+    }
+    return undefined;
+  };
   routeLabel = (ctx) => {
     const ran = ctx._matchedRoute as string | undefined;
     if (ran !== undefined && !ran.includes('(')) return ran;
-    for (const r of routers) {
-      const layers = r.match(ctx.path, ctx.method).pathAndMethod;
-      for (let i = layers.length - 1; i >= 0; i--) if (layers[i]!.methods.length > 0) return layers[i]!.path as string;
-    }
-    return undefined;
+    return routeLayer(ctx)?.path as string | undefined;
   };
   for (const r of routers) app.use(r.routes()).use(r.allowedMethods());
   return app;

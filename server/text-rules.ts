@@ -12,7 +12,20 @@
  * encoder can write). ajv compiles
  * patterns with the u flag, in which a surrogate range matches only unpaired halves.
  */
-export const visible = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\ud800-\\udfff]*$';
+const invisibleClass = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\ud800-\\udfff';
+export const visible = `^[^${invisibleClass}]*$`;
+
+const invisibleCharacters = new RegExp(`[${invisibleClass}]`, 'gu');
+
+/**
+ * What a stranger chose, kept where people read it (the action log's claimed subject, an
+ * unmatched path): each character `visible` refuses written as its code, `\u000a`, so that a
+ * forged token's sub cannot start a new line in a log or read backwards (U+202E) in the console.
+ */
+export function escapeInvisible(text: string): string {
+  return text.replace(invisibleCharacters, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /**
  * Text a person writes (a note, a reason, evidence): `visible`'s rule, but a tab and line
  * breaks are kept, and the zero-width characters (a note pasted from a document; no note is

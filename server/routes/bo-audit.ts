@@ -25,7 +25,9 @@ import { idempotencyKeyOf } from '../idempotency.ts';
 import { parseIso } from '../time.ts';
 import { bodyMarkOf, unserialisableMark } from '../body-marks.ts';
 import { redactPath } from '../secret-text.ts';
+import type { RouteLayer, RouteLayerState } from '../route-layer.ts';
 import { emptyBody, writtenText } from '../schemas.ts';
+import { escapeInvisible } from '../text-rules.ts';
 import { compile } from '../validate.ts';
 import { bodyOf, parseWith } from './common.ts';
 import type { OperatorRevocationsTable } from '../../adapters/sqlite/operator-revocations.ts';
@@ -84,21 +86,34 @@ async function callerOf(ctx: Context, verify: Verify): Promise<{ operator: Opera
   return { operator: state.operator ?? state.authenticatedOperator, outcome: outcomeOf(state, ctx.status) };
 }
 
-/** The route pattern that answered (asked of the router that dispatched, as the roles check does), else the path, cut short. */
-function routeOf(ctx: Context): string {
-  const router = (ctx as Context & { router?: Router }).router;
-  const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
+type Layer = RouteLayer;
+
+/**
+ * The route that the call asked for: of the router that dispatched (as the roles check
+ * asks it), else of any of the app's routers — a call refused before any router ran (a
+ * media type, a body too large) was logged under its raw path, which a filter by route missed.
+ */
+function layerOf(ctx: Context): Layer | undefined {
+  const dispatched = (ctx as Context & { router?: Router }).router;
+  const layer = dispatched?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
+  return layer ?? (ctx.state as RouteLayerState).routeLayer?.();
+}
+
+/** The route pattern that answered, else the path, cut short. */
+function routeOf(ctx: Context, layer: Layer | undefined): string {
   return layer ? String(layer.path) : boundedText(ctx.path);
 }
 
 /**
  * What a caller chose (an unmatched path, a claimed subject, a path parameter) as the
- * append-only action log keeps it: at most backOfficeLimits.auditTextLengthMax characters, secret-shaped text
+ * append-only action log keeps it: control and bidirectional characters written as their
+ * codes, at most backOfficeLimits.auditTextLengthMax characters, secret-shaped text
  * replaced and account-number-shaped digits masked. Unbounded, a stranger's 7,500-character paths grew journal.db (and every backup)
  * by 9 MB a minute within the refusals' quota, rows nothing may delete (on-call audit).
  */
-function boundedText(text: string): string {
+function boundedText(chosen: string): string {
   const max = backOfficeLimits.auditTextLengthMax;
+  const text = escapeInvisible(chosen); // a forged sub's new line or right-to-left override, written as its code
   const kept = redactPath(text.length > max ? text.slice(0, max) : text);
   return text.length > max ? `${kept}…` : kept;
 }
@@ -112,9 +127,16 @@ function boundedParams(params: Record<string, string> | undefined): Record<strin
 /** Query parameters that name whose data a read is about (a report's merchant, a list's deposit): the action log's targets too. */
 const targetQueryKeys = ['merchant_id', 'white_label_id', 'deposit_id', 'withdrawal_id', 'account'];
 
-/** What a call was about: the route's params, and the query's named targets (a statement's merchant is in its query). */
-function targetsOf(ctx: Context): Record<string, string> {
-  const out = boundedParams((ctx as Context & { params?: Record<string, string> }).params);
+/**
+ * What a call was about: the route's params, and the query's named targets (a statement's
+ * merchant is in its query). The params are read off the route's pattern when the call was
+ * refused before its route ran (a role the roles table refused, a body that is not JSON): the
+ * router's own ctx.params are then those of its router-wide middleware, none.
+ */
+function targetsOf(ctx: Context, layer: Layer | undefined): Record<string, string> {
+  const own = (ctx as Context & { params?: Record<string, string> }).params;
+  const params = own !== undefined && Object.keys(own).length > 0 ? own : layer ? layer.params(ctx.path, layer.captures(ctx.path), {}) as Record<string, string> : {};
+  const out = boundedParams(params);
   for (const key of targetQueryKeys) {
     const value = ctx.query[key];
     if (typeof value === 'string' && value !== '' && out[key] === undefined) out[key] = boundedText(value);
@@ -154,7 +176,8 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
       await next();
     } finally {
       const state = ctx.state as AuditState;
-      const route = routeOf(ctx);
+      const layer = layerOf(ctx);
+      const route = routeOf(ctx, layer);
       const operator = state.operator ?? state.authenticatedOperator;
       const at = wallClock.now();
       try {
@@ -164,7 +187,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
           const caller = await callerOf(ctx, verify);
           const head = actionLog.append({
             at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
-            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: targetsOf(ctx),
+            roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: targetsOf(ctx, layer),
             ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
           });
           // On the server's log line for this request: an anchor kept off the host, which `satang verify --action-log-head` checks.

@@ -76,7 +76,7 @@ test('every operator call and every refused authentication is in the action log 
   const read = rows.find((r: any) => r.subject === 'emp_reader');
   assert.equal([read.route, read.target_ids], ['/v1/bo/reports/statements', { merchant_id: m.id }]);
   const refusedRole = rows.find((r: any) => r.subject === 'emp_nosy');
-  assert.equal([refusedRole.outcome, refusedRole.error_code, refusedRole.route, refusedRole.step_up], ['refused_authorization', 'scope_denied', '/v1/bo/merchants/:id/suspend', false]);
+  assert.equal([refusedRole.outcome, refusedRole.error_code, refusedRole.route, refusedRole.target_ids, refusedRole.step_up], ['refused_authorization', 'scope_denied', '/v1/bo/merchants/:id/suspend', { id: m.id }, false], 'a role refused names what it was refused on');
   const refusedToken = rows.find((r: any) => r.subject === 'emp_mallory');
   assert.equal([refusedToken.outcome, refusedToken.authenticated, refusedToken.roles], ['refused_authentication', false, []]);
   assert.ok(rows.some((r: any) => r.route === '/v1/bo/claims' && r.subject === null && r.outcome === 'refused_authentication'));
@@ -92,6 +92,27 @@ test('every operator call and every refused authentication is in the action log 
   const page2 = await s.bo('GET', `/v1/bo/reports/action-logs?limit=2&cursor=${page1.json.next_cursor}`);
   assert.ok(page2.json.data[0].id < page1.json.data[1].id);
   assert.is((await s.bo('GET', '/v1/bo/reports/action-logs', undefined, { roles: ['support'] })).status, 403, 'support does not read the audit trail');
+});
+
+test('a call refused before its route ran (a body that is not JSON, a media type) is logged under the route and its ids, not the raw path', async () => {
+  const m = await s.onboard('Refused early');
+  const token = await s.operatorToken('emp_early', false, ['ops_admin']);
+  const path = `/v1/bo/merchants/${m.id}/suspend`;
+  const notJson = await s.raw('POST', path, { headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'early-1' }, body: '{"reason": ' });
+  const notJsonType = await s.raw('POST', path, { headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'text/plain', 'Idempotency-Key': 'early-2' }, body: 'suspend it' });
+  assert.equal([notJson.status, notJsonType.status].map((x) => x >= 400 && x < 500), [true, true], `${notJson.text} ${notJsonType.text}`);
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_early', undefined, { roles: ['finance'] })).json.data as any[];
+  assert.is(rows.length, 2);
+  for (const row of rows) assert.equal([row.route, row.target_ids, row.outcome], ['/v1/bo/merchants/:id/suspend', { id: m.id }, 'refused'], JSON.stringify(row));
+});
+
+test('a forged token\'s sub with a new line or a right-to-left override is kept with those characters written as their codes', async () => {
+  const claim = (sub: string) => `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub })).toString('base64url')}.AAAA`;
+  const forged = await s.raw('GET', '/v1/bo/merchants', { headers: { Authorization: `Bearer ${claim('emp_x\n{"level":30,"msg":"fake"}\u202Egnp.exe')}` } });
+  assert.is(forged.status, 401);
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?limit=10', undefined, { roles: ['finance'] })).json.data as any[];
+  const row = rows.find((x) => x.request_id === forged.headers.get('x-request-id'));
+  assert.is(row.subject, 'emp_x\\u000a{"level":30,"msg":"fake"}\\u202egnp.exe');
 });
 
 test('what a stranger chooses is kept short and without secrets: a 7,500-character path, a forged token claiming a key as its sub, a long id', async () => {
