@@ -95,7 +95,8 @@ function Decision({ deposit, review, reload }) {
   const path = (verb) => `/v1/bo/deposits/${encodeURIComponent(deposit.id)}/${verb}`;
   const decide = async (verb) => {
     if (!n.check()) return false;
-    const body = { note: n.note.trim() };
+    // An approval names the version this page shows: figures another reviewer recorded since are refused, not confirmed unseen.
+    const body = verb === 'approve' ? { note: n.note.trim(), version: deposit.version } : { note: n.note.trim() };
     const confirming = (review.approved_amounts ?? null) !== null && waiting.every((l) => (legAmounts[l.leg_ref] ?? '').trim() === '');
     if (verb === 'approve' && perLeg && !confirming) {
       const legs = waiting.map((l) => ({ leg_ref: l.leg_ref, amount_minor: parseBahtToMinor((legAmounts[l.leg_ref] ?? '').trim()) }));

@@ -56,7 +56,7 @@ export type DepositCommand =
   | { readonly type: 'EscalateReview'; readonly at: number }
   | { readonly type: 'ExtendReview'; readonly at: number }
   /** `transferredAmountMinor` or `legAmounts` (never both): what the reviewer found received (see receivedAmounts). */
-  | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext }
+  | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext; readonly expectedVersion?: number }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
   | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision; readonly refundsPayingOut: readonly RefundPayingOut[] }
   | { readonly type: 'ClearDeposit'; readonly at: number }
@@ -543,6 +543,11 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   const noteProblem = checkNote(c.note, 'A review decision');
   if (noteProblem) return noteProblem;
   const review = s.review;
+  // What the reviewer read: a confirmation without figures would otherwise settle at figures
+  // another reviewer recorded after they looked (a 100× typo confirmed unseen).
+  if (c.expectedVersion !== undefined && c.expectedVersion !== s.version) {
+    return reject('operation_not_allowed', `The deposit changed since you read it (version ${c.expectedVersion}; it is at version ${s.version} now): read it again and decide on what it shows.`, { version: s.version, expected_version: c.expectedVersion });
+  }
   if (amongOperators(review.approvals, c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
   // The confirmation is an operator's word for the bank's: whoever posted it does not also settle on it.
   if (sameOperator(s.routeConfirmation?.confirmedBy, c.operatorId) && review.reasons.some((r) => r.code === 'LATE_ROUTE_CONFIRMATION')) {

@@ -49,7 +49,7 @@ export type Command =
   | { readonly type: 'CancelDeposit'; readonly actor: Actor; readonly depositId: string; readonly reason?: string }
   | { readonly type: 'ReceiveSlip'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly hasImage: boolean; readonly transRef?: string }
   | { readonly type: 'RecordSlipVerification'; readonly actor: Actor; readonly depositId: string; readonly receiptId: string; readonly outcome: VerificationOutcome }
-  | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[] }
+  | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly expectedVersion?: number }
   | { readonly type: 'DeclineDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string }
   | { readonly type: 'ConfirmGatewayRoute'; readonly actor: Actor; readonly depositId: string; readonly transRef: string; readonly amountMinor: Minor }
   | { readonly type: 'ReverseDeposit'; readonly actor: Actor; readonly depositId: string; readonly reasonCode: ReversalReasonCode; readonly note: string }
@@ -58,9 +58,9 @@ export type Command =
     readonly amountMinor: Minor; readonly merchantReference: string; readonly endUserRef: string; readonly beneficiaryId: string;
     readonly metadata?: Readonly<Record<string, string>>; readonly requiresApproval: boolean; readonly p2pMinimumApplies: boolean;
   }
-  | { readonly type: 'ApproveWithdrawal'; readonly actor: Actor & { kind: 'operator' }; readonly withdrawalId: string }
+  | { readonly type: 'ApproveWithdrawal'; readonly actor: Actor & { kind: 'operator' }; readonly withdrawalId: string; readonly note?: string }
   | { readonly type: 'RejectWithdrawal'; readonly actor: Actor & { kind: 'operator' }; readonly withdrawalId: string; readonly note?: string }
-  | { readonly type: 'CancelWithdrawal'; readonly actor: Actor; readonly withdrawalId: string }
+  | { readonly type: 'CancelWithdrawal'; readonly actor: Actor; readonly withdrawalId: string; readonly note?: string }
   | { readonly type: 'ReverseFill'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string; readonly reasonCode: string; readonly note: string }
   | { readonly type: 'ConfirmReceipt'; readonly actor: Actor; readonly withdrawalId: string; readonly legRef: string }
   | { readonly type: 'OpenDispute'; readonly actor: Actor; readonly withdrawalId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy?: number }

@@ -170,6 +170,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     type: 'ApproveReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note, settle: settleContext(tx, d),
     ...(c.transferredAmountMinor !== undefined ? { transferredAmountMinor: c.transferredAmountMinor } : {}),
     ...(c.legAmounts !== undefined ? { legAmounts: c.legAmounts } : {}),
+    ...(c.expectedVersion !== undefined ? { expectedVersion: c.expectedVersion } : {}),
   }, d)),
   DeclineDepositReview: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) =>
     decideDeposit({ type: 'DeclineReview', at: tx.at, operatorId: c.actor.operatorId, note: c.note }, d)),
@@ -181,11 +182,11 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
     ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), refundsPayingOut: refundsPayingOut(tx, d.id), ...decisionOf(c.actor, c.note) }, d)),
   CreateWithdrawal: createWithdrawal,
-  ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId }),
+  ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId, ...(c.note !== undefined ? { note: c.note } : {}) }),
   RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, (w) =>
     ({ type: 'RejectWithdrawal', at: tx.at, operatorId: c.actor.operatorId, refund: refundIds(tx, w), ...(c.note !== undefined ? { note: c.note } : {}) })),
   CancelWithdrawal: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) =>
-    ({ type: 'CancelWithdrawal', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx, w) })),
+    ({ type: 'CancelWithdrawal', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'operator', refund: refundIds(tx, w), ...(c.actor.kind === 'operator' ? { operatorId: c.actor.operatorId } : {}), ...(c.note !== undefined ? { note: c.note } : {}) })),
   ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) => operatorNote(c.actor, c.note, 'A fill reversal') ?? ({
     type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode,
     balanceTransactionId: tx.ids.next('btxn', w.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', w.merchantId),

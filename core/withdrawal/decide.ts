@@ -20,9 +20,9 @@ export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated'
 
 export type WithdrawalCommand =
   | { readonly type: 'CreateWithdrawal'; readonly at: number; readonly withdrawal: NewWithdrawal }
-  | { readonly type: 'ApproveWithdrawal'; readonly at: number; readonly operatorId: string }
+  | { readonly type: 'ApproveWithdrawal'; readonly at: number; readonly operatorId: string; readonly note?: string }
   | { readonly type: 'RejectWithdrawal'; readonly at: number; readonly operatorId: string; readonly note?: string; readonly refund: RefundIds }
-  | { readonly type: 'CancelWithdrawal'; readonly at: number; readonly by: 'merchant' | 'operator'; readonly refund: RefundIds }
+  | { readonly type: 'CancelWithdrawal'; readonly at: number; readonly by: 'merchant' | 'operator'; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'TimeOutApproval'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ExpireWithdrawal'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
@@ -111,10 +111,10 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       // Permanent, so not the retryable withdrawal_state_conflict: a retry would meet the same state.
       if (s.status !== 'pending_approval') return reject('operation_not_allowed', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
       if (amongOperators(s.approvals, c.operatorId)) return reject('operation_not_allowed', 'Each approval must come from a different employee.');
-      return [{ type: 'WithdrawalApprovalRecorded', at: c.at, operatorId: c.operatorId, opens: s.approvals.length + 1 >= s.approvalsRequired }];
+      return [{ type: 'WithdrawalApprovalRecorded', at: c.at, operatorId: c.operatorId, opens: s.approvals.length + 1 >= s.approvalsRequired, ...(c.note !== undefined ? { note: c.note } : {}) }];
     case 'RejectWithdrawal':
       if (s.status !== 'pending_approval') return reject('operation_not_allowed', `The withdrawal is ${s.status}, not pending approval.`, { status: s.status });
-      return [{ type: 'WithdrawalRejected', at: c.at, refund: c.refund, ...(c.note !== undefined ? { note: c.note } : {}) }];
+      return [{ type: 'WithdrawalRejected', at: c.at, refund: c.refund, operatorId: c.operatorId, ...(c.note !== undefined ? { note: c.note } : {}) }];
     case 'CancelWithdrawal':
       if (!isOpenStatus(s.status)) return reject('withdrawal_not_cancelable', `The withdrawal is already ${s.status}.`, { status: s.status });
       // A claim's refund pays the payer money that was never the merchant's, on two operators' word: not the merchant's to call off.
@@ -124,7 +124,7 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (inFlightOf(s) > 0n) {
         return reject('withdrawal_has_pending_fill', 'A fill is in progress; try again when it has landed or been released.', { reserved_minor: Number(inFlightOf(s)) });
       }
-      return [{ type: 'WithdrawalCanceled', at: c.at, by: c.by, reasonCode: c.by === 'merchant' ? 'merchant_request' : 'operator_request', refund: c.refund }];
+      return [{ type: 'WithdrawalCanceled', at: c.at, by: c.by, reasonCode: c.by === 'merchant' ? 'merchant_request' : 'operator_request', refund: c.refund, ...(c.operatorId !== undefined ? { operatorId: c.operatorId } : {}), ...(c.note !== undefined ? { note: c.note } : {}) }];
     case 'TimeOutApproval':
       if (s.status !== 'pending_approval' || c.at < s.createdAt + limits.withdrawalApprovalTimeoutMs) return none;
       return [{ type: 'WithdrawalCanceled', at: c.at, by: 'system', reasonCode: 'approval_ttl_expired', refund: c.refund }];

@@ -116,9 +116,9 @@ export interface OperatorDecision {
 
 export type WithdrawalEvent =
   | { readonly type: 'WithdrawalCreated'; readonly at: number; readonly withdrawal: Omit<Withdrawal, 'version' | 'status' | 'updatedAt' | 'approvals' | 'inFlight' | 'fills' | 'feeRecognizedMinor' | 'filledMinor' | 'refundedMinor' | 'settledSplits'> }
-  | { readonly type: 'WithdrawalApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly opens: boolean }
-  | { readonly type: 'WithdrawalRejected'; readonly at: number; readonly note?: string; readonly refund: RefundIds }
-  | { readonly type: 'WithdrawalCanceled'; readonly at: number; readonly by: 'merchant' | 'system' | 'operator'; readonly reasonCode: string; readonly refund: RefundIds }
+  | { readonly type: 'WithdrawalApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly opens: boolean; readonly note?: string }
+  | { readonly type: 'WithdrawalRejected'; readonly at: number; readonly note?: string; readonly refund: RefundIds; readonly operatorId?: string }
+  | { readonly type: 'WithdrawalCanceled'; readonly at: number; readonly by: 'merchant' | 'system' | 'operator'; readonly reasonCode: string; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'WithdrawalExpired'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'LegReserved'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
   /** `refund`: on an expired order, the rows that give the held leg and its fee back. */

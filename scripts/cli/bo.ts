@@ -189,6 +189,7 @@ const subcommands: readonly Subcommand[] = [
       note, ...(verb === 'approve' ? {
         amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'the transferred amount as you verified it, when the slip gave none' },
         legs: { type: 'string', value: 'LEG=SATANG,…', help: 'what each leg still waiting received (0 where nothing arrived), needed when more than one waits' },
+        version: { type: 'string', value: 'N', integer: true, min: 0, help: 'the version `bo show` gave: refused if the deposit changed since (another reviewer\'s figures), instead of confirming figures you did not see' },
       } : {}),
     }, ['DEPOSIT_ID']);
     return {
@@ -199,6 +200,7 @@ const subcommands: readonly Subcommand[] = [
         if (legs === null) return usageError(decision, `--legs takes LEG_REF=SATANG pairs separated by commas, not '${text(a, 'legs')}'`);
         return print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, {
           note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}), ...(legs.length > 0 ? { legs } : {}),
+          ...(verb === 'approve' && text(a, 'version') !== '' ? { version: Number(text(a, 'version')) } : {}),
         }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; a second reviewer settles it at the same figures)' : ''}`);
       },
     };

@@ -157,12 +157,21 @@ function operatorWithdrawalView(services: Services, w: Withdrawal, trail: Journa
     if (e.type === 'DisputeOpened') [opened, resolved] = [e, undefined]; // the current dispute is the last opened
     else if (e.type === 'DisputeResolved') resolved = e;
   }
+  // The operators' decisions on the order, each with who, when and their note (journal.db: the
+  // request log keeps a body 30 days only). Entries from before they kept their operator or note say null.
+  const decisions = own.flatMap((entry) => {
+    const e = entry.event as WithdrawalEvent;
+    if (e.type === 'WithdrawalApprovalRecorded') return [{ decision: 'approve', operator: e.operatorId, at: iso(e.at), note: e.note ?? null }];
+    if (e.type === 'WithdrawalRejected') return [{ decision: 'reject', operator: e.operatorId ?? null, at: iso(e.at), note: e.note ?? null }];
+    if (e.type === 'WithdrawalCanceled' && e.by === 'operator') return [{ decision: 'cancel', operator: e.operatorId ?? null, at: iso(e.at), note: e.note ?? null }];
+    return [];
+  });
   // Each fill with the deposit that paid it, for the operator (the merchant's fill has no other merchant's order).
   const shown = presentWithdrawal(w, { withReceipts: true }) as Record<string, unknown> & { fills: Record<string, unknown>[] };
   const withdrawal = { ...shown, fills: shown.fills.map((f, i) => ({ ...f, deposit_id: w.fills[i]?.depositId ?? null })) };
   return {
     withdrawal, merchant_id: w.merchantId, ...payoutParties(services, w),
-    approvals: [...w.approvals], approvals_required: w.approvalsRequired,
+    approvals: [...w.approvals], approvals_required: w.approvalsRequired, decisions,
     dispute: w.dispute ? {
       ...presentDispute(w.dispute, w.livemode), evidence,
       opened_by: opened?.by ?? null, resolved_by: resolved?.by ?? null, resolution_note: resolved?.note ?? null,

@@ -58,10 +58,12 @@ const schemas = {
     },
   }),
   // A reviewer's note is checked by the core (review_note_required, missing or short alike).
-  approval: compile<{ note?: string; amount_minor?: number; legs?: { leg_ref: string; amount_minor: number }[] }>({
+  approval: compile<{ note?: string; amount_minor?: number; legs?: { leg_ref: string; amount_minor: number }[]; version?: number }>({
     type: 'object', additionalProperties: false,
     properties: {
       note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, amount_minor: { type: 'integer', minimum: 1 },
+      // The deposit's version the reviewer read: a change since (another reviewer's figures) is refused, not confirmed unseen.
+      version: { type: 'integer', minimum: 0 },
       legs: {
         type: 'array', minItems: 1, maxItems: limits.legsPerDepositMax,
         items: { type: 'object', additionalProperties: false, required: ['leg_ref', 'amount_minor'], properties: { leg_ref: str(64), amount_minor: { type: 'integer', minimum: 0 } } },
@@ -282,7 +284,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/deposits/:id/approve', async (ctx) => {
     const b = parseWith(schemas.approval, bodyOf(ctx));
     await run(ctx, {
-      type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '',
+      type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '', ...(b.version !== undefined ? { expectedVersion: b.version } : {}),
       ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}),
       ...(b.legs !== undefined ? { legAmounts: b.legs.map((l, i) => ({ legRef: l.leg_ref, amountMinor: amountOf(l.amount_minor, `legs.${i}.amount_minor`) })) } : {}),
     }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!) }));
@@ -310,16 +312,16 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {
-    parseWith(schemas.optionalNote, bodyOf(ctx));
-    await run(ctx, { type: 'ApproveWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
+    const b = parseWith(schemas.optionalNote, bodyOf(ctx));
+    await run(ctx, { type: 'ApproveWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 
   // A withdrawal called off by an operator (a claim's refund to stop: its merchant may not),
   // its lock released; money leaves a lock, so a step-up, as for a refund's payout.
   router.post('/withdrawals/:id/cancel', async (ctx) => {
-    parseWith(schemas.optionalNote, bodyOf(ctx));
+    const b = parseWith(schemas.optionalNote, bodyOf(ctx));
     await requireStepUp(ctx);
-    await run(ctx, { type: 'CancelWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id! }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
+    await run(ctx, { type: 'CancelWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });
 
   router.post('/withdrawals/:id/reject', async (ctx) => {

@@ -622,6 +622,11 @@ const rows: DepositRow[] = [
     refused: 'operation_not_allowed', message: /different operator/,
   },
   {
+    row: 'under_review (four eyes): a second approval naming a version the deposit has moved past (figures recorded since) → operation_not_allowed, nothing recorded',
+    given: [...bigUnderReview, { type: 'ReviewApprovalRecorded', at: T0 + hour, operatorId: 'emp_alice' }], when: { ...approve('emp_bob'), expectedVersion: 0 } as DepositCommand,
+    refused: 'operation_not_allowed', message: /changed since you read it/,
+  },
+  {
     row: 'under_review: an approval with a note shorter than 20 characters → review_note_required',
     given: underReview, when: approve('emp_alice', { note: 'ok' }), refused: 'review_note_required',
   },

@@ -112,7 +112,7 @@ const rows: WithdrawalRow[] = [
   {
     row: 'pending_approval → back office rejects → rejected (full refund)',
     given: pendingApproval, when: { type: 'RejectWithdrawal', at: T0 + minute, operatorId: 'emp_alice', note: 'Unknown payee', refund },
-    then: thenStatus([{ type: 'WithdrawalRejected', at: T0 + minute, refund, note: 'Unknown payee' }], 'rejected'),
+    then: thenStatus([{ type: 'WithdrawalRejected', at: T0 + minute, refund, operatorId: 'emp_alice', note: 'Unknown payee' }], 'rejected'),
   },
   { row: 'open: reject → operation_not_allowed (rejected only from pending_approval)', given: open, when: { type: 'RejectWithdrawal', at: T0 + minute, operatorId: 'emp_alice', refund }, refused: 'operation_not_allowed' },
   {

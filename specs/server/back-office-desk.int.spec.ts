@@ -128,7 +128,14 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.is(shown.json.review.approvals_needed, 2);
   assert.is(shown.json.deposit.status, 'under_review');
 
-  const second = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note: 'second pair of eyes agrees with it' }, { sub: 'emp_boon', roles: ['reviewer'] });
+  // A confirmation names the version its reviewer read: one read before the last change is refused, nothing recorded
+  // (else figures a third reviewer recorded meanwhile would settle unseen).
+  const stale = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note: 'second pair of eyes agrees with it', version: shown.json.deposit.version - 1 }, { sub: 'emp_boon', roles: ['reviewer'] });
+  assert.equal([stale.status, stale.json.error?.code, stale.json.error?.details], [409, 'operation_not_allowed', { version: shown.json.deposit.version, expected_version: shown.json.deposit.version - 1 }], stale.text);
+  assert.match(stale.json.error.message, /changed since you read it/);
+  const still = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['reviewer'] })).json;
+  assert.equal([still.deposit.status, still.deposit.version, still.review.approvals], ['under_review', shown.json.deposit.version, ['emp_anna']]);
+  const second = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note: 'second pair of eyes agrees with it', version: shown.json.deposit.version }, { sub: 'emp_boon', roles: ['reviewer'] });
   assert.is(second.status, 200, second.text);
   assert.is(second.json.status, 'settled');
   await advance(scene.s, 1000); // deliver the webhooks
@@ -299,7 +306,7 @@ test('the approvals queue lists live_p2p withdrawals pending approval; two diffe
     const payee = { id: ben, status: 'verified', bank_code: '004', bank_name_th: 'ธนาคารกสิกรไทย', account_number_masked: 'xxxxxx7890', account_name_masked: 'สมหญิง ร***' };
     assert.equal([row.merchant_name, row.beneficiary], ['P2P payer', payee]);
     assert.not.ok(JSON.stringify(queue.json).includes('1234567890'), 'never the full account number');
-    assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_a', roles: ['approver'] })).json.status, 'pending_approval');
+    assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, { note: 'payee checked against the ticket' }, { sub: 'emp_a', roles: ['approver'] })).json.status, 'pending_approval');
     const twice = await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_a', roles: ['approver'] });
     assert.is(twice.status, 409, twice.text);
     const shown = await s.bo('GET', `/v1/bo/withdrawals/${w.json.id}`, undefined, { roles: ['support'] });
@@ -308,6 +315,17 @@ test('the approvals queue lists live_p2p withdrawals pending approval; two diffe
     assert.is((await s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/approve`, {}, { sub: 'emp_b', roles: ['approver'] })).json.status, 'open');
     const after = await s.bo('GET', '/v1/bo/withdrawals?status=pending_approval');
     assert.not.ok(after.json.data.some((x: any) => x.id === w.json.id));
+    // Who decided, when and with what note: kept in the journal with the decision (a note lived only in the request log, 30 days).
+    const at = (await s.bo('GET', `/v1/bo/withdrawals/${w.json.id}`)).json.decisions.map((x: any) => [x.decision, x.operator, x.note, typeof x.at]);
+    assert.equal(at, [['approve', 'emp_a', 'payee checked against the ticket', 'string'], ['approve', 'emp_b', null, 'string']]);
+    const other = await s.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 100_000, currency: 'THB', merchant_reference: 'p2p-2', end_user_ref: 'u1', beneficiary_id: ben });
+    const rejected = await s.bo('POST', `/v1/bo/withdrawals/${other.json.id}/reject`, { note: 'beneficiary looks wrong' }, { sub: 'emp_c', roles: ['approver'] });
+    assert.is(rejected.json.status, 'rejected', rejected.text);
+    assert.equal((await s.bo('GET', `/v1/bo/withdrawals/${other.json.id}`)).json.decisions.map((x: any) => [x.decision, x.operator, x.note]), [['reject', 'emp_c', 'beneficiary looks wrong']]);
+    const third = await s.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 100_000, currency: 'THB', merchant_reference: 'p2p-3', end_user_ref: 'u1', beneficiary_id: ben });
+    const canceled = await s.bo('POST', `/v1/bo/withdrawals/${third.json.id}/cancel`, { note: 'merchant asked by phone to stop it' }, { sub: 'emp_d', roles: ['ops_admin'], stepUp: true });
+    assert.is(canceled.json.status, 'canceled', canceled.text);
+    assert.equal((await s.bo('GET', `/v1/bo/withdrawals/${third.json.id}`)).json.decisions.map((x: any) => [x.decision, x.operator, x.note]), [['cancel', 'emp_d', 'merchant asked by phone to stop it']]);
   } finally {
     await s.stop();
   }
