@@ -72,9 +72,13 @@ function EvidenceList({ evidence }) {
 function Resolve({ dispute, reload }) {
   const can = useCan();
   const [outcome, setOutcome] = useState('merchant_won');
-  const n = useNote(0);
+  const n = useNote(); // a resolution moves money (merchant_lost) or closes the case for good: why, in 20 characters at least, as a review decision
   if (!can('POST /v1/bo/disputes/:id/resolve')) return null;
-  const run = () => post(`/v1/bo/disputes/${encodeURIComponent(dispute.id)}/resolve`, n.note.trim() ? { outcome, note: n.note.trim() } : { outcome });
+  const run = async () => {
+    if (!n.check()) return false;
+    await post(`/v1/bo/disputes/${encodeURIComponent(dispute.id)}/resolve`, { outcome, note: n.note.trim() });
+    return true;
+  };
   return html`<div class="card action-card" data-testid="resolve-form">
     <h2>${t('dispute.resolve')}</h2>
     <label class="inline">${t('dispute.outcome')}
@@ -82,7 +86,7 @@ function Resolve({ dispute, reload }) {
         ${outcomes.map((o) => html`<option value=${o}>${label('outcome', o)}</option>`)}
       </select></label>
     ${outcome === 'merchant_lost' ? html`<p class="small warn-text">${t('dispute.lostHelp')}</p>` : null}
-    <${NoteField} n=${n} optional />
+    <${NoteField} n=${n} />
     <div class="buttons"><${ActionButton} testid="resolve" tone="primary" onRun=${run} done=${reload}>${t('dispute.resolve')}</${ActionButton}></div>
   </div>`;
 }

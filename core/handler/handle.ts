@@ -198,7 +198,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     ...operatorBy(c.actor),
   })),
   SubmitDisputeEvidence: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'SubmitDisputeEvidence', at: tx.at, evidence: { text: c.text, files: c.files ?? [] } }), 'dispute'),
-  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}), ...operatorBy(c.actor) }), 'dispute'),
+  ResolveDispute: (tx, c) => withWithdrawal(tx, c.actor, tx.world.withdrawalByDispute.get(c.disputeId), () => operatorNote(c.actor, c.note ?? '', 'A dispute resolution') ?? ({ type: 'ResolveDispute', at: tx.at, outcome: c.outcome, ...(c.note !== undefined ? { note: c.note } : {}), ...operatorBy(c.actor) }), 'dispute'),
   FireTimer: (tx, c) => fireTimer(tx, c.timerId),
   OpenClaim: openClaim,
   DecideClaim: decideClaimStep,

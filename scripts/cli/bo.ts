@@ -263,8 +263,8 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['dispute', 'resolve'],
-    spec: postSpec('dispute resolve DISPUTE_ID', 'Resolves a dispute (withdrawal.dispute_resolved).', { outcome: { type: 'string', value: 'OUTCOME', required: true, help: 'merchant_won, merchant_lost or withdrawn' }, note: { ...note, required: false } }, ['DISPUTE_ID']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/disputes/${id(a)}/resolve`, { outcome: text(a, 'outcome'), ...(text(a, 'note') ? { note: text(a, 'note') } : {}) }), (d) => `${d.id}: ${d.status} (${d.outcome})`),
+    spec: postSpec('dispute resolve DISPUTE_ID', 'Resolves a dispute (withdrawal.dispute_resolved).', { outcome: { type: 'string', value: 'OUTCOME', required: true, help: 'merchant_won, merchant_lost or withdrawn' }, note }, ['DISPUTE_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/disputes/${id(a)}/resolve`, { outcome: text(a, 'outcome'), note: text(a, 'note') }), (d) => `${d.id}: ${d.status} (${d.outcome})`),
   },
   // ---- webhooks: the merchant's "we never got deposit.settled" ticket, from a shell ----
   {

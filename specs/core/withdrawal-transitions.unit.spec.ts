@@ -442,11 +442,11 @@ test('any → dispute opened / resolved → unchanged; withdrawal.disputed then 
   refused(s.h, open, 'operation_not_allowed', seen);
   const disputeId = w.dispute!.id;
   assert.equal(emitted(s.h, () => s.h.ok({ type: 'SubmitDisputeEvidence', actor: merchantActor(s.payer), disputeId, text: 'receipt attached', fileCount: 1 })).entries, ['DisputeEvidenceSubmitted']);
-  const resolved = emitted(s.h, () => s.h.ok({ type: 'ResolveDispute', actor: operator(), disputeId, outcome: 'merchant_won' }));
+  const resolved = emitted(s.h, () => s.h.ok({ type: 'ResolveDispute', actor: operator(), disputeId, outcome: 'merchant_won', note: 'the evidence settles it for the merchant' }));
   assert.equal(resolved.entries, ['DisputeResolved']);
   assert.equal(resolved.events, ['withdrawal.dispute_resolved']);
   assert.equal([wdr(s.h, id).status, wdr(s.h, id).dispute!.fundsOnHold, wdr(s.h, id).dispute!.outcome], ['partially_filled', false, 'merchant_won']);
-  refused(s.h, { type: 'ResolveDispute', actor: operator(), disputeId, outcome: 'again' }, 'operation_not_allowed', seen);
+  refused(s.h, { type: 'ResolveDispute', actor: operator(), disputeId, outcome: 'again', note: 'the evidence settles it for the merchant' }, 'operation_not_allowed', seen);
   refused(s.h, { type: 'ResolveDispute', actor: operator(), disputeId: 'dsp_unknown', outcome: 'none' }, 'resource_not_found', seen);
   s.h.ok({ ...open, respondBy: s.h.clock.ms + hour } as Command);
   s.h.advance(2 * hour);

@@ -141,10 +141,16 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.type(view.json.dispute.evidence[0].seq, 'number');
   assert.equal([view.json.dispute.opened_by, view.json.dispute.resolved_by, view.json.dispute.resolution_note], ['emp_alice', null, null], 'who opened it');
 
-  const resolved = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'merchant_won', note: 'evidence accepted' }, { roles: ['ops_admin'], sub: 'emp_resolver' });
+  // A resolution says why, as a review decision does (20 characters): no note, or one of a character, is refused and changes nothing.
+  for (const body of [{ outcome: 'merchant_lost' }, { outcome: 'merchant_lost', note: 'x' }]) {
+    const bare = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, body, { roles: ['ops_admin'], sub: 'emp_resolver' });
+    assert.equal([bare.status, bare.json.error?.code], [422, 'review_note_required'], bare.text);
+  }
+  assert.is((await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}`)).json.dispute.status, 'open');
+  const resolved = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'merchant_won', note: 'evidence accepted: the receipt matches' }, { roles: ['ops_admin'], sub: 'emp_resolver' });
   assert.is(resolved.status, 200, resolved.text);
   const closed = (await scene.s.bo('GET', `/v1/bo/disputes/${disputeId}`, undefined, { roles: ['support'] })).json.dispute;
-  assert.equal([closed.opened_by, closed.resolved_by, closed.resolution_note], ['emp_alice', 'emp_resolver', 'evidence accepted'], 'who resolved it, and why');
+  assert.equal([closed.opened_by, closed.resolved_by, closed.resolution_note], ['emp_alice', 'emp_resolver', 'evidence accepted: the receipt matches'], 'who resolved it, and why');
   assert.not.ok(JSON.stringify(resolved.json).includes('emp_'), "the operators' ids stay in the back office");
   assert.is(resolved.json.status, 'resolved');
   assert.is(resolved.json.funds_on_hold, false);
@@ -152,7 +158,7 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(eventsOf(withdrawalId, 'withdrawal.dispute_resolved').length, 1);
   const badOutcome = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'coin_flip' });
   assert.is(badOutcome.status, 422);
-  const again = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'withdrawn' });
+  const again = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'withdrawn', note: 'the merchant withdrew it by phone' });
   assert.is(again.status, 409);
   // Evidence for a resolved dispute is refused, and its file is not kept: a refused request leaves nothing behind.
   const stored = () => readdirSync(join(scene.s.dataDir, 'slips')).filter((n) => n.startsWith('dfile_')).length;

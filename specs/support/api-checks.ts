@@ -149,7 +149,7 @@ export async function openDispute(s: TestServer, withdrawalId: string, amountMin
 }
 
 export async function resolveDispute(s: TestServer, disputeId: string): Promise<void> {
-  await runCommand(s, { type: 'ResolveDispute', actor: operator, disputeId, outcome: 'merchant_won' });
+  await runCommand(s, { type: 'ResolveDispute', actor: operator, disputeId, outcome: 'merchant_won', note: 'the evidence settles it for the merchant' });
 }
 
 /** Bank availability has no operator route yet; the back office will send this same command. */
