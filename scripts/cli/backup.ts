@@ -120,8 +120,22 @@ function print(args: Args, what: string, dir: string, manifest: BackupManifest, 
       '',
     ].join('\n'));
     if (lost) printLost(lost, dir);
+    if (what === 'restored into') process.stdout.write(`${undoneSecurity(manifest.taken_at)}\n`);
   }
   return verified.ok ? exitOk : exitFailed;
+}
+
+/**
+ * What a restore undoes that no merchant's feed tells of: a revocation made after the backup
+ * is not in it, so a key revoked for a leak, or an operator cut off, works again (an audit's
+ * finding). Said beside every restore, with where the revocations are named.
+ */
+function undoneSecurity(takenAt: string): string {
+  return [
+    `SECURITY: what was revoked after ${takenAt} is not revoked in the restored data dir — API keys revoked, operators revoked or signed out,`,
+    '  webhook endpoints disabled, signing keys withdrawn. Revoke them again before the server takes traffic: the server log\'s /v1/bo lines',
+    `  since then, or \`scripts/satang bo actions --since ${takenAt} --outcome ok\` on a server started on the old data dir, name each one.`,
+  ].join('\n');
 }
 
 /**

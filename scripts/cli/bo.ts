@@ -333,9 +333,10 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['actions'],
     spec: spec('actions', 'The action log: every operator call and refused authentication, newest first.', {
-      subject: { type: 'string', value: 'SUB', help: 'one operator' }, outcome: { type: 'string', value: 'OUTCOME', help: 'ok, refused, failed, refused_authorization, refused_authentication' }, ...paging,
+      subject: { type: 'string', value: 'SUB', help: 'one operator' }, outcome: { type: 'string', value: 'OUTCOME', help: 'ok, refused, failed, refused_authorization, refused_authentication' },
+      route: { type: 'string', value: 'PATTERN', help: 'one route, as the log names it (/v1/bo/keys/:id/revoke)' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), route: text(a, 'route'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
       (j) => page(j, ['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], (r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome], 'no operator action matches')),
   },
 ];

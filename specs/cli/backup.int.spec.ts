@@ -176,6 +176,10 @@ test("restored and served, the backup answers what the server answered when it w
   assert.not.ok(existsSync(join(restoredDir, 'projections.db')), 'projections are not restored');
   assert.match(restored.stdout, `master key: the server must start on ${restoredDir} with the one the backup was sealed with (a backup holds none; another key refuses to start)`);
   assert.match(restored.stdout, `copy the old data dir's master key to ${restoredDir}.master-key before the server starts`);
+  // A revocation made after the backup is not in it: the restore says so, and where the revocations are named.
+  const takenAt = JSON.parse(readFileSync(join(to, 'backup.json'), 'utf8')).taken_at;
+  assert.match(restored.stdout, `SECURITY: what was revoked after ${takenAt} is not revoked in the restored data dir — API keys revoked, operators revoked or signed out,`);
+  assert.match(restored.stdout, `scripts/satang bo actions --since ${takenAt} --outcome ok`);
   assert.not.ok(existsSync(`${restoredDir}.master-key`), 'restore makes no master key');
   copyFileSync(`${scene.s.dataDir}.master-key`, `${restoredDir}.master-key`); // kept apart from the backup
   const s2 = await TestServer.start({}, restoredDir);
