@@ -317,6 +317,7 @@ export const en = {
   'webhooks.disableWarning': 'No event reaches this endpoint until it is enabled again.',
   'webhooks.enable': 'Enable',
   'webhooks.deliveries': 'Deliveries',
+  'webhooks.shown': 'Deliveries shown',
   'webhooks.delivery': 'Delivery',
   'webhooks.event': 'Event',
   'webhooks.attempt': 'Attempts',

@@ -317,6 +317,7 @@ export const th = {
   'webhooks.disableWarning': 'ปลายทางนี้จะไม่ได้รับเหตุการณ์ใดจนกว่าจะเปิดใช้งานอีกครั้ง',
   'webhooks.enable': 'เปิดใช้งาน',
   'webhooks.deliveries': 'การส่ง',
+  'webhooks.shown': 'แสดงการส่ง',
   'webhooks.delivery': 'การส่ง',
   'webhooks.event': 'เหตุการณ์',
   'webhooks.attempt': 'ครั้งที่ส่ง',

@@ -38,7 +38,7 @@ export function Webhooks({ merchantId, livemode, endpoints: listed, query, onCre
   return html`<div class="card">
     <h2>${t('webhooks.endpoints')}</h2>
     ${endpoints.length === 0 ? html`<${Empty}>${t('webhooks.noEndpoints')}</${Empty}>` : html`<table class="grid" data-testid="endpoints">
-      <thead><tr><th></th><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th>${t('webhooks.events')}</th><th>${t('webhooks.lastSuccess')}</th><th>${t('webhooks.failingSince')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
+      <thead><tr><th><span class="visually-hidden">${t('webhooks.shown')}</span></th><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th>${t('webhooks.events')}</th><th>${t('webhooks.lastSuccess')}</th><th>${t('webhooks.failingSince')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${endpoints.map((e) => html`<${EndpointRow} key=${e.id} e=${e} chosen=${chosen?.id === e.id} onChoose=${() => choose(e.id)} onStatus=${(status) => setStatusOf({ ...statusOf, [e.id]: status })} />`)}</tbody>
     </table>`}
     ${chosen ? html`<${Deliveries} key=${`${chosen.id}:${query.delivery_status ?? ''}`} endpoint=${chosen} status=${query.delivery_status ?? ''}

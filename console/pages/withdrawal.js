@@ -9,7 +9,7 @@
 //
 // data-testids: withdrawal-status, withdrawal-amount, approvals, approve, reject,
 //   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
-//   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm,
+//   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm, reverse-fill-cancel,
 //   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by, dispute-error,
 //   open-dispute, cancel-withdrawal-form, cancel-withdrawal, cancel-withdrawal-note, cancel-withdrawal-confirm,
 //   cancel-withdrawal-cancel.
@@ -117,7 +117,7 @@ function CancelCard({ w, reload }) {
 
 function Fills({ w, reload }) {
   const can = useCan();
-  const [reversing, setReversing] = useState(null);
+  const reversing = useConfirmation(); // its value: the leg_ref whose reversal form is open
   if (w.fills.length === 0) return html`<${Empty}>${t('withdrawal.noFills')}</${Empty}>`;
   const mayReverse = can('POST /v1/bo/withdrawals/:id/fills/:legRef/reverse');
   return html`<table class="grid" data-testid="fills">
@@ -130,13 +130,14 @@ function Fills({ w, reload }) {
       <td>${f.receipt_state ? html`<${Status} status=${f.receipt_state} prefix="receipt" />` : '—'}</td>
       <td><${Id} id=${f.balance_transaction_id} /></td>
       <td data-testid="fill-deposit">${f.deposit_id ? html`<${Id} id=${f.deposit_id} to=${`#/deposits/${encodeURIComponent(f.deposit_id)}`} />` : '—'}</td>
-      <td>${mayReverse && f.receipt_state !== 'reversed' ? html`<button type="button" class="danger" data-testid="reverse-fill" data-leg=${f.leg_ref} onClick=${() => setReversing(f.leg_ref)}><${StepUpFlag} /> ${t('withdrawal.reverseFill')}</button>` : null}</td>
+      <td>${mayReverse && f.receipt_state !== 'reversed' ? html`<button type="button" class="danger" data-testid="reverse-fill" data-leg=${f.leg_ref} aria-expanded=${reversing.value === f.leg_ref ? 'true' : 'false'} ref=${reversing.openerRef(f.leg_ref)} onClick=${() => reversing.open(f.leg_ref)}><${StepUpFlag} /> ${t('withdrawal.reverseFill')}</button>` : null}</td>
     </tr>`)}</tbody>
   </table>
-  ${reversing ? html`<${ReverseFill} key=${reversing} w=${w} legRef=${reversing} onClose=${() => setReversing(null)} reload=${reload} />` : null}`;
+  ${reversing.value ? html`<${ReverseFill} key=${reversing.value} w=${w} legRef=${reversing.value} confirmation=${reversing} reload=${reload} />` : null}`;
 }
 
-function ReverseFill({ w, legRef, onClose, reload }) {
+/** Opened from a fill's row: focus goes to its first field; Cancel or Escape gives it back to that row's button. */
+function ReverseFill({ w, legRef, confirmation, reload }) {
   const { tables } = usePageContext();
   const codes = tables.reversal_reason_codes ?? [];
   const [reason, setReason] = useState(codes[0] ?? '');
@@ -146,17 +147,17 @@ function ReverseFill({ w, legRef, onClose, reload }) {
     await post(`/v1/bo/withdrawals/${encodeURIComponent(w.id)}/fills/${encodeURIComponent(legRef)}/reverse`, { reason_code: reason, note: n.note.trim() }, { stepUp: true });
     return true;
   };
-  return html`<div class="subcard" data-testid="reverse-fill-form">
+  return html`<div class="subcard" data-testid="reverse-fill-form" role="group" aria-label=${t('withdrawal.reverseFillTitle', { leg: legRef })} onKeyDown=${confirmation.onKeyDown}>
     <h3><${StepUpFlag} /> ${t('withdrawal.reverseFillTitle', { leg: legRef })}</h3>
     <p class="small muted">${t('withdrawal.reverseFillHelp')}</p>
     <label class="inline">${t('common.reason')}
-      <select data-testid="reverse-fill-reason" value=${reason} onChange=${(e) => setReason(e.currentTarget.value)}>
+      <select data-testid="reverse-fill-reason" ref=${confirmation.confirmRef} value=${reason} onChange=${(e) => setReason(e.currentTarget.value)}>
         ${codes.map((c) => html`<option value=${c}>${label('reversal', c)}</option>`)}
       </select></label>
     <${NoteField} n=${n} testid="reverse-fill-note" rows=${2} />
     <div class="buttons">
-      <${ActionButton} testid="reverse-fill-confirm" tone="danger" stepUp onRun=${run} done=${async () => { onClose(); await reload(); }}>${t('withdrawal.reverseFill')}</${ActionButton}>
-      <button type="button" class="ghost" onClick=${onClose}>${t('common.cancel')}</button>
+      <${ActionButton} testid="reverse-fill-confirm" tone="danger" stepUp onRun=${run} done=${async () => { confirmation.close(); await reload(); }}>${t('withdrawal.reverseFill')}</${ActionButton}>
+      <button type="button" class="ghost" data-testid="reverse-fill-cancel" onClick=${confirmation.cancel}>${t('common.cancel')}</button>
     </div>
   </div>`;
 }

@@ -132,7 +132,7 @@ test('four-eyes: one reviewer approves and the deposit stays under review; a sec
   const after = (await scene.s.bo('GET', `/v1/bo/deposits/${id}`)).json;
   assert.is(after.deposit.status, 'settled');
   assert.ok(after.review.approvals.includes('emp_ploy'), JSON.stringify(after.review));
-  assert.ok(after.timeline.some((step: { type?: string; kind?: string }) => JSON.stringify(step).includes('emp_krit')), 'the settling decision names the second reviewer');
+  assert.ok(after.timeline.some((step: { type?: string; kind?: string }) => JSON.stringify(step).includes('emp_krit')), `the settling decision names the second reviewer: ${JSON.stringify(after.timeline)}`);
   // The actions were ordinary API calls with Idempotency-Keys: the action log has both (its
   // row is written by the log's own thread as the answer goes out: looked for a few seconds).
   const deadline = Date.now() + 5_000;
@@ -986,6 +986,8 @@ test('every other page renders for an operator with every role (screenshots)', a
   for (const [hash, name] of [...pages, ['#/queue', 'queue'], ['#/fees', 'fees'], [`#/merchants/${scene.shop.id}`, 'merchant'], ['#/search?q=dep_', 'search']] as const) {
     await lead.goto(hash, name);
     await assertFits(lead, `${name} at 760 px`);
+    // Every column is named for a screen reader (a column of radio buttons or of actions by a visually hidden header).
+    assert.equal(await lead.page.$$eval('table th', (ths) => ths.filter((th) => th.textContent!.trim() === '').map((th) => th.closest('table')!.getAttribute('data-testid'))), [], `${name}: a column without a name`);
   }
   assert.is(await lead.page.title(), `${en['search.title']} · satang`);
   await lead.goto(`#/merchants/${scene.shop.id}`, 'merchant');
@@ -1000,6 +1002,15 @@ test('every other page renders for an operator with every role (screenshots)', a
   await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
   const paidBy = await lead.page.$$eval('[data-testid=fill-deposit] a', (links) => links.map((a) => a.getAttribute('href')));
   assert.ok(paidBy.includes(`#/deposits/${fourEyesId}`), JSON.stringify(paidBy));
+  // From the keyboard, a fill's reversal form takes focus when it opens and Escape gives it back to that fill's button.
+  const leg = await lead.page.getAttribute('[data-testid=reverse-fill]', 'data-leg');
+  await lead.page.focus(`[data-testid=reverse-fill][data-leg="${leg}"]`);
+  await lead.page.keyboard.press('Enter');
+  await lead.page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'reverse-fill-reason');
+  assert.is(await lead.page.getAttribute(`[data-testid=reverse-fill][data-leg="${leg}"]`, 'aria-expanded'), 'true');
+  await lead.page.keyboard.press('Escape');
+  await lead.page.waitForFunction((l) => document.activeElement?.getAttribute('data-testid') === 'reverse-fill' && document.activeElement.getAttribute('data-leg') === l, leg);
+  assert.is(await lead.page.$('[data-testid=reverse-fill-form]'), null, 'Escape closed the form, nothing sent');
   await lead.page.click('[data-testid=lang-th]');
   assert.is(await lead.page.title(), `${th['title.withdrawal'].replace('{id}', filled)} · satang`, 'in Thai too');
   await lead.goto('#/queue', 'queue');
