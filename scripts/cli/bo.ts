@@ -12,6 +12,7 @@ import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageEr
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
+import { bangkokWallTimeOf } from '../../core/finance/calendar.ts';
 
 interface Answer { status: number; json: any }
 type Role = 'reviewer' | 'approver' | 'ops_admin' | 'finance' | 'support';
@@ -37,15 +38,34 @@ const moneyMoving = (transition: string): boolean => transition === 'refund' || 
 
 // ---- output ----
 
-/** A plain table: a header row, then rows, columns padded to their widest cell (cells cut at 60). */
+/** An instant as the API writes it (RFC 3339, UTC). */
+const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** An RFC 3339 instant in Bangkok time, `2026-11-30 18:23:40 +07`; any other text as it is. */
+const inBangkok = (text: string): string => (utcInstant.test(text) ? `${bangkokWallTimeOf(Date.parse(text))} +07` : text);
+
+/**
+ * A plain table: a header row, then rows, columns padded to their widest cell (cells cut at
+ * 60). An instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the console shows it
+ * to the people who read it (--json keeps the API's UTC).
+ */
 export function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
   const cell = (v: unknown) => {
-    const s = v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    const s = v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : inBangkok(String(v));
     return s.length > 60 ? `${s.slice(0, 59)}…` : s;
   };
   const cells = [headers.map(String), ...rows.map((r) => r.map(cell))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
   return cells.map((r) => r.map((c, i) => padDisplay(c, widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** How long something has waited, as a person reads it: `42m`, `25h 15m`, `3d 4h`. */
+function ageOf(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
 
 /** The last line of a page when there is another (the README's `more: --cursor C`), else ''. */
@@ -116,7 +136,7 @@ const id = (args: Args) => encodeURIComponent(args.words[0]!);
 
 function renderQueue(json: any): string {
   if (json.data.length === 0) return json.total > 0 ? `none on this page; ${json.total} waiting in all` : 'nothing waiting';
-  const rows = json.data.map((d: any) => [d.id, d.merchant_id, d.livemode ? 'live' : 'sandbox', thb(d.amount_minor), `${Math.floor(d.age_seconds / 60)}m`, d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
+  const rows = json.data.map((d: any) => [d.id, d.merchant_id, d.livemode ? 'live' : 'sandbox', thb(d.amount_minor), ageOf(d.age_seconds), d.review?.reasons.map((r: any) => r.code).join(',') ?? '-',
     d.review?.escalated ? 'yes' : 'no', d.estimated_resolution_bucket ?? '-', (d.approvals ?? []).join(',') || '-']);
   return `${table(['DEPOSIT', 'MERCHANT', 'MODE', 'THB', 'AGE', 'REASONS', 'ESCALATED', 'ESTIMATE', 'APPROVED BY'], rows)}\n${json.total} waiting${more(json)}`;
 }
@@ -133,7 +153,7 @@ function renderDeposit(json: any): string {
     l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',
   ]));
   // The timeline a step a line, its detail whole (a table cut it at 60 characters: a delivery's status and error were lost).
-  const timeline = ['SEQ  AT  STEP  STREAM  DETAIL', ...json.timeline.map((t: any) => `${t.seq}  ${t.at}  ${t.step}  ${t.stream ?? ''}  ${JSON.stringify(t.detail ?? {})}`)].join('\n');
+  const timeline = ['SEQ  AT  STEP  STREAM  DETAIL', ...json.timeline.map((t: any) => `${t.seq}  ${inBangkok(t.at)}  ${t.step}  ${t.stream ?? ''}  ${JSON.stringify(t.detail ?? {})}`)].join('\n');
   return [head, review, '', legs, '', verdicts, '', timeline].join('\n');
 }
 
@@ -214,7 +234,7 @@ const subcommands: readonly Subcommand[] = [
       status: 'pending_approval', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`),
       // The mode on every row: an approver never mistakes a test payout for a real one.
-      (j) => page(j, ['WITHDRAWAL', 'MODE', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.amount_total_minor), `${Math.floor(w.age_seconds / 60)}m`, `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
+      (j) => page(j, ['WITHDRAWAL', 'MODE', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.amount_total_minor), ageOf(w.age_seconds), `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
   },
   ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
     words: ['withdrawal', verb],

@@ -63,6 +63,13 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(shown.out, /sender_name\s+.*false/);
   assert.match(shown.out, /amount\s+500\.00\s+500\.00\s+true/, 'the amount verdict in baht, as the rest of the page');
   assert.match(shown.out, /SEQ\s+AT\s+STEP/);
+  // Times as the people who read them live: Bangkok, said so (the API's UTC stays in --json).
+  const createdAt = JSON.parse((await bo('show', d.id, '--json')).out).timeline[0].at as string;
+  assert.match(createdAt, /Z$/);
+  assert.match(shown.out, `  ${new Date(Date.parse(createdAt) + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} +07  created`);
+  const at = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).map((l) => l.split('  ')[1]);
+  assert.ok(at.length > 3 && at.every((x) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07$/.test(x!)), JSON.stringify(at));
+  assert.match(queue.out, new RegExp(`${d.id}.*\\s\\d+m\\s`), 'an age in minutes under an hour');
   // A step's detail whole, however long (a table cut it at 60 characters).
   const longest = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).reduce((n, l) => Math.max(n, l.length), 0);
   assert.ok(longest > 120, `timeline lines are not cut: ${longest}`);
