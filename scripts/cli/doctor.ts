@@ -8,7 +8,8 @@
 //   data dir    FAIL when it does not exist: there is nothing to run on (a typo, the wrong cwd)
 //   disk        free space where the data dir lives (FAIL under what /readyz needs for a
 //               journal commit, readinessDiskFreeBytesMin; WARN under 10 %)
-//   backup      the last verified backup (WARN when none, or older than 26 h)
+//   backup      the last verified backup (WARN when none, older than 26 h, gone, or sealed with
+//               another master key than the configured one: taken before a rekey)
 //   server      GET /readyz at the URL (WARN when it is degraded, not ready or not reachable)
 //   stream      with NATS (--nats, $SATANG_NATS_URL): the journal stream's last entry is this
 //               journal's (FAIL when it is not: the relay would publish nothing; WARN when
@@ -66,6 +67,20 @@ export function diskCheck(dataDir: string, fs: DiskSpace): Check {
     return { check: 'disk', level: 'FAIL', detail: `${freeBytes} bytes free where ${dataDir} lives, under the ${observabilityLimits.readinessDiskFreeBytesMin} a journal commit needs: the server refuses writes (/readyz 503 disk_full)` };
   }
   return { check: 'disk', level: free < diskFreeWarnFraction ? 'WARN' : 'OK', detail };
+}
+
+/** Whether the configured key opens a backup's journal (undefined: no marker, or it cannot be read). */
+function backupOpensWith(file: string, config: Config, env: NodeJS.ProcessEnv): boolean | undefined {
+  if (!existsSync(file)) return undefined;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    return masterKeyOpens(db, sealerFor(config, env));
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
 }
 
 function masterKeyCheck(config: Config, env: NodeJS.ProcessEnv): Check {
@@ -169,7 +184,10 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     const age = last ? Date.now() - Date.parse(last.taken_at) : Infinity;
     // The note is the server's; the backup is a directory a rotation may have deleted since.
     const gone = last && !existsSync(join(last.path, backupManifestFileName));
+    // After a rekey, a backup taken before it is sealed with the retired key: it restores only with that key.
+    const sealedApart = last && !gone && config ? backupOpensWith(join(last.path, journalFileName), config, env) === false : false;
     if (last && gone) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago) is no longer at ${last.path}: take another (satang backup --to DIR)` });
+    else if (sealedApart) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago, ${last!.path}) is sealed with another master key than the configured one (taken before a rekey): it restores only with that key — keep it with the backup, or take a new backup (satang backup --to DIR)` });
     else checks.push(last && age <= backupStaleMs
       ? { check: 'backup', level: 'OK', detail: `last verified backup ${(age / 3_600_000).toFixed(1)} h ago, up to journal seq ${last.tail_seq}, in ${last.path}` }
       : { check: 'backup', level: 'WARN', detail: last ? `the last verified backup is ${(age / 3_600_000).toFixed(1)} h old (${last.path})` : 'no verified backup of this data dir (satang backup --to DIR)' });

@@ -71,6 +71,29 @@ test('a fresh server: everything OK but the backup, which is not taken yet; afte
   assert.match(gone.raw, /is no longer at/);
 });
 
+test('after a rekey, a last backup sealed with the retired key is a WARN saying so: it restores only with that key', async () => {
+  // A stopped copy of the server's data dir (a restore of its backup), backed up, then rekeyed.
+  const backedUp = await satang(['backup', '--to', join(dir, 'for-rekey'), '--data-dir', s.dataDir]);
+  assert.is(backedUp.code, 0, backedUp.stdout + backedUp.stderr);
+  const copy = join(dir, 'rekeyed');
+  const restored = await satang(['restore', '--from', join(dir, 'for-rekey'), '--data-dir', copy], { SATANG_MASTER_KEY_FILE: `${s.dataDir}.master-key` });
+  assert.is(restored.code, 0, restored.stdout + restored.stderr);
+  const before = await satang(['backup', '--to', join(dir, 'before-rekey'), '--data-dir', copy], { SATANG_MASTER_KEY_FILE: `${s.dataDir}.master-key` });
+  assert.is(before.code, 0, before.stdout + before.stderr);
+  const check = async (keyFile: string) => {
+    const r = await satang(['doctor', '--data-dir', copy, '--url', 'http://127.0.0.1:9', '--json'], { SATANG_MASTER_KEY_FILE: keyFile });
+    return (JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[]).find((c) => c.check === 'backup')!;
+  };
+  assert.is((await check(`${s.dataDir}.master-key`)).level, 'OK', 'the backup opens with the key it was sealed with');
+  const next = join(dir, 'rekeyed.next-key');
+  writeFileSync(next, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  const rekeyed = await satang(['rekey', '--new-key-file', next, '--data-dir', copy], { SATANG_MASTER_KEY_FILE: `${s.dataDir}.master-key` });
+  assert.is(rekeyed.code, 0, rekeyed.stdout + rekeyed.stderr);
+  const after = await check(next);
+  assert.is(after.level, 'WARN', after.detail);
+  assert.match(after.detail, /is sealed with another master key than the configured one \(taken before a rekey\): it restores only with that key/);
+});
+
 test('FAIL and exit 1: a master key that does not open the data dir; a file others may read. WARN: a server that does not answer', async () => {
   const before = footprint();
   // Not asking the server here: its own request log would change the data dir meanwhile.
