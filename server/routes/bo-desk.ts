@@ -66,12 +66,27 @@ export function pageOf<T>(rows: readonly T[], key: (row: T) => { since: number; 
   return { page: page.map((x) => x.r), hasMore, next: hasMore && last ? encodeFilterCursor({ since: last.k.since, id: last.k.id }, filters) : null };
 }
 
+const buckets = ['under_15m', 'under_1h', 'under_4h', 'extended'] as const;
+const bucketEndsMs = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
+
+/**
+ * The queue's estimate: the review's (four eyes, escalation, extension), but never one its
+ * age has already passed — a review waiting 30 minutes is not `under_15m` (a support lead's
+ * shift read it so). The merchant's object keeps the review's own, which moves with events only.
+ */
+function queueBucket(review: NonNullable<Deposit['review']>, now: number): (typeof buckets)[number] {
+  const byReview = buckets.indexOf(resolutionBucketOf(review));
+  const waited = now - review.openedAt;
+  const byAge = bucketEndsMs.filter((end) => waited >= end).length;
+  return buckets[Math.max(byReview, byAge)]!;
+}
+
 /** The queue entry: the deposit as the merchant sees it plus what a reviewer sorts by. */
 function queueEntry(d: Deposit, now: number): Record<string, unknown> {
   const since = d.review?.openedAt ?? d.createdAt;
   return {
     ...presentDeposit(d), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
-    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: resolutionBucketOf(d.review) } : {}),
+    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, now) } : {}),
   };
 }
 

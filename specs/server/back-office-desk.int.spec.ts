@@ -82,6 +82,10 @@ test('the review queue lists deposits under review oldest first, with reasons, a
   }
   assert.is((await scene.s.bo('GET', '/v1/bo/withdrawals?status=settled&disputed=true')).status, 200, 'a final withdrawal with an open dispute is still open work');
 
+  // Twenty minutes in, a review estimated under 15 minutes is not still `under_15m` in the queue (the merchant's object keeps the review's own).
+  await advance(scene.s, 18 * 60_000);
+  const waited = (await scene.s.bo('GET', '/v1/bo/deposits')).json.data.find((d: any) => d.id === first.id);
+  assert.equal([waited.age_seconds, waited.estimated_resolution_bucket, waited.review.estimated_resolution_bucket], [20 * 60, 'under_1h', 'under_15m']);
   // An hour later the review escalates, and the queue shows it.
   await advance(scene.s, limits.reviewEscalationMs);
   const escalated = await scene.s.bo('GET', '/v1/bo/deposits?escalated=true');
