@@ -19,6 +19,8 @@ export class Scheduler {
   private timeout: NodeJS.Timeout | null = null;
   private running = false;
   private ticking = false;
+  /** Ticks in a row whose commits failed: the next waits the longer (writeSideLimits.schedulerFailureBackoffMs*). */
+  private failures = 0;
 
   constructor(private readonly host: TimerHost, private readonly onError: (error: unknown) => void = () => {}) {}
 
@@ -91,15 +93,25 @@ export class Scheduler {
     return true;
   }
 
+  /** How long to wait after `failures` failed ticks in a row: doubling from the min to the max. */
+  private backoffMs(): number {
+    const { schedulerFailureBackoffMsMin: min, schedulerFailureBackoffMsMax: max } = writeSideLimits;
+    return Math.min(max, min * 2 ** Math.min(this.failures - 1, 16));
+  }
+
   private arm(): void {
     if (this.timeout) clearTimeout(this.timeout);
     this.timeout = null;
     if (!this.running) return;
     const next = this.host.world.nextTimerDueAt();
-    const wait = next === undefined ? writeSideLimits.schedulerPollMsMax : Math.min(writeSideLimits.schedulerPollMsMax, Math.max(0, next - this.host.clock.now()));
+    const due = next === undefined ? writeSideLimits.schedulerPollMsMax : Math.min(writeSideLimits.schedulerPollMsMax, Math.max(0, next - this.host.clock.now()));
+    const wait = this.failures === 0 ? due : Math.max(due, this.backoffMs());
     this.timeout = setTimeout(() => {
       this.timeout = null;
-      this.tick().catch(this.onError).finally(() => this.arm());
+      this.tick().then(
+        () => { this.failures = 0; },
+        (error: unknown) => { this.failures++; this.onError(error); },
+      ).finally(() => this.arm());
     }, wait);
     this.timeout.unref();
   }

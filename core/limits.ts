@@ -153,6 +153,14 @@ export const writeSideLimits = {
   manualClockMsMax: Date.UTC(9900, 0, 1) - 1,
   /** The scheduler looks again at least this often, whatever the next due time. */
   schedulerPollMsMax: 1000,
+  /**
+   * After a tick whose timers failed to commit (a full disk), the scheduler waits this long
+   * before the next, doubling per failure up to the max, back to none after a tick that
+   * commits: each failure rebuilds the world from the journal, and a due timer retried at
+   * once kept a core busy (an outside-in drill: 98 % CPU, 20 log lines a second).
+   */
+  schedulerFailureBackoffMsMin: 1000,
+  schedulerFailureBackoffMsMax: 30_000,
   /** verify: mismatches listed in the report (the count is always exact). */
   verifyMismatchesListedMax: 100,
   /**

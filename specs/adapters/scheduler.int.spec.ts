@@ -34,6 +34,37 @@ test('a started scheduler fires timers that fell due, once, and stops when told'
   }
 });
 
+test('timers whose commits fail (a full disk) are tried again after a growing wait, not at once in a loop; a commit that succeeds ends the wait', async () => {
+  let failing = true;
+  let submitted = 0;
+  const errors: unknown[] = [];
+  // A timer always due, and a store that cannot commit: each failure is a rebuild of the world on a real server.
+  // (A fired timer leaves the world's due list as it is decided, until its commit fails: one per tick here.)
+  let inFlight = false;
+  const host = {
+    clock: new SystemClock(),
+    world: { nextTimerDueAt: () => 0, dueTimers: () => (inFlight ? [] : [{ id: 'tmr_due' }]) },
+    submit: () => {
+      submitted++;
+      inFlight = true;
+      const durable = failing ? Promise.reject(new Error('database or disk is full')) : Promise.resolve();
+      return { durable: durable.finally(() => { inFlight = false; }) };
+    },
+  } as unknown as ConstructorParameters<typeof Scheduler>[0];
+  const scheduler = new Scheduler(host, (e) => errors.push(e));
+  scheduler.start();
+  await new Promise((r) => setTimeout(r, 2_500));
+  const whileFull = submitted;
+  // At once, then 1 s later (the next would be 2 s after that): it was hundreds a second.
+  assert.ok(whileFull >= 2 && whileFull <= 3, `${whileFull} tries in 2.5 s`);
+  assert.is(errors.length, whileFull);
+  failing = false;
+  await new Promise((r) => setTimeout(r, 2_500)); // the wait in force (2 s), then a tick that commits
+  scheduler.stop();
+  assert.ok(submitted > whileFull, 'tried again once the wait was over');
+  assert.is(errors.length, whileFull, 'and it committed');
+});
+
 test('advance() needs the manual clock', async () => {
   const dir = tempDir('scheduler');
   try {
