@@ -84,6 +84,12 @@ export class RateLimiter {
     return resultOf(policy, window, allowed, nowMs);
   }
 
+  /** Uncounts one request counted by take() in the window still running (one that did nothing: a duplicate in flight). */
+  giveBack(bucket: BucketName, key: string, nowMs: number): void {
+    const window = this.windows.get(windowKey(bucket, key));
+    if (window !== undefined && !hasEnded(window, nowMs, this.policies[bucket]) && window.count > 0) window.count -= 1;
+  }
+
   /** The quota as it stands at nowMs, without counting a request (for headers on other answers). */
   peek(bucket: BucketName, key: string, nowMs: number): RateLimitResult {
     const policy = this.policies[bucket];

@@ -15,9 +15,7 @@ export class SlipQuota {
 
   /** Counts the request; returns the RateLimit-* headers, or throws 429 rate_limited (headers set). */
   take(ctx: Context, rateSubject: string | null, nowMs: number): Record<string, string> {
-    const checks: Check[] = rateSubject === null
-      ? [{ bucket: 'slip_upload_subject', key: `anonymous ${ctx.ip}`, scope: 'ip' }]
-      : [{ bucket: 'slip_upload_subject', key: `${rateSubject} ${ctx.ip}`, scope: 'rate_subject_ip' }, { bucket: 'slip_upload_user', key: rateSubject, scope: 'end_user' }];
+    const checks = checksOf(ctx, rateSubject);
     const blocked = checks.map((c) => ({ c, r: this.limiter.peek(c.bucket, c.key, nowMs) })).find((p) => !p.r.allowed);
     if (blocked) {
       ctx.set(rateLimitHeaders(blocked.r, blocked.c.bucket));
@@ -32,4 +30,19 @@ export class SlipQuota {
     ctx.set(headers);
     return headers;
   }
+
+  /**
+   * Uncounts a request answered `409 idempotency_in_flight`: the same upload is still being
+   * taken, this one did nothing, and the payer's app is told to retry in a second — counted,
+   * a double tap's retries used up the end user's 20 a minute before their slip got in.
+   */
+  giveBack(ctx: Context, rateSubject: string | null, nowMs: number): void {
+    for (const c of checksOf(ctx, rateSubject)) this.limiter.giveBack(c.bucket, c.key, nowMs);
+  }
+}
+
+function checksOf(ctx: Context, rateSubject: string | null): Check[] {
+  return rateSubject === null
+    ? [{ bucket: 'slip_upload_subject', key: `anonymous ${ctx.ip}`, scope: 'ip' }]
+    : [{ bucket: 'slip_upload_subject', key: `${rateSubject} ${ctx.ip}`, scope: 'rate_subject_ip' }, { bucket: 'slip_upload_user', key: rateSubject, scope: 'end_user' }];
 }

@@ -53,6 +53,9 @@ export function slipRoutes(parts: SlipRouteParts): Router {
       const key = idempotencyKeyOf(ctx);
       const evidence = await readEvidence(ctx, parts.accepts);
       await parts.intake.accept(ctx, admitted, key, evidence);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'idempotency_in_flight') quota.giveBack(ctx, claims?.rate_subject ?? null, services.securityClock.now());
+      throw error;
     } finally {
       ctx.set(headers);
     }

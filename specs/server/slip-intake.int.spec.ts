@@ -142,6 +142,25 @@ test('a retry while the first attempt is still being stored is 409 idempotency_i
   }
 });
 
+test("retries answered idempotency_in_flight do not use up the end user's 20 uploads a minute: 25 of them, then the replay is still answered", async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() });
+  const image = pngSlip();
+  const key = randomUUID();
+  store.putDelayMs = 1_000;
+  try {
+    const first = uploadFile(deposit.slip_upload, image, { key });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const retries = await Promise.all(Array.from({ length: 25 }, () => uploadFile(deposit.slip_upload, image, { key })));
+    assert.equal([...new Set(retries.map((r) => `${r.status} ${r.json.error?.code}`))], ['409 idempotency_in_flight'], 'none refused 429 rate_limited');
+    assertReceipt(await first);
+  } finally {
+    store.putDelayMs = 0;
+  }
+  const replay = await uploadFile(deposit.slip_upload, image, { key });
+  assert.is(replay.status, 202, replay.text);
+  assert.is(replay.headers.get('idempotent-replay'), 'true');
+});
+
 test('no-image fields in another key order and with occurred_at in +07:00 are the same evidence', async () => {
   const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
   const key = randomUUID();
