@@ -124,6 +124,23 @@ function boundedParams(params: Record<string, string> | undefined): Record<strin
   return out;
 }
 
+/**
+ * What a POST answered 201 made: the answer's `id`, `key_id` (an API key) or `kid` (a
+ * signing key), a replay's too. Without it, the row of a key minted named only its merchant,
+ * and once the request log aged out (30 days) no one could tell who minted which key.
+ */
+function createdOf(ctx: Context): string | undefined {
+  if (ctx.method !== 'POST' || ctx.status !== 201) return undefined;
+  let body: unknown = ctx.body;
+  if (typeof body === 'string' && body.startsWith('{')) {
+    try { body = JSON.parse(body); } catch { return undefined; }
+  }
+  if (body === null || typeof body !== 'object') return undefined;
+  const b = body as { id?: unknown; key_id?: unknown; kid?: unknown };
+  const id = [b.key_id, b.kid, b.id].find((x): x is string => typeof x === 'string' && x !== '');
+  return id;
+}
+
 /** Query parameters that name whose data a read is about (a report's merchant, a list's deposit): the action log's targets too. */
 const targetQueryKeys = ['merchant_id', 'white_label_id', 'deposit_id', 'withdrawal_id', 'account'];
 
@@ -137,6 +154,8 @@ function targetsOf(ctx: Context, layer: Layer | undefined): Record<string, strin
   const own = (ctx as Context & { params?: Record<string, string> }).params;
   const params = own !== undefined && Object.keys(own).length > 0 ? own : layer ? layer.params(ctx.path, layer.captures(ctx.path), {}) as Record<string, string> : {};
   const out = boundedParams(params);
+  const created = createdOf(ctx);
+  if (created !== undefined) out.created = boundedText(created);
   for (const key of targetQueryKeys) {
     const value = ctx.query[key];
     if (typeof value === 'string' && value !== '' && out[key] === undefined) out[key] = boundedText(value);

@@ -70,7 +70,7 @@ test('every operator call and every refused authentication is in the action log 
   const rows = log.json.data;
   const adjustment = rows.find((r: any) => r.request_id === funded.headers.get('x-request-id') || (r.route === '/v1/bo/merchants/:id/adjustments' && r.subject === 'emp_audit'));
   assert.equal([adjustment.subject, adjustment.roles, adjustment.method, adjustment.target_ids, adjustment.step_up, adjustment.outcome, adjustment.status, adjustment.authenticated],
-    ['emp_audit', ['ops_admin'], 'POST', { id: m.id }, true, 'ok', 201, true]);
+    ['emp_audit', ['ops_admin'], 'POST', { id: m.id, created: funded.json.id }, true, 'ok', 201, true]);
   assert.match(adjustment.ip, /127\.0\.0\.1/);
   assert.match(adjustment.request_id, /.+/);
   const read = rows.find((r: any) => r.subject === 'emp_reader');
@@ -92,6 +92,17 @@ test('every operator call and every refused authentication is in the action log 
   const page2 = await s.bo('GET', `/v1/bo/reports/action-logs?limit=2&cursor=${page1.json.next_cursor}`);
   assert.ok(page2.json.data[0].id < page1.json.data[1].id);
   assert.is((await s.bo('GET', '/v1/bo/reports/action-logs', undefined, { roles: ['support'] })).status, 403, 'support does not read the audit trail');
+});
+
+test('what a call made is named in its row: a key minted (its key_id), and its replay too', async () => {
+  const m = await s.onboard('Keyed');
+  const mint = () => s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode: false, scopes: ['wallet:read'] }, { sub: 'emp_minter', roles: ['ops_admin'], stepUp: true, idempotencyKey: 'mint-once' });
+  const minted = await mint();
+  assert.is(minted.status, 201, minted.text);
+  const replayed = await mint();
+  assert.is(replayed.headers.get('idempotent-replay'), 'true');
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_minter', undefined, { roles: ['finance'] })).json.data as any[];
+  assert.equal(rows.map((r) => r.target_ids), [{ id: m.id, created: minted.json.key_id }, { id: m.id, created: minted.json.key_id }]);
 });
 
 test('a call refused before its route ran (a body that is not JSON, a media type) is logged under the route and its ids, not the raw path', async () => {
