@@ -236,6 +236,18 @@ const subcommands: readonly Subcommand[] = [
       // The mode on every row: an approver never mistakes a test payout for a real one.
       (j) => page(j, ['WITHDRAWAL', 'MODE', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.amount_total_minor), ageOf(w.age_seconds), `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
   },
+  {
+    words: ['disputes'],
+    spec: spec('disputes', 'The open disputes, oldest withdrawal first, whatever the withdrawal\'s status: the amount at stake and when evidence is due.', {
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/withdrawals${query({
+      disputed: 'true', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+    })}`),
+      (j) => page(j, ['DISPUTE', 'WITHDRAWAL', 'STATUS', 'MODE', 'MERCHANT', 'THB', 'REASON', 'RESPOND BY'], (w: any) => [
+        w.dispute?.id, w.id, w.status, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.dispute?.amount_minor), w.dispute?.reason_code, w.dispute?.respond_by,
+      ], 'no dispute is open')),
+  },
   ...(['approve', 'reject'] as const).map((verb): Subcommand => ({
     words: ['withdrawal', verb],
     spec: postSpec(`withdrawal ${verb} WITHDRAWAL_ID`, verb === 'approve' ? 'Approves a withdrawal pending approval (live_p2p: two different approvers).' : 'Rejects a withdrawal pending approval: one approver\'s rejection is final and returns what it locked.', { note: payoutNote }, ['WITHDRAWAL_ID']),

@@ -129,15 +129,17 @@ function payoutParties(services: Services, w: Withdrawal): Record<string, unknow
 }
 
 function withdrawalQueue(services: Services, q: Record<string, string>): Record<string, unknown> {
-  const status = enumParam<WithdrawalStatus>(q.status, 'status', withdrawalStatuses) ?? 'pending_approval';
   const livemode = booleanParam(q.livemode, 'livemode');
   const disputed = booleanParam(q.disputed, 'disputed');
-  if (!openWithdrawalStatuses.includes(status) && disputed !== true) {
+  // disputed=true alone lists every open dispute, whatever its withdrawal's status (a shift's
+  // hand-over asked it and got the pending approvals' none); else the approvals queue by default.
+  const status = enumParam<WithdrawalStatus>(q.status, 'status', withdrawalStatuses) ?? (disputed === true ? undefined : 'pending_approval');
+  if (status !== undefined && !openWithdrawalStatuses.includes(status) && disputed !== true) {
     throw new ApiError('validation_error', `The queue lists open withdrawals (${openWithdrawalStatuses.join(', ')}); a ${status} one is listed only with disputed=true, or read by id.`, { fields: [{ path: 'query.status', reason: 'closed_status' }] });
   }
-  const filters = JSON.stringify(['withdrawal_queue', status, q.merchant_id ?? null, livemode ?? null, disputed ?? null]);
+  const filters = JSON.stringify(['withdrawal_queue', status ?? null, q.merchant_id ?? null, livemode ?? null, disputed ?? null]);
   const now = services.write.clock.now();
-  const rows = [...services.write.world.withdrawals.values()].filter((w) => w.status === status
+  const rows = [...services.write.world.withdrawals.values()].filter((w) => (status === undefined || w.status === status)
     && (q.merchant_id === undefined || w.merchantId === q.merchant_id)
     && (livemode === undefined || w.livemode === livemode)
     && (disputed === undefined || (w.dispute?.status === 'open') === disputed));

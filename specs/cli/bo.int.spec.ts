@@ -155,7 +155,7 @@ test('a sending bank down from a shell: bo bank down refuses new deposits from i
 test('bo --help lists the subcommands; a bad one is a usage error', async () => {
   const help = await bo('--help');
   assert.is(help.code, 0);
-  for (const word of ['search', 'queue', 'show', 'approve', 'decline', 'approvals', 'claims', 'claim refund', 'dispute resolve', 'logs', 'actions']) assert.match(help.out, word);
+  for (const word of ['search', 'queue', 'show', 'approve', 'decline', 'approvals', 'claims', 'claim refund', 'disputes', 'dispute resolve', 'logs', 'actions']) assert.match(help.out, word);
   const bad = await bo('frobnicate');
   assert.is(bad.code, 2);
   const missing = await bo('show');
@@ -181,7 +181,11 @@ test('bo dispute show lists each evidence file with where an operator reads its 
   assert.is(sent.status, 200, sent.text);
   const shown = await bo('dispute', 'show', disputeId);
   assert.is(shown.code, 0, shown.out);
-  assert.match(shown.out, new RegExp(`file receipt\\.pdf: 16 bytes, application/pdf, sha256 ${sha256Hex(Buffer.from('%PDF-1.4 receipt'))}\\n  GET /v1/bo/disputes/${disputeId}/files/dfile_[0-9a-f]{32}\\n?$`), shown.out);
+  assert.match(shown.out, new RegExp(`file receipt\\.pdf: 16 bytes, application/pdf, sha256 ${sha256Hex(Buffer.from('%PDF-1.4 receipt'))}\\n  GET /v1/bo/disputes/${disputeId}/files/dfile_[0-9a-f]{32}\\n?$`), shown.out);  // The shift's list of open disputes, whatever their withdrawals' status.
+  const listed = await bo('disputes');
+  assert.is(listed.code, 0, listed.out);
+  assert.match(listed.out, /DISPUTE\s+WITHDRAWAL\s+STATUS\s+MODE\s+MERCHANT\s+THB\s+REASON\s+RESPOND BY/);
+  assert.match(listed.out, new RegExp(`${disputeId}\\s+${withdrawalId}\\s+\\w+\\s+live\\s+\\S+\\s+100\\.00\\s+PAYEE_NOT_RECEIVED\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\+07`), listed.out);
 });
 
 test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one delivery\'s attempts, a resend, disable and enable; an operator revoked', async () => {

@@ -141,6 +141,10 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.type(view.json.dispute.evidence[0].seq, 'number');
   assert.equal([view.json.dispute.opened_by, view.json.dispute.resolved_by, view.json.dispute.resolution_note], ['emp_alice', null, null], 'who opened it');
 
+  // disputed=true alone lists every open dispute, whatever its withdrawal's status (it listed the pending approvals' none).
+  const openDisputes = await scene.s.bo('GET', '/v1/bo/withdrawals?disputed=true', undefined, { roles: ['support'] });
+  assert.is(openDisputes.status, 200, openDisputes.text);
+  assert.ok(openDisputes.json.data.some((w: any) => w.id === withdrawalId && w.dispute?.id === disputeId && w.status !== 'pending_approval'), JSON.stringify(openDisputes.json.data.map((w: any) => [w.id, w.status])));
   // A resolution says why, as a review decision does (20 characters): no note, or one of a character, is refused and changes nothing.
   for (const body of [{ outcome: 'merchant_lost' }, { outcome: 'merchant_lost', note: 'x' }]) {
     const bare = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, body, { roles: ['ops_admin'], sub: 'emp_resolver' });
@@ -156,6 +160,7 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(resolved.json.funds_on_hold, false);
   assert.is(resolved.json.outcome, 'merchant_won');
   assert.is(eventsOf(withdrawalId, 'withdrawal.dispute_resolved').length, 1);
+  assert.not.ok((await scene.s.bo('GET', '/v1/bo/withdrawals?disputed=true')).json.data.some((w: any) => w.id === withdrawalId), 'a resolved dispute leaves the list');
   const badOutcome = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'coin_flip' });
   assert.is(badOutcome.status, 422);
   const again = await scene.s.bo('POST', `/v1/bo/disputes/${disputeId}/resolve`, { outcome: 'withdrawn', note: 'the merchant withdrew it by phone' });
