@@ -3,7 +3,7 @@
 // through journal events like everything else, so a replay rebuilds them too.
 
 import type { Claim, ClaimEvent } from './claim/state.ts';
-import type { AmountPolicy, FeeSchedule } from './money.ts';
+import type { AmountPolicy, FeeSchedule, Minor } from './money.ts';
 
 export interface GatewayRoute {
   readonly bankCode: string;
@@ -33,11 +33,24 @@ export interface WhiteLabel {
   readonly createdAt: number;
 }
 
+/** A live credit adjustment waiting for a second operator (limits.adjustmentFourEyesMinorMin). */
+export interface AdjustmentProposal {
+  readonly id: string;
+  readonly livemode: boolean;
+  readonly amountMinor: Minor;
+  readonly reasonCode: string;
+  readonly reason: string;
+  readonly proposedBy: string;
+  readonly proposedAt: number;
+}
+
 export interface Merchant {
   readonly id: string;
   readonly whiteLabelId: string;
   readonly name: string;
   readonly suspended: boolean;
+  /** Live credits proposed and not yet approved (nor lapsed: a proposal lapses after limits.adjustmentProposalTtlMs). */
+  readonly adjustmentProposals?: readonly AdjustmentProposal[];
   readonly technicalContactEmail?: string;
   /** The merchant's sandbox run (contract: sandbox balance history); absent until the first reset = 1. */
   readonly sandboxRunGeneration?: number;
@@ -133,6 +146,9 @@ export type DirectoryEvent =
   | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean; readonly operatorId?: string; readonly reason?: string }
   /** POST /v1/test/sandbox/reset: the merchant's sandbox history view starts a new run (sequences restart). */
   | { readonly type: 'SandboxRunReset'; readonly at: number; readonly merchantId: string; readonly runGeneration: number }
+  | { readonly type: 'AdjustmentProposed'; readonly at: number; readonly merchantId: string; readonly proposal: AdjustmentProposal }
+  /** The second operator's approval; the adjustment's balance transaction is posted by the same command. */
+  | { readonly type: 'AdjustmentApproved'; readonly at: number; readonly merchantId: string; readonly proposalId: string; readonly approvedBy: string; readonly balanceTransactionId: string }
   | { readonly type: 'BeneficiaryRegistered'; readonly at: number; readonly beneficiary: Omit<Beneficiary, 'version'> }
   | { readonly type: 'BeneficiaryVerified'; readonly at: number; readonly beneficiaryId: string }
   | { readonly type: 'SenderRegistered'; readonly at: number; readonly sender: Omit<SavedSender, 'version'> }

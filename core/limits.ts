@@ -69,6 +69,14 @@ export const limits = {
   gatewayRouteTtlSecondsMax: 31_536_000,
   /** How long a proposed gateway route waits for a second operator's approval. */
   gatewayRouteProposalTtlMs: 24 * 3_600_000,
+  /**
+   * A live credit adjustment of this much or more is proposed by one ops_admin and posted
+   * only when a second approves it naming the amount (100,000 baht): a payment provider's
+   * maker-checker on money that appears in a wallet on an operator's word.
+   */
+  adjustmentFourEyesMinorMin: 10_000_000,
+  /** How long such a proposal waits for its second operator. */
+  adjustmentProposalTtlMs: 24 * 3_600_000,
 
   // Sandbox scenarios (contract: "Sandbox scenarios"; each step a durable timer on the service clock)
   /** The scenario's automatic transfer (or expiry, or cancellation) comes this long after creation ("settled in about 5 seconds"). */

@@ -466,6 +466,16 @@ export class World {
         this.merchants.set(m.id, { ...m, sandboxRunGeneration: e.runGeneration, version: entry.version });
         return;
       }
+      case 'AdjustmentProposed': {
+        const m = this.recordFor(this.merchants, e.merchantId, entry);
+        this.merchants.set(m.id, { ...m, adjustmentProposals: [...(m.adjustmentProposals ?? []), e.proposal], version: entry.version });
+        return;
+      }
+      case 'AdjustmentApproved': {
+        const m = this.recordFor(this.merchants, e.merchantId, entry);
+        this.merchants.set(m.id, { ...m, adjustmentProposals: (m.adjustmentProposals ?? []).filter((p) => p.id !== e.proposalId), version: entry.version });
+        return;
+      }
       case 'BeneficiaryRegistered':
         this.register(this.beneficiaries, e.beneficiary.id, entry, { ...e.beneficiary, version: 0 });
         return;

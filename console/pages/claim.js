@@ -88,7 +88,10 @@ function Transitions({ claim, reload }) {
   const [amount, setAmount] = useState('');
   const [amountError, setAmountError] = useState(null);
   const invalid = useFieldError(amountError, 'refund-amount-error');
-  const offered = transitionOrder.filter((tr) => (tables.claim_transitions?.[tr] ?? []).includes(claim.status) && can(`POST /v1/bo/claims/:id/${tr}`));
+  // Close waits for the refund's payout to be final (the server refuses it meanwhile): not offered until then.
+  const refundPaying = claim.status === 'return_pending_payout' && !['settled', 'expired', 'canceled', 'rejected'].includes(claim.refund_withdrawal?.status);
+  const offered = transitionOrder.filter((tr) => (tables.claim_transitions?.[tr] ?? []).includes(claim.status) && can(`POST /v1/bo/claims/:id/${tr}`)
+    && !(tr === 'close' && refundPaying));
   if (offered.length === 0) return null;
   const run = async (transition) => {
     if (!n.check()) return false;

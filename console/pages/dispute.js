@@ -2,16 +2,17 @@
 // every evidence submission the merchant made (text, each file's name and size with a
 // download of its bytes — saved, never opened in the console's origin —, with the
 // journal seq and hash it rode in on). ops_admin resolves an open dispute
-// (merchant_won | merchant_lost | withdrawn, optional note); a lost dispute moves no money
-// by itself — the page says so and links the fills to reverse on the withdrawal page.
+// (merchant_won | merchant_lost | withdrawn, a note of 20 characters); a lost dispute moves no
+// money by itself — the page says so, before and after, and links the withdrawal whose fills
+// to reverse. Who opened it, who resolved it and their note are shown (the operators' side).
 //
-// data-testids: dispute-status, dispute-amount, evidence, evidence-row (data-seq), evidence-file, evidence-download,
-//   resolve-form, resolve-outcome, note, resolve.
+// data-testids: dispute-status, dispute-amount, dispute-opened-by, dispute-resolved-by, dispute-resolution-note, dispute-lost-help,
+//   evidence, evidence-row (data-seq), evidence-file, evidence-download, resolve-form, resolve-outcome, note, resolve.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
 
 const outcomes = ['merchant_won', 'merchant_lost', 'withdrawn'];
 
@@ -36,7 +37,13 @@ export function DisputePage({ id }) {
           [t('dispute.openedAt'), html`<${Time} at=${d.opened_at} />`],
           [t('dispute.respondBy'), html`<${Time} at=${d.respond_by} />`],
           [t('dispute.fundsOnHold'), d.funds_on_hold ? t('common.yes') : t('common.no')],
+          [t('dispute.openedBy'), html`<span class="mono" data-testid="dispute-opened-by">${d.opened_by ?? '—'}</span>`],
+          ...(d.status === 'open' ? [] : [
+            [t('dispute.resolvedBy'), html`<span class="mono" data-testid="dispute-resolved-by">${d.resolved_by ?? '—'}</span>`],
+            [t('dispute.resolutionNote'), html`<span class="prewrap" data-testid="dispute-resolution-note"><${Named} text=${d.resolution_note ?? '—'} /></span>`],
+          ]),
         ]} />
+        ${d.outcome === 'merchant_lost' ? html`<p class="small warn-text" data-testid="dispute-lost-help">${t('dispute.lostHelp')} <a href=${`#/withdrawals/${encodeURIComponent(w.id)}`}>${t('common.withdrawal')}</a></p>` : null}
       </div>
       <div class="card"><h2>${t('common.withdrawal')}</h2>
         <${Facts} rows=${[

@@ -9,14 +9,20 @@
 // in the back office; the server refuses one that would take a bucket below zero. Shown only when the operator's roles may call the routes (merchant.js checks);
 // after either, the page reloads its wallet and transactions.
 //
+// A live credit of 100,000 baht or more is proposed, not posted (202 adjustment_proposal:
+// the page says so); the live credits waiting for a second ops_admin are listed with who
+// proposed them, each with Approve ⚑ (POST …/adjustments/{proposal}/approve {amount_minor}:
+// the amount the approver reads on the row), which the server refuses to their proposer.
+//
 // data-testids: merchant-admin, suspend, unsuspend, suspension-reason, suspension-reason-error, adjustment-form, adjustment-direction,
-//   adjustment-bucket, adjustment-amount, adjustment-reason-code, adjustment-reason, adjustment-error, post-adjustment.
+//   adjustment-bucket, adjustment-amount, adjustment-reason-code, adjustment-reason, adjustment-error, post-adjustment,
+//   adjustment-proposals, adjustment-proposal (data-id), approve-adjustment.
 
 import { useState } from 'preact/hooks';
-import { post } from '../api.js';
+import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, html, Mode, NoteField, StepUpFlag, useCan, useFieldError, useNote } from '../ui.js';
+import { ActionButton, html, Mode, Money, Named, NoteField, StepUpFlag, Time, useCan, useFieldError, useNote, usePartData } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
 /** The adjustment reasons a merchant may see (core/directory.ts adjustmentReasons). */
@@ -28,11 +34,13 @@ export function MerchantAdmin({ merchant, livemode, onChanged }) {
   const verb = merchant.suspended ? 'unsuspend' : 'suspend';
   const mayToggle = can(`POST /v1/bo/merchants/:id/${verb}`);
   const mayAdjust = can('POST /v1/bo/merchants/:id/adjustments');
+  const [proposed, setProposed] = useState(0); // a new proposal: the list reads them again
   if (!mayToggle && !mayAdjust) return null;
   return html`<div class="card" data-testid="merchant-admin">
     <h2>${t('merchantAdmin.title')}</h2>
     ${mayToggle ? html`<${Suspension} key=${verb} id=${id} suspended=${merchant.suspended} onChanged=${onChanged} />` : null}
-    ${mayAdjust ? html`<${Adjustment} id=${id} livemode=${livemode} onChanged=${onChanged} />` : null}
+    ${mayAdjust ? html`<${Adjustment} id=${id} livemode=${livemode} onChanged=${onChanged} onProposed=${() => setProposed((n) => n + 1)} />` : null}
+    ${mayAdjust && livemode ? html`<${Proposals} id=${id} proposed=${proposed} onChanged=${onChanged} />` : null}
   </div>`;
 }
 
@@ -53,7 +61,7 @@ function Suspension({ id, suspended, onChanged }) {
     </div>`;
 }
 
-function Adjustment({ id, livemode, onChanged }) {
+function Adjustment({ id, livemode, onChanged, onProposed }) {
   const [direction, setDirection] = useState('credit');
   const [bucket, setBucket] = useState('available');
   const [amount, setAmount] = useState('');
@@ -65,9 +73,14 @@ function Adjustment({ id, livemode, onChanged }) {
     const minor = parseBahtToMinor(amount);
     if (minor === null || minor <= 0) { setError(t('merchantAdmin.amountInvalid')); return false; }
     if (reason.trim() === '') { setError(t('merchantAdmin.reasonRequired')); return false; }
-    await post(`/v1/bo/merchants/${id}/adjustments`, { livemode, direction, bucket, amount_minor: minor, reason_code: reasonCode, reason: reason.trim() }, { stepUp: true });
+    const answer = await post(`/v1/bo/merchants/${id}/adjustments`, { livemode, direction, bucket, amount_minor: minor, reason_code: reasonCode, reason: reason.trim() }, { stepUp: true });
     setAmount('');
     setReason('');
+    // A large live credit waits for a second ops_admin: nothing is posted yet.
+    if (answer?.object === 'adjustment_proposal') {
+      onProposed();
+      return { notice: t('merchantAdmin.proposed') };
+    }
     return true;
   };
   return html`<details class="subcard" data-testid="adjustment-form">
@@ -85,4 +98,24 @@ function Adjustment({ id, livemode, onChanged }) {
     ${invalid.message}
     <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged}>${t('merchantAdmin.post')}</${ActionButton}></div>
   </details>`;
+}
+
+/** The live credits waiting for a second ops_admin, each approved by naming the amount shown on its row. */
+function Proposals({ id, proposed, onChanged }) {
+  const [generation, setGeneration] = useState(0);
+  const proposals = usePartData(() => get(`/v1/bo/merchants/${id}/adjustment-proposals`).then((r) => r.data), [id, generation, proposed], []);
+  if (!proposals || proposals.length === 0) return null;
+  return html`<div class="subcard" data-testid="adjustment-proposals">
+    <h3>${t('merchantAdmin.proposals')}</h3>
+    <table class="grid">
+      <thead><tr><th class="num">${t('common.amount')}</th><th>${t('merchantAdmin.reasonCode')}</th><th>${t('merchantAdmin.proposalNote')}</th><th>${t('merchantAdmin.proposedBy')}</th><th>${t('merchantAdmin.approveBy')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
+      <tbody>${proposals.map((p) => html`<tr data-testid="adjustment-proposal" data-id=${p.id}>
+        <td class="num"><${Money} minor=${p.amount_minor} /></td><td>${label('adjustmentReason', p.reason_code)}</td><td><${Named} text=${p.note} /></td>
+        <td class="mono">${p.proposed_by}</td><td><${Time} at=${p.approve_by} /></td>
+        <td><${ActionButton} testid="approve-adjustment" stepUp tone="primary"
+          onRun=${async () => { await post(`/v1/bo/merchants/${id}/adjustments/${encodeURIComponent(p.id)}/approve`, { amount_minor: p.amount_minor }, { stepUp: true }); return true; }}
+          done=${async () => { setGeneration(generation + 1); await onChanged(); }}><${StepUpFlag} /> ${t('merchantAdmin.approveProposal')}</${ActionButton}></td>
+      </tr>`)}</tbody>
+    </table>
+  </div>`;
 }

@@ -18,7 +18,7 @@ import { sameOperator } from '../operators.ts';
 
 export type DirectoryCommand = Extract<Command, {
   type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
-    | 'RegisterBeneficiary' | 'VerifyBeneficiary' | 'RegisterSender' | 'SetBankAvailability' | 'PostAdjustment';
+    | 'RegisterBeneficiary' | 'VerifyBeneficiary' | 'RegisterSender' | 'SetBankAvailability' | 'PostAdjustment' | 'ProposeAdjustment' | 'ApproveAdjustment';
 }>;
 
 /** What the directory decider may read: the directory and a merchant's wallet. */
@@ -98,6 +98,8 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       return { records: [{ stream: `bank_${c.bankCode}`, kind: 'bank', livemode: null, merchantId: null, event }] };
     }
     case 'PostAdjustment': return postAdjustment(c, reads, ids);
+    case 'ProposeAdjustment': return proposeAdjustment(c, reads, ids, at);
+    case 'ApproveAdjustment': return approveAdjustment(c, reads, ids, at);
     default: {
       const _exhaustive: never = c;
       return _exhaustive;
@@ -209,4 +211,58 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
     amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reasonCode: c.reasonCode, reason: c.reason,
   }, ids.next('btxn', m.id));
   return { objectId: postings.movements[0]!.id!, records: [], postings };
+}
+
+/**
+ * A large live credit proposed (the back office's route sends one of limits.adjustmentFourEyesMinorMin
+ * or more here, not to PostAdjustment): checked as a credit is, recorded on the merchant,
+ * nothing posted until a second operator approves it.
+ */
+function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
+  const m = reads.merchant(c.merchantId);
+  if (!m) return notFound('merchant');
+  if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
+  if (adjustmentReasons[c.reasonCode] === undefined) {
+    return reject('validation_error', `reason_code must be one of: ${Object.keys(adjustmentReasons).join(', ')}.`, { fields: [{ path: 'reason_code', reason: 'enum' }] });
+  }
+  const b = reads.balances(m.id, true);
+  const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
+  if (tooMuch) return tooMuch;
+  const proposal = {
+    id: ids.next('adjp', m.id), livemode: true, amountMinor: c.amountMinor, reasonCode: c.reasonCode, reason: c.reason,
+    proposedBy: c.actor.kind === 'operator' ? c.actor.operatorId : 'system', proposedAt: at,
+  };
+  return { objectId: proposal.id, records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event: { type: 'AdjustmentProposed', at, merchantId: m.id, proposal } }] };
+}
+
+/**
+ * The second operator's approval of a proposed live credit: not its proposer, within 24 hours,
+ * naming the amount as they read it. Posts the adjustment as the proposal gave it (its reason,
+ * its reason code), posted_by the approver.
+ */
+function approveAdjustment(c: Extract<DirectoryCommand, { type: 'ApproveAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
+  const m = reads.merchant(c.merchantId);
+  if (!m) return notFound('merchant');
+  const p = (m.adjustmentProposals ?? []).find((x) => x.id === c.proposalId && at < x.proposedAt + limits.adjustmentProposalTtlMs);
+  if (!p) return reject('resource_not_found', 'No adjustment proposal of this id waits for approval on this merchant (a proposal lapses after 24 hours); propose it again.');
+  const approver = c.actor.kind === 'operator' ? c.actor.operatorId : 'system';
+  if (sameOperator(approver, p.proposedBy)) {
+    return reject('operation_not_allowed', 'The operator who proposed an adjustment cannot approve it: a second operator does (four eyes).', { proposed_by: p.proposedBy });
+  }
+  if (c.amountMinor !== p.amountMinor) {
+    return reject('validation_error', 'The amount approved is not the one proposed; read the proposal again and approve the amount it names.', { fields: [{ path: 'amount_minor', reason: 'mismatch' }] });
+  }
+  const b = reads.balances(m.id, p.livemode);
+  const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, p.amountMinor);
+  if (tooMuch) return tooMuch;
+  const balanceTransactionId = ids.next('btxn', m.id);
+  const postings = adjustmentPostings({
+    merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: p.livemode, operatorId: approver,
+    amountMinor: p.amountMinor, direction: 'credit', bucket: 'available', reasonCode: p.reasonCode, reason: p.reason,
+  }, balanceTransactionId);
+  return {
+    objectId: postings.movements[0]!.id!,
+    records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event: { type: 'AdjustmentApproved', at, merchantId: m.id, proposalId: p.id, approvedBy: approver, balanceTransactionId } }],
+    postings,
+  };
 }

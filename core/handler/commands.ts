@@ -38,6 +38,9 @@ export type Command =
   | { readonly type: 'VerifyBeneficiary'; readonly actor: Actor; readonly beneficiaryId: string }
   | { readonly type: 'RegisterSender'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly endUserRef: string; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string }
   | { readonly type: 'SetBankAvailability'; readonly actor: Actor; readonly bankCode: string; readonly available: boolean; readonly messageTh?: string }
+  /** A large live credit, as the back office takes it (limits.adjustmentFourEyesMinorMin): posted by ApproveAdjustment. */
+  | { readonly type: 'ProposeAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly amountMinor: Minor; readonly reasonCode: string; readonly reason: string }
+  | { readonly type: 'ApproveAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly proposalId: string; readonly amountMinor: Minor }
   | { readonly type: 'PostAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reasonCode: string; readonly reason: string }
   | {
     readonly type: 'CreateDeposit'; readonly actor: Actor & { kind: 'merchant' };

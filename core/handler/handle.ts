@@ -158,7 +158,7 @@ function merchantSuspension(tx: Tx, c: Extract<Command, { type: 'SetMerchantSusp
 const handlers: { readonly [T in CommandType]: Handler<T> } = {
   RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
   ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
-  SetBankAvailability: directory, PostAdjustment: directory,
+  SetBankAvailability: directory, PostAdjustment: directory, ProposeAdjustment: directory, ApproveAdjustment: directory,
   CreateDeposit: createDeposit,
   CancelDeposit: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) =>
     decideDeposit({ type: 'CancelDeposit', at: tx.at, by: c.actor.kind === 'merchant' ? 'merchant' : 'system', reasonCode: 'merchant_request' }, d)),

@@ -213,9 +213,26 @@ const subcommands: readonly Subcommand[] = [
       reason: { type: 'string', value: 'TEXT', default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" },
       sandbox,
     }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, 'adjustments'), {
-      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
-    }, true)),
+    run: async (args) => {
+      const r = await bo(context(args), merchantPath(args, 'adjustments'), {
+        livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
+      }, true);
+      // A large live credit is proposed, not posted: say so, and what the second operator runs.
+      if (r.status === 202) {
+        process.stderr.write(`proposed, not posted: a live credit of 100,000 baht or more is posted when a second ops_admin approves it (within 24 h):\n`
+          + `  scripts/satang admin adjustment approve --proposal ${r.json.id} --merchant ${r.json.merchant_id} --amount ${r.json.amount_minor} --sub OTHER_OPERATOR\n`);
+      }
+      return print(r);
+    },
+  },
+  {
+    words: ['adjustment', 'approve'],
+    spec: spec('adjustment approve', "Approves a live credit another ops_admin proposed (admin fund of 100,000 baht or more), naming its amount: the adjustment is posted (a step-up token is minted for you).", {
+      proposal: { type: 'string', value: 'ADJP_ID', required: true, help: 'the proposal (admin fund said it; GET /v1/bo/merchants/{id}/adjustment-proposals lists them)' },
+      merchant,
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount as you read it in the proposal' },
+    }),
+    run: async (args) => print(await bo(context(args), `${merchantPath(args, 'adjustments')}/${encodeURIComponent(text(args, 'proposal'))}/approve`, { amount_minor: Number(text(args, 'amount')) }, true)),
   },
   {
     words: ['beneficiary', 'create'],

@@ -38,9 +38,11 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/merchants/:id/senders': opsAdmin,
   'POST /v1/bo/merchants/:id/beneficiaries': opsAdmin,
   'POST /v1/bo/merchants/:id/adjustments': opsAdmin,
+  'POST /v1/bo/merchants/:id/adjustments/:proposalId/approve': opsAdmin,
   // a sending bank down at its end: new deposits from it are refused until it is back
   'POST /v1/bo/banks/:code/availability': opsAdmin,
   'GET /v1/bo/merchants/:id/balance': balanceReads,
+  'GET /v1/bo/merchants/:id/adjustment-proposals': balanceReads,
   // deposit review decisions; the gateway's late confirmation and reversals are ops work
   'POST /v1/bo/deposits/:id/approve': reviewer,
   'POST /v1/bo/deposits/:id/decline': reviewer,

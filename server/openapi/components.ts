@@ -183,6 +183,11 @@ export const schemas: Record<string, Schema> = {
     object: { const: 'gateway_route_proposal' }, white_label_id: str, status: { const: 'pending_approval' }, bank_code: str, account_number: str, account_name: str,
     ttl_seconds: int, proposed_by: str, proposed_at: instant, approve_by: instant,
   }),
+  AdjustmentProposal: object({
+    id: str, object: { const: 'adjustment_proposal' }, livemode: bool, merchant_id: str, status: { const: 'pending_approval' }, direction: { const: 'credit' }, amount_minor: int,
+    currency: { const: 'THB' }, reason_code: str, note: str, proposed_by: str, proposed_at: instant, approve_by: instant,
+  }),
+  AdjustmentProposals: object({ object: { const: 'list' }, merchant_id: str, data: { type: 'array', items: ref('AdjustmentProposal') } }),
   ApiKey: object({ key_id: str, api_key: { type: 'string', pattern: '^sk_(live|test)_' }, scopes: { type: 'array', items: str }, livemode: bool }),
   OnboardedMerchant: object({ id: str, object: { const: 'merchant' }, white_label_id: str, name: str, keys: object({ live: ref('ApiKey'), sandbox: ref('ApiKey') }) }),
   MerchantSuspension: object({ id: str, object: { const: 'merchant' }, suspended: bool }),

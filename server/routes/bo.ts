@@ -17,7 +17,7 @@ import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
-import { amountOf, bodyOf, notFound, parseWith, operatorScope } from './common.ts';
+import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal } from './common.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -56,6 +56,9 @@ const schemas = {
       livemode: { type: 'boolean' }, amount_minor: { type: 'integer', minimum: 1 }, direction: { enum: ['credit', 'debit'] }, bucket: { enum: ['available', 'pending_clearing', 'reserved'] },
       reason_code: { enum: Object.keys(adjustmentReasons) }, reason: { ...str(500), pattern: writtenText, 'x-readable': true },
     },
+  }),
+  adjustmentApproval: compile<{ amount_minor: number }>({
+    type: 'object', additionalProperties: false, required: ['amount_minor'], properties: { amount_minor: { type: 'integer', minimum: 1 } },
   }),
   // A reviewer's note is checked by the core (review_note_required, missing or short alike).
   approval: compile<{ note?: string; amount_minor?: number; legs?: { leg_ref: string; amount_minor: number }[]; version?: number }>({
@@ -267,18 +270,40 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await requireStepUp(ctx);
     const m = merchant(ctx);
     const reasonCode = b.reason_code ?? adjustmentReasonDefault;
-    await run(ctx, {
-      type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reasonCode, reason: b.reason,
-    }, (id) => ({
-      status: 201,
-      body: {
-        id, object: 'balance_transaction', livemode: b.livemode, type: 'adjustment', direction: b.direction, amount_minor: b.amount_minor, currency: 'THB',
-        bucket_from: b.direction === 'debit' ? b.bucket : null, bucket_to: b.direction === 'credit' ? b.bucket : null,
-        // source as the merchant's copy names it (the adjustment itself); who posted it apart.
-        balance_after: presentBalances(world().balances(m.id, b.livemode)), source: { type: 'adjustment', id }, posted_by: operatorOf(ctx).sub,
-        reason_code: reasonCode, reason_display_th: adjustmentReasons[reasonCode], note: b.reason, created_at: iso(services.write.clock.now()),
-      },
-    }));
+    // Four eyes on a large live credit (limits.adjustmentFourEyesMinorMin): money that would appear
+    // in a wallet on one operator's word is proposed, and posted when a second approves it.
+    const fourEyes = b.direction === 'credit' && b.livemode && b.bucket === 'available' && b.amount_minor >= limits.adjustmentFourEyesMinorMin;
+    await run(ctx, fourEyes
+      ? { type: 'ProposeAdjustment', actor: actorOf(ctx), merchantId: m.id, amountMinor: amountOf(b.amount_minor), reasonCode, reason: b.reason }
+      : { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reasonCode, reason: b.reason },
+    (id) => {
+      // A large live credit waits for a second operator (core: limits.adjustmentFourEyesMinorMin).
+      const proposal = world().merchants.get(m.id)!.adjustmentProposals?.find((p) => p.id === id);
+      if (proposal) return { status: 202, body: presentAdjustmentProposal(m.id, proposal) };
+      return adjustmentAnswer(ctx, m.id, id!, { livemode: b.livemode, direction: b.direction, bucket: b.bucket, amountMinor: b.amount_minor, reasonCode, reason: b.reason });
+    });
+  });
+
+  router.post('/merchants/:id/adjustments/:proposalId/approve', async (ctx) => {
+    const b = parseWith(schemas.adjustmentApproval, bodyOf(ctx));
+    await requireStepUp(ctx);
+    const m = merchant(ctx);
+    const proposal = m.adjustmentProposals?.find((p) => p.id === ctx.params.proposalId);
+    await run(ctx, { type: 'ApproveAdjustment', actor: actorOf(ctx), merchantId: m.id, proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor) }, (id) =>
+      adjustmentAnswer(ctx, m.id, id!, { livemode: proposal!.livemode, direction: 'credit', bucket: 'available', amountMinor: Number(proposal!.amountMinor), reasonCode: proposal!.reasonCode, reason: proposal!.reason, proposedBy: proposal!.proposedBy }));
+  });
+
+  /** The 201 of a posted adjustment: the balance transaction, with who posted it (and proposed it, after four eyes). */
+  const adjustmentAnswer = (ctx: Context, merchantId: string, id: string, a: { livemode: boolean; direction: 'credit' | 'debit'; bucket: string; amountMinor: number; reasonCode: string; reason: string; proposedBy?: string }) => ({
+    status: 201,
+    body: {
+      id, object: 'balance_transaction', livemode: a.livemode, type: 'adjustment', direction: a.direction, amount_minor: a.amountMinor, currency: 'THB',
+      bucket_from: a.direction === 'debit' ? a.bucket : null, bucket_to: a.direction === 'credit' ? a.bucket : null,
+      // source as the merchant's copy names it (the adjustment itself); who posted it apart.
+      balance_after: presentBalances(world().balances(merchantId, a.livemode)), source: { type: 'adjustment', id }, posted_by: operatorOf(ctx).sub,
+      ...(a.proposedBy !== undefined ? { proposed_by: a.proposedBy } : {}),
+      reason_code: a.reasonCode, reason_display_th: adjustmentReasons[a.reasonCode], note: a.reason, created_at: iso(services.write.clock.now()),
+    },
   });
 
   router.post('/deposits/:id/approve', async (ctx) => {
@@ -350,6 +375,15 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       await advanceClock(b.seconds * 1000, (nowMs) => keep(response = { status: 200, body: { now: iso(nowMs) } }));
       return response!;
     });
+  });
+
+  // The live credits waiting for a second operator (lapsed ones are not listed: they can no longer be approved).
+  router.get('/merchants/:id/adjustment-proposals', (ctx) => {
+    readQuery(ctx, []);
+    const m = merchant(ctx);
+    const now = services.write.clock.now();
+    const waiting = (m.adjustmentProposals ?? []).filter((p) => now < p.proposedAt + limits.adjustmentProposalTtlMs);
+    ctx.body = { object: 'list', merchant_id: m.id, data: waiting.map((p) => presentAdjustmentProposal(m.id, p)) };
   });
 
   router.get('/merchants/:id/balance', (ctx) => {

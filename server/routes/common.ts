@@ -7,6 +7,9 @@ import { visibleTo } from '../../core/handler/commands.ts';
 import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
 import { operatorOf } from '../auth/operator.ts';
+import type { AdjustmentProposal } from '../../core/directory.ts';
+import { limits } from '../../core/limits.ts';
+import { iso } from '../../core/present.ts';
 
 /** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */
 export function queryOf(ctx: Context): Record<string, string> {
@@ -63,4 +66,13 @@ export function operatorScope(ctx: Context, target?: string): string {
   const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
   const on = target ?? params.id ?? params.endpointId;
   return on === undefined ? `op:${sub}` : `op:${sub}:${on}`;
+}
+
+/** A live credit waiting for its second operator, as the back office shows it (202 of the adjustment, the merchant's view). */
+export function presentAdjustmentProposal(merchantId: string, p: AdjustmentProposal): Record<string, unknown> {
+  return {
+    id: p.id, object: 'adjustment_proposal', livemode: p.livemode, merchant_id: merchantId, status: 'pending_approval', direction: 'credit',
+    amount_minor: Number(p.amountMinor), currency: 'THB', reason_code: p.reasonCode, note: p.reason, proposed_by: p.proposedBy,
+    proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.adjustmentProposalTtlMs),
+  };
 }

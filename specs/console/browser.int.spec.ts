@@ -385,6 +385,10 @@ test('ops_admin approves a claim refund from its page and another pays it out (f
       assert.match(await mali.page.textContent('[data-testid=four-eyes-hint]') ?? '', /another operator pays it out|ผู้ปฏิบัติงานคนอื่นต้องเป็นผู้จ่ายออก/);
     }
   }
+  // Paid out, its refund withdrawal still open: Close is not offered (the server would refuse it, 409).
+  await lead.page.reload();
+  await lead.ready('claim');
+  assert.is(await lead.page.$('[data-testid=claim-close]'), null, 'no Close while the refund is being paid out');
 });
 
 test('finance opens a deposit without its slip image (not its role\'s to read), and the statement CSV the page downloads is the API\'s CSV', async () => {
@@ -665,6 +669,27 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   // The page reloads its wallet and transactions: the adjustment heads them once they are read again.
   await mali.page.waitForFunction(() => /\+฿15\.25/.test(document.querySelector('[data-testid=btxn-row]')?.textContent ?? ''), undefined, { timeout: 15_000 });
 
+  // A live credit of 100,000 baht or more is proposed, not posted; the page says so and lists it. Its proposer's
+  // approval is refused by the server; a second ops_admin approves it from the same list, and it is posted.
+  await mali.page.fill('[data-testid=adjustment-amount]', '100000.00');
+  await mali.page.fill('[data-testid=adjustment-reason]', 'opening float for the new branch, ticket 4412');
+  const proposedAnswer = mali.page.waitForResponse((r) => r.url().endsWith('/adjustments'), { timeout: stepUpAnswerMs });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=post-adjustment]'));
+  assert.is((await proposedAnswer).status(), 202);
+  await mali.page.waitForFunction(() => /second ops_admin/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''));
+  assert.is((await wallet()).available_minor, after.available_minor, 'nothing posted on one word');
+  await mali.page.waitForSelector('[data-testid=adjustment-proposal]');
+  const ownApproval = mali.page.waitForResponse((r) => r.url().endsWith('/approve'), { timeout: stepUpAnswerMs });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'));
+  assert.is((await ownApproval).status(), 409, 'its proposer cannot approve it');
+  const lead = await operator('emp_lead', { hash: `#/merchants/${encodeURIComponent(scene.shop.id)}`, page: 'merchant' });
+  await lead.page.waitForSelector('[data-testid=adjustment-proposal]');
+  const approved = lead.page.waitForResponse((r) => r.url().endsWith('/approve'), { timeout: stepUpAnswerMs });
+  await answerStepUp(lead, () => lead.page.click('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'));
+  assert.is((await approved).status(), 201);
+  assert.is((await wallet()).available_minor - after.available_minor, 10_000_000, 'posted on the second word');
+  await lead.page.waitForFunction(() => document.querySelector('[data-testid=adjustment-proposal]') === null);
+
   // A suspension without a reason is refused in the page, before any popup or request.
   let suspendCalls = 0;
   mali.page.on('request', (r) => { if (/\/(un)?suspend$/.test(r.url())) suspendCalls++; });
@@ -774,6 +799,14 @@ test('an approver approves a payout only after a confirmation naming the amount,
     assert.is(await nok.page.$eval('[data-testid=approvals-table] thead th:last-child', (th) => th.textContent), en['common.actions'], 'the action column is named');
     await nok.page.click(`${row} [data-testid=approve]`);
     await assertFocus(nok, 'decision-submit', 'focus moves into the confirmation');
+    // The confirmation wraps inside the window, at 200 % zoom, a small window and a laptop's: Confirm in sight, no sideways scroll.
+    for (const width of [640, 800, 1366]) {
+      await nok.page.setViewportSize({ width, height: 768 });
+      const [scroll, inner, confirmRight] = await nok.page.evaluate((r) => [document.documentElement.scrollWidth, innerWidth,
+        document.querySelector(`${r} [data-testid=decision-submit]`)!.getBoundingClientRect().right], row);
+      assert.ok(scroll <= inner && confirmRight <= inner, `at ${width} px: the page ${scroll} px wide, Confirm's right edge at ${confirmRight}`);
+    }
+    await nok.page.setViewportSize({ width: 640, height: 450 });
     const summary = await nok.page.textContent(`${row} [data-testid=decision-summary]`) ?? '';
     for (const shown of [/฿1,234\.56/, new RegExp(`฿${(w.json.fee_total_minor / 100).toFixed(2).replace('.', '\\.')}`), /xxxxxx7890/, /1 of 2|1 จาก 2/]) assert.match(summary, shown, summary);
     assert.equal(await unmarkedThai(nok, `${row} [data-testid=approval-payee]`), [], 'the payee\'s Thai bank and name marked lang="th"');
@@ -970,6 +1003,13 @@ test('every other page renders for an operator with every role (screenshots)', a
     assert.is(download.suggestedFilename(), 'ใบเสร็จ.pdf');
     assert.ok(readFileSync((await download.path())!).equals(receipt), 'the bytes the merchant sent');
   }
+  // Resolved, the dispute's page says who opened it, who resolved it and why, and that a lost one moves no money by itself.
+  const resolved = await scene.s.bo('POST', `/v1/bo/disputes/${dispute.json.id}/resolve`, { outcome: 'merchant_lost', note: 'the payee never received it, bank letter attached' }, { sub: 'emp_mali', roles: ['ops_admin'] });
+  assert.is(resolved.status, 200, resolved.text);
+  await lead.goto(`#/disputes/${dispute.json.id}`, 'dispute');
+  assert.equal(await Promise.all(['dispute-opened-by', 'dispute-resolved-by', 'dispute-resolution-note'].map((id) => lead.page.textContent(`[data-testid=${id}]`))),
+    ['emp_alice', 'emp_mali', 'the payee never received it, bank letter attached']);
+  assert.ok(await lead.page.$('[data-testid=dispute-lost-help] a[href^="#/withdrawals/"]'), 'where to reverse the fill');
   // A fill links to the deposit that paid it; the page says where the payout goes (masked).
   await lead.goto(`#/withdrawals/${filled}`, 'withdrawal');
   assert.match(await lead.page.textContent('[data-testid=withdrawal-payee]') ?? '', /^\d{3} \S.* x+\d{4} \S/);

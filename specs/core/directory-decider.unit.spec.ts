@@ -30,7 +30,7 @@ function streamOf(e: Event): [string, StreamKind] {
     case 'WhiteLabelRegistered': return [e.whiteLabel.id, 'white_label'];
     case 'GatewayRouteProposed': case 'GatewayRouteSet': return [e.whiteLabelId, 'white_label'];
     case 'MerchantRegistered': return [e.merchant.id, 'merchant'];
-    case 'MerchantSuspensionChanged': case 'SandboxRunReset': return [e.merchantId, 'merchant'];
+    case 'MerchantSuspensionChanged': case 'SandboxRunReset': case 'AdjustmentProposed': case 'AdjustmentApproved': return [e.merchantId, 'merchant'];
     case 'BeneficiaryRegistered': return [e.beneficiary.id, 'beneficiary'];
     case 'BeneficiaryVerified': return [e.beneficiaryId, 'beneficiary'];
     case 'SenderRegistered': return [e.sender.id, 'sender'];
@@ -98,6 +98,11 @@ const approveRoute = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveGa
 const record = (stream: string, kind: StreamKind, event: DirectoryEvent, livemode: boolean | null = null, merchantId: string | null = null) => ({ stream, kind, livemode, merchantId, event });
 const adjust = (over: Partial<Extract<DirectoryCommand, { type: 'PostAdjustment' }>> = {}): DirectoryCommand => ({
   type: 'PostAdjustment', actor: ops, merchantId: 'mch_1', livemode: true, amountMinor: 10_000n, direction: 'credit', bucket: 'available', reasonCode: 'GOODWILL_CREDIT', reason: 'a late payout, our apology', ...over,
+});
+const proposedFloat = { id: 'adjp_1', livemode: true, amountMinor: 10_000_000n, reasonCode: 'FUNDING', reason: 'opening float', proposedBy: 'emp_ops', proposedAt: at - 60_000 };
+const floatProposed: Event = { type: 'AdjustmentProposed', at: at - 60_000, merchantId: 'mch_1', proposal: proposedFloat };
+const approveFloat = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveAdjustment' }>> = {}): DirectoryCommand => ({
+  type: 'ApproveAdjustment', actor: { kind: 'operator', operatorId: 'emp_second' }, merchantId: 'mch_1', proposalId: 'adjp_1', amountMinor: 10_000_000n, ...over,
 });
 const adjustment = (amountMinor: Minor, direction: 'credit' | 'debit'): DirectoryChange => ({
   objectId: 'btxn_1', records: [],
@@ -227,6 +232,26 @@ const rows: DirectoryRow[] = [
   { row: 'adjustment of zero → validation_error (minimum)', given: registered, when: adjust({ amountMinor: 0n }), refused: 'validation_error', message: /positive/ },
   { row: 'adjustment of the reserved bucket → operation_not_allowed (it belongs to open withdrawals)', given: registered, when: adjust({ bucket: 'reserved' }), refused: 'operation_not_allowed', message: /only the available bucket/ },
   { row: 'adjustment: a debit past available → insufficient_balance', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', amountMinor: 10_001n }), refused: 'insufficient_balance' },
+  {
+    row: 'large live credit proposed → recorded on the merchant, nothing posted',
+    given: registered, when: { type: 'ProposeAdjustment', actor: ops, merchantId: 'mch_1', amountMinor: 10_000_000n, reasonCode: 'FUNDING', reason: 'opening float' },
+    then: { objectId: 'adjp_1', records: [record('mch_1', 'merchant', { type: 'AdjustmentProposed', at, merchantId: 'mch_1', proposal: { ...proposedFloat, proposedAt: at } }, null, 'mch_1')] },
+  },
+  { row: 'large live credit approved by its proposer → operation_not_allowed', given: [...registered, floatProposed], when: approveFloat({ actor: ops }), refused: 'operation_not_allowed', message: /cannot approve it/ },
+  { row: 'large live credit approved naming another amount → validation_error', given: [...registered, floatProposed], when: approveFloat({ amountMinor: 100_000_000n }), refused: 'validation_error', message: /not the one proposed/ },
+  { row: 'large live credit approved after 24 hours → resource_not_found (lapsed)', given: [...registered, { ...floatProposed, proposal: { ...proposedFloat, proposedAt: at - limits.adjustmentProposalTtlMs } } as Event], when: approveFloat(), refused: 'resource_not_found', message: /lapses after 24 hours/ },
+  {
+    row: 'large live credit approved by a second operator naming its amount → posted as proposed, the proposal closed',
+    given: [...registered, floatProposed], when: approveFloat(),
+    then: {
+      objectId: 'btxn_1',
+      records: [record('mch_1', 'merchant', { type: 'AdjustmentApproved', at, merchantId: 'mch_1', proposalId: 'adjp_1', approvedBy: 'emp_second', balanceTransactionId: 'btxn_1' }, null, 'mch_1')],
+      postings: {
+        owner: { merchantId: 'mch_1', whiteLabelId: 'wl_1', livemode: true, source: { type: 'adjustment', id: 'emp_second' } },
+        movements: [{ id: 'btxn_1', type: 'adjustment', amountMinor: 10_000_000n, from: null, to: 'available', counter: [{ account: 'adjustments', amountMinor: 10_000_000n }], reasonCode: 'FUNDING', note: 'opening float' }],
+      },
+    },
+  },
   { row: 'adjustment: a credit past the merchant total cap → amount_not_supported', given: [...registered, funded(10_000n)], when: adjust({ amountMinor: BigInt(merchantTotalMaxMinor) }), refused: 'amount_not_supported' },
   { row: 'adjustment for an unknown merchant → resource_not_found', given: [whiteLabel], when: adjust(), refused: 'resource_not_found' },
   { row: 'adjustment with a reason code outside the catalogue → validation_error (reason_code)', given: registered, when: adjust({ reasonCode: 'goodwill' }), refused: 'validation_error', message: /reason_code must be one of/ },

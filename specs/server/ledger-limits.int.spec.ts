@@ -153,7 +153,10 @@ test('a credit that would carry the merchant past 2^53−1 is 422 amount_not_sup
   const e = await refused(() => adjust(m.id, { amount_minor: safeIntegerMax, direction: 'credit', bucket: 'available' }), 'amount_not_supported');
   assert.is(e.details.min_minor, 1);
   assert.is(e.details.max_minor, safeIntegerMax - 1_000_000);
-  const top = await adjust(m.id, { amount_minor: safeIntegerMax - 1_000_000, direction: 'credit', bucket: 'available' });
+  // A credit that large waits for a second operator (four eyes), who posts it.
+  const proposed = await adjust(m.id, { amount_minor: safeIntegerMax - 1_000_000, direction: 'credit', bucket: 'available' });
+  assert.is(proposed.status, 202, proposed.text);
+  const top = await s.bo('POST', `/v1/bo/merchants/${m.id}/adjustments/${proposed.json.id}/approve`, { amount_minor: safeIntegerMax - 1_000_000 }, { sub: 'emp_second_pair', stepUp: true });
   assert.is(top.status, 201, top.text);
   assert.is(top.json.balance_after.available_minor, safeIntegerMax);
   const full = await refused(() => adjust(m.id, { amount_minor: 1, direction: 'credit', bucket: 'available' }), 'amount_not_supported');

@@ -1,0 +1,78 @@
+// Four eyes on a large live credit (an auditor's finding: one ops_admin's word and their own
+// step-up made 9 billion baht appear in a wallet). A live credit adjustment of
+// limits.adjustmentFourEyesMinorMin or more is proposed (202, nothing posted) and posted only
+// when a second ops_admin approves it naming the amount; its proposer (in any spelling) cannot,
+// a wrong amount is refused, a proposal lapses after 24 hours. Smaller live credits, debits
+// and sandbox credits post at once, as before. Over real HTTP with real tokens.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { limits } from '../../core/limits.ts';
+import { TestServer } from '../support/server-harness.ts';
+import { advance } from '../webhooks/support.ts';
+
+let s: TestServer;
+
+test.before(async () => { s = await TestServer.start(); });
+test.after(async () => { await s.stop(); });
+
+const big = limits.adjustmentFourEyesMinorMin;
+const credit = (merchantId: string, amount: number, sub: string, livemode = true) =>
+  s.bo('POST', `/v1/bo/merchants/${merchantId}/adjustments`, { livemode, amount_minor: amount, direction: 'credit', bucket: 'available', reason_code: 'FUNDING', reason: 'opening float, ticket 4411' }, { sub, roles: ['ops_admin'], stepUp: true });
+const approve = (merchantId: string, proposalId: string, amount: number, sub: string) =>
+  s.bo('POST', `/v1/bo/merchants/${merchantId}/adjustments/${proposalId}/approve`, { amount_minor: amount }, { sub, roles: ['ops_admin'], stepUp: true });
+const available = async (merchantId: string, mode: 'live' | 'sandbox' = 'live') => (await s.bo('GET', `/v1/bo/merchants/${merchantId}/balance`)).json[mode].available_minor as number;
+
+test('a large live credit is proposed, and posted only when a second operator approves it naming its amount', async () => {
+  const m = await s.onboard('Four eyes on money');
+  const proposed = await credit(m.id, big, 'emp_maker');
+  assert.is(proposed.status, 202, proposed.text);
+  assert.equal([proposed.json.object, proposed.json.status, proposed.json.amount_minor, proposed.json.proposed_by, proposed.json.livemode], ['adjustment_proposal', 'pending_approval', big, 'emp_maker', true]);
+  assert.match(proposed.json.id, /^adjp_/);
+  assert.is(await available(m.id), 0, 'nothing posted yet');
+  const listed = await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`, undefined, { roles: ['finance'] });
+  assert.equal(listed.json.data.map((p: any) => [p.id, p.note, p.reason_code]), [[proposed.json.id, 'opening float, ticket 4411', 'FUNDING']]);
+
+  for (const sub of ['emp_maker', 'EMP_Maker']) {
+    const own = await approve(m.id, proposed.json.id, big, sub);
+    assert.equal([own.status, own.json.error?.code], [409, 'operation_not_allowed'], `${sub}: ${own.text}`);
+  }
+  const misread = await approve(m.id, proposed.json.id, big * 10, 'emp_checker');
+  assert.equal([misread.status, misread.json.error?.code, misread.json.error?.details?.fields?.[0]], [422, 'validation_error', { path: 'amount_minor', reason: 'mismatch' }], misread.text);
+  assert.is(await available(m.id), 0, 'refusals post nothing');
+
+  const posted = await approve(m.id, proposed.json.id, big, 'emp_checker');
+  assert.is(posted.status, 201, posted.text);
+  assert.equal([posted.json.object, posted.json.type, posted.json.amount_minor, posted.json.posted_by, posted.json.proposed_by, posted.json.note], ['balance_transaction', 'adjustment', big, 'emp_checker', 'emp_maker', 'opening float, ticket 4411']);
+  assert.is(await available(m.id), big);
+  assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`)).json.data, []);
+  const twice = await approve(m.id, proposed.json.id, big, 'emp_third');
+  assert.is(twice.status, 404, 'posted once');
+  assert.is(await available(m.id), big);
+  // The merchant sees one balance transaction, as for any adjustment.
+  const seen = await s.call(m.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(seen.json.available_minor, big);
+});
+
+test('below the threshold, a debit and a sandbox credit post at once; a proposal lapses after 24 hours', async () => {
+  const m = await s.onboard('One pair of eyes');
+  const small = await credit(m.id, big - 1, 'emp_maker');
+  assert.is(small.status, 201, small.text);
+  const sandbox = await credit(m.id, big, 'emp_maker', false);
+  assert.is(sandbox.status, 201, sandbox.text);
+  assert.is(await available(m.id, 'sandbox'), big);
+  const debit = await s.bo('POST', `/v1/bo/merchants/${m.id}/adjustments`, { livemode: true, amount_minor: big - 1, direction: 'debit', bucket: 'available', reason: 'taken back: the float was sent twice' }, { roles: ['ops_admin'], stepUp: true });
+  assert.is(debit.status, 201, debit.text);
+  assert.is(await available(m.id), 0);
+
+  const proposed = await credit(m.id, big, 'emp_maker');
+  assert.is(proposed.status, 202, proposed.text);
+  await advance(s, limits.adjustmentProposalTtlMs);
+  const late = await approve(m.id, proposed.json.id, big, 'emp_checker');
+  assert.equal([late.status, late.json.error?.code], [404, 'resource_not_found'], late.text);
+  assert.match(late.json.error.message, /lapses after 24 hours/);
+  assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`)).json.data, [], 'a lapsed proposal is not listed');
+  assert.is(await available(m.id), 0);
+});
+
+test.run();
