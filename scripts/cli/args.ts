@@ -151,6 +151,9 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
     if (typeof given === 'string' && sent && secretShaped(given)) return secretRefused(spec, `--${name}`, o.value);
     const value = given ?? (o.type === 'boolean' ? false : o.default);
     if (value === undefined && o.required) return usageError(spec, `--${name} is required`);
+    // Given, but empty (a script's unset variable): refused, as the API refuses an empty parameter —
+    // dropped, `bo logs --merchant ""` listed every merchant's calls.
+    if (given === '') return usageError(spec, `--${name} is empty: give a value, or leave the option out`);
     if (typeof value === 'string' && o.integer && !(given === undefined && value === '') && !isWholeNumberIn(value, o)) return usageError(spec, `--${name} must be ${wholeNumber(o)}, not '${value}'`);
     if (typeof value === 'string' && o.baseUrl) {
       const url = baseUrlOf(value);

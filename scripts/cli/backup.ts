@@ -108,7 +108,9 @@ function verifyCopy(dir: string): Verified {
 
 function print(args: Args, what: string, dir: string, manifest: BackupManifest, verified: Verified, lost?: Lost): number {
   if (flag(args, 'json')) {
-    process.stdout.write(`${JSON.stringify({ [what]: dir, manifest, verified, ...(lost ? { lost } : {}) }, null, 2)}\n`);
+    // A restore's JSON says what it undoes too: automation reads this, not the text.
+    const security = what === 'restored into' ? { security: { revocations_undone_after: manifest.taken_at, warning: undoneSecurity(manifest.taken_at) } } : {};
+    process.stdout.write(`${JSON.stringify({ [what]: dir, manifest, verified, ...(lost ? { lost } : {}), ...security }, null, 2)}\n`);
   } else {
     const bytes = manifest.files.reduce((t, f) => t + f.bytes, 0);
     const slips = manifest.files.filter((f) => f.path.startsWith('slips/')).length;

@@ -41,6 +41,21 @@ const moneyMoving = (transition: string): boolean => transition === 'refund' || 
 /** An instant as the API writes it (RFC 3339, UTC). */
 const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
+/** A verdict's figure as a person reads it: a time window `from – to` in Bangkok time, an object's fields `k=v`, whole (a table cut its JSON at 60 characters). */
+function verdictValue(x: unknown): unknown {
+  if (x === null || typeof x !== 'object') return typeof x === 'string' ? inBangkok(x) : x;
+  const o = x as Record<string, unknown>;
+  if (typeof o.from === 'string' && typeof o.to === 'string') return `${inBangkok(o.from)} – ${inBangkok(o.to)}`;
+  return Object.entries(o).map(([k, v]) => `${k}=${typeof v === 'string' ? inBangkok(v) : JSON.stringify(v)}`).join(' ');
+}
+
+/** `--since` as the API takes it: RFC 3339, or the CLI's own `2026-11-30 19:22:50 +07` (what its tables print). */
+function sinceOf(a: Args): string {
+  const given = text(a, 'since');
+  const printed = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) \+07$/.exec(given);
+  return printed ? `${printed[1]}T${printed[2]}+07:00` : given;
+}
+
 /** An RFC 3339 instant in Bangkok time, `2026-11-30 18:23:40 +07`; any other text as it is. */
 const inBangkok = (text: string): string => (utcInstant.test(text) ? `${bangkokWallTimeOf(Date.parse(text))} +07` : text);
 
@@ -143,10 +158,10 @@ function renderQueue(json: any): string {
 
 function renderDeposit(json: any): string {
   const d = json.deposit;
-  const head = `${d.id}  ${d.status}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})`;
+  const head = `${d.id}  ${d.status}  version ${d.version}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})`;
   const review = json.review ? `review: ${json.review.reasons.map((r: any) => r.code).join(', ')}; approvals ${json.review.approvals.join(', ') || 'none'} of ${json.review.approvals_needed}` : 'no review';
   // The amount verdict in baht, as every other amount here (the API gives satang).
-  const shownAs = (v: any, x: unknown) => (v.dimension === 'amount' && typeof x === 'number' ? thb(x) : x);
+  const shownAs = (v: any, x: unknown) => (v.dimension === 'amount' && typeof x === 'number' ? thb(x) : verdictValue(x));
   const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, shownAs(v, v.expected), shownAs(v, v.shown), v.match]));
   // The legs, with the refs an approval's --legs names when more than one waits for money.
   const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
@@ -221,7 +236,7 @@ const subcommands: readonly Subcommand[] = [
         return print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, {
           note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}), ...(legs.length > 0 ? { legs } : {}),
           ...(verb === 'approve' && text(a, 'version') !== '' ? { version: Number(text(a, 'version')) } : {}),
-        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; a second reviewer settles it at the same figures)' : ''}`);
+        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; it waits for another reviewer — or, if another reviewer had recorded other figures, yours replaced theirs: bo show lists the approvals and figures)' : ''}`);
       },
     };
   }),
@@ -285,13 +300,15 @@ const subcommands: readonly Subcommand[] = [
       'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
-      (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} disputed (no funds held); evidence by ${d.respond_by}`),
+      (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} disputed (no funds held); evidence by ${inBangkok(d.respond_by)}`),
   },
   {
     words: ['dispute', 'show'],
     spec: spec('dispute show DISPUTE_ID', "A dispute with the merchant's evidence.", {}, ['DISPUTE_ID']),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/disputes/${id(a)}`),
-      (j) => `${j.dispute.id} on ${j.withdrawal.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}\n\n${table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], j.dispute.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]))}${disputeFiles(j.dispute.evidence)}`),
+      (j) => `${j.dispute.id} on ${j.withdrawal.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}\n`
+        + `reason ${j.dispute.reason_code}, THB ${thb(j.dispute.amount_minor)}, opened ${inBangkok(j.dispute.opened_at)} by ${j.dispute.opened_by ?? '-'}, evidence by ${inBangkok(j.dispute.respond_by)}`
+        + `${j.dispute.status === 'open' ? '' : `\nresolved by ${j.dispute.resolved_by ?? '-'}: ${j.dispute.resolution_note ?? '-'}`}\n\n${table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], j.dispute.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]))}${disputeFiles(j.dispute.evidence)}`),
   },
   {
     words: ['dispute', 'resolve'],
@@ -342,7 +359,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['signing-key', 'withdraw'],
     spec: postSpec('signing-key withdraw KID', 'Withdraws a retired live signing key that leaked: published no more. Rotate first (the README\'s runbook). A step-up.', {}, ['KID']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/signing-keys/${id(a)}/withdraw`, {}, true), (k) => `${k.kid}: ${k.status} at ${k.withdrawn_at}`),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/signing-keys/${id(a)}/withdraw`, {}, true), (k) => `${k.kid}: ${k.status} at ${inBangkok(k.withdrawn_at)}`),
   },
   {
     words: ['operator', 'revoke'],
@@ -350,7 +367,7 @@ const subcommands: readonly Subcommand[] = [
       reason: { type: 'string', value: 'TEXT', help: 'why (kept with the revocation)' },
     }, ['SUB']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/operators/${id(a)}/revoke`, text(a, 'reason') ? { reason: text(a, 'reason') } : {}, true),
-      (r) => `${r.sub}: tokens issued before ${r.tokens_issued_before} are refused (by ${r.revoked_by})${r.seen_before ? '' : `\nwarning: ${r.sub} never signed in here — a typo? The operator you meant still has access.`}`),
+      (r) => `${r.sub}: tokens issued before ${inBangkok(r.tokens_issued_before)} are refused (by ${r.revoked_by})${r.seen_before ? '' : `\nwarning: ${r.sub} never signed in here — a typo? The operator you meant still has access.`}`),
   },
   {
     words: ['logs'],
@@ -359,7 +376,7 @@ const subcommands: readonly Subcommand[] = [
       key: { type: 'string', value: 'KEY_ID', help: 'one API key (its id): what a leaked key did, and from where' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
       status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), key_id: text(a, 'key'), route: text(a, 'route'), status: text(a, 'status'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), key_id: text(a, 'key'), route: text(a, 'route'), status: text(a, 'status'), since: sinceOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
       (j) => page(j, ['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO', 'KEY', 'IP'], (r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id, r.key_id ?? '', r.ip ?? ''], 'no request log matches')),
   },
   {
@@ -368,7 +385,7 @@ const subcommands: readonly Subcommand[] = [
       subject: { type: 'string', value: 'SUB', help: 'one operator' }, outcome: { type: 'string', value: 'OUTCOME', help: 'ok, refused, failed, refused_authorization, refused_authentication' },
       route: { type: 'string', value: 'PATTERN', help: 'one route, as the log names it (/v1/bo/keys/:id/revoke)' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), route: text(a, 'route'), since: text(a, 'since'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), route: text(a, 'route'), since: sinceOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
       (j) => page(j, ['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], (r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome], 'no operator action matches')),
   },
 ];

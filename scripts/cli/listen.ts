@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { webhookSettings } from '../../adapters/webhooks/settings.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
-import { notSatang, printRefused, unreachable } from './reach.ts';
+import { notSatang, printRefused, unreachable, whyUnreachable } from './reach.ts';
 
 const apiVersion = '2026-08-01';
 const listenPath = '/v1/test/webhooks/listen';
@@ -66,7 +66,7 @@ async function forward(target: URL, delivery: Delivery, deadlineMs: number): Pro
     return String(res.status);
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') return `failed: no answer within ${deadlineMs / 1000} s (satang's own deadline for an endpoint)`;
-    return `failed: ${(error as Error).cause ?? (error as Error).message}`;
+    return `failed: ${whyUnreachable(error)}`; // as every command says it: connection refused (ECONNREFUSED)
   }
 }
 
@@ -86,6 +86,8 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
   if (!key.startsWith('sk_test_')) return usageError(listenSpec, '--key must be a sandbox key (sk_test_…), or set SATANG_API_KEY');
   let target: URL;
   try { target = new URL(text(args, 'forward-to')); } catch { return usageError(listenSpec, `--forward-to is not a URL: ${text(args, 'forward-to')}`); }
+  // Forwarded over HTTP or HTTPS only: another scheme failed every delivery the stream had already handed over.
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return usageError(listenSpec, `--forward-to must be an http:// or https:// URL, not ${target.protocol}`);
   const deadlineMs = webhookSettings('development').timeouts.totalMs; // a bad SATANG_WEBHOOK_TIMEOUTS_MS is said before the stream opens
   const headers = signRequest({ secret: key, method: 'GET', path: listenPath, query: '', body: '', version: apiVersion });
   // As every other command says it: `satang listen: cannot reach URL: connection refused …`, or `HTTP 401: {…}`.

@@ -180,6 +180,11 @@ test("restored and served, the backup answers what the server answered when it w
   const takenAt = JSON.parse(readFileSync(join(to, 'backup.json'), 'utf8')).taken_at;
   assert.match(restored.stdout, `SECURITY: what was revoked after ${takenAt} is not revoked in the restored data dir — API keys revoked, operators revoked or signed out,`);
   assert.match(restored.stdout, `scripts/satang bo actions --since ${takenAt} --outcome ok`);
+  const asJson = await satang(['restore', '--from', to, '--data-dir', join(dir, 'restored-json'), '--json']);
+  assert.is(asJson.code, 0, asJson.stdout + asJson.stderr);
+  const security = JSON.parse(asJson.stdout).security;
+  assert.is(security.revocations_undone_after, takenAt, 'automation reading --json is told too');
+  assert.match(security.warning, /^SECURITY: what was revoked after/);
   assert.not.ok(existsSync(`${restoredDir}.master-key`), 'restore makes no master key');
   copyFileSync(`${scene.s.dataDir}.master-key`, `${restoredDir}.master-key`); // kept apart from the backup
   const s2 = await TestServer.start({}, restoredDir);

@@ -150,7 +150,10 @@ test('numbers: one wording for every number option, naming the unit and the boun
     [['admin', 'fund', '--merchant', shop.id, '--amount', '-5'], "--amount must be a whole number of satang, 1 or more, not '-5'"],
     [['admin', 'fund', '--merchant', shop.id, '--amount=-5'], "--amount must be a whole number of satang, 1 or more, not '-5'"],
     [['admin', 'fund', '--merchant', shop.id, '--amount', '0'], "--amount must be a whole number of satang, 1 or more, not '0'"],
-    [['admin', 'fund', '--merchant', shop.id, '--amount='], "--amount must be a whole number of satang, 1 or more, not ''"],
+    [['admin', 'fund', '--merchant', shop.id, '--amount='], '--amount is empty: give a value, or leave the option out'],
+    // An empty filter (a script's unset variable) is refused, not dropped: it listed every merchant's calls.
+    [['bo', 'logs', '--merchant', ''], '--merchant is empty: give a value, or leave the option out'],
+    [['bo', 'actions', '--route', ''], '--route is empty: give a value, or leave the option out'],
     [['bo', 'queue', '--limit', '-1'], "--limit must be a whole number of rows from 1 to 200, not '-1'"],
     [['bo', 'queue', '--limit', '201'], "--limit must be a whole number of rows from 1 to 200, not '201'"],
     [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds, 1 or more, not '1.5'"],

@@ -62,6 +62,8 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(shown.out, new RegExp(`LEG\\s+THB\\s+STATUS\\s+RECEIVER\\s+PAID TO[\\s\\S]*${d.legs[0].leg_ref}`), 'the legs, with the refs --legs takes');
   assert.match(shown.out, /sender_name\s+.*false/);
   assert.match(shown.out, /amount\s+500\.00\s+500\.00\s+true/, 'the amount verdict in baht, as the rest of the page');
+  assert.match(shown.out, new RegExp(`^${d.id}  under_review  version \\d+  THB`, 'm'), 'the version bo approve --version takes');
+  assert.match(shown.out, /time_window\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07 – \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07/, 'a time window in Bangkok time, whole');
   assert.match(shown.out, /SEQ\s+AT\s+STEP/);
   // Times as the people who read them live: Bangkok, said so (the API's UTC stays in --json).
   const createdAt = JSON.parse((await bo('show', d.id, '--json')).out).timeline[0].at as string;
@@ -118,6 +120,11 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const actions = await bo('actions', '--subject', 'emp_cli');
   assert.is(actions.code, 0, actions.out);
   assert.match(actions.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`));
+  // --since takes the time as the tables print it (Bangkok, +07), and --route a pattern.
+  const printedAt = /^\d+\s+(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07)\s+emp_cli/m.exec(actions.out)![1]!;
+  const since = await bo('actions', '--subject', 'emp_cli', '--since', printedAt, '--route', '/v1/bo/deposits/:id/approve');
+  assert.is(since.code, 0, since.out);
+  assert.match(since.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve`));
 });
 
 test('bo search finds a reference with a slash, a colon, spaces, + and # and Thai letters, the text encoded once, spaces around it trimmed', async () => {
@@ -172,7 +179,7 @@ test('bo dispute show lists each evidence file with where an operator reads its 
   const opened = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000');
   assert.is(opened.code, 0, opened.out);
   // Said as it is: a dispute holds no funds (the amount left in the fills).
-  const line = /^(\S+): open, THB 100\.00 disputed \(no funds held\); evidence by \S+$/m.exec(opened.out);
+  const line = /^(\S+): open, THB 100\.00 disputed \(no funds held\); evidence by \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07$/m.exec(opened.out);
   assert.ok(line, opened.out);
   const disputeId = line![1]!;
   const owner = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.merchant_id;
@@ -181,6 +188,7 @@ test('bo dispute show lists each evidence file with where an operator reads its 
   assert.is(sent.status, 200, sent.text);
   const shown = await bo('dispute', 'show', disputeId);
   assert.is(shown.code, 0, shown.out);
+  assert.match(shown.out, /^reason PAYEE_NOT_RECEIVED, THB 100\.00, opened \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07 by \S+, evidence by \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07$/m);
   assert.match(shown.out, new RegExp(`file receipt\\.pdf: 16 bytes, application/pdf, sha256 ${sha256Hex(Buffer.from('%PDF-1.4 receipt'))}\\n  GET /v1/bo/disputes/${disputeId}/files/dfile_[0-9a-f]{32}\\n?$`), shown.out);  // The shift's list of open disputes, whatever their withdrawals' status.
   const listed = await bo('disputes');
   assert.is(listed.code, 0, listed.out);

@@ -131,6 +131,10 @@ test('a live key is refused by the CLI and by the server', async () => {
   const cli = listen(shop.live.api_key, 'http://127.0.0.1:9/hook');
   assert.is(await cli.exited, 2);
   assert.match(cli.stderr, /sandbox key/);
+  // Forwarded over HTTP(S) only: another scheme failed every delivery the stream handed over.
+  const ftp = listen(`sk_test_${'x'.repeat(40)}`, 'ftp://127.0.0.1/hook');
+  assert.is(await ftp.exited, 2);
+  assert.match(ftp.stderr, /--forward-to must be an http:\/\/ or https:\/\/ URL, not ftp:/);
   expectError(await s.call(shop.live.api_key, 'GET', '/v1/test/webhooks/listen'), 'scope_denied');
   assert.equal(await endpointsOf(), []);
 });
