@@ -103,12 +103,13 @@ export function createApp(parts: AppParts): Koa {
   const strangerLimiter = new RateLimiter();
   let routeLabel: (ctx: Koa.Context) => string | undefined = () => undefined;
   let routeLayer: (ctx: Koa.Context) => RouteLayer | undefined = () => undefined;
+  const routeLayerOf = (ctx: Koa.Context) => routeLayer(ctx); // one function for every request: nothing allocated per request
   const loadMeter = parts.loadMeter ?? new LoadMeter();
 
   app.use(requestIdMiddleware());
   // The route a request asked for, for the middleware outside every router (the action log):
   // a call refused before its route ran (a role, a media type, a body) still names it.
-  app.use((ctx, next) => { (ctx.state as RouteLayerState).routeLayer = () => routeLayer(ctx); return next(); });
+  app.use((ctx, next) => { (ctx.state as RouteLayerState).routeLayerOf = routeLayerOf; return next(); });
   app.use(async (ctx, next) => {
     // The API's answers carry keys, slip capabilities and account data: no cache keeps one
     // unless its route says otherwise (the published signing keys may be cached).

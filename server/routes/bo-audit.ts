@@ -96,7 +96,7 @@ type Layer = RouteLayer;
 function layerOf(ctx: Context): Layer | undefined {
   const dispatched = (ctx as Context & { router?: Router }).router;
   const layer = dispatched?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
-  return layer ?? (ctx.state as RouteLayerState).routeLayer?.();
+  return layer ?? (ctx.state as RouteLayerState).routeLayerOf?.(ctx);
 }
 
 /** The route pattern that answered, else the path, cut short. */
