@@ -378,13 +378,20 @@ const sharedEntriesMax = 4 * readSideLimits.pullMessagesMax;
  */
 export class JetStreamTransport implements Transport {
   private readonly parsed = new Map<number, RelayedEntry>();
+  private readonly consumers = new Set<DurableConsumer>();
 
   constructor(private readonly nc: NatsConnection, private readonly log: ReadSideLog) {}
 
   subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void): Subscription {
-    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), deliver, this.log, (m) => this.entryOf(m));
+    // One consumer that finds its stream or itself gone makes every other start again: they
+    // were deleted with the stream too, and a consume with no pull waiting learns it only
+    // from missed heartbeats, 30 s later (the last projection held the others' position back).
+    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), deliver, this.log, (m) => this.entryOf(m), (gone) => {
+      for (const other of this.consumers) if (other !== gone) other.restart();
+    });
+    this.consumers.add(consumer);
     consumer.start();
-    return consumer;
+    return { stop: async () => { this.consumers.delete(consumer); await consumer.stop(); } };
   }
 
   private entryOf(m: JsMsg): RelayedEntry {
@@ -417,7 +424,13 @@ class DurableConsumer implements Subscription {
   constructor(
     private readonly nc: NatsConnection, private readonly durable: string, private readonly deliver: (d: readonly Delivery[]) => void,
     private readonly log: ReadSideLog, private readonly entryOf: (m: JsMsg) => RelayedEntry,
+    private readonly onGone: (gone: DurableConsumer) => void = () => {},
   ) {}
+
+  /** Ends the current consume: the loop checks the stream and its consumer again (projections apply by seq: a redelivery changes nothing). */
+  restart(): void {
+    void this.messages?.close().catch(() => {});
+  }
 
   start(): void {
     this.running = this.run();
@@ -477,6 +490,7 @@ class DurableConsumer implements Subscription {
         if (!consumerGone.has(s.type)) continue;
         this.log.warn({ consumer: this.durable, event: s.type }, 'projection consumer lost its consumer or the journal stream; making them again');
         await messages.close().catch(() => {});
+        this.onGone(this);
         return;
       }
     } catch {
