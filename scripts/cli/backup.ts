@@ -224,7 +224,11 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
   if (deployment || natsUrl) {
     const url = text(args, 'url');
     const answering = await satangServerAt(url);
-    if (answering !== undefined) return refused('restore', new Error(`a satang server answers at ${redactUrl(url)} (${answering}): stop the API and the projector first — it would go on taking writes that the restore loses and no list names${natsUrl ? ', and make the journal stream again' : ''}; nothing was restored`));
+    if (answering !== undefined) {
+      const code = refused('restore', new Error(`a satang server answers at ${redactUrl(url)} (${answering}): stop the API and the projector first — it would go on taking writes that the restore loses and no list names${natsUrl ? ', and make the journal stream again' : ''}; nothing was restored`));
+      process.stderr.write(`${masterKeyReminder(dataDir)}\n`); // done or refused, a restore ends with the reminder (README)
+      return code;
+    }
   }
   let nc: NatsConnection | undefined;
   try {

@@ -153,6 +153,7 @@ test("restored and served, the backup answers what the server answered when it w
   assert.is(stillRunning.code, 2, stillRunning.stdout + stillRunning.stderr);
   assert.match(stillRunning.stderr, `satang restore: a satang server answers at ${scene.s.url} (`);
   assert.match(stillRunning.stderr, /stop the API and the projector first .*; nothing was restored/);
+  assert.match(stillRunning.stderr, `master key: the server must start on ${movedAside} with the one the backup was sealed with`, 'refused, it ends with the reminder too');
   assert.not.ok(existsSync(movedAside), 'nothing restored');
   // Into the server's own data dir: refused.
   const refusedUsed = await satang(['restore', '--from', to, '--data-dir', scene.s.dataDir]);
