@@ -74,6 +74,11 @@ export function table(headers: readonly string[], rows: readonly (readonly unkno
   return cells.map((r) => r.map((c, i) => padDisplay(c, widths[i]!)).join('  ').trimEnd()).join('\n');
 }
 
+/** GET /v1/bo/withdrawals with the list's filter and the options above. */
+function withdrawalListPath(a: Args, filter: Record<string, string>): string {
+  return `/v1/bo/withdrawals${query({ ...filter, merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`;
+}
+
 /** How long something has waited, as a person reads it: `42m`, `25h 15m`, `3d 4h`. */
 function ageOf(seconds: number): string {
   const minutes = Math.floor(seconds / 60);
@@ -126,6 +131,11 @@ const payoutNote: OptionSpec = { type: 'string', value: 'TEXT', help: 'why (opti
 const paging: Record<string, OptionSpec> = {
   limit: { type: 'string', value: 'N', integer: true, min: 1, max: 200, unit: 'rows', help: 'rows per page (1–200)' },
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
+};
+
+/** The options of a withdrawals list (approvals, disputes): a merchant, a mode, a page. */
+const withdrawalListOptions: Record<string, OptionSpec> = {
+  merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
 };
 
 /** `--legs leg_1=30000,leg_2=0` → [{leg_ref, amount_minor}]; [] when absent, null when malformed. */
@@ -242,23 +252,15 @@ const subcommands: readonly Subcommand[] = [
   }),
   {
     words: ['approvals'],
-    spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with their mode and who approved so far.', {
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
-    }),
-    run: async (a) => print(a, await call(a, 'approver', 'GET', `/v1/bo/withdrawals${query({
-      status: 'pending_approval', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
-    })}`),
+    spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with their mode and who approved so far.', withdrawalListOptions),
+    run: async (a) => print(a, await call(a, 'approver', 'GET', withdrawalListPath(a, { status: 'pending_approval' })),
       // The mode on every row: an approver never mistakes a test payout for a real one.
       (j) => page(j, ['WITHDRAWAL', 'MODE', 'MERCHANT', 'THB', 'AGE', 'APPROVALS'], (w: any) => [w.id, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.amount_total_minor), ageOf(w.age_seconds), `${w.approvals.join(',') || 'none'} (${w.approvals.length}/${w.approvals_required})`], 'no withdrawal is waiting for approval')),
   },
   {
     words: ['disputes'],
-    spec: spec('disputes', 'The open disputes, oldest withdrawal first, whatever the withdrawal\'s status: the amount at stake and when evidence is due.', {
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
-    }),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/withdrawals${query({
-      disputed: 'true', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
-    })}`),
+    spec: spec('disputes', 'The open disputes, oldest withdrawal first, whatever the withdrawal\'s status: the amount at stake and when evidence is due.', withdrawalListOptions),
+    run: async (a) => print(a, await call(a, 'support', 'GET', withdrawalListPath(a, { disputed: 'true' })),
       (j) => page(j, ['DISPUTE', 'WITHDRAWAL', 'STATUS', 'MODE', 'MERCHANT', 'THB', 'REASON', 'RESPOND BY'], (w: any) => [
         w.dispute?.id, w.id, w.status, w.livemode ? 'live' : 'sandbox', w.merchant_id, thb(w.dispute?.amount_minor), w.dispute?.reason_code, w.dispute?.respond_by,
       ], 'no dispute is open')),

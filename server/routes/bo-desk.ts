@@ -67,7 +67,8 @@ export function pageOf<T>(rows: readonly T[], key: (row: T) => { since: number; 
 }
 
 const buckets = ['under_15m', 'under_1h', 'under_4h', 'extended'] as const;
-const bucketEndsMs = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
+// Where each bucket ends, as the review's own estimate has them: 15 minutes, the escalation (1 h), the extension (4 h).
+const bucketEndsMs = [15 * 60_000, limits.reviewEscalationMs, backOfficeLimits.reviewExtendedAfterMs];
 
 /**
  * The queue's estimate: the review's (four eyes, escalation, extension), but never one its
