@@ -272,6 +272,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const write: WriteSide = {
     get world() { return store.world; },
     clock, ids,
+    caughtUp: () => store.caughtUp(),
+    inFlight: (id) => store.inFlight(id),
     // The one door: routes, the slip worker and the scheduler all submit here.
     submit: (command, meta, respond) => {
       const submitted = store.submit(command, meta, respond);

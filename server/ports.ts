@@ -45,6 +45,14 @@ export interface WriteSide extends CommandPort {
   readonly clock: Clock;
   readonly ids: Ids;
   /**
+   * Resolves once every command submitted so far is durable or refused. The world applies a
+   * commit at once, the journal's rows follow when it is durable: a read that joins the two
+   * (an order's state beside its journal trail) waits for this when they differ.
+   */
+  caughtUp(): Promise<void>;
+  /** Whether a commit that changes the order `id` is not yet durable nor refused (then caughtUp() before showing it). */
+  inFlight(id: string): boolean;
+  /**
    * Moves a manual clock forward and fires the timers that fall due; absent on the system
    * clock. `keep`, given where the clock stopped, is the request's idempotency record,
    * stored with the clock's mark in one transaction.

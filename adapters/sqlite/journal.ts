@@ -107,6 +107,12 @@ export class SqliteJournal implements Journal {
   private nonceRiders: (() => RidingNonces)[] = [];
   private scheduled: { promise: Promise<void>; resolve: () => void } | null = null;
   private captured: Promise<void>[] | null = null;
+  /** Commits enqueued and not yet durable nor refused, by number, oldest first (caughtUp()). */
+  private readonly unsettled = new Set<number>();
+  /** How many of those change each stream (inFlight()). */
+  private readonly unsettledStreams = new Map<string, number>();
+  private enqueued = 0;
+  private caughtUpWaiters: { readonly upTo: number; readonly resolve: () => void }[] = [];
   /** PRAGMA synchronous for a pipelined batch's COMMIT, and back to FULL after it. */
   private readonly synchronous: { normal: () => void; full: () => void } | null;
   /** Writer thread: batches handed over and not yet acknowledged, in order. */
@@ -179,7 +185,11 @@ export class SqliteJournal implements Journal {
     const epoch = this.epoch;
     const kept = this.options.thread ? null : commit;
     const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit: kept, pending, resolve, reject, epoch }));
-    promise.catch(noop); // the error also reaches onStale; an uncaptured rejection must not crash the writer
+    const number = ++this.enqueued;
+    this.unsettled.add(number);
+    for (const [stream] of pending.snapshots) this.unsettledStreams.set(stream, (this.unsettledStreams.get(stream) ?? 0) + 1);
+    const settled = () => this.settled(number, pending.snapshots);
+    promise.then(settled, settled); // also handles the error, which reaches onStale: an uncaptured rejection must not crash the writer
     // With the writer thread, a full hand-over batch goes now rather than at the end of this
     // turn: the thread writes and syncs it while this loop decides the requests still waiting.
     if (this.options.thread && this.queue.length >= writeSideLimits.handOverEarlyCommands) this.handOverQueued();
@@ -200,6 +210,39 @@ export class SqliteJournal implements Journal {
     }
     const durable = mine.length === 0 ? Promise.resolve() : mine.length === 1 ? mine[0]! : Promise.all(mine).then(noop);
     return { result, durable };
+  }
+
+  /**
+   * Resolves once every commit enqueued so far is durable or refused, whatever comes after
+   * it: a read that joins the world (which applies a commit at once) with the journal's
+   * rows then sees both at one point.
+   */
+  caughtUp(): Promise<void> {
+    if (this.unsettled.size === 0) return Promise.resolve();
+    const upTo = this.enqueued;
+    return new Promise((resolve) => this.caughtUpWaiters.push({ upTo, resolve }));
+  }
+
+  /** Whether a commit that changes `stream` is enqueued and not yet durable nor refused. */
+  inFlight(stream: string): boolean {
+    return this.unsettledStreams.has(stream);
+  }
+
+  private settled(number: number, snapshots: PendingCommit['snapshots']): void {
+    this.unsettled.delete(number);
+    for (const [stream] of snapshots) {
+      const left = this.unsettledStreams.get(stream)! - 1;
+      if (left === 0) this.unsettledStreams.delete(stream);
+      else this.unsettledStreams.set(stream, left);
+    }
+    if (this.caughtUpWaiters.length === 0) return;
+    const oldest = this.unsettled.values().next();
+    const floor = oldest.done ? Infinity : oldest.value;
+    this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => {
+      if (w.upTo >= floor) return true;
+      w.resolve();
+      return false;
+    });
   }
 
   /** Resolves once everything enqueued so far has been written (or refused); with the writer thread, once it holds nothing. */

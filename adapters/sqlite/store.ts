@@ -113,6 +113,12 @@ export class Store implements CommandPort {
   /** Every journal seq at or below this is on disk: the relay and the webhook reader go no further. */
   get durableSeq(): number { return this.journal.durableSeq; }
 
+  /** Resolves once every command submitted so far is durable or refused (SqliteJournal.caughtUp). */
+  caughtUp(): Promise<void> { return this.journal.caughtUp(); }
+
+  /** Whether a commit that changes the order (or other stream) `id` is not yet durable nor refused. */
+  inFlight(id: string): boolean { return this.journal.inFlight(id); }
+
   /** Calls `listener` after every write captured here is durable (outbox and relay wake-ups). */
   onDurable(listener: () => void): void {
     this.durableListeners.push(listener);

@@ -14,7 +14,7 @@ import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
 import { writtenText } from '../schemas.ts';
-import { amountOf, bodyOf, notFound, parseWith, operatorScope } from './common.ts';
+import { amountOf, bodyOf, durableRead, notFound, parseWith, operatorScope } from './common.ts';
 import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
@@ -63,8 +63,9 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
     ctx.body = { object: 'list', data: page.map(presentClaim), has_more: hasMore, next_cursor: next };
   });
 
-  router.get('/claims/:id', (ctx) => {
+  router.get('/claims/:id', async (ctx) => {
     readQuery(ctx, []);
+    await durableRead(services, ctx.params.id!);
     ctx.body = claimView(ctx.params.id!);
   });
 

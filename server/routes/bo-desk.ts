@@ -15,7 +15,7 @@ import { bankByCode } from '../../core/directory.ts';
 import { iso, maskAccountNumber, maskName, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
 import { withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
-import { JournalTrail } from '../../adapters/sqlite/trail.ts';
+import { JournalTrail, type TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
@@ -25,7 +25,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { writtenText } from '../schemas.ts';
 import type { Command } from '../../core/handler/commands.ts';
-import { amountOf, bodyOf, notFound, parseWith, operatorScope } from './common.ts';
+import { amountOf, bodyOf, durableRead, notFound, parseWith, operatorScope } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 import { depositSlips, operatorDepositView } from './bo-timeline.ts';
 import { answerSlipImage } from '../slips/routes.ts';
@@ -154,9 +154,21 @@ function withdrawalQueue(services: Services, q: Record<string, string>): Record<
   };
 }
 
+/**
+ * An order and its journal trail at one point. The world applies a commit at once and the
+ * journal shows it once it is durable: an order read while a decision on it is being made
+ * durable (another operator's, this instant) waits for it, rather than showing a state its
+ * trail does not explain yet (a deposit settled with no settling decision in its timeline).
+ */
+async function withTrail<T extends { readonly id: string }>(services: Services, trail: JournalTrail, id: string, read: (id: string) => T): Promise<{ order: T; own: TrailEntry[] }> {
+  await durableRead(services, id);
+  const order = read(id);
+  return { order, own: trail.stream(order.id) };
+}
+
 /** One withdrawal as an operator sees it: the order, its approvals, and every dispute's evidence from the journal. */
-function operatorWithdrawalView(services: Services, w: Withdrawal, trail: JournalTrail): Record<string, unknown> {
-  const own = trail.stream(w.id);
+async function operatorWithdrawalView(services: Services, id: string, trail: JournalTrail, read: (id: string) => Withdrawal): Promise<Record<string, unknown>> {
+  const { order: w, own } = await withTrail(services, trail, id, read);
   const evidence = own.filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
     const ev = (e.event as { evidence?: DisputeEvidence }).evidence;
     const files = (ev?.files ?? []).map((f) => ({
@@ -224,6 +236,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
     runIdempotent(ctx, services, operatorScope(ctx), command, render);
   const withdrawal = (id: string) => world().withdrawals.get(id) ?? (() => { throw notFound('withdrawal'); })();
+  const deposit = (id: string) => world().deposits.get(id) ?? (() => { throw notFound('deposit'); })();
 
   router.get('/deposits', (ctx) => {
     ctx.body = depositQueue(services, readQuery(ctx, ['status', 'reason', 'escalated', 'merchant_id', 'livemode', 'cursor', 'limit']));
@@ -231,10 +244,9 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
 
   router.get('/deposits/:id', async (ctx) => {
     readQuery(ctx, []);
-    const d = world().deposits.get(ctx.params.id!);
-    if (!d) throw notFound('deposit');
+    // read once: the slips, the settlement's facts and the timeline
+    const { order: d, own } = await withTrail(services, trail, ctx.params.id!, deposit);
     const records = new Map<string, IntakeRecord | undefined>();
-    const own = trail.stream(d.id); // read once: the slips, the settlement's facts and the timeline
     for (const s of depositSlips(d, own)) records.set(s.receiptId, await slips.record(s.receiptId).catch(() => undefined));
     const answer = d.slip ? await slips.answer(d.slip.receiptId).catch(() => undefined) : undefined;
     ctx.body = operatorDepositView(d, { world: world(), trail, own, slips: records, ...(answer ? { answer } : {}), now: services.write.clock.now() });
@@ -254,9 +266,9 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     ctx.body = withdrawalQueue(services, readQuery(ctx, ['status', 'merchant_id', 'livemode', 'disputed', 'cursor', 'limit']));
   });
 
-  router.get('/withdrawals/:id', (ctx) => {
+  router.get('/withdrawals/:id', async (ctx) => {
     readQuery(ctx, []);
-    ctx.body = operatorWithdrawalView(services, withdrawal(ctx.params.id!), trail);
+    ctx.body = await operatorWithdrawalView(services, ctx.params.id!, trail, withdrawal);
   });
 
   router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
@@ -280,11 +292,11 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
       });
   });
 
-  router.get('/disputes/:id', (ctx) => {
+  router.get('/disputes/:id', async (ctx) => {
     readQuery(ctx, []);
     const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
     if (!withdrawalId) throw notFound('dispute');
-    ctx.body = operatorWithdrawalView(services, withdrawal(withdrawalId), trail);
+    ctx.body = await operatorWithdrawalView(services, withdrawalId, trail, withdrawal);
   });
 
   // One evidence file's bytes, as the merchant sent them: named by the dispute and the file

@@ -10,6 +10,17 @@ import { operatorOf } from '../auth/operator.ts';
 import type { AdjustmentProposal } from '../../core/directory.ts';
 import { limits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
+import type { Services } from '../ports.ts';
+
+/**
+ * Waits, while a commit that changes the order `id` is being made durable, until it is (with
+ * every commit before it). The world applies a commit at once; a GET of one order then shows
+ * no state a crash could still take back, and an order read beside its journal trail sees
+ * both at one point. Nothing in flight (nearly always): no wait.
+ */
+export async function durableRead(services: Services, id: string): Promise<void> {
+  if (services.write.inFlight(id)) await services.write.caughtUp();
+}
 
 /** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */
 export function queryOf(ctx: Context): Record<string, string> {

@@ -16,7 +16,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { cancelBody, createDepositBody, emptyBody, emptyQuery } from '../schemas.ts';
-import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
+import { amountOf, bodyOf, durableRead, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 import { listDeposits } from './order-lists.ts';
 import { slipContentTypes } from '../slips/evidence.ts';
 
@@ -78,8 +78,9 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
   // The list is served from the deposit list projection (server/routes/order-lists.ts).
   router.get('/', (ctx) => listDeposits(ctx, services));
 
-  router.get('/:id', (ctx) => {
+  router.get('/:id', async (ctx) => {
     emptyQuery(queryOf(ctx));
+    await durableRead(services, ctx.params.id!);
     ctx.body = withQr(visible(ctx, ctx.params.id!));
   });
 

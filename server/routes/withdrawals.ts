@@ -21,7 +21,7 @@ import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
-import { amountOf, bodyOf, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
+import { amountOf, bodyOf, durableRead, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 
 /** Two spellings of one name: the same letters, whatever the Unicode form and the spaces between words. */
 const sameName = (a: string, b: string): boolean => {
@@ -73,9 +73,10 @@ export function walletRoutes(services: Services, config: Config): Router {
     }, (id) => ({ status: 201, body: presentWithdrawal(world().withdrawals.get(id!)!) }), { minLength: limits.withdrawalIdempotencyKeyLengthMin });
   });
 
-  router.get('/withdrawals/:id', (ctx) => {
+  router.get('/withdrawals/:id', async (ctx) => {
     requireScope(ctx, 'withdrawals:read');
     parseWith(emptyQuery, queryOf(ctx));
+    await durableRead(services, ctx.params.id!);
     ctx.body = presentWithdrawal(visible(ctx, ctx.params.id!), { withReceipts: true });
   });
 
@@ -171,10 +172,11 @@ export function walletRoutes(services: Services, config: Config): Router {
     }, (id) => ({ status: 201, body: presentBeneficiary(world().beneficiaries.get(id!)!) }));
   });
 
-  router.get('/beneficiaries/:id', (ctx) => {
+  router.get('/beneficiaries/:id', async (ctx) => {
     const m = requireScope(ctx, 'withdrawals:read');
     if (p2p) throw featureOff('Beneficiary registration');
     parseWith(emptyQuery, queryOf(ctx));
+    await durableRead(services, ctx.params.id!);
     const b = ownedBy(m, world().beneficiaries.get(ctx.params.id!), 'beneficiary');
     ctx.body = presentBeneficiary(b);
   });

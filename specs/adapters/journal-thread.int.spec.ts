@@ -52,6 +52,22 @@ test('commands are written by the thread: answered once on disk, the tail and th
   store.close();
 });
 
+test('caughtUp(): once it resolves, every command submitted before it is written by the thread and visible on the reading connection', async () => {
+  const { store, d } = threaded('thread-caught-up');
+  try {
+    const wl = await d.whiteLabel();
+    const merchant = await d.merchant(wl);
+    const submitted = Array.from({ length: 40 }, (_, i) => store.submit(d.depositCommand(merchant, 2_000n + 100n * BigInt(i))));
+    assert.equal(submitted.filter((s) => !s.outcome.ok), [], 'the world has them at once');
+    await store.caughtUp();
+    assert.is(store.db.prepare("SELECT COUNT(*) FROM journal WHERE type = 'DepositCreated'").pluck(true).get(), 40, 'and so has the journal, when the barrier resolves');
+    assert.is(store.durableSeq, store.db.prepare('SELECT MAX(seq) FROM journal').pluck(true).get() as number, 'on disk');
+    await Promise.all(submitted.map((s) => s.durable));
+  } finally {
+    store.close();
+  }
+});
+
 test('a burst of thousands of commands in one turn reaches the thread in batches of at most 1,000, two at a time, and all commit', async () => {
   const { store, d } = threaded('thread-burst');
   const wl = await d.whiteLabel();

@@ -156,4 +156,25 @@ test('a store closed with a batch still syncing syncs it on the way out; reopene
   again.close();
 });
 
+test('caughtUp() resolves once every command submitted before it is durable, not before, and at once when nothing is in flight', async () => {
+  const sync = new HeldSync();
+  const { store } = open(sync);
+  assert.equal(await settledFlags([store.caughtUp()]), [true], 'nothing in flight');
+  sync.holding = true;
+  const first = store.submit(whiteLabel());
+  const barrier = store.caughtUp();
+  assert.equal(await settledFlags([first.durable, barrier]), [false, false], 'the world has it, the disk not yet');
+  const second = store.submit(whiteLabel()); // after the barrier: it does not hold it back
+  sync.release();
+  await barrier; // while the second's fdatasync is held: the barrier does not wait for it
+  assert.equal(await settledFlags([first.durable, second.durable]), [true, false]);
+  const later = store.caughtUp();
+  assert.equal(await settledFlags([second.durable, later]), [false, false], 'a barrier taken after the second waits for it');
+  sync.holding = false;
+  while (sync.calls.length > 0) sync.release();
+  await later;
+  assert.equal(await settledFlags([second.durable]), [true]);
+  store.close();
+});
+
 test.run();

@@ -15,6 +15,7 @@ import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 import { durations, limits } from '../../core/limits.ts';
 import { depositBody } from '../support/server-harness.ts';
 import { businessDayStart } from '../../server/routes/bo-reads.ts';
+import { JournalThread, type BatchMessage } from '../../adapters/sqlite/journal-thread.ts';
 
 let scene: SlipScene;
 const note = 'checked the bank statement against the slip';
@@ -210,6 +211,39 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   assert.is(image.status, 200);
   assert.is(image.headers.get('content-type'), slip.media_type);
   assert.equal([image.headers.get('cache-control'), image.headers.get('x-content-type-options')], ['no-store', 'nosniff'], 'as the merchant route serves it');
+});
+
+test("a deposit read while a decision on it is being written waits for it: its status and its timeline are one moment's, and the merchant sees no state a crash could take back", async () => {
+  const d = await underReview(); // one approval settles it
+  // The writer thread is handed nothing until released: the decision is in the world, not yet in journal.db.
+  const held: { thread: JournalThread; message: BatchMessage }[] = [];
+  const post = JournalThread.prototype.post;
+  const release = () => {
+    JournalThread.prototype.post = post;
+    for (const h of held.splice(0)) post.call(h.thread, h.message);
+  };
+  JournalThread.prototype.post = function (this: JournalThread, message: BatchMessage) { held.push({ thread: this, message }); };
+  let operatorView: Promise<any> | undefined;
+  let merchantView: Promise<any> | undefined;
+  try {
+    const approval = scene.s.bo('POST', `/v1/bo/deposits/${d.id}/approve`, { note }, { sub: 'emp_two' });
+    while (scene.s.running.store.world.deposits.get(d.id)?.status !== 'settled') await new Promise((r) => setTimeout(r, 5));
+    const answered: string[] = [];
+    operatorView = scene.s.bo('GET', `/v1/bo/deposits/${d.id}`).then((r) => { answered.push('operator'); return r; });
+    merchantView = scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${d.id}`).then((r) => { answered.push('merchant'); return r; });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(answered, [], 'neither read answers while the decision is not on disk');
+    release();
+    assert.is((await approval).status, 200);
+  } finally {
+    release();
+  }
+  const view = (await operatorView!).json;
+  assert.is(view.deposit.status, 'settled');
+  const settling = view.timeline.find((step: any) => step.step === 'review_decision' && step.detail.operator === 'emp_two');
+  assert.ok(settling, `the settling decision is in the timeline: ${JSON.stringify(view.timeline.map((step: any) => step.step))}`);
+  assert.is(settling.detail.settles, true);
+  assert.is((await merchantView!).json.status, 'settled');
 });
 
 test("the amount verdict compares the slip with the order even when the reviewer settles another amount: the slip's figure matched, the finding is the decision's", async () => {
