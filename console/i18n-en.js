@@ -177,6 +177,7 @@ export const en = {
   'approvals.empty': 'No withdrawals with these filters.',
   'approvals.approve': 'Approve',
   'approvals.reject': 'Reject',
+  'approvals.approvedByYou': 'You approved: a second approver is needed',
   'approvals.confirmApprove': 'Approve paying {amount} (fee {fee}), approval {n} of {of}, to',
   'approvals.confirmReject': 'Reject this withdrawal of {amount}: the merchant keeps the money. Payee:',
   'approvals.confirmApproveButton': 'Confirm approval',

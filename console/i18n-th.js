@@ -177,6 +177,7 @@ export const th = {
   'approvals.empty': 'ไม่มีรายการถอนตามตัวกรองนี้',
   'approvals.approve': 'อนุมัติ',
   'approvals.reject': 'ปฏิเสธ',
+  'approvals.approvedByYou': 'คุณอนุมัติแล้ว ต้องมีผู้อนุมัติคนที่สอง',
   'approvals.confirmApprove': 'อนุมัติการจ่าย {amount} (ค่าธรรมเนียม {fee}) การอนุมัติครั้งที่ {n} จาก {of} ให้แก่',
   'approvals.confirmReject': 'ปฏิเสธการถอน {amount} นี้ เงินยังอยู่กับร้านค้า ผู้รับเงิน:',
   'approvals.confirmApproveButton': 'ยืนยันการอนุมัติ',

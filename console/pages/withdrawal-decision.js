@@ -2,29 +2,37 @@
 // Either is confirmed first, on a line that names what it decides: the amount that will
 // leave (or stay), its fee, the masked payee and which approval of how many this is — a
 // payout is not one stray click. The optional note goes with the request (the action log
-// keeps it). The server still decides (roles, four eyes, the status).
+// keeps it). An operator who approved already is told so where Approve was (four eyes: the
+// server would refuse them a second time; they may still reject). The server still decides
+// (roles, four eyes, the status).
 //
-// data-testids: approve, reject, decision-confirm (data-decision), decision-summary,
+// data-testids: approve, approved-by-you, reject, decision-confirm (data-decision), decision-summary,
 //   decision-note, decision-submit, decision-cancel.
 
 import { useState } from 'preact/hooks';
 import { post } from '../api.js';
 import { formatBaht } from '../format.js';
 import { t } from '../i18n.js';
-import { ActionButton, html, Payee, useCan, useConfirmation } from '../ui.js';
+import { ActionButton, html, Payee, useCan, useConfirmation, usePageContext } from '../ui.js';
+
+/** One person for four eyes whatever the case or Unicode compatibility form of their id, as the server compares them (core/operators.ts). */
+const folded = (sub) => String(sub).normalize('NFKC').toLowerCase();
 
 /** w: the withdrawal (id, status, amount_total_minor, fee_total_minor); beneficiary: the masked payee; approvals: who approved so far, of approvalsRequired. */
 export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequired, reload }) {
   const can = useCan();
+  const { session } = usePageContext();
   const confirmation = useConfirmation();
   const decision = confirmation.value;
   const [note, setNote] = useState('');
   if (w.status !== 'pending_approval') return null;
   const mayApprove = can('POST /v1/bo/withdrawals/:id/approve');
   const mayReject = can('POST /v1/bo/withdrawals/:id/reject');
+  const approvedAlready = approvals.some((a) => folded(a) === folded(session.sub));
   if (decision === null) {
     return html`<span class="buttons">
-      ${mayApprove ? html`<button type="button" class="primary" data-testid="approve" ref=${confirmation.openerRef('approve')} onClick=${() => confirmation.open('approve')}>${t('approvals.approve')}</button>` : null}
+      ${mayApprove && approvedAlready ? html`<span class="muted small" data-testid="approved-by-you">${t('approvals.approvedByYou')}</span>` : null}
+      ${mayApprove && !approvedAlready ? html`<button type="button" class="primary" data-testid="approve" ref=${confirmation.openerRef('approve')} onClick=${() => confirmation.open('approve')}>${t('approvals.approve')}</button>` : null}
       ${mayReject ? html`<button type="button" class="danger" data-testid="reject" ref=${confirmation.openerRef('reject')} onClick=${() => confirmation.open('reject')}>${t('approvals.reject')}</button>` : null}
     </span>`;
   }

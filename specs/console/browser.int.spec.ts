@@ -830,6 +830,10 @@ test('an approver approves a payout only after a confirmation naming the amount,
     await nok.page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'notice');
     const shown = await p2p.bo('GET', `/v1/bo/withdrawals/${w.json.id}`, undefined, { roles: ['support'] });
     assert.equal([shown.json.withdrawal.status, shown.json.approvals], ['pending_approval', ['emp_nok']]);
+    // The approver is not offered Approve a second time (the server would refuse it): the row says a second approver is needed.
+    assert.is(await nok.page.$(`${row} [data-testid=approve]`), null);
+    assert.is(await nok.page.textContent(`${row} [data-testid=approved-by-you]`), en['approvals.approvedByYou']);
+    assert.ok(await nok.page.$(`${row} [data-testid=reject]`), 'Reject stays');
   } finally {
     await p2p.stop();
   }
