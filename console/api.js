@@ -86,15 +86,24 @@ export async function getFile(path, query) {
 }
 
 /** POST a JSON body; options.stepUp adds a fresh step-up token (re-authentication in a popup). */
-export async function post(path, body = {}, options = {}) {
-  const text = JSON.stringify(body);
-  const action = `${path}\n${text}`;
+export function post(path, body = {}, options = {}) {
+  return act('POST', path, body, options);
+}
+
+/** DELETE (a webhook endpoint), with its Idempotency-Key kept for a retry as a POST's. */
+export function del(path) {
+  return act('DELETE', path);
+}
+
+async function act(method, path, body, options = {}) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const action = `${method} ${path}\n${text ?? ''}`;
   const key = pendingKeys.get(action) ?? crypto.randomUUID();
   pendingKeys.set(action, key);
-  const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': key };
+  const headers = { 'Idempotency-Key': key, ...(text === undefined ? {} : { 'Content-Type': 'application/json' }) };
   if (options.stepUp) headers['X-PG-Step-Up-Token'] = await stepUpToken();
   try {
-    const res = await send('POST', urlOf(path), { headers, body: text });
+    const res = await send(method, urlOf(path), { headers, body: text });
     pendingKeys.delete(action);
     return res.status === 204 ? null : res.json();
   } catch (error) {

@@ -37,6 +37,9 @@ export interface KeyRules { readonly minLength?: number }
  * length counted in bytes — the merchant routes refused them, the slip upload and operator
  * routes took them.
  */
+/** The methods that change something and so carry an Idempotency-Key (a webhook endpoint's DELETE too). */
+export const takesIdempotencyKey = (method: string): boolean => method === 'POST' || method === 'DELETE';
+
 export function idempotencyKeyHeader(ctx: Context): string {
   const key = ctx.get('Idempotency-Key');
   // Node joins two headers with ", ": only then are they counted (headersDistinct builds every header's list).

@@ -1,5 +1,7 @@
 // Webhook endpoints per merchant and mode (webhook_endpoints): the URL, the event-type
-// subscription, the status, the 410 flag and the health counters auto-disable reads.
+// subscription, the status, the 410 flag and the health counters auto-disable reads. A
+// deleted endpoint (deleted_at) is out of the merchant's lists for good, its row and its
+// deliveries kept for the record (a disabled one only can be deleted).
 // Reads go to SQLite every time (a primary-key or indexed lookup costs microseconds), so
 // no cache can disagree with a rolled-back transaction. Invariants: a subscription never
 // leaves out the five mandatory event types; only enabled endpoints receive deliveries;
@@ -20,7 +22,7 @@ export const mandatoryEventTypes: ReadonlySet<string> = new Set([
   'deposit.reversed', 'withdrawal.fill_reversed', 'balance.debited', 'webhook.key.rotating', 'webhook.endpoint.disabled',
 ]);
 
-export type EndpointStatus = 'enabled' | 'disabled';
+export type EndpointStatus = 'enabled' | 'disabled' | 'deleted';
 
 export interface Endpoint {
   readonly id: string;
@@ -33,6 +35,7 @@ export interface Endpoint {
   readonly createdAt: number;
   readonly disabledAt: number | null;
   readonly disabledReason: string | null;
+  readonly deletedAt: number | null;
   readonly flaggedAt: number | null;
   readonly flagReason: string | null;
   readonly failingSince: number | null;
@@ -44,7 +47,7 @@ export interface Endpoint {
 
 interface Row {
   id: string; merchant_id: string; livemode: number; url: string; url_sealed: string | null; event_types: string | null; status: EndpointStatus; created_at: number;
-  disabled_at: number | null; disabled_reason: string | null; flagged_at: number | null; flag_reason: string | null;
+  disabled_at: number | null; disabled_reason: string | null; deleted_at: number | null; flagged_at: number | null; flag_reason: string | null;
   failing_since: number | null; failures_since: number; last_success_at: number | null; warnings_sent: number; next_health_check_at: number | null;
 }
 
@@ -53,7 +56,7 @@ export const urlPurpose = (endpointId: string) => `webhook_endpoint_url:${endpoi
 
 const fromRow = (r: Row, sealer: Sealer): Endpoint => ({
   id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id)), eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
-  status: r.status, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
+  status: r.status, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, deletedAt: r.deleted_at ?? null, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
   failingSince: r.failing_since, failuresSince: r.failures_since, lastSuccessAt: r.last_success_at, warningsSent: r.warnings_sent, nextHealthCheckAt: r.next_health_check_at,
 });
 
@@ -75,6 +78,7 @@ export function presentEndpoint(e: Endpoint) {
     id: e.id, object: 'webhook_endpoint', type: isCliEndpoint(e) ? 'cli' : 'url', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
     event_types: e.eventTypes, mandatory_event_types: [...mandatoryEventTypes], created_at: iso(e.createdAt),
     disabled_at: e.disabledAt === null ? null : iso(e.disabledAt), disabled_reason: e.disabledReason,
+    deleted_at: e.deletedAt === null ? null : iso(e.deletedAt),
     flagged: e.flaggedAt !== null, flagged_at: e.flaggedAt === null ? null : iso(e.flaggedAt), flag_reason: e.flagReason,
     failing_since: e.failingSince === null ? null : iso(e.failingSince), failed_attempts_since_last_success: e.failuresSince,
     last_success_at: e.lastSuccessAt === null ? null : iso(e.lastSuccessAt),
@@ -93,6 +97,7 @@ export class EndpointStore {
   constructor(db: Db, private readonly clock: Clock, private readonly ids: Ids, private readonly sealer: Sealer) {
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('webhook_endpoints')").pluck(true).all();
     if (!columns.includes('url_sealed')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN url_sealed TEXT');
+    if (!columns.includes('deleted_at')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN deleted_at INTEGER');
     this.s = {
       insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, url_sealed, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       clearWithQuery: db.prepare<[], { id: string; url: string }>("SELECT id, url FROM webhook_endpoints WHERE url_sealed IS NULL AND instr(url, '?') > 0"),
@@ -102,11 +107,13 @@ export class EndpointStore {
       removeDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
       remove: db.prepare('DELETE FROM webhook_endpoints WHERE id = ?'),
       cliIds: db.prepare<[], string>("SELECT id FROM webhook_endpoints WHERE url LIKE 'cli://%'").pluck(true),
-      byMerchant: db.prepare<[string, number], Row>('SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? ORDER BY id'),
+      byMerchant: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status != 'deleted' ORDER BY id"),
+      anyByMerchant: db.prepare<[string, number], number>('SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ?').pluck(true),
       enabled: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status = 'enabled' ORDER BY id"),
       countForMerchant: db.prepare<[string], number>("SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ? AND status = 'enabled'").pluck(true),
       merchantsWithEndpoints: db.prepare<[], [string, number]>('SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints').raw(true),
       disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
+      markDeleted: db.prepare("UPDATE webhook_endpoints SET status = 'deleted', deleted_at = ? WHERE id = ? AND status = 'disabled'"),
       // Re-enabling starts afresh: the health counters and a 410's flag (the operator says the receiver is back).
       enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, ${healthAfresh} WHERE id = ? AND status = 'disabled'`),
       // A new address is a new receiver: its health and a 410's flag were the old one's.
@@ -159,8 +166,19 @@ export class EndpointStore {
     return this.s.countForMerchant.get(merchantId)!;
   }
 
+  /** The merchant's endpoints in a mode, enabled or disabled (a deleted one is gone from here). */
   forMerchant(merchantId: string, livemode: boolean): Endpoint[] {
     return this.s.byMerchant.all(merchantId, livemode ? 1 : 0).map((r) => fromRow(r, this.sealer));
+  }
+
+  /** Whether the merchant ever had an endpoint in the mode (deleted ones too). */
+  everHad(merchantId: string, livemode: boolean): boolean {
+    return this.s.anyByMerchant.get(merchantId, livemode ? 1 : 0)! > 0;
+  }
+
+  /** Deletes a disabled endpoint for good (its row and deliveries stay, for the record). false when it was not disabled. */
+  markDeleted(id: string, at: number): boolean {
+    return this.s.markDeleted.run(at, id).changes === 1;
   }
 
   /** Enabled endpoints of a merchant and mode. */

@@ -65,11 +65,17 @@ export class FanOut {
 
   private mailIfOnlyEndpointDisabled(event: RoutedEvent, now: number): void {
     const all = this.endpoints.forMerchant(event.merchantId, event.livemode);
-    if (all.length === 0 || all.some((e) => e.status === 'enabled')) return;
+    if (all.some((e) => e.status === 'enabled')) return;
+    // A merchant who never had an endpoint in the mode reads the events feed; one whose endpoints were all deleted hears by mail, as one whose endpoint is disabled.
+    const deleted = all.length === 0;
+    if (deleted && !this.endpoints.everHad(event.merchantId, event.livemode)) return;
     if (this.deferringSync) throw new MustSyncNow();
     const body = this.events.body(event.table, event.id) ?? '';
     this.mailed++;
-    this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${event.livemode ? 'live' : 'sandbox'}): your webhook endpoint is disabled`,
-      `Your only ${event.livemode ? 'live' : 'sandbox'} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
+    const mode = event.livemode ? 'live' : 'sandbox';
+    this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${mode}): your webhook endpoint is ${deleted ? 'deleted' : 'disabled'}`,
+      deleted
+        ? `Your ${mode} webhook endpoints were deleted, so this event is sent by e-mail. Register an endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`
+        : `Your only ${mode} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
   }
 }

@@ -121,9 +121,22 @@ export class WebhookOperations {
       const full = this.fullOfEndpoints(endpoint.merchantId);
       if (full) return full;
     }
+    if (endpoint.status === 'deleted') return refuse(reject('operation_not_allowed', 'The endpoint was deleted; register a new one.'));
     const changed = enabled ? this.p.endpoints.enable(endpoint.id) : this.p.endpoints.disable(endpoint.id, 'operator', this.p.clock.now());
     if (!changed) return refuse(reject('operation_not_allowed', `The endpoint is already ${endpoint.status}.`));
     if (!enabled) this.p.deliveries.cancelQueued(endpoint.id, 'canceled: the endpoint was disabled by an operator');
+    return ok(this.p.endpoints.get(endpoint.id)!);
+  }
+
+  /**
+   * Deletes an endpoint for good: out of the merchant's lists, never delivered to again, its
+   * deliveries kept for the record. Only a disabled one (disabling cancels what was queued),
+   * so that a receiver still in use is not deleted by one stray call.
+   */
+  delete(endpoint: Endpoint): Result<Endpoint> {
+    if (isCliEndpoint(endpoint)) return refuse(reject('operation_not_allowed', 'A satang listen endpoint lives as long as its stream; it goes when the stream closes.'));
+    if (endpoint.status === 'enabled') return refuse(reject('operation_not_allowed', 'Disable the endpoint first (its queued deliveries are canceled), then delete it.'));
+    if (!this.p.endpoints.markDeleted(endpoint.id, this.p.clock.now())) return refuse(reject('operation_not_allowed', 'The endpoint was deleted already.'));
     return ok(this.p.endpoints.get(endpoint.id)!);
   }
 
@@ -134,6 +147,7 @@ export class WebhookOperations {
    * applies to events from now on; deliveries already queued stay queued.
    */
   update(endpoint: Endpoint, change: { url?: string; eventTypes?: readonly string[] | null }): Result<Endpoint> {
+    if (endpoint.status === 'deleted') return refuse(reject('operation_not_allowed', 'The endpoint was deleted; register a new one.'));
     if (isCliEndpoint(endpoint)) return refuse(reject('operation_not_allowed', 'A satang listen endpoint lives as long as its stream; it cannot be changed.'));
     if (change.url !== undefined && change.url !== endpoint.url) this.p.endpoints.moveTo(endpoint.id, change.url);
     if (change.eventTypes !== undefined) this.p.endpoints.subscribe(endpoint.id, change.eventTypes);
@@ -142,7 +156,7 @@ export class WebhookOperations {
 
   resend(endpoint: Endpoint, delivery: Delivery): Result<Delivery> {
     const now = this.p.clock.now();
-    if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', 'The endpoint is disabled; re-enable it before resending.'));
+    if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', endpoint.status === 'deleted' ? 'The endpoint was deleted.' : 'The endpoint is disabled; re-enable it before resending.'));
     if (now - delivery.eventCreatedAt > webhookLimits.resendEventAgeMsMax) {
       return refuse(reject('operation_not_allowed', 'Events can be resent only within 30 days of their created_at.', { event_created_at: iso(delivery.eventCreatedAt) }));
     }
@@ -153,7 +167,7 @@ export class WebhookOperations {
 
   replay(endpoint: Endpoint, filter: ReplayFilter, operator: string): Result<ReplayResult> {
     const now = this.p.clock.now();
-    if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', 'The endpoint is disabled; re-enable it before replaying.'));
+    if (endpoint.status !== 'enabled') return refuse(reject('operation_not_allowed', endpoint.status === 'deleted' ? 'The endpoint was deleted.' : 'The endpoint is disabled; re-enable it before replaying.'));
     const max = webhookLimits.replayEventsPerCommandMax;
     const params = {
       merchant: endpoint.merchantId, livemode: endpoint.livemode ? 1 : 0, endpoint: endpoint.id, endpointCreated: endpoint.createdAt,

@@ -7,13 +7,15 @@
 // resend one delivery ⚑ (step-up and Idempotency-Key; the server's quota of 10 a minute
 // per endpoint answers 429, shown in the banner), replay a time range ⚑, and disable (a
 // second click, "Confirm disable", sends it: the merchant's events stop at once) or
-// enable the endpoint, change the chosen one's URL or event types (POST
+// enable the endpoint, delete a disabled one for good (a second click, "Confirm delete"; the
+// server refuses an enabled one), change the chosen one's URL or event types (POST
 // /v1/bo/webhooks/{id}: same id and history), and register a new one in the page's mode
 // (POST /v1/bo/merchants/{id}/webhook-endpoints; the server decides what URL it takes). The
 // chosen endpoint and filter live in the hash (endpoint=, delivery_status=).
 //
 // data-testids: endpoints, endpoint-row (data-id), select-endpoint, endpoint-disable,
-//   endpoint-disable-confirm, endpoint-disable-cancel, endpoint-enable, deliveries (data-loaded="1" once read), delivery-status-filter,
+//   endpoint-disable-confirm, endpoint-disable-cancel, endpoint-enable, endpoint-delete,
+//   endpoint-delete-confirm, endpoint-delete-cancel, deliveries (data-loaded="1" once read), delivery-status-filter,
 //   delivery-row (data-id), delivery-attempts, resend, replay-form, replay-after,
 //   replay-before, replay-only-failed, replay-types, replay, replay-result,
 //   deliveries-prev-page, deliveries-next-page, new-endpoint, new-endpoint-url,
@@ -21,7 +23,7 @@
 //   edit-endpoint-types, save-endpoint.
 
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api.js';
+import { del, get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal, serviceNow } from '../format.js';
 import { ActionButton, Badge, Empty, html, navigate, Status, StepUpFlag, Time, useCan, useConfirmation, usePageContext, usePager, usePartData } from '../ui.js';
@@ -39,7 +41,8 @@ export function Webhooks({ merchantId, livemode, endpoints: listed, query, onCre
     <h2>${t('webhooks.endpoints')}</h2>
     ${endpoints.length === 0 ? html`<${Empty}>${t('webhooks.noEndpoints')}</${Empty}>` : html`<table class="grid" data-testid="endpoints">
       <thead><tr><th><span class="visually-hidden">${t('webhooks.shown')}</span></th><th>${t('webhooks.url')}</th><th>${t('common.status')}</th><th>${t('webhooks.events')}</th><th>${t('webhooks.lastSuccess')}</th><th>${t('webhooks.failingSince')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
-      <tbody>${endpoints.map((e) => html`<${EndpointRow} key=${e.id} e=${e} chosen=${chosen?.id === e.id} onChoose=${() => choose(e.id)} onStatus=${(status) => setStatusOf({ ...statusOf, [e.id]: status })} />`)}</tbody>
+      <tbody>${endpoints.map((e) => html`<${EndpointRow} key=${e.id} e=${e} chosen=${chosen?.id === e.id} onChoose=${() => choose(e.id)}
+        onStatus=${(status) => (status === 'deleted' ? onCreated() : setStatusOf({ ...statusOf, [e.id]: status }))} />`)}</tbody>
     </table>`}
     ${chosen ? html`<${Deliveries} key=${`${chosen.id}:${query.delivery_status ?? ''}`} endpoint=${chosen} status=${query.delivery_status ?? ''}
       onStatus=${(s) => navigate(`/merchants/${encodeURIComponent(merchantId)}`, { ...query, livemode, endpoint: chosen.id, delivery_status: s })} />
@@ -99,9 +102,10 @@ function EndpointRow({ e, chosen, onChoose, onStatus }) {
   const status = e.status;
   const confirmation = useConfirmation();
   const toggle = async (verb) => {
-    const answer = await post(`/v1/bo/webhooks/${encodeURIComponent(e.id)}/${verb}`, {});
+    const path = `/v1/bo/webhooks/${encodeURIComponent(e.id)}`;
+    const answer = verb === 'delete' ? await del(path) : await post(`${path}/${verb}`, {});
     confirmation.close();
-    onStatus(answer.status);
+    onStatus(answer.status); // deleted: the list is read again, without it
   };
   return html`<tr data-testid="endpoint-row" data-id=${e.id} class=${chosen ? 'chosen' : ''}>
     <td><input type="radio" name="endpoint" data-testid="select-endpoint" checked=${chosen} onChange=${onChoose} aria-label=${e.id} /></td>
@@ -117,7 +121,12 @@ function EndpointRow({ e, chosen, onChoose, onStatus }) {
           <${ActionButton} testid="endpoint-disable-confirm" buttonRef=${confirmation.confirmRef} tone="danger" onRun=${() => toggle('disable')}>${t('webhooks.confirmDisable')}</${ActionButton}>
           <button type="button" class="ghost" data-testid="endpoint-disable-cancel" onClick=${confirmation.cancel}>${t('common.cancel')}</button>`
         : html`<button type="button" class="action danger" data-testid="endpoint-disable" ref=${confirmation.openerRef()} onClick=${() => confirmation.open()}>${t('webhooks.disable')}</button>`) : null}
-      ${status === 'disabled' && can('POST /v1/bo/webhooks/:endpointId/enable') ? html`<${ActionButton} testid="endpoint-enable" onRun=${() => toggle('enable')}>${t('webhooks.enable')}</${ActionButton}>` : null}
+      ${status === 'disabled' && can('POST /v1/bo/webhooks/:endpointId/enable') && confirmation.value === null ? html`<${ActionButton} testid="endpoint-enable" onRun=${() => toggle('enable')}>${t('webhooks.enable')}</${ActionButton}>` : null}
+      ${status === 'disabled' && e.type !== 'cli' && can('DELETE /v1/bo/webhooks/:endpointId') ? (confirmation.value !== null
+        ? html`<span class="small muted">${t('webhooks.deleteWarning')}</span>
+          <${ActionButton} testid="endpoint-delete-confirm" buttonRef=${confirmation.confirmRef} tone="danger" onRun=${() => toggle('delete')}>${t('webhooks.confirmDelete')}</${ActionButton}>
+          <button type="button" class="ghost" data-testid="endpoint-delete-cancel" onClick=${confirmation.cancel}>${t('common.cancel')}</button>`
+        : html`<button type="button" class="action danger" data-testid="endpoint-delete" ref=${confirmation.openerRef()} onClick=${() => confirmation.open()}>${t('webhooks.delete')}</button>`) : null}
     </td>
   </tr>`;
 }

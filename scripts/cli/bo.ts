@@ -17,13 +17,13 @@ import { bangkokWallTimeOf } from '../../core/finance/calendar.ts';
 interface Answer { status: number; json: any }
 type Role = 'reviewer' | 'approver' | 'ops_admin' | 'finance' | 'support';
 
-async function call(args: Args, role: Role, method: 'GET' | 'POST', path: string, body?: unknown, stepUp = false): Promise<Answer> {
+async function call(args: Args, role: Role, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, stepUp = false): Promise<Answer> {
   const dataDir = text(args, 'data-dir');
   const sub = text(args, 'sub');
   const token = process.env.SATANG_OPERATOR_TOKEN ?? await mintToken(dataDir, sub, [role], false);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
   if (stepUp) headers['X-PG-Step-Up-Token'] = await stepUpToken(dataDir, sub, [role]);
-  const idempotencyKey = method === 'POST' ? text(args, 'idempotency-key') || randomUUID() : undefined;
+  const idempotencyKey = method !== 'GET' ? text(args, 'idempotency-key') || randomUUID() : undefined;
   if (idempotencyKey !== undefined) {
     headers['Idempotency-Key'] = idempotencyKey;
     headers['Content-Type'] = 'application/json';
@@ -350,6 +350,11 @@ const subcommands: readonly Subcommand[] = [
     spec: postSpec(`webhook ${verb} ENDPOINT_ID`, verb === 'enable' ? 'Enables an endpoint again (its queued deliveries go out).' : 'Disables an endpoint (its queued deliveries are canceled; mandatory events go by mail).', {}, ['ENDPOINT_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/${verb}`, {}), (e) => `${e.id}: ${e.status}`),
   })),
+  {
+    words: ['webhook', 'delete'],
+    spec: postSpec('webhook delete ENDPOINT_ID', "Deletes a disabled endpoint for good: out of the merchant's lists, never delivered to again; its deliveries stay readable (disable it first).", {}, ['ENDPOINT_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'DELETE', `/v1/bo/webhooks/${id(a)}`), (e) => `${e.id}: deleted (its deliveries stay readable: satang bo deliveries ${e.id})`),
+  },
   ...(['down', 'up'] as const).map((verb): Subcommand => ({
     words: ['bank', verb],
     spec: postSpec(`bank ${verb} BANK_CODE`, verb === 'down'

@@ -20,7 +20,7 @@ import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../../ad
 import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
-import { idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, takesIdempotencyKey } from '../idempotency.ts';
 import { redactSecretText } from '../secret-text.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from '../rate-limit.ts';
 import type { Config } from '../config.ts';
@@ -199,14 +199,14 @@ export function operatorAuth(verify: Verify) {
     takeOperatorQuota(ctx, quotaOf(verify), `${payload.iss ?? ''} ${payload.sub}`);
     authorise(ctx, operator);
     ctx.state.operator = operator;
-    if (ctx.method === 'POST') idempotencyKeyHeader(ctx); // one key, ASCII, before anything reads it (the step-up is spent on it)
+    if (takesIdempotencyKey(ctx.method)) idempotencyKeyHeader(ctx); // one key, ASCII, before anything reads it (the step-up is spent on it)
     ctx.state.operatorToken = { id: operatorTokenId(token, payload), expiresAtSeconds: payload.exp as number };
     ctx.state.verifyStepUp = async () => {
       const stepUp = ctx.get('X-PG-Step-Up-Token');
       if (!stepUp) throw new ApiError('scope_denied', 'This action needs a step-up token in X-PG-Step-Up-Token.');
       // A step-up is spent on its action, named with its Idempotency-Key: a request refused for
       // want of the key would spend it on an action its retry (with a key) is not.
-      if (ctx.method === 'POST' && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
+      if (takesIdempotencyKey(ctx.method) && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
       const checked = await verify(stepUp);
       const p = checked.ok ? checked.payload : undefined;
       const problem = !checked.ok ? checked.problem

@@ -67,6 +67,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/webhooks/:endpointId': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/enable': opsAdmin,
   'POST /v1/bo/webhooks/:endpointId/disable': opsAdmin,
+  'DELETE /v1/bo/webhooks/:endpointId': opsAdmin,
   'GET /v1/bo/webhooks/:endpointId/deliveries': webhookReads,
   'GET /v1/bo/webhooks/:endpointId/deliveries/:deliveryId': webhookReads,
   'POST /v1/bo/webhooks/:endpointId/deliveries/:deliveryId/resend': opsAdmin,

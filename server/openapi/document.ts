@@ -18,6 +18,7 @@ import { codesByStatus, commonHeaderRefs, errorResponseName, errorResponses, hea
 import { exampleOf } from './examples.ts';
 import { operations, type Auth, type OperationInfo } from './operations.ts';
 import { webhooksSection } from './webhooks.ts';
+import { takesIdempotencyKey } from '../idempotency.ts';
 
 type Json = Record<string, unknown>;
 
@@ -69,7 +70,7 @@ function parametersOf(route: RouteKey, info: OperationInfo | undefined): Json[] 
     out.push({ name, in: 'query', required: required.has(name) || mustGive === true, schema });
   }
   if (info?.auth === 'merchant') out.push(paramRef('PgTimestamp'), paramRef('PgNonce'), paramRef('PgVersion'), paramRef('PgSignature'));
-  if (route.method === 'POST') out.push(paramRef(route.path === '/v1/pay/withdrawals' ? 'IdempotencyKeyWithdrawal' : 'IdempotencyKey'));
+  if (takesIdempotencyKey(route.method)) out.push(paramRef(route.path === '/v1/pay/withdrawals' ? 'IdempotencyKeyWithdrawal' : 'IdempotencyKey'));
   if (info?.stepUp) out.push(paramRef('StepUpToken'));
   return out;
 }
@@ -78,7 +79,7 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
   if (!info) return { '2XX': { description: 'Success (not yet described in server/openapi/operations.ts).', headers: commonHeaderRefs, content: { 'application/json': { schema: { $ref: '#/components/schemas/Object' } } } } };
   const rateLimited = (info.auth === 'merchant' && route.path.startsWith('/v1/pay/')) || info.auth === 'operator';
   const responseHeaders = { ...commonHeaderRefs, ...(rateLimited ? { 'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' }, 'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' }, 'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' }, 'X-RateLimit-Scope': { $ref: '#/components/headers/X-RateLimit-Scope' } } : {}) };
-  const replayHeaders = route.method === 'POST' ? { 'Idempotent-Replay': { $ref: '#/components/headers/Idempotent-Replay' }, 'Original-Request-Id': { $ref: '#/components/headers/Original-Request-Id' } } : {};
+  const replayHeaders = takesIdempotencyKey(route.method) ? { 'Idempotent-Replay': { $ref: '#/components/headers/Idempotent-Replay' }, 'Original-Request-Id': { $ref: '#/components/headers/Original-Request-Id' } } : {};
   const out: Json = {};
   for (const [status, answer] of Object.entries(info.responses)) {
     if (typeof answer !== 'string') {

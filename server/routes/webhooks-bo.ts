@@ -116,6 +116,13 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     });
   }
 
+  // Gone for good (a disabled endpoint only): out of the merchant's lists, its deliveries kept for the record.
+  router.delete('/webhooks/:endpointId', async (ctx) => {
+    readQuery(ctx, []);
+    const endpoint = endpointOf(ctx);
+    await idempotent(ctx, () => ({ status: 200, body: { ...presentEndpoint(unwrap(ops.delete(endpoint))), deleted: true } }));
+  });
+
   router.get('/webhooks/:endpointId/deliveries', (ctx) => {
     const query = queryOf(ctx);
     const limit = limitParam(query.limit, webhookLimits.deliveriesPageSizeDefault, webhookLimits.deliveriesPageSizeMax); // the reasons every list gives

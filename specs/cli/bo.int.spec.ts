@@ -220,6 +220,13 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   assert.ok(receiver.received.some((r) => r.headers['x-pg-resend'] === 'manual'), 'the resend reached the receiver');
   assert.match((await bo('webhook', 'disable', endpointId)).out, new RegExp(`${endpointId}: disabled`));
   assert.match((await bo('webhook', 'enable', endpointId)).out, new RegExp(`${endpointId}: enabled`));
+  const refusedDelete = await bo('webhook', 'delete', endpointId);
+  assert.ok(refusedDelete.code !== 0 && /Disable the endpoint first/.test(refusedDelete.out), refusedDelete.out);
+  await bo('webhook', 'disable', endpointId);
+  const deleted = await bo('webhook', 'delete', endpointId);
+  assert.is(deleted.code, 0, deleted.out);
+  assert.match(deleted.out, new RegExp(`${endpointId}: deleted \\(its deliveries stay readable: satang bo deliveries ${endpointId}\\)`));
+  assert.is((await bo('webhooks', m.id)).out.trim(), 'this merchant has no webhook endpoint');
   // A stuck order is listed by its status; a suspended merchant with who, when and why.
   const stuck = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', (await import('../support/server-harness.ts')).depositBody({ amount_minor: 50_000, fill_preference: 'internal_only', sender: (await import('../support/server-harness.ts')).freshSender() }));
   const awaiting = await bo('queue', '--status', stuck.json.status);

@@ -774,6 +774,19 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   await mali.page.waitForSelector(`[data-testid=endpoint-row] .url:text("${failing.url}/moved")`);
   const moved = (await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data;
   assert.equal(moved.map((e: any) => [e.id, e.url, e.event_types]), [[endpoints[0].id, `${failing.url}/moved`, null]]);
+
+  // the merchant gives the receiver up: disabled, then deleted on a second click; the row goes, the record stays
+  const row = `[data-testid=endpoint-row][data-id="${endpoints[0].id}"]`;
+  assert.is(await mali.page.$(`${row} [data-testid=endpoint-delete]`), null, 'an enabled endpoint offers no Delete');
+  await mali.page.click(`${row} [data-testid=endpoint-disable]`);
+  await mali.page.click(`${row} [data-testid=endpoint-disable-confirm]`);
+  await mali.page.click(`${row} [data-testid=endpoint-delete]`);
+  await assertFocus(mali, 'endpoint-delete-confirm', 'focus moves into the confirmation');
+  assert.is((await scene.s.bo('GET', `/v1/bo/webhooks/${endpoints[0].id}`)).json.status, 'disabled', 'the first click sent nothing');
+  await mali.page.click(`${row} [data-testid=endpoint-delete-confirm]`);
+  await mali.page.waitForSelector(row, { state: 'detached' });
+  assert.is((await scene.s.bo('GET', `/v1/bo/webhooks/${endpoints[0].id}`)).json.status, 'deleted');
+  assert.equal((await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data, []);
 });
 
 test('an approver approves a payout only after a confirmation naming the amount, the fee and the payee; Cancel sends nothing, the note goes with the approval', async () => {

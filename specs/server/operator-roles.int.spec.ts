@@ -92,7 +92,7 @@ test('a token with no roles cannot post an adjustment, and nothing is written', 
 
 test('the README lists the same route → roles table', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const rows = [...readme.matchAll(/^\| `(GET|POST) (\/v1\/bo[^`]*)` \| ([^|]+) \|/gm)].map((m) => [`${m[1]} ${m[2]}`, m[3]!.split(',').map((r) => r.trim().replace(/`/g, '')).sort()] as const);
+  const rows = [...readme.matchAll(/^\| `(GET|POST|DELETE) (\/v1\/bo[^`]*)` \| ([^|]+) \|/gm)].map((m) => [`${m[1]} ${m[2]}`, m[3]!.split(',').map((r) => r.trim().replace(/`/g, '')).sort()] as const);
   assert.equal(Object.fromEntries(rows), Object.fromEntries(Object.entries(routeRoles).map(([k, v]) => [k, [...v].sort()])));
 });
 

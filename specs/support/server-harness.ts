@@ -101,7 +101,7 @@ export class TestServer {
   /** An operator call with a fresh idempotency key (and a step-up token when asked); every role unless `roles` names them. */
   async bo(method: string, path: string, body?: unknown, options: { sub?: string; stepUp?: boolean; idempotencyKey?: string; roles?: readonly string[] } = {}): Promise<Reply> {
     const headers: Record<string, string> = { Authorization: `Bearer ${await this.operatorToken(options.sub, false, options.roles)}` };
-    if (method === 'POST') headers['Idempotency-Key'] = options.idempotencyKey ?? randomUUID();
+    if (method === 'POST' || method === 'DELETE') headers['Idempotency-Key'] = options.idempotencyKey ?? randomUUID();
     if (options.stepUp) headers['X-PG-Step-Up-Token'] = await this.operatorToken(options.sub, true);
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     return this.raw(method, path, { headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
