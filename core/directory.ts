@@ -42,6 +42,8 @@ export interface AdjustmentProposal {
   readonly reason: string;
   readonly proposedBy: string;
   readonly proposedAt: number;
+  /** Proposed although under the amount: what its proposer had credited alone in the window before it (limits.adjustmentSoloWindowMs). */
+  readonly proposerRecentMinor?: Minor;
 }
 
 export interface Merchant {

@@ -77,6 +77,12 @@ export const limits = {
   adjustmentFourEyesMinorMin: 10_000_000,
   /** How long such a proposal waits for its second operator. */
   adjustmentProposalTtlMs: 24 * 3_600_000,
+  /**
+   * The business time over which an operator's own live credits (each posted on their word
+   * alone) are added up: one that would bring the total to adjustmentFourEyesMinorMin is
+   * proposed too, so the control is not passed by splitting one credit into small ones.
+   */
+  adjustmentSoloWindowMs: 24 * 3_600_000,
 
   // Sandbox scenarios (contract: "Sandbox scenarios"; each step a durable timer on the service clock)
   /** The scenario's automatic transfer (or expiry, or cancellation) comes this long after creation ("settled in about 5 seconds"). */

@@ -6,6 +6,9 @@
 
 const folded = (sub: string): string => sub.normalize('NFKC').toLowerCase();
 
+/** One key per person for four eyes (a map of operators keyed by it counts EMP_NOK and emp_nok as one). */
+export const operatorKey = folded;
+
 /** Whether two operator ids name one person for four eyes (false when either is absent). */
 export function sameOperator(a: string | null | undefined, b: string | null | undefined): boolean {
   return typeof a === 'string' && typeof b === 'string' && folded(a) === folded(b);

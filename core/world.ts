@@ -6,12 +6,13 @@
 import { assert, unreachable, violated } from './assert.ts';
 import { writeSideLimits } from './limits.ts';
 import { LiquidityWaits } from './matching.ts';
+import { SoloCredits } from './solo-credits.ts';
 import type { Minor } from './money.ts';
 import { evolve as evolveDeposit, isOpenUnpaid, isSettledAndUncleared, type Deposit } from './deposit/state.ts';
 import type { Beneficiary, Claim, DirectoryEvent, Merchant, SavedSender, WhiteLabel } from './directory.ts';
 import { evolveClaim } from './claim/state.ts';
 import type { Commit, JournalEntry, StreamKind, Timer } from './journal.ts';
-import { accountKey, bucketInRange, bucketOutOfRange, merchantAccountKey, type Balances } from './ledger/ledger.ts';
+import { accountKey, bucketInRange, bucketOutOfRange, merchantAccountKey, type Balances, type BalanceTransaction } from './ledger/ledger.ts';
 import { evolve as evolveWithdrawal, isFinalWithdrawalStatus, isPayable, type Withdrawal } from './withdrawal/state.ts';
 
 /** A min-heap of timers by (dueAt, id); entries whose timer changed are skipped lazily. */
@@ -151,6 +152,8 @@ export class World {
   readonly unavailableBanks = new Map<string, string | undefined>();
   /** Ledger account balances by accountKey. */
   readonly accounts = new Map<string, bigint>();
+  /** Each operator's live credits on their word alone, over the four-eyes window (solo-credits.ts). */
+  readonly soloCredits = new SoloCredits();
 
   /**
    * The sending banks down at their end, with the message for end users: a live outage.
@@ -431,10 +434,16 @@ export class World {
           if (p.account.kind === 'merchant' && !bucketInRange(balance)) bucketOutOfRange(key, balance, e.transaction.id);
           this.accounts.set(key, balance);
         }
+        this.noteSoloCredit(e.transaction);
         return;
       default:
         this.applyRecord(entry, e);
     }
+  }
+
+  /** A live credit to available is an operator's (its source names them): counted until a second operator's approval says otherwise. */
+  private noteSoloCredit(t: BalanceTransaction): void {
+    if (t.type === 'adjustment' && t.livemode && t.direction === 'credit' && t.bucketTo === 'available') this.soloCredits.posted(t.source.id, t.id, t.createdAt, t.amountMinor);
   }
 
   /** A directory record's entry: white labels, merchants, beneficiaries, senders, banks, claims. */
@@ -472,6 +481,7 @@ export class World {
         return;
       }
       case 'AdjustmentApproved': {
+        this.soloCredits.approved(e.balanceTransactionId);
         const m = this.recordFor(this.merchants, e.merchantId, entry);
         this.merchants.set(m.id, { ...m, adjustmentProposals: (m.adjustmentProposals ?? []).filter((p) => p.id !== e.proposalId), version: entry.version });
         return;

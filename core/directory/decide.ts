@@ -11,7 +11,7 @@ import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import type { Balances } from '../ledger/ledger.ts';
 import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
-import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson } from '../money.ts';
+import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson, type Minor } from '../money.ts';
 import type { Ids } from '../ports.ts';
 import { adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 import { sameOperator } from '../operators.ts';
@@ -29,6 +29,8 @@ export interface DirectoryReads {
   beneficiary(id: string): Beneficiary | undefined;
   balances(merchantId: string, livemode: boolean): Balances;
   nextClearingAt(merchantId: string, livemode: boolean): number | null;
+  /** What the operator credited to live wallets on their word alone after `sinceMs` (core/solo-credits.ts). */
+  soloLiveCreditsMinor(operatorId: string, sinceMs: number): Minor;
 }
 
 /** One record entry to write: its stream, kind, mode and merchant as the journal keeps them. */
@@ -97,7 +99,7 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       const event: DirectoryEvent = { type: 'BankAvailabilityChanged', at, bankCode: c.bankCode, available: c.available, ...(c.messageTh ? { messageTh: c.messageTh } : {}) };
       return { records: [{ stream: `bank_${c.bankCode}`, kind: 'bank', livemode: null, merchantId: null, event }] };
     }
-    case 'PostAdjustment': return postAdjustment(c, reads, ids);
+    case 'PostAdjustment': return postAdjustment(c, reads, ids, at);
     case 'ProposeAdjustment': return proposeAdjustment(c, reads, ids, at);
     case 'ApproveAdjustment': return approveAdjustment(c, reads, ids, at);
     default: {
@@ -183,7 +185,7 @@ function registerBeneficiary(c: Extract<DirectoryCommand, { type: 'RegisterBenef
  * there by hand would make a later release or clearing drive the bucket negative. A debit
  * takes at most what available holds; a credit keeps the merchant's total presentable.
  */
-function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>, reads: DirectoryReads, ids: Ids): DirectoryDecision {
+function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
@@ -206,6 +208,12 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
     const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
     if (tooMuch) return tooMuch;
   }
+  if (c.fourEyesByTotal && c.direction === 'credit' && c.livemode && c.actor.kind === 'operator') {
+    const alone = reads.soloLiveCreditsMinor(c.actor.operatorId, at - limits.adjustmentSoloWindowMs);
+    if (alone + c.amountMinor >= BigInt(limits.adjustmentFourEyesMinorMin)) {
+      return proposeAdjustment({ type: 'ProposeAdjustment', actor: c.actor, merchantId: c.merchantId, amountMinor: c.amountMinor, reasonCode: c.reasonCode, reason: c.reason }, reads, ids, at, alone);
+    }
+  }
   const postings = adjustmentPostings({
     merchantId: m.id, whiteLabelId: m.whiteLabelId, livemode: c.livemode, operatorId: c.actor.kind === 'operator' ? c.actor.operatorId : 'system',
     amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reasonCode: c.reasonCode, reason: c.reason,
@@ -218,7 +226,7 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
  * or more here, not to PostAdjustment): checked as a credit is, recorded on the merchant,
  * nothing posted until a second operator approves it.
  */
-function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
+function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number, proposerRecentMinor?: Minor): DirectoryDecision {
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
@@ -231,6 +239,7 @@ function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustme
   const proposal = {
     id: ids.next('adjp', m.id), livemode: true, amountMinor: c.amountMinor, reasonCode: c.reasonCode, reason: c.reason,
     proposedBy: c.actor.kind === 'operator' ? c.actor.operatorId : 'system', proposedAt: at,
+    ...(proposerRecentMinor !== undefined ? { proposerRecentMinor } : {}),
   };
   return { objectId: proposal.id, records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event: { type: 'AdjustmentProposed', at, merchantId: m.id, proposal } }] };
 }

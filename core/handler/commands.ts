@@ -41,7 +41,15 @@ export type Command =
   /** A large live credit, as the back office takes it (limits.adjustmentFourEyesMinorMin): posted by ApproveAdjustment. */
   | { readonly type: 'ProposeAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly amountMinor: Minor; readonly reasonCode: string; readonly reason: string }
   | { readonly type: 'ApproveAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly proposalId: string; readonly amountMinor: Minor }
-  | { readonly type: 'PostAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reasonCode: string; readonly reason: string }
+  | {
+    readonly type: 'PostAdjustment'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly amountMinor: Minor; readonly direction: 'credit' | 'debit'; readonly bucket: Bucket; readonly reasonCode: string; readonly reason: string;
+    /**
+     * As the back office sends a live credit: one that would bring its operator's own live
+     * credits within limits.adjustmentSoloWindowMs to limits.adjustmentFourEyesMinorMin is
+     * proposed instead (as ProposeAdjustment), for a second operator's approval.
+     */
+    readonly fourEyesByTotal?: boolean;
+  }
   | {
     readonly type: 'CreateDeposit'; readonly actor: Actor & { kind: 'merchant' };
     readonly amountMinor: Minor; readonly merchantReference: string; readonly endUserRef: string;

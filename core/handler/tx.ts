@@ -7,6 +7,7 @@ import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../dep
 import type { Beneficiary, DirectoryEvent, Merchant, WhiteLabel } from '../directory.ts';
 import type { DirectoryReads } from '../directory/decide.ts';
 import type { Ids } from '../ports.ts';
+import type { Minor } from '../money.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import { buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementOwner } from '../ledger/ledger.ts';
 import { balancesAfter, type PlannedMovement, type Postings } from '../ledger/postings.ts';
@@ -108,6 +109,10 @@ export class Tx implements DirectoryReads {
 
   nextClearingAt(merchantId: string, livemode: boolean): number | null {
     return this.world.nextClearingAt(merchantId, livemode);
+  }
+
+  soloLiveCreditsMinor(operatorId: string, sinceMs: number): Minor {
+    return this.world.soloCredits.totalSince(operatorId, sinceMs);
   }
 
   balances(merchantId: string, livemode: boolean): Balances {

@@ -186,6 +186,7 @@ export const schemas: Record<string, Schema> = {
   AdjustmentProposal: object({
     id: str, object: { const: 'adjustment_proposal' }, livemode: bool, merchant_id: str, status: { const: 'pending_approval' }, direction: { const: 'credit' }, amount_minor: int,
     currency: { const: 'THB' }, reason_code: str, note: str, proposed_by: str, proposed_at: instant, approve_by: instant,
+    proposer_recent_credits_minor: { ...nullable(int), description: "why a credit under 100,000 baht waits for a second operator: what its proposer had credited alone in the 24 hours before it (null: the amount itself)" },
   }),
   AdjustmentProposals: object({ object: { const: 'list' }, merchant_id: str, data: { type: 'array', items: ref('AdjustmentProposal') } }),
   ApiKey: object({ key_id: str, api_key: { type: 'string', pattern: '^sk_(live|test)_' }, scopes: { type: 'array', items: str }, livemode: bool }),

@@ -271,11 +271,13 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const m = merchant(ctx);
     const reasonCode = b.reason_code ?? adjustmentReasonDefault;
     // Four eyes on a large live credit (limits.adjustmentFourEyesMinorMin): money that would appear
-    // in a wallet on one operator's word is proposed, and posted when a second approves it.
+    // in a wallet on one operator's word is proposed, and posted when a second approves it. A
+    // smaller one is too when it would bring what its operator credited alone within 24 hours
+    // to that much (fourEyesByTotal: decided by the core, against every credit before it).
     const fourEyes = b.direction === 'credit' && b.livemode && b.bucket === 'available' && b.amount_minor >= limits.adjustmentFourEyesMinorMin;
     await run(ctx, fourEyes
       ? { type: 'ProposeAdjustment', actor: actorOf(ctx), merchantId: m.id, amountMinor: amountOf(b.amount_minor), reasonCode, reason: b.reason }
-      : { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reasonCode, reason: b.reason },
+      : { type: 'PostAdjustment', actor: actorOf(ctx), merchantId: m.id, livemode: b.livemode, amountMinor: amountOf(b.amount_minor), direction: b.direction, bucket: b.bucket, reasonCode, reason: b.reason, fourEyesByTotal: true },
     (id) => {
       // A large live credit waits for a second operator (core: limits.adjustmentFourEyesMinorMin).
       const proposal = world().merchants.get(m.id)!.adjustmentProposals?.find((p) => p.id === id);

@@ -85,5 +85,7 @@ export function presentAdjustmentProposal(merchantId: string, p: AdjustmentPropo
     id: p.id, object: 'adjustment_proposal', livemode: p.livemode, merchant_id: merchantId, status: 'pending_approval', direction: 'credit',
     amount_minor: Number(p.amountMinor), currency: 'THB', reason_code: p.reasonCode, note: p.reason, proposed_by: p.proposedBy,
     proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.adjustmentProposalTtlMs),
+    // Why one under the amount waits: what its proposer had credited alone in the 24 hours before it (null: the amount itself).
+    proposer_recent_credits_minor: p.proposerRecentMinor === undefined ? null : Number(p.proposerRecentMinor),
   };
 }

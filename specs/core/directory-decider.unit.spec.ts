@@ -60,6 +60,7 @@ function fixedIds(): Ids {
 const reads = (w: World): DirectoryReads => ({
   hasWhiteLabel: (id) => w.whiteLabels.has(id), whiteLabel: (id) => w.whiteLabels.get(id), merchant: (id) => w.merchants.get(id), beneficiary: (id) => w.beneficiaries.get(id),
   balances: (m, live) => w.balances(m, live), nextClearingAt: (m, live) => w.nextClearingAt(m, live),
+  soloLiveCreditsMinor: (operatorId, since) => w.soloCredits.totalSince(operatorId, since),
 });
 
 const T0 = Date.UTC(2026, 10, 21, 3, 0, 0);

@@ -3,7 +3,9 @@
 // limits.adjustmentFourEyesMinorMin or more is proposed (202, nothing posted) and posted only
 // when a second ops_admin approves it naming the amount; its proposer (in any spelling) cannot,
 // a wrong amount is refused, a proposal lapses after 24 hours. Smaller live credits, debits
-// and sandbox credits post at once, as before. Over real HTTP with real tokens.
+// and sandbox credits post at once, as before — until what one person credited alone in 24
+// hours would reach the threshold: then a small one is proposed too (split credits), also when
+// sent at once. Over real HTTP with real tokens.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -73,6 +75,26 @@ test('below the threshold, a debit and a sandbox credit post at once; a proposal
   assert.match(late.json.error.message, /lapses after 24 hours/);
   assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`)).json.data, [], 'a lapsed proposal is not listed');
   assert.is(await available(m.id), 0);
+});
+
+test("split credits: once what one person credited alone in 24 hours would reach the threshold, a small credit is proposed too, even sent all at once; a day later it posts again", async () => {
+  const m = await s.onboard('Split float');
+  const part = Math.floor(big / 4) - 1; // four of these stay under, the fifth would not
+  const sent = await Promise.all(Array.from({ length: 6 }, (_, i) => credit(m.id, part, i % 2 === 0 ? 'emp_split' : 'EMP_SPLIT')));
+  assert.equal(sent.map((r) => r.status).sort(), [201, 201, 201, 201, 202, 202], sent.map((r) => r.text).join('\n'));
+  const waiting = sent.filter((r) => r.status === 202).map((r) => r.json);
+  assert.equal(waiting.map((p) => p.proposer_recent_credits_minor), [4 * part, 4 * part], 'each proposal says what its proposer had credited alone');
+  assert.is(await available(m.id), 4 * part);
+  // Another person's word is their own; a credit the second operator approved counts for nobody.
+  const other = await credit(m.id, part, 'emp_other');
+  assert.is(other.status, 201, other.text);
+  const approved = await approve(m.id, waiting[0].id, part, 'emp_other');
+  assert.is(approved.status, 201, approved.text);
+  assert.is((await credit(m.id, part, 'emp_other')).status, 201, "the approval is not emp_other's credit alone");
+  await advance(s, limits.adjustmentSoloWindowMs);
+  const nextDay = await credit(m.id, part, 'emp_split');
+  assert.is(nextDay.status, 201, nextDay.text);
+  assert.is((await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`)).json.data.length, 0, 'the other proposal lapsed with the day');
 });
 
 test.run();
