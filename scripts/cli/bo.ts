@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
+import { webhookLimits } from '../../core/limits.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
 import { bangkokWallTimeOf } from '../../core/finance/calendar.ts';
@@ -271,6 +272,11 @@ const subcommands: readonly Subcommand[] = [
     run: async (a) => print(a, await call(a, 'approver', 'POST', `/v1/bo/withdrawals/${id(a)}/${verb}`, text(a, 'note') ? { note: text(a, 'note') } : {}), (w) => `${w.id}: ${w.status}`),
   })),
   {
+    words: ['withdrawal', 'cancel'],
+    spec: postSpec('withdrawal cancel WITHDRAWAL_ID', "Calls a withdrawal off as an operator (a claim's refund to stop: its merchant may not), its lock released. A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", { note: payoutNote }, ['WITHDRAWAL_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/cancel`, text(a, 'note') ? { note: text(a, 'note') } : {}, true), (w) => `${w.id}: ${w.status}`),
+  },
+  {
     words: ['claims'],
     spec: spec('claims', 'Claims, oldest first.', { kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...paging }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({ kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
@@ -344,6 +350,14 @@ const subcommands: readonly Subcommand[] = [
     spec: postSpec('resend ENDPOINT_ID DELIVERY_ID', 'Sends a delivery\'s event again, as a new delivery (X-PG-Resend: manual). A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.', {}, ['ENDPOINT_ID', 'DELIVERY_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/webhooks/${id(a)}/deliveries/${encodeURIComponent(a.words[1]!)}/resend`, {}, true),
       (d) => `${d.delivery_id}: a new delivery of ${d.event_id}, ${d.status}`),
+  },
+  {
+    words: ['signing-key', 'rotate'],
+    spec: postSpec('signing-key rotate', 'Starts a rotation of the live webhook signing key: the next key is published now and signs from not_before (7 days by default); every merchant is told (webhook.key.rotating). A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.', {
+      'notice-seconds': { type: 'string', value: 'N', integer: true, min: webhookLimits.keyRotationNoticeMsMin / 1000, max: webhookLimits.keyRotationNoticeMs / 1000, unit: 'seconds', help: 'how long before the next key signs (default 7 days)' },
+    }),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', '/v1/bo/webhooks/signing-keys/rotate', text(a, 'notice-seconds') ? { notice_seconds: Number(text(a, 'notice-seconds')) } : {}, true),
+      (r) => `${r.kid}: next, signs from ${inBangkok(r.not_before)} (after ${r.previous_kid}); ${r.announced_deliveries} announcement deliveries`),
   },
   ...(['enable', 'disable'] as const).map((verb): Subcommand => ({
     words: ['webhook', verb],

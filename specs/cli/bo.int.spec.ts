@@ -272,4 +272,28 @@ test('the approvals queue names each payout\'s mode and takes --live or --sandbo
   assert.match((await bo('withdrawal', 'approve', '--help')).out, /--note TEXT\s+why \(optional; kept with the decision\)/);
 });
 
+test('an operator calls a withdrawal off, and rotates and withdraws a signing key, from a shell', async () => {
+  const cancelable = scene.withdrawalIds.at(-1)!;
+  const canceled = await bo('withdrawal', 'cancel', cancelable, '--note', 'the claim refund is stopped: the payer was paid by cash');
+  assert.is(canceled.code, 0, canceled.out);
+  assert.match(canceled.out, new RegExp(`${cancelable}: canceled`));
+  const decided = (await scene.s.bo('GET', `/v1/bo/withdrawals/${cancelable}`)).json.decisions;
+  assert.equal(decided.map((d: any) => [d.decision, d.note]), [['cancel', 'the claim refund is stopped: the payer was paid by cash']]);
+
+  const rotated = await bo('signing-key', 'rotate', '--notice-seconds', '60');
+  assert.is(rotated.code, 0, rotated.out);
+  const [, next, previous] = /^(\S+): next, signs from [0-9-]+ [0-9:]+ \+07 \(after (\S+)\); \d+ announcement deliveries/m.exec(rotated.out) ?? [];
+  assert.ok(next && previous, rotated.out);
+  const early = await bo('signing-key', 'withdraw', next!);
+  assert.ok(early.code !== 0 && /operation_not_allowed/.test(early.out), early.out);
+  await advance(scene.s, 61_000);
+  const withdrawn = await bo('signing-key', 'withdraw', previous!);
+  assert.is(withdrawn.code, 0, withdrawn.out);
+  assert.match(withdrawn.out, new RegExp(`${previous}: withdrawn at [0-9-]+ [0-9:]+ \\+07`));
+  const published = (await scene.s.raw('GET', '/v1/webhooks/signing-keys')).json as { keys: { kid: string }[] };
+  assert.ok(!published.keys.some((k) => k.kid === previous), 'the withdrawn key is published no more');
+  const short = await bo('signing-key', 'rotate', '--notice-seconds', '10');
+  assert.equal([short.code, /--notice-seconds must be a whole number of seconds from 60 to 604800/.test(short.out)], [2, true], short.out);
+});
+
 test.run();
