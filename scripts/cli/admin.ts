@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
+import { bahtOf } from '../../core/finance/money-text.ts';
 import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { table } from './bo.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
@@ -217,9 +218,14 @@ const subcommands: readonly Subcommand[] = [
       const r = await bo(context(args), merchantPath(args, 'adjustments'), {
         livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
       }, true);
-      // A large live credit is proposed, not posted: say so, and what the second operator runs.
+      // A large live credit (or one that brings what this operator credited alone in 24 hours
+      // to that much) is proposed, not posted: say so and why, and what the second operator runs.
       if (r.status === 202) {
-        process.stderr.write(`proposed, not posted: a live credit of 100,000 baht or more is posted when a second ops_admin approves it (within 24 h):\n`
+        const recent = r.json.proposer_recent_credits_minor;
+        const why = typeof recent === 'number'
+          ? `with the ${bahtOf(BigInt(recent))} baht you credited alone in the last 24 hours this reaches 100,000 baht, so it`
+          : 'a live credit of 100,000 baht or more';
+        process.stderr.write(`proposed, not posted: ${why} is posted when a second ops_admin approves it (within 24 h):\n`
           + `  scripts/satang admin adjustment approve --proposal ${r.json.id} --merchant ${r.json.merchant_id} --amount ${r.json.amount_minor} --sub OTHER_OPERATOR\n`);
       }
       return print(r);
@@ -227,7 +233,7 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['adjustment', 'approve'],
-    spec: spec('adjustment approve', "Approves a live credit another ops_admin proposed (admin fund of 100,000 baht or more), naming its amount: the adjustment is posted (a step-up token is minted for you).", {
+    spec: spec('adjustment approve', "Approves a live credit another ops_admin proposed (admin fund of 100,000 baht or more, or one that brought what they credited alone in 24 hours to that), naming its amount: the adjustment is posted (a step-up token is minted for you).", {
       proposal: { type: 'string', value: 'ADJP_ID', required: true, help: 'the proposal (admin fund said it; GET /v1/bo/merchants/{id}/adjustment-proposals lists them)' },
       merchant,
       amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount as you read it in the proposal' },

@@ -310,3 +310,28 @@ call('admin merchant create --out FILE: the note says what the file holds, the l
 });
 
 call.run();
+
+const fund = suite('satang admin fund');
+
+fund('a live credit that brings what its operator credited alone in 24 hours to 100,000 baht is proposed: the CLI says why and what the second operator runs, and that runs', async () => {
+  const sc = await scene();
+  try {
+    const first = await satang(['admin', 'fund', '--merchant', sc.shop.id, '--amount', '6000000', '--sub', 'emp_maker'], sc.env);
+    assert.is(first.code, 0, first.stderr);
+    assert.is(JSON.parse(first.stdout.toString()).object, 'balance_transaction');
+    const second = await satang(['admin', 'fund', '--merchant', sc.shop.id, '--amount', '5000000', '--sub', 'emp_maker'], sc.env);
+    assert.is(second.code, 0, second.stderr);
+    const proposal = JSON.parse(second.stdout.toString());
+    assert.equal([proposal.object, proposal.proposer_recent_credits_minor], ['adjustment_proposal', 6_000_000]);
+    assert.match(second.stderr, /^proposed, not posted: with the 60000\.00 baht you credited alone in the last 24 hours this reaches 100,000 baht, so it is posted when a second ops_admin approves it/);
+    const printed = /scripts\/satang (admin adjustment approve .*) --sub OTHER_OPERATOR/.exec(second.stderr)![1]!.split(' ');
+    const approved = await satang([...printed, '--sub', 'emp_checker'], sc.env);
+    assert.is(approved.code, 0, approved.stderr);
+    assert.is(JSON.parse(approved.stdout.toString()).proposed_by, 'emp_maker');
+    assert.is((await sc.s.bo('GET', `/v1/bo/merchants/${sc.shop.id}/balance`)).json.live.available_minor, 11_000_000);
+  } finally {
+    await sc.s.stop();
+  }
+});
+
+fund.run();
