@@ -634,6 +634,7 @@ export const en = {
   'merchantAdmin.proposals': 'Live credits waiting for a second ops_admin',
   'merchantAdmin.proposalNote': 'Note',
   'merchantAdmin.proposedBy': 'Proposed by',
+  'merchantAdmin.proposedByTotal': 'Proposed, not posted: with the {recent} you credited alone in the last 24 hours it reaches 100,000 baht, so a second ops_admin approves it (within 24 hours).',
   'merchantAdmin.approveBy': 'Lapses',
   'merchantAdmin.approveProposal': 'Approve and post',
   'keys.title': 'API keys',

@@ -634,6 +634,7 @@ export const th = {
   'merchantAdmin.proposals': 'รายการเพิ่มยอดโหมดจริงที่รอ ops_admin อีกคนอนุมัติ',
   'merchantAdmin.proposalNote': 'หมายเหตุ',
   'merchantAdmin.proposedBy': 'เสนอโดย',
+  'merchantAdmin.proposedByTotal': 'เสนอแล้ว ยังไม่บันทึก: รวมกับ {recent} ที่คุณเพิ่มยอดเองใน 24 ชั่วโมงที่ผ่านมาถึง 100,000 บาท จึงต้องให้ ops_admin อีกคนอนุมัติ (ภายใน 24 ชั่วโมง)',
   'merchantAdmin.approveBy': 'หมดอายุ',
   'merchantAdmin.approveProposal': 'อนุมัติและบันทึก',
   'keys.title': 'คีย์ API',

@@ -21,7 +21,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { parseBahtToMinor } from '../format.js';
+import { formatBaht, parseBahtToMinor } from '../format.js';
 import { ActionButton, html, Mode, Money, Named, NoteField, StepUpFlag, Time, useCan, useFieldError, useNote, usePartData } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
@@ -76,10 +76,12 @@ function Adjustment({ id, livemode, onChanged, onProposed }) {
     const answer = await post(`/v1/bo/merchants/${id}/adjustments`, { livemode, direction, bucket, amount_minor: minor, reason_code: reasonCode, reason: reason.trim() }, { stepUp: true });
     setAmount('');
     setReason('');
-    // A large live credit waits for a second ops_admin: nothing is posted yet.
+    // A large live credit (or one that brings what this operator credited alone in 24 hours to
+    // that much) waits for a second ops_admin: nothing is posted yet. The notice says which.
     if (answer?.object === 'adjustment_proposal') {
       onProposed();
-      return { notice: t('merchantAdmin.proposed') };
+      const recent = answer.proposer_recent_credits_minor;
+      return { notice: typeof recent === 'number' ? t('merchantAdmin.proposedByTotal', { recent: formatBaht(recent) }) : t('merchantAdmin.proposed') };
     }
     return true;
   };

@@ -689,6 +689,13 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   assert.is((await approved).status(), 201);
   assert.is((await wallet()).available_minor - after.available_minor, 10_000_000, 'posted on the second word');
   await lead.page.waitForFunction(() => document.querySelector('[data-testid=adjustment-proposal]') === null);
+  // A smaller credit that, with what mali credited alone today (15.25 baht), reaches 100,000 baht is proposed too, and the notice says why.
+  await mali.page.fill('[data-testid=adjustment-amount]', '99990.00');
+  await mali.page.fill('[data-testid=adjustment-reason]', 'the rest of the float for the new branch, ticket 4412');
+  const splitAnswer = mali.page.waitForResponse((r) => r.url().endsWith('/adjustments'), { timeout: stepUpAnswerMs });
+  await answerStepUp(mali, () => mali.page.click('[data-testid=post-adjustment]'));
+  assert.is((await splitAnswer).status(), 202);
+  await mali.page.waitForFunction(() => /฿15\.25 you credited alone/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''));
 
   // A suspension without a reason is refused in the page, before any popup or request.
   let suspendCalls = 0;
