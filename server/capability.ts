@@ -7,7 +7,7 @@
 // (slip-capability-ed25519.key: the sealed PKCS#8 DER); a PEM an older build wrote in
 // clear is sealed on the next start and removed.
 
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../adapters/private-files.ts';
@@ -33,7 +33,21 @@ export interface CapabilityClaims {
 }
 
 export class CapabilitySigner {
-  private constructor(private readonly privateKey: KeyObject, private readonly publicKey: KeyObject) {}
+  /** Keys rate subjects (subjectOf): derived from the signing key, so only this deployment can compute one. */
+  private readonly subjectKey: Buffer;
+
+  private constructor(private readonly privateKey: KeyObject, private readonly publicKey: KeyObject) {
+    this.subjectKey = createHmac('sha256', privateKey.export({ type: 'pkcs8', format: 'der' })).update('satang capability rate_subject v1').digest();
+  }
+
+  /**
+   * A token's rate_subject for `name` (the end user in a mode): a keyed hash, so a payer holding
+   * the token (plain base64url JSON) cannot test guesses of the merchant's end_user_ref — a
+   * phone number, a citizen id — against it offline, as an unkeyed sha256 let them.
+   */
+  subjectOf(name: string): string {
+    return createHmac('sha256', this.subjectKey).update(name).digest('hex').slice(0, 32);
+  }
 
   /** Loads the key pair from the data dir (sealed), creating it on first start. */
   static fromDataDir(dataDir: string, sealer: Sealer): CapabilitySigner {

@@ -3,7 +3,6 @@
 // validate, build the command, let the core decide, present.
 
 import Router from '@koa/router';
-import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Deposit } from '../../core/deposit/state.ts';
 import { limits, slipUploadLimits } from '../../core/limits.ts';
@@ -39,7 +38,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     const token = capability.issue({
       aud: 'pg-slip-ingest', scope: 'slip:write', tenant: d.merchantId, livemode: d.livemode, deposit_id: d.id, htu: uploadUrl,
       // The end user in one mode: a sandbox order's uploads never spend the live end user's quota.
-      rate_subject: createHash('sha256').update(`${d.merchantId}:${d.livemode ? 'live' : 'sandbox'}:${d.endUserRef}`).digest('hex').slice(0, 32),
+      rate_subject: capability.subjectOf(`${d.merchantId}:${d.livemode ? 'live' : 'sandbox'}:${d.endUserRef}`),
       api_version: apiVersion, hold_until: d.expiresAt, iat: Math.floor(d.updatedAt / 1000), exp: Math.floor(expiresAt / 1000),
     });
     return { token, expires_at: iso(expiresAt), upload_url: uploadUrl, max_bytes: slipUploadLimits.evidenceBytesMax, content_types: slipContentTypes };

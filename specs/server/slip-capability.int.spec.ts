@@ -11,7 +11,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as ed from '@noble/ed25519';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { depositBody, signedHeaders, freshSender } from '../support/server-harness.ts';
@@ -27,7 +27,8 @@ function claimsOf(token: string): Record<string, any> {
 }
 
 test('the token verifies with @noble/ed25519 against the signer\'s public key and carries the bound claims', async () => {
-  const deposit = await matchedDeposit(scene, { sender: freshSender() }); // a payer of its own (orders are left open)
+  const endUser = `payer-${randomUUID()}`;
+  const deposit = await matchedDeposit(scene, { sender: freshSender(), end_user_ref: endUser }); // a payer of its own (orders are left open)
   const cap: Capability = deposit.slip_upload;
   const [body, signature] = cap.token.split('.') as [string, string];
   const publicKey = scene.s.running.capability.rawPublicKey();
@@ -41,6 +42,13 @@ test('the token verifies with @noble/ed25519 against the signer\'s public key an
   assert.is(claims.htu, cap.upload_url);
   assert.is(cap.upload_url, `${scene.s.url}/v1/pay/deposits/${deposit.id}/slip`);
   assert.match(claims.rate_subject, /^[0-9a-f]{32}$/);
+  // Keyed: a payer holding the token cannot test guesses of the end user's reference against it.
+  const guess = (ref: string) => createHash('sha256').update(`${scene.shop.id}:live:${ref}`).digest('hex').slice(0, 32);
+  assert.is.not(claims.rate_subject, guess(endUser));
+  // Still one subject per end user and mode: another order of the same end user shares it, another end user's does not.
+  const again = claimsOf((await matchedDeposit(scene, { sender: freshSender(), end_user_ref: endUser })).slip_upload.token);
+  const other = claimsOf((await matchedDeposit(scene, { sender: freshSender(), end_user_ref: `${endUser}-2` })).slip_upload.token);
+  assert.equal([again.rate_subject === claims.rate_subject, other.rate_subject === claims.rate_subject], [true, false]);
   assert.is(claims.api_version, '2026-08-01');
   assert.is(claims.hold_until, Date.parse(deposit.expires_at));
   assert.is(claims.exp * 1000, Date.parse(cap.expires_at));
