@@ -231,18 +231,28 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   if (d.canceledBy) o.canceled_by = d.canceledBy;
   if (d.cancelReasonCode) o.cancel_reason_code = d.cancelReasonCode;
   if (d.rejection && (d.status === 'rejected' || d.rejection.code === 'SLIP_UNREADABLE')) {
+    // Retryable while another upload can be taken: uploads left, and an order still open or
+    // within its late window; between an unreadable slip and the close it brings
+    // (slip_processing), what the rejection said of the order it closes. The text a payer's
+    // screen shows says so: "upload it again" only while an upload would be taken.
+    const unreadable = d.rejection.code === 'SLIP_UNREADABLE';
+    const retryable = unreadable && unreadableRetryable(d);
+    const shown = unreadable && !retryable ? unreadableFinal : { th: d.rejection.displayTh, en: d.rejection.displayEn };
     o.rejection = {
-      code: d.rejection.code, display_th: d.rejection.displayTh, display_en: d.rejection.displayEn,
-      // Retryable while another upload can be taken: uploads left, and an order still open or
-      // within its late window; between an unreadable slip and the close it brings
-      // (slip_processing), what the rejection said of the order it closes.
-      ...(d.rejection.code === 'SLIP_UNREADABLE' ? { retryable: unreadableRetryable(d), attempts_left: d.attemptsLeft } : {}),
+      code: d.rejection.code, display_th: shown.th, display_en: shown.en,
+      ...(unreadable ? { retryable, attempts_left: d.attemptsLeft } : {}),
     };
   }
   if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };
   if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) addSettlement(o, d, d.settlement, p);
   return o;
 }
+
+/** An unreadable slip when no other upload will be taken (none left, or the order closed). */
+const unreadableFinal = {
+  th: 'อ่านสลิปไม่ได้ และไม่สามารถอัปโหลดใหม่ได้แล้ว กรุณาติดต่อร้านค้า',
+  en: 'The slip could not be read, and no more uploads are taken: please contact the merchant.',
+} as const;
 
 function unreadableRetryable(d: Deposit): boolean {
   if (d.status === 'slip_processing') return d.rejection?.retryable === true;

@@ -491,6 +491,11 @@ test('at most 3 uploads per order, counted across before and after expiry', () =
   const out = emitted(s.h, () => verify(s.h, id, 'rcpt_3', { kind: 'unreadable' }));
   assert.equal(out.on(id), ['SlipRejected'], 'time remains: the order waits for expires_at (the contract decides by time), attempts_left 0');
   assert.equal([dep(s.h, id).status, dep(s.h, id).attemptsLeft], ['awaiting_payment', 0]);
+  // The payer's screen is not told to upload again when no upload will be taken.
+  assert.equal(presentDeposit(dep(s.h, id)).rejection, {
+    code: 'SLIP_UNREADABLE', display_th: 'อ่านสลิปไม่ได้ และไม่สามารถอัปโหลดใหม่ได้แล้ว กรุณาติดต่อร้านค้า',
+    display_en: 'The slip could not be read, and no more uploads are taken: please contact the merchant.', retryable: false, attempts_left: 0,
+  });
   const r = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_4', hasImage: true }, 'validation_error', seen);
   assert.equal(r.details, { fields: [{ path: 'file', reason: 'upload_limit_reached' }] });
   s.h.advance(15 * minute + minute);
