@@ -12,6 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { ApiError, catalogue, errorMiddleware } from './errors.ts';
+import { payerMessageTh } from './slips/payer-messages.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from './rate-limit.ts';
 import { bearer } from './auth/merchant.ts';
@@ -136,7 +137,8 @@ export function createApp(parts: AppParts): Koa {
     }
   });
   for (const m of parts.outerMiddleware ?? []) app.use(m);
-  app.use(errorMiddleware(logger));
+  // The slip upload is the one route a payer's own device calls: its refusals carry a sentence for their screen.
+  app.use(errorMiddleware(logger, (ctx, code, details) => (isSlipUpload(ctx) ? payerMessageTh(code, details) : undefined)));
   app.use(async (ctx, next) => {
     // Strangers, on every path: a client network whose requests without an identity keep
     // being refused (401, 404, 429 …) gets, once it has had its quota of those in a minute

@@ -25,7 +25,7 @@
 // insufficient_balance after clearing — and so not when nothing is clearing —,
 // beneficiary_not_verified once verified).
 
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { ErrorCode, Rejection } from '../core/errors.ts';
 import { iso, isIsoInstant } from '../core/present.ts';
@@ -385,8 +385,12 @@ function retryAfterFor(entry: CatalogueEntry, given: number | undefined): number
   return Math.max(0, Math.ceil(seconds));
 }
 
-/** Maps every thrown error to the contract's error object; mount it right after request ids. */
-export function errorMiddleware(logger: Logger): Middleware {
+/**
+ * Maps every thrown error to the contract's error object; mount it right after request ids.
+ * `publicMessageTh` gives, for a request an end user's own device made (the slip upload),
+ * the sentence their screen shows (details.public_message_th), or undefined.
+ */
+export function errorMiddleware(logger: Logger, publicMessageTh?: (ctx: Context, code: ErrorCode, details: ErrorDetails) => string | undefined): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -410,6 +414,8 @@ export function errorMiddleware(logger: Logger): Middleware {
         details: apiError.details,
         retryAfterSeconds: apiError.retryAfterSeconds,
       });
+      const forEndUser = publicMessageTh?.(ctx, apiError.code, body.error.details);
+      if (forEndUser !== undefined && body.error.details.public_message_th === undefined) body.error.details.public_message_th = forEndUser;
       ctx.state.errorCode = apiError.code; // for the access-log line written further out
       ctx.status = status;
       ctx.body = body;

@@ -218,4 +218,17 @@ test('a sandbox order\'s uploads never spend the live quota of the same end user
   assert.is(liveAnswer.headers.get('ratelimit-remaining'), '19', 'the live end user\'s quota is whole');
 });
 
+test("the upload's refusals carry a sentence for the payer's screen (details.public_message_th); a merchant route's do not", async () => {
+  const deposit = await matchedDeposit(scene, { sender: freshSender() });
+  const cap: Capability = deposit.slip_upload;
+  const shown = async (reply: Promise<{ status: number; json: any }>) => { const r = await reply; return [r.status, r.json.error.code, r.json.error.details.public_message_th]; };
+  assert.equal(await shown(upload(cap, Buffer.alloc(0), 'image/png')), [400, 'unsupported_media_type', 'รองรับเฉพาะรูปภาพสลิป (JPEG, PNG, WebP หรือ HEIC) กรุณาเลือกรูปสลิปใหม่']);
+  const huge = Buffer.concat([pngSlip(), Buffer.alloc(cap.max_bytes)]);
+  assert.equal(await shown(uploadFile(cap, huge)), [422, 'validation_error', 'ไฟล์รูปสลิปใหญ่เกินไป (ไม่เกิน 5 MB) กรุณาเลือกรูปที่เล็กลง']);
+  assert.equal(await shown(uploadFile({ ...cap, token: `${cap.token}x` }, pngSlip())), [401, 'signature_invalid', 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่']);
+  // The merchant's own calls are for the merchant's staff: message_th only.
+  const merchant = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', { amount_minor: -1 });
+  assert.equal([merchant.status, merchant.json.error.details.public_message_th], [422, undefined]);
+});
+
 test.run();

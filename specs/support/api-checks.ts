@@ -88,7 +88,12 @@ export function expectError(r: Reply, code: ErrorCode, covered?: Set<string>): R
   assert.match(e.request_id, /^req_[0-9A-Z]{26}$/, `${where}: request_id`);
   assert.is(e.request_id, r.headers.get('request-id'), `${where}: request_id equals the Request-Id header`);
   assert.ok(typeof e.details === 'object' && e.details !== null && !Array.isArray(e.details), `${where}: details is an object`);
-  if (code === 'signature_invalid') assert.equal(e.details, {}, 'signature_invalid carries no details');
+  if (code === 'signature_invalid') {
+    // Nothing that says which part failed; a slip upload's refusal carries the payer's one generic sentence.
+    const { public_message_th: forPayer, ...rest } = e.details as Record<string, unknown>;
+    assert.equal(rest, {}, 'signature_invalid carries no details');
+    if (forPayer !== undefined) assert.is(forPayer, 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่');
+  }
   covered?.add(code);
   return e;
 }
