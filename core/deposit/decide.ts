@@ -377,6 +377,13 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       // until the window closes, which settles the legs paid (closeLateWindow); a late slip
       // that completes the last leg settles the order here.
       const pending = s.legs.filter((l) => !verified.has(l.legRef));
+      // The whole order paid, but not where it was split (all of it to one payee): no other
+      // leg will be paid, and the payee's withdrawal cannot take the excess. A reviewer decides
+      // now, rather than the order asking the payer for the other legs' money and showing
+      // `expired` until its late window closes (the same review, a day later).
+      let paid = 0n;
+      for (const amount of verified.values()) paid += amount;
+      if (pending.length > 0 && paid >= s.amountMinor) return review([{ code: 'SETTLE_CONFLICT' }], seen);
       if (pending.length > 0) {
         return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef }];
       }

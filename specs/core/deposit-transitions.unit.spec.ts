@@ -1041,6 +1041,26 @@ test('under_review (multi-leg) → one amount cannot say which destination got t
   assert.equal([dep(m.h, m.id).settlement!.receivedMinor, dep(m.h, m.id).settlement!.partial], [legs[1]!.amountMinor + legs[2]!.amountMinor, true]);
 });
 
+test('multi-leg, the whole order paid to one payee: review at once (SETTLE_CONFLICT), not a leg complete and the payer asked for the others until a late window closes', () => {
+  const m = multiLeg();
+  receiveSlip(m.h, m.id, 'rcpt_0');
+  const transfer = legTransfer(m.h, m.id, 0, 'TX-all');
+  const out = emitted(m.h, () => verify(m.h, m.id, 'rcpt_0', found({ ...transfer, amountMinor: 25_000n })));
+  assert.equal(out.on(m.id), ['DepositUnderReview']);
+  assert.equal(reasonsOf(m.h, m.id), ['SETTLE_CONFLICT']);
+  const d = dep(m.h, m.id);
+  assert.equal([d.status, d.slip!.transferredAmountMinor, d.slip!.legRef], ['under_review', 25_000n, d.legs[0]!.legRef], 'the review keeps what the slip showed and the leg it paid');
+  assert.equal(presentDeposit(d).legs.map((l: { qr_payload?: unknown }) => l.qr_payload), [undefined, undefined, undefined], 'no leg asks the payer for money');
+  // The reviewer says where the money went: all of it to the first payee, none to the others.
+  const legs = d.legs;
+  const figures = [{ legRef: legs[0]!.legRef, amountMinor: 25_000n }, { legRef: legs[1]!.legRef, amountMinor: 0n }, { legRef: legs[2]!.legRef, amountMinor: 0n }];
+  m.h.ok({ ...approve(m.id), legAmounts: figures } as Command);
+  if (dep(m.h, m.id).status === 'under_review') m.h.ok({ ...approve(m.id, 'emp_bob'), legAmounts: figures } as Command);
+  assert.is(dep(m.h, m.id).status, 'settled');
+  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).filledMinor), [10_000n, 0n, 0n], 'the first payee\'s withdrawal takes its share; the others wait for another payer');
+  assert.equal(m.withdrawals.map((w) => wdr(m.h, w).inFlight.length), [0, 0, 0]);
+});
+
 // ---- slips that arrive while another is being verified ----
 // Evidence of money is never refused while the order can take a slip; only the upload cap
 // and the late-slip window refuse. A slip claimed while another is verified (or reviewed)
