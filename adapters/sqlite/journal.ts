@@ -187,8 +187,11 @@ export class SqliteJournal implements Journal {
     const promise = new Promise<void>((resolve, reject) => this.queue.push({ commit: kept, pending, resolve, reject, epoch }));
     const number = ++this.enqueued;
     this.unsettled.add(number);
-    for (const [stream] of pending.snapshots) this.unsettledStreams.set(stream, (this.unsettledStreams.get(stream) ?? 0) + 1);
-    const settled = () => this.settled(number, pending.snapshots);
+    // The stream names only: a closure over `pending` would keep the whole encoded commit
+    // alive until it is durable (promoted out of the young generation, more GC per create).
+    const streams = pending.snapshots.map(([stream]) => stream);
+    for (const stream of streams) this.unsettledStreams.set(stream, (this.unsettledStreams.get(stream) ?? 0) + 1);
+    const settled = () => this.settled(number, streams);
     promise.then(settled, settled); // also handles the error, which reaches onStale: an uncaptured rejection must not crash the writer
     // With the writer thread, a full hand-over batch goes now rather than at the end of this
     // turn: the thread writes and syncs it while this loop decides the requests still waiting.
@@ -228,9 +231,9 @@ export class SqliteJournal implements Journal {
     return this.unsettledStreams.has(stream);
   }
 
-  private settled(number: number, snapshots: PendingCommit['snapshots']): void {
+  private settled(number: number, streams: readonly string[]): void {
     this.unsettled.delete(number);
-    for (const [stream] of snapshots) {
+    for (const stream of streams) {
       const left = this.unsettledStreams.get(stream)! - 1;
       if (left === 0) this.unsettledStreams.delete(stream);
       else this.unsettledStreams.set(stream, left);

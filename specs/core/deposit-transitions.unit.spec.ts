@@ -1050,7 +1050,7 @@ test('multi-leg, the whole order paid to one payee: review at once (SETTLE_CONFL
   assert.equal(reasonsOf(m.h, m.id), ['SETTLE_CONFLICT']);
   const d = dep(m.h, m.id);
   assert.equal([d.status, d.slip!.transferredAmountMinor, d.slip!.legRef], ['under_review', 25_000n, d.legs[0]!.legRef], 'the review keeps what the slip showed and the leg it paid');
-  assert.equal(presentDeposit(d).legs.map((l: { qr_payload?: unknown }) => l.qr_payload), [undefined, undefined, undefined], 'no leg asks the payer for money');
+  assert.equal((presentDeposit(d).legs as { qr_payload?: unknown }[]).map((l) => l.qr_payload), [undefined, undefined, undefined], 'no leg asks the payer for money');
   // The reviewer says where the money went: all of it to the first payee, none to the others.
   const legs = d.legs;
   const figures = [{ legRef: legs[0]!.legRef, amountMinor: 25_000n }, { legRef: legs[1]!.legRef, amountMinor: 0n }, { legRef: legs[2]!.legRef, amountMinor: 0n }];
