@@ -236,7 +236,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   operation_not_allowed: {
     status: 409, type: 'state_conflict', retryable: false,
     message: 'The operation is not allowed in the current state.',
-    message_th: 'ไม่อนุญาตให้ทำรายการนี้ในสถานะปัจจุบัน',
+    message_th: 'ไม่อนุญาตให้ทำรายการนี้ในสถานะปัจจุบัน (เหตุผลและกฎที่ใช้อยู่ใน message)',
   },
   late_slip_window_closed: {
     status: 410, type: 'state_conflict', retryable: false,
