@@ -47,6 +47,9 @@ CREATE INDEX IF NOT EXISTS ${table}_by_status ON ${table} (merchant_id, livemode
 -- Support's search (server/routes/bo-search.ts): an order by the merchant's or the end user's reference, any status.
 CREATE INDEX IF NOT EXISTS ${table}_by_reference ON ${table} (json_extract(state, '$.merchantReference'));
 CREATE INDEX IF NOT EXISTS ${table}_by_end_user ON ${table} (json_extract(state, '$.endUserRef'));
+${table === 'dl_deposits' ? `-- A deposit by the bank's transaction reference on its slip: the order credited for it and
+-- every other that showed it (a duplicate in review or declined), not the first alone.
+CREATE INDEX IF NOT EXISTS ${table}_by_slip_trans_ref ON ${table} (json_extract(state, '$.slip.transRef'));` : ''}
 `;
 }
 

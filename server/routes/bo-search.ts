@@ -52,7 +52,7 @@ export function registerSearch(router: Router, services: Services, projections: 
   // Prepared at the first search: the read side creates the projections' tables after this router is built.
   let prepared: ReturnType<typeof prepare> | undefined;
   const prepare = () => {
-    const byField = (table: 'dl_deposits' | 'wl_withdrawals', field: 'merchantReference' | 'endUserRef') => projections.prepare<[string, number | null, number | null, string | null, string | null, number], [string]>(
+    const byField = (table: 'dl_deposits' | 'wl_withdrawals', field: 'merchantReference' | 'endUserRef' | 'slip.transRef') => projections.prepare<[string, number | null, number | null, string | null, string | null, number], [string]>(
       `SELECT id FROM ${table} WHERE json_extract(state, '$.${field}') = ? AND (? IS NULL OR livemode = ?) AND (? IS NULL OR merchant_id = ?)
        ORDER BY created_at DESC, id DESC LIMIT ?`,
     ).raw(true);
@@ -60,6 +60,8 @@ export function registerSearch(router: Router, services: Services, projections: 
       lookups: [
         [byField('dl_deposits', 'merchantReference'), 'deposit', 'merchant_reference'], [byField('wl_withdrawals', 'merchantReference'), 'withdrawal', 'merchant_reference'],
         [byField('dl_deposits', 'endUserRef'), 'deposit', 'end_user_ref'], [byField('wl_withdrawals', 'endUserRef'), 'withdrawal', 'end_user_ref'],
+        // Every deposit whose slip showed the reference (a duplicate too), beside the one credited for it (below).
+        [byField('dl_deposits', 'slip.transRef'), 'deposit', 'trans_ref'],
       ] as const,
       depositState: projections.prepare<[string], string>('SELECT state FROM dl_deposits WHERE id = ?').pluck(true),
       withdrawalState: projections.prepare<[string], string>('SELECT state FROM wl_withdrawals WHERE id = ?').pluck(true),

@@ -13,6 +13,7 @@ import { freshSender } from '../support/server-harness.ts';
 
 let scene: SlipScene;
 const ids = { settled: '', open: '', withdrawal: '', claim: '' };
+let settledImage: Buffer;
 const reference = `order-${randomUUID().slice(0, 8)}`;
 const endUser = `user-${randomUUID().slice(0, 8)}`;
 const transRef = `TR${randomUUID().replace(/-/g, '').slice(0, 16).toUpperCase()}`;
@@ -35,6 +36,7 @@ test.before(async () => {
   assertReceipt(await uploadFile(settled.slip_upload, image));
   assert.is(await scene.s.running.slipWorker.drain(), 1);
   ids.settled = settled.id;
+  settledImage = image;
   scene.s.clock.advance(1000);
   ids.open = (await matchedDeposit(scene, { merchant_reference: `${reference}-b`, end_user_ref: endUser })).id;
   const ben = await scene.s.beneficiary(scene.payer.id, true, '5556667778');
@@ -86,6 +88,16 @@ test('limit pages the newest; a missing or overlong q is refused; every director
   const unknown = await search(`q=${reference}&status=settled`);
   assert.is(unknown.status, 422);
   for (const role of ['reviewer', 'approver', 'ops_admin', 'finance', 'support']) assert.is((await search(`q=${reference}`, [role])).status, 200, role);
+});
+
+test('a bank transaction reference finds every deposit whose slip showed it: the one credited for it and a duplicate in review', async () => {
+  scene.s.clock.advance(1000);
+  const second = await matchedDeposit(scene, { sender: freshSender() });
+  assertReceipt(await uploadFile(second.slip_upload, settledImage)); // the same slip, for another order
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const shown = (await scene.s.bo('GET', `/v1/bo/deposits/${second.id}`)).json;
+  assert.equal([shown.deposit.status, shown.review.reasons.some((r: any) => r.code === 'DUPLICATE_SLIP')], ['under_review', true]);
+  assert.equal(await found(`q=${transRef}`), [['deposit', second.id, 'trans_ref'], ['deposit', ids.settled, 'trans_ref']], 'newest first');
 });
 
 test.run();
