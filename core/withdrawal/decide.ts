@@ -171,6 +171,12 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
   // has this remedy too) never moves back: the money returns to available and the merchant
   // may open a replacement; a partially filled one takes the amount back into its lock.
   // A closed claim refund has no available to return to (it was never the merchant's).
+  // An expired order holding legs in flight holds their fee too, reckoned on what it filled
+  // (heldFeeOf: cumulative shares, rounded); taking a fill out now would leave that held fee
+  // a satang off what the bucket holds. The reversal waits for those legs to land or go.
+  if (s.status === 'expired' && s.inFlight.length > 0) {
+    return reject('operation_not_allowed', 'This withdrawal expired holding legs in flight, and the fee it holds for them is reckoned with this fill: reverse the fill once those legs have landed or been released.', { legs_in_flight: s.inFlight.length });
+  }
   const closed = s.status !== 'partially_filled';
   if (s.refundOfDepositId !== undefined && closed) {
     return reject('operation_not_allowed', `A fill of a claim refund that is ${s.status} cannot be reversed here; open a new claim for the payer.`, { refund_of_deposit_id: s.refundOfDepositId });

@@ -323,6 +323,31 @@ test('expired holding a leg → the payer\'s slip declined → the leg and its f
   assertReservedMatchesLocks(s);
 });
 
+test('expired holding a leg → a landed fill is not reversed until the leg lands or goes (its held fee is reckoned with the fill); then it is, every bucket to the satang', () => {
+  // The ledger property's counterexample: 89,167 with a 5,000 fill and a 10,000 leg held at
+  // expiry; reversing the fill first left the reserved bucket a satang over the lock.
+  const s = scene(funds);
+  const id = s.h.withdrawal(s.payer, 89_167n);
+  fill(s, 5_000n);
+  const held = openDeposit(s, 10_000n);
+  receiveSlip(s.h, held, 'rcpt_h');
+  verify(s.h, held, 'rcpt_h', found(exactTransfer(s.h, held, { senderName: 'สมศรี มีสุข' }))); // held for review
+  s.h.advance(wdr(s.h, id).expiresAt - s.h.clock.ms);
+  const w = wdr(s.h, id);
+  assert.equal([w.status, w.inFlight.length], ['expired', 1]);
+  const legRef = w.fills[0]!.legRef;
+  const reverse: Command = { type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' };
+  const r = refused(s.h, reverse, 'operation_not_allowed', seen);
+  assert.equal(r.details, { legs_in_flight: 1 });
+  assertReservedMatchesLocks(s);
+  s.h.ok({ type: 'DeclineDepositReview', actor: operator(), depositId: held, note: 'no such transfer in the bank statement' });
+  assert.equal(wdr(s.h, id).inFlight.length, 0);
+  s.h.ok(reverse);
+  assert.is(wdr(s.h, id).fills[0]!.reversal?.reasonCode, 'BANK_RECALL');
+  assert.equal(balances(s.h, s.payer), [funds, 0n, 0n], 'everything back: the fill, its fee, the held leg and its fee');
+  assertReservedMatchesLocks(s);
+});
+
 test('open or partially_filled → remainder canceled → canceled, refunded like expiry; refused while a fill is in flight or once closed', () => {
   const s = scene(funds);
   const id = s.h.withdrawal(s.payer, 100_000n);
