@@ -6,13 +6,16 @@
 // errorMiddleware adds it to the slip upload's answers (server/errors.ts).
 
 import type { ErrorCode } from '../../core/errors.ts';
+import { slipUploadLimits } from '../../core/limits.ts';
 import type { ErrorDetails } from '../errors.ts';
 
 const contactMerchant = 'กรุณาติดต่อร้านค้า';
+/** A capability that does not open this upload: expired, altered, or none (one sentence, whatever failed). */
+const linkNotValid = 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่';
 
 /** The reasons of a refused upload a payer can act on, by details.fields[].reason. */
 const byReason: Readonly<Record<string, string>> = {
-  too_large: 'ไฟล์รูปสลิปใหญ่เกินไป (ไม่เกิน 5 MB) กรุณาเลือกรูปที่เล็กลง',
+  too_large: `ไฟล์รูปสลิปใหญ่เกินไป (ไม่เกิน ${slipUploadLimits.evidenceBytesMax / (1024 * 1024)} MB) กรุณาเลือกรูปที่เล็กลง`,
   upload_limit_reached: `อัปโหลดสลิปของรายการนี้ครบจำนวนครั้งแล้ว ${contactMerchant}`,
   not_accepting_slips: `รายการนี้ไม่รับสลิปแล้ว ${contactMerchant}`,
   incomplete: 'ส่งไฟล์ไม่ครบ กรุณาลองอัปโหลดใหม่อีกครั้ง',
@@ -21,8 +24,8 @@ const byReason: Readonly<Record<string, string>> = {
 };
 
 const byCode: Partial<Readonly<Record<ErrorCode, string>>> = {
-  signature_invalid: 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่',
-  api_key_invalid: 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่',
+  signature_invalid: linkNotValid,
+  api_key_invalid: linkNotValid,
   resource_not_found: `ไม่พบรายการชำระเงินนี้ ${contactMerchant}`,
   unsupported_media_type: 'รองรับเฉพาะรูปภาพสลิป (JPEG, PNG, WebP หรือ HEIC) กรุณาเลือกรูปสลิปใหม่',
   malformed_json: 'ไม่สามารถอ่านคำขออัปโหลดได้ กรุณาลองใหม่อีกครั้ง',
