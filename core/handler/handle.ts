@@ -190,6 +190,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   ReverseFill: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, (w) => operatorNote(c.actor, c.note, 'A fill reversal') ?? ({
     type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode,
     balanceTransactionId: tx.ids.next('btxn', w.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', w.merchantId),
+    ...(w.status === 'expired' && w.inFlight.length > 0 ? { heldFeeBalanceTransactionId: tx.ids.next('btxn', w.merchantId) } : {}),
     ...decisionOf(c.actor, c.note),
   })),
   ConfirmReceipt: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({ type: 'ConfirmReceipt', at: tx.at, legRef: c.legRef, auto: false })),

@@ -173,6 +173,12 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
           ...(fill.feeBalanceTransactionId !== null ? { reversesBalanceTransactionId: fill.feeBalanceTransactionId } : {}),
         });
       }
+      // An order that expired holding legs holds their fee reckoned on what it filled: the
+      // rounding the reversal moves goes back to available, or into the lock out of what the
+      // reversal just returned (at most the fee share it returned, heldFeeMoved).
+      const held = e.heldFee;
+      if (held && held.amountMinor > 0n) movements.push({ id: held.balanceTransactionId, type: 'withdrawal_released', amountMinor: held.amountMinor, from: 'reserved', to: 'available', counter: [] });
+      if (held && held.amountMinor < 0n) movements.push({ id: held.balanceTransactionId, type: 'withdrawal_reserved', amountMinor: -held.amountMinor, from: 'available', to: 'reserved', counter: [] });
       return { owner, movements };
     }
     default:

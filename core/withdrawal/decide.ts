@@ -5,6 +5,7 @@
 // (the merchant, its white label, the beneficiary, the reference index, the wallet).
 
 import type { Beneficiary, Merchant, WhiteLabel } from '../directory.ts';
+import { violated } from '../assert.ts';
 import { reject, type Rejection } from '../errors.ts';
 import type { Command } from '../handler/commands.ts';
 import type { Balances } from '../ledger/ledger.ts';
@@ -13,7 +14,7 @@ import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, ty
 import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
 import { amongOperators } from '../operators.ts';
 import {
-  inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
+  heldFeeMoved, inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -28,7 +29,8 @@ export type WithdrawalCommand =
   | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
   | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly depositId?: string }
-  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly decision?: OperatorDecision }
+  /** `heldFeeBalanceTransactionId`: for an order that expired holding legs, the row that moves its held fee's rounding (heldFeeMoved). */
+  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly heldFeeBalanceTransactionId?: string; readonly decision?: OperatorDecision }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number; readonly by?: string }
   | { readonly type: 'SubmitDisputeEvidence'; readonly at: number; readonly evidence?: DisputeEvidence }
@@ -171,19 +173,16 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
   // has this remedy too) never moves back: the money returns to available and the merchant
   // may open a replacement; a partially filled one takes the amount back into its lock.
   // A closed claim refund has no available to return to (it was never the merchant's).
-  // An expired order holding legs in flight holds their fee too, reckoned on what it filled
-  // (heldFeeOf: cumulative shares, rounded); taking a fill out now would leave that held fee
-  // a satang off what the bucket holds. The reversal waits for those legs to land or go.
-  if (s.status === 'expired' && s.inFlight.length > 0) {
-    return reject('operation_not_allowed', 'This withdrawal expired holding legs in flight, and the fee it holds for them is reckoned with this fill: reverse the fill once those legs have landed or been released.', { legs_in_flight: s.inFlight.length });
-  }
   const closed = s.status !== 'partially_filled';
   if (s.refundOfDepositId !== undefined && closed) {
     return reject('operation_not_allowed', `A fill of a claim refund that is ${s.status} cannot be reversed here; open a new claim for the payer.`, { refund_of_deposit_id: s.refundOfDepositId });
   }
+  const held = heldFeeMoved(s, target);
+  if (held !== 0n && c.heldFeeBalanceTransactionId === undefined) violated(`${s.id}: reversing ${c.legRef} moves the held fee by ${held} and the command carries no row for it`);
   return [{
     type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId,
-    refundTo: closed ? 'available' : 'reserved', ...(c.decision ? { decision: c.decision } : {}),
+    refundTo: closed ? 'available' : 'reserved', ...(held !== 0n ? { heldFee: { balanceTransactionId: c.heldFeeBalanceTransactionId!, amountMinor: held } } : {}),
+    ...(c.decision ? { decision: c.decision } : {}),
   }];
 }
 

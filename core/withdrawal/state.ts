@@ -125,7 +125,8 @@ export type WithdrawalEvent =
   | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLanded'; readonly at: number; readonly fill: Fill }
   | { readonly type: 'WithdrawalSettled'; readonly at: number }
-  | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly decision?: OperatorDecision }
+  /** `heldFee`: on an order that expired holding legs, how much less fee it now holds for them (negative: more); see heldFeeMoved. */
+  | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly heldFee?: HeldFeeMove; readonly decision?: OperatorDecision }
   | { readonly type: 'ReceiptConfirmed'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   /** `by`: the operator who opened or resolved it (absent for the system, and on journals written before it was kept). */
   | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute; readonly by?: string }
@@ -164,6 +165,24 @@ export function heldFeeOf(w: Pick<Withdrawal, 'inFlight' | 'feeTotalMinor' | 'am
   if (w.inFlight.length === 0) return 0n;
   const due = feeRecognizedFor(w.feeTotalMinor, w.amountTotalMinor, w.filledMinor + inFlightOf(w)) - w.feeRecognizedMinor;
   return due > 0n ? due : 0n;
+}
+
+/** A reversal's change to the fee an expired order holds for its legs, and the row that moves it. */
+export interface HeldFeeMove { readonly balanceTransactionId: string; readonly amountMinor: Minor }
+
+/**
+ * How much less fee an expired order holds for its legs in flight once `fill` is reversed
+ * (negative: more). The held fee is what the legs would recognise were they to land,
+ * cumulative shares rounded on what the order filled, so taking a fill out moves it by the
+ * rounding, a satang or two either way; the reversal moves that much between the lock and
+ * available. 0 for any other order, whose lock is principal left plus unused fee exactly.
+ */
+export function heldFeeMoved(w: Withdrawal, fill: Pick<Fill, 'amountMinor' | 'feeRecognizedMinor'>): Minor {
+  if (w.status !== 'expired' || w.inFlight.length === 0) return 0n;
+  return heldFeeOf(w) - heldFeeOf({
+    inFlight: w.inFlight, feeTotalMinor: w.feeTotalMinor, amountTotalMinor: w.amountTotalMinor,
+    filledMinor: w.filledMinor - fill.amountMinor, feeRecognizedMinor: w.feeRecognizedMinor - fill.feeRecognizedMinor,
+  });
 }
 
 /** Whether a withdrawal takes payers now: open, or partially filled. */

@@ -323,9 +323,10 @@ test('expired holding a leg → the payer\'s slip declined → the leg and its f
   assertReservedMatchesLocks(s);
 });
 
-test('expired holding a leg → a landed fill is not reversed until the leg lands or goes (its held fee is reckoned with the fill); then it is, every bucket to the satang', () => {
+test('expired holding a leg → a landed fill reversed: the held fee\'s rounding moves between the lock and available, every bucket to the satang; the leg then goes', () => {
   // The ledger property's counterexample: 89,167 with a 5,000 fill and a 10,000 leg held at
-  // expiry; reversing the fill first left the reserved bucket a satang over the lock.
+  // expiry; reversing the fill left the reserved bucket a satang over the lock, as the held
+  // fee is cumulative shares rounded on what the order filled.
   const s = scene(funds);
   const id = s.h.withdrawal(s.payer, 89_167n);
   fill(s, 5_000n);
@@ -335,16 +336,44 @@ test('expired holding a leg → a landed fill is not reversed until the leg land
   s.h.advance(wdr(s.h, id).expiresAt - s.h.clock.ms);
   const w = wdr(s.h, id);
   assert.equal([w.status, w.inFlight.length], ['expired', 1]);
-  const legRef = w.fills[0]!.legRef;
-  const reverse: Command = { type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' };
-  const r = refused(s.h, reverse, 'operation_not_allowed', seen);
-  assert.equal(r.details, { legs_in_flight: 1 });
+  const f = w.fills[0]!;
+  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }));
+  assert.equal(out.ledger.map(row), [
+    ['reversal', s.payer, null, 'available', 5_000n],
+    ['fee', s.payer, null, 'available', f.feeRecognizedMinor],
+    ['withdrawal_released', s.payer, 'reserved', 'available', 1n],
+  ], 'the fill, its fee, and the satang of rounding the held fee no longer needs');
+  assert.is(wdr(s.h, id).fills[0]!.reversal?.reasonCode, 'BANK_RECALL');
   assertReservedMatchesLocks(s);
   s.h.ok({ type: 'DeclineDepositReview', actor: operator(), depositId: held, note: 'no such transfer in the bank statement' });
   assert.equal(wdr(s.h, id).inFlight.length, 0);
-  s.h.ok(reverse);
-  assert.is(wdr(s.h, id).fills[0]!.reversal?.reasonCode, 'BANK_RECALL');
   assert.equal(balances(s.h, s.payer), [funds, 0n, 0n], 'everything back: the fill, its fee, the held leg and its fee');
+  assertReservedMatchesLocks(s);
+});
+
+test('expired holding a leg → a later fill reversed whose cumulative share rounded down: the held fee grows a satang, taken into the lock out of the fee returned', () => {
+  const s = scene(funds);
+  const id = s.h.withdrawal(s.payer, 100_000n); // fee 1,070
+  fill(s, 5_000n); // ⌊1,070 × 5,000 / 100,000⌋ = 53
+  fill(s, 5_000n); // cumulative: ⌊1,070 × 10,000 / 100,000⌋ − 53 = 54
+  const held = openDeposit(s, 5_000n); // would recognise ⌊1,070 × 15,000 / 100,000⌋ − 107 = 53
+  receiveSlip(s.h, held, 'rcpt_h');
+  verify(s.h, held, 'rcpt_h', found(exactTransfer(s.h, held, { senderName: 'สมศรี มีสุข' }))); // held for review
+  s.h.advance(wdr(s.h, id).expiresAt - s.h.clock.ms);
+  const f = wdr(s.h, id).fills[1]!;
+  assert.equal([wdr(s.h, id).status, wdr(s.h, id).inFlight.length, f.feeRecognizedMinor], ['expired', 1, 54n]);
+  const out = emitted(s.h, () => s.h.ok({ type: 'ReverseFill', actor: operator(), withdrawalId: id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }));
+  assert.equal(out.ledger.map(row), [
+    ['reversal', s.payer, null, 'available', 5_000n],
+    ['fee', s.payer, null, 'available', 54n],
+    ['withdrawal_reserved', s.payer, 'available', 'reserved', 1n],
+  ], 'the held leg would now recognise ⌊1,070 × 10,000 / 100,000⌋ − 53 = 54, a satang more: it is locked');
+  assertReservedMatchesLocks(s);
+  // The held leg lands after all (an operator approves the payer's slip): it takes its share out of the lock, and nothing is left.
+  s.h.ok({ type: 'ApproveDepositReview', actor: operator(), depositId: held, note: 'the payer is the account holder' });
+  const w = wdr(s.h, id);
+  assert.equal([w.status, w.inFlight.length, w.filledMinor, w.fills[2]!.feeRecognizedMinor], ['expired', 0, 10_000n, 54n]);
+  assert.is(balances(s.h, s.payer)[2], 0n, 'the lock is spent to the satang');
   assertReservedMatchesLocks(s);
 });
 
