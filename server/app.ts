@@ -304,7 +304,12 @@ export function createApp(parts: AppParts): Koa {
 
 /** The slip upload route itself (it has its own buckets), not any path that ends in /slip. */
 function isSlipUpload(ctx: Koa.Context): boolean {
-  return ctx.method === 'POST' && slipUploadPath.test(ctx.path);
+  return isSlipUploadRequest(ctx.method, ctx.path);
+}
+
+/** The same, from a request's method and path (the HTTP server's own answers, before the app: server/main.ts). */
+export function isSlipUploadRequest(method: string | undefined, path: string): boolean {
+  return method === 'POST' && slipUploadPath.test(path);
 }
 const slipUploadPath = /^\/v1\/pay\/deposits\/[^/]+\/slip$/;
 

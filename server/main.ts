@@ -23,9 +23,10 @@ import { webhookSettings } from '../adapters/webhooks/settings.ts';
 import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
 import type { Clock, IdempotencyRecord } from '../core/ports.ts';
 import { limits, requestLimits, webhookLimits, writeSideLimits } from '../core/limits.ts';
-import { createApp, LoadMeter } from './app.ts';
+import { createApp, isSlipUploadRequest, LoadMeter } from './app.ts';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.ts';
+import { payerMessageTh } from './slips/payer-messages.ts';
 import { newRequestId } from './request-id.ts';
 import { DevIssuer, keepRevocationsIn, keepStepUpsIn, operatorAudience, operatorVerifier } from './auth/operator.ts';
 import { OperatorRevocationsTable } from '../adapters/sqlite/operator-revocations.ts';
@@ -111,12 +112,15 @@ export const answerWhileStarting: RequestListener = (req, res) => {
  * "408 Request Timeout"), a header section too large 431, anything unparseable 400 — as
  * Node answers them (its own handler, which a listener replaces), then the socket is closed.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex, slipUpload: boolean): void {
   const inFlight = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?._headerSent) {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       const requestId = newRequestId(); // as on every answer: the header equals error.request_id
-      const body = JSON.stringify(errorBody('request_timeout', requestId, { message: 'The request did not arrive in time.' }));
+      // A slip upload's body has no deadline of its own but the whole request's (a phone on a
+      // slow network): its payer's screen gets its sentence, as every refusal of the upload does.
+      const details = slipUpload ? { public_message_th: payerMessageTh('request_timeout', {}) } : undefined;
+      const body = JSON.stringify(errorBody('request_timeout', requestId, { message: 'The request did not arrive in time.', ...(details ? { details } : {}) }));
       socket.write(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
         + `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
@@ -175,9 +179,15 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   }, (req, res) => {
     requestsInFlight++;
     res.once('close', () => { requestsInFlight--; });
+    if (isSlipUploadRequest(req.method, (req.url ?? '').split('?', 1)[0]!)) {
+      uploading.add(req.socket);
+      res.once('close', () => uploading.delete(req.socket));
+    }
     handle(req, res);
   });
-  server.on('clientError', answerClientError);
+  // Connections whose request in progress is a slip upload, for the answer Node's request timeout gets.
+  const uploading = new WeakSet<Duplex>();
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, uploading.has(socket)));
   // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
     const refused = (error: Error) => { lock.release(); reject(error); }; // a port in use, a host of no interface

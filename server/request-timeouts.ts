@@ -6,7 +6,7 @@
 // most headersMs, never a body. The values are core/limits.ts's; this module only adds
 // the test override.
 //
-// SATANG_REQUEST_TIMEOUTS_MS="headers,body" shortens the first two for tests; it is
+// SATANG_REQUEST_TIMEOUTS_MS="headers,body[,request]" shortens them for tests; it is
 // refused when SATANG_ENV=production, like SATANG_WEBHOOK_TIMEOUTS_MS.
 
 import { requestLimits } from '../core/limits.ts';
@@ -35,11 +35,12 @@ export function requestTimeouts(mode: 'development' | 'production', env: NodeJS.
   if (!override) return requestTimeoutsDefault;
   if (mode === 'production') throw new Error('SATANG_REQUEST_TIMEOUTS_MS is for tests and is refused when SATANG_ENV=production');
   const parts = override.split(',').map(Number);
-  const [headersMs, bodyMs] = parts;
-  if (parts.length !== 2 || ![headersMs, bodyMs].every((n) => Number.isSafeInteger(n) && n! > 0)) {
-    throw new Error(`SATANG_REQUEST_TIMEOUTS_MS must be two positive integers "headers,body", not ${override}`);
+  const [headersMs, bodyMs, requestMs] = parts;
+  if ((parts.length !== 2 && parts.length !== 3) || !parts.every((n) => Number.isSafeInteger(n) && n > 0)) {
+    throw new Error(`SATANG_REQUEST_TIMEOUTS_MS must be two or three positive integers "headers,body[,request]", not ${override}`);
   }
-  return { ...requestTimeoutsDefault, headersMs: headersMs!, bodyMs: bodyMs! };
+  if (requestMs !== undefined && requestMs < headersMs!) throw new Error(`SATANG_REQUEST_TIMEOUTS_MS: the whole request's timeout (${requestMs}) cannot be shorter than the headers' (${headersMs})`);
+  return { ...requestTimeoutsDefault, headersMs: headersMs!, bodyMs: bodyMs!, ...(requestMs !== undefined ? { requestMs } : {}) };
 }
 
 /**

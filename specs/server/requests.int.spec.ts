@@ -144,7 +144,10 @@ test('a body under the cap is read and judged on its content (not too_large)', a
 
 test('SATANG_REQUEST_TIMEOUTS_MS is for tests: refused in production, checked for shape', () => {
   assert.throws(() => requestTimeouts('production', { SATANG_REQUEST_TIMEOUTS_MS: '500,500' }), /refused/);
-  assert.throws(() => requestTimeouts('development', { SATANG_REQUEST_TIMEOUTS_MS: '500' }), /two positive integers/);
+  assert.throws(() => requestTimeouts('development', { SATANG_REQUEST_TIMEOUTS_MS: '500' }), /two or three positive integers/);
+  assert.throws(() => requestTimeouts('development', { SATANG_REQUEST_TIMEOUTS_MS: '500,500,1500,9' }), /two or three positive integers/);
+  assert.throws(() => requestTimeouts('development', { SATANG_REQUEST_TIMEOUTS_MS: '900,500,600' }), /cannot be shorter than the headers/);
+  assert.is(requestTimeouts('development', { SATANG_REQUEST_TIMEOUTS_MS: '500,500,1500' }).requestMs, 1_500);
   assert.equal(requestTimeouts('production', {}), requestTimeouts('development', {}));
   const shortened = requestTimeouts('development', { SATANG_REQUEST_TIMEOUTS_MS: '700,300' });
   assert.is(shortened.headersMs, 700);

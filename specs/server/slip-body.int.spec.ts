@@ -9,6 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -209,6 +210,35 @@ test('a payload or trans_ref shaped like an API key secret is 422 secret_shaped,
   assert.is((await getDeposit(scene, deposit.id)).status, 'awaiting_payment', 'no refused body was received');
   for (const file of readdirSync(scene.s.dataDir).filter((f) => f.startsWith('journal.db'))) {
     assert.is(readFileSync(join(scene.s.dataDir, file)).indexOf(scene.shop.live.api_key), -1, `the key is nowhere in ${file}`);
+  }
+});
+
+test('an upload whose body outlasts the whole request\'s timeout (a phone on a slow network): 408 request_timeout from the HTTP server, with the payer\'s sentence as every refusal of the upload has; nothing received', async () => {
+  // The upload's body has no deadline of its own but the whole request's (Node's requestTimeout), which answers before the app.
+  const slow = await slipScene({ SATANG_REQUEST_TIMEOUTS_MS: '500,500,1500' });
+  try {
+    const deposit = await matchedDeposit(slow, { sender: freshSender() });
+    const cap: Capability = deposit.slip_upload;
+    const url = new URL(cap.upload_url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${cap.token}\r\nIdempotency-Key: ${randomUUID()}\r\n`
+          + 'Content-Type: multipart/form-data; boundary=slow\r\nContent-Length: 100000\r\n\r\n--slow\r\nContent-Disposition: form-data; name="file"; filename="slip.jpg"\r\nContent-Type: image/jpeg\r\n\r\n');
+        socket.write(jpegSlip().subarray(0, 64)); // and then nothing more
+      });
+      let text = '';
+      socket.on('data', (chunk) => { text += chunk.toString('utf8'); });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => { socket.destroy(); resolve(text); }, 6_000);
+    });
+    assert.match(answer, /^HTTP\/1\.1 408 /, answer.slice(0, 200));
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.is(body.error.code, 'request_timeout');
+    assert.match(body.error.details.public_message_th, /อัปโหลดนานเกินไป/, 'the payer\'s screen has its sentence');
+    assert.is((await getDeposit(slow, deposit.id)).status, 'awaiting_payment', 'nothing was received');
+  } finally {
+    await slow.s.stop();
   }
 });
 
