@@ -232,6 +232,19 @@ const subcommands: readonly Subcommand[] = [
     },
   },
   {
+    words: ['debit'],
+    spec: spec('debit', "Debits a merchant's available balance by an operator adjustment: a fee correction, a loss recovered (a step-up token is minted for you). More than available is 402 insufficient_balance; the other buckets belong to orders.", {
+      merchant,
+      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
+      'reason-code': { type: 'string', value: 'CODE', default: 'MANUAL_ADJUSTMENT', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
+      reason: { type: 'string', value: 'TEXT', required: true, help: "why, in the operator's words: kept on the journal and never shown to the merchant" },
+      sandbox,
+    }),
+    run: async (args) => print(await bo(context(args), merchantPath(args, 'adjustments'), {
+      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'debit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
+    }, true)),
+  },
+  {
     words: ['adjustment', 'approve'],
     spec: spec('adjustment approve', "Approves a live credit another ops_admin proposed (admin fund of 100,000 baht or more, or one that brought what they credited alone in 24 hours to that), naming its amount: the adjustment is posted (a step-up token is minted for you).", {
       proposal: { type: 'string', value: 'ADJP_ID', required: true, help: 'the proposal (admin fund said it; GET /v1/bo/merchants/{id}/adjustment-proposals lists them)' },

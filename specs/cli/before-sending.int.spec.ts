@@ -171,6 +171,17 @@ test('numbers: one wording for every number option, naming the unit and the boun
     assert.is(r.code, 0, r.stderr);
   }
   assert.is(await available(), before + 700, 'credited once');
+  // And taken back: admin debit, the same adjustment the other way; more than available is refused.
+  const debit = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', '300', '--reason-code', 'FEE_CORRECTION', '--reason', 'fee charged twice on 2026-11-29']);
+  assert.is(debit.code, 0, debit.stderr);
+  assert.equal([JSON.parse(debit.stdout).type, JSON.parse(debit.stdout).direction, JSON.parse(debit.stdout).reason_code], ['adjustment', 'debit', 'FEE_CORRECTION']);
+  assert.is(await available(), before + 400, 'debited');
+  const tooMuch = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', String(before + 401), '--reason', 'more than there is']);
+  assert.is(tooMuch.code, 1, tooMuch.stderr);
+  assert.match(tooMuch.stderr + tooMuch.stdout, /insufficient_balance/);
+  assert.is(await available(), before + 400, 'nothing taken');
+  const noReason = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', '1']);
+  assert.is(noReason.code, 2, 'a debit says why');
 });
 
 test('with SATANG_OIDC_ISSUER the CLI mints nothing, though the data dir holds the development issuer\'s key', async () => {
