@@ -64,6 +64,15 @@ export function merchantAuth(services: Services) {
     // no one signed: say what is wrong with it instead (bad-input audit); two keys, likewise.
     idempotencyKeyHeader(ctx);
     const body = await readRawBody(ctx); // only now: the caller holds a live key and a fresh timestamp
+    // The body may take seconds to arrive (up to the body deadline): a key revoked, or an
+    // account suspended, meanwhile refuses the request as it would the next one.
+    if (body.length > 0) {
+      const refused = keyRefusal(services, key.keyId);
+      if (refused) {
+        if (refused === 'api_key_revoked') (ctx.state as { refusedKeyId?: string }).refusedKeyId = key.keyId;
+        throw new ApiError(refused);
+      }
+    }
     const version = ctx.get('PG-Version');
     const canonical = canonicalString({
       timestamp, nonce, method: ctx.method, path: ctx.path, query: ctx.querystring,

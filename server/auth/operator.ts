@@ -26,7 +26,7 @@ import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from
 import type { Config } from '../config.ts';
 import { bearer } from './merchant.ts';
 import { roleRefusal } from './roles.ts';
-import { readJsonBody } from '../request-body.ts';
+import { declaresBody, readJsonBody } from '../request-body.ts';
 import { iso, isIsoInstant } from '../../core/present.ts';
 import { requestLimits } from '../../core/limits.ts';
 
@@ -166,6 +166,24 @@ export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', no
   return undefined;
 }
 
+/**
+ * Why a verified access token no longer stands — its operator's sessions revoked since it
+ * was issued, or it was signed out — or undefined. Asked when the token is verified, and
+ * again once a request's body is read: a body may take seconds to arrive, and a revocation
+ * made meanwhile cuts the request off as it does the next one.
+ */
+function revocationProblem(verify: Verify, token: string, payload: JWTPayload): string | undefined {
+  const store = revocationsOf(verify);
+  const revokedAt = store?.revokedAtSeconds(payload.sub!);
+  if (revokedAt !== undefined && (payload.iat as number) <= revokedAt) {
+    // The revocation covers tokens issued up to the issuers' clock skew after it was made:
+    // the same instant as the revocation's tokens_issued_before.
+    return `the operator's sessions were revoked: tokens issued before ${instantText(revokedAt + 1)} are refused, and this one was (sign in again, if the issuer still lets you)`;
+  }
+  if (store?.signedOut(operatorTokenId(token, payload))) return 'this token was signed out; sign in again';
+  return undefined;
+}
+
 /** The operator an access token names, once it verifies and its claims hold (wall clock), or why not. */
 export async function identifyOperator(verify: Verify, token: string): Promise<{ operator: Operator; payload: JWTPayload } | { problem: string }> {
   const verified = await verify(token);
@@ -175,14 +193,8 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   if (!payload.sub) return { problem: 'token has no sub claim naming the operator' };
   const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
   if (bounds) return { problem: bounds };
-  const store = revocationsOf(verify);
-  const revokedAt = store?.revokedAtSeconds(payload.sub);
-  if (revokedAt !== undefined && (payload.iat as number) <= revokedAt) {
-    // The revocation covers tokens issued up to the issuers' clock skew after it was made:
-    // the same instant as the revocation's tokens_issued_before.
-    return { problem: `the operator's sessions were revoked: tokens issued before ${instantText(revokedAt + 1)} are refused, and this one was (sign in again, if the issuer still lets you)` };
-  }
-  if (store?.signedOut(operatorTokenId(token, payload))) return { problem: 'this token was signed out; sign in again' };
+  const revoked = revocationProblem(verify, token, payload);
+  if (revoked) return { problem: revoked };
   return { operator: { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
 }
 
@@ -220,6 +232,10 @@ export function operatorAuth(verify: Verify) {
       ctx.state.stepUpUsed = true; // for the action log
     };
     await readJsonBody(ctx); // only now: an unauthenticated caller never makes the server read a body
+    if (declaresBody(ctx)) { // the body took its time: a revocation or sign-out made meanwhile stands
+      const revoked = revocationProblem(verify, token, payload);
+      if (revoked) throw new ApiError('signature_invalid', revoked);
+    }
     await next();
   };
 }

@@ -43,8 +43,11 @@ function requestHead(method: string, path: string, headers: Record<string, strin
   return `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
 }
 
-/** Writes `bytes` on a fresh connection and collects the answer until the server closes it or `waitMs` passes. */
-function exchange(bytes: string | Buffer, waitMs = 3_000): Promise<SocketReply> {
+/**
+ * Writes `bytes` on a fresh connection and collects the answer until the server closes it or
+ * `waitMs` passes; with `then`, waits for `then.meanwhile()` and writes `then.rest` after it.
+ */
+function exchange(bytes: string | Buffer, waitMs = 3_000, then?: { meanwhile: () => Promise<void>; rest: string }): Promise<SocketReply> {
   const { hostname, port } = new URL(s.url);
   return new Promise((resolve) => {
     const started = performance.now();
@@ -70,6 +73,7 @@ function exchange(bytes: string | Buffer, waitMs = 3_000): Promise<SocketReply> 
     socket.on('error', () => { /* a reset after the answer still ends the exchange through 'close' */ });
     const timer = setTimeout(() => finish(false), waitMs);
     socket.write(bytes);
+    if (then) void then.meanwhile().then(() => socket.write(then.rest));
   });
 }
 
@@ -181,6 +185,39 @@ test('a slow body: 408 request_timeout once the body deadline passes, and the co
     s = previous;
     await quick.stop();
   }
+});
+
+test('a key revoked, or its operator\'s sessions revoked, while the request\'s body is on its way: refused once the body is read, and nothing done', async () => {
+  // The headers authenticate before the body is read; a body may take seconds (the body
+  // deadline), and a revocation made meanwhile must stop the request, not only the next one.
+  const minted = await s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode: true, scopes: ['wallet:read', 'withdrawals:write', 'withdrawals:read'] }, { stepUp: true });
+  assert.is(minted.status, 201, minted.text);
+  const reference = `slow-${randomUUID()}`;
+  const body = JSON.stringify(depositBody({ merchant_reference: reference }));
+  const headers = signedHeaders(minted.json.api_key, 'POST', '/v1/pay/deposits', body, { idempotencyKey: randomUUID(), nowSeconds: s.wallSeconds() });
+  const head = requestHead('POST', '/v1/pay/deposits', { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+  const afterRevoke = await exchange(head + body.slice(0, 5), 5_000, {
+    meanwhile: async () => { assert.is((await s.bo('POST', `/v1/bo/keys/${minted.json.key_id}/revoke`, {}, { stepUp: true })).status, 200); },
+    rest: body.slice(5),
+  });
+  assert.is(afterRevoke.status, 401, afterRevoke.headers);
+  assert.is(errorCodeOf(afterRevoke), 'api_key_revoked');
+  const listed = await s.call(m.live.api_key, 'GET', '/v1/pay/deposits?limit=200');
+  assert.not.ok(listed.json.data.some((d: { merchant_reference: string }) => d.merchant_reference === reference), 'no deposit was created');
+
+  // An operator: headers of a suspension sent, then every session of theirs revoked, then the body.
+  const sub = `emp_slow_${randomUUID().slice(0, 8)}`;
+  const opHead = requestHead('POST', `/v1/bo/merchants/${m.id}/suspend`, {
+    Authorization: `Bearer ${await s.operatorToken(sub)}`, 'X-PG-Step-Up-Token': await s.operatorToken(sub, true), 'Idempotency-Key': randomUUID(),
+    'Content-Type': 'application/json', 'Content-Length': String('{"reason":"late"}'.length),
+  });
+  const afterOperatorRevoke = await exchange(opHead + '{"rea', 5_000, {
+    meanwhile: async () => { assert.is((await s.bo('POST', `/v1/bo/operators/${sub}/revoke`, { reason: 'token leaked' }, { sub: 'emp_alice', stepUp: true })).status, 200); },
+    rest: 'son":"late"}',
+  });
+  assert.is(afterOperatorRevoke.status, 401, afterOperatorRevoke.headers);
+  assert.match(afterOperatorRevoke.json.error.message, /sessions were revoked/);
+  assert.is((await s.call(m.live.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the merchant was not suspended');
 });
 
 // ---- 2. the signature covers the bytes ----
