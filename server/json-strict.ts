@@ -26,9 +26,10 @@ interface Frame {
 
 const quote = 0x22, backslash = 0x5c, colon = 0x3a, comma = 0x2c;
 
-/** The first duplicate key or non-integer number in `text` (valid JSON), or null. */
+/** The first duplicate key in `text` (valid JSON), else its first non-integer number, or null. */
 export function jsonDeparture(text: string): JsonDeparture | null {
   const stack: Frame[] = [];
+  let notInteger: JsonDeparture | null = null; // the first; a key twice anywhere is said first
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -65,11 +66,28 @@ export function jsonDeparture(text: string): JsonDeparture | null {
         if (d === 0x2e /* . */ || d === 0x65 /* e */ || d === 0x45 /* E */) integer = false;
         else if (!(d >= 0x30 && d <= 0x39) && d !== 0x2b /* + */ && d !== 0x2d) break;
       }
-      if (!integer) return { path: pathOf(stack), reason: 'not_integer' };
+      if (!integer) notInteger ??= { path: pathOf(stack), reason: 'not_integer' };
       i = j - 1;
     }
   }
-  return null;
+  return notInteger;
+}
+
+/**
+ * A number with a fraction or an exponent a parsed body held, kept with the body until its
+ * schema has judged it (server/validate.ts): where the schema wants text or an object there,
+ * its type error says so ("must be string"), and only a body the schema takes — the number
+ * where an integer goes (10000.0 parses to the integer 10000) — is refused for the fraction.
+ */
+const notIntegers = new WeakMap<object, JsonDeparture>();
+
+export function keepNotInteger(body: object, departure: JsonDeparture): void {
+  notIntegers.set(body, departure);
+}
+
+/** The number with a fraction or an exponent `body` held as sent, if any. */
+export function notIntegerIn(body: unknown): JsonDeparture | undefined {
+  return typeof body === 'object' && body !== null ? notIntegers.get(body) : undefined;
 }
 
 /** The index of the quote that closes the string opening at `start`. */

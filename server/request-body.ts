@@ -19,7 +19,7 @@
 import type { Context, Next } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
-import { jsonDeparture } from './json-strict.ts';
+import { jsonDeparture, keepNotInteger } from './json-strict.ts';
 import { requestLimits } from '../core/limits.ts';
 import { requestTimeoutsDefault } from './request-timeouts.ts';
 import { secretShaped, secretShapes } from './secret-text.ts';
@@ -150,7 +150,7 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('validation_error', 'The body must be a JSON object.', { fields: [{ path: '', reason: 'type' }] });
   }
-  refuseJsonDepartures(text);
+  refuseJsonDepartures(text, body);
   // A secret never travels in a body; a reference shaped like one would be kept in the
   // append-only journal, where the secrets-at-rest scan (satang verify, doctor) would find
   // "a key in clear" for good (security audit).
@@ -165,15 +165,17 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   stateOf(ctx).jsonText = text; // the request log hands this text to its worker, which parses it again there
 }
 
-/** 422 validation_error for a key given twice or a number with a fraction or an exponent in `text` (JSON that parsed). */
-export function refuseJsonDepartures(text: string): void {
+/**
+ * 422 validation_error for a key given twice in `text` (JSON that parsed into `body`); a
+ * number with a fraction or an exponent is kept with `body` for its schema's validator,
+ * which refuses it (server/validate.ts) once it knows what the field should hold.
+ */
+export function refuseJsonDepartures(text: string, body: object): void {
   const departure = jsonDeparture(text);
   if (departure?.reason === 'duplicate_key') {
     throw new ApiError('validation_error', `The body gives ${departure.path || 'a key'} more than once.`, { fields: [{ path: departure.path, reason: 'duplicate_key', hint: 'give each key once' }] });
   }
-  if (departure) {
-    throw new ApiError('validation_error', `${departure.path} must be an integer, written without a decimal point or an exponent.`, { fields: [{ path: departure.path, reason: 'type', hint: departure.path.endsWith('_minor') ? 'an integer such as 10000 (satang), not 10000.0 or 1e4' : 'an integer such as 10000, not 10000.0 or 1e4' }] });
-  }
+  if (departure) keepNotInteger(body, departure);
 }
 
 function tooLarge(capBytes: number): ApiError {

@@ -6,7 +6,7 @@ import { limits } from '../core/limits.ts';
 import { compile } from './validate.ts';
 
 export { visible, writtenText } from './text-rules.ts';
-import { visible, writtenText } from './text-rules.ts';
+import { httpUrlText, visible, writtenText } from './text-rules.ts';
 const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible } as const;
 const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
@@ -53,7 +53,7 @@ export const createDepositBody = compile<CreateDepositBody>({
     fill_preference: { enum: ['any', 'internal_only'] },
     min_ttl_seconds: { type: 'integer', minimum: 0, maximum: limits.depositMinTtlSecondsMax },
     expires_in_seconds: { type: 'integer', minimum: limits.depositExpiresInSecondsMin, maximum: limits.depositExpiresInSecondsMax },
-    return_url: { type: 'string', format: 'uri', maxLength: 2048 }, metadata: depositMetadata,
+    return_url: { type: 'string', format: 'uri', maxLength: 2048, pattern: httpUrlText }, metadata: depositMetadata,
   },
 });
 

@@ -15,6 +15,9 @@
 const invisibleClass = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u200b\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff\\ud800-\\udfff';
 export const visible = `^[^${invisibleClass}]*$`;
 
+/** An absolute http: or https: URL (its scheme in any case) with no character `visible` refuses; format 'uri' checks the rest (validate.ts). */
+export const httpUrlText = `^[Hh][Tt][Tt][Pp][Ss]?://[^${invisibleClass}]*$`;
+
 const invisibleCharacters = new RegExp(`[${invisibleClass}]`, 'gu');
 
 /**

@@ -11,6 +11,7 @@
 import { isIP } from 'node:net';
 import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
 import { ApiError } from './errors.ts';
+import { notIntegerIn } from './json-strict.ts';
 import { parseIso } from './time.ts';
 import { requestLimits } from '../core/limits.ts';
 import { hasReadableName } from '../core/note.ts';
@@ -60,12 +61,23 @@ export type Validator<T> = ((data: unknown) => data is T) & { readonly schema: A
 export function compile<T>(schema: AnySchema, options: { in?: 'query' } = {}): Validator<T> {
   const validate = ajv.compile<T>(schema);
   const guard = (data: unknown): data is T => {
-    if (validate(data)) return true;
+    // A number sent with a fraction or an exponent (json-strict.ts): refused where the schema
+    // takes it, as an integer's; where the schema wants another type, its own error says which.
+    const fraction = notIntegerIn(data);
+    if (validate(data)) {
+      if (fraction) throw new ApiError('validation_error', `${fraction.path} must be an integer, written without a decimal point or an exponent.`, { fields: [notIntegerField(fraction.path)] });
+      return true;
+    }
     const found = fieldErrors(validate.errors ?? []);
+    if (fraction && !found.some((f) => f.path === fraction.path)) found.push(notIntegerField(fraction.path));
     const fields = options.in === 'query' ? found.map((f) => ({ ...f, path: `query.${f.path}` })) : found;
     throw new ApiError('validation_error', undefined, { fields });
   };
   return Object.assign(guard, { schema });
+}
+
+function notIntegerField(path: string): FieldError {
+  return { path, reason: 'type', hint: path.endsWith('_minor') ? 'an integer such as 10000 (satang), not 10000.0 or 1e4' : 'an integer such as 10000, not 10000.0 or 1e4' };
 }
 
 /** ajv's errors as the contract's details.fields[], deduplicated, in ajv's order. */

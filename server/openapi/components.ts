@@ -231,7 +231,7 @@ export function codesByStatus(): Map<number, ErrorCode[]> {
 
 export const errorResponseName = (status: number): string => `Error${status}`;
 
-/** One response per status: the error object with `code` narrowed to that status's codes, and an example for each code. */
+/** One response per status: the error object, that status's codes named (as examples), and an example answer for each code. */
 export function errorResponses(): Record<string, Schema> {
   const out: Record<string, Schema> = {};
   for (const [status, codes] of codesByStatus()) {
@@ -239,7 +239,9 @@ export function errorResponses(): Record<string, Schema> {
     out[errorResponseName(status)] = {
       description: codes.map((c) => `\`${c}\``).join(', '),
       headers: { ...commonHeaderRefs, ...(codes.some((c) => catalogue[c].retryable) ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) },
-      content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { error: { properties: { code: { enum: codes } } } } }] }, examples } },
+      // The codes answered with this status today, as examples, not an enum: error.code is an open
+      // string (contract), and a client validating strictly must take a code added later.
+      content: { 'application/json': { schema: { allOf: [ref('Error'), { properties: { error: { properties: { code: { examples: codes } } } } }] }, examples } },
     };
   }
   return out;

@@ -91,7 +91,7 @@ function successResponses(route: RouteKey, info: OperationInfo | undefined): Jso
       continue;
     }
     const schema = { $ref: `#/components/schemas/${answer}` };
-    out[status] = { description: answer, headers: { ...responseHeaders, ...replayHeaders }, content: { 'application/json': { schema, example: exampleOf(schema, schemas) } } };
+    out[status] = { description: answer, headers: { ...responseHeaders, ...replayHeaders }, content: { 'application/json': { schema, example: info.responseExamples?.[status] ?? exampleOf(schema, schemas) } } };
   }
   return out;
 }

@@ -4,6 +4,8 @@
 // schema cannot produce an example that does not match it (the OpenAPI spec also
 // validates every example against its schema).
 
+import { httpUrlText } from '../text-rules.ts';
+
 type Schema = Record<string, unknown>;
 
 const ulid = '01JD0000000000000000000000';
@@ -34,6 +36,7 @@ const patternSamples: Record<string, string> = {
   '^whd_': `whd_${ulid}`,
   '^v1=[0-9a-f]{64}$': `v1=${'0'.repeat(64)}`,
   '^sk_(live|test)_': 'sk_test_example',
+  [httpUrlText]: 'https://merchant.example/return',
 };
 
 const formatSamples: Record<string, string> = { 'date-time': '2026-11-21T03:00:00.000Z', uri: 'https://merchant.example/return' };

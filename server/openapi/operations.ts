@@ -43,11 +43,39 @@ export interface OperationInfo {
   /** Success status → schema name in components.schemas (or a media type for non-JSON answers). */
   readonly responses: Record<string, string | { mediaType?: string; mediaTypes?: readonly string[]; description: string; example?: string; json?: string }>;
   readonly example?: Record<string, unknown>;
+  /** Success status → an example answer, where the smallest instance of its schema would mislead (examples.ts). */
+  readonly responseExamples?: Readonly<Record<string, unknown>>;
   /** A request body that is not one JSON schema (the slip upload's shapes), as OpenAPI writes it. */
   readonly requestContent?: { readonly description: string; readonly content: Record<string, { schema: Record<string, unknown>; example?: unknown }> };
 }
 
 const decimal = { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$' };
+
+/** A deposit as its 201 answers it: matched, one leg to pay by QR, the slip upload's capability (a real answer, ids and token shortened). */
+const depositFields = {
+  object: 'deposit_order', livemode: true, version: 1, is_terminal: false, merchant_reference: 'order-10001',
+  amount_minor: 50000, currency: 'THB', created_at: '2026-11-21T03:00:00.000Z', expires_at: '2026-11-21T03:15:00.000Z',
+};
+const sender = { bank_code: '014', account_number_masked: 'xxxxxx3210', account_name_th_masked: 'สมชาย ใ***' };
+const depositCreated = {
+  id: 'dep_01JD0000000000000000000001', ...depositFields, status: 'awaiting_payment', liquidity_source: 'internal', leg_count: 1,
+  legs: [{
+    leg_ref: 'leg_01JD0000000000000000000001', sequence: 1, amount_minor: 50000, expires_at: '2026-11-21T03:15:00.000Z', leg_status: 'pending', method: 'promptpay_qr',
+    qr_payload: '00020101021229370016A0000006770101110413004123456789053037645406500.005802TH63043665',
+    receiver: { bank_code: '004', bank_name_th: 'ธนาคารกสิกรไทย', account_number_masked: 'xxxxxx7890', account_name_masked: 'สมหญิง ร***' },
+  }],
+  sender,
+  slip_upload: {
+    token: 'eyJhdWQiOiJwZy1zbGlwLWluZ2VzdCJ9.vHjkBngN7cVJMCaquhKNXS5MEF9iYl-BeAvcdsJ5qo0', expires_at: '2026-11-22T03:15:00.000Z',
+    upload_url: 'https://api.satang.example/v1/pay/deposits/dep_01JD0000000000000000000001/slip', max_bytes: 5242880,
+    content_types: ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'application/json'],
+  },
+};
+/** A deposit as its 202 answers it: no withdrawal to pay into yet; liquidity says how long to expect. */
+const depositAwaitingLiquidity = {
+  id: 'dep_01JD0000000000000000000002', ...depositFields, status: 'awaiting_liquidity', leg_count: 0, legs: [], sender,
+  liquidity: { wait_started_at: '2026-11-21T03:00:00.000Z', estimated_wait_ms: 300000, retry_interval_ms: 5000, suggested_amounts_minor: [] },
+};
 /** A page size: digits (no sign, no leading zero) from 1 to `max`, which the route checks. */
 const limitUpTo = (max: number) => ({ type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: `an integer from 1 to ${max}` });
 const day = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'a day in Asia/Bangkok' };
@@ -95,6 +123,7 @@ export const operations: Record<string, OperationInfo> = {
     summary: 'Create a deposit order (201 matched to a destination, 202 awaiting liquidity).', auth: 'merchant', body: createDepositBody,
     responses: { 201: 'DepositOrder', 202: 'DepositOrder' },
     example: { amount_minor: 50000, currency: 'THB', merchant_reference: 'order-10001', end_user_ref: 'user-42', sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมชาย ใจดี' } },
+    responseExamples: { 201: depositCreated, 202: depositAwaitingLiquidity },
   },
   'GET /v1/pay/deposits': { summary: 'List deposit orders, newest first, with a cursor.', auth: 'merchant', query: listDepositsQuery, responses: { 200: 'DepositList' } },
   'GET /v1/pay/deposits/:id': { summary: 'Get a deposit order.', auth: 'merchant', query: emptyQuery, responses: { 200: 'DepositOrder' } },
@@ -110,7 +139,7 @@ export const operations: Record<string, OperationInfo> = {
         },
         'application/json': {
           schema: { oneOf: [slipBodySchemas.image, slipBodySchemas.noImage] },
-          example: { image_base64: '/9j/4AAQSkZJRgABAQ…', payload: '0046000600000101030140225…' },
+          example: { image_base64: '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/2Q==', payload: '004600060000010103014022520251121100123456789' },
         },
       },
     },
@@ -137,7 +166,7 @@ export const operations: Record<string, OperationInfo> = {
     example: { bank_code: '004', account_number: '1234567890', account_name_th: 'สมหญิง รักดี' },
   },
   'GET /v1/pay/beneficiaries/:id': { summary: 'Get a beneficiary.', auth: 'merchant', responses: { 200: 'Beneficiary' } },
-  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation; a live key needs wallet:read and withdrawals:read).", auth: 'merchant', queryParams: { since_sequence: decimal, limit: limitUpTo(limits.pageSizeMax) }, responses: { 200: 'EventsPage' } },
+  'GET /v1/pay/events': { summary: "The merchant's webhook envelopes by sequence (daily reconciliation; a live key needs wallet:read and withdrawals:read).", auth: 'merchant', queryParams: { since_sequence: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', description: 'An event sequence, 0 to 9007199254740991 (2^53 − 1).' }, limit: limitUpTo(limits.pageSizeMax) }, responses: { 200: 'EventsPage' } },
   'POST /v1/test/sandbox/reset': { summary: 'Start a new sandbox run of the balance history (sandbox key).', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SandboxRun' } },
   'POST /v1/test/webhooks/replay-out-of-order': { summary: "Deliver one of the contract's out-of-order cases to the sandbox endpoints.", auth: 'merchant', body: outOfOrderCaseBody, responses: { 202: 'OutOfOrderRun' }, example: { case: outOfOrderCases[0] } },
   'GET /v1/test/webhooks/listen': {

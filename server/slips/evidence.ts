@@ -145,7 +145,7 @@ export function evidenceFromJson(body: Buffer, accepts: Accepts): Evidence {
     throw new ApiError('malformed_json');
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw fieldError('', 'type', 'a JSON object', 'The body must be a JSON object.');
-  refuseJsonDepartures(text); // a key given twice: which trans_ref would the reviewer see?
+  refuseJsonDepartures(text, data); // a key given twice: which trans_ref would the reviewer see?
   // Which shape the body means, said before either schema speaks: an image under another
   // name read as a claim without one answered "trans_ref required", steering the payer to
   // the shape that always goes to review.

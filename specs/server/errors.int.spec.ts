@@ -277,6 +277,20 @@ test('validation_error: details.fields[] with path and reason for each problem',
     const fields = expectError(bad, 'validation_error').details.fields as { path: string; reason: string }[];
     assert.ok(fields.some((f) => f.path === path && f.reason === reason), `${text}: ${bad.text}`);
   }
+  // return_url: an absolute http(s) URL with nothing invisible in it (a control, a direction override, a BOM), as the OpenAPI document says.
+  for (const url of ['https://merchant.example/r\u0000z', 'https://merchant.example/r\nz', 'https://merchant.example/\u202eexe.txt', 'https://merchant.example/\ufeffr', 'https://merchant.example/r\u0085', 'mailto:a@b.example', 'ftp://merchant.example/r']) {
+    const refused = expectError(await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_700, return_url: url }), { idempotencyKey: randomUUID() }), 'validation_error');
+    assert.equal([...new Set(refused.details.fields.map((f: { path: string }) => f.path))], ['return_url'], JSON.stringify(url));
+  }
+  // A number with a fraction where text or an object goes is a type error of what goes there, not an integer's; every such field is named.
+  const wrongTypes = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositText.replace('"currency":"THB"', '"currency":1.5').replace(/"merchant_reference":"[^"]*"/, '"merchant_reference":2.5'), { idempotencyKey: randomUUID() });
+  const wrong = expectError(wrongTypes, 'validation_error');
+  assert.equal(wrong.details.fields.map((f: { path: string; reason: string }) => [f.path, f.reason]).sort(), [['currency', 'enum'], ['merchant_reference', 'type']], wrongTypes.text);
+  assert.not.match(wrongTypes.text, /integer/, 'nothing says integer of a text field');
+  assert.match(wrongTypes.text, /must be THB.*must be string/);
+  // With another field wrong too, the fraction in an integer's place is named beside it.
+  const both = expectError(await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositText.replace('"amount_minor":7700', '"amount_minor":7700.0').replace('"currency":"THB"', '"currency":"USD"'), { idempotencyKey: randomUUID() }), 'validation_error');
+  assert.equal(both.details.fields.map((f: { path: string }) => f.path).sort(), ['amount_minor', 'currency']);
   const senderName = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_700, sender: { ...(depositBody().sender as object), account_name_th: 'สมชาย\u0007' } }), { idempotencyKey: randomUUID() });
   assert.equal(expectError(senderName, 'validation_error').details.fields.map((f: { path: string }) => f.path), ['sender.account_name_th']);
   assert.is(s.running.store.world.lastSeq, seqBefore, 'nothing written');

@@ -1,4 +1,4 @@
-// jsonDeparture: the first key given twice or number with a fraction or exponent in JSON
+// jsonDeparture: the first key given twice, else the first number with a fraction or exponent, in JSON
 // text JSON.parse accepted, with its dotted path; strings (escapes included) are skipped.
 
 import { test } from 'uvu';
@@ -22,6 +22,7 @@ test('a key twice in one object is duplicate_key at its path, escapes decoded', 
   assert.equal(jsonDeparture('{"s":{"x":"a\\"b","x":1}}'), { path: 's.x', reason: 'duplicate_key' });
   assert.equal(jsonDeparture('{"a\\u0041":1,"aA":2}'), { path: 'aA', reason: 'duplicate_key' });
   assert.equal(jsonDeparture('[{"a":1},{"a":2},{"b":1,"b":2}]'), { path: '2.b', reason: 'duplicate_key' });
+  assert.equal(jsonDeparture('{"n":1.5,"a":1,"a":2}'), { path: 'a', reason: 'duplicate_key' }, 'a key twice is said before a fraction met first');
 });
 
 test.run();
