@@ -107,7 +107,11 @@ function withdrawalEventType(entry: JournalEntry): string | null {
     case 'ReceiptConfirmed': return 'withdrawal.receipt_confirmed';
     case 'DisputeOpened': return 'withdrawal.disputed';
     case 'DisputeResolved': return 'withdrawal.dispute_resolved';
-    default: return null; // approvals, leg releases, evidence: no dedicated event
+    // A leg an expired order held, released (its payer's deposit declined or gone): the
+    // expiry's refund grows (refunded_minor) and the lock shrinks; told as the expiry it
+    // completes, so a consumer applying the highest version is not left with the old refund.
+    case 'LegReleased': return entry.event.refund ? 'withdrawal.expired' : null;
+    default: return null; // approvals, an open order's leg releases, evidence: no dedicated event
   }
 }
 
@@ -150,7 +154,9 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       mine.shown = object;
       const created = type === 'deposit.created' || type === 'withdrawal.created';
       const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit), object) : null;
-      const fill = e.type === 'FillLanded' ? (object.fills as Obj[]).find((f) => f.leg_ref === e.fill.legRef) : undefined;
+      // The fill the event is about: the one that landed, or whose receipt was confirmed (which payee it was).
+      const legRef = e.type === 'FillLanded' ? e.fill.legRef : e.type === 'ReceiptConfirmed' ? e.legRef : undefined;
+      const fill = legRef !== undefined ? (object.fills as Obj[]).find((f) => f.leg_ref === legRef) : undefined;
       events.push({
         type, merchantId: after.merchantId, whiteLabelId: after.whiteLabelId, livemode: after.livemode, createdAt: entry.recordedAt,
         object, previousAttributes: previous, ...(fill ? { fill } : {}), stream: entry.stream, version: entry.version,

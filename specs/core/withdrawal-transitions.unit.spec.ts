@@ -316,6 +316,10 @@ test('expired holding a leg → the payer\'s slip declined → the leg and its f
   const out = emitted(s.h, () => s.h.ok({ type: 'DeclineDepositReview', actor: operator(), depositId: deposit, note: 'no such transfer in the bank statement' }));
   assert.equal(out.on(id), ['LegReleased']);
   assert.equal(out.events.filter((e) => e.startsWith('balance.')), ['balance.credited', 'balance.credited']);
+  // The order is told too: the expiry's refund grew, so its snapshot (the highest version) says so.
+  const told = s.h.journal.events.find((e) => e.type === 'withdrawal.expired' && (e as { object: { refunded_minor: number } }).object.refunded_minor === 100_000) as { previousAttributes: Record<string, unknown> } | undefined;
+  assert.ok(told && out.events.includes('withdrawal.expired'), 'withdrawal.expired with refunded_minor 100000');
+  assert.equal([told!.previousAttributes.refunded_minor, told!.previousAttributes.reserved_minor], [70_000, 30_000]);
   assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 30_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 321n]]);
   const w = wdr(s.h, id);
   assert.equal([w.status, w.refundedMinor, w.inFlight.length, w.filledMinor], ['expired', 100_000n, 0, 0n]);
@@ -468,12 +472,15 @@ test('any → payee confirms receipt → unchanged; withdrawal.receipt_confirmed
   const out = emitted(s.h, () => s.h.ok(confirm));
   assert.equal(out.entries, ['ReceiptConfirmed']);
   assert.equal(out.events, ['withdrawal.receipt_confirmed']);
+  const confirmedFill = () => (s.h.journal.events[s.h.journal.events.length - 1] as { fill?: { leg_ref: string } }).fill?.leg_ref;
+  assert.is(confirmedFill(), first!.legRef, 'the event names the fill whose payee confirmed (data.fill)');
   assert.equal([wdr(s.h, id).status, wdr(s.h, id).fills[0]!.receiptState], ['partially_filled', 'confirmed']);
   assert.equal(emitted(s.h, () => s.h.ok(confirm)).entries, [], 'confirmed once');
   s.h.advance(limits.fillAutoConfirmMs - 1);
   assert.is(wdr(s.h, id).fills[1]!.receiptState, 'pending');
   const auto = emitted(s.h, () => s.h.advance(1));
   assert.equal(auto.entries, ['ReceiptConfirmed']);
+  assert.is(confirmedFill(), second!.legRef);
   assert.equal(wdr(s.h, id).fills.map((f) => f.receiptState), ['confirmed', 'auto_confirmed']);
   assert.is(second!.autoConfirmAt, s.h.clock.ms);
   refused(s.h, { ...confirm, legRef: 'leg_unknown' } as Command, 'resource_not_found', seen);
