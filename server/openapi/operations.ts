@@ -152,6 +152,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/withdrawals': { summary: 'List withdrawal orders, newest first, with a cursor.', auth: 'merchant', query: listWithdrawalsQuery, responses: { 200: 'WithdrawalList' } },
   'GET /v1/pay/withdrawals/:id': { summary: 'Get a withdrawal order with its fills.', auth: 'merchant', query: emptyQuery, responses: { 200: 'WithdrawalOrder' } },
   'POST /v1/pay/withdrawals/:id/cancel': { summary: 'Cancel a withdrawal order.', auth: 'merchant', body: cancelBody, responses: { 200: 'WithdrawalOrder' }, example: { reason: 'no longer needed' } },
+  'POST /v1/pay/withdrawals/:id/fills/:legRef/confirm': { summary: 'The payee confirms a fill arrived (withdrawal.receipt_confirmed, before auto_confirm_at would); a confirmed or reversed fill is left as it is.', auth: 'merchant', body: emptyBody, responses: { 200: 'WithdrawalOrder' }, example: {} },
   'POST /v1/pay/disputes/:id/evidence': { summary: 'Submit dispute evidence.', auth: 'merchant', body: disputeEvidenceBody, responses: { 200: 'DisputeOrNull' }, example: { text: 'The payee confirmed receipt by phone on 21 Nov.' } },
   'GET /v1/pay/balance': { summary: 'The balance buckets.', auth: 'merchant', query: emptyQuery, responses: { 200: 'Balance' } },
   'GET /v1/pay/balance/transactions': {

@@ -20,7 +20,7 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
-import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
+import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
 import { amountOf, bodyOf, durableRead, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 
 /** Two spellings of one name: the same letters, whatever the Unicode form and the spaces between words. */
@@ -86,6 +86,17 @@ export function walletRoutes(services: Services, config: Config): Router {
     const w = visible(ctx, ctx.params.id!);
     await runIdempotent(ctx, services, merchantScope(m), { type: 'CancelWithdrawal', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, withdrawalId: w.id },
       () => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(w.id)!) }));
+  });
+
+  // The payee says the money arrived (contract: "any | payee confirms receipt |
+  // withdrawal.receipt_confirmed"): the merchant, whose end user the payee is, records it
+  // before auto_confirm_at does. Once confirmed (or reversed) it is a replay of nothing.
+  router.post('/withdrawals/:id/fills/:legRef/confirm', async (ctx) => {
+    const m = requireScope(ctx, 'withdrawals:write');
+    parseWith(emptyBody, bodyOf(ctx));
+    const w = visible(ctx, ctx.params.id!);
+    await runIdempotent(ctx, services, merchantScope(m), { type: 'ConfirmReceipt', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, withdrawalId: w.id, legRef: ctx.params.legRef! },
+      () => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(w.id)!, { withReceipts: true }) }));
   });
 
   router.post('/disputes/:id/evidence', async (ctx) => {

@@ -317,7 +317,7 @@ test('expired holding a leg → the payer\'s slip declined → the leg and its f
   assert.equal(out.on(id), ['LegReleased']);
   assert.equal(out.events.filter((e) => e.startsWith('balance.')), ['balance.credited', 'balance.credited']);
   // The order is told too: the expiry's refund grew, so its snapshot (the highest version) says so.
-  const told = s.h.journal.events.find((e) => e.type === 'withdrawal.expired' && (e as { object: { refunded_minor: number } }).object.refunded_minor === 100_000) as { previousAttributes: Record<string, unknown> } | undefined;
+  const told = s.h.journal.events.find((e) => e.type === 'withdrawal.expired' && (e.object as { refunded_minor?: number }).refunded_minor === 100_000) as unknown as { previousAttributes: Record<string, unknown> } | undefined;
   assert.ok(told && out.events.includes('withdrawal.expired'), 'withdrawal.expired with refunded_minor 100000');
   assert.equal([told!.previousAttributes.refunded_minor, told!.previousAttributes.reserved_minor], [70_000, 30_000]);
   assert.equal(out.ledger.map(row), [['withdrawal_released', s.payer, 'reserved', 'available', 30_000n], ['withdrawal_released', s.payer, 'reserved', 'available', 321n]]);

@@ -7,6 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { expectError } from '../support/api-checks.ts';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -188,6 +189,24 @@ test('an operator cancels a withdrawal (a claim\'s refund its merchant may not):
   assert.is(after.available_minor, before.available_minor + w.json.total_locked_minor, 'the lock is released');
   assert.is((await scene.s.bo('POST', `/v1/bo/withdrawals/${w.json.id}/cancel`, {}, { roles: ['ops_admin'], stepUp: true })).json.error.code, 'withdrawal_not_cancelable');
   await ledgerBalanced();
+});
+
+test('the payee confirms a fill arrived: the withdrawing merchant records it (withdrawal.receipt_confirmed naming the fill), once; another merchant\'s key cannot', async () => {
+  const { withdrawalId, legRef } = await settledFill();
+  const path = `/v1/pay/withdrawals/${withdrawalId}/fills/${legRef}/confirm`;
+  assert.is(expectError(await scene.s.call(scene.shop.live.api_key, 'POST', path, {}), 'resource_not_found').code, 'resource_not_found', "another merchant's order is not found");
+  const before = eventsOf(withdrawalId, 'withdrawal.receipt_confirmed').length;
+  const r = await scene.s.call(scene.payer.live.api_key, 'POST', path, {});
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.fills.find((f: any) => f.leg_ref === legRef).receipt_state, 'confirmed');
+  const told = eventsOf(withdrawalId, 'withdrawal.receipt_confirmed');
+  assert.is(told.length, before + 1);
+  assert.is(told.at(-1).data.fill.leg_ref, legRef, 'the event names the fill');
+  const again = await scene.s.call(scene.payer.live.api_key, 'POST', path, {});
+  assert.is(again.status, 200, again.text);
+  assert.is(eventsOf(withdrawalId, 'withdrawal.receipt_confirmed').length, before + 1, 'confirmed once');
+  expectError(await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/withdrawals/${withdrawalId}/fills/leg_unknown/confirm`, {}), 'resource_not_found');
+  expectError(await scene.s.call(scene.payer.live.api_key, 'POST', path, { note: 'x' }), 'validation_error');
 });
 
 test.run();
