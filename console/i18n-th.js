@@ -626,7 +626,7 @@ export const th = {
   'adjustmentReason.SETTLEMENT_CORRECTION': 'ปรับปรุงยอดรายการชำระเงิน',
   'adjustmentReason.FEE_CORRECTION': 'ปรับปรุงค่าธรรมเนียม',
   'adjustmentReason.GOODWILL_CREDIT': 'เครดิตชดเชยจากผู้ให้บริการ',
-  'adjustmentReason.LOSS_RECOVERY': 'เรียกคืนยอดความเสียหาย',
+  'adjustmentReason.LOSS_RECOVERY': 'เรียกคืนค่าเสียหาย',
   'merchantAdmin.post': 'บันทึกการปรับยอด',
   'merchantAdmin.amountInvalid': 'กรอกจำนวนเงินบาทที่มากกว่าศูนย์ เช่น 1500.00',
   'merchantAdmin.reasonRequired': 'ระบุเหตุผล: บันทึกจะถูกเก็บไว้สำหรับเจ้าหน้าที่',

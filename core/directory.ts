@@ -108,10 +108,18 @@ export const adjustmentReasons: Readonly<Record<string, string>> = {
   SETTLEMENT_CORRECTION: 'ปรับปรุงยอดรายการชำระเงิน',
   FEE_CORRECTION: 'ปรับปรุงค่าธรรมเนียม',
   GOODWILL_CREDIT: 'เครดิตชดเชยจากผู้ให้บริการ',
-  LOSS_RECOVERY: 'เรียกคืนยอดความเสียหาย',
+  LOSS_RECOVERY: 'เรียกคืนค่าเสียหาย',
   MANUAL_ADJUSTMENT: 'ปรับปรุงยอดโดยเจ้าหน้าที่',
 };
 export const adjustmentReasonDefault = 'MANUAL_ADJUSTMENT';
+
+/**
+ * The reasons that say which way the money went: a funding or a goodwill credit is money
+ * in, a loss recovered is money out; a merchant reading "เติมเงินเข้าบัญชี" on a debit would
+ * be told the opposite of what happened. The corrections and the manual adjustment go
+ * either way.
+ */
+export const adjustmentReasonDirection: Readonly<Record<string, 'credit' | 'debit'>> = { FUNDING: 'credit', GOODWILL_CREDIT: 'credit', LOSS_RECOVERY: 'debit' };
 
 export interface Bank {
   readonly bankCode: string;

@@ -53,7 +53,13 @@ export interface CatalogueEntry {
   retryAfterSeconds?: number;
   /** Where the contract's "yes after …" depends on the answer: retryable only when this holds of its details. */
   retryableWhen?: (details: ErrorDetails) => boolean;
+  /** Where the answer's cause changes what staff should read: message_th for these details, else message_th. */
+  messageThWhen?: (details: ErrorDetails) => string | undefined;
 }
+
+/** An inline payee given other than as its account was verified (another name or PromptPay id): waiting does not help. */
+const notAsVerified = (details: ErrorDetails): boolean =>
+  ((details as { fields?: readonly { reason?: string }[] }).fields ?? []).some((f) => f.reason === 'not_as_verified');
 
 export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   signature_invalid: {
@@ -214,9 +220,12 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
     message_th: 'รายการถอนนี้เสร็จสิ้น หมดอายุ หรือถูกยกเลิกแล้ว',
   },
   beneficiary_not_verified: {
-    status: 409, type: 'state_conflict', retryable: true,
+    status: 409, type: 'state_conflict', retryable: true, retryableWhen: (details) => !notAsVerified(details),
     message: 'The beneficiary is not verified yet.',
     message_th: 'บัญชีผู้รับเงินยังไม่ผ่านการยืนยัน',
+    messageThWhen: (details) => (notAsVerified(details)
+      ? 'บัญชีนี้ยืนยันแล้วด้วยข้อมูลที่ต่างจากที่ส่งมา กรุณาระบุผู้รับเงินให้ตรงกับที่ยืนยันไว้ (details.beneficiary_id) หรือลงทะเบียนบัญชีใหม่'
+      : undefined),
   },
   alloc_state_conflict: {
     status: 409, type: 'state_conflict', retryable: true,
@@ -367,7 +376,7 @@ export function errorBody(code: ErrorCode, requestId: string, options: ErrorBody
       code,
       type: entry.type,
       message: options.message ?? entry.message,
-      message_th: entry.message_th,
+      message_th: entry.messageThWhen?.(options.details ?? {}) ?? entry.message_th,
       retryable,
       retry_after_seconds: retryable ? retryAfterFor(entry, options.retryAfterSeconds) : null,
       request_id: requestId,

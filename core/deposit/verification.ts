@@ -7,6 +7,7 @@
 import type { Minor } from '../money.ts';
 import type { Deposit, Leg, ReviewReason, Verification } from './state.ts';
 import { orderReasons } from './reasons.ts';
+import { foldThaiName } from '../thai-names.ts';
 
 export interface SlipParty {
   readonly bankCode: string;
@@ -84,7 +85,7 @@ export function slipLookalikeKeys(bankCode: string, accountNumber: string): [str
 }
 
 function normaliseName(s: string): string {
-  return s.trim().replace(honorifics, '').replace(/\s+/g, ' ').toLowerCase();
+  return foldThaiName(s).trim().replace(honorifics, '').replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** Compares a registered name with one read from a slip, which may be cut and masked. */

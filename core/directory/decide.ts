@@ -13,7 +13,7 @@ import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson, type Minor } from '../money.ts';
 import type { Ids } from '../ports.ts';
-import { adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
+import { adjustmentReasonDirection, adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 import { sameOperator } from '../operators.ts';
 
 export type DirectoryCommand = Extract<Command, {
@@ -189,9 +189,8 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
-  if (adjustmentReasons[c.reasonCode] === undefined) {
-    return reject('validation_error', `reason_code must be one of: ${Object.keys(adjustmentReasons).join(', ')}.`, { fields: [{ path: 'reason_code', reason: 'enum' }] });
-  }
+  const reasonRefused = checkAdjustmentReason(c.reasonCode, c.direction);
+  if (reasonRefused) return reasonRefused;
   if (c.bucket !== 'available') {
     const owner = c.bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
     return reject('operation_not_allowed',
@@ -221,6 +220,19 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   return { objectId: postings.movements[0]!.id!, records: [], postings };
 }
 
+/** The adjustment's reason_code: one of the catalogue, and not one that says the money went the other way. */
+function checkAdjustmentReason(reasonCode: string, direction: 'credit' | 'debit'): Rejection | null {
+  if (adjustmentReasons[reasonCode] === undefined) {
+    return reject('validation_error', `reason_code must be one of: ${Object.keys(adjustmentReasons).join(', ')}.`, { fields: [{ path: 'reason_code', reason: 'enum' }] });
+  }
+  const way = adjustmentReasonDirection[reasonCode];
+  if (way !== undefined && way !== direction) {
+    return reject('validation_error', `reason_code ${reasonCode} is for a ${way}: the merchant reads "${adjustmentReasons[reasonCode]}" beside this ${direction}. Give another (MANUAL_ADJUSTMENT, SETTLEMENT_CORRECTION or FEE_CORRECTION go either way).`,
+      { fields: [{ path: 'reason_code', reason: 'direction', hint: `a ${way} only` }] });
+  }
+  return null;
+}
+
 /**
  * A large live credit proposed (the back office's route sends one of limits.adjustmentFourEyesMinorMin
  * or more here, not to PostAdjustment): checked as a credit is, recorded on the merchant,
@@ -230,9 +242,8 @@ function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustme
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
-  if (adjustmentReasons[c.reasonCode] === undefined) {
-    return reject('validation_error', `reason_code must be one of: ${Object.keys(adjustmentReasons).join(', ')}.`, { fields: [{ path: 'reason_code', reason: 'enum' }] });
-  }
+  const reasonRefused = checkAdjustmentReason(c.reasonCode, 'credit');
+  if (reasonRefused) return reasonRefused;
   const b = reads.balances(m.id, true);
   const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, c.amountMinor);
   if (tooMuch) return tooMuch;

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { bankDownMessageThDefault, banks } from '../../core/directory.ts';
+import { foldThaiName } from '../../core/thai-names.ts';
 import { isRejection } from '../../core/errors.ts';
 import { minorToJson, withdrawalQuote } from '../../core/money.ts';
 import { limits } from '../../core/limits.ts';
@@ -23,9 +24,9 @@ import type { Services } from '../ports.ts';
 import { cancelBody, createBeneficiaryBody, createWithdrawalBody, disputeEvidenceBody, emptyBody, emptyQuery, quoteQuery, sendersQuery } from '../schemas.ts';
 import { amountOf, bodyOf, durableRead, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
 
-/** Two spellings of one name: the same letters, whatever the Unicode form and the spaces between words. */
+/** Two spellings of one name: the same letters, whatever the Unicode form, the Thai spelling (thai-names.ts) and the spaces between words. */
 const sameName = (a: string, b: string): boolean => {
-  const plain = (n: string) => n.normalize('NFC').trim().replace(/\s+/gu, ' ');
+  const plain = (n: string) => foldThaiName(n).trim().replace(/\s+/gu, ' ');
   return plain(a) === plain(b);
 };
 

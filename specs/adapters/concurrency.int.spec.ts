@@ -108,7 +108,7 @@ test('group commit: a failing command is rolled back alone; its dependants fail 
   // (2) an unrelated deposit, (3) a debit that only the failed credit made possible.
   const failing = settled(s.submit({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'credit', bucket: 'available', reasonCode: 'FUNDING', reason: 'x' }, {}, record('taken', now)));
   const neighbour = settled(s.submit(w.d.depositCommand(w.depositor, 3_000n)));
-  const dependant = settled(s.submit({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'debit', bucket: 'available', reasonCode: 'FUNDING', reason: 'y' }));
+  const dependant = settled(s.submit({ type: 'PostAdjustment', actor: operator(), merchantId: w.depositor, livemode: true, amountMinor: 9_000n, direction: 'debit', bucket: 'available', reasonCode: 'MANUAL_ADJUSTMENT', reason: 'y' }));
   const [r1, r2, r3] = await Promise.allSettled([failing, neighbour, dependant]);
   assert.is(r1.status, 'rejected');
   assert.instance((r1 as PromiseRejectedResult).reason, IdempotencyKeyInUse);

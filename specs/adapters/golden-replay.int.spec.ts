@@ -121,7 +121,7 @@ class Generator {
     const debit = this.int(6) === 0;
     return {
       type: 'PostAdjustment', actor: op('emp_fin'), merchantId: m.id, livemode: m.livemode, amountMinor: BigInt(100 + this.int(3_000_000)),
-      direction: debit ? 'debit' : 'credit', bucket: debit ? (['available', 'pending_clearing'] as const)[this.int(2)]! : 'available', reasonCode: 'FUNDING', reason: 'golden funding',
+      direction: debit ? 'debit' : 'credit', bucket: debit ? (['available', 'pending_clearing'] as const)[this.int(2)]! : 'available', reasonCode: debit ? 'MANUAL_ADJUSTMENT' : 'FUNDING', reason: 'golden funding',
     };
   }
 

@@ -793,7 +793,7 @@ test('settled → reversal after clearing is taken from available; every contrac
   // Once the merchant has spent what cleared, available cannot give the credit back: refused, nothing moves.
   const spent = settled(s, 20_000n, 'TX-spent');
   s.h.advance(limits.clearingPeriodMs);
-  s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'debit', bucket: 'available', reasonCode: 'FUNDING', reason: 'paid out' });
+  s.h.ok({ type: 'PostAdjustment', actor: operator(), merchantId: s.depositor, livemode: true, amountMinor: 19_000n, direction: 'debit', bucket: 'available', reasonCode: 'MANUAL_ADJUSTMENT', reason: 'paid out' });
   const short = refused(s.h, { type: 'ReverseDeposit', actor: operator(), depositId: spent, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' }, 'insufficient_balance', seen);
   assert.equal(short.details, { available_minor: 679, required_minor: 19_679, pending_clearing_minor: 0, pending_clearing_available_at: null, bucket: 'available' });
   assert.is(dep(s.h, spent).status, 'settled');

@@ -105,13 +105,13 @@ const floatProposed: Event = { type: 'AdjustmentProposed', at: at - 60_000, merc
 const approveFloat = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveAdjustment' }>> = {}): DirectoryCommand => ({
   type: 'ApproveAdjustment', actor: { kind: 'operator', operatorId: 'emp_second' }, merchantId: 'mch_1', proposalId: 'adjp_1', amountMinor: 10_000_000n, ...over,
 });
-const adjustment = (amountMinor: Minor, direction: 'credit' | 'debit'): DirectoryChange => ({
+const adjustment = (amountMinor: Minor, direction: 'credit' | 'debit', reasonCode = 'GOODWILL_CREDIT'): DirectoryChange => ({
   objectId: 'btxn_1', records: [],
   postings: {
     owner: { merchantId: 'mch_1', whiteLabelId: 'wl_1', livemode: true, source: { type: 'adjustment', id: 'emp_ops' } },
     movements: [{
       id: 'btxn_1', type: 'adjustment', amountMinor, from: direction === 'debit' ? 'available' : null, to: direction === 'credit' ? 'available' : null,
-      counter: [{ account: 'adjustments', amountMinor }], reasonCode: 'GOODWILL_CREDIT', note: 'a late payout, our apology',
+      counter: [{ account: 'adjustments', amountMinor }], reasonCode, note: 'a late payout, our apology',
     }],
   },
 });
@@ -229,10 +229,14 @@ const rows: DirectoryRow[] = [
     then: { records: [record('bank_014', 'bank', { type: 'BankAvailabilityChanged', at, bankCode: '014', available: false, messageTh: 'ปิดปรับปรุง' })] },
   },
   { row: 'adjustment: a credit of available → one balance transaction against adjustments', given: registered, when: adjust(), then: adjustment(10_000n, 'credit') },
-  { row: 'adjustment: a debit of available within what it holds', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit' }), then: adjustment(10_000n, 'debit') },
+  { row: 'adjustment: a debit of available within what it holds', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', reasonCode: 'LOSS_RECOVERY' }), then: adjustment(10_000n, 'debit', 'LOSS_RECOVERY') },
+  { row: 'adjustment: a debit named as a goodwill credit → validation_error (the merchant would read the opposite)', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit' }), refused: 'validation_error', message: /GOODWILL_CREDIT is for a credit/ },
+  { row: 'adjustment: a debit named as funding → validation_error', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', reasonCode: 'FUNDING' }), refused: 'validation_error', message: /FUNDING is for a credit/ },
+  { row: 'adjustment: a credit named as a loss recovered → validation_error', given: registered, when: adjust({ reasonCode: 'LOSS_RECOVERY' }), refused: 'validation_error', message: /LOSS_RECOVERY is for a debit/ },
+  { row: 'adjustment: a correction goes either way', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', reasonCode: 'FEE_CORRECTION' }), then: adjustment(10_000n, 'debit', 'FEE_CORRECTION') },
   { row: 'adjustment of zero → validation_error (minimum)', given: registered, when: adjust({ amountMinor: 0n }), refused: 'validation_error', message: /positive/ },
   { row: 'adjustment of the reserved bucket → operation_not_allowed (it belongs to open withdrawals)', given: registered, when: adjust({ bucket: 'reserved' }), refused: 'operation_not_allowed', message: /only the available bucket/ },
-  { row: 'adjustment: a debit past available → insufficient_balance', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', amountMinor: 10_001n }), refused: 'insufficient_balance' },
+  { row: 'adjustment: a debit past available → insufficient_balance', given: [...registered, funded(10_000n)], when: adjust({ direction: 'debit', reasonCode: 'LOSS_RECOVERY', amountMinor: 10_001n }), refused: 'insufficient_balance' },
   {
     row: 'large live credit proposed → recorded on the merchant, nothing posted',
     given: registered, when: { type: 'ProposeAdjustment', actor: ops, merchantId: 'mch_1', amountMinor: 10_000_000n, reasonCode: 'FUNDING', reason: 'opening float' },

@@ -87,7 +87,7 @@ test('adjustment: credit and debit of available; zero, another bucket, a debit p
   assert.equal(balances(s.h, s.depositor), [10_000n, 0n, 0n]);
   refused(s.h, adjust({ amountMinor: 0n }), 'validation_error', seen);
   refused(s.h, adjust({ bucket: 'reserved' }), 'operation_not_allowed', seen);
-  refused(s.h, adjust({ direction: 'debit', amountMinor: 10_001n }), 'insufficient_balance', seen);
+  refused(s.h, adjust({ direction: 'debit', reasonCode: 'MANUAL_ADJUSTMENT', amountMinor: 10_001n }), 'insufficient_balance', seen);
   refused(s.h, adjust({ amountMinor: BigInt(merchantTotalMaxMinor) }), 'amount_not_supported', seen);
   refused(s.h, adjust({ merchantId: 'mch_missing' }), 'resource_not_found', seen);
   refused(s.h, adjust({ reasonCode: 'BECAUSE_I_SAID_SO' }), 'validation_error', seen);

@@ -318,7 +318,7 @@ class Adjust implements Cmd {
       const room = safeMinorMax - (b.availableMinor + b.pendingClearingMinor + b.reservedMinor);
       if (amountMinor <= room && amountMinor > room - settlementHeadroomMinor) amountMinor = room > settlementHeadroomMinor ? room - settlementHeadroomMinor : 1n;
     }
-    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor, direction: this.direction, bucket: this.bucket, reasonCode: 'FUNDING', reason: 'correction' });
+    run(r, { type: 'PostAdjustment', actor: operator(), merchantId: mer.id, livemode: mer.livemode, amountMinor, direction: this.direction, bucket: this.bucket, reasonCode: this.direction === 'debit' ? 'MANUAL_ADJUSTMENT' : 'FUNDING', reason: 'correction' });
     checkInvariants(model, r);
   }
   toString() { return `Adjust(${this.m}, ${this.amount}, ${this.direction}, ${this.bucket})`; }

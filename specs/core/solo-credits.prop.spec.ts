@@ -77,7 +77,7 @@ test('without the flag (a command from inside, a sandbox credit, a debit) nothin
   assert.match(h.ok(credit), /^btxn_/);
   assert.match(h.ok(credit), /^btxn_/, 'no flag: posted');
   assert.match(h.ok({ ...credit, livemode: false, fourEyesByTotal: true }), /^btxn_/, 'sandbox money is not money');
-  assert.match(h.ok({ ...credit, direction: 'debit', amountMinor: 1_000n, fourEyesByTotal: true }), /^btxn_/, 'a debit takes money out');
+  assert.match(h.ok({ ...credit, direction: 'debit', reasonCode: 'MANUAL_ADJUSTMENT', amountMinor: 1_000n, fourEyesByTotal: true }), /^btxn_/, 'a debit takes money out');
   assert.match(h.ok({ ...credit, amountMinor: 100n, fourEyesByTotal: true }), /^adjp_/, 'flagged: the total is past the amount');
   assert.is(h.world.soloCredits.totalSince('EMP_A', -1), 2n * (threshold - 1n), 'one person under any spelling');
 });

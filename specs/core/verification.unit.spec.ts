@@ -32,6 +32,18 @@ test('matchName: honorifics and spacing ignored; a masked name matches on a visi
   for (const [seen, answer] of table) assert.is(matchName(full, seen), answer, `"${seen}"`);
   assert.is(matchName('Somchai Jaidee', 'MR. SOMCHAI JAIDEE'), 'match', 'English names compare case-insensitively');
   assert.is(matchName('Max Power', 'MAX POWER'), 'match', 'an x that is part of an equal name is not a mask');
+  // Thai spellings that show the same letters (core/thai-names.ts): NFC does not unify them.
+  const sameShown: [string, string, string][] = [
+    ['สมคำ ใจดี', 'สมค\u0e4d\u0e32 ใจดี', 'SARA AM as NIKHAHIT + SARA AA (text copied from a PDF)'],
+    ['สมค\u0e4d\u0e32 ใจดี', 'สมคำ ใจดี', 'the other way'],
+    ['ศรีสุข ดีใจ', 'ศ\u0e23\u0e35สุข ดีใจ', 'the same code points'],
+    ['ปี่ ใจดี', 'ป\u0e48\u0e35 ใจดี', 'a tone mark typed before its vowel'],
+    ['สมชาย ใจดี', 'สม\u200cชาย ใจดี', 'a zero-width non-joiner'],
+    ['สมชาย ใจดี', 'สมชาย\u200b ใจดี', 'a zero-width space a word processor put at a word break'],
+  ];
+  for (const [registered, slip, what] of sameShown) assert.is(matchName(registered, slip), 'match', what);
+  assert.is(matchName('สมคำ ใจดี', 'สมคา ใจดี'), 'no_match', 'SARA AA alone is another name');
+  assert.is(matchName('ปี่ ใจดี', 'ปี ใจดี'), 'no_match', 'a tone mark left out is another name');
   assert.is(matchName('Xavier Dupont', 'Xavier Dupont'), 'match');
   assert.is(matchName('Xavier Dupont', 'Xavier Martin'), 'indeterminate', 'a leading x may be a mask: no visible prefix to compare');
   assert.is(matchName('นางสาว สมหญิง รักดี', 'สมหญิง ร***'), 'match');

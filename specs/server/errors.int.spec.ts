@@ -156,10 +156,15 @@ test('beneficiary_not_verified: an inline payee is paid only as verified — ano
   const before = await journalRows(s);
   const other = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: 'ใครก็ได้ ไม่ใช่' }), { idempotencyKey: randomUUID() }), 'beneficiary_not_verified');
   assert.equal(other.details, { beneficiary_id: payerBen, fields: [{ path: 'beneficiary.account_name_th', reason: 'not_as_verified' }] });
+  assert.equal([other.retryable, other.message_th.includes('ยืนยันแล้วด้วยข้อมูลที่ต่าง')], [false, true], 'verified under another name: waiting does not help, and the Thai says so');
   const promptpay = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: 'สมหญิง รักดี', promptpay_id: '0812345678' }), { idempotencyKey: randomUUID() }), 'beneficiary_not_verified');
   assert.equal(promptpay.details.fields, [{ path: 'beneficiary.promptpay_id', reason: 'not_as_verified' }]);
   assert.is(await journalRows(s), before, 'no order, no lock');
   const asVerified = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: ' สมหญิง  รักดี ' }), { idempotencyKey: randomUUID() });
+  // The same name in another Thai spelling (a zero-width non-joiner a word processor left; core/thai-names.ts) is the same payee.
+  const zwnj = await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', inline({ account_name_th: 'สม\u200cหญิง รักดี' }), { idempotencyKey: randomUUID() });
+  assert.equal([zwnj.status, zwnj.json.beneficiary_id], [201, payerBen], zwnj.text);
+  assert.is((await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${zwnj.json.id}/cancel`, {})).status, 200);
   assert.equal([asVerified.status, asVerified.json.beneficiary_id], [201, payerBen], asVerified.text);
   assert.is((await s.call(payer.live.api_key, 'POST', `/v1/pay/withdrawals/${asVerified.json.id}/cancel`, {})).status, 200);
 });

@@ -32,7 +32,7 @@ export async function runWalletOp(o: WalletOp, ps: readonly WalletParty[], c: Wa
   switch (o.kind) {
     case 'fund':
     case 'debit':
-      await c.attempt({ type: 'PostAdjustment', actor: c.operator, merchantId: p.keys.id, livemode: o.live, amountMinor: BigInt(o.amount), direction: o.kind === 'fund' ? 'credit' : 'debit', bucket: 'available', reasonCode: 'FUNDING', reason: c.reason });
+      await c.attempt({ type: 'PostAdjustment', actor: c.operator, merchantId: p.keys.id, livemode: o.live, amountMinor: BigInt(o.amount), direction: o.kind === 'fund' ? 'credit' : 'debit', bucket: 'available', reasonCode: o.kind === 'fund' ? 'FUNDING' : 'MANUAL_ADJUSTMENT', reason: c.reason });
       return;
     case 'withdraw':
       await c.attempt({
