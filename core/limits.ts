@@ -302,6 +302,12 @@ export const requestLimits = {
   shutdownAfterDrainMsMax: 5 * second,
   /** How often the drain closes connections that became idle (a kept-alive one after its answer). */
   shutdownIdleSweepMs: 50,
+  /**
+   * A second stop signal this soon after the first is the same stop told twice, not an
+   * operator's "now": a terminal's Ctrl-C reaches the whole process group, so the server
+   * gets SIGINT from the terminal and again from npm, which passes it on.
+   */
+  shutdownRepeatedSignalMs: 1 * second,
 } as const;
 
 // ---- webhook delivery (contract: Delivery rules, Limits, Webhook signatures; adapters/webhooks/) ----

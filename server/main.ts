@@ -482,13 +482,15 @@ export async function serveUntilSignalled(): Promise<void> {
   let stopping = false;
   // Each step is logged: an operator reading the journal after a restart must see that the
   // process was told to stop (and by what), what it waited on, and how it ended.
+  let startedAt = 0;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
+      if (Date.now() - startedAt < requestLimits.shutdownRepeatedSignalMs) return; // the same stop told twice (Ctrl-C: the terminal and npm)
       log.warn({ signal }, 'second signal during the drain: exiting at once, requests in flight are cut');
       process.exit(1);
     }
     stopping = true;
-    const startedAt = Date.now();
+    startedAt = Date.now();
     const hardStopMs = drainMs + requestLimits.shutdownAfterDrainMsMax;
     setTimeout(() => {
       log.error({ signal, waited_ms: Date.now() - startedAt }, 'shutdown did not finish in time: exiting');

@@ -5,6 +5,7 @@
 // in the log (pino's JSON lines on stdout): the drain's start with the signal and what it
 // waits on, its end with the time it took, and a second signal that exits at once.
 
+import { requestLimits } from '../../core/limits.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -54,11 +55,11 @@ interface Started {
   logs(): Record<string, unknown>[];
 }
 
-async function start(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Started> {
+async function start(command: string, args: readonly string[], env: Record<string, string> = {}, options: { ownGroup?: boolean } = {}): Promise<Started> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'satang-shutdown-'));
   const child = spawn(command, args, {
-    cwd: root, stdio: ['ignore', 'pipe', 'ignore'],
+    cwd: root, stdio: ['ignore', 'pipe', 'ignore'], detached: options.ownGroup === true, // ownGroup: a process group of its own, as a terminal's foreground job
     env: { ...process.env, SATANG_PORT: String(port), SATANG_DATA_DIR: dataDir, SATANG_LOG_LEVEL: 'warn', ...env },
   });
   let stdout = '';
@@ -160,12 +161,35 @@ test('a slow client holding a connection does not keep the process alive past th
   }
 });
 
+test('Ctrl-C in a terminal (SIGINT to the whole process group: npm passes it on, so the server gets it twice) drains: the request in flight gets its answer', async () => {
+  const run = await start('npm', ['start'], { SATANG_SHUTDOWN_DRAIN_MS: '10000', SATANG_LOG_LEVEL: 'info' }, { ownGroup: true });
+  try {
+    const socket = await slowClient(run.port);
+    let reply = '';
+    socket.on('data', (d) => { reply += d; });
+    process.kill(-run.child.pid!, 'SIGINT'); // what the terminal does: every process of the foreground job
+    await sleep(500);
+    socket.write('\r\n'); // the rest of the request, after the signal
+    await until('the answer arrives', () => reply.includes('\r\n\r\n'), 5_000);
+    assert.match(reply, /^HTTP\/1\.1 200 /);
+    await until('npm exits', async () => run.child.exitCode !== null || run.child.signalCode !== null, 20_000);
+    await sleep(100);
+    assert.not.ok(run.logs().some((l) => l.msg === 'second signal during the drain: exiting at once, requests in flight are cut'), JSON.stringify(run.logs().map((l) => l.msg)));
+    assert.ok(run.logs().some((l) => l.msg === 'shutdown: drained and closed; exiting'), 'drained');
+    socket.destroy();
+  } finally {
+    cleanUp(run);
+  }
+});
+
 test('a second signal during the drain exits at once, with a warning in the log', async () => {
   const run = await start(process.execPath, ['server/start.mjs'], { SATANG_SHUTDOWN_DRAIN_MS: '30000', SATANG_LOG_LEVEL: 'info' });
   try {
     const socket = await slowClient(run.port); // holds the drain open for its 30 s
+    const firstAt = Date.now();
     run.child.kill('SIGTERM');
     await until('the drain starts', () => run.logs().some((l) => l.msg === 'shutdown: draining requests in flight'), 5_000);
+    await sleep(Math.max(0, requestLimits.shutdownRepeatedSignalMs + 200 - (Date.now() - firstAt))); // past the window where a repeat is the same stop
     const signalledAt = Date.now();
     run.child.kill('SIGINT');
     const code = await Promise.race([run.exited, sleep(5_000).then(() => 'still running')]);
