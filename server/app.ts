@@ -13,6 +13,7 @@ import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { ApiError, catalogue, errorMiddleware } from './errors.ts';
 import { payerMessageTh } from './slips/payer-messages.ts';
+import type { KnownKeyState } from './auth/merchant.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from './rate-limit.ts';
 import { bearer } from './auth/merchant.ts';
@@ -128,10 +129,10 @@ export function createApp(parts: AppParts): Koa {
       parts.metrics?.observeRequest(ctx.method, routeLabel(ctx), ctx.status, (performance.now() - started) / 1000);
       if (logger.isLevelEnabled('info') && (ctx.state as { unlogged?: boolean }).unlogged !== true) {
         // Who asked, so a merchant's or an operator's requests can be followed in the log alone.
-        const who = ctx.state as { merchant?: { merchantId: string }; slipOrder?: { merchantId: string }; operator?: { sub: string }; authenticatedOperator?: { sub: string } };
+        const who = ctx.state as { merchant?: { merchantId: string }; slipOrder?: { merchantId: string }; operator?: { sub: string }; authenticatedOperator?: { sub: string } } & KnownKeyState;
         logger.info({
           request_id: ctx.state.requestId, method: ctx.method, route: redactPath(ctx.path), status: ctx.status, duration_ms: Math.round(performance.now() - started), code: ctx.state.errorCode,
-          merchant_id: who.merchant?.merchantId ?? who.slipOrder?.merchantId, operator: (who.operator ?? who.authenticatedOperator)?.sub, action_log: ctx.state.actionLogHead,
+          merchant_id: who.merchant?.merchantId ?? who.slipOrder?.merchantId ?? who.knownKey?.merchantId, operator: (who.operator ?? who.authenticatedOperator)?.sub, action_log: ctx.state.actionLogHead,
         }, 'request');
       }
     }
@@ -198,6 +199,8 @@ export function createApp(parts: AppParts): Koa {
     const secret = publicRead ? undefined : bearer(ctx);
     const key = secret === undefined ? undefined : services.keys.bySecret(secret);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
+    // Whose key it is, for the logs of an answer given before authentication ends (this 429, a slow body's 408).
+    if (key) (ctx.state as KnownKeyState).knownKey = { keyId: key.keyId, merchantId: key.merchantId, livemode: key.livemode };
     const taken = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
     // Balance history's 429 carries Retry-After 60, the contract's figure (a whole window), not what is left of this one;
     // the sandbox's history none: "sandbox responses carry no Retry-After", its 429 is sandbox_rate_limited.

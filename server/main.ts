@@ -19,6 +19,7 @@ import { compactAfterSealing, type Sealer, WrongMasterKey } from '../adapters/se
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
 import { Webhooks } from '../adapters/webhooks/webhooks.ts';
+import { isCliEndpoint } from '../adapters/webhooks/endpoints.ts';
 import { webhookSettings } from '../adapters/webhooks/settings.ts';
 import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
 import type { Clock, IdempotencyRecord } from '../core/ports.ts';
@@ -112,31 +113,39 @@ export const answerWhileStarting: RequestListener = (req, res) => {
  * "408 Request Timeout"), a header section too large 431, anything unparseable 400 — as
  * Node answers them (its own handler, which a listener replaces), then the socket is closed.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex, slipUpload: boolean): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex, slipUpload: boolean): ClientErrorAnswer | undefined {
   const inFlight = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
+  let answered: ClientErrorAnswer | undefined;
   if (socket.writable && !inFlight?._headerSent) {
+    const requestId = newRequestId(); // as on every answer: the header equals error.request_id, and the log line names it
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      const requestId = newRequestId(); // as on every answer: the header equals error.request_id
       // A slip upload's body has no deadline of its own but the whole request's (a phone on a
       // slow network): its payer's screen gets its sentence, as every refusal of the upload does.
       const details = slipUpload ? { public_message_th: payerMessageTh('request_timeout', {}) } : undefined;
       const body = JSON.stringify(errorBody('request_timeout', requestId, { message: 'The request did not arrive in time.', ...(details ? { details } : {}) }));
       socket.write(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
         + `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+      answered = { status: 408, code: 'request_timeout', requestId };
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      socket.write('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
+      socket.write(`HTTP/1.1 431 Request Header Fields Too Large\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n`);
+      answered = { status: 431, requestId };
     } else if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
-      socket.write('HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n');
+      socket.write(`HTTP/1.1 413 Payload Too Large\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n`);
+      answered = { status: 413, requestId };
     } else {
       // The contract's error object, as every other refusal: Node's parser could not read the request.
-      const requestId = newRequestId();
       const body = JSON.stringify(errorBody('malformed_request', requestId, { message: `The request is not well-formed HTTP (${error.code ?? 'parse error'}); the server could not read it.` }));
       socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
         + `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+      answered = { status: 400, code: 'malformed_request', requestId };
     }
   }
   socket.destroy(error);
+  return answered;
 }
+
+/** What the HTTP server answered a request the app never saw, for its log line and metrics. */
+interface ClientErrorAnswer { readonly status: number; readonly code?: string; readonly requestId: string }
 
 /** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
@@ -187,7 +196,15 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   });
   // Connections whose request in progress is a slip upload, for the answer Node's request timeout gets.
   const uploading = new WeakSet<Duplex>();
-  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, uploading.has(socket)));
+  // Answered by the HTTP server before the app (a request Node could not parse, or too slow):
+  // logged as every answered request is, its Request-Id on the line, and counted (route unmatched).
+  let countClientError: ((status: number) => void) | undefined;
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    const answered = answerClientError(error, socket, uploading.has(socket));
+    if (!answered) return;
+    logger.info({ request_id: answered.requestId, status: answered.status, code: answered.code, parser: error.code }, 'request');
+    countClientError?.(answered.status);
+  });
   // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
     const refused = (error: Error) => { lock.release(); reject(error); }; // a port in use, a host of no interface
@@ -197,6 +214,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : { ...configured, port, ...addressesOf(env, configured.host, port) };
   const metrics = new Metrics();
+  countClientError = (status) => metrics.observeRequest('unknown', undefined, status, 0);
   let metricsListener: MetricsListener | undefined;
   try {
     metricsListener = configured.metrics ? await listenMetrics(metrics, configured.metrics.host, configured.metrics.port) : undefined;
@@ -257,6 +275,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), merchants: () => store.world.merchants.keys(),
     durableSeq: () => store.durableSeq, onAttempt: (endpointId, outcome) => metrics.webhookAttempt(endpointId, outcome),
   });
+  // Every endpoint's permanent-failure series exists at 0 from the start, a new one's from its creation: the alert reads it with increase().
+  for (const { merchantId, livemode } of webhooks.endpoints.merchantsWithEndpoints()) for (const e of webhooks.endpoints.enabled(merchantId, livemode)) if (!isCliEndpoint(e)) metrics.webhookEndpoint(e.id);
+  webhooks.endpoints.onCreated = (e) => { if (!isCliEndpoint(e)) metrics.webhookEndpoint(e.id); };
   const apiKeys = new SqliteKeyStore(store.db, sealer);
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen + webhooks.endpoints.sealedOnOpen > 0) compactAfterSealing(store.db);

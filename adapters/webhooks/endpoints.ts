@@ -138,10 +138,15 @@ export class EndpointStore {
     return url.includes('?') ? [redactUrl(url), this.sealer.seal(url, urlPurpose(id))] : [url, null];
   }
 
+  /** Told of each endpoint created (the metrics start its failure series at 0). */
+  onCreated?: (endpoint: Endpoint) => void;
+
   create(merchantId: string, livemode: boolean, url: string, eventTypes: readonly string[] | null): Endpoint {
     const id = this.ids.next('whep', merchantId);
     this.s.insert.run(id, merchantId, livemode ? 1 : 0, ...this.stored(id, url), eventTypes === null ? null : JSON.stringify(eventTypes), 'enabled', this.clock.now());
-    return this.get(id)!;
+    const created = this.get(id)!;
+    this.onCreated?.(created);
+    return created;
   }
 
   /** Deletes the endpoint with its deliveries and attempts (a temporary `cli` endpoint when its stream closes; inside the caller's transaction). */

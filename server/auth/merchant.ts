@@ -114,12 +114,21 @@ export function keyRefusal(services: Services, keyId: string): 'api_key_revoked'
   return 'refused' in standing ? standing.refused : null;
 }
 
+/**
+ * A key the request was found to hold before it was authenticated, or though it was refused
+ * (revoked, over its quota, a body too slow): whose it is, so the request log and the log
+ * line name the merchant whose key it is (a responder filtering by merchant sees a leaked
+ * key still tried). Not an authentication: ctx.state.merchant is.
+ */
+export interface KnownKeyState { knownKey?: { readonly keyId: string; readonly merchantId: string; readonly livemode: boolean } }
+
 /** The bearer key if it exists, is not revoked and its account chain is not suspended. */
 function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelId: string } {
   const secret = bearer(ctx);
   if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as one Authorization: Bearer sk_live_… or sk_test_… header.');
   const key = services.keys.bySecret(secret);
   if (!key) throw new ApiError('api_key_invalid');
+  (ctx.state as KnownKeyState).knownKey = { keyId: key.keyId, merchantId: key.merchantId, livemode: key.livemode };
   const standing = standingOf(services, key);
   if ('refused' in standing) {
     // The request log names the revoked key refused (after a leak: what the thief tried, and from where).

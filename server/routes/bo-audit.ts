@@ -18,7 +18,7 @@ import type { Clock } from '../../core/ports.ts';
 import { backOfficeLimits, requestLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import { actionOutcomes, type ActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
-import { bearer } from '../auth/merchant.ts';
+import { bearer, type KnownKeyState } from '../auth/merchant.ts';
 import { identifyOperator, operatorAuth, operatorOf, operatorTokenOf, requireStepUp, type Operator, type Verify } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { idempotencyKeyOf } from '../idempotency.ts';
@@ -49,6 +49,8 @@ interface AuditState {
   slipOrder?: { merchantId: string; livemode: boolean; depositId: string };
   /** A revoked API key that was refused (server/auth/merchant.ts). */
   refusedKeyId?: string;
+  /** A key found before authentication ended, or refused (server/auth/merchant.ts KnownKeyState). */
+  knownKey?: KnownKeyState['knownKey'];
 }
 
 /** The sub a bearer JWT claims, read without verifying it (for the record of a refusal only). */
@@ -215,8 +217,9 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
       } finally {
         // The request log's row only after the action log's: a call logs.db holds has its row there (satang verify checks).
         if (state.unlogged !== true) requestLog.add({
-          at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? state.slipOrder?.merchantId ?? null, livemode: state.merchant?.livemode ?? state.slipOrder?.livemode ?? null,
-          keyId: state.merchant?.key.keyId ?? state.refusedKeyId ?? null, ip: ctx.ip || null,
+          at, requestId: state.requestId ?? '', merchantId: state.merchant?.merchantId ?? state.slipOrder?.merchantId ?? state.knownKey?.merchantId ?? null,
+          livemode: state.merchant?.livemode ?? state.slipOrder?.livemode ?? state.knownKey?.livemode ?? null,
+          keyId: state.merchant?.key.keyId ?? state.refusedKeyId ?? state.knownKey?.keyId ?? null, ip: ctx.ip || null,
           operator: operator?.sub ?? null, method: ctx.method, route, status: ctx.status, durationMs: Math.round(performance.now() - started),
           errorCode: state.errorCode ?? null, requestBody: jsonTextOf(ctx) ?? null,
           responseBody: isLogRead(route) ? { kept: '[omitted: a log read]' } : responseHandoff(ctx),

@@ -73,7 +73,11 @@ export function startSlips(parts: SlipParts, options: SlipOptions = {}): Slips {
   const worker = new SlipWorker({
     host: services.write, store, verifier, ...(sandboxVerifier ? { sandboxVerifier } : {}), mode: options.slipWorker ?? 'background',
     onError: (error, depositId) => logger.error({ err: String(error), deposit_id: depositId }, 'slip verification failed; it will be tried again'),
-    onVerified: (v) => logger.info({ deposit_id: v.depositId, receipt_id: v.receiptId, verdict: v.verdict, status: v.status, after_settlement: v.afterSettlement }, 'slip verified'),
+    onVerified: (v) => {
+      // A slip that went to a person because the provider did not answer its rounds (the alert's "unavailable").
+      if (v.verdict === 'provider_unavailable') parts.metrics?.slipProviderError('unavailable');
+      logger.info({ deposit_id: v.depositId, receipt_id: v.receiptId, verdict: v.verdict, status: v.status, after_settlement: v.afterSettlement }, 'slip verified');
+    },
   });
   const intake = new SlipIntake({
     services, store, logger, onReceived: (depositId) => worker.notify(depositId),

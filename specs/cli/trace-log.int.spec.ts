@@ -8,7 +8,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +89,17 @@ test('the log alone follows a merchant\'s deposit: who asked, the slip\'s verdic
     await until('the pasted paths are logged', () => lines().filter((l) => l.msg === 'request' && /nonexistent|deposits\/\[redacted\]/.test(l.route)).length === 3);
     assert.ok(requests.length > 0 && lines().some((l) => l.route === '/v1/bo/nonexistent/xxxxxx3210/xxxxxx3210'), 'account numbers masked to their last four');
     assert.not.ok(stdout.includes('SECRETQ') || stdout.includes(key) || stdout.includes(token) || stdout.includes('9876543210') || stdout.includes('54321'), 'no secret and no account number in the log');
+    // A request Node's parser refused (a Content-Length that is no number) is answered before the app: its Request-Id is on a log line too.
+    const unparsed = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /v1/pay/balance HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => { text += d; });
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => {});
+    });
+    const unparsedId = /\r\nRequest-Id: (req_\w+)\r\n/.exec(unparsed)?.[1];
+    assert.ok(unparsed.startsWith('HTTP/1.1 400 ') && unparsedId, unparsed.slice(0, 200));
+    await until('the parser\'s refusal is a request line with its Request-Id', () => lines().some((l) => l.msg === 'request' && l.request_id === unparsedId && l.status === 400 && l.code === 'malformed_request'));
     const logsDb = new Database(join(dataDir, 'logs.db'), { readonly: true });
     const actionLog = new Database(join(dataDir, 'journal.db'), { readonly: true });
     try {

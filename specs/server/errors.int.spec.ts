@@ -114,6 +114,9 @@ test('api_key_revoked: a key revoked in the back office', async () => {
   const tried = (await s.bo('GET', `/v1/bo/logs?key_id=${minted.json.key_id}`, undefined, { roles: ['support'] })).json.data as any[];
   const row = tried.find((r) => r.request_id === thief.headers.get('request-id'));
   assert.equal([row?.status, row?.error_code, row?.ip], [401, 'api_key_revoked', '127.0.0.1'], JSON.stringify(tried));
+  // … and under its merchant: a responder filtering the log by merchant sees the leaked key still tried.
+  const byMerchant = (await s.bo('GET', `/v1/bo/logs?merchant_id=${shop.id}&status=401`, undefined, { roles: ['support'] })).json.data as any[];
+  assert.ok(byMerchant.some((r) => r.request_id === thief.headers.get('request-id') && r.key_id === minted.json.key_id && r.livemode === true), JSON.stringify(byMerchant).slice(0, 500));
 });
 
 test('tenant_suspended: a suspended merchant, until unsuspended', async () => {
@@ -672,6 +675,9 @@ test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer
     assert.is(refused.headers.get('retry-after'), String(e.retry_after_seconds));
     assert.is(refused.headers.get('ratelimit-remaining'), '0');
     assert.is(refused.headers.get('x-ratelimit-scope'), 'pay_read');
+    // The request log keeps a known key's 429 under its merchant and key: who is being throttled.
+    const throttled = (await rl.bo('GET', `/v1/bo/logs?merchant_id=${m.id}&status=429`, undefined, { roles: ['support'] })).json.data as any[];
+    assert.ok(throttled.some((r) => r.request_id === refused.headers.get('request-id') && r.key_id === m.live.key_id), JSON.stringify(throttled).slice(0, 400));
     // Balance history's 429 says Retry-After 60 (the contract's figure), whatever is left of the window.
     rl.securityClock.advance(20_000);
     const history = await rl.call(m.live.api_key, 'GET', '/v1/pay/balance/transactions');

@@ -51,6 +51,17 @@ test('the counters the alerts read with increase() are there at 0 from the start
       'satang_slip_provider_errors_total{kind="attempt_failed"} 0', 'satang_slip_provider_errors_total{kind="unavailable"} 0']) {
       assert.ok(text.includes(series), series);
     }
+    // A webhook endpoint's permanent failures too, after a restart: the first one then counts.
+    const m = await fresh.onboard('Restarted');
+    const endpointId = await addEndpoint(fresh, m.id, 'http://127.0.0.1:9/hooks');
+    await fresh.stop(false);
+    const restarted = await TestServer.start({ SATANG_METRICS_PORT: '0' }, fresh.dataDir);
+    try {
+      const after = await (await fetch(restarted.running.metricsUrl!)).text();
+      assert.ok(after.includes(`satang_webhook_attempts_total{endpoint="${endpointId}",outcome="permanent"} 0`), `the endpoint's series at 0 after the restart`);
+    } finally {
+      await restarted.stop();
+    }
   } finally {
     await fresh.stop();
   }
@@ -104,6 +115,8 @@ test('webhook attempts by endpoint and outcome; queue depth per endpoint', async
   const receiver = await Receiver.start(() => s.clock.now());
   receiver.answer(500);
   const endpointId = await addEndpoint(s, scene.shop.id, receiver.url);
+  // Its permanent-failure series is there at 0 from its creation (the alert reads it with increase(), which misses a series born at 1).
+  assert.is(value(await scrape(), 'satang_webhook_attempts_total', { endpoint: endpointId, outcome: 'permanent' }), 0, 'at 0 before any attempt');
   await s.fund(scene.shop.id, 10_000);
   await advance(s, 0);
   await until(() => receiver.received.length >= 1);

@@ -35,7 +35,7 @@ class CountingBank extends BankSimulator {
 
 test.before(async () => {
   bank = await startBankSimServer({ simulator: new CountingBank() });
-  scene = await slipScene({ SATANG_SLIP_PROVIDER_URL: bank.url });
+  scene = await slipScene({ SATANG_SLIP_PROVIDER_URL: bank.url, SATANG_METRICS_PORT: '0' });
 });
 test.after(async () => { await scene.s.stop(); await bank.close(); });
 
@@ -61,7 +61,14 @@ test('a sandbox slip never goes to the provider: the scenario engine answers it'
   assert.is(verified, before, 'the provider was not asked');
 });
 
+/** satang_slip_provider_errors_total{kind="unavailable"} as /metrics shows it now. */
+async function unavailableCount(): Promise<number> {
+  const text = await (await fetch(scene.s.running.metricsUrl!)).text();
+  return Number(/^satang_slip_provider_errors_total\{kind="unavailable"\} (\d+)$/m.exec(text)?.[1]);
+}
+
 test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settlement', async () => {
+  const unavailableBefore = await unavailableCount();
   const deposit = await matchedDeposit(scene);
   const image = pngSlip();
   await registerTransfer(scene.s, transferFor(scene, deposit, { image_sha256: sha256Hex(image) }), bank.url);
@@ -72,8 +79,10 @@ test('a provider that stays down → under_review PROVIDER_UNAVAILABLE, no settl
   for (let round = 1; round < slipAdapterLimits.workerAttemptsPerSlipMax; round++) {
     assert.is(await scene.s.running.slipWorker.drain(), 0, `round ${round}: the provider did not answer, the slip waits`);
     assert.is((await getDeposit(scene, deposit.id)).status, 'slip_processing');
+    assert.is(await unavailableCount(), unavailableBefore, `round ${round}: a round the worker rides out pages no one (the alert reads "unavailable")`);
   }
   assert.is(await scene.s.running.slipWorker.drain(), 1);
+  assert.is(await unavailableCount(), unavailableBefore + 1, 'one verification ended provider_unavailable: counted once');
   assert.ok(Date.now() - started < 20_000, 'the retries are bounded');
   const after = await getDeposit(scene, deposit.id);
   assert.is(after.status, 'under_review');
