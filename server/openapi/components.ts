@@ -199,7 +199,7 @@ export const schemas: Record<string, Schema> = {
       api_key_hint: { type: 'string', pattern: '^sk_(live|test)_…[A-Za-z0-9_-]{4}$' }, created_at: instant, revoked_at: nullable(instant),
     }) },
   }),
-  RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true } }),
+  RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true }, revoked_at: instant }),
   Sender: object({ sender_id: str, object: { const: 'sender' }, end_user_ref: str, bank_code: str, livemode: bool }),
   ClockNow: object({ now: instant }),
   ServiceClock: object({ object: { const: 'service_clock' }, now: instant, clock: { enum: ['system', 'manual'] } }),

@@ -221,8 +221,11 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     await requireStepUp(ctx);
     const key = services.keys.byId(ctx.params.keyId!);
     if (!key) throw notFound('key');
-    if (key.revokedAt === null) services.keys.revoke(key.keyId, services.write.clock.now());
-    ctx.body = { key_id: key.keyId, object: 'api_key', livemode: key.livemode, revoked: true };
+    // On the wall clock, as every security window and the request log: an incident's timeline
+    // reads the revocation beside the key's last requests (business time may have been moved).
+    if (key.revokedAt === null) services.keys.revoke(key.keyId, services.securityClock.now());
+    const revokedAt = services.keys.byId(key.keyId)?.revokedAt ?? null;
+    ctx.body = { key_id: key.keyId, object: 'api_key', livemode: key.livemode, revoked: true, revoked_at: revokedAt === null ? null : iso(revokedAt) };
   });
 
   // A sending bank down at its end (an outage, maintenance): new deposits from it are

@@ -105,8 +105,10 @@ test('api_key_revoked: a key revoked in the back office', async () => {
   const minted = await s.bo('POST', `/v1/bo/merchants/${shop.id}/keys`, { livemode: true, scopes: ['wallet:read'] }, { stepUp: true });
   assert.is(minted.status, 201, minted.text);
   assert.is((await s.call(minted.json.api_key, 'GET', '/v1/pay/balance')).status, 200);
+  s.clock.advance(3 * 3_600_000); // business time moved (a manual clock): the revocation is stamped on the wall clock
   const revoked = await s.bo('POST', `/v1/bo/keys/${minted.json.key_id}/revoke`, {}, { stepUp: true });
   assert.is(revoked.status, 200, revoked.text);
+  assert.ok(Math.abs(Date.parse(revoked.json.revoked_at) - s.securityClock.now()) < 5_000, `revoked_at ${revoked.json.revoked_at} is the wall clock's, as the request log's`);
   const thief = await s.call(minted.json.api_key, 'GET', '/v1/pay/balance');
   expectError(thief, 'api_key_revoked', covered);
   assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the other keys still work');
