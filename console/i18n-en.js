@@ -606,6 +606,7 @@ export const en = {
   'receivingReason.FILL_DIFFERS': 'Fill differs',
   'receivingReason.FILL_PENDING': 'Fill pending',
   'receivingReason.SLIP_AWAITED': 'Slip awaited',
+  'receivingReason.SLIP_IN_REVIEW': 'Slip in review',
   'receivingReason.RELEASED_UNPAID': 'Released unpaid',
   'merchantAdmin.title': 'Operator actions',
   'merchantAdmin.suspend': 'Suspend the merchant',

@@ -606,6 +606,7 @@ export const th = {
   'receivingReason.FILL_DIFFERS': 'ยอดเข้าถอนไม่ตรง',
   'receivingReason.FILL_PENDING': 'รอเข้ายอดถอน',
   'receivingReason.SLIP_AWAITED': 'รอสลิป',
+  'receivingReason.SLIP_IN_REVIEW': 'สลิปอยู่ระหว่างตรวจสอบ',
   'receivingReason.RELEASED_UNPAID': 'ปล่อยโดยไม่ได้จ่าย',
   'merchantAdmin.title': 'การดำเนินการของเจ้าหน้าที่',
   'merchantAdmin.suspend': 'ระงับร้านค้า',

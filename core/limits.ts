@@ -63,6 +63,8 @@ export const limits = {
   fillAutoConfirmMs: 3 * hour,
   withdrawalMaxSplits: 10,
   disputeRespondByMs: 7 * day,
+  /** The latest a dispute's respond_by may be set: an evidence deadline, not an open case for ever. */
+  disputeRespondByMsMax: 90 * day,
   beneficiaryVerificationMs: 30 * second,
   /** A gateway route's lifetime (POST /v1/bo/white-labels/{id}/gateway-route ttl_seconds): a minute to a year. */
   gatewayRouteTtlSecondsMin: 60,

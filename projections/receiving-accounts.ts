@@ -163,7 +163,7 @@ export class ReceivingAccountReads {
         a.legs.push({
           depositId, legRef, withdrawalId, toldMinor: told, toldAt: Number(toldAt), verifiedMinor: verified, filledMinor: filled,
           released: released === 1n, fillReversed: fillReversed === 1n, depositReversed: depositReversed === 1n,
-          declinedShownMinor: declined === 1n ? shown : null,
+          declinedShownMinor: declined === 1n ? shown : null, inReviewShownMinor: declined === 1n ? null : shown,
         });
       }
       return [...byAccount.values()];

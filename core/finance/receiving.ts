@@ -12,7 +12,8 @@
 //   SHORT_PAID           the slip shows less than the leg asked (difference)
 //   FILL_DIFFERS         the fill is not the verified amount for another reason (difference)
 //   FILL_PENDING         verified, not yet credited (the order waits for other legs or a review)
-//   SLIP_AWAITED         told, no verified slip yet, the leg still open
+//   SLIP_IN_REVIEW       a slip showed money arriving; the order is held for review, not yet verified
+//   SLIP_AWAITED         told, no slip showing it yet, the leg still open
 //   RELEASED_UNPAID      told, never paid, the leg released (expired or canceled): no money moved
 // A leg with none of them agrees.
 
@@ -33,14 +34,16 @@ export interface ReceivingLeg {
   readonly depositReversed: boolean;
   /** What the slip of a declined order showed arriving in the account; null otherwise. */
   readonly declinedShownMinor: Minor | null;
+  /** What the slip of an order held for review showed arriving in the account (not declined); null or absent otherwise. */
+  readonly inReviewShownMinor?: Minor | null;
 }
 
 export type ReceivingReason =
-  | 'DEPOSIT_REVERSED' | 'DECLINED_TRANSFER' | 'FILL_REVERSED' | 'OVERPAID' | 'SHORT_PAID' | 'FILL_DIFFERS' | 'FILL_PENDING' | 'SLIP_AWAITED' | 'RELEASED_UNPAID';
+  | 'DEPOSIT_REVERSED' | 'DECLINED_TRANSFER' | 'FILL_REVERSED' | 'OVERPAID' | 'SHORT_PAID' | 'FILL_DIFFERS' | 'FILL_PENDING' | 'SLIP_IN_REVIEW' | 'SLIP_AWAITED' | 'RELEASED_UNPAID';
 
 /** Whether a reason means the figures disagree (the others are pending or moved no money). */
 export function isDifference(reason: ReceivingReason): boolean {
-  return reason !== 'FILL_PENDING' && reason !== 'SLIP_AWAITED' && reason !== 'RELEASED_UNPAID';
+  return reason !== 'FILL_PENDING' && reason !== 'SLIP_IN_REVIEW' && reason !== 'SLIP_AWAITED' && reason !== 'RELEASED_UNPAID';
 }
 
 /** Why a leg's told, verified and filled amounts do not agree; null when they do. */
@@ -48,7 +51,7 @@ export function receivingReason(leg: ReceivingLeg): ReceivingReason | null {
   if (leg.depositReversed) return 'DEPOSIT_REVERSED';
   if (leg.declinedShownMinor !== null) return 'DECLINED_TRANSFER';
   if (leg.fillReversed) return 'FILL_REVERSED';
-  if (leg.verifiedMinor === null) return leg.released ? 'RELEASED_UNPAID' : 'SLIP_AWAITED';
+  if (leg.verifiedMinor === null) return leg.released ? 'RELEASED_UNPAID' : (leg.inReviewShownMinor ?? null) !== null ? 'SLIP_IN_REVIEW' : 'SLIP_AWAITED';
   if (leg.verifiedMinor > leg.toldMinor) return 'OVERPAID';
   if (leg.verifiedMinor < leg.toldMinor) return 'SHORT_PAID';
   if (leg.filledMinor === null) return leg.released ? 'FILL_DIFFERS' : 'FILL_PENDING';
@@ -102,6 +105,11 @@ export function summariseReceivingAccount(
   return { ...account, legs: legs.length, toldMinor: told, verifiedMinor: verified, filledMinor: filled, differences, pending, disagreeing, releasedUnpaid };
 }
 
+/** What a leg's slip showed arriving, where no verification says it: a declined order's, or one held for review. */
+function shownOf(d: ReceivingLeg & { readonly reason: ReceivingReason }): Minor | null {
+  return d.declinedShownMinor ?? (d.reason === 'SLIP_IN_REVIEW' ? d.inReviewShownMinor ?? null : null);
+}
+
 /** One receiving account as the API answers it (the account number masked). */
 export function presentReceivingAccount(a: ReceivingAccountSummary): Record<string, unknown> {
   return {
@@ -114,7 +122,7 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
       told_minor: reportMinor(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : reportMinor(d.verifiedMinor),
       filled_minor: d.filledMinor === null ? null : reportMinor(d.filledMinor),
       ...(d.reversedFillMinor !== null ? { fill_reversed_minor: reportMinor(d.reversedFillMinor) } : {}),
-      ...(d.declinedShownMinor !== null ? { slip_shown_minor: reportMinor(d.declinedShownMinor) } : {}),
+      ...(shownOf(d) !== null ? { slip_shown_minor: reportMinor(shownOf(d)!) } : {}),
     })),
   };
 }
@@ -132,7 +140,7 @@ export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[
     const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), maskName(a.accountName)] as const;
     rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null]);
     for (const d of a.differences) {
-      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), d.declinedShownMinor]);
+      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), shownOf(d)]);
     }
   }
   return csvText(receivingCsvHeader, rows);

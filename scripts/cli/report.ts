@@ -104,7 +104,7 @@ function receivingTable(list: any): string[] {
   out.push('', ...columns(rows, [3, 4, 5, 6]));
   for (const a of list.data) {
     for (const d of a.differences) {
-      out.push(`  ${a.account_number_masked} ${d.deposit_id} ${d.leg_ref}: ${d.reason} (told ${baht(d.told_minor)}, verified ${d.verified_minor === null ? '—' : baht(d.verified_minor)}, filled ${d.filled_minor === null ? '—' : baht(d.filled_minor)}${d.slip_shown_minor === undefined ? '' : `, the declined order's slip showed ${baht(d.slip_shown_minor)}`})`);
+      out.push(`  ${a.account_number_masked} ${d.deposit_id} ${d.leg_ref}: ${d.reason} (told ${baht(d.told_minor)}, verified ${d.verified_minor === null ? '—' : baht(d.verified_minor)}, filled ${d.filled_minor === null ? '—' : baht(d.filled_minor)}${d.slip_shown_minor === undefined ? '' : `, the ${d.reason === 'SLIP_IN_REVIEW' ? 'slip in review' : "declined order's slip"} showed ${baht(d.slip_shown_minor)}`})`);
     }
   }
   return out;

@@ -285,6 +285,9 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     if (respondBy === null || (respondBy !== undefined && respondBy <= services.write.clock.now())) {
       throw new ApiError('validation_error', 'respond_by is an RFC 3339 instant in the future.', { fields: [{ path: 'respond_by', reason: 'format' }] });
     }
+    if (respondBy !== undefined && respondBy > services.write.clock.now() + limits.disputeRespondByMsMax) {
+      throw new ApiError('validation_error', `respond_by is at most ${limits.disputeRespondByMsMax / 86_400_000} days ahead: an evidence deadline.`, { fields: [{ path: 'respond_by', reason: 'maximum' }] });
+    }
     await run(ctx, { type: 'OpenDispute', actor: actorOf(ctx), withdrawalId: ctx.params.id!, reasonCode: b.reason_code, amountMinor: amountOf(b.amount_minor), ...(respondBy !== undefined ? { respondBy } : {}) },
       (id) => {
         const w = world().withdrawals.get(id!)!;

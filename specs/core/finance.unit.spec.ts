@@ -52,6 +52,8 @@ test('receiving legs: each reason, in its order of precedence', () => {
     [{ verifiedMinor: 1000n, released: true }, 'FILL_DIFFERS'],
     [{ verifiedMinor: 1000n }, 'FILL_PENDING'],
     [{}, 'SLIP_AWAITED'],
+    [{ inReviewShownMinor: 1000n }, 'SLIP_IN_REVIEW'],
+    [{ inReviewShownMinor: 1000n, released: true }, 'RELEASED_UNPAID'],
     [{ released: true }, 'RELEASED_UNPAID'],
   ];
   for (const [fields, reason] of table) assert.is(receivingReason(leg(fields)), reason, JSON.stringify(fields, (_, v) => (typeof v === 'bigint' ? String(v) : v)));

@@ -265,4 +265,15 @@ test('a report whose figures pass 2^53 − 1 (sandbox funding moved back and for
   assert.match(table.stdout, new RegExp(`${payer.id}:test:available\\s+\\d+\\s+\\S+\\s+180143985094819\\.82\\s+90071992547409\\.91`));
 });
 
+test('a leg whose slip is held for review: SLIP_IN_REVIEW with what the slip showed arriving (pending, not a difference), not SLIP_AWAITED', async () => {
+  const held = await deposit(11_000n);
+  await slip(held, 'rcpt_held', 'tr_held', 11_000n, 'สมศรี มีสุข'); // another name: held for review
+  assert.is(s.running.store.world.deposits.get(held)!.status, 'under_review');
+  const r = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}&livemode=true`, undefined, { roles: ['finance'] });
+  const leg = r.json.data[0].differences.find((d: any) => d.deposit_id === held);
+  assert.equal([leg?.reason, leg?.slip_shown_minor, leg?.verified_minor, leg?.filled_minor], ['SLIP_IN_REVIEW', 11_000, null, null], JSON.stringify(leg));
+  const cli = await report(['receiving-account', '--merchant', withdrawer.id]);
+  assert.match(cli.stdout, /SLIP_IN_REVIEW \(told 110\.00, verified —, filled —, the slip in review showed 110\.00\)/);
+});
+
 test.run();

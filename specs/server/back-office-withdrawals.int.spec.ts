@@ -103,6 +103,8 @@ test('a dispute: opened by ops, the merchant\'s evidence visible to the operator
   assert.is(tooMuch.status, 422, 'nothing filled, nothing to dispute');
   const past = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'x', amount_minor: 1, respond_by: '2020-01-01T00:00:00Z' });
   assert.is(past.status, 422);
+  const farOff = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'x', amount_minor: 1, respond_by: '2999-01-01T00:00:00Z' });
+  assert.equal([farOff.status, farOff.json.error.details.fields[0].reason], [422, 'maximum'], 'an evidence deadline, not an open case for ever');
 
   for (const content of ['!!!notbase64', 'A', 'AB=', 'QUJD=']) {
     const notBase64 = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/disputes/${disputeId}/evidence`, {
