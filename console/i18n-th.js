@@ -471,8 +471,8 @@ export const th = {
 
   'reversal.BANK_RECALL': 'ธนาคารเรียกคืนเงิน',
   'reversal.ACCOUNT_FROZEN': 'บัญชีถูกอายัด',
-  'reversal.SLIP_INVALIDATED_AFTER_SETTLEMENT': 'สลิปถูกยกเลิกหลังชำระ',
-  'reversal.DUPLICATE_CREDIT': 'เครดิตซ้ำ',
+  'reversal.SLIP_INVALIDATED_AFTER_SETTLEMENT': 'ตรวจพบภายหลังว่าสลิปไม่ถูกต้อง',
+  'reversal.DUPLICATE_CREDIT': 'เข้ายอดซ้ำ',
   'reversal.OPS_ERROR': 'ข้อผิดพลาดจากการดำเนินงาน',
   'reversal.MERCHANT_DISPUTE_LOST': 'ร้านค้าแพ้ข้อพิพาท',
 

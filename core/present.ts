@@ -7,7 +7,7 @@
 // carries livemode", so a snapshot read out of context (a webhook body, a list item, a
 // log) still says which mode's money it describes.
 
-import { actionableBy, reasonTexts } from './deposit/reasons.ts';
+import { actionableBy, reasonTexts, reviewDisplay } from './deposit/reasons.ts';
 import type { Deposit, Leg, Review } from './deposit/state.ts';
 import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
@@ -212,7 +212,7 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
       opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: r.fourEyesRequired,
       estimated_resolution_bucket: resolutionBucketOf(r),
       reasons: r.reasons.map((x) => ({
-        code: x.code, display_th: reasonTexts[x.code].th, display_en: reasonTexts[x.code].en, actionable_by: actionableBy(x.code),
+        code: x.code, display_th: reviewDisplay(x.code).th, display_en: reviewDisplay(x.code).en, actionable_by: actionableBy(x.code),
         ...(x.detail && x.code !== 'RECEIVER_MISMATCH' ? { detail: x.detail as Obj } : {}),
       })),
     };
@@ -237,7 +237,8 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
     // screen shows says so: "upload it again" only while an upload would be taken.
     const unreadable = d.rejection.code === 'SLIP_UNREADABLE';
     const retryable = unreadable && unreadableRetryable(d);
-    const shown = unreadable && !retryable ? unreadableFinal : { th: d.rejection.displayTh, en: d.rejection.displayEn };
+    // An unreadable slip's text is the catalogue's now (reasonTexts), whatever a journal of an older build recorded.
+    const shown = unreadable ? (retryable ? reasonTexts.SLIP_UNREADABLE : unreadableFinal) : { th: d.rejection.displayTh, en: d.rejection.displayEn };
     o.rejection = {
       code: d.rejection.code, display_th: shown.th, display_en: shown.en,
       ...(unreadable ? { retryable, attempts_left: d.attemptsLeft } : {}),
@@ -329,8 +330,8 @@ export function presentBalances(b: Balances): Obj {
 }
 
 const reversalTexts: Readonly<Record<string, string>> = {
-  BANK_RECALL: 'ธนาคารเรียกคืนเงิน', ACCOUNT_FROZEN: 'บัญชีถูกอายัด', SLIP_INVALIDATED_AFTER_SETTLEMENT: 'สลิปถูกยกเลิกหลังชำระ',
-  DUPLICATE_CREDIT: 'เครดิตซ้ำ', OPS_ERROR: 'ข้อผิดพลาดจากการดำเนินงาน', MERCHANT_DISPUTE_LOST: 'แพ้ข้อพิพาท',
+  BANK_RECALL: 'ธนาคารเรียกคืนเงิน', ACCOUNT_FROZEN: 'บัญชีถูกอายัด', SLIP_INVALIDATED_AFTER_SETTLEMENT: 'ตรวจพบภายหลังว่าสลิปไม่ถูกต้อง จึงเรียกคืนยอดที่เข้าบัญชีแล้ว',
+  DUPLICATE_CREDIT: 'เข้ายอดซ้ำ', OPS_ERROR: 'ข้อผิดพลาดจากการดำเนินงาน', MERCHANT_DISPUTE_LOST: 'ร้านค้าแพ้ข้อพิพาท',
 };
 
 export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: Balances): Obj {

@@ -151,7 +151,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   amount_not_supported: {
     status: 422, type: 'invalid_request_error', retryable: false,
     message: 'The amount is outside the limits or not a round amount.',
-    message_th: 'จำนวนเงินอยู่นอกขอบเขตที่กำหนดหรือไม่เป็นจำนวนเต็ม',
+    message_th: 'จำนวนเงินอยู่นอกขอบเขตที่กำหนดหรือไม่ลงตัวตามหน่วยที่กำหนด (ดูขอบเขตใน details.min_minor และ details.max_minor)',
   },
   amount_below_p2p_minimum: {
     status: 422, type: 'invalid_request_error', retryable: false,

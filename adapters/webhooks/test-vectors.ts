@@ -9,6 +9,7 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import { apiVersion } from '../../core/present.ts';
 import { privateKeyFromSeed, publishedKey, signDelivery, signedBytes, type SigningKey } from './signing.ts';
+import { reviewDisplay } from '../../core/deposit/reasons.ts';
 
 export const testVectorKid = 'whk_test_vectors_1';
 /** Fixed: 2026-01-01T00:00:00Z. Older than 300 s, so a verifier must be told to skip its time check. */
@@ -32,7 +33,7 @@ const bodies: readonly { name: string; description: string; eventId: string; bod
     body: envelope('evt_01JGTV00000000000000000001', 1, 'deposit.under_review', {
       id: 'dep_01JGTV0000000000000000000D', object: 'deposit_order', version: 3, status: 'under_review', is_terminal: false, amount_minor: 50000, currency: 'THB',
       review: { opened_at: createdAt, escalated: false, four_eyes_required: false, estimated_resolution_bucket: 'under_1h',
-        reasons: [{ code: 'SENDER_NAME_MISMATCH', display_th: 'ชื่อบัญชีผู้โอนไม่ตรงกับที่ระบุไว้', display_en: 'Sender name does not match', actionable_by: 'end_user' }] },
+        reasons: [{ code: 'SENDER_NAME_MISMATCH', display_th: reviewDisplay('SENDER_NAME_MISMATCH').th, display_en: reviewDisplay('SENDER_NAME_MISMATCH').en, actionable_by: 'end_user' }] }, // as the service sends it
     }, { status: 'slip_processing', version: 2 }),
   },
   {

@@ -10,7 +10,7 @@ import { limits } from '../limits.ts';
 import type { Balances } from '../ledger/ledger.ts';
 import { creditBucketOf } from '../ledger/postings.ts';
 import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '../money.ts';
-import { orderReasons, reasonTexts } from './reasons.ts';
+import { declinedDisplay, orderReasons } from './reasons.ts';
 import {
   evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewDecision, type ReviewReason, type Slip, type Verification,
@@ -664,7 +664,7 @@ function decline(c: Extract<DepositCommand, { type: 'DeclineReview' }>, s: Depos
       { status: s.status, verified_legs: verified });
   }
   const first = s.review.reasons[0]?.code;
-  const texts = first ? reasonTexts[first] : { th: 'รายการถูกปฏิเสธโดยเจ้าหน้าที่', en: 'The slip was declined by a reviewer.' };
+  const texts = declinedDisplay(first);
   return [{ type: 'DepositRejected', at: c.at, code: first ?? 'REVIEW_DECLINED', displayTh: texts.th, displayEn: texts.en, decision: { operatorId: c.operatorId, note: c.note } }];
 }
 

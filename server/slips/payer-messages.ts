@@ -10,8 +10,14 @@ import { slipUploadLimits } from '../../core/limits.ts';
 import type { ErrorDetails } from '../errors.ts';
 
 const contactMerchant = 'กรุณาติดต่อร้านค้า';
-/** A capability that does not open this upload: expired, altered, or none (one sentence, whatever failed). */
-const linkNotValid = 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่';
+/**
+ * A capability that does not open this upload: expired, altered, or none (one sentence,
+ * whatever failed). Never "open a new link": a payer who has paid would start a new order
+ * and pay again.
+ */
+const linkNotValid = 'ลิงก์อัปโหลดสลิปนี้ใช้ไม่ได้หรือหมดอายุแล้ว หากท่านโอนเงินไปแล้ว กรุณาอย่าโอนซ้ำ และติดต่อร้านค้าพร้อมสลิป';
+/** A request the merchant's app built wrong (a field, a header, the multipart): nothing the payer can mend by choosing another image. */
+const appFault = 'ไม่สามารถส่งสลิปได้เนื่องจากข้อผิดพลาดของระบบร้านค้า กรุณาติดต่อร้านค้า';
 
 /** The reasons of a refused upload a payer can act on, by details.fields[].reason. */
 const byReason: Readonly<Record<string, string>> = {
@@ -21,6 +27,9 @@ const byReason: Readonly<Record<string, string>> = {
   incomplete: 'ส่งไฟล์ไม่ครบ กรุณาลองอัปโหลดใหม่อีกครั้ง',
   invalid_base64: 'ไม่สามารถอ่านไฟล์รูปสลิปได้ กรุณาเลือกรูปใหม่',
   required: 'ไม่พบไฟล์รูปสลิป กรุณาเลือกรูปแล้วอัปโหลดใหม่',
+  // What a payer typed for a slip without an image (the transfer's details).
+  in_the_future: 'เวลาโอนที่กรอกอยู่ในอนาคต กรุณาตรวจสอบวันและเวลาโอนบนสลิป',
+  unknown_bank: 'ไม่รู้จักธนาคารผู้โอนที่เลือก กรุณาเลือกธนาคารใหม่',
 };
 
 const byCode: Partial<Readonly<Record<ErrorCode, string>>> = {
@@ -32,9 +41,10 @@ const byCode: Partial<Readonly<Record<ErrorCode, string>>> = {
   late_slip_window_closed: `เลยเวลารับสลิปของรายการนี้แล้ว ${contactMerchant}`,
   idempotency_in_flight: 'กำลังรับสลิปนี้อยู่ กรุณารอสักครู่',
   idempotency_key_reused: 'มีการอัปโหลดไฟล์อื่นในคำขอเดียวกัน กรุณาเริ่มอัปโหลดใหม่',
-  rate_limited: 'อัปโหลดบ่อยเกินไป กรุณารอสักครู่แล้วลองใหม่',
+  rate_limited: 'อัปโหลดบ่อยเกินไป กรุณารอประมาณ 1 นาทีแล้วลองใหม่', // 20 a minute: the window is a minute
   request_timeout: 'อัปโหลดนานเกินไป กรุณาลองใหม่ในที่ที่สัญญาณดีกว่า',
-  validation_error: 'ไม่สามารถรับไฟล์นี้ได้ กรุณาเลือกรูปสลิปใหม่',
+  validation_error: appFault, // the image's own faults have their sentences above (byReason)
+  idempotency_key_required: appFault,
 };
 
 /** The Thai sentence for a payer's screen for a refused slip upload. */

@@ -640,9 +640,14 @@ const rows: DepositRow[] = [
     refused: 'alloc_state_conflict',
   },
   {
-    row: 'under_review → reviewer declines → rejected, with the first reason\'s texts',
+    row: 'under_review → reviewer declines → rejected, saying declined, the first reason and what a payer who paid does',
     given: underReview, when: { type: 'DeclineReview', at: T0 + hour, operatorId: 'emp_alice', note },
-    then: [{ type: 'DepositRejected', at: T0 + hour, code: 'SENDER_NAME_MISMATCH', displayTh: reasonTexts.SENDER_NAME_MISMATCH.th, displayEn: reasonTexts.SENDER_NAME_MISMATCH.en, decision: { operatorId: 'emp_alice', note } }],
+    then: [{
+      type: 'DepositRejected', at: T0 + hour, code: 'SENDER_NAME_MISMATCH',
+      displayTh: `รายการนี้ไม่ผ่านการตรวจสอบ (${reasonTexts.SENDER_NAME_MISMATCH.th}) หากท่านโอนเงินแล้ว กรุณาติดต่อร้านค้าพร้อมสลิปเพื่อขอคืนเงิน`,
+      displayEn: 'The order was declined on review (The sender name differs from the registered one). If you transferred money, contact the merchant with your slip for a refund.',
+      decision: { operatorId: 'emp_alice', note },
+    }],
   },
   {
     row: 'under_review: a decline with a short note → review_note_required',

@@ -432,7 +432,7 @@ test('slip_processing → image unreadable and time remains → awaiting_payment
   assert.is(d.version, 3);
   assert.equal(out.entries, ['SlipRejected']);
   assert.equal(out.events, ['deposit.slip_rejected']);
-  assert.equal(presentDeposit(d).rejection, { code: 'SLIP_UNREADABLE', display_th: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดใหม่', display_en: 'The slip could not be read; please upload it again.', retryable: true, attempts_left: 2 });
+  assert.equal(presentDeposit(d).rejection, { code: 'SLIP_UNREADABLE', display_th: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดรูปสลิปที่ชัดเจนและไม่ถูกตัดขอบ', display_en: 'The slip could not be read; please upload a clear, uncropped image of it.', retryable: true, attempts_left: 2 });
   assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['deposit.expire', d.expiresAt]], 'expiry is armed again');
 });
 
@@ -544,7 +544,7 @@ test('canceled → late slip within the window → slip_processing, then forced 
     assert.equal([dep(s.h, id).status, dep(s.h, id).slip?.isLate], ['slip_processing', true]);
     const out = emitted(s.h, () => verify(s.h, id, 'rcpt_1', outcome === 'unreadable' ? { kind: 'unreadable' } : found(exactTransfer(s.h, id))));
     assert.equal(out.entries, ['DepositUnderReview'], outcome);
-    assert.equal(shownReasons(s.h, id)[0], { code: 'CANCELED_ORDER_SLIP', display_th: 'โอนเข้ารายการที่ถูกยกเลิกแล้ว', display_en: 'The transfer was made to a canceled order.', actionable_by: 'support' }, outcome);
+    assert.equal(shownReasons(s.h, id)[0], { code: 'CANCELED_ORDER_SLIP', display_th: 'โอนเข้ารายการที่ถูกยกเลิกแล้ว รอเจ้าหน้าที่ตรวจสอบ', display_en: 'The transfer was made to a canceled order. Support will check.', actionable_by: 'support' }, outcome);
   }
 });
 
@@ -592,7 +592,7 @@ test('expired or canceled → fallback route confirms after close → under_revi
     assert.equal(out.entries, ['DepositUnderReview']);
     assert.equal(out.events, ['deposit.under_review']);
     assert.equal(out.ledger, [], 'no money moves before a reviewer decides');
-    assert.equal(shownReasons(s.h, id), [{ code: 'LATE_ROUTE_CONFIRMATION', display_th: 'ช่องทางรับเงินยืนยันหลังปิดรายการ', display_en: 'The route confirmed after the order closed.', actionable_by: 'support' }]);
+    assert.equal(shownReasons(s.h, id), [{ code: 'LATE_ROUTE_CONFIRMATION', display_th: 'ช่องทางรับเงินยืนยันหลังปิดรายการ รอเจ้าหน้าที่ตรวจสอบ', display_en: 'The route confirmed after the order closed. Support will check.', actionable_by: 'support' }]);
     assert.equal(d.routeConfirmation, { transRef: `GW-${closed}`, amountMinor: 25_000n, legRef: d.legs[0]!.legRef, confirmedAt: s.h.clock.ms });
     // The feed repeating itself changes nothing; the reviewer settles at the confirmed amount, into the gateway.
     assert.is(s.h.exec(confirmRoute(id, `GW-${closed}`, 25_000n)).ok, true);
@@ -753,7 +753,7 @@ test('under_review → reviewer declines → rejected: no credit, no ledger entr
   assert.equal(out.on(s.withdrawal), ['LegReleased']);
   assert.equal(out.events, ['deposit.rejected']);
   assert.equal(out.ledger, []);
-  assert.equal(presentDeposit(d).rejection, { code: 'SENDER_NAME_MISMATCH', display_th: 'ชื่อผู้โอนไม่ตรงกับที่แจ้งไว้', display_en: 'The sender name differs from the registered one.' });
+  assert.equal(presentDeposit(d).rejection, { code: 'SENDER_NAME_MISMATCH', display_th: 'รายการนี้ไม่ผ่านการตรวจสอบ (ชื่อผู้โอนไม่ตรงกับที่แจ้งไว้) หากท่านโอนเงินแล้ว กรุณาติดต่อร้านค้าพร้อมสลิปเพื่อขอคืนเงิน', display_en: 'The order was declined on review (The sender name differs from the registered one). If you transferred money, contact the merchant with your slip for a refund.' });
   refused(s.h, approve(id), 'operation_not_allowed', seen);
   refused(s.h, { type: 'DeclineDepositReview', actor: operator(), depositId: id, note: 'Sender is not the account holder.' }, 'operation_not_allowed', seen);
   const r = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_2', hasImage: true }, 'validation_error', seen);

@@ -15,7 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { expectError, journalRows } from '../support/api-checks.ts';
 import { depositBody, signedHeaders, freshSender } from '../support/server-harness.ts';
-import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, type Capability, type SlipScene } from '../support/slip-harness.ts';
+import { assertReceipt, getDeposit, matchedDeposit, multipartBody, pngSlip, slipScene, upload, uploadFile, uploadJson, type Capability, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
 
@@ -225,7 +225,13 @@ test("the upload's refusals carry a sentence for the payer's screen (details.pub
   assert.equal(await shown(upload(cap, Buffer.alloc(0), 'image/png')), [400, 'unsupported_media_type', 'รองรับเฉพาะรูปภาพสลิป (JPEG, PNG, WebP หรือ HEIC) กรุณาเลือกรูปสลิปใหม่']);
   const huge = Buffer.concat([pngSlip(), Buffer.alloc(cap.max_bytes)]);
   assert.equal(await shown(uploadFile(cap, huge)), [422, 'validation_error', 'ไฟล์รูปสลิปใหญ่เกินไป (ไม่เกิน 5 MB) กรุณาเลือกรูปที่เล็กลง']);
-  assert.equal(await shown(uploadFile({ ...cap, token: `${cap.token}x` }, pngSlip())), [401, 'signature_invalid', 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่']);
+  // Never "open a new link": a payer who has paid would start a new order and pay twice.
+  assert.equal(await shown(uploadFile({ ...cap, token: `${cap.token}x` }, pngSlip())), [401, 'signature_invalid', 'ลิงก์อัปโหลดสลิปนี้ใช้ไม่ได้หรือหมดอายุแล้ว หากท่านโอนเงินไปแล้ว กรุณาอย่าโอนซ้ำ และติดต่อร้านค้าพร้อมสลิป']);
+  // The app's own faults (no Idempotency-Key, a field the upload does not take) are not the payer's image: go to the merchant.
+  const appFault = 'ไม่สามารถส่งสลิปได้เนื่องจากข้อผิดพลาดของระบบร้านค้า กรุณาติดต่อร้านค้า';
+  const noKey = await fetch(cap.upload_url, { method: 'POST', headers: { Authorization: `Bearer ${cap.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ image_base64: pngSlip().toString('base64') }) });
+  assert.equal([noKey.status, ((await noKey.json()) as any).error.details.public_message_th], [400, appFault]);
+  assert.equal(await shown(uploadJson(cap, { image_base64: pngSlip().toString('base64'), payload: 'qr', extra: 'x' })), [422, 'validation_error', appFault]);
   // The merchant's own calls are for the merchant's staff: message_th only.
   const merchant = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', { amount_minor: -1 });
   assert.equal([merchant.status, merchant.json.error.details.public_message_th], [422, undefined]);

@@ -92,7 +92,7 @@ export function expectError(r: Reply, code: ErrorCode, covered?: Set<string>): R
     // Nothing that says which part failed; a slip upload's refusal carries the payer's one generic sentence.
     const { public_message_th: forPayer, ...rest } = e.details as Record<string, unknown>;
     assert.equal(rest, {}, 'signature_invalid carries no details');
-    if (forPayer !== undefined) assert.is(forPayer, 'ลิงก์อัปโหลดสลิปไม่ถูกต้องหรือหมดอายุ กรุณากลับไปที่หน้าร้านค้าเพื่อเปิดลิงก์ใหม่');
+    if (forPayer !== undefined) assert.is(forPayer, 'ลิงก์อัปโหลดสลิปนี้ใช้ไม่ได้หรือหมดอายุแล้ว หากท่านโอนเงินไปแล้ว กรุณาอย่าโอนซ้ำ และติดต่อร้านค้าพร้อมสลิป');
   }
   covered?.add(code);
   return e;
