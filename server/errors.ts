@@ -91,7 +91,7 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   tenant_suspended: {
     status: 403, type: 'permission_error', retryable: false,
     message: 'An account in the chain of this key is suspended.',
-    message_th: 'บัญชีในสายของ API key นี้ถูกระงับการใช้งาน',
+    message_th: 'ร้านค้าหรือไวท์เลเบลเจ้าของ API key นี้ถูกระงับการใช้งาน',
   },
   scope_denied: {
     status: 403, type: 'permission_error', retryable: false,

@@ -127,7 +127,7 @@ function toFieldError(error: ErrorObject): FieldError {
     case 'pattern': {
       // The text rules in words, not the character classes behind them.
       const pattern = String(params.pattern);
-      if (pattern === visible) return at(error, 'pattern', 'must hold no control, line-separator or direction characters (U+0000–U+001F, U+007F–U+009F, U+2028/9, U+200E/F, U+202A–E, U+2066–9, U+061C, U+00AD) nor half a surrogate pair');
+      if (pattern === visible) return at(error, 'pattern', 'must hold no control, line-separator, direction or invisible characters (U+0000–U+001F, U+007F–U+009F, U+2028/9, U+200E/F, U+202A–E, U+2066–9, U+061C, U+00AD, and the zero-width space U+200B, word joiner U+2060 and byte-order mark U+FEFF that text copied from a web page or a document often carries) nor half a surrogate pair');
       if (pattern === writtenText) return at(error, 'pattern', 'must hold no control or direction characters (tabs and line breaks are fine) nor half a surrogate pair');
       return at(error, 'pattern', error.message);
     }

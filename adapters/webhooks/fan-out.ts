@@ -73,9 +73,13 @@ export class FanOut {
     const body = this.events.body(event.table, event.id) ?? '';
     this.mailed++;
     const mode = event.livemode ? 'live' : 'sandbox';
-    this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${mode}): your webhook endpoint is ${deleted ? 'deleted' : 'disabled'}`,
-      deleted
-        ? `Your ${mode} webhook endpoints were deleted, so this event is sent by e-mail. Register an endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`
-        : `Your only ${mode} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.\n\n${body}`, now);
+    const modeTh = event.livemode ? 'ใช้งานจริง' : 'ทดสอบ (sandbox)';
+    // Thai first, then English: the merchants are Thai (the subject stays English, for filters).
+    const [th, en] = deleted
+      ? [`ปลายทาง webhook โหมด${modeTh}ของท่านถูกลบทั้งหมด จึงส่งเหตุการณ์นี้ทางอีเมล กรุณาลงทะเบียนปลายทางใหม่ผ่านฝ่ายสนับสนุน แล้วกระทบยอดด้วย GET /v1/pay/events`,
+        `Your ${mode} webhook endpoints were deleted, so this event is sent by e-mail. Register an endpoint through support, then reconcile with GET /v1/pay/events.`]
+      : [`ปลายทาง webhook โหมด${modeTh}ของท่านถูกปิดใช้งาน จึงส่งเหตุการณ์นี้ทางอีเมล กรุณาเปิดใช้งานปลายทางอีกครั้งผ่านฝ่ายสนับสนุน แล้วกระทบยอดด้วย GET /v1/pay/events`,
+        `Your only ${mode} webhook endpoint is disabled, so this event is sent by e-mail. Re-enable the endpoint through support, then reconcile with GET /v1/pay/events.`];
+    this.email.queue(event.merchantId, 'mandatory_event', `[satang] ${event.type} (${mode}): your webhook endpoint is ${deleted ? 'deleted' : 'disabled'}`, `${th}\n\n${en}\n\n${body}`, now);
   }
 }

@@ -58,6 +58,9 @@ export class EndpointHealth {
     const fields = { endpoint_id: endpoint.id, merchant_id: endpoint.merchantId, down_hours: hours(reachedMs), failed_attempts: endpoint.failuresSince };
     this.log.warn(fields, 'webhook endpoint failing: down-time warning');
     this.email.queue(endpoint.merchantId, 'endpoint_downtime_warning', `[satang] webhook endpoint failing for ${hours(reachedMs)} hours`,
+      `การส่ง webhook ไปยัง ${endpoint.url} (${endpoint.id}, ${endpoint.livemode ? 'ใช้งานจริง' : 'ทดสอบ'}) ล้มเหลวตั้งแต่ ${iso(endpoint.failingSince!)} ` +
+      `(${endpoint.failuresSince} ครั้ง) ปลายทางจะถูกปิดใช้งานอัตโนมัติเมื่อไม่สำเร็จเลยครบ ${hours(webhookLimits.autoDisableDowntimeMs)} ชั่วโมง ` +
+      `และล้มเหลวอย่างน้อย ${webhookLimits.autoDisableFailuresMin} ครั้ง\n\n` +
       `Deliveries to ${endpoint.url} (${endpoint.id}, ${endpoint.livemode ? 'live' : 'sandbox'}) have failed since ${iso(endpoint.failingSince!)} ` +
       `(${endpoint.failuresSince} failed attempts). The endpoint is disabled automatically after ${hours(webhookLimits.autoDisableDowntimeMs)} hours ` +
       `without a success and at least ${webhookLimits.autoDisableFailuresMin} failures.`, now);
@@ -70,6 +73,8 @@ export class EndpointHealth {
     const merchant = this.directory(endpoint.merchantId);
     this.log.warn({ endpoint_id: endpoint.id, merchant_id: endpoint.merchantId, canceled_deliveries: canceled, failed_attempts: endpoint.failuresSince }, 'webhook endpoint disabled automatically');
     this.email.queue(endpoint.merchantId, 'endpoint_disabled', '[satang] webhook endpoint disabled',
+      `การส่ง webhook ไปยัง ${endpoint.url} (${endpoint.id}) ล้มเหลวมา ${hours(now - endpoint.failingSince!)} ชั่วโมง (${endpoint.failuresSince} ครั้ง) ` +
+      `ปลายทางถูกปิดใช้งานแล้ว และยกเลิกการส่งที่รออยู่ ${canceled} รายการ การเปิดใช้งานอีกครั้งต้องติดต่อฝ่ายสนับสนุน\n\n` +
       `Deliveries to ${endpoint.url} (${endpoint.id}) failed for ${hours(now - endpoint.failingSince!)} hours (${endpoint.failuresSince} failed attempts); ` +
       `the endpoint is disabled and ${canceled} queued deliveries were canceled. Re-enabling is manual.`, now);
     if (!merchant) return;

@@ -18,12 +18,21 @@ export const movementTypes: readonly BalanceTransactionType[] = [
   'deposit_settled', 'fee', 'clearing_released', 'withdrawal_reserved', 'withdrawal_settled', 'withdrawal_released', 'reversal', 'adjustment',
 ];
 
-/** What a Thai reader sees beside each line (CSV): the statement is read in Thai too. */
+/**
+ * What a Thai reader sees beside each line (CSV): the statement is read in Thai too. The
+ * console's statement and transactions pages use the same words (console/i18n-th.js
+ * btType.* and btxn.type.*): one statement, one vocabulary on screen and in its download.
+ */
 const descriptionTh: Readonly<Record<string, string>> = {
-  opening: 'ยอดยกมา', closing: 'ยอดคงเหลือ',
-  deposit_settled: 'รับชำระเงินฝาก', fee: 'ค่าธรรมเนียม', clearing_released: 'พ้นระยะเคลียริ่ง', withdrawal_reserved: 'กันเงินถอน',
-  withdrawal_settled: 'จ่ายเงินถอน', withdrawal_released: 'คืนเงินกันถอน', reversal: 'รายการกลับ', adjustment: 'ปรับปรุงยอด',
+  opening: 'ยอดยกมา', closing: 'ยอดยกไป',
+  deposit_settled: 'รับเงินฝาก', fee: 'ค่าธรรมเนียม', clearing_released: 'พ้นระยะพักเงิน', withdrawal_reserved: 'กันยอดถอน',
+  withdrawal_settled: 'จ่ายถอน', withdrawal_released: 'คืนยอดกันถอน', reversal: 'กลับรายการ', adjustment: 'ปรับยอด',
 };
+
+/** The Thai words of a statement line (`opening`, `closing`, or a balance-transaction type), as its CSV writes them. */
+export function statementDescriptionTh(line: string): string | undefined {
+  return descriptionTh[line];
+}
 
 /** One bucket's movements of one type in the period. */
 export interface MovementLine {

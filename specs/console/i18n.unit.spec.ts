@@ -17,6 +17,7 @@ import { claimTransitions } from '../../core/claim/decide.ts';
 import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
 import { balanceTransactionTypes } from '../../core/ledger/ledger.ts';
 import { readableLength } from '../../core/note.ts';
+import { statementDescriptionTh } from '../../core/finance/statement.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -183,6 +184,15 @@ test('ages and short ids', () => {
   assert.is(format.formatPercent(0.1234), '12.3%');
   assert.is(format.formatPercent(null), '—');
   assert.is(format.formatCount(1234567), '1,234,567');
+});
+
+test('a statement reads the same on screen and in its CSV: the console\'s Thai for each balance-transaction type, the opening and the closing is the CSV\'s description_th', () => {
+  for (const type of balanceTransactionTypes) {
+    const csv = statementDescriptionTh(type);
+    assert.ok(csv, `${type} has CSV words`);
+    assert.equal([th[`btType.${type}`], th[`btxn.type.${type}`]], [csv, csv], type);
+  }
+  assert.equal([th['statement.opening'], th['statement.closing']], [statementDescriptionTh('opening'), statementDescriptionTh('closing')]);
 });
 
 test.run();

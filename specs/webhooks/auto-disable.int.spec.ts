@@ -61,6 +61,8 @@ test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, we
   await advance(s, 6 * hour);
   assert.equal(mails(m).map((x) => x.kind), ['endpoint_downtime_warning', 'endpoint_downtime_warning'], 'warned at 12 h');
   assert.match(mails(m)[1]!.subject, /12 hours/);
+  // Thai first for the merchant's staff, then English.
+  assert.match(mails(m)[1]!.body, /^การส่ง webhook ไปยัง .* ล้มเหลวตั้งแต่ [\s\S]*\n\nDeliveries to /);
 
   await advance(s, 12 * hour - minute);
   assert.is((await endpoint(failingId)).status, 'enabled', 'not yet 24 h');
