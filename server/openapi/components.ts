@@ -32,6 +32,27 @@ const balances = object({ available_minor: int, pending_clearing_minor: int, res
 const feeLine = object({ component: str, amount_minor: int }, { rate_bps: int });
 
 const reasonText = { code: str, display_th: str, display_en: str };
+
+/** A finance report's period (core/finance/statement.ts periodLabel): its days in Bangkok, and the instants they span. */
+const day: Schema = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' };
+const reportPeriod = { date_from: day, date_to: day, time_zone: { const: 'Asia/Bangkok' }, period_start: instant, period_end: instant, as_of: instant };
+const reportPeriodNamed = { month: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}$' }, date: day };
+const feeSums = object({ count: int, fee_minor: int, vat_minor: int, total_minor: int });
+const feeNet = { charged: feeSums, refunded: feeSums, fee_minor: int, vat_minor: int, total_minor: int };
+const statement = object({
+  object: { const: 'statement' }, merchant_id: str, merchant_name: str, livemode: bool, currency: { const: 'THB' }, ...reportPeriod,
+  buckets: {
+    type: 'array', items: object({
+      bucket: { enum: ['available', 'pending_clearing', 'reserved'] }, opening_minor: int, closing_minor: int,
+      movements: { type: 'array', items: object({ type: str, count: int, credit_minor: int, debit_minor: int, net_minor: int }) },
+    }),
+  },
+}, reportPeriodNamed);
+const feeReport = object({
+  object: { const: 'fee_report' }, livemode: bool, currency: { const: 'THB' }, ...reportPeriod,
+  merchants: { type: 'array', items: object({ merchant_id: str, merchant_name: str, white_label_id: str, ...feeNet }) },
+  totals: object(feeNet),
+}, reportPeriodNamed);
 const depositOrder = object({
   id: { type: 'string', pattern: '^dep_' }, object: { const: 'deposit_order' }, livemode: bool, version: int,
   status: { enum: [...depositStatuses] }, is_terminal: bool, merchant_reference: str, amount_minor: int, currency: { const: 'THB' },
@@ -117,6 +138,8 @@ const errorObject = {
 export const schemas: Record<string, Schema> = {
   Error: { type: 'object', additionalProperties: false, required: ['error'], properties: { error: errorObject } },
   DepositOrder: depositOrder,
+  Statement: statement,
+  FeeReport: feeReport,
   WithdrawalOrder: withdrawalOrder,
   SlipUpload: object({ token: str, expires_at: instant, upload_url: { type: 'string', format: 'uri' }, max_bytes: int, content_types: { type: 'array', items: str } }),
   SlipReceipt: object({ receipt_id: { type: 'string', pattern: '^rcpt_' }, status: { const: 'accepted' }, received_at: instant }),

@@ -37,6 +37,8 @@ const patternSamples: Record<string, string> = {
   '^v1=[0-9a-f]{64}$': `v1=${'0'.repeat(64)}`,
   '^sk_(live|test)_': 'sk_test_example',
   [httpUrlText]: 'https://merchant.example/return',
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}$': '2026-11-21',
+  '^[0-9]{4}-[0-9]{2}$': '2026-11',
 };
 
 const formatSamples: Record<string, string> = { 'date-time': '2026-11-21T03:00:00.000Z', uri: 'https://merchant.example/return' };

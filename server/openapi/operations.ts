@@ -105,7 +105,7 @@ const boQueries = {
   whiteLabels: { q: { type: 'string', description: 'part of the name, or the id' }, ...queuePage },
 };
 /** A report's CSV answer: its header row as the example. */
-const csvAnswer = (header: readonly string[]) => ({ mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json: 'Object', example: `${header.join(',')}\r\n` });
+const csvAnswer = (header: readonly string[], json = 'Object') => ({ mediaType: 'text/csv', description: 'format=csv: RFC 4180, a header row, UTF-8; otherwise JSON.', json, example: `${header.join(',')}\r\n` });
 const statementQuery = {
   date: { ...day, description: 'one day in Asia/Bangkok; or month, or from and to' },
   month: { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}$', description: 'a month in Asia/Bangkok: its days, up to today while it runs' },
@@ -237,7 +237,7 @@ export const operations: Record<string, OperationInfo> = {
   // finance (issue 16)
   'GET /v1/bo/reports/statements': {
     summary: 'Statement of a merchant and mode for a day or a period of days (Asia/Bangkok) per bucket: opening, movements by type, closing.', auth: 'operator',
-    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(statementCsvHeader) },
+    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(statementCsvHeader, 'Statement') },
   },
   'GET /v1/bo/reports/trial-balance': { summary: 'Trial balance of every ledger account at as_of: debits = credits.', auth: 'operator', queryParams: { as_of: { type: 'string', format: 'date-time' }, format }, responses: { 200: csvAnswer(trialBalanceCsvHeader) } },
   'GET /v1/bo/reports/receiving-accounts': {
@@ -246,7 +246,7 @@ export const operations: Record<string, OperationInfo> = {
   },
   'GET /v1/bo/reports/fees': {
     summary: 'Fees and VAT for a day or a period of days (Asia/Bangkok) in one mode: per merchant (with its white label) the fees charged and refunded, each as fee revenue net of VAT and output VAT, and their totals; all merchants, one white label\'s or one merchant\'s.', auth: 'operator',
-    queryParams: { merchant_id: { type: 'string' }, white_label_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader) },
+    queryParams: { merchant_id: { type: 'string' }, white_label_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader, 'FeeReport') },
   },
   'GET /v1/bo/reports/statement-lines': {
     summary: "A merchant's balance transactions of a statement's period, one line each, oldest first: the lines behind the statement's totals.", auth: 'operator',
@@ -256,8 +256,8 @@ export const operations: Record<string, OperationInfo> = {
     summary: "A system account's postings of a day, a month or a period of days (Asia/Bangkok), oldest first, with the running balance from the balance before the period to the closing: the lines behind the trial balance's suspense, reversals, adjustments and gateway settlement.", auth: 'operator',
     queryParams: { account: { type: 'string', enum: [...systemLineAccounts] }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(accountLinesCsvHeader) },
   },
-  'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader) } },
-  'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader) } },
+  'GET /v1/pay/reports/statements': { summary: "The merchant's own statement for a day or a period of days (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(statementCsvHeader, 'Statement') } },
+  'GET /v1/pay/reports/fees': { summary: "The merchant's own fees and VAT for a day or a period of days, for its tax invoice: charged and refunded, fee net of VAT and VAT (scope wallet:read).", auth: 'merchant', queryParams: statementQuery, responses: { 200: csvAnswer(feeReportCsvHeader, 'FeeReport') } },
 
   // certification (issue 14)
   'POST /v1/test/certification': { summary: 'Run certification (10300, 10800, 10900, 11600, out-of-order A/B/C) against the sandbox endpoints (sandbox key).', auth: 'merchant', body: emptyBody, example: {}, responses: { 201: 'CertificationRun', 200: 'CertificationRun', 202: 'CertificationRun' } },
