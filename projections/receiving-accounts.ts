@@ -143,17 +143,17 @@ export interface ReceivingAccountLegs {
   readonly legs: readonly ReceivingLeg[];
 }
 
-type LegRow = [string, string, string, string, string, string, string, bigint, bigint, bigint | null, bigint | null, bigint, bigint, bigint, bigint | null, bigint];
+type LegRow = [string, string, string, string, string, string, string, bigint, bigint, bigint | null, bigint | null, bigint, bigint, bigint, bigint | null, bigint, string];
 
 export class ReceivingAccountReads {
   private readonly readTx;
   constructor(db: ProjectionsDb) {
     const legs = db.prepare<[number, string], LegRow>(`SELECT bank_code, account_number, account_name, deposit_id, leg_ref, withdrawal_id, merchant_id, told_minor, told_at,
-      verified_minor, filled_minor, released, fill_reversed, deposit_reversed, slip_shown_minor, declined FROM ra_legs WHERE livemode = ? AND merchant_id = ?
+      verified_minor, filled_minor, released, fill_reversed, deposit_reversed, slip_shown_minor, declined, payout_leg_ref FROM ra_legs WHERE livemode = ? AND merchant_id = ?
       ORDER BY bank_code, account_number, told_at, deposit_id, leg_ref`).raw(true).safeIntegers(true);
     this.readTx = db.transaction((merchantId: string, livemode: boolean, accountsMax: number): ReceivingAccountLegs[] => {
       const byAccount = new Map<string, ReceivingAccountLegs & { legs: ReceivingLeg[] }>();
-      for (const [bank, number, name, depositId, legRef, withdrawalId, owner, told, toldAt, verified, filled, released, fillReversed, depositReversed, shown, declined] of legs.iterate(livemode ? 1 : 0, merchantId)) {
+      for (const [bank, number, name, depositId, legRef, withdrawalId, owner, told, toldAt, verified, filled, released, fillReversed, depositReversed, shown, declined, payoutLegRef] of legs.iterate(livemode ? 1 : 0, merchantId)) {
         const key = `${bank}|${number}`;
         let a = byAccount.get(key);
         if (!a) {
@@ -161,7 +161,7 @@ export class ReceivingAccountReads {
           byAccount.set(key, (a = { livemode, merchantId: owner, bankCode: bank, accountNumber: number, accountName: name, legs: [] }));
         }
         a.legs.push({
-          depositId, legRef, withdrawalId, toldMinor: told, toldAt: Number(toldAt), verifiedMinor: verified, filledMinor: filled,
+          depositId, legRef, withdrawalId, payoutLegRef, toldMinor: told, toldAt: Number(toldAt), verifiedMinor: verified, filledMinor: filled,
           released: released === 1n, fillReversed: fillReversed === 1n, depositReversed: depositReversed === 1n,
           declinedShownMinor: declined === 1n ? shown : null, inReviewShownMinor: declined === 1n ? null : shown,
         });

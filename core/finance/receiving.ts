@@ -25,6 +25,8 @@ export interface ReceivingLeg {
   readonly depositId: string;
   readonly legRef: string;
   readonly withdrawalId: string;
+  /** The fill's leg_ref on the withdrawal (its fills[]): the deposit's leg_ref and the withdrawal's are not the same (contract). */
+  readonly payoutLegRef?: string;
   readonly toldMinor: Minor;
   readonly toldAt: number;
   readonly verifiedMinor: Minor | null;
@@ -118,7 +120,7 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
     told_minor: reportMinor(a.toldMinor), verified_minor: reportMinor(a.verifiedMinor), filled_minor: reportMinor(a.filledMinor),
     pending_legs: a.pending, released_unpaid_legs: a.releasedUnpaid, agrees: a.disagreeing === 0, disagreeing_legs: a.disagreeing,
     differences: a.differences.map((d) => ({
-      deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, told_at: iso(d.toldAt), reason: d.reason,
+      deposit_id: d.depositId, leg_ref: d.legRef, withdrawal_id: d.withdrawalId, fill_leg_ref: d.payoutLegRef ?? null, told_at: iso(d.toldAt), reason: d.reason,
       told_minor: reportMinor(d.toldMinor), verified_minor: d.verifiedMinor === null ? null : reportMinor(d.verifiedMinor),
       filled_minor: d.filledMinor === null ? null : reportMinor(d.filledMinor),
       ...(d.reversedFillMinor !== null ? { fill_reversed_minor: reportMinor(d.reversedFillMinor) } : {}),
@@ -129,7 +131,7 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
 
 export const receivingCsvHeader = [
   'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name_masked', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
-  'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht', 'slip_shown_minor',
+  'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht', 'slip_shown_minor', 'fill_leg_ref',
 ] as const;
 
 /** RFC 4180: per account a line with its totals, then a line per leg that differs or is pending. */
@@ -138,9 +140,9 @@ export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[
   const baht = (m: Minor | null) => (m === null ? null : bahtOf(m));
   for (const a of accounts) {
     const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), maskName(a.accountName)] as const;
-    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null]);
+    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null, null]);
     for (const d of a.differences) {
-      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), shownOf(d)]);
+      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), shownOf(d), d.payoutLegRef ?? null]);
     }
   }
   return csvText(receivingCsvHeader, rows);

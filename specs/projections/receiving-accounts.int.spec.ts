@@ -46,6 +46,9 @@ function report(args: readonly string[]): Promise<{ code: number | null; stdout:
   });
 }
 
+/** The withdrawal's fill that an operator reversed: its id and the fill's leg_ref there (not the deposit's). */
+let reversedFill: { withdrawalId: string; legRef: string };
+
 test.before(async () => {
   s = await TestServer.start();
   withdrawer = await s.onboard('ผู้ถอน');
@@ -70,6 +73,7 @@ test.before(async () => {
   await payLeg(s, fillReversed, 0, 50_000n);
   const payoutLegRef = s.running.store.world.deposits.get(fillReversed)!.legs[0]!.counterparty;
   assert.is(payoutLegRef.kind, 'withdrawal');
+  reversedFill = { withdrawalId, legRef: payoutLegRef.kind === 'withdrawal' ? payoutLegRef.payoutLegRef : '' };
   await accepted(s, { type: 'ReverseFill', actor: operator, withdrawalId, legRef: payoutLegRef.kind === 'withdrawal' ? payoutLegRef.payoutLegRef : '', reasonCode: 'OPS_ERROR', note: 'paid to the wrong account' });
   expect[fillReversed] = 'FILL_REVERSED';
   const reversed = await deposit(60_000n);
@@ -129,6 +133,10 @@ test('receiving account: told, verified and filled per leg, each difference with
   assert.equal([of('DECLINED_TRANSFER').verified_minor, of('DECLINED_TRANSFER').slip_shown_minor, of('DECLINED_TRANSFER').filled_minor], [null, 80_000, null], 'money may be in the account with no fill');
   assert.equal([of('OVERPAID').told_minor, of('OVERPAID').verified_minor], [40_000, 41_000]);
   assert.equal([of('FILL_REVERSED').filled_minor, of('FILL_REVERSED').fill_reversed_minor], [0, 50_000], "a reversed fill is out of the leg's filled, as out of the account's: the lines add up to the total");
+  // The leg joins the withdrawal's fills[] by fill_leg_ref (the deposit's leg_ref is another).
+  assert.equal([of('FILL_REVERSED').withdrawal_id, of('FILL_REVERSED').fill_leg_ref], [reversedFill.withdrawalId, reversedFill.legRef]);
+  const w = await s.bo('GET', `/v1/bo/withdrawals/${reversedFill.withdrawalId}`, undefined, { roles: ['finance'] });
+  assert.ok(w.json.withdrawal.fills.some((f: any) => f.leg_ref === of('FILL_REVERSED').fill_leg_ref && f.amount_minor === 50_000), 'found in fills[]');
   assert.is(a.released_unpaid_legs, 1);
   assert.is(a.pending_legs, 1, 'the leg awaiting its slip');
   assert.is(a.disagreeing_legs, 5);
