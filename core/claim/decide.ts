@@ -23,8 +23,8 @@ import { sameOperator } from '../operators.ts';
 
 export type ClaimCommand =
   | { readonly type: 'StartClaimReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount; readonly depositStatus: string }
-  | { readonly type: 'PayOutClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly withdrawalId: string; readonly depositStatus: string }
+  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount; readonly deposit: ClaimedDeposit }
+  | { readonly type: 'PayOutClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly withdrawalId: string; readonly deposit: ClaimedDeposit }
   | { readonly type: 'CloseClaim'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refund?: { readonly final: boolean; readonly filledMinor: Minor } }
   | { readonly type: 'RejectClaim'; readonly at: number; readonly operatorId: string; readonly note: string };
 
@@ -46,9 +46,11 @@ const transitionOf: { readonly [T in ClaimCommand['type']]: ClaimTransition } = 
 
 /** The facts a new claim is admitted on: the deposit it is about, if it exists, and what its other claims opened by hand already ask. */
 export interface OpenClaimFacts {
-  readonly deposit: { readonly id: string; readonly amountMinor: Minor; readonly status: string } | undefined;
+  readonly deposit: (ClaimedDeposit & { readonly id: string; readonly amountMinor: Minor }) | undefined;
   /** What the deposit's other claims of the same kind hold of it (heldOfDeposit). */
   readonly claimedMinor: Minor;
+  /** What the service saw paid beyond the order: the amounts of the overpayment claims it opened by itself (a same-slip excess, each further transfer). */
+  readonly overpaidMinor: Minor;
 }
 
 /**
@@ -70,6 +72,33 @@ export function heldOfDeposit(c: Pick<Claim, 'status' | 'amountMinor' | 'refunde
  */
 const notClaimable = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'reversed'];
 
+/** The deposit as a claim on the order's own amount is judged against. */
+export interface ClaimedDeposit {
+  readonly status: string;
+  readonly isTerminal: boolean;
+  /** When it settled, if it did. */
+  readonly settledAt?: number;
+}
+
+/**
+ * Why a claim on the order's own amount cannot be opened or refunded while the deposit is as
+ * it is, or null: the order may still credit the payer's transfer to its merchant (under
+ * review; closed but taking late slips), or did — a refund out of suspense would then pay
+ * that money twice, once to the merchant and once back to the payer. A late_slip claim is
+ * always on the order's amount; a manual claim opened on a settled deposit is on a transfer
+ * beyond it the service never saw (the payer paid twice), one opened before the deposit
+ * settled on the amount the settlement credited (`claimOpenedAt`, at a refund).
+ */
+export function orderAmountCredited(kind: ClaimKind, deposit: ClaimedDeposit, claimOpenedAt?: number): string | null {
+  if (kind === 'overpayment') return null;
+  if (deposit.status === 'under_review') return 'it is under review: a reviewer may still credit the transfer to its merchant';
+  if ((deposit.status === 'expired' || deposit.status === 'canceled') && !deposit.isTerminal) return 'it still takes a late slip: the payer\'s slip credits the transfer (send the payer the order\'s slip link)';
+  if (deposit.status !== 'settled') return null;
+  if (kind === 'late_slip') return 'it settled: the order\'s amount was credited to its merchant (money seen beyond it is an overpayment claim)';
+  if (claimOpenedAt !== undefined && deposit.settledAt !== undefined && claimOpenedAt < deposit.settledAt) return 'settled after the claim opened: the order\'s amount it claims was credited to its merchant';
+  return null;
+}
+
 /** Every check a claim opened by an operator must pass, before any id is drawn for it; null when admitted. */
 export function admitClaim(c: { readonly kind: ClaimKind; readonly amountMinor: Minor; readonly note: string }, facts: OpenClaimFacts): Rejection | null {
   if (!facts.deposit) return reject('validation_error', 'deposit_id names no deposit.', { fields: [{ path: 'deposit_id', reason: 'not_found' }] });
@@ -77,13 +106,22 @@ export function admitClaim(c: { readonly kind: ClaimKind; readonly amountMinor: 
     const why = facts.deposit.status === 'reversed' ? 'the bank recalled its transfer: the money is back with the payer' : 'it can still take its payer\'s slip';
     return reject('operation_not_allowed', `A claim is not opened on a deposit that is ${facts.deposit.status}: ${why}.`, { status: facts.deposit.status });
   }
+  const credited = orderAmountCredited(c.kind, facts.deposit);
+  if (credited) return reject('operation_not_allowed', `A ${c.kind} claim is on the order's own amount, and this deposit's may be the merchant's: ${credited}.`, { status: facts.deposit.status, kind: c.kind });
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
-  if (c.amountMinor > facts.deposit.amountMinor) {
-    return reject('validation_error', `A claim is for at most its deposit's amount (${bahtOf(facts.deposit.amountMinor)} baht, amount_minor ${facts.deposit.amountMinor}); a further transfer is a claim of its own.`, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
+  // Late-slip and manual claims are on the order's amount; overpayment claims on what the
+  // service saw paid beyond it (each excess, each further transfer), whatever the order's size.
+  const cap = c.kind === 'overpayment' ? facts.overpaidMinor : facts.deposit.amountMinor;
+  const what = c.kind === 'overpayment' ? `the ${bahtOf(cap)} baht seen paid beyond the order (amount_minor ${cap})` : `its deposit's amount (${bahtOf(cap)} baht, amount_minor ${cap})`;
+  if (c.kind === 'overpayment' && cap === 0n) {
+    return reject('operation_not_allowed', 'No overpayment was seen on this deposit: a transfer beyond the order the service never saw is a manual claim, with its evidence.', { status: facts.deposit.status, kind: c.kind });
   }
-  if (facts.claimedMinor + c.amountMinor > facts.deposit.amountMinor) {
-    const left = facts.deposit.amountMinor - facts.claimedMinor;
-    return reject('validation_error', `The deposit's other claims ${c.kind === 'overpayment' ? 'on money beyond the order (overpayment)' : 'on its amount (late_slip and manual together)'} already ask ${bahtOf(facts.claimedMinor)} baht of its ${bahtOf(facts.deposit.amountMinor)}: at most ${bahtOf(left > 0n ? left : 0n)} baht (amount_minor ${left > 0n ? left : 0n}) more; a refund is never paid twice.`, { fields: [{ path: 'amount_minor', reason: 'maximum', hint: `at most ${left > 0n ? left : 0n}` }] });
+  if (c.amountMinor > cap) {
+    return reject('validation_error', `A claim is for at most ${what}${c.kind === 'overpayment' ? '' : '; money beyond the order is an overpayment claim'}.`, { fields: [{ path: 'amount_minor', reason: 'maximum' }] });
+  }
+  if (facts.claimedMinor + c.amountMinor > cap) {
+    const left = cap - facts.claimedMinor;
+    return reject('validation_error', `The deposit's other claims ${c.kind === 'overpayment' ? 'on money beyond the order (overpayment)' : 'on its amount (late_slip and manual together)'} already ask ${bahtOf(facts.claimedMinor)} baht of ${what}: at most ${bahtOf(left > 0n ? left : 0n)} baht (amount_minor ${left > 0n ? left : 0n}) more; a refund is never paid twice.`, { fields: [{ path: 'amount_minor', reason: 'maximum', hint: `at most ${left > 0n ? left : 0n}` }] });
   }
   return checkNote(c.note, 'Opening a claim');
 }
@@ -98,8 +136,15 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   const noteProblem = checkNote(c.note, 'Every claim decision');
   if (noteProblem) return noteProblem;
   const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
-  if ((c.type === 'ApproveClaimRefund' || c.type === 'PayOutClaimRefund') && c.depositStatus === 'reversed') {
-    return reject('operation_not_allowed', `The claim's deposit ${s.depositId} was reversed: its transfer is undone and the money back with the payer, so a refund would pay them twice. Close or reject the claim.`, { status: s.status, deposit_status: c.depositStatus });
+  if (c.type === 'ApproveClaimRefund' || c.type === 'PayOutClaimRefund') {
+    if (c.deposit.status === 'reversed') {
+      return reject('operation_not_allowed', `The claim's deposit ${s.depositId} was reversed: its transfer is undone and the money back with the payer, so a refund would pay them twice. Close or reject the claim.`, { status: s.status, deposit_status: c.deposit.status });
+    }
+    // A claim on the order's own amount whose deposit has since been, or may still be, credited to its merchant (a review approved, a late slip taken).
+    const credited = orderAmountCredited(s.kind, c.deposit, s.createdAt);
+    if (credited) {
+      return reject('operation_not_allowed', `The claim's deposit ${s.depositId} ${credited.replace(/^it /, '')}: a refund of the order's amount would pay the transfer twice. Close or reject the claim.`, { status: s.status, deposit_status: c.deposit.status });
+    }
   }
   switch (c.type) {
     case 'StartClaimReview': return [{ type: 'ClaimReviewStarted', ...base }];

@@ -5,9 +5,10 @@
 // (core/ledger/postings.ts) and filled by deposits like any other order. Ids are drawn
 // only once the decider has accepted.
 
-import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand } from '../claim/decide.ts';
+import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand, type ClaimedDeposit } from '../claim/decide.ts';
 import type { Claim, ClaimEvent, ClaimKind } from '../claim/state.ts';
 import type { RefundPayingOut } from '../deposit/decide.ts';
+import type { Deposit } from '../deposit/state.ts';
 import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { isOpenStatus } from '../withdrawal/state.ts';
@@ -18,9 +19,13 @@ import { runWithdrawal } from './withdrawals.ts';
 
 export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
   const d = tx.deposit(c.depositId);
-  let claimedMinor = 0n;
-  for (const other of claimsOfDeposit(tx, c.depositId)) if (sharesCap(other.kind, c.kind)) claimedMinor += heldOfDeposit(other);
-  const refusal = admitClaim(c, { deposit: d, claimedMinor });
+  let claimedMinor = 0n, overpaidMinor = 0n;
+  for (const other of claimsOfDeposit(tx, c.depositId)) {
+    if (sharesCap(other.kind, c.kind)) claimedMinor += heldOfDeposit(other);
+    // What the service saw paid beyond the order: each overpayment claim it opened by itself (no operator opened it).
+    if (other.kind === 'overpayment' && other.notes?.[0]?.operatorId === null) overpaidMinor += other.amountMinor;
+  }
+  const refusal = admitClaim(c, { deposit: d && { ...claimedDeposit(d), id: d.id, amountMinor: d.amountMinor }, claimedMinor, overpaidMinor });
   if (refusal || !d) return fail(refusal!);
   const id = tx.ids.next('clm', d.merchantId);
   tx.emitRecord(id, 'claim', d.livemode, d.merchantId, {
@@ -47,16 +52,22 @@ function sharesCap(a: ClaimKind, b: ClaimKind): boolean {
   return (a === 'overpayment') === (b === 'overpayment');
 }
 
+/** The deposit as the claim decider judges a claim on it. */
+function claimedDeposit(d: Deposit): ClaimedDeposit {
+  return { status: d.status, isTerminal: d.isTerminal, ...(d.settlement ? { settledAt: d.settlement.settledAt } : {}) };
+}
+
 /** The decider's command for a transition, with the facts it needs. */
 function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideClaim' }>, withdrawalId: string): ClaimCommand {
   const base = { at: tx.at, operatorId: c.actor.operatorId, note: c.note };
   switch (c.transition) {
     case 'review': return { type: 'StartClaimReview', ...base };
     case 'refund': {
-      const { sender, status } = tx.deposit(claim.depositId)!;
-      return { type: 'ApproveClaimRefund', ...base, depositStatus: status, account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
+      const d = tx.deposit(claim.depositId)!;
+      const { sender } = d;
+      return { type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
     }
-    case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId, depositStatus: tx.deposit(claim.depositId)!.status };
+    case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId, deposit: claimedDeposit(tx.deposit(claim.depositId)!) };
     case 'close': {
       const w = claim.refundWithdrawalId === undefined ? undefined : tx.withdrawal(claim.refundWithdrawalId);
       return { type: 'CloseClaim', ...base, ...(w ? { refund: { final: !isOpenStatus(w.status), filledMinor: w.filledMinor } } : {}) };

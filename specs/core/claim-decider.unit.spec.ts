@@ -32,22 +32,22 @@ const openedByHand: Claim = { ...opened, kind: 'manual', notes: [{ at: T0, opera
 
 const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefined>[] = [
   { row: 'open → review → under_review', given: [], when: { type: 'StartClaimReview', ...base }, then: [reviewed] },
-  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account }, refused: 'operation_not_allowed' },
+  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account }, refused: 'operation_not_allowed' },
   { row: 'a decision without a 20-character note: review_note_required', given: [], when: { type: 'StartClaimReview', ...base, note: 'short' }, refused: 'review_note_required' },
-  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account }, then: [refundApproved] },
-  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
-  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 5_001n }, refused: 'validation_error' },
-  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 99n }, refused: 'validation_error' },
-  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
-  { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'settled', operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
-  { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'settled', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
-  { row: 'refund_pending → payout by that operator spelled in capitals: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'settled', operatorId: 'EMP_A', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
+  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account }, then: [refundApproved] },
+  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
+  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 5_001n }, refused: 'validation_error' },
+  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 99n }, refused: 'validation_error' },
+  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
+  { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
+  { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
+  { row: 'refund_pending → payout by that operator spelled in capitals: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, operatorId: 'EMP_A', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close while the refund is open: refused', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: false, filledMinor: 0n } }, refused: 'operation_not_allowed' },
   { row: 'return_pending_payout → close once the refund is final → closed with what it filled', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: true, filledMinor: 5_000n } }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 5_000n }] },
   { row: 'under_review → close without refund → closed, nothing refunded', given: [reviewed], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
   { row: 'open → reject → rejected', given: [], when: { type: 'RejectClaim', ...base }, then: [{ type: 'ClaimRejected', ...ev }] },
-  { row: 'under_review, its deposit reversed since → refund: refused, the transfer is back with the payer', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, depositStatus: 'reversed', account }, refused: 'operation_not_allowed', message: /reversed: its transfer is undone/ },
-  { row: 'refund_pending, its deposit reversed since → payout: refused', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, depositStatus: 'reversed', operatorId: 'emp_b', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed', message: /Close or reject the claim/ },
+  { row: 'under_review, its deposit reversed since → refund: refused, the transfer is back with the payer', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'reversed', isTerminal: true }, account }, refused: 'operation_not_allowed', message: /reversed: its transfer is undone/ },
+  { row: 'refund_pending, its deposit reversed since → payout: refused', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'reversed', isTerminal: true }, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed', message: /Close or reject the claim/ },
   { row: 'refund_pending → close without a payout → closed, nothing refunded (a refund approved and then not paid)', given: [reviewed, refundApproved], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
   { row: 'refund_pending → reject: refused', given: [reviewed, refundApproved], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
   { row: 'closed → anything: refused (final)', given: [reviewed, { type: 'ClaimClosed', ...ev, refundedMinor: 0n }], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
@@ -57,10 +57,25 @@ table(decider, rows);
 
 test('a claim opened by hand: its opener cannot approve its refund; another operator can', () => {
   const underReview = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
-  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', account }, underReview);
+  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, deposit: { status: 'rejected', isTerminal: true }, account }, underReview);
   assert.ok(isRejection(own) && own.code === 'operation_not_allowed' && /another operator/.test(own.message), JSON.stringify(own));
-  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, depositStatus: 'settled', operatorId: 'emp_b', account }, underReview);
+  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, deposit: { status: 'rejected', isTerminal: true }, operatorId: 'emp_b', account }, underReview);
   assert.ok(!isRejection(other), isRejection(other) ? other.message : '');
+});
+
+test('a claim on the order\'s own amount: no refund approved or paid out once its deposit settled, is under review or takes late slips (the merchant was or may be credited); an overpayment claim\'s is', () => {
+  const manual = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
+  // openedByHand is a manual claim opened at T0: a deposit that settled after it credited the amount it claims.
+  for (const deposit of [{ status: 'settled', isTerminal: true, settledAt: T0 + 1 }, { status: 'under_review', isTerminal: false }, { status: 'canceled', isTerminal: false }]) {
+    const r = decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', deposit, account }, manual);
+    assert.ok(isRejection(r) && r.code === 'operation_not_allowed' && /would pay the transfer twice/.test(r.message), deposit.status);
+  }
+  const approved = evolveClaim(manual, { ...refundApproved, operatorId: 'emp_b' });
+  const payout = decideClaim({ type: 'PayOutClaimRefund', ...base, operatorId: 'emp_c', deposit: { status: 'settled', isTerminal: true, settledAt: T0 + 1 }, withdrawalId: 'wdr_1' }, approved);
+  assert.ok(isRejection(payout) && payout.code === 'operation_not_allowed', 'settled between the refund and its payout');
+  // A manual claim opened on a deposit already settled is on a transfer beyond it (the payer paid twice): refunded.
+  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', deposit: { status: 'settled', isTerminal: true, settledAt: T0 - 1 }, account }, manual)), 'paid twice');
+  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', deposit: { status: 'rejected', isTerminal: true }, account }, manual)), 'a rejected order: refunded');
 });
 
 test('no claim: resource_not_found', () => {
@@ -69,8 +84,8 @@ test('no claim: resource_not_found', () => {
 });
 
 test('admission: an unknown deposit, a non-positive amount, more than the deposit and a short note are refused; a good claim passes', () => {
-  const deposit = { id: 'dep_1', amountMinor: 50_000n, status: 'expired' };
-  const none = { claimedMinor: 0n };
+  const deposit = { id: 'dep_1', amountMinor: 50_000n, status: 'expired', isTerminal: true };
+  const none = { claimedMinor: 0n, overpaidMinor: 0n };
   const refusals = [
     admitClaim({ kind: 'late_slip', amountMinor: 1n, note }, { deposit: undefined, ...none }),
     admitClaim({ kind: 'late_slip', amountMinor: 0n, note }, { deposit, ...none }),
@@ -85,16 +100,40 @@ test('admission: an unknown deposit, a non-positive amount, more than the deposi
 });
 
 test('admission: never more across a deposit\'s claims of one kind than the deposit (a refund is never paid twice); never on an order that can still be paid, nor on one the bank recalled', () => {
-  const deposit = { id: 'dep_1', amountMinor: 14_000n, status: 'settled' };
-  const twice = admitClaim({ kind: 'late_slip', amountMinor: 14_000n, note }, { deposit, claimedMinor: 14_000n });
+  const deposit = { id: 'dep_1', amountMinor: 14_000n, status: 'rejected', isTerminal: true };
+  const twice = admitClaim({ kind: 'late_slip', amountMinor: 14_000n, note }, { deposit, claimedMinor: 14_000n, overpaidMinor: 0n });
   assert.equal([twice?.code, twice?.details], ['validation_error', { fields: [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }] }]);
-  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 4_000n, note }, { deposit, claimedMinor: 10_000n }), null, 'the rest of it');
-  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 4_001n, note }, { deposit, claimedMinor: 10_000n })?.code, 'validation_error');
+  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 4_000n, note }, { deposit, claimedMinor: 10_000n, overpaidMinor: 0n }), null, 'the rest of it');
+  assert.is(admitClaim({ kind: 'late_slip', amountMinor: 4_001n, note }, { deposit, claimedMinor: 10_000n, overpaidMinor: 0n })?.code, 'validation_error');
   for (const status of ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'reversed']) {
-    const r = admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n });
+    const r = admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n, overpaidMinor: 0n });
     assert.equal([r?.code, r?.details], ['operation_not_allowed', { status }], status);
   }
-  for (const status of ['expired', 'canceled', 'settled', 'under_review', 'rejected']) assert.is(admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n }), null, status);
+  for (const status of ['expired', 'canceled', 'rejected']) assert.is(admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit: { ...deposit, status }, claimedMinor: 0n, overpaidMinor: 0n }), null, status);
+});
+
+test('admission: a claim on the order\'s own amount (late_slip, manual) is refused where that amount was or may still be the merchant\'s — settled, under review, closed but taking late slips — else one transfer is credited and refunded', () => {
+  const deposit = { id: 'dep_1', amountMinor: 14_000n, status: 'settled', isTerminal: true };
+  for (const [status, isTerminal, why] of [['under_review', false, /under review/], ['canceled', false, /still takes a late slip/], ['expired', false, /still takes a late slip/]] as const) {
+    for (const kind of ['late_slip', 'manual'] as const) {
+      const r = admitClaim({ kind, amountMinor: 1_000n, note }, { deposit: { ...deposit, status, isTerminal }, claimedMinor: 0n, overpaidMinor: 0n });
+      assert.equal([r?.code, r?.details], ['operation_not_allowed', { status, kind }], `${kind} on ${status}`);
+      assert.match(r!.message, why);
+    }
+  }
+  // Settled: a late slip's amount was credited; a manual claim is on a transfer beyond it the service never saw (paid twice).
+  const late = admitClaim({ kind: 'late_slip', amountMinor: 1_000n, note }, { deposit, claimedMinor: 0n, overpaidMinor: 0n });
+  assert.equal([late?.code, /it settled/.test(late?.message ?? '')], ['operation_not_allowed', true]);
+  assert.is(admitClaim({ kind: 'manual', amountMinor: 1_000n, note }, { deposit, claimedMinor: 0n, overpaidMinor: 0n }), null, 'the payer paid twice');
+});
+
+test('admission: an overpayment claim by hand is on what the service saw paid beyond the order (every excess and further transfer), not on the order\'s amount', () => {
+  const deposit = { id: 'dep_1', amountMinor: 50_000n, status: 'settled', isTerminal: true };
+  const none = admitClaim({ kind: 'overpayment', amountMinor: 1_000n, note }, { deposit, claimedMinor: 0n, overpaidMinor: 0n });
+  assert.equal([none?.code, none?.message.includes('manual claim')], ['operation_not_allowed', true], 'no overpayment seen: none to claim as one');
+  // 30,000 and 70,000 seen after settlement (100,000 beyond an order of 50,000); the 70,000 claim was rejected by mistake: it is claimed again.
+  assert.is(admitClaim({ kind: 'overpayment', amountMinor: 70_000n, note }, { deposit, claimedMinor: 30_000n, overpaidMinor: 100_000n }), null);
+  assert.is(admitClaim({ kind: 'overpayment', amountMinor: 70_001n, note }, { deposit, claimedMinor: 30_000n, overpaidMinor: 100_000n })?.code, 'validation_error', 'never more than was seen');
 });
 
 test('what a claim holds of its deposit: its amount while decided or paid, what its refund paid once closed, nothing once rejected', () => {

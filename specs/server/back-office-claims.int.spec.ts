@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
+import { limits } from '../../core/limits.ts';
 
 let scene: SlipScene;
 let payer: MerchantKeys;
@@ -188,6 +189,11 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   assert.equal([early.status, early.json.error?.code, early.json.error?.details], [409, 'operation_not_allowed', { status: 'awaiting_payment' }], early.text);
   const canceled = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${d.id}/cancel`, {});
   assert.is(canceled.status, 200, canceled.text);
+  // Nor while it still takes a late slip: the payer's slip would credit the transfer to the merchant, and a refund beside it pay it twice.
+  const lateWindow = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 2_000, note });
+  assert.equal([lateWindow.status, lateWindow.json.error?.details], [409, { status: 'canceled', kind: 'manual' }], lateWindow.text);
+  await scene.s.running.services.write.advanceClock!(limits.lateSlipWindowMs + 60_000);
+  assert.is((await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${d.id}`)).json.is_terminal, true, 'the late-slip window closed');
   const opened: string[] = [];
   for (const kind of ['manual', 'late_slip', 'manual']) {
     const r = await scene.s.bo('POST', '/v1/bo/claims', { kind, deposit_id: d.id, amount_minor: 2_000, note, evidence: 'bank statement line 42' });
@@ -242,9 +248,10 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   const otherKind = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'late_slip', deposit_id: d.id, amount_minor: 100, note });
   assert.equal([otherKind.status, otherKind.json.error?.details?.fields], [422, [{ path: 'amount_minor', reason: 'maximum', hint: 'at most 0' }]], otherKind.text);
   assert.match(otherKind.json.error.message, /late_slip and manual together/);
-  // Money beyond the order is another pot.
+  // Money beyond the order is another pot, and only what the service saw paid beyond it (none here): not a way round the cap.
   const beyondTheOrder = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'overpayment', deposit_id: d.id, amount_minor: 100, note });
-  assert.is(beyondTheOrder.status, 201, beyondTheOrder.text);
+  assert.equal([beyondTheOrder.status, beyondTheOrder.json.error?.code], [409, 'operation_not_allowed'], beyondTheOrder.text);
+  assert.match(beyondTheOrder.json.error.message, /No overpayment was seen/);
   ledgerBalanced('manual claims');
 });
 
