@@ -147,8 +147,10 @@ function mayPay(tx: Tx, d: Pick<MatchShape, 'livemode' | 'merchantId'>, w: Withd
 }
 
 function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
-  const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
-  const route = wl.gatewayRoute && wl.gatewayRoute.expiresAt > tx.at ? wl.gatewayRoute : undefined;
+  // The white label's gateway route is a real account paid with real money: live orders
+  // only. A sandbox order never pays it (a tester scanning its QR would send money there).
+  const gateway = d.livemode ? tx.gatewayRoute(d.whiteLabelId) : undefined;
+  const route = gateway && gateway.expiresAt > tx.at ? gateway : undefined;
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.

@@ -147,6 +147,13 @@ function directory(tx: Tx, c: DirectoryCommand): Step {
   return done(decision.objectId);
 }
 
+/** A gateway route set is liquidity for the white label's live deposits: those already waiting for it get a turn, as new ones go to it at once. */
+function gatewayRouteApproval(tx: Tx, c: Extract<Command, { type: 'ApproveGatewayRoute' }>): Step {
+  const step = directory(tx, c);
+  if (!step.ok) return step;
+  return done(step.objectId, [{ type: 'MatchWaitingDeposits' as const, whiteLabelId: c.whiteLabelId, livemode: true }]);
+}
+
 /** A suspension lifted puts the merchant's open withdrawals back in its pools: the deposits waiting there get a turn. */
 function merchantSuspension(tx: Tx, c: Extract<Command, { type: 'SetMerchantSuspended' }>): Step {
   const step = directory(tx, c);
@@ -156,7 +163,7 @@ function merchantSuspension(tx: Tx, c: Extract<Command, { type: 'SetMerchantSusp
 }
 
 const handlers: { readonly [T in CommandType]: Handler<T> } = {
-  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: directory, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
+  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: gatewayRouteApproval, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
   ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
   SetBankAvailability: directory, PostAdjustment: directory, ProposeAdjustment: directory, ApproveAdjustment: directory,
   CreateDeposit: createDeposit,

@@ -4,7 +4,7 @@
 
 import { violated } from '../assert.ts';
 import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
-import type { Beneficiary, DirectoryEvent, Merchant, WhiteLabel } from '../directory.ts';
+import type { Beneficiary, DirectoryEvent, GatewayRoute, Merchant, WhiteLabel } from '../directory.ts';
 import type { DirectoryReads } from '../directory/decide.ts';
 import type { Ids } from '../ports.ts';
 import type { Minor } from '../money.ts';
@@ -42,6 +42,8 @@ export class Tx implements DirectoryReads {
   private recordVersions: Map<string, number> | undefined;
   /** Suspensions changed by this command, by merchant. */
   private suspensions: Map<string, boolean> | undefined;
+  /** Gateway routes this command set (the world learns them at apply). */
+  private routes: Map<string, GatewayRoute> | undefined;
   /** Timers this command cleared explicitly (a fired timer that changed nothing); rare. */
   private cleared: string[] | undefined;
   /** Timers set explicitly (not derived from an aggregate's state); rare. */
@@ -96,6 +98,11 @@ export class Tx implements DirectoryReads {
 
   merchant(id: string): Merchant | undefined {
     return this.world.merchants.get(id);
+  }
+
+  /** The white label's gateway route as this command has left it (one approved here counts: the world learns it at apply). */
+  gatewayRoute(whiteLabelId: string): GatewayRoute | undefined {
+    return this.routes?.get(whiteLabelId) ?? this.world.whiteLabels.get(whiteLabelId)?.gatewayRoute;
   }
 
   /** Whether the merchant is suspended as this command has left it (a suspension lifted here counts: the world learns it at apply). */
@@ -172,6 +179,7 @@ export class Tx implements DirectoryReads {
 
   emitRecord(stream: string, kind: StreamKind, livemode: boolean | null, merchantId: string | null, event: DirectoryEvent): void {
     if (event.type === 'MerchantSuspensionChanged') (this.suspensions ??= new Map()).set(event.merchantId, event.suspended);
+    if (event.type === 'GatewayRouteSet') (this.routes ??= new Map()).set(event.whiteLabelId, event.route);
     this.push(stream, kind, this.nextRecordVersion(stream, kind), livemode, merchantId, event);
   }
 

@@ -40,9 +40,16 @@ test('a gateway route is proposed by one operator and set only when a second app
   const approved = await s.bo('POST', `${path}/approve`, { bank_code: '004', account_number: '5550001111' }, { stepUp: true, sub: 'emp_checker' });
   assert.is(approved.status, 200, approved.text);
   assert.equal([approved.json.object, approved.json.account_number, approved.json.approved_by], ['gateway_route', '5550001111', 'emp_checker']);
-  const routed = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 30_000 }));
+  // The deposit that waited for liquidity gets the route at once, as a new one does.
+  const waited = (await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${waiting.json.id}`)).json;
+  assert.equal([waited.status, waited.liquidity_source, waited.legs[0]?.receiver.account_number_masked], ['awaiting_payment', 'external_gateway', 'xxxxxx1111'], JSON.stringify(waited));
+  const routed = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 31_000 })); // (30,000 from this sender is being paid now)
   assert.is(routed.status, 201, routed.text);
   assert.is(routed.json.liquidity_source, 'external_gateway');
+  // A sandbox order never pays the route's real account: it gets the sandbox's simulated one.
+  const sandbox = await s.call(shop.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 40_000 }));
+  assert.is(sandbox.status, 201, sandbox.text);
+  assert.ok(sandbox.json.liquidity_source !== 'external_gateway' && !sandbox.json.legs.some((l: any) => l.receiver.account_number_masked === 'xxxxxx1111') && !sandbox.json.legs.some((l: any) => (l.qr_payload ?? '').includes('5550001111')), JSON.stringify(sandbox.json));
   const again = await s.bo('POST', `${path}/approve`, { bank_code: '004', account_number: '5550001111' }, { stepUp: true, sub: 'emp_third' });
   assert.equal([again.status, again.json.error.code], [409, 'operation_not_allowed'], 'approved once: nothing waits');
   const listed = (await s.bo('GET', '/v1/bo/white-labels', undefined, { roles: ['support'] })).json.data.find((w: any) => w.id === shop.whiteLabelId);
