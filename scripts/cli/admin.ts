@@ -12,6 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } fro
 import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
+import { limits } from '../../core/limits.ts';
 import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { table } from './bo.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
@@ -160,7 +161,7 @@ const subcommands: readonly Subcommand[] = [
       bank: { type: 'string', value: 'CODE', required: true, help: 'the account\'s 3-digit bank code' },
       account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
       name: { type: 'string', value: 'NAME', required: true, help: "the account's name" },
-      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, min: 1, unit: 'seconds', help: 'how long the route serves once approved' },
+      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, min: limits.gatewayRouteTtlSecondsMin, max: limits.gatewayRouteTtlSecondsMax, unit: 'seconds', help: 'how long the route serves once approved (a minute to a year)' },
     }, ['example: scripts/satang admin gateway-route propose --white-label wl_… --bank 004 --account 5550001111 --name "Gateway Co" --sub emp_maker']),
     run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route`, {
       bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name: text(args, 'name'), ttl_seconds: Number(text(args, 'ttl-seconds')),

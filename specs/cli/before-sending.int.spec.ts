@@ -158,6 +158,8 @@ test('numbers: one wording for every number option, naming the unit and the boun
     [['bo', 'queue', '--limit', '201'], "--limit must be a whole number of rows from 1 to 200, not '201'"],
     [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds, 1 or more, not '1.5'"],
     [['bank-sim', '--port', '70000'], "--port must be a whole number from 0 to 65535, not '70000'"],
+    // The server's bounds, said before anything is sent: a minute to a year.
+    [['admin', 'gateway-route', 'propose', '--white-label', 'wl_x', '--bank', '004', '--account', '5550001111', '--name', 'Gateway Co', '--ttl-seconds', '59'], "--ttl-seconds must be a whole number of seconds from 60 to 31536000, not '59'"],
   ];
   for (const [args, message] of cases) {
     const r = await satang(args);
