@@ -372,6 +372,8 @@ export function presentClaim(c: Claim): Obj {
     notes: (c.notes ?? []).map((x) => ({ at: iso(x.at), operator: x.operatorId, status: x.status, note: x.note })),
     refund_minor: c.refundMinor === undefined ? null : n(c.refundMinor),
     refund_account: c.refundAccount ? { bank_code: c.refundAccount.bankCode, account_number_masked: maskAccountNumber(c.refundAccount.accountNumber), account_name_th_masked: maskName(c.refundAccount.accountNameTh) } : null,
+    // Who the slip showed sending the transfer an automatic claim is for (the refund goes there, named by the operator, when it is not the order's sender).
+    transfer_sender: c.transferSender ? { bank_code: c.transferSender.bankCode, account_number_masked: maskReadAccountNumber(c.transferSender.accountNumber), name_masked: maskName(c.transferSender.name) } : null,
     refund_withdrawal_id: c.refundWithdrawalId ?? null, refunded_minor: c.refundedMinor === undefined ? null : n(c.refundedMinor),
   };
 }

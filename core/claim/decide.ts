@@ -23,7 +23,12 @@ import { sameOperator } from '../operators.ts';
 
 export type ClaimCommand =
   | { readonly type: 'StartClaimReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount; readonly deposit: ClaimedDeposit }
+  /**
+   * `account`: the order's sender, or the account the operator named (`accountNamed`);
+   * `transferFromAnother`: the claim's transfer came, as its slip showed it, from another account
+   * than the order's sender (a description of it, masked), so the refund needs the account named.
+   */
+  | { readonly type: 'ApproveClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refundMinor?: Minor; readonly account: RefundAccount; readonly accountNamed: boolean; readonly transferFromAnother?: string; readonly deposit: ClaimedDeposit }
   | { readonly type: 'PayOutClaimRefund'; readonly at: number; readonly operatorId: string; readonly note: string; readonly withdrawalId: string; readonly deposit: ClaimedDeposit }
   | { readonly type: 'CloseClaim'; readonly at: number; readonly operatorId: string; readonly note: string; readonly refund?: { readonly final: boolean; readonly filledMinor: Minor } }
   | { readonly type: 'RejectClaim'; readonly at: number; readonly operatorId: string; readonly note: string };
@@ -151,6 +156,10 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
     case 'ApproveClaimRefund': {
       if (sameOperator(s.notes?.find((n) => n.status === 'open')?.operatorId, c.operatorId)) {
         return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
+      }
+      // The transfer came from another account than the order's sender: refunding the sender would pay someone who did not send it.
+      if (c.transferFromAnother !== undefined && !c.accountNamed) {
+        return reject('operation_not_allowed', `The transfer this claim is for came from another account than the order's sender (${c.transferFromAnother}): a refund to the sender would pay someone who did not send it. Name the payer's account, as they confirmed it, in refund_account.`, { transfer_sender: c.transferFromAnother });
       }
       const refundMinor = c.refundMinor ?? s.amountMinor;
       // A refund is paid by payers' legs like any withdrawal, and no leg is below limits.legAmountMinMinor: a smaller one could never be paid.

@@ -9,6 +9,7 @@
 
 import { assert } from '../assert.ts';
 import type { Minor } from '../money.ts';
+import type { TransferSender } from '../deposit/state.ts';
 
 export type ClaimKind = 'overpayment' | 'late_slip' | 'manual';
 export const claimKinds: readonly ClaimKind[] = ['overpayment', 'late_slip', 'manual'];
@@ -45,6 +46,8 @@ export interface Claim {
   readonly evidence?: string;
   /** Every decision, oldest first. */
   readonly notes?: readonly ClaimNote[];
+  /** Who the slip showed sending the transfer an automatic claim is for (a further transfer): the refund goes there, not by default to the order's sender. */
+  readonly transferSender?: TransferSender;
   /** Set by the refund decision: how much goes back, and where to. */
   readonly refundMinor?: Minor;
   readonly refundAccount?: RefundAccount;

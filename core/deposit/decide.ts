@@ -463,7 +463,10 @@ function additionalTransfer(c: Extract<DepositCommand, { type: 'RecordVerificati
   if (excess > 0n) {
     events.push({
       type: 'DepositOverpaid', at: c.at,
-      overpayment: { claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: excess, slipReceivedAt: slip.receivedAt, receiptId: slip.receiptId, transRef: t.transRef },
+      overpayment: {
+        claimId: c.settle.claimId, cause: 'additional_transfer', amountMinor: excess, slipReceivedAt: slip.receivedAt, receiptId: slip.receiptId, transRef: t.transRef,
+        sender: { bankCode: t.sender.bankCode, accountNumber: t.sender.accountNumber, name: t.sender.name },
+      },
     });
   }
   return events;

@@ -156,6 +156,15 @@ export interface Overpayment {
   readonly receiptId?: string;
   /** The bank transfer it is, for an additional transfer (absent before it was kept): counted once. */
   readonly transRef?: string;
+  /** Who the slip showed sending an additional transfer (bank, the account as shown, the name): perhaps not the order's sender. */
+  readonly sender?: TransferSender;
+}
+
+/** A transfer's sender as a slip showed it: the account number may be masked. */
+export interface TransferSender {
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly name: string;
 }
 
 /**

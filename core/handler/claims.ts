@@ -9,6 +9,8 @@ import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand, type Claimed
 import type { Claim, ClaimEvent, ClaimKind } from '../claim/state.ts';
 import type { RefundPayingOut } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
+import { matchAccountNumber } from '../deposit/verification.ts';
+import { maskName, maskReadAccountNumber } from '../present.ts';
 import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { isOpenStatus } from '../withdrawal/state.ts';
@@ -65,7 +67,11 @@ function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideC
     case 'refund': {
       const d = tx.deposit(claim.depositId)!;
       const { sender } = d;
-      return { type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
+      const from = claim.transferSender;
+      const another = from && (from.bankCode !== sender.bankCode || matchAccountNumber(sender.accountNumber, from.accountNumber) !== 'match')
+        ? `bank ${from.bankCode}, ${maskReadAccountNumber(from.accountNumber)}, ${maskName(from.name)}` : undefined;
+      if (c.refundAccount) return { type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), account: c.refundAccount, accountNamed: true, ...(another ? { transferFromAnother: another } : {}), ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
+      return { type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), accountNamed: false, ...(another ? { transferFromAnother: another } : {}), account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
     }
     case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId, deposit: claimedDeposit(tx.deposit(claim.depositId)!) };
     case 'close': {

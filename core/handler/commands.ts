@@ -3,7 +3,7 @@
 // a merchant may only touch its own objects in its own mode (others are "not found").
 
 import type { Minor } from '../money.ts';
-import type { ClaimKind } from '../claim/state.ts';
+import type { ClaimKind, RefundAccount } from '../claim/state.ts';
 import type { ClaimTransition } from '../claim/decide.ts';
 import type { LegAmount, ReversalReasonCode, Sender } from '../deposit/state.ts';
 import type { VerificationOutcome } from '../deposit/decide.ts';
@@ -79,6 +79,7 @@ export type Command =
   | { readonly type: 'ResolveDispute'; readonly actor: Actor; readonly disputeId: string; readonly outcome: string; readonly note?: string }
   | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string }
   | { readonly type: 'OpenClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly kind: ClaimKind; readonly depositId: string; readonly amountMinor: Minor; readonly note: string; readonly evidence?: string }
-  | { readonly type: 'DecideClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly transition: ClaimTransition; readonly note: string; readonly amountMinor?: Minor };
+  /** `refundAccount`: where a refund goes when it is not the order's sender (the payer's own account, as they confirmed it). */
+  | { readonly type: 'DecideClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly transition: ClaimTransition; readonly note: string; readonly amountMinor?: Minor; readonly refundAccount?: RefundAccount };
 
 export type CommandType = Command['type'];

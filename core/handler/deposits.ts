@@ -113,7 +113,7 @@ function openClaim(tx: Tx, d: Deposit, o: Overpayment): void {
     type: 'ClaimOpened', at: tx.at,
     claim: {
       id: o.claimId, kind: 'overpayment', status: 'open', depositId: d.id, merchantId: d.merchantId, livemode: d.livemode, amountMinor: o.amountMinor, createdAt: tx.at,
-      note, evidence: o.cause, notes: [{ at: tx.at, operatorId: null, status: 'open', note }],
+      note, evidence: o.cause, notes: [{ at: tx.at, operatorId: null, status: 'open', note }], ...(o.sender ? { transferSender: o.sender } : {}),
     },
   });
 }

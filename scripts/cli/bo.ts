@@ -298,8 +298,18 @@ const subcommands: readonly Subcommand[] = [
   ...(['review', 'refund', 'payout', 'close', 'reject'] as const).map((transition): Subcommand => ({
     words: ['claim', transition],
     spec: postSpec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.${moneyMoving(transition) ? ' Money leaves suspense: a step-up token is minted for you, and another operator (--sub) than the one who opened the claim (refund) or approved the refund (payout) must run it.' : ''}`,
-      { note, ...(transition === 'refund' ? { amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'refund less than the whole claim' } } : {}) }, ['CLAIM_ID']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }, moneyMoving(transition)), renderClaim),
+      {
+        note, ...(transition === 'refund' ? {
+          amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'refund less than the whole claim' },
+          // A further transfer from another account than the order's sender is refunded to the payer's account, as they confirmed it.
+          'to-bank': { type: 'string', value: 'CODE', help: "the payer's bank, when the transfer did not come from the order's sender (with --to-account, --to-name)" },
+          'to-account': { type: 'string', value: 'NUMBER', help: "the payer's account number" }, 'to-name': { type: 'string', value: 'NAME', help: "the payer's account name in Thai" },
+        } : {}),
+      }, ['CLAIM_ID']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, {
+      note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}),
+      ...(text(a, 'to-account') ? { refund_account: { bank_code: text(a, 'to-bank'), account_number: text(a, 'to-account'), account_name_th: text(a, 'to-name') } } : {}),
+    }, moneyMoving(transition)), renderClaim),
   })),
   {
     words: ['dispute', 'open'],

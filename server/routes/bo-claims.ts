@@ -13,7 +13,7 @@ import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
-import { writtenText } from '../schemas.ts';
+import { visible, writtenText } from '../schemas.ts';
 import { amountOf, bodyOf, durableRead, notFound, parseWith, operatorScope } from './common.ts';
 import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
@@ -27,9 +27,16 @@ export const claimSchemas = {
       note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, evidence: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText },
     },
   }),
-  decide: compile<{ note?: string; amount_minor?: number }>({
+  decide: compile<{ note?: string; amount_minor?: number; refund_account?: { bank_code: string; account_number: string; account_name_th: string } }>({
     type: 'object', additionalProperties: false, required: [],
-    properties: { note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, amount_minor: { type: 'integer', minimum: 1 } },
+    properties: {
+      note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, amount_minor: { type: 'integer', minimum: 1 },
+      // The refund's account when it is not the order's sender (the transfer came from another): the payer's, as they confirmed it.
+      refund_account: {
+        type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name_th'],
+        properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: { type: 'string', minLength: 1, maxLength: 140, pattern: visible, 'x-readable': true } },
+      },
+    },
   }),
 };
 
@@ -76,6 +83,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
       if (transition === 'refund' || transition === 'payout') await requireStepUp(ctx);
       await runIdempotent(ctx, services, operatorScope(ctx), {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
+        ...(b.refund_account && transition === 'refund' ? { refundAccount: { bankCode: b.refund_account.bank_code, accountNumber: b.refund_account.account_number, accountNameTh: b.refund_account.account_name_th } } : {}),
       }, (id) => ({ status: 200, body: claimView(id!) }));
     });
   }

@@ -32,13 +32,13 @@ const openedByHand: Claim = { ...opened, kind: 'manual', notes: [{ at: T0, opera
 
 const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefined>[] = [
   { row: 'open → review → under_review', given: [], when: { type: 'StartClaimReview', ...base }, then: [reviewed] },
-  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account }, refused: 'operation_not_allowed' },
+  { row: 'open → refund: refused, the claim is not under review', given: [], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'settled', isTerminal: true }, account }, refused: 'operation_not_allowed' },
   { row: 'a decision without a 20-character note: review_note_required', given: [], when: { type: 'StartClaimReview', ...base, note: 'short' }, refused: 'review_note_required' },
-  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account }, then: [refundApproved] },
-  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
-  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 5_001n }, refused: 'validation_error' },
-  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 99n }, refused: 'validation_error' },
-  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
+  { row: 'under_review → refund (default: the whole amount) → refund_pending', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'settled', isTerminal: true }, account }, then: [refundApproved] },
+  { row: 'under_review → refund of part of the amount', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 1_000n }, then: [{ ...refundApproved, refundMinor: 1_000n } as ClaimEvent] },
+  { row: 'under_review → refund above the claim: validation_error', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 5_001n }, refused: 'validation_error' },
+  { row: 'under_review → refund below the smallest leg a payer pays (1.00): validation_error, it could never be paid', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 99n }, refused: 'validation_error' },
+  { row: 'under_review → refund of exactly the smallest leg', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'settled', isTerminal: true }, account, refundMinor: 100n }, then: [{ ...refundApproved, refundMinor: 100n } as ClaimEvent] },
   { row: 'refund_pending → payout by another operator → return_pending_payout', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, then: [paidOut] },
   { row: 'refund_pending → payout by the operator who approved the refund: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
   { row: 'refund_pending → payout by that operator spelled in capitals: refused (four eyes)', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'settled', isTerminal: true }, operatorId: 'EMP_A', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed' },
@@ -46,7 +46,7 @@ const rows: Row<Claim, ClaimEvent, ClaimCommand, readonly ClaimEvent[], undefine
   { row: 'return_pending_payout → close once the refund is final → closed with what it filled', given: [reviewed, refundApproved, paidOut], when: { type: 'CloseClaim', ...base, refund: { final: true, filledMinor: 5_000n } }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 5_000n }] },
   { row: 'under_review → close without refund → closed, nothing refunded', given: [reviewed], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
   { row: 'open → reject → rejected', given: [], when: { type: 'RejectClaim', ...base }, then: [{ type: 'ClaimRejected', ...ev }] },
-  { row: 'under_review, its deposit reversed since → refund: refused, the transfer is back with the payer', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, deposit: { status: 'reversed', isTerminal: true }, account }, refused: 'operation_not_allowed', message: /reversed: its transfer is undone/ },
+  { row: 'under_review, its deposit reversed since → refund: refused, the transfer is back with the payer', given: [reviewed], when: { type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'reversed', isTerminal: true }, account }, refused: 'operation_not_allowed', message: /reversed: its transfer is undone/ },
   { row: 'refund_pending, its deposit reversed since → payout: refused', given: [reviewed, refundApproved], when: { type: 'PayOutClaimRefund', ...base, deposit: { status: 'reversed', isTerminal: true }, operatorId: 'emp_b', withdrawalId: 'wdr_1' }, refused: 'operation_not_allowed', message: /Close or reject the claim/ },
   { row: 'refund_pending → close without a payout → closed, nothing refunded (a refund approved and then not paid)', given: [reviewed, refundApproved], when: { type: 'CloseClaim', ...base }, then: [{ type: 'ClaimClosed', ...ev, refundedMinor: 0n }] },
   { row: 'refund_pending → reject: refused', given: [reviewed, refundApproved], when: { type: 'RejectClaim', ...base }, refused: 'operation_not_allowed' },
@@ -57,9 +57,9 @@ table(decider, rows);
 
 test('a claim opened by hand: its opener cannot approve its refund; another operator can', () => {
   const underReview = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
-  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, deposit: { status: 'rejected', isTerminal: true }, account }, underReview);
+  const own = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'rejected', isTerminal: true }, account }, underReview);
   assert.ok(isRejection(own) && own.code === 'operation_not_allowed' && /another operator/.test(own.message), JSON.stringify(own));
-  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, deposit: { status: 'rejected', isTerminal: true }, operatorId: 'emp_b', account }, underReview);
+  const other = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'rejected', isTerminal: true }, operatorId: 'emp_b', account }, underReview);
   assert.ok(!isRejection(other), isRejection(other) ? other.message : '');
 });
 
@@ -67,15 +67,26 @@ test('a claim on the order\'s own amount: no refund approved or paid out once it
   const manual = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
   // openedByHand is a manual claim opened at T0: a deposit that settled after it credited the amount it claims.
   for (const deposit of [{ status: 'settled', isTerminal: true, settledAt: T0 + 1 }, { status: 'under_review', isTerminal: false }, { status: 'canceled', isTerminal: false }]) {
-    const r = decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', deposit, account }, manual);
+    const r = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, operatorId: 'emp_b', deposit, account }, manual);
     assert.ok(isRejection(r) && r.code === 'operation_not_allowed' && /would pay the transfer twice/.test(r.message), deposit.status);
   }
   const approved = evolveClaim(manual, { ...refundApproved, operatorId: 'emp_b' });
   const payout = decideClaim({ type: 'PayOutClaimRefund', ...base, operatorId: 'emp_c', deposit: { status: 'settled', isTerminal: true, settledAt: T0 + 1 }, withdrawalId: 'wdr_1' }, approved);
   assert.ok(isRejection(payout) && payout.code === 'operation_not_allowed', 'settled between the refund and its payout');
   // A manual claim opened on a deposit already settled is on a transfer beyond it (the payer paid twice): refunded.
-  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', deposit: { status: 'settled', isTerminal: true, settledAt: T0 - 1 }, account }, manual)), 'paid twice');
-  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'emp_b', deposit: { status: 'rejected', isTerminal: true }, account }, manual)), 'a rejected order: refunded');
+  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, operatorId: 'emp_b', deposit: { status: 'settled', isTerminal: true, settledAt: T0 - 1 }, account }, manual)), 'paid twice');
+  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, operatorId: 'emp_b', deposit: { status: 'rejected', isTerminal: true }, account }, manual)), 'a rejected order: refunded');
+});
+
+test('a further transfer from another account than the order\'s sender: its refund needs the payer\'s account named, never the sender by default', () => {
+  const claim = evolveClaim(opened, reviewed);
+  const other = 'bank 002, xxxxxx1111, วิชัย ด***';
+  const bySender = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, transferFromAnother: other, deposit: { status: 'settled', isTerminal: true }, account }, claim);
+  assert.ok(isRejection(bySender) && bySender.code === 'operation_not_allowed' && bySender.message.includes(other), JSON.stringify(bySender));
+  assert.equal(isRejection(bySender) ? bySender.details : null, { transfer_sender: other });
+  const payer = { bankCode: '002', accountNumber: '1111111111', accountNameTh: 'วิชัย ดีมาก' };
+  const named = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: true, transferFromAnother: other, deposit: { status: 'settled', isTerminal: true }, account: payer }, claim);
+  assert.equal(named, [{ ...refundApproved, account: payer }]);
 });
 
 test('no claim: resource_not_found', () => {

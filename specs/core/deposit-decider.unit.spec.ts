@@ -90,6 +90,8 @@ const transfer = (amountMinor: Minor, over: Partial<SlipTransfer> & { senderName
   sender: { bankCode: defaultSender.bankCode, accountNumber: defaultSender.accountNumber, name: over.senderName ?? defaultSender.accountNameTh },
   receiver: over.receiver ?? { bankCode: '004', accountNumber: `11122233${30 + (over.toLeg ?? 1)}`, name: 'สมหญิง รักดี' },
 });
+/** The default sender as a slip shows it (a further transfer's overpayment names who sent it). */
+const paidBy = { bankCode: defaultSender.bankCode, accountNumber: defaultSender.accountNumber, name: defaultSender.accountNameTh };
 const found = (t: SlipTransfer, duplicateOfDepositId?: string): VerificationOutcome => ({
   kind: 'found', transfer: t, facts: duplicateOfDepositId ? { senderBankDisabled: false, duplicateOfDepositId } : { senderBankDisabled: false },
 });
@@ -703,7 +705,7 @@ const rows: DepositRow[] = [
     row: 'settled → second transfer after settlement verified → unchanged, deposit.overpaid (additional_transfer; V and A untouched)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
-    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2', transRef: 'tr_2' } }],
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2', transRef: 'tr_2', sender: paidBy } }],
   },
   {
     row: 'settled → a transfer after settlement to an account the order never named → no claim, unchanged',
@@ -721,7 +723,7 @@ const rows: DepositRow[] = [
     row: 'settled → a transfer after settlement to a masked number that may be the leg\'s → deposit.overpaid (a reviewer works the claim)',
     given: [...settledScene, { type: 'AdditionalSlipReceived', at: settledAt + hour, slip: slip('rcpt_2', settledAt + hour) }],
     when: verify(found(transfer(10_000n, { transRef: 'tr_2', receiver: { bankCode: '004', accountNumber: 'xxx-x-x2333-1', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: settledAt + 2 * hour }),
-    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2', transRef: 'tr_2' } }],
+    then: [{ type: 'DepositOverpaid', at: settledAt + 2 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 10_000n, slipReceivedAt: settledAt + hour, receiptId: 'rcpt_2', transRef: 'tr_2', sender: paidBy } }],
   },
   {
     row: 'settled: the settled transfer uploaded again → no events (no new money)',
@@ -740,20 +742,20 @@ const rows: DepositRow[] = [
     when: verify(found(transfer(X + 500n, { transRef: 'tr_9' })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
     then: [
       { type: 'AdditionalTransferMatched', at: T0 + 3 * hour, legRef: 'leg_1', transRef: 'tr_9', amountMinor: X + 500n, creditedMinor: X, receiptId: 'rcpt_2' },
-      { type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 500n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_9' } },
+      { type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 500n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_9', sender: paidBy } },
     ],
   },
   {
     row: 'settled by a review that saw no transfer → a transfer made after the review settled → new money: deposit.overpaid in full',
     given: [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(X, { transRef: 'tr_9', occurredAt: T0 + 90 * minute })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_9' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_9', sender: paidBy } }],
   },
   {
     row: 'settled by a review, its credit since matched to a transfer → a second transfer to the leg → deposit.overpaid in full; the matched one again → nothing',
     given: [...reviewedUnseenMatched, { type: 'AdditionalSlipReceived', at: T0 + 4 * hour, slip: slip('rcpt_3', T0 + 4 * hour) }],
     when: verify(found(transfer(X, { transRef: 'tr_10' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3', transRef: 'tr_10' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: X, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3', transRef: 'tr_10', sender: paidBy } }],
   },
   {
     row: 'settled by a review, its credit since matched → the matched transfer uploaded again → no events',
@@ -778,7 +780,7 @@ const rows: DepositRow[] = [
     when: verify(found(transfer(35_000n, { transRef: 'tr_b' })), { receiptId: 'rcpt_3', at: T0 + 5 * hour }),
     then: [
       { type: 'AdditionalTransferMatched', at: T0 + 5 * hour, legRef: 'leg_1', transRef: 'tr_b', amountMinor: 35_000n, creditedMinor: X - 20_000n, receiptId: 'rcpt_3' },
-      { type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 5_000n, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3', transRef: 'tr_b' } },
+      { type: 'DepositOverpaid', at: T0 + 5 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 5_000n, slipReceivedAt: T0 + 4 * hour, receiptId: 'rcpt_3', transRef: 'tr_b', sender: paidBy } },
     ],
   },
   {
@@ -797,7 +799,7 @@ const rows: DepositRow[] = [
     row: 'multi-leg credited by a review without transfers, two payees printed alike → a transfer that is neither leg\'s credit → no guess: an overpayment claim a person works',
     given: [...twoLegsUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(25_000n, { transRef: 'tr_m', receiver: { bankCode: '004', accountNumber: 'xxxxx2333x', name: 'สมหญิง ร.' } })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 25_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_m' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 25_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_m', sender: paidBy } }],
   },
   {
     row: 'multi-leg settled by a review crediting both legs, the reviewed slip paying leg 1 → leg 2\'s slip after settlement → matched to leg 2, no overpayment; leg 1\'s account again → new money',
@@ -809,7 +811,7 @@ const rows: DepositRow[] = [
     row: 'multi-leg settled by a review, the reviewed slip paying leg 1 → another transfer to leg 1 → deposit.overpaid in full (leg 1\'s transfer was seen)',
     given: [...twoLegsReviewed, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
     when: verify(found(transfer(30_000n, { transRef: 'tr_3', toLeg: 1 })), { receiptId: 'rcpt_2', at: T0 + 3 * hour }),
-    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 30_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_3' } }],
+    then: [{ type: 'DepositOverpaid', at: T0 + 3 * hour, overpayment: { claimId: 'clm_1', cause: 'additional_transfer', amountMinor: 30_000n, slipReceivedAt: T0 + 2 * hour, receiptId: 'rcpt_2', transRef: 'tr_3', sender: paidBy } }],
   },
   {
     row: 'settled: cancel → deposit_not_cancelable',

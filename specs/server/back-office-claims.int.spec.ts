@@ -255,4 +255,35 @@ test('manual and late_slip claims: opened by an operator, listed by kind and sta
   ledgerBalanced('manual claims');
 });
 
+test('a further transfer from another account: its claim names who sent it, and its refund goes to the payer\'s account the operator names, never the order\'s sender by default', async () => {
+  const payee = { bank_code: '004', account_number: '5550003333', account_name: 'สมหญิง รักดี' };
+  const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
+  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 100_000, currency: 'THB', merchant_reference: `claims-other-${randomUUID()}`, end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  const from = freshSender();
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 40_000, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: from }));
+  assert.is(created.status, 201, created.text);
+  const pay = async (amount: number, who: { bank_code: string; account_number: string; account_name_th: string }) => {
+    const image = pngSlip();
+    await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: amount, receiver: payee, sender: who, image_sha256: sha256Hex(image) }));
+    assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
+    await scene.s.running.slipWorker.drain();
+  };
+  await pay(40_000, { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th });
+  // Someone else sends 25,000 to the same account and uploads it on the order: deposit.overpaid, a claim of its own.
+  await pay(25_000, { bank_code: '002', account_number: '1111111111', account_name_th: 'วิชัย ดีมาก' });
+  const d = (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
+  assert.equal([d.status, d.overpayment?.cause, d.overpayment?.amount_minor], ['settled', 'additional_transfer', 25_000], JSON.stringify(d.overpayment));
+  const claimId = d.overpayment.claim_id;
+  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`, undefined, { roles: ['support'] })).json;
+  assert.equal(claim.transfer_sender, { bank_code: '002', account_number_masked: 'xxx-x-x1111-x', name_masked: 'วิชัย ด***' });
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note })).status, 200);
+  const toSender = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { stepUp: true });
+  assert.equal([toSender.status, toSender.json.error?.code, toSender.json.error?.details], [409, 'operation_not_allowed', { transfer_sender: 'bank 002, xxx-x-x1111-x, วิชัย ด***' }], toSender.text);
+  const named = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note, refund_account: { bank_code: '002', account_number: '1111111111', account_name_th: 'วิชัย ดีมาก' } }, { stepUp: true });
+  assert.is(named.status, 200, named.text);
+  assert.equal(named.json.refund_account, { bank_code: '002', account_number_masked: 'xxxxxx1111', account_name_th_masked: 'วิชัย ด***' });
+  ledgerBalanced('refund to the account named');
+});
+
 test.run();
