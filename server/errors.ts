@@ -218,6 +218,8 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
     status: 409, type: 'state_conflict', retryable: false,
     message: 'The withdrawal is already settled, expired or canceled.',
     message_th: 'รายการถอนนี้เสร็จสิ้น หมดอายุ หรือถูกยกเลิกแล้ว',
+    // A claim's refund is open but the operators': saying it is finished would mislead.
+    messageThWhen: (details) => ('refund_of_deposit_id' in details ? 'รายการถอนนี้เป็นการคืนเงินให้ผู้โอนตามคำร้อง (เคลม) ร้านค้ายกเลิกเองไม่ได้ เจ้าหน้าที่เป็นผู้ดูแล' : undefined),
   },
   beneficiary_not_verified: {
     status: 409, type: 'state_conflict', retryable: true, retryableWhen: (details) => !notAsVerified(details),

@@ -93,6 +93,10 @@ test('an overpayment claim walks every status; the refund withdrawal is funded f
   assert.is(payout.json.status, 'return_pending_payout');
   const refundW = payout.json.refund_withdrawal;
   assert.equal([refundW.refund_of_deposit_id, refundW.amount_total_minor, refundW.fee_total_minor, refundW.status], [d.id, 5_000, 0, 'open']);
+  // The merchant cannot cancel it (the claim is the operators'), and the Thai says so rather than 'already finished'.
+  const merchantCancel = await scene.s.call(shop.live.api_key, 'POST', `/v1/pay/withdrawals/${refundW.id}/cancel`, {});
+  assert.equal([merchantCancel.status, merchantCancel.json.error?.code], [409, 'withdrawal_not_cancelable'], merchantCancel.text);
+  assert.match(merchantCancel.json.error.message_th, /คืนเงินให้ผู้โอนตามคำร้อง/);
   const locked = await shopBalance();
   assert.is(locked.available_minor, before.available_minor, 'the refund never touches the merchant\'s available');
   assert.is(locked.reserved_minor, before.reserved_minor + 5_000, 'the refund is locked out of suspense');
