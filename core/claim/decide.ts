@@ -142,7 +142,9 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   if (noteProblem) return noteProblem;
   const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
   if (c.type === 'ApproveClaimRefund' || c.type === 'PayOutClaimRefund') {
-    if (c.deposit.status === 'reversed') {
+    // The bank recalled the order's transfer: its amount, and a same-slip excess with it, are back
+    // with the payer. A further transfer (its own trans_ref) was not recalled: it is still refunded.
+    if (c.deposit.status === 'reversed' && !(s.kind === 'overpayment' && s.evidence === 'additional_transfer')) {
       return reject('operation_not_allowed', `The claim's deposit ${s.depositId} was reversed: its transfer is undone and the money back with the payer, so a refund would pay them twice. Close or reject the claim.`, { status: s.status, deposit_status: c.deposit.status });
     }
     // A claim on the order's own amount whose deposit has since been, or may still be, credited to its merchant (a review approved, a late slip taken).

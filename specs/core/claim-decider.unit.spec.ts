@@ -89,6 +89,14 @@ test('a further transfer from another account than the order\'s sender: its refu
   assert.equal(named, [{ ...refundApproved, account: payer }]);
 });
 
+test('a deposit reversed since: a further transfer\'s claim (its own transfer, not recalled) is still refunded; the order\'s own and a same-slip excess are not', () => {
+  const further = evolveClaim({ ...opened, evidence: 'additional_transfer' }, reviewed);
+  assert.ok(!isRejection(decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'reversed', isTerminal: true }, account }, further)), 'the further transfer is refunded');
+  const excess = evolveClaim({ ...opened, evidence: 'same_transfer_excess' }, reviewed);
+  const r = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'reversed', isTerminal: true }, account }, excess);
+  assert.ok(isRejection(r) && /reversed: its transfer is undone/.test(r.message), 'the recalled transfer\'s excess came back with it');
+});
+
 test('no claim: resource_not_found', () => {
   const d = decideClaim({ type: 'StartClaimReview', ...base }, undefined);
   assert.ok(isRejection(d) && d.code === 'resource_not_found');
