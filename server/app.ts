@@ -16,7 +16,7 @@ import { payerMessageTh } from './slips/payer-messages.ts';
 import type { KnownKeyState } from './auth/merchant.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from './rate-limit.ts';
-import { bearer } from './auth/merchant.ts';
+import { bearer, noteKnownKey } from './auth/merchant.ts';
 import type { Config } from './config.ts';
 import type { Services } from './ports.ts';
 import { depositRoutes } from './routes/deposits.ts';
@@ -200,7 +200,7 @@ export function createApp(parts: AppParts): Koa {
     const key = secret === undefined ? undefined : services.keys.bySecret(secret);
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
     // Whose key it is, for the logs of an answer given before authentication ends (this 429, a slow body's 408).
-    if (key) (ctx.state as KnownKeyState).knownKey = { keyId: key.keyId, merchantId: key.merchantId, livemode: key.livemode };
+    if (key) noteKnownKey(ctx, key);
     const taken = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
     // Balance history's 429 carries Retry-After 60, the contract's figure (a whole window), not what is left of this one;
     // the sandbox's history none: "sandbox responses carry no Retry-After", its 429 is sandbox_rate_limited.

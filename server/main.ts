@@ -188,7 +188,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   }, (req, res) => {
     requestsInFlight++;
     res.once('close', () => { requestsInFlight--; });
-    if (isSlipUploadRequest(req.method, (req.url ?? '').split('?', 1)[0]!)) {
+    if (req.method === 'POST' && isSlipUploadRequest(req.method, (req.url ?? '').split('?', 1)[0]!)) { // the path read only for a POST
       uploading.add(req.socket);
       res.once('close', () => uploading.delete(req.socket));
     }

@@ -22,14 +22,11 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { formatBaht, parseBahtToMinor } from '../format.js';
-import { ActionButton, html, Mode, Money, Named, NoteField, StepUpFlag, Time, useCan, useFieldError, useNote, usePartData } from '../ui.js';
+import { ActionButton, html, Mode, Money, Named, NoteField, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePartData } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
-/** The adjustment reasons a merchant may see (core/directory.ts adjustmentReasons). */
-const reasonCodes = ['MANUAL_ADJUSTMENT', 'FUNDING', 'SETTLEMENT_CORRECTION', 'FEE_CORRECTION', 'GOODWILL_CREDIT', 'LOSS_RECOVERY'];
-/** The reasons that say which way the money went (the server refuses them the other way: core/directory.ts adjustmentReasonDirection). */
-const reasonsOneWay = { FUNDING: 'credit', GOODWILL_CREDIT: 'credit', LOSS_RECOVERY: 'debit' };
-const reasonsFor = (direction) => reasonCodes.filter((c) => (reasonsOneWay[c] ?? direction) === direction);
+/** The adjustment reasons for a direction, from the server's table (core/directory.ts: a reason that says which way money went goes only that way). */
+const reasonsFor = (tables, direction) => (tables.adjustment_reasons ?? []).filter((r) => (r.direction ?? direction) === direction).map((r) => r.code);
 
 export function MerchantAdmin({ merchant, livemode, onChanged }) {
   const can = useCan();
@@ -65,10 +62,11 @@ function Suspension({ id, suspended, onChanged }) {
 }
 
 function Adjustment({ id, livemode, onChanged, onProposed }) {
+  const { tables } = usePageContext();
   const [direction, setDirection] = useState('credit');
   const [bucket, setBucket] = useState('available');
   const [amount, setAmount] = useState('');
-  const [reasonCode, setReasonCode] = useState(reasonCodes[0]);
+  const [reasonCode, setReasonCode] = useState(tables.adjustment_reason_default);
   const [reason, setReason] = useState('');
   const [error, setError] = useState(null);
   const invalid = useFieldError(error, 'adjustment-error');
@@ -91,14 +89,14 @@ function Adjustment({ id, livemode, onChanged, onProposed }) {
   return html`<details class="subcard" data-testid="adjustment-form">
     <summary><${StepUpFlag} /> ${t('merchantAdmin.adjustment')} <${Mode} livemode=${livemode} /></summary>
     <div class="form-row">
-      <label>${t('merchantAdmin.direction')}<select data-testid="adjustment-direction" value=${direction} onChange=${(e) => { const next = e.currentTarget.value; setDirection(next); if (!reasonsFor(next).includes(reasonCode)) setReasonCode(reasonCodes[0]); }}>
+      <label>${t('merchantAdmin.direction')}<select data-testid="adjustment-direction" value=${direction} onChange=${(e) => { const next = e.currentTarget.value; setDirection(next); if (!reasonsFor(tables, next).includes(reasonCode)) setReasonCode(tables.adjustment_reason_default); }}>
         <option value="credit">${t('merchantAdmin.credit')}</option><option value="debit">${t('merchantAdmin.debit')}</option></select></label>
       <label>${t('merchantAdmin.bucket')}<select data-testid="adjustment-bucket" value=${bucket} onChange=${(e) => setBucket(e.currentTarget.value)}>
         ${buckets.map((b) => html`<option value=${b}>${label('bucket', b)}</option>`)}</select></label>
       <label>${t('common.amount')}<input data-testid="adjustment-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
     </div>
     <label class="block">${t('merchantAdmin.reasonCode')}<select data-testid="adjustment-reason-code" value=${reasonCode} onChange=${(e) => setReasonCode(e.currentTarget.value)}>
-      ${reasonsFor(direction).map((c) => html`<option value=${c}>${label('adjustmentReason', c)}</option>`)}</select></label>
+      ${reasonsFor(tables, direction).map((c) => html`<option value=${c}>${label('adjustmentReason', c)}</option>`)}</select></label>
     <label class="block">${t('merchantAdmin.reason')}<input data-testid="adjustment-reason" maxlength="500" ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
     ${invalid.message}
     <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged}>${t('merchantAdmin.post')}</${ActionButton}></div>

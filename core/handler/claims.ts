@@ -70,8 +70,11 @@ function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideC
       const from = claim.transferSender;
       const another = from && (from.bankCode !== sender.bankCode || matchAccountNumber(sender.accountNumber, from.accountNumber) !== 'match')
         ? `bank ${from.bankCode}, ${maskReadAccountNumber(from.accountNumber)}, ${maskName(from.name)}` : undefined;
-      if (c.refundAccount) return { type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), account: c.refundAccount, accountNamed: true, ...(another ? { transferFromAnother: another } : {}), ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
-      return { type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), accountNamed: false, ...(another ? { transferFromAnother: another } : {}), account: { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh }, ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}) };
+      return {
+        type: 'ApproveClaimRefund', ...base, deposit: claimedDeposit(d), accountNamed: c.refundAccount !== undefined,
+        account: c.refundAccount ?? { bankCode: sender.bankCode, accountNumber: sender.accountNumber, accountNameTh: sender.accountNameTh },
+        ...(another ? { transferFromAnother: another } : {}), ...(c.amountMinor !== undefined ? { refundMinor: c.amountMinor } : {}),
+      };
     }
     case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId, deposit: claimedDeposit(tx.deposit(claim.depositId)!) };
     case 'close': {

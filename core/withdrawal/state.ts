@@ -167,6 +167,11 @@ export function heldFeeOf(w: Pick<Withdrawal, 'inFlight' | 'feeTotalMinor' | 'am
   return due > 0n ? due : 0n;
 }
 
+/** Whether the order expired holding legs in flight, and so holds their fee (heldFeeOf). */
+export function holdsLegFees(w: Pick<Withdrawal, 'status' | 'inFlight'>): boolean {
+  return w.status === 'expired' && w.inFlight.length > 0;
+}
+
 /** A reversal's change to the fee an expired order holds for its legs, and the row that moves it. */
 export interface HeldFeeMove { readonly balanceTransactionId: string; readonly amountMinor: Minor }
 
@@ -178,7 +183,7 @@ export interface HeldFeeMove { readonly balanceTransactionId: string; readonly a
  * available. 0 for any other order, whose lock is principal left plus unused fee exactly.
  */
 export function heldFeeMoved(w: Withdrawal, fill: Pick<Fill, 'amountMinor' | 'feeRecognizedMinor'>): Minor {
-  if (w.status !== 'expired' || w.inFlight.length === 0) return 0n;
+  if (!holdsLegFees(w)) return 0n;
   return heldFeeOf(w) - heldFeeOf({
     inFlight: w.inFlight, feeTotalMinor: w.feeTotalMinor, amountTotalMinor: w.amountTotalMinor,
     filledMinor: w.filledMinor - fill.amountMinor, feeRecognizedMinor: w.feeRecognizedMinor - fill.feeRecognizedMinor,

@@ -122,13 +122,18 @@ export function keyRefusal(services: Services, keyId: string): 'api_key_revoked'
  */
 export interface KnownKeyState { knownKey?: { readonly keyId: string; readonly merchantId: string; readonly livemode: boolean } }
 
+/** Notes whose key the request holds (KnownKeyState), once: the rate limiter finds it first on merchant paths, authentication after. */
+export function noteKnownKey(ctx: Context, key: ApiKey): void {
+  (ctx.state as KnownKeyState).knownKey ??= { keyId: key.keyId, merchantId: key.merchantId, livemode: key.livemode };
+}
+
 /** The bearer key if it exists, is not revoked and its account chain is not suspended. */
 function liveKeyOf(ctx: Context, services: Services): { key: ApiKey; whiteLabelId: string } {
   const secret = bearer(ctx);
   if (!secret || !(secret.startsWith('sk_live_') || secret.startsWith('sk_test_'))) throw new ApiError('api_key_invalid', 'Give your API key as one Authorization: Bearer sk_live_… or sk_test_… header.');
   const key = services.keys.bySecret(secret);
   if (!key) throw new ApiError('api_key_invalid');
-  (ctx.state as KnownKeyState).knownKey = { keyId: key.keyId, merchantId: key.merchantId, livemode: key.livemode };
+  noteKnownKey(ctx, key);
   const standing = standingOf(services, key);
   if ('refused' in standing) {
     // The request log names the revoked key refused (after a leak: what the thief tried, and from where).

@@ -22,6 +22,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { claimTransitions } from '../../core/claim/decide.ts';
 import { reasonTexts } from '../../core/deposit/reasons.ts';
+import { adjustmentReasonDefault, adjustmentReasonDirection, adjustmentReasons } from '../../core/directory.ts';
 import { reversalReasonCodes } from '../../core/deposit/state.ts';
 import { consoleLimits, limits } from '../../core/limits.ts';
 import { routeRoles } from '../auth/roles.ts';
@@ -115,6 +116,9 @@ function consoleTables(): Record<string, unknown> {
     reversal_reason_codes: reversalReasonCodes,
     review_reasons: Object.entries(reasonTexts).filter(([code]) => code !== 'SLIP_UNREADABLE').map(([code, text]) => ({ code, th: text.th, en: text.en })),
     note_length_min: limits.reviewNoteLengthMin,
+    // Each adjustment reason, with the one direction it is for when it says which way money went (null: either).
+    adjustment_reasons: Object.keys(adjustmentReasons).map((code) => ({ code, direction: adjustmentReasonDirection[code] ?? null })),
+    adjustment_reason_default: adjustmentReasonDefault,
   };
 }
 

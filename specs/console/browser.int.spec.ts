@@ -650,6 +650,12 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   assert.equal([await mali.page.getAttribute('[data-testid=mode-live]', 'aria-pressed'), await mali.page.getAttribute('[data-testid=mode-test]', 'aria-pressed')], ['true', 'false'], 'the mode chosen, not by colour alone');
   assert.is(await mali.page.getAttribute('[data-testid=adjustment-form] summary .flag', 'aria-label'), en['stepup.title']);
   await mali.page.click('[data-testid=adjustment-form] summary');
+  // Each direction is offered the reasons that go its way (the server's table): a debit is never "funding".
+  const offered = () => mali.page.$$eval('[data-testid=adjustment-reason-code] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+  assert.ok((await offered()).includes('FUNDING') && !(await offered()).includes('LOSS_RECOVERY'), 'a credit');
+  await mali.page.selectOption('[data-testid=adjustment-direction]', 'debit');
+  assert.ok(!(await offered()).includes('FUNDING') && (await offered()).includes('LOSS_RECOVERY') && (await offered()).includes('MANUAL_ADJUSTMENT'), 'a debit');
+  await mali.page.selectOption('[data-testid=adjustment-direction]', 'credit');
   // An amount that is not one is refused in the page, before any popup.
   await mali.page.fill('[data-testid=adjustment-amount]', '12,x');
   await mali.page.selectOption('[data-testid=adjustment-reason-code]', 'GOODWILL_CREDIT');

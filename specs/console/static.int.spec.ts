@@ -185,6 +185,7 @@ test('config.json names the issuer, client and audience; tables.json is the serv
   assert.equal(tables.claim_transitions.review, ['open']);
   assert.ok(tables.reversal_reason_codes.includes('BANK_RECALL'));
   assert.ok(tables.review_reasons.some((r: { code: string; th: string; en: string }) => r.code === 'SENDER_NAME_MISMATCH' && r.th && r.en));
+  assert.equal(tables.adjustment_reasons.filter((r: { direction: string | null }) => r.direction !== null), [{ code: 'FUNDING', direction: 'credit' }, { code: 'GOODWILL_CREDIT', direction: 'credit' }, { code: 'LOSS_RECOVERY', direction: 'debit' }]);
   assert.is(tables.note_length_min, 20);
 });
 
