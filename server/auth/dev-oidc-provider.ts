@@ -109,6 +109,11 @@ export function devProvider(options: ProviderOptions): DevProvider {
     renderError: (ctx, out) => answerPage(ctx, 'Sign-in error', `<p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="${escapeHtml(console)}">Back to the console</a></p>`),
   };
   const provider = new Provider(issuer, configuration);
+  // The provider names its endpoints (discovery, redirects) from the request's host and
+  // protocol: they are the base URL's, whatever Host or X-Forwarded-* a client sends, so a
+  // forged Host cannot make discovery point a console at another server.
+  provider.proxy = true;
+  const base = new URL(options.baseUrl);
   const callback = provider.callback();
 
   async function interaction(req: IncomingMessage, res: ServerResponse, uid: string, submitted: boolean): Promise<void> {
@@ -150,6 +155,10 @@ ${problem ? `<p class="problem" role="alert" id="problem">${problem}</p>` : ''}
   return {
     handle(req, res, url) {
       const inner = url.slice(devOidcPath.length) || '/';
+      req.headers.host = base.host;
+      req.headers['x-forwarded-host'] = base.host;
+      req.headers['x-forwarded-proto'] = base.protocol.slice(0, -1);
+      delete req.headers['x-forwarded-for'];
       const form = /^\/interaction\/([A-Za-z0-9_-]+)(\/login)?$/.exec(inner.split('?')[0]!);
       if (form && (req.method === 'GET' || (req.method === 'POST' && form[2]))) {
         interaction(req, res, form[1]!, req.method === 'POST').catch((error: unknown) => {

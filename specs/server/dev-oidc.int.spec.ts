@@ -13,6 +13,7 @@ import { operatorAudience } from '../../server/auth/operator.ts';
 import { OidcBrowser } from '../support/oidc-login.ts';
 import { externalIssuer, TestServer } from '../support/server-harness.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,6 +32,23 @@ test('discovery names the code flow with PKCE S256 and the EdDSA keys the API ve
   assert.ok(r.json.acr_values_supported.includes('step-up'));
   const jwks = await s.raw('GET', '/oidc/jwks');
   assert.equal(jwks.json.keys.map((k: { crv: string }) => k.crv), ['Ed25519']);
+});
+
+test('discovery names the base URL\'s endpoints whatever Host or X-Forwarded-* the request claims', async () => {
+  const forged = await new Promise<{ status: number; json: Record<string, string> }>((resolve, reject) => {
+    const req = request(`${s.url}/oidc/.well-known/openid-configuration`, {
+      headers: { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+    });
+    req.on('error', reject).end();
+  });
+  assert.is(forged.status, 200);
+  assert.is(forged.json.issuer, `${s.url}/oidc`);
+  for (const endpoint of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'end_session_endpoint']) {
+    assert.ok(forged.json[endpoint]!.startsWith(`${s.url}/oidc/`), `${endpoint}: ${forged.json[endpoint]}`);
+  }
 });
 
 test('an operator signs in and the provider-issued access token opens /v1/bo with the seeded roles', async () => {
