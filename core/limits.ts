@@ -12,10 +12,22 @@ const minute = 60 * second;
 const hour = 60 * minute;
 const day = 24 * hour;
 
+/** PG-Timestamp may be this far from the wall clock's second, either way, bounds included. */
+const timestampSkewSecondsMax = 300;
+
 export const limits = {
   // HMAC and idempotency (contract: Authentication, Limits)
-  timestampSkewSecondsMax: 300,
-  nonceMemoryMs: 10 * minute,
+  timestampSkewSecondsMax,
+  /**
+   * How long a nonce is remembered from the instant its request is accepted: as long as the
+   * same request could be accepted again, derived from the window so the two cannot drift.
+   * A timestamp T first accepted at instant a is at most skew ahead of a's second; it stays
+   * in the window until the wall clock's second passes T + skew, that is until before
+   * (floor(a / 1 s) + 2·skew + 1) s ≤ a + (2·skew + 1) s. The contract's ten minutes (at
+   * least) fall a second short: a request signed at the window's far edge could be replayed
+   * once in its last second (a penetration test).
+   */
+  nonceMemoryMs: (2 * timestampSkewSecondsMax + 1) * second,
   idempotencyKeyLifetimeMs: 7 * day,
   idempotencyKeyLengthMax: 200,
   withdrawalIdempotencyKeyLengthMin: 8,

@@ -8,9 +8,8 @@
 // the query line keeps the raw encoding of each pair (only their order changes).
 
 import { createHmac, hash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { limits } from '../core/limits.ts';
 import { apiVersion } from '../core/present.ts';
-
-export const timestampToleranceSeconds = 300;
 
 /** The PG-Version values this service speaks (contract: Versioning); any other is refused once the signature verifies. */
 export const apiVersions = [apiVersion] as const;
@@ -106,7 +105,7 @@ export function checkTimestamp(tsHeader: string | undefined, nowSeconds: number)
   // At most 15 digits keeps the value a safe integer.
   if (tsHeader === undefined || !/^[0-9]{1,15}$/.test(tsHeader)) return 'timestamp_out_of_window';
   const skewSeconds = Math.abs(Number(tsHeader) - nowSeconds);
-  return skewSeconds <= timestampToleranceSeconds ? 'ok' : 'timestamp_out_of_window';
+  return skewSeconds <= limits.timestampSkewSecondsMax ? 'ok' : 'timestamp_out_of_window';
 }
 
 export interface SignRequestInput {

@@ -1,10 +1,11 @@
-// Request keys kept durably beside the journal: HMAC nonces (10 minutes) and idempotency
-// records (7 days; they are written with the commit of their command, see writer.ts).
+// Request keys kept durably beside the journal: HMAC nonces (limits.nonceMemoryMs, as long
+// as their request could pass the timestamp window again) and idempotency records (7 days;
+// they are written with the commit of their command, see writer.ts).
 // Invariants kept: a nonce is accepted once while it is remembered — a fixed-size sketch
 // says at once that most nonces are new, and for the rest its row (a primary-key lookup)
 // or, until that row rides the next transaction, the few nonces of this turn answer;
-// memory holds those and the sketch, not ten minutes of traffic. Expired rows are pruned in
-// bounded batches, so pruning never holds the writer for long.
+// memory holds those and the sketch, not a nonce window of traffic. Expired rows are pruned
+// in bounded batches, so pruning never holds the writer for long.
 // Idempotency bodies are sealed at rest (they carry API key secrets, slip tokens and QR
 // payloads): every writer stores sealIdempotencyBody(), the reader opens it, and a body an
 // older build stored in clear is sealed when the store opens. A replay answers the exact

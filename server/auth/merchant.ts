@@ -5,7 +5,8 @@
 // with a deadline), and the signature over the nine-line canonical string — line 7 the
 // SHA-256 of the body's bytes as sent — checked in constant time. After it: PG-Version
 // (an unauthenticated caller learns nothing about versions), the body as JSON (strict
-// UTF-8: malformed_json), then the nonce is remembered (10 minutes, durably). So an
+// UTF-8: malformed_json), then the nonce is remembered (durably, for as long as its request
+// could pass the timestamp window again: limits.nonceMemoryMs). So an
 // attacker without the secret can neither make the server read a body, nor probe or burn
 // nonces; and a refused request leaves no nonce behind.
 //
@@ -83,7 +84,7 @@ export function merchantAuth(services: Services) {
     }
     requireSupportedVersion(version);
     parseJsonBody(ctx, body);
-    if (!services.nonces.remember(key.keyId, nonce, nowMs)) throw new ApiError('nonce_replayed', `This PG-Nonce was used within the last ${limits.nonceMemoryMs / 60_000} minutes.`);
+    if (!services.nonces.remember(key.keyId, nonce, nowMs)) throw new ApiError('nonce_replayed', `This PG-Nonce was used within the last ${limits.nonceMemoryMs / 1000} seconds; send a new one on every attempt.`);
     // Every POST needs a key; say so before anything else about the request is judged.
     if (ctx.method === 'POST' && !ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
     const state: MerchantState = { key, merchantId: key.merchantId, whiteLabelId, livemode: key.livemode };
@@ -152,7 +153,7 @@ function checkTimestampHeader(timestamp: string, nowSeconds: number): void {
   if (timestamp === '') throw new ApiError('timestamp_out_of_window', 'PG-Timestamp is missing: send the request\'s Unix time in whole seconds, and sign it.');
   if (!/^[0-9]{1,15}$/.test(timestamp)) throw new ApiError('timestamp_out_of_window', `PG-Timestamp must be the Unix time in whole seconds (digits only), not ${JSON.stringify(timestamp.slice(0, 40))}.`);
   if (checkTimestamp(timestamp, nowSeconds) === 'ok') return;
-  if (timestamp.length >= 13 && Math.abs(Math.floor(Number(timestamp) / 1000) - nowSeconds) <= 300) {
+  if (timestamp.length >= 13 && Math.abs(Math.floor(Number(timestamp) / 1000) - nowSeconds) <= limits.timestampSkewSecondsMax) {
     throw new ApiError('timestamp_out_of_window', 'PG-Timestamp looks like milliseconds; send the Unix time in whole seconds.');
   }
   throw new ApiError('timestamp_out_of_window');
