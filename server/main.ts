@@ -338,7 +338,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const services: Services = {
     write, securityClock, keys: apiKeys,
     nonces: { remember: (scope, nonce, now) => store.keys.rememberNonce(scope, nonce, now) },
-    idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now) },
+    idempotency: { get: (scope, key, now) => store.keys.getIdempotency(scope, key, now), keep: (record) => store.keys.keepIdempotency(record) },
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
     eventFloor: webhooks.retention.floor.bind(webhooks.retention),

@@ -38,6 +38,11 @@ export interface NonceStore {
 
 export interface IdempotencyStore {
   get(scope: string, key: string, nowMs: number): IdempotencyRecord | undefined;
+  /**
+   * Stores, durably, the record of a request whose answer is no core command's (a slip
+   * token issued again); false when the key holds an unexpired record already.
+   */
+  keep(record: IdempotencyRecord): boolean;
 }
 
 /** The command port (the store's submit, the one door to the journal) and what routes read beside it. */

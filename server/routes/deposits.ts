@@ -12,7 +12,7 @@ import { merchantAuth, merchantOf } from '../auth/merchant.ts';
 import type { CapabilitySigner } from '../capability.ts';
 import { claimUrlOf, type Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { runIdempotent } from '../idempotency.ts';
+import { runIdempotent, runIdempotentOwn } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { cancelBody, createDepositBody, emptyBody, emptyQuery } from '../schemas.ts';
 import { amountOf, bodyOf, durableRead, merchantScope, ownedBy, parseWith, queryOf } from './common.ts';
@@ -34,7 +34,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     const closed = (d.status === 'expired' || d.status === 'canceled') && d.lateSlipAcceptedUntil != null;
     const expiresAt = closed ? d.lateSlipAcceptedUntil! : d.expiresAt + limits.lateSlipWindowMs;
     // Every claim derives from the order's state, so the same order version yields the
-    // same token bytes: a slip-token retry under its Idempotency-Key gets the same answer.
+    // same token bytes (a slip-token retry under its Idempotency-Key replays the stored answer).
     const token = capability.issue({
       aud: 'pg-slip-ingest', scope: 'slip:write', tenant: d.merchantId, livemode: d.livemode, deposit_id: d.id, htu: uploadUrl,
       // The end user in one mode: a sandbox order's uploads never spend the live end user's quota.
@@ -91,11 +91,8 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
       () => ({ status: 200, body: presentDeposit(services.write.world.deposits.get(d.id)!) }));
   });
 
-  router.post('/:id/slip-token', (ctx) => {
-    merchantOf(ctx);
-    if (!ctx.get('Idempotency-Key')) throw new ApiError('idempotency_key_required');
-    parseWith(emptyBody, bodyOf(ctx)); // none or {}
-    const d = visible(ctx, ctx.params.id!);
+  /** Why no slip token is issued for the order now; nothing when one may be. */
+  const refuseSlipToken = (d: Deposit): void => {
     // Every order that takes a slip gets a token: one open or in its late window, and one
     // whose slip is being verified or reviewed, or that settled (a slip then waits its turn,
     // or is a transfer after settlement) — a merchant that did not keep the creation token
@@ -122,8 +119,22 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
       throw new ApiError('late_slip_window_closed', 'The late-slip window of this deposit has closed; no slip can be uploaded, so no token is issued.',
         { deposit_id: d.id, late_slip_accepted_until: until === null ? null : iso(until), claim_url: claimUrlOf(config, d.id) });
     }
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = slipUpload(d);
+  };
+
+  router.post('/:id/slip-token', async (ctx) => {
+    const m = merchantOf(ctx);
+    parseWith(emptyBody, bodyOf(ctx)); // none or {}
+    const d = visible(ctx, ctx.params.id!);
+    // Under the request's Idempotency-Key, as every POST: a retry replays the token first
+    // issued (Idempotent-Replay: true) even once the order has moved on, and the key used
+    // for another order or request is idempotency_key_reused. The token is no command's
+    // effect, so its record is stored here (sealed, as every answer kept); a refusal keeps nothing.
+    await runIdempotentOwn(ctx, services, merchantScope(m), (keep) => {
+      refuseSlipToken(d);
+      const response = { status: 200, body: slipUpload(d), headers: { 'Cache-Control': 'no-store' } };
+      if (!services.idempotency.keep(keep(response))) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
+      return response;
+    });
   });
 
   return router;

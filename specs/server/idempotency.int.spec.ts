@@ -134,6 +134,33 @@ test('a replay keeps the original status: 200 cancel replays as 200 with the byt
   assert.is(again.text, first.text);
 });
 
+test('slip-token under its Idempotency-Key: the same key on the order replays the first answer; on another order, idempotency_key_reused', async () => {
+  const first = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  const other = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody());
+  assert.is(first.status, 201, first.text);
+  assert.is(other.status, 201, other.text);
+  const key = randomUUID();
+  const path = `/v1/pay/deposits/${first.json.id}/slip-token`;
+  const issued = await s.call(shop.live.api_key, 'POST', path, undefined, { idempotencyKey: key });
+  assert.is(issued.status, 200, issued.text);
+  assert.is(issued.headers.get('idempotent-replay'), null);
+  // The order moves on: canceled, a token issued now runs to its late-slip window's end instead.
+  assert.is((await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${first.json.id}/cancel`, {})).status, 200);
+  const fresh = await s.call(shop.live.api_key, 'POST', path);
+  assert.is(fresh.status, 200, fresh.text);
+  assert.is.not(fresh.json.token, issued.json.token);
+
+  const replayed = await s.call(shop.live.api_key, 'POST', path, undefined, { idempotencyKey: key });
+  assert.is(replayed.status, 200, replayed.text);
+  assert.is(replayed.headers.get('idempotent-replay'), 'true');
+  assert.is(replayed.headers.get('original-request-id'), issued.headers.get('request-id'));
+  assert.is(replayed.text, issued.text, 'the bytes first answered, not a token issued again');
+  assert.is(replayed.headers.get('cache-control'), 'no-store');
+
+  const reused = await s.call(shop.live.api_key, 'POST', `/v1/pay/deposits/${other.json.id}/slip-token`, undefined, { idempotencyKey: key });
+  assert.is(expectError(reused, 'idempotency_key_reused').details.original_request_id, issued.headers.get('request-id'));
+});
+
 test('withdrawal keys are 8–200 characters', async () => {
   for (const key of ['1234567', 'x'.repeat(201)]) {
     const e = expectError(await s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben), { idempotencyKey: key }), 'validation_error');
