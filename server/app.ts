@@ -16,7 +16,7 @@ import { payerMessageTh } from './slips/payer-messages.ts';
 import type { KnownKeyState } from './auth/merchant.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from './rate-limit.ts';
-import { bearer, noteKnownKey } from './auth/merchant.ts';
+import { bearer, keyRefusal, noteKnownKey } from './auth/merchant.ts';
 import type { Config } from './config.ts';
 import type { Services } from './ports.ts';
 import { depositRoutes } from './routes/deposits.ts';
@@ -201,10 +201,16 @@ export function createApp(parts: AppParts): Koa {
     const bucket: BucketName = publicRead ? 'public_read' : ctx.method === 'GET' || ctx.method === 'HEAD' ? 'pay_read' : 'pay_write';
     // Whose key it is, for the logs of an answer given before authentication ends (this 429, a slow body's 408).
     if (key) noteKnownKey(ctx, key);
-    const taken = key ? keyLimiter.take(bucket, key.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
+    // A key whose standing authentication refuses (revoked, its account suspended) draws on
+    // its network's quota, as a made-up key does, not on its own: that refusal comes from the
+    // headers alone, before any body or signature, so the key's quota guards no work for it —
+    // and a 429 hid the revocation (api_key_revoked) behind a quota that no longer mattered,
+    // spending it too (a penetration test).
+    const quotaKey = key !== undefined && keyRefusal(services, key.keyId) === null ? key : undefined;
+    const taken = quotaKey ? keyLimiter.take(bucket, quotaKey.keyId, services.securityClock.now()) : networkLimiter.take(bucket, networkOf(ctx.ip), services.securityClock.now());
     // Balance history's 429 carries Retry-After 60, the contract's figure (a whole window), not what is left of this one;
     // the sandbox's history none: "sandbox responses carry no Retry-After", its 429 is sandbox_rate_limited.
-    const sandboxHistory = ctx.path === balanceHistoryPath && key !== undefined && !key.livemode;
+    const sandboxHistory = ctx.path === balanceHistoryPath && quotaKey !== undefined && !quotaKey.livemode;
     const result = taken.allowed || ctx.path !== balanceHistoryPath ? taken : { ...taken, retryAfterSeconds: sandboxHistory ? null : taken.windowSeconds };
     const headers = rateLimitHeaders(result, bucket);
     ctx.set(headers);
@@ -215,8 +221,8 @@ export function createApp(parts: AppParts): Koa {
       // network's strangers' quota (a busy integration would lock its whole network out of
       // the signing keys and /readyz).
       if (!key) (ctx.state as { unlogged?: boolean }).unlogged = true;
-      else if (key.revokedAt === null) (ctx.state as { quotaKeyId?: string }).quotaKeyId = key.keyId;
-      throw sandboxHistory ? new ApiError('sandbox_rate_limited', undefined, { bucket, scope: 'api_key' }) : rateLimitedError(result, bucket, key ? 'api_key' : 'ip');
+      else if (quotaKey) (ctx.state as { quotaKeyId?: string }).quotaKeyId = quotaKey.keyId;
+      throw sandboxHistory ? new ApiError('sandbox_rate_limited', undefined, { bucket, scope: 'api_key' }) : rateLimitedError(result, bucket, quotaKey ? 'api_key' : 'ip');
     }
     try {
       await next();

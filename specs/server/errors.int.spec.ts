@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import type { ErrorCode } from '../../core/errors.ts';
 import { catalogue } from '../../server/errors.ts';
+import { rateLimitPolicies } from '../../server/rate-limit.ts';
 import { depositBody as baseDepositBody, freshSender, signedHeaders, TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import {
   assertTimestamp, expectError, gatewayRoute, journalRows, openDispute, payFirstLeg, receiveSlip, resolveDispute,
@@ -698,6 +699,41 @@ test('rate_limited: pay_read exhausted after 1200 reads; headers on every answer
     assert.is(head.status, 200);
     assert.is(head.headers.get('x-ratelimit-scope'), 'pay_read', 'HEAD is a read');
     assert.is(head.headers.get('ratelimit-remaining'), '1198');
+  } finally {
+    await rl.stop();
+  }
+});
+
+test("a key over its quota that is then revoked is 401 api_key_revoked, not 429; a suspended account's key 403 tenant_suspended; neither spends the key's quota", async () => {
+  const rl = await TestServer.start();
+  try {
+    const leaked = await rl.onboard('Leaked');
+    const frozen = await rl.onboard('Frozen', leaked.whiteLabelId);
+    const write = (key: string) => rl.call(key, 'POST', '/v1/pay/deposits/dep_nope/cancel', {});
+    const spend = async (key: string, count: number) => {
+      for (let done = 0; done < count; done += 50) {
+        for (const r of await Promise.all(Array.from({ length: Math.min(50, count - done) }, () => write(key)))) assert.is(r.status, 404, r.text);
+      }
+    };
+    const quota = rateLimitPolicies.pay_write.limit;
+    await spend(leaked.live.api_key, quota);
+    assert.equal(expectError(await write(leaked.live.api_key), 'rate_limited').details, { bucket: 'pay_write', scope: 'api_key' });
+    assert.is((await rl.bo('POST', `/v1/bo/keys/${leaked.live.key_id}/revoke`, {}, { stepUp: true })).status, 200);
+    for (let i = 0; i < 3; i++) expectError(await write(leaked.live.api_key), 'api_key_revoked');
+
+    const suspend = async (suspended: boolean) => {
+      const r = await rl.bo('POST', `/v1/bo/merchants/${frozen.id}/${suspended ? 'suspend' : 'unsuspend'}`, suspended ? { reason: 'inquiry' } : {}, { stepUp: true });
+      assert.is(r.status, 200, r.text);
+    };
+    await suspend(true);
+    for (let i = 0; i < 3; i++) expectError(await write(frozen.live.api_key), 'tenant_suspended');
+    await suspend(false);
+    const first = await write(frozen.live.api_key);
+    assert.is(first.headers.get('ratelimit-remaining'), String(quota - 1), 'the refused requests spent none of the key\'s quota');
+    await spend(frozen.live.api_key, quota - 1);
+    expectError(await write(frozen.live.api_key), 'rate_limited');
+    await suspend(true);
+    expectError(await write(frozen.live.api_key), 'tenant_suspended');
   } finally {
     await rl.stop();
   }
