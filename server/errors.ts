@@ -75,8 +75,8 @@ export const catalogue: Record<ErrorCode, CatalogueEntry> = {
   },
   nonce_replayed: {
     status: 401, type: 'authentication_error', retryable: false,
-    message: 'This PG-Nonce was already used within the last 10 minutes.',
-    message_th: 'PG-Nonce นี้ถูกใช้ไปแล้วภายใน 10 นาทีที่ผ่านมา',
+    message: 'This PG-Nonce was already used within the time its request stays valid; send a new one on every attempt.',
+    message_th: 'PG-Nonce นี้ถูกใช้ไปแล้ว กรุณาใช้ค่าใหม่ทุกครั้งที่ส่งคำขอ',
   },
   api_key_invalid: {
     status: 401, type: 'authentication_error', retryable: false,
