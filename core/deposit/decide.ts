@@ -331,6 +331,17 @@ function figuresNeedSecondApprover(s: Deposit, received: readonly LegAmount[]): 
   return total >= BigInt(limits.fourEyesAmountMinorMin) || total > s.amountMinor || (shown !== undefined && asserted > shown);
 }
 
+/**
+ * Whether a settlement would credit the merchant money no withdrawal takes, out of
+ * suspense: the withdrawal a leg pays lost the capacity to take it (others filled it, or
+ * it was canceled, while a late slip came or the review was held), or a leg was paid
+ * beyond its share. Money leaves suspense only on two people's word, here as for a
+ * claim's refund; the second approval settles at whatever capacity is left when it comes.
+ */
+function drawsOnSuspense(settled: readonly DepositEvent[]): boolean {
+  return settled.some((e) => e.type === 'DepositSettled' && e.suspenseMinor > 0n);
+}
+
 function legAmounts(s: Deposit): Map<string, Minor> {
   const verified = new Map<string, Minor>();
   for (const l of s.legs) if (l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined) verified.set(l.legRef, l.verifiedAmountMinor);
@@ -543,7 +554,8 @@ function settle(
 
 /**
  * A reviewer's approval settles the order (the contract: under_review → settled) at what
- * the legs received. Four eyes: the first approval records its figures and the order stays
+ * the legs received. Four eyes (the review's, the figures', or a settlement suspense would
+ * fund: drawsOnSuspense): the first approval records its figures and the order stays
  * under review; a second, different reviewer settles at the same figures (giving none
  * takes the first's). A second approval with other figures replaces the first (restarted),
  * so the amount credited is always the one two reviewers agreed on.
@@ -572,14 +584,14 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
     return reject('validation_error', `The figures add up to more than ${limits.reviewFiguresMinorMax} satang, more than one bank transfer carries: check them.`,
       { fields: [{ path: c.legAmounts !== undefined ? 'legs' : 'amount_minor', reason: 'maximum', hint: `at most ${limits.reviewFiguresMinorMax} in all` }] });
   }
-  const fourEyes = review.fourEyesRequired || approvedBefore || figuresNeedSecondApprover(s, received);
-  if (fourEyes && (!approvedBefore || (recorded !== undefined && !sameAmounts(recorded, received)))) {
-    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(approvedBefore ? { restarted: true as const } : {}) }];
-  }
   const verified = legAmounts(s);
   for (const r of received) verified.set(r.legRef, r.amountMinor);
   const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
+  const fourEyes = review.fourEyesRequired || approvedBefore || figuresNeedSecondApprover(s, received) || drawsOnSuspense(settled);
+  if (fourEyes && (!approvedBefore || (recorded !== undefined && !sameAmounts(recorded, received)))) {
+    return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(approvedBefore ? { restarted: true as const } : {}) }];
+  }
   const decision = { operatorId: c.operatorId, note: c.note, received };
   const unseen = unseenCredits(s, received);
   return thenNextQueued(s, c.at, settled.map((e) => (e.type === 'DepositSettled' ? { ...e, decision, ...(unseen.length > 0 ? { unseenCredits: unseen } : {}) } : e)));

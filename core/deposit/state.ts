@@ -557,7 +557,8 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       review.approvals = e.restarted ? [e.operatorId] : [...s.review.approvals, e.operatorId];
       review.approvedAmounts = e.received;
       // A recorded approval waits for a second approver, whether the review asked for one
-      // from the start or the figures did (decide.ts figuresNeedSecondApprover).
+      // from the start, the figures did (decide.ts figuresNeedSecondApprover) or suspense
+      // would fund the credit (drawsOnSuspense).
       review.fourEyesRequired = true;
       n.review = review;
       return;

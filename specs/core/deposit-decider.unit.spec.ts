@@ -171,6 +171,13 @@ const lateTwoLegs: Events = [...twoLegs, expiredEvent, slipReceived(1, 'expired'
 const paidAgainReview: Events = [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)),
   { type: 'DepositUnderReview', at: slipAt(6), reasons: [{ code: 'AMBIGUOUS_MATCH' }], fourEyesRequired: false, verification: allSix, transferredAmountMinor: 30_000n, transRef: 'tr_2', legRef: undefined }];
 
+// Held for review while the withdrawal its leg pays lost the capacity to take it (others
+// filled, canceled or expired it): a late slip whose masked account leaves the sender
+// unsure (AMBIGUOUS_MATCH), and a slip the withdrawal could take only part of (SETTLE_CONFLICT).
+const ambiguousLate: Events = [...expired, slipReceived(1, 'expired', expiresAt + hour),
+  review(expiresAt + hour + minute, ['AMBIGUOUS_MATCH'], { verification: { ...allSix, senderAccountMatch: false }, V: X })];
+const settleConflict: Events = [...slipProcessing, review(verifiedAt, ['SETTLE_CONFLICT'], { verification: allSix, V: X })];
+
 // Settled by a review that saw no transfer (a claim without an image), and later the transfer's slip.
 const reviewedUnseen: Events = after(deposit, [...slipProcessing, review(verifiedAt, ['NO_SLIP_IMAGE'])], approve('emp_alice', { transferredAmountMinor: X }));
 const reviewedUnseenMatched: Events = after(deposit, [...reviewedUnseen, { type: 'AdditionalSlipReceived', at: T0 + 2 * hour, slip: slip('rcpt_2', T0 + 2 * hour) }],
@@ -546,6 +553,29 @@ const rows: DepositRow[] = [
     given: [...bigUnderReview, approvalRecorded('emp_alice', [[1, big]]), approvalRecorded('emp_bob', [[1, big - 100_000n]], true)],
     when: approve('emp_alice', { settle: settle(big) }),
     then: [{ ...settled({ at: T0 + hour, X: big, V: big - 100_000n, A: big - 100_000n, fee: [73_500n, 5_145n], via: 'review', verification: { ...nameMismatch, amountExact: false } }), decision: decidedBy('emp_alice', [[1, big - 100_000n]]) } as DepositEvent],
+  },
+  {
+    row: 'under_review AMBIGUOUS_MATCH, the withdrawal filled by others since → one approval → under_review, approval recorded: the credit would come out of suspense (four eyes)',
+    given: ambiguousLate, when: approve('emp_alice', { settle: settle(0n) }), then: [approvalRecorded('emp_alice', [[1, X]])],
+  },
+  {
+    row: 'under_review AMBIGUOUS_MATCH, the withdrawal filled by others since, one approval recorded → a second, different approver → settled, nothing filled, A out of suspense',
+    given: [...ambiguousLate, approvalRecorded('emp_alice', [[1, X]])], when: approve('emp_bob', { settle: settle(0n) }),
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [], suspenseMinor: X }), decision: decidedBy('emp_bob', [[1, X]]) } as DepositEvent],
+  },
+  {
+    row: 'under_review SETTLE_CONFLICT, the withdrawal able to take only part → one approval → under_review, approval recorded: the rest would come out of suspense (four eyes)',
+    given: settleConflict, when: approve('emp_alice', { settle: settle(20_000n) }), then: [approvalRecorded('emp_alice', [[1, X]])],
+  },
+  {
+    row: 'under_review SETTLE_CONFLICT, one approval recorded → a second, different approver → settled, the withdrawal filled by what it takes, the rest out of suspense',
+    given: [...settleConflict, approvalRecorded('emp_alice', [[1, X]])], when: approve('emp_bob', { settle: settle(20_000n) }),
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 20_000n }], suspenseMinor: 30_000n }), decision: decidedBy('emp_bob', [[1, X]]) } as DepositEvent],
+  },
+  {
+    row: 'under_review SETTLE_CONFLICT, the withdrawal able to take it all by now → one approval → settled (nothing from suspense: one reviewer is enough)',
+    given: settleConflict, when: approve('emp_alice', { settle: settle(X) }),
+    then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review' }), decision: decidedBy('emp_alice', [[1, X]]) } as DepositEvent],
   },
   {
     row: 'under_review (four eyes): a first approval when no transferred amount is known → validation_error (the first reviewer states it)',

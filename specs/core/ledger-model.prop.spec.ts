@@ -14,7 +14,8 @@
 //   deposit amounts     on every settled deposit 0 < A = min(V, X), 0 ≤ fee ≤ A,
 //                       A − fee = credited, and V = A + E for a same-slip overpayment
 //   suspense            only a reviewer's settlement books money to suspense: an automatic
-//                       one (a multi-leg order's leg paid beyond its share) goes to review
+//                       one (a multi-leg order's leg paid beyond its share) goes to review;
+//                       and only on two reviewers' word (an approval recorded by another)
 //   withdrawal amounts  filled + remaining = amount; fee recognised ≤ fee; refunded on close
 //                       = the remainder at close
 //   rejection atomicity a refused command leaves the journal and every balance byte-identical
@@ -49,7 +50,7 @@ import { sumPostings } from '../../core/ledger/ledger.ts';
 import { inFlightOf, isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
 import { encode } from '../../core/journal.ts';
 import { limits } from '../../core/limits.ts';
-import { Harness, merchantActor, operator, system } from '../support/core-harness.ts';
+import { exactTransfer, Harness, merchantActor, operator, system } from '../support/core-harness.ts';
 
 const runs = Number(process.env.SATANG_PROP_RUNS ?? 1000);
 
@@ -172,16 +173,25 @@ function checkInvariants(m: Model, r: Real): void {
 }
 
 /**
- * Suspense on a reviewer's word only (no automatic settlement books to it), and fee
- * revenue and VAT payable, per mode, against what the domain events say was charged:
+ * Suspense on two reviewers' word only (no automatic settlement books to it, nor one
+ * reviewer alone), and fee revenue and VAT payable, per mode, against what the domain
+ * events say was charged:
  * a settled deposit's fee (its vat line is its VAT) until it is reversed; a withdrawal's
  * fills' fee shares, net of reversed fills, whose VAT is the VAT's share in proportion.
  */
 function checkFees(r: Real): void {
   const deposits = new Map<string, { livemode: boolean; fee: bigint; vat: bigint }>();
   const orders = new Map<string, { livemode: boolean; total: bigint; vat: bigint; recognized: bigint; fills: Map<string, bigint> }>();
+  // Who approved each deposit's current review so far.
+  const approvers = new Map<string, string[]>();
   for (const { stream, livemode, event: e } of r.h.journal.entries) {
+    if (e.type === 'DepositUnderReview') approvers.set(stream, []);
+    if (e.type === 'ReviewApprovalRecorded') approvers.set(stream, e.restarted ? [e.operatorId] : [...approvers.get(stream) ?? [], e.operatorId]);
     if (e.type === 'DepositSettled' && e.settlement.settledVia === 'auto') assert.is(e.suspenseMinor, 0n, `${stream} settled automatically with ${e.suspenseMinor} from suspense`);
+    if (e.type === 'DepositSettled' && e.suspenseMinor > 0n) {
+      const second = e.decision?.operatorId;
+      assert.ok((approvers.get(stream) ?? []).some((first) => first !== second), `${stream} settled ${e.suspenseMinor} from suspense on ${second}'s word alone`);
+    }
     if (e.type === 'DepositSettled') deposits.set(stream, { livemode: livemode!, fee: e.settlement.feeTotalMinor, vat: vatOf(e.settlement.feeBreakdown) });
     else if (e.type === 'DepositReversed') deposits.delete(stream);
     else if (e.type === 'WithdrawalCreated') orders.set(stream, { livemode: livemode!, total: e.withdrawal.feeTotalMinor, vat: vatOf(e.withdrawal.feeBreakdown), recognized: 0n, fills: new Map() });
@@ -560,6 +570,17 @@ test(`random command sequences keep every ledger invariant (${runs} runs)`, () =
   checkSequences(runs);
 });
 
+/** A white label with a withdrawing payer and a depositing shop, both funded, live, and the model and world that follow them. */
+function payerAndShop(): { h: Harness; payer: string; shop: string; model: Model; real: Real } {
+  const h = new Harness();
+  const wl = h.whiteLabel();
+  const [payer, shop] = [h.merchant(wl), h.merchant(wl)];
+  fundAll(h, [payer, shop]);
+  const model: Model = { merchants: [{ id: payer, livemode: true }, { id: shop, livemode: true }], deposits: new Map(), withdrawals: new Map(), transRefs: [], minutes: 0 };
+  const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set(), held: new Map() };
+  return { h, payer, shop, model, real };
+}
+
 /**
  * A two-leg deposit (two payees' withdrawals of a and b, an order of a + b) paid in any
  * split: each slip to one leg's account, of any amount up to twice a leg, the amounts
@@ -580,12 +601,7 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
     fc.array(fc.record({ to: fc.nat(1), of: fc.nat(1), permille: fc.integer({ min: 1, max: 2_000 }) }), { minLength: 1, maxLength: 3 }),
     fc.boolean(),
     (a, b, payments, close) => {
-      const h = new Harness();
-      const wl = h.whiteLabel();
-      const [payer, shop] = [h.merchant(wl), h.merchant(wl)];
-      fundAll(h, [payer, shop]);
-      const model: Model = { merchants: [{ id: payer, livemode: true }, { id: shop, livemode: true }], deposits: new Map(), withdrawals: new Map(), transRefs: [], minutes: 0 };
-      const real: Real = { h, statuses: new Map(), versions: new Map(), queuedSeen: new Set(), held: new Map() };
+      const { h, payer, shop, model, real } = payerAndShop();
       // Payees whose masked numbers differ, so the matcher may give one deposit both.
       for (const [amount, account] of [[a, '1111222233'], [b, '4444555566']] as const) {
         const id = run(real, { type: 'CreateWithdrawal', actor: merchantActor(payer, true), amountMinor: BigInt(amount), merchantReference: h.ids.next('ref'), endUserRef: 'payee', beneficiaryId: h.beneficiary(payer, true, account), requiresApproval: false, p2pMinimumApplies: false });
@@ -618,6 +634,65 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
     },
   ), { numRuns: runs });
   assert.ok(twoLegs >= runs / 2, `most runs made a two-leg deposit (${twoLegs} of ${runs})`);
+});
+
+/**
+ * The race of a review against its withdrawal: a deposit expires, others take its
+ * withdrawal's capacity (fill it, fill part of it, or its merchant cancels it), then the
+ * payer's late slip arrives and is held — AMBIGUOUS_MATCH when the slip masks the sender's
+ * account, SETTLE_CONFLICT when it is clean but the withdrawal cannot take it. Whatever
+ * the approval credits beyond what the withdrawal takes comes out of suspense, so one
+ * reviewer only records an approval; the same one again is refused; a second settles,
+ * the rest in suspense. Every invariant holds after each step.
+ */
+test(`a review whose withdrawal lost its capacity settles out of suspense only on two reviewers' word (${runs} runs)`, () => {
+  fc.assert(fc.property(
+    wholeBaht, wholeBaht, fc.constantFrom('filled', 'part_filled', 'canceled'), fc.boolean(),
+    (a, b, taken, ambiguous) => {
+      const { h, payer, shop, model, real } = payerAndShop();
+      const X = BigInt(a + b);
+      const withdrawalId = h.withdrawal(payer, X);
+      const depositId = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: X, merchantReference: 'order-late', endUserRef: 'payer', sender: h.senderOf(undefined), hasClientData: true })!;
+      assert.is(h.world.deposits.get(depositId)!.legs[0]?.counterparty.kind, 'withdrawal', 'the deposit pays the withdrawal');
+      h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
+      assert.is(h.world.deposits.get(depositId)!.status, 'expired');
+      checkInvariants(model, real);
+
+      if (taken === 'canceled') h.ok({ type: 'CancelWithdrawal', actor: merchantActor(payer), withdrawalId });
+      else {
+        const other = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: taken === 'filled' ? X : BigInt(a), merchantReference: 'order-other', endUserRef: 'another payer', sender: h.senderOf('another payer'), hasClientData: true })!;
+        h.ok({ type: 'ReceiveSlip', actor: system, depositId: other, receiptId: 'rcpt_other', hasImage: true });
+        h.ok({ type: 'RecordSlipVerification', actor: system, depositId: other, receiptId: 'rcpt_other', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, other) } });
+        assert.is(h.world.deposits.get(other)!.status, 'settled');
+      }
+      const capacity = taken === 'part_filled' ? BigInt(b) : 0n;
+      checkInvariants(model, real);
+
+      h.ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_late', hasImage: true });
+      const transfer = exactTransfer(h, depositId, ambiguous ? { senderAccount: 'xxxxxxxxx0' } : {});
+      h.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_late', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer } });
+      const held = h.world.deposits.get(depositId)!;
+      assert.is(held.status, 'under_review');
+      assert.equal(held.review!.reasons.map((r) => r.code), [ambiguous ? 'AMBIGUOUS_MATCH' : 'SETTLE_CONFLICT']);
+      assert.is(held.review!.fourEyesRequired, false, 'the review itself asked for one reviewer');
+      checkInvariants(model, real);
+
+      const note = 'Checked the bank statement line by line.';
+      const approve = (operatorId: string) => run(real, { type: 'ApproveDepositReview', actor: operator(operatorId), depositId, note });
+      assert.ok(approve('emp_first'), 'the first approval is accepted');
+      const waiting = h.world.deposits.get(depositId)!;
+      assert.is(waiting.status, 'under_review', 'one reviewer does not settle out of suspense');
+      assert.equal([waiting.review!.approvals, waiting.review!.fourEyesRequired], [['emp_first'], true]);
+      checkInvariants(model, real);
+      assert.is(approve('emp_first'), undefined, 'the same reviewer again is refused');
+
+      assert.ok(approve('emp_second'), 'a second reviewer settles');
+      const settledEvent = h.journal.entries.find((e) => e.stream === depositId && e.event.type === 'DepositSettled')?.event;
+      assert.ok(settledEvent?.type === 'DepositSettled');
+      assert.equal([settledEvent.fills.map((f) => f.amountMinor), settledEvent.suspenseMinor], [capacity > 0n ? [capacity] : [], X - capacity]);
+      checkInvariants(model, real);
+    },
+  ), { numRuns: runs });
 });
 
 const interestingStates = ['deposit:settled', 'deposit:under_review', 'deposit:expired', 'deposit:awaiting_liquidity', 'deposit:reversed',

@@ -2,7 +2,7 @@
 // first, reasons, age, estimated_resolution_bucket, filters, cursor paging), one deposit
 // with the evidence side by side and ONE timeline in which every step carries the journal
 // seq (and hash) it rode in on; four-eyes (one reviewer twice stays under_review, two
-// reviewers settle); the approvals queue of live_p2p withdrawals with the same
+// reviewers settle; a settlement out of suspense asks for two); the approvals queue of live_p2p withdrawals with the same
 // two-different-people rule; the dashboard's hourly series and review-age histogram over
 // a business day driven hour by hour on the manual clock.
 
@@ -13,7 +13,7 @@ import {
 } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 import { durations, limits } from '../../core/limits.ts';
-import { depositBody } from '../support/server-harness.ts';
+import { depositBody, sender } from '../support/server-harness.ts';
 import { businessDayStart } from '../../server/routes/bo-reads.ts';
 import { JournalThread, type BatchMessage } from '../../adapters/sqlite/journal-thread.ts';
 
@@ -309,6 +309,44 @@ test('a multi-leg deposit under review: one amount is refused (which destination
     .filter((x: any) => x.step === 'balance_transaction').map((x: any) => x.detail.id);
   assert.ok(ownIds.includes(fills[0].balance_transaction_id), 'this deposit\'s fill is in its timeline');
   assert.not.ok(ownIds.includes(fills[1].balance_transaction_id), 'the other deposit\'s fill of the same withdrawal is not');
+});
+
+test("a late slip held AMBIGUOUS_MATCH after another payer filled its withdrawal: one reviewer's approval is recorded, a second's settles out of suspense", async () => {
+  const payer = await scene.s.onboard('Payer race');
+  const shop = await scene.s.onboard('Shop race', payer.whiteLabelId);
+  await scene.s.fund(payer.id, 1_000_000);
+  const payee = { bank_code: '004', account_number: '7777888899', account_name: 'สมหญิง รักดี' };
+  const [withdrawalId] = await withdrawalsTo(scene.s, payer, [payee.account_number], 50_000, 'race');
+  const open = async (endUser: string) => {
+    const r = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 50_000, fill_preference: 'internal_only', end_user_ref: endUser }));
+    assert.is(r.status, 201, r.text);
+    return r.json;
+  };
+  const late = await open('late-payer');
+  await advance(scene.s, limits.depositExpiresInSecondsDefault * 1000 + 1000);
+  assert.is((await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${late.id}`)).json.status, 'expired');
+  // Another payer fills the withdrawal; then the first one's slip comes, the bank showing too
+  // little of the sender's name to tell (two letters before its mask: AMBIGUOUS_MATCH).
+  const other = await open('other-payer');
+  await payLeg(other, other.legs[0], { receiver: payee });
+  assert.is((await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json.status, 'settled');
+  await payLeg(late, late.legs[0], { receiver: payee, sender: { ...sender, account_name_th: 'สม' } });
+  const held = (await scene.s.bo('GET', `/v1/bo/deposits/${late.id}`, undefined, { roles: ['reviewer'] })).json;
+  assert.equal([held.deposit.status, held.review.reasons.map((r: any) => r.code), held.review.four_eyes_required], ['under_review', ['AMBIGUOUS_MATCH'], false]);
+
+  const suspense = () => (scene.s.running.store.db.prepare("SELECT COALESCE(SUM(amount), 0) AS total FROM postings WHERE account LIKE '%suspense%'").get() as { total: number }).total;
+  const before = suspense();
+  const approve = (sub: string) => scene.s.bo('POST', `/v1/bo/deposits/${late.id}/approve`, { note }, { sub, roles: ['reviewer'] });
+  const first = await approve('emp_anna');
+  assert.equal([first.status, first.json.status], [200, 'under_review'], first.text);
+  const waiting = (await scene.s.bo('GET', `/v1/bo/deposits/${late.id}`, undefined, { roles: ['reviewer'] })).json;
+  assert.equal([waiting.review.approvals, waiting.review.four_eyes_required], [['emp_anna'], true], 'the credit would come out of suspense: a second reviewer is asked');
+  assert.is(suspense(), before, 'nothing booked to suspense on one reviewer\'s word');
+  const second = await approve('emp_boon');
+  assert.equal([second.status, second.json.status, second.json.amount_received_minor], [200, 'settled', 50_000], second.text);
+  assert.is(suspense(), before - 50_000, 'the merchant\'s credit came out of suspense');
+  const w = (await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json;
+  assert.equal([w.filled_minor, w.fills.length], [50_000, 1], 'the withdrawal keeps the one fill the other payer made');
 });
 
 test('a slip mini-QR is decoded to its trans_ref and sending bank, never shown raw', async () => {
