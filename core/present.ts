@@ -108,28 +108,32 @@ const visibleDigitsMax = 4;
 
 /**
  * An account number read from a slip, masked for keeping: one the slip masks itself keeps
- * its shape (separators, hidden places as 'x', the digits it shows, at most four: any
- * more are hidden from the left), so a reviewer sees where the shown digits sit; one read
- * in full is masked as ours are.
+ * its shape (separators, hidden places as 'x'), but shows only the digits among its last
+ * four places, as ours are masked (the places counted from the right, as account numbers
+ * align): a Thai slip's "xxx-x-x4321-x" becomes "xxx-x-xx321-x". A slip that shows other
+ * places than ours would, beside our mask of the same account (a claim's refund account
+ * that is its transfer's sender), show more of it than either. One read in full is masked
+ * as ours are.
  */
 export function maskReadAccountNumber(read: string): string {
   if (!maskedPlace.test(read)) return maskAccountNumber(read);
-  let hide = Math.max(0, read.replace(/\D/g, '').length - visibleDigitsMax);
-  return read.replace(/[0-9xX*•●]/g, (ch) => (maskedPlace.test(ch) || hide-- > 0 ? 'x' : ch));
+  let place = visibleDigitsMax - (read.match(/[0-9xX*•●]/g)?.length ?? 0);
+  return read.replace(/[0-9xX*•●]/g, (ch) => (place++ < 0 || maskedPlace.test(ch) ? 'x' : ch));
 }
 
 /**
- * A full account number masked in the shape a slip showed one (`shown`, as
- * maskReadAccountNumber keeps it): its digits at the places the slip shows digits, so the
- * two compare place by place. The usual mask when the places are not as many as the
- * digits, or the slip shows none.
+ * A full account number masked in the shape a slip showed one (`shown`, masked again as
+ * maskReadAccountNumber keeps it, so an answer kept before that rule shows no more): its
+ * digits at the places the slip shows digits, so the two compare place by place. The
+ * usual mask when the places are not as many as the digits, or the slip shows none.
  */
 export function maskAccountNumberLike(shown: string | undefined, accountNumber: string): string {
   const digits = accountNumber.replace(/\D/g, '');
-  const places = shown?.match(/[0-9x]/g);
-  if (!shown || !places || places.length !== digits.length || !places.some((p) => p !== 'x')) return maskAccountNumber(accountNumber);
+  const kept = shown === undefined ? undefined : maskReadAccountNumber(shown);
+  const places = kept?.match(/[0-9x]/g);
+  if (!kept || !places || places.length !== digits.length || !places.some((p) => p !== 'x')) return maskAccountNumber(accountNumber);
   let i = 0;
-  return shown.replace(/[0-9x]/g, (ch) => (ch === 'x' ? (i++, 'x') : digits[i++]!));
+  return kept.replace(/[0-9x]/g, (ch) => (ch === 'x' ? (i++, 'x') : digits[i++]!));
 }
 
 /** First name kept, the rest cut to its first letter: "สมชาย ใจดี" → "สมชาย ใ***". */

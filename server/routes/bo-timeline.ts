@@ -12,7 +12,7 @@ import type { Deposit, DepositEvent, Leg, Slip, Verification } from '../../core/
 import { transferTimeWindow } from '../../core/deposit/verification.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
-import { iso, maskAccountNumber, maskAccountNumberLike, maskName, presentDeposit } from '../../core/present.ts';
+import { iso, maskAccountNumber, maskAccountNumberLike, maskName, maskReadAccountNumber, presentDeposit } from '../../core/present.ts';
 import type { IntakeRecord, ProviderAnswer } from '../../adapters/slips/store.ts';
 import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
@@ -306,8 +306,9 @@ export interface DepositFacts {
  * One mask per account in a view: where the slip showed the sender's or a receiver's
  * number masked in its own shape, every `account_number_masked` of that account in the
  * view is written in that shape (maskAccountNumberLike) instead of ours (the last four
- * digits) — two shapes of one number side by side would show more of its digits than
- * either does. Accounts are told apart by our mask; two that share it are left as they are.
+ * digits), so a reviewer reads one account one way throughout. Both shapes show digits in
+ * the last four places only (maskReadAccountNumber), so neither shows what the other hides.
+ * Accounts are told apart by our mask; two that share it are left as they are.
  */
 function maskedAsTheSlipShows(view: Obj, d: Deposit, answer: ProviderAnswer | undefined): Obj {
   const t = answer?.transfer;
@@ -332,7 +333,22 @@ function maskedAsTheSlipShows(view: Obj, d: Deposit, answer: ProviderAnswer | un
 
 /** The whole operator view of one deposit. */
 export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
-  return maskedAsTheSlipShows(depositView(d, facts), d, facts.answer);
+  const answer = facts.answer && maskedAsKeptNow(facts.answer);
+  const seen = answer ? { ...facts, answer } : facts;
+  return maskedAsTheSlipShows(depositView(d, seen), d, answer);
+}
+
+/**
+ * The verifier's answer with its accounts masked as the slip store keeps them now
+ * (maskReadAccountNumber: digits only in the last four places): an answer kept before
+ * that rule showed a Thai slip's four digits before its last, and beside our mask of the
+ * same account the two showed five.
+ */
+function maskedAsKeptNow(answer: ProviderAnswer): ProviderAnswer {
+  const t = answer.transfer;
+  if (!t) return answer;
+  const party = <P extends { readonly account_number_masked: string }>(p: P): P => ({ ...p, account_number_masked: maskReadAccountNumber(p.account_number_masked) });
+  return { ...answer, transfer: { ...t, sender: party(t.sender), receiver: party(t.receiver) } };
 }
 
 function depositView(d: Deposit, facts: DepositFacts): Obj {

@@ -6,24 +6,35 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Claim } from '../../core/directory.ts';
 import fc from 'fast-check';
-import { iso, maskAccountNumberLike, maskName, maskReadAccountNumber, presentClaim } from '../../core/present.ts';
+import { iso, maskAccountNumber, maskAccountNumberLike, maskName, maskReadAccountNumber, presentClaim } from '../../core/present.ts';
 
 const claim = (livemode: boolean): Claim => ({
   id: 'clm_01JGTV0000000000000000000C', kind: 'overpayment', status: 'open', depositId: 'dep_01JGTV0000000000000000000D', merchantId: 'mch_01JGTV0000000000000000000M',
   livemode, amountMinor: 500n, version: 1, createdAt: Date.UTC(2026, 0, 1), updatedAt: Date.UTC(2026, 0, 1),
 });
 
-test('an account number read from a slip keeps the shape the slip masked it in, at most four digits shown', () => {
-  assert.is(maskReadAccountNumber('xxx-x-x4321-x'), 'xxx-x-x4321-x');
-  assert.is(maskReadAccountNumber('***-*-*4321-*'), 'xxx-x-x4321-x');
-  assert.is(maskReadAccountNumber('XXX-X-X4321-X'), 'xxx-x-x4321-x');
+test('an account number read from a slip keeps the shape the slip masked it in, its digits shown only in the last four places, as ours are', () => {
+  assert.is(maskReadAccountNumber('xxx-x-x4321-x'), 'xxx-x-xx321-x', 'a Thai slip\'s digit before the last four places is hidden');
+  assert.is(maskReadAccountNumber('***-*-*4321-*'), 'xxx-x-xx321-x');
+  assert.is(maskReadAccountNumber('XXX-X-X4321-X'), 'xxx-x-xx321-x');
+  assert.is(maskReadAccountNumber('xxxxxx3210'), 'xxxxxx3210');
   assert.is(maskReadAccountNumber('xx-98765432'), 'xx-xxxx5432', 'more than four digits shown: hidden from the left');
   assert.is(maskReadAccountNumber('9876543210'), 'xxxxxx3210', 'read in full: masked as ours are');
+  assert.is(maskReadAccountNumber(maskReadAccountNumber('xxx-x-x4321-x')), 'xxx-x-xx321-x', 'masking again changes nothing');
+});
+
+test('any slip\'s mask of an account beside ours shows, together, no place but the last four', () => {
+  fc.assert(fc.property(fc.stringMatching(/^[0-9]{10}$/), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), (account, hides) => {
+    const slip = [...account].map((c, i) => (hides[i] ? 'x' : c)).join('');
+    const shown = [maskReadAccountNumber(slip), maskAccountNumberLike(slip, account), maskAccountNumber(account)];
+    for (const mask of shown) [...mask].forEach((c, i) => assert.ok(c === 'x' || i >= 6, `${slip} → ${mask}`));
+  }));
 });
 
 test('a full account number masked like the slip showed one: the same places, so they compare digit by digit', () => {
-  assert.is(maskAccountNumberLike('xxx-x-x4321-x', '9876543210'), 'xxx-x-x4321-x');
-  assert.is(maskAccountNumberLike('xxx-x-x4321-x', '1111222233'), 'xxx-x-x2223-x', 'another account shows other digits at the same places');
+  assert.is(maskAccountNumberLike('xxx-x-xx321-x', '9876543210'), 'xxx-x-xx321-x');
+  assert.is(maskAccountNumberLike('xxx-x-xx321-x', '1111222233'), 'xxx-x-xx223-x', 'another account shows other digits at the same places');
+  assert.is(maskAccountNumberLike('xxx-x-x4321-x', '9876543210'), 'xxx-x-xx321-x', 'an answer kept before the last-four rule: masked by it first');
   assert.is(maskAccountNumberLike('xxxx4321', '9876543210'), 'xxxxxx3210', 'not as many places as digits: the usual mask');
   assert.is(maskAccountNumberLike('xxx-x-xxxxx-x', '9876543210'), 'xxxxxx3210', 'no digit shown: the usual mask');
   assert.is(maskAccountNumberLike(undefined, '9876543210'), 'xxxxxx3210');
@@ -31,7 +42,7 @@ test('a full account number masked like the slip showed one: the same places, so
     const shown = maskReadAccountNumber(`xxx-x-x${theirs.slice(5, 9)}-x`);
     const expected = maskAccountNumberLike(shown, ours);
     assert.is(expected.replace(/\d/g, '0'), shown.replace(/\d/g, '0'), 'the same shape');
-    assert.is(expected === shown, ours.slice(5, 9) === theirs.slice(5, 9), 'equal exactly when the shown digits agree');
+    assert.is(expected === shown, ours.slice(6, 9) === theirs.slice(6, 9), 'equal exactly when the shown digits agree');
     assert.ok(expected.replace(/\D/g, '').length <= 4, 'never more than four digits');
   }));
 });

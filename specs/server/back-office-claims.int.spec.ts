@@ -29,6 +29,23 @@ function ledgerBalanced(step: string): void {
   assert.is(report.postings_sum, '0', step);
 }
 
+/**
+ * Which places of `account` (0 = its first digit) the masks of it in `texts` show, taken
+ * together: a mask is a run of its length in digits and 'x' (separators aside) whose
+ * digits all agree with the account at their places, places counted from the right.
+ */
+function revealedPlaces(account: string, texts: readonly string[]): Set<number> {
+  const places = new Set<number>();
+  for (const text of texts) {
+    for (const [mask] of text.matchAll(/[0-9x][0-9x-]*[0-9x]/g)) {
+      const shown = mask.replace(/-/g, '');
+      if (shown.length !== account.length || !/\d/.test(shown) || [...shown].some((c, i) => c !== 'x' && c !== account[i])) continue;
+      [...shown].forEach((c, i) => { if (c !== 'x') places.add(i); });
+    }
+  }
+  return places;
+}
+
 const shopBalance = async () => (await scene.s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).json;
 
 /** A deposit of `amount` in the claims white label, paid with `paid` to `receiver`, verified. */
@@ -275,18 +292,24 @@ test('a further transfer from another account: its claim names who sent it, and 
   };
   await pay(40_000, { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th });
   // Someone else sends 25,000 to the same account and uploads it on the order: deposit.overpaid, a claim of its own.
-  await pay(25_000, { bank_code: '002', account_number: '1111111111', account_name_th: 'วิชัย ดีมาก' });
+  // The slip prints the account as Thai slips do (xxx-x-x6789-x: the four digits before the last).
+  const other = { bank_code: '002', account_number: '1234567890', account_name_th: 'วิชัย ดีมาก' };
+  await pay(25_000, other);
   const d = (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
   assert.equal([d.status, d.overpayment?.cause, d.overpayment?.amount_minor], ['settled', 'additional_transfer', 25_000], JSON.stringify(d.overpayment));
   const claimId = d.overpayment.claim_id;
   const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`, undefined, { roles: ['support'] })).json;
-  assert.equal(claim.transfer_sender, { bank_code: '002', account_number_masked: 'xxx-x-x1111-x', name_masked: 'วิชัย ด***' });
+  assert.equal(claim.transfer_sender, { bank_code: '002', account_number_masked: 'xxx-x-xx789-x', name_masked: 'วิชัย ด***' });
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note })).status, 200);
   const toSender = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { stepUp: true });
-  assert.equal([toSender.status, toSender.json.error?.code, toSender.json.error?.details], [409, 'operation_not_allowed', { transfer_sender: 'bank 002, xxx-x-x1111-x, วิชัย ด***' }], toSender.text);
-  const named = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note, refund_account: { bank_code: '002', account_number: '1111111111', account_name_th: 'วิชัย ดีมาก' } }, { stepUp: true });
+  assert.equal([toSender.status, toSender.json.error?.code, toSender.json.error?.details], [409, 'operation_not_allowed', { transfer_sender: 'bank 002, xxx-x-xx789-x, วิชัย ด***' }], toSender.text);
+  const named = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note, refund_account: other }, { stepUp: true });
   assert.is(named.status, 200, named.text);
-  assert.equal(named.json.refund_account, { bank_code: '002', account_number_masked: 'xxxxxx1111', account_name_th_masked: 'วิชัย ด***' });
+  assert.equal(named.json.refund_account, { bank_code: '002', account_number_masked: 'xxxxxx7890', account_name_th_masked: 'วิชัย ด***' });
+  // The refund account is the transfer's sender: every mask of it the claim view and the refusal show, taken together, reveal its last four digits and no other.
+  const view = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`, undefined, { roles: ['support'] })).json;
+  const revealed = revealedPlaces(other.account_number, [JSON.stringify(view), toSender.text]);
+  assert.equal([...revealed].sort(), [6, 7, 8, 9], JSON.stringify([view.refund_account, view.transfer_sender]));
   ledgerBalanced('refund to the account named');
 });
 
