@@ -132,17 +132,24 @@ export function presentReceivingAccount(a: ReceivingAccountSummary): Record<stri
 export const receivingCsvHeader = [
   'livemode', 'merchant_id', 'bank_code', 'account_number_masked', 'account_name_masked', 'line', 'deposit_id', 'leg_ref', 'withdrawal_id', 'reason',
   'told_minor', 'verified_minor', 'filled_minor', 'told_baht', 'verified_baht', 'filled_baht', 'slip_shown_minor', 'fill_leg_ref',
+  'fill_reversed_minor', 'legs', 'pending_legs', 'released_unpaid_legs', 'disagreeing_legs',
 ] as const;
 
-/** RFC 4180: per account a line with its totals, then a line per leg that differs or is pending. */
+/**
+ * RFC 4180: per account a line with its totals and its leg counts, then a line per leg that
+ * differs or is pending (with what a reversed fill was). The columns added after the first
+ * eighteen come last, so a sheet reading those by place still reads them.
+ */
 export function receivingAccountsCsv(accounts: readonly ReceivingAccountSummary[]): string {
   const rows: (string | number | bigint | boolean | null)[][] = [];
   const baht = (m: Minor | null) => (m === null ? null : bahtOf(m));
   for (const a of accounts) {
     const head = [a.livemode, a.merchantId, a.bankCode, maskAccountNumber(a.accountNumber), maskName(a.accountName)] as const;
-    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null, null]);
+    rows.push([...head, 'account', null, null, null, a.disagreeing === 0 ? null : 'DIFFERENCES', a.toldMinor, a.verifiedMinor, a.filledMinor, baht(a.toldMinor), baht(a.verifiedMinor), baht(a.filledMinor), null, null,
+      null, a.legs, a.pending, a.releasedUnpaid, a.disagreeing]);
     for (const d of a.differences) {
-      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), shownOf(d), d.payoutLegRef ?? null]);
+      rows.push([...head, 'leg', d.depositId, d.legRef, d.withdrawalId, d.reason, d.toldMinor, d.verifiedMinor, d.filledMinor, baht(d.toldMinor), baht(d.verifiedMinor), baht(d.filledMinor), shownOf(d), d.payoutLegRef ?? null,
+        d.reversedFillMinor, null, null, null, null]);
     }
   }
   return csvText(receivingCsvHeader, rows);

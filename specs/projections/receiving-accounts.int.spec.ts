@@ -151,6 +151,13 @@ test('receiving account: told, verified and filled per leg, each difference with
   assert.is(csv.status, 200, csv.text);
   const at = new Date(s.clock.now()).toISOString().replace(/[-:]|\.000(?=Z)/g, '');
   assert.is(csv.headers.get('content-disposition'), `attachment; filename="receiving-accounts-${withdrawer.id}-live-${at}.csv"`);
+  // The CSV carries what the JSON does: the account line its leg counts, a reversed fill's leg what the fill was.
+  const lines = parse(csv.text, { columns: true }) as Record<string, string>[];
+  const accountLine = lines.find((l) => l.line === 'account')!;
+  assert.equal([accountLine.legs, accountLine.pending_legs, accountLine.released_unpaid_legs, accountLine.disagreeing_legs].map(Number), [a.legs, a.pending_legs, a.released_unpaid_legs, a.disagreeing_legs]);
+  const reversedLine = lines.find((l) => l.line === 'leg' && l.deposit_id === of('FILL_REVERSED').deposit_id)!;
+  assert.equal([reversedLine.filled_minor, reversedLine.fill_reversed_minor], ['0', '50000']);
+  assert.ok(lines.filter((l) => l.line === 'leg' && l.reason !== 'FILL_REVERSED').every((l) => l.fill_reversed_minor === ''), 'empty where no fill was reversed');
   const support = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${withdrawer.id}`, undefined, { roles: ['support'] });
   assert.is(support.status, 403);
   // A mode that is neither true nor false is refused, naming the parameter, on each report.
