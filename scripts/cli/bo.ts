@@ -42,9 +42,13 @@ const moneyMoving = (transition: string): boolean => transition === 'refund' || 
 /** An instant as the API writes it (RFC 3339, UTC). */
 const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** A verdict's figure as a person reads it: a time window `from – to` in Bangkok time, an object's fields `k=v`, whole (a table cut its JSON at 60 characters). */
+/**
+ * A verdict's figure as a person reads it: a time window `from – to` in Bangkok time, an
+ * object's fields `k=v`, a list's items a line each (a multi-leg order's receivers), whole.
+ */
 function verdictValue(x: unknown): unknown {
   if (x === null || typeof x !== 'object') return typeof x === 'string' ? inBangkok(x) : x;
+  if (Array.isArray(x)) return x.map(verdictValue).join('\n');
   const o = x as Record<string, unknown>;
   if (typeof o.from === 'string' && typeof o.to === 'string') return `${inBangkok(o.from)} – ${inBangkok(o.to)}`;
   return Object.entries(o).map(([k, v]) => `${k}=${typeof v === 'string' ? inBangkok(v) : JSON.stringify(v)}`).join(' ');
@@ -60,19 +64,54 @@ function sinceOf(a: Args): string {
 /** An RFC 3339 instant in Bangkok time, `2026-11-30 18:23:40 +07`; any other text as it is. */
 const inBangkok = (text: string): string => (utcInstant.test(text) ? `${bangkokWallTimeOf(Date.parse(text))} +07` : text);
 
+/** How wide a table's cell is, in terminal columns: longer text is cut, or wrapped where the table says. */
+const cellWidthMax = 60;
+
+/** The part of `text` (code units) that fits in `width` columns; a combining mark stays with its letter. */
+function fittingLength(text: string, width: number): number {
+  let used = 0, length = 0;
+  for (const ch of text) {
+    used += displayWidth(ch);
+    if (used > width) break;
+    length += ch.length;
+  }
+  return length;
+}
+
+/** A cell's text as lines of at most cellWidthMax columns: at its line breaks, then at the last space that fits (mid-word when none does). */
+function wrappedLines(text: string): string[] {
+  const lines: string[] = [];
+  for (let rest of text.split('\n')) {
+    while (displayWidth(rest) > cellWidthMax) {
+      const fits = fittingLength(rest, cellWidthMax);
+      const space = rest.lastIndexOf(' ', fits);
+      const at = space > 0 ? space : fits;
+      lines.push(rest.slice(0, at));
+      rest = rest.slice(at).trimStart();
+    }
+    lines.push(rest);
+  }
+  return lines;
+}
+
 /**
  * A plain table: a header row, then rows, columns padded to their widest cell (cells cut at
- * 60). An instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the console shows it
- * to the people who read it (--json keeps the API's UTC).
+ * 60 columns, or with `wrap` wrapped onto lines of their own, so a figure a reader checks
+ * is never lost). An instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the
+ * console shows it to the people who read it (--json keeps the API's UTC).
  */
-export function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const cell = (v: unknown) => {
+export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], options: { readonly wrap?: boolean } = {}): string {
+  const cell = (v: unknown): string[] => {
     const s = v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : inBangkok(String(v));
-    return s.length > 60 ? `${s.slice(0, 59)}…` : s;
+    if (options.wrap) return wrappedLines(s);
+    return [displayWidth(s) > cellWidthMax ? `${s.slice(0, fittingLength(s, cellWidthMax - 1))}…` : s];
   };
-  const cells = [headers.map(String), ...rows.map((r) => r.map(cell))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i] ?? ''))));
-  return cells.map((r) => r.map((c, i) => padDisplay(c, widths[i]!)).join('  ').trimEnd()).join('\n');
+  const cells = [headers.map((h) => [h]), ...rows.map((r) => r.map(cell))];
+  const widths = headers.map((_, i) => Math.max(...cells.flatMap((r) => (r[i] ?? ['']).map(displayWidth))));
+  return cells.flatMap((r) => {
+    const height = Math.max(...r.map((c) => c.length));
+    return Array.from({ length: height }, (_, line) => r.map((c, i) => padDisplay(c[line] ?? '', widths[i]!)).join('  ').trimEnd());
+  }).join('\n');
 }
 
 /** GET /v1/bo/withdrawals with the list's filter and the options above. */
@@ -173,7 +212,8 @@ function renderDeposit(json: any): string {
   const review = json.review ? `review: ${json.review.reasons.map((r: any) => r.code).join(', ')}; approvals ${json.review.approvals.join(', ') || 'none'} of ${json.review.approvals_needed}` : 'no review';
   // The amount verdict in baht, as every other amount here (the API gives satang).
   const shownAs = (v: any, x: unknown) => (v.dimension === 'amount' && typeof x === 'number' ? thb(x) : verdictValue(x));
-  const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, shownAs(v, v.expected), shownAs(v, v.shown), v.match]));
+  // Wrapped, not cut: the receiver check names each leg's account, and a reviewer compares them whole.
+  const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, shownAs(v, v.expected), shownAs(v, v.shown), v.match]), { wrap: true });
   // The legs, with the refs an approval's --legs names when more than one waits for money.
   const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
     l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',

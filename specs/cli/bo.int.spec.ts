@@ -66,7 +66,15 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(shown.out, /time_window\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07 – \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07/, 'a time window in Bangkok time, whole');
   assert.match(shown.out, /SEQ\s+AT\s+STEP/);
   // Times as the people who read them live: Bangkok, said so (the API's UTC stays in --json).
-  const createdAt = JSON.parse((await bo('show', d.id, '--json')).out).timeline[0].at as string;
+  const shownJson = JSON.parse((await bo('show', d.id, '--json')).out);
+  const createdAt = shownJson.timeline[0].at as string;
+  // The receiver check whole, wrapped within its column where it is long (a table cut it at 60 characters).
+  const verdictLines = shown.out.slice(shown.out.indexOf('VERDICT')).split('\n\n')[0]!;
+  assert.not.match(verdictLines, '…', verdictLines);
+  const receiver = shownJson.evidence.verdicts.find((v: any) => v.dimension === 'receiver');
+  const fields = [...receiver.expected, receiver.shown].flatMap((o: any) => Object.entries(o).map(([k, v]) => `${k}=${v}`));
+  assert.ok(fields.length >= 6 && fields.every((f) => verdictLines.includes(f)), `${JSON.stringify(fields)}\n${verdictLines}`);
+  assert.ok(verdictLines.split('\n').every((l) => l.length < 160), 'wrapped, not one long line');
   assert.match(createdAt, /Z$/);
   assert.match(shown.out, `  ${new Date(Date.parse(createdAt) + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} +07  created`);
   const at = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).map((l) => l.split('  ')[1]);

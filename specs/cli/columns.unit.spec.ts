@@ -18,4 +18,15 @@ test("a table's next column starts at the same terminal column after Thai and La
   assert.is(columnOf(lines[1]!), columnOf(lines[2]!));
 });
 
+test('a wrapped table keeps every word of a long cell, in lines of at most 60 columns, the next column lined up', () => {
+  const long = `${'สมหญิง รักดี '.repeat(8)}end`;
+  const lines = table(['k', 'text', 'next'], [['a', long, 'after']], { wrap: true }).split('\n').slice(1);
+  assert.ok(lines.length > 1, 'wrapped');
+  const parts = lines.map((l) => l.slice(3, 3 + l.slice(3).search(/ {2}after$|$/)).trim());
+  assert.is(parts.join(' '), long.trim(), 'nothing lost');
+  assert.ok(parts.every((p) => displayWidth(p) <= 60), JSON.stringify(parts));
+  assert.ok(lines[0]!.endsWith('after'));
+  assert.is(table(['k'], [['x'.repeat(80)]]).split('\n')[1], `${'x'.repeat(59)}…`, 'unwrapped: cut as before');
+});
+
 test.run();
