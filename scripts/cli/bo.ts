@@ -393,7 +393,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['delivery'],
     spec: spec('delivery ENDPOINT_ID DELIVERY_ID', 'One delivery with every attempt (when, which key signed it, what the receiver answered).', {}, ['ENDPOINT_ID', 'DELIVERY_ID']),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/webhooks/${id(a)}/deliveries/${encodeURIComponent(a.words[1]!)}`),
-      (d) => `${d.id}: ${d.event_type} ${d.event_id}, ${d.status}${d.next_retry_at ? `, next attempt ${d.next_retry_at}` : ''}\n\n${table(['ATTEMPT', 'STARTED', 'KID', 'OUTCOME', 'ANSWER', 'MS', 'ERROR'], d.attempts.map((t: any) => [t.attempt, t.started_at, t.kid, t.outcome, t.response_status ?? '-', t.duration_ms ?? '-', t.error ?? '-']))}`),
+      (d) => `${d.id}: ${d.event_type} ${d.event_id}, ${d.status}${d.next_retry_at ? `, next attempt ${inBangkok(d.next_retry_at)}` : ''}\n\n${table(['ATTEMPT', 'STARTED', 'KID', 'OUTCOME', 'ANSWER', 'MS', 'ERROR'], d.attempts.map((t: any) => [t.attempt, t.started_at, t.kid, t.outcome, t.response_status ?? '-', t.duration_ms ?? '-', t.error ?? '-']))}`),
   },
   {
     words: ['resend'],

@@ -220,6 +220,10 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   const one = await bo('delivery', endpointId, deliveryId);
   assert.match(one.out, /ATTEMPT\s+STARTED\s+KID\s+OUTCOME\s+ANSWER/);
   assert.match(one.out, /retry\s+500/);
+  // The next attempt in Bangkok time, as every other time bo prints (the API's UTC stays in --json).
+  const nextRetryAt = JSON.parse((await bo('delivery', endpointId, deliveryId, '--json')).out).next_retry_at as string;
+  assert.match(nextRetryAt, /Z$/);
+  assert.match(one.out, `, next attempt ${new Date(Date.parse(nextRetryAt) + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} +07\n`);
   receiver.answer(204);
   const resent = await bo('resend', endpointId, deliveryId);
   assert.is(resent.code, 0, resent.out);
