@@ -331,6 +331,23 @@ function maskedAsTheSlipShows(view: Obj, d: Deposit, answer: ProviderAnswer | un
   return walk(view) as Obj;
 }
 
+/** The events that end a review: the order settles, is declined, expires or is canceled. */
+const reviewEndings: ReadonlySet<DepositEvent['type']> = new Set(['DepositSettled', 'DepositRejected', 'DepositExpired', 'DepositCanceled']);
+
+/** When the order's last review ended (the first ending after it opened); undefined while it is open. */
+function reviewEndedAt(d: Deposit, own: readonly TrailEntry[]): number | undefined {
+  if (!d.review || d.status === 'under_review') return undefined;
+  let ended: number | undefined;
+  let open = false;
+  for (const { event } of own) {
+    const e = event as DepositEvent;
+    if (e.type === 'DepositUnderReview') { open = true; ended = undefined; }
+    else if (open && ended === undefined && reviewEndings.has(e.type)) ended = e.at;
+  }
+  // A journal whose ending this view does not name: the order's last change is the latest the review can have ended.
+  return ended ?? d.updatedAt;
+}
+
 /** The whole operator view of one deposit. */
 export function operatorDepositView(d: Deposit, facts: DepositFacts): Obj {
   const answer = facts.answer && maskedAsKeptNow(facts.answer);
@@ -363,11 +380,14 @@ function depositView(d: Deposit, facts: DepositFacts): Obj {
   const settledBy = settled?.decision?.operatorId;
   // Claims about this order (overpayments, late slips, opened by hand): few, so a scan of the open work is cheap.
   const claimsOf = [...world.claims.values()].filter((c) => c.depositId === d.id);
+  const decidedAt = reviewEndedAt(d, own);
   return {
     deposit: presentDeposit(d),
     merchant: { id: d.merchantId, name: merchant?.name ?? null, white_label_id: d.whiteLabelId },
     review: d.review ? {
-      status: d.status, opened_at: iso(d.review.openedAt), age_seconds: Math.max(0, Math.floor((facts.now - d.review.openedAt) / 1000)),
+      // A decided review's age stops at its decision: it waited that long, and no longer waits.
+      status: d.status, opened_at: iso(d.review.openedAt), decided_at: decidedAt === undefined ? null : iso(decidedAt),
+      age_seconds: Math.max(0, Math.floor(((decidedAt ?? facts.now) - d.review.openedAt) / 1000)),
       escalated: d.review.escalated, four_eyes_required: d.review.fourEyesRequired, approvals: [...d.review.approvals, ...(settledBy !== undefined ? [settledBy] : [])],
       approvals_needed: d.review.fourEyesRequired ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
       // What the approval so far says each leg received: a second reviewer confirms it (or gives other figures).

@@ -294,6 +294,12 @@ test('a multi-leg deposit under review: one amount is refused (which destination
   assert.is(suspense.total, 0, 'nothing booked to suspense');
   const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
   assert.equal(view.review.approvals, ['emp_boon', 'emp_anna'], 'the reviewer whose approval settled it counts among the approvals');
+  // Decided: its age is how long it waited for the decision, and stops growing.
+  assert.is(view.review.decided_at, confirmed.json.settled_at);
+  assert.is(view.review.age_seconds, Math.floor((Date.parse(view.review.decided_at) - Date.parse(view.review.opened_at)) / 1000));
+  await advance(scene.s, 10 * 60_000);
+  const later = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
+  assert.equal([later.review.age_seconds, later.review.decided_at], [view.review.age_seconds, view.review.decided_at], 'ten minutes later, the same age');
   assert.equal(view.evidence.legs.map((l: any) => [l.leg_ref, l.verified_amount_minor, l.filled_minor]),
     d.legs.map((l: any) => [l.leg_ref, l.amount_minor, l.amount_minor]), 'each leg: what the reviewers found it received, what its withdrawal was filled with');
   const decisions = view.timeline.filter((x: any) => x.step === 'review_decision').map((x: any) => [x.detail.operator, x.detail.settles, x.detail.restarted ?? false, x.detail.received?.[1]?.amount_minor ?? null]);
