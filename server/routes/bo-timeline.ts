@@ -280,12 +280,20 @@ export function depositSlips(d: Deposit, own: readonly TrailEntry[]): Slip[] {
       let earlier = 0n;
       for (const v of completed.values()) earlier += v;
       if (open.length === 1) byReceipt.set(verifying, { ...slip, legRef: open[0]!.legRef, transRef: e.transRef, transferredAmountMinor: e.settlement.transferredMinor - earlier });
+    } else if (e.type === 'AdditionalTransferMatched') {
+      // A transfer after settlement to a leg a review credited: the whole transfer, then any excess as an overpayment.
+      const slip = byReceipt.get(e.receiptId);
+      if (slip) byReceipt.set(e.receiptId, { ...slip, legRef: e.legRef, transRef: e.transRef, transferredAmountMinor: e.amountMinor });
+    } else if (e.type === 'DepositOverpaid' && e.overpayment.cause === 'additional_transfer' && e.overpayment.receiptId !== undefined) {
+      // The order paid again: the overpayment is that transfer (what a match above did not credit of it).
+      const slip = byReceipt.get(e.overpayment.receiptId);
+      if (slip) byReceipt.set(e.overpayment.receiptId, { ...slip, transRef: slip.transRef ?? e.overpayment.transRef, transferredAmountMinor: slip.transferredAmountMinor ?? e.overpayment.amountMinor });
     }
   }
   for (const slip of [d.slip, ...(d.queuedSlips ?? []), d.additionalSlip]) {
     if (!slip) continue;
     const known = byReceipt.get(slip.receiptId);
-    byReceipt.set(slip.receiptId, { ...slip, legRef: slip.legRef ?? known?.legRef, transferredAmountMinor: slip.transferredAmountMinor ?? known?.transferredAmountMinor });
+    byReceipt.set(slip.receiptId, { ...slip, legRef: slip.legRef ?? known?.legRef, transRef: slip.transRef ?? known?.transRef, transferredAmountMinor: slip.transferredAmountMinor ?? known?.transferredAmountMinor });
   }
   return [...byReceipt.values()].sort((a, b) => a.receivedAt - b.receivedAt);
 }

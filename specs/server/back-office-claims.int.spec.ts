@@ -286,15 +286,20 @@ test('a further transfer from another account: its claim names who sent it, and 
   assert.is(created.status, 201, created.text);
   const pay = async (amount: number, who: { bank_code: string; account_number: string; account_name_th: string }) => {
     const image = pngSlip();
-    await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: amount, receiver: payee, sender: who, image_sha256: sha256Hex(image) }));
+    const transfer = transferFor(scene, created.json, { amount_minor: amount, receiver: payee, sender: who, image_sha256: sha256Hex(image) });
+    await registerTransfer(scene.s, transfer);
     assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
     await scene.s.running.slipWorker.drain();
+    return transfer.trans_ref;
   };
-  await pay(40_000, { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th });
+  const first = await pay(40_000, { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th });
   // Someone else sends 25,000 to the same account and uploads it on the order: deposit.overpaid, a claim of its own.
   // The slip prints the account as Thai slips do (xxx-x-x6789-x: the four digits before the last).
   const other = { bank_code: '002', account_number: '1234567890', account_name_th: 'วิชัย ดีมาก' };
-  await pay(25_000, other);
+  const second = await pay(25_000, other);
+  // The back office's view of the order paid twice: each slip with the transfer it showed and its amount.
+  const slips = (await scene.s.bo('GET', `/v1/bo/deposits/${created.json.id}`, undefined, { roles: ['support'] })).json.evidence.slips;
+  assert.equal(slips.map((x: any) => [x.trans_ref, x.transferred_amount_minor]), [[first, 40_000], [second, 25_000]], JSON.stringify(slips));
   const d = (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
   assert.equal([d.status, d.overpayment?.cause, d.overpayment?.amount_minor], ['settled', 'additional_transfer', 25_000], JSON.stringify(d.overpayment));
   const claimId = d.overpayment.claim_id;
