@@ -100,6 +100,8 @@ export const en = {
   'deposit.order': 'Order',
   'deposit.reference': 'Merchant reference',
   'deposit.expires': 'Expires',
+  'deposit.lateSlipUntil': 'Late slips accepted until',
+  'deposit.lateSlipNever': 'Never (no destination was named)',
   'deposit.sender': 'Sender',
   'deposit.received': 'Received',
   'deposit.credited': 'Credited',

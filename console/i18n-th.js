@@ -100,6 +100,8 @@ export const th = {
   'deposit.order': 'คำสั่ง',
   'deposit.reference': 'เลขอ้างอิงร้านค้า',
   'deposit.expires': 'หมดอายุ',
+  'deposit.lateSlipUntil': 'รับสลิปย้อนหลังได้ถึง',
+  'deposit.lateSlipNever': 'ไม่รับ (ไม่เคยมีบัญชีปลายทาง)',
   'deposit.sender': 'ผู้โอน',
   'deposit.received': 'ได้รับ',
   'deposit.credited': 'เข้ากระเป๋า',

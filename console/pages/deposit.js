@@ -41,6 +41,8 @@ export function DepositPage({ id }) {
           [t('deposit.reference'), html`<span class="mono">${deposit.merchant_reference}</span>`],
           [t('common.created'), html`<${Time} at=${deposit.created_at} />`],
           [t('deposit.expires'), html`<${Time} at=${deposit.expires_at} />`],
+          // An expired or canceled order takes a late slip until then (null: it never had a destination).
+          deposit.late_slip_accepted_until !== undefined ? [t('deposit.lateSlipUntil'), html`<span data-testid="deposit-late-slip-until">${deposit.late_slip_accepted_until === null ? t('deposit.lateSlipNever') : html`<${Time} at=${deposit.late_slip_accepted_until} />`}</span>`] : null,
           [t('deposit.sender'), html`<span data-testid="deposit-sender">${deposit.sender?.bank_code ?? ''} ${deposit.sender?.account_number_masked ?? ''} <${Named} text=${deposit.sender?.account_name_th_masked} /></span>`],
           deposit.amount_received_minor !== undefined ? [t('deposit.received'), html`<${Money} minor=${deposit.amount_received_minor} />`] : null,
           deposit.credited_amount_minor !== undefined ? [t('deposit.credited'), html`<${Money} minor=${deposit.credited_amount_minor} />`] : null,

@@ -208,7 +208,10 @@ function renderQueue(json: any): string {
 
 function renderDeposit(json: any): string {
   const d = json.deposit;
-  const head = `${d.id}  ${d.status}  version ${d.version}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})`;
+  // An expired or canceled order's late-slip window: until when a slip for it is still taken (null: none, it never had a destination).
+  const lateSlips = d.late_slip_accepted_until === undefined ? ''
+    : `\nlate slips accepted until ${d.late_slip_accepted_until === null ? 'never (no destination was ever named)' : inBangkok(d.late_slip_accepted_until)}`;
+  const head = `${d.id}  ${d.status}  version ${d.version}  THB ${thb(d.amount_minor)}  merchant ${json.merchant.id} (${json.merchant.name ?? '-'})${lateSlips}`;
   const review = json.review ? `review: ${json.review.reasons.map((r: any) => r.code).join(', ')}; approvals ${json.review.approvals.join(', ') || 'none'} of ${json.review.approvals_needed}` : 'no review';
   // The amount verdict in baht, as every other amount here (the API gives satang).
   const shownAs = (v: any, x: unknown) => (v.dimension === 'amount' && typeof x === 'number' ? thb(x) : verdictValue(x));

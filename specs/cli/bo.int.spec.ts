@@ -177,6 +177,20 @@ test('bo --help lists the subcommands; a bad one is a usage error', async () => 
   assert.is(missing.code, 2);
 });
 
+test('bo show says until when a canceled order takes a late slip, in Bangkok time', async () => {
+  const d = await matchedDeposit(scene, { end_user_ref: `u-${randomUUID()}` });
+  const canceled = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${d.id}/cancel`, {});
+  assert.is(canceled.status, 200, canceled.text);
+  const until = canceled.json.late_slip_accepted_until as string;
+  assert.match(until, /Z$/);
+  const shown = await bo('show', d.id);
+  assert.is(shown.code, 0, shown.out);
+  assert.match(shown.out, `\nlate slips accepted until ${new Date(Date.parse(until) + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} +07\n`);
+  const open = await matchedDeposit(scene, { end_user_ref: `u-${randomUUID()}` });
+  assert.not.match((await bo('show', open.id)).out, 'late slips', 'an open order has no late-slip window');
+  assert.is((await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${open.id}/cancel`, {})).status, 200, 'out of the way of the next order');
+});
+
 test('bo dispute show lists each evidence file with where an operator reads its bytes', async () => {
   const d = await matchedDeposit(scene);
   const image = pngSlip();
