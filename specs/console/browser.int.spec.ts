@@ -531,6 +531,16 @@ test('support finds a deposit by the merchant\'s reference from the header\'s se
   assert.equal(await nok.page.$$eval('[data-testid=search-row]', (rows) => rows.map((r) => [r.getAttribute('data-id'), r.querySelectorAll('a').length])), [[id, 0]]);
 });
 
+test('support sees until when a canceled order still takes a late slip, the time the API gives', async () => {
+  const d = await matchedDeposit(scene, { sender: freshSender() });
+  const canceled = await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${d.id}/cancel`, {});
+  assert.is(canceled.status, 200, canceled.text);
+  const until = canceled.json.late_slip_accepted_until;
+  assert.type(until, 'string');
+  const ton = await operator('emp_ton', { hash: `#/deposits/${d.id}`, page: 'deposit' });
+  assert.is(await ton.page.$eval('[data-testid=deposit-late-slip-until] time', (t) => t.getAttribute('datetime')), until);
+});
+
 test("finance's trial balance is the API's: every account and total, the CSV byte for byte, and an instant typed in Bangkok time", async () => {
   const fah = await operator('emp_fah', { page: 'claims' });
   await fah.page.click('[data-testid=nav-trial-balance]');
