@@ -9,6 +9,11 @@
 //   projection_attempts   failed deliveries of an entry not yet applied or parked (kept
 //                         here so that the bound holds across restarts);
 //   relay_positions       the last seq each relay had acknowledged by its bus.
+// Opening brings a file an older build made up to date: a table that lacks a column its
+// schema now declares gets it (ALTER TABLE ADD COLUMN, logged), before anything prepares a
+// statement on it — the API's reads on the main thread as much as the projections on the
+// worker, so both see one shape. Rows written before hold the new column empty (NULL or
+// its default) until `satang projections rebuild` replays them.
 // Invariant kept: nothing here is a source of truth; all of it can be rebuilt from the
 // journal (the relay positions only save work).
 
@@ -19,7 +24,10 @@ import { preparePrivateDatabase } from '../adapters/private-files.ts';
 export type ProjectionsDb = Database.Database;
 
 export const projectionsFileName = 'projections.db';
-/** Bumped when a projection's tables change shape: an older file must be rebuilt. */
+/**
+ * Bumped when a projection's tables change shape in a way no added column covers (a key, a
+ * column's type): an older file must be rebuilt. Added columns need no bump (addMissingColumns).
+ */
 const schemaVersion = 1;
 const busyTimeoutMs = 5000;
 
@@ -50,8 +58,20 @@ CREATE TABLE IF NOT EXISTS relay_positions (
 ) WITHOUT ROWID;
 `;
 
-/** Opens (creating if needed) `dir/projections.db` with the bookkeeping tables and `schemas`. */
-export function openProjectionsDb(dir: string, schemas: readonly string[]): ProjectionsDb {
+/** projections.db has a shape this build cannot use: it is made anew from the journal once moved aside. */
+export class ProjectionsDbRefused extends Error {
+  constructor(problem: string) {
+    super(`${problem}: move projections.db (and its -wal, -shm) aside and start again; it is rebuilt from journal.db`);
+  }
+}
+
+/** Where opening says which columns it added to an older file. */
+export interface SchemaLog {
+  warn(fields: object, message: string): void;
+}
+
+/** Opens (creating if needed) `dir/projections.db` with the bookkeeping tables and `schemas`, adding the columns an older file lacks. */
+export function openProjectionsDb(dir: string, schemas: readonly string[], log: SchemaLog): ProjectionsDb {
   // 0600 before SQLite opens it: the -wal and -shm it makes later take the database file's mode.
   preparePrivateDatabase(join(dir, projectionsFileName));
   const db = new Database(join(dir, projectionsFileName));
@@ -63,9 +83,12 @@ export function openProjectionsDb(dir: string, schemas: readonly string[]): Proj
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('temp_store = MEMORY');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > schemaVersion) throw new Error(`projections.db has schema version ${version}; this build knows ${schemaVersion}: rebuild it`);
-    db.exec(bookkeeping);
-    for (const schema of schemas) db.exec(schema);
+    if (version > schemaVersion) throw new ProjectionsDbRefused(`projections.db has schema version ${version}; this build knows ${schemaVersion}`);
+    const declared = [bookkeeping, ...schemas];
+    // Before the schemas run: an index they declare may name a column an older table lacks.
+    const added = addMissingColumns(db, declared);
+    if (added.length > 0) log.warn({ file: projectionsFileName, added }, 'projections.db: columns added to tables an older build made; their rows hold them empty until `satang projections rebuild`');
+    for (const schema of declared) db.exec(schema);
     if (version < schemaVersion) db.pragma(`user_version = ${schemaVersion}`);
     return db;
   } catch (error) {
@@ -84,4 +107,46 @@ export class RelayPositions {
   }
   load(bus: string): number { return this.select.get(bus) ?? 0; }
   save(bus: string, seq: number): void { this.upsert.run(bus, seq); }
+}
+
+interface ColumnInfo {
+  readonly name: string;
+  readonly type: string;
+  readonly notnull: number;
+  readonly dflt_value: string | null;
+  readonly pk: number;
+}
+
+/**
+ * Adds to each table of db the columns `schemas` declare for it and it lacks, in one
+ * immediate transaction (the API, its worker and a projector may open the file at once).
+ * What is declared is read back from SQLite itself, by running the schemas on an empty
+ * in-memory database. Returns the columns added, as `table.column`. A missing column that
+ * cannot be added in place (part of the key, NOT NULL without a default) is refused.
+ */
+function addMissingColumns(db: ProjectionsDb, schemas: readonly string[]): string[] {
+  const shape = new Database(':memory:');
+  try {
+    for (const schema of schemas) shape.exec(schema);
+    const tables = shape.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck(true).all();
+    const columnsOf = (of: ProjectionsDb, table: string) => of.prepare<[string], ColumnInfo>('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)').all(table);
+    return db.transaction(() => {
+      const added: string[] = [];
+      for (const table of tables) {
+        const present = new Set(columnsOf(db, table).map((c) => c.name));
+        if (present.size === 0) continue; // a new table: its schema creates it whole
+        for (const column of columnsOf(shape, table)) {
+          if (present.has(column.name)) continue;
+          if (column.pk > 0 || (column.notnull === 1 && column.dflt_value === null)) {
+            throw new ProjectionsDbRefused(`projections.db: table ${table} lacks column ${column.name}, which cannot be added in place`);
+          }
+          db.exec(`ALTER TABLE "${table}" ADD COLUMN "${column.name}" ${column.type}${column.notnull === 1 ? ' NOT NULL' : ''}${column.dflt_value === null ? '' : ` DEFAULT ${column.dflt_value}`}`);
+          added.push(`${table}.${column.name}`);
+        }
+      }
+      return added;
+    }).immediate();
+  } finally {
+    shape.close();
+  }
 }

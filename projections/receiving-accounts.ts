@@ -55,7 +55,6 @@ export const receivingAccounts: Projection = {
   tables: ['ra_legs'],
   schema,
   prepare(db: ProjectionsDb) {
-    addMissingColumns(db);
     const insertLeg = db.prepare(`INSERT INTO ra_legs (deposit_id, leg_ref, livemode, merchant_id, withdrawal_id, payout_leg_ref, bank_code, account_number, account_name, told_minor, told_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deposit_id, leg_ref) DO NOTHING`);
     const verify = db.prepare('UPDATE ra_legs SET verified_minor = ? WHERE deposit_id = ? AND leg_ref = ?');
@@ -126,13 +125,6 @@ export const receivingAccounts: Projection = {
     };
   },
 };
-
-/** Columns added after the table's first release: a projections.db made before gets them (empty until a rebuild). */
-function addMissingColumns(db: ProjectionsDb): void {
-  const has = new Set((db.prepare('PRAGMA table_info(ra_legs)').all() as { name: string }[]).map((c) => c.name));
-  if (!has.has('slip_shown_minor')) db.exec('ALTER TABLE ra_legs ADD COLUMN slip_shown_minor INTEGER');
-  if (!has.has('declined')) db.exec('ALTER TABLE ra_legs ADD COLUMN declined INTEGER NOT NULL DEFAULT 0');
-}
 
 export interface ReceivingAccountLegs {
   readonly livemode: boolean;

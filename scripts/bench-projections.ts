@@ -213,7 +213,7 @@ async function rebuildSpeed(): Promise<Record<string, unknown>> {
   try {
     // The rebuild reads the bench journal where it is and writes a fresh projections.db elsewhere.
     const reader = new JournalReader(journal.dir);
-    const db = openProjectionsDb(out, projectionSchemas);
+    const db = openProjectionsDb(out, projectionSchemas, quiet);
     const report = rebuildProjections(db, reader, projections);
     db.close();
     reader.close();

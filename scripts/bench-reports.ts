@@ -84,7 +84,7 @@ function entryOf(seq: number, i: number, createdAt: number, owner: string): Rela
 }
 
 function build(dir: string, merchantId: string): { applyMs: number; entries: number } {
-  const db = openProjectionsDb(dir, projectionSchemas);
+  const db = openProjectionsDb(dir, projectionSchemas, { warn() {} });
   db.pragma('synchronous = OFF');
   const applier = new Applier(db, financeLedger);
   const spacingMs = (days * dayMs) / transactions;

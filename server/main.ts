@@ -45,6 +45,8 @@ import type { Logger } from 'pino';
 import { sealerFor } from './master-key.ts';
 import type { Services, WriteSide } from './ports.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
+import { projectionSchemas } from '../projections/all.ts';
+import { openProjectionsDb, ProjectionsDbRefused, type ProjectionsDb } from '../projections/db.ts';
 import { readRouters } from './routes/read-routes.ts';
 import { backOfficeDeskRoutes } from './routes/bo-desk.ts';
 import { backOfficeClaimRoutes } from './routes/bo-claims.ts';
@@ -226,7 +228,12 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
   let store: Store;
+  let projectionsDb: ProjectionsDb | undefined;
   try {
+    // projections.db first, brought up to date (the columns an older build's file lacks): one
+    // this build cannot use refuses the start before openStore migrates journal.db, which the
+    // older build would then refuse — an upgrade that fails here can still go back.
+    projectionsDb = openProjectionsDb(config.dataDir, projectionSchemas, logger);
     store = openStore(config.dataDir, {
       clock, ids, groupCommit: true, writerThread: true, sealer,
       onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
@@ -239,6 +246,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
       },
     });
   } catch (error) {
+    projectionsDb?.close();
     server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
     void metricsListener?.close();
     lock.release();
@@ -262,6 +270,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     const now = clock.now();
     if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) {
       store.close();
+      projectionsDb.close();
       server.close();
       void metricsListener?.close();
       lock.release();
@@ -283,7 +292,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen + webhooks.endpoints.sealedOnOpen > 0) compactAfterSealing(store.db);
   const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
-  const readSide = await startReadSide({ dataDir: config.dataDir, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), ...(config.natsAuth ? { natsAuth: config.natsAuth } : {}), tail: () => store.durableSeq, log: logger });
+  const readSide = await startReadSide({ dataDir: config.dataDir, projectionsDb, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), ...(config.natsAuth ? { natsAuth: config.natsAuth } : {}), tail: () => store.durableSeq, log: logger });
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer
@@ -459,7 +468,7 @@ async function canListenOn(host: string, port: number): Promise<void> {
  * refused configuration does. Anything else is thrown (a crash, which the unit restarts).
  */
 function startFailureLine(error: unknown): string | undefined {
-  if (error instanceof ChainBroken || error instanceof SchemaTooNew || error instanceof ClockBehindJournal) return error.message;
+  if (error instanceof ChainBroken || error instanceof SchemaTooNew || error instanceof ClockBehindJournal || error instanceof ProjectionsDbRefused) return error.message;
   const e = error as (NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number }) | null;
   const dataDir = process.env.SATANG_DATA_DIR ?? './data';
   switch (e?.code) {

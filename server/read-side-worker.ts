@@ -50,7 +50,7 @@ const at = (level: keyof ReadSideLog) => (fields: object, message: string) => po
 const log: ReadSideLog = { info: at('info'), warn: at('warn'), error: at('error') };
 let durableSeq = options.durableSeq;
 const relayOptions = { tail: () => durableSeq, log, onPosition: (seq: number) => port.postMessage({ position: seq }) };
-const db = openProjectionsDb(options.dataDir, projectionSchemas);
+const db = openProjectionsDb(options.dataDir, projectionSchemas, log);
 const bus = options.natsUrl === undefined ? inProcessRelay(options.dataDir, db, relayOptions) : natsRelay(options.natsUrl, db);
 let relayStarted = !options.relayStopped;
 port.postMessage({ position: bus.relay.position });

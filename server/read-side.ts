@@ -18,7 +18,7 @@ import { assert } from '../core/assert.ts';
 import type { NatsAuth } from '../adapters/bus/nats-settings.ts';
 import type { RelayControl } from '../adapters/bus/relay.ts';
 import { projectionSchemas } from '../projections/all.ts';
-import { openProjectionsDb } from '../projections/db.ts';
+import { openProjectionsDb, type ProjectionsDb } from '../projections/db.ts';
 import type { ReadSideLog } from '../projections/gate.ts';
 import { readSideLimits } from '../core/limits.ts';
 import type { ProjectionName } from '../projections/projection.ts';
@@ -49,6 +49,12 @@ export interface ReadSideOptions {
   readonly tail: () => number;
   readonly log: ReadSideLog;
   /**
+   * projections.db, when the caller opened it (openProjectionsDb) — the server does, before
+   * journal.db, so that a file it cannot use refuses the start before the journal is migrated;
+   * the read side closes it. Opened here when absent.
+   */
+  readonly projectionsDb?: ProjectionsDb;
+  /**
    * Embedded only: run the relay, the in-process bus and the projections on the calling
    * thread rather than a worker thread, so that they move only when it yields (specs).
    */
@@ -58,7 +64,7 @@ export interface ReadSideOptions {
 /** Resolves once the read side runs (its worker thread has opened its files). */
 export async function startReadSide(options: ReadSideOptions): Promise<ReadSide> {
   assert(!(options.natsUrl && options.onThisThread), 'onThisThread is for the embedded read side; with NATS the relay runs on a worker thread');
-  const db = openProjectionsDb(options.dataDir, projectionSchemas);
+  const db = options.projectionsDb ?? openProjectionsDb(options.dataDir, projectionSchemas, options.log);
   const models = new ReadModels(db);
   let relay: RelayControl;
   let busConnected: () => boolean | null;

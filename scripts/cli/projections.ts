@@ -19,6 +19,9 @@ import { createLogger } from '../../server/log.ts';
 import { defaultDataDir, dispatch, exitUsage, text, type Subcommand } from './args.ts';
 import { dataDirProblem } from './data-dir.ts';
 
+/** Columns opening adds to an older projections.db are said on stderr: stdout carries the JSON. */
+const schemaLog = () => createLogger({ destination: process.stderr });
+
 const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
 
 const subcommands: readonly Subcommand[] = [
@@ -65,7 +68,7 @@ function rebuild(dataDir: string, name: string | undefined): number {
     return 2;
   }
   const journal = new JournalReader(dataDir);
-  const db = openProjectionsDb(dataDir, projectionSchemas);
+  const db = openProjectionsDb(dataDir, projectionSchemas, schemaLog());
   try {
     const progress = startProgress('projections rebuild', { total: journal.tail() });
     const report = rebuildProjections(db, journal, chosen.map((p) => p!), createLogger(), (entries, tail) => progress.step(entries, { phase: 'replay', total: tail }));
@@ -80,7 +83,7 @@ function rebuild(dataDir: string, name: string | undefined): number {
 
 async function status(dataDir: string, natsUrl: string): Promise<number> {
   const journal = new JournalReader(dataDir);
-  const db = openProjectionsDb(dataDir, projectionSchemas);
+  const db = openProjectionsDb(dataDir, projectionSchemas, schemaLog());
   try {
     const report = readSideStatus(db, journal.tail());
     const nats = natsUrl ? await natsStatus(natsUrl) : undefined;

@@ -50,7 +50,7 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
     await Promise.race([stopped, new Promise((r) => setTimeout(r, journalWaitMs))]);
   }
   if (stopping) return 0;
-  const db = openProjectionsDb(dataDir, projectionSchemas);
+  const db = openProjectionsDb(dataDir, projectionSchemas, log);
   const journal = new JournalReader(dataDir);
   // Said while NATS does not answer (connectNats retries without a word), and a stop then
   // ends the process at once: the pending connection would otherwise keep it alive.

@@ -91,7 +91,7 @@ for (const onThisThread of [false, true]) {
       assert.ok(await first.caughtUp('balance_history', 1, catchUpMs));
       await first.close();
       assert.not.ok(existsSync(join(dir, `${projectionsFileName}-wal`)), 'every projections.db connection closed');
-      const db = openProjectionsDb(dir, projectionSchemas);
+      const db = openProjectionsDb(dir, projectionSchemas, silent);
       assert.is(new RelayPositions(db).load('inprocess'), first.relay.position, 'the mirrored relay position is the stored one');
       db.close();
 
@@ -104,7 +104,7 @@ for (const onThisThread of [false, true]) {
         await second.close();
       }
 
-      const fresh = openProjectionsDb(rebuilt, projectionSchemas);
+      const fresh = openProjectionsDb(rebuilt, projectionSchemas, silent);
       const journal = new JournalReader(dir);
       rebuildProjections(fresh, journal, projections);
       journal.close();
@@ -126,7 +126,7 @@ test('embedded default: the worker thread logs through the read side\'s logger',
   store.onDurable(() => readSide.wake());
   try {
     assert.ok(await caughtUpAll(readSide, store.durableSeq));
-    const db = openProjectionsDb(dir, projectionSchemas);
+    const db = openProjectionsDb(dir, projectionSchemas, silent);
     new Applier(db, projections.find((p) => p.name === 'events_feed')!).reset();
     db.close();
     const tail = await write(1);

@@ -7,9 +7,7 @@
 // CSV with the figures of the API.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
@@ -17,8 +15,6 @@ import * as assert from 'uvu/assert';
 import { parse } from 'csv-parse/sync';
 import { bangkokDayOf } from '../../core/finance/calendar.ts';
 import { merchantActor, system } from '../adapters/support.ts';
-import { openProjectionsDb } from '../../projections/db.ts';
-import { ReceivingAccountReads, receivingAccounts } from '../../projections/receiving-accounts.ts';
 import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 
@@ -232,26 +228,6 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   assert.match(refused.stderr, /HTTP 422/);
   const usage = await report(['statement', '--date', day]);
   assert.is(usage.code, 2);
-});
-
-test('a projections.db made before the declined-transfer columns gets them when the projection opens (older rows empty until a rebuild)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'satang-ra-'));
-  const before = `CREATE TABLE ra_legs (deposit_id TEXT NOT NULL, leg_ref TEXT NOT NULL, livemode INTEGER NOT NULL, merchant_id TEXT NOT NULL,
-    withdrawal_id TEXT NOT NULL, payout_leg_ref TEXT NOT NULL, bank_code TEXT NOT NULL, account_number TEXT NOT NULL, account_name TEXT NOT NULL,
-    told_minor INTEGER NOT NULL, told_at INTEGER NOT NULL, verified_minor INTEGER, filled_minor INTEGER, released INTEGER NOT NULL DEFAULT 0,
-    fill_reversed INTEGER NOT NULL DEFAULT 0, deposit_reversed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (deposit_id, leg_ref)) WITHOUT ROWID;
-    INSERT INTO ra_legs VALUES ('dep_old', 'leg_1', 1, 'mch_w', 'wdr_1', 'leg_p', '004', '7123456789', 'สมหญิง', 100, 0, 100, 100, 0, 0, 0);`;
-  const db = openProjectionsDb(dir, [before]);
-  try {
-    receivingAccounts.prepare(db);
-    const columns = (db.prepare('PRAGMA table_info(ra_legs)').all() as { name: string }[]).map((c) => c.name);
-    assert.ok(columns.includes('slip_shown_minor') && columns.includes('declined'), columns.join(','));
-    const [account] = new ReceivingAccountReads(db).accounts('mch_w', true, 10);
-    assert.equal(account!.legs.map((l) => [l.depositId, l.verifiedMinor, l.declinedShownMinor]), [['dep_old', 100n, null]]);
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
 });
 
 test('a report whose figures pass 2^53 − 1 (sandbox funding moved back and forth) answers with every digit, and the CLI prints them', async () => {

@@ -120,8 +120,8 @@ async function scenario(runBus: (store: Store, db: ProjectionsDb, dir: string, p
   const tail = store.world.lastSeq;
   const flaky = probe('flaky', (e, failures) => e.seq === flakySeq && failures < 2);
   const poison = probe('poison', (e) => e.seq === poisonSeq);
-  const db = openProjectionsDb(dir, [flaky.projection.schema, poison.projection.schema]);
   const log = memoryLog();
+  const db = openProjectionsDb(dir, [flaky.projection.schema, poison.projection.schema], log);
   const journal = new JournalReader(dir);
   const projector = new Projector(db, journal, log, [flaky.projection, poison.projection]);
   const seen: Seen = [];
