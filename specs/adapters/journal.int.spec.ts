@@ -15,7 +15,7 @@ import { openStore } from '../../adapters/sqlite/store.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { ManualClock } from '../../adapters/clock.ts';
 import { UlidIds } from '../../adapters/ids.ts';
-import { Driver, merchantActor, openTestStore, operator, record, removeDir, rowCounts, startMs, tempDir } from './support.ts';
+import { Driver, merchantActor, openTestStore, operator, record, removeDir, rowCounts, startMs, system, tempDir } from './support.ts';
 import { settled } from '../../core/handler/handle.ts';
 
 const satang = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -241,6 +241,36 @@ test('verify catches derived rows that disagree with the journal: a snapshot, a 
 
 // Recovery speed is measured by `npm run bench:journal`, not here; this proves a large
 // journal replays into the very world that wrote it.
+test('a snapshot an older build wrote verifies when it decodes to the replayed state (a review without extended, its keys in their own order); another amount, or extended true, does not', async () => {
+  const s = await scene();
+  const db = s.store.db;
+  const depositId = await s.d.deposit(s.depositor, 20_000n);
+  await s.d.ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_no_image', hasImage: false, transRef: 'TRX-OLD' });
+  await s.d.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_no_image', outcome: { kind: 'no_image' } });
+  assert.is(s.store.world.deposits.get(depositId)!.status, 'under_review');
+  const data = db.prepare<[string], string>('SELECT data FROM snapshots WHERE stream = ?').pluck(true).get(depositId)!;
+  assert.match(data, '"extended":false');
+  const store = (snapshot: object) => db.prepare('UPDATE snapshots SET data = ? WHERE stream = ?').run(JSON.stringify(snapshot), depositId);
+  // As the build before 67f5d53 wrote it: the review has no `extended` (this build reads its absence as false).
+  const written = JSON.parse(data);
+  const { extended, ...olderReview } = written.review;
+  assert.is(extended, false);
+  const older = Object.fromEntries(Object.entries({ ...written, review: olderReview }).reverse()); // and another key order
+  store(older);
+  const report = verifyStore(db);
+  assert.ok(report.ok, report.mismatches.join('\n'));
+
+  store({ ...older, amountMinor: { $bigint: '20001' } });
+  assert.equal(verifyStore(db).mismatches, [`snapshot ${depositId}: data differs from the replayed state`], 'an amount the journal never gave');
+  store({ ...older, review: { ...olderReview, extended: true } });
+  assert.equal(verifyStore(db).mismatches, [`snapshot ${depositId}: data differs from the replayed state`], 'a flag the journal never set');
+  store({ ...older, reversal: null });
+  assert.is(verifyStore(db).ok, false, 'a key the replayed state lacks');
+  db.prepare('UPDATE snapshots SET data = ? WHERE stream = ?').run(data, depositId);
+  assert.ok(verifyStore(db).ok);
+  s.store.close();
+});
+
 test('recovery of a journal of thousands of commands rebuilds the world that wrote it', async () => {
   const dir = fresh('recovery');
   const { store, clock } = openTestStore(dir);
