@@ -61,7 +61,16 @@ function redactAs(value: unknown, kind: KeyKind, depth: number): unknown {
     if (kind === 'url') return withoutUrlCredentials(value);
     return kind === 'secret' ? redacted : kind === 'account_number' ? maskAccountNumber(value) : maskName(value);
   }
-  if (value === null || typeof value !== 'object') return kind === 'secret' && value !== null && value !== undefined ? redacted : value;
+  if (value === null || value === undefined) return value;
+  if (typeof value !== 'object') {
+    // A number (or a boolean) where a secret, an account number or a name belongs is refused
+    // by validation, yet logged: its type does not make it public, so it is masked as its
+    // text would be (an account number sent as a JSON number was kept in clear, shown to support).
+    if (kind === 'secret') return redacted;
+    if (kind === 'account_number') return maskAccountNumber(String(value));
+    if (kind === 'name') return maskName(String(value));
+    return value;
+  }
   if (Array.isArray(value)) return value.map((v) => redactAs(v, kind, depth + 1));
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(value)) {

@@ -4,14 +4,15 @@
 // JSON claims, which open with {"aud":"pg-slip-ingest", then "." and a 64-byte Ed25519
 // signature), a PEM private key, a DER PKCS#8 Ed25519 private key, or a JWK with its
 // private part, a signed JWT (an operator's access or step-up token), or the master key
-// itself when the scan is given it (as base64, base64url, hex or its 32 raw bytes) — and
+// itself when the scan is given it (as base64, base64url, hex or its 32 raw bytes), in the
+// request log an account number a logged body kept in clear — and
 // any mode looser than 0700 for a directory and 0600 for a file.
 // Sealed values (adapters/sealing.ts) are random bytes in base64url and match none of
 // these. A finding names the file and the kind of secret, never the secret itself.
 // Kept apart from verify.ts (the journal's checks): it reads files, not the database.
 
 import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { writeSideLimits } from '../../core/limits.ts';
 
 export interface AtRestReport {
@@ -43,6 +44,17 @@ const patterns: readonly { kind: string; pattern: RegExp }[] = [
   // header.payload.signature, both JSON objects ("{" is "eyJ" in base64url), signed (HS256's 43 characters at least).
   { kind: 'a signed JWT (a bearer token)', pattern: /eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{43,}/ },
 ];
+
+/**
+ * What only the request log's files (logs.db and its WAL) must never hold: a logged body's
+ * account number in clear (its redaction keeps the last four digits behind x's, whatever
+ * JSON type the number came as). Elsewhere the journal keeps a payee's account number for
+ * payouts, so the pattern is the request log's alone.
+ */
+const requestLogPatterns: readonly { kind: string; pattern: RegExp }[] = [
+  { kind: 'an account number (a logged body)', pattern: /"(?:account_number|promptpay_id)"\s*:\s*\[?\s*"?[0-9][0-9 -]{5,}/i },
+];
+const isRequestLogFile = (name: string) => name === 'logs.db' || name.startsWith('logs.db-');
 
 /** The master key's spellings, as patterns (regex-escaped; latin-1 so the raw bytes are one character each). */
 function masterKeyPatterns(key: Buffer): { kind: string; pattern: RegExp }[] {
@@ -84,6 +96,7 @@ class Scan {
   private file(path: string): void {
     this.files++;
     this.checkMode(path, fileMode);
+    const patterns = isRequestLogFile(basename(path)) ? [...this.patterns, ...requestLogPatterns] : this.patterns;
     const found = new Set<string>();
     const fd = openSync(path, 'r');
     try {
@@ -94,7 +107,7 @@ class Scan {
         if (read === 0) break;
         this.bytes += read;
         const text = buffer.toString('latin1', 0, carried + read);
-        for (const { kind, pattern } of this.patterns) if (pattern.test(text)) found.add(kind);
+        for (const { kind, pattern } of patterns) if (pattern.test(text)) found.add(kind);
         carried = Math.min(overlapBytes, carried + read);
         buffer.copy(buffer, 0, text.length - carried, text.length);
       }

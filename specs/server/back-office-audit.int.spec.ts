@@ -227,6 +227,13 @@ test('the request log keeps redacted, truncated bodies: a scan of logs.db finds 
   const slipRow = (await s.bo('GET', `/v1/bo/logs?request_id=${upload.headers.get('x-request-id')}`)).json.data[0];
   assert.equal([slipRow.merchant_id, slipRow.livemode, slipRow.key_id], [m.id, true, null]);
 
+  // An account number sent as a JSON number is refused, and logged masked all the same (it was kept in clear, shown to support).
+  const numeric = await s.call(m.live.api_key, 'POST', '/v1/pay/deposits', { ...depositBody({ amount_minor: 50_000 }), sender: { ...sender, account_number: 5566778899 } });
+  assert.is(numeric.status, 422, numeric.text);
+  const numericRow = (await s.bo('GET', `/v1/bo/logs?request_id=${numeric.headers.get('x-request-id')}`, undefined, { roles: ['support'] })).json.data[0];
+  assert.match(numericRow.request_body, /"account_number":"xxxxxx8899"/);
+  secrets.push('5566778899');
+
   // The store, byte by byte (the WAL too): no secret in any form the service handed out.
   await s.bo('GET', '/v1/bo/logs?limit=1'); // a read flushes what is buffered
   const files = readdirSync(s.dataDir).filter((f) => f.startsWith('logs.db'));

@@ -33,7 +33,12 @@ function reference(value: unknown, key = '', depth = 0): unknown {
     const withoutSecrets = value.replace(secretText, '[redacted]');
     return referenceKey.test(key) ? withoutSecrets : withoutSecrets.replace(accountDigits, lastFour);
   }
-  if (value === null || typeof value !== 'object') return secretKey.test(key) && value !== null && value !== undefined ? '[redacted]' : value;
+  if (value === null || value === undefined) return value;
+  if (typeof value !== 'object') {
+    if (secretKey.test(key)) return '[redacted]';
+    if (accountNumberKey.test(key)) return maskAccountNumber(String(value));
+    return nameKey.test(key) ? maskName(String(value)) : value;
+  }
   if (Array.isArray(value)) return value.map((v) => reference(v, key, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = secretKey.test(k) && typeof v === 'object' && v !== null ? '[redacted]' : reference(v, k, depth + 1);
@@ -59,6 +64,15 @@ test('redactValue agrees with the reference on random bodies, keys in any case a
     assert.is(JSON.stringify(redactValue(b)), JSON.stringify(reference(b)));
     assert.is(JSON.stringify(redactValue(b, k)), JSON.stringify(reference(b, k)));
   }), { numRuns: 3000 });
+});
+
+test('an account number keeps no more than its last four digits whatever JSON type it is sent as', () => {
+  fc.assert(fc.property(fc.mixedCase(fc.constantFrom('account_number', 'promptpay_id')), fc.bigInt(100_000n, BigInt(Number.MAX_SAFE_INTEGER)), fc.boolean(), (k, n, nested) => {
+    const digits = String(n);
+    const stored = JSON.parse(bodyForLog(`{"transfer":{"${k}":${nested ? `[${digits}]` : digits}}}`)!).transfer[k];
+    assert.equal(stored, nested ? [maskAccountNumber(digits)] : maskAccountNumber(digits));
+    assert.is(maskAccountNumber(digits), 'x'.repeat(digits.length - 4) + digits.slice(-4));
+  }), { numRuns: 500 });
 });
 
 test('a body handed over as its JSON text is stored as the body itself would be', () => {

@@ -306,6 +306,10 @@ test('the verify scan catches a planted secret, a private key, a slip token, a b
     writeFileSync(join(dataDir, 'tok.txt'), `step-up: ${operatorToken}\n`, { mode: 0o600 });
     writeFileSync(join(dataDir, 'copy-of-key'), `${key}\n`, { mode: 0o600 });
     writeFileSync(join(dataDir, 'raw-key.bin'), Buffer.concat([randomBytes(100), Buffer.from(key, 'base64'), randomBytes(100)]), { mode: 0o600 });
+    // A request log row as a build before the mend kept it: an account number sent as a JSON number, in clear.
+    const logs = new Database(join(dataDir, 'logs.db'));
+    logs.prepare('UPDATE request_logs SET request_body = ? WHERE rowid = (SELECT max(rowid) FROM request_logs)').run('{"sender":{"bank_code":"014","account_number":5566778899}}');
+    logs.close();
     const report = scanDataDir(dataDir, { masterKey: Buffer.from(key, 'base64') });
     assert.not.ok(report.ok);
     const text = report.findings.join('\n');
@@ -314,6 +318,8 @@ test('the verify scan catches a planted secret, a private key, a slip token, a b
     assert.match(text, /raw-key\.bin: the master key in clear/);
     assert.not.ok(scanDataDir(dataDir).findings.some((f) => f.includes('master key')), 'without the key the scan cannot know it');
     assert.match(text, /stray\/notes\.txt: an API key secret \(sk_live_\)/);
+    assert.match(text, /logs\.db: an account number \(a logged body\) in clear/);
+    assert.not.ok(text.includes('5566778899'));
     assert.match(text, /key\.pem: a PEM private key/);
     assert.match(text, /key\.der: a PKCS#8 private key/);
     assert.match(text, /token\.log: a slip upload token/);
