@@ -24,6 +24,19 @@ const urlKeys = ['url', 'endpoint_url'];
 /** A bank's reference for a transfer: often a long run of digits, no one's account, and what support looks for. */
 const referenceKeys = ['trans_ref'];
 const depthMax = 12;
+/**
+ * The version of these rules. logs.db records the version its rows were redacted under;
+ * a store opened by a build with newer rules redacts every stored body again (the request
+ * log worker, redactStoredBody), so rows an older build kept — a webhook URL's query token
+ * logged before URLs were redacted, an account number sent as a JSON number — do not stay
+ * in clear for their 30 days. Raise it with every change that redacts more.
+ */
+export const redactionRulesVersion = 1;
+/** An account number and a name as these rules keep them ("xxxxxx3210", "สมชาย ใ***"): kept as they are when redacted again. */
+const maskedAccountNumber = /^x*[0-9]{0,4}$/;
+const maskedName = /\*\*\*$/;
+/** In a body cut short (no longer JSON): an account number's digits after its key, as a build before the rule for numbers kept them. */
+const accountNumberInText = /("(?:account_number|promptpay_id)"\s*:\s*\[?\s*"?)([0-9][0-9 -]*[0-9])/gi;
 
 type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'reference' | 'plain';
 const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
@@ -59,7 +72,8 @@ function redactAs(value: unknown, kind: KeyKind, depth: number): unknown {
     if (kind === 'plain') return maskAccountDigits(withoutSecretText(value));
     if (kind === 'reference') return withoutSecretText(value);
     if (kind === 'url') return withoutUrlCredentials(value);
-    return kind === 'secret' ? redacted : kind === 'account_number' ? maskAccountNumber(value) : maskName(value);
+    if (kind === 'account_number') return maskedAccountNumber.test(value) ? value : maskAccountNumber(value);
+    return kind === 'secret' ? redacted : maskedName.test(value) ? value : maskName(value);
   }
   if (value === null || value === undefined) return value;
   if (typeof value !== 'object') {
@@ -95,6 +109,24 @@ export function bodyForLog(body: unknown): string | null {
   if (Buffer.byteLength(text) <= max) return text;
   // Cut on a character boundary, then say so.
   return `${Buffer.from(text).subarray(0, max).toString('utf8').replace(/\uFFFD+$/, '')}…[truncated]`;
+}
+
+/**
+ * A body the request log stored, redacted again under today's rules; what bodyForLog wrote
+ * under them comes back unchanged. A body it cut (no longer JSON) is redacted as text: its
+ * secrets, an account number after its key and the query of any URL in it (other digits are
+ * left: a cut body's keys are not all known, and a trans_ref is what support looks for).
+ */
+export function redactStoredBody(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return withoutSecretText(text)
+      .replace(accountNumberInText, (_all, head: string, digits: string) => head + maskAccountNumber(digits))
+      .replace(/\bhttps?:\/\/[^\s"'<>\\]+/gi, (url) => withoutUrlCredentials(url));
+  }
+  return bodyForLog(parsed) ?? text;
 }
 
 function tryParse(text: string): unknown {

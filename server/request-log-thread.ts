@@ -139,7 +139,10 @@ export class RequestLogThread {
   private start(): void {
     const data: RequestLogWorkerData = { dataDir: this.dataDir };
     const worker = startWorker(new URL('./request-log-worker.ts', import.meta.url), { workerData: data });
-    worker.on('message', (m: { written: number }) => this.onWritten(m.written));
+    worker.on('message', (m: { written: number } | { redactedAgain: number }) => {
+      if ('redactedAgain' in m) this.log.warn({ rows: m.redactedAgain }, 'request log: rows an older build kept were redacted again under this build\'s rules (logs.db vacuumed)');
+      else this.onWritten(m.written);
+    });
     worker.on('error', (error) => this.log.error({ err: String(error) }, 'request log worker failed'));
     worker.on('exit', (code) => {
       if (this.worker !== worker || this.stopping) return;

@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { setThisThreadNice } from '../adapters/thread-priority.ts';
 import { writeSideLimits } from '../core/limits.ts';
 import { RequestLogStore } from '../adapters/request-log.ts';
-import { bodyForLog } from './redact.ts';
+import { bodyForLog, redactionRulesVersion, redactStoredBody } from './redact.ts';
 import type { BodyHandoff, RequestLogBatch, RequestLogWorkerData } from './request-log-thread.ts';
 
 function keptBody(body: BodyHandoff): string | null {
@@ -32,6 +32,9 @@ setThisThreadNice(writeSideLimits.backgroundThreadNice); // background work: the
 let store: RequestLogStore;
 try {
   store = new RequestLogStore((workerData as RequestLogWorkerData).dataDir);
+  // Rows an older build redacted under older rules are redacted again before new ones come.
+  const redactedAgain = store.redactStored(redactionRulesVersion, redactStoredBody);
+  if (redactedAgain > 0) port.postMessage({ redactedAgain });
 } catch (error) {
   fatal(error);
 }

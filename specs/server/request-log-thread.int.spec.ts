@@ -11,12 +11,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestLogThread, type BodyHandoff, type RequestLogEntry, type RequestLogThreadLog } from '../../server/request-log-thread.ts';
-import { RequestLogReader, requestLogFileName } from '../../adapters/request-log.ts';
-import { bodyForLog } from '../../server/redact.ts';
+import { RequestLogReader, RequestLogStore, requestLogFileName } from '../../adapters/request-log.ts';
+import { bodyForLog, redactionRulesVersion } from '../../server/redact.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 import { TestServer, depositBody } from '../support/server-harness.ts';
 import { importGraph, sourceFiles } from '../structure/source-files.ts';
@@ -135,6 +135,51 @@ test('a worker that dies is logged and started again; rows added meanwhile are w
     clearInterval(keepAlive);
     await thread.close();
   }
+}));
+
+test('rows an older build kept under older rules are redacted again when the worker opens logs.db, once, and their old bytes are gone', () => withDir(async (dir) => {
+  // As a build before the rules' version kept them: a webhook URL's token and an account number sent as a JSON number, in clear.
+  const old = new RequestLogStore(dir);
+  const hook = '{"url":"https://hooks.example/in?token=s3cr3t-t0ken-q","event_types":["deposit.settled"]}';
+  const numeric = '{"sender":{"bank_code":"014","account_number":5566778899}}';
+  old.append([
+    { ...entry('req_hook'), route: '/v1/pay/webhook_endpoints', requestBody: hook, responseBody: `{"id":"we_1","url":"https://hooks.example/in?token=s3cr3t-t0ken-q","secret":"whsec_x"}` },
+    { ...entry('req_numeric'), requestBody: numeric, responseBody: null },
+    { ...entry('req_today'), requestBody: bodyForLog(request), responseBody: bodyForLog(answer) },
+  ], now);
+  old.close();
+  const file = join(dir, requestLogFileName);
+  const raw = new Database(file);
+  raw.pragma('user_version = 0');
+  raw.close();
+
+  const log = recordingLog();
+  const redone = log.next('request log: rows an older build kept were redacted again under this build\'s rules (logs.db vacuumed)');
+  const thread = new RequestLogThread(dir, log, () => now);
+  const alive = setInterval(() => undefined, 1000); // the worker is unref'd: keep the process up while its line is awaited
+  try {
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error('no line said the old rows were redacted again')), 15_000).unref());
+    assert.equal(await Promise.race([redone, late]), { rows: 2 }, 'the two old rows; today\'s row is unchanged');
+    const rows = new Map((await thread.page({ limit: 10 })).map((r) => [r.request_id, r]));
+    assert.is(rows.get('req_hook')!.request_body, '{"url":"https://hooks.example/in?token=[redacted]","event_types":["deposit.settled"]}');
+    assert.is(rows.get('req_hook')!.response_body, '{"id":"we_1","url":"https://hooks.example/in?token=[redacted]","secret":"[redacted]"}');
+    assert.is(rows.get('req_numeric')!.request_body, '{"sender":{"bank_code":"014","account_number":"xxxxxx8899"}}');
+    assert.equal([rows.get('req_today')!.request_body, rows.get('req_today')!.response_body], [bodyForLog(request), bodyForLog(answer)]);
+  } finally {
+    clearInterval(alive);
+    await thread.close();
+  }
+  const bytes = Buffer.concat(readdirSync(dir).filter((f) => f.startsWith(requestLogFileName)).map((f) => readFileSync(join(dir, f))));
+  for (const secret of ['s3cr3t-t0ken-q', '5566778899', 'whsec_x']) assert.not.ok(bytes.includes(Buffer.from(secret)), `${secret} left in logs.db's bytes`);
+  const after = new Database(file, { readonly: true });
+  assert.is(after.pragma('user_version', { simple: true }), redactionRulesVersion);
+  after.close();
+  // Opened again under the same rules: nothing to redo, nothing said.
+  const quiet = recordingLog();
+  const again = new RequestLogThread(dir, quiet, () => now);
+  await again.page({ limit: 1 });
+  await again.close();
+  assert.equal(quiet.lines, []);
 }));
 
 test('over HTTP: the row of a signed create-deposit is bodyForLog of the body sent and the answer received; the answer is its JSON text', async () => {
