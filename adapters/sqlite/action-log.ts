@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './schema.ts';
 import { genesisHash } from './chain.ts';
+import { operatorKey } from '../../core/operators.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS action_log (
@@ -94,12 +95,18 @@ export class ActionLog {
         `SELECT * FROM action_log WHERE (@subject IS NULL OR subject = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
          AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
       signedIn: db.prepare<[string], number>('SELECT 1 FROM action_log WHERE subject = ? AND authenticated = 1 LIMIT 1').pluck(true),
+      signedInSubjects: db.prepare<[], string>('SELECT DISTINCT subject FROM action_log WHERE authenticated = 1 AND subject IS NOT NULL').pluck(true),
     };
   }
 
-  /** Whether this subject ever made a call with a token that verified (an operator off-boarding should name one). */
+  /**
+   * Whether this person, under any spelling of their subject (operatorKey, as a revocation
+   * matches), ever made a call with a token that verified (an operator off-boarding should name one).
+   */
   hasSignedIn(subject: string): boolean {
-    return this.s.signedIn.get(subject) !== undefined;
+    if (this.s.signedIn.get(subject) !== undefined) return true;
+    const key = operatorKey(subject); // operators are counted in tens: their distinct subjects are few
+    return this.s.signedInSubjects.all().some((s) => operatorKey(s) === key);
   }
 
   /** Appends one record, chained to the last (one transaction: the chain never forks); answers the new head. */

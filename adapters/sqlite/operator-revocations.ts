@@ -6,11 +6,17 @@
 // mints later (the operator came back) works again. Read on every operator request, one
 // primary-key lookup; two processes on the same file see the same rows.
 //
+// A row's `sub` is the operator's folded id (core/operators.ts operatorKey, as four eyes
+// compares them), and a token's subject is folded to look it up: revoking emp_x cuts off the
+// tokens of EMP_X and ＥＭＰ_X too. Rows an older build wrote as given are folded when the
+// table is opened (two spellings of one person merged, the later revocation kept).
+//
 // Beside them, the access tokens their holders signed out (the console's "sign out"): each
 // refused from then until it would have run out anyway, then forgotten.
 
 import type { Db } from './schema.ts';
 import type { OperatorRevocationStore } from '../../server/auth/operator.ts';
+import { operatorKey } from '../../core/operators.ts';
 
 export interface OperatorRevocation { readonly sub: string; readonly revokedAtSeconds: number; readonly by: string; readonly reason: string | null }
 
@@ -28,6 +34,7 @@ export class OperatorRevocationsTable implements OperatorRevocationStore {
       forgetExpired: db.prepare<[number]>('DELETE FROM operator_signed_out_tokens WHERE expires_at < ?'),
       signedOut: db.prepare<[string], number>('SELECT 1 FROM operator_signed_out_tokens WHERE token_id = ?').pluck(true),
     };
+    foldStoredSubjects(db, this.s.upsert);
   }
 
   /** Refuses this access token from now on (until `expiresAtSeconds`, when it would run out anyway). */
@@ -40,12 +47,32 @@ export class OperatorRevocationsTable implements OperatorRevocationStore {
     return this.s.signedOut.get(tokenId) !== undefined;
   }
 
+  /** Revokes the person `sub` names (under any spelling); the answer names them as given. */
   revoke(sub: string, nowSeconds: number, by: string, reason: string | null): OperatorRevocation {
-    this.s.upsert.run(sub, nowSeconds, by, reason);
-    return { sub, revokedAtSeconds: this.s.revokedAt.get(sub)!, by, reason };
+    const key = operatorKey(sub);
+    this.s.upsert.run(key, nowSeconds, by, reason);
+    return { sub, revokedAtSeconds: this.s.revokedAt.get(key)!, by, reason };
   }
 
   revokedAtSeconds(sub: string): number | undefined {
-    return this.s.revokedAt.get(sub);
+    return this.s.revokedAt.get(operatorKey(sub));
   }
+}
+
+/**
+ * Rows keyed by a subject as given (before revocations were folded) rekeyed by its fold, in
+ * one transaction: the upsert keeps the later instant when two spellings of one person meet.
+ * Operators are counted in tens, so the whole table is read.
+ */
+function foldStoredSubjects(db: Db, upsert: { run(sub: string, at: number, by: string, reason: string | null): unknown }): void {
+  const all = db.prepare<[], { sub: string; revoked_at: number; revoked_by: string; reason: string | null }>('SELECT sub, revoked_at, revoked_by, reason FROM operator_revocations');
+  const unfolded = () => all.all().filter((r) => operatorKey(r.sub) !== r.sub);
+  if (unfolded().length === 0) return;
+  const remove = db.prepare<[string]>('DELETE FROM operator_revocations WHERE sub = ?');
+  db.transaction(() => { // read again under the write lock: another process may have folded them meanwhile
+    for (const r of unfolded()) {
+      remove.run(r.sub);
+      upsert.run(operatorKey(r.sub), r.revoked_at, r.revoked_by, r.reason);
+    }
+  }).immediate();
 }

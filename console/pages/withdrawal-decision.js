@@ -15,8 +15,8 @@ import { formatBaht } from '../format.js';
 import { t } from '../i18n.js';
 import { ActionButton, html, Payee, useCan, useConfirmation, usePageContext } from '../ui.js';
 
-/** One person for four eyes whatever the case or Unicode compatibility form of their id, as the server compares them (core/operators.ts). */
-const folded = (sub) => String(sub).normalize('NFKC').toLowerCase();
+/** One person for four eyes whatever the case, Unicode compatibility form or invisible characters of their id, as the server compares them (core/operators.ts operatorKey). */
+const folded = (sub) => String(sub).normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu, '').toLowerCase().normalize('NFKC').toLowerCase().trim();
 
 /** w: the withdrawal (id, status, amount_total_minor, fee_total_minor); beneficiary: the masked payee; approvals: who approved so far, of approvalsRequired. */
 export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequired, reload }) {

@@ -9,7 +9,10 @@
 // Invariants kept: token times (exp, nbf, iat, auth_time) are security time and are
 // always checked against the wall clock, never the service Clock a test may advance
 // (DESIGN.md "Two clocks"); access tokens live at most 12 h and must carry exp and iat;
-// a step-up is at most 5 minutes old. Every refusal says what is wrong with the token.
+// a step-up is at most 5 minutes old; a subject is text a person can read, with no invisible
+// character and no white space at an end (core/operators.ts operatorIdProblem), and one
+// person's revocation and quota are keyed by the fold four eyes uses (operatorKey). Every
+// refusal says what is wrong with the token.
 
 import { createLocalJWKSet, createRemoteJWKSet, errors, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyLike } from 'jose';
 import { createHash, randomUUID } from 'node:crypto';
@@ -29,6 +32,7 @@ import { roleRefusal } from './roles.ts';
 import { declaresBody, readJsonBody } from '../request-body.ts';
 import { iso, isIsoInstant } from '../../core/present.ts';
 import { requestLimits } from '../../core/limits.ts';
+import { operatorIdProblem, operatorKey } from '../../core/operators.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
@@ -174,7 +178,7 @@ export function tokenBoundsProblem(p: JWTPayload, kind: 'access' | 'step-up', no
  */
 function revocationProblem(verify: Verify, token: string, payload: JWTPayload): string | undefined {
   const store = revocationsOf(verify);
-  const revokedAt = store?.revokedAtSeconds(payload.sub!);
+  const revokedAt = store?.revokedAtSeconds(payload.sub!); // by the operator's folded id: EMP_X is refused once emp_x is revoked
   if (revokedAt !== undefined && (payload.iat as number) <= revokedAt) {
     // The revocation covers tokens issued up to the issuers' clock skew after it was made:
     // the same instant as the revocation's tokens_issued_before.
@@ -190,12 +194,13 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   if (!verified.ok) return { problem: verified.problem };
   const payload = verified.payload;
   if (payload.acr === 'step-up') return { problem: 'this is a step-up token; send it in X-PG-Step-Up-Token and an access token in Authorization' };
-  if (!payload.sub) return { problem: 'token has no sub claim naming the operator' };
+  const subProblem = operatorIdProblem(payload.sub);
+  if (subProblem) return { problem: subProblem };
   const bounds = tokenBoundsProblem(payload, 'access', wallSeconds());
   if (bounds) return { problem: bounds };
   const revoked = revocationProblem(verify, token, payload);
   if (revoked) return { problem: revoked };
-  return { operator: { sub: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
+  return { operator: { sub: payload.sub!, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
 }
 
 /** Authenticates the bearer token, then checks the roles table for the route this router matched. */
@@ -208,7 +213,7 @@ export function operatorAuth(verify: Verify) {
     if ('problem' in identified) throw new ApiError('signature_invalid', identified.problem);
     const { operator, payload } = identified;
     ctx.state.authenticatedOperator = operator; // the action log names who was refused by the roles table
-    takeOperatorQuota(ctx, quotaOf(verify), `${payload.iss ?? ''} ${payload.sub}`);
+    takeOperatorQuota(ctx, quotaOf(verify), quotaKey(payload));
     authorise(ctx, operator);
     ctx.state.operator = operator;
     if (takesIdempotencyKey(ctx.method)) idempotencyKeyHeader(ctx); // one key, ASCII, before anything reads it (the step-up is spent on it)
@@ -313,12 +318,15 @@ export async function chargeUnroutedOperatorCall(ctx: Context, verify: Verify, t
   if (!('operator' in identified)) return;
   (ctx.state as { quotaOperator?: string }).quotaOperator = identified.operator.sub; // someone known: not a stranger's refusal (server/app.ts)
   try {
-    takeOperatorQuota(ctx, quotaOf(verify), `${identified.payload.iss ?? ''} ${identified.payload.sub}`);
+    takeOperatorQuota(ctx, quotaOf(verify), quotaKey(identified.payload));
   } catch (error) {
     (ctx.state as { unlogged?: boolean }).unlogged = true;
     throw error;
   }
 }
+
+/** Whose quota a call takes: one person's under any spelling of their sub (operatorKey), per issuer. */
+const quotaKey = (p: JWTPayload): string => `${p.iss ?? ''} ${operatorKey(p.sub!)}`;
 
 const quotas = new WeakMap<Verify, RateLimiter>();
 
@@ -343,8 +351,10 @@ export function keepStepUpsIn(verify: Verify, store: StepUpStore): void {
 
 /**
  * Operators whose tokens are refused though they verify: every token of a subject issued
- * at or before its revocation (wall-clock seconds). The server keeps them in journal.db
- * (adapters/sqlite/operator-revocations.ts); a verifier without one revokes nothing.
+ * at or before its revocation (wall-clock seconds). A subject is one person under any
+ * spelling of it (core/operators.ts operatorKey, as four eyes): the store matches by it.
+ * The server keeps them in journal.db (adapters/sqlite/operator-revocations.ts); a
+ * verifier without one revokes nothing.
  */
 export interface OperatorRevocationStore {
   revokedAtSeconds(sub: string): number | undefined;

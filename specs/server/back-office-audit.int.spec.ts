@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { TestServer, depositBody, sender } from '../support/server-harness.ts';
 import { uploadJson } from '../support/slip-harness.ts';
 import { readConfig } from '../../server/config.ts';
@@ -168,6 +169,43 @@ test('off-boarding: an operator revoked is refused at once with the tokens they 
   assert.is((await s.bo('GET', '/v1/bo/deposits', undefined, { sub: 'emp_other', roles: ['support'] })).status, 200, 'nobody else is touched');
   const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?limit=20', undefined, { roles: ['finance'] })).json.data as any[];
   assert.ok(rows.some((r) => r.route === '/v1/bo/operators/:sub/revoke' && r.subject === 'emp_lead' && r.outcome === 'ok' && r.target_ids.sub === 'emp_gone'));
+});
+
+test('off-boarding one person under any spelling: emp_x revoked, the tokens of EMP_X, Emp_X and ＥＭＰ_X are refused too; a row an older build wrote as given is folded on restart', async () => {
+  const read = (server: TestServer, token: string) => server.raw('GET', '/v1/bo/deposits', { headers: { Authorization: `Bearer ${token}` } });
+  const spellings = ['emp_folded', 'EMP_FOLDED', 'Emp_Folded', 'ＥＭＰ_ＦＯＬＤＥＤ'];
+  const held = await Promise.all(spellings.map((sub) => s.operatorToken(sub, false, ['support'])));
+  for (const token of held) assert.is((await read(s, token)).status, 200);
+  const revoked = await s.bo('POST', '/v1/bo/operators/emp_folded/revoke', { reason: 'left the company' }, { sub: 'emp_lead', roles: ['ops_admin'], stepUp: true });
+  assert.is(revoked.status, 200, revoked.text);
+  assert.is(revoked.json.sub, 'emp_folded', 'the answer names the subject as given');
+  for (const [i, token] of held.entries()) {
+    const refused = await read(s, token);
+    assert.equal([refused.status, refused.json.error?.code], [401, 'signature_invalid'], spellings[i]);
+    assert.match(refused.json.error.message, /revoked/);
+  }
+  // Revoked under another spelling of someone who signed in only as EMP_ONLY: they were seen, and are cut off.
+  const upper = await s.operatorToken('EMP_ONLY', false, ['support']);
+  assert.is((await read(s, upper)).status, 200);
+  const other = await s.bo('POST', '/v1/bo/operators/emp_only/revoke', {}, { sub: 'emp_lead', roles: ['ops_admin'], stepUp: true });
+  assert.is(other.json.seen_before, true, 'EMP_ONLY signed in: emp_only is no typo');
+  assert.is((await read(s, upper)).status, 401);
+
+  // An older build kept the subject as given: the row of EMP_OLD still cuts off emp_old's tokens once restarted.
+  const own = await TestServer.start();
+  let restarted: TestServer | undefined;
+  try {
+    const oldToken = await own.operatorToken('emp_old', false, ['support']);
+    await own.stop(false);
+    const db = new Database(join(own.dataDir, 'journal.db'));
+    db.prepare('INSERT INTO operator_revocations (sub, revoked_at, revoked_by, reason) VALUES (?, ?, ?, ?)').run('EMP_OLD', Math.floor(Date.now() / 1000) + 60, 'emp_lead', 'left');
+    db.close();
+    restarted = await TestServer.start({}, own.dataDir);
+    assert.is((await read(restarted, oldToken)).status, 401, 'emp_old refused by the row written as EMP_OLD');
+    assert.is((await read(restarted, await restarted.operatorToken('Emp_Old', false, ['support']))).status, 401);
+  } finally {
+    await (restarted ?? own).stop();
+  }
 });
 
 test('sign-out: the token signed out is refused from then on, with any role; the operator\'s other tokens go on', async () => {

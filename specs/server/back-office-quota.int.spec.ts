@@ -1,7 +1,7 @@
 // The operators' quota (server/auth/operator.ts, server/rate-limit.ts): every /v1/bo answer
 // carries the RateLimit-* headers of the operator's bucket — bo_read for reads, bo_write for
 // the rest, per operator — and past the quota an operator gets 429 rate_limited while
-// another operator is not held up.
+// another operator is not held up. One person is one operator under any spelling of their sub.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,6 +24,13 @@ test('operator answers carry their bucket\'s headers; a write draws on bo_write,
   assert.equal([refused.headers.get('X-RateLimit-Scope'), refused.headers.get('RateLimit-Remaining')], ['bo_write', String(rateLimitPolicies.bo_write.limit - 1)], 'a refused answer carries them too');
   const again = await s.bo('GET', '/v1/bo/white-labels', undefined, { sub: 'emp_headers' });
   assert.is(again.headers.get('RateLimit-Remaining'), String(rateLimitPolicies.bo_read.limit - 2), 'one count a request, though several routers share /v1/bo');
+});
+
+test('one person has one quota under any spelling of their sub (EMP_Q, emp_q, ＥＭＰ_Q), as four eyes and revocation count them', async () => {
+  const remaining: (string | null)[] = [];
+  for (const sub of ['emp_q', 'EMP_Q', 'ＥＭＰ_Q']) remaining.push((await s.bo('GET', '/v1/bo/white-labels', undefined, { sub })).headers.get('RateLimit-Remaining'));
+  const limit = rateLimitPolicies.bo_read.limit;
+  assert.equal(remaining, [String(limit - 1), String(limit - 2), String(limit - 3)]);
 });
 
 test('past its quota an operator gets 429 rate_limited until the window ends; another operator is not held up', async () => {

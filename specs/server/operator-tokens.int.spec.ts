@@ -1,7 +1,8 @@
 // Operator tokens on /v1/bo: verified on the wall clock whatever the manual business
 // clock says (a token from `scripts/satang token` works after the clock moved 100 h);
 // bounded lifetimes (access ≤ 12 h, exp and iat required, step-up ≤ 5 min old); refusals
-// that tell the operator what is wrong; and production refusing to start without a
+// that tell the operator what is wrong; a subject with an invisible character or white space
+// at an end refused (four eyes would take it for another person); and production refusing to start without a
 // configured issuer (or with half of one), so the development key is never trusted there.
 
 import { test } from 'uvu';
@@ -177,6 +178,28 @@ test('refusals say what is wrong: expired, forged, merchant key, wrong audience 
   refused(await read(await signed({ acr: 'step-up' })), 'signature_invalid', /step-up token.*X-PG-Step-Up-Token/);
   refused(await read('not-a-jwt'), 'signature_invalid', /not a JWT/);
   refused(await s.raw('GET', '/v1/bo/merchants/mch_missing/balance'), 'api_key_invalid', /OIDC bearer token/);
+});
+
+test('a subject no one could tell from another is refused: invisible characters (zero-width space, soft hyphen, word joiner, BOM, variation selector, a control), white space at an end, none, not text', async () => {
+  // Four eyes takes emp_r1 and emp_r1 with a zero-width space for one person (core/operators.ts);
+  // the gate refuses the disguised one outright, so it never reaches a decision or the action log's subjects.
+  const disguised = ['emp_r1\u200b', '\u200bemp_r1', 'emp\u00ad_r1', 'emp_r1\u2060', '\ufeffemp_r1', 'emp_r1\ufe0f', 'emp_r1\u200e', 'emp_r1\u0007', ' emp_r1', 'emp_r1 ', 'emp_r1\u00a0'];
+  for (const sub of disguised) {
+    const r = await read(await s.operatorToken(sub, false, ['ops_admin']));
+    refused(r, 'signature_invalid', /token sub claim (carries an invisible character \(U\+[0-9A-F]{4}\)|has white space at an end)/);
+    assert.is(r.status, 401, JSON.stringify(sub));
+  }
+  const approve = await s.raw('POST', '/v1/bo/withdrawals/wd_missing/approve', {
+    headers: { Authorization: `Bearer ${await s.operatorToken('emp_r1\u200b', false, ['approver'])}`, 'Idempotency-Key': 'zw-1', 'Content-Type': 'application/json' }, body: '{}',
+  });
+  refused(approve, 'signature_invalid', /invisible character \(U\+200B\)/);
+  const cli = (await satang(['token', '--sub', 'emp_r1\u200b', '--roles', 'ops_admin'])).stdout.trim();
+  refused(await read(cli), 'signature_invalid', /invisible character \(U\+200B\)/);
+  refused(await read(await signed({ sub: '' })), 'signature_invalid', /no sub claim/);
+  refused(await read(await signed({}, { omit: ['sub'] })), 'signature_invalid', /no sub claim/);
+  refused(await read(await signed({ sub: 42 as unknown as string })), 'signature_invalid', /no sub claim/);
+  assert.is((await read(await s.operatorToken('emp_r1', false, ['ops_admin']))).status, 404, 'the plain id passes the gate');
+  assert.is((await read(await signed({ sub: 'สมชาย.ใจดี' }))).status, 404, 'a Thai id passes');
 });
 
 async function startRefusal(env: Record<string, string>): Promise<string | undefined> {
