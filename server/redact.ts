@@ -3,7 +3,8 @@
 // raw QR payloads (the deposit's qr_payload and a slip's mini-QR payload) and slip images
 // are replaced by "[redacted]"; full account numbers become their masked form and names
 // their masked form (core/present.ts), as does a run of nine digits or more in free text
-// (a note with an account number typed into it; not a transfer's trans_ref); a webhook URL keeps its scheme, host and path, its
+// (a note with an account number typed into it, or glued after an underscore, acct_1234567890;
+// not a transfer's trans_ref, nor an id the service mints); a webhook URL keeps its scheme, host and path, its
 // query values (a token a merchant may put there) and any user or password redacted; any string anywhere that looks like an API key
 // secret or a JWT is replaced too, whatever its key. Then the JSON text is cut to
 // backOfficeLimits.requestLogBodyBytesMax bytes. Pure: the same input, the same output.

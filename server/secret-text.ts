@@ -44,15 +44,22 @@ export function redactUrl(text: string): string {
 /**
  * Nine digits or more, one dash or space allowed between them: an account number (10 to 15
  * digits, 123-4-56789-0 as Thai banks print it), a citizen id. Not inside a word: an id's
- * digits between its letters (dep_01M8…) keep their shape.
+ * digits between its letters (dep_01M8…) keep their shape. An underscore is no part of a
+ * word here: `acct_1234567890` or `ref_0123456789` is an account number glued to a label,
+ * masked — but only up to accountDigitsGluedMax digits, so an id the service mints
+ * (`dep_` and a 26-letter ULID: its run after the underscore either meets a letter or,
+ * all digits by chance, is 26 long) always keeps its shape.
  */
-const accountDigits = /(?<![A-Za-z0-9_])\d(?:[-\s]?\d){8,}(?![A-Za-z0-9_])/g;
+const accountDigits = /(?<![A-Za-z0-9])\d(?:[-\s]?\d){8,}(?![A-Za-z0-9])/g;
+/** The contract's longest account number (`^[0-9]{6,20}$`), shorter than a ULID's 26. */
+const accountDigitsGluedMax = 20;
 
 /** `text` with each run of account digits masked to its last four, as the API masks account numbers. */
 export function maskAccountDigits(text: string): string {
-  return text.replace(accountDigits, (run) => {
+  return text.replace(accountDigits, (run: string, at: number) => {
     const digits = run.replace(/[-\s]/g, '');
-    return `${'x'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+    const glued = text[at - 1] === '_' || text[at + run.length] === '_';
+    return glued && digits.length > accountDigitsGluedMax ? run : `${'x'.repeat(digits.length - 4)}${digits.slice(-4)}`;
   });
 }
 

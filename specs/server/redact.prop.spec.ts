@@ -20,9 +20,13 @@ const nameKey = /^account_name(_th|_en)?$/i;
 const referenceKey = /^trans_ref$/i;
 // An API key secret not inside a word; a signed token of two parts (a slip upload token) or three (a JWT).
 const secretText = /(?<![A-Za-z0-9])sk_(live|test)_[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(\.[A-Za-z0-9_-]+)?/g;
-// Nine digits or more, a dash or a space between two of them, not inside a word: shown as its last four.
-const accountDigits = /(?<![A-Za-z0-9_])\d([-\s]?\d){8,}(?![A-Za-z0-9_])/g;
-const lastFour = (run: string) => { const digits = run.replace(/[-\s]/g, ''); return 'x'.repeat(digits.length - 4) + digits.slice(-4); };
+// Nine digits or more, a dash or a space between two of them, not inside a word (an underscore
+// is no letter): shown as its last four — but for more than 20 digits beside an underscore (an id's ULID).
+const accountDigits = /(?<![A-Za-z0-9])\d([-\s]?\d){8,}(?![A-Za-z0-9])/g;
+const lastFour = (run: string, _group: string, at: number, whole: string) => {
+  const digits = run.replace(/[-\s]/g, '');
+  return (whole[at - 1] === '_' || whole[at + run.length] === '_') && digits.length > 20 ? run : 'x'.repeat(digits.length - 4) + digits.slice(-4);
+};
 
 function reference(value: unknown, key = '', depth = 0): unknown {
   if (depth > 12) return '[redacted]';
@@ -51,7 +55,8 @@ const words = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 
 const lookAlike = (word: string) => word.replace('k', '\u212A').replace('s', '\u017F').replace('i', '\u0130');
 const key = fc.oneof(fc.mixedCase(fc.constantFrom(...words)), fc.constantFrom(...words).map(lookAlike), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 4 }));
 const secretish = fc.constantFrom('sk_live_abcdefgh12', 'sk_test_ABC-defg_hij', 'sk_live_short', 'eyJhbGciOiJI.eyJzdWIiOiJl.c2ln', 'eyJshort.eyJx.y', '987-654-3210', 'สมชาย ใจดี',
-  'eyJhdWQiOiJwZy1zbGlw.c2lnbmF0dXJlLXNpZ25hdHVyZQ', '9876543210', '123 456 789', '12345678', 'dep_0123456789ABC', 'a1234567890', 'task_test_abcdefgh');
+  'eyJhdWQiOiJwZy1zbGlw.c2lnbmF0dXJlLXNpZ25hdHVyZQ', '9876543210', '123 456 789', '12345678', 'dep_0123456789ABC', 'a1234567890', 'task_test_abcdefgh',
+  'acct_1234567890', 'ref_0123-456-789_', `dep_${'0'.repeat(26)}`, `x_${'1'.repeat(20)}`, `${'2'.repeat(21)}_y`);
 const text = fc.oneof(fc.string({ maxLength: 12 }), secretish, fc.tuple(fc.string({ maxLength: 6 }), secretish, fc.string({ maxLength: 6 })).map((parts) => parts.join('')));
 const json = fc.letrec((tie) => ({
   v: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 5 })),

@@ -71,4 +71,17 @@ test('a path keeps no slip upload token and no account number, and an id keeps i
   assert.is(redactPath('/v1/pay/deposits/dep_0123456789012ABCDEFGHJKM'), '/v1/pay/deposits/dep_0123456789012ABCDEFGHJKM');
 });
 
+test('an account number glued after an underscore is masked; an id the service mints keeps every character', () => {
+  const kept = JSON.parse(bodyForLog({
+    note: 'paid from acct_1234567890, see ref_0123456789 and ktb_123-4-56789-0_th', memo: 'acct_98765432109876543210',
+    short: 'batch_12345678', ids: ['dep_01M8B1EM9WYNKD31GJRG7PJ20X', 'wdr_0123456789012ABCDEFGHJKM', 'mch_01JD0000000000000000000000', `evt_${'0'.repeat(26)}`],
+  })!);
+  assert.equal(kept, {
+    note: 'paid from acct_xxxxxx7890, see ref_xxxxxx6789 and ktb_xxxxxx7890_th', memo: 'acct_xxxxxxxxxxxxxxxx3210',
+    short: 'batch_12345678', ids: ['dep_01M8B1EM9WYNKD31GJRG7PJ20X', 'wdr_0123456789012ABCDEFGHJKM', 'mch_01JD0000000000000000000000', `evt_${'0'.repeat(26)}`],
+  });
+  assert.is(redactPath('/v1/bo/search/acct_1234567890'), '/v1/bo/search/acct_xxxxxx7890');
+  assert.is(redactPath('/v1/bo/merchants/mch_01JD0000000000000000000000'), '/v1/bo/merchants/mch_01JD0000000000000000000000');
+});
+
 test.run();
