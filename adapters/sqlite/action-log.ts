@@ -4,7 +4,9 @@
 // DELETE, and each row's hash = sha256(prev_hash ‖ canonical(row)), the canonical encoding
 // being the hashed columns in the pinned order below, each `<utf-8 byte length>:<text>`
 // (or `~` for NULL), as the journal's chain (./chain.ts). `satang verify` re-walks it
-// (verifyActionLog). Rows hold no secret: the server writes subjects, roles, routes, ids.
+// (verifyActionLog). Rows hold no secret: the server writes subjects, roles, routes, ids,
+// and for a call that changed a setting whose old value the call's own record cannot show
+// (a webhook endpoint's URL), what it was before and after — redacted by the route.
 
 import { createHash } from 'node:crypto';
 import type { Db } from './schema.ts';
@@ -27,6 +29,7 @@ CREATE TABLE IF NOT EXISTS action_log (
   status        INTEGER NOT NULL,
   outcome       TEXT    NOT NULL,  -- ok | refused_authentication | refused_authorization | refused | failed
   error_code    TEXT,
+  changes       TEXT,              -- JSON {field: {before, after}} of a changed setting, else NULL (hashed only when set)
   prev_hash     TEXT    NOT NULL,
   hash          TEXT    NOT NULL
 );
@@ -38,6 +41,12 @@ CREATE TRIGGER IF NOT EXISTS action_log_refuses_delete BEFORE DELETE ON action_l
 
 /** The hashed columns in canonical order: a storage format, never reordered. */
 const hashedColumns = ['id', 'at', 'request_id', 'subject', 'authenticated', 'roles', 'method', 'route', 'target_ids', 'ip', 'step_up', 'status', 'outcome', 'error_code'] as const;
+
+/**
+ * Hashed after the pinned columns, and only when set: a column added later, so that every row
+ * written before it (NULL there) keeps its hash and an older chain still verifies.
+ */
+const optionalHashedColumn = 'changes';
 
 /** What became of an operator's call (the action log's outcome column). */
 export const actionOutcomes = ['ok', 'refused_authentication', 'refused_authorization', 'refused', 'failed'] as const;
@@ -57,9 +66,11 @@ export interface ActionRecord {
   readonly status: number;
   readonly outcome: ActionOutcome;
   readonly errorCode: string | null;
+  /** What the call changed, each field's value before and after (as the log may keep it: redacted by the caller). */
+  readonly changes?: Readonly<Record<string, { readonly before: unknown; readonly after: unknown }>>;
 }
 
-type Row = { [K in (typeof hashedColumns)[number]]: string | number | null } & { prev_hash: string; hash: string };
+type Row = { [K in (typeof hashedColumns)[number] | typeof optionalHashedColumn]: string | number | null } & { prev_hash: string; hash: string };
 
 function field(value: string | number | null): string {
   if (value === null) return '~';
@@ -70,6 +81,8 @@ function field(value: string | number | null): string {
 function rowHash(prevHash: string, row: Row): string {
   let canonical = '';
   for (const c of hashedColumns) canonical += field(row[c]);
+  const optional = row[optionalHashedColumn] ?? null; // a database from before the column: undefined
+  if (optional !== null) canonical += field(optional);
   return createHash('sha256').update(prevHash).update(canonical).digest('hex');
 }
 
@@ -88,9 +101,11 @@ export class ActionLog {
 
   constructor(private readonly db: Db) {
     db.exec(schema);
+    const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('action_log')").pluck(true).all();
+    if (!columns.includes(optionalHashedColumn)) db.exec(`ALTER TABLE action_log ADD COLUMN ${optionalHashedColumn} TEXT`);
     this.s = {
       last: db.prepare<[], { id: number; hash: string }>('SELECT id, hash FROM action_log ORDER BY id DESC LIMIT 1'),
-      insert: db.prepare(`INSERT INTO action_log (${hashedColumns.join(', ')}, prev_hash, hash) VALUES (${hashedColumns.map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
+      insert: db.prepare(`INSERT INTO action_log (${[...hashedColumns, optionalHashedColumn].join(', ')}, prev_hash, hash) VALUES (${[...hashedColumns, optionalHashedColumn].map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
       page: db.prepare<[{ subject: string | null; outcome: string | null; route: string | null; since: number | null; before: number | null; limit: number }], Row>(
         `SELECT * FROM action_log WHERE (@subject IS NULL OR subject = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
          AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
@@ -116,7 +131,7 @@ export class ActionLog {
       const row: Row = {
         id: (last?.id ?? 0) + 1, at: r.at, request_id: r.requestId, subject: r.subject, authenticated: r.authenticated ? 1 : 0, roles: JSON.stringify(r.roles),
         method: r.method, route: r.route, target_ids: JSON.stringify(r.targetIds), ip: r.ip, step_up: r.stepUp ? 1 : 0, status: r.status,
-        outcome: r.outcome, error_code: r.errorCode, prev_hash: last?.hash ?? genesisHash, hash: '',
+        outcome: r.outcome, error_code: r.errorCode, changes: r.changes === undefined ? null : JSON.stringify(r.changes), prev_hash: last?.hash ?? genesisHash, hash: '',
       };
       row.hash = rowHash(row.prev_hash, row);
       this.s.insert.run(row);

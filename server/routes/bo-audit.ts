@@ -7,7 +7,9 @@
 // action log — the operator's subject and roles, the route, the target ids, request_id,
 // IP, whether a step-up was verified, and the outcome — including refused
 // authentications (subject as the token claimed it, unverified, flagged so) and refused
-// authorisations (the roles table said no).
+// authorisations (the roles table said no). A call that changed a setting whose old value
+// no other record keeps (a webhook endpoint's URL) adds it, before and after, as its route
+// noted it (noteChanges), on its row when it succeeded.
 //
 // GET /v1/bo/logs reads the request log, GET /v1/bo/reports/action-logs the action log;
 // both newest first with an opaque cursor bound to their filters.
@@ -42,6 +44,8 @@ interface AuditState {
   authenticatedOperator?: Operator;
   unlogged?: boolean;
   actionLogHead?: string;
+  /** What the call changed (noteChanges): kept on its action-log row when it succeeded. */
+  actionChanges?: ActionChanges;
   stepUpUsed?: boolean;
   errorCode?: string;
   merchant?: { merchantId: string; livemode: boolean; key: { keyId: string } };
@@ -51,6 +55,17 @@ interface AuditState {
   refusedKeyId?: string;
   /** A key found before authentication ended, or refused (server/auth/merchant.ts KnownKeyState). */
   knownKey?: KnownKeyState['knownKey'];
+}
+
+type ActionChanges = NonNullable<ActionRecord['changes']>;
+
+/**
+ * Notes, for the call's action-log row, what it changed: each field's value before and after,
+ * already as a log may keep it (a URL redacted). Written only if the call answers below 400,
+ * so a change refused or rolled back after this note leaves no claim of one.
+ */
+export function noteChanges(ctx: Context, changes: ActionChanges): void {
+  if (Object.keys(changes).length > 0) (ctx.state as AuditState).actionChanges = changes;
 }
 
 /** The sub a bearer JWT claims, read without verifying it (for the record of a refusal only). */
@@ -210,6 +225,7 @@ export function auditMiddleware(actionLog: ActionLog, requestLog: RequestLogThre
             at, requestId: state.requestId ?? '', subject: caller.operator?.sub ?? claimedSubject(ctx), authenticated: caller.operator !== undefined,
             roles: caller.operator?.roles ?? [], method: ctx.method, route, targetIds: targetsOf(ctx, layer),
             ip: ctx.ip, stepUp: state.stepUpUsed === true, status: ctx.status, outcome: caller.outcome, errorCode: state.errorCode ?? null,
+            ...(state.actionChanges !== undefined && ctx.status < 400 ? { changes: state.actionChanges } : {}),
           });
           // On the server's log line for this request: an anchor kept off the host, which `satang verify --action-log-head` checks.
           state.actionLogHead = `${head.id}:${head.hash}`;
@@ -294,7 +310,7 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
     ctx.body = pageAnswer(rows as (typeof rows[number] & { id: number })[], limit, filters, (r) => ({
       id: r.id, at: iso(r.at as number), request_id: r.request_id, subject: r.subject, authenticated: r.authenticated === 1, roles: JSON.parse(r.roles as string),
       method: r.method, route: r.route, target_ids: JSON.parse(r.target_ids as string), ip: r.ip, step_up: r.step_up === 1, status: r.status,
-      outcome: r.outcome, error_code: r.error_code, hash: r.hash, prev_hash: r.prev_hash,
+      outcome: r.outcome, error_code: r.error_code, changes: r.changes === null ? null : JSON.parse(r.changes as string), hash: r.hash, prev_hash: r.prev_hash,
     }));
   });
 

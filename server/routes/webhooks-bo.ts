@@ -25,6 +25,7 @@ import { compile } from '../validate.ts';
 import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
 import { redactUrl } from '../secret-text.ts';
+import { noteChanges } from './bo-audit.ts';
 import { bodyOf, notFound, parseWith, queryOf, operatorScope } from './common.ts';
 import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 
@@ -105,7 +106,11 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const endpoint = endpointOf(ctx);
     const url = b.url === undefined ? undefined : await checkUrl(b.url, webhooks.mode);
     const change = { ...(url === undefined ? {} : { url }), ...(b.event_types === undefined ? {} : { eventTypes: b.event_types }) };
-    await idempotent(ctx, () => ({ status: 200, body: presentEndpoint(unwrap(ops.update(endpoint, change))) }));
+    await idempotent(ctx, () => {
+      const updated = unwrap(ops.update(endpoint, change));
+      noteChanges(ctx, endpointChanges(endpoint, updated));
+      return { status: 200, body: presentEndpoint(updated) };
+    });
   });
 
   for (const [path, enabled] of [['enable', true], ['disable', false]] as const) {
@@ -214,6 +219,19 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
 function shownEndpoint(ctx: Context, e: Endpoint): ReturnType<typeof presentEndpoint> {
   const shown = presentEndpoint(e);
   return operatorOf(ctx).roles.includes('ops_admin') ? shown : { ...shown, url: redactUrl(shown.url) };
+}
+
+/**
+ * An endpoint's URL and subscription before and after an update, for the action log: nothing
+ * else keeps the old ones. The URLs as every log keeps a webhook URL — a token in the query
+ * and a user or password `[redacted]` — since the URL itself is sealed at rest.
+ */
+function endpointChanges(before: Endpoint, after: Endpoint): Parameters<typeof noteChanges>[1] {
+  const sameTypes = JSON.stringify(before.eventTypes) === JSON.stringify(after.eventTypes);
+  return {
+    ...(before.url === after.url ? {} : { url: { before: redactUrl(before.url), after: redactUrl(after.url) } }),
+    ...(sameTypes ? {} : { event_types: { before: before.eventTypes, after: after.eventTypes } }),
+  };
 }
 
 /**

@@ -314,6 +314,29 @@ test('rows older than the retention are pruned', () => {
   }
 });
 
+test("a webhook endpoint's new URL keeps the old one in the action log, both with the query's token redacted", async () => {
+  const m = await s.onboard('Moved hooks');
+  const created = await s.bo('POST', `/v1/bo/merchants/${m.id}/webhook-endpoints`, { url: 'http://127.0.0.1:9/old?token=OLDHOOKSECRET1', livemode: true });
+  assert.is(created.status, 201, created.text);
+  const moved = await s.bo('POST', `/v1/bo/webhooks/${created.json.id}`, { url: 'http://127.0.0.1:9/new?token=NEWHOOKSECRET2&v=2', event_types: ['deposit.settled'] }, { sub: 'emp_hooks' });
+  assert.is(moved.status, 200, moved.text);
+  const retyped = await s.bo('POST', `/v1/bo/webhooks/${created.json.id}`, { event_types: null }, { sub: 'emp_hooks' });
+  assert.is(retyped.status, 200, retyped.text);
+  const refused = await s.bo('POST', `/v1/bo/webhooks/${created.json.id}`, { url: 'ftp://127.0.0.1/x?token=NEVERSTORED3' }, { sub: 'emp_hooks' });
+  assert.is(refused.status, 422, refused.text);
+
+  const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_hooks&limit=10', undefined, { roles: ['finance'] })).json.data as any[];
+  const row = (r: { headers: Headers }) => rows.find((x) => x.request_id === r.headers.get('x-request-id'));
+  assert.equal(row(moved).changes, {
+    url: { before: 'http://127.0.0.1:9/old?token=[redacted]', after: 'http://127.0.0.1:9/new?token=[redacted]&v=[redacted]' },
+    event_types: { before: null, after: ['deposit.settled'] },
+  });
+  assert.equal(row(retyped).changes, { event_types: { before: ['deposit.settled'], after: null } }, 'a URL left as it was is no change');
+  assert.equal([row(refused).outcome, row(refused).changes], ['refused', null], 'a refused change claims none');
+  const stored = JSON.stringify(s.running.store.db.prepare('SELECT * FROM action_log').all());
+  for (const secret of ['OLDHOOKSECRET1', 'NEWHOOKSECRET2', 'NEVERSTORED3']) assert.not.ok(stored.includes(secret), `${secret} is not in the action log`);
+});
+
 test('satang verify checks the action log: it passes, then fails on the row an attacker altered', async () => {
   const clean = await satangVerify();
   assert.is(clean.code, 0, JSON.stringify(clean.report).slice(0, 2000));

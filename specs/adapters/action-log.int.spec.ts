@@ -1,0 +1,49 @@
+// The action log's `changes` column came after rows were written: a journal.db from before
+// it (the table without the column, rows hashed over the fourteen pinned columns) is opened,
+// gains the column, and its chain still verifies with rows of both kinds after it; a row's
+// changes are hashed, so altering them breaks the chain at that row.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { ActionLog, verifyActionLog, type ActionRecord } from '../../adapters/sqlite/action-log.ts';
+import { genesisHash } from '../../adapters/sqlite/chain.ts';
+
+/** The table and a row as a build before the column wrote them. */
+const oldSchema = `CREATE TABLE action_log (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, request_id TEXT NOT NULL, subject TEXT, authenticated INTEGER NOT NULL,
+  roles TEXT NOT NULL, method TEXT NOT NULL, route TEXT NOT NULL, target_ids TEXT NOT NULL, ip TEXT NOT NULL, step_up INTEGER NOT NULL, status INTEGER NOT NULL,
+  outcome TEXT NOT NULL, error_code TEXT, prev_hash TEXT NOT NULL, hash TEXT NOT NULL)`;
+const oldRow = { id: 1, at: 1_700_000_000_000, request_id: 'req_old', subject: 'emp_old', authenticated: 1, roles: '["ops_admin"]', method: 'POST',
+  route: '/v1/bo/webhooks/:endpointId', target_ids: '{"endpointId":"whep_1"}', ip: '127.0.0.1', step_up: 0, status: 200, outcome: 'ok', error_code: null };
+const field = (v: string | number | null) => (v === null ? '~' : `${Buffer.byteLength(String(v))}:${v}`);
+const oldHash = createHash('sha256').update(genesisHash).update(Object.values(oldRow).map(field).join('')).digest('hex');
+
+const record = (requestId: string, changes?: ActionRecord['changes']): ActionRecord => ({
+  at: 1_700_000_001_000, requestId, subject: 'emp_new', authenticated: true, roles: ['ops_admin'], method: 'POST', route: '/v1/bo/webhooks/:endpointId',
+  targetIds: { endpointId: 'whep_1' }, ip: '127.0.0.1', stepUp: false, status: 200, outcome: 'ok', errorCode: null, ...(changes ? { changes } : {}),
+});
+
+test('a log from before the changes column gains it and its chain verifies; changes are hashed', () => {
+  const db = new Database(':memory:');
+  db.exec(oldSchema);
+  db.prepare(`INSERT INTO action_log VALUES (${Object.keys(oldRow).map((k) => `@${k}`).join(', ')}, @prev_hash, @hash)`).run({ ...oldRow, prev_hash: genesisHash, hash: oldHash });
+  assert.ok(verifyActionLog(db).ok, 'the old chain verifies before the column');
+
+  const log = new ActionLog(db);
+  const plain = log.append(record('req_plain'));
+  const changed = log.append(record('req_changed', { url: { before: 'http://h/old?token=[redacted]', after: 'http://h/new' } }));
+  const report = verifyActionLog(db);
+  assert.equal([report.ok, report.rows, report.head], [true, 3, changed]);
+  // A row without changes is hashed as before the column: the same formula over the fourteen columns.
+  const plainRow = db.prepare('SELECT * FROM action_log WHERE id = ?').get(plain.id) as Record<string, string | number | null>;
+  const pinned = Object.keys(oldRow).map((k) => field(plainRow[k] ?? null)).join('');
+  assert.is(plain.hash, createHash('sha256').update(oldHash).update(pinned).digest('hex'));
+
+  db.exec('DROP TRIGGER action_log_refuses_update');
+  db.prepare('UPDATE action_log SET changes = ? WHERE id = ?').run('{"url":{"before":"http://h/elsewhere","after":"http://h/new"}}', changed.id);
+  assert.equal([verifyActionLog(db).ok, verifyActionLog(db).first_bad_id], [false, changed.id], 'altered changes break the chain at their row');
+  db.close();
+});
+
+test.run();
