@@ -1,6 +1,7 @@
 // Every projection, in the order they are set up, applied and rebuilt.
 
 import { balanceHistory } from './balance-history.ts';
+import { disputeLedger } from './dispute-ledger.ts';
 import { eventsFeed } from './events-feed.ts';
 import { feeLedger } from './fee-ledger.ts';
 import { financeLedger } from './finance-ledger.ts';
@@ -9,7 +10,7 @@ import type { Projection, ProjectionName } from './projection.ts';
 import { receivingAccounts } from './receiving-accounts.ts';
 import { systemLines } from './system-lines.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

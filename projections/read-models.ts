@@ -1,11 +1,12 @@
 // The reads the API serves from projections.db: balance history snapshots, events feed
-// pages, deposit and withdrawal list pages, and each projection's position (how far
-// through the journal it is). Read-only: the projector writes, this only reads.
+// pages, deposit and withdrawal list pages, the finance reports' figures (disputes too),
+// and each projection's position (how far through the journal it is). Read-only: the projector writes, this only reads.
 
 import type { Deposit } from '../core/deposit/state.ts';
 import type { Withdrawal } from '../core/withdrawal/state.ts';
 import { BalanceHistoryReads } from './balance-history.ts';
 import type { ProjectionsDb } from './db.ts';
+import { DisputeReads } from './dispute-ledger.ts';
 import { EventsFeedReads } from './events-feed.ts';
 import { FinanceReads } from './finance-reads.ts';
 import { OrderListReads } from './order-lists.ts';
@@ -19,6 +20,7 @@ export class ReadModels {
   readonly withdrawals: OrderListReads<Withdrawal>;
   readonly finance: FinanceReads;
   readonly receiving: ReceivingAccountReads;
+  readonly disputes: DisputeReads;
   private readonly positionOf;
 
   constructor(db: ProjectionsDb) {
@@ -28,6 +30,7 @@ export class ReadModels {
     this.withdrawals = new OrderListReads<Withdrawal>(db, 'wl_withdrawals');
     this.finance = new FinanceReads(db);
     this.receiving = new ReceivingAccountReads(db);
+    this.disputes = new DisputeReads(db);
     this.positionOf = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
   }
 

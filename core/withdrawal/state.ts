@@ -34,6 +34,10 @@ export interface InFlightLeg {
   readonly amountMinor: Minor;
 }
 
+/** How an operator may resolve a dispute (the resolve route's words, the disputes report's columns). */
+export const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
+export type DisputeOutcome = (typeof disputeOutcomes)[number];
+
 export interface Dispute {
   readonly id: string;
   readonly reasonCode: string;

@@ -22,7 +22,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Run> }> = 
   verify: { summary: 'check journal.db: hash chain, replay vs snapshots, balances vs postings', load: async () => (await import('./verify.ts')).verifyCommand },
   'bank-sim': { summary: 'run the bank simulator (slip verification provider) on its own port', load: async () => (await import('./bank-sim.ts')).bankSimCommand },
   projections: { summary: 'read models: rebuild [NAME] from the journal, or status (positions, lag, parked)', load: async () => (await import('./projections.ts')).projectionsCommand },
-  report: { summary: 'finance reports: statement, statement-lines, trial-balance, fees, receiving-account, account-lines (a table, --csv or --excel)', load: async () => (await import('./report.ts')).reportCommand },
+  report: { summary: 'finance reports: statement, statement-lines, trial-balance, fees, disputes, receiving-account, account-lines (a table, --csv or --excel)', load: async () => (await import('./report.ts')).reportCommand },
   reconcile: { summary: "the merchant's daily reconciliation job: events since the last sequence, gaps, balance sums, orders vs GET", load: async () => (await import('./reconcile.ts')).reconcileCommand },
   scenarios: { summary: 'list the sandbox scenarios (amount_minor, name, what happens)', load: async () => (await import('./sandbox.ts')).scenariosCommand },
   trigger: { summary: 'play one sandbox scenario: trigger <amount | name> --key sk_test_... (creates, drives the clock, prints events)', load: async () => (await import('./sandbox.ts')).triggerCommand },

@@ -1,4 +1,4 @@
-// `satang report statement|statement-lines|account-lines|trial-balance|fees|receiving-account …`: the finance reports
+// `satang report statement|statement-lines|account-lines|trial-balance|fees|disputes|receiving-account …`: the finance reports
 // (GET /v1/bo/reports/*) on the command line, as a readable table or, with --csv (--excel:
 // after a byte-order mark), the
 // server's RFC 4180 CSV unchanged. Mints a finance operator token from the development
@@ -97,6 +97,18 @@ function feesTable(r: any): string[] {
   return [`fees and VAT ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [3, 4, 5, 6, 7, 8, 9, 10, 11])];
 }
 
+function disputesTable(r: any): string[] {
+  const period = r.month ?? (r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`);
+  const rows: string[][] = [['dispute', 'merchant', 'withdrawal', 'reason', 'THB', 'status', 'opened', 'resolved', 'outcome']];
+  for (const d of r.disputes) rows.push([d.dispute_id, d.merchant_id, d.withdrawal_id, d.reason_code, baht(d.amount_minor), d.status, d.opened_at, d.resolved_at ?? '', d.outcome ?? '']);
+  const total = (label: string, s: any, outcome = '') => [label, '', '', '', baht(s.amount_minor), `${s.count}`, '', '', outcome];
+  const t = r.totals;
+  rows.push(total('open at start', t.open_at_start), total('opened', t.opened));
+  for (const [outcome, s] of Object.entries(t.resolved.by_outcome)) rows.push(total('resolved', s, outcome));
+  rows.push(total('open at end', t.open_at_end));
+  return [`disputes ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [4])];
+}
+
 function receivingTable(list: any): string[] {
   const out = [`receiving accounts of ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} as of ${list.as_of}`];
   const rows: string[][] = [['bank', 'account', 'name', 'legs', 'told THB', 'verified THB', 'filled THB', 'agrees']];
@@ -146,6 +158,12 @@ const feesSpec: CommandSpec = {
   },
 };
 
+const disputesSpec: CommandSpec = {
+  usage: 'satang report disputes',
+  summary: 'Withdrawal disputes open at some time in a day, a month or a period of days in Asia/Bangkok: each with merchant, withdrawal, amount, status and outcome as at the end; open at the start, opened, resolved by outcome and open at the end.',
+  options: { merchant: { type: 'string', value: 'ID', help: 'only this merchant (mch_…)' }, ...periodOptions, ...common },
+};
+
 /** The period and mode query of a report (`&date=…&livemode=…`), or null when no period is given. */
 function periodQuery(args: Args): string | null {
   const period = (['date', 'month', 'from', 'to'] as const).filter((name) => text(args, name));
@@ -189,6 +207,16 @@ const subcommands: Subcommand[] = [
       if (query === null) return Promise.resolve(usageError(feesSpec, '--date, --month, or --from and --to is required'));
       const only = (option: string, param: string) => (text(args, option) ? `&${param}=${encodeURIComponent(text(args, option))}` : '');
       return show(args, `/v1/bo/reports/fees?${query.slice(1)}${only('merchant', 'merchant_id')}${only('white-label', 'white_label_id')}`, feesTable);
+    },
+  },
+  {
+    words: ['disputes'],
+    spec: disputesSpec,
+    run: (args) => {
+      const query = periodQuery(args);
+      if (query === null) return Promise.resolve(usageError(disputesSpec, '--date, --month, or --from and --to is required'));
+      const merchant = text(args, 'merchant') ? `&merchant_id=${encodeURIComponent(text(args, 'merchant'))}` : '';
+      return show(args, `/v1/bo/reports/disputes?${query.slice(1)}${merchant}`, disputesTable);
     },
   },
   {

@@ -112,6 +112,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'GET /v1/bo/reports/trial-balance': finance,
   'GET /v1/bo/reports/receiving-accounts': finance,
   'GET /v1/bo/reports/fees': finance,
+  'GET /v1/bo/reports/disputes': finance,
   'GET /v1/bo/reports/statement-lines': finance,
   'GET /v1/bo/reports/account-lines': finance,
 };

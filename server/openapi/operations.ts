@@ -8,6 +8,7 @@
 
 import { outOfOrderCases } from '../../adapters/webhooks/out-of-order.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
+import { disputeReportCsvHeader } from '../../core/finance/disputes.ts';
 import { feeReportCsvHeader } from '../../core/finance/fees.ts';
 import { receivingCsvHeader } from '../../core/finance/receiving.ts';
 import { statementCsvHeader, statementLinesCsvHeader } from '../../core/finance/statement.ts';
@@ -247,6 +248,10 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/reports/fees': {
     summary: 'Fees and VAT for a day or a period of days (Asia/Bangkok) in one mode: per merchant (with its white label) the fees charged and refunded, each as fee revenue net of VAT and output VAT, and their totals; all merchants, one white label\'s or one merchant\'s.', auth: 'operator',
     queryParams: { merchant_id: { type: 'string' }, white_label_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(feeReportCsvHeader, 'FeeReport') },
+  },
+  'GET /v1/bo/reports/disputes': {
+    summary: 'Withdrawal disputes open at some time in a day, a month or a period of days (Asia/Bangkok) in one mode: each with its merchant, withdrawal, amount, and status, resolution and outcome as at the period\'s end; totals open at the start, opened, resolved by outcome and open at the end, which roll forward; all merchants or one.', auth: 'operator',
+    queryParams: { merchant_id: { type: 'string' }, livemode: livemodeParam, ...statementQuery }, responses: { 200: csvAnswer(disputeReportCsvHeader) },
   },
   'GET /v1/bo/reports/statement-lines': {
     summary: "A merchant's balance transactions of a statement's period, one line each, oldest first: the lines behind the statement's totals.", auth: 'operator',

@@ -13,7 +13,7 @@ import { reasonImportance } from '../../core/deposit/reasons.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { bankByCode } from '../../core/directory.ts';
 import { iso, maskAccountNumber, maskName, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
-import { withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
+import { disputeOutcomes, withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
 import { JournalTrail, type TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
@@ -35,7 +35,6 @@ import { answerSlipImage } from '../slips/routes.ts';
 // its dispute is open, so the final statuses are listed with disputed=true.
 export const depositQueueStatuses: readonly DepositStatus[] = ['awaiting_liquidity', 'awaiting_payment', 'slip_processing', 'under_review'];
 export const openWithdrawalStatuses: readonly WithdrawalStatus[] = ['pending_approval', 'open', 'partially_filled'];
-const disputeOutcomes = ['merchant_won', 'merchant_lost', 'withdrawn'] as const;
 
 export const deskSchemas = {
   // A missing note is a note too short (review_note_required), as on reviews and claims.

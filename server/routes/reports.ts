@@ -4,6 +4,7 @@
 //   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance
 //   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
 //   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&white_label_id=&format=  finance
+//   GET /v1/bo/reports/disputes?{date|month|from&to}=&livemode=&merchant_id=&format=    finance
 //   GET /v1/pay/reports/statements?{date|month|from&to}=&format=                        wallet:read
 //   GET /v1/pay/reports/fees?{date|month|from&to}=&format=                              wallet:read
 // date is a day in Asia/Bangkok (YYYY-MM-DD); month (YYYY-MM) its days, up to today while
@@ -16,6 +17,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { bangkokDayBounds, bangkokDayOf, bangkokDaysIn, bangkokWallTimeOf, isCalendarDay } from '../../core/finance/calendar.ts';
+import { buildDisputeReport, disputeReportCsv, presentDisputeReport } from '../../core/finance/disputes.ts';
 import { buildFeeReport, feeReportCsv, presentFeeReport } from '../../core/finance/fees.ts';
 import { presentReceivingAccount, receivingAccountsCsv, summariseReceivingAccount } from '../../core/finance/receiving.ts';
 import { buildStatement, periodText, presentStatement, statementCsv, type Statement, type StatementPeriod } from '../../core/finance/statement.ts';
@@ -163,6 +165,24 @@ async function answerFees(ctx: Context, services: Services, livemode: boolean, p
   answerJson(ctx, presentFeeReport(report, Math.min(bangkokDayBounds(period.to).endMs, services.write.clock.now())));
 }
 
+/** The disputes open at some time in a period of one mode, all merchants' or one's, as JSON or CSV. */
+async function answerDisputes(ctx: Context, services: Services, livemode: boolean, period: StatementPeriod, merchantId: string | undefined, format: 'json' | 'csv'): Promise<void> {
+  await fresh(services, 'dispute_ledger');
+  const startMs = bangkokDayBounds(period.from).startMs, endMs = bangkokDayBounds(period.to).endMs;
+  const found = readSideOf(services).models.disputes.openIn(livemode, startMs, endMs, merchantId, financeLimits.statementLinesMax);
+  if (found.hasMore) {
+    throw new ApiError('validation_error', `The period holds more than ${financeLimits.statementLinesMax} disputes; ask for it in shorter periods, or for one merchant.`, { fields: [{ path: 'query.to', reason: 'too_many_lines' }] });
+  }
+  const report = buildDisputeReport(period, livemode, found.records, (id) => services.write.world.merchants.get(id)?.name ?? '');
+  if (format === 'csv') {
+    ctx.type = 'text/csv; charset=utf-8; header=present';
+    ctx.set('Content-Disposition', `attachment; filename="disputes-${merchantId ? `${merchantId}-` : ''}${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
+    ctx.body = disputeReportCsv(report);
+    return;
+  }
+  answerJson(ctx, presentDisputeReport(report, Math.min(endMs, services.write.clock.now())));
+}
+
 function backOfficeReports(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo/reports', sensitive: true });
   router.use(operatorAuth(verify));
@@ -208,6 +228,14 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     await answerFees(ctx, services, livemode, period, { merchantId, whiteLabelId }, formatParam(q.format));
+  });
+
+  router.get('/disputes', async (ctx) => {
+    const q = readQuery(ctx, ['merchant_id', 'livemode', 'date', 'month', 'from', 'to', 'format']);
+    const merchantId = q.merchant_id ? merchantParam(services, q) : undefined; // empty: every merchant
+    const livemode = booleanParam(q.livemode, 'livemode') ?? true;
+    const period = periodParam(services, q);
+    await answerDisputes(ctx, services, livemode, period, merchantId, formatParam(q.format));
   });
 
   router.get('/receiving-accounts', async (ctx) => {

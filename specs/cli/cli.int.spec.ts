@@ -91,7 +91,7 @@ const helpCases: readonly (readonly string[])[] = [
   ['bank-sim', '--port', '0', '--help'],
   ['projections', '--help'], ['projections', 'rebuild', '--help'], ['projections', 'status', '--help'],
   ['projector', '--help'],
-  ['report', '--help'], ['report', 'statement', '--help'], ['report', 'statement-lines', '--help'], ['report', 'account-lines', '--help'], ['report', 'trial-balance', '--help'], ['report', 'fees', '--help'], ['report', 'receiving-account', '--help'],
+  ['report', '--help'], ['report', 'statement', '--help'], ['report', 'statement-lines', '--help'], ['report', 'account-lines', '--help'], ['report', 'trial-balance', '--help'], ['report', 'fees', '--help'], ['report', 'disputes', '--help'], ['report', 'receiving-account', '--help'],
   ['reconcile', '--help'], ['reconcile', '--key', 'sk_live_x', '--help'],
 ];
 
