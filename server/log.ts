@@ -9,19 +9,10 @@
 // is depth 4). Log objects nested deeper than that are not redacted: keep them shallow.
 
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { accountNumberKeys, nameKeys, secretKeys } from './sensitive-keys.ts';
 
-export const sensitiveKeys = [
-  'token',
-  'step_up_token',
-  'api_key',
-  'secret',
-  'qr_payload',
-  'image_base64',
-  'account_number',
-  'account_name',
-  'account_name_th',
-  'account_name_en',
-] as const;
+/** The request log's sensitive keys (server/sensitive-keys.ts): secrets redacted, account numbers and names too (a log line has no masked form). */
+export const sensitiveKeys: readonly string[] = [...secretKeys, ...accountNumberKeys, ...nameKeys];
 
 /** Header names as Node delivers them (lowercase) and as clients write them. */
 export const sensitiveHeaders = [

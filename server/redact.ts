@@ -14,12 +14,9 @@
 import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
 import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
+import { accountNumberKeys, nameKeys, secretKeys } from './sensitive-keys.ts';
 import { maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactUrl as withoutUrlCredentials } from './secret-text.ts';
 
-/** Keys whose value is a secret or a capability, or raw evidence: never kept. */
-const secretKeys = ['api_key', 'secret', 'signing_secret', 'token', 'step_up_token', 'password', 'private_key', 'qr_payload', 'payload', 'image_base64', 'content_base64', 'signature'];
-const accountNumberKeys = ['account_number', 'promptpay_id'];
-const nameKeys = ['account_name', 'account_name_th', 'account_name_en'];
 /** Keys whose value is a URL a merchant gave (a webhook endpoint's): its query values and any user or password are credentials. */
 const urlKeys = ['url', 'endpoint_url'];
 /** A bank's reference for a transfer: often a long run of digits, no one's account, and what support looks for. */

@@ -67,6 +67,14 @@ test('slip tokens, QR payloads, images, account numbers and names are redacted a
   assert.match(text, 'https://upload.example/x');
 });
 
+test('every key the request log redacts or masks is redacted in a log line too: a PromptPay id, a password, a signing secret, a private key', () => {
+  const more = { promptpay: '0812345678', password: 'hunter2-SECRET', signing: 'whsec_SECRETSIGNING', privateKey: 'MC4CAQAwBQYDK2VwSECRETKEY', content: 'JVBERi0SECRETPDF' };
+  const text = logged((logger) => logger.warn({ beneficiary: { promptpay_id: more.promptpay }, operator: { password: more.password },
+    endpoint: { signing_secret: more.signing }, key: { private_key: more.privateKey }, evidence: { content_base64: more.content } }, 'a line'));
+  for (const secret of Object.values(more)) assert.not.match(text, secret);
+  assert.match(text, redactCensor);
+});
+
 test('child logger bindings are redacted as well', () => {
   const text = logged((logger) => logger.child({ slip: { token: secrets.slipToken } }).info('child'));
   assert.not.match(text, secrets.slipToken);
