@@ -30,11 +30,17 @@ const depthMax = 12;
  * in clear for their 30 days. Raise it with every change that redacts more.
  */
 export const redactionRulesVersion = 1;
-/** An account number and a name as these rules keep them ("xxxxxx3210", "สมชาย ใ***"): kept as they are when redacted again. */
-const maskedAccountNumber = /^x*[0-9]{0,4}$/;
-const maskedName = /\*\*\*$/;
+/**
+ * What the masks of core/present.ts leave (an account number's hidden places and its last
+ * four at most; a name's first word and a letter, or two letters, then "***"): such a value
+ * shows no more than its mask would, and is kept as it is, so that redacting a kept body
+ * again changes nothing.
+ */
+const maskedForms = { account_number: /^x*[0-9]{0,4}$/, name: /^(?:\S+ \S|\S{0,2})\*{3}$/u };
 /** In a body cut short (no longer JSON): an account number's digits after its key, as a build before the rule for numbers kept them. */
 const accountNumberInText = /("(?:account_number|promptpay_id)"\s*:\s*\[?\s*"?)([0-9][0-9 -]*[0-9])/gi;
+/** In a body cut short: a webhook URL after its key (its query and credentials are redacted, as bodyForLog's). */
+const urlInText = /("(?:url|endpoint_url)"\s*:\s*")([^"\\]+)/gi;
 
 type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'reference' | 'plain';
 const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
@@ -65,32 +71,38 @@ export function redactValue(value: unknown, key = ''): unknown {
 
 function redactAs(value: unknown, kind: KeyKind, depth: number): unknown {
   if (depth > depthMax) return redacted;
-  if (typeof value === 'string') {
-    // Free text (a note, a search, a memo): an account number typed into it is masked as in a path.
-    if (kind === 'plain') return maskAccountDigits(withoutSecretText(value));
-    if (kind === 'reference') return withoutSecretText(value);
-    if (kind === 'url') return withoutUrlCredentials(value);
-    if (kind === 'account_number') return maskedAccountNumber.test(value) ? value : maskAccountNumber(value);
-    return kind === 'secret' ? redacted : maskedName.test(value) ? value : maskName(value);
-  }
+  if (typeof value === 'string') return redactText(value, kind);
   if (value === null || value === undefined) return value;
-  if (typeof value !== 'object') {
-    // A number (or a boolean) where a secret, an account number or a name belongs is refused
-    // by validation, yet logged: its type does not make it public, so it is masked as its
-    // text would be (an account number sent as a JSON number was kept in clear, shown to support).
-    if (kind === 'secret') return redacted;
-    if (kind === 'account_number') return maskAccountNumber(String(value));
-    if (kind === 'name') return maskName(String(value));
-    return value;
-  }
+  if (kind !== 'plain' && kind !== 'reference') return redactNonText(value, kind);
+  if (typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redactAs(v, kind, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[k];
-    const kindOfK = kindOf(k);
-    out[k] = kindOfK === 'secret' && typeof v === 'object' && v !== null ? redacted : redactAs(v, kindOfK, depth + 1);
-  }
+  for (const k of Object.keys(value)) out[k] = redactAs((value as Record<string, unknown>)[k], kindOf(k), depth + 1);
   return out;
+}
+
+function redactText(value: string, kind: KeyKind): string {
+  switch (kind) {
+    // Free text (a note, a search, a memo): an account number typed into it is masked as in a path.
+    case 'plain': return maskAccountDigits(withoutSecretText(value));
+    case 'reference': return withoutSecretText(value);
+    case 'url': return withoutUrlCredentials(value);
+    case 'secret': return redacted;
+    case 'account_number': return value === redacted || maskedForms.account_number.test(value) ? value : maskAccountNumber(value);
+    case 'name': return value === redacted || maskedForms.name.test(value) ? value : maskName(value);
+    default: { const unknownKind: never = kind; return unknownKind; }
+  }
+}
+
+/**
+ * A masked kind's value that is not text (a client's mistake, refused with 422, yet logged:
+ * an account number sent as a JSON number was kept in clear and shown to support): a number
+ * where an account number belongs is masked as its digits would be; anything else — a list,
+ * an object, a number or a boolean for a secret, a name or a URL — is replaced whole, never
+ * walked (its own keys would be plain, its digits kept).
+ */
+function redactNonText(value: unknown, kind: Exclude<KeyKind, 'plain' | 'reference'>): string {
+  return kind === 'account_number' && typeof value === 'number' ? maskAccountNumber(String(value)) : redacted;
 }
 
 /** A body as the request log keeps it: redacted JSON, cut to the byte limit (marked when cut). A string is parsed as JSON when it is JSON. */
@@ -112,8 +124,8 @@ export function bodyForLog(body: unknown): string | null {
 /**
  * A body the request log stored, redacted again under today's rules; what bodyForLog wrote
  * under them comes back unchanged. A body it cut (no longer JSON) is redacted as text: its
- * secrets, an account number after its key and the query of any URL in it (other digits are
- * left: a cut body's keys are not all known, and a trans_ref is what support looks for).
+ * secrets, an account number and a webhook URL after their keys (other digits are left: a
+ * cut body's keys are not all known, and a trans_ref is what support looks for).
  */
 export function redactStoredBody(text: string): string {
   let parsed: unknown;
@@ -122,7 +134,7 @@ export function redactStoredBody(text: string): string {
   } catch {
     return withoutSecretText(text)
       .replace(accountNumberInText, (_all, head: string, digits: string) => head + maskAccountNumber(digits))
-      .replace(/\bhttps?:\/\/[^\s"'<>\\]+/gi, (url) => withoutUrlCredentials(url));
+      .replace(urlInText, (_all, head: string, url: string) => head + withoutUrlCredentials(url));
   }
   return bodyForLog(parsed) ?? text;
 }

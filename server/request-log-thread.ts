@@ -100,8 +100,12 @@ export class RequestLogThread {
   /** Hands the buffer to the worker as one batch. Without a worker (one is restarting) the rows wait for the next one. */
   flush(): void {
     if (this.buffer.length === 0 || !this.worker) return;
+    this.handOver(this.worker);
+  }
+
+  private handOver(worker: Worker): void {
     const batch: RequestLogBatch = { seq: ++this.sentSeq, now: this.now(), entries: this.buffer };
-    this.worker.postMessage(batch);
+    worker.postMessage(batch);
     this.handedOver.push({ seq: batch.seq, rows: this.buffer.length, chars: this.bufferChars });
     this.handedOverRows += this.buffer.length;
     this.handedOverChars += this.bufferChars;
@@ -150,13 +154,15 @@ export class RequestLogThread {
       const rowsLost = this.forgetHandedOver();
       this.log.error({ code, rows_lost: rowsLost }, 'request log worker exited; starting it again');
       setTimeout(() => {
-        if (this.stopping) return;
-        this.start();
-        this.flush();
+        if (!this.stopping) this.start();
       }, retryMs).unref();
     });
     worker.unref();
     this.worker = worker;
+    // The first batch is what is buffered, or nothing: its acknowledgement also says the worker
+    // has redacted again the rows an older build kept (server/request-log-worker.ts), so a read
+    // waits for that too rather than show them as they were (at most as long as for any batch).
+    this.handOver(worker);
   }
 
   private onWritten(seq: number): void {

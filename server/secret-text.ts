@@ -37,8 +37,12 @@ export function redactUrl(text: string): string {
   let url: URL;
   try { url = new URL(text); } catch { return redactSecretText(text); }
   if (url.search === '' && url.username === '' && url.password === '') return redactSecretText(text);
-  const query = [...new Set(url.searchParams.keys())].map((k) => `${encodeURIComponent(k)}=${redacted}`).join('&');
-  return `${url.protocol}//${url.host}${url.pathname}${query ? `?${query}` : ''}`;
+  // Rebuilt by the URL itself: a URL without a host ("a:https://h/p?token=…") keeps its shape, so redacting it again changes nothing.
+  url.search = [...new Set(url.searchParams.keys())].map((k) => `${encodeURIComponent(k)}=${redacted}`).join('&');
+  url.username = '';
+  url.password = '';
+  url.hash = '';
+  return url.href;
 }
 
 /**

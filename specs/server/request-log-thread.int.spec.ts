@@ -158,9 +158,10 @@ test('rows an older build kept under older rules are redacted again when the wor
   const thread = new RequestLogThread(dir, log, () => now);
   const alive = setInterval(() => undefined, 1000); // the worker is unref'd: keep the process up while its line is awaited
   try {
+    // Read at once: the read waits for the new worker's first batch, which it acknowledges only once the old rows are redacted again.
+    const rows = new Map((await thread.page({ limit: 10 })).map((r) => [r.request_id, r]));
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error('no line said the old rows were redacted again')), 15_000).unref());
     assert.equal(await Promise.race([redone, late]), { rows: 2 }, 'the two old rows; today\'s row is unchanged');
-    const rows = new Map((await thread.page({ limit: 10 })).map((r) => [r.request_id, r]));
     assert.is(rows.get('req_hook')!.request_body, '{"url":"https://hooks.example/in?token=[redacted]","event_types":["deposit.settled"]}');
     assert.is(rows.get('req_hook')!.response_body, '{"id":"we_1","url":"https://hooks.example/in?token=[redacted]","secret":"[redacted]"}');
     assert.is(rows.get('req_numeric')!.request_body, '{"sender":{"bank_code":"014","account_number":"xxxxxx8899"}}');
