@@ -103,14 +103,17 @@ export class ActionLog {
     db.exec(schema);
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('action_log')").pluck(true).all();
     if (!columns.includes(optionalHashedColumn)) db.exec(`ALTER TABLE action_log ADD COLUMN ${optionalHashedColumn} TEXT`);
+    // A subject is matched as one person under any spelling (EMP_X and emp_x, as four eyes and a
+    // revocation count them) through the fold on this connection: the stored subject stays as the
+    // token said it, hashed, and no second column has to follow it. The fold is deterministic.
+    db.function('operator_key', { deterministic: true }, (subject: unknown) => (typeof subject === 'string' ? operatorKey(subject) : null));
     this.s = {
       last: db.prepare<[], { id: number; hash: string }>('SELECT id, hash FROM action_log ORDER BY id DESC LIMIT 1'),
       insert: db.prepare(`INSERT INTO action_log (${[...hashedColumns, optionalHashedColumn].join(', ')}, prev_hash, hash) VALUES (${[...hashedColumns, optionalHashedColumn].map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
       page: db.prepare<[{ subject: string | null; outcome: string | null; route: string | null; since: number | null; before: number | null; limit: number }], Row>(
-        `SELECT * FROM action_log WHERE (@subject IS NULL OR subject = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
+        `SELECT * FROM action_log WHERE (@subject IS NULL OR operator_key(subject) = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
          AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
-      signedIn: db.prepare<[string], number>('SELECT 1 FROM action_log WHERE subject = ? AND authenticated = 1 LIMIT 1').pluck(true),
-      signedInSubjects: db.prepare<[], string>('SELECT DISTINCT subject FROM action_log WHERE authenticated = 1 AND subject IS NOT NULL').pluck(true),
+      signedIn: db.prepare<[string], number>('SELECT 1 FROM action_log WHERE authenticated = 1 AND operator_key(subject) = ? LIMIT 1').pluck(true),
     };
   }
 
@@ -119,9 +122,7 @@ export class ActionLog {
    * matches), ever made a call with a token that verified (an operator off-boarding should name one).
    */
   hasSignedIn(subject: string): boolean {
-    if (this.s.signedIn.get(subject) !== undefined) return true;
-    const key = operatorKey(subject); // operators are counted in tens: their distinct subjects are few
-    return this.s.signedInSubjects.all().some((s) => operatorKey(s) === key);
+    return this.s.signedIn.get(operatorKey(subject)) !== undefined;
   }
 
   /** Appends one record, chained to the last (one transaction: the chain never forks); answers the new head. */
@@ -139,8 +140,9 @@ export class ActionLog {
     }).immediate();
   }
 
+  /** A page, newest first; `subject` matches every spelling of that operator (operatorKey). */
   page(q: ActionLogQuery): Row[] {
-    return this.s.page.all({ subject: q.subject ?? null, outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, before: q.beforeId ?? null, limit: q.limit });
+    return this.s.page.all({ subject: q.subject === undefined ? null : operatorKey(q.subject), outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, before: q.beforeId ?? null, limit: q.limit });
   }
 }
 

@@ -1,7 +1,8 @@
 // The action log's `changes` column came after rows were written: a journal.db from before
 // it (the table without the column, rows hashed over the fourteen pinned columns) is opened,
 // gains the column, and its chain still verifies with rows of both kinds after it; a row's
-// changes are hashed, so altering them breaks the chain at that row.
+// changes are hashed, so altering them breaks the chain at that row. A subject filter matches
+// one operator under any spelling (case, full-width letters), the rows kept as written.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -43,6 +44,22 @@ test('a log from before the changes column gains it and its chain verifies; chan
   db.exec('DROP TRIGGER action_log_refuses_update');
   db.prepare('UPDATE action_log SET changes = ? WHERE id = ?').run('{"url":{"before":"http://h/elsewhere","after":"http://h/new"}}', changed.id);
   assert.equal([verifyActionLog(db).ok, verifyActionLog(db).first_bad_id], [false, changed.id], 'altered changes break the chain at their row');
+  db.close();
+});
+
+test('a subject filter finds every spelling of one operator, and the rows stay as written', () => {
+  const db = new Database(':memory:');
+  const log = new ActionLog(db);
+  const subjects = ['emp_x', 'EMP_X', 'Ｅｍｐ_Ｘ', 'emp_y', null];
+  subjects.forEach((subject, i) => log.append({ ...record(`req_${i}`), subject }));
+  const found = (subject: string) => log.page({ subject, limit: 10 }).map((r) => r.subject);
+  assert.equal(found('emp_x'), ['Ｅｍｐ_Ｘ', 'EMP_X', 'emp_x'], 'newest first, each as the token said it');
+  assert.equal(found('EMP_X'), found('emp_x'));
+  assert.equal(found('emp_y'), ['emp_y']);
+  assert.equal(found('emp_z'), []);
+  assert.is(log.page({ limit: 10 }).length, subjects.length, 'no filter: every row, a refused token without a subject too');
+  assert.ok(log.hasSignedIn('Emp_X') && !log.hasSignedIn('emp_z'), 'seen_before by the same fold');
+  assert.ok(verifyActionLog(db).ok, 'the chain is untouched');
   db.close();
 });
 

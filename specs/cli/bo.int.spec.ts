@@ -133,6 +133,8 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   const since = await bo('actions', '--subject', 'emp_cli', '--since', printedAt, '--route', '/v1/bo/deposits/:id/approve');
   assert.is(since.code, 0, since.out);
   assert.match(since.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve`));
+  // An auditor who types the operator otherwise (case, full-width) finds the same rows, as written.
+  for (const spelling of ['EMP_CLI', 'Ｅｍｐ_ＣＬＩ']) assert.match((await bo('actions', '--subject', spelling)).out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`), spelling);
 });
 
 test('bo search finds a reference with a slash, a colon, spaces, + and # and Thai letters, the text encoded once, spaces around it trimmed', async () => {
