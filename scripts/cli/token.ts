@@ -1,9 +1,12 @@
 // `satang token --sub emp_alice [--roles reviewer,approver] [--step-up] [--data-dir DIR]`:
 // mints an operator JWT from the local development issuer kept in the data dir, on the
 // wall clock (tokens are security time; a manual service clock never moves them). Roles
-// default to `support` alone (read-only views): name the roles the work needs. The issuer's
-// key is sealed: the master key comes from the same place as the server's (server/master-key.ts).
+// default to `support` alone (read-only views): name the roles the work needs. A sub the
+// server's token check would refuse (an invisible character, white space at an end) is refused
+// here, before any token is made. The issuer's key is sealed: the master key comes from the
+// same place as the server's (server/master-key.ts).
 
+import { operatorIdProblem } from '../../core/operators.ts';
 import { DevIssuer } from '../../server/auth/operator.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
 import { readConfig } from '../../server/config.ts';
@@ -54,6 +57,9 @@ export async function stepUpToken(dataDir: string, sub: string, roles: readonly 
  * start without one) must mint nothing an operator could mistake for the provider's word.
  */
 export async function mintToken(dataDir: string, sub: string, roles: readonly string[], stepUp: boolean): Promise<string> {
+  // A sub the server's token check refuses would make a token that only ever answers 401: say so here (a usage error, exit 2).
+  const problem = operatorIdProblem(sub);
+  if (problem) throw new Error(`--sub cannot name an operator: ${problem.replace(/^token sub claim /, 'it ')}`);
   if (process.env.SATANG_OIDC_ISSUER) {
     throw new Refusal('SATANG_OIDC_ISSUER is set, so the CLI mints no token: sign in to the console, open Command line (#/cli) and paste the export SATANG_OPERATOR_TOKEN=… line it gives (and, for an action that needs a step-up, SATANG_STEP_UP_TOKEN from its Step up)');
   }

@@ -1,9 +1,10 @@
 // The satang command line run as a user runs it: `scripts/satang …` as child processes
 // against a real server (TestServer, its clock set to the wall clock the CLI signs and
 // mints tokens with) sharing its data directory. Checks that --help and bad arguments
-// never act (no merchant, no journal entry, no token, no server, no rebuild) and that
-// `call` hands over the answer's bytes as received (a slip image stays an image); that
-// `admin merchant create --out` says what its file holds (in production, no live key yet).
+// never act (no merchant, no journal entry, no token — none for a sub the server would
+// refuse either —, no server, no rebuild) and that `call` hands over the answer's bytes as
+// received (a slip image stays an image); that `admin merchant create --out` says what its
+// file holds (in production, no live key yet).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -131,6 +132,10 @@ help('an unknown option, a missing value or a stray word: exit 2, an error namin
       [['admin', 'fund', '--merchant', sc.shop.id, '--amount', '12x'], /--amount must be a whole number of satang, 1 or more, not '12x'/],
       [['admin', 'merchant', 'make'], /'merchant make' is not a subcommand/],
       [['token', '--bogus'], /unknown option '--bogus'/i],
+      // A sub the server's token check refuses (core/operators.ts operatorIdProblem) makes no token, in one line.
+      [['token', '--sub', 'emp_x\u200b'], /^satang token: --sub cannot name an operator: it carries an invisible character \(U\+200B\)[^\n]*\n$/],
+      [['token', '--sub', 'emp_x ', '--step-up'], /^satang token: --sub cannot name an operator: it has white space at an end[^\n]*\n$/],
+      [['bo', 'actions', '--sub', 'emp\u00adx'], /^satang bo: --sub cannot name an operator: it carries an invisible character \(U\+00AD\)[^\n]*\n$/],
       [['projections', 'rebuild', '--bogus'], /unknown option '--bogus'/i],
       [['bank-sim', '--bogus'], /unknown option '--bogus'/i],
       [['backup'], /^satang backup: --to is required\n\(see: satang backup --help\)/],

@@ -193,8 +193,9 @@ test('a subject no one could tell from another is refused: invisible characters 
     headers: { Authorization: `Bearer ${await s.operatorToken('emp_r1\u200b', false, ['approver'])}`, 'Idempotency-Key': 'zw-1', 'Content-Type': 'application/json' }, body: '{}',
   });
   refused(approve, 'signature_invalid', /invisible character \(U\+200B\)/);
-  const cli = (await satang(['token', '--sub', 'emp_r1\u200b', '--roles', 'ops_admin'])).stdout.trim();
-  refused(await read(cli), 'signature_invalid', /invisible character \(U\+200B\)/);
+  // `scripts/satang token` makes no such token (specs/cli/cli.int: a usage error naming the character).
+  const cli = await satang(['token', '--sub', 'emp_r1\u200b', '--roles', 'ops_admin']).then(() => undefined, (e: { code: number; stdout: string }) => e);
+  assert.equal([cli?.code, cli?.stdout], [2, ''], 'the CLI refuses the sub');
   refused(await read(await signed({ sub: '' })), 'signature_invalid', /no sub claim/);
   refused(await read(await signed({}, { omit: ['sub'] })), 'signature_invalid', /no sub claim/);
   refused(await read(await signed({ sub: 42 as unknown as string })), 'signature_invalid', /no sub claim/);
