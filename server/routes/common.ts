@@ -7,6 +7,7 @@ import { visibleTo } from '../../core/handler/commands.ts';
 import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
 import { operatorOf } from '../auth/operator.ts';
+import { operatorKey } from '../../core/operators.ts';
 import type { AdjustmentProposal } from '../../core/directory.ts';
 import { limits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
@@ -70,10 +71,11 @@ export function ownedBy<T extends { readonly merchantId: string; readonly livemo
  * route's id, or `target`), so that a key is one operator's on one object — within one
  * merchant, and so one white label's shard (DESIGN "Scaling past one machine"): the same
  * key on two merchants' adjustments is two requests, as it would be on two shards. A call
- * that names no object (a new white label or merchant) is the operator's alone.
+ * that names no object (a new white label or merchant) is the operator's alone. The operator
+ * is their folded id, so a retry under another spelling of the same sub replays.
  */
 export function operatorScope(ctx: Context, target?: string): string {
-  const sub = operatorOf(ctx).sub;
+  const sub = operatorKey(operatorOf(ctx).sub); // one person under any spelling (EMP_X, emp_x), as four eyes counts them
   const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
   const on = target ?? params.id ?? params.endpointId;
   return on === undefined ? `op:${sub}` : `op:${sub}:${on}`;

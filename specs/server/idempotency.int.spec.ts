@@ -2,7 +2,8 @@
 // one effect, however many identical requests arrive at once; a replay is the original
 // status and bytes with Idempotent-Replay: true (also a 202); another body under the
 // same key is 409 idempotency_key_reused; withdrawal keys are 8–200 characters; a
-// refusal does not consume the key; keys belong to one merchant and mode.
+// refusal does not consume the key; keys belong to one merchant and mode, an operator's to
+// the person under any spelling of their sub.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -207,6 +208,18 @@ test("an operator's key belongs to the object it acts on: the same key on two me
   assert.is.not(first.json.id, second.json.id);
   assert.is((await adjust(shop.id, 100)).headers.get('idempotent-replay'), 'true', 'the same request on the same merchant replays');
   assert.is((await adjust(shop.id, 200)).json.error.code, 'idempotency_key_reused');
+});
+
+test("an operator's key is the person's under any spelling of their sub: EMP_KEYS2 retrying emp_keys2's adjustment replays it", async () => {
+  const key = randomUUID();
+  const adjust = (sub: string, amount: number) => s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`,
+    { livemode: true, amount_minor: amount, direction: 'credit', bucket: 'available', reason: 'goodwill credit' }, { sub, roles: ['ops_admin'], stepUp: true, idempotencyKey: key });
+  const first = await adjust('emp_keys2', 100);
+  assert.is(first.status, 201, first.text);
+  const retried = await adjust('EMP_KEYS2', 100);
+  assert.is(retried.headers.get('idempotent-replay'), 'true', retried.text);
+  assert.is(retried.json.id, first.json.id, 'one adjustment');
+  assert.is((await adjust('Ｅｍｐ_ｋｅｙｓ2', 200)).json.error.code, 'idempotency_key_reused', 'another body from the same person under the key');
 });
 
 test('a key is kept 7 days: replayed on day 6, free again after day 7', async () => {
