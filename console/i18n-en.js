@@ -574,6 +574,7 @@ export const en = {
   'activity.roles': 'Roles',
   'activity.targets': 'Named',
   'activity.stepUp': 'Step-up',
+  'activity.changes': 'Changed',
   'activity.unverified': 'unverified',
   'activity.unverifiedTitle': 'The token was refused: this is the subject it claimed, not a verified operator.',
   'activity.retention': 'Request logs are kept {days} days; bodies are redacted before they are stored.',

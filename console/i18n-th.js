@@ -574,6 +574,7 @@ export const th = {
   'activity.roles': 'บทบาท',
   'activity.targets': 'อ้างถึง',
   'activity.stepUp': 'ยืนยันตัวตนซ้ำ',
+  'activity.changes': 'การเปลี่ยนแปลง',
   'activity.unverified': 'ไม่ได้ยืนยัน',
   'activity.unverifiedTitle': 'โทเค็นถูกปฏิเสธ: นี่คือผู้ใช้ที่โทเค็นอ้าง ไม่ใช่เจ้าหน้าที่ที่ยืนยันแล้ว',
   'activity.retention': 'เก็บบันทึกคำขอ {days} วัน และปิดบังข้อมูลในเนื้อหาก่อนจัดเก็บ',

@@ -1,7 +1,8 @@
 // Activity — who did what, newest first, each list with the server's cursor:
 //   - operator actions (finance, ops_admin): GET /v1/bo/reports/action-logs?subject=&outcome=&route=&since=
 //     every back-office call and refused sign-in: the operator (unverified when the token
-//     was refused), roles, route, the ids it named (linked), step-up, status and outcome;
+//     was refused), roles, route, the ids it named (linked), step-up, status and outcome,
+//     and under a call that changed a setting its changes (`url: before → after`, redacted);
 //   - API requests (finance, support, ops_admin): GET /v1/bo/logs?request_id=&merchant_id=&route=&status=&since=
 //     every request as logged (redacted on the server), its bodies one click away — what
 //     support needs when a merchant quotes a request_id.
@@ -11,6 +12,7 @@
 // data-testids: activity-tab-actions, activity-tab-requests, activity-filters,
 //   filter-subject, filter-outcome, filter-route, filter-request, filter-merchant,
 //   filter-status, filter-since, actions-table, action-row (data-id, data-outcome),
+//   action-changes (a field each, data-field),
 //   requests-table, request-row (data-request-id), request-bodies, prev-page, next-page.
 
 import { get } from '../api.js';
@@ -70,6 +72,16 @@ function Targets({ ids }) {
   return html`${values.map((id, i) => html`${i > 0 ? ' ' : ''}<${Id} id=${String(id)} to=${pageOfId(id)} keep=${12} />`)}`;
 }
 
+/** A value of a change as the log keeps it: text as it is (a URL redacted on the server), none as —, a list as JSON. */
+const changeValue = (v) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** What a call changed, under its row, a line per field: `url: before → after` (a webhook endpoint's URL, its event types). */
+function Changes({ changes }) {
+  return html`<tr data-testid="action-changes"><td class="detail" colspan="9"><span class="small muted">${t('activity.changes')}</span>
+    ${Object.entries(changes).map(([field, { before, after }]) => html`<div class="mono small" data-field=${field}>${field}: ${changeValue(before)} → ${changeValue(after)}</div>`)}
+  </td></tr>`;
+}
+
 function Actions({ filters }) {
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
@@ -88,7 +100,7 @@ function Actions({ filters }) {
         <td class="num">${r.status}</td>
         <td><${Status} status=${r.outcome} prefix="actionOutcome" />${r.error_code ? html` <span class="mono small muted">${r.error_code}</span>` : null}</td>
         <td class="mono small" title=${`hash ${r.hash}`}>${r.request_id}</td>
-      </tr>`)}</tbody>
+      </tr>${r.changes ? html`<${Changes} changes=${r.changes} />` : null}`)}</tbody>
     </table>` : null}
     <${Pager} pager=${pager} nextCursor=${data?.next_cursor} />`;
 }

@@ -97,10 +97,10 @@ function wrappedLines(text: string): string[] {
 /**
  * A plain table: a header row, then rows, columns padded to their widest cell (cells cut at
  * 60 columns, or with `wrap` wrapped onto lines of their own, so a figure a reader checks
- * is never lost). An instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the
+ * is never lost; `below` adds lines of its own under a row, whole, outside the columns). An instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the
  * console shows it to the people who read it (--json keeps the API's UTC).
  */
-export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], options: { readonly wrap?: boolean } = {}): string {
+export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], options: { readonly wrap?: boolean; readonly below?: (row: number) => readonly string[] } = {}): string {
   const cell = (v: unknown): string[] => {
     const s = v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : inBangkok(String(v));
     if (options.wrap) return wrappedLines(s);
@@ -108,9 +108,10 @@ export function table(headers: readonly string[], rows: readonly (readonly unkno
   };
   const cells = [headers.map((h) => [h]), ...rows.map((r) => r.map(cell))];
   const widths = headers.map((_, i) => Math.max(...cells.flatMap((r) => (r[i] ?? ['']).map(displayWidth))));
-  return cells.flatMap((r) => {
+  return cells.flatMap((r, index) => {
     const height = Math.max(...r.map((c) => c.length));
-    return Array.from({ length: height }, (_, line) => r.map((c, i) => padDisplay(c[line] ?? '', widths[i]!)).join('  ').trimEnd());
+    const lines = Array.from({ length: height }, (_, line) => r.map((c, i) => padDisplay(c[line] ?? '', widths[i]!)).join('  ').trimEnd());
+    return index === 0 || !options.below ? lines : [...lines, ...options.below(index - 1)];
   }).join('\n');
 }
 
@@ -135,9 +136,18 @@ const more = (json: any): string => (json.has_more && json.next_cursor ? `\nmore
  * A page of a list: its table, then where the next page starts (--cursor) when there is
  * one; `nothing` instead of a bare header when the page is empty.
  */
-function page(json: any, headers: readonly string[], row: (item: any) => readonly unknown[], nothing: string): string {
+function page(json: any, headers: readonly string[], row: (item: any) => readonly unknown[], nothing: string, below?: (item: any) => readonly string[]): string {
   if (json.data.length === 0) return nothing;
-  return `${table(headers, json.data.map(row))}${more(json)}`;
+  return `${table(headers, json.data.map(row), below ? { below: (i) => below(json.data[i]) } : {})}${more(json)}`;
+}
+
+/**
+ * What an action-log row changed (its `changes`), a line per field under the row, whole (a URL
+ * is not cut at a column's width): `  url: https://old/… → https://new/…`.
+ */
+function changeLines(changes: Record<string, { before: unknown; after: unknown }> | null | undefined): string[] {
+  const value = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'string' ? v : JSON.stringify(v));
+  return Object.entries(changes ?? {}).map(([field, { before, after }]) => `    ${field}: ${value(before)} → ${value(after)}`);
 }
 
 /** Prints the answer: JSON with --json, else what `render` makes of it; a refusal on stderr alone. */
@@ -460,7 +470,8 @@ const subcommands: readonly Subcommand[] = [
       route: { type: 'string', value: 'PATTERN', help: 'one route, as the log names it (/v1/bo/keys/:id/revoke)' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
     run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), route: text(a, 'route'), since: sinceOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => page(j, ['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], (r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome], 'no operator action matches')),
+      (j) => page(j, ['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], (r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome], 'no operator action matches',
+        (r: any) => changeLines(r.changes))),
   },
 ];
 

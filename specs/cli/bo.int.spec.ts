@@ -1,9 +1,10 @@
 // `satang bo …` run as an operator runs it (child processes against a real server sharing
 // its data directory): the review queue as a table and as JSON, one deposit with its
 // verdicts and timeline, a decision with a note, a search by reference (one with spaces,
-// /, :, + and Thai letters too), claims, request logs and the action log
-// naming the operator the CLI minted a token for; a page's next cursor, an empty list said
-// in words; --help lists the subcommands.
+// /, :, + and Thai letters too), claims, request logs and the action log naming the
+// operator the CLI minted a token for (found under any spelling of it, and with what an
+// endpoint update changed under its row); a page's next cursor, an empty list said in words;
+// --help lists the subcommands.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -265,6 +266,26 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   const revoked = await bo('operator', 'revoke', 'emp_gone_cli', '--reason', 'left the company');
   assert.is(revoked.code, 0, revoked.out);
   assert.match(revoked.out, /emp_gone_cli: tokens issued before .* are refused/);
+});
+
+test('bo actions shows what an endpoint update changed, a line per field under its row, the URL whole and redacted', async () => {
+  const m = await scene.s.onboard('CLI moved hooks', scene.shop.whiteLabelId);
+  const endpointId = await addEndpoint(scene.s, m.id, 'http://127.0.0.1:9/old?token=OLDCLISECRET');
+  const longPath = `/new/${'receiver/'.repeat(8)}hook`; // wider than a table's cell
+  const moved = await scene.s.bo('POST', `/v1/bo/webhooks/${endpointId}`, { url: `http://127.0.0.1:9${longPath}?token=NEWCLISECRET`, event_types: ['deposit.settled'] }, { sub: 'emp_cli_hooks' });
+  assert.is(moved.status, 200, moved.text);
+  const actions = await bo('actions', '--subject', 'emp_cli_hooks', '--route', '/v1/bo/webhooks/:endpointId');
+  assert.is(actions.code, 0, actions.out);
+  const lines = actions.out.trimEnd().split('\n');
+  assert.match(lines[1]!, new RegExp(`emp_cli_hooks\\s+POST\\s+/v1/bo/webhooks/:endpointId\\s+.*${endpointId}.*ok`), actions.out);
+  assert.equal(lines.slice(2), [
+    `    url: http://127.0.0.1:9/old?token=[redacted] → http://127.0.0.1:9${longPath}?token=[redacted]`,
+    '    event_types: - → ["deposit.settled"]', // null (every event type) is -, as every table prints it
+  ], actions.out);
+  assert.not.match(actions.out, /CLISECRET/);
+  // A row without changes gets no line of its own.
+  const plain = await bo('actions', '--subject', 'emp_cli', '--route', '/v1/bo/deposits/:id/approve');
+  assert.ok(plain.out.trimEnd().split('\n').every((l) => /^(ID|\d+)\s/.test(l)), plain.out);
 });
 
 test('with an operator token from elsewhere (a production issuer), a ⚑ command without a step-up token says where to get one', async () => {

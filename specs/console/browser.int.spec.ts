@@ -16,7 +16,8 @@
 // the activity page finds an approval in the action log and a request by its id; ops_admin
 // posts an adjustment, suspends and reinstates a merchant (each with a reason the page
 // requires and the journal keeps), mints and revokes a key after
-// step-ups, onboards a merchant and registers its endpoint; a role without `reviewer`
+// step-ups, onboards a merchant and registers its endpoint (its move shown before and after
+// on the activity page); a role without `reviewer`
 // sees no approve button and the server refuses the call anyway. Accessibility, where the
 // page already is: field errors announced and tied to their fields, focus moved into a
 // confirmation and back, to a new page's heading and to the notice; the tab's title; the
@@ -810,6 +811,13 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   await mali.page.waitForSelector(row, { state: 'detached' });
   assert.is((await scene.s.bo('GET', `/v1/bo/webhooks/${endpoints[0].id}`)).json.status, 'deleted');
   assert.equal((await scene.s.bo('GET', `/v1/bo/merchants/${merchantId}/webhook-endpoints`)).json.data, []);
+
+  // The activity page shows what the move changed under its row, the operator found under another spelling.
+  await mali.goto(`#/activity?tab=actions&subject=EMP_MALI&route=${encodeURIComponent('/v1/bo/webhooks/:endpointId')}`, 'activity');
+  await mali.page.waitForSelector('[data-testid=action-changes]');
+  assert.equal(await mali.page.$$eval('[data-testid=action-changes] [data-field]', (ds) => ds.map((d) => d.textContent!.trim())), [
+    `url: ${failing.url}/onboarded → ${failing.url}/moved`, 'event_types: ["deposit.settled","withdrawal.filled"] → —',
+  ]);
 });
 
 test('an approver approves a payout only after a confirmation naming the amount, the fee and the payee; Cancel sends nothing, the note goes with the approval', async () => {
