@@ -99,7 +99,7 @@ const boQueries = {
   },
   claims: { kind: oneOf(claimKinds), status: oneOf(claimStatuses), deposit_id: { type: 'string' }, merchant_id: { type: 'string' }, ...queuePage },
   logs: { request_id: { type: 'string' }, merchant_id: { type: 'string' }, key_id: { type: 'string', description: 'the API key that signed the call (its id)' }, route: { type: 'string', description: 'the route template, e.g. /v1/pay/deposits/:id' }, status: { type: 'string', pattern: '^[1-5][0-9]{2}$' }, ...logPage },
-  actionLogs: { subject: { type: 'string', description: "the operator's subject" }, outcome: oneOf(actionOutcomes), route: { type: 'string' }, ...logPage },
+  actionLogs: { subject: { type: 'string', description: "the operator's subject, matched under any spelling (case, compatibility forms, invisible characters: the fold four eyes uses); rows show it as each token said it" }, outcome: oneOf(actionOutcomes), route: { type: 'string' }, ...logPage },
   dashboard: { livemode: { ...livemodeParam, description: 'default true' }, merchant_id: { type: 'string' } },
   wallet: { merchant_id: { type: 'string', required: true }, livemode: { ...livemodeParam, description: 'default true' } },
   merchants: { q: { type: 'string', description: 'part of the name, or the id' }, white_label_id: { type: 'string' }, suspended: booleanParam('only suspended merchants, or only the others'), ...queuePage },
