@@ -11,6 +11,7 @@
 
 import { parseArgs } from 'node:util';
 import { redactSecretText, secretShaped } from '../../server/secret-text.ts';
+import { bangkokWallTimeOf } from '../../core/finance/calendar.ts';
 
 export const defaultDataDir = process.env.SATANG_DATA_DIR ?? './data';
 const listenHost = process.env.SATANG_HOST || '127.0.0.1';
@@ -269,3 +270,9 @@ export function padDisplay(text: string, width: number, start = false): string {
   const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));
   return start ? pad + text : text + pad;
 }
+
+/** An instant as the API writes it (RFC 3339, UTC). */
+const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** An RFC 3339 instant in Bangkok time, `2026-11-30 18:23:40 +07`, as every CLI table prints one; any other text as it is. */
+export const inBangkok = (text: string): string => (utcInstant.test(text) ? `${bangkokWallTimeOf(Date.parse(text))} +07` : text);

@@ -8,12 +8,11 @@
 // subcommand that POSTs takes --idempotency-key, said in the error when no answer came.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
+import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption, inBangkok } from './args.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
-import { bangkokWallTimeOf } from '../../core/finance/calendar.ts';
 
 interface Answer { status: number; json: any }
 type Role = 'reviewer' | 'approver' | 'ops_admin' | 'finance' | 'support';
@@ -39,8 +38,6 @@ const moneyMoving = (transition: string): boolean => transition === 'refund' || 
 
 // ---- output ----
 
-/** An instant as the API writes it (RFC 3339, UTC). */
-const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /**
  * A verdict's figure as a person reads it: a time window `from – to` in Bangkok time, an
@@ -61,8 +58,6 @@ function sinceOf(a: Args): string {
   return printed ? `${printed[1]}T${printed[2]}+07:00` : given;
 }
 
-/** An RFC 3339 instant in Bangkok time, `2026-11-30 18:23:40 +07`; any other text as it is. */
-const inBangkok = (text: string): string => (utcInstant.test(text) ? `${bangkokWallTimeOf(Date.parse(text))} +07` : text);
 
 /** How wide a table's cell is, in terminal columns: longer text is cut, or wrapped where the table says. */
 const cellWidthMax = 60;

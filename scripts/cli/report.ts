@@ -7,7 +7,7 @@
 
 import { parseExact } from '../../server/exact-json.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
+import { defaultDataDir, dispatch, displayWidth, inBangkok, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
 import { fetchOrRefuse } from './reach.ts';
 import { mintToken } from './token.ts';
 
@@ -100,7 +100,7 @@ function feesTable(r: any): string[] {
 function disputesTable(r: any): string[] {
   const period = r.month ?? (r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`);
   const rows: string[][] = [['dispute', 'merchant', 'withdrawal', 'reason', 'THB', 'status', 'opened', 'resolved', 'outcome']];
-  for (const d of r.disputes) rows.push([d.dispute_id, d.merchant_id, d.withdrawal_id, d.reason_code, baht(d.amount_minor), d.status, d.opened_at, d.resolved_at ?? '', d.outcome ?? '']);
+  for (const d of r.disputes) rows.push([d.dispute_id, d.merchant_id, d.withdrawal_id, d.reason_code, baht(d.amount_minor), d.status, inBangkok(d.opened_at), d.resolved_at === null ? '' : inBangkok(d.resolved_at), d.outcome ?? '']);
   const total = (label: string, s: any, outcome = '') => [label, '', '', '', baht(s.amount_minor), `${s.count}`, '', '', outcome];
   const t = r.totals;
   rows.push(total('open at start', t.open_at_start), total('opened', t.opened));

@@ -8,6 +8,7 @@
 // `satang report disputes` prints the table and, with --csv, the API's CSV unchanged.
 
 import { test } from 'uvu';
+import { bangkokWallTimeOf } from '../../core/finance/calendar.ts';
 import * as assert from 'uvu/assert';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { execFile } from 'node:child_process';
@@ -115,6 +116,10 @@ test('a dispute opened, resolved lost and another opened: the day\'s report in J
   const table = (await satangReport(period)).stdout;
   assert.match(table, new RegExp(`^disputes live ${today} to ${tomorrow} `));
   for (const shown of [`${first.json.id}  ${scene.payer.id}  ${withdrawalId}  not_received  300.00  resolved`, `${second.json.id}`, 'merchant_lost', 'open at end']) assert.ok(table.includes(shown), `${shown}\n${table}`);
+  // Its instants in Bangkok time, as every CLI table prints them (the header names Asia/Bangkok).
+  const openedAt = both.json.disputes.find((d: any) => d.dispute_id === first.json.id).opened_at;
+  assert.ok(table.includes(`${bangkokWallTimeOf(Date.parse(openedAt))} +07`), table);
+  assert.not.ok(table.includes(openedAt), 'no UTC instant in the table');
   assert.is((await satangReport([...period, '--csv'])).stdout, (await report(`from=${today}&to=${tomorrow}&merchant_id=${scene.payer.id}&format=csv`)).text, 'the CSV as the API writes it');
 });
 
