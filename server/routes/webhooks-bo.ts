@@ -6,6 +6,7 @@
 // per endpoint) is checked after the idempotent-replay check, so a replayed answer does
 // not spend it; bulk replay does not count against it (contract: Delivery rules).
 
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { presentAttempt, presentDelivery, deliveryStatuses, type DeliveryStatus } from '../../adapters/webhooks/deliveries.ts';
@@ -229,9 +230,25 @@ function shownEndpoint(ctx: Context, e: Endpoint): ReturnType<typeof presentEndp
 function endpointChanges(before: Endpoint, after: Endpoint): Parameters<typeof noteChanges>[1] {
   const sameTypes = JSON.stringify(before.eventTypes) === JSON.stringify(after.eventTypes);
   return {
-    ...(before.url === after.url ? {} : { url: { before: redactUrl(before.url), after: redactUrl(after.url) } }),
+    ...(before.url === after.url ? {} : { url: { before: auditedUrl(before.url), after: auditedUrl(after.url) } }),
     ...(sameTypes ? {} : { event_types: { before: before.eventTypes, after: after.eventTypes } }),
   };
+}
+
+/**
+ * A webhook URL as the action log keeps it, for good: its scheme and host, and for the rest
+ * (a path and query a provider may put its secret in, as hooks.slack.com/services/… does; the
+ * URL is sealed at rest for that) a fingerprint — the first 12 hex of the SHA-256 of the URL
+ * without user or password — so an auditor tells two URLs apart, and checks a known one,
+ * without the log holding either. A bare origin is kept whole.
+ */
+export function auditedUrl(url: string): string {
+  let parsed: URL;
+  try { parsed = new URL(url); } catch { return redactUrl(url); }
+  parsed.username = '';
+  parsed.password = '';
+  if (parsed.pathname === '/' && parsed.search === '' && parsed.hash === '') return parsed.href;
+  return `${parsed.protocol}//${parsed.host}/… sha256:${createHash('sha256').update(parsed.href).digest('hex').slice(0, 12)}`;
 }
 
 /**

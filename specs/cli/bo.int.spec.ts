@@ -7,6 +7,7 @@
 // --help lists the subcommands.
 
 import { test } from 'uvu';
+import { auditedUrl } from '../../server/routes/webhooks-bo.ts';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -268,10 +269,10 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   assert.match(revoked.out, /emp_gone_cli: tokens issued before .* are refused/);
 });
 
-test('bo actions shows what an endpoint update changed, a line per field under its row, the URL whole and redacted', async () => {
+test('bo actions shows what an endpoint update changed, a line per field under its row, the URL as the action log keeps it (origin and fingerprint)', async () => {
   const m = await scene.s.onboard('CLI moved hooks', scene.shop.whiteLabelId);
   const endpointId = await addEndpoint(scene.s, m.id, 'http://127.0.0.1:9/old?token=OLDCLISECRET');
-  const longPath = `/new/${'receiver/'.repeat(8)}hook`; // wider than a table's cell
+  const longPath = `/new/${'receiver/'.repeat(8)}hook`; // a long path, never kept: the action log holds its fingerprint
   const moved = await scene.s.bo('POST', `/v1/bo/webhooks/${endpointId}`, { url: `http://127.0.0.1:9${longPath}?token=NEWCLISECRET`, event_types: ['deposit.settled'] }, { sub: 'emp_cli_hooks' });
   assert.is(moved.status, 200, moved.text);
   const actions = await bo('actions', '--subject', 'emp_cli_hooks', '--route', '/v1/bo/webhooks/:endpointId');
@@ -279,7 +280,7 @@ test('bo actions shows what an endpoint update changed, a line per field under i
   const lines = actions.out.trimEnd().split('\n');
   assert.match(lines[1]!, new RegExp(`emp_cli_hooks\\s+POST\\s+/v1/bo/webhooks/:endpointId\\s+.*${endpointId}.*ok`), actions.out);
   assert.equal(lines.slice(2), [
-    `    url: http://127.0.0.1:9/old?token=[redacted] → http://127.0.0.1:9${longPath}?token=[redacted]`,
+    `    url: ${auditedUrl('http://127.0.0.1:9/old?token=OLDCLISECRET')} → ${auditedUrl(`http://127.0.0.1:9${longPath}?token=NEWCLISECRET`)}`,
     '    event_types: - → ["deposit.settled"]', // null (every event type) is -, as every table prints it
   ], actions.out);
   assert.not.match(actions.out, /CLISECRET/);

@@ -7,6 +7,8 @@
 // the limit; rows older than the retention are pruned.
 
 import { test } from 'uvu';
+import { createHash } from 'node:crypto';
+import { auditedUrl } from '../../server/routes/webhooks-bo.ts';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -325,10 +327,14 @@ test("a webhook endpoint's new URL keeps the old one in the action log, both wit
   const refused = await s.bo('POST', `/v1/bo/webhooks/${created.json.id}`, { url: 'ftp://127.0.0.1/x?token=NEVERSTORED3' }, { sub: 'emp_hooks' });
   assert.is(refused.status, 422, refused.text);
 
+  // The action log keeps a URL for good: its origin and a fingerprint, never its path or query (a provider's secret may be in either).
+  const fingerprint = (url: string) => createHash('sha256').update(new URL(url).href).digest('hex').slice(0, 12);
+  assert.is(auditedUrl('https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH'), `https://hooks.slack.com/… sha256:${fingerprint('https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH')}`);
+  assert.is(auditedUrl('https://u:pw@hooks.example/'), 'https://hooks.example/', 'a bare origin whole, without user or password');
   const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_hooks&limit=10', undefined, { roles: ['finance'] })).json.data as any[];
   const row = (r: { headers: Headers }) => rows.find((x) => x.request_id === r.headers.get('x-request-id'));
   assert.equal(row(moved).changes, {
-    url: { before: 'http://127.0.0.1:9/old?token=[redacted]', after: 'http://127.0.0.1:9/new?token=[redacted]&v=[redacted]' },
+    url: { before: `http://127.0.0.1:9/… sha256:${fingerprint('http://127.0.0.1:9/old?token=OLDHOOKSECRET1')}`, after: `http://127.0.0.1:9/… sha256:${fingerprint('http://127.0.0.1:9/new?token=NEWHOOKSECRET2&v=2')}` },
     event_types: { before: null, after: ['deposit.settled'] },
   });
   assert.equal(row(retyped).changes, { event_types: { before: ['deposit.settled'], after: null } }, 'a URL left as it was is no change');
