@@ -99,17 +99,19 @@ export class RequestLogStore {
 
   /**
    * Redacts every stored body again with `redact` when logs.db's rows were redacted under
-   * rules older than `version` (its user_version), then records `version`; the bytes the
-   * old bodies held are checkpointed and vacuumed away. Answers how many rows changed.
+   * rules older than `version` (its user_version), vacuums away the bytes the old bodies held
+   * (the WAL checkpointed and emptied too), and only then records `version`: a start that
+   * fails on the way does it all again, the rewrite finding nothing left to change and the
+   * vacuum still run. Answers how many rows changed.
    */
   redactStored(version: number, redact: (text: string) => string): number {
     if ((this.db.pragma('user_version', { simple: true }) as number) >= version) return 0;
-    const page = this.db.prepare<[number], { id: number; request_body: string | null; response_body: string | null }>(
-      'SELECT id, request_body, response_body FROM request_logs WHERE id > ? ORDER BY id LIMIT 500');
+    const page = this.db.prepare<[number, number], { id: number; request_body: string | null; response_body: string | null }>(
+      'SELECT id, request_body, response_body FROM request_logs WHERE id > ? ORDER BY id LIMIT ?');
     const update = this.db.prepare<[string | null, string | null, number]>('UPDATE request_logs SET request_body = ?, response_body = ? WHERE id = ?');
     let changed = 0;
     for (let after = 0; ;) {
-      const rows = page.all(after);
+      const rows = page.all(after, backOfficeLimits.requestLogRedactAgainRowsMax);
       if (rows.length === 0) break;
       this.db.transaction(() => {
         for (const r of rows) {
@@ -120,13 +122,11 @@ export class RequestLogStore {
       })();
       after = rows[rows.length - 1]!.id;
     }
+    this.db.pragma(`busy_timeout = ${backOfficeLimits.requestLogVacuumBusyMs}`); // the API's reader holds logs.db only for a read
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.exec('VACUUM');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.pragma(`user_version = ${version}`);
-    if (changed > 0) {
-      this.db.pragma('busy_timeout = 5000'); // the API's reader holds logs.db only for a read
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
-      this.db.exec('VACUUM');
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
-    }
     return changed;
   }
 

@@ -555,6 +555,12 @@ export const backOfficeLimits = {
   requestLogWorkerRetryMs: 1 * second,
   /** A read of the request log waits at most this long for the rows handed over before it to be written, then reads what is there. */
   requestLogReadWaitMsMax: 5 * second,
+  /**
+   * Rows an older build kept, redacted again under newer rules when the worker opens
+   * logs.db: this many a transaction; the vacuum after waits this long for a reader's lock.
+   */
+  requestLogRedactAgainRowsMax: 500,
+  requestLogVacuumBusyMs: 5 * second,
   /** A merchant's balance transactions (GET /v1/bo/merchants/:id/balance-transactions): page size. */
   balanceTransactionPageSizeDefault: 50,
   balanceTransactionPageSizeMax: 200,

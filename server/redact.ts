@@ -29,7 +29,7 @@ const depthMax = 12;
  * logged before URLs were redacted, an account number sent as a JSON number — do not stay
  * in clear for their 30 days. Raise it with every change that redacts more.
  */
-export const redactionRulesVersion = 1;
+export const redactionRulesVersion = 2;
 /**
  * What the masks of core/present.ts leave (an account number's hidden places and its last
  * four at most; a name's first word and a letter, or two letters, then "***"): such a value

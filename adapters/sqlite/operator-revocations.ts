@@ -28,7 +28,8 @@ export class OperatorRevocationsTable implements OperatorRevocationStore {
     db.exec('CREATE TABLE IF NOT EXISTS operator_signed_out_tokens (token_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID');
     this.s = {
       upsert: db.prepare<[string, number, string, string | null]>(`INSERT INTO operator_revocations (sub, revoked_at, revoked_by, reason) VALUES (?, ?, ?, ?)
-        ON CONFLICT (sub) DO UPDATE SET revoked_at = MAX(revoked_at, excluded.revoked_at), revoked_by = excluded.revoked_by, reason = excluded.reason`),
+        ON CONFLICT (sub) DO UPDATE SET revoked_at = MAX(revoked_at, excluded.revoked_at),
+          revoked_by = IIF(excluded.revoked_at >= revoked_at, excluded.revoked_by, revoked_by), reason = IIF(excluded.revoked_at >= revoked_at, excluded.reason, reason)`),
       revokedAt: db.prepare<[string], number>('SELECT revoked_at FROM operator_revocations WHERE sub = ?').pluck(true),
       signOut: db.prepare<[string, number]>('INSERT OR IGNORE INTO operator_signed_out_tokens (token_id, expires_at) VALUES (?, ?)'),
       forgetExpired: db.prepare<[number]>('DELETE FROM operator_signed_out_tokens WHERE expires_at < ?'),
@@ -61,7 +62,8 @@ export class OperatorRevocationsTable implements OperatorRevocationStore {
 
 /**
  * Rows keyed by a subject as given (before revocations were folded) rekeyed by its fold, in
- * one transaction: the upsert keeps the later instant when two spellings of one person meet.
+ * one transaction: when two spellings of one person meet, the upsert keeps the later
+ * revocation, its instant with its revoker and reason.
  * Operators are counted in tens, so the whole table is read.
  */
 function foldStoredSubjects(db: Db, upsert: { run(sub: string, at: number, by: string, reason: string | null): unknown }): void {

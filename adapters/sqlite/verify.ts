@@ -118,7 +118,12 @@ class Verification {
         continue;
       }
       let holds: boolean;
-      try { holds = holdsState(data, snapshotData(this.world, last.entry)); } catch { holds = false; } // no state to replay, or data that is no snapshot
+      try {
+        holds = holdsState(data, snapshotData(this.world, last.entry));
+      } catch (error) { // no state to replay, or data that is no snapshot: say which
+        this.mismatch(`snapshot ${stream}: cannot be compared with the replayed state: ${(error as Error).message}`);
+        continue;
+      }
       if (!holds) this.mismatch(`snapshot ${stream}: data differs from the replayed state`);
     }
     for (const stream of this.lastEntry.keys()) if (!seen.has(stream)) this.mismatch(`stream ${stream}: no snapshot`);

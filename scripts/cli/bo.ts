@@ -38,7 +38,6 @@ const moneyMoving = (transition: string): boolean => transition === 'refund' || 
 
 // ---- output ----
 
-
 /**
  * A verdict's figure as a person reads it: a time window `from – to` in Bangkok time, an
  * object's fields `k=v`, a list's items a line each (a multi-leg order's receivers), whole.
@@ -57,7 +56,6 @@ function sinceOf(a: Args): string {
   const printed = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) \+07$/.exec(given);
   return printed ? `${printed[1]}T${printed[2]}+07:00` : given;
 }
-
 
 /** How wide a table's cell is, in terminal columns: longer text is cut, or wrapped where the table says. */
 const cellWidthMax = 60;
