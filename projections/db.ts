@@ -130,6 +130,13 @@ function addMissingColumns(db: ProjectionsDb, schemas: readonly string[]): strin
     for (const schema of schemas) shape.exec(schema);
     const tables = shape.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck(true).all();
     const columnsOf = (of: ProjectionsDb, table: string) => of.prepare<[string], ColumnInfo>('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)').all(table);
+    const lacking = () => tables.some((table) => {
+      const present = new Set(columnsOf(db, table).map((c) => c.name));
+      return present.size > 0 && columnsOf(shape, table).some((c) => !present.has(c.name));
+    });
+    // Read first: an open that has nothing to add (every open but an upgrade's first) takes no
+    // write lock, so a reader (`satang projections status`, a worker's start) is never kept waiting.
+    if (!lacking()) return [];
     return db.transaction(() => {
       const added: string[] = [];
       for (const table of tables) {

@@ -80,6 +80,17 @@ test('opening an older projections.db adds the columns its tables lack, logs it 
     const again = recordingLog();
     openProjectionsDb(dir, projectionSchemas, again).close();
     assert.equal(again.lines, [], 'an up-to-date file is not migrated again');
+    // Nor locked: an up-to-date file opens while another connection holds the write lock (the worker mid-batch).
+    const writer = new Database(join(dir, projectionsFileName));
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const started = performance.now();
+      openProjectionsDb(dir, projectionSchemas, recordingLog()).close();
+      assert.ok(performance.now() - started < 2_000, 'it waited for the write lock');
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
