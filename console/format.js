@@ -166,3 +166,9 @@ export function noteLength(text) {
   for (const { segment } of graphemes.segment(clean)) n += Math.min([...segment].length, 3);
   return n;
 }
+
+/** One person for four eyes whatever the case, Unicode compatibility form or invisible characters of their id, as the server compares them (core/operators.ts operatorKey; specs/console/fold.unit.spec.ts keeps the two the same). */
+const folded = (sub) => String(sub).normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu, '').toLowerCase().normalize('NFKC').toLowerCase().trim();
+
+/** Whether two operator ids name one person (false when either is absent), as four eyes decides. */
+export const sameOperator = (a, b) => typeof a === 'string' && typeof b === 'string' && folded(a) === folded(b);

@@ -13,7 +13,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { parseBahtToMinor } from '../format.js';
+import { parseBahtToMinor, sameOperator } from '../format.js';
 import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
@@ -77,7 +77,7 @@ export function ClaimPage({ id }) {
 function barredBy(claim, sub) {
   const opener = claim.notes.find((x) => x.status === 'open')?.operator;
   const approver = [...claim.notes].reverse().find((x) => x.status === 'refund_pending')?.operator;
-  return { refund: opener === sub ? 'claims.fourEyes.opened' : null, payout: approver === sub ? 'claims.fourEyes.approved' : null };
+  return { refund: sameOperator(opener, sub) ? 'claims.fourEyes.opened' : null, payout: sameOperator(approver, sub) ? 'claims.fourEyes.approved' : null };
 }
 
 function Transitions({ claim, reload }) {

@@ -11,12 +11,9 @@
 
 import { useState } from 'preact/hooks';
 import { post } from '../api.js';
-import { formatBaht } from '../format.js';
+import { formatBaht, sameOperator } from '../format.js';
 import { t } from '../i18n.js';
 import { ActionButton, html, Payee, useCan, useConfirmation, usePageContext } from '../ui.js';
-
-/** One person for four eyes whatever the case, Unicode compatibility form or invisible characters of their id, as the server compares them (core/operators.ts operatorKey). */
-const folded = (sub) => String(sub).normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu, '').toLowerCase().normalize('NFKC').toLowerCase().trim();
 
 /** w: the withdrawal (id, status, amount_total_minor, fee_total_minor); beneficiary: the masked payee; approvals: who approved so far, of approvalsRequired. */
 export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequired, reload }) {
@@ -28,7 +25,7 @@ export function WithdrawalDecision({ w, beneficiary, approvals, approvalsRequire
   if (w.status !== 'pending_approval') return null;
   const mayApprove = can('POST /v1/bo/withdrawals/:id/approve');
   const mayReject = can('POST /v1/bo/withdrawals/:id/reject');
-  const approvedAlready = approvals.some((a) => folded(a) === folded(session.sub));
+  const approvedAlready = approvals.some((a) => sameOperator(a, session.sub));
   if (decision === null) {
     return html`<span class="buttons">
       ${mayApprove && approvedAlready ? html`<span class="muted small" data-testid="approved-by-you">${t('approvals.approvedByYou')}</span>` : null}

@@ -1101,7 +1101,10 @@ test('every other page renders for an operator with every role (screenshots)', a
   await lead.page.waitForFunction((l) => document.activeElement?.getAttribute('data-testid') === 'reverse-fill' && document.activeElement.getAttribute('data-leg') === l, leg);
   assert.is(await lead.page.$('[data-testid=reverse-fill-form]'), null, 'Escape closed the form, nothing sent');
   await lead.page.click('[data-testid=lang-th]');
-  assert.is(await lead.page.title(), `${th['title.withdrawal'].replace('{id}', filled)} · satang`, 'in Thai too');
+  // The title follows the language once the page has rendered again: waited for, not read at once (a race on a loaded machine).
+  const thaiTitle = `${th['title.withdrawal'].replace('{id}', filled)} · satang`;
+  await lead.page.waitForFunction((title) => document.title === title, thaiTitle, { timeout: 10_000 }).catch(() => undefined);
+  assert.is(await lead.page.title(), thaiTitle, 'in Thai too');
   await lead.goto('#/queue', 'queue');
   assert.is(await lead.page.title(), `${th['nav.queue']} · satang`);
   assert.match(await lead.page.textContent('main') ?? '', /[\u0E00-\u0E7F]/, 'Thai labels');
