@@ -38,9 +38,9 @@ export const redactionRulesVersion = 2;
  */
 const maskedForms = { account_number: /^x*[0-9]{0,4}$/, name: /^(?:\S+ \S|\S{0,2})\*{3}$/u };
 /** In a body cut short (no longer JSON): an account number's digits after its key, as a build before the rule for numbers kept them. */
-const accountNumberInText = /("(?:account_number|promptpay_id)"\s*:\s*\[?\s*"?)([0-9][0-9 -]*[0-9])/gi;
+const accountNumberInText = new RegExp(`("(?:${accountNumberKeys.join('|')})"\\s*:\\s*\\[?\\s*"?)([0-9][0-9 -]*[0-9])`, 'gi');
 /** In a body cut short: a webhook URL after its key (its query and credentials are redacted, as bodyForLog's). */
-const urlInText = /("(?:url|endpoint_url)"\s*:\s*")([^"\\]+)/gi;
+const urlInText = new RegExp(`("(?:${urlKeys.join('|')})"\\s*:\\s*")([^"\\\\]+)`, 'gi');
 
 type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'reference' | 'plain';
 const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([

@@ -90,8 +90,9 @@ function wrappedLines(text: string): string[] {
 /**
  * A plain table: a header row, then rows, columns padded to their widest cell (cells cut at
  * 60 columns, or with `wrap` wrapped onto lines of their own, so a figure a reader checks
- * is never lost; `below` adds lines of its own under a row, whole, outside the columns). An instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the
- * console shows it to the people who read it (--json keeps the API's UTC).
+ * is never lost; `below` adds lines of its own under a row, whole, outside the columns). An
+ * instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the console shows it to
+ * the people who read it (--json keeps the API's UTC).
  */
 export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], options: { readonly wrap?: boolean; readonly below?: (row: number) => readonly string[] } = {}): string {
   const cell = (v: unknown): string[] => {
