@@ -32,7 +32,7 @@ import { roleRefusal } from './roles.ts';
 import { declaresBody, readJsonBody } from '../request-body.ts';
 import { iso, isIsoInstant } from '../../core/present.ts';
 import { requestLimits } from '../../core/limits.ts';
-import { operatorIdProblem, operatorKey } from '../../core/operators.ts';
+import { operatorIdProblem, operatorKey, sameOperator } from '../../core/operators.ts';
 
 export const devIssuer = 'urn:satang:dev-issuer';
 export const operatorAudience = 'satang-back-office';
@@ -203,6 +203,17 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   return { operator: { sub: payload.sub!, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
 }
 
+/**
+ * Why a step-up token's subject cannot confirm `operatorSub`'s action: one the gate would refuse
+ * (an invisible character folds away, so it would pass as the same person otherwise), or another
+ * person. The same person under another spelling (EMP_X for emp_x) is the one four eyes counts.
+ */
+function stepUpSubProblem(sub: unknown, operatorSub: string): string | undefined {
+  const problem = operatorIdProblem(sub);
+  if (problem) return `the step-up ${problem}`;
+  return sameOperator(sub as string, operatorSub) ? undefined : 'the step-up token belongs to another operator';
+}
+
 /** Authenticates the bearer token, then checks the roles table for the route this router matched. */
 export function operatorAuth(verify: Verify) {
   return async (ctx: Context, next: Next): Promise<void> => {
@@ -228,8 +239,7 @@ export function operatorAuth(verify: Verify) {
       const p = checked.ok ? checked.payload : undefined;
       const problem = !checked.ok ? checked.problem
         : p!.acr !== 'step-up' ? 'the X-PG-Step-Up-Token is not a step-up token (acr "step-up")'
-        : p!.sub !== operator.sub ? 'the step-up token belongs to another operator'
-        : tokenBoundsProblem(p!, 'step-up', wallSeconds());
+        : stepUpSubProblem(p!.sub, operator.sub) ?? tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
       // The action as kept in journal.db: a secret pasted where an id goes (a key's secret for its id) is not kept with it.
       const reuse = stepUpsOf(verify).use(stepUp, p!, redactSecretText(`${ctx.method} ${ctx.path} ${ctx.get('Idempotency-Key')}`), wallSeconds());

@@ -103,6 +103,14 @@ test('step-up tokens older than 5 minutes (by auth_time, else iat) are refused, 
   assert.is((await stepUpAction(await signed({ acr: 'step-up', auth_time: now - 10, iat: now, exp: now + 300 }))).status, 404);
 });
 
+test("a step-up confirms its own operator's action under any spelling four eyes counts as theirs; a disguised or another's subject is refused", async () => {
+  // emp_bounds signs in; the identity provider spells the same person EMP_BOUNDS in the step-up.
+  assert.is((await stepUpAction(await signed({ acr: 'step-up', sub: 'EMP_BOUNDS' }))).status, 404, 'the same person passes');
+  assert.is((await stepUpAction(await signed({ acr: 'step-up', sub: 'ｅｍｐ＿ｂｏｕｎｄｓ' }))).status, 404, 'full width is the same person');
+  refused(await stepUpAction(await signed({ acr: 'step-up', sub: 'emp_bounds\u200b' })), 'scope_denied', /step-up token sub claim carries an invisible character \(U\+200B\)/);
+  refused(await stepUpAction(await signed({ acr: 'step-up', sub: 'emp_other' })), 'scope_denied', /belongs to another operator/);
+});
+
 test('a step-up token authorises one action: its retries under the same Idempotency-Key pass, another action is refused', async () => {
   const stepUp = await signed({ acr: 'step-up', jti: 'step-once' });
   const action = async (idempotencyKey: string, body = '{}') => s.raw('POST', '/v1/bo/merchants/mch_missing/suspend', {
