@@ -9,9 +9,9 @@
 // is depth 4). Log objects nested deeper than that are not redacted: keep them shallow.
 
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { accountNumberKeys, nameKeys, secretKeys } from './sensitive-keys.ts';
+import { accountNumberKeys, nameKeys, secretKeys } from '../core/sensitive-keys.ts';
 
-/** The request log's sensitive keys (server/sensitive-keys.ts): secrets redacted, account numbers and names too (a log line has no masked form). */
+/** The request log's sensitive keys (core/sensitive-keys.ts): secrets redacted, account numbers and names too (a log line has no masked form). */
 export const sensitiveKeys: readonly string[] = [...secretKeys, ...accountNumberKeys, ...nameKeys];
 
 /** Header names as Node delivers them (lowercase) and as clients write them. */

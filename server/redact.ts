@@ -13,8 +13,8 @@
 
 import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
+import { accountNumberKeyInJson, accountNumberKeys, nameKeys, secretKeys } from '../core/sensitive-keys.ts';
 import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
-import { accountNumberKeys, nameKeys, secretKeys } from './sensitive-keys.ts';
 import { maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactUrl as withoutUrlCredentials } from './secret-text.ts';
 
 /** Keys whose value is a URL a merchant gave (a webhook endpoint's): its query values and any user or password are credentials. */
@@ -38,7 +38,7 @@ export const redactionRulesVersion = 2;
  */
 const maskedForms = { account_number: /^x*[0-9]{0,4}$/, name: /^(?:\S+ \S|\S{0,2})\*{3}$/u };
 /** In a body cut short (no longer JSON): an account number's digits after its key, as a build before the rule for numbers kept them. */
-const accountNumberInText = new RegExp(`("(?:${accountNumberKeys.join('|')})"\\s*:\\s*\\[?\\s*"?)([0-9][0-9 -]*[0-9])`, 'gi');
+const accountNumberInText = new RegExp(`(${accountNumberKeyInJson})([0-9][0-9 -]*[0-9])`, 'gi');
 /** In a body cut short: a webhook URL after its key (its query and credentials are redacted, as bodyForLog's). */
 const urlInText = new RegExp(`("(?:${urlKeys.join('|')})"\\s*:\\s*")([^"\\\\]+)`, 'gi');
 

@@ -14,6 +14,7 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { writeSideLimits } from '../../core/limits.ts';
+import { accountNumberKeyInJson } from '../../core/sensitive-keys.ts';
 
 export interface AtRestReport {
   ok: boolean;
@@ -48,11 +49,12 @@ const patterns: readonly { kind: string; pattern: RegExp }[] = [
 /**
  * What only the request log's files (logs.db and its WAL) must never hold: a logged body's
  * account number in clear (its redaction keeps the last four digits behind x's, whatever
- * JSON type the number came as). Elsewhere the journal keeps a payee's account number for
- * payouts, so the pattern is the request log's alone.
+ * JSON type the number came as), under any key the redaction masks (core/sensitive-keys.ts,
+ * the list it reads). Elsewhere the journal keeps a payee's account number for payouts, so
+ * the pattern is the request log's alone.
  */
 const requestLogPatterns: readonly { kind: string; pattern: RegExp }[] = [
-  { kind: 'an account number (a logged body)', pattern: /"(?:account_number|promptpay_id)"\s*:\s*\[?\s*"?[0-9][0-9 -]{5,}/i },
+  { kind: 'an account number (a logged body)', pattern: new RegExp(`${accountNumberKeyInJson}[0-9][0-9 -]{5,}`, 'i') },
 ];
 const isRequestLogFile = (name: string) => name === 'logs.db' || name.startsWith('logs.db-');
 
