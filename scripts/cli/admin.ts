@@ -14,7 +14,7 @@ import { adjustmentReasons } from '../../core/directory.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { limits } from '../../core/limits.ts';
 import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
-import { table } from './bo.ts';
+import { table } from './table.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { mintToken, stepUpToken } from './token.ts';
 

@@ -256,21 +256,6 @@ export async function dispatch(group: string, summary: string, subcommands: read
   return exitUsage;
 }
 
-/**
- * The columns a text takes on a terminal: its code points less the combining marks that
- * sit on the one before (Thai vowel and tone marks above and below a consonant) and
- * zero-width characters. `'สมหญิง'.length` is 6, its width 5.
- */
-export function displayWidth(text: string): number {
-  return text.replace(/[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufeff]/gu, '').length - (text.match(/[\ud800-\udbff]/g)?.length ?? 0);
-}
-
-/** `text` padded with spaces to `width` terminal columns, at the end or (`start`) the start. */
-export function padDisplay(text: string, width: number, start = false): string {
-  const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));
-  return start ? pad + text : text + pad;
-}
-
 /** An instant as the API writes it (RFC 3339, UTC). */
 const utcInstant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -8,10 +8,11 @@
 // subcommand that POSTs takes --idempotency-key, said in the error when no answer came.
 
 import { randomUUID } from 'node:crypto';
-import { defaultDataDir, dispatch, displayWidth, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption, inBangkok } from './args.ts';
+import { defaultDataDir, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption, inBangkok } from './args.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
+import { table } from './table.ts';
 import { mintToken, stepUpToken } from './token.ts';
 
 interface Answer { status: number; json: any }
@@ -55,58 +56,6 @@ function sinceOf(a: Args): string {
   const given = text(a, 'since');
   const printed = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) \+07$/.exec(given);
   return printed ? `${printed[1]}T${printed[2]}+07:00` : given;
-}
-
-/** How wide a table's cell is, in terminal columns: longer text is cut, or wrapped where the table says. */
-const cellWidthMax = 60;
-
-/** The part of `text` (code units) that fits in `width` columns; a combining mark stays with its letter. */
-function fittingLength(text: string, width: number): number {
-  let used = 0, length = 0;
-  for (const ch of text) {
-    used += displayWidth(ch);
-    if (used > width) break;
-    length += ch.length;
-  }
-  return length;
-}
-
-/** A cell's text as lines of at most cellWidthMax columns: at its line breaks, then at the last space that fits (mid-word when none does). */
-function wrappedLines(text: string): string[] {
-  const lines: string[] = [];
-  for (let rest of text.split('\n')) {
-    while (displayWidth(rest) > cellWidthMax) {
-      const fits = fittingLength(rest, cellWidthMax);
-      const space = rest.lastIndexOf(' ', fits);
-      const at = space > 0 ? space : fits;
-      lines.push(rest.slice(0, at));
-      rest = rest.slice(at).trimStart();
-    }
-    lines.push(rest);
-  }
-  return lines;
-}
-
-/**
- * A plain table: a header row, then rows, columns padded to their widest cell (cells cut at
- * 60 columns, or with `wrap` wrapped onto lines of their own, so a figure a reader checks
- * is never lost; `below` adds lines of its own under a row, whole, outside the columns). An
- * instant is shown in Bangkok time, `2026-11-30 18:23:40 +07`, as the console shows it to
- * the people who read it (--json keeps the API's UTC).
- */
-export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], options: { readonly wrap?: boolean; readonly below?: (row: number) => readonly string[] } = {}): string {
-  const cell = (v: unknown): string[] => {
-    const s = v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : inBangkok(String(v));
-    if (options.wrap) return wrappedLines(s);
-    return [displayWidth(s) > cellWidthMax ? `${s.slice(0, fittingLength(s, cellWidthMax - 1))}…` : s];
-  };
-  const cells = [headers.map((h) => [h]), ...rows.map((r) => r.map(cell))];
-  const widths = headers.map((_, i) => Math.max(...cells.flatMap((r) => (r[i] ?? ['']).map(displayWidth))));
-  return cells.flatMap((r, index) => {
-    const height = Math.max(...r.map((c) => c.length));
-    const lines = Array.from({ length: height }, (_, line) => r.map((c, i) => padDisplay(c[line] ?? '', widths[i]!)).join('  ').trimEnd());
-    return index === 0 || !options.below ? lines : [...lines, ...options.below(index - 1)];
-  }).join('\n');
 }
 
 /** GET /v1/bo/withdrawals with the list's filter and the options above. */

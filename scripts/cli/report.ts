@@ -7,8 +7,9 @@
 
 import { parseExact } from '../../server/exact-json.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { defaultDataDir, dispatch, displayWidth, inBangkok, padDisplay, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
+import { defaultDataDir, dispatch, inBangkok, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption } from './args.ts';
 import { fetchOrRefuse } from './reach.ts';
+import { columns } from './table.ts';
 import { mintToken } from './token.ts';
 
 const common: Record<string, OptionSpec> = {
@@ -37,12 +38,6 @@ async function show(args: Args, path: string, table: (json: any) => string[]): P
   // Excel reads a CSV without a byte-order mark in the system's code page: Thai becomes mojibake.
   process.stdout.write(csv ? `${excel ? '\uFEFF' : ''}${r.body}` : table(parseExact(r.body)).join('\n') + '\n');
   return 0;
-}
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-function columns(rows: readonly (readonly string[])[], rightAligned: readonly number[]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i] ?? ''))));
-  return rows.map((r) => r.map((cell, i) => padDisplay(cell, widths[i]!, rightAligned.includes(i))).join('  ').trimEnd());
 }
 
 const baht = (minor: number | bigint) => bahtOf(BigInt(minor));
