@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS action_log (
   error_code    TEXT,
   changes       TEXT,              -- JSON {field: {before, after}} of a changed setting, else NULL (hashed only when set)
   prev_hash     TEXT    NOT NULL,
-  hash          TEXT    NOT NULL
+  hash          TEXT    NOT NULL,
+  subject_key   TEXT               -- operatorKey(subject), what a subject filter looks up; not hashed (the subject is)
 );
 CREATE TRIGGER IF NOT EXISTS action_log_refuses_update BEFORE UPDATE ON action_log
   BEGIN SELECT RAISE(ABORT, 'action_log is append-only: UPDATE refused'); END;
@@ -47,6 +48,18 @@ const hashedColumns = ['id', 'at', 'request_id', 'subject', 'authenticated', 'ro
  * written before it (NULL there) keeps its hash and an older chain still verifies.
  */
 const optionalHashedColumn = 'changes';
+
+/**
+ * The subject folded (core/operators.ts operatorKey), so that a filter on one operator is an
+ * indexed equality rather than a fold of every row ever written. Derived, so not hashed:
+ * verifyActionLog checks it against the hashed subject instead.
+ */
+const subjectKeyColumn = 'subject_key';
+
+const indexes = `
+CREATE INDEX IF NOT EXISTS action_log_by_subject ON action_log (${subjectKeyColumn});
+CREATE INDEX IF NOT EXISTS action_log_unkeyed ON action_log (id) WHERE ${subjectKeyColumn} IS NULL AND subject IS NOT NULL;
+`;
 
 /** What became of an operator's call (the action log's outcome column). */
 export const actionOutcomes = ['ok', 'refused_authentication', 'refused_authorization', 'refused', 'failed'] as const;
@@ -70,7 +83,7 @@ export interface ActionRecord {
   readonly changes?: Readonly<Record<string, { readonly before: unknown; readonly after: unknown }>>;
 }
 
-type Row = { [K in (typeof hashedColumns)[number] | typeof optionalHashedColumn]: string | number | null } & { prev_hash: string; hash: string };
+type Row = { [K in (typeof hashedColumns)[number] | typeof optionalHashedColumn]: string | number | null } & { prev_hash: string; hash: string; subject_key?: string | null };
 
 function field(value: string | number | null): string {
   if (value === null) return '~';
@@ -103,19 +116,24 @@ export class ActionLog {
     db.exec(schema);
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('action_log')").pluck(true).all();
     if (!columns.includes(optionalHashedColumn)) db.exec(`ALTER TABLE action_log ADD COLUMN ${optionalHashedColumn} TEXT`);
-    // A subject is matched as one person under any spelling (EMP_X and emp_x, as four eyes and a
-    // revocation count them) through the fold on this connection: the stored subject stays as the
-    // token said it, hashed, and no second column has to follow it. The fold is deterministic.
+    if (!columns.includes(subjectKeyColumn)) db.exec(`ALTER TABLE action_log ADD COLUMN ${subjectKeyColumn} TEXT`);
+    db.exec(indexes);
+    // For keyStoredSubjects' one statement; the fold is deterministic.
     db.function('operator_key', { deterministic: true }, (subject: unknown) => (typeof subject === 'string' ? operatorKey(subject) : null));
+    this.keyedOnOpen = keyStoredSubjects(db);
+    const filters = '(@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route) AND (@since IS NULL OR at >= @since) AND id < @before ORDER BY id DESC LIMIT @limit';
     this.s = {
       last: db.prepare<[], { id: number; hash: string }>('SELECT id, hash FROM action_log ORDER BY id DESC LIMIT 1'),
-      insert: db.prepare(`INSERT INTO action_log (${[...hashedColumns, optionalHashedColumn].join(', ')}, prev_hash, hash) VALUES (${[...hashedColumns, optionalHashedColumn].map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
-      page: db.prepare<[{ subject: string | null; outcome: string | null; route: string | null; since: number | null; before: number | null; limit: number }], Row>(
-        `SELECT * FROM action_log WHERE (@subject IS NULL OR operator_key(subject) = @subject) AND (@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route)
-         AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`),
-      signedIn: db.prepare<[string], number>('SELECT 1 FROM action_log WHERE authenticated = 1 AND operator_key(subject) = ? LIMIT 1').pluck(true),
+      insert: db.prepare(`INSERT INTO action_log (${[...hashedColumns, optionalHashedColumn, subjectKeyColumn].join(', ')}, prev_hash, hash) VALUES (${[...hashedColumns, optionalHashedColumn, subjectKeyColumn].map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
+      page: db.prepare<[PageParameters], Row>(`SELECT * FROM action_log WHERE ${filters}`),
+      // One operator's rows: a search of action_log_by_subject, its entries in id order within the key.
+      pageOf: db.prepare<[PageParameters & { subject: string }], Row>(`SELECT * FROM action_log WHERE ${subjectKeyColumn} = @subject AND ${filters}`),
+      signedIn: db.prepare<[string], number>(`SELECT 1 FROM action_log WHERE ${subjectKeyColumn} = ? AND authenticated = 1 LIMIT 1`).pluck(true),
     };
   }
+
+  /** Rows whose subject an older build wrote without its key, keyed when this log opened. */
+  readonly keyedOnOpen: number;
 
   /**
    * Whether this person, under any spelling of their subject (operatorKey, as a revocation
@@ -133,6 +151,7 @@ export class ActionLog {
         id: (last?.id ?? 0) + 1, at: r.at, request_id: r.requestId, subject: r.subject, authenticated: r.authenticated ? 1 : 0, roles: JSON.stringify(r.roles),
         method: r.method, route: r.route, target_ids: JSON.stringify(r.targetIds), ip: r.ip, step_up: r.stepUp ? 1 : 0, status: r.status,
         outcome: r.outcome, error_code: r.errorCode, changes: r.changes === undefined ? null : JSON.stringify(r.changes), prev_hash: last?.hash ?? genesisHash, hash: '',
+        subject_key: r.subject === null ? null : operatorKey(r.subject),
       };
       row.hash = rowHash(row.prev_hash, row);
       this.s.insert.run(row);
@@ -142,8 +161,31 @@ export class ActionLog {
 
   /** A page, newest first; `subject` matches every spelling of that operator (operatorKey). */
   page(q: ActionLogQuery): Row[] {
-    return this.s.page.all({ subject: q.subject === undefined ? null : operatorKey(q.subject), outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, before: q.beforeId ?? null, limit: q.limit });
+    const p = { outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, before: q.beforeId ?? Number.MAX_SAFE_INTEGER, limit: q.limit };
+    return q.subject === undefined ? this.s.page.all(p) : this.s.pageOf.all({ ...p, subject: operatorKey(q.subject) });
   }
+}
+
+interface PageParameters { outcome: string | null; route: string | null; since: number | null; before: number; limit: number }
+
+/**
+ * Keys the rows written without a subject key — every row of a log from before the column, or
+ * rows an older build appended since — in one transaction; answers how many. The update
+ * trigger is set aside for it and put back before the commit: the key is derived, never
+ * hashed, and nothing else of a row changes. A log with nothing to key costs one probe of
+ * action_log_unkeyed, which is empty once keyed.
+ */
+function keyStoredSubjects(db: Db): number {
+  const unkeyed = db.prepare(`SELECT 1 FROM action_log INDEXED BY action_log_unkeyed WHERE ${subjectKeyColumn} IS NULL AND subject IS NOT NULL LIMIT 1`);
+  if (unkeyed.get() === undefined) return 0;
+  const trigger = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'action_log_refuses_update'").pluck(true);
+  return db.transaction(() => { // under the write lock: another process may have keyed them meanwhile
+    const refusal = trigger.get()!;
+    db.exec('DROP TRIGGER action_log_refuses_update');
+    const keyed = db.prepare(`UPDATE action_log SET ${subjectKeyColumn} = operator_key(subject) WHERE ${subjectKeyColumn} IS NULL AND subject IS NOT NULL`).run().changes;
+    db.exec(refusal);
+    return keyed;
+  }).immediate();
 }
 
 export type ActionLogRow = Row;
@@ -177,6 +219,12 @@ export interface ActionLogWitnesses {
   readonly anchors?: readonly ActionLogHead[];
 }
 
+/** A row's subject key is its subject folded; NULL only until the next open keys it (written by an older build), absent before the column. */
+function keyFollowsSubject(row: Row): boolean {
+  const key = row[subjectKeyColumn] ?? null;
+  return key === null || (typeof row.subject === 'string' && key === operatorKey(row.subject));
+}
+
 /** Re-walks the action log's chain (a database without the table has an empty, valid log) and checks it against its witnesses. */
 export function verifyActionLog(db: Db, witnesses: ActionLogWitnesses = {}): ActionLogReport {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'action_log'").get();
@@ -194,6 +242,7 @@ export function verifyActionLog(db: Db, witnesses: ActionLogWitnesses = {}): Act
     const problem = row.id !== expectedId ? `row ${row.id} follows row ${expectedId - 1}`
       : row.prev_hash !== prev ? `row ${row.id}: prev_hash does not name the previous row's hash`
       : rowHash(row.prev_hash, row) !== row.hash ? `row ${row.id}: its hash does not match its contents`
+      : !keyFollowsSubject(row) ? `row ${row.id}: its subject_key is not its subject folded (a subject filter would miss or misplace it)`
       : anchors.has(row.id as number) && anchors.get(row.id as number) !== row.hash ? `row ${row.id}: its hash is not the anchor's (${anchors.get(row.id as number)})`
       : null;
     if (problem) return report(rows, head, row.id as number, problem);

@@ -2,7 +2,8 @@
 // it (the table without the column, rows hashed over the fourteen pinned columns) is opened,
 // gains the column, and its chain still verifies with rows of both kinds after it; a row's
 // changes are hashed, so altering them breaks the chain at that row. A subject filter matches
-// one operator under any spelling (case, full-width letters), the rows kept as written.
+// one operator under any spelling (case, full-width letters), the rows kept as written, by an
+// indexed lookup of the folded subject, which an older log's rows gain when it is opened.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -60,6 +61,43 @@ test('a subject filter finds every spelling of one operator, and the rows stay a
   assert.is(log.page({ limit: 10 }).length, subjects.length, 'no filter: every row, a refused token without a subject too');
   assert.ok(log.hasSignedIn('Emp_X') && !log.hasSignedIn('emp_z'), 'seen_before by the same fold');
   assert.ok(verifyActionLog(db).ok, 'the chain is untouched');
+  // The key is not hashed (the subject is): one that no longer follows its subject hides the row from a filter, and verify says so.
+  db.exec('DROP TRIGGER action_log_refuses_update');
+  db.prepare("UPDATE action_log SET subject_key = 'emp_y' WHERE subject = 'EMP_X'").run();
+  assert.equal([verifyActionLog(db).ok, verifyActionLog(db).first_bad_id], [false, 2]);
+  db.close();
+});
+
+test('the subject filter searches an index of the folded subject, which rows of an older log gain at open', () => {
+  const db = new Database(':memory:');
+  db.exec(oldSchema);
+  const insert = db.prepare(`INSERT INTO action_log VALUES (${Object.keys(oldRow).map((k) => `@${k}`).join(', ')}, @prev_hash, @hash)`);
+  insert.run({ ...oldRow, subject: 'EMP_OLD', prev_hash: genesisHash, hash: oldHash.replace(/./, 'x') }); // the hash is not what this checks
+  insert.run({ ...oldRow, id: 2, subject: null, prev_hash: 'x', hash: 'y' });
+
+  const log = new ActionLog(db);
+  assert.is(log.keyedOnOpen, 1, 'the row with a subject is keyed; the one without has nothing to key');
+  assert.equal(db.prepare('SELECT id, subject_key FROM action_log ORDER BY id').all(), [{ id: 1, subject_key: 'emp_old' }, { id: 2, subject_key: null }]);
+  assert.throws(() => db.prepare('UPDATE action_log SET subject_key = ? WHERE id = 1').run('emp_other'), /append-only/, 'the update trigger is back');
+  assert.is(new ActionLog(db).keyedOnOpen, 0, 'a second open keys nothing');
+  log.append({ ...record('req_new'), subject: 'Emp_Old' });
+  assert.equal(log.page({ subject: 'emp_old', limit: 10 }).map((r) => r.subject), ['Emp_Old', 'EMP_OLD']);
+  assert.equal(log.page({ subject: 'emp_old', beforeId: 3, limit: 10 }).map((r) => r.id), [1], 'the next page, from a cursor');
+
+  // The statements as the log prepared them, planned: an index search, not a scan folding every row.
+  const planned = new Database(':memory:');
+  const prepared: string[] = [];
+  const prepare = planned.prepare.bind(planned);
+  planned.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof planned.prepare;
+  new ActionLog(planned);
+  const plan = (needle: string, params: object) => {
+    const sql = prepared.find((s) => s.includes(needle))!;
+    return prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params).map((r) => (r as { detail: string }).detail).join('\n');
+  };
+  const filters = { outcome: null, route: null, since: null, before: 3, limit: 10 };
+  assert.match(plan('subject_key = @subject', { ...filters, subject: 'emp_old' }), /SEARCH action_log USING INDEX action_log_by_subject \(subject_key=\? AND rowid<\?\)/);
+  assert.match(plan('subject_key = ? AND authenticated', ['emp_old']), /SEARCH action_log USING INDEX action_log_by_subject \(subject_key=\?\)/, 'seen_before too');
+  planned.close();
   db.close();
 });
 
