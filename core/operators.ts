@@ -27,6 +27,33 @@ const folded = (sub: string): string =>
 /** One key per person for four eyes and revocation (a map keyed by it counts EMP_NOK and emp_nok as one). */
 export const operatorKey = folded;
 
+/**
+ * The scope of an operator's Idempotency-Key (server/routes/common.ts operatorScope): the
+ * person by their folded id, so a retry under another spelling of the sub replays, and the
+ * object the call acts on when it names one.
+ */
+export function operatorIdempotencyScope(sub: string, on?: string): string {
+  const key = folded(sub);
+  return on === undefined ? `op:${key}` : `op:${key}:${on}`;
+}
+
+/** An id the service mints (a prefix and a ULID, or `bank_` and a bank code): an operator scope's object. */
+const objectId = /^[a-z]+_(?:[0-9A-HJKMNP-TV-Z]{26}|[0-9]+)$/;
+
+/**
+ * An operator's idempotency scope in today's form — an older build wrote the sub as the token
+ * spelt it (op:EMP_X:dep_…) — or undefined for a scope that is no operator's. A sub may hold
+ * colons itself (Keycloak's f:<provider>:<user>), so what follows the last one is the object
+ * only when shaped as an id the service mints; the object is never folded (a ULID's capitals).
+ */
+export function refoldedOperatorScope(scope: string): string | undefined {
+  if (!scope.startsWith('op:')) return undefined;
+  const rest = scope.slice('op:'.length);
+  const colon = rest.lastIndexOf(':');
+  const on = rest.slice(colon + 1);
+  return colon >= 0 && objectId.test(on) ? operatorIdempotencyScope(rest.slice(0, colon), on) : operatorIdempotencyScope(rest);
+}
+
 /** Whether two operator ids name one person for four eyes (false when either is absent). */
 export function sameOperator(a: string | null | undefined, b: string | null | undefined): boolean {
   return typeof a === 'string' && typeof b === 'string' && folded(a) === folded(b);

@@ -288,6 +288,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   for (const { merchantId, livemode } of webhooks.endpoints.merchantsWithEndpoints()) for (const e of webhooks.endpoints.enabled(merchantId, livemode)) if (!isCliEndpoint(e)) metrics.webhookEndpoint(e.id);
   webhooks.endpoints.onCreated = (e) => { if (!isCliEndpoint(e)) metrics.webhookEndpoint(e.id); };
   const apiKeys = new SqliteKeyStore(store.db, sealer);
+  const operatorKeys = store.keys.operatorScopesFoldedOnOpen;
+  if (operatorKeys.moved + operatorKeys.dropped > 0) {
+    logger.info({ moved: operatorKeys.moved, later_duplicates_dropped: operatorKeys.dropped }, "idempotency: operators' records an older build keyed by the sub as spelt moved to the folded sub, so a retry under any spelling replays");
+  }
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen + webhooks.endpoints.sealedOnOpen > 0) compactAfterSealing(store.db);
   const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);

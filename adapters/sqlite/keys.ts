@@ -10,12 +10,15 @@
 // payloads): every writer stores sealIdempotencyBody(), the reader opens it, and a body an
 // older build stored in clear is sealed when the store opens. A replay answers the exact
 // bytes of the original response, opened from the seal.
+// An operator's records are keyed by the person's folded id (core/operators.ts); those an
+// older build keyed by the sub as spelt are moved to it when the store opens.
 
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import type { IdempotencyRecord } from '../../core/ports.ts';
 import { isSealed, sealedPrefix, type Sealer } from '../sealing.ts';
 import { Bloom } from '../bloom.ts';
 import type { Db } from './schema.ts';
+import { refoldedOperatorScope } from '../../core/operators.ts';
 
 /**
  * What the keys need of the journal: a durable write that joins its next transaction
@@ -96,6 +99,8 @@ export class RequestKeys {
 
   /** Bodies an older build stored in clear, sealed when this store opened. */
   readonly sealedOnOpen: number;
+  /** Operator records an older build keyed by an unfolded sub, moved to the folded scope when this store opened, and those dropped as a later duplicate. */
+  readonly operatorScopesFoldedOnOpen: { readonly moved: number; readonly dropped: number };
 
   /** `nowMs`: the earliest instant a nonce may be checked at (the nonces still live then, from before a restart, join the sketch). */
   constructor(db: Db, private readonly journal: TransactionRider, nowMs: number, private readonly sealer?: Sealer) {
@@ -110,6 +115,7 @@ export class RequestKeys {
     this.pruneIdempotency = db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ? LIMIT ?)');
     this.insertIdempotency = db.prepare(insertIdempotencySql);
     this.sealedOnOpen = sealer ? sealClearBodies(db, sealer) : 0;
+    this.operatorScopesFoldedOnOpen = foldOperatorScopes(db, sealer, now);
   }
 
   /** True the first time a nonce is seen in its memory window; false for a replay. */
@@ -222,4 +228,47 @@ function sealClearBodies(db: Db, sealer: Sealer): number {
     for (const r of clear) update.run(sealer.seal(r.body, bodyPurpose(r.scope, r.key)), r.rowid);
   })();
   return clear.length;
+}
+
+/**
+ * Moves the unexpired operator records an older build keyed by the sub as spelt (op:EMP_X:…)
+ * to the scope today's routes look up (op:emp_x:…), each body sealed again under it, in one
+ * transaction. Where two spellings of one person hold one key, the earlier record stays: it
+ * answered first, and a retry must replay it. Operators' records are few (their calls of 7
+ * days), read by a range of the primary key; once moved, an open finds nothing to do.
+ */
+function foldOperatorScopes(db: Db, sealer: Sealer | undefined, nowMs: number): { moved: number; dropped: number } {
+  const operators = db.prepare<[number], { rowid: number; scope: string; key: string; body: string; created_at: number }>(
+    "SELECT rowid, scope, key, body, created_at FROM idempotency WHERE scope >= 'op:' AND scope < 'op;' AND expires_at > ?");
+  // A sealed body opens only with the master key: a store opened without it (a bench) leaves such a record where it is.
+  const unfolded = () => operators.all(nowMs).flatMap((r) => {
+    const to = refoldedOperatorScope(r.scope)!;
+    return to === r.scope || (!sealer && isSealed(r.body)) ? [] : [{ ...r, to }];
+  });
+  if (unfolded().length === 0) return { moved: 0, dropped: 0 };
+  const held = db.prepare<[string, string], { rowid: number; created_at: number; expires_at: number }>('SELECT rowid, created_at, expires_at FROM idempotency WHERE scope = ? AND key = ?');
+  const remove = db.prepare<[number]>('DELETE FROM idempotency WHERE rowid = ?');
+  const move = db.prepare<[string, string, number]>('UPDATE idempotency SET scope = ?, body = ? WHERE rowid = ?');
+  return db.transaction(() => { // read again under the write lock: another process may have moved them meanwhile
+    const moved = new Set<number>(); // rowids: one moved and then dropped for an earlier spelling counts once, as dropped
+    let dropped = 0;
+    for (const r of unfolded()) {
+      const other = held.get(r.to, r.key);
+      const otherLive = other !== undefined && other.expires_at > nowMs;
+      if (otherLive && other.created_at <= r.created_at) {
+        remove.run(r.rowid);
+        dropped++;
+        continue;
+      }
+      if (other) { // a later duplicate, or one expired and not yet pruned
+        remove.run(other.rowid);
+        moved.delete(other.rowid);
+        if (otherLive) dropped++;
+      }
+      const body = sealIdempotencyBody(sealer, { scope: r.to, key: r.key, body: openIdempotencyBody(sealer, r.scope, r.key, r.body) });
+      move.run(r.to, body, r.rowid);
+      moved.add(r.rowid);
+    }
+    return { moved: moved.size, dropped };
+  }).immediate();
 }

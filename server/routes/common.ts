@@ -7,7 +7,7 @@ import { visibleTo } from '../../core/handler/commands.ts';
 import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
 import { operatorOf } from '../auth/operator.ts';
-import { operatorKey } from '../../core/operators.ts';
+import { operatorIdempotencyScope } from '../../core/operators.ts';
 import type { AdjustmentProposal } from '../../core/directory.ts';
 import { limits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
@@ -75,10 +75,8 @@ export function ownedBy<T extends { readonly merchantId: string; readonly livemo
  * is their folded id, so a retry under another spelling of the same sub replays.
  */
 export function operatorScope(ctx: Context, target?: string): string {
-  const sub = operatorKey(operatorOf(ctx).sub); // one person under any spelling (EMP_X, emp_x), as four eyes counts them
   const params = (ctx as Context & { params?: Record<string, string> }).params ?? {};
-  const on = target ?? params.id ?? params.endpointId;
-  return on === undefined ? `op:${sub}` : `op:${sub}:${on}`;
+  return operatorIdempotencyScope(operatorOf(ctx).sub, target ?? params.id ?? params.endpointId); // one person under any spelling, as four eyes counts them
 }
 
 /** A live credit waiting for its second operator, as the back office shows it (202 of the adjustment, the merchant's view). */

@@ -1,7 +1,8 @@
 // Nonces and idempotency records kept durably beside the journal: a nonce is accepted once
 // in its 10-minute window (also after a restart, its row having ridden the next
 // transaction), an idempotency record is found until its 7 days are over, and expired rows
-// are pruned in bounded batches.
+// are pruned in bounded batches. An operator's records an older build keyed by the sub as
+// spelt are moved to the folded sub when the store opens, so a retry under any spelling replays.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,6 +10,10 @@ import { limits, writeSideLimits } from '../../core/limits.ts';
 import { openTestStore, operator, record, removeDir, startMs, tempDir } from './support.ts';
 import { ManualClock } from '../../adapters/clock.ts';
 import { settled } from '../../core/handler/handle.ts';
+import { openStore } from '../../adapters/sqlite/store.ts';
+import { UlidIds } from '../../adapters/ids.ts';
+import { Sealer } from '../../adapters/sealing.ts';
+import { idempotencyRow, insertIdempotencySql } from '../../adapters/sqlite/keys.ts';
 
 const dirs: string[] = [];
 const fresh = () => { const d = tempDir('keys'); dirs.push(d); return d; };
@@ -95,6 +100,55 @@ test('an expired idempotency key may be used again', async () => {
   assert.ok(r.ok);
   assert.is(JSON.parse(store.keys.getIdempotency('spec', 'again', clock.now())!.body).id, r.objectId);
   store.close();
+});
+
+test("an operator's records an older build keyed by the sub as spelt are found under the folded sub after the store opens", () => {
+  const dir = fresh();
+  const sealer = Sealer.ephemeral();
+  const open = () => openStore(dir, { clock: new ManualClock(startMs), ids: new UlidIds(), groupCommit: true, sealer });
+  const deposit = 'dep_01JD0000000000000000000ABC';
+  const merchant = 'mch_01JD0000000000000000000XYZ';
+  const hour = 3_600_000;
+  const kept = (scope: string, key: string, requestId: string, createdAt = startMs - hour) => ({
+    scope, key, requestHash: `hash-${requestId}`, requestId, status: 201, body: JSON.stringify({ request: requestId }), createdAt, expiresAt: createdAt + limits.idempotencyKeyLifetimeMs,
+  });
+  const older = [
+    kept(`op:EMP_X:${deposit}`, 'k-approve', 'req_approve'), // the old form: the sub as the token spelt it
+    kept('op:Ｅｍｐ_Ｘ', 'k-merchant', 'req_merchant'), // a call naming no object
+    kept('op:EMP_X:bank_004', 'k-bank', 'req_bank'),
+    kept(`op:f:Realm:JDoe:${merchant}`, 'k-colons', 'req_colons'), // a sub with colons of its own (Keycloak federation)
+    kept('op:f:Realm:JDoe', 'k-colons-alone', 'req_colons_alone'),
+    // One person's key under three spellings: the earliest record is the one a retry replays.
+    kept(`op:EMP_Y:${deposit}`, 'k-dup', 'req_second', startMs - 2 * hour),
+    kept(`op:Emp_Y:${deposit}`, 'k-dup', 'req_first', startMs - 3 * hour),
+    kept(`op:emp_y:${deposit}`, 'k-dup', 'req_third', startMs - hour),
+    kept('mch_01JD0000000000000000000XYZ:live', 'k-merchant-own', 'req_shop'), // a merchant's: not an operator's
+    kept('op:EMP_GONE', 'k-expired', 'req_expired', startMs - limits.idempotencyKeyLifetimeMs - hour), // expired: left for pruning
+  ];
+  const first = open();
+  const insert = first.db.prepare(insertIdempotencySql);
+  for (const r of older) insert.run(...idempotencyRow(sealer, r)); // sealed under the scope it was written with, as an older build did
+  first.close();
+
+  const store = open();
+  assert.equal(store.keys.operatorScopesFoldedOnOpen, { moved: 6, dropped: 2 });
+  const found = (scope: string, key: string) => store.keys.getIdempotency(scope, key, startMs)?.body;
+  assert.is(found(`op:emp_x:${deposit}`, 'k-approve'), '{"request":"req_approve"}', 'the retry from emp_x replays, its body opened under the new scope');
+  assert.is(found('op:emp_x', 'k-merchant'), '{"request":"req_merchant"}');
+  assert.is(found('op:emp_x:bank_004', 'k-bank'), '{"request":"req_bank"}');
+  assert.is(found(`op:f:realm:jdoe:${merchant}`, 'k-colons'), '{"request":"req_colons"}', "the sub folded whole, the object's capitals kept");
+  assert.is(found('op:f:realm:jdoe', 'k-colons-alone'), '{"request":"req_colons_alone"}');
+  assert.is(found(`op:emp_y:${deposit}`, 'k-dup'), '{"request":"req_first"}', 'the earliest of the duplicates');
+  assert.is(found('mch_01JD0000000000000000000XYZ:live', 'k-merchant-own'), '{"request":"req_shop"}');
+  const scopes = store.db.prepare<[], string>('SELECT scope FROM idempotency ORDER BY scope').pluck(true).all();
+  assert.equal(scopes, [
+    'mch_01JD0000000000000000000XYZ:live', 'op:EMP_GONE', 'op:emp_x', 'op:emp_x:bank_004', `op:emp_x:${deposit}`, `op:emp_y:${deposit}`, 'op:f:realm:jdoe', `op:f:realm:jdoe:${merchant}`,
+  ], 'the duplicates gone; only the expired one stays as it was');
+  store.close();
+
+  const again = open();
+  assert.equal(again.keys.operatorScopesFoldedOnOpen, { moved: 0, dropped: 0 }, 'a second open moves nothing');
+  again.close();
 });
 
 test.run();

@@ -4,12 +4,14 @@
 // them for one person; the fold is idempotent (a key stored folded meets a subject folded at
 // lookup), checked over every code point of the Basic Multilingual Plane and over random
 // strings; and operatorIdProblem refuses, at the token check, every subject carrying such a
-// character, while ordinary ids (Thai, digits, an inner space) pass.
+// character, while ordinary ids (Thai, digits, an inner space) pass. An operator's idempotency
+// scope an older build wrote with the sub as spelt refolds to today's scope, and today's is
+// left as it is.
 
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { amongOperators, operatorIdProblem, operatorKey, sameOperator } from '../../core/operators.ts';
+import { amongOperators, operatorIdempotencyScope, operatorIdProblem, operatorKey, refoldedOperatorScope, sameOperator } from '../../core/operators.ts';
 
 /** Invisible characters the penetration test used, and their kin. */
 const invisibles = ['\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u00ad', '\u2060', '\ufeff', '\ufe0f', '\u034f', '\u180e', '\u0000', '\u001f', '\u007f', '\u0085', '\u3164'];
@@ -51,6 +53,20 @@ test('property: idempotent on any string; inserting invisibles or padding never 
     assert.ok(operatorIdProblem(disguised) !== undefined, JSON.stringify(disguised));
     return operatorKey(disguised) === operatorKey(id) && sameOperator(id, disguised);
   }), { numRuns: 2_000 });
+});
+
+test("property: an operator's idempotency scope written with the sub as spelt refolds to today's; today's refolds to itself", () => {
+  const sub = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 16 }), fc.stringMatching(/^(f:[A-Za-z0-9-]{1,8}:)?[A-Za-z0-9_.@ก-๙|]{1,16}$/));
+  const ulid = fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  const object = fc.option(fc.oneof(fc.tuple(fc.constantFrom('dep', 'wdr', 'mch', 'wl', 'clm', 'dsp', 'whep'), ulid).map(([p, u]) => `${p}_${u}`), fc.constantFrom('bank_002', 'bank_004')), { nil: undefined });
+  fc.assert(fc.property(sub, object, (sub, on) => {
+    const today = operatorIdempotencyScope(sub, on);
+    const spelt = on === undefined ? `op:${sub}` : `op:${sub}:${on}`; // the build before 8172ef9
+    // The one reading it cannot tell apart: a sub that itself ends in a colon and something shaped as an id the service mints.
+    const ambiguous = /:[a-z]+_[0-9a-z]+$/i.test(sub);
+    return ambiguous || (refoldedOperatorScope(today) === today && refoldedOperatorScope(spelt) === today);
+  }), { numRuns: 5_000 });
+  assert.is(refoldedOperatorScope('mch_01JD0000000000000000000XYZ:live'), undefined, "a merchant's scope is no operator's");
 });
 
 test('the token check refuses an empty or non-text subject, white space at an end and each invisible character, naming it; ordinary ids pass', () => {

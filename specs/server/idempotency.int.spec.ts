@@ -10,6 +10,11 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { depositBody as baseDepositBody, freshSender, TestServer, type MerchantKeys, type Reply } from '../support/server-harness.ts';
 import { expectError, gatewayRoute, journalRows, slowDisk, withdrawalBody } from '../support/api-checks.ts';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { Sealer } from '../../adapters/sealing.ts';
+import { bodyPurpose } from '../../adapters/sqlite/keys.ts';
+import { loadMasterKey } from '../../server/master-key.ts';
 
 /** Every order from a payer account of its own (this spec keeps many open orders of one amount). */
 const depositBody = (overrides: Record<string, unknown> = {}) => baseDepositBody({ sender: freshSender(), ...overrides });
@@ -220,6 +225,31 @@ test("an operator's key is the person's under any spelling of their sub: EMP_KEY
   assert.is(retried.headers.get('idempotent-replay'), 'true', retried.text);
   assert.is(retried.json.id, first.json.id, 'one adjustment');
   assert.is((await adjust('Ｅｍｐ_ｋｅｙｓ2', 200)).json.error.code, 'idempotency_key_reused', 'another body from the same person under the key');
+});
+
+test("an operator's record an older build keyed by the sub as spelt (op:EMP_KEYS4) is replayed to emp_keys4 after the upgrade's start", async () => {
+  const before = await TestServer.start();
+  const key = randomUUID();
+  const register = (server: TestServer, sub: string) => server.bo('POST', '/v1/bo/white-labels', { name: 'Upgraded' }, { sub, roles: ['ops_admin'], idempotencyKey: key });
+  const first = await register(before, 'EMP_KEYS4');
+  assert.is(first.status, 201, first.text);
+  await before.stop(false);
+  // As the build before 8172ef9 kept it: scoped by the sub as the token spelt it, the body sealed under that scope.
+  const sealer = new Sealer(loadMasterKey({ kind: 'development', path: `${before.dataDir}.master-key` }));
+  const db = new Database(join(before.dataDir, 'journal.db'));
+  const row = db.prepare('SELECT rowid, body FROM idempotency WHERE scope = ? AND key = ?').get('op:emp_keys4', key) as { rowid: number; body: string };
+  const body = sealer.openText(row.body, bodyPurpose('op:emp_keys4', key));
+  db.prepare('UPDATE idempotency SET scope = ?, body = ? WHERE rowid = ?').run('op:EMP_KEYS4', sealer.seal(body, bodyPurpose('op:EMP_KEYS4', key)), row.rowid);
+  db.close();
+
+  const after = await TestServer.start({}, before.dataDir);
+  try {
+    const retried = await register(after, 'emp_keys4');
+    assert.is(retried.headers.get('idempotent-replay'), 'true', retried.text);
+    assert.is(retried.json.id, first.json.id, 'one white label');
+  } finally {
+    await after.stop();
+  }
 });
 
 test('a key is kept 7 days: replayed on day 6, free again after day 7', async () => {
