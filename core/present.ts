@@ -8,6 +8,7 @@
 // log) still says which mode's money it describes.
 
 import { actionableBy, reasonTexts, reviewDisplay } from './deposit/reasons.ts';
+import { reviewNeedsTwo, type WithdrawalOf } from './deposit/decide.ts';
 import type { Deposit, Leg, Review } from './deposit/state.ts';
 import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
@@ -184,12 +185,16 @@ export interface Prior<S> {
   readonly shown: Obj;
 }
 
-/** The contract's estimate of a review: by four eyes, then by its escalation (1 h) and its extension (4 h) timers. */
-export function resolutionBucketOf(r: Review): 'under_15m' | 'under_1h' | 'under_4h' | 'extended' {
-  return r.extended === true ? 'extended' : r.escalated ? 'under_4h' : r.fourEyesRequired ? 'under_1h' : 'under_15m';
+/** The contract's estimate of a review: by four eyes (reviewNeedsTwo), then by its escalation (1 h) and its extension (4 h) timers. */
+export function resolutionBucketOf(r: Review, fourEyes: boolean): 'under_15m' | 'under_1h' | 'under_4h' | 'extended' {
+  return r.extended === true ? 'extended' : r.escalated ? 'under_4h' : fourEyes ? 'under_1h' : 'under_15m';
 }
 
-export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
+/**
+ * `withdrawalOf` gives the withdrawals the legs pay as they are now: whether a review takes
+ * two approvals depends on what they can still take (suspense funds the rest: reviewNeedsTwo).
+ */
+export function presentDeposit(d: Deposit, withdrawalOf: WithdrawalOf, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
   const p = view.qrPayload ? undefined : prior;
   const o: Obj = {
     id: d.id, object: 'deposit_order', livemode: d.livemode, version: d.version, status: d.status, is_terminal: d.isTerminal,
@@ -212,9 +217,10 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   }
   if (d.status === 'under_review' && d.review) {
     const r = d.review;
+    const fourEyes = reviewNeedsTwo(d, withdrawalOf);
     o.review = {
-      opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: r.fourEyesRequired,
-      estimated_resolution_bucket: resolutionBucketOf(r),
+      opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: fourEyes,
+      estimated_resolution_bucket: resolutionBucketOf(r, fourEyes),
       reasons: r.reasons.map((x) => ({
         code: x.code, display_th: reviewDisplay(x.code).th, display_en: reviewDisplay(x.code).en, actionable_by: actionableBy(x.code),
         ...(x.detail && x.code !== 'RECEIVER_MISMATCH' ? { detail: x.detail as Obj } : {}),

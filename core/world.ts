@@ -135,6 +135,8 @@ export class World {
   archive: Archive | null = null;
   readonly deposits = new Orders<Deposit>((id) => this.archive?.deposit(id));
   readonly withdrawals = new Orders<Withdrawal>((id) => this.archive?.withdrawal(id));
+  /** A withdrawal as it is now, for presenting a deposit whose review depends on it (presentDeposit). */
+  readonly withdrawalOf = (id: string): Withdrawal | undefined => this.withdrawals.get(id);
   /**
    * Per order presented lately, the API presentation of its latest presented state
    * (core/outbox.ts): a state is immutable, so the snapshot one commit's event carries is

@@ -18,6 +18,8 @@ import {
 import { checkNote } from '../note.ts';
 import { checkTransfer, matchAccountNumber, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 import { amongOperators, sameOperator } from '../operators.ts';
+import { capacityOf } from '../withdrawal/decide.ts';
+import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
 
 /** What settling needs from outside the deposit. */
 export interface SettleContext {
@@ -332,19 +334,68 @@ function figuresNeedSecondApprover(s: Deposit, received: readonly LegAmount[]): 
 }
 
 /**
- * Whether a settlement would credit the merchant money no withdrawal takes, out of
- * suspense: the withdrawal a leg pays lost the capacity to take it (others filled it, or
- * it was canceled, while a late slip came or the review was held), or a leg was paid
- * beyond its share. Money leaves suspense only on two people's word, here as for a
- * claim's refund; the second approval settles at whatever capacity is left when it comes.
+ * Whether an approval at these figures takes a second, different reviewer: the review
+ * asked for one, the figures do, or the settlement would credit the merchant money no
+ * withdrawal takes, out of suspense (`suspenseMinor` > 0) — the withdrawal a leg pays lost
+ * the capacity to take it (others filled it, or it was canceled, while a late slip came or
+ * the review was held), or a leg was paid beyond its share. Money leaves suspense only on
+ * two people's word, here as for a claim's refund; the second approval settles at whatever
+ * capacity is left when it comes.
  */
-function drawsOnSuspense(settled: readonly DepositEvent[]): boolean {
-  return settled.some((e) => e.type === 'DepositSettled' && e.suspenseMinor > 0n);
+function secondApproverNeeded(s: Deposit, received: readonly LegAmount[], suspenseMinor: Minor): boolean {
+  return s.review!.fourEyesRequired || figuresNeedSecondApprover(s, received) || suspenseMinor > 0n;
+}
+
+/** What a withdrawal the deposit's legs pay is now; undefined when there is none. */
+export type WithdrawalOf = (id: string) => Withdrawal | undefined;
+
+/**
+ * How much each withdrawal leg's order can still take (remaining − other legs in flight),
+ * read off the withdrawals as they are: no ids drawn, so a read may ask it too (reviewNeedsTwo).
+ */
+export function legCapacities(d: Deposit, withdrawalOf: WithdrawalOf): Map<string, Minor> {
+  const capacityByLeg = new Map<string, Minor>();
+  for (const leg of d.legs) {
+    if (leg.counterparty.kind !== 'withdrawal') continue;
+    const w = withdrawalOf(leg.counterparty.withdrawalId);
+    const own = w && inFlightFor(w, leg.counterparty.payoutLegRef);
+    // An order that expired while this leg was in flight holds it, and takes exactly it.
+    if (w?.status === 'expired' && own !== undefined) { capacityByLeg.set(leg.legRef, own); continue; }
+    if (!w || !isPayable(w)) { capacityByLeg.set(leg.legRef, 0n); continue; }
+    capacityByLeg.set(leg.legRef, capacityOf(w) + (own ?? 0n));
+  }
+  return capacityByLeg;
+}
+
+/**
+ * Whether the review takes two approvals as things stand, which its four_eyes_required
+ * says: it asked for two, one is recorded, or an approval now at the figures the evidence
+ * shows (none given) would take a second reviewer, as approve decides it — suspense
+ * funding the credit moves with the withdrawal's capacity, so this is read when shown, not
+ * kept. Figures the reviewer must give (legs[]) decide on the approval itself; a review
+ * decided says what it asked.
+ */
+export function reviewNeedsTwo(s: Deposit, withdrawalOf: WithdrawalOf): boolean {
+  const review = s.review;
+  if (!review) return false;
+  const asked = review.fourEyesRequired || review.approvals.length > 0;
+  if (asked || s.status !== 'under_review') return asked;
+  const received = receivedAmounts({}, s);
+  if (isRejection(received)) return false;
+  const filled = fillsAt(s, verifiedWith(s, received), legCapacities(s, withdrawalOf), true);
+  return !('conflict' in filled) && secondApproverNeeded(s, received, filled.suspenseMinor);
 }
 
 function legAmounts(s: Deposit): Map<string, Minor> {
   const verified = new Map<string, Minor>();
   for (const l of s.legs) if (l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined) verified.set(l.legRef, l.verifiedAmountMinor);
+  return verified;
+}
+
+/** The legs verified before, with what an approval says the others received. */
+function verifiedWith(s: Deposit, received: readonly LegAmount[]): Map<string, Minor> {
+  const verified = legAmounts(s);
+  for (const r of received) verified.set(r.legRef, r.amountMinor);
   return verified;
 }
 
@@ -510,31 +561,10 @@ function settle(
   s: Deposit, at: number, via: 'auto' | 'review', ctx: SettleContext, verified: Map<string, Minor>,
   verification: Verification | undefined, capToCapacity: boolean, transRef?: string,
 ): DepositEvent[] | { conflict: true } {
-  let V = 0n;
-  for (const v of verified.values()) V += v;
+  const filled = fillsAt(s, verified, ctx.capacityByLeg, capToCapacity);
+  if ('conflict' in filled) return filled;
+  const { V, A, fills, suspenseMinor } = filled;
   const X = s.amountMinor;
-  if (V <= 0n) return { conflict: true };
-  const A = minOf(V, X);
-  const fills: LegFill[] = [];
-  let filledTotal = 0n;
-  for (const leg of s.legs) {
-    const v = verified.get(leg.legRef);
-    if (v === undefined) continue;
-    let share = minOf(minOf(v, leg.amountMinor), A - filledTotal);
-    if (leg.counterparty.kind === 'withdrawal') {
-      const capacity = ctx.capacityByLeg.get(leg.legRef) ?? 0n;
-      if (share > capacity) {
-        if (!capToCapacity) return { conflict: true };
-        share = capacity;
-      }
-    }
-    if (share > 0n) fills.push({ legRef: leg.legRef, counterparty: leg.counterparty, amountMinor: share });
-    filledTotal += share;
-  }
-  // A leg paid beyond its share while another got less (the payer's amounts swapped, or all
-  // sent to one account): the order's money is in, but part of it sits with a payee whose
-  // withdrawal cannot take it. Only a reviewer books that to suspense; automatically it is a conflict.
-  if (!capToCapacity && filledTotal < A) return { conflict: true };
   const fee = depositFee(ctx.fees, A);
   const E = V - A;
   const slipReceivedAt = s.slip?.receivedAt ?? at;
@@ -548,14 +578,49 @@ function settle(
     verification: orderVerification(s, verification, V === X),
     overpayment: E > 0n ? { claimId: ctx.claimId, cause: 'same_transfer_excess', amountMinor: E, slipReceivedAt } : undefined,
     transRef,
-    fills, suspenseMinor: A - filledTotal,
+    fills, suspenseMinor,
   }];
+}
+
+/**
+ * The settlement's money, apart from the ids it is booked under (a read asks this too):
+ * V, A, each leg's fill and what suspense funds.
+ */
+function fillsAt(
+  s: Deposit, verified: ReadonlyMap<string, Minor>, capacityByLeg: ReadonlyMap<string, Minor>, capToCapacity: boolean,
+): { V: Minor; A: Minor; fills: LegFill[]; suspenseMinor: Minor } | { conflict: true } {
+  let V = 0n;
+  for (const v of verified.values()) V += v;
+  const X = s.amountMinor;
+  if (V <= 0n) return { conflict: true };
+  const A = minOf(V, X);
+  const fills: LegFill[] = [];
+  let filledTotal = 0n;
+  for (const leg of s.legs) {
+    const v = verified.get(leg.legRef);
+    if (v === undefined) continue;
+    let share = minOf(minOf(v, leg.amountMinor), A - filledTotal);
+    if (leg.counterparty.kind === 'withdrawal') {
+      const capacity = capacityByLeg.get(leg.legRef) ?? 0n;
+      if (share > capacity) {
+        if (!capToCapacity) return { conflict: true };
+        share = capacity;
+      }
+    }
+    if (share > 0n) fills.push({ legRef: leg.legRef, counterparty: leg.counterparty, amountMinor: share });
+    filledTotal += share;
+  }
+  // A leg paid beyond its share while another got less (the payer's amounts swapped, or all
+  // sent to one account): the order's money is in, but part of it sits with a payee whose
+  // withdrawal cannot take it. Only a reviewer books that to suspense; automatically it is a conflict.
+  if (!capToCapacity && filledTotal < A) return { conflict: true };
+  return { V, A, fills, suspenseMinor: A - filledTotal };
 }
 
 /**
  * A reviewer's approval settles the order (the contract: under_review → settled) at what
  * the legs received. Four eyes (the review's, the figures', or a settlement suspense would
- * fund: drawsOnSuspense): the first approval records its figures and the order stays
+ * fund: secondApproverNeeded): the first approval records its figures and the order stays
  * under review; a second, different reviewer settles at the same figures (giving none
  * takes the first's). A second approval with other figures replaces the first (restarted),
  * so the amount credited is always the one two reviewers agreed on.
@@ -584,11 +649,10 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
     return reject('validation_error', `The figures add up to more than ${limits.reviewFiguresMinorMax} satang, more than one bank transfer carries: check them.`,
       { fields: [{ path: c.legAmounts !== undefined ? 'legs' : 'amount_minor', reason: 'maximum', hint: `at most ${limits.reviewFiguresMinorMax} in all` }] });
   }
-  const verified = legAmounts(s);
-  for (const r of received) verified.set(r.legRef, r.amountMinor);
-  const settled = settle(s, c.at, 'review', c.settle, verified, undefined, true);
+  const settled = settle(s, c.at, 'review', c.settle, verifiedWith(s, received), undefined, true);
   if ('conflict' in settled) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
-  const fourEyes = review.fourEyesRequired || approvedBefore || figuresNeedSecondApprover(s, received) || drawsOnSuspense(settled);
+  const suspenseMinor = settled.reduce((sum, e) => (e.type === 'DepositSettled' ? sum + e.suspenseMinor : sum), 0n);
+  const fourEyes = approvedBefore || secondApproverNeeded(s, received, suspenseMinor);
   if (fourEyes && (!approvedBefore || (recorded !== undefined && !sameAmounts(recorded, received)))) {
     return [{ type: 'ReviewApprovalRecorded', at: c.at, operatorId: c.operatorId, note: c.note, received, ...(approvedBefore ? { restarted: true as const } : {}) }];
   }
@@ -617,7 +681,7 @@ function unseenCredits(s: Deposit, received: readonly LegAmount[]): LegAmount[] 
  * destination got the money, and the withdrawals behind the others would be paid again or
  * lose their money to suspense, so legs[] is required.
  */
-function receivedAmounts(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Deposit): readonly LegAmount[] | Rejection {
+function receivedAmounts(c: Pick<Extract<DepositCommand, { type: 'ApproveReview' }>, 'transferredAmountMinor' | 'legAmounts'>, s: Deposit): readonly LegAmount[] | Rejection {
   const waiting = s.legs.filter((l) => !(l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined));
   const invalid = (path: string, reason: string, message: string, hint?: string) =>
     reject('validation_error', message, { fields: [{ path, reason, ...(hint !== undefined ? { hint } : {}) }] });

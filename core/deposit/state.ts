@@ -558,7 +558,7 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       review.approvedAmounts = e.received;
       // A recorded approval waits for a second approver, whether the review asked for one
       // from the start, the figures did (decide.ts figuresNeedSecondApprover) or suspense
-      // would fund the credit (drawsOnSuspense).
+      // would fund the credit (decide.ts secondApproverNeeded).
       review.fourEyesRequired = true;
       n.review = review;
       return;

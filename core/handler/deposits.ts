@@ -5,7 +5,7 @@
 // It never calls the withdrawal side: the reaction loop (react.ts) does.
 
 import { assert } from '../assert.ts';
-import { decide, isRejection, type Match, type SettleContext } from '../deposit/decide.ts';
+import { decide, isRejection, legCapacities, type Match, type SettleContext } from '../deposit/decide.ts';
 import type { Deposit, DepositEvent, Leg, Overpayment } from '../deposit/state.ts';
 import { admitDeposit } from '../deposit/create.ts';
 import type { Rejection } from '../errors.ts';
@@ -13,7 +13,7 @@ import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
 import type { Minor } from '../money.ts';
 import { capacityOf, isMatchable } from '../withdrawal/decide.ts';
-import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
+import type { Withdrawal } from '../withdrawal/state.ts';
 import { scenarioOf, simulatedLegs, simulatedShape } from '../sandbox/scenarios.ts';
 
 import { depositPostings } from '../ledger/postings.ts';
@@ -35,18 +35,8 @@ export function closeLateWindow(tx: Tx, d: Deposit | undefined, scenario?: true)
 export function settleContext(tx: Tx, d: Deposit): SettleContext {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId);
   assert(wl, () => `deposit ${d.id} of unknown white label ${d.whiteLabelId}`);
-  const capacityByLeg = new Map<string, Minor>();
-  for (const leg of d.legs) {
-    if (leg.counterparty.kind !== 'withdrawal') continue;
-    const w = tx.withdrawal(leg.counterparty.withdrawalId);
-    const own = w && inFlightFor(w, leg.counterparty.payoutLegRef);
-    // An order that expired while this leg was in flight holds it, and takes exactly it.
-    if (w?.status === 'expired' && own !== undefined) { capacityByLeg.set(leg.legRef, own); continue; }
-    if (!w || !isPayable(w)) { capacityByLeg.set(leg.legRef, 0n); continue; }
-    capacityByLeg.set(leg.legRef, capacityOf(w) + (own ?? 0n));
-  }
   return {
-    fees: wl.fees, capacityByLeg,
+    fees: wl.fees, capacityByLeg: legCapacities(d, (id) => tx.withdrawal(id)),
     balanceTransactionId: tx.ids.next('btxn', d.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', d.merchantId), claimId: tx.ids.next('clm', d.merchantId),
   };
 }

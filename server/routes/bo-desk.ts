@@ -17,6 +17,8 @@ import { disputeOutcomes, withdrawalStatuses, type DisputeEvidence, type Withdra
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
 import { JournalTrail, type TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
+import type { World } from '../../core/world.ts';
+import { reviewNeedsTwo } from '../../core/deposit/decide.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent, type Response } from '../idempotency.ts';
@@ -74,19 +76,19 @@ const bucketEndsMs = [15 * 60_000, limits.reviewEscalationMs, backOfficeLimits.r
  * age has already passed — a review waiting 30 minutes is not `under_15m` (a support lead's
  * shift read it so). The merchant's object keeps the review's own, which moves with events only.
  */
-function queueBucket(review: NonNullable<Deposit['review']>, now: number): (typeof buckets)[number] {
-  const byReview = buckets.indexOf(resolutionBucketOf(review));
+function queueBucket(review: NonNullable<Deposit['review']>, fourEyes: boolean, now: number): (typeof buckets)[number] {
+  const byReview = buckets.indexOf(resolutionBucketOf(review, fourEyes));
   const waited = now - review.openedAt;
   const byAge = bucketEndsMs.filter((end) => waited >= end).length;
   return buckets[Math.max(byReview, byAge)]!;
 }
 
 /** The queue entry: the deposit as the merchant sees it plus what a reviewer sorts by. */
-function queueEntry(d: Deposit, now: number): Record<string, unknown> {
+function queueEntry(d: Deposit, world: World, now: number): Record<string, unknown> {
   const since = d.review?.openedAt ?? d.createdAt;
   return {
-    ...presentDeposit(d), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
-    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, now) } : {}),
+    ...presentDeposit(d, world.withdrawalOf), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
+    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, reviewNeedsTwo(d, world.withdrawalOf), now) } : {}),
   };
 }
 
@@ -106,7 +108,7 @@ function depositQueue(services: Services, q: Record<string, string>): Record<str
   const { page, hasMore, next } = pageOf(rows, (d) => ({ since: d.review?.openedAt ?? d.createdAt, id: d.id }), q, filters);
   const oldest = rows.reduce<number | null>((m, d) => Math.min(m ?? Infinity, d.review?.openedAt ?? d.createdAt), null);
   return {
-    object: 'list', data: page.map((d) => queueEntry(d, now)), has_more: hasMore, next_cursor: next,
+    object: 'list', data: page.map((d) => queueEntry(d, services.write.world, now)), has_more: hasMore, next_cursor: next,
     total: rows.length, oldest_age_seconds: oldest === null ? null : Math.max(0, Math.floor((now - oldest) / 1000)), as_of: iso(now),
   };
 }

@@ -9,6 +9,7 @@
 // the world, decides nothing.
 
 import type { Deposit, DepositEvent, Leg, Slip, Verification } from '../../core/deposit/state.ts';
+import { reviewNeedsTwo } from '../../core/deposit/decide.ts';
 import { transferTimeWindow } from '../../core/deposit/verification.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
@@ -389,15 +390,17 @@ function depositView(d: Deposit, facts: DepositFacts): Obj {
   // Claims about this order (overpayments, late slips, opened by hand): few, so a scan of the open work is cheap.
   const claimsOf = [...world.claims.values()].filter((c) => c.depositId === d.id);
   const decidedAt = reviewEndedAt(d, own);
+  // As the merchant's object says it: suspense may fund an approval before any is recorded.
+  const fourEyes = reviewNeedsTwo(d, world.withdrawalOf);
   return {
-    deposit: presentDeposit(d),
+    deposit: presentDeposit(d, world.withdrawalOf),
     merchant: { id: d.merchantId, name: merchant?.name ?? null, white_label_id: d.whiteLabelId },
     review: d.review ? {
       // A decided review's age stops at its decision: it waited that long, and no longer waits.
       status: d.status, opened_at: iso(d.review.openedAt), decided_at: decidedAt === undefined ? null : iso(decidedAt),
       age_seconds: Math.max(0, Math.floor(((decidedAt ?? facts.now) - d.review.openedAt) / 1000)),
-      escalated: d.review.escalated, four_eyes_required: d.review.fourEyesRequired, approvals: [...d.review.approvals, ...(settledBy !== undefined ? [settledBy] : [])],
-      approvals_needed: d.review.fourEyesRequired ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
+      escalated: d.review.escalated, four_eyes_required: fourEyes, approvals: [...d.review.approvals, ...(settledBy !== undefined ? [settledBy] : [])],
+      approvals_needed: fourEyes ? 2 : 1, reasons: d.review.reasons.map((r) => ({ code: r.code, ...(r.detail ? { detail: r.detail } : {}) })),
       // What the approval so far says each leg received: a second reviewer confirms it (or gives other figures).
       approved_amounts: d.review.approvedAmounts ? d.review.approvedAmounts.map((r) => ({ leg_ref: r.legRef, amount_minor: n(r.amountMinor) })) : null,
     } : null,

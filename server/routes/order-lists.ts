@@ -28,14 +28,15 @@ interface ListSpec<T> {
   readonly projection: ProjectionName;
   readonly validate: (data: unknown) => data is ListQuery;
   readonly reads: (services: Services) => OrderListReads<T>;
-  readonly present: (state: T) => unknown;
+  readonly present: (state: T, services: Services) => unknown;
   readonly createdAt: (state: T) => number;
   readonly id: (state: T) => string;
 }
 
 const deposits: ListSpec<Deposit> = {
   projection: 'deposit_list', validate: listDepositsQuery, reads: (s) => readSideOf(s).models.deposits,
-  present: (d) => presentDeposit(d), createdAt: (d) => d.createdAt, id: (d) => d.id,
+  // Against the write side's withdrawals: the list waited for the read side to catch up with it.
+  present: (d, s) => presentDeposit(d, s.write.world.withdrawalOf), createdAt: (d) => d.createdAt, id: (d) => d.id,
 };
 
 const withdrawals: ListSpec<Withdrawal> = {
@@ -66,7 +67,7 @@ async function listPage<T>(ctx: Context, services: Services, spec: ListSpec<T>):
   const last = page[page.length - 1];
   const hasMore = rows.length > limit;
   ctx.body = {
-    object: 'list', data: page.map(spec.present), has_more: hasMore,
+    object: 'list', data: page.map((row) => spec.present(row, services)), has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor({ id: spec.id(last), t: spec.createdAt(last), f: filters }) : null,
   };
 }

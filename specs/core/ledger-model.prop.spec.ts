@@ -52,6 +52,7 @@ import { inFlightOf, isOpenStatus, lockedOf, remainingOf, type Withdrawal } from
 import { encode } from '../../core/journal.ts';
 import { limits } from '../../core/limits.ts';
 import { exactTransfer, Harness, merchantActor, operator, system } from '../support/core-harness.ts';
+import { presentDeposit } from '../../core/present.ts';
 
 const runs = Number(process.env.SATANG_PROP_RUNS ?? 1000);
 
@@ -694,6 +695,41 @@ test(`a review whose withdrawal lost its capacity settles out of suspense only o
       checkInvariants(model, real);
     },
   ), { numRuns: runs });
+});
+
+/**
+ * What the review says before any approval follows the withdrawal's capacity: a late slip
+ * held SETTLE_CONFLICT while another payer's fill left its withdrawal too little tells the
+ * merchant and the reviewers two approvals (suspense would fund the rest), though the review
+ * itself asked for one; when that fill is reversed, the capacity is back and it says one,
+ * and one reviewer settles it whole.
+ */
+test('a review says four eyes while suspense would fund an approval, and one reviewer again once the capacity is back', () => {
+  const { h, payer, shop, model, real } = payerAndShop();
+  const withdrawalId = h.withdrawal(payer, 100_000n);
+  const depositId = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: 100_000n, merchantReference: 'order-late', endUserRef: 'payer', sender: h.senderOf(undefined), hasClientData: true })!;
+  h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
+  const other = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: 60_000n, merchantReference: 'order-other', endUserRef: 'another payer', sender: h.senderOf('another payer'), hasClientData: true })!;
+  h.ok({ type: 'ReceiveSlip', actor: system, depositId: other, receiptId: 'rcpt_other', hasImage: true });
+  h.ok({ type: 'RecordSlipVerification', actor: system, depositId: other, receiptId: 'rcpt_other', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, other) } });
+  assert.is(h.world.withdrawals.get(withdrawalId)!.status, 'partially_filled');
+  h.ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_late', hasImage: true });
+  h.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_late', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, depositId) } });
+  const review = () => presentDeposit(h.world.deposits.get(depositId)!, h.world.withdrawalOf).review as { four_eyes_required: boolean; estimated_resolution_bucket: string };
+  assert.equal(h.world.deposits.get(depositId)!.review!.reasons.map((r) => r.code), ['SETTLE_CONFLICT']);
+  assert.is(h.world.deposits.get(depositId)!.review!.fourEyesRequired, false, 'the review itself asked for one reviewer');
+  assert.equal(review(), { ...review(), four_eyes_required: true, estimated_resolution_bucket: 'under_1h' }, '40,000 of capacity: 60,000 would come out of suspense');
+  checkInvariants(model, real);
+
+  const fill = h.world.withdrawals.get(withdrawalId)!.fills[0]!;
+  run(real, { type: 'ReverseFill', actor: operator(), withdrawalId, legRef: fill.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' });
+  assert.equal(review(), { ...review(), four_eyes_required: false, estimated_resolution_bucket: 'under_15m' }, 'the withdrawal takes it whole again');
+  checkInvariants(model, real);
+  assert.ok(run(real, { type: 'ApproveDepositReview', actor: operator('emp_first'), depositId, note: 'Checked the bank statement line by line.' }));
+  const settled = h.journal.entries.find((e) => e.stream === depositId && e.event.type === 'DepositSettled')?.event;
+  assert.ok(settled?.type === 'DepositSettled', 'one reviewer settled it');
+  assert.equal([settled.fills.map((f) => f.amountMinor), settled.suspenseMinor], [[100_000n], 0n]);
+  checkInvariants(model, real);
 });
 
 const interestingStates = ['deposit:settled', 'deposit:under_review', 'deposit:expired', 'deposit:awaiting_liquidity', 'deposit:reversed',

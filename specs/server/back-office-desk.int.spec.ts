@@ -338,7 +338,13 @@ test("a late slip held AMBIGUOUS_MATCH after another payer filled its withdrawal
   assert.is((await scene.s.call(payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json.status, 'settled');
   await payLeg(late, late.legs[0], { receiver: payee, sender: { ...sender, account_name_th: 'สม' } });
   const held = (await scene.s.bo('GET', `/v1/bo/deposits/${late.id}`, undefined, { roles: ['reviewer'] })).json;
-  assert.equal([held.deposit.status, held.review.reasons.map((r: any) => r.code), held.review.four_eyes_required], ['under_review', ['AMBIGUOUS_MATCH'], false]);
+  // Before any approval, every reading says two reviewers: the credit would come out of suspense.
+  assert.equal([held.deposit.status, held.review.reasons.map((r: any) => r.code), held.review.four_eyes_required, held.review.approvals_needed], ['under_review', ['AMBIGUOUS_MATCH'], true, 2]);
+  assert.equal(held.deposit.review.four_eyes_required, true, 'the bo view of the merchant object');
+  const merchantView = (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${late.id}`)).json;
+  assert.equal([merchantView.review.four_eyes_required, merchantView.review.estimated_resolution_bucket], [true, 'under_1h'], 'the merchant is told two reviewers decide');
+  const queued = (await scene.s.bo('GET', `/v1/bo/deposits?status=under_review&merchant_id=${shop.id}`, undefined, { roles: ['reviewer'] })).json.data.find((d: any) => d.id === late.id);
+  assert.equal([queued.review.four_eyes_required, queued.estimated_resolution_bucket], [true, 'under_1h'], 'the console\'s queue reads it so');
 
   const suspense = () => (scene.s.running.store.db.prepare("SELECT COALESCE(SUM(amount), 0) AS total FROM postings WHERE account LIKE '%suspense%'").get() as { total: number }).total;
   const before = suspense();
