@@ -5,7 +5,6 @@
 // merchant's next sequence, api_version and the request that caused it.
 
 import { evolve as evolveDeposit, type Deposit } from './deposit/state.ts';
-import type { WithdrawalOf } from './deposit/decide.ts';
 import type { Commit, JournalEntry } from './journal.ts';
 import type { Balances } from './ledger/ledger.ts';
 import { balancesAfter } from './ledger/postings.ts';
@@ -151,12 +150,10 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
       } else latest.push(mine = { stream: entry.stream, state: after, shown: undefined });
       const type = isDeposit ? depositEventType(entry, after as Deposit) : withdrawalEventType(entry);
       if (!type) continue;
-      // A withdrawal as this entry leaves it: changed earlier in the commit, or as the world has it.
-      const withdrawalOf = (id: string) => (latest.find((o) => o.stream === id)?.state as Withdrawal | undefined) ?? world.withdrawals.get(id);
-      const object = presentOrder(world, createdAsAnswered(commit, i, after) ?? after, isDeposit, withdrawalOf);
+      const object = presentOrder(world, createdAsAnswered(commit, i, after) ?? after, isDeposit);
       mine.shown = object;
       const created = type === 'deposit.created' || type === 'withdrawal.created';
-      const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit, withdrawalOf), object) : null;
+      const previous = before && !created ? diff(shownBefore ?? presentOrder(world, before, isDeposit), object) : null;
       // The fill the event is about: the one that landed, or whose receipt was confirmed (which payee it was).
       const legRef = e.type === 'FillLanded' ? e.fill.legRef : e.type === 'ReceiptConfirmed' ? e.legRef : undefined;
       const fill = legRef !== undefined ? (object.fills as Obj[]).find((f) => f.leg_ref === legRef) : undefined;
@@ -201,11 +198,11 @@ export function merchantEvents(world: World, commit: Commit): MerchantEvent[] {
  * the snapshot an event carries is the "before" of the next commit's event on the object
  * (world.presentations keeps the latest of the orders presented most recently).
  */
-function presentOrder(world: World, state: Deposit | Withdrawal, isDeposit: boolean, withdrawalOf: WithdrawalOf): Obj {
+function presentOrder(world: World, state: Deposit | Withdrawal, isDeposit: boolean): Obj {
   const last = world.presentations.get(state.id) as Prior<Deposit & Withdrawal> | undefined; // the same kind as `state`: ids are prefixed by kind
   if (last?.state === state) return last.shown;
   // The last presentation lends the nested parts that did not change (Prior in present.ts).
-  const shown = isDeposit ? presentDeposit(state as Deposit, withdrawalOf, {}, last) : presentWithdrawal(state as Withdrawal, {}, last);
+  const shown = isDeposit ? presentDeposit(state as Deposit, {}, last) : presentWithdrawal(state as Withdrawal, {}, last);
   world.presentations.set(state.id, { state, shown });
   return shown;
 }

@@ -171,6 +171,14 @@ function leg(l: Leg, qrPayload: ((l: Leg) => string) | undefined): Obj {
 export interface DepositView {
   /** Adds each leg's raw QR string (API responses only; never in stored events). */
   readonly qrPayload?: (leg: Leg) => string;
+  /**
+   * Operator views: the withdrawals the legs pay as they are now, so the review's
+   * four_eyes_required says whether an approval now takes two (reviewNeedsTwo: suspense
+   * funding moves with their capacity). Without it — the merchant's object and its events —
+   * the review says what its events recorded: the merchant's object moves with events only
+   * (the contract: its version increases on every change).
+   */
+  readonly withdrawalOf?: WithdrawalOf;
 }
 
 /**
@@ -190,12 +198,8 @@ export function resolutionBucketOf(r: Review, fourEyes: boolean): 'under_15m' | 
   return r.extended === true ? 'extended' : r.escalated ? 'under_4h' : fourEyes ? 'under_1h' : 'under_15m';
 }
 
-/**
- * `withdrawalOf` gives the withdrawals the legs pay as they are now: whether a review takes
- * two approvals depends on what they can still take (suspense funds the rest: reviewNeedsTwo).
- */
-export function presentDeposit(d: Deposit, withdrawalOf: WithdrawalOf, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
-  const p = view.qrPayload ? undefined : prior;
+export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
+  const p = view.qrPayload || view.withdrawalOf ? undefined : prior;
   const o: Obj = {
     id: d.id, object: 'deposit_order', livemode: d.livemode, version: d.version, status: d.status, is_terminal: d.isTerminal,
     merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
@@ -217,7 +221,7 @@ export function presentDeposit(d: Deposit, withdrawalOf: WithdrawalOf, view: Dep
   }
   if (d.status === 'under_review' && d.review) {
     const r = d.review;
-    const fourEyes = reviewNeedsTwo(d, withdrawalOf);
+    const fourEyes = view.withdrawalOf ? reviewNeedsTwo(d, view.withdrawalOf) : r.fourEyesRequired || r.approvals.length > 0;
     o.review = {
       opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: fourEyes,
       estimated_resolution_bucket: resolutionBucketOf(r, fourEyes),

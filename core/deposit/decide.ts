@@ -92,9 +92,9 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
     case 'CloseLateSlipWindow':
       if ((state.status !== 'expired' && state.status !== 'canceled') || state.isTerminal) return none;
       if (state.lateSlipAcceptedUntil != null && command.at < state.lateSlipAcceptedUntil && !(command.scenario && !state.livemode)) return none;
-      return closeLateWindow(command, state);
+      return verdictNeedsTwo(state, closeLateWindow(command, state), command.settle);
     case 'ReceiveSlip': return receiveSlip(command, state);
-    case 'RecordVerification': return recordVerification(command, state);
+    case 'RecordVerification': return verdictNeedsTwo(state, recordVerification(command, state), command.settle);
     case 'EscalateReview':
       if (state.status !== 'under_review' || !state.review || state.review.escalated) return none;
       return [{ type: 'ReviewEscalated', at: command.at }];
@@ -368,22 +368,46 @@ export function legCapacities(d: Deposit, withdrawalOf: WithdrawalOf): Map<strin
 }
 
 /**
- * Whether the review takes two approvals as things stand, which its four_eyes_required
- * says: it asked for two, one is recorded, or an approval now at the figures the evidence
- * shows (none given) would take a second reviewer, as approve decides it — suspense
- * funding the credit moves with the withdrawal's capacity, so this is read when shown, not
- * kept. Figures the reviewer must give (legs[]) decide on the approval itself; a review
- * decided says what it asked.
+ * Whether the review takes two approvals as things stand: it asked for two, one is
+ * recorded, or an approval now at the figures the evidence shows (none given) would take a
+ * second reviewer, as approve decides it — suspense funding the credit moves with the
+ * withdrawals' capacity. Operator views read it when shown; the merchant's object keeps what
+ * the verdict found (verdictNeedsTwo), since it moves with events only. Figures the reviewer
+ * must give (legs[]) decide on the approval itself; a review decided says what it asked.
  */
 export function reviewNeedsTwo(s: Deposit, withdrawalOf: WithdrawalOf): boolean {
   const review = s.review;
   if (!review) return false;
   const asked = review.fourEyesRequired || review.approvals.length > 0;
   if (asked || s.status !== 'under_review') return asked;
+  const evidence = atTheEvidence(s, legCapacities(s, withdrawalOf));
+  return evidence !== undefined && secondApproverNeeded(s, evidence.received, evidence.suspenseMinor);
+}
+
+/** An approval giving no figures (those the evidence shows): what the legs received and what suspense would fund. */
+function atTheEvidence(s: Deposit, capacities: ReadonlyMap<string, Minor>): { received: readonly LegAmount[]; suspenseMinor: Minor } | undefined {
   const received = receivedAmounts({}, s);
-  if (isRejection(received)) return false;
-  const filled = fillsAt(s, verifiedWith(s, received), legCapacities(s, withdrawalOf), true);
-  return !('conflict' in filled) && secondApproverNeeded(s, received, filled.suspenseMinor);
+  if (isRejection(received)) return undefined;
+  const filled = fillsAt(s, verifiedWith(s, received), capacities, true);
+  return 'conflict' in filled ? undefined : { received, suspenseMinor: filled.suspenseMinor };
+}
+
+/**
+ * A decision opening a review records that it takes two approvals when an approval at the
+ * evidence's figures would be funded in part from suspense as the withdrawals stand at the
+ * verdict (the settle context's capacities): what the merchant's object and its
+ * deposit.under_review event say, and what approve then asks. (Figures a reviewer gives
+ * decide their own four eyes on approval, as before.)
+ */
+function verdictNeedsTwo(s: Deposit, decision: DepositDecision, ctx: SettleContext | undefined): DepositDecision {
+  if (!ctx || isRejection(decision)) return decision;
+  const at = decision.findIndex((e) => e.type === 'DepositUnderReview');
+  const verdict = decision[at];
+  if (verdict?.type !== 'DepositUnderReview' || verdict.fourEyesRequired) return decision;
+  let next = s;
+  for (const e of decision.slice(0, at + 1)) next = evolve(next, e);
+  if (!((atTheEvidence(next, ctx.capacityByLeg)?.suspenseMinor ?? 0n) > 0n)) return decision;
+  return decision.map((e, i) => (i === at ? { ...verdict, fourEyesRequired: true } : e));
 }
 
 function legAmounts(s: Deposit): Map<string, Minor> {

@@ -87,7 +87,7 @@ function queueBucket(review: NonNullable<Deposit['review']>, fourEyes: boolean, 
 function queueEntry(d: Deposit, world: World, now: number): Record<string, unknown> {
   const since = d.review?.openedAt ?? d.createdAt;
   return {
-    ...presentDeposit(d, world.withdrawalOf), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
+    ...presentDeposit(d, { withdrawalOf: world.withdrawalOf }), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
     ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, reviewNeedsTwo(d, world.withdrawalOf), now) } : {}),
   };
 }

@@ -317,12 +317,12 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       type: 'ApproveDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '', ...(b.version !== undefined ? { expectedVersion: b.version } : {}),
       ...(b.amount_minor !== undefined ? { transferredAmountMinor: amountOf(b.amount_minor) } : {}),
       ...(b.legs !== undefined ? { legAmounts: b.legs.map((l, i) => ({ legRef: l.leg_ref, amountMinor: amountOf(l.amount_minor, `legs.${i}.amount_minor`) })) } : {}),
-    }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, world().withdrawalOf) }));
+    }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
   });
 
   router.post('/deposits/:id/decline', async (ctx) => {
     const b = parseWith(schemas.optionalNote, bodyOf(ctx)); // the core refuses a missing or short note (review_note_required)
-    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, world().withdrawalOf) }));
+    await run(ctx, { type: 'DeclineDepositReview', actor: actorOf(ctx), depositId: ctx.params.id!, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
   });
 
   // The gateway (fallback route) confirming a transfer after the order closed; the order
@@ -331,14 +331,14 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/deposits/:id/route-confirmations', async (ctx) => {
     const b = parseWith(schemas.routeConfirmation, bodyOf(ctx));
     await run(ctx, { type: 'ConfirmGatewayRoute', actor: actorOf(ctx), depositId: ctx.params.id!, transRef: b.trans_ref, amountMinor: amountOf(b.amount_minor) },
-      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, world().withdrawalOf) }));
+      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
   });
 
   router.post('/deposits/:id/reverse', async (ctx) => {
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
     await requireStepUp(ctx);
-    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, world().withdrawalOf) }));
+    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {

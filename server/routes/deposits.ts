@@ -47,8 +47,8 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
   // The QR (it holds the payee's full account) only while there is something to pay: once
   // the order is paid, expired or closed, a read no longer hands another merchant's payee
   // account to this one; a leg already complete has none either (core/present.ts).
-  const present = (d: Deposit) => presentDeposit(d, services.write.world.withdrawalOf);
-  const withQr = (d: Deposit) => (d.status === 'awaiting_payment' ? presentDeposit(d, services.write.world.withdrawalOf, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) }) : present(d));
+  const present = (d: Deposit) => presentDeposit(d);
+  const withQr = (d: Deposit) => (d.status === 'awaiting_payment' ? presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) }) : present(d));
 
   router.post('/', async (ctx) => {
     const m = merchantOf(ctx);

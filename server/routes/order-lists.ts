@@ -35,8 +35,7 @@ interface ListSpec<T> {
 
 const deposits: ListSpec<Deposit> = {
   projection: 'deposit_list', validate: listDepositsQuery, reads: (s) => readSideOf(s).models.deposits,
-  // Against the write side's withdrawals: the list waited for the read side to catch up with it.
-  present: (d, s) => presentDeposit(d, s.write.world.withdrawalOf), createdAt: (d) => d.createdAt, id: (d) => d.id,
+  present: (d) => presentDeposit(d), createdAt: (d) => d.createdAt, id: (d) => d.id,
 };
 
 const withdrawals: ListSpec<Withdrawal> = {

@@ -29,7 +29,7 @@ const hour = 60 * minute;
 const dep = (h: Harness, id: string) => h.world.deposits.get(id)!;
 const wdr = (h: Harness, id: string) => h.world.withdrawals.get(id)!;
 const reasonsOf = (h: Harness, id: string) => dep(h, id).review!.reasons.map((r) => r.code);
-const shownReasons = (h: Harness, id: string) => (presentDeposit(dep(h, id), h.world.withdrawalOf).review as { reasons: { code: string; actionable_by: string }[] }).reasons;
+const shownReasons = (h: Harness, id: string) => (presentDeposit(dep(h, id)).review as { reasons: { code: string; actionable_by: string }[] }).reasons;
 
 /** A scene with one open withdrawal of `withdrawalMinor` that deposits are paid into. */
 function withLiquidity(withdrawalMinor = 100_000n): Scene & { withdrawal: string } {
@@ -318,7 +318,7 @@ test('slip_processing → exact transfer, all six checks pass → settled; depos
   ]);
   assert.equal(balances(s.h, s.depositor), [0n, 49_197n, 0n]);
   assert.equal(balances(s.h, s.payer), [20_000_000n - 101_070n, 0n, 101_070n - 50_535n]);
-  assert.equal(presentDeposit(d, s.h.world.withdrawalOf).overpayment, null, 'overpayment key present and null on a settled snapshot');
+  assert.equal(presentDeposit(d).overpayment, null, 'overpayment key present and null on a settled snapshot');
 });
 
 test('slip_processing → short-pay with the other five passing → settled automatically at A = V < X, partial', () => {
@@ -432,7 +432,7 @@ test('slip_processing → image unreadable and time remains → awaiting_payment
   assert.is(d.version, 3);
   assert.equal(out.entries, ['SlipRejected']);
   assert.equal(out.events, ['deposit.slip_rejected']);
-  assert.equal(presentDeposit(d, s.h.world.withdrawalOf).rejection, { code: 'SLIP_UNREADABLE', display_th: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดรูปสลิปที่ชัดเจนและไม่ถูกตัดขอบ', display_en: 'The slip could not be read; please upload a clear, uncropped image of it.', retryable: true, attempts_left: 2 });
+  assert.equal(presentDeposit(d).rejection, { code: 'SLIP_UNREADABLE', display_th: 'อ่านสลิปไม่ได้ กรุณาอัปโหลดรูปสลิปที่ชัดเจนและไม่ถูกตัดขอบ', display_en: 'The slip could not be read; please upload a clear, uncropped image of it.', retryable: true, attempts_left: 2 });
   assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['deposit.expire', d.expiresAt]], 'expiry is armed again');
 });
 
@@ -492,7 +492,7 @@ test('at most 3 uploads per order, counted across before and after expiry', () =
   assert.equal(out.on(id), ['SlipRejected'], 'time remains: the order waits for expires_at (the contract decides by time), attempts_left 0');
   assert.equal([dep(s.h, id).status, dep(s.h, id).attemptsLeft], ['awaiting_payment', 0]);
   // The payer's screen is not told to upload again when no upload will be taken.
-  assert.equal(presentDeposit(dep(s.h, id), s.h.world.withdrawalOf).rejection, {
+  assert.equal(presentDeposit(dep(s.h, id)).rejection, {
     code: 'SLIP_UNREADABLE', display_th: 'อ่านสลิปไม่ได้ และไม่สามารถอัปโหลดใหม่ได้แล้ว กรุณาติดต่อร้านค้า',
     display_en: 'The slip could not be read, and no more uploads are taken: please contact the merchant.', retryable: false, attempts_left: 0,
   });
@@ -517,7 +517,7 @@ test('expired → late slip within the window → slip_processing with is_late; 
   assert.is(d.version, 3);
   assert.equal(out.entries, ['SlipReceived']);
   assert.equal(out.events, ['deposit.slip_received']);
-  assert.equal(presentDeposit(d, s.h.world.withdrawalOf).slip, { received_at: new Date(s.h.clock.ms).toISOString(), is_late: true });
+  assert.equal(presentDeposit(d).slip, { received_at: new Date(s.h.clock.ms).toISOString(), is_late: true });
   verify(s.h, id, 'rcpt_1', found(exactTransfer(s.h, id)));
   assert.equal(shownReasons(s.h, id).map((r) => [r.code, r.actionable_by]), [['LATE_SLIP', 'support']]);
 });
@@ -643,13 +643,13 @@ test('under_review → escalation timeout → under_review escalated, new versio
   assert.equal(out.entries, ['ReviewEscalated']);
   assert.equal(out.events, ['deposit.under_review']);
   assert.equal([balances(s.h, s.depositor), balances(s.h, s.payer)], money);
-  assert.is((presentDeposit(d, s.h.world.withdrawalOf).review as { estimated_resolution_bucket: string }).estimated_resolution_bucket, 'under_4h');
+  assert.is((presentDeposit(d).review as { estimated_resolution_bucket: string }).estimated_resolution_bucket, 'under_4h');
   // Still open four hours after it opened: the contract's 'extended', told to the merchant once.
   const opened = d.review!.openedAt;
   assert.equal(s.h.world.timersOf(id).map((t) => [t.kind, t.dueAt]), [['deposit.extend_review', opened + backOfficeLimits.reviewExtendedAfterMs]]);
   s.h.advance(opened + backOfficeLimits.reviewExtendedAfterMs - s.h.clock.ms);
   const extended = dep(s.h, id);
-  assert.equal([extended.status, extended.review!.extended, extended.version, (presentDeposit(extended, s.h.world.withdrawalOf).review as { estimated_resolution_bucket: string }).estimated_resolution_bucket], ['under_review', true, version + 2, 'extended']);
+  assert.equal([extended.status, extended.review!.extended, extended.version, (presentDeposit(extended).review as { estimated_resolution_bucket: string }).estimated_resolution_bucket], ['under_review', true, version + 2, 'extended']);
   assert.equal([balances(s.h, s.depositor), balances(s.h, s.payer)], money);
   assert.equal(s.h.world.timersOf(id), [], 'escalation and extension happen once');
 });
@@ -753,7 +753,7 @@ test('under_review → reviewer declines → rejected: no credit, no ledger entr
   assert.equal(out.on(s.withdrawal), ['LegReleased']);
   assert.equal(out.events, ['deposit.rejected']);
   assert.equal(out.ledger, []);
-  assert.equal(presentDeposit(d, s.h.world.withdrawalOf).rejection, { code: 'SENDER_NAME_MISMATCH', display_th: 'รายการนี้ไม่ผ่านการตรวจสอบ (ชื่อผู้โอนไม่ตรงกับที่แจ้งไว้) หากท่านโอนเงินแล้ว กรุณาติดต่อร้านค้าพร้อมสลิปเพื่อขอคืนเงิน', display_en: 'The order was declined on review (The sender name differs from the registered one). If you transferred money, contact the merchant with your slip for a refund.' });
+  assert.equal(presentDeposit(d).rejection, { code: 'SENDER_NAME_MISMATCH', display_th: 'รายการนี้ไม่ผ่านการตรวจสอบ (ชื่อผู้โอนไม่ตรงกับที่แจ้งไว้) หากท่านโอนเงินแล้ว กรุณาติดต่อร้านค้าพร้อมสลิปเพื่อขอคืนเงิน', display_en: 'The order was declined on review (The sender name differs from the registered one). If you transferred money, contact the merchant with your slip for a refund.' });
   refused(s.h, approve(id), 'operation_not_allowed', seen);
   refused(s.h, { type: 'DeclineDepositReview', actor: operator(), depositId: id, note: 'Sender is not the account holder.' }, 'operation_not_allowed', seen);
   const r = refused(s.h, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId: 'rcpt_2', hasImage: true }, 'validation_error', seen);
@@ -775,7 +775,7 @@ test('settled → reversal inside the clearing window → reversed, taken from p
   assert.equal(out.events, ['deposit.reversed', 'balance.credited', 'balance.debited']);
   assert.equal(out.ledger.map(row), [['fee', s.depositor, null, 'pending_clearing', 803n], ['reversal', s.depositor, 'pending_clearing', null, 50_000n]]);
   assert.is(out.ledger[1]!.reversesBalanceTransactionId, settlementId);
-  assert.equal(presentDeposit(d, s.h.world.withdrawalOf).reversal, { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: settlementId, balance_transaction_id: out.ledger[1]!.id });
+  assert.equal(presentDeposit(d).reversal, { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: settlementId, balance_transaction_id: out.ledger[1]!.id });
   assert.is(d.settlement!.clearingAvailableAt, null);
   assert.equal(balances(s.h, s.depositor), [0n, 0n, 0n]);
   s.h.advance(limits.clearingPeriodMs);
@@ -1050,7 +1050,7 @@ test('multi-leg, the whole order paid to one payee: review at once (SETTLE_CONFL
   assert.equal(reasonsOf(m.h, m.id), ['SETTLE_CONFLICT']);
   const d = dep(m.h, m.id);
   assert.equal([d.status, d.slip!.transferredAmountMinor, d.slip!.legRef], ['under_review', 25_000n, d.legs[0]!.legRef], 'the review keeps what the slip showed and the leg it paid');
-  assert.equal((presentDeposit(d, m.h.world.withdrawalOf).legs as { qr_payload?: unknown }[]).map((l) => l.qr_payload), [undefined, undefined, undefined], 'no leg asks the payer for money');
+  assert.equal((presentDeposit(d).legs as { qr_payload?: unknown }[]).map((l) => l.qr_payload), [undefined, undefined, undefined], 'no leg asks the payer for money');
   // The reviewer says where the money went: all of it to the first payee, none to the others.
   const legs = d.legs;
   const figures = [{ legRef: legs[0]!.legRef, amountMinor: 25_000n }, { legRef: legs[1]!.legRef, amountMinor: 0n }, { legRef: legs[2]!.legRef, amountMinor: 0n }];

@@ -676,7 +676,7 @@ test(`a review whose withdrawal lost its capacity settles out of suspense only o
       const held = h.world.deposits.get(depositId)!;
       assert.is(held.status, 'under_review');
       assert.equal(held.review!.reasons.map((r) => r.code), [ambiguous ? 'AMBIGUOUS_MATCH' : 'SETTLE_CONFLICT']);
-      assert.is(held.review!.fourEyesRequired, false, 'the review itself asked for one reviewer');
+      assert.is(held.review!.fourEyesRequired, true, 'the verdict asks two: an approval would draw on suspense');
       checkInvariants(model, real);
 
       const note = 'Checked the bank statement line by line.';
@@ -698,13 +698,12 @@ test(`a review whose withdrawal lost its capacity settles out of suspense only o
 });
 
 /**
- * What the review says before any approval follows the withdrawal's capacity: a late slip
- * held SETTLE_CONFLICT while another payer's fill left its withdrawal too little tells the
- * merchant and the reviewers two approvals (suspense would fund the rest), though the review
- * itself asked for one; when that fill is reversed, the capacity is back and it says one,
- * and one reviewer settles it whole.
+ * A late slip held SETTLE_CONFLICT while another payer's fill left its withdrawal too little:
+ * an approval would draw the rest from suspense, so the verdict records two approvals —
+ * the merchant's object and its event say four eyes, as the operator views do — and one
+ * reviewer alone settles nothing, even once the capacity is back (the verdict asked two).
  */
-test('a review says four eyes while suspense would fund an approval, and one reviewer again once the capacity is back', () => {
+test('a verdict whose approval suspense would fund asks four eyes, and keeps asking them', () => {
   const { h, payer, shop, model, real } = payerAndShop();
   const withdrawalId = h.withdrawal(payer, 100_000n);
   const depositId = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: 100_000n, merchantReference: 'order-late', endUserRef: 'payer', sender: h.senderOf(undefined), hasClientData: true })!;
@@ -715,20 +714,58 @@ test('a review says four eyes while suspense would fund an approval, and one rev
   assert.is(h.world.withdrawals.get(withdrawalId)!.status, 'partially_filled');
   h.ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_late', hasImage: true });
   h.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_late', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, depositId) } });
-  const review = () => presentDeposit(h.world.deposits.get(depositId)!, h.world.withdrawalOf).review as { four_eyes_required: boolean; estimated_resolution_bucket: string };
+  type Shown = { four_eyes_required: boolean; estimated_resolution_bucket: string };
+  const merchants = () => presentDeposit(h.world.deposits.get(depositId)!).review as Shown;
+  const operators = () => presentDeposit(h.world.deposits.get(depositId)!, { withdrawalOf: h.world.withdrawalOf }).review as Shown;
   assert.equal(h.world.deposits.get(depositId)!.review!.reasons.map((r) => r.code), ['SETTLE_CONFLICT']);
-  assert.is(h.world.deposits.get(depositId)!.review!.fourEyesRequired, false, 'the review itself asked for one reviewer');
-  assert.equal(review(), { ...review(), four_eyes_required: true, estimated_resolution_bucket: 'under_1h' }, '40,000 of capacity: 60,000 would come out of suspense');
+  assert.is(h.world.deposits.get(depositId)!.review!.fourEyesRequired, true, '40,000 of capacity: 60,000 would come out of suspense');
+  for (const shown of [merchants(), operators()]) assert.equal([shown.four_eyes_required, shown.estimated_resolution_bucket], [true, 'under_1h']);
   checkInvariants(model, real);
 
   const fill = h.world.withdrawals.get(withdrawalId)!.fills[0]!;
   run(real, { type: 'ReverseFill', actor: operator(), withdrawalId, legRef: fill.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' });
-  assert.equal(review(), { ...review(), four_eyes_required: false, estimated_resolution_bucket: 'under_15m' }, 'the withdrawal takes it whole again');
-  checkInvariants(model, real);
+  assert.is(operators().four_eyes_required, true, 'the verdict asked two');
   assert.ok(run(real, { type: 'ApproveDepositReview', actor: operator('emp_first'), depositId, note: 'Checked the bank statement line by line.' }));
+  assert.is(h.world.deposits.get(depositId)!.status, 'under_review', 'one approval is recorded, not settled');
+  assert.ok(run(real, { type: 'ApproveDepositReview', actor: operator('emp_second'), depositId, note: 'Checked the bank statement line by line.' }));
   const settled = h.journal.entries.find((e) => e.stream === depositId && e.event.type === 'DepositSettled')?.event;
-  assert.ok(settled?.type === 'DepositSettled', 'one reviewer settled it');
-  assert.equal([settled.fills.map((f) => f.amountMinor), settled.suspenseMinor], [[100_000n], 0n]);
+  assert.ok(settled?.type === 'DepositSettled', 'the second reviewer settled it');
+  assert.equal([settled.fills.map((f) => f.amountMinor), settled.suspenseMinor], [[100_000n], 0n], 'at the capacity there when it settled');
+  checkInvariants(model, real);
+});
+
+/**
+ * The capacity goes after the verdict: a late slip held AMBIGUOUS_MATCH while its withdrawal
+ * could take it all asks one reviewer; another payer then fills the withdrawal. The operator
+ * views say four eyes at once (an approval now draws on suspense), the merchant's object
+ * keeps what its last event said until an event moves it (its version counts every change),
+ * and one reviewer only records an approval.
+ */
+test('capacity gone after the verdict: operator views say four eyes at once, the merchant object moves with its events', () => {
+  const { h, payer, shop, model, real } = payerAndShop();
+  const withdrawalId = h.withdrawal(payer, 100_000n);
+  const depositId = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: 100_000n, merchantReference: 'order-late', endUserRef: 'payer', sender: h.senderOf(undefined), hasClientData: true })!;
+  h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
+  h.ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_late', hasImage: true });
+  h.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_late', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, depositId, { senderAccount: 'xxxxxxxxx0' }) } });
+  type Shown = { four_eyes_required: boolean; estimated_resolution_bucket: string };
+  const held = () => h.world.deposits.get(depositId)!;
+  const merchants = () => presentDeposit(held()).review as Shown;
+  const operators = () => presentDeposit(held(), { withdrawalOf: h.world.withdrawalOf }).review as Shown;
+  assert.equal([held().status, held().review!.reasons.map((r) => r.code), held().review!.fourEyesRequired], ['under_review', ['AMBIGUOUS_MATCH'], false]);
+  assert.equal([merchants().four_eyes_required, operators().four_eyes_required], [false, false], 'the withdrawal takes it whole: one reviewer');
+  const version = held().version;
+
+  const other = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: 100_000n, merchantReference: 'order-other', endUserRef: 'another payer', sender: h.senderOf('another payer'), hasClientData: true })!;
+  h.ok({ type: 'ReceiveSlip', actor: system, depositId: other, receiptId: 'rcpt_other', hasImage: true });
+  h.ok({ type: 'RecordSlipVerification', actor: system, depositId: other, receiptId: 'rcpt_other', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, other) } });
+  assert.is(h.world.withdrawals.get(withdrawalId)!.status, 'settled');
+  assert.equal([operators().four_eyes_required, operators().estimated_resolution_bucket], [true, 'under_1h'], 'an approval now comes out of suspense');
+  assert.equal([held().version, merchants().four_eyes_required], [version, false], 'no event on the deposit: its object as at its version');
+  checkInvariants(model, real);
+
+  assert.ok(run(real, { type: 'ApproveDepositReview', actor: operator('emp_first'), depositId, note: 'Checked the bank statement line by line.' }));
+  assert.equal([held().status, merchants().four_eyes_required], ['under_review', true], 'one approval recorded, and the event says two');
   checkInvariants(model, real);
 });
 
