@@ -8,9 +8,10 @@ import { financeLedger } from './finance-ledger.ts';
 import { depositList, withdrawalList } from './order-lists.ts';
 import type { Projection, ProjectionName } from './projection.ts';
 import { receivingAccounts } from './receiving-accounts.ts';
+import { statementLines } from './statement-lines.ts';
 import { systemLines } from './system-lines.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger, statementLines];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

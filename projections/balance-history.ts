@@ -185,7 +185,6 @@ export class BalanceHistoryReads {
   private readonly rows;
   private readonly rowsNewestFirst;
   private readonly newestFirstTx;
-  private readonly bookedTx;
   private readonly floor;
   private readonly position;
   private readonly snapshotTx;
@@ -222,25 +221,6 @@ export class BalanceHistoryReads {
       }));
       return { runGeneration: run, rows, hasMore: raw.length > limit, position: this.position.get() ?? 0 };
     });
-    // The account's rows of its current run booked in [fromMs, toMs), oldest first: the run's
-    // primary-key range, filtered by booking time (a report reads a merchant's history once).
-    const booked = db.prepare<[string, number, number, number, number, number], [bigint, string, bigint, bigint, bigint, bigint, bigint]>(
-      `SELECT sequence, id, created_at, available_minor, pending_clearing_minor, reserved_minor, journal_seq FROM bh_rows
-       WHERE merchant_id = ? AND livemode = ? AND run_generation = ? AND created_at >= ? AND created_at < ? ORDER BY sequence LIMIT ?`).raw(true).safeIntegers(true);
-    this.bookedTx = db.transaction((merchantId: string, livemode: boolean, fromMs: number, toMs: number, limit: number): NewestFirstPage => {
-      const mode = livemode ? 1 : 0;
-      const run = accountOf(this.account.get(merchantId, mode)).runGeneration;
-      const raw = booked.all(merchantId, mode, run, fromMs, toMs, limit + 1);
-      const rows = raw.slice(0, limit).map(([sequence, id, createdAt, a, p, r, journalSeq]) => ({
-        sequence, id, createdAt: Number(createdAt), journalSeq: Number(journalSeq), deltas: { availableMinor: a, pendingClearingMinor: p, reservedMinor: r },
-      }));
-      return { runGeneration: run, rows, hasMore: raw.length > limit, position: this.position.get() ?? 0 };
-    });
-  }
-
-  /** The rows of the account's current run booked in [fromMs, toMs), oldest first, at most `limit` (hasMore says there are others). */
-  booked(merchantId: string, livemode: boolean, fromMs: number, toMs: number, limit: number): NewestFirstPage {
-    return this.bookedTx.deferred(merchantId, livemode, fromMs, toMs, limit);
   }
 
   /**

@@ -6,12 +6,14 @@
 // postings of the last partial hour. The fees report reads the fee ledger's day rows of
 // its period (fee-ledger.ts). The account lines read one system account's rows of the
 // system lines projection (system-lines.ts): the sum before the period, then its rows.
+// The statement lines read one merchant's rows of the statement lines projection
+// (statement-lines.ts) booked in the period.
 
 import { bangkokDayBounds, bangkokDayOf, hourOf } from '../core/finance/calendar.ts';
 import type { MovementLine, BucketTotals } from '../core/finance/statement.ts';
 import { noFees, type FeeSums, type MerchantFees } from '../core/finance/fees.ts';
 import type { AccountTurnover } from '../core/finance/trial-balance.ts';
-import type { Bucket } from '../core/ledger/ledger.ts';
+import type { Balances, Bucket } from '../core/ledger/ledger.ts';
 import type { ProjectionsDb } from './db.ts';
 import type { SystemLineAccount } from '../core/finance/system-lines.ts';
 
@@ -56,11 +58,26 @@ export interface SystemLineFigures {
   readonly hasMore: boolean;
 }
 
+/** A transaction that moved a merchant's buckets: when it was booked, the journal entry that posted it, what it moved in each. */
+export interface StatementLine {
+  readonly createdAt: number;
+  readonly id: string;
+  readonly journalSeq: number;
+  readonly deltas: Balances;
+}
+
+export interface StatementLineFigures {
+  readonly lines: readonly StatementLine[];
+  /** More lines than asked for lie in the period. */
+  readonly hasMore: boolean;
+}
+
 export class FinanceReads {
   private readonly statementTx;
   private readonly trialBalanceTx;
   private readonly feeDays;
   private readonly systemLinesTx;
+  private readonly statementLineRows;
 
   constructor(db: ProjectionsDb) {
     this.feeDays = db.prepare<[number, string, string, string | null, string | null], FeeRow>(`SELECT merchant_id, direction, sum(count), sum(fee_minor), sum(vat_minor) FROM fin_fee_days
@@ -79,6 +96,9 @@ export class FinanceReads {
         hasMore: rows.length > max,
       };
     });
+    this.statementLineRows = db.prepare<[string, number, number, number, number], [bigint, string, bigint, bigint, bigint, bigint]>(
+      `SELECT created_at, id, journal_seq, available_minor, pending_clearing_minor, reserved_minor FROM fin_statement_lines
+       WHERE merchant_id = ? AND livemode = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, journal_seq LIMIT ?`).raw(true).safeIntegers(true);
     const before = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
       WHERE merchant_id = ? AND livemode = ? AND day < ? GROUP BY bucket`).raw(true).safeIntegers(true);
     const upTo = db.prepare<[string, number, string], SumRow>(`SELECT bucket, sum(credit_minor - debit_minor) FROM fin_statement_days
@@ -140,6 +160,15 @@ export class FinanceReads {
   /** A system account's balance before [fromMs, toMs) and at most `max` of its postings in it, oldest first. */
   systemLines(livemode: boolean, account: SystemLineAccount, fromMs: number, toMs: number, max: number): SystemLineFigures {
     return this.systemLinesTx.deferred(livemode, account, fromMs, toMs, max);
+  }
+
+  /** At most `max` of a merchant's statement lines booked in [fromMs, toMs), oldest first (one statement: one read). */
+  statementLines(merchantId: string, livemode: boolean, fromMs: number, toMs: number, max: number): StatementLineFigures {
+    const rows = this.statementLineRows.all(merchantId, livemode ? 1 : 0, fromMs, toMs, max + 1);
+    return {
+      lines: rows.slice(0, max).map(([createdAt, id, seq, a, p, r]) => ({ createdAt: Number(createdAt), id, journalSeq: Number(seq), deltas: { availableMinor: a, pendingClearingMinor: p, reservedMinor: r } })),
+      hasMore: rows.length > max,
+    };
   }
 
   /** Every account's turnover over the transactions booked at or before `asOfMs`. */

@@ -1,10 +1,11 @@
 // GET /v1/bo/merchants/:id/balance-transactions?livemode=&limit=&cursor= — a merchant's
 // balance transactions in one mode, newest first, for the operator console's merchant
 // page. Presentation only. Also the two reports read line by line from the journal's
-// transactions: GET /v1/bo/reports/statement-lines (a merchant's) and
-// GET /v1/bo/reports/account-lines (a system account's).
+// transactions: GET /v1/bo/reports/statement-lines (a merchant's, from the statement lines
+// projection: the ledger's postings the statement sums, in sandbox as in live, every run)
+// and GET /v1/bo/reports/account-lines (a system account's).
 //
-// Rows come from the balance history projection (bh_rows: one row per transaction that
+// The page's rows come from the balance history projection (bh_rows: one row per transaction that
 // moved money, numbered per merchant and mode; sandbox: the merchant's current run only,
 // ids and deltas as the merchant's own history shows them — sbxbtxn_l_ ids, pending
 // clearing folded into available). Each row is enriched from the journal entry that posted
@@ -68,12 +69,15 @@ function presentDeltas(d: Balances) {
   return { available_minor: n(d.availableMinor), pending_clearing_minor: n(d.pendingClearingMinor), reserved_minor: n(d.reservedMinor) };
 }
 
-function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean): Record<string, unknown> {
-  assert(t !== undefined && t.id === row.id, () => `balance history row ${row.id} (journal seq ${row.journalSeq}) has no matching journal entry`);
+/**
+ * A balance transaction as the back office shows it, with what it moved in each bucket
+ * (`deltas`, as the caller's view counts them) and the journal entry that posted it.
+ */
+function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: boolean, journalSeq: number): Record<string, unknown> {
   return {
-    id: livemode ? t.id : sandboxRowId(t.id), object: 'balance_transaction', sequence: row.sequence.toString(),
+    id: livemode ? t.id : sandboxRowId(t.id), object: 'balance_transaction',
     type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
-    bucket_deltas: presentDeltas(livemode ? row.deltas : sandboxDeltas(row.deltas)),
+    bucket_deltas: presentDeltas(deltas),
     // An adjustment's source is the adjustment itself, as the merchant's copy names it; the operator who posted it apart.
     source: { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id },
     ...(t.source.type === 'adjustment' ? { posted_by: t.source.id } : {}),
@@ -81,8 +85,15 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
     ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
     ...(t.reasonCode ? { reason_code: t.reasonCode } : {}),
     ...(t.note ? { note: t.note } : {}), // the operator's words on an adjustment: the back office's, not the merchant's
-    created_at: iso(row.createdAt), journal_seq: row.journalSeq,
+    created_at: iso(t.createdAt), journal_seq: journalSeq,
   };
+}
+
+/** A row of the merchant's balance history: its sequence, and its deltas as that history shows them (sandbox: pending clearing folded). */
+function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean): Record<string, unknown> {
+  assert(t !== undefined && t.id === row.id, () => `balance history row ${row.id} (journal seq ${row.journalSeq}) has no matching journal entry`);
+  const { id, object, ...rest } = presentTransaction(t, livemode ? row.deltas : sandboxDeltas(row.deltas), livemode, row.journalSeq);
+  return { id, object, sequence: row.sequence.toString(), ...rest };
 }
 
 /** Registers the routes on the back office's read router (operatorAuth already applies). */
@@ -133,13 +144,18 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     const livemode = booleanParam(q.livemode, 'livemode') ?? true;
     const period = periodParam(services, q);
     const format = formatParam(q.format);
-    await fresh(services, 'balance_history');
-    const page = readSideOf(services).models.balanceHistory.booked(merchant.id, livemode, bangkokDayBounds(period.from).startMs, bangkokDayBounds(period.to).endMs, financeLimits.statementLinesMax);
+    await fresh(services, 'statement_lines');
+    const page = readSideOf(services).models.finance.statementLines(merchant.id, livemode, bangkokDayBounds(period.from).startMs, bangkokDayBounds(period.to).endMs, financeLimits.statementLinesMax);
     if (page.hasMore) {
       throw new ApiError('validation_error', `The period holds more than ${financeLimits.statementLinesMax} balance transactions; ask for it in shorter periods.`, { fields: [{ path: 'query.to', reason: 'too_many_lines' }] });
     }
-    const transactions = postedAll(page.rows);
-    const lines = page.rows.map((r) => ({ date: bangkokDayOf(r.createdAt), ...presentRow(r, transactions.get(r.journalSeq), livemode) }));
+    const transactions = postedAll(page.lines);
+    const lines = page.lines.map((l) => {
+      const t = transactions.get(l.journalSeq);
+      assert(t !== undefined && t.id === l.id, () => `statement line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
+      // The ledger's own deltas in both modes, pending clearing apart: what the statement sums.
+      return { date: bangkokDayOf(l.createdAt), ...presentTransaction(t, l.deltas, livemode, l.journalSeq) };
+    });
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
       ctx.set('Content-Disposition', `attachment; filename="statement-lines-${merchant.id}-${livemode ? 'live' : 'test'}-${periodText(period).replace('/', '_')}.csv"`);
