@@ -149,8 +149,39 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, sli
 /** What the HTTP server answered a request the app never saw, for its log line and metrics. */
 interface ClientErrorAnswer { readonly status: number; readonly code?: string; readonly requestId: string }
 
+type StartOptions = { clock?: Clock; securityClock?: Clock } & SlipOptions;
+
+/**
+ * What a start has opened so far — the data dir's lock, the listeners, the journal's writer
+ * thread, the read side's worker — closed in reverse when a later step throws: the process
+ * exits then anyway, but a caller in the same process (a spec, an embedder) must be left no
+ * live thread and no locked data dir.
+ */
+class OpenedSoFar {
+  private readonly closers: (() => unknown)[] = [];
+
+  add(close: () => unknown): void { this.closers.push(close); }
+
+  /** Closes everything, last opened first; a closer that fails does not keep the others open. */
+  async closeAll(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) {
+      try { await close(); } catch { /* the start's own failure is what the caller is told */ }
+    }
+  }
+}
+
 /** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
-export async function startServer(env: NodeJS.ProcessEnv = process.env, options: { clock?: Clock; securityClock?: Clock } & SlipOptions = {}): Promise<Running> {
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: StartOptions = {}): Promise<Running> {
+  const opened = new OpenedSoFar();
+  try {
+    return await start(env, options, opened);
+  } catch (error) {
+    await opened.closeAll();
+    throw error;
+  }
+}
+
+async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: OpenedSoFar): Promise<Running> {
   const configured = readConfig(env);
   const timeouts = requestTimeouts(configured.env, env);
   const drainMs = shutdownDrainMs(env); // a bad value refuses to start, before anything listens
@@ -170,14 +201,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   ensurePrivateDir(configured.dataDir);
   // One API server per data dir (adapters/data-dir-lock.ts): refused before anything is read or bound.
   const lock = DataDirLock.acquire(configured.dataDir);
-  let sealer: Sealer;
-  try {
-    tightenDataDir(configured.dataDir);
-    sealer = sealerFor(configured, env); // refuses a data dir whose key is gone: the lock goes with the refusal
-  } catch (error) {
-    lock.release();
-    throw error;
-  }
+  opened.add(() => lock.release());
+  tightenDataDir(configured.dataDir);
+  const sealer: Sealer = sealerFor(configured, env); // refuses a data dir whose key is gone: the lock goes with the refusal
   // Listen first, so that port 0 (a free port, for tests) is known before the URLs are made;
   // until the app is ready, a request is answered at once, never left hanging.
   let handle: RequestListener = answerWhileStarting;
@@ -209,49 +235,36 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   });
   // A port in use rejects (EADDRINUSE) rather than an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
-    const refused = (error: Error) => { lock.release(); reject(error); }; // a port in use, a host of no interface
-    server.once('error', refused);
-    server.listen(configured.port, configured.host, () => { server.off('error', refused); resolve(); });
+    server.once('error', reject); // a port in use, a host of no interface
+    server.listen(configured.port, configured.host, () => { server.off('error', reject); resolve(); });
   });
+  opened.add(() => closeAtOnce(server)); // a start refused later leaves nothing listening
   const port = (server.address() as AddressInfo).port;
   const config: Config = env.SATANG_BASE_URL ? configured : { ...configured, port, ...addressesOf(env, configured.host, port) };
   const metrics = new Metrics();
   countClientError = (status) => metrics.observeRequest('unknown', undefined, status, 0);
-  let metricsListener: MetricsListener | undefined;
-  try {
-    metricsListener = configured.metrics ? await listenMetrics(metrics, configured.metrics.host, configured.metrics.port) : undefined;
-  } catch (error) {
-    server.close(); // the metrics port is taken: refuse to start rather than run unobserved
-    lock.release();
-    throw error;
-  }
+  // The metrics port taken refuses the start rather than run unobserved.
+  const metricsListener: MetricsListener | undefined = configured.metrics ? await listenMetrics(metrics, configured.metrics.host, configured.metrics.port) : undefined;
+  if (metricsListener) opened.add(() => metricsListener.close());
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
-  let store: Store;
-  let projectionsDb: ProjectionsDb | undefined;
-  try {
-    // projections.db first, brought up to date (the columns an older build's file lacks): one
-    // this build cannot use refuses the start before openStore migrates journal.db, which the
-    // older build would then refuse — an upgrade that fails here can still go back.
-    projectionsDb = openProjectionsDb(config.dataDir, projectionSchemas, logger);
-    store = openStore(config.dataDir, {
-      clock, ids, groupCommit: true, writerThread: true, sealer,
-      onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
-      onWriteFailure: (error) => logger.error({ err: String(error) }, 'journal write failed: the disk refused a transaction (request nonces); retried with the next one'),
-      onDurabilityLost: (error) => {
-        // The WAL could not be synced: no write can be called durable any more. Stop, as
-        // PostgreSQL does on a failed fsync; a restart recovers from what the disk holds.
-        logger.fatal({ err: String(error) }, 'journal WAL fdatasync failed; exiting');
-        process.exit(70);
-      },
-    });
-  } catch (error) {
-    projectionsDb?.close();
-    server.close(); // a wrong master key (or an unreadable journal) refuses to start: nothing stays listening
-    void metricsListener?.close();
-    lock.release();
-    throw error;
-  }
+  // projections.db first, brought up to date (the columns an older build's file lacks): one
+  // this build cannot use refuses the start before openStore migrates journal.db, which the
+  // older build would then refuse — an upgrade that fails here can still go back.
+  const projectionsDb: ProjectionsDb = openProjectionsDb(config.dataDir, projectionSchemas, logger);
+  opened.add(() => projectionsDb.close()); // the read side's once it runs (closing twice is harmless)
+  const store: Store = openStore(config.dataDir, {
+    clock, ids, groupCommit: true, writerThread: true, sealer,
+    onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
+    onWriteFailure: (error) => logger.error({ err: String(error) }, 'journal write failed: the disk refused a transaction (request nonces); retried with the next one'),
+    onDurabilityLost: (error) => {
+      // The WAL could not be synced: no write can be called durable any more. Stop, as
+      // PostgreSQL does on a failed fsync; a restart recovers from what the disk holds.
+      logger.fatal({ err: String(error) }, 'journal WAL fdatasync failed; exiting');
+      process.exit(70);
+    },
+  });
+  opened.add(() => store.close()); // stops the journal's writer thread
   // SATANG_CLOCK=manual starts at the wall clock. After advances and a restart, it resumes
   // where the last advance left it or at the journal's last entry, whichever is later:
   // business time never runs back behind an advance that was answered or what the journal
@@ -268,14 +281,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   }
   if (clock instanceof SystemClock) {
     const now = clock.now();
-    if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) {
-      store.close();
-      projectionsDb.close();
-      server.close();
-      void metricsListener?.close();
-      lock.release();
-      throw new ClockBehindJournal(lastRecordedAt, now);
-    }
+    if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) throw new ClockBehindJournal(lastRecordedAt, now);
     clock.notBefore(lastRecordedAt);
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
@@ -297,6 +303,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
   const readSide = await startReadSide({ dataDir: config.dataDir, projectionsDb, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), ...(config.natsAuth ? { natsAuth: config.natsAuth } : {}), tail: () => store.durableSeq, log: logger });
+  opened.add(() => readSide.close());
   store.onDurable(() => readSide.wake()); // the relay publishes after commit, never inside the request
   const scheduler = new Scheduler(store, (error) => logger.error({ err: String(error) }, 'timer failed'));
   store.onDurable(() => scheduler.poke()); // a command may have set an earlier timer
@@ -363,8 +370,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   // Operator tokens are security time: verified on the wall clock, never the (maybe manual) service clock.
   const verifyOperator = await operatorVerifier(config, devIssuer, devOidc?.issuer);
   const loadMeter = new LoadMeter();
+  opened.add(() => loadMeter.stop());
   const capability = CapabilitySigner.fromDataDir(config.dataDir, sealer);
   const slips = startSlips({ services, config, logger, capability, metrics }, options);
+  opened.add(() => slips.close());
   slipHandedOver = (depositId) => {
     const d = store.world.deposits.get(depositId);
     if (d && pendingSlip(d)) slips.worker.notify(depositId);
@@ -384,7 +393,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
   const operatorRevocations = new OperatorRevocationsTable(store.db);
   keepRevocationsIn(verifyOperator, operatorRevocations); // an operator who left is cut off before their tokens run out
   const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
+  opened.add(() => requestLog.close());
   const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
+  opened.add(() => boReads.close());
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,
     outerMiddleware: [auditMiddleware(actionLog, requestLog, securityClock, verifyOperator)],
@@ -401,6 +412,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, options:
     ],
   });
   const appHandle = app.callback();
+  // Nothing below refuses the start: what it starts, close() stops.
   handle = devOidc ? (req, res) => { if (!devOidc.handle(req, res)) void appHandle(req, res); } : appHandle;
   scheduler.start();
   webhooks.start();
@@ -450,6 +462,14 @@ async function drain(server: Server, drainMs: number): Promise<void> {
     clearInterval(sweep);
     clearTimeout(deadline);
   }
+}
+
+/** Closes a server the app never answered on (a start refused): connections a client kept open while it started are cut. */
+function closeAtOnce(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /** Binds `port` (0: any) on `host` and lets it go: throws what listening there would (ENOTFOUND, EADDRNOTAVAIL, EADDRINUSE). */

@@ -1,0 +1,66 @@
+// A start that is refused leaves the data dir as it found it: whatever step throws once the
+// journal is open, startServer closes what it had opened, so a caller in the same process is
+// left no writer or read-side thread and no locked data dir.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { settled } from '../../core/handler/handle.ts';
+import { startServer } from '../../server/main.ts';
+import { operator } from '../support/core-harness.ts';
+
+const dayMs = 86_400_000;
+
+/** A data dir a manual clock advanced two days and journaled on, its journal.db stamped as the build before schema version 2 left it. */
+async function olderDataDir(): Promise<{ dir: string; env: Record<string, string>; journalFile: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-refused-start-'));
+  const dataDir = join(dir, 'data'); // its development master key goes beside it, inside `dir`
+  const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent' };
+  const running = await startServer(env);
+  await running.services.write.advanceClock!(2 * dayMs);
+  assert.ok((await settled(running.store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Two days ahead' }))).ok);
+  await running.close();
+  const journalFile = join(dataDir, 'journal.db');
+  const journal = new Database(journalFile);
+  journal.pragma('user_version = 1');
+  journal.close();
+  return { dir, env, journalFile };
+}
+
+const refusal = (env: Record<string, string>) => startServer(env).then(async (r) => { await r.close(); return undefined; }, (error: unknown) => error);
+
+test('a start that fails once the journal is open closes what it opened: no worker thread lives on, and the data dir is free for the next start', async () => {
+  const { dir, env } = await olderDataDir();
+  const live = new Set<Worker>();
+  const track = (worker: Worker) => { live.add(worker); worker.once('exit', () => live.delete(worker)); };
+  process.on('worker', track);
+  try {
+    // The slip store's directory is a file: startSlips throws after the journal's writer
+    // thread and the read side's worker have started.
+    const slips = join(env.SATANG_DATA_DIR, 'slips');
+    rmSync(slips, { recursive: true, force: true });
+    writeFileSync(slips, '');
+    const error = await refusal(env);
+    assert.is((error as { code?: string }).code, 'EEXIST', String(error));
+    assert.ok(live.size === 0 || await exitWithin(live, 5_000), `${live.size} worker thread(s) still running after the refused start`);
+    rmSync(slips);
+    await (await startServer(env)).close(); // the data dir's lock was released
+  } finally {
+    process.off('worker', track);
+    // Only when the spec failed: a journal writer thread ended from outside exits the process (70), which fails the file.
+    for (const worker of live) await worker.terminate();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function exitWithin(live: Set<Worker>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (live.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return live.size === 0;
+}
+
+test.run();
