@@ -54,6 +54,22 @@ export interface RequestLogRow {
   status: number; duration_ms: number; error_code: string | null; request_body: string | null; response_body: string | null;
 }
 
+/**
+ * Reads logs.db's schema on a read-only connection, throwing what SQLite says of a file that
+ * is no database (SQLITE_NOTADB): the server asks this before journal.db is migrated, so a
+ * start this refuses leaves the journal as the build before left it (server/main.ts).
+ */
+export function refuseUnreadableRequestLog(dataDir: string): void {
+  const file = join(dataDir, requestLogFileName);
+  if (!existsSync(file)) return;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } finally {
+    db.close();
+  }
+}
+
 /** Opens logs.db (created 0600 on first use), in WAL mode, with its table and indexes. */
 function openRequestLogDb(dataDir: string): Database.Database {
   const file = join(dataDir, requestLogFileName);

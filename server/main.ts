@@ -18,6 +18,8 @@ import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
 import { compactAfterSealing, type Sealer, WrongMasterKey } from '../adapters/sealing.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
+import { peekJournal } from '../adapters/sqlite/peek.ts';
+import { refuseUnreadableRequestLog } from '../adapters/request-log.ts';
 import { Webhooks } from '../adapters/webhooks/webhooks.ts';
 import { isCliEndpoint } from '../adapters/webhooks/endpoints.ts';
 import { webhookSettings } from '../adapters/webhooks/settings.ts';
@@ -248,13 +250,29 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   if (metricsListener) opened.add(() => metricsListener.close());
   const clock = options.clock ?? clockFromEnv(env);
   const ids = new UlidIds();
-  // projections.db first, brought up to date (the columns an older build's file lacks): one
-  // this build cannot use refuses the start before openStore migrates journal.db, which the
-  // older build would then refuse — an upgrade that fails here can still go back.
+  // Every check that may refuse the start and can read the files as the build before left
+  // them runs before openStore migrates journal.db, so that an upgrade refused here can still
+  // go back: journal.db is only read (peek.ts: schema version, master key, hash chain, the
+  // last entry's time), logs.db only looked at, and projections.db is refused if this build
+  // cannot use it (the columns it adds otherwise, the older build ignores). What follows
+  // needs the migrated schema (the webhooks', keys' and action log's tables, the manual
+  // clock's mark, the read side's worker reading journal.db), or fails rather than checks:
+  // NATS is connected in the background and refuses no start.
+  const peek = peekJournal(config.dataDir, sealer);
+  const lastRecordedAt = peek?.lastRecordedAt ?? 0;
+  // The system clock never runs back behind the journal: a few minutes ahead (a clock
+  // stepped back) it waits for the wall clock; further (a data dir a manual clock advanced,
+  // a machine's clock wrong) the start is refused.
+  if (clock instanceof SystemClock) {
+    const now = clock.now();
+    if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) throw new ClockBehindJournal(lastRecordedAt, now);
+    clock.notBefore(lastRecordedAt);
+  }
+  refuseUnreadableRequestLog(config.dataDir);
   const projectionsDb: ProjectionsDb = openProjectionsDb(config.dataDir, projectionSchemas, logger);
   opened.add(() => projectionsDb.close()); // the read side's once it runs (closing twice is harmless)
   const store: Store = openStore(config.dataDir, {
-    clock, ids, groupCommit: true, writerThread: true, sealer,
+    clock, ids, groupCommit: true, writerThread: true, sealer, ...(peek ? { recovered: peek.recovered } : {}),
     onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
     onWriteFailure: (error) => logger.error({ err: String(error) }, 'journal write failed: the disk refused a transaction (request nonces); retried with the next one'),
     onDurabilityLost: (error) => {
@@ -269,20 +287,11 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   // where the last advance left it or at the journal's last entry, whichever is later:
   // business time never runs back behind an advance that was answered or what the journal
   // recorded. A test's own clock is left as given.
-  // The system clock never runs back behind the journal either: a few minutes ahead (a clock
-  // stepped back) it waits for the wall clock; further (a data dir a manual clock advanced,
-  // a machine's clock wrong) the start is refused.
   const clockMark = !options.clock && clock instanceof ManualClock ? new ManualClockMark(store.db) : undefined;
   let advancing: Promise<unknown> = Promise.resolve();
-  const lastRecordedAt = store.db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get() ?? 0;
   if (clockMark && clock instanceof ManualClock) {
     const resume = Math.max(lastRecordedAt, clockMark.read() ?? 0);
     if (resume > clock.now()) clock.set(resume);
-  }
-  if (clock instanceof SystemClock) {
-    const now = clock.now();
-    if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) throw new ClockBehindJournal(lastRecordedAt, now);
-    clock.notBefore(lastRecordedAt);
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
   const securityClock = options.securityClock ?? new SystemClock();

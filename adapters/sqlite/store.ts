@@ -67,6 +67,8 @@ export interface StoreOptions {
   readonly onDurabilityLost?: (error: unknown) => void;
   /** A transaction the disk refused that held no command (request nonces alone): logged, and readiness says commit_failed. */
   readonly onWriteFailure?: (error: unknown) => void;
+  /** The world already replayed from this journal (peek.ts, before the migration): not replayed again. */
+  readonly recovered?: Recovered;
 }
 
 export class Store implements CommandPort {
@@ -81,7 +83,7 @@ export class Store implements CommandPort {
 
   constructor(readonly db: Db, private readonly options: StoreOptions) {
     if (options.sealer) checkMasterKey(db, options.sealer);
-    this.recovered = recoverWorld(db);
+    this.recovered = options.recovered ?? recoverWorld(db);
     this.archive = new SnapshotArchive(db);
     const groupCommit = options.groupCommit ?? true;
     // The writer thread (journal-thread.ts) owns the journal's commits; it is stopped by journal.close().

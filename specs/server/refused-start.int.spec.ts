@@ -1,14 +1,22 @@
-// A start that is refused leaves the data dir as it found it: whatever step throws once the
-// journal is open, startServer closes what it had opened, so a caller in the same process is
-// left no writer or read-side thread and no locked data dir.
+// A start that is refused leaves the data dir as it found it. The checks that can read the
+// files as an older build left them — a journal ahead of the system clock, a wrong master
+// key, a broken hash chain, a logs.db that is no database — refuse before journal.db is
+// migrated, so the build the operator goes back to still opens it (its schema version, as
+// the projections' upgrade spec builds the older journal, stays 1). And whatever step
+// throws once the journal is open, startServer closes what it had opened: a caller in the
+// same process is left no writer or read-side thread and no locked data dir.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { ClockBehindJournal } from '../../adapters/clock.ts';
+import { WrongMasterKey } from '../../adapters/sealing.ts';
+import { ChainBroken } from '../../adapters/sqlite/errors.ts';
 import { settled } from '../../core/handler/handle.ts';
 import { startServer } from '../../server/main.ts';
 import { operator } from '../support/core-harness.ts';
@@ -31,7 +39,57 @@ async function olderDataDir(): Promise<{ dir: string; env: Record<string, string
   return { dir, env, journalFile };
 }
 
+const userVersion = (file: string) => {
+  const db = new Database(file, { readonly: true });
+  try { return db.pragma('user_version', { simple: true }) as number; } finally { db.close(); }
+};
+
 const refusal = (env: Record<string, string>) => startServer(env).then(async (r) => { await r.close(); return undefined; }, (error: unknown) => error);
+
+/** Starts on an older data dir (after `spoil`) with `env` changed so: the refusal, journal.db's schema version after it, and the data dir for a start that follows. */
+async function refusedOnOlderDataDir(
+  change: Record<string, string>, spoil: (dataDir: string, journalFile: string) => void,
+  then: (error: unknown, env: Record<string, string>) => Promise<void>,
+): Promise<void> {
+  const { dir, env, journalFile } = await olderDataDir();
+  try {
+    spoil(env.SATANG_DATA_DIR, journalFile);
+    const error = await refusal({ ...env, ...change });
+    assert.is(userVersion(journalFile), 1, `journal.db left as the older build can open it (refused: ${String(error)})`);
+    await then(error, env);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a journal ahead of the system clock is refused before journal.db is migrated; the manual clock still starts on it', () => refusedOnOlderDataDir({ SATANG_CLOCK: 'system' }, () => {}, async (error, env) => {
+  assert.instance(error, ClockBehindJournal);
+  await (await startServer(env)).close(); // nothing was left locked
+}));
+
+test('a wrong master key is refused before journal.db is migrated', () => refusedOnOlderDataDir({ SATANG_MASTER_KEY: randomBytes(32).toString('base64') }, () => {}, async (error, env) => {
+  assert.instance(error, WrongMasterKey);
+  await (await startServer(env)).close(); // its own key opens it
+}));
+
+test('a broken hash chain is refused before journal.db is migrated', () => refusedOnOlderDataDir({}, (_, journalFile) => {
+  const journal = new Database(journalFile);
+  journal.exec("DROP TRIGGER journal_refuses_update; UPDATE journal SET data = data || ' ' WHERE seq = 1");
+  journal.close();
+}, async (error) => {
+  assert.instance(error, ChainBroken);
+  assert.match((error as Error).message, /seq 1/);
+}));
+
+test('a logs.db that is no database is refused before journal.db is migrated; moved aside, the server starts', () => refusedOnOlderDataDir({}, (dataDir) => {
+  const logs = join(dataDir, 'logs.db');
+  for (const suffix of ['-wal', '-shm']) rmSync(logs + suffix, { force: true });
+  writeFileSync(logs, 'not a database, though as long as a header would be: '.repeat(8));
+}, async (error, env) => {
+  assert.is((error as { code?: string }).code, 'SQLITE_NOTADB', String(error));
+  renameSync(join(env.SATANG_DATA_DIR, 'logs.db'), join(env.SATANG_DATA_DIR, 'logs.db.aside'));
+  await (await startServer(env)).close();
+}));
 
 test('a start that fails once the journal is open closes what it opened: no worker thread lives on, and the data dir is free for the next start', async () => {
   const { dir, env } = await olderDataDir();
