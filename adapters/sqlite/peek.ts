@@ -28,12 +28,27 @@ export function peekJournal(dataDir: string, sealer?: Sealer): JournalPeek | und
     if (!hasTable(db, 'journal') || !hasTable(db, 'timers')) return undefined;
     if (sealer && masterKeyOpens(db, sealer) === false) throw new WrongMasterKey(); // as Store's checkMasterKey would, after the migration
     const recovered = recoverWorld(db);
-    const lastRecordedAt = db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get() ?? 0;
-    return { recovered, lastRecordedAt };
+    return { recovered, lastRecordedAt: lastRecordedAtOf(db) };
   } finally {
     db.close();
   }
 }
+
+/**
+ * When journal.db's last entry was recorded (ms), read without replaying or writing it; 0
+ * when it holds none, undefined when there is no journal (satang doctor's clock check).
+ */
+export function journalLastRecordedAt(dataDir: string): number | undefined {
+  if (!existsSync(join(dataDir, journalFileName))) return undefined;
+  const db = openDatabaseReadOnly(dataDir);
+  try {
+    return hasTable(db, 'journal') ? lastRecordedAtOf(db) : undefined;
+  } finally {
+    db.close();
+  }
+}
+
+const lastRecordedAtOf = (db: Db): number => db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get() ?? 0;
 
 function hasTable(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;

@@ -4,6 +4,8 @@
 //   config      the environment as the server would read it (every problem at once)
 //   master key  the configured key opens the data dir's secrets (its sealed marker); in its
 //               place `journal` FAILs when journal.db cannot be read (no SQLite file, corrupt)
+//   clock       on the system clock, not further behind journal.db's last entry than a start
+//               accepts (FAIL: the server would refuse to start, exit 78)
 //   at rest     no secret in clear, every file 0600 and directory 0700 (satang verify's scan)
 //   data dir    FAIL when it does not exist: there is nothing to run on (a typo, the wrong cwd)
 //   disk        free space where the data dir lives (FAIL under what /readyz needs for a
@@ -19,11 +21,13 @@
 import Database from 'better-sqlite3';
 import { connectNatsOnce } from '../../adapters/bus/nats.ts';
 import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
-import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
+import { observabilityLimits, readSideLimits, writeSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
+import { ClockBehindJournal } from '../../adapters/clock.ts';
+import { journalLastRecordedAt } from '../../adapters/sqlite/peek.ts';
 import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
 import { journalFileName, refuseNewerSchema, SchemaTooNew } from '../../adapters/sqlite/schema.ts';
 import { unusableDatabases } from '../../adapters/sqlite/unusable.ts';
@@ -150,6 +154,26 @@ async function streamCheck(natsUrl: string, dataDir: string): Promise<Check> {
   }
 }
 
+/**
+ * FAIL when the system clock is further behind journal.db's last entry than a start accepts
+ * (server/main.ts refuses it, exit 78: a data dir a manual clock advanced, or this machine's
+ * clock wrong); undefined when there is no journal to compare with, or none this build reads.
+ */
+function clockCheck(config: Config, dataDir: string): Check | undefined {
+  let last: number | undefined;
+  try {
+    last = journalLastRecordedAt(dataDir);
+  } catch {
+    return undefined; // a journal this build cannot read: the master key's check names why
+  }
+  if (!last) return undefined;
+  const lastText = `journal.db's last entry at ${new Date(last).toISOString()}`;
+  if (config.clock === 'manual') return { check: 'clock', level: 'OK', detail: `manual clock; it resumes at ${lastText} or later` };
+  const now = Date.now();
+  if (last - now > writeSideLimits.journalAheadOfClockMsMax) return { check: 'clock', level: 'FAIL', detail: `${new ClockBehindJournal(last, now).message}; a server would refuse to start (exit 78)` };
+  return { check: 'clock', level: 'OK', detail: `the system clock is not behind ${lastText}` };
+}
+
 export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(doctorSpec, argv);
   if (typeof args === 'number') return args;
@@ -173,7 +197,11 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   // Each SQLite file readable first: a corrupt journal is said as such, not as a key problem.
   const unusable = isDir ? unusableDatabases(dataDir) : [];
   for (const u of unusable) checks.push({ check: u.file === journalFileName ? 'journal' : 'database', level: 'FAIL', detail: `${join(dataDir, u.file)} is not a usable SQLite file (${u.problem}): a server would refuse to start; ${u.advice}` });
-  if (config && !unusable.some((u) => u.file === journalFileName)) checks.push(masterKeyCheck(config, env));
+  if (config && !unusable.some((u) => u.file === journalFileName)) {
+    checks.push(masterKeyCheck(config, env));
+    const clock = clockCheck(config, dataDir);
+    if (clock) checks.push(clock);
+  }
   if (isDir) {
     const atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env) });
     checks.push(atRest.ok

@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/ports.ts';
 import { TestServer } from '../support/server-harness.ts';
+import { startServer } from '../../server/main.ts';
+import { settled } from '../../core/handler/handle.ts';
+import { operator } from '../support/core-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -59,7 +62,7 @@ test.after(async () => {
 test('a fresh server: everything OK but the backup, which is not taken yet; after a backup, OK too', async () => {
   const first = await doctor();
   assert.is(first.code, 0, first.raw);
-  assert.equal(first.levels, { config: 'OK', 'master key': 'OK', 'at rest': 'OK', disk: first.levels.disk, backup: 'WARN', server: 'OK' });
+  assert.equal(first.levels, { config: 'OK', 'master key': 'OK', clock: 'OK', 'at rest': 'OK', disk: first.levels.disk, backup: 'WARN', server: 'OK' });
   assert.ok(['OK', 'WARN'].includes(first.levels.disk!));
   const backedUp = await satang(['backup', '--to', join(dir, 'b1'), '--data-dir', s.dataDir]);
   assert.is(backedUp.code, 0, backedUp.stdout + backedUp.stderr);
@@ -113,6 +116,27 @@ test('FAIL and exit 1: a master key that does not open the data dir; a file othe
   } finally {
     chmodSync(join(s.dataDir, 'journal.db'), 0o600);
   }
+});
+
+test('FAIL and exit 1: a data dir a manual clock advanced two days, on the system clock — the start the server would refuse (exit 78); OK on the manual clock', async () => {
+  const dataDir = join(dir, 'advanced');
+  const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'silent' };
+  const running = await startServer(env);
+  await running.services.write.advanceClock!(2 * 86_400_000);
+  assert.ok((await settled(running.store.submit({ type: 'RegisterWhiteLabel', actor: operator(), name: 'Two days ahead' }))).ok);
+  await running.close();
+  const run = async (clock: string) => {
+    const r = await satang(['doctor', '--data-dir', dataDir, '--url', 'http://127.0.0.1:9', '--json'], { SATANG_CLOCK: clock });
+    return { code: r.code, clock: (JSON.parse(r.stdout).checks as { check: string; level: string; detail: string }[]).find((c) => c.check === 'clock'), raw: r.stdout + r.stderr };
+  };
+  const system = await run('system');
+  assert.is(system.code, 1, system.raw);
+  assert.is(system.clock?.level, 'FAIL', system.raw);
+  assert.match(system.clock!.detail, /4[78]\.\d h after this machine's clock.*refuse to start \(exit 78\)/);
+  const manual = await run('manual');
+  assert.is(manual.clock?.level, 'OK', manual.raw);
+  assert.match(manual.clock!.detail, /manual clock/);
+  assert.is((await doctor()).levels.clock, 'OK', 'the test server\'s journal is not ahead of the clock');
 });
 
 test('FAIL and exit 1: a journal that is no SQLite file is named as the journal, not as the master key', async () => {
