@@ -138,10 +138,20 @@ export class WrongMasterKey extends Error {
   }
 }
 
+/** The database's sealed marker, written with its first sealed value (none: nothing in it was ever sealed). */
+function sealedMarker(db: Db): string | undefined {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sealing'").get() !== undefined;
+  return hasTable ? db.prepare<[string], string>('SELECT value FROM sealing WHERE name = ?').pluck(true).get(checkPurpose) : undefined;
+}
+
+/** Whether anything in the database was sealed under some master key (its marker is there). Reads only. */
+export function everSealed(db: Db): boolean {
+  return sealedMarker(db) !== undefined;
+}
+
 /** Whether `sealer` opens the database's marker; undefined when it has none yet. Reads only (satang doctor asks it too). */
 export function masterKeyOpens(db: Db, sealer: Sealer): boolean | undefined {
-  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sealing'").get() !== undefined;
-  const stored = hasTable ? db.prepare<[string], string>('SELECT value FROM sealing WHERE name = ?').pluck(true).get(checkPurpose) : undefined;
+  const stored = sealedMarker(db);
   if (stored === undefined) return undefined;
   try { return sealer.openText(stored, checkPurpose) === checkPlain; } catch { return false; }
 }

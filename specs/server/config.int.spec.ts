@@ -18,6 +18,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
 import { TestServer } from '../support/server-harness.ts';
+import Database from 'better-sqlite3';
+import { everSealed } from '../../adapters/sealing.ts';
 
 /** What `npm start` and the systemd unit run: server/main.ts bundled. */
 const startPath = fileURLToPath(new URL('../../server/start.mjs', import.meta.url));
@@ -223,6 +225,31 @@ test("a data dir whose development master key is gone is refused in one line nam
     assert.match(r.stderr, /^satang: the data dir's development master key .*data\.master-key is missing, and .*journal\.db was sealed with it: put that key back/);
     assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
     assert.not.ok(existsSync(`${dataDir}.master-key`), 'no new key was made');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a data dir an older build left with nothing sealed (no sealed marker) gets a development key made at start, and is sealed under it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-never-sealed-'));
+  const dataDir = join(dir, 'data');
+  try {
+    mkdirSync(dataDir, { mode: 0o700 });
+    // journal.db with nothing sealed in it — no sealing table, no marker — as a build before 79b9bd3 left it (its tables made at start).
+    new Database(join(dataDir, 'journal.db')).exec('CREATE TABLE left_by_an_older_build (x)').close();
+    const s = await TestServer.start({}, dataDir);
+    try {
+      assert.ok(existsSync(`${dataDir}.master-key`), 'the development key is made');
+      assert.is((await s.onboard('After the upgrade')).id.startsWith('mch_'), true);
+    } finally {
+      await s.stop(false);
+    }
+    const sealed = new Database(join(dataDir, 'journal.db'), { readonly: true });
+    try {
+      assert.ok(everSealed(sealed), 'sealed under the new key from this start on');
+    } finally {
+      sealed.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
