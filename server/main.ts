@@ -446,12 +446,13 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
       // Requests and webhook attempts in flight finish together, within the same drain time.
       const [, webhooksCut] = await Promise.all([drain(server, drainMs), webhooks.stopAfterInFlight(drainMs)]);
       if (webhooksCut > 0) logger.warn({ webhook_attempts_cut: webhooksCut, drain_ms: drainMs }, 'shutdown: webhook attempts still waiting for their receivers were cut; each is retried as its next attempt after the restart');
-      await slips.close();
-      await readSide.close();
-      await requestLog.close();
-      boReads.close();
-      store.close();
-      lock.release();
+      // Each step runs though one before it failed, so a failure never leaves the journal's
+      // writer thread running or the data dir locked; the first is thrown once all have run.
+      let failure: unknown;
+      for (const step of [() => slips.close(), () => readSide.close(), () => requestLog.close(), () => boReads.close(), () => store.close(), () => lock.release()]) {
+        try { await step(); } catch (error) { failure ??= error; }
+      }
+      if (failure !== undefined) throw failure;
     },
   };
 }

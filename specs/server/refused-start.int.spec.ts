@@ -115,6 +115,24 @@ test('a start that fails once the journal is open closes what it opened: no work
   }
 });
 
+test('a close whose step fails still closes the rest: the journal is closed, the data dir is free, and the failure is thrown', async () => {
+  const { dir, env } = await olderDataDir();
+  const live = new Set<Worker>();
+  const track = (worker: Worker) => { live.add(worker); worker.once('exit', () => live.delete(worker)); };
+  process.on('worker', track);
+  try {
+    const running = await startServer(env);
+    running.readSide.close = () => Promise.reject(new Error('the read side would not close'));
+    const error = await running.close().then(() => undefined, (e: unknown) => e);
+    assert.match(String(error), /the read side would not close/);
+    await (await startServer(env)).close(); // the journal was closed and the data dir's lock released
+  } finally {
+    process.off('worker', track);
+    for (const worker of live) await worker.terminate();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 async function exitWithin(live: Set<Worker>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (live.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
