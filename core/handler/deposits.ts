@@ -234,12 +234,16 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
 /**
  * A new order's destination. Sandbox liquidity: its own sandbox withdrawals first, else the
  * simulated counterparty, so a sandbox deposit gets legs at once — except where its
- * scenario says otherwise (10500 waits; 10400 and 10700 take the shaped simulated legs).
+ * scenario says otherwise (10500 waits; 10400 and 10700 take the shaped simulated legs,
+ * 10400 only when its fill_preference lets a gateway take it).
  */
 function firstMatch(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   if (d.livemode) return plannedLegs(tx, d, expiresAt);
   const scenario = scenarioOf(d);
   if (scenario === 10_500) return null;
+  // 10400's fallback route is a gateway, which internal_only refuses: as live, the order
+  // takes internal liquidity (the merchant's own sandbox withdrawals) or waits for it.
+  if (scenario === 10_400 && d.fillPreference === 'internal_only') return plannedLegs(tx, d, expiresAt);
   if (scenario === 10_400 || scenario === 10_700) return simulatedMatch(tx, d, expiresAt);
   return plannedLegs(tx, d, expiresAt) ?? simulatedMatch(tx, d, expiresAt);
 }

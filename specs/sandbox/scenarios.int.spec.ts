@@ -117,6 +117,18 @@ test('10400: fallback route with 2 legs whose TTL is 4 minutes', async () => {
   assert.equal(shape(events), [...opening, ['deposit.expired', 'expired', 2]]);
 });
 
+test('10400 with fill_preference internal_only: no fallback route, it waits for internal liquidity as live does', async () => {
+  const scene = await nextShop(base);
+  const d = await sandboxDeposit(scene, 10_400, { fill_preference: 'internal_only' });
+  assert.equal([d.status, d.legs.length], ['awaiting_liquidity', 0]);
+  assert.is.not(d.liquidity_source, 'external_gateway');
+  await advanceSeconds(scene, 240);
+  const after = await getSandboxDeposit(scene, d.id);
+  assert.equal([after.status, after.legs.length], ['awaiting_liquidity', 0], 'no gateway leg later either');
+  await advanceSeconds(scene, 360);
+  assert.is((await getSandboxDeposit(scene, d.id)).status, 'canceled', 'the liquidity wait (10 minutes) ends it');
+});
+
 test('10500: awaiting_liquidity for 25 s, then matched', async () => {
   const scene = await nextShop(base);
   const d = await sandboxDeposit(scene, 10_500);
