@@ -129,7 +129,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/pay/deposits': { summary: 'List deposit orders, newest first, with a cursor.', auth: 'merchant', query: listDepositsQuery, responses: { 200: 'DepositList' } },
   'GET /v1/pay/deposits/:id': { summary: 'Get a deposit order.', auth: 'merchant', query: emptyQuery, responses: { 200: 'DepositOrder' } },
   'POST /v1/pay/deposits/:id/cancel': { summary: 'Cancel a deposit order.', auth: 'merchant', body: cancelBody, responses: { 200: 'DepositOrder' }, example: { reason: 'customer left' } },
-  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order, valid until its late-slip window closes (410 late_slip_window_closed with claim_url once it has).', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SlipUpload' } },
+  'POST /v1/pay/deposits/:id/slip-token': { summary: 'A fresh slip upload capability for the order, valid until its late-slip window closes (410 late_slip_window_closed with claim_url once it has) or its uploads are used up (422 validation_error, reason upload_limit_reached, with claim_url).', auth: 'merchant', body: emptyBody, example: {}, responses: { 200: 'SlipUpload' } },
   'POST /v1/pay/deposits/:id/slip': {
     summary: 'Upload slip evidence with the order capability: the image (multipart, or base64 in JSON), or the transfer without an image (held for review).', auth: 'capability', responses: { 202: 'SlipReceipt' },
     requestContent: {

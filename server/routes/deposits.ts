@@ -4,6 +4,7 @@
 
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { uploadsAllowed } from '../../core/deposit/decide.ts';
 import type { Deposit } from '../../core/deposit/state.ts';
 import { limits, slipUploadLimits } from '../../core/limits.ts';
 import { apiVersion, iso, presentDeposit } from '../../core/present.ts';
@@ -107,6 +108,12 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
       }
       throw new ApiError('operation_not_allowed', `This deposit is ${d.status} and takes no more slips; a payer who transferred again goes to a claim (claim_url).`,
         { status: d.status, claim_url: claimUrlOf(config, d.id) });
+    }
+    // A token's use ends once the order's uploads are used up: every upload with a new one
+    // would be refused, so the refusal is said now, as the upload says it.
+    if (d.uploads >= uploadsAllowed(d)) {
+      throw new ApiError('validation_error', `All ${uploadsAllowed(d)} slip uploads of this deposit are used, so no token is issued; a payer who did pay goes to a claim (claim_url).`,
+        { fields: [{ path: 'deposit', reason: 'upload_limit_reached' }], claim_url: claimUrlOf(config, d.id) });
     }
     if ((d.status === 'slip_processing' || d.status === 'under_review' || d.status === 'settled') && services.write.clock.now() > d.expiresAt + limits.lateSlipWindowMs) {
       // The creation token would have run out too: a transfer this late is a matter for a claim.

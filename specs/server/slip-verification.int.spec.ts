@@ -117,6 +117,10 @@ test('three unreadable slips use up the uploads: the order waits for expires_at 
   const refused = expectError(await uploadFile(deposit.slip_upload, pngSlip()), 'validation_error');
   assert.is(refused.details.fields[0].reason, 'upload_limit_reached');
   assert.ok(String(refused.details.claim_url).includes(deposit.id), 'where a payer who did pay goes instead');
+  // No fresh token either: every upload with it could only be refused.
+  const token = expectError(await scene.s.call(scene.shop.live.api_key, 'POST', `/v1/pay/deposits/${deposit.id}/slip-token`, {}), 'validation_error');
+  assert.equal(token.details.fields, [{ path: 'deposit', reason: 'upload_limit_reached' }]);
+  assert.is(token.details.claim_url, refused.details.claim_url);
   const events = scene.s.running.store.db.prepare("SELECT type FROM outbox WHERE stream = ? ORDER BY sequence").pluck(true).all(deposit.id) as string[];
   assert.not.ok(events.includes('deposit.expired'), 'not closed before its time');
 });
