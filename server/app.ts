@@ -105,6 +105,7 @@ export function createApp(parts: AppParts): Koa {
   const strangerLimiter = new RateLimiter();
   let routeLabel: (ctx: Koa.Context) => string | undefined = () => undefined;
   let routeLayer: (ctx: Koa.Context) => RouteLayer | undefined = () => undefined;
+  let namesResource: (path: string) => boolean = () => false;
   const routeLayerOf = (ctx: Koa.Context) => routeLayer(ctx); // one function for every request: nothing allocated per request
   const loadMeter = parts.loadMeter ?? new LoadMeter();
 
@@ -266,9 +267,14 @@ export function createApp(parts: AppParts): Koa {
   app.use(async (ctx, next) => {
     // The API's paths take no trailing slash. The router would match one anyway (strict is
     // off), and then the slip upload's capability (bound to the URL byte for byte) or the
-    // JSON check refuses it with an error that names the wrong problem.
+    // JSON check refuses it with an error that names the wrong problem. The slash is named
+    // only when the path without it is a resource: a client's URL parser collapses a dot
+    // segment (…/withdrawals/%2e%2e is sent as /v1/pay/), and the request its user wrote had none.
     if (ctx.path.startsWith('/v1/') && ctx.path.endsWith('/')) {
-      throw new ApiError('resource_not_found', `No such resource: the API's paths take no trailing slash (${ctx.path.replace(/\/+$/, '')}).`);
+      const withoutSlash = ctx.path.replace(/\/+$/, '');
+      throw new ApiError('resource_not_found', namesResource(withoutSlash)
+        ? `No such resource: the path as received, ${ctx.path}, ends in a slash; the API's paths take no trailing slash (${withoutSlash}).`
+        : `No such resource: the path as received is ${ctx.path}.`);
     }
     // Only JSON bodies, as UTF-8 and uncompressed, on these routes; anything else is refused
     // rather than ignored, since the signature covers the bytes the client sent.
@@ -302,6 +308,7 @@ export function createApp(parts: AppParts): Koa {
     }
     return undefined;
   };
+  namesResource = (path) => routers.some((r) => r.match(path, 'GET').path.some((layer) => layer.methods.length > 0));
   routeLabel = (ctx) => {
     const ran = ctx._matchedRoute as string | undefined;
     if (ran !== undefined && !ran.includes('(')) return ran;

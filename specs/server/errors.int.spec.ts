@@ -437,6 +437,10 @@ test('resource_not_found and method_not_allowed: unknown ids and routes; a known
   // A trailing slash names no resource: 404, saying so, rather than whatever the route's own checks make of it.
   const slash = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/balance/'), 'resource_not_found');
   assert.match(slash.message, /trailing slash \(\/v1\/pay\/balance\)/);
+  // A dot segment the client's URL parser collapsed (…/withdrawals/%2e%2e arrives as /v1/pay/):
+  // no path without the slash names a resource, so no slash is blamed, only the path as it arrived.
+  const collapsed = expectError(await s.call(shop.live.api_key, 'GET', '/v1/pay/withdrawals/%2e%2e'), 'resource_not_found');
+  assert.is(collapsed.message, 'No such resource: the path as received is /v1/pay/.');
   const upload = await s.raw('POST', '/v1/pay/deposits/dep_01ARZ3NDEKTSV4RRFFQ69G5FAV/slip/', { headers: { 'Content-Type': 'multipart/form-data; boundary=x', Authorization: 'Bearer x' }, body: '--x--' });
   expectError(upload, 'resource_not_found');
   assert.is((await s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).status, 200, 'the path without it answers');
