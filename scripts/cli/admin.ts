@@ -322,7 +322,7 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['webhook', 'create'],
-    spec: spec('webhook create', 'Registers a webhook endpoint for a merchant; the answer holds its id and signing details.', {
+    spec: spec('webhook create', "Registers a webhook endpoint for a merchant; the answer holds its id (whep_…), URL and event types. Deliveries are signed with the service's Ed25519 keys: their kid and public key are at GET /v1/webhooks/signing-keys, not in this answer.", {
       merchant,
       'endpoint-url': { type: 'string', value: 'URL', required: true, help: 'where the events are POSTed' },
       events: { type: 'string', value: 'LIST', help: 'comma-separated event types, e.g. deposit.settled,withdrawal.filled (default: all)' },

@@ -114,7 +114,11 @@ help('every command and subcommand: --help prints its usage, exits 0 at once and
     });
     assert.is(footprint(sc), before, 'a --help changed the journal, the merchants or projections.db');
     // A subcommand's help lists its options, e.g. the webhook's --endpoint-url.
-    assert.match((await satang(['admin', 'webhook', 'create', '--help'], sc.env)).stdout.toString(), /--endpoint-url URL/);
+    const webhookHelp = (await satang(['admin', 'webhook', 'create', '--help'], sc.env)).stdout.toString();
+    assert.match(webhookHelp, /--endpoint-url URL/);
+    // The endpoint's answer has no kid or public key: the help says where they are.
+    assert.match(webhookHelp, /GET \/v1\/webhooks\/signing-keys/);
+    assert.not.match(webhookHelp, /signing details/);
   } finally {
     await sc.s.stop();
   }
