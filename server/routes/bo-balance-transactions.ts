@@ -74,15 +74,18 @@ function presentDeltas(d: Balances) {
  * (`deltas`, as the caller's view counts them) and the journal entry that posted it.
  */
 function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: boolean, journalSeq: number): Record<string, unknown> {
+  // Every id that names a line is spelt as the line's own is, so a reversal or a clearing
+  // release is matched to the line it refers to in sandbox too.
+  const lineId = (id: string) => (livemode ? id : sandboxRowId(id));
   return {
-    id: livemode ? t.id : sandboxRowId(t.id), object: 'balance_transaction',
+    id: lineId(t.id), object: 'balance_transaction',
     type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
     bucket_deltas: presentDeltas(deltas),
     // An adjustment's source is the adjustment itself, as the merchant's copy names it; the operator who posted it apart.
-    source: { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id },
+    source: { type: t.source.type, id: t.source.type === 'adjustment' ? lineId(t.id) : t.source.id },
     ...(t.source.type === 'adjustment' ? { posted_by: t.source.id } : {}),
-    ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: t.reversesBalanceTransactionId } : {}),
-    ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: t.clearedFromBalanceTransactionId } : {}),
+    ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: lineId(t.reversesBalanceTransactionId) } : {}),
+    ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: lineId(t.clearedFromBalanceTransactionId) } : {}),
     ...(t.reasonCode ? { reason_code: t.reasonCode } : {}),
     ...(t.note ? { note: t.note } : {}), // the operator's words on an adjustment: the back office's, not the merchant's
     created_at: iso(t.createdAt), journal_seq: journalSeq,

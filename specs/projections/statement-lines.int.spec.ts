@@ -90,6 +90,23 @@ test('live and sandbox: the statement lines sum to the statement, pending cleari
   assert.ok(reversal, 'the 10300 reversal is a line');
   assert.equal(reversal.bucket_deltas, { available_minor: 0, pending_clearing_minor: -10_300, reserved_minor: 0 }, 'taken from pending clearing, as the statement books it');
   assert.ok(sandbox.every((l) => l.id.startsWith('sbxbtxn_l_')), 'sandbox lines keep the ids the merchant sees');
+  // A reversal and a clearing release name the line they refer to as that line is named, in each mode.
+  for (const livemode of [true, false]) {
+    const lines = await linesTieOut(livemode, firstDay, today);
+    const ids = new Set(lines.map((l) => l.id));
+    const referring = lines.filter((l) => l.reverses_balance_transaction_id || l.cleared_from_balance_transaction_id);
+    assert.ok(referring.some((l) => l.cleared_from_balance_transaction_id), `${livemode}: a clearing release`);
+    for (const l of referring) {
+      for (const ref of [l.reverses_balance_transaction_id, l.cleared_from_balance_transaction_id].filter(Boolean)) assert.ok(ids.has(ref), `${livemode}: ${l.type} ${l.id} refers to ${ref}, no line`);
+    }
+  }
+  const settled = sandbox.find((l) => l.type === 'deposit_settled' && l.source.id === reversal.source.id);
+  assert.is(reversal.reverses_balance_transaction_id, settled.id, 'the 10300 reversal names its deposit_settled line');
+  const csv = parse((await report(`/v1/bo/reports/statement-lines?merchant_id=${scene.shop.id}&livemode=false&date=${firstDay}&format=csv`)).text, { columns: true }) as Record<string, string>[];
+  assert.is(csv.find((r) => r.id === reversal.id)!.reverses_balance_transaction_id, settled.id, 'and so does its CSV line');
+  // The merchant's page in the back office: the reversal's row names the row it reverses.
+  const page = (await report(`/v1/bo/merchants/${scene.shop.id}/balance-transactions?livemode=false&limit=100`)).json.data;
+  assert.is(page.find((r: any) => r.id === reversal.id).reverses_balance_transaction_id, page.find((r: any) => r.id === settled.id).id);
 });
 
 test('a sandbox reset starts a new run of the merchant\'s history, not of its ledger: the lines of past days stay and still tie out', async () => {
@@ -103,7 +120,7 @@ test('a sandbox reset starts a new run of the merchant\'s history, not of its le
   await scene.s.fund(scene.shop.id, 2_500, false);
   const more = await linesTieOut(false, firstDay, bangkokDayOf(scene.s.clock.now()));
   assert.equal(more.slice(0, before.length), before);
-  assert.equal(more.slice(before.length).map((l: any) => [l.type, l.bucket_deltas.available_minor]), [['adjustment', 2_500]]);
+  assert.equal(more.slice(before.length).map((l: any) => [l.type, l.bucket_deltas.available_minor, l.source.id]), [['adjustment', 2_500, more.at(-1).id]], 'an adjustment\'s source is its own line');
   await linesTieOut(true, firstDay, today);
 });
 
