@@ -115,11 +115,14 @@ export async function callCommand(argv: readonly string[]): Promise<number> {
   const unwritable = output ? outputProblem(output) : undefined;
   if (unwritable !== undefined) return usageError(callSpec, `--output ${output} cannot be written (${unwritable}): nothing was sent`);
   const upper = method.toUpperCase();
-  const [path = '', query = ''] = target.split('?');
+  const url = new URL(text(args, 'url') + target);
+  // Signed as it goes on the wire: the URL parser resolves dot segments and percent-encodes
+  // (a path typed with %2e%2e or a Thai query would otherwise be signed as typed and refused).
+  const { pathname: path, search } = new URL(target, 'http://satang.invalid');
+  const query = search.slice(1);
   const idempotencyKey = upper === 'POST' ? text(args, 'idempotency-key') || randomUUID() : undefined;
   const headers = signRequest({ secret: key, method: upper, path, query, body, version: apiVersion, ...(idempotencyKey ? { idempotencyKey } : {}) });
   if (body !== '') headers['Content-Type'] = 'application/json';
-  const url = new URL(text(args, 'url') + target);
   const answer = await send(url, upper, headers, body).catch((error: unknown) => { throw unreachable(url.href, error, idempotencyKey); }); // exit 1, as any answer but 2xx/3xx
   const status = answer.head.statusCode ?? 0;
   if (flag(args, 'include')) process.stdout.write(statusAndHeaders(answer.head));

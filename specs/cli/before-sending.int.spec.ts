@@ -75,6 +75,11 @@ test('a secret where an id belongs: exit 2, not echoed, nothing sent (the key st
   assert.is((await s.call(secret, 'GET', '/v1/pay/balance')).status, 200, 'the key was not revoked');
   // A key is still taken where a secret belongs.
   assert.is((await satang(['call', 'GET', '/v1/pay/balance', '--key', secret])).code, 0);
+  // Signed as sent: a dot segment the URL parser resolves, and a Thai query value it percent-encodes.
+  const dotted = await satang(['call', 'GET', '/v1/pay/x/%2e%2e/balance', '--key', secret]);
+  assert.equal([dotted.code, dotted.stderr.trim()], [0, 'HTTP 200'], dotted.stdout + dotted.stderr);
+  const thai = await satang(['call', 'GET', '/v1/pay/deposits?cursor=ใบสั่งซื้อ-1', '--key', secret]);
+  assert.equal([thai.stderr.trim(), JSON.parse(thai.stdout).error.code], ['HTTP 422', 'validation_error'], 'the signature passed: the cursor is what is refused');
   // Pasted without --key, or as an option's name: parseArgs' own refusals quote what was typed; the key is not printed back.
   for (const args of [['call', 'GET', '/v1/pay/balance', secret], ['admin', 'key', 'revoke', secret], ['call', `--${secret}`], [secret]]) {
     const r = await satang(args);
