@@ -11,6 +11,11 @@ export const secretKeys = ['api_key', 'secret', 'signing_secret', 'token', 'step
 export const accountNumberKeys = ['account_number', 'promptpay_id'] as const;
 /** Keys whose value is a person's name: kept masked. */
 export const nameKeys = ['account_name', 'account_name_th', 'account_name_en'] as const;
+/** Keys whose value is a URL a merchant gave (a webhook endpoint's): its path, its query and any user or password are credentials. */
+export const urlKeys = ['url', 'endpoint_url'] as const;
+
+/** In JSON text, whole or cut short: a URL's key and its value's opening quote (a pattern's source, case-insensitive as accountNumberKeyInJson). */
+export const urlKeyInJson = `"(?:${urlKeys.join('|')})"\\s*:\\s*"`;
 
 /**
  * In JSON text, whole or cut short: an account number's key and what opens its value (a

@@ -309,6 +309,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   }
   // Secrets an older build kept in clear were sealed just now; their old bytes must not linger in free pages or the WAL.
   if (store.keys.sealedOnOpen + apiKeys.sealedOnOpen + webhooks.keys.sealedOnOpen + webhooks.sandboxKeys.sealedOnOpen + webhooks.endpoints.sealedOnOpen > 0) compactAfterSealing(store.db);
+  if (webhooks.endpoints.sealedOnOpen > 0) logger.warn({ endpoints: webhooks.endpoints.sealedOnOpen }, 'webhook endpoints: URLs an older build kept with their path or query in clear were sealed (journal.db vacuumed)');
   const certification = new CertificationStore(store.db, (kid) => webhooks.sandboxKeys.publicKey(kid) !== undefined);
   store.onDurable(() => webhooks.signal.notify()); // durable commits wake the webhook dispatcher
   const readSide = await startReadSide({ dataDir: config.dataDir, projectionsDb, ...(config.natsUrl ? { natsUrl: config.natsUrl } : {}), ...(config.natsAuth ? { natsAuth: config.natsAuth } : {}), tail: () => store.durableSeq, log: logger });
@@ -403,7 +404,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   keepRevocationsIn(verifyOperator, operatorRevocations); // an operator who left is cut off before their tokens run out
   const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
   opened.add(() => requestLog.close());
-  const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator);
+  const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator, (id) => webhooks.endpoints.get(id)?.url);
   opened.add(() => boReads.close());
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,

@@ -4,8 +4,8 @@
 // are replaced by "[redacted]"; full account numbers become their masked form and names
 // their masked form (core/present.ts), as does a run of nine digits or more in free text
 // (a note with an account number typed into it, or glued after an underscore, acct_1234567890;
-// not a transfer's trans_ref, nor an id the service mints); a webhook URL keeps its scheme, host and path, its
-// query values (a token a merchant may put there) and any user or password redacted; any string anywhere that looks like an API key
+// not a transfer's trans_ref, nor an id the service mints); a webhook URL keeps its scheme and host, its path
+// (a provider's secret), its query (a merchant's token) and any user or password redacted; any string anywhere that looks like an API key
 // secret or a JWT is replaced too, whatever its key. Then the JSON text is cut to
 // backOfficeLimits.requestLogBodyBytesMax bytes. Pure: the same input, the same output.
 // It runs on the request log's worker thread (server/request-log-worker.ts), not the API's;
@@ -13,12 +13,10 @@
 
 import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
-import { accountNumberKeyInJson, accountNumberKeys, nameKeys, secretKeys } from '../core/sensitive-keys.ts';
+import { accountNumberKeyInJson, accountNumberKeys, nameKeys, secretKeys, urlKeyInJson, urlKeys } from '../core/sensitive-keys.ts';
 import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
-import { maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactUrl as withoutUrlCredentials } from './secret-text.ts';
+import { maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactWebhookUrl } from './secret-text.ts';
 
-/** Keys whose value is a URL a merchant gave (a webhook endpoint's): its query values and any user or password are credentials. */
-const urlKeys = ['url', 'endpoint_url'];
 /** A bank's reference for a transfer: often a long run of digits, no one's account, and what support looks for. */
 const referenceKeys = ['trans_ref'];
 const depthMax = 12;
@@ -26,10 +24,10 @@ const depthMax = 12;
  * The version of these rules. logs.db records the version its rows were redacted under;
  * a store opened by a build with newer rules redacts every stored body again (the request
  * log worker, redactStoredBody), so rows an older build kept — a webhook URL's query token
- * logged before URLs were redacted, an account number sent as a JSON number — do not stay
+ * logged before URLs were redacted, its path before paths were (3), an account number sent as a JSON number — do not stay
  * in clear for their 30 days. Raise it with every change that redacts more.
  */
-export const redactionRulesVersion = 2;
+export const redactionRulesVersion = 3;
 /**
  * What the masks of core/present.ts leave (an account number's hidden places and its last
  * four at most; a name's first word and a letter, or two letters, then "***"): such a value
@@ -39,8 +37,10 @@ export const redactionRulesVersion = 2;
 const maskedForms = { account_number: /^x*[0-9]{0,4}$/, name: /^(?:\S+ \S|\S{0,2})\*{3}$/u };
 /** In a body cut short (no longer JSON): an account number's digits after its key, as a build before the rule for numbers kept them. */
 const accountNumberInText = new RegExp(`(${accountNumberKeyInJson})([0-9][0-9 -]*[0-9])`, 'gi');
-/** In a body cut short: a webhook URL after its key (its query and credentials are redacted, as bodyForLog's). */
-const urlInText = new RegExp(`("(?:${urlKeys.join('|')})"\\s*:\\s*")([^"\\\\]+)`, 'gi');
+/** What ends a body cut to the byte limit. */
+const cutMark = '…[truncated]';
+/** In a body cut short: a webhook URL after its key, up to its closing quote or the cut's mark (redacted as bodyForLog's). */
+const urlInText = new RegExp(`(${urlKeyInJson})((?:(?!…\\[truncated\\])[^"\\\\])+)`, 'gi');
 
 type KeyKind = 'secret' | 'account_number' | 'name' | 'url' | 'reference' | 'plain';
 const keyKinds = new Map<string, Exclude<KeyKind, 'plain'>>([
@@ -86,7 +86,7 @@ function redactText(value: string, kind: KeyKind): string {
     // Free text (a note, a search, a memo): an account number typed into it is masked as in a path.
     case 'plain': return maskAccountDigits(withoutSecretText(value));
     case 'reference': return withoutSecretText(value);
-    case 'url': return withoutUrlCredentials(value);
+    case 'url': return redactWebhookUrl(value);
     case 'secret': return redacted;
     case 'account_number': return value === redacted || maskedForms.account_number.test(value) ? value : maskAccountNumber(value);
     case 'name': return value === redacted || maskedForms.name.test(value) ? value : maskName(value);
@@ -118,7 +118,7 @@ export function bodyForLog(body: unknown): string | null {
   const max = backOfficeLimits.requestLogBodyBytesMax;
   if (Buffer.byteLength(text) <= max) return text;
   // Cut on a character boundary, then say so.
-  return `${Buffer.from(text).subarray(0, max).toString('utf8').replace(/\uFFFD+$/, '')}…[truncated]`;
+  return `${Buffer.from(text).subarray(0, max).toString('utf8').replace(/\uFFFD+$/, '')}${cutMark}`;
 }
 
 /**
@@ -134,9 +134,18 @@ export function redactStoredBody(text: string): string {
   } catch {
     return withoutSecretText(text)
       .replace(accountNumberInText, (_all, head: string, digits: string) => head + maskAccountNumber(digits))
-      .replace(urlInText, (_all, head: string, url: string) => head + withoutUrlCredentials(url));
+      .replace(urlInText, (_all, head: string, url: string) => head + (cutAfterRedaction(url) ? url : redactWebhookUrl(url)));
   }
   return bodyForLog(parsed) ?? text;
+}
+
+/**
+ * A URL cut short that was redacted before the cut: cut inside its host (nothing of a path
+ * or query is there, and a host cut short may read as another: http://1 as 0.0.0.1), or
+ * its redaction starts with it (but for a query's "?" the cut left with nothing after).
+ */
+function cutAfterRedaction(url: string): boolean {
+  return /^[^/?#@]*(?:\/\/[^/?#@]*)?$/.test(url) || redactWebhookUrl(url).startsWith(url.replace(/\?$/, ''));
 }
 
 function tryParse(text: string): unknown {

@@ -1,8 +1,11 @@
 // The redactions that need no knowledge of a body's shape, small enough for the API's
 // own thread: text shaped like a secret (an API key secret, a JWT), a URL's credentials
-// (query values, user info), and a path's account numbers. server/redact.ts builds the request log's body redaction on
-// them on its worker; the action log (what a stranger chose) and the back office's reads
-// (a webhook URL for roles that do not manage it) use them where they are.
+// (query values, user info), a webhook URL's path and query, and a path's account numbers.
+// server/redact.ts builds the request log's body redaction on them on its worker; the
+// action log (what a stranger chose), the endpoints table's clear column and the back
+// office's reads (a webhook URL for roles that do not manage it) use them where they are.
+
+import { createHash } from 'node:crypto';
 
 export const redacted = '[redacted]';
 
@@ -43,6 +46,48 @@ export function redactUrl(text: string): string {
   url.password = '';
   url.hash = '';
   return url.href;
+}
+
+/**
+ * A webhook URL as an operator's view and the request log show it: its scheme and host, a
+ * path other than "/" as `/[redacted]` (a provider may put its secret there, as
+ * hooks.slack.com/services/… does), a query as `?[redacted]` (a merchant's ?token=), no
+ * user, password or fragment. Redacting it again changes nothing. Text that is no hierarchical URL keeps
+ * what comes before its first "/", "?" or "#" (after a "scheme://"), the rest `/[redacted]`.
+ */
+export function redactWebhookUrl(text: string): string {
+  let url: URL | undefined;
+  try { url = new URL(text); } catch { /* not a URL: cut as text */ }
+  if (url === undefined || !url.href.startsWith(`${url.protocol}//`)) return unparsedUrlRedacted(text);
+  const path = url.pathname === '' || url.pathname === '/' ? url.pathname : `/${redacted}`;
+  return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : `?${redacted}`}`;
+}
+
+/** A URL's opening up to its path: a "scheme://" and what follows up to the first "/", "?" or "#". */
+const urlHead = /^(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*/;
+
+function unparsedUrlRedacted(text: string): string {
+  const head = urlHead.exec(text)![0];
+  const rest = text.slice(head.length);
+  const origin = head.replace(/^((?:[^:/?#]+:\/\/)?)[^@]*@/, '$1'); // no user or password
+  return redactSecretText(rest === '' || rest === '/' ? origin + rest : `${origin}/${redacted}`);
+}
+
+/**
+ * A webhook URL as what is kept of it for good or in clear (the action log's before and
+ * after, the endpoints table's `url` beside the sealed URL): its scheme and host, and for
+ * the rest (a path and query a provider may put its secret in) a fingerprint — the first
+ * 12 hex of the SHA-256 of the URL without user or password — so an auditor tells two URLs
+ * apart, and checks a known one, without either being kept. A bare origin is kept whole.
+ */
+export function fingerprintedUrl(url: string): string {
+  let parsed: URL | undefined;
+  try { parsed = new URL(url); } catch { /* not a URL: redacted as text */ }
+  if (parsed === undefined || !parsed.href.startsWith(`${parsed.protocol}//`)) return redactWebhookUrl(url);
+  parsed.username = '';
+  parsed.password = '';
+  if (parsed.pathname === '/' && parsed.search === '' && parsed.hash === '') return parsed.href;
+  return `${parsed.protocol}//${parsed.host}/… sha256:${createHash('sha256').update(parsed.href).digest('hex').slice(0, 12)}`;
 }
 
 /**

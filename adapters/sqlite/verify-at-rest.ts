@@ -5,16 +5,20 @@
 // signature), a PEM private key, a DER PKCS#8 Ed25519 private key, or a JWK with its
 // private part, a signed JWT (an operator's access or step-up token), or the master key
 // itself when the scan is given it (as base64, base64url, hex or its 32 raw bytes), in the
-// request log an account number a logged body kept in clear — and
+// request log an account number or a webhook URL's path a logged body kept in clear, and,
+// given journal.db open, a webhook endpoint's URL path or query in clear in its table — and
 // any mode looser than 0700 for a directory and 0600 for a file.
 // Sealed values (adapters/sealing.ts) are random bytes in base64url and match none of
 // these. A finding names the file and the kind of secret, never the secret itself.
-// Kept apart from verify.ts (the journal's checks): it reads files, not the database.
+// Kept apart from verify.ts (the journal's checks): it reads files, and of the database
+// only the one table whose clear column must hold no secret.
 
 import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { writeSideLimits } from '../../core/limits.ts';
-import { accountNumberKeyInJson } from '../../core/sensitive-keys.ts';
+import { accountNumberKeyInJson, urlKeyInJson } from '../../core/sensitive-keys.ts';
+import { keptInClearSafely } from '../webhooks/endpoints.ts';
+import type { Db } from './schema.ts';
 
 export interface AtRestReport {
   ok: boolean;
@@ -49,12 +53,14 @@ const patterns: readonly { kind: string; pattern: RegExp }[] = [
 /**
  * What only the request log's files (logs.db and its WAL) must never hold: a logged body's
  * account number in clear (its redaction keeps the last four digits behind x's, whatever
- * JSON type the number came as), under any key the redaction masks (core/sensitive-keys.ts,
- * the list it reads). Elsewhere the journal keeps a payee's account number for payouts, so
- * the pattern is the request log's alone.
+ * JSON type the number came as), or a webhook URL's path (its redaction keeps "/" or
+ * "/[redacted]"; a body cut there ends in "…", \xe2 in latin-1), under any key the
+ * redaction masks (core/sensitive-keys.ts, the lists it reads). Elsewhere the journal keeps
+ * a payee's account number for payouts, so the patterns are the request log's alone.
  */
 const requestLogPatterns: readonly { kind: string; pattern: RegExp }[] = [
   { kind: 'an account number (a logged body)', pattern: new RegExp(`${accountNumberKeyInJson}[0-9][0-9 -]{5,}`, 'i') },
+  { kind: "a webhook URL's path (a logged body)", pattern: new RegExp(`${urlKeyInJson}[a-z][a-z0-9+.-]*://[^/"?#\\s]*/(?![["?#\\xe2])`, 'i') },
 ];
 const isRequestLogFile = (name: string) => name === 'logs.db' || name.startsWith('logs.db-');
 
@@ -65,9 +71,11 @@ function masterKeyPatterns(key: Buffer): { kind: string; pattern: RegExp }[] {
   return [{ kind: 'the master key', pattern: new RegExp(spellings.map(escape).join('|')) }];
 }
 
-export function scanDataDir(dir: string, options: { masterKey?: Buffer } = {}): AtRestReport {
+/** `journal`: journal.db open (satang verify), for its webhook endpoints' clear URLs. */
+export function scanDataDir(dir: string, options: { masterKey?: Buffer; journal?: Db } = {}): AtRestReport {
   const scan = new Scan(dir, options.masterKey ? [...patterns, ...masterKeyPatterns(options.masterKey)] : patterns);
   scan.directory(dir, 0);
+  if (options.journal) scan.endpointUrls(join(dir, 'journal.db'), options.journal);
   return scan.report();
 }
 
@@ -117,6 +125,15 @@ class Scan {
       closeSync(fd);
     }
     for (const kind of found) this.find(path, `${kind} in clear`);
+  }
+
+  /** An endpoint's URL whose path or query the table keeps in clear (an older build's row: the server seals it when it opens the data dir). */
+  endpointUrls(path: string, db: Db): void {
+    const table = db.prepare<[], number>("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'webhook_endpoints'").pluck(true).get()!;
+    if (table === 0) return;
+    for (const { id, url } of db.prepare<[], { id: string; url: string }>('SELECT id, url FROM webhook_endpoints ORDER BY id').all()) {
+      if (!keptInClearSafely(url)) this.find(path, `webhook endpoint ${id}: its URL's path or query in clear (webhook_endpoints.url)`);
+    }
   }
 
   private checkMode(path: string, expected: number): void {

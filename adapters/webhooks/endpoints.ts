@@ -6,14 +6,15 @@
 // no cache can disagree with a rolled-back transaction. Invariants: a subscription never
 // leaves out the five mandatory event types; only enabled endpoints receive deliveries;
 // the health counters restart at every success (so "failing since" is the down-time).
-// A URL with a query (merchants authenticate receivers with a ?token=) is a secret at rest:
-// `url` keeps it with the query's values redacted, for SQL readers and the eye, and
-// `url_sealed` the whole URL sealed under the master key; one without a query is kept as
-// it is, url_sealed NULL.
+// A URL's path and query are a secret at rest (merchants authenticate receivers with a
+// ?token=, providers put theirs in the path: hooks.slack.com/services/…): `url` keeps its
+// scheme and host and a fingerprint of the rest (fingerprintedUrl, as the action log), for
+// SQL readers and the eye, and `url_sealed` the whole URL sealed under the master key; a
+// bare origin (https://host/) is kept as it is, url_sealed NULL.
 
 import type { Clock, Ids } from '../../core/ports.ts';
 import { iso } from '../../core/present.ts';
-import { redactUrl } from '../../server/secret-text.ts';
+import { fingerprintedUrl } from '../../server/secret-text.ts';
 import type { Sealer } from '../sealing.ts';
 import type { Db } from '../sqlite/schema.ts';
 
@@ -50,6 +51,12 @@ interface Row {
   disabled_at: number | null; disabled_reason: string | null; deleted_at: number | null; flagged_at: number | null; flag_reason: string | null;
   failing_since: number | null; failures_since: number; last_success_at: number | null; warnings_sent: number; next_health_check_at: number | null;
 }
+
+/** What `url` may hold in clear: a bare origin, or an origin and the fingerprint of the rest (fingerprintedUrl). */
+const clearUrlShape = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*\/(?:… sha256:[0-9a-f]{12})?$/;
+
+/** Whether an endpoints row's clear `url` keeps no path or query (satang verify flags one that does). */
+export const keptInClearSafely = (url: string) => clearUrlShape.test(url);
 
 /** The sealing purpose of an endpoint's URL: bound to the endpoint, so a sealed URL copied onto another row opens nowhere. */
 export const urlPurpose = (endpointId: string) => `webhook_endpoint_url:${endpointId}`;
@@ -100,7 +107,7 @@ export class EndpointStore {
     if (!columns.includes('deleted_at')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN deleted_at INTEGER');
     this.s = {
       insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, url_sealed, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-      clearWithQuery: db.prepare<[], { id: string; url: string }>("SELECT id, url FROM webhook_endpoints WHERE url_sealed IS NULL AND instr(url, '?') > 0"),
+      urls: db.prepare<[], { id: string; url: string; url_sealed: string | null }>('SELECT id, url, url_sealed FROM webhook_endpoints'),
       storeUrl: db.prepare<[string, string | null, string]>('UPDATE webhook_endpoints SET url = ?, url_sealed = ? WHERE id = ?'),
       byId: db.prepare<[string], Row>('SELECT * FROM webhook_endpoints WHERE id = ?'),
       removeAttempts: db.prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)'),
@@ -128,14 +135,18 @@ export class EndpointStore {
       dueHealth: db.prepare<[number, number], Row>('SELECT * FROM webhook_endpoints WHERE next_health_check_at <= ? ORDER BY next_health_check_at LIMIT ?'),
       nextHealth: db.prepare<[], number | null>('SELECT MIN(next_health_check_at) FROM webhook_endpoints WHERE next_health_check_at IS NOT NULL').pluck(true),
     };
-    const clear = this.s.clearWithQuery.all();
-    db.transaction(() => { for (const r of clear) this.s.storeUrl.run(...this.stored(r.id, r.url), r.id); })();
+    // An older build kept a URL without a query in clear, and one with a query with its path in clear beside the sealed URL.
+    const clear = this.s.urls.all().filter((r) => !keptInClearSafely(r.url));
+    db.transaction(() => {
+      for (const r of clear) this.s.storeUrl.run(...this.stored(r.id, r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id))), r.id);
+    })();
     this.sealedOnOpen = clear.length;
   }
 
   /** The URL as the row keeps it: [shown, sealed or null]. */
   private stored(id: string, url: string): [string, string | null] {
-    return url.includes('?') ? [redactUrl(url), this.sealer.seal(url, urlPurpose(id))] : [url, null];
+    const shown = fingerprintedUrl(url);
+    return shown === url ? [url, null] : [shown, this.sealer.seal(url, urlPurpose(id))];
   }
 
   /** Told of each endpoint created (the metrics start its failure series at 0). */

@@ -203,7 +203,15 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     if (clock) checks.push(clock);
   }
   if (isDir) {
-    const atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env) });
+    // The journal read too, for its webhook endpoints' clear URLs (when it is a usable SQLite file).
+    const journalFile = join(dataDir, journalFileName);
+    const journal = existsSync(journalFile) && !unusable.some((u) => u.file === journalFileName) ? new Database(journalFile, { readonly: true, fileMustExist: true }) : undefined;
+    let atRest;
+    try {
+      atRest = scanDataDir(dataDir, { masterKey: config && existingMasterKey(config.masterKey, env), ...(journal ? { journal } : {}) });
+    } finally {
+      journal?.close();
+    }
     checks.push(atRest.ok
       ? { check: 'at rest', level: 'OK', detail: `${atRest.files_scanned} files: no secret in clear, modes 0600/0700` }
       : { check: 'at rest', level: 'FAIL', detail: atRest.findings.slice(0, 5).join('; ') });

@@ -72,7 +72,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
   try {
     const { report, actionLog } = verifyJournal(db, { logged, anchors });
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
-    const atRest = scanDataDir(dataDir, { masterKey: masterKeyOf(dataDir) });
+    const atRest = scanDataDir(dataDir, { masterKey: masterKeyOf(dataDir), journal: db });
     const ok = report.ok && atRest.ok && actionLog.ok;
     console.log(JSON.stringify({ ...report, ok, action_log: actionLog, secrets_at_rest: atRest }, null, 2));
     return ok ? 0 : 1;

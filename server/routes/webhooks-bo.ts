@@ -6,7 +6,6 @@
 // per endpoint) is checked after the idempotent-replay check, so a replayed answer does
 // not spend it; bulk replay does not count against it (contract: Delivery rules).
 
-import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { presentAttempt, presentDelivery, deliveryStatuses, type DeliveryStatus } from '../../adapters/webhooks/deliveries.ts';
@@ -25,7 +24,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { webhookEventTypes } from '../openapi/webhooks.ts';
 import { visible } from '../schemas.ts';
-import { redactUrl } from '../secret-text.ts';
+import { fingerprintedUrl, redactWebhookUrl } from '../secret-text.ts';
 import { noteChanges } from './bo-audit.ts';
 import { bodyOf, notFound, parseWith, queryOf, operatorScope } from './common.ts';
 import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
@@ -213,42 +212,27 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
 
 /**
  * An endpoint as the operator reading it may see it: its URL whole for ops_admin, who
- * manages endpoints; for the other roles (support reads delivery health) with its query
- * values and user info redacted, as the request log keeps it — merchants authenticate
- * receivers with a ?token= (on-call audit).
+ * manages endpoints; for the other roles (support reads delivery health) its scheme and
+ * host only, the path and the query redacted (redactWebhookUrl), as the request log keeps it —
+ * merchants authenticate receivers with a ?token=, providers with a secret path
+ * (hooks.slack.com/services/…).
  */
 function shownEndpoint(ctx: Context, e: Endpoint): ReturnType<typeof presentEndpoint> {
   const shown = presentEndpoint(e);
-  return operatorOf(ctx).roles.includes('ops_admin') ? shown : { ...shown, url: redactUrl(shown.url) };
+  return operatorOf(ctx).roles.includes('ops_admin') ? shown : { ...shown, url: redactWebhookUrl(shown.url) };
 }
 
 /**
  * An endpoint's URL and subscription before and after an update, for the action log: nothing
- * else keeps the old ones. The URLs as every log keeps a webhook URL — a token in the query
- * and a user or password `[redacted]` — since the URL itself is sealed at rest.
+ * else keeps the old ones, and it keeps them for good. The URLs as scheme, host and a
+ * fingerprint of the rest (fingerprintedUrl), as the endpoints table keeps them in clear.
  */
 function endpointChanges(before: Endpoint, after: Endpoint): Parameters<typeof noteChanges>[1] {
   const sameTypes = JSON.stringify(before.eventTypes) === JSON.stringify(after.eventTypes);
   return {
-    ...(before.url === after.url ? {} : { url: { before: auditedUrl(before.url), after: auditedUrl(after.url) } }),
+    ...(before.url === after.url ? {} : { url: { before: fingerprintedUrl(before.url), after: fingerprintedUrl(after.url) } }),
     ...(sameTypes ? {} : { event_types: { before: before.eventTypes, after: after.eventTypes } }),
   };
-}
-
-/**
- * A webhook URL as the action log keeps it, for good: its scheme and host, and for the rest
- * (a path and query a provider may put its secret in, as hooks.slack.com/services/… does; the
- * URL is sealed at rest for that) a fingerprint — the first 12 hex of the SHA-256 of the URL
- * without user or password — so an auditor tells two URLs apart, and checks a known one,
- * without the log holding either. A bare origin is kept whole.
- */
-export function auditedUrl(url: string): string {
-  let parsed: URL;
-  try { parsed = new URL(url); } catch { return redactUrl(url); }
-  parsed.username = '';
-  parsed.password = '';
-  if (parsed.pathname === '/' && parsed.search === '' && parsed.hash === '') return parsed.href;
-  return `${parsed.protocol}//${parsed.host}/… sha256:${createHash('sha256').update(parsed.href).digest('hex').slice(0, 12)}`;
 }
 
 /**

@@ -7,7 +7,7 @@
 // --help lists the subcommands.
 
 import { test } from 'uvu';
-import { auditedUrl } from '../../server/routes/webhooks-bo.ts';
+import { fingerprintedUrl } from '../../server/secret-text.ts';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -280,7 +280,7 @@ test('bo actions shows what an endpoint update changed, a line per field under i
   const lines = actions.out.trimEnd().split('\n');
   assert.match(lines[1]!, new RegExp(`emp_cli_hooks\\s+POST\\s+/v1/bo/webhooks/:endpointId\\s+.*${endpointId}.*ok`), actions.out);
   assert.equal(lines.slice(2), [
-    `    url: ${auditedUrl('http://127.0.0.1:9/old?token=OLDCLISECRET')} → ${auditedUrl(`http://127.0.0.1:9${longPath}?token=NEWCLISECRET`)}`,
+    `    url: ${fingerprintedUrl('http://127.0.0.1:9/old?token=OLDCLISECRET')} → ${fingerprintedUrl(`http://127.0.0.1:9${longPath}?token=NEWCLISECRET`)}`,
     '    event_types: - → ["deposit.settled"]', // null (every event type) is -, as every table prints it
   ], actions.out);
   assert.not.match(actions.out, /CLISECRET/);

@@ -25,7 +25,7 @@
 // charts; Thai names marked lang="th". Every page is screenshotted into screenshots/ (ignored by git).
 
 import { test } from 'uvu';
-import { auditedUrl } from '../../server/routes/webhooks-bo.ts';
+import { fingerprintedUrl } from '../../server/secret-text.ts';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
@@ -817,7 +817,7 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   await mali.goto(`#/activity?tab=actions&subject=EMP_MALI&route=${encodeURIComponent('/v1/bo/webhooks/:endpointId')}`, 'activity');
   await mali.page.waitForSelector('[data-testid=action-changes]');
   assert.equal(await mali.page.$$eval('[data-testid=action-changes] [data-field]', (ds) => ds.map((d) => d.textContent!.trim())), [
-    `url: ${auditedUrl(`${failing.url}/onboarded`)} → ${auditedUrl(`${failing.url}/moved`)}`, 'event_types: ["deposit.settled","withdrawal.filled"] → —',
+    `url: ${fingerprintedUrl(`${failing.url}/onboarded`)} → ${fingerprintedUrl(`${failing.url}/moved`)}`, 'event_types: ["deposit.settled","withdrawal.filled"] → —',
   ]);
 });
 

@@ -8,7 +8,7 @@
 
 import { test } from 'uvu';
 import { createHash } from 'node:crypto';
-import { auditedUrl } from '../../server/routes/webhooks-bo.ts';
+import { fingerprintedUrl } from '../../server/secret-text.ts';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -329,8 +329,8 @@ test("a webhook endpoint's new URL keeps the old one in the action log, both wit
 
   // The action log keeps a URL for good: its origin and a fingerprint, never its path or query (a provider's secret may be in either).
   const fingerprint = (url: string) => createHash('sha256').update(new URL(url).href).digest('hex').slice(0, 12);
-  assert.is(auditedUrl('https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH'), `https://hooks.slack.com/… sha256:${fingerprint('https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH')}`);
-  assert.is(auditedUrl('https://u:pw@hooks.example/'), 'https://hooks.example/', 'a bare origin whole, without user or password');
+  assert.is(fingerprintedUrl('https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH'), `https://hooks.slack.com/… sha256:${fingerprint('https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH')}`);
+  assert.is(fingerprintedUrl('https://u:pw@hooks.example/'), 'https://hooks.example/', 'a bare origin whole, without user or password');
   const rows = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_hooks&limit=10', undefined, { roles: ['finance'] })).json.data as any[];
   const row = (r: { headers: Headers }) => rows.find((x) => x.request_id === r.headers.get('x-request-id'));
   assert.equal(row(moved).changes, {

@@ -171,7 +171,7 @@ test('four-eyes: one reviewer twice stays under_review; a second reviewer settle
   const dash = await scene.s.bo('GET', `/v1/bo/dashboard?merchant_id=${shop.id}`, undefined, { roles: ['finance'] });
   const endpoint = dash.json.webhooks_last_24h.endpoints[0];
   assert.ok(endpoint.delivered >= 1 && endpoint.failed === 0 && endpoint.failure_rate === 0, JSON.stringify(endpoint));
-  assert.is(endpoint.url, hook.url);
+  assert.is(endpoint.url, `${new URL(hook.url).origin}/[redacted]`, 'the dashboard shows a URL\'s scheme and host, its path redacted');
   const unknown = await scene.s.bo('GET', '/v1/bo/dashboard?merchant_id=mch_nope', undefined, { roles: ['finance'] });
   assert.is(unknown.json.error?.code, 'resource_not_found', 'an unknown merchant is not a merchant with an empty day');
   assert.is(endpoint.delivered + endpoint.failed + endpoint.pending + endpoint.canceled, endpoint.deliveries, 'a chart can stack the statuses');
@@ -494,18 +494,22 @@ test('the dashboard by the hour: settlements and fills per hour sum to what sett
   assert.equal(tomorrow.json.review_queue.age_buckets.map((b: any) => b.count), [0, 0, 0, 0, 5], 'a day later every review is extended');
 });
 
-test("a webhook URL's query token is shown whole to ops_admin only: support's endpoint list and every dashboard reader see it redacted", async () => {
+test("a webhook URL's path and query are shown whole to ops_admin only: support's endpoint list and every dashboard reader see its scheme and host", async () => {
   const { s } = scene;
   const m = await s.onboard('Token in URL');
   const endpointId = await addEndpoint(s, m.id, 'https://hooks.example.com/receive?token=WEBHOOKQUERYSECRET&v=2');
-  const listAs = async (roles: string[]) => (await s.bo('GET', `/v1/bo/merchants/${m.id}/webhook-endpoints`, undefined, { roles })).json.data[0].url;
-  assert.is(await listAs(['ops_admin']), 'https://hooks.example.com/receive?token=WEBHOOKQUERYSECRET&v=2', 'ops_admin manages it: whole');
-  assert.is(await listAs(['support']), 'https://hooks.example.com/receive?token=[redacted]&v=[redacted]');
-  assert.is((await s.bo('GET', `/v1/bo/webhooks/${endpointId}`, undefined, { roles: ['support'] })).json.url, 'https://hooks.example.com/receive?token=[redacted]&v=[redacted]');
+  const slackId = await addEndpoint(s, m.id, 'https://hooks.example.com/services/T000/B000/XXXXSECRETPATH');
+  const originId = await addEndpoint(s, m.id, 'https://origin.example.com/');
+  const listAs = async (roles: string[]) => (await s.bo('GET', `/v1/bo/merchants/${m.id}/webhook-endpoints`, undefined, { roles })).json.data.map((e: any) => e.url);
+  assert.equal(await listAs(['ops_admin']), ['https://hooks.example.com/receive?token=WEBHOOKQUERYSECRET&v=2', 'https://hooks.example.com/services/T000/B000/XXXXSECRETPATH', 'https://origin.example.com/'], 'ops_admin manages them: whole');
+  assert.equal(await listAs(['support']), ['https://hooks.example.com/[redacted]?[redacted]', 'https://hooks.example.com/[redacted]', 'https://origin.example.com/']);
+  assert.is((await s.bo('GET', `/v1/bo/webhooks/${endpointId}`, undefined, { roles: ['support'] })).json.url, 'https://hooks.example.com/[redacted]?[redacted]');
+  assert.is((await s.bo('GET', `/v1/bo/webhooks/${slackId}`, undefined, { roles: ['support'] })).json.url, 'https://hooks.example.com/[redacted]');
   const dashboard = await s.bo('GET', `/v1/bo/dashboard?livemode=true&merchant_id=${m.id}`, undefined, { roles: ['finance'] });
   assert.is(dashboard.status, 200, dashboard.text);
-  assert.not.ok(dashboard.text.includes('WEBHOOKQUERYSECRET'), 'the dashboard shows no token');
-  assert.ok(dashboard.json.webhooks_last_24h.endpoints.some((e: any) => e.endpoint_id === endpointId && e.url.includes('token=[redacted]')));
+  for (const secret of ['WEBHOOKQUERYSECRET', 'XXXXSECRETPATH', '/services/', '/receive']) assert.not.ok(dashboard.text.includes(secret), `the dashboard shows ${secret}`);
+  const shown = new Map(dashboard.json.webhooks_last_24h.endpoints.map((e: any) => [e.endpoint_id, e.url]));
+  assert.equal([shown.get(endpointId), shown.get(slackId), shown.get(originId)], ['https://hooks.example.com/[redacted]?[redacted]', 'https://hooks.example.com/[redacted]', 'https://origin.example.com/']);
 });
 
 test.run();

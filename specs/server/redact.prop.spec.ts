@@ -93,13 +93,30 @@ test('a stored body redacted again under the same rules is unchanged, whole or c
   assert.ok(cut > 100, `bodies cut short: ${cut}`);
 });
 
-test('rows an older build kept in clear lose their secrets when redacted again: a webhook URL token, an account number sent as a number, cut short or not', () => {
+test('rows an older build kept in clear lose their secrets when redacted again: a webhook URL token and path, an account number sent as a number, cut short or not', () => {
   const whole = '{"url":"https://hooks.example/in?token=s3cr3t-t0ken&x=1","account_number":5566778899,"trans_ref":"123456789012"}';
-  assert.is(redactStoredBody(whole), '{"url":"https://hooks.example/in?token=[redacted]&x=[redacted]","account_number":"xxxxxx8899","trans_ref":"123456789012"}');
-  const cut = `{"memo":"${'m'.repeat(20)}","endpoint":{"url":"https://hooks.example/in?token=s3cr3t-t0ken"},"account_number": 5566778899,"trans_ref":"123456789012","note":"ab…[truncated]`;
+  assert.is(redactStoredBody(whole), '{"url":"https://hooks.example/[redacted]?[redacted]","account_number":"xxxxxx8899","trans_ref":"123456789012"}');
+  const cut = `{"memo":"${'m'.repeat(20)}","endpoint":{"url":"https://hooks.example/in?token=s3cr3t-t0ken"},"b":{"url":"https://hooks.example/services/XXXXSECRETPATH"},"account_number": 5566778899,"trans_ref":"123456789012","note":"ab…[truncated]`;
   const again = redactStoredBody(cut);
-  for (const secret of ['s3cr3t-t0ken', '5566778899']) assert.not.ok(again.includes(secret), again);
+  for (const secret of ['s3cr3t-t0ken', '5566778899', 'XXXXSECRETPATH']) assert.not.ok(again.includes(secret), again);
+  // An older build's body cut inside a URL's path: the path goes, the mark stays.
+  assert.is(redactStoredBody('{"url":"https://hooks.example/services/XXXXSEC…[truncated]'), '{"url":"https://hooks.example/[redacted]…[truncated]');
   assert.ok(again.includes('"trans_ref":"123456789012"') && again.includes('xxxxxx8899') && again.endsWith('…[truncated]'), again);
+});
+
+test('a webhook URL keeps only its scheme and host; redacted again, whole or cut anywhere, it is unchanged', () => {
+  const secret = fc.stringMatching(/^[A-Za-z0-9]{6,12}$/);
+  fc.assert(fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), secret, fc.constantFrom('', '/'), (base, word, end) => {
+    const url = new URL(base);
+    url.pathname = `${url.pathname.replace(/\/$/, '')}/services/${word}${end}`;
+    const stored = bodyForLog({ url: url.href, note: 'x'.repeat(1990) })!;
+    const shown = JSON.parse(stored.endsWith('…[truncated]') ? bodyForLog({ url: url.href })! : stored).url as string;
+    assert.is(shown, `${url.protocol}//${url.host}/[redacted]${url.search === '' ? '' : '?[redacted]'}`);
+    assert.not.ok(stored.includes(`/services/${word}`), stored);
+    const whole = bodyForLog({ url: url.href })!;
+    assert.is(redactStoredBody(whole), whole);
+    for (let at = 8; at < whole.length; at++) assert.is(redactStoredBody(`${whole.slice(0, at)}…[truncated]`), `${whole.slice(0, at)}…[truncated]`);
+  }), { numRuns: 300 });
 });
 
 test('a body handed over as its JSON text is stored as the body itself would be', () => {

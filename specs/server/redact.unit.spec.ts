@@ -55,11 +55,16 @@ for (const [name, body, stored] of cases) {
   });
 }
 
-test("a webhook endpoint's URL keeps where it goes, not the token a merchant put in its query or its user and password", () => {
+test("a webhook endpoint's URL keeps its scheme and host, not the secret a provider put in its path, a merchant's token in its query or its user and password", () => {
   const kept = JSON.parse(bodyForLog({ url: 'https://hooks.example.com/satang?token=s3cr3t-v4lue&env=prod', endpoint_url: 'https://u:pw@hooks.example.com/p', other: 'https://x.example/?a=1' })!);
-  assert.equal(kept, { url: 'https://hooks.example.com/satang?token=[redacted]&env=[redacted]', endpoint_url: 'https://hooks.example.com/p', other: 'https://x.example/?a=1' });
-  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/plain' })!).url, 'https://hooks.example.com/plain', 'a URL without credentials is kept whole');
+  assert.equal(kept, { url: 'https://hooks.example.com/[redacted]?[redacted]', endpoint_url: 'https://hooks.example.com/[redacted]', other: 'https://x.example/?a=1' });
+  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/services/T000/B000/XXXXSECRETPATH' })!).url, 'https://hooks.example.com/[redacted]', 'a Slack-style path');
+  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/' })!).url, 'https://hooks.example.com/', 'a bare origin is kept whole');
+  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/?token=x' })!).url, 'https://hooks.example.com/?[redacted]');
   assert.is(JSON.parse(bodyForLog({ url: 'not a url sk_live_abcdefghijkl' })!).url, 'not a url [redacted]');
+  // Refused as no URL, yet logged: what comes after the host is still a secret.
+  assert.is(JSON.parse(bodyForLog({ url: 'hooks.example.com/services/T000/XXXXSECRETPATH' })!).url, 'hooks.example.com/[redacted]');
+  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks example.com/services/XXXXSECRETPATH' })!).url, 'https://hooks example.com/[redacted]');
 });
 
 test('a path keeps no slip upload token and no account number, and an id keeps its digits', () => {

@@ -162,8 +162,8 @@ test('rows an older build kept under older rules are redacted again when the wor
     const rows = new Map((await thread.page({ limit: 10 })).map((r) => [r.request_id, r]));
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error('no line said the old rows were redacted again')), 15_000).unref());
     assert.equal(await Promise.race([redone, late]), { rows: 2 }, 'the two old rows; today\'s row is unchanged');
-    assert.is(rows.get('req_hook')!.request_body, '{"url":"https://hooks.example/in?token=[redacted]","event_types":["deposit.settled"]}');
-    assert.is(rows.get('req_hook')!.response_body, '{"id":"we_1","url":"https://hooks.example/in?token=[redacted]","secret":"[redacted]"}');
+    assert.is(rows.get('req_hook')!.request_body, '{"url":"https://hooks.example/[redacted]?[redacted]","event_types":["deposit.settled"]}');
+    assert.is(rows.get('req_hook')!.response_body, '{"id":"we_1","url":"https://hooks.example/[redacted]?[redacted]","secret":"[redacted]"}');
     assert.is(rows.get('req_numeric')!.request_body, '{"sender":{"bank_code":"014","account_number":"xxxxxx8899"}}');
     assert.equal([rows.get('req_today')!.request_body, rows.get('req_today')!.response_body], [bodyForLog(request), bodyForLog(answer)]);
   } finally {
@@ -181,6 +181,27 @@ test('rows an older build kept under older rules are redacted again when the wor
   await again.page({ limit: 1 });
   await again.close();
   assert.equal(quiet.lines, []);
+}));
+
+test("a logs.db kept under the rules before webhook URL paths were redacted (version 2) loses a Slack-style path when the worker opens it", () => withDir(async (dir) => {
+  const old = new RequestLogStore(dir);
+  const slack = '{"url":"https://hooks.example.com/services/T000/B000/XXXXSECRETPATH","livemode":true}';
+  old.append([{ ...entry('req_slack'), route: '/v1/bo/merchants/:id/webhook-endpoints', requestBody: slack, responseBody: `{"id":"whep_1","url":"https://hooks.example.com/services/T000/B000/XXXXSECRETPATH"}` }], now);
+  old.close();
+  const file = join(dir, requestLogFileName);
+  const raw = new Database(file);
+  raw.pragma('user_version = 2');
+  raw.close();
+  const thread = new RequestLogThread(dir, recordingLog(), () => now);
+  try {
+    const [row] = await thread.page({ limit: 1 });
+    assert.is(row!.request_body, '{"url":"https://hooks.example.com/[redacted]","livemode":true}');
+    assert.is(row!.response_body, '{"id":"whep_1","url":"https://hooks.example.com/[redacted]"}');
+  } finally {
+    await thread.close();
+  }
+  const bytes = Buffer.concat(readdirSync(dir).filter((f) => f.startsWith(requestLogFileName)).map((f) => readFileSync(join(dir, f))));
+  assert.not.ok(bytes.includes(Buffer.from('XXXXSECRETPATH')), "the path left in logs.db's bytes");
 }));
 
 test('over HTTP: the row of a signed create-deposit is bodyForLog of the body sent and the answer received; the answer is its JSON text', async () => {
