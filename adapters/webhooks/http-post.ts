@@ -12,7 +12,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { webhookLimits } from '../../core/limits.ts';
-import { redactUrl } from '../../server/secret-text.ts';
+import { redactWebhookUrl } from '../../server/secret-text.ts';
 import { DestinationNotAllowed, guardedLookup, urlProblem, type UrlMode } from './url-policy.ts';
 import type { Timeouts } from './settings.ts';
 
@@ -123,12 +123,13 @@ function classify(status: number, location: string | undefined): Omit<PostResult
 
 /**
  * Where a redirect pointed, as the delivery record keeps it (journal.db, the back office's
- * reads): without its query, fragment, path parameters and any user or password — an http→https redirect
- * carries the receiver's `?token=` along.
+ * reads): its scheme and host, without its path, query, fragment, path parameters and any
+ * user or password — an http→https redirect carries the receiver's `?token=` along, and
+ * its secret path (hooks.slack.com/services/…).
  */
 function redirectTarget(location: string): string {
   const cut = location.search(/[?#;]/); // a path's ;parameters too (…/hook;token=…)
-  return redactUrl(cut === -1 ? location : location.slice(0, cut)).slice(0, 200);
+  return redactWebhookUrl(cut === -1 ? location : location.slice(0, cut)).slice(0, 200);
 }
 
 const tlsCode = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|ERR_OSSL|EPROTO$)/;
