@@ -8,6 +8,9 @@
 // (next_health_check_at), so they fire on time even if no attempt fails at that moment.
 // Disabling cancels the endpoint's queued deliveries and emits webhook.endpoint.disabled
 // to the merchant's other endpoints (mailed when there is none). Re-enabling is manual.
+// The mails and the event name the endpoint by its id and its URL's scheme and host only:
+// both are kept in journal.db (email_outbox, the event tables), where a URL's path and
+// query — a provider's secret, a merchant's ?token= — are kept sealed only.
 // Invariant: every method runs inside the caller's transaction.
 
 import { iso } from '../../core/present.ts';
@@ -17,6 +20,7 @@ import type { Endpoint, EndpointStore } from './endpoints.ts';
 import type { ServiceEvents } from './events.ts';
 import type { FanOut } from './fan-out.ts';
 import { webhookLimits } from '../../core/limits.ts';
+import { redactWebhookUrl } from '../../server/secret-text.ts';
 
 const hours = (ms: number) => ms / 3_600_000;
 
@@ -55,13 +59,14 @@ export class EndpointHealth {
   }
 
   private warn(endpoint: Endpoint, reachedMs: number, now: number): void {
+    const url = redactWebhookUrl(endpoint.url);
     const fields = { endpoint_id: endpoint.id, merchant_id: endpoint.merchantId, down_hours: hours(reachedMs), failed_attempts: endpoint.failuresSince };
     this.log.warn(fields, 'webhook endpoint failing: down-time warning');
     this.email.queue(endpoint.merchantId, 'endpoint_downtime_warning', `[satang] webhook endpoint failing for ${hours(reachedMs)} hours`,
-      `การส่ง webhook ไปยัง ${endpoint.url} (${endpoint.id}, ${endpoint.livemode ? 'ใช้งานจริง' : 'ทดสอบ'}) ล้มเหลวตั้งแต่ ${iso(endpoint.failingSince!)} ` +
+      `การส่ง webhook ไปยัง ${url} (${endpoint.id}, ${endpoint.livemode ? 'ใช้งานจริง' : 'ทดสอบ'}) ล้มเหลวตั้งแต่ ${iso(endpoint.failingSince!)} ` +
       `(${endpoint.failuresSince} ครั้ง) ปลายทางจะถูกปิดใช้งานอัตโนมัติเมื่อไม่สำเร็จเลยครบ ${hours(webhookLimits.autoDisableDowntimeMs)} ชั่วโมง ` +
       `และล้มเหลวอย่างน้อย ${webhookLimits.autoDisableFailuresMin} ครั้ง\n\n` +
-      `Deliveries to ${endpoint.url} (${endpoint.id}, ${endpoint.livemode ? 'live' : 'sandbox'}) have failed since ${iso(endpoint.failingSince!)} ` +
+      `Deliveries to ${url} (${endpoint.id}, ${endpoint.livemode ? 'live' : 'sandbox'}) have failed since ${iso(endpoint.failingSince!)} ` +
       `(${endpoint.failuresSince} failed attempts). The endpoint is disabled automatically after ${hours(webhookLimits.autoDisableDowntimeMs)} hours ` +
       `without a success and at least ${webhookLimits.autoDisableFailuresMin} failures.`, now);
   }
@@ -71,17 +76,18 @@ export class EndpointHealth {
     if (!this.endpoints.disable(endpoint.id, 'auto_disabled', now)) return;
     const canceled = this.deliveries.cancelQueued(endpoint.id, 'canceled: the endpoint was disabled automatically');
     const merchant = this.directory(endpoint.merchantId);
+    const url = redactWebhookUrl(endpoint.url);
     this.log.warn({ endpoint_id: endpoint.id, merchant_id: endpoint.merchantId, canceled_deliveries: canceled, failed_attempts: endpoint.failuresSince }, 'webhook endpoint disabled automatically');
     this.email.queue(endpoint.merchantId, 'endpoint_disabled', '[satang] webhook endpoint disabled',
-      `การส่ง webhook ไปยัง ${endpoint.url} (${endpoint.id}) ล้มเหลวมา ${hours(now - endpoint.failingSince!)} ชั่วโมง (${endpoint.failuresSince} ครั้ง) ` +
+      `การส่ง webhook ไปยัง ${url} (${endpoint.id}) ล้มเหลวมา ${hours(now - endpoint.failingSince!)} ชั่วโมง (${endpoint.failuresSince} ครั้ง) ` +
       `ปลายทางถูกปิดใช้งานแล้ว และยกเลิกการส่งที่รออยู่ ${canceled} รายการ การเปิดใช้งานอีกครั้งต้องติดต่อฝ่ายสนับสนุน\n\n` +
-      `Deliveries to ${endpoint.url} (${endpoint.id}) failed for ${hours(now - endpoint.failingSince!)} hours (${endpoint.failuresSince} failed attempts); ` +
+      `Deliveries to ${url} (${endpoint.id}) failed for ${hours(now - endpoint.failingSince!)} hours (${endpoint.failuresSince} failed attempts); ` +
       `the endpoint is disabled and ${canceled} queued deliveries were canceled. Re-enabling is manual.`, now);
     if (!merchant) return;
     const event = this.events.emit({
       merchantId: endpoint.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: endpoint.livemode, type: 'webhook.endpoint.disabled', createdAt: now,
       object: {
-        id: endpoint.id, object: 'webhook_endpoint', url: endpoint.url, livemode: endpoint.livemode, status: 'disabled', disabled_at: iso(now),
+        id: endpoint.id, object: 'webhook_endpoint', url, livemode: endpoint.livemode, status: 'disabled', disabled_at: iso(now),
         disabled_reason: 'auto_disabled', failing_since: iso(endpoint.failingSince!), failed_attempts: endpoint.failuresSince, canceled_deliveries: canceled,
       },
       previousAttributes: { status: 'enabled' },

@@ -63,6 +63,9 @@ test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, we
   assert.match(mails(m)[1]!.subject, /12 hours/);
   // Thai first for the merchant's staff, then English.
   assert.match(mails(m)[1]!.body, /^การส่ง webhook ไปยัง .* ล้มเหลวตั้งแต่ [\s\S]*\n\nDeliveries to /);
+  // The endpoint by its id and its URL's host: a mail is kept in journal.db, where a URL's path (a provider's secret) is sealed only.
+  const shownUrl = `${new URL(failing.url).origin}/[redacted]`;
+  assert.ok(mails(m).every((x) => x.body.includes(`${shownUrl} (${failingId}`) && !x.body.includes(failing.url)), mails(m)[0]!.body);
 
   await advance(s, 12 * hour - minute);
   assert.is((await endpoint(failingId)).status, 'enabled', 'not yet 24 h');
@@ -82,6 +85,8 @@ test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, we
   assert.is(event.type, 'webhook.endpoint.disabled');
   assert.is(event.data.object.id, failingId);
   assert.is(event.data.object.status, 'disabled');
+  assert.is(event.data.object.url, shownUrl, 'the event names its host, not its path');
+  assert.not.ok(mails(m).at(-1)!.body.includes(failing.url));
   assert.is(event.livemode, true);
   const seen = failing.received.length;
   await fundTimes(m, 1);
@@ -104,6 +109,7 @@ test('the only endpoint disabled: the mandatory events go to the technical conta
   assert.is((await endpoint(id)).status, 'disabled');
   assert.equal(mails(m).map((x) => x.kind), ['endpoint_downtime_warning', 'endpoint_downtime_warning', 'endpoint_disabled', 'mandatory_event']);
   assert.match(mails(m).at(-1)!.body, /"type":"webhook\.endpoint\.disabled"/);
+  assert.ok(mails(m).at(-1)!.body.includes(`"url":"${new URL(failing.url).origin}/[redacted]"`), 'the mailed event names its host, not its path');
   await fundTimes(m, 1, 'debit'); // balance.debited: mandatory
   await fundTimes(m, 1, 'credit'); // balance.credited: not mandatory, not mailed
   await advance(s, 0);
