@@ -88,7 +88,7 @@ export function decide(command: DepositCommand, state: Deposit | undefined): Dep
     case 'EndLiquidityWait':
       if (state.status !== 'awaiting_liquidity') return none;
       return [{ type: 'DepositCanceled', at: command.at, by: 'system', reasonCode: 'no_liquidity_available', lateSlipAcceptedUntil: null }];
-    case 'ExpireDeposit': return expire(command, state);
+    case 'ExpireDeposit': return verdictNeedsTwo(state, expire(command, state), command.settle);
     case 'CloseLateSlipWindow':
       if ((state.status !== 'expired' && state.status !== 'canceled') || state.isTerminal) return none;
       if (state.lateSlipAcceptedUntil != null && command.at < state.lateSlipAcceptedUntil && !(command.scenario && !state.livemode)) return none;
@@ -178,13 +178,18 @@ function lateWindowFrom(s: Deposit, at: number): number | null {
 
 function expire(c: Extract<DepositCommand, { type: 'ExpireDeposit' }>, s: Deposit): DepositDecision {
   if (s.status !== 'awaiting_payment' || (c.at < s.expiresAt && !(c.scenario && !s.livemode))) return none;
-  // Multi-leg: an order that expires with some legs complete settles as a short-pay.
-  const completed = s.legs.filter((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined);
-  if (completed.length > 0) {
-    const settled = settle(s, c.at, 'auto', c.settle, legAmounts(s), undefined, false);
-    if (!isRejection(settled) && !('conflict' in settled)) return settled;
-  }
-  return [{ type: 'DepositExpired', at: c.at, lateSlipAcceptedUntil: lateWindowFrom(s, c.at) }];
+  // Multi-leg: an order that expires with some legs complete settles as a short-pay, or goes
+  // to review when that cannot settle by itself (a leg paid beyond its share, a withdrawal
+  // that lost its capacity): verified money never expires as no_payment, its legs stay held.
+  const verified = legAmounts(s);
+  if (verified.size === 0) return [{ type: 'DepositExpired', at: c.at, lateSlipAcceptedUntil: lateWindowFrom(s, c.at) }];
+  const settled = settle(s, c.at, 'auto', c.settle, verified, undefined, false);
+  return 'conflict' in settled ? [settleConflict(s, c.at)] : settled;
+}
+
+/** Verified money an automatic settlement cannot place: a reviewer decides where it goes. */
+function settleConflict(s: Deposit, at: number): DepositEvent {
+  return { type: 'DepositUnderReview', at, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: fourEyesRequiredFor(s, [{ code: 'SETTLE_CONFLICT' }]) };
 }
 
 /**
@@ -206,8 +211,7 @@ function closeLateWindow(c: Extract<DepositCommand, { type: 'CloseLateSlipWindow
   const verified = legAmounts(s);
   if (verified.size === 0 || !c.settle) return [{ type: 'LateSlipWindowClosed', at: c.at }];
   const settled = settle(s, c.at, 'auto', c.settle, verified, undefined, false);
-  if (!('conflict' in settled)) return settled;
-  return [{ type: 'DepositUnderReview', at: c.at, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: fourEyesRequiredFor(s, [{ code: 'SETTLE_CONFLICT' }]) }];
+  return 'conflict' in settled ? [settleConflict(s, c.at)] : settled;
 }
 
 function receiveSlip(c: Extract<DepositCommand, { type: 'ReceiveSlip' }>, s: Deposit): DepositDecision {
@@ -384,9 +388,18 @@ export function reviewNeedsTwo(s: Deposit, withdrawalOf: WithdrawalOf): boolean 
   return evidence !== undefined && secondApproverNeeded(s, evidence.received, evidence.suspenseMinor);
 }
 
-/** An approval giving no figures (those the evidence shows): what the legs received and what suspense would fund. */
+/**
+ * An approval giving no figures (those the evidence shows): what the legs received and what
+ * suspense would fund. Where the evidence names no figure for the legs still waiting but
+ * some legs are verified (a conflict found as the order closed), nothing for those: every
+ * approval credits at least the verified money, and no figure for another leg lets a
+ * verified one's withdrawal take more, so if that alone draws on suspense (or is above the
+ * order or the four-eyes bound) every approval takes two.
+ */
 function atTheEvidence(s: Deposit, capacities: ReadonlyMap<string, Minor>): { received: readonly LegAmount[]; suspenseMinor: Minor } | undefined {
-  const received = receivedAmounts({}, s);
+  const shown = receivedAmounts({}, s);
+  const verifiedOnly = isRejection(shown) && legAmounts(s).size > 0;
+  const received = verifiedOnly ? s.legs.filter((l) => !legAmounts(s).has(l.legRef)).map((l) => ({ legRef: l.legRef, amountMinor: 0n })) : shown;
   if (isRejection(received)) return undefined;
   const filled = fillsAt(s, verifiedWith(s, received), capacities, true);
   return 'conflict' in filled ? undefined : { received, suspenseMinor: filled.suspenseMinor };
@@ -495,10 +508,12 @@ function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision
   // expiry takes no upload either, but a fallback route's confirmation still lands in it.
   const timeRemains = !late && (at < s.expiresAt || nextQueued);
   if (timeRemains) return [{ type: 'SlipRejected', at, attemptsLeft, timeRemains }];
-  // The order closes now: legs already verified settle as a short-pay, as on expiry.
-  if (!late && s.legs.some((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined)) {
-    const settled = settle(s, at, 'auto', ctx, legAmounts(s), undefined, false);
-    if (!('conflict' in settled)) return [{ type: 'SlipRejected', at, attemptsLeft, timeRemains, retryable: false }, ...settled];
+  // The order closes now: legs already verified settle as a short-pay, as on expiry, or go
+  // to review when they cannot settle by themselves (never expired with their money).
+  const verified = legAmounts(s);
+  if (!late && verified.size > 0) {
+    const settled = settle(s, at, 'auto', ctx, verified, undefined, false);
+    return [{ type: 'SlipRejected', at, attemptsLeft, timeRemains, retryable: false }, ...('conflict' in settled ? [settleConflict(s, at)] : settled)];
   }
   // Back to closed: a late slip keeps the window it came in; a fresh closure opens one
   // (null is the contract's "no destination ever existed", which is not this order).

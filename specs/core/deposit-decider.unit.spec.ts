@@ -289,18 +289,24 @@ const rows: DepositRow[] = [
     row: 'awaiting_payment (multi-leg) → the last leg is paid, the payer\'s amounts swapped between the legs → under_review SETTLE_CONFLICT: 10 000 sits with leg 2\'s payee beyond its withdrawal, and only a reviewer books that to suspense',
     given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 20_000n }, slipReceived(2, undefined, slipAt(5))],
     when: verify(found(transfer(30_000n, { toLeg: 2, transRef: 'tr_2' })), { at: slipAt(6), receiptId: 'rcpt_2', settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [review(slipAt(6), ['SETTLE_CONFLICT'], { verification: { ...allSix, amountExact: false }, V: 30_000n, transRef: 'tr_2', leg: 2 })],
+    then: [review(slipAt(6), ['SETTLE_CONFLICT'], { verification: { ...allSix, amountExact: false }, V: 30_000n, transRef: 'tr_2', leg: 2 }, true)],
   },
   {
-    row: 'awaiting_payment (multi-leg) → expires with the whole order paid to one leg → expired, not settled out of suspense (its late window\'s close takes it to review)',
-    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: X }], when: { type: 'ExpireDeposit', at: expiresAt, settle: settle(30_000n, ['leg_2', 20_000n]) },
-    then: [expiredEvent],
+    row: 'awaiting_payment (multi-leg) → expires with one leg paid beyond its share, the order short → under_review SETTLE_CONFLICT, four eyes: not expired no_payment with the money dropped and the withdrawals released to be paid again',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }], when: { type: 'ExpireDeposit', at: expiresAt, settle: settle(30_000n, ['leg_2', 20_000n]) },
+    // Whatever leg 2 got, 10 000 of leg 1's money is beyond what its withdrawal takes: suspense.
+    then: [{ type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }],
   },
   {
-    row: 'expired (multi-leg, the whole order paid to one leg) → the late window closes → under_review SETTLE_CONFLICT',
+    row: 'awaiting_payment (multi-leg) → expires with one leg paid, its withdrawal unable to take it now → under_review SETTLE_CONFLICT, four eyes (not expired no_payment)',
+    given: [...twoLegs, slipReceived(1), legOneComplete], when: { type: 'ExpireDeposit', at: expiresAt, settle: settle(10_000n, ['leg_2', 20_000n]) },
+    then: [{ type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }],
+  },
+  {
+    row: 'expired (multi-leg, the whole order paid to one leg: a journal from before expiry took it to review) → the late window closes → under_review SETTLE_CONFLICT, four eyes',
     given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: X }, expiredEvent],
     when: { type: 'CloseLateSlipWindow', at: expiresAt + lateWindow, settle: settle(30_000n, ['leg_2', 20_000n]) },
-    then: [{ type: 'DepositUnderReview', at: expiresAt + lateWindow, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: false }],
+    then: [{ type: 'DepositUnderReview', at: expiresAt + lateWindow, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }],
   },
 
   // ---- slip_processing ----
@@ -362,7 +368,7 @@ const rows: DepositRow[] = [
   {
     row: 'slip_processing → the withdrawal cannot take the settlement → under_review SETTLE_CONFLICT',
     given: slipProcessing, when: verify(found(transfer(X)), { settle: settle(20_000n) }),
-    then: [review(verifiedAt, ['SETTLE_CONFLICT'], { verification: allSix, V: X })],
+    then: [review(verifiedAt, ['SETTLE_CONFLICT'], { verification: allSix, V: X }, true)], // 30 000 would come out of suspense
   },
   {
     row: 'slip_processing → a non-amount reason on an order of the four-eyes size → under_review with four_eyes_required',
@@ -378,6 +384,15 @@ const rows: DepositRow[] = [
     row: 'slip_processing → image unreadable and time is up → expired (deposit.slip_rejected and deposit.expired)',
     given: slipProcessing, when: verify({ kind: 'unreadable' }, { at: expiresAt + minute }),
     then: [{ type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 2, timeRemains: false, retryable: true }, { type: 'DepositExpired', at: expiresAt + minute, lateSlipAcceptedUntil: expiresAt + minute + lateWindow }],
+  },
+  {
+    row: 'slip_processing (multi-leg, one leg paid beyond its share) → image unreadable and time is up → slip_rejected and under_review SETTLE_CONFLICT, four eyes: the verified money is not expired as no_payment',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }, slipReceived(2, undefined, slipAt(5))],
+    when: verify({ kind: 'unreadable' }, { receiptId: 'rcpt_2', at: expiresAt + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [
+      { type: 'SlipRejected', at: expiresAt + minute, attemptsLeft: 2, timeRemains: false, retryable: false },
+      { type: 'DepositUnderReview', at: expiresAt + minute, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true },
+    ],
   },
   {
     row: 'slip_processing → image unreadable on the last allowed upload, time remains → awaiting_payment with attempts_left 0 (the contract: time, not attempts, decides)',
@@ -434,7 +449,7 @@ const rows: DepositRow[] = [
     row: 'expired (multi-leg, one leg paid by a late slip, its withdrawal filled since) → the late window closes → under_review SETTLE_CONFLICT (the money is not dropped)',
     given: after(deposit, lateTwoLegs, verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) })),
     when: { type: 'CloseLateSlipWindow', at: expiresAt + lateWindow, settle: settle(0n, ['leg_2', 20_000n]) },
-    then: [{ type: 'DepositUnderReview', at: expiresAt + lateWindow, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: false }],
+    then: [{ type: 'DepositUnderReview', at: expiresAt + lateWindow, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }], // all of it from suspense
   },
   {
     row: 'expired → late slip after late_slip_accepted_until → late_slip_window_closed (410)',
@@ -571,6 +586,12 @@ const rows: DepositRow[] = [
     row: 'under_review SETTLE_CONFLICT, one approval recorded → a second, different approver → settled, the withdrawal filled by what it takes, the rest out of suspense',
     given: [...settleConflict, approvalRecorded('emp_alice', [[1, X]])], when: approve('emp_bob', { settle: settle(20_000n) }),
     then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 20_000n }], suspenseMinor: 30_000n }), decision: decidedBy('emp_bob', [[1, X]]) } as DepositEvent],
+  },
+  {
+    row: 'under_review SETTLE_CONFLICT found at expiry, approved by two with leg 2 at 0 → settled at V = 40 000: leg 1 fills its withdrawal\'s 30 000, 10 000 from suspense',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }, { type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }, approvalRecorded('emp_alice', [[2, 0n]])],
+    when: approve('emp_bob', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: 40_000n, A: 40_000n, fee: [600n, 42n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }], suspenseMinor: 10_000n, verification: { ...allSix, amountExact: false } }), decision: decidedBy('emp_bob', [[2, 0n]]) } as DepositEvent],
   },
   {
     row: 'under_review SETTLE_CONFLICT, the withdrawal able to take it all by now → one approval → settled (nothing from suspense: one reviewer is enough)',

@@ -48,7 +48,7 @@ import { isFinalStatus } from '../../core/deposit/state.ts';
 import type { BalanceTransaction, Bucket } from '../../core/ledger/ledger.ts';
 import { safeIntegerMax, vatOf, vatRecognizedFor } from '../../core/money.ts';
 import { sumPostings } from '../../core/ledger/ledger.ts';
-import { inFlightOf, isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
+import { inFlightFor, inFlightOf, isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
 import { encode } from '../../core/journal.ts';
 import { limits } from '../../core/limits.ts';
 import { exactTransfer, Harness, merchantActor, operator, system } from '../support/core-harness.ts';
@@ -636,6 +636,90 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
     },
   ), { numRuns: runs });
   assert.ok(twoLegs >= runs / 2, `most runs made a two-leg deposit (${twoLegs} of ${runs})`);
+});
+
+/**
+ * No verified money is dropped when a two-leg order closes. Each leg is paid within the
+ * order's time or not: nothing, short, exact or beyond its share (up to twice it), in either
+ * order. Once the order expires, the transfers its slips showed are accounted for: the
+ * order is settled with V = their sum (A + E = V, the excess a claim) and each leg paid
+ * filled its withdrawal, or it is under review with each verified leg still holding its
+ * withdrawal (no other payer can be sent to pay that money again) — never expired
+ * no_payment. Reviewers giving what each waiting leg's slip showed settle it at V.
+ */
+test(`a two-leg order closing with legs verified keeps their money: settled, claimed or in review (${runs} runs)`, () => {
+  const payment = fc.option(fc.oneof(fc.constant(1_000), fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1_001, max: 2_000 })), { nil: undefined });
+  fc.assert(fc.property(wholeBaht, wholeBaht, payment, payment, fc.boolean(), (a, b, first, second, secondFirst) => {
+    const { h, payer, shop, model, real } = payerAndShop();
+    for (const [amount, account] of [[a, '1111222233'], [b, '4444555566']] as const) {
+      h.withdrawal(payer, BigInt(amount), { beneficiaryId: h.beneficiary(payer, true, account) });
+    }
+    const created = h.deposit(shop, BigInt(a + b));
+    const deposit = created.ok && created.objectId ? h.world.deposits.get(created.objectId) : undefined;
+    fc.pre(deposit !== undefined && deposit.legs.length === 2 && deposit.legs.every((l) => l.counterparty.kind === 'withdrawal'));
+    const id = deposit!.id;
+    model.deposits.set(id, { phase: 'unpaid', createdAtMinutes: 0 });
+    const paid = [[0, first], [1, second]] as const;
+    const sentTo = new Map<string, bigint>();
+    for (const [i, permille] of secondFirst ? [paid[1], paid[0]] : paid) {
+      if (permille === undefined) continue;
+      const to = deposit!.legs[i]!;
+      const receiptId = h.ids.next('rcpt');
+      if (!run(real, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId, hasImage: true })) continue;
+      const amountMinor = (to.amountMinor * BigInt(permille)) / 1_000n;
+      run(real, {
+        type: 'RecordSlipVerification', actor: system, depositId: id, receiptId, outcome: {
+          kind: 'found', facts: { senderBankDisabled: false },
+          transfer: { transRef: h.ids.next('tr'), amountMinor, occurredAt: h.clock.ms, sender: { bankCode: deposit!.sender.bankCode, accountNumber: deposit!.sender.accountNumber, name: deposit!.sender.accountNameTh }, receiver: { bankCode: to.receiver.bankCode, accountNumber: to.receiver.accountNumber, name: to.receiver.accountName } },
+        },
+      });
+      // A slip queued behind a review is not verified until the review ends.
+      if (!h.world.deposits.get(id)!.queuedSlips?.some((q) => q.receiptId === receiptId)) sentTo.set(to.legRef, amountMinor);
+      model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
+      checkInvariants(model, real);
+    }
+    const verified = h.world.deposits.get(id)!.legs.filter((l) => l.legStatus === 'complete' && sentTo.has(l.legRef));
+    let V = 0n;
+    for (const amount of sentTo.values()) V += amount;
+    h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
+    checkInvariants(model, real);
+
+    const closed = h.world.deposits.get(id)!;
+    if (sentTo.size === 0) return;
+    const withdrawalOf = (l: Deposit['legs'][number]) => h.world.withdrawals.get((l.counterparty as { withdrawalId: string }).withdrawalId)!;
+    const payoutLeg = (l: Deposit['legs'][number]) => (l.counterparty as { payoutLegRef: string }).payoutLegRef;
+    const accountedFor = (d: Deposit) => {
+      assert.is(d.settlement!.transferredMinor, V, 'the settlement counts every verified satang');
+      assert.is(d.settlement!.receivedMinor + (d.overpayment?.amountMinor ?? 0n), V, 'A + E = V: the excess is a claim');
+    };
+    if (verified.length === 0 && closed.status === 'expired') return; // a slip's only leg went to review, was not verified
+    assert.ok(closed.status === 'settled' || closed.status === 'under_review', `verified money (${V} of ${closed.amountMinor}) ends settled or in review, not ${closed.status} ${closed.expiredReason ?? ''}`);
+    if (closed.status === 'settled') {
+      accountedFor(closed);
+      for (const l of closed.legs) {
+        const sent = sentTo.get(l.legRef);
+        if (sent === undefined) continue;
+        const fill = withdrawalOf(l).fills.find((f) => f.legRef === payoutLeg(l));
+        assert.is(fill?.amountMinor, sent < l.amountMinor ? sent : l.amountMinor, 'each leg paid filled its withdrawal');
+      }
+      return;
+    }
+    for (const l of verified) {
+      assert.is(inFlightFor(withdrawalOf(l), payoutLeg(l)), l.amountMinor, 'a verified leg under review still holds its withdrawal: no payer is sent to pay it again');
+    }
+    // Reviewers settle it with what they see: the verified legs, and for the others what their slip showed (else nothing).
+    const waiting = closed.legs.filter((l) => !verified.includes(l)).map((l) => ({ legRef: l.legRef, amountMinor: sentTo.get(l.legRef) ?? 0n }));
+    const note = 'Checked the bank statement line by line.';
+    for (const reviewer of ['emp_first', 'emp_second']) {
+      if (h.world.deposits.get(id)!.status !== 'under_review') break;
+      assert.ok(run(real, { type: 'ApproveDepositReview', actor: operator(reviewer), depositId: id, note, ...(waiting.length > 0 ? { legAmounts: waiting } : {}) }), `${reviewer} approves`);
+      model.deposits.set(id, { phase: 'decided', createdAtMinutes: 0 });
+      checkInvariants(model, real);
+    }
+    const settled = h.world.deposits.get(id)!;
+    assert.is(settled.status, 'settled', 'two reviewers settle it');
+    accountedFor(settled);
+  }), { numRuns: runs });
 });
 
 /**

@@ -139,6 +139,44 @@ test('2 legs, only leg 1 paid: at expiry the order settles short (partial) and i
   }
 });
 
+test('2 legs, leg 2 paid 30 000 on its 20 000 and leg 1 not paid: at expiry the order goes to review (SETTLE_CONFLICT, four eyes), its legs still held — not expired no_payment with the payees open to be paid again', async () => {
+  const scene = await twoLegScene();
+  try {
+    const image = pngSlip();
+    const overpaid = transferFor(scene, { amount_minor: 30_000 }, { image_sha256: sha256Hex(image), receiver: { bank_code: '004', account_number: legAccounts[1], account_name: 'สมหญิง รักดี' } });
+    await registerTransfer(scene.s, overpaid);
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    const paying = await depositOf(scene);
+    assert.equal([paying.status, paying.legs.map((l: any) => l.leg_status), paying.verification.amount_exact], ['awaiting_payment', ['pending', 'complete'], false]);
+
+    const moved = await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 });
+    assert.is(moved.status, 200, moved.text);
+    const held = await depositOf(scene);
+    assert.equal([held.status, held.expired_reason ?? null, held.is_terminal, held.legs.map((l: any) => l.leg_status)], ['under_review', null, false, ['pending', 'complete']]);
+    assert.equal([held.review.reasons.map((r: any) => r.code), held.review.four_eyes_required], [['SETTLE_CONFLICT'], true], 'whatever leg 1 got, 10 000 of leg 2\'s would come out of suspense');
+    assert.equal(depositEvents(scene).slice(-2).map(([type, status]) => [type, status]), [['deposit.leg_updated', 'awaiting_payment'], ['deposit.under_review', 'under_review']], 'no deposit.expired');
+    const reserved: number[] = [];
+    for (const id of scene.withdrawalIds) reserved.push((await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`)).json.reserved_minor);
+    assert.equal([reserved, await filledMinor(scene)], [[30_000, 20_000], [0, 0]], 'the legs still hold their withdrawals');
+    const another = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only' }));
+    assert.is(another.status, 202, `no new payer is sent to pay leg 2's payee again: ${another.text}`);
+
+    // Two reviewers settle what arrived: leg 1 got nothing; leg 2's withdrawal takes its 20 000, suspense the rest.
+    const legs = [{ leg_ref: held.legs[0].leg_ref, amount_minor: 0 }];
+    const note = 'the payer sent leg 1\'s money to leg 2 by mistake';
+    for (const sub of ['emp_r1', 'emp_r2']) {
+      const r = await scene.s.bo('POST', `/v1/bo/deposits/${scene.deposit.id}/approve`, { note, legs }, { sub, roles: ['reviewer'] });
+      assert.is(r.status, 200, r.text);
+    }
+    const settled = await depositOf(scene);
+    assert.equal([settled.status, settled.transferred_amount_minor, settled.amount_received_minor, settled.partial], ['settled', 30_000, 30_000, true]);
+    assert.equal((await filledMinor(scene))[1], 20_000);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
 test('2 legs settled by two reviewers who credited leg 2 without its slip: leg 2\'s slip after settlement is that money (no claim); a later transfer to it is an overpayment', async () => {
   const scene = await twoLegScene();
   try {
