@@ -752,16 +752,17 @@ function receivedAmounts(c: Pick<Extract<DepositCommand, { type: 'ApproveReview'
     return invalid('legs', 'required', `This deposit has ${waiting.length} legs waiting for money; give legs[] with what each destination received (0 where nothing arrived).`,
       waiting.map((l) => l.legRef).join(', '));
   }
-  const paidLeg = s.slip?.legRef ?? s.routeConfirmation?.legRef;
+  const paidLeg = waiting.find((l) => l.legRef === (s.slip?.legRef ?? s.routeConfirmation?.legRef));
   // A transfer that reached no leg still waiting, on an order with a leg already verified
-  // (it paid that leg again, or went elsewhere): the waiting leg got nothing from it, so the
-  // reviewer says what it did get (legs[], or amount_minor for the one waiting) rather than
-  // the transfer's amount being credited to it by default.
+  // (it paid that leg again, or went elsewhere, or it is the verified leg's own slip, the
+  // order held as it closed): the waiting leg got nothing from it, so the reviewer says what
+  // it did get (legs[], or amount_minor for the one waiting) rather than the transfer's
+  // amount being credited to it by default — nor a figure replacing a verified leg's.
   if (c.transferredAmountMinor === undefined && paidLeg === undefined && legAmounts(s).size > 0 && waiting.length > 0) {
     return invalid('legs', 'required', 'The reviewed transfer reached no leg still waiting for money: give legs[] with what each waiting leg received (0 where nothing arrived).',
       waiting.map((l) => l.legRef).join(', '));
   }
-  const target = s.legs.find((l) => l.legRef === paidLeg) ?? waiting[0] ?? s.legs[0];
+  const target = paidLeg ?? waiting[0] ?? s.legs[0];
   if (!target) return reject('alloc_state_conflict', 'The deposit cannot be settled against its destination now.');
   return [{ legRef: target.legRef, amountMinor: V }];
 }

@@ -588,6 +588,12 @@ const rows: DepositRow[] = [
     then: [{ ...settled({ at: T0 + hour, V: X, A: X, fee: [750n, 53n], via: 'review', fills: [{ leg: 1, amountMinor: 20_000n }], suspenseMinor: 30_000n }), decision: decidedBy('emp_bob', [[1, X]]) } as DepositEvent],
   },
   {
+    row: 'under_review SETTLE_CONFLICT found at expiry (leg 1 verified 40 000 on its 30 000) → amount_minor → recorded for leg 2, the one waiting: the verified leg keeps its 40 000, no figure replaces it',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }, { type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }],
+    when: approve('emp_alice', { transferredAmountMinor: 10_000n, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [approvalRecorded('emp_alice', [[2, 10_000n]])],
+  },
+  {
     row: 'under_review SETTLE_CONFLICT found at expiry, approved by two with leg 2 at 0 → settled at V = 40 000: leg 1 fills its withdrawal\'s 30 000, 10 000 from suspense',
     given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }, { type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }, approvalRecorded('emp_alice', [[2, 0n]])],
     when: approve('emp_bob', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
