@@ -12,7 +12,8 @@
 import { slipLookalikeKeys } from './deposit/verification.ts';
 import { limits } from './limits.ts';
 import type { Minor } from './money.ts';
-import { capacityOf, isMatchable } from './withdrawal/decide.ts';
+import { isMatchable } from './withdrawal/decide.ts';
+import { capacityOf } from './withdrawal/state.ts';
 import type { Withdrawal } from './withdrawal/state.ts';
 
 export interface LegPlan {

@@ -18,8 +18,7 @@ import {
 import { checkNote } from '../note.ts';
 import { checkTransfer, matchAccountNumber, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 import { amongOperators, sameOperator } from '../operators.ts';
-import { capacityOf } from '../withdrawal/decide.ts';
-import { inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
+import { capacityOf, inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
 
 /** What settling needs from outside the deposit. */
 export interface SettleContext {

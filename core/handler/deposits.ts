@@ -12,7 +12,8 @@ import type { Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { LiquidityPlanner } from '../matching.ts';
 import type { Minor } from '../money.ts';
-import { capacityOf, isMatchable } from '../withdrawal/decide.ts';
+import { isMatchable } from '../withdrawal/decide.ts';
+import { capacityOf } from '../withdrawal/state.ts';
 import type { Withdrawal } from '../withdrawal/state.ts';
 import { scenarioOf, simulatedLegs, simulatedShape } from '../sandbox/scenarios.ts';
 

@@ -14,7 +14,7 @@ import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, ty
 import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
 import { amongOperators } from '../operators.ts';
 import {
-  heldFeeMoved, inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
+  capacityOf, heldFeeMoved, inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -39,11 +39,6 @@ export type WithdrawalCommand =
 export type WithdrawalDecision = readonly WithdrawalEvent[] | Rejection;
 
 const none: readonly WithdrawalEvent[] = [];
-
-/** What a new leg may still take from this order: remaining minus legs already in flight. */
-export function capacityOf(w: Withdrawal): Minor {
-  return remainingOf(w) - inFlightOf(w);
-}
 
 /** Whether a payer can be matched to this order now. */
 export function isMatchable(w: Withdrawal, at: number): boolean {

@@ -147,6 +147,11 @@ export function inFlightOf(w: Pick<Withdrawal, 'inFlight'>): Minor {
   return total;
 }
 
+/** What a new leg may still take from this order: remaining minus legs already in flight. */
+export function capacityOf(w: Withdrawal): Minor {
+  return remainingOf(w) - inFlightOf(w);
+}
+
 /** What the leg holds in flight on this order, if it is in flight. */
 export function inFlightFor(w: Withdrawal, legRef: string): Minor | undefined {
   for (let i = 0; i < w.inFlight.length; i++) if (w.inFlight[i]!.legRef === legRef) return w.inFlight[i]!.amountMinor;
