@@ -18,6 +18,16 @@ import { inFlightOf, remainingOf, type Dispute, type Fill, type Withdrawal } fro
 /** The API version (contract: Versioning) this build speaks and pins on every event and slip capability. */
 export const apiVersion = '2026-08-01';
 
+/**
+ * The id a balance transaction goes by wherever the merchant is shown it — its history
+ * row, the balance_transaction object, an order's reference to it, a report's line: the
+ * btxn_ id in live, sbxbtxn_l_… in sandbox (contract: Balance history). One spelling per
+ * mode, so a sandbox merchant matches an event's or an order's id to its history row.
+ */
+export function balanceTransactionIdOf(btxnId: string, livemode: boolean): string {
+  return livemode ? btxnId : `sbxbtxn_l_${btxnId.replace(/^btxn_/, '')}`;
+}
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 

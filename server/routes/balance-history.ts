@@ -18,7 +18,7 @@ import type { Context } from 'koa';
 import { sandboxRunGenerationOf } from '../../core/directory.ts';
 import type { Balances } from '../../core/ledger/ledger.ts';
 import { limits, readSideLimits } from '../../core/limits.ts';
-import { iso } from '../../core/present.ts';
+import { balanceTransactionIdOf, iso } from '../../core/present.ts';
 import { sandboxDeltas, type HistoryRow, type HistorySnapshot } from '../../projections/balance-history.ts';
 import { requireScope, merchantAuth, type MerchantState } from '../auth/merchant.ts';
 import { ApiError } from '../errors.ts';
@@ -37,14 +37,9 @@ function sameBalances(a: Balances, b: Balances): boolean {
   return a.availableMinor === b.availableMinor && a.pendingClearingMinor === b.pendingClearingMinor && a.reservedMinor === b.reservedMinor;
 }
 
-/** A sandbox row's id (contract: sbxbtxn_l_ prefix in sandbox), derived from the btxn_ id. */
-export function sandboxRowId(btxnId: string): string {
-  return `sbxbtxn_l_${btxnId.replace(/^btxn_/, '')}`;
-}
-
 function presentRow(row: HistoryRow, livemode: boolean): Record<string, unknown> {
   return {
-    id: livemode ? row.id : sandboxRowId(row.id),
+    id: balanceTransactionIdOf(row.id, livemode),
     object: 'balance_transaction', sequence: row.sequence.toString(), currency: 'THB', created_at: iso(row.createdAt),
     bucket_deltas: decimalDeltas(livemode ? row.deltas : sandboxDeltas(row.deltas)),
   };

@@ -28,12 +28,11 @@ import type { DomainEvent } from '../../core/journal.ts';
 import { decode } from '../../core/journal.ts';
 import type { BalanceTransaction, Balances } from '../../core/ledger/ledger.ts';
 import { backOfficeLimits, financeLimits, readSideLimits } from '../../core/limits.ts';
-import { iso } from '../../core/present.ts';
+import { balanceTransactionIdOf, iso } from '../../core/present.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { sandboxDeltas, type PostedRow } from '../../projections/balance-history.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
-import { sandboxRowId } from './balance-history.ts';
 import { notFound } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery, readSideOf } from './read-params.ts';
 import { formatParam, fresh, merchantParam, periodParam } from './reports.ts';
@@ -76,7 +75,7 @@ function presentDeltas(d: Balances) {
 function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: boolean, journalSeq: number): Record<string, unknown> {
   // Every id that names a line is spelt as the line's own is, so a reversal or a clearing
   // release is matched to the line it refers to in sandbox too.
-  const lineId = (id: string) => (livemode ? id : sandboxRowId(id));
+  const lineId = (id: string) => balanceTransactionIdOf(id, livemode);
   return {
     id: lineId(t.id), object: 'balance_transaction',
     type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
@@ -196,12 +195,15 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       assert(t !== undefined && t.id === l.id, () => `system line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
       const decided = decisionBehind(t, l.journalSeq);
       const note = t.note || decided?.note;
+      // Sandbox ids as the merchant's history and the statement lines spell them, so an
+      // analyst matches a posting to the merchant's line.
+      const id = balanceTransactionIdOf(t.id, livemode);
       return {
-        createdAt: l.createdAt, balanceTransactionId: t.id, type: t.type, merchantId: t.merchantId, amountMinor: l.amountMinor,
+        createdAt: l.createdAt, balanceTransactionId: id, type: t.type, merchantId: t.merchantId, amountMinor: l.amountMinor,
         // An adjustment's source is the adjustment itself, as everywhere; the operator who posted it apart.
-        source: { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id },
+        source: { type: t.source.type, id: t.source.type === 'adjustment' ? id : t.source.id },
         ...(t.source.type === 'adjustment' ? { postedBy: t.source.id } : decided ? { postedBy: decided.operatorId } : {}),
-        ...(t.reversesBalanceTransactionId ? { reversesBalanceTransactionId: t.reversesBalanceTransactionId } : {}),
+        ...(t.reversesBalanceTransactionId ? { reversesBalanceTransactionId: balanceTransactionIdOf(t.reversesBalanceTransactionId, livemode) } : {}),
         ...(t.reasonCode ? { reasonCode: t.reasonCode } : {}),
         ...(note ? { note } : {}),
       };

@@ -28,6 +28,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Command } from '../../core/handler/commands.ts';
 import { bangkokDayBounds, bangkokDayOf } from '../../core/finance/calendar.ts';
+import { balanceTransactionIdOf } from '../../core/present.ts';
 import { merchantActor } from '../adapters/support.ts';
 import { attempt as attemptCommand, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { satangRun } from '../support/projections.ts';
@@ -335,7 +336,8 @@ async function checkAccountLines(fromMs: number): Promise<void> {
       }
       assert.is(j.closing_balance_minor, balance);
       assert.equal([j.credit_minor - j.debit_minor, j.count], [j.closing_balance_minor - j.opening_balance_minor, j.data.length]);
-      const journalLines = (postingsOf.all(key, startMs) as [string, bigint][]).map(([id, amount]) => [id, Number(amount)]);
+      // Named as the merchant sees them (sbxbtxn_l_ in sandbox).
+      const journalLines = (postingsOf.all(key, startMs) as [string, bigint][]).map(([id, amount]) => [balanceTransactionIdOf(id, livemode), Number(amount)]);
       assert.equal(j.data.map((l: any) => [l.balance_transaction_id, l.amount_minor]).sort(), journalLines.sort(), `${key}: the journal's postings in the period, one for one`);
       if (j.count > 0) accountLinesSeen.add(account);
       const csv = parse(await csvOf(`${path}&format=csv`), { columns: true }) as Record<string, string>[];

@@ -109,6 +109,32 @@ test('live and sandbox: the statement lines sum to the statement, pending cleari
   assert.is(page.find((r: any) => r.id === reversal.id).reverses_balance_transaction_id, page.find((r: any) => r.id === settled.id).id);
 });
 
+test('the account lines name a sandbox transaction as its statement line does, in the JSON and the CSV', async () => {
+  const today = bangkokDayOf(scene.s.clock.now());
+  for (const livemode of [true, false]) {
+    const lines = await linesTieOut(livemode, firstDay, today);
+    const ids = new Set(lines.map((l) => l.id));
+    const mine: any[] = [];
+    for (const account of ['suspense', 'reversals', 'adjustments', 'gateway_settlement']) {
+      const query = `account=${account}&livemode=${livemode}&from=${firstDay}&to=${today}`;
+      const json = (await report(`/v1/bo/reports/account-lines?${query}`)).json.data.filter((l: any) => l.merchant_id === scene.shop.id);
+      const csv = (parse((await report(`/v1/bo/reports/account-lines?${query}&format=csv`)).text, { columns: true }) as Record<string, string>[])
+        .filter((r) => r.line === 'posting' && r.merchant_id === scene.shop.id);
+      assert.equal(csv.map((r) => [r.balance_transaction_id, r.reverses_balance_transaction_id || undefined]),
+        json.map((l: any) => [l.balance_transaction_id, l.reverses_balance_transaction_id]), `${livemode} ${account}: the CSV names the JSON's ids`);
+      mine.push(...json);
+    }
+    assert.ok(mine.length > 0, `${livemode}: the merchant's postings to system accounts`);
+    if (!livemode) assert.ok(mine.some((l) => l.type === 'reversal' && l.reverses_balance_transaction_id), 'the 10300 reversal among the account lines');
+    for (const l of mine) {
+      for (const ref of [l.balance_transaction_id, l.reverses_balance_transaction_id].filter(Boolean)) {
+        assert.ok(ids.has(ref), `${livemode}: account line ${l.type} ${l.balance_transaction_id} names ${ref}, no statement line`);
+        assert.match(ref, livemode ? /^btxn_/ : /^sbxbtxn_l_/);
+      }
+    }
+  }
+});
+
 test('a sandbox reset starts a new run of the merchant\'s history, not of its ledger: the lines of past days stay and still tie out', async () => {
   const today = bangkokDayOf(scene.s.clock.now());
   const before = await linesTieOut(false, firstDay, today);
