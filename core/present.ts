@@ -268,7 +268,12 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
       ...(unreadable ? { retryable, attempts_left: d.attemptsLeft } : {}),
     };
   }
-  if (d.reversal) o.reversal = { reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: d.reversal.reversesBalanceTransactionId, balance_transaction_id: d.reversal.balanceTransactionId };
+  if (d.reversal) {
+    o.reversal = {
+      reason_code: d.reversal.reasonCode, reverses_balance_transaction_id: balanceTransactionIdOf(d.reversal.reversesBalanceTransactionId, d.livemode),
+      balance_transaction_id: balanceTransactionIdOf(d.reversal.balanceTransactionId, d.livemode),
+    };
+  }
   if ((d.status === 'settled' || d.status === 'reversed') && d.settlement) addSettlement(o, d, d.settlement, p);
   return o;
 }
@@ -297,20 +302,20 @@ function addSettlement(o: Obj, d: Deposit, st: NonNullable<Deposit['settlement']
   } : null;
   o.partial = st.partial;
   o.settled_via = st.settledVia;
-  o.balance_transaction_id = st.balanceTransactionId;
+  o.balance_transaction_id = balanceTransactionIdOf(st.balanceTransactionId, d.livemode);
   o.settled_at = iso(st.settledAt);
   o.clearing_available_at = st.clearingAvailableAt === null ? null : iso(st.clearingAvailableAt);
   o.fee_breakdown = p && p.shown.fee_breakdown !== undefined && st.feeBreakdown === p.state.settlement?.feeBreakdown ? p.shown.fee_breakdown : fees(st.feeBreakdown);
 }
 
-function fill(f: Fill, withReceipt: boolean): Obj {
+function fill(f: Fill, livemode: boolean, withReceipt: boolean): Obj {
   return {
     leg_ref: f.legRef, sequence: f.sequence, amount_minor: n(f.amountMinor), fee_recognized_minor: n(f.feeRecognizedMinor),
-    settled_at: iso(f.settledAt), balance_transaction_id: f.balanceTransactionId, auto_confirm_at: iso(f.autoConfirmAt),
+    settled_at: iso(f.settledAt), balance_transaction_id: balanceTransactionIdOf(f.balanceTransactionId, livemode), auto_confirm_at: iso(f.autoConfirmAt),
     ...(withReceipt ? { receipt_state: f.reversal ? 'reversed' : f.receiptState } : {}),
     // A reversed fill stays in fills[] (a chunk that landed, then came back): marked, so that
     // a merchant adding up fills[] leaves it out as filled_minor does.
-    ...(f.reversal ? { reversed_at: iso(f.reversal.at), reversal_reason_code: f.reversal.reasonCode, reversal_balance_transaction_id: f.reversal.balanceTransactionId } : {}),
+    ...(f.reversal ? { reversed_at: iso(f.reversal.at), reversal_reason_code: f.reversal.reasonCode, reversal_balance_transaction_id: balanceTransactionIdOf(f.reversal.balanceTransactionId, livemode) } : {}),
   };
 }
 
@@ -325,10 +330,10 @@ export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean 
     created_at: p && w.createdAt === p.state.createdAt ? p.shown.created_at! : iso(w.createdAt),
     expires_at: p && w.expiresAt === p.state.expiresAt ? p.shown.expires_at! : iso(w.expiresAt),
     requires_approval: w.requiresApproval,
-    reserved_balance_transaction_id: w.reservedBalanceTransactionId,
+    reserved_balance_transaction_id: balanceTransactionIdOf(w.reservedBalanceTransactionId, w.livemode),
     fee_breakdown: p && w.feeBreakdown === p.state.feeBreakdown ? p.shown.fee_breakdown! : fees(w.feeBreakdown),
     fills: p && w.fills === p.state.fills ? p.shown.fills!
-      : w.fills.map((f, i) => (p && p.state.fills[i] === f ? (p.shown.fills as Json[])[i]! : fill(f, view.withReceipts === true))),
+      : w.fills.map((f, i) => (p && p.state.fills[i] === f ? (p.shown.fills as Json[])[i]! : fill(f, w.livemode, view.withReceipts === true))),
   };
   if (w.dispute) o.dispute = presentDispute(w.dispute, w.livemode);
   if (w.rejection) o.rejection = { code: w.rejection.code, display_th: w.rejection.displayTh, display_en: w.rejection.displayEn };
@@ -359,8 +364,9 @@ const reversalTexts: Readonly<Record<string, string>> = {
 };
 
 export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: Balances): Obj {
+  const idOf = (id: string) => balanceTransactionIdOf(id, t.livemode);
   const o: Obj = {
-    id: t.id, object: 'balance_transaction', livemode: t.livemode, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), currency: 'THB',
+    id: idOf(t.id), object: 'balance_transaction', livemode: t.livemode, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), currency: 'THB',
     bucket_from: t.bucketFrom, bucket_to: t.bucketTo,
   };
   // Optional keys in the contract's order, set one by one (no spread of a temporary object).
@@ -368,9 +374,9 @@ export function presentBalanceTransaction(t: BalanceTransaction, balanceAfter: B
   o.balance_after = presentBalances(balanceAfter);
   // An adjustment's origin is the operator who posted it: the journal keeps who, the merchant
   // sees the adjustment itself (an employee's id is not the merchant's to know).
-  o.source = { type: t.source.type, id: t.source.type === 'adjustment' ? t.id : t.source.id };
-  if (t.reversesBalanceTransactionId) o.reverses_balance_transaction_id = t.reversesBalanceTransactionId;
-  if (t.clearedFromBalanceTransactionId) o.cleared_from_balance_transaction_id = t.clearedFromBalanceTransactionId;
+  o.source = { type: t.source.type, id: t.source.type === 'adjustment' ? idOf(t.id) : t.source.id };
+  if (t.reversesBalanceTransactionId) o.reverses_balance_transaction_id = idOf(t.reversesBalanceTransactionId);
+  if (t.clearedFromBalanceTransactionId) o.cleared_from_balance_transaction_id = idOf(t.clearedFromBalanceTransactionId);
   if (t.reasonCode) {
     o.reason_code = t.reasonCode;
     const text = t.type === 'adjustment' ? adjustmentReasons[t.reasonCode] : reversalTexts[t.reasonCode];

@@ -13,7 +13,7 @@
 import { actionableBy, reasonTexts } from '../../core/deposit/reasons.ts';
 import { reject } from '../../core/errors.ts';
 import { replayTestMetadata } from '../../core/finance/reconcile.ts';
-import { iso, type Json } from '../../core/present.ts';
+import { balanceTransactionIdOf, iso, type Json } from '../../core/present.ts';
 import type { Ids } from '../../core/ports.ts';
 import type { DeliveryStore } from './deliveries.ts';
 import type { EndpointStore } from './endpoints.ts';
@@ -25,6 +25,9 @@ export type OutOfOrderCase = 'A' | 'B' | 'C';
 export const outOfOrderCases: readonly OutOfOrderCase[] = ['A', 'B', 'C'];
 
 type Obj = { [key: string]: Json };
+
+/** A balance transaction id of the test order, spelt as every sandbox one is (sbxbtxn_l_). */
+const testBalanceTransactionId = (ids: Ids) => balanceTransactionIdOf(ids.next('btxn'), false);
 
 interface Step { readonly type: string; readonly object: Obj; readonly deliver: boolean; readonly fill?: Obj }
 
@@ -66,7 +69,7 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
   };
   const settled = (version: number): Obj => ({
     ...base, version, status: 'settled', ordered_amount_minor: 10000, transferred_amount_minor: 10000, amount_received_minor: 10000,
-    fee_total_minor: 161, credited_amount_minor: 9839, overpayment: null, partial: false, settled_via: 'auto', balance_transaction_id: ids.next('btxn'),
+    fee_total_minor: 161, credited_amount_minor: 9839, overpayment: null, partial: false, settled_via: 'auto', balance_transaction_id: testBalanceTransactionId(ids),
     settled_at: iso(now - 60_000), clearing_available_at: iso(now - 60_000 + 72 * 3_600_000),
     fee_breakdown: [{ component: 'processing_fee', amount_minor: 150, rate_bps: 150 }, { component: 'vat', amount_minor: 11, rate_bps: 700 }],
   });
@@ -97,7 +100,7 @@ function depositSteps(c: 'A' | 'B', id: string, now: number, ids: Ids): Step[] {
     { type: 'deposit.slip_received', object: { ...base, version: 2, status: 'slip_processing', slip: { received_at: iso(now - 120_000), is_late: false } }, deliver: false },
     { type: 'deposit.settled', object: s, deliver: true },
     // A reversed order is final: is_terminal true, as production sends it.
-    { type: 'deposit.reversed', object: { ...s, version: 4, status: 'reversed', is_terminal: true, reversal: { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: s.balance_transaction_id!, balance_transaction_id: ids.next('btxn') } }, deliver: true },
+    { type: 'deposit.reversed', object: { ...s, version: 4, status: 'reversed', is_terminal: true, reversal: { reason_code: 'BANK_RECALL', reverses_balance_transaction_id: s.balance_transaction_id!, balance_transaction_id: testBalanceTransactionId(ids) } }, deliver: true },
   ];
 }
 
@@ -115,7 +118,7 @@ function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
     id, object: 'withdrawal_order', livemode: false, version: 0, status: 'open', merchant_reference: `test-out-of-order-C-${id.slice(-6)}`, end_user_ref: 'test-payee',
     beneficiary_id: ids.next('ben'), currency: 'THB', amount_total_minor: total, fee_total_minor: fee, total_locked_minor: total + fee,
     fee_recognized_minor: 0, filled_minor: 0, remaining_minor: total, reserved_minor: 0, refunded_minor: 0, settled_splits: 0, max_splits: 10,
-    created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), requires_approval: false, reserved_balance_transaction_id: ids.next('btxn'),
+    created_at: iso(now - 3_600_000), expires_at: iso(now + 6 * 24 * 3_600_000), requires_approval: false, reserved_balance_transaction_id: testBalanceTransactionId(ids),
     fee_breakdown: [{ component: 'fixed_fee', amount_minor: 1000 }, { component: 'vat', amount_minor: 70, rate_bps: 700 }], fills: [], metadata: { ...replayTestMetadata, case: 'C' },
   };
   const fills: Json[] = [];
@@ -126,7 +129,7 @@ function withdrawalSteps(id: string, now: number, ids: Ids): Step[] {
     last = { ...last, version: (last.version as number) + 1 };
     steps.push({ type: 'withdrawal.matched', deliver: false, object: last });
     fills.push({ leg_ref: `leg_test_${n}`, sequence: n, amount_minor: chunk, fee_recognized_minor: Math.round((fee * n) / 3) - Math.round((fee * (n - 1)) / 3),
-      settled_at: iso(settledAt), balance_transaction_id: ids.next('btxn'), auto_confirm_at: iso(settledAt + 3 * 3_600_000) });
+      settled_at: iso(settledAt), balance_transaction_id: testBalanceTransactionId(ids), auto_confirm_at: iso(settledAt + 3 * 3_600_000) });
     last = {
       ...last, version: (last.version as number) + 1, status: 'partially_filled', filled_minor: chunk * n, remaining_minor: total - chunk * n,
       fee_recognized_minor: Math.round((fee * n) / 3), settled_splits: n, fills: [...fills],

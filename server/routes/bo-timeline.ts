@@ -6,14 +6,15 @@
 // verdicts → review decisions (who, when, note) → fills of the counterparty withdrawals →
 // balance transactions → merchant events and each webhook delivery → every step with the
 // journal seq and hash it rode in on. Presentation only: it reads the journal trail and
-// the world, decides nothing.
+// the world, decides nothing. Balance transactions are named as the merchant's objects
+// and history name them (sbxbtxn_l_ in sandbox); a step's stream stays the journal's key.
 
 import type { Deposit, DepositEvent, Leg, Slip, Verification } from '../../core/deposit/state.ts';
 import { reviewNeedsTwo } from '../../core/deposit/decide.ts';
 import { transferTimeWindow } from '../../core/deposit/verification.ts';
 import type { DomainEvent } from '../../core/journal.ts';
 import type { World } from '../../core/world.ts';
-import { iso, maskAccountNumber, maskAccountNumberLike, maskName, maskReadAccountNumber, presentDeposit } from '../../core/present.ts';
+import { balanceTransactionIdOf, iso, maskAccountNumber, maskAccountNumberLike, maskName, maskReadAccountNumber, presentDeposit } from '../../core/present.ts';
 import type { IntakeRecord, ProviderAnswer } from '../../adapters/slips/store.ts';
 import type { JournalTrail, TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { WithdrawalEvent } from '../../core/withdrawal/state.ts';
@@ -121,7 +122,7 @@ function decidedBy(decision: { readonly operatorId: string; readonly note: strin
   return decision ? { operator: decision.operatorId, note: decision.note } : {};
 }
 
-function depositStep(e: DepositEvent): { step: string; detail: Obj } {
+function depositStep(e: DepositEvent, livemode: boolean): { step: string; detail: Obj } {
   switch (e.type) {
     case 'DepositCreated': return { step: 'created', detail: { amount_minor: n(e.deposit.amountMinor), merchant_reference: e.deposit.merchantReference } };
     case 'DepositAwaitingLiquidity': return { step: 'awaiting_liquidity', detail: {} };
@@ -147,7 +148,7 @@ function depositStep(e: DepositEvent): { step: string; detail: Obj } {
     case 'DepositCanceled': return { step: 'canceled', detail: { by: e.by, reason_code: e.reasonCode } };
     case 'LateSlipWindowClosed': return { step: 'late_window_closed', detail: {} };
     case 'DepositCleared': return { step: 'cleared', detail: {} };
-    case 'DepositReversed': return { step: 'reversed', detail: { reason_code: e.reasonCode, balance_transaction_id: e.balanceTransactionId, ...decidedBy(e.decision) } };
+    case 'DepositReversed': return { step: 'reversed', detail: { reason_code: e.reasonCode, balance_transaction_id: balanceTransactionIdOf(e.balanceTransactionId, livemode), ...decidedBy(e.decision) } };
     case 'DepositOverpaid': return { step: 'overpaid', detail: { claim_id: e.overpayment.claimId, amount_minor: n(e.overpayment.amountMinor) } };
     default: {
       const _exhaustive: never = e;
@@ -156,11 +157,11 @@ function depositStep(e: DepositEvent): { step: string; detail: Obj } {
   }
 }
 
-function withdrawalStep(e: WithdrawalEvent, legRefs: ReadonlySet<string>): { step: string; detail: Obj } | null {
+function withdrawalStep(e: WithdrawalEvent, legRefs: ReadonlySet<string>, livemode: boolean): { step: string; detail: Obj } | null {
   switch (e.type) {
     case 'LegReserved': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_reserved', detail: { leg_ref: e.legRef, amount_minor: n(e.amountMinor) } } : null;
     case 'LegReleased': return legRefs.has(e.legRef) ? { step: 'counterparty_leg_released', detail: { leg_ref: e.legRef } } : null;
-    case 'FillLanded': return legRefs.has(e.fill.legRef) ? { step: 'fill', detail: { leg_ref: e.fill.legRef, amount_minor: n(e.fill.amountMinor), fee_recognized_minor: n(e.fill.feeRecognizedMinor), balance_transaction_id: e.fill.balanceTransactionId } } : null;
+    case 'FillLanded': return legRefs.has(e.fill.legRef) ? { step: 'fill', detail: { leg_ref: e.fill.legRef, amount_minor: n(e.fill.amountMinor), fee_recognized_minor: n(e.fill.feeRecognizedMinor), balance_transaction_id: balanceTransactionIdOf(e.fill.balanceTransactionId, livemode) } } : null;
     case 'FillReversed': return legRefs.has(e.legRef) ? { step: 'fill_reversed', detail: { leg_ref: e.legRef, reason_code: e.reasonCode, ...decidedBy(e.decision) } } : null;
     case 'WithdrawalSettled': return { step: 'counterparty_settled', detail: {} }; // by this deposit's fill (the caller skips others)
     default: return null;
@@ -186,13 +187,13 @@ function stepOf(entry: TrailEntry, rest: Obj): Obj {
 
 function balanceStep(entry: TrailEntry): Obj {
   const t = (entry.event as Extract<DomainEvent, { type: 'BalanceTransactionPosted' }>).transaction;
-  return stepOf(entry, { step: 'balance_transaction', detail: { id: t.id, merchant_id: t.merchantId, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo } });
+  return stepOf(entry, { step: 'balance_transaction', detail: { id: balanceTransactionIdOf(t.id, t.livemode), merchant_id: t.merchantId, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo } });
 }
 
 /** Every step of the deposit's life, in journal order (deliveries sit after the event they carry). */
 export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly TrailEntry[] = trail.stream(d.id), claimIds: readonly string[] = []): Obj[] {
   const firstSeq = own[0]?.seq ?? 0;
-  const steps: { seq: number; order: number; view: Obj }[] = own.map((e) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent)) }));
+  const steps: { seq: number; order: number; view: Obj }[] = own.map((e) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent, d.livemode)) }));
   for (const claimId of claimIds) {
     for (const e of trail.stream(claimId)) steps.push({ seq: e.seq, order: 2, view: stepOf(e, claimStep(e.event as Parameters<typeof claimStep>[0], claimId)) });
   }
@@ -218,7 +219,7 @@ export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly T
       }
       if (event.type === 'FillReversed' && refs.has(event.legRef)) for (const id of [event.balanceTransactionId, event.feeBalanceTransactionId]) ours.add(id);
       if (event.type === 'WithdrawalSettled' && !lastFillOurs) continue;
-      const step = withdrawalStep(event, refs);
+      const step = withdrawalStep(event, refs, d.livemode);
       if (step) steps.push({ seq: e.seq, order: 2, view: stepOf(e, step) });
     }
     for (const e of trail.postedFor(withdrawalId, firstSeq)) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Command } from '../../core/handler/commands.ts';
 import { adjustmentReasonDefault, adjustmentReasons, bankByCode, bankDownMessageThDefault } from '../../core/directory.ts';
-import { iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
+import { balanceTransactionIdOf, iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
@@ -299,17 +299,17 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   });
 
   /** The 201 of a posted adjustment: the balance transaction, with who posted it (and proposed it, after four eyes). */
-  const adjustmentAnswer = (ctx: Context, merchantId: string, id: string, a: { livemode: boolean; direction: 'credit' | 'debit'; bucket: string; amountMinor: number; reasonCode: string; reason: string; proposedBy?: string }) => ({
-    status: 201,
-    body: {
+  const adjustmentAnswer = (ctx: Context, merchantId: string, btxnId: string, a: { livemode: boolean; direction: 'credit' | 'debit'; bucket: string; amountMinor: number; reasonCode: string; reason: string; proposedBy?: string }) => {
+    const id = balanceTransactionIdOf(btxnId, a.livemode); // as the merchant's balance.credited and history row name it
+    return { status: 201, body: {
       id, object: 'balance_transaction', livemode: a.livemode, type: 'adjustment', direction: a.direction, amount_minor: a.amountMinor, currency: 'THB',
       bucket_from: a.direction === 'debit' ? a.bucket : null, bucket_to: a.direction === 'credit' ? a.bucket : null,
       // source as the merchant's copy names it (the adjustment itself); who posted it apart.
       balance_after: presentBalances(world().balances(merchantId, a.livemode)), source: { type: 'adjustment', id }, posted_by: operatorOf(ctx).sub,
       ...(a.proposedBy !== undefined ? { proposed_by: a.proposedBy } : {}),
       reason_code: a.reasonCode, reason_display_th: adjustmentReasons[a.reasonCode], note: a.reason, created_at: iso(services.write.clock.now()),
-    },
-  });
+    } };
+  };
 
   router.post('/deposits/:id/approve', async (ctx) => {
     const b = parseWith(schemas.approval, bodyOf(ctx));

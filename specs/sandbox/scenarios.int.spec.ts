@@ -105,6 +105,56 @@ test('10300: settled, then reversed 60 s later; history shows the reversal rows'
   assert.equal([balance.available_minor, balance.pending_clearing_minor], [0, 0]);
 });
 
+/** Every id an object names a balance transaction by (itself, what it reverses or clears, an order's settlement, reversal, reserve and fills). */
+function balanceTransactionIds(o: any): string[] {
+  const ids = o.object === 'balance_transaction'
+    ? [o.id, o.reverses_balance_transaction_id, o.cleared_from_balance_transaction_id, o.source.type === 'adjustment' ? o.source.id : undefined]
+    : [o.balance_transaction_id, o.reversal?.balance_transaction_id, o.reversal?.reverses_balance_transaction_id, o.reserved_balance_transaction_id,
+      ...(o.fills ?? []).flatMap((f: any) => [f.balance_transaction_id, f.reversal_balance_transaction_id])];
+  return ids.filter((id): id is string => id !== undefined);
+}
+
+test('10300 and a fill of the merchant\'s own withdrawal: every balance transaction id its events and GETs name is a sandbox history row\'s', async () => {
+  const scene = await nextShop(base);
+  const funded = await scene.s.bo('POST', `/v1/bo/merchants/${scene.shop.id}/adjustments`, { livemode: false, amount_minor: 1_000_000, direction: 'credit', bucket: 'available', reason: 'funding' }, { stepUp: true });
+  assert.is(funded.status, 201, funded.text);
+  const ben = await scene.s.beneficiary(scene.shop.id, false);
+  await advanceSeconds(scene, 31); // the beneficiary's verification
+  const w = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/withdrawals', withdrawalBody(ben, { amount_minor: 10_000 }));
+  assert.is(w.status, 201, w.text);
+  const filling = await sandboxDeposit(scene, 10_000);
+  assert.is(filling.liquidity_source, 'internal', 'it pays the merchant\'s own withdrawal');
+  await advanceSeconds(scene, 5);
+  const d = await sandboxDeposit(scene, 10_300);
+  await advanceSeconds(scene, 5);
+  await advanceSeconds(scene, 60);
+  assert.equal(shape(await awaitEvents(scene, d.id, 5)).at(-1), ['deposit.reversed', 'reversed', 4]);
+  const rows = new Set<string>((await sandboxHistory(scene)).data.map((r: any) => r.id));
+  await until(() => delivered(scene).filter((e) => e.object.object === 'balance_transaction').length >= rows.size, 5000).catch(() => undefined);
+  const events = delivered(scene);
+  const announced = events.filter((e) => e.object.object === 'balance_transaction').map((e) => e.object.id);
+  assert.equal([...announced].sort(), [...rows].sort(), 'each history row announced once, under its own id');
+  const gets = [
+    await getSandboxDeposit(scene, d.id), await getSandboxDeposit(scene, filling.id),
+    (await scene.s.call(scene.shop.sandbox.api_key, 'GET', `/v1/pay/withdrawals/${w.json.id}`)).json,
+  ];
+  // As delivered, the withdrawal.filled's own fill object included.
+  const bodies = scene.receiver.received.map((r) => JSON.parse(r.body.toString('utf8')).data);
+  const named = [...bodies.flatMap((b) => [b.object, ...(b.fill ? [{ fills: [b.fill] }] : [])]), ...gets, funded.json].flatMap(balanceTransactionIds);
+  assert.ok(named.length > rows.size, 'orders name their transactions too');
+  for (const id of named) assert.ok(rows.has(id), `${id} is no history row's id`);
+  const reversed = gets[0];
+  assert.ok(rows.has(reversed.reversal.reverses_balance_transaction_id) && reversed.reversal.reverses_balance_transaction_id === reversed.balance_transaction_id, 'the reversal names the settlement\'s row');
+  assert.ok(gets[2].fills.length === 1 && rows.has(gets[2].fills[0].balance_transaction_id), 'the fill names its row');
+  // The back office's view of the order names them so too.
+  const view = await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`);
+  assert.is(view.status, 200, view.text);
+  const steps = view.json.timeline.filter((t: any) => t.step === 'balance_transaction' || t.step === 'reversed');
+  assert.ok(steps.length >= 5, 'its balance transactions and its reversal');
+  for (const t of steps) assert.ok(rows.has(t.detail.id ?? t.detail.balance_transaction_id), `timeline ${t.step} ${JSON.stringify(t.detail)}`);
+  assert.equal(view.json.deposit.reversal, reversed.reversal);
+});
+
 test('10400: fallback route with 2 legs whose TTL is 4 minutes', async () => {
   const scene = await nextShop(base);
   const d = await sandboxDeposit(scene, 10_400);

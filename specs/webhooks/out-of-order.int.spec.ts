@@ -79,6 +79,10 @@ test('case B: an older deposit.settled arrives after deposit.reversed; no credit
   assert.equal(got.map((g) => g.data.object.is_terminal), [true, false], 'a reversed order is final, as production sends it');
   assert.is(consumer.object(r.object_id)!.status, 'reversed');
   assert.is(credits.length, before, 'the stale settlement credits nothing');
+  // Balance transactions named as every sandbox one is, the reversal naming the settlement's.
+  const { reversal, balance_transaction_id: settlement } = got[0]!.data.object;
+  assert.equal([reversal.reverses_balance_transaction_id, got[1]!.data.object.balance_transaction_id], [settlement, settlement]);
+  for (const id of [settlement, reversal.balance_transaction_id]) assert.match(id, /^sbxbtxn_l_/);
 });
 
 test('case C: withdrawal.filled chunks out of order; remaining_minor follows the highest version; withdrawal.settled closes it, as production sends them', async () => {
@@ -98,6 +102,9 @@ test('case C: withdrawal.filled chunks out of order; remaining_minor follows the
   assert.is(stored.data.remaining_minor, 0);
   assert.is(stored.data.livemode, false, 'the sandbox test withdrawal says it is sandbox');
   assert.is(stored.data.filled_minor, stored.data.amount_total_minor);
+  for (const id of [stored.data.reserved_balance_transaction_id, ...(stored.data.fills as any[]).map((f) => f.balance_transaction_id), ...got.flatMap((g) => g.data.fill ? [g.data.fill.balance_transaction_id] : [])]) {
+    assert.match(id, /^sbxbtxn_l_/, 'a sandbox balance transaction id');
+  }
 });
 
 test('the route: sandbox keys only, a case is required, the answer is idempotent', async () => {
