@@ -22,6 +22,17 @@ export interface GatewayRouteProposal {
   readonly proposedAt: number;
 }
 
+/**
+ * A fee schedule and amount limits one operator asked for, waiting for a second to approve
+ * them (four eyes): every fee the white label charges from then on is reckoned from them.
+ */
+export interface FeeScheduleProposal {
+  readonly fees: FeeSchedule;
+  readonly amounts: AmountPolicy;
+  readonly proposedBy: string;
+  readonly proposedAt: number;
+}
+
 export interface WhiteLabel {
   readonly id: string;
   readonly name: string;
@@ -29,6 +40,7 @@ export interface WhiteLabel {
   readonly amounts: AmountPolicy;
   readonly gatewayRoute?: GatewayRoute;
   readonly gatewayRouteProposal?: GatewayRouteProposal;
+  readonly feeScheduleProposal?: FeeScheduleProposal;
   readonly version: number;
   readonly createdAt: number;
 }
@@ -152,6 +164,9 @@ export type DirectoryEvent =
   | { readonly type: 'GatewayRouteProposed'; readonly at: number; readonly whiteLabelId: string; readonly proposal: GatewayRouteProposal }
   /** proposedBy and approvedBy: the two operators (absent on routes set before four eyes). */
   | { readonly type: 'GatewayRouteSet'; readonly at: number; readonly whiteLabelId: string; readonly route: GatewayRoute; readonly proposedBy?: string; readonly approvedBy?: string }
+  | { readonly type: 'FeeScheduleProposed'; readonly at: number; readonly whiteLabelId: string; readonly proposal: FeeScheduleProposal }
+  /** The schedule in force from `at`: a fee already booked, or pinned on an open withdrawal, keeps the one it was reckoned from. */
+  | { readonly type: 'FeeScheduleSet'; readonly at: number; readonly whiteLabelId: string; readonly fees: FeeSchedule; readonly amounts: AmountPolicy; readonly proposedBy: string; readonly approvedBy: string }
   | { readonly type: 'MerchantRegistered'; readonly at: number; readonly merchant: Omit<Merchant, 'version'> }
   | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean; readonly operatorId?: string; readonly reason?: string }
   /** POST /v1/test/sandbox/reset: the merchant's sandbox history view starts a new run (sequences restart). */

@@ -84,6 +84,15 @@ export const limits = {
   /** How long a proposed gateway route waits for a second operator's approval. */
   gatewayRouteProposalTtlMs: 24 * 3_600_000,
   /**
+   * A white label's fee schedule (POST /v1/bo/white-labels/{id}/fees): the deposit's
+   * processing fee at most the whole amount (100 %), the withdrawal's fixed fee at most
+   * 10,000 baht — beyond is a typo, not a price.
+   */
+  depositProcessingFeeBpsMax: 10_000,
+  withdrawalFixedFeeMinorMax: 1_000_000,
+  /** How long a proposed fee schedule waits for a second operator's approval. */
+  feeScheduleProposalTtlMs: 24 * 3_600_000,
+  /**
    * A live credit adjustment of this much or more is proposed by one ops_admin and posted
    * only when a second approves it naming the amount (100,000 baht): a payment provider's
    * maker-checker on money that appears in a wallet on an operator's word.

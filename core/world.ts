@@ -454,16 +454,9 @@ export class World {
       case 'WhiteLabelRegistered':
         this.register(this.whiteLabels, e.whiteLabel.id, entry, { ...e.whiteLabel, version: 0 });
         return;
-      case 'GatewayRouteProposed': {
-        const wl = this.recordFor(this.whiteLabels, e.whiteLabelId, entry);
-        this.whiteLabels.set(wl.id, { ...wl, gatewayRouteProposal: e.proposal, version: entry.version });
+      case 'GatewayRouteProposed': case 'GatewayRouteSet': case 'FeeScheduleProposed': case 'FeeScheduleSet':
+        this.whiteLabels.set(e.whiteLabelId, whiteLabelAfter(this.recordFor(this.whiteLabels, e.whiteLabelId, entry), e, entry.version));
         return;
-      }
-      case 'GatewayRouteSet': {
-        const { gatewayRouteProposal: _approved, ...wl } = this.recordFor(this.whiteLabels, e.whiteLabelId, entry);
-        this.whiteLabels.set(wl.id, { ...wl, gatewayRoute: e.route, version: entry.version });
-        return;
-      }
       case 'MerchantRegistered':
         this.register(this.merchants, e.merchant.id, entry, { ...e.merchant, version: 0 });
         return;
@@ -752,4 +745,21 @@ function toggleListed(index: Map<string, string[]>, key: string, id: string, pre
   if (at === -1) return;
   if (list.length === 1) index.delete(key);
   else list.splice(at, 1);
+}
+
+/** A white label after a change of its gateway route or fee schedule: a proposal waits, an approval puts it in force. */
+function whiteLabelAfter(wl: WhiteLabel, e: Extract<DirectoryEvent, { whiteLabelId: string }>, version: number): WhiteLabel {
+  switch (e.type) {
+    case 'GatewayRouteProposed': return { ...wl, gatewayRouteProposal: e.proposal, version };
+    case 'GatewayRouteSet': {
+      const { gatewayRouteProposal: _approved, ...rest } = wl;
+      return { ...rest, gatewayRoute: e.route, version };
+    }
+    case 'FeeScheduleProposed': return { ...wl, feeScheduleProposal: e.proposal, version };
+    case 'FeeScheduleSet': {
+      const { feeScheduleProposal: _approved, ...rest } = wl;
+      return { ...rest, fees: e.fees, amounts: e.amounts, version };
+    }
+    default: return unreachable(e, 'white label event');
+  }
 }

@@ -5,7 +5,7 @@
 // directory and the wallets it needs; ids are drawn only once a command is accepted, so
 // a refused command uses none.
 
-import { reject, type Rejection } from '../errors.ts';
+import { isRejection, reject, type Rejection } from '../errors.ts';
 import type { Command } from '../handler/commands.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import type { Balances } from '../ledger/ledger.ts';
@@ -15,9 +15,10 @@ import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJs
 import type { Ids } from '../ports.ts';
 import { adjustmentReasonDirection, adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 import { sameOperator } from '../operators.ts';
+import { feeScheduleOf, figuresNotApproved, sameTerms } from './fee-schedule.ts';
 
 export type DirectoryCommand = Extract<Command, {
-  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
+  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'SetFeeSchedule' | 'ApproveFeeSchedule' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
     | 'RegisterBeneficiary' | 'VerifyBeneficiary' | 'RegisterSender' | 'SetBankAvailability' | 'PostAdjustment' | 'ProposeAdjustment' | 'ApproveAdjustment';
 }>;
 
@@ -70,6 +71,8 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteProposed', at, whiteLabelId: c.whiteLabelId, proposal } }] };
     }
     case 'ApproveGatewayRoute': return approveGatewayRoute(c, reads, at);
+    case 'SetFeeSchedule': return proposeFeeSchedule(c, reads, at);
+    case 'ApproveFeeSchedule': return approveFeeSchedule(c, reads, at);
     case 'RegisterMerchant': return registerMerchant(c, reads, at, ids);
     case 'SetMerchantSuspended': {
       const m = reads.merchant(c.merchantId);
@@ -132,21 +135,27 @@ function resetSandboxRun(c: Extract<DirectoryCommand, { type: 'ResetSandboxRun' 
   return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: false, merchantId: m.id, event: { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration } }] };
 }
 
-function operatorIdOf(actor: Extract<Command, { type: 'SetGatewayRoute' }>['actor']): string {
+function operatorIdOf(actor: Command['actor']): string {
   return actor.kind === 'operator' ? actor.operatorId : actor.kind;
+}
+
+/** A white label's proposal that `approver` may approve: one waiting (within `ttlMs`), and not their own (four eyes). */
+function waitingFor<P extends { readonly proposedBy: string; readonly proposedAt: number }>(approver: string, p: P | undefined, ttlMs: number, at: number, what: string): P | Rejection {
+  if (!p || at >= p.proposedAt + ttlMs) {
+    return reject('operation_not_allowed', `No ${what} waits for approval on this white label (a proposal lapses after 24 hours); propose one first.`);
+  }
+  if (sameOperator(approver, p.proposedBy)) {
+    return reject('operation_not_allowed', `The operator who proposed a ${what} cannot approve it: a second operator does.`, { proposed_by: p.proposedBy });
+  }
+  return p;
 }
 
 function approveGatewayRoute(c: Extract<DirectoryCommand, { type: 'ApproveGatewayRoute' }>, reads: DirectoryReads, at: number): DirectoryDecision {
   const wl = reads.whiteLabel(c.whiteLabelId);
   if (!wl) return notFound('white label');
-  const p = wl.gatewayRouteProposal;
-  if (!p || at >= p.proposedAt + limits.gatewayRouteProposalTtlMs) {
-    return reject('operation_not_allowed', 'No gateway route waits for approval on this white label (a proposal lapses after 24 hours); propose one first.');
-  }
   const approver = operatorIdOf(c.actor);
-  if (sameOperator(approver, p.proposedBy)) {
-    return reject('operation_not_allowed', 'The operator who proposed a gateway route cannot approve it: a second operator does.', { proposed_by: p.proposedBy });
-  }
+  const p = waitingFor(approver, wl.gatewayRouteProposal, limits.gatewayRouteProposalTtlMs, at, 'gateway route');
+  if (isRejection(p)) return p;
   if (c.bankCode !== p.bankCode || c.accountNumber !== p.accountNumber) {
     return reject('validation_error', 'The account approved is not the one proposed; read the proposal again and approve the account it names.', {
       fields: [{ path: c.bankCode !== p.bankCode ? 'bank_code' : 'account_number', reason: 'mismatch' }],
@@ -154,6 +163,38 @@ function approveGatewayRoute(c: Extract<DirectoryCommand, { type: 'ApproveGatewa
   }
   const route = { bankCode: p.bankCode, accountNumber: p.accountNumber, accountName: p.accountName, expiresAt: at + p.ttlSeconds * 1000 };
   return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route, proposedBy: p.proposedBy, approvedBy: approver } }] };
+}
+
+/**
+ * Every fee the white label charges from its approval on is reckoned from the schedule, so
+ * one operator proposes it and a second approves it (ApproveFeeSchedule); a new proposal
+ * replaces a waiting one. The figures are checked here, and again against the schedule in
+ * force when it is approved.
+ */
+function proposeFeeSchedule(c: Extract<DirectoryCommand, { type: 'SetFeeSchedule' }>, reads: DirectoryReads, at: number): DirectoryDecision {
+  const wl = reads.whiteLabel(c.whiteLabelId);
+  if (!wl) return notFound('white label');
+  const next = feeScheduleOf(wl, c.terms);
+  if (isRejection(next)) return next;
+  if (sameTerms(next, wl)) return reject('operation_not_allowed', 'The fee schedule and amount limits proposed are the ones in force: nothing to approve.');
+  const proposal = { fees: next.fees, amounts: next.amounts, proposedBy: operatorIdOf(c.actor), proposedAt: at };
+  return { objectId: wl.id, records: [{ stream: wl.id, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'FeeScheduleProposed', at, whiteLabelId: wl.id, proposal } }] };
+}
+
+function approveFeeSchedule(c: Extract<DirectoryCommand, { type: 'ApproveFeeSchedule' }>, reads: DirectoryReads, at: number): DirectoryDecision {
+  const wl = reads.whiteLabel(c.whiteLabelId);
+  if (!wl) return notFound('white label');
+  const approver = operatorIdOf(c.actor);
+  const p = waitingFor(approver, wl.feeScheduleProposal, limits.feeScheduleProposalTtlMs, at, 'fee schedule');
+  if (isRejection(p)) return p;
+  const named = feeScheduleOf(wl, c.terms);
+  if (isRejection(named)) return named;
+  const fields = figuresNotApproved(c.terms, p, wl);
+  if (fields.length > 0) {
+    return reject('validation_error', 'The fee schedule approved is not the one proposed; read the proposal again and approve the figures it names.', { fields });
+  }
+  const event = { type: 'FeeScheduleSet' as const, at, whiteLabelId: wl.id, fees: p.fees, amounts: p.amounts, proposedBy: p.proposedBy, approvedBy: approver };
+  return { objectId: wl.id, records: [{ stream: wl.id, kind: 'white_label', livemode: null, merchantId: null, event }] };
 }
 
 /** A bank the account's side of a transfer can use: a deposit could not be paid from, or into, any other. */

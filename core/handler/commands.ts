@@ -10,6 +10,7 @@ import type { VerificationOutcome } from '../deposit/decide.ts';
 import type { Bucket } from '../ledger/ledger.ts';
 import type { AmountPolicy, FeeSchedule } from '../money.ts';
 import type { DisputeEvidenceFile } from '../withdrawal/state.ts';
+import type { FeeTerms } from '../directory/fee-schedule.ts';
 
 export type Actor =
   | { readonly kind: 'merchant'; readonly merchantId: string; readonly livemode: boolean }
@@ -31,6 +32,10 @@ export type Command =
   | { readonly type: 'SetGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string; readonly accountName: string; readonly ttlSeconds: number }
   /** The second operator approves the proposed route, naming the account it pays, as they read it. */
   | { readonly type: 'ApproveGatewayRoute'; readonly actor: Actor; readonly whiteLabelId: string; readonly bankCode: string; readonly accountNumber: string }
+  /** One operator proposes the white label's fee schedule and amount limits (limits not given stay); ApproveFeeSchedule sets them. */
+  | { readonly type: 'SetFeeSchedule'; readonly actor: Actor; readonly whiteLabelId: string; readonly terms: FeeTerms }
+  /** The second operator approves the proposed schedule, naming every figure it changes, as they read it. */
+  | { readonly type: 'ApproveFeeSchedule'; readonly actor: Actor; readonly whiteLabelId: string; readonly terms: FeeTerms }
   | { readonly type: 'RegisterMerchant'; readonly actor: Actor; readonly whiteLabelId: string; readonly name: string; readonly technicalContactEmail?: string }
   | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean; readonly reason?: string }
   | { readonly type: 'ResetSandboxRun'; readonly actor: Actor & { kind: 'merchant' } }

@@ -163,7 +163,7 @@ function merchantSuspension(tx: Tx, c: Extract<Command, { type: 'SetMerchantSusp
 }
 
 const handlers: { readonly [T in CommandType]: Handler<T> } = {
-  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: gatewayRouteApproval, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
+  RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: gatewayRouteApproval, SetFeeSchedule: directory, ApproveFeeSchedule: directory, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
   ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
   SetBankAvailability: directory, PostAdjustment: directory, ProposeAdjustment: directory, ApproveAdjustment: directory,
   CreateDeposit: createDeposit,

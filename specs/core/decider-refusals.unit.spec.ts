@@ -21,6 +21,7 @@ const tables: Record<string, string> = {
 /** Files that refuse but are no decider, and where their codes are covered. */
 const notDeciders: Record<string, string> = {
   'core/handler/handle.ts': 'loading only (resource_not_found): directory-transitions.unit.spec.ts checks the handler refuses nothing else',
+  'core/directory/fee-schedule.ts': 'a fee schedule\'s figures (validation_error), read through the directory decider\'s imports; its table and fee-schedule.unit.spec.ts have the rows',
   'core/money.ts': 'amount and credit checks, read through each decider\'s imports by refusalCodesReachable',
   'core/note.ts': 'review_note_required, read through the deposit and claim deciders\' imports; their tables have its rows',
 };

@@ -28,7 +28,7 @@ type Event = DirectoryEvent | LedgerEvent;
 function streamOf(e: Event): [string, StreamKind] {
   switch (e.type) {
     case 'WhiteLabelRegistered': return [e.whiteLabel.id, 'white_label'];
-    case 'GatewayRouteProposed': case 'GatewayRouteSet': return [e.whiteLabelId, 'white_label'];
+    case 'GatewayRouteProposed': case 'GatewayRouteSet': case 'FeeScheduleProposed': case 'FeeScheduleSet': return [e.whiteLabelId, 'white_label'];
     case 'MerchantRegistered': return [e.merchant.id, 'merchant'];
     case 'MerchantSuspensionChanged': case 'SandboxRunReset': case 'AdjustmentProposed': case 'AdjustmentApproved': return [e.merchantId, 'merchant'];
     case 'BeneficiaryRegistered': return [e.beneficiary.id, 'beneficiary'];
@@ -94,6 +94,15 @@ const approveRoute = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveGa
   type: 'ApproveGatewayRoute', actor: { kind: 'operator', operatorId: 'emp_second' }, whiteLabelId: 'wl_1', bankCode: '004', accountNumber: '5550001111', ...over,
 });
 
+const feeProposal = {
+  fees: { deposit: { processingFeeBps: 200, vatBps: 700 }, withdrawal: { fixedFeeMinor: 1_500, vatBps: 700 } }, amounts: { ...defaultAmountPolicy, depositMinMinor: 5_000 },
+  proposedBy: 'emp_ops', proposedAt: at,
+};
+const feesProposed: Event = { type: 'FeeScheduleProposed', at, whiteLabelId: 'wl_1', proposal: feeProposal };
+const approveFees = (over: Partial<Extract<DirectoryCommand, { type: 'ApproveFeeSchedule' }>> = {}): DirectoryCommand => ({
+  type: 'ApproveFeeSchedule', actor: { kind: 'operator', operatorId: 'emp_second' }, whiteLabelId: 'wl_1', terms: { depositProcessingFeeBps: 200, withdrawalFixedFeeMinor: 1_500, depositMinMinor: 5_000 }, ...over,
+});
+
 // ---- expected changes ----
 
 const record = (stream: string, kind: StreamKind, event: DirectoryEvent, livemode: boolean | null = null, merchantId: string | null = null) => ({ stream, kind, livemode, merchantId, event });
@@ -144,6 +153,22 @@ const rows: DirectoryRow[] = [
     row: 'gateway route on an unknown white label → resource_not_found',
     given: [], when: { type: 'SetGatewayRoute', actor: ops, whiteLabelId: 'wl_1', bankCode: '004', accountNumber: '5550001111', accountName: 'GW', ttlSeconds: 60 }, refused: 'resource_not_found',
   },
+  {
+    row: 'fee schedule proposed by one operator: the figures given, the amount limits not given as they are, VAT the law\'s',
+    given: [whiteLabel], when: { type: 'SetFeeSchedule', actor: ops, whiteLabelId: 'wl_1', terms: { depositProcessingFeeBps: 200, withdrawalFixedFeeMinor: 1_500, depositMinMinor: 5_000 } },
+    then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'FeeScheduleProposed', at, whiteLabelId: 'wl_1', proposal: feeProposal })] },
+  },
+  {
+    row: 'fee schedule approved by a second operator naming every figure it changes: in force',
+    given: [whiteLabel, feesProposed], when: approveFees(),
+    then: { objectId: 'wl_1', records: [record('wl_1', 'white_label', { type: 'FeeScheduleSet', at, whiteLabelId: 'wl_1', fees: feeProposal.fees, amounts: feeProposal.amounts, proposedBy: 'emp_ops', approvedBy: 'emp_second' })] },
+  },
+  { row: 'fee schedule with a fractional bps → validation_error', given: [whiteLabel], when: { type: 'SetFeeSchedule', actor: ops, whiteLabelId: 'wl_1', terms: { depositProcessingFeeBps: 1.5, withdrawalFixedFeeMinor: 1_000 } }, refused: 'validation_error', message: /deposit_processing_fee_bps/ },
+  { row: 'fee schedule the same as in force → operation_not_allowed', given: [whiteLabel], when: { type: 'SetFeeSchedule', actor: ops, whiteLabelId: 'wl_1', terms: { depositProcessingFeeBps: 150, withdrawalFixedFeeMinor: 1_000 } }, refused: 'operation_not_allowed', message: /in force/ },
+  { row: 'fee schedule on an unknown white label → resource_not_found', given: [], when: { type: 'SetFeeSchedule', actor: ops, whiteLabelId: 'wl_1', terms: { depositProcessingFeeBps: 200, withdrawalFixedFeeMinor: 1_000 } }, refused: 'resource_not_found' },
+  { row: 'fee schedule approved by its proposer → operation_not_allowed', given: [whiteLabel, feesProposed], when: approveFees({ actor: ops }), refused: 'operation_not_allowed', message: /cannot approve/ },
+  { row: 'fee schedule approved without the amount limit it changes → validation_error', given: [whiteLabel, feesProposed], when: approveFees({ terms: { depositProcessingFeeBps: 200, withdrawalFixedFeeMinor: 1_500 } }), refused: 'validation_error', message: /not the one proposed/ },
+  { row: 'fee schedule approved with none proposed → operation_not_allowed', given: [whiteLabel], when: approveFees(), refused: 'operation_not_allowed', message: /propose one first/ },
   {
     row: 'merchant registered under a known white label, not suspended',
     given: [whiteLabel], when: { type: 'RegisterMerchant', actor: ops, whiteLabelId: 'wl_1', name: 'Shop' },

@@ -1,0 +1,95 @@
+// A white label's fee schedule and amount limits as an operator states them
+// (SetFeeSchedule, ApproveFeeSchedule): the figures, their bounds, and the schedule they
+// make with what they leave as it is. The VAT rates are not an operator's figure: they are
+// the law's, carried over from the schedule in force.
+
+import { reject, type Rejection } from '../errors.ts';
+import { limits } from '../limits.ts';
+import { safeIntegerMax, type AmountPolicy, type FeeSchedule } from '../money.ts';
+
+/** The figures an operator sets; an amount limit not given stays as it is. */
+export interface FeeTerms {
+  readonly depositProcessingFeeBps: number;
+  readonly withdrawalFixedFeeMinor: number;
+  readonly depositMinMinor?: number;
+  readonly depositMaxMinor?: number;
+  readonly depositStepMinor?: number;
+  readonly withdrawalMinMinor?: number;
+  readonly withdrawalMaxMinor?: number;
+}
+
+export interface FeeScheduleTerms {
+  readonly fees: FeeSchedule;
+  readonly amounts: AmountPolicy;
+}
+
+/** Each figure: its name at the edge (a refusal's field path), its bounds, and where it sits in the schedule. */
+const figures = [
+  { key: 'depositProcessingFeeBps', path: 'deposit_processing_fee_bps', required: true, min: 0, max: limits.depositProcessingFeeBpsMax, of: (t: FeeScheduleTerms) => t.fees.deposit.processingFeeBps },
+  { key: 'withdrawalFixedFeeMinor', path: 'withdrawal_fixed_fee_minor', required: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, of: (t: FeeScheduleTerms) => t.fees.withdrawal.fixedFeeMinor },
+  { key: 'depositMinMinor', path: 'deposit_min_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.depositMinMinor },
+  { key: 'depositMaxMinor', path: 'deposit_max_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.depositMaxMinor },
+  { key: 'depositStepMinor', path: 'deposit_step_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.depositStepMinor },
+  { key: 'withdrawalMinMinor', path: 'withdrawal_min_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.withdrawalMinMinor },
+  { key: 'withdrawalMaxMinor', path: 'withdrawal_max_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.withdrawalMaxMinor },
+] as const satisfies readonly { key: keyof FeeTerms; path: string; required: boolean; min: number; max: number; of: (t: FeeScheduleTerms) => number }[];
+
+type Field = { path: string; reason: string; hint?: string };
+
+/**
+ * The schedule `terms` make of `current`, or the refusal naming every figure that is not an
+ * integer within its bounds, and the limits that contradict each other: a minimum above its
+ * maximum, or a deposit bound that is no multiple of the step (no deposit could have it).
+ */
+export function feeScheduleOf(current: FeeScheduleTerms, terms: FeeTerms): FeeScheduleTerms | Rejection {
+  const fields: Field[] = [];
+  for (const f of figures) {
+    const value: unknown = terms[f.key];
+    if (value === undefined && !f.required) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) fields.push({ path: f.path, reason: 'integer' });
+    else if (value < f.min) fields.push({ path: f.path, reason: 'minimum', hint: `at least ${f.min}` });
+    else if (value > f.max) fields.push({ path: f.path, reason: 'maximum', hint: `at most ${f.max}` });
+  }
+  if (fields.length > 0) return refused(fields);
+  const amounts: AmountPolicy = {
+    depositMinMinor: terms.depositMinMinor ?? current.amounts.depositMinMinor,
+    depositMaxMinor: terms.depositMaxMinor ?? current.amounts.depositMaxMinor,
+    depositStepMinor: terms.depositStepMinor ?? current.amounts.depositStepMinor,
+    withdrawalMinMinor: terms.withdrawalMinMinor ?? current.amounts.withdrawalMinMinor,
+    withdrawalMaxMinor: terms.withdrawalMaxMinor ?? current.amounts.withdrawalMaxMinor,
+  };
+  if (amounts.depositMinMinor > amounts.depositMaxMinor) fields.push({ path: 'deposit_min_minor', reason: 'above_maximum', hint: `at most deposit_max_minor (${amounts.depositMaxMinor})` });
+  for (const [path, bound] of [['deposit_min_minor', amounts.depositMinMinor], ['deposit_max_minor', amounts.depositMaxMinor]] as const) {
+    if (bound % amounts.depositStepMinor !== 0) fields.push({ path, reason: 'multiple_of', hint: `a multiple of deposit_step_minor (${amounts.depositStepMinor})` });
+  }
+  if (amounts.withdrawalMinMinor > amounts.withdrawalMaxMinor) fields.push({ path: 'withdrawal_min_minor', reason: 'above_maximum', hint: `at most withdrawal_max_minor (${amounts.withdrawalMaxMinor})` });
+  if (fields.length > 0) return refused(fields);
+  const fees: FeeSchedule = {
+    deposit: { processingFeeBps: terms.depositProcessingFeeBps, vatBps: current.fees.deposit.vatBps },
+    withdrawal: { fixedFeeMinor: terms.withdrawalFixedFeeMinor, vatBps: current.fees.withdrawal.vatBps },
+  };
+  return { fees, amounts };
+}
+
+function refused(fields: readonly Field[]): Rejection {
+  return reject('validation_error', `The fee schedule is not valid: ${fields.map((f) => `${f.path} (${f.hint ?? f.reason})`).join(', ')}.`, { fields });
+}
+
+export function sameTerms(a: FeeScheduleTerms, b: FeeScheduleTerms): boolean {
+  return figures.every((f) => f.of(a) === f.of(b)) && a.fees.deposit.vatBps === b.fees.deposit.vatBps && a.fees.withdrawal.vatBps === b.fees.withdrawal.vatBps;
+}
+
+/**
+ * The figures an approval names that are not the proposal's, and those it leaves out that
+ * the proposal changes: a second operator approves every figure that moves, as they read it.
+ */
+export function figuresNotApproved(terms: FeeTerms, proposed: FeeScheduleTerms, current: FeeScheduleTerms): Field[] {
+  const fields: Field[] = [];
+  for (const f of figures) {
+    const named = terms[f.key];
+    if (named === undefined ? f.of(proposed) !== f.of(current) : named !== f.of(proposed)) {
+      fields.push({ path: f.path, reason: 'mismatch', hint: named === undefined ? 'the proposal changes it: name it' : 'not the figure proposed' });
+    }
+  }
+  return fields;
+}
