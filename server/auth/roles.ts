@@ -30,6 +30,8 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/white-labels': opsAdmin,
   'POST /v1/bo/white-labels/:id/gateway-route': opsAdmin,
   'POST /v1/bo/white-labels/:id/gateway-route/approve': opsAdmin,
+  'POST /v1/bo/white-labels/:id/fees': opsAdmin,
+  'POST /v1/bo/white-labels/:id/fees/approve': opsAdmin,
   'POST /v1/bo/merchants': opsAdmin,
   'POST /v1/bo/merchants/:id/keys': opsAdmin,
   'POST /v1/bo/keys/:keyId/revoke': opsAdmin,

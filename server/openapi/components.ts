@@ -31,6 +31,12 @@ function object(required: Record<string, Schema>, optional: Record<string, Schem
 const balances = object({ available_minor: int, pending_clearing_minor: int, reserved_minor: int });
 const feeLine = object({ component: str, amount_minor: int }, { rate_bps: int });
 
+/** A white label's fee schedule and amount limits, flat as POST /v1/bo/white-labels/{id}/fees takes them (the VAT rates are the law's). */
+const feeScheduleFields = {
+  white_label_id: str, deposit_processing_fee_bps: int, deposit_vat_bps: int, withdrawal_fixed_fee_minor: int, withdrawal_vat_bps: int,
+  deposit_min_minor: int, deposit_max_minor: int, deposit_step_minor: int, withdrawal_min_minor: int, withdrawal_max_minor: int,
+};
+
 const reasonText = { code: str, display_th: str, display_en: str };
 
 /** A finance report's period (core/finance/statement.ts periodLabel): its days in Bangkok, and the instants they span. */
@@ -206,6 +212,8 @@ export const schemas: Record<string, Schema> = {
     object: { const: 'gateway_route_proposal' }, white_label_id: str, status: { const: 'pending_approval' }, bank_code: str, account_number: str, account_name: str,
     ttl_seconds: int, proposed_by: str, proposed_at: instant, approve_by: instant,
   }),
+  FeeSchedule: object({ ...feeScheduleFields, object: { const: 'fee_schedule' } }, { approved_by: str }),
+  FeeScheduleProposal: object({ ...feeScheduleFields, object: { const: 'fee_schedule_proposal' }, status: { const: 'pending_approval' }, proposed_by: str, proposed_at: instant, approve_by: instant }),
   AdjustmentProposal: object({
     id: str, object: { const: 'adjustment_proposal' }, livemode: bool, merchant_id: str, status: { const: 'pending_approval' }, direction: { const: 'credit' }, amount_minor: int,
     currency: { const: 'THB' }, reason_code: str, note: str, proposed_by: str, proposed_at: instant, approve_by: instant,

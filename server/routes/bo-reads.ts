@@ -17,7 +17,7 @@ import { DashboardReads, reviewAgeBuckets, type DashboardFigures, type StatusCou
 import { operatorAuth } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
-import { notFound } from './common.ts';
+import { notFound, presentFeeSchedule, presentFeeScheduleProposal } from './common.ts';
 import { booleanParam, readQuery, readSideOf } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
@@ -152,11 +152,13 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     const waiting = (p: WhiteLabel['gatewayRouteProposal']) => (p && now < p.proposedAt + limits.gatewayRouteProposalTtlMs ? {
       bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.gatewayRouteProposalTtlMs),
     } : null);
+    const feesWaiting = (id: string, p: WhiteLabel['feeScheduleProposal']) => (p && now < p.proposedAt + limits.feeScheduleProposalTtlMs ? presentFeeScheduleProposal(id, p) : null);
     ctx.body = {
       object: 'list', has_more: hasMore, next_cursor: next,
       data: page.map((w) => ({
         id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id),
-        gateway_route: route(w.gatewayRoute) ?? null, gateway_route_proposal: waiting(w.gatewayRouteProposal), created_at: iso(w.createdAt),
+        gateway_route: route(w.gatewayRoute) ?? null, gateway_route_proposal: waiting(w.gatewayRouteProposal),
+        fee_schedule: presentFeeSchedule(w.id, w), fee_schedule_proposal: feesWaiting(w.id, w.feeScheduleProposal), created_at: iso(w.createdAt),
       })),
     };
   });

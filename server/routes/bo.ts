@@ -17,7 +17,9 @@ import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
-import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal } from './common.ts';
+import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal } from './common.ts';
+import { noteChanges } from './bo-audit.ts';
+import type { FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -32,6 +34,15 @@ const schemas = {
   gatewayRoute: compile<{ bank_code: string; account_number: string; account_name: string; ttl_seconds: number }>({
     type: 'object', additionalProperties: false, required: ['bank_code', 'account_number', 'account_name', 'ttl_seconds'],
     properties: { bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name: name(), ttl_seconds: { type: 'integer', minimum: limits.gatewayRouteTtlSecondsMin, maximum: limits.gatewayRouteTtlSecondsMax } },
+  }),
+  feeSchedule: compile<FeeScheduleBody>({
+    type: 'object', additionalProperties: false, required: ['deposit_processing_fee_bps', 'withdrawal_fixed_fee_minor'],
+    properties: {
+      deposit_processing_fee_bps: { type: 'integer', minimum: 0, maximum: limits.depositProcessingFeeBpsMax },
+      withdrawal_fixed_fee_minor: { type: 'integer', minimum: 0, maximum: limits.withdrawalFixedFeeMinorMax },
+      deposit_min_minor: { type: 'integer', minimum: 1 }, deposit_max_minor: { type: 'integer', minimum: 1 }, deposit_step_minor: { type: 'integer', minimum: 1 },
+      withdrawal_min_minor: { type: 'integer', minimum: 1 }, withdrawal_max_minor: { type: 'integer', minimum: 1 },
+    },
   }),
   merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({
     type: 'object', additionalProperties: false, required: ['white_label_id', 'name'],
@@ -89,6 +100,20 @@ const schemas = {
   }),
   advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: writeSideLimits.manualClockAdvanceSecondsMax } } }),
 };
+
+interface FeeScheduleBody {
+  deposit_processing_fee_bps: number; withdrawal_fixed_fee_minor: number;
+  deposit_min_minor?: number; deposit_max_minor?: number; deposit_step_minor?: number; withdrawal_min_minor?: number; withdrawal_max_minor?: number;
+}
+
+function feeTermsOf(b: FeeScheduleBody): FeeTerms {
+  return {
+    depositProcessingFeeBps: b.deposit_processing_fee_bps, withdrawalFixedFeeMinor: b.withdrawal_fixed_fee_minor,
+    ...(b.deposit_min_minor !== undefined ? { depositMinMinor: b.deposit_min_minor } : {}), ...(b.deposit_max_minor !== undefined ? { depositMaxMinor: b.deposit_max_minor } : {}),
+    ...(b.deposit_step_minor !== undefined ? { depositStepMinor: b.deposit_step_minor } : {}),
+    ...(b.withdrawal_min_minor !== undefined ? { withdrawalMinMinor: b.withdrawal_min_minor } : {}), ...(b.withdrawal_max_minor !== undefined ? { withdrawalMaxMinor: b.withdrawal_max_minor } : {}),
+  };
+}
 
 /** A new key with a fresh secret (not yet saved). */
 function newKey(services: Services, merchantId: string, livemode: boolean, scopes: readonly Scope[]): ApiKey {
@@ -168,6 +193,31 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
           approved_by: operatorOf(ctx).sub,
         },
       };
+    });
+  });
+
+  // Four eyes on what the white label charges: one operator proposes the schedule (202,
+  // nothing changes yet), a second approves it naming every figure it changes (200, in
+  // force for every deposit settled and withdrawal created from then on; a fee already
+  // booked, or pinned on an open withdrawal, stays as it was).
+  router.post('/white-labels/:id/fees', async (ctx) => {
+    const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
+    await requireStepUp(ctx);
+    if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
+    await run(ctx, { type: 'SetFeeSchedule', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, terms: feeTermsOf(b) }, (id) =>
+      ({ status: 202, body: presentFeeScheduleProposal(id!, world().whiteLabels.get(id!)!.feeScheduleProposal!) }));
+  });
+
+  router.post('/white-labels/:id/fees/approve', async (ctx) => {
+    const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
+    await requireStepUp(ctx);
+    const before = world().whiteLabels.get(ctx.params.id!);
+    if (!before) throw notFound('white label');
+    await run(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: before.id, terms: feeTermsOf(b) }, (id) => {
+      const after = presentFeeSchedule(id!, world().whiteLabels.get(id!)!);
+      // The schedule it replaced is on the action log beside the one now in force.
+      noteChanges(ctx, { fee_schedule: { before: presentFeeSchedule(id!, before), after } });
+      return { status: 200, body: { ...after, approved_by: operatorOf(ctx).sub } };
     });
   });
 

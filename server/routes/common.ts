@@ -8,7 +8,8 @@ import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
 import { operatorOf } from '../auth/operator.ts';
 import { operatorIdempotencyScope } from '../../core/operators.ts';
-import type { AdjustmentProposal } from '../../core/directory.ts';
+import type { AdjustmentProposal, FeeScheduleProposal } from '../../core/directory.ts';
+import type { FeeScheduleTerms } from '../../core/directory/fee-schedule.ts';
 import { limits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import type { Services } from '../ports.ts';
@@ -87,5 +88,26 @@ export function presentAdjustmentProposal(merchantId: string, p: AdjustmentPropo
     proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.adjustmentProposalTtlMs),
     // Why one under the amount waits: what its proposer had credited alone in the 24 hours before it (null: the amount itself).
     proposer_recent_credits_minor: p.proposerRecentMinor === undefined ? null : Number(p.proposerRecentMinor),
+  };
+}
+
+/**
+ * A white label's fee schedule and amount limits, flat, as an operator sets them
+ * (POST /v1/bo/white-labels/{id}/fees takes the same names); the VAT rates are the law's.
+ */
+export function presentFeeSchedule(whiteLabelId: string, t: FeeScheduleTerms): Record<string, unknown> {
+  return {
+    object: 'fee_schedule', white_label_id: whiteLabelId,
+    deposit_processing_fee_bps: t.fees.deposit.processingFeeBps, deposit_vat_bps: t.fees.deposit.vatBps,
+    withdrawal_fixed_fee_minor: t.fees.withdrawal.fixedFeeMinor, withdrawal_vat_bps: t.fees.withdrawal.vatBps,
+    deposit_min_minor: t.amounts.depositMinMinor, deposit_max_minor: t.amounts.depositMaxMinor, deposit_step_minor: t.amounts.depositStepMinor,
+    withdrawal_min_minor: t.amounts.withdrawalMinMinor, withdrawal_max_minor: t.amounts.withdrawalMaxMinor,
+  };
+}
+
+export function presentFeeScheduleProposal(whiteLabelId: string, p: FeeScheduleProposal): Record<string, unknown> {
+  return {
+    ...presentFeeSchedule(whiteLabelId, p), object: 'fee_schedule_proposal', status: 'pending_approval',
+    proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.feeScheduleProposalTtlMs),
   };
 }

@@ -1,0 +1,141 @@
+// A white label's fee schedule set over HTTP (POST /v1/bo/white-labels/{id}/fees and
+// .../fees/approve, server/routes/bo.ts): ops_admin only, with a step-up, four eyes; the
+// white labels' list shows the schedule in force and the one waiting; the approval's
+// action-log row carries the schedule before and after; the quote, a new withdrawal and a
+// deposit settled after it are reckoned from the new schedule, while a withdrawal created
+// before keeps its pinned fee and a deposit settled before keeps its booked one; the fee
+// report adds them up as they were booked.
+
+import { randomUUID } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bangkokDayOf } from '../../core/finance/calendar.ts';
+import { merchantActor } from '../adapters/support.ts';
+import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
+import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
+
+let s: TestServer;
+let payout: MerchantKeys;
+let shop: MerchantKeys;
+let pinned = '';
+let beneficiaryId = '';
+/** Settled under the default schedule, and created under it but settled after the change. */
+let booked = '';
+let openAcrossChange = '';
+
+const withdrawal = (amountMinor: bigint) => accepted(s, {
+  type: 'CreateWithdrawal', actor: merchantActor(payout.id), amountMinor, merchantReference: `w-${randomUUID()}`, endUserRef: 'payee', beneficiaryId, requiresApproval: false, p2pMinimumApplies: false,
+});
+
+const deposit = (amountMinor: bigint) => accepted(s, {
+  type: 'CreateDeposit', actor: merchantActor(shop.id), amountMinor, merchantReference: `d-${randomUUID()}`, endUserRef: `u-${randomUUID().slice(0, 8)}`,
+  sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true,
+});
+
+async function settle(id: string, amountMinor: bigint): Promise<void> {
+  await payLeg(s, id, 0, amountMinor);
+  assert.is(s.running.store.world.deposits.get(id)!.status, 'settled');
+}
+
+const quote = async () => (await s.call(shop.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=100000')).json;
+const listed = async (roles: string[] = ['finance']) => (await s.bo('GET', '/v1/bo/white-labels', undefined, { roles })).json.data.find((w: any) => w.id === shop.whiteLabelId);
+
+test.before(async () => {
+  s = await TestServer.start();
+  payout = await s.onboard('Payout');
+  shop = await s.onboard('Shop', payout.whiteLabelId);
+  await s.fund(payout.id, 5_000_000);
+  beneficiaryId = await accepted(s, { type: 'RegisterBeneficiary', actor: operator, merchantId: payout.id, livemode: true, bankCode: '004', accountNumber: '7123456789', accountNameTh: 'สมหญิง รักดี', verified: true });
+  pinned = await withdrawal(2_000_000n);
+  booked = await deposit(100_000n);
+  await settle(booked, 100_000n);
+  openAcrossChange = await deposit(200_000n);
+});
+test.after(async () => { await s.stop(); });
+
+const next = { deposit_processing_fee_bps: 300, withdrawal_fixed_fee_minor: 2_500, withdrawal_min_minor: 20_000 };
+
+test('only ops_admin, with a step-up, proposes and approves; a second operator approves the figures proposed; the list and the action log show it', async () => {
+  const path = `/v1/bo/white-labels/${shop.whiteLabelId}/fees`;
+  const before = await listed();
+  assert.equal(before.fee_schedule, {
+    object: 'fee_schedule', white_label_id: shop.whiteLabelId, deposit_processing_fee_bps: 150, deposit_vat_bps: 700, withdrawal_fixed_fee_minor: 1_000, withdrawal_vat_bps: 700,
+    deposit_min_minor: 2_000, deposit_max_minor: 20_000_000, deposit_step_minor: 100, withdrawal_min_minor: 10_000, withdrawal_max_minor: 9_007_199_254_740_991,
+  });
+  assert.is(before.fee_schedule_proposal, null);
+  for (const roles of [['support'], ['reviewer'], ['finance']]) {
+    const r = await s.bo('POST', path, next, { stepUp: true, roles });
+    assert.equal([r.status, r.json.error?.code], [403, 'scope_denied'], `${roles}: ${r.text}`);
+  }
+  const noStepUp = await s.bo('POST', path, next, { sub: 'emp_maker' });
+  assert.is(noStepUp.status, 403, noStepUp.text);
+  for (const [body, field] of [[{ ...next, deposit_processing_fee_bps: 1.5 }, 'deposit_processing_fee_bps'], [{ ...next, withdrawal_fixed_fee_minor: -1 }, 'withdrawal_fixed_fee_minor'],
+    [{ ...next, deposit_processing_fee_bps: 10_001 }, 'deposit_processing_fee_bps'], [{ ...next, deposit_min_minor: 2_050 }, 'deposit_min_minor'], [{ withdrawal_fixed_fee_minor: 2_500 }, 'deposit_processing_fee_bps']] as const) {
+    const r = await s.bo('POST', path, body, { stepUp: true, sub: 'emp_maker' });
+    assert.equal([r.status, r.json.error?.code], [422, 'validation_error'], r.text);
+    assert.ok(r.json.error.details.fields.some((f: any) => f.path.endsWith(field)), r.text);
+  }
+  assert.is((await s.bo('POST', '/v1/bo/white-labels/wl_missing/fees', next, { stepUp: true, sub: 'emp_maker' })).status, 404);
+
+  const proposed = await s.bo('POST', path, next, { stepUp: true, sub: 'emp_maker' });
+  assert.is(proposed.status, 202, proposed.text);
+  assert.equal([proposed.json.object, proposed.json.status, proposed.json.proposed_by, proposed.json.deposit_processing_fee_bps, proposed.json.withdrawal_min_minor, proposed.json.deposit_min_minor],
+    ['fee_schedule_proposal', 'pending_approval', 'emp_maker', 300, 20_000, 2_000]);
+  const waiting = await listed();
+  assert.equal([waiting.fee_schedule.deposit_processing_fee_bps, waiting.fee_schedule_proposal?.withdrawal_fixed_fee_minor], [150, 2_500], 'a proposal is not in force');
+  assert.is((await quote()).fee_total_minor, 1_070);
+
+  const self = await s.bo('POST', `${path}/approve`, next, { stepUp: true, sub: 'emp_maker' });
+  assert.equal([self.status, self.json.error?.code], [409, 'operation_not_allowed'], self.text);
+  const unnamed = await s.bo('POST', `${path}/approve`, { deposit_processing_fee_bps: 300, withdrawal_fixed_fee_minor: 2_500 }, { stepUp: true, sub: 'emp_checker' });
+  assert.equal([unnamed.status, unnamed.json.error?.code, unnamed.json.error?.details.fields[0].path], [422, 'validation_error', 'withdrawal_min_minor'], unnamed.text);
+  const reviewer = await s.bo('POST', `${path}/approve`, next, { stepUp: true, roles: ['reviewer'], sub: 'emp_checker' });
+  assert.equal([reviewer.status, reviewer.json.error?.code], [403, 'scope_denied'], reviewer.text);
+
+  const approved = await s.bo('POST', `${path}/approve`, next, { stepUp: true, sub: 'emp_checker' });
+  assert.is(approved.status, 200, approved.text);
+  assert.equal([approved.json.object, approved.json.approved_by, approved.json.deposit_processing_fee_bps, approved.json.withdrawal_fixed_fee_minor, approved.json.withdrawal_min_minor, approved.json.deposit_vat_bps],
+    ['fee_schedule', 'emp_checker', 300, 2_500, 20_000, 700]);
+  const after = await listed(['support']);
+  assert.equal([after.fee_schedule.deposit_processing_fee_bps, after.fee_schedule.withdrawal_fixed_fee_minor, after.fee_schedule_proposal], [300, 2_500, null]);
+
+  const log = await s.bo('GET', `/v1/bo/reports/action-logs?route=${encodeURIComponent('/v1/bo/white-labels/:id/fees/approve')}`, undefined, { roles: ['finance'] });
+  assert.is(log.status, 200, log.text);
+  const ok = log.json.data.filter((r: any) => r.outcome === 'ok');
+  assert.is(ok.length, 1, log.text);
+  assert.equal([ok[0].subject, ok[0].step_up, ok[0].changes.fee_schedule.before.deposit_processing_fee_bps, ok[0].changes.fee_schedule.after.deposit_processing_fee_bps,
+    ok[0].changes.fee_schedule.before.withdrawal_min_minor, ok[0].changes.fee_schedule.after.withdrawal_min_minor], ['emp_checker', true, 150, 300, 10_000, 20_000]);
+  assert.ok(log.json.data.filter((r: any) => r.outcome !== 'ok').every((r: any) => r.changes === null), 'a refused approval claims no change');
+  const journal = s.running.store.db.prepare("SELECT data FROM journal WHERE type = 'FeeScheduleSet'").all() as { data: string }[];
+  assert.ok(journal.length === 1 && journal[0]!.data.includes('emp_maker') && journal[0]!.data.includes('emp_checker'), 'both operators are on the journal');
+});
+
+test('the quote and new orders take the new schedule; a pinned withdrawal fee and a booked deposit fee stay; the fee report adds them up', async () => {
+  // (the first test set 300 bps and a 2,500 fixed fee; undo nothing: this one books around it)
+  const q = await quote();
+  assert.equal([q.fee_total_minor, q.total_minor, q.fee_breakdown], [2_675, 102_675, [{ component: 'fixed_fee', amount_minor: 2_500 }, { component: 'vat', amount_minor: 175, rate_bps: 700 }]]);
+  const below = await s.call(shop.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=15000');
+  assert.equal([below.status, below.json.error?.code], [422, 'amount_not_supported'], 'the new withdrawal minimum is in force');
+  const later = await withdrawal(100_000n);
+  const wdr = (id: string) => s.call(payout.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`);
+  assert.is((await wdr(later)).json.fee_total_minor, 2_675);
+  assert.is((await wdr(pinned)).json.fee_total_minor, 1_070, 'a withdrawal created before keeps the fee pinned at its creation');
+
+  await settle(openAcrossChange, 200_000n);
+  const dep = async (id: string) => (await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${id}`)).json;
+  assert.is((await dep(booked)).fee_total_minor, 1_605, 'a fee booked before stays: 150 bps of 100,000 and its VAT');
+  assert.is((await dep(openAcrossChange)).fee_total_minor, 6_420, 'reckoned at settlement: 300 bps of 200,000 and its VAT');
+
+  const date = bangkokDayOf(s.clock.now());
+  const report = await s.bo('GET', `/v1/bo/reports/fees?date=${date}&livemode=true&white_label_id=${shop.whiteLabelId}`, undefined, { roles: ['finance'] });
+  assert.is(report.status, 200, report.text);
+  const line = (id: string) => report.json.merchants.find((m: any) => m.merchant_id === id);
+  assert.equal([line(shop.id).charged.count, line(shop.id).charged.fee_minor, line(shop.id).charged.vat_minor], [2, 1_500 + 6_000, 105 + 420], JSON.stringify(line(shop.id)));
+  // The payout side recognises the pinned fee in proportion to what was paid out (300,000 of 2,000,000).
+  const recognised = Number(s.running.store.world.withdrawals.get(pinned)!.feeRecognizedMinor);
+  assert.is(recognised, Math.floor(1_070 * 300_000 / 2_000_000));
+  assert.is(line(payout.id).total_minor, recognised, JSON.stringify(line(payout.id)));
+  assert.is(report.json.totals.total_minor, 1_605 + 6_420 + recognised);
+});
+
+test.run();
