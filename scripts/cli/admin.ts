@@ -66,6 +66,12 @@ const common: Record<string, OptionSpec> = {
   json: { type: 'boolean', help: "print the server's JSON answer (what admin commands print anyway)" },
 };
 const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, help: 'the merchant (mch_…)' };
+/** A fee schedule's amount limits: option, body field, what it is. */
+const feeLimitOptions = [
+  ['deposit-min', 'deposit_min_minor', 'the smallest deposit'], ['deposit-max', 'deposit_max_minor', 'the largest deposit'],
+  ['deposit-step', 'deposit_step_minor', 'what every deposit amount is a multiple of'],
+  ['withdrawal-min', 'withdrawal_min_minor', 'the smallest withdrawal'], ['withdrawal-max', 'withdrawal_max_minor', 'the largest withdrawal'],
+] as const;
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
 
 /** A subcommand that POSTs: it takes --idempotency-key. */
@@ -144,6 +150,34 @@ function saveSecret(ctx: Context, path: string, answer: Answer, made: string): b
   }
 }
 
+/** The figures of a fee schedule, as POST /v1/bo/white-labels/{id}/fees takes them: the two fees always, the amount limits when they change. */
+const feeOptions: Record<string, OptionSpec> = {
+  'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
+  'deposit-bps': { type: 'string', value: 'BPS', required: true, integer: true, min: 0, max: limits.depositProcessingFeeBpsMax, unit: 'basis points', help: 'the processing fee on a deposit (150 = 1.5 %; VAT 7 % on it is added)' },
+  'withdrawal-fee': { type: 'string', value: 'SATANG', required: true, integer: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, unit: 'satang', help: 'the fixed fee on a withdrawal (VAT 7 % on it is added)' },
+  ...Object.fromEntries(feeLimitOptions.map(([option, , help]) => [option, { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: `${help} (default: as it is)` } satisfies OptionSpec])),
+};
+
+function feeBody(args: Args): Record<string, number> {
+  const body: Record<string, number> = { deposit_processing_fee_bps: Number(text(args, 'deposit-bps')), withdrawal_fixed_fee_minor: Number(text(args, 'withdrawal-fee')) };
+  for (const [option, field] of feeLimitOptions) if (text(args, option)) body[field] = Number(text(args, option));
+  return body;
+}
+
+/** The white label's schedule in force and the one waiting for approval, from the white labels' list. */
+async function showFees(args: Args): Promise<number> {
+  const id = text(args, 'white-label');
+  const answer = await bo(context(args), `/v1/bo/white-labels?q=${encodeURIComponent(id)}`, undefined);
+  if (answer.status >= 300) return print(answer);
+  const wl = (answer.json.data as { id: string; fee_schedule: unknown; fee_schedule_proposal: unknown }[]).find((w) => w.id === id);
+  if (!wl) {
+    console.error(`No white label ${id}.`);
+    return 1;
+  }
+  console.log(JSON.stringify({ fee_schedule: wl.fee_schedule, fee_schedule_proposal: wl.fee_schedule_proposal }, null, 2));
+  return 0;
+}
+
 // ---- subcommands ----
 
 const subcommands: readonly Subcommand[] = [
@@ -177,6 +211,25 @@ const subcommands: readonly Subcommand[] = [
     run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route/approve`, {
       bank_code: text(args, 'bank'), account_number: text(args, 'account'),
     }, true)),
+  },
+  {
+    words: ['fees', 'show'],
+    spec: readSpec('fees show', "Prints a white label's fee schedule and amount limits in force, and a proposal waiting for approval (null when none).", {
+      'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
+    }, ['example: scripts/satang admin fees show --white-label wl_…']),
+    run: showFees,
+  },
+  {
+    words: ['fees', 'propose'],
+    spec: spec('fees propose', "Proposes a white label's fee schedule (a second operator approves it; a step-up token is minted for you). Deposits settled and withdrawals created after the approval are charged it; fees already booked or pinned stay.", feeOptions,
+      ['example: scripts/satang admin fees propose --white-label wl_… --deposit-bps 180 --withdrawal-fee 1500 --sub emp_maker']),
+    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/fees`, feeBody(args), true)),
+  },
+  {
+    words: ['fees', 'approve'],
+    spec: spec('fees approve', 'Approves the proposed fee schedule, naming every figure it changes as you read it (not its proposer; a step-up token is minted for you).', feeOptions,
+      ['example: scripts/satang admin fees approve --white-label wl_… --deposit-bps 180 --withdrawal-fee 1500 --sub emp_checker']),
+    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/fees/approve`, feeBody(args), true)),
   },
   {
     words: ['merchant', 'create'],

@@ -82,7 +82,7 @@ async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<voi
 const helpCases: readonly (readonly string[])[] = [
   [], ['--help'],
   ['admin', '--help'], ['admin', 'merchant', '--help'],
-  ...['white-label create', 'gateway-route propose', 'gateway-route approve', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance', 'clock show']
+  ...['white-label create', 'gateway-route propose', 'gateway-route approve', 'fees show', 'fees propose', 'fees approve', 'merchant create', 'merchant suspend', 'merchant unsuspend', 'fund', 'beneficiary create', 'sender create', 'key create', 'key revoke', 'webhook create', 'clock advance', 'clock show']
     .map((words) => ['admin', ...words.split(' '), '--help']),
   ['admin', 'merchant', 'create', '--name', 'Helped', '--help'],
   ['call', '--help'], ['call', 'GET', '/v1/pay/balance', '--help'],
@@ -344,3 +344,31 @@ fund('a live credit that brings what its operator credited alone in 24 hours to 
 });
 
 fund.run();
+
+const fees = suite('satang admin fees');
+
+fees('one operator proposes a fee schedule, a second approves it naming its figures, and show prints the one in force; a fraction is refused before sending', async () => {
+  const sc = await scene();
+  try {
+    const wl = sc.shop.whiteLabelId;
+    const fraction = await satang(['admin', 'fees', 'propose', '--white-label', wl, '--deposit-bps', '1.5', '--withdrawal-fee', '1500'], sc.env);
+    assert.is(fraction.code, 2);
+    assert.match(fraction.stderr, "--deposit-bps must be a whole number of basis points from 0 to 10000, not '1.5'");
+    const figures = ['--white-label', wl, '--deposit-bps', '180', '--withdrawal-fee', '1500', '--deposit-min', '5000'];
+    const proposed = await satang(['admin', 'fees', 'propose', ...figures, '--sub', 'emp_maker'], sc.env);
+    assert.is(proposed.code, 0, proposed.stderr);
+    assert.equal(JSON.parse(proposed.stdout.toString()).status, 'pending_approval');
+    const waiting = JSON.parse((await satang(['admin', 'fees', 'show', '--white-label', wl], sc.env)).stdout.toString());
+    assert.equal([waiting.fee_schedule.deposit_processing_fee_bps, waiting.fee_schedule_proposal.deposit_min_minor], [150, 5_000]);
+    const unnamed = await satang(['admin', 'fees', 'approve', '--white-label', wl, '--deposit-bps', '180', '--withdrawal-fee', '1500', '--sub', 'emp_checker'], sc.env);
+    assert.equal([unnamed.code, /HTTP 422/.test(unnamed.stderr), /deposit_min_minor/.test(unnamed.stderr)], [1, true, true], unnamed.stderr);
+    const approved = await satang(['admin', 'fees', 'approve', ...figures, '--sub', 'emp_checker'], sc.env);
+    assert.is(approved.code, 0, approved.stderr);
+    const shown = JSON.parse((await satang(['admin', 'fees', 'show', '--white-label', wl], sc.env)).stdout.toString());
+    assert.equal([shown.fee_schedule.deposit_processing_fee_bps, shown.fee_schedule.withdrawal_fixed_fee_minor, shown.fee_schedule.deposit_min_minor, shown.fee_schedule_proposal], [180, 1_500, 5_000, null]);
+  } finally {
+    await sc.s.stop();
+  }
+});
+
+fees.run();
