@@ -483,7 +483,7 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       for (const amount of verified.values()) paid += amount;
       if (pending.length > 0 && paid >= s.amountMinor) return review([{ code: 'SETTLE_CONFLICT' }], seen);
       if (pending.length > 0) {
-        return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef }];
+        return [{ type: 'LegCompleted', at: c.at, legRef: check.leg.legRef, verifiedAmountMinor: V, verification: check.verification, transRef, ...lateHold(check.leg, V, c.settle) }];
       }
       const settled = settle(s, c.at, 'auto', c.settle, verified, check.verification, false, transRef);
       if ('conflict' in settled) return review([{ code: 'SETTLE_CONFLICT' }], seen);
@@ -494,6 +494,19 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       return _exhaustive;
     }
   }
+}
+
+/**
+ * A leg its order released (the order expired; a late slip paid it) is held again on its
+ * withdrawal for what its money fills there — the hold a live leg keeps — as far as the
+ * withdrawal's capacity goes, so no other payer is sent to pay that payee for it. Capacity
+ * others took meanwhile is theirs: the order's settlement then finds too little and goes to
+ * review (suspense, four eyes), as before.
+ */
+function lateHold(leg: Leg, V: Minor, ctx: SettleContext): { holdMinor?: Minor } {
+  if (leg.held || leg.counterparty.kind !== 'withdrawal') return {};
+  const hold = minOf(minOf(V, leg.amountMinor), ctx.capacityByLeg.get(leg.legRef) ?? 0n);
+  return hold > 0n ? { holdMinor: hold } : {};
 }
 
 function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision {

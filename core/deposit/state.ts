@@ -271,7 +271,11 @@ export type DepositEvent =
    * Absent from journals written before it: their interim snapshot said false.
    */
   | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean; readonly retryable?: boolean }
-  | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string }
+  /**
+   * `holdMinor`: a leg its order had released (a late slip) held again on its withdrawal for
+   * the money it brought, so that no other payer is sent to pay that payee for it.
+   */
+  | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string; readonly holdMinor?: Minor }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
   /** A transfer after settlement to a leg a review credited without one: that credit's money (any excess is a DepositOverpaid after it). */
   | { readonly type: 'AdditionalTransferMatched'; readonly at: number; readonly legRef: string; readonly transRef: string; readonly amountMinor: Minor; readonly creditedMinor: Minor; readonly receiptId: string }
@@ -386,6 +390,15 @@ function unheld(l: Leg): Leg {
   const n = copyLeg(l);
   n.held = false;
   return n;
+}
+
+/**
+ * The legs as the order closes: released. A late slip's return to closed (its image
+ * unreadable) releases nothing: the order let its legs go when it first closed, and those
+ * its late slips paid since are held for their money until it settles.
+ */
+function closedLegs(s: Deposit): readonly Leg[] {
+  return s.status === 'slip_processing' && s.slip?.isLate ? s.legs : withLegs(s.legs, unheld);
 }
 
 /** The slip with what verification learned about it (the transfer it shows, the leg it paid). */
@@ -524,6 +537,7 @@ function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
         leg.legStatus = 'complete';
         leg.verifiedAmountMinor = e.verifiedAmountMinor;
         if (e.transRef !== undefined) leg.transRef = e.transRef;
+        if (e.holdMinor !== undefined) leg.held = true;
         return leg;
       });
       return;
@@ -609,19 +623,19 @@ function evolveOutcome(n: Complete<Deposit>, s: Deposit, e: OutcomeEvent): void 
       n.rejection = { code: e.code, displayTh: e.displayTh, displayEn: e.displayEn, retryable: undefined };
       return;
     case 'DepositExpired':
+      n.legs = closedLegs(s); // (read s before its status is written: n may be s)
       n.status = 'expired';
       n.expiredReason = 'no_payment';
       n.lateSlipAcceptedUntil = e.lateSlipAcceptedUntil;
       n.isTerminal = e.lateSlipAcceptedUntil === null;
-      n.legs = withLegs(s.legs, unheld);
       return;
     case 'DepositCanceled':
+      n.legs = closedLegs(s);
       n.status = 'canceled';
       n.canceledBy = e.by;
       n.cancelReasonCode = e.reasonCode;
       n.lateSlipAcceptedUntil = e.lateSlipAcceptedUntil;
       n.isTerminal = e.lateSlipAcceptedUntil === null;
-      n.legs = withLegs(s.legs, unheld);
       return;
     case 'LateSlipWindowClosed':
       n.isTerminal = true;

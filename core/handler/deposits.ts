@@ -76,8 +76,17 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
       if (e.overpayment) openClaim(tx, d, e.overpayment);
       settledLegs(d, e, then);
       return;
+    case 'LegCompleted': {
+      // A late slip's leg held again for the money it brought (decide.ts lateHold).
+      const leg = d.legs.find((l) => l.legRef === e.legRef);
+      if (e.holdMinor === undefined || leg?.counterparty.kind !== 'withdrawal') return;
+      then.push({ type: 'ReserveLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef, amountMinor: e.holdMinor, paid: true });
+      return;
+    }
     case 'DepositExpired':
     case 'DepositCanceled':
+      releaseLegs(before, then, d);
+      return;
     case 'DepositRejected':
       releaseLegs(before, then);
       return;
@@ -89,10 +98,11 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
   }
 }
 
-/** Legs that were holding capacity on a withdrawal and no longer do give it back. */
-function releaseLegs(before: Deposit | undefined, then: Reaction[]): void {
+/** Legs that were holding capacity on a withdrawal and no longer do give it back (those `after` still holds keep it). */
+function releaseLegs(before: Deposit | undefined, then: Reaction[], after?: Deposit): void {
   for (const leg of before?.legs ?? []) {
     if (!leg.held || leg.counterparty.kind !== 'withdrawal') continue;
+    if (after?.legs.some((l) => l.legRef === leg.legRef && l.held)) continue;
     then.push({ type: 'ReleaseLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef });
   }
 }

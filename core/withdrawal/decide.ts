@@ -26,7 +26,8 @@ export type WithdrawalCommand =
   | { readonly type: 'CancelWithdrawal'; readonly at: number; readonly by: 'merchant' | 'operator'; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'TimeOutApproval'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ExpireWithdrawal'; readonly at: number; readonly refund: RefundIds }
-  | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
+  /** `paid`: a late slip's leg, held again for money its payee already has (see decide). */
+  | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly paid?: true }
   | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly depositId?: string }
   /** `heldFeeBalanceTransactionId`: for an order that expired holding legs, the row that moves its held fee's rounding (heldFeeMoved). */
@@ -130,7 +131,9 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (!isPayable(s) || c.at < s.expiresAt) return none;
       return [{ type: 'WithdrawalExpired', at: c.at, refund: c.refund }];
     case 'ReserveLeg':
-      if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
+      // A late slip's leg is money the payee has: it takes the capacity it finds, as its fill
+      // will (the order's own expiry or its split count bar new payers, not money already in).
+      if (!(c.paid ? isPayable(s) : isMatchable(s, c.at)) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
         return reject('alloc_state_conflict', 'The withdrawal can no longer take this leg.', { status: s.status });
       }
       if (inFlightFor(s, c.legRef) !== undefined) return none;

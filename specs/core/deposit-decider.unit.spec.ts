@@ -435,8 +435,28 @@ const rows: DepositRow[] = [
     given: expired, when: receive(1, expiresAt + hour), then: [slipReceived(1, 'expired', expiresAt + hour)],
   },
   {
-    row: 'expired (multi-leg, nothing paid) → a late slip paying one leg → the leg completes, the order stays expired (its other legs\' late slips are still welcome)',
+    row: 'expired (multi-leg, nothing paid) → a late slip paying one leg → the leg completes, held again on its withdrawal for its money; the order stays expired (its other legs\' late slips are still welcome)',
     given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute, holdMinor: 30_000n }],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip paying one leg short → held for what it brought, the rest of its withdrawal left to other payers',
+    given: lateTwoLegs, when: verify(found(transfer(25_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute, verifiedAmountMinor: 25_000n, verification: { ...allSix, amountExact: false }, holdMinor: 25_000n }],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip paying one leg beyond its share → held for its share (what its withdrawal takes)',
+    given: lateTwoLegs, when: verify(found(transfer(40_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute, verifiedAmountMinor: 40_000n, verification: { ...allSix, amountExact: false }, holdMinor: 30_000n }],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip paying one leg, another payer holding part of its withdrawal since → held for what is left; the order\'s settlement finds too little (review)',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(10_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute, holdMinor: 10_000n }],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip paying one leg whose withdrawal others filled since → the leg completes, nothing to hold',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(0n, ['leg_2', 20_000n]) }),
     then: [{ ...legOneComplete, at: expiresAt + hour + minute }],
   },
   {

@@ -46,7 +46,7 @@ import * as assert from 'uvu/assert';
 import type { Deposit } from '../../core/deposit/state.ts';
 import { isFinalStatus } from '../../core/deposit/state.ts';
 import type { BalanceTransaction, Bucket } from '../../core/ledger/ledger.ts';
-import { safeIntegerMax, vatOf, vatRecognizedFor } from '../../core/money.ts';
+import { minOf, safeIntegerMax, vatOf, vatRecognizedFor } from '../../core/money.ts';
 import { sumPostings } from '../../core/ledger/ledger.ts';
 import { inFlightFor, inFlightOf, isOpenStatus, lockedOf, remainingOf, type Withdrawal } from '../../core/withdrawal/state.ts';
 import { encode } from '../../core/journal.ts';
@@ -638,6 +638,47 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
   assert.ok(twoLegs >= runs / 2, `most runs made a two-leg deposit (${twoLegs} of ${runs})`);
 });
 
+/** What a slip pays a leg, in permille of its share: nothing, exact, short or beyond it (up to twice). */
+const legPayment = fc.option(fc.oneof(fc.constant(1_000), fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1_001, max: 2_000 })), { nil: undefined });
+
+/** Two payees' withdrawals of a and b and an order of a + b matched to both (a run the matcher splits otherwise is skipped). */
+function twoLegOrder(a: number, b: number): ReturnType<typeof payerAndShop> & { deposit: Deposit; id: string } {
+  const scene = payerAndShop();
+  const { h, payer, shop } = scene;
+  for (const [amount, account] of [[a, '1111222233'], [b, '4444555566']] as const) {
+    h.withdrawal(payer, BigInt(amount), { beneficiaryId: h.beneficiary(payer, true, account) });
+  }
+  const created = h.deposit(shop, BigInt(a + b));
+  const deposit = created.ok && created.objectId ? h.world.deposits.get(created.objectId) : undefined;
+  fc.pre(deposit !== undefined && deposit.legs.length === 2 && deposit.legs.every((l) => l.counterparty.kind === 'withdrawal'));
+  scene.model.deposits.set(deposit.id, { phase: 'unpaid', createdAtMinutes: 0 });
+  return { ...scene, deposit, id: deposit.id };
+}
+
+/**
+ * A slip for leg `i` of its share in permille, its transfer from the order's sender made at
+ * `occurredAt`: the amount it showed (in `sentTo` once verified — a slip queued behind a
+ * review is not until the review ends), or undefined when the order refused the slip.
+ */
+function payLeg(real: Real, d: Deposit, i: number, permille: number, occurredAt: number, sentTo: Map<string, bigint>): bigint | undefined {
+  const { h } = real;
+  const to = d.legs[i]!;
+  const receiptId = h.ids.next('rcpt');
+  if (!run(real, { type: 'ReceiveSlip', actor: system, depositId: d.id, receiptId, hasImage: true })) return undefined;
+  const amountMinor = (to.amountMinor * BigInt(permille)) / 1_000n;
+  run(real, {
+    type: 'RecordSlipVerification', actor: system, depositId: d.id, receiptId, outcome: {
+      kind: 'found', facts: { senderBankDisabled: false },
+      transfer: { transRef: h.ids.next('tr'), amountMinor, occurredAt, sender: { bankCode: d.sender.bankCode, accountNumber: d.sender.accountNumber, name: d.sender.accountNameTh }, receiver: { bankCode: to.receiver.bankCode, accountNumber: to.receiver.accountNumber, name: to.receiver.accountName } },
+    },
+  });
+  if (!h.world.deposits.get(d.id)!.queuedSlips?.some((q) => q.receiptId === receiptId)) sentTo.set(to.legRef, amountMinor);
+  return amountMinor;
+}
+
+/** The leg a deposit's leg fills on its withdrawal. */
+const payoutLeg = (l: Deposit['legs'][number]) => (l.counterparty as { payoutLegRef: string }).payoutLegRef;
+
 /**
  * No verified money is dropped when a two-leg order closes. Each leg is paid within the
  * order's time or not: nothing, short, exact or beyond its share (up to twice it), in either
@@ -648,33 +689,13 @@ test(`a two-leg deposit paid in any split keeps every ledger invariant (${runs} 
  * no_payment. Reviewers giving what each waiting leg's slip showed settle it at V.
  */
 test(`a two-leg order closing with legs verified keeps their money: settled, claimed or in review (${runs} runs)`, () => {
-  const payment = fc.option(fc.oneof(fc.constant(1_000), fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1_001, max: 2_000 })), { nil: undefined });
-  fc.assert(fc.property(wholeBaht, wholeBaht, payment, payment, fc.boolean(), (a, b, first, second, secondFirst) => {
-    const { h, payer, shop, model, real } = payerAndShop();
-    for (const [amount, account] of [[a, '1111222233'], [b, '4444555566']] as const) {
-      h.withdrawal(payer, BigInt(amount), { beneficiaryId: h.beneficiary(payer, true, account) });
-    }
-    const created = h.deposit(shop, BigInt(a + b));
-    const deposit = created.ok && created.objectId ? h.world.deposits.get(created.objectId) : undefined;
-    fc.pre(deposit !== undefined && deposit.legs.length === 2 && deposit.legs.every((l) => l.counterparty.kind === 'withdrawal'));
-    const id = deposit!.id;
-    model.deposits.set(id, { phase: 'unpaid', createdAtMinutes: 0 });
+  fc.assert(fc.property(wholeBaht, wholeBaht, legPayment, legPayment, fc.boolean(), (a, b, first, second, secondFirst) => {
+    const { h, model, real, deposit, id } = twoLegOrder(a, b);
     const paid = [[0, first], [1, second]] as const;
     const sentTo = new Map<string, bigint>();
     for (const [i, permille] of secondFirst ? [paid[1], paid[0]] : paid) {
       if (permille === undefined) continue;
-      const to = deposit!.legs[i]!;
-      const receiptId = h.ids.next('rcpt');
-      if (!run(real, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId, hasImage: true })) continue;
-      const amountMinor = (to.amountMinor * BigInt(permille)) / 1_000n;
-      run(real, {
-        type: 'RecordSlipVerification', actor: system, depositId: id, receiptId, outcome: {
-          kind: 'found', facts: { senderBankDisabled: false },
-          transfer: { transRef: h.ids.next('tr'), amountMinor, occurredAt: h.clock.ms, sender: { bankCode: deposit!.sender.bankCode, accountNumber: deposit!.sender.accountNumber, name: deposit!.sender.accountNameTh }, receiver: { bankCode: to.receiver.bankCode, accountNumber: to.receiver.accountNumber, name: to.receiver.accountName } },
-        },
-      });
-      // A slip queued behind a review is not verified until the review ends.
-      if (!h.world.deposits.get(id)!.queuedSlips?.some((q) => q.receiptId === receiptId)) sentTo.set(to.legRef, amountMinor);
+      if (payLeg(real, deposit, i, permille, h.clock.ms, sentTo) === undefined) continue;
       model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
       checkInvariants(model, real);
     }
@@ -687,7 +708,6 @@ test(`a two-leg order closing with legs verified keeps their money: settled, cla
     const closed = h.world.deposits.get(id)!;
     if (sentTo.size === 0) return;
     const withdrawalOf = (l: Deposit['legs'][number]) => h.world.withdrawals.get((l.counterparty as { withdrawalId: string }).withdrawalId)!;
-    const payoutLeg = (l: Deposit['legs'][number]) => (l.counterparty as { payoutLegRef: string }).payoutLegRef;
     const accountedFor = (d: Deposit) => {
       assert.is(d.settlement!.transferredMinor, V, 'the settlement counts every verified satang');
       assert.is(d.settlement!.receivedMinor + (d.overpayment?.amountMinor ?? 0n), V, 'A + E = V: the excess is a claim');
@@ -720,6 +740,122 @@ test(`a two-leg order closing with legs verified keeps their money: settled, cla
     assert.is(settled.status, 'settled', 'two reviewers settle it');
     accountedFor(settled);
   }), { numRuns: runs });
+});
+
+/**
+ * Late slips hold what they brought. A two-leg order expires unpaid and its legs are
+ * released; then, in any order, each leg's late slip (none, short, exact or beyond its
+ * share; the transfer made in time) and other payers' new orders matched onto the same
+ * withdrawals (paid at once or left to expire), the clock moving. After every step no
+ * withdrawal has taken, in fills and in-flight holds, more than its amount, and none is
+ * matched for money a verified late leg brought: its fills, holds and the late legs' money
+ * it has not taken yet stay within its amount — or within what they were as the late slip
+ * came, when other payers held the capacity by then (that money goes to review, suspense
+ * on two reviewers' word). A late leg held in full fills its withdrawal with its money when
+ * the order settles, at the window's close or by reviewers.
+ */
+test(`late slips on an expired two-leg order hold their withdrawals against new payers (${runs} runs)`, () => {
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('late' as const), leg: fc.nat(1) }),
+    fc.record({ kind: fc.constant('payer' as const), amount: wholeBaht, pays: fc.boolean() }),
+    fc.record({ kind: fc.constant('wait' as const), minutes: fc.integer({ min: 1, max: 30 }) }),
+    // A late slip whose image cannot be read: the order goes back to expired, its paid legs still held.
+    fc.record({ kind: fc.constant('blurred' as const) }),
+  );
+  let heldLegs = 0;
+  fc.assert(fc.property(wholeBaht, wholeBaht, legPayment, legPayment, fc.array(step, { minLength: 1, maxLength: 8 }), (a, b, first, second, steps) => {
+    const { h, shop, model, real, deposit, id } = twoLegOrder(a, b);
+    h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
+    assert.is(h.world.deposits.get(id)!.status, 'expired');
+    checkInvariants(model, real);
+
+    const withdrawalOf = (l: Deposit['legs'][number]) => h.world.withdrawals.get((l.counterparty as { withdrawalId: string }).withdrawalId)!;
+    const fillOf = (l: Deposit['legs'][number]) => minOf(l.verifiedAmountMinor!, l.amountMinor);
+    const verifiedLegs = () => h.world.deposits.get(id)!.legs.filter((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined);
+    // What a withdrawal has given out: its fills, its holds, and the late legs' money it has not taken yet.
+    const owed = (w: Withdrawal) => {
+      let total = w.filledMinor + inFlightOf(w);
+      if (h.world.deposits.get(id)!.status === 'settled') return total;
+      for (const l of verifiedLegs()) {
+        if (withdrawalOf(l).id !== w.id) continue;
+        const unheld = fillOf(l) - (inFlightFor(w, payoutLeg(l)) ?? 0n);
+        if (unheld > 0n) total += unheld;
+      }
+      return total;
+    };
+    const allowed = new Map<string, bigint>();
+    for (const w of h.world.withdrawals.values()) allowed.set(w.id, w.amountTotalMinor);
+    const check = (after: string) => {
+      checkInvariants(model, real);
+      for (const w of h.world.withdrawals.values()) {
+        assert.ok(w.filledMinor + inFlightOf(w) <= w.amountTotalMinor, `${after}: ${w.id} took ${w.filledMinor} filled + ${inFlightOf(w)} held of ${w.amountTotalMinor}`);
+        assert.ok(owed(w) <= allowed.get(w.id)!, `${after}: ${w.id} is matched for ${owed(w)}, beyond its ${w.amountTotalMinor} (${allowed.get(w.id)} as the late slips came): a payee paid twice`);
+      }
+    };
+
+    const paidLate = new Set<number>();
+    const sentTo = new Map<string, bigint>();
+    const heldInFull = new Set<string>();
+    for (const s of steps) {
+      if (s.kind === 'wait') {
+        h.advance(s.minutes * 60_000);
+        check(`${s.minutes} minutes on`);
+        continue;
+      }
+      if (s.kind === 'payer') {
+        const other = h.deposit(shop, BigInt(s.amount));
+        const o = other.ok && other.objectId ? h.world.deposits.get(other.objectId) : undefined;
+        if (o && s.pays && o.status === 'awaiting_payment') {
+          h.ok({ type: 'ReceiveSlip', actor: system, depositId: o.id, receiptId: h.ids.next('rcpt'), hasImage: true });
+          run(real, { type: 'RecordSlipVerification', actor: system, depositId: o.id, receiptId: h.world.deposits.get(o.id)!.slip!.receiptId, outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, o.id, { transRef: h.ids.next('tr') }) } });
+        }
+        check(`another payer's ${s.amount}`);
+        continue;
+      }
+      if (s.kind === 'blurred') {
+        const receiptId = h.ids.next('rcpt');
+        if (run(real, { type: 'ReceiveSlip', actor: system, depositId: id, receiptId, hasImage: true })) {
+          run(real, { type: 'RecordSlipVerification', actor: system, depositId: id, receiptId, outcome: { kind: 'unreadable' } });
+        }
+        check('an unreadable late slip');
+        continue;
+      }
+      const permille = s.leg === 0 ? first : second;
+      if (permille === undefined || paidLate.has(s.leg)) continue;
+      paidLate.add(s.leg);
+      // Made in time, its slip sent late.
+      const amountMinor = payLeg(real, deposit, s.leg, permille, deposit.createdAt + 60_000, sentTo);
+      if (amountMinor === undefined) continue;
+      for (const l of verifiedLegs()) if (inFlightFor(withdrawalOf(l), payoutLeg(l)) === fillOf(l)) heldInFull.add(l.legRef);
+      for (const w of h.world.withdrawals.values()) if (owed(w) > allowed.get(w.id)!) allowed.set(w.id, owed(w));
+      model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
+      check(`leg ${s.leg + 1}'s late slip of ${amountMinor}`);
+    }
+    heldLegs += heldInFull.size;
+
+    // The window closes: what the late slips brought settles, or goes to review with its legs held.
+    h.advance(limits.lateSlipWindowMs + 60_000);
+    check('the late window\'s close');
+    const fillsOnClose = () => {
+      for (const l of h.world.deposits.get(id)!.legs) {
+        if (!heldInFull.has(l.legRef)) continue;
+        assert.is(withdrawalOf(l).fills.find((f) => f.legRef === payoutLeg(l))?.amountMinor, fillOf(l), 'a late leg held in full fills its withdrawal with its money');
+      }
+    };
+    const closed = h.world.deposits.get(id)!;
+    if (closed.status === 'settled') return fillsOnClose();
+    if (closed.status !== 'under_review') return;
+    for (const l of verifiedLegs()) if (heldInFull.has(l.legRef)) assert.is(inFlightFor(withdrawalOf(l), payoutLeg(l)), fillOf(l), 'a verified late leg under review still holds its withdrawal');
+    const waiting = closed.legs.filter((l) => !verifiedLegs().includes(l)).map((l) => ({ legRef: l.legRef, amountMinor: sentTo.get(l.legRef) ?? 0n }));
+    for (const reviewer of ['emp_first', 'emp_second']) {
+      if (h.world.deposits.get(id)!.status !== 'under_review') break;
+      if (!run(real, { type: 'ApproveDepositReview', actor: operator(reviewer), depositId: id, note: 'Checked the bank statement line by line.', ...(waiting.length > 0 ? { legAmounts: waiting } : {}) })) return;
+      model.deposits.set(id, { phase: 'decided', createdAtMinutes: 0 });
+      check(`${reviewer}'s approval`);
+    }
+    if (h.world.deposits.get(id)!.status === 'settled') fillsOnClose();
+  }), { numRuns: runs });
+  assert.ok(heldLegs > 0, 'some late legs were held');
 });
 
 /**

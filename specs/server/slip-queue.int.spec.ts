@@ -177,6 +177,41 @@ test('2 legs, leg 2 paid 30 000 on its 20 000 and leg 1 not paid: at expiry the 
   }
 });
 
+test('2 legs expired unpaid, then a late slip pays leg 1: its withdrawal is held for that money again — a new payer is not sent to its payee — and the window\'s close settles the leg short, with no review', async () => {
+  const scene = await twoLegScene();
+  try {
+    const leg = legSlip(scene, 0); // made in time, its slip sent late
+    await registerTransfer(scene.s, leg.transfer);
+    const moved = await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 });
+    assert.is(moved.status, 200, moved.text);
+    const reserved = async () => {
+      const out: number[] = [];
+      for (const id of scene.withdrawalIds) out.push((await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`)).json.reserved_minor);
+      return out;
+    };
+    assert.equal([(await depositOf(scene)).status, await reserved()], ['expired', [0, 0]], 'expiry released both legs');
+
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, leg.image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    const late = await depositOf(scene);
+    assert.equal([late.status, late.legs.map((l: any) => l.leg_status), late.slip.is_late], ['expired', ['complete', 'pending'], true]);
+    assert.equal(await reserved(), [30_000, 0], 'leg 1\'s payee has its 30 000: its withdrawal holds it again');
+    const told = (scene.s.running.store.db.prepare('SELECT type, body FROM outbox WHERE stream = ? ORDER BY rowid').all(scene.withdrawalIds[0]) as { type: string; body: string }[]).map((r) => [r.type, JSON.parse(r.body).data.object.reserved_minor]);
+    assert.equal(told.slice(-2), [['withdrawal.matched', 30_000], ['withdrawal.matched', 30_000]], 'its merchant is told it is matched again (the release at expiry has no event)');
+    // 40 000 would take both payees' 30 000 if leg 1's were free; leg 2's alone cannot take it.
+    const another = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 40_000, fill_preference: 'internal_only' }));
+    assert.is(another.status, 202, `no new payer is sent to pay leg 1's payee again: ${another.text}`);
+
+    const closed = await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 24 * 3600 });
+    assert.is(closed.status, 200, closed.text);
+    const settled = await depositOf(scene);
+    assert.equal([settled.status, settled.transferred_amount_minor, settled.amount_received_minor, settled.partial, settled.review ?? null], ['settled', 30_000, 30_000, true, null], 'settled by itself at the window\'s close: nothing from suspense');
+    assert.equal([await filledMinor(scene), await reserved()], [[30_000, 0], [0, 0]]);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
 test('2 legs settled by two reviewers who credited leg 2 without its slip: leg 2\'s slip after settlement is that money (no claim); a later transfer to it is an overpayment', async () => {
   const scene = await twoLegScene();
   try {
