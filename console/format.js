@@ -46,6 +46,24 @@ export function parseBahtToMinor(text) {
   return minor <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(minor) : null;
 }
 
+/** A rate in basis points as a percentage: 150 → '1.50%', 7 → '0.07%' (string arithmetic, as baht). */
+export function formatBps(value) {
+  const bps = minorOf(value);
+  if (bps === null || bps < 0n) return '—';
+  return `${bahtDigits(bps)}%`;
+}
+
+/**
+ * A percentage an operator typed ('1.5', '1.50 %', '0.07') → basis points as a safe integer
+ * Number, or null when it is not one with at most two decimals (a basis point is 0.01 %).
+ */
+export function parsePercentToBps(text) {
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(String(text ?? '').replace(/[%\s]/g, ''));
+  if (!m) return null;
+  const bps = BigInt(m[1]) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
+  return bps <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(bps) : null;
+}
+
 export function formatCount(n) {
   if (typeof n !== 'number' || !Number.isFinite(n)) return '—';
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -145,6 +145,12 @@ test('amounts typed as baht read back as satang without floats', () => {
   for (const [text, minor] of cases) assert.is(format.parseBahtToMinor(text), minor, text);
 });
 
+test('a fee rate in basis points reads as a percentage, and a percentage typed reads back as basis points, without floats', () => {
+  for (const [bps, text] of [[0, '0.00%'], [7, '0.07%'], [150, '1.50%'], [700, '7.00%'], [10_000, '100.00%'], [-1, '—'], [null, '—']] as const) assert.is(format.formatBps(bps), text, String(bps));
+  const cases: [string, number | null][] = [['1.5', 150], ['1.50 %', 150], ['0.07', 7], ['3', 300], ['0.1', 10], ['1.555', null], ['-1', null], ['', null], ['1,5', null], ['.5', null]];
+  for (const [text, bps] of cases) assert.is(format.parsePercentToBps(text), bps, text);
+});
+
 test('times are Bangkok\'s, with the UTC instant in the title; a Bangkok wall time reads back as UTC', () => {
   assert.is(format.formatTime('2026-11-20T17:00:00.000Z'), '2026-11-21 00:00:00');
   assert.is(format.formatTime('2026-11-21T03:04:05Z'), '2026-11-21 10:04:05');
