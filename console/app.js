@@ -4,7 +4,7 @@
 // (only the pages the operator's roles can read), the error banner and the page the
 // hash names. Routes: #/queue (default), #/deposits/<id>, #/approvals,
 // #/withdrawals/<id>, #/claims, #/claims/<id>, #/disputes/<id>, #/merchants,
-// #/merchants/<id>?livemode=, #/statement, #/dashboard.
+// #/merchants/<id>?livemode=, #/white-labels, #/statement, #/dashboard.
 //
 // On a new page focus moves to its <h1>, and the tab's title names it (an object by its id).
 //
@@ -29,6 +29,7 @@ import { ClaimPage } from './pages/claim.js';
 import { DisputePage } from './pages/dispute.js';
 import { MerchantsPage } from './pages/merchants.js';
 import { MerchantPage } from './pages/merchant.js';
+import { WhiteLabelsPage } from './pages/white-labels.js';
 import { StatementPage } from './pages/statement.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { SearchPage } from './pages/search.js';
@@ -48,6 +49,7 @@ const routes = [
   { name: 'dispute', pattern: /^\/disputes\/([^/]+)$/, page: DisputePage, section: 'approvals' },
   { name: 'merchants', pattern: /^\/merchants$/, page: MerchantsPage },
   { name: 'merchant', pattern: /^\/merchants\/([^/]+)$/, page: MerchantPage, section: 'merchants' },
+  { name: 'white-labels', pattern: /^\/white-labels$/, page: WhiteLabelsPage },
   { name: 'statement', pattern: /^\/statement$/, page: StatementPage },
   { name: 'dashboard', pattern: /^\/dashboard$/, page: DashboardPage },
   { name: 'search', pattern: /^\/search$/, page: SearchPage },
@@ -64,6 +66,8 @@ const nav = [
   { name: 'approvals', read: 'GET /v1/bo/withdrawals' },
   { name: 'claims', read: 'GET /v1/bo/claims' },
   { name: 'merchants', read: 'GET /v1/bo/merchants' },
+  // Each white label's fee schedule (every role that reads the directory); ops_admin proposes and approves one there.
+  { name: 'white-labels', read: 'GET /v1/bo/white-labels' },
   { name: 'statement', read: 'GET /v1/bo/reports/statements' },
   { name: 'trial-balance', read: 'GET /v1/bo/reports/trial-balance' },
   { name: 'fees', read: 'GET /v1/bo/reports/fees' },

@@ -3,15 +3,19 @@
 // Each row: age, merchant, amount and fee, the four-eyes approvals so far of
 // approvals_required, and — for an approver — approve and reject right in the row, each
 // confirmed first with the amount and the payee, with an optional note (withdrawal-decision.js);
-// the server refuses the same approver twice (409), shown in the banner.
+// the server refuses the same approver twice (409), shown in the banner. For ops_admin, the
+// white labels' fee schedules waiting for a second ops_admin are listed above (a part of
+// their own, from GET /v1/bo/white-labels), each linked to the white labels page where it
+// is approved.
 //
-// data-testids: approvals-filters, filter-status, filter-merchant, filter-livemode,
+// data-testids: fee-proposals, fee-proposal-row (data-id), approvals-filters, filter-status, filter-merchant, filter-livemode,
 //   filter-disputed, refresh, approvals-total, approvals-table, approval-row (data-id),
 //   approve, reject, decision-* (withdrawal-decision.js), prev-page, next-page.
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { Age, Empty, html, Id, Mode, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, usePageData, usePager } from '../ui.js';
+import { Age, Empty, html, Id, Mode, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager, usePartData } from '../ui.js';
+import { changedFigures } from './white-labels.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
 
 const openStatuses = ['pending_approval', 'open', 'partially_filled'];
@@ -31,6 +35,7 @@ export function ApprovalsPage({ query }) {
       <div class="summary"><span data-testid="approvals-total"><strong>${data ? data.total : loading ? '…' : '—'}</strong> ${t('approvals.total')}</span>
         ${data?.as_of ? html`<span class="muted">${t('common.asOf')} <${Time} at=${data.as_of} /></span>` : null}</div>
     </div>
+    <${FeeProposals} />
     <form class="filters" data-testid="approvals-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>
       <label>${t('common.status')}
         <select name="status" data-testid="filter-status" value=${filters.status} onChange=${(e) => set({ status: e.currentTarget.value })}>
@@ -75,4 +80,38 @@ function ApprovalRow({ w, reload }) {
     <td><${Time} at=${w.created_at} /></td>
     <td class="row-actions sticky-actions"><${WithdrawalDecision} w=${w} beneficiary=${w.beneficiary} approvals=${w.approvals} approvalsRequired=${w.approvals_required} reload=${reload} /></td>
   </tr>`;
+}
+
+/** White labels read for their waiting fee schedules: pages of the server's largest, this many at most. */
+const whiteLabelPagesMax = 10;
+
+async function waitingFeeSchedules() {
+  const waiting = [];
+  let cursor;
+  for (let page = 0; page < whiteLabelPagesMax; page++) {
+    const r = await get('/v1/bo/white-labels', { limit: 200, cursor });
+    waiting.push(...r.data.filter((w) => w.fee_schedule_proposal));
+    if (!r.next_cursor) break;
+    cursor = r.next_cursor;
+  }
+  return waiting;
+}
+
+/** Fee schedules waiting for a second ops_admin: shown to those who may approve one. */
+function FeeProposals() {
+  const can = useCan();
+  const mayApprove = can('POST /v1/bo/white-labels/:id/fees/approve');
+  const waiting = usePartData(() => (mayApprove ? waitingFeeSchedules() : Promise.resolve([])), [mayApprove], []);
+  if (!waiting || waiting.length === 0) return null;
+  return html`<div class="card" data-testid="fee-proposals">
+    <h2>${t('approvals.feeProposals')}</h2>
+    <table class="grid">
+      <thead><tr><th>${t('approvals.whiteLabel')}</th><th>${t('approvals.feeChanges')}</th><th>${t('whiteLabels.proposedBy')}</th><th>${t('approvals.feeApproveBy')}</th></tr></thead>
+      <tbody>${waiting.map((w) => html`<tr data-testid="fee-proposal-row" data-id=${w.id}>
+        <td><a href=${`#/white-labels?q=${encodeURIComponent(w.id)}`}><${Named} text=${w.name} /></a> <${Id} id=${w.id} keep=${14} /></td>
+        <td>${changedFigures(w.fee_schedule, w.fee_schedule_proposal).map((f) => t(`whiteLabels.figure.${f.name}`)).join(', ')}</td>
+        <td class="mono">${w.fee_schedule_proposal.proposed_by}</td><td><${Time} at=${w.fee_schedule_proposal.approve_by} /></td>
+      </tr>`)}</tbody>
+    </table>
+  </div>`;
 }

@@ -1011,7 +1011,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   const pages = [
     ['#/approvals', 'approvals'], ['#/claims', 'claims'], [`#/claims/${claim.json.id}`, 'claim'], [`#/disputes/${dispute.json.id}`, 'dispute'],
     ['#/merchants', 'merchants'], [`#/withdrawals/${filled}`, 'withdrawal'], ['#/trial-balance', 'trial-balance'], ['#/activity', 'activity'],
-    [`#/deposits/${fourEyesId}`, 'deposit'], ['#/dashboard', 'dashboard'],
+    [`#/deposits/${fourEyesId}`, 'deposit'], ['#/dashboard', 'dashboard'], ['#/white-labels', 'white-labels'],
   ] as const;
   // The merchant's evidence, a file with a Thai name, is downloaded from the dispute's page as it was sent.
   const owner = (await scene.s.bo('GET', `/v1/bo/withdrawals/${filled}`)).json.merchant_id;
@@ -1023,6 +1023,7 @@ test('every other page renders for an operator with every role (screenshots)', a
   const titles: Record<string, string> = {
     approvals: en['nav.approvals'], claims: en['nav.claims'], claim: `Claim ${claim.json.id}`, dispute: `Dispute ${dispute.json.id}`, merchants: en['nav.merchants'],
     withdrawal: `Withdrawal ${filled}`, 'trial-balance': en['nav.trial-balance'], activity: en['nav.activity'], deposit: `Deposit ${fourEyesId}`, dashboard: en['nav.dashboard'],
+    'white-labels': en['nav.white-labels'],
   };
   for (const [hash, name] of pages) {
     await lead.goto(hash, name);

@@ -18,6 +18,7 @@ import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.t
 import { balanceTransactionTypes } from '../../core/ledger/ledger.ts';
 import { readableLength } from '../../core/note.ts';
 import { statementDescriptionTh } from '../../core/finance/statement.ts';
+import { schemas } from '../../server/openapi/components.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -75,6 +76,8 @@ test('every code the server can hand the page has a label in both languages', ()
     ...['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver'].map((d) => `dimension.${d}`),
     ...['queue', 'approvals', 'claims', 'merchants', 'statement', 'dashboard'].map((n) => `nav.${n}`),
     ...['d', 'h', 'm', 's'].map((u) => `age.${u}`),
+    // Every figure of a white label's fee schedule, as the API names it (the white labels page labels each).
+    ...Object.keys((schemas.FeeSchedule as { properties: object }).properties).filter((f) => f.endsWith('_bps') || f.endsWith('_minor')).map((f) => `whiteLabels.figure.${f}`),
   ];
   const missing = keys.filter((k) => !(k in en) || !(k in th));
   assert.equal(missing, [], `missing: ${missing.join(', ')}`);
