@@ -696,6 +696,7 @@ export const en = {
   'whiteLabels.searchPlaceholder': 'name or wl_…',
   'whiteLabels.empty': 'No white label matches.',
   'whiteLabels.merchants': 'Merchants: {n}',
+  'whiteLabels.noMaximum': 'no maximum',
   'whiteLabels.inForce': 'In force',
   'whiteLabels.figure': 'Fee or limit',
   'whiteLabels.figure.deposit_processing_fee_bps': 'Deposit processing fee',

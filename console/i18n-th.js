@@ -696,6 +696,7 @@ export const th = {
   'whiteLabels.searchPlaceholder': 'ชื่อ หรือ wl_…',
   'whiteLabels.empty': 'ไม่พบไวท์เลเบลที่ตรงกัน',
   'whiteLabels.merchants': 'ร้านค้า: {n} ราย',
+  'whiteLabels.noMaximum': 'ไม่จำกัด',
   'whiteLabels.inForce': 'ที่ใช้อยู่',
   'whiteLabels.figure': 'ค่าธรรมเนียมหรือวงเงิน',
   'whiteLabels.figure.deposit_processing_fee_bps': 'ค่าธรรมเนียมรับชำระ',

@@ -37,9 +37,12 @@ export const feeFigures = [
 /** The VAT rates are the law's: shown, never set here. */
 const vatFigures = [{ name: 'deposit_vat_bps', unit: 'percent' }, { name: 'withdrawal_vat_bps', unit: 'percent' }];
 
-const shown = (f, value) => (f.unit === 'percent' ? formatBps(value) : formatBaht(value));
+/** The server's stand-in for a maximum no white label has set (core/money.ts: the largest safe integer). */
+const noMaximum = 9007199254740991;
+const shown = (f, value) => (f.unit === 'percent' ? formatBps(value)
+  : f.name.endsWith('_max_minor') && value === noMaximum ? t('whiteLabels.noMaximum') : formatBaht(value));
 /** As the figure's input holds it: '1.50', '12,345.67'. */
-const typed = (f, value) => shown(f, value).replace(/[%฿]/g, '');
+const typed = (f, value) => (f.unit === 'percent' ? formatBps(value) : formatBaht(value)).replace(/[%฿]/g, '');
 const parsed = (f, text) => (f.unit === 'percent' ? parsePercentToBps(text) : parseBahtToMinor(text));
 
 /** The figures a proposal changes from the schedule in force. */
