@@ -756,14 +756,6 @@ function receivedAmounts(c: Pick<Extract<DepositCommand, { type: 'ApproveReview'
     if (total <= 0n && legAmounts(s).size === 0) return invalid('legs', 'minimum', 'Nothing was received: decline the review instead.');
     return waiting.map((l) => c.legAmounts!.find((r) => r.legRef === l.legRef)!);
   }
-  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
-  if (V === undefined || V <= 0n) {
-    return invalid('amount_minor', 'required', 'The transferred amount is unknown; give amount_minor as verified by the reviewer.');
-  }
-  if (waiting.length > 1) {
-    return invalid('legs', 'required', `This deposit has ${waiting.length} legs waiting for money; give legs[] with what each destination received (0 where nothing arrived).`,
-      waiting.map((l) => l.legRef).join(', '));
-  }
   const paidLeg = waiting.find((l) => l.legRef === (s.slip?.legRef ?? s.routeConfirmation?.legRef));
   // A transfer that reached no leg still waiting, on an order with a leg already verified
   // (it paid that leg again, or went elsewhere, or it is the verified leg's own slip, the
@@ -772,6 +764,14 @@ function receivedAmounts(c: Pick<Extract<DepositCommand, { type: 'ApproveReview'
   // amount being credited to it by default — nor a figure replacing a verified leg's.
   if (c.transferredAmountMinor === undefined && paidLeg === undefined && legAmounts(s).size > 0 && waiting.length > 0) {
     return invalid('legs', 'required', 'The reviewed transfer reached no leg still waiting for money: give legs[] with what each waiting leg received (0 where nothing arrived).',
+      waiting.map((l) => l.legRef).join(', '));
+  }
+  const V = c.transferredAmountMinor ?? s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor;
+  if (V === undefined || V <= 0n) {
+    return invalid('amount_minor', 'required', 'The transferred amount is unknown; give amount_minor as verified by the reviewer.');
+  }
+  if (waiting.length > 1) {
+    return invalid('legs', 'required', `This deposit has ${waiting.length} legs waiting for money; give legs[] with what each destination received (0 where nothing arrived).`,
       waiting.map((l) => l.legRef).join(', '));
   }
   const target = paidLeg ?? waiting[0] ?? s.legs[0];

@@ -614,6 +614,12 @@ const rows: DepositRow[] = [
     then: [approvalRecorded('emp_alice', [[2, 10_000n]])],
   },
   {
+    row: 'under_review SETTLE_CONFLICT found at expiry (leg 1 verified, no figure for leg 2) → approve with no figures → validation_error asking legs[] (amount_minor cannot say leg 2 got 0)',
+    given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }, { type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }],
+    when: approve('emp_alice', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    refused: 'validation_error', message: /reached no leg still waiting for money: give legs\[\]/,
+  },
+  {
     row: 'under_review SETTLE_CONFLICT found at expiry, approved by two with leg 2 at 0 → settled at V = 40 000: leg 1 fills its withdrawal\'s 30 000, 10 000 from suspense',
     given: [...twoLegs, slipReceived(1), { ...legOneComplete, verifiedAmountMinor: 40_000n }, { type: 'DepositUnderReview', at: expiresAt, reasons: [{ code: 'SETTLE_CONFLICT' }], fourEyesRequired: true }, approvalRecorded('emp_alice', [[2, 0n]])],
     when: approve('emp_bob', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
