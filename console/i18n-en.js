@@ -730,7 +730,7 @@ export const en = {
   'whiteLabels.refused.maximum': 'Above the largest the service accepts.',
   'whiteLabels.refused.above_maximum': 'Above its maximum.',
   'whiteLabels.refused.multiple_of': 'Not a multiple of the deposit step.',
-  'whiteLabels.refused.integer': 'Not a whole number of satang (or basis points).',
+  'whiteLabels.refused.type': 'Not a whole number of satang (or basis points).',
   'approvals.feeProposals': 'Fee schedules waiting for a second ops_admin',
   'approvals.whiteLabel': 'White label',
   'approvals.feeChanges': 'Changes',

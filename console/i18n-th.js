@@ -730,7 +730,7 @@ export const th = {
   'whiteLabels.refused.maximum': 'สูงกว่าที่ระบบรับได้',
   'whiteLabels.refused.above_maximum': 'สูงกว่าค่าสูงสุดของรายการนี้',
   'whiteLabels.refused.multiple_of': 'ไม่ใช่ผลคูณของขั้นยอดรับชำระ',
-  'whiteLabels.refused.integer': 'ไม่ใช่จำนวนเต็มของสตางค์ (หรือ basis point)',
+  'whiteLabels.refused.type': 'ไม่ใช่จำนวนเต็มของสตางค์ (หรือ basis point)',
   'approvals.feeProposals': 'อัตราค่าธรรมเนียมที่รอ ops_admin คนที่สองอนุมัติ',
   'approvals.whiteLabel': 'ไวท์เลเบล',
   'approvals.feeChanges': 'รายการที่เปลี่ยน',

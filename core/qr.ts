@@ -16,6 +16,11 @@ const promptPayCreditTransferAid = 'A000000677010111';
 const bankAccountSubTag = '04';
 /** EMV values are at most 99 characters (two length digits). */
 const tlvValueLengthMax = 99;
+/**
+ * The most one QR may ask for: EMVCo's tag 54 (the amount) is at most 13 characters, so
+ * 9999999999.99 baht; a longer amount is a QR no banking app reads.
+ */
+export const qrAmountMinorMax = 999_999_999_999;
 
 function tlv(tag: string, value: string): string {
   assert(value.length <= tlvValueLengthMax, () => `QR tag ${tag}: value of ${value.length} characters`);

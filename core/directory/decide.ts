@@ -15,7 +15,7 @@ import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJs
 import type { Ids } from '../ports.ts';
 import { adjustmentReasonDirection, adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 import { sameOperator } from '../operators.ts';
-import { feeScheduleOf, figuresNotApproved, sameTerms } from './fee-schedule.ts';
+import { approvalRefusal, feeScheduleOf, sameTerms } from './fee-schedule.ts';
 
 export type DirectoryCommand = Extract<Command, {
   type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'SetFeeSchedule' | 'ApproveFeeSchedule' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
@@ -187,12 +187,8 @@ function approveFeeSchedule(c: Extract<DirectoryCommand, { type: 'ApproveFeeSche
   const approver = operatorIdOf(c.actor);
   const p = waitingFor(approver, wl.feeScheduleProposal, limits.feeScheduleProposalTtlMs, at, 'fee schedule');
   if (isRejection(p)) return p;
-  const named = feeScheduleOf(wl, c.terms);
-  if (isRejection(named)) return named;
-  const fields = figuresNotApproved(c.terms, p, wl);
-  if (fields.length > 0) {
-    return reject('validation_error', 'The fee schedule approved is not the one proposed; read the proposal again and approve the figures it names.', { fields });
-  }
+  const refused = approvalRefusal(wl, c.terms, at);
+  if (refused) return refused;
   const event = { type: 'FeeScheduleSet' as const, at, whiteLabelId: wl.id, fees: p.fees, amounts: p.amounts, proposedBy: p.proposedBy, approvedBy: approver };
   return { objectId: wl.id, records: [{ stream: wl.id, kind: 'white_label', livemode: null, merchantId: null, event }] };
 }

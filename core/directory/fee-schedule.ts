@@ -3,9 +3,11 @@
 // make with what they leave as it is. The VAT rates are not an operator's figure: they are
 // the law's, carried over from the schedule in force.
 
-import { reject, type Rejection } from '../errors.ts';
+import type { WhiteLabel } from '../directory.ts';
+import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
-import { safeIntegerMax, type AmountPolicy, type FeeSchedule } from '../money.ts';
+import type { AmountPolicy, FeeSchedule } from '../money.ts';
+import { qrAmountMinorMax } from '../qr.ts';
 
 /** The figures an operator sets; an amount limit not given stays as it is. */
 export interface FeeTerms {
@@ -23,15 +25,28 @@ export interface FeeScheduleTerms {
   readonly amounts: AmountPolicy;
 }
 
+/**
+ * The most a schedule lets one deposit be: what one QR can ask for (tag 54's 13 characters)
+ * and a reviewer can approve (limits.reviewFiguresMinorMax, 2,000,000 baht), the smaller. A
+ * larger deposit could be created but never paid with one transfer nor approved in review.
+ */
+export const scheduleDepositMinorMax = Math.min(limits.reviewFiguresMinorMax, qrAmountMinorMax);
+/**
+ * The most a schedule lets one withdrawal be: what it can be filled by, max_splits payers of
+ * the white label each paying at most one deposit (20,000,000 baht). More could never be
+ * paid out in full; the amount plus its fee stays far within a safe integer.
+ */
+export const scheduleWithdrawalMinorMax = limits.withdrawalMaxSplits * scheduleDepositMinorMax;
+
 /** Each figure: its name at the edge (a refusal's field path), its bounds, and where it sits in the schedule. */
 const figures = [
   { key: 'depositProcessingFeeBps', path: 'deposit_processing_fee_bps', required: true, min: 0, max: limits.depositProcessingFeeBpsMax, of: (t: FeeScheduleTerms) => t.fees.deposit.processingFeeBps },
   { key: 'withdrawalFixedFeeMinor', path: 'withdrawal_fixed_fee_minor', required: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, of: (t: FeeScheduleTerms) => t.fees.withdrawal.fixedFeeMinor },
-  { key: 'depositMinMinor', path: 'deposit_min_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.depositMinMinor },
-  { key: 'depositMaxMinor', path: 'deposit_max_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.depositMaxMinor },
-  { key: 'depositStepMinor', path: 'deposit_step_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.depositStepMinor },
-  { key: 'withdrawalMinMinor', path: 'withdrawal_min_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.withdrawalMinMinor },
-  { key: 'withdrawalMaxMinor', path: 'withdrawal_max_minor', required: false, min: 1, max: safeIntegerMax, of: (t: FeeScheduleTerms) => t.amounts.withdrawalMaxMinor },
+  { key: 'depositMinMinor', path: 'deposit_min_minor', required: false, min: 1, max: scheduleDepositMinorMax, of: (t: FeeScheduleTerms) => t.amounts.depositMinMinor },
+  { key: 'depositMaxMinor', path: 'deposit_max_minor', required: false, min: 1, max: scheduleDepositMinorMax, of: (t: FeeScheduleTerms) => t.amounts.depositMaxMinor },
+  { key: 'depositStepMinor', path: 'deposit_step_minor', required: false, min: 1, max: scheduleDepositMinorMax, of: (t: FeeScheduleTerms) => t.amounts.depositStepMinor },
+  { key: 'withdrawalMinMinor', path: 'withdrawal_min_minor', required: false, min: 1, max: scheduleWithdrawalMinorMax, of: (t: FeeScheduleTerms) => t.amounts.withdrawalMinMinor },
+  { key: 'withdrawalMaxMinor', path: 'withdrawal_max_minor', required: false, min: 1, max: scheduleWithdrawalMinorMax, of: (t: FeeScheduleTerms) => t.amounts.withdrawalMaxMinor },
 ] as const satisfies readonly { key: keyof FeeTerms; path: string; required: boolean; min: number; max: number; of: (t: FeeScheduleTerms) => number }[];
 
 type Field = { path: string; reason: string; hint?: string };
@@ -46,7 +61,8 @@ export function feeScheduleOf(current: FeeScheduleTerms, terms: FeeTerms): FeeSc
   for (const f of figures) {
     const value: unknown = terms[f.key];
     if (value === undefined && !f.required) continue;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) fields.push({ path: f.path, reason: 'integer' });
+    // 'type', as the request schema names a number that is no integer (server/validate.ts).
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) fields.push({ path: f.path, reason: 'type', hint: 'an integer' });
     else if (value < f.min) fields.push({ path: f.path, reason: 'minimum', hint: `at least ${f.min}` });
     else if (value > f.max) fields.push({ path: f.path, reason: 'maximum', hint: `at most ${f.max}` });
   }
@@ -80,10 +96,26 @@ export function sameTerms(a: FeeScheduleTerms, b: FeeScheduleTerms): boolean {
 }
 
 /**
+ * An approval's figures refused before anything else is asked of it: out of bounds, or not
+ * those of the proposal waiting. No state changes for this, so the route asks it before the
+ * step-up and a refusal spends none (README, Token bounds); with no proposal waiting there is
+ * nothing to compare, and the decider's 409 says so.
+ */
+export function approvalRefusal(wl: WhiteLabel, terms: FeeTerms, at: number): Rejection | null {
+  const named = feeScheduleOf(wl, terms);
+  if (isRejection(named)) return named;
+  const p = wl.feeScheduleProposal;
+  if (!p || at >= p.proposedAt + limits.feeScheduleProposalTtlMs) return null;
+  const fields = figuresNotApproved(terms, p, wl);
+  if (fields.length === 0) return null;
+  return reject('validation_error', 'The fee schedule approved is not the one proposed; read the proposal again and approve the figures it names.', { fields });
+}
+
+/**
  * The figures an approval names that are not the proposal's, and those it leaves out that
  * the proposal changes: a second operator approves every figure that moves, as they read it.
  */
-export function figuresNotApproved(terms: FeeTerms, proposed: FeeScheduleTerms, current: FeeScheduleTerms): Field[] {
+function figuresNotApproved(terms: FeeTerms, proposed: FeeScheduleTerms, current: FeeScheduleTerms): Field[] {
   const fields: Field[] = [];
   for (const f of figures) {
     const named = terms[f.key];

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { limits } from '../../core/limits.ts';
+import { scheduleDepositMinorMax, scheduleWithdrawalMinorMax } from '../../core/directory/fee-schedule.ts';
 import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { table } from './table.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
@@ -66,11 +67,11 @@ const common: Record<string, OptionSpec> = {
   json: { type: 'boolean', help: "print the server's JSON answer (what admin commands print anyway)" },
 };
 const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, help: 'the merchant (mch_…)' };
-/** A fee schedule's amount limits: option, body field, what it is. */
+/** A fee schedule's amount limits: option, body field, what it is, its bound. */
 const feeLimitOptions = [
-  ['deposit-min', 'deposit_min_minor', 'the smallest deposit'], ['deposit-max', 'deposit_max_minor', 'the largest deposit'],
-  ['deposit-step', 'deposit_step_minor', 'what every deposit amount is a multiple of'],
-  ['withdrawal-min', 'withdrawal_min_minor', 'the smallest withdrawal'], ['withdrawal-max', 'withdrawal_max_minor', 'the largest withdrawal'],
+  ['deposit-min', 'deposit_min_minor', 'the smallest deposit', scheduleDepositMinorMax], ['deposit-max', 'deposit_max_minor', 'the largest deposit', scheduleDepositMinorMax],
+  ['deposit-step', 'deposit_step_minor', 'what every deposit amount is a multiple of', scheduleDepositMinorMax],
+  ['withdrawal-min', 'withdrawal_min_minor', 'the smallest withdrawal', scheduleWithdrawalMinorMax], ['withdrawal-max', 'withdrawal_max_minor', 'the largest withdrawal', scheduleWithdrawalMinorMax],
 ] as const;
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
 
@@ -155,7 +156,7 @@ const feeOptions: Record<string, OptionSpec> = {
   'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
   'deposit-bps': { type: 'string', value: 'BPS', required: true, integer: true, min: 0, max: limits.depositProcessingFeeBpsMax, unit: 'basis points', help: 'the processing fee on a deposit (150 = 1.5 %; VAT 7 % on it is added)' },
   'withdrawal-fee': { type: 'string', value: 'SATANG', required: true, integer: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, unit: 'satang', help: 'the fixed fee on a withdrawal (VAT 7 % on it is added)' },
-  ...Object.fromEntries(feeLimitOptions.map(([option, , help]) => [option, { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: `${help} (default: as it is)` } satisfies OptionSpec])),
+  ...Object.fromEntries(feeLimitOptions.map(([option, , help, max]) => [option, { type: 'string', value: 'SATANG', integer: true, min: 1, max, unit: 'satang', help: `${help} (default: as it is)` } satisfies OptionSpec])),
 };
 
 function feeBody(args: Args): Record<string, number> {

@@ -19,12 +19,15 @@ import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal } from './common.ts';
 import { noteChanges } from './bo-audit.ts';
-import type { FeeTerms } from '../../core/directory/fee-schedule.ts';
+import { approvalRefusal, feeScheduleOf, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
+import { isRejection } from '../../core/errors.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 /** A name: visible characters only (no tab, newline or bidi control), and something to read. */
 const name = (max = 200) => ({ ...str(max), pattern: visible, 'x-readable': true }) as const;
+const depositLimit = { type: 'integer', minimum: 1, maximum: scheduleDepositMinorMax } as const;
+const withdrawalLimit = { type: 'integer', minimum: 1, maximum: scheduleWithdrawalMinorMax } as const;
 const schemas = {
   whiteLabel: compile<{ name: string }>({ type: 'object', additionalProperties: false, required: ['name'], properties: { name: name() } }),
   gatewayRouteApproval: compile<{ bank_code: string; account_number: string }>({
@@ -40,8 +43,9 @@ const schemas = {
     properties: {
       deposit_processing_fee_bps: { type: 'integer', minimum: 0, maximum: limits.depositProcessingFeeBpsMax },
       withdrawal_fixed_fee_minor: { type: 'integer', minimum: 0, maximum: limits.withdrawalFixedFeeMinorMax },
-      deposit_min_minor: { type: 'integer', minimum: 1 }, deposit_max_minor: { type: 'integer', minimum: 1 }, deposit_step_minor: { type: 'integer', minimum: 1 },
-      withdrawal_min_minor: { type: 'integer', minimum: 1 }, withdrawal_max_minor: { type: 'integer', minimum: 1 },
+      // A deposit one QR can ask for and a reviewer approve; a withdrawal ten such payers can fill (core/directory/fee-schedule.ts).
+      deposit_min_minor: depositLimit, deposit_max_minor: depositLimit, deposit_step_minor: depositLimit,
+      withdrawal_min_minor: withdrawalLimit, withdrawal_max_minor: withdrawalLimit,
     },
   }),
   merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({
@@ -150,6 +154,11 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
   const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
     runIdempotent(ctx, services, operatorScope(ctx), command, render);
+  const whiteLabel = (ctx: Context) => {
+    const wl = world().whiteLabels.get(ctx.params.id!);
+    if (!wl) throw notFound('white label');
+    return wl;
+  };
   const merchant = (ctx: Context) => {
     const m = world().merchants.get(ctx.params.id!);
     if (!m) throw notFound('merchant');
@@ -200,19 +209,25 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // nothing changes yet), a second approves it naming every figure it changes (200, in
   // force for every deposit settled and withdrawal created from then on; a fee already
   // booked, or pinned on an open withdrawal, stays as it was).
+  // The figures are checked before the step-up, against the schedule in force (and, to
+  // approve, the proposal waiting): a body refused 422 spends none, and the operator sends
+  // it mended with the same step-up. A 409 (the proposer approving, none waiting) comes after.
   router.post('/white-labels/:id/fees', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
+    const wl = whiteLabel(ctx);
+    const next = feeScheduleOf(wl, feeTermsOf(b));
+    if (isRejection(next)) throw ApiError.from(next);
     await requireStepUp(ctx);
-    if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
-    await run(ctx, { type: 'SetFeeSchedule', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, terms: feeTermsOf(b) }, (id) =>
+    await run(ctx, { type: 'SetFeeSchedule', actor: actorOf(ctx), whiteLabelId: wl.id, terms: feeTermsOf(b) }, (id) =>
       ({ status: 202, body: presentFeeScheduleProposal(id!, world().whiteLabels.get(id!)!.feeScheduleProposal!) }));
   });
 
   router.post('/white-labels/:id/fees/approve', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
+    const before = whiteLabel(ctx);
+    const refused = approvalRefusal(before, feeTermsOf(b), services.write.clock.now());
+    if (refused) throw ApiError.from(refused);
     await requireStepUp(ctx);
-    const before = world().whiteLabels.get(ctx.params.id!);
-    if (!before) throw notFound('white label');
     await run(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: before.id, terms: feeTermsOf(b) }, (id) => {
       const after = presentFeeSchedule(id!, world().whiteLabels.get(id!)!);
       // The schedule it replaced is on the action log beside the one now in force.

@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import type { Command } from '../../core/handler/commands.ts';
-import type { FeeTerms } from '../../core/directory/fee-schedule.ts';
+import { scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
+import { promptPayPayload, qrAmountMinorMax } from '../../core/qr.ts';
 import { limits } from '../../core/limits.ts';
 import { defaultAmountPolicy, defaultFeeSchedule, depositFee, percentOf, withdrawalFee } from '../../core/money.ts';
 import { encode } from '../../core/journal.ts';
@@ -91,17 +92,38 @@ test('the fee at settlement is the schedule in force then, for any schedule and 
     }), { numRuns: 40 });
 });
 
+test('every deposit a schedule allows fits one QR and a review; every withdrawal, ten such payers', () => {
+  assert.is(scheduleDepositMinorMax, limits.reviewFiguresMinorMax, 'the review bound is the smaller');
+  const amountLength = (minor: number) => Number(/530376454(\d\d)/.exec(promptPayPayload({ bankCode: '014', accountNumber: '1234567890' }, BigInt(minor)))![1]);
+  assert.is(amountLength(qrAmountMinorMax), 13, "EMVCo's most");
+  assert.ok(scheduleDepositMinorMax <= qrAmountMinorMax && amountLength(scheduleDepositMinorMax) <= 13);
+  assert.is(scheduleWithdrawalMinorMax, limits.withdrawalMaxSplits * scheduleDepositMinorMax);
+  const s = scene();
+  const largest = { depositProcessingFeeBps: 150, withdrawalFixedFeeMinor: 1_000, depositMaxMinor: scheduleDepositMinorMax, withdrawalMaxMinor: scheduleWithdrawalMinorMax };
+  setSchedule(s, largest);
+  const refusal = refused(s.h, propose(s, { ...largest, depositMaxMinor: scheduleDepositMinorMax + 100 }), 'validation_error', seen);
+  assert.equal(refusal.details!.fields, [{ path: 'deposit_max_minor', reason: 'maximum', hint: `at most ${scheduleDepositMinorMax}` }]);
+});
+
 test('refused schedules journal nothing and leave the white label as it was', () => {
   const s = scene();
   const base = { depositProcessingFeeBps: 150, withdrawalFixedFeeMinor: 1_000 };
   const cases: [FeeTerms, string, string][] = [
-    [{ ...base, depositProcessingFeeBps: 1.5 }, 'deposit_processing_fee_bps', 'integer'],
+    [{ ...base, depositProcessingFeeBps: 1.5 }, 'deposit_processing_fee_bps', 'type'],
     [{ ...base, depositProcessingFeeBps: -1 }, 'deposit_processing_fee_bps', 'minimum'],
     [{ ...base, depositProcessingFeeBps: 10_001 }, 'deposit_processing_fee_bps', 'maximum'],
     [{ ...base, withdrawalFixedFeeMinor: 1_000_001 }, 'withdrawal_fixed_fee_minor', 'maximum'],
-    [{ ...base, withdrawalFixedFeeMinor: Number.NaN }, 'withdrawal_fixed_fee_minor', 'integer'],
+    [{ ...base, withdrawalFixedFeeMinor: Number.NaN }, 'withdrawal_fixed_fee_minor', 'type'],
+    [{ ...base, withdrawalFixedFeeMinor: 9_007_199_254_740_992 }, 'withdrawal_fixed_fee_minor', 'type'],
     [{ ...base, depositMinMinor: 0 }, 'deposit_min_minor', 'minimum'],
-    [{ ...base, depositStepMinor: 2.5 }, 'deposit_step_minor', 'integer'],
+    [{ ...base, depositStepMinor: 2.5 }, 'deposit_step_minor', 'type'],
+    // A deposit no QR could ask for, nor a reviewer approve; a withdrawal ten of them could not fill.
+    [{ ...base, depositMaxMinor: 9_007_199_254_740_900 }, 'deposit_max_minor', 'maximum'],
+    [{ ...base, depositMaxMinor: 200_000_100 }, 'deposit_max_minor', 'maximum'],
+    [{ ...base, depositMinMinor: 200_000_100, depositMaxMinor: 200_000_100 }, 'deposit_min_minor', 'maximum'],
+    [{ ...base, depositStepMinor: 200_000_001 }, 'deposit_step_minor', 'maximum'],
+    [{ ...base, withdrawalMaxMinor: 2_000_000_001 }, 'withdrawal_max_minor', 'maximum'],
+    [{ ...base, withdrawalMinMinor: 9_007_199_254_740_991 }, 'withdrawal_min_minor', 'maximum'],
     [{ ...base, depositMinMinor: 30_000_000 }, 'deposit_min_minor', 'above_maximum'],
     [{ ...base, depositMinMinor: 2_050 }, 'deposit_min_minor', 'multiple_of'],
     [{ ...base, depositStepMinor: 300 }, 'deposit_min_minor', 'multiple_of'], // 2,000 is no multiple of 300

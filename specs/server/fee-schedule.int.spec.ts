@@ -138,4 +138,46 @@ test('the quote and new orders take the new schedule; a pinned withdrawal fee an
   assert.is(report.json.totals.total_minor, 1_605 + 6_420 + recognised);
 });
 
+test("a body refused 422 spends no step-up: the mended one passes with the same; a figure beyond what one QR, a review or ten payers can carry is refused, naming its bound", async () => {
+  const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Bounds' })).json.id;
+  const path = `/v1/bo/white-labels/${wl}/fees`;
+  const send = async (to: string, sub: string, stepUp: string, body: unknown) => s.raw('POST', to, {
+    headers: { Authorization: `Bearer ${await s.operatorToken(sub)}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const refusedAt = (r: Awaited<ReturnType<typeof send>>, field: string, reason: string) => {
+    assert.equal([r.status, r.json.error?.code], [422, 'validation_error'], r.text);
+    const f = r.json.error.details.fields.find((x: any) => x.path === field);
+    assert.is(f?.reason, reason, r.text);
+    return f;
+  };
+  const fees = { deposit_processing_fee_bps: 150, withdrawal_fixed_fee_minor: 1_000 };
+  const maker = await s.operatorToken('emp_maker', true);
+  refusedAt(await send(path, 'emp_maker', maker, { ...fees, deposit_min_minor: 50_000, deposit_max_minor: 40_000 }), 'deposit_min_minor', 'above_maximum');
+  refusedAt(await send(path, 'emp_maker', maker, { ...fees, deposit_step_minor: 300 }), 'deposit_min_minor', 'multiple_of');
+  assert.match(refusedAt(await send(path, 'emp_maker', maker, { ...fees, deposit_max_minor: 9_007_199_254_740_900 }), 'deposit_max_minor', 'maximum').hint, /200000000/);
+  assert.match(refusedAt(await send(path, 'emp_maker', maker, { ...fees, deposit_max_minor: 200_000_100 }), 'deposit_max_minor', 'maximum').hint, /200000000/);
+  assert.match(refusedAt(await send(path, 'emp_maker', maker, { ...fees, withdrawal_max_minor: 2_000_000_001 }), 'withdrawal_max_minor', 'maximum').hint, /2000000000/);
+  // Not a whole number is one reason however it is written; too large for one, its bound.
+  refusedAt(await send(path, 'emp_maker', maker, { ...fees, deposit_processing_fee_bps: 1.5 }), 'deposit_processing_fee_bps', 'type');
+  refusedAt(await send(path, 'emp_maker', maker, { ...fees, deposit_processing_fee_bps: '150' }), 'deposit_processing_fee_bps', 'type');
+  refusedAt(await send(path, 'emp_maker', maker, '{"deposit_processing_fee_bps": 9007199254740992, "withdrawal_fixed_fee_minor": 1000}'), 'deposit_processing_fee_bps', 'maximum');
+  assert.is((await send('/v1/bo/white-labels/wl_missing/fees', 'emp_maker', maker, fees)).status, 404);
+  const largest = { deposit_processing_fee_bps: 200, withdrawal_fixed_fee_minor: 1_000, deposit_max_minor: 200_000_000, withdrawal_max_minor: 2_000_000_000 };
+  const proposed = await send(path, 'emp_maker', maker, largest);
+  assert.is(proposed.status, 202, `the step-up is still good after every refusal: ${proposed.text}`);
+  const spent = await send(path, 'emp_maker', maker, { ...largest, deposit_processing_fee_bps: 210 });
+  assert.equal([spent.status, spent.json.error?.code], [403, 'scope_denied'], 'once used, it is spent');
+
+  const checker = await s.operatorToken('emp_checker', true);
+  refusedAt(await send(`${path}/approve`, 'emp_checker', checker, { ...largest, deposit_processing_fee_bps: 210 }), 'deposit_processing_fee_bps', 'mismatch');
+  refusedAt(await send(`${path}/approve`, 'emp_checker', checker, fees), 'deposit_max_minor', 'mismatch');
+  refusedAt(await send(`${path}/approve`, 'emp_checker', checker, { ...largest, deposit_max_minor: 200_000_100 }), 'deposit_max_minor', 'maximum');
+  refusedAt(await send(`${path}/approve`, 'emp_checker', checker, { ...largest, deposit_min_minor: 300_000, deposit_max_minor: 200_000 }), 'deposit_min_minor', 'above_maximum');
+  assert.is((await send('/v1/bo/white-labels/wl_missing/fees/approve', 'emp_checker', checker, largest)).status, 404);
+  const approved = await send(`${path}/approve`, 'emp_checker', checker, largest);
+  assert.is(approved.status, 200, approved.text);
+  assert.equal([approved.json.deposit_max_minor, approved.json.withdrawal_max_minor], [200_000_000, 2_000_000_000]);
+});
+
 test.run();
