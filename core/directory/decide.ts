@@ -150,17 +150,31 @@ function waitingFor<P extends { readonly proposedBy: string; readonly proposedAt
   return p;
 }
 
+/**
+ * An approval naming another account than the route proposed. Pure, so the route asks it
+ * before the step-up too: a body refused for what it says spends none (README, Token bounds).
+ */
+export function gatewayRouteMismatch(p: { readonly bankCode: string; readonly accountNumber: string }, bankCode: string, accountNumber: string): Rejection | null {
+  if (bankCode === p.bankCode && accountNumber === p.accountNumber) return null;
+  return reject('validation_error', 'The account approved is not the one proposed; read the proposal again and approve the account it names.', {
+    fields: [{ path: bankCode !== p.bankCode ? 'bank_code' : 'account_number', reason: 'mismatch' }],
+  });
+}
+
+/** An approval naming another amount than the adjustment proposed (asked before the step-up too, as gatewayRouteMismatch). */
+export function adjustmentMismatch(p: { readonly amountMinor: Minor }, amountMinor: Minor): Rejection | null {
+  if (amountMinor === p.amountMinor) return null;
+  return reject('validation_error', 'The amount approved is not the one proposed; read the proposal again and approve the amount it names.', { fields: [{ path: 'amount_minor', reason: 'mismatch' }] });
+}
+
 function approveGatewayRoute(c: Extract<DirectoryCommand, { type: 'ApproveGatewayRoute' }>, reads: DirectoryReads, at: number): DirectoryDecision {
   const wl = reads.whiteLabel(c.whiteLabelId);
   if (!wl) return notFound('white label');
   const approver = operatorIdOf(c.actor);
   const p = waitingFor(approver, wl.gatewayRouteProposal, limits.gatewayRouteProposalTtlMs, at, 'gateway route');
   if (isRejection(p)) return p;
-  if (c.bankCode !== p.bankCode || c.accountNumber !== p.accountNumber) {
-    return reject('validation_error', 'The account approved is not the one proposed; read the proposal again and approve the account it names.', {
-      fields: [{ path: c.bankCode !== p.bankCode ? 'bank_code' : 'account_number', reason: 'mismatch' }],
-    });
-  }
+  const mismatch = gatewayRouteMismatch(p, c.bankCode, c.accountNumber);
+  if (mismatch) return mismatch;
   const route = { bankCode: p.bankCode, accountNumber: p.accountNumber, accountName: p.accountName, expiresAt: at + p.ttlSeconds * 1000 };
   return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route, proposedBy: p.proposedBy, approvedBy: approver } }] };
 }
@@ -306,9 +320,8 @@ function approveAdjustment(c: Extract<DirectoryCommand, { type: 'ApproveAdjustme
   if (sameOperator(approver, p.proposedBy)) {
     return reject('operation_not_allowed', 'The operator who proposed an adjustment cannot approve it: a second operator does (four eyes).', { proposed_by: p.proposedBy });
   }
-  if (c.amountMinor !== p.amountMinor) {
-    return reject('validation_error', 'The amount approved is not the one proposed; read the proposal again and approve the amount it names.', { fields: [{ path: 'amount_minor', reason: 'mismatch' }] });
-  }
+  const mismatch = adjustmentMismatch(p, c.amountMinor);
+  if (mismatch) return mismatch;
   const b = reads.balances(m.id, p.livemode);
   const tooMuch = checkMerchantCredit(b.availableMinor + b.pendingClearingMinor + b.reservedMinor, p.amountMinor);
   if (tooMuch) return tooMuch;

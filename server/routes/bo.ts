@@ -20,7 +20,8 @@ import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal } from './common.ts';
 import { noteChanges } from './bo-audit.ts';
 import { approvalRefusal, feeScheduleOf, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
-import { isRejection } from '../../core/errors.ts';
+import { isRejection, type Rejection } from '../../core/errors.ts';
+import { adjustmentMismatch, gatewayRouteMismatch } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -154,6 +155,14 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   const actorOf = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
   const run = (ctx: Context, command: Command, render: (id: string | undefined) => Response) =>
     runIdempotent(ctx, services, operatorScope(ctx), command, render);
+  const now = () => services.write.clock.now();
+  /**
+   * Whether the request's Idempotency-Key already holds its answer. A check a route makes
+   * before the step-up (a body refused for what it says spends none: README, Token bounds)
+   * is skipped for a retry, which is replayed whatever its first run changed.
+   */
+  const answered = (ctx: Context) => services.idempotency.get(operatorScope(ctx), idempotencyKeyOf(ctx), now()) !== undefined;
+  const refuseIf = (refusal: Rejection | null) => { if (refusal) throw ApiError.from(refusal); };
   const whiteLabel = (ctx: Context) => {
     const wl = world().whiteLabels.get(ctx.params.id!);
     if (!wl) throw notFound('white label');
@@ -191,8 +200,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   router.post('/white-labels/:id/gateway-route/approve', async (ctx) => {
     const b = parseWith(schemas.gatewayRouteApproval, bodyOf(ctx));
+    const p = whiteLabel(ctx).gatewayRouteProposal;
+    if (p && !answered(ctx) && now() < p.proposedAt + limits.gatewayRouteProposalTtlMs) refuseIf(gatewayRouteMismatch(p, b.bank_code, b.account_number));
     await requireStepUp(ctx);
-    if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
     await run(ctx, { type: 'ApproveGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number }, (id) => {
       const route = world().whiteLabels.get(id!)!.gatewayRoute!;
       return {
@@ -215,8 +225,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/white-labels/:id/fees', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
     const wl = whiteLabel(ctx);
-    const next = feeScheduleOf(wl, feeTermsOf(b));
-    if (isRejection(next)) throw ApiError.from(next);
+    if (!answered(ctx)) { // a retry is replayed, not judged again against the schedule its first run put in force
+      const next = feeScheduleOf(wl, feeTermsOf(b));
+      if (isRejection(next)) throw ApiError.from(next);
+    }
     await requireStepUp(ctx);
     await run(ctx, { type: 'SetFeeSchedule', actor: actorOf(ctx), whiteLabelId: wl.id, terms: feeTermsOf(b) }, (id) =>
       ({ status: 202, body: presentFeeScheduleProposal(id!, world().whiteLabels.get(id!)!.feeScheduleProposal!) }));
@@ -225,8 +237,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/white-labels/:id/fees/approve', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
     const before = whiteLabel(ctx);
-    const refused = approvalRefusal(before, feeTermsOf(b), services.write.clock.now());
-    if (refused) throw ApiError.from(refused);
+    if (!answered(ctx)) refuseIf(approvalRefusal(before, feeTermsOf(b), now()));
     await requireStepUp(ctx);
     await run(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: before.id, terms: feeTermsOf(b) }, (id) => {
       const after = presentFeeSchedule(id!, world().whiteLabels.get(id!)!);
@@ -356,9 +367,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   router.post('/merchants/:id/adjustments/:proposalId/approve', async (ctx) => {
     const b = parseWith(schemas.adjustmentApproval, bodyOf(ctx));
-    await requireStepUp(ctx);
     const m = merchant(ctx);
     const proposal = m.adjustmentProposals?.find((p) => p.id === ctx.params.proposalId);
+    if (proposal && !answered(ctx) && now() < proposal.proposedAt + limits.adjustmentProposalTtlMs) refuseIf(adjustmentMismatch(proposal, amountOf(b.amount_minor)));
+    await requireStepUp(ctx);
     await run(ctx, { type: 'ApproveAdjustment', actor: actorOf(ctx), merchantId: m.id, proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor) }, (id) =>
       adjustmentAnswer(ctx, m.id, id!, { livemode: proposal!.livemode, direction: 'credit', bucket: 'available', amountMinor: Number(proposal!.amountMinor), reasonCode: proposal!.reasonCode, reason: proposal!.reason, proposedBy: proposal!.proposedBy }));
   });

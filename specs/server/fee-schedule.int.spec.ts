@@ -180,4 +180,40 @@ test("a body refused 422 spends no step-up: the mended one passes with the same;
   assert.equal([approved.json.deposit_max_minor, approved.json.withdrawal_max_minor], [200_000_000, 2_000_000_000]);
 });
 
+test('the other four-eyes approvals spend no step-up on a misread figure either, and a retried proposal replays after its approval', async () => {
+  const send = async (to: string, sub: string, stepUp: string, body: unknown, key = randomUUID()) => s.raw('POST', to, {
+    headers: { Authorization: `Bearer ${await s.operatorToken(sub)}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const mismatch = (r: Awaited<ReturnType<typeof send>>, field: string) =>
+    assert.equal([r.status, r.json.error?.details?.fields?.[0]], [422, { path: field, reason: 'mismatch' }], r.text);
+  // A gateway route: the approver misreads the account number, then approves it with the same step-up.
+  const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Route' })).json.id;
+  const route = { bank_code: '014', account_number: '1234567890', account_name: 'Gate', ttl_seconds: 3600 };
+  assert.is((await s.bo('POST', `/v1/bo/white-labels/${wl}/gateway-route`, route, { sub: 'emp_a', roles: ['ops_admin'], stepUp: true })).status, 202);
+  const b = await s.operatorToken('emp_b', true);
+  mismatch(await send(`/v1/bo/white-labels/${wl}/gateway-route/approve`, 'emp_b', b, { bank_code: '014', account_number: '1234567899' }), 'account_number');
+  const routed = await send(`/v1/bo/white-labels/${wl}/gateway-route/approve`, 'emp_b', b, { bank_code: '014', account_number: '1234567890' });
+  assert.is(routed.status, 200, `the step-up is still good: ${routed.text}`);
+  // A live credit above the four-eyes bound: the approver misreads the amount.
+  const amount = 20_000_000;
+  const proposal = await s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: amount, direction: 'credit', bucket: 'available', reason_code: 'FUNDING', reason: 'opening float' }, { sub: 'emp_a', roles: ['ops_admin'], stepUp: true });
+  assert.is(proposal.status, 202, proposal.text);
+  const c = await s.operatorToken('emp_c', true);
+  const approve = `/v1/bo/merchants/${shop.id}/adjustments/${proposal.json.id}/approve`;
+  mismatch(await send(approve, 'emp_c', c, { amount_minor: amount + 1 }), 'amount_minor');
+  const credited = await send(approve, 'emp_c', c, { amount_minor: amount });
+  assert.is(credited.status, 201, `the step-up is still good: ${credited.text}`);
+  // The proposer retries a fee proposal (lost answer) after a second operator approved it: the first answer, not a 422 for a schedule now in force.
+  const fwl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Retried' })).json.id;
+  const fees = { deposit_processing_fee_bps: 175, withdrawal_fixed_fee_minor: 1_000 };
+  const maker = await s.operatorToken('emp_maker2', true);
+  const key = randomUUID();
+  const first = await send(`/v1/bo/white-labels/${fwl}/fees`, 'emp_maker2', maker, fees, key);
+  assert.is(first.status, 202, first.text);
+  assert.is((await s.bo('POST', `/v1/bo/white-labels/${fwl}/fees/approve`, fees, { sub: 'emp_checker2', roles: ['ops_admin'], stepUp: true })).status, 200);
+  const retried = await send(`/v1/bo/white-labels/${fwl}/fees`, 'emp_maker2', maker, fees, key);
+  assert.equal([retried.status, retried.headers.get('idempotent-replay'), retried.text], [202, 'true', first.text]);
+});
+
 test.run();
