@@ -446,11 +446,12 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
 function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit, slip: Slip): DepositDecision {
   // What a found transfer showed is kept with the review: its trans_ref (so a reuse of it is
   // a duplicate) and the leg it paid (so an approval fills the withdrawal that got the money).
-  const review = (reasons: ReviewReason[], seen?: { verification: Verification; transferred: Minor; transRef: string; legRef?: string }): DepositDecision => {
+  const review = (reasons: ReviewReason[], seen?: { verification: Verification; transferred: Minor; transRef: string; legRef?: string; holdMinor?: Minor }): DepositDecision => {
     const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
       fourEyesRequired: fourEyesRequiredFor(s, forced), verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
+      ...(seen?.holdMinor !== undefined ? { holdMinor: seen.holdMinor } : {}),
     }];
   };
   const o = c.outcome;
@@ -466,7 +467,10 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       const check = checkTransfer(s, o.transfer, o.facts, slip.isLate);
       const V = o.transfer.amountMinor;
       const transRef = o.transfer.transRef;
-      const seen = { verification: check.verification, transferred: V, transRef, legRef: check.leg?.legRef };
+      // A late order's review holds the leg the transfer surely reached, as a live one's legs
+      // stay held: the payee has that money whatever the reviewer decides about the payer.
+      const reached = check.leg && check.verification.receiverMatch ? lateHold(check.leg, V, c.settle) : {};
+      const seen = { verification: check.verification, transferred: V, transRef, legRef: check.leg?.legRef, ...reached };
       if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, seen);
       const verified = legAmounts(s);
       verified.set(check.leg.legRef, V);
@@ -497,11 +501,12 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
 }
 
 /**
- * A leg its order released (the order expired; a late slip paid it) is held again on its
- * withdrawal for what its money fills there — the hold a live leg keeps — as far as the
- * withdrawal's capacity goes, so no other payer is sent to pay that payee for it. Capacity
- * others took meanwhile is theirs: the order's settlement then finds too little and goes to
- * review (suspense, four eyes), as before.
+ * A leg its order released (the order expired or was canceled; a late slip paid it, or
+ * reached its account and went to review) is held again on its withdrawal for what its
+ * money fills there — the hold a live leg keeps — as far as the withdrawal's capacity
+ * goes, so no other payer is sent to pay that payee for it. Capacity others took meanwhile
+ * is theirs: the order's settlement then finds too little and goes to review (suspense,
+ * four eyes), as before.
  */
 function lateHold(leg: Leg, V: Minor, ctx: SettleContext): { holdMinor?: Minor } {
   if (leg.held || leg.counterparty.kind !== 'withdrawal') return {};

@@ -279,7 +279,8 @@ export type DepositEvent =
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
   /** A transfer after settlement to a leg a review credited without one: that credit's money (any excess is a DepositOverpaid after it). */
   | { readonly type: 'AdditionalTransferMatched'; readonly at: number; readonly legRef: string; readonly transRef: string; readonly amountMinor: Minor; readonly creditedMinor: Minor; readonly receiptId: string }
-  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation }
+  /** `holdMinor`: a late slip's transfer reached `legRef`'s account, held again for it as a live review holds its legs (see LegCompleted). */
+  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation; readonly holdMinor?: Minor }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
   | { readonly type: 'ReviewExtended'; readonly at: number }
   /**
@@ -389,6 +390,14 @@ function unheld(l: Leg): Leg {
   if (!l.held) return l;
   const n = copyLeg(l);
   n.held = false;
+  return n;
+}
+
+/** The leg held on its withdrawal again (itself if it still was). */
+function heldAgain(l: Leg): Leg {
+  if (l.held) return l;
+  const n = copyLeg(l);
+  n.held = true;
   return n;
 }
 
@@ -555,6 +564,7 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       if (e.verification) n.verification = e.verification;
       if (e.routeConfirmation) n.routeConfirmation = e.routeConfirmation;
       n.slip = slipWith(s.slip, e.transRef, e.legRef, e.transferredAmountMinor);
+      if (e.holdMinor !== undefined) n.legs = withLegs(s.legs, (l) => (l.legRef === e.legRef ? heldAgain(l) : l));
       return;
     case 'ReviewEscalated': case 'ReviewExtended': {
       // The review's estimate moves on: escalated at 1 h, extended at 4 h.

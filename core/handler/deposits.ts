@@ -76,7 +76,8 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
       if (e.overpayment) openClaim(tx, d, e.overpayment);
       settledLegs(d, e, then);
       return;
-    case 'LegCompleted': {
+    case 'LegCompleted':
+    case 'DepositUnderReview': {
       // A late slip's leg held again for the money it brought (decide.ts lateHold).
       const leg = d.legs.find((l) => l.legRef === e.legRef);
       if (e.holdMinor === undefined || leg?.counterparty.kind !== 'withdrawal') return;

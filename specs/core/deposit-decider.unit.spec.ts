@@ -143,10 +143,11 @@ function settled(o: {
 }
 
 /** DepositUnderReview as verification opens it (what the found transfer showed, when one was found). */
-function review(at: number, reasons: ReviewReason['code'][], seen?: { verification: Verification; V: Minor; transRef?: string; leg?: number }, fourEyesRequired = false): DepositEvent {
+function review(at: number, reasons: ReviewReason['code'][], seen?: { verification: Verification; V: Minor; transRef?: string; leg?: number; hold?: Minor }, fourEyesRequired = false): DepositEvent {
   return {
     type: 'DepositUnderReview', at, reasons: reasons.map((code) => ({ code })), fourEyesRequired,
     verification: seen?.verification, transferredAmountMinor: seen?.V, transRef: seen ? seen.transRef ?? 'tr_1' : undefined, legRef: seen ? `leg_${seen.leg ?? 1}` : undefined,
+    ...(seen?.hold !== undefined ? { holdMinor: seen.hold } : {}),
   };
 }
 const nameMismatch: Verification = { ...allSix, senderNameMatch: false };
@@ -460,6 +461,21 @@ const rows: DepositRow[] = [
     then: [{ ...legOneComplete, at: expiresAt + hour + minute }],
   },
   {
+    row: 'expired (multi-leg) → a late slip paying the whole order to leg 1 → under_review SETTLE_CONFLICT at once, leg 1 held again for its share (the payee has it whatever the reviewer decides)',
+    given: lateTwoLegs, when: verify(found(transfer(X)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [review(expiresAt + hour + minute, ['SETTLE_CONFLICT'], { verification: { ...allSix, amountExact: false }, V: X, hold: 30_000n })],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip to leg 1 from a sender the order does not name → under_review, leg 1 held again for what it brought, as far as its withdrawal\'s capacity goes',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n, { senderName: 'Someone Else' })), { at: expiresAt + hour + minute, settle: settle(10_000n, ['leg_2', 20_000n]) }),
+    then: [review(expiresAt + hour + minute, ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 30_000n, hold: 10_000n })],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip whose receiver is masked past telling the legs apart → under_review AMBIGUOUS_MATCH, nothing held (no leg surely reached)',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n, { receiver: { bankCode: '004', accountNumber: 'xxxxxxxx31', name: 'สมหญิง รักดี' } })), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [review(expiresAt + hour + minute, ['AMBIGUOUS_MATCH'], { verification: { ...allSix, receiverMatch: false }, V: 30_000n })],
+  },
+  {
     row: 'expired (multi-leg, one leg paid by a late slip) → the late window closes → settled as a short-pay of that leg',
     given: after(deposit, lateTwoLegs, verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) })),
     when: { type: 'CloseLateSlipWindow', at: expiresAt + lateWindow, settle: settle(30_000n, ['leg_2', 20_000n]) },
@@ -479,13 +495,13 @@ const rows: DepositRow[] = [
     row: 'expired → late slip whose transfer came after expires_at → under_review LATE_SLIP',
     given: [...expired, slipReceived(1, 'expired', expiresAt + hour)],
     when: verify(found(transfer(X, { occurredAt: expiresAt + hour })), { at: expiresAt + hour + minute }),
-    then: [review(expiresAt + hour + minute, ['LATE_SLIP'], { verification: { ...allSix, withinTimeWindow: false }, V: X })],
+    then: [review(expiresAt + hour + minute, ['LATE_SLIP'], { verification: { ...allSix, withinTimeWindow: false }, V: X, hold: X })], // its payee has the money: held again
   },
   {
     row: 'expired → a late slip the bank stamped outside the window (sandbox 10200 says so) → under_review LATE_SLIP',
     given: [...expired, slipReceived(1, 'expired', expiresAt + minute)],
     when: verify({ kind: 'found', transfer: transfer(X, { occurredAt: expiresAt + minute }), facts: { senderBankDisabled: false, outsideTimeWindow: true } }, { at: expiresAt + 2 * minute }),
-    then: [review(expiresAt + 2 * minute, ['LATE_SLIP'], { verification: { ...allSix, withinTimeWindow: false }, V: X })],
+    then: [review(expiresAt + 2 * minute, ['LATE_SLIP'], { verification: { ...allSix, withinTimeWindow: false }, V: X, hold: X })],
   },
   {
     row: 'slip_processing → the destination was allocated to another payment (sandbox 11000) → under_review ALLOCATION_CONFLICT',
@@ -499,7 +515,7 @@ const rows: DepositRow[] = [
   {
     row: 'canceled → late slip verified, all six passing → forced to under_review with CANCELED_ORDER_SLIP',
     given: [...canceled, slipReceived(1, 'canceled', canceledAt + hour)], when: verify(found(transfer(X)), { at: canceledAt + 2 * hour }),
-    then: [review(canceledAt + 2 * hour, ['CANCELED_ORDER_SLIP'], { verification: allSix, V: X })],
+    then: [review(canceledAt + 2 * hour, ['CANCELED_ORDER_SLIP'], { verification: allSix, V: X, hold: X })], // held again for the money its payee has
   },
   {
     row: 'expired or canceled → fallback route confirms after close → under_review LATE_ROUTE_CONFIRMATION',

@@ -743,6 +743,41 @@ test(`a two-leg order closing with legs verified keeps their money: settled, cla
 });
 
 /**
+ * Whether a payee is matched for money a late transfer already brought it: after each step
+ * every withdrawal's fills and holds stay within its amount, and so do they with `unheldOf`
+ * added (the late money it has not taken yet) — or within what that was at the last
+ * `lateSlipCame`, when other payers held the capacity by then (that money goes to review).
+ */
+function payeeGuard(real: Real, model: Model, unheldOf: (w: Withdrawal) => bigint): { check(step: string): void; lateSlipCame(): void } {
+  const withdrawals = () => real.h.world.withdrawals.values();
+  const owed = (w: Withdrawal) => w.filledMinor + inFlightOf(w) + unheldOf(w);
+  const allowed = new Map<string, bigint>();
+  for (const w of withdrawals()) allowed.set(w.id, w.amountTotalMinor);
+  return {
+    check(step) {
+      checkInvariants(model, real);
+      for (const w of withdrawals()) {
+        assert.ok(w.filledMinor + inFlightOf(w) <= w.amountTotalMinor, `${step}: ${w.id} took ${w.filledMinor} filled + ${inFlightOf(w)} held of ${w.amountTotalMinor}`);
+        assert.ok(owed(w) <= allowed.get(w.id)!, `${step}: ${w.id} is matched for ${owed(w)}, beyond its ${w.amountTotalMinor} (${allowed.get(w.id)} as the late slips came): a payee paid twice`);
+      }
+    },
+    lateSlipCame() {
+      for (const w of withdrawals()) if (owed(w) > allowed.get(w.id)!) allowed.set(w.id, owed(w));
+    },
+  };
+}
+
+/** Another payer's order of `amount`, matched where liquidity is, its exact slip verified when it `pays`. */
+function anotherPayer(real: Real, shop: string, amount: number, pays: boolean): void {
+  const { h } = real;
+  const other = h.deposit(shop, BigInt(amount));
+  const o = other.ok && other.objectId ? h.world.deposits.get(other.objectId) : undefined;
+  if (!o || !pays || o.status !== 'awaiting_payment') return;
+  h.ok({ type: 'ReceiveSlip', actor: system, depositId: o.id, receiptId: h.ids.next('rcpt'), hasImage: true });
+  run(real, { type: 'RecordSlipVerification', actor: system, depositId: o.id, receiptId: h.world.deposits.get(o.id)!.slip!.receiptId, outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, o.id, { transRef: h.ids.next('tr') }) } });
+}
+
+/**
  * Late slips hold what they brought. A two-leg order expires unpaid and its legs are
  * released; then, in any order, each leg's late slip (none, short, exact or beyond its
  * share; the transfer made in time) and other payers' new orders matched onto the same
@@ -772,9 +807,9 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
     const withdrawalOf = (l: Deposit['legs'][number]) => h.world.withdrawals.get((l.counterparty as { withdrawalId: string }).withdrawalId)!;
     const fillOf = (l: Deposit['legs'][number]) => minOf(l.verifiedAmountMinor!, l.amountMinor);
     const verifiedLegs = () => h.world.deposits.get(id)!.legs.filter((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined);
-    // What a withdrawal has given out: its fills, its holds, and the late legs' money it has not taken yet.
-    const owed = (w: Withdrawal) => {
-      let total = w.filledMinor + inFlightOf(w);
+    // The late legs' money a withdrawal has not taken yet.
+    const { check, lateSlipCame } = payeeGuard(real, model, (w) => {
+      let total = 0n;
       if (h.world.deposits.get(id)!.status === 'settled') return total;
       for (const l of verifiedLegs()) {
         if (withdrawalOf(l).id !== w.id) continue;
@@ -782,16 +817,7 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
         if (unheld > 0n) total += unheld;
       }
       return total;
-    };
-    const allowed = new Map<string, bigint>();
-    for (const w of h.world.withdrawals.values()) allowed.set(w.id, w.amountTotalMinor);
-    const check = (after: string) => {
-      checkInvariants(model, real);
-      for (const w of h.world.withdrawals.values()) {
-        assert.ok(w.filledMinor + inFlightOf(w) <= w.amountTotalMinor, `${after}: ${w.id} took ${w.filledMinor} filled + ${inFlightOf(w)} held of ${w.amountTotalMinor}`);
-        assert.ok(owed(w) <= allowed.get(w.id)!, `${after}: ${w.id} is matched for ${owed(w)}, beyond its ${w.amountTotalMinor} (${allowed.get(w.id)} as the late slips came): a payee paid twice`);
-      }
-    };
+    });
 
     const paidLate = new Set<number>();
     const sentTo = new Map<string, bigint>();
@@ -803,12 +829,7 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
         continue;
       }
       if (s.kind === 'payer') {
-        const other = h.deposit(shop, BigInt(s.amount));
-        const o = other.ok && other.objectId ? h.world.deposits.get(other.objectId) : undefined;
-        if (o && s.pays && o.status === 'awaiting_payment') {
-          h.ok({ type: 'ReceiveSlip', actor: system, depositId: o.id, receiptId: h.ids.next('rcpt'), hasImage: true });
-          run(real, { type: 'RecordSlipVerification', actor: system, depositId: o.id, receiptId: h.world.deposits.get(o.id)!.slip!.receiptId, outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, o.id, { transRef: h.ids.next('tr') }) } });
-        }
+        anotherPayer(real, shop, s.amount, s.pays);
         check(`another payer's ${s.amount}`);
         continue;
       }
@@ -827,7 +848,7 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
       const amountMinor = payLeg(real, deposit, s.leg, permille, deposit.createdAt + 60_000, sentTo);
       if (amountMinor === undefined) continue;
       for (const l of verifiedLegs()) if (inFlightFor(withdrawalOf(l), payoutLeg(l)) === fillOf(l)) heldInFull.add(l.legRef);
-      for (const w of h.world.withdrawals.values()) if (owed(w) > allowed.get(w.id)!) allowed.set(w.id, owed(w));
+      lateSlipCame();
       model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
       check(`leg ${s.leg + 1}'s late slip of ${amountMinor}`);
     }
@@ -856,6 +877,124 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
     if (h.world.deposits.get(id)!.status === 'settled') fillsOnClose();
   }), { numRuns: runs });
   assert.ok(heldLegs > 0, 'some late legs were held');
+});
+
+/** How a late slip opens a review at once: the whole order to one leg, a sender the order does not name, a masked sender, made long after the order, or a receiver too masked to tell. */
+type LateReviewKind = 'whole' | 'sender' | 'masked_sender' | 'made_late' | 'masked_receiver';
+
+/** A late slip of `kind` to leg `i` (`permille` of its share, or the whole order): the amount it showed, or undefined when refused. */
+function lateReviewSlip(real: Real, d: Deposit, i: number, kind: LateReviewKind, permille: number): bigint | undefined {
+  const { h } = real;
+  const to = d.legs[i]!;
+  const receiptId = h.ids.next('rcpt');
+  if (!run(real, { type: 'ReceiveSlip', actor: system, depositId: d.id, receiptId, hasImage: true })) return undefined;
+  const amountMinor = kind === 'whole' ? d.amountMinor : (to.amountMinor * BigInt(permille)) / 1_000n;
+  const sender = { bankCode: d.sender.bankCode, accountNumber: kind === 'sender' ? '9999888877' : d.sender.accountNumber, name: kind === 'masked_sender' ? '' : d.sender.accountNameTh };
+  const receiver = { bankCode: to.receiver.bankCode, accountNumber: kind === 'masked_receiver' ? `xxxxxxxx${to.receiver.accountNumber.slice(-2)}` : to.receiver.accountNumber, name: to.receiver.accountName };
+  const occurredAt = kind === 'made_late' ? d.expiresAt + 3 * 3_600_000 : d.createdAt + 60_000;
+  run(real, {
+    type: 'RecordSlipVerification', actor: system, depositId: d.id, receiptId,
+    outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: { transRef: h.ids.next('tr'), amountMinor, occurredAt, sender, receiver } },
+  });
+  return amountMinor;
+}
+
+/**
+ * Late slips that open a review hold what they brought, as a live review holds its legs.
+ * A two-leg order expires unpaid (or its merchant cancels it), perhaps one leg's late slip
+ * is verified, then a late slip goes to review at once: the whole order paid to one leg
+ * (SETTLE_CONFLICT), a sender the order does not name, a masked sender (AMBIGUOUS_MATCH),
+ * a transfer made hours after the order (LATE_SLIP), or a receiver too masked to tell
+ * (nothing surely reached: nothing held). Other payers' orders come before and after, and
+ * the late window passes with the review open. After every step no withdrawal is matched
+ * for money a verified or surely reached late transfer brought (its fills, holds and such
+ * money it has not taken stay within its amount, or what they were as the slip came); the
+ * reached leg holds its withdrawal through the window's close; a decline releases every
+ * hold, an approval fills the withdrawal from it and leaves none; every invariant holds.
+ */
+test(`late slips that open a review hold the leg they reached until it is decided (${runs} runs)`, () => {
+  const kind = fc.constantFrom<LateReviewKind>('whole', 'sender', 'masked_sender', 'made_late', 'masked_receiver');
+  const payers = fc.array(fc.record({ amount: wholeBaht, pays: fc.boolean() }), { maxLength: 2 });
+  let held = 0;
+  fc.assert(fc.property(wholeBaht, wholeBaht, fc.boolean(), legPayment, kind, fc.nat(1), fc.integer({ min: 1, max: 2_000 }), payers, payers, fc.boolean(),
+    (a, b, canceled, otherPaid, how, leg, permille, before, after, decline) => {
+      const { h, shop, model, real, deposit, id } = twoLegOrder(a, b);
+      if (canceled) h.ok({ type: 'CancelDeposit', actor: merchantActor(shop, true), depositId: id });
+      else h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
+      model.deposits.set(id, { phase: 'closed', createdAtMinutes: 0 });
+      checkInvariants(model, real);
+
+      const order = () => h.world.deposits.get(id)!;
+      const withdrawalOf = (l: Deposit['legs'][number]) => h.world.withdrawals.get((l.counterparty as { withdrawalId: string }).withdrawalId)!;
+      // The money a leg's payee surely has: its verified slip's, or the reviewed slip's where it surely reached it.
+      const broughtTo = (l: Deposit['legs'][number]): bigint | undefined => {
+        const d = order();
+        if (l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined) return l.verifiedAmountMinor;
+        return d.status === 'under_review' && d.slip?.legRef === l.legRef && d.verification?.receiverMatch ? d.slip.transferredAmountMinor : undefined;
+      };
+      const { check, lateSlipCame } = payeeGuard(real, model, (w) => {
+        let total = 0n;
+        if (order().status !== 'under_review' && order().status !== 'expired') return total;
+        for (const l of order().legs) {
+          const money = broughtTo(l);
+          if (money === undefined || withdrawalOf(l).id !== w.id) continue;
+          const unheld = minOf(money, l.amountMinor) - (inFlightFor(w, payoutLeg(l)) ?? 0n);
+          if (unheld > 0n) total += unheld;
+        }
+        return total;
+      });
+      const newPayers = (list: readonly { amount: number; pays: boolean }[]) => {
+        for (const p of list) {
+          anotherPayer(real, shop, p.amount, p.pays);
+          check(`another payer's ${p.amount}`);
+        }
+      };
+
+      newPayers(before);
+      const sentTo = new Map<string, bigint>();
+      // An expired order's other leg paid late first (a canceled order's would be in review already).
+      if (!canceled && otherPaid !== undefined && payLeg(real, deposit, 1 - leg, otherPaid, deposit.createdAt + 60_000, sentTo) !== undefined) {
+        model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
+        lateSlipCame();
+        check(`leg ${2 - leg}'s late slip`);
+      }
+      if (order().status !== 'expired' && order().status !== 'canceled') return;
+      const shown = lateReviewSlip(real, deposit, leg, how, permille);
+      fc.pre(shown !== undefined && order().status === 'under_review');
+      model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
+      const reached = order().legs[leg]!;
+      const share = minOf(shown!, reached.amountMinor);
+      const heldInFull = inFlightFor(withdrawalOf(reached), payoutLeg(reached)) === share;
+      if (how === 'masked_receiver') assert.is(order().legs[leg]!.held, false, 'a transfer to an account the slip masks too much holds nothing');
+      else if (heldInFull) held++;
+      lateSlipCame();
+      check(`leg ${leg + 1}'s ${how} late slip of ${shown}`);
+
+      newPayers(after);
+      h.advance(limits.lateSlipWindowMs + 60_000);
+      check('the late window\'s close');
+      assert.is(order().status, 'under_review', 'the review outlives the late window');
+      if (heldInFull) assert.is(inFlightFor(withdrawalOf(reached), payoutLeg(reached)), share, 'the reached leg still holds its withdrawal under review');
+
+      const note = 'Checked the bank statement line by line.';
+      if (decline && run(real, { type: 'DeclineDepositReview', actor: operator('emp_first'), depositId: id, note })) {
+        model.deposits.set(id, { phase: 'decided', createdAtMinutes: 0 });
+        check('the decline');
+        for (const l of order().legs) assert.is(inFlightFor(withdrawalOf(l), payoutLeg(l)), undefined, 'a declined late review holds nothing');
+        return;
+      }
+      const waiting = order().legs.filter((l) => l.legStatus !== 'complete').map((l) => ({ legRef: l.legRef, amountMinor: l.legRef === reached.legRef ? shown! : sentTo.get(l.legRef) ?? 0n }));
+      for (const reviewer of ['emp_first', 'emp_second']) {
+        if (order().status !== 'under_review') break;
+        if (!run(real, { type: 'ApproveDepositReview', actor: operator(reviewer), depositId: id, note, legAmounts: waiting })) return;
+        model.deposits.set(id, { phase: 'decided', createdAtMinutes: 0 });
+        check(`${reviewer}'s approval`);
+      }
+      if (order().status !== 'settled') return;
+      for (const l of order().legs) assert.is(inFlightFor(withdrawalOf(l), payoutLeg(l)), undefined, 'a settled late review holds nothing');
+      if (heldInFull) assert.is(withdrawalOf(reached).fills.find((f) => f.legRef === payoutLeg(reached))?.amountMinor, share, 'the held leg fills its withdrawal with its money');
+    }), { numRuns: runs });
+  assert.ok(held > 0, 'some reviewed late legs were held');
 });
 
 /**
@@ -967,7 +1106,9 @@ test('capacity gone after the verdict: operator views say four eyes at once, the
   const depositId = run(real, { type: 'CreateDeposit', actor: merchantActor(shop), amountMinor: 100_000n, merchantReference: 'order-late', endUserRef: 'payer', sender: h.senderOf(undefined), hasClientData: true })!;
   h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
   h.ok({ type: 'ReceiveSlip', actor: system, depositId, receiptId: 'rcpt_late', hasImage: true });
-  h.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_late', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: exactTransfer(h, depositId, { senderAccount: 'xxxxxxxxx0' }) } });
+  // Its receiver masked past telling (a late review holds a leg only when the slip surely reached it), so others may take the capacity.
+  const late = exactTransfer(h, depositId);
+  h.ok({ type: 'RecordSlipVerification', actor: system, depositId, receiptId: 'rcpt_late', outcome: { kind: 'found', facts: { senderBankDisabled: false }, transfer: { ...late, receiver: { ...late.receiver, accountNumber: `xxxxxxxx${late.receiver.accountNumber.slice(-2)}` } } } });
   type Shown = { four_eyes_required: boolean; estimated_resolution_bucket: string };
   const held = () => h.world.deposits.get(depositId)!;
   const merchants = () => presentDeposit(held()).review as Shown;
