@@ -3,13 +3,16 @@
 // showed and what was credited to the withdrawal as a fill. Legs paid to the external
 // gateway route are not a party's account and are left out.
 //   DepositMatched     a leg is told (amount, receiver, the withdrawal and its leg ref)
-//   LegCompleted       the leg's slip is verified (its transferred amount)
+//   LegCompleted       the leg's slip is verified (its transferred amount), its fill awaited
+//                      again if expiry had released it (a late slip: the order waits for it)
 //   LegsReleased       the leg no longer holds the withdrawal's money
-//   DepositExpired, DepositCanceled, DepositRejected   every leg of the order is released
+//   DepositExpired, DepositCanceled   every leg no slip verified is released (an unreadable
+//                      late slip's return to expired keeps the legs late slips paid awaited)
 //   DepositSettled     a single-leg deposit's slip amount (V), or what the approving reviewer
 //                      found each leg received, when no LegCompleted gave one; a leg with
 //                      nothing verified is released (unpaid), no longer awaited
 //   DepositUnderReview what the slip showed arriving, when it showed this leg's receiver
+//                      (awaited again: a late slip's review holds the leg for it)
 //   DepositRejected    every leg released; a leg a slip showed money arriving in is marked
 //                      declined (the money may be in the account with no fill)
 //   DepositReversed    the settled deposit is taken back
@@ -57,14 +60,14 @@ export const receivingAccounts: Projection = {
   prepare(db: ProjectionsDb) {
     const insertLeg = db.prepare(`INSERT INTO ra_legs (deposit_id, leg_ref, livemode, merchant_id, withdrawal_id, payout_leg_ref, bank_code, account_number, account_name, told_minor, told_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deposit_id, leg_ref) DO NOTHING`);
-    const verify = db.prepare('UPDATE ra_legs SET verified_minor = ? WHERE deposit_id = ? AND leg_ref = ?');
+    const verify = db.prepare('UPDATE ra_legs SET verified_minor = ?, released = 0 WHERE deposit_id = ? AND leg_ref = ?');
     const verifyIfUnset = db.prepare('UPDATE ra_legs SET verified_minor = ? WHERE deposit_id = ? AND leg_ref = ? AND verified_minor IS NULL');
     const legCount = db.prepare<[string], number>('SELECT count(*) FROM ra_legs WHERE deposit_id = ?').pluck(true);
     const release = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND leg_ref = ?');
     const releaseAll = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ?');
     const releaseUnverified = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND verified_minor IS NULL');
     const reverseDeposit = db.prepare('UPDATE ra_legs SET deposit_reversed = 1 WHERE deposit_id = ?');
-    const showSlip = db.prepare('UPDATE ra_legs SET slip_shown_minor = ? WHERE deposit_id = ? AND leg_ref = ?');
+    const showSlip = db.prepare('UPDATE ra_legs SET slip_shown_minor = ?, released = 0 WHERE deposit_id = ? AND leg_ref = ?');
     const decline = db.prepare('UPDATE ra_legs SET declined = 1 WHERE deposit_id = ? AND slip_shown_minor IS NOT NULL AND verified_minor IS NULL');
     const fill = db.prepare('UPDATE ra_legs SET filled_minor = ? WHERE withdrawal_id = ? AND payout_leg_ref = ?');
     const reverseFill = db.prepare('UPDATE ra_legs SET fill_reversed = 1 WHERE withdrawal_id = ? AND payout_leg_ref = ?');
@@ -106,7 +109,7 @@ export const receivingAccounts: Projection = {
           return;
         case 'DepositExpired':
         case 'DepositCanceled':
-          releaseAll.run(id); // closed: no leg of it is still awaited
+          releaseUnverified.run(id); // closed: no leg of it is awaited but those late slips paid
           return;
         default:
           return;

@@ -25,9 +25,9 @@ let withdrawer: MerchantKeys;
 let payer: MerchantKeys;
 const expect: Record<string, string> = {};
 
-async function deposit(amount: bigint, expiresInSeconds?: number): Promise<string> {
+async function deposit(amount: bigint, expiresInSeconds?: number, by = payer): Promise<string> {
   return accepted(s, {
-    type: 'CreateDeposit', actor: merchantActor(payer.id), amountMinor: amount, merchantReference: `d-${randomUUID()}`, endUserRef: `u-${randomUUID().slice(0, 8)}`,
+    type: 'CreateDeposit', actor: merchantActor(by.id), amountMinor: amount, merchantReference: `d-${randomUUID()}`, endUserRef: `u-${randomUUID().slice(0, 8)}`,
     sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true, ...(expiresInSeconds ? { expiresInSeconds } : {}),
   });
 }
@@ -93,19 +93,21 @@ test.before(async () => {
   expect[twice] = 'agrees';
   for (const [id, what] of Object.entries(expect)) assert.ok(s.running.store.world.deposits.get(id)!.legs.length === 1, `${what}: one leg`);
 });
-test.after(async () => { await s.stop(); });
 
-/** A slip for the deposit's first leg, read by the verifier as a transfer of `amount` from `senderName` (the order's own by default). */
-async function slip(depositId: string, receiptId: string, transRef: string, amount: bigint, senderName?: string): Promise<void> {
+/**
+ * A slip for the deposit's first leg (or `over.leg`), read by the verifier as a transfer of
+ * `amount` from `senderName` (the order's own by default), made now (or `over.occurredAt`).
+ */
+async function slip(depositId: string, receiptId: string, transRef: string, amount: bigint, senderName?: string, over: { leg?: number; occurredAt?: number } = {}): Promise<void> {
   await accepted(s, { type: 'ReceiveSlip', actor: system, depositId, receiptId, hasImage: true, transRef });
   const d = s.running.store.world.deposits.get(depositId)!;
-  const leg = d.legs[0]!;
+  const leg = d.legs[over.leg ?? 0]!;
   await accepted(s, {
     type: 'RecordSlipVerification', actor: system, depositId, receiptId,
     outcome: {
       kind: 'found', facts: { senderBankDisabled: false },
       transfer: {
-        transRef, amountMinor: amount, occurredAt: s.clock.now(),
+        transRef, amountMinor: amount, occurredAt: over.occurredAt ?? s.clock.now(),
         sender: { bankCode: d.sender.bankCode, accountNumber: d.sender.accountNumber, name: senderName ?? d.sender.accountNameTh },
         receiver: { bankCode: leg.receiver.bankCode, accountNumber: leg.receiver.accountNumber, name: leg.receiver.accountName },
       },
@@ -266,5 +268,70 @@ test('a leg whose slip is held for review: SLIP_IN_REVIEW with what the slip sho
   const cli = await report(['receiving-account', '--merchant', withdrawer.id]);
   assert.match(cli.stdout, /SLIP_IN_REVIEW \(told 110\.00, verified —, filled —, the slip in review showed 110\.00\)/);
 });
+
+/**
+ * A two-leg order released at expiry, then paid by late slips: a leg a late slip verified is
+ * awaited (FILL_PENDING, the order waits for its other leg), not a fill that differs; a late
+ * slip whose review holds the leg it reached shows SLIP_IN_REVIEW, not released unpaid. Each
+ * then agrees with the order: settled, both legs filled; declined, the transfer declined.
+ */
+test('late slips on an expired two-leg order: their legs awaited, then as the order ends', async () => {
+  // A white label of their own: no other withdrawal takes the order whole.
+  const payee = await s.onboard('ผู้ถอนสองบัญชี');
+  const shop = await s.onboard('Shop', payee.whiteLabelId);
+  await s.fund(payee.id, 1_000_000);
+  const accounts = ['7111112222', '7333334444'];
+  const beneficiaries: string[] = [];
+  for (const accountNumber of accounts) {
+    beneficiaries.push(await accepted(s, { type: 'RegisterBeneficiary', actor: operator, merchantId: payee.id, livemode: true, bankCode: '004', accountNumber, accountNameTh: 'สมหญิง รักดี', verified: true }));
+  }
+  const withdraw = async () => {
+    for (const beneficiaryId of beneficiaries) {
+      await accepted(s, { type: 'CreateWithdrawal', actor: merchantActor(payee.id), amountMinor: 10_000n, merchantReference: `w-${randomUUID()}`, endUserRef: 'payee', beneficiaryId, requiresApproval: false, p2pMinimumApplies: false });
+    }
+  };
+  const expiredOrder = async () => {
+    const id = await deposit(20_000n, 60, shop);
+    assert.is(s.running.store.world.deposits.get(id)!.legs.length, 2, 'split between the two accounts');
+    await s.running.services.write.advanceClock!(120_000);
+    assert.is(s.running.store.world.deposits.get(id)!.status, 'expired');
+    return id;
+  };
+  // Each leg's reason; a leg that agrees or was released unpaid is not listed.
+  const reasons = async (depositId: string) => {
+    const r = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${payee.id}&livemode=true`, undefined, { roles: ['finance'] });
+    assert.is(r.status, 200, r.text);
+    const legs = s.running.store.world.deposits.get(depositId)!.legs;
+    return legs.map((l) => r.json.data.flatMap((a: any) => a.differences).find((d: any) => d.deposit_id === depositId && d.leg_ref === l.legRef)?.reason ?? 'unlisted');
+  };
+
+  await withdraw();
+  const paidLate = await expiredOrder();
+  const madeAt = s.running.store.world.deposits.get(paidLate)!.createdAt + 60_000;
+  await slip(paidLate, 'rcpt_late_1', 'tr_late_1', 10_000n, undefined, { leg: 0, occurredAt: madeAt });
+  assert.is(s.running.store.world.deposits.get(paidLate)!.status, 'expired', 'the order waits for its other leg');
+  assert.equal(await reasons(paidLate), ['FILL_PENDING', 'unlisted'], 'the verified leg is awaited, not a fill that differs');
+  // A late slip whose image cannot be read takes the order back to expired: the paid leg is still awaited.
+  await accepted(s, { type: 'ReceiveSlip', actor: system, depositId: paidLate, receiptId: 'rcpt_blurred', hasImage: true });
+  await accepted(s, { type: 'RecordSlipVerification', actor: system, depositId: paidLate, receiptId: 'rcpt_blurred', outcome: { kind: 'unreadable' } });
+  assert.is(s.running.store.world.deposits.get(paidLate)!.status, 'expired');
+  assert.equal(await reasons(paidLate), ['FILL_PENDING', 'unlisted'], 'still awaited after an unreadable late slip');
+  await slip(paidLate, 'rcpt_late_2', 'tr_late_2', 10_000n, undefined, { leg: 1, occurredAt: madeAt });
+  assert.is(s.running.store.world.deposits.get(paidLate)!.status, 'settled');
+  assert.equal(await reasons(paidLate), ['unlisted', 'unlisted'], 'both filled as verified');
+  const r = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${payee.id}&livemode=true`, undefined, { roles: ['finance'] });
+  assert.equal(r.json.data.map((a: any) => [a.legs, a.verified_minor, a.filled_minor, a.pending_legs, a.released_unpaid_legs, a.agrees]), [[1, 10_000, 10_000, 0, 0, true], [1, 10_000, 10_000, 0, 0, true]]);
+
+  await withdraw();
+  const reviewed = await expiredOrder();
+  const at = s.running.store.world.deposits.get(reviewed)!.createdAt + 60_000;
+  await slip(reviewed, 'rcpt_whole', 'tr_whole', 20_000n, undefined, { leg: 0, occurredAt: at });
+  assert.equal(s.running.store.world.deposits.get(reviewed)!.review?.reasons.map((r) => r.code), ['SETTLE_CONFLICT'], 'the whole order to one payee');
+  assert.equal(await reasons(reviewed), ['SLIP_IN_REVIEW', 'unlisted'], 'the leg the transfer reached is held for review');
+  await accepted(s, { type: 'DeclineDepositReview', actor: operator, depositId: reviewed, note: 'the payer is not the end user of this order' });
+  assert.equal(await reasons(reviewed), ['DECLINED_TRANSFER', 'unlisted']);
+});
+
+test.after(async () => { await s.stop(); });
 
 test.run();
