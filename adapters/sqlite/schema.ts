@@ -20,8 +20,12 @@ export const journalFileName = 'journal.db';
  * running on it. 1: the first. 2: a webhook URL with a query kept sealed
  * (webhook_endpoints.url_sealed; an older build read the redacted url and sent every
  * delivery there, the receiver's token lost) and the manual clock's mark (manual_clock).
+ * 3: a late slip's hold on the withdrawal it paid (LegCompleted / DepositUnderReview
+ * holdMinor: an older build's deposit takes the leg for released, and leaves the hold behind
+ * or releases it twice) and white labels' fee schedules (FeeScheduleProposed/Set, which an
+ * older build cannot replay).
  */
-const schemaVersion = 2;
+const schemaVersion = 3;
 
 /** journal.db was written by a newer satang: this build would misread it (a downgrade). */
 export class SchemaTooNew extends Error {
