@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError } from '../support/api-checks.ts';
-import { depositBody, TestServer, type MerchantKeys } from '../support/server-harness.ts';
+import { depositBody, freshSender, TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { assertReceipt, getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 const legAccounts = ['1111111111', '2222222222'] as const;
@@ -207,6 +207,128 @@ test('2 legs expired unpaid, then a late slip pays leg 1: its withdrawal is held
     const settled = await depositOf(scene);
     assert.equal([settled.status, settled.transferred_amount_minor, settled.amount_received_minor, settled.partial, settled.review ?? null], ['settled', 30_000, 30_000, true, null], 'settled by itself at the window\'s close: nothing from suspense');
     assert.equal([await filledMinor(scene), await reserved()], [[30_000, 0], [0, 0]]);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
+interface Payee { readonly keys: MerchantKeys; readonly withdrawalId: string }
+
+/**
+ * Two payees of one white label, each a merchant with a 100 THB withdrawal into its own
+ * account, and a shop whose 200 THB order is split over both; the order expires unpaid and
+ * its payer's slip then shows the whole 200 THB sent, in time, to leg 1's account: a late
+ * slip that goes to review (SETTLE_CONFLICT) with leg 1's payee surely holding the money.
+ */
+async function lateReviewScene() {
+  const s = await TestServer.start({}, undefined, { slipWorker: 'manual' });
+  try {
+    const first = await s.onboard('Payee 1');
+    const payees: Payee[] = [];
+    for (const [i, keys] of [first, await s.onboard('Payee 2', first.whiteLabelId)].entries()) {
+      await s.fund(keys.id, 1_000_000);
+      const w = await s.call(keys.live.api_key, 'POST', '/v1/pay/withdrawals', {
+        amount_minor: 10_000, currency: 'THB', merchant_reference: `w-${randomUUID()}`, end_user_ref: `payee-${i + 1}`, beneficiary_id: await s.beneficiary(keys.id, true, legAccounts[i]),
+      });
+      assert.is(w.status, 201, w.text);
+      payees.push({ keys, withdrawalId: w.json.id });
+    }
+    const shop = await s.onboard('Shop', first.whiteLabelId);
+    const r = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only' }));
+    assert.is(r.status, 201, r.text);
+    const deposit = r.json;
+    assert.equal(deposit.legs.map((l: any) => [l.amount_minor, l.receiver.account_number_masked]), [[10_000, 'xxxxxx1111'], [10_000, 'xxxxxx2222']]);
+
+    const withdrawal = async (p: Payee) => {
+      const w = await s.call(p.keys.live.api_key, 'GET', `/v1/pay/withdrawals/${p.withdrawalId}`);
+      assert.is(w.status, 200, w.text);
+      return w.json;
+    };
+    const reserved = async () => [(await withdrawal(payees[0]!)).reserved_minor, (await withdrawal(payees[1]!)).reserved_minor];
+    const depositNow = async () => (await s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${deposit.id}`)).json;
+    /** A new payer's 100 THB order: where the matcher sends it. */
+    const newPayer = async () => {
+      const d = await s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 10_000, fill_preference: 'internal_only', sender: freshSender() }));
+      assert.is(d.status, 201, d.text);
+      return d.json.legs.map((l: any) => l.receiver.account_number_masked);
+    };
+
+    const image = pngSlip();
+    await registerTransfer(s, transferFor({ s, payer: first, shop, withdrawalIds: payees.map((p) => p.withdrawalId) }, { amount_minor: 20_000 }, {
+      image_sha256: sha256Hex(image), receiver: { bank_code: '004', account_number: legAccounts[0], account_name: 'สมหญิง รักดี' },
+    }));
+    const moved = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 });
+    assert.is(moved.status, 200, moved.text);
+    assert.equal([(await depositNow()).status, await reserved()], ['expired', [0, 0]], 'expiry released both legs');
+    const feed = async () => (await s.call(payees[0]!.keys.live.api_key, 'GET', '/v1/pay/events?since_sequence=0&limit=100')).json.data as any[];
+    const seenBefore = Math.max(...(await feed()).map((e) => e.sequence));
+
+    assertReceipt(await uploadFile(deposit.slip_upload, image));
+    assert.is(await s.running.slipWorker.drain(), 1);
+    const review = await depositNow();
+    assert.equal([review.status, review.slip.is_late, review.review.reasons.map((x: any) => x.code)], ['under_review', true, ['SETTLE_CONFLICT']]);
+    assert.equal(await reserved(), [10_000, 0], 'leg 1\'s payee has the money: its withdrawal is held for it again, as a live order\'s review holds its legs');
+    const told = (await feed()).filter((e) => e.sequence > seenBefore).map((e) => [e.type, e.data.object.id, e.data.object.reserved_minor]);
+    assert.equal(told, [['withdrawal.matched', payees[0]!.withdrawalId, 10_000]], 'payee 1\'s merchant is told its withdrawal is matched again');
+    // Oldest first, payee 1 would take it were its withdrawal free.
+    assert.equal(await newPayer(), ['xxxxxx2222'], 'a new payer is sent to payee 2 only, not to pay payee 1 again');
+    assert.equal(await reserved(), [10_000, 10_000]);
+    return { s, shop, payees, deposit: review, withdrawal, reserved, depositNow, newPayer };
+  } catch (failed) {
+    await s.stop(); // the test has no server to stop in its finally yet
+    throw failed;
+  }
+}
+
+test('a late slip sends an expired 2-leg order\'s whole 200 THB to leg 1 (review, SETTLE_CONFLICT): payee 1\'s withdrawal is held for it, no new payer is sent there; declined, the hold is let go and payee 1 is matchable again', async () => {
+  const scene = await lateReviewScene();
+  try {
+    const declined = await scene.s.bo('POST', `/v1/bo/deposits/${scene.deposit.id}/decline`, { note: 'the payer could not show the transfer was his' }, { sub: 'emp_r1', roles: ['reviewer'] });
+    assert.is(declined.status, 200, declined.text);
+    assert.is(declined.json.status, 'rejected');
+    assert.equal(await scene.reserved(), [0, 10_000], 'payee 1\'s hold is released; payee 2 keeps the new payer\'s');
+    assert.equal(await scene.newPayer(), ['xxxxxx1111'], 'payee 1\'s withdrawal takes a new payer again');
+    assert.equal(await scene.reserved(), [10_000, 10_000]);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
+test('the same late review approved by two reviewers with legs[]: settled, payee 1\'s withdrawal filled from its hold, and the three merchants\' balances add up', async () => {
+  const scene = await lateReviewScene();
+  try {
+    const legs = [{ leg_ref: scene.deposit.legs[0].leg_ref, amount_minor: 20_000 }, { leg_ref: scene.deposit.legs[1].leg_ref, amount_minor: 0 }];
+    const note = 'the payer sent the whole order to leg 1 by mistake';
+    const approvals = [];
+    for (const sub of ['emp_r1', 'emp_r2']) {
+      const r = await scene.s.bo('POST', `/v1/bo/deposits/${scene.deposit.id}/approve`, { note, legs }, { sub, roles: ['reviewer'] });
+      assert.is(r.status, 200, r.text);
+      approvals.push(r.json.status);
+    }
+    assert.equal(approvals, ['under_review', 'settled'], 'the second reviewer settles it');
+    const settled = await scene.depositNow();
+    assert.equal([settled.status, settled.transferred_amount_minor, settled.amount_received_minor, settled.partial], ['settled', 20_000, 20_000, false]);
+    const [w1, w2] = [await scene.withdrawal(scene.payees[0]!), await scene.withdrawal(scene.payees[1]!)];
+    assert.equal([w1.status, w1.filled_minor, w1.reserved_minor, w1.remaining_minor], ['settled', 10_000, 0, 0], 'payee 1\'s withdrawal filled from its hold');
+    assert.equal([w2.status, w2.filled_minor, w2.reserved_minor], ['open', 0, 10_000], 'payee 2 still waits for the new payer');
+
+    // Each balance is its own: payee 1 paid out its withdrawal and fee, payee 2's are still
+    // locked, the shop holds what it was credited. Together they gained what the payer sent
+    // beyond the 100 THB payee 1's withdrawal took (the rest of leg 1's transfer, which its
+    // payee holds, comes from suspense), less the fees.
+    const balances = [];
+    for (const keys of [scene.payees[0]!.keys, scene.payees[1]!.keys, scene.shop]) {
+      const b = (await scene.s.call(keys.live.api_key, 'GET', '/v1/pay/balance')).json;
+      balances.push([b.available_minor, b.pending_clearing_minor, b.reserved_minor]);
+    }
+    assert.equal(balances, [
+      [1_000_000 - w1.total_locked_minor, 0, 0],
+      [1_000_000 - w2.total_locked_minor, 0, w2.total_locked_minor],
+      [0, settled.credited_amount_minor, 0],
+    ]);
+    assert.is(settled.credited_amount_minor, 20_000 - settled.fee_total_minor);
+    const total = balances.flat().reduce((a, b) => a + b, 0);
+    assert.is(total, 2_000_000 + (settled.amount_received_minor - w1.filled_minor) - w1.fee_total_minor - settled.fee_total_minor);
   } finally {
     await scene.s.stop();
   }
