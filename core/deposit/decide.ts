@@ -396,12 +396,28 @@ export function reviewNeedsTwo(s: Deposit, withdrawalOf: WithdrawalOf): boolean 
  * order or the four-eyes bound) every approval takes two.
  */
 function atTheEvidence(s: Deposit, capacities: ReadonlyMap<string, Minor>): { received: readonly LegAmount[]; suspenseMinor: Minor } | undefined {
-  const shown = receivedAmounts({}, s);
-  const verifiedOnly = isRejection(shown) && legAmounts(s).size > 0;
-  const received = verifiedOnly ? s.legs.filter((l) => !legAmounts(s).has(l.legRef)).map((l) => ({ legRef: l.legRef, amountMinor: 0n })) : shown;
-  if (isRejection(received)) return undefined;
+  const received = evidenceFigures(s);
+  if (received === undefined) return undefined;
   const filled = fillsAt(s, verifiedWith(s, received), capacities, true);
   return 'conflict' in filled ? undefined : { received, suspenseMinor: filled.suspenseMinor };
+}
+
+/**
+ * What the evidence says each leg still without a verified figure received, where an
+ * approval giving none could not say it (several legs wait, or the slip is a verified leg's
+ * own): the slip's transfer on the leg whose account it reached, nothing on the others — as
+ * a reviewer's legs[] would put it; undefined when the evidence names no figure at all.
+ */
+function evidenceFigures(s: Deposit): readonly LegAmount[] | undefined {
+  const shown = receivedAmounts({}, s);
+  if (!isRejection(shown)) return shown;
+  const verified = legAmounts(s);
+  const unverified = s.legs.filter((l) => !verified.has(l.legRef));
+  const reached = s.slip?.legRef;
+  const transferred = s.slip?.transferredAmountMinor;
+  const onReached = reached !== undefined && transferred !== undefined && unverified.some((l) => l.legRef === reached);
+  if (verified.size === 0 && !onReached) return undefined;
+  return unverified.map((l) => ({ legRef: l.legRef, amountMinor: onReached && l.legRef === reached ? transferred : 0n }));
 }
 
 /**

@@ -461,14 +461,14 @@ const rows: DepositRow[] = [
     then: [{ ...legOneComplete, at: expiresAt + hour + minute }],
   },
   {
-    row: 'expired (multi-leg) → a late slip paying the whole order to leg 1 → under_review SETTLE_CONFLICT at once, leg 1 held again for its share (the payee has it whatever the reviewer decides)',
+    row: 'expired (multi-leg) → a late slip paying the whole order to leg 1 → under_review SETTLE_CONFLICT at once, leg 1 held again for its share (the payee has it whatever the reviewer decides), four eyes: the rest of the transfer, as the evidence puts it, would come out of suspense',
     given: lateTwoLegs, when: verify(found(transfer(X)), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [review(expiresAt + hour + minute, ['SETTLE_CONFLICT'], { verification: { ...allSix, amountExact: false }, V: X, hold: 30_000n })],
+    then: [review(expiresAt + hour + minute, ['SETTLE_CONFLICT'], { verification: { ...allSix, amountExact: false }, V: X, hold: 30_000n }, true)],
   },
   {
-    row: 'expired (multi-leg) → a late slip to leg 1 from a sender the order does not name → under_review, leg 1 held again for what it brought, as far as its withdrawal\'s capacity goes',
+    row: 'expired (multi-leg) → a late slip to leg 1 from a sender the order does not name → under_review, leg 1 held again for what it brought, as far as its withdrawal\'s capacity goes; four eyes: beyond it, suspense',
     given: lateTwoLegs, when: verify(found(transfer(30_000n, { senderName: 'Someone Else' })), { at: expiresAt + hour + minute, settle: settle(10_000n, ['leg_2', 20_000n]) }),
-    then: [review(expiresAt + hour + minute, ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 30_000n, hold: 10_000n })],
+    then: [review(expiresAt + hour + minute, ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 30_000n, hold: 10_000n }, true)],
   },
   {
     row: 'expired (multi-leg) → a late slip whose receiver is masked past telling the legs apart → under_review AMBIGUOUS_MATCH, nothing held (no leg surely reached)',

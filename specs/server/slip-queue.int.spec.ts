@@ -267,6 +267,8 @@ async function lateReviewScene() {
     assert.is(await s.running.slipWorker.drain(), 1);
     const review = await depositNow();
     assert.equal([review.status, review.slip.is_late, review.review.reasons.map((x: any) => x.code)], ['under_review', true, ['SETTLE_CONFLICT']]);
+    // The evidence puts the whole 20000 on leg 1, whose share is 10000: an approval at it draws the rest on suspense, so two reviewers, said before the first.
+    assert.equal([review.review.four_eyes_required, review.review.estimated_resolution_bucket], [true, 'under_1h']);
     assert.equal(await reserved(), [10_000, 0], 'leg 1\'s payee has the money: its withdrawal is held for it again, as a live order\'s review holds its legs');
     const told = (await feed()).filter((e) => e.sequence > seenBefore).map((e) => [e.type, e.data.object.id, e.data.object.reserved_minor]);
     assert.equal(told, [['withdrawal.matched', payees[0]!.withdrawalId, 10_000]], 'payee 1\'s merchant is told its withdrawal is matched again');
