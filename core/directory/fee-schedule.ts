@@ -6,7 +6,7 @@
 import type { WhiteLabel } from '../directory.ts';
 import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
-import type { AmountPolicy, FeeSchedule } from '../money.ts';
+import { safeIntegerMax, type AmountPolicy, type FeeSchedule } from '../money.ts';
 import { qrAmountMinorMax } from '../qr.ts';
 
 /** The figures an operator sets; an amount limit not given stays as it is. */
@@ -38,6 +38,13 @@ export const scheduleDepositMinorMax = Math.min(limits.reviewFiguresMinorMax, qr
  */
 export const scheduleWithdrawalMinorMax = limits.withdrawalMaxSplits * scheduleDepositMinorMax;
 
+/**
+ * A withdrawal maximum of none, as the schedule keeps and shows it (the largest safe integer,
+ * money.ts defaultAmountPolicy): sent back as it was shown, or to go back to none, it is
+ * taken, though above the bound a set maximum has.
+ */
+export const noWithdrawalMaximum = safeIntegerMax;
+
 /** Each figure: its name at the edge (a refusal's field path), its bounds, and where it sits in the schedule. */
 const figures = [
   { key: 'depositProcessingFeeBps', path: 'deposit_processing_fee_bps', required: true, min: 0, max: limits.depositProcessingFeeBpsMax, of: (t: FeeScheduleTerms) => t.fees.deposit.processingFeeBps },
@@ -64,7 +71,7 @@ export function feeScheduleOf(current: FeeScheduleTerms, terms: FeeTerms): FeeSc
     // 'type', as the request schema names a number that is no integer (server/validate.ts).
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) fields.push({ path: f.path, reason: 'type', hint: 'an integer' });
     else if (value < f.min) fields.push({ path: f.path, reason: 'minimum', hint: `at least ${f.min}` });
-    else if (value > f.max) fields.push({ path: f.path, reason: 'maximum', hint: `at most ${f.max}` });
+    else if (value > f.max && !(f.key === 'withdrawalMaxMinor' && value === noWithdrawalMaximum)) fields.push({ path: f.path, reason: 'maximum', hint: `at most ${f.max}` });
   }
   if (fields.length > 0) return refused(fields);
   const amounts: AmountPolicy = {

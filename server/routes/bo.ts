@@ -19,7 +19,7 @@ import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal } from './common.ts';
 import { noteChanges } from './bo-audit.ts';
-import { approvalRefusal, feeScheduleOf, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
+import { approvalRefusal, feeScheduleOf, noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { isRejection, type Rejection } from '../../core/errors.ts';
 import { adjustmentMismatch, gatewayRouteMismatch } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
@@ -46,7 +46,7 @@ const schemas = {
       withdrawal_fixed_fee_minor: { type: 'integer', minimum: 0, maximum: limits.withdrawalFixedFeeMinorMax },
       // A deposit one QR can ask for and a reviewer approve; a withdrawal ten such payers can fill (core/directory/fee-schedule.ts).
       deposit_min_minor: depositLimit, deposit_max_minor: depositLimit, deposit_step_minor: depositLimit,
-      withdrawal_min_minor: withdrawalLimit, withdrawal_max_minor: withdrawalLimit,
+      withdrawal_min_minor: withdrawalLimit, withdrawal_max_minor: { ...withdrawalLimit, maximum: noWithdrawalMaximum }, // none, as shown, is taken; above the bound the core refuses it (maximum)
     },
   }),
   merchant: compile<{ white_label_id: string; name: string; technical_contact_email?: string }>({

@@ -216,4 +216,22 @@ test('the other four-eyes approvals spend no step-up on a misread figure either,
   assert.equal([retried.status, retried.headers.get('idempotent-replay'), retried.text], [202, 'true', first.text]);
 });
 
+test('a schedule sent back as GET shows it, with its withdrawal maximum of none, is taken; a set maximum goes back to none the same way', async () => {
+  const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'As shown' })).json.id;
+  const shown = (await s.bo('GET', `/v1/bo/white-labels?q=${encodeURIComponent('As shown')}`, undefined, { roles: ['finance'] })).json.data.find((w: { id: string }) => w.id === wl).fee_schedule;
+  assert.is(shown.withdrawal_max_minor, 9_007_199_254_740_991, 'none, as the schedule keeps it');
+  const { object: _o, white_label_id: _w, deposit_vat_bps: _d, withdrawal_vat_bps: _v, ...figures } = shown;
+  const change = async (body: Record<string, unknown>) => {
+    const proposed = await s.bo('POST', `/v1/bo/white-labels/${wl}/fees`, body, { sub: 'emp_shown_a', roles: ['ops_admin'], stepUp: true });
+    assert.is(proposed.status, 202, proposed.text);
+    const approved = await s.bo('POST', `/v1/bo/white-labels/${wl}/fees/approve`, body, { sub: 'emp_shown_b', roles: ['ops_admin'], stepUp: true });
+    assert.is(approved.status, 200, approved.text);
+    return approved.json;
+  };
+  assert.is((await change({ ...figures, deposit_processing_fee_bps: 160, withdrawal_max_minor: 50_000_000 })).withdrawal_max_minor, 50_000_000);
+  assert.is((await change({ ...figures, deposit_processing_fee_bps: 170 })).withdrawal_max_minor, 9_007_199_254_740_991, 'back to none');
+  const between = await s.bo('POST', `/v1/bo/white-labels/${wl}/fees`, { ...figures, deposit_processing_fee_bps: 180, withdrawal_max_minor: 9_007_199_254_740_990 }, { sub: 'emp_shown_a', roles: ['ops_admin'], stepUp: true });
+  assert.equal([between.status, between.json.error.details.fields[0].path, between.json.error.details.fields[0].reason], [422, 'withdrawal_max_minor', 'maximum'], 'only none itself is taken above the bound');
+});
+
 test.run();
