@@ -54,12 +54,16 @@ export type DirectoryDecision = DirectoryChange | Rejection;
 
 const notFound = (what: string): Rejection => reject('resource_not_found', `No such ${what}.`);
 
+/** A decision that records one event on a white label's stream (white labels have no mode and no merchant). */
+const onWhiteLabel = (id: string, event: DirectoryEvent): DirectoryChange =>
+  ({ objectId: id, records: [{ stream: id, kind: 'white_label', livemode: null, merchantId: null, event }] });
+
 export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, ids: Ids): DirectoryDecision {
   switch (c.type) {
     case 'RegisterWhiteLabel': {
       const id = ids.next('wl');
       const whiteLabel = { id, name: c.name, fees: c.fees ?? defaultFeeSchedule, amounts: c.amounts ?? defaultAmountPolicy, createdAt: at };
-      return { objectId: id, records: [{ stream: id, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'WhiteLabelRegistered', at, whiteLabel } }] };
+      return onWhiteLabel(id, { type: 'WhiteLabelRegistered', at, whiteLabel });
     }
     case 'SetGatewayRoute': {
       if (!reads.hasWhiteLabel(c.whiteLabelId)) return notFound('white label');
@@ -68,7 +72,7 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       // Every fallback deposit of the white label pays this account: one operator proposes
       // it, a second approves it (ApproveGatewayRoute); a new proposal replaces a waiting one.
       const proposal = { bankCode: c.bankCode, accountNumber: c.accountNumber, accountName: c.accountName, ttlSeconds: c.ttlSeconds, proposedBy: operatorIdOf(c.actor), proposedAt: at };
-      return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteProposed', at, whiteLabelId: c.whiteLabelId, proposal } }] };
+      return onWhiteLabel(c.whiteLabelId, { type: 'GatewayRouteProposed', at, whiteLabelId: c.whiteLabelId, proposal });
     }
     case 'ApproveGatewayRoute': return approveGatewayRoute(c, reads, at);
     case 'SetFeeSchedule': return proposeFeeSchedule(c, reads, at);
@@ -176,7 +180,7 @@ function approveGatewayRoute(c: Extract<DirectoryCommand, { type: 'ApproveGatewa
   const mismatch = gatewayRouteMismatch(p, c.bankCode, c.accountNumber);
   if (mismatch) return mismatch;
   const route = { bankCode: p.bankCode, accountNumber: p.accountNumber, accountName: p.accountName, expiresAt: at + p.ttlSeconds * 1000 };
-  return { objectId: c.whiteLabelId, records: [{ stream: c.whiteLabelId, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route, proposedBy: p.proposedBy, approvedBy: approver } }] };
+  return onWhiteLabel(c.whiteLabelId, { type: 'GatewayRouteSet', at, whiteLabelId: c.whiteLabelId, route, proposedBy: p.proposedBy, approvedBy: approver });
 }
 
 /**
@@ -192,7 +196,7 @@ function proposeFeeSchedule(c: Extract<DirectoryCommand, { type: 'SetFeeSchedule
   if (isRejection(next)) return next;
   if (sameTerms(next, wl)) return reject('operation_not_allowed', 'The fee schedule and amount limits proposed are the ones in force: nothing to approve.');
   const proposal = { fees: next.fees, amounts: next.amounts, proposedBy: operatorIdOf(c.actor), proposedAt: at };
-  return { objectId: wl.id, records: [{ stream: wl.id, kind: 'white_label', livemode: null, merchantId: null, event: { type: 'FeeScheduleProposed', at, whiteLabelId: wl.id, proposal } }] };
+  return onWhiteLabel(wl.id, { type: 'FeeScheduleProposed', at, whiteLabelId: wl.id, proposal });
 }
 
 function approveFeeSchedule(c: Extract<DirectoryCommand, { type: 'ApproveFeeSchedule' }>, reads: DirectoryReads, at: number): DirectoryDecision {
@@ -203,8 +207,7 @@ function approveFeeSchedule(c: Extract<DirectoryCommand, { type: 'ApproveFeeSche
   if (isRejection(p)) return p;
   const refused = approvalRefusal(wl, c.terms, at);
   if (refused) return refused;
-  const event = { type: 'FeeScheduleSet' as const, at, whiteLabelId: wl.id, fees: p.fees, amounts: p.amounts, proposedBy: p.proposedBy, approvedBy: approver };
-  return { objectId: wl.id, records: [{ stream: wl.id, kind: 'white_label', livemode: null, merchantId: null, event }] };
+  return onWhiteLabel(wl.id, { type: 'FeeScheduleSet', at, whiteLabelId: wl.id, fees: p.fees, amounts: p.amounts, proposedBy: p.proposedBy, approvedBy: approver });
 }
 
 /** A bank the account's side of a transfer can use: a deposit could not be paid from, or into, any other. */

@@ -91,47 +91,45 @@ test('a logs.db that is no database is refused before journal.db is migrated; mo
   await (await startServer(env)).close();
 }));
 
-test('a start that fails once the journal is open closes what it opened: no worker thread lives on, and the data dir is free for the next start', async () => {
+/**
+ * Runs `body` on an older data dir with the worker threads started meanwhile tracked; after it,
+ * the dir goes and any thread still alive is ended (only when the spec failed: a journal writer
+ * thread ended from outside exits the process, 70, which fails the file).
+ */
+async function withWorkersTracked(body: (env: Record<string, string>, live: Set<Worker>) => Promise<void>): Promise<void> {
   const { dir, env } = await olderDataDir();
   const live = new Set<Worker>();
   const track = (worker: Worker) => { live.add(worker); worker.once('exit', () => live.delete(worker)); };
   process.on('worker', track);
   try {
-    // The slip store's directory is a file: startSlips throws after the journal's writer
-    // thread and the read side's worker have started.
-    const slips = join(env.SATANG_DATA_DIR, 'slips');
-    rmSync(slips, { recursive: true, force: true });
-    writeFileSync(slips, '');
-    const error = await refusal(env);
-    assert.is((error as { code?: string }).code, 'EEXIST', String(error));
-    assert.ok(live.size === 0 || await exitWithin(live, 5_000), `${live.size} worker thread(s) still running after the refused start`);
-    rmSync(slips);
-    await (await startServer(env)).close(); // the data dir's lock was released
+    await body(env, live);
   } finally {
     process.off('worker', track);
-    // Only when the spec failed: a journal writer thread ended from outside exits the process (70), which fails the file.
     for (const worker of live) await worker.terminate();
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}
 
-test('a close whose step fails still closes the rest: the journal is closed, the data dir is free, and the failure is thrown', async () => {
-  const { dir, env } = await olderDataDir();
-  const live = new Set<Worker>();
-  const track = (worker: Worker) => { live.add(worker); worker.once('exit', () => live.delete(worker)); };
-  process.on('worker', track);
-  try {
-    const running = await startServer(env);
-    running.readSide.close = () => Promise.reject(new Error('the read side would not close'));
-    const error = await running.close().then(() => undefined, (e: unknown) => e);
-    assert.match(String(error), /the read side would not close/);
-    await (await startServer(env)).close(); // the journal was closed and the data dir's lock released
-  } finally {
-    process.off('worker', track);
-    for (const worker of live) await worker.terminate();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test('a start that fails once the journal is open closes what it opened: no worker thread lives on, and the data dir is free for the next start', () => withWorkersTracked(async (env, live) => {
+  // The slip store's directory is a file: startSlips throws after the journal's writer
+  // thread and the read side's worker have started.
+  const slips = join(env.SATANG_DATA_DIR!, 'slips');
+  rmSync(slips, { recursive: true, force: true });
+  writeFileSync(slips, '');
+  const error = await refusal(env);
+  assert.is((error as { code?: string }).code, 'EEXIST', String(error));
+  assert.ok(live.size === 0 || await exitWithin(live, 5_000), `${live.size} worker thread(s) still running after the refused start`);
+  rmSync(slips);
+  await (await startServer(env)).close(); // the data dir's lock was released
+}));
+
+test('a close whose step fails still closes the rest: the journal is closed, the data dir is free, and the failure is thrown', () => withWorkersTracked(async (env) => {
+  const running = await startServer(env);
+  running.readSide.close = () => Promise.reject(new Error('the read side would not close'));
+  const error = await running.close().then(() => undefined, (e: unknown) => e);
+  assert.match(String(error), /the read side would not close/);
+  await (await startServer(env)).close(); // the journal was closed and the data dir's lock released
+}));
 
 async function exitWithin(live: Set<Worker>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
