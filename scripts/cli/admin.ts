@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
 import { limits } from '../../core/limits.ts';
-import { scheduleDepositMinorMax, scheduleWithdrawalMinorMax } from '../../core/directory/fee-schedule.ts';
+import { noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax } from '../../core/directory/fee-schedule.ts';
 import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { table } from './table.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
@@ -71,7 +71,7 @@ const merchant: OptionSpec = { type: 'string', value: 'MCH_ID', required: true, 
 const feeLimitOptions = [
   ['deposit-min', 'deposit_min_minor', 'the smallest deposit', scheduleDepositMinorMax], ['deposit-max', 'deposit_max_minor', 'the largest deposit', scheduleDepositMinorMax],
   ['deposit-step', 'deposit_step_minor', 'what every deposit amount is a multiple of', scheduleDepositMinorMax],
-  ['withdrawal-min', 'withdrawal_min_minor', 'the smallest withdrawal', scheduleWithdrawalMinorMax], ['withdrawal-max', 'withdrawal_max_minor', 'the largest withdrawal', scheduleWithdrawalMinorMax],
+  ['withdrawal-min', 'withdrawal_min_minor', 'the smallest withdrawal', scheduleWithdrawalMinorMax], ['withdrawal-max', 'withdrawal_max_minor', `the largest withdrawal, at most ${scheduleWithdrawalMinorMax} (${noWithdrawalMaximum}: none)`, noWithdrawalMaximum],
 ] as const;
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
 

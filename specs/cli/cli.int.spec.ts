@@ -366,6 +366,14 @@ fees('one operator proposes a fee schedule, a second approves it naming its figu
     assert.is(approved.code, 0, approved.stderr);
     const shown = JSON.parse((await satang(['admin', 'fees', 'show', '--white-label', wl], sc.env)).stdout.toString());
     assert.equal([shown.fee_schedule.deposit_processing_fee_bps, shown.fee_schedule.withdrawal_fixed_fee_minor, shown.fee_schedule.deposit_min_minor, shown.fee_schedule_proposal], [180, 1_500, 5_000, null]);
+    // A withdrawal maximum set, then back to none (the API's stand-in, 9007199254740991), both through the CLI.
+    for (const max of ['50000000', '9007199254740991']) {
+      const limit = ['--white-label', wl, '--deposit-bps', '180', '--withdrawal-fee', '1500', '--withdrawal-max', max];
+      assert.is((await satang(['admin', 'fees', 'propose', ...limit, '--sub', 'emp_maker'], sc.env)).code, 0);
+      const set = await satang(['admin', 'fees', 'approve', ...limit, '--sub', 'emp_checker'], sc.env);
+      assert.is(set.code, 0, set.stderr);
+      assert.is(JSON.parse(set.stdout.toString()).withdrawal_max_minor, Number(max));
+    }
   } finally {
     await sc.s.stop();
   }
