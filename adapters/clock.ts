@@ -8,6 +8,7 @@
 // windows) is the wall clock, Date.now(), always: an advanced manual clock must never lock
 // operators out or widen a replay window, so never pass this Clock to a security check.
 
+import { writeSideLimits } from '../core/limits.ts';
 import type { Clock } from '../core/ports.ts';
 
 /**
@@ -39,6 +40,11 @@ export class ClockBehindJournal extends Error {
     const hours = ((lastRecordedAt - now) / 3_600_000).toFixed(1);
     super(`journal.db's last entry was recorded at ${new Date(lastRecordedAt).toISOString()}, ${hours} h after this machine's clock (${new Date(now).toISOString()}): on the system clock business time would run back. A data dir run with SATANG_CLOCK=manual and advanced is run so again (SATANG_CLOCK=manual, not in production); otherwise set this machine's clock right (NTP) and start again`);
   }
+}
+
+/** The refusal a start on the system clock meets when journal.db's last entry (`lastRecordedAt`) is too far ahead of `now`; undefined when it is not. */
+export function clockBehindJournal(lastRecordedAt: number, now: number): ClockBehindJournal | undefined {
+  return lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax ? new ClockBehindJournal(lastRecordedAt, now) : undefined;
 }
 
 export class ManualClock implements Clock {

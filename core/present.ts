@@ -231,7 +231,7 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   }
   if (d.status === 'under_review' && d.review) {
     const r = d.review;
-    const fourEyes = view.withdrawalOf ? reviewNeedsTwo(d, view.withdrawalOf) : r.fourEyesRequired || r.approvals.length > 0;
+    const fourEyes = view.withdrawalOf ? reviewNeedsTwo(d, view.withdrawalOf) : r.fourEyesRequired; // a recorded approval sets it (state.ts)
     o.review = {
       opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: fourEyes,
       estimated_resolution_bucket: resolutionBucketOf(r, fourEyes),

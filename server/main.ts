@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join as joinPath } from 'node:path';
-import { ClockBehindJournal, clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
+import { ClockBehindJournal, clockBehindJournal, clockFromEnv, ManualClock, SystemClock } from '../adapters/clock.ts';
 import { ManualClockMark } from '../adapters/sqlite/manual-clock.ts';
 import { unusableDatabases } from '../adapters/sqlite/unusable.ts';
 import { UlidIds } from '../adapters/ids.ts';
@@ -25,7 +25,7 @@ import { isCliEndpoint } from '../adapters/webhooks/endpoints.ts';
 import { webhookSettings } from '../adapters/webhooks/settings.ts';
 import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
 import type { Clock, IdempotencyRecord } from '../core/ports.ts';
-import { limits, requestLimits, webhookLimits, writeSideLimits } from '../core/limits.ts';
+import { limits, requestLimits, webhookLimits } from '../core/limits.ts';
 import { createApp, isSlipUploadRequest, LoadMeter } from './app.ts';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.ts';
@@ -265,7 +265,8 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   // a machine's clock wrong) the start is refused.
   if (clock instanceof SystemClock) {
     const now = clock.now();
-    if (lastRecordedAt - now > writeSideLimits.journalAheadOfClockMsMax) throw new ClockBehindJournal(lastRecordedAt, now);
+    const behind = clockBehindJournal(lastRecordedAt, now);
+    if (behind) throw behind;
     clock.notBefore(lastRecordedAt);
   }
   refuseUnreadableRequestLog(config.dataDir);

@@ -23,7 +23,7 @@ import { writePrivateFile } from '../adapters/private-files.ts';
 import { checkPlain, checkPurpose, compactAfterSealing, isSealed, masterKeyOpens, sealedPrefix, type Sealer } from '../adapters/sealing.ts';
 import { secretPurpose } from '../adapters/sqlite/api-keys.ts';
 import { bodyPurpose } from '../adapters/sqlite/keys.ts';
-import { openDatabase, type Db } from '../adapters/sqlite/schema.ts';
+import { openDatabase, tableExists, type Db } from '../adapters/sqlite/schema.ts';
 import { urlPurpose } from '../adapters/webhooks/endpoints.ts';
 import { privateKeyPurpose } from '../adapters/webhooks/signing-keys.ts';
 import { devIssuerKeyFileName, devIssuerKeyPurpose } from './auth/operator.ts';
@@ -49,10 +49,6 @@ function openedBy(value: string, purpose: string, current: Sealer, next: Sealer)
     try { sealer.open(value, purpose); return name; } catch { /* not this one */ }
   }
   return null;
-}
-
-function tableExists(db: Db, table: string): boolean {
-  return db.prepare<[string], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").pluck(true).get(table) !== undefined;
 }
 
 /** Every sealed text value in the database, per table and column. */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { masterKeyOpens, WrongMasterKey, type Sealer } from '../sealing.ts';
 import { recoverWorld, type Recovered } from './recovery.ts';
-import { journalFileName, openDatabaseReadOnly, type Db } from './schema.ts';
+import { journalFileName, openDatabaseReadOnly, tableExists, type Db } from './schema.ts';
 
 export interface JournalPeek {
   /** The world replayed before the migration, which leaves the journal's rows and timers as they are: openStore takes it rather than replay twice. */
@@ -25,7 +25,7 @@ export function peekJournal(dataDir: string, sealer?: Sealer): JournalPeek | und
   if (!existsSync(join(dataDir, journalFileName))) return undefined;
   const db = openDatabaseReadOnly(dataDir);
   try {
-    if (!hasTable(db, 'journal') || !hasTable(db, 'timers')) return undefined;
+    if (!tableExists(db, 'journal') || !tableExists(db, 'timers')) return undefined;
     if (sealer && masterKeyOpens(db, sealer) === false) throw new WrongMasterKey(); // as Store's checkMasterKey would, after the migration
     const recovered = recoverWorld(db);
     return { recovered, lastRecordedAt: lastRecordedAtOf(db) };
@@ -42,14 +42,10 @@ export function journalLastRecordedAt(dataDir: string): number | undefined {
   if (!existsSync(join(dataDir, journalFileName))) return undefined;
   const db = openDatabaseReadOnly(dataDir);
   try {
-    return hasTable(db, 'journal') ? lastRecordedAtOf(db) : undefined;
+    return tableExists(db, 'journal') ? lastRecordedAtOf(db) : undefined;
   } finally {
     db.close();
   }
 }
 
 const lastRecordedAtOf = (db: Db): number => db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get() ?? 0;
-
-function hasTable(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-}

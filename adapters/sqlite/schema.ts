@@ -149,6 +149,11 @@ export function openDatabase(dir: string, options: { mustExist?: boolean } = {})
  * — so `satang verify` on a backup leaves its bytes as the backup's manifest has them (it
  * switched a backup's copy to WAL, and restore then refused it as changed).
  */
+/** Whether the database has this table (a data dir an older build left may lack it). */
+export function tableExists(db: Db, table: string): boolean {
+  return db.prepare<[string], number>("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").pluck(true).get(table) !== undefined;
+}
+
 export function openDatabaseReadOnly(dir: string): Db {
   const file = join(dir, journalFileName);
   if (!existsSync(file)) throw new Error(`no ${journalFileName} in ${dir}`);

@@ -18,7 +18,7 @@ import { basename, join, relative } from 'node:path';
 import { writeSideLimits } from '../../core/limits.ts';
 import { accountNumberKeyInJson, urlKeyInJson } from '../../core/sensitive-keys.ts';
 import { keptInClearSafely } from '../webhooks/endpoints.ts';
-import type { Db } from './schema.ts';
+import { tableExists, type Db } from './schema.ts';
 
 export interface AtRestReport {
   ok: boolean;
@@ -129,8 +129,7 @@ class Scan {
 
   /** An endpoint's URL whose path or query the table keeps in clear (an older build's row: the server seals it when it opens the data dir). */
   endpointUrls(path: string, db: Db): void {
-    const table = db.prepare<[], number>("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'webhook_endpoints'").pluck(true).get()!;
-    if (table === 0) return;
+    if (!tableExists(db, 'webhook_endpoints')) return;
     for (const { id, url } of db.prepare<[], { id: string; url: string }>('SELECT id, url FROM webhook_endpoints ORDER BY id').all()) {
       if (!keptInClearSafely(url)) this.find(path, `webhook endpoint ${id}: its URL's path or query in clear (webhook_endpoints.url)`);
     }

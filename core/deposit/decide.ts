@@ -381,7 +381,7 @@ export function legCapacities(d: Deposit, withdrawalOf: WithdrawalOf): Map<strin
 export function reviewNeedsTwo(s: Deposit, withdrawalOf: WithdrawalOf): boolean {
   const review = s.review;
   if (!review) return false;
-  const asked = review.fourEyesRequired || review.approvals.length > 0;
+  const asked = review.fourEyesRequired; // a recorded approval sets it (state.ts)
   if (asked || s.status !== 'under_review') return asked;
   const evidence = atTheEvidence(s, legCapacities(s, withdrawalOf));
   return evidence !== undefined && secondApproverNeeded(s, evidence.received, evidence.suspenseMinor);

@@ -21,12 +21,12 @@
 import Database from 'better-sqlite3';
 import { connectNatsOnce } from '../../adapters/bus/nats.ts';
 import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
-import { observabilityLimits, readSideLimits, writeSideLimits } from '../../core/limits.ts';
+import { observabilityLimits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName } from '../../projections/entry.ts';
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
-import { ClockBehindJournal } from '../../adapters/clock.ts';
+import { clockBehindJournal } from '../../adapters/clock.ts';
 import { journalLastRecordedAt } from '../../adapters/sqlite/peek.ts';
 import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
 import { journalFileName, refuseNewerSchema, SchemaTooNew } from '../../adapters/sqlite/schema.ts';
@@ -170,7 +170,8 @@ function clockCheck(config: Config, dataDir: string): Check | undefined {
   const lastText = `journal.db's last entry at ${new Date(last).toISOString()}`;
   if (config.clock === 'manual') return { check: 'clock', level: 'OK', detail: `manual clock; it resumes at ${lastText} or later` };
   const now = Date.now();
-  if (last - now > writeSideLimits.journalAheadOfClockMsMax) return { check: 'clock', level: 'FAIL', detail: `${new ClockBehindJournal(last, now).message}; a server would refuse to start (exit 78)` };
+  const behind = clockBehindJournal(last, now);
+  if (behind) return { check: 'clock', level: 'FAIL', detail: `${behind.message}; a server would refuse to start (exit 78)` };
   return { check: 'clock', level: 'OK', detail: `the system clock is not behind ${lastText}` };
 }
 

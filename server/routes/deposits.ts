@@ -48,8 +48,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
   // The QR (it holds the payee's full account) only while there is something to pay: once
   // the order is paid, expired or closed, a read no longer hands another merchant's payee
   // account to this one; a leg already complete has none either (core/present.ts).
-  const present = (d: Deposit) => presentDeposit(d);
-  const withQr = (d: Deposit) => (d.status === 'awaiting_payment' ? presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) }) : present(d));
+  const withQr = (d: Deposit) => (d.status === 'awaiting_payment' ? presentDeposit(d, { qrPayload: (leg) => promptPayPayload(leg.receiver, leg.amountMinor) }) : presentDeposit(d));
 
   router.post('/', async (ctx) => {
     const m = merchantOf(ctx);
@@ -71,7 +70,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
       ...(body.metadata ? { metadata: body.metadata } : {}), ...(body.return_url ? { returnUrl: body.return_url } : {}),
     }, (id) => {
       const d = services.write.world.deposits.get(id!)!;
-      if (d.status === 'awaiting_liquidity') return { status: 202, body: present(d) };
+      if (d.status === 'awaiting_liquidity') return { status: 202, body: presentDeposit(d) };
       return { status: 201, body: { ...withQr(d), slip_upload: slipUpload(d) } };
     });
   });
@@ -90,7 +89,7 @@ export function depositRoutes(services: Services, config: Config, capability: Ca
     cancelBody(bodyOf(ctx));
     const d = visible(ctx, ctx.params.id!);
     await runIdempotent(ctx, services, merchantScope(m), { type: 'CancelDeposit', actor: { kind: 'merchant', merchantId: m.merchantId, livemode: m.livemode }, depositId: d.id },
-      () => ({ status: 200, body: present(services.write.world.deposits.get(d.id)!) }));
+      () => ({ status: 200, body: presentDeposit(services.write.world.deposits.get(d.id)!) }));
   });
 
   /** Why no slip token is issued for the order now; nothing when one may be. */

@@ -28,7 +28,7 @@ interface ListSpec<T> {
   readonly projection: ProjectionName;
   readonly validate: (data: unknown) => data is ListQuery;
   readonly reads: (services: Services) => OrderListReads<T>;
-  readonly present: (state: T, services: Services) => unknown;
+  readonly present: (state: T) => unknown;
   readonly createdAt: (state: T) => number;
   readonly id: (state: T) => string;
 }
@@ -66,7 +66,7 @@ async function listPage<T>(ctx: Context, services: Services, spec: ListSpec<T>):
   const last = page[page.length - 1];
   const hasMore = rows.length > limit;
   ctx.body = {
-    object: 'list', data: page.map((row) => spec.present(row, services)), has_more: hasMore,
+    object: 'list', data: page.map(spec.present), has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor({ id: spec.id(last), t: spec.createdAt(last), f: filters }) : null,
   };
 }
