@@ -399,7 +399,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   const readinessHistory = { everReady: false };
   const readiness = () => readinessOf({ dataDir: config.dataDir, journal: () => store.db, tail: () => store.durableSeq, readSide, commitFailure: () => store.commitFailure, history: readinessHistory });
   const actionLog = new ActionLog(store.db);
-  if (actionLog.keyedOnOpen > 0) logger.info({ rows: actionLog.keyedOnOpen }, 'action log: rows an older build wrote keyed by their folded subject, for the subject filter');
+  if (actionLog.keyedOnOpen > 0) logger.info({ rows: actionLog.keyedOnOpen }, 'action log: rows keyed by their folded subject for the subject filter (written by an older build without the key, or folded under another Unicode version)');
   keepStepUpsIn(verifyOperator, new StepUpsTable(store.db)); // a spent step-up stays spent across a restart
   const operatorRevocations = new OperatorRevocationsTable(store.db);
   keepRevocationsIn(verifyOperator, operatorRevocations); // an operator who left is cut off before their tokens run out

@@ -112,7 +112,11 @@ export interface ActionLogQuery {
 export class ActionLog {
   private readonly s;
 
-  constructor(private readonly db: Db) {
+  /**
+   * `unicode`: the Unicode version the fold follows (this Node's tables unless a spec names
+   * another); the log records it, and an open under another re-keys every row (refoldOnNewTables).
+   */
+  constructor(private readonly db: Db, unicode: string = process.versions.unicode ?? 'unknown') {
     db.exec(schema);
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('action_log')").pluck(true).all();
     if (!columns.includes(optionalHashedColumn)) db.exec(`ALTER TABLE action_log ADD COLUMN ${optionalHashedColumn} TEXT`);
@@ -120,7 +124,7 @@ export class ActionLog {
     db.exec(indexes);
     // For keyStoredSubjects' one statement; the fold is deterministic.
     db.function('operator_key', { deterministic: true }, (subject: unknown) => (typeof subject === 'string' ? operatorKey(subject) : null));
-    this.keyedOnOpen = keyStoredSubjects(db);
+    this.keyedOnOpen = keyStoredSubjects(db) + refoldOnNewTables(db, unicode);
     const filters = '(@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route) AND (@since IS NULL OR at >= @since) AND id < @before ORDER BY id DESC LIMIT @limit';
     this.s = {
       last: db.prepare<[], { id: number; hash: string }>('SELECT id, hash FROM action_log ORDER BY id DESC LIMIT 1'),
@@ -132,7 +136,7 @@ export class ActionLog {
     };
   }
 
-  /** Rows whose subject an older build wrote without its key, keyed when this log opened. */
+  /** Rows keyed when this log opened: written by an older build without their key, or folded under other Unicode tables. */
   readonly keyedOnOpen: number;
 
   /**
@@ -185,6 +189,37 @@ function keyStoredSubjects(db: Db): number {
     const keyed = db.prepare(`UPDATE action_log SET ${subjectKeyColumn} = operator_key(subject) WHERE ${subjectKeyColumn} IS NULL AND subject IS NOT NULL`).run().changes;
     db.exec(refusal);
     return keyed;
+  }).immediate();
+}
+
+/**
+ * The fold (operatorKey) lowers case and takes compatibility forms by this Node's Unicode
+ * tables: a Node upgrade that moves a case mapping would leave keys written before it that no
+ * longer follow their subjects (a filter would miss those rows, and verify would call them
+ * broken). So the log records the Unicode version its keys follow, and an open under another
+ * re-folds every row's key from its subject (the hashed column: the chain is untouched) in one
+ * transaction, the update trigger set aside as keyStoredSubjects does; answers how many keys
+ * moved. A log that recorded none yet (from before this) records the current version without
+ * a re-fold: its keys were written by this build's predecessors on the same tables, or are
+ * checked by verify. The scan happens once per Unicode version; operators' calls are few.
+ */
+function refoldOnNewTables(db: Db, unicode: string): number {
+  db.exec('CREATE TABLE IF NOT EXISTS action_log_fold (unicode TEXT NOT NULL)');
+  const recorded = db.prepare<[], string>('SELECT unicode FROM action_log_fold').pluck(true);
+  const was = recorded.get();
+  if (was === unicode) return 0;
+  const trigger = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'action_log_refuses_update'").pluck(true);
+  return db.transaction(() => { // under the write lock: another process may have re-folded meanwhile
+    const now = recorded.get();
+    if (now === unicode) return 0;
+    db.exec('DELETE FROM action_log_fold');
+    db.prepare('INSERT INTO action_log_fold (unicode) VALUES (?)').run(unicode);
+    if (now === undefined) return 0;
+    const refusal = trigger.get()!;
+    db.exec('DROP TRIGGER action_log_refuses_update');
+    const moved = db.prepare(`UPDATE action_log SET ${subjectKeyColumn} = operator_key(subject) WHERE subject IS NOT NULL AND ${subjectKeyColumn} IS NOT operator_key(subject)`).run().changes;
+    db.exec(refusal);
+    return moved;
   }).immediate();
 }
 

@@ -101,4 +101,36 @@ test('the subject filter searches an index of the folded subject, which rows of 
   db.close();
 });
 
+test('keys folded under other Unicode tables are folded again when the log opens under new ones; the chain is untouched', () => {
+  const db = new Database(':memory:');
+  const older = new ActionLog(db, '15.1');
+  older.append({ ...record('req_a'), subject: 'EMP_A' });
+  older.append({ ...record('req_b'), subject: 'emp_b' });
+  older.append({ ...record('req_c'), subject: null });
+  // What an older Node's case tables might have made of the first subject: a key that no longer follows it under this Node's.
+  db.exec('DROP TRIGGER action_log_refuses_update');
+  db.prepare("UPDATE action_log SET subject_key = 'emp_a\u0307' WHERE id = 1").run();
+  assert.equal([verifyActionLog(db).ok, verifyActionLog(db).first_bad_id], [false, 1], 'a key that does not follow its subject is what verify refuses');
+  assert.is(new ActionLog(db, '15.1').keyedOnOpen, 0, 'the same tables: nothing re-folded (verify keeps telling)');
+  db.exec('DROP TRIGGER action_log_refuses_update');
+
+  const upgraded = new ActionLog(db, process.versions.unicode!);
+  assert.is(upgraded.keyedOnOpen, 1, 'only the key that moved');
+  assert.equal(db.prepare('SELECT id, subject_key FROM action_log ORDER BY id').all(), [{ id: 1, subject_key: 'emp_a' }, { id: 2, subject_key: 'emp_b' }, { id: 3, subject_key: null }]);
+  assert.ok(verifyActionLog(db).ok, 'the chain verifies: keys are derived, not hashed');
+  assert.equal(upgraded.page({ subject: 'Emp_A', limit: 10 }).map((r) => r.id), [1], 'the filter finds the row again');
+  assert.throws(() => db.prepare('UPDATE action_log SET subject_key = ? WHERE id = 1').run('x'), /append-only/, 'the update trigger is back');
+  assert.is(new ActionLog(db, process.versions.unicode!).keyedOnOpen, 0, 'recorded: a second open re-folds nothing');
+  db.close();
+});
+
+test('a log from before the recorded Unicode version records it at open without re-folding', () => {
+  const db = new Database(':memory:');
+  new ActionLog(db).append({ ...record('req_a'), subject: 'EMP_A' });
+  db.exec('DROP TABLE action_log_fold');
+  assert.is(new ActionLog(db, '15.1').keyedOnOpen, 0);
+  assert.is(db.prepare('SELECT unicode FROM action_log_fold').pluck().get(), '15.1');
+  db.close();
+});
+
 test.run();
