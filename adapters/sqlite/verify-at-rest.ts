@@ -79,6 +79,16 @@ export function scanDataDir(dir: string, options: { masterKey?: Buffer; journal?
   return scan.report();
 }
 
+/**
+ * The webhook endpoints whose URL's path or query a journal keeps in clear, by id: an older
+ * build's rows (the server seals them when it opens the data dir; a backup taken before keeps them).
+ */
+export function endpointsInClear(db: Db): string[] {
+  if (!tableExists(db, 'webhook_endpoints')) return [];
+  return db.prepare<[], { id: string; url: string }>('SELECT id, url FROM webhook_endpoints ORDER BY id').all()
+    .filter(({ url }) => !keptInClearSafely(url)).map(({ id }) => id);
+}
+
 class Scan {
   private readonly findings: string[] = [];
   private findingCount = 0;
@@ -129,10 +139,7 @@ class Scan {
 
   /** An endpoint's URL whose path or query the table keeps in clear (an older build's row: the server seals it when it opens the data dir). */
   endpointUrls(path: string, db: Db): void {
-    if (!tableExists(db, 'webhook_endpoints')) return;
-    for (const { id, url } of db.prepare<[], { id: string; url: string }>('SELECT id, url FROM webhook_endpoints ORDER BY id').all()) {
-      if (!keptInClearSafely(url)) this.find(path, `webhook endpoint ${id}: its URL's path or query in clear (webhook_endpoints.url)`);
-    }
+    for (const id of endpointsInClear(db)) this.find(path, `webhook endpoint ${id}: its URL's path or query in clear (webhook_endpoints.url)`);
   }
 
   private checkMode(path: string, expected: number): void {

@@ -31,7 +31,7 @@ import { journalLastRecordedAt } from '../../adapters/sqlite/peek.ts';
 import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
 import { journalFileName, refuseNewerSchema, SchemaTooNew } from '../../adapters/sqlite/schema.ts';
 import { unusableDatabases } from '../../adapters/sqlite/unusable.ts';
-import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
+import { endpointsInClear, scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig, type Config } from '../../server/config.ts';
 import { existingMasterKey, sealerFor } from '../../server/master-key.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, type CommandSpec, urlOption } from './args.ts';
@@ -80,6 +80,24 @@ function backupOpensWith(file: string, config: Config, env: NodeJS.ProcessEnv): 
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
     return masterKeyOpens(db, sealerFor(config, env));
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * How many webhook endpoints a backup's journal keeps with their URL's path or query in clear
+ * (taken by a build before those were sealed, 35b7865; a restore seals them at the first
+ * start, but the backup itself holds them); undefined when it cannot be read.
+ */
+function backupEndpointsInClear(file: string): number | undefined {
+  if (!existsSync(file)) return undefined;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    return endpointsInClear(db).length;
   } catch {
     return undefined;
   } finally {
@@ -223,8 +241,10 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     const gone = last && !existsSync(join(last.path, backupManifestFileName));
     // After a rekey, a backup taken before it is sealed with the retired key: it restores only with that key.
     const sealedApart = last && !gone && config ? backupOpensWith(join(last.path, journalFileName), config, env) === false : false;
+    const inClear = last && !gone ? backupEndpointsInClear(join(last.path, journalFileName)) ?? 0 : 0;
     if (last && gone) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago) is no longer at ${last.path}: take another (satang backup --to DIR)` });
     else if (sealedApart) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago, ${last!.path}) is sealed with another master key than the configured one (taken before a rekey): it restores only with that key — keep it with the backup, or take a new backup (satang backup --to DIR)` });
+    else if (inClear > 0) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago, ${last!.path}) keeps ${inClear} webhook endpoint URL${inClear === 1 ? '' : 's'} with the path or query in clear (taken by a build before they were sealed; secrets a receiver takes in its URL): take a new backup (satang backup --to DIR) and delete that one, or have those receivers' URLs changed` });
     else checks.push(last && age <= backupStaleMs
       ? { check: 'backup', level: 'OK', detail: `last verified backup ${(age / 3_600_000).toFixed(1)} h ago, up to journal seq ${last.tail_seq}, in ${last.path}` }
       : { check: 'backup', level: 'WARN', detail: last ? `the last verified backup is ${(age / 3_600_000).toFixed(1)} h old (${last.path})` : 'no verified backup of this data dir (satang backup --to DIR)' });

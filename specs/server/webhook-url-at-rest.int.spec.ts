@@ -127,10 +127,18 @@ test("an older build's clear rows are sealed when the server opens the data dir,
     "journal.db: webhook endpoint whep_oldpath: its URL's path or query in clear (webhook_endpoints.url)",
     "journal.db: webhook endpoint whep_oldquery: its URL's path or query in clear (webhook_endpoints.url)",
   ]);
-  const doctor = spawnSync(fileURLToPath(new URL('../../scripts/satang', import.meta.url)), ['doctor', '--data-dir', dataDir, '--url', 'http://127.0.0.1:9', '--json'], { encoding: 'utf8', env: { ...process.env, ...env } });
-  const atRest = JSON.parse(doctor.stdout).checks.find((c: { check: string }) => c.check === 'at rest');
-  assert.is(atRest.level, 'FAIL', doctor.stdout);
+  const satang = (args: string[]) => spawnSync(fileURLToPath(new URL('../../scripts/satang', import.meta.url)), args, { encoding: 'utf8', env: { ...process.env, SATANG_LOG_LEVEL: 'silent', ...env } });
+  const doctorCheck = (name: string) => {
+    const doctor = satang(['doctor', '--data-dir', dataDir, '--url', 'http://127.0.0.1:9', '--json']);
+    return { ...JSON.parse(doctor.stdout).checks.find((c: { check: string }) => c.check === name), raw: doctor.stdout };
+  };
+  const atRest = doctorCheck('at rest');
+  assert.is(atRest.level, 'FAIL', atRest.raw);
   assert.ok(atRest.detail.includes('webhook endpoint whep_oldpath'), atRest.detail);
+  // A backup taken now keeps the old rows as they are (the journal verifies): the server's sealing cannot reach it.
+  const oldBackup = join(dataDir, '..', 'backup-before-sealing');
+  const backedUp = satang(['backup', '--to', oldBackup, '--data-dir', dataDir]);
+  assert.is(backedUp.status, 0, backedUp.stdout + backedUp.stderr);
   try {
     const again = await TestServer.start(env, dataDir);
     try {
@@ -148,6 +156,14 @@ test("an older build's clear rows are sealed when the server opens the data dir,
     for (const secret of ['OLDSECRETPATH', 'OLDQUERYPATH', 'oldTOKEN7788']) assert.not.ok(bytes.includes(Buffer.from(secret)), `${secret} left in the data dir's bytes (not vacuumed?)`);
     const after = verifyScan(dataDir);
     assert.ok(after.ok, after.findings.join('\n'));
+    // The data dir is clean now, its last backup not: doctor says so, and what to do.
+    const stale = doctorCheck('backup');
+    assert.is(stale.level, 'WARN', stale.raw);
+    assert.match(stale.detail, /keeps 2 webhook endpoint URLs with the path or query in clear .*take a new backup \(satang backup --to DIR\) and delete that one/);
+    assert.is(doctorCheck('at rest').level, 'OK');
+    const renewed = satang(['backup', '--to', join(dataDir, '..', 'backup-after-sealing'), '--data-dir', dataDir]);
+    assert.is(renewed.status, 0, renewed.stdout + renewed.stderr);
+    assert.is(doctorCheck('backup').level, 'OK', 'a backup taken since holds only sealed URLs');
     // Opened again: nothing left to seal, each sealed value kept as it was.
     const third = await TestServer.start(env, dataDir);
     await third.stop(false);
