@@ -24,10 +24,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function verify(dataDir: string, ...extra: string[]): Promise<{ code: number; report: any }> {
   try {
-    const r = await run(satang, ['verify', '--data-dir', dataDir, ...extra], { cwd: root });
+    const r = await run(satang, ['verify', '--data-dir', dataDir, ...extra], { cwd: root, timeout: 60_000 });
     return { code: 0, report: JSON.parse(r.stdout) };
   } catch (error) {
-    const e = error as { code: number; stdout: string };
+    const e = error as { code: number; stdout: string; stderr: string; killed?: boolean };
+    if (e.killed) throw new Error(`satang verify ${extra.join(' ')}: not within 60 s (${e.stderr.slice(-500)})`);
     return { code: e.code, report: JSON.parse(e.stdout) };
   }
 }
@@ -36,20 +37,30 @@ test('rows cut from the end of the action log, or all of it, fail satang verify:
   const dataDir = join(mkdtempSync(join(tmpdir(), 'satang-anchors-')), 'data');
   const port = await freePort();
   const server = spawn(process.execPath, ['server/start.mjs'], {
-    cwd: root, stdio: ['ignore', 'pipe', 'ignore'],
+    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SATANG_PORT: String(port), SATANG_DATA_DIR: dataDir, SATANG_LOG_LEVEL: 'info' },
   });
-  let stdout = '';
+  let stdout = '', stderr = '';
   server.stdout!.on('data', (d) => { stdout += d; });
+  server.stderr!.on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => server.on('exit', resolve));
+  // This spec once ran out its 300 s in a CI run on a loaded machine without saying where: each
+  // wait on the server is bounded and, past its bound, fails naming what it waited for.
+  const within = async <T>(what: string, ms: number, p: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s; the server's last output:\n${(stdout + stderr).slice(-2000)}`)), ms); });
+    try { return await Promise.race([p, late]); } finally { clearTimeout(timer); }
+  };
   try {
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 600; i++) {
-      if ((await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200) break;
-      await sleep(100);
+    let ready = false;
+    for (let i = 0; i < 900 && !ready && server.exitCode === null; i++) {
+      ready = (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0)) === 200;
+      if (!ready) await sleep(100);
     }
-    const token = (await run(satang, ['token', '--sub', 'emp_quiet', '--roles', 'support,finance', '--data-dir', dataDir], { cwd: root })).stdout.trim();
-    const bo = (path: string) => fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.ok(ready, `the server never answered /readyz 200 (exit code ${server.exitCode}); its last output:\n${(stdout + stderr).slice(-2000)}`);
+    const token = (await run(satang, ['token', '--sub', 'emp_quiet', '--roles', 'support,finance', '--data-dir', dataDir], { cwd: root, timeout: 60_000 })).stdout.trim();
+    const bo = (path: string) => within(`GET ${path}`, 30_000, fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` } }));
     for (const path of ['/v1/bo/merchants', '/v1/bo/dashboard', '/v1/bo/nonexistent', '/v1/bo/deposits?status=under_review']) await bo(path);
     // A read of the request log commits every row handed to it before the read.
     assert.is((await bo('/v1/bo/logs?limit=1')).status, 200);
@@ -67,7 +78,7 @@ test('rows cut from the end of the action log, or all of it, fail satang verify:
     assert.ok(live.report.action_log.request_log_calls >= 5, 'the request log was read as a witness');
     const head = live.report.action_log.head as { id: number; hash: string };
     server.kill('SIGTERM');
-    await exited;
+    await within('the server stopping on SIGTERM', 60_000, exited);
     assert.is((await verify(dataDir, '--action-log-head', `${merchantsAnchor},${head.id}:${head.hash}`)).code, 0, 'anchors that are there pass');
     const forged = await verify(dataDir, '--action-log-head', `${head.id}:${'0'.repeat(64)}`);
     assert.match(forged.report.action_log.problem, new RegExp(`row ${head.id}: its hash is not the anchor's`));
