@@ -6,12 +6,14 @@
 // webhook.endpoint.disabled, sandbox out-of-order tests) are written by ServiceEvents to
 // webhook_events in the caller's transaction, with the merchant's next sequence from the
 // shared counter and the same envelope bytes as the outbox's (adapters/sqlite/envelope.ts).
-// Invariant: the stored body is the byte string every attempt and resend sends.
+// Invariant: the stored body is the byte string every attempt and resend sends, as
+// presentedEnvelope gives it (the same bytes, but a sandbox event stored with raw btxn_ ids
+// names them as the sandbox does now).
 
 import type { MerchantEvent } from '../../core/outbox.ts';
 import type { Json } from '../../core/present.ts';
 import type { Ids } from '../../core/ports.ts';
-import { envelopeBody } from '../sqlite/envelope.ts';
+import { envelopeBody, presentedEnvelope } from '../sqlite/envelope.ts';
 import type { Db } from '../sqlite/schema.ts';
 
 export type EventTable = 'outbox' | 'service';
@@ -127,11 +129,12 @@ export class ServiceEvents {
 
   /** The merchant's service events with sequence above `since`, oldest first, at most `limit` (for the events feed). */
   since(merchantId: string, livemode: boolean, since: bigint, limit: number): { sequence: number; body: string }[] {
-    return this.page.all(merchantId, livemode ? 1 : 0, since, limit).map(([sequence, body]) => ({ sequence, body }));
+    return this.page.all(merchantId, livemode ? 1 : 0, since, limit).map(([sequence, body]) => ({ sequence, body: presentedEnvelope(body) }));
   }
 
-  /** The stored bytes of an event, from the table that holds it. */
+  /** The bytes of an event as it leaves the service (presentedEnvelope), from the table that holds it. */
   body(table: EventTable, eventId: string): string | undefined {
-    return this.bodies[table].get(eventId);
+    const stored = this.bodies[table].get(eventId);
+    return stored === undefined ? undefined : presentedEnvelope(stored);
   }
 }

@@ -1,8 +1,9 @@
 // GET /v1/pay/events?since_sequence=&limit= (DESIGN.md: the events feed, for the merchants'
 // daily reconciliation): the caller's webhook envelopes in its mode, by the merchant's
 // event sequence, from the events feed projection → {object 'list', data: [envelopes],
-// has_more, next_sequence}. Each envelope is written out as the outbox stored it (the
-// bytes a webhook delivery sends); next_sequence is the last one's sequence, or the
+// has_more, next_sequence}. Each envelope is written out as a webhook delivery sends it
+// (the outbox's bytes through presentedEnvelope: a sandbox event stored with raw btxn_ ids
+// names its balance transactions sbxbtxn_l_…, as the history does); next_sequence is the last one's sequence, or the
 // given since_sequence on an empty page. limit 1–200, default 20. coverage tells what
 // retention has deleted (adapters/webhooks/retention.ts): min_since_sequence is the highest
 // sequence it deleted for the caller (0: none), and state is 'partial' when the page starts
@@ -16,6 +17,7 @@
 
 import Router from '@koa/router';
 import { limits, readSideLimits, webhookLimits } from '../../core/limits.ts';
+import { presentedEnvelope } from '../../adapters/sqlite/envelope.ts';
 import { merchantAuth, requireScope } from '../auth/merchant.ts';
 import type { Services } from '../ports.ts';
 import { limitParam, readQuery, readSideOf, sequenceParam } from './read-params.ts';
@@ -31,7 +33,7 @@ export function eventsRoutes(services: Services): Router {
     const read = readSideOf(services);
     await read.caughtUp('events_feed', services.write.world.lastSeq, readSideLimits.listFreshnessWaitMs);
     const page = read.models.events.read(m.merchantId, m.livemode, since, limit);
-    const fromJournal = page.bodies.map((body, i) => ({ sequence: page.sequences[i]!, body }));
+    const fromJournal = page.bodies.map((body, i) => ({ sequence: page.sequences[i]!, body: presentedEnvelope(body) }));
     const fromService = services.serviceEvents?.(m.merchantId, m.livemode, since, limit + 1) ?? [];
     const merged = [...fromJournal, ...fromService].sort((a, b) => a.sequence - b.sequence);
     // Either source holding more than it gave, or the merge holding more than a page, means more.
