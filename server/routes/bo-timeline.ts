@@ -7,7 +7,8 @@
 // balance transactions → merchant events and each webhook delivery → every step with the
 // journal seq and hash it rode in on. Presentation only: it reads the journal trail and
 // the world, decides nothing. Balance transactions are named as the merchant's objects
-// and history name them (sbxbtxn_l_ in sandbox); a step's stream stays the journal's key.
+// and history name them (sbxbtxn_l_ in sandbox), a balance_transaction step's stream too
+// (the journal's key for it is the raw btxn_ id; the step's seq and hash locate the row).
 
 import type { Deposit, DepositEvent, Leg, Slip, Verification } from '../../core/deposit/state.ts';
 import { reviewNeedsTwo } from '../../core/deposit/decide.ts';
@@ -181,13 +182,14 @@ function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly clai
   } };
 }
 
-function stepOf(entry: TrailEntry, rest: Obj): Obj {
-  return { seq: entry.seq, hash: entry.hash, at: iso(entry.recordedAt), stream: entry.stream, kind: entry.kind, version: entry.version, type: entry.type, ...rest };
+function stepOf(entry: TrailEntry, rest: Obj, stream = entry.stream): Obj {
+  return { seq: entry.seq, hash: entry.hash, at: iso(entry.recordedAt), stream, kind: entry.kind, version: entry.version, type: entry.type, ...rest };
 }
 
 function balanceStep(entry: TrailEntry): Obj {
   const t = (entry.event as Extract<DomainEvent, { type: 'BalanceTransactionPosted' }>).transaction;
-  return stepOf(entry, { step: 'balance_transaction', detail: { id: balanceTransactionIdOf(t.id, t.livemode), merchant_id: t.merchantId, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo } });
+  const id = balanceTransactionIdOf(t.id, t.livemode); // its stream is t.id: named as its detail names it
+  return stepOf(entry, { step: 'balance_transaction', detail: { id, merchant_id: t.merchantId, type: t.type, direction: t.direction, amount_minor: n(t.amountMinor), bucket_from: t.bucketFrom, bucket_to: t.bucketTo } }, id);
 }
 
 /** Every step of the deposit's life, in journal order (deliveries sit after the event they carry). */

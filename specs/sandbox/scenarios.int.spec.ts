@@ -152,6 +152,8 @@ test('10300 and a fill of the merchant\'s own withdrawal: every balance transact
   const steps = view.json.timeline.filter((t: any) => t.step === 'balance_transaction' || t.step === 'reversed');
   assert.ok(steps.length >= 5, 'its balance transactions and its reversal');
   for (const t of steps) assert.ok(rows.has(t.detail.id ?? t.detail.balance_transaction_id), `timeline ${t.step} ${JSON.stringify(t.detail)}`);
+  // A balance transaction's step names it so as its stream too (the journal's row is the step's seq).
+  for (const t of steps.filter((x: any) => x.step === 'balance_transaction')) assert.is(t.stream, t.detail.id, `timeline stream ${t.stream}`);
   assert.equal(view.json.deposit.reversal, reversed.reversal);
 });
 
