@@ -165,17 +165,11 @@ function feeBody(args: Args): Record<string, number> {
   return body;
 }
 
-/** The white label's schedule in force and the one waiting for approval, from the white labels' list. */
+/** The white label's schedule in force and the one waiting for approval (GET /v1/bo/white-labels/{id}); an unknown one is the server's 404, said as every refusal. */
 async function showFees(args: Args): Promise<number> {
-  const id = text(args, 'white-label');
-  const answer = await bo(context(args), `/v1/bo/white-labels?q=${encodeURIComponent(id)}`, undefined);
+  const answer = await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}`, undefined);
   if (answer.status >= 300) return print(answer);
-  const wl = (answer.json.data as { id: string; fee_schedule: unknown; fee_schedule_proposal: unknown }[]).find((w) => w.id === id);
-  if (!wl) {
-    console.error(`No white label ${id}.`);
-    return 1;
-  }
-  console.log(JSON.stringify({ fee_schedule: wl.fee_schedule, fee_schedule_proposal: wl.fee_schedule_proposal }, null, 2));
+  console.log(JSON.stringify({ fee_schedule: answer.json.fee_schedule, fee_schedule_proposal: answer.json.fee_schedule_proposal }, null, 2));
   return 0;
 }
 

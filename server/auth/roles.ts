@@ -107,6 +107,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'GET /v1/bo/merchants/:id/balance-transactions': balanceReads,
   'GET /v1/bo/merchants': directoryReads,
   'GET /v1/bo/white-labels': directoryReads,
+  'GET /v1/bo/white-labels/:id': directoryReads,
   // support's search for orders and claims by id or reference (server/routes/bo-search.ts)
   'GET /v1/bo/search': directoryReads,
   // finance reports (server/routes/reports.ts)

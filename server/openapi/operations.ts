@@ -231,6 +231,7 @@ export const operations: Record<string, OperationInfo> = {
   },
   'GET /v1/bo/merchants': { summary: 'Merchants, with search.', auth: 'operator', queryParams: boQueries.merchants, responses: { 200: 'Object' } },
   'GET /v1/bo/white-labels': { summary: 'White labels, with search.', auth: 'operator', queryParams: boQueries.whiteLabels, responses: { 200: 'Object' } },
+  'GET /v1/bo/white-labels/:id': { summary: 'One white label as the directory lists it: its merchants, gateway route and fee schedule in force, and the proposals waiting for approval.', auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/search': {
     summary: "Support's search: deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip's bank transaction reference (exact), any status, newest first.",
     auth: 'operator', responses: { 200: 'Object' },

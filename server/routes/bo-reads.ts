@@ -140,27 +140,38 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     };
   });
 
+  /** A white label as the directory shows it: its merchants, its gateway route and fee schedule in force, and what waits for approval. */
+  const whiteLabelRow = (w: WhiteLabel) => {
+    const now = services.write.clock.now();
+    const merchants = [...world().merchants.values()].filter((m) => m.whiteLabelId === w.id).length;
+    // The route with whether it still serves; a proposal only while it may still be approved.
+    const r = w.gatewayRoute, p = w.gatewayRouteProposal, f = w.feeScheduleProposal;
+    const route = r ? { bank_code: r.bankCode, account_number_masked: maskAccountNumber(r.accountNumber), expires_at: iso(r.expiresAt), status: now < r.expiresAt ? 'active' : 'expired' } : null;
+    const routeWaiting = p && now < p.proposedAt + limits.gatewayRouteProposalTtlMs ? {
+      bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.gatewayRouteProposalTtlMs),
+    } : null;
+    const feesWaiting = f && now < f.proposedAt + limits.feeScheduleProposalTtlMs ? presentFeeScheduleProposal(w.id, f) : null;
+    return {
+      id: w.id, object: 'white_label', name: w.name, merchants,
+      gateway_route: route, gateway_route_proposal: routeWaiting,
+      fee_schedule: presentFeeSchedule(w.id, w), fee_schedule_proposal: feesWaiting, created_at: iso(w.createdAt),
+    };
+  };
+
   router.get('/white-labels', (ctx) => {
     const q = readQuery(ctx, ['q', 'cursor', 'limit']);
     const needle = q.q?.toLowerCase();
     const rows = [...world().whiteLabels.values()].filter((w) => needle === undefined || w.name.toLowerCase().includes(needle) || w.id.toLowerCase() === needle);
     const { page, hasMore, next } = pageOf(rows, (w) => ({ since: w.createdAt, id: w.id }), q, JSON.stringify([needle ?? null]));
-    const merchantsOf = (id: string) => [...world().merchants.values()].filter((m) => m.whiteLabelId === id).length;
-    const now = services.write.clock.now();
-    // The route with whether it still serves; a proposal only while it may still be approved.
-    const route = (r: WhiteLabel['gatewayRoute']) => r && { bank_code: r.bankCode, account_number_masked: maskAccountNumber(r.accountNumber), expires_at: iso(r.expiresAt), status: now < r.expiresAt ? 'active' : 'expired' };
-    const waiting = (p: WhiteLabel['gatewayRouteProposal']) => (p && now < p.proposedAt + limits.gatewayRouteProposalTtlMs ? {
-      bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.gatewayRouteProposalTtlMs),
-    } : null);
-    const feesWaiting = (id: string, p: WhiteLabel['feeScheduleProposal']) => (p && now < p.proposedAt + limits.feeScheduleProposalTtlMs ? presentFeeScheduleProposal(id, p) : null);
-    ctx.body = {
-      object: 'list', has_more: hasMore, next_cursor: next,
-      data: page.map((w) => ({
-        id: w.id, object: 'white_label', name: w.name, merchants: merchantsOf(w.id),
-        gateway_route: route(w.gatewayRoute) ?? null, gateway_route_proposal: waiting(w.gatewayRouteProposal),
-        fee_schedule: presentFeeSchedule(w.id, w), fee_schedule_proposal: feesWaiting(w.id, w.feeScheduleProposal), created_at: iso(w.createdAt),
-      })),
-    };
+    ctx.body = { object: 'list', has_more: hasMore, next_cursor: next, data: page.map(whiteLabelRow) };
+  });
+
+  // One white label, as the directory lists it; 404 resource_not_found for an id that names none (satang admin fees show).
+  router.get('/white-labels/:id', (ctx) => {
+    readQuery(ctx, []);
+    const w = world().whiteLabels.get(ctx.params.id!);
+    if (!w) throw notFound('white label');
+    ctx.body = whiteLabelRow(w);
   });
 
   return { router, close: () => projections.close() };

@@ -359,6 +359,10 @@ fees('one operator proposes a fee schedule, a second approves it naming its figu
     assert.is(proposed.code, 0, proposed.stderr);
     assert.equal(JSON.parse(proposed.stdout.toString()).status, 'pending_approval');
     const waiting = JSON.parse((await satang(['admin', 'fees', 'show', '--white-label', wl], sc.env)).stdout.toString());
+    // An unknown white label is the server's 404, said as every refused answer (stderr, exit 1, stdout empty).
+    const unknown = await satang(['admin', 'fees', 'show', '--white-label', 'wl_nope'], sc.env);
+    assert.equal([unknown.code, unknown.stdout.toString()], [1, ''], unknown.stderr);
+    assert.match(unknown.stderr, /^HTTP 404: \{"error":\{"code":"resource_not_found"/);
     assert.equal([waiting.fee_schedule.deposit_processing_fee_bps, waiting.fee_schedule_proposal.deposit_min_minor], [150, 5_000]);
     const unnamed = await satang(['admin', 'fees', 'approve', '--white-label', wl, '--deposit-bps', '180', '--withdrawal-fee', '1500', '--sub', 'emp_checker'], sc.env);
     assert.equal([unnamed.code, /HTTP 422/.test(unnamed.stderr), /deposit_min_minor/.test(unnamed.stderr)], [1, true, true], unnamed.stderr);
