@@ -90,6 +90,8 @@ export const limits = {
    */
   depositProcessingFeeBpsMax: 10_000,
   withdrawalFixedFeeMinorMax: 1_000_000,
+  /** A VAT rate on a fee, in basis points (700 = the Thai 7 %): at most the whole fee (100 %). */
+  vatBpsMax: 10_000,
   /** How long a proposed fee schedule waits for a second operator's approval. */
   feeScheduleProposalTtlMs: 24 * 3_600_000,
   /**

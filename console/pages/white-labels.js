@@ -5,7 +5,7 @@
 // be approved, and each figure it changes, before → after.
 //
 // For ops_admin, each ⚑ after a step-up: propose a schedule (POST …/fees: the two fees
-// always, an amount limit only when it changes), and approve one proposed by someone else
+// always, a VAT rate or an amount limit only when it changes), and approve one proposed by someone else
 // (POST …/fees/approve), typing again every figure it changes — the server refuses an
 // approval that does not name them as proposed. Its proposer sees no Approve, but why
 // (four eyes: the server would refuse them, in any spelling of their id). A proposal sent
@@ -24,18 +24,18 @@ import { label, t } from '../i18n.js';
 import { formatBaht, formatBps, formatCount, parseBahtToMinor, parsePercentToBps, sameOperator } from '../format.js';
 import { ActionButton, Empty, html, Id, Named, navigate, Pager, StepUpFlag, Time, useCan, useFieldError, usePageContext, usePageData, usePager } from '../ui.js';
 
-/** The figures an operator sets, by the API's names, each in the unit an operator reads it in: the fee in percent, amounts in baht. */
+/** The figures an operator sets, by the API's names, each in the unit an operator reads it in: the fee and VAT rates in percent, amounts in baht. */
 export const feeFigures = [
   { name: 'deposit_processing_fee_bps', unit: 'percent', required: true },
+  { name: 'deposit_vat_bps', unit: 'percent' },
   { name: 'withdrawal_fixed_fee_minor', unit: 'baht', required: true },
+  { name: 'withdrawal_vat_bps', unit: 'percent' },
   { name: 'deposit_min_minor', unit: 'baht' },
   { name: 'deposit_max_minor', unit: 'baht' },
   { name: 'deposit_step_minor', unit: 'baht' },
   { name: 'withdrawal_min_minor', unit: 'baht' },
   { name: 'withdrawal_max_minor', unit: 'baht' },
 ];
-/** The VAT rates are the law's: shown, never set here. */
-const vatFigures = [{ name: 'deposit_vat_bps', unit: 'percent' }, { name: 'withdrawal_vat_bps', unit: 'percent' }];
 
 /** The server's stand-in for a maximum no white label has set (core/money.ts: the largest safe integer). */
 const noMaximum = 9007199254740991;
@@ -82,7 +82,7 @@ function Schedule({ schedule }) {
   return html`<table class="grid fee-schedule" data-testid="fee-schedule">
     <caption class="visually-hidden">${t('whiteLabels.inForce')}</caption>
     <thead><tr><th>${t('whiteLabels.figure')}</th><th class="num">${t('whiteLabels.inForce')}</th></tr></thead>
-    <tbody>${[...feeFigures.slice(0, 2), ...vatFigures, ...feeFigures.slice(2)].map((f) => html`<tr data-testid="fee-figure" data-figure=${f.name}>
+    <tbody>${feeFigures.map((f) => html`<tr data-testid="fee-figure" data-figure=${f.name}>
       <td>${t(`whiteLabels.figure.${f.name}`)}</td><td class="num money">${shown(f, schedule[f.name])}</td></tr>`)}</tbody>
   </table>`;
 }
@@ -160,7 +160,7 @@ function ProposeForm({ w, reload }) {
   const run = async () => {
     const figures = form.read(feeFigures);
     if (!figures) return false;
-    // The two fees always (the API requires them); a limit only when it moves, as the CLI sends them.
+    // The two fees always (the API requires them); a VAT rate or limit only when it moves, as the CLI sends them.
     const body = Object.fromEntries(feeFigures.filter((f) => f.required || figures[f.name] !== w.fee_schedule[f.name]).map((f) => [f.name, figures[f.name]]));
     try {
       await post(`/v1/bo/white-labels/${encodeURIComponent(w.id)}/fees`, body, { stepUp: true });

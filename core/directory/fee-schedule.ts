@@ -1,7 +1,8 @@
 // A white label's fee schedule and amount limits as an operator states them
 // (SetFeeSchedule, ApproveFeeSchedule): the figures, their bounds, and the schedule they
-// make with what they leave as it is. The VAT rates are not an operator's figure: they are
-// the law's, carried over from the schedule in force.
+// make with what they leave as it is. The VAT rates on the two fees are figures too (7 %,
+// 700 bps, unless an operator sets another: the contract fixes none, DESIGN.md has the
+// fees configurable per white label), proposed and approved as the others.
 
 import type { WhiteLabel } from '../directory.ts';
 import { isRejection, reject, type Rejection } from '../errors.ts';
@@ -9,7 +10,7 @@ import { limits } from '../limits.ts';
 import { safeIntegerMax, type AmountPolicy, type FeeSchedule } from '../money.ts';
 import { qrAmountMinorMax } from '../qr.ts';
 
-/** The figures an operator sets; an amount limit not given stays as it is. */
+/** The figures an operator sets; an amount limit or VAT rate not given stays as it is. */
 export interface FeeTerms {
   readonly depositProcessingFeeBps: number;
   readonly withdrawalFixedFeeMinor: number;
@@ -18,6 +19,8 @@ export interface FeeTerms {
   readonly depositStepMinor?: number;
   readonly withdrawalMinMinor?: number;
   readonly withdrawalMaxMinor?: number;
+  readonly depositVatBps?: number;
+  readonly withdrawalVatBps?: number;
 }
 
 export interface FeeScheduleTerms {
@@ -49,6 +52,8 @@ export const noWithdrawalMaximum = safeIntegerMax;
 const figures = [
   { key: 'depositProcessingFeeBps', path: 'deposit_processing_fee_bps', required: true, min: 0, max: limits.depositProcessingFeeBpsMax, of: (t: FeeScheduleTerms) => t.fees.deposit.processingFeeBps },
   { key: 'withdrawalFixedFeeMinor', path: 'withdrawal_fixed_fee_minor', required: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, of: (t: FeeScheduleTerms) => t.fees.withdrawal.fixedFeeMinor },
+  { key: 'depositVatBps', path: 'deposit_vat_bps', required: false, min: 0, max: limits.vatBpsMax, of: (t: FeeScheduleTerms) => t.fees.deposit.vatBps },
+  { key: 'withdrawalVatBps', path: 'withdrawal_vat_bps', required: false, min: 0, max: limits.vatBpsMax, of: (t: FeeScheduleTerms) => t.fees.withdrawal.vatBps },
   { key: 'depositMinMinor', path: 'deposit_min_minor', required: false, min: 1, max: scheduleDepositMinorMax, of: (t: FeeScheduleTerms) => t.amounts.depositMinMinor },
   { key: 'depositMaxMinor', path: 'deposit_max_minor', required: false, min: 1, max: scheduleDepositMinorMax, of: (t: FeeScheduleTerms) => t.amounts.depositMaxMinor },
   { key: 'depositStepMinor', path: 'deposit_step_minor', required: false, min: 1, max: scheduleDepositMinorMax, of: (t: FeeScheduleTerms) => t.amounts.depositStepMinor },
@@ -88,8 +93,8 @@ export function feeScheduleOf(current: FeeScheduleTerms, terms: FeeTerms): FeeSc
   if (amounts.withdrawalMinMinor > amounts.withdrawalMaxMinor) fields.push({ path: 'withdrawal_min_minor', reason: 'above_maximum', hint: `at most withdrawal_max_minor (${amounts.withdrawalMaxMinor})` });
   if (fields.length > 0) return refused(fields);
   const fees: FeeSchedule = {
-    deposit: { processingFeeBps: terms.depositProcessingFeeBps, vatBps: current.fees.deposit.vatBps },
-    withdrawal: { fixedFeeMinor: terms.withdrawalFixedFeeMinor, vatBps: current.fees.withdrawal.vatBps },
+    deposit: { processingFeeBps: terms.depositProcessingFeeBps, vatBps: terms.depositVatBps ?? current.fees.deposit.vatBps },
+    withdrawal: { fixedFeeMinor: terms.withdrawalFixedFeeMinor, vatBps: terms.withdrawalVatBps ?? current.fees.withdrawal.vatBps },
   };
   return { fees, amounts };
 }
@@ -99,7 +104,7 @@ function refused(fields: readonly Field[]): Rejection {
 }
 
 export function sameTerms(a: FeeScheduleTerms, b: FeeScheduleTerms): boolean {
-  return figures.every((f) => f.of(a) === f.of(b)) && a.fees.deposit.vatBps === b.fees.deposit.vatBps && a.fees.withdrawal.vatBps === b.fees.withdrawal.vatBps;
+  return figures.every((f) => f.of(a) === f.of(b));
 }
 
 /**

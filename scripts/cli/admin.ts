@@ -73,6 +73,8 @@ const feeLimitOptions = [
   ['deposit-step', 'deposit_step_minor', 'what every deposit amount is a multiple of', scheduleDepositMinorMax],
   ['withdrawal-min', 'withdrawal_min_minor', 'the smallest withdrawal', scheduleWithdrawalMinorMax], ['withdrawal-max', 'withdrawal_max_minor', `the largest withdrawal, at most ${scheduleWithdrawalMinorMax} (${noWithdrawalMaximum}: none)`, noWithdrawalMaximum],
 ] as const;
+/** A fee schedule's VAT rates: option, body field, the fee it is charged on. */
+const feeVatOptions = [['deposit-vat-bps', 'deposit_vat_bps', "a deposit's processing fee"], ['withdrawal-vat-bps', 'withdrawal_vat_bps', "a withdrawal's fixed fee"]] as const;
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
 
 /** A subcommand that POSTs: it takes --idempotency-key. */
@@ -151,17 +153,18 @@ function saveSecret(ctx: Context, path: string, answer: Answer, made: string): b
   }
 }
 
-/** The figures of a fee schedule, as POST /v1/bo/white-labels/{id}/fees takes them: the two fees always, the amount limits when they change. */
+/** The figures of a fee schedule, as POST /v1/bo/white-labels/{id}/fees takes them: the two fees always, the VAT rates and amount limits when they change. */
 const feeOptions: Record<string, OptionSpec> = {
   'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
-  'deposit-bps': { type: 'string', value: 'BPS', required: true, integer: true, min: 0, max: limits.depositProcessingFeeBpsMax, unit: 'basis points', help: 'the processing fee on a deposit (150 = 1.5 %; VAT 7 % on it is added)' },
-  'withdrawal-fee': { type: 'string', value: 'SATANG', required: true, integer: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, unit: 'satang', help: 'the fixed fee on a withdrawal (VAT 7 % on it is added)' },
+  'deposit-bps': { type: 'string', value: 'BPS', required: true, integer: true, min: 0, max: limits.depositProcessingFeeBpsMax, unit: 'basis points', help: 'the processing fee on a deposit (150 = 1.5 %; VAT on it is added, --deposit-vat-bps)' },
+  'withdrawal-fee': { type: 'string', value: 'SATANG', required: true, integer: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, unit: 'satang', help: 'the fixed fee on a withdrawal (VAT on it is added, --withdrawal-vat-bps)' },
+  ...Object.fromEntries(feeVatOptions.map(([option, , on]) => [option, { type: 'string', value: 'BPS', integer: true, min: 0, max: limits.vatBpsMax, unit: 'basis points', help: `the VAT rate on ${on} (700 = 7 %, the default; default: as it is)` } satisfies OptionSpec])),
   ...Object.fromEntries(feeLimitOptions.map(([option, , help, max]) => [option, { type: 'string', value: 'SATANG', integer: true, min: 1, max, unit: 'satang', help: `${help} (default: as it is)` } satisfies OptionSpec])),
 };
 
 function feeBody(args: Args): Record<string, number> {
   const body: Record<string, number> = { deposit_processing_fee_bps: Number(text(args, 'deposit-bps')), withdrawal_fixed_fee_minor: Number(text(args, 'withdrawal-fee')) };
-  for (const [option, field] of feeLimitOptions) if (text(args, option)) body[field] = Number(text(args, option));
+  for (const [option, field] of [...feeLimitOptions, ...feeVatOptions]) if (text(args, option)) body[field] = Number(text(args, option));
   return body;
 }
 

@@ -31,7 +31,7 @@ function object(required: Record<string, Schema>, optional: Record<string, Schem
 const balances = object({ available_minor: int, pending_clearing_minor: int, reserved_minor: int });
 const feeLine = object({ component: str, amount_minor: int }, { rate_bps: int });
 
-/** A white label's fee schedule and amount limits, flat as POST /v1/bo/white-labels/{id}/fees takes them (the VAT rates are the law's). */
+/** A white label's fee schedule and amount limits, flat as POST /v1/bo/white-labels/{id}/fees takes them (the VAT rates among them). */
 const feeScheduleFields = {
   white_label_id: str, deposit_processing_fee_bps: int, deposit_vat_bps: int, withdrawal_fixed_fee_minor: int, withdrawal_vat_bps: int,
   deposit_min_minor: int, deposit_max_minor: int, deposit_step_minor: int, withdrawal_min_minor: int, withdrawal_max_minor: int,

@@ -44,6 +44,7 @@ const schemas = {
     properties: {
       deposit_processing_fee_bps: { type: 'integer', minimum: 0, maximum: limits.depositProcessingFeeBpsMax },
       withdrawal_fixed_fee_minor: { type: 'integer', minimum: 0, maximum: limits.withdrawalFixedFeeMinorMax },
+      deposit_vat_bps: { type: 'integer', minimum: 0, maximum: limits.vatBpsMax }, withdrawal_vat_bps: { type: 'integer', minimum: 0, maximum: limits.vatBpsMax },
       // A deposit one QR can ask for and a reviewer approve; a withdrawal ten such payers can fill (core/directory/fee-schedule.ts).
       deposit_min_minor: depositLimit, deposit_max_minor: depositLimit, deposit_step_minor: depositLimit,
       withdrawal_min_minor: withdrawalLimit, withdrawal_max_minor: { ...withdrawalLimit, maximum: noWithdrawalMaximum }, // none, as shown, is taken; above the bound the core refuses it (maximum)
@@ -109,6 +110,7 @@ const schemas = {
 interface FeeScheduleBody {
   deposit_processing_fee_bps: number; withdrawal_fixed_fee_minor: number;
   deposit_min_minor?: number; deposit_max_minor?: number; deposit_step_minor?: number; withdrawal_min_minor?: number; withdrawal_max_minor?: number;
+  deposit_vat_bps?: number; withdrawal_vat_bps?: number;
 }
 
 function feeTermsOf(b: FeeScheduleBody): FeeTerms {
@@ -117,6 +119,7 @@ function feeTermsOf(b: FeeScheduleBody): FeeTerms {
     ...(b.deposit_min_minor !== undefined ? { depositMinMinor: b.deposit_min_minor } : {}), ...(b.deposit_max_minor !== undefined ? { depositMaxMinor: b.deposit_max_minor } : {}),
     ...(b.deposit_step_minor !== undefined ? { depositStepMinor: b.deposit_step_minor } : {}),
     ...(b.withdrawal_min_minor !== undefined ? { withdrawalMinMinor: b.withdrawal_min_minor } : {}), ...(b.withdrawal_max_minor !== undefined ? { withdrawalMaxMinor: b.withdrawal_max_minor } : {}),
+    ...(b.deposit_vat_bps !== undefined ? { depositVatBps: b.deposit_vat_bps } : {}), ...(b.withdrawal_vat_bps !== undefined ? { withdrawalVatBps: b.withdrawal_vat_bps } : {}),
   };
 }
 

@@ -93,7 +93,7 @@ export function presentAdjustmentProposal(merchantId: string, p: AdjustmentPropo
 
 /**
  * A white label's fee schedule and amount limits, flat, as an operator sets them
- * (POST /v1/bo/white-labels/{id}/fees takes the same names); the VAT rates are the law's.
+ * (POST /v1/bo/white-labels/{id}/fees takes the same names, the VAT rates among them).
  */
 export function presentFeeSchedule(whiteLabelId: string, t: FeeScheduleTerms): Record<string, unknown> {
   return {

@@ -378,6 +378,15 @@ fees('one operator proposes a fee schedule, a second approves it naming its figu
       assert.is(set.code, 0, set.stderr);
       assert.is(JSON.parse(set.stdout.toString()).withdrawal_max_minor, Number(max));
     }
+    // A VAT rate, in basis points, proposed and approved as the other figures; out of bounds refused before sending.
+    const tooHigh = await satang(['admin', 'fees', 'propose', '--white-label', wl, '--deposit-bps', '180', '--withdrawal-fee', '1500', '--deposit-vat-bps', '10001'], sc.env);
+    assert.equal([tooHigh.code, /--deposit-vat-bps must be a whole number of basis points from 0 to 10000/.test(tooHigh.stderr)], [2, true], tooHigh.stderr);
+    const vat = ['--white-label', wl, '--deposit-bps', '180', '--withdrawal-fee', '1500', '--withdrawal-vat-bps', '1000'];
+    assert.is((await satang(['admin', 'fees', 'propose', ...vat, '--sub', 'emp_maker'], sc.env)).code, 0);
+    const vatSet = await satang(['admin', 'fees', 'approve', ...vat, '--sub', 'emp_checker'], sc.env);
+    assert.is(vatSet.code, 0, vatSet.stderr);
+    const vatShown = JSON.parse((await satang(['admin', 'fees', 'show', '--white-label', wl], sc.env)).stdout.toString()).fee_schedule;
+    assert.equal([vatShown.withdrawal_vat_bps, vatShown.deposit_vat_bps], [1_000, 700]);
   } finally {
     await sc.s.stop();
   }

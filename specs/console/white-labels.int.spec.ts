@@ -3,7 +3,7 @@
 // provider's form in a context of their own, and answers each step-up in its popup).
 //
 // Proves: the page shows each white label's fee schedule in force as the API has it (the
-// processing fee as a percentage, money in baht); ops_admin A proposes a schedule from its
+// processing fee and VAT rates as percentages, money in baht); ops_admin A proposes a schedule (a VAT rate among its figures) from its
 // form — a percentage that is none refused in the page before any popup, a figure out of the
 // server's bounds refused at its field — and then sees the proposal (who, until when, each
 // changed figure before → after) but no Approve, with a note why; the approvals page lists it
@@ -88,16 +88,16 @@ test('ops_admin proposes a fee schedule, a second ops_admin approves it typing t
   assert.is(await fieldError(mali, 'propose-fees', 'deposit_processing_fee_bps'), en['whiteLabels.refused.maximum']);
   assert.is(await mali.page.getAttribute(`${field('propose-fees', 'deposit_processing_fee_bps')} input`, 'aria-invalid'), 'true');
 
-  const answer = await send(mali, 'propose-fees', { deposit_processing_fee_bps: '3.00', withdrawal_fixed_fee_minor: '25.00', withdrawal_min_minor: '200.00' });
+  const answer = await send(mali, 'propose-fees', { deposit_processing_fee_bps: '3.00', withdrawal_fixed_fee_minor: '25.00', withdrawal_vat_bps: '10.00', withdrawal_min_minor: '200.00' });
   assert.is(answer.status(), 202);
-  // Only the limit that moved is sent; the others stay as they are.
-  assert.equal(JSON.parse(answer.request().postData()!), { deposit_processing_fee_bps: 300, withdrawal_fixed_fee_minor: 2_500, withdrawal_min_minor: 20_000 });
+  // Only the VAT rate and the limit that moved are sent; the others stay as they are.
+  assert.equal(JSON.parse(answer.request().postData()!), { deposit_processing_fee_bps: 300, withdrawal_fixed_fee_minor: 2_500, withdrawal_vat_bps: 1_000, withdrawal_min_minor: 20_000 });
   await mali.page.waitForSelector(`${card()} [data-testid=fee-proposal]`);
   const waiting = (await listed()).fee_schedule_proposal;
   assert.is(await mali.page.textContent(`${card()} [data-testid=fee-proposed-by]`), 'emp_mali');
   assert.is(await mali.page.getAttribute(`${card()} [data-testid=fee-approve-by] time`, 'datetime'), waiting.approve_by);
   const changes = await mali.page.$$eval(`${card()} [data-testid=fee-change]`, (rows) => rows.map((r) => [r.getAttribute('data-figure'), ...[...r.querySelectorAll('td')].slice(1).map((td) => td.textContent)]));
-  assert.equal(changes, [['deposit_processing_fee_bps', '1.50%', '3.00%'], ['withdrawal_fixed_fee_minor', '฿10.00', '฿25.00'], ['withdrawal_min_minor', '฿100.00', '฿200.00']]);
+  assert.equal(changes, [['deposit_processing_fee_bps', '1.50%', '3.00%'], ['withdrawal_fixed_fee_minor', '฿10.00', '฿25.00'], ['withdrawal_vat_bps', '7.00%', '10.00%'], ['withdrawal_min_minor', '฿100.00', '฿200.00']]);
   assert.is(await figureText(mali, 'deposit_processing_fee_bps'), '1.50%', 'not in force on one word');
   // Its proposer is offered no approval, and told why.
   assert.is(await mali.page.$(`${card()} [data-testid=send-approval]`), null);
@@ -111,15 +111,15 @@ test('ops_admin proposes a fee schedule, a second ops_admin approves it typing t
   await lead.page.click(`[data-testid=fee-proposal-row][data-id="${shop.whiteLabelId}"] a`);
   await lead.ready('white-labels');
   assert.equal(await lead.page.$$eval(`${card()} [data-testid=approve-fees] [data-testid=fee-field]`, (fs) => fs.map((f) => f.getAttribute('data-figure'))),
-    ['deposit_processing_fee_bps', 'withdrawal_fixed_fee_minor', 'withdrawal_min_minor'], 'each changed figure is asked again');
-  const misread = await send(lead, 'approve-fees', { deposit_processing_fee_bps: '3.00', withdrawal_fixed_fee_minor: '2.50', withdrawal_min_minor: '200' });
+    ['deposit_processing_fee_bps', 'withdrawal_fixed_fee_minor', 'withdrawal_vat_bps', 'withdrawal_min_minor'], 'each changed figure is asked again');
+  const misread = await send(lead, 'approve-fees', { deposit_processing_fee_bps: '3.00', withdrawal_fixed_fee_minor: '2.50', withdrawal_vat_bps: '10', withdrawal_min_minor: '200' });
   assert.is(misread.status(), 422);
   assert.is(await fieldError(lead, 'approve-fees', 'withdrawal_fixed_fee_minor'), en['whiteLabels.refused.mismatch']);
   assert.is(await lead.page.$(`${field('approve-fees', 'deposit_processing_fee_bps')} [data-testid=fee-error]`), null, 'only the misread figure is marked');
   assert.is((await send(lead, 'approve-fees', { withdrawal_fixed_fee_minor: '25.00' })).status(), 200);
   await lead.page.waitForFunction((sel) => document.querySelector(sel) === null, `${card()} [data-testid=fee-proposal]`);
-  assert.equal([await figureText(lead, 'deposit_processing_fee_bps'), await figureText(lead, 'withdrawal_fixed_fee_minor'), await figureText(lead, 'withdrawal_min_minor'), await figureText(lead, 'withdrawal_max_minor')],
-    ['3.00%', '฿25.00', '฿200.00', en['whiteLabels.noMaximum']], 'the new schedule, the limits not proposed as they were (no maximum set: said so, not the stand-in number)');
+  assert.equal([await figureText(lead, 'deposit_processing_fee_bps'), await figureText(lead, 'withdrawal_fixed_fee_minor'), await figureText(lead, 'withdrawal_vat_bps'), await figureText(lead, 'deposit_vat_bps'), await figureText(lead, 'withdrawal_min_minor'), await figureText(lead, 'withdrawal_max_minor')],
+    ['3.00%', '฿25.00', '10.00%', '7.00%', '฿200.00', en['whiteLabels.noMaximum']], 'the new schedule, the limits not proposed as they were (no maximum set: said so, not the stand-in number)');
   await lead.screenshot('white-labels');
 
   // Finance reads it, in Thai too, with no form to propose or approve.
@@ -131,9 +131,10 @@ test('ops_admin proposes a fee schedule, a second ops_admin approves it typing t
   assert.is(await fah.page.textContent(`${card()} [data-testid=fee-figure][data-figure=withdrawal_fixed_fee_minor] td:first-child`), th['whiteLabels.figure.withdrawal_fixed_fee_minor']);
   assert.is(await figureText(fah, 'withdrawal_fixed_fee_minor'), '฿25.00');
 
-  // The merchant's quote is reckoned from it at once: 25 baht and its VAT, and the new minimum.
+  // The merchant's quote is reckoned from it at once: 25 baht and its VAT at 10 %, and the new minimum.
   const q = (await s.call(shop.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=100000')).json;
-  assert.equal([q.fee_total_minor, q.total_minor], [2_675, 102_675]);
+  assert.equal([q.fee_total_minor, q.total_minor], [2_750, 102_750]);
+  assert.equal(q.fee_breakdown.find((l: { component: string }) => l.component === 'vat'), { component: 'vat', amount_minor: 250, rate_bps: 1_000 });
   const below = await s.call(shop.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=15000');
   assert.equal([below.status, below.json.error?.code], [422, 'amount_not_supported']);
 });

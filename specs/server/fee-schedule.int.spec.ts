@@ -234,4 +234,37 @@ test('a schedule sent back as GET shows it, with its withdrawal maximum of none,
   assert.equal([between.status, between.json.error.details.fields[0].path, between.json.error.details.fields[0].reason], [422, 'withdrawal_max_minor', 'maximum'], 'only none itself is taken above the bound');
 });
 
+test('a white label\'s VAT rates are figures of its schedule: in basis points 0–10000, proposed and approved by two operators, each named; the quote charges them', async () => {
+  const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'VAT' })).json.id;
+  const merchant = await s.onboard('Taxed', wl);
+  const path = `/v1/bo/white-labels/${wl}/fees`;
+  const fees = { deposit_processing_fee_bps: 150, withdrawal_fixed_fee_minor: 1_000 };
+  const as = (sub: string) => ({ sub, roles: ['ops_admin'], stepUp: true });
+  for (const [body, reason] of [[{ ...fees, withdrawal_vat_bps: 10_001 }, 'maximum'], [{ ...fees, deposit_vat_bps: -1 }, 'minimum'], [{ ...fees, deposit_vat_bps: 7.5 }, 'type']] as const) {
+    const r = await s.bo('POST', path, body, as('emp_vat_a'));
+    assert.equal([r.status, r.json.error?.code], [422, 'validation_error'], r.text);
+    assert.ok(r.json.error.details.fields.some((f: any) => f.path.endsWith(Object.keys(body)[2]!)), `${reason}: ${r.text}`);
+  }
+  const unchanged = await s.bo('POST', path, { ...fees, deposit_vat_bps: 700 }, as('emp_vat_a'));
+  assert.equal([unchanged.status, unchanged.json.error?.code], [409, 'operation_not_allowed'], 'the default 7 % named is no change');
+  const next = { ...fees, deposit_vat_bps: 0, withdrawal_vat_bps: 1_000 };
+  const proposed = await s.bo('POST', path, next, as('emp_vat_a'));
+  assert.is(proposed.status, 202, proposed.text);
+  assert.equal([proposed.json.deposit_vat_bps, proposed.json.withdrawal_vat_bps], [0, 1_000]);
+  const q = async () => (await s.call(merchant.live.api_key, 'GET', '/v1/pay/quote?channel=withdrawal&amount_minor=100000')).json;
+  assert.is((await q()).fee_total_minor, 1_070, 'a proposal is not in force');
+  const unnamed = await s.bo('POST', `${path}/approve`, { ...fees, deposit_vat_bps: 0 }, as('emp_vat_b'));
+  assert.equal([unnamed.status, unnamed.json.error?.details.fields.map((f: any) => f.path)], [422, ['withdrawal_vat_bps']], 'the approval names every rate that moves');
+  const self = await s.bo('POST', `${path}/approve`, next, as('emp_vat_a'));
+  assert.is(self.status, 409, 'four eyes');
+  const approved = await s.bo('POST', `${path}/approve`, next, as('emp_vat_b'));
+  assert.is(approved.status, 200, approved.text);
+  assert.equal([approved.json.deposit_vat_bps, approved.json.withdrawal_vat_bps], [0, 1_000]);
+  const quoted = await q();
+  assert.equal([quoted.fee_total_minor, quoted.fee_breakdown], [1_100, [{ component: 'fixed_fee', amount_minor: 1_000 }, { component: 'vat', amount_minor: 100, rate_bps: 1_000 }]]);
+  // Left out, a rate stays as it is.
+  const kept = await s.bo('POST', path, { ...fees, withdrawal_fixed_fee_minor: 2_000 }, as('emp_vat_a'));
+  assert.equal([kept.status, kept.json.deposit_vat_bps, kept.json.withdrawal_vat_bps], [202, 0, 1_000], kept.text);
+});
+
 test.run();
