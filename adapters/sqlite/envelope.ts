@@ -61,7 +61,8 @@ export function assembleEnvelope(id: string, sequence: number, parts: EnvelopePa
  * stored bytes, so parsing and writing them again keeps every other byte).
  */
 export function presentedEnvelope(body: string): string {
-  if (!body.includes('"btxn_')) return body;
+  // A live envelope says "livemode":true wherever it says livemode (a merchant's string would be escaped): no parse on the live delivery path.
+  if (!body.includes('"btxn_') || !body.includes('"livemode":false')) return body;
   const envelope = JSON.parse(body) as { livemode?: unknown; data?: Json };
   if (envelope.livemode !== false || envelope.data === undefined) return body;
   return respellBalanceTransactionIds(envelope.data) ? JSON.stringify(envelope) : body;
