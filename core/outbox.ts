@@ -82,7 +82,9 @@ function depositEventType(entry: JournalEntry, d: Deposit): string | null {
     case 'SlipDequeued': return entry.event.afterSettlement ? null : 'deposit.slip_received';
     case 'SlipRejected': return 'deposit.slip_rejected';
     case 'LegCompleted': return 'deposit.leg_updated';
-    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': return 'deposit.under_review';
+    // A first approval of a four-eyes review moves the review on (four_eyes_required, the
+    // version an approver's expected version checks): told as the escalation is.
+    case 'DepositUnderReview': case 'ReviewEscalated': case 'ReviewExtended': case 'ReviewApprovalRecorded': return 'deposit.under_review';
     case 'DepositSettled': return 'deposit.settled';
     case 'DepositRejected': return 'deposit.rejected';
     case 'DepositExpired': return 'deposit.expired';
@@ -90,7 +92,7 @@ function depositEventType(entry: JournalEntry, d: Deposit): string | null {
     case 'LateSlipWindowClosed': return d.status === 'canceled' ? 'deposit.canceled' : 'deposit.expired';
     case 'DepositReversed': return 'deposit.reversed';
     case 'DepositOverpaid': return 'deposit.overpaid';
-    default: return null; // internal changes: no dedicated event (the version still moves)
+    default: return null; // changes the merchant's object does not show: journaled silent, its version stays (state.ts changesNothingShown)
   }
 }
 
@@ -110,8 +112,15 @@ function withdrawalEventType(entry: JournalEntry): string | null {
     // A leg an expired order held, released (its payer's deposit declined or gone): the
     // expiry's refund grows (refunded_minor) and the lock shrinks; told as the expiry it
     // completes, so a consumer applying the highest version is not left with the old refund.
-    case 'LegReleased': return entry.event.refund ? 'withdrawal.expired' : null;
-    default: return null; // approvals, an open order's leg releases, evidence: no dedicated event
+    // On an open order, a payer's reservation released (their deposit expired, was declined
+    // or went elsewhere): reserved_minor shrinks and capacity returns. The contract names no
+    // event for it; every change the merchant's object shows is told (adding an event type
+    // is not breaking), so withdrawal.match_released, withdrawal.matched's counterpart.
+    case 'LegReleased': return entry.event.refund ? 'withdrawal.expired' : 'withdrawal.match_released';
+    // The approval that opens an order: the contract's "no dedicated event; read status from
+    // the next event" (its version moves, visible on GET). Approvals before it and dispute
+    // evidence are journaled silent (state.ts withdrawalChangesNothingShown).
+    default: return null;
   }
 }
 

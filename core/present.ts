@@ -9,11 +9,11 @@
 
 import { actionableBy, reasonTexts, reviewDisplay } from './deposit/reasons.ts';
 import { reviewNeedsTwo, type WithdrawalOf } from './deposit/decide.ts';
-import type { Deposit, Leg, Review } from './deposit/state.ts';
+import { objectVersion, type Deposit, type Leg, type Review } from './deposit/state.ts';
 import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
-import { inFlightOf, remainingOf, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
+import { inFlightOf, remainingOf, withdrawalVersion, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
 
 /** The API version (contract: Versioning) this build speaks and pins on every event and slip capability. */
 export const apiVersion = '2026-08-01';
@@ -211,7 +211,7 @@ export function resolutionBucketOf(r: Review, fourEyes: boolean): 'under_15m' | 
 export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
   const p = view.qrPayload || view.withdrawalOf ? undefined : prior;
   const o: Obj = {
-    id: d.id, object: 'deposit_order', livemode: d.livemode, version: d.version, status: d.status, is_terminal: d.isTerminal,
+    id: d.id, object: 'deposit_order', livemode: d.livemode, version: objectVersion(d), status: d.status, is_terminal: d.isTerminal,
     merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
     created_at: p && d.createdAt === p.state.createdAt ? p.shown.created_at! : iso(d.createdAt),
     expires_at: p && d.expiresAt === p.state.expiresAt ? p.shown.expires_at! : iso(d.expiresAt),
@@ -322,7 +322,7 @@ function fill(f: Fill, livemode: boolean, withReceipt: boolean): Obj {
 export function presentWithdrawal(w: Withdrawal, view: { withReceipts?: boolean } = {}, prior?: Prior<Withdrawal>): Obj {
   const p = view.withReceipts ? undefined : prior;
   const o: Obj = {
-    id: w.id, object: 'withdrawal_order', livemode: w.livemode, version: w.version, status: w.status, merchant_reference: w.merchantReference,
+    id: w.id, object: 'withdrawal_order', livemode: w.livemode, version: withdrawalVersion(w), status: w.status, merchant_reference: w.merchantReference,
     end_user_ref: w.endUserRef, beneficiary_id: w.beneficiaryId, currency: 'THB',
     amount_total_minor: n(w.amountTotalMinor), fee_total_minor: n(w.feeTotalMinor), total_locked_minor: n(w.amountTotalMinor + w.feeTotalMinor),
     fee_recognized_minor: n(w.feeRecognizedMinor), filled_minor: n(w.filledMinor), remaining_minor: n(remainingOf(w)),

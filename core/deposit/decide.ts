@@ -12,7 +12,7 @@ import { creditBucketOf } from '../ledger/postings.ts';
 import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '../money.ts';
 import { declinedDisplay, orderReasons } from './reasons.ts';
 import {
-  evolve, isFinalStatus, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
+  evolve, isFinalStatus, objectVersion, isSettledAndUncleared, reversalReasonCodes, type CanceledBy, type CancelReasonCode, type Deposit, type DepositEvent, type Leg, type LegAmount, type LegFill,
   type Liquidity, type ReversalReasonCode, type ReviewDecision, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkNote } from '../note.ts';
@@ -704,8 +704,9 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   const review = s.review;
   // What the reviewer read: a confirmation without figures would otherwise settle at figures
   // another reviewer recorded after they looked (a 100× typo confirmed unseen).
-  if (c.expectedVersion !== undefined && c.expectedVersion !== s.version) {
-    return reject('operation_not_allowed', `The deposit changed since you read it (version ${c.expectedVersion}; it is at version ${s.version} now): read it again and decide on what it shows.`, { version: s.version, expected_version: c.expectedVersion });
+  const version = objectVersion(s); // what the operator's read showed
+  if (c.expectedVersion !== undefined && c.expectedVersion !== version) {
+    return reject('operation_not_allowed', `The deposit changed since you read it (version ${c.expectedVersion}; it is at version ${version} now): read it again and decide on what it shows.`, { version, expected_version: c.expectedVersion });
   }
   if (amongOperators(review.approvals, c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
   // The confirmation is an operator's word for the bank's: whoever posted it does not also settle on it.

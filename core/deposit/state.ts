@@ -201,7 +201,10 @@ export interface Deposit {
   readonly merchantId: string;
   readonly whiteLabelId: string;
   readonly livemode: boolean;
+  /** The order's journal stream position: one more with every entry (the object's own version is objectVersion). */
   readonly version: number;
+  /** Entries that changed nothing the merchant's deposit_order shows (events marked silent): the object's version did not move. */
+  readonly silentChanges?: number;
   readonly status: DepositStatus;
   readonly isTerminal: boolean;
   readonly merchantReference: string;
@@ -262,9 +265,9 @@ export type DepositEvent =
   | { readonly type: 'DepositAwaitingLiquidity'; readonly at: number; readonly liquidity: Liquidity }
   | { readonly type: 'DepositMatched'; readonly at: number; readonly legs: readonly Leg[]; readonly source: 'internal' | 'external_gateway'; readonly expiresAt: number }
   | { readonly type: 'SlipReceived'; readonly at: number; readonly slip: Slip }
-  | { readonly type: 'SlipQueued'; readonly at: number; readonly slip: Slip }
+  | { readonly type: 'SlipQueued'; readonly at: number; readonly slip: Slip; readonly silent?: true }
   /** The oldest queued slip takes its turn: verified as the order's slip, or as a transfer after settlement. */
-  | { readonly type: 'SlipDequeued'; readonly at: number; readonly slip: Slip; readonly afterSettlement: boolean }
+  | { readonly type: 'SlipDequeued'; readonly at: number; readonly slip: Slip; readonly afterSettlement: boolean; readonly silent?: true }
   /**
    * `retryable`, when time is up: whether the order the rejection closes takes another upload
    * (uploads left and a late window to take them in; not when it settles short instead).
@@ -276,9 +279,9 @@ export type DepositEvent =
    * the money it brought, so that no other payer is sent to pay that payee for it.
    */
   | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string; readonly holdMinor?: Minor }
-  | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[] }
+  | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[]; readonly silent?: true }
   /** A transfer after settlement to a leg a review credited without one: that credit's money (any excess is a DepositOverpaid after it). */
-  | { readonly type: 'AdditionalTransferMatched'; readonly at: number; readonly legRef: string; readonly transRef: string; readonly amountMinor: Minor; readonly creditedMinor: Minor; readonly receiptId: string }
+  | { readonly type: 'AdditionalTransferMatched'; readonly at: number; readonly legRef: string; readonly transRef: string; readonly amountMinor: Minor; readonly creditedMinor: Minor; readonly receiptId: string; readonly silent?: true }
   /** `holdMinor`: a late slip's transfer reached `legRef`'s account, held again for it as a live review holds its legs (see LegCompleted). */
   | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation; readonly holdMinor?: Minor }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
@@ -289,17 +292,40 @@ export type DepositEvent =
    * approval before it, which it replaces, so the review needs another approver again.
    */
   | { readonly type: 'ReviewApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly note?: string; readonly received?: readonly LegAmount[]; readonly restarted?: true }
-  | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip }
+  | { readonly type: 'AdditionalSlipReceived'; readonly at: number; readonly slip: Slip; readonly silent?: true }
   | { readonly type: 'DepositSettled'; readonly at: number; readonly settlement: Settlement; readonly verification?: Verification; readonly overpayment?: Overpayment; readonly fills: readonly LegFill[]; readonly suspenseMinor: Minor; readonly transRef?: string; readonly decision?: ReviewDecision; readonly unseenCredits?: readonly LegAmount[] }
   | { readonly type: 'DepositRejected'; readonly at: number; readonly code: string; readonly displayTh: string; readonly displayEn: string; readonly decision?: ReviewDecision }
   | { readonly type: 'DepositExpired'; readonly at: number; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'DepositCanceled'; readonly at: number; readonly by: CanceledBy; readonly reasonCode: CancelReasonCode; readonly lateSlipAcceptedUntil: number | null }
   | { readonly type: 'LateSlipWindowClosed'; readonly at: number }
-  | { readonly type: 'DepositCleared'; readonly at: number }
+  | { readonly type: 'DepositCleared'; readonly at: number; readonly silent?: true }
   | { readonly type: 'DepositReversed'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly reversesBalanceTransactionId: string; readonly balanceTransactionId: string; readonly decision?: ReviewDecision }
   | { readonly type: 'DepositOverpaid'; readonly at: number; readonly overpayment: Overpayment };
 
 export type DepositEventType = DepositEvent['type'];
+
+/**
+ * Whether the event changes nothing the merchant's deposit_order shows: a slip queued
+ * behind another or recorded after settlement (told when verified), a transfer after
+ * settlement that evidences a review's credit, legs released from their withdrawals (not
+ * shown), the clearing (told by balance.cleared; the order shows clearing_available_at
+ * from the start). Such an event is journaled marked `silent` (TxState.emitDeposit) and
+ * leaves the object's version where it was: the contract's version moves on every change
+ * the merchant can see, each told by an event (outbox.ts). Journals written before the
+ * mark moved the version for them, and keep doing so on replay (no version goes back).
+ */
+export function changesNothingShown(e: DepositEvent): boolean {
+  switch (e.type) {
+    case 'SlipQueued': case 'AdditionalSlipReceived': case 'AdditionalTransferMatched': case 'LegsReleased': case 'DepositCleared': return true;
+    case 'SlipDequeued': return e.afterSettlement;
+    default: return false;
+  }
+}
+
+/** The deposit_order's version (contract: increases on every change, no two events share one): the journal's entries less the silent ones. */
+export function objectVersion(d: Pick<Deposit, 'version' | 'silentChanges'>): number {
+  return d.version - (d.silentChanges ?? 0);
+}
 
 /** Statuses that are never left (settled may only move to reversed). */
 export function isFinalStatus(status: DepositStatus): boolean {
@@ -324,7 +350,7 @@ type Complete<T> = { -readonly [K in keyof Required<T>]: T[K] };
 
 function copy(s: Deposit): Complete<Deposit> {
   return {
-    id: s.id, merchantId: s.merchantId, whiteLabelId: s.whiteLabelId, livemode: s.livemode, version: s.version, status: s.status,
+    id: s.id, merchantId: s.merchantId, whiteLabelId: s.whiteLabelId, livemode: s.livemode, version: s.version, silentChanges: s.silentChanges, status: s.status,
     isTerminal: s.isTerminal, merchantReference: s.merchantReference, endUserRef: s.endUserRef, amountMinor: s.amountMinor,
     createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.expiresAt, lifetimeMs: s.lifetimeMs, sender: s.sender,
     senderId: s.senderId, hasClientData: s.hasClientData, fillPreference: s.fillPreference, liquiditySource: s.liquiditySource,
@@ -339,7 +365,7 @@ function copy(s: Deposit): Complete<Deposit> {
 function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete<Deposit> {
   const d = e.deposit;
   return {
-    id: d.id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, version: 0, status: 'awaiting_liquidity',
+    id: d.id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, version: 0, silentChanges: undefined, status: 'awaiting_liquidity',
     isTerminal: false, merchantReference: d.merchantReference, endUserRef: d.endUserRef, amountMinor: d.amountMinor,
     createdAt: d.createdAt, updatedAt: e.at, expiresAt: d.expiresAt, lifetimeMs: d.lifetimeMs, sender: d.sender,
     senderId: d.senderId, hasClientData: d.hasClientData, fillPreference: d.fillPreference, liquiditySource: d.liquiditySource,
@@ -433,6 +459,7 @@ export function evolve(state: Deposit | undefined, event: DepositEvent): Deposit
 function evolveOnto(n: Complete<Deposit>, event: Exclude<DepositEvent, { type: 'DepositCreated' }>): Deposit {
   const from = n.status;
   n.version += 1;
+  if ('silent' in event && event.silent) n.silentChanges = (n.silentChanges ?? 0) + 1;
   n.updatedAt = event.at;
   evolveInto(n, n, event);
   if (isFinalStatus(from) && n.status !== from && !(from === 'settled' && n.status === 'reversed')) {

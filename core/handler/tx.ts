@@ -3,7 +3,7 @@
 // commit is appended and applied, so a refusal anywhere leaves no trace.
 
 import { violated } from '../assert.ts';
-import { evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
+import { changesNothingShown, evolve as evolveDeposit, type Deposit, type DepositEvent } from '../deposit/state.ts';
 import type { Beneficiary, DirectoryEvent, GatewayRoute, Merchant, WhiteLabel } from '../directory.ts';
 import type { DirectoryReads } from '../directory/decide.ts';
 import type { Ids } from '../ports.ts';
@@ -11,7 +11,7 @@ import type { Minor } from '../money.ts';
 import type { JournalEntry, StreamKind, Timer } from '../journal.ts';
 import { buildOwnedTransaction, type BalanceTransaction, type Balances, type MovementOwner } from '../ledger/ledger.ts';
 import { balancesAfter, type PlannedMovement, type Postings } from '../ledger/postings.ts';
-import { evolve as evolveWithdrawal, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
+import { evolve as evolveWithdrawal, withdrawalChangesNothingShown, type Withdrawal, type WithdrawalEvent } from '../withdrawal/state.ts';
 import type { World } from '../world.ts';
 import { limits } from '../limits.ts';
 import type { Reaction } from './reactions.ts';
@@ -156,7 +156,7 @@ export class Tx implements DirectoryReads {
   emitDeposit(id: string, events: readonly DepositEvent[]): Deposit | undefined {
     let state = this.deposit(id);
     for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
+      const e = silentDeposit(events[i]!);
       const next = evolveDeposit(state, e);
       this.push(id, 'deposit', next.version, next.livemode, next.merchantId, e, next);
       state = next;
@@ -168,7 +168,7 @@ export class Tx implements DirectoryReads {
   emitWithdrawal(id: string, events: readonly WithdrawalEvent[]): Withdrawal | undefined {
     let state = this.withdrawal(id);
     for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
+      const e = silentWithdrawal(events[i]!);
       const next = evolveWithdrawal(state, e);
       this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e, next);
       state = next;
@@ -243,4 +243,13 @@ function replace<T extends { readonly id: string }>(states: T[], state: T): void
     if (states[i]!.id === state.id) { states[i] = state; return; }
   }
   states.push(state);
+}
+
+/** The event as journaled: marked silent when it changes nothing its merchant sees (the object's version stays). */
+function silentDeposit(e: DepositEvent): DepositEvent {
+  return changesNothingShown(e) && !('silent' in e) ? { ...e, silent: true } as DepositEvent : e;
+}
+
+function silentWithdrawal(e: WithdrawalEvent): WithdrawalEvent {
+  return withdrawalChangesNothingShown(e) && !('silent' in e) ? { ...e, silent: true } as WithdrawalEvent : e;
 }

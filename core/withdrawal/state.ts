@@ -70,7 +70,10 @@ export interface Withdrawal {
   readonly merchantId: string;
   readonly whiteLabelId: string;
   readonly livemode: boolean;
+  /** The order's journal stream position: one more with every entry (the object's own version is withdrawalVersion). */
   readonly version: number;
+  /** Entries that changed nothing the merchant's withdrawal_order shows (events marked silent): the object's version did not move. */
+  readonly silentChanges?: number;
   readonly status: WithdrawalStatus;
   readonly merchantReference: string;
   readonly endUserRef: string;
@@ -120,7 +123,7 @@ export interface OperatorDecision {
 
 export type WithdrawalEvent =
   | { readonly type: 'WithdrawalCreated'; readonly at: number; readonly withdrawal: Omit<Withdrawal, 'version' | 'status' | 'updatedAt' | 'approvals' | 'inFlight' | 'fills' | 'feeRecognizedMinor' | 'filledMinor' | 'refundedMinor' | 'settledSplits'> }
-  | { readonly type: 'WithdrawalApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly opens: boolean; readonly note?: string }
+  | { readonly type: 'WithdrawalApprovalRecorded'; readonly at: number; readonly operatorId: string; readonly opens: boolean; readonly note?: string; readonly silent?: true }
   | { readonly type: 'WithdrawalRejected'; readonly at: number; readonly note?: string; readonly refund: RefundIds; readonly operatorId?: string }
   | { readonly type: 'WithdrawalCanceled'; readonly at: number; readonly by: 'merchant' | 'system' | 'operator'; readonly reasonCode: string; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'WithdrawalExpired'; readonly at: number; readonly refund: RefundIds }
@@ -134,8 +137,23 @@ export type WithdrawalEvent =
   | { readonly type: 'ReceiptConfirmed'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   /** `by`: the operator who opened or resolved it (absent for the system, and on journals written before it was kept). */
   | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute; readonly by?: string }
-  | { readonly type: 'DisputeEvidenceSubmitted'; readonly at: number; readonly evidence?: DisputeEvidence }
+  | { readonly type: 'DisputeEvidenceSubmitted'; readonly at: number; readonly evidence?: DisputeEvidence; readonly silent?: true }
   | { readonly type: 'DisputeResolved'; readonly at: number; readonly outcome: string; readonly note?: string; readonly by?: string };
+
+/**
+ * Whether the event changes nothing the merchant's withdrawal_order shows: an approval
+ * that does not yet open the order (approvals are not shown), dispute evidence (the
+ * merchant's own submission; the dispute shows no count of it). Journaled marked `silent`,
+ * it leaves the object's version where it was (see the deposit's changesNothingShown).
+ */
+export function withdrawalChangesNothingShown(e: WithdrawalEvent): boolean {
+  return (e.type === 'WithdrawalApprovalRecorded' && !e.opens) || e.type === 'DisputeEvidenceSubmitted';
+}
+
+/** The withdrawal_order's version: the journal's entries less the silent ones. */
+export function withdrawalVersion(w: Pick<Withdrawal, 'version' | 'silentChanges'>): number {
+  return w.version - (w.silentChanges ?? 0);
+}
 
 export function remainingOf(w: Withdrawal): Minor {
   return w.amountTotalMinor - w.filledMinor;
@@ -222,7 +240,7 @@ type Complete<T> = { -readonly [K in keyof Required<T>]: T[K] };
 
 function copy(s: Withdrawal): Complete<Withdrawal> {
   return {
-    id: s.id, merchantId: s.merchantId, whiteLabelId: s.whiteLabelId, livemode: s.livemode, version: s.version, status: s.status,
+    id: s.id, merchantId: s.merchantId, whiteLabelId: s.whiteLabelId, livemode: s.livemode, version: s.version, silentChanges: s.silentChanges, status: s.status,
     merchantReference: s.merchantReference, endUserRef: s.endUserRef, beneficiaryId: s.beneficiaryId, amountTotalMinor: s.amountTotalMinor,
     feeTotalMinor: s.feeTotalMinor, feeBreakdown: s.feeBreakdown, feeRecognizedMinor: s.feeRecognizedMinor, filledMinor: s.filledMinor,
     refundedMinor: s.refundedMinor, settledSplits: s.settledSplits, maxSplits: s.maxSplits, createdAt: s.createdAt, updatedAt: s.updatedAt,
@@ -236,7 +254,7 @@ function copy(s: Withdrawal): Complete<Withdrawal> {
 function created(e: Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>): Complete<Withdrawal> {
   const w = e.withdrawal;
   return {
-    id: w.id, merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, version: 0,
+    id: w.id, merchantId: w.merchantId, whiteLabelId: w.whiteLabelId, livemode: w.livemode, version: 0, silentChanges: undefined,
     status: w.requiresApproval ? 'pending_approval' : 'open',
     merchantReference: w.merchantReference, endUserRef: w.endUserRef, beneficiaryId: w.beneficiaryId, amountTotalMinor: w.amountTotalMinor,
     feeTotalMinor: w.feeTotalMinor, feeBreakdown: w.feeBreakdown, feeRecognizedMinor: 0n, filledMinor: 0n,
@@ -293,6 +311,7 @@ export function evolve(state: Withdrawal | undefined, event: WithdrawalEvent): W
 function evolveOnto(n: Complete<Withdrawal>, event: Exclude<WithdrawalEvent, { type: 'WithdrawalCreated' }>): Withdrawal {
   const from = n.status;
   n.version += 1;
+  if ('silent' in event && event.silent) n.silentChanges = (n.silentChanges ?? 0) + 1;
   n.updatedAt = event.at;
   evolveInto(n, n, event);
   // Tested first, messages built on failure only (see violated): this runs on every event.

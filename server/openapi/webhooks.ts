@@ -11,7 +11,7 @@ export const webhookEventTypes: Readonly<Record<string, 'DepositOrder' | 'Withdr
   'deposit.slip_rejected': 'DepositOrder', 'deposit.expired': 'DepositOrder', 'deposit.canceled': 'DepositOrder', 'deposit.settled': 'DepositOrder',
   'deposit.under_review': 'DepositOrder', 'deposit.rejected': 'DepositOrder', 'deposit.reversed': 'DepositOrder', 'deposit.overpaid': 'DepositOrder',
   'deposit.leg_updated': 'DepositOrder',
-  'withdrawal.created': 'WithdrawalOrder', 'withdrawal.matched': 'WithdrawalOrder', 'withdrawal.filled': 'WithdrawalOrder', 'withdrawal.settled': 'WithdrawalOrder',
+  'withdrawal.created': 'WithdrawalOrder', 'withdrawal.matched': 'WithdrawalOrder', 'withdrawal.match_released': 'WithdrawalOrder', 'withdrawal.filled': 'WithdrawalOrder', 'withdrawal.settled': 'WithdrawalOrder',
   'withdrawal.expired': 'WithdrawalOrder', 'withdrawal.canceled': 'WithdrawalOrder', 'withdrawal.rejected': 'WithdrawalOrder', 'withdrawal.fill_reversed': 'WithdrawalOrder',
   'withdrawal.receipt_confirmed': 'WithdrawalOrder', 'withdrawal.disputed': 'WithdrawalOrder', 'withdrawal.dispute_resolved': 'WithdrawalOrder',
   'balance.credited': 'BalanceTransaction', 'balance.cleared': 'BalanceTransaction', 'balance.debited': 'BalanceTransaction',

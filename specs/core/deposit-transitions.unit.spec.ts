@@ -255,7 +255,7 @@ test('awaiting_payment → expires_at passes with no slip → expired (not termi
   assert.is(d.version, 2);
   assert.equal(out.on(id), ['DepositExpired']);
   assert.equal(out.on(s.withdrawal), ['LegReleased']);
-  assert.equal(out.events, ['deposit.expired']);
+  assert.equal(out.events, ['deposit.expired', 'withdrawal.match_released'], 'the payee\'s merchant is told its reservation went');
   assert.equal(out.ledger, []);
   assert.is(d.isTerminal, false);
   assert.is(d.expiredReason, 'no_payment');
@@ -272,7 +272,7 @@ test('awaiting_payment → cancel while no slip exists → canceled (not termina
   assert.is(d.version, 2);
   assert.equal(out.on(id), ['DepositCanceled']);
   assert.equal(out.on(s.withdrawal), ['LegReleased']);
-  assert.equal(out.events, ['deposit.canceled']);
+  assert.equal(out.events, ['deposit.canceled', 'withdrawal.match_released']);
   assert.is(d.canceledBy, 'merchant');
   assert.is(d.cancelReasonCode, 'merchant_request');
   assert.is(d.isTerminal, false);
@@ -449,7 +449,7 @@ test('slip_processing → image unreadable and time is up → expired with slip_
   assert.is(d.version, 4);
   assert.equal(out.on(id), ['SlipRejected', 'DepositExpired']);
   assert.equal(out.on(s.withdrawal), ['LegReleased']);
-  assert.equal(out.events, ['deposit.slip_rejected', 'deposit.expired']);
+  assert.equal(out.events, ['deposit.slip_rejected', 'deposit.expired', 'withdrawal.match_released']);
   assert.is(d.attemptsLeft, 2);
   assert.is(d.lateSlipAcceptedUntil, s.h.clock.ms + limits.lateSlipWindowMs);
   assert.is(d.isTerminal, false);
@@ -702,7 +702,7 @@ test('under_review → four-eyes when the amount ≥ fourEyesAmountMinorMin: two
   assert.is(dep(s.h, id).review!.fourEyesRequired, true);
   const first = emitted(s.h, () => s.h.ok(approve(id, 'emp_alice')));
   assert.equal(first.entries, ['ReviewApprovalRecorded']);
-  assert.equal(first.events, [], 'a first approval is internal');
+  assert.equal(first.events, ['deposit.under_review'], 'a first approval moves the review on: told at its version');
   assert.equal([dep(s.h, id).status, dep(s.h, id).review!.approvals], ['under_review', ['emp_alice']]);
   refused(s.h, approve(id, 'emp_alice'), 'operation_not_allowed', seen);
   const second = emitted(s.h, () => s.h.ok(approve(id, 'emp_bob')));
@@ -722,7 +722,7 @@ test('under_review → one reviewer cannot settle beyond the evidence or the ord
     const id = underReview(s, 50_000n);
     const first = emitted(s.h, () => s.h.ok(approve(id, 'emp_alice', figure)));
     assert.equal(first.entries, ['ReviewApprovalRecorded'], `${figure}`);
-    assert.equal(first.events, []);
+    assert.equal(first.events, ['deposit.under_review']);
     assert.equal([dep(s.h, id).status, dep(s.h, id).review!.fourEyesRequired, dep(s.h, id).overpayment], ['under_review', true, undefined]);
     const second = emitted(s.h, () => s.h.ok(approve(id, 'emp_bob')));
     assert.equal(second.on(id), ['DepositSettled']);
@@ -752,7 +752,7 @@ test('under_review → reviewer declines → rejected: no credit, no ledger entr
   assert.equal([d.status, d.isTerminal, d.version], ['rejected', true, 4]);
   assert.equal(out.on(id), ['DepositRejected']);
   assert.equal(out.on(s.withdrawal), ['LegReleased']);
-  assert.equal(out.events, ['deposit.rejected']);
+  assert.equal(out.events, ['deposit.rejected', 'withdrawal.match_released']);
   assert.equal(out.ledger, []);
   assert.equal(presentDeposit(d).rejection, { code: 'SENDER_NAME_MISMATCH', display_th: 'รายการนี้ไม่ผ่านการตรวจสอบ (ชื่อผู้โอนไม่ตรงกับที่แจ้งไว้) หากท่านโอนเงินแล้ว กรุณาติดต่อร้านค้าพร้อมสลิปเพื่อขอคืนเงิน', display_en: 'The order was declined on review (The sender name differs from the registered one). If you transferred money, contact the merchant with your slip for a refund.' });
   refused(s.h, approve(id), 'operation_not_allowed', seen);

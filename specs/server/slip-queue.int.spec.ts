@@ -197,7 +197,7 @@ test('2 legs expired unpaid, then a late slip pays leg 1: its withdrawal is held
     assert.equal([late.status, late.legs.map((l: any) => l.leg_status), late.slip.is_late], ['expired', ['complete', 'pending'], true]);
     assert.equal(await reserved(), [30_000, 0], 'leg 1\'s payee has its 30 000: its withdrawal holds it again');
     const told = (scene.s.running.store.db.prepare('SELECT type, body FROM outbox WHERE stream = ? ORDER BY rowid').all(scene.withdrawalIds[0]) as { type: string; body: string }[]).map((r) => [r.type, JSON.parse(r.body).data.object.reserved_minor]);
-    assert.equal(told.slice(-2), [['withdrawal.matched', 30_000], ['withdrawal.matched', 30_000]], 'its merchant is told it is matched again (the release at expiry has no event)');
+    assert.equal(told.slice(-3), [['withdrawal.matched', 30_000], ['withdrawal.match_released', 0], ['withdrawal.matched', 30_000]], 'its merchant is told the release at expiry, then that it is matched again');
     // 40 000 would take both payees' 30 000 if leg 1's were free; leg 2's alone cannot take it.
     const another = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 40_000, fill_preference: 'internal_only' }));
     assert.is(another.status, 202, `no new payer is sent to pay leg 1's payee again: ${another.text}`);
