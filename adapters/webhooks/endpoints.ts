@@ -33,6 +33,13 @@ export interface Endpoint {
   /** null = every event type. */
   readonly eventTypes: readonly string[] | null;
   readonly status: EndpointStatus;
+  /**
+   * The endpoint object's version (contract: events carry a per-object version; previous_attributes
+   * the version before): 0 at creation, one more with each change of what it is — its URL,
+   * subscription, status (disabled, enabled, deleted) or 410 flag. Its delivery counters
+   * (failing_since, failures, last success) are health read as of now, and move no version.
+   */
+  readonly version: number;
   readonly createdAt: number;
   readonly disabledAt: number | null;
   readonly disabledReason: string | null;
@@ -47,7 +54,7 @@ export interface Endpoint {
 }
 
 interface Row {
-  id: string; merchant_id: string; livemode: number; url: string; url_sealed: string | null; event_types: string | null; status: EndpointStatus; created_at: number;
+  id: string; merchant_id: string; livemode: number; url: string; url_sealed: string | null; event_types: string | null; status: EndpointStatus; version: number; created_at: number;
   disabled_at: number | null; disabled_reason: string | null; deleted_at: number | null; flagged_at: number | null; flag_reason: string | null;
   failing_since: number | null; failures_since: number; last_success_at: number | null; warnings_sent: number; next_health_check_at: number | null;
 }
@@ -63,7 +70,7 @@ export const urlPurpose = (endpointId: string) => `webhook_endpoint_url:${endpoi
 
 const fromRow = (r: Row, sealer: Sealer): Endpoint => ({
   id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id)), eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
-  status: r.status, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, deletedAt: r.deleted_at ?? null, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
+  status: r.status, version: r.version, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, deletedAt: r.deleted_at ?? null, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
   failingSince: r.failing_since, failuresSince: r.failures_since, lastSuccessAt: r.last_success_at, warningsSent: r.warnings_sent, nextHealthCheckAt: r.next_health_check_at,
 });
 
@@ -82,7 +89,7 @@ export function isCliEndpoint(e: Endpoint): boolean {
 /** The back office's view of an endpoint. */
 export function presentEndpoint(e: Endpoint) {
   return {
-    id: e.id, object: 'webhook_endpoint', type: isCliEndpoint(e) ? 'cli' : 'url', livemode: e.livemode, merchant_id: e.merchantId, url: e.url, status: e.status,
+    id: e.id, object: 'webhook_endpoint', type: isCliEndpoint(e) ? 'cli' : 'url', livemode: e.livemode, version: e.version, merchant_id: e.merchantId, url: e.url, status: e.status,
     event_types: e.eventTypes, mandatory_event_types: [...mandatoryEventTypes], created_at: iso(e.createdAt),
     disabled_at: e.disabledAt === null ? null : iso(e.disabledAt), disabled_reason: e.disabledReason,
     deleted_at: e.deletedAt === null ? null : iso(e.deletedAt),
@@ -105,6 +112,8 @@ export class EndpointStore {
     const columns = db.prepare<[], string>("SELECT name FROM pragma_table_info('webhook_endpoints')").pluck(true).all();
     if (!columns.includes('url_sealed')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN url_sealed TEXT');
     if (!columns.includes('deleted_at')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN deleted_at INTEGER');
+    // An endpoint an older build made starts at version 0 here (none was shown before).
+    if (!columns.includes('version')) db.exec('ALTER TABLE webhook_endpoints ADD COLUMN version INTEGER NOT NULL DEFAULT 0');
     this.s = {
       insert: db.prepare('INSERT INTO webhook_endpoints (id, merchant_id, livemode, url, url_sealed, event_types, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       urls: db.prepare<[], { id: string; url: string; url_sealed: string | null }>('SELECT id, url, url_sealed FROM webhook_endpoints'),
@@ -119,16 +128,16 @@ export class EndpointStore {
       enabled: db.prepare<[string, number], Row>("SELECT * FROM webhook_endpoints WHERE merchant_id = ? AND livemode = ? AND status = 'enabled' ORDER BY id"),
       countForMerchant: db.prepare<[string], number>("SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = ? AND status = 'enabled'").pluck(true),
       merchantsWithEndpoints: db.prepare<[], [string, number]>('SELECT DISTINCT merchant_id, livemode FROM webhook_endpoints').raw(true),
-      disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
-      markDeleted: db.prepare("UPDATE webhook_endpoints SET status = 'deleted', deleted_at = ? WHERE id = ? AND status = 'disabled'"),
+      disable: db.prepare("UPDATE webhook_endpoints SET status = 'disabled', version = version + 1, disabled_at = ?, disabled_reason = ?, next_health_check_at = NULL WHERE id = ? AND status = 'enabled'"),
+      markDeleted: db.prepare("UPDATE webhook_endpoints SET status = 'deleted', version = version + 1, deleted_at = ? WHERE id = ? AND status = 'disabled'"),
       // Re-enabling starts afresh: the health counters and a 410's flag (the operator says the receiver is back).
-      enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', disabled_at = NULL, disabled_reason = NULL, ${healthAfresh} WHERE id = ? AND status = 'disabled'`),
+      enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', version = version + 1, disabled_at = NULL, disabled_reason = NULL, ${healthAfresh} WHERE id = ? AND status = 'disabled'`),
       // A new address is a new receiver: its health and a 410's flag were the old one's.
-      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, url_sealed = ?, ${healthAfresh} WHERE id = ?`),
-      subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ? WHERE id = ?'),
-      flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ? WHERE id = ?'),
+      moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, url_sealed = ?, version = version + 1, ${healthAfresh} WHERE id = ?`),
+      subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ?, version = version + 1 WHERE id = ?'),
+      flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ?, version = version + (flagged_at IS NULL) WHERE id = ?'),
       // A success after a 410 says the receiver is there again: the flag goes with the down-time.
-      success: db.prepare(`UPDATE webhook_endpoints SET last_success_at = ?, ${healthAfresh} WHERE id = ?`),
+      success: db.prepare(`UPDATE webhook_endpoints SET last_success_at = ?, version = version + (flagged_at IS NOT NULL), ${healthAfresh} WHERE id = ?`),
       failure: db.prepare<[number, number, string]>(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?), failures_since = failures_since + 1,
         next_health_check_at = CASE WHEN failing_since IS NULL THEN ? ELSE next_health_check_at END WHERE id = ?`),
       health: db.prepare('UPDATE webhook_endpoints SET warnings_sent = ?, next_health_check_at = ? WHERE id = ?'),

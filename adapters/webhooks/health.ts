@@ -84,13 +84,15 @@ export class EndpointHealth {
       `Deliveries to ${url} (${endpoint.id}) failed for ${hours(now - endpoint.failingSince!)} hours (${endpoint.failuresSince} failed attempts); ` +
       `the endpoint is disabled and ${canceled} queued deliveries were canceled. Re-enabling is manual.`, now);
     if (!merchant) return;
+    const version = this.endpoints.get(endpoint.id)?.version ?? endpoint.version + 1; // as GET shows it now
     const event = this.events.emit({
       merchantId: endpoint.merchantId, whiteLabelId: merchant.whiteLabelId, livemode: endpoint.livemode, type: 'webhook.endpoint.disabled', createdAt: now,
       object: {
-        id: endpoint.id, object: 'webhook_endpoint', url, livemode: endpoint.livemode, status: 'disabled', disabled_at: iso(now),
+        id: endpoint.id, object: 'webhook_endpoint', url, livemode: endpoint.livemode, version, status: 'disabled', disabled_at: iso(now),
         disabled_reason: 'auto_disabled', failing_since: iso(endpoint.failingSince!), failed_attempts: endpoint.failuresSince, canceled_deliveries: canceled,
       },
-      previousAttributes: { status: 'enabled' },
+      // Only changed keys, then the version before (the contract's previous_attributes; GET shows the same version).
+      previousAttributes: { status: 'enabled', disabled_at: null, disabled_reason: null, version: version - 1 },
     });
     this.fanOut.deliver({ ...event, merchantId: endpoint.merchantId, livemode: endpoint.livemode, table: 'service' }, now);
   }

@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   url                  TEXT    NOT NULL,
   event_types          TEXT,                 -- JSON array; NULL = every event type
   status               TEXT    NOT NULL,     -- enabled | disabled
+  version              INTEGER NOT NULL DEFAULT 0,  -- the endpoint object's version (endpoints.ts)
   created_at           INTEGER NOT NULL,
   disabled_at          INTEGER,
   disabled_reason      TEXT,                 -- auto_disabled | operator

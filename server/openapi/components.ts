@@ -186,7 +186,7 @@ export const schemas: Record<string, Schema> = {
     // What retention has deleted: events at or below min_since_sequence may be missing (older than retention_days).
     coverage: object({ state: { enum: ['complete', 'partial'] }, retention_days: int, min_since_sequence: int }),
   }),
-  WebhookEndpoint: object({ id: { type: 'string', pattern: '^whep_' }, livemode: bool, url: str }),
+  WebhookEndpoint: object({ id: { type: 'string', pattern: '^whep_' }, livemode: bool, version: int, url: str }),
   WebhookDelivery: object({ id: { type: 'string', pattern: '^whd_' }, object: { const: 'webhook_delivery' }, endpoint_id: str, event_id: str, status: { enum: ['pending', 'delivered', 'failed', 'canceled'] }, attempt: int }),
   DepositList: object({ object: { const: 'list' }, data: { type: 'array', items: ref('DepositOrder') }, has_more: bool, next_cursor: nullable(str) }),
   WithdrawalList: object({ object: { const: 'list' }, data: { type: 'array', items: ref('WithdrawalOrder') }, has_more: bool, next_cursor: nullable(str) }),

@@ -52,6 +52,7 @@ test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, we
   assert.is(failing.received.length, 50);
   assert.is(healthy.received.length, 0, 'not subscribed to balance.credited');
   assert.is((await endpoint(failingId)).failing_since, new Date(started).toISOString());
+  assert.is((await endpoint(failingId)).version, 0, 'failures are health, not a change of the endpoint: version 0 as created');
 
   await advance(s, 6 * hour - minute);
   assert.equal(mails(m).map((x) => x.kind), []);
@@ -86,6 +87,10 @@ test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, we
   assert.is(event.data.object.id, failingId);
   assert.is(event.data.object.status, 'disabled');
   assert.is(event.data.object.url, shownUrl, 'the event names its host, not its path');
+  // The endpoint's version, as other objects carry theirs: the event's is GET's, and previous_attributes has the one before.
+  assert.is(disabled.version, 1);
+  assert.is(event.data.object.version, disabled.version);
+  assert.equal(event.data.previous_attributes, { status: 'enabled', disabled_at: null, disabled_reason: null, version: 0 });
   assert.not.ok(mails(m).at(-1)!.body.includes(failing.url));
   assert.is(event.livemode, true);
   const seen = failing.received.length;
@@ -97,6 +102,7 @@ test('warnings at 6 h and 12 h, disabled at 24 h: queued deliveries canceled, we
   assert.is(reenabled.status, 200, reenabled.text);
   assert.is(reenabled.json.status, 'enabled');
   assert.is(reenabled.json.failing_since, null);
+  assert.is(reenabled.json.version, 2, 're-enabling is a change: the next version');
 });
 
 test('the only endpoint disabled: the mandatory events go to the technical contact by mail', async () => {
@@ -147,6 +153,7 @@ test("a merchant reads its own endpoints in its key's mode: a disabled one says 
   const seen = await s.call(own.live.api_key, 'GET', '/v1/pay/webhook-endpoints');
   assert.is(seen.status, 200, seen.text);
   assert.equal(seen.json.data.map((e: any) => [e.id, e.status, e.disabled_reason !== null, e.failed_attempts_since_last_success >= 50]), [[live, 'disabled', true, true]]);
+  assert.is(seen.json.data[0].version, 1, 'the version webhook.endpoint.disabled carried');
   assert.equal((await s.call(own.sandbox.api_key, 'GET', '/v1/pay/webhook-endpoints')).json.data.map((e: any) => e.id), [sandbox], "the sandbox key sees the sandbox's");
   assert.ok(!(await s.call(other.live.api_key, 'GET', '/v1/pay/webhook-endpoints')).json.data.some((e: any) => e.id === live), "another merchant's are not there");
   assert.is((await s.call(own.live.api_key, 'GET', '/v1/pay/webhook-endpoints?limit=5')).status, 422, 'no parameters');
