@@ -405,7 +405,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   keepRevocationsIn(verifyOperator, operatorRevocations); // an operator who left is cut off before their tokens run out
   const requestLog = new RequestLogThread(config.dataDir, logger, () => securityClock.now());
   opened.add(() => requestLog.close());
-  const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator, (id) => webhooks.endpoints.get(id)?.url);
+  const boReads = backOfficeReadRoutes(services, store.db, config.dataDir, verifyOperator, sealer);
   opened.add(() => boReads.close());
   const app = createApp({
     services, config, logger, capability, verifyOperator, loadMeter, bodyDeadlineMs: timeouts.bodyMs, metrics, readiness,

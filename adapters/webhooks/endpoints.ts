@@ -68,8 +68,12 @@ export const keptInClearSafely = (url: string) => clearUrlShape.test(url);
 /** The sealing purpose of an endpoint's URL: bound to the endpoint, so a sealed URL copied onto another row opens nowhere. */
 export const urlPurpose = (endpointId: string) => `webhook_endpoint_url:${endpointId}`;
 
+/** An endpoints row's URL whole: its sealed URL opened, or the bare origin kept in clear. */
+export const wholeUrl = (r: { readonly id: string; readonly url: string; readonly url_sealed: string | null }, sealer: Sealer): string =>
+  r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id));
+
 const fromRow = (r: Row, sealer: Sealer): Endpoint => ({
-  id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id)), eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
+  id: r.id, merchantId: r.merchant_id, livemode: r.livemode === 1, url: wholeUrl(r, sealer), eventTypes: r.event_types === null ? null : JSON.parse(r.event_types) as string[],
   status: r.status, version: r.version, createdAt: r.created_at, disabledAt: r.disabled_at, disabledReason: r.disabled_reason, deletedAt: r.deleted_at ?? null, flaggedAt: r.flagged_at, flagReason: r.flag_reason,
   failingSince: r.failing_since, failuresSince: r.failures_since, lastSuccessAt: r.last_success_at, warningsSent: r.warnings_sent, nextHealthCheckAt: r.next_health_check_at,
 });
@@ -147,7 +151,7 @@ export class EndpointStore {
     // An older build kept a URL without a query in clear, and one with a query with its path in clear beside the sealed URL.
     const clear = this.s.urls.all().filter((r) => !keptInClearSafely(r.url));
     db.transaction(() => {
-      for (const r of clear) this.s.storeUrl.run(...this.stored(r.id, r.url_sealed === null ? r.url : sealer.openText(r.url_sealed, urlPurpose(r.id))), r.id);
+      for (const r of clear) this.s.storeUrl.run(...this.stored(r.id, wholeUrl(r, sealer)), r.id);
     })();
     this.sealedOnOpen = clear.length;
   }

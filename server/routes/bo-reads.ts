@@ -23,6 +23,8 @@ import { pageOf } from './bo-desk.ts';
 import { registerBalanceTransactions } from './bo-balance-transactions.ts';
 import { registerSearch } from './bo-search.ts';
 import { redactWebhookUrl } from '../secret-text.ts';
+import type { Sealer } from '../../adapters/sealing.ts';
+import { wholeUrl } from '../../adapters/webhooks/endpoints.ts';
 import { decode } from '../../core/journal.ts';
 
 /** Thailand keeps UTC+7 all year: the business day starts at 00:00 in Bangkok. */
@@ -37,18 +39,18 @@ const statusRows = (rows: readonly StatusCount[]) => rows.map((r) => ({ status: 
  * failures since its last success: every dashboard reader sees them, finance too) and the
  * deliveries created in the window by status: delivered + failed + pending + canceled = deliveries.
  */
-function webhookHealth(journalDb: Db, endpointUrl: (endpointId: string) => string | undefined) {
+function webhookHealth(journalDb: Db, sealer: Sealer) {
   const s = journalDb.prepare<[{ since: number; livemode: number; merchant: string | null }], {
-    endpoint_id: string; merchant_id: string; url: string; status: string; disabled_reason: string | null; flagged_at: number | null; failing_since: number | null;
+    endpoint_id: string; merchant_id: string; url: string; url_sealed: string | null; status: string; disabled_reason: string | null; flagged_at: number | null; failing_since: number | null;
     failures_since: number; last_success_at: number | null; total: number; delivered: number; failed: number; pending: number; canceled: number;
   }>(
-    `SELECT e.id AS endpoint_id, e.merchant_id, e.url, e.status, e.disabled_reason, e.flagged_at, e.failing_since, e.failures_since, e.last_success_at,
+    `SELECT e.id AS endpoint_id, e.merchant_id, e.url, e.url_sealed, e.status, e.disabled_reason, e.flagged_at, e.failing_since, e.failures_since, e.last_success_at,
        count(d.id) AS total, coalesce(sum(d.status = 'delivered'), 0) AS delivered,
        coalesce(sum(d.status = 'failed'), 0) AS failed, coalesce(sum(d.status = 'pending'), 0) AS pending, coalesce(sum(d.status = 'canceled'), 0) AS canceled
      FROM webhook_endpoints e LEFT JOIN webhook_deliveries d ON d.endpoint_id = e.id AND d.created_at >= @since
      WHERE e.livemode = @livemode AND (@merchant IS NULL OR e.merchant_id = @merchant) GROUP BY e.id ORDER BY e.id`);
   return (since: number, livemode: boolean, merchantId: string | undefined) => s.all({ since, livemode: livemode ? 1 : 0, merchant: merchantId ?? null }).map((r) => ({
-    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: redactWebhookUrl(endpointUrl(r.endpoint_id) ?? r.url), status: r.status, // every dashboard reader: a secret path or ?token= is no health figure
+    endpoint_id: r.endpoint_id, merchant_id: r.merchant_id, url: redactWebhookUrl(wholeUrl({ id: r.endpoint_id, url: r.url, url_sealed: r.url_sealed }, sealer)), status: r.status, // every dashboard reader: a secret path or ?token= is no health figure
     disabled_reason: r.disabled_reason, flagged: r.flagged_at !== null, failing_since: r.failing_since === null ? null : iso(r.failing_since),
     failed_attempts_since_last_success: r.failures_since, last_success_at: r.last_success_at === null ? null : iso(r.last_success_at),
     deliveries: r.total, delivered: r.delivered, failed: r.failed, pending: r.pending, canceled: r.canceled,
@@ -67,14 +69,14 @@ function hourlySeries(f: DashboardFigures, since: number) {
 
 const ageBuckets = (counts: readonly number[]) => reviewAgeBuckets.map((b, i) => ({ label: b.label, min_seconds: b.minSeconds, max_seconds: b.maxSeconds, count: counts[i]! }));
 
-/** `endpointUrl`: a webhook endpoint's URL whole (the endpoints table keeps it sealed), for the dashboard to redact as every operator view does. */
-export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir: string, verify: Parameters<typeof operatorAuth>[0], endpointUrl: (endpointId: string) => string | undefined): { router: Router; close(): void } {
+/** `sealer` opens a webhook endpoint's sealed URL (read with the dashboard's endpoints), for the dashboard to redact as every operator view does. */
+export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir: string, verify: Parameters<typeof operatorAuth>[0], sealer: Sealer): { router: Router; close(): void } {
   const router = new Router({ prefix: '/v1/bo', sensitive: true });
   router.use(operatorAuth(verify));
   // A read-only connection of our own to the projections (in NATS mode another process writes them).
   const projections = new Database(join(dataDir, projectionsFileName), { readonly: true, fileMustExist: true });
   const dashboard = new DashboardReads(projections);
-  const webhooks = webhookHealth(journalDb, endpointUrl);
+  const webhooks = webhookHealth(journalDb, sealer);
   const world = () => services.write.world;
 
   router.get('/dashboard', async (ctx) => {
