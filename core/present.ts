@@ -189,6 +189,8 @@ export interface DepositView {
    * (the contract: its version increases on every change).
    */
   readonly withdrawalOf?: WithdrawalOf;
+  /** Operator views that have asked reviewNeedsTwo already (for a bucket of their own): its answer, taken instead of asking again. */
+  readonly fourEyes?: boolean;
 }
 
 /**
@@ -209,7 +211,7 @@ export function resolutionBucketOf(r: Review, fourEyes: boolean): 'under_15m' | 
 }
 
 export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior<Deposit>): Obj {
-  const p = view.qrPayload || view.withdrawalOf ? undefined : prior;
+  const p = view.qrPayload || view.withdrawalOf || view.fourEyes !== undefined ? undefined : prior;
   const o: Obj = {
     id: d.id, object: 'deposit_order', livemode: d.livemode, version: objectVersion(d), status: d.status, is_terminal: d.isTerminal,
     merchant_reference: d.merchantReference, amount_minor: n(d.amountMinor), currency: 'THB',
@@ -231,7 +233,7 @@ export function presentDeposit(d: Deposit, view: DepositView = {}, prior?: Prior
   }
   if (d.status === 'under_review' && d.review) {
     const r = d.review;
-    const fourEyes = view.withdrawalOf ? reviewNeedsTwo(d, view.withdrawalOf) : r.fourEyesRequired; // a recorded approval sets it (state.ts)
+    const fourEyes = view.fourEyes ?? (view.withdrawalOf ? reviewNeedsTwo(d, view.withdrawalOf) : r.fourEyesRequired); // a recorded approval sets it (state.ts)
     o.review = {
       opened_at: iso(r.openedAt), escalated: r.escalated, four_eyes_required: fourEyes,
       estimated_resolution_bucket: resolutionBucketOf(r, fourEyes),

@@ -86,9 +86,10 @@ function queueBucket(review: NonNullable<Deposit['review']>, fourEyes: boolean, 
 /** The queue entry: the deposit as the merchant sees it plus what a reviewer sorts by. */
 function queueEntry(d: Deposit, world: World, now: number): Record<string, unknown> {
   const since = d.review?.openedAt ?? d.createdAt;
+  const fourEyes = reviewNeedsTwo(d, world.withdrawalOf);
   return {
-    ...presentDeposit(d, { withdrawalOf: world.withdrawalOf }), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
-    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, reviewNeedsTwo(d, world.withdrawalOf), now) } : {}),
+    ...presentDeposit(d, { fourEyes }), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
+    ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, fourEyes, now) } : {}),
   };
 }
 

@@ -396,7 +396,7 @@ function depositView(d: Deposit, facts: DepositFacts): Obj {
   // As the merchant's object says it: suspense may fund an approval before any is recorded.
   const fourEyes = reviewNeedsTwo(d, world.withdrawalOf);
   return {
-    deposit: presentDeposit(d, { withdrawalOf: world.withdrawalOf }),
+    deposit: presentDeposit(d, { fourEyes }),
     merchant: { id: d.merchantId, name: merchant?.name ?? null, white_label_id: d.whiteLabelId },
     review: d.review ? {
       // A decided review's age stops at its decision: it waited that long, and no longer waits.
