@@ -23,6 +23,14 @@ export interface GatewayRouteProposal {
 }
 
 /**
+ * Whether a proposal (a gateway route, a fee schedule, an adjustment) may still be approved
+ * at `now`: it lapses `ttlMs` after it was made. Pure: the caller reads the clock.
+ */
+export function proposalWaiting<P extends { readonly proposedAt: number }>(p: P | undefined, ttlMs: number, now: number): p is P {
+  return p !== undefined && now < p.proposedAt + ttlMs;
+}
+
+/**
  * A fee schedule and amount limits one operator asked for, waiting for a second to approve
  * them (four eyes): every fee the white label charges from then on is reckoned from them.
  */

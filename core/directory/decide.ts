@@ -13,7 +13,7 @@ import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson, type Minor } from '../money.ts';
 import type { Ids } from '../ports.ts';
-import { adjustmentReasonDirection, adjustmentReasons, bankByCode, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
+import { adjustmentReasonDirection, adjustmentReasons, bankByCode, proposalWaiting, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 import { sameOperator } from '../operators.ts';
 import { approvalRefusal, feeScheduleOf, sameTerms } from './fee-schedule.ts';
 
@@ -145,7 +145,7 @@ function operatorIdOf(actor: Command['actor']): string {
 
 /** A white label's proposal that `approver` may approve: one waiting (within `ttlMs`), and not their own (four eyes). */
 function waitingFor<P extends { readonly proposedBy: string; readonly proposedAt: number }>(approver: string, p: P | undefined, ttlMs: number, at: number, what: string): P | Rejection {
-  if (!p || at >= p.proposedAt + ttlMs) {
+  if (!proposalWaiting(p, ttlMs, at)) {
     return reject('operation_not_allowed', `No ${what} waits for approval on this white label (a proposal lapses after 24 hours); propose one first.`);
   }
   if (sameOperator(approver, p.proposedBy)) {
@@ -317,7 +317,7 @@ function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustme
 function approveAdjustment(c: Extract<DirectoryCommand, { type: 'ApproveAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
-  const p = (m.adjustmentProposals ?? []).find((x) => x.id === c.proposalId && at < x.proposedAt + limits.adjustmentProposalTtlMs);
+  const p = (m.adjustmentProposals ?? []).find((x) => x.id === c.proposalId && proposalWaiting(x, limits.adjustmentProposalTtlMs, at));
   if (!p) return reject('resource_not_found', 'No adjustment proposal of this id waits for approval on this merchant (a proposal lapses after 24 hours); propose it again.');
   const approver = c.actor.kind === 'operator' ? c.actor.operatorId : 'system';
   if (sameOperator(approver, p.proposedBy)) {

@@ -4,7 +4,7 @@
 // 700 bps, unless an operator sets another: the contract fixes none, DESIGN.md has the
 // fees configurable per white label), proposed and approved as the others.
 
-import type { WhiteLabel } from '../directory.ts';
+import { proposalWaiting, type WhiteLabel } from '../directory.ts';
 import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { safeIntegerMax, type AmountPolicy, type FeeSchedule } from '../money.ts';
@@ -117,7 +117,7 @@ export function approvalRefusal(wl: WhiteLabel, terms: FeeTerms, at: number): Re
   const named = feeScheduleOf(wl, terms);
   if (isRejection(named)) return named;
   const p = wl.feeScheduleProposal;
-  if (!p || at >= p.proposedAt + limits.feeScheduleProposalTtlMs) return null;
+  if (!proposalWaiting(p, limits.feeScheduleProposalTtlMs, at)) return null;
   const fields = figuresNotApproved(terms, p, wl);
   if (fields.length === 0) return null;
   return reject('validation_error', 'The fee schedule approved is not the one proposed; read the proposal again and approve the figures it names.', { fields });

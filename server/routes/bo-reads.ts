@@ -9,7 +9,7 @@ import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { durations, limits, readSideLimits } from '../../core/limits.ts';
-import type { WhiteLabel } from '../../core/directory.ts';
+import { proposalWaiting, type WhiteLabel } from '../../core/directory.ts';
 import { iso, maskAccountNumber, presentBalances } from '../../core/present.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import { projectionsFileName } from '../../projections/db.ts';
@@ -149,10 +149,10 @@ export function backOfficeReadRoutes(services: Services, journalDb: Db, dataDir:
     // The route with whether it still serves; a proposal only while it may still be approved.
     const r = w.gatewayRoute, p = w.gatewayRouteProposal, f = w.feeScheduleProposal;
     const route = r ? { bank_code: r.bankCode, account_number_masked: maskAccountNumber(r.accountNumber), expires_at: iso(r.expiresAt), status: now < r.expiresAt ? 'active' : 'expired' } : null;
-    const routeWaiting = p && now < p.proposedAt + limits.gatewayRouteProposalTtlMs ? {
+    const routeWaiting = proposalWaiting(p, limits.gatewayRouteProposalTtlMs, now) ? {
       bank_code: p.bankCode, account_number_masked: maskAccountNumber(p.accountNumber), proposed_by: p.proposedBy, proposed_at: iso(p.proposedAt), approve_by: iso(p.proposedAt + limits.gatewayRouteProposalTtlMs),
     } : null;
-    const feesWaiting = f && now < f.proposedAt + limits.feeScheduleProposalTtlMs ? presentFeeScheduleProposal(w.id, f) : null;
+    const feesWaiting = proposalWaiting(f, limits.feeScheduleProposalTtlMs, now) ? presentFeeScheduleProposal(w.id, f) : null;
     return {
       id: w.id, object: 'white_label', name: w.name, merchants,
       gateway_route: route, gateway_route_proposal: routeWaiting,

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Command } from '../../core/handler/commands.ts';
-import { adjustmentReasonDefault, adjustmentReasons, bankByCode, bankDownMessageThDefault } from '../../core/directory.ts';
+import { adjustmentReasonDefault, adjustmentReasons, bankByCode, bankDownMessageThDefault, proposalWaiting } from '../../core/directory.ts';
 import { balanceTransactionIdOf, iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
@@ -204,7 +204,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/white-labels/:id/gateway-route/approve', async (ctx) => {
     const b = parseWith(schemas.gatewayRouteApproval, bodyOf(ctx));
     const p = whiteLabel(ctx).gatewayRouteProposal;
-    if (p && !answered(ctx) && now() < p.proposedAt + limits.gatewayRouteProposalTtlMs) refuseIf(gatewayRouteMismatch(p, b.bank_code, b.account_number));
+    if (proposalWaiting(p, limits.gatewayRouteProposalTtlMs, now()) && !answered(ctx)) refuseIf(gatewayRouteMismatch(p, b.bank_code, b.account_number));
     await requireStepUp(ctx);
     await run(ctx, { type: 'ApproveGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number }, (id) => {
       const route = world().whiteLabels.get(id!)!.gatewayRoute!;
@@ -372,7 +372,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.adjustmentApproval, bodyOf(ctx));
     const m = merchant(ctx);
     const proposal = m.adjustmentProposals?.find((p) => p.id === ctx.params.proposalId);
-    if (proposal && !answered(ctx) && now() < proposal.proposedAt + limits.adjustmentProposalTtlMs) refuseIf(adjustmentMismatch(proposal, amountOf(b.amount_minor)));
+    if (proposalWaiting(proposal, limits.adjustmentProposalTtlMs, now()) && !answered(ctx)) refuseIf(adjustmentMismatch(proposal, amountOf(b.amount_minor)));
     await requireStepUp(ctx);
     await run(ctx, { type: 'ApproveAdjustment', actor: actorOf(ctx), merchantId: m.id, proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor) }, (id) =>
       adjustmentAnswer(ctx, m.id, id!, { livemode: proposal!.livemode, direction: 'credit', bucket: 'available', amountMinor: Number(proposal!.amountMinor), reasonCode: proposal!.reasonCode, reason: proposal!.reason, proposedBy: proposal!.proposedBy }));
@@ -467,7 +467,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     readQuery(ctx, []);
     const m = merchant(ctx);
     const now = services.write.clock.now();
-    const waiting = (m.adjustmentProposals ?? []).filter((p) => now < p.proposedAt + limits.adjustmentProposalTtlMs);
+    const waiting = (m.adjustmentProposals ?? []).filter((p) => proposalWaiting(p, limits.adjustmentProposalTtlMs, now));
     ctx.body = { object: 'list', merchant_id: m.id, data: waiting.map((p) => presentAdjustmentProposal(m.id, p)) };
   });
 
