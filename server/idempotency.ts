@@ -122,7 +122,8 @@ export interface Staged {
  * `scope` names whose keys these are (merchant and mode, or the operator).
  */
 export async function runIdempotent(
-  ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response, rules: KeyRules & { readonly staged?: Staged } = {},
+  ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response,
+  rules: KeyRules & { readonly staged?: Staged; readonly admit?: Admit } = {},
 ): Promise<void> {
   await runIdempotentOwn(ctx, services, scope, async (keep) => {
     let response: Response | undefined;
@@ -163,16 +164,26 @@ export function replay(ctx: Context, prior: IdempotencyRecord, hash: string, ear
 }
 
 /**
+ * What a request must pass once its key's record has been looked up, before the replay
+ * (`replaying`) or the run: a route's check of its body and its step-up (the step-up is
+ * asked of a replay too; a check of what the body says is not, since a retry is replayed
+ * whatever its first run changed). A fresh run holds its key in flight meanwhile, so the
+ * record looked up stays the answer: no second look after the step-up.
+ */
+export type Admit = (replaying: boolean) => void | Promise<void>;
+
+/**
  * The same rules for a request whose effects are not a core command (webhook operations):
  * `perform` opens its own transaction and stores in it the record that `keep(response)`
  * builds, so the key is consumed exactly when the effects exist; a refusal it throws
- * consumes nothing. `beforeRun` runs after the replay check and before `perform` (a quota
- * belongs there: an idempotent replay must not spend it).
+ * consumes nothing. `admit` runs after the replay lookup (Admit). `beforeRun` runs after
+ * the replay check and before `perform` (a quota belongs there: an idempotent replay must
+ * not spend it).
  */
 export async function runIdempotentOwn(
   ctx: Context, services: Services, scope: string,
   perform: (keep: (response: Response) => IdempotencyRecord) => Response | Promise<Response>,
-  options: KeyRules & { beforeRun?: () => void } = {},
+  options: KeyRules & { beforeRun?: () => void; admit?: Admit } = {},
 ): Promise<void> {
   const key = idempotencyKeyOf(ctx, options);
   const hash = requestHash(ctx);
@@ -181,10 +192,14 @@ export async function runIdempotentOwn(
   const inFlight = inFlightOf(services);
   if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
   const prior = services.idempotency.get(scope, key, now);
-  if (prior) return replay(ctx, prior, hash, rawRequestHash(ctx));
-  options.beforeRun?.();
+  if (prior) {
+    await options.admit?.(true);
+    return replay(ctx, prior, hash, rawRequestHash(ctx));
+  }
   inFlight.add(slot);
   try {
+    await options.admit?.(false);
+    options.beforeRun?.();
     const requestId = ctx.state.requestId as string;
     // The body is serialised once: the record stores the bytes the answer sends.
     let kept: { response: Response; text: string } | undefined;

@@ -160,11 +160,24 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     runIdempotent(ctx, services, operatorScope(ctx), command, render);
   const now = () => services.write.clock.now();
   /**
-   * Whether the request's Idempotency-Key already holds its answer. A check a route makes
-   * before the step-up (a body refused for what it says spends none: README, Token bounds)
-   * is skipped for a retry, which is replayed whatever its first run changed.
+   * Runs a command that takes a step-up, `check` of its body first: a body refused for what
+   * it says spends none (README, Token bounds). A retry is replayed whatever its first run
+   * changed, so `check` is skipped for it (the step-up is asked of it still): the key's
+   * record is looked up once, before both (runIdempotent's admit). No check: the step-up
+   * comes first, before the key is read, as on every other route.
    */
-  const answered = (ctx: Context) => services.idempotency.get(operatorScope(ctx), idempotencyKeyOf(ctx), now()) !== undefined;
+  const runSteppedUp = async (ctx: Context, command: Command, render: (id: string | undefined) => Response, check: (() => void) | undefined) => {
+    if (check === undefined) {
+      await requireStepUp(ctx);
+      return run(ctx, command, render);
+    }
+    return runIdempotent(ctx, services, operatorScope(ctx), command, render, {
+      admit: async (replaying) => {
+        if (!replaying) check();
+        await requireStepUp(ctx);
+      },
+    });
+  };
   const refuseIf = (refusal: Rejection | null) => { if (refusal) throw ApiError.from(refusal); };
   const whiteLabel = (ctx: Context) => {
     const wl = world().whiteLabels.get(ctx.params.id!);
@@ -204,9 +217,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/white-labels/:id/gateway-route/approve', async (ctx) => {
     const b = parseWith(schemas.gatewayRouteApproval, bodyOf(ctx));
     const p = whiteLabel(ctx).gatewayRouteProposal;
-    if (proposalWaiting(p, limits.gatewayRouteProposalTtlMs, now()) && !answered(ctx)) refuseIf(gatewayRouteMismatch(p, b.bank_code, b.account_number));
-    await requireStepUp(ctx);
-    await run(ctx, { type: 'ApproveGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number }, (id) => {
+    const check = proposalWaiting(p, limits.gatewayRouteProposalTtlMs, now()) ? () => refuseIf(gatewayRouteMismatch(p, b.bank_code, b.account_number)) : undefined;
+    await runSteppedUp(ctx, { type: 'ApproveGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number }, (id) => {
       const route = world().whiteLabels.get(id!)!.gatewayRoute!;
       return {
         status: 200,
@@ -215,7 +227,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
           approved_by: operatorOf(ctx).sub,
         },
       };
-    });
+    }, check);
   });
 
   // Four eyes on what the white label charges: one operator proposes the schedule (202,
@@ -228,26 +240,21 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/white-labels/:id/fees', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
     const wl = whiteLabel(ctx);
-    if (!answered(ctx)) { // a retry is replayed, not judged again against the schedule its first run put in force
-      const next = feeScheduleOf(wl, feeTermsOf(b));
-      if (isRejection(next)) throw ApiError.from(next);
-    }
-    await requireStepUp(ctx);
-    await run(ctx, { type: 'SetFeeSchedule', actor: actorOf(ctx), whiteLabelId: wl.id, terms: feeTermsOf(b) }, (id) =>
-      ({ status: 202, body: presentFeeScheduleProposal(id!, world().whiteLabels.get(id!)!.feeScheduleProposal!) }));
+    // A retry is replayed, not judged again against the schedule its first run put in force.
+    const check = () => { const next = feeScheduleOf(wl, feeTermsOf(b)); if (isRejection(next)) throw ApiError.from(next); };
+    await runSteppedUp(ctx, { type: 'SetFeeSchedule', actor: actorOf(ctx), whiteLabelId: wl.id, terms: feeTermsOf(b) }, (id) =>
+      ({ status: 202, body: presentFeeScheduleProposal(id!, world().whiteLabels.get(id!)!.feeScheduleProposal!) }), check);
   });
 
   router.post('/white-labels/:id/fees/approve', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
     const before = whiteLabel(ctx);
-    if (!answered(ctx)) refuseIf(approvalRefusal(before, feeTermsOf(b), now()));
-    await requireStepUp(ctx);
-    await run(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: before.id, terms: feeTermsOf(b) }, (id) => {
+    await runSteppedUp(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: before.id, terms: feeTermsOf(b) }, (id) => {
       const after = presentFeeSchedule(id!, world().whiteLabels.get(id!)!);
       // The schedule it replaced is on the action log beside the one now in force.
       noteChanges(ctx, { fee_schedule: { before: presentFeeSchedule(id!, before), after } });
       return { status: 200, body: { ...after, approved_by: operatorOf(ctx).sub } };
-    });
+    }, () => refuseIf(approvalRefusal(before, feeTermsOf(b), now())));
   });
 
   router.post('/merchants', async (ctx) => {
@@ -372,10 +379,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.adjustmentApproval, bodyOf(ctx));
     const m = merchant(ctx);
     const proposal = m.adjustmentProposals?.find((p) => p.id === ctx.params.proposalId);
-    if (proposalWaiting(proposal, limits.adjustmentProposalTtlMs, now()) && !answered(ctx)) refuseIf(adjustmentMismatch(proposal, amountOf(b.amount_minor)));
-    await requireStepUp(ctx);
-    await run(ctx, { type: 'ApproveAdjustment', actor: actorOf(ctx), merchantId: m.id, proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor) }, (id) =>
-      adjustmentAnswer(ctx, m.id, id!, { livemode: proposal!.livemode, direction: 'credit', bucket: 'available', amountMinor: Number(proposal!.amountMinor), reasonCode: proposal!.reasonCode, reason: proposal!.reason, proposedBy: proposal!.proposedBy }));
+    const check = proposalWaiting(proposal, limits.adjustmentProposalTtlMs, now()) ? () => refuseIf(adjustmentMismatch(proposal, amountOf(b.amount_minor))) : undefined;
+    await runSteppedUp(ctx, { type: 'ApproveAdjustment', actor: actorOf(ctx), merchantId: m.id, proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor) }, (id) =>
+      adjustmentAnswer(ctx, m.id, id!, { livemode: proposal!.livemode, direction: 'credit', bucket: 'available', amountMinor: Number(proposal!.amountMinor), reasonCode: proposal!.reasonCode, reason: proposal!.reason, proposedBy: proposal!.proposedBy }), check);
   });
 
   /** The 201 of a posted adjustment: the balance transaction, with who posted it (and proposed it, after four eyes). */
