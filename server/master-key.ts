@@ -9,9 +9,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { privateFileMode } from '../adapters/private-files.ts';
-import Database from 'better-sqlite3';
 import { everSealed, masterKeyBytes, Sealer, WrongMasterKey } from '../adapters/sealing.ts';
-import { journalFileName } from '../adapters/sqlite/schema.ts';
+import { journalFileName, openDatabaseReadOnly, SchemaTooNew } from '../adapters/sqlite/schema.ts';
 import { masterKeyPattern, type Config, type MasterKeySource } from './config.ts';
 
 export function loadMasterKey(source: MasterKeySource, env: NodeJS.ProcessEnv = process.env): Buffer {
@@ -51,15 +50,17 @@ function readKeyFile(path: string, name: string): string {
   }
 }
 
-function journalEverSealed(file: string): boolean {
+/** Whether the data dir's journal was sealed; a journal a newer satang wrote is refused (SchemaTooNew), as everywhere, before any key is made for it. */
+function journalEverSealed(dataDir: string): boolean {
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = openDatabaseReadOnly(dataDir);
     try {
       return everSealed(db);
     } finally {
       db.close();
     }
-  } catch {
+  } catch (error) {
+    if (error instanceof SchemaTooNew) throw error;
     return true; // unreadable: no new key for it (the start's own checks say what is wrong with it)
   }
 }
@@ -74,8 +75,9 @@ function developmentKey(path: string): string {
   // A journal already sealed has a key of its own: a new one would not open it. One an
   // older build left with its secrets in clear (no sealed marker) takes the new key, and is
   // sealed under it at this start (Secrets at rest).
-  const journal = join(path.slice(0, -'.master-key'.length), journalFileName);
-  if (existsSync(journal) && journalEverSealed(journal)) throw new WrongMasterKey(`the data dir's development master key ${path} is missing, and ${journal} was sealed with it: put that key back there (from the machine or the backup it came from), or start with the SATANG_MASTER_KEY_FILE it was sealed with; a new key would not open its secrets`);
+  const dataDir = path.slice(0, -'.master-key'.length);
+  const journal = join(dataDir, journalFileName);
+  if (existsSync(journal) && journalEverSealed(dataDir)) throw new WrongMasterKey(`the data dir's development master key ${path} is missing, and ${journal} was sealed with it: put that key back there (from the machine or the backup it came from), or start with the SATANG_MASTER_KEY_FILE it was sealed with; a new key would not open its secrets`);
   mkdirSync(dirname(path), { recursive: true }); // the data dir's parent: not ours to tighten
   try {
     writeFileSync(path, `${randomBytes(masterKeyBytes).toString('base64')}\n`, { mode: privateFileMode, flag: 'wx' });

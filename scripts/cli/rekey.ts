@@ -10,6 +10,7 @@ import { readConfig } from '../../server/config.ts';
 import { rekeyDataDir } from '../../server/rekey.ts';
 import { Sealer } from '../../adapters/sealing.ts';
 import { DataDirInUse } from '../../adapters/data-dir-lock.ts';
+import { SchemaTooNew } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, flag, parseCommand, text, usageError, type CommandSpec } from './args.ts';
 import { requireDataDir } from './data-dir.ts';
 
@@ -25,6 +26,12 @@ export const rekeySpec: CommandSpec = {
 
 function problemsOf(error: unknown): readonly string[] {
   return (error as { problems?: readonly string[] }).problems ?? [(error as Error).message];
+}
+
+function refused(error: Error): number {
+  const stopFirst = error instanceof DataDirInUse ? '; stop it first: rekey runs on a stopped server\'s data dir' : '';
+  process.stderr.write(`satang rekey: ${error.message}${stopFirst}\n`);
+  return exitFailed;
 }
 
 export async function rekeyCommand(argv: readonly string[]): Promise<number> {
@@ -50,6 +57,8 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
       throw new Error(aboutIt.length > 0 ? aboutIt.join('; ').replaceAll('SATANG_MASTER_KEY_FILE', '--new-key-file') : problemsOf(error).join('; '));
     }
   } catch (error) {
+    // A newer satang's journal, met looking for whether a missing development key sealed it: refused, as rekeyDataDir refuses it.
+    if (error instanceof SchemaTooNew) return refused(error);
     return usageError(rekeySpec, problemsOf(error).join('; '));
   }
   if (current.equals(next)) return usageError(rekeySpec, 'the new key is the current key');
@@ -57,9 +66,7 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
   try {
     report = rekeyDataDir(dataDir, new Sealer(current), new Sealer(next));
   } catch (error) {
-    const stopFirst = error instanceof DataDirInUse ? '; stop it first: rekey runs on a stopped server\'s data dir' : '';
-    process.stderr.write(`satang rekey: ${(error as Error).message}${stopFirst}\n`);
-    return exitFailed;
+    return refused(error as Error);
   }
   if (flag(args, 'json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {

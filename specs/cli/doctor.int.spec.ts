@@ -188,6 +188,21 @@ test('a journal a newer satang wrote (a downgrade): doctor FAILs it, as the serv
   }
 });
 
+test("rekey of a newer satang's journal whose development master key is gone: refused (exit 1) with the schema's line, as with its key, and no key made for it", async () => {
+  const newer = newerDataDir(join(dir, 'newer-keyless'));
+  rmSync(`${newer}.master-key`);
+  try {
+    const keyFile = join(dir, 'next-keyless.key');
+    writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    const rekeyed = await satang(['rekey', '--new-key-file', keyFile, '--data-dir', newer]);
+    assert.is(rekeyed.code, 1, rekeyed.stdout + rekeyed.stderr);
+    assert.match(rekeyed.stderr, /^satang rekey: journal\.db has schema version 99, written by a newer satang; this build knows up to \d+: run that build/);
+    assert.not.ok(existsSync(`${newer}.master-key`), 'a key was made for a journal this build cannot read');
+  } finally {
+    rmSync(`${newer}.master-key`, { force: true });
+  }
+});
+
 test('FAIL: a projections.db or logs.db that is no SQLite file is named with what mends it (move it aside), not a restore; the server refuses to start saying the same', async () => {
   const dataDir = join(dir, 'derived');
   const t = await TestServer.start({}, dataDir);

@@ -230,6 +230,30 @@ test("a data dir whose development master key is gone is refused in one line nam
   }
 });
 
+test("a newer satang's journal whose development master key is gone is refused as every newer journal is (the schema's line), sealed or not, and no key is made for it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-newer-keyless-'));
+  try {
+    // One a server sealed (its marker there), then written by a newer build; one never sealed.
+    const sealed = join(dir, 'sealed');
+    const first = await TestServer.start({}, sealed);
+    await first.stop(false);
+    const db = new Database(join(sealed, 'journal.db'));
+    db.pragma('user_version = 99');
+    db.close();
+    const unsealed = newerDataDir(join(dir, 'unsealed'));
+    for (const dataDir of [sealed, unsealed]) {
+      rmSync(`${dataDir}.master-key`);
+      const r = await started({ SATANG_DATA_DIR: dataDir });
+      assert.is(r.code, configErrorExitCode, r.stderr);
+      assert.match(r.stderr, /^satang: journal\.db has schema version 99, written by a newer satang; this build knows up to \d+: run that build/, dataDir);
+      assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+      assert.not.ok(existsSync(`${dataDir}.master-key`), `${dataDir}: a key was made for a journal this build cannot read`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a data dir an older build left with nothing sealed (no sealed marker) gets a development key made at start, and is sealed under it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'satang-never-sealed-'));
   const dataDir = join(dir, 'data');
