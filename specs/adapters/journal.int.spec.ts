@@ -214,6 +214,22 @@ test('a row changed behind the service\'s back is caught by verify (CLI exit 1) 
   assert.is(cli(fresh('empty')).status, 2, 'no journal.db');
 });
 
+test('a snapshot row that is no snapshot (not JSON) is named by satang verify as one that cannot be compared (exit 1), the rest still checked', async () => {
+  const s = await scene();
+  s.store.close();
+  const db = openDatabase(s.dir);
+  assert.is(db.prepare('UPDATE snapshots SET data = ? WHERE stream = ?').run('not a snapshot', s.payer).changes, 1, 'the merchant has a snapshot');
+  db.close();
+  const r = spawnSync(satang, ['verify', '--data-dir', s.dir], { encoding: 'utf8' });
+  assert.is(r.status, 1, r.stdout + r.stderr);
+  const report = JSON.parse(r.stdout) as { ok: boolean; mismatches: string[]; snapshots_checked: number; replay_ok: boolean };
+  assert.is(report.ok, false);
+  assert.is(report.replay_ok, true);
+  assert.is(report.mismatches.length, 1, report.mismatches.join('\n'));
+  assert.match(report.mismatches[0]!, new RegExp(`^snapshot ${s.payer}: cannot be compared with the replayed state: \\S`));
+  assert.ok(report.snapshots_checked > 1, 'the other snapshots are checked too');
+});
+
 test('verify catches derived rows that disagree with the journal: a snapshot, a posting, an outbox row, a counter', async () => {
   const s = await scene();
   const db = s.store.db;
