@@ -89,6 +89,13 @@ function openRequestLogDb(dataDir: string): Database.Database {
   return db;
 }
 
+/**
+ * logs.db's user_version while rows rewritten under the rules of `version` wait for the
+ * vacuum that drops their old bytes: negative, so below every rules version (an older build
+ * redoes its own rewrite, and vacuums, as for any older rules).
+ */
+const vacuumOwed = (version: number) => -version;
+
 /** The one writer of logs.db. `now` arguments are wall-clock ms (the prune's reference). */
 export class RequestLogStore {
   private readonly db: Database.Database;
@@ -116,12 +123,15 @@ export class RequestLogStore {
   /**
    * Redacts every stored body again with `redact` when logs.db's rows were redacted under
    * rules older than `version` (its user_version), vacuums away the bytes the old bodies held
-   * (the WAL checkpointed and emptied too), and only then records `version`: a start that
-   * fails on the way does it all again, the rewrite finding nothing left to change and the
-   * vacuum still run. Answers how many rows changed.
+   * (the WAL checkpointed and emptied too) when a row changed, and only then records
+   * `version`. The first rewrite that changes a row records, in its own transaction, that a
+   * vacuum is owed (vacuumOwed): a start that fails on the way does it all again, the rewrite
+   * finding nothing left to change and the vacuum still run. A bump that changes no row
+   * leaves the file as it was. Answers how many rows changed.
    */
   redactStored(version: number, redact: (text: string) => string): number {
-    if ((this.db.pragma('user_version', { simple: true }) as number) >= version) return 0;
+    const stored = this.db.pragma('user_version', { simple: true }) as number;
+    if (stored >= version) return 0;
     const page = this.db.prepare<[number, number], { id: number; request_body: string | null; response_body: string | null }>(
       'SELECT id, request_body, response_body FROM request_logs WHERE id > ? ORDER BY id LIMIT ?');
     const update = this.db.prepare<[string | null, string | null, number]>('UPDATE request_logs SET request_body = ?, response_body = ? WHERE id = ?');
@@ -130,18 +140,22 @@ export class RequestLogStore {
       const rows = page.all(after, backOfficeLimits.requestLogRedactAgainRowsMax);
       if (rows.length === 0) break;
       this.db.transaction(() => {
+        const before = changed;
         for (const r of rows) {
           const request = r.request_body === null ? null : redact(r.request_body);
           const response = r.response_body === null ? null : redact(r.response_body);
           if (request !== r.request_body || response !== r.response_body) { update.run(request, response, r.id); changed++; }
         }
+        if (before === 0 && changed > 0) this.db.pragma(`user_version = ${vacuumOwed(version)}`); // with the rows it rewrote
       })();
       after = rows[rows.length - 1]!.id;
     }
-    this.db.pragma(`busy_timeout = ${backOfficeLimits.requestLogVacuumBusyMs}`); // the API's reader holds logs.db only for a read
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.db.exec('VACUUM');
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (changed > 0 || stored < 0) { // a row changed, now or by a start cut short before its vacuum
+      this.db.pragma(`busy_timeout = ${backOfficeLimits.requestLogVacuumBusyMs}`); // the API's reader holds logs.db only for a read
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.exec('VACUUM');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     this.db.pragma(`user_version = ${version}`);
     return changed;
   }

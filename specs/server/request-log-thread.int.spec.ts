@@ -15,8 +15,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RequestLogThread, type BodyHandoff, type RequestLogEntry, type RequestLogThreadLog } from '../../server/request-log-thread.ts';
-import { RequestLogReader, RequestLogStore, requestLogFileName } from '../../adapters/request-log.ts';
-import { bodyForLog, redactionRulesVersion } from '../../server/redact.ts';
+import { RequestLogReader, RequestLogStore, requestLogFileName, type RequestLogRecord } from '../../adapters/request-log.ts';
+import { bodyForLog, redactionRulesVersion, redactStoredBody } from '../../server/redact.ts';
 import { backOfficeLimits } from '../../core/limits.ts';
 import { TestServer, depositBody } from '../support/server-harness.ts';
 import { importGraph, sourceFiles } from '../structure/source-files.ts';
@@ -202,6 +202,66 @@ test("a logs.db kept under the rules before webhook URL paths were redacted (ver
   }
   const bytes = Buffer.concat(readdirSync(dir).filter((f) => f.startsWith(requestLogFileName)).map((f) => readFileSync(join(dir, f))));
   assert.not.ok(bytes.includes(Buffer.from('XXXXSECRETPATH')), "the path left in logs.db's bytes");
+}));
+
+/** logs.db's free pages and user_version, read on a connection of its own (a VACUUM leaves no free page). */
+function fileState(dir: string): { freePages: number; version: number } {
+  const db = new Database(join(dir, requestLogFileName), { readonly: true });
+  try {
+    return { freePages: db.pragma('freelist_count', { simple: true }) as number, version: db.pragma('user_version', { simple: true }) as number };
+  } finally {
+    db.close();
+  }
+}
+
+/** A store holding `kept` rows made by `row`, beside pages freed by a prune (rows past the retention deleted). */
+function storeWithFreePages(dir: string, kept: number, row: (i: number) => RequestLogRecord): RequestLogStore {
+  const store = new RequestLogStore(dir);
+  const lapsed = now - backOfficeLimits.requestLogRetentionMs - 1;
+  store.append(Array.from({ length: 300 }, (_, i) => ({ ...entry(`req_old_${i}`), at: lapsed, requestBody: bodyForLog(request), responseBody: bodyForLog(answer) })), now - 2 * backOfficeLimits.requestLogRetentionMs);
+  store.append(Array.from({ length: kept }, (_, i) => row(i)), now - 2 * backOfficeLimits.requestLogRetentionMs);
+  assert.is(store.prune(now), 300);
+  return store;
+}
+
+test('a rules bump with no row to change leaves logs.db as it was: no vacuum (its free pages kept), the version recorded, nothing said', () => withDir(async (dir) => {
+  storeWithFreePages(dir, 20, (i) => ({ ...entry(`req_today_${i}`), requestBody: bodyForLog(request), responseBody: bodyForLog(answer) })).close();
+  const raw = new Database(join(dir, requestLogFileName));
+  raw.pragma('user_version = 0');
+  raw.close();
+  const before = fileState(dir);
+  assert.ok(before.freePages > 0, 'the prune freed pages');
+  const log = recordingLog();
+  const thread = new RequestLogThread(dir, log, () => now);
+  try {
+    assert.is((await thread.page({ limit: 100 })).length, 20);
+  } finally {
+    await thread.close();
+  }
+  assert.equal(fileState(dir), { freePages: before.freePages, version: redactionRulesVersion }, 'vacuumed though no row changed');
+  assert.equal(log.lines, []);
+}));
+
+test('a rewrite cut short before its vacuum is vacuumed by the next one, though it finds nothing left to change: the old bytes are gone', () => withDir(async (dir) => {
+  const hook = '{"url":"https://hooks.example/in?token=s3cr3t-t0ken-q"}';
+  // Two pages of the rewrite: the first with a token to redact, the second with nothing to change.
+  const page = backOfficeLimits.requestLogRedactAgainRowsMax;
+  const store = storeWithFreePages(dir, page + 20, (i) => ({ ...entry(`req_${i}`), requestBody: i < page ? hook : bodyForLog(request), responseBody: i < page ? hook : bodyForLog(answer) }));
+  let bodies = 0;
+  const cutShort = (text: string) => {
+    if (++bodies > 2 * page) throw new Error('the start stops here'); // the first page committed
+    return redactStoredBody(text);
+  };
+  assert.throws(() => store.redactStored(redactionRulesVersion, cutShort), /the start stops here/);
+  const owed = fileState(dir);
+  assert.ok(owed.freePages > 0 && owed.version < 0, `the first page's rewrite says a vacuum is owed: ${JSON.stringify(owed)}`);
+  assert.is(store.redactStored(redactionRulesVersion, redactStoredBody), 0, 'nothing left to change');
+  store.close();
+  assert.equal(fileState(dir), { freePages: 0, version: redactionRulesVersion });
+  const again = new RequestLogStore(dir);
+  again.close();
+  const bytes = Buffer.concat(readdirSync(dir).filter((f) => f.startsWith(requestLogFileName)).map((f) => readFileSync(join(dir, f))));
+  assert.not.ok(bytes.includes(Buffer.from('s3cr3t-t0ken-q')), "the token left in logs.db's bytes");
 }));
 
 test('over HTTP: the row of a signed create-deposit is bodyForLog of the body sent and the answer received; the answer is its JSON text', async () => {
