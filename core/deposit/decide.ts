@@ -26,7 +26,7 @@ export interface SettleContext {
   readonly balanceTransactionId: string;
   readonly feeBalanceTransactionId: string;
   readonly claimId: string;
-  /** How much each withdrawal leg's order can still take (remaining − other legs in flight). */
+  /** How much each withdrawal leg's order can still take (remaining − other legs in flight); absent: nothing, ever (legCapacities). */
   readonly capacityByLeg: ReadonlyMap<string, Minor>;
 }
 
@@ -330,7 +330,7 @@ function figuresNeedSecondApprover(s: Deposit, received: readonly LegAmount[]): 
   let asserted = 0n;
   for (const r of received) asserted += r.amountMinor;
   let total = asserted;
-  for (const v of legAmounts(s).values()) total += v;
+  for (const v of paidAmounts(s).values()) total += v;
   const noImage = s.slip !== undefined && !s.slip.hasImage;
   const shown = s.slip?.transferredAmountMinor ?? s.routeConfirmation?.amountMinor ?? (noImage ? 0n : undefined);
   return total >= BigInt(limits.fourEyesAmountMinorMin) || total > s.amountMinor || (shown !== undefined && asserted > shown);
@@ -355,6 +355,8 @@ export type WithdrawalOf = (id: string) => Withdrawal | undefined;
 /**
  * How much each withdrawal leg's order can still take (remaining − other legs in flight),
  * read off the withdrawals as they are: no ids drawn, so a read may ask it too (reviewNeedsTwo).
+ * A leg whose withdrawal takes no more (closed, or gone) is absent: 0 to a settlement, and
+ * no late hold waits on it (holdFor).
  */
 export function legCapacities(d: Deposit, withdrawalOf: WithdrawalOf): Map<string, Minor> {
   const capacityByLeg = new Map<string, Minor>();
@@ -364,7 +366,7 @@ export function legCapacities(d: Deposit, withdrawalOf: WithdrawalOf): Map<strin
     const own = w && inFlightFor(w, leg.counterparty.payoutLegRef);
     // An order that expired while this leg was in flight holds it, and takes exactly it.
     if (w?.status === 'expired' && own !== undefined) { capacityByLeg.set(leg.legRef, own); continue; }
-    if (!w || !isPayable(w)) { capacityByLeg.set(leg.legRef, 0n); continue; }
+    if (!w || !isPayable(w)) continue; // absent: the withdrawal takes nothing more (closed or gone)
     capacityByLeg.set(leg.legRef, capacityOf(w) + (own ?? 0n));
   }
   return capacityByLeg;
@@ -444,9 +446,25 @@ function legAmounts(s: Deposit): Map<string, Minor> {
   return verified;
 }
 
-/** The legs verified before, with what an approval says the others received. */
-function verifiedWith(s: Deposit, received: readonly LegAmount[]): Map<string, Minor> {
+/**
+ * The legs verified, the reviewed slip's transfer added to the verified leg whose account it
+ * reached again (a second transfer: its payee has both, and the leg's withdrawal takes them
+ * up to its share as it would one transfer of their sum; beyond it, as a leg paid beyond its
+ * share). Not the leg's own transfer shown again (the same trans_ref): that is no new money.
+ */
+function paidAmounts(s: Deposit): Map<string, Minor> {
   const verified = legAmounts(s);
+  const slip = s.slip;
+  if (s.status !== 'under_review' || slip?.legRef === undefined || slip.transferredAmountMinor === undefined) return verified;
+  const again = s.legs.find((l) => l.legRef === slip.legRef);
+  const before = verified.get(slip.legRef);
+  if (before !== undefined && again?.transRef !== undefined && again.transRef !== slip.transRef) verified.set(slip.legRef, before + slip.transferredAmountMinor);
+  return verified;
+}
+
+/** The legs verified before (a second transfer to one of them counted: paidAmounts), with what an approval says the others received. */
+function verifiedWith(s: Deposit, received: readonly LegAmount[]): Map<string, Minor> {
+  const verified = paidAmounts(s);
   for (const r of received) verified.set(r.legRef, r.amountMinor);
   return verified;
 }
@@ -462,12 +480,12 @@ function recordVerification(c: Extract<DepositCommand, { type: 'RecordVerificati
 function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>, s: Deposit, slip: Slip): DepositDecision {
   // What a found transfer showed is kept with the review: its trans_ref (so a reuse of it is
   // a duplicate) and the leg it paid (so an approval fills the withdrawal that got the money).
-  const review = (reasons: ReviewReason[], seen?: { verification: Verification; transferred: Minor; transRef: string; legRef?: string; holdMinor?: Minor }): DepositDecision => {
+  const review = (reasons: ReviewReason[], seen?: { verification: Verification; transferred: Minor; transRef: string; legRef?: string; holdMinor?: Minor; owedMinor?: Minor }): DepositDecision => {
     const forced: ReviewReason[] = slip.lateFrom === 'canceled' ? [{ code: 'CANCELED_ORDER_SLIP' }, ...reasons] : reasons;
     return [{
       type: 'DepositUnderReview', at: c.at, reasons: orderReasons(forced),
       fourEyesRequired: fourEyesRequiredFor(s, forced), verification: seen?.verification, transferredAmountMinor: seen?.transferred, transRef: seen?.transRef, legRef: seen?.legRef,
-      ...(seen?.holdMinor !== undefined ? { holdMinor: seen.holdMinor } : {}),
+      ...(seen?.holdMinor !== undefined ? { holdMinor: seen.holdMinor } : {}), ...(seen?.owedMinor !== undefined ? { owedMinor: seen.owedMinor } : {}),
     }];
   };
   const o = c.outcome;
@@ -486,6 +504,10 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
       // A late order's review holds the leg the transfer surely reached, as a live one's legs
       // stay held: the payee has that money whatever the reviewer decides about the payer.
       const reached = check.leg && check.verification.receiverMatch ? lateHold(check.leg, V, c.settle) : {};
+      // A second transfer to a leg already verified: the review names that leg (an approval
+      // adds the transfer to its money), and on a late order raises its hold for it.
+      const again = check.paidAgain && check.paidAgain.transRef !== transRef ? check.paidAgain : undefined;
+      if (again) return review(check.reasons, { verification: check.verification, transferred: V, transRef, legRef: again.legRef, ...(slip.isLate ? raisedHold(again, V, c.settle) : {}) });
       const seen = { verification: check.verification, transferred: V, transRef, legRef: check.leg?.legRef, ...reached };
       if (check.reasons.length > 0 || !check.leg || slip.lateFrom === 'canceled') return review(check.reasons, seen);
       const verified = legAmounts(s);
@@ -524,10 +546,36 @@ function verifiedSlip(c: Extract<DepositCommand, { type: 'RecordVerification' }>
  * is theirs: the order's settlement then finds too little and goes to review (suspense,
  * four eyes), as before.
  */
-function lateHold(leg: Leg, V: Minor, ctx: SettleContext): { holdMinor?: Minor } {
+function lateHold(leg: Leg, V: Minor, ctx: SettleContext): { holdMinor?: Minor; owedMinor?: Minor } {
   if (leg.held || leg.counterparty.kind !== 'withdrawal') return {};
-  const hold = minOf(minOf(V, leg.amountMinor), ctx.capacityByLeg.get(leg.legRef) ?? 0n);
-  return hold > 0n ? { holdMinor: hold } : {};
+  return holdFor(leg, V, ctx);
+}
+
+/**
+ * What a leg whose payee has `brought` from this payer holds: that money up to the leg's
+ * share, as far as the withdrawal's capacity (with what the leg holds now) goes; the rest
+ * of it, `owedMinor`, the withdrawal tops up as capacity frees (withdrawal/decide.ts) —
+ * with none left now, the leg waits for it holding nothing. A withdrawal that takes no
+ * more (closed) is asked nothing: the order's settlement places that money (review).
+ */
+function holdFor(leg: Leg, brought: Minor, ctx: SettleContext): { holdMinor?: Minor; owedMinor?: Minor } {
+  const capacity = ctx.capacityByLeg.get(leg.legRef);
+  const owed = minOf(brought, leg.amountMinor);
+  if (capacity === undefined || owed <= 0n) return {};
+  const hold = minOf(owed, capacity);
+  return hold > 0n ? { holdMinor: hold, ...(owed > hold ? { owedMinor: owed } : {}) } : { owedMinor: owed };
+}
+
+/**
+ * A late order's leg verified short of its share, reached again by a second transfer: its
+ * hold is raised to what both brought (at most its share), so its payee's withdrawal is not
+ * matched to new payers for money it already has. A leg verified at its share or more
+ * already holds all its withdrawal takes from it.
+ */
+function raisedHold(leg: Leg, V: Minor, ctx: SettleContext): { holdMinor?: Minor; owedMinor?: Minor } {
+  const verified = leg.verifiedAmountMinor ?? 0n;
+  if (leg.counterparty.kind !== 'withdrawal' || (leg.held && verified >= leg.amountMinor)) return {};
+  return holdFor(leg, verified + V, ctx);
 }
 
 function unreadable(at: number, s: Deposit, ctx: SettleContext): DepositDecision {

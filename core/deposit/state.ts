@@ -276,14 +276,21 @@ export type DepositEvent =
   | { readonly type: 'SlipRejected'; readonly at: number; readonly attemptsLeft: number; readonly timeRemains: boolean; readonly retryable?: boolean }
   /**
    * `holdMinor`: a leg its order had released (a late slip) held again on its withdrawal for
-   * the money it brought, so that no other payer is sent to pay that payee for it.
+   * the money it brought, so that no other payer is sent to pay that payee for it;
+   * `owedMinor`: that money (at most the leg's share) when the withdrawal's capacity held
+   * less — the withdrawal tops the hold up as capacity frees.
    */
-  | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string; readonly holdMinor?: Minor }
+  | { readonly type: 'LegCompleted'; readonly at: number; readonly legRef: string; readonly verifiedAmountMinor: Minor; readonly verification: Verification; readonly transRef?: string; readonly holdMinor?: Minor; readonly owedMinor?: Minor }
   | { readonly type: 'LegsReleased'; readonly at: number; readonly legRefs: readonly string[]; readonly silent?: true }
   /** A transfer after settlement to a leg a review credited without one: that credit's money (any excess is a DepositOverpaid after it). */
   | { readonly type: 'AdditionalTransferMatched'; readonly at: number; readonly legRef: string; readonly transRef: string; readonly amountMinor: Minor; readonly creditedMinor: Minor; readonly receiptId: string; readonly silent?: true }
-  /** `holdMinor`: a late slip's transfer reached `legRef`'s account, held again for it as a live review holds its legs (see LegCompleted). */
-  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation; readonly holdMinor?: Minor }
+  /**
+   * `holdMinor`, `owedMinor`: a late slip's transfer reached `legRef`'s account, held again
+   * for it as a live review holds its legs (see LegCompleted). `legRef` may name a leg
+   * already verified: a second transfer to its account (paid again), which an approval adds
+   * to that leg's money and whose hold it raises.
+   */
+  | { readonly type: 'DepositUnderReview'; readonly at: number; readonly reasons: readonly ReviewReason[]; readonly fourEyesRequired: boolean; readonly verification?: Verification; readonly transferredAmountMinor?: Minor; readonly transRef?: string; readonly legRef?: string; readonly routeConfirmation?: RouteConfirmation; readonly holdMinor?: Minor; readonly owedMinor?: Minor }
   | { readonly type: 'ReviewEscalated'; readonly at: number }
   | { readonly type: 'ReviewExtended'; readonly at: number }
   /**
@@ -573,7 +580,7 @@ function evolveSlip(n: Complete<Deposit>, s: Deposit, e: SlipEvent): void {
         leg.legStatus = 'complete';
         leg.verifiedAmountMinor = e.verifiedAmountMinor;
         if (e.transRef !== undefined) leg.transRef = e.transRef;
-        if (e.holdMinor !== undefined) leg.held = true;
+        if (e.holdMinor !== undefined || e.owedMinor !== undefined) leg.held = true;
         return leg;
       });
       return;
@@ -591,7 +598,7 @@ function evolveReview(n: Complete<Deposit>, s: Deposit, e: ReviewEvent): void {
       if (e.verification) n.verification = e.verification;
       if (e.routeConfirmation) n.routeConfirmation = e.routeConfirmation;
       n.slip = slipWith(s.slip, e.transRef, e.legRef, e.transferredAmountMinor);
-      if (e.holdMinor !== undefined) n.legs = withLegs(s.legs, (l) => (l.legRef === e.legRef ? heldAgain(l) : l));
+      if (e.holdMinor !== undefined || e.owedMinor !== undefined) n.legs = withLegs(s.legs, (l) => (l.legRef === e.legRef ? heldAgain(l) : l));
       return;
     case 'ReviewEscalated': case 'ReviewExtended': {
       // The review's estimate moves on: escalated at 1 h, extended at 4 h.

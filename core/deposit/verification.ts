@@ -107,6 +107,8 @@ const allSixPass: Verification = Object.freeze({
 
 export interface LegCheck {
   readonly leg: Leg | undefined;
+  /** A leg already verified whose account this transfer surely reached again (`leg` is then undefined). */
+  readonly paidAgain?: Leg;
   readonly verification: Verification;
   readonly reasons: ReviewReason[];
 }
@@ -171,6 +173,7 @@ export function checkTransfer(deposit: Deposit, transfer: SlipTransfer, facts: V
   const allPass = amountExact && withinTimeWindow && senderBankMatch && senderAccountMatch && senderNameMatch && receiverMatch;
   return {
     leg,
+    ...(paidAgain ? { paidAgain } : {}),
     // The common answer is one shared value: every settled deposit keeps its verification.
     verification: allPass ? allSixPass : { amountExact, withinTimeWindow, senderBankMatch, senderAccountMatch, senderNameMatch, receiverMatch },
     reasons: orderReasons(reasons),

@@ -80,8 +80,12 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
     case 'DepositUnderReview': {
       // A late slip's leg held again for the money it brought (decide.ts lateHold).
       const leg = d.legs.find((l) => l.legRef === e.legRef);
-      if (e.holdMinor === undefined || leg?.counterparty.kind !== 'withdrawal') return;
-      then.push({ type: 'ReserveLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef, amountMinor: e.holdMinor, paid: true });
+      // Held short of that money (capacity others hold), or not at all: the rest is owed, topped up as capacity frees.
+      if ((e.holdMinor === undefined && e.owedMinor === undefined) || leg?.counterparty.kind !== 'withdrawal') return;
+      then.push({
+        type: 'ReserveLeg', withdrawalId: leg.counterparty.withdrawalId, legRef: leg.counterparty.payoutLegRef, amountMinor: e.holdMinor ?? 0n, paid: true,
+        ...(e.owedMinor !== undefined ? { owedMinor: e.owedMinor } : {}),
+      });
       return;
     }
     case 'DepositExpired':

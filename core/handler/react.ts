@@ -35,7 +35,9 @@ function runReaction(tx: Tx, r: Reaction): Step {
   const at = tx.at;
   switch (r.type) {
     case 'ReserveLeg':
-      return runWithdrawal(tx, r.withdrawalId, { type: 'ReserveLeg', at, legRef: r.legRef, amountMinor: r.amountMinor, ...(r.paid ? { paid: r.paid } : {}) });
+      return runWithdrawal(tx, r.withdrawalId, {
+        type: 'ReserveLeg', at, legRef: r.legRef, amountMinor: r.amountMinor, ...(r.paid ? { paid: r.paid } : {}), ...(r.owedMinor !== undefined ? { owedMinor: r.owedMinor } : {}),
+      });
     case 'ReleaseLeg':
       return releaseLeg(tx, r.withdrawalId, r.legRef);
     case 'ReleaseUnfilledLeg': {

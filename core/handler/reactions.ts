@@ -9,8 +9,8 @@ import type { Rejection } from '../errors.ts';
 import type { Minor } from '../money.ts';
 
 export type Reaction =
-  /** A matched leg holds its amount on the withdrawal it pays; `paid`: a late slip's leg, held again for the money it brought. */
-  | { readonly type: 'ReserveLeg'; readonly withdrawalId: string; readonly legRef: string; readonly amountMinor: Minor; readonly paid?: true }
+  /** A matched leg holds its amount on the withdrawal it pays; `paid`: a late slip's leg, held again for the money it brought (`owedMinor`: all of it, when capacity held less). */
+  | { readonly type: 'ReserveLeg'; readonly withdrawalId: string; readonly legRef: string; readonly amountMinor: Minor; readonly paid?: true; readonly owedMinor?: Minor }
   /** A leg that closed without money frees what it held. */
   | { readonly type: 'ReleaseLeg'; readonly withdrawalId: string; readonly legRef: string }
   /** A held leg that took no fill at settlement (short-pay) is released if still in flight. */

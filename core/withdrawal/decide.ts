@@ -14,7 +14,7 @@ import { checkWithdrawalAmount, feeRecognizedFor, minorToJson, withdrawalFee, ty
 import { withdrawalScenarioRefuses } from '../sandbox/scenarios.ts';
 import { amongOperators } from '../operators.ts';
 import {
-  capacityOf, heldFeeMoved, inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
+  capacityOf, evolve, heldFeeMoved, inFlightFor, inFlightOf, isOpenStatus, isPayable, remainingOf, type Dispute, type DisputeEvidence, type OperatorDecision, type RefundIds, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus,
 } from './state.ts';
 
 export type NewWithdrawal = Extract<WithdrawalEvent, { type: 'WithdrawalCreated' }>['withdrawal'];
@@ -26,8 +26,11 @@ export type WithdrawalCommand =
   | { readonly type: 'CancelWithdrawal'; readonly at: number; readonly by: 'merchant' | 'operator'; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'TimeOutApproval'; readonly at: number; readonly refund: RefundIds }
   | { readonly type: 'ExpireWithdrawal'; readonly at: number; readonly refund: RefundIds }
-  /** `paid`: a late slip's leg, held again for money its payee already has (see decide). */
-  | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly paid?: true }
+  /**
+   * `paid`: a late slip's leg, held again for money its payee already has (see reservePaid);
+   * `owedMinor`: all that money, when the order's capacity let it hold less.
+   */
+  | { readonly type: 'ReserveLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly paid?: true; readonly owedMinor?: Minor }
   | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly depositId?: string }
   /** `heldFeeBalanceTransactionId`: for an order that expired holding legs, the row that moves its held fee's rounding (heldFeeMoved). */
@@ -131,9 +134,8 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (!isPayable(s) || c.at < s.expiresAt) return none;
       return [{ type: 'WithdrawalExpired', at: c.at, refund: c.refund }];
     case 'ReserveLeg':
-      // A late slip's leg is money the payee has: it takes the capacity it finds, as its fill
-      // will (the order's own expiry or its split count bar new payers, not money already in).
-      if (!(c.paid ? isPayable(s) : isMatchable(s, c.at)) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
+      if (c.paid) return reservePaid(c, s);
+      if (!isMatchable(s, c.at) || c.amountMinor > capacityOf(s) || c.amountMinor <= 0n) {
         return reject('alloc_state_conflict', 'The withdrawal can no longer take this leg.', { status: s.status });
       }
       if (inFlightFor(s, c.legRef) !== undefined) return none;
@@ -142,10 +144,10 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (inFlightFor(s, c.legRef) === undefined) return none;
       // A leg an expired order held goes back to the merchant with its fee: the rows to post it.
       if (s.status === 'expired' && c.refund === undefined) return reject('alloc_state_conflict', 'Releasing a held leg needs its refund rows.');
-      return [{ type: 'LegReleased', at: c.at, legRef: c.legRef, ...(s.status === 'expired' ? { refund: c.refund! } : {}) }];
+      return withTopUps(s, c.at, [{ type: 'LegReleased', at: c.at, legRef: c.legRef, ...(s.status === 'expired' ? { refund: c.refund! } : {}) }]);
     case 'FillLeg':
-      return fill(c, s);
-    case 'ReverseFill': return reverseFill(c, s);
+      return withTopUps(s, c.at, fill(c, s));
+    case 'ReverseFill': return withTopUps(s, c.at, reverseFill(c, s));
     case 'ConfirmReceipt': return confirmReceipt(c, s);
     case 'OpenDispute': case 'SubmitDisputeEvidence': case 'ResolveDispute': return dispute(c, s);
     default: {
@@ -153,6 +155,53 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       return _exhaustive;
     }
   }
+}
+
+/**
+ * A late slip's leg is money the payee has: it takes the capacity it finds, as its fill
+ * will (the order's own expiry or its split count bar new payers, not money already in).
+ * A leg already held is raised to the new amount (a second late transfer to its account,
+ * or capacity found since); never lowered, so a repeated or smaller hold changes nothing.
+ * With no capacity left (amount 0, `owedMinor` > 0) the leg waits in flight holding
+ * nothing, counted among the order's splits, until capacity frees (withTopUps).
+ */
+function reservePaid(c: Extract<WithdrawalCommand, { type: 'ReserveLeg' }>, s: Withdrawal): WithdrawalDecision {
+  const own = inFlightFor(s, c.legRef);
+  const owed = c.owedMinor !== undefined && c.owedMinor > c.amountMinor ? c.owedMinor : c.amountMinor;
+  const held = s.inFlight.find((l) => l.legRef === c.legRef);
+  // An expired order keeps what it held; nothing more is asked of it. Nor is a closed one
+  // asked to wait for capacity (amount 0): the order's settlement places that money.
+  if (own !== undefined && ((c.amountMinor <= own && owed <= (held?.owedMinor ?? own)) || !isPayable(s))) return none;
+  if (c.amountMinor === 0n && !isPayable(s)) return none;
+  if (owed <= 0n || c.amountMinor < 0n || !isPayable(s) || c.amountMinor - (own ?? 0n) > capacityOf(s)) {
+    return reject('alloc_state_conflict', 'The withdrawal can no longer take this leg.', { status: s.status });
+  }
+  const amountMinor = own !== undefined && own > c.amountMinor ? own : c.amountMinor;
+  return [{ type: 'LegReserved', at: c.at, legRef: c.legRef, amountMinor, ...(owed > amountMinor ? { owedMinor: owed } : {}) }];
+}
+
+/**
+ * Capacity these events free (a leg released, a fill short of its hold, a fill reversed
+ * into the lock) goes first to late slips' legs held short of the money their payees
+ * already have (InFlightLeg.owedMinor), in the order they stand: new payers are matched
+ * only to what is left, so none is sent to pay a payee for money it has.
+ */
+function withTopUps(s: Withdrawal, at: number, decision: WithdrawalDecision): WithdrawalDecision {
+  if (!Array.isArray(decision) || decision.length === 0 || !s.inFlight.some((l) => l.owedMinor !== undefined)) return decision;
+  let after = s;
+  for (const e of decision as readonly WithdrawalEvent[]) after = evolve(after, e);
+  if (!isPayable(after)) return decision;
+  let room = capacityOf(after);
+  const out = [...(decision as readonly WithdrawalEvent[])];
+  for (const l of after.inFlight) {
+    if (room <= 0n) break;
+    if (l.owedMinor === undefined) continue;
+    const add = l.owedMinor - l.amountMinor < room ? l.owedMinor - l.amountMinor : room;
+    room -= add;
+    const amountMinor = l.amountMinor + add;
+    out.push({ type: 'LegReserved', at, legRef: l.legRef, amountMinor, ...(l.owedMinor > amountMinor ? { owedMinor: l.owedMinor } : {}) });
+  }
+  return out;
 }
 
 /** The statuses a withdrawal with a landed fill can be in. */

@@ -32,6 +32,11 @@ export interface Fill {
 export interface InFlightLeg {
   readonly legRef: string;
   readonly amountMinor: Minor;
+  /**
+   * A late slip's leg held short of the money its payee already has (the order had no more
+   * capacity then): what it should hold, topped up as capacity frees (decide.ts withTopUps).
+   */
+  readonly owedMinor?: Minor;
 }
 
 /** How an operator may resolve a dispute (the resolve route's words, the disputes report's columns). */
@@ -127,7 +132,8 @@ export type WithdrawalEvent =
   | { readonly type: 'WithdrawalRejected'; readonly at: number; readonly note?: string; readonly refund: RefundIds; readonly operatorId?: string }
   | { readonly type: 'WithdrawalCanceled'; readonly at: number; readonly by: 'merchant' | 'system' | 'operator'; readonly reasonCode: string; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'WithdrawalExpired'; readonly at: number; readonly refund: RefundIds }
-  | { readonly type: 'LegReserved'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor }
+  /** Again for a leg in flight: its hold raised. `owedMinor`: what a late slip's payee has for it, when more than the hold (see InFlightLeg). */
+  | { readonly type: 'LegReserved'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly owedMinor?: Minor }
   /** `refund`: on an expired order, the rows that give the held leg and its fee back. */
   | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLanded'; readonly at: number; readonly fill: Fill }
@@ -285,9 +291,9 @@ function copyDispute(d: Dispute): Complete<Dispute> {
 // class, so the legs in flight are a small array.
 
 /** The legs in flight with this one (its amount replaced if it was there). */
-function withInFlight(inFlight: readonly InFlightLeg[], legRef: string, amountMinor: Minor): InFlightLeg[] {
+function withInFlight(inFlight: readonly InFlightLeg[], legRef: string, amountMinor: Minor, owedMinor?: Minor): InFlightLeg[] {
   const out = withoutInFlight(inFlight, legRef);
-  out.push({ legRef, amountMinor });
+  out.push(owedMinor !== undefined && owedMinor > amountMinor ? { legRef, amountMinor, owedMinor } : { legRef, amountMinor });
   return out;
 }
 
@@ -381,7 +387,7 @@ type DisputeEvent = Extract<WithdrawalEvent, { type: 'DisputeOpened' | 'DisputeE
 function evolveFill(n: Complete<Withdrawal>, s: Withdrawal, e: FillEvent): void {
   switch (e.type) {
     case 'LegReserved':
-      n.inFlight = withInFlight(s.inFlight, e.legRef, e.amountMinor);
+      n.inFlight = withInFlight(s.inFlight, e.legRef, e.amountMinor, e.owedMinor);
       return;
     case 'LegReleased':
       // (n may be s itself: read the leg before it goes.) A leg an expired order held is given back.

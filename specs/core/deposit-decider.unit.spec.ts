@@ -143,11 +143,11 @@ function settled(o: {
 }
 
 /** DepositUnderReview as verification opens it (what the found transfer showed, when one was found). */
-function review(at: number, reasons: ReviewReason['code'][], seen?: { verification: Verification; V: Minor; transRef?: string; leg?: number; hold?: Minor }, fourEyesRequired = false): DepositEvent {
+function review(at: number, reasons: ReviewReason['code'][], seen?: { verification: Verification; V: Minor; transRef?: string; leg?: number; hold?: Minor; owed?: Minor }, fourEyesRequired = false): DepositEvent {
   return {
     type: 'DepositUnderReview', at, reasons: reasons.map((code) => ({ code })), fourEyesRequired,
     verification: seen?.verification, transferredAmountMinor: seen?.V, transRef: seen ? seen.transRef ?? 'tr_1' : undefined, legRef: seen ? `leg_${seen.leg ?? 1}` : undefined,
-    ...(seen?.hold !== undefined ? { holdMinor: seen.hold } : {}),
+    ...(seen?.hold !== undefined ? { holdMinor: seen.hold } : {}), ...(seen?.owed !== undefined ? { owedMinor: seen.owed } : {}),
   };
 }
 const nameMismatch: Verification = { ...allSix, senderNameMatch: false };
@@ -168,9 +168,21 @@ const legOneComplete: DepositEvent = { type: 'LegCompleted', at: verifiedAt, leg
 
 // A two-leg order that expired unpaid, and a late slip for its first leg.
 const lateTwoLegs: Events = [...twoLegs, expiredEvent, slipReceived(1, 'expired', expiresAt + hour)];
-// Leg 1 verified, then a second transfer to leg 1's account: review as AMBIGUOUS_MATCH, no waiting leg named.
-const paidAgainReview: Events = [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)),
-  { type: 'DepositUnderReview', at: slipAt(6), reasons: [{ code: 'AMBIGUOUS_MATCH' }], fourEyesRequired: false, verification: allSix, transferredAmountMinor: 30_000n, transRef: 'tr_2', legRef: undefined }];
+// Leg 1 verified, then a second transfer to leg 1's account: review as AMBIGUOUS_MATCH, naming leg 1 (no waiting leg).
+const paidAgainUnderReview = (V: Minor): DepositEvent => ({
+  type: 'DepositUnderReview', at: slipAt(6), reasons: [{ code: 'AMBIGUOUS_MATCH' }], fourEyesRequired: false, verification: { ...allSix, amountExact: V === 30_000n }, transferredAmountMinor: V, transRef: 'tr_2', legRef: 'leg_1',
+});
+const paidAgainReview: Events = [...twoLegs, slipReceived(1), legOneComplete, slipReceived(2, undefined, slipAt(5)), paidAgainUnderReview(30_000n)];
+// The same, leg 1 paid 20 000 of its 30 000 first, then 10 000 more to its account.
+const legOneShort: DepositEvent = { ...legOneComplete, verifiedAmountMinor: 20_000n, verification: { ...allSix, amountExact: false } };
+const paidUpReview: Events = [...twoLegs, slipReceived(1), legOneShort, slipReceived(2, undefined, slipAt(5)), paidAgainUnderReview(10_000n)];
+// A second transfer to leg 1's account, as its late review records it (tr_2, leg 1 named, its hold raised).
+const lateAgain = (V: Minor, hold: Partial<Record<'holdMinor' | 'owedMinor', Minor>>, fourEyesRequired = false): DepositEvent => ({
+  type: 'DepositUnderReview', at: expiresAt + 2 * hour + minute, reasons: [{ code: 'AMBIGUOUS_MATCH' }, { code: 'AMOUNT_MISMATCH', detail: { expected_minor: 30_000, transferred_minor: Number(V) } }],
+  fourEyesRequired, verification: { ...allSix, amountExact: false }, transferredAmountMinor: V, transRef: 'tr_2', legRef: 'leg_1', ...hold,
+});
+// A late order's leg 1 paid 20 000 by a late slip (held for it), then a second late slip.
+const lateLegOneShort: Events = [...lateTwoLegs, { ...legOneShort, at: expiresAt + hour + minute, holdMinor: 20_000n }, slipReceived(2, 'expired', expiresAt + 2 * hour)];
 
 // Held for review while the withdrawal its leg pays lost the capacity to take it (others
 // filled, canceled or expired it): a late slip whose masked account leaves the sender
@@ -453,12 +465,17 @@ const rows: DepositRow[] = [
   {
     row: 'expired (multi-leg) → a late slip paying one leg, another payer holding part of its withdrawal since → held for what is left; the order\'s settlement finds too little (review)',
     given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(10_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...legOneComplete, at: expiresAt + hour + minute, holdMinor: 10_000n }],
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute, holdMinor: 10_000n, owedMinor: 30_000n }], // the rest topped up as capacity frees
   },
   {
-    row: 'expired (multi-leg) → a late slip paying one leg whose withdrawal others filled since → the leg completes, nothing to hold',
-    given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(0n, ['leg_2', 20_000n]) }),
+    row: 'expired (multi-leg) → a late slip paying one leg whose withdrawal others filled since (it takes nothing more) → the leg completes, nothing to hold',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: { ...settle(), capacityByLeg: new Map([['leg_2', 20_000n]]) } }),
     then: [{ ...legOneComplete, at: expiresAt + hour + minute }],
+  },
+  {
+    row: 'expired (multi-leg) → a late slip paying one leg whose withdrawal other payers hold in full → the leg completes and waits on it for capacity (owed, nothing held yet: topped up as it frees)',
+    given: lateTwoLegs, when: verify(found(transfer(30_000n)), { at: expiresAt + hour + minute, settle: settle(0n, ['leg_2', 20_000n]) }),
+    then: [{ ...legOneComplete, at: expiresAt + hour + minute, owedMinor: 30_000n }],
   },
   {
     row: 'expired (multi-leg) → a late slip paying the whole order to leg 1 → under_review SETTLE_CONFLICT at once, leg 1 held again for its share (the payee has it whatever the reviewer decides), four eyes: the rest of the transfer, as the evidence puts it, would come out of suspense',
@@ -468,12 +485,38 @@ const rows: DepositRow[] = [
   {
     row: 'expired (multi-leg) → a late slip to leg 1 from a sender the order does not name → under_review, leg 1 held again for what it brought, as far as its withdrawal\'s capacity goes; four eyes: beyond it, suspense',
     given: lateTwoLegs, when: verify(found(transfer(30_000n, { senderName: 'Someone Else' })), { at: expiresAt + hour + minute, settle: settle(10_000n, ['leg_2', 20_000n]) }),
-    then: [review(expiresAt + hour + minute, ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 30_000n, hold: 10_000n }, true)],
+    then: [review(expiresAt + hour + minute, ['SENDER_NAME_MISMATCH'], { verification: nameMismatch, V: 30_000n, hold: 10_000n, owed: 30_000n }, true)],
   },
   {
     row: 'expired (multi-leg) → a late slip whose receiver is masked past telling the legs apart → under_review AMBIGUOUS_MATCH, nothing held (no leg surely reached)',
     given: lateTwoLegs, when: verify(found(transfer(30_000n, { receiver: { bankCode: '004', accountNumber: 'xxxxxxxx31', name: 'สมหญิง รักดี' } })), { at: expiresAt + hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
     then: [review(expiresAt + hour + minute, ['AMBIGUOUS_MATCH'], { verification: { ...allSix, receiverMatch: false }, V: 30_000n })],
+  },
+  {
+    row: 'expired (multi-leg, leg 1 paid 20 000 of 30 000 late) → a second late transfer of 10 000 to leg 1\'s account → under_review AMBIGUOUS_MATCH naming leg 1, its hold raised to 30 000: its payee has both transfers',
+    given: lateLegOneShort, when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: expiresAt + 2 * hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [lateAgain(10_000n, { holdMinor: 30_000n })],
+  },
+  {
+    row: 'expired (multi-leg, leg 1 paid 20 000 of 30 000 late) → a second late transfer of 25 000 to leg 1 → hold raised to its share only (the rest is beyond it), four eyes: the excess over the share comes out of suspense',
+    given: lateLegOneShort, when: verify(found(transfer(25_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: expiresAt + 2 * hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [lateAgain(25_000n, { holdMinor: 30_000n }, true)],
+  },
+  {
+    row: 'expired (multi-leg, leg 1 paid 20 000 of 30 000 late) → a second late transfer, its withdrawal with 5 000 more capacity → raised as far as it goes, the rest owed (topped up as capacity frees); four eyes: as things stand, the rest from suspense',
+    given: lateLegOneShort, when: verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: expiresAt + 2 * hour + minute, settle: settle(25_000n, ['leg_2', 20_000n]) }),
+    then: [lateAgain(10_000n, { holdMinor: 25_000n, owedMinor: 30_000n }, true)],
+  },
+  {
+    row: 'expired (multi-leg, leg 1 paid late) → its own transfer shown again (the same trans_ref) → under_review AMBIGUOUS_MATCH, no leg named, nothing raised: no new money',
+    given: lateLegOneShort, when: verify(found(transfer(20_000n)), { receiptId: 'rcpt_2', at: expiresAt + 2 * hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...lateAgain(20_000n, {}), transRef: 'tr_1', legRef: undefined } as DepositEvent],
+  },
+  {
+    row: 'expired (multi-leg, leg 1 paid 20 000 late, a second transfer of 10 000 to it under review) → approve with legs[] (0 at leg 2) → settled at 30 000, leg 1 filled with both transfers',
+    given: after(deposit, lateLegOneShort, verify(found(transfer(10_000n, { transRef: 'tr_2' })), { receiptId: 'rcpt_2', at: expiresAt + 2 * hour + minute, settle: settle(30_000n, ['leg_2', 20_000n]) })),
+    when: approve('emp_alice', { legs: [[2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[2, 0n]]) } as DepositEvent],
   },
   {
     row: 'expired (multi-leg, one leg paid by a late slip) → the late window closes → settled as a short-pay of that leg',
@@ -702,9 +745,23 @@ const rows: DepositRow[] = [
     refused: 'operation_not_allowed', message: /already verified/,
   },
   {
-    row: 'under_review (multi-leg, first leg complete, a second transfer to leg 1) → approve with legs[] (0 at leg 2) → settled short at leg 1, leg 2 released',
+    row: 'under_review (multi-leg, leg 1 paid 20 000 of 30 000, a second transfer of 10 000 to leg 1) → approve with legs[] (0 at leg 2) → settled at 30 000, leg 1 filled with both (not 20 000, its payee paid again for the rest by new payers), leg 2 released',
+    given: paidUpReview, when: approve('emp_alice', { legs: [[2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[2, 0n]]) } as DepositEvent],
+  },
+  {
+    row: 'under_review (multi-leg, leg 1 paid its 30 000, then 30 000 more to leg 1) → approve with legs[] (0 at leg 2) → approval recorded: counted as one transfer of 60 000 to leg 1, the order\'s 50 000 settles with 20 000 beyond leg 1\'s share from suspense (four eyes)',
     given: paidAgainReview, when: approve('emp_alice', { legs: [[2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) }),
-    then: [{ ...settled({ at: T0 + hour, V: 30_000n, A: 30_000n, fee: [450n, 32n], via: 'review', verification: { ...allSix, amountExact: false }, fills: [{ leg: 1, amountMinor: 30_000n }] }), decision: decidedBy('emp_alice', [[2, 0n]]) } as DepositEvent],
+    then: [approvalRecorded('emp_alice', [[2, 0n]])],
+  },
+  {
+    row: 'under_review (multi-leg, leg 1 paid its 30 000, then 30 000 more to leg 1), one approval recorded → a second approver → settled at 50 000: leg 1 filled 30 000, 20 000 from suspense, the 10 000 over the order a claim',
+    given: after(deposit, paidAgainReview, approve('emp_alice', { legs: [[2, 0n]], settle: settle(30_000n, ['leg_2', 20_000n]) })),
+    when: approve('emp_bob', { settle: settle(30_000n, ['leg_2', 20_000n]) }),
+    then: [{
+      ...settled({ at: T0 + hour, V: 60_000n, A: X, E: 10_000n, fee: [750n, 53n], via: 'review', verification: { ...allSix, amountExact: false }, fills: [{ leg: 1, amountMinor: 30_000n }], suspenseMinor: 20_000n }),
+      overpayment: { claimId: 'clm_1', cause: 'same_transfer_excess', amountMinor: 10_000n, slipReceivedAt: slipAt(5) }, decision: decidedBy('emp_bob', [[2, 0n]]),
+    } as DepositEvent],
   },
   {
     row: 'under_review (multi-leg, first leg complete): legs[] naming the complete leg → validation_error',

@@ -745,24 +745,40 @@ test(`a two-leg order closing with legs verified keeps their money: settled, cla
 /**
  * Whether a payee is matched for money a late transfer already brought it: after each step
  * every withdrawal's fills and holds stay within its amount, and so do they with `unheldOf`
- * added (the late money it has not taken yet) — or within what that was at the last
- * `lateSlipCame`, when other payers held the capacity by then (that money goes to review).
+ * added (the late money it has not taken yet) — or beyond it by no more than what other
+ * payers held of it when the late slip came (`lateSlipCame`) and still hold or filled
+ * since: that money goes to review. Capacity those payers let go (their legs released, or
+ * filled short) goes to the late money first, so it never lets a new payer in meanwhile.
+ * `ownLegs`: the late order's legs on the withdrawals (fill leg refs), not other payers'.
  */
-function payeeGuard(real: Real, model: Model, unheldOf: (w: Withdrawal) => bigint): { check(step: string): void; lateSlipCame(): void } {
+function payeeGuard(real: Real, model: Model, unheldOf: (w: Withdrawal) => bigint, ownLegs: () => ReadonlySet<string>): { check(step: string): void; lateSlipCame(): void } {
   const withdrawals = () => real.h.world.withdrawals.values();
   const owed = (w: Withdrawal) => w.filledMinor + inFlightOf(w) + unheldOf(w);
-  const allowed = new Map<string, bigint>();
-  for (const w of withdrawals()) allowed.set(w.id, w.amountTotalMinor);
+  // Per withdrawal: the excess over its amount a late slip found, and the other payers' legs then in flight or filled.
+  const beyond = new Map<string, { excess: bigint; others: Set<string> }>();
+  const allowed = (w: Withdrawal) => {
+    const b = beyond.get(w.id);
+    if (!b) return w.amountTotalMinor;
+    let stillTheirs = 0n;
+    for (const ref of b.others) stillTheirs += inFlightFor(w, ref) ?? w.fills.find((f) => f.legRef === ref)?.amountMinor ?? 0n;
+    return w.amountTotalMinor + minOf(b.excess, stillTheirs);
+  };
   return {
     check(step) {
       checkInvariants(model, real);
       for (const w of withdrawals()) {
         assert.ok(w.filledMinor + inFlightOf(w) <= w.amountTotalMinor, `${step}: ${w.id} took ${w.filledMinor} filled + ${inFlightOf(w)} held of ${w.amountTotalMinor}`);
-        assert.ok(owed(w) <= allowed.get(w.id)!, `${step}: ${w.id} is matched for ${owed(w)}, beyond its ${w.amountTotalMinor} (${allowed.get(w.id)} as the late slips came): a payee paid twice`);
+        assert.ok(owed(w) <= allowed(w), `${step}: ${w.id} is matched for ${owed(w)}, beyond its ${w.amountTotalMinor} (${allowed(w)} with what other payers held as the late slips came): a payee paid twice`);
       }
     },
     lateSlipCame() {
-      for (const w of withdrawals()) if (owed(w) > allowed.get(w.id)!) allowed.set(w.id, owed(w));
+      for (const w of withdrawals()) {
+        if (owed(w) <= allowed(w)) continue;
+        const b = beyond.get(w.id) ?? { excess: 0n, others: new Set<string>() };
+        for (const l of [...w.inFlight, ...w.fills]) if (!ownLegs().has(l.legRef)) b.others.add(l.legRef);
+        b.excess = owed(w) - w.amountTotalMinor;
+        beyond.set(w.id, b);
+      }
     },
   };
 }
@@ -796,16 +812,20 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
     fc.record({ kind: fc.constant('wait' as const), minutes: fc.integer({ min: 1, max: 30 }) }),
     // A late slip whose image cannot be read: the order goes back to expired, its paid legs still held.
     fc.record({ kind: fc.constant('blurred' as const) }),
+    // A second transfer to a leg a late slip paid (its own trans_ref): review, the leg's hold raised for it.
+    fc.record({ kind: fc.constant('again' as const), leg: fc.nat(1), permille: fc.integer({ min: 1, max: 1_500 }) }),
   );
-  let heldLegs = 0;
-  fc.assert(fc.property(wholeBaht, wholeBaht, legPayment, legPayment, fc.array(step, { minLength: 1, maxLength: 8 }), (a, b, first, second, steps) => {
+  let heldLegs = 0, paidAgain = 0;
+  fc.assert(fc.property(wholeBaht, wholeBaht, legPayment, legPayment, fc.array(step, { minLength: 1, maxLength: 10 }), (a, b, first, second, steps) => {
     const { h, shop, model, real, deposit, id } = twoLegOrder(a, b);
     h.advance(limits.depositExpiresInSecondsDefault * 1000 + 1000);
     assert.is(h.world.deposits.get(id)!.status, 'expired');
     checkInvariants(model, real);
 
     const withdrawalOf = (l: Deposit['legs'][number]) => h.world.withdrawals.get((l.counterparty as { withdrawalId: string }).withdrawalId)!;
-    const fillOf = (l: Deposit['legs'][number]) => minOf(l.verifiedAmountMinor!, l.amountMinor);
+    // A second transfer to a verified leg, verified while the order is reviewed (a queued one is not yet).
+    const againTo = new Map<string, bigint>();
+    const fillOf = (l: Deposit['legs'][number]) => minOf(l.verifiedAmountMinor! + (againTo.get(l.legRef) ?? 0n), l.amountMinor);
     const verifiedLegs = () => h.world.deposits.get(id)!.legs.filter((l) => l.legStatus === 'complete' && l.verifiedAmountMinor !== undefined);
     // The late legs' money a withdrawal has not taken yet.
     const { check, lateSlipCame } = payeeGuard(real, model, (w) => {
@@ -817,19 +837,29 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
         if (unheld > 0n) total += unheld;
       }
       return total;
-    });
+    }, () => new Set(deposit.legs.map(payoutLeg)));
 
     const paidLate = new Set<number>();
     const sentTo = new Map<string, bigint>();
+    // The verified legs holding all their money on their withdrawals, as the order last stood before it settled.
     const heldInFull = new Set<string>();
+    const noteHolds = () => {
+      if (h.world.deposits.get(id)!.status === 'settled') return;
+      for (const l of verifiedLegs()) {
+        if (inFlightFor(withdrawalOf(l), payoutLeg(l)) === fillOf(l)) heldInFull.add(l.legRef);
+        else heldInFull.delete(l.legRef);
+      }
+    };
     for (const s of steps) {
       if (s.kind === 'wait') {
         h.advance(s.minutes * 60_000);
+        noteHolds();
         check(`${s.minutes} minutes on`);
         continue;
       }
       if (s.kind === 'payer') {
         anotherPayer(real, shop, s.amount, s.pays);
+        noteHolds();
         check(`another payer's ${s.amount}`);
         continue;
       }
@@ -841,20 +871,38 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
         check('an unreadable late slip');
         continue;
       }
+      if (s.kind === 'again') {
+        const to = h.world.deposits.get(id)!.legs[s.leg]!;
+        if (to.legStatus !== 'complete' || againTo.has(to.legRef) || h.world.deposits.get(id)!.status !== 'expired') continue;
+        const verifiedAgain = new Map<string, bigint>();
+        const amountMinor = payLeg(real, deposit, s.leg, s.permille, deposit.createdAt + 120_000, verifiedAgain);
+        if (amountMinor === undefined) continue;
+        const review = h.world.deposits.get(id)!;
+        assert.is(review.status, 'under_review', 'a second transfer to a paid leg goes to review');
+        assert.is(review.slip?.legRef, to.legRef, 'the review names the leg it reached again');
+        for (const [legRef, amount] of verifiedAgain) againTo.set(legRef, amount);
+        paidAgain++;
+        noteHolds();
+        lateSlipCame();
+        model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
+        check(`leg ${s.leg + 1}'s second late transfer of ${amountMinor}`);
+        continue;
+      }
       const permille = s.leg === 0 ? first : second;
       if (permille === undefined || paidLate.has(s.leg)) continue;
       paidLate.add(s.leg);
       // Made in time, its slip sent late.
       const amountMinor = payLeg(real, deposit, s.leg, permille, deposit.createdAt + 60_000, sentTo);
       if (amountMinor === undefined) continue;
-      for (const l of verifiedLegs()) if (inFlightFor(withdrawalOf(l), payoutLeg(l)) === fillOf(l)) heldInFull.add(l.legRef);
+      noteHolds();
       lateSlipCame();
       model.deposits.set(id, { phase: 'paid', createdAtMinutes: 0 });
       check(`leg ${s.leg + 1}'s late slip of ${amountMinor}`);
     }
-    heldLegs += heldInFull.size;
 
     // The window closes: what the late slips brought settles, or goes to review with its legs held.
+    noteHolds();
+    heldLegs += heldInFull.size;
     h.advance(limits.lateSlipWindowMs + 60_000);
     check('the late window\'s close');
     const fillsOnClose = () => {
@@ -877,6 +925,7 @@ test(`late slips on an expired two-leg order hold their withdrawals against new 
     if (h.world.deposits.get(id)!.status === 'settled') fillsOnClose();
   }), { numRuns: runs });
   assert.ok(heldLegs > 0, 'some late legs were held');
+  assert.ok(paidAgain > 0, 'some paid legs were paid again');
 });
 
 /** How a late slip opens a review at once: the whole order to one leg, a sender the order does not name, a masked sender, made long after the order, or a receiver too masked to tell. */
@@ -942,7 +991,7 @@ test(`late slips that open a review hold the leg they reached until it is decide
           if (unheld > 0n) total += unheld;
         }
         return total;
-      });
+      }, () => new Set(deposit.legs.map(payoutLeg)));
       const newPayers = (list: readonly { amount: number; pays: boolean }[]) => {
         for (const p of list) {
           anotherPayer(real, shop, p.amount, p.pays);

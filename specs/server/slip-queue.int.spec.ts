@@ -212,6 +212,61 @@ test('2 legs expired unpaid, then a late slip pays leg 1: its withdrawal is held
   }
 });
 
+/** Leg 1's account sent `amountMinor` in its own transfer (made now, at the bank simulator), and its slip image. */
+async function leg1Transfer(scene: TwoLegScene, amountMinor: number): Promise<Buffer> {
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: amountMinor }, {
+    image_sha256: sha256Hex(image), receiver: { bank_code: '004', account_number: legAccounts[0], account_name: 'สมหญิง รักดี' },
+  }));
+  return image;
+}
+
+test('2 legs expired unpaid, leg 1 paid late in two transfers while another payer held its withdrawal: the hold waits for the capacity that payer lets go, rises with the second transfer, and the approval fills leg 1 with both — its payee is never matched to a new payer for that money', async () => {
+  const scene = await twoLegScene();
+  try {
+    // Leg 1's payer sends 200 of its 300 THB in time, and 100 more in a second transfer.
+    const first = await leg1Transfer(scene, 20_000);
+    const second = await leg1Transfer(scene, 10_000);
+    assert.is((await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 })).status, 200);
+    const reserved = async () => {
+      const out: number[] = [];
+      for (const id of scene.withdrawalIds) out.push((await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${id}`)).json.reserved_minor);
+      return out;
+    };
+    assert.equal([(await depositOf(scene)).status, await reserved()], ['expired', [0, 0]], 'expiry released both legs');
+    // Meanwhile another payer's 200 THB order takes 200 of payee 1's 300 (oldest first), and does not pay.
+    const other = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only', sender: freshSender() }));
+    assert.is(other.status, 201, other.text);
+    assert.equal(other.json.legs.map((l: any) => l.receiver.account_number_masked), ['xxxxxx1111']);
+
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, first));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    assert.equal([(await depositOf(scene)).legs.map((l: any) => l.leg_status), await reserved()], [['complete', 'pending'], [30_000, 0]], 'leg 1 holds the 100 left of its 200; the rest waits for capacity');
+
+    // The other payer's order expires unpaid: what it held goes to leg 1's money first, not to a new payer.
+    assert.is((await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 })).status, 200);
+    assert.is((await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${other.json.id}`)).json.status, 'expired');
+    assert.equal(await reserved(), [20_000, 0], 'leg 1\'s hold topped up to its 200 THB as the other payer let go');
+
+    // The second transfer to leg 1's account: review (a second transfer to a paid leg), and leg 1's hold rises to its 300.
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, second));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    const review = await depositOf(scene);
+    assert.equal([review.status, review.review.reasons.map((r: any) => r.code)], ['under_review', ['AMBIGUOUS_MATCH', 'AMOUNT_MISMATCH']]);
+    assert.equal(await reserved(), [30_000, 0], 'payee 1 has all 300 THB of leg 1: its withdrawal holds it all');
+    const probe = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 40_000, fill_preference: 'internal_only', sender: freshSender() }));
+    assert.is(probe.status, 202, `a new 400 THB payer is not sent to payee 1 for money it has (payee 2 alone has 300): ${probe.text}`);
+
+    const approved = await scene.s.bo('POST', `/v1/bo/deposits/${scene.deposit.id}/approve`, { note: 'the payer split leg 1 in two transfers', legs: [{ leg_ref: review.legs[1].leg_ref, amount_minor: 0 }] }, { sub: 'emp_r1', roles: ['reviewer'] });
+    assert.is(approved.status, 200, approved.text);
+    const settled = await depositOf(scene);
+    assert.equal([settled.status, settled.transferred_amount_minor, settled.amount_received_minor, settled.partial], ['settled', 30_000, 30_000, true], 'both transfers counted');
+    assert.equal((await filledMinor(scene))[0], 30_000, 'leg 1 filled its withdrawal with both transfers');
+  } finally {
+    await scene.s.stop();
+  }
+});
+
 interface Payee { readonly keys: MerchantKeys; readonly withdrawalId: string }
 
 /**
