@@ -8,9 +8,12 @@
 //   LegsReleased       the leg no longer holds the withdrawal's money
 //   DepositExpired, DepositCanceled   every leg no slip verified is released (an unreadable
 //                      late slip's return to expired keeps the legs late slips paid awaited)
-//   DepositSettled     a single-leg deposit's slip amount (V), or what the approving reviewer
-//                      found each leg received, when no LegCompleted gave one; a leg with
-//                      nothing verified is released (unpaid), no longer awaited
+//   DepositSettled     a second transfer a review showed to a verified leg added to it (the
+//                      approval counts it there); a single-leg deposit's slip amount (V), or
+//                      what the approving reviewer found each leg received, when no
+//                      LegCompleted gave one; a leg with nothing verified is released
+//                      (unpaid), and so is one the settlement gave no fill (its withdrawal
+//                      took nothing more, suspense paid): no longer awaited, a difference
 //   DepositUnderReview what the slip showed arriving, when it showed this leg's receiver
 //                      (awaited again: a late slip's review holds the leg for it)
 //   DepositRejected    every leg released; a leg a slip showed money arriving in is marked
@@ -63,11 +66,14 @@ export const receivingAccounts: Projection = {
     const verify = db.prepare('UPDATE ra_legs SET verified_minor = ?, released = 0 WHERE deposit_id = ? AND leg_ref = ?');
     const verifyIfUnset = db.prepare('UPDATE ra_legs SET verified_minor = ? WHERE deposit_id = ? AND leg_ref = ? AND verified_minor IS NULL');
     const legCount = db.prepare<[string], number>('SELECT count(*) FROM ra_legs WHERE deposit_id = ?').pluck(true);
+    const unfilledLegs = db.prepare<[string], string>('SELECT leg_ref FROM ra_legs WHERE deposit_id = ? AND released = 0 AND filled_minor IS NULL').pluck(true);
     const release = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND leg_ref = ?');
     const releaseAll = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ?');
     const releaseUnverified = db.prepare('UPDATE ra_legs SET released = 1 WHERE deposit_id = ? AND verified_minor IS NULL');
     const reverseDeposit = db.prepare('UPDATE ra_legs SET deposit_reversed = 1 WHERE deposit_id = ?');
     const showSlip = db.prepare('UPDATE ra_legs SET slip_shown_minor = ?, released = 0 WHERE deposit_id = ? AND leg_ref = ?');
+    // A second transfer to a verified leg (shown in its review): the approval counts it with the leg's money.
+    const addShownAgain = db.prepare('UPDATE ra_legs SET verified_minor = verified_minor + slip_shown_minor, slip_shown_minor = NULL WHERE deposit_id = ? AND verified_minor IS NOT NULL AND slip_shown_minor IS NOT NULL');
     const decline = db.prepare('UPDATE ra_legs SET declined = 1 WHERE deposit_id = ? AND slip_shown_minor IS NOT NULL AND verified_minor IS NULL');
     const fill = db.prepare('UPDATE ra_legs SET filled_minor = ? WHERE withdrawal_id = ? AND payout_leg_ref = ?');
     const reverseFill = db.prepare('UPDATE ra_legs SET fill_reversed = 1 WHERE withdrawal_id = ? AND payout_leg_ref = ?');
@@ -88,16 +94,20 @@ export const receivingAccounts: Projection = {
           for (const legRef of e.legRefs) release.run(id, legRef);
           return;
         case 'DepositSettled': {
+          addShownAgain.run(id);
           // What a reviewer found each leg received, else the fill (the whole slip for a single leg).
           for (const r of e.decision?.received ?? []) if (r.amountMinor > 0n) verifyIfUnset.run(r.amountMinor, id, r.legRef);
           const single = legCount.get(id) === 1;
           for (const f of e.fills) verifyIfUnset.run(single ? e.settlement.transferredMinor : f.amountMinor, id, f.legRef);
-          // Settled: a leg nothing was verified for is released unpaid, never awaited again.
+          // Settled: a leg nothing was verified for is released unpaid, never awaited again;
+          // one verified that took no fill (its withdrawal took nothing more) is no longer awaited either.
           releaseUnverified.run(id);
+          for (const legRef of unfilledLegs.all(id)) if (!e.fills.some((f) => f.legRef === legRef)) release.run(id, legRef);
           return;
         }
         case 'DepositUnderReview':
           // The slip showed a transfer into this leg's account, whatever the review decides.
+          // A second transfer to a verified leg is shown on it too; the approval adds it (DepositSettled).
           if (e.legRef !== undefined && e.transferredAmountMinor !== undefined && e.verification?.receiverMatch) showSlip.run(e.transferredAmountMinor, id, e.legRef);
           return;
         case 'DepositReversed':

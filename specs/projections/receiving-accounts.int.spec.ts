@@ -332,6 +332,51 @@ test('late slips on an expired two-leg order: their legs awaited, then as the or
   assert.equal(await reasons(reviewed), ['DECLINED_TRANSFER', 'unlisted']);
 });
 
+/**
+ * A late slip whose leg's withdrawal takes nothing more (others filled it since the order
+ * expired) holds nothing. In review its leg shows the slip (SLIP_IN_REVIEW); approved (two
+ * reviewers, the credit from suspense) it reads as a fill that differs — the payee has
+ * money its withdrawal never takes — not as a fill still awaited forever (FILL_PENDING).
+ */
+test('a late review whose withdrawal took others meanwhile: after approval a fill that differs, not one awaited', async () => {
+  const payee = await s.onboard('ผู้ถอนเต็มแล้ว');
+  const shop = await s.onboard('Shop', payee.whiteLabelId);
+  await s.fund(payee.id, 1_000_000);
+  const withdrawals: string[] = [];
+  for (const accountNumber of ['7555556666', '7777778888']) {
+    const beneficiaryId = await accepted(s, { type: 'RegisterBeneficiary', actor: operator, merchantId: payee.id, livemode: true, bankCode: '004', accountNumber, accountNameTh: 'สมหญิง รักดี', verified: true });
+    withdrawals.push(await accepted(s, { type: 'CreateWithdrawal', actor: merchantActor(payee.id), amountMinor: 10_000n, merchantReference: `w-${randomUUID()}`, endUserRef: 'payee', beneficiaryId, requiresApproval: false, p2pMinimumApplies: false }));
+  }
+  const order = await deposit(20_000n, 60, shop);
+  assert.is(s.running.store.world.deposits.get(order)!.legs.length, 2, 'split between the two accounts');
+  const madeAt = s.running.store.world.deposits.get(order)!.createdAt + 30_000;
+  await s.running.services.write.advanceClock!(120_000);
+  assert.is(s.running.store.world.deposits.get(order)!.status, 'expired');
+  // Another payer fills leg 1's withdrawal in the meantime.
+  const other = await deposit(10_000n, undefined, shop);
+  assert.is((s.running.store.world.deposits.get(order)!.legs[0]!.counterparty as { withdrawalId: string }).withdrawalId, withdrawals[0]);
+  await payLeg(s, other, 0, 10_000n);
+  assert.is(s.running.store.world.withdrawals.get(withdrawals[0]!)!.status, 'settled', 'leg 1\'s withdrawal filled by the other payer');
+  const reasons = async () => {
+    const r = await s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${payee.id}&livemode=true`, undefined, { roles: ['finance'] });
+    assert.is(r.status, 200, r.text);
+    const legs = s.running.store.world.deposits.get(order)!.legs;
+    return legs.map((l) => r.json.data.flatMap((a: any) => a.differences).find((d: any) => d.deposit_id === order && d.leg_ref === l.legRef)?.reason ?? 'unlisted');
+  };
+  // Leg 1's payer, a name the order does not give: review, the transfer surely in leg 1's account.
+  await slip(order, 'rcpt_full', 'tr_full', 10_000n, 'Somebody Else', { leg: 0, occurredAt: madeAt });
+  const reviewed = s.running.store.world.deposits.get(order)!;
+  assert.is(reviewed.status, 'under_review');
+  assert.is(reviewed.legs[0]!.held, false, 'nothing to hold: its withdrawal takes no more');
+  assert.equal(await reasons(), ['SLIP_IN_REVIEW', 'unlisted'], 'the slip in review');
+  const note = 'The payer confirmed the transfer by phone.';
+  const legAmounts = reviewed.legs.map((l, i) => ({ legRef: l.legRef, amountMinor: i === 0 ? 10_000n : 0n }));
+  await accepted(s, { type: 'ApproveDepositReview', actor: operator, depositId: order, note, legAmounts });
+  await accepted(s, { type: 'ApproveDepositReview', actor: { kind: 'operator', operatorId: 'emp_second_reviewer' }, depositId: order, note, legAmounts });
+  assert.is(s.running.store.world.deposits.get(order)!.status, 'settled');
+  assert.equal(await reasons(), ['FILL_DIFFERS', 'unlisted'], 'money in the account its withdrawal never takes: a difference, not a fill pending');
+});
+
 test.after(async () => { await s.stop(); });
 
 test.run();

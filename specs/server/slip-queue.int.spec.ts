@@ -262,6 +262,10 @@ test('2 legs expired unpaid, leg 1 paid late in two transfers while another paye
     const settled = await depositOf(scene);
     assert.equal([settled.status, settled.transferred_amount_minor, settled.amount_received_minor, settled.partial], ['settled', 30_000, 30_000, true], 'both transfers counted');
     assert.equal((await filledMinor(scene))[0], 30_000, 'leg 1 filled its withdrawal with both transfers');
+    const report = await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${scene.payer.id}&livemode=true`, undefined, { roles: ['finance'] });
+    assert.is(report.status, 200, report.text);
+    const leg1 = report.json.data.flatMap((a: any) => a.differences).find((d: any) => d.deposit_id === scene.deposit.id && d.leg_ref === review.legs[0].leg_ref);
+    assert.is(leg1, undefined, `leg 1 agrees: told, verified (both transfers) and filled 300 THB: ${JSON.stringify(leg1)}`);
   } finally {
     await scene.s.stop();
   }
