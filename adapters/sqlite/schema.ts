@@ -23,9 +23,12 @@ export const journalFileName = 'journal.db';
  * 3: a late slip's hold on the withdrawal it paid (LegCompleted / DepositUnderReview
  * holdMinor: an older build's deposit takes the leg for released, and leaves the hold behind
  * or releases it twice) and white labels' fee schedules (FeeScheduleProposed/Set, which an
- * older build cannot replay).
+ * older build cannot replay). 4: a late slip's leg owed more than its withdrawal could hold
+ * (LegCompleted / DepositUnderReview owedMinor, LegReserved owedMinor, a leg in flight
+ * holding 0): a version-3 build takes a leg owed with nothing held for released, so the
+ * withdrawal keeps an empty leg in flight for good, and tops nothing up.
  */
-const schemaVersion = 3;
+const schemaVersion = 4;
 
 /** journal.db was written by a newer satang: this build would misread it (a downgrade). */
 export class SchemaTooNew extends Error {

@@ -170,7 +170,7 @@ test('a projections.db this build cannot use refuses the start before journal.db
     } finally {
       await s.stop(false);
     }
-    assert.is(userVersion(journalFile), 3, 'migrated once everything opened');
+    assert.is(userVersion(journalFile), 4, 'migrated once everything opened');
     assert.is(userVersion(projectionsFile), 1);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
