@@ -122,7 +122,8 @@ export function decide(command: WithdrawalCommand, state: Withdrawal | undefined
       if (c.by === 'merchant' && s.refundOfDepositId !== undefined) {
         return reject('withdrawal_not_cancelable', "This withdrawal is a claim's refund to a payer (refund_of_deposit_id): the merchant cannot cancel it; the claim is the operators'.", { status: s.status, refund_of_deposit_id: s.refundOfDepositId });
       }
-      if (inFlightOf(s) > 0n) {
+      // Any leg in flight, one holding nothing too: a late slip's leg waiting for capacity is money its payee already has.
+      if (s.inFlight.length > 0) {
         return reject('withdrawal_has_pending_fill', 'A fill is in progress; try again when it has landed or been released.', { reserved_minor: Number(inFlightOf(s)) });
       }
       return [{ type: 'WithdrawalCanceled', at: c.at, by: c.by, reasonCode: c.by === 'merchant' ? 'merchant_request' : 'operator_request', refund: c.refund, ...(c.operatorId !== undefined ? { operatorId: c.operatorId } : {}), ...(c.note !== undefined ? { note: c.note } : {}) }];

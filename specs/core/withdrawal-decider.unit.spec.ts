@@ -205,6 +205,7 @@ const rows: WithdrawalRow[] = [
     then: [{ type: 'WithdrawalCanceled', at: T0 + hour, by: 'operator', reasonCode: 'operator_request', refund }],
   },
   { row: 'open: cancel while a fill is in flight → withdrawal_has_pending_fill', given: [...open, reserved(1, 30_000n)], when: { type: 'CancelWithdrawal', at: T0 + hour, by: 'merchant', refund }, refused: 'withdrawal_has_pending_fill' },
+  { row: 'open: cancel while a late slip\'s leg waits holding nothing (its payee paid, capacity gone since) → withdrawal_has_pending_fill', given: [...open, owing(2, 0n, 30_000n)], when: { type: 'CancelWithdrawal', at: T0 + hour, by: 'merchant', refund }, refused: 'withdrawal_has_pending_fill' },
   {
     row: "open: a claim's refund (refund_of_deposit_id) canceled by the merchant → withdrawal_not_cancelable (an operator may)",
     given: [{ type: 'WithdrawalCreated', at: T0, withdrawal: { ...newWithdrawal(false), refundOfDepositId: 'dep_paid' } } as WithdrawalEvent],
