@@ -131,6 +131,7 @@ export const en = {
 
   'evidence.verdicts': 'Verification: expected and shown',
   'evidence.slips': 'Slips',
+  'evidence.journalEntry': 'journal entry {n} of its stream',
   'evidence.noSlips': 'No slip received yet.',
   'evidence.providerAnswer': 'What the slip provider answered (masked)',
   'evidence.duplicates': 'Duplicate hits',

@@ -131,6 +131,7 @@ export const th = {
 
   'evidence.verdicts': 'ผลตรวจ: ที่คาดไว้และที่สลิปแสดง',
   'evidence.slips': 'สลิป',
+  'evidence.journalEntry': 'รายการที่ {n} ในสมุดรายวันของคำสั่งนี้',
   'evidence.noSlips': 'ยังไม่ได้รับสลิป',
   'evidence.providerAnswer': 'คำตอบจากผู้ให้บริการตรวจสลิป (ปิดบังข้อมูล)',
   'evidence.duplicates': 'สลิปซ้ำ',

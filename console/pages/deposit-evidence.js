@@ -145,7 +145,7 @@ function Timeline({ steps }) {
       <td class="num mono" title=${s.hash ?? ''}>${s.seq}</td>
       <td><${Time} at=${s.at} /></td>
       <td><span class=${`step step-${s.step}`}>${label('step', s.step)}</span></td>
-      <td class="small mono">${s.type ?? ''}${s.version !== undefined ? html` <span class="muted">v${s.version}</span>` : null}</td>
+      <td class="small mono">${s.type ?? ''}${s.version !== undefined ? html` <span class="muted" title=${t('evidence.journalEntry', { n: s.version })}>v${s.object_version ?? s.version}</span>` : null}</td>
       <td class="detail">${Object.entries(s.detail ?? {}).map(([k, v]) => html`<span class="kv"><span class="k">${k}</span> <${DetailValue} name=${k} value=${v} /></span> `)}</td>
     </tr>`)}</tbody>
   </table>`;

@@ -182,8 +182,25 @@ function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly clai
   } };
 }
 
-function stepOf(entry: TrailEntry, rest: Obj, stream = entry.stream): Obj {
-  return { seq: entry.seq, hash: entry.hash, at: iso(entry.recordedAt), stream, kind: entry.kind, version: entry.version, type: entry.type, ...rest };
+function stepOf(entry: TrailEntry, rest: Obj, stream = entry.stream, objectVersion?: number): Obj {
+  return {
+    seq: entry.seq, hash: entry.hash, at: iso(entry.recordedAt), stream, kind: entry.kind, version: entry.version,
+    ...(objectVersion !== undefined ? { object_version: objectVersion } : {}), type: entry.type, ...rest,
+  };
+}
+
+/**
+ * An order's entries, each with the version its merchant's object had after it: the stream's
+ * position less the entries before and at it marked silent (they changed nothing the merchant
+ * sees; core/deposit/state.ts objectVersion), so support reads the version the merchant quotes.
+ */
+function withObjectVersions(entries: readonly TrailEntry[]): { entry: TrailEntry; objectVersion: number }[] {
+  let silent = 0;
+  return entries.map((entry) => {
+    const event = entry.event as { readonly silent?: true };
+    if (event.silent === true) silent++;
+    return { entry, objectVersion: entry.version - silent };
+  });
 }
 
 function balanceStep(entry: TrailEntry): Obj {
@@ -195,7 +212,8 @@ function balanceStep(entry: TrailEntry): Obj {
 /** Every step of the deposit's life, in journal order (deliveries sit after the event they carry). */
 export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly TrailEntry[] = trail.stream(d.id), claimIds: readonly string[] = []): Obj[] {
   const firstSeq = own[0]?.seq ?? 0;
-  const steps: { seq: number; order: number; view: Obj }[] = own.map((e) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent, d.livemode)) }));
+  const steps: { seq: number; order: number; view: Obj }[] = withObjectVersions(own)
+    .map(({ entry: e, objectVersion }) => ({ seq: e.seq, order: 0, view: stepOf(e, depositStep(e.event as DepositEvent, d.livemode), e.stream, objectVersion) }));
   for (const claimId of claimIds) {
     for (const e of trail.stream(claimId)) steps.push({ seq: e.seq, order: 2, view: stepOf(e, claimStep(e.event as Parameters<typeof claimStep>[0], claimId)) });
   }
@@ -212,7 +230,7 @@ export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly T
     // its reserve and refunds belong to other timelines).
     const ours = new Set<string>();
     let lastFillOurs = false;
-    for (const e of trail.stream(withdrawalId)) {
+    for (const { entry: e, objectVersion } of withObjectVersions(trail.stream(withdrawalId))) {
       if (e.seq < firstSeq) continue;
       const event = e.event as WithdrawalEvent;
       if (event.type === 'FillLanded') {
@@ -222,7 +240,7 @@ export function depositTimeline(d: Deposit, trail: JournalTrail, own: readonly T
       if (event.type === 'FillReversed' && refs.has(event.legRef)) for (const id of [event.balanceTransactionId, event.feeBalanceTransactionId]) ours.add(id);
       if (event.type === 'WithdrawalSettled' && !lastFillOurs) continue;
       const step = withdrawalStep(event, refs, d.livemode);
-      if (step) steps.push({ seq: e.seq, order: 2, view: stepOf(e, step) });
+      if (step) steps.push({ seq: e.seq, order: 2, view: stepOf(e, step, e.stream, objectVersion) });
     }
     for (const e of trail.postedFor(withdrawalId, firstSeq)) {
       if (ours.has((e.event as Extract<DomainEvent, { type: 'BalanceTransactionPosted' }>).transaction.id)) steps.push({ seq: e.seq, order: 1, view: balanceStep(e) });

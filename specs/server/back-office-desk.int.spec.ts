@@ -512,4 +512,21 @@ test("a webhook URL's path and query are shown whole to ops_admin only: support'
   assert.equal([shown.get(endpointId), shown.get(slackId), shown.get(originId)], ['https://hooks.example.com/[redacted]?[redacted]', 'https://hooks.example.com/[redacted]', 'https://origin.example.com/']);
 });
 
+test("the timeline gives each order step the version the merchant's object had after it: the clearing, which changes nothing the merchant's order shows, moves the journal's stream and not the object's", async () => {
+  const d = await matchedDeposit(scene);
+  await payLeg(d, d.legs[0]);
+  await advance(scene.s, limits.clearingPeriodMs + 60_000);
+  const view = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`, undefined, { roles: ['support'] })).json;
+  const merchant = (await scene.s.call(scene.shop.live.api_key, 'GET', `/v1/pay/deposits/${d.id}`)).json;
+  assert.is(merchant.status, 'settled');
+  const own = view.timeline.filter((x: any) => x.stream === d.id);
+  const cleared = own.find((x: any) => x.step === 'cleared');
+  assert.ok(cleared, `no cleared step: ${own.map((x: any) => x.step).join(', ')}`);
+  assert.equal([cleared.version, cleared.object_version], [merchant.version + 1, merchant.version], 'the journal moved; the object did not');
+  const settled = own.find((x: any) => x.step === 'settled');
+  assert.is(settled.object_version, merchant.version, 'the version the merchant last heard (deposit.settled)');
+  assert.equal(own.map((x: any) => x.object_version), own.map((x: any) => x.object_version).sort((a: number, b: number) => a - b));
+  for (const fill of view.timeline.filter((x: any) => x.step === 'fill')) assert.type(fill.object_version, 'number', 'a counterparty withdrawal\'s step too');
+});
+
 test.run();
