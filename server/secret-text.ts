@@ -86,7 +86,9 @@ export function fingerprintedUrl(url: string): string {
   if (parsed === undefined || !parsed.href.startsWith(`${parsed.protocol}//`)) return redactWebhookUrl(url);
   parsed.username = '';
   parsed.password = '';
-  if (parsed.pathname === '/' && parsed.search === '' && parsed.hash === '') return parsed.href;
+  // Bare only as written so: an empty query or fragment ("https://host/?") reads as none in
+  // search and hash, yet href keeps its "?" — a row satang verify flags and every start reseals.
+  if (parsed.href === `${parsed.protocol}//${parsed.host}/`) return parsed.href;
   return `${parsed.protocol}//${parsed.host}/… sha256:${createHash('sha256').update(parsed.href).digest('hex').slice(0, 12)}`;
 }
 

@@ -173,6 +173,32 @@ test("an older build's clear rows are sealed when the server opens the data dir,
   }
 });
 
+test('an origin with an empty query ("https://host/?") is sealed as any URL with a query: satang verify passes, and a restart has nothing to seal', async () => {
+  const dataDir = freshDataDir();
+  const env = { SATANG_MASTER_KEY: randomBytes(32).toString('base64') };
+  const s = await TestServer.start(env, dataDir);
+  let id = '';
+  try {
+    const m = await s.onboard('Empty query');
+    id = await addEndpoint(s, m.id, 'https://origin.example.com/?');
+    assert.is((await s.bo('GET', `/v1/bo/webhooks/${id}`)).json.url, 'https://origin.example.com/?', 'ops_admin reads it as given');
+  } finally {
+    await s.stop(false);
+  }
+  try {
+    const table = rows(dataDir);
+    assert.is(table.get(id)!.url, `https://origin.example.com/… sha256:${fingerprint('https://origin.example.com/?')}`);
+    assert.ok(table.get(id)!.url_sealed);
+    const report = verifyScan(dataDir);
+    assert.ok(report.ok, report.findings.join('\n'));
+    const again = await TestServer.start(env, dataDir);
+    await again.stop(false);
+    assert.equal(rows(dataDir), table, 'opened again: nothing resealed');
+  } finally {
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  }
+});
+
 test("the scan flags a webhook URL's path a logged body kept in clear in logs.db, not one redacted or cut", () => {
   const dir = freshDataDir();
   mkdirSync(dir, { mode: 0o700 });
