@@ -80,7 +80,7 @@ export function idempotencyKeyOf(ctx: Context, rules: KeyRules = {}): string {
  * — its keys in any order, written with any spacing — so a retry that serialises the same
  * body again is a replay, not idempotency_key_reused. A body that is not JSON counts by its bytes.
  */
-function requestHash(ctx: Context): string {
+export function requestHash(ctx: Context): string {
   const parsed = (ctx.request as { body?: unknown }).body;
   const hash = createHash('sha256').update(`${ctx.method}\n${ctx.path}\n${ctx.querystring}\n`);
   return (parsed === undefined ? hash.update(rawBodyOf(ctx)) : hash.update('json\n').update(canonicalJson(parsed))).digest('hex');

@@ -23,7 +23,7 @@ import { ensurePrivateDir, sealedKeyFileNames, writePrivateFile } from '../../ad
 import type { Sealer } from '../../adapters/sealing.ts';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
-import { idempotencyKeyHeader, takesIdempotencyKey } from '../idempotency.ts';
+import { idempotencyKeyHeader, requestHash, takesIdempotencyKey } from '../idempotency.ts';
 import { redactSecretText } from '../secret-text.ts';
 import { RateLimiter, rateLimitedError, rateLimitHeaders, type BucketName } from '../rate-limit.ts';
 import type { Config } from '../config.ts';
@@ -242,7 +242,12 @@ export function operatorAuth(verify: Verify) {
         : stepUpSubProblem(p!.sub, operator.sub) ?? tokenBoundsProblem(p!, 'step-up', wallSeconds());
       if (problem) throw new ApiError('scope_denied', `Step-up refused: ${problem}.`);
       // The action as kept in journal.db: a secret pasted where an id goes (a key's secret for its id) is not kept with it.
-      const reuse = stepUpsOf(verify).use(stepUp, p!, redactSecretText(`${ctx.method} ${ctx.path} ${ctx.get('Idempotency-Key')}`), wallSeconds());
+      // The request's digest (method, path, query and body, as idempotency compares them) belongs to it: under the same
+      // key, a request the service refused without keeping the key (a debit larger than the balance) followed by
+      // another body (a credit) is a second action, not a retry.
+      const idempotencyKey = ctx.get('Idempotency-Key');
+      const action = `${redactSecretText(`${ctx.method} ${ctx.path} ${idempotencyKey}`)} ${requestHash(ctx).slice(0, 32)}`;
+      const reuse = stepUpsOf(verify).use(stepUp, p!, action, idempotencyKey !== '', wallSeconds());
       if (reuse) throw new ApiError('scope_denied', `Step-up refused: ${reuse}.`);
       ctx.state.stepUpUsed = true; // for the action log
     };
@@ -279,7 +284,7 @@ class StepUpsInMemory implements StepUpStore {
 }
 
 /**
- * Step-up tokens as used: one authorises one action — one request (method, path and
+ * Step-up tokens as used: one authorises one action — one request (method, path, body and
  * Idempotency-Key), or its retries — not every ⚑ action for its five minutes. Kept until
  * the token could no longer pass (wall clock), so as many as were stepped up in five
  * minutes. One memory per verifier (per server), shared by every router that verifies with it.
@@ -287,16 +292,16 @@ class StepUpsInMemory implements StepUpStore {
 class StepUpsUsed {
   constructor(private readonly store: StepUpStore) {}
 
-  /** Why this use is refused, or undefined (and the token is then spent on `action`: "METHOD path Idempotency-Key"). */
-  use(token: string, p: JWTPayload, action: string, nowSeconds: number): string | undefined {
+  /** Why this use is refused, or undefined (and the token is then spent on `action`: "METHOD path Idempotency-Key digest"). */
+  use(token: string, p: JWTPayload, action: string, keyed: boolean, nowSeconds: number): string | undefined {
     const id = operatorTokenId(token, p);
     // Remembered while it could still be accepted: until exp, or its step-up age runs out.
     const since = typeof p.auth_time === 'number' ? p.auth_time : typeof p.iat === 'number' ? p.iat : nowSeconds;
     const expSeconds = Math.min(typeof p.exp === 'number' ? p.exp : Infinity, since + stepUpAgeSecondsMax);
     const earlier = this.store.claim(id, action, expSeconds, nowSeconds);
     if (earlier === undefined) return undefined;
-    // A retry is the same request again: same method, same path, a key it gave (not none).
-    return !action.endsWith(' ') && earlier === action ? undefined
+    // A retry is the same request again: same method, path and body, under a key it gave (not none).
+    return keyed && earlier === action ? undefined
       : 'this step-up token was already used for another action; step up again (one step-up, one action)';
   }
 }

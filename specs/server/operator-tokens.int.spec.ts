@@ -124,6 +124,10 @@ test('a step-up token authorises one action: its retries under the same Idempote
   assert.equal([malformed.status, malformed.json.error.code], [422, 'validation_error'], malformed.text);
   assert.is((await action('once-k1')).status, 404, 'the first use passes the step-up');
   assert.is((await action('once-k1')).status, 404, 'a retry of the same action passes too');
+  assert.is((await action('once-k1', ' { } ')).status, 404, 'the same body written otherwise is the same action');
+  // Another body under the same key is another action: a request the service refused keeps no
+  // idempotency record to stop it (a debit larger than the balance, then a credit under its key).
+  refused(await action('once-k1', '{"reason":"another action under the same key"}'), 'scope_denied', /already used for another action; step up again/);
   refused(await action('once-k2'), 'scope_denied', /already used for another action; step up again/);
   // The same Idempotency-Key on another route is another action (a revoke keeps no idempotency record to stop it).
   const elsewhere = await s.raw('POST', '/v1/bo/keys/key_missing/revoke', {
