@@ -24,10 +24,11 @@ const depthMax = 12;
  * The version of these rules. logs.db records the version its rows were redacted under;
  * a store opened by a build with newer rules redacts every stored body again (the request
  * log worker, redactStoredBody), so rows an older build kept — a webhook URL's query token
- * logged before URLs were redacted, its path before paths were (3), an account number sent as a JSON number — do not stay
- * in clear for their 30 days. Raise it with every change that redacts more.
+ * logged before URLs were redacted, its path before paths were (3), the host part of text refused as a URL that is
+ * no host (4), an account number sent as a JSON number — do not stay in clear for their 30 days. Raise it with every
+ * change that redacts more.
  */
-export const redactionRulesVersion = 3;
+export const redactionRulesVersion = 4;
 /**
  * What the masks of core/present.ts leave (an account number's hidden places and its last
  * four at most; a name's first word and a letter, or two letters, then "***"): such a value

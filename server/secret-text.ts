@@ -66,10 +66,19 @@ export function redactWebhookUrl(text: string): string {
 /** A URL's opening up to its path: a "scheme://" and what follows up to the first "/", "?" or "#". */
 const urlHead = /^(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*/;
 
+/** What a host and port look like: a name or address, or a bracketed IPv6 literal, and an optional port. */
+const hostLike = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?$/;
+
+/**
+ * Text refused as a URL: its scheme and host kept when the host looks like one, else
+ * `[redacted]` in its place too (`http://host;token` refused is still a secret after the
+ * host's characters); past the host, as for a URL.
+ */
 function unparsedUrlRedacted(text: string): string {
   const head = urlHead.exec(text)![0];
   const rest = text.slice(head.length);
-  const origin = head.replace(/^((?:[^:/?#]+:\/\/)?)[^@]*@/, '$1'); // no user or password
+  const [, scheme = '', host = ''] = /^((?:[^:/?#]+:\/\/)?)(?:[^@]*@)?(.*)$/s.exec(head)!; // no user or password
+  const origin = `${scheme}${host === '' || hostLike.test(host) ? host : redacted}`;
   return redactSecretText(rest === '' || rest === '/' ? origin + rest : `${origin}/${redacted}`);
 }
 

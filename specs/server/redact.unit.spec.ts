@@ -61,10 +61,12 @@ test("a webhook endpoint's URL keeps its scheme and host, not the secret a provi
   assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/services/T000/B000/XXXXSECRETPATH' })!).url, 'https://hooks.example.com/[redacted]', 'a Slack-style path');
   assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/' })!).url, 'https://hooks.example.com/', 'a bare origin is kept whole');
   assert.is(JSON.parse(bodyForLog({ url: 'https://hooks.example.com/?token=x' })!).url, 'https://hooks.example.com/?[redacted]');
-  assert.is(JSON.parse(bodyForLog({ url: 'not a url sk_live_abcdefghijkl' })!).url, 'not a url [redacted]');
-  // Refused as no URL, yet logged: what comes after the host is still a secret.
+  assert.is(JSON.parse(bodyForLog({ url: 'not a url sk_live_abcdefghijkl' })!).url, '[redacted]', 'no host: nothing of it kept');
+  // Refused as no URL, yet logged: what comes after the host is still a secret, and so is a host part that is no host.
   assert.is(JSON.parse(bodyForLog({ url: 'hooks.example.com/services/T000/XXXXSECRETPATH' })!).url, 'hooks.example.com/[redacted]');
-  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks example.com/services/XXXXSECRETPATH' })!).url, 'https://hooks example.com/[redacted]');
+  assert.is(JSON.parse(bodyForLog({ url: 'https://hooks example.com/services/XXXXSECRETPATH' })!).url, 'https://[redacted]/[redacted]');
+  assert.is(JSON.parse(bodyForLog({ url: 'http://127.0.0.1:47853;SEMISECRET5' })!).url, 'http://[redacted]');
+  assert.is(JSON.parse(bodyForLog({ url: 'http://user:pw@hooks.example.com:8080 /p' })!).url, 'http://[redacted]/[redacted]', 'a space in the host part: no host kept, nor its user and password');
 });
 
 test('a path keeps no slip upload token and no account number, and an id keeps its digits', () => {
