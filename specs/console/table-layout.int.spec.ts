@@ -1,0 +1,83 @@
+// The console's tables as an operator sees them, in Debian's Chromium against a real server
+// (the harness of browser.int.spec.ts): a table's head stays above its rows, and a table of
+// ids and routes never widens a laptop's window.
+//
+// Proves: the fees report's head (its two rows: charged / refunded / net, then the columns),
+// which scrolls sideways in its own box, sits above the first merchant's line, not over it
+// (the head was stuck the page header's height below the top of its scroll box and covered
+// the first rows: an analyst read another merchant's figures under the column names); the
+// activity page's action log fits a 1024 and a 1280 px window (its request ids and routes
+// ran ~260 px off it, as the narrow window's break rules applied only up to 900 px).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+
+let scene: SlipScene;
+let browser: Browser;
+const sessions: OperatorSession[] = [];
+
+async function operator(sub: string, hash: string, page: string): Promise<OperatorSession> {
+  const session = await signIn(browser, scene.s.url, sub, { hash, page });
+  sessions.push(session);
+  return session;
+}
+
+test.before(async () => {
+  scene = await slipScene();
+  // Two settled deposits: the shop pays deposit fees, the payer withdrawal fees (two merchant lines).
+  for (const amount of [50_000, 120_000]) {
+    const d = await matchedDeposit(scene, { amount_minor: amount });
+    const image = pngSlip();
+    await registerTransfer(scene.s, transferFor(scene, { amount_minor: amount }, { image_sha256: sha256Hex(image) }));
+    assertReceipt(await uploadFile(d.slip_upload, image));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+  }
+  // Operator actions with long routes and several ids each, for the action log.
+  for (const sub of ['emp_lead', 'emp_mali']) {
+    const p = await scene.s.bo('POST', `/v1/bo/merchants/${scene.shop.id}/adjustments`, { livemode: true, amount_minor: 20_000_000, direction: 'credit', bucket: 'available', reason: 'a large credit for two operators' }, { sub, roles: ['ops_admin'], stepUp: true });
+    assert.is(p.status, 202, p.text);
+    const a = await scene.s.bo('POST', `/v1/bo/merchants/${scene.shop.id}/adjustments/${p.json.id}/approve`, { amount_minor: 20_000_000 }, { sub: sub === 'emp_lead' ? 'emp_mali' : 'emp_lead', roles: ['ops_admin'], stepUp: true });
+    assert.is(a.status, 201, a.text);
+  }
+  browser = await launchChromium();
+});
+
+test.after(async () => {
+  for (const o of sessions) await o.context.close().catch(() => {});
+  await browser?.close();
+  await scene?.s.stop();
+});
+
+test("the fees report's head sits above its rows, not over the first merchants' lines", async () => {
+  const fah = await operator('emp_fah', '#/fees', 'fees');
+  await fah.page.waitForSelector('[data-testid=fees-row]');
+  for (const width of [1360, 760]) {
+    await fah.page.setViewportSize({ width, height: 900 });
+    await fah.page.evaluate(() => window.scrollTo(0, 0));
+    const boxes = await fah.page.evaluate(() => {
+      const table = document.querySelector('[data-testid=fees-row]')!.closest('table')!;
+      const head = [...table.querySelectorAll('thead th')].map((th) => th.getBoundingClientRect().bottom);
+      const firstRow = table.querySelector('[data-testid=fees-row]')!.getBoundingClientRect().top;
+      return { headBottom: Math.max(...head), firstRow };
+    });
+    assert.ok(boxes.headBottom <= boxes.firstRow + 0.5, `at ${width} px the head's bottom (${boxes.headBottom}) is below the first row's top (${boxes.firstRow}): it covers the rows`);
+  }
+  await fah.screenshot('fees-head');
+});
+
+test("the activity page's action log fits a laptop's window", async () => {
+  const lead = await operator('emp_lead', '#/activity', 'activity');
+  await lead.page.waitForSelector('[data-testid=action-row]');
+  for (const width of [1024, 1280]) {
+    await lead.page.setViewportSize({ width, height: 900 });
+    await lead.page.waitForFunction((w) => document.documentElement.clientWidth === w, width);
+    const [scroll, client] = await lead.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scroll <= client, `at ${width} px the activity page is ${scroll} px wide`);
+  }
+  await lead.screenshot('activity-1280');
+});
+
+test.run();
