@@ -14,7 +14,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokToday, formatCount, wholeMonthOf } from '../format.js';
-import { ActionButton, Empty, html, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
+import { ActionButton, Empty, html, Money, Named, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 /** The query the page's URL names: one day (date), a month (its days up to the server's today), or a period (from, to). */
 function periodOf(query) {
@@ -63,7 +63,7 @@ function Statement({ s, params }) {
   const period = s.date ?? `${s.date_from} – ${s.date_to}`;
   return html`<div class="card" data-testid="statement">
     <div class="sub-head">
-      <h2><span class="mono">${s.merchant_id}</span> · ${s.livemode ? t('mode.live') : t('mode.test')} · ${period} <span class="muted small">(${s.time_zone})</span></h2>
+      <h2>${s.merchant_name ? html`<span data-testid="statement-merchant-name"><${Named} text=${s.merchant_name} /></span> ` : null}<span class="mono">${s.merchant_id}</span> · ${s.livemode ? t('mode.live') : t('mode.test')} · ${period} <span class="muted small">(${s.time_zone})</span></h2>
       <${ActionButton} testid="download-csv" onRun=${download}>⬇ ${t('statement.downloadCsv')}</${ActionButton}>
     </div>
     <p class="small muted">${t('statement.period')} <${Time} at=${s.period_start} /> – <${Time} at=${s.period_end} /> · ${t('common.asOf')} <${Time} at=${s.as_of} /></p>

@@ -13,7 +13,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalEndToIso, formatCount, isoToBangkokLocal } from '../format.js';
-import { ActionButton, Badge, html, Mode, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
+import { ActionButton, Badge, html, Mode, Money, Named, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 export function TrialBalancePage({ query }) {
   const params = query.as_of ? { as_of: query.as_of } : {};
@@ -54,7 +54,7 @@ function TrialBalance({ tb, params }) {
 function AccountName({ a, livemode }) {
   if (a.kind !== 'merchant') return html`${label('systemAccount', a.name)} <span class="mono small muted">${a.account}</span>`;
   const to = `#/merchants/${encodeURIComponent(a.merchant_id)}?livemode=${livemode}`;
-  return html`<a href=${to} data-testid="tb-merchant">${a.merchant_name ?? a.merchant_id}</a> <span class="mono small muted">${a.merchant_id}</span> · ${label('bucket', a.name)}`;
+  return html`<a href=${to} data-testid="tb-merchant">${a.merchant_name ? html`<${Named} text=${a.merchant_name} />` : a.merchant_id}</a> <span class="mono small muted">${a.merchant_id}</span> · ${label('bucket', a.name)}`;
 }
 
 function Section({ s }) {

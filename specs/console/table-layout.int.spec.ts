@@ -7,7 +7,10 @@
 // (the head was stuck the page header's height below the top of its scroll box and covered
 // the first rows: an analyst read another merchant's figures under the column names); the
 // activity page's action log fits a 1024 and a 1280 px window (its request ids and routes
-// ran ~260 px off it, as the narrow window's break rules applied only up to 900 px).
+// ran ~260 px off it, as the narrow window's break rules applied only up to 900 px); the
+// statement's heading names the merchant as well as its id (it showed the id alone), and a
+// Thai merchant name in it and in the trial balance is marked lang="th", as README's console
+// section says of Thai names.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +19,8 @@ import { launchChromium, signIn, type OperatorSession } from '../support/console
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
+let thai: { id: string };
+const thaiName = 'ร้านสมใจ การค้า';
 let browser: Browser;
 const sessions: OperatorSession[] = [];
 
@@ -42,6 +47,8 @@ test.before(async () => {
     const a = await scene.s.bo('POST', `/v1/bo/merchants/${scene.shop.id}/adjustments/${p.json.id}/approve`, { amount_minor: 20_000_000 }, { sub: sub === 'emp_lead' ? 'emp_mali' : 'emp_lead', roles: ['ops_admin'], stepUp: true });
     assert.is(a.status, 201, a.text);
   }
+  thai = await scene.s.onboard(thaiName, scene.shop.whiteLabelId);
+  await scene.s.fund(thai.id, 30_000);
   browser = await launchChromium();
 });
 
@@ -78,6 +85,21 @@ test("the activity page's action log fits a laptop's window", async () => {
     assert.ok(scroll <= client, `at ${width} px the activity page is ${scroll} px wide`);
   }
   await lead.screenshot('activity-1280');
+});
+
+test("the statement names its merchant, and a Thai name there and in the trial balance is marked as Thai", async () => {
+  const fah = await operator('emp_fah', '#/trial-balance', 'trial-balance');
+  const tb = fah.page.locator(`[data-testid=tb-merchant][href^="#/merchants/${thai.id}"]`).first();
+  await tb.waitFor();
+  assert.is(await tb.locator('[lang=th]').textContent(), thaiName, 'the trial balance marks the Thai name');
+  const day = (await scene.s.bo('GET', '/v1/bo/clock', undefined, { roles: ['finance'] })).json.now;
+  const date = new Date(Date.parse(day) + 7 * 3_600_000).toISOString().slice(0, 10);
+  await fah.goto(`#/statement?merchant_id=${scene.shop.id}&livemode=true&date=${date}`, 'statement');
+  assert.match(await fah.page.textContent('[data-testid=statement] h2') ?? '', /^Shop mch_/, 'the heading names the merchant before its id');
+  await fah.goto(`#/statement?merchant_id=${thai.id}&livemode=true&date=${date}`, 'statement');
+  await fah.page.waitForSelector('[data-testid=statement-merchant-name] [lang=th]');
+  assert.is(await fah.page.textContent('[data-testid=statement-merchant-name] [lang=th]'), thaiName);
+  await fah.screenshot('statement-thai-name');
 });
 
 test.run();
