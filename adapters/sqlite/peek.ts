@@ -49,3 +49,18 @@ export function journalLastRecordedAt(dataDir: string): number | undefined {
 }
 
 const lastRecordedAtOf = (db: Db): number => db.prepare<[], number>('SELECT recorded_at FROM journal ORDER BY seq DESC LIMIT 1').pluck(true).get() ?? 0;
+
+/**
+ * The manual clock's mark in journal.db (ms; a server on SATANG_CLOCK=manual keeps it,
+ * adapters/sqlite/manual-clock.ts), undefined when there is none or no journal: satang
+ * doctor tells a data dir run on a manual clock from one ahead of this machine's clock.
+ */
+export function manualClockMarkOf(dataDir: string): number | undefined {
+  if (!existsSync(join(dataDir, journalFileName))) return undefined;
+  const db = openDatabaseReadOnly(dataDir);
+  try {
+    return tableExists(db, 'manual_clock') ? db.prepare<[], number>('SELECT now_ms FROM manual_clock WHERE id = 1').pluck(true).get() : undefined;
+  } finally {
+    db.close();
+  }
+}

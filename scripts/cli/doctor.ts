@@ -27,7 +27,7 @@ import { existsSync, statfsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { masterKeyOpens } from '../../adapters/sealing.ts';
 import { clockBehindJournal } from '../../adapters/clock.ts';
-import { journalLastRecordedAt } from '../../adapters/sqlite/peek.ts';
+import { journalLastRecordedAt, manualClockMarkOf } from '../../adapters/sqlite/peek.ts';
 import { lastBackup, manifestFileName as backupManifestFileName } from '../../adapters/sqlite/backup.ts';
 import { journalFileName, refuseNewerSchema, SchemaTooNew } from '../../adapters/sqlite/schema.ts';
 import { unusableDatabases } from '../../adapters/sqlite/unusable.ts';
@@ -189,7 +189,13 @@ function clockCheck(config: Config, dataDir: string): Check | undefined {
   if (config.clock === 'manual') return { check: 'clock', level: 'OK', detail: `manual clock; it resumes at ${lastText} or later` };
   const now = Date.now();
   const behind = clockBehindJournal(last, now);
-  if (behind) return { check: 'clock', level: 'FAIL', detail: `${behind.message}; a server would refuse to start (exit 78)` };
+  if (behind) {
+    // The usual cause: the server runs on a manual clock and this shell was not given SATANG_CLOCK as the server was.
+    let mark: number | undefined;
+    try { mark = manualClockMarkOf(dataDir); } catch { /* the journal's check says why it cannot be read */ }
+    const hint = mark === undefined ? '' : `; the data dir was run on a manual clock (its mark at ${new Date(mark).toISOString()}): if its server runs with SATANG_CLOCK=manual, give satang the same (export SATANG_CLOCK=manual)`;
+    return { check: 'clock', level: 'FAIL', detail: `${behind.message}; a server on the system clock would refuse to start (exit 78)${hint}` };
+  }
   return { check: 'clock', level: 'OK', detail: `the system clock is not behind ${lastText}` };
 }
 

@@ -133,6 +133,8 @@ test('FAIL and exit 1: a data dir a manual clock advanced two days, on the syste
   assert.is(system.code, 1, system.raw);
   assert.is(system.clock?.level, 'FAIL', system.raw);
   assert.match(system.clock!.detail, /4[78]\.\d h after this machine's clock.*refuse to start \(exit 78\)/);
+  // The usual cause, a shell not given the server's SATANG_CLOCK: said, with the mark the server keeps.
+  assert.match(system.clock!.detail, /the data dir was run on a manual clock \(its mark at \d{4}-.*\): if its server runs with SATANG_CLOCK=manual, give satang the same \(export SATANG_CLOCK=manual\)/);
   const manual = await run('manual');
   assert.is(manual.clock?.level, 'OK', manual.raw);
   assert.match(manual.clock!.detail, /manual clock/);
