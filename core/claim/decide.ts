@@ -12,13 +12,15 @@
 // once its refund withdrawal is final (settled, expired or canceled); what it filled is
 // what was refunded. No refund is approved or paid out once the deposit is reversed (its
 // transfer undone, the money back with the payer): such a claim is rejected or closed.
+// A fill of its refund the bank recalls after the refund closed is paid again by a
+// replacement refund, the claim back in return_pending_payout (decideRefundRecall).
 
 import { reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import type { Minor } from '../money.ts';
 import { bahtOf } from '../finance/money-text.ts';
 import { checkNote } from '../note.ts';
-import type { Claim, ClaimEvent, ClaimKind, ClaimStatus, RefundAccount } from './state.ts';
+import { refundWithdrawalsOf, type Claim, type ClaimEvent, type ClaimKind, type ClaimStatus, type RefundAccount } from './state.ts';
 import { sameOperator } from '../operators.ts';
 
 export type ClaimCommand =
@@ -129,6 +131,60 @@ export function admitClaim(c: { readonly kind: ClaimKind; readonly amountMinor: 
     return reject('validation_error', `The deposit's other claims ${c.kind === 'overpayment' ? 'on money beyond the order (overpayment)' : 'on its amount (late_slip and manual together)'} already ask ${bahtOf(facts.claimedMinor)} baht of ${what}: at most ${bahtOf(left > 0n ? left : 0n)} baht (amount_minor ${left > 0n ? left : 0n}) more; a refund is never paid twice.`, { fields: [{ path: 'amount_minor', reason: 'maximum', hint: `at most ${left > 0n ? left : 0n}` }] });
   }
   return checkNote(c.note, 'Opening a claim');
+}
+
+/** What the bank recalled of a claim's closed refund, and the facts the claim's answer rests on. */
+export interface RefundRecall {
+  readonly at: number;
+  /** The operator who reversed the fill (the system's id when none did). */
+  readonly operatorId: string;
+  readonly recalledWithdrawalId: string;
+  readonly legRef: string;
+  readonly reasonCode: string;
+  readonly recalledMinor: Minor;
+  /** The id the replacement refund gets, if one opens (drawn by the handler once this decision accepts). */
+  readonly replacementWithdrawalId: string;
+  readonly deposit: ClaimedDeposit;
+  /** The claim's refund withdrawals after the reversal: whether one is still open, and what they filled in all. */
+  readonly refunds: { readonly anyOpen: boolean; readonly filledMinor: Minor };
+}
+
+/**
+ * Why a recalled refund is not paid again, or null: the same reasons a payout is refused
+ * (the claim's deposit reversed, the order's amount credited to its merchant), and an
+ * amount below what a payer's leg can pay.
+ */
+function noReplacement(s: Claim, r: RefundRecall): string | null {
+  if (r.deposit.status === 'reversed' && !(s.kind === 'overpayment' && s.evidence === 'additional_transfer')) return `the claim's deposit ${s.depositId} was reversed: the money is back with the payer`;
+  const credited = orderAmountCredited(s.kind, r.deposit, s.createdAt);
+  if (credited) return `the claim's deposit ${s.depositId} ${credited.replace(/^it /, '')}`;
+  if (r.recalledMinor < BigInt(limits.legAmountMinMinor)) return `${bahtOf(r.recalledMinor)} baht is below what a payer's transfer pays`;
+  return null;
+}
+
+/**
+ * The bank recalled a fill of the claim's refund withdrawal after that closed: the payer
+ * never got that money, and it is back in suspense. The claim pays it again through a
+ * replacement refund (same account, the recalled amount, replacement_of_withdrawal_id) and
+ * waits for it, reopened if it had closed on the refund; it is not paid again when a payout
+ * would now be refused (noReplacement), and then the claim closes, once no refund of it is
+ * open, with what its refunds filled net of the recall. The refund was approved and paid
+ * out on two operators' word; the replacement repeats that payment, no more.
+ */
+export function decideRefundRecall(r: RefundRecall, s: Claim | undefined): ClaimDecision {
+  if (!s) return reject('resource_not_found', 'No such claim.');
+  if ((s.status !== 'return_pending_payout' && s.status !== 'closed') || !refundWithdrawalsOf(s).includes(r.recalledWithdrawalId)) {
+    return reject('operation_not_allowed', `The claim ${s.id} is ${s.status} and ${r.recalledWithdrawalId} is not one of its refunds.`, { status: s.status });
+  }
+  const base = { at: r.at, claimId: s.id, operatorId: r.operatorId, recalledWithdrawalId: r.recalledWithdrawalId, legRef: r.legRef, recalledMinor: r.recalledMinor };
+  const what = `The bank recalled ${bahtOf(r.recalledMinor)} baht of the refund ${r.recalledWithdrawalId} (fill ${r.legRef}, ${r.reasonCode}): the payer did not get it`;
+  const why = noReplacement(s, r);
+  if (why === null) {
+    return [{ type: 'ClaimRefundRecalled', ...base, note: `${what}; refunded again by ${r.replacementWithdrawalId}.`, replacementWithdrawalId: r.replacementWithdrawalId, status: 'return_pending_payout' }];
+  }
+  const note = `${what}; not refunded again (${why}), the money stays in suspense.`;
+  if (r.refunds.anyOpen) return [{ type: 'ClaimRefundRecalled', ...base, note, status: 'return_pending_payout' }];
+  return [{ type: 'ClaimRefundRecalled', ...base, note, status: 'closed', refundedMinor: r.refunds.filledMinor }];
 }
 
 export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecision {

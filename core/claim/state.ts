@@ -51,8 +51,14 @@ export interface Claim {
   /** Set by the refund decision: how much goes back, and where to. */
   readonly refundMinor?: Minor;
   readonly refundAccount?: RefundAccount;
-  /** The refund withdrawal (refund_of_deposit_id = depositId), once paid out. */
+  /** The refund withdrawal (refund_of_deposit_id = depositId), once paid out: the latest, when a recall replaced one. */
   readonly refundWithdrawalId?: string;
+  /**
+   * The claim's refund withdrawals before refundWithdrawalId, oldest first: each had a fill
+   * the bank recalled after it closed, and the next was opened in its place for that amount
+   * (ClaimRefundRecalled). What the claim refunded is what all of them filled.
+   */
+  readonly earlierRefundWithdrawalIds?: readonly string[];
   /** What was actually returned, on close. */
   readonly refundedMinor?: Minor;
   readonly version: number;
@@ -65,20 +71,43 @@ export type ClaimEvent =
   | { readonly type: 'ClaimRefundApproved'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string; readonly refundMinor: Minor; readonly account: RefundAccount }
   | { readonly type: 'ClaimRefundPaidOut'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string; readonly withdrawalId: string }
   | { readonly type: 'ClaimClosed'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string; readonly refundedMinor: Minor }
-  | { readonly type: 'ClaimRejected'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string };
+  | { readonly type: 'ClaimRejected'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string }
+  /**
+   * The bank recalled `recalledMinor` of a fill (`legRef`) of the claim's refund withdrawal
+   * `recalledWithdrawalId` after it closed. With `replacementWithdrawalId` the claim pays it
+   * again through that new refund and waits for it (return_pending_payout); without, the
+   * money stays in suspense and `status` says whether the claim still waits for a refund
+   * still open, or is closed with `refundedMinor`, what its refunds filled net of recalls.
+   * The one event that may follow a closed claim: the refund it closed on came undone.
+   */
+  | {
+    readonly type: 'ClaimRefundRecalled'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string;
+    readonly recalledWithdrawalId: string; readonly legRef: string; readonly recalledMinor: Minor; readonly replacementWithdrawalId?: string;
+    readonly status: 'return_pending_payout' | 'closed'; readonly refundedMinor?: Minor;
+  };
 
 export const isFinalClaimStatus = (s: ClaimStatus): boolean => s === 'closed' || s === 'rejected';
 
-/** The status each decision leads to. */
-export const claimStatusAfter: { readonly [T in ClaimEvent['type']]: ClaimStatus } = {
+/** The status each decision leads to (a recall names its own). */
+const statusAfter: { readonly [T in Exclude<ClaimEvent['type'], 'ClaimRefundRecalled'>]: ClaimStatus } = {
   ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout',
   ClaimClosed: 'closed', ClaimRejected: 'rejected',
 };
 
-/** The claim after one event; asserts it is not final and that a refund stays within the claim. */
+/** The status a claim event leads to. */
+export function claimStatusAfter(e: ClaimEvent): ClaimStatus {
+  return e.type === 'ClaimRefundRecalled' ? e.status : statusAfter[e.type];
+}
+
+/** The claim's refund withdrawals, oldest first (the first payout's, then each replacement). */
+export function refundWithdrawalsOf(c: Pick<Claim, 'refundWithdrawalId' | 'earlierRefundWithdrawalIds'>): readonly string[] {
+  return c.refundWithdrawalId === undefined ? [] : [...(c.earlierRefundWithdrawalIds ?? []), c.refundWithdrawalId];
+}
+
+/** The claim after one event; asserts it is not final (a recall of a closed claim's refund aside) and that a refund stays within the claim. */
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
-  assert(!isFinalClaimStatus(c.status), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
-  const status = claimStatusAfter[e.type];
+  assert(!isFinalClaimStatus(c.status) || (e.type === 'ClaimRefundRecalled' && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
+  const status = claimStatusAfter(e);
   const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note }];
   const next: Claim = { ...c, status, notes, version: c.version + 1, updatedAt: e.at };
   switch (e.type) {
@@ -90,6 +119,16 @@ export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
       assert(e.refundedMinor >= 0n && e.refundedMinor <= c.amountMinor, () => `claim ${c.id}: refunded ${e.refundedMinor} outside 0..${c.amountMinor}`);
       return { ...next, refundedMinor: e.refundedMinor };
     case 'ClaimReviewStarted': case 'ClaimRejected': return next;
+    case 'ClaimRefundRecalled': {
+      assert(refundWithdrawalsOf(c).includes(e.recalledWithdrawalId), () => `claim ${c.id}: ${e.recalledWithdrawalId} is not one of its refunds`);
+      if (e.replacementWithdrawalId !== undefined) {
+        const { refundedMinor: _closedWith, ...reopened } = next;
+        return { ...reopened, refundWithdrawalId: e.replacementWithdrawalId, earlierRefundWithdrawalIds: refundWithdrawalsOf(c) };
+      }
+      if (e.status !== 'closed') return next;
+      assert(e.refundedMinor !== undefined && e.refundedMinor >= 0n && e.refundedMinor <= c.amountMinor, () => `claim ${c.id}: refunded ${e.refundedMinor} outside 0..${c.amountMinor}`);
+      return { ...next, refundedMinor: e.refundedMinor };
+    }
     default: {
       const _exhaustive: never = e;
       return _exhaustive;

@@ -5,8 +5,8 @@
 // (core/ledger/postings.ts) and filled by deposits like any other order. Ids are drawn
 // only once the decider has accepted.
 
-import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand, type ClaimedDeposit } from '../claim/decide.ts';
-import type { Claim, ClaimEvent, ClaimKind } from '../claim/state.ts';
+import { admitClaim, decideClaim, decideRefundRecall, heldOfDeposit, type ClaimCommand, type ClaimedDeposit, type RefundRecall } from '../claim/decide.ts';
+import { refundWithdrawalsOf, type Claim, type ClaimEvent, type ClaimKind } from '../claim/state.ts';
 import type { RefundPayingOut } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import { matchAccountNumber } from '../deposit/verification.ts';
@@ -15,9 +15,11 @@ import { isRejection, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
 import { isOpenStatus } from '../withdrawal/state.ts';
 import type { Command } from './commands.ts';
-import { done, fail, type Step } from './reactions.ts';
+import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 import { runWithdrawal } from './withdrawals.ts';
+import type { NewWithdrawal } from '../withdrawal/decide.ts';
+import { violated } from '../assert.ts';
 
 export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
   const d = tx.deposit(c.depositId);
@@ -78,8 +80,8 @@ function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideC
     }
     case 'payout': return { type: 'PayOutClaimRefund', ...base, withdrawalId, deposit: claimedDeposit(tx.deposit(claim.depositId)!) };
     case 'close': {
-      const w = claim.refundWithdrawalId === undefined ? undefined : tx.withdrawal(claim.refundWithdrawalId);
-      return { type: 'CloseClaim', ...base, ...(w ? { refund: { final: !isOpenStatus(w.status), filledMinor: w.filledMinor } } : {}) };
+      const refunds = refundsOf(tx, claim);
+      return { type: 'CloseClaim', ...base, ...(refunds ? { refund: { final: !refunds.anyOpen, filledMinor: refunds.filledMinor } } : {}) };
     }
     case 'reject': return { type: 'RejectClaim', ...base };
     default: {
@@ -106,11 +108,26 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
 export function refundsPayingOut(tx: Tx, depositId: string): RefundPayingOut[] {
   const out: RefundPayingOut[] = [];
   for (const claim of claimsOfDeposit(tx, depositId)) {
-    if (claim.refundWithdrawalId === undefined) continue;
-    const w = tx.withdrawal(claim.refundWithdrawalId);
-    if (w && isOpenStatus(w.status)) out.push({ claimId: claim.id, withdrawalId: w.id });
+    for (const id of refundWithdrawalsOf(claim)) {
+      const w = tx.withdrawal(id);
+      if (w && isOpenStatus(w.status)) out.push({ claimId: claim.id, withdrawalId: w.id });
+    }
   }
   return out;
+}
+
+/** The claim's refund withdrawals (the payout's and each replacement): whether one is still open, and what they filled in all. */
+function refundsOf(tx: Tx, claim: Claim): { readonly anyOpen: boolean; readonly filledMinor: bigint } | undefined {
+  const ids = refundWithdrawalsOf(claim);
+  if (ids.length === 0) return undefined;
+  let anyOpen = false, filledMinor = 0n;
+  for (const id of ids) {
+    const w = tx.withdrawal(id);
+    if (!w) continue;
+    if (isOpenStatus(w.status)) anyOpen = true;
+    filledMinor += w.filledMinor;
+  }
+  return { anyOpen, filledMinor };
 }
 
 /** The operator id a claim decision of the service itself carries (the close that follows a final refund). */
@@ -118,20 +135,66 @@ export const systemOperatorId = 'system';
 
 /**
  * A claim whose refund withdrawal has just closed (settled, expired, canceled) closes with
- * what the refund paid out: the same decision an operator's close makes, taken by the
- * service. A claim no longer waiting for its payout is left as it is.
+ * what the refund paid out (with a replacement, what all its refunds did): the same decision
+ * an operator's close makes, taken by the service. A claim no longer waiting for its payout,
+ * or with a refund still open, is left as it is.
  */
 export function closeRefundedClaim(tx: Tx, claimId: string): Step {
   const claim = tx.world.claims.get(claimId);
   const w = claim?.refundWithdrawalId === undefined ? undefined : tx.withdrawal(claim.refundWithdrawalId);
-  if (!claim || !w || claim.status !== 'return_pending_payout') return done();
+  const refunds = claim && refundsOf(tx, claim);
+  if (!claim || !w || !refunds || refunds.anyOpen || claim.status !== 'return_pending_payout') return done();
   const events = decideClaim({
     type: 'CloseClaim', at: tx.at, operatorId: systemOperatorId, note: `Closed automatically: the refund withdrawal ${w.id} is ${w.status}.`,
-    refund: { final: !isOpenStatus(w.status), filledMinor: w.filledMinor },
+    refund: { final: true, filledMinor: refunds.filledMinor },
   }, claim);
   if (isRejection(events)) return fail(events);
   for (const e of events) tx.emitRecord(claim.id, 'claim', claim.livemode, claim.merchantId, e);
   return done(claim.id);
+}
+
+/**
+ * The bank recalled a fill of a claim's refund withdrawal after it closed (the reversal put
+ * the amount back in suspense): the claim decides (decideRefundRecall), and pays it again
+ * through a replacement refund to the same account when it says so.
+ */
+export function recallClaimRefund(tx: Tx, r: Extract<Reaction, { type: 'RecallClaimRefund' }>): Step {
+  const claim = tx.world.claims.get(r.claimId);
+  const w = tx.withdrawal(r.withdrawalId);
+  const fill = w?.fills.find((f) => f.legRef === r.legRef);
+  const refunds = claim && refundsOf(tx, claim);
+  if (!claim || !w || !fill?.reversal || !refunds) violated(`recalling ${r.legRef} of ${r.withdrawalId}: no claim ${r.claimId} refund with that reversed fill`);
+  const recall = (replacementWithdrawalId: string): RefundRecall => ({
+    at: tx.at, operatorId: r.operatorId ?? systemOperatorId, recalledWithdrawalId: w.id, legRef: fill.legRef, reasonCode: fill.reversal!.reasonCode,
+    recalledMinor: fill.amountMinor, replacementWithdrawalId, deposit: claimedDeposit(tx.deposit(claim.depositId)!), refunds,
+  });
+  const checked = decideRefundRecall(recall(''), claim);
+  if (isRejection(checked)) return fail(checked);
+  const replaces = checked.some((e) => e.type === 'ClaimRefundRecalled' && e.replacementWithdrawalId !== undefined);
+  const replacementId = replaces ? tx.ids.next('wdr', claim.merchantId) : '';
+  const events = replaces ? (decideRefundRecall(recall(replacementId), claim) as readonly ClaimEvent[]) : checked;
+  for (const e of events) tx.emitRecord(claim.id, 'claim', claim.livemode, claim.merchantId, e);
+  if (!replaces) return done(claim.id);
+  const opened = runWithdrawal(tx, replacementId, {
+    type: 'CreateWithdrawal', at: tx.at,
+    withdrawal: {
+      ...refundOrder(tx, claim, replacementId, fill.amountMinor, w.beneficiaryId, `refund-${claim.id}-${refundWithdrawalsOf(claim).length + 1}`),
+      replacementOfWithdrawalId: w.id,
+    },
+  });
+  if (!opened.ok) return opened;
+  return done(claim.id, [...(opened.then ?? []), { type: 'MatchWaitingDeposits', whiteLabelId: w.whiteLabelId, livemode: w.livemode }]);
+}
+
+/** A refund order of the claim's: to `beneficiaryId`, no fee, no approval, funded from suspense (postings.ts). */
+function refundOrder(tx: Tx, claim: Claim, id: string, amountMinor: bigint, beneficiaryId: string, merchantReference: string): NewWithdrawal {
+  const d = tx.deposit(claim.depositId)!;
+  return {
+    id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, merchantReference, endUserRef: d.endUserRef,
+    beneficiaryId, amountTotalMinor: amountMinor, feeTotalMinor: 0n, feeBreakdown: [], maxSplits: limits.withdrawalMaxSplits,
+    createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs, requiresApproval: false, approvalsRequired: 0,
+    reservedBalanceTransactionId: tx.ids.next('btxn', d.merchantId), metadata: { claim_id: claim.id }, refundOfDepositId: d.id,
+  };
 }
 
 /** The refund withdrawal to the payer's account: the claim's refund, no fee, opened at once. */
@@ -143,15 +206,7 @@ function openRefundWithdrawal(tx: Tx, claim: Claim, id: string): Step {
     type: 'BeneficiaryRegistered', at: tx.at,
     beneficiary: { id: beneficiaryId, merchantId: d.merchantId, livemode: d.livemode, bankCode: account.bankCode, accountNumber: account.accountNumber, accountNameTh: account.accountNameTh, status: 'verified', createdAt: tx.at, verifiedAt: tx.at },
   });
-  const created = runWithdrawal(tx, id, {
-    type: 'CreateWithdrawal', at: tx.at,
-    withdrawal: {
-      id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, merchantReference: `refund-${claim.id}`, endUserRef: d.endUserRef,
-      beneficiaryId, amountTotalMinor: claim.refundMinor!, feeTotalMinor: 0n, feeBreakdown: [], maxSplits: limits.withdrawalMaxSplits,
-      createdAt: tx.at, expiresAt: tx.at + limits.withdrawalLifetimeMs, requiresApproval: false, approvalsRequired: 0,
-      reservedBalanceTransactionId: tx.ids.next('btxn', d.merchantId), metadata: { claim_id: claim.id }, refundOfDepositId: d.id,
-    },
-  });
+  const created = runWithdrawal(tx, id, { type: 'CreateWithdrawal', at: tx.at, withdrawal: refundOrder(tx, claim, id, claim.refundMinor!, beneficiaryId, `refund-${claim.id}`) });
   if (!created.ok) return created;
   return done(id, [...(created.then ?? []), { type: 'MatchWaitingDeposits', whiteLabelId: d.whiteLabelId, livemode: d.livemode }]);
 }

@@ -16,7 +16,7 @@ import type { Clock, CommitMeta, Ids, Journal } from '../ports.ts';
 import type { World } from '../world.ts';
 import { merchantEvents } from '../outbox.ts';
 import type { WithdrawalCommand } from '../withdrawal/decide.ts';
-import { holdsLegFees, type OperatorDecision, type Withdrawal } from '../withdrawal/state.ts';
+import { holdsLegFees, isPayable, type OperatorDecision, type Withdrawal } from '../withdrawal/state.ts';
 import { checkNote } from '../note.ts';
 import { visibleTo, type Actor, type Command, type CommandType } from './commands.ts';
 import { closeLateWindow, createDeposit, runDeposit, settleContext } from './deposits.ts';
@@ -198,6 +198,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
     type: 'ReverseFill', at: tx.at, legRef: c.legRef, reasonCode: c.reasonCode,
     balanceTransactionId: tx.ids.next('btxn', w.merchantId), feeBalanceTransactionId: tx.ids.next('btxn', w.merchantId),
     ...(holdsLegFees(w) ? { heldFeeBalanceTransactionId: tx.ids.next('btxn', w.merchantId) } : {}),
+    ...(w.refundOfDepositId !== undefined && !isPayable(w) ? { suspenseBalanceTransactionId: tx.ids.next('btxn', w.merchantId) } : {}),
     ...decisionOf(c.actor, c.note),
   })),
   ConfirmReceipt: (tx, c) => withWithdrawal(tx, c.actor, c.withdrawalId, () => ({ type: 'ConfirmReceipt', at: tx.at, legRef: c.legRef, auto: false })),

@@ -33,13 +33,17 @@ export function runWithdrawal(tx: Tx, id: string, command: WithdrawalCommand): S
   for (const e of events) {
     tx.postAll(withdrawalPostings(before, after, e));
     // A leg released from an open order frees capacity; one an expired order held (it carries refund rows) gives money back instead.
-    if ((e.type === 'LegReleased' && e.refund === undefined) || (e.type === 'FillReversed' && e.refundTo === 'reserved')) capacityGrew = true;
+    if ((e.type === 'LegReleased' && e.refund === undefined) || (e.type === 'FillReversed' && e.refundTo === 'reserved' && !e.toSuspense)) capacityGrew = true;
     if (e.type === 'WithdrawalApprovalRecorded' && e.opens) capacityGrew = true;
   }
   const then: Reaction[] = capacityGrew ? [matchWaiting(after)] : [];
-  // A claim's refund that has just closed closes its claim (claims.ts decides how).
+  // A claim's refund that has just closed closes its claim (claims.ts decides how); a fill
+  // the bank recalled from a closed one has its claim pay the payer again.
   const claimId = after.refundOfDepositId !== undefined ? after.metadata?.claim_id : undefined;
   if (claimId !== undefined && before && isOpenStatus(before.status) && !isOpenStatus(after.status)) then.push({ type: 'CloseRefundedClaim', claimId });
+  for (const e of events) {
+    if (claimId !== undefined && e.type === 'FillReversed' && e.toSuspense) then.push({ type: 'RecallClaimRefund', claimId, withdrawalId: id, legRef: e.legRef, ...(e.decision ? { operatorId: e.decision.operatorId } : {}) });
+  }
   return done(id, then.length > 0 ? then : undefined);
 }
 

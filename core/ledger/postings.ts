@@ -179,6 +179,9 @@ export function withdrawalPostings(before: Withdrawal | undefined, w: Withdrawal
       const held = e.heldFee;
       if (held && held.amountMinor > 0n) movements.push({ id: held.balanceTransactionId, type: 'withdrawal_released', amountMinor: held.amountMinor, from: 'reserved', to: 'available', counter: [] });
       if (held && held.amountMinor < 0n) movements.push({ id: held.balanceTransactionId, type: 'withdrawal_reserved', amountMinor: -held.amountMinor, from: 'available', to: 'reserved', counter: [] });
+      // A closed claim refund's reversed amount goes on to suspense, as its lock does on close (released).
+      const fee = fill.feeRecognizedMinor;
+      if (e.toSuspense) movements.push({ id: e.toSuspense.balanceTransactionId, type: 'withdrawal_released', amountMinor: fill.amountMinor + fee, from: 'reserved', to: null, counter: [{ account: 'suspense', amountMinor: fill.amountMinor + fee }], reasonCode: e.reasonCode });
       return { owner, movements };
     }
     default:

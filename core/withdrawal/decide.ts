@@ -34,7 +34,8 @@ export type WithdrawalCommand =
   | { readonly type: 'ReleaseLeg'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLeg'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly depositId?: string }
   /** `heldFeeBalanceTransactionId`: for an order that expired holding legs, the row that moves its held fee's rounding (heldFeeMoved). */
-  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly heldFeeBalanceTransactionId?: string; readonly decision?: OperatorDecision }
+  /** `suspenseBalanceTransactionId`: for a claim's refund that is closed, the row that takes the reversed amount back to suspense. */
+  | { readonly type: 'ReverseFill'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly heldFeeBalanceTransactionId?: string; readonly suspenseBalanceTransactionId?: string; readonly decision?: OperatorDecision }
   | { readonly type: 'ConfirmReceipt'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   | { readonly type: 'OpenDispute'; readonly at: number; readonly disputeId: string; readonly reasonCode: string; readonly amountMinor: Minor; readonly respondBy: number; readonly by?: string }
   | { readonly type: 'SubmitDisputeEvidence'; readonly at: number; readonly evidence?: DisputeEvidence }
@@ -220,16 +221,18 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
   // A closed order (settled, or expired or canceled after some fills: a lost dispute on it
   // has this remedy too) never moves back: the money returns to available and the merchant
   // may open a replacement; a partially filled one takes the amount back into its lock.
-  // A closed claim refund has no available to return to (it was never the merchant's).
+  // A closed claim refund has no available to return to (it was never the merchant's): the
+  // amount goes back through its lock to suspense, where the refund was locked from, and
+  // its claim pays the payer again out of it (a replacement refund, handler/claims.ts).
   const closed = s.status !== 'partially_filled';
-  if (s.refundOfDepositId !== undefined && closed) {
-    return reject('operation_not_allowed', `A fill of a claim refund that is ${s.status} cannot be reversed here; open a new claim for the payer.`, { refund_of_deposit_id: s.refundOfDepositId });
-  }
+  const toSuspense = s.refundOfDepositId !== undefined && closed;
+  if (toSuspense && c.suspenseBalanceTransactionId === undefined) violated(`${s.id}: reversing ${c.legRef} of a closed claim refund and the command carries no row to suspense`);
   const held = heldFeeMoved(s, target);
   if (held !== 0n && c.heldFeeBalanceTransactionId === undefined) violated(`${s.id}: reversing ${c.legRef} moves the held fee by ${held} and the command carries no row for it`);
   return [{
     type: 'FillReversed', at: c.at, legRef: c.legRef, reasonCode: c.reasonCode, balanceTransactionId: c.balanceTransactionId, feeBalanceTransactionId: c.feeBalanceTransactionId,
-    refundTo: closed ? 'available' : 'reserved', ...(held !== 0n ? { heldFee: { balanceTransactionId: c.heldFeeBalanceTransactionId!, amountMinor: held } } : {}),
+    refundTo: closed && !toSuspense ? 'available' : 'reserved', ...(held !== 0n ? { heldFee: { balanceTransactionId: c.heldFeeBalanceTransactionId!, amountMinor: held } } : {}),
+    ...(toSuspense ? { toSuspense: { balanceTransactionId: c.suspenseBalanceTransactionId! } } : {}),
     ...(c.decision ? { decision: c.decision } : {}),
   }];
 }

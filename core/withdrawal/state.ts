@@ -138,8 +138,12 @@ export type WithdrawalEvent =
   | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLanded'; readonly at: number; readonly fill: Fill }
   | { readonly type: 'WithdrawalSettled'; readonly at: number }
-  /** `heldFee`: on an order that expired holding legs, how much less fee it now holds for them (negative: more); see heldFeeMoved. */
-  | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly heldFee?: HeldFeeMove; readonly decision?: OperatorDecision }
+  /**
+   * `heldFee`: on an order that expired holding legs, how much less fee it now holds for them (negative: more); see heldFeeMoved.
+   * `toSuspense`: on a claim's refund that is closed (settled, expired, canceled), the row that takes the reversed amount on
+   * from the lock to suspense, where the refund's money came from (its claim opens a replacement refund out of it).
+   */
+  | { readonly type: 'FillReversed'; readonly at: number; readonly legRef: string; readonly reasonCode: string; readonly balanceTransactionId: string; readonly feeBalanceTransactionId: string; readonly refundTo: Bucket; readonly heldFee?: HeldFeeMove; readonly toSuspense?: { readonly balanceTransactionId: string }; readonly decision?: OperatorDecision }
   | { readonly type: 'ReceiptConfirmed'; readonly at: number; readonly legRef: string; readonly auto: boolean }
   /** `by`: the operator who opened or resolved it (absent for the system, and on journals written before it was kept). */
   | { readonly type: 'DisputeOpened'; readonly at: number; readonly dispute: Dispute; readonly by?: string }

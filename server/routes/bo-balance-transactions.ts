@@ -102,15 +102,15 @@ function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode:
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
   const entriesBefore = journalDb.prepare<[string, number], string>('SELECT data FROM journal WHERE stream = ? AND seq < ? ORDER BY seq DESC LIMIT 4').pluck(true);
-  const payoutBefore = journalDb.prepare<[number, number], string>("SELECT data FROM journal WHERE type = 'ClaimRefundPaidOut' AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT 4").pluck(true);
-  type Decided = { at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown; withdrawalId?: unknown };
+  const payoutBefore = journalDb.prepare<[number, number], string>("SELECT data FROM journal WHERE type IN ('ClaimRefundPaidOut', 'ClaimRefundRecalled') AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT 4").pluck(true);
+  type Decided = { at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown; withdrawalId?: unknown; replacementWithdrawalId?: unknown };
   const decidedIn = (e: Decided) => e.decision ?? (typeof e.operatorId === 'string' ? { operatorId: e.operatorId, note: typeof e.note === 'string' ? e.note : '' } : undefined);
   /**
    * The operator who decided a posting a person caused, and their note: a reversal (of a
    * deposit or a fill), a review's settlement beyond what orders could take, a claim's
    * step — the decision the same command journaled just before the posting (the same
    * business instant) on the transaction's own order, or, for a claim's refund drawn from
-   * suspense, the claim's payout that created it. Undefined where no person decided.
+   * suspense, the claim's payout that created it (or the recall its replacement opened on). Undefined where no person decided.
    */
   const decisionBehind = (t: BalanceTransaction, journalSeq: number): { operatorId: string; note: string } | undefined => {
     if (t.source.type === 'adjustment') return undefined;
@@ -123,7 +123,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     if (t.source.type !== 'withdrawal') return undefined;
     for (const data of payoutBefore.all(journalSeq, journalSeq - 64)) {
       const e = decode<Decided>(data);
-      if (e.at === t.createdAt && e.withdrawalId === t.source.id) return decidedIn(e);
+      if (e.at === t.createdAt && (e.withdrawalId === t.source.id || e.replacementWithdrawalId === t.source.id)) return decidedIn(e);
     }
     return undefined;
   };

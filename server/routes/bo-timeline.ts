@@ -176,9 +176,13 @@ function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly clai
     return { step: 'claim', detail: { claim_id: claimId, status: 'open', kind: e.claim.kind, amount_minor: n(e.claim.amountMinor), operator: opener?.operatorId ?? null, note: e.claim.note ?? null } };
   }
   return { step: 'claim', detail: {
-    claim_id: claimId, status: claimStatusAfter[e.type], operator: e.operatorId, note: e.note,
+    claim_id: claimId, status: claimStatusAfter(e), operator: e.operatorId, note: e.note,
     ...(e.type === 'ClaimRefundApproved' ? { refund_minor: n(e.refundMinor) } : {}), ...(e.type === 'ClaimRefundPaidOut' ? { refund_withdrawal_id: e.withdrawalId } : {}),
     ...(e.type === 'ClaimClosed' ? { refunded_minor: n(e.refundedMinor) } : {}),
+    ...(e.type === 'ClaimRefundRecalled' ? {
+      recalled_withdrawal_id: e.recalledWithdrawalId, leg_ref: e.legRef, recalled_minor: n(e.recalledMinor), refund_withdrawal_id: e.replacementWithdrawalId ?? null,
+      ...(e.refundedMinor !== undefined ? { refunded_minor: n(e.refundedMinor) } : {}),
+    } : {}),
   } };
 }
 

@@ -6,7 +6,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { admitClaim, decideClaim, heldOfDeposit, type ClaimCommand, type ClaimDecision } from '../../core/claim/decide.ts';
+import { admitClaim, decideClaim, decideRefundRecall, heldOfDeposit, type ClaimCommand, type ClaimDecision, type RefundRecall } from '../../core/claim/decide.ts';
 import { evolveClaim, type Claim, type ClaimEvent } from '../../core/claim/state.ts';
 import { isRejection } from '../../core/errors.ts';
 import { refusalCodesOfRows, refusalCodesReachable, table, type Decider, type Row } from '../support/decider.ts';
@@ -95,6 +95,37 @@ test('a deposit reversed since: a further transfer\'s claim (its own transfer, n
   const excess = evolveClaim({ ...opened, evidence: 'same_transfer_excess' }, reviewed);
   const r = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'reversed', isTerminal: true }, account }, excess);
   assert.ok(isRejection(r) && /reversed: its transfer is undone/.test(r.message), 'the recalled transfer\'s excess came back with it');
+});
+
+test('a refund the bank recalled after it closed: paid again by a replacement (the claim reopens, closed or not); not when a payout would be refused, and then it closes with what its refunds filled', () => {
+  const fold = (events: readonly ClaimEvent[]) => events.reduce(evolveClaim, opened);
+  const closedRefunded: ClaimEvent = { type: 'ClaimClosed', ...ev, operatorId: 'system', refundedMinor: 5_000n };
+  const closed = fold([reviewed, refundApproved, paidOut, closedRefunded]);
+  const recall: RefundRecall = {
+    at: base.at, operatorId: 'emp_c', recalledWithdrawalId: 'wdr_1', legRef: 'leg_1', reasonCode: 'BANK_RECALL', recalledMinor: 3_000n, replacementWithdrawalId: 'wdr_2',
+    deposit: { status: 'settled', isTerminal: true }, refunds: { anyOpen: false, filledMinor: 2_000n },
+  };
+  const replaced = decideRefundRecall(recall, closed) as readonly ClaimEvent[];
+  assert.equal(replaced.map((e) => [e.type, e.operatorId, (e as any).status, (e as any).replacementWithdrawalId]), [['ClaimRefundRecalled', 'emp_c', 'return_pending_payout', 'wdr_2']]);
+  const reopened = replaced.reduce(evolveClaim, closed);
+  assert.equal([reopened.status, reopened.refundWithdrawalId, reopened.earlierRefundWithdrawalIds, reopened.refundedMinor, heldOfDeposit(reopened)], ['return_pending_payout', 'wdr_2', ['wdr_1'], undefined, 5_000n]);
+  // A second recall, of the first refund again, while the replacement still pays out: another replacement, the chain kept.
+  const twice = (decideRefundRecall({ ...recall, legRef: 'leg_2', recalledMinor: 2_000n, replacementWithdrawalId: 'wdr_3' }, reopened) as readonly ClaimEvent[]).reduce(evolveClaim, reopened);
+  assert.equal([twice.status, twice.refundWithdrawalId, twice.earlierRefundWithdrawalIds], ['return_pending_payout', 'wdr_3', ['wdr_1', 'wdr_2']]);
+  // The deposit reversed since (the money back with the payer): no replacement; the claim stays closed with what is left refunded.
+  const kept = decideRefundRecall({ ...recall, deposit: { status: 'reversed', isTerminal: true } }, closed) as readonly ClaimEvent[];
+  assert.equal(kept.map((e) => [(e as any).status, (e as any).replacementWithdrawalId, (e as any).refundedMinor]), [['closed', undefined, 2_000n]]);
+  assert.match(kept[0]!.note, /not refunded again .*reversed/);
+  assert.equal(kept.reduce(evolveClaim, closed).refundedMinor, 2_000n);
+  // … still waiting while another refund of it is open; below what a payer's leg pays, not replaced either.
+  assert.equal((decideRefundRecall({ ...recall, deposit: { status: 'reversed', isTerminal: true }, refunds: { anyOpen: true, filledMinor: 0n } }, closed) as readonly ClaimEvent[]).map((e) => (e as any).status), ['return_pending_payout']);
+  assert.equal((decideRefundRecall({ ...recall, recalledMinor: 99n }, closed) as readonly ClaimEvent[]).map((e) => (e as any).replacementWithdrawalId), [undefined]);
+  // Not one of the claim's refunds, or a claim that never paid one out: refused (the reversal with it).
+  const other = decideRefundRecall({ ...recall, recalledWithdrawalId: 'wdr_9' }, closed);
+  assert.ok(isRejection(other) && other.code === 'operation_not_allowed');
+  assert.ok(isRejection(decideRefundRecall(recall, fold([reviewed]))));
+  // A claim closed once never moves again, but for this.
+  assert.throws(() => evolveClaim(closed, reviewed));
 });
 
 test('no claim: resource_not_found', () => {

@@ -227,9 +227,15 @@ const rows: WithdrawalRow[] = [
   { row: 'expired after a fill → the fill is reversed (a lost dispute) → stays expired; the money returns to available', given: expired, when: reverseFill('leg_p1', expiresAt + hour), then: thenStatus([reversed('leg_p1', 'available', expiresAt + hour)], 'expired') },
   { row: 'open: reversing a fill it does not have → resource_not_found', given: open, when: reverseFill('leg_p1'), refused: 'resource_not_found' },
   {
-    row: "expired claim refund (refund_of_deposit_id) after a fill → reversing it → operation_not_allowed: no available to return to, a new claim",
+    row: "expired claim refund (refund_of_deposit_id) after a fill → the fill is reversed → stays expired; the money goes through its lock back to suspense (no available: it was never the merchant's)",
     given: [{ type: 'WithdrawalCreated', at: T0, withdrawal: { ...newWithdrawal(false), refundOfDepositId: 'dep_paid' } } as WithdrawalEvent, ...expired.slice(1)],
-    when: reverseFill('leg_p1', expiresAt + hour), refused: 'operation_not_allowed', message: /claim refund that is expired/,
+    when: { ...(reverseFill('leg_p1', expiresAt + hour) as Extract<WithdrawalCommand, { type: 'ReverseFill' }>), suspenseBalanceTransactionId: 'btxn_rvs' },
+    then: thenStatus([{ ...reversed('leg_p1', 'reserved', expiresAt + hour), toSuspense: { balanceTransactionId: 'btxn_rvs' } } as WithdrawalEvent], 'expired'),
+  },
+  {
+    row: "partially filled claim refund → a fill is reversed → partially_filled; the amount returns to its lock (nothing to suspense)",
+    given: [{ type: 'WithdrawalCreated', at: T0, withdrawal: { ...newWithdrawal(false), refundOfDepositId: 'dep_paid' } } as WithdrawalEvent, ...partiallyFilled.slice(1)],
+    when: reverseFill('leg_p1'), then: thenStatus([reversed('leg_p1', 'reserved')], 'partially_filled'),
   },
 
   // ---- receipts and disputes ----

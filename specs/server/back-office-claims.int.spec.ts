@@ -5,7 +5,8 @@
 // of suspense — the merchant's available never moves — and filled by a deposit like any
 // other; the ledger verifies at every step. Also: manual and late_slip claims, rejection,
 // refusals (short note, wrong transition, close before the refund is final), the list's
-// filters and paging.
+// filters and paging; and a settled refund the bank recalls (its fill reversed): the money
+// back to suspense and out again into a replacement refund, the claim reopened on it.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,6 +20,7 @@ let scene: SlipScene;
 let payer: MerchantKeys;
 let shop: MerchantKeys;
 const note = 'looked at the bank statement for this one';
+const refundRecall = { reason_code: 'BANK_RECALL', note: 'the payer\'s bank recalled the refund transfer' };
 
 test.before(async () => { scene = await slipScene(); });
 test.after(async () => { await scene.s.stop(); });
@@ -59,17 +61,25 @@ async function paidDeposit(amount: number, paid: number, receiver: { bank_code: 
   return (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
 }
 
-test('an overpayment claim walks every status; the refund withdrawal is funded from suspense and filled by a deposit', async () => {
-  // A white label of its own, so the only liquidity is what this test opens.
-  payer = await scene.s.onboard('Claims payer');
-  shop = await scene.s.onboard('Claims shop', payer.whiteLabelId);
+/**
+ * A new white label (payer and shop become its merchants): the payer's withdrawal of 400 baht
+ * to a payee, paid by a shop's deposit of 400 baht with 450 sent (a same-slip overpayment of
+ * 50 baht, its claim opened by itself). Answers the deposit.
+ */
+async function overpaidInNewWhiteLabel(name: string): Promise<any> {
+  payer = await scene.s.onboard(`${name} payer`);
+  shop = await scene.s.onboard(`${name} shop`, payer.whiteLabelId);
   await scene.s.fund(payer.id, 1_000_000);
   const payee = { bank_code: '004', account_number: '5550001111', account_name: 'สมหญิง รักดี' };
   const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
-  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: 'claims-w', end_user_ref: 'payee', beneficiary_id: ben });
+  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: `${name}-w`, end_user_ref: 'payee', beneficiary_id: ben });
   assert.is(w.status, 201, w.text);
+  return paidDeposit(40_000, 45_000, payee);
+}
 
-  const d = await paidDeposit(40_000, 45_000, payee);
+test('an overpayment claim walks every status; the refund withdrawal is funded from suspense and filled by a deposit', async () => {
+  // A white label of its own, so the only liquidity is what this test opens.
+  const d = await overpaidInNewWhiteLabel('Claims');
   assert.is(d.status, 'settled');
   assert.is(d.overpayment.amount_minor, 5_000);
   const claimId = d.overpayment.claim_id;
@@ -316,6 +326,78 @@ test('a further transfer from another account: its claim names who sent it, and 
   const revealed = revealedPlaces(other.account_number, [JSON.stringify(view), toSender.text]);
   assert.equal([...revealed].sort(), [6, 7, 8, 9], JSON.stringify([view.refund_account, view.transfer_sender]));
   ledgerBalanced('refund to the account named');
+});
+
+test('a refund the bank recalls after it settled is paid again by a replacement refund; the claim reopens and closes refunded in full', async () => {
+  // A white label of its own (the last test here), so the only liquidity is what it opens;
+  // a same-slip overpayment of 50 baht: its claim is refunded (two operators) and paid out.
+  const d = await overpaidInNewWhiteLabel('Recall');
+  assert.is(d.status, 'settled');
+  const claimId = d.overpayment.claim_id;
+  const before = await shopBalance();
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.is(payout.status, 200, payout.text);
+  const first = payout.json.refund_withdrawal;
+
+  // A deposit from another account pays the payer's account: the refund settles and the claim closes.
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const settled = (await scene.s.bo('GET', `/v1/bo/withdrawals/${first.id}`)).json.withdrawal;
+  assert.equal([settled.status, settled.filled_minor, settled.fills.length], ['settled', 5_000, 1]);
+  const closed = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([closed.status, closed.refunded_minor], ['closed', 5_000]);
+  ledgerBalanced('refund settled, claim closed');
+
+  // The bank recalls the refund's transfer: the operator reverses its fill (step-up, as any fill reversal).
+  const legRef = settled.fills[0].leg_ref;
+  const noStepUp = await scene.s.bo('POST', `/v1/bo/withdrawals/${first.id}/fills/${legRef}/reverse`, refundRecall, { sub: 'emp_recall', roles: ['ops_admin'] });
+  assert.is(noStepUp.json.error?.code, 'scope_denied', noStepUp.text);
+  const reversed = await scene.s.bo('POST', `/v1/bo/withdrawals/${first.id}/fills/${legRef}/reverse`, refundRecall, { sub: 'emp_recall', stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  // The refund never moves back: settled, its fill reversed, nothing filled any more.
+  assert.equal([reversed.json.status, reversed.json.filled_minor], ['settled', 0]);
+  const again = await scene.s.bo('POST', `/v1/bo/withdrawals/${first.id}/fills/${legRef}/reverse`, refundRecall, { sub: 'emp_recall', stepUp: true });
+  assert.equal([again.status, again.json.error?.code], [409, 'operation_not_allowed'], 'a fill is reversed once');
+
+  // The claim reopened on a replacement refund of the recalled amount, to the same account.
+  const reopened = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([reopened.status, reopened.refunded_minor], ['return_pending_payout', null]);
+  const replacement = reopened.refund_withdrawal;
+  assert.ok(replacement && replacement.id !== first.id, JSON.stringify(reopened));
+  assert.equal(
+    [replacement.status, replacement.refund_of_deposit_id, replacement.replacement_of_withdrawal_id, replacement.amount_total_minor, replacement.fee_total_minor, replacement.beneficiary_id],
+    ['open', d.id, first.id, 5_000, 0, first.beneficiary_id],
+  );
+  const lastNote = reopened.notes[reopened.notes.length - 1];
+  assert.equal([lastNote.status, lastNote.operator], ['return_pending_payout', 'emp_recall']);
+  assert.match(lastNote.note, new RegExp(`recalled 50(\\.00)? baht of the refund ${first.id}.*refunded again by ${replacement.id}`));
+  // The recalled money went back to suspense and out of it into the replacement's lock: the merchant's available never moved.
+  const locked = await shopBalance();
+  assert.is(locked.available_minor, before.available_minor, 'a recalled refund never touches the merchant\'s available');
+  assert.is(locked.reserved_minor, before.reserved_minor + 5_000, 'the replacement is locked out of suspense');
+  ledgerBalanced('recalled, replacement open');
+  // While it pays out the claim does not close by hand.
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/close`, { note })).status, 409);
+  // The deposit's timeline shows the recall: who, what and the replacement.
+  const view = await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`);
+  const recallStep = view.json.timeline.filter((t: any) => t.step === 'claim').at(-1);
+  assert.equal([recallStep.detail.status, recallStep.detail.operator, recallStep.detail.recalled_withdrawal_id, recallStep.detail.recalled_minor, recallStep.detail.refund_withdrawal_id],
+    ['return_pending_payout', 'emp_recall', first.id, 5_000, replacement.id]);
+
+  // Another payer's deposit fills the replacement: the claim closes again, refunded in full.
+  assert.is((await paidDeposit(5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const paid = (await scene.s.bo('GET', `/v1/bo/withdrawals/${replacement.id}`)).json.withdrawal;
+  assert.equal([paid.status, paid.filled_minor], ['settled', 5_000]);
+  const done = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([done.status, done.refunded_minor, done.refund_withdrawal_id], ['closed', 5_000, replacement.id]);
+  assert.equal(done.notes.map((n: any) => n.status), ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed', 'return_pending_payout', 'closed']);
+  const after = await shopBalance();
+  assert.equal([after.available_minor, after.reserved_minor], [before.available_minor, before.reserved_minor]);
+  ledgerBalanced('replacement settled, claim closed');
+  const types = scene.s.running.store.db.prepare('SELECT type FROM journal WHERE stream = ? ORDER BY version').pluck(true).all(claimId);
+  assert.equal(types, ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed', 'ClaimRefundRecalled', 'ClaimClosed']);
 });
 
 test.run();
