@@ -26,7 +26,10 @@ export const journalFileName = 'journal.db';
  * older build cannot replay). 4: a late slip's leg owed more than its withdrawal could hold
  * (LegCompleted / DepositUnderReview owedMinor, LegReserved owedMinor, a leg in flight
  * holding 0): a version-3 build takes a leg owed with nothing held for released, so the
- * withdrawal keeps an empty leg in flight for good, and tops nothing up.
+ * withdrawal keeps an empty leg in flight for good, and tops nothing up; a closed claim
+ * refund's fill reversed to suspense (FillReversed.toSuspense) and its claim reopened on a
+ * replacement (ClaimRefundRecalled), which a version-3 build cannot replay; events marked
+ * silent (no object version moved), which it would count.
  */
 const schemaVersion = 4;
 
