@@ -15,7 +15,7 @@ import { backOfficeLimits } from '../core/limits.ts';
 import { maskAccountNumber, maskName } from '../core/present.ts';
 import { accountNumberKeyInJson, accountNumberKeys, nameKeys, secretKeys, urlKeyInJson, urlKeys } from '../core/sensitive-keys.ts';
 import { bodyMarkOf, unserialisableMark } from './body-marks.ts';
-import { maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactWebhookUrl } from './secret-text.ts';
+import { hostPrefixLike, maskAccountDigits, redacted, redactSecretText as withoutSecretText, redactWebhookUrl } from './secret-text.ts';
 
 /** A bank's reference for a transfer: often a long run of digits, no one's account, and what support looks for. */
 const referenceKeys = ['trans_ref'];
@@ -25,10 +25,10 @@ const depthMax = 12;
  * a store opened by a build with newer rules redacts every stored body again (the request
  * log worker, redactStoredBody), so rows an older build kept — a webhook URL's query token
  * logged before URLs were redacted, its path before paths were (3), the host part of text refused as a URL that is
- * no host (4), an account number sent as a JSON number — do not stay in clear for their 30 days. Raise it with every
+ * no host (4), an unknown scheme's opaque host that is no host (5), an account number sent as a JSON number — do not stay in clear for their 30 days. Raise it with every
  * change that redacts more.
  */
-export const redactionRulesVersion = 4;
+export const redactionRulesVersion = 5;
 /**
  * What the masks of core/present.ts leave (an account number's hidden places and its last
  * four at most; a name's first word and a letter, or two letters, then "***"): such a value
@@ -135,7 +135,9 @@ export function redactStoredBody(text: string): string {
   } catch {
     return withoutSecretText(text)
       .replace(accountNumberInText, (_all, head: string, digits: string) => head + maskAccountNumber(digits))
-      .replace(urlInText, (_all, head: string, url: string) => head + (cutAfterRedaction(url) ? url : redactWebhookUrl(url)));
+      // Only a URL the cut ended can be one cut after its redaction; one that ran to its quote is whole.
+      .replace(urlInText, (all: string, head: string, url: string, at: number, whole: string) =>
+        head + (whole.startsWith(cutMark, at + all.length) && cutAfterRedaction(url) ? url : redactWebhookUrl(url)));
   }
   return bodyForLog(parsed) ?? text;
 }
@@ -146,7 +148,11 @@ export function redactStoredBody(text: string): string {
  * its redaction starts with it (but for a query's "?" the cut left with nothing after).
  */
 function cutAfterRedaction(url: string): boolean {
-  return /^[^/?#@]*(?:\/\/[^/?#@]*)?$/.test(url) || redactWebhookUrl(url).startsWith(url.replace(/\?$/, ''));
+  // Cut inside its host: kept when what there is of the host may be one (a host part that is
+  // none, http://127.0.0.1:8080;token, is a secret an older build kept: redacted).
+  const inHost = /^([^/?#@]*?)(?:\/\/([^/?#@]*))?$/.exec(url);
+  if (inHost) return hostPrefixLike(inHost[2] ?? inHost[1]!);
+  return redactWebhookUrl(url).startsWith(url.replace(/\?$/, ''));
 }
 
 function tryParse(text: string): unknown {

@@ -52,15 +52,20 @@ export function redactUrl(text: string): string {
  * A webhook URL as an operator's view and the request log show it: its scheme and host, a
  * path other than "/" as `/[redacted]` (a provider may put its secret there, as
  * hooks.slack.com/services/… does), a query as `?[redacted]` (a merchant's ?token=), no
- * user, password or fragment. Redacting it again changes nothing. Text that is no hierarchical URL keeps
- * what comes before its first "/", "?" or "#" (after a "scheme://"), the rest `/[redacted]`.
+ * user, password or fragment; a host that is no host name or address (an unknown scheme's opaque
+ * host, x://host;token) as `[redacted]`. Redacting it again changes nothing. Text that is no
+ * hierarchical URL keeps what comes before its first "/", "?" or "#" (after a "scheme://") when
+ * it looks like a host, the rest `/[redacted]`.
  */
 export function redactWebhookUrl(text: string): string {
   let url: URL | undefined;
   try { url = new URL(text); } catch { /* not a URL: cut as text */ }
   if (url === undefined || !url.href.startsWith(`${url.protocol}//`)) return unparsedUrlRedacted(text);
   const path = url.pathname === '' || url.pathname === '/' ? url.pathname : `/${redacted}`;
-  return `${url.protocol}//${url.host}${path}${url.search === '' ? '' : `?${redacted}`}`;
+  // A scheme the URL standard does not know keeps its host opaque, whatever it holds
+  // (x://host;token parses): kept only when it looks like a host, as for text refused as a URL.
+  const host = url.host === '' || hostLike.test(url.host) ? url.host : redacted;
+  return `${url.protocol}//${host}${path}${url.search === '' ? '' : `?${redacted}`}`;
 }
 
 /** A URL's opening up to its path: a "scheme://" and what follows up to the first "/", "?" or "#". */
@@ -68,6 +73,14 @@ const urlHead = /^(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/?#]*/;
 
 /** What a host and port look like: a name or address, or a bracketed IPv6 literal, and an optional port. */
 const hostLike = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?$/;
+
+/**
+ * Whether text cut short may be the start of a host as redactWebhookUrl keeps it: a host and
+ * port as hostLike has them, or `[redacted]`, cut anywhere.
+ */
+export function hostPrefixLike(text: string): boolean {
+  return /^(?:[A-Za-z0-9.-]*|\[[0-9A-Za-z:.]*\]?)(?::[0-9]*)?$/.test(text);
+}
 
 /**
  * Text refused as a URL: its scheme and host kept when the host looks like one, else

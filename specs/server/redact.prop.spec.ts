@@ -102,6 +102,13 @@ test('rows an older build kept in clear lose their secrets when redacted again: 
   // An older build's body cut inside a URL's path: the path goes, the mark stays.
   assert.is(redactStoredBody('{"url":"https://hooks.example/services/XXXXSEC…[truncated]'), '{"url":"https://hooks.example/[redacted]…[truncated]');
   assert.ok(again.includes('"trans_ref":"123456789012"') && again.includes('xxxxxx8899') && again.endsWith('…[truncated]'), again);
+  // A version-3 build kept text refused as a URL whole, its host part a token: cut short after it, or inside it.
+  const kept = `{"url":"http://127.0.0.1:47853;SEMISECRET5","memo":"${'m'.repeat(40)}…[truncated]`;
+  assert.is(redactStoredBody(kept), `{"url":"http://[redacted]","memo":"${'m'.repeat(40)}…[truncated]`);
+  assert.is(redactStoredBody('{"url":"http://127.0.0.1:47853;SEMISEC…[truncated]'), '{"url":"http://[redacted]…[truncated]');
+  assert.is(redactStoredBody('{"url":"x://hooks;SEMISECRET5","memo":"mm…[truncated]'), '{"url":"x://[redacted]","memo":"mm…[truncated]');
+  // A host cut short as this build keeps it stays as it is.
+  for (const cutHere of ['{"url":"http://[redac…[truncated]', '{"url":"https://hooks.exam…[truncated]', '{"url":"https://hooks.example.com:84…[truncated]']) assert.is(redactStoredBody(cutHere), cutHere);
 });
 
 test('a webhook URL keeps only its scheme and host; redacted again, whole or cut anywhere, it is unchanged', () => {

@@ -67,6 +67,12 @@ test("a webhook endpoint's URL keeps its scheme and host, not the secret a provi
   assert.is(JSON.parse(bodyForLog({ url: 'https://hooks example.com/services/XXXXSECRETPATH' })!).url, 'https://[redacted]/[redacted]');
   assert.is(JSON.parse(bodyForLog({ url: 'http://127.0.0.1:47853;SEMISECRET5' })!).url, 'http://[redacted]');
   assert.is(JSON.parse(bodyForLog({ url: 'http://user:pw@hooks.example.com:8080 /p' })!).url, 'http://[redacted]/[redacted]', 'a space in the host part: no host kept, nor its user and password');
+  // A scheme the URL standard does not know parses with an opaque host, whatever it holds: kept only when it looks like a host.
+  assert.is(JSON.parse(bodyForLog({ url: 'x://hooks;SEMISECRET5' })!).url, 'x://[redacted]', 'an unknown scheme\'s host that is no host');
+  assert.is(JSON.parse(bodyForLog({ url: 'htps://hooks.example.com{SEMISECRET5}/p' })!).url, 'htps://[redacted]/[redacted]');
+  assert.is(JSON.parse(bodyForLog({ url: 'htps://hooks.example.com:8443/p?q' })!).url, 'htps://hooks.example.com:8443/[redacted]?[redacted]', 'one that looks like a host is kept');
+  assert.is(JSON.parse(bodyForLog({ url: 'file:///etc/p' })!).url, 'file:///[redacted]', 'no host at all');
+  for (const url of ['x://[redacted]', 'htps://[redacted]/[redacted]', 'file:///[redacted]']) assert.is(JSON.parse(bodyForLog({ url })!).url, url, `${url} redacted again is unchanged`);
 });
 
 test('a path keeps no slip upload token and no account number, and an id keeps its digits', () => {
