@@ -25,7 +25,7 @@ const depthMax = 12;
  * a store opened by a build with newer rules redacts every stored body again (the request
  * log worker, redactStoredBody), so rows an older build kept — a webhook URL's query token
  * logged before URLs were redacted, its path before paths were (3), the host part of text refused as a URL that is
- * no host (4), an unknown scheme's opaque host that is no host (5), an account number sent as a JSON number — do not stay in clear for their 30 days. Raise it with every
+ * no host (4), an unknown scheme's opaque host that is no host and a secret as a name's first word (5), an account number sent as a JSON number — do not stay in clear for their 30 days. Raise it with every
  * change that redacts more.
  */
 export const redactionRulesVersion = 5;
@@ -90,7 +90,8 @@ function redactText(value: string, kind: KeyKind): string {
     case 'url': return redactWebhookUrl(value);
     case 'secret': return redacted;
     case 'account_number': return value === redacted || maskedForms.account_number.test(value) ? value : maskAccountNumber(value);
-    case 'name': return value === redacted || maskedForms.name.test(value) ? value : maskName(value);
+    // A name's first word is kept: a secret pasted there goes first.
+    case 'name': { const v = withoutSecretText(value); return v === redacted || maskedForms.name.test(v) ? v : maskName(v); }
     default: { const unknownKind: never = kind; return unknownKind; }
   }
 }

@@ -34,7 +34,10 @@ function reference(value: unknown, key = '', depth = 0): unknown {
     if (secretKey.test(key)) return '[redacted]';
     // What a mask leaves (a stored body redacted again), kept as it is: an account number's x's and at most four digits; a name's first word and a letter, or two letters, then ***.
     if (accountNumberKey.test(key)) return value === '[redacted]' || /^x*\d{0,4}$/.test(value) ? value : maskAccountNumber(value);
-    if (nameKey.test(key)) return value === '[redacted]' || /^(\S+ \S|\S{0,2})\*\*\*$/u.test(value) ? value : maskName(value);
+    if (nameKey.test(key)) {
+      const v = value.replace(secretText, '[redacted]'); // a name's first word is kept: no secret in it
+      return v === '[redacted]' || /^(\S+ \S|\S{0,2})\*\*\*$/u.test(v) ? v : maskName(v);
+    }
     const withoutSecrets = value.replace(secretText, '[redacted]');
     return referenceKey.test(key) ? withoutSecrets : withoutSecrets.replace(accountDigits, lastFour);
   }

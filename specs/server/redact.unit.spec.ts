@@ -75,6 +75,12 @@ test("a webhook endpoint's URL keeps its scheme and host, not the secret a provi
   for (const url of ['x://[redacted]', 'htps://[redacted]/[redacted]', 'file:///[redacted]']) assert.is(JSON.parse(bodyForLog({ url })!).url, url, `${url} redacted again is unchanged`);
 });
 
+test("a name's first word, which its mask keeps, keeps no secret pasted there", () => {
+  assert.is(bodyForLog({ account_name: 'sk_live_abcdefgh12 Somchai' }), '{"account_name":"[redacted] S***"}');
+  assert.is(bodyForLog({ account_name_th: `${jwt} x` }), '{"account_name_th":"[redacted] x***"}');
+  assert.is(bodyForLog({ account_name: '[redacted] S***' }), '{"account_name":"[redacted] S***"}', 'redacted again, unchanged');
+});
+
 test('a path keeps no slip upload token and no account number, and an id keeps its digits', () => {
   assert.is(redactPath(`/v1/pay/deposits/${slipToken}`), '/v1/pay/deposits/[redacted]');
   // Percent-encoded, the same token: its dot as %2E, its "e" as %65; a stray % beside it does not stop the decoding.
