@@ -36,11 +36,26 @@ export function eventsRoutes(services: Services): Router {
     const fromJournal = page.bodies.map((body, i) => ({ sequence: page.sequences[i]!, body: presentedEnvelope(body) }));
     const fromService = services.serviceEvents?.(m.merchantId, m.livemode, since, limit + 1) ?? [];
     const merged = [...fromJournal, ...fromService].sort((a, b) => a.sequence - b.sequence);
-    // Either source holding more than it gave, or the merge holding more than a page, means more.
-    const hasMore = page.hasMore || fromService.length > limit || merged.length > limit;
-    const rows = merged.slice(0, limit);
-    const next = rows.length === 0 ? since.toString() : String(rows[rows.length - 1]!.sequence);
     const floor = services.eventFloor?.(m.merchantId, m.livemode) ?? 0;
+    // A merchant's sequences are 1..N with no hole but what retention deleted (≤ floor). The
+    // service's events come from journal.db at once, the journal's through the projection,
+    // which may lag (NATS down, a projector behind, a commit after the wait above): a page
+    // that went past a missing sequence would move next_sequence beyond an event the feed
+    // then serves below it, and a job that reads from its last sequence would never see it.
+    // So the page ends before the first sequence above the floor that is not there yet.
+    const rows: typeof merged = [];
+    let held = false;
+    let last = since;
+    for (const row of merged) {
+      if (rows.length === limit) break;
+      if (BigInt(row.sequence) > last + 1n && row.sequence - 1 > floor) { held = true; break; }
+      rows.push(row);
+      last = BigInt(row.sequence);
+    }
+    // Either source holding more than it gave, or the merge holding more than a page, means
+    // more; a page held at a missing sequence has nothing more to give until it arrives.
+    const hasMore = !held && (page.hasMore || fromService.length > limit || merged.length > limit);
+    const next = rows.length === 0 ? since.toString() : String(rows[rows.length - 1]!.sequence);
     const coverage = `{"state":"${since < BigInt(floor) ? 'partial' : 'complete'}","retention_days":${webhookLimits.eventRetentionDays},"min_since_sequence":${floor}}`;
     ctx.type = 'application/json';
     ctx.body = `{"object":"list","data":[${rows.map((r) => r.body).join(',')}],"has_more":${hasMore},"next_sequence":${next},"coverage":${coverage}}`;
