@@ -350,13 +350,19 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
       // One advance at a time: each steps from where it finds the clock to that instant plus
       // its own seconds, firing timers on the way, so two at once would each set the clock to
       // their own target (time lost, or refused as running back). They queue instead.
-      advanceClock: (ms: number, keep?: (nowMs: number) => IdempotencyRecord) => {
+      advanceClock: (ms: number, keep?: (nowMs: number) => IdempotencyRecord, request?: string) => {
         const run = advancing.then(async () => {
-          await webhooks.advance(ms, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) });
+          // A retry of an advance a crash cut goes on to the instant the first aimed at: the
+          // clock resumed past where that one started (the timers it fired are in the journal).
+          const aimedAt = request === undefined ? undefined : clockMark?.aimedAt(request);
+          const by = aimedAt === undefined ? ms : Math.max(0, aimedAt - clock.now());
+          if (request !== undefined && aimedAt === undefined) clockMark?.begin(request, clock.now() + ms);
+          await webhooks.advance(by, { nextDueAt: () => store.world.nextTimerDueAt(), advance: (step) => scheduler.advance(step) });
           // Where the clock stopped and the answer to the request that moved it, together: a
           // retry after a restart answers this advance instead of making a second.
           store.db.transaction(() => {
             clockMark?.write(clock.now());
+            clockMark?.end();
             if (keep) store.keys.keepIdempotency(keep(clock.now()));
           })();
           retentionSweeps.run();

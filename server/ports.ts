@@ -60,9 +60,11 @@ export interface WriteSide extends CommandPort {
   /**
    * Moves a manual clock forward and fires the timers that fall due; absent on the system
    * clock. `keep`, given where the clock stopped, is the request's idempotency record,
-   * stored with the clock's mark in one transaction.
+   * stored with the clock's mark in one transaction. `request` names the request (its key and
+   * seconds): kept with the instant it aims at until answered, so its retry after a crash
+   * goes on to that instant.
    */
-  advanceClock?(ms: number, keep?: (nowMs: number) => IdempotencyRecord): Promise<void>;
+  advanceClock?(ms: number, keep?: (nowMs: number) => IdempotencyRecord, request?: string): Promise<void>;
 }
 
 export interface Services {

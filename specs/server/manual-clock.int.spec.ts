@@ -5,9 +5,14 @@
 // (reports would refuse their own days as "not yet begun", timers would wait again). An
 // advance takes an Idempotency-Key like every operator POST: a retry does not move it twice.
 
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SystemClock } from '../../adapters/clock.ts';
@@ -16,6 +21,8 @@ import { startServer } from '../../server/main.ts';
 import { operator } from '../support/core-harness.ts';
 import { expectError } from '../support/api-checks.ts';
 import { depositBody, TestServer } from '../support/server-harness.ts';
+import { satangRun } from '../support/projections.ts';
+import { signRequest } from '../../server/hmac.ts';
 
 const dayMs = 86_400_000;
 
@@ -133,6 +140,73 @@ test('POST /v1/bo/clock/advance: a retry with the same Idempotency-Key answers t
     assert.is(Date.parse((await restarted.bo('GET', '/v1/bo/clock')).json.now), at, 'the retry moved nothing');
   } finally {
     await restarted.stop();
+  }
+});
+
+/** `node server/start.mjs` (what `npm start` runs), its URL once it listens, and a SIGKILL. */
+async function serverProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../../server/start.mjs', import.meta.url))], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { output += d; });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const line = output.split('\n').find((l) => l.includes('"satang listening"'));
+    if (line) return { url: JSON.parse(line).url, child, exited };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start: ${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('an advance a crash cut, retried with its Idempotency-Key after the restart, ends where the first aimed: not its seconds again from where the clock resumed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-clock-cut-'));
+  const dataDir = join(dir, 'data');
+  // A receiver that never answers: each attempt due on the way holds the advance 1 s, so it is still stepping when killed.
+  const hanging = createServer(() => {});
+  await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+  const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_CLOCK: 'manual', SATANG_LOG_LEVEL: 'info', SATANG_WEBHOOK_TIMEOUTS_MS: '300,1000,1000' };
+  let server = await serverProcess(env);
+  try {
+    const token = (await satangRun(['token', '--sub', 'emp_clock', '--roles', 'ops_admin', '--data-dir', dataDir])).stdout.trim();
+    const bo = async (method: string, path: string, body?: unknown, key: string = randomUUID()) => {
+      const r = await fetch(server.url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: r.status, json: await r.json() as any };
+    };
+    const wl = (await bo('POST', '/v1/bo/white-labels', { name: 'Brand' })).json.id;
+    const m = (await bo('POST', '/v1/bo/merchants', { white_label_id: wl, name: 'Shop' })).json;
+    assert.is((await bo('POST', `/v1/bo/merchants/${m.id}/webhook-endpoints`, { url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`, livemode: true })).status, 201);
+    // A deposit with no liquidity, canceled when it expires 10 minutes on: a journal entry inside the advance.
+    const body = JSON.stringify(depositBody({ expires_in_seconds: 600 }));
+    const headers = signRequest({ secret: m.keys.live.api_key, method: 'POST', path: '/v1/pay/deposits', query: '', body, version: '2026-08-01', idempotencyKey: randomUUID() });
+    const deposit = await fetch(`${server.url}/v1/pay/deposits`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body }).then((r) => r.json() as Promise<any>);
+    const clockNow = async () => Date.parse((await bo('GET', '/v1/bo/clock')).json.now);
+    const start = await clockNow();
+
+    let answered = false;
+    const cut = bo('POST', '/v1/bo/clock/advance', { seconds: 3600 }, 'advance-cut').then(() => { answered = true; }, () => {});
+    for (const deadline = Date.now() + 30_000; (await bo('GET', `/v1/bo/deposits/${deposit.id}`)).json.deposit?.status !== 'canceled';) {
+      assert.ok(Date.now() < deadline, 'the deposit is canceled within the advance');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    server.child.kill('SIGKILL');
+    await server.exited;
+    await cut;
+    assert.not.ok(answered, 'the advance was still stepping when the server was killed');
+
+    server = await serverProcess(env);
+    const resumed = await clockNow();
+    assert.ok(resumed >= start + 600_000, 'resumed at the journal\'s last entry, the cancellation 10 minutes on');
+    const retry = await bo('POST', '/v1/bo/clock/advance', { seconds: 3600 }, 'advance-cut');
+    assert.is(retry.status, 200, JSON.stringify(retry.json));
+    assert.is(await clockNow(), start + 3600_000, 'an hour from where the first advance started, once');
+    assert.is(Date.parse(retry.json.now), start + 3600_000);
+  } finally {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    hanging.closeAllConnections();
+    hanging.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
