@@ -152,10 +152,14 @@ export async function runIdempotent(
   }, rules);
 }
 
-export function replay(ctx: Context, prior: IdempotencyRecord, hash: string, earlierHash?: string): void {
+function refuseChangedRequest(prior: IdempotencyRecord, hash: string, earlierHash?: string): void {
   if (prior.requestHash !== hash && (earlierHash === undefined || prior.requestHash !== earlierHash)) {
     throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { original_request_id: prior.requestId });
   }
+}
+
+export function replay(ctx: Context, prior: IdempotencyRecord, hash: string, earlierHash?: string): void {
+  refuseChangedRequest(prior, hash, earlierHash);
   ctx.status = prior.status;
   ctx.type = 'application/json';
   ctx.body = prior.body; // the stored bytes, not a re-serialisation
@@ -193,6 +197,10 @@ export async function runIdempotentOwn(
   if (inFlight.has(slot)) throw new ApiError('idempotency_in_flight', undefined, undefined, 1);
   const prior = services.idempotency.get(scope, key, now);
   if (prior) {
+    // Another body under a used key is told as such before any admission check: a retry's
+    // step-up is bound to the request it authorised, so it would refuse a changed body as
+    // "another action" and hide the answer the key's rules give (idempotency_key_reused).
+    refuseChangedRequest(prior, hash, rawRequestHash(ctx));
     await options.admit?.(true);
     return replay(ctx, prior, hash, rawRequestHash(ctx));
   }

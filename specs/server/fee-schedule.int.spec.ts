@@ -141,8 +141,8 @@ test('the quote and new orders take the new schedule; a pinned withdrawal fee an
 test("a body refused 422 spends no step-up: the mended one passes with the same; a figure beyond what one QR, a review or ten payers can carry is refused, naming its bound", async () => {
   const wl = (await s.bo('POST', '/v1/bo/white-labels', { name: 'Bounds' })).json.id;
   const path = `/v1/bo/white-labels/${wl}/fees`;
-  const send = async (to: string, sub: string, stepUp: string, body: unknown) => s.raw('POST', to, {
-    headers: { Authorization: `Bearer ${await s.operatorToken(sub)}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
+  const send = async (to: string, sub: string, stepUp: string, body: unknown, key = randomUUID()) => s.raw('POST', to, {
+    headers: { Authorization: `Bearer ${await s.operatorToken(sub)}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': key, 'Content-Type': 'application/json' },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const refusedAt = (r: Awaited<ReturnType<typeof send>>, field: string, reason: string) => {
@@ -175,9 +175,15 @@ test("a body refused 422 spends no step-up: the mended one passes with the same;
   refusedAt(await send(`${path}/approve`, 'emp_checker', checker, { ...largest, deposit_max_minor: 200_000_100 }), 'deposit_max_minor', 'maximum');
   refusedAt(await send(`${path}/approve`, 'emp_checker', checker, { ...largest, deposit_min_minor: 300_000, deposit_max_minor: 200_000 }), 'deposit_min_minor', 'above_maximum');
   assert.is((await send('/v1/bo/white-labels/wl_missing/fees/approve', 'emp_checker', checker, largest)).status, 404);
-  const approved = await send(`${path}/approve`, 'emp_checker', checker, largest);
+  const approvalKey = randomUUID();
+  const approved = await send(`${path}/approve`, 'emp_checker', checker, largest, approvalKey);
   assert.is(approved.status, 200, approved.text);
   assert.equal([approved.json.deposit_max_minor, approved.json.withdrawal_max_minor], [200_000_000, 2_000_000_000]);
+  // Its key with another body, under the same step-up: the key's rule answers (not the step-up's "another action").
+  const changed = await send(`${path}/approve`, 'emp_checker', checker, { ...largest, deposit_processing_fee_bps: 210 }, approvalKey);
+  assert.equal([changed.status, changed.json.error?.code], [409, 'idempotency_key_reused'], changed.text);
+  const retried = await send(`${path}/approve`, 'emp_checker', checker, largest, approvalKey);
+  assert.equal([retried.status, retried.headers.get('idempotent-replay')], [200, 'true'], 'the true retry still replays');
 });
 
 test('the other four-eyes approvals spend no step-up on a misread figure either, and a retried proposal replays after its approval', async () => {
