@@ -8,14 +8,14 @@
 // server gives.
 //
 // data-testids: fees-form, fees-merchant, fees-white-label, fees-livemode, fees-date,
-//   fees-date-to, fees-month, show-fees, fees, fees-row (data-merchant), fees-totals,
+//   fees-date-to, fees-month, show-fees, fees, fees-row (data-merchant), fees-merchant-name, fees-totals,
 //   download-csv.
 
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { t } from '../i18n.js';
 import { bangkokToday, formatCount, wholeMonthOf } from '../format.js';
-import { ActionButton, Empty, html, Id, Money, navigate, saveReport, Time, usePageData } from '../ui.js';
+import { ActionButton, Empty, html, Id, Money, Named, navigate, saveReport, Time, usePageData } from '../ui.js';
 
 /** The period the page's URL names: a day, a period (from, to), or a month (this one by default). */
 function periodOf(query) {
@@ -86,9 +86,9 @@ function Fees({ r, params }) {
           <th class="num">${t('fees.fee')}</th><th class="num">${t('fees.vat')}</th><th class="num">${t('fees.total')}</th></tr>
       </thead>
       <tbody>${r.merchants.map((m) => html`<tr data-testid="fees-row" data-merchant=${m.merchant_id}>
-        <td><${Id} id=${m.merchant_id} to=${statementOf(m.merchant_id)} keep=${14} /> ${m.merchant_name} <span class="mono small muted">${m.white_label_id}</span></td><${FeeCells} l=${m} />
+        <td class="merchant-cell"><${Id} id=${m.merchant_id} to=${statementOf(m.merchant_id)} keep=${14} /> <span data-testid="fees-merchant-name"><${Named} text=${m.merchant_name} /></span> <span class="mono small muted">${m.white_label_id}</span></td><${FeeCells} l=${m} />
       </tr>`)}</tbody>
-      <tfoot data-testid="fees-totals"><tr class="total"><td>${t('fees.totals')}</td><${FeeCells} l=${r.totals} /></tr></tfoot>
+      <tfoot data-testid="fees-totals"><tr class="total"><td class="merchant-cell">${t('fees.totals')}</td><${FeeCells} l=${r.totals} /></tr></tfoot>
     </table></div>
   </div>`;
 }

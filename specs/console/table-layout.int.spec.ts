@@ -10,16 +10,19 @@
 // ran ~260 px off it, as the narrow window's break rules applied only up to 900 px); the
 // statement's heading names the merchant as well as its id (it showed the id alone), and a
 // Thai merchant name in it and in the trial balance is marked lang="th", as README's console
-// section says of Thai names.
+// section says of Thai names; the fees report marks a Thai merchant's name too (it showed it
+// plain), and at 760 px its merchant column keeps room for the merchant's id (crushed by the nine
+// amounts, the id broke a few characters a line, seven lines a merchant).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { depositBody, type MerchantKeys } from '../support/server-harness.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
-let thai: { id: string };
+let thai: MerchantKeys;
 const thaiName = 'ร้านสมใจ การค้า';
 let browser: Browser;
 const sessions: OperatorSession[] = [];
@@ -49,6 +52,13 @@ test.before(async () => {
   }
   thai = await scene.s.onboard(thaiName, scene.shop.whiteLabelId);
   await scene.s.fund(thai.id, 30_000);
+  // The Thai merchant's own settled deposit: a line of its own in the fees report.
+  const own = await scene.s.call(thai.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 70_000, fill_preference: 'internal_only' }));
+  assert.is(own.status, 201, own.text);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: 70_000 }, { image_sha256: sha256Hex(image) }));
+  assertReceipt(await uploadFile(own.json.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
   browser = await launchChromium();
 });
 
@@ -73,6 +83,21 @@ test("the fees report's head sits above its rows, not over the first merchants' 
     assert.ok(boxes.headBottom <= boxes.firstRow + 0.5, `at ${width} px the head's bottom (${boxes.headBottom}) is below the first row's top (${boxes.firstRow}): it covers the rows`);
   }
   await fah.screenshot('fees-head');
+});
+
+test("the fees report keeps room for a merchant at 760 px and marks a Thai merchant's name as Thai", async () => {
+  const fah = await operator('emp_fah', '#/fees', 'fees');
+  const row = `[data-testid=fees-row][data-merchant="${thai.id}"]`;
+  await fah.page.waitForSelector(row);
+  assert.is(await fah.page.textContent(`${row} [data-testid=fees-merchant-name] [lang=th]`), thaiName, 'the Thai name is marked lang="th"');
+  await fah.page.setViewportSize({ width: 760, height: 900 });
+  await fah.page.waitForFunction(() => document.documentElement.clientWidth === 760);
+  // The id's link: crushed by the nine amounts, it broke a few characters a line (seven lines a merchant).
+  const lines = await fah.page.$eval(`${row} td:first-child a`, (a) => new Set([...a.getClientRects()].map((r) => Math.round(r.top))).size);
+  assert.ok(lines <= 1, `the merchant's id runs over ${lines} lines at 760 px`);
+  const [scroll, client] = await fah.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(scroll <= client, `the page is ${scroll} px wide at 760 px: the table scrolls in its card, not the page`);
+  await fah.screenshot('fees-760');
 });
 
 test("the activity page's action log fits a laptop's window", async () => {
