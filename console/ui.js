@@ -327,7 +327,12 @@ export function useFieldError(error, testid) {
 /** A name as the server gave it, marked lang="th" when it is written in Thai script, so a screen reader speaks it in Thai in the English console. */
 export function Named({ text }) {
   if (text === null || text === undefined || text === '') return null;
-  return /[\u0E00-\u0E7F]/.test(String(text)) ? html`<span lang="th">${text}</span>` : text;
+  return langOf(text) ? html`<span lang="th">${text}</span>` : text;
+}
+
+/** 'th' for text written in Thai script, else undefined: the lang of an element that cannot hold a span (an <option>). */
+export function langOf(text) {
+  return /[\u0E00-\u0E7F]/.test(String(text ?? '')) ? 'th' : undefined;
 }
 
 /**

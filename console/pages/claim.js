@@ -6,7 +6,7 @@
 // /console/tables.json) allows from the current status are offered; the server still
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
-// data-testids: claim-status, claim-amount, notes, note-row, refund-withdrawal,
+// data-testids: claim-status, claim-amount, notes, note-row, note-text, refund-withdrawal,
 //   transition-form, note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
 
@@ -60,9 +60,9 @@ export function ClaimPage({ id }) {
       ${c.notes.length === 0 ? html`<${Empty} />` : html`<table class="grid" data-testid="notes">
         <thead><tr><th>${t('timeline.at')}</th><th>${t('claims.operator')}</th><th>${t('common.status')}</th><th>${t('claims.note')}</th></tr></thead>
         <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono">${x.operator}</td>
-          <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap">${x.note}</td></tr>`)}</tbody>
+          <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap" data-testid="note-text"><${Named} text=${x.note} /></td></tr>`)}</tbody>
       </table>`}
-      ${c.note && c.notes[0]?.note !== c.note ? html`<p class="small muted">${t('claims.openingNote')}: ${c.note}</p>` : null}
+      ${c.note && c.notes[0]?.note !== c.note ? html`<p class="small muted">${t('claims.openingNote')}: <${Named} text=${c.note} /></p>` : null}
     </div>
     <${Transitions} claim=${c} reload=${reload} />
   </section>`;

@@ -10,7 +10,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { t } from '../i18n.js';
-import { ActionButton, html, Named, useFieldError, usePageContext } from '../ui.js';
+import { ActionButton, html, langOf, Named, useFieldError, usePageContext } from '../ui.js';
 
 const newWhiteLabel = '__new__';
 
@@ -39,7 +39,7 @@ export function NewMerchant() {
       <label>${t('newMerchant.email')}<input type="email" data-testid="new-merchant-email" value=${email} onInput=${(e) => setEmail(e.currentTarget.value)} /></label>
       <label>${t('merchants.whiteLabel')}<select data-testid="new-merchant-white-label" value=${whiteLabel} onChange=${(e) => setWhiteLabel(e.currentTarget.value)}>
         <option value=${newWhiteLabel}>${t('newMerchant.newWhiteLabel')}</option>
-        ${labels.map((l) => html`<option value=${l.id}>${l.name} (${l.id})</option>`)}</select></label>
+        ${labels.map((l) => html`<option value=${l.id} lang=${langOf(l.name)}>${l.name} (${l.id})</option>`)}</select></label>
       ${whiteLabel === newWhiteLabel ? html`<label>${t('newMerchant.whiteLabelName')}<input data-testid="new-white-label-name" maxlength="140" ...${invalid.field} value=${labelName}
         onInput=${(e) => { setLabelName(e.currentTarget.value); setError(null); }} /></label>` : null}
     </div>

@@ -7,12 +7,12 @@
 // Read-only; shown only when the operator's roles may call the route (merchant.js checks).
 //
 // data-testids: receiving-accounts (data-loaded="1" once read), receiving-account
-//   (data-account), receiving-agrees (data-agrees), receiving-leg (data-deposit,
+//   (data-account), receiving-account-name, receiving-agrees (data-agrees), receiving-leg (data-deposit,
 //   data-reason), receiving-slip-shown (a declined order's slip amount), receiving-csv.
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Badge, Empty, html, Id, Money, pageOfId, saveReport, Time, usePartData } from '../ui.js';
+import { ActionButton, Badge, Empty, html, Id, Money, Named, pageOfId, saveReport, Time, usePartData } from '../ui.js';
 
 const path = '/v1/bo/reports/receiving-accounts';
 
@@ -39,7 +39,7 @@ function Account({ a }) {
   const key = `${a.bank_code}:${a.account_number_masked}`;
   return html`<tbody data-testid="receiving-account" data-account=${key}>
     <tr>
-      <td><span class="mono">${a.bank_code} ${a.account_number_masked}</span> ${a.account_name_masked}</td>
+      <td><span class="mono">${a.bank_code} ${a.account_number_masked}</span> <span data-testid="receiving-account-name"><${Named} text=${a.account_name_masked} /></span></td>
       <td class="num">${a.legs}</td><td class="num"><${Money} minor=${a.told_minor} /></td><td class="num"><${Money} minor=${a.verified_minor} /></td>
       <td class="num"><${Money} minor=${a.filled_minor} /></td><td class="num">${a.pending_legs}</td><td class="num">${a.released_unpaid_legs}</td>
       <td data-testid="receiving-agrees" data-agrees=${String(a.agrees)}>${a.agrees

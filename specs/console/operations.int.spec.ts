@@ -1,0 +1,81 @@
+// The console as a Thai operations team works it, in Debian's Chromium against a real server
+// (the harness of browser.int.spec.ts): Thai text written by operators or payers is marked
+// as Thai in the English console, the Thai console names what the English one names, and a
+// four-eyes action shows its proposer that a second operator is needed.
+//
+// Proves: a claim's notes (typed in Thai), a receiving account's holder and a white label's
+// Thai name in the new-merchant form are marked lang="th" (they were plain text, spoken as
+// English by a screen reader).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import type { MerchantKeys } from '../support/server-harness.ts';
+
+const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
+
+let scene: SlipScene;
+let browser: Browser;
+let thai: MerchantKeys;
+let claimId: string;
+const sessions: OperatorSession[] = [];
+const thaiNote = 'ผู้โอนแจ้งว่าโอนซ้ำสองครั้ง ขอคืนเงินยี่สิบบาท';
+const thaiLabel = 'แบรนด์ทองดี';
+
+async function operator(sub: string, hash: string, page: string): Promise<OperatorSession> {
+  const session = await signIn(browser, scene.s.url, sub, { hash, page });
+  sessions.push(session);
+  return session;
+}
+
+async function inThai(o: OperatorSession, page: string): Promise<void> {
+  await o.page.click('[data-testid=lang-th]');
+  await o.page.waitForSelector(`main[data-page="${page}"][data-lang="th"][data-ready="1"]`);
+}
+
+test.before(async () => {
+  scene = await slipScene();
+  // A settled deposit (a leg to the payer's receiving account), and a claim on it.
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: d.amount_minor }, { image_sha256: sha256Hex(image) }));
+  assertReceipt(await uploadFile(d.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const claim = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 2_000, note: thaiNote });
+  assert.is(claim.status, 201, claim.text);
+  claimId = claim.json.id;
+  const label = await scene.s.bo('POST', '/v1/bo/white-labels', { name: thaiLabel });
+  assert.is(label.status, 201, label.text);
+  thai = await scene.s.onboard('ร้านสมใจ การค้า', label.json.id);
+  // A live credit large enough for four eyes, proposed by emp_mali.
+  const proposed = await scene.s.bo('POST', `/v1/bo/merchants/${thai.id}/adjustments`, { livemode: true, amount_minor: 20_000_000, direction: 'credit', bucket: 'available', reason: 'ชดเชยค่าธรรมเนียมเดือนตุลาคม' }, { sub: 'emp_mali', roles: ['ops_admin'], stepUp: true });
+  assert.is(proposed.status, 202, proposed.text);
+  browser = await launchChromium();
+});
+
+test.after(async () => {
+  for (const o of sessions) await o.context.close().catch(() => {});
+  await browser?.close();
+  await scene?.s.stop();
+});
+
+test('Thai notes, account holders and white label names are marked lang="th" in the English console', async () => {
+  const lead = await operator('emp_lead', `#/claims/${claimId}`, 'claim');
+  assert.is(await lead.page.evaluate(() => document.documentElement.lang), 'en');
+  assert.is(await lead.page.textContent('[data-testid=note-row] [data-testid=note-text] [lang=th]'), thaiNote);
+
+  await lead.goto(`#/merchants/${scene.payer.id}?livemode=true`, 'merchant');
+  await lead.page.waitForSelector('[data-testid=receiving-account]');
+  const holder = await lead.page.$eval('[data-testid=receiving-account-name]', (e) => [e.textContent, e.querySelector('[lang=th]')?.textContent]);
+  assert.ok(holder[0] && /[\u0E00-\u0E7F]/.test(holder[0]), `a Thai holder's name: ${holder[0]}`);
+  assert.is(holder[1], holder[0], 'the holder is marked lang="th"');
+
+  await lead.goto('#/merchants', 'merchants');
+  await lead.page.waitForSelector(`[data-testid=new-merchant-white-label] option[value="${thai.whiteLabelId}"]`, { state: 'attached' });
+  assert.is(await lead.page.getAttribute(`[data-testid=new-merchant-white-label] option[value="${thai.whiteLabelId}"]`, 'lang'), 'th');
+  assert.is(await lead.page.getAttribute(`[data-testid=new-merchant-white-label] option[value="${scene.shop.whiteLabelId}"]`, 'lang'), null, 'an English name is not marked');
+});
+
+test.run();
