@@ -12,16 +12,17 @@
 // A live credit of 100,000 baht or more is proposed, not posted (202 adjustment_proposal:
 // the page says so); the live credits waiting for a second ops_admin are listed with who
 // proposed them, each with Approve ⚑ (POST …/adjustments/{proposal}/approve {amount_minor}:
-// the amount the approver reads on the row), which the server refuses to their proposer.
+// the amount the approver reads on the row); their proposer sees a note there instead (the
+// server refuses them anyway).
 //
 // data-testids: merchant-admin, suspend, unsuspend, suspension-reason, suspension-reason-error, adjustment-form, adjustment-direction,
 //   adjustment-bucket, adjustment-amount, adjustment-reason-code, adjustment-reason, adjustment-error, post-adjustment,
-//   adjustment-proposals, adjustment-proposal (data-id), approve-adjustment.
+//   adjustment-proposals, adjustment-proposal (data-id), approve-adjustment, own-adjustment-proposal.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { formatBaht, parseBahtToMinor } from '../format.js';
+import { formatBaht, parseBahtToMinor, sameOperator } from '../format.js';
 import { ActionButton, html, Mode, Money, Named, NoteField, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePartData } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
@@ -105,6 +106,7 @@ function Adjustment({ id, livemode, onChanged, onProposed }) {
 
 /** The live credits waiting for a second ops_admin, each approved by naming the amount shown on its row. */
 function Proposals({ id, proposed, onChanged }) {
+  const { session } = usePageContext();
   const [generation, setGeneration] = useState(0);
   const proposals = usePartData(() => get(`/v1/bo/merchants/${id}/adjustment-proposals`).then((r) => r.data), [id, generation, proposed], []);
   if (!proposals || proposals.length === 0) return null;
@@ -115,9 +117,12 @@ function Proposals({ id, proposed, onChanged }) {
       <tbody>${proposals.map((p) => html`<tr data-testid="adjustment-proposal" data-id=${p.id}>
         <td class="num"><${Money} minor=${p.amount_minor} /></td><td>${label('adjustmentReason', p.reason_code)}</td><td><${Named} text=${p.note} /></td>
         <td class="mono">${p.proposed_by}</td><td><${Time} at=${p.approve_by} /></td>
-        <td><${ActionButton} testid="approve-adjustment" stepUp tone="primary"
+        <td>${sameOperator(p.proposed_by, session.sub)
+          // Four eyes: its proposer may not approve it (the server refuses them, in any spelling of their id), so no button that opens a step-up for a refusal.
+          ? html`<span class="small muted" data-testid="own-adjustment-proposal">${t('merchantAdmin.ownProposal')}</span>`
+          : html`<${ActionButton} testid="approve-adjustment" stepUp tone="primary"
           onRun=${async () => { await post(`/v1/bo/merchants/${id}/adjustments/${encodeURIComponent(p.id)}/approve`, { amount_minor: p.amount_minor }, { stepUp: true }); return true; }}
-          done=${async () => { setGeneration(generation + 1); await onChanged(); }}><${StepUpFlag} /> ${t('merchantAdmin.approveProposal')}</${ActionButton}></td>
+          done=${async () => { setGeneration(generation + 1); await onChanged(); }}><${StepUpFlag} /> ${t('merchantAdmin.approveProposal')}</${ActionButton}>`}</td>
       </tr>`)}</tbody>
     </table>
   </div>`;

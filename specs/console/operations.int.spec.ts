@@ -5,12 +5,14 @@
 //
 // Proves: a claim's notes (typed in Thai), a receiving account's holder and a white label's
 // Thai name in the new-merchant form are marked lang="th" (they were plain text, spoken as
-// English by a screen reader).
+// English by a screen reader); a live credit waiting for a second ops_admin shows its
+// proposer a note instead of "Approve and post" (the button opened a step-up for a refusal),
+// another ops_admin the button.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
-import { launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { closeSessions, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import type { MerchantKeys } from '../support/server-harness.ts';
 
@@ -56,8 +58,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  for (const o of sessions) await o.context.close().catch(() => {});
-  await browser?.close();
+  await closeSessions(browser, sessions);
   await scene?.s.stop();
 });
 
@@ -76,6 +77,18 @@ test('Thai notes, account holders and white label names are marked lang="th" in 
   await lead.page.waitForSelector(`[data-testid=new-merchant-white-label] option[value="${thai.whiteLabelId}"]`, { state: 'attached' });
   assert.is(await lead.page.getAttribute(`[data-testid=new-merchant-white-label] option[value="${thai.whiteLabelId}"]`, 'lang'), 'th');
   assert.is(await lead.page.getAttribute(`[data-testid=new-merchant-white-label] option[value="${scene.shop.whiteLabelId}"]`, 'lang'), null, 'an English name is not marked');
+});
+
+test('a live credit waiting for four eyes: its proposer sees a note, not the approve button; another ops_admin the button', async () => {
+  const mali = await operator('emp_mali', `#/merchants/${thai.id}?livemode=true`, 'merchant');
+  await mali.page.waitForSelector('[data-testid=adjustment-proposal]');
+  assert.is(await mali.page.$('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'), null, 'no approve button for the proposer');
+  await inThai(mali, 'merchant');
+  assert.is(await mali.page.textContent('[data-testid=adjustment-proposal] [data-testid=own-adjustment-proposal]'), th['merchantAdmin.ownProposal']);
+
+  const lead = await operator('emp_lead', `#/merchants/${thai.id}?livemode=true`, 'merchant');
+  await lead.page.waitForSelector('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]');
+  assert.is(await lead.page.$('[data-testid=own-adjustment-proposal]'), null);
 });
 
 test.run();

@@ -17,7 +17,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
-import { launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
+import { closeSessions, launchChromium, signIn, type OperatorSession } from '../support/console-browser.ts';
 import { depositBody, type MerchantKeys } from '../support/server-harness.ts';
 import { assertReceipt, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
@@ -63,8 +63,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  for (const o of sessions) await o.context.close().catch(() => {});
-  await browser?.close();
+  await closeSessions(browser, sessions);
   await scene?.s.stop();
 });
 

@@ -21,6 +21,12 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Closes each operator's context (one that fails to close does not keep the others open), then the browser. */
+export async function closeSessions(browser: Browser | undefined, sessions: readonly OperatorSession[]): Promise<void> {
+  for (const s of sessions) await s.context.close().catch(() => {});
+  await browser?.close();
+}
+
 export interface OperatorSession {
   readonly context: BrowserContext;
   readonly page: Page;
