@@ -223,6 +223,7 @@ export const en = {
 
   'dispute.title': 'Dispute',
   'dispute.open': 'Open a dispute',
+  'dispute.reasonExample': 'e.g. CHARGEBACK',
   'dispute.amount': 'Amount (baht)',
   'dispute.respondBy': 'Respond by',
   'dispute.respondByBangkok': 'Respond by (Bangkok time, optional)',
@@ -310,6 +311,10 @@ export const en = {
   'btxn.type.fee': 'Fee',
   'btxn.type.reversal': 'Reversal',
   'btxn.type.adjustment': 'Adjustment',
+  'btxn.source.deposit': 'deposit',
+  'btxn.source.withdrawal': 'withdrawal',
+  'btxn.source.adjustment': 'adjustment',
+  'btxn.source.claim': 'claim',
 
   'webhooks.endpoints': 'Webhook endpoints',
   'webhooks.noEndpoints': 'No webhook endpoints in this mode.',

@@ -223,6 +223,7 @@ export const th = {
 
   'dispute.title': 'ข้อพิพาท',
   'dispute.open': 'เปิดข้อพิพาท',
+  'dispute.reasonExample': 'เช่น CHARGEBACK',
   'dispute.amount': 'จำนวนเงิน (บาท)',
   'dispute.respondBy': 'ตอบกลับภายใน',
   'dispute.respondByBangkok': 'ตอบกลับภายใน (เวลากรุงเทพฯ ไม่บังคับ)',
@@ -310,6 +311,10 @@ export const th = {
   'btxn.type.fee': 'ค่าธรรมเนียม',
   'btxn.type.reversal': 'กลับรายการ',
   'btxn.type.adjustment': 'ปรับยอด',
+  'btxn.source.deposit': 'รายการฝาก',
+  'btxn.source.withdrawal': 'รายการถอน',
+  'btxn.source.adjustment': 'การปรับยอด',
+  'btxn.source.claim': 'เคลม',
 
   'webhooks.endpoints': 'ปลายทาง Webhook',
   'webhooks.noEndpoints': 'ไม่มีปลายทาง webhook ในโหมดนี้',

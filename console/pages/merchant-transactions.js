@@ -40,7 +40,7 @@ function Row({ b }) {
   return html`<tr data-testid="btxn-row" data-id=${b.id}>
     <td><${Time} at=${b.created_at} /></td>
     <td>${label('btxn.type', b.type)}<div class="small muted mono" title=${b.id}>${b.id.slice(0, 16)}…</div></td>
-    <td><span class="small muted">${b.source?.type ?? ''}</span> <${Id} id=${b.source?.id} to=${pageOfId(b.source?.id)} keep=${16} /></td>
+    <td><span class="small muted" data-testid="btxn-source-type">${b.source?.type ? label('btxn.source', b.source.type) : ''}</span> <${Id} id=${b.source?.id} to=${pageOfId(b.source?.id)} keep=${16} /></td>
     <td class="num"><${Money} minor=${signed} signed /></td>
     <td class="num">${delta(b.bucket_deltas.available_minor)}</td>
     <td class="num">${delta(b.bucket_deltas.pending_clearing_minor)}</td>

@@ -190,7 +190,7 @@ function DisputeCard({ data, reload }) {
   return html`<details class="card" data-testid="dispute-form">
     <summary>${t('dispute.open')}</summary>
     <div class="form-row">
-      <label>${t('common.reason')}<input data-testid="dispute-reason" placeholder="e.g. CHARGEBACK" ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
+      <label>${t('common.reason')}<input data-testid="dispute-reason" placeholder=${t('dispute.reasonExample')} ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
       <label>${t('dispute.amount')}<input data-testid="dispute-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
       <label>${t('dispute.respondByBangkok')}<input type="datetime-local" data-testid="dispute-respond-by" value=${respondBy} onInput=${(e) => setRespondBy(e.currentTarget.value)} /></label>
     </div>

@@ -7,7 +7,8 @@
 // Thai name in the new-merchant form are marked lang="th" (they were plain text, spoken as
 // English by a screen reader); a live credit waiting for a second ops_admin shows its
 // proposer a note instead of "Approve and post" (the button opened a step-up for a refusal),
-// another ops_admin the button.
+// another ops_admin the button; in Thai, a balance transaction's source kind and the dispute
+// form's example are Thai (they were the API's code "adjustment" and "e.g. CHARGEBACK").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -89,6 +90,20 @@ test('a live credit waiting for four eyes: its proposer sees a note, not the app
   const lead = await operator('emp_lead', `#/merchants/${thai.id}?livemode=true`, 'merchant');
   await lead.page.waitForSelector('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]');
   assert.is(await lead.page.$('[data-testid=own-adjustment-proposal]'), null);
+});
+
+test("in Thai, a balance transaction's source and the dispute form's example are Thai", async () => {
+  const lead = await operator('emp_lead', `#/merchants/${scene.payer.id}?livemode=true`, 'merchant');
+  await inThai(lead, 'merchant');
+  await lead.page.waitForSelector('[data-testid=btxn-row]');
+  const sources = await lead.page.$$eval('[data-testid=btxn-source-type]', (es) => es.map((e) => e.textContent));
+  assert.ok(sources.includes(th['btxn.source.adjustment']), JSON.stringify(sources));
+  assert.not.ok(sources.some((s) => /[A-Za-z]/.test(s ?? '')), `English among the sources: ${JSON.stringify(sources)}`);
+
+  await lead.goto(`#/withdrawals/${scene.withdrawalIds[0]}`, 'withdrawal');
+  await lead.page.click('[data-testid=dispute-form] summary');
+  assert.is(await lead.page.getAttribute('[data-testid=dispute-reason]', 'placeholder'), th['dispute.reasonExample']);
+  await lead.screenshot('withdrawal-th');
 });
 
 test.run();
