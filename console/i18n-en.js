@@ -647,6 +647,8 @@ export const en = {
   'merchantAdmin.proposedByTotal': 'Proposed, not posted: with the {recent} you credited alone in the last 24 hours it reaches 100,000 baht, so a second ops_admin approves it (within 24 hours).',
   'merchantAdmin.approveBy': 'Lapses',
   'merchantAdmin.approveProposal': 'Approve and post',
+  'merchantAdmin.approveAmount': 'Amount as you checked it (baht)',
+  'merchantAdmin.approveAmountInvalid': 'Type the amount you checked against the evidence, in baht (e.g. 100,000.00): it must be the one proposed.',
   'merchantAdmin.ownProposal': 'You proposed this credit: a second ops_admin approves it (four eyes).',
   'keys.title': 'API keys',
   'keys.none': 'No key in this mode.',

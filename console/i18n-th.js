@@ -647,6 +647,8 @@ export const th = {
   'merchantAdmin.proposedByTotal': 'เสนอแล้ว ยังไม่บันทึก: รวมกับ {recent} ที่คุณเพิ่มยอดเองใน 24 ชั่วโมงที่ผ่านมาถึง 100,000 บาท จึงต้องให้ ops_admin อีกคนอนุมัติ (ภายใน 24 ชั่วโมง)',
   'merchantAdmin.approveBy': 'หมดอายุ',
   'merchantAdmin.approveProposal': 'อนุมัติและบันทึก',
+  'merchantAdmin.approveAmount': 'จำนวนเงินตามที่คุณตรวจ (บาท)',
+  'merchantAdmin.approveAmountInvalid': 'พิมพ์จำนวนเงินที่คุณตรวจกับหลักฐานแล้ว เป็นบาท (เช่น 100,000.00) ต้องตรงกับที่เสนอไว้',
   'merchantAdmin.ownProposal': 'คุณเป็นผู้เสนอรายการนี้ ต้องให้ ops_admin อีกคนอนุมัติ (สี่ตา)',
   'keys.title': 'คีย์ API',
   'keys.none': 'ไม่มีคีย์ในโหมดนี้',

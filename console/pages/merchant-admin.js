@@ -12,12 +12,12 @@
 // A live credit of 100,000 baht or more is proposed, not posted (202 adjustment_proposal:
 // the page says so); the live credits waiting for a second ops_admin are listed with who
 // proposed them, each with Approve ⚑ (POST …/adjustments/{proposal}/approve {amount_minor}:
-// the amount the approver reads on the row); their proposer sees a note there instead (the
-// server refuses them anyway).
+// the amount the approver types as they checked it, which the server compares with the
+// proposal's); their proposer sees a note there instead (the server refuses them anyway).
 //
 // data-testids: merchant-admin, suspend, unsuspend, suspension-reason, suspension-reason-error, adjustment-form, adjustment-direction,
 //   adjustment-bucket, adjustment-amount, adjustment-reason-code, adjustment-reason, adjustment-error, post-adjustment,
-//   adjustment-proposals, adjustment-proposal (data-id), approve-adjustment, own-adjustment-proposal.
+//   adjustment-proposals, adjustment-proposal (data-id), approve-adjustment-amount, approve-adjustment, approve-adjustment-error, own-adjustment-proposal.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -120,10 +120,31 @@ function Proposals({ id, proposed, onChanged }) {
         <td>${sameOperator(p.proposed_by, session.sub)
           // Four eyes: its proposer may not approve it (the server refuses them, in any spelling of their id), so no button that opens a step-up for a refusal.
           ? html`<span class="small muted" data-testid="own-adjustment-proposal">${t('merchantAdmin.ownProposal')}</span>`
-          : html`<${ActionButton} testid="approve-adjustment" stepUp tone="primary"
-          onRun=${async () => { await post(`/v1/bo/merchants/${id}/adjustments/${encodeURIComponent(p.id)}/approve`, { amount_minor: p.amount_minor }, { stepUp: true }); return true; }}
-          done=${async () => { setGeneration(generation + 1); await onChanged(); }}><${StepUpFlag} /> ${t('merchantAdmin.approveProposal')}</${ActionButton}>`}</td>
+          : html`<${ApproveProposal} id=${id} proposal=${p} done=${async () => { setGeneration(generation + 1); await onChanged(); }} />`}</td>
       </tr>`)}</tbody>
     </table>
   </div>`;
+}
+
+/**
+ * A second ops_admin's approval of a live credit: they type the amount as they checked it
+ * (the evidence, the ticket), as the fee schedule's approver types every figure that moves;
+ * the server refuses one that is not the proposal's (422 mismatch), so a 100× slip of the
+ * proposer's is caught by the second pair of eyes rather than confirmed by a click.
+ */
+function ApproveProposal({ id, proposal, done }) {
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState(null);
+  const invalid = useFieldError(error, 'approve-adjustment-error');
+  const run = async () => {
+    const minor = parseBahtToMinor(amount);
+    if (minor === null || minor <= 0) { setError(t('merchantAdmin.approveAmountInvalid')); return false; }
+    await post(`/v1/bo/merchants/${id}/adjustments/${encodeURIComponent(proposal.id)}/approve`, { amount_minor: minor }, { stepUp: true });
+    setAmount('');
+    return true;
+  };
+  return html`<div class="form-row">
+    <label>${t('merchantAdmin.approveAmount')}<input data-testid="approve-adjustment-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
+    <${ActionButton} testid="approve-adjustment" stepUp tone="primary" onRun=${run} done=${done}><${StepUpFlag} /> ${t('merchantAdmin.approveProposal')}</${ActionButton}>
+  </div>${invalid.message}`;
 }

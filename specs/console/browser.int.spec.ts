@@ -696,12 +696,20 @@ test('ops_admin posts a manual adjustment, suspends then reinstates a merchant, 
   assert.is((await proposedAnswer).status(), 202);
   await mali.page.waitForFunction(() => /second ops_admin/.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''));
   assert.is((await wallet()).available_minor, after.available_minor, 'nothing posted on one word');
-  await mali.page.waitForSelector('[data-testid=adjustment-proposal]');
-  const ownApproval = mali.page.waitForResponse((r) => r.url().endsWith('/approve'), { timeout: stepUpAnswerMs });
-  await answerStepUp(mali, () => mali.page.click('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'));
-  assert.is((await ownApproval).status(), 409, 'its proposer cannot approve it');
+  await mali.page.waitForSelector('[data-testid=adjustment-proposal] [data-testid=own-adjustment-proposal]');
+  assert.is(await mali.page.$('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'), null, 'its proposer is offered no approval');
   const lead = await operator('emp_lead', { hash: `#/merchants/${encodeURIComponent(scene.shop.id)}`, page: 'merchant' });
   await lead.page.waitForSelector('[data-testid=adjustment-proposal]');
+  // The second ops_admin types the amount as they checked it: nothing typed is no approval;
+  // a figure that is not the proposal's is refused and posts nothing; the proposal's posts.
+  await lead.page.click('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]');
+  await lead.page.waitForSelector('[data-testid=approve-adjustment-error]');
+  await lead.page.fill('[data-testid=adjustment-proposal] [data-testid=approve-adjustment-amount]', '1,000,000.00');
+  const misread = lead.page.waitForResponse((r) => r.url().endsWith('/approve'), { timeout: stepUpAnswerMs });
+  await answerStepUp(lead, () => lead.page.click('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'));
+  assert.is((await misread).status(), 422, 'an amount that is not the proposal\'s');
+  assert.is((await wallet()).available_minor, after.available_minor, 'nothing posted on a misread amount');
+  await lead.page.fill('[data-testid=adjustment-proposal] [data-testid=approve-adjustment-amount]', '100,000.00');
   const approved = lead.page.waitForResponse((r) => r.url().endsWith('/approve'), { timeout: stepUpAnswerMs });
   await answerStepUp(lead, () => lead.page.click('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'));
   assert.is((await approved).status(), 201);
