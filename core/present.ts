@@ -407,5 +407,7 @@ export function presentClaim(c: Claim): Obj {
     // Who the slip showed sending the transfer an automatic claim is for (the refund goes there, named by the operator, when it is not the order's sender).
     transfer_sender: c.transferSender ? { bank_code: c.transferSender.bankCode, account_number_masked: maskReadAccountNumber(c.transferSender.accountNumber), name_masked: maskName(c.transferSender.name) } : null,
     refund_withdrawal_id: c.refundWithdrawalId ?? null, refunded_minor: c.refundedMinor === undefined ? null : n(c.refundedMinor),
+    // What the payer owes back: the deposit was reversed after the refunds paid this much of its transfer (ClaimRefundOwed).
+    owed_by_payer_minor: c.owedByPayerMinor === undefined ? null : n(c.owedByPayerMinor),
   };
 }

@@ -28,7 +28,8 @@ export const journalFileName = 'journal.db';
  * holding 0): a version-3 build takes a leg owed with nothing held for released, so the
  * withdrawal keeps an empty leg in flight for good, and tops nothing up; a closed claim
  * refund's fill reversed to suspense (FillReversed.toSuspense) and its claim reopened on a
- * replacement (ClaimRefundRecalled), which a version-3 build cannot replay; events marked
+ * replacement (ClaimRefundRecalled) and a claim's refund owed back by the payer after its
+ * deposit's reversal (ClaimRefundOwed), which a version-3 build cannot replay; events marked
  * silent (no object version moved), which it would count.
  */
 const schemaVersion = 4;

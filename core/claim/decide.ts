@@ -133,6 +133,37 @@ export function admitClaim(c: { readonly kind: ClaimKind; readonly amountMinor: 
   return checkNote(c.note, 'Opening a claim');
 }
 
+/**
+ * Whether the claim's money is part of the order's transfer, so a reversal of the deposit
+ * (the bank recalling that transfer) returns it to the payer too: every claim but an
+ * overpayment on a further transfer (`evidence: additional_transfer`, a transfer of its own).
+ */
+export function recalledWithTransfer(s: Pick<Claim, 'kind' | 'evidence'>): boolean {
+  return !(s.kind === 'overpayment' && s.evidence === 'additional_transfer');
+}
+
+/**
+ * What a claim's refunds paid the payer of the transfer a reversal recalls, or 0: a claim
+ * whose money is that transfer's (recalledWithTransfer), closed having refunded some. A
+ * reversal of the deposit pays the payer that money again (the bank returns the whole
+ * transfer), so it is refused until the operator records it as owed back (decideRefundOwed).
+ */
+export function refundedOfTransfer(s: Claim): Minor {
+  return recalledWithTransfer(s) && s.status === 'closed' && s.owedByPayerMinor === undefined ? s.refundedMinor ?? 0n : 0n;
+}
+
+/**
+ * The claim's deposit was reversed after its refunds paid the payer `refundedOfTransfer`: the
+ * payer holds that money twice and owes it back. The claim records it (keeping its status),
+ * by the operator who reversed the deposit; nothing when it refunded none of the transfer.
+ */
+export function decideRefundOwed(r: { readonly at: number; readonly operatorId: string; readonly depositId: string; readonly reasonCode: string }, s: Claim): readonly ClaimEvent[] {
+  const owedMinor = refundedOfTransfer(s);
+  if (owedMinor === 0n || r.depositId !== s.depositId) return [];
+  const note = `The deposit ${s.depositId} was reversed (${r.reasonCode}) after this claim refunded ${bahtOf(owedMinor)} baht of its transfer: the bank's recall returned that money to the payer again, who owes it back (suspense still shows it paid out).`;
+  return [{ type: 'ClaimRefundOwed', at: r.at, claimId: s.id, operatorId: r.operatorId, note, depositId: s.depositId, reasonCode: r.reasonCode, owedMinor, status: s.status }];
+}
+
 /** What the bank recalled of a claim's closed refund, and the facts the claim's answer rests on. */
 export interface RefundRecall {
   readonly at: number;
@@ -155,7 +186,7 @@ export interface RefundRecall {
  * amount below what a payer's leg can pay.
  */
 function noReplacement(s: Claim, r: RefundRecall): string | null {
-  if (r.deposit.status === 'reversed' && !(s.kind === 'overpayment' && s.evidence === 'additional_transfer')) return `the claim's deposit ${s.depositId} was reversed: the money is back with the payer`;
+  if (r.deposit.status === 'reversed' && recalledWithTransfer(s)) return `the claim's deposit ${s.depositId} was reversed: the money is back with the payer`;
   const credited = orderAmountCredited(s.kind, r.deposit, s.createdAt);
   if (credited) return `the claim's deposit ${s.depositId} ${credited.replace(/^it /, '')}`;
   if (r.recalledMinor < BigInt(limits.legAmountMinMinor)) return `${bahtOf(r.recalledMinor)} baht is below what a payer's transfer pays`;
@@ -200,7 +231,7 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   if (c.type === 'ApproveClaimRefund' || c.type === 'PayOutClaimRefund') {
     // The bank recalled the order's transfer: its amount, and a same-slip excess with it, are back
     // with the payer. A further transfer (its own trans_ref) was not recalled: it is still refunded.
-    if (c.deposit.status === 'reversed' && !(s.kind === 'overpayment' && s.evidence === 'additional_transfer')) {
+    if (c.deposit.status === 'reversed' && recalledWithTransfer(s)) {
       return reject('operation_not_allowed', `The claim's deposit ${s.depositId} was reversed: its transfer is undone and the money back with the payer, so a refund would pay them twice. Close or reject the claim.`, { status: s.status, deposit_status: c.deposit.status });
     }
     // A claim on the order's own amount whose deposit has since been, or may still be, credited to its merchant (a review approved, a late slip taken).

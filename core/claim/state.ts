@@ -61,6 +61,12 @@ export interface Claim {
   readonly earlierRefundWithdrawalIds?: readonly string[];
   /** What was actually returned, on close. */
   readonly refundedMinor?: Minor;
+  /**
+   * What the payer owes back (ClaimRefundOwed): the claim's deposit was reversed after its
+   * refunds had paid this much, so the bank's recall of the transfer returned that money to
+   * the payer a second time. suspense still shows it drawn; this names who holds it.
+   */
+  readonly owedByPayerMinor?: Minor;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;
@@ -84,19 +90,30 @@ export type ClaimEvent =
     readonly type: 'ClaimRefundRecalled'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string;
     readonly recalledWithdrawalId: string; readonly legRef: string; readonly recalledMinor: Minor; readonly replacementWithdrawalId?: string;
     readonly status: 'return_pending_payout' | 'closed'; readonly refundedMinor?: Minor;
+  }
+  /**
+   * The claim's deposit was reversed (its transfer recalled) after the claim's refunds had
+   * paid `owedMinor` of it back to the payer: the payer now has that money twice, and owes it
+   * back. The claim keeps its status (`status`, closed: a reversal waits for every refund to
+   * be final); recording who holds the money suspense paid out is the one other event that
+   * may follow a closed claim.
+   */
+  | {
+    readonly type: 'ClaimRefundOwed'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string;
+    readonly depositId: string; readonly reasonCode: string; readonly owedMinor: Minor; readonly status: ClaimStatus;
   };
 
 export const isFinalClaimStatus = (s: ClaimStatus): boolean => s === 'closed' || s === 'rejected';
 
-/** The status each decision leads to (a recall names its own). */
-const statusAfter: { readonly [T in Exclude<ClaimEvent['type'], 'ClaimRefundRecalled'>]: ClaimStatus } = {
+/** The status each decision leads to (a recall and a refund owed name their own). */
+const statusAfter: { readonly [T in Exclude<ClaimEvent['type'], 'ClaimRefundRecalled' | 'ClaimRefundOwed'>]: ClaimStatus } = {
   ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout',
   ClaimClosed: 'closed', ClaimRejected: 'rejected',
 };
 
 /** The status a claim event leads to. */
 export function claimStatusAfter(e: ClaimEvent): ClaimStatus {
-  return e.type === 'ClaimRefundRecalled' ? e.status : statusAfter[e.type];
+  return e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed' ? e.status : statusAfter[e.type];
 }
 
 /** The claim's refund withdrawals, oldest first (the first payout's, then each replacement). */
@@ -104,9 +121,9 @@ export function refundWithdrawalsOf(c: Pick<Claim, 'refundWithdrawalId' | 'earli
   return c.refundWithdrawalId === undefined ? [] : [...(c.earlierRefundWithdrawalIds ?? []), c.refundWithdrawalId];
 }
 
-/** The claim after one event; asserts it is not final (a recall of a closed claim's refund aside) and that a refund stays within the claim. */
+/** The claim after one event; asserts it is not final (a recall of a closed claim's refund, or a refund owed back, aside) and that a refund stays within the claim. */
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
-  assert(!isFinalClaimStatus(c.status) || (e.type === 'ClaimRefundRecalled' && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
+  assert(!isFinalClaimStatus(c.status) || ((e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed') && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
   const status = claimStatusAfter(e);
   const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note }];
   const next: Claim = { ...c, status, notes, version: c.version + 1, updatedAt: e.at };
@@ -127,8 +144,14 @@ export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
       }
       if (e.status !== 'closed') return next;
       assert(e.refundedMinor !== undefined && e.refundedMinor >= 0n && e.refundedMinor <= c.amountMinor, () => `claim ${c.id}: refunded ${e.refundedMinor} outside 0..${c.amountMinor}`);
-      return { ...next, refundedMinor: e.refundedMinor };
+      // A refund the bank took back from the payer is no longer money they hold twice.
+      const { owedByPayerMinor: owed, ...rest } = next;
+      const stillOwed = owed === undefined || owed < e.refundedMinor ? owed : e.refundedMinor;
+      return { ...rest, refundedMinor: e.refundedMinor, ...(stillOwed ? { owedByPayerMinor: stillOwed } : {}) };
     }
+    case 'ClaimRefundOwed':
+      assert(e.status === c.status && e.owedMinor > 0n && e.owedMinor <= (c.refundedMinor ?? 0n), () => `claim ${c.id} (${c.status}, refunded ${c.refundedMinor}): owed ${e.owedMinor} as ${e.status}`);
+      return { ...next, owedByPayerMinor: e.owedMinor };
     default: {
       const _exhaustive: never = e;
       return _exhaustive;

@@ -16,6 +16,7 @@ import {
   type Liquidity, type ReversalReasonCode, type ReviewDecision, type ReviewReason, type Slip, type Verification,
 } from './state.ts';
 import { checkNote } from '../note.ts';
+import { bahtOf } from '../finance/money-text.ts';
 import { checkTransfer, matchAccountNumber, reachedALeg, type SlipTransfer, type VerificationFacts } from './verification.ts';
 import { amongOperators, sameOperator } from '../operators.ts';
 import { capacityOf, inFlightFor, isPayable, type Withdrawal } from '../withdrawal/state.ts';
@@ -59,7 +60,7 @@ export type DepositCommand =
   /** `transferredAmountMinor` or `legAmounts` (never both): what the reviewer found received (see receivedAmounts). */
   | { readonly type: 'ApproveReview'; readonly at: number; readonly operatorId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly settle: SettleContext; readonly expectedVersion?: number }
   | { readonly type: 'DeclineReview'; readonly at: number; readonly operatorId: string; readonly note: string }
-  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision; readonly refundsPayingOut: readonly RefundPayingOut[] }
+  | { readonly type: 'ReverseDeposit'; readonly at: number; readonly reasonCode: ReversalReasonCode; readonly balanceTransactionId: string; readonly wallet: WalletFacts; readonly decision?: ReviewDecision; readonly refundsPayingOut: readonly RefundPayingOut[]; readonly refundsPaid: readonly RefundPaid[]; readonly claimRefunds?: ClaimRefundsOnReversal }
   | { readonly type: 'ClearDeposit'; readonly at: number }
   | { readonly type: 'ConfirmRoute'; readonly at: number; readonly transRef: string; readonly amountMinor: Minor; readonly duplicateOfDepositId?: string; readonly operatorId?: string };
 
@@ -130,12 +131,23 @@ export function checkReversalReason(reasonCode: string): Rejection | null {
 /** A claim on the deposit whose refund withdrawal is open: a payout to the payer under way. */
 export interface RefundPayingOut { readonly claimId: string; readonly withdrawalId: string }
 
+/** A claim on the deposit's transfer whose refunds paid the payer `refundedMinor` (claim/decide.ts refundedOfTransfer). */
+export interface RefundPaid { readonly claimId: string; readonly refundedMinor: Minor }
+
+/** What the operator reversing a deposit says of its claims' refunds already paid: the payer owes them back (the recall returned the whole transfer). */
+export const claimRefundsOnReversal = ['recover_from_payer'] as const;
+export type ClaimRefundsOnReversal = typeof claimRefundsOnReversal[number];
+
 /**
  * Takes the accepted amount back from the bucket the credit sits in (pending_clearing
  * inside the clearing window). A bucket that holds less than the credit (the merchant
  * spent what cleared) refuses the reversal: no bucket goes negative (ledger.ts). So does a
  * claim's refund being paid out to the payer: undone, the transfer is back with the payer,
  * and the refund would pay them again — it is canceled first, by a person who sees what it filled.
+ * And so does a claim's refund the payer was already paid of the transfer (refundsPaid): the
+ * recall returns it to them again, so the operator says it is owed back (claimRefunds), and
+ * the claim records it (handler/claims.ts); the ledger is not moved by it (suspense keeps
+ * the refund drawn: the service's claim is now on the payer).
  */
 function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Deposit): DepositDecision {
   const st = s.settlement;
@@ -146,6 +158,12 @@ function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Depo
   if (paying) {
     return reject('operation_not_allowed', `Claim ${paying.claimId}'s refund withdrawal ${paying.withdrawalId} is paying the payer out; a reversal would return their transfer besides. Cancel it first (POST /v1/bo/withdrawals/${paying.withdrawalId}/cancel), then reverse.`,
       { claim_id: paying.claimId, refund_withdrawal_id: paying.withdrawalId });
+  }
+  const paid = c.refundsPaid[0];
+  if (paid && c.claimRefunds !== 'recover_from_payer') {
+    const more = c.refundsPaid.length > 1 ? ` (and ${c.refundsPaid.length - 1} more of its claims)` : '';
+    return reject('operation_not_allowed', `Claim ${paid.claimId}${more} already refunded ${bahtOf(paid.refundedMinor)} baht of this transfer to the payer: the bank's recall of the whole transfer pays them that again. Check what the bank took back; to reverse, send claim_refunds: "recover_from_payer" and the claim records the refund as owed back by the payer.`,
+      { claim_id: paid.claimId, refunded_minor: minorToJson(paid.refundedMinor), claims: c.refundsPaid.map((p) => ({ claim_id: p.claimId, refunded_minor: minorToJson(p.refundedMinor) })) });
   }
   const bucket = creditBucketOf(s);
   const b = c.wallet.balances;

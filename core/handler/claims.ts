@@ -5,9 +5,9 @@
 // (core/ledger/postings.ts) and filled by deposits like any other order. Ids are drawn
 // only once the decider has accepted.
 
-import { admitClaim, decideClaim, decideRefundRecall, heldOfDeposit, type ClaimCommand, type ClaimedDeposit, type RefundRecall } from '../claim/decide.ts';
+import { admitClaim, decideClaim, decideRefundOwed, decideRefundRecall, heldOfDeposit, refundedOfTransfer, type ClaimCommand, type ClaimedDeposit, type RefundRecall } from '../claim/decide.ts';
 import { refundWithdrawalsOf, type Claim, type ClaimEvent, type ClaimKind } from '../claim/state.ts';
-import type { RefundPayingOut } from '../deposit/decide.ts';
+import type { RefundPaid, RefundPayingOut } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import { matchAccountNumber } from '../deposit/verification.ts';
 import { maskName, maskReadAccountNumber } from '../present.ts';
@@ -114,6 +114,31 @@ export function refundsPayingOut(tx: Tx, depositId: string): RefundPayingOut[] {
     }
   }
   return out;
+}
+
+/** The deposit's claims on its transfer whose refunds already paid the payer (a reversal asks the operator about them). */
+export function refundsPaid(tx: Tx, depositId: string): RefundPaid[] {
+  const out: RefundPaid[] = [];
+  for (const claim of claimsOfDeposit(tx, depositId)) {
+    const refundedMinor = refundedOfTransfer(claim);
+    if (refundedMinor > 0n) out.push({ claimId: claim.id, refundedMinor });
+  }
+  return out;
+}
+
+/**
+ * The deposit was just reversed: each of its claims whose refunds paid the payer of its
+ * transfer records that money as owed back by the payer (decideRefundOwed), by the operator
+ * who reversed it. The reversal was refused unless that operator said so.
+ */
+export function recordClaimRefundsOwed(tx: Tx, r: Extract<Reaction, { type: 'RecordClaimRefundsOwed' }>): Step {
+  const { depositId } = r;
+  if (tx.deposit(depositId)?.status !== 'reversed') violated(`recording claims' refunds owed on ${depositId}: it is not reversed`);
+  for (const claim of claimsOfDeposit(tx, depositId)) {
+    const events = decideRefundOwed({ at: tx.at, operatorId: r.operatorId ?? systemOperatorId, depositId, reasonCode: r.reasonCode }, claim);
+    for (const e of events) tx.emitRecord(claim.id, 'claim', claim.livemode, claim.merchantId, e);
+  }
+  return done(depositId);
 }
 
 /** The claim's refund withdrawals (the payout's and each replacement): whether one is still open, and what they filled in all. */

@@ -6,7 +6,7 @@ import type { Minor } from '../money.ts';
 import type { ClaimKind, RefundAccount } from '../claim/state.ts';
 import type { ClaimTransition } from '../claim/decide.ts';
 import type { LegAmount, ReversalReasonCode, Sender } from '../deposit/state.ts';
-import type { VerificationOutcome } from '../deposit/decide.ts';
+import type { ClaimRefundsOnReversal, VerificationOutcome } from '../deposit/decide.ts';
 import type { Bucket } from '../ledger/ledger.ts';
 import type { AmountPolicy, FeeSchedule } from '../money.ts';
 import type { DisputeEvidenceFile } from '../withdrawal/state.ts';
@@ -68,7 +68,8 @@ export type Command =
   | { readonly type: 'ApproveDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string; readonly transferredAmountMinor?: Minor; readonly legAmounts?: readonly LegAmount[]; readonly expectedVersion?: number }
   | { readonly type: 'DeclineDepositReview'; readonly actor: Actor & { kind: 'operator' }; readonly depositId: string; readonly note: string }
   | { readonly type: 'ConfirmGatewayRoute'; readonly actor: Actor; readonly depositId: string; readonly transRef: string; readonly amountMinor: Minor }
-  | { readonly type: 'ReverseDeposit'; readonly actor: Actor; readonly depositId: string; readonly reasonCode: ReversalReasonCode; readonly note: string }
+  /** `claimRefunds`: what the operator says of the deposit's claims' refunds already paid (deposit/decide.ts reverse). */
+  | { readonly type: 'ReverseDeposit'; readonly actor: Actor; readonly depositId: string; readonly reasonCode: ReversalReasonCode; readonly note: string; readonly claimRefunds?: ClaimRefundsOnReversal }
   | {
     readonly type: 'CreateWithdrawal'; readonly actor: Actor & { kind: 'merchant' };
     readonly amountMinor: Minor; readonly merchantReference: string; readonly endUserRef: string; readonly beneficiaryId: string;

@@ -98,6 +98,10 @@ function carryOut(tx: Tx, before: Deposit | undefined, d: Deposit, e: DepositEve
     case 'DepositOverpaid':
       openClaim(tx, d, e.overpayment);
       return;
+    case 'DepositReversed':
+      // Claims whose refunds already paid the payer of the recalled transfer record it as owed back (claims.ts).
+      then.push({ type: 'RecordClaimRefundsOwed', depositId: d.id, reasonCode: e.reasonCode, ...(e.decision ? { operatorId: e.decision.operatorId } : {}) });
+      return;
     default:
       return;
   }

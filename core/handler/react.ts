@@ -10,7 +10,7 @@ import { matchWaitingDeposit, waitingDepositsOf } from './deposits.ts';
 import { done, type Outcome, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
 import { refundIds, runWithdrawal } from './withdrawals.ts';
-import { closeRefundedClaim, recallClaimRefund } from './claims.ts';
+import { closeRefundedClaim, recallClaimRefund, recordClaimRefundsOwed } from './claims.ts';
 
 /** Runs a command's first step and every reaction that follows; the outcome is the first step's. */
 export function runToQuiescence(tx: Tx, first: Step): Outcome {
@@ -60,6 +60,8 @@ function runReaction(tx: Tx, r: Reaction): Step {
       return closeRefundedClaim(tx, r.claimId);
     case 'RecallClaimRefund':
       return recallClaimRefund(tx, r);
+    case 'RecordClaimRefundsOwed':
+      return recordClaimRefundsOwed(tx, r);
     case 'DisputeFills':
       return runWithdrawal(tx, r.withdrawalId, {
         type: 'OpenDispute', at, disputeId: tx.ids.next('dsp', tx.withdrawal(r.withdrawalId)?.merchantId), reasonCode: r.reasonCode, amountMinor: r.amountMinor, respondBy: at + limits.disputeRespondByMs,

@@ -23,6 +23,8 @@ export type Reaction =
   | { readonly type: 'MatchWaitingDeposit'; readonly depositId: string }
   /** A claim's refund withdrawal reached a final status: the claim closes with what it paid out. */
   | { readonly type: 'CloseRefundedClaim'; readonly claimId: string }
+  /** A deposit was reversed: its claims whose refunds already paid the payer of its transfer record that money as owed back. */
+  | { readonly type: 'RecordClaimRefundsOwed'; readonly depositId: string; readonly reasonCode: string; readonly operatorId?: string }
   /** The bank recalled a fill of a claim's closed refund withdrawal: the claim pays that amount again (a replacement refund). */
   | { readonly type: 'RecallClaimRefund'; readonly claimId: string; readonly withdrawalId: string; readonly legRef: string; readonly operatorId?: string }
   /** The payee of a withdrawal disputes what it was paid (the sandbox's scenario 11000). */

@@ -183,6 +183,7 @@ function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly clai
       recalled_withdrawal_id: e.recalledWithdrawalId, leg_ref: e.legRef, recalled_minor: n(e.recalledMinor), refund_withdrawal_id: e.replacementWithdrawalId ?? null,
       ...(e.refundedMinor !== undefined ? { refunded_minor: n(e.refundedMinor) } : {}),
     } : {}),
+    ...(e.type === 'ClaimRefundOwed' ? { owed_by_payer_minor: n(e.owedMinor), reason_code: e.reasonCode } : {}),
   } };
 }
 

@@ -10,6 +10,7 @@ import type { Command } from '../../core/handler/commands.ts';
 import { adjustmentReasonDefault, adjustmentReasons, bankByCode, bankDownMessageThDefault, proposalWaiting } from '../../core/directory.ts';
 import { balanceTransactionIdOf, iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
+import { claimRefundsOnReversal, type ClaimRefundsOnReversal } from '../../core/deposit/decide.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { idempotencyKeyOf, runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
@@ -94,7 +95,10 @@ const schemas = {
   suspension: compile<{ reason?: string }>({ type: 'object', additionalProperties: false, properties: { reason: { ...str(limits.noteLengthMax), pattern: writtenText } } }),
   optionalNote: compile<{ note?: string }>({ type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } } }),
   // A missing note is a note too short (review_note_required), as on reviews and claims.
-  reversal: compile<{ reason_code: string; note?: string }>({ type: 'object', additionalProperties: false, required: ['reason_code'], properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } } }),
+  reversal: compile<{ reason_code: string; note?: string; claim_refunds?: ClaimRefundsOnReversal }>({
+    type: 'object', additionalProperties: false, required: ['reason_code'],
+    properties: { reason_code: str(64), note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText }, claim_refunds: { enum: [...claimRefundsOnReversal] } },
+  }),
   routeConfirmation: compile<{ trans_ref: string; amount_minor: number }>({
     type: 'object', additionalProperties: false, required: ['trans_ref', 'amount_minor'],
     properties: { trans_ref: str(64), amount_minor: { type: 'integer', minimum: 1 } },
@@ -424,7 +428,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
     await requireStepUp(ctx);
-    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '' }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
+    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '', ...(b.claim_refunds ? { claimRefunds: b.claim_refunds } : {}) }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {

@@ -6,7 +6,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { admitClaim, decideClaim, decideRefundRecall, heldOfDeposit, type ClaimCommand, type ClaimDecision, type RefundRecall } from '../../core/claim/decide.ts';
+import { admitClaim, decideClaim, decideRefundOwed, decideRefundRecall, heldOfDeposit, refundedOfTransfer, type ClaimCommand, type ClaimDecision, type RefundRecall } from '../../core/claim/decide.ts';
 import { evolveClaim, type Claim, type ClaimEvent } from '../../core/claim/state.ts';
 import { isRejection } from '../../core/errors.ts';
 import { refusalCodesOfRows, refusalCodesReachable, table, type Decider, type Row } from '../support/decider.ts';
@@ -126,6 +126,35 @@ test('a refund the bank recalled after it closed: paid again by a replacement (t
   assert.ok(isRejection(decideRefundRecall(recall, fold([reviewed]))));
   // A claim closed once never moves again, but for this.
   assert.throws(() => evolveClaim(closed, reviewed));
+});
+
+test('a deposit reversed after its claim\'s refunds paid the payer of its transfer: the claim records that money owed back by the payer, keeping its status; a further transfer\'s claim, one that refunded nothing or is still open owes nothing', () => {
+  const fold = (events: readonly ClaimEvent[], from: Claim = opened) => events.reduce(evolveClaim, from);
+  const closedWith = (refundedMinor: bigint, from: Claim = opened) => fold([reviewed, refundApproved, paidOut, { type: 'ClaimClosed', ...ev, operatorId: 'system', refundedMinor }], from);
+  const reversal = { at: base.at, operatorId: 'emp_c', depositId: 'dep_1', reasonCode: 'BANK_RECALL' };
+  const closed = closedWith(3_000n);
+  assert.is(refundedOfTransfer(closed), 3_000n);
+  const owed = decideRefundOwed(reversal, closed);
+  assert.equal(owed.map((e) => [e.type, e.operatorId, (e as any).owedMinor, (e as any).status]), [['ClaimRefundOwed', 'emp_c', 3_000n, 'closed']]);
+  assert.match(owed[0]!.note, /dep_1 was reversed \(BANK_RECALL\) after this claim refunded 30(\.00)? baht.*owes it back/);
+  const after = fold(owed, closed);
+  assert.equal([after.status, after.refundedMinor, after.owedByPayerMinor, after.version], ['closed', 3_000n, 3_000n, closed.version + 1]);
+  // Recorded once: the claim owes nothing more to a second look.
+  assert.is(refundedOfTransfer(after), 0n);
+  assert.equal(decideRefundOwed(reversal, after), []);
+  // Then the bank recalls the refund from the payer too: they hold it no more, the owed amount follows what is left refunded.
+  const recalled = fold([{ type: 'ClaimRefundRecalled', ...ev, recalledWithdrawalId: 'wdr_1', legRef: 'leg_1', recalledMinor: 1_000n, status: 'closed', refundedMinor: 2_000n }], after);
+  assert.equal([recalled.refundedMinor, recalled.owedByPayerMinor], [2_000n, 2_000n]);
+  // Nothing owed: a further transfer's claim (not recalled with the order's), a claim that refunded nothing, one not closed, another deposit's.
+  assert.equal(decideRefundOwed(reversal, closedWith(3_000n, { ...opened, evidence: 'additional_transfer' })), []);
+  assert.equal(decideRefundOwed(reversal, closedWith(0n)), []);
+  assert.equal(decideRefundOwed(reversal, fold([reviewed, refundApproved, paidOut])), []);
+  assert.equal(decideRefundOwed({ ...reversal, depositId: 'dep_2' }, closed), []);
+  // A manual claim's and a late slip's refund count as the transfer's, as a refund after the reversal is refused for them.
+  assert.is(refundedOfTransfer(closedWith(3_000n, { ...openedByHand, notes: [] })), 3_000n);
+  // Only a closed claim, and never more than it refunded.
+  assert.throws(() => evolveClaim(closed, { ...(owed[0] as any), owedMinor: 3_001n }));
+  assert.throws(() => evolveClaim(fold([reviewed]), { ...(owed[0] as any), status: 'under_review' }));
 });
 
 test('no claim: resource_not_found', () => {

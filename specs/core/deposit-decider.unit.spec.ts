@@ -827,22 +827,32 @@ const rows: DepositRow[] = [
   // ---- settled ----
   {
     row: 'settled → bank recall → reversed, taken from pending_clearing inside the clearing window',
-    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [] },
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [], refundsPaid: [] },
     then: [{ type: 'DepositReversed', at: settledAt + hour, reasonCode: 'BANK_RECALL', reversesBalanceTransactionId: 'btxn_1', balanceTransactionId: 'btxn_9' }],
   },
   {
     row: 'settled: a reversal the credit bucket cannot cover → insufficient_balance (no bucket goes negative)',
-    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'ACCOUNT_FROZEN', balanceTransactionId: 'btxn_9', wallet: wallet(49_196n, 1_000_000n), refundsPayingOut: [] },
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'ACCOUNT_FROZEN', balanceTransactionId: 'btxn_9', wallet: wallet(49_196n, 1_000_000n), refundsPayingOut: [], refundsPaid: [] },
     refused: 'insufficient_balance', message: /pending_clearing bucket/,
   },
   {
     row: 'settled, a claim\'s refund being paid out to the payer → reverse → operation_not_allowed: cancel the refund first, or the payer is paid twice',
-    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [{ claimId: 'clm_1', withdrawalId: 'wdr_9' }] },
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [{ claimId: 'clm_1', withdrawalId: 'wdr_9' }], refundsPaid: [] },
     refused: 'operation_not_allowed', message: /refund withdrawal wdr_9 is paying the payer out.*\/v1\/bo\/withdrawals\/wdr_9\/cancel/,
   },
   {
+    row: 'settled, a claim\'s refund already paid the payer some of the transfer → reverse → operation_not_allowed: the recall pays them again; say claim_refunds',
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [], refundsPaid: [{ claimId: 'clm_1', refundedMinor: 500n }] },
+    refused: 'operation_not_allowed', message: /Claim clm_1 already refunded 5(\.00)? baht of this transfer.*claim_refunds: "recover_from_payer"/,
+  },
+  {
+    row: 'settled, a claim\'s refund already paid, the operator records it owed back by the payer → reversed as any (the claim records it: handler)',
+    given: settledScene, when: { type: 'ReverseDeposit', at: settledAt + hour, reasonCode: 'BANK_RECALL', balanceTransactionId: 'btxn_9', wallet: wallet(49_197n), refundsPayingOut: [], refundsPaid: [{ claimId: 'clm_1', refundedMinor: 500n }], claimRefunds: 'recover_from_payer' },
+    then: [{ type: 'DepositReversed', at: settledAt + hour, reasonCode: 'BANK_RECALL', reversesBalanceTransactionId: 'btxn_1', balanceTransactionId: 'btxn_9' }],
+  },
+  {
     row: 'not settled: reverse → operation_not_allowed',
-    given: awaitingPayment, when: { type: 'ReverseDeposit', at: T0 + hour, reasonCode: 'OPS_ERROR', balanceTransactionId: 'btxn_9', wallet: wallet(X), refundsPayingOut: [] },
+    given: awaitingPayment, when: { type: 'ReverseDeposit', at: T0 + hour, reasonCode: 'OPS_ERROR', balanceTransactionId: 'btxn_9', wallet: wallet(X), refundsPayingOut: [], refundsPaid: [] },
     refused: 'operation_not_allowed', message: /Only a settled deposit/,
   },
   {

@@ -54,6 +54,7 @@ import { limits } from '../../core/limits.ts';
 import { exactTransfer, Harness, merchantActor, operator, system } from '../support/core-harness.ts';
 import { presentDeposit } from '../../core/present.ts';
 import { refundWithdrawalsOf } from '../../core/claim/state.ts';
+import { recalledWithTransfer, refundedOfTransfer } from '../../core/claim/decide.ts';
 
 const runs = Number(process.env.SATANG_PROP_RUNS ?? 1000);
 
@@ -197,6 +198,12 @@ function checkClaimRefunds(r: Real): void {
     }
     if (c.status === 'return_pending_payout') assert.ok(open > 0, `${c.id} waits for a payout with no refund open`);
     for (const w of refunds) assert.is(w.metadata?.claim_id, c.id, `${w.id} is ${c.id}'s refund`);
+  }
+  // A reversed deposit's transfer is back with the payer: what its claims' refunds paid them of it is owed back, and said so on the claim.
+  for (const c of world.claims.values()) {
+    const reversed = world.deposits.get(c.depositId)?.status === 'reversed';
+    const owed = reversed && recalledWithTransfer(c) && (c.refundedMinor ?? 0n) > 0n ? c.refundedMinor : undefined;
+    assert.is(c.owedByPayerMinor, owed, `${c.id} (${c.status}, refunded ${c.refundedMinor}, deposit ${reversed ? 'reversed' : 'not reversed'}): owed back by the payer`);
   }
   for (const w of world.withdrawals.values()) {
     if (w.replacementOfWithdrawalId === undefined) continue;
@@ -496,7 +503,8 @@ class ApproveWithdrawal implements Cmd {
 }
 
 class Reverse implements Cmd {
-  constructor(readonly i: number, readonly fill: boolean) {}
+  /** `recover`: the operator records a claim's refund already paid as owed back by the payer (claim_refunds), else such a reversal is refused. */
+  constructor(readonly i: number, readonly fill: boolean, readonly recover = false) {}
   /** A fill exists only once a withdrawal exists and some deposit may have settled (against it). */
   check(model: Model) {
     return mayBeSettled(model).length > 0 && (!this.fill || model.withdrawals.size > 0);
@@ -508,11 +516,16 @@ class Reverse implements Cmd {
       if (f) run(r, { type: 'ReverseFill', actor: operator(), withdrawalId: w.id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' });
     } else {
       const id = pickDeposit(mayBeSettled(model), r, this.i, ['settled'])!;
-      if (run(r, { type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank' })) model.deposits.get(id)!.phase = 'reversed';
+      const paid = [...r.h.world.claims.values()].some((c) => c.depositId === id && refundedOfTransfer(c) > 0n);
+      if (run(r, { type: 'ReverseDeposit', actor: operator(), depositId: id, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank', ...(this.recover ? { claimRefunds: 'recover_from_payer' as const } : {}) })) {
+        model.deposits.get(id)!.phase = 'reversed';
+        assert.ok(!paid || this.recover, `${id} reversed after a claim's refund paid the payer, and no one said it is owed back`);
+        if (paid) reach('deposit reversed after its claim refunded the payer');
+      }
     }
     checkInvariants(model, r);
   }
-  toString() { return `Reverse(${this.i}, ${this.fill ? 'fill' : 'deposit'})`; }
+  toString() { return `Reverse(${this.i}, ${this.fill ? 'fill' : 'deposit'}${this.recover ? ', recover_from_payer' : ''})`; }
 }
 
 /**
@@ -617,7 +630,7 @@ const commands = [
   fc.tuple(fc.nat(50), fc.boolean(), fc.nat(5)).map(([d, a, e]) => new Review(d, a, e)),
   fc.tuple(fc.nat(50), fc.boolean()).map(([i, w]) => new Cancel(i, w)),
   fc.tuple(fc.nat(50), fc.nat(5), fc.boolean()).map(([i, e, rj]) => new ApproveWithdrawal(i, e, rj)),
-  fc.tuple(fc.nat(50), fc.boolean()).map(([i, f]) => new Reverse(i, f)),
+  fc.tuple(fc.nat(50), fc.boolean(), fc.boolean()).map(([i, f, rec]) => new Reverse(i, f, rec)),
   // Overpayments' claims refunded, their refunds filled by other payers, and those fills recalled.
   fc.nat(50).map((i) => new RefundClaim(i)),
   fc.nat(50).map((i) => new RecallRefund(i)),
@@ -1274,6 +1287,18 @@ function payInFull(real: Real, shop: string, amount: bigint, excess = 0n): strin
   return d.id;
 }
 
+/** A payer's withdrawal of 500 baht paid by a shop's deposit with `excess` beyond it: the overpaid deposit and its claim (opened by itself), in the model. */
+function overpaidScene(excess: bigint) {
+  const scene = payerAndShop();
+  const { h, payer, shop, model, real } = scene;
+  h.withdrawal(payer, 50_000n, { beneficiaryId: h.beneficiary(payer, true, '1111222233') });
+  const overpaid = payInFull(real, shop, 50_000n, excess);
+  fc.pre(overpaid !== undefined && h.world.deposits.get(overpaid)!.status === 'settled');
+  model.deposits.set(overpaid, { phase: 'paid', createdAtMinutes: 0 });
+  const claim = [...h.world.claims.values()].find((c) => c.depositId === overpaid)!;
+  return { ...scene, overpaid: overpaid, claim };
+}
+
 /**
  * A claim's refund the bank recalls, in any shape: an overpayment's claim refunded (all of
  * it or part) and paid out; payers' deposits fill its refund (wholly or in part, one or two
@@ -1293,12 +1318,7 @@ test(`a claim's refund recalled by the bank keeps every ledger invariant (${runs
     fc.integer({ min: 20, max: 400 }).map((baht) => BigInt(baht * 100)), fc.boolean(),
     fc.array(share, { minLength: 1, maxLength: 2 }), fc.boolean(), fc.nat(3), fc.array(share, { maxLength: 2 }), fc.boolean(),
     (excess, partRefund, fillPermille, expire, which, replacementFills, recallAgain) => {
-      const { h, payer, shop, model, real } = payerAndShop();
-      h.withdrawal(payer, 50_000n, { beneficiaryId: h.beneficiary(payer, true, '1111222233') });
-      const overpaid = payInFull(real, shop, 50_000n, excess);
-      fc.pre(overpaid !== undefined && h.world.deposits.get(overpaid)!.status === 'settled');
-      model.deposits.set(overpaid!, { phase: 'paid', createdAtMinutes: 0 });
-      const claim = [...h.world.claims.values()].find((c) => c.depositId === overpaid)!;
+      const { h, shop, model, real, overpaid, claim } = overpaidScene(excess);
       assert.is(claim.amountMinor, excess);
       const refundMinor = partRefund && excess >= 200n ? (excess / 200n) * 100n : excess;
       const decide = (transition: 'review' | 'refund' | 'payout', by: string, amountMinor?: bigint) =>
@@ -1349,6 +1369,87 @@ test(`a claim's refund recalled by the bank keeps every ledger invariant (${runs
     },
   ), { numRuns: runs });
   assert.ok(replaced >= runs / 4, `a closed refund's fill was recalled and replaced in a good share of runs (${replaced} of ${runs})`);
+});
+
+/**
+ * A deposit the bank recalls after its overpayment's claim refunded the payer, in any shape:
+ * the refund filled wholly or in part by one or two payers, expired or not, one of its fills
+ * perhaps recalled from the payer before; then the deposit is reversed. Without the
+ * operator's word the reversal is refused when the payer was refunded anything (leaving
+ * nothing behind: run's check); with it, it goes through and the claim records what its
+ * refunds paid as owed back by the payer. A recall of the refund after that lowers it. Every
+ * step keeps every ledger invariant (no merchant bucket below zero, the ledger balanced).
+ */
+test(`a deposit reversed after its claim's refund paid the payer keeps every ledger invariant and records the refund owed back (${runs} runs)`, () => {
+  let owedRecorded = 0;
+  fc.assert(fc.property(
+    fc.integer({ min: 20, max: 400 }).map((baht) => BigInt(baht * 100)), fc.array(share, { minLength: 1, maxLength: 2 }), fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean(),
+    (excess, fillPermille, expire, recallFirst, clearFirst, recallAfter) => {
+      const { h, shop, model, real, overpaid, claim } = overpaidScene(excess);
+      for (const [transition, by] of [['review', 'emp_0'], ['refund', 'emp_0'], ['payout', 'emp_1']] as const) {
+        assert.ok(run(real, { type: 'DecideClaim', actor: operator(by), claimId: claim.id, transition, note: 'Checked the bank statement line by line.' }));
+      }
+      syncRefunds(model, real);
+      const refund = () => h.world.withdrawals.get(h.world.claims.get(claim.id)!.refundWithdrawalId!)!;
+      for (const permille of fillPermille) {
+        const amount = ((remainingOf(refund()) * BigInt(permille)) / 1_000n / 100n) * 100n;
+        if (amount < 2_000n || !isOpenStatus(refund().status)) continue;
+        const id = payInFull(real, shop, amount);
+        if (id) model.deposits.set(id, { phase: 'paid', createdAtMinutes: model.minutes });
+        checkInvariants(model, real);
+      }
+      fc.pre(refund().fills.length > 0);
+      // The refund runs out (or is canceled by an operator): a reversal waits for it to be final.
+      if (isOpenStatus(refund().status)) {
+        if (expire) {
+          h.advance(limits.withdrawalLifetimeMs + 60_000);
+          model.minutes += limits.withdrawalLifetimeMs / 60_000 + 1;
+        } else assert.ok(run(real, { type: 'CancelWithdrawal', actor: operator('emp_2'), withdrawalId: refund().id, note: 'the payer asked us to stop the refund' }), 'an operator cancels a refund with no fill in flight');
+        checkInvariants(model, real);
+      }
+      if (recallFirst) {
+        const f = refund().fills.find((x) => !x.reversal)!;
+        run(real, { type: 'ReverseFill', actor: operator('emp_2'), withdrawalId: refund().id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the payer\'s bank' });
+        syncRefunds(model, real);
+        checkInvariants(model, real);
+      }
+      if (clearFirst) {
+        h.advance(limits.clearingPeriodMs + 60_000);
+        model.minutes += limits.clearingPeriodMs / 60_000 + 1;
+        checkInvariants(model, real);
+      }
+      const c = h.world.claims.get(claim.id)!;
+      fc.pre(c.status === 'closed');
+      const refunded = c.refundedMinor ?? 0n;
+      const reverse = (recover: boolean) => run(real, {
+        type: 'ReverseDeposit', actor: operator('emp_3'), depositId: overpaid, reasonCode: 'BANK_RECALL', note: 'recalled by the sender bank', ...(recover ? { claimRefunds: 'recover_from_payer' as const } : {}),
+      });
+      const plain = reverse(false);
+      checkInvariants(model, real);
+      if (refunded > 0n) {
+        assert.is(plain, undefined, 'refused: the payer was refunded part of the transfer');
+        assert.is(h.world.deposits.get(overpaid)!.status, 'settled');
+        const accepted = reverse(true);
+        fc.pre(accepted !== undefined); // the merchant's bucket may no longer hold the credit (insufficient_balance)
+      } else fc.pre(plain !== undefined);
+      model.deposits.get(overpaid)!.phase = 'reversed';
+      checkInvariants(model, real);
+      const after = h.world.claims.get(claim.id)!;
+      assert.equal([after.status, after.refundedMinor, after.owedByPayerMinor], ['closed', c.refundedMinor, refunded > 0n ? refunded : undefined]);
+      if (refunded > 0n) owedRecorded++;
+      // The bank then recalls the refund from the payer: they no longer hold it twice.
+      const landed = [...refundWithdrawalsOf(after)].map((id) => h.world.withdrawals.get(id)!).find((w) => w.fills.some((f) => !f.reversal));
+      if (recallAfter && landed) {
+        const f = landed.fills.find((x) => !x.reversal)!;
+        assert.ok(run(real, { type: 'ReverseFill', actor: operator('emp_2'), withdrawalId: landed.id, legRef: f.legRef, reasonCode: 'BANK_RECALL', note: 'recalled by the payer\'s bank' }));
+        syncRefunds(model, real);
+        checkInvariants(model, real);
+        const last = h.world.claims.get(claim.id)!;
+        assert.equal([last.status, last.owedByPayerMinor], ['closed', (last.refundedMinor ?? 0n) > 0n ? last.refundedMinor : undefined]);
+      }
+    },
+  ), { numRuns: runs });
+  assert.ok(owedRecorded >= runs / 4, `a reversal recorded a refund owed back in a good share of runs (${owedRecorded} of ${runs})`);
 });
 
 const interestingStates = ['deposit:settled', 'deposit:under_review', 'deposit:expired', 'deposit:awaiting_liquidity', 'deposit:reversed',

@@ -400,4 +400,58 @@ test('a refund the bank recalls after it settled is paid again by a replacement 
   assert.equal(types, ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed', 'ClaimRefundRecalled', 'ClaimClosed']);
 });
 
+test('a deposit reversed after its claim\'s refund paid the payer: refused until the operator records the refund as owed back by the payer; then the claim says so and the ledger balances', async () => {
+  // A white label of its own: a same-slip overpayment of 50 baht, its claim refunded (two operators), paid out and filled.
+  const d = await overpaidInNewWhiteLabel('Reversal');
+  const claimId = d.overpayment.claim_id;
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true })).status, 200);
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const refunded = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([refunded.status, refunded.refunded_minor, refunded.owed_by_payer_minor], ['closed', 5_000, null]);
+  const before = await shopBalance();
+  const journalBefore = scene.s.running.store.db.prepare('SELECT count(*) FROM journal').pluck(true).get();
+  ledgerBalanced('refund settled');
+
+  // The bank recalls the order's whole transfer (450 baht, the 50 refunded with it): the payer would have the 50 twice.
+  const recall = { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the whole transfer' };
+  const refused = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, recall, { stepUp: true });
+  assert.equal([refused.status, refused.json.error?.code], [409, 'operation_not_allowed'], refused.text);
+  assert.equal([refused.json.error.details.claim_id, refused.json.error.details.refunded_minor], [claimId, 5_000]);
+  assert.match(refused.json.error.message, /already refunded 50(\.00)? baht of this transfer.*claim_refunds: "recover_from_payer"/);
+  // Nothing left behind: the deposit settled, the merchant's balance, the claim and the journal as they were.
+  assert.is((await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${d.id}`)).json.status, 'settled');
+  assert.equal(await shopBalance(), before);
+  assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.version, refunded.version);
+  assert.is(scene.s.running.store.db.prepare('SELECT count(*) FROM journal').pluck(true).get(), journalBefore);
+  const unknown = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { ...recall, claim_refunds: 'write_off' }, { stepUp: true });
+  assert.equal([unknown.status, unknown.json.error?.code], [422, 'validation_error'], unknown.text);
+
+  // The operator, having checked the recall took the whole transfer, reverses recording the refund as owed back.
+  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { ...recall, claim_refunds: 'recover_from_payer' }, { sub: 'emp_recall', stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is(reversed.json.status, 'reversed');
+  const after = await shopBalance();
+  assert.is(after.pending_clearing_minor, before.pending_clearing_minor - d.credited_amount_minor, 'the merchant gives back what the order credited, no more');
+  assert.equal([after.available_minor, after.reserved_minor], [before.available_minor, before.reserved_minor]);
+  const owed = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([owed.status, owed.refunded_minor, owed.owed_by_payer_minor, owed.version], ['closed', 5_000, 5_000, refunded.version + 1]);
+  const last = owed.notes.at(-1);
+  assert.equal([last.status, last.operator], ['closed', 'emp_recall']);
+  assert.match(last.note, new RegExp(`${d.id} was reversed \\(BANK_RECALL\\) after this claim refunded 50(\\.00)? baht.*owes it back`));
+  const step = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json.timeline.filter((t: any) => t.step === 'claim').at(-1);
+  assert.equal([step.detail.status, step.detail.operator, step.detail.owed_by_payer_minor, step.detail.reason_code], ['closed', 'emp_recall', 5_000, 'BANK_RECALL']);
+  // suspense still shows the 50 paid out (the service's claim, now on the payer); the trial balance balances.
+  const tb = (await scene.s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] })).json;
+  const live = (tb.sections ?? [tb]).find((x: any) => x.livemode === true);
+  assert.ok(live.balanced);
+  ledgerBalanced('reversed, the refund owed back');
+  const types = scene.s.running.store.db.prepare('SELECT type FROM journal WHERE stream = ? ORDER BY version').pluck(true).all(claimId);
+  assert.equal(types, ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed', 'ClaimRefundOwed']);
+  const again = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { ...recall, claim_refunds: 'recover_from_payer' }, { stepUp: true });
+  assert.equal([again.status, again.json.error?.code], [409, 'operation_not_allowed']);
+});
+
 test.run();
