@@ -164,7 +164,7 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
-  const accountOf = (w: Withdrawal) => tx.world.beneficiaries.get(w.beneficiaryId);
+  const accountOf = (w: Withdrawal) => tx.beneficiary(w.beneficiaryId);
   // A payer is never asked to pay into his own account (a claim's refund to him, say): a
   // transfer to oneself is no payment, and it would both fill the order and credit the merchant.
   const payable = (w: Withdrawal) => {
@@ -200,7 +200,7 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
     return { kind: 'matched', legs: [leg], source: 'external_gateway', expiresAt: legExpiresAt };
   }
   const legs: Leg[] = plan.legs.map((p, i) => {
-    const ben = tx.world.beneficiaries.get(p.withdrawal.beneficiaryId);
+    const ben = tx.beneficiary(p.withdrawal.beneficiaryId);
     assert(ben, () => `withdrawal ${p.withdrawal.id} pays unknown beneficiary ${p.withdrawal.beneficiaryId}`);
     return {
       legRef: tx.ids.next('leg'), sequence: i + 1, amountMinor: p.amountMinor, expiresAt, legStatus: 'pending', method: 'promptpay_qr',

@@ -44,6 +44,8 @@ export class Tx implements DirectoryReads {
   private suspensions: Map<string, boolean> | undefined;
   /** Gateway routes this command set (the world learns them at apply). */
   private routes: Map<string, GatewayRoute> | undefined;
+  /** Beneficiaries this command registered (a claim's refund to its payer; the world learns them at apply). */
+  private beneficiaries: Map<string, Beneficiary> | undefined;
   /** Timers this command cleared explicitly (a fired timer that changed nothing); rare. */
   private cleared: string[] | undefined;
   /** Timers set explicitly (not derived from an aggregate's state); rare. */
@@ -110,8 +112,9 @@ export class Tx implements DirectoryReads {
     return this.suspensions?.get(merchantId) ?? this.world.merchants.get(merchantId)?.suspended === true;
   }
 
+  /** The beneficiary as this command has left it (one registered here counts: the world learns it at apply). */
   beneficiary(id: string): Beneficiary | undefined {
-    return this.world.beneficiaries.get(id);
+    return this.beneficiaries?.get(id) ?? this.world.beneficiaries.get(id);
   }
 
   nextClearingAt(merchantId: string, livemode: boolean): number | null {
@@ -180,6 +183,7 @@ export class Tx implements DirectoryReads {
   emitRecord(stream: string, kind: StreamKind, livemode: boolean | null, merchantId: string | null, event: DirectoryEvent): void {
     if (event.type === 'MerchantSuspensionChanged') (this.suspensions ??= new Map()).set(event.merchantId, event.suspended);
     if (event.type === 'GatewayRouteSet') (this.routes ??= new Map()).set(event.whiteLabelId, event.route);
+    if (event.type === 'BeneficiaryRegistered') (this.beneficiaries ??= new Map()).set(event.beneficiary.id, { ...event.beneficiary, version: 0 });
     this.push(stream, kind, this.nextRecordVersion(stream, kind), livemode, merchantId, event);
   }
 

@@ -454,4 +454,22 @@ test('a deposit reversed after its claim\'s refund paid the payer: refused until
   assert.equal([again.status, again.json.error?.code], [409, 'operation_not_allowed']);
 });
 
+test('a refund paid out while a payer\'s deposit waits for liquidity: the payout opens the refund and that deposit is matched to it at once (not a 500)', async () => {
+  const d = await overpaidInNewWhiteLabel('Waiting');
+  const claimId = d.overpayment.claim_id;
+  // A deposit of 50 baht from another payer, with no withdrawal left to pay: it waits for liquidity.
+  const waiting = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 5_000, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: freshSender() }));
+  assert.is(waiting.status, 202, waiting.text);
+  assert.is(waiting.json.status, 'awaiting_liquidity');
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.is(payout.status, 200, payout.text);
+  assert.is(payout.json.status, 'return_pending_payout');
+  const matched = (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${waiting.json.id}`)).json;
+  assert.is(matched.status, 'awaiting_payment', JSON.stringify(matched));
+  assert.is(matched.legs[0].receiver.account_number_masked?.slice(-4) ?? matched.legs[0].receiver.account_number?.slice(-4), sender.account_number.slice(-4), 'its leg pays the payer\'s account');
+  ledgerBalanced('refund matched to a waiting deposit');
+});
+
 test.run();
