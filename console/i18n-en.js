@@ -127,6 +127,7 @@ export const en = {
   'deposit.decline': 'Decline',
   'deposit.reverseTitle': 'Reverse this deposit',
   'deposit.reverseHelp': 'Takes the credited amount back from the merchant’s wallet. Needs step-up.',
+  'deposit.reverseRecover': 'Claim {claim} already refunded the payer {amount} of this transfer, which the bank\u2019s recall pays them again: reverse anyway and record it on the claim as owed back by the payer.',
   'deposit.reverse': 'Reverse',
 
   'evidence.verdicts': 'Verification: expected and shown',

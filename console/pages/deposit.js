@@ -14,7 +14,7 @@
 
 import { get, post } from '../api.js';
 import { label, language, t } from '../i18n.js';
-import { parseBahtToMinor } from '../format.js';
+import { formatBaht, parseBahtToMinor } from '../format.js';
 import { ActionButton, Age, Badge, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { DetailValue, Evidence } from './deposit-evidence.js';
 import { useState } from 'preact/hooks';
@@ -144,10 +144,20 @@ function Reversal({ deposit, reload }) {
   const n = useNote(); // a reversal needs a note as a review decision does (20 readable characters)
   const codes = tables.reversal_reason_codes ?? [];
   const [reason, setReason] = useState(codes[0] ?? '');
+  // A claim already refunded the payer part of this transfer: the server refuses the reversal
+  // (the bank's recall pays them again) until the operator says the refund is owed back.
+  const [refunded, setRefunded] = useState(null);
+  const [recover, setRecover] = useState(false);
   if (deposit.status !== 'settled' || !can('POST /v1/bo/deposits/:id/reverse')) return null;
   const reverse = async () => {
     if (!n.check()) return false;
-    await post(`/v1/bo/deposits/${encodeURIComponent(deposit.id)}/reverse`, { reason_code: reason, note: n.note.trim() }, { stepUp: true });
+    const body = { reason_code: reason, note: n.note.trim(), ...(recover ? { claim_refunds: 'recover_from_payer' } : {}) };
+    try {
+      await post(`/v1/bo/deposits/${encodeURIComponent(deposit.id)}/reverse`, body, { stepUp: true });
+    } catch (error) {
+      if (error?.code === 'operation_not_allowed' && typeof error.details?.refunded_minor === 'number') setRefunded(error.details);
+      throw error;
+    }
     n.clear();
     return true;
   };
@@ -159,6 +169,8 @@ function Reversal({ deposit, reload }) {
         ${codes.map((c) => html`<option value=${c}>${label('reversal', c)}</option>`)}
       </select></label>
     <${NoteField} n=${n} testid="reverse-note" rows=${2} />
+    ${refunded ? html`<label class="block" data-testid="reverse-recover-label"><input type="checkbox" data-testid="reverse-recover" checked=${recover}
+      onChange=${(e) => setRecover(e.currentTarget.checked)} /> ${t('deposit.reverseRecover', { claim: refunded.claim_id, amount: formatBaht(refunded.refunded_minor) })}</label>` : null}
     <div class="buttons"><${ActionButton} testid="reverse" tone="danger" stepUp onRun=${reverse} done=${reload}>${t('deposit.reverse')}</${ActionButton}></div>
   </details>`;
 }

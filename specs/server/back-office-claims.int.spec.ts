@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
+import { answerStepUp, launchChromium, signIn } from '../support/console-browser.ts';
 import { limits } from '../../core/limits.ts';
 
 let scene: SlipScene;
@@ -429,20 +430,39 @@ test('a deposit reversed after its claim\'s refund paid the payer: refused until
   const unknown = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { ...recall, claim_refunds: 'write_off' }, { stepUp: true });
   assert.equal([unknown.status, unknown.json.error?.code], [422, 'validation_error'], unknown.text);
 
-  // The operator, having checked the recall took the whole transfer, reverses recording the refund as owed back.
-  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { ...recall, claim_refunds: 'recover_from_payer' }, { sub: 'emp_recall', stepUp: true });
-  assert.is(reversed.status, 200, reversed.text);
-  assert.is(reversed.json.status, 'reversed');
+  // The operator, having checked the recall took the whole transfer, reverses recording the refund as owed back:
+  // in the console, whose first try meets the same refusal and then offers to record it (a tick), the second reverses.
+  const browser = await launchChromium();
+  try {
+    const lead = await signIn(browser, scene.s.url, 'emp_lead', { hash: `#/deposits/${d.id}`, page: 'deposit' });
+    await lead.page.click('[data-testid=reverse-form] summary');
+    await lead.page.selectOption('[data-testid=reverse-reason]', 'BANK_RECALL');
+    await lead.page.fill('[data-testid=reverse-note]', recall.note);
+    const firstTry = lead.page.waitForResponse((r) => r.url().endsWith('/reverse'), { timeout: 60_000 });
+    await answerStepUp(lead, () => lead.page.click('[data-testid=reverse]'));
+    assert.is((await firstTry).status(), 409);
+    await lead.page.waitForSelector('[data-testid=reverse-recover]');
+    assert.match(await lead.page.textContent('[data-testid=reverse-recover-label]') ?? '', new RegExp(`${claimId} already refunded the payer ฿50\\.00 of this transfer`));
+    await lead.page.check('[data-testid=reverse-recover]');
+    const reversedAnswer = lead.page.waitForResponse((r) => r.url().endsWith('/reverse'), { timeout: 60_000 });
+    await answerStepUp(lead, () => lead.page.click('[data-testid=reverse]'));
+    const reversed = await reversedAnswer;
+    assert.is(reversed.status(), 200);
+    assert.is(JSON.parse(reversed.request().postData() ?? '{}').claim_refunds, 'recover_from_payer');
+    assert.is((await reversed.json()).status, 'reversed');
+  } finally {
+    await browser.close();
+  }
   const after = await shopBalance();
   assert.is(after.pending_clearing_minor, before.pending_clearing_minor - d.credited_amount_minor, 'the merchant gives back what the order credited, no more');
   assert.equal([after.available_minor, after.reserved_minor], [before.available_minor, before.reserved_minor]);
   const owed = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
   assert.equal([owed.status, owed.refunded_minor, owed.owed_by_payer_minor, owed.version], ['closed', 5_000, 5_000, refunded.version + 1]);
   const last = owed.notes.at(-1);
-  assert.equal([last.status, last.operator], ['closed', 'emp_recall']);
+  assert.equal([last.status, last.operator], ['closed', 'emp_lead']);
   assert.match(last.note, new RegExp(`${d.id} was reversed \\(BANK_RECALL\\) after this claim refunded 50(\\.00)? baht.*owes it back`));
   const step = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json.timeline.filter((t: any) => t.step === 'claim').at(-1);
-  assert.equal([step.detail.status, step.detail.operator, step.detail.owed_by_payer_minor, step.detail.reason_code], ['closed', 'emp_recall', 5_000, 'BANK_RECALL']);
+  assert.equal([step.detail.status, step.detail.operator, step.detail.owed_by_payer_minor, step.detail.reason_code], ['closed', 'emp_lead', 5_000, 'BANK_RECALL']);
   // suspense still shows the 50 paid out (the service's claim, now on the payer); the trial balance balances.
   const tb = (await scene.s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] })).json;
   const live = (tb.sections ?? [tb]).find((x: any) => x.livemode === true);
