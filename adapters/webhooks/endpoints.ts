@@ -138,7 +138,7 @@ export class EndpointStore {
       enable: db.prepare(`UPDATE webhook_endpoints SET status = 'enabled', version = version + 1, disabled_at = NULL, disabled_reason = NULL, ${healthAfresh} WHERE id = ? AND status = 'disabled'`),
       // A new address is a new receiver: its health and a 410's flag were the old one's.
       moveTo: db.prepare(`UPDATE webhook_endpoints SET url = ?, url_sealed = ?, version = version + 1, ${healthAfresh} WHERE id = ?`),
-      subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ?, version = version + 1 WHERE id = ?'),
+      subscribe: db.prepare('UPDATE webhook_endpoints SET event_types = ?, version = version + ? WHERE id = ?'),
       flag: db.prepare('UPDATE webhook_endpoints SET flagged_at = ?, flag_reason = ?, version = version + (flagged_at IS NULL) WHERE id = ?'),
       // A success after a 410 says the receiver is there again: the flag goes with the down-time.
       success: db.prepare(`UPDATE webhook_endpoints SET last_success_at = ?, version = version + (flagged_at IS NOT NULL), ${healthAfresh} WHERE id = ?`),
@@ -235,9 +235,12 @@ export class EndpointStore {
     this.s.moveTo.run(...this.stored(id, url), id);
   }
 
-  /** Replaces the subscription (null = every event type). */
-  subscribe(id: string, eventTypes: readonly string[] | null): void {
-    this.s.subscribe.run(eventTypes === null ? null : JSON.stringify(eventTypes), id);
+  /**
+   * Replaces the subscription (null = every event type); `newVersion` false when the same
+   * change (a new URL with it) has already moved the version.
+   */
+  subscribe(id: string, eventTypes: readonly string[] | null, newVersion = true): void {
+    this.s.subscribe.run(eventTypes === null ? null : JSON.stringify(eventTypes), newVersion ? 1 : 0, id);
   }
 
   flag(id: string, reason: string, at: number): void {

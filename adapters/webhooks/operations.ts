@@ -149,8 +149,12 @@ export class WebhookOperations {
   update(endpoint: Endpoint, change: { url?: string; eventTypes?: readonly string[] | null }): Result<Endpoint> {
     if (endpoint.status === 'deleted') return refuse(reject('operation_not_allowed', 'The endpoint was deleted; register a new one.'));
     if (isCliEndpoint(endpoint)) return refuse(reject('operation_not_allowed', 'A satang listen endpoint lives as long as its stream; it cannot be changed.'));
-    if (change.url !== undefined && change.url !== endpoint.url) this.p.endpoints.moveTo(endpoint.id, change.url);
-    if (change.eventTypes !== undefined) this.p.endpoints.subscribe(endpoint.id, change.eventTypes);
+    // One request is one change of the endpoint, its version one more, whether it moves the URL,
+    // the subscription or both; naming what the endpoint already is changes nothing, no version.
+    const moves = change.url !== undefined && change.url !== endpoint.url;
+    const resubscribes = change.eventTypes !== undefined && JSON.stringify(change.eventTypes) !== JSON.stringify(endpoint.eventTypes);
+    if (moves) this.p.endpoints.moveTo(endpoint.id, change.url!);
+    if (resubscribes) this.p.endpoints.subscribe(endpoint.id, change.eventTypes!, !moves);
     return ok(this.p.endpoints.get(endpoint.id)!);
   }
 

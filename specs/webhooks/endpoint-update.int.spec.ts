@@ -85,6 +85,29 @@ test('a new subscription decides what is delivered from then on; null takes ever
   await receiver.stop();
 });
 
+test('one update is one version, whatever it changes; naming what the endpoint is changes none', async () => {
+  const receiver = await Receiver.start(() => s.clock.now());
+  const other = await Receiver.start(() => s.clock.now());
+  const m = await s.onboard('Versions', shop.whiteLabelId);
+  const id = await addEndpoint(s, m.id, receiver.url);
+  assert.is((await endpointOf(id)).version, 0);
+  const update = async (body: object) => {
+    const r = await s.bo('POST', `/v1/bo/webhooks/${id}`, body);
+    assert.is(r.status, 200, r.text);
+    assert.is((await endpointOf(id)).version, r.json.version, 'the answer is what GET shows');
+    return r.json.version as number;
+  };
+  assert.is(await update({ event_types: ['deposit.settled'] }), 1);
+  assert.is(await update({ event_types: ['deposit.settled'] }), 1, 'the subscription it has: no change');
+  assert.is(await update({ url: receiver.url, event_types: ['deposit.settled'] }), 1, 'the URL and subscription it has');
+  assert.is(await update({ url: other.url }), 2);
+  assert.is(await update({ url: receiver.url, event_types: null }), 3, 'a new URL and subscription in one request: one change');
+  assert.is(await update({ url: other.url, event_types: null }), 4, 'a new URL, every type as before');
+  assert.is(await update({ event_types: null }), 4);
+  await receiver.stop();
+  await other.stop();
+});
+
 test('a refused change leaves the endpoint as it was', async () => {
   const receiver = await Receiver.start(() => s.clock.now());
   const m = await s.onboard('Refused', shop.whiteLabelId);
