@@ -14,11 +14,17 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor, sameOperator } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData, usePartData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
 /** The transitions that move money out: the server asks a fresh step-up for them. */
 const stepsUp = new Set(['refund', 'payout']);
+
+/** The merchant's name before its id, as the deposit, withdrawal and statement pages show it (the directory's row for that id). */
+function MerchantName({ id }) {
+  const found = usePartData(() => get('/v1/bo/merchants', { q: id, limit: 1 }).then((r) => r.data.find((m) => m.id === id) ?? null), [id], null);
+  return found ? html`<span data-testid="claim-merchant-name"><${Named} text=${found.name} /></span> ` : null;
+}
 
 export function ClaimPage({ id }) {
   const { data: c, error, reload } = usePageData(() => get(`/v1/bo/claims/${encodeURIComponent(id)}`), [id]);
@@ -38,7 +44,7 @@ export function ClaimPage({ id }) {
         <${Facts} rows=${[
           [t('claims.kind'), label('claimKind', c.kind)],
           [t('common.deposit'), html`<${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} keep=${14} />`],
-          [t('common.merchant'), html`<${Id} id=${c.merchant_id} to=${`#/merchants/${encodeURIComponent(c.merchant_id)}?livemode=${c.livemode}`} keep=${14} />`],
+          [t('common.merchant'), html`<${MerchantName} id=${c.merchant_id} /><${Id} id=${c.merchant_id} to=${`#/merchants/${encodeURIComponent(c.merchant_id)}?livemode=${c.livemode}`} keep=${14} />`],
           [t('common.created'), html`<${Time} at=${c.created_at} />`],
           [t('claims.updated'), html`<${Time} at=${c.updated_at} />`],
           c.evidence ? [t('claims.evidence'), html`<span class="prewrap">${c.evidence}</span>`] : null,

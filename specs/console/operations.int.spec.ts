@@ -67,6 +67,10 @@ test('Thai notes, account holders and white label names are marked lang="th" in 
   const lead = await operator('emp_lead', `#/claims/${claimId}`, 'claim');
   assert.is(await lead.page.evaluate(() => document.documentElement.lang), 'en');
   assert.is(await lead.page.textContent('[data-testid=note-row] [data-testid=note-text] [lang=th]'), thaiNote);
+  // The claim names its merchant, not only its id, as the deposit and statement pages do.
+  const shopName = (await scene.s.bo('GET', `/v1/bo/merchants?q=${scene.shop.id}`)).json.data[0].name;
+  await lead.page.waitForSelector('[data-testid=claim-merchant-name]');
+  assert.is(await lead.page.textContent('[data-testid=claim-merchant-name]'), shopName);
 
   await lead.goto(`#/merchants/${scene.payer.id}?livemode=true`, 'merchant');
   await lead.page.waitForSelector('[data-testid=receiving-account]');
