@@ -200,9 +200,10 @@ export async function runIdempotentOwn(
     // Another body under a used key is told as such before any admission check: a retry's
     // step-up is bound to the request it authorised, so it would refuse a changed body as
     // "another action" and hide the answer the key's rules give (idempotency_key_reused).
-    refuseChangedRequest(prior, hash, rawRequestHash(ctx));
+    const earlierHash = rawRequestHash(ctx); // hashed once: the check here and the replay's
+    refuseChangedRequest(prior, hash, earlierHash);
     await options.admit?.(true);
-    return replay(ctx, prior, hash, rawRequestHash(ctx));
+    return replay(ctx, prior, hash, earlierHash);
   }
   inFlight.add(slot);
   try {
