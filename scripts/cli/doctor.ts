@@ -73,31 +73,23 @@ export function diskCheck(dataDir: string, fs: DiskSpace): Check {
   return { check: 'disk', level: free < diskFreeWarnFraction ? 'WARN' : 'OK', detail };
 }
 
-/** Whether the configured key opens a backup's journal (undefined: no marker, or it cannot be read). */
-function backupOpensWith(file: string, config: Config, env: NodeJS.ProcessEnv): boolean | undefined {
-  if (!existsSync(file)) return undefined;
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    return masterKeyOpens(db, sealerFor(config, env));
-  } catch {
-    return undefined;
-  } finally {
-    db?.close();
-  }
-}
-
 /**
- * How many webhook endpoints a backup's journal keeps with their URL's path or query in clear
- * (taken by a build before those were sealed, 35b7865; a restore seals them at the first
- * start, but the backup itself holds them); undefined when it cannot be read.
+ * What the backup check reads of a backup's journal, opened once read-only (undefined when it
+ * cannot be opened): whether the configured key opens it (undefined: no marker, no config, or
+ * unreadable; after a rekey a backup sealed with the retired key restores only with that key),
+ * and how many webhook endpoints it keeps with their URL's path or query in clear (taken by a
+ * build before those were sealed, 35b7865: a restore seals them at its first start, but the
+ * backup itself holds them).
  */
-function backupEndpointsInClear(file: string): number | undefined {
+function backupJournalFacts(file: string, config: Config | undefined, env: NodeJS.ProcessEnv): { opensWithKey?: boolean; endpointsInClear: number } | undefined {
   if (!existsSync(file)) return undefined;
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
-    return endpointsInClear(db).length;
+    const opened = db;
+    const attempt = <T>(read: () => T): T | undefined => { try { return read(); } catch { return undefined; } };
+    const opensWithKey = config ? attempt(() => masterKeyOpens(opened, sealerFor(config, env))) : undefined;
+    return { ...(opensWithKey !== undefined ? { opensWithKey } : {}), endpointsInClear: attempt(() => endpointsInClear(opened).length) ?? 0 };
   } catch {
     return undefined;
   } finally {
@@ -246,8 +238,9 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     // The note is the server's; the backup is a directory a rotation may have deleted since.
     const gone = last && !existsSync(join(last.path, backupManifestFileName));
     // After a rekey, a backup taken before it is sealed with the retired key: it restores only with that key.
-    const sealedApart = last && !gone && config ? backupOpensWith(join(last.path, journalFileName), config, env) === false : false;
-    const inClear = last && !gone ? backupEndpointsInClear(join(last.path, journalFileName)) ?? 0 : 0;
+    const backup = last && !gone ? backupJournalFacts(join(last.path, journalFileName), config, env) : undefined;
+    const sealedApart = backup?.opensWithKey === false;
+    const inClear = backup?.endpointsInClear ?? 0;
     if (last && gone) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago) is no longer at ${last.path}: take another (satang backup --to DIR)` });
     else if (sealedApart) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago, ${last!.path}) is sealed with another master key than the configured one (taken before a rekey): it restores only with that key — keep it with the backup, or take a new backup (satang backup --to DIR)` });
     else if (inClear > 0) checks.push({ check: 'backup', level: 'WARN', detail: `the last verified backup (${(age / 3_600_000).toFixed(1)} h ago, ${last!.path}) keeps ${inClear} webhook endpoint URL${inClear === 1 ? '' : 's'} with the path or query in clear (taken by a build before they were sealed; secrets a receiver takes in its URL): take a new backup (satang backup --to DIR) and delete that one, or have those receivers' URLs changed` });
