@@ -7,7 +7,8 @@
 // clock when the server has one (POST /v1/bo/clock/advance with a development operator
 // token) or else waits in real time, and prints each of the merchant's events as the
 // events feed shows it. certify waits out a 429 or 503 (its start's and its polls') as the
-// answer asks, within --wait, and names any other refusal by its code and message. The
+// answer asks, within --wait, and trigger its feed's first read and its deposit's creation
+// (a minute at most); both name any other refusal by its code and message. The
 // scenario table itself is core's (core/sandbox/scenarios.ts).
 
 import { randomInt, randomUUID } from 'node:crypto';
@@ -81,6 +82,9 @@ export const triggerSpec: CommandSpec = {
 const lengths: ReadonlyMap<number, number> = new Map([
   [10_200, 75], [10_300, 70], [10_400, 245], [10_500, 30], [10_800, 55], [10_900, 70], [11_400, 65],
 ]);
+/** How long trigger waits out a busy server (429, 503) before the scenario starts, in seconds in all. */
+const triggerBusyWaitSecondsMax = 60;
+
 function lengthOf(s: Scenario | undefined): number {
   return (s && lengths.get(s.amountMinor)) ?? 10;
 }
@@ -105,13 +109,16 @@ export async function triggerCommand(argv: readonly string[]): Promise<number> {
   if (amount === undefined || !Number.isSafeInteger(amount)) return usageError(triggerSpec, `'${word}' is neither a scenario name nor an amount in satang (digits, e.g. 10300)`);
   const scenario = sandboxScenarios.find((s) => s.amountMinor === amount);
   const secondsText = text(args, 'seconds');
+  // A busy server's 429 or 503 (a spent quota, load shedding) is waited out as it asks, as
+  // certify does, up to triggerBusyWaitSecondsMax in all: the scenario was not played yet.
+  const busyDeadlineMs = Date.now() + triggerBusyWaitSecondsMax * 1000;
   const feed = new EventFeed(ctx);
-  const refused = await feed.skipToEnd();
+  const refused = await feed.skipToEnd(busyDeadlineMs);
   if (refused) { process.stderr.write(`${refused}\n`); return 1; }
   process.stdout.write(scenario ? `scenario ${scenario.amountMinor} ${scenario.name}: ${scenario.summary}\n` : `amount ${amount}: no scenario, an exact transfer verifies\n`);
   const body = { amount_minor: amount, currency: 'THB', merchant_reference: `trigger-${randomUUID()}`, end_user_ref: `trigger-${randomUUID().slice(0, 8)}`, sender: demoSender() };
   const key = randomUUID();
-  const created = await merchant(ctx, 'POST', '/v1/pay/deposits', body, key);
+  const created = await patiently(ctx, 'POST', '/v1/pay/deposits', busyDeadlineMs, body, key);
   process.stdout.write(`POST /v1/pay/deposits → ${created.status} ${created.json?.id ?? JSON.stringify(created.json)}\n`);
   if (created.status >= 300) return 1;
   feed.only(created.json.id);
@@ -177,10 +184,10 @@ class EventFeed {
   }
 
   /** Undefined once at the end; else why the feed cannot be read (a bad key, a server refusal, not satang at all). */
-  async skipToEnd(): Promise<string | undefined> {
+  async skipToEnd(busyDeadlineMs: number): Promise<string | undefined> {
     for (let page = 0; page < 10_000; page++) {
       const target = `/v1/pay/events?since_sequence=${this.since}&limit=100`;
-      const r = await merchant(this.ctx, 'GET', target);
+      const r = await patiently(this.ctx, 'GET', target, busyDeadlineMs);
       if (r.status !== 200 || r.json === null) {
         return typeof r.json?.error?.code === 'string' ? `GET /v1/pay/events → ${describe(r)}` : notSatang(this.ctx.url + target, r.status, r.headers.get('content-type')).message;
       }
@@ -244,8 +251,7 @@ function retryAfterSecondsOf(reply: Reply, nowMs: number): number {
  * with the same Idempotency-Key (a 429 never reaches idempotency; a 503 asks for the same
  * key). Bounded: each wait is at least busyWaitSecondsMin or the rest of the time.
  */
-async function patiently(ctx: Ctx, method: 'GET' | 'POST', target: string, deadlineMs: number, body?: unknown): Promise<Reply> {
-  const idempotencyKey = method === 'POST' ? randomUUID() : undefined;
+async function patiently(ctx: Ctx, method: 'GET' | 'POST', target: string, deadlineMs: number, body?: unknown, idempotencyKey = method === 'POST' ? randomUUID() : undefined): Promise<Reply> {
   let reply = await merchant(ctx, method, target, body, idempotencyKey);
   while (reply.status === 429 || reply.status === 503) {
     const waitMs = Math.min(retryAfterSecondsOf(reply, Date.now()) * 1000, deadlineMs - Date.now());

@@ -2,7 +2,9 @@
 // processes of scripts/satang against a real server on the manual clock (set to the wall
 // clock the CLI signs with), sharing its data directory so the CLI can mint the operator
 // token that moves the clock. trigger prints the scenario's events in order; certify
-// prints the pass/fail table and exits 0 on a pass.
+// prints the pass/fail table and exits 0 on a pass. A deposit creation refused 429 (the
+// key's write quota spent from here, the security clock held a few seconds before the
+// window ends) is waited out as the answer asks, as certify waits out its polls.
 
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -10,20 +12,24 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sandboxScenarios } from '../../core/sandbox/scenarios.ts';
+import { rateLimitPolicies } from '../../server/rate-limit.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { addEndpoint, Receiver } from '../webhooks/support.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const exitWaitMs = 120_000;
+/** At most this many seconds of the write window are left when the security clock is held. */
+const windowLeftSecondsMax = 3;
 
 interface Ran { code: number | null; stdout: string; stderr: string }
 
-function satang(args: readonly string[], env: Record<string, string>): Promise<Ran> {
+/** Runs scripts/satang; `onStderr` sees its stderr as it comes. */
+function satang(args: readonly string[], env: Record<string, string>, onStderr: (soFar: string) => void = () => {}): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(satangPath, args, { cwd: tmpdir(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => { stderr += d; onStderr(stderr); });
     const timer = setTimeout(() => child.kill('SIGKILL'), exitWaitMs);
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
@@ -103,6 +109,42 @@ test('satang certify runs certification and prints a passing table', async () =>
   assert.is(r.code, 0, r.stderr + r.stdout);
   assert.match(r.stdout, /certification cert_[0-9A-Z]+: passed/);
   for (const check of ['10300', '10800', '10900', '11600', 'out_of_order', 'signature']) assert.match(r.stdout, new RegExp(`${check}\\s+passed`));
+});
+
+/** Spends the sandbox key's write quota (POSTs the schema refuses: nothing written) until one is refused; that 429. */
+async function spendWriteQuota(keys: MerchantKeys): Promise<{ retryAfterSeconds: number }> {
+  const width = 20;
+  for (let sent = 0; sent <= rateLimitPolicies.pay_write.limit; sent += width) {
+    const replies = await Promise.all(Array.from({ length: width }, () => s.call(keys.sandbox.api_key, 'POST', '/v1/pay/deposits', {})));
+    const refused = replies.find((r) => r.status === 429);
+    if (refused) return { retryAfterSeconds: refused.json.error.retry_after_seconds };
+  }
+  throw new Error('the write quota was never spent');
+}
+
+test('satang trigger waits out a deposit creation refused 429 (the key\'s write quota spent) as asked, then plays the scenario once', async () => {
+  const busy = await s.onboard('Busy writer');
+  const { retryAfterSeconds } = await spendWriteQuota(busy);
+  s.securityClock.advance((retryAfterSeconds - windowLeftSecondsMax) * 1000);
+  s.securityClock.hold();
+  let released = false;
+  const r = await satang(['trigger', '10000', '--key', busy.sandbox.api_key], env, (stderr) => {
+    // Refused once and waited out: then the window ends and the next creation is answered.
+    if (released || !/POST \/v1\/pay\/deposits → 429 rate_limited/.test(stderr)) return;
+    released = true;
+    s.securityClock.release();
+    s.securityClock.advance(windowLeftSecondsMax * 1000);
+  });
+  if (!released) s.securityClock.release();
+  assert.ok(released, `the creation was refused: ${r.stderr}${r.stdout}`);
+  assert.match(r.stderr, /POST \/v1\/pay\/deposits → 429 rate_limited: \S.*; asking again in \d+ s/, 'the wait the answer asked for');
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  const created = [...r.stdout.matchAll(/POST \/v1\/pay\/deposits → 201 (dep_\w+)/g)].map((m) => m[1]);
+  assert.is(created.length, 1, r.stdout);
+  const types = [...r.stdout.matchAll(/ (deposit\.[a-z_]+) dep_/g)].map((m) => m[1]);
+  assert.equal(types, ['deposit.created', 'deposit.matched', 'deposit.slip_received', 'deposit.settled'], r.stdout);
+  const list = await s.call(busy.sandbox.api_key, 'GET', '/v1/pay/deposits?limit=10');
+  assert.equal(list.json.data.map((d: { id: string }) => d.id), created, 'one deposit: the retry kept its Idempotency-Key');
 });
 
 test.run();
