@@ -97,6 +97,8 @@ function depositEventType(entry: JournalEntry, d: Deposit): string | null {
 }
 
 function withdrawalEventType(entry: JournalEntry): string | null {
+  // Journaled silent: the order shows nothing new, its version stays (state.ts withdrawalChangesNothingShown).
+  if ('silent' in entry.event && entry.event.silent) return null;
   switch (entry.event.type) {
     case 'WithdrawalCreated': return 'withdrawal.created';
     case 'WithdrawalRejected': return 'withdrawal.rejected';

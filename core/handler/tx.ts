@@ -171,7 +171,7 @@ export class Tx implements DirectoryReads {
   emitWithdrawal(id: string, events: readonly WithdrawalEvent[]): Withdrawal | undefined {
     let state = this.withdrawal(id);
     for (let i = 0; i < events.length; i++) {
-      const e = silentWithdrawal(events[i]!);
+      const e = silentWithdrawal(events[i]!, state);
       const next = evolveWithdrawal(state, e);
       this.push(id, 'withdrawal', next.version, next.livemode, next.merchantId, e, next);
       state = next;
@@ -254,6 +254,6 @@ function silentDeposit(e: DepositEvent): DepositEvent {
   return changesNothingShown(e) && !('silent' in e) ? { ...e, silent: true } as DepositEvent : e;
 }
 
-function silentWithdrawal(e: WithdrawalEvent): WithdrawalEvent {
-  return withdrawalChangesNothingShown(e) && !('silent' in e) ? { ...e, silent: true } as WithdrawalEvent : e;
+function silentWithdrawal(e: WithdrawalEvent, before: Withdrawal | undefined): WithdrawalEvent {
+  return withdrawalChangesNothingShown(e, before) && !('silent' in e) ? { ...e, silent: true } as WithdrawalEvent : e;
 }

@@ -133,7 +133,7 @@ export type WithdrawalEvent =
   | { readonly type: 'WithdrawalCanceled'; readonly at: number; readonly by: 'merchant' | 'system' | 'operator'; readonly reasonCode: string; readonly refund: RefundIds; readonly operatorId?: string; readonly note?: string }
   | { readonly type: 'WithdrawalExpired'; readonly at: number; readonly refund: RefundIds }
   /** Again for a leg in flight: its hold raised. `owedMinor`: what a late slip's payee has for it, when more than the hold (see InFlightLeg). */
-  | { readonly type: 'LegReserved'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly owedMinor?: Minor }
+  | { readonly type: 'LegReserved'; readonly at: number; readonly legRef: string; readonly amountMinor: Minor; readonly owedMinor?: Minor; readonly silent?: true }
   /** `refund`: on an expired order, the rows that give the held leg and its fee back. */
   | { readonly type: 'LegReleased'; readonly at: number; readonly legRef: string; readonly refund?: RefundIds }
   | { readonly type: 'FillLanded'; readonly at: number; readonly fill: Fill }
@@ -151,13 +151,21 @@ export type WithdrawalEvent =
   | { readonly type: 'DisputeResolved'; readonly at: number; readonly outcome: string; readonly note?: string; readonly by?: string };
 
 /**
- * Whether the event changes nothing the merchant's withdrawal_order shows: an approval
+ * Whether the event changes nothing the merchant's withdrawal_order `s` shows: an approval
  * that does not yet open the order (approvals are not shown), dispute evidence (the
- * merchant's own submission; the dispute shows no count of it). Journaled marked `silent`,
- * it leaves the object's version where it was (see the deposit's changesNothingShown).
+ * merchant's own submission; the dispute shows no count of it), and a late slip's leg
+ * reserved with its hold as it was — holding nothing (no capacity: it waits), or held for
+ * the same amount with only what its payee is owed raised — since what a leg holds shows
+ * only in reserved_minor (what it is owed, not at all). Journaled marked `silent`, it
+ * leaves the object's version where it was (see the deposit's changesNothingShown).
  */
-export function withdrawalChangesNothingShown(e: WithdrawalEvent): boolean {
-  return (e.type === 'WithdrawalApprovalRecorded' && !e.opens) || e.type === 'DisputeEvidenceSubmitted';
+export function withdrawalChangesNothingShown(e: WithdrawalEvent, s: Withdrawal | undefined): boolean {
+  switch (e.type) {
+    case 'WithdrawalApprovalRecorded': return !e.opens;
+    case 'DisputeEvidenceSubmitted': return true;
+    case 'LegReserved': return s !== undefined && (inFlightFor(s, e.legRef) ?? 0n) === e.amountMinor;
+    default: return false;
+  }
 }
 
 /** The withdrawal_order's version: the journal's entries less the silent ones. */

@@ -271,6 +271,52 @@ test('2 legs expired unpaid, leg 1 paid late in two transfers while another paye
   }
 });
 
+/** Withdrawal `id`'s merchant events in journal order: [type, reserved_minor, the keys previous_attributes names]. */
+function withdrawalEvents(scene: TwoLegScene, id: string): [string, number, string[]][] {
+  const rows = scene.s.running.store.db.prepare('SELECT type, body FROM outbox WHERE stream = ? ORDER BY rowid').all(id) as { type: string; body: string }[];
+  return rows.map((r) => {
+    const data = JSON.parse(r.body).data;
+    return [r.type, data.object.reserved_minor, Object.keys(data.previous_attributes ?? {})];
+  });
+}
+
+test('2 legs expired unpaid, leg 1 paid late in two transfers while another payer holds all of its withdrawal: the leg waits holding nothing, then is owed more — neither changes what payee 1\'s merchant sees, so it is told nothing and the version stays; the capacity let go tops the leg up, told', async () => {
+  const scene = await twoLegScene();
+  try {
+    const first = await leg1Transfer(scene, 20_000);
+    const second = await leg1Transfer(scene, 10_000);
+    assert.is((await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 })).status, 200);
+    const payee1 = async () => (await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${scene.withdrawalIds[0]}`)).json;
+    // Another payer's 300 THB order takes all of payee 1's 300 (oldest first), and does not pay.
+    const other = await scene.s.call(scene.shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 30_000, fill_preference: 'internal_only', sender: freshSender() }));
+    assert.is(other.status, 201, other.text);
+    assert.equal(other.json.legs.map((l: any) => [l.amount_minor, l.receiver.account_number_masked]), [[30_000, 'xxxxxx1111']]);
+    const held = await payee1();
+    assert.is(held.reserved_minor, 30_000);
+    const toldBefore = withdrawalEvents(scene, scene.withdrawalIds[0]!).length;
+
+    // Leg 1's 200 THB: no capacity, so its leg waits on the withdrawal holding nothing.
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, first));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    assert.equal((await depositOf(scene)).legs.map((l: any) => l.leg_status), ['complete', 'pending']);
+    assert.equal(await payee1(), held, 'payee 1\'s withdrawal shows the same, at the same version');
+    // Its second transfer: review, the leg owed 300 THB and still holding nothing.
+    assertReceipt(await uploadFile(scene.deposit.slip_upload, second));
+    assert.is(await scene.s.running.slipWorker.drain(), 1);
+    assert.is((await depositOf(scene)).status, 'under_review');
+    assert.equal(await payee1(), held, 'still the same, at the same version');
+    assert.equal(withdrawalEvents(scene, scene.withdrawalIds[0]!).slice(toldBefore), [], 'and its merchant is told nothing (no withdrawal.matched whose previous_attributes name only the version)');
+
+    // The other payer's order expires unpaid: what it held goes to leg 1's 300 THB, each change told at its version.
+    assert.is((await scene.s.bo('POST', '/v1/bo/clock/advance', { seconds: 901 })).status, 200);
+    const toppedUp = await payee1();
+    assert.equal([toppedUp.reserved_minor, toppedUp.version], [30_000, held.version + 2]);
+    assert.equal(withdrawalEvents(scene, scene.withdrawalIds[0]!).slice(toldBefore), [['withdrawal.match_released', 0, ['reserved_minor', 'version']], ['withdrawal.matched', 30_000, ['reserved_minor', 'version']]]);
+  } finally {
+    await scene.s.stop();
+  }
+});
+
 interface Payee { readonly keys: MerchantKeys; readonly withdrawalId: string }
 
 /**
