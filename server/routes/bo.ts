@@ -168,9 +168,12 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
    * it says spends none (README, Token bounds). A retry is replayed whatever its first run
    * changed, so `check` is skipped for it (the step-up is asked of it still): the key's
    * record is looked up once, before both (runIdempotent's admit). No check: the step-up
-   * comes first, before the key is read, as on every other route.
+   * comes first, before the key is read, as on every other route. `decidedOn` reads what the
+   * route keeps of the state the command is decided on, once the step-up is spent (another
+   * operator's command may land while it is checked), as every other route reads it after
+   * its step-up; a replay decides nothing, and reads nothing.
    */
-  const runSteppedUp = async (ctx: Context, command: Command, render: (id: string | undefined) => Response, check: (() => void) | undefined) => {
+  const runSteppedUp = async (ctx: Context, command: Command, render: (id: string | undefined) => Response, check: (() => void) | undefined, decidedOn?: () => void) => {
     if (check === undefined) {
       await requireStepUp(ctx);
       return run(ctx, command, render);
@@ -179,6 +182,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       admit: async (replaying) => {
         if (!replaying) check();
         await requireStepUp(ctx);
+        if (!replaying) decidedOn?.();
       },
     });
   };
@@ -252,13 +256,15 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   router.post('/white-labels/:id/fees/approve', async (ctx) => {
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
-    const before = whiteLabel(ctx);
-    await runSteppedUp(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: before.id, terms: feeTermsOf(b) }, (id) => {
+    const wl = whiteLabel(ctx);
+    // The schedule it replaced is on the action log beside the one now in force: the one in
+    // force when the approval is decided, read after the step-up (another approval may land while it is checked).
+    let before = wl;
+    await runSteppedUp(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: wl.id, terms: feeTermsOf(b) }, (id) => {
       const after = presentFeeSchedule(id!, world().whiteLabels.get(id!)!);
-      // The schedule it replaced is on the action log beside the one now in force.
       noteChanges(ctx, { fee_schedule: { before: presentFeeSchedule(id!, before), after } });
       return { status: 200, body: { ...after, approved_by: operatorOf(ctx).sub } };
-    }, () => refuseIf(approvalRefusal(before, feeTermsOf(b), now())));
+    }, () => refuseIf(approvalRefusal(wl, feeTermsOf(b), now())), () => { before = whiteLabel(ctx); });
   });
 
   router.post('/merchants', async (ctx) => {
