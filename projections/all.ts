@@ -7,11 +7,12 @@ import { feeLedger } from './fee-ledger.ts';
 import { financeLedger } from './finance-ledger.ts';
 import { depositList, withdrawalList } from './order-lists.ts';
 import type { Projection, ProjectionName } from './projection.ts';
+import { payerDebts } from './payer-debts.ts';
 import { receivingAccounts } from './receiving-accounts.ts';
 import { statementLines } from './statement-lines.ts';
 import { systemLines } from './system-lines.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger, statementLines];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger, statementLines, payerDebts];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

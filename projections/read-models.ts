@@ -1,5 +1,5 @@
 // The reads the API serves from projections.db: balance history snapshots, events feed
-// pages, deposit and withdrawal list pages, the finance reports' figures (disputes too),
+// pages, deposit and withdrawal list pages, the finance reports' figures (disputes and payer debts too),
 // and each projection's position (how far through the journal it is). Read-only: the projector writes, this only reads.
 
 import type { Deposit } from '../core/deposit/state.ts';
@@ -10,6 +10,7 @@ import { DisputeReads } from './dispute-ledger.ts';
 import { EventsFeedReads } from './events-feed.ts';
 import { FinanceReads } from './finance-reads.ts';
 import { OrderListReads } from './order-lists.ts';
+import { PayerDebtReads } from './payer-debts.ts';
 import type { ProjectionName } from './projection.ts';
 import { ReceivingAccountReads } from './receiving-accounts.ts';
 
@@ -21,6 +22,7 @@ export class ReadModels {
   readonly finance: FinanceReads;
   readonly receiving: ReceivingAccountReads;
   readonly disputes: DisputeReads;
+  readonly payerDebts: PayerDebtReads;
   private readonly positionOf;
 
   constructor(db: ProjectionsDb) {
@@ -31,6 +33,7 @@ export class ReadModels {
     this.finance = new FinanceReads(db);
     this.receiving = new ReceivingAccountReads(db);
     this.disputes = new DisputeReads(db);
+    this.payerDebts = new PayerDebtReads(db);
     this.positionOf = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
   }
 

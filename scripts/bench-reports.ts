@@ -172,7 +172,7 @@ try {
       statementCsv(st);
     };
     const inProcessTrialBalance = (asOfMs: number) => () => {
-      const tb = buildTrialBalance(asOfMs, reads.trialBalance(asOfMs).turnovers);
+      const tb = buildTrialBalance(asOfMs, reads.trialBalance(asOfMs).turnovers, running.readSide.models.payerDebts.owedAt(asOfMs));
       const name = (id: string) => running.store.world.merchants.get(id)?.name;
       JSON.stringify(presentTrialBalance(tb, name));
       trialBalanceCsv(tb, name);

@@ -1,13 +1,15 @@
 // The trial balance (finance): GET /v1/bo/reports/trial-balance[?as_of=] — every ledger
 // account at an instant (now, or a Bangkok time typed in), live and sandbox apart (two
 // ledgers): postings, debit and credit turnover, balance and side, then the section's
-// totals and whether it balances, exactly as the server computed them. A merchant's
+// totals and whether it balances, exactly as the server computed them. A section where a
+// line takes its balance from another (owed_by_payers from suspense) shows what each line
+// reclassified beside its turnover. A merchant's
 // account links to the merchant's page in that mode. "Download CSV" saves format=csv under
 // the name the server gives.
 //
 // data-testids: trial-balance-form, trial-balance-as-of, show-trial-balance,
 //   trial-balance-now, trial-balance, tb-section (data-livemode), tb-account
-//   (data-account), tb-totals, tb-balanced (data-balanced), download-csv.
+//   (data-account), tb-reclassified (when the section reclassifies), tb-totals, tb-balanced (data-balanced), download-csv.
 
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
@@ -58,21 +60,23 @@ function AccountName({ a, livemode }) {
 }
 
 function Section({ s }) {
+  const reclassified = s.accounts.some((a) => a.reclassified_minor !== 0);
+  const blank = reclassified ? html`<td></td>` : null;
   return html`<section class="tb-section" data-testid="tb-section" data-livemode=${String(s.livemode)}>
     <h3><${Mode} livemode=${s.livemode} /> ${s.balanced
       ? html`<span data-testid="tb-balanced" data-balanced="true"><${Badge} tone="good">${t('trialBalance.balanced')}</${Badge}></span>`
       : html`<span data-testid="tb-balanced" data-balanced="false"><${Badge} tone="bad">${t('trialBalance.unbalanced')}</${Badge}></span>`}</h3>
     <table class="grid">
       <thead><tr><th>${t('trialBalance.account')}</th><th class="num">${t('trialBalance.postings')}</th><th class="num">${t('trialBalance.debit')}</th>
-        <th class="num">${t('trialBalance.credit')}</th><th class="num">${t('trialBalance.balance')}</th><th>${t('trialBalance.side')}</th></tr></thead>
+        <th class="num">${t('trialBalance.credit')}</th>${reclassified ? html`<th class="num">${t('trialBalance.reclassified')}</th>` : null}<th class="num">${t('trialBalance.balance')}</th><th>${t('trialBalance.side')}</th></tr></thead>
       <tbody>${s.accounts.map((a) => html`<tr data-testid="tb-account" data-account=${a.account}>
         <td><${AccountName} a=${a} livemode=${s.livemode} /></td><td class="num">${formatCount(a.postings)}</td>
         <td class="num"><${Money} minor=${a.debit_minor} /></td><td class="num"><${Money} minor=${a.credit_minor} /></td>
-        <td class="num"><${Money} minor=${a.balance_minor} /></td><td>${label('side', a.side)}</td>
+        ${reclassified ? html`<td class="num" data-testid="tb-reclassified"><${Money} minor=${a.reclassified_minor} /></td>` : null}<td class="num"><${Money} minor=${a.balance_minor} /></td><td>${label('side', a.side)}</td>
       </tr>`)}</tbody>
       <tfoot data-testid="tb-totals">
-        <tr class="total"><td>${t('trialBalance.turnover')}</td><td></td><td class="num"><${Money} minor=${s.total_debit_minor} /></td><td class="num"><${Money} minor=${s.total_credit_minor} /></td><td></td><td></td></tr>
-        <tr class="total"><td>${t('trialBalance.balances')}</td><td></td><td class="num"><${Money} minor=${s.total_debit_balance_minor} /></td><td class="num"><${Money} minor=${s.total_credit_balance_minor} /></td><td></td><td></td></tr>
+        <tr class="total"><td>${t('trialBalance.turnover')}</td><td></td><td class="num"><${Money} minor=${s.total_debit_minor} /></td><td class="num"><${Money} minor=${s.total_credit_minor} /></td>${blank}<td></td><td></td></tr>
+        <tr class="total"><td>${t('trialBalance.balances')}</td><td></td><td class="num"><${Money} minor=${s.total_debit_balance_minor} /></td><td class="num"><${Money} minor=${s.total_credit_balance_minor} /></td>${blank}<td></td><td></td></tr>
       </tfoot>
     </table>
   </section>`;

@@ -121,6 +121,21 @@ export function refundWithdrawalsOf(c: Pick<Claim, 'refundWithdrawalId' | 'earli
   return c.refundWithdrawalId === undefined ? [] : [...(c.earlierRefundWithdrawalIds ?? []), c.refundWithdrawalId];
 }
 
+/**
+ * What the payer owes back after `e`, given `owedMinor` before it (0 when nothing): the one
+ * rule evolveClaim and the finance reports' payer debts (projections/payer-debts.ts) share.
+ * A refund recorded as owed back sets it; a recall that closes the claim lowers it to what
+ * is left refunded (a refund the bank took back from the payer is no longer money they hold
+ * twice); nothing else moves it.
+ */
+export function owedByPayerAfter(owedMinor: Minor, e: ClaimEvent): Minor {
+  if (e.type === 'ClaimRefundOwed') return e.owedMinor;
+  if (e.type === 'ClaimRefundRecalled' && e.replacementWithdrawalId === undefined && e.status === 'closed' && e.refundedMinor !== undefined) {
+    return owedMinor < e.refundedMinor ? owedMinor : e.refundedMinor;
+  }
+  return owedMinor;
+}
+
 /** The claim after one event; asserts it is not final (a recall of a closed claim's refund, or a refund owed back, aside) and that a refund stays within the claim. */
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
   assert(!isFinalClaimStatus(c.status) || ((e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed') && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
@@ -144,14 +159,13 @@ export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
       }
       if (e.status !== 'closed') return next;
       assert(e.refundedMinor !== undefined && e.refundedMinor >= 0n && e.refundedMinor <= c.amountMinor, () => `claim ${c.id}: refunded ${e.refundedMinor} outside 0..${c.amountMinor}`);
-      // A refund the bank took back from the payer is no longer money they hold twice.
       const { owedByPayerMinor: owed, ...rest } = next;
-      const stillOwed = owed === undefined || owed < e.refundedMinor ? owed : e.refundedMinor;
-      return { ...rest, refundedMinor: e.refundedMinor, ...(stillOwed ? { owedByPayerMinor: stillOwed } : {}) };
+      const stillOwed = owedByPayerAfter(owed ?? 0n, e);
+      return { ...rest, refundedMinor: e.refundedMinor, ...(stillOwed > 0n ? { owedByPayerMinor: stillOwed } : {}) };
     }
     case 'ClaimRefundOwed':
       assert(e.status === c.status && e.owedMinor > 0n && e.owedMinor <= (c.refundedMinor ?? 0n), () => `claim ${c.id} (${c.status}, refunded ${c.refundedMinor}): owed ${e.owedMinor} as ${e.status}`);
-      return { ...next, owedByPayerMinor: e.owedMinor };
+      return { ...next, owedByPayerMinor: owedByPayerAfter(c.owedByPayerMinor ?? 0n, e) };
     default: {
       const _exhaustive: never = e;
       return _exhaustive;

@@ -9,6 +9,16 @@
 // (money a merchant bucket holds is owed to the merchant), − a debit. Invariant asserted:
 // in each section Σ debits = Σ credits (turnover) and the balances sum to zero, i.e. the
 // debit balances equal the credit balances.
+//
+// One line is no ledger account: `owed_by_payers`, the claims' refunds that payers owe back
+// (a deposit reversed after its claim refunded the payer: the bank's recall gave them that
+// money again; core/claim ClaimRefundOwed). The refund drew suspense when it was paid out and
+// no posting moves it after (a balance transaction always touches a merchant's buckets, and
+// this debt is no merchant's), so suspense's debit balance holds it. The trial balance
+// reclassifies it from the recorded facts: the owed line's balance is −owed
+// (`reclassifiedMinor`), suspense's is its postings' + owed; turnovers stay the postings',
+// each line's balance is credit − debit + reclassified, and the reclassifications of a
+// section sum to zero (asserted), so it still balances and ties to the postings.
 
 import { assert } from '../assert.ts';
 import { reportMinor, type Minor } from '../money.ts';
@@ -30,8 +40,20 @@ export interface TrialBalanceLine extends AccountTurnover {
   readonly merchantId: string | null;
   /** The bucket of a merchant account, or the system account's name. */
   readonly name: string;
+  /** What the line takes over from another line (owed_by_payers from suspense); 0 on every other line. */
+  readonly reclassifiedMinor: Minor;
+  /** creditMinor − debitMinor + reclassifiedMinor. */
   readonly balanceMinor: Minor;
 }
+
+/** What payers owe back at the instant in one mode in which any such debt was recorded by then (projections/payer-debts.ts). */
+export interface OwedByPayers {
+  readonly livemode: boolean;
+  readonly owedMinor: Minor;
+}
+
+/** The line owed_by_payers takes its balance from. */
+const owedByPayersFrom = 'suspense';
 
 export interface TrialBalanceSection {
   readonly livemode: boolean;
@@ -50,27 +72,55 @@ export interface TrialBalance {
 function lineOf(t: AccountTurnover): TrialBalanceLine {
   const parts = t.account.split(':');
   const isSystem = parts[0] === 'sys';
-  return { ...t, kind: isSystem ? 'system' : 'merchant', merchantId: isSystem ? null : parts[0]!, name: parts[parts.length - 1]!, balanceMinor: t.creditMinor - t.debitMinor };
+  return { ...t, kind: isSystem ? 'system' : 'merchant', merchantId: isSystem ? null : parts[0]!, name: parts[parts.length - 1]!, reclassifiedMinor: 0n, balanceMinor: t.creditMinor - t.debitMinor };
 }
 
-function sectionOf(livemode: boolean, turnovers: readonly AccountTurnover[]): TrialBalanceSection {
-  const lines = turnovers.filter((t) => t.livemode === livemode).map(lineOf)
+/** A line's balance moved by `minor` taken over from (−) or handed to (+) another line. */
+function reclassified(l: TrialBalanceLine, minor: Minor): TrialBalanceLine {
+  return { ...l, reclassifiedMinor: l.reclassifiedMinor + minor, balanceMinor: l.balanceMinor + minor };
+}
+
+/**
+ * The ledger's lines of a mode with the payers' debt, when one was recorded, on a line of its
+ * own: −owed there, +owed on suspense, whose debit balance holds it.
+ */
+function withPayerDebt(livemode: boolean, lines: TrialBalanceLine[], owed: OwedByPayers | undefined): TrialBalanceLine[] {
+  if (owed === undefined) return lines;
+  assert(owed.owedMinor >= 0n, () => `owed by payers ${owed.owedMinor}`);
+  const mode = livemode ? 'live' : 'test';
+  const from = `sys:${mode}:${owedByPayersFrom}`;
+  const at = lines.findIndex((l) => l.account === from);
+  assert(at >= 0 || owed.owedMinor === 0n, () => `payers owe ${owed.owedMinor} back, but ${from} has no postings: the refunds were drawn from it`);
+  if (at >= 0) lines[at] = reclassified(lines[at]!, owed.owedMinor);
+  const line = lineOf({ livemode, account: `sys:${mode}:owed_by_payers`, count: 0, creditMinor: 0n, debitMinor: 0n });
+  return [...lines, reclassified(line, -owed.owedMinor)];
+}
+
+function sectionOf(livemode: boolean, turnovers: readonly AccountTurnover[], owed: OwedByPayers | undefined): TrialBalanceSection {
+  const lines = withPayerDebt(livemode, turnovers.filter((t) => t.livemode === livemode).map(lineOf), owed)
     .sort((a, b) => (a.kind === b.kind ? (a.account < b.account ? -1 : a.account > b.account ? 1 : 0) : a.kind === 'system' ? -1 : 1));
-  let debitTurnover = 0n, creditTurnover = 0n, debitBalances = 0n, creditBalances = 0n;
+  let debitTurnover = 0n, creditTurnover = 0n, debitBalances = 0n, creditBalances = 0n, reclassifiedTotal = 0n;
   for (const l of lines) {
     debitTurnover += l.debitMinor;
     creditTurnover += l.creditMinor;
+    reclassifiedTotal += l.reclassifiedMinor;
     if (l.balanceMinor < 0n) debitBalances -= l.balanceMinor;
     else creditBalances += l.balanceMinor;
   }
   assert(debitTurnover === creditTurnover, () => `trial balance (${livemode ? 'live' : 'sandbox'}): debits ${debitTurnover} ≠ credits ${creditTurnover}`);
+  assert(reclassifiedTotal === 0n, () => `trial balance (${livemode ? 'live' : 'sandbox'}): reclassifications sum to ${reclassifiedTotal}, not 0`);
   assert(debitBalances === creditBalances, () => `trial balance (${livemode ? 'live' : 'sandbox'}): debit balances ${debitBalances} ≠ credit balances ${creditBalances}`);
   return { livemode, lines, debitTurnoverMinor: debitTurnover, creditTurnoverMinor: creditTurnover, debitBalancesMinor: debitBalances, creditBalancesMinor: creditBalances };
 }
 
-/** The trial balance from every account's turnover up to `asOfMs`; asserts each section balances. */
-export function buildTrialBalance(asOfMs: number, turnovers: readonly AccountTurnover[]): TrialBalance {
-  return { asOfMs, sections: [sectionOf(true, turnovers), sectionOf(false, turnovers)] };
+/**
+ * The trial balance from every account's turnover up to `asOfMs` and what payers owe back
+ * then (a mode without any such debt recorded has no owed_by_payers line); asserts each
+ * section balances.
+ */
+export function buildTrialBalance(asOfMs: number, turnovers: readonly AccountTurnover[], owedByPayers: readonly OwedByPayers[] = []): TrialBalance {
+  const owed = (livemode: boolean) => owedByPayers.find((o) => o.livemode === livemode);
+  return { asOfMs, sections: [sectionOf(true, turnovers, owed(true)), sectionOf(false, turnovers, owed(false))] };
 }
 
 function sideOf(balance: Minor): 'debit' | 'credit' | 'zero' {
@@ -87,7 +137,8 @@ export function presentTrialBalance(tb: TrialBalance, merchantName: MerchantName
       livemode: s.livemode,
       accounts: s.lines.map((l) => ({
         account: l.account, kind: l.kind, merchant_id: l.merchantId, merchant_name: l.merchantId === null ? null : merchantName(l.merchantId) ?? null, name: l.name, postings: l.count,
-        debit_minor: reportMinor(l.debitMinor), credit_minor: reportMinor(l.creditMinor), balance_minor: reportMinor(l.balanceMinor), side: sideOf(l.balanceMinor),
+        debit_minor: reportMinor(l.debitMinor), credit_minor: reportMinor(l.creditMinor), reclassified_minor: reportMinor(l.reclassifiedMinor),
+        balance_minor: reportMinor(l.balanceMinor), side: sideOf(l.balanceMinor),
       })),
       total_debit_minor: reportMinor(s.debitTurnoverMinor), total_credit_minor: reportMinor(s.creditTurnoverMinor),
       total_debit_balance_minor: reportMinor(s.debitBalancesMinor), total_credit_balance_minor: reportMinor(s.creditBalancesMinor),
@@ -97,12 +148,12 @@ export function presentTrialBalance(tb: TrialBalance, merchantName: MerchantName
 }
 
 export const trialBalanceCsvHeader = [
-  'as_of', 'livemode', 'account', 'kind', 'merchant_id', 'merchant_name', 'name', 'postings', 'debit_minor', 'credit_minor', 'balance_minor', 'balance_baht', 'side',
+  'as_of', 'livemode', 'account', 'kind', 'merchant_id', 'merchant_name', 'name', 'postings', 'debit_minor', 'credit_minor', 'reclassified_minor', 'balance_minor', 'balance_baht', 'side',
 ] as const;
 
 /**
  * The trial balance as CSV: each section's accounts, then its `total` line — the postings,
- * the debit and credit turnovers, the net of the balances (zero) and, in the side column,
+ * the debit and credit turnovers, the net of the reclassifications and of the balances (zero) and, in the side column,
  * `balanced` or `unbalanced` — so the file alone shows that the ledger balances.
  */
 export function trialBalanceCsv(tb: TrialBalance, merchantName: MerchantNames): string {
@@ -110,9 +161,10 @@ export function trialBalanceCsv(tb: TrialBalance, merchantName: MerchantNames): 
   const rows = tb.sections.flatMap((s) => {
     const net = s.creditBalancesMinor - s.debitBalancesMinor;
     const postings = s.lines.reduce((n, l) => n + l.count, 0);
+    const reclassifiedNet = s.lines.reduce((n, l) => n + l.reclassifiedMinor, 0n);
     return [
-      ...s.lines.map((l) => [asOf, s.livemode, l.account, l.kind, l.merchantId, l.merchantId === null ? null : merchantName(l.merchantId) ?? null, l.name, l.count, l.debitMinor, l.creditMinor, l.balanceMinor, bahtOf(l.balanceMinor), sideOf(l.balanceMinor)]),
-      [asOf, s.livemode, 'total', 'total', null, null, null, postings, s.debitTurnoverMinor, s.creditTurnoverMinor, net, bahtOf(net), isBalanced(s) ? 'balanced' : 'unbalanced'],
+      ...s.lines.map((l) => [asOf, s.livemode, l.account, l.kind, l.merchantId, l.merchantId === null ? null : merchantName(l.merchantId) ?? null, l.name, l.count, l.debitMinor, l.creditMinor, l.reclassifiedMinor, l.balanceMinor, bahtOf(l.balanceMinor), sideOf(l.balanceMinor)]),
+      [asOf, s.livemode, 'total', 'total', null, null, null, postings, s.debitTurnoverMinor, s.creditTurnoverMinor, reclassifiedNet, net, bahtOf(net), isBalanced(s) ? 'balanced' : 'unbalanced'],
     ];
   });
   return csvText(trialBalanceCsvHeader, rows);

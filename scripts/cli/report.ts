@@ -75,10 +75,13 @@ function accountLinesTable(r: any): string[] {
 function trialBalanceTable(tb: any): string[] {
   const out = [`trial balance as of ${tb.as_of}`];
   for (const s of tb.sections) {
-    const rows: string[][] = [['account', 'postings', 'debit THB', 'credit THB', 'balance THB', 'side']];
-    for (const a of s.accounts) rows.push([a.account, String(a.postings), baht(a.debit_minor), baht(a.credit_minor), baht(a.balance_minor), a.side]);
-    rows.push(['total', '', baht(s.total_debit_minor), baht(s.total_credit_minor), '', s.balanced ? 'balanced' : 'NOT BALANCED']);
-    out.push('', `${s.livemode ? 'live' : 'sandbox'}:`, ...columns(rows, [1, 2, 3, 4]));
+    // The reclassified column only where a line takes its balance from another (owed_by_payers from suspense).
+    const reclassified = s.accounts.some((a: any) => a.reclassified_minor !== 0);
+    const withReclassified = (row: string[], value: string) => (reclassified ? [...row.slice(0, 4), value, ...row.slice(4)] : row);
+    const rows: string[][] = [withReclassified(['account', 'postings', 'debit THB', 'credit THB', 'balance THB', 'side'], 'reclassified THB')];
+    for (const a of s.accounts) rows.push(withReclassified([a.account, String(a.postings), baht(a.debit_minor), baht(a.credit_minor), baht(a.balance_minor), a.side], baht(a.reclassified_minor)));
+    rows.push(withReclassified(['total', '', baht(s.total_debit_minor), baht(s.total_credit_minor), '', s.balanced ? 'balanced' : 'NOT BALANCED'], ''));
+    out.push('', `${s.livemode ? 'live' : 'sandbox'}:`, ...columns(rows, reclassified ? [1, 2, 3, 4, 5] : [1, 2, 3, 4]));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // Finance reports (issue 16), read from the finance projections (projections/finance-*.ts,
 // projections/receiving-accounts.ts), never from the journal:
 //   GET /v1/bo/reports/statements?merchant_id=&livemode=&{date|month|from&to}=&format=  finance
-//   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance
+//   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance (payer_debts too)
 //   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
 //   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&white_label_id=&format=  finance
 //   GET /v1/bo/reports/disputes?{date|month|from&to}=&livemode=&merchant_id=&format=    finance
@@ -205,7 +205,9 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     if (asOf > now) throw invalid('as_of', `an instant not after now (${iso(now)}, ${bangkokWallTimeOf(now)} in Bangkok)`);
     const format = formatParam(q.format);
     await fresh(services, 'finance_ledger');
-    const tb = buildTrialBalance(asOf, readSideOf(services).models.finance.trialBalance(asOf).turnovers);
+    await fresh(services, 'payer_debts');
+    const models = readSideOf(services).models;
+    const tb = buildTrialBalance(asOf, models.finance.trialBalance(asOf).turnovers, models.payerDebts.owedAt(asOf));
     const merchantName = (id: string) => services.write.world.merchants.get(id)?.name;
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';

@@ -76,6 +76,26 @@ test('a trial balance that does not balance is refused loudly; one that does lis
   assert.throws(() => buildTrialBalance(0, [{ livemode: false, account: 'sys:test:fee_revenue', count: 1, creditMinor: 1n, debitMinor: 0n }]), /debits 0 ≠ credits 1/);
 });
 
+test('a trial balance shows what payers owe back on a line of its own, taken from suspense; the turnovers stay the postings\'', () => {
+  // A claim's refund of 50 baht drawn from suspense and paid out (p2p transit), then recorded as owed back by the payer.
+  const postings = [
+    { livemode: true, account: 'sys:live:suspense', count: 1, creditMinor: 0n, debitMinor: 5_000n },
+    { livemode: true, account: 'sys:live:p2p_transit', count: 1, creditMinor: 5_000n, debitMinor: 0n },
+  ];
+  const tb = buildTrialBalance(0, postings, [{ livemode: true, owedMinor: 5_000n }]);
+  const live = tb.sections[0]!;
+  assert.equal(live.lines.map((l) => [l.name, l.debitMinor, l.creditMinor, l.reclassifiedMinor, l.balanceMinor]), [
+    ['owed_by_payers', 0n, 0n, -5_000n, -5_000n], ['p2p_transit', 0n, 5_000n, 0n, 5_000n], ['suspense', 5_000n, 0n, 5_000n, 0n],
+  ]);
+  assert.equal([live.debitTurnoverMinor, live.creditTurnoverMinor, live.debitBalancesMinor, live.creditBalancesMinor], [5_000n, 5_000n, 5_000n, 5_000n]);
+  // Recovered: the line stays, at zero; a mode with no debt recorded has none.
+  const recovered = buildTrialBalance(0, postings, [{ livemode: true, owedMinor: 0n }]);
+  assert.equal(recovered.sections[0]!.lines.map((l) => [l.name, l.balanceMinor]), [['owed_by_payers', 0n], ['p2p_transit', 5_000n], ['suspense', -5_000n]]);
+  assert.is(recovered.sections[1]!.lines.length, 0);
+  // A debt with no suspense to take it from is a broken invariant (the refund was drawn from suspense).
+  assert.throws(() => buildTrialBalance(0, [], [{ livemode: false, owedMinor: 1n }]), /sys:test:suspense has no postings/);
+});
+
 const event = (sequence: number, createdAtMs: number, object: Record<string, unknown> = {}): StoredEvent => ({
   id: `evt_${sequence}`, sequence, type: 'x', created_at: new Date(createdAtMs).toISOString(), data: { object },
 });

@@ -254,10 +254,13 @@ async function checkTrialBalance(asOfMs: number): Promise<void> {
     assert.ok(section.balanced, 'balanced');
     assert.is(section.total_debit_minor, section.total_credit_minor, 'Σ debits = Σ credits');
     assert.is(section.accounts.reduce((t: number, a: any) => t + a.balance_minor, 0), 0, 'the balances sum to zero');
+    assert.is(section.accounts.reduce((t: number, a: any) => t + a.reclassified_minor, 0), 0, 'the reclassifications sum to zero');
     for (const a of section.accounts) {
-      assert.is(BigInt(a.balance_minor), ledgerBalance(a.account, asOfMs + 1), `${a.account} at ${asOf}: the journal's postings agree`);
+      // A line's balance is its postings' and what it takes over from another line (owed_by_payers from suspense).
+      assert.is(BigInt(a.balance_minor - a.reclassified_minor), ledgerBalance(a.account, asOfMs + 1), `${a.account} at ${asOf}: the journal's postings agree`);
+      assert.is(a.credit_minor - a.debit_minor, a.balance_minor - a.reclassified_minor, `${a.account}: its turnover is its postings'`);
       const row = csv.find((c) => c.account === a.account)!;
-      assert.equal([Number(row.debit_minor), Number(row.credit_minor), Number(row.balance_minor), row.livemode], [a.debit_minor, a.credit_minor, a.balance_minor, String(section.livemode)]);
+      assert.equal([Number(row.debit_minor), Number(row.credit_minor), Number(row.reclassified_minor), Number(row.balance_minor), row.livemode], [a.debit_minor, a.credit_minor, a.reclassified_minor, a.balance_minor, String(section.livemode)]);
       // A merchant's account names its merchant, so a reader needs no directory of ids.
       assert.is(a.merchant_name, a.kind === 'merchant' ? s.running.store.world.merchants.get(a.merchant_id)!.name : null, `${a.account}: merchant_name`);
       assert.is(row.merchant_name, a.merchant_name ?? '');
@@ -272,12 +275,12 @@ async function checkTrialBalance(asOfMs: number): Promise<void> {
   if (systemAccounts.length > 0) assert.ok(systemAccounts.includes('adjustments'), 'system accounts are listed');
 }
 
-/** The trial balance's balance of each system account of one mode at `asOfMs`. */
+/** The trial balance's balance of each system account of one mode at `asOfMs`, as its postings made it (before any reclassification). */
 async function systemBalancesAt(asOfMs: number, livemode: boolean): Promise<Record<string, number>> {
   const r = await s.bo('GET', `/v1/bo/reports/trial-balance?as_of=${new Date(asOfMs).toISOString()}`, undefined, asFinance());
   assert.is(r.status, 200, r.text);
   const section = r.json.sections.find((x: any) => x.livemode === livemode);
-  return Object.fromEntries(section.accounts.filter((a: any) => a.kind === 'system').map((a: any) => [a.name, a.balance_minor]));
+  return Object.fromEntries(section.accounts.filter((a: any) => a.kind === 'system').map((a: any) => [a.name, a.balance_minor - a.reclassified_minor]));
 }
 
 /** The fees report from `fromMs`'s day to today: its lines add up, and it is the ledger's fee and VAT turnover over those days. */

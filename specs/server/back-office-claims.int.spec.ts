@@ -11,6 +11,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
+import { parse } from 'csv-parse/sync';
 import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
@@ -472,6 +473,80 @@ test('a deposit reversed after its claim\'s refund paid the payer: refused until
   assert.equal(types, ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed', 'ClaimRefundOwed']);
   const again = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { ...recall, claim_refunds: 'recover_from_payer' }, { stepUp: true });
   assert.equal([again.status, again.json.error?.code], [409, 'operation_not_allowed']);
+});
+
+/** The live section of the trial balance at `asOfMs` (now when omitted), JSON and CSV rows. */
+async function liveTrialBalance(asOfMs?: number): Promise<{ section: any; csv: Record<string, string>[] }> {
+  const query = asOfMs === undefined ? '' : `as_of=${new Date(asOfMs).toISOString()}&`;
+  const json = await scene.s.bo('GET', `/v1/bo/reports/trial-balance?${query}`, undefined, { roles: ['finance'] });
+  assert.is(json.status, 200, json.text);
+  const csv = await scene.s.bo('GET', `/v1/bo/reports/trial-balance?${query}format=csv`, undefined, { roles: ['finance'] });
+  assert.is(csv.status, 200, csv.text);
+  const records = parse(csv.text, { columns: true }) as Record<string, string>[];
+  return { section: json.json.sections.find((x: any) => x.livemode === true), csv: records.filter((r) => r.livemode === 'true') };
+}
+
+/** What the journal's postings put in `account` (the ledger, not a report). */
+const postedTo = (account: string): number => Number(scene.s.running.store.db.prepare('SELECT coalesce(sum(amount), 0) FROM postings WHERE account = ?').pluck(true).get(account));
+
+test('a refund the payer owes back is its own line in the trial balance, owed_by_payers, taken from suspense\'s balance, until the bank recalls it from the payer', async () => {
+  // A same-slip overpayment of 50 baht, refunded (two operators), paid out and filled.
+  const d = await overpaidInNewWhiteLabel('Owed');
+  const claimId = d.overpayment.claim_id;
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.is(payout.status, 200, payout.text);
+  const refundW = payout.json.refund_withdrawal;
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const owedLine = (section: any) => section.accounts.find((a: any) => a.account === 'sys:live:owed_by_payers');
+  const suspenseLine = (section: any) => section.accounts.find((a: any) => a.account === 'sys:live:suspense');
+  const before = (await liveTrialBalance()).section;
+  const owedBefore = owedLine(before)?.balance_minor ?? 0; // earlier tests' debts, if any
+  scene.s.clock.advance(60_000);
+  const beforeReversal = scene.s.clock.now() - 1;
+
+  // The bank recalls the whole transfer; the operator records the refund as owed back by the payer.
+  const recall = { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the whole transfer', claim_refunds: 'recover_from_payer' };
+  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, recall, { stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.owed_by_payer_minor, 5_000);
+
+  // The finance analyst's trial balance names the debt: owed_by_payers, a debit of 50 baht more, taken from
+  // suspense's debit balance (where the refund was drawn); turnovers are the postings', and it balances.
+  const { section, csv } = await liveTrialBalance();
+  const owed = owedLine(section);
+  assert.ok(owed, `an owed_by_payers line: ${JSON.stringify(section.accounts.map((a: any) => a.account))}`);
+  assert.equal([owed.kind, owed.name, owed.postings, owed.debit_minor, owed.credit_minor, owed.reclassified_minor, owed.balance_minor, owed.side],
+    ['system', 'owed_by_payers', 0, 0, 0, owedBefore - 5_000, owedBefore - 5_000, 'debit']);
+  const suspense = suspenseLine(section);
+  assert.is(suspense.reclassified_minor, -owed.reclassified_minor, 'suspense hands over what owed_by_payers takes');
+  assert.is(suspense.credit_minor - suspense.debit_minor, postedTo('sys:live:suspense'), 'suspense\'s turnover is its postings\'');
+  assert.is(suspense.balance_minor, postedTo('sys:live:suspense') - owed.balance_minor);
+  assert.ok(section.balanced);
+  assert.is(section.total_debit_minor, section.total_credit_minor);
+  assert.is(section.accounts.reduce((t: number, a: any) => t + a.balance_minor, 0), 0, 'the balances sum to zero');
+  assert.is(section.accounts.reduce((t: number, a: any) => t + a.reclassified_minor, 0), 0, 'the reclassifications sum to zero');
+  const owedRow = csv.find((r) => r.account === 'sys:live:owed_by_payers')!;
+  assert.equal([owedRow.reclassified_minor, owedRow.balance_minor, owedRow.side], [String(owedBefore - 5_000), String(owedBefore - 5_000), 'debit']);
+  const total = csv.find((r) => r.account === 'total')!;
+  assert.equal([total.reclassified_minor, total.balance_minor, total.side], ['0', '0', 'balanced']);
+  // As of before the reversal, nothing more was owed.
+  assert.is(owedLine((await liveTrialBalance(beforeReversal)).section)?.balance_minor ?? 0, owedBefore);
+  ledgerBalanced('the refund owed back');
+
+  // The payer's bank gives the refund back (its fill reversed): the debt is recovered, the line back where it was.
+  scene.s.clock.advance(60_000);
+  const legRef = (await scene.s.bo('GET', `/v1/bo/withdrawals/${refundW.id}`)).json.withdrawal.fills[0].leg_ref;
+  const recovered = await scene.s.bo('POST', `/v1/bo/withdrawals/${refundW.id}/fills/${legRef}/reverse`, refundRecall, { sub: 'emp_recall', stepUp: true });
+  assert.is(recovered.status, 200, recovered.text);
+  assert.equal([(await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.owed_by_payer_minor ?? null], [null]);
+  const after = (await liveTrialBalance()).section;
+  assert.equal([owedLine(after).balance_minor, suspenseLine(after).reclassified_minor], [owedBefore, -owedBefore]);
+  assert.is(suspenseLine(after).balance_minor, postedTo('sys:live:suspense') - owedBefore);
+  assert.ok(after.balanced);
+  ledgerBalanced('the refund recovered from the payer');
 });
 
 test('a refund paid out while a payer\'s deposit waits for liquidity: the payout opens the refund and that deposit is matched to it at once (not a 500)', async () => {
