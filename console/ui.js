@@ -176,6 +176,15 @@ export function Check({ value }) {
   return html`<span class="check none" title=${t('verdict.unknown')}>—</span>`;
 }
 
+/**
+ * A field the server names (a timeline step's, a review reason's): its label in the
+ * console's language, the API's own name in the title (operators quote it to the API and
+ * the CLI); a field the dictionaries do not know yet is shown as the API names it.
+ */
+export function FieldName({ name }) {
+  return html`<span class="k" title=${name}>${label('field', name)}</span>`;
+}
+
 /** Key–value rows: [[label, value], …]; a null value row is left out. */
 export function Facts({ rows }) {
   return html`<dl class="facts">${rows.filter((r) => r && r[1] !== null && r[1] !== undefined).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;

@@ -12,7 +12,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getBlob } from '../api.js';
 import { label, t } from '../i18n.js';
 import { shortId } from '../format.js';
-import { Check, Empty, html, Id, Money, Named, PageLink, RawJson, Status, Time, useCan, usePageContext } from '../ui.js';
+import { Check, Empty, FieldName, html, Id, Money, Named, PageLink, RawJson, Status, Time, useCan, usePageContext } from '../ui.js';
 
 export function Evidence({ data }) {
   const { evidence, timeline, deposit } = data;
@@ -134,7 +134,7 @@ export function DetailValue({ name, value }) {
     return html`<ol class="detail-list">${value.map((v) => html`<li><${DetailValue} name=${name} value=${v} /></li>`)}</ol>`;
   }
   // An object (a leg, its receiver, a verification): its fields as the step's own, not JSON.
-  if (typeof value === 'object') return html`<span class="kv-group">${Object.entries(value).map(([k, v]) => html`<span class="kv"><span class="k">${k}</span> <${DetailValue} name=${k} value=${v} /></span> `)}</span>`;
+  if (typeof value === 'object') return html`<span class="kv-group">${Object.entries(value).map(([k, v]) => html`<span class="kv"><${FieldName} name=${k} /> <${DetailValue} name=${k} value=${v} /></span> `)}</span>`;
   return html`<span class="mono">${String(value)}</span>`;
 }
 
@@ -146,7 +146,7 @@ function Timeline({ steps }) {
       <td><${Time} at=${s.at} /></td>
       <td><span class=${`step step-${s.step}`}>${label('step', s.step)}</span></td>
       <td class="small mono">${s.type ?? ''}${s.version !== undefined ? html` <span class="muted" title=${t('evidence.journalEntry', { n: s.version })}>v${s.object_version ?? s.version}</span>` : null}</td>
-      <td class="detail">${Object.entries(s.detail ?? {}).map(([k, v]) => html`<span class="kv"><span class="k">${k}</span> <${DetailValue} name=${k} value=${v} /></span> `)}</td>
+      <td class="detail">${Object.entries(s.detail ?? {}).map(([k, v]) => html`<span class="kv"><${FieldName} name=${k} /> <${DetailValue} name=${k} value=${v} /></span> `)}</td>
     </tr>`)}</tbody>
   </table>`;
 }

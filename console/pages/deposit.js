@@ -15,7 +15,7 @@
 import { get, post } from '../api.js';
 import { label, language, t } from '../i18n.js';
 import { formatBaht, parseBahtToMinor } from '../format.js';
-import { ActionButton, Age, Badge, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Age, Badge, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { DetailValue, Evidence } from './deposit-evidence.js';
 import { useState } from 'preact/hooks';
 
@@ -76,7 +76,7 @@ function ReviewPanel({ review }) {
       [t('queue.fourEyes'), html`<span data-testid="approvals">${review.approvals.length}</span> / <span data-testid="approvals-needed">${review.approvals_needed}</span>
         ${review.approvals.length > 0 ? html` <span class="muted">(${review.approvals.join(', ')})</span>` : null}`],
       [t('queue.reasons'), html`<ul class="plain">${review.reasons.map((r) => html`<li><${Badge} tone="warn">${r.code}</${Badge}> ${reasonText(r.code)}
-        ${r.detail ? html`<div class="small" data-testid="reason-detail">${Object.entries(r.detail).map(([k, v]) => html`<span class="mono">${k}</span> <${DetailValue} name=${k} value=${v} /> `)}</div>` : null}</li>`)}</ul>`],
+        ${r.detail ? html`<div class="small" data-testid="reason-detail">${Object.entries(r.detail).map(([k, v]) => html`<${FieldName} name=${k} /> <${DetailValue} name=${k} value=${v} /> `)}</div>` : null}</li>`)}</ul>`],
     ]} />
   </div>`;
 }

@@ -83,6 +83,32 @@ test('every code the server can hand the page has a label in both languages', ()
   assert.equal(missing, [], `missing: ${missing.join(', ')}`);
 });
 
+/** The property names of the object literal that opens at the end of each `start` match (and of the literals inside it). */
+function literalKeys(text: string, start: RegExp): string[] {
+  const keys: string[] = [];
+  for (const m of text.matchAll(start)) {
+    const open = m.index! + m[0].length - 1;
+    let depth = 0, end = open;
+    for (; end < text.length; end++) if (text[end] === '{') depth++; else if (text[end] === '}' && --depth === 0) break;
+    for (const k of text.slice(open, end + 1).matchAll(/[{,]\s*([a-z][A-Za-z0-9_]*)\s*(?=[:,}])/g)) keys.push(k[1]!);
+  }
+  return keys;
+}
+
+test("every field a deposit's timeline or review reason names has a label in both languages (the Thai console showed the API's English names)", () => {
+  const timeline = readFileSync(new URL('../../server/routes/bo-timeline.ts', import.meta.url), 'utf8');
+  const verification = readFileSync(new URL('../../core/deposit/verification.ts', import.meta.url), 'utf8');
+  const fields = new Set([
+    ...literalKeys(timeline, /detail: \{/g), // each step's detail
+    ...literalKeys(timeline, /function toldLegView\(.*\n\s*return \{/g), // a matched step's legs, their receivers and counterparties
+    ...[...timeline.matchAll(/\['(\w+)', '\w+'\]/g)].map((m) => m[1]!), // a verification's verdicts, as the event keeps them
+    ...literalKeys(verification, /detail: \{/g), // a review reason's detail
+  ]);
+  for (const f of ['amount_minor', 'is_late', 'receipt_id', 'account_number_masked', 'amountExact', 'delivery_id', 'expected_minor']) assert.ok(fields.has(f), `found ${[...fields].join(', ')}`);
+  const missing = [...fields].map((f) => `field.${f}`).filter((k) => !(k in en) || !(k in th));
+  assert.equal(missing, [], `missing: ${missing.join(', ')}`);
+});
+
 test('t() fills placeholders in the chosen language and label() falls back to the code', () => {
   i18n.setLanguage('en');
   assert.is(i18n.t('note.tooShort', { min: 20, n: 3 }), 'The note needs at least 20 characters; it has 3.');

@@ -8,7 +8,9 @@
 // English by a screen reader); a live credit waiting for a second ops_admin shows its
 // proposer a note instead of "Approve and post" (the button opened a step-up for a refusal),
 // another ops_admin the button; in Thai, a balance transaction's source kind and the dispute
-// form's example are Thai (they were the API's code "adjustment" and "e.g. CHARGEBACK").
+// form's example are Thai (they were the API's code "adjustment" and "e.g. CHARGEBACK"); a
+// deposit's timeline names each field in Thai, the API's name in its title (they were the
+// API's `amount_minor`, `receipt_id`, …).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,6 +25,7 @@ let scene: SlipScene;
 let browser: Browser;
 let thai: MerchantKeys;
 let claimId: string;
+let depositId: string;
 const sessions: OperatorSession[] = [];
 const thaiNote = 'ผู้โอนแจ้งว่าโอนซ้ำสองครั้ง ขอคืนเงินยี่สิบบาท';
 const thaiLabel = 'แบรนด์ทองดี';
@@ -42,6 +45,7 @@ test.before(async () => {
   scene = await slipScene();
   // A settled deposit (a leg to the payer's receiving account), and a claim on it.
   const d = await matchedDeposit(scene);
+  depositId = d.id;
   const image = pngSlip();
   await registerTransfer(scene.s, transferFor(scene, { amount_minor: d.amount_minor }, { image_sha256: sha256Hex(image) }));
   assertReceipt(await uploadFile(d.slip_upload, image));
@@ -108,6 +112,17 @@ test("in Thai, a balance transaction's source and the dispute form's example are
   await lead.page.click('[data-testid=dispute-form] summary');
   assert.is(await lead.page.getAttribute('[data-testid=dispute-reason]', 'placeholder'), th['dispute.reasonExample']);
   await lead.screenshot('withdrawal-th');
+});
+
+test("in Thai, a deposit's timeline names its fields in Thai, each with the API's own name in its title", async () => {
+  const lead = await operator('emp_lead', `#/deposits/${depositId}`, 'deposit');
+  await inThai(lead, 'deposit');
+  assert.is(await lead.page.textContent('[data-testid=timeline-step][data-step=created] .k[title=amount_minor]'), th['field.amount_minor']);
+  // Every step's fields, the legs' and receivers' inside them too: none shown as the API names it.
+  const fields = await lead.page.$$eval('[data-testid=timeline] .k', (ks) => ks.map((k) => [k.getAttribute('title'), k.textContent]));
+  assert.ok(fields.length > 20, JSON.stringify(fields));
+  assert.equal(fields.filter(([raw, shown]) => raw === shown), [], 'fields without a Thai label');
+  await lead.screenshot('deposit-th');
 });
 
 test.run();
