@@ -7,11 +7,15 @@
 // #/merchants/<id>?livemode=, #/white-labels, #/statement, #/dashboard.
 //
 // On a new page focus moves to its <h1>, and the tab's title names it (an object by its id).
+// A page whose first read the operator's roles may not call (a bookmark, a pasted link) is
+// not opened: its heading, that the roles may not, and which roles may (the server's table),
+// without the filters and forms that could only be refused, and without asking the server.
 //
 // Test hooks: <main data-page="<name>" data-ready="1"> once the page's data has rendered
 // (absent while loading), and data-error="1" while the error banner shows. data-testids here:
 //   nav-<page>, search-form, search, operator, roles, lang-th, lang-en, logout, error-banner, error-code,
-//   dismiss-error, sign-in-again, notice; load-failed (ui.js: a page whose data did not load).
+//   dismiss-error, sign-in-again, notice, forbidden, forbidden-roles; load-failed (ui.js: a page
+//   whose data did not load).
 
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -19,7 +23,7 @@ import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
-import { html, PageContext } from './ui.js';
+import { html, PageContext, pageReadOf } from './ui.js';
 import { QueuePage } from './pages/queue.js';
 import { DepositPage } from './pages/deposit.js';
 import { ApprovalsPage } from './pages/approvals.js';
@@ -183,7 +187,9 @@ function App({ session, tables }) {
   const onLanguage = (l) => { setLanguage(l); setLang(l); };
   const Page = where.route?.page;
   const name = where.route?.name ?? 'not-found';
-  useEffect(() => { if (!Page) setReadyPath(where.path); }, [Page, where.path]);
+  const read = pageReadOf(hash);
+  const forbidden = read !== undefined && !allowed(read);
+  useEffect(() => { if (!Page || forbidden) setReadyPath(where.path); }, [Page, forbidden, where.path]);
   // The tab and a screen reader's window list name the page, in the console's language.
   useEffect(() => { document.title = `${pageTitle(where)} · satang`; }, [hash, lang]);
   useFocusOnNewPage(where.path, ready);
@@ -193,9 +199,19 @@ function App({ session, tables }) {
     <${ErrorBanner} problem=${problem} onDismiss=${() => setProblem(null)} />
     ${notice ? html`<div class="banner notice" role="status" id="notice" tabindex="-1" data-testid="notice" onBlur=${() => setNotice(null)}>${notice}</div>` : null}
     <main data-page=${name} data-ready=${ready ? '1' : undefined} data-error=${problem ? '1' : undefined} data-lang=${lang}>
-      ${Page ? html`<${Page} key=${where.path} id=${where.id} query=${where.query} path=${where.path} />` : html`<h1>${t('common.notFound')}</h1>`}
+      ${forbidden ? html`<${Forbidden} title=${pageTitle(where)} roles=${tables.route_roles[read] ?? []} />`
+        : Page ? html`<${Page} key=${where.path} id=${where.id} query=${where.query} path=${where.path} />` : html`<h1>${t('common.notFound')}</h1>`}
     </main>
   </${PageContext.Provider}>`;
+}
+
+/** A page the operator's roles may not read: its name, that they may not and which roles may; nothing to fill in that would only be refused. */
+function Forbidden({ title, roles }) {
+  return html`<section data-testid="forbidden">
+    <div class="page-head"><h1>${title}</h1></div>
+    <p class="empty">${t('forbidden.message')}</p>
+    ${roles.length > 0 ? html`<p class="small" data-testid="forbidden-roles">${t('error.requiredRoles', { roles: roles.join(', ') })}</p>` : null}
+  </section>`;
 }
 
 /** The page's name for the tab: a list's section, an object's kind and id, in the console's language. */

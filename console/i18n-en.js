@@ -35,6 +35,7 @@ export const en = {
 
   'error.unexpected': 'Something went wrong',
   'error.requiredRoles': 'Needs one of the roles: {roles}',
+  'forbidden.message': 'Your roles may not open this page.',
   'error.startFailed': 'The console could not start',
   'notice.done': 'Done.',
   'stepup.title': 'Needs step-up: you will confirm your identity again',

@@ -35,6 +35,7 @@ export const th = {
 
   'error.unexpected': 'เกิดข้อผิดพลาด',
   'error.requiredRoles': 'ต้องมีบทบาทใดบทบาทหนึ่ง: {roles}',
+  'forbidden.message': 'บทบาทของคุณไม่มีสิทธิ์เปิดหน้านี้',
   'error.startFailed': 'เปิดคอนโซลไม่สำเร็จ',
   'notice.done': 'เรียบร้อย',
   'stepup.title': 'ต้องยืนยันตัวตนเพิ่ม (step-up) ก่อนทำรายการนี้',

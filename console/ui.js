@@ -45,11 +45,16 @@ export function pageOfId(id, livemode = true) {
   return to ? `#/${to}/${encodeURIComponent(id)}${to === 'merchants' ? `?livemode=${livemode !== false}` : ''}` : undefined;
 }
 
+/** The read the page at `to` (a hash) starts with; undefined for a page every role may open. */
+export function pageReadOf(to) {
+  return pageReads.find(([re]) => re.test(to))?.[1];
+}
+
 /** (hash) → the hash when the operator may open that page, else null. */
 export function useLinkable() {
   const can = useCan();
   return useCallback((to) => {
-    const read = pageReads.find(([re]) => re.test(to))?.[1];
+    const read = pageReadOf(to);
     return read === undefined || can(read) ? to : null;
   }, [can]);
 }

@@ -7,7 +7,7 @@
 //     every request as logged (redacted on the server), its bodies one click away — what
 //     support needs when a merchant quotes a request_id.
 // The tab shown is `tab` (actions | requests) when the operator may read it, else the one
-// they may; with neither, the actions, whose 403 the page shows as every page does.
+// they may; roles that may read neither never open the page (app.js says so instead).
 //
 // data-testids: activity-tab-actions, activity-tab-requests, activity-filters,
 //   filter-subject, filter-outcome, filter-route, filter-request, filter-merchant,
@@ -30,7 +30,6 @@ const fields = {
 export function ActivityPage({ query }) {
   const can = useCan();
   const tabs = Object.keys(paths).filter((tab) => can(`GET ${paths[tab]}`));
-  // Roles that may read neither (a bookmarked URL) get the operator actions asked for, and the server's 403 in words.
   const tab = tabs.includes(query.tab) ? query.tab : tabs[0] ?? 'actions';
   const filters = Object.fromEntries(fields[tab].map((f) => [f, query[f] ?? '']));
   const set = (patch) => navigate('/activity', { tab, ...filters, ...patch });

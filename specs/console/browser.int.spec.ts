@@ -647,11 +647,11 @@ test('activity: ops_admin finds a reviewer\'s approval in the action log with it
   assert.match(bodies, /"qr_payload": "\[redacted\]"/);
   assert.not.match(bodies, /000201010212/, 'no QR payload in clear');
   await ton.screenshot('activity-requests');
-  // A reviewer reads neither log: a bookmarked #/activity shows the server's 403 in words, and the console goes on working.
+  // A reviewer reads neither log: a bookmarked #/activity says so and which roles may (no filters), and the console goes on working.
   const ploy = await operator('emp_ploy');
-  await ploy.page.evaluate(() => { location.hash = '#/activity'; });
-  await ploy.page.waitForSelector('[data-testid=error-code]');
-  assert.match(await ploy.page.textContent('[data-testid=error-code]') ?? '', /403 scope_denied/);
+  await ploy.goto('#/activity', 'activity');
+  assert.match(await ploy.page.textContent('[data-testid=forbidden-roles]') ?? '', /finance/);
+  assert.is(await ploy.page.$('[data-testid=activity-filters]'), null);
   await ploy.goto('#/queue', 'queue');
 });
 

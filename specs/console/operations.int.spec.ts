@@ -10,7 +10,9 @@
 // another ops_admin the button; in Thai, a balance transaction's source kind and the dispute
 // form's example are Thai (they were the API's code "adjustment" and "e.g. CHARGEBACK"); a
 // deposit's timeline names each field in Thai, the API's name in its title (they were the
-// API's `amount_minor`, `receipt_id`, …).
+// API's `amount_minor`, `receipt_id`, …); a list the operator's roles may not read, opened
+// from a bookmark, shows that and the roles that may, not its filters (which invited a search
+// the server could only refuse), and asks the server nothing.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -123,6 +125,36 @@ test("in Thai, a deposit's timeline names its fields in Thai, each with the API'
   assert.ok(fields.length > 20, JSON.stringify(fields));
   assert.equal(fields.filter(([raw, shown]) => raw === shown), [], 'fields without a Thai label');
   await lead.screenshot('deposit-th');
+});
+
+test('a list the roles may not read shows only that, with the roles that may: no filters, no call', async () => {
+  const lists: [string, string, string, string][] = [ // the operator, the page, its read, its filters
+    ['emp_ton', 'trial-balance', '/v1/bo/reports/trial-balance', 'trial-balance-form'],
+    ['emp_ton', 'statement', '/v1/bo/reports/statements', 'statement-form'],
+    ['emp_ton', 'fees', '/v1/bo/reports/fees', 'fees-form'],
+    ['emp_ploy', 'claims', '/v1/bo/claims', 'claims-filters'],
+    ['emp_ploy', 'activity', '/v1/bo/logs', 'activity-filters'],
+  ];
+  const bySub = new Map<string, { o: OperatorSession; asked: string[] }>();
+  for (const [sub, page, read, filters] of lists) {
+    if (!bySub.has(sub)) {
+      const o = await operator(sub, '#/queue', 'queue');
+      await inThai(o, 'queue');
+      const asked: string[] = [];
+      o.page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+      bySub.set(sub, { o, asked });
+    }
+    const { o, asked } = bySub.get(sub)!;
+    await o.goto(`#/${page}`, page);
+    assert.ok(await o.page.$('[data-testid=forbidden]'), `${sub} on ${page}: said so`);
+    assert.is(await o.page.textContent('[data-testid=forbidden] h1'), th[`nav.${page}`]);
+    assert.match(await o.page.textContent('[data-testid=forbidden-roles]') ?? '', page === 'claims' ? /ops_admin/ : /finance/);
+    assert.is(await o.page.$(`[data-testid=${filters}]`), null, `${sub} on ${page}: its filters`);
+    assert.is(await o.page.$('main form, main input, main select'), null, `${sub} on ${page}: nothing to fill in`);
+    assert.not.ok(asked.includes(read), `${sub} on ${page}: asked ${read}`);
+    assert.ok(await o.page.$('[data-testid=nav-queue]'), 'the navigation stays');
+  }
+  await bySub.get('emp_ton')!.o.screenshot('forbidden-th');
 });
 
 test.run();
