@@ -24,7 +24,7 @@ export function Evidence({ data }) {
     </div>
     <div class="card" data-testid="duplicate-hits"><h2>${t('evidence.duplicates')}</h2>
       ${evidence.duplicate_hits.length === 0 ? html`<${Empty}>${t('evidence.noDuplicates')}</${Empty}>` : html`<table class="grid">
-        <thead><tr><th>trans_ref</th><th>${t('evidence.usedBy')}</th></tr></thead>
+        <thead><tr><th><${FieldName} name="trans_ref" /></th><th>${t('evidence.usedBy')}</th></tr></thead>
         <tbody>${evidence.duplicate_hits.map((hit) => html`<tr><td class="mono">${hit.trans_ref}</td>
           <td><${Id} id=${hit.used_by_deposit_id} to=${`#/deposits/${encodeURIComponent(hit.used_by_deposit_id)}`} keep=${14} /></td></tr>`)}</tbody>
       </table>`}
@@ -91,7 +91,7 @@ function Slip({ slip }) {
     <dl class="facts small">
       <dt>${t('evidence.receipt')}</dt><dd><${Id} id=${slip.receipt_id} keep=${12} /></dd>
       <dt>${t('evidence.receivedAt')}</dt><dd><${Time} at=${slip.received_at} />${slip.is_late ? html` <span class="badge warn">${t('evidence.late')}</span>` : null}</dd>
-      ${slip.trans_ref ? html`<dt>trans_ref</dt><dd class="mono">${slip.trans_ref}</dd>` : null}
+      ${slip.trans_ref ? html`<dt><${FieldName} name="trans_ref" /></dt><dd class="mono">${slip.trans_ref}</dd>` : null}
       ${slip.kind === 'image' ? html`<dt>${t('evidence.image')}</dt><dd><span class="mono" title=${slip.image_sha256}>${shortId(slip.image_sha256, 6)}</span> · ${slip.media_type} · ${slip.image_bytes} B</dd>` : null}
       ${slip.kind === 'image' ? html`<dt>${t('evidence.qr')}</dt><dd>${slip.qr_decoded ? html`<span class="mono">${slip.qr_decoded.sending_bank_code} · ${slip.qr_decoded.trans_ref}</span>` : slip.qr_present ? t('evidence.qrUnreadable') : t('evidence.qrAbsent')}</dd>` : null}
       ${slip.kind === 'no_image' ? html`<dt>${t('evidence.sendingBank')}</dt><dd class="mono">${slip.sending_bank_code}</dd><dt>${t('evidence.occurredAt')}</dt><dd><${Time} at=${slip.occurred_at} /></dd>` : null}
@@ -102,7 +102,7 @@ function Slip({ slip }) {
 function Legs({ legs, livemode }) {
   if (legs.length === 0) return html`<${Empty}>${t('evidence.noLegs')}</${Empty}>`;
   return html`<table class="grid" data-testid="legs">
-    <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th>${t('common.status')}</th><th>${t('leg.receiver')}</th><th>${t('leg.counterparty')}</th><th class="num">${t('leg.verified')}</th><th class="num">${t('leg.filled')}</th><th>trans_ref</th></tr></thead>
+    <thead><tr><th>${t('leg.ref')}</th><th>#</th><th class="num">${t('common.amount')}</th><th>${t('common.status')}</th><th>${t('leg.receiver')}</th><th>${t('leg.counterparty')}</th><th class="num">${t('leg.verified')}</th><th class="num">${t('leg.filled')}</th><th><${FieldName} name="trans_ref" /></th></tr></thead>
     <tbody>${legs.map((l) => html`<tr>
       <td class="mono">${l.leg_ref}</td><td>${l.sequence}</td><td class="num"><${Money} minor=${l.amount_minor} /></td>
       <td><${Status} status=${l.leg_status} prefix="legStatus" /></td>
@@ -119,12 +119,33 @@ function Legs({ legs, livemode }) {
 
 const idLinks = [[/^dep_/, '/deposits/'], [/^wdr_/, '/withdrawals/'], [/^clm_/, '/claims/'], [/^dsp_/, '/disputes/'], [/^mch_/, '/merchants/']];
 
-/** One detail value: ids of pages the console has (and the operator may read) become links; money fields are baht; lists and objects are laid out field by field. */
+/**
+ * The dictionaries that may name a code, by the field that holds it, tried in order (a
+ * timeline's `status` is a claim's or a delivery's); a code none of them knows shows as it is.
+ */
+const codeLabels = {
+  leg_status: ['legStatus'], bucket_from: ['bucket'], bucket_to: ['bucket'], direction: ['direction'], type: ['btType'], kind: ['claimKind', 'counterpartyKind'],
+  status: ['claimStatus', 'status'], decision: ['decision'], outcome: ['verdictOutcome'], reason_code: ['reversal'], source: ['matchSource'], settled_via: ['settledVia'],
+};
+
+/** A code's words in the console's language; undefined when no dictionary names it. */
+function codeText(name, code) {
+  return (codeLabels[name] ?? []).map((prefix) => label(prefix, code)).find((named) => named !== code);
+}
+
+/**
+ * One detail value: ids of pages the console has (and the operator may read) become links;
+ * money fields are baht; yes/no and the codes a dictionary names (a status, a bucket, a
+ * direction) are words, the API's value in the title; lists and objects are laid out field by field.
+ */
 export function DetailValue({ name, value }) {
   if (value === null || value === undefined) return html`<span class="muted">—</span>`;
   if (/_minor$/.test(name) && (typeof value === 'number' || typeof value === 'string')) return html`<${Money} minor=${value} />`;
   if (/_at$/.test(name) && typeof value === 'string') return html`<${Time} at=${value} />`;
+  if (typeof value === 'boolean') return html`<span title=${String(value)}>${t(value ? 'common.yes' : 'common.no')}</span>`;
   if (typeof value === 'string') {
+    const named = codeText(name, value);
+    if (named !== undefined) return html`<span title=${value}>${named}</span>`; // the API's code in the title
     const link = idLinks.find(([re]) => re.test(value));
     return link ? html`<${PageLink} cls="mono" to=${`#${link[1]}${encodeURIComponent(value)}`}>${value}</${PageLink}>` : html`<span class="mono"><${Named} text=${value} /></span>`;
   }

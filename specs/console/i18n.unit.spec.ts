@@ -64,6 +64,8 @@ test('every t(\'key\') written in console/ is in both dictionaries', () => {
 test('every code the server can hand the page has a label in both languages', () => {
   const timeline = readFileSync(new URL('../../server/routes/bo-timeline.ts', import.meta.url), 'utf8');
   const steps = [...new Set([...timeline.matchAll(/step: '(\w+)'/g)].map((m) => m[1]!))];
+  const outcomes = [...new Set([...timeline.matchAll(/outcome: '(\w+)'/g)].map((m) => m[1]!))];
+  const decisions = [...new Set([...timeline.matchAll(/decision: '(\w+)'/g)].map((m) => m[1]!))];
   assert.ok(steps.length > 15, `timeline steps found: ${steps.join(', ')}`);
   const keys = [
     ...depositStatuses.map((s) => `status.${s}`),
@@ -72,6 +74,10 @@ test('every code the server can hand the page has a label in both languages', ()
     ...claimStatuses.map((s) => `claimStatus.${s}`), ...claimKinds.map((k) => `claimKind.${k}`),
     ...Object.keys(claimTransitions).map((tr) => `claims.t.${tr}`), ...reversalReasonCodes.map((c) => `reversal.${c}`),
     ...steps.map((s) => `step.${s}`),
+    // A timeline step's verdict outcome and review decision, and a balance transaction's direction.
+    ...outcomes.map((o) => `verdictOutcome.${o}`), ...decisions.map((d) => `decision.${d}`), 'direction.credit', 'direction.debit',
+    // A match's source, a settlement's way and a leg's counterparty (core/deposit/state.ts's unions).
+    ...['internal', 'external_gateway'].map((s) => `matchSource.${s}`), ...['auto', 'review'].map((v) => `settledVia.${v}`), ...['withdrawal', 'gateway'].map((k) => `counterpartyKind.${k}`),
     ...balanceTransactionTypes.flatMap((type) => [`btxn.type.${type}`, `btType.${type}`]),
     ...['amount', 'time_window', 'sender_bank', 'sender_account', 'sender_name', 'receiver'].map((d) => `dimension.${d}`),
     ...['queue', 'approvals', 'claims', 'merchants', 'statement', 'dashboard'].map((n) => `nav.${n}`),

@@ -10,7 +10,8 @@
 // another ops_admin the button; in Thai, a balance transaction's source kind and the dispute
 // form's example are Thai (they were the API's code "adjustment" and "e.g. CHARGEBACK"); a
 // deposit's timeline names each field in Thai, the API's name in its title (they were the
-// API's `amount_minor`, `receipt_id`, …); a list the operator's roles may not read, opened
+// API's `amount_minor`, `receipt_id`, …), its yes/no and the codes the console has words for
+// too (`false`, `credit`), and the slip's transfer reference (`trans_ref`); a list the operator's roles may not read, opened
 // from a bookmark, shows that and the roles that may, not its filters (which invited a search
 // the server could only refuse), and asks the server nothing.
 
@@ -124,6 +125,17 @@ test("in Thai, a deposit's timeline names its fields in Thai, each with the API'
   const fields = await lead.page.$$eval('[data-testid=timeline] .k', (ks) => ks.map((k) => [k.getAttribute('title'), k.textContent]));
   assert.ok(fields.length > 20, JSON.stringify(fields));
   assert.equal(fields.filter(([raw, shown]) => raw === shown), [], 'fields without a Thai label');
+  // Yes/no and the codes the console has words for are Thai too, the API's value in the title (they were `false`, `credit`, `pending_clearing`).
+  const value = (step: string, field: string) => lead.page.$$eval(`[data-testid=timeline-step][data-step=${step}] .kv:has(> .k[title=${field}]) > [title]:not(.k)`,
+    (vs) => vs.map((v) => [v.getAttribute('title'), v.textContent]));
+  assert.equal(await value('slip', 'is_late'), [['false', th['common.no']]]);
+  assert.ok((await value('balance_transaction', 'direction')).some(([raw, shown]) => raw === 'credit' && shown === th['direction.credit']));
+  assert.ok((await value('balance_transaction', 'bucket_to')).some(([raw, shown]) => raw === 'pending_clearing' && shown === th['bucket.pending_clearing']));
+  assert.equal(await value('claim', 'status'), [['open', th['claimStatus.open']]]);
+  assert.equal(await value('matched', 'source'), [['internal', th['matchSource.internal']]]);
+  assert.equal(await value('settled', 'settled_via'), [['auto', th['settledVia.auto']]]);
+  // The slip's and the legs' bank transfer reference too.
+  assert.is(await lead.page.textContent('[data-testid=slip] dt .k[title=trans_ref]'), th['field.trans_ref']);
   await lead.screenshot('deposit-th');
 });
 
