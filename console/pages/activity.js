@@ -2,7 +2,8 @@
 //   - operator actions (finance, ops_admin): GET /v1/bo/reports/action-logs?subject=&outcome=&route=&since=
 //     every back-office call and refused sign-in: the operator (unverified when the token
 //     was refused), roles, route, the ids it named (linked), step-up, status and outcome,
-//     and under a call that changed a setting its changes (`url: before → after`, redacted);
+//     and under a call that changed a setting its changes (`URL: before → after`, redacted;
+//     each field named in the console's language, the API's name in its title);
 //   - API requests (finance, support, ops_admin): GET /v1/bo/logs?request_id=&merchant_id=&route=&status=&since=
 //     every request as logged (redacted on the server), its bodies one click away — what
 //     support needs when a merchant quotes a request_id.
@@ -18,7 +19,7 @@
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal } from '../format.js';
-import { Badge, Empty, html, Id, Mode, navigate, pageOfId, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+import { Badge, Empty, FieldName, html, Id, Mode, navigate, pageOfId, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
 
 const paths = { actions: '/v1/bo/reports/action-logs', requests: '/v1/bo/logs' };
 const outcomes = ['ok', 'refused', 'failed', 'refused_authorization', 'refused_authentication'];
@@ -77,7 +78,7 @@ const changeValue = (v) => (v === null || v === undefined ? '—' : typeof v ===
 /** What a call changed, under its row, a line per field: `url: before → after` (a webhook endpoint's URL, its event types). */
 function Changes({ changes }) {
   return html`<tr data-testid="action-changes"><td class="detail" colspan="9"><span class="small muted">${t('activity.changes')}</span>
-    ${Object.entries(changes).map(([field, { before, after }]) => html`<div class="mono small" data-field=${field}>${field}: ${changeValue(before)} → ${changeValue(after)}</div>`)}
+    ${Object.entries(changes).map(([field, { before, after }]) => html`<div class="mono small" data-field=${field}><${FieldName} name=${field} />: ${changeValue(before)} → ${changeValue(after)}</div>`)}
   </td></tr>`;
 }
 

@@ -825,7 +825,7 @@ test('ops_admin onboards a merchant under a new white label (its keys shown once
   await mali.goto(`#/activity?tab=actions&subject=EMP_MALI&route=${encodeURIComponent('/v1/bo/webhooks/:endpointId')}`, 'activity');
   await mali.page.waitForSelector('[data-testid=action-changes]');
   assert.equal(await mali.page.$$eval('[data-testid=action-changes] [data-field]', (ds) => ds.map((d) => d.textContent!.trim())), [
-    `url: ${fingerprintedUrl(`${failing.url}/onboarded`)} → ${fingerprintedUrl(`${failing.url}/moved`)}`, 'event_types: ["deposit.settled","withdrawal.filled"] → —',
+    `${en['field.url']}: ${fingerprintedUrl(`${failing.url}/onboarded`)} → ${fingerprintedUrl(`${failing.url}/moved`)}`, `${en['field.event_types']}: ["deposit.settled","withdrawal.filled"] → —`,
   ]);
 });
 

@@ -13,7 +13,8 @@
 // API's `amount_minor`, `receipt_id`, …), its yes/no and the codes the console has words for
 // too (`false`, `credit`), and the slip's transfer reference (`trans_ref`); a list the operator's roles may not read, opened
 // from a bookmark, shows that and the roles that may, not its filters (which invited a search
-// the server could only refuse), and asks the server nothing.
+// the server could only refuse), and asks the server nothing; a setting's change on the
+// activity page names its field in Thai (it was the API's `event_types`).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -137,6 +138,19 @@ test("in Thai, a deposit's timeline names its fields in Thai, each with the API'
   // The slip's and the legs' bank transfer reference too.
   assert.is(await lead.page.textContent('[data-testid=slip] dt .k[title=trans_ref]'), th['field.trans_ref']);
   await lead.screenshot('deposit-th');
+});
+
+test("in Thai, a setting's change on the activity page names its field in Thai, the API's name in its title", async () => {
+  const endpoint = await scene.s.bo('POST', `/v1/bo/merchants/${thai.id}/webhook-endpoints`, { url: 'https://hooks.example.com/satang', livemode: true });
+  assert.is(endpoint.status, 201, endpoint.text);
+  const moved = await scene.s.bo('POST', `/v1/bo/webhooks/${endpoint.json.id}`, { event_types: ['deposit.settled'] }, { stepUp: true });
+  assert.is(moved.status, 200, moved.text);
+  const lead = await operator('emp_lead', `#/activity?tab=actions&route=${encodeURIComponent('/v1/bo/webhooks/:endpointId')}`, 'activity');
+  await inThai(lead, 'activity');
+  // The log's row is written by its own thread as the answer goes out: looked for a few seconds.
+  const field = '[data-testid=action-changes] [data-field=event_types] .k';
+  for (let tries = 0; !(await lead.page.$(field)) && tries < 10; tries++) await lead.goto(`#/activity?tab=actions&route=${encodeURIComponent('/v1/bo/webhooks/:endpointId')}&t=${tries}`, 'activity');
+  assert.equal(await lead.page.$eval(field, (k) => [k.getAttribute('title'), k.textContent]), ['event_types', th['field.event_types']]);
 });
 
 test('a list the roles may not read shows only that, with the roles that may: no filters, no call', async () => {
