@@ -394,6 +394,8 @@ export const en = {
   'btxn.type': 'Type',
   'btxn.source': 'Source',
   'btxn.amount': 'Amount',
+  'btxn.postedBy': 'posted by',
+  'btxn.proposedBy': 'proposed by',
   'btxn.sequence': 'Seq.',
   'btxn.empty': 'No balance transactions in this mode.',
   'btxn.type.deposit_settled': 'Deposit settled',

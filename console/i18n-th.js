@@ -394,6 +394,8 @@ export const th = {
   'btxn.type': 'ประเภท',
   'btxn.source': 'ที่มา',
   'btxn.amount': 'จำนวนเงิน',
+  'btxn.postedBy': 'บันทึกโดย',
+  'btxn.proposedBy': 'เสนอโดย',
   'btxn.sequence': 'ลำดับ',
   'btxn.empty': 'ไม่มีรายการเคลื่อนไหวยอดเงินในโหมดนี้',
   'btxn.type.deposit_settled': 'รับเงินฝาก',

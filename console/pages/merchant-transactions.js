@@ -1,12 +1,13 @@
 // A merchant's balance transactions in one mode, newest first, on the merchant page under
 // the wallet (GET /v1/bo/merchants/{id}/balance-transactions, the server's cursor, 20 a
 // page): when, the type, the source (a link to the deposit, withdrawal or claim when the
-// operator may open it), the amount with its direction, the three bucket deltas and the
+// operator may open it; an adjustment's operator who posted it, and who proposed it when a
+// second operator approved it), the amount with its direction, the three bucket deltas and the
 // sequence. Sandbox rows are the merchant's current sandbox run, as the server gives them.
 // Read-only; shown only when the operator's roles may call the route (merchant.js checks).
 //
 // data-testids: balance-transactions (the table; data-loaded="1" once read), btxn-row
-//   (data-id), btxn-prev-page, btxn-next-page.
+//   (data-id), btxn-posted-by, btxn-proposed-by, btxn-prev-page, btxn-next-page.
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
@@ -40,7 +41,9 @@ function Row({ b }) {
   return html`<tr data-testid="btxn-row" data-id=${b.id}>
     <td><${Time} at=${b.created_at} /></td>
     <td>${label('btxn.type', b.type)}<div class="small muted mono" title=${b.id}>${b.id.slice(0, 16)}…</div></td>
-    <td><span class="small muted" data-testid="btxn-source-type">${b.source?.type ? label('btxn.source', b.source.type) : ''}</span> <${Id} id=${b.source?.id} to=${pageOfId(b.source?.id)} keep=${16} /></td>
+    <td><span class="small muted" data-testid="btxn-source-type">${b.source?.type ? label('btxn.source', b.source.type) : ''}</span> <${Id} id=${b.source?.id} to=${pageOfId(b.source?.id)} keep=${16} />
+      ${b.posted_by ? html`<div class="small muted">${t('btxn.postedBy')} <span class="mono" data-testid="btxn-posted-by">${b.posted_by}</span>${b.proposed_by
+        ? html` · ${t('btxn.proposedBy')} <span class="mono" data-testid="btxn-proposed-by">${b.proposed_by}</span>` : null}</div>` : null}</td>
     <td class="num"><${Money} minor=${signed} signed /></td>
     <td class="num">${delta(b.bucket_deltas.available_minor)}</td>
     <td class="num">${delta(b.bucket_deltas.pending_clearing_minor)}</td>

@@ -121,7 +121,8 @@ export function presentStatement(s: Statement, asOfMs: number): Record<string, u
 /** GET /v1/bo/reports/statement-lines as CSV: one line per balance transaction of the period. */
 export const statementLinesCsvHeader = [
   'date', 'time_zone', 'merchant_id', 'livemode', 'created_at', 'id', 'type', 'direction', 'amount_minor', 'amount_baht',
-  'available_minor', 'pending_clearing_minor', 'reserved_minor', 'source_type', 'source_id', 'reverses_balance_transaction_id', 'reason_code', 'note',
+  'available_minor', 'pending_clearing_minor', 'reserved_minor', 'source_type', 'source_id', 'posted_by', 'proposed_by',
+  'reverses_balance_transaction_id', 'reason_code', 'note',
 ] as const;
 
 export const statementCsvHeader = [

@@ -29,6 +29,8 @@ export interface SystemLineDetail {
   readonly amountMinor: Minor;
   readonly source: { readonly type: string; readonly id: string };
   readonly postedBy?: string;
+  /** An adjustment a second operator approved (four eyes): who proposed it; postedBy approved it. */
+  readonly proposedBy?: string;
   readonly reversesBalanceTransactionId?: string;
   readonly reasonCode?: string;
   readonly note?: string;
@@ -84,6 +86,7 @@ export function presentAccountLines(r: AccountLines, asOfMs: number): Record<str
       amount_minor: reportMinor(l.amountMinor), balance_minor: reportMinor(l.balanceMinor),
       source: l.source,
       ...(l.postedBy !== undefined ? { posted_by: l.postedBy } : {}),
+      ...(l.proposedBy !== undefined ? { proposed_by: l.proposedBy } : {}),
       ...(l.reversesBalanceTransactionId !== undefined ? { reverses_balance_transaction_id: l.reversesBalanceTransactionId } : {}),
       ...(l.reasonCode !== undefined ? { reason_code: l.reasonCode } : {}),
       ...(l.note !== undefined ? { note: l.note } : {}),
@@ -93,7 +96,7 @@ export function presentAccountLines(r: AccountLines, asOfMs: number): Record<str
 
 export const accountLinesCsvHeader = [
   'date', 'time_zone', 'livemode', 'account', 'line', 'created_at', 'balance_transaction_id', 'type', 'merchant_id', 'source_type', 'source_id',
-  'posted_by', 'reverses_balance_transaction_id', 'reason_code', 'note', 'credit_minor', 'debit_minor', 'amount_minor', 'balance_minor', 'balance_baht',
+  'posted_by', 'proposed_by', 'reverses_balance_transaction_id', 'reason_code', 'note', 'credit_minor', 'debit_minor', 'amount_minor', 'balance_minor', 'balance_baht',
 ] as const;
 
 /**
@@ -105,12 +108,12 @@ export const accountLinesCsvHeader = [
 export function accountLinesCsv(r: AccountLines): string {
   const account = accountKeyOf(r);
   const period = periodText(r);
-  const empty = [null, null, null, null, null, null, null, null, null, null] as const;
+  const empty = [null, null, null, null, null, null, null, null, null, null, null] as const;
   return csvText(accountLinesCsvHeader, [
     [period, financeTimeZone, r.livemode, account, 'opening', ...empty, null, null, null, r.openingMinor, bahtOf(r.openingMinor)],
     ...r.lines.map((l) => [
       bangkokDayOf(l.createdAt), financeTimeZone, r.livemode, account, 'posting', iso(l.createdAt), l.balanceTransactionId, l.type, l.merchantId, l.source.type, l.source.id,
-      l.postedBy ?? null, l.reversesBalanceTransactionId ?? null, l.reasonCode ?? null, l.note ?? null,
+      l.postedBy ?? null, l.proposedBy ?? null, l.reversesBalanceTransactionId ?? null, l.reasonCode ?? null, l.note ?? null,
       l.amountMinor > 0n ? l.amountMinor : 0n, l.amountMinor < 0n ? -l.amountMinor : 0n, l.amountMinor, l.balanceMinor, bahtOf(l.balanceMinor),
     ]),
     [period, financeTimeZone, r.livemode, account, 'closing', ...empty, r.creditMinor, r.debitMinor, r.creditMinor - r.debitMinor, r.closingMinor, bahtOf(r.closingMinor)],

@@ -70,9 +70,10 @@ function presentDeltas(d: Balances) {
 
 /**
  * A balance transaction as the back office shows it, with what it moved in each bucket
- * (`deltas`, as the caller's view counts them) and the journal entry that posted it.
+ * (`deltas`, as the caller's view counts them), the journal entry that posted it and, for
+ * an adjustment a second operator approved, its proposer (`proposedBy`, proposerOf).
  */
-function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: boolean, journalSeq: number): Record<string, unknown> {
+function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: boolean, journalSeq: number, proposedBy?: string): Record<string, unknown> {
   // Every id that names a line is spelt as the line's own is, so a reversal or a clearing
   // release is matched to the line it refers to in sandbox too.
   const lineId = (id: string) => balanceTransactionIdOf(id, livemode);
@@ -83,6 +84,7 @@ function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: b
     // An adjustment's source is the adjustment itself, as the merchant's copy names it; the operator who posted it apart.
     source: { type: t.source.type, id: t.source.type === 'adjustment' ? lineId(t.id) : t.source.id },
     ...(t.source.type === 'adjustment' ? { posted_by: t.source.id } : {}),
+    ...(proposedBy !== undefined ? { proposed_by: proposedBy } : {}), // four eyes: posted_by approved what proposed_by proposed
     ...(t.reversesBalanceTransactionId ? { reverses_balance_transaction_id: lineId(t.reversesBalanceTransactionId) } : {}),
     ...(t.clearedFromBalanceTransactionId ? { cleared_from_balance_transaction_id: lineId(t.clearedFromBalanceTransactionId) } : {}),
     ...(t.reasonCode ? { reason_code: t.reasonCode } : {}),
@@ -92,15 +94,47 @@ function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: b
 }
 
 /** A row of the merchant's balance history: its sequence, and its deltas as that history shows them (sandbox: pending clearing folded). */
-function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean): Record<string, unknown> {
+function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean, proposerOf: ProposerOf): Record<string, unknown> {
   assert(t !== undefined && t.id === row.id, () => `balance history row ${row.id} (journal seq ${row.journalSeq}) has no matching journal entry`);
-  const { id, object, ...rest } = presentTransaction(t, livemode ? row.deltas : sandboxDeltas(row.deltas), livemode, row.journalSeq);
+  const { id, object, ...rest } = presentTransaction(t, livemode ? row.deltas : sandboxDeltas(row.deltas), livemode, row.journalSeq, proposerOf(t, row.journalSeq));
   return { id, object, sequence: row.sequence.toString(), ...rest };
+}
+
+type ProposerOf = (t: BalanceTransaction, journalSeq: number) => string | undefined;
+type AdjustmentApproved = Extract<DomainEvent, { type: 'AdjustmentApproved' }>;
+type AdjustmentProposed = Extract<DomainEvent, { type: 'AdjustmentProposed' }>;
+
+/**
+ * The operator who proposed an adjustment that a second operator approved and posted (four
+ * eyes on a large live credit): the approval is journaled by the same command just before
+ * the posting (it names the balance transaction), the proposal earlier on the merchant's
+ * stream. Read from the journal, so every approved adjustment names its proposer, those
+ * posted before this was shown too. Undefined for an adjustment posted on one operator's
+ * word and for any other transaction.
+ */
+function adjustmentProposers(journalDb: Db): ProposerOf {
+  const approvalBefore = journalDb.prepare<[number, number, string], string>(
+    "SELECT data FROM journal WHERE seq < ? AND seq >= ? AND type = 'AdjustmentApproved' AND stream = ? ORDER BY seq DESC LIMIT 4").pluck(true);
+  const proposal = journalDb.prepare<[string, string], string>(
+    "SELECT data FROM journal WHERE stream = ? AND type = 'AdjustmentProposed' AND json_extract(data, '$.proposal.id') = ? LIMIT 1").pluck(true);
+  return (t, journalSeq) => {
+    if (t.source.type !== 'adjustment') return undefined;
+    // The command's records come before its postings: the approval is within a few entries.
+    for (const data of approvalBefore.all(journalSeq, journalSeq - 4, t.merchantId)) {
+      const approved = decode<AdjustmentApproved>(data);
+      if (approved.balanceTransactionId !== t.id) continue;
+      const proposed = proposal.get(t.merchantId, approved.proposalId);
+      assert(proposed !== undefined, () => `adjustment ${t.id} (journal seq ${journalSeq}) approves proposal ${approved.proposalId}, which the journal does not hold`);
+      return decode<AdjustmentProposed>(proposed).proposal.proposedBy;
+    }
+    return undefined;
+  };
 }
 
 /** Registers the routes on the back office's read router (operatorAuth already applies). */
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
+  const proposerOf = adjustmentProposers(journalDb);
   const entriesBefore = journalDb.prepare<[string, number], string>('SELECT data FROM journal WHERE stream = ? AND seq < ? ORDER BY seq DESC LIMIT 4').pluck(true);
   const payoutBefore = journalDb.prepare<[number, number], string>("SELECT data FROM journal WHERE type IN ('ClaimRefundPaidOut', 'ClaimRefundRecalled') AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT 4").pluck(true);
   type Decided = { at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown; withdrawalId?: unknown; replacementWithdrawalId?: unknown };
@@ -156,7 +190,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       const t = transactions.get(l.journalSeq);
       assert(t !== undefined && t.id === l.id, () => `statement line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
       // The ledger's own deltas in both modes, pending clearing apart: what the statement sums.
-      return { date: bangkokDayOf(l.createdAt), ...presentTransaction(t, l.deltas, livemode, l.journalSeq) };
+      return { date: bangkokDayOf(l.createdAt), ...presentTransaction(t, l.deltas, livemode, l.journalSeq, proposerOf(t, l.journalSeq)) };
     });
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
@@ -164,7 +198,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       ctx.body = csvText(statementLinesCsvHeader, lines.map((l: any) => [
         l.date, financeTimeZone, merchant.id, livemode, l.created_at, l.id, l.type, l.direction, l.amount_minor, bahtOf(BigInt(l.amount_minor)),
         l.bucket_deltas.available_minor, l.bucket_deltas.pending_clearing_minor, l.bucket_deltas.reserved_minor, l.source.type, l.source.id,
-        l.reverses_balance_transaction_id ?? null, l.reason_code ?? null, l.note ?? null,
+        l.posted_by ?? null, l.proposed_by ?? null, l.reverses_balance_transaction_id ?? null, l.reason_code ?? null, l.note ?? null,
       ]));
       return;
     }
@@ -194,6 +228,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       const t = transactions.get(l.journalSeq);
       assert(t !== undefined && t.id === l.id, () => `system line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
       const decided = decisionBehind(t, l.journalSeq);
+      const proposedBy = proposerOf(t, l.journalSeq);
       const note = t.note || decided?.note;
       // Sandbox ids as the merchant's history and the statement lines spell them, so an
       // analyst matches a posting to the merchant's line.
@@ -203,6 +238,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
         // An adjustment's source is the adjustment itself, as everywhere; the operator who posted it apart.
         source: { type: t.source.type, id: t.source.type === 'adjustment' ? id : t.source.id },
         ...(t.source.type === 'adjustment' ? { postedBy: t.source.id } : decided ? { postedBy: decided.operatorId } : {}),
+        ...(proposedBy !== undefined ? { proposedBy } : {}),
         ...(t.reversesBalanceTransactionId ? { reversesBalanceTransactionId: balanceTransactionIdOf(t.reversesBalanceTransactionId, livemode) } : {}),
         ...(t.reasonCode ? { reasonCode: t.reasonCode } : {}),
         ...(note ? { note } : {}),
@@ -237,7 +273,7 @@ export function registerBalanceTransactions(router: Router, services: Services, 
     const last = page.rows[page.rows.length - 1];
     ctx.body = {
       object: 'list', livemode,
-      data: page.rows.map((r) => presentRow(r, transactions.get(r.journalSeq), livemode)),
+      data: page.rows.map((r) => presentRow(r, transactions.get(r.journalSeq), livemode, proposerOf)),
       has_more: page.hasMore,
       next_cursor: page.hasMore && last ? encodeFilterCursor({ sequence: last.sequence.toString(), run: page.runGeneration }, filters) : null,
     };

@@ -7,7 +7,8 @@
 // Thai name in the new-merchant form are marked lang="th" (they were plain text, spoken as
 // English by a screen reader); a live credit waiting for a second ops_admin shows its
 // proposer a note instead of "Approve and post" (the button opened a step-up for a refusal),
-// another ops_admin the button; in Thai, a balance transaction's source kind and the dispute
+// another ops_admin the button, and once approved its balance transaction names both its
+// approver and its proposer; in Thai, a balance transaction's source kind and the dispute
 // form's example are Thai (they were the API's code "adjustment" and "e.g. CHARGEBACK"); a
 // deposit's timeline names each field in Thai, the API's name in its title (they were the
 // API's `amount_minor`, `receipt_id`, …), its yes/no and the codes the console has words for
@@ -92,7 +93,7 @@ test('Thai notes, account holders and white label names are marked lang="th" in 
   assert.is(await lead.page.getAttribute(`[data-testid=new-merchant-white-label] option[value="${scene.shop.whiteLabelId}"]`, 'lang'), null, 'an English name is not marked');
 });
 
-test('a live credit waiting for four eyes: its proposer sees a note, not the approve button; another ops_admin the button', async () => {
+test('a live credit waiting for four eyes: its proposer sees a note, not the approve button; another ops_admin the button; approved, its row names both', async () => {
   const mali = await operator('emp_mali', `#/merchants/${thai.id}?livemode=true`, 'merchant');
   await mali.page.waitForSelector('[data-testid=adjustment-proposal]');
   assert.is(await mali.page.$('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]'), null, 'no approve button for the proposer');
@@ -102,6 +103,16 @@ test('a live credit waiting for four eyes: its proposer sees a note, not the app
   const lead = await operator('emp_lead', `#/merchants/${thai.id}?livemode=true`, 'merchant');
   await lead.page.waitForSelector('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]');
   assert.is(await lead.page.$('[data-testid=own-adjustment-proposal]'), null);
+
+  // Once emp_lead approves it, its balance transaction names both: who posted it and who proposed it.
+  const proposal = (await scene.s.bo('GET', `/v1/bo/merchants/${thai.id}/adjustment-proposals`)).json.data[0];
+  const posted = await scene.s.bo('POST', `/v1/bo/merchants/${thai.id}/adjustments/${proposal.id}/approve`, { amount_minor: proposal.amount_minor }, { sub: 'emp_lead', roles: ['ops_admin'], stepUp: true });
+  assert.is(posted.status, 201, posted.text);
+  await lead.page.reload();
+  await lead.ready('merchant');
+  const row = `[data-testid=btxn-row][data-id="${posted.json.id}"]`;
+  await lead.page.waitForSelector(row);
+  assert.equal([await lead.page.textContent(`${row} [data-testid=btxn-posted-by]`), await lead.page.textContent(`${row} [data-testid=btxn-proposed-by]`)], ['emp_lead', 'emp_mali']);
 });
 
 test("in Thai, a balance transaction's source and the dispute form's example are Thai", async () => {

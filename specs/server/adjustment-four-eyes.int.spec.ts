@@ -5,10 +5,14 @@
 // a wrong amount is refused, a proposal lapses after 24 hours. Smaller live credits, debits
 // and sandbox credits post at once, as before — until what one person credited alone in 24
 // hours would reach the threshold: then a small one is proposed too (split credits), also when
-// sent at once. Over real HTTP with real tokens.
+// sent at once. The posted credit names both operators wherever the back office shows it
+// (its balance transactions, the statement lines, the adjustments account's lines, JSON and
+// CSV). Over real HTTP with real tokens.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parse } from 'csv-parse/sync';
+import { bangkokDayOf } from '../../core/finance/calendar.ts';
 import { limits } from '../../core/limits.ts';
 import { TestServer } from '../support/server-harness.ts';
 import { advance } from '../webhooks/support.ts';
@@ -75,6 +79,44 @@ test('below the threshold, a debit and a sandbox credit post at once; a proposal
   assert.match(late.json.error.message, /lapses after 24 hours/);
   assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`)).json.data, [], 'a lapsed proposal is not listed');
   assert.is(await available(m.id), 0);
+});
+
+test('an approved credit names its proposer beside its approver wherever the back office shows it; a credit posted alone its poster only', async () => {
+  const m = await s.onboard('Both names on the line');
+  const proposed = await credit(m.id, big, 'emp_maker');
+  assert.is(proposed.status, 202, proposed.text);
+  const approved = await approve(m.id, proposed.json.id, big, 'emp_checker');
+  assert.is(approved.status, 201, approved.text);
+  const alone = await credit(m.id, 5_000, 'emp_alone');
+  assert.is(alone.status, 201, alone.text);
+  const expected = [[approved.json.id, 'emp_checker', 'emp_maker'], [alone.json.id, 'emp_alone', undefined]];
+  const byId = (rows: any[], id: (r: any) => string, posted: (r: any) => unknown, proposedBy: (r: any) => unknown) =>
+    expected.map(([want]) => rows.find((r) => id(r) === want)).map((r) => [r && id(r), r && posted(r), r && proposedBy(r)]);
+  const finance = { roles: ['finance'] };
+
+  const page = await s.bo('GET', `/v1/bo/merchants/${m.id}/balance-transactions?livemode=true`, undefined, finance);
+  assert.is(page.status, 200, page.text);
+  assert.equal(byId(page.json.data, (r) => r.id, (r) => r.posted_by, (r) => r.proposed_by), expected, 'the merchant page in the back office');
+
+  const today = bangkokDayOf(s.clock.now());
+  const lines = `/v1/bo/reports/statement-lines?merchant_id=${m.id}&livemode=true&date=${today}`;
+  const json = await s.bo('GET', lines, undefined, finance);
+  assert.is(json.status, 200, json.text);
+  assert.equal(byId(json.json.data, (r) => r.id, (r) => r.posted_by, (r) => r.proposed_by), expected, 'the statement lines');
+  const csv = parse((await s.bo('GET', `${lines}&format=csv`, undefined, finance)).text, { columns: true }) as Record<string, string>[];
+  assert.equal(byId(csv, (r) => r.id, (r) => r.posted_by, (r) => r.proposed_by || undefined), expected, 'the statement lines CSV');
+
+  const account = `/v1/bo/reports/account-lines?account=adjustments&livemode=true&date=${today}`;
+  const accountJson = await s.bo('GET', account, undefined, finance);
+  assert.is(accountJson.status, 200, accountJson.text);
+  assert.equal(byId(accountJson.json.data, (r) => r.balance_transaction_id, (r) => r.posted_by, (r) => r.proposed_by), expected, 'the adjustments account lines');
+  const accountCsv = parse((await s.bo('GET', `${account}&format=csv`, undefined, finance)).text, { columns: true }) as Record<string, string>[];
+  assert.equal(byId(accountCsv, (r) => r.balance_transaction_id, (r) => r.posted_by, (r) => r.proposed_by || undefined), expected, 'the adjustments account lines CSV');
+
+  // The merchant's own copy names neither operator, as before.
+  const history = await s.call(m.live.api_key, 'GET', '/v1/pay/balance/transactions?limit=100');
+  assert.is(history.status, 200, history.text);
+  assert.not.ok(/emp_(maker|checker|alone)/.test(history.text), history.text);
 });
 
 test("split credits: once what one person credited alone in 24 hours would reach the threshold, a small credit is proposed too, even sent all at once; a day later it posts again", async () => {
