@@ -20,7 +20,7 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, sealedKeyFileNames, writePrivateFile } from '../private-files.ts';
 import { requestLogFileName } from '../request-log.ts';
 import { slipTemporaryMarker } from '../slips/store.ts';
@@ -37,6 +37,8 @@ export interface BackupManifest {
   readonly format: typeof backupFormat;
   /** Wall-clock instant the journal's snapshot was taken (ISO 8601). */
   readonly taken_at: string;
+  /** The data dir it was taken from (absolute; absent in backups before it was noted): restore names its master key. */
+  readonly data_dir?: string;
   readonly journal: { readonly tail_seq: number; readonly head_hash: string | null };
   readonly files: readonly BackupFile[];
   readonly not_included: readonly string[];
@@ -125,7 +127,7 @@ export function makeBackup(dataDir: string, toDir: string, now: () => number = D
     note(name);
   }
   const manifest: BackupManifest = {
-    format: backupFormat, taken_at: new Date(takenAt).toISOString(), journal: journalHead(join(toDir, journalFileName)), files,
+    format: backupFormat, taken_at: new Date(takenAt).toISOString(), data_dir: resolve(dataDir), journal: journalHead(join(toDir, journalFileName)), files,
     not_included: ['projections.db (rebuilt from the journal when the server starts without it)', 'the master key (keep it apart from the data and its backups)'],
   };
   // Written last, under a temporary name and renamed: a directory without it is no backup.

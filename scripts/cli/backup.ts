@@ -21,7 +21,6 @@ import type { NatsConnection } from 'nats';
 import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type StreamBeyond } from '../../adapters/bus/nats.ts';
 import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
 import { writePrivateFile } from '../../adapters/private-files.ts';
-import { masterKeyOpens, Sealer } from '../../adapters/sealing.ts';
 import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
 import { readSideLimits } from '../../core/limits.ts';
 import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
@@ -30,8 +29,7 @@ import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text
 import { verifyJournal } from './verify.ts';
 import { satangServerAt } from './reach.ts';
 import { redactUrl } from '../../server/secret-text.ts';
-import { readConfig } from '../../server/config.ts';
-import { existingMasterKey } from '../../server/master-key.ts';
+import { backupKeyFacts, keyMismatchUpFront, masterKeyOpensRestored, masterKeyReminder } from './restore-key.ts';
 
 const dataDirOption = { type: 'string', value: 'DIR', default: defaultDataDir, help: "the server's data directory ($SATANG_DATA_DIR)" } as const;
 const jsonOption = { type: 'boolean', help: 'print the manifest and the verification as JSON' } as const;
@@ -140,41 +138,6 @@ function undoneSecurity(takenAt: string): string {
   ].join('\n');
 }
 
-/**
- * A backup holds no master key, and a server started on a restored data dir with another key
- * refuses (exit 78, `the master key does not open this data dir`) — an operator who restores
- * at 3 a.m. reads this beside the result, with where that server will look for the key.
- */
-export function masterKeyReminder(dataDir: string, opens = masterKeyOpensRestored(dataDir)): string {
-  if (opens === true) return `master key: the one this environment gives opens ${dataDir}: the server can start on it`;
-  let where: string;
-  try {
-    const key = readConfig({ ...process.env, SATANG_DATA_DIR: dataDir }).masterKey;
-    switch (key.kind) {
-      case 'env': where = 'this environment gives it in SATANG_MASTER_KEY'; break;
-      case 'file': where = `this environment gives it in SATANG_MASTER_KEY_FILE (${key.path})`; break;
-      case 'development': where = `in development copy the old data dir's master key to ${key.path} before the server starts, or it refuses to start (exit 78)`; break;
-      default: { const _: never = key; where = ''; }
-    }
-  } catch {
-    where = 'set SATANG_MASTER_KEY_FILE to it';
-  }
-  if (opens === false) where = `the one this environment gives does NOT open it (${where.replace(/^this environment gives it in /, '')}): give the server the key the backup was sealed with`;
-  return `master key: the server must start on ${dataDir} with the one the backup was sealed with (a backup holds none; another key refuses to start); ${where}`;
-}
-
-/** Whether the key this environment gives opens the restored journal (doctor's check); undefined when there is no key to try, or nothing sealed yet. */
-function masterKeyOpensRestored(dataDir: string): boolean | undefined {
-  const file = join(dataDir, journalFileName);
-  if (!existsSync(file)) return undefined;
-  const env = { ...process.env, SATANG_DATA_DIR: dataDir };
-  let key: Buffer | undefined;
-  try { key = existingMasterKey(readConfig(env).masterKey, env); } catch { return undefined; }
-  if (!key) return undefined;
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try { return masterKeyOpens(db, new Sealer(key)); } finally { db.close(); }
-}
-
 function refused(command: string, error: unknown): number {
   process.stderr.write(`satang ${command}: ${(error as Error).message}\n`);
   return exitUsage;
@@ -216,6 +179,10 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
   if (typeof args === 'number') return args;
   const dataDir = text(args, 'data-dir');
   const natsUrl = restoreNatsUrl(text(args, 'nats'), dataDir);
+  // Which key opens the backup, read from it before anything is copied (after a rekey, the
+  // data dir's key now does not): said up front, and the reminder names the right key.
+  const keyFacts = backupKeyFacts(text(args, 'from'), dataDir);
+  const reminder = () => masterKeyReminder(dataDir, masterKeyOpensRestored(dataDir), keyFacts);
   // A server still running (its data dir moved aside under it) goes on answering writes into
   // the moved dir — lost to the restore, and to restore-lost.json — and its relay makes the
   // deleted stream again with them: a restore into the deployment's data dir, or one that
@@ -226,10 +193,12 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     const answering = await satangServerAt(url);
     if (answering !== undefined) {
       const code = refused('restore', new Error(`a satang server answers at ${redactUrl(url)} (${answering}): stop the API and the projector first — it would go on taking writes that the restore loses and no list names${natsUrl ? ', and make the journal stream again' : ''}; nothing was restored`));
-      process.stderr.write(`${masterKeyReminder(dataDir)}\n`); // done or refused, a restore ends with the reminder (README)
+      process.stderr.write(`${reminder()}\n`); // done or refused, a restore ends with the reminder (README)
       return code;
     }
   }
+  const mismatch = keyMismatchUpFront(keyFacts);
+  if (mismatch) process.stderr.write(`${mismatch}\n`);
   let nc: NatsConnection | undefined;
   try {
     // With NATS, what the stream holds past the backup is read before anything is restored.
@@ -262,16 +231,16 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     const printed = print(args, 'restored into', dataDir, manifest, verified, lost);
     const opens = masterKeyOpensRestored(dataDir); // tried once: the exit code and the reminder say the same
     const code = opens === false ? exitFailed : printed;
-    if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir, opens)}\n`);
+    if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir, opens, keyFacts)}\n`);
     else {
       if (verified.ok) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
-      process.stdout.write(`${masterKeyReminder(dataDir, opens)}\n`);
+      process.stdout.write(`${masterKeyReminder(dataDir, opens, keyFacts)}\n`);
     }
     return lost?.stream_deleted_messages === null ? exitFailed : code;
   } catch (error) {
     // The NATS URL in a message without its password or token.
     const code = refused('restore', new Error(withoutNatsCredentials(natsUrl, (error as Error).message)));
-    process.stderr.write(`${masterKeyReminder(dataDir)}\n`);
+    process.stderr.write(`${reminder()}\n`);
     return code;
   } finally {
     await nc?.close();

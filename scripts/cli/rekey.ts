@@ -73,7 +73,7 @@ export async function rekeyCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write([
       `journal.db: ${report.journal === 'already' ? 'sealed with the new key already' : `resealed ${report.api_keys} API key secrets, ${report.idempotency_bodies} idempotency bodies, ${report.signing_keys} webhook signing keys, ${report.webhook_urls} webhook endpoint URLs and the marker a server checks its key against; vacuumed`}`,
       ...report.files.map((f) => `${f.name}: ${f.state === 'already' ? 'sealed with the new key already' : 'resealed'}`),
-      `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…${mode === 'development' ? `; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key` : ''}).`,
+      `next: start the server with the new key (SATANG_MASTER_KEY_FILE=${newKeyFile}, or the unit's LoadCredential=master-key:…${mode === 'development' ? `; in development copy it over ${dataDir.replace(/\/$/, '')}.master-key, keeping the old one apart first` : ''}).`,
       'Keep the old key as long as you keep backups taken before now: they are sealed with it.',
       '',
     ].join('\n'));

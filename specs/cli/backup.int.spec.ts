@@ -176,7 +176,7 @@ test("restored and served, the backup answers what the server answered when it w
   assert.is(restored.code, 0, restored.stdout + restored.stderr);
   assert.not.ok(existsSync(join(restoredDir, 'projections.db')), 'projections are not restored');
   assert.match(restored.stdout, `master key: the server must start on ${restoredDir} with the one the backup was sealed with (a backup holds none; another key refuses to start)`);
-  assert.match(restored.stdout, `copy the old data dir's master key to ${restoredDir}.master-key before the server starts`);
+  assert.match(restored.stdout, `copy ${scene.s.dataDir}.master-key (the key of the data dir the backup was taken from: it opens the backup) to ${restoredDir}.master-key before the server starts`);
   // A revocation made after the backup is not in it: the restore says so, and where the revocations are named.
   const takenAt = JSON.parse(readFileSync(join(to, 'backup.json'), 'utf8')).taken_at;
   assert.match(restored.stdout, `SECURITY: what was revoked after ${takenAt} is not revoked in the restored data dir — API keys revoked, operators revoked or signed out,`);
