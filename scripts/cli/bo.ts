@@ -1,6 +1,6 @@
 // `satang bo …`: an operator's day from the command line — the review queue, one deposit
-// with its evidence and timeline, approve/decline with a note, the approvals queue,
-// claims, disputes, request logs and the action log. Each subcommand mints a token from
+// with its evidence and timeline, approve/decline with a note, a settled one reversed, the
+// approvals queue, claims, disputes, request logs and the action log. Each subcommand mints a token from
 // the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDataDir, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption, inBangkok } from './args.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
+import { reversalReasonCodes } from '../../core/deposit/state.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import { fetchOrRefuse, printRefused, satangJson } from './reach.ts';
 import { table } from './table.ts';
@@ -248,6 +249,26 @@ const subcommands: readonly Subcommand[] = [
     };
   }),
   {
+    words: ['reverse'],
+    // A settled deposit taken back (the bank recalled the transfer), with the route's reason codes and its word on refunds already paid.
+    spec: postSpec('reverse DEPOSIT_ID', "Reverses a settled deposit (deposit.reversed): what it credited the merchant is taken back, its fee refunded. ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
+      reason: { type: 'string', value: 'CODE', required: true, help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` },
+      note,
+      'recover-from-payer': { type: 'boolean', help: "when a claim's refund already paid the payer part of the transfer (the first try is refused, 409, naming it): reverse all the same, the claim recording the refund as owed back by the payer (claim_refunds: recover_from_payer)" },
+    }, ['DEPOSIT_ID']),
+    run: async (a) => {
+      const answer = await call(a, 'ops_admin', 'POST', `/v1/bo/deposits/${id(a)}/reverse`, {
+        reason_code: text(a, 'reason'), note: text(a, 'note'), ...(flag(a, 'recover-from-payer') ? { claim_refunds: 'recover_from_payer' } : {}),
+      }, true);
+      const exit = print(a, answer, (d) => `${d.id}: ${d.status} (${d.reversal.reason_code}; balance transaction ${d.reversal.balance_transaction_id} takes back ${d.reversal.reverses_balance_transaction_id})`);
+      // The refusal names the API's word (claim_refunds); the CLI's is the option.
+      if (answer.status === 409 && answer.json.error.details?.refunded_minor !== undefined) {
+        process.stderr.write(`once you have checked what the bank took back: run it again with --recover-from-payer, and the claim records the refund as owed back by the payer\n`);
+      }
+      return exit;
+    },
+  },
+  {
     words: ['approvals'],
     spec: spec('approvals', 'The approvals queue: withdrawals pending approval, oldest first, with their mode and who approved so far.', withdrawalListOptions),
     run: async (a) => print(a, await call(a, 'approver', 'GET', withdrawalListPath(a, { status: 'pending_approval' })),
@@ -419,5 +440,5 @@ const subcommands: readonly Subcommand[] = [
 ];
 
 export async function boCommand(argv: readonly string[]): Promise<number> {
-  return dispatch('bo', "An operator's day: search, review queue, deposits with their timeline, approvals, claims, disputes, webhooks, logs, access. Tables for people, --json for scripts.", subcommands, argv);
+  return dispatch('bo', "An operator's day: search, review queue, deposits with their timeline and reversals, approvals, claims, disputes, webhooks, logs, access. Tables for people, --json for scripts.", subcommands, argv);
 }

@@ -11,7 +11,7 @@ type Run = (argv: readonly string[]) => Promise<number>;
 
 const commands: Record<string, { summary: string; load: () => Promise<Run> }> = {
   admin: { summary: 'onboarding through the back office: white labels, merchants, keys, funding, senders, beneficiaries, webhooks, suspension, the manual clock', load: async () => (await import('./admin.ts')).adminCommand },
-  bo: { summary: "an operator's day: review queue, show a deposit with its timeline, approve/decline, approvals, claims, disputes, logs (tables, or --json)", load: async () => (await import('./bo.ts')).boCommand },
+  bo: { summary: "an operator's day: review queue, show a deposit with its timeline, approve/decline, reverse, approvals, claims, disputes, logs (tables, or --json)", load: async () => (await import('./bo.ts')).boCommand },
   call: { summary: 'sign and send a merchant request: call METHOD PATH --key sk_... [--data JSON] [-i] [--output FILE]', load: async () => (await import('./call.ts')).callCommand },
   listen: { summary: 'forward the sandbox webhook deliveries to a local URL: listen --forward-to URL --key sk_test_…', load: async () => (await import('./listen.ts')).listenCommand },
   token: { summary: 'mint an operator token from the local development issuer', load: async () => (await import('./token.ts')).tokenCommand },

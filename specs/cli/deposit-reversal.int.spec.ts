@@ -1,0 +1,172 @@
+// `satang bo reverse DEP_ID` run as an operator runs it (a child process against a real server
+// sharing its data directory): a settled deposit reversed, then read back — the deposit
+// `reversed` naming the settlement it takes back, the merchant's pending clearing down by
+// what the order credited, the operator on the timeline, the ledger verified; the same
+// --idempotency-key replays the answer and does nothing again. Bad input is the route's error
+// code on stderr in one line (or a usage error, exit 2), never a stack trace, and leaves the
+// deposit, the wallet and the journal as they were. A deposit whose claim already refunded the
+// payer is refused (409) with the option that says so, then reversed with
+// --recover-from-payer, the claim recording the refund owed back.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { getDeposit, pngSlip, receiver as payeeOfScene, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
+import { verifyStore } from '../../adapters/sqlite/verify.ts';
+
+const run = promisify(execFile);
+const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+const recall = ['--reason', 'BANK_RECALL', '--note', "the sender's bank recalled the whole transfer"];
+/** A line of a Node stack trace: what an operator must never be shown instead of the refusal. */
+const stackLine = /^\s+at .+[:(]\d+/m;
+let scene: SlipScene;
+let env: Record<string, string>;
+
+async function bo(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(satangPath, ['bo', ...args], { cwd: tmpdir(), env: { ...process.env, ...env } });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test.before(async () => {
+  scene = await slipScene();
+  env = { SATANG_DATA_DIR: scene.s.dataDir, SATANG_BASE_URL: scene.s.url, SATANG_LOG_LEVEL: 'silent' };
+});
+test.after(async () => { await scene.s.stop(); });
+
+/** A deposit of `shop`'s paid with `paid` satang to `receiver` from `from`, its slip verified: the deposit as the merchant reads it. */
+async function paidDeposit(shop: MerchantKeys, amount: number, paid: number, receiver = payeeOfScene, from = sender): Promise<any> {
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: from }));
+  assert.is(created.status, 201, created.text);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver, sender: { ...from }, image_sha256: sha256Hex(image) }));
+  assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
+  await scene.s.running.slipWorker.drain();
+  return getDeposit(scene, created.json.id, shop.live.api_key);
+}
+
+async function balanceOf(shop: MerchantKeys): Promise<any> {
+  const r = await scene.s.call(shop.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(r.status, 200, r.text);
+  return { available_minor: r.json.available_minor, pending_clearing_minor: r.json.pending_clearing_minor, reserved_minor: r.json.reserved_minor };
+}
+
+const journalCount = (): number => scene.s.running.store.db.prepare('SELECT count(*) FROM journal').pluck(true).get() as number;
+
+function ledgerVerifies(step: string): void {
+  const report = verifyStore(scene.s.running.store.db);
+  assert.ok(report.ok, `${step}: ${JSON.stringify(report.mismatches).slice(0, 1500)}`);
+}
+
+test('bo reverse takes a settled deposit back: the deposit reads reversed, the wallet gives back its credit, a retry with the same key does nothing again', async () => {
+  const d = await paidDeposit(scene.shop, 50_000, 50_000);
+  assert.is(d.status, 'settled');
+  const before = await balanceOf(scene.shop);
+  const entries = journalCount();
+
+  // Bad input: the route's code on stderr, one line, nothing on stdout, no stack trace, nothing written.
+  const refusals: [string[], number, RegExp][] = [
+    [[d.id, '--reason', 'RECALLED', '--note', recall[3]!], 1, /^HTTP 422: .*"code":"validation_error".*"path":"reason_code".*"hint":"BANK_RECALL, ACCOUNT_FROZEN/],
+    [[d.id, '--reason', 'BANK_RECALL', '--note', 'recalled'], 1, /^HTTP 422: .*"code":"review_note_required"/],
+    [['dep_01NOSUCHDEPOSIT0000000000', ...recall], 1, /^HTTP 404: .*"code":"resource_not_found"/],
+    [[d.id, '--note', recall[3]!], 2, /^satang bo reverse: --reason is required\n\(see: satang bo reverse --help\)$/],
+    [['--reason', 'BANK_RECALL', '--note', recall[3]!], 2, /^satang bo reverse: missing DEPOSIT_ID/],
+    [[d.id, ...recall, '--recover-from-payer=yes'], 2, /^satang bo reverse: .*recover-from-payer/],
+  ];
+  for (const [args, code, said] of refusals) {
+    const r = await bo('reverse', ...args);
+    assert.is(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr.trim(), said, r.stderr);
+    assert.not.match(r.stderr, stackLine, r.stderr);
+    assert.is(r.stdout, '', args.join(' '));
+  }
+  assert.is((await getDeposit(scene, d.id)).status, 'settled');
+  assert.equal(await balanceOf(scene.shop), before);
+  assert.is(journalCount(), entries, 'a refused reversal leaves nothing behind');
+
+  const key = randomUUID();
+  const reversed = await bo('reverse', d.id, ...recall, '--idempotency-key', key, '--sub', 'emp_cli_reverser');
+  assert.is(reversed.code, 0, reversed.stderr);
+  const after = await getDeposit(scene, d.id);
+  assert.equal([after.status, after.reversal.reason_code, after.reversal.reverses_balance_transaction_id], ['reversed', 'BANK_RECALL', d.balance_transaction_id]);
+  assert.is(reversed.stdout.trim(), `${d.id}: reversed (BANK_RECALL; balance transaction ${after.reversal.balance_transaction_id} takes back ${d.balance_transaction_id})`);
+  // Inside the clearing window the credit sat in pending clearing: the order's credit goes, no more.
+  assert.equal(await balanceOf(scene.shop), { ...before, pending_clearing_minor: before.pending_clearing_minor - d.credited_amount_minor });
+  const step = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json.timeline.find((t: any) => t.step === 'reversed');
+  assert.equal([step.detail.reason_code, step.detail.operator, step.detail.note], ['BANK_RECALL', 'emp_cli_reverser', recall[3]]);
+  ledgerVerifies('reversed');
+
+  // A retry with the key (an answer lost on the way) is the first answer, said so; nothing is done again.
+  const entriesAfter = journalCount();
+  const replay = await bo('reverse', d.id, ...recall, '--idempotency-key', key, '--sub', 'emp_cli_reverser', '--json');
+  assert.is(replay.code, 0, replay.stderr);
+  assert.match(replay.stderr, `(replay) the answer first given to Idempotency-Key ${key}`);
+  assert.equal(JSON.parse(replay.stdout).reversal, after.reversal);
+  assert.is(journalCount(), entriesAfter);
+  // Another key is another reversal: refused, the deposit being reversed already.
+  const again = await bo('reverse', d.id, ...recall);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /^HTTP 409: .*"code":"operation_not_allowed".*this one is reversed/);
+  assert.equal(await balanceOf(scene.shop), { ...before, pending_clearing_minor: before.pending_clearing_minor - d.credited_amount_minor });
+});
+
+test("bo reverse of a deposit whose claim refunded the payer: refused, naming --recover-from-payer; with it, reversed and the refund owed back on the claim", async () => {
+  // A white label of its own, so that the refund withdrawal is the only one a deposit can pay.
+  const payer = await scene.s.onboard('Reversal payer');
+  const shop = await scene.s.onboard('Reversal shop', payer.whiteLabelId);
+  await scene.s.fund(payer.id, 1_000_000);
+  const payee = { bank_code: '004', account_number: '5550002222', account_name: 'สมหญิง รักดี' };
+  const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
+  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: `rev-${randomUUID()}`, end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  // 450 baht sent for an order of 400: the excess's claim opens by itself, is refunded (two operators) and paid.
+  const d = await paidDeposit(shop, 40_000, 45_000, payee);
+  assert.is(d.status, 'settled');
+  const claimId = d.overpayment.claim_id as string;
+  const note = 'looked at the bank statement for this one';
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true })).status, 200);
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  assert.equal((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.refunded_minor, 5_000);
+  const before = await balanceOf(shop);
+  const entries = journalCount();
+
+  const refused = await bo('reverse', d.id, ...recall);
+  assert.is(refused.code, 1);
+  const [answer, hint, ...rest] = refused.stderr.trim().split('\n');
+  assert.match(answer!, new RegExp(`^HTTP 409: .*"code":"operation_not_allowed".*"claim_id":"${claimId}","refunded_minor":5000`));
+  assert.match(hint!, /run it again with --recover-from-payer/);
+  assert.equal(rest, []);
+  assert.is(refused.stdout, '');
+  assert.equal(await balanceOf(shop), before);
+  assert.is(journalCount(), entries);
+
+  const reversed = await bo('reverse', d.id, ...recall, '--recover-from-payer', '--sub', 'emp_lead');
+  assert.is(reversed.code, 0, reversed.stderr);
+  assert.match(reversed.stdout, new RegExp(`^${d.id}: reversed \\(BANK_RECALL;`));
+  assert.equal(await balanceOf(shop), { ...before, pending_clearing_minor: before.pending_clearing_minor - d.credited_amount_minor });
+  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([claim.refunded_minor, claim.owed_by_payer_minor, claim.notes.at(-1).operator], [5_000, 5_000, 'emp_lead']);
+  ledgerVerifies('reversed, the refund owed back');
+});
+
+test('bo reverse --help says the reason codes and the options; bo --help lists it', async () => {
+  const help = await bo('reverse', '--help');
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /^usage: satang bo reverse DEPOSIT_ID \[options\]/);
+  for (const said of ['--reason CODE', 'BANK_RECALL, ACCOUNT_FROZEN, SLIP_INVALIDATED_AFTER_SETTLEMENT, DUPLICATE_CREDIT, OPS_ERROR, MERCHANT_DISPUTE_LOST', '--note TEXT', '--recover-from-payer', '--idempotency-key KEY']) assert.match(help.stdout, said);
+  assert.match((await bo('--help')).stdout, /\n {2}reverse {14}Reverses a settled deposit/);
+});
+
+test.run();
