@@ -22,6 +22,7 @@ import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustment
 import { noteChanges } from './bo-audit.ts';
 import { approvalRefusal, feeScheduleOf, noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { isRejection, type Rejection } from '../../core/errors.ts';
+import { checkNote } from '../../core/note.ts';
 import { adjustmentMismatch, gatewayRouteMismatch } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
@@ -433,8 +434,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/deposits/:id/reverse', async (ctx) => {
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
-    await requireStepUp(ctx);
-    await run(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note: b.note ?? '', ...(b.claim_refunds ? { claimRefunds: b.claim_refunds } : {}) }, (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }));
+    const note = b.note ?? '';
+    // A note too short is the body's fault: answered before the step-up, which it does not spend (the handler checks it again).
+    await runSteppedUp(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note, ...(b.claim_refunds ? { claimRefunds: b.claim_refunds } : {}) },
+      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }), () => refuseIf(checkNote(note, 'A reversal')));
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {
