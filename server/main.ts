@@ -24,6 +24,7 @@ import { Webhooks } from '../adapters/webhooks/webhooks.ts';
 import { isCliEndpoint } from '../adapters/webhooks/endpoints.ts';
 import { webhookSettings } from '../adapters/webhooks/settings.ts';
 import { RetentionSweeps } from '../adapters/webhooks/retention.ts';
+import type { Lookup } from '../adapters/webhooks/url-policy.ts';
 import type { Clock, IdempotencyRecord } from '../core/ports.ts';
 import { limits, requestLimits, webhookLimits } from '../core/limits.ts';
 import { createApp, isSlipUploadRequest, LoadMeter } from './app.ts';
@@ -151,7 +152,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, sli
 /** What the HTTP server answered a request the app never saw, for its log line and metrics. */
 interface ClientErrorAnswer { readonly status: number; readonly code?: string; readonly requestId: string }
 
-type StartOptions = { clock?: Clock; securityClock?: Clock } & SlipOptions;
+/** `hostLookup`: how webhook endpoint host names resolve in production (default: node:dns). */
+type StartOptions = { clock?: Clock; securityClock?: Clock; hostLookup?: Lookup } & SlipOptions;
 
 /**
  * What a start has opened so far — the data dir's lock, the listeners, the journal's writer
@@ -299,6 +301,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   const webhooks = new Webhooks({
     db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), merchants: () => store.world.merchants.keys(),
     durableSeq: () => store.durableSeq, onAttempt: (endpointId, outcome) => metrics.webhookAttempt(endpointId, outcome),
+    ...(options.hostLookup ? { hostLookup: options.hostLookup } : {}),
   });
   // Every endpoint's permanent-failure series exists at 0 from the start, a new one's from its creation: the alert reads it with increase().
   for (const { merchantId, livemode } of webhooks.endpoints.merchantsWithEndpoints()) for (const e of webhooks.endpoints.enabled(merchantId, livemode)) if (!isCliEndpoint(e)) metrics.webhookEndpoint(e.id);

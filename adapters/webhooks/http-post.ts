@@ -13,7 +13,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { webhookLimits } from '../../core/limits.ts';
 import { redactWebhookUrl } from '../../server/secret-text.ts';
-import { DestinationNotAllowed, guardedLookup, urlProblem, type UrlMode } from './url-policy.ts';
+import { DestinationNotAllowed, guardedLookup, urlProblem, type Lookup, type UrlMode } from './url-policy.ts';
 import type { Timeouts } from './settings.ts';
 
 export type PostOutcome = 'delivered' | 'retry' | 'permanent';
@@ -34,9 +34,11 @@ export interface Poster {
 export class HttpPoster implements Poster {
   private readonly httpAgent: HttpAgent;
   private readonly httpsAgent: HttpsAgent;
-  private readonly lookup = guardedLookup();
+  private readonly lookup: ReturnType<typeof guardedLookup>;
 
-  constructor(private readonly timeouts: Timeouts, private readonly mode: UrlMode) {
+  /** `hostLookup`: how a production delivery's host resolves before its address is checked (default: node:dns). */
+  constructor(private readonly timeouts: Timeouts, private readonly mode: UrlMode, hostLookup?: Lookup) {
+    this.lookup = guardedLookup(hostLookup);
     const agentOptions = { keepAlive: true, maxSockets: webhookLimits.inFlightDeliveriesPerEndpointMax, maxFreeSockets: webhookLimits.keepAliveSocketsPerHostMax };
     this.httpAgent = new HttpAgent(agentOptions);
     this.httpsAgent = new HttpsAgent({ ...agentOptions, minVersion: 'TLSv1.2' });

@@ -104,7 +104,8 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-type Lookup = typeof dnsLookup;
+/** How a host name resolves: node:dns's lookup, or one of its shape (a spec's own resolver). */
+export type Lookup = typeof dnsLookup;
 
 export interface Resolution {
   readonly ok: boolean;

@@ -28,7 +28,7 @@ import { runOutOfOrderCase, type OutOfOrderCase } from './out-of-order.ts';
 import { EventRetention } from './retention.ts';
 import { migrateWebhooks } from './schema.ts';
 import { SigningKeyRing, type PublishedSigningKey } from './signing-keys.ts';
-import type { UrlMode } from './url-policy.ts';
+import { resolvesPublicOnly, type Lookup, type Resolution, type UrlMode } from './url-policy.ts';
 
 export interface WebhookDeps {
   readonly db: Db;
@@ -52,6 +52,11 @@ export interface WebhookDeps {
   /** The journal's durable tail: the outbox is read no further (default: every committed row). */
   readonly durableSeq?: () => number;
   readonly poster?: Poster;
+  /**
+   * How endpoint host names resolve in production — the URL check when an endpoint is created
+   * or moved, and each delivery's guarded lookup (default: node:dns; a spec's own to hold an answer).
+   */
+  readonly hostLookup?: Lookup;
   readonly random?: () => number;
   /** Told each delivery attempt's outcome once recorded (server/metrics.ts). */
   readonly onAttempt?: (endpointId: string, outcome: string) => void;
@@ -96,7 +101,7 @@ export class Webhooks {
     const fanOut = new FanOut(this.endpoints, this.deliveries, this.events, email);
     const health = new EndpointHealth(this.endpoints, this.deliveries, this.events, fanOut, email, directory, log);
     this.securityClock = deps.securityClock ?? new SystemClock();
-    this.poster = new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode), this.cliStreams);
+    this.poster = new CliAwarePoster(deps.poster ?? new HttpPoster(deps.settings.timeouts, deps.settings.mode, deps.hostLookup), this.cliStreams);
     this.dispatcher = new Dispatcher({
       db, clock, securityClock: this.securityClock, source: deps.source ?? new OutboxEventSource(db, this.signal, deps.durableSeq),
       poster: this.poster,
@@ -111,6 +116,11 @@ export class Webhooks {
   }
 
   get mode(): UrlMode { return this.deps.settings.mode; }
+
+  /** Whether `host` resolves to public addresses only (the production URL check), through the deployment's lookup. */
+  resolvesPublicOnly(host: string): Promise<Resolution> {
+    return resolvesPublicOnly(host, this.deps.hostLookup);
+  }
 
   /** GET /v1/webhooks/signing-keys: the live keys, then the sandbox's own. */
   publishedKeys(): PublishedSigningKey[] {

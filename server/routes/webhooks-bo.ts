@@ -12,7 +12,7 @@ import { presentAttempt, presentDelivery, deliveryStatuses, type DeliveryStatus 
 import { presentEndpoint, type Endpoint } from '../../adapters/webhooks/endpoints.ts';
 import { webhookLimits } from '../../core/limits.ts';
 import type { Result } from '../../adapters/webhooks/operations.ts';
-import { hostOf, resolvesPublicOnly, urlProblem } from '../../adapters/webhooks/url-policy.ts';
+import { hostOf, urlProblem } from '../../adapters/webhooks/url-policy.ts';
 import type { Webhooks } from '../../adapters/webhooks/webhooks.ts';
 import { iso } from '../../core/present.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
@@ -85,7 +85,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     const b = parseWith(schemas.endpoint, bodyOf(ctx));
     const merchantId = ctx.params.id!;
     if (!services.write.world.merchants.has(merchantId)) throw notFound('merchant');
-    const url = await checkUrl(b.url, webhooks.mode);
+    const url = await checkUrl(b.url, webhooks);
     await idempotent(ctx, () => ({ status: 201, body: presentEndpoint(unwrap(ops.createEndpoint(merchantId, b.livemode, url, b.event_types ?? null))) }));
   });
 
@@ -103,10 +103,13 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   // A new URL or subscription for the same endpoint (its id, history and signing kept); POST, as Stripe updates an object.
   router.post('/webhooks/:endpointId', async (ctx) => {
     const b = parseWith(schemas.update, bodyOf(ctx));
-    const endpoint = endpointOf(ctx);
-    const url = b.url === undefined ? undefined : await checkUrl(b.url, webhooks.mode);
+    endpointOf(ctx); // an unknown endpoint is told so before its new host is resolved
+    const url = b.url === undefined ? undefined : await checkUrl(b.url, webhooks);
     const change = { ...(url === undefined ? {} : { url }), ...(b.event_types === undefined ? {} : { eventTypes: b.event_types }) };
     await idempotent(ctx, () => {
+      // Read once the URL is checked: another change may have landed while its host resolved,
+      // and this one is decided (what moves, the version), and logged, against the endpoint as it is now.
+      const endpoint = endpointOf(ctx);
       const updated = unwrap(ops.update(endpoint, change));
       noteChanges(ctx, endpointChanges(endpoint, updated));
       return { status: 200, body: presentEndpoint(updated) };
@@ -240,13 +243,13 @@ function endpointChanges(before: Endpoint, after: Endpoint): Parameters<typeof n
  * only); else the URL as the WHATWG parser writes it (scheme and host in lower case, an
  * empty path as "/"), which is what is stored, shown and called.
  */
-async function checkUrl(url: string, mode: 'production' | 'development'): Promise<string> {
-  const problem = urlProblem(url, mode);
+async function checkUrl(url: string, webhooks: Webhooks): Promise<string> {
+  const problem = urlProblem(url, webhooks.mode);
   const refuse = (hint: string) => new ApiError('validation_error', `url: ${hint}.`, { fields: [{ path: 'url', reason: 'not_allowed', hint }] });
   if (problem) throw refuse(problem);
   const parsed = new URL(url);
-  if (mode !== 'production') return parsed.href;
-  const resolved = await resolvesPublicOnly(hostOf(parsed));
+  if (webhooks.mode !== 'production') return parsed.href;
+  const resolved = await webhooks.resolvesPublicOnly(hostOf(parsed));
   if (!resolved.ok) throw refuse(resolved.error ? `the host does not resolve (${resolved.error})` : (resolved.refused ? `the host resolves to a refused address: ${resolved.refused}` : 'the host resolves to an address that is not public unicast'));
   return parsed.href;
 }
