@@ -172,7 +172,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
 
   router.post('/webhooks/:endpointId/replay', async (ctx) => {
     const b = parseWith(schemas.replay, bodyOf(ctx));
-    const endpoint = endpointOf(ctx);
+    endpointOf(ctx); // an unknown endpoint is told so before the step-up is spent
     const createdAfter = parseIso(b.created_after)!, createdBefore = parseIso(b.created_before)!;
     if (createdBefore <= createdAfter) throw new ApiError('validation_error', 'created_before must be after created_after.', { fields: [{ path: 'created_before', reason: 'range' }] });
     // A window wholly older than what may be replayed would be scheduled empty, saying nothing of why.
@@ -182,6 +182,9 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
     }
     await requireStepUp(ctx);
     await idempotent(ctx, () => {
+      // Read after the step-up (its issuer's keys may be fetched meanwhile): the replay is
+      // decided on the endpoint as it is now, another operator's disable or new subscription included.
+      const endpoint = endpointOf(ctx);
       const r = unwrap(ops.replay(endpoint, { eventTypes: b.event_types ?? [], createdAfter, createdBefore, onlyFailed: b.only_failed ?? false }, operatorOf(ctx).sub));
       return { status: 202, body: {
         id: r.id, object: 'webhook_replay', livemode: endpoint.livemode, endpoint_id: endpoint.id, status: 'scheduled', event_count: r.eventCount, release_per_second: webhookLimits.replayEventsReleasedPerSecond,
