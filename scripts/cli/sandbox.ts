@@ -8,7 +8,9 @@
 // token) or else waits in real time, and prints each of the merchant's events as the
 // events feed shows it. certify waits out a 429 or 503 (its start's and its polls') as the
 // answer asks, within --wait, and trigger its feed's first read and its deposit's creation
-// (a minute at most); both name any other refusal by its code and message. The
+// (a minute at most), and its feed's last read (a minute more); both name any other
+// refusal by its code and message, and trigger exits 1 when the scenario's last events
+// could not be read, saying from which sequence on. The
 // scenario table itself is core's (core/sandbox/scenarios.ts).
 
 import { randomInt, randomUUID } from 'node:crypto';
@@ -82,7 +84,7 @@ export const triggerSpec: CommandSpec = {
 const lengths: ReadonlyMap<number, number> = new Map([
   [10_200, 75], [10_300, 70], [10_400, 245], [10_500, 30], [10_800, 55], [10_900, 70], [11_400, 65],
 ]);
-/** How long trigger waits out a busy server (429, 503) before the scenario starts, in seconds in all. */
+/** How long trigger waits out a busy server (429, 503), in seconds in all: before the scenario starts, and for its last events. */
 const triggerBusyWaitSecondsMax = 60;
 
 function lengthOf(s: Scenario | undefined): number {
@@ -129,7 +131,14 @@ export async function triggerCommand(argv: readonly string[]): Promise<number> {
   const seconds = Number(secondsText || lengthOf(scenario));
   const manual = await play(ctx, feed, seconds, amount === 11_200 ? created.json : undefined);
   if (amount === 11_300) await refusedWithdrawal(ctx, manual);
-  await feed.print();
+  // The scenario's last events: a busy server waited out as before it started; events that
+  // could not be read are said (where to read them from), never dropped with exit 0.
+  const unread = await feed.print(Date.now() + triggerBusyWaitSecondsMax * 1000);
+  if (unread) {
+    process.stderr.write(`${unread}\nthe scenario was played, but its events from sequence ${feed.sinceSequence} on could not be read: `
+      + `scripts/satang call GET '/v1/pay/events?since_sequence=${feed.sinceSequence}' --key … reads them\n`);
+    return 1;
+  }
   return 0;
 }
 
@@ -139,7 +148,8 @@ async function play(ctx: Ctx, feed: EventFeed, seconds: number, slipFor?: any): 
   for (let t = 0; t < seconds; t += 5) {
     if (manual) manual = await advance(ctx, 5);
     if (!manual) await new Promise((r) => setTimeout(r, 5000));
-    await feed.print();
+    // Not waited out here: what a busy server did not give now, the next read (the last one waits) gives.
+    await feed.print(Date.now());
     if (slipFor && t === 5) await uploadSlip(slipFor);
   }
   return manual;
@@ -183,16 +193,30 @@ class EventFeed {
     this.depositId = depositId;
   }
 
-  /** Undefined once at the end; else why the feed cannot be read (a bad key, a server refusal, not satang at all). */
+  /** Where the feed is read from now: what a person passes to read on where trigger stopped. */
+  get sinceSequence(): string {
+    return this.since;
+  }
+
+  /**
+   * The feed's next page from where it was read to, a 429 or 503 waited out until
+   * `busyDeadlineMs`; a string when it cannot be read (a bad key, a server refusal, a busy
+   * server past the deadline, not satang at all), naming why.
+   */
+  private async page(busyDeadlineMs: number): Promise<{ data: any[]; next_sequence: number; has_more: boolean } | string> {
+    const target = `/v1/pay/events?since_sequence=${this.since}&limit=100`;
+    const r = await patiently(this.ctx, 'GET', target, busyDeadlineMs);
+    if (r.status === 200 && Array.isArray(r.json?.data)) return r.json;
+    return typeof r.json?.error?.code === 'string' ? `GET /v1/pay/events → ${describe(r)}` : notSatang(this.ctx.url + target, r.status, r.headers.get('content-type')).message;
+  }
+
+  /** Undefined once at the end; else why the feed cannot be read. */
   async skipToEnd(busyDeadlineMs: number): Promise<string | undefined> {
     for (let page = 0; page < 10_000; page++) {
-      const target = `/v1/pay/events?since_sequence=${this.since}&limit=100`;
-      const r = await patiently(this.ctx, 'GET', target, busyDeadlineMs);
-      if (r.status !== 200 || r.json === null) {
-        return typeof r.json?.error?.code === 'string' ? `GET /v1/pay/events → ${describe(r)}` : notSatang(this.ctx.url + target, r.status, r.headers.get('content-type')).message;
-      }
-      this.since = String(r.json.next_sequence);
-      if (!r.json.has_more) return undefined;
+      const read = await this.page(busyDeadlineMs);
+      if (typeof read === 'string') return read;
+      this.since = String(read.next_sequence);
+      if (!read.has_more) return undefined;
     }
     return undefined;
   }
@@ -201,19 +225,25 @@ class EventFeed {
     return this.depositId === undefined || e.type.startsWith('webhook.key.') || JSON.stringify(e.data).includes(this.depositId);
   }
 
-  async print(): Promise<void> {
+  /**
+   * Prints this trigger's events since the last read, to the feed's end; undefined once
+   * there, else why it stopped (the events from sinceSequence on were not shown). A busy
+   * server is waited out until `busyDeadlineMs` (now: not waited out, the next read catches up).
+   */
+  async print(busyDeadlineMs: number): Promise<string | undefined> {
     for (let page = 0; page < 100; page++) {
-      const r = await merchant(this.ctx, 'GET', `/v1/pay/events?since_sequence=${this.since}&limit=100`);
-      if (r.status !== 200) return;
-      for (const e of r.json.data) {
+      const read = await this.page(busyDeadlineMs);
+      if (typeof read === 'string') return read;
+      for (const e of read.data) {
         if (!this.mine(e)) continue;
         const o = e.data?.object ?? {};
         const reasons = o.review?.reasons?.map((x: any) => x.code).join(',');
         process.stdout.write(`  #${e.sequence} ${e.created_at} ${e.type} ${o.id ?? o.kid ?? ''}${o.status ? ` ${o.status}` : ''}${o.version !== undefined ? ` v${o.version}` : ''}${reasons ? ` [${reasons}]` : ''}\n`);
       }
-      this.since = String(r.json.next_sequence);
-      if (!r.json.has_more) return;
+      this.since = String(read.next_sequence);
+      if (!read.has_more) return undefined;
     }
+    return undefined;
   }
 }
 

@@ -4,7 +4,9 @@
 // token that moves the clock. trigger prints the scenario's events in order; certify
 // prints the pass/fail table and exits 0 on a pass. A deposit creation refused 429 (the
 // key's write quota spent from here, the security clock held a few seconds before the
-// window ends) is waited out as the answer asks, as certify waits out its polls.
+// window ends) is waited out as the answer asks, as certify waits out its polls; so is a
+// last read of the events feed refused 429 (the key's read quota spent but one read), and
+// one that cannot be read at all (the key revoked while it waits) is said on stderr, exit 1.
 
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -145,6 +147,63 @@ test('satang trigger waits out a deposit creation refused 429 (the key\'s write 
   assert.equal(types, ['deposit.created', 'deposit.matched', 'deposit.slip_received', 'deposit.settled'], r.stdout);
   const list = await s.call(busy.sandbox.api_key, 'GET', '/v1/pay/deposits?limit=10');
   assert.equal(list.json.data.map((d: { id: string }) => d.id), created, 'one deposit: the retry kept its Idempotency-Key');
+});
+
+/**
+ * Spends the sandbox key's read quota (GETs of its events) until one read is left, then
+ * holds the security clock windowLeftSecondsMax before its window ends: trigger's first read
+ * of the feed is answered, every read after it 429 until the clock moves on.
+ */
+async function spendReadQuotaButOne(keys: MerchantKeys): Promise<void> {
+  const width = 20;
+  let remaining: number = rateLimitPolicies.pay_read.limit;
+  let resetSeconds = 0;
+  while (remaining > 1) {
+    const replies = await Promise.all(Array.from({ length: Math.min(width, remaining - 1) }, () => s.call(keys.sandbox.api_key, 'GET', '/v1/pay/events?limit=1')));
+    for (const r of replies) assert.is(r.status, 200, r.text);
+    remaining = Math.min(...replies.map((r) => Number(r.headers.get('ratelimit-remaining'))));
+    resetSeconds = Math.min(...replies.map((r) => Number(r.headers.get('ratelimit-reset'))));
+  }
+  assert.is(remaining, 1);
+  s.securityClock.advance(Math.max(0, resetSeconds - windowLeftSecondsMax) * 1000);
+  s.securityClock.hold();
+}
+
+/** trigger's last read of the feed refused 429 and waited out, in its stderr. */
+const lastReadWaited = /GET \/v1\/pay\/events\?since_sequence=\d+&limit=100 → 429 rate_limited: \S.*; asking again in \d+ s/;
+
+test('satang trigger waits out its last read of the events feed refused 429 and prints every event of the scenario', async () => {
+  const reader = await s.onboard('Busy reader');
+  await spendReadQuotaButOne(reader);
+  let released = false;
+  const r = await satang(['trigger', '10000', '--key', reader.sandbox.api_key], env, (stderr) => {
+    if (released || !lastReadWaited.test(stderr)) return;
+    released = true;
+    s.securityClock.release();
+    s.securityClock.advance(windowLeftSecondsMax * 1000);
+  });
+  if (!released) s.securityClock.release();
+  assert.ok(released, `the last read was not refused: ${r.stderr}${r.stdout}`);
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  const types = [...r.stdout.matchAll(/ (deposit\.[a-z_]+) dep_/g)].map((m) => m[1]);
+  assert.equal(types, ['deposit.created', 'deposit.matched', 'deposit.slip_received', 'deposit.settled'], r.stdout);
+});
+
+test('satang trigger says on stderr, exit 1, when the scenario\'s last events cannot be read (its key revoked while it waits out a 429)', async () => {
+  const reader = await s.onboard('Revoked reader');
+  await spendReadQuotaButOne(reader);
+  let revoked: Promise<unknown> | undefined;
+  const r = await satang(['trigger', '10000', '--key', reader.sandbox.api_key], env, (stderr) => {
+    if (revoked || !lastReadWaited.test(stderr)) return;
+    revoked = s.bo('POST', `/v1/bo/keys/${reader.sandbox.key_id}/revoke`, {}, { stepUp: true }).then((x) => assert.is(x.status, 200, x.text));
+  });
+  s.securityClock.release();
+  assert.ok(revoked, `the last read was not refused: ${r.stderr}${r.stdout}`);
+  await revoked;
+  assert.is(r.code, 1, r.stderr + r.stdout);
+  assert.match(r.stdout, /POST \/v1\/pay\/deposits → 201 dep_\w+/, 'the scenario was played');
+  assert.match(r.stderr, /GET \/v1\/pay\/events → 401 api_key_revoked: \S/, 'why, by its code and message');
+  assert.match(r.stderr, /its events from sequence \d+ on could not be read: scripts\/satang call GET '\/v1\/pay\/events\?since_sequence=\d+' --key … reads them/);
 });
 
 test.run();
