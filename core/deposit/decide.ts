@@ -825,7 +825,7 @@ function receivedAmounts(c: Pick<Extract<DepositCommand, { type: 'ApproveReview'
   const invalid = (path: string, reason: string, message: string, hint?: string) =>
     reject('validation_error', message, { fields: [{ path, reason, ...(hint !== undefined ? { hint } : {}) }] });
   if (c.legAmounts !== undefined) {
-    if (c.transferredAmountMinor !== undefined) return invalid('amount_minor', 'conflict', 'Give amount_minor or legs, not both.');
+    if (c.transferredAmountMinor !== undefined) return invalid('amount_minor', 'conflict', 'Give amount_minor or legs[], not both.');
     const seen = new Set<string>();
     let total = 0n;
     for (const [i, r] of c.legAmounts.entries()) {

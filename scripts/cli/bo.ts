@@ -4,8 +4,10 @@
 // the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
-// refusal on stderr (`HTTP 422: {…}`, as report and call say it) and nothing on stdout. A
-// subcommand that POSTs takes --idempotency-key, said in the error when no answer came.
+// refusal on stderr (`HTTP 422: {…}`, as report and call say it; a review decision's
+// message naming --amount and --legs where the API's names amount_minor and legs[]) and
+// nothing on stdout. A subcommand that POSTs takes --idempotency-key, said in the error
+// when no answer came.
 
 import { randomUUID } from 'node:crypto';
 import { defaultDataDir, dispatch, flag, text, usageError, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption, inBangkok } from './args.ts';
@@ -94,10 +96,28 @@ function changeLines(changes: Record<string, { before: unknown; after: unknown }
   return Object.entries(changes ?? {}).map(([field, { before, after }]) => `    ${field}: ${value(before)} → ${value(after)}`);
 }
 
-/** Prints the answer: JSON with --json, else what `render` makes of it; a refusal on stderr alone. */
-function print(args: Args, a: Answer, render: (json: any) => string): number {
+/**
+ * A refusal in the CLI's words: its message names the options a person types here where the
+ * API's names its body's fields (`give amount_minor` → `give --amount`), `options` mapping
+ * each field to its option. Only the message: the code and the details (their paths) stay
+ * the API's, for scripts that read them.
+ */
+function inOptionWords(json: any, options: Readonly<Record<string, string>>): any {
+  const message = json?.error?.message;
+  if (typeof message !== 'string') return json;
+  // A field as a word of its own, not inside another name (legs.0.amount_minor is a path, not amount_minor).
+  const said = Object.entries(options).reduce((text, [field, option]) =>
+    text.replace(new RegExp(`(?<![\\w.])${field.replace(/[[\]]/g, '\\$&')}(?![\\w[])`, 'g'), option), message);
+  return { ...json, error: { ...json.error, message: said } };
+}
+
+/**
+ * Prints the answer: JSON with --json, else what `render` makes of it; a refusal on stderr
+ * alone, its message naming the subcommand's options for the fields in `options`.
+ */
+function print(args: Args, a: Answer, render: (json: any) => string, options: Readonly<Record<string, string>> = {}): number {
   if (a.status >= 300) {
-    printRefused(a.status, a.json);
+    printRefused(a.status, inOptionWords(a.json, options));
     return 1;
   }
   console.log(flag(args, 'json') ? JSON.stringify(a.json, null, 2) : render(a.json));
@@ -131,6 +151,9 @@ const paging: Record<string, OptionSpec> = {
 const withdrawalListOptions: Record<string, OptionSpec> = {
   merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
 };
+
+/** The review decisions' body fields, as their options: what a refusal of approve or decline tells a person to give. */
+const decisionFieldOptions: Readonly<Record<string, string>> = { amount_minor: '--amount', 'legs[]': '--legs' };
 
 /** `--legs leg_1=30000,leg_2=0` → [{leg_ref, amount_minor}]; [] when absent, null when malformed. */
 function legAmounts(value: string): { leg_ref: string; amount_minor: number }[] | null {
@@ -244,7 +267,7 @@ const subcommands: readonly Subcommand[] = [
         return print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, {
           note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}), ...(legs.length > 0 ? { legs } : {}),
           ...(verb === 'approve' && text(a, 'version') !== '' ? { version: Number(text(a, 'version')) } : {}),
-        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; it waits for another reviewer — or, if another reviewer had recorded other figures, yours replaced theirs: bo show lists the approvals and figures)' : ''}`);
+        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; it waits for another reviewer — or, if another reviewer had recorded other figures, yours replaced theirs: bo show lists the approvals and figures)' : ''}`, decisionFieldOptions);
       },
     };
   }),

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, uploadJson, withdrawalsTo, type SlipScene } from '../support/slip-harness.ts';
 import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 import { depositBody, freshSender } from '../support/server-harness.ts';
 import { accepted, financeOperator } from '../support/finance.ts';
@@ -137,6 +137,48 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.match(since.out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve`));
   // An auditor who types the operator otherwise (case, full-width) finds the same rows, as written.
   for (const spelling of ['EMP_CLI', 'Ｅｍｐ_ＣＬＩ']) assert.match((await bo('actions', '--subject', spelling)).out, new RegExp(`emp_cli\\s+POST\\s+/v1/bo/deposits/:id/approve\\s+.*${d.id}.*ok`), spelling);
+});
+
+/** A claim of a transfer without its image: held for review (NO_SLIP_IMAGE), no bank having shown its amount. */
+async function claimedWithoutImage(deposit: any): Promise<void> {
+  const transfer = transferFor(scene, deposit);
+  await registerTransfer(scene.s, transfer);
+  const claimed = await uploadJson(deposit.slip_upload, { trans_ref: transfer.trans_ref, sending_bank_code: '014', occurred_at: transfer.occurred_at });
+  assert.is(claimed.status, 202, claimed.text);
+  await scene.s.running.slipWorker.drain();
+}
+
+test('bo approve\'s refusal names its own options (--amount, --legs) where the API names its fields, the code kept', async () => {
+  const note = 'the payee confirmed the transfer on their statement';
+  const d = await matchedDeposit(scene);
+  await claimedWithoutImage(d);
+  assert.equal((await getDeposit(scene, d.id)).review.reasons.map((r: any) => r.code), ['NO_SLIP_IMAGE']);
+  const unknown = await bo('approve', d.id, '--note', note);
+  assert.is(unknown.code, 1, unknown.out);
+  assert.match(unknown.out, /^HTTP 422: \{"error":\{"code":"validation_error"/m, 'the code, as every refusal says it');
+  assert.match(unknown.out, /The transferred amount is unknown; give --amount as verified by the reviewer/);
+  assert.not.match(unknown.out, /give amount_minor/, 'not the API\'s field, which nothing here takes');
+  assert.match(unknown.out, /"path":"amount_minor"/, 'the details stay the API\'s, for scripts');
+  const recorded = await bo('approve', d.id, '--note', note, '--amount', String(d.amount_minor));
+  assert.is(recorded.code, 0, recorded.out);
+  assert.match(recorded.out, new RegExp(`${d.id}: under_review \\(approval recorded`));
+
+  // Two legs, each a withdrawal of its own payee: the reviewer says what each received.
+  const payer = await scene.s.onboard('Two payees');
+  const shop = await scene.s.onboard('Two-leg shop', payer.whiteLabelId);
+  await scene.s.fund(payer.id, 1_000_000);
+  await withdrawalsTo(scene.s, payer, ['6161616161', '6262626262'], 10_000, 'cli-legs');
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only' }));
+  assert.is(created.status, 201, created.text);
+  const twoLegs = created.json;
+  assert.is(twoLegs.legs.length, 2);
+  await claimedWithoutImage(twoLegs);
+  const perLeg = await bo('approve', twoLegs.id, '--note', note, '--amount', '20000');
+  assert.is(perLeg.code, 1, perLeg.out);
+  assert.match(perLeg.out, /"code":"validation_error".*This deposit has 2 legs waiting for money; give --legs with what each destination received/);
+  const both = await bo('approve', twoLegs.id, '--note', note, '--amount', '20000', '--legs', twoLegs.legs.map((l: any) => `${l.leg_ref}=10000`).join(','));
+  assert.match(both.out, /"code":"validation_error".*Give --amount or --legs, not both/);
+  assert.not.match(perLeg.out + both.out, /legs\[\]|give amount_minor/);
 });
 
 test('bo search finds a reference with a slash, a colon, spaces, + and # and Thai letters, the text encoded once, spaces around it trimmed', async () => {
