@@ -43,6 +43,18 @@ const moneyMoving = (transition: string): boolean => transition === 'refund' || 
 // ---- output ----
 
 /**
+ * An object's fields as a person reads them, `k=v` separated by spaces (where a long one
+ * wraps): text as it is (an instant in Bangkok time), anything else as JSON with a space
+ * between its items (`[{ "leg_ref": "leg_1", "amount_minor": 500 }]`), so that it too wraps
+ * between them rather than mid-word. JSON writes a line break inside text as \n, so each
+ * of its line breaks is between items.
+ */
+function fieldsInWords(o: Record<string, unknown>): string {
+  const spaced = (v: unknown) => JSON.stringify(v, null, 1)?.replace(/\n */g, ' ');
+  return Object.entries(o).map(([k, v]) => `${k}=${typeof v === 'string' ? inBangkok(v) : spaced(v)}`).join(' ');
+}
+
+/**
  * A verdict's figure as a person reads it: a time window `from – to` in Bangkok time, an
  * object's fields `k=v`, a list's items a line each (a multi-leg order's receivers), whole.
  */
@@ -51,7 +63,7 @@ function verdictValue(x: unknown): unknown {
   if (Array.isArray(x)) return x.map(verdictValue).join('\n');
   const o = x as Record<string, unknown>;
   if (typeof o.from === 'string' && typeof o.to === 'string') return `${inBangkok(o.from)} – ${inBangkok(o.to)}`;
-  return Object.entries(o).map(([k, v]) => `${k}=${typeof v === 'string' ? inBangkok(v) : JSON.stringify(v)}`).join(' ');
+  return fieldsInWords(o);
 }
 
 /** `--since` as the API takes it: RFC 3339, or the CLI's own `2026-11-30 19:22:50 +07` (what its tables print). */
@@ -198,8 +210,8 @@ function renderDeposit(json: any): string {
   const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
     l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',
   ]));
-  // The timeline a step a line, its detail whole (a table cut it at 60 characters: a delivery's status and error were lost).
-  const timeline = ['SEQ  AT  STEP  STREAM  DETAIL', ...json.timeline.map((t: any) => `${t.seq}  ${inBangkok(t.at)}  ${t.step}  ${t.stream ?? ''}  ${JSON.stringify(t.detail ?? {})}`)].join('\n');
+  // The timeline a step a row, its detail's fields wrapped in their column, never cut (a cut lost a delivery's status and error).
+  const timeline = table(['SEQ', 'AT', 'STEP', 'STREAM', 'DETAIL'], json.timeline.map((t: any) => [t.seq, t.at, t.step, t.stream, fieldsInWords(t.detail ?? {}) || '-']), { wrap: true });
   return [head, review, '', legs, '', verdicts, '', timeline].join('\n');
 }
 

@@ -19,6 +19,7 @@ import { addEndpoint, advance, Receiver } from '../webhooks/support.ts';
 import { depositBody, freshSender } from '../support/server-harness.ts';
 import { accepted, financeOperator } from '../support/finance.ts';
 import { merchantActor } from '../adapters/support.ts';
+import { displayWidth } from '../../scripts/cli/table.ts';
 
 const run = promisify(execFile);
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
@@ -33,6 +34,24 @@ async function bo(...args: string[]): Promise<{ code: number; out: string }> {
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, out: e.stdout + e.stderr };
   }
+}
+
+/**
+ * A table of `out` from its header (the line starting with `first`, its first column's name)
+ * to the blank line after it: each row's cells by the header's columns, a cell wrapped onto
+ * the lines under its row joined by a space. Cells are cut where the header's names start,
+ * so a table whose columns are not lined up under them reads wrong.
+ */
+function tableRows(out: string, first: string): Record<string, string>[] {
+  const lines = out.slice(out.indexOf(`\n${first} `) + 1).split('\n\n')[0]!.split('\n');
+  const columns = [...lines[0]!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ name: m[0], start: m.index! }));
+  const rows: Record<string, string>[] = [];
+  for (const line of lines.slice(1)) {
+    const cells = columns.map((c, i) => line.slice(c.start, columns[i + 1]?.start ?? line.length).trim());
+    if (cells[0] !== '') rows.push({});
+    columns.forEach((c, i) => { if (cells[i] !== '') rows.at(-1)![c.name] = rows.at(-1)![c.name] === undefined ? cells[i]! : `${rows.at(-1)![c.name]} ${cells[i]}`; });
+  }
+  return rows;
 }
 
 test.before(async () => {
@@ -79,13 +98,23 @@ test('queue, show, approve, claims, logs and actions from the command line', asy
   assert.ok(verdictLines.split('\n').every((l) => l.length < 160), 'wrapped, not one long line');
   assert.match(createdAt, /Z$/);
   assert.match(shown.out, `  ${new Date(Date.parse(createdAt) + 7 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} +07  created`);
-  const at = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).map((l) => l.split('  ')[1]);
-  assert.ok(at.length > 3 && at.every((x) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07$/.test(x!)), JSON.stringify(at));
   assert.match(queue.out, new RegExp(`${d.id}.*\\s\\d+m\\s`), 'an age in minutes under an hour');
-  // A step's detail whole, however long (a table cut it at 60 characters).
-  const longest = shown.out.split('\n').filter((l) => /^\d+  /.test(l)).reduce((n, l) => Math.max(n, l.length), 0);
-  assert.ok(longest > 120, `timeline lines are not cut: ${longest}`);
-  assert.match(shown.out, /created/);
+  // The timeline a table as the verdicts: each step's cells under their header, its detail's fields wrapped in their column, whole.
+  const steps = tableRows(shown.out, 'SEQ');
+  assert.equal(steps.map((r) => [r.SEQ, r.STEP, r.STREAM]), shownJson.timeline.map((t: any) => [String(t.seq), t.step, t.stream ?? '-']));
+  assert.ok(steps.every((r) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07$/.test(r.AT!)), JSON.stringify(steps.map((r) => r.AT)));
+  const timelineLines = shown.out.slice(shown.out.indexOf('\nSEQ ') + 1).split('\n\n')[0]!;
+  assert.not.match(timelineLines, '…', 'no detail cut');
+  const detailStart = timelineLines.indexOf('DETAIL');
+  assert.ok(timelineLines.split('\n').every((l) => displayWidth(l.slice(detailStart)) <= 60), `each detail line within its column:\n${timelineLines}`);
+  shownJson.timeline.forEach((t: any, i: number) => {
+    const detail = steps[i]!.DETAIL!.replace(/\s/g, '');
+    for (const [k, v] of Object.entries(t.detail ?? {})) {
+      const written = typeof v === 'string' ? (/^\d{4}-\d{2}-\d{2}T/.test(v) ? '' : v) : JSON.stringify(v);
+      assert.ok(detail.includes(`${k}=${written}`.replace(/\s/g, '')), `step ${t.seq} ${t.step}: ${k} whole in ${steps[i]!.DETAIL}`);
+    }
+  });
+  assert.ok(steps.some((r) => r.DETAIL!.length > 60), 'a detail longer than its column is there, wrapped');
 
   const short = await bo('approve', d.id, '--note', 'too short');
   assert.is(short.code, 1);
