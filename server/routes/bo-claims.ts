@@ -8,15 +8,13 @@ import type { Context } from 'koa';
 import { claimTransitions, type ClaimTransition } from '../../core/claim/decide.ts';
 import { claimKinds, claimStatuses, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
 import { limits } from '../../core/limits.ts';
-import { checkNote } from '../../core/note.ts';
-import { ApiError } from '../errors.ts';
 import { presentClaim, presentWithdrawal } from '../../core/present.ts';
-import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
+import { operatorAuth, operatorOf } from '../auth/operator.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
-import { amountOf, bodyOf, durableRead, notFound, parseWith, operatorScope } from './common.ts';
+import { amountOf, bodyOf, durableRead, noteBeforeStepUp, notFound, parseWith, operatorScope } from './common.ts';
 import { enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
@@ -82,16 +80,10 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
     router.post(`/claims/:id/${transition}`, async (ctx) => {
       // A refund's approval and its payout move money out of suspense: step-up, as for adjustments.
       const b = parseWith(claimSchemas.decide, bodyOf(ctx));
-      // A note too short is the body's fault: answered before the step-up, which it does not spend (a replay is not checked again; the decider checks it too).
-      const admit = async (replaying: boolean) => {
-        const short = replaying ? null : checkNote(b.note ?? '', 'Every claim decision');
-        if (short) throw ApiError.from(short);
-        await requireStepUp(ctx);
-      };
       await runIdempotent(ctx, services, operatorScope(ctx), {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
         ...(b.refund_account && transition === 'refund' ? { refundAccount: { bankCode: b.refund_account.bank_code, accountNumber: b.refund_account.account_number, accountNameTh: b.refund_account.account_name_th } } : {}),
-      }, (id) => ({ status: 200, body: claimView(id!) }), transition === 'refund' || transition === 'payout' ? { admit } : {});
+      }, (id) => ({ status: 200, body: claimView(id!) }), transition === 'refund' || transition === 'payout' ? { admit: noteBeforeStepUp(ctx, b.note ?? '', 'Every claim decision') } : {});
     });
   }
 

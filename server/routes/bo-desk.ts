@@ -19,7 +19,7 @@ import { JournalTrail, type TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import type { World } from '../../core/world.ts';
 import { reviewNeedsTwo } from '../../core/deposit/decide.ts';
-import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
+import { operatorAuth, operatorOf } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { runIdempotent, type Response } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
@@ -27,7 +27,7 @@ import { parseIso } from '../time.ts';
 import { compile } from '../validate.ts';
 import { writtenText } from '../schemas.ts';
 import type { Command } from '../../core/handler/commands.ts';
-import { amountOf, bodyOf, durableRead, notFound, parseWith, operatorScope } from './common.ts';
+import { amountOf, bodyOf, durableRead, noteBeforeStepUp, notFound, parseWith, operatorScope } from './common.ts';
 import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 import { depositSlips, operatorDepositView } from './bo-timeline.ts';
 import { answerSlipImage } from '../slips/routes.ts';
@@ -276,9 +276,9 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
     const b = parseWith(deskSchemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
-    await requireStepUp(ctx);
-    await run(ctx, { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note ?? '' },
-      (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }));
+    // A note too short spends no step-up (noteBeforeStepUp); the handler checks it too.
+    await runIdempotent(ctx, services, operatorScope(ctx), { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note ?? '' },
+      (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }), { admit: noteBeforeStepUp(ctx, b.note ?? '', 'A fill reversal') });
   });
 
   router.post('/withdrawals/:id/disputes', async (ctx) => {

@@ -1,12 +1,14 @@
 // Small helpers shared by the route modules: reading a validated query, checking money
-// at the edge, and the merchant's idempotency scope.
+// at the edge, the merchant's idempotency scope, and a noted decision's step-up.
 
 import type { Context } from 'koa';
 import { minorFromJson, type Minor } from '../../core/money.ts';
 import { visibleTo } from '../../core/handler/commands.ts';
 import { ApiError } from '../errors.ts';
 import type { MerchantState } from '../auth/merchant.ts';
-import { operatorOf } from '../auth/operator.ts';
+import { operatorOf, requireStepUp } from '../auth/operator.ts';
+import type { Admit } from '../idempotency.ts';
+import { checkNote } from '../../core/note.ts';
 import { operatorIdempotencyScope } from '../../core/operators.ts';
 import type { AdjustmentProposal, FeeScheduleProposal } from '../../core/directory.ts';
 import type { FeeScheduleTerms } from '../../core/directory/fee-schedule.ts';
@@ -22,6 +24,20 @@ import type { Services } from '../ports.ts';
  */
 export async function durableRead(services: Services, id: string): Promise<void> {
   if (services.write.inFlight(id)) await services.write.caughtUp();
+}
+
+/**
+ * runIdempotent's admit for an operator's decision that needs a note and a step-up: a note
+ * too short is the body's fault, answered (422 review_note_required) before the step-up,
+ * which it does not spend (README, Token bounds); a replay is not checked again (its first
+ * run was), the step-up is asked of it still. The core checks the note too.
+ */
+export function noteBeforeStepUp(ctx: Context, note: string, what: string): Admit {
+  return async (replaying) => {
+    const short = replaying ? null : checkNote(note, what);
+    if (short) throw ApiError.from(short);
+    await requireStepUp(ctx);
+  };
 }
 
 /** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */

@@ -1,6 +1,7 @@
 // A decision's body refused for what it says spends no step-up (README, Token bounds: "whose
 // body the route refuses (422 …), so the operator mends it and sends it again with the same
-// step-up"): a note too short — on a deposit reversal, a claim's refund and its payout — is
+// step-up"): a note too short — on a deposit reversal, a fill's reversal, a claim's refund
+// and its payout — is
 // answered before the step-up is checked, so the decision with the note mended passes with
 // the same step-up token, as an operator who pasted one ($SATANG_STEP_UP_TOKEN, the console's
 // Command line page) sends it. Over real HTTP against settled deposits; the step-up is still
@@ -56,6 +57,19 @@ test('a reversal refused for a short note spends no step-up: mended, it passes w
   const spent = await reverse({ reason_code: 'BANK_RECALL', note: "the sender's bank recalled the whole transfer" }, '/v1/bo/deposits/dep_another/reverse');
   assert.equal([spent.status, spent.json.error?.code], [403, 'scope_denied'], spent.text);
   assert.match(spent.json.error.message, /already used for another action/);
+});
+
+test("a fill's reversal refused for a short note spends no step-up: mended, it passes with the same one", async () => {
+  const d = await settledDeposit();
+  const withdrawal = await scene.s.bo('GET', `/v1/bo/withdrawals/${scene.withdrawalIds[0]}`, undefined, { roles: ['support'] });
+  const fill = withdrawal.json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
+  assert.ok(fill, withdrawal.text);
+  const stepUp = await scene.s.operatorToken('emp_fill_reverser', true, ['ops_admin']);
+  const reverse = (body: unknown) => steppedUp('emp_fill_reverser', stepUp, `/v1/bo/withdrawals/${scene.withdrawalIds[0]}/fills/${fill.leg_ref}/reverse`, body);
+  for (const note of shortNotes) refusedShort(await reverse({ reason_code: 'BANK_RECALL', ...(note === undefined ? {} : { note }) }));
+  const reversed = await reverse({ reason_code: 'BANK_RECALL', note: "the payer's bank recalled this transfer" });
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is(reversed.json.fills.find((f: any) => f.leg_ref === fill.leg_ref).receipt_state, 'reversed');
 });
 
 test("a claim's refund and its payout refused for a short note spend no step-up: mended, each passes with the same one", async () => {
