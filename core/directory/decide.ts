@@ -274,8 +274,11 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   return { objectId: postings.movements[0]!.id!, records: [], postings };
 }
 
-/** The adjustment's reason_code: one of the catalogue, and not one that says the money went the other way. */
-function checkAdjustmentReason(reasonCode: string, direction: 'credit' | 'debit'): Rejection | null {
+/**
+ * The adjustment's reason_code: one of the catalogue, and not one that says the money went
+ * the other way. The body's own fault, so the route asks it before the step-up too.
+ */
+export function checkAdjustmentReason(reasonCode: string, direction: 'credit' | 'debit'): Rejection | null {
   if (adjustmentReasons[reasonCode] === undefined) {
     return reject('validation_error', `reason_code must be one of: ${Object.keys(adjustmentReasons).join(', ')}.`, { fields: [{ path: 'reason_code', reason: 'enum' }] });
   }

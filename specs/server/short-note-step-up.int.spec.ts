@@ -72,6 +72,17 @@ test("a fill's reversal refused for a short note spends no step-up: mended, it p
   assert.is(reversed.json.fills.find((f: any) => f.leg_ref === fill.leg_ref).receipt_state, 'reversed');
 });
 
+test('an adjustment whose reason_code names the other direction spends no step-up: mended, it posts with the same one', async () => {
+  const stepUp = await scene.s.operatorToken('emp_adjuster', true, ['ops_admin']);
+  const adjust = (reasonCode: string) => steppedUp('emp_adjuster', stepUp, `/v1/bo/merchants/${scene.shop.id}/adjustments`,
+    { livemode: true, amount_minor: 100, direction: 'credit', bucket: 'available', reason_code: reasonCode, reason: 'goodwill for the outage of the 3rd' });
+  const refused = await adjust('LOSS_RECOVERY');
+  assert.equal([refused.status, refused.json.error?.code, refused.json.error?.details?.fields?.[0]?.reason], [422, 'validation_error', 'direction'], refused.text);
+  const posted = await adjust('GOODWILL_CREDIT');
+  assert.is(posted.status, 201, posted.text);
+  assert.equal([posted.json.direction, posted.json.reason_code], ['credit', 'GOODWILL_CREDIT']);
+});
+
 test("a claim's refund and its payout refused for a short note spend no step-up: mended, each passes with the same one", async () => {
   const d = await settledDeposit();
   const note = 'looked at the bank statement for this one';
