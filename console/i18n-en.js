@@ -327,6 +327,7 @@ export const en = {
   'claims.kind': 'Kind',
   'claims.empty': 'No claims with these filters.',
   'claims.updated': 'Updated',
+  'claims.owedByPayer': 'Payer owes a refund back',
   'claims.new': 'Open a claim by hand',
   'claims.evidence': 'Evidence',
   'claims.formInvalid': 'Give the deposit id and an amount in baht.',

@@ -327,6 +327,7 @@ export const th = {
   'claims.kind': 'ประเภท',
   'claims.empty': 'ไม่มีเคลมตามตัวกรองนี้',
   'claims.updated': 'อัปเดตเมื่อ',
+  'claims.owedByPayer': 'ผู้โอนต้องคืนเงิน',
   'claims.new': 'เปิดเคลมเอง',
   'claims.evidence': 'หลักฐาน',
   'claims.formInvalid': 'กรอกรหัสรายการฝากและจำนวนเงินเป็นบาท',

@@ -1,12 +1,13 @@
-// Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id= (oldest first, the
-// server's cursor), a row opens the claim. ops_admin may open a claim by hand
+// Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id=&owed_by_payer= (oldest
+// first, the server's cursor), a row opens the claim; what its payer owes back shows as a
+// column when a claim on the page has such a debt. ops_admin may open a claim by hand
 // (POST /v1/bo/claims {kind, deposit_id, amount_minor, note ≥ the server's minimum,
 // evidence?}).
 //
 // data-testids: claims-filters, filter-kind, filter-status, filter-deposit,
-//   filter-merchant, refresh, claims-table, claim-row (data-id), prev-page, next-page,
+//   filter-merchant, filter-owed-by-payer, refresh, claims-table, claim-row (data-id), prev-page, next-page,
 //   new-claim, new-claim-kind, new-claim-deposit, new-claim-amount, new-claim-error, note, note-error,
-//   new-claim-evidence, open-claim.
+//   new-claim-evidence, open-claim, claim-owed (a row's owed_by_payer_minor).
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -19,11 +20,12 @@ const statuses = ['open', 'under_review', 'refund_pending', 'return_pending_payo
 
 export function ClaimsPage({ query }) {
   const can = useCan();
-  const filters = { kind: query.kind ?? '', status: query.status ?? '', deposit_id: query.deposit_id ?? '', merchant_id: query.merchant_id ?? '', limit: query.limit ?? '50' };
+  const filters = { kind: query.kind ?? '', status: query.status ?? '', deposit_id: query.deposit_id ?? '', merchant_id: query.merchant_id ?? '', owed_by_payer: query.owed_by_payer ?? '', limit: query.limit ?? '50' };
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
   const { data, loading, reload } = usePageData(() => get('/v1/bo/claims', { ...filters, cursor: pager.cursor }), [filterKey, pager.cursor]);
   const set = (patch) => navigate('/claims', { ...filters, ...patch });
+  const owedShown = (data?.data ?? []).some((c) => c.owed_by_payer_minor !== null);
   return html`<section>
     <div class="page-head"><h1>${t('claims.title')}</h1></div>
     <form class="filters" data-testid="claims-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>
@@ -37,18 +39,23 @@ export function ClaimsPage({ query }) {
         </select></label>
       <label>${t('common.deposit')}<input name="deposit_id" data-testid="filter-deposit" placeholder="dep_…" value=${filters.deposit_id} size="24" /></label>
       <label>${t('common.merchant')}<input name="merchant_id" data-testid="filter-merchant" placeholder="mch_…" value=${filters.merchant_id} size="24" /></label>
+      <label>${t('claims.owedByPayer')}
+        <select name="owed_by_payer" data-testid="filter-owed-by-payer" value=${filters.owed_by_payer} onChange=${(e) => set({ owed_by_payer: e.currentTarget.value })}>
+          <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
+        </select></label>
       <input type="hidden" name="limit" value=${filters.limit} />
       <button type="submit">${t('common.apply')}</button>
       <button type="button" class="ghost" data-testid="refresh" onClick=${reload}>${t('common.refresh')}</button>
     </form>
     ${data && data.data.length === 0 ? html`<${Empty}>${t('claims.empty')}</${Empty}>` : null}
     ${data && data.data.length > 0 ? html`<table class="grid clickable" data-testid="claims-table" aria-busy=${loading}>
-      <thead><tr><th>${t('claims.claim')}</th><th>${t('claims.kind')}</th><th>${t('common.status')}</th><th class="num">${t('common.amount')}</th>
+      <thead><tr><th>${t('claims.claim')}</th><th>${t('claims.kind')}</th><th>${t('common.status')}</th><th class="num">${t('common.amount')}</th>${owedShown ? html`<th class="num">${t('field.owed_by_payer_minor')}</th>` : null}
         <th>${t('common.deposit')}</th><th>${t('common.merchant')}</th><th>${t('common.created')}</th><th>${t('claims.updated')}</th></tr></thead>
       <tbody>${data.data.map((c) => html`<tr data-testid="claim-row" data-id=${c.id} tabindex="0" onClick=${(e) => { if (e.target.tagName !== 'A') navigate(`/claims/${encodeURIComponent(c.id)}`); }}>
         <td><${Id} id=${c.id} to=${`#/claims/${encodeURIComponent(c.id)}`} /> ${c.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
         <td>${label('claimKind', c.kind)}</td><td><${Status} status=${c.status} prefix="claimStatus" /></td>
         <td class="num"><${Money} minor=${c.amount_minor} /></td>
+        ${owedShown ? html`<td class="num" data-testid="claim-owed">${c.owed_by_payer_minor === null ? '—' : html`<${Money} minor=${c.owed_by_payer_minor} />`}</td>` : null}
         <td><${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} /></td>
         <td><${Id} id=${c.merchant_id} /></td>
         <td><${Time} at=${c.created_at} /></td><td><${Time} at=${c.updated_at} /></td>

@@ -330,9 +330,12 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['claims'],
-    spec: spec('claims', 'Claims, oldest first.', { kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...paging }),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({ kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
-      (j) => page(j, ['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'UPDATED'], (c: any) => [c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), c.updated_at], 'no claim matches')),
+    spec: spec('claims', 'Claims, oldest first.', {
+      kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' },
+      'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" }, ...paging,
+    }),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({ kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+      (j) => page(j, ['CLAIM', 'MODE', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'OWED BY PAYER', 'UPDATED'], (c: any) => [c.id, c.livemode ? 'live' : 'sandbox', c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.owed_by_payer_minor), c.updated_at], 'no claim matches')),
   },
   {
     words: ['claim', 'show'],

@@ -1,7 +1,8 @@
 // Claims in the back office (DESIGN.md "Claims"): open one by hand, list them (kind,
-// status, deposit, merchant; oldest first, cursor paging), read one with every decision
-// and its refund withdrawal, and one route per transition (review, refund, payout, close,
-// reject), each an idempotent operator command the claim decider rules on.
+// status, deposit, merchant, a refund the payer owes back; oldest first, cursor paging),
+// read one with every decision and its refund withdrawal, and one route per transition
+// (review, refund, payout, close, reject), each an idempotent operator command the claim
+// decider rules on.
 
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -15,7 +16,7 @@ import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
 import { amountOf, bodyOf, durableRead, noteBeforeStepUp, notFound, parseWith, operatorScope } from './common.ts';
-import { enumParam, readQuery } from './read-params.ts';
+import { booleanParam, enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
 export const claimSchemas = {
@@ -60,12 +61,15 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   });
 
   router.get('/claims', (ctx) => {
-    const q = readQuery(ctx, ['kind', 'status', 'deposit_id', 'merchant_id', 'cursor', 'limit']);
+    const q = readQuery(ctx, ['kind', 'status', 'deposit_id', 'merchant_id', 'owed_by_payer', 'cursor', 'limit']);
     const kind = enumParam<ClaimKind>(q.kind, 'kind', claimKinds);
     const status = enumParam<ClaimStatus>(q.status, 'status', claimStatuses);
-    const filters = JSON.stringify(['claims', kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null]);
+    // The claims whose payer owes a refund back (owed_by_payer_minor), or only the others: the trial balance's owed_by_payers line, claim by claim.
+    const owedByPayer = booleanParam(q.owed_by_payer, 'owed_by_payer');
+    const filters = JSON.stringify(['claims', kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null, owedByPayer ?? null]);
     const rows = [...world().claims.values()].filter((c) => (kind === undefined || c.kind === kind) && (status === undefined || c.status === status)
-      && (q.deposit_id === undefined || c.depositId === q.deposit_id) && (q.merchant_id === undefined || c.merchantId === q.merchant_id));
+      && (q.deposit_id === undefined || c.depositId === q.deposit_id) && (q.merchant_id === undefined || c.merchantId === q.merchant_id)
+      && (owedByPayer === undefined || ((c.owedByPayerMinor ?? 0n) > 0n) === owedByPayer));
     const { page, hasMore, next } = pageOf(rows, (c) => ({ since: c.createdAt, id: c.id }), q, filters);
     ctx.body = { object: 'list', data: page.map(presentClaim), has_more: hasMore, next_cursor: next };
   });

@@ -6,7 +6,8 @@
 // code on stderr in one line (or a usage error, exit 2), never a stack trace, and leaves the
 // deposit, the wallet and the journal as they were. A deposit whose claim already refunded the
 // payer is refused (409) with the option that says so, then reversed with
-// --recover-from-payer, the claim recording the refund owed back.
+// --recover-from-payer, the claim recording the refund owed back, and listed by
+// `satang bo claims --owed-by-payer`.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -159,6 +160,15 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
   assert.equal([claim.refunded_minor, claim.owed_by_payer_minor, claim.notes.at(-1).operator], [5_000, 5_000, 'emp_lead']);
   ledgerVerifies('reversed, the refund owed back');
+
+  // The claims behind the trial balance's owed_by_payers line, from the command line: this one, live, owing 50 baht; no other.
+  const owed = await bo('claims', '--owed-by-payer');
+  assert.is(owed.code, 0, owed.stderr);
+  const [header, ...rows] = owed.stdout.trim().split('\n');
+  assert.match(header!, /^CLAIM +MODE +KIND +STATUS +DEPOSIT +THB +OWED BY PAYER +UPDATED$/);
+  assert.equal(rows.map((r) => r.split(/ {2,}/).slice(0, 7)), [[claimId, 'live', 'overpayment', 'closed', d.id, '50.00', '50.00']]);
+  const owedJson = await bo('claims', '--owed-by-payer', '--json');
+  assert.equal(JSON.parse(owedJson.stdout).data.map((c: any) => [c.id, c.owed_by_payer_minor]), [[claimId, 5_000]]);
 });
 
 test('bo reverse --help says the reason codes and the options; bo --help lists it', async () => {
@@ -167,6 +177,7 @@ test('bo reverse --help says the reason codes and the options; bo --help lists i
   assert.match(help.stdout, /^usage: satang bo reverse DEPOSIT_ID \[options\]/);
   for (const said of ['--reason CODE', 'BANK_RECALL, ACCOUNT_FROZEN, SLIP_INVALIDATED_AFTER_SETTLEMENT, DUPLICATE_CREDIT, OPS_ERROR, MERCHANT_DISPUTE_LOST', '--note TEXT', '--recover-from-payer', '--idempotency-key KEY']) assert.match(help.stdout, said);
   assert.match((await bo('--help')).stdout, /\n {2}reverse {14}Reverses a settled deposit/);
+  assert.match((await bo('claims', '--help')).stdout, /--owed-by-payer +only claims whose payer owes a refund back/);
 });
 
 test.run();

@@ -6,7 +6,9 @@
 // other; the ledger verifies at every step. Also: manual and late_slip claims, rejection,
 // refusals (short note, wrong transition, close before the refund is final), the list's
 // filters and paging; and a settled refund the bank recalls (its fill reversed): the money
-// back to suspense and out again into a replacement refund, the claim reopened on it.
+// back to suspense and out again into a replacement refund, the claim reopened on it. A
+// refund the payer owes back: the trial balance's owed_by_payers line, and the claims behind
+// it listed by owed_by_payer=true (API and console), their sum per mode that line.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -489,6 +491,45 @@ async function liveTrialBalance(asOfMs?: number): Promise<{ section: any; csv: R
 /** What the journal's postings put in `account` (the ledger, not a report). */
 const postedTo = (account: string): number => Number(scene.s.running.store.db.prepare('SELECT coalesce(sum(amount), 0) FROM postings WHERE account = ?').pluck(true).get(account));
 
+/** The trial balance's owed_by_payers line in each mode, as what the payers owe (its debit balance; 0 where a mode has no line). */
+async function owedOnTrialBalance(): Promise<Record<string, number>> {
+  const tb = await scene.s.bo('GET', '/v1/bo/reports/trial-balance', undefined, { roles: ['finance'] });
+  assert.is(tb.status, 200, tb.text);
+  const owed: Record<string, number> = { live: 0, sandbox: 0 };
+  for (const section of tb.json.sections) owed[section.livemode ? 'live' : 'sandbox'] = -(section.accounts.find((a: any) => a.name === 'owed_by_payers')?.balance_minor ?? 0);
+  return owed;
+}
+
+/** Every claim GET /v1/bo/claims?owed_by_payer=`owed` lists, as finance reads it, one a page (the cursor carries the filter). */
+async function claimsListed(owed: boolean): Promise<any[]> {
+  const listed: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const r = await scene.s.bo('GET', `/v1/bo/claims?owed_by_payer=${owed}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, undefined, { roles: ['finance'] });
+    assert.is(r.status, 200, r.text);
+    listed.push(...r.json.data);
+    cursor = r.json.next_cursor;
+  } while (cursor);
+  return listed;
+}
+
+/** What the listed claims' payers owe back, summed per mode. */
+function owedByMode(claims: readonly any[]): Record<string, number> {
+  const owed: Record<string, number> = { live: 0, sandbox: 0 };
+  for (const c of claims) owed[c.livemode ? 'live' : 'sandbox']! += c.owed_by_payer_minor;
+  return owed;
+}
+
+/** The claims a payer owes back, listed in one call, are the trial balance's owed_by_payers line claim by claim; the others owe nothing. */
+async function owedClaimsMatchTrialBalance(step: string): Promise<{ owed: any[]; others: any[] }> {
+  const owed = await claimsListed(true);
+  const others = await claimsListed(false);
+  assert.ok(owed.every((c) => c.owed_by_payer_minor > 0), `${step}: every owed claim owes`);
+  assert.ok(others.every((c) => c.owed_by_payer_minor === null), `${step}: the others owe nothing`);
+  assert.equal(owedByMode(owed), await owedOnTrialBalance(), `${step}: the owed claims sum to the trial balance's owed_by_payers`);
+  return { owed, others };
+}
+
 test('a refund the payer owes back is its own line in the trial balance, owed_by_payers, taken from suspense\'s balance, until the bank recalls it from the payer', async () => {
   // A same-slip overpayment of 50 baht, refunded (two operators), paid out and filled.
   const d = await overpaidInNewWhiteLabel('Owed');
@@ -536,6 +577,45 @@ test('a refund the payer owes back is its own line in the trial balance, owed_by
   assert.is(owedLine((await liveTrialBalance(beforeReversal)).section)?.balance_minor ?? 0, owedBefore);
   ledgerBalanced('the refund owed back');
 
+  // The analyst lists the claims behind the line in one call (owed_by_payer=true): this claim among them, owing 50 baht,
+  // and their sum per mode is the line; the others (owed_by_payer=false) owe nothing.
+  const listed = await owedClaimsMatchTrialBalance('the refund owed back');
+  assert.equal(listed.owed.filter((c) => c.id === claimId).map((c) => [c.livemode, c.owed_by_payer_minor]), [[true, 5_000]]);
+  assert.not.ok(listed.others.some((c) => c.id === claimId));
+  assert.ok(listed.others.length > 0, 'the earlier tests\' claims owe nothing');
+  // Validated as the route's other filters: a value not true or false, an empty one, a cursor of another filter.
+  const bad = await scene.s.bo('GET', '/v1/bo/claims?owed_by_payer=yes', undefined, { roles: ['finance'] });
+  assert.equal([bad.status, bad.json.error?.code, bad.json.error?.details?.fields], [422, 'validation_error', [{ path: 'query.owed_by_payer', reason: 'enum', hint: 'true, false' }]], bad.text);
+  const empty = await scene.s.bo('GET', '/v1/bo/claims?owed_by_payer=', undefined, { roles: ['finance'] });
+  assert.equal([empty.status, empty.json.error?.details?.fields?.[0]?.reason], [422, 'empty'], empty.text);
+  const firstOwed = await scene.s.bo('GET', '/v1/bo/claims?owed_by_payer=true&limit=1', undefined, { roles: ['finance'] });
+  assert.ok(firstOwed.json.next_cursor || listed.owed.length === 1);
+  if (firstOwed.json.next_cursor) {
+    const mixed = await scene.s.bo('GET', `/v1/bo/claims?owed_by_payer=false&limit=1&cursor=${firstOwed.json.next_cursor}`, undefined, { roles: ['finance'] });
+    assert.equal([mixed.status, mixed.json.error?.code], [400, 'cursor_filter_mismatch'], mixed.text);
+  }
+  // The console's claims list has the filter, in English and Thai, and shows what each payer owes.
+  const browser = await launchChromium();
+  try {
+    const analyst = await signIn(browser, scene.s.url, 'emp_lead', { hash: '#/claims', page: 'claims' });
+    assert.is((await analyst.page.textContent('[data-testid=claims-filters] label:has([data-testid=filter-owed-by-payer])'))?.trim().startsWith('Payer owes a refund back'), true);
+    await analyst.page.selectOption('[data-testid=filter-owed-by-payer]', 'true');
+    await analyst.page.waitForURL(/owed_by_payer=true/);
+    // The page lists the owed claims alone once the filtered answer is in (the unfiltered page listed them among the others).
+    const owedIds = listed.owed.map((c) => c.id);
+    await analyst.page.waitForFunction((ids) => JSON.stringify([...document.querySelectorAll('[data-testid=claim-row]')].map((tr) => tr.getAttribute('data-id'))) === JSON.stringify(ids), owedIds, { timeout: 15_000 })
+      .catch(async () => assert.unreachable(`rows ${JSON.stringify(await analyst.page.$$eval('[data-testid=claim-row]', (trs) => trs.map((tr) => tr.getAttribute('data-id'))))}, expected ${JSON.stringify(owedIds)}`));
+    const rows = await analyst.page.$$eval('[data-testid=claim-row]', (trs) => trs.map((tr) => [tr.getAttribute('data-id'), tr.querySelector('[data-testid=claim-owed]')?.textContent?.trim()]));
+    assert.equal(rows.map(([id]) => id), owedIds);
+    assert.equal(rows.find(([id]) => id === claimId)?.[1], '฿50.00');
+    await analyst.page.click('[data-testid=lang-th]');
+    await analyst.page.waitForSelector('main[data-page="claims"][data-lang="th"][data-ready="1"]');
+    assert.match(await analyst.page.textContent('[data-testid=claims-filters] label:has([data-testid=filter-owed-by-payer])') ?? '', 'ผู้โอนต้องคืนเงิน');
+    assert.match(await analyst.page.textContent('[data-testid=claims-table] thead') ?? '', 'ยอดที่ผู้โอนต้องคืน');
+  } finally {
+    await browser.close();
+  }
+
   // The payer's bank gives the refund back (its fill reversed): the debt is recovered, the line back where it was.
   scene.s.clock.advance(60_000);
   const legRef = (await scene.s.bo('GET', `/v1/bo/withdrawals/${refundW.id}`)).json.withdrawal.fills[0].leg_ref;
@@ -547,6 +627,10 @@ test('a refund the payer owes back is its own line in the trial balance, owed_by
   assert.is(suspenseLine(after).balance_minor, postedTo('sys:live:suspense') - owedBefore);
   assert.ok(after.balanced);
   ledgerBalanced('the refund recovered from the payer');
+  // The recovered claim leaves the list of what payers owe, which still sums to the line.
+  const recoveredList = await owedClaimsMatchTrialBalance('the refund recovered from the payer');
+  assert.not.ok(recoveredList.owed.some((c) => c.id === claimId));
+  assert.ok(recoveredList.others.some((c) => c.id === claimId));
 });
 
 test('a refund paid out while a payer\'s deposit waits for liquidity: the payout opens the refund and that deposit is matched to it at once (not a 500)', async () => {
