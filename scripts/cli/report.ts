@@ -41,6 +41,8 @@ async function show(args: Args, path: string, table: (json: any) => string[]): P
 }
 
 const baht = (minor: number | bigint) => bahtOf(BigInt(minor));
+/** Who stands behind a line (posted_by: the operator who posted an adjustment or decided what posted it) and, for an adjustment a second operator approved, its proposer. */
+const postedBy = (l: any): string => `${l.posted_by ?? ''}${l.proposed_by ? ` · proposed by ${l.proposed_by}` : ''}`;
 
 function statementTable(s: any): string[] {
   const rows: string[][] = [['bucket', 'line', 'count', 'credit THB', 'debit THB', 'amount THB']];
@@ -54,20 +56,20 @@ function statementTable(s: any): string[] {
 }
 
 function linesTable(list: any): string[] {
-  const rows: string[][] = [['date', 'id', 'type', 'available THB', 'pending THB', 'reserved THB', 'source', 'reason']];
+  const rows: string[][] = [['date', 'id', 'type', 'available THB', 'pending THB', 'reserved THB', 'source', 'by', 'reason']];
   for (const l of list.data) {
     const d = l.bucket_deltas;
-    rows.push([l.date, l.id, l.type, baht(d.available_minor), baht(d.pending_clearing_minor), baht(d.reserved_minor), `${l.source.type} ${l.source.id}`, l.reason_code ?? '']);
+    rows.push([l.date, l.id, l.type, baht(d.available_minor), baht(d.pending_clearing_minor), baht(d.reserved_minor), `${l.source.type} ${l.source.id}`, postedBy(l), l.reason_code ?? '']);
   }
   const period = list.month ?? (list.date_from === list.date_to ? list.date_from : `${list.date_from} to ${list.date_to}`);
   return [`statement lines ${list.merchant_id} ${list.livemode ? 'live' : 'sandbox'} ${period} (${list.time_zone}): ${list.count}`, '', ...columns(rows, [3, 4, 5])];
 }
 
 function accountLinesTable(r: any): string[] {
-  const rows: string[][] = [['date', 'transaction', 'type', 'merchant', 'credit THB', 'debit THB', 'balance THB', 'source', 'reason']];
-  rows.push(['', 'opening', '', '', '', '', baht(r.opening_balance_minor), '', '']);
-  for (const l of r.data) rows.push([l.date, l.balance_transaction_id, l.type, l.merchant_id, baht(l.credit_minor), baht(l.debit_minor), baht(l.balance_minor), `${l.source.type} ${l.source.id}`, l.reason_code ?? '']);
-  rows.push(['', 'closing', '', '', baht(r.credit_minor), baht(r.debit_minor), baht(r.closing_balance_minor), '', '']);
+  const rows: string[][] = [['date', 'transaction', 'type', 'merchant', 'credit THB', 'debit THB', 'balance THB', 'source', 'by', 'reason']];
+  rows.push(['', 'opening', '', '', '', '', baht(r.opening_balance_minor), '', '', '']);
+  for (const l of r.data) rows.push([l.date, l.balance_transaction_id, l.type, l.merchant_id, baht(l.credit_minor), baht(l.debit_minor), baht(l.balance_minor), `${l.source.type} ${l.source.id}`, postedBy(l), l.reason_code ?? '']);
+  rows.push(['', 'closing', '', '', baht(r.credit_minor), baht(r.debit_minor), baht(r.closing_balance_minor), '', '', '']);
   const period = r.month ?? (r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`);
   return [`account lines ${r.account} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end}): ${r.count}`, '', ...columns(rows, [4, 5, 6])];
 }
