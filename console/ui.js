@@ -190,6 +190,16 @@ export function FieldName({ name }) {
   return html`<span class="k" title=${name}>${label('field', name)}</span>`;
 }
 
+/**
+ * A deposit's review reason (or the code it was declined for) as a badge: its short name in
+ * the console's language; the API's code, and the server's sentence when the page has it, in
+ * the title (operators quote the code to the API and the CLI). A code the dictionaries do not
+ * know yet shows as the code.
+ */
+export function ReviewReason({ code, text }) {
+  return html`<span class="badge warn reason" data-testid="review-reason" data-code=${code} title=${text ? `${code} — ${text}` : code}>${label('reviewReason', code)}</span>`;
+}
+
 /** Key–value rows: [[label, value], …]; a null value row is left out. */
 export function Facts({ rows }) {
   return html`<dl class="facts">${rows.filter((r) => r && r[1] !== null && r[1] !== undefined).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;

@@ -15,7 +15,7 @@
 import { get, post } from '../api.js';
 import { label, language, t } from '../i18n.js';
 import { formatBaht, parseBahtToMinor } from '../format.js';
-import { ActionButton, Age, Badge, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, Age, Badge, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, ReviewReason, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { DetailValue, Evidence } from './deposit-evidence.js';
 import { useState } from 'preact/hooks';
 
@@ -49,7 +49,7 @@ export function DepositPage({ id }) {
           deposit.fee_total_minor !== undefined ? [t('deposit.fee'), html`<${Money} minor=${deposit.fee_total_minor} />`] : null,
           deposit.settled_at ? [t('deposit.settledAt'), html`<${Time} at=${deposit.settled_at} />`] : null,
           deposit.overpayment ? [t('deposit.overpayment'), html`<${Money} minor=${deposit.overpayment.amount_minor} /> <${Id} id=${deposit.overpayment.claim_id} to=${`#/claims/${encodeURIComponent(deposit.overpayment.claim_id)}`} keep=${14} />`] : null,
-          deposit.rejection ? [t('deposit.rejection'), `${deposit.rejection.code} — ${language() === 'th' ? deposit.rejection.display_th : deposit.rejection.display_en}`] : null,
+          deposit.rejection ? [t('deposit.rejection'), html`<${ReviewReason} code=${deposit.rejection.code} /> ${language() === 'th' ? deposit.rejection.display_th : deposit.rejection.display_en}`] : null,
           deposit.reversal ? [t('deposit.reversal'), deposit.reversal.reason_code] : null,
           can('GET /v1/bo/claims') ? [t('deposit.claims'), html`<a href=${`#/claims?deposit_id=${encodeURIComponent(deposit.id)}`}>${t('deposit.claimsLink')}</a>`] : null,
         ]} />
@@ -75,7 +75,7 @@ function ReviewPanel({ review }) {
       [t('queue.age'), html`<${Age} seconds=${review.age_seconds} />`],
       [t('queue.fourEyes'), html`<span data-testid="approvals">${review.approvals.length}</span> / <span data-testid="approvals-needed">${review.approvals_needed}</span>
         ${review.approvals.length > 0 ? html` <span class="muted">(${review.approvals.join(', ')})</span>` : null}`],
-      [t('queue.reasons'), html`<ul class="plain">${review.reasons.map((r) => html`<li><${Badge} tone="warn">${r.code}</${Badge}> ${reasonText(r.code)}
+      [t('queue.reasons'), html`<ul class="plain">${review.reasons.map((r) => html`<li><${ReviewReason} code=${r.code} text=${reasonText(r.code)} /> ${reasonText(r.code)}
         ${r.detail ? html`<div class="small" data-testid="reason-detail">${Object.entries(r.detail).map(([k, v]) => html`<${FieldName} name=${k} /> <${DetailValue} name=${k} value=${v} /> `)}</div>` : null}</li>`)}</ul>`],
     ]} />
   </div>`;

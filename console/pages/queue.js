@@ -7,11 +7,12 @@
 //
 // data-testids: queue-filters, filter-status, filter-reason, filter-escalated,
 //   filter-merchant, filter-livemode, filter-limit, refresh, queue-total, queue-oldest,
-//   queue-table, queue-row (data-id), escalated-badge, prev-page, next-page.
+//   queue-table, queue-row (data-id), review-reason (data-code), escalated-badge, prev-page,
+//   next-page.
 
 import { get } from '../api.js';
 import { label, language, t } from '../i18n.js';
-import { Age, Badge, Empty, formatAge, html, Id, Mode, Money, navigate, Pager, Time, usePageContext, usePageData, usePager } from '../ui.js';
+import { Age, Badge, Empty, formatAge, html, Id, Mode, Money, navigate, Pager, ReviewReason, Time, usePageContext, usePageData, usePager } from '../ui.js';
 
 const queueStatuses = ['under_review', 'awaiting_payment', 'slip_processing', 'awaiting_liquidity'];
 
@@ -43,7 +44,7 @@ export function QueuePage({ query }) {
       <label>${t('queue.reason')}
         <select name="reason" data-testid="filter-reason" value=${filters.reason} onChange=${(e) => set({ reason: e.currentTarget.value })}>
           <option value="">${t('common.any')}</option>
-          ${(tables.review_reasons ?? []).map((r) => html`<option value=${r.code} title=${language() === 'th' ? r.th : r.en}>${r.code}</option>`)}
+          ${(tables.review_reasons ?? []).map((r) => html`<option value=${r.code} title=${`${r.code} — ${language() === 'th' ? r.th : r.en}`}>${label('reviewReason', r.code)}</option>`)}
         </select></label>
       <label>${t('queue.escalated')}
         <select name="escalated" data-testid="filter-escalated" value=${filters.escalated} onChange=${(e) => set({ escalated: e.currentTarget.value })}>
@@ -86,7 +87,7 @@ function QueueRow({ row }) {
     <td class="num"><${Money} minor=${row.amount_minor} /></td>
     <td class="reasons">
       ${review?.escalated ? html`<span data-testid="escalated-badge"><${Badge} tone="bad">${t('queue.escalatedBadge')}</${Badge}></span> ` : null}
-      ${(review?.reasons ?? []).map((r) => html`<${Badge} tone="warn" title=${language() === 'th' ? r.display_th : r.display_en}>${r.code}</${Badge}> `)}
+      ${(review?.reasons ?? []).map((r) => html`<${ReviewReason} code=${r.code} text=${language() === 'th' ? r.display_th : r.display_en} /> `)}
       ${!review ? html`<span class="muted">${label('status', row.status)}</span>` : null}
     </td>
     <td>${row.estimated_resolution_bucket ? label('estimate', row.estimated_resolution_bucket) : '—'}</td>

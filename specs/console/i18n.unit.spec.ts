@@ -1,7 +1,7 @@
 // The console's words and numbers, run in node on the very browser modules
 // (console/i18n.js, console/format.js): both languages have every key with the same
 // placeholders, every t('key') the pages write exists, every code the server's tables can
-// hand a label (statuses, claim kinds and transitions, reversal reasons, timeline steps,
+// hand a label (statuses, claim kinds and transitions, reversal and review reasons, timeline steps,
 // balance transaction types) has one in both languages; baht is exact from integer satang by string arithmetic
 // (0, one satang, negatives, 2^53 − 1, sums beyond it as decimal text, and a property
 // against an independent reading), amounts typed as baht read back exactly, and times are
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { claimKinds, claimStatuses } from '../../core/claim/state.ts';
 import { claimTransitions } from '../../core/claim/decide.ts';
 import { depositStatuses, reversalReasonCodes } from '../../core/deposit/state.ts';
+import { reasonTexts } from '../../core/deposit/reasons.ts';
 import { balanceTransactionTypes } from '../../core/ledger/ledger.ts';
 import { readableLength } from '../../core/note.ts';
 import { statementDescriptionTh } from '../../core/finance/statement.ts';
@@ -73,6 +74,8 @@ test('every code the server can hand the page has a label in both languages', ()
     ...['pending', 'delivered', 'failed', 'canceled', 'enabled', 'disabled', 'retry', 'permanent', 'in_flight', 'interrupted'].map((s) => `status.${s}`),
     ...claimStatuses.map((s) => `claimStatus.${s}`), ...claimKinds.map((k) => `claimKind.${k}`),
     ...Object.keys(claimTransitions).map((tr) => `claims.t.${tr}`), ...reversalReasonCodes.map((c) => `reversal.${c}`),
+    // Every review reason, and the unreadable slip a deposit may be declined for (the queue and the deposit page showed the API's code).
+    ...Object.keys(reasonTexts).map((c) => `reviewReason.${c}`),
     ...steps.map((s) => `step.${s}`),
     // A timeline step's verdict outcome and review decision, and a balance transaction's direction.
     ...outcomes.map((o) => `verdictOutcome.${o}`), ...decisions.map((d) => `decision.${d}`), 'direction.credit', 'direction.debit',

@@ -15,7 +15,9 @@
 // too (`false`, `credit`), and the slip's transfer reference (`trans_ref`); a list the operator's roles may not read, opened
 // from a bookmark, shows that and the roles that may, not its filters (which invited a search
 // the server could only refuse), and asks the server nothing; a setting's change on the
-// activity page names its field in Thai (it was the API's `event_types`).
+// activity page names its field in Thai (it was the API's `event_types`); a review reason reads
+// as words in the queue (filter and rows) and on the deposit's page, its code in the title (it
+// was the code, `SENDER_NAME_MISMATCH`, the Thai only in the tooltip), and the Thai queue fits 760 px.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -192,6 +194,35 @@ test('a list the roles may not read shows only that, with the roles that may: no
     assert.ok(await o.page.$('[data-testid=nav-queue]'), 'the navigation stays');
   }
   await bySub.get('emp_ton')!.o.screenshot('forbidden-th');
+});
+
+test("in Thai, a review reason reads as words in the queue's filter and rows and on the deposit's page, its code in the title; the queue still fits 760 px", async () => {
+  // Paid from another name: held for review with SENDER_NAME_MISMATCH.
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: d.legs[0].amount_minor }, { image_sha256: sha256Hex(image), sender: { bank_code: '014', account_number: '9876543210', account_name_th: 'สมศักดิ์ มีเงิน' } }));
+  assertReceipt(await uploadFile(d.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const ploy = await operator('emp_ploy', '#/queue', 'queue');
+  await inThai(ploy, 'queue');
+  const badge = `[data-testid=queue-row][data-id="${d.id}"] [data-testid=review-reason]`;
+  await ploy.page.waitForSelector(badge);
+  const [shown, title] = await ploy.page.$eval(badge, (b) => [b.textContent, b.getAttribute('title')]);
+  assert.is(shown, th['reviewReason.SENDER_NAME_MISMATCH'], 'the row names the reason in Thai (it showed SENDER_NAME_MISMATCH)');
+  assert.match(title ?? '', /^SENDER_NAME_MISMATCH — [\u0E00-\u0E7F]/, "the code, then the server's Thai sentence");
+  const options = await ploy.page.$$eval('[data-testid=filter-reason] option:not([value=""])', (os) => os.map((o) => [o.getAttribute('value')!, o.textContent, o.getAttribute('title') ?? '']));
+  assert.ok(options.length > 15, JSON.stringify(options));
+  assert.equal(options.filter(([code, text, t]) => text !== th[`reviewReason.${code}`] || !t.startsWith(`${code} — `)), [], 'every reason offered in Thai, its code in the title');
+  // Thai words are longer than the codes: the queue wraps them in their cell, the page stays the window's width.
+  await ploy.page.setViewportSize({ width: 760, height: 900 });
+  await ploy.page.waitForFunction(() => document.documentElement.clientWidth === 760);
+  const [scroll, client] = await ploy.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(scroll <= client, `the Thai queue is ${scroll} px wide at 760 px`);
+  await ploy.screenshot('queue-reasons-th-760');
+
+  await ploy.goto(`#/deposits/${d.id}`, 'deposit');
+  const reason = await ploy.page.$eval('[data-testid=review-panel] [data-testid=review-reason]', (b) => [b.textContent, b.getAttribute('data-code'), b.getAttribute('title')?.split(' — ')[0]]);
+  assert.equal(reason, [th['reviewReason.SENDER_NAME_MISMATCH'], 'SENDER_NAME_MISMATCH', 'SENDER_NAME_MISMATCH']);
 });
 
 test.run();
