@@ -23,7 +23,7 @@ import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
-import { html, PageContext, pageReadOf } from './ui.js';
+import { FieldName, html, PageContext, pageReadOf } from './ui.js';
 import { QueuePage } from './pages/queue.js';
 import { DepositPage } from './pages/deposit.js';
 import { ApprovalsPage } from './pages/approvals.js';
@@ -114,7 +114,7 @@ function ErrorBanner({ problem, onDismiss }) {
       <span title=${p?.message ?? ''}> ${problemText(problem)}</span>
       ${language() === 'th' && p?.message && p.messageTh ? html`<div class="small">${p.message}</div>` : null}
       ${Array.isArray(required) && required.length > 0 ? html`<div class="small">${t('error.requiredRoles', { roles: required.join(', ') })}</div>` : null}
-      ${p?.requestId ? html`<div class="small mono">request_id ${p.requestId}</div>` : null}
+      ${p?.requestId ? html`<div class="small"><${FieldName} name="request_id" /> <span class="mono">${p.requestId}</span></div>` : null}
     </div>
     <div class="banner-actions">
       ${p?.status === 401 ? html`<button type="button" data-testid="sign-in-again" onClick=${() => logout()}>${t('auth.signInAgain')}</button>` : null}

@@ -89,7 +89,7 @@ function Actions({ filters }) {
   if (data && data.data.length === 0) return html`<${Empty}>${t('activity.none')}</${Empty}>`;
   return html`${data ? html`<table class="grid" data-testid="actions-table" aria-busy=${loading}>
       <thead><tr><th>${t('activity.at')}</th><th>${t('activity.operator')}</th><th>${t('activity.roles')}</th><th>${t('activity.route')}</th>
-        <th>${t('activity.targets')}</th><th>${t('activity.stepUp')}</th><th class="num">${t('activity.status')}</th><th>${t('activity.outcome')}</th><th>request_id</th></tr></thead>
+        <th>${t('activity.targets')}</th><th>${t('activity.stepUp')}</th><th class="num">${t('activity.status')}</th><th>${t('activity.outcome')}</th><th><${FieldName} name="request_id" /></th></tr></thead>
       <tbody>${data.data.map((r) => html`<tr data-testid="action-row" data-id=${r.id} data-outcome=${r.outcome}>
         <td><${Time} at=${r.at} /></td>
         <td class="mono">${r.subject ?? '—'} ${r.authenticated ? null : html`<${Badge} tone="bad" title=${t('activity.unverifiedTitle')}>${t('activity.unverified')}</${Badge}>`}</td>
@@ -118,8 +118,8 @@ function Requests({ filters }) {
   if (data && data.data.length === 0) return html`<${Empty}>${t('activity.none')}</${Empty}>`;
   return html`${data ? html`<p class="small muted">${t('activity.retention', { days: data.retention_days })}</p>
     <table class="grid" data-testid="requests-table" aria-busy=${loading}>
-      <thead><tr><th>${t('activity.at')}</th><th>request_id</th><th>${t('activity.who')}</th><th>${t('common.mode')}</th><th>${t('activity.route')}</th>
-        <th class="num">${t('activity.status')}</th><th class="num">ms</th><th>${t('activity.bodies')}</th></tr></thead>
+      <thead><tr><th>${t('activity.at')}</th><th><${FieldName} name="request_id" /></th><th>${t('activity.who')}</th><th>${t('common.mode')}</th><th>${t('activity.route')}</th>
+        <th class="num">${t('activity.status')}</th><th class="num"><${FieldName} name="duration_ms" /></th><th>${t('activity.bodies')}</th></tr></thead>
       <tbody>${data.data.map((r) => html`<tr data-testid="request-row" data-request-id=${r.request_id}>
         <td><${Time} at=${r.at} /></td>
         <td class="mono small">${r.request_id}</td>

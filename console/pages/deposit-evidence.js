@@ -161,7 +161,7 @@ export function DetailValue({ name, value }) {
 
 function Timeline({ steps }) {
   return html`<table class="grid timeline" data-testid="timeline">
-    <thead><tr><th class="num">seq</th><th>${t('timeline.at')}</th><th>${t('timeline.step')}</th><th>${t('timeline.entry')}</th><th>${t('timeline.detail')}</th></tr></thead>
+    <thead><tr><th class="num"><${FieldName} name="seq" /></th><th>${t('timeline.at')}</th><th>${t('timeline.step')}</th><th>${t('timeline.entry')}</th><th>${t('timeline.detail')}</th></tr></thead>
     <tbody>${steps.map((s) => html`<tr data-testid="timeline-step" data-seq=${s.seq} data-step=${s.step}>
       <td class="num mono" title=${s.hash ?? ''}>${s.seq}</td>
       <td><${Time} at=${s.at} /></td>

@@ -12,7 +12,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
+import { ActionButton, Empty, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
 
 const outcomes = ['merchant_won', 'merchant_lost', 'withdrawn'];
 
@@ -64,7 +64,7 @@ export function DisputePage({ id }) {
 function EvidenceList({ evidence }) {
   if (evidence.length === 0) return html`<${Empty}>${t('dispute.noEvidence')}</${Empty}>`;
   return html`<table class="grid" data-testid="evidence">
-    <thead><tr><th class="num">seq</th><th>${t('dispute.submittedAt')}</th><th>${t('dispute.text')}</th><th>${t('dispute.files')}</th></tr></thead>
+    <thead><tr><th class="num"><${FieldName} name="seq" /></th><th>${t('dispute.submittedAt')}</th><th>${t('dispute.text')}</th><th>${t('dispute.files')}</th></tr></thead>
     <tbody>${evidence.map((e) => html`<tr data-testid="evidence-row" data-seq=${e.seq}>
       <td class="num mono" title=${e.hash}>${e.seq}</td><td><${Time} at=${e.submitted_at} /></td>
       <td class="prewrap">${e.text ?? html`<span class="muted">—</span>`}</td>

@@ -26,7 +26,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal, serviceNow } from '../format.js';
-import { ActionButton, Badge, Empty, html, navigate, Status, StepUpFlag, Time, useCan, useConfirmation, usePageContext, usePager, usePartData } from '../ui.js';
+import { ActionButton, Badge, Empty, FieldName, html, navigate, Status, StepUpFlag, Time, useCan, useConfirmation, usePageContext, usePager, usePartData } from '../ui.js';
 
 const deliveryStatuses = ['pending', 'delivered', 'failed', 'canceled'];
 
@@ -186,7 +186,7 @@ function Attempts({ endpoint, delivery }) {
   return html`<div data-testid="delivery-attempts">
     ${detail.response_body_excerpt ? html`<pre class="excerpt">${detail.response_body_excerpt}</pre>` : null}
     ${detail.attempts.length === 0 ? html`<${Empty}>${t('webhooks.noAttempts')}</${Empty}>` : html`<table class="grid inner">
-      <thead><tr><th class="num">#</th><th>${t('webhooks.started')}</th><th>kid</th><th>${t('webhooks.outcome')}</th><th>${t('webhooks.response')}</th><th class="num">ms</th><th>${t('webhooks.error')}</th></tr></thead>
+      <thead><tr><th class="num">#</th><th>${t('webhooks.started')}</th><th><${FieldName} name="kid" /></th><th>${t('webhooks.outcome')}</th><th>${t('webhooks.response')}</th><th class="num"><${FieldName} name="duration_ms" /></th><th>${t('webhooks.error')}</th></tr></thead>
       <tbody>${detail.attempts.map((a) => html`<tr><td class="num">${a.attempt}</td><td><${Time} at=${a.started_at} /></td><td class="mono small">${a.kid}</td>
         <td><${Status} status=${a.outcome} /></td><td>${a.response_status ?? '—'}</td><td class="num">${a.duration_ms ?? '—'}</td><td class="mono small">${a.error ?? ''}</td></tr>`)}</tbody>
     </table>`}

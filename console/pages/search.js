@@ -6,7 +6,7 @@
 
 import { get } from '../api.js';
 import { t } from '../i18n.js';
-import { Empty, html, Id, Mode, Money, navigate, pageOfId, Status, Time, useLinkable, usePageData } from '../ui.js';
+import { Empty, FieldName, html, Id, Mode, Money, navigate, pageOfId, Status, Time, useLinkable, usePageData } from '../ui.js';
 
 /** Each kind of result names its statuses in its own part of the dictionary (a claim's, a merchant's). */
 const statusPrefix = { claim: 'claimStatus', merchant: 'merchantStatus' };
@@ -21,7 +21,7 @@ export function SearchPage({ query }) {
     <div class="page-head"><h1>${t('search.title')} <span class="mono">${q}</span></h1></div>
     ${!q || (data && data.data.length === 0) ? html`<div data-testid="search-empty"><${Empty}>${q ? t('search.none') : t('search.hint')}</${Empty}></div>` : null}
     ${data && data.data.length > 0 ? html`<table class="grid clickable" data-testid="search-table">
-      <thead><tr><th>${t('search.object')}</th><th>ID</th><th>${t('common.merchant')}</th><th>${t('common.mode')}</th><th>${t('common.status')}</th>
+      <thead><tr><th>${t('search.object')}</th><th><${FieldName} name="id" /></th><th>${t('common.merchant')}</th><th>${t('common.mode')}</th><th>${t('common.status')}</th>
         <th class="num">${t('search.amount')}</th><th>${t('search.reference')}</th><th>${t('search.endUser')}</th><th>${t('common.created')}</th><th>${t('search.matchedOn')}</th></tr></thead>
       <tbody>${data.data.map((h) => html`<tr data-testid="search-row" data-id=${h.id} data-object=${h.object} tabindex=${href(h) ? '0' : undefined} onClick=${() => { if (href(h)) navigate(href(h).slice(1)); }}>
         <td>${t(`search.object.${h.object}`)}</td>

@@ -16,7 +16,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Badge, html, Loading, Mode, StepUpFlag, Time, useCan, useConfirmation, useFieldError, usePageData } from '../ui.js';
+import { ActionButton, Badge, FieldName, html, Loading, Mode, StepUpFlag, Time, useCan, useConfirmation, useFieldError, usePageData } from '../ui.js';
 
 const keyTone = { active: 'good', next: 'info', retired: 'muted' };
 /** The server's bounds on notice_seconds (webhookLimits): 60 s for an emergency, 7 days at most and by default. */
@@ -31,7 +31,7 @@ export function SigningKeysPage() {
     <div class="page-head"><h1>${t('signingKeys.title')}</h1></div>
     <p class="small muted">${t('signingKeys.help')}</p>
     <table class="grid" data-testid="signing-keys">
-      <thead><tr><th>kid</th><th>${t('signingKeys.mode')}</th><th>${t('common.status')}</th><th>${t('signingKeys.notBefore')}</th><th>${t('signingKeys.notAfter')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
+      <thead><tr><th><${FieldName} name="kid" /></th><th>${t('signingKeys.mode')}</th><th>${t('common.status')}</th><th>${t('signingKeys.notBefore')}</th><th>${t('signingKeys.notAfter')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>${data.keys.map((k) => html`<tr data-testid="signing-key" data-kid=${k.kid} data-status=${k.status} data-livemode=${String(k.livemode)}>
         <td class="mono">${k.kid}</td><td><${Mode} livemode=${k.livemode} /></td>
         <td><${Badge} tone=${keyTone[k.status] ?? 'muted'}>${label('signingKeys.status', k.status)}</${Badge}></td>

@@ -118,6 +118,15 @@ test("every field a deposit's timeline or review reason names has a label in bot
   assert.equal(missing, [], `missing: ${missing.join(', ')}`);
 });
 
+test("no column is headed by the API's raw name (seq, request_id, ms, kid, ID in the Thai console); each field a page names has a label in both languages", () => {
+  const raw = sources().flatMap(({ file, text }) => [...text.matchAll(/<th\b[^>]*>([^<$]*)<\/th>/g)].map((m) => m[1]!.trim()).filter((h) => /[A-Za-z]/.test(h)).map((h) => `${file}: ${h}`));
+  assert.equal(raw, [], 'a column headed by a literal, not a label');
+  const named = new Set(sources().flatMap(({ text }) => [...text.matchAll(/<\$\{FieldName\} name="(\w+)"/g)].map((m) => m[1]!)));
+  for (const f of ['seq', 'request_id', 'duration_ms', 'kid', 'id', 'trans_ref']) assert.ok(named.has(f), `found ${[...named].join(', ')}`);
+  const missing = [...named].map((f) => `field.${f}`).filter((k) => !(k in en) || !(k in th));
+  assert.equal(missing, [], `missing: ${missing.join(', ')}`);
+});
+
 test('t() fills placeholders in the chosen language and label() falls back to the code', () => {
   i18n.setLanguage('en');
   assert.is(i18n.t('note.tooShort', { min: 20, n: 3 }), 'The note needs at least 20 characters; it has 3.');

@@ -17,7 +17,8 @@
 // the server could only refuse), and asks the server nothing; a setting's change on the
 // activity page names its field in Thai (it was the API's `event_types`); a review reason reads
 // as words in the queue (filter and rows) and on the deposit's page, its code in the title (it
-// was the code, `SENDER_NAME_MISMATCH`, the Thai only in the tooltip), and the Thai queue fits 760 px.
+// was the code, `SENDER_NAME_MISMATCH`, the Thai only in the tooltip), and the Thai queue fits 760 px;
+// the columns the API's names headed (`seq`, `request_id`, `ms`, `kid`, `ID`) are named in Thai.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -223,6 +224,31 @@ test("in Thai, a review reason reads as words in the queue's filter and rows and
   await ploy.goto(`#/deposits/${d.id}`, 'deposit');
   const reason = await ploy.page.$eval('[data-testid=review-panel] [data-testid=review-reason]', (b) => [b.textContent, b.getAttribute('data-code'), b.getAttribute('title')?.split(' — ')[0]]);
   assert.equal(reason, [th['reviewReason.SENDER_NAME_MISMATCH'], 'SENDER_NAME_MISMATCH', 'SENDER_NAME_MISMATCH']);
+});
+
+test("in Thai, the columns the API's names headed (seq, request_id, ms, kid, ID) are named in Thai, the API's name in the title", async () => {
+  const lead = await operator('emp_lead', `#/deposits/${depositId}`, 'deposit');
+  await inThai(lead, 'deposit');
+  const labelled = (table: string) => lead.page.$$eval(`[data-testid=${table}] thead th .k`, (ks) => ks.map((k) => [k.getAttribute('title'), k.textContent]));
+  assert.equal(await labelled('timeline'), [['seq', th['field.seq']]]);
+  await lead.goto('#/activity?tab=actions', 'activity');
+  await lead.page.waitForSelector('[data-testid=action-row]');
+  assert.equal(await labelled('actions-table'), [['request_id', th['field.request_id']]]);
+  await lead.goto('#/activity?tab=requests', 'activity');
+  await lead.page.waitForSelector('[data-testid=request-row]');
+  assert.equal(await labelled('requests-table'), [['request_id', th['field.request_id']], ['duration_ms', th['field.duration_ms']]]);
+  await lead.goto('#/signing-keys', 'signing-keys');
+  assert.equal(await labelled('signing-keys'), [['kid', th['field.kid']]]);
+  await lead.goto(`#/search?q=${depositId}`, 'search');
+  await lead.page.waitForSelector('[data-testid=search-row]');
+  assert.equal(await labelled('search-table'), [['id', th['field.id']]]);
+  // No column of these pages is headed by Latin letters alone.
+  for (const [hash, page, table] of [[`#/deposits/${depositId}`, 'deposit', 'timeline'], ['#/activity?tab=requests', 'activity', 'requests-table'], ['#/signing-keys', 'signing-keys', 'signing-keys']] as const) {
+    await lead.goto(hash, page);
+    await lead.page.waitForSelector(`[data-testid=${table}] tbody tr`);
+    const latin = await lead.page.$$eval(`[data-testid=${table}] thead th`, (ths) => ths.map((h) => h.textContent!.trim()).filter((text) => /^[A-Za-z_ ]+$/.test(text)));
+    assert.equal(latin, [], `${page}: a column headed in Latin letters alone`);
+  }
 });
 
 test.run();
