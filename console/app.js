@@ -23,7 +23,7 @@ import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
 import { language, problemText, setLanguage, t } from './i18n.js';
-import { FieldName, html, PageContext, pageReadOf } from './ui.js';
+import { FieldName, html, PageContext, pageReadOf, Role, roleNames } from './ui.js';
 import { QueuePage } from './pages/queue.js';
 import { DepositPage } from './pages/deposit.js';
 import { ApprovalsPage } from './pages/approvals.js';
@@ -113,7 +113,7 @@ function ErrorBanner({ problem, onDismiss }) {
       <strong data-testid="error-code">${p ? `${p.status || ''} ${p.code}`.trim() : t('error.unexpected')}</strong>
       <span title=${p?.message ?? ''}> ${problemText(problem)}</span>
       ${language() === 'th' && p?.message && p.messageTh ? html`<div class="small">${p.message}</div>` : null}
-      ${Array.isArray(required) && required.length > 0 ? html`<div class="small">${t('error.requiredRoles', { roles: required.join(', ') })}</div>` : null}
+      ${Array.isArray(required) && required.length > 0 ? html`<div class="small" title=${required.join(', ')}>${t('error.requiredRoles', { roles: roleNames(required) })}</div>` : null}
       ${p?.requestId ? html`<div class="small"><${FieldName} name="request_id" /> <span class="mono">${p.requestId}</span></div>` : null}
     </div>
     <div class="banner-actions">
@@ -142,7 +142,7 @@ function Header({ session, allowed, section, lang, onLanguage }) {
     }}><input name="q" type="search" data-testid="search" maxlength="64" placeholder=${t('search.placeholder')} aria-label=${t('search.title')} /></form>` : null}
     <div class="who">
       <span class="mono" data-testid="operator" title=${t('header.operator')}>${session.sub}</span>
-      <span class="roles" data-testid="roles">${session.roles.map((r) => html`<span class="badge role">${r}</span>`)}</span>
+      <span class="roles" data-testid="roles">${session.roles.map((r) => html`<${Role} role=${r} />`)}</span>
       <span class="lang" role="group" aria-label=${t('header.language')}>
         <button type="button" class=${lang === 'th' ? 'on' : ''} aria-pressed=${lang === 'th' ? 'true' : 'false'} data-testid="lang-th" lang="th" onClick=${() => onLanguage('th')}>ไทย</button>
         <button type="button" class=${lang === 'en' ? 'on' : ''} aria-pressed=${lang === 'en' ? 'true' : 'false'} data-testid="lang-en" lang="en" onClick=${() => onLanguage('en')}>English</button>
@@ -210,7 +210,7 @@ function Forbidden({ title, roles }) {
   return html`<section data-testid="forbidden">
     <div class="page-head"><h1>${title}</h1></div>
     <p class="empty">${t('forbidden.message')}</p>
-    ${roles.length > 0 ? html`<p class="small" data-testid="forbidden-roles">${t('error.requiredRoles', { roles: roles.join(', ') })}</p>` : null}
+    ${roles.length > 0 ? html`<p class="small" data-testid="forbidden-roles" title=${roles.join(', ')}>${t('error.requiredRoles', { roles: roleNames(roles) })}</p>` : null}
   </section>`;
 }
 

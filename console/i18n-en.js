@@ -36,6 +36,12 @@ export const en = {
   'error.unexpected': 'Something went wrong',
   'error.requiredRoles': 'Needs one of the roles: {roles}',
   'forbidden.message': 'Your roles may not open this page.',
+  // An operator's role, as the identity provider grants it (the role itself in the title).
+  'role.reviewer': 'Reviewer',
+  'role.approver': 'Approver',
+  'role.ops_admin': 'Ops admin',
+  'role.finance': 'Finance',
+  'role.support': 'Support',
   'error.startFailed': 'The console could not start',
   'notice.done': 'Done.',
   'stepup.title': 'Needs step-up: you will confirm your identity again',

@@ -36,6 +36,12 @@ export const th = {
   'error.unexpected': 'เกิดข้อผิดพลาด',
   'error.requiredRoles': 'ต้องมีบทบาทใดบทบาทหนึ่ง: {roles}',
   'forbidden.message': 'บทบาทของคุณไม่มีสิทธิ์เปิดหน้านี้',
+  // An operator's role, as the identity provider grants it (the role itself in the title).
+  'role.reviewer': 'ผู้ตรวจสอบ',
+  'role.approver': 'ผู้อนุมัติ',
+  'role.ops_admin': 'ผู้ดูแลระบบ',
+  'role.finance': 'การเงิน',
+  'role.support': 'ฝ่ายสนับสนุน',
   'error.startFailed': 'เปิดคอนโซลไม่สำเร็จ',
   'notice.done': 'เรียบร้อย',
   'stepup.title': 'ต้องยืนยันตัวตนเพิ่ม (step-up) ก่อนทำรายการนี้',

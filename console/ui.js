@@ -190,6 +190,16 @@ export function FieldName({ name }) {
   return html`<span class="k" title=${name}>${label('field', name)}</span>`;
 }
 
+/** An operator's role as a badge: its name in the console's language, the role as the identity provider grants it in the title. */
+export function Role({ role }) {
+  return html`<span class="badge role" title=${role}>${label('role', role)}</span>`;
+}
+
+/** Roles named in a sentence ("needs one of the roles: …"), in the console's language; a role the dictionaries do not know as it is granted. */
+export function roleNames(roles) {
+  return roles.map((role) => label('role', role)).join(', ');
+}
+
 /**
  * A deposit's review reason (or the code it was declined for) as a badge: its short name in
  * the console's language; the API's code, and the server's sentence when the page has it, in

@@ -19,7 +19,7 @@
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, isoToBangkokLocal } from '../format.js';
-import { Badge, Empty, FieldName, html, Id, Mode, navigate, pageOfId, Pager, Status, Time, useCan, usePageData, usePager } from '../ui.js';
+import { Badge, Empty, FieldName, html, Id, Mode, navigate, pageOfId, Pager, Role, Status, Time, useCan, usePageData, usePager } from '../ui.js';
 
 const paths = { actions: '/v1/bo/reports/action-logs', requests: '/v1/bo/logs' };
 const outcomes = ['ok', 'refused', 'failed', 'refused_authorization', 'refused_authentication'];
@@ -93,7 +93,7 @@ function Actions({ filters }) {
       <tbody>${data.data.map((r) => html`<tr data-testid="action-row" data-id=${r.id} data-outcome=${r.outcome}>
         <td><${Time} at=${r.at} /></td>
         <td class="mono">${r.subject ?? '—'} ${r.authenticated ? null : html`<${Badge} tone="bad" title=${t('activity.unverifiedTitle')}>${t('activity.unverified')}</${Badge}>`}</td>
-        <td>${r.roles.map((role) => html`<span class="badge role">${role}</span> `)}</td>
+        <td>${r.roles.map((role) => html`<${Role} role=${role} /> `)}</td>
         <td class="mono small">${r.method} ${r.route}</td>
         <td><${Targets} ids=${r.target_ids} /></td>
         <td>${r.step_up ? html`<span class="flag" role="img" aria-label=${t('stepup.title')} title=${t('stepup.title')}>⚑</span>` : ''}</td>

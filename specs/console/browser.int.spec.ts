@@ -91,7 +91,8 @@ test.after(async () => {
 test('an operator signs in through the OpenID provider and lands on the review queue with their name and roles', async () => {
   const lead = await operator('emp_lead');
   assert.match(await lead.page.textContent('[data-testid=operator]') ?? '', /emp_lead/);
-  assert.match(await lead.page.textContent('[data-testid=roles]') ?? '', /reviewer/);
+  assert.ok((await lead.page.textContent('[data-testid=roles]') ?? '').includes(en['role.reviewer']), 'the roles, named in the console\'s language');
+  assert.ok(await lead.page.$('[data-testid=roles] .badge[title=reviewer]'), 'the role as granted in the title');
   // Nothing chosen yet: the browser's language (this context's locale is en-GB), not Thai regardless.
   assert.is(await lead.page.evaluate(() => document.documentElement.lang), 'en');
   // no token in storage the page could leak: the language is all it keeps
@@ -650,7 +651,7 @@ test('activity: ops_admin finds a reviewer\'s approval in the action log with it
   // A reviewer reads neither log: a bookmarked #/activity says so and which roles may (no filters), and the console goes on working.
   const ploy = await operator('emp_ploy');
   await ploy.goto('#/activity', 'activity');
-  assert.match(await ploy.page.textContent('[data-testid=forbidden-roles]') ?? '', /finance/);
+  assert.ok((await ploy.page.textContent('[data-testid=forbidden-roles]') ?? '').includes(en['role.finance']));
   assert.is(await ploy.page.$('[data-testid=activity-filters]'), null);
   await ploy.goto('#/queue', 'queue');
 });

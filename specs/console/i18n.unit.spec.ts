@@ -20,6 +20,7 @@ import { balanceTransactionTypes } from '../../core/ledger/ledger.ts';
 import { readableLength } from '../../core/note.ts';
 import { statementDescriptionTh } from '../../core/finance/statement.ts';
 import { schemas } from '../../server/openapi/components.ts';
+import { operatorRoles } from '../../server/auth/roles.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -76,6 +77,8 @@ test('every code the server can hand the page has a label in both languages', ()
     ...Object.keys(claimTransitions).map((tr) => `claims.t.${tr}`), ...reversalReasonCodes.map((c) => `reversal.${c}`),
     // Every review reason, and the unreadable slip a deposit may be declined for (the queue and the deposit page showed the API's code).
     ...Object.keys(reasonTexts).map((c) => `reviewReason.${c}`),
+    // Every operator role (the header's, the action log's and a refusal's roles showed them as granted).
+    ...operatorRoles.map((r) => `role.${r}`),
     ...steps.map((s) => `step.${s}`),
     // A timeline step's verdict outcome and review decision, and a balance transaction's direction.
     ...outcomes.map((o) => `verdictOutcome.${o}`), ...decisions.map((d) => `decision.${d}`), 'direction.credit', 'direction.debit',

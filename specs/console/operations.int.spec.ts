@@ -18,7 +18,8 @@
 // activity page names its field in Thai (it was the API's `event_types`); a review reason reads
 // as words in the queue (filter and rows) and on the deposit's page, its code in the title (it
 // was the code, `SENDER_NAME_MISMATCH`, the Thai only in the tooltip), and the Thai queue fits 760 px;
-// the columns the API's names headed (`seq`, `request_id`, `ms`, `kid`, `ID`) are named in Thai.
+// the columns the API's names headed (`seq`, `request_id`, `ms`, `kid`, `ID`) are named in Thai;
+// an operator's roles in the header, the action log and a refusal are Thai (they were `ops_admin`).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -188,7 +189,10 @@ test('a list the roles may not read shows only that, with the roles that may: no
     await o.goto(`#/${page}`, page);
     assert.ok(await o.page.$('[data-testid=forbidden]'), `${sub} on ${page}: said so`);
     assert.is(await o.page.textContent('[data-testid=forbidden] h1'), th[`nav.${page}`]);
-    assert.match(await o.page.textContent('[data-testid=forbidden-roles]') ?? '', page === 'claims' ? /ops_admin/ : /finance/);
+    // The roles in Thai, as granted in the title.
+    const role = page === 'claims' ? 'ops_admin' : 'finance';
+    assert.ok((await o.page.textContent('[data-testid=forbidden-roles]') ?? '').includes(th[`role.${role}`]!), `${sub} on ${page}: the roles in Thai`);
+    assert.ok((await o.page.getAttribute('[data-testid=forbidden-roles]', 'title'))?.split(', ').includes(role));
     assert.is(await o.page.$(`[data-testid=${filters}]`), null, `${sub} on ${page}: its filters`);
     assert.is(await o.page.$('main form, main input, main select'), null, `${sub} on ${page}: nothing to fill in`);
     assert.not.ok(asked.includes(read), `${sub} on ${page}: asked ${read}`);
@@ -249,6 +253,28 @@ test("in Thai, the columns the API's names headed (seq, request_id, ms, kid, ID)
     const latin = await lead.page.$$eval(`[data-testid=${table}] thead th`, (ths) => ths.map((h) => h.textContent!.trim()).filter((text) => /^[A-Za-z_ ]+$/.test(text)));
     assert.equal(latin, [], `${page}: a column headed in Latin letters alone`);
   }
+});
+
+test("in Thai, an operator's roles are named in Thai in the header and the action log, each role as granted in its title; every role still fits the header at 760 px", async () => {
+  const lead = await operator('emp_lead', '#/activity?tab=actions', 'activity');
+  await inThai(lead, 'activity');
+  const granted = ['reviewer', 'approver', 'ops_admin', 'finance', 'support'];
+  assert.equal(await lead.page.$$eval('[data-testid=roles] .badge', (bs) => bs.map((b) => [b.getAttribute('title'), b.textContent])), granted.map((r) => [r, th[`role.${r}`]]));
+  await lead.page.waitForSelector('[data-testid=action-row]');
+  const logged = await lead.page.$$eval('[data-testid=action-row] .badge.role', (bs) => bs.map((b) => [b.getAttribute('title'), b.textContent]));
+  assert.ok(logged.length > 0);
+  assert.equal(logged.filter(([role, shown]) => shown !== th[`role.${role}`]), [], 'a role in the action log shown as granted');
+  await lead.page.setViewportSize({ width: 760, height: 900 });
+  await lead.page.waitForFunction(() => document.documentElement.clientWidth === 760);
+  const outside = await lead.page.evaluate(() => {
+    const band = document.querySelector('header.top')!.getBoundingClientRect();
+    return [...document.querySelectorAll('header.top a, header.top button, header.top .badge')].filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.right > innerWidth + 0.5 || r.left < 0 || r.bottom > band.bottom + 0.5;
+    }).map((el) => el.textContent);
+  });
+  assert.equal(outside, [], 'outside the header band at 760 px');
+  await lead.screenshot('roles-th-760');
 });
 
 test.run();
