@@ -313,6 +313,12 @@ export const en = {
   'dispute.title': 'Dispute',
   'dispute.open': 'Open a dispute',
   'dispute.reasonExample': 'e.g. CHARGEBACK',
+  // A dispute's reason code is the operator's own (a letter, then letters, digits, underscores): these are the ones the
+  // service opens (the sandbox's ALLOCATION_CONFLICT) and the examples the form and the API's documentation give.
+  'disputeReason.ALLOCATION_CONFLICT': 'Allocation conflict',
+  'disputeReason.CHARGEBACK': 'Chargeback',
+  'disputeReason.not_received': 'Not received',
+  'disputeReason.wrong_amount': 'Wrong amount',
   'dispute.amount': 'Amount (baht)',
   'dispute.respondBy': 'Respond by',
   'dispute.respondByBangkok': 'Respond by (Bangkok time, optional)',

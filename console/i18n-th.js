@@ -313,6 +313,12 @@ export const th = {
   'dispute.title': 'ข้อพิพาท',
   'dispute.open': 'เปิดข้อพิพาท',
   'dispute.reasonExample': 'เช่น CHARGEBACK',
+  // A dispute's reason code is the operator's own (a letter, then letters, digits, underscores): these are the ones the
+  // service opens (the sandbox's ALLOCATION_CONFLICT) and the examples the form and the API's documentation give.
+  'disputeReason.ALLOCATION_CONFLICT': 'การจับคู่ยอดขัดกัน',
+  'disputeReason.CHARGEBACK': 'การเรียกเงินคืน',
+  'disputeReason.not_received': 'ผู้รับไม่ได้รับเงิน',
+  'disputeReason.wrong_amount': 'ยอดเงินไม่ถูกต้อง',
   'dispute.amount': 'จำนวนเงิน (บาท)',
   'dispute.respondBy': 'ตอบกลับภายใน',
   'dispute.respondByBangkok': 'ตอบกลับภายใน (เวลากรุงเทพฯ ไม่บังคับ)',

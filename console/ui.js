@@ -190,6 +190,15 @@ export function FieldName({ name }) {
   return html`<span class="k" title=${name}>${label('field', name)}</span>`;
 }
 
+/**
+ * A code the server hands the page that operators may also type (a dispute's reason): its
+ * words when a dictionary (`prefix`) names it, the code in the title; else the code as it is.
+ */
+export function CodeName({ prefix, code, testid }) {
+  const named = label(prefix, code);
+  return named === String(code ?? '—') ? html`<span class="mono" data-testid=${testid}>${named}</span>` : html`<span title=${code} data-testid=${testid}>${named}</span>`;
+}
+
 /** An operator's role as a badge: its name in the console's language, the role as the identity provider grants it in the title. */
 export function Role({ role }) {
   return html`<span class="badge role" title=${role}>${label('role', role)}</span>`;

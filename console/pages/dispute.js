@@ -12,7 +12,7 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { ActionButton, Empty, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
+import { ActionButton, CodeName, Empty, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, saveReport, Status, Time, useCan, useNote, usePageData } from '../ui.js';
 
 const outcomes = ['merchant_won', 'merchant_lost', 'withdrawn'];
 
@@ -33,7 +33,7 @@ export function DisputePage({ id }) {
     <div class="columns">
       <div class="card"><h2>${t('dispute.title')}</h2>
         <${Facts} rows=${[
-          [t('common.reason'), html`<span class="mono">${d.reason_code}</span>`],
+          [t('common.reason'), html`<${CodeName} prefix="disputeReason" code=${d.reason_code} testid="dispute-reason-code" />`],
           [t('dispute.openedAt'), html`<${Time} at=${d.opened_at} />`],
           [t('dispute.respondBy'), html`<${Time} at=${d.respond_by} />`],
           [t('dispute.fundsOnHold'), d.funds_on_hold ? t('common.yes') : t('common.no')],

@@ -18,7 +18,7 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { bangkokLocalToIso, parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, PageLink, Payee, Status, StepUpFlag, Time, useCan, useConfirmation, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, CodeName, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, PageLink, Payee, Status, StepUpFlag, Time, useCan, useConfirmation, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
 
 export function WithdrawalPage({ id }) {
@@ -175,7 +175,7 @@ function DisputeCard({ data, reload }) {
       <h2>${t('dispute.title')}</h2>
       <p><${PageLink} testid="dispute-link" to=${`#/disputes/${encodeURIComponent(d.id)}`}>${d.id}</${PageLink}> <${Status} status=${d.status} prefix="disputeStatus" />
         ${d.outcome ? html` <${Status} status=${d.outcome} prefix="outcome" />` : null}
-        · ${d.reason_code} · <${Money} minor=${d.amount_minor} /> · ${t('dispute.respondBy')} <${Time} at=${d.respond_by} /></p>
+        · <${CodeName} prefix="disputeReason" code=${d.reason_code} testid="dispute-reason-code" /> · <${Money} minor=${d.amount_minor} /> · ${t('dispute.respondBy')} <${Time} at=${d.respond_by} /></p>
     </div>`;
   }
   if (!can('POST /v1/bo/withdrawals/:id/disputes')) return null;

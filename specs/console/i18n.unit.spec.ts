@@ -21,6 +21,7 @@ import { readableLength } from '../../core/note.ts';
 import { statementDescriptionTh } from '../../core/finance/statement.ts';
 import { schemas } from '../../server/openapi/components.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
+import { operations } from '../../server/openapi/operations.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -69,6 +70,14 @@ test('every code the server can hand the page has a label in both languages', ()
   const outcomes = [...new Set([...timeline.matchAll(/outcome: '(\w+)'/g)].map((m) => m[1]!))];
   const decisions = [...new Set([...timeline.matchAll(/decision: '(\w+)'/g)].map((m) => m[1]!))];
   assert.ok(steps.length > 15, `timeline steps found: ${steps.join(', ')}`);
+  // A dispute's reason is the operator's code: the ones the service opens disputes with (the sandbox's), and the examples the form and the API's documentation give.
+  const sandbox = readFileSync(new URL('../../core/handler/sandbox.ts', import.meta.url), 'utf8');
+  const disputeReasons = [
+    ...[...sandbox.matchAll(/type: 'DisputeFills'[^\n]*reasonCode: '(\w+)'/g)].map((m) => m[1]!),
+    (operations['POST /v1/bo/withdrawals/:id/disputes']!.example as { reason_code: string }).reason_code,
+    ...[en, th].map((d) => /(\w+)$/.exec(d['dispute.reasonExample']!)![1]!),
+  ];
+  assert.ok(disputeReasons.includes('ALLOCATION_CONFLICT'), `dispute reasons found: ${disputeReasons.join(', ')}`);
   const keys = [
     ...depositStatuses.map((s) => `status.${s}`),
     ...['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'].map((s) => `status.${s}`),
@@ -79,6 +88,7 @@ test('every code the server can hand the page has a label in both languages', ()
     ...Object.keys(reasonTexts).map((c) => `reviewReason.${c}`),
     // Every operator role (the header's, the action log's and a refusal's roles showed them as granted).
     ...operatorRoles.map((r) => `role.${r}`),
+    ...disputeReasons.map((c) => `disputeReason.${c}`),
     ...steps.map((s) => `step.${s}`),
     // A timeline step's verdict outcome and review decision, and a balance transaction's direction.
     ...outcomes.map((o) => `verdictOutcome.${o}`), ...decisions.map((d) => `decision.${d}`), 'direction.credit', 'direction.debit',

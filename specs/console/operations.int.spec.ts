@@ -19,7 +19,8 @@
 // as words in the queue (filter and rows) and on the deposit's page, its code in the title (it
 // was the code, `SENDER_NAME_MISMATCH`, the Thai only in the tooltip), and the Thai queue fits 760 px;
 // the columns the API's names headed (`seq`, `request_id`, `ms`, `kid`, `ID`) are named in Thai;
-// an operator's roles in the header, the action log and a refusal are Thai (they were `ops_admin`).
+// an operator's roles in the header, the action log and a refusal are Thai (they were `ops_admin`);
+// a dispute's reason code the dictionaries name is Thai on its pages (it was `not_received`).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -275,6 +276,18 @@ test("in Thai, an operator's roles are named in Thai in the header and the actio
   });
   assert.equal(outside, [], 'outside the header band at 760 px');
   await lead.screenshot('roles-th-760');
+});
+
+test("in Thai, a dispute's reason the dictionaries name reads in Thai on the dispute's and the withdrawal's pages, its code in the title", async () => {
+  const withdrawalId = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${depositId}`)).json))![0]; // the one the settled deposit filled
+  const opened = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: 1_000 }, { roles: ['ops_admin'] });
+  assert.is(opened.status, 201, opened.text);
+  const lead = await operator('emp_lead', `#/disputes/${opened.json.id}`, 'dispute');
+  await inThai(lead, 'dispute');
+  const reason = () => lead.page.$eval('[data-testid=dispute-reason-code]', (e) => [e.getAttribute('title'), e.textContent]);
+  assert.equal(await reason(), ['not_received', th['disputeReason.not_received']], 'the dispute page (it showed not_received)');
+  await lead.goto(`#/withdrawals/${withdrawalId}`, 'withdrawal');
+  assert.equal(await reason(), ['not_received', th['disputeReason.not_received']], "the withdrawal's dispute card");
 });
 
 test.run();
