@@ -160,6 +160,8 @@ function Deliveries({ endpoint, status, onStatus }) {
   </div>`;
 }
 
+// A delivery's event type stays as the API names it in both languages: the forms above take it
+// typed and the merchant's logs and X-PG-Event-Type carry it (README's console section).
 function DeliveryRow({ d, endpoint, open, onToggle, onResent }) {
   const can = useCan();
   const resend = () => post(`/v1/bo/webhooks/${encodeURIComponent(endpoint.id)}/deliveries/${encodeURIComponent(d.id)}/resend`, {}, { stepUp: true });
