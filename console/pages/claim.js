@@ -6,8 +6,9 @@
 // /console/tables.json) allows from the current status are offered; the server still
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
-// data-testids: claim-status, claim-amount, notes, note-row, note-text, refund-withdrawal,
-//   transition-form, note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
+// data-testids: claim-status, claim-amount, claim-owed-by-payer (a refund the payer owes
+//   back, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
+//   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
 
 import { useState } from 'preact/hooks';
@@ -51,6 +52,8 @@ export function ClaimPage({ id }) {
           c.refund_minor !== null ? [t('claims.refundAmount'), html`<${Money} minor=${c.refund_minor} />`] : null,
           c.refund_account ? [t('claims.refundAccount'), html`<span class="mono">${c.refund_account.bank_code} ${c.refund_account.account_number_masked} <${Named} text=${c.refund_account.account_name_th_masked} /></span>`] : null,
           c.refunded_minor !== null ? [t('claims.refunded'), html`<${Money} minor=${c.refunded_minor} />`] : null,
+          // A refund the payer owes back (its deposit reversed after the refund was paid): the claim behind the trial balance's owed_by_payers.
+          c.owed_by_payer_minor > 0 ? [t('field.owed_by_payer_minor'), html`<span data-testid="claim-owed-by-payer"><${Money} minor=${c.owed_by_payer_minor} /></span>`] : null,
         ]} />
       </div>
       <div class="card" data-testid="refund-withdrawal"><h2>${t('claims.refundWithdrawal')}</h2>

@@ -7,8 +7,9 @@
 // refusals (short note, wrong transition, close before the refund is final), the list's
 // filters and paging; and a settled refund the bank recalls (its fill reversed): the money
 // back to suspense and out again into a replacement refund, the claim reopened on it. A
-// refund the payer owes back: the trial balance's owed_by_payers line, and the claims behind
-// it listed by owed_by_payer=true (API and console), their sum per mode that line.
+// refund the payer owes back: on the console's claim page, the trial balance's owed_by_payers
+// line, and the claims behind it listed by owed_by_payer=true (API and console), their sum per
+// mode that line.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -437,7 +438,10 @@ test('a deposit reversed after its claim\'s refund paid the payer: refused until
   // in the console, whose first try meets the same refusal and then offers to record it (a tick), the second reverses.
   const browser = await launchChromium();
   try {
-    const lead = await signIn(browser, scene.s.url, 'emp_lead', { hash: `#/deposits/${d.id}`, page: 'deposit' });
+    // The claim's page before: refunded 50 baht, nothing owed, so no such line.
+    const lead = await signIn(browser, scene.s.url, 'emp_lead', { hash: `#/claims/${claimId}`, page: 'claim' });
+    assert.is(await lead.page.$('[data-testid=claim-owed-by-payer]'), null, 'nothing owed, no line');
+    await lead.goto(`#/deposits/${d.id}`, 'deposit');
     await lead.page.click('[data-testid=reverse-form] summary');
     await lead.page.selectOption('[data-testid=reverse-reason]', 'BANK_RECALL');
     await lead.page.fill('[data-testid=reverse-note]', recall.note);
@@ -453,6 +457,13 @@ test('a deposit reversed after its claim\'s refund paid the payer: refused until
     assert.is(reversed.status(), 200);
     assert.is(JSON.parse(reversed.request().postData() ?? '{}').claim_refunds, 'recover_from_payer');
     assert.is((await reversed.json()).status, 'reversed');
+    // The claim's page now shows what the payer owes back, in baht as what it refunded, labelled in English and Thai.
+    await lead.goto(`#/claims/${claimId}`, 'claim');
+    const owedFact = () => lead.page.$eval('[data-testid=claim-owed-by-payer]', (e) => [e.closest('dd')?.previousElementSibling?.textContent, e.textContent]);
+    assert.equal(await owedFact(), ['Owed by the payer', '฿50.00']);
+    await lead.page.click('[data-testid=lang-th]');
+    await lead.page.waitForSelector('main[data-page="claim"][data-lang="th"][data-ready="1"]');
+    assert.equal(await owedFact(), ['ยอดที่ผู้โอนต้องคืน', '฿50.00']);
   } finally {
     await browser.close();
   }
