@@ -168,6 +168,14 @@ export function Mode({ livemode }) {
   return livemode === false ? html`<span class="badge test">${t('mode.test')}</span>` : html`<span class="badge live">${t('mode.live')}</span>`;
 }
 
+/** A list's mode filter (the hash's livemode): any, live or test, as the server's lists take it (livemode=true|false). */
+export function ModeFilter({ value, set }) {
+  return html`<label>${t('common.mode')}
+    <select name="livemode" data-testid="filter-livemode" value=${value} onChange=${(e) => set({ livemode: e.currentTarget.value })}>
+      <option value="">${t('common.any')}</option><option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option>
+    </select></label>`;
+}
+
 export function Id({ id, to, keep = 10 }) {
   const linkable = useLinkable();
   if (!id) return html`<span class="muted">—</span>`;

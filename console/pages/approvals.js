@@ -14,7 +14,7 @@
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { Age, Empty, html, Id, Mode, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager, usePartData } from '../ui.js';
+import { Age, Empty, html, Id, Mode, ModeFilter, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager, usePartData } from '../ui.js';
 import { changedFigures } from './white-labels.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
 
@@ -49,10 +49,7 @@ export function ApprovalsPage({ query }) {
           <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
         </select></label>
       <label>${t('common.merchant')}<input name="merchant_id" data-testid="filter-merchant" placeholder="mch_…" value=${filters.merchant_id} size="24" /></label>
-      <label>${t('common.mode')}
-        <select name="livemode" data-testid="filter-livemode" value=${filters.livemode} onChange=${(e) => set({ livemode: e.currentTarget.value })}>
-          <option value="">${t('common.any')}</option><option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option>
-        </select></label>
+      <${ModeFilter} value=${filters.livemode} set=${set} />
       <input type="hidden" name="limit" value=${filters.limit} />
       <button type="submit">${t('common.apply')}</button>
       <button type="button" class="ghost" data-testid="refresh" onClick=${reload}>${t('common.refresh')}</button>

@@ -1,11 +1,11 @@
-// Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id=&owed_by_payer= (oldest
+// Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id=&owed_by_payer=&livemode= (oldest
 // first, the server's cursor), a row opens the claim; what its payer owes back shows as a
 // column when a claim on the page has such a debt. ops_admin may open a claim by hand
 // (POST /v1/bo/claims {kind, deposit_id, amount_minor, note ≥ the server's minimum,
 // evidence?}).
 //
 // data-testids: claims-filters, filter-kind, filter-status, filter-deposit,
-//   filter-merchant, filter-owed-by-payer, refresh, claims-table, claim-row (data-id), prev-page, next-page,
+//   filter-merchant, filter-owed-by-payer, filter-livemode, refresh, claims-table, claim-row (data-id), prev-page, next-page,
 //   new-claim, new-claim-kind, new-claim-deposit, new-claim-amount, new-claim-error, note, note-error,
 //   new-claim-evidence, open-claim, claim-owed (a row's owed_by_payer_minor).
 
@@ -13,14 +13,14 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, html, Id, Mode, Money, navigate, NoteField, Pager, Status, Time, useCan, useFieldError, useNote, usePageData, usePager } from '../ui.js';
+import { ActionButton, Empty, html, Id, Mode, ModeFilter, Money, navigate, NoteField, Pager, Status, Time, useCan, useFieldError, useNote, usePageData, usePager } from '../ui.js';
 
 const kinds = ['overpayment', 'late_slip', 'manual'];
 const statuses = ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed', 'rejected'];
 
 export function ClaimsPage({ query }) {
   const can = useCan();
-  const filters = { kind: query.kind ?? '', status: query.status ?? '', deposit_id: query.deposit_id ?? '', merchant_id: query.merchant_id ?? '', owed_by_payer: query.owed_by_payer ?? '', limit: query.limit ?? '50' };
+  const filters = { kind: query.kind ?? '', status: query.status ?? '', deposit_id: query.deposit_id ?? '', merchant_id: query.merchant_id ?? '', owed_by_payer: query.owed_by_payer ?? '', livemode: query.livemode ?? '', limit: query.limit ?? '50' };
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
   const { data, loading, reload } = usePageData(() => get('/v1/bo/claims', { ...filters, cursor: pager.cursor }), [filterKey, pager.cursor]);
@@ -43,6 +43,7 @@ export function ClaimsPage({ query }) {
         <select name="owed_by_payer" data-testid="filter-owed-by-payer" value=${filters.owed_by_payer} onChange=${(e) => set({ owed_by_payer: e.currentTarget.value })}>
           <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
         </select></label>
+      <${ModeFilter} value=${filters.livemode} set=${set} />
       <input type="hidden" name="limit" value=${filters.limit} />
       <button type="submit">${t('common.apply')}</button>
       <button type="button" class="ghost" data-testid="refresh" onClick=${reload}>${t('common.refresh')}</button>

@@ -12,7 +12,7 @@
 
 import { get } from '../api.js';
 import { label, language, t } from '../i18n.js';
-import { Age, Badge, Empty, formatAge, html, Id, Mode, Money, navigate, Pager, ReviewReason, Time, usePageContext, usePageData, usePager } from '../ui.js';
+import { Age, Badge, Empty, formatAge, html, Id, Mode, ModeFilter, Money, navigate, Pager, ReviewReason, Time, usePageContext, usePageData, usePager } from '../ui.js';
 
 const queueStatuses = ['under_review', 'awaiting_payment', 'slip_processing', 'awaiting_liquidity'];
 
@@ -52,10 +52,7 @@ export function QueuePage({ query }) {
         </select></label>
       <label>${t('common.merchant')}
         <input name="merchant_id" data-testid="filter-merchant" placeholder="mch_…" value=${filters.merchant_id} size="24" /></label>
-      <label>${t('common.mode')}
-        <select name="livemode" data-testid="filter-livemode" value=${filters.livemode} onChange=${(e) => set({ livemode: e.currentTarget.value })}>
-          <option value="">${t('common.any')}</option><option value="true">${t('mode.live')}</option><option value="false">${t('mode.test')}</option>
-        </select></label>
+      <${ModeFilter} value=${filters.livemode} set=${set} />
       <label>${t('common.perPage')}
         <select name="limit" data-testid="filter-limit" value=${filters.limit} onChange=${(e) => set({ limit: e.currentTarget.value })}>
           ${['20', '50', '100', '200'].map((n) => html`<option value=${n}>${n}</option>`)}

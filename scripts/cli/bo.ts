@@ -73,9 +73,12 @@ function sinceOf(a: Args): string {
   return printed ? `${printed[1]}T${printed[2]}+07:00` : given;
 }
 
+/** --live or --sandbox as a list's livemode filter ('' for both modes; --live when both are given). */
+const livemodeOf = (a: Args): string => (flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '');
+
 /** GET /v1/bo/withdrawals with the list's filter and the options above. */
 function withdrawalListPath(a: Args, filter: Record<string, string>): string {
-  return `/v1/bo/withdrawals${query({ ...filter, merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`;
+  return `/v1/bo/withdrawals${query({ ...filter, merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`;
 }
 
 /** How long something has waited, as a person reads it: `42m`, `25h 15m`, `3d 4h`. */
@@ -159,9 +162,12 @@ const paging: Record<string, OptionSpec> = {
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
 };
 
+/** --live and --sandbox, a list's mode (livemodeOf): only live `what`, only sandbox ones. */
+const modeOptions = (what: string): Record<string, OptionSpec> => ({ live: { type: 'boolean', help: `only live ${what}` }, sandbox: { type: 'boolean', help: `only sandbox ${what}` } });
+
 /** The options of a withdrawals list (approvals, disputes): a merchant, a mode, a page. */
 const withdrawalListOptions: Record<string, OptionSpec> = {
-  merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live payouts' }, sandbox: { type: 'boolean', help: 'only sandbox payouts' }, ...paging,
+  merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...modeOptions('payouts'), ...paging,
 };
 
 /** The review decisions' body fields, as their options: what a refusal of approve or decline tells a person to give. */
@@ -231,10 +237,10 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate; --status for orders stuck before review.', {
       status: { type: 'string', value: 'STATUS', help: 'another status than under_review: awaiting_liquidity, awaiting_payment or slip_processing (a stuck order)' },
       reason: { type: 'string', value: 'CODE', help: 'only this review reason' }, escalated: { type: 'boolean', help: 'only escalated reviews' },
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, live: { type: 'boolean', help: 'only live orders' }, sandbox: { type: 'boolean', help: 'only sandbox orders' }, ...paging,
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...modeOptions('orders'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({
-      status: text(a, 'status'), reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+      status: text(a, 'status'), reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`), renderQueue),
   },
   {
@@ -248,10 +254,10 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['search'],
     spec: spec('search TEXT', 'Finds deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip\'s bank transaction reference, any status, newest first.', {
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, sandbox: { type: 'boolean', help: 'only sandbox orders' }, live: { type: 'boolean', help: 'only live orders' },
+      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...modeOptions('orders'),
       limit: paging.limit!,
     }, ['TEXT']),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: a.words[0]!, merchant_id: text(a, 'merchant'), livemode: flag(a, 'live') ? 'true' : flag(a, 'sandbox') ? 'false' : '', limit: text(a, 'limit') })}`),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: a.words[0]!, merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit') })}`),
       (j) => (j.data.length === 0 ? `nothing has exactly the id or reference ${JSON.stringify(j.q)}` : table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
         h.object, h.id, h.merchant_id, h.livemode === null ? '-' : h.livemode ? 'live' : 'sandbox', h.status, h.amount_minor === null ? '-' : thb(h.amount_minor),
         h.merchant_reference ?? '-', h.end_user_ref ?? '-', h.created_at, h.matched_on]))
@@ -332,9 +338,11 @@ const subcommands: readonly Subcommand[] = [
     words: ['claims'],
     spec: spec('claims', 'Claims, oldest first.', {
       kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' },
-      'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" }, ...paging,
+      'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" }, ...modeOptions('claims'), ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({ kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({
+      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+    })}`),
       (j) => page(j, ['CLAIM', 'MODE', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'OWED BY PAYER', 'UPDATED'], (c: any) => [c.id, c.livemode ? 'live' : 'sandbox', c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.owed_by_payer_minor), c.updated_at], 'no claim matches')),
   },
   {

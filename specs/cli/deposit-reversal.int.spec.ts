@@ -7,7 +7,7 @@
 // deposit, the wallet and the journal as they were. A deposit whose claim already refunded the
 // payer is refused (409) with the option that says so, then reversed with
 // --recover-from-payer, the claim recording the refund owed back, and listed by
-// `satang bo claims --owed-by-payer`.
+// `satang bo claims --owed-by-payer` (and by mode, --live or --sandbox).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -169,6 +169,11 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   assert.equal(rows.map((r) => r.split(/ {2,}/).slice(0, 7)), [[claimId, 'live', 'overpayment', 'closed', d.id, '50.00', '50.00']]);
   const owedJson = await bo('claims', '--owed-by-payer', '--json');
   assert.equal(JSON.parse(owedJson.stdout).data.map((c: any) => [c.id, c.owed_by_payer_minor]), [[claimId, 5_000]]);
+  // One mode's, as bo approvals: --live lists it, --sandbox none (the sandbox's own ledger owes nothing).
+  const owedLive = await bo('claims', '--owed-by-payer', '--live', '--json');
+  assert.equal(JSON.parse(owedLive.stdout).data.map((c: any) => [c.id, c.livemode]), [[claimId, true]], owedLive.stderr);
+  const owedSandbox = await bo('claims', '--owed-by-payer', '--sandbox');
+  assert.equal([owedSandbox.code, owedSandbox.stdout.trim()], [0, 'no claim matches'], owedSandbox.stderr);
 });
 
 test('bo reverse --help says the reason codes and the options; bo --help lists it', async () => {
@@ -177,7 +182,10 @@ test('bo reverse --help says the reason codes and the options; bo --help lists i
   assert.match(help.stdout, /^usage: satang bo reverse DEPOSIT_ID \[options\]/);
   for (const said of ['--reason CODE', 'BANK_RECALL, ACCOUNT_FROZEN, SLIP_INVALIDATED_AFTER_SETTLEMENT, DUPLICATE_CREDIT, OPS_ERROR, MERCHANT_DISPUTE_LOST', '--note TEXT', '--recover-from-payer', '--idempotency-key KEY']) assert.match(help.stdout, said);
   assert.match((await bo('--help')).stdout, /\n {2}reverse {14}Reverses a settled deposit/);
-  assert.match((await bo('claims', '--help')).stdout, /--owed-by-payer +only claims whose payer owes a refund back/);
+  const claimsHelp = (await bo('claims', '--help')).stdout;
+  assert.match(claimsHelp, /--owed-by-payer +only claims whose payer owes a refund back/);
+  assert.match(claimsHelp, /--live +only live claims/);
+  assert.match(claimsHelp, /--sandbox +only sandbox claims/);
 });
 
 test.run();

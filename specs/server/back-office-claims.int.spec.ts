@@ -9,7 +9,7 @@
 // back to suspense and out again into a replacement refund, the claim reopened on it. A
 // refund the payer owes back: on the console's claim page, the trial balance's owed_by_payers
 // line, and the claims behind it listed by owed_by_payer=true (API and console), their sum per
-// mode that line.
+// mode that line. The list by mode (livemode=true|false, API and console), as the queues.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -511,18 +511,21 @@ async function owedOnTrialBalance(): Promise<Record<string, number>> {
   return owed;
 }
 
-/** Every claim GET /v1/bo/claims?owed_by_payer=`owed` lists, as finance reads it, one a page (the cursor carries the filter). */
-async function claimsListed(owed: boolean): Promise<any[]> {
+/** Every claim GET /v1/bo/claims?`filter` lists, as finance reads it, one a page (the cursor carries the filter). */
+async function claimsPaged(filter: string): Promise<any[]> {
   const listed: any[] = [];
   let cursor: string | null = null;
   do {
-    const r = await scene.s.bo('GET', `/v1/bo/claims?owed_by_payer=${owed}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, undefined, { roles: ['finance'] });
+    const r = await scene.s.bo('GET', `/v1/bo/claims?${filter}&limit=1${cursor ? `&cursor=${cursor}` : ''}`, undefined, { roles: ['finance'] });
     assert.is(r.status, 200, r.text);
     listed.push(...r.json.data);
     cursor = r.json.next_cursor;
   } while (cursor);
   return listed;
 }
+
+/** Every claim GET /v1/bo/claims?owed_by_payer=`owed` lists. */
+const claimsListed = (owed: boolean): Promise<any[]> => claimsPaged(`owed_by_payer=${owed}`);
 
 /** What the listed claims' payers owe back, summed per mode. */
 function owedByMode(claims: readonly any[]): Record<string, number> {
@@ -660,6 +663,49 @@ test('a refund paid out while a payer\'s deposit waits for liquidity: the payout
   assert.is(matched.status, 'awaiting_payment', JSON.stringify(matched));
   assert.is(matched.legs[0].receiver.account_number_masked?.slice(-4) ?? matched.legs[0].receiver.account_number?.slice(-4), sender.account_number.slice(-4), 'its leg pays the payer\'s account');
   ledgerBalanced('refund matched to a waiting deposit');
+});
+
+test('the claims list by mode, as the deposit and withdrawal queues: livemode=true the live claims, false the sandbox ones; validated and bound to the cursor', async () => {
+  // A sandbox order canceled and past its late-slip window, a claim opened on it by hand.
+  const d = await scene.s.call(scene.shop.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}` }));
+  assert.ok(d.status === 201 || d.status === 202, d.text);
+  assert.is((await scene.s.call(scene.shop.sandbox.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {})).status, 200);
+  await scene.s.running.services.write.advanceClock!(limits.lateSlipWindowMs + 60_000);
+  const opened = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.json.id, amount_minor: 2_000, note });
+  assert.is(opened.status, 201, opened.text);
+  assert.is(opened.json.livemode, false);
+
+  const every = await claimsPaged('kind=manual');
+  const live = await claimsPaged('kind=manual&livemode=true');
+  const sandbox = await claimsPaged('kind=manual&livemode=false');
+  assert.equal(sandbox.map((c) => c.id), [opened.json.id], 'the sandbox claim alone');
+  assert.ok(live.length > 0 && live.every((c) => c.livemode === true), 'the earlier tests\' live claims, each live');
+  assert.equal(every.map((c) => c.id).sort(), [...live, ...sandbox].map((c) => c.id).sort(), 'the two modes are every claim');
+  // With the other filters: the sandbox's claims its payers owe back (none).
+  assert.equal(await claimsPaged('owed_by_payer=true&livemode=false'), []);
+  // Validated as the queues' livemode: a value not true or false, an empty one, a cursor of another mode.
+  const bad = await scene.s.bo('GET', '/v1/bo/claims?livemode=live', undefined, { roles: ['finance'] });
+  assert.equal([bad.status, bad.json.error?.code, bad.json.error?.details?.fields], [422, 'validation_error', [{ path: 'query.livemode', reason: 'enum', hint: 'true, false' }]], bad.text);
+  const empty = await scene.s.bo('GET', '/v1/bo/claims?livemode=', undefined, { roles: ['finance'] });
+  assert.equal([empty.status, empty.json.error?.details?.fields?.[0]?.reason], [422, 'empty'], empty.text);
+  const firstLive = await scene.s.bo('GET', '/v1/bo/claims?livemode=true&limit=1', undefined, { roles: ['finance'] });
+  assert.ok(firstLive.json.next_cursor, 'more than one live claim');
+  const mixed = await scene.s.bo('GET', `/v1/bo/claims?livemode=false&limit=1&cursor=${firstLive.json.next_cursor}`, undefined, { roles: ['finance'] });
+  assert.equal([mixed.status, mixed.json.error?.code], [400, 'cursor_filter_mismatch'], mixed.text);
+  const unfiltered = await scene.s.bo('GET', `/v1/bo/claims?limit=1&cursor=${firstLive.json.next_cursor}`, undefined, { roles: ['finance'] });
+  assert.equal([unfiltered.status, unfiltered.json.error?.code], [400, 'cursor_filter_mismatch'], unfiltered.text);
+
+  // The console's claims list has the mode filter, as the queue and the approvals have it.
+  const browser = await launchChromium();
+  try {
+    const analyst = await signIn(browser, scene.s.url, 'emp_lead', { hash: '#/claims?kind=manual', page: 'claims' });
+    await analyst.page.selectOption('[data-testid=filter-livemode]', 'false');
+    await analyst.page.waitForURL(/livemode=false/);
+    await analyst.page.waitForFunction((id) => JSON.stringify([...document.querySelectorAll('[data-testid=claim-row]')].map((tr) => tr.getAttribute('data-id'))) === JSON.stringify([id]), opened.json.id, { timeout: 15_000 })
+      .catch(async () => assert.unreachable(`rows ${JSON.stringify(await analyst.page.$$eval('[data-testid=claim-row]', (trs) => trs.map((tr) => tr.getAttribute('data-id'))))}, expected [${opened.json.id}]`));
+  } finally {
+    await browser.close();
+  }
 });
 
 test.run();
