@@ -11,7 +11,8 @@
 // clearing folded into available). Each row is enriched from the journal entry that posted
 // it (BalanceTransactionPosted at the row's journal_seq): type, direction, amount, buckets,
 // source. The page's entries are read by seq in one statement (primary-key lookups), never
-// a scan of the journal.
+// a scan of the journal; its approved adjustments' proposers in two more, however many
+// (adjustmentProposers).
 //
 // Read your writes, briefly: the read waits up to listFreshnessWaitMs for the projection
 // to reach what the write side had committed when the request came in, then answers what
@@ -71,7 +72,7 @@ function presentDeltas(d: Balances) {
 /**
  * A balance transaction as the back office shows it, with what it moved in each bucket
  * (`deltas`, as the caller's view counts them), the journal entry that posted it and, for
- * an adjustment a second operator approved, its proposer (`proposedBy`, proposerOf).
+ * an adjustment a second operator approved, its proposer (`proposedBy`, adjustmentProposers).
  */
 function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: boolean, journalSeq: number, proposedBy?: string): Record<string, unknown> {
   // Every id that names a line is spelt as the line's own is, so a reversal or a clearing
@@ -94,47 +95,76 @@ function presentTransaction(t: BalanceTransaction, deltas: Balances, livemode: b
 }
 
 /** A row of the merchant's balance history: its sequence, and its deltas as that history shows them (sandbox: pending clearing folded). */
-function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean, proposerOf: ProposerOf): Record<string, unknown> {
+function presentRow(row: PostedRow, t: BalanceTransaction | undefined, livemode: boolean, proposers: Proposers): Record<string, unknown> {
   assert(t !== undefined && t.id === row.id, () => `balance history row ${row.id} (journal seq ${row.journalSeq}) has no matching journal entry`);
-  const { id, object, ...rest } = presentTransaction(t, livemode ? row.deltas : sandboxDeltas(row.deltas), livemode, row.journalSeq, proposerOf(t, row.journalSeq));
+  const { id, object, ...rest } = presentTransaction(t, livemode ? row.deltas : sandboxDeltas(row.deltas), livemode, row.journalSeq, proposers.get(t.id));
   return { id, object, sequence: row.sequence.toString(), ...rest };
 }
 
-type ProposerOf = (t: BalanceTransaction, journalSeq: number) => string | undefined;
+/** The proposer of each approved adjustment, by its balance transaction's id. */
+type Proposers = ReadonlyMap<string, string>;
 type AdjustmentApproved = Extract<DomainEvent, { type: 'AdjustmentApproved' }>;
 type AdjustmentProposed = Extract<DomainEvent, { type: 'AdjustmentProposed' }>;
+/** The approval is journaled by the same command as its posting, just before it: within this many entries. */
+const approvalEntriesBeforePostingMax = 4;
 
 /**
- * The operator who proposed an adjustment that a second operator approved and posted (four
- * eyes on a large live credit): the approval is journaled by the same command just before
- * the posting (it names the balance transaction), the proposal earlier on the merchant's
- * stream. Read from the journal, so every approved adjustment names its proposer, those
- * posted before this was shown too. Undefined for an adjustment posted on one operator's
- * word and for any other transaction.
+ * The operators who proposed the adjustments a second operator approved and posted (four
+ * eyes on a large live credit), among the transactions given by the seq of the entry that
+ * posted each: read from the journal, so adjustments posted before this was shown name
+ * their proposer too. Two statements for a page of transactions, whatever its adjustments
+ * (none without one; a longer report one more per page): the approvals by seq (primary-key
+ * lookups of the few entries before each adjustment's posting, where its command journaled
+ * the approval naming the balance transaction and the proposal), then the proposals they
+ * name, by id, on their merchants' own streams (the stream index: the approval records the
+ * proposal's id, not its seq). An adjustment posted on one operator's word and any other
+ * transaction have no entry.
  */
-function adjustmentProposers(journalDb: Db): ProposerOf {
-  const approvalBefore = journalDb.prepare<[number, number, string], string>(
-    "SELECT data FROM journal WHERE seq < ? AND seq >= ? AND type = 'AdjustmentApproved' AND stream = ? ORDER BY seq DESC LIMIT 4").pluck(true);
-  const proposal = journalDb.prepare<[string, string], string>(
-    "SELECT data FROM journal WHERE stream = ? AND type = 'AdjustmentProposed' AND json_extract(data, '$.proposal.id') = ? LIMIT 1").pluck(true);
-  return (t, journalSeq) => {
-    if (t.source.type !== 'adjustment') return undefined;
-    // The command's records come before its postings: the approval is within a few entries.
-    for (const data of approvalBefore.all(journalSeq, journalSeq - 4, t.merchantId)) {
-      const approved = decode<AdjustmentApproved>(data);
-      if (approved.balanceTransactionId !== t.id) continue;
-      const proposed = proposal.get(t.merchantId, approved.proposalId);
-      assert(proposed !== undefined, () => `adjustment ${t.id} (journal seq ${journalSeq}) approves proposal ${approved.proposalId}, which the journal does not hold`);
-      return decode<AdjustmentProposed>(proposed).proposal.proposedBy;
+function adjustmentProposers(journalDb: Db) {
+  const approvalsAt = journalDb.prepare<[string], string>(
+    "SELECT data FROM journal WHERE seq IN (SELECT value FROM json_each(?)) AND type = 'AdjustmentApproved'").pluck(true);
+  const proposalsNamed = journalDb.prepare<[string, string], string>(
+    `SELECT data FROM journal WHERE stream IN (SELECT value FROM json_each(?)) AND type = 'AdjustmentProposed'
+       AND json_extract(data, '$.proposal.id') IN (SELECT value FROM json_each(?))`).pluck(true);
+  return (transactions: ReadonlyMap<number, BalanceTransaction>): Proposers => {
+    const out = new Map<string, string>();
+    const adjustments = new Map<string, BalanceTransaction>();
+    const seqs: number[] = [];
+    for (const [journalSeq, t] of transactions) {
+      if (t.source.type !== 'adjustment') continue;
+      adjustments.set(t.id, t);
+      for (let back = 1; back <= approvalEntriesBeforePostingMax; back++) seqs.push(journalSeq - back);
     }
-    return undefined;
+    if (seqs.length === 0) return out;
+    const approvals: AdjustmentApproved[] = [];
+    // A page of transactions' candidates per statement, as postedAll reads the transactions.
+    const seqsPerRead = backOfficeLimits.balanceTransactionPageSizeMax * approvalEntriesBeforePostingMax;
+    for (let i = 0; i < seqs.length; i += seqsPerRead) {
+      for (const data of approvalsAt.all(JSON.stringify(seqs.slice(i, i + seqsPerRead)))) {
+        const a = decode<AdjustmentApproved>(data);
+        if (adjustments.get(a.balanceTransactionId)?.merchantId === a.merchantId) approvals.push(a);
+      }
+    }
+    if (approvals.length === 0) return out;
+    const proposedBy = new Map<string, string>();
+    const merchantIds = [...new Set(approvals.map((a) => a.merchantId))];
+    for (const data of proposalsNamed.all(JSON.stringify(merchantIds), JSON.stringify(approvals.map((a) => a.proposalId)))) {
+      const { proposal } = decode<AdjustmentProposed>(data);
+      proposedBy.set(proposal.id, proposal.proposedBy);
+    }
+    for (const a of approvals) {
+      const by = proposedBy.get(a.proposalId);
+      assert(by !== undefined, () => `adjustment ${a.balanceTransactionId} approves proposal ${a.proposalId}, which the journal does not hold on merchant ${a.merchantId}'s stream`);
+      out.set(a.balanceTransactionId, by);
+    }
+    return out;
   };
 }
 
 /** Registers the routes on the back office's read router (operatorAuth already applies). */
 export function registerBalanceTransactions(router: Router, services: Services, journalDb: Db): void {
   const posted = postedTransactions(journalDb);
-  const proposerOf = adjustmentProposers(journalDb);
+  const proposersOf = adjustmentProposers(journalDb);
   const entriesBefore = journalDb.prepare<[string, number], string>('SELECT data FROM journal WHERE stream = ? AND seq < ? ORDER BY seq DESC LIMIT 4').pluck(true);
   const payoutBefore = journalDb.prepare<[number, number], string>("SELECT data FROM journal WHERE type IN ('ClaimRefundPaidOut', 'ClaimRefundRecalled') AND seq < ? AND seq >= ? ORDER BY seq DESC LIMIT 4").pluck(true);
   type Decided = { at?: number; decision?: { operatorId: string; note: string }; operatorId?: unknown; note?: unknown; withdrawalId?: unknown; replacementWithdrawalId?: unknown };
@@ -186,11 +216,12 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       throw new ApiError('validation_error', `The period holds more than ${financeLimits.statementLinesMax} balance transactions; ask for it in shorter periods.`, { fields: [{ path: 'query.to', reason: 'too_many_lines' }] });
     }
     const transactions = postedAll(page.lines);
+    const proposers = proposersOf(transactions);
     const lines = page.lines.map((l) => {
       const t = transactions.get(l.journalSeq);
       assert(t !== undefined && t.id === l.id, () => `statement line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
       // The ledger's own deltas in both modes, pending clearing apart: what the statement sums.
-      return { date: bangkokDayOf(l.createdAt), ...presentTransaction(t, l.deltas, livemode, l.journalSeq, proposerOf(t, l.journalSeq)) };
+      return { date: bangkokDayOf(l.createdAt), ...presentTransaction(t, l.deltas, livemode, l.journalSeq, proposers.get(t.id)) };
     });
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
@@ -224,11 +255,12 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       throw new ApiError('validation_error', `The period holds more than ${financeLimits.statementLinesMax} postings to ${account}; ask for it in shorter periods.`, { fields: [{ path: 'query.to', reason: 'too_many_lines' }] });
     }
     const transactions = postedAll(figures.lines);
+    const proposers = proposersOf(transactions);
     const details = figures.lines.map((l): SystemLineDetail => {
       const t = transactions.get(l.journalSeq);
       assert(t !== undefined && t.id === l.id, () => `system line ${l.id} (journal seq ${l.journalSeq}) has no matching journal entry`);
       const decided = decisionBehind(t, l.journalSeq);
-      const proposedBy = proposerOf(t, l.journalSeq);
+      const proposedBy = proposers.get(t.id);
       const note = t.note || decided?.note;
       // Sandbox ids as the merchant's history and the statement lines spell them, so an
       // analyst matches a posting to the merchant's line.
@@ -270,10 +302,11 @@ export function registerBalanceTransactions(router: Router, services: Services, 
       throw new ApiError('sandbox_run_changed', 'The sandbox run changed since this cursor was issued; start again without cursor.', { run_generation: after.run, current_run_generation: page.runGeneration });
     }
     const transactions = posted(page.rows);
+    const proposers = proposersOf(transactions);
     const last = page.rows[page.rows.length - 1];
     ctx.body = {
       object: 'list', livemode,
-      data: page.rows.map((r) => presentRow(r, transactions.get(r.journalSeq), livemode, proposerOf)),
+      data: page.rows.map((r) => presentRow(r, transactions.get(r.journalSeq), livemode, proposers)),
       has_more: page.hasMore,
       next_cursor: page.hasMore && last ? encodeFilterCursor({ sequence: last.sequence.toString(), run: page.runGeneration }, filters) : null,
     };

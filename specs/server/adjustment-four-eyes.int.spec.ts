@@ -119,6 +119,60 @@ test('an approved credit names its proposer beside its approver wherever the bac
   assert.not.ok(/emp_(maker|checker|alone)/.test(history.text), history.text);
 });
 
+/**
+ * How many statements reading the journal the server runs on its journal connection (the
+ * write side's own, where the back office reads the journal) while `read` is answered: each
+ * statement's run counted as better-sqlite3 runs it, whatever the route calls it.
+ */
+async function journalStatementsWhile(read: () => Promise<{ status: number; text: string }>): Promise<number> {
+  const db = s.running.store.db;
+  const statement = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<'all' | 'get' | 'iterate' | 'run', (...args: unknown[]) => unknown>;
+  const runs = ['all', 'get', 'iterate', 'run'] as const;
+  const own = runs.map((name) => statement[name]);
+  let count = 0;
+  runs.forEach((name, i) => {
+    statement[name] = function (this: { database: unknown; source: string }, ...args: unknown[]) {
+      if (this.database === db && /\bjournal\b/.test(this.source)) count++;
+      return own[i]!.apply(this, args);
+    };
+  });
+  try {
+    const reply = await read();
+    assert.is(reply.status, 200, reply.text);
+  } finally {
+    runs.forEach((name, i) => { statement[name] = own[i]!; });
+  }
+  return count;
+}
+
+test('the proposers of a page of approved adjustments are read in as many statements, however many the page holds', async () => {
+  const m = await s.onboard('Many approvals');
+  const approveOne = async () => {
+    const proposed = await credit(m.id, big, 'emp_maker');
+    assert.is(proposed.status, 202, proposed.text);
+    const approved = await approve(m.id, proposed.json.id, big, 'emp_checker');
+    assert.is(approved.status, 201, approved.text);
+  };
+  const finance = { roles: ['finance'] };
+  const today = bangkokDayOf(s.clock.now());
+  const reads = [
+    `/v1/bo/merchants/${m.id}/balance-transactions?livemode=true&limit=200`,
+    `/v1/bo/reports/statement-lines?merchant_id=${m.id}&livemode=true&date=${today}`,
+    `/v1/bo/reports/account-lines?account=adjustments&livemode=true&date=${today}`,
+  ];
+  const statements = async () => {
+    const counts: number[] = [];
+    for (const path of reads) counts.push(await journalStatementsWhile(() => s.bo('GET', path, undefined, finance)));
+    return counts;
+  };
+  await approveOne();
+  const forOne = await statements();
+  for (let i = 0; i < 8; i++) await approveOne();
+  const page = await s.bo('GET', reads[0]!, undefined, finance);
+  assert.equal(page.json.data.map((r: any) => r.proposed_by), Array(9).fill('emp_maker'), 'each names its proposer');
+  assert.equal(await statements(), forOne, 'the same statements for nine approved adjustments as for one');
+});
+
 test("split credits: once what one person credited alone in 24 hours would reach the threshold, a small credit is proposed too, even sent all at once; a day later it posts again", async () => {
   const m = await s.onboard('Split float');
   const part = Math.floor(big / 4) - 1; // four of these stay under, the fifth would not
