@@ -245,11 +245,8 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
   if (c.amountMinor <= 0n) return reject('validation_error', 'amount_minor must be positive.', { fields: [{ path: 'amount_minor', reason: 'minimum' }] });
   const reasonRefused = checkAdjustmentReason(c.reasonCode, c.direction);
   if (reasonRefused) return reasonRefused;
-  if (c.bucket !== 'available') {
-    const owner = c.bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
-    return reject('operation_not_allowed',
-      `Adjustments move only the available bucket; ${c.bucket} belongs to ${owner}. Adjust available instead (cancel or reverse the order to change its part).`, { bucket: c.bucket });
-  }
+  const bucketRefused = checkAdjustmentBucket(c.bucket);
+  if (bucketRefused) return bucketRefused;
   const b = reads.balances(m.id, c.livemode);
   if (c.direction === 'debit' && b.availableMinor < c.amountMinor) {
     return reject('insufficient_balance', 'The available bucket holds less than the debit.', {
@@ -272,6 +269,17 @@ function postAdjustment(c: Extract<DirectoryCommand, { type: 'PostAdjustment' }>
     amountMinor: c.amountMinor, direction: c.direction, bucket: c.bucket, reasonCode: c.reasonCode, reason: c.reason,
   }, ids.next('btxn', m.id));
   return { objectId: postings.movements[0]!.id!, records: [], postings };
+}
+
+/**
+ * Adjustments move only the available bucket (postAdjustment says why): a pure check of the
+ * body, so the route asks it before the step-up too, which a refused body does not spend.
+ */
+export function checkAdjustmentBucket(bucket: string): Rejection | null {
+  if (bucket === 'available') return null;
+  const owner = bucket === 'reserved' ? 'the open withdrawals that lock it' : 'the settled deposits waiting to clear';
+  return reject('operation_not_allowed',
+    `Adjustments move only the available bucket; ${bucket} belongs to ${owner}. Adjust available instead (cancel or reverse the order to change its part).`, { bucket });
 }
 
 /**

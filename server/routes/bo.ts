@@ -23,7 +23,7 @@ import { noteChanges } from './bo-audit.ts';
 import { approvalRefusal, feeScheduleOf, noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { isRejection, type Rejection } from '../../core/errors.ts';
 import { checkNote } from '../../core/note.ts';
-import { adjustmentMismatch, checkAdjustmentReason, gatewayRouteMismatch } from '../../core/directory/decide.ts';
+import { adjustmentMismatch, checkAdjustmentBucket, checkAdjustmentReason, gatewayRouteMismatch } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -368,10 +368,12 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.post('/merchants/:id/adjustments', async (ctx) => {
     const b = parseWith(schemas.adjustment, bodyOf(ctx));
     const reasonCode = b.reason_code ?? adjustmentReasonDefault;
-    // A reason_code for the other direction is the body's fault: refused before the step-up, which it does not spend (the core checks it too).
+    // A reason_code for the other direction, an unknown merchant and a bucket other than available are
+    // refused before the step-up, which they do not spend (the core checks them too); the body's 422 first.
     refuseIf(checkAdjustmentReason(reasonCode, b.direction));
-    await requireStepUp(ctx);
     const m = merchant(ctx);
+    refuseIf(checkAdjustmentBucket(b.bucket));
+    await requireStepUp(ctx);
     // Four eyes on a large live credit (limits.adjustmentFourEyesMinorMin): money that would appear
     // in a wallet on one operator's word is proposed, and posted when a second approves it. A
     // smaller one is too when it would bring what its operator credited alone within 24 hours

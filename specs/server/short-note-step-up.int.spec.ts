@@ -1,11 +1,12 @@
 // A decision's body refused for what it says spends no step-up (README, Token bounds: "whose
 // body the route refuses (422 …), so the operator mends it and sends it again with the same
 // step-up"): a note too short — on a deposit reversal, a fill's reversal, a claim's refund
-// and its payout — is
-// answered before the step-up is checked, so the decision with the note mended passes with
-// the same step-up token, as an operator who pasted one ($SATANG_STEP_UP_TOKEN, the console's
-// Command line page) sends it. Over real HTTP against settled deposits; the step-up is still
-// one action's: after the decision it is spent.
+// and its payout — is answered before the step-up is checked, and so is an adjustment's
+// reason_code for the other direction, its unknown merchant and a bucket other than
+// available, so the decision mended passes with the same step-up token, as an operator who
+// pasted one ($SATANG_STEP_UP_TOKEN, the console's Command line page) sends it. Over real
+// HTTP against settled deposits; the step-up is still one action's: after the decision it is
+// spent.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -81,6 +82,26 @@ test('an adjustment whose reason_code names the other direction spends no step-u
   const posted = await adjust('GOODWILL_CREDIT');
   assert.is(posted.status, 201, posted.text);
   assert.equal([posted.json.direction, posted.json.reason_code], ['credit', 'GOODWILL_CREDIT']);
+});
+
+test('an adjustment to an unknown merchant or to a bucket other than available spends no step-up: mended, it posts with the same one', async () => {
+  const body = { livemode: true, amount_minor: 100, direction: 'credit', reason_code: 'GOODWILL_CREDIT', reason: 'goodwill for the outage of the 3rd' };
+  const adjust = (stepUp: string, merchantId: string, bucket: string) =>
+    steppedUp('emp_adjuster', stepUp, `/v1/bo/merchants/${merchantId}/adjustments`, { ...body, bucket });
+  const unknown = await scene.s.operatorToken('emp_adjuster', true, ['ops_admin']);
+  const notFound = await adjust(unknown, 'mer_nobody', 'available');
+  assert.equal([notFound.status, notFound.json.error?.code], [404, 'resource_not_found'], notFound.text);
+  const mended = await adjust(unknown, scene.shop.id, 'available');
+  assert.is(mended.status, 201, mended.text);
+
+  const wrongBucket = await scene.s.operatorToken('emp_adjuster', true, ['ops_admin']);
+  for (const bucket of ['reserved', 'pending_clearing']) {
+    const refused = await adjust(wrongBucket, scene.shop.id, bucket);
+    assert.equal([refused.status, refused.json.error?.code, refused.json.error?.details?.bucket], [409, 'operation_not_allowed', bucket], refused.text);
+  }
+  const posted = await adjust(wrongBucket, scene.shop.id, 'available');
+  assert.is(posted.status, 201, posted.text);
+  assert.equal([posted.json.bucket_to, posted.json.amount_minor], ['available', 100]);
 });
 
 test("a claim's refund and its payout refused for a short note spend no step-up: mended, each passes with the same one", async () => {
