@@ -165,9 +165,12 @@ const paging: Record<string, OptionSpec> = {
 /** --live and --sandbox, a list's mode (livemodeOf): only live `what`, only sandbox ones. */
 const modeOptions = (what: string): Record<string, OptionSpec> => ({ live: { type: 'boolean', help: `only live ${what}` }, sandbox: { type: 'boolean', help: `only sandbox ${what}` } });
 
+/** --merchant, a list's merchant_id: only this merchant's rows. */
+const merchantOption: Record<string, OptionSpec> = { merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' } };
+
 /** The options of a withdrawals list (approvals, disputes): a merchant, a mode, a page. */
 const withdrawalListOptions: Record<string, OptionSpec> = {
-  merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...modeOptions('payouts'), ...paging,
+  ...merchantOption, ...modeOptions('payouts'), ...paging,
 };
 
 /** The review decisions' body fields, as their options: what a refusal of approve or decline tells a person to give. */
@@ -237,7 +240,7 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate; --status for orders stuck before review.', {
       status: { type: 'string', value: 'STATUS', help: 'another status than under_review: awaiting_liquidity, awaiting_payment or slip_processing (a stuck order)' },
       reason: { type: 'string', value: 'CODE', help: 'only this review reason' }, escalated: { type: 'boolean', help: 'only escalated reviews' },
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...modeOptions('orders'), ...paging,
+      ...merchantOption, ...modeOptions('orders'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({
       status: text(a, 'status'), reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
@@ -254,7 +257,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['search'],
     spec: spec('search TEXT', 'Finds deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip\'s bank transaction reference, any status, newest first.', {
-      merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' }, ...modeOptions('orders'),
+      ...merchantOption, ...modeOptions('orders'),
       limit: paging.limit!,
     }, ['TEXT']),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: a.words[0]!, merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit') })}`),
@@ -337,11 +340,11 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['claims'],
     spec: spec('claims', 'Claims, oldest first.', {
-      kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' },
+      kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...merchantOption,
       'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" }, ...modeOptions('claims'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({
-      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), merchant_id: text(a, 'merchant'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`),
       (j) => page(j, ['CLAIM', 'MODE', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'OWED BY PAYER', 'UPDATED'], (c: any) => [c.id, c.livemode ? 'live' : 'sandbox', c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.owed_by_payer_minor), c.updated_at], 'no claim matches')),
   },

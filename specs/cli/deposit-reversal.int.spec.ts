@@ -7,7 +7,7 @@
 // deposit, the wallet and the journal as they were. A deposit whose claim already refunded the
 // payer is refused (409) with the option that says so, then reversed with
 // --recover-from-payer, the claim recording the refund owed back, and listed by
-// `satang bo claims --owed-by-payer` (and by mode, --live or --sandbox).
+// `satang bo claims --owed-by-payer` (and by mode, --live or --sandbox, and by merchant, --merchant).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -174,6 +174,11 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   assert.equal(JSON.parse(owedLive.stdout).data.map((c: any) => [c.id, c.livemode]), [[claimId, true]], owedLive.stderr);
   const owedSandbox = await bo('claims', '--owed-by-payer', '--sandbox');
   assert.equal([owedSandbox.code, owedSandbox.stdout.trim()], [0, 'no claim matches'], owedSandbox.stderr);
+  // One merchant's, as bo disputes: the shop's claims are this one alone, the payer's none.
+  const shopClaims = await bo('claims', '--merchant', shop.id, '--json');
+  assert.equal([shopClaims.code, JSON.parse(shopClaims.stdout || '{}').data?.map((c: any) => [c.id, c.merchant_id])], [0, [[claimId, shop.id]]], shopClaims.stderr);
+  const payerClaims = await bo('claims', '--merchant', payer.id, '--owed-by-payer');
+  assert.equal([payerClaims.code, payerClaims.stdout.trim()], [0, 'no claim matches'], payerClaims.stderr);
 });
 
 test('bo reverse --help says the reason codes and the options; bo --help lists it', async () => {
@@ -186,6 +191,7 @@ test('bo reverse --help says the reason codes and the options; bo --help lists i
   assert.match(claimsHelp, /--owed-by-payer +only claims whose payer owes a refund back/);
   assert.match(claimsHelp, /--live +only live claims/);
   assert.match(claimsHelp, /--sandbox +only sandbox claims/);
+  assert.match(claimsHelp, /--merchant MCH_ID +only this merchant/);
 });
 
 test.run();
