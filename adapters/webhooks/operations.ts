@@ -26,6 +26,7 @@ import { publishedKey } from './signing.ts';
 export type Result<T> = { ok: true; value: T } | { ok: false; rejection: Rejection };
 const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 const refuse = <T>(rejection: Rejection): Result<T> => ({ ok: false, rejection });
+const unknownKey = (kid: string): Rejection => reject('resource_not_found', `No live signing key ${kid}.`);
 
 export interface OperationParts {
   readonly db: Db;
@@ -209,11 +210,16 @@ export class WebhookOperations {
   }
 
   /** Withdraws a retired live signing key that leaked (it is published no more). */
+  /** The live signing key `kid` is one of the ring's (withdrawn or not), else resource_not_found. */
+  knownKey(kid: string): Result<string> {
+    return this.p.keys.publicKey(kid) ? ok(kid) : refuse(unknownKey(kid));
+  }
+
   withdrawKey(kid: string): Result<{ kid: string; withdrawnAt: number }> {
     const now = this.p.clock.now();
     switch (this.p.keys.withdraw(kid, now)) {
       case 'withdrawn': return ok({ kid, withdrawnAt: now });
-      case 'unknown': return refuse(reject('resource_not_found', `No live signing key ${kid}.`));
+      case 'unknown': return refuse(unknownKey(kid));
       case 'already': return refuse(reject('operation_not_allowed', `The key ${kid} is already withdrawn.`));
       case 'signing': return refuse(reject('operation_not_allowed', `The key ${kid} signs now or is announced to: rotate (POST /v1/bo/webhooks/signing-keys/rotate), then withdraw it once the next key signs.`));
     }

@@ -13,7 +13,7 @@ import { adjustmentPostings, type Postings } from '../ledger/postings.ts';
 import { limits } from '../limits.ts';
 import { checkMerchantCredit, defaultAmountPolicy, defaultFeeSchedule, minorToJson, type Minor } from '../money.ts';
 import type { Ids } from '../ports.ts';
-import { adjustmentReasonDirection, adjustmentReasons, bankByCode, proposalWaiting, sandboxRunGenerationMax, sandboxRunGenerationOf, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
+import { adjustmentReasonDirection, adjustmentReasons, bankByCode, proposalWaiting, sandboxRunGenerationMax, sandboxRunGenerationOf, type AdjustmentProposal, type Beneficiary, type DirectoryEvent, type Merchant, type WhiteLabel } from '../directory.ts';
 import { sameOperator } from '../operators.ts';
 import { approvalRefusal, feeScheduleOf, sameTerms } from './fee-schedule.ts';
 
@@ -211,7 +211,8 @@ function approveFeeSchedule(c: Extract<DirectoryCommand, { type: 'ApproveFeeSche
 }
 
 /** A bank the account's side of a transfer can use: a deposit could not be paid from, or into, any other. */
-function checkBank(bankCode: string, side: 'sender' | 'receiver'): Rejection | null {
+/** A bank code the body names for `side`, or validation_error (exported: a route asks it before a step-up, which a body it refuses does not spend). */
+export function checkBank(bankCode: string, side: 'sender' | 'receiver'): Rejection | null {
   if (bankByCode(bankCode)?.side.includes(side)) return null;
   return reject('validation_error', `bank_code ${bankCode} is not a known ${side === 'sender' ? 'sending' : 'receiving'} bank (GET /v1/pay/banks).`, { fields: [{ path: 'bank_code', reason: 'unknown_bank' }] });
 }
@@ -325,11 +326,20 @@ function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustme
  * naming the amount as they read it. Posts the adjustment as the proposal gave it (its reason,
  * its reason code), posted_by the approver.
  */
+/**
+ * The merchant's proposal `proposalId` if it waits for approval, else resource_not_found
+ * (exported: the route asks it before the step-up, which an unknown proposal does not spend).
+ */
+export function waitingAdjustmentProposal(m: Merchant, proposalId: string, at: number): AdjustmentProposal | Rejection {
+  const p = (m.adjustmentProposals ?? []).find((x) => x.id === proposalId && proposalWaiting(x, limits.adjustmentProposalTtlMs, at));
+  return p ?? reject('resource_not_found', 'No adjustment proposal of this id waits for approval on this merchant (a proposal lapses after 24 hours); propose it again.');
+}
+
 function approveAdjustment(c: Extract<DirectoryCommand, { type: 'ApproveAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');
-  const p = (m.adjustmentProposals ?? []).find((x) => x.id === c.proposalId && proposalWaiting(x, limits.adjustmentProposalTtlMs, at));
-  if (!p) return reject('resource_not_found', 'No adjustment proposal of this id waits for approval on this merchant (a proposal lapses after 24 hours); propose it again.');
+  const p = waitingAdjustmentProposal(m, c.proposalId, at);
+  if (isRejection(p)) return p;
   const approver = c.actor.kind === 'operator' ? c.actor.operatorId : 'system';
   if (sameOperator(approver, p.proposedBy)) {
     return reject('operation_not_allowed', 'The operator who proposed an adjustment cannot approve it: a second operator does (four eyes).', { proposed_by: p.proposedBy });

@@ -209,9 +209,14 @@ function withTopUps(s: Withdrawal, at: number, decision: WithdrawalDecision): Wi
 /** The statuses a withdrawal with a landed fill can be in. */
 const reversibleFrom: readonly WithdrawalStatus[] = ['partially_filled', 'settled', 'expired', 'canceled'];
 
+/** resource_not_found when the withdrawal has no fill for `legRef` (exported: the route asks it before the step-up, which it does not spend). */
+export function unknownFill(s: Withdrawal, legRef: string): Rejection | null {
+  return s.fills.some((f) => f.legRef === legRef) ? null : reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+}
+
 function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: Withdrawal): WithdrawalDecision {
   const target = s.fills.find((f) => f.legRef === c.legRef);
-  if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+  if (!target) return unknownFill(s, c.legRef)!;
   if (target.reversal) {
     return reject('operation_not_allowed', `This fill was already reversed (${target.reversal.reasonCode}); a fill is reversed once.`, { leg_ref: c.legRef });
   }
@@ -239,7 +244,7 @@ function reverseFill(c: Extract<WithdrawalCommand, { type: 'ReverseFill' }>, s: 
 
 function confirmReceipt(c: Extract<WithdrawalCommand, { type: 'ConfirmReceipt' }>, s: Withdrawal): WithdrawalDecision {
   const target = s.fills.find((f) => f.legRef === c.legRef);
-  if (!target) return reject('resource_not_found', 'No fill with this leg_ref on the withdrawal.');
+  if (!target) return unknownFill(s, c.legRef)!;
   if (target.receiptState !== 'pending' || target.reversal || (c.auto && c.at < target.autoConfirmAt)) return none;
   return [{ type: 'ReceiptConfirmed', at: c.at, legRef: c.legRef, auto: c.auto }];
 }

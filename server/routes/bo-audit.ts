@@ -318,9 +318,9 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   // until now (access tokens live up to 12 h) are refused from this request on.
   if (revocations) router.post('/operators/:sub/revoke', async (ctx) => {
     const b = parseWith(revokeBody, bodyOf(ctx));
-    await requireStepUp(ctx);
     const sub = ctx.params.sub!;
     if (sub.length > 200) throw new ApiError('validation_error', 'An operator subject is at most 200 characters.', { fields: [{ path: 'sub', reason: 'too_long' }] });
+    await requireStepUp(ctx); // after the subject's 422, which spends none
     // Up to the issuer's clock skew ahead: a token an issuer whose clock runs fast stamped "later" is refused too.
     const r = revocations.revoke(sub, Math.floor(Date.now() / 1000) + requestLimits.operatorIssuerClockSkewSecondsMax, operatorOf(ctx).sub, b.reason ?? null);
     // Whether this subject ever signed in here: a typo ("emp_pl0y") revokes nobody, and says so.

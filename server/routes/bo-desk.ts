@@ -18,6 +18,7 @@ import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts'
 import { JournalTrail, type TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
 import type { World } from '../../core/world.ts';
+import { unknownFill } from '../../core/withdrawal/decide.ts';
 import { reviewNeedsTwo } from '../../core/deposit/decide.ts';
 import { operatorAuth, operatorOf } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
@@ -276,9 +277,15 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
   router.post('/withdrawals/:id/fills/:legRef/reverse', async (ctx) => {
     const b = parseWith(deskSchemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
-    // A note too short spends no step-up (noteBeforeStepUp); the handler checks it too.
+    // A note too short, an unknown withdrawal and a leg it has no fill for spend no step-up (noteBeforeStepUp); the handler checks them too.
+    const fillFound = () => {
+      const w = world().withdrawals.get(ctx.params.id!);
+      if (!w) throw notFound('withdrawal');
+      const noFill = unknownFill(w, ctx.params.legRef!);
+      if (noFill) throw ApiError.from(noFill);
+    };
     await runIdempotent(ctx, services, operatorScope(ctx), { type: 'ReverseFill', actor: actorOf(ctx), withdrawalId: ctx.params.id!, legRef: ctx.params.legRef!, reasonCode: b.reason_code, note: b.note ?? '' },
-      (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }), { admit: noteBeforeStepUp(ctx, b.note ?? '', 'A fill reversal') });
+      (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!, { withReceipts: true }) }), { admit: noteBeforeStepUp(ctx, b.note ?? '', 'A fill reversal', fillFound) });
   });
 
   router.post('/withdrawals/:id/disputes', async (ctx) => {

@@ -23,7 +23,7 @@ import { noteChanges } from './bo-audit.ts';
 import { approvalRefusal, feeScheduleOf, noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { isRejection, type Rejection } from '../../core/errors.ts';
 import { checkNote } from '../../core/note.ts';
-import { adjustmentMismatch, checkAdjustmentBucket, checkAdjustmentReason, gatewayRouteMismatch } from '../../core/directory/decide.ts';
+import { adjustmentMismatch, checkAdjustmentBucket, checkAdjustmentReason, checkBank, gatewayRouteMismatch, waitingAdjustmentProposal } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
@@ -209,8 +209,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // bank code and account number (200, the route).
   router.post('/white-labels/:id/gateway-route', async (ctx) => {
     const b = parseWith(schemas.gatewayRoute, bodyOf(ctx));
+    // An unknown white label and a bank that receives no transfers are refused before the step-up, which they do not spend (the core checks both too).
+    whiteLabel(ctx);
+    refuseIf(checkBank(b.bank_code, 'receiver'));
     await requireStepUp(ctx);
-    if (!world().whiteLabels.has(ctx.params.id!)) throw notFound('white label');
     await run(ctx, { type: 'SetGatewayRoute', actor: actorOf(ctx), whiteLabelId: ctx.params.id!, bankCode: b.bank_code, accountNumber: b.account_number, accountName: b.account_name, ttlSeconds: b.ttl_seconds }, (id) => {
       const p = world().whiteLabels.get(id!)!.gatewayRouteProposal!;
       return {
@@ -281,12 +283,13 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   router.post('/merchants/:id/keys', async (ctx) => {
     const b = parseWith(schemas.key, bodyOf(ctx));
-    await requireStepUp(ctx);
+    // An unknown merchant, and a live key asked before certification (the body's to mend: a sandbox key), spend no step-up.
     const m = merchant(ctx);
     if (b.livemode && services.liveKeys && !services.liveKeys.certified(m.id)) {
       throw new ApiError('operation_not_allowed', 'A live key is issued once a certification run passed: run POST /v1/test/certification with the sandbox key, then ask again.',
         { reason: 'certification_required', certification_url: '/v1/test/certification' });
     }
+    await requireStepUp(ctx);
     // Not a core command (keys stay out of the journal): the key and the request's
     // idempotency record are saved in one transaction, so a retry replays the same key.
     await runIdempotentOwn(ctx, services, operatorScope(ctx), (keep) => {
@@ -315,9 +318,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
 
   router.post('/keys/:keyId/revoke', async (ctx) => {
     parseWith(schemas.empty, bodyOf(ctx));
-    await requireStepUp(ctx);
     const key = services.keys.byId(ctx.params.keyId!);
-    if (!key) throw notFound('key');
+    if (!key) throw notFound('key'); // before the step-up, which it does not spend (a key is never removed, only revoked)
+    await requireStepUp(ctx);
     // On the wall clock, as every security window and the request log: an incident's timeline
     // reads the revocation beside the key's last requests (business time may have been moved).
     if (key.revokedAt === null) services.keys.revoke(key.keyId, services.securityClock.now());
@@ -343,8 +346,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   for (const [path, suspended] of [['suspend', true], ['unsuspend', false]] as const) {
     router.post(`/merchants/:id/${path}`, async (ctx) => {
       const b = parseWith(schemas.suspension, bodyOf(ctx));
+      const m = merchant(ctx); // an unknown merchant spends no step-up (a merchant is never removed, so a retry finds it too)
       await requireStepUp(ctx);
-      const m = merchant(ctx);
       await run(ctx, { type: 'SetMerchantSuspended', actor: actorOf(ctx), merchantId: m.id, suspended, ...(b.reason !== undefined ? { reason: b.reason } : {}) },
         () => ({ status: 200, body: { id: m.id, object: 'merchant', suspended } }));
     });
@@ -394,7 +397,12 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.adjustmentApproval, bodyOf(ctx));
     const m = merchant(ctx);
     const proposal = m.adjustmentProposals?.find((p) => p.id === ctx.params.proposalId);
-    const check = proposalWaiting(proposal, limits.adjustmentProposalTtlMs, now()) ? () => refuseIf(adjustmentMismatch(proposal, amountOf(b.amount_minor))) : undefined;
+    // A proposal that does not wait (unknown, lapsed) and an amount other than its own spend no step-up; a retry,
+    // whose first run approved it (so it no longer waits), is replayed without either.
+    const check = () => {
+      const waiting = waitingAdjustmentProposal(m, ctx.params.proposalId!, now());
+      refuseIf(isRejection(waiting) ? waiting : adjustmentMismatch(waiting, amountOf(b.amount_minor)));
+    };
     await runSteppedUp(ctx, { type: 'ApproveAdjustment', actor: actorOf(ctx), merchantId: m.id, proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor) }, (id) =>
       adjustmentAnswer(ctx, m.id, id!, { livemode: proposal!.livemode, direction: 'credit', bucket: 'available', amountMinor: Number(proposal!.amountMinor), reasonCode: proposal!.reasonCode, reason: proposal!.reason, proposedBy: proposal!.proposedBy }), check);
   });
@@ -439,9 +447,13 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
     const note = b.note ?? '';
-    // A note too short is the body's fault: answered before the step-up, which it does not spend (the handler checks it again).
+    // A note too short is the body's fault, and an unknown deposit the target's: answered before the step-up, which
+    // they do not spend (the handler checks both again); the body's 422 first.
     await runSteppedUp(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note, ...(b.claim_refunds ? { claimRefunds: b.claim_refunds } : {}) },
-      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }), () => refuseIf(checkNote(note, 'A reversal')));
+      (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }), () => {
+        refuseIf(checkNote(note, 'A reversal'));
+        if (!world().deposits.has(ctx.params.id!)) throw notFound('deposit');
+      });
   });
 
   router.post('/withdrawals/:id/approve', async (ctx) => {
@@ -453,6 +465,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // its lock released; money leaves a lock, so a step-up, as for a refund's payout.
   router.post('/withdrawals/:id/cancel', async (ctx) => {
     const b = parseWith(schemas.optionalNote, bodyOf(ctx));
+    if (!world().withdrawals.has(ctx.params.id!)) throw notFound('withdrawal'); // spends no step-up (a withdrawal is never removed; the core checks it too)
     await requireStepUp(ctx);
     await run(ctx, { type: 'CancelWithdrawal', actor: actorOf(ctx), withdrawalId: ctx.params.id!, ...(b.note ? { note: b.note } : {}) }, (id) => ({ status: 200, body: presentWithdrawal(world().withdrawals.get(id!)!) }));
   });

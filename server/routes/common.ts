@@ -29,13 +29,15 @@ export async function durableRead(services: Services, id: string): Promise<void>
 /**
  * runIdempotent's admit for an operator's decision that needs a note and a step-up: a note
  * too short is the body's fault, answered (422 review_note_required) before the step-up,
- * which it does not spend (README, Token bounds); a replay is not checked again (its first
- * run was), the step-up is asked of it still. The core checks the note too.
+ * which it does not spend (README, Token bounds), and so is a target there is not (`found`
+ * throws its 404, after the body's 422); a replay is not checked again (its first run was),
+ * the step-up is asked of it still. The core checks both too.
  */
-export function noteBeforeStepUp(ctx: Context, note: string, what: string): Admit {
+export function noteBeforeStepUp(ctx: Context, note: string, what: string, found: () => void): Admit {
   return async (replaying) => {
     const short = replaying ? null : checkNote(note, what);
     if (short) throw ApiError.from(short);
+    if (!replaying) found();
     await requireStepUp(ctx);
   };
 }

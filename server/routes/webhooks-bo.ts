@@ -155,10 +155,10 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
 
   router.post('/webhooks/:endpointId/deliveries/:deliveryId/resend', async (ctx) => {
     parseWith(schemas.empty, bodyOf(ctx));
-    await requireStepUp(ctx);
     const endpoint = endpointOf(ctx);
     const original = webhooks.deliveries.get(ctx.params.deliveryId!);
     if (!original || original.endpointId !== endpoint.id) throw notFound('delivery');
+    await requireStepUp(ctx); // after the lookups: an unknown endpoint or delivery spends none
     const quota = () => {
       const result = resendLimiter.take('webhook_resend', endpoint.id, services.securityClock.now()); // security time: the wall clock
       ctx.set(rateLimitHeaders(result, 'webhook_resend'));
@@ -206,6 +206,7 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   // A leaked key: once rotated out, withdrawn from the published list at once (not 30 days later).
   router.post('/webhooks/signing-keys/:kid/withdraw', async (ctx) => {
     parseWith(schemas.empty, bodyOf(ctx));
+    unwrap(ops.knownKey(ctx.params.kid!)); // an unknown kid spends no step-up (a key is never removed, only withdrawn)
     await requireStepUp(ctx);
     await idempotent(ctx, () => {
       const r = unwrap(ops.withdrawKey(ctx.params.kid!));

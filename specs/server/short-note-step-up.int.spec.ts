@@ -4,7 +4,10 @@
 // and its payout — is answered before the step-up is checked, and so is an adjustment's
 // reason_code for the other direction, its unknown merchant and a bucket other than
 // available, so the decision mended passes with the same step-up token, as an operator who
-// pasted one ($SATANG_STEP_UP_TOKEN, the console's Command line page) sends it. Over real
+// pasted one ($SATANG_STEP_UP_TOKEN, the console's Command line page) sends it. So is every ⚑
+// route's target there is not (404: a merchant to suspend, a white label's gateway route and
+// its unknown bank, a deposit or fill to reverse, a withdrawal to cancel, a claim to refund,
+// an adjustment proposal to approve, a key to issue for or revoke). Over real
 // HTTP against settled deposits; the step-up is still one action's: after the decision it is
 // spent.
 
@@ -12,6 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { freshSender, type Reply } from '../support/server-harness.ts';
+import { limits } from '../../core/limits.ts';
 import { getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
@@ -54,8 +58,8 @@ test('a reversal refused for a short note spends no step-up: mended, it passes w
   const reversed = await reverse({ reason_code: 'BANK_RECALL', note: "the sender's bank recalled the whole transfer" });
   assert.is(reversed.status, 200, reversed.text);
   assert.is(reversed.json.status, 'reversed');
-  // One step-up, one action: another reversal with it is refused before anything is looked at.
-  const spent = await reverse({ reason_code: 'BANK_RECALL', note: "the sender's bank recalled the whole transfer" }, '/v1/bo/deposits/dep_another/reverse');
+  // One step-up, one action: another reversal with it (another body) is refused before the deposit's state is looked at.
+  const spent = await reverse({ reason_code: 'BANK_RECALL', note: 'the bank recalled it again, says the ticket' });
   assert.equal([spent.status, spent.json.error?.code], [403, 'scope_denied'], spent.text);
   assert.match(spent.json.error.message, /already used for another action/);
 });
@@ -120,6 +124,87 @@ test("a claim's refund and its payout refused for a short note spend no step-up:
     assert.is(decided.status, 200, `${transition}: ${decided.text}`);
     assert.is(decided.json.status, status);
   }
+});
+
+/** `refused` (each: path and body) answer `code`; then `mended` passes with the same step-up, answering `status`. */
+async function mendedWithSameStepUp(sub: string, refused: readonly (readonly [string, unknown, number, string])[], mended: readonly [string, unknown], status: number): Promise<Reply> {
+  const stepUp = await scene.s.operatorToken(sub, true, ['ops_admin']);
+  for (const [path, body, code, error] of refused) {
+    const r = await steppedUp(sub, stepUp, path, body);
+    assert.equal([r.status, r.json.error?.code], [code, error], `${path}: ${r.text}`);
+  }
+  const r = await steppedUp(sub, stepUp, mended[0], mended[1]);
+  assert.is(r.status, status, `${mended[0]}: ${r.text}`);
+  return r;
+}
+
+const unknown = (path: string, body: unknown = {}) => [path, body, 404, 'resource_not_found'] as const;
+
+test('suspending or lifting the suspension of a merchant there is not spends no step-up: the real one passes with the same one', async () => {
+  const reason = { reason: 'chargebacks under review' };
+  const suspended = await mendedWithSameStepUp('emp_suspender', [unknown('/v1/bo/merchants/mer_nobody/suspend', reason)], [`/v1/bo/merchants/${scene.shop.id}/suspend`, reason], 200);
+  assert.is(suspended.json.suspended, true);
+  const lifted = await mendedWithSameStepUp('emp_suspender', [unknown('/v1/bo/merchants/mer_nobody/unsuspend')], [`/v1/bo/merchants/${scene.shop.id}/unsuspend`, {}], 200);
+  assert.is(lifted.json.suspended, false);
+});
+
+test("a gateway route for a white label there is not, or to a bank that receives none, spends no step-up: mended, it is proposed with the same one", async () => {
+  const route = { bank_code: '004', account_number: '7771234567', account_name: 'บริษัท เกตเวย์ จำกัด', ttl_seconds: limits.gatewayRouteTtlSecondsMin };
+  const path = `/v1/bo/white-labels/${scene.shop.whiteLabelId}/gateway-route`;
+  const proposed = await mendedWithSameStepUp('emp_router', [
+    unknown('/v1/bo/white-labels/wl_nobody/gateway-route', route),
+    [path, { ...route, bank_code: '999' }, 422, 'validation_error'],
+  ], [path, route], 202);
+  assert.equal([proposed.json.status, proposed.json.bank_code], ['pending_approval', '004']);
+});
+
+test('an issued key for a merchant there is not, and a revocation of a key there is not, spend no step-up: the real ones pass with the same', async () => {
+  const issued = await mendedWithSameStepUp('emp_keys', [unknown('/v1/bo/merchants/mer_nobody/keys', { livemode: false, scopes: ['wallet:read'] })],
+    [`/v1/bo/merchants/${scene.shop.id}/keys`, { livemode: false, scopes: ['wallet:read'] }], 201);
+  const revoked = await mendedWithSameStepUp('emp_keys', [unknown('/v1/bo/keys/key_nobody/revoke')], [`/v1/bo/keys/${issued.json.key_id}/revoke`, {}], 200);
+  assert.is(revoked.json.revoked, true);
+});
+
+test('a reversal of a deposit there is not, or of a fill a withdrawal does not have, spends no step-up: the real one passes with the same one', async () => {
+  const d = await settledDeposit();
+  const note = "the sender's bank recalled the whole transfer";
+  const reversed = await mendedWithSameStepUp('emp_reverser', [unknown('/v1/bo/deposits/dep_nobody/reverse', { reason_code: 'BANK_RECALL', note })],
+    [`/v1/bo/deposits/${d.id}/reverse`, { reason_code: 'BANK_RECALL', note }], 200);
+  assert.is(reversed.json.status, 'reversed');
+
+  const other = await settledDeposit();
+  const w = scene.withdrawalIds[0];
+  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${w}`, undefined, { roles: ['support'] })).json.withdrawal.fills.find((f: any) => f.deposit_id === other.id);
+  const body = { reason_code: 'BANK_RECALL', note };
+  const fillReversed = await mendedWithSameStepUp('emp_fill_reverser', [unknown(`/v1/bo/withdrawals/wdr_nobody/fills/${fill.leg_ref}/reverse`, body), unknown(`/v1/bo/withdrawals/${w}/fills/leg_nobody/reverse`, body)],
+    [`/v1/bo/withdrawals/${w}/fills/${fill.leg_ref}/reverse`, body], 200);
+  assert.is(fillReversed.json.fills.find((f: any) => f.leg_ref === fill.leg_ref).receipt_state, 'reversed');
+});
+
+test("a refund of a claim there is not spends no step-up: the real claim's passes with the same one", async () => {
+  const d = await settledDeposit();
+  const note = 'looked at the bank statement for this one';
+  const opened = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.id, amount_minor: 1_000, note }, { sub: 'emp_opener' });
+  assert.is(opened.status, 201, opened.text);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${opened.json.id}/review`, { note }, { sub: 'emp_opener' })).status, 200);
+  const refunded = await mendedWithSameStepUp('emp_refunder', [unknown('/v1/bo/claims/clm_nobody/refund', { note })], [`/v1/bo/claims/${opened.json.id}/refund`, { note }], 200);
+  assert.is(refunded.json.status, 'refund_pending');
+});
+
+test('an approval of an adjustment proposal there is not spends no step-up: the waiting one is approved with the same one', async () => {
+  const amount = limits.adjustmentFourEyesMinorMin;
+  const proposed = await scene.s.bo('POST', `/v1/bo/merchants/${scene.shop.id}/adjustments`,
+    { livemode: true, amount_minor: amount, direction: 'credit', bucket: 'available', reason_code: 'GOODWILL_CREDIT', reason: 'goodwill for the outage of the 3rd' }, { sub: 'emp_proposer', stepUp: true });
+  assert.is(proposed.status, 202, proposed.text);
+  const approved = await mendedWithSameStepUp('emp_approver', [unknown(`/v1/bo/merchants/${scene.shop.id}/adjustments/adjp_nobody/approve`, { amount_minor: amount })],
+    [`/v1/bo/merchants/${scene.shop.id}/adjustments/${proposed.json.id}/approve`, { amount_minor: amount }], 201);
+  assert.equal([approved.json.proposed_by, approved.json.amount_minor], ['emp_proposer', amount]);
+});
+
+test('a cancellation of a withdrawal there is not spends no step-up: the real one is canceled with the same one', async () => {
+  const w = scene.withdrawalIds[scene.withdrawalIds.length - 1];
+  const canceled = await mendedWithSameStepUp('emp_canceler', [unknown('/v1/bo/withdrawals/wdr_nobody/cancel')], [`/v1/bo/withdrawals/${w}/cancel`, { note: 'the payer asked to stop it' }], 200);
+  assert.is(canceled.json.status, 'canceled');
 });
 
 test.run();
