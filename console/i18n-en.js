@@ -282,6 +282,15 @@ export const en = {
   'withdrawal.refundOf': 'Refund of deposit',
   'withdrawal.replacementOf': 'Replaces',
   'withdrawal.canceled': 'Canceled',
+  // Why a withdrawal was rejected or canceled and who canceled it (core/withdrawal: the rejection's code, WithdrawalCanceled's
+  // reasonCode and by); the page showed the codes.
+  'withdrawalRejection.rejected_by_operator': 'Rejected by an approver',
+  'cancelReason.merchant_request': 'At the merchant’s request',
+  'cancelReason.operator_request': 'At an operator’s request',
+  'cancelReason.approval_ttl_expired': 'Not approved within 24 hours',
+  'canceledBy.merchant': 'Merchant',
+  'canceledBy.operator': 'Operator',
+  'canceledBy.system': 'System',
   'withdrawal.figures': 'Amounts',
   'withdrawal.amountTotal': 'Amount',
   'withdrawal.fee': 'Fee',
@@ -739,6 +748,7 @@ export const en = {
   'receiving.filled': 'Filled',
   'receiving.pending': 'Pending',
   'receiving.released': 'Released unpaid',
+  'receiving.agreement': 'Agreement',
   'receiving.agrees': 'Agrees',
   'receiving.differs': '{n} differ',
   'receiving.slipShown': 'the slip showed',

@@ -282,6 +282,15 @@ export const th = {
   'withdrawal.refundOf': 'คืนเงินของรายการฝาก',
   'withdrawal.replacementOf': 'แทนรายการ',
   'withdrawal.canceled': 'ยกเลิกโดย',
+  // Why a withdrawal was rejected or canceled and who canceled it (core/withdrawal: the rejection's code, WithdrawalCanceled's
+  // reasonCode and by); the page showed the codes.
+  'withdrawalRejection.rejected_by_operator': 'ผู้อนุมัติปฏิเสธ',
+  'cancelReason.merchant_request': 'ตามคำขอของร้านค้า',
+  'cancelReason.operator_request': 'ตามคำขอของเจ้าหน้าที่',
+  'cancelReason.approval_ttl_expired': 'ไม่ได้รับอนุมัติภายใน 24 ชั่วโมง',
+  'canceledBy.merchant': 'ร้านค้า',
+  'canceledBy.operator': 'เจ้าหน้าที่',
+  'canceledBy.system': 'ระบบ',
   'withdrawal.figures': 'ยอดเงิน',
   'withdrawal.amountTotal': 'ยอดถอน',
   'withdrawal.fee': 'ค่าธรรมเนียม',
@@ -739,6 +748,7 @@ export const th = {
   'receiving.filled': 'เข้ายอดถอน',
   'receiving.pending': 'รอดำเนินการ',
   'receiving.released': 'ปล่อยโดยไม่ได้จ่าย',
+  'receiving.agreement': 'ผลเทียบยอด',
   'receiving.agrees': 'ตรงกัน',
   'receiving.differs': 'ไม่ตรง {n} รายการ',
   'receiving.slipShown': 'สลิปแสดงยอด',

@@ -28,7 +28,7 @@ export function ReceivingAccounts({ merchantId, livemode }) {
     ${data && data.data.length > 0 ? html`<table class="grid">
       <thead><tr><th>${t('receiving.account')}</th><th class="num">${t('receiving.legs')}</th><th class="num">${t('receiving.told')}</th>
         <th class="num">${t('receiving.verified')}</th><th class="num">${t('receiving.filled')}</th><th class="num">${t('receiving.pending')}</th>
-        <th class="num">${t('receiving.released')}</th><th></th></tr></thead>
+        <th class="num">${t('receiving.released')}</th><th>${t('receiving.agreement')}</th></tr></thead>
       ${data.data.map((a) => html`<${Account} a=${a} />`)}
     </table>` : null}
     ${data?.has_more ? html`<p class="small muted">${t('receiving.more')}</p>` : null}

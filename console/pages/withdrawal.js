@@ -7,7 +7,8 @@
 // ops_admin, a form to open one (POST …/disputes: no step-up in the server's table); and,
 // for ops_admin while it is open, its cancel ⚑ (POST …/cancel, a note, step-up).
 //
-// data-testids: withdrawal-status, withdrawal-amount, approvals, approve, reject,
+// data-testids: withdrawal-status, withdrawal-amount, withdrawal-rejection, withdrawal-canceled-by, withdrawal-cancel-reason,
+//   approvals, approve, reject,
 //   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
 //   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm, reverse-fill-cancel,
 //   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by, dispute-error,
@@ -47,8 +48,10 @@ export function WithdrawalPage({ id }) {
           [t('deposit.expires'), html`<${Time} at=${w.expires_at} />`],
           w.refund_of_deposit_id ? [t('withdrawal.refundOf'), html`<${Id} id=${w.refund_of_deposit_id} to=${`#/deposits/${encodeURIComponent(w.refund_of_deposit_id)}`} />`] : null,
           w.replacement_of_withdrawal_id ? [t('withdrawal.replacementOf'), html`<${Id} id=${w.replacement_of_withdrawal_id} to=${`#/withdrawals/${encodeURIComponent(w.replacement_of_withdrawal_id)}`} />`] : null,
-          w.rejection ? [t('deposit.rejection'), w.rejection.code] : null,
-          w.cancel_reason_code ? [t('withdrawal.canceled'), `${w.canceled_by ?? ''} ${w.cancel_reason_code}`] : null,
+          // Why it was rejected or canceled, and who canceled it, in words (the codes in the titles).
+          w.rejection ? [t('deposit.rejection'), html`<${CodeName} prefix="withdrawalRejection" code=${w.rejection.code} testid="withdrawal-rejection" />`] : null,
+          w.cancel_reason_code ? [t('withdrawal.canceled'), html`${w.canceled_by ? html`<${CodeName} prefix="canceledBy" code=${w.canceled_by} testid="withdrawal-canceled-by" /> · ` : null}<${CodeName}
+            prefix="cancelReason" code=${w.cancel_reason_code} testid="withdrawal-cancel-reason" />`] : null,
         ]} />
       </div>
       <div class="card">

@@ -506,6 +506,7 @@ test("the merchant page lists the merchant's balance transactions as the API doe
     a.querySelector('[data-testid=receiving-agrees]')!.getAttribute('data-agrees'),
     [...a.querySelectorAll('[data-testid=receiving-leg]')].map((l) => [l.getAttribute('data-deposit'), l.getAttribute('data-reason')])]));
   assert.equal(shownAccounts, receiving.json.data.map((a: any) => [`${a.bank_code}:${a.account_number_masked}`, String(a.agrees), a.differences.map((d: any) => [d.deposit_id, d.reason])]));
+  assert.equal(await unnamedColumns(fah), [], 'every column of the receiving accounts is named (the agreement column was not)');
   const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=receiving-csv]')]);
   const csv = await scene.s.bo('GET', `/v1/bo/reports/receiving-accounts?merchant_id=${scene.payer.id}&livemode=true&format=csv`, undefined, { roles: ['finance'] });
   assert.is(readFileSync((await download.path())!, 'utf8'), `\uFEFF${csv.text}`);
@@ -888,6 +889,12 @@ test('an approver approves a payout only after a confirmation naming the amount,
     assert.is(await nok.page.$(`${row} [data-testid=approve]`), null);
     assert.is(await nok.page.textContent(`${row} [data-testid=approved-by-you]`), en['approvals.approvedByYou']);
     assert.ok(await nok.page.$(`${row} [data-testid=reject]`), 'Reject stays');
+    // A rejected payout's page says so in words, the code in the title (it showed rejected_by_operator).
+    const other = await p2p.call(m.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 100_000, currency: 'THB', merchant_reference: 'p2p-rejected', end_user_ref: 'u1', beneficiary_id: ben });
+    const rejected = await p2p.bo('POST', `/v1/bo/withdrawals/${other.json.id}/reject`, { note: 'beneficiary looks wrong' }, { sub: 'emp_nok', roles: ['approver'] });
+    assert.is(rejected.json.status, 'rejected', rejected.text);
+    await nok.goto(`#/withdrawals/${other.json.id}`, 'withdrawal');
+    assert.equal(await nok.page.$eval('[data-testid=withdrawal-rejection]', (e) => [e.getAttribute('title'), e.textContent]), ['rejected_by_operator', en['withdrawalRejection.rejected_by_operator']]);
   } finally {
     await p2p.stop();
   }
@@ -992,6 +999,11 @@ async function assertNavVisible(session: OperatorSession, lang: string): Promise
   assert.is(stickyTop, `${headerHeight}px`);
 }
 
+/** The tables (by the nearest data-testid) with a column whose head is empty: a screen reader names no column for it. */
+function unnamedColumns(session: OperatorSession): Promise<(string | null | undefined)[]> {
+  return session.page.$$eval('table th', (ths) => ths.filter((th) => th.textContent!.trim() === '').map((th) => th.closest('[data-testid]')?.getAttribute('data-testid')));
+}
+
 /** The page fits the window's width: no horizontal scrollbar (a timeline's detail once made a deposit's page twice as wide). */
 async function assertFits(session: OperatorSession, name: string): Promise<void> {
   const [scroll, inner] = await session.page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
@@ -1086,7 +1098,7 @@ test('every other page renders for an operator with every role (screenshots)', a
     await lead.goto(hash, name);
     await assertFits(lead, `${name} at 760 px`);
     // Every column is named for a screen reader (a column of radio buttons or of actions by a visually hidden header).
-    assert.equal(await lead.page.$$eval('table th', (ths) => ths.filter((th) => th.textContent!.trim() === '').map((th) => th.closest('table')!.getAttribute('data-testid'))), [], `${name}: a column without a name`);
+    assert.equal(await unnamedColumns(lead), [], `${name}: a column without a name`);
   }
   assert.is(await lead.page.title(), `${en['search.title']} · satang`);
   await lead.goto(`#/merchants/${scene.shop.id}`, 'merchant');

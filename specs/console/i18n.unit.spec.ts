@@ -78,6 +78,15 @@ test('every code the server can hand the page has a label in both languages', ()
     ...[en, th].map((d) => /(\w+)$/.exec(d['dispute.reasonExample']!)![1]!),
   ];
   assert.ok(disputeReasons.includes('ALLOCATION_CONFLICT'), `dispute reasons found: ${disputeReasons.join(', ')}`);
+  // Why a withdrawal was rejected or canceled, and who canceled it (the withdrawal's page showed the codes).
+  const withdrawalDecide = readFileSync(new URL('../../core/withdrawal/decide.ts', import.meta.url), 'utf8');
+  const withdrawalState = readFileSync(new URL('../../core/withdrawal/state.ts', import.meta.url), 'utf8');
+  const quoted = (text: string) => [...text.matchAll(/'(\w+)'/g)].map((m) => m[1]!);
+  const cancelReasons = [...withdrawalDecide.matchAll(/type: 'WithdrawalCanceled'.*?reasonCode:([^,]*),/g)].flatMap((m) => quoted(m[1]!.replace(/^.*\?/, ''))); // a ternary's answers, not what it asks
+  const cancelers = quoted(/type: 'WithdrawalCanceled'; readonly at: number; readonly by: ([^;]+);/.exec(withdrawalState)![1]!);
+  const rejections = [...withdrawalState.matchAll(/rejection = \{ code: '(\w+)'/g)].map((m) => m[1]!);
+  assert.ok(['merchant_request', 'operator_request', 'approval_ttl_expired', 'system', 'rejected_by_operator'].every((c) => [...cancelReasons, ...cancelers, ...rejections].includes(c)),
+    `found ${cancelReasons.join(', ')}; ${cancelers.join(', ')}; ${rejections.join(', ')}`);
   const keys = [
     ...depositStatuses.map((s) => `status.${s}`),
     ...['pending_approval', 'open', 'partially_filled', 'settled', 'expired', 'canceled', 'rejected'].map((s) => `status.${s}`),
@@ -89,6 +98,7 @@ test('every code the server can hand the page has a label in both languages', ()
     // Every operator role (the header's, the action log's and a refusal's roles showed them as granted).
     ...operatorRoles.map((r) => `role.${r}`),
     ...disputeReasons.map((c) => `disputeReason.${c}`),
+    ...cancelReasons.map((c) => `cancelReason.${c}`), ...cancelers.map((b) => `canceledBy.${b}`), ...rejections.map((c) => `withdrawalRejection.${c}`),
     ...steps.map((s) => `step.${s}`),
     // A timeline step's verdict outcome and review decision, and a balance transaction's direction.
     ...outcomes.map((o) => `verdictOutcome.${o}`), ...decisions.map((d) => `decision.${d}`), 'direction.credit', 'direction.debit',

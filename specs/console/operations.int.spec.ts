@@ -20,7 +20,9 @@
 // was the code, `SENDER_NAME_MISMATCH`, the Thai only in the tooltip), and the Thai queue fits 760 px;
 // the columns the API's names headed (`seq`, `request_id`, `ms`, `kid`, `ID`) are named in Thai;
 // an operator's roles in the header, the action log and a refusal are Thai (they were `ops_admin`);
-// a dispute's reason code the dictionaries name is Thai on its pages (it was `not_received`).
+// a dispute's reason code the dictionaries name is Thai on its pages (it was `not_received`);
+// a reversed deposit's reason and a canceled withdrawal's reason and canceler are Thai, their
+// codes in the titles (they were `OPS_ERROR`, `merchant merchant_request`).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -288,6 +290,31 @@ test("in Thai, a dispute's reason the dictionaries name reads in Thai on the dis
   assert.equal(await reason(), ['not_received', th['disputeReason.not_received']], 'the dispute page (it showed not_received)');
   await lead.goto(`#/withdrawals/${withdrawalId}`, 'withdrawal');
   assert.equal(await reason(), ['not_received', th['disputeReason.not_received']], "the withdrawal's dispute card");
+});
+
+test("in Thai, a reversed deposit's reason and a canceled withdrawal's read in Thai, their codes in the titles", async () => {
+  // A second settled deposit (the first one's page other tests read), reversed by ops.
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, { amount_minor: d.amount_minor }, { image_sha256: sha256Hex(image) }));
+  assertReceipt(await uploadFile(d.slip_upload, image));
+  assert.is(await scene.s.running.slipWorker.drain(), 1);
+  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${d.id}/reverse`, { reason_code: 'OPS_ERROR', note: 'credited by an operations mistake' }, { roles: ['ops_admin'], stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  const lead = await operator('emp_lead', `#/deposits/${d.id}`, 'deposit');
+  await inThai(lead, 'deposit');
+  const shown = (testid: string) => lead.page.$eval(`[data-testid=${testid}]`, (e) => [e.getAttribute('title'), e.textContent]);
+  assert.equal(await shown('deposit-reversal-reason'), ['OPS_ERROR', th['reversal.OPS_ERROR']], 'the reversal (it showed OPS_ERROR)');
+
+  // A withdrawal its merchant canceled: who canceled it and why.
+  const beneficiaryId = (await scene.s.bo('GET', `/v1/bo/withdrawals/${scene.withdrawalIds[0]}`)).json.withdrawal.beneficiary_id;
+  const w = await scene.s.call(scene.payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 100_000, currency: 'THB', merchant_reference: 'canceled-th', end_user_ref: 'payee-1', beneficiary_id: beneficiaryId });
+  assert.is(w.status, 201, w.text);
+  const canceled = await scene.s.call(scene.payer.live.api_key, 'POST', `/v1/pay/withdrawals/${w.json.id}/cancel`, {});
+  assert.equal([canceled.status, canceled.json.canceled_by, canceled.json.cancel_reason_code], [200, 'merchant', 'merchant_request'], canceled.text);
+  await lead.goto(`#/withdrawals/${w.json.id}`, 'withdrawal');
+  assert.equal([await shown('withdrawal-canceled-by'), await shown('withdrawal-cancel-reason')],
+    [['merchant', th['canceledBy.merchant']], ['merchant_request', th['cancelReason.merchant_request']]], 'the cancellation (it showed merchant merchant_request)');
 });
 
 test.run();
