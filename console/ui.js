@@ -381,6 +381,11 @@ export function Named({ text }) {
   return langOf(text) ? html`<span lang="th">${text}</span>` : text;
 }
 
+/** A merchant's name before its id, as the server names it (merchant_name, read by the row's merchant id), then a space; nothing without one. */
+export function MerchantName({ name, testid }) {
+  return name ? html`<span data-testid=${testid}><${Named} text=${name} /></span> ` : null;
+}
+
 /** 'th' for text written in Thai script, else undefined: the lang of an element that cannot hold a span (an <option>). */
 export function langOf(text) {
   return /[\u0E00-\u0E7F]/.test(String(text ?? '')) ? 'th' : undefined;

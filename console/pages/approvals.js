@@ -14,7 +14,7 @@
 
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { Age, Empty, html, Id, Mode, ModeFilter, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager, usePartData } from '../ui.js';
+import { Age, Empty, html, Id, MerchantName, Mode, ModeFilter, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager, usePartData } from '../ui.js';
 import { changedFigures } from './white-labels.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
 
@@ -68,7 +68,7 @@ function ApprovalRow({ w, reload }) {
   return html`<tr data-testid="approval-row" data-id=${w.id}>
     <td><${Age} seconds=${w.age_seconds} /></td>
     <td><${Id} id=${w.id} to=${`#/withdrawals/${encodeURIComponent(w.id)}`} /> ${w.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
-    <td>${w.merchant_name ? html`<span><${Named} text=${w.merchant_name} /></span> ` : null}<${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
+    <td><${MerchantName} name=${w.merchant_name} /><${Id} id=${w.merchant_id} to=${`#/merchants/${encodeURIComponent(w.merchant_id)}?livemode=${w.livemode}`} /></td>
     <td data-testid="approval-payee"><${Payee} beneficiary=${w.beneficiary} /></td>
     <td><${Status} status=${w.status} />${w.dispute ? html` <${PageLink} cls="badge bad" to=${`#/disputes/${encodeURIComponent(w.dispute.id)}`}>${t('withdrawal.disputeBadge')}</${PageLink}>` : null}</td>
     <td class="num"><${Money} minor=${w.amount_total_minor} /></td>

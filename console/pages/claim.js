@@ -1,12 +1,13 @@
 // One claim: GET /v1/bo/claims/{id} → the claim with every decision (notes[]: at,
-// operator, status, note) and its refund withdrawal. ops_admin moves it with one route per
+// operator, status, note), its refund withdrawal and its merchant_name (shown before the
+// merchant's id, as the deposit and withdrawal pages show theirs). ops_admin moves it with one route per
 // transition (review, refund, payout, close, reject), each with a note of at least the
 // server's minimum (checked here first, and by the server) and, for refund, an optional
 // amount. Only the transitions the server's table (claim_transitions in
 // /console/tables.json) allows from the current status are offered; the server still
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
-// data-testids: claim-status, claim-amount, claim-owed-by-payer (a refund the payer owes
+// data-testids: claim-status, claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
 //   back, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
 //   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
@@ -15,17 +16,11 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor, sameOperator } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData, usePartData } from '../ui.js';
+import { ActionButton, Empty, Facts, html, Id, Loading, MerchantName, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
 /** The transitions that move money out: the server asks a fresh step-up for them. */
 const stepsUp = new Set(['refund', 'payout']);
-
-/** The merchant's name before its id, as the deposit, withdrawal and statement pages show it (the directory's row for that id). */
-function MerchantName({ id }) {
-  const found = usePartData(() => get('/v1/bo/merchants', { q: id, limit: 1 }).then((r) => r.data.find((m) => m.id === id) ?? null), [id], null);
-  return found ? html`<span data-testid="claim-merchant-name"><${Named} text=${found.name} /></span> ` : null;
-}
 
 export function ClaimPage({ id }) {
   const { data: c, error, reload } = usePageData(() => get(`/v1/bo/claims/${encodeURIComponent(id)}`), [id]);
@@ -45,7 +40,7 @@ export function ClaimPage({ id }) {
         <${Facts} rows=${[
           [t('claims.kind'), label('claimKind', c.kind)],
           [t('common.deposit'), html`<${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} keep=${14} />`],
-          [t('common.merchant'), html`<${MerchantName} id=${c.merchant_id} /><${Id} id=${c.merchant_id} to=${`#/merchants/${encodeURIComponent(c.merchant_id)}?livemode=${c.livemode}`} keep=${14} />`],
+          [t('common.merchant'), html`<${MerchantName} name=${c.merchant_name} testid="claim-merchant-name" /><${Id} id=${c.merchant_id} to=${`#/merchants/${encodeURIComponent(c.merchant_id)}?livemode=${c.livemode}`} keep=${14} />`],
           [t('common.created'), html`<${Time} at=${c.created_at} />`],
           [t('claims.updated'), html`<${Time} at=${c.updated_at} />`],
           c.evidence ? [t('claims.evidence'), html`<span class="prewrap">${c.evidence}</span>`] : null,

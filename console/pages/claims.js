@@ -1,11 +1,11 @@
 // Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id=&owed_by_payer=&livemode= (oldest
-// first, the server's cursor), a row opens the claim; what its payer owes back shows as a
+// first, the server's cursor), a row opens the claim and names its merchant (merchant_name before the id); what its payer owes back shows as a
 // column when a claim on the page has such a debt. ops_admin may open a claim by hand
 // (POST /v1/bo/claims {kind, deposit_id, amount_minor, note ≥ the server's minimum,
 // evidence?}).
 //
 // data-testids: claims-filters, filter-kind, filter-status, filter-deposit,
-//   filter-merchant, filter-owed-by-payer, filter-livemode, refresh, claims-table, claim-row (data-id), prev-page, next-page,
+//   filter-merchant, filter-owed-by-payer, filter-livemode, refresh, claims-table, claim-row (data-id), claim-row-merchant-name, prev-page, next-page,
 //   new-claim, new-claim-kind, new-claim-deposit, new-claim-amount, new-claim-error, note, note-error,
 //   new-claim-evidence, open-claim, claim-owed (a row's owed_by_payer_minor).
 
@@ -13,7 +13,7 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
 import { parseBahtToMinor } from '../format.js';
-import { ActionButton, Empty, html, Id, Mode, ModeFilter, Money, navigate, NoteField, Pager, Status, Time, useCan, useFieldError, useNote, usePageData, usePager } from '../ui.js';
+import { ActionButton, Empty, html, Id, MerchantName, Mode, ModeFilter, Money, navigate, NoteField, Pager, Status, Time, useCan, useFieldError, useNote, usePageData, usePager } from '../ui.js';
 
 const kinds = ['overpayment', 'late_slip', 'manual'];
 const statuses = ['open', 'under_review', 'refund_pending', 'return_pending_payout', 'closed', 'rejected'];
@@ -58,7 +58,7 @@ export function ClaimsPage({ query }) {
         <td class="num"><${Money} minor=${c.amount_minor} /></td>
         ${owedShown ? html`<td class="num" data-testid="claim-owed">${c.owed_by_payer_minor === null ? '—' : html`<${Money} minor=${c.owed_by_payer_minor} />`}</td>` : null}
         <td><${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} /></td>
-        <td><${Id} id=${c.merchant_id} /></td>
+        <td><${MerchantName} name=${c.merchant_name} testid="claim-row-merchant-name" /><${Id} id=${c.merchant_id} /></td>
         <td><${Time} at=${c.created_at} /></td><td><${Time} at=${c.updated_at} /></td>
       </tr>`)}</tbody>
     </table>` : null}

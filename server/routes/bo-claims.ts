@@ -1,13 +1,13 @@
 // Claims in the back office (DESIGN.md "Claims"): open one by hand, list them (kind,
 // status, deposit, merchant, a refund the payer owes back, mode; oldest first, cursor paging),
-// read one with every decision and its refund withdrawal, and one route per transition
+// read one with every decision and its refund withdrawal (each with its merchant_name), and one route per transition
 // (review, refund, payout, close, reject), each an idempotent operator command the claim
 // decider rules on.
 
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { claimTransitions, type ClaimTransition } from '../../core/claim/decide.ts';
-import { claimKinds, claimStatuses, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
+import { claimKinds, claimStatuses, type Claim, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
 import { limits } from '../../core/limits.ts';
 import { presentClaim, presentWithdrawal } from '../../core/present.ts';
 import { operatorAuth, operatorOf } from '../auth/operator.ts';
@@ -46,11 +46,14 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   router.use(operatorAuth(verify));
   const world = () => services.write.world;
   const operator = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
+  // A claim with its merchant's name, read from the directory by the claim's merchant id (a
+  // name search would also match a merchant whose name holds that id), as the approvals queue names a withdrawal's.
+  const claimRow = (c: Claim) => ({ ...presentClaim(c), merchant_name: world().merchants.get(c.merchantId)?.name ?? null });
   const claimView = (id: string) => {
     const c = world().claims.get(id);
     if (!c) throw notFound('claim');
     const refund = c.refundWithdrawalId ? world().withdrawals.get(c.refundWithdrawalId) : undefined;
-    return { ...presentClaim(c), refund_withdrawal: refund ? presentWithdrawal(refund) : null };
+    return { ...claimRow(c), refund_withdrawal: refund ? presentWithdrawal(refund) : null };
   };
 
   router.post('/claims', async (ctx) => {
@@ -73,7 +76,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
       && (q.deposit_id === undefined || c.depositId === q.deposit_id) && (q.merchant_id === undefined || c.merchantId === q.merchant_id)
       && (owedByPayer === undefined || ((c.owedByPayerMinor ?? 0n) > 0n) === owedByPayer) && (livemode === undefined || c.livemode === livemode));
     const { page, hasMore, next } = pageOf(rows, (c) => ({ since: c.createdAt, id: c.id }), q, filters);
-    ctx.body = { object: 'list', data: page.map(presentClaim), has_more: hasMore, next_cursor: next };
+    ctx.body = { object: 'list', data: page.map(claimRow), has_more: hasMore, next_cursor: next };
   });
 
   router.get('/claims/:id', async (ctx) => {

@@ -708,4 +708,53 @@ test('the claims list by mode, as the deposit and withdrawal queues: livemode=tr
   }
 });
 
+/** A sandbox order of `merchant` canceled and past its late-slip window, with a manual claim opened on it by hand: answers the claim. */
+async function manualSandboxClaim(merchant: MerchantKeys): Promise<any> {
+  const d = await scene.s.call(merchant.sandbox.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 20_000, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}` }));
+  assert.ok(d.status === 201 || d.status === 202, d.text);
+  assert.is((await scene.s.call(merchant.sandbox.api_key, 'POST', `/v1/pay/deposits/${d.json.id}/cancel`, {})).status, 200);
+  await scene.s.running.services.write.advanceClock!(limits.lateSlipWindowMs + 60_000);
+  const opened = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: d.json.id, amount_minor: 2_000, note });
+  assert.is(opened.status, 201, opened.text);
+  return opened.json;
+}
+
+test('each claim names its merchant by its merchant_id, in the list and on its own, and the console shows that name: never a merchant whose name holds the id', async () => {
+  const tag = randomUUID().slice(0, 8);
+  const first = await scene.s.onboard(`Claims first ${tag}`, scene.shop.whiteLabelId);
+  // A second merchant whose name holds the first's id: a directory search for that id (?q=) finds both.
+  const lookalike = await scene.s.onboard(`Lookalike of ${first.id} ${tag}`, scene.shop.whiteLabelId);
+  const searched = await scene.s.bo('GET', `/v1/bo/merchants?q=${first.id}`, undefined, { roles: ['finance'] });
+  assert.equal(searched.json.data.map((m: any) => m.id).sort(), [first.id, lookalike.id].sort(), 'the search matches the name too');
+  const names: Record<string, string> = { [first.id]: `Claims first ${tag}`, [lookalike.id]: `Lookalike of ${first.id} ${tag}` };
+  const claims = [await manualSandboxClaim(first), await manualSandboxClaim(lookalike)];
+  assert.equal(claims.map((c) => [c.merchant_id, c.merchant_name]), [[first.id, names[first.id]], [lookalike.id, names[lookalike.id]]], 'the opened claim names its merchant');
+
+  for (const c of claims) {
+    const one = await scene.s.bo('GET', `/v1/bo/claims/${c.id}`, undefined, { roles: ['finance'] });
+    assert.equal([one.status, one.json.merchant_id, one.json.merchant_name], [200, c.merchant_id, names[c.merchant_id]], one.text);
+    const listed = await scene.s.bo('GET', `/v1/bo/claims?merchant_id=${c.merchant_id}`, undefined, { roles: ['support'] });
+    assert.equal(listed.json.data.map((x: any) => [x.id, x.merchant_name]), [[c.id, names[c.merchant_id]]], listed.text);
+  }
+  const every = await claimsPaged('kind=manual');
+  assert.ok(every.every((c) => typeof c.merchant_name === 'string' && c.merchant_name !== ''), 'every listed claim has its merchant\'s name');
+
+  // The console: the first merchant's claim page names the first merchant, and the list's rows each theirs.
+  const browser = await launchChromium();
+  try {
+    const lead = await signIn(browser, scene.s.url, 'emp_lead', { hash: `#/claims/${claims[0].id}`, page: 'claim' });
+    await lead.page.waitForSelector('[data-testid=claim-merchant-name]');
+    assert.is(await lead.page.textContent('[data-testid=claim-merchant-name]'), names[first.id]);
+    await lead.goto(`#/claims/${claims[1].id}`, 'claim');
+    await lead.page.waitForFunction((name) => document.querySelector('[data-testid=claim-merchant-name]')?.textContent === name, names[lookalike.id], { timeout: 15_000 })
+      .catch(async () => assert.unreachable(`the lookalike's claim names ${await lead.page.textContent('[data-testid=claim-merchant-name]').catch(() => 'nobody')}`));
+    await lead.goto(`#/claims?kind=manual&livemode=false&merchant_id=${first.id}`, 'claims');
+    await lead.page.waitForSelector(`[data-testid=claim-row][data-id="${claims[0].id}"] [data-testid=claim-row-merchant-name]`, { timeout: 15_000 })
+      .catch(() => assert.unreachable('no merchant name on the claim\'s row'));
+    assert.equal(await lead.page.$$eval('[data-testid=claim-row-merchant-name]', (es) => es.map((e) => e.textContent)), [names[first.id]]);
+  } finally {
+    await browser.close();
+  }
+});
+
 test.run();
