@@ -47,7 +47,7 @@ function Account({ a }) {
         : html`<${Badge} tone="bad">${t('receiving.differs', { n: a.disagreeing_legs })}</${Badge}>`}</td>
     </tr>
     ${a.differences.map((d) => html`<tr class="sub-row" data-testid="receiving-leg" data-deposit=${d.deposit_id} data-reason=${d.reason}>
-      <td class="small"><span class="badge muted" title=${d.reason}>${label('receivingReason', d.reason)}</span>
+      <td class="small"><span class="badge muted reason" title=${d.reason}>${label('receivingReason', d.reason)}</span>
         <${Id} id=${d.deposit_id} to=${pageOfId(d.deposit_id)} keep=${12} /> → <${Id} id=${d.withdrawal_id} to=${pageOfId(d.withdrawal_id)} keep=${12} />
         <span class="muted"> · <${Time} at=${d.told_at} /></span>
         ${d.slip_shown_minor !== undefined ? html`<span class="muted" data-testid="receiving-slip-shown"> · ${t('receiving.slipShown')} <${Money} minor=${d.slip_shown_minor} /></span>` : null}</td>

@@ -1094,8 +1094,11 @@ test('every other page renders for an operator with every role (screenshots)', a
   assert.is(await lead.page.getAttribute('[data-testid=nav-withdrawals], [aria-current=page]', 'aria-current'), 'page');
   assert.is(await lead.page.getAttribute('[data-testid=lang-en]', 'aria-pressed'), 'true');
   // … and every page fits that window: a wide table wraps its rows rather than widen the page.
-  for (const [hash, name] of [...pages, ['#/queue', 'queue'], ['#/fees', 'fees'], [`#/merchants/${scene.shop.id}`, 'merchant'], ['#/search?q=dep_', 'search']] as const) {
+  // The payer's merchant page in live mode: its receiving accounts hold legs that differ or wait, a sub-row each (797 px wide).
+  const payerPage = `#/merchants/${scene.payer.id}?livemode=true`;
+  for (const [hash, name] of [...pages, ['#/queue', 'queue'], ['#/fees', 'fees'], [`#/merchants/${scene.shop.id}`, 'merchant'], [payerPage, 'merchant'], ['#/search?q=dep_', 'search']] as const) {
     await lead.goto(hash, name);
+    if (hash === payerPage) await lead.page.waitForSelector('[data-testid=receiving-accounts][data-loaded="1"] table');
     await assertFits(lead, `${name} at 760 px`);
     // Every column is named for a screen reader (a column of radio buttons or of actions by a visually hidden header).
     assert.equal(await unnamedColumns(lead), [], `${name}: a column without a name`);
