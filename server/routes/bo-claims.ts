@@ -92,7 +92,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
       await runIdempotent(ctx, services, operatorScope(ctx), {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
         ...(b.refund_account && transition === 'refund' ? { refundAccount: { bankCode: b.refund_account.bank_code, accountNumber: b.refund_account.account_number, accountNameTh: b.refund_account.account_name_th } } : {}),
-      }, (id) => ({ status: 200, body: claimView(id!) }), transition === 'refund' || transition === 'payout' ? { admit: noteBeforeStepUp(ctx, b.note ?? '', 'Every claim decision', () => claimView(ctx.params.id!)) } : {});
+      }, (id) => ({ status: 200, body: claimView(id!) }), transition === 'refund' || transition === 'payout' ? { admit: noteBeforeStepUp(ctx, b.note ?? '', 'Every claim decision', () => { if (!world().claims.has(ctx.params.id!)) throw notFound('claim'); }) } : {});
     });
   }
 
