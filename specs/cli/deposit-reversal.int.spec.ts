@@ -160,6 +160,12 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
   assert.equal([claim.refunded_minor, claim.owed_by_payer_minor, claim.notes.at(-1).operator], [5_000, 5_000, 'emp_lead']);
   ledgerVerifies('reversed, the refund owed back');
+  // The claim itself, from the command line: what its refund paid and what the payer owes back, beside its amount.
+  const shown = await bo('claim', 'show', claimId);
+  assert.is(shown.code, 0, shown.stderr);
+  const [claimHeader, claimRow] = shown.stdout.trim().split('\n');
+  assert.match(claimHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +VERSION +REFUND$/);
+  assert.equal(claimRow!.split(/ {2,}/).slice(0, 7), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '50.00']);
 
   // The claims behind the trial balance's owed_by_payers line, from the command line: this one, live, owing 50 baht; no other.
   const owed = await bo('claims', '--owed-by-payer');
