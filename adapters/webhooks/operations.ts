@@ -75,11 +75,15 @@ export class WebhookOperations {
     // Events of a merchant and mode in a time range, of allowed types (NULL = all), optionally
     // only those the endpoint never received: made since it exists, never delivered to it and
     // not on their way — a delivery failed, canceled (the endpoint was disabled, by hand or
-    // after a day down) or never made (events while it was disabled).
+    // after a day down) or never made (events while it was disabled). "Since it exists" is by
+    // the service clock, and at the endpoint's very instant (a manual clock standing still, or
+    // one millisecond) by the ids, whose ULID time is the wall clock's: an event made before the
+    // endpoint at that instant was never its to receive.
     const eventsOf = (table: string) => p.db.prepare(`SELECT e.id, e.type, e.created_at FROM ${table} e
       WHERE e.merchant_id = :merchant AND e.livemode = :livemode AND e.created_at >= :after AND e.created_at < :before
         AND (:types IS NULL OR e.type IN (SELECT value FROM json_each(:types)))
-        AND (:onlyFailed = 0 OR (e.created_at >= :endpointCreated
+        AND (:onlyFailed = 0 OR ((e.created_at > :endpointCreated
+            OR (e.created_at = :endpointCreated AND substr(e.id, instr(e.id, '_') + 1) > :endpointUlid))
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = :endpoint AND d.event_id = e.id AND d.status IN ('delivered', 'pending'))))
       ORDER BY e.created_at, e.id LIMIT :limit`).raw(true);
     this.replayEvents = { outbox: eventsOf('outbox'), service: eventsOf('webhook_events') };
@@ -176,6 +180,7 @@ export class WebhookOperations {
     const max = webhookLimits.replayEventsPerCommandMax;
     const params = {
       merchant: endpoint.merchantId, livemode: endpoint.livemode ? 1 : 0, endpoint: endpoint.id, endpointCreated: endpoint.createdAt,
+      endpointUlid: endpoint.id.slice(endpoint.id.indexOf('_') + 1),
       after: Math.max(filter.createdAfter, now - webhookLimits.resendEventAgeMsMax), before: filter.createdBefore,
       types: this.allowedTypes(endpoint, filter.eventTypes), onlyFailed: filter.onlyFailed ? 1 : 0, limit: max + 1,
     };

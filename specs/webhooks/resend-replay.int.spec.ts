@@ -176,6 +176,35 @@ test('only_failed after an outage: the events the endpoint never received (cance
   assert.ok(replayed.every((id) => !firstDelivered.has(id)), 'nothing delivered before is sent again');
 });
 
+test("only_failed leaves out the events made before the endpoint, though the service clock stood still between them (a manual clock, or the same millisecond)", async () => {
+  const m = await s.onboard('Late endpoint', shop.whiteLabelId);
+  const from = new Date(s.clock.now()).toISOString();
+  await emitEvent(s, m); // before the endpoint exists: never its to receive
+  await emitEvent(s, m);
+  await advance(s, 0);
+  await new Promise((resolve) => setTimeout(resolve, 5)); // the ids' clock (the wall's) moves on; the service clock does not
+  const hook = await Receiver.start(() => s.clock.now());
+  const endpoint = await addEndpoint(s, m.id, hook.url);
+  const made = (await s.bo('GET', `/v1/bo/webhooks/${endpoint}`)).json.created_at;
+  assert.is(made, from, 'the endpoint was made at the very instant of the events, on the service clock');
+  await emitEvent(s, m); // after it: delivered
+  await advance(s, 0);
+  assert.is(hook.received.length, 1);
+  hook.answer(500);
+  await emitEvent(s, m); // after it, at the same instant still: fails, its retry waiting
+  await advance(s, 0);
+  assert.is(hook.received.length, 2);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${endpoint}/disable`, {})).status, 200); // its retry canceled
+  hook.answer(204);
+  assert.is((await s.bo('POST', `/v1/bo/webhooks/${endpoint}/enable`, {})).status, 200);
+  const r = await s.bo('POST', `/v1/bo/webhooks/${endpoint}/replay`,
+    { event_types: [], created_after: from, created_before: new Date(s.clock.now() + 1).toISOString(), only_failed: true }, { stepUp: true });
+  assert.is(r.status, 202, r.text);
+  assert.is(r.json.event_count, 1, 'the failed one alone: not the two made before the endpoint');
+  await advance(s, second);
+  assert.is(String(hook.received.at(-1)!.headers['x-pg-event-id']), String(hook.received[1]!.headers['x-pg-event-id']));
+});
+
 test('the delivery list pages with a cursor bound to its filters', async () => {
   const first = await s.bo('GET', `/v1/bo/webhooks/${endpointId}/deliveries?limit=2&status=delivered`);
   assert.is(first.status, 200);
