@@ -218,8 +218,14 @@ export function decideRefundRecall(r: RefundRecall, s: Claim | undefined): Claim
   return [{ type: 'ClaimRefundRecalled', ...base, note, status: 'closed', refundedMinor: r.refunds.filledMinor }];
 }
 
-export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecision {
-  if (!s) return reject('resource_not_found', 'No such claim.');
+type ApproveClaimRefund = Extract<ClaimCommand, { type: 'ApproveClaimRefund' }>;
+
+/**
+ * Why the claim cannot take the command's transition at all, before what the command asks of
+ * it (a refund's account and amount) is weighed: its status, the note, a deposit whose transfer
+ * is back with the payer or is the merchant's (a refund or its payout), four eyes. null: it may.
+ */
+function transitionRefusal(c: ClaimCommand, s: Claim): Rejection | null {
   const transition = transitionOf[c.type];
   const from: readonly ClaimStatus[] = claimTransitions[transition];
   if (!from.includes(s.status)) {
@@ -227,7 +233,6 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
   }
   const noteProblem = checkNote(c.note, 'Every claim decision');
   if (noteProblem) return noteProblem;
-  const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
   if (c.type === 'ApproveClaimRefund' || c.type === 'PayOutClaimRefund') {
     // The bank recalled the order's transfer: its amount, and a same-slip excess with it, are back
     // with the payer. A further transfer (its own trans_ref) was not recalled: it is still refunded.
@@ -240,30 +245,49 @@ export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecisio
       return reject('operation_not_allowed', `The claim's deposit ${s.depositId} ${credited.replace(/^it /, '')}: a refund of the order's amount would pay the transfer twice. Close or reject the claim.`, { status: s.status, deposit_status: c.deposit.status });
     }
   }
+  if (c.type === 'ApproveClaimRefund' && sameOperator(s.notes?.find((n) => n.status === 'open')?.operatorId, c.operatorId)) {
+    return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
+  }
+  if (c.type === 'PayOutClaimRefund') {
+    const approvedBy = [...(s.notes ?? [])].reverse().find((n) => n.status === 'refund_pending')?.operatorId;
+    if (sameOperator(approvedBy, c.operatorId)) return reject('operation_not_allowed', 'You approved this refund; another operator pays it out (four eyes).', { approved_by: approvedBy });
+  }
+  return null;
+}
+
+/** A refund's terms: the account, named when the claim's transfer came from another than the order's sender, and the amount. null: they hold. */
+function refundTermsRefusal(c: ApproveClaimRefund, s: Claim): Rejection | null {
+  // The transfer came from another account than the order's sender: refunding the sender would pay someone who did not send it.
+  if (c.transferFromAnother !== undefined && !c.accountNamed) {
+    return reject('operation_not_allowed', `The transfer this claim is for came from another account than the order's sender (${c.transferFromAnother}): a refund to the sender would pay someone who did not send it. Name the payer's account, as they confirmed it, in refund_account.`, { transfer_sender: c.transferFromAnother });
+  }
+  const refundMinor = c.refundMinor ?? s.amountMinor;
+  // A refund is paid by payers' legs like any withdrawal, and no leg is below limits.legAmountMinMinor: a smaller one could never be paid.
+  if (refundMinor < BigInt(limits.legAmountMinMinor) || refundMinor > s.amountMinor) {
+    return reject('validation_error', `The refund must be from ${bahtOf(BigInt(limits.legAmountMinMinor))} baht (the smallest amount a payer's transfer pays) to the claim's amount (${bahtOf(s.amountMinor)} baht, amount_minor ${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
+  }
+  return null;
+}
+
+/**
+ * The refusal decideClaim gives a refund's approval for its terms (refundTermsRefusal), or null
+ * when it accepts them or refuses the refund for something before them. Pure: the route asks it
+ * of the world's claim before the step-up, which a refusal the operator mends in the request
+ * (the account named, the amount) does not spend (README, Token bounds); the command decides again.
+ */
+export function refundRefusedForItsTerms(c: ApproveClaimRefund, s: Claim): Rejection | null {
+  return transitionRefusal(c, s) ? null : refundTermsRefusal(c, s);
+}
+
+export function decideClaim(c: ClaimCommand, s: Claim | undefined): ClaimDecision {
+  if (!s) return reject('resource_not_found', 'No such claim.');
+  const refused = transitionRefusal(c, s);
+  if (refused) return refused;
+  const base = { at: c.at, claimId: s.id, operatorId: c.operatorId, note: c.note };
   switch (c.type) {
     case 'StartClaimReview': return [{ type: 'ClaimReviewStarted', ...base }];
-    case 'ApproveClaimRefund': {
-      if (sameOperator(s.notes?.find((n) => n.status === 'open')?.operatorId, c.operatorId)) {
-        return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
-      }
-      // The transfer came from another account than the order's sender: refunding the sender would pay someone who did not send it.
-      if (c.transferFromAnother !== undefined && !c.accountNamed) {
-        return reject('operation_not_allowed', `The transfer this claim is for came from another account than the order's sender (${c.transferFromAnother}): a refund to the sender would pay someone who did not send it. Name the payer's account, as they confirmed it, in refund_account.`, { transfer_sender: c.transferFromAnother });
-      }
-      const refundMinor = c.refundMinor ?? s.amountMinor;
-      // A refund is paid by payers' legs like any withdrawal, and no leg is below limits.legAmountMinMinor: a smaller one could never be paid.
-      if (refundMinor < BigInt(limits.legAmountMinMinor) || refundMinor > s.amountMinor) {
-        return reject('validation_error', `The refund must be from ${bahtOf(BigInt(limits.legAmountMinMinor))} baht (the smallest amount a payer's transfer pays) to the claim's amount (${bahtOf(s.amountMinor)} baht, amount_minor ${s.amountMinor}).`, { fields: [{ path: 'amount_minor', reason: 'out_of_range' }] });
-      }
-      return [{ type: 'ClaimRefundApproved', ...base, refundMinor, account: c.account }];
-    }
-    case 'PayOutClaimRefund': {
-      const approvedBy = [...(s.notes ?? [])].reverse().find((n) => n.status === 'refund_pending')?.operatorId;
-      if (sameOperator(approvedBy, c.operatorId)) {
-        return reject('operation_not_allowed', 'You approved this refund; another operator pays it out (four eyes).', { approved_by: approvedBy });
-      }
-      return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];
-    }
+    case 'ApproveClaimRefund': return refundTermsRefusal(c, s) ?? [{ type: 'ClaimRefundApproved', ...base, refundMinor: c.refundMinor ?? s.amountMinor, account: c.account }];
+    case 'PayOutClaimRefund': return [{ type: 'ClaimRefundPaidOut', ...base, withdrawalId: c.withdrawalId }];
     case 'CloseClaim': {
       if (s.status !== 'return_pending_payout') return [{ type: 'ClaimClosed', ...base, refundedMinor: 0n }];
       if (!c.refund?.final) return reject('operation_not_allowed', 'The refund withdrawal is still being paid out; close the claim once it is final.', { refund_withdrawal_id: s.refundWithdrawalId ?? null });

@@ -154,17 +154,8 @@ function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Depo
   if (s.status !== 'settled' || !st) {
     return reject('operation_not_allowed', `Only a settled deposit can be reversed; this one is ${s.status}.`, { status: s.status });
   }
-  const paying = c.refundsPayingOut[0];
-  if (paying) {
-    return reject('operation_not_allowed', `Claim ${paying.claimId}'s refund withdrawal ${paying.withdrawalId} is paying the payer out; a reversal would return their transfer besides. Cancel it first (POST /v1/bo/withdrawals/${paying.withdrawalId}/cancel), then reverse.`,
-      { claim_id: paying.claimId, refund_withdrawal_id: paying.withdrawalId });
-  }
-  const paid = c.refundsPaid[0];
-  if (paid && c.claimRefunds !== 'recover_from_payer') {
-    const more = c.refundsPaid.length > 1 ? ` (and ${c.refundsPaid.length - 1} more of its claims)` : '';
-    return reject('operation_not_allowed', `Claim ${paid.claimId}${more} already refunded ${bahtOf(paid.refundedMinor)} baht of this transfer to the payer: the bank's recall of the whole transfer pays them that again. Check what the bank took back; to reverse, send claim_refunds: "recover_from_payer" and the claim records the refund as owed back by the payer.`,
-      { claim_id: paid.claimId, refunded_minor: minorToJson(paid.refundedMinor), claims: c.refundsPaid.map((p) => ({ claim_id: p.claimId, refunded_minor: minorToJson(p.refundedMinor) })) });
-  }
+  const claims = reversalClaimsRefusal(s, c);
+  if (claims) return claims;
   const bucket = creditBucketOf(s);
   const b = c.wallet.balances;
   const holds = bucket === 'available' ? b.availableMinor : b.pendingClearingMinor;
@@ -178,6 +169,32 @@ function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Depo
     type: 'DepositReversed', at: c.at, reasonCode: c.reasonCode, reversesBalanceTransactionId: st.balanceTransactionId, balanceTransactionId: c.balanceTransactionId,
     ...(c.decision ? { decision: c.decision } : {}),
   }];
+}
+
+/** What a reversal knows of the deposit's claims' refunds (handler/claims.ts reversalClaimFacts), and what its operator says of those paid. */
+export type ReversalClaimFacts = Pick<Extract<DepositCommand, { type: 'ReverseDeposit' }>, 'refundsPayingOut' | 'refundsPaid' | 'claimRefunds'>;
+
+/**
+ * A settled deposit's reversal refused for its claims' refunds — one paying the payer out, or
+ * one that paid them which the operator has not said is owed back — else null, and null for a
+ * deposit not settled (reverse refuses its status first). Pure: the route asks it of the world
+ * before the step-up, which a refusal the operator mends (the refund canceled,
+ * recover_from_payer said) does not spend; reverse asks it again in the command.
+ */
+export function reversalClaimsRefusal(s: Deposit, c: ReversalClaimFacts): Rejection | null {
+  if (s.status !== 'settled') return null;
+  const paying = c.refundsPayingOut[0];
+  if (paying) {
+    return reject('operation_not_allowed', `Claim ${paying.claimId}'s refund withdrawal ${paying.withdrawalId} is paying the payer out; a reversal would return their transfer besides. Cancel it first (POST /v1/bo/withdrawals/${paying.withdrawalId}/cancel), then reverse.`,
+      { claim_id: paying.claimId, refund_withdrawal_id: paying.withdrawalId });
+  }
+  const paid = c.refundsPaid[0];
+  if (paid && c.claimRefunds !== 'recover_from_payer') {
+    const more = c.refundsPaid.length > 1 ? ` (and ${c.refundsPaid.length - 1} more of its claims)` : '';
+    return reject('operation_not_allowed', `Claim ${paid.claimId}${more} already refunded ${bahtOf(paid.refundedMinor)} baht of this transfer to the payer: the bank's recall of the whole transfer pays them that again. Check what the bank took back; to reverse, send claim_refunds: "recover_from_payer" and the claim records the refund as owed back by the payer.`,
+      { claim_id: paid.claimId, refunded_minor: minorToJson(paid.refundedMinor), claims: c.refundsPaid.map((p) => ({ claim_id: p.claimId, refunded_minor: minorToJson(p.refundedMinor) })) });
+  }
+  return null;
 }
 
 function cancel(c: Extract<DepositCommand, { type: 'CancelDeposit' }>, s: Deposit): DepositDecision {

@@ -5,9 +5,9 @@
 // (core/ledger/postings.ts) and filled by deposits like any other order. Ids are drawn
 // only once the decider has accepted.
 
-import { admitClaim, decideClaim, decideRefundOwed, decideRefundRecall, heldOfDeposit, refundedOfTransfer, type ClaimCommand, type ClaimedDeposit, type RefundRecall } from '../claim/decide.ts';
+import { admitClaim, decideClaim, decideRefundOwed, decideRefundRecall, heldOfDeposit, refundedOfTransfer, refundRefusedForItsTerms, type ClaimCommand, type ClaimedDeposit, type RefundRecall } from '../claim/decide.ts';
 import { refundWithdrawalsOf, type Claim, type ClaimEvent, type ClaimKind } from '../claim/state.ts';
-import type { RefundPaid, RefundPayingOut } from '../deposit/decide.ts';
+import type { RefundPaid, RefundPayingOut, ReversalClaimFacts } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import { matchAccountNumber } from '../deposit/verification.ts';
 import { maskName, maskReadAccountNumber } from '../present.ts';
@@ -17,9 +17,21 @@ import { isOpenStatus } from '../withdrawal/state.ts';
 import type { Command } from './commands.ts';
 import { done, fail, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
+import type { World } from '../world.ts';
 import { runWithdrawal } from './withdrawals.ts';
 import type { NewWithdrawal } from '../withdrawal/decide.ts';
 import { violated } from '../assert.ts';
+
+/**
+ * What gathering a claim's facts reads: a command's transaction, or the world as it stands
+ * (worldReads: a route's check before its step-up, which writes nothing).
+ */
+export type ClaimReads = Pick<Tx, 'world' | 'at' | 'deposit' | 'withdrawal'>;
+
+/** The world as a command at `at` would read it before it changes anything. */
+export function worldReads(world: World, at: number): ClaimReads {
+  return { world, at, deposit: (id) => world.deposits.get(id), withdrawal: (id) => world.withdrawals.get(id) };
+}
 
 export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
   const d = tx.deposit(c.depositId);
@@ -43,7 +55,7 @@ export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): S
 }
 
 /** One deposit's claims: few, so a scan of the open work (as the back office's view does). */
-function* claimsOfDeposit(tx: Tx, depositId: string): Iterable<Claim> {
+function* claimsOfDeposit(tx: ClaimReads, depositId: string): Iterable<Claim> {
   for (const claim of tx.world.claims.values()) if (claim.depositId === depositId) yield claim;
 }
 
@@ -62,7 +74,7 @@ function claimedDeposit(d: Deposit): ClaimedDeposit {
 }
 
 /** The decider's command for a transition, with the facts it needs. */
-function claimCommand(tx: Tx, claim: Claim, c: Extract<Command, { type: 'DecideClaim' }>, withdrawalId: string): ClaimCommand {
+function claimCommand(tx: ClaimReads, claim: Claim, c: Extract<Command, { type: 'DecideClaim' }>, withdrawalId: string): ClaimCommand {
   const base = { at: tx.at, operatorId: c.actor.operatorId, note: c.note };
   switch (c.transition) {
     case 'review': return { type: 'StartClaimReview', ...base };
@@ -105,7 +117,7 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
 }
 
 /** The deposit's claims whose refund withdrawal is still open (a reversal waits for them to be canceled). */
-export function refundsPayingOut(tx: Tx, depositId: string): RefundPayingOut[] {
+function refundsPayingOut(tx: ClaimReads, depositId: string): RefundPayingOut[] {
   const out: RefundPayingOut[] = [];
   for (const claim of claimsOfDeposit(tx, depositId)) {
     for (const id of refundWithdrawalsOf(claim)) {
@@ -117,13 +129,30 @@ export function refundsPayingOut(tx: Tx, depositId: string): RefundPayingOut[] {
 }
 
 /** The deposit's claims on its transfer whose refunds already paid the payer (a reversal asks the operator about them). */
-export function refundsPaid(tx: Tx, depositId: string): RefundPaid[] {
+function refundsPaid(tx: ClaimReads, depositId: string): RefundPaid[] {
   const out: RefundPaid[] = [];
   for (const claim of claimsOfDeposit(tx, depositId)) {
     const refundedMinor = refundedOfTransfer(claim);
     if (refundedMinor > 0n) out.push({ claimId: claim.id, refundedMinor });
   }
   return out;
+}
+
+/** What a reversal of the deposit is decided on of its claims' refunds (deposit/decide.ts reversalClaimsRefusal). */
+export function reversalClaimFacts(tx: ClaimReads, depositId: string): Omit<ReversalClaimFacts, 'claimRefunds'> {
+  return { refundsPayingOut: refundsPayingOut(tx, depositId), refundsPaid: refundsPaid(tx, depositId) };
+}
+
+/**
+ * The refusal a claim's refund gets for its terms (the account, the amount: claim/decide.ts
+ * refundRefusedForItsTerms), gathered as the command gathers them; null for another
+ * transition, a claim there is not, or a refund refused for something else first.
+ */
+export function refundTermsRefusalOf(tx: ClaimReads, c: Extract<Command, { type: 'DecideClaim' }>): Rejection | null {
+  const claim = tx.world.claims.get(c.claimId);
+  if (!claim || c.transition !== 'refund') return null;
+  const command = claimCommand(tx, claim, c, '');
+  return command.type === 'ApproveClaimRefund' ? refundRefusedForItsTerms(command, claim) : null;
 }
 
 /**
@@ -142,7 +171,7 @@ export function recordClaimRefundsOwed(tx: Tx, r: Extract<Reaction, { type: 'Rec
 }
 
 /** The claim's refund withdrawals (the payout's and each replacement): whether one is still open, and what they filled in all. */
-function refundsOf(tx: Tx, claim: Claim): { readonly anyOpen: boolean; readonly filledMinor: bigint } | undefined {
+function refundsOf(tx: ClaimReads, claim: Claim): { readonly anyOpen: boolean; readonly filledMinor: bigint } | undefined {
   const ids = refundWithdrawalsOf(claim);
   if (ids.length === 0) return undefined;
   let anyOpen = false, filledMinor = 0n;

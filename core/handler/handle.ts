@@ -24,7 +24,7 @@ import { runToQuiescence } from './react.ts';
 import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
-import { decideClaimStep, openClaim, refundsPaid, refundsPayingOut } from './claims.ts';
+import { decideClaimStep, openClaim, reversalClaimFacts } from './claims.ts';
 import { fireSandboxStep } from './sandbox.ts';
 
 export type { Outcome };
@@ -187,8 +187,8 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
       ...(c.actor.kind === 'operator' ? { operatorId: c.actor.operatorId } : {}) }, d);
   }),
   ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
-    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), refundsPayingOut: refundsPayingOut(tx, d.id),
-      refundsPaid: refundsPaid(tx, d.id), ...(c.claimRefunds ? { claimRefunds: c.claimRefunds } : {}), ...decisionOf(c.actor, c.note) }, d)),
+    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), ...reversalClaimFacts(tx, d.id),
+      ...(c.claimRefunds ? { claimRefunds: c.claimRefunds } : {}), ...decisionOf(c.actor, c.note) }, d)),
   CreateWithdrawal: createWithdrawal,
   ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId, ...(c.note !== undefined ? { note: c.note } : {}) }),
   RejectWithdrawal: (tx, c) => withWithdrawal(tx, undefined, c.withdrawalId, (w) =>

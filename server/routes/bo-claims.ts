@@ -11,6 +11,9 @@ import { claimKinds, claimStatuses, type Claim, type ClaimKind, type ClaimStatus
 import { limits } from '../../core/limits.ts';
 import { presentClaim, presentWithdrawal } from '../../core/present.ts';
 import { operatorAuth, operatorOf } from '../auth/operator.ts';
+import type { Command } from '../../core/handler/commands.ts';
+import { refundTermsRefusalOf, worldReads } from '../../core/handler/claims.ts';
+import { ApiError } from '../errors.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
@@ -89,10 +92,19 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
     router.post(`/claims/:id/${transition}`, async (ctx) => {
       // A refund's approval and its payout move money out of suspense: step-up, as for adjustments.
       const b = parseWith(claimSchemas.decide, bodyOf(ctx));
-      await runIdempotent(ctx, services, operatorScope(ctx), {
+      const command: Extract<Command, { type: 'DecideClaim' }> = {
         type: 'DecideClaim', actor: operator(ctx), claimId: ctx.params.id!, transition, note: b.note ?? '', ...(b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {}),
         ...(b.refund_account && transition === 'refund' ? { refundAccount: { bankCode: b.refund_account.bank_code, accountNumber: b.refund_account.account_number, accountNameTh: b.refund_account.account_name_th } } : {}),
-      }, (id) => ({ status: 200, body: claimView(id!) }), transition === 'refund' || transition === 'payout' ? { admit: noteBeforeStepUp(ctx, b.note ?? '', 'Every claim decision', () => { if (!world().claims.has(ctx.params.id!)) throw notFound('claim'); }) } : {});
+      };
+      // Before the step-up, which they do not spend: a claim there is not, and a refund refused for its account or amount,
+      // which the operator mends in the request (the command decides them again).
+      const found = () => {
+        if (!world().claims.has(ctx.params.id!)) throw notFound('claim');
+        const terms = refundTermsRefusalOf(worldReads(world(), services.write.clock.now()), command);
+        if (terms) throw ApiError.from(terms);
+      };
+      await runIdempotent(ctx, services, operatorScope(ctx), command, (id) => ({ status: 200, body: claimView(id!) }),
+        transition === 'refund' || transition === 'payout' ? { admit: noteBeforeStepUp(ctx, b.note ?? '', 'Every claim decision', found) } : {});
     });
   }
 

@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { getDeposit, pngSlip, receiver as payeeOfScene, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
-import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
+import { getDeposit, paidDeposit as paidDepositOf, receiver as payeeOfScene, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 
 const run = promisify(execFile);
@@ -44,16 +44,7 @@ test.before(async () => {
 });
 test.after(async () => { await scene.s.stop(); });
 
-/** A deposit of `shop`'s paid with `paid` satang to `receiver` from `from`, its slip verified: the deposit as the merchant reads it. */
-async function paidDeposit(shop: MerchantKeys, amount: number, paid: number, receiver = payeeOfScene, from = sender): Promise<any> {
-  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: from }));
-  assert.is(created.status, 201, created.text);
-  const image = pngSlip();
-  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver, sender: { ...from }, image_sha256: sha256Hex(image) }));
-  assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
-  await scene.s.running.slipWorker.drain();
-  return getDeposit(scene, created.json.id, shop.live.api_key);
-}
+const paidDeposit = (shop: MerchantKeys, amount: number, paid: number, to = payeeOfScene, from = sender): Promise<any> => paidDepositOf(scene, shop, amount, paid, to, from);
 
 async function balanceOf(shop: MerchantKeys): Promise<any> {
   const r = await scene.s.call(shop.live.api_key, 'GET', '/v1/pay/balance');

@@ -15,7 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { matchedDeposit, overpaidInNewWhiteLabel as overpaidIn, paidDeposit as paidDepositOf, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 import { depositBody, freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { answerStepUp, launchChromium, signIn } from '../support/console-browser.ts';
@@ -56,30 +56,13 @@ function revealedPlaces(account: string, texts: readonly string[]): Set<number> 
 const shopBalance = async () => (await scene.s.call(shop.live.api_key, 'GET', '/v1/pay/balance')).json;
 
 /** A deposit of `amount` in the claims white label, paid with `paid` to `receiver`, verified. */
-async function paidDeposit(amount: number, paid: number, receiver: { bank_code: string; account_number: string; account_name: string }, from = sender): Promise<any> {
-  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: from }));
-  assert.is(created.status, 201, created.text);
-  const image = pngSlip();
-  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver, sender: { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th }, image_sha256: sha256Hex(image) }));
-  assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
-  await scene.s.running.slipWorker.drain();
-  return (await scene.s.call(shop.live.api_key, 'GET', `/v1/pay/deposits/${created.json.id}`)).json;
-}
+const paidDeposit = (amount: number, paid: number, receiver: { bank_code: string; account_number: string; account_name: string }, from = sender): Promise<any> => paidDepositOf(scene, shop, amount, paid, receiver, from);
 
-/**
- * A new white label (payer and shop become its merchants): the payer's withdrawal of 400 baht
- * to a payee, paid by a shop's deposit of 400 baht with 450 sent (a same-slip overpayment of
- * 50 baht, its claim opened by itself). Answers the deposit.
- */
+/** A new white label of `name`'s, payer and shop its merchants: its deposit overpaid by 50 baht (slip-harness.ts overpaidInNewWhiteLabel). */
 async function overpaidInNewWhiteLabel(name: string): Promise<any> {
-  payer = await scene.s.onboard(`${name} payer`);
-  shop = await scene.s.onboard(`${name} shop`, payer.whiteLabelId);
-  await scene.s.fund(payer.id, 1_000_000);
-  const payee = { bank_code: '004', account_number: '5550001111', account_name: 'สมหญิง รักดี' };
-  const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
-  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: `${name}-w`, end_user_ref: 'payee', beneficiary_id: ben });
-  assert.is(w.status, 201, w.text);
-  return paidDeposit(40_000, 45_000, payee);
+  const scenario = await overpaidIn(scene, name);
+  ({ payer, shop } = scenario);
+  return scenario.deposit;
 }
 
 test('an overpayment claim walks every status; the refund withdrawal is funded from suspense and filled by a deposit', async () => {

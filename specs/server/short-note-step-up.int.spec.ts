@@ -7,16 +7,18 @@
 // pasted one ($SATANG_STEP_UP_TOKEN, the console's Command line page) sends it. So is every ⚑
 // route's target there is not (404: a merchant to suspend, a white label's gateway route and
 // its unknown bank, a deposit or fill to reverse, a withdrawal to cancel, a claim to refund,
-// an adjustment proposal to approve, a key to issue for or revoke). Over real
+// an adjustment proposal to approve, a key to issue for or revoke), a claim's refund refused
+// for its account (409) or its amount (422), and a reversal refused for its claim's refund
+// (409: paying the payer out, or paid without claim_refunds). Over real
 // HTTP against settled deposits; the step-up is still one action's: after the decision it is
 // spent.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { freshSender, type Reply } from '../support/server-harness.ts';
+import { freshSender, sender, type Reply } from '../support/server-harness.ts';
 import { limits } from '../../core/limits.ts';
-import { getDeposit, matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { getDeposit, matchedDeposit, overpaidInNewWhiteLabel, paidDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
 
@@ -124,6 +126,64 @@ test("a claim's refund and its payout refused for a short note spend no step-up:
     assert.is(decided.status, 200, `${transition}: ${decided.text}`);
     assert.is(decided.json.status, status);
   }
+});
+
+test("a reversal refused for its claim's refund — paying the payer out, then paid without claim_refunds — spends no step-up: mended, it passes with the same one", async () => {
+  // A white label of its own, so the refund's only liquidity is the deposit that pays it.
+  const { deposit: d, shop } = await overpaidInNewWhiteLabel(scene, 'StepUpReversal');
+  const claimId = d.overpayment.claim_id as string;
+  const note = 'looked at the bank statement for this one';
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.is(payout.status, 200, payout.text);
+
+  const stepUp = await scene.s.operatorToken('emp_reverser', true, ['ops_admin']);
+  const recall = { reason_code: 'BANK_RECALL', note: "the sender's bank recalled the whole transfer" };
+  const reverse = (body: unknown) => steppedUp('emp_reverser', stepUp, `/v1/bo/deposits/${d.id}/reverse`, body);
+  const paying = await reverse(recall);
+  assert.equal([paying.status, paying.json.error?.code, paying.json.error?.details], [409, 'operation_not_allowed', { claim_id: claimId, refund_withdrawal_id: payout.json.refund_withdrawal.id }], paying.text);
+  // The refund paid: a deposit of the shop's fills it, and the claim closes refunded.
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(scene, shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.status, 'closed');
+  const paid = await reverse(recall);
+  assert.equal([paid.status, paid.json.error?.code, paid.json.error?.details?.claim_id, paid.json.error?.details?.refunded_minor], [409, 'operation_not_allowed', claimId, 5_000], paid.text);
+  assert.match(paid.json.error.message, /claim_refunds: "recover_from_payer"/);
+  assert.is((await getDeposit(scene, d.id, shop.live.api_key)).status, 'settled', 'nothing done');
+  const reversed = await reverse({ ...recall, claim_refunds: 'recover_from_payer' });
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is(reversed.json.status, 'reversed');
+});
+
+test("a claim's refund refused for its account or its amount spends no step-up: mended, it is approved with the same one", async () => {
+  // An order paid twice, the second transfer from another account: its claim's refund needs that account named.
+  const from = freshSender();
+  const d = await matchedDeposit(scene, { sender: from, end_user_ref: `u-${randomUUID()}` });
+  const other = { bank_code: '002', account_number: '1234567890', account_name_th: 'วิชัย ดีมาก' };
+  for (const [amount, who] of [[d.amount_minor, { ...from }], [25_000, other]] as const) {
+    const image = pngSlip();
+    await registerTransfer(scene.s, transferFor(scene, d, { amount_minor: amount, sender: who, image_sha256: sha256Hex(image) }));
+    assert.is((await uploadFile(d.slip_upload, image)).status, 202);
+    await scene.s.running.slipWorker.drain();
+  }
+  const overpaid = await getDeposit(scene, d.id);
+  assert.equal([overpaid.status, overpaid.overpayment?.cause, overpaid.overpayment?.amount_minor], ['settled', 'additional_transfer', 25_000], JSON.stringify(overpaid.overpayment));
+  const claimId = overpaid.overpayment.claim_id as string;
+  const note = 'the payer confirmed the account it came from';
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_opener' })).status, 200);
+
+  const stepUp = await scene.s.operatorToken('emp_refunder', true, ['ops_admin']);
+  const refund = (body: Record<string, unknown>) => steppedUp('emp_refunder', stepUp, `/v1/bo/claims/${claimId}/refund`, { note, ...body });
+  const toSender = await refund({});
+  assert.equal([toSender.status, toSender.json.error?.code, Object.keys(toSender.json.error?.details ?? {})], [409, 'operation_not_allowed', ['transfer_sender']], toSender.text);
+  for (const amount of [limits.legAmountMinMinor - 1, 25_001]) {
+    const outOfRange = await refund({ refund_account: other, amount_minor: amount });
+    assert.equal([outOfRange.status, outOfRange.json.error?.code, outOfRange.json.error?.details?.fields?.[0]], [422, 'validation_error', { path: 'amount_minor', reason: 'out_of_range' }], outOfRange.text);
+  }
+  const approved = await refund({ refund_account: other });
+  assert.is(approved.status, 200, approved.text);
+  assert.equal([approved.json.status, approved.json.refund_minor, approved.json.refund_account.account_number_masked], ['refund_pending', 25_000, 'xxxxxx7890']);
 });
 
 /** `refused` (each: path and body) answer `code`; then `mended` passes with the same step-up, answering `status`. */

@@ -71,6 +71,36 @@ export async function withdrawalsTo(s: TestServer, payer: MerchantKeys, accounts
   return ids;
 }
 
+/**
+ * A deposit of `shop`'s for `amount`, paid with `paid` satang (more: an overpayment; less: a
+ * short pay) to `to` from `from`, its slip verified: the deposit as the merchant reads it.
+ */
+export async function paidDeposit(scene: SlipScene, shop: MerchantKeys, amount: number, paid: number, to = receiver, from = sender): Promise<any> {
+  const created = await scene.s.call(shop.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: amount, fill_preference: 'internal_only', end_user_ref: `u-${randomUUID()}`, sender: from }));
+  assert.is(created.status, 201, created.text);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, created.json, { amount_minor: paid, receiver: to, sender: { bank_code: from.bank_code, account_number: from.account_number, account_name_th: from.account_name_th }, image_sha256: sha256Hex(image) }));
+  assert.is((await uploadFile(created.json.slip_upload, image)).status, 202);
+  await scene.s.running.slipWorker.drain();
+  return getDeposit(scene, created.json.id, shop.live.api_key);
+}
+
+/**
+ * A new white label (a payer and a shop its merchants, so the only liquidity is what the caller
+ * opens): the payer's withdrawal of 400 baht to a payee, paid by a shop's deposit of 400 baht
+ * with 450 sent (a same-slip overpayment of 50 baht, its claim opened by itself).
+ */
+export async function overpaidInNewWhiteLabel(scene: SlipScene, name: string): Promise<{ deposit: any; payer: MerchantKeys; shop: MerchantKeys }> {
+  const payer = await scene.s.onboard(`${name} payer`);
+  const shop = await scene.s.onboard(`${name} shop`, payer.whiteLabelId);
+  await scene.s.fund(payer.id, 1_000_000);
+  const payee = { bank_code: '004', account_number: '5550001111', account_name: 'สมหญิง รักดี' };
+  const ben = await scene.s.beneficiary(payer.id, true, payee.account_number);
+  const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: `${name}-w`, end_user_ref: 'payee', beneficiary_id: ben });
+  assert.is(w.status, 201, w.text);
+  return { deposit: await paidDeposit(scene, shop, 40_000, 45_000, payee), payer, shop };
+}
+
 export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
   const r = await scene.s.call(apiKey, 'GET', `/v1/pay/deposits/${id}`);
   assert.is(r.status, 200, r.text);
