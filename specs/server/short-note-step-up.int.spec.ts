@@ -7,7 +7,9 @@
 // pasted one ($SATANG_STEP_UP_TOKEN, the console's Command line page) sends it. So is every ⚑
 // route's target there is not (404: a merchant to suspend, a white label's gateway route and
 // its unknown bank, a deposit or fill to reverse, a withdrawal to cancel, a claim to refund,
-// an adjustment proposal to approve, a key to issue for or revoke), a claim's refund refused
+// an adjustment proposal to approve, a key to issue for or revoke, a webhook endpoint or
+// delivery to resend, a signing key to withdraw; an operator revocation's subject too long,
+// 422 — those three also refused without a step-up), a claim's refund refused
 // for its account (409) or its amount (422), and a reversal refused for its claim's refund
 // (409: paying the payer out, or paid without claim_refunds). Over real
 // HTTP against settled deposits; the step-up is still one action's: after the decision it is
@@ -17,13 +19,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { freshSender, sender, type Reply } from '../support/server-harness.ts';
-import { limits } from '../../core/limits.ts';
+import { limits, webhookLimits } from '../../core/limits.ts';
+import { addEndpoint, advance, deliveries, emitEvent, publishedKeys, Receiver, second } from '../webhooks/support.ts';
 import { getDeposit, matchedDeposit, overpaidInNewWhiteLabel, paidDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
 
 let scene: SlipScene;
 
 test.before(async () => { scene = await slipScene(); });
-test.after(async () => { await scene.s.stop(); });
+test.after(async () => { await scene.s.stop(); await Receiver.stopAll(); });
 
 /** Notes too short: none, a word, 16 readable characters among spaces. */
 const shortNotes = [undefined, 'recalled', '   recalled     by   bank        '];
@@ -39,10 +42,10 @@ async function settledDeposit(): Promise<any> {
   return d;
 }
 
-/** POSTs `body` as `sub` (ops_admin) with the step-up token given and a fresh Idempotency-Key. */
-async function steppedUp(sub: string, stepUp: string, path: string, body: unknown): Promise<Reply> {
+/** POSTs `body` as `sub` (ops_admin) with the step-up token given (none: undefined) and a fresh Idempotency-Key. */
+async function steppedUp(sub: string, stepUp: string | undefined, path: string, body: unknown): Promise<Reply> {
   return scene.s.raw('POST', path, {
-    headers: { Authorization: `Bearer ${await scene.s.operatorToken(sub, false, ['ops_admin'])}`, 'X-PG-Step-Up-Token': stepUp, 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${await scene.s.operatorToken(sub, false, ['ops_admin'])}`, ...(stepUp === undefined ? {} : { 'X-PG-Step-Up-Token': stepUp }), 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
 }
@@ -265,6 +268,45 @@ test('a cancellation of a withdrawal there is not spends no step-up: the real on
   const w = scene.withdrawalIds[scene.withdrawalIds.length - 1];
   const canceled = await mendedWithSameStepUp('emp_canceler', [unknown('/v1/bo/withdrawals/wdr_nobody/cancel')], [`/v1/bo/withdrawals/${w}/cancel`, { note: 'the payer asked to stop it' }], 200);
   assert.is(canceled.json.status, 'canceled');
+});
+
+/** `body` POSTed as `sub` (ops_admin) without a step-up token is refused 403 scope_denied, asking for one. */
+async function refusedWithoutStepUp(sub: string, path: string, body: unknown = {}): Promise<void> {
+  const r = await steppedUp(sub, undefined, path, body);
+  assert.equal([r.status, r.json.error?.code], [403, 'scope_denied'], `${path}: ${r.text}`);
+  assert.match(r.json.error.message, /needs a step-up token/);
+}
+
+test('a resend to an endpoint or of a delivery there is not spends no step-up: the real one is resent with the same one, and none without a step-up', async () => {
+  const receiver = await Receiver.start(() => scene.s.clock.now());
+  const endpointId = await addEndpoint(scene.s, scene.shop.id, receiver.url);
+  await emitEvent(scene.s, scene.shop);
+  await advance(scene.s, 0);
+  const [delivery] = await deliveries(scene.s, endpointId);
+  assert.ok(delivery, 'the event was delivered');
+  const path = `/v1/bo/webhooks/${endpointId}/deliveries/${delivery.id}/resend`;
+  await refusedWithoutStepUp('emp_resender', path);
+  const resent = await mendedWithSameStepUp('emp_resender', [unknown(`/v1/bo/webhooks/we_nobody/deliveries/${delivery.id}/resend`), unknown(`/v1/bo/webhooks/${endpointId}/deliveries/dlv_nobody/resend`)], [path, {}], 201);
+  assert.equal([resent.json.event_id, resent.json.resend], [delivery.event_id, true]);
+});
+
+test('a withdrawal of a signing key there is not spends no step-up: the rotated-out key is withdrawn with the same one, and not without a step-up', async () => {
+  const old = (await publishedKeys(scene.s)).keys.find((k) => k.status === 'active')!;
+  const rotated = await scene.s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', { notice_seconds: webhookLimits.keyRotationNoticeMsMin / 1000 }, { sub: 'emp_keys', stepUp: true });
+  assert.is(rotated.status, 201, rotated.text);
+  await advance(scene.s, webhookLimits.keyRotationNoticeMsMin + second); // the new key signs: the old one may be withdrawn
+  const path = `/v1/bo/webhooks/signing-keys/${old.kid}/withdraw`;
+  await refusedWithoutStepUp('emp_keys', path);
+  const withdrawn = await mendedWithSameStepUp('emp_keys', [unknown('/v1/bo/webhooks/signing-keys/whk_nobody/withdraw')], [path, {}], 200);
+  assert.equal([withdrawn.json.kid, withdrawn.json.status], [old.kid, 'withdrawn']);
+});
+
+test('a revocation of a subject too long to be an operator spends no step-up: the real one is revoked with the same one, and none without a step-up', async () => {
+  const path = '/v1/bo/operators/emp_departed/revoke';
+  const body = { reason: 'left the company' };
+  await refusedWithoutStepUp('emp_offboarder', path, body);
+  const revoked = await mendedWithSameStepUp('emp_offboarder', [[`/v1/bo/operators/emp_${'x'.repeat(200)}/revoke`, body, 422, 'validation_error']], [path, body], 200);
+  assert.equal([revoked.json.object, revoked.json.sub, revoked.json.revoked_by], ['operator_revocation', 'emp_departed', 'emp_offboarder']);
 });
 
 test.run();
