@@ -617,6 +617,8 @@ export const financeLimits = {
   reportDayMin: '1970-01-01',
   /** How long a report waits for the finance projections to apply what the write side had committed. */
   reportFreshnessWaitMs: 2 * second,
+  /** Reads of the trial balance while payer_debts trails finance_ledger (each waits for it as above), then 503. */
+  reportSnapshotAttemptsMax: 3,
   /** Balance transactions in one statement-lines report: a longer period is refused, to be asked in parts. */
   statementLinesMax: 100_000,
   /** Receiving accounts listed in one report (the busiest first). */

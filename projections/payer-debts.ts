@@ -67,13 +67,17 @@ export class PayerDebtReads {
 
   constructor(db: ProjectionsDb) {
     // Each claim's last change at or before the instant (a claim has a handful of rows).
-    this.at = db.prepare<[number, number], AtRow>(`SELECT livemode, sum(owed_minor) FROM fin_payer_debts d
-      WHERE at <= ? AND journal_seq = (SELECT max(journal_seq) FROM fin_payer_debts l WHERE l.claim_id = d.claim_id AND l.at <= ?)
+    this.at = db.prepare<[number, number, number, number], AtRow>(`SELECT livemode, sum(owed_minor) FROM fin_payer_debts d
+      WHERE at <= ? AND journal_seq <= ? AND journal_seq = (SELECT max(journal_seq) FROM fin_payer_debts l WHERE l.claim_id = d.claim_id AND l.at <= ? AND l.journal_seq <= ?)
       GROUP BY livemode`).raw(true).safeIntegers(true);
   }
 
-  /** Per mode in which a payer debt was recorded at or before `asOfMs`: what is owed then (0 once all recovered). */
-  owedAt(asOfMs: number): OwedByPayers[] {
-    return this.at.all(asOfMs, asOfMs).map(([mode, owed]) => ({ livemode: mode === 1n, owedMinor: owed }));
+  /**
+   * Per mode in which a payer debt was recorded at or before `asOfMs`: what is owed then (0 once
+   * all recovered), from the journal's entries up to `uptoSeq` (another projection's position,
+   * so that both read as of one journal position).
+   */
+  owedAt(asOfMs: number, uptoSeq: number): OwedByPayers[] {
+    return this.at.all(asOfMs, uptoSeq, asOfMs, uptoSeq).map(([mode, owed]) => ({ livemode: mode === 1n, owedMinor: owed }));
   }
 }

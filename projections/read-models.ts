@@ -3,6 +3,7 @@
 // and each projection's position (how far through the journal it is). Read-only: the projector writes, this only reads.
 
 import type { Deposit } from '../core/deposit/state.ts';
+import type { AccountTurnover, OwedByPayers } from '../core/finance/trial-balance.ts';
 import type { Withdrawal } from '../core/withdrawal/state.ts';
 import { BalanceHistoryReads } from './balance-history.ts';
 import type { ProjectionsDb } from './db.ts';
@@ -14,6 +15,14 @@ import { PayerDebtReads } from './payer-debts.ts';
 import type { ProjectionName } from './projection.ts';
 import { ReceivingAccountReads } from './receiving-accounts.ts';
 
+/**
+ * The trial balance's figures as of one journal position (finance_ledger's), or, while
+ * payer_debts has not applied that far, only the position it must reach (read again then).
+ */
+export type TrialBalanceSnapshot =
+  | { readonly ready: true; readonly position: number; readonly turnovers: readonly AccountTurnover[]; readonly owedByPayers: readonly OwedByPayers[] }
+  | { readonly ready: false; readonly position: number };
+
 export class ReadModels {
   readonly balanceHistory: BalanceHistoryReads;
   readonly events: EventsFeedReads;
@@ -24,6 +33,7 @@ export class ReadModels {
   readonly disputes: DisputeReads;
   readonly payerDebts: PayerDebtReads;
   private readonly positionOf;
+  private readonly trialBalanceTx;
 
   constructor(db: ProjectionsDb) {
     this.balanceHistory = new BalanceHistoryReads(db);
@@ -35,6 +45,20 @@ export class ReadModels {
     this.disputes = new DisputeReads(db);
     this.payerDebts = new PayerDebtReads(db);
     this.positionOf = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
+    // One read transaction (WAL: one snapshot of projections.db), and payer_debts bounded to
+    // finance_ledger's position in it: each projection applies at its own pace, on another
+    // connection, so two reads apart — or one projection ahead of the other — would put the
+    // owed line a few entries ahead of (or behind) the turnovers.
+    this.trialBalanceTx = db.transaction((asOfMs: number): TrialBalanceSnapshot => {
+      const { turnovers, position } = this.finance.trialBalance(asOfMs);
+      if (this.position('payer_debts') < position) return { ready: false, position };
+      return { ready: true, position, turnovers, owedByPayers: this.payerDebts.owedAt(asOfMs, position) };
+    });
+  }
+
+  /** The trial balance's turnovers and payer debts at `asOfMs`, both as of one journal position. */
+  trialBalance(asOfMs: number): TrialBalanceSnapshot {
+    return this.trialBalanceTx.deferred(asOfMs);
   }
 
   /** The last journal seq `projection` applied (0 before the first). */

@@ -28,6 +28,7 @@
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { ManualClock } from '../adapters/clock.ts';
+import { assert } from '../core/assert.ts';
 import { settled } from '../core/handler/handle.ts';
 import { projectionSchemas } from '../projections/all.ts';
 import { startServer, type Running } from '../server/main.ts';
@@ -172,7 +173,9 @@ try {
       statementCsv(st);
     };
     const inProcessTrialBalance = (asOfMs: number) => () => {
-      const tb = buildTrialBalance(asOfMs, reads.trialBalance(asOfMs).turnovers, running.readSide.models.payerDebts.owedAt(asOfMs));
+      const figures = running.readSide.models.trialBalance(asOfMs);
+      assert(figures.ready, 'the projections are idle: payer_debts at finance_ledger\'s position');
+      const tb = buildTrialBalance(asOfMs, figures.turnovers, figures.owedByPayers);
       const name = (id: string) => running.store.world.merchants.get(id)?.name;
       JSON.stringify(presentTrialBalance(tb, name));
       trialBalanceCsv(tb, name);

@@ -25,6 +25,7 @@ import { buildTrialBalance, presentTrialBalance, trialBalanceCsv } from '../../c
 import { financeLimits } from '../../core/limits.ts';
 import { iso } from '../../core/present.ts';
 import type { ProjectionName } from '../../projections/projection.ts';
+import type { TrialBalanceSnapshot } from '../../projections/read-models.ts';
 import { merchantAuth, requireScope } from '../auth/merchant.ts';
 import { operatorAuth } from '../auth/operator.ts';
 import { exactJson } from '../exact-json.ts';
@@ -114,11 +115,30 @@ function answerJson(ctx: Context, body: unknown): void {
   ctx.body = exactJson(body);
 }
 
+function catchingUp(): ApiError {
+  return new ApiError('service_unavailable', 'The finance projections are catching up with the journal; retry shortly.', undefined, 1);
+}
+
 /** Waits until `projection` has applied what the write side had committed; else 503. */
 export async function fresh(services: Services, projection: ProjectionName): Promise<void> {
   const read = readSideOf(services);
   if (!(await read.caughtUp(projection, services.write.world.lastSeq, financeLimits.reportFreshnessWaitMs))) {
-    throw new ApiError('service_unavailable', 'The finance projections are catching up with the journal; retry shortly.', undefined, 1);
+    throw catchingUp();
+  }
+}
+
+/**
+ * The trial balance's figures of one snapshot, as of finance_ledger's position in it; while
+ * payer_debts has not applied that far, waits for it (as fresh()) and reads again.
+ */
+async function trialBalanceFigures(services: Services, asOf: number): Promise<Extract<TrialBalanceSnapshot, { ready: true }>> {
+  const read = readSideOf(services);
+  for (let attempt = 1; ; attempt++) {
+    const figures = read.models.trialBalance(asOf);
+    if (figures.ready) return figures;
+    if (attempt >= financeLimits.reportSnapshotAttemptsMax || !(await read.caughtUp('payer_debts', figures.position, financeLimits.reportFreshnessWaitMs))) {
+      throw catchingUp();
+    }
   }
 }
 
@@ -205,9 +225,8 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     if (asOf > now) throw invalid('as_of', `an instant not after now (${iso(now)}, ${bangkokWallTimeOf(now)} in Bangkok)`);
     const format = formatParam(q.format);
     await fresh(services, 'finance_ledger');
-    await fresh(services, 'payer_debts');
-    const models = readSideOf(services).models;
-    const tb = buildTrialBalance(asOf, models.finance.trialBalance(asOf).turnovers, models.payerDebts.owedAt(asOf));
+    const figures = await trialBalanceFigures(services, asOf);
+    const tb = buildTrialBalance(asOf, figures.turnovers, figures.owedByPayers);
     const merchantName = (id: string) => services.write.world.merchants.get(id)?.name;
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';
