@@ -62,6 +62,10 @@ CREATE TRIGGER IF NOT EXISTS journal_refuses_update BEFORE UPDATE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal is append-only: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS journal_refuses_delete BEFORE DELETE ON journal
   BEGIN SELECT RAISE(ABORT, 'journal is append-only: DELETE refused'); END;
+-- An adjustment proposal by its id: the back office names an approved adjustment's proposer
+-- (server/routes/bo-balance-transactions.ts) without reading its merchant's whole stream.
+-- Built over an existing journal when a build with it first opens it (one pass).
+CREATE INDEX IF NOT EXISTS journal_adjustment_proposals ON journal (json_extract(data, '$.proposal.id')) WHERE type = 'AdjustmentProposed';
 
 CREATE TABLE IF NOT EXISTS postings (
   journal_seq            INTEGER NOT NULL,

@@ -109,6 +109,13 @@ type AdjustmentProposed = Extract<DomainEvent, { type: 'AdjustmentProposed' }>;
 const approvalEntriesBeforePostingMax = 4;
 
 /**
+ * The adjustment proposals named by id, each with the stream that holds it: lookups in the
+ * journal's index of proposals (journal_adjustment_proposals), however long the streams.
+ */
+const proposalsByIdSql = `SELECT stream, data FROM journal WHERE type = 'AdjustmentProposed'
+  AND json_extract(data, '$.proposal.id') IN (SELECT value FROM json_each(?))`;
+
+/**
  * The operators who proposed the adjustments a second operator approved and posted (four
  * eyes on a large live credit), among the transactions given by the seq of the entry that
  * posted each: read from the journal, so adjustments posted before this was shown name
@@ -116,16 +123,14 @@ const approvalEntriesBeforePostingMax = 4;
  * (none without one; a longer report one more per page): the approvals by seq (primary-key
  * lookups of the few entries before each adjustment's posting, where its command journaled
  * the approval naming the balance transaction and the proposal), then the proposals they
- * name, by id, on their merchants' own streams (the stream index: the approval records the
- * proposal's id, not its seq). An adjustment posted on one operator's word and any other
+ * name, by id (the approval records the proposal's id, not its seq: proposalsByIdSql), each
+ * on its merchant's own stream. An adjustment posted on one operator's word and any other
  * transaction have no entry.
  */
 function adjustmentProposers(journalDb: Db) {
   const approvalsAt = journalDb.prepare<[string], string>(
     "SELECT data FROM journal WHERE seq IN (SELECT value FROM json_each(?)) AND type = 'AdjustmentApproved'").pluck(true);
-  const proposalsNamed = journalDb.prepare<[string, string], string>(
-    `SELECT data FROM journal WHERE stream IN (SELECT value FROM json_each(?)) AND type = 'AdjustmentProposed'
-       AND json_extract(data, '$.proposal.id') IN (SELECT value FROM json_each(?))`).pluck(true);
+  const proposalsNamed = journalDb.prepare<[string], { stream: string; data: string }>(proposalsByIdSql);
   return (transactions: ReadonlyMap<number, BalanceTransaction>): Proposers => {
     const out = new Map<string, string>();
     const adjustments = new Map<string, BalanceTransaction>();
@@ -146,16 +151,15 @@ function adjustmentProposers(journalDb: Db) {
       }
     }
     if (approvals.length === 0) return out;
-    const proposedBy = new Map<string, string>();
-    const merchantIds = [...new Set(approvals.map((a) => a.merchantId))];
-    for (const data of proposalsNamed.all(JSON.stringify(merchantIds), JSON.stringify(approvals.map((a) => a.proposalId)))) {
+    const proposals = new Map<string, { stream: string; proposedBy: string }>();
+    for (const { stream, data } of proposalsNamed.all(JSON.stringify(approvals.map((a) => a.proposalId)))) {
       const { proposal } = decode<AdjustmentProposed>(data);
-      proposedBy.set(proposal.id, proposal.proposedBy);
+      proposals.set(proposal.id, { stream, proposedBy: proposal.proposedBy });
     }
     for (const a of approvals) {
-      const by = proposedBy.get(a.proposalId);
-      assert(by !== undefined, () => `adjustment ${a.balanceTransactionId} approves proposal ${a.proposalId}, which the journal does not hold on merchant ${a.merchantId}'s stream`);
-      out.set(a.balanceTransactionId, by);
+      const p = proposals.get(a.proposalId);
+      assert(p?.stream === a.merchantId, () => `adjustment ${a.balanceTransactionId} approves proposal ${a.proposalId}, which the journal does not hold on merchant ${a.merchantId}'s stream`);
+      out.set(a.balanceTransactionId, p.proposedBy);
     }
     return out;
   };

@@ -12,6 +12,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'csv-parse/sync';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { bangkokDayOf } from '../../core/finance/calendar.ts';
 import { limits } from '../../core/limits.ts';
 import { TestServer } from '../support/server-harness.ts';
@@ -120,19 +122,19 @@ test('an approved credit names its proposer beside its approver wherever the bac
 });
 
 /**
- * How many statements reading the journal the server runs on its journal connection (the
- * write side's own, where the back office reads the journal) while `read` is answered: each
- * statement's run counted as better-sqlite3 runs it, whatever the route calls it.
+ * The statements reading the journal the server runs on its journal connection (the write
+ * side's own, where the back office reads the journal) while `read` is answered, with their
+ * arguments: each statement's run as better-sqlite3 runs it, whatever the route calls it.
  */
-async function journalStatementsWhile(read: () => Promise<{ status: number; text: string }>): Promise<number> {
-  const db = s.running.store.db;
+async function journalStatementsWhile(read: () => Promise<{ status: number; text: string }>, server = s): Promise<{ source: string; args: unknown[] }[]> {
+  const db = server.running.store.db;
   const statement = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<'all' | 'get' | 'iterate' | 'run', (...args: unknown[]) => unknown>;
   const runs = ['all', 'get', 'iterate', 'run'] as const;
   const own = runs.map((name) => statement[name]);
-  let count = 0;
+  const ran: { source: string; args: unknown[] }[] = [];
   runs.forEach((name, i) => {
     statement[name] = function (this: { database: unknown; source: string }, ...args: unknown[]) {
-      if (this.database === db && /\bjournal\b/.test(this.source)) count++;
+      if (this.database === db && /\bjournal\b/.test(this.source)) ran.push({ source: this.source, args });
       return own[i]!.apply(this, args);
     };
   });
@@ -142,7 +144,7 @@ async function journalStatementsWhile(read: () => Promise<{ status: number; text
   } finally {
     runs.forEach((name, i) => { statement[name] = own[i]!; });
   }
-  return count;
+  return ran;
 }
 
 test('the proposers of a page of approved adjustments are read in as many statements, however many the page holds', async () => {
@@ -162,7 +164,7 @@ test('the proposers of a page of approved adjustments are read in as many statem
   ];
   const statements = async () => {
     const counts: number[] = [];
-    for (const path of reads) counts.push(await journalStatementsWhile(() => s.bo('GET', path, undefined, finance)));
+    for (const path of reads) counts.push((await journalStatementsWhile(() => s.bo('GET', path, undefined, finance))).length);
     return counts;
   };
   await approveOne();
@@ -171,6 +173,51 @@ test('the proposers of a page of approved adjustments are read in as many statem
   const page = await s.bo('GET', reads[0]!, undefined, finance);
   assert.equal(page.json.data.map((r: any) => r.proposed_by), Array(9).fill('emp_maker'), 'each names its proposer');
   assert.equal(await statements(), forOne, 'the same statements for nine approved adjustments as for one');
+});
+
+/** How SQLite runs each statement that reads adjustment proposals from the journal, one plan line each step. */
+function proposalReadPlans(db: TestServer['running']['store']['db'], ran: readonly { source: string; args: unknown[] }[]): string[][] {
+  return ran.filter((r) => r.source.includes('AdjustmentProposed'))
+    .map((r) => db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${r.source}`).all(...r.args).map((step) => step.detail));
+}
+
+const byIndex = (plan: readonly string[]) => plan.some((d) => /^SEARCH journal USING INDEX journal_adjustment_proposals\b/.test(d)) && !plan.some((d) => /^SCAN journal\b/.test(d));
+
+test('an approved adjustment\'s proposal is found by its id in the journal\'s index, not by reading its merchant\'s stream; a journal from before the index gets it when the server starts', async () => {
+  const own = await TestServer.start();
+  let running: TestServer | null = own;
+  try {
+    const m = await own.onboard('Proposals by id');
+    const proposed = await own.bo('POST', `/v1/bo/merchants/${m.id}/adjustments`, { livemode: true, amount_minor: big, direction: 'credit', bucket: 'available', reason_code: 'FUNDING', reason: 'opening float, ticket 4412' }, { sub: 'emp_maker', roles: ['ops_admin'], stepUp: true });
+    assert.is(proposed.status, 202, proposed.text);
+    const approved = await own.bo('POST', `/v1/bo/merchants/${m.id}/adjustments/${proposed.json.id}/approve`, { amount_minor: big }, { sub: 'emp_checker', roles: ['ops_admin'], stepUp: true });
+    assert.is(approved.status, 201, approved.text);
+    const path = `/v1/bo/merchants/${m.id}/balance-transactions?livemode=true`;
+    const proposerShown = async (server: TestServer) => {
+      const page = await server.bo('GET', path, undefined, { roles: ['finance'] });
+      assert.is(page.status, 200, page.text);
+      return page.json.data.find((r: any) => r.id === approved.json.id)?.proposed_by;
+    };
+    const ran = await journalStatementsWhile(() => own.bo('GET', path, undefined, { roles: ['finance'] }), own);
+    const plans = proposalReadPlans(own.running.store.db, ran);
+    assert.is(plans.length, 1, 'one statement reads the page\'s proposals');
+    assert.ok(plans.every(byIndex), JSON.stringify(plans));
+    assert.is(await proposerShown(own), 'emp_maker');
+
+    // A journal.db as a build before the index left it: the server builds the index when it starts.
+    running = null;
+    await own.stop(false);
+    const Database = (await import('better-sqlite3')).default;
+    const file = new Database(join(own.dataDir, 'journal.db'));
+    file.exec('DROP INDEX journal_adjustment_proposals');
+    file.close();
+    const again = (running = await TestServer.start({}, own.dataDir));
+    assert.ok(again.running.store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'journal_adjustment_proposals'").get(), 'the index is built on start');
+    assert.is(await proposerShown(again), 'emp_maker');
+  } finally {
+    if (running) await running.stop();
+    else rmSync(own.dataDir, { recursive: true, force: true });
+  }
 });
 
 test("split credits: once what one person credited alone in 24 hours would reach the threshold, a small credit is proposed too, even sent all at once; a day later it posts again", async () => {
