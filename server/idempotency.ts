@@ -119,11 +119,14 @@ export interface Staged {
 
 /**
  * Runs `command` under the request's Idempotency-Key and answers with `render(outcome)`.
- * `scope` names whose keys these are (merchant and mode, or the operator).
+ * `scope` names whose keys these are (merchant and mode, or the operator). `decidedOn`
+ * reads what the route keeps of the state the command is decided on (an action log's
+ * "before"): run just before the command is submitted, in the same synchronous turn as it
+ * is decided, so no other command can land between (not for a replay, which decides nothing).
  */
 export async function runIdempotent(
   ctx: Context, services: Services, scope: string, command: Command, render: (objectId: string | undefined) => Response,
-  rules: KeyRules & { readonly staged?: Staged; readonly admit?: Admit } = {},
+  rules: KeyRules & { readonly staged?: Staged; readonly admit?: Admit; readonly decidedOn?: () => void } = {},
 ): Promise<void> {
   await runIdempotentOwn(ctx, services, scope, async (keep) => {
     let response: Response | undefined;
@@ -131,6 +134,7 @@ export async function runIdempotent(
     await rules.staged?.write();
     let submitted: ReturnType<Services['write']['submit']>;
     try {
+      rules.decidedOn?.();
       submitted = services.write.submit(command, meta, (o) => {
         if (!o.ok) return undefined;
         response = render(o.objectId);

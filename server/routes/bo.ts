@@ -171,9 +171,9 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
    * changed, so `check` is skipped for it (the step-up is asked of it still): the key's
    * record is looked up once, before both (runIdempotent's admit). No check: the step-up
    * comes first, before the key is read, as on every other route. `decidedOn` reads what the
-   * route keeps of the state the command is decided on, once the step-up is spent (another
-   * operator's command may land while it is checked), as every other route reads it after
-   * its step-up; a replay decides nothing, and reads nothing.
+   * route keeps of the state the command is decided on in the turn the command is decided
+   * (runIdempotent's decidedOn): after the step-up (another operator's command may land while
+   * it is checked) and every await; a replay decides nothing, and reads nothing.
    */
   const runSteppedUp = async (ctx: Context, command: Command, render: (id: string | undefined) => Response, check: (() => void) | undefined, decidedOn?: () => void) => {
     if (check === undefined) {
@@ -184,8 +184,8 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       admit: async (replaying) => {
         if (!replaying) check();
         await requireStepUp(ctx);
-        if (!replaying) decidedOn?.();
       },
+      decidedOn,
     });
   };
   const refuseIf = (refusal: Rejection | null) => { if (refusal) throw ApiError.from(refusal); };
@@ -262,7 +262,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.feeSchedule, bodyOf(ctx));
     const wl = whiteLabel(ctx);
     // The schedule it replaced is on the action log beside the one now in force: the one in
-    // force when the approval is decided, read after the step-up (another approval may land while it is checked).
+    // force when the approval is decided, read in that turn (another approval may land while its step-up is checked).
     let before = wl;
     await runSteppedUp(ctx, { type: 'ApproveFeeSchedule', actor: actorOf(ctx), whiteLabelId: wl.id, terms: feeTermsOf(b) }, (id) => {
       const after = presentFeeSchedule(id!, world().whiteLabels.get(id!)!);
