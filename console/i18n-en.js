@@ -706,6 +706,7 @@ export const en = {
   'systemAccount.suspense': 'Suspense',
   'systemAccount.adjustments': 'Adjustments',
   'systemAccount.owed_by_payers': 'Owed back by payers (refunds to recover)',
+  'systemAccount.owed_by_payees': 'Owed by payees (claims\' refunds paid out)',
   'side.debit': 'Debit',
   'side.credit': 'Credit',
   'side.zero': '—',

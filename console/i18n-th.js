@@ -706,6 +706,7 @@ export const th = {
   'systemAccount.suspense': 'บัญชีพัก',
   'systemAccount.adjustments': 'รายการปรับปรุง',
   'systemAccount.owed_by_payers': 'ลูกหนี้ผู้โอน (เงินคืนที่ต้องเรียกคืน)',
+  'systemAccount.owed_by_payees': 'ลูกหนี้ผู้รับโอน (เงินคืนตามคำร้องที่จ่ายไป)',
   'side.debit': 'เดบิต',
   'side.credit': 'เครดิต',
   'side.zero': '—',

@@ -11,6 +11,7 @@ import { actionableBy, reasonTexts, reviewDisplay } from './deposit/reasons.ts';
 import { reviewNeedsTwo, type WithdrawalOf } from './deposit/decide.ts';
 import { objectVersion, type Deposit, type Leg, type Review } from './deposit/state.ts';
 import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './directory.ts';
+import { owedByPayeeOf } from './claim/state.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
 import { inFlightOf, remainingOf, withdrawalVersion, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
@@ -409,5 +410,7 @@ export function presentClaim(c: Claim): Obj {
     refund_withdrawal_id: c.refundWithdrawalId ?? null, refunded_minor: c.refundedMinor === undefined ? null : n(c.refundedMinor),
     // What the payer owes back: the deposit was reversed after the refunds paid this much of its transfer (ClaimRefundOwed).
     owed_by_payer_minor: c.owedByPayerMinor === undefined ? null : n(c.owedByPayerMinor),
+    // What the payee owes the service: the claim's refunds paid out of suspense money the service never held, less what the payer owes back.
+    owed_by_payee_minor: owedByPayeeOf(c) > 0n ? n(owedByPayeeOf(c)) : null,
   };
 }

@@ -7,12 +7,13 @@ import { feeLedger } from './fee-ledger.ts';
 import { financeLedger } from './finance-ledger.ts';
 import { depositList, withdrawalList } from './order-lists.ts';
 import type { Projection, ProjectionName } from './projection.ts';
+import { payeeDebts } from './payee-debts.ts';
 import { payerDebts } from './payer-debts.ts';
 import { receivingAccounts } from './receiving-accounts.ts';
 import { statementLines } from './statement-lines.ts';
 import { systemLines } from './system-lines.ts';
 
-export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger, statementLines, payerDebts];
+export const projections: readonly Projection[] = [balanceHistory, eventsFeed, depositList, withdrawalList, financeLedger, feeLedger, receivingAccounts, systemLines, disputeLedger, statementLines, payerDebts, payeeDebts];
 
 export const projectionNames: readonly ProjectionName[] = projections.map((p) => p.name);
 

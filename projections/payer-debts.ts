@@ -61,21 +61,24 @@ export const payerDebts: Projection = {
 
 type AtRow = [bigint, bigint];
 
-/** Reads of fin_payer_debts for the trial balance. */
-export class PayerDebtReads {
+/**
+ * Reads of a claims' debts table (fin_payer_debts, fin_payee_debts: one row per change of what
+ * a claim's party owes, with owed_minor after it) for the trial balance's owed lines.
+ */
+export class DebtReads {
   private readonly at;
 
-  constructor(db: ProjectionsDb) {
+  constructor(db: ProjectionsDb, table: 'fin_payer_debts' | 'fin_payee_debts') {
     // Each claim's last change at or before the instant (a claim has a handful of rows).
-    this.at = db.prepare<[number, number, number, number], AtRow>(`SELECT livemode, sum(owed_minor) FROM fin_payer_debts d
-      WHERE at <= ? AND journal_seq <= ? AND journal_seq = (SELECT max(journal_seq) FROM fin_payer_debts l WHERE l.claim_id = d.claim_id AND l.at <= ? AND l.journal_seq <= ?)
+    this.at = db.prepare<[number, number, number, number], AtRow>(`SELECT livemode, sum(owed_minor) FROM ${table} d
+      WHERE at <= ? AND journal_seq <= ? AND journal_seq = (SELECT max(journal_seq) FROM ${table} l WHERE l.claim_id = d.claim_id AND l.at <= ? AND l.journal_seq <= ?)
       GROUP BY livemode`).raw(true).safeIntegers(true);
   }
 
   /**
-   * Per mode in which a payer debt was recorded at or before `asOfMs`: what is owed then (0 once
-   * all recovered), from the journal's entries up to `uptoSeq` (another projection's position,
-   * so that both read as of one journal position).
+   * Per mode in which such a debt was recorded at or before `asOfMs`: what is owed then (0 once
+   * all of it is back), from the journal's entries up to `uptoSeq` (another projection's
+   * position, so that both read as of one journal position).
    */
   owedAt(asOfMs: number, uptoSeq: number): OwedByPayers[] {
     return this.at.all(asOfMs, uptoSeq, asOfMs, uptoSeq).map(([mode, owed]) => ({ livemode: mode === 1n, owedMinor: owed }));

@@ -10,7 +10,7 @@
 import type { ProjectionsDb } from './db.ts';
 import type { RelayedEntry } from './entry.ts';
 
-export type ProjectionName = 'balance_history' | 'events_feed' | 'deposit_list' | 'withdrawal_list' | 'finance_ledger' | 'fee_ledger' | 'receiving_accounts' | 'system_lines' | 'dispute_ledger' | 'statement_lines' | 'payer_debts';
+export type ProjectionName = 'balance_history' | 'events_feed' | 'deposit_list' | 'withdrawal_list' | 'finance_ledger' | 'fee_ledger' | 'receiving_accounts' | 'system_lines' | 'dispute_ledger' | 'statement_lines' | 'payer_debts' | 'payee_debts';
 
 export interface Projection {
   readonly name: ProjectionName;

@@ -11,7 +11,7 @@ import { DisputeReads } from './dispute-ledger.ts';
 import { EventsFeedReads } from './events-feed.ts';
 import { FinanceReads } from './finance-reads.ts';
 import { OrderListReads } from './order-lists.ts';
-import { PayerDebtReads } from './payer-debts.ts';
+import { DebtReads } from './payer-debts.ts';
 import type { ProjectionName } from './projection.ts';
 import { ReceivingAccountReads } from './receiving-accounts.ts';
 
@@ -20,8 +20,11 @@ import { ReceivingAccountReads } from './receiving-accounts.ts';
  * payer_debts has not applied that far, only the position it must reach (read again then).
  */
 export type TrialBalanceSnapshot =
-  | { readonly ready: true; readonly position: number; readonly turnovers: readonly AccountTurnover[]; readonly owedByPayers: readonly OwedByPayers[] }
-  | { readonly ready: false; readonly position: number };
+  | { readonly ready: true; readonly position: number; readonly turnovers: readonly AccountTurnover[]; readonly owedByPayers: readonly OwedByPayers[]; readonly owedByPayees: readonly OwedByPayers[] }
+  | { readonly ready: false; readonly position: number; readonly behind: ProjectionName };
+
+/** The projections the trial balance's owed lines come from, read as of finance_ledger's position. */
+const debtProjections: readonly ProjectionName[] = ['payer_debts', 'payee_debts'];
 
 export class ReadModels {
   readonly balanceHistory: BalanceHistoryReads;
@@ -31,7 +34,8 @@ export class ReadModels {
   readonly finance: FinanceReads;
   readonly receiving: ReceivingAccountReads;
   readonly disputes: DisputeReads;
-  readonly payerDebts: PayerDebtReads;
+  readonly payerDebts: DebtReads;
+  readonly payeeDebts: DebtReads;
   private readonly positionOf;
   private readonly trialBalanceTx;
 
@@ -43,7 +47,8 @@ export class ReadModels {
     this.finance = new FinanceReads(db);
     this.receiving = new ReceivingAccountReads(db);
     this.disputes = new DisputeReads(db);
-    this.payerDebts = new PayerDebtReads(db);
+    this.payerDebts = new DebtReads(db, 'fin_payer_debts');
+    this.payeeDebts = new DebtReads(db, 'fin_payee_debts');
     this.positionOf = db.prepare<[string], number>('SELECT last_seq FROM projection_positions WHERE name = ?').pluck(true);
     // One read transaction (WAL: one snapshot of projections.db), and payer_debts bounded to
     // finance_ledger's position in it: each projection applies at its own pace, on another
@@ -51,8 +56,9 @@ export class ReadModels {
     // owed line a few entries ahead of (or behind) the turnovers.
     this.trialBalanceTx = db.transaction((asOfMs: number): TrialBalanceSnapshot => {
       const { turnovers, position } = this.finance.trialBalance(asOfMs);
-      if (this.position('payer_debts') < position) return { ready: false, position };
-      return { ready: true, position, turnovers, owedByPayers: this.payerDebts.owedAt(asOfMs, position) };
+      const behind = debtProjections.find((name) => this.position(name) < position);
+      if (behind) return { ready: false, position, behind };
+      return { ready: true, position, turnovers, owedByPayers: this.payerDebts.owedAt(asOfMs, position), owedByPayees: this.payeeDebts.owedAt(asOfMs, position) };
     });
   }
 

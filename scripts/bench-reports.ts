@@ -174,8 +174,8 @@ try {
     };
     const inProcessTrialBalance = (asOfMs: number) => () => {
       const figures = running.readSide.models.trialBalance(asOfMs);
-      assert(figures.ready, 'the projections are idle: payer_debts at finance_ledger\'s position');
-      const tb = buildTrialBalance(asOfMs, figures.turnovers, figures.owedByPayers);
+      assert(figures.ready, 'the projections are idle: the debts projections at finance_ledger\'s position');
+      const tb = buildTrialBalance(asOfMs, figures.turnovers, figures.owedByPayers, figures.owedByPayees);
       const name = (id: string) => running.store.world.merchants.get(id)?.name;
       JSON.stringify(presentTrialBalance(tb, name));
       trialBalanceCsv(tb, name);

@@ -136,6 +136,50 @@ export function owedByPayerAfter(owedMinor: Minor, e: ClaimEvent): Minor {
   return owedMinor;
 }
 
+/**
+ * What the payee owes the service for one claim, as the claim's refunds left it. A claim's money
+ * was never posted (it sits in the account the payer transferred to, the payee's), so what its
+ * refunds paid out of suspense is the service's open claim on that payee — but for the part the
+ * payer owes back (ClaimRefundOwed: the bank recalled the whole transfer from the payee, the
+ * refund with it). Counted once the claim says what its refunds paid: when it closes, or a recall
+ * closes it; a claim reopened by a recall (a replacement refund paying out) owes nothing until it
+ * closes again. `closed` tells the two apart for the next event.
+ */
+export interface PayeeDebt {
+  readonly owedMinor: Minor;
+  readonly closed: boolean;
+}
+
+export const noPayeeDebt: PayeeDebt = { owedMinor: 0n, closed: false };
+
+/**
+ * The payee's debt after `e`, given it before: the one rule owedByPayeeOf (the claim's view) and
+ * the finance reports' payee debts (projections/payee-debts.ts) share. A close sets it to what
+ * the refunds paid (nothing is owed back by the payer before a close); a refund owed back by the
+ * payer takes it off the payee (all of it: what is owed is all the claim refunded); a recall that
+ * closes the claim lowers it to what is left refunded (none once the payer owes it); a recall
+ * that leaves the claim waiting for a refund clears it until the claim closes.
+ */
+export function owedByPayeeAfter(before: PayeeDebt, e: ClaimEvent): PayeeDebt {
+  switch (e.type) {
+    case 'ClaimClosed': return { owedMinor: e.refundedMinor, closed: true };
+    case 'ClaimRefundOwed': return { owedMinor: before.owedMinor > e.owedMinor ? before.owedMinor - e.owedMinor : 0n, closed: before.closed };
+    case 'ClaimRefundRecalled': {
+      if (e.status !== 'closed' || e.refundedMinor === undefined) return noPayeeDebt;
+      if (!before.closed) return { owedMinor: e.refundedMinor, closed: true };
+      return { owedMinor: before.owedMinor < e.refundedMinor ? before.owedMinor : e.refundedMinor, closed: true };
+    }
+    default: return before;
+  }
+}
+
+/** What the claim's payee owes the service (owedByPayeeAfter folded over its events), from the claim as it stands. */
+export function owedByPayeeOf(c: Pick<Claim, 'status' | 'refundedMinor' | 'owedByPayerMinor'>): Minor {
+  if (c.status !== 'closed') return 0n;
+  const left = (c.refundedMinor ?? 0n) - (c.owedByPayerMinor ?? 0n);
+  return left > 0n ? left : 0n;
+}
+
 /** The claim after one event; asserts it is not final (a recall of a closed claim's refund, or a refund owed back, aside) and that a refund stays within the claim. */
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
   assert(!isFinalClaimStatus(c.status) || ((e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed') && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);

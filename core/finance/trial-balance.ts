@@ -19,6 +19,9 @@
 // (`reclassifiedMinor`), suspense's is its postings' + owed; turnovers stay the postings',
 // each line's balance is credit − debit + reclassified, and the reclassifications of a
 // section sum to zero (asserted), so it still balances and ties to the postings.
+// `owed_by_payees` is the same for what the claims' refunds paid out of money the service
+// never held (it sits in the account the payer transferred to): the service's open claim on
+// those payees (core/claim owedByPayeeOf), reclassified out of suspense likewise.
 
 import { assert } from '../assert.ts';
 import { reportMinor, type Minor } from '../money.ts';
@@ -40,7 +43,7 @@ export interface TrialBalanceLine extends AccountTurnover {
   readonly merchantId: string | null;
   /** The bucket of a merchant account, or the system account's name. */
   readonly name: string;
-  /** What the line takes over from another line (owed_by_payers from suspense); 0 on every other line. */
+  /** What the line takes over from another line (owed_by_payers and owed_by_payees from suspense); 0 on every other line. */
   readonly reclassifiedMinor: Minor;
   /** creditMinor − debitMinor + reclassifiedMinor. */
   readonly balanceMinor: Minor;
@@ -52,8 +55,11 @@ export interface OwedByPayers {
   readonly owedMinor: Minor;
 }
 
-/** The line owed_by_payers takes its balance from. */
+/** The line owed_by_payers and owed_by_payees take their balance from. */
 const owedByPayersFrom = 'suspense';
+
+/** The lines no ledger account stands behind, each a debt reclassified out of suspense. */
+type DebtLine = 'owed_by_payers' | 'owed_by_payees';
 
 export interface TrialBalanceSection {
   readonly livemode: boolean;
@@ -81,23 +87,24 @@ function reclassified(l: TrialBalanceLine, minor: Minor): TrialBalanceLine {
 }
 
 /**
- * The ledger's lines of a mode with the payers' debt, when one was recorded, on a line of its
- * own: −owed there, +owed on suspense, whose debit balance holds it.
+ * The ledger's lines of a mode with the payers' (or payees') debt, when one was recorded, on a
+ * line of its own: −owed there, +owed on suspense, whose debit balance holds it.
  */
-function withPayerDebt(livemode: boolean, lines: TrialBalanceLine[], owed: OwedByPayers | undefined): TrialBalanceLine[] {
+function withPayerDebt(livemode: boolean, lines: TrialBalanceLine[], owed: OwedByPayers | undefined, name: DebtLine = 'owed_by_payers'): TrialBalanceLine[] {
   if (owed === undefined) return lines;
-  assert(owed.owedMinor >= 0n, () => `owed by payers ${owed.owedMinor}`);
+  assert(owed.owedMinor >= 0n, () => `${name} ${owed.owedMinor}`);
   const mode = livemode ? 'live' : 'test';
   const from = `sys:${mode}:${owedByPayersFrom}`;
   const at = lines.findIndex((l) => l.account === from);
-  assert(at >= 0 || owed.owedMinor === 0n, () => `payers owe ${owed.owedMinor} back, but ${from} has no postings: the refunds were drawn from it`);
+  assert(at >= 0 || owed.owedMinor === 0n, () => `${name} ${owed.owedMinor}, but ${from} has no postings: the refunds were drawn from it`);
   if (at >= 0) lines[at] = reclassified(lines[at]!, owed.owedMinor);
-  const line = lineOf({ livemode, account: `sys:${mode}:owed_by_payers`, count: 0, creditMinor: 0n, debitMinor: 0n });
+  const line = lineOf({ livemode, account: `sys:${mode}:${name}`, count: 0, creditMinor: 0n, debitMinor: 0n });
   return [...lines, reclassified(line, -owed.owedMinor)];
 }
 
-function sectionOf(livemode: boolean, turnovers: readonly AccountTurnover[], owed: OwedByPayers | undefined): TrialBalanceSection {
-  const lines = withPayerDebt(livemode, turnovers.filter((t) => t.livemode === livemode).map(lineOf), owed)
+function sectionOf(livemode: boolean, turnovers: readonly AccountTurnover[], owed: OwedByPayers | undefined, owedByPayees?: OwedByPayers): TrialBalanceSection {
+  const ledger = withPayerDebt(livemode, turnovers.filter((t) => t.livemode === livemode).map(lineOf), owed);
+  const lines = withPayerDebt(livemode, ledger, owedByPayees, 'owed_by_payees')
     .sort((a, b) => (a.kind === b.kind ? (a.account < b.account ? -1 : a.account > b.account ? 1 : 0) : a.kind === 'system' ? -1 : 1));
   let debitTurnover = 0n, creditTurnover = 0n, debitBalances = 0n, creditBalances = 0n, reclassifiedTotal = 0n;
   for (const l of lines) {
@@ -115,12 +122,13 @@ function sectionOf(livemode: boolean, turnovers: readonly AccountTurnover[], owe
 
 /**
  * The trial balance from every account's turnover up to `asOfMs` and what payers owe back
- * then (a mode without any such debt recorded has no owed_by_payers line); asserts each
- * section balances.
+ * then (a mode without any such debt recorded has no owed_by_payers line), and payees
+ * (owed_by_payees, likewise); asserts each section balances.
  */
-export function buildTrialBalance(asOfMs: number, turnovers: readonly AccountTurnover[], owedByPayers: readonly OwedByPayers[] = []): TrialBalance {
+export function buildTrialBalance(asOfMs: number, turnovers: readonly AccountTurnover[], owedByPayers: readonly OwedByPayers[] = [], owedByPayees: readonly OwedByPayers[] = []): TrialBalance {
   const owed = (livemode: boolean) => owedByPayers.find((o) => o.livemode === livemode);
-  return { asOfMs, sections: [sectionOf(true, turnovers, owed(true)), sectionOf(false, turnovers, owed(false))] };
+  const payees = (livemode: boolean) => owedByPayees.find((o) => o.livemode === livemode);
+  return { asOfMs, sections: [sectionOf(true, turnovers, owed(true), payees(true)), sectionOf(false, turnovers, owed(false), payees(false))] };
 }
 
 function sideOf(balance: Minor): 'debit' | 'credit' | 'zero' {

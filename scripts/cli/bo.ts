@@ -343,12 +343,13 @@ const subcommands: readonly Subcommand[] = [
     words: ['claims'],
     spec: spec('claims', 'Claims, oldest first.', {
       kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...merchantOption,
-      'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" }, ...modeOptions('claims'), ...paging,
+      'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" },
+      'owed-by-payee': { type: 'boolean', help: "only claims whose payee owes the service what their refunds paid (the trial balance's owed_by_payees, claim by claim)" }, ...modeOptions('claims'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({
-      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), merchant_id: text(a, 'merchant'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), merchant_id: text(a, 'merchant'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', owed_by_payee: flag(a, 'owed-by-payee') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`),
-      (j) => page(j, ['CLAIM', 'MODE', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'OWED BY PAYER', 'UPDATED'], (c: any) => [c.id, c.livemode ? 'live' : 'sandbox', c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.owed_by_payer_minor), c.updated_at], 'no claim matches')),
+      (j) => page(j, ['CLAIM', 'MODE', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'OWED BY PAYER', 'OWED BY PAYEE', 'UPDATED'], (c: any) => [c.id, c.livemode ? 'live' : 'sandbox', c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.owed_by_payer_minor), thb(c.owed_by_payee_minor), c.updated_at], 'no claim matches')),
   },
   {
     words: ['claim', 'show'],

@@ -97,7 +97,7 @@ const boQueries = {
     status: oneOf(withdrawalStatuses, `default pending_approval; ${openWithdrawalStatuses.join(', ')}, or a final status with disputed=true`),
     disputed: booleanParam('only withdrawals with a dispute'), merchant_id: { type: 'string' }, livemode: livemodeParam, ...queuePage,
   },
-  claims: { kind: oneOf(claimKinds), status: oneOf(claimStatuses), deposit_id: { type: 'string' }, merchant_id: { type: 'string' }, owed_by_payer: booleanParam('only claims whose payer owes a refund back (owed_by_payer_minor), or only the others'), livemode: livemodeParam, ...queuePage },
+  claims: { kind: oneOf(claimKinds), status: oneOf(claimStatuses), deposit_id: { type: 'string' }, merchant_id: { type: 'string' }, owed_by_payer: booleanParam('only claims whose payer owes a refund back (owed_by_payer_minor), or only the others'), owed_by_payee: booleanParam('only claims whose payee owes the service what their refunds paid (owed_by_payee_minor), or only the others'), livemode: livemodeParam, ...queuePage },
   logs: { request_id: { type: 'string' }, merchant_id: { type: 'string' }, key_id: { type: 'string', description: 'the API key that signed the call (its id)' }, route: { type: 'string', description: 'the route template, e.g. /v1/pay/deposits/:id' }, status: { type: 'string', pattern: '^[1-5][0-9]{2}$' }, ...logPage },
   actionLogs: { subject: { type: 'string', description: "the operator's subject, matched under any spelling (case, compatibility forms, invisible characters: the fold four eyes uses); rows show it as each token said it" }, outcome: oneOf(actionOutcomes), route: { type: 'string' }, ...logPage },
   dashboard: { livemode: { ...livemodeParam, description: 'default true' }, merchant_id: { type: 'string' } },

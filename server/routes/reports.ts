@@ -1,7 +1,7 @@
 // Finance reports (issue 16), read from the finance projections (projections/finance-*.ts,
 // projections/receiving-accounts.ts), never from the journal:
 //   GET /v1/bo/reports/statements?merchant_id=&livemode=&{date|month|from&to}=&format=  finance
-//   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance (payer_debts too)
+//   GET /v1/bo/reports/trial-balance?as_of=&format=                                     finance (payer_debts, payee_debts too)
 //   GET /v1/bo/reports/receiving-accounts?merchant_id=&livemode=&format=                finance
 //   GET /v1/bo/reports/fees?{date|month|from&to}=&livemode=&merchant_id=&white_label_id=&format=  finance
 //   GET /v1/bo/reports/disputes?{date|month|from&to}=&livemode=&merchant_id=&format=    finance
@@ -136,7 +136,7 @@ async function trialBalanceFigures(services: Services, asOf: number): Promise<Ex
   for (let attempt = 1; ; attempt++) {
     const figures = read.models.trialBalance(asOf);
     if (figures.ready) return figures;
-    if (attempt >= financeLimits.reportSnapshotAttemptsMax || !(await read.caughtUp('payer_debts', figures.position, financeLimits.reportFreshnessWaitMs))) {
+    if (attempt >= financeLimits.reportSnapshotAttemptsMax || !(await read.caughtUp(figures.behind, figures.position, financeLimits.reportFreshnessWaitMs))) {
       throw catchingUp();
     }
   }
@@ -226,7 +226,7 @@ function backOfficeReports(services: Services, verify: Parameters<typeof operato
     const format = formatParam(q.format);
     await fresh(services, 'finance_ledger');
     const figures = await trialBalanceFigures(services, asOf);
-    const tb = buildTrialBalance(asOf, figures.turnovers, figures.owedByPayers);
+    const tb = buildTrialBalance(asOf, figures.turnovers, figures.owedByPayers, figures.owedByPayees);
     const merchantName = (id: string) => services.write.world.merchants.get(id)?.name;
     if (format === 'csv') {
       ctx.type = 'text/csv; charset=utf-8; header=present';

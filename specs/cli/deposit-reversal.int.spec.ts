@@ -162,7 +162,7 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const owed = await bo('claims', '--owed-by-payer');
   assert.is(owed.code, 0, owed.stderr);
   const [header, ...rows] = owed.stdout.trim().split('\n');
-  assert.match(header!, /^CLAIM +MODE +KIND +STATUS +DEPOSIT +THB +OWED BY PAYER +UPDATED$/);
+  assert.match(header!, /^CLAIM +MODE +KIND +STATUS +DEPOSIT +THB +OWED BY PAYER +OWED BY PAYEE +UPDATED$/);
   assert.equal(rows.map((r) => r.split(/ {2,}/).slice(0, 7)), [[claimId, 'live', 'overpayment', 'closed', d.id, '50.00', '50.00']]);
   const owedJson = await bo('claims', '--owed-by-payer', '--json');
   assert.equal(JSON.parse(owedJson.stdout).data.map((c: any) => [c.id, c.owed_by_payer_minor]), [[claimId, 5_000]]);

@@ -16,8 +16,13 @@
 // - the fees report (each mode, from the run's first day to today) sums its merchants'
 //   lines, and its net fee and VAT are fee_revenue's and vat_payable's change in the trial
 //   balance over those days; its CSV gives the same figures.
+// - what the claims' refunds paid out of suspense (their refund withdrawals' fills) less
+//   what payers owe back is the trial balance's owed_by_payees line in each mode, and the
+//   claims GET /v1/bo/claims?owed_by_payee=true lists are that line claim by claim.
 // And a worked example of fees and their VAT, in the trial balance and the fees report.
-// Refunds are driven as claims paid out through a refund withdrawal.
+// Refunds are driven as claims (manual, and the overpayment claims a same-slip excess opens)
+// paid out through a refund withdrawal, filled by deposits of another payer; a reversal may
+// record the refunds already paid as owed back by the payer.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -34,6 +39,8 @@ import { attempt as attemptCommand, financeOperator as operator, payLeg } from '
 import { satangRun } from '../support/projections.ts';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { allDeposits, allWithdrawals } from '../support/orders.ts';
+import { refundWithdrawalsOf } from '../../core/claim/state.ts';
+import { isOpenStatus, remainingOf } from '../../core/withdrawal/state.ts';
 import { runWalletOp } from '../support/wallet-ops.ts';
 
 const financeRuns = 20;
@@ -44,10 +51,10 @@ type Op =
   | { kind: 'fund' | 'debit'; m: number; live: boolean; amount: number }
   | { kind: 'withdraw'; m: number; live: boolean; amount: number }
   | { kind: 'cancel'; m: number; live: boolean; pick: number }
-  | { kind: 'deposit'; m: number; live: boolean; amount: number; pay: 'exact' | 'short' | 'over' | 'none' }
-  | { kind: 'reverse'; pick: number }
+  | { kind: 'deposit'; m: number; live: boolean; amount: number; pay: 'exact' | 'short' | 'over' | 'none'; payer: number }
+  | { kind: 'reverse'; pick: number; recoverFromPayer: boolean }
   | { kind: 'reverseFill'; pick: number }
-  | { kind: 'refund'; pick: number; amount: number }
+  | { kind: 'refund'; pick: number; amount: number; claim: 'manual' | 'overpayment'; pay: boolean }
   | { kind: 'advance'; hours: number };
 
 const merchant = fc.integer({ min: 0, max: 2 });
@@ -55,10 +62,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constantFrom('fund' as const, 'debit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 1_000, max: 900_000 }) }),
   fc.record({ kind: fc.constant('withdraw' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 10_000, max: 300_000 }) }),
   fc.record({ kind: fc.constant('cancel' as const), m: merchant, live: fc.boolean(), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('deposit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 20, max: 5_000 }).map((x) => x * 100), pay: fc.constantFrom('exact' as const, 'short' as const, 'over' as const, 'none' as const) }),
-  fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('deposit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 20, max: 5_000 }).map((x) => x * 100), pay: fc.constantFrom('exact' as const, 'short' as const, 'over' as const, 'none' as const), payer: fc.integer({ min: 0, max: 1 }) }),
+  fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat(), recoverFromPayer: fc.boolean() }),
   fc.record({ kind: fc.constant('reverseFill' as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), amount: fc.integer({ min: 1, max: 50 }).map((x) => x * 100) }),
+  fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), amount: fc.integer({ min: 1, max: 50 }).map((x) => x * 100), claim: fc.constantFrom('manual' as const, 'overpayment' as const), pay: fc.boolean() }),
   fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 80 }) }),
 );
 
@@ -87,9 +94,15 @@ async function parties(): Promise<Party[]> {
   return out;
 }
 
+/** Two payers: a claim's refund goes to its deposit's payer, and only the other one's transfers can fill it. */
+const payers = [
+  { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' },
+  { bankCode: '025', accountNumber: '1357924680', accountNameTh: 'สมศรี มีสุข' },
+] as const;
+
 async function deposit(o: Extract<Op, { kind: 'deposit' }>, ps: Party[]): Promise<void> {
   const store = s.running.store;
-  const created = await attempt({ type: 'CreateDeposit', actor: merchantActor(ps[o.m]!.keys.id, o.live), amountMinor: BigInt(o.amount), merchantReference: `d-${randomUUID()}`, endUserRef: `u-${++n}`, sender: { bankCode: '014', accountNumber: '9876543210', accountNameTh: 'สมชาย ใจดี' }, hasClientData: true });
+  const created = await attempt({ type: 'CreateDeposit', actor: merchantActor(ps[o.m]!.keys.id, o.live), amountMinor: BigInt(o.amount), merchantReference: `d-${randomUUID()}`, endUserRef: `u-${++n}`, sender: payers[o.payer]!, hasClientData: true });
   if (!created.ok || o.pay === 'none') return;
   const legs = store.world.deposits.get(created.objectId!)?.legs ?? [];
   for (let i = 0; i < legs.length; i++) {
@@ -113,7 +126,12 @@ async function run(o: Op, ps: Party[]): Promise<void> {
     case 'reverse': {
       const ids = new Set(ps.map((p) => p.keys.id));
       const candidates = allDeposits(store.db).filter((d) => ids.has(d.merchantId) && d.status === 'settled'); // cleared ones too: they leave memory
-      if (candidates.length > 0) await attempt({ type: 'ReverseDeposit', actor: operator, depositId: candidates[o.pick % candidates.length]!.id, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer' });
+      if (candidates.length > 0) {
+        await attempt({
+          type: 'ReverseDeposit', actor: operator, depositId: candidates[o.pick % candidates.length]!.id, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer',
+          ...(o.recoverFromPayer ? { claimRefunds: 'recover_from_payer' as const } : {}),
+        });
+      }
       return;
     }
     case 'reverseFill': {
@@ -126,20 +144,19 @@ async function run(o: Op, ps: Party[]): Promise<void> {
       return;
     }
     case 'refund': {
-      // A manual claim on a settled deposit, walked to its payout: a refund withdrawal to the
-      // payer, funded from suspense (never the merchant's available), filled by later deposits.
-      const ids = new Set(ps.map((p) => p.keys.id));
-      const candidates = allDeposits(store.db).filter((d) => ids.has(d.merchantId) && d.status === 'settled');
-      if (candidates.length === 0) return;
-      const d = candidates[o.pick % candidates.length]!;
-      const opened = await attempt({ type: 'OpenClaim', actor: operator, kind: 'manual', depositId: d.id, amountMinor: BigInt(o.amount) < d.amountMinor ? BigInt(o.amount) : d.amountMinor, note: 'payer asks for money back' });
-      if (!opened.ok) return;
+      // A claim walked to its payout: a refund withdrawal to the payer, funded from suspense
+      // (never the merchant's available), filled by later deposits of the other payer. A
+      // manual claim on a settled deposit, or an overpayment claim a same-slip excess opened.
+      const claimId = o.claim === 'manual' ? await manualClaim(o, ps) : overpaymentClaim(o, ps);
+      if (claimId === undefined) return;
       // Four eyes: the refund by another operator than the opener, the payout by a third.
       for (const transition of ['review', 'refund', 'payout'] as const) {
-        const r = await attempt({ type: 'DecideClaim', actor: { kind: 'operator', operatorId: `emp_${transition}` }, claimId: opened.objectId!, transition, note: `claim ${transition} in the property` });
+        const r = await attempt({ type: 'DecideClaim', actor: { kind: 'operator', operatorId: `emp_${transition}` }, claimId, transition, note: `claim ${transition} in the property` });
         if (!r.ok) return;
       }
       refundsPaidOut++;
+      if (o.claim === 'overpayment') overpaymentRefundsPaidOut++;
+      if (o.pay) await payRefund(claimId, ps);
       return;
     }
     case 'advance':
@@ -148,8 +165,52 @@ async function run(o: Op, ps: Party[]): Promise<void> {
   }
 }
 
-/** Claims walked to a refund payout across the runs (the generator must reach some). */
+/** A manual claim of `o.amount` at most on one of the parties' settled deposits, opened; its id. */
+async function manualClaim(o: Extract<Op, { kind: 'refund' }>, ps: Party[]): Promise<string | undefined> {
+  const ids = new Set(ps.map((p) => p.keys.id));
+  const candidates = allDeposits(s.running.store.db).filter((d) => ids.has(d.merchantId) && d.status === 'settled');
+  if (candidates.length === 0) return undefined;
+  const d = candidates[o.pick % candidates.length]!;
+  const opened = await attempt({ type: 'OpenClaim', actor: operator, kind: 'manual', depositId: d.id, amountMinor: BigInt(o.amount) < d.amountMinor ? BigInt(o.amount) : d.amountMinor, note: 'payer asks for money back' });
+  return opened.ok ? opened.objectId! : undefined;
+}
+
+/** Deposits a claim's refund may take before the property stops paying it. */
+const refundDepositsMax = 4;
+
+/**
+ * The other payer's deposits, exact, until the claim's refund is filled: withdrawals are filled
+ * oldest first, so each deposit is for what the white label's withdrawals of the mode opened
+ * before the refund (and the refund) still wait for, at most 5,000 baht.
+ */
+async function payRefund(claimId: string, ps: Party[]): Promise<void> {
+  const store = s.running.store;
+  const claim = store.world.claims.get(claimId)!;
+  const payee = allDeposits(store.db).find((d) => d.id === claim.depositId)!.sender.accountNumber;
+  const payer = payers.findIndex((p) => p.accountNumber !== payee);
+  const m = ps.findIndex((p) => p.keys.id === claim.merchantId);
+  for (let i = 0; i < refundDepositsMax; i++) {
+    const refund = store.world.withdrawals.get(claim.refundWithdrawalId!);
+    if (!refund || !isOpenStatus(refund.status)) return;
+    const ids = new Set(ps.map((p) => p.keys.id));
+    const waiting = [...store.world.withdrawals.values()].filter((w) => ids.has(w.merchantId) && w.livemode === claim.livemode && isOpenStatus(w.status) && w.createdAt <= refund.createdAt)
+      .reduce((t, w) => t + remainingOf(w), 0n);
+    await deposit({ kind: 'deposit', m, live: claim.livemode, amount: Number(waiting < 500_000n ? waiting : 500_000n), pay: 'exact', payer }, ps);
+  }
+}
+
+/** One of the parties' open overpayment claims (a same-slip excess opened it by itself). */
+function overpaymentClaim(o: Extract<Op, { kind: 'refund' }>, ps: Party[]): string | undefined {
+  const ids = new Set(ps.map((p) => p.keys.id));
+  const open = [...s.running.store.world.claims.values()].filter((c) => ids.has(c.merchantId) && c.kind === 'overpayment' && c.status === 'open');
+  return open.length === 0 ? undefined : open[o.pick % open.length]!.id;
+}
+
+/** Claims walked to a refund payout across the runs (the generator must reach some), and of them overpayment claims. */
 let refundsPaidOut = 0;
+let overpaymentRefundsPaidOut = 0;
+/** Checks that found the payees owing something in some mode (the generator must reach some). */
+let payeeDebtsSeen = 0;
 
 /** The ledger's balance of `account` over transactions booked before `beforeMs`, from journal.db itself. */
 function ledgerBalance(account: string, beforeMs: number): bigint {
@@ -353,6 +414,48 @@ async function checkAccountLines(fromMs: number): Promise<void> {
   }
 }
 
+/**
+ * What the payees owe the service, now, in each mode: a model from the journal's snapshots —
+ * each closed claim's refund withdrawals' fills (what its refunds drew out of suspense and paid
+ * the payer, net of the fills the bank recalled) less what its payer owes back — is the trial
+ * balance's owed_by_payees line (a debit, no postings, all of it reclassified), and the claims
+ * GET /v1/bo/claims?owed_by_payee=true lists are that line claim by claim; the others owe nothing.
+ */
+async function checkPayeeDebts(): Promise<void> {
+  const store = s.running.store;
+  const filled = new Map(allWithdrawals(store.db).map((w) => [w.id, w.filledMinor]));
+  const model: Record<string, bigint> = { live: 0n, test: 0n };
+  for (const c of store.world.claims.values()) {
+    if (c.status !== 'closed') continue;
+    const paid = refundWithdrawalsOf(c).reduce((t, id) => t + (filled.get(id) ?? 0n), 0n);
+    const owed = paid - (c.owedByPayerMinor ?? 0n);
+    if (owed > 0n) model[c.livemode ? 'live' : 'test'] += owed;
+  }
+  const r = await s.bo('GET', '/v1/bo/reports/trial-balance', undefined, asFinance());
+  assert.is(r.status, 200, r.text);
+  const listed: Record<string, bigint> = { live: 0n, test: 0n };
+  for (const owes of [true, false]) {
+    let cursor: string | null = null;
+    do {
+      const page = await s.bo('GET', `/v1/bo/claims?owed_by_payee=${owes}&limit=100${cursor ? `&cursor=${cursor}` : ''}`, undefined, asFinance());
+      assert.is(page.status, 200, page.text);
+      for (const c of page.json.data) {
+        assert.is(c.owed_by_payee_minor !== null && c.owed_by_payee_minor > 0, owes, `${c.id}: owed_by_payee=${owes} lists it (${c.owed_by_payee_minor})`);
+        if (owes) listed[c.livemode ? 'live' : 'test'] += BigInt(c.owed_by_payee_minor);
+      }
+      cursor = page.json.next_cursor;
+    } while (cursor);
+  }
+  for (const section of r.json.sections) {
+    const mode = section.livemode ? 'live' : 'test';
+    const line = section.accounts.find((a: any) => a.account === `sys:${mode}:owed_by_payees`);
+    assert.is(BigInt(-(line?.balance_minor ?? 0)), model[mode], `${mode}: owed_by_payees is what the claims' refunds paid less what payers owe back`);
+    assert.is(listed[mode], model[mode], `${mode}: the claims owed_by_payee=true lists sum to the line`);
+    if (line) assert.equal([line.kind, line.postings, line.debit_minor, line.credit_minor, line.reclassified_minor], ['system', 0, 0, 0, line.balance_minor]);
+    if (model[mode]! > 0n) payeeDebtsSeen++;
+  }
+}
+
 /** The system accounts whose account lines held a posting in some run (the generator must reach them). */
 const accountLinesSeen = new Set<string>();
 
@@ -402,6 +505,7 @@ async function checkRuns(numRuns: number): Promise<number> {
       for (const x of instants) await checkTrialBalance(Math.floor(fromMs + (toMs - fromMs) * x));
       await checkFees(fromMs);
       await checkAccountLines(fromMs);
+      await checkPayeeDebts();
     },
   ), { numRuns, endOnFailure: true });
   return statements;
@@ -413,10 +517,12 @@ test('finance: statements add up and match the ledger at each day end; the trial
   assert.ok(statements > financeRuns * 18, `statements checked: ${statements}`);
   // A seed that has not met every movement type (a clearing needs a settlement and 72 hours
   // of clock in one run) or a refund yet runs more sequences, each checked like the first.
-  const covered = () => movementTypes.every((t) => seenTypes.has(t)) && refundsPaidOut > 0;
+  const covered = () => movementTypes.every((t) => seenTypes.has(t)) && refundsPaidOut > 0 && overpaymentRefundsPaidOut > 0 && payeeDebtsSeen > 0;
   for (let batch = 0; batch < coverageBatchesMax && !covered(); batch++) await checkRuns(financeRuns);
   assert.equal([...seenTypes].sort(), movementTypes, 'every movement type occurred');
   assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
+  assert.ok(overpaymentRefundsPaidOut > 0, 'the generator reaches overpayment claims\' refunds paid out');
+  assert.ok(payeeDebtsSeen > 0, 'the generator reaches refunds that filled and closed their claims: payees owe the service');
   assert.ok(feesSeen > 0, 'the fee reports checked hold fees');
   assert.equal(['adjustments', 'reversals', 'suspense'].filter((a) => accountLinesSeen.has(a)), ['adjustments', 'reversals', 'suspense'], 'the account lines checked hold postings to each');
 });
@@ -433,7 +539,7 @@ test('finance: a fee is revenue net of VAT, its VAT is payable; a withdrawal fee
   // A withdrawal of 3,000.00 (fee 10.00 + VAT 0.70), a third filled by a deposit of 1,000.00
   // (fee 15.00 + VAT 1.05): the order recognises 1,070 × ⅓ = 3.56, whose VAT is 70 × 356 / 1,070 = 0.23.
   await run({ kind: 'withdraw', m: 1, live: true, amount: 300_000 }, ps);
-  await run({ kind: 'deposit', m: 0, live: true, amount: 100_000, pay: 'exact' }, ps);
+  await run({ kind: 'deposit', m: 0, live: true, amount: 100_000, pay: 'exact', payer: 0 }, ps);
   assert.equal(await moved(), { fee_revenue: 1_500 + 333, vat_payable: 105 + 23 });
   const w = allWithdrawals(s.running.store.db).find((x) => x.merchantId === ps[1]!.keys.id && x.fills.length > 0)!;
   assert.ok((await attempt({ type: 'ReverseFill', actor: operator, withdrawalId: w.id, legRef: w.fills[0]!.legRef, reasonCode: 'OPS_ERROR', note: 'paid to the wrong account' })).ok);

@@ -39,7 +39,7 @@ test('status: every projection and the in-process relay at the journal tail, not
   assert.is(report.journal_tail, tail());
   assert.equal(report.projections.map((p: any) => [p.name, p.position, p.lag, p.parked]), [
     ['balance_history', tail(), 0, 0], ['events_feed', tail(), 0, 0], ['deposit_list', tail(), 0, 0], ['withdrawal_list', tail(), 0, 0],
-    ['finance_ledger', tail(), 0, 0], ['fee_ledger', tail(), 0, 0], ['receiving_accounts', tail(), 0, 0], ['system_lines', tail(), 0, 0], ['dispute_ledger', tail(), 0, 0], ['statement_lines', tail(), 0, 0], ['payer_debts', tail(), 0, 0],
+    ['finance_ledger', tail(), 0, 0], ['fee_ledger', tail(), 0, 0], ['receiving_accounts', tail(), 0, 0], ['system_lines', tail(), 0, 0], ['dispute_ledger', tail(), 0, 0], ['statement_lines', tail(), 0, 0], ['payer_debts', tail(), 0, 0], ['payee_debts', tail(), 0, 0],
   ]);
   assert.equal(report.relays, [{ bus: 'inprocess', position: tail(), lag: 0 }]);
 });
@@ -48,7 +48,7 @@ test('a rebuild with the server running gives tables byte-identical to the live 
   const live = dumpProjections(s.dataDir);
   const r = await satangRun(['projections', 'rebuild', '--data-dir', s.dataDir]);
   assert.is(r.code, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout).projections, ['balance_history', 'events_feed', 'deposit_list', 'withdrawal_list', 'finance_ledger', 'fee_ledger', 'receiving_accounts', 'system_lines', 'dispute_ledger', 'statement_lines', 'payer_debts']);
+  assert.equal(JSON.parse(r.stdout).projections, ['balance_history', 'events_feed', 'deposit_list', 'withdrawal_list', 'finance_ledger', 'fee_ledger', 'receiving_accounts', 'system_lines', 'dispute_ledger', 'statement_lines', 'payer_debts', 'payee_debts']);
   assert.fixture(dumpProjections(s.dataDir), live);
   await activity(5);
   await waitForProjections(s.dataDir, tail());

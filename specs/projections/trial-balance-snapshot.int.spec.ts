@@ -19,6 +19,7 @@ import { openProjectionsDb } from '../../projections/db.ts';
 import type { RelayedEntry } from '../../projections/entry.ts';
 import { financeLedger } from '../../projections/finance-ledger.ts';
 import { payerDebts } from '../../projections/payer-debts.ts';
+import { payeeDebts } from '../../projections/payee-debts.ts';
 import { ReadModels } from '../../projections/read-models.ts';
 
 const at = Date.UTC(2026, 7, 1, 3, 0, 0);
@@ -43,12 +44,12 @@ const entries: readonly RelayedEntry[] = [
   },
 ];
 
-function scene(): { writer: { finance: Applier; debts: Applier }; models: ReadModels; close(): void } {
+function scene(): { writer: { finance: Applier; debts: Applier; payeeDebts: Applier }; models: ReadModels; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'satang-tb-snapshot-'));
   const writerDb = openProjectionsDb(dir, projectionSchemas, silent);
   const readerDb = openProjectionsDb(dir, projectionSchemas, silent);
   return {
-    writer: { finance: new Applier(writerDb, financeLedger), debts: new Applier(writerDb, payerDebts) },
+    writer: { finance: new Applier(writerDb, financeLedger), debts: new Applier(writerDb, payerDebts), payeeDebts: new Applier(writerDb, payeeDebts) },
     models: new ReadModels(readerDb),
     close() { readerDb.close(); writerDb.close(); rmSync(dir, { recursive: true, force: true }); },
   };
@@ -61,6 +62,7 @@ test('payer_debts ahead of finance_ledger: the owed line waits for the turnovers
   try {
     applied(s.writer.finance, 3);
     applied(s.writer.debts, 4); // the debt is recorded; finance_ledger has not applied seq 4 yet
+    applied(s.writer.payeeDebts, 4);
     const early = s.models.trialBalance(at);
     assert.ok(early.ready);
     assert.is(early.position, 3);
@@ -76,13 +78,16 @@ test('payer_debts ahead of finance_ledger: the owed line waits for the turnovers
   }
 });
 
-test('payer_debts behind finance_ledger: not ready, naming the position it must reach; then ready', () => {
+test('a debts projection behind finance_ledger: not ready, naming the position it must reach; then ready', () => {
   const s = scene();
   try {
     applied(s.writer.finance, 4);
     applied(s.writer.debts, 3);
-    assert.equal(s.models.trialBalance(at), { ready: false, position: 4 });
+    applied(s.writer.payeeDebts, 3);
+    assert.equal(s.models.trialBalance(at), { ready: false, position: 4, behind: 'payer_debts' });
     applied(s.writer.debts, 4);
+    assert.equal(s.models.trialBalance(at), { ready: false, position: 4, behind: 'payee_debts' });
+    applied(s.writer.payeeDebts, 4);
     const figures = s.models.trialBalance(at);
     assert.ok(figures.ready);
     assert.equal([figures.position, figures.owedByPayers], [4, [{ livemode: true, owedMinor: 5_000n }]]);

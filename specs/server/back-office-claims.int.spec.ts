@@ -540,6 +540,8 @@ test('a refund the payer owes back is its own line in the trial balance, owed_by
   assert.is((await paidDeposit(5_000, 5_000, payerAccount, freshSender())).status, 'settled');
   const owedLine = (section: any) => section.accounts.find((a: any) => a.account === 'sys:live:owed_by_payers');
   const suspenseLine = (section: any) => section.accounts.find((a: any) => a.account === 'sys:live:suspense');
+  // What earlier tests' closed refunds left the payees owing, which suspense hands to owed_by_payees.
+  const payees = (section: any) => section.accounts.find((a: any) => a.account === 'sys:live:owed_by_payees')?.reclassified_minor ?? 0;
   const before = (await liveTrialBalance()).section;
   const owedBefore = owedLine(before)?.balance_minor ?? 0; // earlier tests' debts, if any
   scene.s.clock.advance(60_000);
@@ -559,9 +561,9 @@ test('a refund the payer owes back is its own line in the trial balance, owed_by
   assert.equal([owed.kind, owed.name, owed.postings, owed.debit_minor, owed.credit_minor, owed.reclassified_minor, owed.balance_minor, owed.side],
     ['system', 'owed_by_payers', 0, 0, 0, owedBefore - 5_000, owedBefore - 5_000, 'debit']);
   const suspense = suspenseLine(section);
-  assert.is(suspense.reclassified_minor, -owed.reclassified_minor, 'suspense hands over what owed_by_payers takes');
+  assert.is(suspense.reclassified_minor, -owed.reclassified_minor - payees(section), 'suspense hands over what owed_by_payers (and owed_by_payees) take');
   assert.is(suspense.credit_minor - suspense.debit_minor, postedTo('sys:live:suspense'), 'suspense\'s turnover is its postings\'');
-  assert.is(suspense.balance_minor, postedTo('sys:live:suspense') - owed.balance_minor);
+  assert.is(suspense.balance_minor, postedTo('sys:live:suspense') - owed.balance_minor - payees(section));
   assert.ok(section.balanced);
   assert.is(section.total_debit_minor, section.total_credit_minor);
   assert.is(section.accounts.reduce((t: number, a: any) => t + a.balance_minor, 0), 0, 'the balances sum to zero');
@@ -620,8 +622,8 @@ test('a refund the payer owes back is its own line in the trial balance, owed_by
   assert.is(recovered.status, 200, recovered.text);
   assert.equal([(await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.owed_by_payer_minor ?? null], [null]);
   const after = (await liveTrialBalance()).section;
-  assert.equal([owedLine(after).balance_minor, suspenseLine(after).reclassified_minor], [owedBefore, -owedBefore]);
-  assert.is(suspenseLine(after).balance_minor, postedTo('sys:live:suspense') - owedBefore);
+  assert.equal([owedLine(after).balance_minor, suspenseLine(after).reclassified_minor], [owedBefore, -owedBefore - payees(after)]);
+  assert.is(suspenseLine(after).balance_minor, postedTo('sys:live:suspense') - owedBefore - payees(after));
   assert.ok(after.balanced);
   ledgerBalanced('the refund recovered from the payer');
   // The recovered claim leaves the list of what payers owe, which still sums to the line.
