@@ -18,6 +18,7 @@ import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts
 import { signRequest } from '../../server/hmac.ts';
 import { defaultDataDir, parseCommand, text, usageError, type CommandSpec, type OptionSpec, urlOption } from './args.ts';
 import { fetchOrRefuse, notSatang } from './reach.ts';
+import { columns } from './table.ts';
 import { mintToken } from './token.ts';
 
 const apiVersion = '2026-08-01';
@@ -318,9 +319,8 @@ export async function certifyCommand(argv: readonly string[]): Promise<number> {
     await new Promise((r) => setTimeout(r, 2000));
   }
   process.stdout.write(`certification ${run.id}: ${run.status}\n`);
-  for (const c of run.checks) {
-    const why = c.failure ? `  ${c.failure.event_type} → ${c.failure.reason}${c.failure.response_status ? ` (HTTP ${c.failure.response_status})` : ''}` : '';
-    process.stdout.write(`  ${c.check.padEnd(13)} ${c.status.padEnd(8)}${why}\n`);
-  }
+  // A check a line, lined up as the CLI's tables are (no trailing space on a passed check's line).
+  const rows = run.checks.map((c: any) => [c.check, c.status, c.failure ? `${c.failure.event_type} → ${c.failure.reason}${c.failure.response_status ? ` (HTTP ${c.failure.response_status})` : ''}` : '']);
+  for (const line of rows.length > 0 ? columns(rows, []) : []) process.stdout.write(`  ${line}\n`);
   return run.status === 'passed' ? 0 : 1;
 }

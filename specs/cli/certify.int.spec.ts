@@ -88,6 +88,7 @@ test('a poll refused 429 (the key\'s read quota spent) is waited out as asked, a
   assert.is(r.code, 0, r.stderr + r.stdout);
   assert.match(r.stdout, /certification cert_[0-9A-Z]+: passed/);
   for (const check of ['10300', '10800', '10900', '11600', 'out_of_order', 'signature']) assert.match(r.stdout, new RegExp(`${check}\\s+passed`));
+  assert.not.match(r.stdout, / +$/m, 'no line ends in spaces (a passed check has nothing after its status)');
   assert.not.match(r.stdout + r.stderr, /undefined|not iterable/);
 });
 
