@@ -1,6 +1,6 @@
 // `satang bo …`: an operator's day from the command line — the review queue, one deposit
 // with its evidence and timeline, approve/decline with a note, a settled one reversed, the
-// approvals queue, claims, disputes, request logs and the action log. Each subcommand mints a token from
+// approvals queue, claims, disputes (a lost one's fill reversed), request logs and the action log. Each subcommand mints a token from
 // the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
@@ -173,6 +173,9 @@ const withdrawalListOptions: Record<string, OptionSpec> = {
   ...merchantOption, ...modeOptions('payouts'), ...paging,
 };
 
+/** A reversal's --reason (a deposit's, a fill's): the reason_code the merchant sees, one of the route's. */
+const reversalReason: OptionSpec = { type: 'string', value: 'CODE', required: true, help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` };
+
 /** The review decisions' body fields, as their options: what a refusal of approve or decline tells a person to give. */
 const decisionFieldOptions: Readonly<Record<string, string>> = { amount_minor: '--amount', 'legs[]': '--legs' };
 
@@ -229,6 +232,13 @@ function disputeFiles(evidence: any[]): string {
   const files = evidence.flatMap((e: any) => e.files.filter((f: any) => f.download_url));
   // One line each, not a table: a table cuts cells at 60 characters, and the path must stay whole.
   return files.length === 0 ? '' : `\n\n${files.map((f: any) => `file ${f.name}: ${f.bytes} bytes, ${f.media_type ?? '-'}, sha256 ${f.sha256 ?? '-'}\n  GET ${f.download_url}`).join('\n')}`;
+}
+
+/** A fill reversal's answer, the withdrawal: the fill's reversal as `bo reverse` says a deposit's, then where the order stands. */
+function renderFillReversed(w: any, legRef: string): string {
+  const f = w.fills.find((x: any) => x.leg_ref === legRef);
+  return `${w.id}: fill ${legRef} reversed (${f.reversal_reason_code}; balance transaction ${f.reversal_balance_transaction_id} takes back ${f.balance_transaction_id}, THB ${thb(f.amount_minor)} and fee THB ${thb(f.fee_recognized_minor)})\n`
+    + `withdrawal ${w.status}, THB ${thb(w.filled_minor)} of ${thb(w.amount_total_minor)} filled`;
 }
 
 // What the refunds paid and what the payer owes back (a deposit reversed after its refund paid them), as bo claims lists them:
@@ -298,7 +308,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['reverse'],
     // A settled deposit taken back (the bank recalled the transfer), with the route's reason codes and its word on refunds already paid.
     spec: postSpec('reverse DEPOSIT_ID', "Reverses a settled deposit (deposit.reversed): what it credited the merchant is taken back, its fee refunded. ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
-      reason: { type: 'string', value: 'CODE', required: true, help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` },
+      reason: reversalReason,
       note,
       'recover-from-payer': { type: 'boolean', help: "when a claim's refund already paid the payer part of the transfer (the first try is refused, 409, naming it): reverse all the same, the claim recording the refund as owed back by the payer (claim_refunds: recover_from_payer)" },
     }, ['DEPOSIT_ID']),
@@ -313,6 +323,16 @@ const subcommands: readonly Subcommand[] = [
       }
       return exit;
     },
+  },
+  {
+    words: ['fill', 'reverse'],
+    // The one money move a lost dispute leads to (README's Fill reversals and disputes): the fill's amount and fee share go back to the withdrawing merchant.
+    spec: postSpec('fill reverse WITHDRAWAL_ID LEG_REF', "Reverses one fill of a withdrawal (withdrawal.fill_reversed, balance.credited), as after a lost dispute: its amount and fee share return to the order's lock while it is still payable, else to available (a closed claim refund's: to suspense, a replacement refund opened). LEG_REF is the fill's leg_ref (bo dispute show --json: withdrawal.fills). ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
+      reason: reversalReason,
+      note,
+    }, ['WITHDRAWAL_ID', 'LEG_REF']),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/fills/${encodeURIComponent(a.words[1]!)}/reverse`, { reason_code: text(a, 'reason'), note: text(a, 'note') }, true),
+      (w) => renderFillReversed(w, a.words[1]!)),
   },
   {
     words: ['approvals'],

@@ -11,32 +11,17 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { getDeposit, paidDeposit as paidDepositOf, receiver as payeeOfScene, slipScene, type SlipScene } from '../support/slip-harness.ts';
 import { freshSender, sender, type MerchantKeys } from '../support/server-harness.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
+import { satang, stackLine, type Ran } from '../support/cli.ts';
 
-const run = promisify(execFile);
-const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const recall = ['--reason', 'BANK_RECALL', '--note', "the sender's bank recalled the whole transfer"];
-/** A line of a Node stack trace: what an operator must never be shown instead of the refusal. */
-const stackLine = /^\s+at .+[:(]\d+/m;
 let scene: SlipScene;
 let env: Record<string, string>;
 
-async function bo(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(satangPath, ['bo', ...args], { cwd: tmpdir(), env: { ...process.env, ...env } });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const bo = (...args: string[]): Promise<Ran> => satang(['bo', ...args], env);
 
 test.before(async () => {
   scene = await slipScene();

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError } from '../support/api-checks.ts';
-import { matchedDeposit, pngSlip, registerTransfer, sha256Hex, slipScene, transferFor, uploadFile, type SlipScene } from '../support/slip-harness.ts';
+import { pngSlip, settledDeposit, sha256Hex, slipScene, type SlipScene } from '../support/slip-harness.ts';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
@@ -23,11 +23,7 @@ const eventsOf = (stream: string, type: string) =>
 const balance = async () => (await scene.s.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance')).json;
 
 async function settledFill(): Promise<{ withdrawalId: string; legRef: string; fill: any }> {
-  const d = await matchedDeposit(scene);
-  const image = pngSlip();
-  await registerTransfer(scene.s, transferFor(scene, d, { image_sha256: sha256Hex(image) }));
-  assert.is((await uploadFile(d.slip_upload, image)).status, 202);
-  await scene.s.running.slipWorker.drain();
+  const d = await settledDeposit(scene);
   const withdrawalId = scene.withdrawalIds[0]!;
   const w = await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`, undefined, { roles: ['support'] });
   const fill = w.json.withdrawal.fills.at(-1);

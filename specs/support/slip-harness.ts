@@ -107,6 +107,16 @@ export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.sh
   return r.json;
 }
 
+/** A deposit matched to the payer's withdrawal and paid, its slip verified: settled, it fills the payer's first withdrawal. Its 201 body. */
+export async function settledDeposit(scene: SlipScene): Promise<any> {
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, d, { image_sha256: sha256Hex(image) }));
+  assert.is((await uploadFile(d.slip_upload, image)).status, 202);
+  await scene.s.running.slipWorker.drain();
+  return d;
+}
+
 // ---- slip images: only their first bytes matter to the type, the tag makes each unique ----
 
 const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

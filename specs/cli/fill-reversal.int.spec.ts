@@ -1,0 +1,120 @@
+// `satang bo fill reverse WDR LEG` run as an operator runs it (child processes against a real
+// server sharing its data directory), where the README puts it: a deposit settles and fills
+// the payer's withdrawal, a dispute on that withdrawal is opened and lost from the command
+// line, and the fill it concerns is reversed — the withdrawal's fill reads reversed with the
+// reason, the payer's wallet takes the fill's amount and fee share back into the order's lock
+// (the order is still payable), the operator and the note are on the deposit's timeline, the
+// ledger verifies. The step-up comes from the environment with an operator token from
+// elsewhere, and without one the command says where to get it. Refusals (an unknown leg,
+// a bad reason, a short note, a second reversal) are the route's error code on stderr in
+// one line, exit 1, nothing on stdout, nothing written; a missing word or option is a usage
+// error (exit 2).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { settledDeposit, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { satang, stackLine, type Ran } from '../support/cli.ts';
+import { verifyStore } from '../../adapters/sqlite/verify.ts';
+
+const lost = ['--reason', 'MERCHANT_DISPUTE_LOST', '--note', 'the payee never received it: the dispute was lost'];
+let scene: SlipScene;
+let env: Record<string, string>;
+
+/** `satang bo …`, with `more` in its environment (an operator token from elsewhere, a step-up). */
+const bo = (args: readonly string[], more: Record<string, string> = {}): Promise<Ran> => satang(['bo', ...args], { ...env, ...more });
+
+test.before(async () => {
+  scene = await slipScene();
+  env = { SATANG_DATA_DIR: scene.s.dataDir, SATANG_BASE_URL: scene.s.url, SATANG_LOG_LEVEL: 'silent' };
+});
+test.after(async () => { await scene.s.stop(); });
+
+async function payerBalance(): Promise<any> {
+  const r = await scene.s.call(scene.payer.live.api_key, 'GET', '/v1/pay/balance');
+  assert.is(r.status, 200, r.text);
+  return { available_minor: r.json.available_minor, pending_clearing_minor: r.json.pending_clearing_minor, reserved_minor: r.json.reserved_minor };
+}
+
+const journalCount = (): number => scene.s.running.store.db.prepare('SELECT count(*) FROM journal').pluck(true).get() as number;
+
+/** A deposit settled into the payer's first withdrawal: the deposit's id and the fill it made, as an operator reads it. */
+async function settledFill(): Promise<{ depositId: string; withdrawalId: string; fill: any }> {
+  const d = await settledDeposit(scene);
+  const withdrawalId = scene.withdrawalIds[0]!;
+  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
+  assert.ok(fill, 'the deposit filled the withdrawal');
+  return { depositId: d.id, withdrawalId, fill };
+}
+
+test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount and fee share go back to the order\'s lock; refusals say why and write nothing', async () => {
+  const { depositId, withdrawalId, fill } = await settledFill();
+
+  // The dispute, opened and lost from the command line.
+  const opened = await bo(['dispute', 'open', withdrawalId, '--reason', 'not_received', '--amount', String(fill.amount_minor), '--json']);
+  assert.is(opened.code, 0, opened.stderr);
+  const disputeId = JSON.parse(opened.stdout).id as string;
+  const resolved = await bo(['dispute', 'resolve', disputeId, '--outcome', 'merchant_lost', '--note', 'the payee showed the bank statement without it']);
+  assert.is(resolved.code, 0, resolved.stderr);
+  assert.is(resolved.stdout.trim(), `${disputeId}: resolved (merchant_lost)`);
+
+  const before = await payerBalance();
+  const filledBefore = (await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json.filled_minor as number;
+  const entries = journalCount();
+  const refusals: [string[], number, RegExp][] = [
+    [[withdrawalId, 'leg_nope', ...lost], 1, /^HTTP 404: .*"code":"resource_not_found".*No fill with this leg_ref/],
+    [['wdr_01NOSUCHWITHDRAWAL000000', fill.leg_ref, ...lost], 1, /^HTTP 404: .*"code":"resource_not_found"/],
+    [[withdrawalId, fill.leg_ref, '--reason', 'LOST', '--note', lost[3]!], 1, /^HTTP 422: .*"code":"validation_error".*"path":"reason_code".*"hint":"BANK_RECALL, ACCOUNT_FROZEN/],
+    [[withdrawalId, fill.leg_ref, '--reason', 'MERCHANT_DISPUTE_LOST', '--note', 'lost'], 1, /^HTTP 422: .*"code":"review_note_required"/],
+    [[withdrawalId, fill.leg_ref, '--note', lost[3]!], 2, /^satang bo fill reverse: --reason is required\n\(see: satang bo fill reverse --help\)$/],
+    [[withdrawalId, ...lost], 2, /^satang bo fill reverse: missing LEG_REF/],
+  ];
+  for (const [args, code, said] of refusals) {
+    const r = await bo(['fill', 'reverse', ...args]);
+    assert.is(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr.trim(), said, r.stderr);
+    assert.not.match(r.stderr, stackLine, r.stderr);
+    assert.is(r.stdout, '', args.join(' '));
+  }
+  // An operator token from elsewhere (a production issuer) and no step-up: the command says where to get one.
+  const operatorToken = await scene.s.operatorToken('emp_cli_filler', false, ['ops_admin']);
+  const noStepUp = await bo(['fill', 'reverse', withdrawalId, fill.leg_ref, ...lost], { SATANG_OPERATOR_TOKEN: operatorToken });
+  assert.is(noStepUp.code, 1, noStepUp.stderr);
+  assert.match(noStepUp.stderr, /needs a step-up: sign in to the console, open Command line/);
+  assert.equal(await payerBalance(), before);
+  assert.is(journalCount(), entries, 'a refused reversal leaves nothing behind');
+
+  // With the step-up the console gave, from the environment: reversed.
+  const stepUp = await scene.s.operatorToken('emp_cli_filler', true, ['ops_admin']);
+  const reversed = await bo(['fill', 'reverse', withdrawalId, fill.leg_ref, ...lost], { SATANG_OPERATOR_TOKEN: operatorToken, SATANG_STEP_UP_TOKEN: stepUp });
+  assert.is(reversed.code, 0, reversed.stderr);
+  const w = (await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json;
+  const after = w.fills.find((f: any) => f.leg_ref === fill.leg_ref);
+  assert.equal([after.receipt_state, after.reversal_reason_code], ['reversed', 'MERCHANT_DISPUTE_LOST']);
+  assert.is(reversed.stdout.trim(), `${withdrawalId}: fill ${fill.leg_ref} reversed (MERCHANT_DISPUTE_LOST; balance transaction ${after.reversal_balance_transaction_id} takes back ${fill.balance_transaction_id}, `
+    + `THB ${(fill.amount_minor / 100).toFixed(2)} and fee THB ${(fill.fee_recognized_minor / 100).toFixed(2)})\nwithdrawal ${w.status}, THB ${(w.filled_minor / 100).toFixed(2)} of ${(w.amount_total_minor / 100).toFixed(2)} filled`);
+  assert.equal([w.status, w.filled_minor], ['partially_filled', filledBefore - fill.amount_minor], 'a status never moves back; the reversed fill no longer fills it');
+  // Still payable: the amount and its fee share go back into the order's lock; available does not move.
+  assert.equal(await payerBalance(), { ...before, reserved_minor: before.reserved_minor + fill.amount_minor + fill.fee_recognized_minor });
+  const step = (await scene.s.bo('GET', `/v1/bo/deposits/${depositId}`)).json.timeline.find((t: any) => t.step === 'fill_reversed');
+  assert.equal([step?.detail.leg_ref, step?.detail.reason_code, step?.detail.operator, step?.detail.note], [fill.leg_ref, 'MERCHANT_DISPUTE_LOST', 'emp_cli_filler', lost[3]], JSON.stringify(step));
+  const report = verifyStore(scene.s.running.store.db);
+  assert.ok(report.ok, JSON.stringify(report.mismatches).slice(0, 1500));
+
+  // A fill is reversed once: the second is refused, and nothing moves.
+  const entriesAfter = journalCount();
+  const again = await bo(['fill', 'reverse', withdrawalId, fill.leg_ref, ...lost]);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, /^HTTP 409: .*"code":"operation_not_allowed".*already reversed/);
+  assert.is(again.stdout, '');
+  assert.is(journalCount(), entriesAfter);
+});
+
+test('bo fill reverse --help says the words, the reason codes and the step-up; bo --help lists it', async () => {
+  const help = await bo(['fill', 'reverse', '--help']);
+  assert.is(help.code, 0, help.stderr);
+  assert.match(help.stdout, /^usage: satang bo fill reverse WITHDRAWAL_ID LEG_REF \[options\]/);
+  for (const said of ['--reason CODE', 'MERCHANT_DISPUTE_LOST', '--note TEXT', '--idempotency-key KEY', 'SATANG_STEP_UP_TOKEN']) assert.match(help.stdout, said);
+  assert.match((await bo(['--help'])).stdout, /\n {2}fill reverse +Reverses one fill of a withdrawal/);
+});
+
+test.run();
