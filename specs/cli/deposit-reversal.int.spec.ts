@@ -7,7 +7,8 @@
 // deposit, the wallet and the journal as they were. A deposit whose claim already refunded the
 // payer is refused (409) with the option that says so, then reversed with
 // --recover-from-payer, the claim recording the refund owed back, and listed by
-// `satang bo claims --owed-by-payer` (and by mode, --live or --sandbox, and by merchant, --merchant).
+// `satang bo claims --owed-by-payer` (and by mode, --live or --sandbox, and by merchant, --merchant);
+// `satang bo claim show` gives each decision's note whole.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -109,7 +110,8 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const d = await paidDeposit(shop, 40_000, 45_000, payee);
   assert.is(d.status, 'settled');
   const claimId = d.overpayment.claim_id as string;
-  const note = 'looked at the bank statement for this one';
+  // Longer than a table's cell (60 columns): `bo claim show` gives it whole.
+  const note = 'looked at the bank statement for this one: the excess came from the order\'s own sender, refund it to them';
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true })).status, 200);
@@ -142,6 +144,13 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const [claimHeader, claimRow] = shown.stdout.trim().split('\n');
   assert.match(claimHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +VERSION +REFUND$/);
   assert.equal(claimRow!.split(/ {2,}/).slice(0, 7), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '50.00']);
+  // Each decision's note whole, wrapped onto the lines under its row in the NOTE column (it was cut at 60 columns, '…').
+  const [notesHeader, ...noteLines] = shown.stdout.trim().split('\n\n')[1]!.split('\n');
+  assert.match(notesHeader!, /^AT +OPERATOR +STATUS +NOTE$/);
+  const noteAt = notesHeader!.indexOf('NOTE');
+  const notes = noteLines.reduce<string[]>((all, line) => (line.startsWith(' ') ? [...all.slice(0, -1), `${all.at(-1)} ${line.slice(noteAt).trim()}`] : [...all, line.slice(noteAt).trim()]), []);
+  assert.equal(notes.filter((n) => n === note).length, 3, notes.join('\n'));
+  assert.not.match(shown.stdout, /…/);
 
   // The claims behind the trial balance's owed_by_payers line, from the command line: this one, live, owing 50 baht; no other.
   const owed = await bo('claims', '--owed-by-payer');
