@@ -1,7 +1,8 @@
 // `satang admin …`: the onboarding back office from the command line. It mints an
 // ops_admin operator token from the local development issuer (or takes SATANG_OPERATOR_TOKEN, and
 // SATANG_STEP_UP_TOKEN for the calls that need a step-up) and prints the JSON answers; a
-// refused answer goes to stderr (`HTTP 422: {…}`, as report and call say it), never stdout,
+// refused answer goes to stderr (`HTTP 422: {…}`, as report and call say it, its message naming
+// the options where the API's names the fields they fill: each option's `field`), never stdout,
 // so `$(satang admin …)` in a script is empty when nothing was made. Each POST takes
 // --idempotency-key (a fresh one by default), named in the error when no answer came, so a
 // retry after a timeout does not fund twice. Every subcommand declares its options below;
@@ -47,10 +48,10 @@ async function bo(ctx: Context, path: string, body: unknown, stepUp = false, key
   return { status: res.status, json: await satangJson(url, res, ctx.idempotencyKey) };
 }
 
-/** The answer's JSON on stdout, or a refusal on stderr (exit 1). */
-function print(r: Answer): number {
+/** The answer's JSON on stdout, or a refusal on stderr (exit 1), its message naming the command's options for the API fields they fill. */
+function print(args: Args, r: Answer): number {
   if (r.status >= 300) {
-    printRefused(r.status, r.json);
+    printRefused(r.status, r.json, args.spec);
     return 1;
   }
   console.log(JSON.stringify(r.json, null, 2));
@@ -156,10 +157,10 @@ function saveSecret(ctx: Context, path: string, answer: Answer, made: string): b
 /** The figures of a fee schedule, as POST /v1/bo/white-labels/{id}/fees takes them: the two fees always, the VAT rates and amount limits when they change. */
 const feeOptions: Record<string, OptionSpec> = {
   'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
-  'deposit-bps': { type: 'string', value: 'BPS', required: true, integer: true, min: 0, max: limits.depositProcessingFeeBpsMax, unit: 'basis points', help: 'the processing fee on a deposit (150 = 1.5 %; VAT on it is added, --deposit-vat-bps)' },
-  'withdrawal-fee': { type: 'string', value: 'SATANG', required: true, integer: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, unit: 'satang', help: 'the fixed fee on a withdrawal (VAT on it is added, --withdrawal-vat-bps)' },
-  ...Object.fromEntries(feeVatOptions.map(([option, , on]) => [option, { type: 'string', value: 'BPS', integer: true, min: 0, max: limits.vatBpsMax, unit: 'basis points', help: `the VAT rate on ${on} (700 = 7 %, the default; default: as it is)` } satisfies OptionSpec])),
-  ...Object.fromEntries(feeLimitOptions.map(([option, , help, max]) => [option, { type: 'string', value: 'SATANG', integer: true, min: 1, max, unit: 'satang', help: `${help} (default: as it is)` } satisfies OptionSpec])),
+  'deposit-bps': { type: 'string', value: 'BPS', required: true, field: 'deposit_processing_fee_bps', integer: true, min: 0, max: limits.depositProcessingFeeBpsMax, unit: 'basis points', help: 'the processing fee on a deposit (150 = 1.5 %; VAT on it is added, --deposit-vat-bps)' },
+  'withdrawal-fee': { type: 'string', value: 'SATANG', required: true, field: 'withdrawal_fixed_fee_minor', integer: true, min: 0, max: limits.withdrawalFixedFeeMinorMax, unit: 'satang', help: 'the fixed fee on a withdrawal (VAT on it is added, --withdrawal-vat-bps)' },
+  ...Object.fromEntries(feeVatOptions.map(([option, field, on]) => [option, { type: 'string', value: 'BPS', field, integer: true, min: 0, max: limits.vatBpsMax, unit: 'basis points', help: `the VAT rate on ${on} (700 = 7 %, the default; default: as it is)` } satisfies OptionSpec])),
+  ...Object.fromEntries(feeLimitOptions.map(([option, field, help, max]) => [option, { type: 'string', value: 'SATANG', field, integer: true, min: 1, max, unit: 'satang', help: `${help} (default: as it is)` } satisfies OptionSpec])),
 };
 
 function feeBody(args: Args): Record<string, number> {
@@ -171,7 +172,7 @@ function feeBody(args: Args): Record<string, number> {
 /** The white label's schedule in force and the one waiting for approval (GET /v1/bo/white-labels/{id}); an unknown one is the server's 404, said as every refusal. */
 async function showFees(args: Args): Promise<number> {
   const answer = await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}`, undefined);
-  if (answer.status >= 300) return print(answer);
+  if (answer.status >= 300) return print(args, answer);
   console.log(JSON.stringify({ fee_schedule: answer.json.fee_schedule, fee_schedule_proposal: answer.json.fee_schedule_proposal }, null, 2));
   return 0;
 }
@@ -184,18 +185,18 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('white-label create', 'Creates a white label (a brand; deposits match withdrawals within one).', {
       name: { type: 'string', value: 'NAME', default: 'Default brand', help: "the white label's name" },
     }),
-    run: async (args) => print(await bo(context(args), '/v1/bo/white-labels', { name: text(args, 'name') })),
+    run: async (args) => print(args, await bo(context(args), '/v1/bo/white-labels', { name: text(args, 'name') })),
   },
   {
     words: ['gateway-route', 'propose'],
     spec: spec('gateway-route propose', "Proposes the account a white label's fallback deposits pay (a second operator approves it; a step-up token is minted for you).", {
       'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
-      bank: { type: 'string', value: 'CODE', required: true, help: 'the account\'s 3-digit bank code' },
-      account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
-      name: { type: 'string', value: 'NAME', required: true, help: "the account's name" },
-      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', integer: true, min: limits.gatewayRouteTtlSecondsMin, max: limits.gatewayRouteTtlSecondsMax, unit: 'seconds', help: 'how long the route serves once approved (a minute to a year)' },
+      bank: { type: 'string', value: 'CODE', required: true, field: 'bank_code', help: 'the account\'s 3-digit bank code' },
+      account: { type: 'string', value: 'NUMBER', required: true, field: 'account_number', help: 'the account number' },
+      name: { type: 'string', value: 'NAME', required: true, field: 'account_name', help: "the account's name" },
+      'ttl-seconds': { type: 'string', value: 'SECONDS', default: '86400', field: 'ttl_seconds', integer: true, min: limits.gatewayRouteTtlSecondsMin, max: limits.gatewayRouteTtlSecondsMax, unit: 'seconds', help: 'how long the route serves once approved (a minute to a year)' },
     }, ['example: scripts/satang admin gateway-route propose --white-label wl_… --bank 004 --account 5550001111 --name "Gateway Co" --sub emp_maker']),
-    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route`, {
+    run: async (args) => print(args, await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route`, {
       bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name: text(args, 'name'), ttl_seconds: Number(text(args, 'ttl-seconds')),
     }, true)),
   },
@@ -203,10 +204,10 @@ const subcommands: readonly Subcommand[] = [
     words: ['gateway-route', 'approve'],
     spec: spec('gateway-route approve', 'Approves the proposed gateway route, naming its account as you read it (not its proposer; a step-up token is minted for you).', {
       'white-label': { type: 'string', value: 'WL_ID', required: true, help: 'the white label' },
-      bank: { type: 'string', value: 'CODE', required: true, help: 'the bank code of the proposed account' },
-      account: { type: 'string', value: 'NUMBER', required: true, help: 'the proposed account number' },
+      bank: { type: 'string', value: 'CODE', required: true, field: 'bank_code', help: 'the bank code of the proposed account' },
+      account: { type: 'string', value: 'NUMBER', required: true, field: 'account_number', help: 'the proposed account number' },
     }, ['example: scripts/satang admin gateway-route approve --white-label wl_… --bank 004 --account 5550001111 --sub emp_checker']),
-    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route/approve`, {
+    run: async (args) => print(args, await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/gateway-route/approve`, {
       bank_code: text(args, 'bank'), account_number: text(args, 'account'),
     }, true)),
   },
@@ -221,19 +222,19 @@ const subcommands: readonly Subcommand[] = [
     words: ['fees', 'propose'],
     spec: spec('fees propose', "Proposes a white label's fee schedule (a second operator approves it; a step-up token is minted for you). Deposits settled and withdrawals created after the approval are charged it; fees already booked or pinned stay.", feeOptions,
       ['example: scripts/satang admin fees propose --white-label wl_… --deposit-bps 180 --withdrawal-fee 1500 --sub emp_maker']),
-    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/fees`, feeBody(args), true)),
+    run: async (args) => print(args, await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/fees`, feeBody(args), true)),
   },
   {
     words: ['fees', 'approve'],
     spec: spec('fees approve', 'Approves the proposed fee schedule, naming every figure it changes as you read it (not its proposer; a step-up token is minted for you).', feeOptions,
       ['example: scripts/satang admin fees approve --white-label wl_… --deposit-bps 180 --withdrawal-fee 1500 --sub emp_checker']),
-    run: async (args) => print(await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/fees/approve`, feeBody(args), true)),
+    run: async (args) => print(args, await bo(context(args), `/v1/bo/white-labels/${encodeURIComponent(text(args, 'white-label'))}/fees/approve`, feeBody(args), true)),
   },
   {
     words: ['merchant', 'create'],
     spec: spec('merchant create', 'Creates a merchant with its API keys (shown once: live and sandbox; in production the sandbox key only, until certification), in a new white label unless one is given.', {
       name: { type: 'string', value: 'NAME', default: 'Shop', help: "the merchant's name" },
-      'white-label': { type: 'string', value: 'WL_ID', help: 'put the merchant in this white label (default: create one named "NAME brand")' },
+      'white-label': { type: 'string', value: 'WL_ID', field: 'white_label_id', help: 'put the merchant in this white label (default: create one named "NAME brand")' },
       out: { type: 'string', value: 'FILE', help: 'write the answer (with the secret keys) to FILE, mode 0600, and print only the ids' },
     }, ['example: scripts/satang admin merchant create --name Shop --out .satang/shop.json']),
     run: async (args) => {
@@ -243,11 +244,11 @@ const subcommands: readonly Subcommand[] = [
       if (!wl) {
         // Its own key, made of the command's: a retry with --idempotency-key replays both.
         const created = await bo(ctx, '/v1/bo/white-labels', { name: `${text(args, 'name')} brand` }, false, ':white-label');
-        if (created.status >= 300) return print(created);
+        if (created.status >= 300) return print(args, created);
         wl = created.json.id as string;
       }
       const answer = await bo(ctx, '/v1/bo/merchants', { white_label_id: wl, name: text(args, 'name') });
-      return answer.status < 300 && text(args, 'out') ? saveMerchant(ctx, text(args, 'out'), answer) : print(answer);
+      return answer.status < 300 && text(args, 'out') ? saveMerchant(ctx, text(args, 'out'), answer) : print(args, answer);
     },
   },
   ...(['suspend', 'unsuspend'] as const).map((verb): Subcommand => ({
@@ -255,14 +256,14 @@ const subcommands: readonly Subcommand[] = [
     spec: spec(`merchant ${verb}`, `${verb === 'suspend' ? 'Suspends' : 'Lifts the suspension of'} a merchant (a step-up token is minted for you).`, {
       merchant, reason: { type: 'string', value: 'TEXT', help: 'why (kept on the journal with the operator)' },
     }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, verb), text(args, 'reason') ? { reason: text(args, 'reason') } : {}, true)),
+    run: async (args) => print(args, await bo(context(args), merchantPath(args, verb), text(args, 'reason') ? { reason: text(args, 'reason') } : {}, true)),
   })),
   {
     words: ['fund'],
     spec: spec('fund', "Credits a merchant's available balance by an operator adjustment (a step-up token is minted for you).", {
       merchant,
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
-      'reason-code': { type: 'string', value: 'CODE', default: 'FUNDING', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
+      amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
+      'reason-code': { type: 'string', value: 'CODE', field: 'reason_code', default: 'FUNDING', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
       reason: { type: 'string', value: 'TEXT', default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" },
       sandbox,
     }),
@@ -280,19 +281,19 @@ const subcommands: readonly Subcommand[] = [
         process.stderr.write(`proposed, not posted: ${why} is posted when a second ops_admin approves it (within 24 h):\n`
           + `  scripts/satang admin adjustment approve --proposal ${r.json.id} --merchant ${r.json.merchant_id} --amount ${r.json.amount_minor} --sub OTHER_OPERATOR\n`);
       }
-      return print(r);
+      return print(args, r);
     },
   },
   {
     words: ['debit'],
     spec: spec('debit', "Debits a merchant's available balance by an operator adjustment: a fee correction, a loss recovered (a step-up token is minted for you). More than available is 402 insufficient_balance; the other buckets belong to orders.", {
       merchant,
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
-      'reason-code': { type: 'string', value: 'CODE', default: 'MANUAL_ADJUSTMENT', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
+      amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
+      'reason-code': { type: 'string', value: 'CODE', field: 'reason_code', default: 'MANUAL_ADJUSTMENT', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
       reason: { type: 'string', value: 'TEXT', required: true, help: "why, in the operator's words: kept on the journal and never shown to the merchant" },
       sandbox,
     }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, 'adjustments'), {
+    run: async (args) => print(args, await bo(context(args), merchantPath(args, 'adjustments'), {
       livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'debit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
     }, true)),
   },
@@ -301,20 +302,20 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('adjustment approve', "Approves a live credit another ops_admin proposed (admin fund of 100,000 baht or more, or one that brought what they credited alone in 24 hours to that), naming its amount: the adjustment is posted (a step-up token is minted for you).", {
       proposal: { type: 'string', value: 'ADJP_ID', required: true, help: 'the proposal (admin fund said it; GET /v1/bo/merchants/{id}/adjustment-proposals lists them)' },
       merchant,
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount as you read it in the proposal' },
+      amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount as you read it in the proposal' },
     }),
-    run: async (args) => print(await bo(context(args), `${merchantPath(args, 'adjustments')}/${encodeURIComponent(text(args, 'proposal'))}/approve`, { amount_minor: Number(text(args, 'amount')) }, true)),
+    run: async (args) => print(args, await bo(context(args), `${merchantPath(args, 'adjustments')}/${encodeURIComponent(text(args, 'proposal'))}/approve`, { amount_minor: Number(text(args, 'amount')) }, true)),
   },
   {
     words: ['beneficiary', 'create'],
     spec: spec('beneficiary create', "Registers a beneficiary: the bank account a merchant's withdrawals pay out to.", {
       merchant,
-      account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
-      name: { type: 'string', value: 'NAME', required: true, help: "the account holder's name in Thai" },
-      bank: { type: 'string', value: 'CODE', default: '004', help: 'the bank code' },
+      account: { type: 'string', value: 'NUMBER', required: true, field: 'account_number', help: 'the account number' },
+      name: { type: 'string', value: 'NAME', required: true, field: 'account_name_th', help: "the account holder's name in Thai" },
+      bank: { type: 'string', value: 'CODE', field: 'bank_code', default: '004', help: 'the bank code' },
       sandbox,
     }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, 'beneficiaries'), {
+    run: async (args) => print(args, await bo(context(args), merchantPath(args, 'beneficiaries'), {
       livemode: livemode(args), bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name_th: text(args, 'name'),
     })),
   },
@@ -322,13 +323,13 @@ const subcommands: readonly Subcommand[] = [
     words: ['sender', 'create'],
     spec: spec('sender create', "Registers an end user's sending bank account (a deposit may then name it by sender_id).", {
       merchant,
-      'end-user': { type: 'string', value: 'REF', required: true, help: "the merchant's reference of the end user" },
-      account: { type: 'string', value: 'NUMBER', required: true, help: 'the account number' },
-      name: { type: 'string', value: 'NAME', required: true, help: "the account holder's name in Thai" },
-      bank: { type: 'string', value: 'CODE', default: '014', help: 'the bank code' },
+      'end-user': { type: 'string', value: 'REF', required: true, field: 'end_user_ref', help: "the merchant's reference of the end user" },
+      account: { type: 'string', value: 'NUMBER', required: true, field: 'account_number', help: 'the account number' },
+      name: { type: 'string', value: 'NAME', required: true, field: 'account_name_th', help: "the account holder's name in Thai" },
+      bank: { type: 'string', value: 'CODE', field: 'bank_code', default: '014', help: 'the bank code' },
       sandbox,
     }),
-    run: async (args) => print(await bo(context(args), merchantPath(args, 'senders'), {
+    run: async (args) => print(args, await bo(context(args), merchantPath(args, 'senders'), {
       livemode: livemode(args), end_user_ref: text(args, 'end-user'), bank_code: text(args, 'bank'), account_number: text(args, 'account'), account_name_th: text(args, 'name'),
     })),
   },
@@ -344,7 +345,7 @@ const subcommands: readonly Subcommand[] = [
       if (outRefused(args)) return 1;
       const ctx = context(args);
       const answer = await bo(ctx, merchantPath(args, 'keys'), { livemode: livemode(args), scopes: text(args, 'scopes').split(',').filter(Boolean) }, true);
-      if (answer.status >= 300 || !text(args, 'out')) return print(answer);
+      if (answer.status >= 300 || !text(args, 'out')) return print(args, answer);
       if (!saveSecret(ctx, text(args, 'out'), answer, `key ${answer.json.key_id} was made`)) return 1;
       console.log(JSON.stringify({ key_id: answer.json.key_id, livemode: answer.json.livemode, saved_to: text(args, 'out'), note: 'the file holds the secret key (mode 0600); it is shown only once' }, null, 2));
       return 0;
@@ -358,7 +359,7 @@ const subcommands: readonly Subcommand[] = [
     run: async (args) => {
       const mode = flag(args, 'live') ? '?livemode=true' : flag(args, 'sandbox') ? '?livemode=false' : '';
       const r = await bo(context(args), `${merchantPath(args, 'keys')}${mode}`, undefined);
-      if (flag(args, 'json') || r.status >= 300) return print(r);
+      if (flag(args, 'json') || r.status >= 300) return print(args, r);
       console.log(r.json.data.length === 0 ? 'no key'
         : table(['KEY', 'MODE', 'SCOPES', 'SECRET', 'CREATED', 'REVOKED'], r.json.data.map((k: any) => [k.key_id, k.livemode ? 'live' : 'sandbox', k.scopes.join(','), k.api_key_hint, k.created_at, k.revoked_at ?? '-'])));
       return 0;
@@ -369,27 +370,27 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('key revoke', 'Revokes an API key (a step-up token is minted for you).', {
       key: { type: 'string', value: 'KEY_ID', required: true, help: 'the key id (key_…)' },
     }),
-    run: async (args) => print(await bo(context(args), `/v1/bo/keys/${encodeURIComponent(text(args, 'key'))}/revoke`, {}, true)),
+    run: async (args) => print(args, await bo(context(args), `/v1/bo/keys/${encodeURIComponent(text(args, 'key'))}/revoke`, {}, true)),
   },
   {
     words: ['webhook', 'create'],
     spec: spec('webhook create', "Registers a webhook endpoint for a merchant; the answer holds its id (whep_…), URL and event types. Deliveries are signed with the service's Ed25519 keys: their kid and public key are at GET /v1/webhooks/signing-keys, not in this answer.", {
       merchant,
-      'endpoint-url': { type: 'string', value: 'URL', required: true, help: 'where the events are POSTed' },
-      events: { type: 'string', value: 'LIST', help: 'comma-separated event types, e.g. deposit.settled,withdrawal.filled (default: all)' },
+      'endpoint-url': { type: 'string', value: 'URL', required: true, field: 'url', help: 'where the events are POSTed' },
+      events: { type: 'string', value: 'LIST', field: 'event_types', help: 'comma-separated event types, e.g. deposit.settled,withdrawal.filled (default: all)' },
       sandbox,
     }),
     run: async (args) => {
       const events = text(args, 'events') ? { event_types: text(args, 'events').split(',').filter(Boolean) } : {};
-      return print(await bo(context(args), merchantPath(args, 'webhook-endpoints'), { url: text(args, 'endpoint-url'), livemode: livemode(args), ...events }));
+      return print(args, await bo(context(args), merchantPath(args, 'webhook-endpoints'), { url: text(args, 'endpoint-url'), livemode: livemode(args), ...events }));
     },
   },
   {
     words: ['webhook', 'update'],
     spec: spec('webhook update', "Points an endpoint at another URL or changes its subscription, keeping its id and deliveries' history (a new URL starts its health and 410 flag afresh).", {
       endpoint: { type: 'string', value: 'WHEP_ID', required: true, help: 'the endpoint (whep_…)' },
-      'endpoint-url': { type: 'string', value: 'URL', help: 'the new URL' },
-      events: { type: 'string', value: 'LIST', help: "comma-separated event types, or 'all' (the five mandatory ones are always sent)" },
+      'endpoint-url': { type: 'string', value: 'URL', field: 'url', help: 'the new URL' },
+      events: { type: 'string', value: 'LIST', field: 'event_types', help: "comma-separated event types, or 'all' (the five mandatory ones are always sent)" },
     }),
     run: async (args) => {
       const url = text(args, 'endpoint-url');
@@ -399,7 +400,7 @@ const subcommands: readonly Subcommand[] = [
         return 2;
       }
       const body = { ...(url ? { url } : {}), ...(events ? { event_types: events === 'all' ? null : events.split(',').filter(Boolean) } : {}) };
-      return print(await bo(context(args), `/v1/bo/webhooks/${encodeURIComponent(text(args, 'endpoint'))}`, body));
+      return print(args, await bo(context(args), `/v1/bo/webhooks/${encodeURIComponent(text(args, 'endpoint'))}`, body));
     },
   },
   {
@@ -407,12 +408,12 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
       seconds: { type: 'string', value: 'N', required: true, integer: true, min: 1, unit: 'seconds', help: 'how far to move' },
     }),
-    run: async (args) => print(await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
+    run: async (args) => print(args, await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
   },
   {
     words: ['clock', 'show'],
     spec: readSpec('clock show', "Prints the service's business time ({now, clock: 'manual' | 'system'}): what a transfer's occurred_at must be near on a manual clock.", {}),
-    run: async (args) => print(await bo(context(args), '/v1/bo/clock', undefined)),
+    run: async (args) => print(args, await bo(context(args), '/v1/bo/clock', undefined)),
   },
 ];
 

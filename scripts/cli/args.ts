@@ -55,6 +55,14 @@ export interface OptionSpec {
   readonly secret?: boolean;
   /** The value stays on this machine (a local URL; a FILE or a DIR always does): never sent, so never refused as secret-shaped. */
   readonly local?: boolean;
+  /**
+   * The API field the option fills, as the API's messages write it (`amount_minor`, `legs[]`,
+   * `refund_account.bank_code`), where its name is not the option's: a refusal naming it is
+   * printed naming the option (option-words.ts).
+   */
+  readonly field?: string;
+  /** A switch's value for its field: `--recover-from-payer` sends claim_refunds: "recover_from_payer". */
+  readonly fieldValue?: string;
 }
 
 export interface CommandSpec {
@@ -70,6 +78,8 @@ export interface CommandSpec {
 }
 
 export interface Args {
+  /** The command they were parsed against: its options name the API's fields in a refusal (option-words.ts). */
+  readonly spec: CommandSpec;
   readonly words: readonly string[];
   /** Every option's value: a string, a boolean for switches, undefined when absent. */
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
@@ -164,7 +174,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
     }
     values[name] = value;
   }
-  return { words: parsed.positionals, values };
+  return { spec, words: parsed.positionals, values };
 }
 
 /** A usage error for an argument shaped like a secret, naming what it takes; the value itself is never repeated. */

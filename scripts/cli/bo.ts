@@ -4,9 +4,9 @@
 // the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
-// refusal on stderr (`HTTP 422: {…}`, as report and call say it; a review decision's
-// message naming --amount and --legs where the API's names amount_minor and legs[]) and
-// nothing on stdout. A subcommand that POSTs takes --idempotency-key, said in the error
+// refusal on stderr (`HTTP 422: {…}`, as report and call say it; its message naming the
+// options, --amount, --reason, where the API's names the fields they fill, amount_minor,
+// reason_code: each option's `field`) and nothing on stdout. A subcommand that POSTs takes --idempotency-key, said in the error
 // when no answer came.
 
 import { randomUUID } from 'node:crypto';
@@ -112,27 +112,12 @@ function changeLines(changes: Record<string, { before: unknown; after: unknown }
 }
 
 /**
- * A refusal in the CLI's words: its message names the options a person types here where the
- * API's names its body's fields (`give amount_minor` → `give --amount`), `options` mapping
- * each field to its option. Only the message: the code and the details (their paths) stay
- * the API's, for scripts that read them.
- */
-function inOptionWords(json: any, options: Readonly<Record<string, string>>): any {
-  const message = json?.error?.message;
-  if (typeof message !== 'string') return json;
-  // A field as a word of its own, not inside another name (legs.0.amount_minor is a path, not amount_minor).
-  const said = Object.entries(options).reduce((text, [field, option]) =>
-    text.replace(new RegExp(`(?<![\\w.])${field.replace(/[[\]]/g, '\\$&')}(?![\\w[])`, 'g'), option), message);
-  return { ...json, error: { ...json.error, message: said } };
-}
-
-/**
  * Prints the answer: JSON with --json, else what `render` makes of it; a refusal on stderr
- * alone, its message naming the subcommand's options for the fields in `options`.
+ * alone, its message naming the command's options for the API fields they fill.
  */
-function print(args: Args, a: Answer, render: (json: any) => string, options: Readonly<Record<string, string>> = {}): number {
+function print(args: Args, a: Answer, render: (json: any) => string): number {
   if (a.status >= 300) {
-    printRefused(a.status, inOptionWords(a.json, options));
+    printRefused(a.status, a.json, args.spec);
     return 1;
   }
   console.log(flag(args, 'json') ? JSON.stringify(a.json, null, 2) : render(a.json));
@@ -166,7 +151,7 @@ const paging: Record<string, OptionSpec> = {
 const modeOptions = (what: string): Record<string, OptionSpec> => ({ live: { type: 'boolean', help: `only live ${what}` }, sandbox: { type: 'boolean', help: `only sandbox ${what}` } });
 
 /** --merchant, a list's merchant_id: only this merchant's rows. */
-const merchantOption: Record<string, OptionSpec> = { merchant: { type: 'string', value: 'MCH_ID', help: 'only this merchant' } };
+const merchantOption: Record<string, OptionSpec> = { merchant: { type: 'string', value: 'MCH_ID', field: 'merchant_id', help: 'only this merchant' } };
 
 /** The options of a withdrawals list (approvals, disputes): a merchant, a mode, a page. */
 const withdrawalListOptions: Record<string, OptionSpec> = {
@@ -174,10 +159,7 @@ const withdrawalListOptions: Record<string, OptionSpec> = {
 };
 
 /** A reversal's --reason (a deposit's, a fill's): the reason_code the merchant sees, one of the route's. */
-const reversalReason: OptionSpec = { type: 'string', value: 'CODE', required: true, help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` };
-
-/** The review decisions' body fields, as their options: what a refusal of approve or decline tells a person to give. */
-const decisionFieldOptions: Readonly<Record<string, string>> = { amount_minor: '--amount', 'legs[]': '--legs' };
+const reversalReason: OptionSpec = { type: 'string', value: 'CODE', required: true, field: 'reason_code', help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` };
 
 /** `--legs leg_1=30000,leg_2=0` → [{leg_ref, amount_minor}]; [] when absent, null when malformed. */
 function legAmounts(value: string): { leg_ref: string; amount_minor: number }[] | null {
@@ -287,8 +269,8 @@ const subcommands: readonly Subcommand[] = [
   ...(['approve', 'decline'] as const).map((verb): Subcommand => {
     const decision = postSpec(`${verb} DEPOSIT_ID`, verb === 'approve' ? 'Approves a deposit under review (four-eyes reviews need two different reviewers).' : 'Declines a deposit under review: one reviewer\'s decline is final, on any deposit (even one with an approval recorded).', {
       note, ...(verb === 'approve' ? {
-        amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'the transferred amount as you verified it, when the slip gave none' },
-        legs: { type: 'string', value: 'LEG=SATANG,…', help: 'what each leg still waiting received (0 where nothing arrived), needed when more than one waits' },
+        amount: { type: 'string', value: 'SATANG', field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the transferred amount as you verified it, when the slip gave none' },
+        legs: { type: 'string', value: 'LEG=SATANG,…', field: 'legs[]', help: 'what each leg still waiting received (0 where nothing arrived), needed when more than one waits' },
         version: { type: 'string', value: 'N', integer: true, min: 0, help: 'the version `bo show` gave: refused if the deposit changed since (another reviewer\'s figures), instead of confirming figures you did not see' },
       } : {}),
     }, ['DEPOSIT_ID']);
@@ -301,7 +283,7 @@ const subcommands: readonly Subcommand[] = [
         return print(a, await call(a, 'reviewer', 'POST', `/v1/bo/deposits/${id(a)}/${verb}`, {
           note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}), ...(legs.length > 0 ? { legs } : {}),
           ...(verb === 'approve' && text(a, 'version') !== '' ? { version: Number(text(a, 'version')) } : {}),
-        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; it waits for another reviewer — or, if another reviewer had recorded other figures, yours replaced theirs: bo show lists the approvals and figures)' : ''}`, decisionFieldOptions);
+        }), (d) => `${d.id}: ${d.status}${d.status === 'under_review' ? ' (approval recorded; it waits for another reviewer — or, if another reviewer had recorded other figures, yours replaced theirs: bo show lists the approvals and figures)' : ''}`);
       },
     };
   }),
@@ -311,19 +293,12 @@ const subcommands: readonly Subcommand[] = [
     spec: postSpec('reverse DEPOSIT_ID', "Reverses a settled deposit (deposit.reversed): what it credited the merchant is taken back, its fee refunded. ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
       reason: reversalReason,
       note,
-      'recover-from-payer': { type: 'boolean', help: "when a claim's refund already paid the payer part of the transfer (the first try is refused, 409, naming it): reverse all the same, the claim recording the refund as owed back by the payer (claim_refunds: recover_from_payer)" },
+      'recover-from-payer': { type: 'boolean', field: 'claim_refunds', fieldValue: 'recover_from_payer', help: "when a claim's refund already paid the payer part of the transfer (the first try is refused, 409, naming it): reverse all the same, the claim recording the refund as owed back by the payer (claim_refunds: recover_from_payer)" },
     }, ['DEPOSIT_ID']),
-    run: async (a) => {
-      const answer = await call(a, 'ops_admin', 'POST', `/v1/bo/deposits/${id(a)}/reverse`, {
-        reason_code: text(a, 'reason'), note: text(a, 'note'), ...(flag(a, 'recover-from-payer') ? { claim_refunds: 'recover_from_payer' } : {}),
-      }, true);
-      const exit = print(a, answer, (d) => `${d.id}: ${d.status} (${d.reversal.reason_code}; balance transaction ${d.reversal.balance_transaction_id} takes back ${d.reversal.reverses_balance_transaction_id})`);
-      // The refusal names the API's word (claim_refunds); the CLI's is the option.
-      if (answer.status === 409 && answer.json.error.details?.refunded_minor !== undefined) {
-        process.stderr.write(`once you have checked what the bank took back: run it again with --recover-from-payer, and the claim records the refund as owed back by the payer\n`);
-      }
-      return exit;
-    },
+    // A refusal naming claim_refunds: "recover_from_payer" names --recover-from-payer (its field).
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/deposits/${id(a)}/reverse`, {
+      reason_code: text(a, 'reason'), note: text(a, 'note'), ...(flag(a, 'recover-from-payer') ? { claim_refunds: 'recover_from_payer' } : {}),
+    }, true), (d) => `${d.id}: ${d.status} (${d.reversal.reason_code}; balance transaction ${d.reversal.balance_transaction_id} takes back ${d.reversal.reverses_balance_transaction_id})`),
   },
   {
     words: ['fill', 'reverse'],
@@ -363,9 +338,9 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['claims'],
     spec: spec('claims', 'Claims, oldest first.', {
-      kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', help: 'only claims about this deposit' }, ...merchantOption,
-      'owed-by-payer': { type: 'boolean', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" },
-      'owed-by-payee': { type: 'boolean', help: "only claims whose payee owes the service what their refunds paid (the trial balance's owed_by_payees, claim by claim)" }, ...modeOptions('claims'), ...paging,
+      kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', field: 'deposit_id', help: 'only claims about this deposit' }, ...merchantOption,
+      'owed-by-payer': { type: 'boolean', field: 'owed_by_payer', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" },
+      'owed-by-payee': { type: 'boolean', field: 'owed_by_payee', help: "only claims whose payee owes the service what their refunds paid (the trial balance's owed_by_payees, claim by claim)" }, ...modeOptions('claims'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({
       kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), merchant_id: text(a, 'merchant'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', owed_by_payee: flag(a, 'owed-by-payee') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
@@ -380,8 +355,8 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['claim', 'open'],
     spec: postSpec('claim open', 'Opens a claim about a deposit.', {
-      kind: { type: 'string', value: 'KIND', required: true, help: 'overpayment, late_slip or manual' }, deposit: { type: 'string', value: 'DEP_ID', required: true, help: 'the deposit' },
-      amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
+      kind: { type: 'string', value: 'KIND', required: true, help: 'overpayment, late_slip or manual' }, deposit: { type: 'string', value: 'DEP_ID', required: true, field: 'deposit_id', help: 'the deposit' },
+      amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount at stake' }, note, evidence: { type: 'string', value: 'TEXT', help: 'what the claim rests on' },
     }),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', '/v1/bo/claims', { kind: text(a, 'kind'), deposit_id: text(a, 'deposit'), amount_minor: Number(text(a, 'amount')), note: text(a, 'note'), ...(text(a, 'evidence') ? { evidence: text(a, 'evidence') } : {}) }), renderClaim),
   },
@@ -390,10 +365,10 @@ const subcommands: readonly Subcommand[] = [
     spec: postSpec(`claim ${transition} CLAIM_ID`, `Moves a claim on: ${transition}.${moneyMoving(transition) ? ' Money leaves suspense: a step-up token is minted for you, and another operator (--sub) than the one who opened the claim (refund) or approved the refund (payout) must run it.' : ''}`,
       {
         note, ...(transition === 'refund' ? {
-          amount: { type: 'string', value: 'SATANG', integer: true, min: 1, unit: 'satang', help: 'refund less than the whole claim' },
+          amount: { type: 'string', value: 'SATANG', field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'refund less than the whole claim' },
           // A further transfer from another account than the order's sender is refunded to the payer's account, as they confirmed it.
-          'to-bank': { type: 'string', value: 'CODE', help: "the payer's bank, when the transfer did not come from the order's sender (with --to-account, --to-name)" },
-          'to-account': { type: 'string', value: 'NUMBER', help: "the payer's account number" }, 'to-name': { type: 'string', value: 'NAME', help: "the payer's account name in Thai" },
+          'to-bank': { type: 'string', value: 'CODE', field: 'refund_account.bank_code', help: "the payer's bank, when the transfer did not come from the order's sender (with --to-account, --to-name)" },
+          'to-account': { type: 'string', value: 'NUMBER', field: 'refund_account.account_number', help: "the payer's account number" }, 'to-name': { type: 'string', value: 'NAME', field: 'refund_account.account_name_th', help: "the payer's account name in Thai" },
         } : {}),
       }, ['CLAIM_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, {
@@ -404,8 +379,8 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['dispute', 'open'],
     spec: postSpec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {
-      reason: { type: 'string', value: 'CODE', required: true, help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, integer: true, min: 1, unit: 'satang', help: 'the disputed amount' },
-      'respond-by': { type: 'string', value: 'RFC3339', help: 'the evidence deadline (default: the service default)' },
+      reason: { type: 'string', value: 'CODE', required: true, field: 'reason_code', help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the disputed amount' },
+      'respond-by': { type: 'string', value: 'RFC3339', field: 'respond_by', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
       (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} disputed (no funds held); evidence by ${inBangkok(d.respond_by)}`),
@@ -454,7 +429,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['signing-key', 'rotate'],
     spec: postSpec('signing-key rotate', 'Starts a rotation of the live webhook signing key: the next key is published now and signs from not_before (7 days by default); every merchant is told (webhook.key.rotating). A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.', {
-      'notice-seconds': { type: 'string', value: 'N', integer: true, min: webhookLimits.keyRotationNoticeMsMin / 1000, max: webhookLimits.keyRotationNoticeMs / 1000, unit: 'seconds', help: 'how long before the next key signs (default 7 days)' },
+      'notice-seconds': { type: 'string', value: 'N', field: 'notice_seconds', integer: true, min: webhookLimits.keyRotationNoticeMsMin / 1000, max: webhookLimits.keyRotationNoticeMs / 1000, unit: 'seconds', help: 'how long before the next key signs (default 7 days)' },
     }),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', '/v1/bo/webhooks/signing-keys/rotate', text(a, 'notice-seconds') ? { notice_seconds: Number(text(a, 'notice-seconds')) } : {}, true),
       (r) => `${r.kid}: next, signs from ${inBangkok(r.not_before)} (after ${r.previous_kid}); ${r.announced_deliveries} announcement deliveries`),
@@ -473,7 +448,7 @@ const subcommands: readonly Subcommand[] = [
     words: ['bank', verb],
     spec: postSpec(`bank ${verb} BANK_CODE`, verb === 'down'
       ? 'Marks a sending bank down at its end: new deposits from it are refused (409 sender_bank_unavailable, with the banks that are up), GET /v1/pay/banks says so.'
-      : 'Marks a sending bank up again: deposits from it are taken.', verb === 'down' ? { message: { type: 'string', value: 'TEXT', help: 'what end users are told, in Thai (the default says the bank is closed for now)' } } : {}, ['BANK_CODE']),
+      : 'Marks a sending bank up again: deposits from it are taken.', verb === 'down' ? { message: { type: 'string', value: 'TEXT', field: 'message_th', help: 'what end users are told, in Thai (the default says the bank is closed for now)' } } : {}, ['BANK_CODE']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/banks/${id(a)}/availability`, { available: verb === 'up', ...(text(a, 'message') ? { message_th: text(a, 'message') } : {}) }),
       (b) => `bank ${b.bank_code}: ${b.available ? 'available' : 'down'}${b.message_th ? ` (${b.message_th})` : ''}`),
   })),
@@ -493,8 +468,8 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['logs'],
     spec: spec('logs', 'Request logs (redacted), newest first.', {
-      'request-id': { type: 'string', value: 'REQ_ID', help: 'one request' }, merchant: { type: 'string', value: 'MCH_ID', help: 'one merchant' },
-      key: { type: 'string', value: 'KEY_ID', help: 'one API key (its id): what a leaked key did, and from where' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
+      'request-id': { type: 'string', value: 'REQ_ID', field: 'request_id', help: 'one request' }, merchant: { type: 'string', value: 'MCH_ID', field: 'merchant_id', help: 'one merchant' },
+      key: { type: 'string', value: 'KEY_ID', field: 'key_id', help: 'one API key (its id): what a leaked key did, and from where' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
       status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), key_id: text(a, 'key'), route: text(a, 'route'), status: text(a, 'status'), since: sinceOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),

@@ -6,7 +6,8 @@
 // 2xx/3xx answer. A POST that got no satang answer may have been done all the same: its
 // Idempotency-Key is said, so that a retry with it cannot do it twice.
 
-import { Refusal } from './args.ts';
+import { Refusal, type CommandSpec } from './args.ts';
+import { inOptionWords } from './option-words.ts';
 
 /**
  * How long a command waits for the server to begin its answer: SATANG_CLI_TIMEOUT_SECONDS,
@@ -117,9 +118,13 @@ export async function satangJson(url: string, res: Response, idempotencyKey?: st
   return json;
 }
 
-/** A refused answer as `report` and `call` say it, on stderr: `HTTP 422: {"error":…}`, one line. */
-export function printRefused(status: number, json: unknown): void {
-  process.stderr.write(`HTTP ${status}: ${JSON.stringify(json)}\n`);
+/**
+ * A refused answer as `report` and `call` say it, on stderr: `HTTP 422: {"error":…}`, one
+ * line; its message naming the options of `spec` (the command that asked) where it names the
+ * API fields they fill.
+ */
+export function printRefused(status: number, json: unknown, spec?: CommandSpec): void {
+  process.stderr.write(`HTTP ${status}: ${JSON.stringify(inOptionWords(json, spec))}\n`);
 }
 
 /** What /readyz answered: its status, its content type, and its JSON (undefined when it is none). */

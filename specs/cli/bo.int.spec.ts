@@ -210,6 +210,36 @@ test('bo approve\'s refusal names its own options (--amount, --legs) where the A
   assert.not.match(perLeg.out + both.out, /legs\[\]|give amount_minor/);
 });
 
+test('bo claim refund, bo dispute open and admin debit name their own options where the API names its fields (--amount, --respond-by, --reason-code), the details kept', async () => {
+  const note = 'the payer sent more than the order asked';
+  // 550 baht for an order of 500: the excess's claim opens by itself.
+  const d = await matchedDeposit(scene);
+  const image = pngSlip();
+  await registerTransfer(scene.s, transferFor(scene, d, { amount_minor: d.amount_minor + 5_000, image_sha256: sha256Hex(image) }));
+  await uploadFile(d.slip_upload, image);
+  await scene.s.running.slipWorker.drain();
+  const claimId = (await getDeposit(scene, d.id)).overpayment?.claim_id;
+  assert.type(claimId, 'string');
+  assert.is((await bo('claim', 'review', claimId, '--note', note)).code, 0);
+  const refund = await bo('claim', 'refund', claimId, '--note', note, '--amount', '1');
+  assert.is(refund.code, 1, refund.out);
+  assert.match(refund.out, /^HTTP 422: \{"error":\{"code":"validation_error",.*"message":"The refund must be from [^"]*baht, --amount 5000\)\."/m);
+  assert.not.match(refund.out, /amount_minor 5000/, 'not the API\'s field, which nothing here takes');
+  assert.match(refund.out, /"path":"amount_minor"/, 'the details stay the API\'s, for scripts');
+
+  const withdrawalId = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json))![0];
+  const past = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000', '--respond-by', '2020-01-01T00:00:00Z');
+  assert.is(past.code, 1, past.out);
+  assert.match(past.out, /"message":"--respond-by is an RFC 3339 instant in the future\."/);
+  assert.match(past.out, /"path":"respond_by"/);
+
+  // A credit's reason on a debit: the API says reason_code, admin debit's option is --reason-code.
+  const debit = await run(satangPath, ['admin', 'debit', '--merchant', scene.shop.id, '--amount', '100', '--reason-code', 'FUNDING', '--reason', 'a fee charged twice in November'], { cwd: tmpdir(), env: { ...process.env, ...env } })
+    .then((r) => `exit 0: ${r.stdout}`, (e: { stderr: string }) => e.stderr);
+  assert.match(debit, /"message":"--reason-code FUNDING is for a credit: /, debit);
+  assert.match(debit, /"path":"reason_code"/);
+});
+
 test('bo search finds a reference with a slash, a colon, spaces, + and # and Thai letters, the text encoded once, spaces around it trimmed', async () => {
   // Each of these characters changes when encoded twice (a space became %2520, Thai letters %25E0…): the server was asked for another text.
   const reference = `INV/2026:7 #1+ใบแจ้งหนี้ ${randomUUID().slice(0, 8)}`;
