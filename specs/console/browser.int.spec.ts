@@ -1008,8 +1008,8 @@ function unnamedColumns(session: OperatorSession): Promise<(string | null | unde
 async function assertFits(session: OperatorSession, name: string): Promise<void> {
   const [scroll, inner] = await session.page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
   assert.ok(scroll <= inner, `${name}: ${scroll} px wide in a window of ${inner}`);
-  // … and no amount is split over two lines to make it fit (฿2,50 / 0.50 would be misread).
-  const split = await session.page.$$eval('table.grid .num, table.grid .money', (cells) => cells.filter((c) => {
+  // … and no amount is split over two lines to make it fit (฿2,50 / 0.50 would be misread); a number column's head wraps between its words.
+  const split = await session.page.$$eval('table.grid td.num, table.grid .money', (cells) => cells.filter((c) => {
     const text = c.textContent?.trim() ?? '';
     if (!/\d/.test(text) || c.querySelector('button, input, br')) return false;
     const range = document.createRange();
