@@ -57,6 +57,11 @@ export function label(prefix, code) {
   return dictionaries[current][key] ?? String(code ?? '—');
 }
 
+/** The sentence the API gives an object in both languages (a rejection's, a review reason's: display_th, display_en), in the current one. */
+export function displayText(o) {
+  return (current === 'th' ? o?.display_th : o?.display_en) ?? '';
+}
+
 /** The server's error message in the current language (the catalogue's Thai text, the specific English one in the title). */
 export function problemText(problem) {
   if (current === 'th' && problem?.messageTh) return problem.messageTh;

@@ -13,7 +13,7 @@
 //   slip, slip-image, duplicate-hits, legs, timeline, timeline-step).
 
 import { get, post } from '../api.js';
-import { label, language, t } from '../i18n.js';
+import { displayText, label, language, t } from '../i18n.js';
 import { formatBaht, parseBahtToMinor } from '../format.js';
 import { ActionButton, Age, Badge, CodeName, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, ReviewReason, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { DetailValue, Evidence } from './deposit-evidence.js';
@@ -49,7 +49,7 @@ export function DepositPage({ id }) {
           deposit.fee_total_minor !== undefined ? [t('deposit.fee'), html`<${Money} minor=${deposit.fee_total_minor} />`] : null,
           deposit.settled_at ? [t('deposit.settledAt'), html`<${Time} at=${deposit.settled_at} />`] : null,
           deposit.overpayment ? [t('deposit.overpayment'), html`<${Money} minor=${deposit.overpayment.amount_minor} /> <${Id} id=${deposit.overpayment.claim_id} to=${`#/claims/${encodeURIComponent(deposit.overpayment.claim_id)}`} keep=${14} />`] : null,
-          deposit.rejection ? [t('deposit.rejection'), html`<${ReviewReason} code=${deposit.rejection.code} /> ${language() === 'th' ? deposit.rejection.display_th : deposit.rejection.display_en}`] : null,
+          deposit.rejection ? [t('deposit.rejection'), html`<${ReviewReason} code=${deposit.rejection.code} /> ${displayText(deposit.rejection)}`] : null,
           deposit.reversal ? [t('deposit.reversal'), html`<${CodeName} prefix="reversal" code=${deposit.reversal.reason_code} testid="deposit-reversal-reason" />`] : null,
           can('GET /v1/bo/claims') ? [t('deposit.claims'), html`<a href=${`#/claims?deposit_id=${encodeURIComponent(deposit.id)}`}>${t('deposit.claimsLink')}</a>`] : null,
         ]} />

@@ -11,7 +11,7 @@
 //   next-page.
 
 import { get } from '../api.js';
-import { label, language, t } from '../i18n.js';
+import { displayText, label, language, t } from '../i18n.js';
 import { Age, Badge, Empty, formatAge, html, Id, Mode, ModeFilter, Money, navigate, Pager, ReviewReason, Time, usePageContext, usePageData, usePager } from '../ui.js';
 
 const queueStatuses = ['under_review', 'awaiting_payment', 'slip_processing', 'awaiting_liquidity'];
@@ -84,7 +84,7 @@ function QueueRow({ row }) {
     <td class="num"><${Money} minor=${row.amount_minor} /></td>
     <td class="reasons">
       ${review?.escalated ? html`<span data-testid="escalated-badge"><${Badge} tone="bad">${t('queue.escalatedBadge')}</${Badge}></span> ` : null}
-      ${(review?.reasons ?? []).map((r) => html`<${ReviewReason} code=${r.code} text=${language() === 'th' ? r.display_th : r.display_en} /> `)}
+      ${(review?.reasons ?? []).map((r) => html`<${ReviewReason} code=${r.code} text=${displayText(r)} /> `)}
       ${!review ? html`<span class="muted">${label('status', row.status)}</span>` : null}
     </td>
     <td>${row.estimated_resolution_bucket ? label('estimate', row.estimated_resolution_bucket) : '—'}</td>

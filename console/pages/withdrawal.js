@@ -7,7 +7,7 @@
 // ops_admin, a form to open one (POST …/disputes: no step-up in the server's table); and,
 // for ops_admin while it is open, its cancel ⚑ (POST …/cancel, a note, step-up).
 //
-// data-testids: withdrawal-status, withdrawal-amount, withdrawal-rejection, withdrawal-canceled-by, withdrawal-cancel-reason,
+// data-testids: withdrawal-status, withdrawal-amount, withdrawal-rejection, withdrawal-rejection-display, withdrawal-canceled-by, withdrawal-cancel-reason,
 //   approvals, approve, reject,
 //   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
 //   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm, reverse-fill-cancel,
@@ -17,7 +17,7 @@
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { label, t } from '../i18n.js';
+import { displayText, label, t } from '../i18n.js';
 import { bangkokLocalToIso, parseBahtToMinor } from '../format.js';
 import { ActionButton, CodeName, Empty, Facts, html, Id, Loading, Mode, Money, Named, NoteField, PageLink, Payee, Status, StepUpFlag, Time, useCan, useConfirmation, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
@@ -48,8 +48,9 @@ export function WithdrawalPage({ id }) {
           [t('deposit.expires'), html`<${Time} at=${w.expires_at} />`],
           w.refund_of_deposit_id ? [t('withdrawal.refundOf'), html`<${Id} id=${w.refund_of_deposit_id} to=${`#/deposits/${encodeURIComponent(w.refund_of_deposit_id)}`} />`] : null,
           w.replacement_of_withdrawal_id ? [t('withdrawal.replacementOf'), html`<${Id} id=${w.replacement_of_withdrawal_id} to=${`#/withdrawals/${encodeURIComponent(w.replacement_of_withdrawal_id)}`} />`] : null,
-          // Why it was rejected or canceled, and who canceled it, in words (the codes in the titles).
-          w.rejection ? [t('deposit.rejection'), html`<${CodeName} prefix="withdrawalRejection" code=${w.rejection.code} testid="withdrawal-rejection" />`] : null,
+          // Why it was rejected or canceled, and who canceled it, in words (the codes in the titles); a
+          // rejection with the sentence the API gives it, as the merchant reads it (display_th, display_en).
+          w.rejection ? [t('deposit.rejection'), html`<${CodeName} prefix="withdrawalRejection" code=${w.rejection.code} testid="withdrawal-rejection" /> <span data-testid="withdrawal-rejection-display">${displayText(w.rejection)}</span>`] : null,
           w.cancel_reason_code ? [t('withdrawal.canceled'), html`${w.canceled_by ? html`<${CodeName} prefix="canceledBy" code=${w.canceled_by} testid="withdrawal-canceled-by" /> · ` : null}<${CodeName}
             prefix="cancelReason" code=${w.cancel_reason_code} testid="withdrawal-cancel-reason" />`] : null,
         ]} />

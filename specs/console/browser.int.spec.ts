@@ -895,6 +895,15 @@ test('an approver approves a payout only after a confirmation naming the amount,
     assert.is(rejected.json.status, 'rejected', rejected.text);
     await nok.goto(`#/withdrawals/${other.json.id}`, 'withdrawal');
     assert.equal(await nok.page.$eval('[data-testid=withdrawal-rejection]', (e) => [e.getAttribute('title'), e.textContent]), ['rejected_by_operator', en['withdrawalRejection.rejected_by_operator']]);
+    // … and with the sentence the API gives the rejection (display_en, display_th: what the merchant reads), which the row dropped.
+    const { rejection } = (await p2p.bo('GET', `/v1/bo/withdrawals/${other.json.id}`, undefined, { roles: ['support'] })).json.withdrawal;
+    assert.ok(rejection.display_en && rejection.display_th, JSON.stringify(rejection));
+    const rejectionRow = () => nok.page.$eval('[data-testid=withdrawal-rejection]', (e) => e.closest('dd')!.textContent!.replace(/\s+/g, ' ').trim());
+    assert.is(await rejectionRow(), `${en['withdrawalRejection.rejected_by_operator']} ${rejection.display_en}`);
+    await nok.page.click('[data-testid=lang-th]');
+    await nok.page.waitForFunction((said) => document.querySelector('[data-testid=withdrawal-rejection-display]')?.textContent === said, rejection.display_th);
+    assert.is(await rejectionRow(), `${th['withdrawalRejection.rejected_by_operator']} ${rejection.display_th}`);
+    await nok.page.click('[data-testid=lang-en]');
   } finally {
     await p2p.stop();
   }
