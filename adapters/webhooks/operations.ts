@@ -26,7 +26,15 @@ import { publishedKey } from './signing.ts';
 export type Result<T> = { ok: true; value: T } | { ok: false; rejection: Rejection };
 const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 const refuse = <T>(rejection: Rejection): Result<T> => ({ ok: false, rejection });
-const unknownKey = (kid: string): Rejection => reject('resource_not_found', `No live signing key ${kid}.`);
+
+/** Why a live signing key's withdrawal is refused (SigningKeyRing.withdrawalRefusal). */
+function keyWithdrawalRefusal(kid: string, why: 'unknown' | 'signing' | 'already'): Rejection {
+  switch (why) {
+    case 'unknown': return reject('resource_not_found', `No live signing key ${kid}.`);
+    case 'already': return reject('operation_not_allowed', `The key ${kid} is already withdrawn.`);
+    case 'signing': return reject('operation_not_allowed', `The key ${kid} signs now or is announced to: rotate (POST /v1/bo/webhooks/signing-keys/rotate), then withdraw it once the next key signs.`);
+  }
+}
 
 export interface OperationParts {
   readonly db: Db;
@@ -214,20 +222,22 @@ export class WebhookOperations {
     return ok({ key, previousKid, announcedTo: this.announce(key, previousKid, now, (livemode) => livemode) });
   }
 
-  /** Withdraws a retired live signing key that leaked (it is published no more). */
-  /** The live signing key `kid` is one of the ring's (withdrawn or not), else resource_not_found. */
-  knownKey(kid: string): Result<string> {
-    return this.p.keys.publicKey(kid) ? ok(kid) : refuse(unknownKey(kid));
+  /**
+   * The live signing key `kid` may be withdrawn as far as the route can tell before the
+   * step-up: it is one of the ring's and no longer signs (else 404, 409). One already
+   * withdrawn passes: a retry of its withdrawal is answered by the idempotency record, and
+   * another is refused by withdrawKey. A key that stopped signing never signs again.
+   */
+  withdrawableKey(kid: string): Result<string> {
+    const refused = this.p.keys.withdrawalRefusal(kid);
+    return refused === null || refused === 'already' ? ok(kid) : refuse(keyWithdrawalRefusal(kid, refused));
   }
 
+  /** Withdraws a retired live signing key that leaked (it is published no more). */
   withdrawKey(kid: string): Result<{ kid: string; withdrawnAt: number }> {
     const now = this.p.clock.now();
-    switch (this.p.keys.withdraw(kid, now)) {
-      case 'withdrawn': return ok({ kid, withdrawnAt: now });
-      case 'unknown': return refuse(unknownKey(kid));
-      case 'already': return refuse(reject('operation_not_allowed', `The key ${kid} is already withdrawn.`));
-      case 'signing': return refuse(reject('operation_not_allowed', `The key ${kid} signs now or is announced to: rotate (POST /v1/bo/webhooks/signing-keys/rotate), then withdraw it once the next key signs.`));
-    }
+    const outcome = this.p.keys.withdraw(kid, now);
+    return outcome === 'withdrawn' ? ok({ kid, withdrawnAt: now }) : refuse(keyWithdrawalRefusal(kid, outcome));
   }
 
   /**

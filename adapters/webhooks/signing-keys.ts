@@ -108,17 +108,24 @@ export class SigningKeyRing {
   }
 
   /**
-   * Withdraws a retired key: from now on it is not published. A key that signs now or is
-   * announced to sign cannot be: rotate first (its deliveries would go out signed by a key
-   * no receiver can find).
+   * Why `kid` cannot be withdrawn at `now`, else null: no such key, one already withdrawn,
+   * or one that signs now or is announced to sign (rotate first: its deliveries would go out
+   * signed by a key no receiver can find). Reads only: the route asks it before the step-up.
    */
-  withdraw(kid: string, now = this.clock.now()): 'withdrawn' | 'unknown' | 'signing' | 'already' {
+  withdrawalRefusal(kid: string, now = this.clock.now()): 'unknown' | 'signing' | 'already' | null {
     const i = this.keys.findIndex((k) => k.kid === kid);
     if (i < 0) return 'unknown';
-    const k = this.keys[i]!;
-    if (k.withdrawnAt !== null) return 'already';
+    if (this.keys[i]!.withdrawnAt !== null) return 'already';
     const next = this.keys[i + 1];
-    if (next === undefined || next.notBefore > now) return 'signing';
+    return next === undefined || next.notBefore > now ? 'signing' : null;
+  }
+
+  /** Withdraws a retired key (withdrawalRefusal): from now on it is not published. */
+  withdraw(kid: string, now = this.clock.now()): 'withdrawn' | 'unknown' | 'signing' | 'already' {
+    const refused = this.withdrawalRefusal(kid, now);
+    if (refused) return refused;
+    const i = this.keys.findIndex((k) => k.kid === kid);
+    const k = this.keys[i]!;
     this.db.prepare(`UPDATE ${this.table} SET withdrawn_at = ? WHERE kid = ?`).run(now, kid);
     this.keys[i] = { ...k, withdrawnAt: now };
     return 'withdrawn';

@@ -7,6 +7,7 @@
 
 import { isRejection, reject, type Rejection } from '../errors.ts';
 import { limits } from '../limits.ts';
+import { violated } from '../assert.ts';
 import type { Balances } from '../ledger/ledger.ts';
 import { creditBucketOf } from '../ledger/postings.ts';
 import { depositFee, minOf, minorToJson, type FeeSchedule, type Minor } from '../money.ts';
@@ -150,11 +151,31 @@ export type ClaimRefundsOnReversal = typeof claimRefundsOnReversal[number];
  * the refund drawn: the service's claim is now on the payer).
  */
 function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Deposit): DepositDecision {
+  const refused = reversalRefusal(s, c);
+  if (refused) return refused;
+  const st = s.settlement ?? violated(`deposit ${s.id}: settled without a settlement`);
+  return [{
+    type: 'DepositReversed', at: c.at, reasonCode: c.reasonCode, reversesBalanceTransactionId: st.balanceTransactionId, balanceTransactionId: c.balanceTransactionId,
+    ...(c.decision ? { decision: c.decision } : {}),
+  }];
+}
+
+/** What a reversal is decided on besides the deposit: its merchant's wallet, its claims' refunds (handler/claims.ts reversalFacts), and what its operator says of those paid. */
+export type ReversalFacts = Pick<Extract<DepositCommand, { type: 'ReverseDeposit' }>, 'wallet' | 'refundsPayingOut' | 'refundsPaid' | 'claimRefunds'>;
+
+/**
+ * Why the deposit cannot be reversed, else null: not settled, its claims' refunds
+ * (reversalClaimsRefusal), or a bucket that holds less than the credit. Pure: the route asks
+ * it of the world before the step-up, which a refusal the operator mends (the bucket topped
+ * up, the refund canceled, recover_from_payer said) or sends to the wrong deposit does not
+ * spend; reverse asks it again in the command, so a state that changed meanwhile is refused.
+ */
+export function reversalRefusal(s: Deposit, c: ReversalFacts): Rejection | null {
   const st = s.settlement;
   if (s.status !== 'settled' || !st) {
     return reject('operation_not_allowed', `Only a settled deposit can be reversed; this one is ${s.status}.`, { status: s.status });
   }
-  const claims = reversalClaimsRefusal(s, c);
+  const claims = reversalClaimsRefusal(c);
   if (claims) return claims;
   const bucket = creditBucketOf(s);
   const b = c.wallet.balances;
@@ -165,24 +186,14 @@ function reverse(c: Extract<DepositCommand, { type: 'ReverseDeposit' }>, s: Depo
       pending_clearing_minor: minorToJson(b.pendingClearingMinor), pending_clearing_available_at: c.wallet.nextClearingAt(), bucket,
     });
   }
-  return [{
-    type: 'DepositReversed', at: c.at, reasonCode: c.reasonCode, reversesBalanceTransactionId: st.balanceTransactionId, balanceTransactionId: c.balanceTransactionId,
-    ...(c.decision ? { decision: c.decision } : {}),
-  }];
+  return null;
 }
-
-/** What a reversal knows of the deposit's claims' refunds (handler/claims.ts reversalClaimFacts), and what its operator says of those paid. */
-export type ReversalClaimFacts = Pick<Extract<DepositCommand, { type: 'ReverseDeposit' }>, 'refundsPayingOut' | 'refundsPaid' | 'claimRefunds'>;
 
 /**
  * A settled deposit's reversal refused for its claims' refunds — one paying the payer out, or
- * one that paid them which the operator has not said is owed back — else null, and null for a
- * deposit not settled (reverse refuses its status first). Pure: the route asks it of the world
- * before the step-up, which a refusal the operator mends (the refund canceled,
- * recover_from_payer said) does not spend; reverse asks it again in the command.
+ * one that paid them which the operator has not said is owed back — else null.
  */
-export function reversalClaimsRefusal(s: Deposit, c: ReversalClaimFacts): Rejection | null {
-  if (s.status !== 'settled') return null;
+function reversalClaimsRefusal(c: ReversalFacts): Rejection | null {
   const paying = c.refundsPayingOut[0];
   if (paying) {
     return reject('operation_not_allowed', `Claim ${paying.claimId}'s refund withdrawal ${paying.withdrawalId} is paying the payer out; a reversal would return their transfer besides. Cancel it first (POST /v1/bo/withdrawals/${paying.withdrawalId}/cancel), then reverse.`,

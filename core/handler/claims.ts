@@ -7,7 +7,7 @@
 
 import { admitClaim, decideClaim, decideRefundOwed, decideRefundRecall, heldOfDeposit, refundedOfTransfer, refundRefusedForItsTerms, type ClaimCommand, type ClaimedDeposit, type RefundRecall } from '../claim/decide.ts';
 import { refundWithdrawalsOf, type Claim, type ClaimEvent, type ClaimKind } from '../claim/state.ts';
-import type { RefundPaid, RefundPayingOut, ReversalClaimFacts } from '../deposit/decide.ts';
+import type { RefundPaid, RefundPayingOut, ReversalFacts } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import { matchAccountNumber } from '../deposit/verification.ts';
 import { maskName, maskReadAccountNumber } from '../present.ts';
@@ -23,14 +23,14 @@ import type { NewWithdrawal } from '../withdrawal/decide.ts';
 import { violated } from '../assert.ts';
 
 /**
- * What gathering a claim's facts reads: a command's transaction, or the world as it stands
- * (worldReads: a route's check before its step-up, which writes nothing).
+ * What gathering a claim's or a reversal's facts reads: a command's transaction, or the world
+ * as it stands (worldReads: a route's check before its step-up, which writes nothing).
  */
-export type ClaimReads = Pick<Tx, 'world' | 'at' | 'deposit' | 'withdrawal'>;
+export type ClaimReads = Pick<Tx, 'world' | 'at' | 'deposit' | 'withdrawal' | 'balances'>;
 
 /** The world as a command at `at` would read it before it changes anything. */
 export function worldReads(world: World, at: number): ClaimReads {
-  return { world, at, deposit: (id) => world.deposits.get(id), withdrawal: (id) => world.withdrawals.get(id) };
+  return { world, at, deposit: (id) => world.deposits.get(id), withdrawal: (id) => world.withdrawals.get(id), balances: (merchantId, livemode) => world.balances(merchantId, livemode) };
 }
 
 export function openClaim(tx: Tx, c: Extract<Command, { type: 'OpenClaim' }>): Step {
@@ -138,9 +138,15 @@ function refundsPaid(tx: ClaimReads, depositId: string): RefundPaid[] {
   return out;
 }
 
-/** What a reversal of the deposit is decided on of its claims' refunds (deposit/decide.ts reversalClaimsRefusal). */
-export function reversalClaimFacts(tx: ClaimReads, depositId: string): Omit<ReversalClaimFacts, 'claimRefunds'> {
-  return { refundsPayingOut: refundsPayingOut(tx, depositId), refundsPaid: refundsPaid(tx, depositId) };
+/**
+ * What a reversal of the deposit is decided on besides the deposit (deposit/decide.ts
+ * reversalRefusal): the wallet it takes the credit back from, and its claims' refunds.
+ */
+export function reversalFacts(tx: ClaimReads, d: Deposit): Omit<ReversalFacts, 'claimRefunds'> {
+  return {
+    wallet: { balances: tx.balances(d.merchantId, d.livemode), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, d.livemode) },
+    refundsPayingOut: refundsPayingOut(tx, d.id), refundsPaid: refundsPaid(tx, d.id),
+  };
 }
 
 /**

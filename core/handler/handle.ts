@@ -5,7 +5,7 @@
 // and hands it to the Journal, which makes it durable before any answer goes out; a
 // journal that fails to write rebuilds the world from what is on disk.
 
-import { decide as decideDeposit, checkReversalReason, type WalletFacts } from '../deposit/decide.ts';
+import { decide as decideDeposit, checkReversalReason } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import type { VerificationFacts } from '../deposit/verification.ts';
 import { beneficiaryVerified, decide as decideDirectory, type DirectoryCommand } from '../directory/decide.ts';
@@ -24,7 +24,7 @@ import { runToQuiescence } from './react.ts';
 import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
-import { decideClaimStep, openClaim, reversalClaimFacts } from './claims.ts';
+import { decideClaimStep, openClaim, reversalFacts } from './claims.ts';
 import { fireSandboxStep } from './sandbox.ts';
 
 export type { Outcome };
@@ -114,11 +114,6 @@ function operatorBy(actor: Actor): { by?: string } {
   return actor.kind === 'operator' ? { by: actor.operatorId } : {};
 }
 
-/** The wallet a reversal takes back from. */
-function walletOf(tx: Tx, d: Deposit): WalletFacts {
-  return { balances: tx.balances(d.merchantId, d.livemode), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, d.livemode) };
-}
-
 /** The duplicate index and bank availability, added to what the verifier found. */
 function withFacts(tx: Tx, d: Deposit, outcome: Extract<Command, { type: 'RecordSlipVerification' }>['outcome']): typeof outcome {
   if (outcome.kind === 'no_image') {
@@ -187,7 +182,7 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
       ...(c.actor.kind === 'operator' ? { operatorId: c.actor.operatorId } : {}) }, d);
   }),
   ReverseDeposit: (tx, c) => withDeposit(tx, undefined, c.depositId, (d) => checkReversalReason(c.reasonCode) ?? operatorNote(c.actor, c.note, 'A reversal')
-    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet: walletOf(tx, d), ...reversalClaimFacts(tx, d.id),
+    ?? decideDeposit({ type: 'ReverseDeposit', at: tx.at, reasonCode: c.reasonCode, balanceTransactionId: tx.ids.next('btxn', d.merchantId), ...reversalFacts(tx, d),
       ...(c.claimRefunds ? { claimRefunds: c.claimRefunds } : {}), ...decisionOf(c.actor, c.note) }, d)),
   CreateWithdrawal: createWithdrawal,
   ApproveWithdrawal: (tx, c) => runWithdrawal(tx, c.withdrawalId, { type: 'ApproveWithdrawal', at: tx.at, operatorId: c.actor.operatorId, ...(c.note !== undefined ? { note: c.note } : {}) }),

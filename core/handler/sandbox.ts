@@ -10,7 +10,7 @@ import { decide } from '../deposit/decide.ts';
 import type { Deposit } from '../deposit/state.ts';
 import type { Timer } from '../journal.ts';
 import { sandboxStepOf, sandboxTransRef, sandboxVerification, scenarioOf, type SandboxStep } from '../sandbox/scenarios.ts';
-import { reversalClaimFacts } from './claims.ts';
+import { reversalFacts } from './claims.ts';
 import { closeLateWindow, runDeposit, settleContext, simulatedMatch } from './deposits.ts';
 import { done, type Reaction, type Step } from './reactions.ts';
 import type { Tx } from './tx.ts';
@@ -37,10 +37,8 @@ export function fireSandboxStep(tx: Tx, t: Timer): Step {
       return closeLateWindow(tx, d, true);
     case 'approve':
       return runDeposit(tx, d.id, decide({ type: 'ApproveReview', at, operatorId: scenarioOperatorId, note: 'Sandbox scenario: the late transfer is accepted.', settle: settleContext(tx, d) }, d));
-    case 'reverse': {
-      const wallet = { balances: tx.balances(d.merchantId, false), nextClearingAt: () => tx.world.nextClearingAt(d.merchantId, false) };
-      return runDeposit(tx, d.id, decide({ type: 'ReverseDeposit', at, reasonCode: 'BANK_RECALL', balanceTransactionId: tx.ids.next('btxn', d.merchantId), wallet, ...reversalClaimFacts(tx, d.id), claimRefunds: 'recover_from_payer' }, d));
-    }
+    case 'reverse':
+      return runDeposit(tx, d.id, decide({ type: 'ReverseDeposit', at, reasonCode: 'BANK_RECALL', balanceTransactionId: tx.ids.next('btxn', d.merchantId), ...reversalFacts(tx, d), claimRefunds: 'recover_from_payer' }, d));
     case 'match':
       return runDeposit(tx, d.id, decide({ type: 'MatchDeposit', at, match: simulatedMatch(tx, d, at + d.lifetimeMs) }, d));
     default: {

@@ -10,8 +10,8 @@ import type { Command } from '../../core/handler/commands.ts';
 import { adjustmentReasonDefault, adjustmentReasons, bankByCode, bankDownMessageThDefault, proposalWaiting } from '../../core/directory.ts';
 import { balanceTransactionIdOf, iso, presentBalances, presentBeneficiary, presentDeposit, presentWithdrawal } from '../../core/present.ts';
 import { reversalReasonCodes, type ReversalReasonCode } from '../../core/deposit/state.ts';
-import { claimRefundsOnReversal, reversalClaimsRefusal, type ClaimRefundsOnReversal } from '../../core/deposit/decide.ts';
-import { reversalClaimFacts, worldReads } from '../../core/handler/claims.ts';
+import { claimRefundsOnReversal, reversalRefusal, type ClaimRefundsOnReversal } from '../../core/deposit/decide.ts';
+import { reversalFacts, worldReads } from '../../core/handler/claims.ts';
 import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import { ApiError } from '../errors.ts';
 import { idempotencyKeyOf, runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
@@ -448,16 +448,17 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const b = parseWith(schemas.reversal, bodyOf(ctx));
     if (!reversalReasonCodes.includes(b.reason_code as ReversalReasonCode)) throw new ApiError('validation_error', 'Unknown reason_code.', { fields: [{ path: 'reason_code', reason: 'enum', hint: reversalReasonCodes.join(', ') }] });
     const note = b.note ?? '';
-    // A note too short is the body's fault, an unknown deposit the target's, and a claim's refund paying the payer out
-    // or paid without claim_refunds the operator mends (cancel it; say recover_from_payer): answered before the step-up,
-    // which they do not spend (the handler decides them all again, in the command); the body's 422 first.
+    // A note too short is the body's fault, an unknown or unsettled deposit the target's, and a claim's refund paying the
+    // payer out or paid without claim_refunds, or a bucket holding less than the credit, the operator mends (cancel it; say
+    // recover_from_payer; top it up): answered before the step-up, which they do not spend (the handler decides them all
+    // again, in the command); the body's 422 first.
     const claimRefunds = b.claim_refunds ? { claimRefunds: b.claim_refunds } : {};
     await runSteppedUp(ctx, { type: 'ReverseDeposit', actor: actorOf(ctx), depositId: ctx.params.id!, reasonCode: b.reason_code as ReversalReasonCode, note, ...claimRefunds },
       (id) => ({ status: 200, body: presentDeposit(world().deposits.get(id!)!, { withdrawalOf: world().withdrawalOf }) }), () => {
         refuseIf(checkNote(note, 'A reversal'));
         const d = world().deposits.get(ctx.params.id!);
         if (!d) throw notFound('deposit');
-        refuseIf(reversalClaimsRefusal(d, { ...reversalClaimFacts(worldReads(world(), now()), d.id), ...claimRefunds }));
+        refuseIf(reversalRefusal(d, { ...reversalFacts(worldReads(world(), now()), d), ...claimRefunds }));
       });
   });
 

@@ -206,7 +206,8 @@ export function webhookBackOfficeRoutes(services: Services, webhooks: Webhooks, 
   // A leaked key: once rotated out, withdrawn from the published list at once (not 30 days later).
   router.post('/webhooks/signing-keys/:kid/withdraw', async (ctx) => {
     parseWith(schemas.empty, bodyOf(ctx));
-    unwrap(ops.knownKey(ctx.params.kid!)); // an unknown kid spends no step-up (a key is never removed, only withdrawn)
+    // An unknown kid, or the key signing now, spends no step-up (a key is never removed, and one that stopped signing never signs again).
+    unwrap(ops.withdrawableKey(ctx.params.kid!));
     await requireStepUp(ctx);
     await idempotent(ctx, () => {
       const r = unwrap(ops.withdrawKey(ctx.params.kid!));

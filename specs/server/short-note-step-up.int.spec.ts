@@ -9,9 +9,10 @@
 // its unknown bank, a deposit or fill to reverse, a withdrawal to cancel, a claim to refund,
 // an adjustment proposal to approve, a key to issue for or revoke, a webhook endpoint or
 // delivery to resend, a signing key to withdraw; an operator revocation's subject too long,
-// 422 — those three also refused without a step-up), a claim's refund refused
-// for its account (409) or its amount (422), and a reversal refused for its claim's refund
-// (409: paying the payer out, or paid without claim_refunds). Over real
+// 422 — those three also refused without a step-up), a signing key's withdrawal while it
+// signs (409), a claim's refund refused for its account (409) or its amount (422), and a
+// reversal refused for its claim's refund (409: paying the payer out, or paid without
+// claim_refunds), its deposit's status (409) or its bucket's balance (402). Over real
 // HTTP against settled deposits; the step-up is still one action's: after the decision it is
 // spent.
 
@@ -63,8 +64,9 @@ test('a reversal refused for a short note spends no step-up: mended, it passes w
   const reversed = await reverse({ reason_code: 'BANK_RECALL', note: "the sender's bank recalled the whole transfer" });
   assert.is(reversed.status, 200, reversed.text);
   assert.is(reversed.json.status, 'reversed');
-  // One step-up, one action: another reversal with it (another body) is refused before the deposit's state is looked at.
-  const spent = await reverse({ reason_code: 'BANK_RECALL', note: 'the bank recalled it again, says the ticket' });
+  // One step-up, one action: another reversal with it (of another settled deposit, which could be reversed) is refused.
+  const other = await settledDeposit();
+  const spent = await reverse({ reason_code: 'BANK_RECALL', note: 'the bank recalled this one too, says the ticket' }, `/v1/bo/deposits/${other.id}/reverse`);
   assert.equal([spent.status, spent.json.error?.code], [403, 'scope_denied'], spent.text);
   assert.match(spent.json.error.message, /already used for another action/);
 });
@@ -290,14 +292,17 @@ test('a resend to an endpoint or of a delivery there is not spends no step-up: t
   assert.equal([resent.json.event_id, resent.json.resend], [delivery.event_id, true]);
 });
 
-test('a withdrawal of a signing key there is not spends no step-up: the rotated-out key is withdrawn with the same one, and not without a step-up', async () => {
+test('a withdrawal of a signing key there is not, or of the one signing now, spends no step-up: the rotated-out key is withdrawn with the same one, and not without a step-up', async () => {
   const old = (await publishedKeys(scene.s)).keys.find((k) => k.status === 'active')!;
   const rotated = await scene.s.bo('POST', '/v1/bo/webhooks/signing-keys/rotate', { notice_seconds: webhookLimits.keyRotationNoticeMsMin / 1000 }, { sub: 'emp_keys', stepUp: true });
   assert.is(rotated.status, 201, rotated.text);
   await advance(scene.s, webhookLimits.keyRotationNoticeMsMin + second); // the new key signs: the old one may be withdrawn
   const path = `/v1/bo/webhooks/signing-keys/${old.kid}/withdraw`;
   await refusedWithoutStepUp('emp_keys', path);
-  const withdrawn = await mendedWithSameStepUp('emp_keys', [unknown('/v1/bo/webhooks/signing-keys/whk_nobody/withdraw')], [path, {}], 200);
+  const withdrawn = await mendedWithSameStepUp('emp_keys', [
+    unknown('/v1/bo/webhooks/signing-keys/whk_nobody/withdraw'),
+    [`/v1/bo/webhooks/signing-keys/${rotated.json.kid}/withdraw`, {}, 409, 'operation_not_allowed'], // the key signing now
+  ], [path, {}], 200);
   assert.equal([withdrawn.json.kid, withdrawn.json.status], [old.kid, 'withdrawn']);
 });
 
@@ -307,6 +312,33 @@ test('a revocation of a subject too long to be an operator spends no step-up: th
   await refusedWithoutStepUp('emp_offboarder', path, body);
   const revoked = await mendedWithSameStepUp('emp_offboarder', [[`/v1/bo/operators/emp_${'x'.repeat(200)}/revoke`, body, 422, 'validation_error']], [path, body], 200);
   assert.equal([revoked.json.object, revoked.json.sub, revoked.json.revoked_by], ['operator_revocation', 'emp_departed', 'emp_offboarder']);
+});
+
+// Last: it moves the service's clock past the clearing period, so that the deposit's credit
+// sits in available, where an adjustment can spend it.
+test('a reversal of a deposit not settled, or one its bucket cannot take back, spends no step-up: topped up, it passes with the same one', async () => {
+  const unsettled = await matchedDeposit(scene, { sender: freshSender(), end_user_ref: `u-${randomUUID()}` });
+  const d = await settledDeposit();
+  await advance(scene.s, limits.clearingPeriodMs + second);
+  const adjust = (body: Record<string, unknown>) => scene.s.bo('POST', `/v1/bo/merchants/${scene.shop.id}/adjustments`,
+    { livemode: true, bucket: 'available', reason: 'the shop spent what cleared', ...body }, { sub: 'emp_topper', stepUp: true });
+  const available = (await scene.s.bo('GET', `/v1/bo/merchants/${scene.shop.id}/balance`)).json.live.available_minor as number;
+  const spent = await adjust({ amount_minor: available - 100, direction: 'debit' });
+  assert.is(spent.status, 201, spent.text);
+
+  const stepUp = await scene.s.operatorToken('emp_reverser', true, ['ops_admin']);
+  const recall = { reason_code: 'BANK_RECALL', note: "the sender's bank recalled the whole transfer" };
+  const reverse = (id: string) => steppedUp('emp_reverser', stepUp, `/v1/bo/deposits/${id}/reverse`, recall);
+  const notSettled = await reverse(unsettled.id);
+  assert.equal([notSettled.status, notSettled.json.error?.code, notSettled.json.error?.details?.status], [409, 'operation_not_allowed', 'expired'], notSettled.text);
+  const short = await reverse(d.id);
+  assert.equal([short.status, short.json.error?.code, short.json.error?.details?.bucket, short.json.error?.details?.available_minor], [402, 'insufficient_balance', 'available', 100], short.text);
+  const credited = short.json.error.details.required_minor as number;
+  const toppedUp = await adjust({ amount_minor: credited - 100, direction: 'credit', reason_code: 'GOODWILL_CREDIT' });
+  assert.is(toppedUp.status, 201, toppedUp.text);
+  const reversed = await reverse(d.id);
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is(reversed.json.status, 'reversed');
 });
 
 test.run();
