@@ -216,6 +216,19 @@ function disputeFiles(evidence: any[]): string {
   return files.length === 0 ? '' : `\n\n${files.map((f: any) => `file ${f.name}: ${f.bytes} bytes, ${f.media_type ?? '-'}, sha256 ${f.sha256 ?? '-'}\n  GET ${f.download_url}`).join('\n')}`;
 }
 
+/** A dispute: who opened and resolved it, the withdrawal's fills (a lost one's is reversed by its LEG_REF), the evidence. */
+function renderDispute(j: any): string {
+  const d = j.dispute;
+  const head = `${d.id} on ${j.withdrawal.id}: ${d.status}${d.outcome ? ` (${d.outcome})` : ''}\n`
+    + `reason ${d.reason_code}, THB ${thb(d.amount_minor)}, opened ${inBangkok(d.opened_at)} by ${d.opened_by ?? '-'}, evidence by ${inBangkok(d.respond_by)}`
+    + (d.status === 'open' ? '' : `\nresolved by ${d.resolved_by ?? '-'}: ${d.resolution_note ?? '-'}`);
+  const fills = table(['LEG_REF', 'DEPOSIT', 'THB', 'FEE', 'STATUS', 'FILLED AT'], j.withdrawal.fills.map((f: any) => [
+    f.leg_ref, f.deposit_id, thb(f.amount_minor), thb(f.fee_recognized_minor), f.reversal_reason_code ? `reversed (${f.reversal_reason_code})` : f.receipt_state, f.settled_at,
+  ]));
+  const evidence = table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], d.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]));
+  return `${head}\n\n${fills}\n\n${evidence}${disputeFiles(d.evidence)}`;
+}
+
 /** A fill reversal's answer, the withdrawal: the fill's reversal as `bo reverse` says a deposit's, then where the order stands. */
 function renderFillReversed(w: any, legRef: string): string {
   const f = w.fills.find((x: any) => x.leg_ref === legRef);
@@ -303,7 +316,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['fill', 'reverse'],
     // The one money move a lost dispute leads to (README's Fill reversals and disputes): the fill's amount and fee share go back to the withdrawing merchant.
-    spec: postSpec('fill reverse WITHDRAWAL_ID LEG_REF', "Reverses one fill of a withdrawal (withdrawal.fill_reversed, balance.credited), as after a lost dispute: its amount and fee share return to the order's lock while it is still payable, else to available (a closed claim refund's: to suspense, a replacement refund opened). LEG_REF is the fill's leg_ref (bo dispute show --json: withdrawal.fills). ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
+    spec: postSpec('fill reverse WITHDRAWAL_ID LEG_REF', "Reverses one fill of a withdrawal (withdrawal.fill_reversed, balance.credited), as after a lost dispute: its amount and fee share return to the order's lock while it is still payable, else to available (a closed claim refund's: to suspense, a replacement refund opened). LEG_REF is the fill's leg_ref (bo dispute show: the fills table). ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
       reason: reversalReason,
       note,
     }, ['WITHDRAWAL_ID', 'LEG_REF']),
@@ -387,11 +400,8 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['dispute', 'show'],
-    spec: spec('dispute show DISPUTE_ID', "A dispute with the merchant's evidence.", {}, ['DISPUTE_ID']),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/disputes/${id(a)}`),
-      (j) => `${j.dispute.id} on ${j.withdrawal.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}\n`
-        + `reason ${j.dispute.reason_code}, THB ${thb(j.dispute.amount_minor)}, opened ${inBangkok(j.dispute.opened_at)} by ${j.dispute.opened_by ?? '-'}, evidence by ${inBangkok(j.dispute.respond_by)}`
-        + `${j.dispute.status === 'open' ? '' : `\nresolved by ${j.dispute.resolved_by ?? '-'}: ${j.dispute.resolution_note ?? '-'}`}\n\n${table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], j.dispute.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]))}${disputeFiles(j.dispute.evidence)}`),
+    spec: spec('dispute show DISPUTE_ID', "A dispute with the disputed withdrawal's fills (the LEG_REF bo fill reverse takes) and the merchant's evidence.", {}, ['DISPUTE_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/disputes/${id(a)}`), renderDispute),
   },
   {
     words: ['dispute', 'resolve'],

@@ -1,10 +1,11 @@
 // `satang bo fill reverse WDR LEG` run as an operator runs it (child processes against a real
 // server sharing its data directory), where the README puts it: a deposit settles and fills
 // the payer's withdrawal, a dispute on that withdrawal is opened and lost from the command
-// line, and the fill it concerns is reversed — the withdrawal's fill reads reversed with the
-// reason, the payer's wallet takes the fill's amount and fee share back into the order's lock
-// (the order is still payable), the operator and the note are on the deposit's timeline, the
-// ledger verifies. The step-up comes from the environment with an operator token from
+// line, `bo dispute show` names the fill it concerns (its LEG_REF in the withdrawal's fills),
+// and that fill is reversed — the withdrawal's fill reads reversed with the reason, there and
+// in `bo dispute show`, the payer's wallet takes the fill's amount and fee share back into the
+// order's lock (the order is still payable), the operator and the note are on the deposit's
+// timeline, the ledger verifies. The step-up comes from the environment with an operator token from
 // elsewhere, and without one the command says where to get it. Refusals (an unknown leg,
 // a bad reason, a short note, a second reversal) are the route's error code on stderr in
 // one line, exit 1, nothing on stdout, nothing written; a missing word or option is a usage
@@ -56,6 +57,12 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   const resolved = await bo(['dispute', 'resolve', disputeId, '--outcome', 'merchant_lost', '--note', 'the payee showed the bank statement without it']);
   assert.is(resolved.code, 0, resolved.stderr);
   assert.is(resolved.stdout.trim(), `${disputeId}: resolved (merchant_lost)`);
+  // The LEG_REF the reversal takes, read where the lost dispute is read: a row of its withdrawal's fills.
+  const shown = await bo(['dispute', 'show', disputeId]);
+  assert.is(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /^LEG_REF\s+DEPOSIT\s+THB\s+FEE\s+STATUS\s+FILLED AT$/m, shown.stdout);
+  const fillRow = (status: string) => new RegExp(`^${fill.leg_ref}\\s+${depositId}\\s+${(fill.amount_minor / 100).toFixed(2)}\\s+${(fill.fee_recognized_minor / 100).toFixed(2)}\\s+${status}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\+07$`, 'm');
+  assert.match(shown.stdout, fillRow(fill.receipt_state), shown.stdout);
 
   const before = await payerBalance();
   const filledBefore = (await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json.filled_minor as number;
@@ -97,6 +104,8 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   assert.equal(await payerBalance(), { ...before, reserved_minor: before.reserved_minor + fill.amount_minor + fill.fee_recognized_minor });
   const step = (await scene.s.bo('GET', `/v1/bo/deposits/${depositId}`)).json.timeline.find((t: any) => t.step === 'fill_reversed');
   assert.equal([step?.detail.leg_ref, step?.detail.reason_code, step?.detail.operator, step?.detail.note], [fill.leg_ref, 'MERCHANT_DISPUTE_LOST', 'emp_cli_filler', lost[3]], JSON.stringify(step));
+  const reshown = await bo(['dispute', 'show', disputeId]);
+  assert.match(reshown.stdout, fillRow('reversed \\(MERCHANT_DISPUTE_LOST\\)'), reshown.stdout);
   const report = verifyStore(scene.s.running.store.db);
   assert.ok(report.ok, JSON.stringify(report.mismatches).slice(0, 1500));
 
