@@ -238,7 +238,7 @@ function renderFillReversed(w: any, legRef: string): string {
 
 // What the refunds paid and what the payer owes back (a deposit reversed after its refund paid them), as bo claims lists them:
 // the claim behind a trial balance's owed_by_payers line says its figure here too.
-const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'REFUNDED', 'OWED BY PAYER', 'VERSION', 'REFUND'], [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.refunded_minor), thb(c.owed_by_payer_minor), c.version, c.refund_withdrawal_id]])
+const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'REFUNDED', 'OWED BY PAYER', 'OWED BY PAYEE', 'VERSION', 'REFUND'], [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.refunded_minor), thb(c.owed_by_payer_minor), thb(c.owed_by_payee_minor), c.version, c.refund_withdrawal_id]])
   // Each note whole, wrapped in its column: an operator reads why the claim moved, not its first 60 characters.
   + (c.notes?.length ? `\n\n${table(['AT', 'OPERATOR', 'STATUS', 'NOTE'], c.notes.map((n: any) => [n.at, n.operator, n.status, n.note]), { wrap: true })}` : '');
 

@@ -121,6 +121,12 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   assert.is((await paidDeposit(shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
   assert.equal((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.refunded_minor, 5_000);
   const before = await balanceOf(shop);
+  // The refund paid money the service never held (the excess sits in the payee's account): the payee owes it, on the claim as in the list.
+  const owing = await bo('claim', 'show', claimId);
+  assert.is(owing.code, 0, owing.stderr);
+  const [owingHeader, owingRow] = owing.stdout.trim().split('\n');
+  assert.match(owingHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +OWED BY PAYEE +VERSION +REFUND$/);
+  assert.equal(owingRow!.split(/ {2,}/).slice(0, 8), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '-', '50.00']);
   const entries = journalCount();
 
   const refused = await bo('reverse', d.id, ...recall);
@@ -144,8 +150,9 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const shown = await bo('claim', 'show', claimId);
   assert.is(shown.code, 0, shown.stderr);
   const [claimHeader, claimRow] = shown.stdout.trim().split('\n');
-  assert.match(claimHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +VERSION +REFUND$/);
-  assert.equal(claimRow!.split(/ {2,}/).slice(0, 7), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '50.00']);
+  assert.match(claimHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +OWED BY PAYEE +VERSION +REFUND$/);
+  // The bank's recall of the whole transfer moved the debt from the payee to the payer.
+  assert.equal(claimRow!.split(/ {2,}/).slice(0, 8), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '50.00', '-']);
   // Each decision's note whole, wrapped onto the lines under its row in the NOTE column (it was cut at 60 columns, '…').
   const [notesHeader, ...noteLines] = shown.stdout.trim().split('\n\n')[1]!.split('\n');
   assert.match(notesHeader!, /^AT +OPERATOR +STATUS +NOTE$/);
