@@ -384,10 +384,15 @@ const subcommands: readonly Subcommand[] = [
           'to-account': { type: 'string', value: 'NUMBER', field: 'refund_account.account_number', help: "the payer's account number" }, 'to-name': { type: 'string', value: 'NAME', field: 'refund_account.account_name_th', help: "the payer's account name in Thai" },
         } : {}),
       }, ['CLAIM_ID']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, {
-      note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}),
-      ...(text(a, 'to-account') ? { refund_account: { bank_code: text(a, 'to-bank'), account_number: text(a, 'to-account'), account_name_th: text(a, 'to-name') } } : {}),
-    }, moneyMoving(transition)), renderClaim),
+    run: async (a) => {
+      // The payer's account is all three or none: one left out sent none, and the refund went to the order's sender.
+      const account = (['to-bank', 'to-account', 'to-name'] as const).filter((o) => text(a, o));
+      if (account.length > 0 && account.length < 3) return usageError(a.spec, `--to-bank, --to-account and --to-name name the payer's account together: give all three, or none to refund the order's sender`);
+      return print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/claims/${id(a)}/${transition}`, {
+        note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}),
+        ...(account.length > 0 ? { refund_account: { bank_code: text(a, 'to-bank'), account_number: text(a, 'to-account'), account_name_th: text(a, 'to-name') } } : {}),
+      }, moneyMoving(transition)), renderClaim);
+    },
   })),
   {
     words: ['dispute', 'open'],

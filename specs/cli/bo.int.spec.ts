@@ -240,6 +240,15 @@ test('bo claim refund, bo dispute open and admin debit name their own options wh
   assert.match(debit, /"path":"reason_code"/);
 });
 
+test('bo claim refund takes the payer\'s account whole: --to-bank, --to-account or --to-name alone is a usage error, nothing sent (it was dropped, the refund going to the order\'s sender)', async () => {
+  const note = 'the payer sent more than the order asked';
+  for (const given of [['--to-bank', '014'], ['--to-name', 'สมชาย ใจดี'], ['--to-bank', '014', '--to-account', '9876543210']]) {
+    const r = await bo('claim', 'refund', 'clm_01JZZZZZZZZZZZZZZZZZZZZZZZ', '--note', note, ...given);
+    assert.is(r.code, 2, r.out);
+    assert.match(r.out, /^satang bo claim refund: --to-bank, --to-account and --to-name name the payer's account together: give all three, or none to refund the order's sender\n\(see: satang bo claim refund --help\)/);
+  }
+});
+
 test('bo search finds a reference with a slash, a colon, spaces, + and # and Thai letters, the text encoded once, spaces around it trimmed', async () => {
   // Each of these characters changes when encoded twice (a space became %2520, Thai letters %25E0…): the server was asked for another text.
   const reference = `INV/2026:7 #1+ใบแจ้งหนี้ ${randomUUID().slice(0, 8)}`;
