@@ -43,10 +43,18 @@ function optionWords(spec: CommandSpec): [RegExp, string][] {
   return words.sort((a, b) => b[0].length - a[0].length).map(([pattern, option]) => [asWord(pattern), option]);
 }
 
-/** The refusal `json` with its message naming `spec`'s options where it names the fields they fill. */
+/**
+ * A request a refusal tells the caller to send first, as the command that sends it here: a
+ * deposit's reversal refused while its claim's refund pays out says to cancel that withdrawal.
+ */
+const routeCommands: readonly [RegExp, string][] = [
+  [/\bPOST \/v1\/bo\/withdrawals\/([\w-]+)\/cancel\b/g, 'satang bo withdrawal cancel $1'],
+];
+
+/** The refusal `json` with its message naming `spec`'s options where it names the fields they fill, and the commands that send the requests it names. */
 export function inOptionWords(json: any, spec: CommandSpec | undefined): any {
   const message = json?.error?.message;
   if (spec === undefined || typeof message !== 'string') return json;
-  const said = optionWords(spec).reduce((text, [field, option]) => text.replace(field, option), message);
+  const said = [...optionWords(spec), ...routeCommands].reduce((text, [field, option]) => text.replace(field, option), message);
   return said === message ? json : { ...json, error: { ...json.error, message: said } };
 }

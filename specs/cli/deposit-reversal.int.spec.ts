@@ -117,6 +117,12 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true })).status, 200);
+  // While the refund pays out, the reversal says to cancel it first, with the command that does it here.
+  const refundId = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.refund_withdrawal_id as string;
+  const payingOut = await bo('reverse', d.id, ...recall);
+  assert.is(payingOut.code, 1);
+  assert.match(payingOut.stderr, new RegExp(`^HTTP 409: .*"code":"operation_not_allowed".*Cancel it first \\(satang bo withdrawal cancel ${refundId}\\), then reverse\\.".*"refund_withdrawal_id":"${refundId}"`));
+  assert.not.match(payingOut.stderr, /\/v1\/bo\/withdrawals/, 'the command, not the API\'s route');
   const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
   assert.is((await paidDeposit(shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
   assert.equal((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.refunded_minor, 5_000);
