@@ -1,6 +1,7 @@
 // `satang bo …`: an operator's day from the command line — the review queue, one deposit
 // with its evidence and timeline, approve/decline with a note, a settled one reversed, the
-// approvals queue, claims, disputes (a lost one's fill reversed), request logs and the action log. Each subcommand mints a token from
+// approvals queue, a withdrawal with its fills (one reversed), claims, disputes, request
+// logs and the action log. Each subcommand mints a token from
 // the development issuer with the role its work needs (or uses $SATANG_OPERATOR_TOKEN, and
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
@@ -200,9 +201,12 @@ function renderDeposit(json: any): string {
   const shownAs = (v: any, x: unknown) => (v.dimension === 'amount' && typeof x === 'number' ? thb(x) : verdictValue(x));
   // Wrapped, not cut: the receiver check names each leg's account, and a reviewer compares them whole.
   const verdicts = table(['VERDICT', 'EXPECTED', 'SHOWN', 'MATCH'], json.evidence.verdicts.map((v: any) => [v.dimension, shownAs(v, v.expected), shownAs(v, v.shown), v.match]), { wrap: true });
-  // The legs, with the refs an approval's --legs names when more than one waits for money.
-  const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO'], (json.evidence.legs ?? []).map((l: any) => [
+  // The legs, with the refs an approval's --legs names when more than one waits for money, and
+  // what each paid: the withdrawal and, once filled, its fill's leg_ref (PAID TO and FILL are
+  // the words bo fill reverse takes; the leg's own ref is the deposit's, not the fill's).
+  const legs = table(['LEG', 'THB', 'STATUS', 'RECEIVER', 'PAID TO', 'FILL'], (json.evidence.legs ?? []).map((l: any) => [
     l.leg_ref, thb(l.amount_minor), l.leg_status, `${l.receiver?.bank_code ?? ''} ${l.receiver?.account_number_masked ?? ''}`.trim(), l.counterparty?.withdrawal_id ?? l.counterparty?.kind ?? '-',
+    l.filled_minor > 0 ? l.counterparty?.payout_leg_ref : '-',
   ]));
   // The timeline a step a row, its detail's fields wrapped in their column, never cut (a cut lost a delivery's status and error).
   const timeline = table(['SEQ', 'AT', 'STEP', 'STREAM', 'DETAIL'], json.timeline.map((t: any) => [t.seq, t.at, t.step, t.stream, fieldsInWords(t.detail ?? {}) || '-']), { wrap: true });
@@ -222,11 +226,34 @@ function renderDispute(j: any): string {
   const head = `${d.id} on ${j.withdrawal.id}: ${d.status}${d.outcome ? ` (${d.outcome})` : ''}\n`
     + `reason ${d.reason_code}, THB ${thb(d.amount_minor)}, opened ${inBangkok(d.opened_at)} by ${d.opened_by ?? '-'}, evidence by ${inBangkok(d.respond_by)}`
     + (d.status === 'open' ? '' : `\nresolved by ${d.resolved_by ?? '-'}: ${d.resolution_note ?? '-'}`);
-  const fills = table(['LEG_REF', 'DEPOSIT', 'THB', 'FEE', 'STATUS', 'FILLED AT'], j.withdrawal.fills.map((f: any) => [
+  const evidence = table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], d.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]));
+  return `${head}\n\n${fillsTable(j.withdrawal)}\n\n${evidence}${disputeFiles(d.evidence)}`;
+}
+
+/**
+ * A withdrawal's fills as an operator reads them (bo dispute show, bo withdrawal show): the
+ * LEG_REF bo fill reverse takes, the deposit that paid it, its amount and fee share, its
+ * receipt state or `reversed (CODE)`, when it landed.
+ */
+function fillsTable(w: any): string {
+  if (w.fills.length === 0) return 'no fill yet';
+  return table(['LEG_REF', 'DEPOSIT', 'THB', 'FEE', 'STATUS', 'FILLED AT'], w.fills.map((f: any) => [
     f.leg_ref, f.deposit_id, thb(f.amount_minor), thb(f.fee_recognized_minor), f.reversal_reason_code ? `reversed (${f.reversal_reason_code})` : f.receipt_state, f.settled_at,
   ]));
-  const evidence = table(['SEQ', 'SUBMITTED', 'TEXT', 'FILES'], d.evidence.map((e: any) => [e.seq, e.submitted_at, e.text, e.files.map((f: any) => f.name).join(',')]));
-  return `${head}\n\n${fills}\n\n${evidence}${disputeFiles(d.evidence)}`;
+}
+
+/** One withdrawal (GET /v1/bo/withdrawals/{id}): where it stands, whom it pays, what it refunds or is disputed by, then its fills. */
+function renderWithdrawal(j: any): string {
+  const w = j.withdrawal;
+  const b = j.beneficiary;
+  const lines = [
+    `${w.id}  ${w.status}  ${w.livemode ? 'live' : 'sandbox'}  THB ${thb(w.filled_minor)} of ${thb(w.amount_total_minor)} filled  merchant ${j.merchant_id} (${j.merchant_name ?? '-'})`,
+    `pays ${b ? `${b.bank_code} ${b.account_number_masked} ${b.account_name_masked} (${b.id}, ${b.status})` : w.beneficiary_id}; created ${inBangkok(w.created_at)}, expires ${inBangkok(w.expires_at)}`,
+    ...(w.refund_of_deposit_id ? [`a claim's refund of ${w.refund_of_deposit_id}`] : []),
+    ...(w.requires_approval ? [`approvals ${j.approvals.join(', ') || 'none'} of ${j.approvals_required}`] : []),
+    ...(j.dispute ? [`dispute ${j.dispute.id}: ${j.dispute.status}${j.dispute.outcome ? ` (${j.dispute.outcome})` : ''}; its evidence: bo dispute show ${j.dispute.id}`] : []),
+  ];
+  return `${lines.join('\n')}\n\n${fillsTable(w)}`;
 }
 
 /** A fill reversal's answer, the withdrawal: the fill's reversal as `bo reverse` says a deposit's, then where the order stands. */
@@ -316,7 +343,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['fill', 'reverse'],
     // The one money move a lost dispute leads to (README's Fill reversals and disputes): the fill's amount and fee share go back to the withdrawing merchant.
-    spec: postSpec('fill reverse WITHDRAWAL_ID LEG_REF', "Reverses one fill of a withdrawal (withdrawal.fill_reversed, balance.credited), as after a lost dispute: its amount and fee share return to the order's lock while it is still payable, else to available (a closed claim refund's: to suspense, a replacement refund opened). LEG_REF is the fill's leg_ref (bo dispute show: the fills table). ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
+    spec: postSpec('fill reverse WITHDRAWAL_ID LEG_REF', "Reverses one fill of a withdrawal (withdrawal.fill_reversed, balance.credited), as after a lost dispute: its amount and fee share return to the order's lock while it is still payable, else to available (a closed claim refund's: to suspense, a replacement refund opened). LEG_REF is the fill's leg_ref: the fills table of bo withdrawal show (or bo dispute show), or the deposit's bo show (its leg's PAID TO and FILL). ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
       reason: reversalReason,
       note,
     }, ['WITHDRAWAL_ID', 'LEG_REF']),
@@ -347,6 +374,11 @@ const subcommands: readonly Subcommand[] = [
     words: ['withdrawal', 'cancel'],
     spec: postSpec('withdrawal cancel WITHDRAWAL_ID', "Calls a withdrawal off as an operator (a claim's refund to stop: its merchant may not), its lock released. A step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", { note: payoutNote }, ['WITHDRAWAL_ID']),
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/cancel`, text(a, 'note') ? { note: text(a, 'note') } : {}, true), (w) => `${w.id}: ${w.status}`),
+  },
+  {
+    words: ['withdrawal', 'show'],
+    spec: spec('withdrawal show WITHDRAWAL_ID', 'One withdrawal: where it stands, whom it pays, and its fills (the LEG_REF bo fill reverse takes, the deposit that paid each).', {}, ['WITHDRAWAL_ID']),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/withdrawals/${id(a)}`), renderWithdrawal),
   },
   {
     words: ['claims'],

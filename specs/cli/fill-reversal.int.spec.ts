@@ -10,6 +10,9 @@
 // a bad reason, a short note, a second reversal) are the route's error code on stderr in
 // one line, exit 1, nothing on stdout, nothing written; a missing word or option is a usage
 // error (exit 2).
+// Outside a dispute (a bank recalled a payout) the fill is found from the deposit: `bo show DEP`
+// names the withdrawal it paid (PAID TO) and its fill (FILL), `bo withdrawal show WDR` lists that
+// fill in the same table as `bo dispute show`, and `bo fill reverse` takes those two words.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -47,6 +50,10 @@ async function settledFill(): Promise<{ depositId: string; withdrawalId: string;
   return { depositId: d.id, withdrawalId, fill };
 }
 
+/** A fill's row in a fills table (bo dispute show, bo withdrawal show): LEG_REF, DEPOSIT, THB, FEE, STATUS, FILLED AT. */
+const fillRowOf = (fill: any, depositId: string, status: string) => new RegExp(`^${fill.leg_ref}\\s+${depositId}\\s+${(fill.amount_minor / 100).toFixed(2)}\\s+${(fill.fee_recognized_minor / 100).toFixed(2)}\\s+${status}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\+07$`, 'm');
+const fillsHeader = /^LEG_REF\s+DEPOSIT\s+THB\s+FEE\s+STATUS\s+FILLED AT$/m;
+
 test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount and fee share go back to the order\'s lock; refusals say why and write nothing', async () => {
   const { depositId, withdrawalId, fill } = await settledFill();
 
@@ -60,8 +67,8 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   // The LEG_REF the reversal takes, read where the lost dispute is read: a row of its withdrawal's fills.
   const shown = await bo(['dispute', 'show', disputeId]);
   assert.is(shown.code, 0, shown.stderr);
-  assert.match(shown.stdout, /^LEG_REF\s+DEPOSIT\s+THB\s+FEE\s+STATUS\s+FILLED AT$/m, shown.stdout);
-  const fillRow = (status: string) => new RegExp(`^${fill.leg_ref}\\s+${depositId}\\s+${(fill.amount_minor / 100).toFixed(2)}\\s+${(fill.fee_recognized_minor / 100).toFixed(2)}\\s+${status}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\+07$`, 'm');
+  assert.match(shown.stdout, fillsHeader, shown.stdout);
+  const fillRow = (status: string) => fillRowOf(fill, depositId, status);
   assert.match(shown.stdout, fillRow(fill.receipt_state), shown.stdout);
 
   const before = await payerBalance();
@@ -106,6 +113,11 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   assert.equal([step?.detail.leg_ref, step?.detail.reason_code, step?.detail.operator, step?.detail.note], [fill.leg_ref, 'MERCHANT_DISPUTE_LOST', 'emp_cli_filler', lost[3]], JSON.stringify(step));
   const reshown = await bo(['dispute', 'show', disputeId]);
   assert.match(reshown.stdout, fillRow('reversed \\(MERCHANT_DISPUTE_LOST\\)'), reshown.stdout);
+  // The same row, from the same renderer, where the withdrawal itself is read.
+  const withdrawalShown = await bo(['withdrawal', 'show', withdrawalId]);
+  assert.is(withdrawalShown.code, 0, withdrawalShown.stderr);
+  assert.match(withdrawalShown.stdout, fillRow('reversed \\(MERCHANT_DISPUTE_LOST\\)'), withdrawalShown.stdout);
+  assert.match(withdrawalShown.stdout, new RegExp(`^dispute ${disputeId}: resolved \\(merchant_lost\\); its evidence: bo dispute show ${disputeId}$`, 'm'), withdrawalShown.stdout);
   const report = verifyStore(scene.s.running.store.db);
   assert.ok(report.ok, JSON.stringify(report.mismatches).slice(0, 1500));
 
@@ -116,6 +128,51 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   assert.match(again.stderr, /^HTTP 409: .*"code":"operation_not_allowed".*already reversed/);
   assert.is(again.stdout, '');
   assert.is(journalCount(), entriesAfter);
+});
+
+test('outside a dispute (a bank recalled the payout): bo show DEP names the fill it paid (PAID TO WDR, FILL LEG_REF), bo withdrawal show lists it, and bo fill reverse takes those words', async () => {
+  const d = await settledDeposit(scene);
+  // What the deposit paid, read from the deposit as an operator reads it: its leg's PAID TO and FILL.
+  const depositShown = await bo(['show', d.id]);
+  assert.is(depositShown.code, 0, depositShown.stderr);
+  assert.match(depositShown.stdout, /^LEG\s+THB\s+STATUS\s+RECEIVER\s+PAID TO\s+FILL$/m, depositShown.stdout);
+  const paidTo = new RegExp(`^${d.legs[0].leg_ref}\\s.*\\s(wdr_\\w+)\\s+(leg_\\w+)$`, 'm').exec(depositShown.stdout);
+  assert.ok(paidTo, depositShown.stdout);
+  const [, withdrawalId, legRef] = paidTo as unknown as [string, string, string];
+  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
+  assert.is(fill?.leg_ref, legRef, "PAID TO names the withdrawal's fill of this deposit");
+
+  // The withdrawal: its summary, then its fills, this deposit's among them.
+  const w = (await scene.s.call(scene.payer.live.api_key, 'GET', `/v1/pay/withdrawals/${withdrawalId}`)).json;
+  const shown = await bo(['withdrawal', 'show', withdrawalId]);
+  assert.is(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, new RegExp(`^${withdrawalId}  ${w.status}  live  THB ${(w.filled_minor / 100).toFixed(2)} of ${(w.amount_total_minor / 100).toFixed(2)} filled  merchant ${scene.payer.id} \\(`), shown.stdout);
+  assert.match(shown.stdout, /^pays 004 /m, shown.stdout);
+  assert.match(shown.stdout, fillsHeader, shown.stdout);
+  assert.match(shown.stdout, fillRowOf(fill, d.id, fill.receipt_state), shown.stdout);
+
+  const reversed = await bo(['fill', 'reverse', withdrawalId, legRef, '--reason', 'BANK_RECALL', '--note', "the payee's bank recalled the transfer it received"]);
+  assert.is(reversed.code, 0, reversed.stderr);
+  assert.match(reversed.stdout, new RegExp(`^${withdrawalId}: fill ${legRef} reversed \\(BANK_RECALL; `));
+  assert.match((await bo(['withdrawal', 'show', withdrawalId])).stdout, fillRowOf(fill, d.id, 'reversed \\(BANK_RECALL\\)'));
+});
+
+test('bo withdrawal show: an order without a fill says so; an unknown one is the route\'s 404; --help names the fills', async () => {
+  let unfilled: string | undefined;
+  for (const id of scene.withdrawalIds) if ((await scene.s.bo('GET', `/v1/bo/withdrawals/${id}`)).json.withdrawal.fills.length === 0) unfilled = id;
+  assert.ok(unfilled, 'the scene has a withdrawal nothing filled');
+  const shown = await bo(['withdrawal', 'show', unfilled!]);
+  assert.is(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /\n\nno fill yet\n$/, shown.stdout);
+  const unknown = await bo(['withdrawal', 'show', 'wdr_01NOSUCHWITHDRAWAL000000']);
+  assert.is(unknown.code, 1, unknown.stderr);
+  assert.match(unknown.stderr, /^HTTP 404: .*"code":"resource_not_found"/);
+  assert.is(unknown.stdout, '');
+  const help = await bo(['withdrawal', 'show', '--help']);
+  assert.match(help.stdout, /^usage: satang bo withdrawal show WITHDRAWAL_ID \[options\]/);
+  assert.match(help.stdout, /LEG_REF bo fill reverse takes/);
+  const reverseHelp = (await bo(['fill', 'reverse', '--help'])).stdout;
+  for (const said of ['bo withdrawal show', 'PAID TO and FILL']) assert.match(reverseHelp, said);
 });
 
 test('bo fill reverse --help says the words, the reason codes and the step-up; bo --help lists it', async () => {
