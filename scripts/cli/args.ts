@@ -72,6 +72,11 @@ export interface CommandSpec {
   readonly summary: string;
   /** Positional words in order; a name in brackets (`[NAME]`) is optional. */
   readonly words?: readonly string[];
+  /**
+   * The API field a word fills, as OptionSpec.field for an option (`{ TEXT: 'q' }`): a
+   * refusal naming the field is printed naming the word (option-words.ts).
+   */
+  readonly wordFields?: Readonly<Record<string, string>>;
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** Lines printed after the options (examples, notes). */
   readonly notes?: readonly string[];
@@ -152,6 +157,10 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
   const requiredWords = words.filter((w) => !w.startsWith('['));
   if (parsed.positionals.length > words.length) return usageError(spec, `unexpected argument '${parsed.positionals[words.length]}'`);
   if (parsed.positionals.length < requiredWords.length) return usageError(spec, `missing ${requiredWords.slice(parsed.positionals.length).join(' ')}`);
+  // A blank word (a script's unset variable) is refused as a blank option is: sent, `bo search ""`
+  // came back refused naming the API's parameter, and `bo show ""` would ask for no deposit at all.
+  const blank = parsed.positionals.findIndex((w) => w.trim() === '');
+  if (blank !== -1) return usageError(spec, `${words[blank]!.replace(/[[\]]/g, '')} is empty: give a value`);
   // Before anything is sent: a secret pasted where an id or a note belongs would travel in a path, a query or a journal entry.
   const wordSecret = parsed.positionals.findIndex(secretShaped);
   if (wordSecret !== -1) return secretRefused(spec, words[wordSecret]?.replace(/[[\]]/g, '') ?? 'an argument', words[wordSecret]);

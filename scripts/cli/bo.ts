@@ -291,10 +291,11 @@ const subcommands: readonly Subcommand[] = [
   },
   {
     words: ['search'],
-    spec: spec('search TEXT', 'Finds deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip\'s bank transaction reference, any status, newest first.', {
+    // TEXT is the API's q: a refusal naming q (too long) names TEXT.
+    spec: { ...spec('search TEXT', 'Finds deposits, withdrawals, claims and merchants by id, merchant reference, end user reference or a slip\'s bank transaction reference, any status, newest first.', {
       ...merchantOption, ...modeOptions('orders'),
       limit: paging.limit!,
-    }, ['TEXT']),
+    }, ['TEXT']), wordFields: { TEXT: 'q' } },
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/search${query({ q: a.words[0]!, merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit') })}`),
       (j) => (j.data.length === 0 ? `nothing has exactly the id or reference ${JSON.stringify(j.q)}` : table(['OBJECT', 'ID', 'MERCHANT', 'MODE', 'STATUS', 'THB', 'REFERENCE', 'END USER', 'CREATED', 'MATCHED ON'], j.data.map((h: any) => [
         h.object, h.id, h.merchant_id, h.livemode === null ? '-' : h.livemode ? 'live' : 'sandbox', h.status, h.amount_minor === null ? '-' : thb(h.amount_minor),

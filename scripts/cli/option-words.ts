@@ -1,9 +1,10 @@
 // A refusal in the CLI's words. The API's messages name its fields (`give amount_minor`,
 // `send claim_refunds: "recover_from_payer"`, `in refund_account`), which no one types at the
 // command line; each command's option table says which field an option fills (OptionSpec.field),
-// and this one function rewrites a refusal's message with it: `give --amount`, `--recover-from-payer`,
-// `in --to-bank, --to-account and --to-name`. Only the message: the code and the details
-// (their paths) stay the API's, for scripts that read them.
+// its words which field each fills (CommandSpec.wordFields: bo search's TEXT is q), and this one
+// function rewrites a refusal's message with it: `give --amount`, `--recover-from-payer`,
+// `in --to-bank, --to-account and --to-name`, `TEXT is what to find`. Only the message: the code
+// and the details (their paths) stay the API's, for scripts that read them.
 
 import type { CommandSpec } from './args.ts';
 
@@ -38,6 +39,7 @@ function optionWords(spec: CommandSpec): [RegExp, string][] {
     const dot = o.field.lastIndexOf('.');
     if (dot > 0) parents.set(o.field.slice(0, dot), [...(parents.get(o.field.slice(0, dot)) ?? []), option]);
   }
+  for (const [word, field] of Object.entries(spec.wordFields ?? {})) words.push([escaped(field), word]);
   const filledWhole = new Set(Object.values(spec.options).map((o) => o.field));
   for (const [parent, options] of parents) if (!filledWhole.has(parent)) words.push([escaped(parent), listed(options)]);
   return words.sort((a, b) => b[0].length - a[0].length).map(([pattern, option]) => [asWord(pattern), option]);

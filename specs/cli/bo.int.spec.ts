@@ -4,7 +4,8 @@
 // /, :, + and Thai letters too), claims, request logs and the action log naming the
 // operator the CLI minted a token for (found under any spelling of it, and with what an
 // endpoint update changed under its row); a page's next cursor, an empty list said in words;
-// --help lists the subcommands.
+// a blank word a usage error, a search refused naming TEXT, not the API's q; --help lists the
+// subcommands.
 
 import { test } from 'uvu';
 import { fingerprintedUrl } from '../../server/secret-text.ts';
@@ -262,6 +263,22 @@ test('bo search finds a reference with a slash, a colon, spaces, + and # and Tha
   const table = await bo('search', `  ${reference} `);
   assert.is(table.code, 0, table.out);
   assert.match(table.out, new RegExp(`deposit\\s+${created.json.id}\\s+${scene.shop.id}\\s+live`), 'pasted with spaces around it, as the server trims them');
+});
+
+test('bo search with a blank TEXT is a usage error, nothing sent; a TEXT too long is refused naming TEXT, not the API\'s q', async () => {
+  for (const blank of ['', '   ']) {
+    const r = await bo('search', blank);
+    assert.is(r.code, 2, r.out);
+    assert.is(r.out, 'satang bo search: TEXT is empty: give a value\n(see: satang bo search --help)\n');
+  }
+  const long = await bo('search', 'x'.repeat(65));
+  assert.is(long.code, 1, long.out);
+  assert.match(long.out, /^HTTP 422: .*"code":"validation_error".*"message":"TEXT is what to find: .*1 to 64 characters\."/);
+  assert.match(long.out, /"path":"query\.q"/, 'the details stay the API\'s, for scripts');
+  assert.not.match(long.out, /"message":"q /);
+  const show = await bo('show', '');
+  assert.is(show.code, 2, show.out);
+  assert.match(show.out, /^satang bo show: DEPOSIT_ID is empty: give a value\n/);
 });
 
 test('a sending bank down from a shell: bo bank down refuses new deposits from it with the message given; bo bank up takes them again', async () => {
