@@ -76,6 +76,8 @@ export interface Merchant {
   readonly technicalContactEmail?: string;
   /** The merchant's sandbox run (contract: sandbox balance history); absent until the first reset = 1. */
   readonly sandboxRunGeneration?: number;
+  /** The restore (restored.json's id) whose sequence jump was journaled last for this merchant (SequencesAdvancedAfterRestore). */
+  readonly sequencesAdvancedFor?: string;
   readonly version: number;
   readonly createdAt: number;
 }
@@ -179,6 +181,13 @@ export type DirectoryEvent =
   | { readonly type: 'MerchantSuspensionChanged'; readonly at: number; readonly merchantId: string; readonly suspended: boolean; readonly operatorId?: string; readonly reason?: string }
   /** POST /v1/test/sandbox/reset: the merchant's sandbox history view starts a new run (sequences restart). */
   | { readonly type: 'SandboxRunReset'; readonly at: number; readonly merchantId: string; readonly runGeneration: number }
+  /**
+   * The first start after a restore: the merchant's event sequences (both modes' outbox
+   * counters, adapters/sqlite/writer.ts) and balance-history sequences (both modes,
+   * projections/balance-history.ts) go on `by` further, past any the lost tail gave out.
+   * restoreId names the restore (restored.json), so a start journals it once.
+   */
+  | { readonly type: 'SequencesAdvancedAfterRestore'; readonly at: number; readonly merchantId: string; readonly restoreId: string; readonly backupTakenAt: number; readonly by: number }
   | { readonly type: 'AdjustmentProposed'; readonly at: number; readonly merchantId: string; readonly proposal: AdjustmentProposal }
   /** The second operator's approval; the adjustment's balance transaction is posted by the same command. */
   | { readonly type: 'AdjustmentApproved'; readonly at: number; readonly merchantId: string; readonly proposalId: string; readonly approvedBy: string; readonly balanceTransactionId: string }

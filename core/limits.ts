@@ -147,6 +147,15 @@ export const limits = {
   // each release matching up to waitingDepositsMatchedPerCommandMax deposits of up to
   // legsPerDepositMax legs): far above any real chain, so hitting it means a loop.
   reactionsPerCommandMax: 1000,
+  /**
+   * What the first start after a restore adds to every merchant's next event sequence and
+   * next balance-history sequence (SequencesAdvancedAfterRestore), so that none the lost
+   * tail may have given out (webhooks, feeds) names another event or row. 10^9 is more than
+   * a merchant makes between a backup and its restore (a day at 11,000 events a second),
+   * and 9 × 10^6 restores still stay below 2^53 − 1 (the events feed's JS-safe range) and
+   * far below int64.
+   */
+  sequenceJumpAfterRestore: 1_000_000_000,
 } as const;
 
 export const durations = { second, minute, hour, day } as const;

@@ -470,6 +470,11 @@ export class World {
         this.merchants.set(m.id, { ...m, sandboxRunGeneration: e.runGeneration, version: entry.version });
         return;
       }
+      case 'SequencesAdvancedAfterRestore': {
+        const m = this.recordFor(this.merchants, e.merchantId, entry);
+        this.merchants.set(m.id, { ...m, sequencesAdvancedFor: e.restoreId, version: entry.version });
+        return;
+      }
       case 'AdjustmentProposed': {
         const m = this.recordFor(this.merchants, e.merchantId, entry);
         this.merchants.set(m.id, { ...m, adjustmentProposals: [...(m.adjustmentProposals ?? []), e.proposal], version: entry.version });

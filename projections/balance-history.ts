@@ -11,8 +11,14 @@
 // the totals carry over as the run's opening balance), and a transaction that moves no
 // money once pending clearing is folded into available (a clearing release) makes no row.
 //
+// After a restore, SequencesAdvancedAfterRestore moves both of the merchant's accounts'
+// last sequence on by its jump (a gap that never held a row), so no sequence the lost tail
+// gave out is given again: a cursor from the lost tail (at or below the new checkpoint)
+// pages on from there and gets the rows made since.
+//
 // Invariants kept: for every account, opening + the sum of its run's rows = its totals;
-// sequences of a run are 1, 2, 3, … with no gap; totals are exact (INTEGER, bigint).
+// sequences of a run are 1, 2, 3, … with no gap but a restore's jump; totals are exact
+// (INTEGER, bigint).
 
 import { addBalances, bucketDeltas, type Balances } from '../core/ledger/ledger.ts';
 import type { ProjectionsDb } from './db.ts';
@@ -140,6 +146,13 @@ export const balanceHistory: Projection = {
           if (e.type !== 'SandboxRunReset') return;
           const held = account(e.merchantId, 0);
           held.account = { runGeneration: e.runGeneration, lastSequence: 0n, totals: held.account.totals, opening: held.account.totals };
+        } else if (entry.type === 'SequencesAdvancedAfterRestore') {
+          const e = eventOf(entry);
+          if (e.type !== 'SequencesAdvancedAfterRestore') return;
+          for (const mode of [1, 0]) {
+            const held = account(e.merchantId, mode);
+            held.account = { ...held.account, lastSequence: held.account.lastSequence + BigInt(e.by) };
+          }
         }
       },
     };

@@ -18,6 +18,7 @@ import { ensurePrivateDir, tightenDataDir } from '../adapters/private-files.ts';
 import { compactAfterSealing, type Sealer, WrongMasterKey } from '../adapters/sealing.ts';
 import { SqliteKeyStore } from '../adapters/sqlite/api-keys.ts';
 import { openStore, type Store } from '../adapters/sqlite/store.ts';
+import { sequenceJumps } from '../adapters/sqlite/writer.ts';
 import { peekJournal } from '../adapters/sqlite/peek.ts';
 import { refuseUnreadableRequestLog } from '../adapters/request-log.ts';
 import { Webhooks } from '../adapters/webhooks/webhooks.ts';
@@ -40,7 +41,7 @@ import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { ChainBroken } from '../adapters/sqlite/errors.ts';
 import { SchemaTooNew } from '../adapters/sqlite/schema.ts';
-import { lastBackup } from '../adapters/sqlite/backup.ts';
+import { lastBackup, readRestoreMarker, removeRestoreMarker } from '../adapters/sqlite/backup.ts';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
@@ -174,6 +175,24 @@ class OpenedSoFar {
   }
 }
 
+/**
+ * The first start after `satang restore` (restored.json in the data dir): before any request
+ * or timer makes an event, every merchant's event and balance-history sequences jump past
+ * what the lost tail may have given out, in one journaled commit; then the marker goes. A
+ * start cut short between the two journals nothing the second time (the command skips the
+ * merchants that have this restore's jump).
+ */
+async function advanceSequencesAfterRestore(store: Store, dataDir: string, logger: Logger): Promise<void> {
+  const marker = readRestoreMarker(dataDir);
+  if (!marker) return;
+  const { outcome, durable } = store.submit({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: marker.id, backupTakenAt: marker.backupTakenAt });
+  await durable;
+  if (!outcome.ok) throw new Error(`the restore's sequence jump was refused: ${outcome.rejection.message}`);
+  removeRestoreMarker(dataDir);
+  logger.warn({ restore_id: marker.id, merchants: store.world.merchants.size, by: limits.sequenceJumpAfterRestore },
+    "restore: every merchant's event and balance-history sequences moved on past what was given out after the backup");
+}
+
 /** `clock` is business time (default: SATANG_CLOCK); `securityClock` is the wall clock unless a test passes its own. */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: StartOptions = {}): Promise<Running> {
   const opened = new OpenedSoFar();
@@ -297,6 +316,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
     if (resume > clock.now()) clock.set(resume);
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
+  await advanceSequencesAfterRestore(store, config.dataDir, logger);
   const securityClock = options.securityClock ?? new SystemClock();
   const webhooks = new Webhooks({
     db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), merchants: () => store.world.merchants.keys(),
@@ -382,6 +402,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
     eventFloor: webhooks.retention.floor.bind(webhooks.retention),
+    sequenceJumps: sequenceJumps(store.db),
     ...(config.env === 'production' ? { liveKeys: { certified: (id: string) => certification.certified(id, (ids) => ids.flatMap((e) => webhooks.endpoints.get(e) ?? []), clock.now()) } } : {}),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);

@@ -88,6 +88,8 @@ export interface Services {
   readonly serviceEvents?: (merchantId: string, livemode: boolean, since: bigint, limit: number) => readonly { sequence: number; body: string }[];
   /** The highest sequence of the merchant's events in this mode that retention deleted (0: none). */
   readonly eventFloor?: (merchantId: string, livemode: boolean) => number;
+  /** The merchant's sequence ranges in this mode that a restore's jump passed over (no event ever held one), ascending. */
+  readonly sequenceJumps?: (merchantId: string, livemode: boolean) => readonly (readonly [number, number])[];
   /**
    * SATANG_ENV=production (DESIGN.md "Sandbox"): a merchant starts with its sandbox key
    * only, and a live key is issued once a certification run passed. Absent in

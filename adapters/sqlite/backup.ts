@@ -16,10 +16,16 @@
 // the journal's tail seq and head hash, each file's size and SHA-256) written last, so a
 // directory without a manifest is not a backup. A restore checks every file against the
 // manifest before it copies anything, and refuses a data dir that already holds a journal.
+//
+// A restore also leaves restored.json in the data dir (before journal.db lands): what was
+// committed after the backup is gone, but merchants may have been told of it (webhooks,
+// feeds) under sequences the restored counters would give out again. The server's first
+// start on the data dir journals every merchant's jump past them (SequencesAdvancedAfterRestore,
+// named by the marker's id, so a start cut short journals it once) and then removes it.
 
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, sealedKeyFileNames, writePrivateFile } from '../private-files.ts';
 import { requestLogFileName } from '../request-log.ts';
@@ -193,6 +199,7 @@ export function restoreBackup(fromDir: string, dataDir: string): BackupManifest 
   refuseNewerJournalFile(join(fromDir, journalFileName)); // a newer satang's: this build would misread it
   if (existsSync(join(dataDir, journalFileName))) throw new Error(`${dataDir} already holds ${journalFileName}: move the data dir aside first`);
   ensurePrivateDir(dataDir);
+  writeRestoreMarker(dataDir, manifest);
   const ordered = [...manifest.files.filter((f) => f.path !== journalFileName), ...manifest.files.filter((f) => f.path === journalFileName)];
   for (const f of ordered) {
     const target = join(dataDir, f.path);
@@ -204,4 +211,43 @@ export function restoreBackup(fromDir: string, dataDir: string): BackupManifest 
   if (existsSync(join(dataDir, slipsDir))) fsyncPath(join(dataDir, slipsDir));
   fsyncPath(dataDir);
   return manifest;
+}
+
+/** The restore's note to the server's next start (see the header). */
+export const restoreMarkerFileName = 'restored.json';
+
+export interface RestoreMarker {
+  /** Names this restore: the journaled jump carries it, so a second start knows it is done. */
+  readonly id: string;
+  /** The backup's taken_at, in ms. */
+  readonly backupTakenAt: number;
+}
+
+function writeRestoreMarker(dataDir: string, manifest: BackupManifest): void {
+  const marker = { id: randomUUID(), backup_taken_at: manifest.taken_at, restored_at: new Date().toISOString() };
+  writePrivateFile(join(dataDir, restoreMarkerFileName), `${JSON.stringify(marker, null, 2)}\n`);
+  fsyncPath(dataDir);
+}
+
+/** The restore the data dir has not started on yet, or null; a marker that does not read is refused (its jump would be skipped). */
+export function readRestoreMarker(dataDir: string): RestoreMarker | null {
+  const path = join(dataDir, restoreMarkerFileName);
+  if (!existsSync(path)) return null;
+  let marker: { id?: unknown; backup_taken_at?: unknown };
+  try {
+    marker = JSON.parse(readFileSync(path, 'utf8')) as typeof marker;
+  } catch (error) {
+    throw new Error(`${path} does not read (${(error as Error).message}): it is what a restore leaves for the first start, which moves every merchant's sequences past what the lost tail gave out; write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
+  }
+  const takenAt = typeof marker.backup_taken_at === 'string' ? Date.parse(marker.backup_taken_at) : NaN;
+  if (typeof marker.id !== 'string' || marker.id === '' || !Number.isFinite(takenAt)) {
+    throw new Error(`${path} lacks its id or backup_taken_at: write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
+  }
+  return { id: marker.id, backupTakenAt: takenAt };
+}
+
+/** Once the jump is journaled and durable. */
+export function removeRestoreMarker(dataDir: string): void {
+  rmSync(join(dataDir, restoreMarkerFileName), { force: true });
+  fsyncPath(dataDir);
 }

@@ -105,6 +105,15 @@ CREATE TABLE IF NOT EXISTS outbox_sequences (
   last_sequence INTEGER NOT NULL,
   PRIMARY KEY (merchant_id, livemode)
 ) WITHOUT ROWID;
+-- The sequences a restore's jump passed over (SequencesAdvancedAfterRestore, writer.ts): no
+-- event ever held one, so the events feed pages over them as over what retention deleted.
+CREATE TABLE IF NOT EXISTS outbox_sequence_jumps (
+  merchant_id   TEXT    NOT NULL,
+  livemode      INTEGER NOT NULL,
+  from_sequence INTEGER NOT NULL,
+  to_sequence   INTEGER NOT NULL,
+  PRIMARY KEY (merchant_id, livemode, from_sequence)
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS timers (
   id     TEXT    PRIMARY KEY,

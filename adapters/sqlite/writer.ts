@@ -4,7 +4,9 @@
 // idempotency record. Invariants kept: everything a command causes is written by one
 // call, so the caller's transaction (or savepoint) commits or drops it whole; a stream
 // version already taken surfaces as StateConflict, never as a lost update; outbox
-// sequences per merchant and mode come from a durable counter and are never reused.
+// sequences per merchant and mode come from a durable counter and are never reused: a
+// SequencesAdvancedAfterRestore entry moves the merchant's two counters on by its jump in
+// the same transaction, past what a lost tail gave out before the restore.
 
 import type { Commit, JournalEntry, StreamKind } from '../../core/journal.ts';
 import { accountKey } from '../../core/ledger/ledger.ts';
@@ -49,6 +51,8 @@ export interface PendingEntry {
   /** entryValues() without the seq: [stream, kind, version, type, livemode, merchant_id, recorded_at, data]. */
   readonly values: readonly [string, string, number, string, 0 | 1 | null, string | null, number, string];
   readonly postings: readonly (readonly [string, string, number | bigint])[] | null;
+  /** SequencesAdvancedAfterRestore: [merchant, by] — both its outbox counters move on by `by`. */
+  readonly sequenceJump?: readonly [string, number];
 }
 
 export interface PendingEvent {
@@ -74,7 +78,8 @@ export function pendingCommit(world: World, commit: Commit, meta: CommitMeta, ev
   const entries = commit.entries.map((entry): PendingEntry => {
     const [, ...values] = entryValues(0, entry);
     const e = entry.event;
-    return { values, postings: e.type === 'BalanceTransactionPosted' ? e.transaction.postings.map((p) => [e.transaction.id, accountKey(p.account), p.amountMinor] as const) : null };
+    const postings = e.type === 'BalanceTransactionPosted' ? e.transaction.postings.map((p) => [e.transaction.id, accountKey(p.account), p.amountMinor] as const) : null;
+    return e.type === 'SequencesAdvancedAfterRestore' ? { values, postings, sequenceJump: [e.merchantId, e.by] } : { values, postings };
   });
   const r = meta.idempotency;
   return {
@@ -110,6 +115,7 @@ export class CommitWriter {
   private readonly insertPosting;
   private readonly upsertSnapshot;
   private readonly bumpSequence;
+  private readonly insertJump;
   private readonly insertEvent;
   private readonly deleteTimer;
   private readonly upsertTimer;
@@ -123,6 +129,7 @@ export class CommitWriter {
       ON CONFLICT (stream) DO UPDATE SET version = excluded.version, data = excluded.data, journal_seq = excluded.journal_seq`);
     this.bumpSequence = db.prepare<[string, number, number], number>(`INSERT INTO outbox_sequences (merchant_id, livemode, last_sequence) VALUES (?, ?, ?)
       ON CONFLICT (merchant_id, livemode) DO UPDATE SET last_sequence = last_sequence + excluded.last_sequence RETURNING last_sequence`).pluck(true);
+    this.insertJump = db.prepare('INSERT INTO outbox_sequence_jumps (merchant_id, livemode, from_sequence, to_sequence) VALUES (?, ?, ?, ?)');
     this.insertEvent = db.prepare(`INSERT INTO outbox (id, merchant_id, livemode, sequence, type, stream, version, created_at, body, journal_seq)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.deleteTimer = db.prepare('DELETE FROM timers WHERE id = ?');
@@ -171,6 +178,13 @@ export class CommitWriter {
       hash = next;
       seqs.push(seq);
       if (entry.postings) for (const [txnId, account, amount] of entry.postings) this.insertPosting.run(seq, txnId, account, amount);
+      if (entry.sequenceJump) {
+        const [merchantId, by] = entry.sequenceJump;
+        for (const livemode of [0, 1]) {
+          const last = this.bumpSequence.get(merchantId, livemode, by)!;
+          this.insertJump.run(merchantId, livemode, last - by + 1, last);
+        }
+      }
     }
     return { seqs, next: { seq, hash } };
   }
@@ -269,4 +283,11 @@ export class BatchWriter {
 
 function isVersionTaken(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('journal.stream');
+}
+
+/** The merchant's sequence ranges in a mode that a restore's jump passed over, [from, to] ascending (the events feed pages over them). */
+export function sequenceJumps(db: Db): (merchantId: string, livemode: boolean) => (readonly [number, number])[] {
+  const select = db.prepare<[string, number], [number, number]>(
+    'SELECT from_sequence, to_sequence FROM outbox_sequence_jumps WHERE merchant_id = ? AND livemode = ? ORDER BY from_sequence').raw(true);
+  return (merchantId, livemode) => select.all(merchantId, livemode ? 1 : 0);
 }

@@ -18,7 +18,7 @@ import { sameOperator } from '../operators.ts';
 import { approvalRefusal, feeScheduleOf, sameTerms } from './fee-schedule.ts';
 
 export type DirectoryCommand = Extract<Command, {
-  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'SetFeeSchedule' | 'ApproveFeeSchedule' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun'
+  type: 'RegisterWhiteLabel' | 'SetGatewayRoute' | 'ApproveGatewayRoute' | 'SetFeeSchedule' | 'ApproveFeeSchedule' | 'RegisterMerchant' | 'SetMerchantSuspended' | 'ResetSandboxRun' | 'AdvanceSequencesAfterRestore'
     | 'RegisterBeneficiary' | 'VerifyBeneficiary' | 'RegisterSender' | 'SetBankAvailability' | 'PostAdjustment' | 'ProposeAdjustment' | 'ApproveAdjustment';
 }>;
 
@@ -27,6 +27,8 @@ export interface DirectoryReads {
   hasWhiteLabel(id: string): boolean;
   whiteLabel(id: string): WhiteLabel | undefined;
   merchant(id: string): Merchant | undefined;
+  /** Every merchant (the sequences a restore advances are every merchant's). */
+  merchants(): Iterable<Merchant>;
   beneficiary(id: string): Beneficiary | undefined;
   balances(merchantId: string, livemode: boolean): Balances;
   nextClearingAt(merchantId: string, livemode: boolean): number | null;
@@ -88,6 +90,7 @@ export function decide(c: DirectoryCommand, reads: DirectoryReads, at: number, i
       return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event }] };
     }
     case 'ResetSandboxRun': return resetSandboxRun(c, reads, at);
+    case 'AdvanceSequencesAfterRestore': return advanceSequencesAfterRestore(c, reads, at);
     case 'RegisterBeneficiary': return registerBeneficiary(c, reads, at, ids);
     case 'VerifyBeneficiary': {
       const b = reads.beneficiary(c.beneficiaryId);
@@ -137,6 +140,23 @@ function resetSandboxRun(c: Extract<DirectoryCommand, { type: 'ResetSandboxRun' 
   const runGeneration = sandboxRunGenerationOf(m) + 1;
   if (runGeneration > sandboxRunGenerationMax) return reject('operation_not_allowed', `run_generation cannot pass ${sandboxRunGenerationMax}.`);
   return { objectId: m.id, records: [{ stream: m.id, kind: 'merchant', livemode: false, merchantId: m.id, event: { type: 'SandboxRunReset', at, merchantId: m.id, runGeneration } }] };
+}
+
+/**
+ * One entry per merchant, on its own stream (so a shard of merchants journals its own):
+ * its sequences jump by limits.sequenceJumpAfterRestore. A merchant that has this restore's
+ * jump already is left out, so a start that journaled it and crashed before it removed
+ * restored.json journals nothing the second time.
+ */
+function advanceSequencesAfterRestore(c: Extract<DirectoryCommand, { type: 'AdvanceSequencesAfterRestore' }>, reads: DirectoryReads, at: number): DirectoryDecision {
+  if (c.restoreId === '') return reject('validation_error', 'A restore is named by its id.');
+  const records: RecordWrite[] = [];
+  for (const m of reads.merchants()) {
+    if (m.sequencesAdvancedFor === c.restoreId) continue;
+    const event = { type: 'SequencesAdvancedAfterRestore' as const, at, merchantId: m.id, restoreId: c.restoreId, backupTakenAt: c.backupTakenAt, by: limits.sequenceJumpAfterRestore };
+    records.push({ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event });
+  }
+  return { records };
 }
 
 function operatorIdOf(actor: Command['actor']): string {

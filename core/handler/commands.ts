@@ -39,6 +39,8 @@ export type Command =
   | { readonly type: 'RegisterMerchant'; readonly actor: Actor; readonly whiteLabelId: string; readonly name: string; readonly technicalContactEmail?: string }
   | { readonly type: 'SetMerchantSuspended'; readonly actor: Actor; readonly merchantId: string; readonly suspended: boolean; readonly reason?: string }
   | { readonly type: 'ResetSandboxRun'; readonly actor: Actor & { kind: 'merchant' } }
+  /** The first start after a restore (restored.json): every merchant's sequences jump past the lost tail's (SequencesAdvancedAfterRestore). */
+  | { readonly type: 'AdvanceSequencesAfterRestore'; readonly actor: Actor & { kind: 'system' }; readonly restoreId: string; readonly backupTakenAt: number }
   | { readonly type: 'RegisterBeneficiary'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string; readonly promptpayId?: string; readonly verified: boolean }
   | { readonly type: 'VerifyBeneficiary'; readonly actor: Actor; readonly beneficiaryId: string }
   | { readonly type: 'RegisterSender'; readonly actor: Actor; readonly merchantId: string; readonly livemode: boolean; readonly endUserRef: string; readonly bankCode: string; readonly accountNumber: string; readonly accountNameTh: string }

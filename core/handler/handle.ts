@@ -159,7 +159,7 @@ function merchantSuspension(tx: Tx, c: Extract<Command, { type: 'SetMerchantSusp
 
 const handlers: { readonly [T in CommandType]: Handler<T> } = {
   RegisterWhiteLabel: directory, SetGatewayRoute: directory, ApproveGatewayRoute: gatewayRouteApproval, SetFeeSchedule: directory, ApproveFeeSchedule: directory, RegisterMerchant: directory, SetMerchantSuspended: merchantSuspension,
-  ResetSandboxRun: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
+  ResetSandboxRun: directory, AdvanceSequencesAfterRestore: directory, RegisterBeneficiary: directory, VerifyBeneficiary: directory, RegisterSender: directory,
   SetBankAvailability: directory, PostAdjustment: directory, ProposeAdjustment: directory, ApproveAdjustment: directory,
   CreateDeposit: createDeposit,
   CancelDeposit: (tx, c) => withDeposit(tx, c.actor, c.depositId, (d) =>

@@ -102,6 +102,10 @@ export class Tx implements DirectoryReads {
     return this.world.merchants.get(id);
   }
 
+  merchants(): Iterable<Merchant> {
+    return this.world.merchants.values();
+  }
+
   /** The white label's gateway route as this command has left it (one approved here counts: the world learns it at apply). */
   gatewayRoute(whiteLabelId: string): GatewayRoute | undefined {
     return this.routes?.get(whiteLabelId) ?? this.world.whiteLabels.get(whiteLabelId)?.gatewayRoute;

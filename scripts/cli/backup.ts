@@ -21,8 +21,8 @@ import type { NatsConnection } from 'nats';
 import { connectNatsOnce, deleteJournalStream, journalEntriesBeyond, type StreamBeyond } from '../../adapters/bus/nats.ts';
 import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
 import { writePrivateFile } from '../../adapters/private-files.ts';
-import { makeBackup, readManifest, recordBackup, restoreBackup, type BackupManifest } from '../../adapters/sqlite/backup.ts';
-import { readSideLimits } from '../../core/limits.ts';
+import { makeBackup, readManifest, recordBackup, restoreBackup, restoreMarkerFileName, type BackupManifest } from '../../adapters/sqlite/backup.ts';
+import { limits, readSideLimits } from '../../core/limits.ts';
 import { journalStreamName, type RelayedEntry } from '../../projections/entry.ts';
 import { journalFileName } from '../../adapters/sqlite/schema.ts';
 import { defaultDataDir, exitFailed, exitOk, exitUsage, flag, parseCommand, text, urlOption, type Args, type CommandSpec } from './args.ts';
@@ -234,6 +234,7 @@ export async function restoreCommand(argv: readonly string[]): Promise<number> {
     if (flag(args, 'json')) process.stderr.write(`${masterKeyReminder(dataDir, opens, keyFacts)}\n`);
     else {
       if (verified.ok) process.stdout.write('next: start the server on this data dir; the projections are rebuilt from the journal as it starts\n');
+      process.stdout.write(`sequences: the server's first start on it moves every merchant's event and balance-history sequences on by ${limits.sequenceJumpAfterRestore} (${restoreMarkerFileName}), so none given out after the backup is given again\n`);
       process.stdout.write(`${masterKeyReminder(dataDir, opens, keyFacts)}\n`);
     }
     return lost?.stream_deleted_messages === null ? exitFailed : code;

@@ -116,7 +116,8 @@ function hours(ms: number): string {
 interface Report {
   merchant_id: string | null; livemode: boolean; as_of: string; read_from_sequence: number; events_read: number; new_events: number; stored_events: number;
   /** The feed no longer holds the store's last event at its sequence (a restore reused the sequences): nothing read is kept. */
-  feed_rewound: { store_sequence: number; store_event_id: string; feed_event_id: string | null } | null;
+  /** feed_next_sequence: when the feed holds no event at store_sequence, the first it holds after it (null: it ends before it). */
+  feed_rewound: { store_sequence: number; store_event_id: string; feed_event_id: string | null; feed_next_sequence: number | null } | null;
   last_sequence: number; gaps: SequenceGap[];
   /** The feed's coverage: events at or below min_since_sequence were deleted after `days`; a new store starts after it. */
   retention: { days: number; min_since_sequence: number; store_starts_after_it: boolean };
@@ -133,7 +134,8 @@ function printText(r: Report, storePath: string): void {
   out.push(`events: read ${r.events_read} after sequence ${r.read_from_sequence} (${r.new_events} new); ${r.stored_events} stored in ${storePath}; last sequence ${r.last_sequence}`);
   if (r.feed_rewound) {
     const f = r.feed_rewound;
-    out.push(`events: the feed no longer holds this store's event ${f.store_event_id} at sequence ${f.store_sequence} (${f.feed_event_id ? `it holds ${f.feed_event_id} there` : 'it ends before it'}): its sequences are not this store's any more — the service was restored from a backup, or the store is another merchant's or mode's. Nothing was read into it; keep it aside and start a new store (--store)`);
+    const holds = f.feed_event_id ? `it holds ${f.feed_event_id} there` : f.feed_next_sequence !== null ? `it holds none there; its next is ${f.feed_next_sequence}` : 'it ends before it';
+    out.push(`events: the feed no longer holds this store's event ${f.store_event_id} at sequence ${f.store_sequence} (${holds}): the service was restored from a backup taken before it (the events after the backup are lost, listed in the operators' restore-lost.json; the feed goes on past them, the sequences between a gap that never held an event), or the store is another merchant's or mode's. Nothing was read into it; keep it aside and start a new store (--store)`);
   }
   if (r.gaps.length === 0) out.push('sequence gaps: none');
   if (r.retention.store_starts_after_it) out.push(`retention: the feed keeps ${r.retention.days} days; events up to sequence ${r.retention.min_since_sequence} were deleted before this store began, so it starts after them`);
@@ -180,11 +182,13 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
   const openGaps = sequenceGaps(store.base_sequence, held, 0);
   const start = openGaps.length > 0 ? openGaps[0]!.from - 1 : lastSequence;
   // The store's event at `start` is read again: the feed must still hold it there, or its
-  // sequences are no longer this store's (the service restored from a backup reuses them).
+  // sequences are no longer this store's (the service was restored from a backup taken
+  // before it: the event is lost, and the feed goes on past a jump, never reusing its sequence).
   const anchor = start > store.base_sequence ? held.find((e) => e.sequence === start) : undefined;
   const { events: fetched, coverage } = await readFeed(api, anchor ? start - 1 : start);
   const rewound = anchor !== undefined && (fetched[0]?.sequence !== anchor.sequence || fetched[0]?.id !== anchor.id)
-    ? { store_sequence: anchor.sequence, store_event_id: anchor.id, feed_event_id: fetched[0]?.sequence === anchor.sequence ? fetched[0].id : null } : null;
+    ? { store_sequence: anchor.sequence, store_event_id: anchor.id, feed_event_id: fetched[0]?.sequence === anchor.sequence ? fetched[0].id : null,
+      feed_next_sequence: fetched[0] === undefined || fetched[0].sequence === anchor.sequence ? null : fetched[0].sequence } : null;
   // Read past a rewind, events would sit beside others of the same sequence: none is kept.
   const read = rewound ? [] : anchor ? fetched.slice(1) : fetched;
   // A new store cannot hold what retention deleted before it began: it starts after the feed's floor.

@@ -37,7 +37,15 @@ export function eventsRoutes(services: Services): Router {
     const fromService = services.serviceEvents?.(m.merchantId, m.livemode, since, limit + 1) ?? [];
     const merged = [...fromJournal, ...fromService].sort((a, b) => a.sequence - b.sequence);
     const floor = services.eventFloor?.(m.merchantId, m.livemode) ?? 0;
-    // A merchant's sequences are 1..N with no hole but what retention deleted (≤ floor). The
+    const jumps = services.sequenceJumps?.(m.merchantId, m.livemode) ?? [];
+    /** Whether every sequence from `from` to `to` is one no event holds: deleted by retention, or passed over by a restore's jump. */
+    const knownHole = (from: number, to: number): boolean => {
+      let at = Math.max(from, floor + 1);
+      for (const [a, b] of jumps) if (a <= at && at <= b) at = b + 1;
+      return at > to;
+    };
+    // A merchant's sequences are 1..N with no hole but what retention deleted (≤ floor) and
+    // what a restore's jump passed over (readable above: none ever held an event). The
     // service's events come from journal.db at once, the journal's through the projection,
     // which may lag (NATS down, a projector behind, a commit after the wait above): a page
     // that went past a missing sequence would move next_sequence beyond an event the feed
@@ -48,7 +56,7 @@ export function eventsRoutes(services: Services): Router {
     let last = since;
     for (const row of merged) {
       if (rows.length === limit) break;
-      if (BigInt(row.sequence) > last + 1n && row.sequence - 1 > floor) { held = true; break; }
+      if (BigInt(row.sequence) > last + 1n && !knownHole(Number(last) + 1, row.sequence - 1)) { held = true; break; }
       rows.push(row);
       last = BigInt(row.sequence);
     }

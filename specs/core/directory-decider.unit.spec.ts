@@ -30,7 +30,7 @@ function streamOf(e: Event): [string, StreamKind] {
     case 'WhiteLabelRegistered': return [e.whiteLabel.id, 'white_label'];
     case 'GatewayRouteProposed': case 'GatewayRouteSet': case 'FeeScheduleProposed': case 'FeeScheduleSet': return [e.whiteLabelId, 'white_label'];
     case 'MerchantRegistered': return [e.merchant.id, 'merchant'];
-    case 'MerchantSuspensionChanged': case 'SandboxRunReset': case 'AdjustmentProposed': case 'AdjustmentApproved': return [e.merchantId, 'merchant'];
+    case 'MerchantSuspensionChanged': case 'SandboxRunReset': case 'SequencesAdvancedAfterRestore': case 'AdjustmentProposed': case 'AdjustmentApproved': return [e.merchantId, 'merchant'];
     case 'BeneficiaryRegistered': return [e.beneficiary.id, 'beneficiary'];
     case 'BeneficiaryVerified': return [e.beneficiaryId, 'beneficiary'];
     case 'SenderRegistered': return [e.sender.id, 'sender'];
@@ -58,7 +58,7 @@ function fixedIds(): Ids {
 }
 
 const reads = (w: World): DirectoryReads => ({
-  hasWhiteLabel: (id) => w.whiteLabels.has(id), whiteLabel: (id) => w.whiteLabels.get(id), merchant: (id) => w.merchants.get(id), beneficiary: (id) => w.beneficiaries.get(id),
+  hasWhiteLabel: (id) => w.whiteLabels.has(id), whiteLabel: (id) => w.whiteLabels.get(id), merchant: (id) => w.merchants.get(id), merchants: () => w.merchants.values(), beneficiary: (id) => w.beneficiaries.get(id),
   balances: (m, live) => w.balances(m, live), nextClearingAt: (m, live) => w.nextClearingAt(m, live),
   soloLiveCreditsMinor: (operatorId, since) => w.soloCredits.totalSince(operatorId, since),
 });

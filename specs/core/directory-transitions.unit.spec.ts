@@ -53,6 +53,17 @@ test('sandbox reset: a sandbox key starts a new run; a live key → operation_no
   assert.ok(sandboxRunGenerationMax > 2);
 });
 
+test("restore's sequence jump: one entry per merchant on its own stream; journaled again for the same restore, none; an unnamed restore → validation_error", () => {
+  const s = scene();
+  const merchants = [...s.h.world.merchants.keys()];
+  const e = emitted(s.h, () => s.h.ok({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: 'restore-1', backupTakenAt: 0 }));
+  assert.equal(e.entries, merchants.map(() => 'SequencesAdvancedAfterRestore'));
+  for (const id of merchants) assert.is(s.h.world.merchants.get(id)!.sequencesAdvancedFor, 'restore-1');
+  assert.equal(emitted(s.h, () => s.h.ok({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: 'restore-1', backupTakenAt: 0 })).entries, [], 'a start cut short journals it once');
+  assert.is(emitted(s.h, () => s.h.ok({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: 'restore-2', backupTakenAt: 0 })).entries.length, merchants.length, 'a later restore jumps again');
+  refused(s.h, { type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: '', backupTakenAt: 0 }, 'validation_error', seen);
+});
+
 test('beneficiary and sender: registered for a known merchant; an unknown merchant or beneficiary → resource_not_found', () => {
   const s = scene();
   let id = '';
