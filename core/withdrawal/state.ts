@@ -393,7 +393,21 @@ function evolveInto(n: Complete<Withdrawal>, s: Withdrawal, e: Exclude<Withdrawa
 }
 
 type FillEvent = Extract<WithdrawalEvent, { type: 'LegReserved' | 'LegReleased' | 'FillLanded' | 'WithdrawalSettled' | 'FillReversed' | 'ReceiptConfirmed' }>;
-type DisputeEvent = Extract<WithdrawalEvent, { type: 'DisputeOpened' | 'DisputeEvidenceSubmitted' | 'DisputeResolved' }>;
+export type DisputeEvent = Extract<WithdrawalEvent, { type: 'DisputeOpened' | 'DisputeEvidenceSubmitted' | 'DisputeResolved' }>;
+
+/**
+ * One dispute as its own events leave it, folded as the order folds them: what an order's earlier
+ * dispute was once a newer one took the order's `dispute` field (the operator reads it by its id).
+ */
+export function disputeAfter(events: readonly DisputeEvent[]): Dispute | undefined {
+  let dispute: Dispute | undefined;
+  for (const e of events) {
+    const next = {} as Complete<Withdrawal>;
+    evolveDispute(next, { dispute } as Withdrawal, e);
+    dispute = next.dispute;
+  }
+  return dispute;
+}
 
 /** Legs in flight, fills landing, reversed or confirmed. */
 function evolveFill(n: Complete<Withdrawal>, s: Withdrawal, e: FillEvent): void {

@@ -13,7 +13,7 @@ import { reasonImportance } from '../../core/deposit/reasons.ts';
 import { backOfficeLimits, limits } from '../../core/limits.ts';
 import { bankByCode } from '../../core/directory.ts';
 import { iso, maskAccountNumber, maskName, presentDeposit, presentDispute, presentWithdrawal, resolutionBucketOf } from '../../core/present.ts';
-import { disputeOutcomes, withdrawalStatuses, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
+import { disputeAfter, disputeOutcomes, withdrawalStatuses, type DisputeEvent, type DisputeEvidence, type Withdrawal, type WithdrawalEvent, type WithdrawalStatus } from '../../core/withdrawal/state.ts';
 import { DiskSlipStore, type IntakeRecord } from '../../adapters/slips/store.ts';
 import { JournalTrail, type TrailEntry } from '../../adapters/sqlite/trail.ts';
 import type { Db } from '../../adapters/sqlite/schema.ts';
@@ -169,27 +169,37 @@ async function withTrail<T extends { readonly id: string }>(services: Services, 
   return { order, own: trail.stream(order.id) };
 }
 
-/** One withdrawal as an operator sees it: the order, its approvals, and every dispute's evidence from the journal. */
-async function operatorWithdrawalView(services: Services, id: string, trail: JournalTrail, read: (id: string) => Withdrawal): Promise<Record<string, unknown>> {
+/**
+ * One withdrawal as an operator sees it: the order, its approvals, and one dispute with its
+ * evidence from the journal — the one asked for by its id (a dispute's own route: an earlier
+ * dispute of an order that has a newer one too), else the order's current one. A dispute's
+ * entries run from its DisputeOpened to the next dispute's.
+ */
+async function operatorWithdrawalView(services: Services, id: string, trail: JournalTrail, read: (id: string) => Withdrawal, disputeId?: string): Promise<Record<string, unknown>> {
   const { order: w, own } = await withTrail(services, trail, id, read);
-  const evidence = own.filter((e) => e.type === 'DisputeEvidenceSubmitted').map((e) => {
+  const disputes: { entry: TrailEntry; event: DisputeEvent }[][] = [];
+  for (const entry of own) {
+    const event = entry.event as WithdrawalEvent;
+    if (event.type === 'DisputeOpened') disputes.push([{ entry, event }]);
+    else if ((event.type === 'DisputeEvidenceSubmitted' || event.type === 'DisputeResolved') && disputes.length > 0) disputes.at(-1)!.push({ entry, event });
+  }
+  const asked = disputeId === undefined ? disputes.at(-1) : disputes.find(([first]) => first!.event.type === 'DisputeOpened' && first!.event.dispute.id === disputeId);
+  if (disputeId !== undefined && asked === undefined) throw notFound('dispute');
+  const askedEvents = (asked ?? []).map((d) => d.event);
+  const dispute = asked === undefined ? w.dispute : disputeAfter(askedEvents);
+  const evidence = (asked ?? []).filter((d) => d.event.type === 'DisputeEvidenceSubmitted').map(({ entry: e }) => {
     const ev = (e.event as { evidence?: DisputeEvidence }).evidence;
     const files = (ev?.files ?? []).map((f) => ({
       name: f.name, bytes: f.bytes, sha256: f.sha256 ?? null, media_type: f.mediaType ?? null, file_id: f.fileId ?? null,
       // Kept since evidence files are stored; an older journal's file has its name and size only.
-      download_url: f.fileId && w.dispute ? `/v1/bo/disputes/${w.dispute.id}/files/${f.fileId}` : null,
+      download_url: f.fileId && dispute ? `/v1/bo/disputes/${dispute.id}/files/${f.fileId}` : null,
     }));
     return { seq: e.seq, hash: e.hash, submitted_at: iso(e.recordedAt), text: ev?.text ?? null, files };
   });
-  // Who opened the current dispute and who resolved it, with the resolution's note: the
+  // Who opened the dispute and who resolved it, with the resolution's note: the
   // operators' side, never the merchant's (presentDispute stays as the merchant reads it).
-  let opened: Extract<WithdrawalEvent, { type: 'DisputeOpened' }> | undefined;
-  let resolved: Extract<WithdrawalEvent, { type: 'DisputeResolved' }> | undefined;
-  for (const entry of own) {
-    const e = entry.event as WithdrawalEvent;
-    if (e.type === 'DisputeOpened') [opened, resolved] = [e, undefined]; // the current dispute is the last opened
-    else if (e.type === 'DisputeResolved') resolved = e;
-  }
+  const opened = askedEvents.find((e): e is Extract<DisputeEvent, { type: 'DisputeOpened' }> => e.type === 'DisputeOpened');
+  const resolved = askedEvents.find((e): e is Extract<DisputeEvent, { type: 'DisputeResolved' }> => e.type === 'DisputeResolved');
   // The operators' decisions on the order, each with who, when and their note (journal.db: the
   // request log keeps a body 30 days only). Entries from before they kept their operator or note say null.
   const decisions = own.flatMap((entry) => {
@@ -205,8 +215,8 @@ async function operatorWithdrawalView(services: Services, id: string, trail: Jou
   return {
     withdrawal, merchant_id: w.merchantId, ...payoutParties(services, w),
     approvals: [...w.approvals], approvals_required: w.approvalsRequired, decisions,
-    dispute: w.dispute ? {
-      ...presentDispute(w.dispute, w.livemode), evidence,
+    dispute: dispute ? {
+      ...presentDispute(dispute, w.livemode), evidence,
       opened_by: opened?.by ?? null, resolved_by: resolved?.by ?? null, resolution_note: resolved?.note ?? null,
     } : null,
   };
@@ -308,7 +318,7 @@ export function backOfficeDeskRoutes(parts: DeskParts): Router {
     readQuery(ctx, []);
     const withdrawalId = world().withdrawalByDispute.get(ctx.params.id!);
     if (!withdrawalId) throw notFound('dispute');
-    ctx.body = await operatorWithdrawalView(services, withdrawalId, trail, withdrawal);
+    ctx.body = await operatorWithdrawalView(services, withdrawalId, trail, withdrawal, ctx.params.id!);
   });
 
   // One evidence file's bytes, as the merchant sent them: named by the dispute and the file

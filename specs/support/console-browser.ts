@@ -72,6 +72,22 @@ export async function signIn(browser: Browser, baseUrl: string, operator: string
   return session;
 }
 
+/**
+ * Signs operators in and keeps their sessions, for closeSessions at the end of a spec: `browser` and
+ * `url` are read at each sign-in (a spec launches Chromium and starts its server in test.before).
+ */
+export function operators(browser: () => Browser, url: () => string): { signIn(sub: string, hash: string, page: string): Promise<OperatorSession>; close(): Promise<void> } {
+  const sessions: OperatorSession[] = [];
+  return {
+    async signIn(sub, hash, page) {
+      const session = await signIn(browser(), url(), sub, { hash, page });
+      sessions.push(session);
+      return session;
+    },
+    close: () => closeSessions(browser(), sessions),
+  };
+}
+
 /** Answers the step-up popup the next click opens: the operator types the password again. */
 export async function answerStepUp(session: OperatorSession, click: () => Promise<void>): Promise<void> {
   const [popup] = await Promise.all([session.context.waitForEvent('page'), click()]);
