@@ -8,7 +8,7 @@
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
 // data-testids: claim-status, claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
-//   back, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
+//   back, shown when > 0), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
 //   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
 
@@ -49,6 +49,8 @@ export function ClaimPage({ id }) {
           c.refunded_minor !== null ? [t('claims.refunded'), html`<${Money} minor=${c.refunded_minor} />`] : null,
           // A refund the payer owes back (its deposit reversed after the refund was paid): the claim behind the trial balance's owed_by_payers.
           c.owed_by_payer_minor > 0 ? [t('field.owed_by_payer_minor'), html`<span data-testid="claim-owed-by-payer"><${Money} minor=${c.owed_by_payer_minor} /></span>`] : null,
+          // What its refunds paid that the payer does not owe back (money the service never held, in the payee's account): the claim behind owed_by_payees.
+          c.owed_by_payee_minor > 0 ? [t('field.owed_by_payee_minor'), html`<span data-testid="claim-owed-by-payee"><${Money} minor=${c.owed_by_payee_minor} /></span>`] : null,
         ]} />
       </div>
       <div class="card" data-testid="refund-withdrawal"><h2>${t('claims.refundWithdrawal')}</h2>

@@ -1,13 +1,14 @@
-// Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id=&owed_by_payer=&livemode= (oldest
-// first, the server's cursor), a row opens the claim and names its merchant (merchant_name before the id); what its payer owes back shows as a
+// Claims: GET /v1/bo/claims?kind=&status=&deposit_id=&merchant_id=&owed_by_payer=&owed_by_payee=&livemode= (oldest
+// first, the server's cursor), a row opens the claim and names its merchant (merchant_name before the id); what its payer owes back, and
+// what its payee owes the service (the trial balance's owed_by_payers and owed_by_payees), each shows as a
 // column when a claim on the page has such a debt. ops_admin may open a claim by hand
 // (POST /v1/bo/claims {kind, deposit_id, amount_minor, note ≥ the server's minimum,
 // evidence?}).
 //
 // data-testids: claims-filters, filter-kind, filter-status, filter-deposit,
-//   filter-merchant, filter-owed-by-payer, filter-livemode, refresh, claims-table, claim-row (data-id), claim-row-merchant-name, prev-page, next-page,
+//   filter-merchant, filter-owed-by-payer, filter-owed-by-payee, filter-livemode, refresh, claims-table, claim-row (data-id), claim-row-merchant-name, prev-page, next-page,
 //   new-claim, new-claim-kind, new-claim-deposit, new-claim-amount, new-claim-error, note, note-error,
-//   new-claim-evidence, open-claim, claim-owed (a row's owed_by_payer_minor).
+//   new-claim-evidence, open-claim, claim-owed (a row's owed_by_payer_minor), claim-owed-by-payee (a row's owed_by_payee_minor).
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
@@ -20,12 +21,13 @@ const statuses = ['open', 'under_review', 'refund_pending', 'return_pending_payo
 
 export function ClaimsPage({ query }) {
   const can = useCan();
-  const filters = { kind: query.kind ?? '', status: query.status ?? '', deposit_id: query.deposit_id ?? '', merchant_id: query.merchant_id ?? '', owed_by_payer: query.owed_by_payer ?? '', livemode: query.livemode ?? '', limit: query.limit ?? '50' };
+  const filters = { kind: query.kind ?? '', status: query.status ?? '', deposit_id: query.deposit_id ?? '', merchant_id: query.merchant_id ?? '', owed_by_payer: query.owed_by_payer ?? '', owed_by_payee: query.owed_by_payee ?? '', livemode: query.livemode ?? '', limit: query.limit ?? '50' };
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
   const { data, loading, reload } = usePageData(() => get('/v1/bo/claims', { ...filters, cursor: pager.cursor }), [filterKey, pager.cursor]);
   const set = (patch) => navigate('/claims', { ...filters, ...patch });
   const owedShown = (data?.data ?? []).some((c) => c.owed_by_payer_minor !== null);
+  const payeeOwedShown = (data?.data ?? []).some((c) => c.owed_by_payee_minor !== null && c.owed_by_payee_minor !== undefined);
   return html`<section>
     <div class="page-head"><h1>${t('claims.title')}</h1></div>
     <form class="filters" data-testid="claims-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>
@@ -43,6 +45,10 @@ export function ClaimsPage({ query }) {
         <select name="owed_by_payer" data-testid="filter-owed-by-payer" value=${filters.owed_by_payer} onChange=${(e) => set({ owed_by_payer: e.currentTarget.value })}>
           <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
         </select></label>
+      <label>${t('claims.owedByPayee')}
+        <select name="owed_by_payee" data-testid="filter-owed-by-payee" value=${filters.owed_by_payee} onChange=${(e) => set({ owed_by_payee: e.currentTarget.value })}>
+          <option value="">${t('common.any')}</option><option value="true">${t('common.yes')}</option><option value="false">${t('common.no')}</option>
+        </select></label>
       <${ModeFilter} value=${filters.livemode} set=${set} />
       <input type="hidden" name="limit" value=${filters.limit} />
       <button type="submit">${t('common.apply')}</button>
@@ -50,13 +56,14 @@ export function ClaimsPage({ query }) {
     </form>
     ${data && data.data.length === 0 ? html`<${Empty}>${t('claims.empty')}</${Empty}>` : null}
     ${data && data.data.length > 0 ? html`<table class="grid clickable" data-testid="claims-table" aria-busy=${loading}>
-      <thead><tr><th>${t('claims.claim')}</th><th>${t('claims.kind')}</th><th>${t('common.status')}</th><th class="num">${t('common.amount')}</th>${owedShown ? html`<th class="num">${t('field.owed_by_payer_minor')}</th>` : null}
+      <thead><tr><th>${t('claims.claim')}</th><th>${t('claims.kind')}</th><th>${t('common.status')}</th><th class="num">${t('common.amount')}</th>${owedShown ? html`<th class="num">${t('field.owed_by_payer_minor')}</th>` : null}${payeeOwedShown ? html`<th class="num">${t('field.owed_by_payee_minor')}</th>` : null}
         <th>${t('common.deposit')}</th><th>${t('common.merchant')}</th><th>${t('common.created')}</th><th>${t('claims.updated')}</th></tr></thead>
       <tbody>${data.data.map((c) => html`<tr data-testid="claim-row" data-id=${c.id} tabindex="0" onClick=${(e) => { if (e.target.tagName !== 'A') navigate(`/claims/${encodeURIComponent(c.id)}`); }}>
         <td><${Id} id=${c.id} to=${`#/claims/${encodeURIComponent(c.id)}`} /> ${c.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
         <td>${label('claimKind', c.kind)}</td><td><${Status} status=${c.status} prefix="claimStatus" /></td>
         <td class="num"><${Money} minor=${c.amount_minor} /></td>
         ${owedShown ? html`<td class="num" data-testid="claim-owed">${c.owed_by_payer_minor === null ? '—' : html`<${Money} minor=${c.owed_by_payer_minor} />`}</td>` : null}
+        ${payeeOwedShown ? html`<td class="num" data-testid="claim-owed-by-payee">${c.owed_by_payee_minor === null || c.owed_by_payee_minor === undefined ? '—' : html`<${Money} minor=${c.owed_by_payee_minor} />`}</td>` : null}
         <td><${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} /></td>
         <td><${MerchantName} name=${c.merchant_name} testid="claim-row-merchant-name" /><${Id} id=${c.merchant_id} /></td>
         <td><${Time} at=${c.created_at} /></td><td><${Time} at=${c.updated_at} /></td>

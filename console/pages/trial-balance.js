@@ -9,7 +9,7 @@
 //
 // data-testids: trial-balance-form, trial-balance-as-of, show-trial-balance,
 //   trial-balance-now, trial-balance, tb-section (data-livemode), tb-account
-//   (data-account), tb-reclassified (when the section reclassifies), tb-totals, tb-balanced (data-balanced), download-csv.
+//   (data-account), tb-debt-claims (owed_by_payers' and owed_by_payees' link to their claims), tb-reclassified (when the section reclassifies), tb-totals, tb-balanced (data-balanced), download-csv.
 
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
@@ -52,8 +52,16 @@ function TrialBalance({ tb, params }) {
   </div>`;
 }
 
-/** A merchant's account names its merchant (by name, linked in the section's mode; the id beside it) and bucket; a system account its purpose. */
+/** The claims behind a debts line (GET /v1/bo/claims' filter of the same name), in the section's mode. */
+const debtClaims = { owed_by_payers: 'owed_by_payer', owed_by_payees: 'owed_by_payee' };
+
+/**
+ * A merchant's account names its merchant (by name, linked in the section's mode; the id beside it) and bucket; a system account its purpose,
+ * a debts line linked to the claims whose payers or payees owe it (the claims list is of now, whatever instant the balance is at).
+ */
 function AccountName({ a, livemode }) {
+  const filter = a.kind === 'merchant' ? undefined : debtClaims[a.name];
+  if (filter) return html`<a href=${`#/claims?${filter}=true&livemode=${livemode}`} data-testid="tb-debt-claims">${label('systemAccount', a.name)}</a> <span class="mono small muted">${a.account}</span>`;
   if (a.kind !== 'merchant') return html`${label('systemAccount', a.name)} <span class="mono small muted">${a.account}</span>`;
   const to = `#/merchants/${encodeURIComponent(a.merchant_id)}?livemode=${livemode}`;
   return html`<a href=${to} data-testid="tb-merchant">${a.merchant_name ? html`<${Named} text=${a.merchant_name} />` : a.merchant_id}</a> <span class="mono small muted">${a.merchant_id}</span> · ${label('bucket', a.name)}`;

@@ -1,7 +1,11 @@
 // The console as a finance analyst and an operations person found it in an outside-in pass, in
 // Debian's Chromium against a real server (the harness of browser.int.spec.ts).
 //
-// Proves: an order's earlier
+// Proves: the trial balance's owed_by_payees line can be followed to its claims — the line links to
+// the claims list filtered by owed_by_payee (as owed_by_payers' to owed_by_payer), the list has that
+// filter and shows what each payee owes as a column, and the claim's page says it, in English and
+// in Thai (the list had no such filter, so `#/claims?owed_by_payee=true` listed every claim, and
+// neither the list nor the claim showed the figure the trial balance sums); an order's earlier
 // dispute, lost before a new one was opened on the same withdrawal, is shown by its own page and
 // read by GET /v1/bo/disputes/{id} as itself (both answered the withdrawal's newer, open dispute:
 // its id, reason and amount, so the lost one could not be read at all).
@@ -10,11 +14,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, operators } from '../support/console-browser.ts';
-import { settledDeposit, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { overpaidInNewWhiteLabel, paidDeposit, settledDeposit, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { freshSender, sender } from '../support/server-harness.ts';
+
+const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
 let scene: SlipScene;
 let browser: Browser;
 const signedIn = operators(() => browser, () => scene.s.url);
+const note = 'checked the bank statement: the excess came from the order sender, refund it';
 
 test.before(async () => {
   scene = await slipScene();
@@ -24,6 +32,49 @@ test.before(async () => {
 test.after(async () => {
   await signedIn.close();
   await scene?.s.stop();
+});
+
+test('the trial balance\'s owed_by_payees line leads to the claims whose payee owes, with the figure on the list and on the claim, in English and Thai', async () => {
+  // An overpayment's excess refunded and paid out to the payer: the refund paid money that sits in the payee's account.
+  const { deposit, shop } = await overpaidInNewWhiteLabel(scene, 'Payee debt');
+  const claimId = deposit.overpayment.claim_id as string;
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true })).status, 200);
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(scene, shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([claim.status, claim.owed_by_payee_minor], ['closed', 5_000]);
+  // Another claim that owes nothing, which the filter must leave out.
+  const other = await settledDeposit(scene);
+  const manual = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: other.id, amount_minor: 2_000, note });
+  assert.is(manual.status, 201, manual.text);
+
+  const fah = await signedIn.signIn('emp_fah', '#/trial-balance', 'trial-balance');
+  const line = fah.page.locator('[data-testid=tb-section][data-livemode="true"] [data-testid=tb-account][data-account="sys:live:owed_by_payees"]');
+  assert.match((await line.innerText()).replace(/\s+/g, ' '), /-?฿50\.00/);
+  await line.locator('[data-testid=tb-debt-claims]').click();
+  await fah.ready('claims');
+  assert.match(fah.page.url(), /#\/claims\?owed_by_payee=true&livemode=true$/);
+  assert.is(await fah.page.inputValue('[data-testid=filter-owed-by-payee]'), 'true');
+  const rows = fah.page.locator('[data-testid=claim-row]');
+  assert.equal(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.id)), [claimId]);
+  assert.is((await rows.first().locator('[data-testid=claim-owed-by-payee]').innerText()).trim(), '฿50.00');
+  assert.ok((await fah.page.locator('[data-testid=claims-table] thead').innerText()).includes('OWED BY THE PAYEE'), 'the column is headed');
+
+  // The claim's page says what the payee owes.
+  await fah.goto(`#/claims/${claimId}`, 'claim');
+  assert.is((await fah.page.innerText('[data-testid=claim-owed-by-payee]')).trim(), '฿50.00');
+  assert.ok((await fah.page.innerText('main')).includes('Owed by the payee'));
+
+  // In Thai, the filter and the figure are named in Thai.
+  await fah.page.click('[data-testid=lang-th]');
+  await fah.page.waitForSelector('main[data-page="claim"][data-lang="th"][data-ready="1"]');
+  assert.ok((await fah.page.innerText('main')).includes(th['field.owed_by_payee_minor']!));
+  await fah.goto('#/claims?owed_by_payee=true', 'claims');
+  await fah.page.waitForSelector('main[data-page="claims"][data-lang="th"][data-ready="1"]');
+  assert.ok((await fah.page.innerText('[data-testid=claims-filters]')).includes(th['claims.owedByPayee']!));
+  assert.equal(await fah.page.locator('[data-testid=claim-row]').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.id)), [claimId]);
 });
 
 test('an earlier dispute, lost before a new one was opened on the withdrawal, is read by its own id and shown on its own page', async () => {
