@@ -145,6 +145,6 @@ function ApproveProposal({ id, proposal, done }) {
   };
   return html`<div class="form-row">
     <label>${t('merchantAdmin.approveAmount')}<input data-testid="approve-adjustment-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
-    <${ActionButton} testid="approve-adjustment" stepUp tone="primary" onRun=${run} done=${done}><${StepUpFlag} /> ${t('merchantAdmin.approveProposal')}</${ActionButton}>
+    <${ActionButton} testid="approve-adjustment" stepUp tone="primary" onRun=${run} done=${done}>${t('merchantAdmin.approveProposal')}</${ActionButton}>
   </div>${invalid.message}`;
 }

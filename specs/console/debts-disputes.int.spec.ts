@@ -8,7 +8,8 @@
 // neither the list nor the claim showed the figure the trial balance sums); an order's earlier
 // dispute, lost before a new one was opened on the same withdrawal, is shown by its own page and
 // read by GET /v1/bo/disputes/{id} as itself (both answered the withdrawal's newer, open dispute:
-// its id, reason and amount, so the lost one could not be read at all).
+// its id, reason and amount, so the lost one could not be read at all); a live credit waiting for
+// a second ops_admin shows one ⚑ on "Approve and post" (it showed two).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -102,6 +103,15 @@ test('an earlier dispute, lost before a new one was opened on the withdrawal, is
   const page = await mali.page.innerText('main');
   assert.ok(page.includes('emp_resolver') && page.includes('the payee showed the bank statement without it'), page);
   assert.not.ok(page.includes(second.json.id), 'not the newer dispute');
+});
+
+test('a live credit waiting for a second ops_admin: "Approve and post" carries one ⚑', async () => {
+  const shop = await scene.s.onboard('Big credit');
+  const proposed = await scene.s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 20_000_000, direction: 'credit', bucket: 'available', reason: 'top-up for the New Year payouts' }, { sub: 'emp_mali', roles: ['ops_admin'], stepUp: true });
+  assert.is(proposed.status, 202, proposed.text);
+  const lead = await signedIn.signIn('emp_lead', `#/merchants/${shop.id}`, 'merchant');
+  const button = (await lead.page.innerText('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]')).trim();
+  assert.is(button.split('⚑').length - 1, 1, button);
 });
 
 test.run();
