@@ -124,6 +124,7 @@ export const en = {
   'deposit.decision': 'Decision',
   'deposit.transferredAmount': 'Amount actually transferred (baht; needed when the slip shows none)',
   'deposit.transferredAmountHint': 'as on the slip',
+  'deposit.amountRequired': 'The slip shows no amount: type the amount the bank statement shows, in baht.',
   'deposit.legAmountsHint': 'More than one leg is waiting for money: enter what each destination received (0 where nothing arrived).',
   'deposit.legReceived': 'Received at {leg}, of',
   'deposit.legAmountsRequired': 'Enter what each destination received in baht (0 where nothing arrived).',

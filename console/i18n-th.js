@@ -124,6 +124,7 @@ export const th = {
   'deposit.decision': 'ผลการตรวจสอบ',
   'deposit.transferredAmount': 'ยอดที่โอนจริง (บาท; จำเป็นเมื่อสลิปไม่แสดงยอด)',
   'deposit.transferredAmountHint': 'ตามสลิป',
+  'deposit.amountRequired': 'สลิปไม่แสดงยอดเงิน: กรอกยอดที่โอนจริงตามรายการเดินบัญชีธนาคาร (บาท)',
   'deposit.legAmountsHint': 'มีมากกว่าหนึ่งปลายทางที่รอเงิน: กรอกยอดที่แต่ละปลายทางได้รับ (0 หากไม่ได้รับ)',
   'deposit.legReceived': 'ยอดที่ {leg} ได้รับ จาก',
   'deposit.legAmountsRequired': 'กรอกยอดเป็นบาทที่แต่ละปลายทางได้รับ (0 หากไม่ได้รับ)',

@@ -12,7 +12,7 @@
 //   deposit-reversal-reason, reverse-reason, reverse-note, reverse-note-error, reverse, (deposit-evidence.js: verdicts, verdict-row,
 //   slip, slip-image, duplicate-hits, legs, timeline, timeline-step).
 
-import { get, post } from '../api.js';
+import { ApiProblem, get, post } from '../api.js';
 import { displayText, label, language, t } from '../i18n.js';
 import { formatBaht, parseBahtToMinor } from '../format.js';
 import { ActionButton, Age, Badge, CodeName, Facts, FieldName, html, Id, Loading, Mode, Money, Named, NoteField, ReviewReason, Status, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
@@ -109,7 +109,18 @@ function Decision({ deposit, review, reload }) {
       if (minor === null || minor <= 0) { setAmountError(t('amount.invalid')); return false; }
       body.amount_minor = minor;
     }
-    const answer = await post(path(verb), body);
+    let answer;
+    try {
+      answer = await post(path(verb), body);
+    } catch (error) {
+      // No amount typed where the slip shows none: the server's refusal names its field (amount_minor);
+      // say it at the amount's field, in the console's language, the note kept.
+      const unknownAmount = verb === 'approve' && !perLeg && error instanceof ApiProblem && error.code === 'validation_error'
+        && (error.details?.fields ?? []).some((f) => f.path === 'amount_minor' && f.reason === 'required');
+      if (!unknownAmount) throw error;
+      setAmountError(t('deposit.amountRequired'));
+      return false;
+    }
     n.clear();
     setAmount('');
     setLegAmounts({});

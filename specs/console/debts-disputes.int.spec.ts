@@ -9,13 +9,16 @@
 // dispute, lost before a new one was opened on the same withdrawal, is shown by its own page and
 // read by GET /v1/bo/disputes/{id} as itself (both answered the withdrawal's newer, open dispute:
 // its id, reason and amount, so the lost one could not be read at all); a live credit waiting for
-// a second ops_admin shows one ⚑ on "Approve and post" (it showed two).
+// a second ops_admin shows one ⚑ on "Approve and post" (it showed two); a reviewer who approves a
+// deposit whose slip shows no amount without typing one is told so at the amount's field in the
+// console's language, the note kept (the banner showed the server's English sentence naming the
+// API's field, "give amount_minor as verified by the reviewer", in the Thai console too).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, operators } from '../support/console-browser.ts';
-import { overpaidInNewWhiteLabel, paidDeposit, settledDeposit, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { assertReceipt, matchedDeposit, overpaidInNewWhiteLabel, paidDeposit, settledDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
 import { freshSender, sender } from '../support/server-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
@@ -112,6 +115,25 @@ test('a live credit waiting for a second ops_admin: "Approve and post" carries o
   const lead = await signedIn.signIn('emp_lead', `#/merchants/${shop.id}`, 'merchant');
   const button = (await lead.page.innerText('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]')).trim();
   assert.is(button.split('⚑').length - 1, 1, button);
+});
+
+test('approving a deposit whose slip shows no amount, none typed: said at the amount\'s field in Thai, the note kept, nothing recorded', async () => {
+  const d = await matchedDeposit(scene);
+  assertReceipt(await uploadJson(d.slip_upload, { trans_ref: `TR-${d.id}`, sending_bank_code: '014', occurred_at: d.created_at }));
+  await scene.s.running.slipWorker.drain();
+  const ploy = await signedIn.signIn('emp_ploy', `#/deposits/${d.id}`, 'deposit');
+  await ploy.page.click('[data-testid=lang-th]');
+  await ploy.page.waitForSelector('main[data-page="deposit"][data-lang="th"][data-ready="1"]');
+  const reviewNote = 'the bank statement shows the transfer arrived in full';
+  await ploy.page.fill('[data-testid=note]', reviewNote);
+  await ploy.page.click('[data-testid=approve]');
+  await ploy.page.waitForSelector('[data-testid=amount-error]');
+  assert.is((await ploy.page.innerText('[data-testid=amount-error]')).trim(), th['deposit.amountRequired']);
+  assert.is(await ploy.page.getAttribute('[data-testid=amount]', 'aria-invalid'), 'true');
+  assert.not.ok((await ploy.page.innerText('body')).includes('amount_minor'), 'the API\'s field name is not shown');
+  assert.is(await ploy.page.inputValue('[data-testid=note]'), reviewNote);
+  const after = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json;
+  assert.equal([after.deposit.status, after.review.approvals.length], ['under_review', 0]);
 });
 
 test.run();
