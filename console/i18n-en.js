@@ -894,4 +894,5 @@ export const en = {
   'approvals.whiteLabel': 'White label',
   'approvals.feeChanges': 'Changes',
   'approvals.feeApproveBy': 'May be approved until',
+  'approvals.proposedAt': 'Proposed',
 };

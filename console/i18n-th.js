@@ -894,4 +894,5 @@ export const th = {
   'approvals.whiteLabel': 'ไวท์เลเบล',
   'approvals.feeChanges': 'รายการที่เปลี่ยน',
   'approvals.feeApproveBy': 'อนุมัติได้ถึง',
+  'approvals.proposedAt': 'เสนอเมื่อ',
 };

@@ -6,17 +6,23 @@
 // the server refuses the same approver twice (409), shown in the banner. For ops_admin, the
 // white labels' fee schedules waiting for a second ops_admin are listed above (a part of
 // their own, from GET /v1/bo/white-labels), each linked to the white labels page where it
-// is approved.
+// is approved; and every merchant's live credits waiting for a second ops_admin (GET
+// /v1/bo/adjustment-proposals: amount, merchant, reason, proposer, when, and Approve ⚑ with the
+// amount typed as checked, as on the merchant's page, merchant-admin.js), so a 100,000-baht
+// credit waits where approvers look, not only on its merchant's page.
 //
-// data-testids: fee-proposals, fee-proposal-row (data-id), approvals-filters, filter-status, filter-merchant, filter-livemode,
+// data-testids: adjustment-proposals-waiting, waiting-adjustment (data-id), waiting-adjustment-merchant (and merchant-admin.js's
+//   approve-adjustment-amount, approve-adjustment, own-adjustment-proposal), fee-proposals, fee-proposal-row (data-id), approvals-filters, filter-status, filter-merchant, filter-livemode,
 //   filter-disputed, refresh, approvals-total, approvals-table, approval-row (data-id),
 //   approve, reject, decision-* (withdrawal-decision.js), prev-page, next-page.
 
+import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
 import { Age, Empty, html, Id, MerchantName, Mode, ModeFilter, Money, Named, navigate, PageLink, Pager, Payee, Status, Time, useCan, usePageData, usePager, usePartData } from '../ui.js';
 import { changedFigures } from './white-labels.js';
 import { WithdrawalDecision } from './withdrawal-decision.js';
+import { ProposalDecision } from './merchant-admin.js';
 
 const openStatuses = ['pending_approval', 'open', 'partially_filled'];
 // The queue lists open withdrawals; a final one only among disputed ones (GET /v1/bo/withdrawals
@@ -35,6 +41,7 @@ export function ApprovalsPage({ query }) {
       <div class="summary"><span data-testid="approvals-total"><strong>${data ? data.total : loading ? '…' : '—'}</strong> ${t('approvals.total')}</span>
         ${data?.as_of ? html`<span class="muted">${t('common.asOf')} <${Time} at=${data.as_of} /></span>` : null}</div>
     </div>
+    <${AdjustmentProposals} />
     <${FeeProposals} />
     <form class="filters" data-testid="approvals-filters" onSubmit=${(e) => { e.preventDefault(); set(Object.fromEntries(new FormData(e.currentTarget))); }}>
       <label>${t('common.status')}
@@ -77,6 +84,29 @@ function ApprovalRow({ w, reload }) {
     <td><${Time} at=${w.created_at} /></td>
     <td class="row-actions sticky-actions"><${WithdrawalDecision} w=${w} beneficiary=${w.beneficiary} approvals=${w.approvals} approvalsRequired=${w.approvals_required} reload=${reload} /></td>
   </tr>`;
+}
+
+/** Every merchant's live credits waiting for a second ops_admin, oldest first: shown to those who may approve one. */
+function AdjustmentProposals() {
+  const can = useCan();
+  const mayApprove = can('POST /v1/bo/merchants/:id/adjustments/:proposalId/approve');
+  const [generation, setGeneration] = useState(0);
+  const waiting = usePartData(() => (mayApprove ? get('/v1/bo/adjustment-proposals', { limit: 200 }).then((r) => r.data) : Promise.resolve([])), [mayApprove, generation], []);
+  if (!waiting || waiting.length === 0) return null;
+  return html`<div class="card" data-testid="adjustment-proposals-waiting">
+    <h2>${t('merchantAdmin.proposals')}</h2>
+    <div class="narrow-scroll"><table class="grid">
+      <thead><tr><th class="num">${t('common.amount')}</th><th>${t('common.merchant')}</th><th>${t('merchantAdmin.reasonCode')}</th><th>${t('merchantAdmin.proposalNote')}</th>
+        <th>${t('merchantAdmin.proposedBy')}</th><th>${t('approvals.proposedAt')}</th><th>${t('merchantAdmin.approveBy')}</th><th><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
+      <tbody>${waiting.map((p) => html`<tr data-testid="waiting-adjustment" data-id=${p.id}>
+        <td class="num"><${Money} minor=${p.amount_minor} /></td>
+        <td data-testid="waiting-adjustment-merchant"><${MerchantName} name=${p.merchant_name} /><${Id} id=${p.merchant_id} to=${`#/merchants/${encodeURIComponent(p.merchant_id)}?livemode=true`} /></td>
+        <td>${label('adjustmentReason', p.reason_code)}</td><td><${Named} text=${p.note} /></td>
+        <td class="mono">${p.proposed_by}</td><td><${Time} at=${p.proposed_at} /></td><td><${Time} at=${p.approve_by} /></td>
+        <td><${ProposalDecision} id=${encodeURIComponent(p.merchant_id)} proposal=${p} done=${() => setGeneration((n) => n + 1)} /></td>
+      </tr>`)}</tbody>
+    </table></div>
+  </div>`;
 }
 
 /** White labels read for their waiting fee schedules: pages of the server's largest, this many at most. */

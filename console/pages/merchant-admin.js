@@ -106,7 +106,6 @@ function Adjustment({ id, livemode, onChanged, onProposed }) {
 
 /** The live credits waiting for a second ops_admin, each approved by naming the amount shown on its row. */
 function Proposals({ id, proposed, onChanged }) {
-  const { session } = usePageContext();
   const [generation, setGeneration] = useState(0);
   const proposals = usePartData(() => get(`/v1/bo/merchants/${id}/adjustment-proposals`).then((r) => r.data), [id, generation, proposed], []);
   if (!proposals || proposals.length === 0) return null;
@@ -117,13 +116,21 @@ function Proposals({ id, proposed, onChanged }) {
       <tbody>${proposals.map((p) => html`<tr data-testid="adjustment-proposal" data-id=${p.id}>
         <td class="num"><${Money} minor=${p.amount_minor} /></td><td>${label('adjustmentReason', p.reason_code)}</td><td><${Named} text=${p.note} /></td>
         <td class="mono">${p.proposed_by}</td><td><${Time} at=${p.approve_by} /></td>
-        <td>${sameOperator(p.proposed_by, session.sub)
-          // Four eyes: its proposer may not approve it (the server refuses them, in any spelling of their id), so no button that opens a step-up for a refusal.
-          ? html`<span class="small muted" data-testid="own-adjustment-proposal">${t('merchantAdmin.ownProposal')}</span>`
-          : html`<${ApproveProposal} id=${id} proposal=${p} done=${async () => { setGeneration(generation + 1); await onChanged(); }} />`}</td>
+        <td><${ProposalDecision} id=${id} proposal=${p} done=${async () => { setGeneration(generation + 1); await onChanged(); }} /></td>
       </tr>`)}</tbody>
     </table>
   </div>`;
+}
+
+/**
+ * What the operator may do with a live credit waiting for a second ops_admin (here and on the
+ * approvals page): approve it, or, its proposer, read why they may not. `id`: the merchant's, encoded.
+ */
+export function ProposalDecision({ id, proposal, done }) {
+  const { session } = usePageContext();
+  // Four eyes: its proposer may not approve it (the server refuses them, in any spelling of their id), so no button that opens a step-up for a refusal.
+  if (sameOperator(proposal.proposed_by, session.sub)) return html`<span class="small muted" data-testid="own-adjustment-proposal">${t('merchantAdmin.ownProposal')}</span>`;
+  return html`<${ApproveProposal} id=${id} proposal=${proposal} done=${done} />`;
 }
 
 /**

@@ -45,6 +45,7 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/banks/:code/availability': opsAdmin,
   'GET /v1/bo/merchants/:id/balance': balanceReads,
   'GET /v1/bo/merchants/:id/adjustment-proposals': balanceReads,
+  'GET /v1/bo/adjustment-proposals': balanceReads,
   // deposit review decisions; the gateway's late confirmation and reversals are ops work
   'POST /v1/bo/deposits/:id/approve': reviewer,
   'POST /v1/bo/deposits/:id/decline': reviewer,

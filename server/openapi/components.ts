@@ -220,6 +220,10 @@ export const schemas: Record<string, Schema> = {
     proposer_recent_credits_minor: { ...nullable(int), description: "why a credit under 100,000 baht waits for a second operator: what its proposer had credited alone in the 24 hours before it (null: the amount itself)" },
   }),
   AdjustmentProposals: object({ object: { const: 'list' }, merchant_id: str, data: { type: 'array', items: ref('AdjustmentProposal') } }),
+  WaitingAdjustmentProposals: object({
+    object: { const: 'list' }, has_more: bool, next_cursor: nullable(str), total: int, as_of: instant,
+    data: { type: 'array', items: { allOf: [ref('AdjustmentProposal'), object({ merchant_name: str })] } },
+  }),
   ApiKey: object({ key_id: str, api_key: { type: 'string', pattern: '^sk_(live|test)_' }, scopes: { type: 'array', items: str }, livemode: bool }),
   OnboardedMerchant: object({ id: str, object: { const: 'merchant' }, white_label_id: str, name: str, keys: object({ live: ref('ApiKey'), sandbox: ref('ApiKey') }) }),
   MerchantSuspension: object({ id: str, object: { const: 'merchant' }, suspended: bool }),

@@ -273,6 +273,7 @@ export const operations: Record<string, OperationInfo> = {
   'GET /v1/bo/clock': { summary: "The service's time, and whether its clock is the system's or a manual test clock.", auth: 'operator', responses: { 200: 'ServiceClock' } },
   'POST /v1/bo/clock/advance': { summary: 'Advance the manual service clock (SATANG_CLOCK=manual only).', auth: 'operator', body: bo.advance, responses: { 200: 'ClockNow' }, example: { seconds: 3600 } },
   'GET /v1/bo/merchants/:id/balance': { summary: "A merchant's live and sandbox balances.", auth: 'operator', responses: { 200: 'MerchantBalances' } },
+  'GET /v1/bo/adjustment-proposals': { summary: "Every merchant's live credits waiting for a second operator (not those lapsed), oldest first, each with merchant_name; cursor paging.", auth: 'operator', queryParams: queuePage, responses: { 200: 'WaitingAdjustmentProposals' } },
   'GET /v1/bo/merchants/:id/adjustment-proposals': { summary: "A merchant's live credits waiting for a second operator (not those lapsed).", auth: 'operator', responses: { 200: 'AdjustmentProposals' } },
   'POST /v1/bo/merchants/:id/webhook-endpoints': { summary: 'Create a webhook endpoint.', auth: 'operator', body: wh.endpoint, responses: { 201: 'WebhookEndpoint' }, example: { url: 'https://merchant.example/webhooks', livemode: true } },
   'GET /v1/bo/merchants/:id/webhook-endpoints': { summary: "A merchant's webhook endpoints.", auth: 'operator', responses: { 200: 'WebhookEndpoints' } },

@@ -26,6 +26,7 @@ import { isRejection, type Rejection } from '../../core/errors.ts';
 import { checkNote } from '../../core/note.ts';
 import { adjustmentMismatch, checkAdjustmentBucket, checkAdjustmentReason, checkBank, gatewayRouteMismatch, waitingAdjustmentProposal } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
+import { pageOf } from './bo-desk.ts';
 
 const str = (max = 200) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 /** A name: visible characters only (no tab, newline or bidi control), and something to read. */
@@ -513,6 +514,21 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
     const now = services.write.clock.now();
     const waiting = (m.adjustmentProposals ?? []).filter((p) => proposalWaiting(p, limits.adjustmentProposalTtlMs, now));
     ctx.body = { object: 'list', merchant_id: m.id, data: waiting.map((p) => presentAdjustmentProposal(m.id, p)) };
+  });
+
+  // Every merchant's live credits waiting for a second operator, oldest first (the approvals page's
+  // list of waiting work: an approver should not have to open each merchant to find one), each with
+  // its merchant's name; lapsed ones are left out as above.
+  router.get('/adjustment-proposals', (ctx) => {
+    const q = readQuery(ctx, ['cursor', 'limit']);
+    const now = services.write.clock.now();
+    const rows = [...world().merchants.values()].flatMap((m) => (m.adjustmentProposals ?? [])
+      .filter((p) => proposalWaiting(p, limits.adjustmentProposalTtlMs, now)).map((p) => ({ m, p })));
+    const { page, hasMore, next } = pageOf(rows, ({ p }) => ({ since: p.proposedAt, id: p.id }), q, JSON.stringify(['adjustment_proposals']));
+    ctx.body = {
+      object: 'list', has_more: hasMore, next_cursor: next, total: rows.length, as_of: iso(now),
+      data: page.map(({ m, p }) => ({ ...presentAdjustmentProposal(m.id, p), merchant_name: m.name })),
+    };
   });
 
   router.get('/merchants/:id/balance', (ctx) => {
