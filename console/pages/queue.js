@@ -2,17 +2,17 @@
 // at a time by the server's cursor (never everything: thousands may wait). Filters live
 // in the hash (#/queue?status=&reason=&escalated=&merchant_id=&livemode=&limit=) so a
 // view can be shared. Shows the total and the oldest age, each row's age, amount,
-// reasons, escalation, the estimate and the four-eyes approvals so far. A row opens the
-// deposit page.
+// reasons, escalation, the estimate and the four-eyes approvals so far, and its merchant by
+// name before the id (merchant_name, as the claims list). A row opens the deposit page.
 //
 // data-testids: queue-filters, filter-status, filter-reason, filter-escalated,
 //   filter-merchant, filter-livemode, filter-limit, refresh, queue-total, queue-oldest,
-//   queue-table, queue-row (data-id), review-reason (data-code), escalated-badge, prev-page,
+//   queue-table, queue-row (data-id), queue-row-merchant-name, review-reason (data-code), escalated-badge, prev-page,
 //   next-page.
 
 import { get } from '../api.js';
 import { displayText, label, language, t } from '../i18n.js';
-import { Age, Badge, Empty, formatAge, html, Id, Mode, ModeFilter, Money, navigate, Pager, ReviewReason, Time, usePageContext, usePageData, usePager } from '../ui.js';
+import { Age, Badge, Empty, formatAge, html, Id, MerchantName, Mode, ModeFilter, Money, navigate, Pager, ReviewReason, Time, usePageContext, usePageData, usePager } from '../ui.js';
 
 const queueStatuses = ['under_review', 'awaiting_payment', 'slip_processing', 'awaiting_liquidity'];
 
@@ -80,7 +80,7 @@ function QueueRow({ row }) {
   return html`<tr data-testid="queue-row" data-id=${row.id} tabindex="0" onClick=${open} onKeyDown=${(e) => { if (e.key === 'Enter') open(); }}>
     <td><${Age} seconds=${row.age_seconds} /></td>
     <td><${Id} id=${row.id} to=${`#/deposits/${encodeURIComponent(row.id)}`} /> ${row.livemode === false ? html`<${Mode} livemode=${false} />` : null}</td>
-    <td><${Id} id=${row.merchant_id} /></td>
+    <td><${MerchantName} name=${row.merchant_name} testid="queue-row-merchant-name" /><${Id} id=${row.merchant_id} /></td>
     <td class="num"><${Money} minor=${row.amount_minor} /></td>
     <td class="reasons">
       ${review?.escalated ? html`<span data-testid="escalated-badge"><${Badge} tone="bad">${t('queue.escalatedBadge')}</${Badge}></span> ` : null}

@@ -202,7 +202,7 @@ export const operations: Record<string, OperationInfo> = {
   'POST /v1/bo/withdrawals/:id/approve': { summary: 'Approve a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   'POST /v1/bo/withdrawals/:id/reject': { summary: 'Reject a withdrawal pending approval.', auth: 'operator', body: bo.optionalNote, responses: { 200: 'WithdrawalOrder' } },
   // the back office's desk, claims, audit and reads (issue 15)
-  'GET /v1/bo/deposits': { summary: 'The review queue (default status under_review), oldest first, with reasons, age and estimated_resolution_bucket; cursor paging.', auth: 'operator', queryParams: boQueries.deposits, responses: { 200: 'Object' } },
+  'GET /v1/bo/deposits': { summary: 'The review queue (default status under_review), oldest first, with reasons, age, estimated_resolution_bucket and merchant_name, the name of its merchant_id; cursor paging.', auth: 'operator', queryParams: boQueries.deposits, responses: { 200: 'Object' } },
   'GET /v1/bo/deposits/:id': { summary: "One deposit as an operator sees it: the six verdicts side by side, legs, evidence, duplicate hits and one timeline with each step's journal seq and hash.", auth: 'operator', responses: { 200: 'Object' } },
   'GET /v1/bo/deposits/:id/slips/:receiptId/image': { summary: "A slip image's bytes.", auth: 'operator', responses: { 200: { mediaType: 'application/octet-stream', description: 'The image, typed by its magic bytes.' } } },
   'GET /v1/bo/withdrawals': { summary: 'The approvals queue (status=pending_approval) and other withdrawal lists.', auth: 'operator', queryParams: boQueries.withdrawals, responses: { 200: 'Object' } },

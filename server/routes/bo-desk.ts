@@ -89,7 +89,7 @@ function queueEntry(d: Deposit, world: World, now: number): Record<string, unkno
   const since = d.review?.openedAt ?? d.createdAt;
   const fourEyes = reviewNeedsTwo(d, world.withdrawalOf);
   return {
-    ...presentDeposit(d, { fourEyes }), merchant_id: d.merchantId, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
+    ...presentDeposit(d, { fourEyes }), merchant_id: d.merchantId, merchant_name: world.merchants.get(d.merchantId)?.name ?? null, waiting_since: iso(since), age_seconds: Math.max(0, Math.floor((now - since) / 1000)),
     ...(d.review ? { approvals: [...d.review.approvals], estimated_resolution_bucket: queueBucket(d.review, fourEyes, now) } : {}),
   };
 }

@@ -4,22 +4,26 @@
 // Proves: a live credit waiting for a second ops_admin (four eyes on 100,000 baht) is listed on the
 // approvals page, with its amount, merchant, proposer and when, and approved there with the amount
 // typed and a step-up, in English and in Thai (it was shown only on its merchant's page, which an
-// approver has no reason to open).
+// approver has no reason to open); the review queue names each deposit's merchant by its name, as
+// the claims list does (it showed the merchant's id alone).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { answerStepUp, launchChromium, operators } from '../support/console-browser.ts';
-import { TestServer } from '../support/server-harness.ts';
+import { assertReceipt, matchedDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
+import type { TestServer } from '../support/server-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
+let scene: SlipScene;
 let s: TestServer;
 let browser: Browser;
 const signedIn = operators(() => browser, () => s.url);
 
 test.before(async () => {
-  s = await TestServer.start();
+  scene = await slipScene();
+  s = scene.s;
   browser = await launchChromium();
 });
 
@@ -63,6 +67,17 @@ test('a live credit waiting for a second ops_admin is on the approvals page, app
   await lead.page.waitForSelector('[data-testid=adjustment-proposals-waiting]', { state: 'detached' });
   assert.is((await s.bo('GET', `/v1/bo/merchants/${shop.id}/balance`)).json.live.available_minor, 10_000_000);
   assert.equal((await s.bo('GET', '/v1/bo/adjustment-proposals')).json.data, []);
+});
+
+test('the review queue names each deposit\'s merchant', async () => {
+  const d = await matchedDeposit(scene);
+  assertReceipt(await uploadJson(d.slip_upload, { trans_ref: `TR-${d.id}`, sending_bank_code: '014', occurred_at: d.created_at }));
+  await s.running.slipWorker.drain();
+  const queued = (await s.bo('GET', `/v1/bo/deposits?merchant_id=${scene.shop.id}`)).json.data.find((r: any) => r.id === d.id);
+  assert.is(queued.merchant_name, 'Shop');
+  const ploy = await signedIn.signIn('emp_ploy', `#/queue?merchant_id=${scene.shop.id}`, 'queue');
+  const row = ploy.page.locator(`[data-testid=queue-row][data-id="${d.id}"]`);
+  assert.is((await row.locator('[data-testid=queue-row-merchant-name]').innerText()).trim(), 'Shop');
 });
 
 test.run();
