@@ -17,6 +17,13 @@ import { backOfficeLimits } from '../core/limits.ts';
 import { preparePrivateDatabase } from './private-files.ts';
 
 export const requestLogFileName = 'logs.db';
+
+/**
+ * A log page's condition that leaves out reads of the service clock when @without_clock is 1: the
+ * console reads GET /v1/bo/clock on every navigation on a manual clock, and those rows would bury
+ * the operators' real calls (the request log and the action log both take it; the route is the pattern).
+ */
+export const withoutClockReadsSql = "(@without_clock = 0 OR NOT (method = 'GET' AND route = '/v1/bo/clock'))";
 const { requestLogPruneEveryFlushes: pruneEveryFlushes, requestLogRetentionMs: retentionMs } = backOfficeLimits;
 
 export interface RequestLogRecord {
@@ -45,6 +52,8 @@ export interface RequestLogQuery {
   readonly route?: string;
   readonly status?: number;
   readonly since?: number;
+  /** Leave out reads of the service clock (GET /v1/bo/clock: a console on a manual clock reads it on every navigation). */
+  readonly withoutClockReads?: boolean;
   readonly beforeId?: number;
   readonly limit: number;
 }
@@ -181,14 +190,14 @@ export class RequestLogReader {
     this.db.pragma('query_only = ON');
     this.pageQuery = this.db.prepare<[Record<string, string | number | null>], RequestLogRow>(`SELECT * FROM request_logs
       WHERE (@request_id IS NULL OR request_id = @request_id) AND (@merchant_id IS NULL OR merchant_id = @merchant_id) AND (@key_id IS NULL OR key_id = @key_id) AND (@route IS NULL OR route = @route)
-      AND (@status IS NULL OR status = @status) AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`);
+      AND (@status IS NULL OR status = @status) AND (@since IS NULL OR at >= @since) AND ${withoutClockReadsSql} AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit`);
   }
 
   /** Newest first: every batch committed before the call. */
   page(q: RequestLogQuery): RequestLogRow[] {
     return this.pageQuery.all({
       request_id: q.requestId ?? null, merchant_id: q.merchantId ?? null, key_id: q.keyId ?? null, route: q.route ?? null, status: q.status ?? null,
-      since: q.since ?? null, before: q.beforeId ?? null, limit: q.limit,
+      since: q.since ?? null, without_clock: q.withoutClockReads ? 1 : 0, before: q.beforeId ?? null, limit: q.limit,
     });
   }
 

@@ -723,6 +723,7 @@ export const en = {
   'activity.status': 'Status',
   'activity.route': 'Route',
   'activity.since': 'Since (Bangkok time)',
+  'activity.clockReads': 'Show reads of the service clock',
   'activity.none': 'Nothing matches.',
   'activity.at': 'Time',
   'activity.operator': 'Operator',

@@ -723,6 +723,7 @@ export const th = {
   'activity.status': 'สถานะ',
   'activity.route': 'เส้นทาง',
   'activity.since': 'ตั้งแต่ (เวลากรุงเทพฯ)',
+  'activity.clockReads': 'แสดงการอ่านนาฬิกาของระบบ',
   'activity.none': 'ไม่มีรายการที่ตรงกัน',
   'activity.at': 'เวลา',
   'activity.operator': 'เจ้าหน้าที่',

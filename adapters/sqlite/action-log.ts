@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './schema.ts';
 import { genesisHash } from './chain.ts';
+import { withoutClockReadsSql } from '../request-log.ts';
 import { operatorKey } from '../../core/operators.ts';
 
 const schema = `
@@ -104,6 +105,8 @@ export interface ActionLogQuery {
   readonly outcome?: string;
   readonly route?: string;
   readonly since?: number;
+  /** Leave out reads of the service clock (GET /v1/bo/clock: a console on a manual clock reads it on every navigation). */
+  readonly withoutClockReads?: boolean;
   /** Rows with id below this (newest first paging). */
   readonly beforeId?: number;
   readonly limit: number;
@@ -125,7 +128,7 @@ export class ActionLog {
     // For keyStoredSubjects' one statement; the fold is deterministic.
     db.function('operator_key', { deterministic: true }, (subject: unknown) => (typeof subject === 'string' ? operatorKey(subject) : null));
     this.keyedOnOpen = keyStoredSubjects(db) + refoldOnNewTables(db, unicode);
-    const filters = '(@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route) AND (@since IS NULL OR at >= @since) AND id < @before ORDER BY id DESC LIMIT @limit';
+    const filters = `(@outcome IS NULL OR outcome = @outcome) AND (@route IS NULL OR route = @route) AND (@since IS NULL OR at >= @since) AND ${withoutClockReadsSql} AND id < @before ORDER BY id DESC LIMIT @limit`;
     this.s = {
       last: db.prepare<[], { id: number; hash: string }>('SELECT id, hash FROM action_log ORDER BY id DESC LIMIT 1'),
       insert: db.prepare(`INSERT INTO action_log (${[...hashedColumns, optionalHashedColumn, subjectKeyColumn].join(', ')}, prev_hash, hash) VALUES (${[...hashedColumns, optionalHashedColumn, subjectKeyColumn].map((c) => `@${c}`).join(', ')}, @prev_hash, @hash)`),
@@ -165,12 +168,12 @@ export class ActionLog {
 
   /** A page, newest first; `subject` matches every spelling of that operator (operatorKey). */
   page(q: ActionLogQuery): Row[] {
-    const p = { outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, before: q.beforeId ?? Number.MAX_SAFE_INTEGER, limit: q.limit };
+    const p = { outcome: q.outcome ?? null, route: q.route ?? null, since: q.since ?? null, without_clock: q.withoutClockReads ? 1 : 0, before: q.beforeId ?? Number.MAX_SAFE_INTEGER, limit: q.limit };
     return q.subject === undefined ? this.s.page.all(p) : this.s.pageOf.all({ ...p, subject: operatorKey(q.subject) });
   }
 }
 
-interface PageParameters { outcome: string | null; route: string | null; since: number | null; before: number; limit: number }
+interface PageParameters { outcome: string | null; route: string | null; since: number | null; without_clock: number; before: number; limit: number }
 
 /**
  * Keys the rows written without a subject key — every row of a log from before the column, or

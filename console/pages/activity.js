@@ -7,12 +7,15 @@
 //   - API requests (finance, support, ops_admin): GET /v1/bo/logs?request_id=&merchant_id=&route=&status=&since=
 //     every request as logged (redacted on the server), its bodies one click away — what
 //     support needs when a merchant quotes a request_id.
+// Both leave out reads of the service clock (GET /v1/bo/clock, clock_reads=false: on a manual clock
+// the console reads it on every navigation) unless the operator ticks "Show reads of the service
+// clock" or filters by that route.
 // The tab shown is `tab` (actions | requests) when the operator may read it, else the one
 // they may; roles that may read neither never open the page (app.js says so instead).
 //
 // data-testids: activity-tab-actions, activity-tab-requests, activity-filters,
 //   filter-subject, filter-outcome, filter-route, filter-request, filter-merchant,
-//   filter-status, filter-since, actions-table, action-row (data-id, data-outcome),
+//   filter-status, filter-since, filter-clock-reads, actions-table, action-row (data-id, data-outcome),
 //   action-changes (a field each, data-field),
 //   requests-table, request-row (data-request-id), request-bodies, prev-page, next-page.
 
@@ -24,9 +27,17 @@ import { Badge, Empty, FieldName, html, Id, Mode, navigate, pageOfId, Pager, Rol
 const paths = { actions: '/v1/bo/reports/action-logs', requests: '/v1/bo/logs' };
 const outcomes = ['ok', 'refused', 'failed', 'refused_authorization', 'refused_authentication'];
 const fields = {
-  actions: ['subject', 'outcome', 'route', 'since'],
-  requests: ['request_id', 'merchant_id', 'route', 'status', 'since'],
+  actions: ['subject', 'outcome', 'route', 'since', 'clock_reads'],
+  requests: ['request_id', 'merchant_id', 'route', 'status', 'since', 'clock_reads'],
 };
+const clockRoute = '/v1/bo/clock';
+
+/**
+ * The query a tab's filters ask the server: reads of the service clock left out unless the operator
+ * shows them (or filters by that route) — on a manual clock the console reads it on every
+ * navigation, and those rows would bury the real calls.
+ */
+const queryOf = (filters) => ({ ...filters, clock_reads: filters.clock_reads === 'true' || filters.route === clockRoute ? '' : 'false' });
 
 export function ActivityPage({ query }) {
   const can = useCan();
@@ -47,7 +58,7 @@ function Filters({ tab, filters, set }) {
   const submit = (e) => {
     e.preventDefault();
     const form = Object.fromEntries(new FormData(e.currentTarget));
-    set({ ...form, since: form.since ? bangkokLocalToIso(form.since) ?? '' : '' });
+    set({ ...form, since: form.since ? bangkokLocalToIso(form.since) ?? '' : '', clock_reads: form.clock_reads === 'true' ? 'true' : '' });
   };
   const text = (name, placeholder, size = 20) => html`<label>${t(`activity.${name}`)}<input name=${name} data-testid=${`filter-${name.replace('_id', '')}`}
     placeholder=${placeholder} value=${filters[name]} size=${size} /></label>`;
@@ -61,6 +72,8 @@ function Filters({ tab, filters, set }) {
       <label>${t('activity.status')}<input name="status" data-testid="filter-status" inputmode="numeric" placeholder="422" value=${filters.status} size="4" /></label>`}
     ${text('route', '/v1/bo/deposits/:id/approve', 26)}
     <label>${t('activity.since')}<input type="datetime-local" name="since" data-testid="filter-since" value=${filters.since ? isoToBangkokLocal(filters.since) : ''} /></label>
+    <label class="check-label"><input type="checkbox" name="clock_reads" value="true" data-testid="filter-clock-reads" checked=${filters.clock_reads === 'true'}
+      onChange=${(e) => set({ clock_reads: e.currentTarget.checked ? 'true' : '' })} /> ${t('activity.clockReads')}</label>
     <button type="submit">${t('common.apply')}</button>
   </form>`;
 }
@@ -85,7 +98,7 @@ function Changes({ changes }) {
 function Actions({ filters }) {
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
-  const { data, loading } = usePageData(() => get(paths.actions, { ...filters, limit: '50', cursor: pager.cursor }), [filterKey, pager.cursor]);
+  const { data, loading } = usePageData(() => get(paths.actions, { ...queryOf(filters), limit: '50', cursor: pager.cursor }), [filterKey, pager.cursor]);
   if (data && data.data.length === 0) return html`<${Empty}>${t('activity.none')}</${Empty}>`;
   return html`${data ? html`<table class="grid" data-testid="actions-table" aria-busy=${loading}>
       <thead><tr><th>${t('activity.at')}</th><th>${t('activity.operator')}</th><th>${t('activity.roles')}</th><th>${t('activity.route')}</th>
@@ -114,7 +127,7 @@ function Body({ text }) {
 function Requests({ filters }) {
   const filterKey = JSON.stringify(filters);
   const pager = usePager(filterKey);
-  const { data, loading } = usePageData(() => get(paths.requests, { ...filters, limit: '50', cursor: pager.cursor }), [filterKey, pager.cursor]);
+  const { data, loading } = usePageData(() => get(paths.requests, { ...queryOf(filters), limit: '50', cursor: pager.cursor }), [filterKey, pager.cursor]);
   if (data && data.data.length === 0) return html`<${Empty}>${t('activity.none')}</${Empty}>`;
   return html`${data ? html`<p class="small muted">${t('activity.retention', { days: data.retention_days })}</p>
     <table class="grid" data-testid="requests-table" aria-busy=${loading}>

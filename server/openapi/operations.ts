@@ -86,7 +86,10 @@ const booleanParam = (description: string) => ({ ...livemodeParam, description }
 const oneOf = (values: readonly string[], description?: string) => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 const cursor = { type: 'string', description: 'next_cursor of the previous page; bound to the same filters' };
 const queuePage = { cursor, limit: limitUpTo(backOfficeLimits.queuePageSizeMax) };
-const logPage = { cursor, limit: limitUpTo(backOfficeLimits.logPageSizeMax), since: { type: 'string', format: 'date-time', description: 'only rows at or after this instant' } };
+const logPage = {
+  cursor, limit: limitUpTo(backOfficeLimits.logPageSizeMax), since: { type: 'string', format: 'date-time', description: 'only rows at or after this instant' },
+  clock_reads: booleanParam('default true; false leaves out reads of the service clock (GET /v1/bo/clock), which a console on a manual clock makes on every navigation'),
+};
 /** The back office's lists check their query by hand (server/routes/read-params.ts): their parameters, from the same lists. */
 const boQueries = {
   deposits: {

@@ -35,7 +35,7 @@ import { bodyOf, parseWith } from './common.ts';
 import type { OperatorRevocationsTable } from '../../adapters/sqlite/operator-revocations.ts';
 import { jsonTextOf } from '../request-body.ts';
 import type { BodyHandoff, RequestLogThread } from '../request-log-thread.ts';
-import { decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
+import { booleanParam, decodeFilterCursor, encodeFilterCursor, enumParam, limitParam, readQuery } from './read-params.ts';
 
 interface AuditState {
   requestId?: string;
@@ -273,10 +273,11 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   const { logPageSizeDefault, logPageSizeMax } = backOfficeLimits;
 
   router.get('/logs', async (ctx) => {
-    const q = readQuery(ctx, ['request_id', 'merchant_id', 'key_id', 'route', 'status', 'since', 'cursor', 'limit']);
+    const q = readQuery(ctx, ['request_id', 'merchant_id', 'key_id', 'route', 'status', 'since', 'clock_reads', 'cursor', 'limit']);
+    const clockReads = booleanParam(q.clock_reads, 'clock_reads') ?? true;
     const status = q.status === undefined ? undefined : /^[1-5][0-9]{2}$/.test(q.status) ? Number(q.status) : undefined;
     if (q.status !== undefined && status === undefined) throw new ApiError('validation_error', 'status is an HTTP status code.', { fields: [{ path: 'query.status', reason: 'format' }] });
-    const filters = JSON.stringify(['request_log', q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null, q.key_id ?? null]);
+    const filters = JSON.stringify(['request_log', q.request_id ?? null, q.merchant_id ?? null, q.route ?? null, status ?? null, q.since ?? null, q.key_id ?? null, ...(clockReads ? [] : ['without_clock_reads'])]);
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);
@@ -284,7 +285,7 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
       ...(q.request_id !== undefined ? { requestId: q.request_id } : {}), ...(q.merchant_id !== undefined ? { merchantId: q.merchant_id } : {}),
       ...(q.key_id !== undefined ? { keyId: q.key_id } : {}),
       ...(q.route !== undefined ? { route: q.route } : {}), ...(status !== undefined ? { status } : {}), ...(since !== undefined ? { since } : {}),
-      ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
+      withoutClockReads: !clockReads, ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
     });
     ctx.body = {
       ...pageAnswer(rows, limit, filters, (r) => ({
@@ -297,15 +298,16 @@ export function backOfficeAuditRoutes(actionLog: ActionLog, requestLog: RequestL
   });
 
   router.get('/reports/action-logs', (ctx) => {
-    const q = readQuery(ctx, ['subject', 'outcome', 'route', 'since', 'cursor', 'limit']);
+    const q = readQuery(ctx, ['subject', 'outcome', 'route', 'since', 'clock_reads', 'cursor', 'limit']);
     const outcome = enumParam(q.outcome, 'outcome', actionOutcomes); // a typo is refused, not answered with an empty list
-    const filters = JSON.stringify(['action_log', q.subject ?? null, q.outcome ?? null, q.route ?? null, q.since ?? null]);
+    const clockReads = booleanParam(q.clock_reads, 'clock_reads') ?? true;
+    const filters = JSON.stringify(['action_log', q.subject ?? null, q.outcome ?? null, q.route ?? null, q.since ?? null, ...(clockReads ? [] : ['without_clock_reads'])]);
     const limit = limitParam(q.limit, logPageSizeDefault, logPageSizeMax);
     const before = cursorOf(q.cursor, filters);
     const since = sinceOf(q.since);
     const rows = actionLog.page({
       ...(q.subject !== undefined ? { subject: q.subject } : {}), ...(outcome !== undefined ? { outcome } : {}), ...(q.route !== undefined ? { route: q.route } : {}),
-      ...(since !== undefined ? { since } : {}), ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
+      ...(since !== undefined ? { since } : {}), withoutClockReads: !clockReads, ...(before !== undefined ? { beforeId: before } : {}), limit: limit + 1,
     });
     ctx.body = pageAnswer(rows as (typeof rows[number] & { id: number })[], limit, filters, (r) => ({
       id: r.id, at: iso(r.at as number), request_id: r.request_id, subject: r.subject, authenticated: r.authenticated === 1, roles: JSON.parse(r.roles as string),

@@ -1,0 +1,59 @@
+// The console's activity log and its refusal banner, as an outside-in pass found them, in Debian's
+// Chromium against a real server on a manual clock (the harness of browser.int.spec.ts).
+//
+// Proves: the activity log leaves reads of the service clock out by default, in both tabs, and
+// shows them when the operator asks (on a manual clock the console reads GET /v1/bo/clock on every
+// navigation, and those rows buried the operators' real calls).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { launchChromium, operators, type OperatorSession } from '../support/console-browser.ts';
+import { TestServer } from '../support/server-harness.ts';
+
+let s: TestServer;
+let browser: Browser;
+const signedIn = operators(() => browser, () => s.url);
+
+test.before(async () => {
+  s = await TestServer.start();
+  browser = await launchChromium();
+});
+
+test.after(async () => {
+  await signedIn.close();
+  await s?.stop();
+});
+
+/** The "METHOD route" of each row the tab shows. */
+const routesShown = (session: OperatorSession, row: string) =>
+  session.page.locator(`[data-testid=${row}] td.mono.small`).evaluateAll((tds) => tds.map((td) => td.textContent!.trim()).filter((text) => /^(GET|POST|DELETE|PUT|PATCH) /.test(text)));
+
+test('the activity log leaves reads of the service clock out unless the operator shows them', async () => {
+  const mali = await signedIn.signIn('emp_mali', '#/merchants', 'merchants');
+  await mali.goto('#/queue', 'queue');
+  await mali.goto('#/approvals', 'approvals');
+  // The log has them: the console read the clock when it opened and on each navigation.
+  const logged = (await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_mali&limit=200')).json.data.filter((r: any) => r.route === '/v1/bo/clock');
+  assert.ok(logged.length >= 3, `${logged.length} clock reads logged`);
+  const left = await s.bo('GET', '/v1/bo/reports/action-logs?subject=emp_mali&clock_reads=false&limit=200');
+  assert.is(left.status, 200, left.text);
+  assert.ok(left.json.data.length > 0 && left.json.data.every((r: any) => r.route !== '/v1/bo/clock'));
+
+  await mali.goto('#/activity?tab=actions', 'activity');
+  const actions = await routesShown(mali, 'action-row');
+  assert.ok(actions.includes('GET /v1/bo/merchants'), actions.join(', '));
+  assert.not.ok(actions.includes('GET /v1/bo/clock'), actions.join(', '));
+  await mali.page.check('[data-testid=filter-clock-reads]');
+  await mali.ready('activity');
+  await mali.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=action-row] td')].some((td) => td.textContent!.trim() === 'GET /v1/bo/clock'));
+  assert.match(mali.page.url(), /clock_reads=true/);
+
+  await mali.goto('#/activity?tab=requests', 'activity');
+  await mali.page.waitForSelector('[data-testid=request-row]');
+  const requests = await routesShown(mali, 'request-row');
+  assert.ok(requests.includes('GET /v1/bo/merchants'), requests.join(', '));
+  assert.not.ok(requests.includes('GET /v1/bo/clock'), requests.join(', '));
+});
+
+test.run();
