@@ -13,7 +13,7 @@
 //
 // Test hooks: <main data-page="<name>" data-ready="1"> once the page's data has rendered
 // (absent while loading), and data-error="1" while the error banner shows. data-testids here:
-//   nav-<page>, search-form, search, operator, roles, lang-th, lang-en, logout, error-banner, error-code,
+//   nav-<page>, search-form, search, operator, roles, lang-th, lang-en, logout, error-banner, error-code, error-text, error-fields, error-detail,
 //   dismiss-error, sign-in-again, notice, forbidden, forbidden-roles; load-failed (ui.js: a page
 //   whose data did not load).
 
@@ -22,7 +22,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { logout, sessionEnded } from './auth.js';
 import { ApiProblem, get } from './api.js';
 import { setServiceTime } from './format.js';
-import { language, problemText, setLanguage, t } from './i18n.js';
+import { language, problemText, refusalFieldLabels, setLanguage, t } from './i18n.js';
 import { FieldName, html, PageContext, pageReadOf, Role, roleNames } from './ui.js';
 import { QueuePage } from './pages/queue.js';
 import { DepositPage } from './pages/deposit.js';
@@ -108,11 +108,13 @@ function ErrorBanner({ problem, onDismiss }) {
   if (!problem) return null;
   const p = problem instanceof ApiProblem ? problem : null;
   const required = p?.details?.required_roles;
+  const fieldLabels = p ? refusalFieldLabels(p) : [];
   return html`<div class="banner error" role="alert" id="error-banner" tabindex="-1" data-testid="error-banner">
     <div>
       <strong data-testid="error-code">${p ? `${p.status || ''} ${p.code}`.trim() : t('error.unexpected')}</strong>
-      <span title=${p?.message ?? ''}> ${problemText(problem)}</span>
-      ${language() === 'th' && p?.message && p.messageTh ? html`<div class="small">${p.message}</div>` : null}
+      <span title=${p?.message ?? ''} data-testid="error-text"> ${problemText(problem)}</span>
+      ${fieldLabels.length > 0 ? html`<div data-testid="error-fields">${t('refusal.fields', { fields: fieldLabels.join(', ') })}</div>` : null}
+      ${language() === 'th' && p?.message && p.message !== problemText(problem) ? html`<div class="small" lang="en" data-testid="error-detail">${p.message}</div>` : null}
       ${Array.isArray(required) && required.length > 0 ? html`<div class="small" title=${required.join(', ')}>${t('error.requiredRoles', { roles: roleNames(required) })}</div>` : null}
       ${p?.requestId ? html`<div class="small"><${FieldName} name="request_id" /> <span class="mono">${p.requestId}</span></div>` : null}
     </div>

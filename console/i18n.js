@@ -62,9 +62,37 @@ export function displayText(o) {
   return (current === 'th' ? o?.display_th : o?.display_en) ?? '';
 }
 
-/** The server's error message in the current language (the catalogue's Thai text, the specific English one in the title). */
+/**
+ * A refusal in the current language. In Thai, the console's own sentence for the server's code
+ * (refusal.<code>: what an operator does about it, where the server's message_th is written for
+ * API clients and points at details.fields), else the server's Thai; in English the server's
+ * specific message. The console's own refusals (a step-up given up) by their key.
+ */
 export function problemText(problem) {
-  if (current === 'th' && problem?.messageTh) return problem.messageTh;
-  if (problem?.i18nKey) return t(problem.i18nKey, problem.i18nVars); // the console's own refusals (a step-up given up)
-  return problem?.message ?? String(problem);
+  if (problem?.i18nKey) return t(problem.i18nKey, problem.i18nVars);
+  if (current === 'th') {
+    const own = typeof problem?.code === 'string' ? dictionaries.th[`refusal.${problem.code}`] : undefined;
+    if (own) return own;
+    if (problem?.messageTh) return problem.messageTh;
+  }
+  return problem?.message ?? dictionaries[current][`refusal.${problem?.code}`] ?? String(problem);
+}
+
+/**
+ * The form fields a refusal names (details.fields[].path: `amount_minor`, `body.note`,
+ * `query.status`, `legs[0].amount_minor`), each by the console's label: the page's own for its
+ * form (`problem.fieldLabels`, API field → label key, given by the action's button), else the
+ * console's name for that API field (field.<name>). A field the console has no label for is
+ * left out: the server's message beneath names it.
+ */
+export function refusalFieldLabels(problem) {
+  const fields = Array.isArray(problem?.details?.fields) ? problem.details.fields : [];
+  const labels = [];
+  for (const f of fields) {
+    const name = String(f?.path ?? '').replace(/^(body|query)\./, '').replace(/\[\d+\]/g, '').split('.').pop();
+    const key = problem.fieldLabels?.[name] ?? `field.${name}`;
+    const text = dictionaries[current][key];
+    if (text && !labels.includes(text)) labels.push(text);
+  }
+  return labels;
 }

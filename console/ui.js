@@ -299,9 +299,10 @@ function focusIsLost(button) {
  * refusal in the error banner, `done` after success. ⚑ marks an action that needs step-up.
  * Disabled while busy, it loses focus: afterwards focus comes back to it, or, when it is
  * gone (its form closed), to the notice that says what happened. `buttonRef` reaches the
- * <button> (a confirmation focuses it when it opens).
+ * <button> (a confirmation focuses it when it opens). `fieldLabels` (API field → the key of
+ * this form's label for it) lets the banner name a refused field as the form does.
  */
-export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', disabled = false, children, title, buttonRef }) {
+export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', disabled = false, children, title, buttonRef, fieldLabels }) {
   const { showError, showNotice } = usePageContext();
   const [busy, setBusy] = useState(false);
   const own = useRef(null);
@@ -321,6 +322,8 @@ export function ActionButton({ testid, onRun, done, stepUp = false, tone = '', d
         await done?.(result);
       }
     } catch (error) {
+      // The banner names a refused field by this form's label (API field → label key), where the page gives them.
+      if (fieldLabels && error && typeof error === 'object') error.fieldLabels = fieldLabels;
       showError(error);
     } finally {
       refocus.current = true;

@@ -26,6 +26,8 @@ import { formatBaht, parseBahtToMinor, sameOperator } from '../format.js';
 import { ActionButton, html, Mode, Money, Named, NoteField, StepUpFlag, Time, useCan, useFieldError, useNote, usePageContext, usePartData } from '../ui.js';
 
 const buckets = ['available', 'pending_clearing', 'reserved'];
+/** The adjustment form's labels of the fields a refusal may name (the banner names them so). */
+const adjustmentFieldLabels = { amount_minor: 'common.amount', reason: 'merchantAdmin.reason', reason_code: 'merchantAdmin.reasonCode', direction: 'merchantAdmin.direction', bucket: 'merchantAdmin.bucket' };
 /** The adjustment reasons for a direction, from the server's table (core/directory.ts: a reason that says which way money went goes only that way). */
 const reasonsFor = (tables, direction) => (tables.adjustment_reasons ?? []).filter((r) => (r.direction ?? direction) === direction).map((r) => r.code);
 
@@ -57,7 +59,7 @@ function Suspension({ id, suspended, onChanged }) {
   };
   return html`<${NoteField} n=${n} testid="suspension-reason" rows=${2} label=${t(`merchantAdmin.${verb}Reason`)} />
     <div class="buttons">
-      <${ActionButton} testid=${verb} stepUp tone=${suspended ? 'primary' : 'danger'} onRun=${run} done=${onChanged}>${t(`merchantAdmin.${verb}`)}</${ActionButton}>
+      <${ActionButton} testid=${verb} stepUp tone=${suspended ? 'primary' : 'danger'} onRun=${run} done=${onChanged} fieldLabels=${{ reason: `merchantAdmin.${verb}Reason` }}>${t(`merchantAdmin.${verb}`)}</${ActionButton}>
       <span class="small muted">${t(suspended ? 'merchantAdmin.suspendedHelp' : 'merchantAdmin.suspendHelp')}</span>
     </div>`;
 }
@@ -100,7 +102,7 @@ function Adjustment({ id, livemode, onChanged, onProposed }) {
       ${reasonsFor(tables, direction).map((c) => html`<option value=${c}>${label('adjustmentReason', c)}</option>`)}</select></label>
     <label class="block">${t('merchantAdmin.reason')}<input data-testid="adjustment-reason" maxlength="500" ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>
     ${invalid.message}
-    <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged}>${t('merchantAdmin.post')}</${ActionButton}></div>
+    <div class="buttons"><${ActionButton} testid="post-adjustment" stepUp tone="primary" onRun=${run} done=${onChanged} fieldLabels=${adjustmentFieldLabels}>${t('merchantAdmin.post')}</${ActionButton}></div>
   </details>`;
 }
 
@@ -152,6 +154,6 @@ function ApproveProposal({ id, proposal, done }) {
   };
   return html`<div class="form-row">
     <label>${t('merchantAdmin.approveAmount')}<input data-testid="approve-adjustment-amount" inputmode="decimal" placeholder="0.00" ...${invalid.field} value=${amount} onInput=${(e) => { setAmount(e.currentTarget.value); setError(null); }} /></label>
-    <${ActionButton} testid="approve-adjustment" stepUp tone="primary" onRun=${run} done=${done}>${t('merchantAdmin.approveProposal')}</${ActionButton}>
+    <${ActionButton} testid="approve-adjustment" stepUp tone="primary" onRun=${run} done=${done} fieldLabels=${{ amount_minor: 'merchantAdmin.approveAmount' }}>${t('merchantAdmin.approveProposal')}</${ActionButton}>
   </div>${invalid.message}`;
 }

@@ -3,13 +3,18 @@
 //
 // Proves: the activity log leaves reads of the service clock out by default, in both tabs, and
 // shows them when the operator asks (on a manual clock the console reads GET /v1/bo/clock on every
-// navigation, and those rows buried the operators' real calls).
+// navigation, and those rows buried the operators' real calls); in the Thai console a server's
+// refusal reads as a Thai sentence for its code, names the refused field by the form's own Thai
+// label, and keeps the server's English message beneath (it showed that English message with the
+// API's field name under a Thai line pointing at details.fields).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
-import { launchChromium, operators, type OperatorSession } from '../support/console-browser.ts';
+import { answerStepUp, launchChromium, operators, type OperatorSession } from '../support/console-browser.ts';
 import { TestServer } from '../support/server-harness.ts';
+
+const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
 let s: TestServer;
 let browser: Browser;
@@ -54,6 +59,26 @@ test('the activity log leaves reads of the service clock out unless the operator
   const requests = await routesShown(mali, 'request-row');
   assert.ok(requests.includes('GET /v1/bo/merchants'), requests.join(', '));
   assert.not.ok(requests.includes('GET /v1/bo/clock'), requests.join(', '));
+});
+
+test('in Thai, a refusal is a Thai sentence naming the form\'s field, the server\'s English beneath', async () => {
+  const shop = await s.onboard('Loy Krathong Goods');
+  const proposed = await s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 12_000_000, direction: 'credit', bucket: 'available', reason: 'float for the festival, ticket 5120' }, { sub: 'emp_mali', roles: ['ops_admin'], stepUp: true });
+  assert.is(proposed.status, 202, proposed.text);
+  const lead = await signedIn.signIn('emp_lead', `#/merchants/${shop.id}`, 'merchant');
+  await lead.page.click('[data-testid=lang-th]');
+  await lead.page.waitForSelector('main[data-page="merchant"][data-lang="th"][data-ready="1"]');
+  // The second ops_admin misreads the amount: the server refuses it (validation_error, amount_minor mismatch).
+  const row = lead.page.locator(`[data-testid=adjustment-proposal][data-id="${proposed.json.id}"]`);
+  await row.locator('[data-testid=approve-adjustment-amount]').fill('1,200.00');
+  await answerStepUp(lead, () => row.locator('[data-testid=approve-adjustment]').click());
+  await lead.page.waitForSelector('[data-testid=error-banner]');
+  assert.is((await lead.page.innerText('[data-testid=error-code]')).trim(), '422 validation_error');
+  assert.is((await lead.page.innerText('[data-testid=error-text]')).trim(), th['refusal.validation_error']);
+  assert.is((await lead.page.innerText('[data-testid=error-fields]')).trim(), th['refusal.fields']!.replace('{fields}', th['merchantAdmin.approveAmount']!));
+  assert.ok((await lead.page.innerText('[data-testid=error-detail]')).includes('The amount approved is not the one proposed'));
+  assert.not.ok((await lead.page.innerText('[data-testid=error-banner]')).includes('details.fields'), 'no pointer at the API\'s details');
+  assert.is((await s.bo('GET', `/v1/bo/merchants/${shop.id}/balance`)).json.live.available_minor, 0);
 });
 
 test.run();

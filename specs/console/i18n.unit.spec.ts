@@ -22,6 +22,7 @@ import { statementDescriptionTh } from '../../core/finance/statement.ts';
 import { schemas } from '../../server/openapi/components.ts';
 import { operatorRoles } from '../../server/auth/roles.ts';
 import { operations } from '../../server/openapi/operations.ts';
+import { errorCodes } from '../../core/errors.ts';
 
 const consoleDir = new URL('../../console/', import.meta.url).pathname;
 // Plain browser modules (no types): imported by URL so the type checker leaves them alone.
@@ -126,6 +127,11 @@ function literalKeys(text: string, start: RegExp): string[] {
   }
   return keys;
 }
+
+test('every error code has a sentence in both languages for the refusal banner (the Thai one pointed operators at details.fields)', () => {
+  for (const code of errorCodes) for (const [lang, d] of [['th', th], ['en', en]] as const) assert.ok(d[`refusal.${code}`], `${lang} refusal.${code}`);
+  for (const code of errorCodes) assert.not.ok(/details\.|_minor|message/.test(th[`refusal.${code}`]!), `refusal.${code} names no API field`);
+});
 
 test("every field a deposit's timeline or review reason names has a label in both languages (the Thai console showed the API's English names)", () => {
   const timeline = readFileSync(new URL('../../server/routes/bo-timeline.ts', import.meta.url), 'utf8');
