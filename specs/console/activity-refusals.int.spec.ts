@@ -54,6 +54,11 @@ test('the activity log leaves reads of the service clock out unless the operator
   await mali.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=action-row] td')].some((td) => td.textContent!.trim() === 'GET /v1/bo/clock'));
   assert.match(mali.page.url(), /clock_reads=true/);
 
+  // The request log writes on a thread of its own: wait until it holds the page's reads before the tab loads them.
+  for (let tries = 0; (await s.bo('GET', '/v1/bo/logs?route=/v1/bo/merchants&limit=1')).json.data.length === 0; tries++) {
+    assert.ok(tries < 100, 'the request log never wrote GET /v1/bo/merchants');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await mali.goto('#/activity?tab=requests', 'activity');
   await mali.page.waitForSelector('[data-testid=request-row]');
   const requests = await routesShown(mali, 'request-row');
