@@ -1,7 +1,9 @@
 // The merchant's daily reconciliation job, its rules (contract: Webhook envelope
 // "sequence", Limits "Sequence gap considered lost", Events "GET /v1/pay/events"):
 // - sequences increase per merchant; a missing run of them is a gap, normal while young
-//   (pending) and a real loss once the event after it is older than 4 days (lost);
+//   (pending) and a real loss once the event after it is older than 4 days (lost); the
+//   sequences the feed says a restore skipped (coverage.skipped) never held an event and
+//   are no gap;
 // - balance transactions accumulate (never overwrite): their signed amounts per bucket,
 //   summed from the first sequence, must equal the balance; a store that began later
 //   (retention, or --since-sequence) starts from the balance before its first balance
@@ -29,22 +31,43 @@ export interface SequenceGap {
   readonly ageMs: number;
 }
 
+/** A run of sequences the feed says no event ever held (coverage.skipped: a restore's jump), first and last. */
+export interface SkippedRange {
+  readonly from: number;
+  readonly to: number;
+}
+
 /**
  * The gaps in `sequences` above `base` (the sequence the store started after), each aged
- * by the created_at of the event that follows it. Sorted input is not required.
+ * by the created_at of the event that follows it, leaving out the `skipped` ranges (a gap
+ * partly skipped keeps its other parts). Sorted input is not required.
  */
-export function sequenceGaps(base: number, events: readonly Pick<StoredEvent, 'sequence' | 'created_at'>[], nowMs: number): SequenceGap[] {
+export function sequenceGaps(base: number, events: readonly Pick<StoredEvent, 'sequence' | 'created_at'>[], nowMs: number, skipped: readonly SkippedRange[] = []): SequenceGap[] {
   const sorted = [...events].filter((e) => e.sequence > base).sort((a, b) => a.sequence - b.sequence);
   const gaps: SequenceGap[] = [];
   let expected = base + 1;
   for (const e of sorted) {
     if (e.sequence > expected) {
       const ageMs = nowMs - Date.parse(e.created_at);
-      gaps.push({ from: expected, to: e.sequence - 1, state: ageMs > financeLimits.sequenceGapLostAfterMs ? 'lost' : 'pending', ageMs });
+      const state = ageMs > financeLimits.sequenceGapLostAfterMs ? 'lost' : 'pending';
+      for (const [from, to] of unskipped(expected, e.sequence - 1, skipped)) gaps.push({ from, to, state, ageMs });
     }
     expected = Math.max(expected, e.sequence + 1);
   }
   return gaps;
+}
+
+/** The parts of from..to outside every skipped range, ascending. */
+function unskipped(from: number, to: number, skipped: readonly SkippedRange[]): [number, number][] {
+  const parts: [number, number][] = [];
+  let at = from;
+  for (const s of [...skipped].sort((a, b) => a.from - b.from)) {
+    if (s.to < at || s.from > to) continue;
+    if (s.from > at) parts.push([at, s.from - 1]);
+    at = Math.max(at, s.to + 1);
+  }
+  if (at <= to) parts.push([at, to]);
+  return parts;
 }
 
 export interface BucketSums {

@@ -4,7 +4,8 @@
 // waits on), stores every event by id in FILE (JSON, written whole and renamed into place,
 // 0600), and reports (rules in core/finance/reconcile.ts):
 //   - sequence gaps: pending while the event after the gap is under 4 days old on the
-//     service clock (as_of of GET /v1/pay/balance), lost after;
+//     service clock (as_of of GET /v1/pay/balance), lost after; the ranges the feed says a
+//     restore skipped (coverage.skipped, kept in FILE) are none;
 //   - balance-transaction sums against GET /v1/pay/balance (when the store holds every
 //     event from sequence 1 and no gap);
 //   - the latest stored snapshot of the orders this run saw against a GET of each (the
@@ -13,7 +14,7 @@
 // something is lost or disagrees, 2 on a usage error.
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, openingBalance, sequenceGaps, snapshotDisagreement, type SequenceGap, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, openingBalance, sequenceGaps, snapshotDisagreement, type SequenceGap, type SkippedRange, type StoredEvent } from '../../core/finance/reconcile.ts';
 import { financeLimits } from '../../core/limits.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { fetchOrRefuse, notSatang } from './reach.ts';
@@ -42,6 +43,8 @@ interface Store {
   base_sequence: number;
   merchant_id: string | null;
   events: Record<string, StoredEvent>;
+  /** The ranges the feed said a restore skipped (no event ever held one); absent in a store from before them. */
+  skipped?: SkippedRange[];
 }
 
 function loadStore(path: string, since: number): Store {
@@ -74,18 +77,27 @@ class Api {
   }
 }
 
-/** What the feed says retention has deleted: events at or below min_since_sequence may be gone. */
-interface Coverage { readonly retention_days: number; readonly min_since_sequence: number }
+/**
+ * What the feed says retention has deleted (events at or below min_since_sequence may be
+ * gone), and the ranges in or right after the page that a restore skipped (never an event).
+ */
+interface Coverage {
+  readonly retention_days: number; readonly min_since_sequence: number;
+  readonly skipped?: readonly { readonly from_sequence: number; readonly to_sequence: number; readonly reason: string }[];
+}
 
-/** Reads the feed after `since` to its end; returns the events read and the feed's coverage. */
-async function readFeed(api: Api, since: number): Promise<{ events: StoredEvent[]; coverage: Coverage }> {
+/** Reads the feed after `since` to its end; returns the events read, the feed's last coverage and every page's skipped ranges. */
+async function readFeed(api: Api, since: number): Promise<{ events: StoredEvent[]; coverage: Coverage; skipped: SkippedRange[] }> {
   const read: StoredEvent[] = [];
+  const skipped: SkippedRange[] = [];
   let next = since;
   for (let page = 0; page < financeLimits.reconcilePagesPerRunMax; page++) {
     const r = await api.get(`/v1/pay/events?since_sequence=${next}&limit=${pageLimit}`);
     read.push(...(r.json.data as StoredEvent[]));
+    const coverage = r.json.coverage as Coverage;
+    for (const s of coverage.skipped ?? []) skipped.push({ from: s.from_sequence, to: s.to_sequence });
     next = Number(r.json.next_sequence);
-    if (!r.json.has_more) return { events: read, coverage: r.json.coverage as Coverage };
+    if (!r.json.has_more) return { events: read, coverage, skipped };
   }
   throw new Error(`the events feed did not end within ${financeLimits.reconcilePagesPerRunMax} pages; run again to continue`);
 }
@@ -119,6 +131,8 @@ interface Report {
   /** feed_next_sequence: when the feed holds no event at store_sequence, the first it holds after it (null: it ends before it). */
   feed_rewound: { store_sequence: number; store_event_id: string; feed_event_id: string | null; feed_next_sequence: number | null } | null;
   last_sequence: number; gaps: SequenceGap[];
+  /** The ranges the store holds as skipped by a restore (the feed's coverage.skipped): no gap. */
+  skipped: SkippedRange[];
   /** The feed's coverage: events at or below min_since_sequence were deleted after `days`; a new store starts after it. */
   retention: { days: number; min_since_sequence: number; store_starts_after_it: boolean };
   /** opening: when the store began after the first event, the balance its sums start from (the first balance transaction's balance_after less its movement). */
@@ -138,6 +152,7 @@ function printText(r: Report, storePath: string): void {
     out.push(`events: the feed no longer holds this store's event ${f.store_event_id} at sequence ${f.store_sequence} (${holds}): the service was restored from a backup taken before it (the events after the backup are lost, listed in the operators' restore-lost.json; the feed goes on past them, the sequences between a gap that never held an event), or the store is another merchant's or mode's. Nothing was read into it; keep it aside and start a new store (--store)`);
   }
   if (r.gaps.length === 0) out.push('sequence gaps: none');
+  for (const s of r.skipped) out.push(`sequences ${s.from}–${s.to}: skipped by a restore of the service (the feed says no event ever held them): no gap`);
   if (r.retention.store_starts_after_it) out.push(`retention: the feed keeps ${r.retention.days} days; events up to sequence ${r.retention.min_since_sequence} were deleted before this store began, so it starts after them`);
   for (const g of r.gaps) {
     const deleted = g.from <= r.retention.min_since_sequence ? `; the feed deleted events up to ${r.retention.min_since_sequence} after ${r.retention.days} days, before this store read them` : '';
@@ -179,13 +194,13 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
 
   const held = Object.values(store.events);
   const lastSequence = held.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence);
-  const openGaps = sequenceGaps(store.base_sequence, held, 0);
+  const openGaps = sequenceGaps(store.base_sequence, held, 0, store.skipped);
   const start = openGaps.length > 0 ? openGaps[0]!.from - 1 : lastSequence;
   // The store's event at `start` is read again: the feed must still hold it there, or its
   // sequences are no longer this store's (the service was restored from a backup taken
   // before it: the event is lost, and the feed goes on past a jump, never reusing its sequence).
   const anchor = start > store.base_sequence ? held.find((e) => e.sequence === start) : undefined;
-  const { events: fetched, coverage } = await readFeed(api, anchor ? start - 1 : start);
+  const { events: fetched, coverage, skipped } = await readFeed(api, anchor ? start - 1 : start);
   const rewound = anchor !== undefined && (fetched[0]?.sequence !== anchor.sequence || fetched[0]?.id !== anchor.id)
     ? { store_sequence: anchor.sequence, store_event_id: anchor.id, feed_event_id: fetched[0]?.sequence === anchor.sequence ? fetched[0].id : null,
       feed_next_sequence: fetched[0] === undefined || fetched[0].sequence === anchor.sequence ? null : fetched[0].sequence } : null;
@@ -194,6 +209,8 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
   // A new store cannot hold what retention deleted before it began: it starts after the feed's floor.
   const startsAfterRetention = held.length === 0 && coverage.min_since_sequence > store.base_sequence;
   if (startsAfterRetention) store.base_sequence = coverage.min_since_sequence;
+  // A range is kept once (by its first sequence), with the store's events, unless the feed rewound.
+  if (!rewound) for (const s of skipped) if (!(store.skipped ?? []).some((k) => k.from === s.from)) (store.skipped ??= []).push(s);
   let added = 0;
   const touched = new Set<string>();
   for (const e of read) {
@@ -208,10 +225,10 @@ async function reconcile(args: Args, key: string, since: number): Promise<number
   const balance = (await api.get('/v1/pay/balance')).json;
   const nowMs = Date.parse(balance.as_of);
   const events = Object.values(store.events);
-  const gaps = sequenceGaps(store.base_sequence, events, nowMs);
+  const gaps = sequenceGaps(store.base_sequence, events, nowMs, store.skipped);
   const report: Report = {
     merchant_id: store.merchant_id, livemode: balance.livemode !== false, as_of: balance.as_of, read_from_sequence: start, events_read: read.length, new_events: added, feed_rewound: rewound,
-    stored_events: events.length, last_sequence: events.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence), gaps,
+    stored_events: events.length, last_sequence: events.reduce((m, e) => Math.max(m, e.sequence), store.base_sequence), gaps, skipped: store.skipped ?? [],
     retention: { days: coverage.retention_days, min_since_sequence: coverage.min_since_sequence, store_starts_after_it: startsAfterRetention },
     balance: { checked: false }, objects: { checked: 0, named: 0, test_orders: 0, disagreements: [] }, ok: true,
   };

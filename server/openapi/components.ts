@@ -184,7 +184,11 @@ export const schemas: Record<string, Schema> = {
   EventsPage: object({
     object: { const: 'list' }, data: { type: 'array', items: ref('Event') }, has_more: bool, next_sequence: int,
     // What retention has deleted: events at or below min_since_sequence may be missing (older than retention_days).
-    coverage: object({ state: { enum: ['complete', 'partial'] }, retention_days: int, min_since_sequence: int }),
+    // skipped (only when there are any): the ranges in or right after the page that a restore's jump passed over;
+    // no event ever held them, so a reconciliation takes them for no gap.
+    coverage: object({ state: { enum: ['complete', 'partial'] }, retention_days: int, min_since_sequence: int }, {
+      skipped: { type: 'array', items: object({ from_sequence: int, to_sequence: int, reason: { const: 'restore' } }) },
+    }),
   }),
   WebhookEndpoint: object({ id: { type: 'string', pattern: '^whep_' }, livemode: bool, version: int, url: str }),
   WebhookDelivery: object({ id: { type: 'string', pattern: '^whd_' }, object: { const: 'webhook_delivery' }, endpoint_id: str, event_id: str, status: { enum: ['pending', 'delivered', 'failed', 'canceled'] }, attempt: int }),

@@ -8,7 +8,9 @@
 // retention has deleted (adapters/webhooks/retention.ts): min_since_sequence is the highest
 // sequence it deleted for the caller (0: none), and state is 'partial' when the page starts
 // below it — events at or below it may be missing because they were older than
-// retention_days, not because they were lost.
+// retention_days, not because they were lost. coverage.skipped lists the ranges a
+// restore's jump passed over (no event ever held one) that lie in or right after the
+// page, so a reconciliation takes them for no gap rather than a loss.
 // The feed carries every object of the merchant's — balance transactions and withdrawals
 // among them — so a live key reads it only with wallet:read and withdrawals:read, the
 // scopes that guard those objects' own routes; otherwise the feed would leak what the key
@@ -64,7 +66,12 @@ export function eventsRoutes(services: Services): Router {
     // more; a page held at a missing sequence has nothing more to give until it arrives.
     const hasMore = !held && (page.hasMore || fromService.length > limit || merged.length > limit);
     const next = rows.length === 0 ? since.toString() : String(rows[rows.length - 1]!.sequence);
-    const coverage = `{"state":"${since < BigInt(floor) ? 'partial' : 'complete'}","retention_days":${webhookLimits.eventRetentionDays},"min_since_sequence":${floor}}`;
+    // The jumps a reconciliation reading this page meets: those in it and one right after it
+    // (where the page ends, or the feed does). Said only when there are any, so a merchant
+    // never restored reads the coverage it always did.
+    const skipped = jumps.filter(([a, b]) => BigInt(b) > since && BigInt(a) <= BigInt(next) + 1n)
+      .map(([a, b]) => `{"from_sequence":${a},"to_sequence":${b},"reason":"restore"}`);
+    const coverage = `{"state":"${since < BigInt(floor) ? 'partial' : 'complete'}","retention_days":${webhookLimits.eventRetentionDays},"min_since_sequence":${floor}${skipped.length > 0 ? `,"skipped":[${skipped.join(',')}]` : ''}}`;
     ctx.type = 'application/json';
     ctx.body = `{"object":"list","data":[${rows.map((r) => r.body).join(',')}],"has_more":${hasMore},"next_sequence":${next},"coverage":${coverage}}`;
   });

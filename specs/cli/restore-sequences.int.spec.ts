@@ -9,6 +9,9 @@
 //   the new checkpoint is still 422 invalid_cursor;
 // - `satang reconcile` on a store that holds lost events says the feed no longer holds them
 //   (feed_rewound), truthfully: the feed holds the later events, not one at that sequence;
+// - the events feed says which sequences the jump skipped (coverage.skipped), and
+//   `satang reconcile` of a merchant that lost nothing takes them for no gap, not for ~10^9
+//   sequences pending and, 4 days on, lost;
 // - the jump is journaled once: a second start (with restored.json put back, as after a
 //   crash between the journal and its removal) adds none, and projections rebuilt from the
 //   journal give the same next sequences.
@@ -65,14 +68,20 @@ test.after(() => rmSync(dir, { recursive: true, force: true }));
 test("after a restore, the merchant's next event and balance-history row are numbered past every one given out before it; cursors from the lost tail go on", async () => {
   const s = await TestServer.start({}, join(dir, 'before'));
   let shop: MerchantKeys;
+  let quiet: MerchantKeys; // a merchant with nothing after the backup: it loses no event
   let lost: { id: string; sequence: number }[];
   let lostCursor: string;
   let highestRow: bigint;
   const store = join(dir, 'reconcile.json');
+  const quietStore = join(dir, 'reconcile-quiet.json');
   const backup = join(dir, 'backup');
   try {
     shop = await s.onboard('Shop');
     await s.fund(shop.id, 10_000);
+    quiet = await s.onboard('Quiet');
+    await s.fund(quiet.id, 5_000);
+    const quietReconciled = await satang(['reconcile', '--key', quiet.live.api_key, '--url', s.url, '--store', quietStore, '--json']);
+    assert.is(quietReconciled.code, 0, quietReconciled.stdout + quietReconciled.stderr);
     const backedUp = await satang(['backup', '--to', backup, '--data-dir', s.dataDir]);
     assert.is(backedUp.code, 0, backedUp.stdout + backedUp.stderr);
     const atBackup = (await events(s, shop)).length;
@@ -133,6 +142,27 @@ test("after a restore, the merchant's next event and balance-history row are num
     const said = await satang(['reconcile', '--key', shop.live.api_key, '--url', s2.url, '--store', store]);
     assert.match(said.stdout, `the feed no longer holds this store's event ${lost[lost.length - 1]!.id} at sequence ${highestEvent} (it holds none there; its next is ${next.sequence})`);
     assert.match(said.stdout, /restore-lost\.json/);
+
+    // The merchant that lost nothing: the feed names the jump, and its reconciliation across it finds no gap.
+    const quietLast = (await events(s2, quiet)).at(-1)!.sequence;
+    await s2.fund(quiet.id, 6_000);
+    const feed = await s2.call(quiet.live.api_key, 'GET', `/v1/pay/events?since_sequence=${quietLast}&limit=200`);
+    assert.is(feed.status, 200, feed.text);
+    assert.is(feed.json.data[0].sequence, quietLast + jump + 1, 'the new event is past the jump');
+    assert.equal(feed.json.coverage, { state: 'complete', retention_days: feed.json.coverage.retention_days, min_since_sequence: 0, skipped: [{ from_sequence: quietLast + 1, to_sequence: quietLast + jump, reason: 'restore' }] });
+    const past = await s2.call(quiet.live.api_key, 'GET', `/v1/pay/events?since_sequence=${quietLast + jump + 1}&limit=200`);
+    assert.not.ok('skipped' in past.json.coverage, 'a page after the jump says nothing of it');
+    s2.clock.advance(5 * 86_400_000); // the event after the jump is older than 4 days: a gap there would be lost
+    const acrossJump = await satang(['reconcile', '--key', quiet.live.api_key, '--url', s2.url, '--store', quietStore, '--json']);
+    assert.is(acrossJump.code, 0, acrossJump.stdout + acrossJump.stderr);
+    const quietReport = JSON.parse(acrossJump.stdout);
+    assert.equal(quietReport.gaps, []);
+    assert.is(quietReport.feed_rewound, null);
+    assert.equal(quietReport.skipped, [{ from: quietLast + 1, to: quietLast + jump }]);
+    assert.is(quietReport.balance.agrees, true, JSON.stringify(quietReport.balance));
+    const quietSaid = await satang(['reconcile', '--key', quiet.live.api_key, '--url', s2.url, '--store', quietStore]);
+    assert.is(quietSaid.code, 0, quietSaid.stdout);
+    assert.match(quietSaid.stdout, `sequence gaps: none\nsequences ${quietLast + 1}–${quietLast + jump}: skipped by a restore`);
   } finally {
     await s2.stop(false);
   }

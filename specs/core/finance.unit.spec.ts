@@ -108,6 +108,17 @@ test('reconcile: a gap is pending until the event after it is more than 4 days o
   assert.equal(sequenceGaps(0, [event(2, now)], now).map((g) => [g.from, g.to]), [[1, 1]]);
 });
 
+test("reconcile: a range the feed says a restore skipped is no gap, pending or lost; a gap's other parts stay", () => {
+  const now = Date.UTC(2026, 10, 30);
+  const jumped = [event(1, now - 10 * dayMs), event(2, now - 10 * dayMs), event(1_000_000_003, now - 5 * dayMs)];
+  assert.equal(sequenceGaps(0, jumped, now).map((g) => [g.from, g.to, g.state]), [[3, 1_000_000_002, 'lost']], 'read alone, the jump is a loss');
+  assert.equal(sequenceGaps(0, jumped, now, [{ from: 3, to: 1_000_000_002 }]), []);
+  // An event lost before the jump (sequence 3) and one after it (1_000_000_003): those stay gaps.
+  const lostAround = [event(1, now - 10 * dayMs), event(1_000_000_004, now - 5 * dayMs)];
+  assert.equal(sequenceGaps(0, lostAround, now, [{ from: 3, to: 1_000_000_002 }]).map((g) => [g.from, g.to, g.state]), [[2, 2, 'lost'], [1_000_000_003, 1_000_000_003, 'lost']]);
+  assert.equal(sequenceGaps(0, [event(5, now)], now, [{ from: 2, to: 3 }, { from: 1, to: 1 }]).map((g) => [g.from, g.to]), [[4, 4]], 'in any order');
+});
+
 test('reconcile: balance transactions accumulate by id; an order disagrees on status or fill figures', () => {
   const bt = (id: string, amount: number, from: string | null, to: string | null) => ({ object: 'balance_transaction', id, amount_minor: amount, bucket_from: from, bucket_to: to });
   const sums = balanceTransactionSums([
