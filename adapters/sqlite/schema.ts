@@ -30,9 +30,13 @@ export const journalFileName = 'journal.db';
  * refund's fill reversed to suspense (FillReversed.toSuspense) and its claim reopened on a
  * replacement (ClaimRefundRecalled) and a claim's refund owed back by the payer after its
  * deposit's reversal (ClaimRefundOwed), which a version-3 build cannot replay; events marked
- * silent (no object version moved), which it would count.
+ * silent (no object version moved), which it would count. 5: a restore's sequence jump
+ * (SequencesAdvancedAfterRestore, and the ranges it skipped in outbox_sequence_jumps): a
+ * version-4 build's replay stops on the entry as an unhandled event, and its events feed,
+ * not knowing the skipped ranges, would hold every restored merchant's feed at the jump;
+ * the upgrade is only the new table (CREATE TABLE IF NOT EXISTS, as every upgrade's).
  */
-const schemaVersion = 4;
+const schemaVersion = 5;
 
 /** journal.db was written by a newer satang: this build would misread it (a downgrade). */
 export class SchemaTooNew extends Error {

@@ -3,13 +3,15 @@
 // place, before the API's reads or the projections prepare a statement — the real server
 // starts on it and answers the receiving-accounts report. A projections.db this build
 // cannot use refuses the start before journal.db is migrated, so the older build still
-// opens the journal; moved aside, it is made anew.
+// opens the journal; moved aside, it is made anew. A journal.db a version-4 build left (no
+// outbox_sequence_jumps) is brought to version 5 by adding the table, and the restore's jump
+// that follows is recorded in it.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { merchantActor } from '../adapters/support.ts';
@@ -170,8 +172,43 @@ test('a projections.db this build cannot use refuses the start before journal.db
     } finally {
       await s.stop(false);
     }
-    assert.is(userVersion(journalFile), 4, 'migrated once everything opened');
+    assert.is(userVersion(journalFile), 5, 'migrated once everything opened');
     assert.is(userVersion(projectionsFile), 1);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(`${dataDir}.master-key`, { force: true });
+  }
+});
+
+test("a journal.db of schema version 4 gets outbox_sequence_jumps at the start, then version 5; a restore's jump lands in it", async () => {
+  const first = await TestServer.start();
+  const dataDir = first.dataDir;
+  const shop = await first.onboard('Shop');
+  await first.fund(shop.id, 10_000);
+  await first.stop(false);
+  const journalFile = join(dataDir, 'journal.db');
+  try {
+    const journal = new Database(journalFile);
+    journal.exec('DROP TABLE outbox_sequence_jumps');
+    journal.pragma('user_version = 4');
+    journal.close();
+    // As `satang restore` leaves it: the start journals the jump before any request.
+    writeFileSync(join(dataDir, 'restored.json'), JSON.stringify({ id: randomUUID(), backup_taken_at: '2026-11-21T02:00:00.000Z' }), { mode: 0o600 });
+    const s = await TestServer.start({}, dataDir);
+    try {
+      const feed = await s.call(shop.live.api_key, 'GET', '/v1/pay/events?since_sequence=0&limit=200');
+      assert.is(feed.status, 200, feed.text);
+      assert.is(feed.json.coverage.skipped.length, 1, JSON.stringify(feed.json.coverage));
+    } finally {
+      await s.stop(false);
+    }
+    assert.is(userVersion(journalFile), 5);
+    const db = new Database(journalFile, { readonly: true });
+    try {
+      assert.is(db.prepare('SELECT count(*) FROM outbox_sequence_jumps').pluck(true).get(), 2, "the merchant's live and sandbox jumps");
+    } finally {
+      db.close();
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(`${dataDir}.master-key`, { force: true });
