@@ -41,7 +41,7 @@ import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { ChainBroken } from '../adapters/sqlite/errors.ts';
 import { SchemaTooNew } from '../adapters/sqlite/schema.ts';
-import { lastBackup, readRestoreMarker, removeRestoreMarker } from '../adapters/sqlite/backup.ts';
+import { lastBackup, readRestoreMarker, removeRestoreMarker, RestoreMarkerUnreadable } from '../adapters/sqlite/backup.ts';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
@@ -535,7 +535,7 @@ async function canListenOn(host: string, port: number): Promise<void> {
  * refused configuration does. Anything else is thrown (a crash, which the unit restarts).
  */
 function startFailureLine(error: unknown): string | undefined {
-  if (error instanceof ChainBroken || error instanceof SchemaTooNew || error instanceof ClockBehindJournal || error instanceof ProjectionsDbRefused) return error.message;
+  if (error instanceof ChainBroken || error instanceof SchemaTooNew || error instanceof ClockBehindJournal || error instanceof ProjectionsDbRefused || error instanceof RestoreMarkerUnreadable) return error.message;
   const e = error as (NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number }) | null;
   const dataDir = process.env.SATANG_DATA_DIR ?? './data';
   switch (e?.code) {

@@ -229,6 +229,9 @@ function writeRestoreMarker(dataDir: string, manifest: BackupManifest): void {
   fsyncPath(dataDir);
 }
 
+/** restored.json does not read, or lacks a field: the start is refused (its jump would be skipped), saying what to write in it. */
+export class RestoreMarkerUnreadable extends Error {}
+
 /** The restore the data dir has not started on yet, or null; a marker that does not read is refused (its jump would be skipped). */
 export function readRestoreMarker(dataDir: string): RestoreMarker | null {
   const path = join(dataDir, restoreMarkerFileName);
@@ -237,11 +240,11 @@ export function readRestoreMarker(dataDir: string): RestoreMarker | null {
   try {
     marker = JSON.parse(readFileSync(path, 'utf8')) as typeof marker;
   } catch (error) {
-    throw new Error(`${path} does not read (${(error as Error).message}): it is what a restore leaves for the first start, which moves every merchant's sequences past what the lost tail gave out; write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
+    throw new RestoreMarkerUnreadable(`${path} does not read (${(error as Error).message}): it is what a restore leaves for the first start, which moves every merchant's sequences past what the lost tail gave out; write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
   }
   const takenAt = typeof marker.backup_taken_at === 'string' ? Date.parse(marker.backup_taken_at) : NaN;
   if (typeof marker.id !== 'string' || marker.id === '' || !Number.isFinite(takenAt)) {
-    throw new Error(`${path} lacks its id or backup_taken_at: write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
+    throw new RestoreMarkerUnreadable(`${path} lacks its id or backup_taken_at: write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
   }
   return { id: marker.id, backupTakenAt: takenAt };
 }

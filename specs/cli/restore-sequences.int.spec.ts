@@ -14,10 +14,14 @@
 //   sequences pending and, 4 days on, lost;
 // - the jump is journaled once: a second start (with restored.json put back, as after a
 //   crash between the journal and its removal) adds none, and projections rebuilt from the
-//   journal give the same next sequences.
+//   journal give the same next sequences;
+// - a restored.json that does not read, or lacks its id or backup_taken_at, refuses the
+//   start (one line saying what to write in it, exit 78) and journals nothing: the jump is
+//   not skipped.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +31,7 @@ import { limits } from '../../core/limits.ts';
 import { type MerchantKeys, TestServer } from '../support/server-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
+const startPath = fileURLToPath(new URL('../../server/start.mjs', import.meta.url));
 const jump = limits.sequenceJumpAfterRestore;
 
 function satang(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -183,6 +188,51 @@ test("after a restore, the merchant's next event and balance-history row are num
   } finally {
     await s2.stop();
   }
+});
+
+/** The server started as systemd starts it, on `dataDir`: its exit code and what it wrote to stderr. */
+function started(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [startPath], { env: { PATH: process.env.PATH, SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+const journalTail = (dataDir: string): number => {
+  const db = new Database(join(dataDir, 'journal.db'), { readonly: true });
+  try { return db.prepare('SELECT max(seq) FROM journal').pluck(true).get() as number; } finally { db.close(); }
+};
+
+test('a restored.json that does not read, or lacks its id or backup_taken_at, refuses the start in one line saying what to write in it, and nothing is journaled', async () => {
+  const s = await TestServer.start({}, join(dir, 'marker'));
+  await s.onboard('Shop');
+  await s.stop(false);
+  const tail = journalTail(s.dataDir);
+  const markerFile = join(s.dataDir, 'restored.json');
+  const what = '{"id": "<any new uuid>", "backup_taken_at": "<the backup\'s taken_at>"}';
+  for (const [marker, problem] of [
+    ['{"id": "7f1c", "backup_taken_at": ', /restored\.json does not read \(.*JSON.*\)/],
+    ['{"id": "7f1c"}', /restored\.json lacks its id or backup_taken_at/],
+    ['{"backup_taken_at": "2026-11-21T02:00:00.000Z"}', /restored\.json lacks its id or backup_taken_at/],
+    ['{"id": "7f1c", "backup_taken_at": "yesterday"}', /restored\.json lacks its id or backup_taken_at/],
+  ] as const) {
+    writeFileSync(markerFile, marker, { mode: 0o600 });
+    const r = await started(s.dataDir);
+    assert.is(r.code, 78, `${marker}: ${r.stderr}`);
+    assert.match(r.stderr, problem, marker);
+    assert.ok(r.stderr.startsWith('satang: ') && r.stderr.trimEnd().endsWith(`write ${what} into it`), r.stderr);
+    assert.is(r.stderr.trimEnd().split('\n').length, 1, `one line, no stack: ${r.stderr}`);
+    assert.is(journalTail(s.dataDir), tail, 'nothing journaled');
+    assert.ok(existsSync(markerFile), 'the marker is left for the start that follows its mending');
+  }
+  // Mended as the message says: the start journals the jump and removes it.
+  writeFileSync(markerFile, JSON.stringify({ id: 'c0ffee00-0000-4000-8000-000000000000', backup_taken_at: '2026-11-21T02:00:00.000Z' }), { mode: 0o600 });
+  const mended = await TestServer.start({}, s.dataDir);
+  await mended.stop(false);
+  assert.not.ok(existsSync(markerFile));
+  assert.ok(journalTail(s.dataDir) > tail, 'the jump was journaled');
 });
 
 test.run();
