@@ -185,9 +185,12 @@ export type DirectoryEvent =
    * The first start after a restore: the merchant's event sequences (both modes' outbox
    * counters, adapters/sqlite/writer.ts) and balance-history sequences (both modes,
    * projections/balance-history.ts) go on `by` further, past any the lost tail gave out.
-   * restoreId names the restore (restored.json), so a start journals it once.
+   * sandboxRunGeneration: the sandbox's run generation from now on, past any a reset in the
+   * lost tail took (the sandbox history starts that run, as at a reset); absent in entries
+   * journaled before it was (their run generation stays). restoreId names the restore
+   * (restored.json), so a start journals it once.
    */
-  | { readonly type: 'SequencesAdvancedAfterRestore'; readonly at: number; readonly merchantId: string; readonly restoreId: string; readonly backupTakenAt: number; readonly by: number }
+  | { readonly type: 'SequencesAdvancedAfterRestore'; readonly at: number; readonly merchantId: string; readonly restoreId: string; readonly backupTakenAt: number; readonly by: number; readonly sandboxRunGeneration?: number }
   | { readonly type: 'AdjustmentProposed'; readonly at: number; readonly merchantId: string; readonly proposal: AdjustmentProposal }
   /** The second operator's approval; the adjustment's balance transaction is posted by the same command. */
   | { readonly type: 'AdjustmentApproved'; readonly at: number; readonly merchantId: string; readonly proposalId: string; readonly approvedBy: string; readonly balanceTransactionId: string }

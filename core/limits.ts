@@ -156,6 +156,14 @@ export const limits = {
    * far below int64.
    */
   sequenceJumpAfterRestore: 1_000_000_000,
+  /**
+   * What the same start adds to every merchant's sandbox run_generation (the sandbox
+   * history starts that run), so that no run a reset in the lost tail began is begun again.
+   * 10^6 is more resets than a merchant makes between a backup and its restore (a reset is
+   * a pay write, 600 a minute per key: 864,000 in a day on one key), and 2,000 restores stay
+   * below run_generation's ceiling of 2^31 − 1 (past it, the run stays at the ceiling).
+   */
+  runGenerationJumpAfterRestore: 1_000_000,
 } as const;
 
 export const durations = { second, minute, hour, day } as const;

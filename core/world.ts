@@ -472,7 +472,7 @@ export class World {
       }
       case 'SequencesAdvancedAfterRestore': {
         const m = this.recordFor(this.merchants, e.merchantId, entry);
-        this.merchants.set(m.id, { ...m, sequencesAdvancedFor: e.restoreId, version: entry.version });
+        this.merchants.set(m.id, { ...m, sequencesAdvancedFor: e.restoreId, ...(e.sandboxRunGeneration === undefined ? {} : { sandboxRunGeneration: e.sandboxRunGeneration }), version: entry.version });
         return;
       }
       case 'AdjustmentProposed': {

@@ -11,10 +11,13 @@
 // the totals carry over as the run's opening balance), and a transaction that moves no
 // money once pending clearing is folded into available (a clearing release) makes no row.
 //
-// After a restore, SequencesAdvancedAfterRestore moves both of the merchant's accounts'
+// After a restore, SequencesAdvancedAfterRestore moves the merchant's live account's
 // last sequence on by its jump (a gap that never held a row), so no sequence the lost tail
 // gave out is given again: a cursor from the lost tail (at or below the new checkpoint)
-// pages on from there and gets the rows made since.
+// pages on from there and gets the rows made since. The sandbox account starts the run the
+// entry names (past any a reset in the lost tail took), as at a reset: a cursor of an
+// earlier run is 409 sandbox_run_changed. (An entry journaled before it named one moved the
+// sandbox's last sequence on instead.)
 //
 // Invariants kept: for every account, opening + the sum of its run's rows = its totals;
 // sequences of a run are 1, 2, 3, … with no gap but a restore's jump; totals are exact
@@ -151,7 +154,9 @@ export const balanceHistory: Projection = {
           if (e.type !== 'SequencesAdvancedAfterRestore') return;
           for (const mode of [1, 0]) {
             const held = account(e.merchantId, mode);
-            held.account = { ...held.account, lastSequence: held.account.lastSequence + BigInt(e.by) };
+            held.account = mode === 0 && e.sandboxRunGeneration !== undefined
+              ? { runGeneration: e.sandboxRunGeneration, lastSequence: 0n, totals: held.account.totals, opening: held.account.totals }
+              : { ...held.account, lastSequence: held.account.lastSequence + BigInt(e.by) };
           }
         }
       },

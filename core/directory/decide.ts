@@ -153,7 +153,9 @@ function advanceSequencesAfterRestore(c: Extract<DirectoryCommand, { type: 'Adva
   const records: RecordWrite[] = [];
   for (const m of reads.merchants()) {
     if (m.sequencesAdvancedFor === c.restoreId) continue;
-    const event = { type: 'SequencesAdvancedAfterRestore' as const, at, merchantId: m.id, restoreId: c.restoreId, backupTakenAt: c.backupTakenAt, by: limits.sequenceJumpAfterRestore };
+    // At the ceiling a reset is refused anyway; the run stays there rather than pass it.
+    const sandboxRunGeneration = Math.min(sandboxRunGenerationOf(m) + limits.runGenerationJumpAfterRestore, sandboxRunGenerationMax);
+    const event = { type: 'SequencesAdvancedAfterRestore' as const, at, merchantId: m.id, restoreId: c.restoreId, backupTakenAt: c.backupTakenAt, by: limits.sequenceJumpAfterRestore, sandboxRunGeneration };
     records.push({ stream: m.id, kind: 'merchant', livemode: null, merchantId: m.id, event });
   }
   return { records };

@@ -12,6 +12,9 @@
 // - the events feed says which sequences the jump skipped (coverage.skipped), and
 //   `satang reconcile` of a merchant that lost nothing takes them for no gap, not for ~10^9
 //   sequences pending and, 4 days on, lost;
+// - a sandbox reset in the lost tail began a run the restored service must not begin again:
+//   the jump moves the sandbox's run_generation past it (the sandbox history starts that run,
+//   as at a reset), so the next reset's run is new and a cursor of the lost run is 409;
 // - the jump is journaled once: a second start (with restored.json put back, as after a
 //   crash between the journal and its removal) adds none, and projections rebuilt from the
 //   journal give the same next sequences;
@@ -60,6 +63,15 @@ async function history(s: TestServer, shop: MerchantKeys, since: string): Promis
   }
 }
 
+/** A sandbox balance-history page, once the history is ready. */
+async function sandboxHistory(s: TestServer, shop: MerchantKeys, query: string): Promise<{ status: number; json: any }> {
+  for (let i = 0; ; i++) {
+    const r = await s.call(shop.sandbox.api_key, 'GET', `/v1/pay/balance/transactions?limit=100&${query}`);
+    if (r.status !== 503 || i === 100) return r;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** The checkpoint once the history has every balance transaction of the journal. */
 async function checkpoint(s: TestServer, shop: MerchantKeys): Promise<bigint> {
   const r = await history(s, shop, '0');
@@ -76,6 +88,7 @@ test("after a restore, the merchant's next event and balance-history row are num
   let quiet: MerchantKeys; // a merchant with nothing after the backup: it loses no event
   let lost: { id: string; sequence: number }[];
   let lostCursor: string;
+  let lostRun: number; // the sandbox run a reset after the backup began
   let highestRow: bigint;
   const store = join(dir, 'reconcile.json');
   const quietStore = join(dir, 'reconcile-quiet.json');
@@ -99,6 +112,10 @@ test("after a restore, the merchant's next event and balance-history row are num
     highestRow = await checkpoint(s, shop);
     assert.ok(highestRow >= rowsAtBackup + 2n);
     lostCursor = String(rowsAtBackup + 1n); // a client that read the first lost row
+    const reset = await s.call(shop.sandbox.api_key, 'POST', '/v1/test/sandbox/reset', {});
+    assert.is(reset.status, 200, reset.text);
+    lostRun = reset.json.run_generation;
+    assert.is(lostRun, 2);
     // The merchant's reconciliation store holds the lost events.
     const reconciled = await satang(['reconcile', '--key', shop.live.api_key, '--url', s.url, '--store', store, '--json']);
     assert.is(reconciled.code, 0, reconciled.stdout + reconciled.stderr);
@@ -147,6 +164,17 @@ test("after a restore, the merchant's next event and balance-history row are num
     const said = await satang(['reconcile', '--key', shop.live.api_key, '--url', s2.url, '--store', store]);
     assert.match(said.stdout, `the feed no longer holds this store's event ${lost[lost.length - 1]!.id} at sequence ${highestEvent} (it holds none there; its next is ${next.sequence})`);
     assert.match(said.stdout, /restore-lost\.json/);
+
+    // The sandbox: its run is past the lost one; the next reset begins a run never begun; the lost run's cursor is refused.
+    const sandboxPage = await sandboxHistory(s2, shop, 'since_sequence=0');
+    assert.is(sandboxPage.status, 200, JSON.stringify(sandboxPage.json));
+    assert.is(sandboxPage.json.run_generation, 1 + limits.runGenerationJumpAfterRestore, 'the run the jump began, past the lost run');
+    const nextReset = await s2.call(shop.sandbox.api_key, 'POST', '/v1/test/sandbox/reset', {});
+    assert.is(nextReset.status, 200, nextReset.text);
+    assert.ok(nextReset.json.run_generation > lostRun, `the reset's run ${nextReset.json.run_generation} is not the lost run ${lostRun} again`);
+    const lostRunCursor = await sandboxHistory(s2, shop, `since_sequence=1&run_generation=${lostRun}`);
+    assert.is(lostRunCursor.status, 409, JSON.stringify(lostRunCursor.json));
+    assert.is(lostRunCursor.json.error.code, 'sandbox_run_changed');
 
     // The merchant that lost nothing: the feed names the jump, and its reconciliation across it finds no gap.
     const quietLast = (await events(s2, quiet)).at(-1)!.sequence;

@@ -9,7 +9,8 @@
 import { readdirSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sandboxRunGenerationMax } from '../../core/directory.ts';
+import { sandboxRunGenerationMax, sandboxRunGenerationOf } from '../../core/directory.ts';
+import { limits } from '../../core/limits.ts';
 import { merchantTotalMaxMinor } from '../../core/money.ts';
 import { merchantActor, operator } from '../support/core-harness.ts';
 import { balances, emitted, refusalCodesIn, refused, scene } from '../support/transitions.ts';
@@ -59,6 +60,7 @@ test("restore's sequence jump: one entry per merchant on its own stream; journal
   const e = emitted(s.h, () => s.h.ok({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: 'restore-1', backupTakenAt: 0 }));
   assert.equal(e.entries, merchants.map(() => 'SequencesAdvancedAfterRestore'));
   for (const id of merchants) assert.is(s.h.world.merchants.get(id)!.sequencesAdvancedFor, 'restore-1');
+  for (const id of merchants) assert.is(sandboxRunGenerationOf(s.h.world.merchants.get(id)!), 1 + limits.runGenerationJumpAfterRestore, 'the sandbox run is past any a lost reset began');
   assert.equal(emitted(s.h, () => s.h.ok({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: 'restore-1', backupTakenAt: 0 })).entries, [], 'a start cut short journals it once');
   assert.is(emitted(s.h, () => s.h.ok({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: 'restore-2', backupTakenAt: 0 })).entries.length, merchants.length, 'a later restore jumps again');
   refused(s.h, { type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: '', backupTakenAt: 0 }, 'validation_error', seen);
