@@ -41,7 +41,7 @@ import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { ChainBroken } from '../adapters/sqlite/errors.ts';
 import { SchemaTooNew } from '../adapters/sqlite/schema.ts';
-import { lastBackup, readRestoreMarker, removeRestoreMarker, RestoreMarkerUnreadable } from '../adapters/sqlite/backup.ts';
+import { lastBackup, readRestoreMarker, removeRestoreMarker, RestoreMarkerUnreadable, type RestoreMarker } from '../adapters/sqlite/backup.ts';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
@@ -182,8 +182,7 @@ class OpenedSoFar {
  * start cut short between the two journals nothing the second time (the command skips the
  * merchants that have this restore's jump).
  */
-async function advanceSequencesAfterRestore(store: Store, dataDir: string, logger: Logger): Promise<void> {
-  const marker = readRestoreMarker(dataDir);
+async function advanceSequencesAfterRestore(store: Store, dataDir: string, marker: RestoreMarker | null, logger: Logger): Promise<void> {
   if (!marker) return;
   const { outcome, durable } = store.submit({ type: 'AdvanceSequencesAfterRestore', actor: { kind: 'system' }, restoreId: marker.id, backupTakenAt: marker.backupTakenAt });
   await durable;
@@ -293,6 +292,9 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   refuseUnreadableRequestLog(config.dataDir);
   const projectionsDb: ProjectionsDb = openProjectionsDb(config.dataDir, projectionSchemas, logger);
   opened.add(() => projectionsDb.close()); // the read side's once it runs (closing twice is harmless)
+  // Read before the store opens (and upgrades journal.db's schema): a marker that does not read
+  // refuses the start with the data dir as it was, which an older build still opens.
+  const restoreMarker = readRestoreMarker(config.dataDir);
   const store: Store = openStore(config.dataDir, {
     clock, ids, groupCommit: true, writerThread: true, sealer, ...(peek ? { recovered: peek.recovered } : {}),
     onRebuilt: (reason) => logger.error({ err: String(reason) }, 'world rebuilt from the journal after a failed commit'),
@@ -316,7 +318,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
     if (resume > clock.now()) clock.set(resume);
   }
   store.journal.onGroupCommit = (commands, seconds) => metrics.observeGroupCommit(commands, seconds);
-  await advanceSequencesAfterRestore(store, config.dataDir, logger);
+  await advanceSequencesAfterRestore(store, config.dataDir, restoreMarker, logger);
   const securityClock = options.securityClock ?? new SystemClock();
   const webhooks = new Webhooks({
     db: store.db, clock, securityClock, ids, log: logger, sealer, settings: webhookSettings(config.env, env), directory: (id) => store.world.merchants.get(id), merchants: () => store.world.merchants.keys(),

@@ -20,6 +20,7 @@ import { openProjectionsDb, projectionsFileName, ProjectionsDbRefused } from '..
 import { ReceivingAccountReads } from '../../projections/receiving-accounts.ts';
 import { accepted, financeOperator as operator, payLeg } from '../support/finance.ts';
 import { TestServer } from '../support/server-harness.ts';
+import { RestoreMarkerUnreadable } from '../../adapters/sqlite/backup.ts';
 
 /** ra_legs as the build before 341a281 created it (`git show 341a281^:projections/receiving-accounts.ts`). */
 const raLegsBefore341a281 = `
@@ -180,7 +181,7 @@ test('a projections.db this build cannot use refuses the start before journal.db
   }
 });
 
-test("a journal.db of schema version 4 gets outbox_sequence_jumps at the start, then version 5; a restore's jump lands in it", async () => {
+test("a journal.db of schema version 4 gets outbox_sequence_jumps at the start, then version 5 (not when a bad restore marker refuses the start); a restore's jump lands in it", async () => {
   const first = await TestServer.start();
   const dataDir = first.dataDir;
   const shop = await first.onboard('Shop');
@@ -192,6 +193,16 @@ test("a journal.db of schema version 4 gets outbox_sequence_jumps at the start, 
     journal.exec('DROP TABLE outbox_sequence_jumps');
     journal.pragma('user_version = 4');
     journal.close();
+    // A marker that does not read refuses the start before journal.db is migrated: the older build still opens it.
+    writeFileSync(join(dataDir, 'restored.json'), '{"id": "cut', { mode: 0o600 });
+    try {
+      const refused = await TestServer.start({}, dataDir);
+      await refused.stop(false);
+      assert.unreachable('started on a restored.json that does not read');
+    } catch (error) {
+      assert.instance(error, RestoreMarkerUnreadable);
+    }
+    assert.is(userVersion(journalFile), 4, 'journal.db left as the older build can open it');
     // As `satang restore` leaves it: the start journals the jump before any request.
     writeFileSync(join(dataDir, 'restored.json'), JSON.stringify({ id: randomUUID(), backup_taken_at: '2026-11-21T02:00:00.000Z' }), { mode: 0o600 });
     const s = await TestServer.start({}, dataDir);
