@@ -710,6 +710,7 @@ export const en = {
   'systemAccount.adjustments': 'Adjustments',
   'systemAccount.owed_by_payers': 'Owed back by payers (refunds to recover)',
   'systemAccount.owed_by_payees': 'Owed by payees (claims\' refunds paid out)',
+  'systemAccount.payer_debts_written_off': 'Payer debts written off (loss)',
   'side.debit': 'Debit',
   'side.credit': 'Credit',
   'side.zero': '—',

@@ -710,6 +710,7 @@ export const th = {
   'systemAccount.adjustments': 'รายการปรับปรุง',
   'systemAccount.owed_by_payers': 'ลูกหนี้ผู้โอน (เงินคืนที่ต้องเรียกคืน)',
   'systemAccount.owed_by_payees': 'ลูกหนี้ผู้รับโอน (เงินคืนตามคำร้องที่จ่ายไป)',
+  'systemAccount.payer_debts_written_off': 'หนี้ผู้โอนที่ตัดเป็นหนี้สูญ (ขาดทุน)',
   'side.debit': 'เดบิต',
   'side.credit': 'เครดิต',
   'side.zero': '—',

@@ -102,6 +102,8 @@ export const limits = {
   adjustmentFourEyesMinorMin: 10_000_000,
   /** How long such a proposal waits for its second operator. */
   adjustmentProposalTtlMs: 24 * 3_600_000,
+  /** How long a proposed write-off of a payer's debt (core/claim/write-off.ts) waits for its second finance operator. */
+  writeOffProposalTtlMs: 24 * 3_600_000,
   /**
    * The business time over which an operator's own live credits (each posted on their word
    * alone) are added up: one that would bring the total to adjustmentFourEyesMinorMin is

@@ -14,6 +14,7 @@ import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './d
 import { owedByPayeeOf } from './claim/state.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
+import { limits } from './limits.ts';
 import { inFlightOf, remainingOf, withdrawalVersion, type Dispute, type Fill, type Withdrawal } from './withdrawal/state.ts';
 
 /** The API version (contract: Versioning) this build speaks and pins on every event and slip capability. */
@@ -412,5 +413,12 @@ export function presentClaim(c: Claim): Obj {
     owed_by_payer_minor: c.owedByPayerMinor === undefined ? null : n(c.owedByPayerMinor),
     // What the payee owes the service: the claim's refunds paid out of suspense money the service never held, less what the payer owes back.
     owed_by_payee_minor: owedByPayeeOf(c) > 0n ? n(owedByPayeeOf(c)) : null,
+    // What of that debt finance wrote off as a loss (two operators), less what the bank recovered of it since.
+    written_off_minor: c.writtenOffMinor === undefined ? null : n(c.writtenOffMinor),
+    // A write-off proposed by one finance operator, waiting for a second (it lapses at approve_by).
+    write_off_proposal: c.writeOffProposal ? {
+      id: c.writeOffProposal.id, amount_minor: n(c.writeOffProposal.amountMinor), note: c.writeOffProposal.note, proposed_by: c.writeOffProposal.proposedBy,
+      proposed_at: iso(c.writeOffProposal.proposedAt), approve_by: iso(c.writeOffProposal.proposedAt + limits.writeOffProposalTtlMs),
+    } : null,
   };
 }

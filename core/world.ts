@@ -506,7 +506,7 @@ export class World {
       case 'ClaimOpened':
         this.register(this.claims, e.claim.id, entry, { ...e.claim, version: 0, updatedAt: e.at });
         return;
-      case 'ClaimReviewStarted': case 'ClaimRefundApproved': case 'ClaimRefundPaidOut': case 'ClaimClosed': case 'ClaimRejected': case 'ClaimRefundRecalled': case 'ClaimRefundOwed': {
+      case 'ClaimReviewStarted': case 'ClaimRefundApproved': case 'ClaimRefundPaidOut': case 'ClaimClosed': case 'ClaimRejected': case 'ClaimRefundRecalled': case 'ClaimRefundOwed': case 'ClaimWriteOffProposed': case 'ClaimWrittenOff': {
         const c = this.recordFor(this.claims, e.claimId, entry);
         this.claims.set(c.id, evolveClaim(c, e));
         return;

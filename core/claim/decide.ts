@@ -149,7 +149,7 @@ export function recalledWithTransfer(s: Pick<Claim, 'kind' | 'evidence'>): boole
  * transfer), so it is refused until the operator records it as owed back (decideRefundOwed).
  */
 export function refundedOfTransfer(s: Claim): Minor {
-  return recalledWithTransfer(s) && s.status === 'closed' && s.owedByPayerMinor === undefined ? s.refundedMinor ?? 0n : 0n;
+  return recalledWithTransfer(s) && s.status === 'closed' && s.owedByPayerMinor === undefined && s.writtenOffMinor === undefined ? s.refundedMinor ?? 0n : 0n;
 }
 
 /**

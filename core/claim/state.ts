@@ -67,9 +67,26 @@ export interface Claim {
    * the payer a second time. suspense still shows it drawn; this names who holds it.
    */
   readonly owedByPayerMinor?: Minor;
+  /**
+   * What of the payer's debt finance wrote off as a loss (ClaimWrittenOff, two operators), less
+   * what the bank later recovered of it from the payer: owedByPayerMinor + this is what the
+   * payer's debt came to. Absent until a write-off.
+   */
+  readonly writtenOffMinor?: Minor;
+  /** A write-off one finance operator proposed, waiting for a second (core/claim/write-off.ts). */
+  readonly writeOffProposal?: WriteOffProposal;
   readonly version: number;
   readonly createdAt: number;
   readonly updatedAt: number;
+}
+
+/** A write-off of what the payer owes back, proposed by one finance operator, waiting for another's approval. */
+export interface WriteOffProposal {
+  readonly id: string;
+  readonly amountMinor: Minor;
+  readonly note: string;
+  readonly proposedBy: string;
+  readonly proposedAt: number;
 }
 
 export type ClaimEvent =
@@ -101,19 +118,41 @@ export type ClaimEvent =
   | {
     readonly type: 'ClaimRefundOwed'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string;
     readonly depositId: string; readonly reasonCode: string; readonly owedMinor: Minor; readonly status: ClaimStatus;
+  }
+  /**
+   * A finance operator proposes to write off `amountMinor` of what the payer owes back (a
+   * loss: the money is not expected back); nothing moves until a second approves it. The
+   * claim keeps its status (`status`).
+   */
+  | {
+    readonly type: 'ClaimWriteOffProposed'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string;
+    readonly proposalId: string; readonly amountMinor: Minor; readonly status: ClaimStatus;
+  }
+  /**
+   * A second finance operator approved the proposal `proposalId` of `proposedBy`: `amountMinor`
+   * of the payer's debt moves from owed to written off. The claim keeps its status.
+   */
+  | {
+    readonly type: 'ClaimWrittenOff'; readonly at: number; readonly claimId: string; readonly operatorId: string; readonly note: string;
+    readonly proposalId: string; readonly proposedBy: string; readonly amountMinor: Minor; readonly status: ClaimStatus;
   };
+
+/** The claim events after which the claim keeps a status they carry (they may follow a closed claim). */
+type StatusCarrying = 'ClaimRefundRecalled' | 'ClaimRefundOwed' | 'ClaimWriteOffProposed' | 'ClaimWrittenOff';
+const carriesStatus = (e: ClaimEvent): e is Extract<ClaimEvent, { type: StatusCarrying }> =>
+  e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed' || e.type === 'ClaimWriteOffProposed' || e.type === 'ClaimWrittenOff';
 
 export const isFinalClaimStatus = (s: ClaimStatus): boolean => s === 'closed' || s === 'rejected';
 
 /** The status each decision leads to (a recall and a refund owed name their own). */
-const statusAfter: { readonly [T in Exclude<ClaimEvent['type'], 'ClaimRefundRecalled' | 'ClaimRefundOwed'>]: ClaimStatus } = {
+const statusAfter: { readonly [T in Exclude<ClaimEvent['type'], StatusCarrying>]: ClaimStatus } = {
   ClaimReviewStarted: 'under_review', ClaimRefundApproved: 'refund_pending', ClaimRefundPaidOut: 'return_pending_payout',
   ClaimClosed: 'closed', ClaimRejected: 'rejected',
 };
 
 /** The status a claim event leads to. */
 export function claimStatusAfter(e: ClaimEvent): ClaimStatus {
-  return e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed' ? e.status : statusAfter[e.type];
+  return carriesStatus(e) ? e.status : statusAfter[e.type];
 }
 
 /** The claim's refund withdrawals, oldest first (the first payout's, then each replacement). */
@@ -121,19 +160,42 @@ export function refundWithdrawalsOf(c: Pick<Claim, 'refundWithdrawalId' | 'earli
   return c.refundWithdrawalId === undefined ? [] : [...(c.earlierRefundWithdrawalIds ?? []), c.refundWithdrawalId];
 }
 
+/** What a claim's payer owes back and what of that debt was written off (0 and 0 when nothing). */
+export interface PayerDebt {
+  readonly owedMinor: Minor;
+  readonly writtenOffMinor: Minor;
+}
+
+export const noPayerDebt: PayerDebt = { owedMinor: 0n, writtenOffMinor: 0n };
+
+/** A claim's payer debt as its fields hold it. */
+export const payerDebtOf = (c: Pick<Claim, 'owedByPayerMinor' | 'writtenOffMinor'>): PayerDebt => ({ owedMinor: c.owedByPayerMinor ?? 0n, writtenOffMinor: c.writtenOffMinor ?? 0n });
+
 /**
- * What the payer owes back after `e`, given `owedMinor` before it (0 when nothing): the one
- * rule evolveClaim and the finance reports' payer debts (projections/payer-debts.ts) share.
- * A refund recorded as owed back sets it; a recall that closes the claim lowers it to what
- * is left refunded (a refund the bank took back from the payer is no longer money they hold
- * twice); nothing else moves it.
+ * The payer's debt after `e`, given `debt` before it: the one rule evolveClaim and the
+ * finance reports' payer debts (projections/payer-debts.ts) share. A refund recorded as owed
+ * back sets what is owed; a write-off moves its amount from owed to written off; a recall
+ * that closes the claim caps the whole debt (owed + written off) at what is left refunded (a
+ * refund the bank took back from the payer is no longer money they hold twice): what it
+ * recovers lowers what is still owed first, then, once nothing is, what was written off (a
+ * recovery of a loss), so neither goes below zero. Nothing else moves it.
  */
-export function owedByPayerAfter(owedMinor: Minor, e: ClaimEvent): Minor {
-  if (e.type === 'ClaimRefundOwed') return e.owedMinor;
+export function payerDebtAfter(debt: PayerDebt, e: ClaimEvent): PayerDebt {
+  if (e.type === 'ClaimRefundOwed') return { ...debt, owedMinor: e.owedMinor };
+  if (e.type === 'ClaimWrittenOff') return { owedMinor: debt.owedMinor - e.amountMinor, writtenOffMinor: debt.writtenOffMinor + e.amountMinor };
   if (e.type === 'ClaimRefundRecalled' && e.replacementWithdrawalId === undefined && e.status === 'closed' && e.refundedMinor !== undefined) {
-    return owedMinor < e.refundedMinor ? owedMinor : e.refundedMinor;
+    const total = debt.owedMinor + debt.writtenOffMinor;
+    const recovered = total > e.refundedMinor ? total - e.refundedMinor : 0n;
+    const fromOwed = recovered < debt.owedMinor ? recovered : debt.owedMinor;
+    return { owedMinor: debt.owedMinor - fromOwed, writtenOffMinor: debt.writtenOffMinor - (recovered - fromOwed) };
   }
-  return owedMinor;
+  return debt;
+}
+
+/** The claim with `debt` in its fields (each absent at 0, as before any debt). */
+function withPayerDebt(c: Claim, debt: PayerDebt): Claim {
+  const { owedByPayerMinor: _owed, writtenOffMinor: _writtenOff, ...rest } = c;
+  return { ...rest, ...(debt.owedMinor > 0n ? { owedByPayerMinor: debt.owedMinor } : {}), ...(debt.writtenOffMinor > 0n ? { writtenOffMinor: debt.writtenOffMinor } : {}) };
 }
 
 /**
@@ -180,9 +242,13 @@ export function owedByPayeeOf(c: Pick<Claim, 'status' | 'refundedMinor' | 'owedB
   return left > 0n ? left : 0n;
 }
 
-/** The claim after one event; asserts it is not final (a recall of a closed claim's refund, or a refund owed back, aside) and that a refund stays within the claim. */
+/**
+ * The claim after one event; asserts it is not final (a recall of a closed claim's refund, a
+ * refund owed back and its write-off aside), that a refund stays within the claim and that a
+ * write-off stays within what is owed.
+ */
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
-  assert(!isFinalClaimStatus(c.status) || ((e.type === 'ClaimRefundRecalled' || e.type === 'ClaimRefundOwed') && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
+  assert(!isFinalClaimStatus(c.status) || (carriesStatus(e) && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
   const status = claimStatusAfter(e);
   const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note }];
   const next: Claim = { ...c, status, notes, version: c.version + 1, updatedAt: e.at };
@@ -203,13 +269,20 @@ export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
       }
       if (e.status !== 'closed') return next;
       assert(e.refundedMinor !== undefined && e.refundedMinor >= 0n && e.refundedMinor <= c.amountMinor, () => `claim ${c.id}: refunded ${e.refundedMinor} outside 0..${c.amountMinor}`);
-      const { owedByPayerMinor: owed, ...rest } = next;
-      const stillOwed = owedByPayerAfter(owed ?? 0n, e);
-      return { ...rest, refundedMinor: e.refundedMinor, ...(stillOwed > 0n ? { owedByPayerMinor: stillOwed } : {}) };
+      return withPayerDebt({ ...next, refundedMinor: e.refundedMinor }, payerDebtAfter(payerDebtOf(c), e));
     }
     case 'ClaimRefundOwed':
       assert(e.status === c.status && e.owedMinor > 0n && e.owedMinor <= (c.refundedMinor ?? 0n), () => `claim ${c.id} (${c.status}, refunded ${c.refundedMinor}): owed ${e.owedMinor} as ${e.status}`);
-      return { ...next, owedByPayerMinor: owedByPayerAfter(c.owedByPayerMinor ?? 0n, e) };
+      return withPayerDebt(next, payerDebtAfter(payerDebtOf(c), e));
+    case 'ClaimWriteOffProposed':
+      assert(e.status === c.status && e.amountMinor > 0n && e.amountMinor <= (c.owedByPayerMinor ?? 0n), () => `claim ${c.id}: a write-off of ${e.amountMinor} proposed, owed ${c.owedByPayerMinor}`);
+      return { ...next, writeOffProposal: { id: e.proposalId, amountMinor: e.amountMinor, note: e.note, proposedBy: e.operatorId, proposedAt: e.at } };
+    case 'ClaimWrittenOff': {
+      assert(e.status === c.status && c.writeOffProposal?.id === e.proposalId && e.amountMinor > 0n && e.amountMinor <= (c.owedByPayerMinor ?? 0n),
+        () => `claim ${c.id}: written off ${e.amountMinor} on ${e.proposalId}, owed ${c.owedByPayerMinor}, waiting ${c.writeOffProposal?.id}`);
+      const { writeOffProposal: _approved, ...rest } = next;
+      return withPayerDebt(rest, payerDebtAfter(payerDebtOf(c), e));
+    }
     default: {
       const _exhaustive: never = e;
       return _exhaustive;

@@ -18,7 +18,9 @@
 // reclassifies it from the recorded facts: the owed line's balance is −owed
 // (`reclassifiedMinor`), suspense's is its postings' + owed; turnovers stay the postings',
 // each line's balance is credit − debit + reclassified, and the reclassifications of a
-// section sum to zero (asserted), so it still balances and ties to the postings.
+// section sum to zero (asserted), so it still balances and ties to the postings. What of
+// that debt finance wrote off (core/claim/write-off.ts) is reclassified the same way onto
+// `payer_debts_written_off`, a loss: −written off there, and suspense's +owed + written off.
 // `owed_by_payees` is the same for what the claims' refunds paid out of money the service
 // never held (it sits in the account the payer transferred to): the service's open claim on
 // those payees (core/claim owedByPayeeOf), reclassified out of suspense likewise.
@@ -43,7 +45,7 @@ export interface TrialBalanceLine extends AccountTurnover {
   readonly merchantId: string | null;
   /** The bucket of a merchant account, or the system account's name. */
   readonly name: string;
-  /** What the line takes over from another line (owed_by_payers and owed_by_payees from suspense); 0 on every other line. */
+  /** What the line takes over from another line (owed_by_payers, payer_debts_written_off and owed_by_payees from suspense); 0 on every other line. */
   readonly reclassifiedMinor: Minor;
   /** creditMinor − debitMinor + reclassifiedMinor. */
   readonly balanceMinor: Minor;
@@ -53,9 +55,11 @@ export interface TrialBalanceLine extends AccountTurnover {
 export interface OwedByPayers {
   readonly livemode: boolean;
   readonly owedMinor: Minor;
+  /** What of the payers' debt is written off then; absent while no write-off was recorded in the mode (no such line). */
+  readonly writtenOffMinor?: Minor;
 }
 
-/** The line owed_by_payers and owed_by_payees take their balance from. */
+/** The line owed_by_payers, payer_debts_written_off and owed_by_payees take their balances from. */
 const owedByPayersFrom = 'suspense';
 
 /** The lines no ledger account stands behind, each a debt reclassified out of suspense. */
@@ -88,18 +92,21 @@ function reclassified(l: TrialBalanceLine, minor: Minor): TrialBalanceLine {
 
 /**
  * The ledger's lines of a mode with the payers' (or payees') debt, when one was recorded, on a
- * line of its own: −owed there, +owed on suspense, whose debit balance holds it.
+ * line of its own: −owed there, −written off on payer_debts_written_off once a write-off of the
+ * payers' debt was recorded, and both + on suspense, whose debit balance holds them.
  */
 function withPayerDebt(livemode: boolean, lines: TrialBalanceLine[], owed: OwedByPayers | undefined, name: DebtLine = 'owed_by_payers'): TrialBalanceLine[] {
   if (owed === undefined) return lines;
-  assert(owed.owedMinor >= 0n, () => `${name} ${owed.owedMinor}`);
+  const writtenOff = owed.writtenOffMinor;
+  assert(owed.owedMinor >= 0n && (writtenOff ?? 0n) >= 0n, () => `${name} ${owed.owedMinor}, written off ${writtenOff}`);
+  const taken = owed.owedMinor + (writtenOff ?? 0n);
   const mode = livemode ? 'live' : 'test';
   const from = `sys:${mode}:${owedByPayersFrom}`;
   const at = lines.findIndex((l) => l.account === from);
-  assert(at >= 0 || owed.owedMinor === 0n, () => `${name} ${owed.owedMinor}, but ${from} has no postings: the refunds were drawn from it`);
-  if (at >= 0) lines[at] = reclassified(lines[at]!, owed.owedMinor);
-  const line = lineOf({ livemode, account: `sys:${mode}:${name}`, count: 0, creditMinor: 0n, debitMinor: 0n });
-  return [...lines, reclassified(line, -owed.owedMinor)];
+  assert(at >= 0 || taken === 0n, () => `${name} ${owed.owedMinor} (${writtenOff ?? 0n} written off), but ${from} has no postings: the refunds were drawn from it`);
+  if (at >= 0) lines[at] = reclassified(lines[at]!, taken);
+  const debtLine = (line: string, minor: Minor) => reclassified(lineOf({ livemode, account: `sys:${mode}:${line}`, count: 0, creditMinor: 0n, debitMinor: 0n }), -minor);
+  return [...lines, debtLine(name, owed.owedMinor), ...(writtenOff === undefined ? [] : [debtLine('payer_debts_written_off', writtenOff)])];
 }
 
 function sectionOf(livemode: boolean, turnovers: readonly AccountTurnover[], owed: OwedByPayers | undefined, owedByPayees?: OwedByPayers): TrialBalanceSection {

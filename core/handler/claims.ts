@@ -21,6 +21,7 @@ import type { World } from '../world.ts';
 import { runWithdrawal } from './withdrawals.ts';
 import type { NewWithdrawal } from '../withdrawal/decide.ts';
 import { violated } from '../assert.ts';
+import { decideWriteOff } from '../claim/write-off.ts';
 
 /**
  * What gathering a claim's or a reversal's facts reads: a command's transaction, or the world
@@ -114,6 +115,24 @@ export function decideClaimStep(tx: Tx, c: Extract<Command, { type: 'DecideClaim
   if (c.transition !== 'payout') return done(claim.id);
   const payout = openRefundWithdrawal(tx, claim, withdrawalId);
   return payout.ok ? done(claim.id, payout.then) : payout;
+}
+
+/**
+ * A write-off of what the claim's payer owes back, proposed or approved (decideWriteOff);
+ * the proposal's id is drawn only once the decider admits it.
+ */
+export function writeOffStep(tx: Tx, c: Extract<Command, { type: 'ProposeWriteOff' | 'ApproveWriteOff' }>): Step {
+  const claim = tx.world.claims.get(c.claimId);
+  const base = { at: tx.at, operatorId: c.actor.operatorId };
+  const decide = (proposalId: string) => decideWriteOff(c.type === 'ProposeWriteOff'
+    ? { type: 'ProposeWriteOff', ...base, note: c.note, proposalId, ...(c.amountMinor !== undefined ? { amountMinor: c.amountMinor } : {}) }
+    : { type: 'ApproveWriteOff', ...base, proposalId: c.proposalId, amountMinor: c.amountMinor, ...(c.note !== undefined ? { note: c.note } : {}) }, claim);
+  const checked = decide('');
+  if (isRejection(checked)) return fail(checked);
+  const admitted = claim ?? violated(`write-off of ${c.claimId} admitted without its claim`);
+  const events = c.type === 'ProposeWriteOff' ? decide(tx.ids.next('wop', admitted.merchantId)) as readonly ClaimEvent[] : checked;
+  for (const e of events) tx.emitRecord(admitted.id, 'claim', admitted.livemode, admitted.merchantId, e);
+  return done(admitted.id);
 }
 
 /** The deposit's claims whose refund withdrawal is still open (a reversal waits for them to be canceled). */

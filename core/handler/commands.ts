@@ -88,6 +88,9 @@ export type Command =
   | { readonly type: 'FireTimer'; readonly actor: Actor; readonly timerId: string }
   | { readonly type: 'OpenClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly kind: ClaimKind; readonly depositId: string; readonly amountMinor: Minor; readonly note: string; readonly evidence?: string }
   /** `refundAccount`: where a refund goes when it is not the order's sender (the payer's own account, as they confirmed it). */
-  | { readonly type: 'DecideClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly transition: ClaimTransition; readonly note: string; readonly amountMinor?: Minor; readonly refundAccount?: RefundAccount };
+  | { readonly type: 'DecideClaim'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly transition: ClaimTransition; readonly note: string; readonly amountMinor?: Minor; readonly refundAccount?: RefundAccount }
+  /** A write-off of what a claim's payer owes back (core/claim/write-off.ts): `amountMinor` absent, all of it; a second operator approves it. */
+  | { readonly type: 'ProposeWriteOff'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly note: string; readonly amountMinor?: Minor }
+  | { readonly type: 'ApproveWriteOff'; readonly actor: Extract<Actor, { kind: 'operator' }>; readonly claimId: string; readonly proposalId: string; readonly amountMinor: Minor; readonly note?: string };
 
 export type CommandType = Command['type'];

@@ -24,7 +24,7 @@ import { runToQuiescence } from './react.ts';
 import { done, fail, type Outcome, type Step } from './reactions.ts';
 import { createWithdrawal, refundIds, runWithdrawal } from './withdrawals.ts';
 import { Tx } from './tx.ts';
-import { decideClaimStep, openClaim, reversalFacts } from './claims.ts';
+import { decideClaimStep, openClaim, reversalFacts, writeOffStep } from './claims.ts';
 import { fireSandboxStep } from './sandbox.ts';
 
 export type { Outcome };
@@ -207,6 +207,8 @@ const handlers: { readonly [T in CommandType]: Handler<T> } = {
   FireTimer: (tx, c) => fireTimer(tx, c.timerId),
   OpenClaim: openClaim,
   DecideClaim: decideClaimStep,
+  ProposeWriteOff: writeOffStep,
+  ApproveWriteOff: writeOffStep,
 };
 
 /** A due timer becomes the command it stands for; one that changes nothing is dropped. */

@@ -265,7 +265,9 @@ function renderFillReversed(w: any, legRef: string): string {
 
 // What the refunds paid and what the payer owes back (a deposit reversed after its refund paid them), as bo claims lists them:
 // the claim behind a trial balance's owed_by_payers line says its figure here too.
-const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'REFUNDED', 'OWED BY PAYER', 'OWED BY PAYEE', 'VERSION', 'REFUND'], [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.refunded_minor), thb(c.owed_by_payer_minor), thb(c.owed_by_payee_minor), c.version, c.refund_withdrawal_id]])
+const renderClaim = (c: any) => table(['CLAIM', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'REFUNDED', 'OWED BY PAYER', 'WRITTEN OFF', 'OWED BY PAYEE', 'VERSION', 'REFUND'],
+  [[c.id, c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.refunded_minor), thb(c.owed_by_payer_minor), thb(c.written_off_minor), thb(c.owed_by_payee_minor), c.version, c.refund_withdrawal_id]])
+  + (c.write_off_proposal ? `\n\nwrite-off proposal ${c.write_off_proposal.id}: THB ${thb(c.write_off_proposal.amount_minor)} by ${c.write_off_proposal.proposed_by}, approve by ${inBangkok(c.write_off_proposal.approve_by)}` : '')
   // Each note whole, wrapped in its column: an operator reads why the claim moved, not its first 60 characters.
   + (c.notes?.length ? `\n\n${table(['AT', 'OPERATOR', 'STATUS', 'NOTE'], c.notes.map((n: any) => [n.at, n.operator, n.status, n.note]), { wrap: true })}` : '');
 
@@ -427,6 +429,27 @@ const subcommands: readonly Subcommand[] = [
       }, moneyMoving(transition)), renderClaim);
     },
   })),
+  // Writing off what a claim's payer owes back: finance's four eyes, as a large adjustment (one proposes, another approves naming the amount).
+  {
+    words: ['claim', 'write-off'],
+    spec: postSpec('claim write-off CLAIM_ID', "Proposes to write off what the claim's payer owes back (owed_by_payer_minor), all of it or --amount, as a loss: nothing moves until another finance operator runs claim write-off-approve. finance; a step-up is minted for you.", {
+      amount: { type: 'string', value: 'SATANG', field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'write off less than all that is owed' }, note,
+    }, ['CLAIM_ID']),
+    run: async (a) => print(a, await call(a, 'finance', 'POST', `/v1/bo/claims/${id(a)}/write-offs`, { note: text(a, 'note'), ...(text(a, 'amount') ? { amount_minor: Number(text(a, 'amount')) } : {}) }, true),
+      (c) => `${renderClaim(c)}\n\nwrite-off ${c.write_off_proposal.id} of THB ${thb(c.write_off_proposal.amount_minor)} proposed; another finance operator approves it by ${inBangkok(c.write_off_proposal.approve_by)}:\n`
+        + `  scripts/satang bo claim write-off-approve ${c.id} --proposal ${c.write_off_proposal.id} --amount ${c.write_off_proposal.amount_minor} --sub OTHER_OPERATOR`),
+  },
+  {
+    words: ['claim', 'write-off-approve'],
+    spec: postSpec('claim write-off-approve CLAIM_ID', "Approves a write-off another finance operator proposed, naming its amount: what the payer owes goes down by it, the trial balance's payer_debts_written_off up. finance; a step-up is minted for you.", {
+      proposal: { type: 'string', value: 'WOP_ID', required: true, field: 'proposal_id', help: "the proposal's id (claim show lists it)" },
+      amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount as the proposal names it' },
+      note: { ...note, required: false },
+    }, ['CLAIM_ID']),
+    run: async (a) => print(a, await call(a, 'finance', 'POST', `/v1/bo/claims/${id(a)}/write-offs/${encodeURIComponent(text(a, 'proposal'))}/approve`, {
+      amount_minor: Number(text(a, 'amount')), ...(text(a, 'note') ? { note: text(a, 'note') } : {}),
+    }, true), renderClaim),
+  },
   {
     words: ['dispute', 'open'],
     spec: postSpec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {

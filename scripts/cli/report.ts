@@ -77,7 +77,7 @@ function accountLinesTable(r: any): string[] {
 function trialBalanceTable(tb: any): string[] {
   const out = [`trial balance as of ${tb.as_of}`];
   for (const s of tb.sections) {
-    // The reclassified column only where a line takes its balance from another (owed_by_payers, owed_by_payees from suspense).
+    // The reclassified column only where a line takes its balance from another (owed_by_payers, payer_debts_written_off, owed_by_payees from suspense).
     const reclassified = s.accounts.some((a: any) => a.reclassified_minor !== 0);
     const withReclassified = (row: string[], value: string) => (reclassified ? [...row.slice(0, 4), value, ...row.slice(4)] : row);
     const rows: string[][] = [withReclassified(['account', 'postings', 'debit THB', 'credit THB', 'balance THB', 'side'], 'reclassified THB')];

@@ -99,6 +99,9 @@ export const routeRoles: Readonly<Record<string, readonly OperatorRole[]>> = {
   'POST /v1/bo/claims/:id/payout': opsAdmin,
   'POST /v1/bo/claims/:id/close': opsAdmin,
   'POST /v1/bo/claims/:id/reject': opsAdmin,
+  // writing off what a claim's payer owes back is finance's call: one proposes, another approves
+  'POST /v1/bo/claims/:id/write-offs': finance,
+  'POST /v1/bo/claims/:id/write-offs/:proposalId/approve': finance,
   // who did what (server/routes/bo-audit.ts): request logs and the action log
   'GET /v1/bo/logs': balanceReads,
   'GET /v1/bo/reports/action-logs': auditReads,

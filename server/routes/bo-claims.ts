@@ -2,18 +2,23 @@
 // status, deposit, merchant, a refund the payer owes back, what the payee owes, mode; oldest first, cursor paging),
 // read one with every decision and its refund withdrawal (each with its merchant_name), and one route per transition
 // (review, refund, payout, close, reject), each an idempotent operator command the claim
-// decider rules on.
+// decider rules on; and the write-off of what a claim's payer owes back, proposed by one
+// finance operator and approved by another (core/claim/write-off.ts), each with a step-up
+// that a refused request does not spend.
 
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { claimTransitions, type ClaimTransition } from '../../core/claim/decide.ts';
 import { claimKinds, claimStatuses, owedByPayeeOf, type Claim, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
+import { approvalRefusal, proposalRefusal } from '../../core/claim/write-off.ts';
+import type { Rejection } from '../../core/errors.ts';
 import { limits } from '../../core/limits.ts';
 import { presentClaim, presentWithdrawal } from '../../core/present.ts';
-import { operatorAuth, operatorOf } from '../auth/operator.ts';
+import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import { refundTermsRefusalOf, worldReads } from '../../core/handler/claims.ts';
 import { ApiError } from '../errors.ts';
+import type { Admit } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
@@ -42,7 +47,30 @@ export const claimSchemas = {
       },
     },
   }),
+  // A write-off of what the payer owes back: all of it without amount_minor; the note says why.
+  writeOff: compile<{ amount_minor?: number; note?: string }>({
+    type: 'object', additionalProperties: false, required: [],
+    properties: { amount_minor: { type: 'integer', minimum: 1 }, note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } },
+  }),
+  // The second operator names the amount as they read it in the proposal.
+  writeOffApproval: compile<{ amount_minor: number; note?: string }>({
+    type: 'object', additionalProperties: false, required: ['amount_minor'],
+    properties: { amount_minor: { type: 'integer', minimum: 1 }, note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } },
+  }),
 };
+
+/**
+ * runIdempotent's admit for a command whose refusals core can say before it runs: they are
+ * answered before the step-up, which they do not spend; a replay is not checked again (its
+ * first run was), the step-up is asked of it still.
+ */
+function refusedBeforeStepUp(ctx: Context, refusal: () => Rejection | null): Admit {
+  return async (replaying) => {
+    const refused = replaying ? null : refusal();
+    if (refused) throw ApiError.from(refused);
+    await requireStepUp(ctx);
+  };
+}
 
 export function backOfficeClaimRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo', sensitive: true });
@@ -110,6 +138,26 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
         transition === 'refund' || transition === 'payout' ? { admit: noteBeforeStepUp(ctx, b.note ?? '', 'Every claim decision', found) } : {});
     });
   }
+
+  // Writing off what the payer owes back: a proposal (202, the claim with its write_off_proposal), then another finance operator's approval.
+  router.post('/claims/:id/write-offs', async (ctx) => {
+    const b = parseWith(claimSchemas.writeOff, bodyOf(ctx));
+    const claimId = ctx.params.id!;
+    const amount = b.amount_minor !== undefined ? { amountMinor: amountOf(b.amount_minor) } : {};
+    const note = b.note ?? '';
+    await runIdempotent(ctx, services, operatorScope(ctx), { type: 'ProposeWriteOff', actor: operator(ctx), claimId, note, ...amount }, (id) => ({ status: 202, body: claimView(id!) }), {
+      admit: refusedBeforeStepUp(ctx, () => proposalRefusal({ type: 'ProposeWriteOff', at: services.write.clock.now(), operatorId: operatorOf(ctx).sub, note, proposalId: '', ...amount }, world().claims.get(claimId))),
+    });
+  });
+
+  router.post('/claims/:id/write-offs/:proposalId/approve', async (ctx) => {
+    const b = parseWith(claimSchemas.writeOffApproval, bodyOf(ctx));
+    const claimId = ctx.params.id!;
+    const approval = { proposalId: ctx.params.proposalId!, amountMinor: amountOf(b.amount_minor), ...(b.note !== undefined ? { note: b.note } : {}) };
+    await runIdempotent(ctx, services, operatorScope(ctx), { type: 'ApproveWriteOff', actor: operator(ctx), claimId, ...approval }, (id) => ({ status: 200, body: claimView(id!) }), {
+      admit: refusedBeforeStepUp(ctx, () => approvalRefusal({ type: 'ApproveWriteOff', at: services.write.clock.now(), operatorId: operatorOf(ctx).sub, ...approval }, world().claims.get(claimId))),
+    });
+  });
 
   return router;
 }

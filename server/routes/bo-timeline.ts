@@ -184,6 +184,8 @@ function claimStep(e: ClaimEvent | { readonly type: 'ClaimOpened'; readonly clai
       ...(e.refundedMinor !== undefined ? { refunded_minor: n(e.refundedMinor) } : {}),
     } : {}),
     ...(e.type === 'ClaimRefundOwed' ? { owed_by_payer_minor: n(e.owedMinor), reason_code: e.reasonCode } : {}),
+    ...(e.type === 'ClaimWriteOffProposed' ? { write_off_proposal_id: e.proposalId, write_off_minor: n(e.amountMinor) } : {}),
+    ...(e.type === 'ClaimWrittenOff' ? { write_off_proposal_id: e.proposalId, written_off_minor: n(e.amountMinor), proposed_by: e.proposedBy } : {}),
   } };
 }
 

@@ -156,9 +156,9 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const shown = await bo('claim', 'show', claimId);
   assert.is(shown.code, 0, shown.stderr);
   const [claimHeader, claimRow] = shown.stdout.trim().split('\n');
-  assert.match(claimHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +OWED BY PAYEE +VERSION +REFUND$/);
+  assert.match(claimHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +WRITTEN OFF +OWED BY PAYEE +VERSION +REFUND$/);
   // The bank's recall of the whole transfer moved the debt from the payee to the payer.
-  assert.equal(claimRow!.split(/ {2,}/).slice(0, 8), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '50.00', '-']);
+  assert.equal(claimRow!.split(/ {2,}/).slice(0, 9), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '50.00', '-', '-']);
   // Each decision's note whole, wrapped onto the lines under its row in the NOTE column (it was cut at 60 columns, '…').
   const [notesHeader, ...noteLines] = shown.stdout.trim().split('\n\n')[1]!.split('\n');
   assert.match(notesHeader!, /^AT +OPERATOR +STATUS +NOTE$/);
@@ -185,6 +185,29 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   assert.equal([shopClaims.code, JSON.parse(shopClaims.stdout || '{}').data?.map((c: any) => [c.id, c.merchant_id])], [0, [[claimId, shop.id]]], shopClaims.stderr);
   const payerClaims = await bo('claims', '--merchant', payer.id, '--owed-by-payer');
   assert.equal([payerClaims.code, payerClaims.stdout.trim()], [0, 'no claim matches'], payerClaims.stderr);
+
+  // Finance writes 20 baht of it off: one operator proposes, the command says how another approves; the proposer cannot.
+  const writeOffNote = 'the payer cannot be reached for 90 days; collection declined';
+  const proposed = await bo('claim', 'write-off', claimId, '--amount', '2000', '--note', writeOffNote, '--sub', 'emp_fin_a');
+  assert.is(proposed.code, 0, proposed.stderr);
+  const proposalId = /write-off (wop_\S+) of THB 20\.00 proposed/.exec(proposed.stdout)?.[1];
+  assert.ok(proposalId, proposed.stdout);
+  assert.match(proposed.stdout, new RegExp(`scripts/satang bo claim write-off-approve ${claimId} --proposal ${proposalId} --amount 2000 --sub OTHER_OPERATOR`));
+  const entriesProposed = journalCount();
+  const own = await bo('claim', 'write-off-approve', claimId, '--proposal', proposalId!, '--amount', '2000', '--sub', 'emp_fin_a');
+  assert.is(own.code, 1);
+  assert.match(own.stderr, /^HTTP 409: .*"code":"operation_not_allowed".*four eyes/);
+  assert.is(journalCount(), entriesProposed);
+  const approved = await bo('claim', 'write-off-approve', claimId, '--proposal', proposalId!, '--amount', '2000', '--sub', 'emp_fin_b');
+  assert.is(approved.code, 0, approved.stderr);
+  const [approvedHeader, approvedRow] = approved.stdout.trim().split('\n');
+  assert.match(approvedHeader!, /REFUNDED +OWED BY PAYER +WRITTEN OFF +VERSION/);
+  assert.equal(approvedRow!.split(/ {2,}/).slice(5, 8), ['50.00', '30.00', '20.00']);
+  // The trial balance from the command line names the loss.
+  const tb = await satang(['report', 'trial-balance'], env);
+  assert.is(tb.code, 0, tb.stderr);
+  assert.match(tb.stdout, /sys:live:payer_debts_written_off +0 +0\.00 +0\.00 +-20\.00 +-20\.00 +debit/);
+  ledgerVerifies('written off in part');
 });
 
 test('bo reverse --help says the reason codes and the options; bo --help lists it', async () => {

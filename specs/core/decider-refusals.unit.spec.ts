@@ -16,6 +16,7 @@ const tables: Record<string, string> = {
   'core/withdrawal/decide.ts': 'specs/core/withdrawal-decider.unit.spec.ts',
   'core/directory/decide.ts': 'specs/core/directory-decider.unit.spec.ts',
   'core/claim/decide.ts': 'specs/core/claim-decider.unit.spec.ts',
+  'core/claim/write-off.ts': 'specs/core/claim-write-off.unit.spec.ts',
 };
 
 /** Files that refuse but are no decider, and where their codes are covered. */

@@ -36,7 +36,7 @@ function streamOf(e: Event): [string, StreamKind] {
     case 'SenderRegistered': return [e.sender.id, 'sender'];
     case 'BankAvailabilityChanged': return [`bank_${e.bankCode}`, 'bank'];
     case 'ClaimOpened': return [e.claim.id, 'claim'];
-    case 'ClaimReviewStarted': case 'ClaimRefundApproved': case 'ClaimRefundPaidOut': case 'ClaimClosed': case 'ClaimRejected': case 'ClaimRefundRecalled': case 'ClaimRefundOwed': return [e.claimId, 'claim'];
+    case 'ClaimReviewStarted': case 'ClaimRefundApproved': case 'ClaimRefundPaidOut': case 'ClaimClosed': case 'ClaimRejected': case 'ClaimRefundRecalled': case 'ClaimRefundOwed': case 'ClaimWriteOffProposed': case 'ClaimWrittenOff': return [e.claimId, 'claim'];
     case 'BalanceTransactionPosted': return [e.transaction.id, 'balance_transaction'];
     default: { const _exhaustive: never = e; return _exhaustive; }
   }

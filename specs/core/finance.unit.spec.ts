@@ -96,6 +96,25 @@ test('a trial balance shows what payers owe back on a line of its own, taken fro
   assert.throws(() => buildTrialBalance(0, [], [{ livemode: false, owedMinor: 1n }]), /sys:test:suspense has no postings/);
 });
 
+test('what of the payers\' debt is written off is a line of its own, payer_debts_written_off (a loss), taken from suspense as owed_by_payers is; recovered, it stays at zero', () => {
+  const postings = [
+    { livemode: true, account: 'sys:live:suspense', count: 1, creditMinor: 0n, debitMinor: 5_000n },
+    { livemode: true, account: 'sys:live:p2p_transit', count: 1, creditMinor: 5_000n, debitMinor: 0n },
+  ];
+  const lines = (owedMinor: bigint, writtenOffMinor?: bigint) => {
+    const live = buildTrialBalance(0, postings, [{ livemode: true, owedMinor, ...(writtenOffMinor !== undefined ? { writtenOffMinor } : {}) }]).sections[0]!;
+    assert.is(live.lines.reduce((t, l) => t + l.reclassifiedMinor, 0n), 0n, 'the reclassifications sum to zero');
+    assert.is(live.debitBalancesMinor, live.creditBalancesMinor, 'balanced');
+    return live.lines.map((l) => [l.name, l.debitMinor, l.creditMinor, l.reclassifiedMinor, l.balanceMinor]);
+  };
+  assert.equal(lines(2_000n, 3_000n), [
+    ['owed_by_payers', 0n, 0n, -2_000n, -2_000n], ['p2p_transit', 0n, 5_000n, 0n, 5_000n], ['payer_debts_written_off', 0n, 0n, -3_000n, -3_000n], ['suspense', 5_000n, 0n, 5_000n, 0n],
+  ]);
+  assert.equal(lines(0n, 0n).map(([name, , , , balance]) => [name, balance]), [['owed_by_payers', 0n], ['p2p_transit', 5_000n], ['payer_debts_written_off', 0n], ['suspense', -5_000n]]);
+  assert.equal(lines(5_000n).map(([name]) => name), ['owed_by_payers', 'p2p_transit', 'suspense'], 'no write-off recorded: no such line');
+  assert.throws(() => buildTrialBalance(0, [], [{ livemode: false, owedMinor: 0n, writtenOffMinor: 1n }]), /sys:test:suspense has no postings/);
+});
+
 const event = (sequence: number, createdAtMs: number, object: Record<string, unknown> = {}): StoredEvent => ({
   id: `evt_${sequence}`, sequence, type: 'x', created_at: new Date(createdAtMs).toISOString(), data: { object },
 });

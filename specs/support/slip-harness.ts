@@ -3,12 +3,13 @@
 // withdrawal gives deposits a destination, a depositing shop, and a client for the slip
 // routes written here from the contract — slip images with real magic bytes, multipart
 // bodies built byte by byte, uploads with only the capability, transfers registered at
-// the mounted bank simulator over HTTP.
+// the mounted bank simulator over HTTP; and the claims specs' scenes (a deposit paid with any
+// amount, a same-slip overpayment in a white label of its own, a claim whose refund the payer owes back).
 
 import { createHash, randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import type { SlipOptions } from '../../server/slips/wiring.ts';
-import { depositBody, sender, TestServer, type MerchantKeys, type Reply } from './server-harness.ts';
+import { depositBody, freshSender, sender, TestServer, type MerchantKeys, type Reply } from './server-harness.ts';
 import { checkAgainstOpenApi } from './openapi-check.ts';
 
 export interface Capability {
@@ -99,6 +100,28 @@ export async function overpaidInNewWhiteLabel(scene: SlipScene, name: string): P
   const w = await scene.s.call(payer.live.api_key, 'POST', '/v1/pay/withdrawals', { amount_minor: 40_000, currency: 'THB', merchant_reference: `${name}-w`, end_user_ref: 'payee', beneficiary_id: ben });
   assert.is(w.status, 201, w.text);
   return { deposit: await paidDeposit(scene, shop, 40_000, 45_000, payee), payer, shop };
+}
+
+/**
+ * A claim whose payer owes 50 baht back: the overpayment's claim refunded (emp_claims),
+ * paid out (emp_payer) and filled by another payer's deposit, then its deposit reversed
+ * (BANK_RECALL) recording the refund as owed back. Answers the claim's id, the deposit and
+ * the refund withdrawal.
+ */
+export async function owedClaim(scene: SlipScene, name: string, note: string): Promise<{ claimId: string; deposit: any; refundWithdrawal: any; shop: MerchantKeys }> {
+  const { shop, deposit } = await overpaidInNewWhiteLabel(scene, name);
+  const claimId = deposit.overpayment.claim_id;
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
+  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
+  const payout = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true });
+  assert.is(payout.status, 200, payout.text);
+  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
+  assert.is((await paidDeposit(scene, shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const recall = { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the whole transfer', claim_refunds: 'recover_from_payer' };
+  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${deposit.id}/reverse`, recall, { stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.owed_by_payer_minor, 5_000);
+  return { claimId, deposit, refundWithdrawal: payout.json.refund_withdrawal, shop };
 }
 
 export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
