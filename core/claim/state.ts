@@ -220,7 +220,8 @@ export const noPayeeDebt: PayeeDebt = { owedMinor: 0n, closed: false };
  * the refunds paid (nothing is owed back by the payer before a close); a refund owed back by the
  * payer takes it off the payee (all of it: what is owed is all the claim refunded); a recall that
  * closes the claim lowers it to what is left refunded (none once the payer owes it); a recall
- * that leaves the claim waiting for a refund clears it until the claim closes.
+ * that leaves the claim waiting for a refund clears it until the claim closes. A write-off of
+ * the payer's debt does not move it: what is written off is still the payer's debt.
  */
 export function owedByPayeeAfter(before: PayeeDebt, e: ClaimEvent): PayeeDebt {
   switch (e.type) {
@@ -235,10 +236,14 @@ export function owedByPayeeAfter(before: PayeeDebt, e: ClaimEvent): PayeeDebt {
   }
 }
 
-/** What the claim's payee owes the service (owedByPayeeAfter folded over its events), from the claim as it stands. */
-export function owedByPayeeOf(c: Pick<Claim, 'status' | 'refundedMinor' | 'owedByPayerMinor'>): Minor {
+/**
+ * What the claim's payee owes the service (owedByPayeeAfter folded over its events), from the
+ * claim as it stands: what its refunds paid less the payer's debt, the part written off
+ * included (a write-off is a loss on the payer's debt, which stays the payer's, not the payee's).
+ */
+export function owedByPayeeOf(c: Pick<Claim, 'status' | 'refundedMinor' | 'owedByPayerMinor' | 'writtenOffMinor'>): Minor {
   if (c.status !== 'closed') return 0n;
-  const left = (c.refundedMinor ?? 0n) - (c.owedByPayerMinor ?? 0n);
+  const left = (c.refundedMinor ?? 0n) - (c.owedByPayerMinor ?? 0n) - (c.writtenOffMinor ?? 0n);
   return left > 0n ? left : 0n;
 }
 

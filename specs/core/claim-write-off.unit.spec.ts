@@ -4,13 +4,15 @@
 // (refusalCodesReachable). Then the debt's rule (payerDebtAfter) under fast-check: for any
 // sequence of write-offs and recalls, owed and written off stay ≥ 0, a write-off moves its
 // amount from one to the other, a recall caps their sum at what is left refunded and takes
-// what it recovers from owed first; and evolveClaim's fields follow the same rule.
+// what it recovers from owed first; and evolveClaim's fields follow the same rule. A
+// write-off leaves the payer's debt the payer's: what the claim says its payee owes
+// (owedByPayeeOf) stays what the payee debts' rule (owedByPayeeAfter) folds to, nothing.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { decideWriteOff, type WriteOffCommand } from '../../core/claim/write-off.ts';
-import { evolveClaim, noPayerDebt, payerDebtAfter, payerDebtOf, type Claim, type ClaimEvent, type PayerDebt } from '../../core/claim/state.ts';
+import { evolveClaim, noPayerDebt, owedByPayeeAfter, owedByPayeeOf, payerDebtAfter, payerDebtOf, type Claim, type ClaimEvent, type PayeeDebt, type PayerDebt } from '../../core/claim/state.ts';
 import { limits } from '../../core/limits.ts';
 import { refusalCodesOfRows, refusalCodesReachable, table, type Decider, type Row } from '../support/decider.ts';
 
@@ -59,6 +61,12 @@ const rows: Row<Claim, ClaimEvent, WriteOffCommand, readonly ClaimEvent[], undef
 
 table(decider, rows);
 
+test('a write-off leaves the payee owing nothing: the debt written off is still the payer\'s', () => {
+  const claim = [proposed, writtenOff].reduce(evolveClaim, owing);
+  assert.equal([claim.owedByPayerMinor, claim.writtenOffMinor, owedByPayeeOf(claim)], [2_000n, 3_000n, 0n]);
+  assert.equal([proposed, writtenOff].reduce(owedByPayeeAfter, { owedMinor: 0n, closed: true }), { owedMinor: 0n, closed: true });
+});
+
 test('no claim: resource_not_found (a short note first: the body\'s fault)', () => {
   assert.equal((decideWriteOff(propose(), undefined) as any).code, 'resource_not_found');
   assert.equal((decideWriteOff(propose({ note: 'x' }), undefined) as any).code, 'review_note_required');
@@ -105,6 +113,8 @@ test('property: owed and written off never go below zero; a write-off conserves 
     let refunded = BigInt(owedAtFirst);
     let claim: Claim = { ...owing, amountMinor: refunded, refundedMinor: refunded, owedByPayerMinor: refunded };
     let debt: PayerDebt = { owedMinor: refunded, writtenOffMinor: 0n };
+    // Closed, then all it refunded owed back by the payer: the payee owes nothing.
+    let payee: PayeeDebt = { owedMinor: 0n, closed: true };
     let n = 0;
     for (const s of steps) {
       const before = debt;
@@ -119,7 +129,8 @@ test('property: owed and written off never go below zero; a write-off conserves 
         refunded -= BigInt(Math.floor(Number(refunded) * s.share));
         events = [{ type: 'ClaimRefundRecalled', ...ev, operatorId: 'emp_r', recalledWithdrawalId: 'wdr_1', legRef: `leg_${++n}`, recalledMinor: 1n, refundedMinor: refunded }];
       }
-      for (const e of events) { debt = payerDebtAfter(debt, e); claim = evolveClaim(claim, e); }
+      for (const e of events) { debt = payerDebtAfter(debt, e); payee = owedByPayeeAfter(payee, e); claim = evolveClaim(claim, e); }
+      assert.is(owedByPayeeOf(claim), payee.owedMinor, 'the claim\'s payee debt follows the payee debts\' rule: a write-off is no payee\'s');
       assert.ok(debt.owedMinor >= 0n && debt.writtenOffMinor >= 0n, `no part below zero: ${JSON.stringify(debt, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
       assert.equal(payerDebtOf(claim), debt, 'the claim\'s fields follow the rule');
       const total = debt.owedMinor + debt.writtenOffMinor, totalBefore = before.owedMinor + before.writtenOffMinor;

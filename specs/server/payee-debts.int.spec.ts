@@ -6,7 +6,8 @@
 // says it (owed_by_payee_minor) and GET /v1/bo/claims?owed_by_payee=true lists it; `satang
 // report trial-balance` prints the line. The bank's recall of the whole transfer (the deposit
 // reversed, the refund recorded as owed back by the payer) takes it off the payee: the line
-// stays, at 0, and owed_by_payers takes it.
+// stays, at 0, and owed_by_payers takes it; a write-off of that payer's debt leaves it the
+// payer's (payer_debts_written_off), the payee still owing nothing.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -141,6 +142,18 @@ test('an overpayment\'s refund, paid and filled, is the payee\'s debt: its own l
   assert.is(line((await live(beforeRecall)).section, 'owed_by_payees').balance_minor, -5_000, 'as of before the recall, the payee owed it');
   assert.equal(await claimIdsListed(true), []);
   assert.ok((await claimIdsListed(false)).includes(claimId));
+
+  // Finance writes 20 baht of the payer's debt off (two operators): still the payer's, a loss, not the payee's again.
+  const writeOffNote = 'the payer cannot be reached; collection declined';
+  const proposed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/write-offs`, { amount_minor: 2_000, note: writeOffNote }, { sub: 'emp_fin_a', roles: ['finance'], stepUp: true });
+  assert.is(proposed.status, 202, proposed.text);
+  const approved = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/write-offs/${proposed.json.write_off_proposal.id}/approve`, { amount_minor: 2_000 }, { sub: 'emp_fin_b', roles: ['finance'], stepUp: true });
+  assert.is(approved.status, 200, approved.text);
+  assert.equal([approved.json.owed_by_payer_minor, approved.json.written_off_minor, approved.json.owed_by_payee_minor], [3_000, 2_000, null], 'a write-off leaves the payee owing nothing');
+  const writtenOff = (await live()).section;
+  assert.equal([line(writtenOff, 'owed_by_payees')?.balance_minor, line(writtenOff, 'owed_by_payers').balance_minor, line(writtenOff, 'payer_debts_written_off').balance_minor], [0, -3_000, -2_000]);
+  ties(writtenOff, 'written off in part');
+  assert.equal(await claimIdsListed(true), [], 'nor is the claim listed as the payee\'s debt');
 });
 
 test.run();
