@@ -1,5 +1,6 @@
 // One claim: GET /v1/bo/claims/{id} → the claim with every decision (notes[]: at,
-// operator, status, note), its refund withdrawal and its merchant_name (shown before the
+// operator, status, note), what the payer owes back, what finance wrote off of it and a
+// write-off waiting for approval, its refund withdrawal and its merchant_name (shown before the
 // merchant's id, as the deposit and withdrawal pages show theirs). ops_admin moves it with one route per
 // transition (review, refund, payout, close, reject), each with a note of at least the
 // server's minimum (checked here first, and by the server) and, for refund, an optional
@@ -8,14 +9,15 @@
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
 // data-testids: claim-status, claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
-//   back, shown when > 0), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
+//   back, shown when > 0), claim-written-off (what of it finance wrote off, when > 0),
+//   claim-write-off-proposal (a write-off waiting for a second finance operator), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
 //   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { label, t } from '../i18n.js';
-import { parseBahtToMinor, sameOperator } from '../format.js';
+import { formatBaht, formatTime, parseBahtToMinor, sameOperator } from '../format.js';
 import { ActionButton, Empty, Facts, html, Id, Loading, MerchantName, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
@@ -49,6 +51,11 @@ export function ClaimPage({ id }) {
           c.refunded_minor !== null ? [t('claims.refunded'), html`<${Money} minor=${c.refunded_minor} />`] : null,
           // A refund the payer owes back (its deposit reversed after the refund was paid): the claim behind the trial balance's owed_by_payers.
           c.owed_by_payer_minor > 0 ? [t('field.owed_by_payer_minor'), html`<span data-testid="claim-owed-by-payer"><${Money} minor=${c.owed_by_payer_minor} /></span>`] : null,
+          // What finance wrote off of that debt (two operators; the trial balance's payer_debts_written_off), and a write-off waiting for its second operator.
+          c.written_off_minor > 0 ? [t('field.written_off_minor'), html`<span data-testid="claim-written-off"><${Money} minor=${c.written_off_minor} /></span>`] : null,
+          c.write_off_proposal ? [t('claims.writeOffProposal'), html`<span data-testid="claim-write-off-proposal">${t('claims.writeOffProposalText', {
+            amount: formatBaht(c.write_off_proposal.amount_minor), operator: c.write_off_proposal.proposed_by, approveBy: formatTime(c.write_off_proposal.approve_by),
+          })}</span>`] : null,
           // What its refunds paid that the payer does not owe back (money the service never held, in the payee's account): the claim behind owed_by_payees.
           c.owed_by_payee_minor > 0 ? [t('field.owed_by_payee_minor'), html`<span data-testid="claim-owed-by-payee"><${Money} minor=${c.owed_by_payee_minor} /></span>`] : null,
         ]} />
