@@ -388,10 +388,11 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('claims', 'Claims, oldest first.', {
       kind: { type: 'string', value: 'KIND', help: 'overpayment, late_slip or manual' }, status: { type: 'string', value: 'STATUS', help: 'open, under_review, refund_pending, return_pending_payout, closed, rejected' }, deposit: { type: 'string', value: 'DEP_ID', field: 'deposit_id', help: 'only claims about this deposit' }, ...merchantOption,
       'owed-by-payer': { type: 'boolean', field: 'owed_by_payer', help: "only claims whose payer owes a refund back (the trial balance's owed_by_payers, claim by claim)" },
-      'owed-by-payee': { type: 'boolean', field: 'owed_by_payee', help: "only claims whose payee owes the service what their refunds paid (the trial balance's owed_by_payees, claim by claim)" }, ...modeOptions('claims'), ...paging,
+      'owed-by-payee': { type: 'boolean', field: 'owed_by_payee', help: "only claims whose payee owes the service what their refunds paid (the trial balance's owed_by_payees, claim by claim)" },
+      'written-off': { type: 'boolean', field: 'written_off', help: "only claims whose payer's debt finance wrote off in part or whole (the trial balance's payer_debts_written_off, claim by claim)" }, ...modeOptions('claims'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/claims${query({
-      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), merchant_id: text(a, 'merchant'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', owed_by_payee: flag(a, 'owed-by-payee') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+      kind: text(a, 'kind'), status: text(a, 'status'), deposit_id: text(a, 'deposit'), merchant_id: text(a, 'merchant'), owed_by_payer: flag(a, 'owed-by-payer') ? 'true' : '', owed_by_payee: flag(a, 'owed-by-payee') ? 'true' : '', written_off: flag(a, 'written-off') ? 'true' : '', livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`),
       (j) => page(j, ['CLAIM', 'MODE', 'KIND', 'STATUS', 'DEPOSIT', 'THB', 'OWED BY PAYER', 'OWED BY PAYEE', 'UPDATED'], (c: any) => [c.id, c.livemode ? 'live' : 'sandbox', c.kind, c.status, c.deposit_id, thb(c.amount_minor), thb(c.owed_by_payer_minor), thb(c.owed_by_payee_minor), c.updated_at], 'no claim matches')),
   },

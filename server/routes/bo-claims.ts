@@ -1,5 +1,5 @@
 // Claims in the back office (DESIGN.md "Claims"): open one by hand, list them (kind,
-// status, deposit, merchant, a refund the payer owes back, what the payee owes, mode; oldest first, cursor paging),
+// status, deposit, merchant, a refund the payer owes back, what the payee owes, a payer debt written off, mode; oldest first, cursor paging),
 // read one with every decision and its refund withdrawal (each with its merchant_name), and one route per transition
 // (review, refund, payout, close, reject), each an idempotent operator command the claim
 // decider rules on; and the write-off of what a claim's payer owes back, proposed by one
@@ -95,20 +95,22 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   });
 
   router.get('/claims', (ctx) => {
-    const q = readQuery(ctx, ['kind', 'status', 'deposit_id', 'merchant_id', 'owed_by_payer', 'owed_by_payee', 'livemode', 'cursor', 'limit']);
+    const q = readQuery(ctx, ['kind', 'status', 'deposit_id', 'merchant_id', 'owed_by_payer', 'owed_by_payee', 'written_off', 'livemode', 'cursor', 'limit']);
     const kind = enumParam<ClaimKind>(q.kind, 'kind', claimKinds);
     const status = enumParam<ClaimStatus>(q.status, 'status', claimStatuses);
     // The claims whose payer owes a refund back (owed_by_payer_minor), or only the others: the trial balance's owed_by_payers line, claim by claim.
     const owedByPayer = booleanParam(q.owed_by_payer, 'owed_by_payer');
     // The claims whose payee owes the service what their refunds paid (owed_by_payee_minor), or the others: the owed_by_payees line, claim by claim.
     const owedByPayee = booleanParam(q.owed_by_payee, 'owed_by_payee');
+    // The claims whose payer's debt finance wrote off in part or whole (written_off_minor), or the others: the payer_debts_written_off line, claim by claim.
+    const writtenOff = booleanParam(q.written_off, 'written_off');
     // One mode's claims (live and sandbox are separate ledgers, as the trial balance's sections), as the deposit and withdrawal queues take it.
     const livemode = booleanParam(q.livemode, 'livemode');
-    const filters = JSON.stringify(['claims', kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null, owedByPayer ?? null, owedByPayee ?? null, livemode ?? null]);
+    const filters = JSON.stringify(['claims', kind ?? null, status ?? null, q.deposit_id ?? null, q.merchant_id ?? null, owedByPayer ?? null, owedByPayee ?? null, writtenOff ?? null, livemode ?? null]);
     const rows = [...world().claims.values()].filter((c) => (kind === undefined || c.kind === kind) && (status === undefined || c.status === status)
       && (q.deposit_id === undefined || c.depositId === q.deposit_id) && (q.merchant_id === undefined || c.merchantId === q.merchant_id)
       && (owedByPayer === undefined || ((c.owedByPayerMinor ?? 0n) > 0n) === owedByPayer) && (owedByPayee === undefined || (owedByPayeeOf(c) > 0n) === owedByPayee)
-      && (livemode === undefined || c.livemode === livemode));
+      && (writtenOff === undefined || ((c.writtenOffMinor ?? 0n) > 0n) === writtenOff) && (livemode === undefined || c.livemode === livemode));
     const { page, hasMore, next } = pageOf(rows, (c) => ({ since: c.createdAt, id: c.id }), q, filters);
     ctx.body = { object: 'list', data: page.map(claimRow), has_more: hasMore, next_cursor: next };
   });

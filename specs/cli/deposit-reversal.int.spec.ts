@@ -203,6 +203,9 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const [approvedHeader, approvedRow] = approved.stdout.trim().split('\n');
   assert.match(approvedHeader!, /REFUNDED +OWED BY PAYER +WRITTEN OFF +VERSION/);
   assert.equal(approvedRow!.split(/ {2,}/).slice(5, 8), ['50.00', '30.00', '20.00']);
+  // The claims behind the written-off line, from the command line: this one alone.
+  const writtenOffList = await bo('claims', '--written-off', '--json');
+  assert.equal([writtenOffList.code, JSON.parse(writtenOffList.stdout || '{}').data?.map((c: any) => [c.id, c.written_off_minor])], [0, [[claimId, 2_000]]], writtenOffList.stderr);
   // The trial balance from the command line names the loss.
   const tb = await satang(['report', 'trial-balance'], env);
   assert.is(tb.code, 0, tb.stderr);

@@ -147,6 +147,12 @@ test('a payer\'s debt written off on two finance operators\' word: the claim, th
   assert.equal([whole.line('owed_by_payers').balance_minor, whole.line('payer_debts_written_off').balance_minor, whole.line('suspense').reclassified_minor], [0, -5_000, 5_000]);
   const owedNow = (await scene.s.bo('GET', '/v1/bo/claims?owed_by_payer=true', undefined, { roles: ['finance'] })).json.data;
   assert.not.ok(owedNow.some((c: any) => c.id === claimId), 'owes nothing: no longer listed');
+  // The claims behind the payer_debts_written_off line: written_off=true lists this one, false the others; the value is checked.
+  const listed = async (q: string) => (await scene.s.bo('GET', `/v1/bo/claims?${q}&limit=100`, undefined, { roles: ['finance'] })).json.data.map((c: any) => [c.id, c.written_off_minor]);
+  assert.equal(await listed('written_off=true'), [[claimId, 5_000]]);
+  assert.not.ok((await listed('written_off=false')).some(([id]: [string]) => id === claimId));
+  const badFilter = await scene.s.bo('GET', '/v1/bo/claims?written_off=yes', undefined, { roles: ['finance'] });
+  assert.equal([badFilter.status, badFilter.json.error?.details?.fields?.[0]?.path], [422, 'query.written_off'], badFilter.text);
 
   // The payer's bank gives the refund back after all (its fill reversed): a recovery of the loss, nothing owed below zero.
   scene.s.clock.advance(60_000);
