@@ -18,11 +18,16 @@
 //   balance over those days; its CSV gives the same figures.
 // - what the claims' refunds paid out of suspense (their refund withdrawals' fills) less
 //   what payers owe back is the trial balance's owed_by_payees line in each mode, and the
-//   claims GET /v1/bo/claims?owed_by_payee=true lists are that line claim by claim.
+//   claims GET /v1/bo/claims?owed_by_payee=true lists are that line claim by claim;
+// - what payers owe back and what finance wrote off of it (a write-off proposed by one finance
+//   operator, approved or not by another) are the trial balance's owed_by_payers and
+//   payer_debts_written_off lines in each mode, claim by claim (the line is the sum of the
+//   claims' owed_by_payer_minor, resp. written_off_minor), each claim's debt, owed and written
+//   off together, within what it refunded; the written-off line is there once a write-off was.
 // And a worked example of fees and their VAT, in the trial balance and the fees report.
 // Refunds are driven as claims (manual, and the overpayment claims a same-slip excess opens)
 // paid out through a refund withdrawal, filled by deposits of another payer; a reversal may
-// record the refunds already paid as owed back by the payer.
+// record the refunds already paid as owed back by the payer, which finance may write off.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -55,19 +60,24 @@ type Op =
   | { kind: 'reverse'; pick: number; recoverFromPayer: boolean }
   | { kind: 'reverseFill'; pick: number }
   | { kind: 'refund'; pick: number; amount: number; claim: 'manual' | 'overpayment'; pay: boolean }
+  | { kind: 'writeOff'; pick: number; share: number; approve: boolean; recall: boolean }
   | { kind: 'advance'; hours: number };
 
 const merchant = fc.integer({ min: 0, max: 2 });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('fund' as const, 'debit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 1_000, max: 900_000 }) }),
-  fc.record({ kind: fc.constant('withdraw' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 10_000, max: 300_000 }) }),
-  fc.record({ kind: fc.constant('cancel' as const), m: merchant, live: fc.boolean(), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('deposit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 20, max: 5_000 }).map((x) => x * 100), pay: fc.constantFrom('exact' as const, 'short' as const, 'over' as const, 'none' as const), payer: fc.integer({ min: 0, max: 1 }) }),
-  fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat(), recoverFromPayer: fc.boolean() }),
-  fc.record({ kind: fc.constant('reverseFill' as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), amount: fc.integer({ min: 1, max: 50 }).map((x) => x * 100), claim: fc.constantFrom('manual' as const, 'overpayment' as const), pay: fc.boolean() }),
-  fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 80 }) }),
+  { arbitrary: fc.record({ kind: fc.constantFrom('fund' as const, 'debit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 1_000, max: 900_000 }) }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('withdraw' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 10_000, max: 300_000 }) }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('cancel' as const), m: merchant, live: fc.boolean(), pick: fc.nat() }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('deposit' as const), m: merchant, live: fc.boolean(), amount: fc.integer({ min: 20, max: 5_000 }).map((x) => x * 100), pay: fc.constantFrom('exact' as const, 'short' as const, 'over' as const, 'none' as const), payer: fc.integer({ min: 0, max: 1 }) }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat(), recoverFromPayer: fc.boolean() }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('reverseFill' as const), pick: fc.nat() }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), amount: fc.integer({ min: 1, max: 50 }).map((x) => x * 100), claim: fc.constantFrom('manual' as const, 'overpayment' as const), pay: fc.boolean() }), weight: 8 },
+  { arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 80 }) }), weight: 8 },
+  // Rarer than the others, so they keep their share (a run closes with one as well: closingWriteOff).
+  { arbitrary: fc.record({ kind: fc.constant('writeOff' as const), pick: fc.nat(), share: fc.double({ min: 0, max: 1, noNaN: true }), approve: fc.boolean(), recall: fc.boolean() }), weight: 1 },
 );
+/** A write-off step closes every run as well: the payer debts it needs are rare, so one among the ops seldom meets one. */
+const closingWriteOff: fc.Arbitrary<Extract<Op, { kind: 'writeOff' }>> = fc.record({ kind: fc.constant('writeOff' as const), pick: fc.nat(), share: fc.double({ min: 0, max: 1, noNaN: true }), approve: fc.boolean(), recall: fc.boolean() });
 
 let s: TestServer;
 let journal: Database.Database;
@@ -162,7 +172,40 @@ async function run(o: Op, ps: Party[]): Promise<void> {
     case 'advance':
       await s.running.services.write.advanceClock!(o.hours * hourMs);
       return;
+    case 'writeOff':
+      return writeOff(o);
   }
+}
+
+/**
+ * Part or all of what a claim's payer owes back, written off (any claim of the run's or an
+ * earlier run's: a claim that refunded its payer is rare in one run): one finance
+ * operator proposes it (refused while another proposal waits), a second approves the proposal
+ * that waits, naming its amount, when `o.approve` (else it waits, and may lapse). While no
+ * payer owes anything, a claim that refunded its payer has its deposit reversed first when
+ * `o.recall`, recording the refund as owed back (a reverse op alone rarely picks such a
+ * deposit); not always, and not the newest until payees were seen owing something.
+ */
+async function writeOff(o: Extract<Op, { kind: 'writeOff' }>): Promise<void> {
+  const claims = () => [...s.running.store.world.claims.values()];
+  if (o.recall && !claims().some((c) => (c.owedByPayerMinor ?? 0n) > 0n)) {
+    const settledIds = new Set(allDeposits(s.running.store.db).filter((d) => d.status === 'settled').map((d) => d.id));
+    // Until a check has seen a payee owing something, the newest such claim is left to its payee (checkPayeeDebts must meet one).
+    const refunded = claims().filter((c) => c.status === 'closed' && (c.refundedMinor ?? 0n) > 0n && settledIds.has(c.depositId)).slice(0, payeeDebtsSeen > 0 ? undefined : -1);
+    if (refunded.length > 0) {
+      await attempt({ type: 'ReverseDeposit', actor: operator, depositId: refunded[o.pick % refunded.length]!.depositId, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer', claimRefunds: 'recover_from_payer' });
+    }
+  }
+  const owing = claims().filter((c) => (c.owedByPayerMinor ?? 0n) > 0n);
+  if (owing.length === 0) return;
+  const claim = owing[o.pick % owing.length]!;
+  const amountMinor = 1n + BigInt(Math.floor(Number(claim.owedByPayerMinor! - 1n) * o.share));
+  const proposed = await attempt({ type: 'ProposeWriteOff', actor: { kind: 'operator', operatorId: 'emp_wo_proposer' }, claimId: claim.id, amountMinor, note: 'the payer cannot be reached; collection declined' });
+  if (proposed.ok) writeOffsProposed++;
+  const waiting = s.running.store.world.claims.get(claim.id)!.writeOffProposal;
+  if (!o.approve || waiting === undefined) return;
+  const approved = await attempt({ type: 'ApproveWriteOff', actor: { kind: 'operator', operatorId: 'emp_wo_approver' }, claimId: claim.id, proposalId: waiting.id, amountMinor: waiting.amountMinor });
+  if (approved.ok) writeOffsApproved++;
 }
 
 /** A manual claim of `o.amount` at most on one of the parties' settled deposits, opened; its id. */
@@ -211,6 +254,10 @@ let refundsPaidOut = 0;
 let overpaymentRefundsPaidOut = 0;
 /** Checks that found the payees owing something in some mode (the generator must reach some). */
 let payeeDebtsSeen = 0;
+/** Write-offs proposed and approved across the runs (the generator must reach some), and checks that found a written-off line above 0. */
+let writeOffsProposed = 0;
+let writeOffsApproved = 0;
+let writtenOffSeen = 0;
 
 /** The ledger's balance of `account` over transactions booked before `beforeMs`, from journal.db itself. */
 function ledgerBalance(account: string, beforeMs: number): bigint {
@@ -428,7 +475,8 @@ async function checkPayeeDebts(): Promise<void> {
   for (const c of store.world.claims.values()) {
     if (c.status !== 'closed') continue;
     const paid = refundWithdrawalsOf(c).reduce((t, id) => t + (filled.get(id) ?? 0n), 0n);
-    const owed = paid - (c.owedByPayerMinor ?? 0n);
+    // A payer's debt written off is still the payer's, not the payee's.
+    const owed = paid - (c.owedByPayerMinor ?? 0n) - (c.writtenOffMinor ?? 0n);
     if (owed > 0n) model[c.livemode ? 'live' : 'test'] += owed;
   }
   const r = await s.bo('GET', '/v1/bo/reports/trial-balance', undefined, asFinance());
@@ -453,6 +501,40 @@ async function checkPayeeDebts(): Promise<void> {
     assert.is(listed[mode], model[mode], `${mode}: the claims owed_by_payee=true lists sum to the line`);
     if (line) assert.equal([line.kind, line.postings, line.debit_minor, line.credit_minor, line.reclassified_minor], ['system', 0, 0, 0, line.balance_minor]);
     if (model[mode]! > 0n) payeeDebtsSeen++;
+  }
+}
+
+/**
+ * What the payers owe back and what of it finance wrote off, now, in each mode: each claim's
+ * debt (owed + written off) within what it refunded; the trial balance's owed_by_payers line
+ * is −(Σ owed_by_payer_minor) over the mode's claims and payer_debts_written_off −(Σ
+ * written_off_minor), each with no postings, all of it reclassified (out of suspense, the
+ * section's reclassifications summing to zero: checkTrialBalance); the written-off line is
+ * there once a write-off was approved in the mode (it stays, at 0, once recovered), absent before.
+ */
+async function checkPayerDebts(): Promise<void> {
+  const owed: Record<string, bigint> = { live: 0n, test: 0n };
+  const writtenOff: Record<string, bigint> = { live: 0n, test: 0n };
+  const everWrittenOff: Record<string, boolean> = { live: false, test: false };
+  for (const c of s.running.store.world.claims.values()) {
+    const mode = c.livemode ? 'live' : 'test';
+    const [o, w] = [c.owedByPayerMinor ?? 0n, c.writtenOffMinor ?? 0n];
+    assert.ok(o >= 0n && w >= 0n && o + w <= (c.refundedMinor ?? 0n), `${c.id}: owed ${o} + written off ${w} within refunded ${c.refundedMinor}`);
+    owed[mode]! += o;
+    writtenOff[mode]! += w;
+  }
+  for (const live of journal.prepare("SELECT DISTINCT livemode FROM journal WHERE type = 'ClaimWrittenOff'").pluck(true).all() as number[]) everWrittenOff[live === 1 ? 'live' : 'test'] = true;
+  const r = await s.bo('GET', '/v1/bo/reports/trial-balance', undefined, asFinance());
+  assert.is(r.status, 200, r.text);
+  for (const section of r.json.sections) {
+    const mode = section.livemode ? 'live' : 'test';
+    const lineOf = (name: string) => section.accounts.find((a: any) => a.account === `sys:${mode}:${name}`);
+    assert.is(BigInt(-(lineOf('owed_by_payers')?.balance_minor ?? 0)), owed[mode], `${mode}: owed_by_payers is the claims' owed_by_payer_minor summed`);
+    const line = lineOf('payer_debts_written_off');
+    assert.is(line !== undefined, everWrittenOff[mode], `${mode}: a payer_debts_written_off line once a write-off was approved`);
+    assert.is(BigInt(-(line?.balance_minor ?? 0)), writtenOff[mode], `${mode}: payer_debts_written_off is the claims' written_off_minor summed`);
+    if (line) assert.equal([line.kind, line.postings, line.debit_minor, line.credit_minor, line.reclassified_minor], ['system', 0, 0, 0, line.balance_minor]);
+    if (writtenOff[mode]! > 0n) writtenOffSeen++;
   }
 }
 
@@ -484,8 +566,8 @@ const asFinance = () => ({ roles: ['finance'], sub: `emp_finance_${reader}` });
 async function checkRuns(numRuns: number): Promise<number> {
   let statements = 0;
   await fc.assert(fc.asyncProperty(
-    fc.array(op, { minLength: 4, maxLength: commandsPerRunMax }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 4 }),
-    async (ops, instants) => {
+    fc.array(op, { minLength: 4, maxLength: commandsPerRunMax }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 4 }), closingWriteOff,
+    async (ops, instants, lastWriteOff) => {
       reader++;
       const ps = await parties();
       const fromMs = s.clock.now();
@@ -495,6 +577,7 @@ async function checkRuns(numRuns: number): Promise<number> {
         await run({ kind: 'withdraw', m: 1, live, amount: 300_000 }, ps);
       }
       for (const o of ops) await run(o, ps);
+      await run(lastWriteOff, ps);
       await s.running.services.write.advanceClock!(hourMs);
       statements += await checkStatements(ps, fromMs);
       const toMs = s.clock.now();
@@ -506,6 +589,7 @@ async function checkRuns(numRuns: number): Promise<number> {
       await checkFees(fromMs);
       await checkAccountLines(fromMs);
       await checkPayeeDebts();
+      await checkPayerDebts();
     },
   ), { numRuns, endOnFailure: true });
   return statements;
@@ -517,13 +601,15 @@ test('finance: statements add up and match the ledger at each day end; the trial
   assert.ok(statements > financeRuns * 18, `statements checked: ${statements}`);
   // A seed that has not met every movement type (a clearing needs a settlement and 72 hours
   // of clock in one run) or a refund yet runs more sequences, each checked like the first.
-  const covered = () => movementTypes.every((t) => seenTypes.has(t)) && refundsPaidOut > 0 && overpaymentRefundsPaidOut > 0 && payeeDebtsSeen > 0;
+  const covered = () => movementTypes.every((t) => seenTypes.has(t)) && refundsPaidOut > 0 && overpaymentRefundsPaidOut > 0 && payeeDebtsSeen > 0 && writeOffsApproved > 0 && writtenOffSeen > 0;
   for (let batch = 0; batch < coverageBatchesMax && !covered(); batch++) await checkRuns(financeRuns);
+  if (process.env.SATANG_PROP_COUNTS) console.log(`write-offs: ${writeOffsProposed} proposed, ${writeOffsApproved} approved; ${writtenOffSeen} checks found a written-off line above 0; ${payeeDebtsSeen} found payees owing`);
   assert.equal([...seenTypes].sort(), movementTypes, 'every movement type occurred');
   assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
   assert.ok(overpaymentRefundsPaidOut > 0, 'the generator reaches overpayment claims\' refunds paid out');
   assert.ok(payeeDebtsSeen > 0, 'the generator reaches refunds that filled and closed their claims: payees owe the service');
   assert.ok(feesSeen > 0, 'the fee reports checked hold fees');
+  assert.ok(writeOffsApproved > 0 && writtenOffSeen > 0, `the generator reaches payer debts written off: ${writeOffsProposed} proposed, ${writeOffsApproved} approved, ${writtenOffSeen} checks found a written-off line above 0`);
   assert.equal(['adjustments', 'reversals', 'suspense'].filter((a) => accountLinesSeen.has(a)), ['adjustments', 'reversals', 'suspense'], 'the account lines checked hold postings to each');
 });
 
