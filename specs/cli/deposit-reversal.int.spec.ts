@@ -131,8 +131,8 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const owing = await bo('claim', 'show', claimId);
   assert.is(owing.code, 0, owing.stderr);
   const [owingHeader, owingRow] = owing.stdout.trim().split('\n');
-  assert.match(owingHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +OWED BY PAYEE +VERSION +REFUND$/);
-  assert.equal(owingRow!.split(/ {2,}/).slice(0, 8), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '-', '50.00']);
+  assert.match(owingHeader!, /^CLAIM +KIND +STATUS +DEPOSIT +THB +REFUNDED +OWED BY PAYER +WRITTEN OFF +OWED BY PAYEE +VERSION +REFUND$/);
+  assert.equal(owingRow!.split(/ {2,}/).slice(0, 9), [claimId, 'overpayment', 'closed', d.id, '50.00', '50.00', '-', '-', '50.00']);
   const entries = journalCount();
 
   const refused = await bo('reverse', d.id, ...recall);
@@ -201,8 +201,8 @@ test("bo reverse of a deposit whose claim refunded the payer: refused, naming --
   const approved = await bo('claim', 'write-off-approve', claimId, '--proposal', proposalId!, '--amount', '2000', '--sub', 'emp_fin_b');
   assert.is(approved.code, 0, approved.stderr);
   const [approvedHeader, approvedRow] = approved.stdout.trim().split('\n');
-  assert.match(approvedHeader!, /REFUNDED +OWED BY PAYER +WRITTEN OFF +VERSION/);
-  assert.equal(approvedRow!.split(/ {2,}/).slice(5, 8), ['50.00', '30.00', '20.00']);
+  assert.match(approvedHeader!, /REFUNDED +OWED BY PAYER +WRITTEN OFF +OWED BY PAYEE +VERSION/);
+  assert.equal(approvedRow!.split(/ {2,}/).slice(5, 9), ['50.00', '30.00', '20.00', '-'], 'written off, the debt stays the payer\'s: the payee owes nothing');
   // The claims behind the written-off line, from the command line: this one alone.
   const writtenOffList = await bo('claims', '--written-off', '--json');
   assert.equal([writtenOffList.code, JSON.parse(writtenOffList.stdout || '{}').data?.map((c: any) => [c.id, c.written_off_minor])], [0, [[claimId, 2_000]]], writtenOffList.stderr);
