@@ -94,7 +94,7 @@ test('the subject filter searches an index of the folded subject, which rows of 
     const sql = prepared.find((s) => s.includes(needle))!;
     return prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params).map((r) => (r as { detail: string }).detail).join('\n');
   };
-  const filters = { outcome: null, route: null, since: null, before: 3, limit: 10 };
+  const filters = { outcome: null, route: null, since: null, without_clock: 1, before: 3, limit: 10 };
   assert.match(plan('subject_key = @subject', { ...filters, subject: 'emp_old' }), /SEARCH action_log USING INDEX action_log_by_subject \(subject_key=\? AND rowid<\?\)/);
   assert.match(plan('subject_key = ? AND authenticated', ['emp_old']), /SEARCH action_log USING INDEX action_log_by_subject \(subject_key=\?\)/, 'seen_before too');
   planned.close();
