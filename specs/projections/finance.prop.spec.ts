@@ -26,8 +26,9 @@
 //   off together, within what it refunded; the written-off line is there once a write-off was.
 // And a worked example of fees and their VAT, in the trial balance and the fees report.
 // Refunds are driven as claims (manual, and the overpayment claims a same-slip excess opens)
-// paid out through a refund withdrawal, filled by deposits of another payer; a reversal may
-// record the refunds already paid as owed back by the payer, which finance may write off.
+// paid out through a refund withdrawal, filled by deposits of another payer (every run ends
+// with one filled, in a white label of its own: closingRefund); a reversal may record the
+// refunds already paid as owed back by the payer, which finance may write off.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -78,6 +79,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 /** A write-off step closes every run as well: the payer debts it needs are rare, so one among the ops seldom meets one. */
 const closingWriteOff: fc.Arbitrary<Extract<Op, { kind: 'writeOff' }>> = fc.record({ kind: fc.constant('writeOff' as const), pick: fc.nat(), share: fc.double({ min: 0, max: 1, noNaN: true }), approve: fc.boolean(), recall: fc.boolean() });
+/**
+ * And then a refund filled (closingRefund): its mode, the deposit's amount and its payer. The
+ * amount is above the sandbox's scenario amounts (100 to 116 baht, core/sandbox/scenarios.ts),
+ * which would keep a sandbox deposit waiting or refuse a withdrawal.
+ */
+const closingRefundOf = fc.record({ live: fc.boolean(), amount: fc.integer({ min: 117, max: 5_000 }).map((x) => x * 100), payer: fc.integer({ min: 0, max: 1 }) });
 
 let s: TestServer;
 let journal: Database.Database;
@@ -93,15 +100,18 @@ async function parties(): Promise<Party[]> {
   const first = await s.onboard('ร้านหนึ่ง, "First"');
   const all = [first, await s.onboard('ร้านสอง', first.whiteLabelId), await s.onboard('Shop 3', first.whiteLabelId)];
   const out: Party[] = [];
-  for (const keys of all) {
-    const register = async (livemode: boolean) => {
-      const r = await attempt({ type: 'RegisterBeneficiary', actor: operator, merchantId: keys.id, livemode, bankCode: '004', accountNumber: `7${String(++n).padStart(9, '0')}`, accountNameTh: 'สมหญิง รักดี', verified: true });
-      assert.ok(r.ok);
-      return r.objectId!;
-    };
-    out.push({ keys, beneficiary: { live: await register(true), test: await register(false) } });
-  }
+  for (const keys of all) out.push(await partyOf(keys));
   return out;
+}
+
+/** The merchant with a verified beneficiary in each mode. */
+async function partyOf(keys: MerchantKeys): Promise<Party> {
+  const register = async (livemode: boolean) => {
+    const r = await attempt({ type: 'RegisterBeneficiary', actor: operator, merchantId: keys.id, livemode, bankCode: '004', accountNumber: `7${String(++n).padStart(9, '0')}`, accountNameTh: 'สมหญิง รักดี', verified: true });
+    assert.ok(r.ok);
+    return r.objectId!;
+  };
+  return { keys, beneficiary: { live: await register(true), test: await register(false) } };
 }
 
 /** Two payers: a claim's refund goes to its deposit's payer, and only the other one's transfers can fill it. */
@@ -179,19 +189,19 @@ async function run(o: Op, ps: Party[]): Promise<void> {
 
 /**
  * Part or all of what a claim's payer owes back, written off (any claim of the run's or an
- * earlier run's: a claim that refunded its payer is rare in one run): one finance
- * operator proposes it (refused while another proposal waits), a second approves the proposal
- * that waits, naming its amount, when `o.approve` (else it waits, and may lapse). While no
- * payer owes anything, a claim that refunded its payer has its deposit reversed first when
- * `o.recall`, recording the refund as owed back (a reverse op alone rarely picks such a
- * deposit); not always, and not the newest until payees were seen owing something.
+ * earlier run's, closingRefund's among them: a claim that refunded its payer is rare among a
+ * run's ops): one finance operator proposes it (refused while another proposal waits), a
+ * second approves the proposal that waits, naming its amount, when `o.approve` (else it
+ * waits, and may lapse). While no payer owes anything, a claim that refunded its payer has
+ * its deposit reversed first when `o.recall`, recording the refund as owed back (a reverse op
+ * alone rarely picks such a deposit). The payees still owe at the run's checks: closingRefund
+ * comes after the run's last write-off.
  */
 async function writeOff(o: Extract<Op, { kind: 'writeOff' }>): Promise<void> {
   const claims = () => [...s.running.store.world.claims.values()];
   if (o.recall && !claims().some((c) => (c.owedByPayerMinor ?? 0n) > 0n)) {
     const settledIds = new Set(allDeposits(s.running.store.db).filter((d) => d.status === 'settled').map((d) => d.id));
-    // Until a check has seen a payee owing something, the newest such claim is left to its payee (checkPayeeDebts must meet one).
-    const refunded = claims().filter((c) => c.status === 'closed' && (c.refundedMinor ?? 0n) > 0n && settledIds.has(c.depositId)).slice(0, payeeDebtsSeen > 0 ? undefined : -1);
+    const refunded = claims().filter((c) => c.status === 'closed' && (c.refundedMinor ?? 0n) > 0n && settledIds.has(c.depositId));
     if (refunded.length > 0) {
       await attempt({ type: 'ReverseDeposit', actor: operator, depositId: refunded[o.pick % refunded.length]!.depositId, reasonCode: 'BANK_RECALL', note: 'bank recalled the transfer', claimRefunds: 'recover_from_payer' });
     }
@@ -206,6 +216,34 @@ async function writeOff(o: Extract<Op, { kind: 'writeOff' }>): Promise<void> {
   if (!o.approve || waiting === undefined) return;
   const approved = await attempt({ type: 'ApproveWriteOff', actor: { kind: 'operator', operatorId: 'emp_wo_approver' }, claimId: claim.id, proposalId: waiting.id, amountMinor: waiting.amountMinor });
   if (approved.ok) writeOffsApproved++;
+}
+
+/** The merchant of the closing refunds, in a white label of its own (onboarded by the first). */
+let refundShop: Party | undefined;
+
+/**
+ * Every run ends with an overpayment claim refunded and its refund filled, so each run's
+ * checks meet a payee owing the service (and later runs' write-offs a refund to recall).
+ * Among the run's ops a refund seldom fills: it waits behind the white label's orders, and
+ * payRefund's round deposits (whole baht, at least 20) pay off their odd amounts only now
+ * and then, so a seed could end its batches with no filled refund, overpayment or any. In a
+ * white label of its own nothing else waits: a withdrawal of the deposit's amount + 13 baht,
+ * the deposit paid 7 baht over (a same-slip excess opens its claim), the claim refunded and
+ * paid out (the refund op), and the other payer's deposit of 20 baht fills the withdrawal's
+ * 13 baht and the refund's 7, which closes the claim.
+ */
+async function closingRefund(o: { live: boolean; amount: number; payer: number }): Promise<void> {
+  refundShop ??= await partyOf(await s.onboard('ร้านคืนเงิน'));
+  const shop = [refundShop];
+  // Enough for the withdrawal and its fee: write-offs of earlier runs may have reversed the shop's deposits.
+  const short = BigInt(o.amount + 20_000) - s.running.store.world.balances(refundShop.keys.id, o.live).availableMinor;
+  if (short > 0n) await run({ kind: 'fund', m: 0, live: o.live, amount: Number(short) }, shop);
+  await run({ kind: 'withdraw', m: 0, live: o.live, amount: o.amount + 1_300 }, shop);
+  await run({ kind: 'deposit', m: 0, live: o.live, amount: o.amount, pay: 'over', payer: o.payer }, shop);
+  const newest = () => [...s.running.store.world.claims.values()].filter((c) => c.merchantId === refundShop!.keys.id).at(-1);
+  assert.equal([newest()?.kind, newest()?.status], ['overpayment', 'open'], 'the 7 baht paid over opened an overpayment claim');
+  await run({ kind: 'refund', pick: 0, amount: 100, claim: 'overpayment', pay: true }, shop);
+  assert.equal([newest()?.status, newest()?.refundedMinor], ['closed', 700n], 'the refund filled and closed its claim');
 }
 
 /** A manual claim of `o.amount` at most on one of the parties' settled deposits, opened; its id. */
@@ -566,8 +604,8 @@ const asFinance = () => ({ roles: ['finance'], sub: `emp_finance_${reader}` });
 async function checkRuns(numRuns: number): Promise<number> {
   let statements = 0;
   await fc.assert(fc.asyncProperty(
-    fc.array(op, { minLength: 4, maxLength: commandsPerRunMax }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 4 }), closingWriteOff,
-    async (ops, instants, lastWriteOff) => {
+    fc.array(op, { minLength: 4, maxLength: commandsPerRunMax }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 4 }), closingWriteOff, closingRefundOf,
+    async (ops, instants, lastWriteOff, lastRefund) => {
       reader++;
       const ps = await parties();
       const fromMs = s.clock.now();
@@ -578,6 +616,7 @@ async function checkRuns(numRuns: number): Promise<number> {
       }
       for (const o of ops) await run(o, ps);
       await run(lastWriteOff, ps);
+      await closingRefund(lastRefund);
       await s.running.services.write.advanceClock!(hourMs);
       statements += await checkStatements(ps, fromMs);
       const toMs = s.clock.now();
@@ -602,8 +641,9 @@ test('finance: statements add up and match the ledger at each day end; the trial
   // A seed that has not met every movement type (a clearing needs a settlement and 72 hours
   // of clock in one run) or a refund yet runs more sequences, each checked like the first.
   const covered = () => movementTypes.every((t) => seenTypes.has(t)) && refundsPaidOut > 0 && overpaymentRefundsPaidOut > 0 && payeeDebtsSeen > 0 && writeOffsApproved > 0 && writtenOffSeen > 0;
-  for (let batch = 0; batch < coverageBatchesMax && !covered(); batch++) await checkRuns(financeRuns);
-  if (process.env.SATANG_PROP_COUNTS) console.log(`write-offs: ${writeOffsProposed} proposed, ${writeOffsApproved} approved; ${writtenOffSeen} checks found a written-off line above 0; ${payeeDebtsSeen} found payees owing`);
+  let batches = 0;
+  for (; batches < coverageBatchesMax && !covered(); batches++) await checkRuns(financeRuns);
+  if (process.env.SATANG_PROP_COUNTS) console.log(`write-offs: ${writeOffsProposed} proposed, ${writeOffsApproved} approved; ${writtenOffSeen} checks found a written-off line above 0; ${payeeDebtsSeen} found payees owing; refunds paid out: ${refundsPaidOut} (${overpaymentRefundsPaidOut} overpayment); ${batches} extra batches`);
   assert.equal([...seenTypes].sort(), movementTypes, 'every movement type occurred');
   assert.ok(refundsPaidOut > 0, 'the generator reaches refunds paid out');
   assert.ok(overpaymentRefundsPaidOut > 0, 'the generator reaches overpayment claims\' refunds paid out');
