@@ -4,7 +4,8 @@
 // (only the pages the operator's roles can read), the error banner and the page the
 // hash names. Routes: #/queue (default), #/deposits/<id>, #/approvals,
 // #/withdrawals/<id>, #/claims, #/claims/<id>, #/disputes/<id>, #/merchants,
-// #/merchants/<id>?livemode=, #/white-labels, #/statement, #/dashboard.
+// #/merchants/<id>?livemode=, #/white-labels, #/statement, #/trial-balance, #/account-lines
+// (a system account's lines, from the trial balance), #/fees, #/dashboard.
 //
 // On a new page focus moves to its <h1>, and the tab's title names it (an object by its id).
 // A page whose first read the operator's roles may not call (a bookmark, a pasted link) is
@@ -38,6 +39,7 @@ import { StatementPage } from './pages/statement.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { SearchPage } from './pages/search.js';
 import { TrialBalancePage } from './pages/trial-balance.js';
+import { AccountLinesPage } from './pages/account-lines.js';
 import { SigningKeysPage } from './pages/signing-keys.js';
 import { FeesPage } from './pages/fees.js';
 import { ActivityPage } from './pages/activity.js';
@@ -58,6 +60,7 @@ const routes = [
   { name: 'dashboard', pattern: /^\/dashboard$/, page: DashboardPage },
   { name: 'search', pattern: /^\/search$/, page: SearchPage },
   { name: 'trial-balance', pattern: /^\/trial-balance$/, page: TrialBalancePage },
+  { name: 'account-lines', pattern: /^\/account-lines$/, page: AccountLinesPage, section: 'trial-balance' },
   { name: 'fees', pattern: /^\/fees$/, page: FeesPage },
   { name: 'activity', pattern: /^\/activity$/, page: ActivityPage },
   { name: 'signing-keys', pattern: /^\/signing-keys$/, page: SigningKeysPage },

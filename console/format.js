@@ -130,6 +130,13 @@ export function bangkokToday(nowMs = serviceNow()) {
   return new Date(nowMs + bangkokOffsetMs).toISOString().slice(0, 10);
 }
 
+/** The period a report page's URL names: one day (the service's today by default), a month (its days up to the server's today), or a period (from, to). */
+export function reportPeriodOf(query) {
+  if (query.month) return { month: query.month };
+  if (query.from && query.to) return query.from === query.to ? { date: query.from } : { from: query.from, to: query.to };
+  return { date: query.date ?? bangkokToday() };
+}
+
 /** A Bangkok wall time from <input type="datetime-local"> ('2026-11-21T09:30') → the UTC ISO instant; null if unreadable. */
 export function bangkokLocalToIso(local) {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(String(local ?? ''));

@@ -36,7 +36,7 @@ const pageReads = [
   [/^#\/deposits\//, 'GET /v1/bo/deposits/:id'], [/^#\/withdrawals\//, 'GET /v1/bo/withdrawals/:id'], [/^#\/claims\//, 'GET /v1/bo/claims/:id'],
   [/^#\/claims(\?|$)/, 'GET /v1/bo/claims'], [/^#\/disputes\//, 'GET /v1/bo/disputes/:id'], [/^#\/merchants/, 'GET /v1/bo/merchants'],
   [/^#\/queue/, 'GET /v1/bo/deposits'], [/^#\/approvals/, 'GET /v1/bo/withdrawals'], [/^#\/statement/, 'GET /v1/bo/reports/statements'], [/^#\/dashboard/, 'GET /v1/bo/dashboard'],
-  [/^#\/trial-balance/, 'GET /v1/bo/reports/trial-balance'], [/^#\/white-labels/, 'GET /v1/bo/white-labels'], [/^#\/fees/, 'GET /v1/bo/reports/fees'], [/^#\/activity/, 'GET /v1/bo/logs'],
+  [/^#\/trial-balance/, 'GET /v1/bo/reports/trial-balance'], [/^#\/account-lines/, 'GET /v1/bo/reports/account-lines'], [/^#\/white-labels/, 'GET /v1/bo/white-labels'], [/^#\/fees/, 'GET /v1/bo/reports/fees'], [/^#\/activity/, 'GET /v1/bo/logs'],
 ];
 
 /** The console page of an id the server names, by its typed prefix (a merchant in `livemode`, live by default); undefined for any other id. */

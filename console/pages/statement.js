@@ -13,18 +13,11 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { bangkokToday, formatCount, wholeMonthOf } from '../format.js';
+import { bangkokToday, formatCount, reportPeriodOf, wholeMonthOf } from '../format.js';
 import { ActionButton, Empty, html, Money, Named, navigate, saveReport, Time, usePageData } from '../ui.js';
 
-/** The query the page's URL names: one day (date), a month (its days up to the server's today), or a period (from, to). */
-function periodOf(query) {
-  if (query.month) return { month: query.month };
-  if (query.from && query.to) return query.from === query.to ? { date: query.from } : { from: query.from, to: query.to };
-  return { date: query.date ?? bangkokToday() };
-}
-
 export function StatementPage({ query }) {
-  const params = { merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? 'true', ...periodOf(query) };
+  const params = { merchant_id: query.merchant_id ?? '', livemode: query.livemode ?? 'true', ...reportPeriodOf(query) };
   const key = JSON.stringify(params);
   const { data } = usePageData(() => (params.merchant_id ? get('/v1/bo/reports/statements', params) : Promise.resolve(null)), [key]);
   return html`<section>

@@ -4,18 +4,21 @@
 // totals and whether it balances, exactly as the server computed them. A section where a
 // line takes its balance from another (owed_by_payers from suspense) shows what each line
 // reclassified beside its turnover. A merchant's
-// account links to the merchant's page in that mode. "Download CSV" saves format=csv under
-// the name the server gives.
+// account links to the merchant's page in that mode; suspense, reversals, adjustments and
+// gateway_settlement link to their lines (account-lines) for the as-of day in Bangkok — the
+// day's postings, its opening and its closing (the day's end, or now while it runs). "Download
+// CSV" saves format=csv under the name the server gives.
 //
 // data-testids: trial-balance-form, trial-balance-as-of, show-trial-balance,
 //   trial-balance-now, trial-balance, tb-section (data-livemode), tb-account
-//   (data-account), tb-debt-claims (owed_by_payers' and owed_by_payees' link to their claims), tb-reclassified (when the section reclassifies), tb-totals, tb-balanced (data-balanced), download-csv.
+//   (data-account), tb-account-lines (a system account's link to its lines), tb-debt-claims (owed_by_payers' and owed_by_payees' link to their claims), tb-reclassified (when the section reclassifies), tb-totals, tb-balanced (data-balanced), download-csv.
 
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { label, t } from '../i18n.js';
-import { bangkokLocalEndToIso, formatCount, isoToBangkokLocal } from '../format.js';
-import { ActionButton, Badge, html, Mode, Money, Named, navigate, saveReport, Time, usePageData } from '../ui.js';
+import { bangkokLocalEndToIso, bangkokToday, formatCount, isoToBangkokLocal } from '../format.js';
+import { ActionButton, Badge, href, html, Mode, Money, Named, navigate, PageLink, saveReport, Time, usePageData } from '../ui.js';
+import { accountLineAccounts } from './account-lines.js';
 
 export function TrialBalancePage({ query }) {
   const params = query.as_of ? { as_of: query.as_of } : {};
@@ -48,7 +51,7 @@ function TrialBalance({ tb, params }) {
       <h2>${t('common.asOf')} <${Time} at=${tb.as_of} /> <span class="muted small">${tb.currency}</span></h2>
       <${ActionButton} testid="download-csv" onRun=${download}>⬇ ${t('statement.downloadCsv')}</${ActionButton}>
     </div>
-    ${tb.sections.map((s) => html`<${Section} s=${s} />`)}
+    ${tb.sections.map((s) => html`<${Section} s=${s} day=${bangkokToday(Date.parse(tb.as_of))} />`)}
   </div>`;
 }
 
@@ -59,15 +62,19 @@ const debtClaims = { owed_by_payers: 'owed_by_payer', owed_by_payees: 'owed_by_p
  * A merchant's account names its merchant (by name, linked in the section's mode; the id beside it) and bucket; a system account its purpose,
  * a debts line linked to the claims whose payers or payees owe it (the claims list is of now, whatever instant the balance is at).
  */
-function AccountName({ a, livemode }) {
+function AccountName({ a, livemode, day }) {
   const filter = a.kind === 'merchant' ? undefined : debtClaims[a.name];
+  if (a.kind !== 'merchant' && accountLineAccounts.includes(a.name)) {
+    const to = href('/account-lines', { account: a.name, livemode, date: day });
+    return html`<${PageLink} to=${to} testid="tb-account-lines">${label('systemAccount', a.name)}</${PageLink}> <span class="mono small muted">${a.account}</span>`;
+  }
   if (filter) return html`<a href=${`#/claims?${filter}=true&livemode=${livemode}`} data-testid="tb-debt-claims">${label('systemAccount', a.name)}</a> <span class="mono small muted">${a.account}</span>`;
   if (a.kind !== 'merchant') return html`${label('systemAccount', a.name)} <span class="mono small muted">${a.account}</span>`;
   const to = `#/merchants/${encodeURIComponent(a.merchant_id)}?livemode=${livemode}`;
   return html`<a href=${to} data-testid="tb-merchant">${a.merchant_name ? html`<${Named} text=${a.merchant_name} />` : a.merchant_id}</a> <span class="mono small muted">${a.merchant_id}</span> · ${label('bucket', a.name)}`;
 }
 
-function Section({ s }) {
+function Section({ s, day }) {
   const reclassified = s.accounts.some((a) => a.reclassified_minor !== 0);
   const blank = reclassified ? html`<td></td>` : null;
   return html`<section class="tb-section" data-testid="tb-section" data-livemode=${String(s.livemode)}>
@@ -78,7 +85,7 @@ function Section({ s }) {
       <thead><tr><th>${t('trialBalance.account')}</th><th class="num">${t('trialBalance.postings')}</th><th class="num">${t('trialBalance.debit')}</th>
         <th class="num">${t('trialBalance.credit')}</th>${reclassified ? html`<th class="num">${t('trialBalance.reclassified')}</th>` : null}<th class="num">${t('trialBalance.balance')}</th><th>${t('trialBalance.side')}</th></tr></thead>
       <tbody>${s.accounts.map((a) => html`<tr data-testid="tb-account" data-account=${a.account}>
-        <td><${AccountName} a=${a} livemode=${s.livemode} /></td><td class="num">${formatCount(a.postings)}</td>
+        <td><${AccountName} a=${a} livemode=${s.livemode} day=${day} /></td><td class="num">${formatCount(a.postings)}</td>
         <td class="num"><${Money} minor=${a.debit_minor} /></td><td class="num"><${Money} minor=${a.credit_minor} /></td>
         ${reclassified ? html`<td class="num" data-testid="tb-reclassified"><${Money} minor=${a.reclassified_minor} /></td>` : null}<td class="num"><${Money} minor=${a.balance_minor} /></td><td>${label('side', a.side)}</td>
       </tr>`)}</tbody>

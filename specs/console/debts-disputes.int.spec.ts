@@ -18,8 +18,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, operators } from '../support/console-browser.ts';
-import { assertReceipt, matchedDeposit, overpaidInNewWhiteLabel, paidDeposit, settledDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
-import { freshSender, sender } from '../support/server-harness.ts';
+import { assertReceipt, matchedDeposit, refundedClaim, settledDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
@@ -40,13 +39,7 @@ test.after(async () => {
 
 test('the trial balance\'s owed_by_payees line leads to the claims whose payee owes, with the figure on the list and on the claim, in English and Thai', async () => {
   // An overpayment's excess refunded and paid out to the payer: the refund paid money that sits in the payee's account.
-  const { deposit, shop } = await overpaidInNewWhiteLabel(scene, 'Payee debt');
-  const claimId = deposit.overpayment.claim_id as string;
-  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
-  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/refund`, { note }, { sub: 'emp_claims', stepUp: true })).status, 200);
-  assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/payout`, { note }, { sub: 'emp_payer', stepUp: true })).status, 200);
-  const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
-  assert.is((await paidDeposit(scene, shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
+  const { claimId } = await refundedClaim(scene, 'Payee debt', note);
   const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
   assert.equal([claim.status, claim.owed_by_payee_minor], ['closed', 5_000]);
   // Another claim that owes nothing, which the filter must leave out.

@@ -103,12 +103,12 @@ export async function overpaidInNewWhiteLabel(scene: SlipScene, name: string): P
 }
 
 /**
- * A claim whose payer owes 50 baht back: the overpayment's claim refunded (emp_claims),
- * paid out (emp_payer) and filled by another payer's deposit, then its deposit reversed
- * (BANK_RECALL) recording the refund as owed back. Answers the claim's id, the deposit and
- * the refund withdrawal.
+ * A same-slip overpayment's claim (overpaidInNewWhiteLabel) reviewed and refunded (emp_claims),
+ * paid out (emp_payer) and filled by another payer's 50-baht deposit: the refund drawn from
+ * suspense, and the payee owing what it paid. Answers the claim's id, the deposit and the
+ * refund withdrawal.
  */
-export async function owedClaim(scene: SlipScene, name: string, note: string): Promise<{ claimId: string; deposit: any; refundWithdrawal: any; shop: MerchantKeys }> {
+export async function refundedClaim(scene: SlipScene, name: string, note: string): Promise<{ claimId: string; deposit: any; refundWithdrawal: any; shop: MerchantKeys }> {
   const { shop, deposit } = await overpaidInNewWhiteLabel(scene, name);
   const claimId = deposit.overpayment.claim_id;
   assert.is((await scene.s.bo('POST', `/v1/bo/claims/${claimId}/review`, { note }, { sub: 'emp_claims' })).status, 200);
@@ -117,11 +117,21 @@ export async function owedClaim(scene: SlipScene, name: string, note: string): P
   assert.is(payout.status, 200, payout.text);
   const payerAccount = { bank_code: sender.bank_code, account_number: sender.account_number, account_name: sender.account_name_th };
   assert.is((await paidDeposit(scene, shop, 5_000, 5_000, payerAccount, freshSender())).status, 'settled');
-  const recall = { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the whole transfer', claim_refunds: 'recover_from_payer' };
-  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${deposit.id}/reverse`, recall, { stepUp: true });
-  assert.is(reversed.status, 200, reversed.text);
-  assert.is((await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json.owed_by_payer_minor, 5_000);
   return { claimId, deposit, refundWithdrawal: payout.json.refund_withdrawal, shop };
+}
+
+/**
+ * A claim whose payer owes 50 baht back: a refundedClaim whose deposit is then reversed
+ * (BANK_RECALL) recording the refund as owed back. Answers the claim's id, the deposit and
+ * the refund withdrawal.
+ */
+export async function owedClaim(scene: SlipScene, name: string, note: string): Promise<{ claimId: string; deposit: any; refundWithdrawal: any; shop: MerchantKeys }> {
+  const refunded = await refundedClaim(scene, name, note);
+  const recall = { reason_code: 'BANK_RECALL', note: 'the sending bank recalled the whole transfer', claim_refunds: 'recover_from_payer' };
+  const reversed = await scene.s.bo('POST', `/v1/bo/deposits/${refunded.deposit.id}/reverse`, recall, { stepUp: true });
+  assert.is(reversed.status, 200, reversed.text);
+  assert.is((await scene.s.bo('GET', `/v1/bo/claims/${refunded.claimId}`)).json.owed_by_payer_minor, 5_000);
+  return refunded;
 }
 
 export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
