@@ -148,6 +148,15 @@ const paging: Record<string, OptionSpec> = {
   cursor: { type: 'string', value: 'CURSOR', help: 'the next_cursor of the previous page' },
 };
 
+/**
+ * --no-clock-reads: a log without the reads of the service clock (GET /v1/bo/clock), which a
+ * console open on a manual clock makes each minute; the API's clock_reads=false (default true).
+ */
+const clockReadsOption: Record<string, OptionSpec> = {
+  'no-clock-reads': { type: 'boolean', field: 'clock_reads', fieldValue: 'false', help: 'leave out reads of the service clock (GET /v1/bo/clock), as the console\'s activity log does' },
+};
+const clockReadsOf = (a: Args): string => (flag(a, 'no-clock-reads') ? 'false' : '');
+
 /** --live and --sandbox, a list's mode (livemodeOf): only live `what`, only sandbox ones. */
 const modeOptions = (what: string): Record<string, OptionSpec> => ({ live: { type: 'boolean', help: `only live ${what}` }, sandbox: { type: 'boolean', help: `only sandbox ${what}` } });
 
@@ -542,18 +551,18 @@ const subcommands: readonly Subcommand[] = [
     spec: spec('logs', 'Request logs (redacted), newest first.', {
       'request-id': { type: 'string', value: 'REQ_ID', field: 'request_id', help: 'one request' }, merchant: { type: 'string', value: 'MCH_ID', field: 'merchant_id', help: 'one merchant' },
       key: { type: 'string', value: 'KEY_ID', field: 'key_id', help: 'one API key (its id): what a leaked key did, and from where' }, route: { type: 'string', value: 'PATTERN', help: 'one route pattern, e.g. /v1/pay/deposits' },
-      status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
+      status: { type: 'string', value: 'CODE', help: 'one HTTP status' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...clockReadsOption, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), key_id: text(a, 'key'), route: text(a, 'route'), status: text(a, 'status'), since: sinceOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+    run: async (a) => print(a, await call(a, 'support', 'GET', `/v1/bo/logs${query({ request_id: text(a, 'request-id'), merchant_id: text(a, 'merchant'), key_id: text(a, 'key'), route: text(a, 'route'), status: text(a, 'status'), since: sinceOf(a), clock_reads: clockReadsOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
       (j) => page(j, ['AT', 'REQUEST', 'METHOD', 'ROUTE', 'STATUS', 'MS', 'WHO', 'KEY', 'IP'], (r: any) => [r.at, r.request_id, r.method, r.route, r.status, r.duration_ms, r.operator ?? r.merchant_id, r.key_id ?? '', r.ip ?? ''], 'no request log matches')),
   },
   {
     words: ['actions'],
     spec: spec('actions', 'The action log: every operator call and refused authentication, newest first.', {
       subject: { type: 'string', value: 'SUB', help: 'one operator' }, outcome: { type: 'string', value: 'OUTCOME', help: 'ok, refused, failed, refused_authorization, refused_authentication' },
-      route: { type: 'string', value: 'PATTERN', help: 'one route, as the log names it (/v1/bo/keys/:id/revoke)' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...paging,
+      route: { type: 'string', value: 'PATTERN', help: 'one route, as the log names it (/v1/bo/keys/:id/revoke)' }, since: { type: 'string', value: 'RFC3339', help: 'from this instant' }, ...clockReadsOption, ...paging,
     }),
-    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), route: text(a, 'route'), since: sinceOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
+    run: async (a) => print(a, await call(a, 'finance', 'GET', `/v1/bo/reports/action-logs${query({ subject: text(a, 'subject'), outcome: text(a, 'outcome'), route: text(a, 'route'), since: sinceOf(a), clock_reads: clockReadsOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor') })}`),
       (j) => page(j, ['ID', 'AT', 'SUBJECT', 'METHOD', 'ROUTE', 'TARGETS', 'STEP-UP', 'OUTCOME'], (r: any) => [r.id, r.at, r.subject, r.method, r.route, r.target_ids, r.step_up ? 'yes' : 'no', r.outcome], 'no operator action matches',
         (r: any) => changeLines(r.changes))),
   },
