@@ -591,6 +591,8 @@ export const en = {
   'claimKind.overpayment': 'Overpayment',
   'claimKind.late_slip': 'Late slip',
   'claimKind.manual': 'Manual',
+  'claimEvidence.same_transfer_excess': 'More on the slip than the order asked (the same transfer)',
+  'claimEvidence.additional_transfer': 'A further transfer after settlement',
   'claimStatus.open': 'Open',
   'claimStatus.under_review': 'Under review',
   'claimStatus.refund_pending': 'Refund pending',

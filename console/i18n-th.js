@@ -591,6 +591,8 @@ export const th = {
   'claimKind.overpayment': 'โอนเกิน',
   'claimKind.late_slip': 'สลิปมาช้า',
   'claimKind.manual': 'เปิดเอง',
+  'claimEvidence.same_transfer_excess': 'สลิปแสดงยอดโอนเกินกว่าที่สั่ง (การโอนเดียวกัน)',
+  'claimEvidence.additional_transfer': 'มีการโอนเพิ่มอีกครั้งหลังชำระแล้ว',
   'claimStatus.open': 'เปิดอยู่',
   'claimStatus.under_review': 'กำลังตรวจสอบ',
   'claimStatus.refund_pending': 'รอคืนเงิน',

@@ -8,7 +8,8 @@
 // /console/tables.json) allows from the current status are offered; the server still
 // refuses a wrong one (409 operation_not_allowed, shown in the banner).
 //
-// data-testids: claim-status, claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
+// data-testids: claim-status, claim-kind, claim-evidence (an automatic claim's cause by its name, its code in
+//   claim-evidence-code; an operator's evidence as written), claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
 //   back, shown when > 0), claim-written-off (what of it finance wrote off, when > 0),
 //   claim-write-off-proposal (a write-off waiting for a second finance operator), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
 //   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
@@ -16,9 +17,9 @@
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { label, t } from '../i18n.js';
+import { dictionaries, t } from '../i18n.js';
 import { formatBaht, formatTime, parseBahtToMinor, sameOperator } from '../format.js';
-import { ActionButton, Empty, Facts, html, Id, Loading, MerchantName, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
+import { ActionButton, CodeName, Empty, Facts, html, Id, Loading, MerchantName, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 
 const transitionOrder = ['review', 'refund', 'payout', 'close', 'reject'];
 /** The transitions that move money out: the server asks a fresh step-up for them. */
@@ -40,12 +41,12 @@ export function ClaimPage({ id }) {
     <div class="columns">
       <div class="card"><h2>${t('claims.claim')}</h2>
         <${Facts} rows=${[
-          [t('claims.kind'), label('claimKind', c.kind)],
+          [t('claims.kind'), html`<${CodeName} prefix="claimKind" code=${c.kind} testid="claim-kind" />`],
           [t('common.deposit'), html`<${Id} id=${c.deposit_id} to=${`#/deposits/${encodeURIComponent(c.deposit_id)}`} keep=${14} />`],
           [t('common.merchant'), html`<${MerchantName} name=${c.merchant_name} testid="claim-merchant-name" /><${Id} id=${c.merchant_id} to=${`#/merchants/${encodeURIComponent(c.merchant_id)}?livemode=${c.livemode}`} keep=${14} />`],
           [t('common.created'), html`<${Time} at=${c.created_at} />`],
           [t('claims.updated'), html`<${Time} at=${c.updated_at} />`],
-          c.evidence ? [t('claims.evidence'), html`<span class="prewrap">${c.evidence}</span>`] : null,
+          c.evidence ? [t('claims.evidence'), html`<${Evidence} evidence=${c.evidence} />`] : null,
           c.refund_minor !== null ? [t('claims.refundAmount'), html`<${Money} minor=${c.refund_minor} />`] : null,
           c.refund_account ? [t('claims.refundAccount'), html`<span class="mono">${c.refund_account.bank_code} ${c.refund_account.account_number_masked} <${Named} text=${c.refund_account.account_name_th_masked} /></span>`] : null,
           c.refunded_minor !== null ? [t('claims.refunded'), html`<${Money} minor=${c.refunded_minor} />`] : null,
@@ -79,6 +80,16 @@ export function ClaimPage({ id }) {
     </div>
     <${Transitions} claim=${c} reload=${reload} />
   </section>`;
+}
+
+/**
+ * What the claim rests on: an automatic claim's cause (a code: same_transfer_excess,
+ * additional_transfer) by its name in the console's language, the code kept beside it for
+ * support staff; an operator's evidence, free text, as written.
+ */
+function Evidence({ evidence }) {
+  if (dictionaries.en[`claimEvidence.${evidence}`] === undefined) return html`<span class="prewrap" data-testid="claim-evidence">${evidence}</span>`;
+  return html`<${CodeName} prefix="claimEvidence" code=${evidence} testid="claim-evidence" /> <span class="small mono muted" data-testid="claim-evidence-code">${evidence}</span>`;
 }
 
 /**

@@ -1,0 +1,51 @@
+// The claim's and the withdrawal's pages as an operator found them in an outside-in pass, in
+// Debian's Chromium against a real server (the harness of browser.int.spec.ts).
+//
+// Proves: an automatic claim's evidence (the overpayment's cause, same_transfer_excess) is named in
+// the console's language, English and Thai, the code kept in its title and beside it in small mono
+// text (the page showed the bare code in both languages).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { launchChromium, operators } from '../support/console-browser.ts';
+import { owedClaim, slipScene, type SlipScene } from '../support/slip-harness.ts';
+
+const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
+const { en } = await import(new URL('../../console/i18n-en.js', import.meta.url).href) as { en: Record<string, string> };
+
+let scene: SlipScene;
+let browser: Browser;
+const signedIn = operators(() => browser, () => scene.s.url);
+const note = 'checked the bank statement: the excess came from the order sender, refund it';
+let claimId: string;
+
+test.before(async () => {
+  scene = await slipScene();
+  // An overpayment's claim reviewed, refunded, paid out, closed by the service, its deposit then reversed (the payer owes the refund back).
+  claimId = (await owedClaim(scene, 'Claim page', note)).claimId;
+  browser = await launchChromium();
+});
+
+test.after(async () => {
+  await signedIn.close();
+  await scene?.s.stop();
+});
+
+test("an automatic claim's evidence is named in English and in Thai, its code kept for support", async () => {
+  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.is(claim.evidence, 'same_transfer_excess');
+  const mali = await signedIn.signIn('emp_mali', `#/claims/${claimId}`, 'claim');
+  for (const [lang, dictionary] of [['en', en], ['th', th]] as const) {
+    await mali.page.click(`[data-testid=lang-${lang}]`);
+    await mali.page.waitForSelector(`main[data-page="claim"][data-lang="${lang}"][data-ready="1"]`);
+    const evidence = mali.page.locator('[data-testid=claim-evidence]');
+    assert.is((await evidence.innerText()).trim(), dictionary['claimEvidence.same_transfer_excess'], `${lang}: the cause's name`);
+    assert.is(await evidence.getAttribute('title'), 'same_transfer_excess', `${lang}: the code in the title`);
+    assert.is((await mali.page.innerText('[data-testid=claim-evidence-code]')).trim(), 'same_transfer_excess', `${lang}: the code beside it`);
+    assert.is((await mali.page.innerText('[data-testid=claim-kind]')).trim(), dictionary['claimKind.overpayment'], `${lang}: the kind's name`);
+  }
+  await mali.page.click('[data-testid=lang-en]');
+});
+
+test.run();
