@@ -3,7 +3,9 @@
 //
 // Proves: an automatic claim's evidence (the overpayment's cause, same_transfer_excess) is named in
 // the console's language, English and Thai, the code kept in its title and beside it in small mono
-// text (the page showed the bare code in both languages).
+// text (the page showed the bare code in both languages); at 760 px the notes table keeps each
+// operator's id on one line, the note's text wrapping instead (the ids broke mid-word: "emp_ / mali",
+// "syst / em"), and the page no wider than the window.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,6 +46,23 @@ test("an automatic claim's evidence is named in English and in Thai, its code ke
     assert.is(await evidence.getAttribute('title'), 'same_transfer_excess', `${lang}: the code in the title`);
     assert.is((await mali.page.innerText('[data-testid=claim-evidence-code]')).trim(), 'same_transfer_excess', `${lang}: the code beside it`);
     assert.is((await mali.page.innerText('[data-testid=claim-kind]')).trim(), dictionary['claimKind.overpayment'], `${lang}: the kind's name`);
+  }
+  await mali.page.click('[data-testid=lang-en]');
+});
+
+test("at 760 px the claim's notes keep each operator's id on one line, the note's text wrapping instead", async () => {
+  const mali = await signedIn.signIn('emp_mali', `#/claims/${claimId}`, 'claim');
+  await mali.page.setViewportSize({ width: 760, height: 900 });
+  await mali.page.waitForFunction(() => document.documentElement.clientWidth === 760);
+  for (const lang of ['en', 'th'] as const) {
+    await mali.page.click(`[data-testid=lang-${lang}]`);
+    await mali.page.waitForSelector(`main[data-page="claim"][data-lang="${lang}"][data-ready="1"]`);
+    const ids = await mali.page.$$eval('[data-testid=note-operator]', (spans) => spans.map((s) => [s.textContent, new Set([...s.getClientRects()].map((r) => Math.round(r.top))).size] as const));
+    assert.ok(ids.some(([id]) => id === 'system') && ids.some(([id]) => id === 'emp_claims'), JSON.stringify(ids));
+    for (const [id, lines] of ids) assert.is(lines, 1, `${lang}: the operator id ${id} runs over ${lines} lines at 760 px`);
+    const [scroll, client] = await mali.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scroll <= client, `${lang}: the page is ${scroll} px wide at 760 px`);
+    await mali.screenshot(`claim-notes-760-${lang}`);
   }
   await mali.page.click('[data-testid=lang-en]');
 });
