@@ -403,7 +403,8 @@ export function presentClaim(c: Claim): Obj {
     id: c.id, object: 'claim', livemode: c.livemode, kind: c.kind, status: c.status, deposit_id: c.depositId, merchant_id: c.merchantId, amount_minor: n(c.amountMinor),
     version: c.version, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
     note: c.note ?? null, evidence: c.evidence ?? null,
-    notes: (c.notes ?? []).map((x) => ({ at: iso(x.at), operator: x.operatorId, status: x.status, note: x.note })),
+    // Each note's event: the first is always the opening's (ClaimOpened carries it in the claim it opens).
+    notes: (c.notes ?? []).map((x, i) => ({ at: iso(x.at), operator: x.operatorId, status: x.status, note: x.note, event: x.event ?? (i === 0 ? 'ClaimOpened' : null) })),
     refund_minor: c.refundMinor === undefined ? null : n(c.refundMinor),
     refund_account: c.refundAccount ? { bank_code: c.refundAccount.bankCode, account_number_masked: maskAccountNumber(c.refundAccount.accountNumber), account_name_th_masked: maskName(c.refundAccount.accountNameTh) } : null,
     // Who the slip showed sending the transfer an automatic claim is for (the refund goes there, named by the operator, when it is not the order's sender).

@@ -1,5 +1,5 @@
 // One claim: GET /v1/bo/claims/{id} → the claim with every decision (notes[]: at,
-// operator, status, note), what the payer owes back, what finance wrote off of it and a
+// operator, status, note, event), what the payer owes back, what finance wrote off of it and a
 // write-off waiting for approval, its refund withdrawal and its merchant_name (shown before the
 // merchant's id, as the deposit and withdrawal pages show theirs). ops_admin moves it with one route per
 // transition (review, refund, payout, close, reject), each with a note of at least the
@@ -11,13 +11,14 @@
 // data-testids: claim-status, claim-kind, claim-evidence (an automatic claim's cause by its name, its code in
 //   claim-evidence-code; an operator's evidence as written), claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
 //   back, shown when > 0), claim-written-off (what of it finance wrote off, when > 0),
-//   claim-write-off-proposal (a write-off waiting for a second finance operator), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-text, refund-withdrawal, transition-form,
+//   claim-write-off-proposal (a write-off waiting for a second finance operator), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-operator, note-text (in Thai, a note the service wrote:
+//   note-label, its Thai label by the note's event, and note-stored, the English as stored), refund-withdrawal, transition-form,
 //   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
 
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { dictionaries, t } from '../i18n.js';
+import { dictionaries, label, language, t } from '../i18n.js';
 import { formatBaht, formatTime, parseBahtToMinor, sameOperator } from '../format.js';
 import { ActionButton, CodeName, Empty, Facts, html, Id, Loading, MerchantName, Mode, Money, Named, NoteField, Status, Time, useCan, useFieldError, useNote, usePageContext, usePageData } from '../ui.js';
 
@@ -74,12 +75,37 @@ export function ClaimPage({ id }) {
       ${c.notes.length === 0 ? html`<${Empty} />` : html`<table class="grid" data-testid="notes">
         <thead><tr><th>${t('timeline.at')}</th><th>${t('claims.operator')}</th><th>${t('common.status')}</th><th>${t('claims.note')}</th></tr></thead>
         <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono operator-id"><span data-testid="note-operator">${x.operator}</span></td>
-          <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap" data-testid="note-text"><${Named} text=${x.note} /></td></tr>`)}</tbody>
+          <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap" data-testid="note-text"><${NoteText} note=${x} evidence=${c.evidence} /></td></tr>`)}</tbody>
       </table>`}
       ${c.note && c.notes[0]?.note !== c.note ? html`<p class="small muted">${t('claims.openingNote')}: <${Named} text=${c.note} /></p>` : null}
     </div>
     <${Transitions} claim=${c} reload=${reload} />
   </section>`;
+}
+
+/** The operator id the service's own claim decisions carry (systemOperatorId, core/handler/claims.ts). */
+const serviceOperator = 'system';
+
+/**
+ * The label of a note the service wrote (its text is English, as the journal keeps it), by the
+ * note's event and operator, never by its words; null for an operator's own note. The opening
+ * of an automatic claim has no operator; a close by the service carries serviceOperator; a
+ * refund's recall and a refund owed back (the deposit reversed) are always the service's words.
+ */
+function serviceNoteKey(note) {
+  if (note.event === 'ClaimOpened' && note.operator === null) return 'claimNote.openedAutomatically';
+  if (note.event === 'ClaimClosed' && note.operator === serviceOperator) return 'claimNote.closedAutomatically';
+  if (note.event === 'ClaimRefundRecalled') return 'claimNote.refundRecalled';
+  if (note.event === 'ClaimRefundOwed') return 'claimNote.refundOwed';
+  return null;
+}
+
+/** A note as written; in Thai, a note the service wrote under its Thai label, the stored English beneath. */
+function NoteText({ note, evidence }) {
+  const key = language() === 'th' ? serviceNoteKey(note) : null;
+  if (!key) return html`<${Named} text=${note.note} />`;
+  return html`<span data-testid="note-label">${t(key, { cause: label('claimEvidence', evidence) })}</span>
+    <span class="small muted note-stored" lang="en" data-testid="note-stored">${note.note}</span>`;
 }
 
 /**

@@ -30,6 +30,12 @@ export interface ClaimNote {
   readonly operatorId: string | null;
   readonly status: ClaimStatus;
   readonly note: string;
+  /**
+   * The event that wrote it, so a reader can tell the notes the service writes (a close after
+   * the refund's payout, a recall, a refund owed back) from an operator's own, without reading
+   * the text. Absent on the opening note (ClaimOpened's claim) and in snapshots from before it.
+   */
+  readonly event?: ClaimEvent['type'];
 }
 
 export interface Claim {
@@ -255,7 +261,7 @@ export function owedByPayeeOf(c: Pick<Claim, 'status' | 'refundedMinor' | 'owedB
 export function evolveClaim(c: Claim, e: ClaimEvent): Claim {
   assert(!isFinalClaimStatus(c.status) || (carriesStatus(e) && c.status === 'closed'), () => `claim ${c.id} is ${c.status}; ${e.type} cannot follow`);
   const status = claimStatusAfter(e);
-  const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note }];
+  const notes = [...(c.notes ?? []), { at: e.at, operatorId: e.operatorId, status, note: e.note, event: e.type }];
   const next: Claim = { ...c, status, notes, version: c.version + 1, updatedAt: e.at };
   switch (e.type) {
     case 'ClaimRefundApproved':

@@ -5,7 +5,11 @@
 // the console's language, English and Thai, the code kept in its title and beside it in small mono
 // text (the page showed the bare code in both languages); at 760 px the notes table keeps each
 // operator's id on one line, the note's text wrapping instead (the ids broke mid-word: "emp_ / mali",
-// "syst / em"), and the page no wider than the window.
+// "syst / em"), and the page no wider than the window; in the Thai console the notes the service
+// writes on a claim (the automatic opening, "Closed automatically…", the deposit reversal's note
+// that the payer owes the refund back) carry a Thai label chosen by the note's event and operator,
+// the stored English text kept beneath, while an operator's own note is shown as written (they
+// were English alone; the API now names each note's event).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -65,6 +69,27 @@ test("at 760 px the claim's notes keep each operator's id on one line, the note'
     await mali.screenshot(`claim-notes-760-${lang}`);
   }
   await mali.page.click('[data-testid=lang-en]');
+});
+
+test("in the Thai console the notes the service wrote on a claim carry a Thai label by their event, the English kept beneath", async () => {
+  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal(claim.notes.map((n: any) => n.event), ['ClaimOpened', 'ClaimReviewStarted', 'ClaimRefundApproved', 'ClaimRefundPaidOut', 'ClaimClosed', 'ClaimRefundOwed']);
+  const mali = await signedIn.signIn('emp_mali', `#/claims/${claimId}`, 'claim');
+  await mali.page.click('[data-testid=lang-th]');
+  await mali.page.waitForSelector('main[data-page="claim"][data-lang="th"][data-ready="1"]');
+  const rows = await mali.page.$$eval('[data-testid=note-row]', (trs) => trs.map((tr) => ({
+    label: tr.querySelector('[data-testid=note-label]')?.textContent?.trim() ?? null,
+    stored: tr.querySelector('[data-testid=note-stored]')?.textContent?.trim() ?? tr.querySelector('[data-testid=note-text]')?.textContent?.trim(),
+  })));
+  const cause = th['claimEvidence.same_transfer_excess']!;
+  assert.equal(rows.map((r) => r.label), [
+    th['claimNote.openedAutomatically']!.replace('{cause}', cause), null, null, null, th['claimNote.closedAutomatically'], th['claimNote.refundOwed'],
+  ]);
+  assert.equal(rows.map((r) => r.stored), claim.notes.map((n: any) => n.note), 'the stored text, English for the service\'s notes, is kept');
+  await mali.screenshot('claim-notes-th');
+  await mali.page.click('[data-testid=lang-en]');
+  await mali.page.waitForSelector('main[data-page="claim"][data-lang="en"][data-ready="1"]');
+  assert.is(await mali.page.locator('[data-testid=note-label]').count(), 0, 'in English the stored text is the note');
 });
 
 test.run();
