@@ -326,6 +326,8 @@ export const en = {
   'withdrawal.disputeBadge': 'Dispute',
 
   'dispute.title': 'Dispute',
+  'dispute.titleAll': 'Disputes',
+  'dispute.resolvedAt': 'Resolved',
   'dispute.open': 'Open a dispute',
   'dispute.reasonExample': 'e.g. CHARGEBACK',
   // A dispute's reason code is the operator's own (a letter, then letters, digits, underscores): these are the ones the

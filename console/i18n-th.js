@@ -326,6 +326,8 @@ export const th = {
   'withdrawal.disputeBadge': 'ข้อพิพาท',
 
   'dispute.title': 'ข้อพิพาท',
+  'dispute.titleAll': 'ข้อพิพาททั้งหมด',
+  'dispute.resolvedAt': 'ปิดเมื่อ',
   'dispute.open': 'เปิดข้อพิพาท',
   'dispute.reasonExample': 'เช่น CHARGEBACK',
   // A dispute's reason code is the operator's own (a letter, then letters, digits, underscores): these are the ones the

@@ -1,9 +1,9 @@
 // One withdrawal: GET /v1/bo/withdrawals/{id} → {withdrawal, merchant_id, approvals,
-// approvals_required, dispute (with every evidence submission) | null}. The figures
+// approvals_required, dispute (with every evidence submission) | null, disputes (every one it has had, newest first)}. The figures
 // (total, fee, locked, filled, remaining, in flight, refunded), the approvals so far and
 // — for an approver, while pending — approve / reject, each confirmed first
 // (withdrawal-decision.js); the fills, each with its reversal
-// ⚑ for ops_admin (reason and note; step-up); the dispute (a link to its page) or, for
+// ⚑ for ops_admin (reason and note; step-up); its disputes (each a link to its page) or, for
 // ops_admin, a form to open one (POST …/disputes: no step-up in the server's table); and,
 // for ops_admin while it is open, its cancel ⚑ (POST …/cancel, a note, step-up).
 //
@@ -11,7 +11,7 @@
 //   approvals, approve, reject,
 //   decision-* (withdrawal-decision.js), fills, fill-row (data-leg), reverse-fill (data-leg), reverse-fill-form,
 //   reverse-fill-reason, reverse-fill-note, reverse-fill-note-error, reverse-fill-confirm, reverse-fill-cancel,
-//   dispute-link, dispute-form, dispute-reason, dispute-amount, dispute-respond-by, dispute-error,
+//   disputes, dispute-row (data-id), dispute-link, dispute-outcome, dispute-form, dispute-reason, dispute-amount, dispute-respond-by, dispute-error,
 //   open-dispute, cancel-withdrawal-form, cancel-withdrawal, cancel-withdrawal-note, cancel-withdrawal-confirm,
 //   cancel-withdrawal-cancel.
 
@@ -166,6 +166,25 @@ function ReverseFill({ w, legRef, confirmation, reload }) {
   </div>`;
 }
 
+/** Every dispute the withdrawal has had, newest first (the current one on top), each linking to its own page. */
+function DisputeList({ disputes }) {
+  return html`<div class="card">
+    <h2>${t(disputes.length > 1 ? 'dispute.titleAll' : 'dispute.title')}</h2>
+    <table class="grid" data-testid="disputes">
+      <thead><tr><th>${t('dispute.title')}</th><th>${t('common.status')}</th><th>${t('common.reason')}</th><th class="num">${t('common.amount')}</th>
+        <th>${t('dispute.openedAt')}</th><th>${t('dispute.respondBy')} / ${t('dispute.resolvedAt')}</th></tr></thead>
+      <tbody>${disputes.map((d) => html`<tr data-testid="dispute-row" data-id=${d.id}>
+        <td><${PageLink} testid="dispute-link" cls="mono" to=${`#/disputes/${encodeURIComponent(d.id)}`}>${d.id}</${PageLink}></td>
+        <td><${Status} status=${d.status} prefix="disputeStatus" />${d.outcome ? html` <span data-testid="dispute-outcome" data-status=${d.outcome}><${Status} status=${d.outcome} prefix="outcome" /></span>` : null}</td>
+        <td><${CodeName} prefix="disputeReason" code=${d.reason_code} testid="dispute-reason-code" /></td>
+        <td class="num"><${Money} minor=${d.amount_minor} /></td>
+        <td><${Time} at=${d.opened_at} /></td>
+        <td>${d.resolved_at ? html`<${Time} at=${d.resolved_at} />` : html`<${Time} at=${d.respond_by} />`}</td>
+      </tr>`)}</tbody>
+    </table>
+  </div>`;
+}
+
 function DisputeCard({ data, reload }) {
   const can = useCan();
   const [reason, setReason] = useState('');
@@ -173,15 +192,7 @@ function DisputeCard({ data, reload }) {
   const [respondBy, setRespondBy] = useState('');
   const [error, setError] = useState(null);
   const invalid = useFieldError(error, 'dispute-error');
-  const d = data.dispute;
-  if (d) {
-    return html`<div class="card">
-      <h2>${t('dispute.title')}</h2>
-      <p><${PageLink} testid="dispute-link" to=${`#/disputes/${encodeURIComponent(d.id)}`}>${d.id}</${PageLink}> <${Status} status=${d.status} prefix="disputeStatus" />
-        ${d.outcome ? html` <${Status} status=${d.outcome} prefix="outcome" />` : null}
-        · <${CodeName} prefix="disputeReason" code=${d.reason_code} testid="dispute-reason-code" /> · <${Money} minor=${d.amount_minor} /> · ${t('dispute.respondBy')} <${Time} at=${d.respond_by} /></p>
-    </div>`;
-  }
+  if (data.dispute) return html`<${DisputeList} disputes=${data.disputes ?? [data.dispute]} />`;
   if (!can('POST /v1/bo/withdrawals/:id/disputes')) return null;
   const open = async () => {
     const minor = parseBahtToMinor(amount);

@@ -172,8 +172,9 @@ async function withTrail<T extends { readonly id: string }>(services: Services, 
 /**
  * One withdrawal as an operator sees it: the order, its approvals, and one dispute with its
  * evidence from the journal — the one asked for by its id (a dispute's own route: an earlier
- * dispute of an order that has a newer one too), else the order's current one. A dispute's
- * entries run from its DisputeOpened to the next dispute's.
+ * dispute of an order that has a newer one too), else the order's current one — and every
+ * dispute it has had, newest first. A dispute's entries run from its DisputeOpened to the next
+ * dispute's.
  */
 async function operatorWithdrawalView(services: Services, id: string, trail: JournalTrail, read: (id: string) => Withdrawal, disputeId?: string): Promise<Record<string, unknown>> {
   const { order: w, own } = await withTrail(services, trail, id, read);
@@ -219,6 +220,13 @@ async function operatorWithdrawalView(services: Services, id: string, trail: Jou
       ...presentDispute(dispute, w.livemode), evidence,
       opened_by: opened?.by ?? null, resolved_by: resolved?.by ?? null, resolution_note: resolved?.note ?? null,
     } : null,
+    // Every dispute the order has had, newest first (an earlier one, lost or resolved before a
+    // newer was opened, is otherwise reachable only by its id): each as it stands, and when it was resolved.
+    disputes: [...disputes].reverse().flatMap((entries) => {
+      const each = disputeAfter(entries.map((d) => d.event));
+      const resolvedAt = entries.find((d) => d.event.type === 'DisputeResolved')?.event.at;
+      return each ? [{ ...presentDispute(each, w.livemode), resolved_at: resolvedAt === undefined ? null : iso(resolvedAt) }] : [];
+    }),
   };
 }
 

@@ -9,13 +9,16 @@
 // writes on a claim (the automatic opening, "Closed automatically…", the deposit reversal's note
 // that the payer owes the refund back) carry a Thai label chosen by the note's event and operator,
 // the stored English text kept beneath, while an operator's own note is shown as written (they
-// were English alone; the API now names each note's event).
+// were English alone; the API now names each note's event); a withdrawal's page lists every dispute
+// it has had, newest first, each linking to its own page with its status and outcome, and GET
+// /v1/bo/withdrawals/{id} answers them as disputes[] (it gave the current dispute only, so a lost
+// earlier one was reachable by its id alone).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, operators } from '../support/console-browser.ts';
-import { owedClaim, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { owedClaim, settledDeposit, slipScene, type SlipScene } from '../support/slip-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 const { en } = await import(new URL('../../console/i18n-en.js', import.meta.url).href) as { en: Record<string, string> };
@@ -90,6 +93,35 @@ test("in the Thai console the notes the service wrote on a claim carry a Thai la
   await mali.page.click('[data-testid=lang-en]');
   await mali.page.waitForSelector('main[data-page="claim"][data-lang="en"][data-ready="1"]');
   assert.is(await mali.page.locator('[data-testid=note-label]').count(), 0, 'in English the stored text is the note');
+});
+
+test("a withdrawal's page lists every dispute it has had, newest first, each linking to its page with its status and outcome", async () => {
+  const d = await settledDeposit(scene);
+  const withdrawalId = scene.withdrawalIds[0]!;
+  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
+  const first = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: fill.amount_minor });
+  assert.is(first.status, 201, first.text);
+  const lost = await scene.s.bo('POST', `/v1/bo/disputes/${first.json.id}/resolve`, { outcome: 'merchant_lost', note: 'the payee showed the bank statement without it' }, { sub: 'emp_resolver' });
+  assert.is(lost.status, 200, lost.text);
+  const second = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'wrong_amount', amount_minor: 1_000 });
+  assert.is(second.status, 201, second.text);
+
+  // The API: the current dispute as before, and every dispute, newest first.
+  const view = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json;
+  assert.is(view.dispute.id, second.json.id);
+  assert.equal(view.disputes.map((x: any) => [x.id, x.status, x.outcome ?? null, x.reason_code, x.amount_minor, x.resolved_at === null]),
+    [[second.json.id, 'open', null, 'wrong_amount', 1_000, true], [first.json.id, 'resolved', 'merchant_lost', 'not_received', fill.amount_minor, false]]);
+
+  const mali = await signedIn.signIn('emp_mali', `#/withdrawals/${withdrawalId}`, 'withdrawal');
+  const rows = await mali.page.$$eval('[data-testid=dispute-row]', (trs) => trs.map((tr) => [
+    tr.querySelector('[data-testid=dispute-link]')?.getAttribute('href'), tr.querySelector('[data-status]')?.getAttribute('data-status'),
+    tr.querySelector('[data-testid=dispute-outcome]')?.getAttribute('data-status') ?? null,
+  ]));
+  assert.equal(rows, [[`#/disputes/${second.json.id}`, 'open', null], [`#/disputes/${first.json.id}`, 'resolved', 'merchant_lost']]);
+  await mali.screenshot('withdrawal-disputes');
+  await mali.page.click(`[data-testid=dispute-row][data-id="${first.json.id}"] [data-testid=dispute-link]`);
+  await mali.ready('dispute');
+  assert.ok((await mali.page.innerText('main h1')).includes(first.json.id), 'the earlier dispute\'s own page');
 });
 
 test.run();
