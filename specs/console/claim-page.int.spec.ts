@@ -18,7 +18,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, operators } from '../support/console-browser.ts';
-import { owedClaim, settledDeposit, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { disputedTwice, owedClaim, slipScene, type SlipScene } from '../support/slip-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 const { en } = await import(new URL('../../console/i18n-en.js', import.meta.url).href) as { en: Record<string, string> };
@@ -96,15 +96,7 @@ test("in the Thai console the notes the service wrote on a claim carry a Thai la
 });
 
 test("a withdrawal's page lists every dispute it has had, newest first, each linking to its page with its status and outcome", async () => {
-  const d = await settledDeposit(scene);
-  const withdrawalId = scene.withdrawalIds[0]!;
-  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
-  const first = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: fill.amount_minor });
-  assert.is(first.status, 201, first.text);
-  const lost = await scene.s.bo('POST', `/v1/bo/disputes/${first.json.id}/resolve`, { outcome: 'merchant_lost', note: 'the payee showed the bank statement without it' }, { sub: 'emp_resolver' });
-  assert.is(lost.status, 200, lost.text);
-  const second = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'wrong_amount', amount_minor: 1_000 });
-  assert.is(second.status, 201, second.text);
+  const { withdrawalId, fill, first, second } = await disputedTwice(scene);
 
   // The API: the current dispute as before, and every dispute, newest first.
   const view = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json;

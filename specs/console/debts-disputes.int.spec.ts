@@ -18,7 +18,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
 import { launchChromium, operators } from '../support/console-browser.ts';
-import { assertReceipt, matchedDeposit, refundedClaim, settledDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
+import { assertReceipt, disputedTwice, matchedDeposit, refundedClaim, settledDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
@@ -75,15 +75,7 @@ test('the trial balance\'s owed_by_payees line leads to the claims whose payee o
 });
 
 test('an earlier dispute, lost before a new one was opened on the withdrawal, is read by its own id and shown on its own page', async () => {
-  const d = await settledDeposit(scene);
-  const withdrawalId = scene.withdrawalIds[0]!;
-  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
-  const first = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: fill.amount_minor });
-  assert.is(first.status, 201, first.text);
-  const lost = await scene.s.bo('POST', `/v1/bo/disputes/${first.json.id}/resolve`, { outcome: 'merchant_lost', note: 'the payee showed the bank statement without it' }, { sub: 'emp_resolver' });
-  assert.is(lost.status, 200, lost.text);
-  const second = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'wrong_amount', amount_minor: 1_000 });
-  assert.is(second.status, 201, second.text);
+  const { withdrawalId, fill, first, second } = await disputedTwice(scene);
 
   // The API: each dispute by its own id; the withdrawal's own page keeps the current one.
   const earlier = (await scene.s.bo('GET', `/v1/bo/disputes/${first.json.id}`)).json.dispute;

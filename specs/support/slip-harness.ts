@@ -134,6 +134,24 @@ export async function owedClaim(scene: SlipScene, name: string, note: string): P
   return refunded;
 }
 
+/**
+ * A withdrawal with two disputes: the first (not_received, for a settled deposit's fill) lost
+ * (merchant_lost, by emp_resolver), then a second (wrong_amount, 10 baht) opened. Answers the
+ * withdrawal's id, the fill and both disputes' 201 replies.
+ */
+export async function disputedTwice(scene: SlipScene): Promise<{ withdrawalId: string; fill: any; first: Reply; second: Reply }> {
+  const d = await settledDeposit(scene);
+  const withdrawalId = scene.withdrawalIds[0]!;
+  const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
+  const first = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'not_received', amount_minor: fill.amount_minor });
+  assert.is(first.status, 201, first.text);
+  const lost = await scene.s.bo('POST', `/v1/bo/disputes/${first.json.id}/resolve`, { outcome: 'merchant_lost', note: 'the payee showed the bank statement without it' }, { sub: 'emp_resolver' });
+  assert.is(lost.status, 200, lost.text);
+  const second = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'wrong_amount', amount_minor: 1_000 });
+  assert.is(second.status, 201, second.text);
+  return { withdrawalId, fill, first, second };
+}
+
 export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
   const r = await scene.s.call(apiKey, 'GET', `/v1/pay/deposits/${id}`);
   assert.is(r.status, 200, r.text);
