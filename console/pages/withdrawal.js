@@ -3,8 +3,8 @@
 // (total, fee, locked, filled, remaining, in flight, refunded), the approvals so far and
 // — for an approver, while pending — approve / reject, each confirmed first
 // (withdrawal-decision.js); the fills, each with its reversal
-// ⚑ for ops_admin (reason and note; step-up); its disputes (each a link to its page) or, for
-// ops_admin, a form to open one (POST …/disputes: no step-up in the server's table); and,
+// ⚑ for ops_admin (reason and note; step-up); its disputes (each a link to its page) and, for
+// ops_admin while none is open, a form to open one (POST …/disputes: no step-up in the server's table); and,
 // for ops_admin while it is open, its cancel ⚑ (POST …/cancel, a note, step-up).
 //
 // data-testids: withdrawal-status, withdrawal-amount, withdrawal-rejection, withdrawal-rejection-display, withdrawal-canceled-by, withdrawal-cancel-reason,
@@ -192,8 +192,10 @@ function DisputeCard({ data, reload }) {
   const [respondBy, setRespondBy] = useState('');
   const [error, setError] = useState(null);
   const invalid = useFieldError(error, 'dispute-error');
-  if (data.dispute) return html`<${DisputeList} disputes=${data.disputes ?? [data.dispute]} />`;
-  if (!can('POST /v1/bo/withdrawals/:id/disputes')) return null;
+  const disputes = data.disputes ?? (data.dispute ? [data.dispute] : []);
+  const list = disputes.length > 0 ? html`<${DisputeList} disputes=${disputes} />` : null;
+  // The server takes a new dispute once the current one is resolved, so only an open one hides the form.
+  if (data.dispute?.status === 'open' || !can('POST /v1/bo/withdrawals/:id/disputes')) return list;
   const open = async () => {
     const minor = parseBahtToMinor(amount);
     if (reason.trim() === '' || minor === null || minor <= 0) { setError(t('dispute.formInvalid')); return false; }
@@ -202,7 +204,7 @@ function DisputeCard({ data, reload }) {
     await post(`/v1/bo/withdrawals/${encodeURIComponent(data.withdrawal.id)}/disputes`, body);
     return true;
   };
-  return html`<details class="card" data-testid="dispute-form">
+  return html`${list}<details class="card" data-testid="dispute-form">
     <summary>${t('dispute.open')}</summary>
     <div class="form-row">
       <label>${t('common.reason')}<input data-testid="dispute-reason" placeholder=${t('dispute.reasonExample')} ...${invalid.field} value=${reason} onInput=${(e) => { setReason(e.currentTarget.value); setError(null); }} /></label>

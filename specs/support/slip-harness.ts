@@ -140,6 +140,14 @@ export async function owedClaim(scene: SlipScene, name: string, note: string): P
  * withdrawal's id, the fill and both disputes' 201 replies.
  */
 export async function disputedTwice(scene: SlipScene): Promise<{ withdrawalId: string; fill: any; first: Reply; second: Reply }> {
+  const { withdrawalId, fill, first } = await lostDispute(scene);
+  const second = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'wrong_amount', amount_minor: 1_000 });
+  assert.is(second.status, 201, second.text);
+  return { withdrawalId, fill, first, second };
+}
+
+/** The payer's first withdrawal filled by a settled deposit, disputed for the fill's amount (not_received) and the dispute lost by the merchant (emp_resolver): no dispute open on it. */
+export async function lostDispute(scene: SlipScene): Promise<{ withdrawalId: string; fill: any; first: Reply }> {
   const d = await settledDeposit(scene);
   const withdrawalId = scene.withdrawalIds[0]!;
   const fill = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.withdrawal.fills.find((f: any) => f.deposit_id === d.id);
@@ -147,9 +155,7 @@ export async function disputedTwice(scene: SlipScene): Promise<{ withdrawalId: s
   assert.is(first.status, 201, first.text);
   const lost = await scene.s.bo('POST', `/v1/bo/disputes/${first.json.id}/resolve`, { outcome: 'merchant_lost', note: 'the payee showed the bank statement without it' }, { sub: 'emp_resolver' });
   assert.is(lost.status, 200, lost.text);
-  const second = await scene.s.bo('POST', `/v1/bo/withdrawals/${withdrawalId}/disputes`, { reason_code: 'wrong_amount', amount_minor: 1_000 });
-  assert.is(second.status, 201, second.text);
-  return { withdrawalId, fill, first, second };
+  return { withdrawalId, fill, first };
 }
 
 export async function getDeposit(scene: SlipScene, id: string, apiKey = scene.shop.live.api_key): Promise<any> {
