@@ -375,6 +375,7 @@ export const en = {
   'claims.noRefundWithdrawal': 'No refund paid out yet.',
   'claims.notes': 'Decisions',
   'claims.operator': 'Operator',
+  'claims.systemOperator': 'system',
   'claims.note': 'Note',
   'claims.openingNote': 'Opening note',
   'claims.fourEyes.opened': 'You opened this claim: another operator approves its refund (four eyes).',

@@ -375,6 +375,7 @@ export const th = {
   'claims.noRefundWithdrawal': 'ยังไม่ได้จ่ายคืน',
   'claims.notes': 'การตัดสินใจ',
   'claims.operator': 'เจ้าหน้าที่',
+  'claims.systemOperator': 'ระบบ',
   'claims.note': 'บันทึก',
   'claims.openingNote': 'บันทึกตอนเปิด',
   'claims.fourEyes.opened': 'คุณเป็นผู้เปิดเคลมนี้ เจ้าหน้าที่คนอื่นต้องเป็นผู้อนุมัติการคืนเงิน (ต้องมีผู้อนุมัติสองคน)',

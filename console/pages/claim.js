@@ -11,7 +11,7 @@
 // data-testids: claim-status, claim-kind, claim-evidence (an automatic claim's cause by its name, its code in
 //   claim-evidence-code; an operator's evidence as written), claim-merchant-name, claim-amount, claim-owed-by-payer (a refund the payer owes
 //   back, shown when > 0), claim-written-off (what of it finance wrote off, when > 0),
-//   claim-write-off-proposal (a write-off waiting for a second finance operator), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-operator, note-text (in Thai, a note the service wrote:
+//   claim-write-off-proposal (a write-off waiting for a second finance operator), claim-owed-by-payee (what its refunds paid that the payee owes, shown when > 0), notes, note-row, note-operator (the operator's id; for an automatic claim's opening, which has none, the system by name), note-text (in Thai, a note the service wrote:
 //   note-label, its Thai label by the note's event, and note-stored, the English as stored), refund-withdrawal, transition-form,
 //   note, note-error, refund-amount, refund-amount-error, claim-review, claim-refund,
 //   claim-payout, claim-close, claim-reject.
@@ -74,7 +74,7 @@ export function ClaimPage({ id }) {
     <div class="card"><h2>${t('claims.notes')}</h2>
       ${c.notes.length === 0 ? html`<${Empty} />` : html`<table class="grid" data-testid="notes">
         <thead><tr><th>${t('timeline.at')}</th><th>${t('claims.operator')}</th><th>${t('common.status')}</th><th>${t('claims.note')}</th></tr></thead>
-        <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono operator-id"><span data-testid="note-operator">${x.operator}</span></td>
+        <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono operator-id"><span data-testid="note-operator">${x.operator ?? t('claims.systemOperator')}</span></td>
           <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap" data-testid="note-text"><${NoteText} note=${x} evidence=${c.evidence} /></td></tr>`)}</tbody>
       </table>`}
       ${c.note && c.notes[0]?.note !== c.note ? html`<p class="small muted">${t('claims.openingNote')}: <${Named} text=${c.note} /></p>` : null}

@@ -9,7 +9,8 @@
 // writes on a claim (the automatic opening, "Closed automatically…", the deposit reversal's note
 // that the payer owes the refund back) carry a Thai label chosen by the note's event and operator,
 // the stored English text kept beneath, while an operator's own note is shown as written (they
-// were English alone; the API now names each note's event); a withdrawal's page lists every dispute
+// were English alone; the API now names each note's event); an automatic claim's opening, which
+// has no operator, names the system as its author ("system", in Thai ระบบ; the cell was empty); a withdrawal's page lists every dispute
 // it has had, newest first, each linking to its own page with its status and outcome, and GET
 // /v1/bo/withdrawals/{id} answers them as disputes[] (it gave the current dispute only, so a lost
 // earlier one was reachable by its id alone).
@@ -93,6 +94,19 @@ test("in the Thai console the notes the service wrote on a claim carry a Thai la
   await mali.page.click('[data-testid=lang-en]');
   await mali.page.waitForSelector('main[data-page="claim"][data-lang="en"][data-ready="1"]');
   assert.is(await mali.page.locator('[data-testid=note-label]').count(), 0, 'in English the stored text is the note');
+});
+
+test("an automatic claim's opening, which has no operator, names the system as its author, in English and in Thai", async () => {
+  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  assert.equal([claim.notes[0].event, claim.notes[0].operator], ['ClaimOpened', null]);
+  const mali = await signedIn.signIn('emp_mali', `#/claims/${claimId}`, 'claim');
+  for (const [lang, author] of [['en', 'system'], ['th', 'ระบบ']] as const) {
+    await mali.page.click(`[data-testid=lang-${lang}]`);
+    await mali.page.waitForSelector(`main[data-page="claim"][data-lang="${lang}"][data-ready="1"]`);
+    const opener = await mali.page.locator('[data-testid=note-row] [data-testid=note-operator]').first().innerText();
+    assert.is(opener.trim(), author, `${lang}: the opening's operator cell`);
+  }
+  await mali.page.click('[data-testid=lang-en]');
 });
 
 test("a withdrawal's page lists every dispute it has had, newest first, each linking to its page with its status and outcome", async () => {
