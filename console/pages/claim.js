@@ -74,7 +74,7 @@ export function ClaimPage({ id }) {
     <div class="card"><h2>${t('claims.notes')}</h2>
       ${c.notes.length === 0 ? html`<${Empty} />` : html`<table class="grid" data-testid="notes">
         <thead><tr><th>${t('timeline.at')}</th><th>${t('claims.operator')}</th><th>${t('common.status')}</th><th>${t('claims.note')}</th></tr></thead>
-        <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono operator-id"><span data-testid="note-operator">${x.operator ?? t('claims.systemOperator')}</span></td>
+        <tbody>${c.notes.map((x) => html`<tr data-testid="note-row"><td><${Time} at=${x.at} /></td><td class="mono operator-id"><span data-testid="note-operator">${x.operator == null || x.operator === serviceOperator ? t('claims.systemOperator') : x.operator}</span></td>
           <td><${Status} status=${x.status} prefix="claimStatus" /></td><td class="prewrap" data-testid="note-text"><${NoteText} note=${x} evidence=${c.evidence} /></td></tr>`)}</tbody>
       </table>`}
       ${c.note && c.notes[0]?.note !== c.note ? html`<p class="small muted">${t('claims.openingNote')}: <${Named} text=${c.note} /></p>` : null}

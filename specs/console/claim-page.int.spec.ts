@@ -66,7 +66,7 @@ test("at 760 px the claim's notes keep each operator's id on one line, the note'
     await mali.page.click(`[data-testid=lang-${lang}]`);
     await mali.page.waitForSelector(`main[data-page="claim"][data-lang="${lang}"][data-ready="1"]`);
     const ids = await mali.page.$$eval('[data-testid=note-operator]', (spans) => spans.map((s) => [s.textContent, new Set([...s.getClientRects()].map((r) => Math.round(r.top))).size] as const));
-    assert.ok(ids.some(([id]) => id === 'system') && ids.some(([id]) => id === 'emp_claims'), JSON.stringify(ids));
+    assert.ok(ids.some(([id]) => id === (lang === 'en' ? 'system' : 'ระบบ')) && ids.some(([id]) => id === 'emp_claims'), JSON.stringify(ids));
     for (const [id, lines] of ids) assert.is(lines, 1, `${lang}: the operator id ${id} runs over ${lines} lines at 760 px`);
     const [scroll, client] = await mali.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     assert.ok(scroll <= client, `${lang}: the page is ${scroll} px wide at 760 px`);
@@ -96,15 +96,17 @@ test("in the Thai console the notes the service wrote on a claim carry a Thai la
   assert.is(await mali.page.locator('[data-testid=note-label]').count(), 0, 'in English the stored text is the note');
 });
 
-test("an automatic claim's opening, which has no operator, names the system as its author, in English and in Thai", async () => {
+test("the notes the service wrote — an automatic claim's opening (no operator) and its closes (operator system) — name the system as their author, in English and in Thai", async () => {
   const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
   assert.equal([claim.notes[0].event, claim.notes[0].operator], ['ClaimOpened', null]);
+  const byService = claim.notes.flatMap((n: any, i: number) => (n.operator === null || n.operator === 'system' ? [i] : []));
+  assert.ok(byService.some((i: number) => claim.notes[i].operator === 'system'), JSON.stringify(claim.notes.map((n: any) => n.operator)));
   const mali = await signedIn.signIn('emp_mali', `#/claims/${claimId}`, 'claim');
   for (const [lang, author] of [['en', 'system'], ['th', 'ระบบ']] as const) {
     await mali.page.click(`[data-testid=lang-${lang}]`);
     await mali.page.waitForSelector(`main[data-page="claim"][data-lang="${lang}"][data-ready="1"]`);
-    const opener = await mali.page.locator('[data-testid=note-row] [data-testid=note-operator]').first().innerText();
-    assert.is(opener.trim(), author, `${lang}: the opening's operator cell`);
+    const cells = await mali.page.locator('[data-testid=note-row] [data-testid=note-operator]').allInnerTexts();
+    assert.equal(byService.map((i: number) => cells[i]!.trim()), byService.map(() => author), `${lang}: the service's notes' operator cells`);
   }
   await mali.page.click('[data-testid=lang-en]');
 });
