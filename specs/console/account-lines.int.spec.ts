@@ -12,28 +12,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
 import { bangkokDayOf } from '../../core/finance/calendar.ts';
-import { launchChromium, operators, type OperatorSession } from '../support/console-browser.ts';
-import { refundedClaim, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { consoleOnSlipScene, type OperatorSession } from '../support/console-browser.ts';
+import { refundedClaim } from '../support/slip-harness.ts';
 import { advance } from '../webhooks/support.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
-let scene: SlipScene;
-let browser: Browser;
-const signedIn = operators(() => browser, () => scene.s.url);
+const on = consoleOnSlipScene(test);
+const signedIn = on.signedIn;
 const note = 'checked the bank statement: the excess came from the order sender, refund it';
 
-test.before(async () => {
-  scene = await slipScene();
-  browser = await launchChromium();
-});
-
-test.after(async () => {
-  await signedIn.close();
-  await scene?.s.stop();
-});
 
 const minorOf = (text: string) => Number(text.replace(/[^\d-]/g, ''));
 
@@ -60,13 +49,13 @@ function expected(api: any) {
 }
 
 test("the trial balance's suspense line leads to its lines for the as-of day, and the page is the API's: opening, postings, totals, closing, the CSV", async () => {
-  const before = bangkokDayOf(scene.s.clock.now());
-  await refundedClaim(scene, 'Earlier day', note);
-  await advance(scene.s, 86_400_000);
-  const day = bangkokDayOf(scene.s.clock.now());
+  const before = bangkokDayOf(on.scene.s.clock.now());
+  await refundedClaim(on.scene, 'Earlier day', note);
+  await advance(on.scene.s, 86_400_000);
+  const day = bangkokDayOf(on.scene.s.clock.now());
   assert.is.not(day, before);
-  await refundedClaim(scene, 'Today', note);
-  const api = (await scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&livemode=true&date=${day}`, undefined, { roles: ['finance'] })).json;
+  await refundedClaim(on.scene, 'Today', note);
+  const api = (await on.scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&livemode=true&date=${day}`, undefined, { roles: ['finance'] })).json;
   assert.ok(api.opening_balance_minor !== 0, `an earlier day's postings open the day: ${JSON.stringify(api)}`);
   assert.ok(api.count > 0 && api.closing_balance_minor !== api.opening_balance_minor, `the day has postings to suspense: ${JSON.stringify(api)}`);
 
@@ -85,7 +74,7 @@ test("the trial balance's suspense line leads to its lines for the as-of day, an
   await fah.screenshot('account-lines');
 
   const [download] = await Promise.all([fah.page.waitForEvent('download'), fah.page.click('[data-testid=download-csv]')]);
-  const csv = await scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&livemode=true&date=${day}&format=csv`, undefined, { roles: ['finance'] });
+  const csv = await on.scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&livemode=true&date=${day}&format=csv`, undefined, { roles: ['finance'] });
   assert.is(readFileSync((await download.path())!, 'utf8'), `\uFEFF${csv.text}`);
   assert.is(download.suggestedFilename(), `account-lines-suspense-live-${day}.csv`);
 
@@ -93,7 +82,7 @@ test("the trial balance's suspense line leads to its lines for the as-of day, an
   await fah.page.click('[data-testid=account-lines-month]');
   await fah.page.waitForFunction(() => location.hash.includes('month='));
   await fah.ready('account-lines');
-  const month = (await scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&livemode=true&month=${day.slice(0, 7)}`, undefined, { roles: ['finance'] })).json;
+  const month = (await on.scene.s.bo('GET', `/v1/bo/reports/account-lines?account=suspense&livemode=true&month=${day.slice(0, 7)}`, undefined, { roles: ['finance'] })).json;
   assert.equal(await shown(fah), expected(month));
 
   // In Thai, the page is named in Thai.

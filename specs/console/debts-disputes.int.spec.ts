@@ -16,35 +16,24 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser } from 'playwright-core';
-import { launchChromium, operators } from '../support/console-browser.ts';
-import { assertReceipt, disputedTwice, matchedDeposit, refundedClaim, settledDeposit, slipScene, uploadJson, type SlipScene } from '../support/slip-harness.ts';
+import { consoleOnSlipScene } from '../support/console-browser.ts';
+import { assertReceipt, disputedTwice, matchedDeposit, refundedClaim, settledDeposit, uploadJson } from '../support/slip-harness.ts';
 
 const { th } = await import(new URL('../../console/i18n-th.js', import.meta.url).href) as { th: Record<string, string> };
 
-let scene: SlipScene;
-let browser: Browser;
-const signedIn = operators(() => browser, () => scene.s.url);
+const on = consoleOnSlipScene(test);
+const signedIn = on.signedIn;
 const note = 'checked the bank statement: the excess came from the order sender, refund it';
 
-test.before(async () => {
-  scene = await slipScene();
-  browser = await launchChromium();
-});
-
-test.after(async () => {
-  await signedIn.close();
-  await scene?.s.stop();
-});
 
 test('the trial balance\'s owed_by_payees line leads to the claims whose payee owes, with the figure on the list and on the claim, in English and Thai', async () => {
   // An overpayment's excess refunded and paid out to the payer: the refund paid money that sits in the payee's account.
-  const { claimId } = await refundedClaim(scene, 'Payee debt', note);
-  const claim = (await scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
+  const { claimId } = await refundedClaim(on.scene, 'Payee debt', note);
+  const claim = (await on.scene.s.bo('GET', `/v1/bo/claims/${claimId}`)).json;
   assert.equal([claim.status, claim.owed_by_payee_minor], ['closed', 5_000]);
   // Another claim that owes nothing, which the filter must leave out.
-  const other = await settledDeposit(scene);
-  const manual = await scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: other.id, amount_minor: 2_000, note });
+  const other = await settledDeposit(on.scene);
+  const manual = await on.scene.s.bo('POST', '/v1/bo/claims', { kind: 'manual', deposit_id: other.id, amount_minor: 2_000, note });
   assert.is(manual.status, 201, manual.text);
 
   const fah = await signedIn.signIn('emp_fah', '#/trial-balance', 'trial-balance');
@@ -75,15 +64,15 @@ test('the trial balance\'s owed_by_payees line leads to the claims whose payee o
 });
 
 test('an earlier dispute, lost before a new one was opened on the withdrawal, is read by its own id and shown on its own page', async () => {
-  const { withdrawalId, fill, first, second } = await disputedTwice(scene);
+  const { withdrawalId, fill, first, second } = await disputedTwice(on.scene);
 
   // The API: each dispute by its own id; the withdrawal's own page keeps the current one.
-  const earlier = (await scene.s.bo('GET', `/v1/bo/disputes/${first.json.id}`)).json.dispute;
+  const earlier = (await on.scene.s.bo('GET', `/v1/bo/disputes/${first.json.id}`)).json.dispute;
   assert.equal([earlier.id, earlier.status, earlier.outcome, earlier.reason_code, earlier.amount_minor, earlier.resolved_by, earlier.resolution_note],
     [first.json.id, 'resolved', 'merchant_lost', 'not_received', fill.amount_minor, 'emp_resolver', 'the payee showed the bank statement without it']);
-  const current = (await scene.s.bo('GET', `/v1/bo/disputes/${second.json.id}`)).json.dispute;
+  const current = (await on.scene.s.bo('GET', `/v1/bo/disputes/${second.json.id}`)).json.dispute;
   assert.equal([current.id, current.status, current.reason_code, current.amount_minor, current.resolved_by], [second.json.id, 'open', 'wrong_amount', 1_000, null]);
-  assert.is((await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.dispute.id, second.json.id);
+  assert.is((await on.scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json.dispute.id, second.json.id);
 
   const mali = await signedIn.signIn('emp_mali', `#/disputes/${first.json.id}`, 'dispute');
   const heading = await mali.page.innerText('main h1');
@@ -94,8 +83,8 @@ test('an earlier dispute, lost before a new one was opened on the withdrawal, is
 });
 
 test('a live credit waiting for a second ops_admin: "Approve and post" carries one ⚑', async () => {
-  const shop = await scene.s.onboard('Big credit');
-  const proposed = await scene.s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 20_000_000, direction: 'credit', bucket: 'available', reason: 'top-up for the New Year payouts' }, { sub: 'emp_mali', roles: ['ops_admin'], stepUp: true });
+  const shop = await on.scene.s.onboard('Big credit');
+  const proposed = await on.scene.s.bo('POST', `/v1/bo/merchants/${shop.id}/adjustments`, { livemode: true, amount_minor: 20_000_000, direction: 'credit', bucket: 'available', reason: 'top-up for the New Year payouts' }, { sub: 'emp_mali', roles: ['ops_admin'], stepUp: true });
   assert.is(proposed.status, 202, proposed.text);
   const lead = await signedIn.signIn('emp_lead', `#/merchants/${shop.id}`, 'merchant');
   const button = (await lead.page.innerText('[data-testid=adjustment-proposal] [data-testid=approve-adjustment]')).trim();
@@ -103,9 +92,9 @@ test('a live credit waiting for a second ops_admin: "Approve and post" carries o
 });
 
 test('approving a deposit whose slip shows no amount, none typed: said at the amount\'s field in Thai, the note kept, nothing recorded', async () => {
-  const d = await matchedDeposit(scene);
+  const d = await matchedDeposit(on.scene);
   assertReceipt(await uploadJson(d.slip_upload, { trans_ref: `TR-${d.id}`, sending_bank_code: '014', occurred_at: d.created_at }));
-  await scene.s.running.slipWorker.drain();
+  await on.scene.s.running.slipWorker.drain();
   const ploy = await signedIn.signIn('emp_ploy', `#/deposits/${d.id}`, 'deposit');
   await ploy.page.click('[data-testid=lang-th]');
   await ploy.page.waitForSelector('main[data-page="deposit"][data-lang="th"][data-ready="1"]');
@@ -117,7 +106,7 @@ test('approving a deposit whose slip shows no amount, none typed: said at the am
   assert.is(await ploy.page.getAttribute('[data-testid=amount]', 'aria-invalid'), 'true');
   assert.not.ok((await ploy.page.innerText('body')).includes('amount_minor'), 'the API\'s field name is not shown');
   assert.is(await ploy.page.inputValue('[data-testid=note]'), reviewNote);
-  const after = (await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json;
+  const after = (await on.scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json;
   assert.equal([after.deposit.status, after.review.approvals.length], ['under_review', 0]);
 });
 

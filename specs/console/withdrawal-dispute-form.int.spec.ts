@@ -8,26 +8,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser } from 'playwright-core';
-import { launchChromium, operators } from '../support/console-browser.ts';
-import { lostDispute, slipScene, type SlipScene } from '../support/slip-harness.ts';
+import { consoleOnSlipScene } from '../support/console-browser.ts';
+import { lostDispute } from '../support/slip-harness.ts';
 
-let scene: SlipScene;
-let browser: Browser;
-const signedIn = operators(() => browser, () => scene.s.url);
+const on = consoleOnSlipScene(test);
+const signedIn = on.signedIn;
 
-test.before(async () => {
-  scene = await slipScene();
-  browser = await launchChromium();
-});
-
-test.after(async () => {
-  await signedIn.close();
-  await scene?.s.stop();
-});
 
 test('with its dispute resolved a withdrawal offers the form, a second dispute opens from it, and while that one is open the form is hidden', async () => {
-  const { withdrawalId, first } = await lostDispute(scene);
+  const { withdrawalId, first } = await lostDispute(on.scene);
   const mali = await signedIn.signIn('emp_mali', `#/withdrawals/${withdrawalId}`, 'withdrawal');
   const rowIds = () => mali.page.$$eval('[data-testid=dispute-row]', (trs) => trs.map((tr) => tr.getAttribute('data-id')));
   assert.equal(await rowIds(), [first.json.id], 'the resolved dispute is listed');
@@ -39,7 +28,7 @@ test('with its dispute resolved a withdrawal offers the form, a second dispute o
   await mali.page.click('[data-testid=open-dispute]');
   await mali.page.waitForSelector('[data-testid=dispute-form]', { state: 'detached' });
 
-  const view = (await scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json;
+  const view = (await on.scene.s.bo('GET', `/v1/bo/withdrawals/${withdrawalId}`)).json;
   assert.equal([view.dispute.status, view.dispute.reason_code, view.dispute.amount_minor], ['open', 'wrong_amount', 1_000], 'the second dispute is recorded');
   assert.equal(await rowIds(), [view.dispute.id, first.json.id], 'both listed, newest first');
   await mali.page.reload();

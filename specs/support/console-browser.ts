@@ -7,6 +7,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { devOperatorPassword } from '../../server/auth/dev-operators.ts';
+import type { Test } from 'uvu';
+import { slipScene, type SlipScene } from './slip-harness.ts';
 
 export const chromiumPath = process.env.SATANG_CHROMIUM ?? '/usr/bin/chromium';
 const root = new URL('../..', import.meta.url).pathname;
@@ -110,4 +112,24 @@ export async function answerStepUp(session: OperatorSession, click: () => Promis
     const where = `${popup.url()} showing ${JSON.stringify((await popup.textContent('body').catch(() => null))?.trim().slice(0, 300) ?? null)}`;
     throw new Error(`the step-up popup did not close: ${where} (${(error as Error).message.split('\n')[0]})`);
   }
+}
+
+/**
+ * A spec's slip scene (a real server with its merchants and payers, slip-harness.ts) and
+ * Chromium, started before the suite's tests and stopped after them, with its operators'
+ * sessions: `scene` reads the scene the suite started.
+ */
+export function consoleOnSlipScene(suite: Test): { readonly scene: SlipScene; readonly signedIn: ReturnType<typeof operators> } {
+  let scene: SlipScene | undefined;
+  let browser: Browser | undefined;
+  const signedIn = operators(() => browser!, () => scene!.s.url);
+  suite.before(async () => {
+    scene = await slipScene();
+    browser = await launchChromium();
+  });
+  suite.after(async () => {
+    await signedIn.close();
+    await scene?.s.stop();
+  });
+  return { get scene() { return scene!; }, signedIn };
 }
