@@ -11,19 +11,17 @@ import type { Context } from 'koa';
 import { claimTransitions, type ClaimTransition } from '../../core/claim/decide.ts';
 import { claimKinds, claimStatuses, owedByPayeeOf, type Claim, type ClaimKind, type ClaimStatus } from '../../core/claim/state.ts';
 import { approvalRefusal, proposalRefusal } from '../../core/claim/write-off.ts';
-import type { Rejection } from '../../core/errors.ts';
 import { limits } from '../../core/limits.ts';
 import { presentClaim, presentWithdrawal } from '../../core/present.ts';
-import { operatorAuth, operatorOf, requireStepUp } from '../auth/operator.ts';
+import { operatorAuth, operatorOf } from '../auth/operator.ts';
 import type { Command } from '../../core/handler/commands.ts';
 import { refundTermsRefusalOf, worldReads } from '../../core/handler/claims.ts';
 import { ApiError } from '../errors.ts';
-import type { Admit } from '../idempotency.ts';
 import type { Services } from '../ports.ts';
 import { runIdempotent } from '../idempotency.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
-import { amountOf, bodyOf, durableRead, noteBeforeStepUp, notFound, parseWith, operatorScope } from './common.ts';
+import { amountOf, bodyOf, durableRead, noteBeforeStepUp, notFound, parseWith, operatorScope, refusedBeforeStepUp } from './common.ts';
 import { booleanParam, enumParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
@@ -58,19 +56,6 @@ export const claimSchemas = {
     properties: { amount_minor: { type: 'integer', minimum: 1 }, note: { type: 'string', maxLength: limits.noteLengthMax, pattern: writtenText } },
   }),
 };
-
-/**
- * runIdempotent's admit for a command whose refusals core can say before it runs: they are
- * answered before the step-up, which they do not spend; a replay is not checked again (its
- * first run was), the step-up is asked of it still.
- */
-function refusedBeforeStepUp(ctx: Context, refusal: () => Rejection | null): Admit {
-  return async (replaying) => {
-    const refused = replaying ? null : refusal();
-    if (refused) throw ApiError.from(refused);
-    await requireStepUp(ctx);
-  };
-}
 
 export function backOfficeClaimRoutes(services: Services, verify: Parameters<typeof operatorAuth>[0]): Router {
   const router = new Router({ prefix: '/v1/bo', sensitive: true });

@@ -19,7 +19,7 @@ import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
 import { visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
-import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal } from './common.ts';
+import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal, refusedBeforeStepUp } from './common.ts';
 import { noteChanges } from './bo-audit.ts';
 import { approvalRefusal, feeScheduleOf, noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { isRejection, type Rejection } from '../../core/errors.ts';
@@ -182,10 +182,10 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       return run(ctx, command, render);
     }
     return runIdempotent(ctx, services, operatorScope(ctx), command, render, {
-      admit: async (replaying) => {
-        if (!replaying) check();
-        await requireStepUp(ctx);
-      },
+      admit: refusedBeforeStepUp(ctx, () => {
+        check();
+        return null;
+      }),
       decidedOn,
     });
   };

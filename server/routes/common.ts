@@ -9,6 +9,7 @@ import type { MerchantState } from '../auth/merchant.ts';
 import { operatorOf, requireStepUp } from '../auth/operator.ts';
 import type { Admit } from '../idempotency.ts';
 import { checkNote } from '../../core/note.ts';
+import type { Rejection } from '../../core/errors.ts';
 import { operatorIdempotencyScope } from '../../core/operators.ts';
 import type { AdjustmentProposal, FeeScheduleProposal } from '../../core/directory.ts';
 import type { FeeScheduleTerms } from '../../core/directory/fee-schedule.ts';
@@ -27,19 +28,30 @@ export async function durableRead(services: Services, id: string): Promise<void>
 }
 
 /**
- * runIdempotent's admit for an operator's decision that needs a note and a step-up: a note
- * too short is the body's fault, answered (422 review_note_required) before the step-up,
- * which it does not spend (README, Token bounds), and so is a target there is not (`found`
- * throws its 404, after the body's 422); a replay is not checked again (its first run was),
- * the step-up is asked of it still. The core checks both too.
+ * runIdempotent's admit for a command whose refusals core can say before it runs: they are
+ * answered before the step-up, which they do not spend (README, Token bounds); a replay is not
+ * checked again (its first run was), the step-up is asked of it still. The command decides
+ * them again.
  */
-export function noteBeforeStepUp(ctx: Context, note: string, what: string, found: () => void): Admit {
+export function refusedBeforeStepUp(ctx: Context, refusal: () => Rejection | null): Admit {
   return async (replaying) => {
-    const short = replaying ? null : checkNote(note, what);
-    if (short) throw ApiError.from(short);
-    if (!replaying) found();
+    const refused = replaying ? null : refusal();
+    if (refused) throw ApiError.from(refused);
     await requireStepUp(ctx);
   };
+}
+
+/**
+ * refusedBeforeStepUp for an operator's decision that needs a note: a note too short is the
+ * body's fault (422 review_note_required), and a target there is not (`found` throws its 404,
+ * after the body's 422). The core checks both too.
+ */
+export function noteBeforeStepUp(ctx: Context, note: string, what: string, found: () => void): Admit {
+  return refusedBeforeStepUp(ctx, () => {
+    const short = checkNote(note, what);
+    if (!short) found();
+    return short;
+  });
 }
 
 /** The query as a plain object; a repeated parameter is refused (it would be ambiguous). */
