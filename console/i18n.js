@@ -82,8 +82,9 @@ export function problemText(problem) {
  * The form fields a refusal names (details.fields[].path: `amount_minor`, `body.note`,
  * `query.status`, `legs[0].amount_minor`), each by the console's label: the page's own for its
  * form (`problem.fieldLabels`, API field → label key, given by the action's button), else the
- * console's name for that API field (field.<name>). A field the console has no label for is
- * left out: the server's message beneath names it.
+ * console's name for that API field (field.<name>: one table that names every field an operator
+ * form posts, specs/console/i18n.unit.spec.ts). A field the console has no label for is left
+ * out: the server's message beneath names it.
  */
 export function refusalFieldLabels(problem) {
   const fields = Array.isArray(problem?.details?.fields) ? problem.details.fields : [];

@@ -136,7 +136,7 @@ function FeeProposals() {
       <thead><tr><th>${t('approvals.whiteLabel')}</th><th>${t('approvals.feeChanges')}</th><th>${t('whiteLabels.proposedBy')}</th><th>${t('approvals.feeApproveBy')}</th></tr></thead>
       <tbody>${waiting.map((w) => html`<tr data-testid="fee-proposal-row" data-id=${w.id}>
         <td><a href=${`#/white-labels?q=${encodeURIComponent(w.id)}`}><${Named} text=${w.name} /></a> <${Id} id=${w.id} keep=${14} /></td>
-        <td>${changedFigures(w.fee_schedule, w.fee_schedule_proposal).map((f) => t(`whiteLabels.figure.${f.name}`)).join(', ')}</td>
+        <td>${changedFigures(w.fee_schedule, w.fee_schedule_proposal).map((f) => t(`field.${f.name}`)).join(', ')}</td>
         <td class="mono">${w.fee_schedule_proposal.proposed_by}</td><td><${Time} at=${w.fee_schedule_proposal.approve_by} /></td>
       </tr>`)}</tbody>
     </table>

@@ -83,7 +83,7 @@ function Schedule({ schedule }) {
     <caption class="visually-hidden">${t('whiteLabels.inForce')}</caption>
     <thead><tr><th>${t('whiteLabels.figure')}</th><th class="num">${t('whiteLabels.inForce')}</th></tr></thead>
     <tbody>${feeFigures.map((f) => html`<tr data-testid="fee-figure" data-figure=${f.name}>
-      <td>${t(`whiteLabels.figure.${f.name}`)}</td><td class="num money">${shown(f, schedule[f.name])}</td></tr>`)}</tbody>
+      <td>${t(`field.${f.name}`)}</td><td class="num money">${shown(f, schedule[f.name])}</td></tr>`)}</tbody>
   </table>`;
 }
 
@@ -100,7 +100,7 @@ function Proposal({ w, proposal, reload }) {
     <table class="grid">
       <thead><tr><th>${t('whiteLabels.figure')}</th><th class="num">${t('whiteLabels.before')}</th><th class="num">${t('whiteLabels.after')}</th></tr></thead>
       <tbody>${changed.map((f) => html`<tr data-testid="fee-change" data-figure=${f.name}>
-        <td>${t(`whiteLabels.figure.${f.name}`)}</td><td class="num money">${shown(f, w.fee_schedule[f.name])}</td><td class="num money"><strong>${shown(f, proposal[f.name])}</strong></td></tr>`)}</tbody>
+        <td>${t(`field.${f.name}`)}</td><td class="num money">${shown(f, w.fee_schedule[f.name])}</td><td class="num money"><strong>${shown(f, proposal[f.name])}</strong></td></tr>`)}</tbody>
     </table>
     ${!can('POST /v1/bo/white-labels/:id/fees/approve') ? null
       : own ? html`<p class="muted" data-testid="fee-own-proposal">${t('whiteLabels.ownProposal')}</p>`
@@ -112,7 +112,7 @@ function Proposal({ w, proposal, reload }) {
 function FigureInput({ f, value, error, onInput }) {
   const invalid = useFieldError(error, 'fee-error');
   return html`<div data-testid="fee-field" data-figure=${f.name}>
-    <label>${t(`whiteLabels.figure.${f.name}`)} (${t(f.unit === 'percent' ? 'whiteLabels.unitPercent' : 'whiteLabels.unitBaht')})
+    <label>${t(`field.${f.name}`)} (${t(f.unit === 'percent' ? 'whiteLabels.unitPercent' : 'whiteLabels.unitBaht')})
       <input data-testid="fee-input" inputmode="decimal" size="12" ...${invalid.field} value=${value} onInput=${(e) => onInput(e.currentTarget.value)} /></label>
     ${invalid.message}
   </div>`;

@@ -6,7 +6,9 @@
 // navigation, and those rows buried the operators' real calls); in the Thai console a server's
 // refusal reads as a Thai sentence for its code, names the refused field by the form's own Thai
 // label, and keeps the server's English message beneath (it showed that English message with the
-// API's field name under a Thai line pointing at details.fields).
+// API's field name under a Thai line pointing at details.fields). Forms that give no labels of
+// their own (a new merchant, a webhook replay) name the refused field in Thai too, by the
+// console's one table of API fields (field.<name>): they named none, the server's English alone.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -84,6 +86,50 @@ test('in Thai, a refusal is a Thai sentence naming the form\'s field, the server
   assert.ok((await lead.page.innerText('[data-testid=error-detail]')).includes('The amount approved is not the one proposed'));
   assert.not.ok((await lead.page.innerText('[data-testid=error-banner]')).includes('details.fields'), 'no pointer at the API\'s details');
   assert.is((await s.bo('GET', `/v1/bo/merchants/${shop.id}/balance`)).json.live.available_minor, 0);
+});
+
+/** The banner's lines, once the server's refusal shows. */
+async function banner(session: OperatorSession): Promise<{ code: string; text: string; fields: string | null; detail: string }> {
+  await session.page.waitForSelector('[data-testid=error-banner]');
+  const text = async (testid: string) => (await session.page.locator(`[data-testid=${testid}]`).count()) > 0 ? (await session.page.innerText(`[data-testid=${testid}]`)).trim() : null;
+  return { code: (await text('error-code'))!, text: (await text('error-text'))!, fields: await text('error-fields'), detail: (await text('error-detail'))! };
+}
+
+const inThai = async (session: OperatorSession, page: string) => {
+  await session.page.click('[data-testid=lang-th]');
+  await session.page.waitForSelector(`main[data-page="${page}"][data-lang="th"][data-ready="1"]`);
+};
+
+test("in Thai, a form without labels of its own names the refused field by the console's table: a new merchant's contact email", async () => {
+  const { json: label } = await s.bo('POST', '/v1/bo/white-labels', { name: 'Songkran Brand' });
+  const mali = await signedIn.signIn('emp_mali', '#/merchants', 'merchants');
+  await inThai(mali, 'merchants');
+  await mali.page.click('[data-testid=new-merchant] summary');
+  await mali.page.fill('[data-testid=new-merchant-name]', 'Songkran Water Guns');
+  await mali.page.fill('[data-testid=new-merchant-email]', 'ops at songkran.example');
+  await mali.page.selectOption('[data-testid=new-merchant-white-label]', label.id);
+  await mali.page.click('[data-testid=onboard]');
+  const shown = await banner(mali);
+  assert.equal([shown.code, shown.text, shown.fields], ['422 validation_error', th['refusal.validation_error'], th['refusal.fields']!.replace('{fields}', th['field.technical_contact_email']!)]);
+  assert.is(shown.detail, 'The request failed validation; see details.fields.', 'the server\'s English beneath');
+  assert.is((await s.bo('GET', '/v1/bo/merchants?q=Songkran')).json.data.length, 0, 'nothing onboarded');
+});
+
+test("in Thai, a webhook replay refused for its range names the refused field by the console's table", async () => {
+  const shop = await s.onboard('Yi Peng Lanterns');
+  const endpoint = await s.bo('POST', `/v1/bo/merchants/${shop.id}/webhook-endpoints`, { url: 'https://yipeng.example/webhooks', livemode: true });
+  assert.is(endpoint.status, 201, endpoint.text);
+  const mali = await signedIn.signIn('emp_mali', `#/merchants/${shop.id}?livemode=true&endpoint=${endpoint.json.id}`, 'merchant');
+  await inThai(mali, 'merchant');
+  await mali.page.click('[data-testid=replay-form] summary');
+  // The range backwards: its end an hour before its start.
+  const after = await mali.page.inputValue('[data-testid=replay-after]');
+  const hourEarlier = new Date(Date.parse(`${after}:00Z`) - 3_600_000).toISOString().slice(0, 16);
+  await mali.page.fill('[data-testid=replay-before]', hourEarlier);
+  await answerStepUp(mali, () => mali.page.click('[data-testid=replay]'));
+  const shown = await banner(mali);
+  assert.equal([shown.code, shown.text, shown.fields], ['422 validation_error', th['refusal.validation_error'], th['refusal.fields']!.replace('{fields}', th['field.created_before']!)]);
+  assert.ok(shown.detail.includes('created_before must be after created_after'), shown.detail);
 });
 
 test.run();

@@ -110,7 +110,7 @@ test('every code the server can hand the page has a label in both languages', ()
     ...['queue', 'approvals', 'claims', 'merchants', 'statement', 'dashboard'].map((n) => `nav.${n}`),
     ...['d', 'h', 'm', 's'].map((u) => `age.${u}`),
     // Every figure of a white label's fee schedule, as the API names it (the white labels page labels each).
-    ...Object.keys((schemas.FeeSchedule as { properties: object }).properties).filter((f) => f.endsWith('_bps') || f.endsWith('_minor')).map((f) => `whiteLabels.figure.${f}`),
+    ...Object.keys((schemas.FeeSchedule as { properties: object }).properties).filter((f) => f.endsWith('_bps') || f.endsWith('_minor')).map((f) => `field.${f}`),
   ];
   const missing = keys.filter((k) => !(k in en) || !(k in th));
   assert.equal(missing, [], `missing: ${missing.join(', ')}`);
@@ -131,6 +131,28 @@ function literalKeys(text: string, start: RegExp): string[] {
 test('every error code has a sentence in both languages for the refusal banner (the Thai one pointed operators at details.fields)', () => {
   for (const code of errorCodes) for (const [lang, d] of [['th', th], ['en', en]] as const) assert.ok(d[`refusal.${code}`], `${lang} refusal.${code}`);
   for (const code of errorCodes) assert.not.ok(/details\.|_minor|message/.test(th[`refusal.${code}`]!), `refusal.${code} names no API field`);
+});
+
+/** Every property a JSON schema names, nested objects' and array items' too (a refusal's path ends in one). */
+function schemaPropertyNames(schema: unknown, into = new Set<string>()): Set<string> {
+  if (!schema || typeof schema !== 'object') return into;
+  const s = schema as { properties?: Record<string, unknown>; items?: unknown; oneOf?: unknown[]; anyOf?: unknown[]; allOf?: unknown[] };
+  for (const [name, sub] of Object.entries(s.properties ?? {})) schemaPropertyNames(sub, into.add(name));
+  for (const sub of [s.items, ...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) schemaPropertyNames(sub, into);
+  return into;
+}
+
+test("the refusal banner names every field an operator's form can post, by one table in both languages (only three forms had Thai names for theirs)", () => {
+  const posted = new Set<string>();
+  for (const [route, op] of Object.entries(operations)) if (op.auth === 'operator' && route.startsWith('POST ')) schemaPropertyNames(op.body?.schema, posted);
+  for (const f of ['reason', 'technical_contact_email', 'notice_seconds', 'respond_by', 'created_after', 'deposit_processing_fee_bps', 'legs', 'leg_ref']) assert.ok(posted.has(f), `found ${[...posted].join(', ')}`);
+  const missing = [...posted].map((f) => `field.${f}`).filter((k) => !(k in en) || !(k in th));
+  assert.equal(missing, [], `missing: ${missing.join(', ')}`);
+  // The banner reads that table for a path as the server writes it (an array item's by index), and a form's own label first.
+  i18n.setLanguage('th');
+  const refusal = (paths: string[], fieldLabels?: Record<string, string>) => i18n.refusalFieldLabels({ details: { fields: paths.map((path) => ({ path, reason: 'x' })) }, fieldLabels });
+  assert.equal(refusal(['technical_contact_email', 'legs.0.amount_minor', 'query.status']), [th['field.technical_contact_email'], th['field.amount_minor'], th['field.status']]);
+  assert.equal(refusal(['reason'], { reason: 'merchantAdmin.suspendReason' }), [th['merchantAdmin.suspendReason']]);
 });
 
 test("every field a deposit's timeline or review reason names has a label in both languages (the Thai console showed the API's English names)", () => {

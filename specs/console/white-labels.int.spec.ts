@@ -128,7 +128,7 @@ test('ops_admin proposes a fee schedule, a second ops_admin approves it typing t
   assert.equal(await fah.page.$$(`${card()} [data-testid=propose-fees], ${card()} [data-testid=approve-fees], ${card()} input`), []);
   await fah.page.click('[data-testid=lang-th]');
   await fah.page.waitForFunction((title) => document.querySelector('main h1')?.textContent === title, th['nav.white-labels']);
-  assert.is(await fah.page.textContent(`${card()} [data-testid=fee-figure][data-figure=withdrawal_fixed_fee_minor] td:first-child`), th['whiteLabels.figure.withdrawal_fixed_fee_minor']);
+  assert.is(await fah.page.textContent(`${card()} [data-testid=fee-figure][data-figure=withdrawal_fixed_fee_minor] td:first-child`), th['field.withdrawal_fixed_fee_minor']);
   assert.is(await figureText(fah, 'withdrawal_fixed_fee_minor'), '฿25.00');
 
   // The merchant's quote is reckoned from it at once: 25 baht and its VAT at 10 %, and the new minimum.
