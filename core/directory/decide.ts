@@ -344,19 +344,24 @@ function proposeAdjustment(c: Extract<DirectoryCommand, { type: 'ProposeAdjustme
 }
 
 /**
- * The second operator's approval of a proposed live credit: not its proposer, within 24 hours,
- * naming the amount as they read it. Posts the adjustment as the proposal gave it (its reason,
- * its reason code), posted_by the approver.
- */
-/**
  * The merchant's proposal `proposalId` if it waits for approval, else resource_not_found
  * (exported: the route asks it before the step-up, which an unknown proposal does not spend).
  */
 export function waitingAdjustmentProposal(m: Merchant, proposalId: string, at: number): AdjustmentProposal | Rejection {
-  const p = (m.adjustmentProposals ?? []).find((x) => x.id === proposalId && proposalWaiting(x, limits.adjustmentProposalTtlMs, at));
+  const p = waitingAdjustmentProposals(m, at).find((x) => x.id === proposalId);
   return p ?? reject('resource_not_found', 'No adjustment proposal of this id waits for approval on this merchant (a proposal lapses after 24 hours); propose it again.');
 }
 
+/** The merchant's live credits that still wait for a second operator at `at`: lapsed ones (limits.adjustmentProposalTtlMs) can no longer be approved. */
+export function waitingAdjustmentProposals(m: Merchant, at: number): readonly AdjustmentProposal[] {
+  return (m.adjustmentProposals ?? []).filter((p) => proposalWaiting(p, limits.adjustmentProposalTtlMs, at));
+}
+
+/**
+ * The second operator's approval of a proposed live credit: not its proposer, within 24 hours,
+ * naming the amount as they read it. Posts the adjustment as the proposal gave it (its reason,
+ * its reason code), posted_by the approver.
+ */
 function approveAdjustment(c: Extract<DirectoryCommand, { type: 'ApproveAdjustment' }>, reads: DirectoryReads, ids: Ids, at: number): DirectoryDecision {
   const m = reads.merchant(c.merchantId);
   if (!m) return notFound('merchant');

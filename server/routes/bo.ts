@@ -24,7 +24,7 @@ import { noteChanges } from './bo-audit.ts';
 import { approvalRefusal, feeScheduleOf, noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax, type FeeTerms } from '../../core/directory/fee-schedule.ts';
 import { isRejection, type Rejection } from '../../core/errors.ts';
 import { checkNote } from '../../core/note.ts';
-import { adjustmentMismatch, checkAdjustmentBucket, checkAdjustmentReason, checkBank, gatewayRouteMismatch, waitingAdjustmentProposal } from '../../core/directory/decide.ts';
+import { adjustmentMismatch, checkAdjustmentBucket, checkAdjustmentReason, checkBank, gatewayRouteMismatch, waitingAdjustmentProposal, waitingAdjustmentProposals } from '../../core/directory/decide.ts';
 import { booleanParam, readQuery } from './read-params.ts';
 import { pageOf } from './bo-desk.ts';
 
@@ -511,8 +511,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.get('/merchants/:id/adjustment-proposals', (ctx) => {
     readQuery(ctx, []);
     const m = merchant(ctx);
-    const now = services.write.clock.now();
-    const waiting = (m.adjustmentProposals ?? []).filter((p) => proposalWaiting(p, limits.adjustmentProposalTtlMs, now));
+    const waiting = waitingAdjustmentProposals(m, services.write.clock.now());
     ctx.body = { object: 'list', merchant_id: m.id, data: waiting.map((p) => presentAdjustmentProposal(m.id, p)) };
   });
 
@@ -522,8 +521,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.get('/adjustment-proposals', (ctx) => {
     const q = readQuery(ctx, ['cursor', 'limit']);
     const now = services.write.clock.now();
-    const rows = [...world().merchants.values()].flatMap((m) => (m.adjustmentProposals ?? [])
-      .filter((p) => proposalWaiting(p, limits.adjustmentProposalTtlMs, now)).map((p) => ({ m, p })));
+    const rows = [...world().merchants.values()].flatMap((m) => waitingAdjustmentProposals(m, now).map((p) => ({ m, p })));
     const { page, hasMore, next } = pageOf(rows, ({ p }) => ({ since: p.proposedAt, id: p.id }), q, JSON.stringify(['adjustment_proposals']));
     ctx.body = {
       object: 'list', has_more: hasMore, next_cursor: next, total: rows.length, as_of: iso(now),

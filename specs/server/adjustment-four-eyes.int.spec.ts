@@ -75,11 +75,14 @@ test('below the threshold, a debit and a sandbox credit post at once; a proposal
 
   const proposed = await credit(m.id, big, 'emp_maker');
   assert.is(proposed.status, 202, proposed.text);
+  const everyMerchants = async () => (await s.bo('GET', '/v1/bo/adjustment-proposals?limit=100')).json.data.map((p: { id: string }) => p.id);
+  assert.ok((await everyMerchants()).includes(proposed.json.id), 'waiting, it is on the list of every merchant\'s');
   await advance(s, limits.adjustmentProposalTtlMs);
   const late = await approve(m.id, proposed.json.id, big, 'emp_checker');
   assert.equal([late.status, late.json.error?.code], [404, 'resource_not_found'], late.text);
   assert.match(late.json.error.message, /lapses after 24 hours/);
   assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/adjustment-proposals`)).json.data, [], 'a lapsed proposal is not listed');
+  assert.not.ok((await everyMerchants()).includes(proposed.json.id), 'nor on the list of every merchant\'s');
   assert.is(await available(m.id), 0);
 });
 
