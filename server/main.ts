@@ -404,7 +404,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
     read: readSide,
     serviceEvents: webhooks.events.since.bind(webhooks.events),
     eventFloor: webhooks.retention.floor.bind(webhooks.retention),
-    sequenceJumps: sequenceJumps(store.db),
+    sequenceJumps: sequenceJumps(store.db), // read once: the restore's jump is journaled above, before the services exist
     ...(config.env === 'production' ? { liveKeys: { certified: (id: string) => certification.certified(id, (ids) => ids.flatMap((e) => webhooks.endpoints.get(e) ?? []), clock.now()) } } : {}),
   };
   const devIssuer = config.oidcIssuer ? undefined : await DevIssuer.fromDataDir(config.dataDir, sealer);

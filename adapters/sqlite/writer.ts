@@ -285,9 +285,24 @@ function isVersionTaken(error: unknown): boolean {
   return error instanceof Error && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('journal.stream');
 }
 
-/** The merchant's sequence ranges in a mode that a restore's jump passed over, [from, to] ascending (the events feed pages over them). */
-export function sequenceJumps(db: Db): (merchantId: string, livemode: boolean) => (readonly [number, number])[] {
-  const select = db.prepare<[string, number], [number, number]>(
-    'SELECT from_sequence, to_sequence FROM outbox_sequence_jumps WHERE merchant_id = ? AND livemode = ? ORDER BY from_sequence').raw(true);
-  return (merchantId, livemode) => select.all(merchantId, livemode ? 1 : 0);
+/**
+ * The merchant's sequence ranges in a mode that a restore's jump passed over, [from, to]
+ * ascending (the events feed pages over them), read from the table once, when this is called.
+ * The table changes only in a restore's jump, which the server journals at its start before it
+ * builds its services (server/main.ts: advanceSequencesAfterRestore), and one server holds a
+ * data dir: so every request of the process would read the same rows. A merchant the table
+ * does not name has none. Bounded: two rows (live, sandbox) per merchant per restore.
+ */
+export function sequenceJumps(db: Db): (merchantId: string, livemode: boolean) => readonly (readonly [number, number])[] {
+  const rows = db.prepare<[], [string, number, number, number]>(
+    'SELECT merchant_id, livemode, from_sequence, to_sequence FROM outbox_sequence_jumps ORDER BY merchant_id, livemode, from_sequence').raw(true).all();
+  const byMerchantMode = new Map<string, (readonly [number, number])[]>();
+  for (const [merchantId, livemode, from, to] of rows) {
+    const key = `${merchantId}\u0000${livemode}`;
+    const ranges = byMerchantMode.get(key) ?? [];
+    ranges.push([from, to]);
+    byMerchantMode.set(key, ranges);
+  }
+  const none: readonly (readonly [number, number])[] = [];
+  return (merchantId, livemode) => byMerchantMode.get(`${merchantId}\u0000${livemode ? 1 : 0}`) ?? none;
 }
