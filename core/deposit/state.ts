@@ -214,6 +214,11 @@ export interface Deposit {
   readonly updatedAt: number;
   readonly expiresAt: number;
   readonly lifetimeMs: number;
+  /**
+   * min_ttl_seconds, in ms (absent: none asked, and in journals from before it was kept): no
+   * route that would leave the end user less time than this to pay is offered to the order.
+   */
+  readonly minTtlMs?: number;
   readonly sender: Sender;
   readonly senderId?: string;
   readonly hasClientData: boolean;
@@ -359,7 +364,7 @@ function copy(s: Deposit): Complete<Deposit> {
   return {
     id: s.id, merchantId: s.merchantId, whiteLabelId: s.whiteLabelId, livemode: s.livemode, version: s.version, silentChanges: s.silentChanges, status: s.status,
     isTerminal: s.isTerminal, merchantReference: s.merchantReference, endUserRef: s.endUserRef, amountMinor: s.amountMinor,
-    createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.expiresAt, lifetimeMs: s.lifetimeMs, sender: s.sender,
+    createdAt: s.createdAt, updatedAt: s.updatedAt, expiresAt: s.expiresAt, lifetimeMs: s.lifetimeMs, minTtlMs: s.minTtlMs, sender: s.sender,
     senderId: s.senderId, hasClientData: s.hasClientData, fillPreference: s.fillPreference, liquiditySource: s.liquiditySource,
     legs: s.legs, liquidity: s.liquidity, uploads: s.uploads, slip: s.slip, queuedSlips: s.queuedSlips, additionalSlip: s.additionalSlip, countedTransRefs: s.countedTransRefs,
     verification: s.verification, review: s.review, lateSlipAcceptedUntil: s.lateSlipAcceptedUntil, expiredReason: s.expiredReason,
@@ -374,7 +379,7 @@ function created(e: Extract<DepositEvent, { type: 'DepositCreated' }>): Complete
   return {
     id: d.id, merchantId: d.merchantId, whiteLabelId: d.whiteLabelId, livemode: d.livemode, version: 0, silentChanges: undefined, status: 'awaiting_liquidity',
     isTerminal: false, merchantReference: d.merchantReference, endUserRef: d.endUserRef, amountMinor: d.amountMinor,
-    createdAt: d.createdAt, updatedAt: e.at, expiresAt: d.expiresAt, lifetimeMs: d.lifetimeMs, sender: d.sender,
+    createdAt: d.createdAt, updatedAt: e.at, expiresAt: d.expiresAt, lifetimeMs: d.lifetimeMs, minTtlMs: d.minTtlMs, sender: d.sender,
     senderId: d.senderId, hasClientData: d.hasClientData, fillPreference: d.fillPreference, liquiditySource: d.liquiditySource,
     legs: [], liquidity: d.liquidity, uploads: 0, slip: d.slip, queuedSlips: d.queuedSlips, additionalSlip: d.additionalSlip, countedTransRefs: d.countedTransRefs,
     verification: d.verification, review: d.review, lateSlipAcceptedUntil: d.lateSlipAcceptedUntil, expiredReason: d.expiredReason,

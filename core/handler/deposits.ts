@@ -145,7 +145,14 @@ function settledLegs(d: Deposit, e: Extract<DepositEvent, { type: 'DepositSettle
 type MatchShape = {
   amountMinor: Minor; merchantId: string; whiteLabelId: string; livemode: boolean; fillPreference: 'any' | 'internal_only';
   readonly sender: { readonly bankCode: string; readonly accountNumber: string };
+  /** min_ttl_seconds in ms: a route that lives less than this from now is not offered. */
+  readonly minTtlMs?: number;
 };
+
+/** Whether a route that lives until `routeExpiresAt` leaves the order the time its merchant asked the end user be given (min_ttl_seconds). */
+function routeLastsFor(d: Pick<MatchShape, 'minTtlMs'>, routeExpiresAt: number, at: number): boolean {
+  return routeExpiresAt > at && routeExpiresAt - at >= (d.minTtlMs ?? 0);
+}
 
 /**
  * A sandbox order pays only its own merchant's sandbox withdrawals (DESIGN.md "Sandbox"); a
@@ -160,7 +167,7 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   // The white label's gateway route is a real account paid with real money: live orders
   // only. A sandbox order never pays it (a tester scanning its QR would send money there).
   const gateway = d.livemode ? tx.gatewayRoute(d.whiteLabelId) : undefined;
-  const route = gateway && gateway.expiresAt > tx.at ? gateway : undefined;
+  const route = gateway && routeLastsFor(d, gateway.expiresAt, tx.at) ? gateway : undefined;
   const pool = tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode));
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
@@ -229,7 +236,8 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
   const lifetimeMs = lifetimeSeconds * 1000;
   const id = tx.ids.next('dep', merchantId);
   const fillPreference = c.fillPreference ?? 'any';
-  const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference, sender };
+  const minTtlMs = c.minTtlSeconds ? c.minTtlSeconds * 1000 : undefined;
+  const shape = { amountMinor: c.amountMinor, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, fillPreference, sender, minTtlMs };
   // A twin whose slip is being verified may come back to awaiting payment: the new order waits (duplicate_open_deposit at matching).
   const twin = twinBeingPaid(tx, { merchantId, livemode, sender, amountMinor: c.amountMinor });
   const match: Match = (twin ? null : firstMatch(tx, shape, tx.at + lifetimeMs)) ?? {
@@ -244,7 +252,7 @@ export function createDeposit(tx: Tx, c: Extract<Command, { type: 'CreateDeposit
     type: 'CreateDeposit', at: tx.at, match,
     deposit: {
       id, merchantId, whiteLabelId: merchant!.whiteLabelId, livemode, merchantReference: c.merchantReference, endUserRef: c.endUserRef,
-      amountMinor: c.amountMinor, createdAt: tx.at, expiresAt: tx.at + lifetimeMs, lifetimeMs, sender, hasClientData: c.hasClientData, fillPreference,
+      amountMinor: c.amountMinor, createdAt: tx.at, expiresAt: tx.at + lifetimeMs, lifetimeMs, minTtlMs, sender, hasClientData: c.hasClientData, fillPreference,
       senderId: c.senderId, metadata: c.metadata, returnUrl: c.returnUrl || undefined,
     },
   }, undefined);
@@ -261,9 +269,10 @@ function firstMatch(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   if (d.livemode) return plannedLegs(tx, d, expiresAt);
   const scenario = scenarioOf(d);
   if (scenario === 10_500) return null;
-  // 10400's fallback route is a gateway, which internal_only refuses: as live, the order
-  // takes internal liquidity (the merchant's own sandbox withdrawals) or waits for it.
-  if (scenario === 10_400 && d.fillPreference === 'internal_only') return plannedLegs(tx, d, expiresAt);
+  // 10400's fallback route is a gateway, which internal_only refuses, as does a min_ttl_seconds
+  // beyond its 4 minutes: as live, the order takes internal liquidity (the merchant's own
+  // sandbox withdrawals) or waits for it.
+  if (scenario === 10_400 && (d.fillPreference === 'internal_only' || !routeLastsFor(d, tx.at + limits.sandboxFallbackRouteTtlMs, tx.at))) return plannedLegs(tx, d, expiresAt);
   if (scenario === 10_400 || scenario === 10_700) return simulatedMatch(tx, d, expiresAt);
   return plannedLegs(tx, d, expiresAt) ?? simulatedMatch(tx, d, expiresAt);
 }
