@@ -98,7 +98,7 @@ export class HttpPoster implements Poster {
     let kept = 0;
     const done = () => {
       // A redirect's body is its Location again ("Found. Redirecting to …?token=…"): not kept, as the Location's query is not.
-      const excerpt = status >= 300 && status < 400 ? null : Buffer.concat(chunks).subarray(0, webhookLimits.responseExcerptBytesMax).toString('utf8');
+      const excerpt = status >= 300 && status < 400 ? null : excerptOf(Buffer.concat(chunks), webhookLimits.responseExcerptBytesMax);
       finish({ ...classify(status, res.headers.location), excerpt });
     };
     res.on('data', (chunk: Buffer) => {
@@ -111,6 +111,26 @@ export class HttpPoster implements Poster {
     res.on('error', (error) => fail(describeError(error)));
     res.on('aborted', () => fail('connection_reset: the answer was cut off'));
   }
+}
+
+/**
+ * The answer as kept: at most `bytesMax` bytes of UTF-8 (contract: "response body retained up
+ * to 8 KB"), cut between characters. Cut mid-character, the bytes decoded to a U+FFFD that took
+ * the text past the limit; undecodable bytes decode to a U+FFFD each (three bytes for one), so
+ * the text is cut again once encoded.
+ */
+export function excerptOf(bytes: Buffer, bytesMax: number): string {
+  const text = bytes.subarray(0, characterStart(bytes, bytesMax)).toString('utf8');
+  const encoded = Buffer.from(text, 'utf8');
+  return encoded.length <= bytesMax ? text : encoded.subarray(0, characterStart(encoded, bytesMax)).toString('utf8');
+}
+
+/** `at`, moved back over at most three UTF-8 continuation bytes to where a character starts (a longer run is not UTF-8: cut anywhere). */
+function characterStart(bytes: Buffer, at: number): number {
+  if (at >= bytes.length) return bytes.length;
+  let start = at;
+  while (start > at - 3 && start > 0 && (bytes[start]! & 0xc0) === 0x80) start--;
+  return (bytes[start]! & 0xc0) === 0x80 ? at : start;
 }
 
 /** Contract: Delivery rules, "Success": these statuses only. */
