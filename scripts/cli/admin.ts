@@ -77,6 +77,11 @@ const feeLimitOptions = [
 /** A fee schedule's VAT rates: option, body field, the fee it is charged on. */
 const feeVatOptions = [['deposit-vat-bps', 'deposit_vat_bps', "a deposit's processing fee"], ['withdrawal-vat-bps', 'withdrawal_vat_bps', "a withdrawal's fixed fee"]] as const;
 const sandbox: OptionSpec = { type: 'boolean', help: 'the sandbox (test) mode instead of live' };
+/**
+ * The operator's words on an action, the API's free-text `reason` (never a code: codes are
+ * --reason-code, as in `satang bo`). --reason, its first spelling here, is still taken.
+ */
+const operatorNote = (more: Pick<OptionSpec, 'help' | 'default' | 'required'>): OptionSpec => ({ type: 'string', value: 'TEXT', field: 'reason', aliases: ['reason'], ...more });
 
 /** A subcommand that POSTs: it takes --idempotency-key. */
 function spec(usage: string, summary: string, options: Record<string, OptionSpec>, notes?: string[]): CommandSpec {
@@ -254,9 +259,9 @@ const subcommands: readonly Subcommand[] = [
   ...(['suspend', 'unsuspend'] as const).map((verb): Subcommand => ({
     words: ['merchant', verb],
     spec: spec(`merchant ${verb}`, `${verb === 'suspend' ? 'Suspends' : 'Lifts the suspension of'} a merchant (a step-up token is minted for you).`, {
-      merchant, reason: { type: 'string', value: 'TEXT', help: 'why (kept on the journal with the operator)' },
+      merchant, note: operatorNote({ help: 'why (kept on the journal with the operator)' }),
     }),
-    run: async (args) => print(args, await bo(context(args), merchantPath(args, verb), text(args, 'reason') ? { reason: text(args, 'reason') } : {}, true)),
+    run: async (args) => print(args, await bo(context(args), merchantPath(args, verb), text(args, 'note') ? { reason: text(args, 'note') } : {}, true)),
   })),
   {
     words: ['fund'],
@@ -264,12 +269,12 @@ const subcommands: readonly Subcommand[] = [
       merchant,
       amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
       'reason-code': { type: 'string', value: 'CODE', field: 'reason_code', default: 'FUNDING', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
-      reason: { type: 'string', value: 'TEXT', default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" },
+      note: operatorNote({ default: 'funding', help: "the operator's note, kept on the journal and never shown to the merchant" }),
       sandbox,
     }),
     run: async (args) => {
       const r = await bo(context(args), merchantPath(args, 'adjustments'), {
-        livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
+        livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'credit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'note'),
       }, true);
       // A large live credit (or one that brings what this operator credited alone in 24 hours
       // to that much) is proposed, not posted: say so and why, and what the second operator runs.
@@ -290,11 +295,11 @@ const subcommands: readonly Subcommand[] = [
       merchant,
       amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the amount in satang (100 = THB 1.00)' },
       'reason-code': { type: 'string', value: 'CODE', field: 'reason_code', default: 'MANUAL_ADJUSTMENT', help: `what the merchant sees as reason_code (${Object.keys(adjustmentReasons).join(', ')})` },
-      reason: { type: 'string', value: 'TEXT', required: true, help: "why, in the operator's words: kept on the journal and never shown to the merchant" },
+      note: operatorNote({ required: true, help: "why, in the operator's words: kept on the journal and never shown to the merchant" }),
       sandbox,
     }),
     run: async (args) => print(args, await bo(context(args), merchantPath(args, 'adjustments'), {
-      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'debit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'reason'),
+      livemode: livemode(args), amount_minor: Number(text(args, 'amount')), direction: 'debit', bucket: 'available', reason_code: text(args, 'reason-code'), reason: text(args, 'note'),
     }, true)),
   },
   {

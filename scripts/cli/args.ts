@@ -63,6 +63,12 @@ export interface OptionSpec {
   readonly field?: string;
   /** A switch's value for its field: `--recover-from-payer` sends claim_refunds: "recover_from_payer". */
   readonly fieldValue?: string;
+  /**
+   * Older spellings still taken for this option (`reason` for bo's --reason-code): parsed as
+   * the option, never shown in the help, and the option's name in every message. Giving two
+   * spellings of one option is a usage error (which would win is a guess).
+   */
+  readonly aliases?: readonly string[];
 }
 
 export interface CommandSpec {
@@ -142,9 +148,26 @@ function wholeNumber(o: Pick<OptionSpec, 'min' | 'max' | 'unit'>): string {
   return `a whole number${of}`;
 }
 
+/** The option `--name` spells, by its own name or an alias. */
+function optionSpelled(spec: CommandSpec, name: string): OptionSpec | undefined {
+  return spec.options[name] ?? Object.values(spec.options).find((o) => o.aliases?.includes(name));
+}
+
+/** parseArgs' table: each option under its name and its aliases (a short letter only on its name); an alias that is another option's name is a bug in the spec. */
+function parseArgsOptions(spec: CommandSpec): Record<string, { type: 'string' | 'boolean'; short?: string }> {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [name, o] of Object.entries({ ...spec.options, help: helpOption })) {
+    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}) };
+    for (const alias of o.aliases ?? []) {
+      if (alias in spec.options || alias in options) throw new Error(`${spec.usage}: --${alias} is both an option and an alias`);
+      options[alias] = { type: o.type };
+    }
+  }
+  return options;
+}
+
 export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args | number {
-  const options = Object.fromEntries(Object.entries({ ...spec.options, help: helpOption })
-    .map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]));
+  const options = parseArgsOptions(spec);
   let parsed;
   try {
     parsed = parseArgs({ args: negativeValuesJoined(spec, argv), options, strict: true, allowPositionals: true });
@@ -166,7 +189,9 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
   if (wordSecret !== -1) return secretRefused(spec, words[wordSecret]?.replace(/[[\]]/g, '') ?? 'an argument', words[wordSecret]);
   const values: Record<string, string | boolean | undefined> = {};
   for (const [name, o] of Object.entries(spec.options)) {
-    const given = parsed.values[name] as string | boolean | undefined;
+    const spellings = [name, ...(o.aliases ?? [])].filter((s) => parsed.values[s] !== undefined);
+    if (spellings.length > 1) return usageError(spec, `${spellings.map((s) => `--${s}`).join(' and ')} are one option (--${name}): give it once`);
+    const given = parsed.values[spellings[0] ?? name] as string | boolean | undefined;
     const sent = !o.secret && !o.local && o.value !== 'FILE' && o.value !== 'DIR'; // a file named sk_test_shop.json is no key
     if (typeof given === 'string' && sent && secretShaped(given)) return secretRefused(spec, `--${name}`, o.value);
     const value = given ?? (o.type === 'boolean' ? false : o.default);
@@ -217,7 +242,7 @@ function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): strin
     if (argv[i] === '--') return [...joined, ...argv.slice(i)]; // the rest are words, as typed
     const name = argv[i]!.startsWith('--') ? argv[i]!.slice(2) : undefined;
     const next = argv[i + 1];
-    if (name !== undefined && spec.options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+    if (name !== undefined && optionSpelled(spec, name)?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
       joined.push(`--${name}=${next}`);
       i++;
     } else joined.push(argv[i]!);

@@ -6,7 +6,7 @@
 // $SATANG_STEP_UP_TOKEN where a step-up is needed), prints a table for people, or the
 // server's JSON answer with --json (for scripts). Exit 0 on a 2xx answer, 1 otherwise, the
 // refusal on stderr (`HTTP 422: {…}`, as report and call say it; its message naming the
-// options, --amount, --reason, where the API's names the fields they fill, amount_minor,
+// options, --amount, --reason-code, where the API's names the fields they fill, amount_minor,
 // reason_code: each option's `field`) and nothing on stdout. A subcommand that POSTs takes --idempotency-key, said in the error
 // when no answer came.
 
@@ -168,8 +168,14 @@ const withdrawalListOptions: Record<string, OptionSpec> = {
   ...merchantOption, ...modeOptions('payouts'), ...paging,
 };
 
-/** A reversal's --reason (a deposit's, a fill's): the reason_code the merchant sees, one of the route's. */
-const reversalReason: OptionSpec = { type: 'string', value: 'CODE', required: true, field: 'reason_code', help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` };
+/**
+ * A code is --reason-code and free text --note, in every bo and admin command (admin's
+ * adjustments too): --reason, this option's first spelling here, is still taken for it.
+ */
+const reasonCode = (more: Pick<OptionSpec, 'help' | 'required' | 'field'>): OptionSpec => ({ type: 'string', value: 'CODE', aliases: ['reason'], ...more });
+
+/** A reversal's --reason-code (a deposit's, a fill's): the reason_code the merchant sees, one of the route's. */
+const reversalReasonCode = reasonCode({ required: true, field: 'reason_code', help: `the reversal's reason_code, which the merchant sees: ${reversalReasonCodes.join(', ')}` });
 
 /** `--legs leg_1=30000,leg_2=0` → [{leg_ref, amount_minor}]; [] when absent, null when malformed. */
 function legAmounts(value: string): { leg_ref: string; amount_minor: number }[] | null {
@@ -285,11 +291,11 @@ const subcommands: readonly Subcommand[] = [
     words: ['queue'],
     spec: spec('queue', 'The review queue: deposits under review, oldest first, with reasons, age and estimate; --status for orders stuck before review.', {
       status: { type: 'string', value: 'STATUS', help: 'another status than under_review: awaiting_liquidity, awaiting_payment or slip_processing (a stuck order)' },
-      reason: { type: 'string', value: 'CODE', help: 'only this review reason' }, escalated: { type: 'boolean', help: 'only escalated reviews' },
+      'reason-code': reasonCode({ field: 'reason', help: 'only this review reason' }), escalated: { type: 'boolean', help: 'only escalated reviews' },
       ...merchantOption, ...modeOptions('orders'), ...paging,
     }),
     run: async (a) => print(a, await call(a, 'reviewer', 'GET', `/v1/bo/deposits${query({
-      status: text(a, 'status'), reason: text(a, 'reason'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
+      status: text(a, 'status'), reason: text(a, 'reason-code'), escalated: flag(a, 'escalated') ? 'true' : '', merchant_id: text(a, 'merchant'), livemode: livemodeOf(a), limit: text(a, 'limit'), cursor: text(a, 'cursor'),
     })}`), renderQueue),
   },
   {
@@ -343,23 +349,23 @@ const subcommands: readonly Subcommand[] = [
     words: ['reverse'],
     // A settled deposit taken back (the bank recalled the transfer), with the route's reason codes and its word on refunds already paid.
     spec: postSpec('reverse DEPOSIT_ID', "Reverses a settled deposit (deposit.reversed): what it credited the merchant is taken back, its fee refunded. ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
-      reason: reversalReason,
+      'reason-code': reversalReasonCode,
       note,
       'recover-from-payer': { type: 'boolean', field: 'claim_refunds', fieldValue: 'recover_from_payer', help: "when a claim's refund already paid the payer part of the transfer (the first try is refused, 409, naming it): reverse all the same, the claim recording the refund as owed back by the payer (claim_refunds: recover_from_payer)" },
     }, ['DEPOSIT_ID']),
     // A refusal naming claim_refunds: "recover_from_payer" names --recover-from-payer (its field).
     run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/deposits/${id(a)}/reverse`, {
-      reason_code: text(a, 'reason'), note: text(a, 'note'), ...(flag(a, 'recover-from-payer') ? { claim_refunds: 'recover_from_payer' } : {}),
+      reason_code: text(a, 'reason-code'), note: text(a, 'note'), ...(flag(a, 'recover-from-payer') ? { claim_refunds: 'recover_from_payer' } : {}),
     }, true), (d) => `${d.id}: ${d.status} (${d.reversal.reason_code}; balance transaction ${d.reversal.balance_transaction_id} takes back ${d.reversal.reverses_balance_transaction_id})`),
   },
   {
     words: ['fill', 'reverse'],
     // The one money move a lost dispute leads to (README's Fill reversals and disputes): the fill's amount and fee share go back to the withdrawing merchant.
     spec: postSpec('fill reverse WITHDRAWAL_ID LEG_REF', "Reverses one fill of a withdrawal (withdrawal.fill_reversed, balance.credited), as after a lost dispute: its amount and fee share return to the order's lock while it is still payable, else to available (a closed claim refund's: to suspense, a replacement refund opened). LEG_REF is the fill's leg_ref: the fills table of bo withdrawal show (or bo dispute show), or the deposit's bo show (its leg's PAID TO and FILL). ops_admin; a step-up: minted for you, or $SATANG_STEP_UP_TOKEN.", {
-      reason: reversalReason,
+      'reason-code': reversalReasonCode,
       note,
     }, ['WITHDRAWAL_ID', 'LEG_REF']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/fills/${encodeURIComponent(a.words[1]!)}/reverse`, { reason_code: text(a, 'reason'), note: text(a, 'note') }, true),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/fills/${encodeURIComponent(a.words[1]!)}/reverse`, { reason_code: text(a, 'reason-code'), note: text(a, 'note') }, true),
       (w) => renderFillReversed(w, a.words[1]!)),
   },
   {
@@ -463,10 +469,10 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['dispute', 'open'],
     spec: postSpec('dispute open WITHDRAWAL_ID', 'Opens a dispute on a withdrawal (withdrawal.disputed; no funds are held: the amount left in the fills).', {
-      reason: { type: 'string', value: 'CODE', required: true, field: 'reason_code', help: 'the dispute reason code' }, amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the disputed amount' },
+      'reason-code': reasonCode({ required: true, field: 'reason_code', help: 'the dispute reason code' }), amount: { type: 'string', value: 'SATANG', required: true, field: 'amount_minor', integer: true, min: 1, unit: 'satang', help: 'the disputed amount' },
       'respond-by': { type: 'string', value: 'RFC3339', field: 'respond_by', help: 'the evidence deadline (default: the service default)' },
     }, ['WITHDRAWAL_ID']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/withdrawals/${id(a)}/disputes`, { reason_code: text(a, 'reason-code'), amount_minor: Number(text(a, 'amount')), ...(text(a, 'respond-by') ? { respond_by: text(a, 'respond-by') } : {}) }),
       (d) => `${d.id}: ${d.status}, THB ${thb(d.amount_minor)} disputed (no funds held); evidence by ${inBangkok(d.respond_by)}`),
   },
   {
@@ -541,9 +547,10 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['operator', 'revoke'],
     spec: postSpec('operator revoke SUB', 'Off-boarding: every token of this operator issued until now is refused at once. A step-up.', {
-      reason: { type: 'string', value: 'TEXT', help: 'why (kept with the revocation)' },
+      // The API's free-text reason, so --note; --reason, its first spelling, is still taken (this command has no code to mistake it for).
+      note: { type: 'string', value: 'TEXT', field: 'reason', aliases: ['reason'], help: 'why (kept with the revocation)' },
     }, ['SUB']),
-    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/operators/${id(a)}/revoke`, text(a, 'reason') ? { reason: text(a, 'reason') } : {}, true),
+    run: async (a) => print(a, await call(a, 'ops_admin', 'POST', `/v1/bo/operators/${id(a)}/revoke`, text(a, 'note') ? { reason: text(a, 'note') } : {}, true),
       (r) => `${r.sub}: tokens issued before ${inBangkok(r.tokens_issued_before)} are refused (by ${r.revoked_by})${r.seen_before ? '' : `\nwarning: ${r.sub} never signed in here — a typo? The operator you meant still has access.`}`),
   },
   {

@@ -179,11 +179,11 @@ test('numbers: one wording for every number option, naming the unit and the boun
   }
   assert.is(await available(), before + 700, 'credited once');
   // And taken back: admin debit, the same adjustment the other way; more than available is refused.
-  const debit = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', '300', '--reason-code', 'FEE_CORRECTION', '--reason', 'fee charged twice on 2026-11-29']);
+  const debit = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', '300', '--reason-code', 'FEE_CORRECTION', '--note', 'fee charged twice on 2026-11-29']);
   assert.is(debit.code, 0, debit.stderr);
   assert.equal([JSON.parse(debit.stdout).type, JSON.parse(debit.stdout).direction, JSON.parse(debit.stdout).reason_code], ['adjustment', 'debit', 'FEE_CORRECTION']);
   assert.is(await available(), before + 400, 'debited');
-  const tooMuch = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', String(before + 401), '--reason', 'more than there is']);
+  const tooMuch = await satang(['admin', 'debit', '--merchant', shop.id, '--amount', String(before + 401), '--note', 'more than there is']);
   assert.is(tooMuch.code, 1, tooMuch.stderr);
   assert.match(tooMuch.stderr + tooMuch.stdout, /insufficient_balance/);
   assert.is(await available(), before + 400, 'nothing taken');

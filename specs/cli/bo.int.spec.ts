@@ -229,13 +229,13 @@ test('bo claim refund, bo dispute open and admin debit name their own options wh
   assert.match(refund.out, /"path":"amount_minor"/, 'the details stay the API\'s, for scripts');
 
   const withdrawalId = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json))![0];
-  const past = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000', '--respond-by', '2020-01-01T00:00:00Z');
+  const past = await bo('dispute', 'open', withdrawalId, '--reason-code', 'PAYEE_NOT_RECEIVED', '--amount', '10000', '--respond-by', '2020-01-01T00:00:00Z');
   assert.is(past.code, 1, past.out);
   assert.match(past.out, /"message":"--respond-by is an RFC 3339 instant in the future\."/);
   assert.match(past.out, /"path":"respond_by"/);
 
   // A credit's reason on a debit: the API says reason_code, admin debit's option is --reason-code.
-  const debit = await run(satangPath, ['admin', 'debit', '--merchant', scene.shop.id, '--amount', '100', '--reason-code', 'FUNDING', '--reason', 'a fee charged twice in November'], { cwd: tmpdir(), env: { ...process.env, ...env } })
+  const debit = await run(satangPath, ['admin', 'debit', '--merchant', scene.shop.id, '--amount', '100', '--reason-code', 'FUNDING', '--note', 'a fee charged twice in November'], { cwd: tmpdir(), env: { ...process.env, ...env } })
     .then((r) => `exit 0: ${r.stdout}`, (e: { stderr: string }) => e.stderr);
   assert.match(debit, /"message":"--reason-code FUNDING is for a credit: /, debit);
   assert.match(debit, /"path":"reason_code"/);
@@ -329,7 +329,7 @@ test('bo dispute show lists each evidence file with where an operator reads its 
   await uploadFile(d.slip_upload, image);
   await scene.s.running.slipWorker.drain();
   const withdrawalId = /wdr_[0-9A-Z]{26}/.exec(JSON.stringify((await scene.s.bo('GET', `/v1/bo/deposits/${d.id}`)).json))![0];
-  const opened = await bo('dispute', 'open', withdrawalId, '--reason', 'PAYEE_NOT_RECEIVED', '--amount', '10000');
+  const opened = await bo('dispute', 'open', withdrawalId, '--reason-code', 'PAYEE_NOT_RECEIVED', '--amount', '10000');
   assert.is(opened.code, 0, opened.out);
   // Said as it is: a dispute holds no funds (the amount left in the fills).
   const line = /^(\S+): open, THB 100\.00 disputed \(no funds held\); evidence by \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+07$/m.exec(opened.out);
@@ -391,7 +391,7 @@ test('a merchant\'s missing webhook from a shell: endpoints, deliveries, one del
   assert.is((await scene.s.bo('POST', `/v1/bo/merchants/${m.id}/suspend`, { reason: 'webhook receiver hacked' }, { stepUp: true, sub: 'emp_risk' })).status, 200);
   const suspended = await bo('merchants', '--suspended');
   assert.match(suspended.out, new RegExp(`${m.id}.*yes\\s+emp_risk.*webhook receiver hacked`));
-  const revoked = await bo('operator', 'revoke', 'emp_gone_cli', '--reason', 'left the company');
+  const revoked = await bo('operator', 'revoke', 'emp_gone_cli', '--note', 'left the company');
   assert.is(revoked.code, 0, revoked.out);
   assert.match(revoked.out, /emp_gone_cli: tokens issued before .* are refused/);
 });

@@ -5,7 +5,7 @@
 // --idempotency-key replays the answer and does nothing again. Bad input is the route's error
 // code on stderr in one line (or a usage error, exit 2), never a stack trace, and leaves the
 // deposit, the wallet and the journal as they were; a refusal's message names the options
-// (--reason, --recover-from-payer) where the API's names its fields. A deposit whose claim already refunded the
+// (--reason-code, --recover-from-payer) where the API's names its fields. A deposit whose claim already refunded the
 // payer is refused (409) naming the option that says so, then reversed with
 // --recover-from-payer, the claim recording the refund owed back, and listed by
 // `satang bo claims --owed-by-payer` (and by mode, --live or --sandbox, and by merchant, --merchant);
@@ -19,7 +19,7 @@ import { freshSender, sender, type MerchantKeys } from '../support/server-harnes
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 import { satang, stackLine, type Ran } from '../support/cli.ts';
 
-const recall = ['--reason', 'BANK_RECALL', '--note', "the sender's bank recalled the whole transfer"];
+const recall = ['--reason-code', 'BANK_RECALL', '--note', "the sender's bank recalled the whole transfer"];
 let scene: SlipScene;
 let env: Record<string, string>;
 
@@ -54,12 +54,12 @@ test('bo reverse takes a settled deposit back: the deposit reads reversed, the w
 
   // Bad input: the route's code on stderr, one line, nothing on stdout, no stack trace, nothing written.
   const refusals: [string[], number, RegExp][] = [
-    // The message names the option (--reason), the details the API's field, for scripts.
-    [[d.id, '--reason', 'RECALLED', '--note', recall[3]!], 1, /^HTTP 422: .*"code":"validation_error".*"message":"Unknown --reason\.".*"path":"reason_code".*"hint":"BANK_RECALL, ACCOUNT_FROZEN/],
-    [[d.id, '--reason', 'BANK_RECALL', '--note', 'recalled'], 1, /^HTTP 422: .*"code":"review_note_required"/],
+    // The message names the option (--reason-code), the details the API's field, for scripts.
+    [[d.id, '--reason-code', 'RECALLED', '--note', recall[3]!], 1, /^HTTP 422: .*"code":"validation_error".*"message":"Unknown --reason-code\.".*"path":"reason_code".*"hint":"BANK_RECALL, ACCOUNT_FROZEN/],
+    [[d.id, '--reason-code', 'BANK_RECALL', '--note', 'recalled'], 1, /^HTTP 422: .*"code":"review_note_required"/],
     [['dep_01NOSUCHDEPOSIT0000000000', ...recall], 1, /^HTTP 404: .*"code":"resource_not_found"/],
-    [[d.id, '--note', recall[3]!], 2, /^satang bo reverse: --reason is required\n\(see: satang bo reverse --help\)$/],
-    [['--reason', 'BANK_RECALL', '--note', recall[3]!], 2, /^satang bo reverse: missing DEPOSIT_ID/],
+    [[d.id, '--note', recall[3]!], 2, /^satang bo reverse: --reason-code is required\n\(see: satang bo reverse --help\)$/],
+    [['--reason-code', 'BANK_RECALL', '--note', recall[3]!], 2, /^satang bo reverse: missing DEPOSIT_ID/],
     [[d.id, ...recall, '--recover-from-payer=yes'], 2, /^satang bo reverse: .*recover-from-payer/],
   ];
   for (const [args, code, said] of refusals) {
@@ -217,7 +217,7 @@ test('bo reverse --help says the reason codes and the options; bo --help lists i
   const help = await bo('reverse', '--help');
   assert.is(help.code, 0);
   assert.match(help.stdout, /^usage: satang bo reverse DEPOSIT_ID \[options\]/);
-  for (const said of ['--reason CODE', 'BANK_RECALL, ACCOUNT_FROZEN, SLIP_INVALIDATED_AFTER_SETTLEMENT, DUPLICATE_CREDIT, OPS_ERROR, MERCHANT_DISPUTE_LOST', '--note TEXT', '--recover-from-payer', '--idempotency-key KEY']) assert.match(help.stdout, said);
+  for (const said of ['--reason-code CODE', 'BANK_RECALL, ACCOUNT_FROZEN, SLIP_INVALIDATED_AFTER_SETTLEMENT, DUPLICATE_CREDIT, OPS_ERROR, MERCHANT_DISPUTE_LOST', '--note TEXT', '--recover-from-payer', '--idempotency-key KEY']) assert.match(help.stdout, said);
   assert.match((await bo('--help')).stdout, /\n {2}reverse {14}Reverses a settled deposit/);
   const claimsHelp = (await bo('claims', '--help')).stdout;
   assert.match(claimsHelp, /--owed-by-payer +only claims whose payer owes a refund back/);

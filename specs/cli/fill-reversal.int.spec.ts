@@ -20,7 +20,7 @@ import { settledDeposit, slipScene, type SlipScene } from '../support/slip-harne
 import { satang, stackLine, type Ran } from '../support/cli.ts';
 import { verifyStore } from '../../adapters/sqlite/verify.ts';
 
-const lost = ['--reason', 'MERCHANT_DISPUTE_LOST', '--note', 'the payee never received it: the dispute was lost'];
+const lost = ['--reason-code', 'MERCHANT_DISPUTE_LOST', '--note', 'the payee never received it: the dispute was lost'];
 let scene: SlipScene;
 let env: Record<string, string>;
 
@@ -58,7 +58,7 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   const { depositId, withdrawalId, fill } = await settledFill();
 
   // The dispute, opened and lost from the command line.
-  const opened = await bo(['dispute', 'open', withdrawalId, '--reason', 'not_received', '--amount', String(fill.amount_minor), '--json']);
+  const opened = await bo(['dispute', 'open', withdrawalId, '--reason-code', 'not_received', '--amount', String(fill.amount_minor), '--json']);
   assert.is(opened.code, 0, opened.stderr);
   const disputeId = JSON.parse(opened.stdout).id as string;
   const resolved = await bo(['dispute', 'resolve', disputeId, '--outcome', 'merchant_lost', '--note', 'the payee showed the bank statement without it']);
@@ -77,9 +77,9 @@ test('a lost dispute, then bo fill reverse: the fill reads reversed, its amount 
   const refusals: [string[], number, RegExp][] = [
     [[withdrawalId, 'leg_nope', ...lost], 1, /^HTTP 404: .*"code":"resource_not_found".*No fill with this leg_ref/],
     [['wdr_01NOSUCHWITHDRAWAL000000', fill.leg_ref, ...lost], 1, /^HTTP 404: .*"code":"resource_not_found"/],
-    [[withdrawalId, fill.leg_ref, '--reason', 'LOST', '--note', lost[3]!], 1, /^HTTP 422: .*"code":"validation_error".*"path":"reason_code".*"hint":"BANK_RECALL, ACCOUNT_FROZEN/],
-    [[withdrawalId, fill.leg_ref, '--reason', 'MERCHANT_DISPUTE_LOST', '--note', 'lost'], 1, /^HTTP 422: .*"code":"review_note_required"/],
-    [[withdrawalId, fill.leg_ref, '--note', lost[3]!], 2, /^satang bo fill reverse: --reason is required\n\(see: satang bo fill reverse --help\)$/],
+    [[withdrawalId, fill.leg_ref, '--reason-code', 'LOST', '--note', lost[3]!], 1, /^HTTP 422: .*"code":"validation_error".*"path":"reason_code".*"hint":"BANK_RECALL, ACCOUNT_FROZEN/],
+    [[withdrawalId, fill.leg_ref, '--reason-code', 'MERCHANT_DISPUTE_LOST', '--note', 'lost'], 1, /^HTTP 422: .*"code":"review_note_required"/],
+    [[withdrawalId, fill.leg_ref, '--note', lost[3]!], 2, /^satang bo fill reverse: --reason-code is required\n\(see: satang bo fill reverse --help\)$/],
     [[withdrawalId, ...lost], 2, /^satang bo fill reverse: missing LEG_REF/],
   ];
   for (const [args, code, said] of refusals) {
@@ -151,7 +151,7 @@ test('outside a dispute (a bank recalled the payout): bo show DEP names the fill
   assert.match(shown.stdout, fillsHeader, shown.stdout);
   assert.match(shown.stdout, fillRowOf(fill, d.id, fill.receipt_state), shown.stdout);
 
-  const reversed = await bo(['fill', 'reverse', withdrawalId, legRef, '--reason', 'BANK_RECALL', '--note', "the payee's bank recalled the transfer it received"]);
+  const reversed = await bo(['fill', 'reverse', withdrawalId, legRef, '--reason-code', 'BANK_RECALL', '--note', "the payee's bank recalled the transfer it received"]);
   assert.is(reversed.code, 0, reversed.stderr);
   assert.match(reversed.stdout, new RegExp(`^${withdrawalId}: fill ${legRef} reversed \\(BANK_RECALL; `));
   assert.match((await bo(['withdrawal', 'show', withdrawalId])).stdout, fillRowOf(fill, d.id, 'reversed \\(BANK_RECALL\\)'));
@@ -179,7 +179,7 @@ test('bo fill reverse --help says the words, the reason codes and the step-up; b
   const help = await bo(['fill', 'reverse', '--help']);
   assert.is(help.code, 0, help.stderr);
   assert.match(help.stdout, /^usage: satang bo fill reverse WITHDRAWAL_ID LEG_REF \[options\]/);
-  for (const said of ['--reason CODE', 'MERCHANT_DISPUTE_LOST', '--note TEXT', '--idempotency-key KEY', 'SATANG_STEP_UP_TOKEN']) assert.match(help.stdout, said);
+  for (const said of ['--reason-code CODE', 'MERCHANT_DISPUTE_LOST', '--note TEXT', '--idempotency-key KEY', 'SATANG_STEP_UP_TOKEN']) assert.match(help.stdout, said);
   assert.match((await bo(['--help'])).stdout, /\n {2}fill reverse +Reverses one fill of a withdrawal/);
 });
 
