@@ -88,9 +88,12 @@ function spec(usage: string, summary: string, options: Record<string, OptionSpec
   return readSpec(usage, summary, { ...options, 'idempotency-key': idempotencyKeyOption }, notes);
 }
 
-/** A subcommand that only reads (GET). */
+/**
+ * A subcommand that only reads (GET). Its own options come first in its help, then the common
+ * ones, and its own win where both name one (key list's --json prints JSON instead of its table).
+ */
 function readSpec(usage: string, summary: string, options: Record<string, OptionSpec>, notes?: string[]): CommandSpec {
-  return { usage: `satang admin ${usage}`, summary, options: { ...options, ...common }, ...(notes ? { notes } : {}) };
+  return { usage: `satang admin ${usage}`, summary, options: { ...options, ...common, ...options }, ...(notes ? { notes } : {}) };
 }
 
 function context(args: Args): Context {

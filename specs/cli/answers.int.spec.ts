@@ -152,4 +152,17 @@ test('bo queue ends a page with `more: --cursor C`, as the other lists; bo decli
   assert.not.match(help.stdout, /two different reviewers/);
 });
 
+test("admin key list prints a table, its --json the server's JSON, and its help says so (not the other admin commands' 'what admin commands print anyway')", async () => {
+  const key = { key_id: 'key_1', livemode: true, scopes: ['deposits:write'], api_key_hint: 'sk_live_…abcd', created_at: '2026-12-01T00:00:00.000Z', revoked_at: null };
+  answer = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ object: 'list', data: [key] })); };
+  const table = await satang(['admin', 'key', 'list', '--merchant', 'mch_1']);
+  assert.is(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^KEY\s+MODE\s+SCOPES/);
+  const json = await satang(['admin', 'key', 'list', '--merchant', 'mch_1', '--json']);
+  assert.is(JSON.parse(json.stdout).data[0].key_id, 'key_1');
+  const help = await satang(['admin', 'key', 'list', '--help']);
+  assert.match(help.stdout, /--json\s+print the server's JSON instead of a table/);
+  assert.not.match(help.stdout, /what admin commands print anyway/);
+});
+
 test.run();
