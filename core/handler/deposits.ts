@@ -163,6 +163,16 @@ function mayPay(tx: Tx, d: Pick<MatchShape, 'livemode' | 'merchantId'>, w: Withd
   return (d.livemode || w.merchantId === d.merchantId) && !tx.suspended(w.merchantId);
 }
 
+/**
+ * mayPay, and never into the sender's own account (a claim's refund to him, say): a
+ * transfer to oneself is no payment, and it would both fill the order and credit the merchant.
+ */
+function payableBy(tx: Tx, d: Pick<MatchShape, 'livemode' | 'merchantId' | 'sender'>, w: Withdrawal): boolean {
+  if (!mayPay(tx, d, w)) return false;
+  const account = tx.beneficiary(w.beneficiaryId);
+  return !account || account.bankCode !== d.sender.bankCode || account.accountNumber !== d.sender.accountNumber;
+}
+
 function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   // The white label's gateway route is a real account paid with real money: live orders
   // only. A sandbox order never pays it (a tester scanning its QR would send money there).
@@ -172,13 +182,7 @@ function plannedLegs(tx: Tx, d: MatchShape, expiresAt: number): Match | null {
   // The world's pool, oldest first, then orders this command opened (created or approved
   // just now): the world's index only learns of those once the commit is applied.
   const accountOf = (w: Withdrawal) => tx.beneficiary(w.beneficiaryId);
-  // A payer is never asked to pay into his own account (a claim's refund to him, say): a
-  // transfer to oneself is no payment, and it would both fill the order and credit the merchant.
-  const payable = (w: Withdrawal) => {
-    if (!mayPay(tx, d, w)) return false;
-    const account = accountOf(w);
-    return !account || account.bankCode !== d.sender.bankCode || account.accountNumber !== d.sender.accountNumber;
-  };
+  const payable = (w: Withdrawal) => payableBy(tx, d, w);
   const planner = new LiquidityPlanner({
     amountMinor: d.amountMinor, fillPreference: d.fillPreference, gatewayAvailable: route !== undefined, at: tx.at, payableUntil: expiresAt, accountOf,
   });
@@ -286,17 +290,18 @@ export function simulatedMatch(tx: Tx, d: { livemode: boolean; amountMinor: Mino
 /**
  * Amounts that would match at once: the largest capacities on offer, rounded down to two
  * significant figures (in multiples of the step) — of orders a payer can be matched to now
- * (not those whose splits are all taken, nor, for a sandbox order, another merchant's).
+ * (not those whose splits are all taken, nor, for a sandbox order, another merchant's, nor
+ * one that pays the sender's own account: he would never be matched to it).
  * Two figures say what can be placed without handing a merchant another's open payout to
  * the baht (a deposit too large to match learnt each order's remainder exactly).
  */
-function suggestedAmounts(tx: Tx, d: { whiteLabelId: string; livemode: boolean; merchantId: string }): Minor[] {
+function suggestedAmounts(tx: Tx, d: Pick<MatchShape, 'whiteLabelId' | 'livemode' | 'merchantId' | 'sender'>): Minor[] {
   const wl = tx.world.whiteLabels.get(d.whiteLabelId)!;
   const step = BigInt(wl.amounts.depositStepMinor);
   const out = new Set<Minor>();
   for (const id of tx.world.payableWithdrawals.get(World.poolKey(d.whiteLabelId, d.livemode)) ?? []) {
     const w = tx.withdrawal(id)!;
-    if (!isMatchable(w, tx.at) || !mayPay(tx, d, w)) continue;
+    if (!isMatchable(w, tx.at) || !payableBy(tx, d, w)) continue;
     const amount = twoFigures(capacityOf(w), step);
     if (amount >= BigInt(wl.amounts.depositMinMinor)) out.add(amount > BigInt(wl.amounts.depositMaxMinor) ? BigInt(wl.amounts.depositMaxMinor) : amount);
     if (out.size === 3) break;

@@ -181,6 +181,7 @@ test('matching never asks a payer to pay into his own account: the order whose p
   const payer = { bankCode: '004', accountNumber: '1234567890', accountNameTh: 'สมหญิง รักดี' };
   const self = s.h.ok(createCommand(s, { sender: payer, amountMinor: 20_000n }));
   assert.equal([dep(s.h, self).status, dep(s.h, self).legs], ['awaiting_liquidity', []], 'not matched to the order that pays his own account');
+  assert.equal(dep(s.h, self).liquidity?.suggestedAmountsMinor, [], 'nor is its capacity suggested to him: no amount would match him at once');
   const other = s.h.ok(createCommand(s, { endUserRef: 'user-2', amountMinor: 20_000n }));
   assert.equal(dep(s.h, other).legs.map((l) => l.counterparty.kind === 'withdrawal' && l.counterparty.withdrawalId), [own], 'another payer is');
 });
