@@ -13,7 +13,7 @@ import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } fro
 import { dirname } from 'node:path';
 import { adjustmentReasons } from '../../core/directory.ts';
 import { bahtOf } from '../../core/finance/money-text.ts';
-import { limits } from '../../core/limits.ts';
+import { limits, writeSideLimits } from '../../core/limits.ts';
 import { noWithdrawalMaximum, scheduleDepositMinorMax, scheduleWithdrawalMinorMax } from '../../core/directory/fee-schedule.ts';
 import { defaultDataDir, dispatch, flag, text, type Args, type CommandSpec, type OptionSpec, type Subcommand, urlOption, idempotencyKeyOption } from './args.ts';
 import { table } from './table.ts';
@@ -414,7 +414,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['clock', 'advance'],
     spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
-      seconds: { type: 'string', value: 'N', required: true, integer: true, min: 1, unit: 'seconds', help: 'how far to move' },
+      seconds: { type: 'string', value: 'N', required: true, integer: true, min: 1, max: writeSideLimits.manualClockAdvanceSecondsMax, unit: 'seconds', help: 'how far to move (at most a year)' },
     }),
     run: async (args) => print(args, await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
   },

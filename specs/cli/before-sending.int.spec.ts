@@ -10,7 +10,7 @@
 // - call POST --output into a directory that does not exist: exit 2, the POST not sent (it
 //   moved money, then lost the answer); what call --output writes is 0600;
 // - a number out of its option's bounds (--amount -5, --amount=-5, --amount 0, --limit 201,
-//   --port 70000): one line in one wording naming the unit and the bounds, exit 2 (parseArgs'
+//   --port 70000, --seconds past the year an advance may move): one line in one wording naming the unit and the bounds, exit 2 (parseArgs'
 //   "ambiguous", or the server's generic 422);
 // - with SATANG_OIDC_ISSUER the CLI mints nothing, even where a development issuer's key lies;
 // and a retry of admin fund with the same --idempotency-key credits once.
@@ -161,7 +161,9 @@ test('numbers: one wording for every number option, naming the unit and the boun
     [['bo', 'actions', '--route', ''], '--route is empty: give a value, or leave the option out'],
     [['bo', 'queue', '--limit', '-1'], "--limit must be a whole number of rows from 1 to 200, not '-1'"],
     [['bo', 'queue', '--limit', '201'], "--limit must be a whole number of rows from 1 to 200, not '201'"],
-    [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds, 1 or more, not '1.5'"],
+    [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds from 1 to 31536000, not '1.5'"],
+    // The server's bound too (a year an advance): refused here, not sent for the server's generic 422.
+    [['admin', 'clock', 'advance', '--seconds', '31536001'], "--seconds must be a whole number of seconds from 1 to 31536000, not '31536001'"],
     [['bank-sim', '--port', '70000'], "--port must be a whole number from 0 to 65535, not '70000'"],
     // The server's bounds, said before anything is sent: a minute to a year.
     [['admin', 'gateway-route', 'propose', '--white-label', 'wl_x', '--bank', '004', '--account', '5550001111', '--name', 'Gateway Co', '--ttl-seconds', '59'], "--ttl-seconds must be a whole number of seconds from 60 to 31536000, not '59'"],
