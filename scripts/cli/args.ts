@@ -140,10 +140,16 @@ function isWholeNumberIn(value: string, o: OptionSpec): boolean {
   return (o.min === undefined || n >= o.min) && (o.max === undefined || n <= o.max);
 }
 
-/** What a number option takes, in its refusal's words: "a whole number of seconds from 1 to 999999". */
-function wholeNumber(o: Pick<OptionSpec, 'min' | 'max' | 'unit'>): string {
+/**
+ * What a number option takes, in its refusal's words: "a whole number of seconds from 1 to 999999".
+ * An option with no maximum of its own still stops at the largest safe integer (what JSON carries
+ * exactly): a value past it is told that bound, not "1 or more", which it is.
+ */
+function wholeNumber(o: Pick<OptionSpec, 'min' | 'max' | 'unit'>, value: string): string {
   const of = o.unit ? ` of ${o.unit}` : '';
-  if (o.min !== undefined && o.max !== undefined) return `a whole number${of} from ${o.min} to ${o.max}`;
+  const max = o.max ?? (/^\d+$/.test(value) && !Number.isSafeInteger(Number(value)) ? Number.MAX_SAFE_INTEGER : undefined);
+  if (o.min !== undefined && max !== undefined) return `a whole number${of} from ${o.min} to ${max}`;
+  if (max !== undefined) return `a whole number${of}, at most ${max}`;
   if (o.min !== undefined) return `a whole number${of}, ${o.min} or more`;
   return `a whole number${of}`;
 }
@@ -199,7 +205,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Args |
     // Given, but empty (a script's unset variable): refused, as the API refuses an empty parameter —
     // dropped, `bo logs --merchant ""` listed every merchant's calls.
     if (given === '') return usageError(spec, `--${name} is empty: give a value, or leave the option out`);
-    if (typeof value === 'string' && o.integer && !(given === undefined && value === '') && !isWholeNumberIn(value, o)) return usageError(spec, `--${name} must be ${wholeNumber(o)}, not '${value}'`);
+    if (typeof value === 'string' && o.integer && !(given === undefined && value === '') && !isWholeNumberIn(value, o)) return usageError(spec, `--${name} must be ${wholeNumber(o, value)}, not '${value}'`);
     if (typeof value === 'string' && o.baseUrl) {
       const url = baseUrlOf(value);
       if (url === undefined) return usageError(spec, `--${name} (or $SATANG_BASE_URL) must be the server's address, http(s)://HOST[:PORT][/PATH], without a query or a fragment`);

@@ -155,6 +155,8 @@ test('numbers: one wording for every number option, naming the unit and the boun
     [['admin', 'fund', '--merchant', shop.id, '--amount', '-5'], "--amount must be a whole number of satang, 1 or more, not '-5'"],
     [['admin', 'fund', '--merchant', shop.id, '--amount=-5'], "--amount must be a whole number of satang, 1 or more, not '-5'"],
     [['admin', 'fund', '--merchant', shop.id, '--amount', '0'], "--amount must be a whole number of satang, 1 or more, not '0'"],
+    // Past the largest safe integer: the bound it broke, not '1 or more', which it is.
+    [['admin', 'fund', '--merchant', shop.id, '--amount', '99999999999999999999'], "--amount must be a whole number of satang from 1 to 9007199254740991, not '99999999999999999999'"],
     [['admin', 'fund', '--merchant', shop.id, '--amount='], '--amount is empty: give a value, or leave the option out'],
     // An empty filter (a script's unset variable) is refused, not dropped: it listed every merchant's calls.
     [['bo', 'logs', '--merchant', ''], '--merchant is empty: give a value, or leave the option out'],
