@@ -12,6 +12,7 @@ import { reviewNeedsTwo, type WithdrawalOf } from './deposit/decide.ts';
 import { objectVersion, type Deposit, type Leg, type Review } from './deposit/state.ts';
 import { adjustmentReasons, bankByCode, type Beneficiary, type Claim } from './directory.ts';
 import { owedByPayeeOf } from './claim/state.ts';
+import { waitingWriteOff } from './claim/write-off.ts';
 import type { BalanceTransaction, Balances } from './ledger/ledger.ts';
 import { minorToJson as n, type FeeLine } from './money.ts';
 import { limits } from './limits.ts';
@@ -398,7 +399,9 @@ export function presentBeneficiary(b: Beneficiary): Obj {
   };
 }
 
-export function presentClaim(c: Claim): Obj {
+/** A claim as the back office reads it at `at`: a write-off proposal shows while it may be approved (a lapsed one is gone, as a lapsed adjustment proposal is). */
+export function presentClaim(c: Claim, at: number): Obj {
+  const writeOff = waitingWriteOff(c, at);
   return {
     id: c.id, object: 'claim', livemode: c.livemode, kind: c.kind, status: c.status, deposit_id: c.depositId, merchant_id: c.merchantId, amount_minor: n(c.amountMinor),
     version: c.version, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
@@ -417,9 +420,9 @@ export function presentClaim(c: Claim): Obj {
     // What of that debt finance wrote off as a loss (two operators), less what the bank recovered of it since.
     written_off_minor: c.writtenOffMinor === undefined ? null : n(c.writtenOffMinor),
     // A write-off proposed by one finance operator, waiting for a second (it lapses at approve_by).
-    write_off_proposal: c.writeOffProposal ? {
-      id: c.writeOffProposal.id, amount_minor: n(c.writeOffProposal.amountMinor), note: c.writeOffProposal.note, proposed_by: c.writeOffProposal.proposedBy,
-      proposed_at: iso(c.writeOffProposal.proposedAt), approve_by: iso(c.writeOffProposal.proposedAt + limits.writeOffProposalTtlMs),
+    write_off_proposal: writeOff ? {
+      id: writeOff.id, amount_minor: n(writeOff.amountMinor), note: writeOff.note, proposed_by: writeOff.proposedBy,
+      proposed_at: iso(writeOff.proposedAt), approve_by: iso(writeOff.proposedAt + limits.writeOffProposalTtlMs),
     } : null,
   };
 }

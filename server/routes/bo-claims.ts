@@ -64,7 +64,7 @@ export function backOfficeClaimRoutes(services: Services, verify: Parameters<typ
   const operator = (ctx: Context) => ({ kind: 'operator' as const, operatorId: operatorOf(ctx).sub });
   // A claim with its merchant's name, read from the directory by the claim's merchant id (a
   // name search would also match a merchant whose name holds that id), as the approvals queue names a withdrawal's.
-  const claimRow = (c: Claim) => ({ ...presentClaim(c), merchant_name: world().merchants.get(c.merchantId)?.name ?? null });
+  const claimRow = (c: Claim) => ({ ...presentClaim(c, services.write.clock.now()), merchant_name: world().merchants.get(c.merchantId)?.name ?? null });
   const claimView = (id: string) => {
     const c = world().claims.get(id);
     if (!c) throw notFound('claim');

@@ -49,7 +49,7 @@ test('a full account number masked like the slip showed one: the same places, so
 
 test('a claim says its mode', () => {
   for (const livemode of [true, false]) {
-    const shown = presentClaim(claim(livemode));
+    const shown = presentClaim(claim(livemode), 0);
     assert.is(shown.object, 'claim');
     assert.is(shown.livemode, livemode);
   }

@@ -6,7 +6,8 @@
 // above what is owed, the proposer approving, another amount, a short note, nothing owed, a
 // second proposal while one waits, another role — are answered before the step-up and leave
 // the journal as it was. A later recall of the refund from the payer is a recovery: it lowers
-// what is written off, never what is owed below zero.
+// what is written off, never what is owed below zero. A proposal left 24 hours lapses: the
+// claim no longer shows it as waiting.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -168,6 +169,25 @@ test('a payer\'s debt written off on two finance operators\' word: the claim, th
   // As of before the recall, the loss stands.
   assert.is((await liveTrialBalance(beforeRecall)).line('payer_debts_written_off').balance_minor, -5_000);
   ledgerBalanced('recovered after the write-off');
+});
+
+test('a proposal that lapsed (24 h unapproved) is no longer shown on the claim or in the list, cannot be approved, and another may be made', async () => {
+  const { claimId } = await owedClaim(scene, 'WriteOffLapse', note);
+  const proposed = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/write-offs`, { amount_minor: 2_000, note: reason }, financeA);
+  assert.is(proposed.status, 202, proposed.text);
+  const proposal = proposed.json.write_off_proposal;
+  scene.s.clock.advance(24 * 3_600_000 - 1);
+  assert.is((await claimOf(claimId)).write_off_proposal?.id, proposal.id, 'still waiting a millisecond before approve_by');
+  scene.s.clock.advance(1);
+  const lapsed = await claimOf(claimId);
+  assert.equal([lapsed.write_off_proposal, lapsed.owed_by_payer_minor], [null, 5_000], 'lapsed at approve_by: not shown as waiting');
+  const listed = (await scene.s.bo('GET', '/v1/bo/claims?owed_by_payer=true&limit=100', undefined, { roles: ['finance'] })).json.data.find((c: any) => c.id === claimId);
+  assert.is(listed.write_off_proposal, null, 'nor in the list');
+  const late = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/write-offs/${proposal.id}/approve`, { amount_minor: 2_000 }, financeB);
+  assert.is(late.status, 404, late.text);
+  const again = await scene.s.bo('POST', `/v1/bo/claims/${claimId}/write-offs`, { amount_minor: 2_000, note: reason }, financeB);
+  assert.equal([again.status, again.json.write_off_proposal?.proposed_by], [202, 'emp_fin_b'], again.text);
+  assert.is.not(again.json.write_off_proposal.id, proposal.id);
 });
 
 test.run();
