@@ -15,6 +15,7 @@
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { balanceTransactionSums, isReplayTestOrder, latestSnapshots, openingBalance, sequenceGaps, snapshotDisagreement, type SequenceGap, type SkippedRange, type StoredEvent } from '../../core/finance/reconcile.ts';
+import { bahtOf } from '../../core/finance/money-text.ts';
 import { financeLimits } from '../../core/limits.ts';
 import { signRequest } from '../../server/hmac.ts';
 import { fetchOrRefuse, notSatang } from './reach.ts';
@@ -160,8 +161,8 @@ function printText(r: Report, storePath: string): void {
   }
   if (!r.balance.checked) out.push(`balance: not checked (${r.balance.reason})`);
   else {
-    const from = r.balance.opening ? ` from the balance before the store's first balance transaction ${JSON.stringify(r.balance.opening)}` : '';
-    out.push(`balance: events sum to ${JSON.stringify(r.balance.events_sum)}${from}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: ${JSON.stringify(r.balance.balance)}`}`);
+    const from = r.balance.opening ? ` from the balance before the store's first balance transaction (${buckets(r.balance.opening)})` : '';
+    out.push(`balance: events sum to ${buckets(r.balance.events_sum!)}${from}; GET /v1/pay/balance ${r.balance.agrees ? 'agrees' : `DISAGREES: it says ${buckets(r.balance.balance!)}`}`);
   }
   const testOrders = r.objects.test_orders > 0 ? ` (${r.objects.test_orders} of them test orders of the out-of-order replay: events only, no GET)` : '';
   const unchecked = r.objects.named > r.objects.checked ? ` (of ${r.objects.named} the new events name: at most ${financeLimits.reconcileObjectsCheckedMax} a run)` : '';
@@ -169,6 +170,11 @@ function printText(r: Report, storePath: string): void {
   for (const d of r.objects.disagreements) out.push(`  ${d.id}: ${d.problem}`);
   out.push(`result: ${r.ok ? 'OK' : 'FAILED'}`);
   process.stdout.write(out.join('\n') + '\n');
+}
+
+/** The three buckets for a person, in baht as every table prints them: 'available 1234.56, pending_clearing 0.00, reserved 0.00 THB' (--json keeps the satang). */
+function buckets(b: Record<string, string>): string {
+  return `${['available', 'pending_clearing', 'reserved'].map((k) => `${k} ${bahtOf(BigInt(b[`${k}_minor`]!))}`).join(', ')} THB`;
 }
 
 export async function reconcileCommand(argv: readonly string[]): Promise<number> {

@@ -125,6 +125,9 @@ test('a clean run: no gap, the balance transactions sum to the balance, every or
   assert.match(again.stdout, /read 0 after sequence \d+ \(0 new\)/);
   assert.match(again.stdout, /sequence gaps: none/);
   assert.match(again.stdout, /GET \/v1\/pay\/balance agrees/);
+  // For a person, the sums in baht with their buckets' names, as every table prints money (not the JSON's satang strings).
+  const inBaht = (minor: number) => `${Math.trunc(minor / 100)}.${String(minor % 100).padStart(2, '0')}`;
+  assert.ok(again.stdout.includes(`balance: events sum to available ${inBaht(balance.available_minor)}, pending_clearing ${inBaht(balance.pending_clearing_minor)}, reserved ${inBaht(balance.reserved_minor)} THB;`), again.stdout);
   assert.match(again.stdout, /result: OK/);
 });
 
