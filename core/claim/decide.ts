@@ -245,8 +245,9 @@ function transitionRefusal(c: ClaimCommand, s: Claim): Rejection | null {
       return reject('operation_not_allowed', `The claim's deposit ${s.depositId} ${credited.replace(/^it /, '')}: a refund of the order's amount would pay the transfer twice. Close or reject the claim.`, { status: s.status, deposit_status: c.deposit.status });
     }
   }
-  if (c.type === 'ApproveClaimRefund' && sameOperator(s.notes?.find((n) => n.status === 'open')?.operatorId, c.operatorId)) {
-    return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: c.operatorId });
+  const openedBy = s.notes?.find((n) => n.status === 'open')?.operatorId;
+  if (c.type === 'ApproveClaimRefund' && sameOperator(openedBy, c.operatorId)) {
+    return reject('operation_not_allowed', 'You opened this claim; another operator approves its refund (four eyes).', { opened_by: openedBy });
   }
   if (c.type === 'PayOutClaimRefund') {
     const approvedBy = [...(s.notes ?? [])].reverse().find((n) => n.status === 'refund_pending')?.operatorId;

@@ -59,6 +59,10 @@ test('a claim opened by hand: its opener cannot approve its refund; another oper
   const underReview = evolveClaim(openedByHand, { ...reviewed, operatorId: 'emp_a' });
   const own = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'rejected', isTerminal: true }, account }, underReview);
   assert.ok(isRejection(own) && own.code === 'operation_not_allowed' && /another operator/.test(own.message), JSON.stringify(own));
+  // The same person under another spelling is refused too, and the details name who opened it, as the claim records it (not the caller's spelling).
+  const spelled = decideClaim({ type: 'ApproveClaimRefund', ...base, operatorId: 'EMP_A', accountNamed: false, deposit: { status: 'rejected', isTerminal: true }, account }, underReview);
+  assert.ok(isRejection(spelled) && spelled.code === 'operation_not_allowed', JSON.stringify(spelled));
+  assert.equal(isRejection(spelled) && spelled.details, { opened_by: 'emp_a' });
   const other = decideClaim({ type: 'ApproveClaimRefund', ...base, accountNamed: false, deposit: { status: 'rejected', isTerminal: true }, operatorId: 'emp_b', account }, underReview);
   assert.ok(!isRejection(other), isRejection(other) ? other.message : '');
 });
