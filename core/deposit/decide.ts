@@ -804,8 +804,9 @@ function approve(c: Extract<DepositCommand, { type: 'ApproveReview' }>, s: Depos
   }
   if (amongOperators(review.approvals, c.operatorId)) return reject('operation_not_allowed', 'A second approval must come from a different operator.');
   // The confirmation is an operator's word for the bank's: whoever posted it does not also settle on it.
-  if (sameOperator(s.routeConfirmation?.confirmedBy, c.operatorId) && review.reasons.some((r) => r.code === 'LATE_ROUTE_CONFIRMATION')) {
-    return reject('operation_not_allowed', 'You posted this route confirmation; another operator approves its review (four eyes).', { confirmed_by: c.operatorId });
+  const confirmedBy = s.routeConfirmation?.confirmedBy;
+  if (sameOperator(confirmedBy, c.operatorId) && review.reasons.some((r) => r.code === 'LATE_ROUTE_CONFIRMATION')) {
+    return reject('operation_not_allowed', 'You posted this route confirmation; another operator approves its review (four eyes).', { confirmed_by: confirmedBy });
   }
   const explicit = c.transferredAmountMinor !== undefined || c.legAmounts !== undefined;
   const approvedBefore = review.approvals.length > 0;

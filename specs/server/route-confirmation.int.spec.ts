@@ -42,6 +42,11 @@ test('a late route confirmation puts the order under review; the reviewer settle
   const own = await s.bo('POST', `/v1/bo/deposits/${id}/approve`, { note: 'Gateway statement line matches the order.' }, { sub: 'emp_feed' });
   expectError(own, 'operation_not_allowed');
   assert.match(own.json.error.message, /You posted this route confirmation/);
+  assert.is(own.json.error.details.confirmed_by, 'emp_feed');
+  // The same person under another spelling: refused, the details naming who posted it as recorded, not the caller's spelling.
+  const spelled = await s.bo('POST', `/v1/bo/deposits/${id}/approve`, { note: 'Gateway statement line matches the order.' }, { sub: 'EMP_FEED' });
+  expectError(spelled, 'operation_not_allowed');
+  assert.is(spelled.json.error.details.confirmed_by, 'emp_feed');
   assert.is(await journalRows(s), rows, 'the refusal wrote nothing');
   assert.is((await s.bo('GET', `/v1/bo/deposits/${id}`)).json.evidence.route_confirmation.confirmed_by, 'emp_feed');
   const approved = await s.bo('POST', `/v1/bo/deposits/${id}/approve`, { note: 'Gateway statement line matches the order.' });
