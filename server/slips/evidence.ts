@@ -48,7 +48,9 @@ export function fingerprintOf(e: Evidence): string {
   return `${fingerprintVersion}:${createHash('sha256').update(canonical).digest('hex')}`;
 }
 
-const fieldError = (path: string, reason: string, hint?: string, message = `${path} is not valid.`) =>
+// Every refusal says in words what is wrong and what to send instead: a payer's app
+// developer reads the message, and "file is not valid." told neither.
+const fieldError = (path: string, reason: string, hint: string | undefined, message: string) =>
   new ApiError('validation_error', message, { fields: [{ path, reason, ...(hint ? { hint } : {}) }] });
 
 function imageEvidence(bytes: Buffer, payload: string | undefined, path: string, accepts: Accepts): Evidence {
@@ -82,9 +84,13 @@ function refuseSecretShaped(path: string, text: string | undefined): void {
 }
 
 function checkPayload(payload: string): string {
-  if (payload.length === 0) throw fieldError('payload', 'too_short', 'at least 1 character');
-  if (payload.length > slipUploadLimits.payloadLengthMax) throw fieldError('payload', 'too_long', `at most ${slipUploadLimits.payloadLengthMax} characters`);
-  if (!visibleText.test(payload)) throw fieldError('payload', 'pattern', 'the characters the mini-QR holds: no control or direction characters');
+  if (payload.length === 0) throw fieldError('payload', 'too_short', 'at least 1 character', 'payload is empty: leave it out when the slip\'s mini-QR was not read.');
+  if (payload.length > slipUploadLimits.payloadLengthMax) {
+    throw fieldError('payload', 'too_long', `at most ${slipUploadLimits.payloadLengthMax} characters`, `payload is longer than the ${slipUploadLimits.payloadLengthMax} characters a slip's mini-QR holds.`);
+  }
+  if (!visibleText.test(payload)) {
+    throw fieldError('payload', 'pattern', 'the characters the mini-QR holds: no control or direction characters', 'payload holds a control or direction character, which no slip\'s mini-QR holds: send the text the QR decodes to.');
+  }
   refuseSecretShaped('payload', payload);
   return payload;
 }
@@ -97,11 +103,14 @@ export function evidenceFromMultipart(body: Buffer, contentType: string, accepts
     throw fieldError('', 'too_many_parts', `at most ${slipUploadLimits.multipartPartsMax} parts: a file and a payload`, `The multipart body has more than ${slipUploadLimits.multipartPartsMax} parts; send the file and, optionally, the payload.`);
   }
   const unknown = parts.find((p) => p.name !== 'file' && p.name !== 'payload');
-  if (unknown) throw fieldError(unknown.name, 'unknown_field', 'only file and payload');
+  if (unknown) {
+    throw fieldError(unknown.name, 'unknown_field', 'only file and payload', `The multipart body has a part named "${unknown.name}"; a slip upload takes the image as file and, optionally, the mini-QR as payload.`);
+  }
   const files = parts.filter((p) => p.name === 'file');
   const payloads = parts.filter((p) => p.name === 'payload');
-  if (files.length !== 1) throw fieldError('file', files.length === 0 ? 'required' : 'duplicate', 'exactly one file part');
-  if (payloads.length > 1) throw fieldError('payload', 'duplicate');
+  if (files.length === 0) throw fieldError('file', 'required', 'exactly one file part', 'The multipart body has no file part: send the slip image as file.');
+  if (files.length > 1) throw fieldError('file', 'duplicate', 'exactly one file part', `The multipart body has ${files.length} file parts; send one slip image per upload.`);
+  if (payloads.length > 1) throw fieldError('payload', 'duplicate', 'at most one payload part', `The multipart body has ${payloads.length} payload parts; send the slip's mini-QR once.`);
   const payload = payloads[0] === undefined ? undefined : checkPayload(payloadText(payloads[0].data));
   return imageEvidence(files[0]!.data, payload, 'file', accepts);
 }
@@ -111,7 +120,7 @@ function payloadText(data: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(data);
   } catch {
-    throw fieldError('payload', 'encoding', 'UTF-8 text, as the mini-QR holds');
+    throw fieldError('payload', 'encoding', 'UTF-8 text, as the mini-QR holds', 'The payload part is not UTF-8 text; send the mini-QR\'s text as UTF-8.');
   }
 }
 
@@ -184,7 +193,10 @@ function decodeBase64(text: string, maxBytes: number): Buffer {
   const compact = text.replace(/\s+/g, '');
   const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1 || (padding > 0 && compact.length % 4 !== 0)) {
-    throw fieldError('image_base64', 'invalid_base64', 'standard or URL-safe base64');
+    // A FileReader's data: URL is the common slip here (README: "strip it"): say so.
+    throw /^data:/i.test(compact)
+      ? fieldError('image_base64', 'invalid_base64', 'standard or URL-safe base64', 'image_base64 starts with a data: URL prefix (data:image/…;base64,); send only the base64 after the comma.')
+      : fieldError('image_base64', 'invalid_base64', 'standard or URL-safe base64', 'image_base64 is not base64: standard or URL-safe letters, padded or not (line breaks are ignored).');
   }
   const decodedBytes = Math.floor((compact.length * 3) / 4) - padding;
   if (decodedBytes > maxBytes) {

@@ -2,6 +2,7 @@
 // WebP, HEIC/HEIF, PDF; names and declared types play no part), the multipart parser
 // (boundaries quoted or not, a preamble, malformed bodies refused), the evidence
 // fingerprint (equal for the same evidence in every encoding, different for any other),
+// the refusals of a malformed body said in words (what is wrong, what to send instead),
 // and the bank simulator's masking, which the core's masked matchers must still match.
 
 import { test } from 'uvu';
@@ -77,6 +78,41 @@ test('the evidence fingerprint is the same for the same evidence in every encodi
   const noImage = (occurredAt: string, bank = '014') => viaJson(JSON.stringify({ trans_ref: 'TR1', sending_bank_code: bank, occurred_at: occurredAt }));
   assert.is(noImage('2026-11-21T03:00:00Z'), noImage('2026-11-21T10:00:00.000+07:00'));
   assert.is.not(noImage('2026-11-21T03:00:00Z'), noImage('2026-11-21T03:00:00Z', '004'));
+});
+
+test('a refused slip body says in words what is wrong and what to send, never "file is not valid."', () => {
+  const refusal = (run: () => unknown): { message: string; fields: { path: string; reason: string }[] } => {
+    try {
+      run();
+    } catch (e) {
+      const err = e as { code: string; message: string; details: { fields: { path: string; reason: string }[] } };
+      assert.is(err.code, 'validation_error');
+      return { message: err.message, fields: err.details.fields };
+    }
+    throw new Error('not refused');
+  };
+  const viaMultipart = (parts: Parameters<typeof multipartBody>[0]) => () => {
+    const { body, contentType } = multipartBody(parts);
+    return evidenceFromMultipart(body, contentType, accepts);
+  };
+  const viaJson = (value: unknown) => () => evidenceFromJson(Buffer.from(JSON.stringify(value)), accepts);
+  const image = pngSlip('said');
+  const cases: [string, () => unknown, string, string, RegExp][] = [
+    ['the image under another part name', viaMultipart([{ name: 'image', data: image, filename: 's.png' }]), 'image', 'unknown_field', /part named "image".*image as file.*payload/],
+    ['no file part', viaMultipart([{ name: 'payload', data: 'qr' }]), 'file', 'required', /no file part: send the slip image as file/],
+    ['two file parts', viaMultipart([{ name: 'file', data: image }, { name: 'file', data: image }]), 'file', 'duplicate', /2 file parts; send one slip image per upload/],
+    ['two payload parts', viaMultipart([{ name: 'file', data: image }, { name: 'payload', data: 'a' }, { name: 'payload', data: 'b' }]), 'payload', 'duplicate', /2 payload parts/],
+    ['an empty payload part', viaMultipart([{ name: 'file', data: image }, { name: 'payload', data: '' }]), 'payload', 'too_short', /payload is empty: leave it out/],
+    ['a payload part that is not UTF-8', viaMultipart([{ name: 'file', data: image }, { name: 'payload', data: Buffer.from([0x61, 0xff]) }]), 'payload', 'encoding', /not UTF-8/],
+    ['a FileReader data: URL', viaJson({ image_base64: `data:image/png;base64,${image.toString('base64')}` }), 'image_base64', 'invalid_base64', /data: URL prefix.*only the base64 after the comma/],
+    ['text that is not base64', viaJson({ image_base64: 'not*base64!' }), 'image_base64', 'invalid_base64', /image_base64 is not base64/],
+  ];
+  for (const [what, run, path, reason, said] of cases) {
+    const { message, fields } = refusal(run);
+    assert.equal(fields.map((f) => [f.path, f.reason]), [[path, reason]], what);
+    assert.match(message, said, `${what}: ${message}`);
+    assert.not.match(message, /is not valid\./, `${what}: ${message}`);
+  }
 });
 
 test('the simulator prints slips masked, and the core\'s matchers still match them (and only them)', () => {
