@@ -28,7 +28,12 @@ interface RegisteredTransfer extends TransferJson {
   readonly image_sha256?: string;
 }
 
-interface FieldProblem { readonly path: string; readonly reason: string }
+export interface FieldProblem { readonly path: string; readonly reason: string }
+
+/** The body of a refusal: the simulator's own protocol, as a provider answers; the mounted route re-says it as the contract's error object. */
+export interface SimFailureBody {
+  readonly error: { readonly code: string; readonly message: string; readonly fields?: readonly FieldProblem[] };
+}
 
 const bankCode = /^[0-9]{3}$/;
 const accountNumber = /^[0-9]{6,20}$/;
@@ -96,7 +101,8 @@ export class SimulatorVerifier implements SlipVerifier {
 }
 
 function failure(status: number, code: string, message: string, fields?: FieldProblem[]): SimResponse {
-  return { status, body: { error: { code, message, ...(fields ? { fields } : {}) } } };
+  const body: SimFailureBody = { error: { code, message, ...(fields ? { fields } : {}) } };
+  return { status, body };
 }
 
 function isPayload(value: unknown): value is string {

@@ -5,7 +5,8 @@
 // filled; short-pay and same-slip overpayment → settled; a sender mismatch, a duplicate
 // trans_ref and a slip without image → under_review with the right reason; an unreadable
 // image → deposit.slip_rejected with attempts_left; a late slip after expiry or after
-// cancel; 410 once the late window has closed; the worker in the background.
+// cancel; 410 once the late window has closed; the worker in the background; the mounted
+// simulator's refusals in the API's error object.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -404,6 +405,24 @@ test('SATANG_CLAIM_URL points the 410\'s claim_url at the deployment\'s own clai
   } finally {
     await own.s.stop();
   }
+});
+
+test('the mounted simulator refuses as the API does: the contract\'s error object, field problems in details.fields, a transfer registered twice a 409', async () => {
+  const post = async (path: string, body: string) => {
+    const r = await fetch(`${scene.s.url}/v1/sim/bank${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    const text = await r.text();
+    return { status: r.status, headers: r.headers, text, json: JSON.parse(text) };
+  };
+  const empty = expectError(await post('/transfers', '{}'), 'validation_error');
+  assert.match(empty.request_id, /^req_/);
+  assert.equal(empty.details.fields.map((f: any) => f.path), ['trans_ref', 'amount_minor', 'occurred_at', 'sender', 'receiver'], JSON.stringify(empty.details));
+  expectError(await post('/verify', '{"image_sha256":"no"}'), 'validation_error');
+  const deposit = await matchedDeposit(scene, { sender: freshSender() });
+  const transfer = transferFor(scene, deposit, { image_sha256: sha256Hex(pngSlip()) });
+  await registerTransfer(scene.s, transfer);
+  const again = expectError(await post('/transfers', JSON.stringify(transfer)), 'operation_not_allowed');
+  assert.is(again.details.reason, 'duplicate_trans_ref');
+  assert.match(again.message, new RegExp(`${transfer.trans_ref} is already registered`));
 });
 
 test('by default the worker runs in the background: a slip is verified without drain()', async () => {
