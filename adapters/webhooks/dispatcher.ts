@@ -443,9 +443,14 @@ export class Dispatcher {
   private recordOne(o: Outcome, now: number): void {
     const { claimed: c, result: r } = o;
     const endpoint = this.p.endpoints.get(c.endpoint.id);
+    // A `satang listen` stream's endpoint is removed with its deliveries when the stream ends —
+    // also by the very attempt that finds its key revoked or its merchant suspended. Nothing of
+    // it is left to record; reading its health threw, and rolled back every outcome of the
+    // batch with it (another stream's or endpoint's delivery left claimed, never recorded).
+    if (endpoint === undefined) return;
     const status: DeliveryStatus = r.outcome === 'delivered' ? 'delivered'
       : r.outcome === 'permanent' || c.attempt >= webhookLimits.attemptsMax ? 'failed'
-        : endpoint?.status === 'enabled' ? 'pending' : 'canceled';
+        : endpoint.status === 'enabled' ? 'pending' : 'canceled';
     this.p.deliveries.record(c.delivery.id, c.attempt, status, r.outcome, { status: r.status, excerpt: r.excerpt, durationMs: r.durationMs, error: r.error });
     if (r.outcome === 'delivered') return this.p.health.onSuccess(c.endpoint.id, now);
     // A receiver's failure in the log, with what to look it up by: the error's code only

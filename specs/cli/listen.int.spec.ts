@@ -3,7 +3,8 @@
 // sandbox event is delivered down the stream; the CLI forwards it to a local receiver,
 // which verifies the Ed25519 signature of the bytes it got against the published keys
 // (@noble/ed25519, not the signer's code); the CLI prints the receiver's answer; Ctrl-C
-// ends the CLI and the server removes the endpoint.
+// ends the CLI and the server removes the endpoint; a stream ended by a revoked key's
+// delivery leaves another stream's outcome of the same event recorded.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { TestServer, type MerchantKeys } from '../support/server-harness.ts';
 import { expectError } from '../support/api-checks.ts';
 import { freePort } from '../support/ports.ts';
-import { advance, nobleVerifies, publishedKeys, Receiver, until } from '../webhooks/support.ts';
+import { advance, deliveries, nobleVerifies, publishedKeys, Receiver, until } from '../webhooks/support.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 
@@ -125,6 +126,31 @@ test('a stream whose key is revoked, or whose merchant is suspended, since it op
     assert.is(receiver.received.length, 0, `${cut}: nothing forwarded after it`);
     assert.equal((await s.bo('GET', `/v1/bo/merchants/${m.id}/webhook-endpoints`)).json.data, [], `${cut}: the stream's endpoint is gone`);
   }
+});
+
+test('a stream ended by the delivery that finds its key revoked takes nothing down with it: another stream\'s delivery of the same event is recorded delivered', async () => {
+  const m = await s.onboard('Two streams');
+  const mint = async () => (await s.bo('POST', `/v1/bo/merchants/${m.id}/keys`, { livemode: false, scopes: ['wallet:read'] }, { stepUp: true })).json;
+  const [cut, kept] = [await mint(), await mint()];
+  const receiver = await Receiver.start(() => s.clock.now(), '/webhooks');
+  const ending = listen(cut.api_key, receiver.url);
+  const staying = listen(kept.api_key, receiver.url);
+  try {
+    await until(() => /ready endpoint=whep_/.test(ending.stdout) && /ready endpoint=whep_/.test(staying.stdout), 20_000);
+    const stayingEndpoint = /ready endpoint=(whep_\w+)/.exec(staying.stdout)![1]!;
+    assert.is((await s.bo('POST', `/v1/bo/keys/${cut.key_id}/revoke`, {}, { stepUp: true })).status, 200);
+    await s.fund(m.id, 10_000, false); // one event, one delivery to each stream, their outcomes recorded together
+    await advance(s, 0);
+    assert.is(await ending.exited, 1, ending.stderr);
+    await until(() => / → 204/.test(staying.stdout), 20_000);
+    await until(() => false, 200).catch(() => {});
+    const recorded = await deliveries(s, stayingEndpoint);
+    assert.equal(recorded.map((d) => [d.event_type, d.status, d.attempt]), [['balance.credited', 'delivered', 1]], 'the other stream\'s outcome was recorded, not rolled back with the ended one\'s');
+  } finally {
+    ending.child.kill('SIGINT');
+    staying.child.kill('SIGINT');
+  }
+  assert.is(await staying.exited, 0, staying.stderr);
 });
 
 test('a live key is refused by the CLI and by the server', async () => {
