@@ -121,6 +121,19 @@ function commandName(spec: CommandSpec): string {
   return words.slice(0, end === -1 ? undefined : end).join(' ');
 }
 
+/**
+ * Why `key` is no sandbox key, for the commands that take one (trigger, certify, listen), or
+ * null. A live key is said to be one: "must be a sandbox key …, or set SATANG_API_KEY" sent
+ * someone who had given their live key off to the environment for nothing. The key itself
+ * is never repeated.
+ */
+export function notASandboxKey(key: string): string | null {
+  if (key.startsWith('sk_test_')) return null;
+  if (key === '') return '--key is missing: give a sandbox key (sk_test_…), or set SATANG_API_KEY';
+  if (key.startsWith('sk_live_')) return 'the key given is a live key (sk_live_…); this command takes the merchant\'s sandbox key (sk_test_…: keys.sandbox.api_key in the file of admin merchant create --out)';
+  return '--key must be a sandbox key (sk_test_…)';
+}
+
 /** A usage error: printed with a pointer to --help, exit code 2. */
 export function usageError(spec: CommandSpec, message: string): number {
   const name = commandName(spec);

@@ -10,7 +10,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { webhookSettings } from '../../adapters/webhooks/settings.ts';
 import { signRequest } from '../../server/hmac.ts';
-import { exitFailed, exitOk, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
+import { exitFailed, exitOk, notASandboxKey, parseCommand, text, usageError, type CommandSpec, urlOption } from './args.ts';
 import { notSatang, printRefused, unreachable, whyUnreachable } from './reach.ts';
 
 const apiVersion = '2026-08-01';
@@ -83,7 +83,8 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(listenSpec, argv);
   if (typeof args === 'number') return args;
   const key = text(args, 'key') || (process.env.SATANG_API_KEY ?? '');
-  if (!key.startsWith('sk_test_')) return usageError(listenSpec, '--key must be a sandbox key (sk_test_…), or set SATANG_API_KEY');
+  const notSandbox = notASandboxKey(key);
+  if (notSandbox !== null) return usageError(listenSpec, notSandbox);
   let target: URL;
   try { target = new URL(text(args, 'forward-to')); } catch { return usageError(listenSpec, `--forward-to is not a URL: ${text(args, 'forward-to')}`); }
   // Forwarded over HTTP or HTTPS only: another scheme failed every delivery the stream had already handed over.

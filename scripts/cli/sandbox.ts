@@ -16,7 +16,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { sandboxScenarios, type Scenario } from '../../core/sandbox/scenarios.ts';
 import { signRequest } from '../../server/hmac.ts';
-import { defaultDataDir, parseCommand, text, usageError, type CommandSpec, type OptionSpec, urlOption } from './args.ts';
+import { defaultDataDir, notASandboxKey, parseCommand, text, usageError, type CommandSpec, type OptionSpec, urlOption } from './args.ts';
 import { fetchOrRefuse, notSatang } from './reach.ts';
 import { columns } from './table.ts';
 import { mintToken } from './token.ts';
@@ -52,8 +52,7 @@ async function advance(ctx: Ctx, seconds: number): Promise<boolean> {
 
 function context(args: { values: Record<string, unknown> }): Ctx | string {
   const key = text(args as never, 'key') || (process.env.SATANG_API_KEY ?? '');
-  if (!key.startsWith('sk_test_')) return '--key must be a sandbox key (sk_test_…; or set SATANG_API_KEY)';
-  return { url: text(args as never, 'url'), key, dataDir: text(args as never, 'data-dir') };
+  return notASandboxKey(key) ?? { url: text(args as never, 'url'), key, dataDir: text(args as never, 'data-dir') };
 }
 
 // ---- scenarios ----

@@ -71,7 +71,15 @@ test('satang trigger pending_clearing (by name) shows the 402 of a withdrawal of
 
 test('satang trigger refuses a live key and an unknown scenario before acting', async () => {
   const before = s.running.store.world.lastSeq;
-  assert.is((await satang(['trigger', '10000', '--key', shop.live.api_key], env)).code, 2);
+  const live = await satang(['trigger', '10000', '--key', shop.live.api_key], env);
+  assert.is(live.code, 2);
+  // Said to be a live key, not sent off to set SATANG_API_KEY; the key itself not repeated.
+  assert.match(live.stderr, /the key given is a live key \(sk_live_…\); this command takes the merchant's sandbox key \(sk_test_…/);
+  assert.not.match(live.stderr, /SATANG_API_KEY/);
+  assert.not.ok(live.stderr.includes(shop.live.api_key));
+  const none = await satang(['trigger', '10000'], { ...env, SATANG_API_KEY: '' });
+  assert.is(none.code, 2);
+  assert.match(none.stderr, /--key is missing: give a sandbox key \(sk_test_…\), or set SATANG_API_KEY/);
   assert.is((await satang(['trigger', 'no_such_scenario', '--key', shop.sandbox.api_key], env)).code, 2);
   // An amount as the API writes it, or refused: not 1e4, 010000 or 10000.0 (taken for 10000, played as 'no scenario').
   for (const word of ['1e4', '010000', '10000.0', '+10000']) {
