@@ -58,7 +58,7 @@ export class CliAwarePoster implements Poster {
     const durationMs = Math.round(performance.now() - started);
     return sent
       ? { outcome: 'delivered', status: 200, excerpt: null, durationMs, error: null }
-      : { outcome: 'retry', status: null, excerpt: null, durationMs, error: 'the satang listen stream is not connected' };
+      : { outcome: 'retry', status: null, excerpt: null, durationMs, error: 'stream_not_connected: the satang listen stream is not connected' };
   }
 
   close(): void { this.http.close(); }
