@@ -7,7 +7,7 @@ import { compile } from './validate.ts';
 
 export { visible, writtenText } from './text-rules.ts';
 import { httpUrlText, visible, writtenText } from './text-rules.ts';
-const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible } as const;
+const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible, 'x-trimmed': true } as const;
 const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
 const name = { type: 'string', minLength: 1, maxLength: 140, pattern: visible, 'x-readable': true } as const;

@@ -40,6 +40,14 @@ ajv.addKeyword({
   validate: (on: boolean, s: string) => !on || hasReadableName(s),
 });
 
+// A reference is kept as sent, so white space at either end makes another reference that
+// reads the same ("order-1 " beside "order-1"), and one the back office's search, which
+// trims what is pasted, never finds. String.prototype.trim's white space: U+00A0 and U+3000 too.
+ajv.addKeyword({
+  keyword: 'x-trimmed', type: 'string', schemaType: 'boolean', errors: false,
+  validate: (on: boolean, s: string) => !on || s === s.trim(),
+});
+
 /** An absolute http: or https: URL. */
 export function isHttpUrl(s: string): boolean {
   try {
@@ -124,6 +132,8 @@ function toFieldError(error: ErrorObject): FieldError {
       return at(error, 'enum', `must be ${String(params.allowedValue)}`);
     case 'x-readable':
       return at(error, 'blank', 'must hold something to read, not only spaces or invisible characters');
+    case 'x-trimmed':
+      return at(error, 'spaces_around', 'must not begin or end with white space: "order-1 " would be a second reference that reads as "order-1"');
     case 'pattern': {
       // The text rules in words, not the character classes behind them.
       const pattern = String(params.pattern);

@@ -345,6 +345,27 @@ test('names hold something to read: blank, invisible or filler-only names and co
   assert.is(await journalRows(s), before, 'nothing written');
 });
 
+test('references take no white space at either end: "order-1 " would be a second reference reading as "order-1", one the back office search (which trims) never finds; nothing written', async () => {
+  const before = await journalRows(s);
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['/v1/pay/deposits', depositBody({ amount_minor: 7_100, merchant_reference: 'order-1 ' }), 'merchant_reference'],
+    ['/v1/pay/deposits', depositBody({ amount_minor: 7_100, merchant_reference: ' order-1' }), 'merchant_reference'],
+    ['/v1/pay/deposits', depositBody({ amount_minor: 7_100, merchant_reference: 'order-1\u00a0' }), 'merchant_reference'], // a no-break space pasted from a page
+    ['/v1/pay/deposits', depositBody({ amount_minor: 7_100, end_user_ref: '   ' }), 'end_user_ref'],
+    ['/v1/pay/withdrawals', withdrawalBody(payerBen, { merchant_reference: 'payout-1\u3000' }), 'merchant_reference'],
+  ];
+  for (const [path, body, field] of cases) {
+    const r = await s.call(payer.live.api_key, 'POST', path, body, { idempotencyKey: randomUUID() });
+    const e = expectError(r, 'validation_error');
+    assert.equal(e.details.fields.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`), [`${field} spaces_around`], JSON.stringify(body[field]));
+    assert.match(e.details.fields[0].hint, /must not begin or end with white space/);
+  }
+  expectError(await s.call(payer.live.api_key, 'GET', '/v1/pay/senders?end_user_ref=user-1%20'), 'validation_error');
+  assert.is(await journalRows(s), before, 'nothing written');
+  const inside = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_100, merchant_reference: 'order 1 of 2' }), { idempotencyKey: randomUUID() });
+  assert.ok(inside.status === 201 || inside.status === 202, `white space inside a reference is part of it: ${inside.text}`);
+});
+
 test('every list refuses a bad limit with the same reasons: format, minimum, maximum', async () => {
   const reasonOf = async (r: Promise<{ status: number; json: any; text: string }>) => {
     const reply = await r;
