@@ -7,7 +7,8 @@ import { compile } from './validate.ts';
 
 export { visible, writtenText } from './text-rules.ts';
 import { httpUrlText, visible, writtenText } from './text-rules.ts';
-const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible, 'x-trimmed': true } as const;
+/** A merchant's reference or end-user ref: visible text, no white space at either end (validate.ts, x-trimmed). */
+export const reference = { type: 'string', minLength: 1, maxLength: limits.referenceLengthMax, pattern: visible, 'x-trimmed': true } as const;
 const bankCode = { type: 'string', pattern: '^[0-9]{3}$' } as const;
 const accountNumber = { type: 'string', pattern: '^[0-9]{6,20}$' } as const;
 const name = { type: 'string', minLength: 1, maxLength: 140, pattern: visible, 'x-readable': true } as const;

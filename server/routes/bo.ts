@@ -17,7 +17,7 @@ import { ApiError } from '../errors.ts';
 import { idempotencyKeyOf, runIdempotent, runIdempotentOwn, type Response } from '../idempotency.ts';
 import { allScopes, type ApiKey, type Scope, type Services } from '../ports.ts';
 import { compile } from '../validate.ts';
-import { visible, writtenText } from '../schemas.ts';
+import { reference, visible, writtenText } from '../schemas.ts';
 import { limits, writeSideLimits } from '../../core/limits.ts';
 import { amountOf, bodyOf, notFound, parseWith, operatorScope, presentAdjustmentProposal, presentFeeSchedule, presentFeeScheduleProposal, refusedBeforeStepUp } from './common.ts';
 import { noteChanges } from './bo-audit.ts';
@@ -63,9 +63,11 @@ const schemas = {
     // At least one scope: a key that may do nothing is a mistake, said now rather than at its first 403.
     properties: { livemode: { type: 'boolean' }, scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...allScopes] } } },
   }),
+  // The end user's ref as the merchant writes it on its orders (GET /v1/pay/senders, sender_id): a ref no
+  // deposit could carry (a control character, a space at either end) would register a sender no one can use.
   sender: compile<{ livemode: boolean; end_user_ref: string; bank_code: string; account_number: string; account_name_th: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'end_user_ref', 'bank_code', 'account_number', 'account_name_th'],
-    properties: { livemode: { type: 'boolean' }, end_user_ref: str(64), bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: name(140) },
+    properties: { livemode: { type: 'boolean' }, end_user_ref: reference, bank_code: { type: 'string', pattern: '^[0-9]{3}$' }, account_number: { type: 'string', pattern: '^[0-9]{6,20}$' }, account_name_th: name(140) },
   }),
   beneficiary: compile<{ livemode: boolean; bank_code: string; account_number: string; account_name_th: string }>({
     type: 'object', additionalProperties: false, required: ['livemode', 'bank_code', 'account_number', 'account_name_th'],

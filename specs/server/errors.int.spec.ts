@@ -345,7 +345,7 @@ test('names hold something to read: blank, invisible or filler-only names and co
   assert.is(await journalRows(s), before, 'nothing written');
 });
 
-test('references take no white space at either end: "order-1 " would be a second reference reading as "order-1", one the back office search (which trims) never finds; nothing written', async () => {
+test('references take no white space at either end: "order-1 " would be a second reference reading as "order-1", one the back office search (which trims) never finds; an operator\'s sender neither; nothing written', async () => {
   const before = await journalRows(s);
   const cases: [string, Record<string, unknown>, string][] = [
     ['/v1/pay/deposits', depositBody({ amount_minor: 7_100, merchant_reference: 'order-1 ' }), 'merchant_reference'],
@@ -361,6 +361,11 @@ test('references take no white space at either end: "order-1 " would be a second
     assert.match(e.details.fields[0].hint, /must not begin or end with white space/);
   }
   expectError(await s.call(payer.live.api_key, 'GET', '/v1/pay/senders?end_user_ref=user-1%20'), 'validation_error');
+  // Nor does an operator register a sender under a ref no deposit could carry: no one could use it.
+  for (const [endUserRef, reason] of [['user-1 ', 'spaces_around'], ['user\u202e1', 'pattern']] as const) {
+    const sender = await s.bo('POST', `/v1/bo/merchants/${payer.id}/senders`, { livemode: true, end_user_ref: endUserRef, bank_code: '014', account_number: '1112223334', account_name_th: 'สมชาย ใจดี' });
+    assert.equal([sender.status, sender.json.error?.details?.fields?.map((f: { path: string; reason: string }) => `${f.path} ${f.reason}`)], [422, [`end_user_ref ${reason}`]], JSON.stringify(endUserRef));
+  }
   assert.is(await journalRows(s), before, 'nothing written');
   const inside = await s.call(gw.live.api_key, 'POST', '/v1/pay/deposits', depositBody({ amount_minor: 7_100, merchant_reference: 'order 1 of 2' }), { idempotencyKey: randomUUID() });
   assert.ok(inside.status === 201 || inside.status === 202, `white space inside a reference is part of it: ${inside.text}`);
