@@ -264,13 +264,23 @@ function jwksFileProblem(path: string): string | undefined {
   } catch (error) {
     return `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a key set file or the issuer's https JWKS URL`;
   }
+  let keys: unknown;
   try {
-    const keys = (JSON.parse(text) as { keys?: unknown }).keys;
-    return Array.isArray(keys) ? undefined : 'holds no "keys" array: a JSON Web Key Set is {"keys": […]}';
+    keys = (JSON.parse(text) as { keys?: unknown }).keys;
   } catch {
     return 'is not JSON: a JSON Web Key Set is {"keys": […]}';
   }
+  if (!Array.isArray(keys)) return 'holds no "keys" array: a JSON Web Key Set is {"keys": […]}';
+  // Read once at start: an empty set would refuse every operator token, until a restart, as
+  // a bad signature rather than as the set it is.
+  if (keys.length === 0) return 'holds no key: every operator token would be refused; give the issuer\'s public keys';
+  const secret = keys.findIndex((key) => typeof key === 'object' && key !== null && jwkPrivateMembers.some((member) => member in key));
+  if (secret >= 0) return `holds a private or secret key (keys[${secret}]): whoever reads it can mint operator tokens; give the issuer's public keys only`;
+  return undefined;
 }
+
+/** The JWK members (RFC 7518 §6) that only a private key or a symmetric secret has; never quoted. */
+const jwkPrivateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 /** base64 (or base64url) of exactly 32 bytes: 43 characters and an optional '='. */
 export const masterKeyPattern = /^[A-Za-z0-9+/_-]{43}=?$/;

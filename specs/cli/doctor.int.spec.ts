@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/ports.ts';
-import { TestServer } from '../support/server-harness.ts';
+import { publicKeySetJson, TestServer } from '../support/server-harness.ts';
 import { startServer } from '../../server/main.ts';
 import { settled } from '../../core/handler/handle.ts';
 import { operator } from '../support/core-harness.ts';
@@ -303,7 +303,7 @@ test('production: FAIL on an operator key set fetched over plain http (the confi
   const key = join(dir, 'prod-key');
   writeFileSync(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
   const jwks = join(dir, 'jwks.json');
-  writeFileSync(jwks, '{"keys":[]}');
+  writeFileSync(jwks, publicKeySetJson());
   const production = { SATANG_ENV: 'production', SATANG_MASTER_KEY_FILE: key, SATANG_SLIP_PROVIDER_URL: 'https://slips.example/v1', SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_BASE_URL: '' };
   const run = async (env: Record<string, string>) => {
     const r = await satang(['doctor', '--data-dir', join(dir, 'prod-data'), '--url', 'http://127.0.0.1:9', '--json'], env);

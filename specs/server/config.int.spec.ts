@@ -12,12 +12,12 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { newerDataDir } from '../support/newer-journal.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig } from '../../server/config.ts';
-import { TestServer } from '../support/server-harness.ts';
+import { publicKeySetJson, TestServer } from '../support/server-harness.ts';
 import Database from 'better-sqlite3';
 import { everSealed } from '../../adapters/sealing.ts';
 
@@ -122,7 +122,7 @@ test('the addresses the service calls or hands out are refused when malformed, a
     const noKeys = join(dir, 'jwks-nokeys.json');
     writeFileSync(noKeys, '{"issuer":"x"}');
     const good = join(dir, 'jwks.json');
-    writeFileSync(good, '{"keys":[]}');
+    writeFileSync(good, publicKeySetJson());
     const dev = problemsOf({
       SATANG_OIDC_ISSUER: 'not-a-url', SATANG_OIDC_JWKS: join(dir, 'missing.json'), SATANG_UPLOAD_URL: 'javascript:alert(1)//', SATANG_BASE_URL: 'https://user:pw@api.example',
       SATANG_SLIP_PROVIDER_URL: 'notaurl',
@@ -132,6 +132,18 @@ test('the addresses the service calls or hands out are refused when malformed, a
     assert.not.ok(dev.some((p) => p.includes('pw@')), 'a URL with credentials is not repeated');
     assert.ok(problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: notJson }).some((p) => /is not JSON/.test(p)));
     assert.ok(problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: noKeys }).some((p) => /no "keys" array/.test(p)));
+    const empty = join(dir, 'jwks-empty.json');
+    writeFileSync(empty, '{"keys":[]}');
+    assert.ok(problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: empty }).some((p) => /SATANG_OIDC_JWKS .*holds no key: every operator token would be refused/.test(p)), 'an empty set, read once at start, would refuse every operator as a bad signature');
+    const withPrivate = join(dir, 'jwks-private.json');
+    const privateJwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+    writeFileSync(withPrivate, JSON.stringify({ keys: [JSON.parse(publicKeySetJson()).keys[0], { ...privateJwk, kid: 'leaked' }] }));
+    const leaked = problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: withPrivate });
+    assert.ok(leaked.some((p) => /SATANG_OIDC_JWKS .*holds a private or secret key \(keys\[1\]\): whoever reads it can mint operator tokens/.test(p)), JSON.stringify(leaked));
+    assert.not.ok(leaked.some((p) => p.includes(String(privateJwk.d))), 'the private key is never quoted');
+    const symmetric = join(dir, 'jwks-oct.json');
+    writeFileSync(symmetric, JSON.stringify({ keys: [{ kty: 'oct', k: randomBytes(32).toString('base64url') }] }));
+    assert.ok(problemsOf({ SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: symmetric }).some((p) => /holds a private or secret key \(keys\[0\]\)/.test(p)), 'a shared secret (HS256) is a secret too');
     assert.equal(problemsOf({ SATANG_OIDC_ISSUER: 'http://login.example/', SATANG_OIDC_JWKS: good, SATANG_SLIP_PROVIDER_URL: 'http://slips.example' }), [], 'development takes http');
     const key = join(dir, 'key');
     writeFileSync(key, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });

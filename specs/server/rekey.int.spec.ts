@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { DataDirInUse } from '../../adapters/data-dir-lock.ts';
 import { Sealer } from '../../adapters/sealing.ts';
 import { rekeyDataDir } from '../../server/rekey.ts';
-import { depositBody, TestServer } from '../support/server-harness.ts';
+import { depositBody, publicKeySetJson, TestServer } from '../support/server-harness.ts';
 
 const satangPath = fileURLToPath(new URL('../../scripts/satang', import.meta.url));
 const newKey = () => randomBytes(32).toString('base64');
@@ -118,7 +118,7 @@ test('in production the new key file is checked as the server will read it: one 
     writeFileSync(loose, `${newKey()}\n`, { mode: 0o644 });
     chmodSync(loose, 0o644);
     const jwks = join(p.root, 'jwks.json');
-    writeFileSync(jwks, '{"keys":[]}');
+    writeFileSync(jwks, publicKeySetJson());
     const before = sealedNow(p.dataDir);
     const production = { SATANG_ENV: 'production', SATANG_OIDC_ISSUER: 'https://login.example/', SATANG_OIDC_JWKS: jwks, SATANG_SLIP_PROVIDER_URL: 'https://slips.example/v1' };
     const r = await rekeyCli(p.dataDir, p.key, loose, production);

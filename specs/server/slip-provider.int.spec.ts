@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBankSimServer, type RunningBankSim } from '../../adapters/slips/bank-sim-server.ts';
 import { BankSimulator } from '../../adapters/slips/bank-sim.ts';
-import { depositBody, freshSender } from '../support/server-harness.ts';
+import { depositBody, freshSender, publicKeySetJson } from '../support/server-harness.ts';
 import { startServer } from '../../server/main.ts';
 import { slipAdapterLimits } from '../../core/limits.ts';
 import {
@@ -104,7 +104,7 @@ test('in development with a provider named, the in-process bank is not mounted (
 test('production never runs the simulator: no provider URL refuses to start; with one, /v1/sim/bank/ is not there', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'satang-slip-prod-'));
   const env = { SATANG_DATA_DIR: dataDir, SATANG_PORT: '0', SATANG_ENV: 'production', SATANG_LOG_LEVEL: 'silent', SATANG_MASTER_KEY: randomBytes(32).toString('base64'), SATANG_OIDC_ISSUER: 'https://login.example.test/', SATANG_OIDC_JWKS: join(dataDir, 'jwks.json') };
-  writeFileSync(env.SATANG_OIDC_JWKS, JSON.stringify({ keys: [] })); // production needs a configured operator issuer too
+  writeFileSync(env.SATANG_OIDC_JWKS, publicKeySetJson()); // production needs a configured operator issuer too
   try {
     let refused: Error | undefined;
     try {

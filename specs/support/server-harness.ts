@@ -8,7 +8,7 @@
 // Merchant calls are signed with the security clock, which follows the real time unless a
 // spec steps it forward (to age nonces or rate-limit windows without waiting).
 
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { tmpdir } from 'node:os';
@@ -140,6 +140,11 @@ export class TestServer {
     if (r.status !== 201) throw new Error(`beneficiary failed: ${r.text}`);
     return r.json.id;
   }
+}
+
+/** A key set file's text holding one issuer public key (the server refuses an empty set): for a spec that starts production and signs no operator token. */
+export function publicKeySetJson(): string {
+  return JSON.stringify({ keys: [{ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), kid: 'spec-1', alg: 'EdDSA' }] });
 }
 
 /** An OIDC issuer of a test's own: an Ed25519 key whose JWKS is written to `dir`, named by the env a server needs. */
