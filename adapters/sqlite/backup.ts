@@ -4,7 +4,8 @@
 //   - journal.db, the source of truth (the journal, postings, snapshots, outbox, webhook
 //     state, the action log), copied by `VACUUM INTO` inside one read transaction: a
 //     consistent snapshot at one journal seq, compacted, while the writer goes on;
-//   - logs.db (the request log, support's evidence), the same way;
+//   - logs.db (the request log, support's evidence), the same way, before the journal: each
+//     back-office call it holds then has its action-log row in the journal copy;
 //   - slips/ (the payers' evidence), copied after the journal, so every receipt the copied
 //     journal names is there (the store writes a receipt's files before the journal names
 //     it); half-written files (the store's temporary names) are left out;
@@ -111,11 +112,15 @@ export function makeBackup(dataDir: string, toDir: string, now: () => number = D
   const files: BackupFile[] = [];
   const note = (relative: string) => { files.push({ path: relative, ...sha256Of(join(toDir, relative)) }); };
 
+  // Before the journal: the server appends a back-office call's action-log row before its
+  // request-log line, so every call this copy holds has its row in the journal copied after
+  // it (verify holds the one against the other). Copied after, a call answered between the
+  // two would be a line without its row, and the backup — and every restore of it — fail verify.
+  const logs = join(dataDir, requestLogFileName);
+  if (existsSync(logs)) { vacuumInto(logs, join(toDir, requestLogFileName)); note(requestLogFileName); }
   const takenAt = now();
   vacuumInto(journal, join(toDir, journalFileName));
   note(journalFileName);
-  const logs = join(dataDir, requestLogFileName);
-  if (existsSync(logs)) { vacuumInto(logs, join(toDir, requestLogFileName)); note(requestLogFileName); }
   // After the journal: every receipt it names is already on disk.
   const slips = join(dataDir, slipsDir);
   if (existsSync(slips)) {
