@@ -27,7 +27,7 @@
 import Database from 'better-sqlite3';
 import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, sealedKeyFileNames, writePrivateFile } from '../private-files.ts';
 import { requestLogFileName } from '../request-log.ts';
 import { slipTemporaryMarker } from '../slips/store.ts';
@@ -108,6 +108,10 @@ export function makeBackup(dataDir: string, toDir: string, now: () => number = D
   if (!existsSync(journal)) throw new Error(`no ${journalFileName} in ${dataDir}`);
   refuseNewerJournalFile(journal); // a backup this build could not restore from is no backup
   if (existsSync(toDir)) throw new Error(`${toDir} exists: a backup goes into a new directory`);
+  const within = relative(resolve(dataDir), resolve(toDir));
+  if (!within.startsWith('..') && !isAbsolute(within)) {
+    throw new Error(`${toDir} is inside the data dir ${dataDir}: a backup there is lost with it (its disk, a restore that moves the data dir aside); back up to another disk, e.g. /var/backups/satang`);
+  }
   ensurePrivateDir(toDir);
   const files: BackupFile[] = [];
   const note = (relative: string) => { files.push({ path: relative, ...sha256Of(join(toDir, relative)) }); };

@@ -103,6 +103,14 @@ test('a backup taken while deposits are created verifies, holds the slips and se
   assert.is(again.code, 2);
   assert.match(again.stderr, /exists: a backup goes into a new directory/);
   assert.is(readFileSync(join(to, 'backup.json'), 'utf8'), before);
+  // Into the data dir it backs up: refused, nothing made — such a backup is lost with the
+  // data dir (its disk, a restore that moves the data dir aside), and scanned with it.
+  for (const inside of [join(scene.s.dataDir, 'backups', 'today'), join(scene.s.dataDir, 'slips', 'bk')]) {
+    const within = await satang(['backup', '--to', inside, '--data-dir', scene.s.dataDir]);
+    assert.is(within.code, 2, within.stdout + within.stderr);
+    assert.match(within.stderr, `${inside} is inside the data dir ${scene.s.dataDir}: a backup there is lost with it`);
+    assert.not.ok(existsSync(inside), 'nothing made');
+  }
 });
 
 test("restored and served, the backup answers what the server answered when it was taken; damaged backups and used data dirs are refused", async () => {
