@@ -50,6 +50,20 @@ export const devIssuerKeyFileName = sealedKeyFileNames.devIssuer;
 export interface Operator {
   readonly sub: string;
   readonly roles: readonly string[];
+  /** Why the token's `roles` claim gave fewer roles than it seems to carry (absent, not an array, not text): said with a refusal, since "this token has: none" alone points at the wrong fix. */
+  readonly rolesClaimProblem?: string;
+}
+
+/** The roles a token's `roles` claim names (an array of text), and what is wrong with the claim's shape, if anything. */
+function rolesOfClaim(claim: unknown): Pick<Operator, 'roles' | 'rolesClaimProblem'> {
+  if (claim === undefined) return { roles: [], rolesClaimProblem: 'the token has no "roles" claim: the issuer must put the operator\'s roles in it, as an array of role names' };
+  if (!Array.isArray(claim)) {
+    const shape = claim === null ? 'null' : typeof claim === 'string' ? 'a string' : typeof claim === 'object' ? 'an object' : `a ${typeof claim}`;
+    return { roles: [], rolesClaimProblem: `the token's "roles" claim is ${shape}, not an array of role names: have the issuer send it as an array (["ops_admin"])` };
+  }
+  const roles = claim.filter((r): r is string => typeof r === 'string');
+  const others = claim.length - roles.length;
+  return others === 0 ? { roles } : { roles, rolesClaimProblem: `the token's "roles" claim holds ${others} value(s) that are not text, which name no role` };
 }
 
 /** A verified token's claims, or why it is refused (in words an operator can act on). */
@@ -200,7 +214,7 @@ export async function identifyOperator(verify: Verify, token: string): Promise<{
   if (bounds) return { problem: bounds };
   const revoked = revocationProblem(verify, token, payload);
   if (revoked) return { problem: revoked };
-  return { operator: { sub: payload.sub!, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [] }, payload };
+  return { operator: { sub: payload.sub!, ...rolesOfClaim(payload.roles) }, payload };
 }
 
 /**
@@ -400,7 +414,10 @@ function authorise(ctx: Context, operator: Operator): void {
   const router = (ctx as Context & { router?: Router }).router;
   const layer = router?.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
   const refusal = roleRefusal(operator.roles, ctx.method, layer ? String(layer.path) : ctx.path);
-  if (refusal) throw new ApiError('scope_denied', refusal.message, { required_roles: [...refusal.requiredRoles], token_roles: [...operator.roles] });
+  if (refusal) {
+    const message = operator.rolesClaimProblem ? `${refusal.message} ${operator.rolesClaimProblem[0]!.toUpperCase()}${operator.rolesClaimProblem.slice(1)}.` : refusal.message;
+    throw new ApiError('scope_denied', message, { required_roles: [...refusal.requiredRoles], token_roles: [...operator.roles] });
+  }
 }
 
 /** The access token this request authenticated with, by id, and when it runs out (wall-clock seconds). */

@@ -196,6 +196,16 @@ test('refusals say what is wrong: expired, forged, merchant key, wrong audience 
   refused(await s.raw('GET', '/v1/bo/merchants/mch_missing/balance'), 'api_key_invalid', /OIDC bearer token/);
 });
 
+test('a roles claim of the wrong shape is said so with the refusal, not only "this token has: none": a string (one role, as some issuers send it), none at all, values not text', async () => {
+  const asString = await read(await signed({ roles: 'ops_admin' }));
+  refused(asString, 'scope_denied', /this token has: none\. The token's "roles" claim is a string, not an array of role names: have the issuer send it as an array \(\["ops_admin"\]\)\.$/);
+  assert.equal(asString.json.error.details.token_roles, []);
+  refused(await read(await signed({}, { omit: ['roles'] })), 'scope_denied', /this token has: none\. The token has no "roles" claim: the issuer must put the operator's roles in it/);
+  refused(await read(await signed({ roles: [1, 'reviewer'] })), 'scope_denied', /this token has: reviewer\. The token's "roles" claim holds 1 value\(s\) that are not text/);
+  refused(await read(await signed({ roles: ['reviewer'] })), 'scope_denied', /this token has: reviewer\.$/);
+  assert.is((await read(await signed({ roles: [7, 'support'] }))).status, 404, 'a role it does hold still passes');
+});
+
 test('a subject no one could tell from another is refused: invisible characters (zero-width space, soft hyphen, word joiner, BOM, variation selector, a control), white space at an end, none, not text', async () => {
   // Four eyes takes emp_r1 and emp_r1 with a zero-width space for one person (core/operators.ts);
   // the gate refuses the disguised one outright, so it never reaches a decision or the action log's subjects.
