@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalReader } from '../../adapters/bus/journal-reader.ts';
 import { connectNats, JetStreamTransport, logConnectionStatus } from '../../adapters/bus/nats.ts';
-import { natsAuthFrom, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
+import { natsAuthFrom, natsAuthProblems, withoutNatsCredentials } from '../../adapters/bus/nats-settings.ts';
 import { projectionSchemas } from '../../projections/all.ts';
 import { openProjectionsDb } from '../../projections/db.ts';
 import { Projector } from '../../projections/projector.ts';
@@ -36,6 +36,12 @@ export async function projectorCommand(argv: readonly string[]): Promise<number>
   const dataDir = text(args, 'data-dir');
   const natsUrl = text(args, 'nats');
   if (!natsUrl) return usageError(projectorSpec, 'the projector runs against NATS: set SATANG_NATS_URL or pass --nats URL');
+  // Its unit reads the API's environment: what the API refuses there (a password in the URL, no
+  // sign-in in production, a password file others may read) the projector refuses too, rather
+  // than carrying the journal over a sign-in the API would not use.
+  const mode = process.env.SATANG_ENV === 'production' ? 'production' : 'development';
+  const natsProblems = natsAuthProblems({ ...process.env, SATANG_NATS_URL: natsUrl }, mode);
+  if (natsProblems.length > 0) throw new Refusal(`the NATS settings are refused, as the API refuses them (see .env.example):\n  - ${natsProblems.join('\n  - ')}`);
   const log = createLogger();
   let stopping = false;
   const stopped = new Promise<void>((resolve) => {

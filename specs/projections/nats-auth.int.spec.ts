@@ -70,6 +70,22 @@ test('the relay and the projector sign in with the password file; a client witho
     const lost = await satangRun(['projector', '--data-dir', s.dataDir, '--nats', nats.url], { SATANG_NATS_USER: '', SATANG_NATS_PASSWORD_FILE: '' });
     assert.is(lost.code, 1, lost.stderr);
     assert.match(lost.stderr, /NATS refused the sign-in \(.*Authorization Violation.*\): give SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE/i);
+    // What the API refuses in the environment they share, the projector refuses before it
+    // connects, saying what and never repeating the password (it ran on them: outside-in drill).
+    const production = { ...signIn, SATANG_ENV: 'production' };
+    const inUrl = await satangRun(['projector', '--data-dir', s.dataDir, '--nats', nats.url.replace('://', `://satang:${password}@`)], production, 15_000);
+    assert.is(inUrl.code, 1, inUrl.stderr);
+    assert.match(inUrl.stderr, /the NATS settings are refused, as the API refuses them.*\n  - SATANG_NATS_URL carries a user or a password/);
+    assert.not.ok(inUrl.stderr.includes(password) || inUrl.stdout.includes(password), 'the password is not repeated');
+    const unsignedProduction = await satangRun(['projector', '--data-dir', s.dataDir, '--nats', nats.url], { ...production, SATANG_NATS_USER: '', SATANG_NATS_PASSWORD_FILE: '' }, 15_000);
+    assert.is(unsignedProduction.code, 1, unsignedProduction.stderr);
+    assert.match(unsignedProduction.stderr, /SATANG_NATS_USER and SATANG_NATS_PASSWORD_FILE are required with SATANG_NATS_URL when SATANG_ENV=production/);
+    const readable = join(dir, 'nats-password-readable');
+    writeFileSync(readable, `${password}\n`, { mode: 0o644 });
+    chmodSync(readable, 0o644);
+    const loose = await satangRun(['projector', '--data-dir', s.dataDir, '--nats', nats.url], { ...production, SATANG_NATS_PASSWORD_FILE: readable }, 15_000);
+    assert.is(loose.code, 1, loose.stderr);
+    assert.match(loose.stderr, /SATANG_NATS_PASSWORD_FILE .* may be read by others \(mode 644\)/);
   } finally {
     projector?.kill('SIGTERM');
     await s.stop();

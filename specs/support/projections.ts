@@ -63,11 +63,14 @@ export function satang(args: readonly string[], env: Record<string, string> = {}
 }
 
 /** Runs a satang command to the end: its exit code and output. */
-export async function satangRun(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function satangRun(args: readonly string[], env: Record<string, string> = {}, stopAfterMs?: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = satang(args, env);
   let stdout = '', stderr = '';
   child.stdout!.on('data', (d) => { stdout += d; });
   child.stderr!.on('data', (d) => { stderr += d; });
+  // A command that should have refused but runs on (a projector) is stopped, and its exit read, rather than waited for.
+  const stop = stopAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(stop);
   return { code, stdout, stderr };
 }
