@@ -38,7 +38,8 @@ export class OwnJournalTransport implements Transport {
         const beyond = bySeq.get(foreign.entry.seq) === undefined;
         this.log.error({ projection, seq: foreign.entry.seq, beyond_journal_end: beyond },
           `the journal stream holds an entry at seq ${foreign.entry.seq} that is not this data dir's journal's${beyond ? ' (beyond its end)' : ''}: `
-          + 'another deployment\'s stream, or a journal restored without `satang restore --nats`. Nothing is applied until the stream is this journal\'s (scripts/satang drop-stream --nats URL, then restart the API)');
+          + 'another deployment\'s stream, or a journal restored without `satang restore --nats`. Nothing is applied until the stream is this journal\'s (scripts/satang drop-stream --nats URL, then restart the API). '
+          + 'Or this projector was left running through a restore, on the data dir moved aside under it: stop it and start it again on the restored one');
         this.warned = true;
       }
       // Handed back after a pause, unapplied: the stream may yet be replaced by this journal's.
