@@ -103,5 +103,24 @@ function stringEnd(text: string, start: number): number {
 function pathOf(stack: readonly Frame[], key?: string): string {
   const parts = stack.map((f) => (f.keys ? f.at : String(f.index)));
   if (key !== undefined) parts[parts.length - 1] = key;
-  return parts.join('.');
+  return echoedPath(parts.join('.'));
+}
+
+/** The most of a field's path an error answer gives back, in characters: its start and its end, an ellipsis between. */
+export const echoedPathMax = 200;
+
+/**
+ * A field's path as an error answer names it (message and details.fields): whole up to
+ * echoedPathMax characters, else its first and last characters around an ellipsis. The path
+ * is the client's own keys, so a key of 60,000 characters or 40,000 levels of nesting would
+ * otherwise come back at that size, in every answer and log line that names it.
+ */
+export function echoedPath(path: string): string {
+  if (path.length <= echoedPathMax) return path;
+  const half = (echoedPathMax - 1) / 2;
+  let head = path.slice(0, Math.floor(half));
+  let tail = path.slice(path.length - Math.ceil(half));
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1); // never half a surrogate pair
+  if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
+  return `${head}…${tail}`;
 }

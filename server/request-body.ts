@@ -19,7 +19,7 @@
 import type { Context, Next } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
-import { jsonDeparture, keepNotInteger } from './json-strict.ts';
+import { echoedPath, jsonDeparture, keepNotInteger } from './json-strict.ts';
 import { requestLimits } from '../core/limits.ts';
 import { requestTimeoutsDefault } from './request-timeouts.ts';
 import { secretShaped, secretShapes } from './secret-text.ts';
@@ -156,7 +156,8 @@ export function parseJsonBody(ctx: Context, raw: Buffer): void {
   // "a key in clear" for good (security audit).
   // The parsed values too: a JSON escape ("sk\u005flive_…") spells a key the text does not show.
   if (secretShaped(text) || (text.includes('\\u') && secretShaped(JSON.stringify(body)))) {
-    const found = secretShapedPath(body) ?? { path: '', inKey: false };
+    const shaped = secretShapedPath(body) ?? { path: '', inKey: false };
+    const found = { ...shaped, path: echoedPath(shaped.path) };
     const where = found.inKey ? ` in the name of a key of ${found.path || 'the body'}` : found.path ? ` in ${found.path}` : '';
     throw new ApiError('validation_error', `The body holds text shaped like ${secretShapes}${where}: a secret is never sent in a body, and no reference or note may look like one.`,
       { fields: [{ path: found.path, reason: 'secret_shaped', ...(found.inKey ? { hint: "a key's name" } : {}) }] });

@@ -11,7 +11,7 @@
 import { isIP } from 'node:net';
 import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
 import { ApiError } from './errors.ts';
-import { notIntegerIn } from './json-strict.ts';
+import { echoedPath, notIntegerIn } from './json-strict.ts';
 import { parseIso } from './time.ts';
 import { requestLimits } from '../core/limits.ts';
 import { hasReadableName } from '../core/note.ts';
@@ -168,13 +168,13 @@ const reasonByKeyword: Record<string, string> = {
 };
 
 function at(error: ErrorObject, reason: string, hint: string | undefined): FieldError {
-  const path = dottedPath(error.instancePath);
+  const path = echoedPath(dottedPath(error.instancePath));
   return hint === undefined ? { path, reason } : { path, reason, hint };
 }
 
 function childPath(instancePath: string, key: string): string {
   const parent = dottedPath(instancePath);
-  return parent === '' ? key : `${parent}.${key}`;
+  return echoedPath(parent === '' ? key : `${parent}.${key}`);
 }
 
 /** '/sender/bank_code' → 'sender.bank_code'; JSON-pointer escapes (~1, ~0) are undone. */

@@ -3,7 +3,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { jsonDeparture } from '../../server/json-strict.ts';
+import { echoedPathMax, jsonDeparture } from '../../server/json-strict.ts';
 
 test('integers and distinct keys pass, whatever the strings hold', () => {
   for (const text of ['{}', '{"a":1,"b":{"c":[1,-2,{"d":3}]}}', '{"k":"1.5e3","n":-5,"s":"a\\"b,\\"a\\":1"}', '{"a":{"b":1},"b":{"b":1}}', '{"l":[true,false,null,"e"]}']) {
@@ -23,6 +23,15 @@ test('a key twice in one object is duplicate_key at its path, escapes decoded', 
   assert.equal(jsonDeparture('{"a\\u0041":1,"aA":2}'), { path: 'aA', reason: 'duplicate_key' });
   assert.equal(jsonDeparture('[{"a":1},{"a":2},{"b":1,"b":2}]'), { path: '2.b', reason: 'duplicate_key' });
   assert.equal(jsonDeparture('{"n":1.5,"a":1,"a":2}'), { path: 'a', reason: 'duplicate_key' }, 'a key twice is said before a fraction met first');
+});
+
+test('a key twice 40,000 levels deep is named by a path of echoedPathMax characters: its first levels and the key', () => {
+  const depth = 40_000;
+  const text = `${'{"a":'.repeat(depth)}{"x":1,"dup":1,"dup":2}${'}'.repeat(depth)}`;
+  const found = jsonDeparture(text)!;
+  assert.is(found.reason, 'duplicate_key');
+  assert.is(found.path.length, echoedPathMax);
+  assert.ok(found.path.startsWith('a.a.a.') && found.path.endsWith('a.a.dup') && found.path.includes('…'));
 });
 
 test.run();

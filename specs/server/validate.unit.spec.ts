@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../server/errors.ts';
 import { compile, dottedPath, type FieldError } from '../../server/validate.ts';
+import { echoedPathMax } from '../../server/json-strict.ts';
 import { requestLimits } from '../../core/limits.ts';
 
 interface CreateDeposit {
@@ -85,6 +86,19 @@ test('missing fields are reason required at their own path', () => {
 test('an unknown key is unknown_field at the path of that key', () => {
   assert.equal(fieldsOf({ ...valid, amount: 5 }), [{ path: 'amount', reason: 'unknown_field', hint: 'is not a field of this request' }]);
   assert.equal(reasonsByPath({ ...valid, sender: { bank_code: '014', account_number: '1', account_name_th: 'ก', iban: 'x' } }), { 'sender.iban': 'unknown_field' });
+});
+
+test("a client's key past echoedPathMax characters comes back cut in the middle, its start and end kept, never half a surrogate pair", () => {
+  const long = `k${'x'.repeat(60_000)}_tail`;
+  const [field] = fieldsOf({ ...valid, [long]: 1 });
+  assert.is(field!.reason, 'unknown_field');
+  assert.is(field!.path.length, echoedPathMax);
+  assert.ok(field!.path.startsWith('kxxx') && field!.path.endsWith('xx_tail') && field!.path.includes('…'), field!.path.slice(0, 40));
+  const thai = '😀'.repeat(500); // surrogate pairs all through
+  const cut = fieldsOf({ ...valid, sender: { bank_code: '014', account_number: '1', account_name_th: 'ก', [thai]: 1 } })[0]!.path;
+  assert.ok(cut.length <= echoedPathMax && cut.startsWith('sender.😀'), cut.slice(0, 20));
+  assert.not.match(cut, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/, 'a lone surrogate');
+  assert.is(fieldsOf({ ...valid, ['y'.repeat(echoedPathMax)]: 1 })[0]!.path, 'y'.repeat(echoedPathMax), 'a path of echoedPathMax is whole');
 });
 
 test('type, too_long, too_short, pattern, minimum, maximum, enum, format', () => {
