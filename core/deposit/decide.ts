@@ -211,7 +211,8 @@ function reversalClaimsRefusal(c: ReversalFacts): Rejection | null {
 function cancel(c: Extract<DepositCommand, { type: 'CancelDeposit' }>, s: Deposit): DepositDecision {
   const cancelable = (s.status === 'awaiting_payment' && s.uploads === 0) || s.status === 'awaiting_liquidity';
   if (!cancelable) {
-    return reject('deposit_not_cancelable', s.uploads > 0 ? 'A slip was already uploaded for this deposit.' : `A deposit in status ${s.status} cannot be canceled.`, { status: s.status });
+    // "A slip was uploaded" only where it is the reason (the order still awaits payment); a settled or canceled order says its status.
+    return reject('deposit_not_cancelable', s.status === 'awaiting_payment' ? 'A slip was already uploaded for this deposit: it can no longer be canceled.' : `A deposit in status ${s.status} cannot be canceled.`, { status: s.status });
   }
   return [{ type: 'DepositCanceled', at: c.at, by: c.by, reasonCode: c.reasonCode, lateSlipAcceptedUntil: lateWindowFrom(s, c.at) }];
 }

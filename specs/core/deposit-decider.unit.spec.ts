@@ -290,6 +290,11 @@ const rows: DepositRow[] = [
     refused: 'deposit_not_cancelable', message: /already uploaded/,
   },
   {
+    row: 'settled: cancel → deposit_not_cancelable naming its status (not "a slip was already uploaded", though one was)',
+    given: settledScene, when: { type: 'CancelDeposit', at: settledAt + 1, by: 'merchant', reasonCode: 'merchant_request' },
+    refused: 'deposit_not_cancelable', message: /^A deposit in status settled cannot be canceled\.$/,
+  },
+  {
     row: 'awaiting_payment (multi-leg) → a leg is paid → unchanged, the leg completes (deposit.leg_updated)',
     given: [...twoLegs, slipReceived(1)], when: verify(found(transfer(30_000n)), { settle: settle(30_000n, ['leg_2', 20_000n]) }), then: [legOneComplete],
   },
