@@ -105,6 +105,7 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
     return exitFailed;
   }
   let stopping = false;
+  let endedWhy: string | undefined; // the server's own word on why it ended the stream, said once
   process.once('SIGINT', () => { stopping = true; res.destroy(); });
   process.once('SIGTERM', () => { stopping = true; res.destroy(); });
   // Deliveries are forwarded one at a time, in the order they arrive.
@@ -116,6 +117,7 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
     }
     if (event === 'closed') {
       const { reason } = JSON.parse(data) as { reason: string };
+      endedWhy = reason;
       process.stderr.write(`satang listen: the server ended the stream: ${reason === 'api_key_revoked' ? 'the key was revoked' : reason === 'tenant_suspended' ? 'the merchant is suspended' : reason} (${reason})\n`);
       return;
     }
@@ -135,6 +137,6 @@ export async function listenCommand(argv: readonly string[]): Promise<number> {
   });
   await queue;
   if (stopping) return exitOk;
-  process.stderr.write('satang listen: the server closed the stream\n');
+  if (endedWhy === undefined) process.stderr.write('satang listen: the server closed the stream\n');
   return exitFailed;
 }
