@@ -41,7 +41,7 @@ import { CapabilitySigner } from './capability.ts';
 import { DataDirInUse, DataDirLock } from '../adapters/data-dir-lock.ts';
 import { ChainBroken } from '../adapters/sqlite/errors.ts';
 import { SchemaTooNew } from '../adapters/sqlite/schema.ts';
-import { lastBackup, readRestoreMarker, removeRestoreMarker, RestoreMarkerUnreadable, type RestoreMarker } from '../adapters/sqlite/backup.ts';
+import { readRestoreMarker, restorableBackupAtMs, removeRestoreMarker, RestoreMarkerUnreadable, type RestoreMarker } from '../adapters/sqlite/backup.ts';
 import { addressesOf, ConfigError, configErrorExitCode, readConfig, shutdownDrainMs, type Config } from './config.ts';
 import { connectionsCheckMs, requestTimeouts } from './request-timeouts.ts';
 import { createLogger } from './log.ts';
@@ -424,7 +424,7 @@ async function start(env: NodeJS.ProcessEnv, options: StartOptions, opened: Open
   metrics.watch({
     tail: () => store.durableSeq, readSide, world: () => store.world, now: () => clock.now(),
     webhookQueue: () => webhooks.deliveries.pendingByEndpoint(), eventLoopLagMs: () => loadMeter.recentLagMs,
-    lastBackupAtMs: () => { const last = lastBackup(config.dataDir); return last ? Date.parse(last.taken_at) : null; },
+    lastBackupAtMs: () => restorableBackupAtMs(config.dataDir),
     oldestEnvelopeAtMs: () => webhooks.retention.oldestEnvelopeAt(),
     readiness: () => readiness(),
   });

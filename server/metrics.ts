@@ -159,7 +159,7 @@ export class Metrics {
     queueGauge('satang_slip_queue_oldest_seconds', 'How long the oldest slip being verified has waited since it was received (0 when none), per mode.', (q) => q.verifying, 'oldestSeconds');
     queueGauge('satang_approval_queue_oldest_seconds', 'How long the oldest withdrawal pending approval has waited since it was created (0 when none), per mode.', (q) => q.approval, 'oldestSeconds');
     new Gauge({
-      name: 'satang_backup_last_success_timestamp_seconds', help: "When the data dir's last verified backup was taken (Unix seconds; 0 when none): satang backup notes it.", registers,
+      name: 'satang_backup_last_success_timestamp_seconds', help: "When the data dir's last verified backup was taken (Unix seconds; 0 when none, or when it is sealed with a master key a rekey has since retired): satang backup notes it.", registers,
       collect() { this.set((sources.lastBackupAtMs() ?? 0) / 1000); },
     });
     new Gauge({

@@ -22,6 +22,7 @@ import { DataDirLock } from '../adapters/data-dir-lock.ts';
 import { writePrivateFile } from '../adapters/private-files.ts';
 import { checkPlain, checkPurpose, compactAfterSealing, isSealed, masterKeyOpens, sealedPrefix, type Sealer } from '../adapters/sealing.ts';
 import { secretPurpose } from '../adapters/sqlite/api-keys.ts';
+import { noteBackupSealedWithRetiredKey } from '../adapters/sqlite/backup.ts';
 import { bodyPurpose } from '../adapters/sqlite/keys.ts';
 import { openDatabase, tableExists, type Db } from '../adapters/sqlite/schema.ts';
 import { urlPurpose } from '../adapters/webhooks/endpoints.ts';
@@ -132,6 +133,8 @@ export function rekeyDataDir(dataDir: string, current: Sealer, next: Sealer): Re
       writePrivateFile(path, next.seal(current.open(sealed, purpose), purpose));
       return { name, state: 'resealed' as const };
     });
+    // Backups taken before now are sealed with the key just retired: the data dir's note of its last one says so (the stale-backup alert).
+    if (journal.journal === 'resealed' || files.some((f) => f.state === 'resealed')) noteBackupSealedWithRetiredKey(dataDir, new Date());
     return { ...journal, files };
   } finally {
     lock.release();

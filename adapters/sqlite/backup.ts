@@ -156,12 +156,33 @@ export function makeBackup(dataDir: string, toDir: string, now: () => number = D
 /** Where the data dir notes its last verified backup (satang backup writes it; the server's metrics read it). */
 export const lastBackupFileName = 'last-backup.json';
 
-export interface LastBackup { readonly taken_at: string; readonly tail_seq: number; readonly head_hash: string | null; readonly path: string }
+export interface LastBackup {
+  readonly taken_at: string; readonly tail_seq: number; readonly head_hash: string | null; readonly path: string;
+  /** When a rekey retired the master key this backup is sealed with (it restores only with that key); absent: sealed with the data dir's key. */
+  readonly sealed_with_retired_key_at?: string;
+}
 
 /** Notes a backup that verified in the data dir it was taken of (0600, written whole): the alert on a stale backup reads it. */
 export function recordBackup(dataDir: string, toDir: string, manifest: BackupManifest): void {
   const last: LastBackup = { taken_at: manifest.taken_at, tail_seq: manifest.journal.tail_seq, head_hash: manifest.journal.head_hash, path: toDir };
   writePrivateFile(join(dataDir, lastBackupFileName), `${JSON.stringify(last, null, 2)}\n`);
+}
+
+/**
+ * Notes, after a rekey, that the data dir's last backup is sealed with the retired key: no
+ * backup restores with the key the server now runs on, so restorableBackupAtMs is null and
+ * the stale-backup alert fires until `satang backup` is run again. Nothing when no backup is noted.
+ */
+export function noteBackupSealedWithRetiredKey(dataDir: string, at: Date): void {
+  const last = lastBackup(dataDir);
+  if (!last || last.sealed_with_retired_key_at) return;
+  writePrivateFile(join(dataDir, lastBackupFileName), `${JSON.stringify({ ...last, sealed_with_retired_key_at: at.toISOString() }, null, 2)}\n`);
+}
+
+/** When the last verified backup that restores with the data dir's current master key was taken (ms), or null: the metric the stale-backup alert reads. */
+export function restorableBackupAtMs(dataDir: string): number | null {
+  const last = lastBackup(dataDir);
+  return last && !last.sealed_with_retired_key_at ? Date.parse(last.taken_at) : null;
 }
 
 /** The last verified backup the data dir notes, or null (none yet, or a note that does not read). */

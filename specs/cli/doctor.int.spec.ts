@@ -95,6 +95,21 @@ test('after a rekey, a last backup sealed with the retired key is a WARN saying 
   const after = await check(next);
   assert.is(after.level, 'WARN', after.detail);
   assert.match(after.detail, /is sealed with another master key than the configured one \(taken before a rekey\): it restores only with that key/);
+  // The metric the stale-backup alert reads says no backup restores with the key the server now runs on, until the next backup.
+  const backupMetric = async () => {
+    const served = await TestServer.start({ SATANG_MASTER_KEY_FILE: next, SATANG_METRICS_PORT: '0' }, copy);
+    try {
+      const line = (await (await fetch(served.running.metricsUrl!)).text()).match(/^satang_backup_last_success_timestamp_seconds (\S+)$/m);
+      return Number(line?.[1]);
+    } finally {
+      await served.stop(false);
+    }
+  };
+  assert.is(await backupMetric(), 0, 'a backup sealed with the retired key is no backup to the alert');
+  const since = await satang(['backup', '--to', join(dir, 'after-rekey'), '--data-dir', copy], { SATANG_MASTER_KEY_FILE: next });
+  assert.is(since.code, 0, since.stdout + since.stderr);
+  assert.ok(await backupMetric() > 0, 'a backup taken with the new key counts again');
+  assert.is((await check(next)).level, 'OK');
 });
 
 test('FAIL and exit 1: a master key that does not open the data dir; a file others may read. WARN: a server that does not answer', async () => {
