@@ -414,7 +414,7 @@ const subcommands: readonly Subcommand[] = [
   {
     words: ['clock', 'advance'],
     spec: spec('clock advance', 'Moves the manual clock forward and fires the timers that fall due (servers started with SATANG_CLOCK=manual only).', {
-      seconds: { type: 'string', value: 'N', required: true, integer: true, min: 1, max: writeSideLimits.manualClockAdvanceSecondsMax, unit: 'seconds', help: 'how far to move (at most a year)' },
+      seconds: { type: 'string', value: 'N', required: true, integer: true, min: writeSideLimits.manualClockAdvanceSecondsMin, max: writeSideLimits.manualClockAdvanceSecondsMax, unit: 'seconds', help: 'how far to move (at most a year)' },
     }),
     run: async (args) => print(args, await bo(context(args), '/v1/bo/clock/advance', { seconds: Number(text(args, 'seconds')) })),
   },

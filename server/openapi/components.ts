@@ -240,7 +240,6 @@ export const schemas: Record<string, Schema> = {
   }),
   RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true }, revoked_at: instant }),
   Sender: object({ sender_id: str, object: { const: 'sender' }, end_user_ref: str, bank_code: str, livemode: bool }),
-  ClockNow: object({ now: instant }),
   ServiceClock: object({ object: { const: 'service_clock' }, now: instant, clock: { enum: ['system', 'manual'] } }),
   MerchantBalances: object({ merchant_id: str, live: balances, sandbox: balances }),
   WebhookEndpoints: object({ data: { type: 'array', items: ref('WebhookEndpoint') } }),

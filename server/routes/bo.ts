@@ -113,7 +113,7 @@ const schemas = {
     type: 'object', additionalProperties: false, required: ['available'],
     properties: { available: { type: 'boolean' }, message_th: { ...str(200), pattern: writtenText } },
   }),
-  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: 0, maximum: writeSideLimits.manualClockAdvanceSecondsMax } } }),
+  advance: compile<{ seconds: number }>({ type: 'object', additionalProperties: false, required: ['seconds'], properties: { seconds: { type: 'integer', minimum: writeSideLimits.manualClockAdvanceSecondsMin, maximum: writeSideLimits.manualClockAdvanceSecondsMax } } }),
 };
 
 interface FeeScheduleBody {
@@ -156,6 +156,19 @@ function checkClockRoom(nowMs: number, seconds: number): void {
     fields: [{ path: 'seconds', reason: 'maximum', hint: `at most ${roomSeconds}` }],
   });
 }
+
+// An advance of 0 would move nothing and fire nothing, and answer 200 as if it had: refused,
+// in words rather than only as the schema's minimum (the CLI refuses it before sending).
+function refuseStillAdvance(body: unknown): void {
+  if ((body as { seconds?: unknown } | null)?.seconds !== 0) return;
+  const { manualClockAdvanceSecondsMin: min, manualClockAdvanceSecondsMax: max } = writeSideLimits;
+  throw new ApiError('validation_error', `An advance of 0 seconds moves the clock nowhere and fires nothing; give seconds from ${min} to ${max}.`, {
+    fields: [{ path: 'seconds', reason: 'minimum', hint: `at least ${min}` }],
+  });
+}
+
+// GET /v1/bo/clock and an advance's answer: one shape, so a client reads either the same way.
+const presentClock = (nowMs: number, clock: 'manual' | 'system') => ({ object: 'service_clock', now: iso(nowMs), clock });
 
 const keyView = (k: ApiKey) => ({ key_id: k.keyId, api_key: k.secret, scopes: [...k.scopes], livemode: k.livemode });
 
@@ -487,7 +500,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // The service's time: a manual test clock runs apart from the operator's, and the console's "today" is the service's.
   router.get('/clock', (ctx) => {
     readQuery(ctx, []);
-    ctx.body = { object: 'service_clock', now: iso(services.write.clock.now()), clock: services.write.advanceClock ? 'manual' : 'system' };
+    ctx.body = presentClock(services.write.clock.now(), services.write.advanceClock ? 'manual' : 'system');
   });
 
   // An advance is relative and no core command: its Idempotency-Key, required as on every
@@ -496,6 +509,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // clock again; a second advance under the same key while the first runs is in flight.
   router.post('/clock/advance', async (ctx) => {
     idempotencyKeyOf(ctx); // a missing key is said before the body is judged
+    refuseStillAdvance(bodyOf(ctx));
     const b = parseWith(schemas.advance, bodyOf(ctx));
     const advanceClock = services.write.advanceClock;
     if (!advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');
@@ -504,7 +518,7 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
       let response: Response | undefined;
       // The request, so that its retry after a crash cut it goes on to the same instant.
       const request = `${operatorScope(ctx)}\u0000${idempotencyKeyOf(ctx)}\u0000${b.seconds}`;
-      await advanceClock(b.seconds * 1000, (nowMs) => keep(response = { status: 200, body: { now: iso(nowMs) } }), request);
+      await advanceClock(b.seconds * 1000, (nowMs) => keep(response = { status: 200, body: presentClock(nowMs, 'manual') }), request);
       return response!;
     });
   });

@@ -163,6 +163,8 @@ test('numbers: one wording for every number option, naming the unit and the boun
     [['bo', 'actions', '--route', ''], '--route is empty: give a value, or leave the option out'],
     [['bo', 'queue', '--limit', '-1'], "--limit must be a whole number of rows from 1 to 200, not '-1'"],
     [['bo', 'queue', '--limit', '201'], "--limit must be a whole number of rows from 1 to 200, not '201'"],
+    // An advance of 0 moves nothing: refused here as the server refuses it (422 validation_error).
+    [['admin', 'clock', 'advance', '--seconds', '0'], "--seconds must be a whole number of seconds from 1 to 31536000, not '0'"],
     [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds from 1 to 31536000, not '1.5'"],
     // The server's bound too (a year an advance): refused here, not sent for the server's generic 422.
     [['admin', 'clock', 'advance', '--seconds', '31536001'], "--seconds must be a whole number of seconds from 1 to 31536000, not '31536001'"],

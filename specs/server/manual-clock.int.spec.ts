@@ -143,6 +143,23 @@ test('POST /v1/bo/clock/advance: a retry with the same Idempotency-Key answers t
   }
 });
 
+test('POST /v1/bo/clock/advance answers GET /v1/bo/clock\'s shape; an advance of 0 seconds, which would move nothing and fire nothing, is a 422 validation_error as the CLI refuses it', async () => {
+  const s = await TestServer.start();
+  try {
+    const advanced = await s.bo('POST', '/v1/bo/clock/advance', { seconds: 60 });
+    assert.is(advanced.status, 200, advanced.text);
+    assert.equal(advanced.json, (await s.bo('GET', '/v1/bo/clock')).json, 'the same object, now and clock as a read gives them');
+    assert.is(advanced.json.object, 'service_clock');
+    const before = s.clock.now();
+    const refused = expectError(await s.bo('POST', '/v1/bo/clock/advance', { seconds: 0 }), 'validation_error');
+    assert.equal(refused.details.fields.map((f: { path: string; reason: string }) => [f.path, f.reason]), [['seconds', 'minimum']]);
+    assert.match(refused.message, /0 seconds moves the clock nowhere and fires nothing; give seconds from 1 to 31536000/);
+    assert.is(s.clock.now(), before, 'the refusal moved nothing');
+  } finally {
+    await s.stop();
+  }
+});
+
 /** `node server/start.mjs` (what `npm start` runs), its URL once it listens, and a SIGKILL. */
 async function serverProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; exited: Promise<unknown> }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('../../server/start.mjs', import.meta.url))], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
