@@ -99,14 +99,15 @@ function feesTable(r: any): string[] {
 
 function disputesTable(r: any): string[] {
   const period = r.month ?? (r.date_from === r.date_to ? r.date_from : `${r.date_from} to ${r.date_to}`);
-  const rows: string[][] = [['dispute', 'merchant', 'withdrawal', 'reason', 'THB', 'status', 'opened', 'resolved', 'outcome']];
-  for (const d of r.disputes) rows.push([d.dispute_id, d.merchant_id, d.withdrawal_id, d.reason_code, baht(d.amount_minor), d.status, inBangkok(d.opened_at), d.resolved_at === null ? '' : inBangkok(d.resolved_at), d.outcome ?? '']);
-  const total = (label: string, s: any, outcome = '') => [label, '', '', '', baht(s.amount_minor), `${s.count}`, '', '', outcome];
+  // A total's count in a column of its own, before its amount, as the statement's and the fees' tables print theirs.
+  const rows: string[][] = [['dispute', 'merchant', 'withdrawal', 'reason', 'count', 'THB', 'status', 'opened', 'resolved', 'outcome']];
+  for (const d of r.disputes) rows.push([d.dispute_id, d.merchant_id, d.withdrawal_id, d.reason_code, '', baht(d.amount_minor), d.status, inBangkok(d.opened_at), d.resolved_at === null ? '' : inBangkok(d.resolved_at), d.outcome ?? '']);
+  const total = (label: string, s: any, outcome = '') => [label, '', '', '', `${s.count}`, baht(s.amount_minor), '', '', '', outcome];
   const t = r.totals;
   rows.push(total('open at start', t.open_at_start), total('opened', t.opened));
   for (const [outcome, s] of Object.entries(t.resolved.by_outcome)) rows.push(total('resolved', s, outcome));
   rows.push(total('open at end', t.open_at_end));
-  return [`disputes ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [4])];
+  return [`disputes ${r.livemode ? 'live' : 'sandbox'} ${period} (${r.time_zone}: ${r.period_start} – ${r.period_end})`, '', ...columns(rows, [4, 5])];
 }
 
 function receivingTable(list: any): string[] {

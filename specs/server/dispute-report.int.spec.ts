@@ -115,7 +115,23 @@ test('a dispute opened, resolved lost and another opened: the day\'s report in J
   const period = ['--from', today, '--to', tomorrow, '--merchant', scene.payer.id];
   const table = (await satangReport(period)).stdout;
   assert.match(table, new RegExp(`^disputes live ${today} to ${tomorrow} `));
-  for (const shown of [`${first.json.id}  ${scene.payer.id}  ${withdrawalId}  not_received  300.00  resolved`, `${second.json.id}`, 'merchant_lost', 'open at end']) assert.ok(table.includes(shown), `${shown}\n${table}`);
+  const cells = (line: string) => line.trim().split(/ {2,}/);
+  const rowOf = (label: string) => table.split('\n').map(cells).find((c) => c[0] === label);
+  assert.equal(rowOf('dispute'), ['dispute', 'merchant', 'withdrawal', 'reason', 'count', 'THB', 'status', 'opened', 'resolved', 'outcome']);
+  assert.equal(rowOf(first.json.id)!.slice(0, 6), [first.json.id, scene.payer.id, withdrawalId, 'not_received', '300.00', 'resolved'], 'a dispute has no count of its own');
+  assert.ok(table.includes(second.json.id), table);
+  // Each total row reads label, count (under 'count'), amount, and a resolved row its outcome.
+  const totalOf = (s: { count: number; amount_minor: number }) => [String(s.count), (s.amount_minor / 100).toFixed(2)];
+  const bothTotals = both.json.totals;
+  assert.equal(rowOf('open at start'), ['open at start', ...totalOf(bothTotals.open_at_start)]);
+  assert.equal(rowOf('opened'), ['opened', ...totalOf(bothTotals.opened)]);
+  const resolvedRows = table.split('\n').map(cells).filter((c) => c[0] === 'resolved');
+  assert.equal(resolvedRows, Object.entries(bothTotals.resolved.by_outcome).map(([outcome, s]: [string, any]) => ['resolved', ...totalOf(s), outcome]));
+  assert.ok(resolvedRows.some((c) => c.join() === 'resolved,1,300.00,merchant_lost'), table);
+  assert.equal(rowOf('open at end'), ['open at end', ...totalOf(bothTotals.open_at_end)]);
+  const header = table.split('\n').find((l) => l.startsWith('dispute '))!;
+  const opened = table.split('\n').find((l) => l.startsWith('opened '))!;
+  assert.is(opened.indexOf('  2') + 3, header.indexOf('count') + 'count'.length, 'the count stands right-aligned under its header');
   // Its instants in Bangkok time, as every CLI table prints them (the header names Asia/Bangkok).
   const openedAt = both.json.disputes.find((d: any) => d.dispute_id === first.json.id).opened_at;
   assert.ok(table.includes(`${bangkokWallTimeOf(Date.parse(openedAt))} +07`), table);
