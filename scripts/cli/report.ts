@@ -79,11 +79,12 @@ function trialBalanceTable(tb: any): string[] {
   for (const s of tb.sections) {
     // The reclassified column only where a line takes its balance from another (owed_by_payers, payer_debts_written_off, owed_by_payees from suspense).
     const reclassified = s.accounts.some((a: any) => a.reclassified_minor !== 0);
-    const withReclassified = (row: string[], value: string) => (reclassified ? [...row.slice(0, 4), value, ...row.slice(4)] : row);
-    const rows: string[][] = [withReclassified(['account', 'postings', 'debit THB', 'credit THB', 'balance THB', 'side'], 'reclassified THB')];
-    for (const a of s.accounts) rows.push(withReclassified([a.account, String(a.postings), baht(a.debit_minor), baht(a.credit_minor), baht(a.balance_minor), a.side], baht(a.reclassified_minor)));
-    rows.push(withReclassified(['total', '', baht(s.total_debit_minor), baht(s.total_credit_minor), '', s.balanced ? 'balanced' : 'NOT BALANCED'], ''));
-    out.push('', `${s.livemode ? 'live' : 'sandbox'}:`, ...columns(rows, reclassified ? [1, 2, 3, 4, 5] : [1, 2, 3, 4]));
+    const withReclassified = (row: string[], value: string) => (reclassified ? [...row.slice(0, 5), value, ...row.slice(5)] : row);
+    // The merchant's name beside its account's id, as the JSON and the CSV give it (empty for a system account).
+    const rows: string[][] = [withReclassified(['account', 'merchant name', 'postings', 'debit THB', 'credit THB', 'balance THB', 'side'], 'reclassified THB')];
+    for (const a of s.accounts) rows.push(withReclassified([a.account, a.merchant_name ?? '', String(a.postings), baht(a.debit_minor), baht(a.credit_minor), baht(a.balance_minor), a.side], baht(a.reclassified_minor)));
+    rows.push(withReclassified(['total', '', '', baht(s.total_debit_minor), baht(s.total_credit_minor), '', s.balanced ? 'balanced' : 'NOT BALANCED'], ''));
+    out.push('', `${s.livemode ? 'live' : 'sandbox'}:`, ...columns(rows, reclassified ? [2, 3, 4, 5, 6] : [2, 3, 4, 5]));
   }
   return out;
 }

@@ -210,6 +210,13 @@ test('satang report: receiving-account, statement, trial-balance and fees as tab
   assert.match(tb.stdout, /^live:$/m);
   assert.match(tb.stdout, /sys:live:fee_revenue/);
   assert.match(tb.stdout, /total\s+[\d.]+\s+[\d.]+\s+balanced/);
+  // Each merchant account names its merchant, as the JSON's and the CSV's merchant_name do; a system account leaves it empty.
+  const tbLines = tb.stdout.split('\n');
+  const tbRow = (account: string) => tbLines.find((l) => l.startsWith(account))!.split(/ {2,}/);
+  assert.equal(tbLines.find((l) => l.startsWith('account '))!.split(/ {2,}/).slice(0, 3), ['account', 'merchant name', 'postings']);
+  assert.equal(tbRow(`${withdrawer.id}:live:available `).slice(0, 2), [`${withdrawer.id}:live:available`, 'ผู้ถอน']);
+  assert.equal(tbRow(`${payer.id}:live:`)[1], 'Payer');
+  assert.match(tbRow('sys:live:fee_revenue ')[1]!, /^\d+$/, 'a system account has no merchant: its postings follow');
   const fees = await report(['fees', '--date', day]);
   assert.is(fees.code, 0, fees.stderr);
   const feesApi = (await s.bo('GET', `/v1/bo/reports/fees?date=${day}`, undefined, { roles: ['finance'] })).json;
@@ -255,7 +262,7 @@ test('a report whose figures pass 2^53 − 1 (sandbox funding moved back and for
   const table = await report(['trial-balance']);
   assert.is(table.code, 0, table.stderr);
   assert.match(table.stdout, /^sandbox:$/m);
-  assert.match(table.stdout, new RegExp(`${payer.id}:test:available\\s+\\d+\\s+\\S+\\s+180143985094819\\.82\\s+90071992547409\\.91`));
+  assert.match(table.stdout, new RegExp(`${payer.id}:test:available\\s+Payer\\s+\\d+\\s+\\S+\\s+180143985094819\\.82\\s+90071992547409\\.91`));
 });
 
 test('a leg whose slip is held for review: SLIP_IN_REVIEW with what the slip showed arriving (pending, not a difference), not SLIP_AWAITED', async () => {
