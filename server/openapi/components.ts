@@ -241,7 +241,7 @@ export const schemas: Record<string, Schema> = {
   RevokedKey: object({ key_id: str, object: { const: 'api_key' }, livemode: bool, revoked: { const: true }, revoked_at: instant }),
   Sender: object({ sender_id: str, object: { const: 'sender' }, end_user_ref: str, bank_code: str, livemode: bool }),
   ServiceClock: object({ object: { const: 'service_clock' }, now: instant, clock: { enum: ['system', 'manual'] } }),
-  MerchantBalances: object({ merchant_id: str, live: balances, sandbox: balances }),
+  MerchantBalances: object({ object: { const: 'merchant_balance' }, merchant_id: str, live: balances, sandbox: balances, as_of: instant }),
   WebhookEndpoints: object({ data: { type: 'array', items: ref('WebhookEndpoint') } }),
   WebhookDeliveryPage: object({ object: { const: 'list' }, data: { type: 'array', items: ref('WebhookDelivery') }, has_more: bool, next_cursor: nullable(str) }),
   WebhookDeliveryWithAttempts: { allOf: [ref('WebhookDelivery'), object({ attempts: { type: 'array', items: object({ attempt: int, started_at: instant, kid: str, outcome: str }) } })] },

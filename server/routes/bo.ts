@@ -548,7 +548,11 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   router.get('/merchants/:id/balance', (ctx) => {
     readQuery(ctx, []); // both modes, always: a livemode= here is refused, not ignored
     const m = merchant(ctx);
-    ctx.body = { merchant_id: m.id, live: presentBalances(world().balances(m.id, true)), sandbox: presentBalances(world().balances(m.id, false)) };
+    // The merchant's own balance object is 'balance', one mode; this one holds both, read at as_of as GET /v1/bo/wallet's.
+    ctx.body = {
+      object: 'merchant_balance', merchant_id: m.id, live: presentBalances(world().balances(m.id, true)), sandbox: presentBalances(world().balances(m.id, false)),
+      as_of: iso(services.write.clock.now()),
+    };
   });
 
   return router;

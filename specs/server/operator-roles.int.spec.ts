@@ -112,4 +112,20 @@ test("every role reads the service's clock: the manual clock's time, not the wal
   }
 });
 
+test("a merchant's balance, as each role that reads it gets it: merchant_balance, both modes, at the service's time, the numbers the merchant's own GET /v1/pay/balance gives", async () => {
+  const m = await s.onboard('Balance read');
+  await s.fund(m.id, 12_345);
+  const own = (await s.call(m.live.api_key, 'GET', '/v1/pay/balance')).json;
+  const buckets = (b: any) => ({ available_minor: b.available_minor, pending_clearing_minor: b.pending_clearing_minor, reserved_minor: b.reserved_minor });
+  for (const role of routeRoles['GET /v1/bo/merchants/:id/balance']!) {
+    const r = await s.bo('GET', `/v1/bo/merchants/${m.id}/balance`, undefined, { roles: [role] });
+    assert.is(r.status, 200, `${role}: ${r.text}`);
+    assert.equal(r.json, {
+      object: 'merchant_balance', merchant_id: m.id, live: buckets(own), sandbox: { available_minor: 0, pending_clearing_minor: 0, reserved_minor: 0 },
+      as_of: new Date(s.clock.now()).toISOString(),
+    });
+  }
+  assert.is(own.available_minor, 12_345);
+});
+
 test.run();
