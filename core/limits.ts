@@ -201,8 +201,12 @@ export const writeSideLimits = {
   schedulerTimersPerTickMax: 100,
   /** Timers one manual-clock advance may fire: more means a timer that never stops falling due. */
   advanceTimersMax: 1_000_000,
-  /** The least one manual-clock advance moves business time: an advance of 0 would move nothing and fire nothing. */
-  manualClockAdvanceSecondsMin: 1,
+  /**
+   * The least one manual-clock advance moves business time: 0 moves nothing but still runs
+   * what is due at the instant (timers, webhook attempts), which a test on a manual clock
+   * uses to let deliveries land without moving time.
+   */
+  manualClockAdvanceSecondsMin: 0,
   /** The most one manual-clock advance (POST /v1/bo/clock/advance) moves business time: a year. */
   manualClockAdvanceSecondsMax: 31_536_000,
   /**

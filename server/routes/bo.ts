@@ -157,16 +157,6 @@ function checkClockRoom(nowMs: number, seconds: number): void {
   });
 }
 
-// An advance of 0 would move nothing and fire nothing, and answer 200 as if it had: refused,
-// in words rather than only as the schema's minimum (the CLI refuses it before sending).
-function refuseStillAdvance(body: unknown): void {
-  if ((body as { seconds?: unknown } | null)?.seconds !== 0) return;
-  const { manualClockAdvanceSecondsMin: min, manualClockAdvanceSecondsMax: max } = writeSideLimits;
-  throw new ApiError('validation_error', `An advance of 0 seconds moves the clock nowhere and fires nothing; give seconds from ${min} to ${max}.`, {
-    fields: [{ path: 'seconds', reason: 'minimum', hint: `at least ${min}` }],
-  });
-}
-
 // GET /v1/bo/clock and an advance's answer: one shape, so a client reads either the same way.
 const presentClock = (nowMs: number, clock: 'manual' | 'system') => ({ object: 'service_clock', now: iso(nowMs), clock });
 
@@ -509,7 +499,6 @@ export function backOfficeRoutes(services: Services, verify: Parameters<typeof o
   // clock again; a second advance under the same key while the first runs is in flight.
   router.post('/clock/advance', async (ctx) => {
     idempotencyKeyOf(ctx); // a missing key is said before the body is judged
-    refuseStillAdvance(bodyOf(ctx));
     const b = parseWith(schemas.advance, bodyOf(ctx));
     const advanceClock = services.write.advanceClock;
     if (!advanceClock) throw new ApiError('operation_not_allowed', 'The clock can be advanced only when SATANG_CLOCK=manual.');

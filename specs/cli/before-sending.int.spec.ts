@@ -164,10 +164,10 @@ test('numbers: one wording for every number option, naming the unit and the boun
     [['bo', 'queue', '--limit', '-1'], "--limit must be a whole number of rows from 1 to 200, not '-1'"],
     [['bo', 'queue', '--limit', '201'], "--limit must be a whole number of rows from 1 to 200, not '201'"],
     // An advance of 0 moves nothing: refused here as the server refuses it (422 validation_error).
-    [['admin', 'clock', 'advance', '--seconds', '0'], "--seconds must be a whole number of seconds from 1 to 31536000, not '0'"],
-    [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds from 1 to 31536000, not '1.5'"],
+    [['admin', 'clock', 'advance', '--seconds', '-1'], "--seconds must be a whole number of seconds from 0 to 31536000, not '-1'"],
+    [['admin', 'clock', 'advance', '--seconds', '1.5'], "--seconds must be a whole number of seconds from 0 to 31536000, not '1.5'"],
     // The server's bound too (a year an advance): refused here, not sent for the server's generic 422.
-    [['admin', 'clock', 'advance', '--seconds', '31536001'], "--seconds must be a whole number of seconds from 1 to 31536000, not '31536001'"],
+    [['admin', 'clock', 'advance', '--seconds', '31536001'], "--seconds must be a whole number of seconds from 0 to 31536000, not '31536001'"],
     [['bank-sim', '--port', '70000'], "--port must be a whole number from 0 to 65535, not '70000'"],
     // The server's bounds, said before anything is sent: a minute to a year.
     [['admin', 'gateway-route', 'propose', '--white-label', 'wl_x', '--bank', '004', '--account', '5550001111', '--name', 'Gateway Co', '--ttl-seconds', '59'], "--ttl-seconds must be a whole number of seconds from 60 to 31536000, not '59'"],
