@@ -31,7 +31,8 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ensurePrivateDir, preparePrivateDatabase, privateFileMode, sealedKeyFileNames, writePrivateFile } from '../private-files.ts';
 import { requestLogFileName } from '../request-log.ts';
 import { slipTemporaryMarker } from '../slips/store.ts';
-import { journalFileName, refuseNewerJournalFile } from './schema.ts';
+import { decode } from '../../core/journal.ts';
+import { journalFileName, refuseNewerJournalFile, type Db } from './schema.ts';
 
 export const backupFormat = 'satang-backup/1';
 export const manifestFileName = 'backup.json';
@@ -251,6 +252,8 @@ export interface RestoreMarker {
   readonly id: string;
   /** The backup's taken_at, in ms. */
   readonly backupTakenAt: number;
+  /** When the restore was made, in ms (absent from a marker written by hand). */
+  readonly restoredAt?: number;
 }
 
 function writeRestoreMarker(dataDir: string, manifest: BackupManifest): void {
@@ -266,7 +269,7 @@ export class RestoreMarkerUnreadable extends Error {}
 export function readRestoreMarker(dataDir: string): RestoreMarker | null {
   const path = join(dataDir, restoreMarkerFileName);
   if (!existsSync(path)) return null;
-  let marker: { id?: unknown; backup_taken_at?: unknown };
+  let marker: { id?: unknown; backup_taken_at?: unknown; restored_at?: unknown };
   try {
     marker = JSON.parse(readFileSync(path, 'utf8')) as typeof marker;
   } catch (error) {
@@ -276,7 +279,49 @@ export function readRestoreMarker(dataDir: string): RestoreMarker | null {
   if (typeof marker.id !== 'string' || marker.id === '' || !Number.isFinite(takenAt)) {
     throw new RestoreMarkerUnreadable(`${path} lacks its id or backup_taken_at: write {"id": "<any new uuid>", "backup_taken_at": "<the backup's taken_at>"} into it`);
   }
-  return { id: marker.id, backupTakenAt: takenAt };
+  const restoredAt = typeof marker.restored_at === 'string' ? Date.parse(marker.restored_at) : NaN;
+  return { id: marker.id, backupTakenAt: takenAt, ...(Number.isFinite(restoredAt) ? { restoredAt } : {}) };
+}
+
+/** A span of wall-clock time (ms, `until` excluded) whose back-office calls a backup's request log may hold without their action-log rows. */
+export interface RequestLogAheadOfJournal { readonly from: number; readonly until: number }
+
+/**
+ * Where a backup taken by a build before 2026-12-01 left the request log ahead of the journal:
+ * it copied journal.db (its snapshot begun after taken_at) and then logs.db, so a back-office
+ * call answered in between is a line there without its row here — in the backup, and in every
+ * data dir restored from it, for good. Such a call was answered after the backup's taken_at
+ * and before its restore; a backup taken since copies logs.db first and holds no call past
+ * taken_at, so the spans excuse nothing of it. Read from what records a backup: the manifest
+ * of a backup directory that names this journal's tail (until forever: nothing is appended to
+ * a backup), a restore's marker before the first start (until it was restored), and each
+ * restore's jump journaled (hash-chained) by that start (until the start). Calls outside
+ * every span, older than the backup, still need their rows.
+ */
+export function requestLogAheadOfJournal(dataDir: string, db: Db): RequestLogAheadOfJournal[] {
+  const spans: RequestLogAheadOfJournal[] = [];
+  const hasJournal = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal'").get() !== undefined;
+  const manifest = hasJournal && existsSync(join(dataDir, manifestFileName)) ? readOrNull(() => readManifest(dataDir)) : null;
+  if (manifest) {
+    const tail = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1').get();
+    // A manifest beside a journal it does not describe (copied into a live data dir) excuses nothing.
+    if (manifest.journal.tail_seq === (tail?.seq ?? 0) && manifest.journal.head_hash === (tail?.hash ?? null)) spans.push({ from: Date.parse(manifest.taken_at), until: Infinity });
+  }
+  const marker = readOrNull(() => readRestoreMarker(dataDir)); // one that does not read: the server's start says so
+  if (marker?.restoredAt !== undefined) spans.push({ from: marker.backupTakenAt, until: marker.restoredAt });
+  if (hasJournal) {
+    const firstStarts = new Map<string, RequestLogAheadOfJournal>();
+    for (const { recorded_at: at, data } of db.prepare<[], { recorded_at: number; data: string }>("SELECT recorded_at, data FROM journal WHERE type = 'SequencesAdvancedAfterRestore' ORDER BY seq").iterate()) {
+      const jump = decode<{ restoreId: string; backupTakenAt: number }>(data);
+      if (!firstStarts.has(jump.restoreId)) firstStarts.set(jump.restoreId, { from: jump.backupTakenAt, until: at });
+    }
+    spans.push(...firstStarts.values());
+  }
+  return spans.filter((s) => Number.isFinite(s.from));
+}
+
+function readOrNull<T>(read: () => T | null): T | null {
+  try { return read(); } catch { return null; }
 }
 
 /** Once the jump is journaled and durable. */

@@ -8,6 +8,7 @@ import { openDatabaseReadOnly, type Db } from '../../adapters/sqlite/schema.ts';
 import { verifyStore, type VerifyReport } from '../../adapters/sqlite/verify.ts';
 import { verifyActionLog, type ActionLogHead, type ActionLogReport, type ActionLogWitnesses } from '../../adapters/sqlite/action-log.ts';
 import { loggedBackOfficeCalls } from '../../adapters/request-log.ts';
+import { requestLogAheadOfJournal } from '../../adapters/sqlite/backup.ts';
 import { scanDataDir } from '../../adapters/sqlite/verify-at-rest.ts';
 import { readConfig } from '../../server/config.ts';
 import { existingMasterKey } from '../../server/master-key.ts';
@@ -22,7 +23,7 @@ export const verifySpec: CommandSpec = {
     'action-log-head': { type: 'string', value: 'ID:HASH[,…]', help: "action-log rows that must still be there, unchanged: the `action_log` of any /v1/bo line of the server's log, or an earlier report's action_log.head" },
   },
   notes: [
-    'The action log is also checked against logs.db: every back-office call the request log holds must have its row (a chain alone cannot tell rows cut from its end).',
+    'The action log is also checked against logs.db: every back-office call the request log holds must have its row (a chain alone cannot tell rows cut from its end) — except one answered after the taken_at of a backup this data dir is, or was restored from, and before its restore: a backup taken before 2026-12-01 copied logs.db after journal.db (counted as request_log_calls_after_backup).',
   ],
 };
 
@@ -70,7 +71,7 @@ export async function verifyCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const { report, actionLog } = verifyJournal(db, { logged, anchors });
+    const { report, actionLog } = verifyJournal(db, { logged, anchors, loggedAheadOfJournal: requestLogAheadOfJournal(dataDir, db) });
     // Scanned with the database open, so the -wal and -shm files are there to be read too.
     const atRest = scanDataDir(dataDir, { masterKey: masterKeyOf(dataDir), journal: db });
     const ok = report.ok && atRest.ok && actionLog.ok;

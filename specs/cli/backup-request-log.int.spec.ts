@@ -9,7 +9,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { satang } from '../support/cli.ts';
@@ -49,6 +51,92 @@ test('backups taken while back-office calls go on verify with the request log as
     await load.catch(() => 0);
     await s.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+type Verified = { code: number; report: { ok: boolean; action_log: { ok: boolean; request_log_calls: number; request_log_calls_after_backup: number; problem: string | null } } };
+async function verify(dataDir: string): Promise<Verified> {
+  const v = await satang(['verify', '--data-dir', dataDir], { SATANG_LOG_LEVEL: 'silent' });
+  return { code: v.code, report: JSON.parse(v.stdout) };
+}
+
+// A backup as a build before 2026-12-01 took it: journal.db copied (after taken_at), then a
+// back-office call answered, then logs.db copied. Made from today's backup by copying logs.db
+// again after the call, its manifest entry updated as the old build would have written it.
+async function backupTheOldWay(s: TestServer, to: string, between: () => Promise<void>): Promise<void> {
+  const r = await satang(['backup', '--to', to, '--data-dir', s.dataDir], { SATANG_LOG_LEVEL: 'silent' });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  await between();
+  assert.is((await s.bo('GET', '/v1/bo/logs?limit=1')).status, 200); // commits every request-log row handed over before it
+  const logs = join(to, 'logs.db');
+  rmSync(`${logs}.later`, { force: true });
+  const live = new Database(join(s.dataDir, 'logs.db'), { readonly: true });
+  try { live.prepare('VACUUM INTO ?').run(`${logs}.later`); } finally { live.close(); }
+  renameSync(`${logs}.later`, logs);
+  const manifest = JSON.parse(readFileSync(join(to, 'backup.json'), 'utf8')) as { files: { path: string; bytes: number; sha256: string }[] };
+  const bytes = readFileSync(logs);
+  const entry = manifest.files.find((f) => f.path === 'logs.db')!;
+  Object.assign(entry, { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  writeFileSync(join(to, 'backup.json'), JSON.stringify(manifest, null, 2));
+}
+
+test("an older build's backup, its request log copied after its journal, verifies — and so does every data dir restored from it; a row cut from before it still fails", async () => {
+  const s = await TestServer.start({}, undefined, { systemClock: true });
+  const dir = mkdtempSync(join(tmpdir(), 'satang-backup-old-'));
+  const backup = join(dir, 'backup');
+  const restored = join(dir, 'restored');
+  try {
+    await s.onboard('Shop'); // a merchant: the restored data dir's first start journals its jump
+    // Between the two copies an operator onboards a merchant: two POSTs in the request log copy, no row in the journal copy.
+    await backupTheOldWay(s, backup, async () => { await s.onboard('Answered between the copies'); });
+
+    const ofBackup = await verify(backup);
+    assert.is(ofBackup.code, 0, JSON.stringify(ofBackup.report.action_log));
+    assert.ok(ofBackup.report.action_log.request_log_calls_after_backup >= 2, JSON.stringify(ofBackup.report.action_log));
+
+    const r = await satang(['restore', '--from', backup, '--data-dir', restored], { SATANG_LOG_LEVEL: 'silent' });
+    assert.is(r.code, 0, r.stdout + r.stderr);
+    copyFileSync(`${s.dataDir}.master-key`, `${restored}.master-key`);
+    const beforeStart = await verify(restored); // restored.json names the backup and the restore
+    assert.is(beforeStart.code, 0, JSON.stringify(beforeStart.report.action_log));
+    assert.ok(beforeStart.report.action_log.request_log_calls_after_backup >= 2);
+
+    const s2 = await TestServer.start({}, restored, { systemClock: true });
+    try {
+      assert.is((await s2.bo('GET', '/v1/bo/merchants')).status, 200);
+      assert.is((await s2.bo('GET', '/v1/bo/logs?limit=1')).status, 200);
+    } finally {
+      await s2.stop(false);
+    }
+    const afterStart = await verify(restored); // the journaled jump names them now
+    assert.is(afterStart.code, 0, JSON.stringify(afterStart.report.action_log));
+    assert.ok(afterStart.report.action_log.request_log_calls_after_backup >= 2);
+    assert.ok(afterStart.report.action_log.request_log_calls > afterStart.report.action_log.request_log_calls_after_backup + 2, 'the calls since the restore were looked for too');
+
+    // Rows cut from the end back to one answered before the backup: each is missing, in the
+    // backup and in its restore (only the calls between the copies are excused).
+    const takenAt = Date.parse((JSON.parse(readFileSync(join(backup, 'backup.json'), 'utf8')) as { taken_at: string }).taken_at);
+    for (const target of [backup, restored]) {
+      const tampered = join(dir, 'tampered');
+      rmSync(tampered, { recursive: true, force: true });
+      cpSync(target, tampered, { recursive: true });
+      const db = new Database(join(tampered, 'journal.db'));
+      let cutRows: number;
+      try {
+        db.exec('DROP TRIGGER action_log_refuses_delete');
+        const lastBefore = db.prepare<[number], number>('SELECT max(id) FROM action_log WHERE at < ?').pluck(true).get(takenAt)!;
+        cutRows = db.prepare('DELETE FROM action_log WHERE id >= ?').run(lastBefore).changes;
+      } finally {
+        db.close();
+      }
+      const cut = await verify(tampered);
+      assert.is(cut.code, 1, target);
+      assert.match(String(cut.report.action_log.problem), new RegExp(`^${cutRows} back-office call\\(s\\) of the request log have no row here`));
+    }
+  } finally {
+    await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`${restored}.master-key`, { force: true });
   }
 });
 
