@@ -25,7 +25,7 @@ export class OwnJournalTransport implements Transport {
 
   constructor(private readonly inner: Transport, private readonly journal: EntrySource, private readonly log: ReadSideLog) {}
 
-  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void): Subscription {
+  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void, fromSeq?: number): Subscription {
     return this.inner.subscribe(projection, (deliveries) => {
       if (deliveries.length === 0) return;
       // One read of the local journal covers the batch's seqs (a batch is near-contiguous).
@@ -44,6 +44,6 @@ export class OwnJournalTransport implements Transport {
       }
       // Handed back after a pause, unapplied: the stream may yet be replaced by this journal's.
       setTimeout(() => { for (const d of deliveries) d.nak(); }, readSideLimits.foreignStreamRecheckMs).unref();
-    });
+    }, fromSeq);
   }
 }

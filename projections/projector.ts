@@ -13,9 +13,13 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-/** A bus as the projector sees it: a subscription per projection, deliveries in order. */
+/**
+ * A bus as the projector sees it: a subscription per projection, deliveries in order. A bus
+ * with memory (a durable consumer) delivers every entry after `fromSeq`, the projection's
+ * position as it subscribes, whatever an earlier subscriber acknowledged or let run out of deliveries.
+ */
 export interface Transport {
-  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void): Subscription;
+  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void, fromSeq?: number): Subscription;
 }
 
 export class Projector {
@@ -36,7 +40,7 @@ export class Projector {
     for (const applier of this.appliers) {
       const gate = new Gate(applier, { source: this.source, log: this.log });
       this.gates.push(gate);
-      this.subscriptions.push(transport.subscribe(applier.name, (deliveries) => gate.receive(deliveries)));
+      this.subscriptions.push(transport.subscribe(applier.name, (deliveries) => gate.receive(deliveries), applier.position()));
     }
   }
 

@@ -2,7 +2,8 @@
 // satang.journal.<live|test|system>.<merchant_id|system>.<type>, the relay's publisher
 // (Nats-Msg-Id = journal seq, so a re-publish within the duplicate window is dropped by the
 // server) and one durable pull consumer per projection (explicit acks, max_deliver,
-// ack_wait). Connections use noAsyncTraces (DESIGN.md, Performance notes), never give up
+// ack_wait; made again at a projector's start from the projection's position when it delivered past it).
+// Connections use noAsyncTraces (DESIGN.md, Performance notes), never give up
 // reconnecting, and are opened in the background: writes never wait for NATS.
 //
 // Invariants kept: the publisher says it is ready only once the stream exists and the
@@ -382,11 +383,11 @@ export class JetStreamTransport implements Transport {
 
   constructor(private readonly nc: NatsConnection, private readonly log: ReadSideLog) {}
 
-  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void): Subscription {
+  subscribe(projection: ProjectionName, deliver: (deliveries: readonly Delivery[]) => void, fromSeq = 0): Subscription {
     // One consumer that finds its stream or itself gone makes every other start again: they
     // were deleted with the stream too, and a consume with no pull waiting learns it only
     // from missed heartbeats, 30 s later (the last projection held the others' position back).
-    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), deliver, this.log, (m) => this.entryOf(m), (gone) => {
+    const consumer = new DurableConsumer(this.nc, durableNameOf(projection), fromSeq, deliver, this.log, (m) => this.entryOf(m), (gone) => {
       for (const other of this.consumers) if (other !== gone) other.restart();
     });
     this.consumers.add(consumer);
@@ -420,9 +421,12 @@ class DurableConsumer implements Subscription {
   private pending: Delivery[] = [];
   private scheduled: NodeJS.Immediate | null = null;
   private running: Promise<void> = Promise.resolve();
+  /** Whether the durable consumer was checked against the projection's position since this one started. */
+  private resumed = false;
 
+  /** `fromSeq`: the projection's position as it subscribed; the consumer delivers every entry after it. */
   constructor(
-    private readonly nc: NatsConnection, private readonly durable: string, private readonly deliver: (d: readonly Delivery[]) => void,
+    private readonly nc: NatsConnection, private readonly durable: string, private readonly fromSeq: number, private readonly deliver: (d: readonly Delivery[]) => void,
     private readonly log: ReadSideLog, private readonly entryOf: (m: JsMsg) => RelayedEntry,
     private readonly onGone: (gone: DurableConsumer) => void = () => {},
   ) {}
@@ -498,17 +502,30 @@ class DurableConsumer implements Subscription {
     }
   }
 
+  /**
+   * The durable consumer outlives the projector: one an earlier projector moved on (acked, or
+   * let run out of deliveries, as one left running through a restore does with a journal
+   * that is not its own) never delivers those entries again, and a projection behind them
+   * stayed there until the next write's gap fill. So on its first set-up here a consumer
+   * that delivered past the projection's position is made again from the entry after it
+   * (a stream seq is never below its entry's journal seq, so nothing is skipped; what the
+   * projection holds already is acknowledged and dropped by seq).
+   */
   private async ensureConsumer(jsm: JetStreamManager): Promise<void> {
     try {
-      await jsm.consumers.info(journalStreamName, this.durable);
-      return;
+      const info = await jsm.consumers.info(journalStreamName, this.durable);
+      if (this.resumed || info.delivered.stream_seq <= this.fromSeq) { this.resumed = true; return; }
+      this.log.info({ consumer: this.durable, delivered: info.delivered.stream_seq, position: this.fromSeq }, 'projection consumer delivered past the projection\'s position (an earlier projector acknowledged or spent them): made again from the entry after it');
+      await jsm.consumers.delete(journalStreamName, this.durable);
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
     await jsm.consumers.add(journalStreamName, {
-      durable_name: this.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: `${journalSubjectPrefix}.>`,
+      durable_name: this.durable, ack_policy: AckPolicy.Explicit, filter_subject: `${journalSubjectPrefix}.>`,
+      ...(this.fromSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.fromSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
       max_deliver: readSideLimits.deliveriesMax, ack_wait: nanos(readSideLimits.ackWaitMs), max_ack_pending: readSideLimits.ackPendingDeliveriesMax,
     });
+    this.resumed = true;
   }
 
   private flush(): void {

@@ -159,6 +159,70 @@ test('NATS JetStream: a flaky entry is redelivered in order; a poison entry is p
   }
 });
 
+// A durable consumer outlives its projector. One left running through a restore met the
+// restored stream as another journal's and handed every entry back until its deliveries
+// ran out; one on another data dir acknowledged entries its own projections held. Either
+// way the consumer was past them, and the projector started again on the data dir stood at
+// position 0 (and /readyz degraded) until the next write. It must catch up from the stream
+// at once, with nothing written since.
+test('NATS JetStream: a projector started again catches up from the stream, whatever an earlier one acknowledged or let run out of deliveries', async () => {
+  const nats = await NatsServer.start();
+  const dir = tempDir('redelivery-spent');
+  const { store, clock } = openTestStore(dir);
+  const log = memoryLog();
+  let nc: Awaited<ReturnType<typeof connectNats>> | null = null;
+  const closers: (() => Promise<void> | void)[] = [];
+  try {
+    await writeEntries(store, clock);
+    const tail = store.world.lastSeq;
+    const readSide = await startReadSide({ dataDir: dir, natsUrl: nats.url, tail: () => store.world.lastSeq, log });
+    closers.push(() => readSide.close());
+    nc = await connectNats(nats.url, 'spec');
+    const jsm = await nc.jetstreamManager();
+    const acked = probe('acked', () => false);
+    const spent = probe('spent', () => false);
+
+    // The earlier projector: acknowledges every entry of one projection, hands every entry of the other back until it is spent.
+    const earlier = new JetStreamTransport(nc, log);
+    const handled = new Set<string>();
+    const subscriptions = [
+      earlier.subscribe('acked' as ProjectionName, (ds) => { for (const d of ds) { d.ack(); handled.add(`acked ${d.entry.seq}`); } }),
+      earlier.subscribe('spent' as ProjectionName, (ds) => { for (const d of ds) { d.nak(); if (d.deliveryCount >= readSideLimits.deliveriesMax) handled.add(`spent ${d.entry.seq}`); } }),
+    ];
+    await until(() => handled.size === 2 * tail);
+    await new Promise((r) => setTimeout(r, 300)); // the last acks and naks reach the server
+    for (const subscription of subscriptions) await subscription.stop();
+    for (const name of ['acked', 'spent']) {
+      const info = await jsm.consumers.info(journalStreamName, durableNameOf(name as ProjectionName));
+      assert.ok(info.delivered.stream_seq >= tail, `${name}: the earlier projector was delivered everything`);
+      assert.is(info.num_pending + info.num_ack_pending, 0, `${name}: nothing left for the consumer to deliver`);
+    }
+
+    // Started again on the data dir, its projections at 0: caught up, nothing written since.
+    const db = openProjectionsDb(dir, [acked.projection.schema, spent.projection.schema], log);
+    closers.unshift(() => { db.close(); });
+    const journal = new JournalReader(dir);
+    closers.unshift(() => journal.close());
+    const projector = new Projector(db, journal, log, [acked.projection, spent.projection]);
+    assert.is(projector.lowestPosition(), 0);
+    projector.start(new JetStreamTransport(nc, log));
+    closers.unshift(() => projector.stop());
+    await until(() => projector.lowestPosition() >= tail, 15_000).catch(() => {
+      throw new Error(`the projector started again stands at ${projector.lowestPosition()} of ${tail}`);
+    });
+    assert.is(store.world.lastSeq, tail, 'nothing was written meanwhile');
+    const all = Array.from({ length: tail }, (_, i) => i + 1);
+    assert.equal(appliedSeqs(db, 'acked'), all);
+    assert.equal(appliedSeqs(db, 'spent'), all);
+  } finally {
+    for (const close of closers) await close();
+    await (nc as Awaited<ReturnType<typeof connectNats>> | null)?.close();
+    store.close();
+    removeDir(dir);
+    await nats.remove();
+  }
+});
+
 test('in-process bus: the same gate, the same outcome', async () => {
   const run = await scenario(async (store, db, dir, projector, log, seen) => {
     const bus = new InProcessBus();
