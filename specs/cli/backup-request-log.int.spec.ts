@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { satang } from '../support/cli.ts';
 import { TestServer } from '../support/server-harness.ts';
+import { backupCopySpanMaxMs, requestLogAheadOfJournal } from '../../adapters/sqlite/backup.ts';
 
 test('backups taken while back-office calls go on verify with the request log as their witness', async () => {
   const s = await TestServer.start();
@@ -137,6 +138,21 @@ test("an older build's backup, its request log copied after its journal, verifie
     await s.stop();
     rmSync(dir, { recursive: true, force: true });
     rmSync(`${restored}.master-key`, { force: true });
+  }
+});
+
+test('a restore marker written by hand excuses no more than a backup copy takes: its span is cut to backupCopySpanMaxMs from the backup it names', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'satang-span-'));
+  const db = new Database(':memory:');
+  try {
+    const takenAt = Date.UTC(2026, 0, 1);
+    writeFileSync(join(dir, 'restored.json'), JSON.stringify({ id: 'r1', backup_taken_at: new Date(takenAt).toISOString(), restored_at: new Date(takenAt + 30 * 24 * 3_600_000).toISOString() }));
+    assert.equal(requestLogAheadOfJournal(dir, db), [{ from: takenAt, until: takenAt + backupCopySpanMaxMs }], 'a month claimed, an hour excused');
+    writeFileSync(join(dir, 'restored.json'), JSON.stringify({ id: 'r2', backup_taken_at: new Date(takenAt).toISOString(), restored_at: new Date(takenAt + 60_000).toISOString() }));
+    assert.equal(requestLogAheadOfJournal(dir, db), [{ from: takenAt, until: takenAt + 60_000 }], 'a restore within the hour: until it');
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
